@@ -1,0 +1,34 @@
+"""Example graphs used by the demo, the docs and the benchmarks."""
+
+from __future__ import annotations
+
+# An LSTM cell as TorchScript prints it after scripting, canonicalisation and shape analysis:
+# gates = x @ w_ih.T + hx @ w_hh.T + b_ih + b_hh, split in four, the pointwise tail.
+LSTM_CELL = """\
+graph(%x : Float(4, 16, strides=[16, 1], requires_grad=0, device=cpu),
+      %hx : Float(4, 32, strides=[32, 1], requires_grad=0, device=cpu),
+      %cx : Float(4, 32, strides=[32, 1], requires_grad=0, device=cpu),
+      %w_ih : Float(128, 16, strides=[16, 1], requires_grad=0, device=cpu),
+      %w_hh : Float(128, 32, strides=[32, 1], requires_grad=0, device=cpu),
+      %b_ih : Float(128, strides=[1], requires_grad=0, device=cpu),
+      %b_hh : Float(128, strides=[1], requires_grad=0, device=cpu)):
+  %one : int = prim::Constant[value=1]()
+  %w_ih_t : Float(16, 128, strides=[1, 16], requires_grad=0, device=cpu) = aten::t(%w_ih) # lstm.py:2:16
+  %xw : Float(4, 128, strides=[128, 1], device=cpu) = aten::mm(%x, %w_ih_t) # lstm.py:2:12
+  %w_hh_t : Float(32, 128, strides=[1, 32], requires_grad=0, device=cpu) = aten::t(%w_hh) # lstm.py:2:30
+  %hw : Float(4, 128, strides=[128, 1], device=cpu) = aten::mm(%hx, %w_hh_t) # lstm.py:2:25
+  %s1 : Float(4, 128, strides=[128, 1], device=cpu) = aten::add(%xw, %hw, %one) # lstm.py:2:12
+  %s2 : Float(4, 128, strides=[128, 1], device=cpu) = aten::add(%s1, %b_ih, %one) # lstm.py:2:12
+  %gates : Float(4, 128, strides=[128, 1], device=cpu) = aten::add(%s2, %b_hh, %one) # lstm.py:2:12
+  %ig : Float(*, *, device=cpu), %fg : Float(*, *, device=cpu), %gg : Float(*, *, device=cpu), %og : Float(*, *, device=cpu) = prim::ConstantChunk[chunks=4, dim=1](%gates) # lstm.py:3:17
+  %i : Float(*, *, device=cpu) = aten::sigmoid(%ig) # lstm.py:4:8
+  %f : Float(*, *, device=cpu) = aten::sigmoid(%fg) # lstm.py:4:25
+  %g : Float(*, *, device=cpu) = aten::tanh(%gg) # lstm.py:4:42
+  %o : Float(*, *, device=cpu) = aten::sigmoid(%og) # lstm.py:4:56
+  %fc : Float(*, *, device=cpu) = aten::mul(%f, %cx) # lstm.py:5:9
+  %ig2 : Float(*, *, device=cpu) = aten::mul(%i, %g) # lstm.py:5:18
+  %cy : Float(*, *, device=cpu) = aten::add(%fc, %ig2, %one) # lstm.py:5:9
+  %tc : Float(*, *, device=cpu) = aten::tanh(%cy) # lstm.py:6:13
+  %hy : Float(*, *, device=cpu) = aten::mul(%o, %tc) # lstm.py:6:9
+  return (%hy, %cy)
+"""

@@ -1,0 +1,626 @@
+"""``parse_ir(text) -> Graph``: reads TorchScript's printed IR (see ``printer``).
+
+::
+
+    >>> g = parse_ir('''graph(%x : Float(2, 3)):
+    ...   %y : Float(2, 3) = aten::exp(%x) # f.py:1:4
+    ...   return (%y)
+    ... ''')
+    >>> str(g.outputs[0].node.source_range)
+    'f.py:1:4'
+
+The parser is a scanner over the text with one-token look-ahead; it never evaluates anything it
+reads: value names, kinds and strings are data. Every malformed input raises ``IRParseError`` with
+the line, the column and the offending line shown under a caret. Nesting depth is bounded, so
+pathological input fails with an error, not a ``RecursionError``.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+import numpy as np
+
+from ..errors import IRError, IRParseError
+from .graph import Block, ElidedTensor, Graph, Node, SourceRange, Value
+from .symbols import is_qualified
+from .types import (
+    ANY,
+    BOOL,
+    DEVICE,
+    FLOAT,
+    INT,
+    NONE,
+    NUMBER,
+    STR,
+    FloatType,
+    FutureType,
+    ListType,
+    OptionalType,
+    ScalarType,
+    TensorType,
+    TupleType,
+    Type,
+)
+
+MAX_DEPTH = 64
+
+_WS = re.compile(r"(?:[ \t\r\n]+|#[^\n]*)*")
+_SPACES = re.compile(r"[ \t]*")
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
+_KIND = re.compile(r"[A-Za-z_][A-Za-z_0-9]*::[A-Za-z_0-9][A-Za-z_0-9.]*")
+_VALUE_NAME = re.compile(r"%([A-Za-z0-9_.]+)")
+_INT = re.compile(r"-?[0-9]+(?![0-9.eE])")
+_FLOAT = re.compile(r"-?(?:[0-9]+\.[0-9]*(?:[eE][-+]?[0-9]+)?|[0-9]+[eE][-+]?[0-9]+|\.[0-9]+"
+                    r"(?:[eE][-+]?[0-9]+)?|inf|nan)(?![A-Za-z0-9_])")
+_TENSOR_TAIL = re.compile(r"\[ (?:CPU|CUDA)?([A-Za-z0-9]+)Type\{([0-9,]*)\} \]")
+_GROUP_SUFFIX = re.compile(r"^(.*)_([0-9]+)$")
+_INT64 = (-(1 << 63), (1 << 63) - 1)
+_SCALAR_NAMES = {st.name: st for st in ScalarType}
+_SIMPLE_TYPES = {"int": INT, "float": FLOAT, "bool": BOOL, "str": STR, "NoneType": NONE,
+                 "Scalar": NUMBER, "number": NUMBER, "Device": DEVICE, "Any": ANY}
+_ESCAPES = {"\\": 0x5C, "'": 0x27, '"': 0x22, "a": 7, "b": 8, "f": 12, "n": 10, "r": 13, "t": 9,
+            "v": 11, "?": 0x3F}
+
+
+def parse_ir(text: str) -> Graph:
+    """Parse IR text (one graph and its ``with`` subgraph sections) into a ``Graph``."""
+    if isinstance(text, bytes):
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise IRParseError(f"IR text is not UTF-8 ({exc.reason} at byte {exc.start})") from None
+    if not isinstance(text, str):
+        raise IRParseError(f"parse_ir takes a str, not {type(text).__name__}")
+    return _Parser(text).parse_file()
+
+
+class _Section:
+    """A parsed ``graph(...)`` and the group nodes in it that expect a ``with`` section."""
+
+    def __init__(self, graph: Graph, groups: list[tuple[Node, str, int]]):
+        self.graph = graph
+        self.groups = groups
+
+
+class _Parser:
+    def __init__(self, text: str):
+        self.text = text
+        self.pos = 0
+        self.depth = 0
+
+    # -- errors and scanning ------------------------------------------------------------------
+
+    def error(self, message: str, pos: int | None = None) -> IRParseError:
+        pos = self.pos if pos is None else pos
+        line = self.text.count("\n", 0, pos) + 1
+        column = pos - (self.text.rfind("\n", 0, pos) + 1) + 1
+        return IRParseError(message, self.text, line, column)
+
+    def skip(self) -> None:
+        self.pos = _WS.match(self.text, self.pos).end()
+
+    def at(self, literal: str) -> bool:
+        self.skip()
+        return self.text.startswith(literal, self.pos)
+
+    def accept(self, literal: str) -> bool:
+        if self.at(literal):
+            self.pos += len(literal)
+            return True
+        return False
+
+    def expect(self, literal: str, what: str | None = None) -> None:
+        if not self.accept(literal):
+            raise self.error(f"expected {what or repr(literal)}, found {self.describe()}")
+
+    def describe(self) -> str:
+        self.skip()
+        if self.pos >= len(self.text):
+            return "end of text"
+        snippet = self.text[self.pos:self.pos + 12].split("\n", 1)[0]
+        return repr(snippet)
+
+    def match(self, pattern: re.Pattern) -> re.Match | None:
+        self.skip()
+        found = pattern.match(self.text, self.pos)
+        if found:
+            self.pos = found.end()
+        return found
+
+    def ident(self, what: str = "a name") -> str:
+        found = self.match(_IDENT)
+        if not found:
+            raise self.error(f"expected {what}, found {self.describe()}")
+        return found.group(0)
+
+    def nested(self):
+        parser = self
+
+        class _Depth:
+            def __enter__(self):
+                parser.depth += 1
+                if parser.depth > MAX_DEPTH:
+                    raise parser.error(f"nesting deeper than {MAX_DEPTH} levels")
+
+            def __exit__(self, *exc):
+                parser.depth -= 1
+
+        return _Depth()
+
+    # -- file and graph sections --------------------------------------------------------------
+
+    def parse_file(self) -> Graph:
+        if "\x00" in self.text:
+            raise self.error("IR text contains a NUL character", self.text.index("\x00"))
+        self.skip()
+        if not self.at("graph"):
+            raise self.error(f"expected 'graph(' at the start of the text, found {self.describe()}")
+        main = self.parse_section()
+        sections: list[tuple[str, int, _Section]] = []
+        while self.accept("with"):
+            start = self.pos
+            name = self.match(_KIND)
+            if not name:
+                raise self.error(f"expected a group kind after 'with', found {self.describe()}")
+            self.expect("=")
+            sections.append((name.group(0), start, self.parse_section()))
+        self.skip()
+        if self.pos < len(self.text):
+            raise self.error(f"unexpected text after the graph: {self.describe()}")
+        remaining = list(reversed(sections))
+        self.attach_subgraphs(main, remaining)
+        if remaining:
+            name, start, _ = remaining[-1]
+            raise self.error(f"no node refers to subgraph section {name}", start)
+        return main.graph
+
+    def attach_subgraphs(self, section: _Section, remaining: list) -> None:
+        """Give each group node its ``with`` section, in printing order (depth first)."""
+        with self.nested():
+            for node, written, pos in section.groups:
+                if not remaining:
+                    raise self.error(f"{written} has no 'with {written} = graph(...)' section", pos)
+                name, start, sub = remaining.pop()
+                if name != written:
+                    raise self.error(f"expected the section of {written}, found {name}", start)
+                node.g_("Subgraph", sub.graph)
+                node._attrs = {"Subgraph": node._attrs.pop("Subgraph"), **node._attrs}
+                self.attach_subgraphs(sub, remaining)
+
+    def parse_section(self) -> _Section:
+        self.expect("graph")
+        self.expect("(")
+        graph = Graph()
+        scopes: list[dict[str, Value]] = [{}]
+        groups: list[tuple[Node, str, int]] = []
+        self.parse_params(graph.block, scopes[0], graph)
+        self.expect(")")
+        self.expect(":")
+        self.parse_body(graph, graph.block, scopes, groups, "return")
+        self.expect("(", "'(' after 'return'")
+        for value in self.parse_uses(scopes, ")"):
+            graph.block.register_output(value)
+        return _Section(graph, groups)
+
+    def parse_params(self, block: Block, scope: dict[str, Value], graph: Graph) -> None:
+        if self.at(")"):
+            return
+        while True:
+            name, pos = self.value_name()
+            self.expect(":", "':' and a type after the parameter name")
+            value = block.add_input(type=self.parse_type())
+            self.define(graph, scope, name, value, pos)
+            if not self.accept(","):
+                return
+
+    def parse_body(self, graph: Graph, block: Block, scopes: list[dict[str, Value]],
+                   groups: list, terminator: str) -> None:
+        while True:
+            if self.accept(terminator):
+                return
+            if self.pos >= len(self.text) or self.at("with") and terminator == "return":
+                raise self.error(f"expected '{terminator}' to close the "
+                                 f"{'graph' if terminator == 'return' else 'block'}")
+            self.parse_node(graph, block, scopes, groups)
+
+    def parse_node(self, graph: Graph, block: Block, scopes: list[dict[str, Value]],
+                   groups: list) -> None:
+        outputs: list[tuple[str, int, Type]] = []
+        if not self.at("="):
+            while True:
+                name, pos = self.value_name()
+                self.expect(":", "':' and a type after the output name")
+                outputs.append((name, pos, self.parse_type()))
+                if not self.accept(","):
+                    break
+        self.expect("=", "'=' after the node's outputs")
+        kind_pos = self.pos
+        kind_match = self.match(_KIND)
+        if not kind_match:
+            raise self.error(f"expected a node kind such as aten::add, found {self.describe()}")
+        written = kind_match.group(0)
+        node = graph.create(written, (), 0)
+        if self.at("["):
+            self.parse_attributes(node)
+        self.expect("(", f"'(' and the inputs of {written}")
+        for value in self.parse_uses(scopes, ")"):
+            node.add_input(value)
+        self.parse_source_comment(node)
+        block.append_node(node)
+        group = _GROUP_SUFFIX.match(written)
+        if group and (group.group(1).endswith("Group") or group.group(1).endswith("Graph")):
+            node.kind = type(node.kind)(group.group(1))
+            groups.append((node, written, kind_pos))
+        for name, pos, type_ in outputs:
+            self.define(graph, scopes[-1], name, node.add_output(type_), pos)
+        self.settle_attributes(node, kind_pos)
+        while self.at("block"):
+            self.parse_block(graph, node, scopes, groups)
+
+    def settle_attributes(self, node: Node, pos: int) -> None:
+        """Constants take their attribute kind, dtype and shape from the output type.
+
+        A float constant of 1e10 or more prints without a dot (``10000000000``) and reads as an
+        int; a tensor constant's text gives values, the type gives dtype and shape.
+        """
+        out_type = node.outputs[0].type if len(node.outputs) == 1 else None
+        if isinstance(out_type, FloatType) and node.has_attribute("value") \
+                and node.kind_of("value") == "i":
+            node.f_("value", node.i("value"))
+        if isinstance(out_type, ListType) and isinstance(out_type.elem, FloatType) \
+                and node.has_attribute("value") and node.kind_of("value") == "is":
+            node.set_attr("value", "fs", [float(v) for v in node.is_("value")])
+        if not isinstance(out_type, TensorType):
+            return
+        for name in node.attribute_names():
+            kind, value = node._attrs[name]
+            if kind != "t":
+                continue
+            if isinstance(value, ElidedTensor):
+                value.type = out_type
+                continue
+            if out_type.scalar_type is not None and value.dtype != out_type.dtype:
+                value = value.astype(out_type.dtype)
+            sizes = out_type.sizes
+            if sizes is not None and all(s is not None for s in sizes):
+                if int(np.prod(sizes)) != value.size:
+                    raise self.error(f"tensor constant has {value.size} values but its type is "
+                                     f"{out_type}", pos)
+                value = value.reshape(sizes)
+            text = node._attr_text.get(name)
+            node.set_attr(name, kind, value)
+            node._attr_text[name] = text
+
+    def parse_block(self, graph: Graph, node: Node, scopes: list[dict[str, Value]],
+                    groups: list) -> None:
+        with self.nested():
+            self.expect("block")
+            if not self.match(re.compile(r"[0-9]+")):
+                raise self.error("expected the block number after 'block'")
+            block = node.add_block()
+            scopes.append({})
+            self.expect("(")
+            self.parse_params(block, scopes[-1], graph)
+            self.expect(")")
+            self.expect(":")
+            self.parse_body(graph, block, scopes, groups, "->")
+            self.expect("(", "'(' after '->'")
+            for value in self.parse_uses(scopes, ")"):
+                block.register_output(value)
+            scopes.pop()
+
+    def parse_source_comment(self, node: Node) -> None:
+        after = _SPACES.match(self.text, self.pos).end()
+        if self.text.startswith("# ", after):
+            end = self.text.find("\n", after)
+            end = len(self.text) if end < 0 else end
+            node.source_range = SourceRange.parse(self.text[after + 2:end])
+            self.pos = end
+
+    # -- values -------------------------------------------------------------------------------
+
+    def value_name(self) -> tuple[str, int]:
+        self.skip()
+        pos = self.pos
+        found = self.match(_VALUE_NAME)
+        if not found:
+            raise self.error(f"expected a value name such as %x, found {self.describe()}")
+        return found.group(1), pos
+
+    def define(self, graph: Graph, scope: dict[str, Value], name: str, value: Value,
+               pos: int) -> None:
+        if name in scope:
+            raise self.error(f"%{name} is defined twice", pos)
+        scope[name] = value
+        if name.isdigit():
+            if len(name) > 18:
+                raise self.error(f"value number %{name} is too large", pos)
+            graph._claim_unique(value, int(name))
+        else:
+            try:
+                value.set_debug_name(name)
+            except IRError as exc:
+                raise self.error(str(exc), pos) from None
+
+    def parse_uses(self, scopes: list[dict[str, Value]], close: str) -> list[Value]:
+        values: list[Value] = []
+        if self.accept(close):
+            return values
+        while True:
+            name, pos = self.value_name()
+            for scope in reversed(scopes):
+                if name in scope:
+                    values.append(scope[name])
+                    break
+            else:
+                raise self.error(f"unknown value %{name} (not defined before this use, or "
+                                 f"defined in a block that has ended)", pos)
+            if self.accept(close):
+                return values
+            self.expect(",", f"',' or '{close}'")
+
+    # -- types --------------------------------------------------------------------------------
+
+    def parse_type(self) -> Type:
+        with self.nested():
+            self.skip()
+            start = self.pos
+            if self.accept("("):
+                elems = []
+                if not self.accept(")"):
+                    while True:
+                        elems.append(self.parse_type())
+                        if self.accept(")"):
+                            break
+                        self.expect(",", "',' or ')' in a tuple type")
+                result: Type = TupleType(tuple(elems))
+            else:
+                name = self.ident("a type")
+                if name in _SIMPLE_TYPES:
+                    result = _SIMPLE_TYPES[name]
+                elif name in ("Future", "List", "Optional") and self.at("["):
+                    self.expect("[")
+                    inner = self.parse_type()
+                    self.expect("]", f"']' to close {name}[")
+                    result = {"Future": FutureType, "List": ListType,
+                              "Optional": OptionalType}[name](inner)
+                elif name == "Tensor" or name in _SCALAR_NAMES:
+                    result = self.parse_tensor_type(_SCALAR_NAMES.get(name), start)
+                else:
+                    raise self.error(f"unknown type {name!r}", start)
+            while True:
+                if self.text.startswith("[]", self.pos):
+                    self.pos += 2
+                    result = ListType(result)
+                elif self.text.startswith("?", self.pos):
+                    self.pos += 1
+                    result = OptionalType(result)
+                else:
+                    return result
+
+    def parse_tensor_type(self, scalar: ScalarType | None, start: int) -> TensorType:
+        if not self.text.startswith("(", self.pos):
+            return TensorType(scalar_type=scalar)
+        self.pos += 1
+        sizes: list[int | None] = []
+        strides = requires_grad = device = None
+        rank_known = False
+        while not self.accept(")"):
+            if sizes or rank_known or strides is not None or requires_grad is not None \
+                    or device is not None:
+                self.expect(",", "',' or ')' in a tensor type")
+            self.skip()
+            item_pos = self.pos
+            if self.accept("*"):
+                sizes.append(None)
+                rank_known = True
+            elif found := self.match(_INT):
+                if strides is not None or requires_grad is not None or device is not None:
+                    raise self.error("sizes must come before strides, requires_grad and device",
+                                     item_pos)
+                sizes.append(self.int64(found.group(0), item_pos))
+                rank_known = True
+            else:
+                key = self.ident("a size, strides=, requires_grad= or device=")
+                self.expect("=")
+                if key == "strides":
+                    strides = tuple(self.parse_int_list())
+                elif key == "requires_grad":
+                    flag = self.match(re.compile(r"[01]"))
+                    if not flag:
+                        raise self.error("requires_grad must be 0 or 1")
+                    requires_grad = flag.group(0) == "1"
+                elif key == "device":
+                    found = self.match(re.compile(r"(cpu|cuda)(:[0-9]+)?|meta"))
+                    if not found:
+                        raise self.error(f"unknown device {self.describe()}")
+                    device = found.group(0)
+                else:
+                    raise self.error(f"unknown tensor type field {key!r}", item_pos)
+        if strides is not None and len(strides) != len(sizes):
+            raise self.error(f"{len(strides)} strides for {len(sizes)} sizes", start)
+        has_rank = rank_known or strides is not None or (
+            requires_grad is None and device is None) or self.rank_zero_form(start)
+        return TensorType(scalar, tuple(sizes) if has_rank else None, strides, requires_grad,
+                          device)
+
+    def rank_zero_form(self, start: int) -> bool:
+        """``Float(requires_grad=0, device=cpu)`` is a 0-dim tensor; ``Tensor(device=cpu)`` is not.
+
+        TorchScript prints a dtype-less tensor of unknown rank as ``Tensor(...)``; a type with a
+        dtype but no sizes is the 0-dim form.
+        """
+        return not self.text.startswith("Tensor", start)
+
+    def parse_int_list(self) -> list[int]:
+        self.expect("[")
+        items: list[int] = []
+        if self.accept("]"):
+            return items
+        while True:
+            self.skip()
+            pos = self.pos
+            found = self.match(_INT)
+            if not found:
+                raise self.error(f"expected an integer, found {self.describe()}")
+            items.append(self.int64(found.group(0), pos))
+            if self.accept("]"):
+                return items
+            self.expect(",", "',' or ']'")
+
+    def int64(self, text: str, pos: int) -> int:
+        value = int(text)
+        if not _INT64[0] <= value <= _INT64[1]:
+            raise self.error(f"integer {text} does not fit in 64 bits", pos)
+        return value
+
+    # -- attributes ---------------------------------------------------------------------------
+
+    def parse_attributes(self, node: Node) -> None:
+        self.expect("[")
+        while True:
+            self.skip()
+            pos = self.pos
+            name = self.ident("an attribute name")
+            if node.has_attribute(name):
+                raise self.error(f"attribute {name!r} given twice", pos)
+            self.expect("=", f"'=' after attribute {name}")
+            value_start = self.pos
+            kind, value = self.parse_attribute_value()
+            node.set_attr(name, kind, value)
+            if kind == "t":
+                node._attr_text[name] = self.text[value_start:self.pos]
+            if self.accept("]"):
+                return
+            self.expect(",", "',' or ']' between attributes")
+
+    def parse_attribute_value(self) -> tuple[str, object]:
+        with self.nested():
+            if self.text.startswith("<Tensor>", self.pos):
+                self.pos += len("<Tensor>")
+                return "t", ElidedTensor(TensorType())
+            tail = _TENSOR_TAIL.search(self.text, self.pos, self.pos + 4000)
+            if tail and self.is_tensor_text(tail):
+                return "t", self.parse_tensor_text(tail)
+            self.skip()
+            pos = self.pos
+            if self.text.startswith("{", pos):
+                return "t", self.parse_braced_scalar()
+            if self.accept("["):
+                items = []
+                if not self.accept("]"):
+                    while True:
+                        items.append(self.parse_attribute_value())
+                        if self.accept("]"):
+                            break
+                        self.expect(",", "',' or ']' in a list attribute")
+                kinds = {k for k, _ in items}
+                values = [v for _, v in items]
+                if not items or kinds == {"i"}:
+                    return "is", values
+                if kinds <= {"i", "f"}:
+                    return "fs", [float(v) for v in values]
+                if kinds == {"s"}:
+                    return "ss", values
+                if kinds == {"t"}:
+                    return "ts", values
+                return "ival", values
+            if self.text.startswith('"', pos):
+                return "s", self.parse_string()
+            if found := self.match(_FLOAT):
+                return "f", self.float_value(found.group(0), pos)
+            if found := self.match(_INT):
+                return "i", self.int64(found.group(0), pos)
+            if found := self.match(re.compile(r"True|False")):
+                return "ival", found.group(0) == "True"
+            raise self.error(f"expected an attribute value, found {self.describe()}")
+
+    def float_value(self, text: str, pos: int) -> float:
+        value = float(text)
+        if math.isinf(value) and "inf" not in text:
+            raise self.error(f"float constant {text} is out of range", pos)
+        return value
+
+    def is_tensor_text(self, tail: re.Match) -> bool:
+        body = self.text[self.pos:tail.start()]
+        return "\n" not in body and "]" not in body and "," not in body and "=" not in body
+
+    def parse_tensor_text(self, tail: re.Match) -> np.ndarray:
+        body = self.text[self.pos:tail.start()]
+        type_name, dims_text = tail.group(1), tail.group(2)
+        if type_name not in _SCALAR_NAMES:
+            raise self.error(f"unknown tensor element type {type_name!r}")
+        dtype = _SCALAR_NAMES[type_name].dtype
+        dims = [int(d) for d in dims_text.split(",") if d]
+        scale = 1.0
+        scaled = re.match(r"\s*(\S+) \*(?=\s)", body)
+        if scaled:
+            scale = self.tensor_number(scaled.group(1))
+            body = body[scaled.end():]
+        blocks = re.split(r"Columns [0-9]+ to [0-9]+", body)
+        numbers = [[self.tensor_number(t) * scale for t in b.split()] for b in blocks]
+        count = int(np.prod(dims)) if dims else 1
+        if len(blocks) > 1:
+            rows = count // dims[-1] if dims and dims[-1] else 0
+            pieces = [np.array(b, dtype=np.float64).reshape(rows, -1) for b in numbers if b]
+            flat = np.concatenate(pieces, axis=1).ravel() if pieces else np.zeros(0)
+        else:
+            flat = np.array(numbers[0], dtype=np.float64)
+        if flat.size != count:
+            raise self.error(f"tensor constant shows {flat.size} values for shape {dims}")
+        self.pos = tail.end()
+        return flat.astype(dtype).reshape(dims)
+
+    def tensor_number(self, token: str) -> float:
+        try:
+            return float(token)
+        except ValueError:
+            raise self.error(f"bad number {token!r} in a tensor constant") from None
+
+    def parse_braced_scalar(self) -> np.ndarray:
+        self.expect("{")
+        self.skip()
+        found = self.match(_FLOAT) or self.match(_INT)
+        if not found:
+            raise self.error(f"expected a number inside '{{...}}', found {self.describe()}")
+        self.expect("}")
+        text = found.group(0)
+        is_float = any(c in text for c in ".eEin")
+        return np.array(float(text) if is_float else int(text),
+                        dtype=np.float32 if is_float else np.int64)
+
+    def parse_string(self) -> str:
+        start = self.pos
+        self.pos += 1
+        out = bytearray()
+        text = self.text
+        while True:
+            if self.pos >= len(text) or text[self.pos] == "\n":
+                raise self.error("unterminated string", start)
+            ch = text[self.pos]
+            if ch == '"':
+                self.pos += 1
+                return out.decode("utf-8", "surrogateescape")
+            if ch == "\\":
+                nxt = text[self.pos + 1:self.pos + 2]
+                octal = re.match(r"[0-7]{1,3}", text[self.pos + 1:self.pos + 4])
+                if octal:
+                    code = int(octal.group(0), 8)
+                    if code > 255:
+                        raise self.error("octal escape out of range")
+                    out.append(code)
+                    self.pos += 1 + len(octal.group(0))
+                    continue
+                if nxt not in _ESCAPES:
+                    raise self.error(f"unknown escape \\{nxt}")
+                out.append(_ESCAPES[nxt])
+                self.pos += 2
+                continue
+            out.extend(ch.encode("utf-8", "surrogateescape"))
+            self.pos += 1
+
+
+def is_node_kind(text: str) -> bool:
+    return is_qualified(text)

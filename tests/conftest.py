@@ -1,0 +1,35 @@
+"""Shared fixtures: the PyTorch-produced conformance corpus in ../shared/conformance."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+_ROOT = Path(__file__).resolve().parent.parent
+
+
+def _find_corpus() -> Path | None:
+    env = os.environ.get("FUSEJIT_CONFORMANCE")
+    candidates = [Path(env)] if env else []
+    candidates += [_ROOT / "shared" / "conformance", _ROOT.parent / "shared" / "conformance"]
+    for path in candidates:
+        if path.is_dir():
+            return path
+    return None
+
+
+CORPUS = _find_corpus()
+CASES = sorted(p.name for p in CORPUS.iterdir() if p.is_dir()) if CORPUS else []
+IR_FILES = [f"{case}/{name}" for case in CASES for name in ("input.ir", "expected_fused.ir")]
+
+
+def corpus_path(rel: str) -> Path:
+    if CORPUS is None:
+        pytest.skip("conformance corpus not found (set FUSEJIT_CONFORMANCE)")
+    return CORPUS / rel
+
+
+def read_corpus(rel: str) -> str:
+    return corpus_path(rel).read_text(encoding="utf-8")
