@@ -1,0 +1,1 @@
+"""Running graphs: the operator table, lowering to Code, interpreters, fused kernels."""
