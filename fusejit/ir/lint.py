@@ -28,7 +28,9 @@ class _Linter:
     def fail(self, message: str, node: Node | None = None) -> IRError:
         where = f"\n  at: {node}" if node is not None and node.kind not in (
             prim.Param, prim.Return) else ""
-        return IRError(f"lint: {message}{where}")
+        error = IRError(f"lint: {message}{where}")
+        error.node = node
+        return error
 
     def run(self) -> None:
         visible: set[int] = set()

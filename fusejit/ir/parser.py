@@ -24,6 +24,7 @@ import numpy as np
 
 from ..errors import IRError, IRParseError
 from .graph import Block, ElidedTensor, Graph, Node, SourceRange, Value
+from .lint import lint
 from .symbols import is_qualified
 from .types import (
     ANY,
@@ -89,6 +90,7 @@ class _Parser:
         self.text = text
         self.pos = 0
         self.depth = 0
+        self.node_positions: dict[int, int] = {}
 
     # -- errors and scanning ------------------------------------------------------------------
 
@@ -160,6 +162,7 @@ class _Parser:
         main = self.parse_section()
         sections: list[tuple[str, int, _Section]] = []
         while self.accept("with"):
+            self.skip()
             start = self.pos
             name = self.match(_KIND)
             if not name:
@@ -174,6 +177,12 @@ class _Parser:
         if remaining:
             name, start, _ = remaining[-1]
             raise self.error(f"no node refers to subgraph section {name}", start)
+        try:
+            lint(main.graph)
+        except IRError as exc:
+            node = getattr(exc, "node", None)
+            pos = self.node_positions.get(id(node), 0)
+            raise self.error(str(exc).removeprefix("lint: ").split("\n", 1)[0], pos) from None
         return main.graph
 
     def attach_subgraphs(self, section: _Section, remaining: list) -> None:
@@ -228,6 +237,8 @@ class _Parser:
     def parse_node(self, graph: Graph, block: Block, scopes: list[dict[str, Value]],
                    groups: list) -> None:
         outputs: list[tuple[str, int, Type]] = []
+        self.skip()
+        line_start = self.pos
         if not self.at("="):
             while True:
                 name, pos = self.value_name()
@@ -236,12 +247,14 @@ class _Parser:
                 if not self.accept(","):
                     break
         self.expect("=", "'=' after the node's outputs")
+        self.skip()
         kind_pos = self.pos
         kind_match = self.match(_KIND)
         if not kind_match:
             raise self.error(f"expected a node kind such as aten::add, found {self.describe()}")
         written = kind_match.group(0)
         node = graph.create(written, (), 0)
+        self.node_positions[id(node)] = line_start
         if self.at("["):
             self.parse_attributes(node)
         self.expect("(", f"'(' and the inputs of {written}")
