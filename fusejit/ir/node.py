@@ -150,6 +150,8 @@ class Node:
     # -- blocks -------------------------------------------------------------------------------
 
     def add_block(self) -> Block:
+        from .graph import Block
+
         block = Block(self.graph, self)
         self._blocks.append(block)
         return block
