@@ -1,0 +1,76 @@
+"""Turn a ``prim::Loop``'s trip count into an ordinary loop-carried counter (interpreter.cpp).
+
+The interpreter's Loop lowering only knows a condition and loop-carried values, so the trip count
+becomes a counter ``i`` carried as the first loop-carried value, and the condition becomes
+``i < max_trip_count and cond`` both on entry and at the end of the body::
+
+    %y = prim::Loop(%n, %c, %x)                 %0 = prim::Constant[value=0]()
+      block0(%i, %x.1):                         %lt = aten::lt(%0, %n)
+        %x.2 = aten::mul(%x.1, %x.1)     ==>    %c.1 = aten::__and__(%lt, %c)
+        -> (%t, %x.2)                           %i.last, %y = prim::Loop(%c.1, %0, %x)
+                                                  block0(%i, %x.1):
+                                                    %x.2 = aten::mul(%x.1, %x.1)
+                                                    %1 = prim::Constant[value=1]()
+                                                    %i.1 = aten::add(%i, %1)
+                                                    %lt.1 = aten::lt(%i.1, %n)
+                                                    %c.2 = aten::__and__(%lt.1, %t)
+                                                    -> (%c.2, %i.1, %x.2)
+
+After this pass a Loop has inputs ``(cond, carried...)``, its body inputs and outputs are
+``(carried...)`` and ``(cond, carried...)``, and its outputs are the final carried values, the
+counter first. A while loop (trip count ``9223372036854775807``) is desugared the same way: the
+comparison is cheap and keeps one Loop shape for the lowering.
+"""
+
+from __future__ import annotations
+
+from ..ir.graph import Block, Graph, Value
+from ..ir.symbols import aten, prim
+from ..ir.types import BOOL, INT
+
+_AND = aten["__and__"]
+
+
+def _trip_count_conjunctive_condition(graph: Graph, current: Value, max_trip_count: Value,
+                                      cond: Value) -> Value:
+    """``current < max_trip_count and cond``, inserted at the graph's insert point."""
+    below = graph.insert(aten.lt, (current, max_trip_count)).output().set_type(BOOL)
+    return graph.insert(_AND, (below, cond)).output().set_type(BOOL)
+
+
+def _desugar_block(block: Block) -> None:
+    for node in block.nodes():
+        if node.kind == prim.Loop:
+            _desugar_loop(node)
+        for sub in node.blocks:
+            _desugar_block(sub)
+
+
+def _desugar_loop(loop) -> None:
+    graph = loop.graph
+    body = loop.blocks[0]
+    body_trip_count = body.inputs[0]
+    # The counter is carried, so the loop gains an output for its final value (unused).
+    loop.insert_output(0, INT)
+    max_trip_count = loop.input(0)
+    with graph.inserting_before(loop):
+        initial = graph.insert_constant(0)
+        loop.remove_input(0)
+        # Input 0 is now the entry condition; carried values start at 1.
+        loop.insert_input(1, initial)
+        entry_cond = _trip_count_conjunctive_condition(graph, initial, max_trip_count,
+                                                       loop.input(0))
+        loop.replace_input(0, entry_cond)
+    with graph.inserting_before(body):
+        one = graph.insert_constant(1)
+        incremented = graph.insert(aten.add, (body_trip_count, one)).output().set_type(INT)
+        body.insert_output(1, incremented)
+        body_cond = _trip_count_conjunctive_condition(graph, incremented, max_trip_count,
+                                                      body.outputs[0])
+        body.erase_output(0)
+        body.insert_output(0, body_cond)
+
+
+def desugar_trip_counts(graph: Graph) -> None:
+    """Desugar the trip count of every ``prim::Loop`` (nested blocks included) in place."""
+    _desugar_block(graph.block)
