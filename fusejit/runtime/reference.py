@@ -1,0 +1,202 @@
+"""The reference interpreter: a short pure-Python loop over a :class:`~.code.Code`.
+
+It is the executable specification of the instruction set; every faster engine must agree with
+it. One ``InterpreterState`` is one call: it owns the registers and the program counter, so
+threads share a ``Code`` but never a state::
+
+    code = Code(parse_ir('''graph(%x : Tensor):
+      %y : Tensor = aten::exp(%x)
+      return (%y)'''))
+    stack = [np.ones(3)]
+    InterpreterState(code).run(stack)     # stack == [exp(ones(3))]
+
+``run_async(stack)`` returns a :class:`~.futures.Future`: when the program meets ``aten::wait``
+on an unfinished future it suspends, keeping its pc and registers, and a continuation on the fork
+pool resumes it when that future completes (interpreter.cpp's Suspend / InterpreterContinuation).
+A failing instruction raises :class:`~fusejit.InterpreterError` naming the node and its source
+location ("operation failed in interpreter"), with the original exception chained;
+``prim::RaiseException`` keeps its class, :class:`~fusejit.JITException`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import FusejitError, InterpreterError, JITException
+from . import futures
+from .code import Code, Opcode, _node_error
+from .futures import Future
+
+
+class _ForkedError(Exception):
+    """A waited-on future failed: re-raise its error as is, not as a failure of ``wait``."""
+
+    def __init__(self, error: BaseException):
+        super().__init__(str(error))
+        self.error = error
+
+
+class InterpreterState:
+    """The registers and pc of one run of a :class:`Code` (interpreter.cpp's InterpreterState)."""
+
+    __slots__ = ("code", "pc", "registers", "future")
+
+    def __init__(self, code: Code):
+        if not isinstance(code, Code):
+            raise FusejitError(f"InterpreterState needs a Code, got {type(code).__name__}")
+        self.code = code
+        self.pc = 0
+        self.registers: list[Any] = [None] * code.register_size
+        self.future: Future | None = None
+
+    def get_or_create_future(self) -> Future:
+        if self.future is None:
+            self.future = Future()
+        return self.future
+
+    def run(self, stack: list) -> None:
+        """Run to the end: ``stack`` holds the inputs before and the outputs after."""
+        if self._run_impl(stack):
+            result = self.future.wait()
+            stack.clear()
+            stack.extend(result if self.code.n_outputs != 1 else (result,))
+
+    def run_async(self, stack: list) -> Future:
+        """Run until done or suspended; the future completes with the output (a tuple if not 1)."""
+        future = self.get_or_create_future()
+        self._run_impl(stack)
+        return future
+
+    def _resume(self) -> None:
+        self._run_impl([])
+
+    def _run_impl(self, stack: list) -> bool:
+        """Execute from pc. True when suspended on an unfinished future, False when finished."""
+        code = self.code
+        instructions = code.rows
+        int_data, bool_data = code.int_data, code.bool_data
+        registers = self.registers
+        last = len(instructions)
+        if self.pc == 0 and len(stack) != code.n_inputs:
+            return self._handle_error(InterpreterError(
+                f"the graph takes {code.n_inputs} inputs, {len(stack)} were given"))
+        while self.pc < last:
+            pc = self.pc
+            opcode, arg, in_start, in_size, out_start, out_size = instructions[pc]
+            try:
+                args = []
+                for i in range(in_start, in_start + in_size):
+                    register = int_data[i]
+                    args.append(registers[register])
+                    if bool_data[i]:
+                        registers[register] = None
+                new_pc = pc + 1
+                if opcode == Opcode.OP:
+                    outs = code.operations[arg](*args)
+                    if len(outs) != out_size:
+                        raise InterpreterError(
+                            f"the operation returned {len(outs)} values, expected {out_size}")
+                elif opcode == Opcode.CONSTANT:
+                    outs = (code.constants[arg],)
+                elif opcode == Opcode.ASSIGN:
+                    outs = args
+                elif opcode == Opcode.JUMPNZ:
+                    outs = ()
+                    if args[0]:
+                        new_pc += arg
+                elif opcode == Opcode.JUMPZ:
+                    outs = ()
+                    if not args[0]:
+                        new_pc += arg
+                elif opcode == Opcode.JUMP:
+                    outs = ()
+                    new_pc += arg
+                elif opcode == Opcode.LOAD:
+                    outs = stack[len(stack) - out_size:]
+                    del stack[len(stack) - out_size:]
+                elif opcode == Opcode.STORE:
+                    stack.extend(args)
+                    outs = ()
+                elif opcode == Opcode.DROP:
+                    outs = ()
+                elif opcode == Opcode.CALL:
+                    outs = list(args)
+                    InterpreterState(code.subcodes[arg]).run(outs)
+                elif opcode == Opcode.FORK:
+                    outs = (fork(code.subcodes[arg], args),)
+                elif opcode == Opcode.WAIT:
+                    future = args[0]
+                    if not isinstance(future, Future):
+                        raise InterpreterError(f"aten::wait needs a Future, got "
+                                               f"{type(future).__name__}")
+                    if not future.completed():
+                        self._suspend(future, in_start)
+                        return True
+                    if future.error is not None:
+                        raise _ForkedError(future.error)
+                    outs = (future.value(),)
+                else:
+                    raise InterpreterError(f"unknown opcode {opcode}")
+                for i in range(out_size):
+                    registers[int_data[out_start + i]] = outs[i]
+                self.pc = new_pc
+            except _ForkedError as error:
+                return self._handle_error(_rethrown(error.error, code, pc))
+            except Exception as error:  # noqa: BLE001 - every failure is reported with its node
+                cls = JITException if isinstance(error, JITException) else InterpreterError
+                return self._handle_error(
+                    _node_error(cls, "operation failed in interpreter", code.nodes[pc], error),
+                    error)
+        if self.future is not None:
+            outputs = tuple(stack[len(stack) - code.n_outputs:])
+            self.future.mark_completed(outputs[0] if code.n_outputs == 1 else outputs)
+        return False
+
+    def _suspend(self, future: Future, in_start: int) -> None:
+        self.get_or_create_future()
+        if self.code.bool_data[in_start]:
+            # The wait re-runs on resumption and reads its input again.
+            self.registers[int(self.code.int_data[in_start])] = future
+        # Last, so a future that completes meanwhile cannot resume us before we have returned.
+        future.add_callback(lambda: futures.submit(self._resume))
+
+    def _handle_error(self, error: FusejitError, cause: BaseException | None = None) -> bool:
+        # Registers are dropped so nothing stays alive after a failed run.
+        self.registers = [None] * len(self.registers)
+        self.pc = len(self.code.instructions)
+        if self.future is not None:
+            error.__cause__ = cause if cause is not None else error.__cause__
+            self.future.set_error(error)
+            return False
+        if cause is None:
+            raise error
+        raise error from cause
+
+
+def _rethrown(error: BaseException, code: Code, pc: int) -> FusejitError:
+    """A forked task's error, raised again by the ``wait`` that read it, keeping its class."""
+    cls = type(error) if isinstance(error, FusejitError) else InterpreterError
+    where = code.source_ranges[pc]
+    try:
+        new = cls(f"{error}\n(raised in a forked task, waited for at {where or 'unknown'})")
+    except TypeError:
+        new = InterpreterError(f"{error}\n(raised in a forked task)")
+    new.__cause__ = error
+    return new
+
+
+def fork(code: Code, args: list) -> Future:
+    """Run ``code`` on ``args`` in the fork pool; returns its future at once."""
+    state = InterpreterState(code)
+    future = state.get_or_create_future()
+    stack = list(args)
+    futures.submit(lambda: _run_forked(state, stack))
+    return future
+
+
+def _run_forked(state: InterpreterState, stack: list) -> None:
+    try:
+        state.run_async(stack)
+    except BaseException as error:  # noqa: BLE001 - a pool task must report, never raise
+        if not state.future.completed():
+            state.future.set_error(InterpreterError(f"forked task failed: {error}"))
