@@ -1,0 +1,239 @@
+"""Emitting checked nodes: the one place where the frontends create IR.
+
+Both frontends (``script`` reads Python's AST, ``trace`` records calls on tracer arrays) go through
+an :class:`IRBuilder`. It knows the Python source location of the expression being translated,
+stamps it on every node it creates, materialises Python literals as ``prim::Constant`` nodes at
+their use, and checks each node against the operator registry, so that the output type of a
+scalar op comes from its schema::
+
+    b = IRBuilder(graph)
+    b.emit("aten::add", [n, b.value(1)])     # %3 : int = aten::add(%n, %2)   # f.py:4:8
+    b.emit("aten::add", [x, b.value(1.5), b.value(1)])
+                                             # %5 : Tensor = aten::add(%x, %4, %1)
+
+Items that flow through the frontends are IR ``Value``s, Python literals (``int``, ``float``,
+``bool``, ``None``) not yet materialised, or tuples/lists of items.
+"""
+
+from __future__ import annotations
+
+import linecache
+from typing import Any
+
+from ..errors import ScriptError
+from ..ir.graph import Graph, Node, SourceRange, Value
+from ..ir.schema import registry
+from ..ir.symbols import Symbol, prim
+from ..ir.types import (
+    BOOL,
+    FLOAT,
+    INT,
+    TENSOR,
+    AnyType,
+    BoolType,
+    FloatType,
+    IntType,
+    ListType,
+    NoneType,
+    TensorType,
+    Type,
+)
+
+Item = Value | int | float | bool | None | tuple | list
+
+LITERAL_TYPES = (bool, int, float, type(None))
+
+
+class Location:
+    """A point in the user's Python source: file, 1-based line, 0-based column."""
+
+    __slots__ = ("file", "line", "col")
+
+    def __init__(self, file: str, line: int, col: int):
+        self.file = file
+        self.line = line
+        self.col = col
+
+    def source_range(self) -> SourceRange:
+        return SourceRange(self.file, self.line, self.col)
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.col}"
+
+
+def script_error(message: str, loc: Location | None) -> ScriptError:
+    """A ``ScriptError`` that shows ``file:line:col``, the source line and a caret."""
+    if loc is None:
+        return ScriptError(message)
+    text = linecache.getline(loc.file, loc.line).rstrip("\n")
+    text = text.encode("ascii", "backslashreplace").decode("ascii")[:200]
+    caret = " " * min(loc.col, len(text)) + "^"
+    error = ScriptError(f"{loc}: {message}\n    {text}\n    {caret}")
+    error.location = loc  # type: ignore[attr-defined]
+    return error
+
+
+def is_tensor(item: Item) -> bool:
+    return isinstance(item, Value) and isinstance(item.type, TensorType)
+
+
+def describe(item: Item) -> str:
+    """A short type description for error messages."""
+    if isinstance(item, Value):
+        return "Tensor" if isinstance(item.type, TensorType) else str(item.type)
+    if isinstance(item, tuple):
+        return "tuple"
+    if isinstance(item, list):
+        return "list"
+    return type(item).__name__
+
+
+def _return_type(schema_type: Type, inputs: list[Value]) -> Type:
+    if isinstance(schema_type, TensorType):
+        return TENSOR
+    if isinstance(schema_type, AnyType):
+        # Type variables: ``t[] -> t`` style; the element type of the first list input.
+        for v in inputs:
+            if isinstance(v.type, ListType):
+                return v.type.elem
+        return inputs[0].type if inputs else schema_type
+    if isinstance(schema_type, ListType) and isinstance(schema_type.elem, TensorType):
+        return ListType(TENSOR)
+    return schema_type
+
+
+class IRBuilder:
+    """Creates nodes at the graph's insertion point, located at ``self.loc``."""
+
+    def __init__(self, graph: Graph):
+        self.graph = graph
+        self.loc: Location | None = None
+
+    # -- errors -------------------------------------------------------------------------------
+
+    def error(self, message: str) -> ScriptError:
+        return script_error(message, self.loc)
+
+    # -- nodes --------------------------------------------------------------------------------
+
+    def create(self, kind: str, inputs: list[Value], num_outputs: int = 1) -> Node:
+        """An unchecked node, inserted and located (for prim:: plumbing)."""
+        node = self.graph.insert(kind, inputs, num_outputs)
+        if self.loc is not None:
+            node.source_range = self.loc.source_range()
+        return node
+
+    def emit(self, kind: str, inputs: list[Item], what: str | None = None) -> Value:
+        """An operator node with one output, checked against the registered schemas."""
+        values = [self.value(i) for i in inputs]
+        node = self.create(kind, values)
+        schema = registry.find(node)
+        if schema is None:
+            node.destroy()
+            types = ", ".join(describe(v) for v in values)
+            raise self.error(f"{what or Symbol(kind).name}: no overload of {kind} takes "
+                             f"({types})")
+        if len(schema.returns) != 1:
+            raise self.error(f"{kind} must have exactly one result")
+        node.output().set_type(_return_type(schema.returns[0], values))
+        return node.output()
+
+    # -- literals -----------------------------------------------------------------------------
+
+    def value(self, item: Item) -> Value:
+        """``item`` as an IR value: literals become constants here, at their use."""
+        if isinstance(item, Value):
+            return item
+        if isinstance(item, LITERAL_TYPES):
+            node = self.graph.create_constant(item)
+            self.graph.insert_node(node)
+            if self.loc is not None:
+                node.source_range = self.loc.source_range()
+            return node.output()
+        if isinstance(item, (tuple, list)):
+            return self.int_list(item, "list")
+        raise self.error(f"a {describe(item)} cannot be used as a value here")
+
+    def static(self, item: Item) -> Any:
+        """The compile-time value of ``item`` (a literal or a constant node), else ``Ellipsis``."""
+        if isinstance(item, Value):
+            if item.node.kind == prim.Constant and not isinstance(item.type, TensorType):
+                from ..ir.constants import constant_value
+
+                return constant_value(item.node)
+            return ...
+        if isinstance(item, (tuple, list)):
+            inner = [self.static(i) for i in item]
+            return ... if any(i is ... for i in inner) else tuple(inner)
+        return item
+
+    def static_int(self, item: Item, what: str) -> int:
+        value = self.static(item)
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise self.error(f"{what} must be a constant int, got {describe(item)}")
+        return value
+
+    def static_bool(self, item: Item, what: str) -> bool:
+        value = self.static(item)
+        if not isinstance(value, bool):
+            raise self.error(f"{what} must be a constant bool, got {describe(item)}")
+        return value
+
+    def int_list(self, item: Item, what: str) -> Value:
+        """An ``int[]`` value from an int or a tuple/list of ints (constant when all are)."""
+        items = list(item) if isinstance(item, (tuple, list)) else [item]
+        static = [self.static(i) for i in items]
+        if all(isinstance(s, int) and not isinstance(s, bool) for s in static):
+            return self.value_const(list(static))
+        values = []
+        for i in items:
+            v = self.value(i)
+            if not isinstance(v.type, IntType):
+                raise self.error(f"{what} must hold ints, got {describe(i)}")
+            values.append(v)
+        node = self.create(prim.ListConstruct, values)
+        node.output().set_type(ListType(INT))
+        return node.output()
+
+    def tensor_list(self, items: Item, what: str) -> Value:
+        if not isinstance(items, (tuple, list)) or not items:
+            raise self.error(f"{what} takes a non-empty list or tuple of arrays")
+        values = []
+        for i in items:
+            if not is_tensor(i):
+                raise self.error(f"{what}: every element must be an array, got {describe(i)}")
+            values.append(i)
+        node = self.create(prim.ListConstruct, values)
+        node.output().set_type(ListType(TENSOR))
+        return node.output()
+
+    def value_const(self, value: Any) -> Value:
+        node = self.graph.create_constant(value)
+        self.graph.insert_node(node)
+        if self.loc is not None:
+            node.source_range = self.loc.source_range()
+        return node.output()
+
+
+def scalar_type_of(item: Item) -> Type | None:
+    """INT, FLOAT or BOOL for scalar items, ``None`` for anything else."""
+    if isinstance(item, bool):
+        return BOOL
+    if isinstance(item, int):
+        return INT
+    if isinstance(item, float):
+        return FLOAT
+    if isinstance(item, Value) and isinstance(item.type, (IntType, FloatType, BoolType)):
+        return item.type
+    return None
+
+
+def is_none(item: Item) -> bool:
+    return item is None or (isinstance(item, Value) and isinstance(item.type, NoneType))
+
+
+def remove_unused_constants(graph: Graph) -> None:
+    """Drop constants nobody reads (literals consumed at compile time, such as an axis)."""
+    for node in list(graph.all_nodes()):
+        if node.kind == prim.Constant and not node.has_uses():
+            node.destroy()

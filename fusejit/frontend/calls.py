@@ -1,0 +1,232 @@
+"""The Python callables the frontends understand, keyed by the objects themselves.
+
+A call is recognised by *what* is called, not by how it is spelled: ``np.exp``, ``numpy.exp`` and
+``from numpy import exp`` are all the ufunc object ``np.exp``, which maps to one :class:`Callee`::
+
+    CALLEES[np.exp]      -> Callee("np.exp", (x, /), unary "exp", dtype rule "float")
+    CALLEES[np.split]    -> Callee("np.split", (ary, indices_or_sections, axis=0), lowering.split)
+    METHODS["sum"]       -> Callee("sum", (self, axis=None, keepdims=False), lowering.reduce_sum)
+
+Each callee binds the call's arguments to its own signature (so a keyword the mapping does not
+take is a clear error), then lowers through :mod:`fusejit.frontend.lowering`. Its ``rule`` tells
+the tracer which dtype PyTorch gives the result (``promote``, ``div``, ``float``, ``same``,
+``bool``; ``None`` keeps NumPy's).
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from .. import ops as F
+from .builder import IRBuilder, Item, is_tensor
+from .lowering import (
+    binary,
+    clip,
+    concatenate,
+    reduce_sum,
+    reshape,
+    size,
+    split,
+    stack,
+    to_bool,
+    to_float,
+    to_int,
+    transpose,
+    unary,
+    where,
+)
+
+_P = inspect.Parameter
+
+
+def _signature(spec: str) -> inspect.Signature:
+    """``"x, axis=0, *, keepdims=False"`` -> a Signature; defaults are None, bools and ints."""
+    params: list[inspect.Parameter] = []
+    kind = _P.POSITIONAL_OR_KEYWORD
+    for piece in (p.strip() for p in spec.split(",") if p.strip()):
+        if piece == "/":
+            params = [p.replace(kind=_P.POSITIONAL_ONLY) for p in params]
+            continue
+        if piece == "*":
+            kind = _P.KEYWORD_ONLY
+            continue
+        if piece.startswith("*"):
+            params.append(_P(piece[1:], _P.VAR_POSITIONAL))
+            kind = _P.KEYWORD_ONLY
+            continue
+        name, _, default = piece.partition("=")
+        value = {"None": None, "False": False, "True": True}.get(default, default)
+        if isinstance(value, str) and value:
+            value = int(value)
+        params.append(_P(name, kind) if not default else _P(name, kind, default=value))
+    return inspect.Signature(params)
+
+
+class Callee:
+    """One understood callable: its display name, signature, lowering and dtype rule."""
+
+    __slots__ = ("name", "signature", "lower", "rule")
+
+    def __init__(self, name: str, spec: str, lower: Callable[..., Item], rule: str | None = None):
+        self.name = name
+        self.signature = _signature(spec)
+        self.lower = lower
+        self.rule = rule
+
+    def __call__(self, b: IRBuilder, args: list[Item], kwargs: dict[str, Item]) -> Item:
+        try:
+            bound = self.signature.bind(*args, **kwargs)
+        except TypeError as error:
+            raise b.error(f"{self.name}(): {error}") from None
+        bound.apply_defaults()
+        values: list[Item] = []
+        for name, value in bound.arguments.items():
+            if self.signature.parameters[name].kind == _P.VAR_POSITIONAL:
+                values.append(tuple(value))
+            else:
+                values.append(value)
+        return self.lower(b, *values)
+
+
+def _unary(name: str, display: str) -> Callable[..., Item]:
+    return lambda b, x: unary(b, name, x, display)
+
+
+def _binary(op: str) -> Callable[..., Item]:
+    return lambda b, x1, x2: binary(b, op, x1, x2)
+
+
+def _round(b: IRBuilder, x: Item, decimals: Item) -> Item:
+    if b.static(decimals) != 0:
+        raise b.error("np.round: only decimals=0 is supported")
+    return unary(b, "round", x, "np.round")
+
+
+def _like(name: str) -> Callable[..., Item]:
+    def lower(b: IRBuilder, x: Item) -> Item:
+        if not is_tensor(x):
+            raise b.error(f"np.{name}: needs an array")
+        return b.emit(f"aten::{name}", [x], f"np.{name}")
+    return lower
+
+
+def _transpose(b: IRBuilder, x: Item, axes: Item) -> Item:
+    if axes is not None:
+        raise b.error("np.transpose: the axes argument is not supported")
+    return transpose(b, x)
+
+
+def _len(b: IRBuilder, x: Item) -> Item:
+    if isinstance(x, (tuple, list)):
+        return len(x)
+    if not is_tensor(x):
+        raise b.error("len() takes an array or a tuple")
+    return size(b, x, 0)
+
+
+def _reshape_method(b: IRBuilder, x: Item, shape: tuple) -> Item:
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        shape = tuple(shape[0])
+    return reshape(b, x, shape)
+
+
+def _item(b: IRBuilder, x: Item) -> Item:
+    raise b.error(".item() has no fixed result type; use float(x), int(x) or bool(x)")
+
+
+def _aten(name: str, display: str) -> Callable[..., Item]:
+    return lambda b, *args: b.emit(f"aten::{name}", list(args), display)
+
+
+_UNARY_UFUNCS: dict[Any, tuple[str, str]] = {
+    np.exp: ("exp", "float"), np.log: ("log", "float"), np.log1p: ("log1p", "float"),
+    np.expm1: ("expm1", "float"), np.log2: ("log2", "float"), np.log10: ("log10", "float"),
+    np.sqrt: ("sqrt", "float"), np.tanh: ("tanh", "float"), np.sin: ("sin", "float"),
+    np.cos: ("cos", "float"), np.tan: ("tan", "float"), np.arcsin: ("asin", "float"),
+    np.arccos: ("acos", "float"), np.arctan: ("atan", "float"), np.sinh: ("sinh", "float"),
+    np.cosh: ("cosh", "float"), np.abs: ("abs", "same"), np.floor: ("floor", "same"),
+    np.ceil: ("ceil", "same"), np.trunc: ("trunc", "same"), np.rint: ("round", "same"),
+    np.sign: ("sign", "same"), np.negative: ("neg", "same"),
+    np.logical_not: ("logical_not", "bool"),
+}
+_BINARY_UFUNCS: dict[Any, tuple[str, str | None]] = {
+    np.add: ("add", "promote"), np.subtract: ("sub", "promote"),
+    np.multiply: ("mul", "promote"), np.divide: ("div", "div"), np.power: ("pow", "promote"),
+    np.remainder: ("remainder", "promote"), np.fmod: ("fmod", "promote"),
+    np.floor_divide: ("floordiv", "promote"), np.arctan2: ("atan2", "div"),
+    np.maximum: ("max", "promote"), np.minimum: ("min", "promote"), np.matmul: ("matmul", None),
+    np.equal: ("eq", "bool"), np.not_equal: ("ne", "bool"), np.less: ("lt", "bool"),
+    np.less_equal: ("le", "bool"), np.greater: ("gt", "bool"),
+    np.greater_equal: ("ge", "bool"), np.bitwise_and: ("and", "promote"),
+    np.bitwise_or: ("or", "promote"), np.bitwise_xor: ("xor", "promote"),
+}
+_F_UNARY = {F.sigmoid: "sigmoid", F.relu: "relu", F.rsqrt: "rsqrt", F.reciprocal: "reciprocal",
+            F.frac: "frac", F.logit: "logit", F.erf: "erf", F.erfc: "erfc", F.lgamma: "lgamma"}
+
+CALLEES: dict[Any, Callee] = {}
+for _fn, (_name, _rule) in _UNARY_UFUNCS.items():
+    CALLEES[_fn] = Callee(f"np.{_fn.__name__}", "x, /", _unary(_name, f"np.{_fn.__name__}"),
+                          _rule)
+for _fn, (_name, _rule) in _BINARY_UFUNCS.items():
+    CALLEES[_fn] = Callee(f"np.{_fn.__name__}", "x1, x2, /", _binary(_name), _rule)
+for _fn, _name in _F_UNARY.items():
+    CALLEES[_fn] = Callee(f"F.{_name}", "x", _unary(_name, f"F.{_name}"),
+                          "same" if _name in ("relu", "frac") else "float")
+CALLEES.update({
+    np.where: Callee("np.where", "condition, x, y, /", where, "promote_last2"),
+    np.clip: Callee("np.clip", "a, a_min, a_max, /", clip, "same"),
+    np.split: Callee("np.split", "ary, indices_or_sections, axis=0", split),
+    np.concatenate: Callee("np.concatenate", "arrays, /, axis=0", concatenate),
+    np.stack: Callee("np.stack", "arrays, axis=0", stack),
+    np.sum: Callee("np.sum", "a, axis=None, keepdims=False", reduce_sum, "sum"),
+    np.reshape: Callee("np.reshape", "a, /, shape", reshape),
+    np.transpose: Callee("np.transpose", "a, axes=None", _transpose),
+    np.round: Callee("np.round", "a, decimals=0", _round, "same"),
+    np.zeros_like: Callee("np.zeros_like", "a", _like("zeros_like")),
+    np.ones_like: Callee("np.ones_like", "a", _like("ones_like")),
+    F.threshold: Callee("F.threshold", "x, threshold, value", _aten("threshold", "F.threshold"),
+                        "same"),
+    F.lerp: Callee("F.lerp", "start, end, weight", _aten("lerp", "F.lerp"), "promote"),
+    F.addcmul: Callee("F.addcmul", "x, tensor1, tensor2, value=1",
+                      _aten("addcmul", "F.addcmul"), "promote"),
+    F.softmax: Callee("F.softmax", "x, axis", lambda b, x, axis: b.emit(
+        "aten::softmax", [x, b.static_int(axis, "F.softmax's axis"), None], "F.softmax"),
+        "float"),
+    F.type_as: Callee("F.type_as", "x, other", _aten("type_as", "F.type_as")),
+    float: Callee("float", "x, /", to_float),
+    int: Callee("int", "x, /", to_int),
+    bool: Callee("bool", "x, /", to_bool),
+    abs: Callee("abs", "x, /", _unary("abs", "abs"), "same"),
+    min: Callee("min", "a, b, /", _binary("min"), "promote"),
+    max: Callee("max", "a, b, /", _binary("max"), "promote"),
+    len: Callee("len", "x, /", _len),
+    math.exp: Callee("math.exp", "x, /", _unary("exp", "math.exp")),
+    math.log: Callee("math.log", "x, /", _unary("log", "math.log")),
+    math.sqrt: Callee("math.sqrt", "x, /", _unary("sqrt", "math.sqrt")),
+    math.tanh: Callee("math.tanh", "x, /", _unary("tanh", "math.tanh")),
+    math.floor: Callee("math.floor", "x, /", _unary("floor", "math.floor")),
+    math.ceil: Callee("math.ceil", "x, /", _unary("ceil", "math.ceil")),
+})
+
+# Methods and attributes of arrays (the receiver is the first argument).
+METHODS: dict[str, Callee] = {
+    "sum": Callee("sum", "self, axis=None, keepdims=False", reduce_sum, "sum"),
+    "reshape": Callee("reshape", "self, *shape", _reshape_method),
+    "clip": Callee("clip", "self, min=None, max=None", clip, "same"),
+    "transpose": Callee("transpose", "self", transpose),
+    "item": Callee("item", "self", _item),
+}
+ATTRIBUTES = frozenset({"T", "shape", "ndim"})
+
+
+def find_callee(obj: Any) -> Callee | None:
+    """The callee for a Python object (function, ufunc, builtin), if it is understood."""
+    try:
+        return CALLEES.get(obj)
+    except TypeError:  # unhashable objects are never callees
+        return None

@@ -1,0 +1,369 @@
+"""Python expressions to IR: the expression half of ``fusejit.script``.
+
+An expression evaluates to an *item*: an IR ``Value``, a Python literal not yet materialised, a
+tuple or list of items, or a *sugared* value that only exists at compile time (a module, a
+function, a bound method, ``x.shape``)::
+
+    np.tanh(x[0]) * 2        %2 : int = prim::Constant[value=0]()
+                             %3 : Tensor = aten::select(%x, %2, %2)      # f.py:3:16
+                             %4 : Tensor = aten::tanh(%3)                # f.py:3:8
+                             %5 : int = prim::Constant[value=2]()
+                             %6 : Tensor = aten::mul(%4, %5)             # f.py:3:8
+
+Names resolve to locals first, then the function's closure, globals and builtins, read without
+running anything: a global number becomes a constant, a module or function stays sugared, and
+anything else is an error naming the construct.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import inspect
+import types
+from typing import Any
+
+import numpy as np
+
+from ..ir.graph import Value
+from ..ir.symbols import aten, prim
+from ..ir.types import BOOL, FLOAT, INT, TENSOR, ListType, TensorType
+from .builder import LITERAL_TYPES, IRBuilder, Item, describe, is_tensor, scalar_type_of
+from .calls import ATTRIBUTES, METHODS, find_callee
+from .lowering import binary, ndim, select, shape, size, to_bool, transpose, unary
+
+_BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.Pow: "pow",
+           ast.Mod: "remainder", ast.FloorDiv: "floordiv", ast.MatMult: "matmul",
+           ast.BitAnd: "and", ast.BitOr: "or", ast.BitXor: "xor"}
+_COMPARE = {ast.Eq: "eq", ast.NotEq: "ne", ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt",
+            ast.GtE: "ge"}
+# What the error message calls a construct the frontend does not translate.
+CONSTRUCT_NAMES = {
+    ast.Dict: "a dict", ast.Set: "a set", ast.ListComp: "a list comprehension",
+    ast.SetComp: "a set comprehension", ast.DictComp: "a dict comprehension",
+    ast.GeneratorExp: "a generator expression", ast.Lambda: "a lambda", ast.Await: "await",
+    ast.Yield: "yield", ast.YieldFrom: "yield from", ast.JoinedStr: "an f-string",
+    ast.NamedExpr: "an assignment expression (:=)", ast.Starred: "star-args",
+    ast.Slice: "a slice", ast.With: "a with statement", ast.AsyncWith: "async with",
+    ast.Try: "a try statement", ast.Raise: "raise", ast.Global: "a global statement",
+    ast.Nonlocal: "a nonlocal statement", ast.Break: "break", ast.Continue: "continue",
+    ast.Delete: "del", ast.Import: "import", ast.ImportFrom: "import",
+    ast.FunctionDef: "a nested function definition", ast.ClassDef: "a class definition",
+    ast.AsyncFunctionDef: "an async function", ast.AsyncFor: "async for",
+    ast.Assert: "assert",
+}
+if hasattr(ast, "TryStar"):
+    CONSTRUCT_NAMES[ast.TryStar] = "a try statement"
+if hasattr(ast, "Match"):
+    CONSTRUCT_NAMES[ast.Match] = "a match statement"
+
+
+class Sugared:
+    """A compile-time-only value: a module, function or other Python object from the scope."""
+
+    __slots__ = ("obj", "name")
+
+    def __init__(self, obj: Any, name: str):
+        self.obj = obj
+        self.name = name
+
+
+class BoundMethod:
+    """``x.sum`` before it is called."""
+
+    __slots__ = ("receiver", "name")
+
+    def __init__(self, receiver: Value, name: str):
+        self.receiver = receiver
+        self.name = name
+
+
+class ShapeOf:
+    """``x.shape`` before it is indexed (``x.shape[i]`` becomes ``aten::size(x, i)``)."""
+
+    __slots__ = ("array",)
+
+    def __init__(self, array: Value):
+        self.array = array
+
+
+class Undefined:
+    """A name that cannot be read here, with the reason (assigned in one branch only ...)."""
+
+    __slots__ = ("reason",)
+
+    def __init__(self, reason: str):
+        self.reason = reason
+
+
+class FunctionSource:
+    """A function's parsed source, with the offsets that map AST positions to the file."""
+
+    __slots__ = ("fn", "tree", "file", "line_offset", "col_offset", "globals", "closure")
+
+    def __init__(self, fn, tree: ast.FunctionDef, file: str, line_offset: int, col_offset: int):
+        self.fn = fn
+        self.tree = tree
+        self.file = file
+        self.line_offset = line_offset
+        self.col_offset = col_offset
+        self.globals = fn.__globals__
+        self.closure: dict[str, Any] = {}
+        for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ()):
+            try:
+                self.closure[name] = cell.cell_contents
+            except ValueError:  # an empty cell: the name is not bound yet
+                pass
+
+
+class ExpressionEmitter:
+    """Evaluates expressions of one function body into items, emitting nodes as it goes."""
+
+    def __init__(self, b: IRBuilder, src: FunctionSource):
+        self.b = b
+        self.src = src
+        self.env: dict[str, Any] = {}
+
+    # -- locations ----------------------------------------------------------------------------
+
+    def at(self, node: ast.AST) -> None:
+        """Locate the nodes emitted next at ``node`` in the user's file."""
+        from .builder import Location
+
+        self.b.loc = Location(self.src.file, node.lineno + self.src.line_offset,
+                              node.col_offset + self.src.col_offset)
+
+    def unsupported(self, node: ast.AST, what: str | None = None):
+        self.at(node)
+        what = what or CONSTRUCT_NAMES.get(type(node), type(node).__name__)
+        return self.b.error(f"{what} is not supported by fusejit.script")
+
+    # -- expressions --------------------------------------------------------------------------
+
+    def eval(self, node: ast.expr) -> Any:
+        method = getattr(self, f"eval_{type(node).__name__}", None)
+        if method is None:
+            raise self.unsupported(node)
+        return method(node)
+
+    def eval_value(self, node: ast.expr) -> Item:
+        """An expression that must be a run-time value (not a module, function ...)."""
+        item = self.eval(node)
+        if isinstance(item, ShapeOf):
+            self.at(node)
+            return shape(self.b, item.array)
+        if isinstance(item, (Sugared, BoundMethod)):
+            self.at(node)
+            name = item.name
+            raise self.b.error(f"{name!r} is not a value (only arrays, numbers and tuples are)")
+        return item
+
+    def eval_Constant(self, node: ast.Constant) -> Item:
+        if isinstance(node.value, LITERAL_TYPES):
+            return node.value
+        raise self.unsupported(node, f"a {type(node.value).__name__} constant")
+
+    def eval_Name(self, node: ast.Name) -> Any:
+        name = node.id
+        if name in self.env:
+            item = self.env[name]
+            if isinstance(item, Undefined):
+                self.at(node)
+                raise self.b.error(f"{name!r} is not defined here: {item.reason}")
+            return item
+        for scope in (self.src.closure, self.src.globals):
+            if name in scope:
+                return self.from_python(node, scope[name], name)
+        if hasattr(builtins, name):
+            return self.from_python(node, getattr(builtins, name), name)
+        self.at(node)
+        raise self.b.error(f"name {name!r} is not defined")
+
+    def from_python(self, node: ast.AST, obj: Any, name: str) -> Any:
+        """A Python object found in the scope: numbers become literals, others stay sugared."""
+        if isinstance(obj, (bool, int, float)) or obj is None:
+            return obj
+        if isinstance(obj, np.generic) and isinstance(obj.item(), (bool, int, float)):
+            return obj.item()
+        if isinstance(obj, (types.ModuleType, types.FunctionType, types.BuiltinFunctionType,
+                            np.ufunc, type)) or find_callee(obj) is not None:
+            return Sugared(obj, name)
+        self.at(node)
+        raise self.b.error(f"{name!r} is a Python {type(obj).__name__}, which cannot be used "
+                           f"inside a scripted function (pass it as an argument)")
+
+    def eval_Attribute(self, node: ast.Attribute) -> Any:
+        base = self.eval(node.value)
+        name = f"{_dotted(node.value)}.{node.attr}"
+        if isinstance(base, Sugared) and isinstance(base.obj, types.ModuleType):
+            if not hasattr(base.obj, node.attr):
+                self.at(node)
+                raise self.b.error(f"module {base.name!r} has no attribute {node.attr!r}")
+            return self.from_python(node, getattr(base.obj, node.attr), name)
+        if is_tensor(base):
+            self.at(node)
+            if node.attr == "T":
+                return transpose(self.b, base)
+            if node.attr == "shape":
+                return ShapeOf(base)
+            if node.attr == "ndim":
+                return ndim(self.b, base)
+            if node.attr in METHODS:
+                return BoundMethod(base, node.attr)
+        self.at(node)
+        supported = ", ".join(sorted(ATTRIBUTES | set(METHODS)))
+        raise self.b.error(f"attribute {node.attr!r} of a {describe(base)} is not supported "
+                           f"(arrays have: {supported})")
+
+    def eval_Tuple(self, node: ast.Tuple) -> tuple:
+        return tuple(self.eval_value(e) for e in node.elts)
+
+    def eval_List(self, node: ast.List) -> list:
+        return [self.eval_value(e) for e in node.elts]
+
+    def eval_BinOp(self, node: ast.BinOp) -> Item:
+        op = _BINOPS.get(type(node.op))
+        lhs, rhs = self.eval_value(node.left), self.eval_value(node.right)
+        self.at(node)
+        if op is None:
+            raise self.unsupported(node, f"the operator {type(node.op).__name__}")
+        return binary(self.b, op, lhs, rhs)
+
+    def eval_UnaryOp(self, node: ast.UnaryOp) -> Item:
+        operand = self.eval_value(node.operand)
+        self.at(node)
+        if isinstance(node.op, ast.UAdd):
+            return operand
+        if isinstance(node.op, ast.USub):
+            if isinstance(operand, (int, float)) and not isinstance(operand, bool):
+                return -operand  # a negative literal such as -1
+            return unary(self.b, "neg", operand, "unary '-'")
+        if isinstance(node.op, ast.Not):
+            return self.b.emit(aten.__not__, [self.condition_of(operand)], "not")
+        raise self.unsupported(node, "'~'")
+
+    def eval_Compare(self, node: ast.Compare) -> Item:
+        if len(node.ops) != 1:
+            raise self.unsupported(node, "a chained comparison")
+        op = _COMPARE.get(type(node.ops[0]))
+        if op is None:
+            raise self.unsupported(node, f"the comparison {type(node.ops[0]).__name__}")
+        lhs, rhs = self.eval_value(node.left), self.eval_value(node.comparators[0])
+        self.at(node)
+        return binary(self.b, op, lhs, rhs)
+
+    def eval_BoolOp(self, node: ast.BoolOp) -> Item:
+        """``a and b`` / ``a or b`` short-circuit, as a ``prim::If`` on bools."""
+        result = self.condition_of(self.eval_value(node.values[0]))
+        for operand in node.values[1:]:
+            self.at(node)
+            if_node = self.b.create(prim.If, [result], 1)
+            taken, other = if_node.add_block(), if_node.add_block()
+            evaluated, short = (taken, other) if isinstance(node.op, ast.And) else (other, taken)
+            with self.b.graph.inserting_before(evaluated):
+                evaluated.register_output(self.condition_of(self.eval_value(operand)))
+            with self.b.graph.inserting_before(short):
+                self.at(node)
+                short.register_output(self.b.value(isinstance(node.op, ast.Or)))
+            result = if_node.output().set_type(BOOL)
+        return result
+
+    def eval_IfExp(self, node: ast.IfExp) -> Item:
+        cond = self.condition(node.test)
+        self.at(node)
+        if_node = self.b.create(prim.If, [cond], 1)
+        outs = []
+        for expr in (node.body, node.orelse):
+            block = if_node.add_block()
+            with self.b.graph.inserting_before(block):
+                value = self.b.value(self.eval_value(expr))
+                block.register_output(value)
+                outs.append(value)
+        self.at(node)
+        if_node.output().set_type(self.join_types(outs[0], outs[1], "the conditional "
+                                                  "expression's branches"))
+        return if_node.output()
+
+    def eval_Subscript(self, node: ast.Subscript) -> Item:
+        base = self.eval(node.value)
+        index_node = node.slice
+        if isinstance(index_node, ast.Slice) or (
+                isinstance(index_node, ast.Tuple)
+                and any(isinstance(e, ast.Slice) for e in index_node.elts)):
+            raise self.unsupported(index_node, "slicing (x[a:b])")
+        index = self.eval_value(index_node)
+        self.at(node)
+        if isinstance(base, ShapeOf):
+            return size(self.b, base.array, index)
+        if isinstance(base, (tuple, list)):
+            i = self.b.static_int(index, "a tuple index")
+            if not -len(base) <= i < len(base):
+                raise self.b.error(f"index {i} is out of range for a tuple of {len(base)}")
+            return base[i]
+        if isinstance(base, Value) and isinstance(base.type, ListType):
+            return self.b.emit(aten.__getitem__, [base, index], "indexing")
+        if is_tensor(base):
+            return select(self.b, base, index)
+        raise self.b.error(f"a {describe(base)} cannot be indexed")
+
+    def eval_Call(self, node: ast.Call) -> Item:
+        func = self.eval(node.func)
+        args = []
+        for arg in node.args:
+            if isinstance(arg, ast.Starred):
+                raise self.unsupported(arg, "star-args (*args)")
+            args.append(self.eval_value(arg))
+        kwargs = {}
+        for keyword in node.keywords:
+            if keyword.arg is None:
+                raise self.unsupported(keyword.value, "keyword star-args (**kwargs)")
+            kwargs[keyword.arg] = self.eval_value(keyword.value)
+        self.at(node)
+        if isinstance(func, BoundMethod):
+            return METHODS[func.name](self.b, [func.receiver, *args], kwargs)
+        if not isinstance(func, Sugared):
+            raise self.b.error(f"a {describe(func)} is not callable")
+        callee = find_callee(func.obj)
+        if callee is not None:
+            return callee(self.b, args, kwargs)
+        if func.obj is range:
+            raise self.b.error("range() is only supported as the iterable of a for loop")
+        if inspect.isfunction(func.obj):
+            return self.inline_call(func.obj, args, kwargs)
+        raise self.b.error(f"call to unknown function {func.name!r}: it is neither a "
+                           f"supported NumPy/fusejit.ops function nor a Python function")
+
+    def inline_call(self, fn, args: list[Item], kwargs: dict[str, Item]) -> Item:
+        raise NotImplementedError  # provided by the statement emitter
+
+    # -- helpers ------------------------------------------------------------------------------
+
+    def condition(self, node: ast.expr) -> Value:
+        item = self.eval_value(node)
+        self.at(node)
+        return self.condition_of(item)
+
+    def condition_of(self, item: Item) -> Value:
+        """A ``bool`` value for ``if``/``while``/``and``: arrays and numbers via ``aten::Bool``."""
+        if not is_tensor(item) and scalar_type_of(item) is None:
+            raise self.b.error(f"a {describe(item)} cannot be used as a condition")
+        return self.b.value(to_bool(self.b, item))
+
+    def join_types(self, a: Value, b: Value, what: str):
+        """The type of a value merged from two definitions (If branches, loop iterations)."""
+        if isinstance(a.type, TensorType) and isinstance(b.type, TensorType):
+            return a.type if a.type == b.type else TENSOR
+        if a.type == b.type:
+            return a.type
+        raise self.b.error(f"{what} have different types: {describe(a)} and {describe(b)}")
+
+
+def _dotted(node: ast.expr) -> str:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return f"{_dotted(node.value)}.{node.attr}"
+    return "<expression>"
+
+
+SCALAR_ANNOTATIONS = {int: INT, float: FLOAT, bool: BOOL, np.ndarray: TENSOR}

@@ -1,0 +1,271 @@
+"""How each NumPy-spelled operation becomes TorchScript IR (shared by ``script`` and ``trace``).
+
+Every function takes the :class:`IRBuilder` and items (values or Python literals) and emits the
+nodes TorchScript would emit for the same operation::
+
+    x + 1          %2 : Tensor = aten::add(%x, %1, %1)          alpha is the int constant 1
+    2.0 * x        %3 : Tensor = aten::mul(%x, %2)              commutative: swapped
+    1 - x          %4 : Tensor = aten::neg(%x)                  TorchScript's rsub builtin
+                   %5 : Tensor = aten::add(%4, %1, %1)
+    n + 1          %6 : int = aten::add(%n, %1)                 scalar op, typed by its schema
+    x @ w          %7 : Tensor = aten::matmul(%x, %w)           aten::mm when both are 2-D
+    np.split(x, 2, axis=1)
+                   %8 : Tensor[] = aten::chunk(%x, %2, %1)
+                   %a : Tensor, %b : Tensor = prim::ListUnpack(%8)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..ir.graph import Value
+from ..ir.symbols import aten, prim
+from ..ir.types import BOOL, FLOAT, INT, TENSOR, BoolType, IntType, ListType, TensorType
+from .builder import IRBuilder, Item, describe, is_none, is_tensor, scalar_type_of
+
+# Binary operators whose operands can be swapped (with the comparison mirrored).
+_MIRRORED = {"add": "add", "mul": "mul", "eq": "eq", "ne": "ne", "lt": "gt", "gt": "lt",
+             "le": "ge", "ge": "le", "max": "max", "min": "min", "and": "and", "or": "or",
+             "xor": "xor"}
+_ATEN_NAME = {"and": "__and__", "or": "__or__", "xor": "__xor__"}
+_ARITHMETIC = frozenset({"add", "sub", "mul", "div", "pow", "remainder", "floordiv", "max",
+                         "min", "fmod", "atan2"})
+_SYMBOL = {"add": "+", "sub": "-", "mul": "*", "div": "/", "pow": "**", "remainder": "%",
+           "floordiv": "//", "matmul": "@", "eq": "==", "ne": "!=", "lt": "<", "le": "<=",
+           "gt": ">", "ge": ">=", "and": "&", "or": "|", "xor": "^"}
+
+
+def _kind(op: str) -> str:
+    return aten[_ATEN_NAME.get(op, op)]
+
+
+def binary(b: IRBuilder, op: str, lhs: Item, rhs: Item) -> Value:
+    """``lhs op rhs`` for tensors and scalars, with TorchScript's overloads."""
+    what = f"'{_SYMBOL.get(op, op)}'"
+    for side in (lhs, rhs):
+        if not is_tensor(side) and scalar_type_of(side) is None:
+            raise b.error(f"{what} does not take a {describe(side)} operand")
+    lt, rt = is_tensor(lhs), is_tensor(rhs)
+    if op == "matmul":
+        if not (lt and rt):
+            raise b.error("'@' needs two arrays")
+        return matmul(b, lhs, rhs)
+    if not lt and not rt:
+        return _scalar_binary(b, op, lhs, rhs, what)
+    if lt and rt:
+        return b.emit(_kind(op), [lhs, rhs, 1] if op in ("add", "sub") else [lhs, rhs], what)
+    if lt:
+        if op == "max":
+            return b.emit(aten.clamp, [lhs, rhs, None], what)
+        if op == "min":
+            return b.emit(aten.clamp, [lhs, None, rhs], what)
+        return b.emit(_kind(op), [lhs, rhs, 1] if op in ("add", "sub") else [lhs, rhs], what)
+    # scalar op tensor
+    if op in _MIRRORED:
+        return binary(b, _MIRRORED[op], rhs, lhs)
+    if op == "sub":
+        return b.emit(aten.add, [b.emit(aten.neg, [rhs]), lhs, 1], what)
+    if op == "div":
+        return b.emit(aten.mul, [b.emit(aten.reciprocal, [rhs]), lhs], what)
+    if op == "pow":
+        return b.emit(aten.pow, [lhs, rhs], what)
+    raise b.error(f"{what} with a scalar on the left and an array on the right is not supported")
+
+
+def _scalar_binary(b: IRBuilder, op: str, lhs: Item, rhs: Item, what: str) -> Value:
+    if op in _ARITHMETIC:
+        # Python arithmetic treats bools as ints; TorchScript's schemas do not.
+        lhs, rhs = (to_int(b, x) if scalar_type_of(x) == BOOL else x for x in (lhs, rhs))
+    return b.emit(_kind(op), [lhs, rhs], what)
+
+
+def unary(b: IRBuilder, name: str, x: Item, what: str | None = None) -> Value:
+    """A pointwise function of one argument (``aten::exp`` ...), on an array or a scalar."""
+    what = what or name
+    if is_tensor(x):
+        return b.emit(aten[name], [x], what)
+    st = scalar_type_of(x)
+    if st is None:
+        raise b.error(f"{what} takes an array or a number, got {describe(x)}")
+    if st != FLOAT and not any(isinstance(s.arguments[0].type, (IntType, BoolType))
+                               for s in _schemas(name)):
+        x = to_float(b, x)
+    return b.emit(aten[name], [x], what)
+
+
+def _schemas(name: str):
+    from ..ir.schema import registry
+
+    return [s for s in registry.schemas(aten[name]) if len(s.arguments) == 1]
+
+
+def tensor_only(b: IRBuilder, name: str, x: Item, what: str) -> Value:
+    if not is_tensor(x):
+        raise b.error(f"{what} takes an array, got {describe(x)}")
+    return b.emit(aten[name], [x], what)
+
+
+def matmul(b: IRBuilder, lhs: Value, rhs: Value) -> Value:
+    if _rank(lhs) == 2 and _rank(rhs) == 2:
+        return b.emit(aten.mm, [lhs, rhs], "'@'")
+    return b.emit(aten.matmul, [lhs, rhs], "'@'")
+
+
+def _rank(v: Value) -> int | None:
+    return v.type.rank if isinstance(v.type, TensorType) else None
+
+
+def transpose(b: IRBuilder, x: Item) -> Value:
+    """``x.T``: ``aten::t``, which (like NumPy) leaves 0-D and 1-D arrays as they are."""
+    if not is_tensor(x):
+        raise b.error(f".T needs an array, got {describe(x)}")
+    rank = _rank(x)
+    if rank is not None and rank > 2:
+        raise b.error(f".T of a {rank}-D array is not supported (aten::t takes at most 2-D)")
+    return b.emit(aten.t, [x], ".T")
+
+
+# -- shapes and reductions ------------------------------------------------------------------
+
+
+def size(b: IRBuilder, x: Item, dim: Item) -> Value:
+    """``x.shape[dim]``: ``aten::size(x, dim)``."""
+    return b.emit(aten.size, [_array(b, x, ".shape"), dim], ".shape[...]")
+
+
+def shape(b: IRBuilder, x: Item) -> Value:
+    return b.emit(aten.size, [_array(b, x, ".shape")], ".shape")
+
+
+def ndim(b: IRBuilder, x: Item) -> Value:
+    return b.emit(aten.dim, [_array(b, x, ".ndim")], ".ndim")
+
+
+def select(b: IRBuilder, x: Item, index: Item) -> Value:
+    """``x[i]``: ``aten::select(x, 0, i)``; ``x[i, j]`` selects twice."""
+    indices = index if isinstance(index, tuple) else (index,)
+    out = _array(b, x, "indexing")
+    for i in indices:
+        if scalar_type_of(i) != INT:
+            raise b.error(f"only integer indexing is supported, got an index of type "
+                          f"{describe(i)} (slices, arrays and masks are not)")
+        out = b.emit(aten.select, [out, 0, i], "indexing")
+    return out
+
+
+def reduce_sum(b: IRBuilder, x: Item, axis: Item = None, keepdims: Item = False) -> Value:
+    """``x.sum(axis=..., keepdims=...)``: ``aten::sum(x, [dims], keepdim, None)``."""
+    x = _array(b, x, "sum")
+    keep = b.static_bool(keepdims, "sum(keepdims=...)")
+    if is_none(axis):
+        if not keep:
+            return b.emit(aten.sum, [x, None], "sum")
+        return b.emit(aten.sum, [x, None, True, None], "sum")
+    dims = b.int_list(axis if isinstance(axis, (tuple, list)) else (axis,), "sum(axis=...)")
+    return b.emit(aten.sum, [x, dims, keep, None], "sum")
+
+
+def reshape(b: IRBuilder, x: Item, new_shape: Item) -> Value:
+    x = _array(b, x, "reshape")
+    dims = new_shape if isinstance(new_shape, (tuple, list)) else (new_shape,)
+    return b.emit(aten.reshape, [x, b.int_list(dims, "reshape's shape")], "reshape")
+
+
+def split(b: IRBuilder, x: Item, sections: Item, axis: Item = 0) -> tuple[Value, ...]:
+    """``np.split(x, n, axis=d)`` into equal parts: ``aten::chunk`` + ``prim::ListUnpack``."""
+    x = _array(b, x, "np.split")
+    if isinstance(sections, (tuple, list)) or is_tensor(sections):
+        raise b.error("np.split: only an int number of equal sections is supported, "
+                      "not a list of split points")
+    n = b.static_int(sections, "np.split's number of sections")
+    dim = b.static_int(axis, "np.split's axis")
+    if n < 1:
+        raise b.error(f"np.split: the number of sections must be positive, got {n}")
+    sizes = x.type.sizes if isinstance(x.type, TensorType) else None
+    if sizes is not None and -len(sizes) <= dim < len(sizes) and sizes[dim] is not None:
+        if sizes[dim] % n:
+            raise b.error(f"np.split: axis {dim} of size {sizes[dim]} does not divide into "
+                          f"{n} equal sections")
+    chunks = b.create(aten.chunk, [x, b.value(n), b.value(dim)])
+    chunks.output().set_type(ListType(TENSOR))
+    unpack = b.create(prim.ListUnpack, [chunks.output()], n)
+    return unpack.outputs
+
+
+def concatenate(b: IRBuilder, arrays: Item, axis: Item = 0) -> Value:
+    if is_none(axis):
+        raise b.error("np.concatenate(axis=None) is not supported")
+    b.static_int(axis, "np.concatenate's axis")
+    return b.emit(aten.cat, [b.tensor_list(arrays, "np.concatenate"), axis], "np.concatenate")
+
+
+def stack(b: IRBuilder, arrays: Item, axis: Item = 0) -> Value:
+    b.static_int(axis, "np.stack's axis")
+    return b.emit(aten.stack, [b.tensor_list(arrays, "np.stack"), axis], "np.stack")
+
+
+# -- selection and clamping -----------------------------------------------------------------
+
+
+def where(b: IRBuilder, condition: Item, x: Item, y: Item) -> Value:
+    """``np.where(c, x, y)``: ``aten::where``; scalar branches become 0-D tensors."""
+    if not is_tensor(condition):
+        raise b.error(f"np.where's condition must be an array, got {describe(condition)}")
+    return b.emit(aten.where, [condition, as_tensor(b, x, "np.where"),
+                               as_tensor(b, y, "np.where")], "np.where")
+
+
+def as_tensor(b: IRBuilder, item: Item, what: str) -> Value:
+    """A scalar operand as a 0-D tensor (weakly typed like PyTorch's wrapped numbers)."""
+    if is_tensor(item):
+        return item
+    static = b.static(item)
+    if isinstance(static, (bool, int, float)):
+        dtype = (np.bool_ if isinstance(static, bool) else
+                 np.int64 if isinstance(static, int) else np.float32)
+        return b.value_const(np.array(static, dtype=dtype))
+    if scalar_type_of(item) is None:
+        raise b.error(f"{what} takes arrays or numbers, got {describe(item)}")
+    node = b.create(prim.NumToTensor, [b.value(item)])
+    node.output().set_type(TENSOR)
+    return node.output()
+
+
+def clip(b: IRBuilder, x: Item, lo: Item, hi: Item) -> Value:
+    """``np.clip(x, lo, hi)``: ``aten::clamp`` with scalar (or ``None``) bounds."""
+    x = _array(b, x, "np.clip")
+    for bound in (lo, hi):
+        if not is_none(bound) and scalar_type_of(bound) is None:
+            raise b.error(f"np.clip: bounds must be numbers or None, got {describe(bound)}")
+    return b.emit(aten.clamp, [x, lo, hi], "np.clip")
+
+
+# -- conversions ----------------------------------------------------------------------------
+
+
+def to_float(b: IRBuilder, x: Item) -> Item:
+    return _convert(b, x, "Float", FLOAT, float)
+
+
+def to_int(b: IRBuilder, x: Item) -> Item:
+    return _convert(b, x, "Int", INT, int)
+
+
+def to_bool(b: IRBuilder, x: Item) -> Item:
+    return _convert(b, x, "Bool", BOOL, bool)
+
+
+def _convert(b: IRBuilder, x: Item, name: str, target, python_type) -> Item:
+    if isinstance(x, (bool, int, float)):
+        return python_type(x)
+    if not isinstance(x, Value):
+        raise b.error(f"{python_type.__name__}() takes an array or a number, got {describe(x)}")
+    if x.type == target:
+        return x
+    return b.emit(aten[name], [x], f"{python_type.__name__}()")
+
+
+def _array(b: IRBuilder, x: Item, what: str) -> Value:
+    if not is_tensor(x):
+        raise b.error(f"{what} needs an array, got {describe(x)}")
+    return x

@@ -1,0 +1,543 @@
+"""``fusejit.script``: a NumPy-spelled Python function, read from its AST, as TorchScript IR.
+
+::
+
+    def f(x, n: int):                      graph(%x : Tensor, %n : int):
+        for t in range(n):                   %2 : bool = prim::Constant[value=1]()   # f.py:2:4
+            x = np.tanh(x) * 2               %x.1 : Tensor = prim::Loop(%n, %2, %x)  # f.py:2:4
+        return x                               block0(%t : int, %x.2 : Tensor):
+                                                 %5 : Tensor = aten::tanh(%x.2)     # f.py:3:12
+                                                 ...
+                                                 -> (%2, %x.3)
+                                             return (%x.1)
+
+Statements map as TorchScript maps them: ``if``/``elif``/``else`` to ``prim::If`` whose blocks
+return the variables the branches assign; ``while`` to ``prim::Loop`` with the int64-max trip
+count and the condition; ``for t in range(...)`` to ``prim::Loop`` with the trip count and a
+constant true condition. The loop carries the variables its body assigns that were defined before
+and are read in or after the loop. ``return`` inside ``if`` takes the rest of the function into
+the other branch. Calls to other Python functions are scripted and inlined. Anything else raises
+``ScriptError`` pointing at the file, line and column. Nothing is run eagerly and no user text is
+evaluated.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import textwrap
+from typing import Any
+
+import numpy as np
+
+from ..errors import ScriptError
+from ..ir.graph import Block, Graph, Value
+from ..ir.symbols import aten, prim
+from ..ir.types import INT
+from .builder import IRBuilder, Item, describe, is_tensor, remove_unused_constants, scalar_type_of
+from .expressions import (
+    CONSTRUCT_NAMES,
+    SCALAR_ANNOTATIONS,
+    ExpressionEmitter,
+    FunctionSource,
+    Sugared,
+    Undefined,
+)
+from .lowering import binary
+
+INT64_MAX = 9223372036854775807
+_FELL_OFF = object()  # a statement list that ends without ``return``
+_MAX_INLINE_DEPTH = 32
+
+
+def script(fn) -> Graph:
+    """Translate ``fn`` (a plain Python function over NumPy arrays) into a TorchScript graph.
+
+    Unannotated parameters are tensors of unknown type; ``int``, ``float`` and ``bool``
+    annotations make scalar inputs. A tuple return becomes several graph outputs.
+    """
+    src = load_source(fn)
+    graph = Graph()
+    b = IRBuilder(graph)
+    emitter = StatementEmitter(b, src, inline_stack=(fn,))
+    for arg in _parameters(emitter, src.tree):
+        emitter.env[arg.arg] = graph.add_input(arg.arg, _annotation_type(emitter, arg))
+    emitter.at(src.tree)
+    result = emitter.emit_function_body()
+    with graph.inserting_before(graph.block):
+        for value in emitter.flatten(result, "the returned value"):
+            graph.register_output(value)
+    remove_unused_constants(graph)
+    graph.lint()
+    return graph
+
+
+_SOURCES: dict[Any, FunctionSource] = {}
+
+
+def load_source(fn) -> FunctionSource:
+    """Parse ``fn``'s source (via ``inspect``) into a located ``FunctionSource``."""
+    if not inspect.isfunction(fn):
+        raise ScriptError(f"fusejit.script needs a Python function, got {type(fn).__name__}")
+    if fn.__name__ == "<lambda>":
+        raise ScriptError("a lambda is not supported by fusejit.script: use a def")
+    cached = _SOURCES.get(fn)
+    if cached is not None and cached.fn is fn:
+        return cached
+    try:
+        lines, first_line = inspect.getsourcelines(fn)
+        file = inspect.getsourcefile(fn) or fn.__code__.co_filename
+    except (OSError, TypeError) as error:
+        raise ScriptError(f"cannot read the source of {fn.__qualname__}: {error}") from None
+    text = "".join(lines)
+    dedented = textwrap.dedent(text)
+    indent = len(lines[0]) - len(lines[0].lstrip()) if dedented != text else 0
+    try:
+        module = ast.parse(dedented)
+    except SyntaxError as error:
+        raise ScriptError(f"cannot parse the source of {fn.__qualname__}: {error}") from None
+    tree = module.body[0] if module.body else None
+    if not isinstance(tree, ast.FunctionDef):
+        raise ScriptError(f"{fn.__qualname__}: expected a def statement in its source")
+    src = FunctionSource(fn, tree, file, first_line - 1, indent)
+    _SOURCES[fn] = src
+    return src
+
+
+def _parameters(emitter: ExpressionEmitter, tree: ast.FunctionDef) -> list[ast.arg]:
+    args = tree.args
+    if args.vararg is not None:
+        raise emitter.unsupported(args.vararg, "a *args parameter")
+    if args.kwarg is not None:
+        raise emitter.unsupported(args.kwarg, "a **kwargs parameter")
+    if args.kwonlyargs:
+        raise emitter.unsupported(args.kwonlyargs[0], "a keyword-only parameter")
+    return [*args.posonlyargs, *args.args]
+
+
+def _annotation_type(emitter: ExpressionEmitter, arg: ast.arg):
+    """``int``/``float``/``bool`` annotations give scalars; none or ``np.ndarray``, a tensor."""
+    node = arg.annotation
+    if node is None:
+        return SCALAR_ANNOTATIONS[np.ndarray]
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        try:  # a string annotation is parsed, never evaluated
+            node = ast.parse(node.value, mode="eval").body
+        except SyntaxError:
+            raise emitter.unsupported(arg, f"the annotation {node.value!r}") from None
+        ast.copy_location(node, arg)
+    if isinstance(node, (ast.Name, ast.Attribute)):
+        resolved = emitter.eval(node)
+        if isinstance(resolved, Sugared) and resolved.obj in SCALAR_ANNOTATIONS:
+            return SCALAR_ANNOTATIONS[resolved.obj]
+    raise emitter.unsupported(arg, f"the annotation of parameter {arg.arg!r} (use int, float, "
+                                   f"bool or np.ndarray)")
+
+
+class StatementEmitter(ExpressionEmitter):
+    """Emits the statements of one function body (a helper gets its own emitter)."""
+
+    def __init__(self, b: IRBuilder, src: FunctionSource, inline_stack: tuple):
+        super().__init__(b, src)
+        self.inline_stack = inline_stack
+        # Names read after the statement being emitted (for loop-carried liveness).
+        self.live_after: list[set[str]] = [set()]
+        self.loop_depth = 0
+
+    def emit_function_body(self) -> Item:
+        result = self.emit_statements(self.src.tree.body)
+        return None if result is _FELL_OFF else result
+
+    # -- statement lists and returns ----------------------------------------------------------
+
+    def emit_statements(self, stmts: list[ast.stmt]) -> Any:
+        """Emit ``stmts``; returns the returned item, or ``_FELL_OFF``."""
+        for i, stmt in enumerate(stmts):
+            rest = stmts[i + 1:]
+            if self.loop_depth and isinstance(stmt, (ast.Return, ast.If)) and _returns(stmt):
+                raise self.unsupported(stmt, "return inside a loop")
+            if isinstance(stmt, ast.Return):
+                if rest:
+                    raise self.unsupported(rest[0], "code after return")
+                if stmt.value is None:
+                    return None
+                return self.eval_value(stmt.value)
+            if isinstance(stmt, ast.If) and _returns(stmt):
+                return self.emit_returning_if(stmt, rest)
+            self.live_after.append(self.live_after[-1] | _reads(rest))
+            try:
+                self.emit_statement(stmt)
+            finally:
+                self.live_after.pop()
+        return _FELL_OFF
+
+    def emit_returning_if(self, stmt: ast.If, rest: list[ast.stmt]) -> Item:
+        """``if c: ... return a`` + rest: the rest goes into each branch that can fall through."""
+        cond = self.condition(stmt.test)
+        self.at(stmt)
+        node = self.b.create(prim.If, [cond], 0)
+        results = []
+        for body in (stmt.body, stmt.orelse):
+            block = node.add_block()
+            stmts = body if _always_returns(body) else [*body, *rest]
+            saved = dict(self.env)
+            with self.b.graph.inserting_before(block):
+                result = self.emit_statements(stmts)
+                result = None if result is _FELL_OFF else result
+                values = self.flatten(result, "the returned value")
+            for value in values:
+                block.register_output(value)
+            results.append((result, values))
+            self.env = saved
+        (first, then_values), (_, else_values) = results
+        if len(then_values) != len(else_values):
+            self.at(stmt)
+            raise self.b.error("the branches of this if return different numbers of values")
+        outputs = []
+        for t, e in zip(then_values, else_values):
+            self.at(stmt)
+            outputs.append(node.add_output(self.join_types(t, e, "the returned values")))
+        return self.unflatten(first, iter(outputs))
+
+    # -- statements ---------------------------------------------------------------------------
+
+    def emit_statement(self, stmt: ast.stmt) -> None:
+        method = getattr(self, f"stmt_{type(stmt).__name__}", None)
+        if method is None:
+            raise self.unsupported(stmt, CONSTRUCT_NAMES.get(type(stmt)))
+        method(stmt)
+
+    def stmt_Pass(self, stmt: ast.Pass) -> None:
+        pass
+
+    def stmt_Expr(self, stmt: ast.Expr) -> None:
+        if isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str):
+            return  # a docstring
+        self.eval(stmt.value)
+
+    def stmt_Assign(self, stmt: ast.Assign) -> None:
+        value = self.eval_value(stmt.value)
+        for target in stmt.targets:
+            self.assign(target, value)
+
+    def stmt_AnnAssign(self, stmt: ast.AnnAssign) -> None:
+        if stmt.value is None:
+            raise self.unsupported(stmt, "a declaration without a value")
+        self.assign(stmt.target, self.eval_value(stmt.value))
+
+    def stmt_AugAssign(self, stmt: ast.AugAssign) -> None:
+        """``x += y``: in place for arrays (``aten::add_``, as NumPy and TorchScript do)."""
+        if not isinstance(stmt.target, ast.Name):
+            raise self.unsupported(stmt.target, "augmented assignment to an element")
+        current = self.eval_Name(ast.copy_location(ast.Name(stmt.target.id, ast.Load()), stmt))
+        operand = self.eval_value(stmt.value)
+        self.at(stmt)
+        op = _INPLACE.get(type(stmt.op))
+        if is_tensor(current):
+            if op is None:
+                raise self.unsupported(stmt, f"in-place {type(stmt.op).__name__} on an array")
+            if not is_tensor(operand) and scalar_type_of(operand) is None:
+                raise self.b.error(f"cannot add a {describe(operand)} to an array in place")
+            args = [current, operand, 1] if op in ("add", "sub") else [current, operand]
+            result = self.b.emit(aten[f"{op}_"], args, f"'{op}='")
+        else:
+            from .expressions import _BINOPS
+
+            name = _BINOPS.get(type(stmt.op))
+            if name is None:
+                raise self.unsupported(stmt, f"the operator {type(stmt.op).__name__}")
+            result = binary(self.b, name, current, operand)
+        self.assign(stmt.target, result)
+
+    def assign(self, target: ast.expr, value: Item) -> None:
+        if isinstance(target, ast.Name):
+            self.at(target)
+            value = self.materialize(value)
+            self.env[target.id] = value
+            if isinstance(value, Value) and not value.has_debug_name():
+                value.set_debug_name(target.id)
+            return
+        if isinstance(target, (ast.Tuple, ast.List)):
+            if any(isinstance(t, ast.Starred) for t in target.elts):
+                raise self.unsupported(target, "starred unpacking")
+            if not isinstance(value, (tuple, list)):
+                self.at(target)
+                raise self.b.error(f"cannot unpack a {describe(value)} into "
+                                   f"{len(target.elts)} names")
+            if len(value) != len(target.elts):
+                self.at(target)
+                raise self.b.error(f"cannot unpack {len(value)} values into "
+                                   f"{len(target.elts)} names")
+            for t, v in zip(target.elts, value):
+                self.assign(t, v)
+            return
+        raise self.unsupported(target, "assignment to an element or attribute")
+
+    def materialize(self, item: Item) -> Any:
+        """Literals in ``item`` as constants (so a variable is always a graph value)."""
+        if isinstance(item, (tuple, list)):
+            return type(item)(self.materialize(i) for i in item)
+        return self.b.value(item)
+
+    # -- if -----------------------------------------------------------------------------------
+
+    def stmt_If(self, stmt: ast.If) -> None:
+        cond = self.condition(stmt.test)
+        self.at(stmt)
+        node = self.b.create(prim.If, [cond], 0)
+        before = self.env
+        branch_envs = []
+        for body in (stmt.body, stmt.orelse):
+            block = node.add_block()
+            self.env = dict(before)
+            with self.b.graph.inserting_before(block):
+                self.emit_statements(body)
+            branch_envs.append(self.env)
+        self.env = before
+        then_env, else_env = branch_envs
+        for name in _changed(before, then_env, else_env):
+            t, e = then_env.get(name), else_env.get(name)
+            if t is None or e is None or isinstance(t, Undefined) or isinstance(e, Undefined):
+                self.env[name] = Undefined(f"it is assigned in only one branch of the if at "
+                                           f"line {stmt.lineno + self.src.line_offset}")
+                continue
+            self.at(stmt)
+            self.env[name] = self._merge(node, name, t, e)
+
+    def _merge(self, node, name: str, t: Any, e: Any) -> Any:
+        then_values = self.flatten(t, repr(name))
+        else_values = self.flatten(e, repr(name))
+        if len(then_values) != len(else_values) or _shape(t) != _shape(e):
+            raise self.b.error(f"{name!r} holds values of different shapes in the two branches")
+        outs = []
+        for tv, ev in zip(then_values, else_values):
+            node.blocks[0].register_output(tv)
+            node.blocks[1].register_output(ev)
+            out = node.add_output(self.join_types(tv, ev, f"the branches' values of {name!r}"))
+            outs.append(out.set_debug_name(name) if not isinstance(t, tuple) else out)
+        return self.unflatten(t, iter(outs))
+
+    # -- loops --------------------------------------------------------------------------------
+
+    def stmt_While(self, stmt: ast.While) -> None:
+        if stmt.orelse:
+            raise self.unsupported(stmt.orelse[0], "a while loop's else clause")
+        cond = self.condition(stmt.test)
+        self.at(stmt)
+        trip = self.b.value(INT64_MAX)
+        self.emit_loop(stmt, trip, cond, None)
+
+    def stmt_For(self, stmt: ast.For) -> None:
+        if stmt.orelse:
+            raise self.unsupported(stmt.orelse[0], "a for loop's else clause")
+        if not isinstance(stmt.target, ast.Name):
+            raise self.unsupported(stmt.target, "a for loop target other than one name")
+        call = stmt.iter
+        func = self.eval(call.func) if isinstance(call, ast.Call) else None
+        if not (isinstance(func, Sugared) and func.obj is range):
+            raise self.unsupported(stmt.iter, "a for loop over anything but range(...)")
+        if call.keywords or not 1 <= len(call.args) <= 3:
+            raise self.unsupported(call, "this form of range()")
+        bounds = []
+        for arg in call.args:
+            value = self.eval_value(arg)
+            if scalar_type_of(value) != INT:
+                self.at(arg)
+                kind = "an array" if is_tensor(value) else f"a {describe(value)}"
+                raise self.b.error(f"range() needs int bounds, got {kind} (a tensor cannot be "
+                                   f"used as a loop bound; convert with int(...))")
+            bounds.append(value)
+        self.at(stmt)
+        start, stop, step = _range_parts(bounds)
+        trip = self._trip_count(start, stop, step)
+        self.emit_loop(stmt, trip, self.b.value(True), (stmt.target.id, start, step))
+
+    def _trip_count(self, start: Item, stop: Item, step: Item) -> Item:
+        """max(0, ceil((stop - start) / step)) as TorchScript computes it, for a constant step."""
+        b = self.b
+        step_value = b.static(step)
+        if not isinstance(step_value, int) or step_value == 0:
+            raise b.error("range() needs a constant non-zero step")
+        span = stop if b.static(start) == 0 else binary(b, "sub", stop, start)
+        if step_value == 1:
+            return span
+        if step_value < 0:
+            span = binary(b, "sub", 0, span)
+        # Negative results mean zero iterations: prim::Loop runs while i < trip count.
+        return binary(b, "floordiv", binary(b, "add", span, abs(step_value) - 1), abs(step_value))
+
+    def emit_loop(self, stmt, trip: Item, cond: Value, index: tuple | None) -> None:
+        reads = _reads([stmt]) | self.live_after[-1]
+        assigned = _assigned(stmt.body)
+        carried = [n for n in assigned if n in self.env and not isinstance(self.env[n], Undefined)
+                   and n in reads]
+        initial = [self.env[n] for n in carried]
+        init_values = [v for n, item in zip(carried, initial) for v in self.flatten(item, n)]
+        node = self.b.create(prim.Loop, [self.b.value(trip), cond, *init_values], 0)
+        body = node.add_block()
+        counter = body.add_input(type=INT)
+        before = self.env
+        self.env = dict(before)
+        block_inputs = iter([body.add_input(type=v.type) for v in init_values])
+        for name, item in zip(carried, initial):
+            self.env[name] = self._named(self.unflatten(item, block_inputs), name)
+        with self.b.graph.inserting_before(body):
+            self._bind_index(body, counter, index)
+            self.live_after.append(self.live_after[-1] | reads)
+            self.loop_depth += 1
+            try:
+                self.emit_statements(stmt.body)
+            finally:
+                self.live_after.pop()
+                self.loop_depth -= 1
+            next_cond = self.condition(stmt.test) if isinstance(stmt, ast.While) else cond
+            self.at(stmt)
+            body.register_output(next_cond)
+            body_values = [v for n in carried for v in self.flatten(self.env[n], n)]
+        body_env, self.env = self.env, before
+        for v0, block_input, v1 in zip(init_values, body.inputs[1:], body_values):
+            body.register_output(v1)
+            joined = self.join_types(v0, v1, "a loop-carried variable's values before and in "
+                                              "the loop")
+            block_input.set_type(joined)
+            node.add_output(joined)
+        outputs = iter(node.outputs)
+        for name, item in zip(carried, initial):
+            self.env[name] = self._named(self.unflatten(item, outputs), name)
+        reason = f"it is assigned inside the loop at line {stmt.lineno + self.src.line_offset}"
+        for name in assigned:
+            if name not in carried and name in body_env:
+                self.env[name] = Undefined(reason + " and not defined before it")
+
+    def _bind_index(self, body: Block, counter: Value, index: tuple | None) -> None:
+        if index is None:
+            return
+        name, start, step = index
+        value: Item = counter
+        if self.b.static(step) != 1:
+            value = binary(self.b, "mul", value, step)
+        if self.b.static(start) != 0:
+            value = binary(self.b, "add", value, start)
+        value = self.b.value(value)
+        if not value.has_debug_name():
+            value.set_debug_name(name)
+        self.env[name] = value
+
+    @staticmethod
+    def _named(item: Any, name: str) -> Any:
+        if isinstance(item, Value):
+            item.set_debug_name(name)
+        return item
+
+    # -- helpers (inlined calls) --------------------------------------------------------------
+
+    def inline_call(self, fn, args: list[Item], kwargs: dict[str, Item]) -> Item:
+        """Script ``fn`` and emit its body here, its parameters bound to the arguments."""
+        if fn in self.inline_stack:
+            raise self.b.error(f"recursive call to {fn.__qualname__} cannot be inlined")
+        if len(self.inline_stack) >= _MAX_INLINE_DEPTH:
+            raise self.b.error("helper calls are nested too deeply")
+        call_loc = self.b.loc
+        src = load_source(fn)
+        helper = StatementEmitter(self.b, src, self.inline_stack + (fn,))
+        params = _parameters(helper, src.tree)
+        try:
+            bound = inspect.signature(fn).bind(*args, **kwargs)
+        except TypeError as error:
+            self.b.loc = call_loc
+            raise self.b.error(f"{fn.__qualname__}(): {error}") from None
+        bound.apply_defaults()
+        for param in params:
+            item = bound.arguments[param.arg]
+            if isinstance(item, np.generic):
+                item = item.item()
+            if not isinstance(item, (Value, tuple, list, bool, int, float, type(None))):
+                self.b.loc = call_loc
+                raise self.b.error(f"{fn.__qualname__}(): the default of {param.arg!r} is a "
+                                   f"{type(item).__name__}; only numbers and None are supported")
+            helper.at(param)
+            helper.env[param.arg] = helper.materialize(item)
+        result = helper.emit_function_body()
+        self.b.loc = call_loc
+        return result
+
+    # -- flattening (tuples in if/loop outputs) -----------------------------------------------
+
+    def flatten(self, item: Any, what: str) -> list[Value]:
+        if isinstance(item, (tuple, list)):
+            return [v for i in item for v in self.flatten(i, what)]
+        if isinstance(item, (Value, bool, int, float)) or item is None:
+            return [self.b.value(item)]
+        raise self.b.error(f"{what} is a {describe(item)}, which cannot be a graph value")
+
+    @staticmethod
+    def unflatten(template: Any, values) -> Any:
+        if isinstance(template, (tuple, list)):
+            return type(template)(StatementEmitter.unflatten(t, values) for t in template)
+        return next(values)
+
+
+_INPLACE = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div"}
+
+
+def _range_parts(bounds: list[Item]) -> tuple[Item, Item, Item]:
+    if len(bounds) == 1:
+        return 0, bounds[0], 1
+    if len(bounds) == 2:
+        return bounds[0], bounds[1], 1
+    return bounds[0], bounds[1], bounds[2]
+
+
+def _shape(item: Any) -> Any:
+    if isinstance(item, (tuple, list)):
+        return tuple(_shape(i) for i in item)
+    return None
+
+
+def _changed(before: dict, *after: dict) -> list[str]:
+    names: dict[str, None] = {}
+    for env in after:
+        for name, item in env.items():
+            if before.get(name) is not item:
+                names[name] = None
+    return list(names)
+
+
+def _reads(stmts: list[ast.AST]) -> set[str]:
+    names = set()
+    for stmt in stmts:
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+                names.add(node.id)
+            elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+                names.add(node.target.id)
+    return names
+
+
+def _assigned(stmts: list[ast.stmt]) -> list[str]:
+    names: dict[str, None] = {}
+    for stmt in stmts:
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                names[node.id] = None
+    return list(names)
+
+
+def _returns(stmt: ast.stmt) -> bool:
+    """Does ``stmt`` contain a ``return`` (outside nested functions)?"""
+    for node in ast.walk(stmt):
+        if isinstance(node, ast.Return):
+            return True
+    return False
+
+
+def _always_returns(stmts: list[ast.stmt]) -> bool:
+    if not stmts:
+        return False
+    last = stmts[-1]
+    if isinstance(last, ast.Return):
+        return True
+    return isinstance(last, ast.If) and _always_returns(last.body) and _always_returns(last.orelse)
+
+
+__all__ = ["INT64_MAX", "load_source", "script"]
