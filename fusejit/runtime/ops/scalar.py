@@ -1,0 +1,172 @@
+"""Arithmetic on TorchScript's ``int``, ``float`` and ``bool`` scalars (Python values at run time).
+
+::
+
+    %c : int = aten::floordiv(%a, %b)        Python's //: rounds toward -inf
+    %r : int = aten::remainder(%a, %b)       Python's %: the divisor's sign
+    %q : float = aten::div(%a, %b)           / of two ints is a float
+    %m : bool = aten::lt(%i, %n)
+
+Semantics chosen (TorchScript's, where it is defined):
+
+- ``int`` is a 64-bit integer: results of ``add``/``sub``/``mul``/``neg``/``abs``/``floordiv``/
+  ``remainder`` wrap around on overflow (two's complement), as TorchScript's int64 does in
+  practice. Integer ``//`` and ``%`` by zero raise ``ZeroDivisionError``.
+- ``float`` follows IEEE-754: ``/`` by zero gives inf or nan, ``sqrt(-1.0)`` is nan, ``pow`` of
+  a negative base and a fractional exponent is nan; nothing warns. ``pow(int, int)`` is a float.
+- ``min``/``max`` of floats propagate nan. ``floor``/``ceil``/``Int`` of inf or nan are errors.
+- ``Scalar`` overloads (operands whose kind is only known at run time) give an ``int`` when both
+  operands are ints (bools count as ints) and a ``float`` otherwise.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ...ir.schema import registry
+from .table import register
+
+_SCALAR_TYPES = frozenset({"int", "float", "bool", "Scalar"})
+_INT_MIN, _INT_RANGE = -(1 << 63), 1 << 64
+
+Number = bool | int | float
+
+
+def wrap_int64(value: int) -> int:
+    """``value`` reduced to int64 with two's-complement wrap-around."""
+    return (value - _INT_MIN) % _INT_RANGE + _INT_MIN
+
+
+def _both_int(a: Number, b: Number) -> bool:
+    return isinstance(a, int) and isinstance(b, int)
+
+
+def _ieee(fn: Callable, *args: Number) -> float:
+    """A float64 NumPy function with IEEE results (inf, nan) and no warnings."""
+    with np.errstate(all="ignore"):
+        return float(fn(*(np.float64(a) for a in args)))
+
+
+def _check_divisor(b: int) -> None:
+    if b == 0:
+        raise ZeroDivisionError("ZeroDivisionError: integer division or modulo by zero")
+
+
+def _div(a: Number, b: Number) -> float:
+    return _ieee(np.true_divide, a, b)
+
+
+def _floordiv(a: Number, b: Number) -> Number:
+    if _both_int(a, b):
+        _check_divisor(b)
+        return a // b
+    return _ieee(lambda x, y: np.floor(x / y), a, b)
+
+
+def _remainder(a: Number, b: Number) -> Number:
+    if _both_int(a, b):
+        _check_divisor(b)
+        return a % b
+    return _ieee(lambda x, y: np.fmod(y + np.fmod(x, y), y), a, b)
+
+
+def _pow(a: Number, b: Number) -> float:
+    return _ieee(np.power, a, b)
+
+
+def _nan_aware(pick: Callable[[Number, Number], Number]) -> Callable[[Number, Number], Number]:
+    def body(a: Number, b: Number) -> Number:
+        for x in (a, b):
+            if isinstance(x, float) and math.isnan(x):
+                return x
+        return pick(a, b)
+
+    return body
+
+
+# name -> body over Python numbers (the result is then coerced to the schema's return type)
+BINARY: dict[str, Callable[[Number, Number], Any]] = {
+    "add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
+    "div": _div, "floordiv": _floordiv, "remainder": _remainder, "pow": _pow,
+    "min": _nan_aware(min), "max": _nan_aware(max),
+    "eq": lambda a, b: a == b, "ne": lambda a, b: a != b, "lt": lambda a, b: a < b,
+    "le": lambda a, b: a <= b, "gt": lambda a, b: a > b, "ge": lambda a, b: a >= b,
+    "__and__": lambda a, b: bool(a) and bool(b), "__or__": lambda a, b: bool(a) or bool(b),
+    "__xor__": lambda a, b: bool(a) != bool(b),
+}
+
+
+def _to_int(value: Number) -> int:
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ValueError(f"cannot convert float {value} to integer")
+    return int(value)
+
+
+def _rounding(fn: Callable[[float], int]) -> Callable[[Number], int]:
+    def body(a: Number) -> int:
+        if isinstance(a, float) and not math.isfinite(a):
+            raise ValueError(f"cannot convert float {a} to integer")
+        return fn(a)
+
+    return body
+
+
+UNARY: dict[str, Callable[[Number], Any]] = {
+    "neg": lambda a: -a, "abs": abs,
+    "floor": _rounding(math.floor), "ceil": _rounding(math.ceil),
+    "sqrt": lambda a: _ieee(np.sqrt, a), "exp": lambda a: _ieee(np.exp, a),
+    "log": lambda a: _ieee(np.log, a), "tanh": lambda a: _ieee(np.tanh, a),
+    "__not__": lambda a: not a,
+    "Int": _to_int, "Float": float, "Bool": bool,
+}
+
+# Overloads TorchScript has that the IR's schema table lacks: operands of run-time kind, and
+# math functions of ints.
+EXTRA_SCHEMAS = [
+    *(f"aten::{op}(Scalar a, Scalar b) -> Scalar"
+      for op in ("add", "sub", "mul", "floordiv", "remainder", "min", "max")),
+    "aten::div(Scalar a, Scalar b) -> float",
+    "aten::pow(Scalar a, Scalar b) -> float",
+    *(f"aten::{op}(Scalar a, Scalar b) -> bool" for op in ("eq", "ne", "lt", "le", "gt", "ge")),
+    "aten::neg(Scalar a) -> Scalar",
+    "aten::abs(Scalar a) -> Scalar",
+    *(f"aten::{op}(int a) -> float" for op in ("sqrt", "exp", "log", "tanh")),
+    "aten::floor(int a) -> int",
+    "aten::ceil(int a) -> int",
+    "aten::Bool(bool a) -> bool",
+]
+
+
+def _coerce(returns: str) -> Callable[[Any], Any]:
+    if returns == "int":
+        return lambda v: wrap_int64(int(v))
+    if returns == "float":
+        return float
+    if returns == "bool":
+        return bool
+    return lambda v: wrap_int64(v) if isinstance(v, int) and not isinstance(v, bool) else v
+
+
+def _bind(fn: Callable, coerce: Callable[[Any], Any]) -> Callable:
+    return lambda *args: coerce(fn(*args))
+
+
+def _register_scalar_overloads() -> None:
+    for text in EXTRA_SCHEMAS:
+        registry.register(text)
+    for table in (BINARY, UNARY):
+        for name, fn in table.items():
+            for schema in registry.schemas(f"aten::{name}"):
+                types = [str(a.type) for a in schema.arguments]
+                if len(types) != (2 if table is BINARY else 1):
+                    continue
+                if not set(types) <= _SCALAR_TYPES or len(schema.returns) != 1:
+                    continue
+                register(schema.text, _bind(fn, _coerce(str(schema.returns[0]))))
+
+
+_register_scalar_overloads()

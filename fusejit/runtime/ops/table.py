@@ -1,0 +1,203 @@
+"""The operator table: one ``OpEntry`` per schema (or per ``prim::`` kind), and node binding.
+
+An entry is found for a node by the schema the node matches (``registry.find(node)``); ``prim::``
+nodes have no fixed schema and are found by kind::
+
+    %z : Float(3) = aten::add(%x, %y, %one)     -> OPS["aten::add(Tensor self, Tensor other, ...)"]
+    %a, %b = prim::ConstantChunk[chunks=2, dim=0](%x)   -> OPS["prim::ConstantChunk"]
+
+``make_operation(node)`` binds the entry to the node: the attributes the entry names in ``binds``
+(``chunks``, ``dim``...) are read once from the node and passed to the body as keywords, so the
+call at run time is just ``op(*inputs)``.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import numpy as np
+
+from ...errors import SchemaError
+from ...ir.schema import registry
+from ...ir.symbols import aten, prim
+
+Body = Callable[..., Any]
+
+
+class OpEntry:
+    """One operator: its schema text (or prim kind) and its bodies.
+
+    ``numpy_body(*inputs, **bound)`` is the reference implementation. ``native_body`` (Numba)
+    and ``cupy_body`` are filled in by later backends. ``pure`` is False for ops that write into
+    an argument, have side effects or are nondeterministic: constant propagation skips them.
+    ``multiple`` says the body returns a tuple of all outputs (else it returns the one output).
+    ``binds`` names what is read from the node when binding: attribute names, or the specials
+    ``"num_outputs"``, ``"outputs_used"`` and ``"output_types"``.
+    """
+
+    __slots__ = ("schema", "numpy_body", "native_body", "cupy_body", "pure", "multiple", "binds")
+
+    def __init__(self, schema: str, numpy_body: Body, native_body: Body | None = None,
+                 cupy_body: Body | None = None, pure: bool = True, multiple: bool = False,
+                 binds: tuple[str, ...] = ()):
+        self.schema = schema
+        self.numpy_body = numpy_body
+        self.native_body = native_body
+        self.cupy_body = cupy_body
+        self.pure = pure
+        self.multiple = multiple
+        self.binds = binds
+
+    def __repr__(self) -> str:
+        return f"OpEntry({self.schema!r}, pure={self.pure})"
+
+
+OPS: dict[str, OpEntry] = {}
+
+# Nodes the interpreter runs itself (control flow, subgraphs, Python callables, futures, frames).
+INTERPRETER_KINDS = frozenset({
+    prim.Constant, prim.If, prim.Loop, prim.FusionGroup, prim.PythonOp, prim.fork, aten.wait,
+    prim.Param, prim.Return, prim.Load, prim.Store, prim.Drop,
+})
+
+
+def register(schema: str, body: Body, *, pure: bool = True, multiple: bool = False,
+             binds: tuple[str, ...] = ()) -> OpEntry:
+    """Add ``body`` under ``schema`` (registering the schema if it is new) or a ``prim::`` kind."""
+    key = schema
+    if "(" in schema:
+        key = registry.register(schema).text
+    entry = OpEntry(key, body, pure=pure, multiple=multiple, binds=binds)
+    OPS[key] = entry
+    return entry
+
+
+def register_all(schemas: Iterable[str], body: Body, **options) -> None:
+    for schema in schemas:
+        register(schema, body, **options)
+
+
+def schemas_of(kind: str, first_arg: str | None = None) -> list[str]:
+    """The registered schema texts of ``kind``, optionally only those whose first formal has the
+    given type name (``"Tensor"``, ``"int"``...)."""
+    found = []
+    for schema in registry.schemas(kind):
+        if first_arg is None or (schema.arguments and str(schema.arguments[0].type) == first_arg):
+            found.append(schema.text)
+    return found
+
+
+def _interpreter_handles(node) -> bool:
+    return node.kind in INTERPRETER_KINDS or node.has_attribute("Subgraph")
+
+
+def find_entry(node) -> OpEntry | None:
+    """The table entry for ``node``, or None (also None for nodes the interpreter handles)."""
+    if _interpreter_handles(node):
+        return None
+    schema = registry.find(node)
+    if schema is not None:
+        return OPS.get(schema.text)
+    return OPS.get(node.kind) if node.kind.startswith("prim::") else None
+
+
+def has_operation(node) -> bool:
+    """Can ``make_operation(node)`` bind it? False for interpreter-run nodes and unknown ops."""
+    return find_entry(node) is not None
+
+
+class Operation:
+    """An op bound to one node: ``op(*inputs)`` returns a tuple with one value per output."""
+
+    __slots__ = ("entry", "kind", "fn", "num_outputs", "multiple")
+
+    def __init__(self, entry: OpEntry, kind: str, fn: Body, num_outputs: int):
+        self.entry = entry
+        self.kind = kind
+        self.fn = fn
+        self.num_outputs = num_outputs
+        self.multiple = entry.multiple
+
+    def __call__(self, *args: Any) -> tuple:
+        if not self.multiple:
+            return (self.fn(*args),)
+        outs = self.fn(*args)
+        if len(outs) != self.num_outputs:
+            raise RuntimeError(f"{self.kind} produced {len(outs)} values for "
+                               f"{self.num_outputs} outputs")
+        return tuple(outs)
+
+    def __repr__(self) -> str:
+        return f"<Operation {self.entry.schema}>"
+
+
+def make_operation(node) -> Operation:
+    """Bind the table entry for ``node``; raises ``SchemaError`` when there is none."""
+    if _interpreter_handles(node):
+        raise SchemaError(f"{node.kind} is run by the interpreter itself, not by an operation")
+    entry = find_entry(node)
+    if entry is None:
+        raise SchemaError(_no_match_message(node))
+    bound = {name: _bind_value(node, name) for name in entry.binds}
+    fn = functools.partial(entry.numpy_body, **bound) if bound else entry.numpy_body
+    return Operation(entry, node.kind, fn, len(node.outputs))
+
+
+def _bind_value(node, name: str) -> Any:
+    if name == "num_outputs":
+        return len(node.outputs)
+    if name == "outputs_used":
+        return tuple(out.has_uses() for out in node.outputs)
+    if name == "output_types":
+        return tuple(out.type for out in node.outputs)
+    if not node.has_attribute(name):
+        raise SchemaError(f"{node.kind} needs attribute {name!r}\n{node}")
+    return node.attr(name)
+
+
+def _no_match_message(node) -> str:
+    types = ", ".join(str(v.type) for v in node.inputs)
+    known = registry.schemas(node.kind)
+    lines = [f"no operation for {node.kind}({types})"]
+    if node.source_range is not None:
+        lines[0] += f" at {node.source_range}"
+    if known:
+        lines.append("known overloads:")
+        lines.extend(f"  {s.text}" for s in known)
+    else:
+        lines.append(f"{node.kind} is not a known operator")
+    return "\n".join(lines)
+
+
+# -- helpers shared by the op modules ---------------------------------------------------------
+
+# TorchScript passes dtypes as ints (c10::ScalarType codes).
+SCALAR_TYPE_CODES: dict[int, np.dtype] = {
+    0: np.dtype(np.uint8), 1: np.dtype(np.int8), 2: np.dtype(np.int16), 3: np.dtype(np.int32),
+    4: np.dtype(np.int64), 5: np.dtype(np.float16), 6: np.dtype(np.float32),
+    7: np.dtype(np.float64), 11: np.dtype(np.bool_),
+}
+DTYPE_CODES: dict[np.dtype, int] = {dtype: code for code, dtype in SCALAR_TYPE_CODES.items()}
+
+
+def dtype_of_code(code: int) -> np.dtype:
+    try:
+        return SCALAR_TYPE_CODES[code]
+    except KeyError:
+        raise ValueError(f"unsupported ScalarType code {code}") from None
+
+
+def as_tensor(value: Any) -> np.ndarray:
+    """Wrap NumPy's scalar results (reductions and ufuncs on 0-dim input) as 0-dim arrays."""
+    return value if type(value) is np.ndarray else np.asarray(value)
+
+
+def wrap_dim(dim: int, rank: int, what: str = "dim") -> int:
+    """A possibly negative dimension index made positive, PyTorch's range check included."""
+    bound = max(rank, 1)  # a 0-dim tensor accepts dim 0 and -1
+    if not -bound <= dim < bound:
+        raise IndexError(f"Dimension out of range (expected to be in range of "
+                         f"[{-bound}, {bound - 1}], but got {dim})")
+    return dim + bound if dim < 0 else dim
