@@ -1,0 +1,25 @@
+"""CPU fusion kernels: one ``prim::FusionGroup`` subgraph -> generated Numba source -> native code.
+
+::
+
+    with prim::FusionGroup_0 = graph(%0 : Float(*, *), %1 : Float(*, *)):
+      %2 : Float(*, *) = aten::mul(%0, %1)
+      %3 : Float(*, *) = aten::tanh(%2)
+      return (%3)
+
+    kernel = FusedKernel(group_node)        # or the subgraph
+    (out,) = kernel(x, y)                   # == np.tanh(x * y), one pass over memory
+    print(kernel_source(group_node, x, y))  # the generated module
+
+Modules: ``layout`` (what a group reads and writes), ``templates`` (per-op expressions and
+dtypes), ``codegen`` (the kernel text), ``plan`` (shapes and strides -> ``meta``), ``cache``
+(hash-named source files in the user's cache directory), ``compiler`` (``FusedKernel``),
+``fastmath`` (vectorisable float32 exp/log/tanh/sigmoid with measured error), ``helpers``.
+"""
+
+from __future__ import annotations
+
+from .cache import cache_clear, cache_info
+from .compiler import FusedKernel, kernel_source
+
+__all__ = ["FusedKernel", "cache_clear", "cache_info", "kernel_source"]

@@ -1,0 +1,310 @@
+"""Python source for one fusion group, for Numba's ``@njit(parallel=True)``.
+
+The kernel walks the (coalesced) output shape as tiles: a ``prange`` over rows, each row cut
+into column blocks, and an inner loop over one block that reads every operand through a row
+slice, so that LLVM sees unit-stride loads and vectorises. Index math lives in one int64 array
+``meta`` (offsets and strides per operand, outer sizes) that the caller fills from the actual
+shapes, so one kernel serves every size of a given (dtype, rank, inner-stride class) signature::
+
+    graph(%0 : Float(*, *), %1 : Float(*)):        # x and a row vector
+      %2 : Float(*, *) = aten::mul(%0, %1)
+      return (%2)
+
+    @njit(parallel=True, cache=True, error_model="numpy")
+    def kernel_parallel(meta, x0, x1, o0, status):
+        ...
+        for tile in prange(n_tiles):
+            ...                                    # outer index -> bases b0, b1, q0
+            r0 = x0[b0:b0 + n]
+            r1 = x1[b1:b1 + n]
+            w0 = o0[q0:q0 + n]
+            for c in range(n):
+                a0 = r0[c]
+                a1 = r1[c]
+                # t0 : Float = aten::mul(a0, a1)
+                t0 = np.float32(a0 * a1)
+                w0[c] = t0
+
+Only identifiers made here and numbers formatted here appear in the text: node kinds come
+from the renderer table, names are ``x0 a1 t2 k3``, constants are re-formatted from validated
+numbers; nothing (names, comments, strings) is copied from the graph.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+
+from ... import __version__
+from ...errors import IRError
+from ...ir.constants import constant_value
+from ...ir.symbols import prim
+from ...ir.types import ScalarType
+from .layout import GroupLayout
+from .templates import BOOL, RENDERERS, Emitter, Operand
+
+# Inner-stride classes of an operand, after the caller has coalesced dimensions.
+UNIT, ZERO, STRIDED = "unit", "zero", "strided"
+
+_SUPPORTED = {np.dtype(t) for t in ("bool", "int8", "uint8", "int16", "int32", "int64",
+                                    "float32", "float64")}
+
+
+class ArgSpec:
+    """What a kernel is specialised on for one group input: never its sizes."""
+
+    __slots__ = ("kind", "dtype", "rank")
+
+    def __init__(self, kind: str, dtype: np.dtype, rank: int = 0):
+        self.kind = kind            # "tensor" or "scalar"
+        self.dtype = np.dtype(dtype)
+        self.rank = rank
+
+    def key(self) -> tuple:
+        return (self.kind, self.dtype.str, self.rank)
+
+    def __repr__(self) -> str:
+        return f"ArgSpec({self.kind}, {self.dtype}, rank={self.rank})"
+
+
+def format_number(value: object, dtype: np.dtype) -> str:
+    """Source text for ``value`` converted to ``dtype``; only digits, signs and NumPy names."""
+    dtype = np.dtype(dtype)
+    if type(value) not in (bool, int, float):
+        raise IRError(f"a fused kernel constant must be a number, not {type(value).__name__}")
+    if dtype == BOOL:
+        return "True" if value else "False"
+    if dtype.kind in "iu":
+        if isinstance(value, float):
+            if not math.isfinite(value):
+                raise IRError(f"cannot convert {value!r} to {dtype}")
+            value = int(value)           # C-style truncation, as a cast would do
+        info = np.iinfo(dtype)
+        wrapped = (int(value) - int(info.min)) % (1 << (8 * dtype.itemsize)) + int(info.min)
+        return f"np.{dtype.name}({wrapped})"
+    number = float(dtype.type(value))
+    if math.isnan(number):
+        text = "np.nan"
+    elif math.isinf(number):
+        text = "np.inf" if number > 0 else "-np.inf"
+    else:
+        text = repr(number)
+    return f"np.{dtype.name}({text})"
+
+
+def _plain(value: object) -> str:
+    """A constant as it reads in a comment: formatted here from a validated number."""
+    if value is None or isinstance(value, bool):
+        return str(value)
+    if isinstance(value, int):
+        return str(int(value))
+    return repr(float(value))
+
+
+def _type_name(dtype: np.dtype) -> str:
+    return ScalarType.from_dtype(dtype).name
+
+
+class _Generator(Emitter):
+    def __init__(self, layout: GroupLayout, specs: list[ArgSpec], classes: list[str],
+                 rank: int, precise: bool):
+        self.layout = layout
+        self.specs = specs
+        self.classes = classes
+        self.rank = rank
+        self.fast = not precise
+        self.constants: dict[str, str] = {}     # formatted text -> module-level name
+        self.guards: list[str] = []
+        self.uses_fastmath = False
+        self.body: list[str] = []               # lines of the inner loop, before writes
+        self.values: dict[object, Operand] = {}
+        self.loaded: set[int] = set()
+        self.counter = 0
+
+    # -- Emitter interface used by the renderers -------------------------------------------
+    def literal(self, value: object, dtype: np.dtype) -> str:
+        text = format_number(value, dtype)
+        if text not in self.constants:
+            self.constants[text] = f"k{len(self.constants)}"
+        return self.constants[text]
+
+    def cast(self, op: Operand, dtype: np.dtype) -> str:
+        dtype = np.dtype(dtype)
+        if op.is_constant:
+            if op.value is None:
+                raise IRError("None where a number is needed in a fused kernel")
+            return self.literal(op.value, dtype)
+        if op.dtype == dtype:
+            return op.expr
+        if dtype == BOOL:
+            return f"({op.expr} != 0)"
+        return f"np.{dtype.name}({op.expr})"
+
+    def guard(self, condition: str) -> None:
+        self.guards.append(condition)
+
+    # -- walking the subgraph --------------------------------------------------------------
+    def operand_for(self, value) -> Operand:
+        found = self.values.get(value)
+        if found is not None:
+            return found
+        index = self.layout.operand_of.get(value)
+        if index is None:
+            raise IRError(f"%{value.debug_name} is not available in the fused kernel")
+        spec = self.specs[self._tensor_position(self.layout.operands[index].input)]
+        op = Operand(f"a{index}", spec.dtype, "tensor" if spec.rank else "zero_dim")
+        self.loaded.add(index)
+        self.values[value] = op
+        return op
+
+    def _tensor_position(self, tensor_number: int) -> int:
+        for pos, number in self.layout.tensor_index.items():
+            if number == tensor_number:
+                return pos
+        raise AssertionError(tensor_number)
+
+    def run(self) -> None:
+        layout = self.layout
+        for pos, value in enumerate(layout.graph.inputs):
+            if pos in layout.scalar_index:
+                spec = self.specs[pos]
+                self.values[value] = Operand(f"s{layout.scalar_index[pos]}", spec.dtype, "scalar")
+        for node in layout.graph.nodes():
+            if node.kind == prim.Constant:
+                value = constant_value(node)
+                if value is not None and type(value) not in (bool, int, float):
+                    raise IRError(f"constant of type {type(value).__name__} in a fused kernel")
+                text = _plain(value)
+                dtype = np.dtype(np.float64 if isinstance(value, float) else
+                                 np.bool_ if isinstance(value, bool) else np.int64)
+                self.values[node.output()] = Operand(text, dtype, "scalar", value)
+            elif node.kind in (prim.ConstantChunk, prim.FusedConcat):
+                continue
+            else:
+                self._emit(node)
+
+    def _emit(self, node) -> None:
+        ops = [self.operand_for(v) for v in node.inputs]
+        self.guards = []
+        expr, dtype = RENDERERS[node.kind](self, node, ops)
+        if dtype not in _SUPPORTED:
+            raise IRError(f"{node.kind} would produce {dtype}, unsupported in fused kernels")
+        name = f"t{self.counter}"
+        self.counter += 1
+        shown = ", ".join(op.expr for op in ops)
+        self.body.append(f"# {name} : {_type_name(dtype)} = {node.kind}({shown})")
+        for condition in self.guards:
+            self.body.append(f"if {condition}:")
+            self.body.append("    status[0] = 1")
+        if dtype != BOOL:
+            expr = f"np.{dtype.name}({expr})"
+        self.body.append(f"{name} = {expr}")
+        if "fm." in expr:
+            self.uses_fastmath = True
+        kinds = [op.kind for op in ops if op.is_tensor]
+        kind = "tensor" if "tensor" in kinds else "zero_dim"
+        self.values[node.output()] = Operand(name, dtype, kind)
+
+    # -- assembling the module -------------------------------------------------------------
+    def output_dtypes(self) -> list[np.dtype]:
+        dtypes = []
+        for out in self.layout.outputs:
+            pieces = {self.operand_for(v).dtype for v in out.pieces}
+            if len(pieces) != 1:
+                raise IRError("prim::FusedConcat of tensors with different dtypes")
+            dtypes.append(pieces.pop())
+        return dtypes
+
+    def kernel_text(self, name: str, parallel: bool) -> list[str]:
+        layout, rank = self.layout, self.rank
+        n_tensors = len(layout.tensor_index)
+        args = (["meta"] + [f"x{i}" for i in range(n_tensors)]
+                + [f"s{i}" for i in range(len(layout.scalar_index))]
+                + [f"o{i}" for i in range(len(layout.outputs))] + ["status"])
+        loop = "prange" if parallel else "range"
+        flag = "True" if parallel else "False"
+        lines = [f'@njit(parallel={flag}, cache=True, error_model="numpy")',
+                 f"def {name}({', '.join(args)}):",
+                 "    n_tiles = meta[0]", "    cols = meta[1]", "    block = meta[2]",
+                 "    n_blocks = meta[3]",
+                 f"    for tile in {loop}(n_tiles):",
+                 "        row = tile // n_blocks",
+                 "        c0 = (tile - row * n_blocks) * block",
+                 "        n = min(block, cols - c0)"]
+        outer = rank - 1
+        # Decompose the row number into outer indices, innermost outer dimension first.
+        lines.append("        rest = row")
+        for d in range(outer - 1, 0, -1):
+            lines.append(f"        i{d} = rest % meta[{4 + d}]")
+            lines.append(f"        rest = rest // meta[{4 + d}]")
+        if outer:
+            lines.append("        i0 = rest")
+        first = 4 + outer
+        stride_of = lambda k, d: f"meta[{first + k * (rank + 1) + 1 + d}]"  # noqa: E731
+
+        def base(k: int) -> str:
+            terms = [f"meta[{first + k * (rank + 1)}]"]
+            terms += [f"i{d} * {stride_of(k, d)}" for d in range(outer)]
+            terms.append(f"c0 * {stride_of(k, rank - 1)}")
+            return " + ".join(terms)
+
+        inner: list[str] = []
+        for k in sorted(self.loaded):
+            source = f"x{layout.operands[k].input}"
+            lines.append(f"        b{k} = {base(k)}")
+            cls = self.classes[k]
+            if cls == ZERO:
+                lines.append(f"        a{k} = {source}[b{k}]")
+            elif cls == UNIT:
+                lines.append(f"        r{k} = {source}[b{k}:b{k} + n]")
+                inner.append(f"a{k} = r{k}[c]")
+            else:
+                step = stride_of(k, rank - 1)
+                lines.append(f"        r{k} = {source}[b{k}:b{k} + (n - 1) * {step} + 1:{step}]")
+                inner.append(f"a{k} = r{k}[c]")
+        writes: list[str] = []
+        k = len(layout.operands)
+        for j, out in enumerate(layout.outputs):
+            for value in out.pieces:
+                lines.append(f"        q{k} = {base(k)}")
+                lines.append(f"        w{k} = o{j}[q{k}:q{k} + n]")
+                writes.append(f"w{k}[c] = {self.operand_for(value).expr}")
+                k += 1
+        lines.append("        for c in range(n):")
+        lines.extend("            " + line for line in inner + self.body + writes)
+        return lines
+
+
+def generate(layout: GroupLayout, specs: list[ArgSpec], classes: list[str], rank: int,
+             precise: bool = False) -> tuple[str, list[np.dtype]]:
+    """The kernel module's source and the group outputs' dtypes.
+
+    ``specs`` describes every group input, ``classes`` gives each operand's inner-stride class
+    (reads first, then output pieces), ``rank`` is the iteration rank (at least 1).
+    """
+    for spec in specs:
+        if spec.dtype not in _SUPPORTED:
+            raise IRError(f"fused kernels do not support dtype {spec.dtype}")
+    gen = _Generator(layout, specs, classes, max(rank, 1), precise)
+    gen.run()
+    out_dtypes = gen.output_dtypes()
+    parallel = gen.kernel_text("kernel_parallel", True)
+    serial = gen.kernel_text("kernel_serial", False)
+    head = ["# Generated by fusejit: a fused elementwise kernel. The file name is a hash of",
+            "# this text; the file is written once and never edited.",
+            f"# fusejit {format_version(__version__)}, numba {format_version(numba.__version__)}",
+            "import math", "", "import numpy as np", "from numba import njit, prange", "",
+            "from fusejit.runtime.fusion import helpers as h"]
+    if gen.uses_fastmath:
+        head.append("from fusejit.runtime.fusion import fastmath as fm")
+    head.append("")
+    head += [f"{name} = {text}" for text, name in gen.constants.items()]
+    text = "\n".join(head + ["", ""] + parallel + ["", ""] + serial) + "\n"
+    return text, out_dtypes
+
+
+def format_version(version: str) -> str:
+    """A version string reduced to digits, dots and letters (it goes into a comment)."""
+    return "".join(ch for ch in version if ch.isalnum() or ch in ".+-")[:40]

@@ -1,0 +1,149 @@
+"""``FusedKernel``: a fusion group compiled to native code, called with NumPy arrays.
+
+::
+
+    group = graph.find(prim.FusionGroup)          # or the subgraph itself
+    kernel = FusedKernel(group)
+    hy, cy = kernel(cx, gates_a, gates_b, ...)    # NumPy in, NumPy out (a tuple)
+    print(kernel_source(group, *inputs))          # the generated module, as text
+
+A call checks the inputs (count, kinds, dtypes), makes or reuses a launch plan for their shapes
+and strides (bad shapes raise ``InterpreterError`` before any native code runs), picks the
+variant compiled for the inputs' (dtype, rank, inner-stride class) signature, compiling it on
+first use through the on-disk cache, and runs the serial or parallel entry point.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.lib.stride_tricks import as_strided
+
+from ...errors import InterpreterError
+from ...ir.graph import Graph, Node
+from .cache import load_module
+from .codegen import ArgSpec, generate
+from .layout import GroupLayout, analyse
+from .plan import Plan, make_plan
+
+_PLAN_LIMIT = 256
+
+
+def _subgraph(group: Node | Graph) -> Graph:
+    if isinstance(group, Graph):
+        return group
+    if isinstance(group, Node) and group.has_attribute("Subgraph"):
+        return group.g("Subgraph")
+    raise InterpreterError(f"expected a fusion group node or its subgraph, got {group!r}")
+
+
+class _Variant:
+    __slots__ = ("source", "parallel", "serial", "out_dtypes")
+
+    def __init__(self, source: str, module, out_dtypes):
+        self.source = source
+        self.parallel = module.kernel_parallel
+        self.serial = module.kernel_serial
+        self.out_dtypes = out_dtypes
+
+
+class FusedKernel:
+    """One fusion group, compiled per input signature; ``kernel(*inputs) -> tuple``."""
+
+    def __init__(self, group: Node | Graph, *, precise: bool = False):
+        self.layout: GroupLayout = analyse(_subgraph(group))
+        self.precise = precise
+        self._variants: dict[tuple, _Variant] = {}
+        self._plans: dict[tuple, Plan] = {}
+
+    # -- preparing a call ------------------------------------------------------------------
+    def _specs(self, inputs: tuple) -> tuple[list[ArgSpec], list[np.ndarray], list]:
+        layout = self.layout
+        if len(inputs) != len(layout.input_kinds):
+            raise InterpreterError(f"fused kernel takes {len(layout.input_kinds)} inputs, "
+                                   f"got {len(inputs)}")
+        specs, arrays, scalars = [], [], []
+        for pos, (kind, x) in enumerate(zip(layout.input_kinds, inputs)):
+            if kind == "tensor":
+                if not isinstance(x, np.ndarray):
+                    raise InterpreterError(f"fused kernel input {pos} must be a NumPy array, "
+                                           f"got {type(x).__name__}")
+                specs.append(ArgSpec("tensor", x.dtype, x.ndim))
+                arrays.append(x)
+            else:
+                if isinstance(x, np.ndarray) and x.ndim == 0:
+                    x = x.item()
+                if isinstance(x, (bool, np.bool_)):
+                    specs.append(ArgSpec("scalar", np.bool_))
+                    scalars.append(bool(x))
+                elif isinstance(x, (int, np.integer)):
+                    specs.append(ArgSpec("scalar", np.int64))
+                    scalars.append(int(x))
+                elif isinstance(x, (float, np.floating)):
+                    specs.append(ArgSpec("scalar", np.float64))
+                    scalars.append(float(x))
+                else:
+                    raise InterpreterError(f"fused kernel input {pos} must be a number, "
+                                           f"got {type(x).__name__}")
+        return specs, arrays, scalars
+
+    def _prepare(self, inputs: tuple):
+        specs, arrays, scalars = self._specs(inputs)
+        flats, shapes, strides = [], [], []
+        for x in arrays:
+            st = x.strides
+            item = x.itemsize
+            if x.flags.c_contiguous:
+                flat = x.reshape(-1)
+            elif all(s >= 0 and s % item == 0 for s in st):
+                # A 1-d window from the first element to the last one the view can reach.
+                span = 1 + sum((n - 1) * s // item for n, s in zip(x.shape, st)) if x.size else 0
+                flat = as_strided(x, shape=(span,), strides=(item,))
+            else:
+                x = np.ascontiguousarray(x)
+                flat = x.reshape(-1)
+            flats.append(flat)
+            shapes.append(x.shape)
+            strides.append(tuple(s // item for s in x.strides) if x.ndim else ())
+        rank = max((len(s) for s in shapes), default=0)
+        key = (tuple(shapes), tuple(strides))
+        plan = self._plans.get(key)
+        if plan is None:
+            if len(self._plans) >= _PLAN_LIMIT:
+                self._plans.clear()
+            plan = make_plan(self.layout, shapes, strides, rank)
+            self._plans[key] = plan
+        variant_key = (tuple(s.key() for s in specs), plan.classes, plan.rank)
+        return specs, flats, scalars, plan, variant_key
+
+    def _variant(self, specs: list[ArgSpec], plan: Plan, key: tuple) -> _Variant:
+        variant = self._variants.get(key)
+        if variant is None:
+            source, out_dtypes = generate(self.layout, specs, list(plan.classes), plan.rank,
+                                          self.precise)
+            variant = _Variant(source, load_module(source), out_dtypes)
+            self._variants[key] = variant
+        return variant
+
+    # -- public ------------------------------------------------------------------------------
+    def source(self, *inputs) -> str:
+        """The generated module's text for inputs like these."""
+        specs, _flats, _scalars, plan, _key = self._prepare(inputs)
+        return generate(self.layout, specs, list(plan.classes), plan.rank, self.precise)[0]
+
+    def __call__(self, *inputs) -> tuple[np.ndarray, ...]:
+        specs, flats, scalars, plan, key = self._prepare(inputs)
+        variant = self._variant(specs, plan, key)
+        outs = [np.empty(shape, dtype) for shape, dtype in zip(plan.out_shapes,
+                                                                variant.out_dtypes)]
+        if plan.numel:
+            status = np.zeros(1, np.int64)
+            fn = variant.serial if plan.serial else variant.parallel
+            fn(plan.meta, *flats, *scalars, *[o.reshape(-1) for o in outs], status)
+            if status[0]:
+                raise InterpreterError("integer division by zero in a fused remainder or fmod")
+        return tuple(outs)
+
+
+def kernel_source(group: Node | Graph, *example_inputs, precise: bool = False) -> str:
+    """The Python source fusejit generates for ``group`` called with inputs like these."""
+    return FusedKernel(group, precise=precise).source(*example_inputs)

@@ -1,0 +1,145 @@
+"""What a fusion group reads and writes, found once from its subgraph (no dtypes, no sizes).
+
+A tensor *operand* is one strided view the kernel reads: a group input, or one piece of a
+``prim::ConstantChunk`` of a group input. Outputs are plain values or ``prim::FusedConcat``s,
+whose pieces are written into slices of one array::
+
+    graph(%x : Tensor, %y : Tensor, %s : float):
+      %a, %b = prim::ConstantChunk[chunks=2, dim=1](%x)   operands: x.chunk0, x.chunk1, y
+      %c = aten::mul(%a, %s)
+      %d = aten::add(%c, %y, ...)
+      %e = prim::FusedConcat[dim=0](%d, %b)               output 0: concat of pieces d, b
+      return (%e)
+"""
+
+from __future__ import annotations
+
+from ...errors import IRError
+from ...ir.graph import Graph, Node, Value
+from ...ir.symbols import prim
+from ...ir.types import BoolType, FloatType, IntType, NumberType, TensorType
+from .templates import RENDERERS
+
+
+class TensorOperand:
+    """A view the kernel reads: group input ``input`` (a tensor-input index), maybe chunked."""
+
+    __slots__ = ("input", "chunks", "dim", "index")
+
+    def __init__(self, input: int, chunks: int = 1, dim: int = 0, index: int = 0):
+        self.input = input
+        self.chunks = chunks
+        self.dim = dim
+        self.index = index
+
+    @property
+    def is_chunk(self) -> bool:
+        return self.chunks > 1 or self.index > 0
+
+
+class OutputLayout:
+    """One group output: its pieces (one value, or the inputs of a FusedConcat) and concat dim."""
+
+    __slots__ = ("pieces", "concat_dim")
+
+    def __init__(self, pieces: list[Value], concat_dim: int | None):
+        self.pieces = pieces
+        self.concat_dim = concat_dim
+
+
+class GroupLayout:
+    """The static structure of a fusion group's subgraph."""
+
+    __slots__ = ("graph", "input_kinds", "tensor_index", "scalar_index", "operands",
+                 "operand_of", "outputs", "depends")
+
+    def __init__(self, graph: Graph):
+        self.graph = graph
+        self.input_kinds: list[str] = []          # "tensor" or "scalar", per graph input
+        self.tensor_index: dict[int, int] = {}    # graph input position -> tensor input number
+        self.scalar_index: dict[int, int] = {}    # graph input position -> scalar input number
+        self.operands: list[TensorOperand] = []
+        self.operand_of: dict[Value, int] = {}    # input or chunk-output value -> operand
+        self.outputs: list[OutputLayout] = []
+        self.depends: dict[Value, frozenset[int]] = {}   # value -> operands it reads
+
+
+def _where(node: Node) -> str:
+    return f" at {node.source_range}" if node.source_range is not None else ""
+
+
+def analyse(graph: Graph) -> GroupLayout:
+    """Check that ``graph`` is a compilable fusion subgraph and describe its operands."""
+    layout = GroupLayout(graph)
+    for pos, value in enumerate(graph.inputs):
+        if isinstance(value.type, TensorType):
+            layout.tensor_index[pos] = len(layout.tensor_index)
+            layout.input_kinds.append("tensor")
+            if any(use.user.kind != prim.ConstantChunk for use in value.uses) or not value.uses:
+                _add_operand(layout, value, TensorOperand(layout.tensor_index[pos]))
+        elif isinstance(value.type, (FloatType, IntType, BoolType, NumberType)):
+            layout.scalar_index[pos] = len(layout.scalar_index)
+            layout.input_kinds.append("scalar")
+            layout.depends[value] = frozenset()
+        else:
+            raise IRError(f"fusion group input {pos} has type {value.type}, which a fused kernel "
+                          "cannot take (tensors and numbers only)")
+    if not layout.tensor_index:
+        raise IRError("a fusion group needs at least one tensor input")
+    for node in graph.nodes():
+        _analyse_node(layout, node)
+    for value in graph.outputs:
+        producer = value.node
+        if producer.kind == prim.FusedConcat:
+            layout.outputs.append(OutputLayout(list(producer.inputs), producer.i("dim")))
+        elif isinstance(value.type, TensorType) or value in layout.operand_of:
+            layout.outputs.append(OutputLayout([value], None))
+        else:
+            raise IRError(f"fusion group output %{value.debug_name} is not a tensor")
+    return layout
+
+
+def _add_operand(layout: GroupLayout, value: Value, operand: TensorOperand) -> None:
+    layout.operand_of[value] = len(layout.operands)
+    layout.depends[value] = frozenset({len(layout.operands)})
+    layout.operands.append(operand)
+
+
+def _analyse_node(layout: GroupLayout, node: Node) -> None:
+    kind = node.kind
+    if kind == prim.Constant:
+        if isinstance(node.output().type, TensorType):
+            raise IRError(f"tensor constant inside a fusion group{_where(node)}: tensor "
+                          "constants must be group inputs")
+        layout.depends[node.output()] = frozenset()
+        return
+    if kind == prim.ConstantChunk:
+        source = node.input()
+        if source.node.kind != prim.Param or source not in layout.graph.inputs:
+            raise IRError(f"prim::ConstantChunk of a computed value{_where(node)}: the fuser "
+                          "only chunks group inputs")
+        chunks, dim = node.i("chunks"), node.i("dim")
+        if chunks < 1 or chunks != len(node.outputs):
+            raise IRError(f"prim::ConstantChunk with chunks={chunks} and {len(node.outputs)} "
+                          f"outputs{_where(node)}")
+        tensor = layout.tensor_index[layout.graph.inputs.index(source)]
+        for j, out in enumerate(node.outputs):
+            _add_operand(layout, out, TensorOperand(tensor, chunks, dim, j))
+        return
+    if kind == prim.FusedConcat:
+        users = [use.user for out in node.outputs for use in out.uses]
+        if any(u.kind != prim.Return for u in users):
+            raise IRError(f"prim::FusedConcat result used inside its group{_where(node)}")
+        return
+    if kind not in RENDERERS:
+        raise IRError(f"{kind} cannot run in a fused kernel{_where(node)}")
+    if node.blocks or len(node.outputs) != 1:
+        raise IRError(f"{kind} in a fusion group must have one output and no blocks"
+                      f"{_where(node)}")
+    deps: frozenset[int] = frozenset()
+    for value in node.inputs:
+        if value not in layout.depends:
+            raise IRError(f"{kind} reads %{value.debug_name}, which is not defined in its "
+                          f"fusion group{_where(node)}")
+        deps |= layout.depends[value]
+    layout.depends[node.output()] = deps

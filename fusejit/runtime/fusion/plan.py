@@ -1,0 +1,177 @@
+"""Launch plans: from the actual shapes and strides of a call to the kernel's ``meta`` array.
+
+Every operand (chunk pieces, inputs, output pieces) becomes an offset and one stride per
+iteration dimension, 0 where it broadcasts. Dimensions are then coalesced where every operand
+allows it (``stride[d] == stride[d+1] * size[d+1]``), so a contiguous 4 x 5 x 6 call runs as
+one row of 120, cut into column blocks for the threads::
+
+    x : (4, 1) strides (1, 0)       y : (5,) strides (1,)        out : (4, 5)
+    operands: x -> offset 0, strides (1, 0);  y -> (0, 1);  out -> (5, 1)
+    meta = [n_tiles, cols, block, n_blocks, size_0, offset_x, 1, 0, offset_y, 0, 1, 0, 5, 1]
+
+Plans depend only on shapes and strides and are memoised by the caller.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from ...errors import InterpreterError
+from .codegen import STRIDED, UNIT, ZERO
+from .layout import GroupLayout
+
+# Below this many elements the serial kernel runs: a parallel launch costs about 10 us.
+SERIAL_LIMIT = 1 << 15
+_MIN_BLOCK = 2048
+
+
+class Plan:
+    """Everything a call needs besides the data: meta, output shapes, which kernel to run."""
+
+    __slots__ = ("meta", "classes", "out_shapes", "numel", "serial", "rank")
+
+    def __init__(self, meta, classes, out_shapes, numel, serial, rank):
+        self.meta = meta
+        self.classes = classes
+        self.out_shapes = out_shapes
+        self.numel = numel
+        self.serial = serial
+        self.rank = rank
+
+
+def _contiguous_strides(shape: tuple[int, ...]) -> list[int]:
+    strides, acc = [], 1
+    for size in reversed(shape):
+        strides.append(acc)
+        acc *= max(size, 1)
+    return strides[::-1]
+
+
+def _describe(layout: GroupLayout, k: int) -> str:
+    op = layout.operands[k]
+    pos = [p for p, n in layout.tensor_index.items() if n == op.input][0]
+    name = layout.graph.inputs[pos].debug_name
+    piece = f", chunk {op.index} of {op.chunks} along dim {op.dim}" if op.is_chunk else ""
+    return f"group input {pos} (%{name}{piece})"
+
+
+def make_plan(layout: GroupLayout, shapes: list[tuple[int, ...]],
+              strides: list[tuple[int, ...]], rank: int) -> Plan:
+    """A plan for tensor inputs of these shapes and element strides; ``rank`` is static."""
+    views: list[tuple[tuple[int, ...], list[int], int]] = []
+    for k, op in enumerate(layout.operands):
+        shape, st = list(shapes[op.input]), list(strides[op.input])
+        offset = 0
+        if op.is_chunk:
+            ndim = len(shape)
+            dim = op.dim + ndim if op.dim < 0 else op.dim
+            if not 0 <= dim < ndim:
+                raise InterpreterError(f"{_describe(layout, k)}: chunk dim {op.dim} is out of "
+                                       f"range for a tensor of rank {ndim}")
+            if shape[dim] % op.chunks:
+                raise InterpreterError(f"{_describe(layout, k)}: size {shape[dim]} along dim "
+                                       f"{dim} does not split into {op.chunks} equal chunks")
+            shape[dim] //= op.chunks
+            offset = op.index * shape[dim] * st[dim]
+        views.append((tuple(shape), st, offset))
+    try:
+        iter_shape = np.broadcast_shapes(*[v[0] for v in views])
+    except ValueError:
+        listing = "; ".join(f"{_describe(layout, k)}: {v[0]}" for k, v in enumerate(views))
+        raise InterpreterError(f"fused kernel inputs do not broadcast together: {listing}") \
+            from None
+    if len(iter_shape) > rank:
+        raise InterpreterError(f"fused kernel compiled for rank {rank} got rank {len(iter_shape)}")
+    iter_shape = (1,) * (rank - len(iter_shape)) + tuple(iter_shape)
+    _check_outputs(layout, views, iter_shape)
+
+    operand_strides: list[list[int]] = []
+    offsets: list[int] = []
+    for shape, st, offset in views:
+        pad = rank - len(shape)
+        full = [0] * pad + [s if size != 1 else 0 for size, s in zip(shape, st)]
+        operand_strides.append(full)
+        offsets.append(offset)
+    out_shapes = []
+    for out in layout.outputs:
+        shape = list(iter_shape)
+        if out.concat_dim is not None:
+            dim = out.concat_dim + rank if out.concat_dim < 0 else out.concat_dim
+            if not 0 <= dim < max(rank, 1):
+                raise InterpreterError(f"prim::FusedConcat dim {out.concat_dim} is out of range "
+                                       f"for rank {rank}")
+            shape[dim] *= len(out.pieces)
+            full = _contiguous_strides(tuple(shape))
+            for j in range(len(out.pieces)):
+                operand_strides.append([s if n != 1 else 0 for n, s in zip(iter_shape, full)])
+                offsets.append(j * iter_shape[dim] * full[dim])
+        else:
+            full = _contiguous_strides(tuple(shape))
+            operand_strides.append([s if n != 1 else 0 for n, s in zip(iter_shape, full)])
+            offsets.append(0)
+        out_shapes.append(tuple(shape))
+
+    sizes, operand_strides = _coalesce(list(iter_shape), operand_strides)
+    kernel_rank = max(rank, 1)
+    pad = kernel_rank - len(sizes)
+    sizes = [1] * pad + sizes
+    operand_strides = [[0] * pad + st for st in operand_strides]
+    cols = sizes[-1]
+    rows = 1
+    for s in sizes[:-1]:
+        rows *= s
+    numel = rows * cols
+    classes = []
+    for st in operand_strides:
+        inner = st[-1]
+        classes.append(UNIT if cols == 1 or inner == 1 else ZERO if inner == 0 else STRIDED)
+    serial = numel < SERIAL_LIMIT
+    if serial:
+        n_blocks = 1
+    else:
+        want = 4 * numba.get_num_threads()
+        n_blocks = max(1, min(-(-want // rows), -(-cols // _MIN_BLOCK)))
+    block = -(-cols // n_blocks) if cols else 1
+    n_blocks = -(-cols // block) if cols else 1
+    meta = [rows * n_blocks, cols, block, n_blocks] + sizes[:-1]
+    for offset, st in zip(offsets, operand_strides):
+        meta.append(offset)
+        meta.extend(st)
+    array = np.array(meta, dtype=np.int64)
+    array.setflags(write=False)
+    return Plan(array, tuple(classes), out_shapes, numel, serial, kernel_rank)
+
+
+def _check_outputs(layout: GroupLayout, views, iter_shape: tuple[int, ...]) -> None:
+    """Each output piece must have the full iteration shape (what the kernel writes)."""
+    for j, out in enumerate(layout.outputs):
+        for value in out.pieces:
+            deps = layout.depends.get(value, frozenset())
+            shapes = [views[k][0] for k in deps]
+            shape = np.broadcast_shapes(*shapes) if shapes else ()
+            shape = (1,) * (len(iter_shape) - len(shape)) + tuple(shape)
+            if shape != iter_shape:
+                raise InterpreterError(
+                    f"fused kernel output {j} has shape {tuple(shape)} but the group's inputs "
+                    f"broadcast to {tuple(iter_shape)}; the fuser should not have grouped them")
+
+
+def _coalesce(sizes: list[int], operand_strides: list[list[int]]):
+    """Drop size-1 dimensions and merge neighbours that every operand walks contiguously."""
+    keep = [d for d, s in enumerate(sizes) if s != 1]
+    if not keep:
+        return [1], [[0] for _ in operand_strides]
+    new_sizes = [sizes[keep[0]]]
+    new_strides = [[st[keep[0]]] for st in operand_strides]
+    for d in keep[1:]:
+        size = sizes[d]
+        if all(ns[-1] == st[d] * size for ns, st in zip(new_strides, operand_strides)):
+            new_sizes[-1] *= size
+            for ns, st in zip(new_strides, operand_strides):
+                ns[-1] = st[d]
+        else:
+            new_sizes.append(size)
+            for ns, st in zip(new_strides, operand_strides):
+                ns.append(st[d])
+    return new_sizes, new_strides
