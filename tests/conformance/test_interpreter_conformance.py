@@ -1,0 +1,89 @@
+"""Every corpus graph, before and after PyTorch's fuser, runs in the reference interpreter and
+matches the values PyTorch computed (``outputs.npz``), dtype and shape included.
+
+Inputs are rebuilt from ``inputs.npz`` per ``summary.json``: non-tensor parameters become Python
+scalars, and a tensor specialised to non-contiguous strides is passed with those strides. The
+``tensor_constants`` case prints a 20-element constant as ``<Tensor>``; its note says it is
+``torch.arange(20.).reshape(4, 5)`` (float32), which the harness puts back before compiling.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from fusejit import parse_ir
+from fusejit.ir.graph import ElidedTensor
+from fusejit.ir.symbols import prim
+from fusejit.runtime.executor import compile as compile_graph
+from tests.conftest import IR_FILES, corpus_path, read_corpus
+
+_SCALARS = {"int": int, "float": float, "bool": bool}
+# Values of tensor constants the IR text elides, from each case's summary.json notes.
+_ELIDED = {
+    "tensor_constants": {(4, 5): np.arange(20.0, dtype=np.float32).reshape(4, 5)},
+}
+
+
+def _with_strides(array: np.ndarray, strides: list[int]) -> np.ndarray:
+    """``array``'s values laid out with the given element strides (a permuted contiguous one)."""
+    order = sorted(range(array.ndim), key=lambda d: -strides[d])
+    laid_out = np.ascontiguousarray(array.transpose(order)).transpose(np.argsort(order))
+    return laid_out
+
+
+def _inputs(case: str) -> list:
+    summary = json.loads(read_corpus(f"{case}/summary.json"))
+    arrays = np.load(corpus_path(f"{case}/inputs.npz"))
+    values = []
+    for spec in summary["inputs"]:
+        array = arrays[spec["key"]]
+        if spec["type"] in _SCALARS:
+            values.append(_SCALARS[spec["type"]](array.item()))
+        elif spec.get("strides") is not None and array.ndim > 1:
+            values.append(_with_strides(array, spec["strides"]))
+        else:
+            values.append(array)
+    return values
+
+
+def _fill_elided_constants(case: str, graph) -> None:
+    graphs = [graph] + [n.g("Subgraph") for n in graph.all_nodes() if n.has_attribute("Subgraph")]
+    for g in graphs:
+        for node in g.all_nodes():
+            if node.kind == prim.Constant and node.has_attribute("value") \
+                    and isinstance(node.attr("value"), ElidedTensor):
+                shape = tuple(node.output().type.sizes)
+                node.t_("value", _ELIDED[case][shape])
+
+
+@pytest.mark.parametrize("rel", IR_FILES)
+def test_corpus_graph_matches_pytorch(rel):
+    case = rel.split("/")[0]
+    graph = parse_ir(read_corpus(rel))
+    _fill_elided_constants(case, graph)
+    fn = compile_graph(graph)
+    result = fn(*_inputs(case))
+    results = result if isinstance(result, tuple) else (result,)
+    expected = np.load(corpus_path(f"{case}/outputs.npz"))
+    assert len(results) == len(expected.files)
+    for i, got in enumerate(results):
+        want = expected[f"out{i}"]
+        if isinstance(got, list):              # int[] from size(): stored as int64 arrays
+            assert all(type(x) is int for x in got)
+            got = np.asarray(got, dtype=np.int64)
+        assert isinstance(got, np.ndarray), f"out{i} is {type(got).__name__}"
+        assert got.dtype == want.dtype, f"out{i}: dtype {got.dtype}, expected {want.dtype}"
+        assert got.shape == want.shape, f"out{i}: shape {got.shape}, expected {want.shape}"
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6, err_msg=f"out{i}")
+
+
+def test_elided_constant_without_values_is_an_error():
+    from fusejit import InterpreterError
+
+    graph = parse_ir(read_corpus("tensor_constants/input.ir"))
+    fn = compile_graph(graph)
+    with pytest.raises(InterpreterError, match=r"%33 .*<Tensor>"):
+        fn(*_inputs("tensor_constants"))

@@ -1,0 +1,166 @@
+"""``compile``: argument checking, results, graph_for, errors, threads."""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+
+from fusejit import FusejitError, InterpreterError, parse_ir
+from fusejit.ir.graph import Graph
+from fusejit.ir.types import FLOAT, INT
+from fusejit.runtime.executor import compile
+from fusejit.runtime.python_op import create_python_op
+
+PASS_THROUGH = """graph(%x : Float(3, 4), %n : int, %f : float, %b : bool, %l : int[],
+      %o : Tensor?):
+  return (%x, %n, %f, %b, %l, %o)
+"""
+GOOD = [np.ones((3, 4), np.float32), 2, 0.5, True, [1, 2], None]
+
+
+def test_outputs_come_back_as_a_tuple_in_order():
+    fn = compile(parse_ir(PASS_THROUGH))
+    out = fn(*GOOD)
+    assert isinstance(out, tuple) and len(out) == 6
+    assert out[0] is GOOD[0] and out[1:] == (2, 0.5, True, [1, 2], None)
+
+
+def test_single_output_is_returned_bare_and_none_for_no_outputs():
+    one = compile(parse_ir("graph(%x : Tensor):\n  return (%x)\n"))
+    a = np.arange(3)
+    assert one(a) is a
+    assert compile(parse_ir("graph(%x : Tensor):\n  return ()\n"))(a) is None
+
+
+@pytest.mark.parametrize("index, value, expected", [
+    (0, np.zeros((5,), np.int64), None),          # any dtype/shape for a Tensor parameter
+    (1, np.int64(7), 7),                            # NumPy integer for int
+    (2, 3, 3.0),                                    # int for float, converted
+    (2, np.float32(0.25), 0.25),
+    (3, np.bool_(False), False),
+    (4, (4, 5), [4, 5]),                            # tuple for int[]
+    (5, np.ones(2), None),                          # Tensor? given a tensor
+])
+def test_accepted_arguments(index, value, expected):
+    args = list(GOOD)
+    args[index] = value
+    out = compile(parse_ir(PASS_THROUGH))(*args)[index]
+    if expected is None:
+        assert out is value
+    else:
+        assert out == expected and type(out) is type(expected)
+
+
+@pytest.mark.parametrize("index, value, message", [
+    (0, [[1.0] * 4] * 3, r"%x \(input 0\) expects Float\(3, 4\), got a list of 3"),
+    (0, 1.5, r"%x \(input 0\) expects .*got float"),
+    (1, True, r"%n \(input 1\) expects int, got bool"),
+    (1, 2.0, r"%n \(input 1\) expects int, got float"),
+    (1, np.array(3), r"%n \(input 1\) expects int, got an array of int64 \(\)"),
+    (2, "x", r"%f \(input 2\) expects float, got str"),
+    (3, 1, r"%b \(input 3\) expects bool, got int"),
+    (4, [1, 2.5], r"%l \(input 4\) expects int\[\], got a list of 2 \(element 1 is float\)"),
+    (5, 3, r"%o \(input 5\) expects Tensor\?, got int"),
+])
+def test_rejected_arguments_name_the_parameter(index, value, message):
+    args = list(GOOD)
+    args[index] = value
+    with pytest.raises(InterpreterError, match=message):
+        compile(parse_ir(PASS_THROUGH))(*args)
+
+
+def test_wrong_argument_count_lists_the_parameters():
+    fn = compile(parse_ir(PASS_THROUGH))
+    with pytest.raises(InterpreterError, match=r"expected 6 arguments \(%x, %n, %f, %b, %l, %o\)"):
+        fn(*GOOD[:2])
+
+
+def test_if_without_operators():
+    fn = compile(parse_ir("""graph(%x : Tensor, %y : Tensor, %c : bool):
+  %z : Tensor = prim::If(%c)
+    block0():
+      -> (%x)
+    block1():
+      -> (%y)
+  return (%z)
+"""))
+    x, y = np.zeros(2), np.ones(2)
+    assert fn(x, y, True) is x and fn(x, y, False) is y
+
+
+def test_graph_for_returns_the_graph_it_ran_and_checks_inputs():
+    graph = parse_ir(PASS_THROUGH)
+    fn = compile(graph)
+    assert str(fn.graph_for(*GOOD)) == str(graph)
+    with pytest.raises(InterpreterError):
+        fn.graph_for(1)
+
+
+def _checked_sqrt_graph() -> Graph:
+    g = Graph()
+    x = g.add_input("x", FLOAT)
+
+    def checked_sqrt(v):
+        if v < 0:
+            raise ValueError(f"negative: {v}")
+        return v ** 0.5
+
+    node = g.insert_node(create_python_op(g, checked_sqrt, [x], output_types=[FLOAT]))
+    g.register_output(node.output())
+    return g
+
+
+def test_function_keeps_working_after_an_error():
+    fn = compile(_checked_sqrt_graph())
+    assert fn(4.0) == 2.0
+    with pytest.raises(InterpreterError, match="negative: -1.0") as info:
+        fn(-1.0)
+    assert isinstance(info.value.__cause__, ValueError)
+    assert fn(9) == 3.0
+
+
+def test_threads_share_one_compiled_function():
+    g = Graph()
+    x, k = g.add_input("x"), g.add_input("k", INT)
+    node = g.insert_node(create_python_op(g, lambda a, b: a * b, [x, k]))
+    g.register_output(node.output())
+    fn = compile(g)
+    failures = []
+
+    def worker(t):
+        for i in range(200):
+            a = np.full(3, float(t))
+            if not np.array_equal(fn(a, i), a * i):
+                failures.append((t, i))
+
+    threads = [threading.Thread(target=worker, args=(t,)) for t in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert failures == []
+
+
+def test_compile_rejects_bad_arguments():
+    with pytest.raises(FusejitError, match="needs a fusejit Graph"):
+        compile("graph()")
+    with pytest.raises(FusejitError, match="unknown engine 'turbo'"):
+        compile(parse_ir(PASS_THROUGH), engine="turbo")
+
+
+def test_fuse_true_runs_the_fuser_on_a_copy():
+    pytest.importorskip("fusejit.passes.graph_fuser")
+    pytest.importorskip("fusejit.runtime.ops")
+    text = """graph(%x : Float(3, 4, strides=[4, 1], device=cpu)):
+  %a : Float(3, 4, strides=[4, 1], device=cpu) = aten::exp(%x)
+  %b : Float(3, 4, strides=[4, 1], device=cpu) = aten::tanh(%a)
+  return (%b)
+"""
+    graph = parse_ir(text)
+    fn = compile(graph, fuse=True)
+    x = np.linspace(-1, 1, 12, dtype=np.float32).reshape(3, 4)
+    assert "prim::FusionGroup" in str(fn.graph_for(x))
+    assert str(graph) == parse_ir(text).__str__()
+    np.testing.assert_allclose(fn(x), np.tanh(np.exp(x)), rtol=1e-6)
