@@ -164,3 +164,67 @@ def test_fuse_true_runs_the_fuser_on_a_copy():
     assert "prim::FusionGroup" in str(fn.graph_for(x))
     assert str(graph) == parse_ir(text).__str__()
     np.testing.assert_allclose(fn(x), np.tanh(np.exp(x)), rtol=1e-6)
+
+
+# -- with the operator library ------------------------------------------------------------------
+
+COLLATZ = """graph(%x : int):
+  %max : int = prim::Constant[value=9223372036854775807]()
+  %one : int = prim::Constant[value=1]()
+  %two : int = prim::Constant[value=2]()
+  %three : int = prim::Constant[value=3]()
+  %c0 : bool = aten::gt(%x, %one)
+  %zero : int = prim::Constant[value=0]()
+  %steps : int, %v : int = prim::Loop(%max, %c0, %zero, %x)
+    block0(%i : int, %s : int, %a : int):
+      %r : int = aten::remainder(%a, %two)
+      %odd : bool = aten::eq(%r, %one)
+      %b : int = prim::If(%odd)
+        block0():
+          %m : int = aten::mul(%a, %three)
+          %p : int = aten::add(%m, %one)
+          -> (%p)
+        block1():
+          %h : int = aten::floordiv(%a, %two)
+          -> (%h)
+      %c : bool = aten::gt(%b, %one)
+      %s1 : int = aten::add(%i, %one)
+      -> (%c, %s1, %b)
+  return (%steps, %v)
+"""
+
+
+@pytest.mark.parametrize("x", [1, 2, 6, 27])
+def test_while_loop_with_if_runs_on_the_operator_library(x):
+    # %s1 counts iterations from the trip counter %i, so it tests the desugared counter too
+    steps, v = 0, x
+    while v > 1:
+        v = 3 * v + 1 if v % 2 == 1 else v // 2
+        steps += 1
+    assert compile(parse_ir(COLLATZ))(x) == (steps, v)
+
+
+def test_operator_failure_and_raise_exception_with_the_operator_library():
+    from fusejit import JITException
+
+    mm = compile(parse_ir("""graph(%a : Tensor, %b : Tensor):
+  %c : Tensor = aten::mm(%a, %b) # model.py:12:8
+  return (%c)
+"""))
+    with pytest.raises(InterpreterError, match=r"(?s)aten::mm\(%a, %b\).*model.py:12:8"):
+        mm(np.ones((2, 3)), np.ones((2, 3)))
+    np.testing.assert_array_equal(mm(np.ones((2, 3)), np.ones((3, 1))), np.full((2, 1), 3.0))
+    check = compile(parse_ir("""graph(%c : bool):
+  %msg : str = prim::Constant[value="bad input"]()
+  %n : NoneType = prim::Constant()
+  %r : NoneType = prim::If(%c)
+    block0():
+       = prim::RaiseException(%msg) # model.py:4:8
+      -> (%n)
+    block1():
+      -> (%n)
+  return (%r)
+"""))
+    with pytest.raises(JITException, match=r"(?s)model.py:4:8.*bad input"):
+        check(True)
+    assert check(False) is None
