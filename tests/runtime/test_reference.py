@@ -375,3 +375,24 @@ def test_threads_share_one_code():
         t.join()
     assert {c: v.pop() for c, v in results.items()} == expected
     assert all(len(v) == 0 for v in results.values())
+
+
+def test_nested_forks_on_a_one_thread_pool_do_not_deadlock():
+    from fusejit.runtime import futures
+
+    # The outer forked task forks an inner one and waits for it: with one pool thread this only
+    # finishes because the outer task suspends at its wait instead of blocking the thread.
+    inner = _fork_graph([_sleepy(0.01, 1)])
+    outer = Graph()
+    x = outer.add_input("x")
+    fork = outer.insert_node(outer.create(prim.fork, [x], 1))
+    fork.g_("Subgraph", inner)
+    fork.output().set_type(FutureType(TENSOR))
+    outer.register_output(outer.insert(aten.wait, [fork.output()]).output())
+    size = futures.fork_pool_size()
+    futures.set_fork_pool_size(1)
+    try:
+        future = InterpreterState(Code(outer)).run_async([41])
+        assert future.wait(5) == 42
+    finally:
+        futures.set_fork_pool_size(size)
