@@ -24,6 +24,7 @@ comparison is cheap and keeps one Loop shape for the lowering.
 
 from __future__ import annotations
 
+from ..errors import IRError
 from ..ir.graph import Block, Graph, Value
 from ..ir.symbols import aten, prim
 from ..ir.types import BOOL, INT
@@ -47,6 +48,10 @@ def _desugar_block(block: Block) -> None:
 
 
 def _desugar_loop(loop) -> None:
+    if len(loop.blocks) != 1 or len(loop.inputs) < 2 or len(loop.blocks[0].inputs) < 1 \
+            or len(loop.blocks[0].outputs) < 1:
+        raise IRError(f"prim::Loop needs a trip count, a condition and one body block with a "
+                      f"trip-count input and a condition output:\n  {str(loop).strip()}")
     graph = loop.graph
     body = loop.blocks[0]
     body_trip_count = body.inputs[0]

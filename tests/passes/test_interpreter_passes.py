@@ -186,3 +186,13 @@ def test_find_last_uses_loop_body_never_moves_outer_values():
         for value, flag in zip(node.inputs, flags[node]):
             if value.node.owning_block is not body:
                 assert not flag, f"{node.kind} moves outer value %{value.debug_name}"
+
+
+def test_desugar_trip_counts_refuses_a_malformed_loop():
+    from fusejit import IRError
+    from fusejit.ir.graph import Graph
+
+    g = Graph()
+    g.insert(prim.Loop, (g.add_input("n"),), 0).add_block()
+    with pytest.raises(IRError, match="prim::Loop needs a trip count"):
+        desugar_trip_counts(g)
