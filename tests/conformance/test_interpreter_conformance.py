@@ -59,12 +59,11 @@ def _fill_elided_constants(case: str, graph) -> None:
                 node.t_("value", _ELIDED[case][shape])
 
 
-@pytest.mark.parametrize("rel", IR_FILES)
-def test_corpus_graph_matches_pytorch(rel):
+def _check_case(rel: str, fuse: bool) -> None:
     case = rel.split("/")[0]
     graph = parse_ir(read_corpus(rel))
     _fill_elided_constants(case, graph)
-    fn = compile_graph(graph)
+    fn = compile_graph(graph, fuse=fuse)
     result = fn(*_inputs(case))
     results = result if isinstance(result, tuple) else (result,)
     expected = np.load(corpus_path(f"{case}/outputs.npz"))
@@ -78,6 +77,18 @@ def test_corpus_graph_matches_pytorch(rel):
         assert got.dtype == want.dtype, f"out{i}: dtype {got.dtype}, expected {want.dtype}"
         assert got.shape == want.shape, f"out{i}: shape {got.shape}, expected {want.shape}"
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6, err_msg=f"out{i}")
+
+
+@pytest.mark.parametrize("rel", IR_FILES)
+def test_corpus_graph_matches_pytorch(rel):
+    _check_case(rel, fuse=False)
+
+
+@pytest.mark.parametrize("rel", [r for r in IR_FILES if r.endswith("input.ir")])
+def test_corpus_graph_fused_by_compile_matches_pytorch(rel):
+    # compile(fuse=True) runs fusejit's own fuser; its groups run as interpreted subgraphs.
+    pytest.importorskip("fusejit.passes.graph_fuser")
+    _check_case(rel, fuse=True)
 
 
 def test_elided_constant_without_values_is_an_error():
