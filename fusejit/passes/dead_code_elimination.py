@@ -42,7 +42,7 @@ def _eliminate_in_block(block: Block) -> None:
 def _remove_dead_block_outputs(node: Node) -> None:
     if node.kind == prim.If:
         for i in reversed(range(len(node.outputs))):
-            if not node.output(i).uses:
+            if not node.outputs[i].uses:
                 for b in node.blocks:
                     b.erase_output(i)
                 node.erase_output(i)
@@ -54,7 +54,7 @@ def _remove_dead_block_outputs(node: Node) -> None:
         # Loop inputs: (trip count, condition, carried...); body inputs: (i, carried...);
         # body outputs: (condition, carried...).
         for i in reversed(range(len(node.outputs))):
-            if node.output(i).uses or body.inputs[i + 1].uses:
+            if node.outputs[i].uses or body.inputs[i + 1].uses:
                 continue
             body.erase_output(i + 1)
             body.erase_input(i + 1)
