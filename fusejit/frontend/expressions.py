@@ -185,9 +185,8 @@ class ExpressionEmitter:
             return obj
         if isinstance(obj, np.generic) and isinstance(obj.item(), (bool, int, float)):
             return obj.item()
-        if isinstance(obj, (types.ModuleType, types.FunctionType, types.BuiltinFunctionType,
-                            np.ufunc, type)) or find_callee(obj) is not None:
-            return Sugared(obj, name)
+        if isinstance(obj, types.ModuleType) or callable(obj):
+            return Sugared(obj, name)  # resolved when called (or rejected as a value)
         self.at(node)
         raise self.b.error(f"{name!r} is a Python {type(obj).__name__}, which cannot be used "
                            f"inside a scripted function (pass it as an argument)")

@@ -1,0 +1,202 @@
+"""Bad input to fusejit.script: a ScriptError naming the construct, with file:line:col, the
+source line and a caret under the column. Never a crash, never eager evaluation."""
+
+from __future__ import annotations
+
+import inspect
+import re
+
+import numpy as np
+import pytest
+
+import fusejit
+from fusejit.frontend import script
+
+SIDE_EFFECTS = []
+
+
+def with_dict(x):
+    d = {"a": x}
+    return d
+
+
+def with_listcomp(x):
+    return [x for _ in range(3)]
+
+
+def with_with(x):
+    with open("f") as f:
+        return f
+
+
+def unknown_call(x):
+    return np.fft.fft(x)
+
+
+def undefined_function(x):
+    return no_such_function(x)  # noqa: F821
+
+
+def tensor_bound(x):
+    for i in range(x):
+        x = x + i
+    return x
+
+
+def uses_global(x):
+    global SIDE_EFFECTS
+    return x
+
+
+def lambda_inside(x):
+    f = lambda y: y  # noqa: E731
+    return f(x)
+
+
+def with_try(x):
+    try:
+        return x
+    except ValueError:
+        return x
+
+
+def star_args(x):
+    parts = (x, x)
+    return np.maximum(*parts)
+
+
+def bad_keyword(x):
+    return np.sum(x, out=x)
+
+
+def slicing(x):
+    return x[1:3]
+
+
+def uses_break(x, n: int):
+    for i in range(n):
+        break
+    return x
+
+
+def python_object(x):
+    return x + SIDE_EFFECTS
+
+
+def one_branch_only(x, flag: bool):
+    if flag:
+        y = x
+    return y
+
+
+def loop_local(x, n: int):
+    for i in range(n):
+        z = x * i
+    return z
+
+
+def recursive(x):
+    return recursive(x)
+
+
+def mismatched_branches(x, flag: bool):
+    if flag:
+        y = x
+    else:
+        y = 1
+    return y
+
+
+def returns_in_loop(x, n: int):
+    for i in range(n):
+        return x
+    return x
+
+
+def string_constant(x):
+    return x + "a"
+
+
+def item_call(x):
+    return x.item()
+
+
+CASES = [
+    (with_dict, "a dict", "d = {"),
+    (with_listcomp, "a list comprehension", "return ["),
+    (with_with, "a with statement", "with open"),
+    (unknown_call, "unknown function 'np.fft.fft'", "return np.fft.fft"),
+    (undefined_function, "'no_such_function' is not defined", "no_such_function(x)"),
+    (tensor_bound, "a tensor cannot be used as a loop bound", "range(x)"),
+    (uses_global, "a global statement", "global SIDE_EFFECTS"),
+    (lambda_inside, "a lambda", "lambda y"),
+    (with_try, "a try statement", "try:"),
+    (star_args, "star-args", "*parts"),
+    (bad_keyword, "unexpected keyword argument 'out'", "np.sum(x, out=x)"),
+    (slicing, "slicing", "1:3"),
+    (uses_break, "break", "break"),
+    (python_object, "is a Python list", "SIDE_EFFECTS"),
+    (one_branch_only, "assigned in only one branch", "return y"),
+    (loop_local, "assigned inside the loop", "return z"),
+    (recursive, "recursive call", "recursive(x)"),
+    (mismatched_branches, "different types", "if flag"),
+    (returns_in_loop, "return inside a loop", "return x"),
+    (string_constant, "a str constant", '"a"'),
+    (item_call, "float(x), int(x) or bool(x)", "x.item()"),
+]
+
+
+@pytest.mark.parametrize("fn, message, snippet", CASES, ids=[c[0].__name__ for c in CASES])
+def test_unsupported_python_raises_a_located_script_error(fn, message, snippet):
+    with pytest.raises(fusejit.ScriptError) as info:
+        script(fn)
+    text = str(info.value)
+    assert message in text
+    lines, first = inspect.getsourcelines(fn)
+    head, shown, caret = text.splitlines()[:3]
+    match = re.match(r"^(.*):(\d+):(\d+): ", head)
+    assert match and match.group(1) == __file__
+    line, col = int(match.group(2)), int(match.group(3))
+    assert first <= line < first + len(lines)
+    source = lines[line - first].rstrip("\n")
+    assert shown.strip() == source.strip() and snippet in source
+    # the caret sits under the reported column of the shown line
+    assert caret.index("^") - 4 == col and shown[4:] == source
+
+
+def test_lambda_function_is_rejected():
+    with pytest.raises(fusejit.ScriptError, match="lambda"):
+        script(lambda x: x)
+
+
+def test_builtin_is_rejected():
+    with pytest.raises(fusejit.ScriptError, match="needs a Python function"):
+        script(np.exp)
+
+
+class Tracker:
+    def __init__(self):
+        self.calls = 0
+
+    def __call__(self, x):
+        self.calls += 1
+        return x
+
+
+TRACKER = Tracker()
+
+
+def calls_an_object(x):
+    return TRACKER(x)
+
+
+def divides_by_zero(n: int):
+    return n // 0
+
+
+def test_nothing_is_evaluated_while_scripting():
+    with pytest.raises(fusejit.ScriptError, match="unknown function 'TRACKER'"):
+        script(calls_an_object)
+    assert TRACKER.calls == 0
+    g = script(divides_by_zero)  # emitted, not computed
+    assert [n.kind for n in g.nodes() if n.kind != "prim::Constant"] == ["aten::floordiv"]
