@@ -3,27 +3,60 @@
 ::
 
     import fusejit
-    graph = fusejit.parse_ir(text)      # PyTorch's printed IR, byte for byte
-    print(graph)
+    graph = fusejit.parse_ir(text)          # PyTorch's printed IR, byte for byte
+    fusejit.fuse_graph(graph)               # PyTorch's legacy graph fuser
+    fn = fusejit.compile(graph)             # lowered to Code and run by the interpreter
+    outputs = fn(*arrays)
+
+Runtime names are imported on first use, so ``import fusejit`` does not start Numba.
 """
 
 from __future__ import annotations
 
+import importlib
+
 from .errors import (
-                     FusejitError,
-                     InterpreterError,
-                     IRError,
-                     IRParseError,
-                     JITException,
-                     SchemaError,
-                     ScriptError,
+    FusejitError,
+    InterpreterError,
+    IRError,
+    IRParseError,
+    JITException,
+    SchemaError,
+    ScriptError,
 )
 from .ir import Block, Graph, Node, Use, Value, lint, parse_ir
 
 __version__ = "0.1.0"
 
+# public name -> module that defines it, imported lazily
+_LAZY = {
+    "compile": "fusejit.runtime.executor",
+    "CompiledFunction": "fusejit.runtime.executor",
+    "Code": "fusejit.runtime.code",
+    "Opcode": "fusejit.runtime.code",
+    "InterpreterState": "fusejit.runtime.reference",
+    "Future": "fusejit.runtime.futures",
+    "set_fork_pool_size": "fusejit.runtime.futures",
+    "create_python_op": "fusejit.runtime.python_op",
+    "fuse_graph": "fusejit.passes",
+    "custom_fuse_graph": "fusejit.passes",
+}
+
 __all__ = [
     "Block", "FusejitError", "Graph", "IRError", "IRParseError", "InterpreterError",
     "JITException", "Node", "SchemaError", "ScriptError", "Use", "Value", "__version__", "lint",
-    "parse_ir",
+    "parse_ir", *sorted(_LAZY),
 ]
+
+
+def __getattr__(name: str):
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'fusejit' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
