@@ -12,7 +12,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from test_ops_support import call
+
+from tests.runtime.test_ops_support import call
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "op_reference.npz"
 _FILE = np.load(DATA)
