@@ -6,7 +6,6 @@ from __future__ import annotations
 import inspect
 
 import numpy as np
-import pytest
 
 from fusejit import ops as F
 from fusejit.frontend import script

@@ -74,7 +74,7 @@ def slicing(x):
 
 
 def uses_break(x, n: int):
-    for i in range(n):
+    for _i in range(n):
         break
     return x
 
@@ -108,7 +108,7 @@ def mismatched_branches(x, flag: bool):
 
 
 def returns_in_loop(x, n: int):
-    for i in range(n):
+    for _i in range(n):
         return x
     return x
 
