@@ -114,6 +114,9 @@ class Block:
         low, high = node.prev._topo, node.next._topo
         if node.next is self.return_node and low + _SPACING < high:
             node._topo = low + _SPACING
+        elif node.prev is self.param_node and low + _SPACING < high:
+            # Prepending (as the fuser does into subgraphs) must not halve one gap each time.
+            node._topo = high - _SPACING
         elif high - low >= 2:
             node._topo = (low + high) // 2
         else:
