@@ -238,7 +238,7 @@ class ExpressionEmitter:
                 return -operand  # a negative literal such as -1
             return unary(self.b, "neg", operand, "unary '-'")
         if isinstance(node.op, ast.Not):
-            return self.b.emit(aten.__not__, [self.condition_of(operand)], "not")
+            return self.b.emit(aten["__not__"], [self.condition_of(operand)], "not")
         raise self.unsupported(node, "'~'")
 
     def eval_Compare(self, node: ast.Compare) -> Item:
@@ -300,7 +300,7 @@ class ExpressionEmitter:
                 raise self.b.error(f"index {i} is out of range for a tuple of {len(base)}")
             return base[i]
         if isinstance(base, Value) and isinstance(base.type, ListType):
-            return self.b.emit(aten.__getitem__, [base, index], "indexing")
+            return self.b.emit(aten["__getitem__"], [base, index], "indexing")
         if is_tensor(base):
             return select(self.b, base, index)
         raise self.b.error(f"a {describe(base)} cannot be indexed")

@@ -200,7 +200,7 @@ def stepped(x, lo: int, hi: int):
 def early(x, n: int):
     if n > 2:
         return x * 2, n
-    y = x + 1
+    y = x + 1  # noqa: F841 (a function without return gives None)
     return y, n + 1
 
 
@@ -210,7 +210,21 @@ def conditional_expr(x, y):
     return z + 0, float(x.sum()), int(x.shape[1])
 
 
+def dynamic_shapes(x, n: int, flag: bool):
+    s = x.shape
+    y = x.reshape(n, -1)
+    if not flag:
+        y = y * s[1]
+    return y, s[0] + len(x), x.ndim
+
+
+def returns_nothing(x):
+    y = x + 1  # noqa: F841 (a function without return gives None)
+
+
 CONTROL = [
+    (dynamic_shapes, [arr(4, 3), 2, False]), (dynamic_shapes, [arr(4, 3), 6, True]),
+    (returns_nothing, [arr(2)]),
     (nested, [arr(2, 3), 4, True]), (nested, [arr(2, 3), 5, False]), (nested, [arr(3), 0, True]),
     (doubling, [np.ones((2, 2), np.float32)]), (doubling, [np.full(3, 50.0, np.float64)]),
     (stepped, [arr(4), 1, 11]), (stepped, [arr(4), 5, 2]), (stepped, [arr(4), -3, 3]),
