@@ -47,6 +47,10 @@ _PURE_PRIMS = frozenset({
 _VIEW_PRIMS = frozenset({prim.ConstantChunk, prim.BroadcastingChunk, prim.unchecked_cast})
 _UNPACKS = frozenset({prim.ListUnpack, prim.TupleUnpack, prim.TupleIndex, aten.__getitem__})
 _PACKS = frozenset({prim.ListConstruct, prim.TupleConstruct})
+_IF = prim.If
+_LOOP = prim.Loop
+_PARAM = prim.Param
+
 
 
 def is_mutable_type(t: Type) -> bool:
@@ -140,11 +144,11 @@ class AliasDb:
         elif kind in _VIEW_PRIMS:
             for out in node.outputs:
                 self._set(out, union)
-        elif kind == prim.If:
+        elif kind == _IF:
             for i, out in enumerate(node.outputs):
                 self._set(out, frozenset().union(
                     *(self.points_to(b.outputs[i]) for b in node.blocks)))
-        elif kind == prim.Loop:
+        elif kind == _LOOP:
             body = node.blocks[0] if node.blocks else None
             for i, out in enumerate(node.outputs):
                 locs = self.points_to(node.input(i + 2)) if i + 2 < len(ins) else _EMPTY
@@ -178,11 +182,11 @@ class AliasDb:
         while stack:
             node = stack[-1]
             missing = [i.node for i in node.inputs if i not in self._points_to]
-            if node.kind == prim.Param:
+            if node.kind == _PARAM:
                 owner = node.owning_block.owning_node if node.owning_block else None
                 for out in node.outputs:
                     wild = self._wildcard(out.type) if is_mutable_type(out.type) else _EMPTY
-                    if owner is not None and owner.kind == prim.If:
+                    if owner is not None and owner.kind == _IF:
                         wild = _EMPTY
                     self._set(out, wild)
                 stack.pop()
@@ -218,7 +222,7 @@ class AliasDb:
     def _writes_into(self, node: Node, result: set[int]) -> None:
         kind = node.kind
         if not (kind in _PURE_PRIMS or kind in CONTAINERS or kind in _VIEW_PRIMS
-                or kind in (prim.If, prim.Loop)):
+                or kind in (_IF, _LOOP)):
             schema = node.schema
             if schema is None:
                 if kind not in SIDE_EFFECTS:

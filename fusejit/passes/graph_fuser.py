@@ -104,6 +104,14 @@ _COMMUTES_WITH_SUM_TO_SIZE = [parse_schema(t) for t in (
 )]
 _TYPE_AS = parse_schema("aten::type_as(Tensor self, Tensor other) -> Tensor")
 
+# Kinds looked up in hot loops (namespace attribute access builds a Symbol each time).
+_FUSIONGROUP = prim.FusionGroup
+_CONSTANT = prim.Constant
+_GRAD_SUM_TO_SIZE = aten._grad_sum_to_size
+_CAT = aten.cat
+_LISTCONSTRUCT = prim.ListConstruct
+_FUSEDCONCAT = prim.FusedConcat
+
 
 def _is_tensor(v: Value) -> bool:
     return isinstance(v.type, TensorType)
@@ -121,7 +129,7 @@ def is_simple_map(node: Node) -> bool:
     for v in node.inputs:
         if _is_tensor(v) or isinstance(v.type, FloatType):
             continue
-        if v.node.kind != prim.Constant:
+        if v.node.kind != _CONSTANT:
             return False
     return True
 
@@ -138,7 +146,7 @@ def track_single_grad_sum_to_size_to_outputs(value: Value) -> bool:
                 pending.extend(user.output().uses)
         elif any(s.matches(user) for s in _COMMUTES_WITH_SUM_TO_SIZE):
             pending.extend(user.output().uses)
-        elif user.kind in (prim.Return, aten._grad_sum_to_size):
+        elif user.kind in (prim.Return, _GRAD_SUM_TO_SIZE):
             continue
         else:
             return False
@@ -157,7 +165,7 @@ class GraphFuser:
 
     def __init__(self, block: Block, graph: Graph,
                  callback: Callable[[Node], bool] | None = None,
-                 kind: str = prim.FusionGroup, arg_limit: int = FUSION_KERNEL_ARGS_LIMIT,
+                 kind: str = _FUSIONGROUP, arg_limit: int = FUSION_KERNEL_ARGS_LIMIT,
                  strict_fuser_check: bool = False):
         self.block = block
         self.graph = graph
@@ -194,31 +202,31 @@ class GraphFuser:
         # Moving nodes across blocks is not generally correct, so never fuse across them.
         if node.owning_block is not self.block:
             return False
-        if node.kind == aten._grad_sum_to_size:
+        if node.kind == _GRAD_SUM_TO_SIZE:
             # Only when its input fuses too; the path to the outputs is checked in try_fuse.
             return bool(node.inputs) and self.is_fusable(node.input(0).node)
-        return node.kind == prim.FusionGroup or is_simple_map(node)
+        return node.kind == _FUSIONGROUP or is_simple_map(node)
 
     def is_fusable_cat_node(self, node: Node) -> bool:
-        if node.kind != aten.cat or len(node.inputs) != 2:
+        if node.kind != _CAT or len(node.inputs) != 2:
             return False
-        if node.input(1).node.kind != prim.Constant:
+        if node.input(1).node.kind != _CONSTANT:
             return False
         tensors = node.input(0).node
         if len(tensors.inputs) + len(node.outputs) > self.arg_limit:
             return False
-        if tensors.kind != prim.ListConstruct:
+        if tensors.kind != _LISTCONSTRUCT:
             return False
         # Other uses of the list would be fine in principle; PyTorch does not handle them.
         return len(tensors.output().uses) <= 1
 
     def get_subgraph(self, group: Node) -> Graph:
-        if group.kind != self.kind and group.kind != prim.FusionGroup:
+        if group.kind != self.kind and group.kind != _FUSIONGROUP:
             raise IRError(f"{group.kind} is not a fusion group\n{group}")
         return group.g("Subgraph")
 
     def contains_grad_sum_to_size(self, group: Node) -> bool:
-        return any(n.kind == aten._grad_sum_to_size for n in self.get_subgraph(group).nodes())
+        return any(n.kind == _GRAD_SUM_TO_SIZE for n in self.get_subgraph(group).nodes())
 
     # -- building groups -----------------------------------------------------------------------
 
@@ -246,9 +254,9 @@ class GraphFuser:
                     inner = subgraph.insert_input(tensor_insert_idx, type=v.type)
                     group.insert_input(tensor_insert_idx, v)
                     tensor_insert_idx += 1
-                elif ((isinstance(v.type, FloatType) and v.node.kind != prim.Constant)
-                      or (n.kind == aten._grad_sum_to_size and _is_int_list(v))
-                      or v.node.kind != prim.Constant):
+                elif ((isinstance(v.type, FloatType) and v.node.kind != _CONSTANT)
+                      or (n.kind == _GRAD_SUM_TO_SIZE and _is_int_list(v))
+                      or v.node.kind != _CONSTANT):
                     # (The last case only arises with custom callbacks: the default fuser
                     # admits no non-constant int or bool scalars.)
                     inner = subgraph.add_input(type=v.type)
@@ -314,7 +322,7 @@ class GraphFuser:
         if (len(consumer.inputs) + len(consumer.outputs) + len(pnode.inputs)
                 + len(pnode.outputs)) > self.arg_limit:
             return None
-        if pnode.kind == aten._grad_sum_to_size and consumer.kind == self.kind:
+        if pnode.kind == _GRAD_SUM_TO_SIZE and consumer.kind == self.kind:
             subgraph = self.get_subgraph(consumer)
             for use in producer.uses:
                 if use.user is consumer and not track_single_grad_sum_to_size_to_outputs(
@@ -354,7 +362,7 @@ class GraphFuser:
         return consumer.prev, False
 
     def scan_node_for_chunks(self, consumer: Node) -> Node:
-        if consumer.kind == prim.FusionGroup:
+        if consumer.kind == _FUSIONGROUP:
             for producer in _sort_reverse_topological(consumer.inputs, self.block):
                 if can_fuse_chunk(consumer, producer):
                     return fuse_chunk(self, consumer, producer)
@@ -372,14 +380,14 @@ class GraphFuser:
         if (len(before_check.inputs) + len(before_check.outputs) + len(pnode.inputs)
                 + len(pnode.outputs)) > self.arg_limit:
             return False
-        if pnode.kind == prim.FusionGroup:
+        if pnode.kind == _FUSIONGROUP:
             inner = pnode.g("Subgraph").outputs[producer.offset].node
-            return inner.kind != prim.FusedConcat and not self.contains_grad_sum_to_size(pnode)
+            return inner.kind != _FUSEDCONCAT and not self.contains_grad_sum_to_size(pnode)
         return True
 
     def create_fused_concat(self, cat: Node) -> Node:
         list_construct = cat.input(0).node
-        fused = self.graph.create(prim.FusedConcat, list_construct.inputs)
+        fused = self.graph.create(_FUSEDCONCAT, list_construct.inputs)
         fused.i_("dim", int(constant_value(cat.input(1).node)))
         fused.insert_before(list_construct)
         fused.output().copy_metadata(cat.output())
@@ -422,7 +430,7 @@ class GraphFuser:
 
     def optimize_fused_graphs(self) -> None:
         for node in self.block.nodes():
-            if node.kind != prim.FusionGroup:
+            if node.kind != _FUSIONGROUP:
                 continue
             subgraph = node.g("Subgraph")
             eliminate_dead_code(subgraph)

@@ -8,10 +8,13 @@ from fusejit import parse_ir
 from fusejit.ir.symbols import prim
 from fusejit.passes import (
     canonicalize_graph_fuser_ops,
-    constant_pooling,
     eliminate_common_subexpression,
     eliminate_dead_code,
 )
+
+# Not ``from fusejit.passes import constant_pooling``: once the submodule of the same name is
+# imported (the fuser imports it), the package attribute is the module, not the function.
+from fusejit.passes.constant_pooling import constant_pooling
 
 
 def kinds(graph) -> list[str]:
