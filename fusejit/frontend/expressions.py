@@ -242,30 +242,45 @@ class ExpressionEmitter:
         raise self.unsupported(node, "'~'")
 
     def eval_Compare(self, node: ast.Compare) -> Item:
-        if len(node.ops) != 1:
-            raise self.unsupported(node, "a chained comparison")
-        op = _COMPARE.get(type(node.ops[0]))
-        if op is None:
-            raise self.unsupported(node, f"the comparison {type(node.ops[0]).__name__}")
-        lhs, rhs = self.eval_value(node.left), self.eval_value(node.comparators[0])
-        self.at(node)
-        return binary(self.b, op, lhs, rhs)
+        """``a < b`` and chains ``a < b < c``: ``b`` evaluated once, nested short-circuit ifs."""
+        ops = []
+        for op_node in node.ops:
+            op = _COMPARE.get(type(op_node))
+            if op is None:
+                raise self.unsupported(node, f"the comparison {type(op_node).__name__}")
+            ops.append(op)
+
+        def chain(i: int, left: Item) -> Item:
+            right = self.eval_value(node.comparators[i])
+            self.at(node)
+            result = binary(self.b, ops[i], left, right)
+            if i + 1 == len(ops):
+                return result
+            return self.short_circuit(node, self.condition_of(result), True,
+                                      lambda: chain(i + 1, right))
+
+        return chain(0, self.eval_value(node.left))
 
     def eval_BoolOp(self, node: ast.BoolOp) -> Item:
         """``a and b`` / ``a or b`` short-circuit, as a ``prim::If`` on bools."""
         result = self.condition_of(self.eval_value(node.values[0]))
         for operand in node.values[1:]:
-            self.at(node)
-            if_node = self.b.create(prim.If, [result], 1)
-            taken, other = if_node.add_block(), if_node.add_block()
-            evaluated, short = (taken, other) if isinstance(node.op, ast.And) else (other, taken)
-            with self.b.graph.inserting_before(evaluated):
-                evaluated.register_output(self.condition_of(self.eval_value(operand)))
-            with self.b.graph.inserting_before(short):
-                self.at(node)
-                short.register_output(self.b.value(isinstance(node.op, ast.Or)))
-            result = if_node.output().set_type(BOOL)
+            result = self.short_circuit(node, result, isinstance(node.op, ast.And),
+                                        lambda operand=operand: self.eval_value(operand))
         return result
+
+    def short_circuit(self, node: ast.AST, first: Value, is_and: bool, second) -> Value:
+        """``first and second()`` / ``first or second()``: ``second`` runs in one branch only."""
+        self.at(node)
+        if_node = self.b.create(prim.If, [first], 1)
+        taken, other = if_node.add_block(), if_node.add_block()
+        evaluated, short = (taken, other) if is_and else (other, taken)
+        with self.b.graph.inserting_before(evaluated):
+            evaluated.register_output(self.condition_of(second()))
+        with self.b.graph.inserting_before(short):
+            self.at(node)
+            short.register_output(self.b.value(not is_and))
+        return if_node.output().set_type(BOOL)
 
     def eval_IfExp(self, node: ast.IfExp) -> Item:
         cond = self.condition(node.test)

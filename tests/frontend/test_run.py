@@ -218,6 +218,11 @@ def dynamic_shapes(x, n: int, flag: bool):
     return y, s[0] + len(x), x.ndim
 
 
+def chained(x, n: int, m: int):
+    inside = 0 < n * 2 < m + 1 <= 10
+    return x * 1.0 if inside and not n == m else x - 1.0
+
+
 def returns_nothing(x):
     y = x + 1  # noqa: F841 (a function without return gives None)
 
@@ -225,6 +230,8 @@ def returns_nothing(x):
 CONTROL = [
     (dynamic_shapes, [arr(4, 3), 2, False]), (dynamic_shapes, [arr(4, 3), 6, True]),
     (returns_nothing, [arr(2)]),
+    (chained, [arr(2), 1, 5]), (chained, [arr(2), 0, 5]), (chained, [arr(2), 3, 5]),
+    (chained, [arr(2), 3, 10]), (chained, [arr(2), 2, 12]),
     (nested, [arr(2, 3), 4, True]), (nested, [arr(2, 3), 5, False]), (nested, [arr(3), 0, True]),
     (doubling, [np.ones((2, 2), np.float32)]), (doubling, [np.full(3, 50.0, np.float64)]),
     (stepped, [arr(4), 1, 11]), (stepped, [arr(4), 5, 2]), (stepped, [arr(4), -3, 3]),
