@@ -320,10 +320,10 @@ def _sum_dims(self: np.ndarray, dim: list[int] | None, keepdim: bool = False,
 
 def sum_to_size(x: np.ndarray, size: list[int]) -> np.ndarray:
     """Sum ``x`` down to ``size`` (the inverse of broadcasting it), as autograd does."""
-    if list(broadcast_sizes(list(x.shape), size)) != list(x.shape):
+    lead = x.ndim - len(size)
+    if lead < 0 or any(s not in (1, x.shape[lead + i]) for i, s in enumerate(size)):
         raise RuntimeError(f"size {_shape_text(size)} is not expandable to size "
                            f"{_shape_text(x.shape)}")
-    lead = x.ndim - len(size)
     axes = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(size)
                                       if s == 1 and x.shape[lead + i] != 1)
     if not axes:
