@@ -107,9 +107,7 @@ class _TraceState:
         while frame is not None:
             file = os.path.abspath(frame.f_code.co_filename)
             if not (file.startswith(_PACKAGE_DIR) or file.startswith(_NUMPY_DIR)):
-                info = inspect.getframeinfo(frame, context=0)
-                col = getattr(getattr(info, "positions", None), "col_offset", None) or 0
-                self.b.loc = Location(frame.f_code.co_filename, frame.f_lineno, col)
+                self.b.loc = Location(frame.f_code.co_filename, frame.f_lineno, _column(frame))
                 return
             frame = frame.f_back
         self.b.loc = None
@@ -161,6 +159,18 @@ class _TraceState:
             return [v for r in result for v in self.outputs(r)]
         self.b.loc = None
         return [self.b.value(self.item(result))]
+
+
+def _column(frame) -> int:
+    """The column of the instruction a frame is executing (Python 3.11+), else 0."""
+    positions = getattr(frame.f_code, "co_positions", None)
+    if positions is None:
+        return 0
+    index = frame.f_lasti // 2
+    for i, position in enumerate(positions()):
+        if i == index:
+            return position[2] or 0
+    return 0
 
 
 def _unwrap(obj: Any) -> Any:
