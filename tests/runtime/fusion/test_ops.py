@@ -96,20 +96,14 @@ def _valid(need: str, name: str, dx: str, dy: str, dz: str) -> bool:
     if name in ("sub", "sub_alpha", "remainder", "fmod", "atan2", "pow", "scalar_pow") \
             and BOOL in (dx, dy):
         return False
-    if name in ("lerp_scalar", "lerp_tensor") and not (dx == dy == (dz if name[-1] == "r"
-                                                                      else dx)):
+    if name == "lerp_scalar" and dy != dx:
         return False
-    if name in ("lerp_tensor",) and dz != dx:
+    if name == "lerp_tensor" and not dx == dy == dz:
         return False
     if name in ("addcmul",) and BOOL in (dy, dz):
         return False
     if name == "addcmul_int" and (BOOL in (dy, dz) or floating or dy in (F32, F64)
                                   or dz in (F32, F64)):
-        return False
-    if name in ("sub_alpha", "add_alpha") and (floating is False and
-                                               (dy in (F32, F64))):
-        return True
-    if name in ("pow_3_int", "pow") and not floating and dy not in (F32, F64) and False:
         return False
     return True
 
