@@ -38,6 +38,10 @@ _LAZY = {
     "Future": "fusejit.runtime.futures",
     "set_fork_pool_size": "fusejit.runtime.futures",
     "create_python_op": "fusejit.runtime.python_op",
+    "jit": "fusejit.frontend",
+    "script": "fusejit.frontend",
+    "trace": "fusejit.frontend",
+    "TracerWarning": "fusejit.frontend.trace",
     "fuse_graph": "fusejit.passes",
     "custom_fuse_graph": "fusejit.passes",
 }
