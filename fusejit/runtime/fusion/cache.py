@@ -25,7 +25,7 @@ from pathlib import Path
 from ...errors import FusejitError
 
 _stats = {"hits": 0, "misses": 0}
-_modules: dict[str, types.ModuleType] = {}
+_modules: dict[tuple[str, str], types.ModuleType] = {}
 
 
 def cache_dir() -> Path:
@@ -111,7 +111,8 @@ def store(text: str) -> Path:
 def load_module(text: str) -> types.ModuleType:
     """The module defined by ``text``, backed by its cache file so Numba can cache to disk."""
     key = source_hash(text)
-    module = _modules.get(key)
+    memo = (str(kernels_dir()), key)
+    module = _modules.get(memo)
     if module is not None:
         return module
     path = store(text)
@@ -126,7 +127,7 @@ def load_module(text: str) -> types.ModuleType:
     except BaseException:
         sys.modules.pop(name, None)
         raise
-    _modules[key] = module
+    _modules[memo] = module
     return module
 
 

@@ -1,0 +1,127 @@
+"""The kernel source cache: private directory, write-once entries, bad entries replaced,
+counters, clearing, and two processes compiling the same kernel at once."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import fusejit
+from fusejit.runtime.fusion import FusedKernel, cache_clear, cache_info, kernel_source
+from fusejit.runtime.fusion import cache as kcache
+
+IR = """graph(%x : Float(*, *), %y : Float(*, *)):
+  %c : int = prim::Constant[value=1]()
+  %a : Float(*, *) = aten::mul(%x, %y)  # evil_comment_text.py:1:1
+  %evil_name.1 : Float(*, *) = aten::add(%a, %x, %c)
+  return (%evil_name.1)
+"""
+
+
+@pytest.fixture
+def private_cache(tmp_path, monkeypatch):
+    root = tmp_path / "cache"
+    monkeypatch.setenv("FUSEJIT_CACHE_DIR", str(root))
+    return root
+
+
+def test_entries_are_private_and_written_once(private_cache):
+    text = "# a kernel\nX = 1\n"
+    path = kcache.store(text)
+    assert path.read_text() == text
+    assert stat.S_IMODE(os.stat(private_cache).st_mode) == 0o700
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
+    mtime = os.stat(path).st_mtime_ns
+    hits = cache_info()["hits"]
+    assert kcache.store(text) == path
+    assert os.stat(path).st_mtime_ns == mtime
+    assert cache_info()["hits"] == hits + 1
+
+
+@pytest.mark.parametrize("damage", ["truncate", "foreign_text", "symlink"])
+def test_bad_entry_is_replaced(private_cache, tmp_path, damage):
+    text = "# a kernel\nY = 2\n"
+    path = kcache.store(text)
+    if damage == "truncate":
+        path.write_text(text[:5])
+    elif damage == "foreign_text":
+        path.write_text("raise SystemExit('not ours')\n")
+    else:
+        target = tmp_path / "elsewhere.py"
+        target.write_text(text)
+        path.unlink()
+        path.symlink_to(target)
+    misses = cache_info()["misses"]
+    assert kcache.store(text) == path
+    assert cache_info()["misses"] == misses + 1
+    assert not path.is_symlink() and path.read_text() == text
+
+
+def test_kernel_runs_after_corruption(private_cache):
+    graph = fusejit.parse_ir(IR)
+    x, y = np.ones((3, 4), np.float32), np.full((3, 4), 2, np.float32)
+    source = kernel_source(graph, x, y)
+    path = kcache.store(source)
+    path.write_text("import os\n")          # corrupt: must never be executed
+    kcache._modules.clear()
+    (out,) = FusedKernel(graph)(x, y)
+    np.testing.assert_array_equal(out, x * y + x)
+    assert path.read_text() == source
+
+
+def test_source_holds_no_graph_text(private_cache):
+    x = np.ones((3, 4), np.float32)
+    source = kernel_source(fusejit.parse_ir(IR), x, x)
+    assert "evil" not in source and "aten::mul(" in source
+
+
+def test_info_and_clear(private_cache):
+    graph = fusejit.parse_ir(IR)
+    x = np.ones((2, 2), np.float32)
+    FusedKernel(graph)(x, x)
+    info = cache_info()
+    assert info["entries"] >= 1 and info["size"] > 0
+    assert info["directory"] == str(private_cache)
+    assert cache_clear() >= 1
+    assert cache_info()["entries"] == 0
+
+
+_CHILD = textwrap.dedent("""
+    import json, sys, numpy as np, fusejit
+    from fusejit.runtime.fusion import FusedKernel, cache_info
+    graph = fusejit.parse_ir(sys.stdin.read())
+    x = np.arange(12, dtype=np.float32).reshape(3, 4)
+    (out,) = FusedKernel(graph)(x, x)
+    ok = bool(np.array_equal(out, x * x + x))
+    print(json.dumps({"ok": ok, **{k: cache_info()[k] for k in ("hits", "misses")}}))
+""")
+
+
+def _spawn(env):
+    return subprocess.Popen([sys.executable, "-c", _CHILD], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+
+
+def test_two_processes_compile_the_same_kernel(private_cache):
+    env = dict(os.environ, FUSEJIT_CACHE_DIR=str(private_cache))
+    procs = [_spawn(env) for _ in range(2)]
+    results = []
+    for p in procs:
+        out, err = p.communicate(IR, timeout=300)
+        assert p.returncode == 0, err
+        results.append(json.loads(out.strip().splitlines()[-1]))
+    assert all(r["ok"] for r in results)
+    assert len(list((private_cache / "kernels").glob("fk_*.py"))) == 1
+    # A third process finds the source (a hit) and Numba's compiled code beside it.
+    p = _spawn(env)
+    out, err = p.communicate(IR, timeout=300)
+    third = json.loads(out.strip().splitlines()[-1])
+    assert third == {"ok": True, "hits": 1, "misses": 0}
+    assert list((private_cache / "kernels").glob("__pycache__/fk_*.nbi"))

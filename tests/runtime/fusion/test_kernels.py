@@ -1,0 +1,131 @@
+"""Fused kernels on hand-written groups: chunks, concat along an inner dim, the parallel path
+with tiling and strided inputs, 0-size inputs, and clear errors for bad groups and shapes."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import fusejit
+from fusejit.errors import InterpreterError, IRError
+from fusejit.runtime.fusion import FusedKernel
+from fusejit.runtime.fusion.plan import SERIAL_LIMIT
+
+from .oracle import run_subgraph
+
+CHUNK_CONCAT = """graph(%x : Float(*, *), %y : Float(*, *), %s : float):
+  %one : int = prim::Constant[value=1]()
+  %a : Float(*, *), %b : Float(*, *) = prim::ConstantChunk[chunks=2, dim=1](%x)
+  %c : Float(*, *) = aten::mul(%a, %s)
+  %d : Float(*, *) = aten::add(%c, %y, %one)
+  %e : Float(*, *) = aten::tanh(%b)
+  %f : Float(*, *) = prim::FusedConcat[dim=1](%d, %e)
+  return (%f, %d)
+"""
+
+CHAIN = """graph(%x : Float(*, *), %y : Float(*, *)):
+  %one : int = prim::Constant[value=1]()
+  %a : Float(*, *) = aten::mul(%x, %y)
+  %b : Float(*, *) = aten::sigmoid(%a)
+  %c : Float(*, *) = aten::sub(%b, %y, %one)
+  %d : Float(*, *) = aten::exp(%c)
+  %e : Float(*, *) = aten::log(%d)
+  return (%e, %a)
+"""
+
+
+def _check(graph_text, *inputs, rtol=4e-6):
+    graph = fusejit.parse_ir(graph_text)
+    got = FusedKernel(graph)(*inputs)
+    want = run_subgraph(graph, *inputs)
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype and g.shape == w.shape
+        np.testing.assert_allclose(g, w, rtol=rtol, atol=1e-6)
+
+
+@pytest.mark.parametrize("shape", [(3, 8), (1, 2), (5, 0)])
+def test_chunk_and_inner_concat(shape):
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal(shape).astype(np.float32)
+    y = rng.standard_normal((shape[0], shape[1] // 2)).astype(np.float32)
+    _check(CHUNK_CONCAT, x, y, 1.5)
+
+
+@pytest.mark.parametrize("layout", ["contiguous", "transposed", "row_broadcast", "step2"])
+def test_parallel_path(layout):
+    """Big enough for the parallel kernel; the layouts give unit, strided and zero inner strides."""
+    rng = np.random.default_rng(2)
+    rows, cols = 96, 1024
+    assert rows * cols >= SERIAL_LIMIT
+    x = rng.uniform(-2, 2, (rows, cols)).astype(np.float32)
+    y = rng.uniform(-2, 2, (rows, cols)).astype(np.float32)
+    if layout == "transposed":
+        x = np.ascontiguousarray(x.T).T
+    elif layout == "row_broadcast":
+        y = np.broadcast_to(y[:, :1], (rows, cols))
+    elif layout == "step2":
+        x = np.repeat(x, 2, axis=1)[:, ::2]
+    _check(CHAIN, x, y)
+
+
+def test_one_dim_input_is_split_into_tiles():
+    x = np.linspace(-3, 3, 200_003, dtype=np.float32).reshape(1, -1)
+    _check(CHAIN, x, x[:, ::-1])          # a negative stride is copied first
+
+
+def test_rank_one_and_zero_size():
+    text = CHAIN.replace("(*, *)", "(*)")
+    _check(text, np.zeros(0, np.float32), np.zeros(0, np.float32))
+    _check(text, np.arange(5, dtype=np.float32), np.ones(1, np.float32))
+
+
+@pytest.mark.parametrize("inputs,message", [
+    ((np.ones((3, 4), np.float32), np.ones((2, 4), np.float32)), "do not broadcast"),
+    ((np.ones((3, 4), np.float32),), "takes 2 inputs"),
+    ((np.ones((3, 4), np.float32), 2.0), "must be a NumPy array"),
+])
+def test_bad_inputs_raise(inputs, message):
+    kernel = FusedKernel(fusejit.parse_ir(CHAIN))
+    with pytest.raises(InterpreterError, match=message):
+        kernel(*inputs)
+
+
+def test_uneven_chunk_raises():
+    kernel = FusedKernel(fusejit.parse_ir(CHUNK_CONCAT))
+    with pytest.raises(InterpreterError, match="equal chunks"):
+        kernel(np.ones((2, 5), np.float32), np.ones((2, 2), np.float32), 1.0)
+
+
+def test_output_smaller_than_iteration_shape_raises():
+    text = """graph(%x : Float(*, *), %y : Float(*)):
+  %a : Float(*) = aten::neg(%y)
+  %b : Float(*, *) = aten::mul(%x, %y)
+  return (%a, %b)
+"""
+    with pytest.raises(InterpreterError, match="output 0 has shape"):
+        FusedKernel(fusejit.parse_ir(text))(np.ones((2, 3), np.float32), np.ones(3, np.float32))
+
+
+def test_integer_remainder_by_zero_raises():
+    text = """graph(%x : Long(*), %y : Long(*)):
+  %a : Long(*) = aten::remainder(%x, %y)
+  return (%a)
+"""
+    kernel = FusedKernel(fusejit.parse_ir(text))
+    (ok,) = kernel(np.array([7, -7]), np.array([3, 3]))
+    np.testing.assert_array_equal(ok, [1, 2])
+    with pytest.raises(InterpreterError, match="division by zero"):
+        kernel(np.array([7, -7]), np.array([3, 0]))
+
+
+@pytest.mark.parametrize("body,message", [
+    ("%a : Float(*, *) = aten::mm(%x, %x)", "cannot run in a fused kernel"),
+    ("%a : Bool(*, *) = aten::gt(%x, %x)\n  %b : Bool(*, *) = aten::neg(%a)",
+     "not defined for Bool"),
+])
+def test_bad_groups_raise(body, message):
+    name = "%b" if "%b" in body else "%a"
+    text = f"graph(%x : Float(*, *)):\n  {body}\n  return ({name})\n"
+    with pytest.raises(IRError, match=message):
+        FusedKernel(fusejit.parse_ir(text))(np.ones((2, 2), np.float32))
