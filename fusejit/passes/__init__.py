@@ -1,43 +1,30 @@
 """Graph passes: each a function ``name(graph) -> None`` (or ``-> bool`` "changed") in its own
-module. Names are PyTorch's, snake_cased. Pipelines are plain lists of passes.
+module. Names are PyTorch's, snake_cased.
 
-Modules are imported on first use, so ``import fusejit`` stays cheap.
+Several modules share their function's name (``constant_pooling.constant_pooling``); importing the
+functions here, after their modules, makes ``fusejit.passes.constant_pooling`` the function.
 """
 
 from __future__ import annotations
 
-import importlib
+from .alias_analysis import AliasDb
+from .canonicalize_graph_fuser_ops import canonicalize_graph_fuser_ops
+from .common_subexpression_elimination import eliminate_common_subexpression
+from .constant_pooling import constant_pooling
+from .constant_propagation import constant_propagation
+from .dead_code_elimination import eliminate_dead_code
+from .desugar_trip_counts import desugar_trip_counts
+from .drop_unused import drop_unused
+from .find_last_uses import find_last_uses
+from .flatten_io import flatten_io
+from .graph_fuser import custom_fuse_graph, fuse_graph, peephole_optimize_shape_expressions
 
-# public name -> module that defines it
-_EXPORTS = {
-    # fuser and the passes it relies on (graph_fuser.cpp)
-    "eliminate_dead_code": "dead_code_elimination",
-    "eliminate_common_subexpression": "common_subexpression_elimination",
-    "constant_pooling": "constant_pooling",
-    "constant_propagation": "constant_propagation",
-    "canonicalize_graph_fuser_ops": "canonicalize_graph_fuser_ops",
-    "AliasDb": "alias_analysis",
-    "fuse_graph": "graph_fuser",
-    "custom_fuse_graph": "graph_fuser",
-    "peephole_optimize_shape_expressions": "graph_fuser",
-    # interpreter preprocessing (interpreter.cpp)
-    "desugar_trip_counts": "desugar_trip_counts",
-    "flatten_io": "flatten_io",
-    "drop_unused": "drop_unused",
-    "find_last_uses": "find_last_uses",
-}
+__all__ = [
+    "AliasDb", "canonicalize_graph_fuser_ops", "constant_pooling", "constant_propagation",
+    "custom_fuse_graph", "desugar_trip_counts", "drop_unused", "eliminate_common_subexpression",
+    "eliminate_dead_code", "find_last_uses", "flatten_io", "fuse_graph",
+    "peephole_optimize_shape_expressions",
+]
 
-__all__ = sorted(_EXPORTS)
-
-
-def __getattr__(name: str):
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'fusejit.passes' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{module}", __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return __all__
+# The pipeline the executor runs before lowering (PyTorch's legacy executor, optimised path).
+FUSION_PIPELINE = [canonicalize_graph_fuser_ops, eliminate_dead_code, fuse_graph]
