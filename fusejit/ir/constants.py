@@ -18,43 +18,61 @@ import numpy as np
 
 from ..errors import IRError
 from .symbols import prim
-from .types import BOOL, DEVICE, FLOAT, INT, NONE, STR, BoolType, ListType, TensorType, Type
+from .types import (
+    BOOL,
+    DEVICE,
+    FLOAT,
+    INT,
+    NONE,
+    STR,
+    BoolType,
+    ListType,
+    TensorType,
+    TupleType,
+    Type,
+)
 
 
 def make_constant(graph, value: Any, type: Type | None = None):
     node = graph.create(prim.Constant, (), 0)
+    kind, attr_value, inferred = _encode(value)
+    if type == DEVICE and kind == "s":
+        inferred = DEVICE
+    if kind is not None:
+        node.set_attr("value", kind, attr_value)
+    node.add_output(type if type is not None else inferred)
+    return node
+
+
+def _encode(value: Any) -> tuple[str | None, Any, Type]:
+    """(attribute kind, attribute value, type) of a constant, by TorchScript's conventions."""
     if isinstance(value, np.generic):
         value = value.item()
     if isinstance(value, bool):
-        node.i_("value", int(value))
-        inferred = BOOL
-    elif isinstance(value, int):
-        node.i_("value", value)
-        inferred = INT
-    elif isinstance(value, float):
-        node.f_("value", value)
-        inferred = FLOAT
-    elif isinstance(value, str):
-        node.s_("value", value)
-        inferred = STR if type != DEVICE else DEVICE
-    elif value is None:
-        inferred = NONE
-    elif isinstance(value, np.ndarray):
-        node.t_("value", value)
-        inferred = TensorType.of_array(value)
-    elif isinstance(value, (list, tuple)) and all(isinstance(x, bool) for x in value) and value:
-        node.ival_("value", [bool(x) for x in value])
-        inferred = ListType(BOOL)
-    elif isinstance(value, (list, tuple)) and all(isinstance(x, int) for x in value):
-        node.is__("value", list(value))
-        inferred = ListType(INT)
-    elif isinstance(value, (list, tuple)) and all(isinstance(x, (int, float)) for x in value):
-        node.set_attr("value", "fs", [float(x) for x in value])
-        inferred = ListType(FLOAT)
-    else:
-        raise IRError(f"cannot make a constant of {type_name(value)}")
-    node.add_output(type if type is not None else inferred)
-    return node
+        return "i", int(value), BOOL
+    if isinstance(value, int):
+        return "i", value, INT
+    if isinstance(value, float):
+        return "f", value, FLOAT
+    if isinstance(value, str):
+        return "s", value, STR
+    if value is None:
+        return None, None, NONE
+    if isinstance(value, np.ndarray):
+        return "t", value, TensorType.of_array(value)
+    if isinstance(value, tuple):
+        parts = [_encode(x) for x in value]
+        if any(kind in ("t", None) for kind, _, _ in parts):
+            raise IRError("tuple constants may hold only scalars, strings and lists")
+        items = tuple(bool(v) if t == BOOL else v for _, v, t in parts)
+        return "ival", items, TupleType(tuple(t for _, _, t in parts))
+    if isinstance(value, list) and value and all(isinstance(x, bool) for x in value):
+        return "ival", [bool(x) for x in value], ListType(BOOL)
+    if isinstance(value, list) and all(isinstance(x, int) for x in value):
+        return "is", list(value), ListType(INT)
+    if isinstance(value, list) and all(isinstance(x, (int, float)) for x in value):
+        return "fs", [float(x) for x in value], ListType(FLOAT)
+    raise IRError(f"cannot make a constant of {type_name(value)}")
 
 
 def constant_value(node) -> Any:

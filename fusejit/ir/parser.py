@@ -540,6 +540,14 @@ class _Parser:
                 if kinds == {"t"}:
                     return "ts", values
                 return "ival", values
+            if self.accept("("):
+                items = []
+                while not self.accept(")"):
+                    items.append(self.parse_attribute_value()[1])
+                    if not self.accept(","):
+                        self.expect(")", "',' or ')' in a tuple attribute")
+                        break
+                return "ival", tuple(items)
             if self.text.startswith('"', pos):
                 return "s", self.parse_string()
             if found := self.match(_FLOAT):

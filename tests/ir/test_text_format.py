@@ -130,3 +130,17 @@ def test_subgraph_sections_nest_and_number_depth_first():
     assert len(groups) >= 2
     for node in groups:
         assert len(node.g("Subgraph").inputs) == len(node.inputs)
+
+
+def test_tuple_constants_round_trip():
+    from fusejit.ir import constant_value
+
+    g = Graph()
+    g.register_output(g.insert_constant((1, 2.5, "a", True)))
+    g.register_output(g.insert_constant((3,)))
+    text = str(g)
+    assert '%0 : (int, float, str, bool) = prim::Constant[value=(1, 2.5, "a", True)]()' in text
+    assert "%1 : (int) = prim::Constant[value=(3,)]()" in text
+    again = parse_ir(text)
+    assert str(again) == text
+    assert [constant_value(v.node) for v in again.outputs] == [(1, 2.5, "a", True), (3,)]
