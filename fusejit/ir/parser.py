@@ -27,14 +27,7 @@ from .graph import Block, ElidedTensor, Graph, Node, SourceRange, Value
 from .lint import lint
 from .symbols import is_qualified
 from .types import (
-    ANY,
-    BOOL,
-    DEVICE,
-    FLOAT,
-    INT,
-    NONE,
-    NUMBER,
-    STR,
+    SIMPLE_TYPES,
     FloatType,
     FutureType,
     ListType,
@@ -59,8 +52,6 @@ _TENSOR_TAIL = re.compile(r"\[ (?:CPU|CUDA)?([A-Za-z0-9]+)Type\{([0-9,]*)\} \]")
 _GROUP_SUFFIX = re.compile(r"^(.*)_([0-9]+)$")
 _INT64 = (-(1 << 63), (1 << 63) - 1)
 _SCALAR_NAMES = {st.name: st for st in ScalarType}
-_SIMPLE_TYPES = {"int": INT, "float": FLOAT, "bool": BOOL, "str": STR, "NoneType": NONE,
-                 "Scalar": NUMBER, "number": NUMBER, "Device": DEVICE, "Any": ANY}
 _ESCAPES = {"\\": 0x5C, "'": 0x27, '"': 0x22, "a": 7, "b": 8, "f": 12, "n": 10, "r": 13, "t": 9,
             "v": 11, "?": 0x3F}
 
@@ -391,8 +382,8 @@ class _Parser:
                 result: Type = TupleType(tuple(elems))
             else:
                 name = self.ident("a type")
-                if name in _SIMPLE_TYPES:
-                    result = _SIMPLE_TYPES[name]
+                if name in SIMPLE_TYPES:
+                    result = SIMPLE_TYPES[name]
                 elif name in ("Future", "List", "Optional") and self.at("["):
                     self.expect("[")
                     inner = self.parse_type()

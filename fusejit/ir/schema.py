@@ -20,13 +20,8 @@ from functools import cache
 from ..errors import SchemaError
 from .types import (
     ANY,
-    BOOL,
-    DEVICE,
-    FLOAT,
     INT,
-    NONE,
-    NUMBER,
-    STR,
+    SIMPLE_TYPES,
     TENSOR,
     AnyType,
     BoolType,
@@ -43,8 +38,7 @@ from .types import (
 )
 
 _BASE_TYPES: dict[str, Type] = {
-    "Tensor": TENSOR, "int": INT, "float": FLOAT, "bool": BOOL, "str": STR, "Scalar": NUMBER,
-    "number": NUMBER, "NoneType": NONE, "Device": DEVICE, "Any": ANY,
+    **SIMPLE_TYPES, "Tensor": TENSOR,
     # Enumerations TorchScript passes as ints.
     "ScalarType": INT, "Layout": INT, "MemoryFormat": INT, "SymInt": INT,
 }

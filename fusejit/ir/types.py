@@ -242,3 +242,9 @@ def is_tensor(t: Type) -> bool:
 
 def is_scalar(t: Type) -> bool:
     return isinstance(t, (IntType, FloatType, BoolType, NumberType))
+
+# Scalar and simple types by the name TorchScript prints (and schemas use) for them.
+SIMPLE_TYPES: dict[str, Type] = {
+    "int": INT, "float": FLOAT, "bool": BOOL, "str": STR, "NoneType": NONE, "Scalar": NUMBER,
+    "number": NUMBER, "Device": DEVICE, "Any": ANY,
+}
