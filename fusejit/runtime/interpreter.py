@@ -1,0 +1,208 @@
+"""The native interpreter: a Numba jitclass over a ``Code``'s integer encoding, and its driver.
+
+``InterpreterState`` (the jitclass) holds the pc, the scalar banks (int64, float64, bool as
+int64), the tensor meta table and the code arrays; ``run`` executes instructions natively
+(``native/loop.py``) until the program ends or an instruction needs Python, and then returns
+``HOSTCALL``. ``NativeInterpreter`` (the driver) runs that one instruction with the reference
+semantics (operator-library body, Python op, fusion group, fork/wait), moving values between the
+native register file and Python, and resumes at the next pc::
+
+    graph(%x : Float(64), %n : int):         0, 1 = prim::Load            host: writes x, n
+      ...                                    2 = aten::mul move(0), 1     native kernel
+                                             3 = prim::PythonOp move(2)   host, then resume
+                                              = prim::Store move(3)       host: reads result
+
+Results are the reference engine's (``reference.py``); the ops whose native bodies may round
+differently are listed in ``native/pointwise.py`` and ``native/tensor_ops.py``. Nothing is
+compiled on import: the Numba functions load (or compile, the first time on a machine) on the
+first native run.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import numpy as np
+
+from ..errors import FusejitError, InterpreterError, JITException
+from . import futures
+from .code import Code, Opcode, _node_error
+from .futures import Future
+from .reference import _ForkedError, _rethrown
+
+_lock = threading.Lock()
+_native: Any = None  # the lazily imported Numba side: see _load()
+
+
+def _load() -> Any:
+    """Import (and so load or compile) the native modules on first use."""
+    global _native
+    if _native is None:
+        with _lock:
+            if _native is None:
+                from .native import program as native_program
+
+                _native = native_program
+    return _native
+
+
+class NativeInterpreter:
+    """One run of a :class:`Code` on the native engine (``run`` / ``run_async`` as in the
+    reference engine's ``InterpreterState``)."""
+
+    __slots__ = ("code", "program", "regs", "state", "future")
+
+    def __init__(self, code: Code):
+        if not isinstance(code, Code):
+            raise FusejitError(f"NativeInterpreter needs a Code, got {type(code).__name__}")
+        native = _load()
+        self.code = code
+        self.program = native.program_of(code)
+        self.regs = native.RegisterFile(self.program.total_registers)
+        self.state = native.new_state(self.program, self.regs)
+        self.future: Future | None = None
+
+    def get_or_create_future(self) -> Future:
+        if self.future is None:
+            self.future = Future()
+        return self.future
+
+    def run(self, stack: list) -> None:
+        """Run to the end: ``stack`` holds the inputs before and the outputs after."""
+        if self._run_impl(stack):
+            result = self.future.wait()
+            stack.clear()
+            stack.extend(result if self.code.n_outputs != 1 else (result,))
+
+    def run_async(self, stack: list) -> Future:
+        """Run until done or suspended; the future completes with the output (a tuple if not 1)."""
+        future = self.get_or_create_future()
+        self._run_impl(stack)
+        return future
+
+    def _resume(self) -> None:
+        self._run_impl([])
+
+    def _run_impl(self, stack: list) -> bool:
+        """Execute from pc. True when suspended on an unfinished future, False when finished."""
+        code = self.code
+        last = len(code.instructions)
+        state, regs, program = self.state, self.regs, self.program
+        if state.pc == 0 and len(stack) != code.n_inputs:
+            return self._handle_error(InterpreterError(
+                f"the graph takes {code.n_inputs} inputs, {len(stack)} were given"))
+        while True:
+            state.run(regs.b8, regs.i64, regs.f32, regs.f64, regs.ilists,
+                      program.const_ilists)
+            pc = state.pc
+            if pc >= last:
+                break
+            try:
+                if self._host_step(pc, stack):
+                    return True
+            except _ForkedError as error:
+                return self._handle_error(_rethrown(error.error, code, pc))
+            except Exception as error:  # noqa: BLE001 - every failure is reported with its node
+                cls = JITException if isinstance(error, JITException) else InterpreterError
+                return self._handle_error(
+                    _node_error(cls, "operation failed in interpreter", code.nodes[pc], error),
+                    error)
+        if self.future is not None:
+            outputs = tuple(stack[len(stack) - code.n_outputs:])
+            self.future.mark_completed(outputs[0] if code.n_outputs == 1 else outputs)
+        return False
+
+    def _host_step(self, pc: int, stack: list) -> bool:
+        """Run instruction ``pc`` in Python; True when it suspends on an unfinished future."""
+        code, regs = self.code, self.regs
+        opcode, arg, in_start, in_size, out_start, out_size = code.rows[pc]
+        int_data, bool_data = code.int_data, code.bool_data
+        if opcode == Opcode.WAIT:
+            future = regs.read(int(int_data[in_start]))
+            if not isinstance(future, Future):
+                raise InterpreterError(f"aten::wait needs a Future, got {type(future).__name__}")
+            if not future.completed():
+                self._suspend(future)
+                return True
+        args = [regs.take(int(int_data[i]), bool(bool_data[i]))
+                for i in range(in_start, in_start + in_size)]
+        if opcode == Opcode.OP:
+            outs = code.operations[arg](*args)
+            if len(outs) != out_size:
+                raise InterpreterError(
+                    f"the operation returned {len(outs)} values, expected {out_size}")
+        elif opcode == Opcode.CONSTANT:
+            outs = (code.constants[arg],)
+        elif opcode == Opcode.ASSIGN:
+            outs = args
+        elif opcode in (Opcode.JUMPNZ, Opcode.JUMPZ):
+            taken = bool(args[0]) == (opcode == Opcode.JUMPNZ)
+            self.state.pc = pc + 1 + (arg if taken else 0)
+            return False
+        elif opcode == Opcode.LOAD:
+            outs = stack[len(stack) - out_size:]
+            del stack[len(stack) - out_size:]
+        elif opcode == Opcode.STORE:
+            stack.extend(args)
+            outs = ()
+        elif opcode == Opcode.DROP:
+            outs = ()
+        elif opcode == Opcode.CALL:
+            outs = list(args)
+            NativeInterpreter(code.subcodes[arg]).run(outs)
+        elif opcode == Opcode.FORK:
+            outs = (fork(code.subcodes[arg], args),)
+        elif opcode == Opcode.WAIT:
+            future = args[0]
+            if future.error is not None:
+                raise _ForkedError(future.error)
+            outs = (future.value(),)
+        else:
+            raise InterpreterError(f"unknown opcode {opcode}")
+        for i in range(out_size):
+            regs.write(int(int_data[out_start + i]), outs[i])
+        self.state.pc = pc + 1
+        return False
+
+    def _suspend(self, future: Future) -> None:
+        self.get_or_create_future()
+        # The wait runs again on resumption and reads its input then; pc stays on it.
+        future.add_callback(lambda: futures.submit(self._resume))
+
+    def _handle_error(self, error: FusejitError, cause: BaseException | None = None) -> bool:
+        # Registers are dropped so nothing stays alive after a failed run.
+        self.regs = _load().RegisterFile(0)
+        self.state.pc = len(self.code.instructions)
+        if self.future is not None:
+            error.__cause__ = cause if cause is not None else error.__cause__
+            self.future.set_error(error)
+            return False
+        if cause is None:
+            raise error
+        raise error from cause
+
+
+def fork(code: Code, args: list) -> Future:
+    """Run ``code`` on ``args`` in the fork pool with the native engine; returns its future."""
+    interpreter = NativeInterpreter(code)
+    future = interpreter.get_or_create_future()
+    stack = list(args)
+    futures.submit(lambda: _run_forked(interpreter, stack))
+    return future
+
+
+def _run_forked(interpreter: NativeInterpreter, stack: list) -> None:
+    try:
+        interpreter.run_async(stack)
+    except BaseException as error:  # noqa: BLE001 - a pool task must report, never raise
+        if not interpreter.future.completed():
+            interpreter.future.set_error(InterpreterError(f"forked task failed: {error}"))
+
+
+def run(code: Code, stack: list) -> None:
+    """Run ``code`` on the native engine: ``stack`` holds the inputs before, outputs after."""
+    NativeInterpreter(code).run(stack)
+
+
+__all__ = ["NativeInterpreter", "fork", "run", "np"]

@@ -1,0 +1,258 @@
+"""The native register file: scalar banks, a typed tensor file and the Python-side conversions.
+
+Register ``r`` of one run is described by ``tags[r]``; its payload lives in the bank the tag
+names::
+
+    %n : int      tags[r] = INT      ints[r] = 3
+    %f : float    tags[r] = FLOAT    floats[r] = 0.5
+    %b : bool     tags[r] = BOOL     ints[r] = 1
+    %o : None     tags[r] = NONE
+    %x : Tensor   tags[r] = TENSOR   meta[r] = dtype, rank, offset, readonly, sizes, strides
+                                     f32[r] (or f64/i64/b8[r], by dtype) = the 1-D buffer
+    %s : int[]    tags[r] = ILIST    ilists[r] = int64 array (lists made natively, never mutated)
+    %l : Tensor[] tags[r] = PY       objects[r] on the Python side (the driver's)
+
+Tensors are views (buffer, element offset, sizes, element strides): ``t``, ``select``,
+``expand`` and ``view`` share the buffer, so aliasing is as in NumPy. The buffer lists are
+Numba typed Lists with one slot per register plus a shared empty sentinel at index ``R``:
+clearing a register stores the sentinel, which drops the buffer's reference (NRT frees it at
+its last use). Only float32, float64, int64 and bool tensors of rank <= ``MAX_RANK`` are native;
+any other value is a ``PY`` object and the instructions that touch it run on the host.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numba import njit, types
+from numba.typed import List
+
+# Register tags.
+EMPTY, INT, FLOAT, BOOL, NONE, TENSOR, ILIST, PY = range(8)
+
+# Native tensor dtypes (codes stored in meta[r, DTYPE]).
+D_BOOL, D_I64, D_F32, D_F64 = range(4)
+DTYPES = (np.dtype(np.bool_), np.dtype(np.int64), np.dtype(np.float32), np.dtype(np.float64))
+DTYPE_CODE = {dtype: code for code, dtype in enumerate(DTYPES)}
+
+MAX_RANK = 8
+DTYPE, RANK, OFFSET, READONLY, SIZES = 0, 1, 2, 3, 4
+STRIDES = SIZES + MAX_RANK
+META_WIDTH = STRIDES + MAX_RANK
+
+BUFFER_TYPES = (types.boolean[::1], types.int64[::1], types.float32[::1], types.float64[::1])
+
+
+class RegisterFile:
+    """One run's registers: NumPy banks shared with the native loop, typed buffer Lists, and
+    the Python objects of ``PY`` registers."""
+
+    __slots__ = ("size", "tags", "ints", "floats", "meta", "b8", "i64", "f32", "f64", "ilists",
+                 "objects")
+
+    def __init__(self, size: int):
+        self.size = size
+        self.tags = np.zeros(size, np.int64)
+        self.ints = np.zeros(size, np.int64)
+        self.floats = np.zeros(size, np.float64)
+        self.meta = np.zeros((size, META_WIDTH), np.int64)
+        self.b8, self.i64, self.f32, self.f64, self.ilists = new_buffer_lists(size)
+        self.objects: list[Any] = [None] * size
+
+    def lists(self) -> tuple:
+        return self.b8, self.i64, self.f32, self.f64, self.ilists
+
+    # -- Python values in and out --------------------------------------------------------------
+
+    def write(self, r: int, value: Any) -> None:
+        """Put a Python value in register ``r`` (native when it can be)."""
+        clear_register(self.tags, self.meta, *self.lists(), r)
+        self.objects[r] = None
+        kind = type(value)
+        if kind is bool:
+            self.tags[r], self.ints[r] = BOOL, value
+        elif kind is int and -(1 << 63) <= value < (1 << 63):
+            self.tags[r], self.ints[r] = INT, value
+        elif kind is float:
+            self.tags[r], self.floats[r] = FLOAT, value
+        elif value is None:
+            self.tags[r] = NONE
+        elif kind is np.ndarray and self._write_tensor(r, value):
+            pass
+        else:
+            self.tags[r] = PY
+            self.objects[r] = value
+
+    def _write_tensor(self, r: int, a: np.ndarray) -> bool:
+        code = DTYPE_CODE.get(a.dtype)
+        if code is None or a.ndim > MAX_RANK:
+            return False
+        itemsize = a.itemsize
+        if any(s % itemsize for s in a.strides):
+            return False
+        strides = [s // itemsize for s in a.strides]
+        if a.size == 0:
+            buffer, offset = np.empty(0, a.dtype), 0
+        elif a.flags.c_contiguous and a.flags.writeable:
+            buffer, offset = a.reshape(-1), 0
+        else:
+            low = sum((n - 1) * s for n, s in zip(a.shape, strides) if s < 0)
+            high = sum((n - 1) * s for n, s in zip(a.shape, strides) if s > 0)
+            buffer = _flat_buffer(a, a.ctypes.data + low * itemsize, high - low + 1)
+            offset = -low
+        row = self.meta[r]
+        row[DTYPE], row[RANK], row[OFFSET] = code, a.ndim, offset
+        row[READONLY] = not a.flags.writeable
+        row[SIZES:SIZES + a.ndim] = a.shape
+        row[STRIDES:STRIDES + a.ndim] = strides
+        put_buffer(self.tags, self.b8, self.i64, self.f32, self.f64, r, code, buffer)
+        return True
+
+    def read(self, r: int) -> Any:
+        """The Python value of register ``r``."""
+        tag = self.tags[r]
+        if tag == INT:
+            return int(self.ints[r])
+        if tag == FLOAT:
+            return float(self.floats[r])
+        if tag == BOOL:
+            return bool(self.ints[r])
+        if tag == TENSOR:
+            return self._read_tensor(r)
+        if tag == ILIST:
+            return [int(x) for x in get_ilist(self.ilists, r)]
+        if tag == PY:
+            return self.objects[r]
+        return None
+
+    def _read_tensor(self, r: int) -> np.ndarray:
+        row = self.meta[r]
+        code, rank, offset = int(row[DTYPE]), int(row[RANK]), int(row[OFFSET])
+        buffer = get_buffer(self.b8, self.i64, self.f32, self.f64, r, code)
+        shape = tuple(int(s) for s in row[SIZES:SIZES + rank])
+        strides = [int(s) for s in row[STRIDES:STRIDES + rank]]
+        itemsize = buffer.itemsize
+        if int(np.prod(shape)) == 0:
+            array = np.empty(shape, buffer.dtype)
+        elif offset == 0 and strides == _contiguous_strides(shape) \
+                and len(buffer) == int(np.prod(shape)):
+            array = buffer.reshape(shape)
+        else:
+            array = np.lib.stride_tricks.as_strided(
+                buffer[offset:], shape, tuple(s * itemsize for s in strides))
+        if row[READONLY]:
+            array.flags.writeable = False
+        return array
+
+    def take(self, r: int, move: bool) -> Any:
+        """Read register ``r``, clearing it when this is its last use."""
+        value = self.read(r)
+        if move:
+            self.clear(r)
+        return value
+
+    def clear(self, r: int) -> None:
+        clear_register(self.tags, self.meta, *self.lists(), r)
+        self.objects[r] = None
+
+
+class _BufferOwner:
+    """Exposes a span of an array's memory as a writable 1-D buffer, keeping the array alive."""
+
+    def __init__(self, base: np.ndarray, address: int, length: int):
+        self.base = base
+        self.__array_interface__ = {"shape": (length,), "typestr": base.dtype.str,
+                                    "data": (address, False), "version": 3}
+
+
+def _flat_buffer(a: np.ndarray, address: int, length: int) -> np.ndarray:
+    # Native ops never write through an input's buffer; in-place ops run on the host, through
+    # an array rebuilt with the input's own read-only flag.
+    return np.asarray(_BufferOwner(a, address, length))
+
+
+def _contiguous_strides(shape: tuple[int, ...]) -> list[int]:
+    strides, step = [], 1
+    for n in reversed(shape):
+        strides.append(step)
+        step *= max(n, 1)
+    return strides[::-1]
+
+
+# -- native helpers (cached: they are also called from the loop) -------------------------------
+
+@njit(cache=True)
+def new_buffer_lists(size):
+    """Five typed Lists of ``size`` + 1 slots, each slot the shared empty sentinel."""
+    b8 = List.empty_list(types.boolean[::1])
+    i64 = List.empty_list(types.int64[::1])
+    f32 = List.empty_list(types.float32[::1])
+    f64 = List.empty_list(types.float64[::1])
+    ilists = List.empty_list(types.int64[::1])
+    eb, ei, ef, ed, el = (np.empty(0, np.bool_), np.empty(0, np.int64),
+                          np.empty(0, np.float32), np.empty(0, np.float64),
+                          np.empty(0, np.int64))
+    for _ in range(size + 1):
+        b8.append(eb)
+        i64.append(ei)
+        f32.append(ef)
+        f64.append(ed)
+        ilists.append(el)
+    return b8, i64, f32, f64, ilists
+
+
+@njit(cache=True)
+def clear_register(tags, meta, b8, i64, f32, f64, ilists, r):
+    """Empty register ``r``, dropping its buffer (the sentinel takes its slot)."""
+    tag = tags[r]
+    if tag == TENSOR:
+        sentinel = len(tags)
+        code = meta[r, DTYPE]
+        if code == D_F32:
+            f32[r] = f32[sentinel]
+        elif code == D_F64:
+            f64[r] = f64[sentinel]
+        elif code == D_I64:
+            i64[r] = i64[sentinel]
+        else:
+            b8[r] = b8[sentinel]
+    elif tag == ILIST:
+        ilists[r] = ilists[len(tags)]
+    tags[r] = EMPTY
+
+
+@njit(cache=True)
+def _put(buffers, r, buffer):
+    buffers[r] = buffer
+
+
+def put_buffer(tags, b8, i64, f32, f64, r: int, code: int, buffer: np.ndarray) -> None:
+    """Store ``buffer`` (of the dtype ``code`` names) as register ``r``'s tensor buffer."""
+    _put((b8, i64, f32, f64)[code], r, buffer)
+    tags[r] = TENSOR
+
+
+def get_buffer(b8, i64, f32, f64, r: int, code: int) -> np.ndarray:
+    if code == D_F32:
+        return _get(f32, r)
+    if code == D_F64:
+        return _get(f64, r)
+    if code == D_I64:
+        return _get(i64, r)
+    return _get(b8, r)
+
+
+@njit(cache=True)
+def _get(buffers, r):
+    return buffers[r]
+
+
+def get_ilist(ilists, r: int) -> np.ndarray:
+    return _get(ilists, r)
+
+
+@njit(cache=True)
+def put_ilist(tags, ilists, r, values):
+    ilists[r] = values
+    tags[r] = ILIST

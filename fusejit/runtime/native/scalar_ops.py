@@ -1,0 +1,159 @@
+"""Native bodies of TorchScript's ``int`` / ``float`` / ``bool`` arithmetic (``ops/scalar.py``).
+
+::
+
+    %c : int = aten::floordiv(%a, %b)        Python's //, int64 wrap-around
+    %m : bool = aten::lt(%i, %n)
+    %q : float = aten::div(%a, %b)           IEEE: 1 / 0 is inf
+
+An op returns False, leaving every register as it was, whenever its result would need more
+than int64 or float64 arithmetic can give exactly (integer division by zero, INT_MIN // -1,
+comparing an int beyond 2**53 with a float, a non-finite float to int...): the driver then
+runs the NumPy body, which computes the same value or raises PyTorch's error.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .registers import BOOL, FLOAT, INT
+
+(S_ADD, S_SUB, S_MUL, S_DIV, S_FLOORDIV, S_REMAINDER, S_MIN, S_MAX, S_EQ, S_NE, S_LT, S_LE,
+ S_GT, S_GE, S_AND, S_OR, S_XOR) = range(100, 117)
+S_NEG, S_ABS, S_NOT, S_INT, S_FLOAT, S_BOOL, S_SQRT, S_FLOOR, S_CEIL = range(150, 159)
+SCALAR_BINARY = {
+    "add": S_ADD, "sub": S_SUB, "mul": S_MUL, "div": S_DIV, "floordiv": S_FLOORDIV,
+    "remainder": S_REMAINDER, "min": S_MIN, "max": S_MAX, "eq": S_EQ, "ne": S_NE, "lt": S_LT,
+    "le": S_LE, "gt": S_GT, "ge": S_GE, "__and__": S_AND, "__or__": S_OR, "__xor__": S_XOR,
+}
+SCALAR_UNARY = {
+    "neg": S_NEG, "abs": S_ABS, "__not__": S_NOT, "Int": S_INT, "Float": S_FLOAT,
+    "Bool": S_BOOL, "sqrt": S_SQRT, "floor": S_FLOOR, "ceil": S_CEIL,
+}
+# What the schema returns: the natural kind ("Scalar"), or a coercion to int / float / bool.
+RET_SCALAR, RET_INT, RET_FLOAT, RET_BOOL = range(4)
+RETURN_KINDS = {"Scalar": RET_SCALAR, "int": RET_INT, "float": RET_FLOAT, "bool": RET_BOOL}
+
+_EXACT = 2.0 ** 53
+_INT_MIN = np.iinfo(np.int64).min
+_LIMIT = 2.0 ** 63
+
+
+@njit(cache=True, error_model="numpy", nogil=True)
+def _write(tags, ints, floats, r, tag, i, f, ret):
+    """Store a result of kind ``tag`` coerced to ``ret``; False when it cannot be exact."""
+    if ret == RET_BOOL:
+        tags[r] = BOOL
+        ints[r] = (f != 0.0) if tag == FLOAT else (i != 0)
+        return True
+    if ret == RET_FLOAT and tag != FLOAT:
+        tags[r] = FLOAT
+        floats[r] = float(i)
+        return True
+    if ret == RET_INT and tag == FLOAT:
+        return False
+    if ret == RET_INT and tag == BOOL:
+        tag = INT
+    tags[r] = tag
+    if tag == FLOAT:
+        floats[r] = f
+    else:
+        ints[r] = i
+    return True
+
+
+@njit(inline="always")
+def _mixed_inexact(ta, tb, ia, ib):
+    # An int beyond 2**53 compared with a float: float64 would round it.
+    return (ta == FLOAT) != (tb == FLOAT) and (
+        (ta != FLOAT and abs(float(ia)) > _EXACT) or (tb != FLOAT and abs(float(ib)) > _EXACT))
+
+
+@njit(cache=True, error_model="numpy", nogil=True)
+def scalar_binary(op, ret, tags, ints, floats, ra, rb, out):
+    ta, tb = tags[ra], tags[rb]
+    if not (INT <= ta <= BOOL and INT <= tb <= BOOL):
+        return False
+    ia, ib = ints[ra], ints[rb]
+    fa = floats[ra] if ta == FLOAT else float(ia)
+    fb = floats[rb] if tb == FLOAT else float(ib)
+    both_int = ta != FLOAT and tb != FLOAT
+    if op == S_ADD or op == S_SUB or op == S_MUL:
+        if both_int:
+            i = ia + ib if op == S_ADD else ia - ib if op == S_SUB else ia * ib
+            return _write(tags, ints, floats, out, INT, i, 0.0, ret)
+        f = fa + fb if op == S_ADD else fa - fb if op == S_SUB else fa * fb
+        return _write(tags, ints, floats, out, FLOAT, 0, f, ret)
+    if op == S_DIV:
+        return _write(tags, ints, floats, out, FLOAT, 0, fa / fb, ret)
+    if op == S_FLOORDIV or op == S_REMAINDER:
+        if both_int:
+            if ib == 0 or (ia == _INT_MIN and ib == -1):
+                return False
+            i = ia // ib if op == S_FLOORDIV else ia % ib
+            return _write(tags, ints, floats, out, INT, i, 0.0, ret)
+        if op == S_FLOORDIV:
+            f = np.floor(fa / fb)
+        else:
+            f = np.fmod(fb + np.fmod(fa, fb), fb)
+        return _write(tags, ints, floats, out, FLOAT, 0, f, ret)
+    if op == S_AND or op == S_OR or op == S_XOR:
+        ba = fa != 0.0 if ta == FLOAT else ia != 0
+        bb = fb != 0.0 if tb == FLOAT else ib != 0
+        b = (ba and bb) if op == S_AND else (ba or bb) if op == S_OR else ba != bb
+        return _write(tags, ints, floats, out, BOOL, int(b), 0.0, ret)
+    if _mixed_inexact(ta, tb, ia, ib):
+        return False
+    if op == S_MIN or op == S_MAX:
+        if ta == FLOAT and fa != fa:
+            return _write(tags, ints, floats, out, ta, ia, fa, ret)
+        if tb == FLOAT and fb != fb:
+            return _write(tags, ints, floats, out, tb, ib, fb, ret)
+        if both_int:
+            pick_b = ib < ia if op == S_MIN else ib > ia
+        else:
+            pick_b = fb < fa if op == S_MIN else fb > fa
+        if pick_b:
+            return _write(tags, ints, floats, out, tb, ib, fb, ret)
+        return _write(tags, ints, floats, out, ta, ia, fa, ret)
+    if both_int:
+        x, y = ia, ib
+        c = (x == y if op == S_EQ else x != y if op == S_NE else x < y if op == S_LT
+             else x <= y if op == S_LE else x > y if op == S_GT else x >= y)
+    else:
+        c = (fa == fb if op == S_EQ else fa != fb if op == S_NE else fa < fb if op == S_LT
+             else fa <= fb if op == S_LE else fa > fb if op == S_GT else fa >= fb)
+    return _write(tags, ints, floats, out, BOOL, int(c), 0.0, ret)
+
+
+@njit(cache=True, error_model="numpy", nogil=True)
+def scalar_unary(op, ret, tags, ints, floats, ra, out):
+    ta = tags[ra]
+    if not INT <= ta <= BOOL:
+        return False
+    i = ints[ra]
+    f = floats[ra] if ta == FLOAT else float(i)
+    if op == S_NOT or op == S_BOOL:
+        b = f != 0.0 if ta == FLOAT else i != 0
+        if op == S_NOT:
+            b = not b
+        return _write(tags, ints, floats, out, BOOL, int(b), 0.0, ret)
+    if op == S_FLOAT:
+        return _write(tags, ints, floats, out, FLOAT, 0, f, ret)
+    if op == S_SQRT:
+        return _write(tags, ints, floats, out, FLOAT, 0, np.sqrt(f), ret)
+    if op == S_INT or op == S_FLOOR or op == S_CEIL:
+        if ta != FLOAT:
+            return _write(tags, ints, floats, out, INT, i, 0.0, ret)
+        if not abs(f) < _LIMIT:  # also nan and inf: the host raises PyTorch's error
+            return False
+        g = np.trunc(f) if op == S_INT else np.floor(f) if op == S_FLOOR else np.ceil(f)
+        if not abs(g) < _LIMIT:
+            return False
+        return _write(tags, ints, floats, out, INT, int(g), 0.0, ret)
+    if ta == FLOAT:
+        g = -f if op == S_NEG else abs(f)
+        return _write(tags, ints, floats, out, FLOAT, 0, g, ret)
+    j = -i if op == S_NEG else (i if i >= 0 else -i)
+    return _write(tags, ints, floats, out, INT, j, 0.0, ret)

@@ -1,0 +1,318 @@
+"""Native bodies of the shape, view, reduction and matrix ops, over buffer + meta registers.
+
+Views write only a meta row and share the input's buffer slot, so they cost no copy::
+
+    %y : Float(3, 2) = aten::t(%x)                 meta[y] = meta[x] with sizes/strides swapped
+    %r : Float(2) = aten::select(%x, %zero, %one)  offset += 1 * stride0, dimension 0 removed
+    %a, %b = prim::ConstantChunk[chunks=2, dim=1](%x)
+
+``mm`` multiplies in the tensor's dtype with one accumulator per output element, k ascending;
+``sum`` adds in order (contiguous whole-tensor sums use NumPy's pairwise scheme). BLAS and
+NumPy's axis reductions order their additions differently, so those two ops can differ from the
+NumPy bodies by rounding (bounded in ``tests/runtime/test_native_ops.py``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .pointwise import contiguous_strides
+from .registers import MAX_RANK, OFFSET, RANK, SIZES, STRIDES
+
+_OPTIONS = {"cache": True, "error_model": "numpy", "nogil": True}
+
+
+@njit(**_OPTIONS)
+def is_contiguous(m):
+    step = 1
+    for d in range(m[RANK] - 1, -1, -1):
+        if m[SIZES + d] != 1 and m[STRIDES + d] != step:
+            return False
+        step *= m[SIZES + d]
+    return True
+
+
+@njit(**_OPTIONS)
+def numel(m):
+    n = 1
+    for d in range(m[RANK]):
+        n *= m[SIZES + d]
+    return n
+
+
+@njit(**_OPTIONS)
+def infer_view(m, shape, om):
+    """``om`` = ``m`` viewed with ``shape`` (one -1 inferred); False if it is invalid or ``m``
+    is not contiguous (the host then copies or raises)."""
+    if len(shape) > MAX_RANK or not is_contiguous(m):
+        return False
+    n = numel(m)
+    known, infer = 1, -1
+    for d in range(len(shape)):
+        if shape[d] == -1:
+            if infer >= 0:
+                return False
+            infer = d
+        elif shape[d] < 0:
+            return False
+        else:
+            known *= shape[d]
+    om[RANK] = len(shape)
+    for d in range(len(shape)):
+        om[SIZES + d] = shape[d]
+    if infer >= 0:
+        if known == 0 or n % known != 0:
+            return False
+        om[SIZES + infer] = n // known
+    elif known != n:
+        return False
+    contiguous_strides(om)
+    om[OFFSET] = m[OFFSET]
+    return True
+
+
+@njit(**_OPTIONS)
+def transpose(m, om):
+    if m[RANK] > 2:
+        return False
+    om[:] = m
+    if m[RANK] == 2:
+        om[SIZES], om[SIZES + 1] = m[SIZES + 1], m[SIZES]
+        om[STRIDES], om[STRIDES + 1] = m[STRIDES + 1], m[STRIDES]
+    return True
+
+
+@njit(inline="always")
+def wrap_dim(dim, rank):
+    bound = max(rank, 1)
+    if dim < -bound or dim >= bound:
+        return -1
+    return dim + bound if dim < 0 else dim
+
+
+@njit(**_OPTIONS)
+def select(m, dim, index, om):
+    rank = m[RANK]
+    if rank == 0:
+        return False
+    d = wrap_dim(dim, rank)
+    if d < 0:
+        return False
+    size = m[SIZES + d]
+    if index < -size or index >= size:
+        return False
+    if index < 0:
+        index += size
+    om[:] = m
+    om[RANK] = rank - 1
+    om[OFFSET] = m[OFFSET] + index * m[STRIDES + d]
+    for k in range(d, rank - 1):
+        om[SIZES + k] = m[SIZES + k + 1]
+        om[STRIDES + k] = m[STRIDES + k + 1]
+    return True
+
+
+@njit(**_OPTIONS)
+def expand(m, size, om):
+    """PyTorch's ``expand``: new leading dimensions and size-1 ones get stride 0."""
+    rank, n = m[RANK], len(size)
+    if n < rank or n > MAX_RANK:
+        return False
+    lead = n - rank
+    om[:] = m
+    om[RANK] = n
+    for i in range(n):
+        s = size[i]
+        if i < lead:
+            if s < 0:
+                return False
+            om[SIZES + i] = s
+            om[STRIDES + i] = 0
+            continue
+        have = m[SIZES + i - lead]
+        stride = m[STRIDES + i - lead]
+        if s == -1:
+            s = have
+        elif have != s:
+            if have != 1 or s < 0:
+                return False
+            stride = 0
+        om[SIZES + i] = s
+        om[STRIDES + i] = stride
+    om[3] = 1  # READONLY: like np.broadcast_to, an expanded tensor is not written through
+    return True
+
+
+@njit(**_OPTIONS)
+def chunk_piece(m, chunks, dim, k, om):
+    """Piece ``k`` of ``chunk(chunks, dim)``; returns 0 if there is no such piece, -1 on an
+    invalid call, else 1."""
+    rank = m[RANK]
+    if rank == 0 or chunks <= 0:
+        return -1
+    d = wrap_dim(dim, rank)
+    if d < 0:
+        return -1
+    n = m[SIZES + d]
+    split = (n + chunks - 1) // chunks
+    if split == 0:
+        count = chunks
+    else:
+        count = max((n + split - 1) // split, 1)
+    if k >= count:
+        return 0
+    start = min(k * split, n)
+    size = split if k < count - 1 else n - split * (count - 1)
+    om[:] = m
+    om[SIZES + d] = size
+    om[OFFSET] = m[OFFSET] + start * m[STRIDES + d]
+    return 1
+
+
+@njit(**_OPTIONS)
+def mm(a, am, b, bm, om):
+    """``a @ b`` for 2-D float views, into a new contiguous buffer; ``om`` gets its meta."""
+    rows, inner, cols = am[SIZES], am[SIZES + 1], bm[SIZES + 1]
+    om[RANK] = 2
+    om[OFFSET] = 0
+    om[SIZES], om[SIZES + 1] = rows, cols
+    contiguous_strides(om)
+    out = np.empty(rows * cols, a.dtype)
+    ra, ca, rb, cb = am[STRIDES], am[STRIDES + 1], bm[STRIDES], bm[STRIDES + 1]
+    oa, ob = am[OFFSET], bm[OFFSET]
+    zero = a.dtype.type(0)
+    for i in range(rows):
+        for j in range(cols):
+            out[i * cols + j] = zero
+        for k in range(inner):
+            x = a[oa + i * ra + k * ca]
+            for j in range(cols):
+                out[i * cols + j] += x * b[ob + k * rb + j * cb]
+    return out
+
+
+@njit(**_OPTIONS)
+def _pairwise(x, start, n):
+    # NumPy's pairwise summation (8 accumulators in blocks of up to 128 elements)
+    if n < 8:
+        s = x[start] - x[start]
+        for i in range(n):
+            s += x[start + i]
+        return s
+    if n <= 128:
+        r0, r1, r2, r3 = x[start], x[start + 1], x[start + 2], x[start + 3]
+        r4, r5, r6, r7 = x[start + 4], x[start + 5], x[start + 6], x[start + 7]
+        i = 8
+        while i < n - n % 8:
+            r0 += x[start + i]
+            r1 += x[start + i + 1]
+            r2 += x[start + i + 2]
+            r3 += x[start + i + 3]
+            r4 += x[start + i + 4]
+            r5 += x[start + i + 5]
+            r6 += x[start + i + 6]
+            r7 += x[start + i + 7]
+            i += 8
+        s = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+        while i < n:
+            s += x[start + i]
+            i += 1
+        return s
+    half = n // 2
+    half -= half % 8
+    return _pairwise(x, start, half) + _pairwise(x, start + half, n - half)
+
+
+@njit(**_OPTIONS)
+def sum_all(x, m, om):
+    """The sum of every element (in ``x``'s dtype), as a 1-element buffer; ``om`` = 0-dim."""
+    om[RANK] = 0
+    om[OFFSET] = 0
+    out = np.zeros(1, x.dtype)
+    n = numel(m)
+    if n == 0:
+        return out
+    if is_contiguous(m):
+        out[0] = _pairwise(x, m[OFFSET], n)
+        return out
+    index = np.zeros(MAX_RANK, np.int64)
+    rank = m[RANK]
+    p = m[OFFSET]
+    s = out[0]
+    for _ in range(n):
+        s += x[p]
+        d = rank - 1
+        while d >= 0:
+            index[d] += 1
+            p += m[STRIDES + d]
+            if index[d] < m[SIZES + d]:
+                break
+            p -= m[STRIDES + d] * m[SIZES + d]
+            index[d] = 0
+            d -= 1
+    out[0] = s
+    return out
+
+
+@njit(**_OPTIONS)
+def sum_dims(x, m, reduce, keepdim, om):
+    """Sum over the dimensions flagged in ``reduce``; ``om`` gets the result's meta."""
+    rank = m[RANK]
+    k = 0
+    for d in range(rank):
+        if reduce[d]:
+            if keepdim:
+                om[SIZES + k] = 1
+                k += 1
+        else:
+            om[SIZES + k] = m[SIZES + d]
+            k += 1
+    om[RANK] = k
+    om[OFFSET] = 0
+    total = contiguous_strides(om)
+    out = np.zeros(total, x.dtype)
+    # the output offset of every input index: output strides on kept dims, 0 on reduced ones
+    ostride = np.zeros(MAX_RANK, np.int64)
+    k = 0
+    for d in range(rank):
+        if reduce[d]:
+            if keepdim:
+                k += 1
+        else:
+            ostride[d] = om[STRIDES + k]
+            k += 1
+    n = numel(m)
+    index = np.zeros(MAX_RANK, np.int64)
+    p, q = m[OFFSET], 0
+    for _ in range(n):
+        out[q] += x[p]
+        d = rank - 1
+        while d >= 0:
+            index[d] += 1
+            p += m[STRIDES + d]
+            q += ostride[d]
+            if index[d] < m[SIZES + d]:
+                break
+            p -= m[STRIDES + d] * m[SIZES + d]
+            q -= ostride[d] * m[SIZES + d]
+            index[d] = 0
+            d -= 1
+    return out
+
+
+@njit(**_OPTIONS)
+def broadcast_sizes(a, b):
+    """The broadcast of two size lists, or an empty array with ok False."""
+    rank = max(len(a), len(b))
+    out = np.ones(rank, np.int64)
+    for i in range(rank):
+        x = a[i - (rank - len(a))] if i >= rank - len(a) else 1
+        y = b[i - (rank - len(b))] if i >= rank - len(b) else 1
+        if x == 1:
+            out[i] = y
+        elif y == 1 or y == x:
+            out[i] = x
+        else:
+            return out, False
+    return out, True
