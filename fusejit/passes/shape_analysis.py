@@ -52,7 +52,7 @@ from ..ir.types import (
     TupleType,
     Type,
 )
-from .shape_rules import infer_outputs
+from .shape_rules import Facts, infer_outputs
 
 # A loop body whose carried types still change after this many rounds gets them forgotten.
 MAX_LOOP_ROUNDS = 8
@@ -226,12 +226,13 @@ class _ShapePropagator:
     """Walks blocks in program order; ``old`` holds each value's type before the pass,
     ``known`` the compile-time values the rules found (constants, shape metadata)."""
 
-    __slots__ = ("stale", "old", "known")
+    __slots__ = ("stale", "old", "facts", "known")
 
     def __init__(self, stale: frozenset[str]):
         self.stale = stale
         self.old: dict[Any, Type] = {}
-        self.known: dict[Any, Any] = {}
+        self.facts = Facts()
+        self.known = self.facts.values
 
     def set_type(self, value, inferred: Type | None) -> None:
         old = self.old.setdefault(value, value.type)
@@ -249,7 +250,7 @@ class _ShapePropagator:
         elif node.has_attribute("Subgraph") and node.kind_of("Subgraph") == "g":
             self.run_subgraph(node)
         else:
-            for value, inferred in zip(node.outputs, infer_outputs(node, self.known)):
+            for value, inferred in zip(node.outputs, infer_outputs(node, self.facts)):
                 self.set_type(value, inferred)
 
     def run_if(self, node) -> None:
@@ -294,10 +295,10 @@ class _ShapePropagator:
     def forget(self, block) -> None:
         """Drop the compile-time values computed in ``block`` in an earlier loop round."""
         for value in block.inputs:
-            self.known.pop(value, None)
+            self.facts.forget(value)
         for node in block.nodes():
             for value in node.outputs:
-                self.known.pop(value, None)
+                self.facts.forget(value)
             for inner in node.blocks:
                 self.forget(inner)
 

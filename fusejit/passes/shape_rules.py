@@ -26,9 +26,9 @@ type; a view (``Tensor(a)`` return) keeps ``self``'s dtype and device, and has a
 ``size``/``shape`` list of known length; otherwise the declared return type (``Tensor``: unknown),
 type variables bound from the arguments. Chunks, list and tuple plumbing and futures are structural.
 
-``infer_outputs(node, known)`` returns one type per output (``None``: nothing inferred; the caller
-keeps the declared type). ``known`` maps values to compile-time values (constants, shape metadata);
-the rules add the outputs they can compute exactly.
+``infer_outputs(node, facts)`` returns one type per output (``None``: nothing inferred; the caller
+keeps the declared type). ``facts`` holds compile-time values (constants, shape metadata) and the
+element types of op-made lists; the rules add what they learn about the outputs.
 """
 
 from __future__ import annotations
@@ -71,7 +71,25 @@ from ..runtime.ops import find_entry, make_operation
 from ..runtime.ops.table import wrap_dim
 from ..runtime.ops.tensor import broadcast_sizes, chunk_sizes
 
-Known = dict  # Value -> compile-time Python value
+
+class Facts:
+    """What the analysis knows about values beyond their types: ``values`` holds compile-time
+    values (constants, shape metadata), ``items`` the element types of lists an op returned
+    (``aten::broadcast_tensors``), so that a ``prim::ListUnpack`` of them keeps dtypes and ranks."""
+
+    __slots__ = ("values", "items")
+
+    def __init__(self):
+        self.values: dict[Any, Any] = {}
+        self.items: dict[Any, list[Type | None]] = {}
+
+    def forget(self, value) -> None:
+        self.values.pop(value, None)
+        self.items.pop(value, None)
+
+
+Known = dict  # Value -> compile-time Python value (``Facts.values``)
+
 
 # A proxy larger than this is shrunk to ones in every dim (its sizes then count as unknown).
 PROXY_NUMEL_LIMIT = 1 << 16
@@ -97,18 +115,18 @@ _SHAPE_OPS = frozenset({
 _SIZE_ARGUMENTS = ("size", "shape")
 
 
-def infer_outputs(node, known: Known) -> list[Type | None]:
+def infer_outputs(node, facts: Facts) -> list[Type | None]:
     """One inferred type per output of ``node`` (``None`` where nothing could be inferred)."""
     rule = _STRUCTURAL.get(node.kind)
     if rule is not None:
-        return rule(node, known)
+        return rule(node, facts)
     entry = find_entry(node)
     schema = registry.find(node)
     if entry is not None and entry.pure and _worth_running(node, schema):
-        types = _run_proxies(node, known)
+        types = _run_proxies(node, facts)
         if types is not None:
-            return _fill_gaps(types, _schema_rule(node, schema, known))
-    return _schema_rule(node, schema, known)
+            return _fill_gaps(types, _schema_rule(node, schema, facts.values))
+    return _schema_rule(node, schema, facts.values)
 
 
 def list_items(value) -> tuple | None:
@@ -229,8 +247,9 @@ def _node_integers(node, known: Known) -> list[int]:
     return [abs(int(x)) for x in found if not isinstance(x, bool)]
 
 
-def _run_proxies(node, known: Known) -> list[Type | None] | None:
+def _run_proxies(node, facts: Facts) -> list[Type | None] | None:
     """The output types the node's body gives on proxies, or None when no trial ran."""
+    known = facts.values
     try:
         op = make_operation(node)
     except Exception:
@@ -250,6 +269,11 @@ def _run_proxies(node, known: Known) -> list[Type | None] | None:
         for v, item in zip(node.outputs, outcomes[0]):
             if isinstance(item, (int, list)):
                 known[v] = item
+    for i, v in enumerate(node.outputs):
+        pieces = [out[i] for out in outcomes]
+        if all(isinstance(p, list) for p in pieces) and len({len(p) for p in pieces}) == 1:
+            facts.items[v] = [_agree([_abstract(p[k], device) for p in pieces], exact)
+                              for k in range(len(pieces[0]))]
     return types
 
 
@@ -445,7 +469,8 @@ def _substitute(t: Type, bound: dict[str, Type]) -> Type | None:
 
 # -- structural rules: constants, containers, chunks, futures ---------------------------------
 
-def _constant(node, known: Known) -> list[Type | None]:
+def _constant(node, facts: Facts) -> list[Type | None]:
+    known = facts.values
     value = constant_value(node)
     if isinstance(value, ElidedTensor):
         return [value.type]
@@ -455,7 +480,8 @@ def _constant(node, known: Known) -> list[Type | None]:
     return [None]  # the declared scalar or list type is the constant's own
 
 
-def _list_construct(node, known: Known) -> list[Type | None]:
+def _list_construct(node, facts: Facts) -> list[Type | None]:
+    known = facts.values
     values = [known.get(v, _MISSING) for v in node.inputs]
     if _MISSING not in values and all(not isinstance(x, np.ndarray) for x in values):
         known[node.output()] = list(values)
@@ -463,11 +489,12 @@ def _list_construct(node, known: Known) -> list[Type | None]:
     return [ListType(types.pop()) if len(types) == 1 else None]
 
 
-def _tuple_construct(node, known: Known) -> list[Type | None]:
+def _tuple_construct(node, facts: Facts) -> list[Type | None]:
     return [TupleType(tuple(v.type for v in node.inputs))]
 
 
-def _unpack(node, known: Known) -> list[Type | None]:
+def _unpack(node, facts: Facts) -> list[Type | None]:
+    known = facts.values
     container = node.input(0)
     items = list_items(container)
     n = len(node.outputs)
@@ -476,6 +503,9 @@ def _unpack(node, known: Known) -> list[Type | None]:
             if item in known:
                 known[out] = known[item]
         return [v.type for v in items]
+    item_types = facts.items.get(container)
+    if item_types is not None and len(item_types) == n:
+        return list(item_types)
     value = known.get(container)
     if isinstance(value, (list, tuple)) and len(value) == n:
         for out, item in zip(node.outputs, value):
@@ -492,7 +522,8 @@ def _unpack(node, known: Known) -> list[Type | None]:
     return [None] * n
 
 
-def _tuple_index(node, known: Known) -> list[Type | None]:
+def _tuple_index(node, facts: Facts) -> list[Type | None]:
+    known = facts.values
     index = known.get(node.input(1))
     t = node.input(0).type
     if isinstance(index, int) and isinstance(t, TupleType) and -len(t.elems) <= index < len(
@@ -502,11 +533,16 @@ def _tuple_index(node, known: Known) -> list[Type | None]:
     return [None]
 
 
-def _getitem(node, known: Known) -> list[Type | None]:
+def _getitem(node, facts: Facts) -> list[Type | None]:
+    known = facts.values
     items = list_items(node.input(0))
     index = known.get(node.input(1))
     if items is not None and isinstance(index, int) and -len(items) <= index < len(items):
         return [items[index].type]
+    item_types = facts.items.get(node.input(0))
+    if item_types is not None and isinstance(index, int) and -len(item_types) <= index < len(
+            item_types):
+        return [item_types[index]]
     t = node.input(0).type
     return [t.elem if isinstance(t, ListType) else None]
 
@@ -529,11 +565,11 @@ def _chunk_types(t: Type, chunks: int, dim: int, n: int) -> list[Type | None]:
     return types
 
 
-def _constant_chunk(node, known: Known) -> list[Type | None]:
+def _constant_chunk(node, facts: Facts) -> list[Type | None]:
     return _chunk_types(node.input(0).type, node.i("chunks"), node.i("dim"), len(node.outputs))
 
 
-def _broadcasting_chunk(node, known: Known) -> list[Type | None]:
+def _broadcasting_chunk(node, facts: Facts) -> list[Type | None]:
     chunks = node.i("chunks")
     types = [v.type for v in node.inputs]
     if len(node.outputs) != chunks * len(types) or not all(
@@ -555,14 +591,14 @@ def _broadcasting_chunk(node, known: Known) -> list[Type | None]:
     return result
 
 
-def _wait(node, known: Known) -> list[Type | None]:
+def _wait(node, facts: Facts) -> list[Type | None]:
     t = node.input(0).type
     return [t.elem if isinstance(t, FutureType) else None]
 
 
 _MISSING = object()
 
-_STRUCTURAL: dict[str, Callable[[Any, Known], list[Type | None]]] = {
+_STRUCTURAL: dict[str, Callable[[Any, Facts], list[Type | None]]] = {
     prim.Constant: _constant,
     prim.ListConstruct: _list_construct,
     prim.TupleConstruct: _tuple_construct,
