@@ -18,6 +18,9 @@ and optionals are checked element by element.
 ``fuse=True`` runs the graph fuser on a copy (when ``fusejit.passes.fuse_graph`` exists) and the
 fusion groups run by interpreting their subgraphs. The compiled function is thread-safe: every
 call has its own registers.
+
+``engine="native"`` (the default) runs the Numba instruction loop (``runtime/interpreter.py``);
+``engine="reference"`` the pure-Python loop it is tested against (``runtime/reference.py``).
 """
 
 from __future__ import annotations
@@ -46,15 +49,16 @@ from ..ir.types import (
                         Type,
 )
 from .code import Code
+from .interpreter import NativeInterpreter
 from .reference import InterpreterState
 
-ENGINES = ("reference",)
+ENGINES = ("native", "reference")
 
 
 class CompiledFunction:
     """A graph ready to run: ``fn(*inputs)`` returns one value, a tuple, or None (no outputs)."""
 
-    def __init__(self, graph: Graph, fuse: bool = False, engine: str = "reference"):
+    def __init__(self, graph: Graph, fuse: bool = False, engine: str = "native"):
         if not isinstance(graph, Graph):
             raise FusejitError(f"compile needs a fusejit Graph, got {type(graph).__name__}")
         if engine not in ENGINES:
@@ -78,7 +82,10 @@ class CompiledFunction:
 
     def __call__(self, *inputs: Any) -> Any:
         stack = self.check_inputs(inputs)
-        InterpreterState(self.code).run(stack)
+        if self.engine == "native":
+            NativeInterpreter(self.code).run(stack)
+        else:
+            InterpreterState(self.code).run(stack)
         if len(stack) == 1:
             return stack[0]
         return tuple(stack) if stack else None
@@ -93,7 +100,7 @@ class CompiledFunction:
         return f"<fusejit.CompiledFunction ({names}) engine={self.engine}>"
 
 
-def compile(graph: Graph, fuse: bool = False, engine: str = "reference") -> CompiledFunction:
+def compile(graph: Graph, fuse: bool = False, engine: str = "native") -> CompiledFunction:
     """Make ``graph`` callable; see :class:`CompiledFunction`."""
     return CompiledFunction(graph, fuse=fuse, engine=engine)
 

@@ -1,11 +1,12 @@
-"""The native interpreter: a Numba jitclass over a ``Code``'s integer encoding, and its driver.
+"""The native interpreter: a Numba loop over a ``Code``'s integer encoding, and its driver.
 
-``InterpreterState`` (the jitclass) holds the pc, the scalar banks (int64, float64, bool as
-int64), the tensor meta table and the code arrays; ``run`` executes instructions natively
-(``native/loop.py``) until the program ends or an instruction needs Python, and then returns
-``HOSTCALL``. ``NativeInterpreter`` (the driver) runs that one instruction with the reference
-semantics (operator-library body, Python op, fusion group, fork/wait), moving values between the
-native register file and Python, and resumes at the next pc::
+``InterpreterState`` (``native/program.py``) holds the pc, the scalar banks (int64, float64,
+bool as int64), the tensor register file and the code arrays; ``run`` executes instructions
+natively (``native/loop.py``, cached on disk) until the program ends or an instruction needs
+Python, and then returns ``HOSTCALL``. ``NativeInterpreter`` (the driver) runs that one
+instruction with the reference semantics (operator-library body, Python op, fusion group,
+fork/wait), moving values between the native register file and Python, and resumes at the
+next pc::
 
     graph(%x : Float(64), %n : int):         0, 1 = prim::Load            host: writes x, n
       ...                                    2 = aten::mul move(0), 1     native kernel
@@ -88,13 +89,12 @@ class NativeInterpreter:
         """Execute from pc. True when suspended on an unfinished future, False when finished."""
         code = self.code
         last = len(code.instructions)
-        state, regs, program = self.state, self.regs, self.program
+        state = self.state
         if state.pc == 0 and len(stack) != code.n_inputs:
             return self._handle_error(InterpreterError(
                 f"the graph takes {code.n_inputs} inputs, {len(stack)} were given"))
         while True:
-            state.run(regs.b8, regs.i64, regs.f32, regs.f64, regs.ilists,
-                      program.const_ilists)
+            state.run()
             pc = state.pc
             if pc >= last:
                 break
@@ -162,6 +162,7 @@ class NativeInterpreter:
             raise InterpreterError(f"unknown opcode {opcode}")
         for i in range(out_size):
             regs.write(int(int_data[out_start + i]), outs[i])
+        regs.prune_origins()
         self.state.pc = pc + 1
         return False
 
@@ -172,7 +173,7 @@ class NativeInterpreter:
 
     def _handle_error(self, error: FusejitError, cause: BaseException | None = None) -> bool:
         # Registers are dropped so nothing stays alive after a failed run.
-        self.regs = _load().RegisterFile(0)
+        self.regs = self.state.regs = _load().RegisterFile(0)
         self.state.pc = len(self.code.instructions)
         if self.future is not None:
             error.__cause__ = cause if cause is not None else error.__cause__

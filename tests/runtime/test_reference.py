@@ -1,4 +1,6 @@
-"""The reference interpreter: control flow, moves and liveness, errors, fork/wait, threads.
+"""The interpreters: control flow, moves and liveness, errors, fork/wait, threads.
+
+Every test runs on both engines (``engine`` below): the reference loop and the native one.
 
 These tests do not depend on the operator library: the few ``aten::`` ops they use run through
 ``OPS`` below (plain Python/NumPy, the oracle), passed to ``Code`` as its ``make_operation``, and
@@ -21,8 +23,18 @@ from fusejit.ir.symbols import aten, prim
 from fusejit.ir.types import TENSOR, FutureType
 from fusejit.runtime.code import Code
 from fusejit.runtime.futures import Future
+from fusejit.runtime.interpreter import NativeInterpreter
 from fusejit.runtime.python_op import create_python_op
 from fusejit.runtime.reference import InterpreterState
+
+STATES = {"native": NativeInterpreter, "reference": InterpreterState}
+State = InterpreterState  # the engine of the running test (set by the fixture)
+
+
+@pytest.fixture(params=sorted(STATES), autouse=True)
+def engine(request, monkeypatch, nrt_balanced):
+    monkeypatch.setitem(globals(), "State", STATES[request.param])
+    return request.param
 
 
 def _raise(message):
@@ -43,7 +55,7 @@ def make_operation(node):
 
 def run(code: Code, *inputs):
     stack = list(inputs)
-    InterpreterState(code).run(stack)
+    State(code).run(stack)
     return stack
 
 
@@ -337,7 +349,7 @@ def test_run_async_suspends_on_wait_and_resumes():
         return a * 3
 
     code = Code(_fork_graph([blocked]))
-    future = InterpreterState(code).run_async([7])
+    future = State(code).run_async([7])
     assert isinstance(future, Future)
     time.sleep(0.05)
     assert not future.completed()       # suspended at aten::wait, not blocking this thread
@@ -349,7 +361,7 @@ def test_run_async_error_completes_the_future():
     def fail(a):
         raise KeyError("nope")
 
-    future = InterpreterState(Code(_fork_graph([fail]))).run_async([1])
+    future = State(Code(_fork_graph([fail]))).run_async([1])
     with pytest.raises(InterpreterError, match="nope"):
         future.wait(5)
 
@@ -392,7 +404,7 @@ def test_nested_forks_on_a_one_thread_pool_do_not_deadlock():
     size = futures.fork_pool_size()
     futures.set_fork_pool_size(1)
     try:
-        future = InterpreterState(Code(outer)).run_async([41])
+        future = State(Code(outer)).run_async([41])
         assert future.wait(5) == 42
     finally:
         futures.set_fork_pool_size(size)

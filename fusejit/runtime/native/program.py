@@ -1,4 +1,4 @@
-"""A ``Code`` prepared for the native loop, and the jitclass that runs it.
+"""A ``Code`` prepared for the native loop, and the state that runs it.
 
 ``program_of(code)`` adds what the loop needs beside ``instructions`` / ``int_data`` /
 ``bool_data``: a native op id and two static parameters per instruction (-1: run on the host),
@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import numpy as np
 from numba import types
-from numba.experimental import jitclass
 from numba.typed import List
 
 from ..code import Code, Opcode
@@ -42,8 +41,9 @@ class NativeProgram:
         for pc, row in enumerate(code.rows):
             opcode, arg = row[0], row[1]
             node = code.nodes[pc]
+            # A Code built with its own make_operation (tests, other engines) keeps its callables.
             if opcode == Opcode.OP and node is not None and node.kind != "prim::PythonOp" \
-                    and node.kind != "prim::Constant":
+                    and node.kind != "prim::Constant" and code._make_operation is None:
                 op, p0, p1 = native_op_for(node)
                 self.native_op[pc] = op
                 self.op_params[pc] = p0, p1
@@ -73,6 +73,8 @@ class NativeProgram:
             self.const_ilists.append(empty)
         self.scratch = code.register_size
         self.total_registers = code.register_size + width
+        # The Code's own array, not a copy: a caller that edits the move flags (a test that
+        # turns liveness off) is seen by every later run.
         self.bool_data = np.ascontiguousarray(code.bool_data, np.bool_)
         self.instructions = np.ascontiguousarray(code.instructions, np.int64)
         self.int_data = np.ascontiguousarray(code.int_data, np.int64)
@@ -92,51 +94,39 @@ def program_of(code: Code) -> NativeProgram:
     return program
 
 
-_spec = [
-    ("pc", types.int64), ("pc_box", types.int64[::1]), ("scratch", types.int64),
-    ("tags", types.int64[::1]), ("ints", types.int64[::1]), ("floats", types.float64[::1]),
-    ("meta", types.int64[:, ::1]), ("tmp", types.int64[:, ::1]),
-    ("instructions", types.int64[:, ::1]), ("int_data", types.int64[::1]),
-    ("bool_data", types.boolean[::1]), ("native_op", types.int64[::1]),
-    ("op_params", types.int64[:, ::1]), ("const_tags", types.int64[::1]),
-    ("const_ints", types.int64[::1]), ("const_floats", types.float64[::1]),
-]
-
-
-@jitclass(_spec)
 class InterpreterState:
-    """pc, scalar banks, tensor meta table and code arrays of one run. The buffer Lists are
-    passed to ``run`` rather than held: a typed-List member makes the class cost seconds more
-    to build in every process (a jitclass is never cached on disk)."""
+    """The pc, scalar banks, tensor register file and code arrays of one native run.
 
-    def __init__(self, tags, ints, floats, meta, instructions, int_data, bool_data, native_op,
-                 op_params, const_tags, const_ints, const_floats, scratch):
-        self.pc = 0
+    ``run`` calls the cached ``run_loop`` directly. It is not a Numba jitclass: a jitclass is
+    compiled again in every process, and one whose method calls ``run_loop`` took 9.4 s to
+    build per process here (7.3 s with the loop passed as a first-class function), against
+    0.2 s to load everything from the on-disk cache this way."""
+
+    __slots__ = ("pc_box", "regs", "program", "tmp")
+
+    def __init__(self, program: NativeProgram, regs: RegisterFile):
         self.pc_box = np.zeros(1, np.int64)
-        self.scratch = scratch
-        self.tags, self.ints, self.floats, self.meta = tags, ints, floats, meta
+        self.regs = regs
+        self.program = program
         self.tmp = np.zeros((3, META_WIDTH), np.int64)
-        self.instructions, self.int_data, self.bool_data = instructions, int_data, bool_data
-        self.native_op, self.op_params = native_op, op_params
-        self.const_tags, self.const_ints, self.const_floats = const_tags, const_ints, \
-            const_floats
 
-    def run(self, b8, i64, f32, f64, ilists, const_ilists):
+    @property
+    def pc(self) -> int:
+        return int(self.pc_box[0])
+
+    @pc.setter
+    def pc(self, value: int) -> None:
+        self.pc_box[0] = value
+
+    def run(self) -> int:
         """Execute from pc; DONE at the end, HOSTCALL at an instruction for the host."""
-        self.pc_box[0] = self.pc
-        regs = (self.tags, self.ints, self.floats, self.meta, b8, i64, f32, f64, ilists,
-                self.tmp)
-        program = (self.instructions, self.int_data, self.bool_data, self.native_op,
-                   self.op_params, self.const_tags, self.const_ints, self.const_floats,
-                   const_ilists, self.scratch)
-        status = run_loop(self.pc_box, regs, program)
-        self.pc = self.pc_box[0]
-        return status
+        r, p = self.regs, self.program
+        return run_loop(self.pc_box, r.tags, r.ints, r.floats, r.meta, self.tmp, r.b8, r.i64,
+                        r.f32, r.f64, r.ilists, p.instructions, p.int_data, p.bool_data,
+                        p.native_op, p.op_params, p.const_tags, p.const_ints, p.const_floats,
+                        p.const_ilists, p.scratch)
 
 
 def new_state(program: NativeProgram, regs: RegisterFile) -> InterpreterState:
     """A fresh ``InterpreterState`` over ``regs`` for ``program``'s code."""
-    return InterpreterState(regs.tags, regs.ints, regs.floats, regs.meta, program.instructions,
-                            program.int_data, program.bool_data, program.native_op,
-                            program.op_params, program.const_tags, program.const_ints,
-                            program.const_floats, program.scratch)
+    return InterpreterState(program, regs)

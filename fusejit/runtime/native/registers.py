@@ -9,6 +9,7 @@ names::
     %o : None     tags[r] = NONE
     %x : Tensor   tags[r] = TENSOR   meta[r] = dtype, rank, offset, readonly, sizes, strides
                                      f32[r] (or f64/i64/b8[r], by dtype) = the 1-D buffer
+                                     ints[r] = token of the Python array it came from, or 0
     %s : int[]    tags[r] = ILIST    ilists[r] = int64 array (lists made natively, never mutated)
     %l : Tensor[] tags[r] = PY       objects[r] on the Python side (the driver's)
 
@@ -18,6 +19,10 @@ Numba typed Lists with one slot per register plus a shared empty sentinel at ind
 clearing a register stores the sentinel, which drops the buffer's reference (NRT frees it at
 its last use). Only float32, float64, int64 and bool tensors of rank <= ``MAX_RANK`` are native;
 any other value is a ``PY`` object and the instructions that touch it run on the host.
+
+An array written from Python keeps its identity: its register carries a token (copied by
+moves and assigns, reset by every native op), and reading the register hands back the
+original object, as the reference engine would.
 """
 
 from __future__ import annotations
@@ -49,7 +54,7 @@ class RegisterFile:
     the Python objects of ``PY`` registers."""
 
     __slots__ = ("size", "tags", "ints", "floats", "meta", "b8", "i64", "f32", "f64", "ilists",
-                 "objects")
+                 "objects", "origins", "_next_token")
 
     def __init__(self, size: int):
         self.size = size
@@ -59,6 +64,8 @@ class RegisterFile:
         self.meta = np.zeros((size, META_WIDTH), np.int64)
         self.b8, self.i64, self.f32, self.f64, self.ilists = new_buffer_lists(size)
         self.objects: list[Any] = [None] * size
+        self.origins: dict[int, np.ndarray] = {}
+        self._next_token = 1
 
     def lists(self) -> tuple:
         return self.b8, self.i64, self.f32, self.f64, self.ilists
@@ -107,7 +114,17 @@ class RegisterFile:
         row[SIZES:SIZES + a.ndim] = a.shape
         row[STRIDES:STRIDES + a.ndim] = strides
         put_buffer(self.tags, self.b8, self.i64, self.f32, self.f64, r, code, buffer)
+        token, self._next_token = self._next_token, self._next_token + 1
+        self.ints[r] = token
+        self.origins[token] = a
         return True
+
+    def prune_origins(self) -> None:
+        """Forget the Python arrays no register refers to any more (they may be freed)."""
+        if self.origins:
+            live = set(self.ints[self.tags == TENSOR].tolist())
+            for token in [t for t in self.origins if t not in live]:
+                del self.origins[token]
 
     def read(self, r: int) -> Any:
         """The Python value of register ``r``."""
@@ -119,7 +136,8 @@ class RegisterFile:
         if tag == BOOL:
             return bool(self.ints[r])
         if tag == TENSOR:
-            return self._read_tensor(r)
+            original = self.origins.get(int(self.ints[r]))
+            return original if original is not None else self._read_tensor(r)
         if tag == ILIST:
             return [int(x) for x in get_ilist(self.ilists, r)]
         if tag == PY:

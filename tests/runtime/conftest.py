@@ -1,0 +1,39 @@
+"""Fixtures for the interpreter tests: Numba's NRT allocation counters must balance."""
+
+from __future__ import annotations
+
+import gc
+import time
+
+import pytest
+
+
+def nrt_live() -> tuple[int, int]:
+    """(live NRT allocations, live meminfos) in this process."""
+    from numba.core.runtime import rtsys
+
+    stats = rtsys.get_allocation_stats()
+    return stats.alloc - stats.free, stats.mi_alloc - stats.mi_free
+
+
+@pytest.fixture
+def nrt_balanced():
+    """Fail the test if it leaves Numba-allocated memory behind (typed Lists, buffers)."""
+    from numba.core.runtime import _nrt_python
+
+    from fusejit.runtime.interpreter import _load
+
+    _load()  # initialises the NRT
+    _nrt_python.memsys_enable_stats()
+    gc.collect()
+    before = nrt_live()
+    yield
+    # forked tasks may still be unwinding on pool threads: give them a moment
+    deadline = time.monotonic() + 2.0
+    while True:
+        gc.collect()
+        after = nrt_live()
+        if after == before or time.monotonic() > deadline:
+            break
+        time.sleep(0.01)
+    assert after == before, f"NRT live (allocations, meminfos) {before} -> {after}"
