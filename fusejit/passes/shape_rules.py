@@ -303,9 +303,11 @@ def _trials(node, op: Callable, known: Known, fill: int) -> tuple[list[tuple], b
 
 
 def _common_device(node) -> str | None:
+    """The device of the node's tensor inputs, those inside a constructed list included."""
     for v in node.inputs:
-        if isinstance(v.type, TensorType) and v.type.device is not None:
-            return v.type.device
+        for item in list_items(v) or (v,):
+            if isinstance(item.type, TensorType) and item.type.device is not None:
+                return item.type.device
     return None
 
 
