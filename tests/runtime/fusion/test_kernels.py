@@ -56,7 +56,7 @@ def test_chunk_and_inner_concat(shape):
 def test_parallel_path(layout):
     """Big enough for the parallel kernel; the layouts give unit, strided and zero inner strides."""
     rng = np.random.default_rng(2)
-    rows, cols = 96, 1024
+    rows, cols = 96, 1024 * 2
     assert rows * cols >= SERIAL_LIMIT
     x = rng.uniform(-2, 2, (rows, cols)).astype(np.float32)
     y = rng.uniform(-2, 2, (rows, cols)).astype(np.float32)
