@@ -15,11 +15,13 @@ from hypothesis import strategies as st
 from fusejit import parse_ir
 from fusejit.errors import IRError
 from fusejit.ir.constants import constant_value
-from fusejit.ir.symbols import prim
+from fusejit.ir.graph import Graph
+from fusejit.ir.symbols import aten, prim
 from fusejit.ir.types import (
     FLOAT,
     INT,
     TENSOR,
+    FutureType,
     ListType,
     ScalarType,
     TensorType,
@@ -575,3 +577,19 @@ def test_inferred_types_hold_for_real_inputs(program):
                 assert t.dtype == result.dtype, (value.debug_name, t, result.dtype)
             if t.rank is not None:
                 assert t.rank == result.ndim, (value.debug_name, t, result.shape)
+
+
+def test_fork_subgraph_and_wait():
+    g = Graph()
+    x = g.add_input("x")
+    sub = Graph()
+    a = sub.add_input("a")
+    sub.register_output(sub.insert(aten.exp, [a]).output())
+    fork = g.insert_node(g.create(prim.fork, [x], 1))
+    fork.g_("Subgraph", sub)
+    fork.output().set_type(FutureType(TENSOR))
+    wait = g.insert(aten.wait, [fork.output()])
+    g.register_output(wait.output())
+    propagate_input_shapes(g, [ranked(Long, 2)])
+    assert fork.output().type == FutureType(ranked(Float, 2))
+    assert g.outputs[0].type == ranked(Float, 2)
