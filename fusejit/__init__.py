@@ -42,6 +42,8 @@ _LAZY = {
     "script": "fusejit.frontend",
     "trace": "fusejit.frontend",
     "TracerWarning": "fusejit.frontend.trace",
+    "kernel_source": "fusejit.runtime.fusion",
+    "FusedKernel": "fusejit.runtime.fusion",
     "fuse_graph": "fusejit.passes",
     "custom_fuse_graph": "fusejit.passes",
 }

@@ -405,6 +405,12 @@ class _Parser:
                     return result
 
     def parse_tensor_type(self, scalar: ScalarType | None, start: int) -> TensorType:
+        """The part after the dtype word. TorchScript prints a 0-dim tensor and one of unknown rank
+        alike when no sizes show: ``Float(requires_grad=0, device=cpu)``. Read it as 0-dim only
+        when the dtype and ``requires_grad`` are known (as complete shape analysis leaves 0-dim
+        values) or the parentheses are empty (``Float()``); otherwise the rank stays unknown,
+        which loses information at worst, never claims a wrong rank.
+        """
         if not self.text.startswith("(", self.pos):
             return TensorType(scalar_type=scalar)
         self.pos += 1
@@ -446,17 +452,10 @@ class _Parser:
         if strides is not None and len(strides) != len(sizes):
             raise self.error(f"{len(strides)} strides for {len(sizes)} sizes", start)
         has_rank = rank_known or strides is not None or (
-            requires_grad is None and device is None) or self.rank_zero_form(start)
+            requires_grad is None and device is None) or (
+            scalar is not None and requires_grad is not None)
         return TensorType(scalar, tuple(sizes) if has_rank else None, strides, requires_grad,
                           device)
-
-    def rank_zero_form(self, start: int) -> bool:
-        """``Float(requires_grad=0, device=cpu)`` is a 0-dim tensor; ``Tensor(device=cpu)`` is not.
-
-        TorchScript prints a dtype-less tensor of unknown rank as ``Tensor(...)``; a type with a
-        dtype but no sizes is the 0-dim form.
-        """
-        return not self.text.startswith("Tensor", start)
 
     def parse_int_list(self) -> list[int]:
         self.expect("[")

@@ -144,3 +144,14 @@ def test_tuple_constants_round_trip():
     again = parse_ir(text)
     assert str(again) == text
     assert [constant_value(v.node) for v in again.outputs] == [(1, 2.5, "a", True), (3,)]
+
+
+@pytest.mark.parametrize("text, rank", [
+    ("Float(requires_grad=0, device=cpu)", 0), ("Float()", 0), ("Float(device=cpu)", None),
+    ("Tensor(device=cpu)", None), ("Tensor(requires_grad=0)", None), ("Float", None),
+    ("Float(*, device=cpu)", 1),
+])
+def test_ambiguous_sizeless_tensor_types(text, rank):
+    graph = parse_ir(f"graph(%x : {text}):\n  return (%x)\n")
+    assert graph.inputs[0].type.rank == rank
+    assert str(graph.inputs[0].type) == text

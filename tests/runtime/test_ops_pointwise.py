@@ -262,3 +262,11 @@ def test_copy_converts_and_broadcasts() -> None:
     dst = np.zeros((2, 2), I64)
     call("aten::copy_", dst, arr([1.7, -2.2], F32), False)
     assert dst.tolist() == [[1, -2], [1, -2]]
+
+
+@pytest.mark.parametrize("op, fn", [("lgamma", math.lgamma), ("erf", math.erf),
+                                    ("erfc", math.erfc)])
+def test_math_module_ops_keep_a_zero_dim_array(op: str, fn) -> None:
+    out = call(f"aten::{op}", np.array(3.5, np.float32))
+    assert isinstance(out, np.ndarray) and out.shape == () and out.dtype == np.float32
+    assert out == np.float32(fn(3.5))

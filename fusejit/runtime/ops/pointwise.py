@@ -91,7 +91,8 @@ def _math_ufunc(fn: Callable[[float], float], pole: float) -> Callable[[np.ndarr
     vectorised = np.frompyfunc(scalar, 1, 1)
 
     def apply(x: np.ndarray) -> np.ndarray:
-        return vectorised(x.astype(np.float64)).astype(x.dtype)
+        # frompyfunc gives a Python float, not an array, for a 0-dim input
+        return np.asarray(vectorised(x.astype(np.float64)), dtype=np.float64).astype(x.dtype)
 
     return apply
 
