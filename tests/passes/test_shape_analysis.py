@@ -45,7 +45,9 @@ def ranked(scalar: ScalarType | None, rank: int | None, device: str | None = "cp
     return TensorType(scalar, None if rank is None else (None,) * rank, None, None, device)
 
 
-def parsed_type(text: str) -> Type:
+def parsed_type(text: str | Type) -> Type:
+    if isinstance(text, Type):  # 0-dim types print like rank-unknown ones: give those directly
+        return text
     return parse_ir(f"graph(%x : {text}):\n  return (%x)\n").inputs[0].type
 
 
@@ -103,7 +105,7 @@ CASES = [
     ("aten::pow(%x, %half)", Long, 2, None, None, "Float(*, *, device=cpu)"),
     ("aten::gt(%x, %y)", Long, 2, Float, 2, "Bool(*, *, device=cpu)"),
     ("aten::eq(%x, %half)", Double, 3, None, None, "Bool(*, *, *, device=cpu)"),
-    ("aten::lt(%x, %two)", Float, 0, None, None, "Bool(device=cpu)"),
+    ("aten::lt(%x, %two)", Float, 0, None, None, ranked(Bool, 0)),
     ("aten::__and__(%x, %y)", Bool, 2, Bool, 2, "Bool(*, *, device=cpu)"),
     ("aten::sigmoid(%x)", Double, 2, None, None, "Double(*, *, device=cpu)"),
     ("aten::exp(%x)", Long, 2, None, None, "Float(*, *, device=cpu)"),
@@ -114,7 +116,7 @@ CASES = [
     ("aten::t(%x)", Long, 2, None, None, "Long(*, *, device=cpu)"),
     ("aten::sum(%x, %dim1, %true, %none)", Float, 2, None, None, "Float(*, *, device=cpu)"),
     ("aten::sum(%x, %dim1, %false, %none)", Float, 3, None, None, "Float(*, *, device=cpu)"),
-    ("aten::sum(%x, %none)", Long, 2, None, None, "Long(device=cpu)"),
+    ("aten::sum(%x, %none)", Long, 2, None, None, ranked(Long, 0)),
     ("aten::sum(%x, %dim1, %false, %none)", Bool, 2, None, None, "Long(*, device=cpu)"),
     ("aten::select(%x, %one, %two)", Float, 3, None, None, "Float(*, *, device=cpu)"),
     ("aten::clamp(%x, %none, %half)", Long, 2, None, None, "Float(*, *, device=cpu)"),
