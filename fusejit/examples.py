@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import numpy as np
+
+from . import ops as F
+
 # An LSTM cell as TorchScript prints it after scripting, canonicalisation and shape analysis:
 # gates = x @ w_ih.T + hx @ w_hh.T + b_ih + b_hh, split in four, the pointwise tail.
 LSTM_CELL = """\
@@ -32,3 +36,11 @@ graph(%x : Float(4, 16, strides=[16, 1], requires_grad=0, device=cpu),
   %hy : Float(*, *, device=cpu) = aten::mul(%o, %tc) # lstm.py:6:9
   return (%hy, %cy)
 """
+
+
+def lstm_cell(x, hx, cx, w_ih, w_hh, b_ih, b_hh):
+    """The LSTM cell in plain NumPy (``fusejit.ops`` supplies sigmoid); ``demo`` jits it."""
+    gates = x @ w_ih.T + hx @ w_hh.T + b_ih + b_hh
+    i, f, g, o = np.split(gates, 4, axis=1)
+    cy = F.sigmoid(f) * cx + F.sigmoid(i) * np.tanh(g)
+    return F.sigmoid(o) * np.tanh(cy), cy
