@@ -1,5 +1,6 @@
-"""Every corpus graph, before and after PyTorch's fuser, runs in the reference interpreter and
-matches the values PyTorch computed (``outputs.npz``), dtype and shape included.
+"""Every corpus graph, before and after PyTorch's fuser, runs on both engines (the reference
+interpreter and the native loop) and matches the values PyTorch computed (``outputs.npz``), dtype
+and shape included; the two engines' results agree bit for bit.
 
 Inputs are rebuilt from ``inputs.npz`` per ``summary.json``: non-tensor parameters become Python
 scalars, and a tensor specialised to non-contiguous strides is passed with those strides. The
@@ -17,8 +18,12 @@ import pytest
 from fusejit import parse_ir
 from fusejit.ir.graph import ElidedTensor
 from fusejit.ir.symbols import prim
+from fusejit.runtime.executor import ENGINES
 from fusejit.runtime.executor import compile as compile_graph
 from tests.conftest import IR_FILES, corpus_path, read_corpus
+from tests.runtime.conftest import nrt_balanced  # noqa: F401  (a fixture)
+
+pytestmark = pytest.mark.usefixtures("nrt_balanced")
 
 _SCALARS = {"int": int, "float": float, "bool": bool}
 # Values of tensor constants the IR text elides, from each case's summary.json notes.
@@ -59,13 +64,18 @@ def _fill_elided_constants(case: str, graph) -> None:
                 node.t_("value", _ELIDED[case][shape])
 
 
-def _check_case(rel: str, fuse: bool) -> None:
+def _run_case(rel: str, fuse: bool, engine: str) -> tuple:
     case = rel.split("/")[0]
     graph = parse_ir(read_corpus(rel))
     _fill_elided_constants(case, graph)
-    fn = compile_graph(graph, fuse=fuse)
+    fn = compile_graph(graph, fuse=fuse, engine=engine)
     result = fn(*_inputs(case))
-    results = result if isinstance(result, tuple) else (result,)
+    return result if isinstance(result, tuple) else (result,)
+
+
+def _check_case(rel: str, fuse: bool, engine: str) -> None:
+    case = rel.split("/")[0]
+    results = _run_case(rel, fuse, engine)
     expected = np.load(corpus_path(f"{case}/outputs.npz"))
     assert len(results) == len(expected.files)
     for i, got in enumerate(results):
@@ -79,16 +89,44 @@ def _check_case(rel: str, fuse: bool) -> None:
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6, err_msg=f"out{i}")
 
 
+@pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("rel", IR_FILES)
-def test_corpus_graph_matches_pytorch(rel):
-    _check_case(rel, fuse=False)
+def test_corpus_graph_matches_pytorch(rel, engine):
+    _check_case(rel, fuse=False, engine=engine)
 
 
+@pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("rel", [r for r in IR_FILES if r.endswith("input.ir")])
-def test_corpus_graph_fused_by_compile_matches_pytorch(rel):
+def test_corpus_graph_fused_by_compile_matches_pytorch(rel, engine):
     # compile(fuse=True) runs fusejit's own fuser; its groups run as interpreted subgraphs.
     pytest.importorskip("fusejit.passes.graph_fuser")
-    _check_case(rel, fuse=True)
+    _check_case(rel, fuse=True, engine=engine)
+
+
+# Ops whose native bodies may round differently from the NumPy ones (libm transcendental
+# functions, mm's and sum's order of additions): see fusejit/runtime/native/pointwise.py.
+_INEXACT = {"aten::exp", "aten::log", "aten::tanh", "aten::sigmoid", "aten::sin", "aten::cos",
+            "aten::mm", "aten::sum"}
+
+
+@pytest.mark.parametrize("rel", IR_FILES)
+def test_engines_agree_on_corpus(rel):
+    native = _run_case(rel, fuse=False, engine="native")
+    reference = _run_case(rel, fuse=False, engine="reference")
+    graph = parse_ir(read_corpus(rel))
+    graphs = [graph] + [n.g("Subgraph") for n in graph.all_nodes() if n.has_attribute("Subgraph")]
+    exact = not any(n.kind in _INEXACT for g in graphs for n in g.all_nodes())
+    assert len(native) == len(reference)
+    for i, (got, want) in enumerate(zip(native, reference)):
+        assert type(got) is type(want), f"out{i}"
+        if not isinstance(want, np.ndarray):
+            assert got == want, f"out{i}"
+            continue
+        assert got.dtype == want.dtype and got.shape == want.shape, f"out{i}"
+        if exact or want.dtype.kind != "f":
+            np.testing.assert_array_equal(got, want, err_msg=f"out{i}", strict=True)
+        else:  # a few ulp per inexact op, compounded through the graph
+            np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6, err_msg=f"out{i}")
 
 
 def test_elided_constant_without_values_is_an_error():

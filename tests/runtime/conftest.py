@@ -33,7 +33,9 @@ def nrt_balanced():
     while True:
         gc.collect()
         after = nrt_live()
-        if after == before or time.monotonic() > deadline:
+        if all(a <= b for a, b in zip(after, before)) or time.monotonic() > deadline:
             break
         time.sleep(0.01)
-    assert after == before, f"NRT live (allocations, meminfos) {before} -> {after}"
+    # Fewer is fine: an earlier failure's traceback may have let go of its arrays meanwhile.
+    assert all(a <= b for a, b in zip(after, before)), \
+        f"NRT live (allocations, meminfos) {before} -> {after}"

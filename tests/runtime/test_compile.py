@@ -1,7 +1,8 @@
-"""``compile``: argument checking, results, graph_for, errors, threads."""
+"""``compile``: argument checking, results, graph_for, errors, threads; on both engines."""
 
 from __future__ import annotations
 
+import functools
 import threading
 
 import numpy as np
@@ -10,8 +11,17 @@ import pytest
 from fusejit import FusejitError, InterpreterError, parse_ir
 from fusejit.ir.graph import Graph
 from fusejit.ir.types import FLOAT, INT
-from fusejit.runtime.executor import compile
+from fusejit.runtime import executor
 from fusejit.runtime.python_op import create_python_op
+
+compile = executor.compile  # the engine of the running test (set by the fixture)
+
+
+@pytest.fixture(params=executor.ENGINES, autouse=True)
+def engine(request, monkeypatch, nrt_balanced):
+    monkeypatch.setitem(globals(), "compile",
+                        functools.partial(executor.compile, engine=request.param))
+    return request.param
 
 PASS_THROUGH = """graph(%x : Float(3, 4), %n : int, %f : float, %b : bool, %l : int[],
       %o : Tensor?):

@@ -27,8 +27,9 @@ EQ, NE, LT, LE, GT, GE = range(10, 16)
 (NEG, ABS, RELU, FLOOR, CEIL, TRUNC, ROUND, SQRT, RSQRT, RECIPROCAL, EXP, LOG, TANH, SIGMOID,
  SIN, COS) = range(20, 36)
 EXACT_UNARY = frozenset({NEG, ABS, RELU, FLOOR, CEIL, TRUNC, ROUND, SQRT, RSQRT, RECIPROCAL})
-# Measured bound on the difference from NumPy, in units in the last place, for the others.
-ULP_BOUNDS = {EXP: 2, LOG: 2, TANH: 2, SIGMOID: 2, SIN: 2, COS: 2}
+# Measured bound on the difference from NumPy's bodies, in units in the last place, float32 and
+# float64 alike (800,000 points in [-100, 100]; test_native_ops checks it).
+ULP_BOUNDS = {EXP: 2, LOG: 3, TANH: 3, SIGMOID: 4, SIN: 1, COS: 1}
 
 _OPTIONS = {"cache": True, "error_model": "numpy", "nogil": True}
 
@@ -265,6 +266,7 @@ def _unary(op, x, one, zero):
 def unary_float(op, a, am, om):
     """``op(a)`` for a float buffer, into a new contiguous buffer (``om`` gets its meta)."""
     om[RANK] = am[RANK]
+    om[OFFSET] = 0
     for d in range(am[RANK]):
         om[SIZES + d] = am[SIZES + d]
     n = contiguous_strides(om)
@@ -298,6 +300,7 @@ def _unary_int(op, x):
 def unary_int(op, a, am, om):
     """The ops that keep an int64 tensor's dtype (neg, abs, relu, and the roundings)."""
     om[RANK] = am[RANK]
+    om[OFFSET] = 0
     for d in range(am[RANK]):
         om[SIZES + d] = am[SIZES + d]
     n = contiguous_strides(om)
