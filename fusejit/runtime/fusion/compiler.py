@@ -49,6 +49,9 @@ class _Variant:
 class FusedKernel:
     """One fusion group, compiled per input signature; ``kernel(*inputs) -> tuple``."""
 
+    # The array module of the tensors a call takes (CuPy, or NumPy, for CUDA kernels).
+    xp = np
+
     def __init__(self, group: Node | Graph, *, precise: bool = False):
         self.layout: GroupLayout = analyse(_subgraph(group))
         self.precise = precise
@@ -64,13 +67,14 @@ class FusedKernel:
         specs, arrays, scalars = [], [], []
         for pos, (kind, x) in enumerate(zip(layout.input_kinds, inputs)):
             if kind == "tensor":
-                if not isinstance(x, np.ndarray):
-                    raise InterpreterError(f"fused kernel input {pos} must be a NumPy array, "
-                                           f"got {type(x).__name__}")
+                if not isinstance(x, self.xp.ndarray):
+                    raise InterpreterError(f"fused kernel input {pos} must be a "
+                                           f"{self.xp.__name__} array, got {type(x).__name__}")
                 specs.append(ArgSpec("tensor", x.dtype, x.ndim))
                 arrays.append(x)
             else:
                 if isinstance(x, np.ndarray) and x.ndim == 0:
+                    # (a 0-dim device array is not taken as a number: that would copy to host)
                     x = x.item()
                 if isinstance(x, (bool, np.bool_)):
                     specs.append(ArgSpec("scalar", np.bool_))
@@ -89,6 +93,7 @@ class FusedKernel:
     def _prepare(self, inputs: tuple):
         specs, arrays, scalars = self._specs(inputs)
         flats, shapes, strides = [], [], []
+        xp = self.xp
         for x in arrays:
             st = x.strides
             item = x.itemsize
@@ -97,9 +102,10 @@ class FusedKernel:
             elif all(s >= 0 and s % item == 0 for s in st):
                 # A 1-d window from the first element to the last one the view can reach.
                 span = 1 + sum((n - 1) * s // item for n, s in zip(x.shape, st)) if x.size else 0
-                flat = as_strided(x, shape=(span,), strides=(item,))
+                strided = as_strided if xp is np else xp.lib.stride_tricks.as_strided
+                flat = strided(x, shape=(span,), strides=(item,))
             else:
-                x = np.ascontiguousarray(x)
+                x = xp.ascontiguousarray(x)
                 flat = x.reshape(-1)
             flats.append(flat)
             shapes.append(x.shape)

@@ -70,6 +70,11 @@ class Emitter:
     def guard(self, condition: str) -> None:
         raise NotImplementedError
 
+    def function(self, name: str) -> str:
+        """The callable text for a rounding function or ``fmod`` (NumPy's names) on the
+        generator's target: ``np.trunc`` on CPU, a device helper on CUDA."""
+        raise NotImplementedError
+
 
 Renderer = Callable[[Emitter, object, list[Operand]], tuple[str, np.dtype]]
 RENDERERS: dict[str, Renderer] = {}
@@ -166,9 +171,9 @@ def _unary_same(cx: Emitter, node, ops: list[Operand]):
             raise _fail(node, "frac is only defined for floating tensors")
         return x, dtype        # rounding an integer is the identity
     if kind == aten.frac:
-        return f"{x} - np.trunc({x})", dtype
+        return f"{x} - {cx.function('trunc')}({x})", dtype
     name = {aten.ceil: "ceil", aten.floor: "floor", aten.round: "rint", aten.trunc: "trunc"}[kind]
-    return f"np.{name}({x})", dtype
+    return f"{cx.function(name)}({x})", dtype
 
 
 # --- binary arithmetic -------------------------------------------------------------------------
@@ -228,7 +233,7 @@ def _remainder(cx: Emitter, node, ops: list[Operand]):
     a, b = cx.cast(ops[0], dtype), cx.cast(ops[1], dtype)
     if _is_float(dtype):
         if node.kind == aten.fmod:
-            return f"np.fmod({a}, {b})", dtype
+            return f"{cx.function('fmod')}({a}, {b})", dtype
         return f"h.remainder_f({a}, {b})", dtype
     cx.guard(f"{b} == 0")
     name = "remainder_i" if node.kind == aten.remainder else "fmod_i"

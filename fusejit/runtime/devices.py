@@ -1,0 +1,353 @@
+"""Devices: where tensors live and how a graph runs there (CPU/NumPy, CUDA/CuPy).
+
+::
+
+    graph(%x : Float(*, *), %y : Float(*, *)):       fn = compile_cuda(graph)
+      %z : Float(*, *) = aten::mul(%x, %y)           z = fn(cupy_x, cupy_y)  # a CuPy array
+      %w : Float(*, *) = aten::tanh(%z)
+      return (%w)
+
+``get_device("cuda")`` gives the :class:`CudaDevice`: its array module ``xp`` (CuPy; NumPy under
+Numba's simulator, ``NUMBA_ENABLE_CUDASIM=1``, where NumPy arrays stand in for device arrays),
+compute capability, SM count and launch helpers. Without CuPy or ``numba.cuda`` it raises a
+:class:`~fusejit.FusejitError` that says what to install; ``import fusejit`` never needs them.
+
+:class:`CudaFunction` runs a graph on the device: the graph is fused, every
+``prim::FusionGroup`` becomes a :class:`~.fusion.cuda_compiler.CudaFusedKernel`, a simple map
+outside any group becomes a one-node kernel, other ops run their CuPy bodies
+(``ops/cupy_bodies.py``), and the lowered ``Code`` runs on the reference loop (on a GPU every
+tensor instruction is a host-side launch, so a native loop would hand each one back to the
+driver anyway). Inputs must all be device arrays: a host array, or arrays on two devices,
+raise :class:`~fusejit.InterpreterError` naming the argument; nothing is copied silently.
+Kernels launch on CuPy's current stream.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ..errors import FusejitError, InterpreterError, IRError
+from ..ir.graph import Graph, Node
+from ..ir.symbols import prim
+from ..ir.types import TensorType
+
+INSTALL_HINT = ('install the CUDA extras with `pip install -e ".[cuda]"` (CuPy and numba-cuda) '
+                "on a machine with an NVIDIA driver, or set NUMBA_ENABLE_CUDASIM=1 before "
+                "importing numba to use Numba's CUDA simulator")
+
+# Under the simulator each simulated thread costs about 0.2 ms: a tiny device keeps grids small
+# while still launching more than one block (so the grid-stride loop is exercised).
+_SIM_PROPERTIES = {"sm_count": 1, "max_threads_per_sm": 8, "max_threads_per_block": 4}
+
+_lock = threading.Lock()
+_cuda_device: CudaDevice | None = None
+
+
+class CpuDevice:
+    """Host memory: NumPy arrays."""
+
+    name = "cpu"
+    xp = np
+    simulated = False
+
+    def is_array(self, value: Any) -> bool:
+        return isinstance(value, np.ndarray)
+
+
+class CudaDevice:
+    """The current CUDA device, seen through CuPy (or NumPy under the simulator)."""
+
+    name = "cuda"
+
+    def __init__(self) -> None:
+        try:
+            from numba import config, cuda
+        except ImportError as error:
+            raise FusejitError(f"device 'cuda' needs numba.cuda ({error}); {INSTALL_HINT}") \
+                from None
+        self._cuda = cuda
+        self.simulated = bool(config.ENABLE_CUDASIM)
+        self._streams: dict[int, Any] = {}
+        self._no_status: Any = None
+        if self.simulated:
+            self.xp = np
+            self.compute_capability = tuple(cuda.current_context().device.compute_capability)
+            self.sm_count = _SIM_PROPERTIES["sm_count"]
+            self.max_threads_per_sm = _SIM_PROPERTIES["max_threads_per_sm"]
+            self.max_threads_per_block = _SIM_PROPERTIES["max_threads_per_block"]
+            return
+        try:
+            import cupy
+        except ImportError as error:
+            raise FusejitError(f"device 'cuda' needs CuPy ({error}); {INSTALL_HINT}") from None
+        try:
+            available = cuda.is_available()
+        except Exception:  # noqa: BLE001 - a broken driver reads as no device
+            available = False
+        if not available:
+            raise FusejitError(f"device 'cuda': no usable CUDA device or driver; {INSTALL_HINT}")
+        self.xp = cupy
+        device = cuda.get_current_device()
+        self.compute_capability = tuple(device.compute_capability)
+        self.sm_count = int(device.MULTIPROCESSOR_COUNT)
+        self.max_threads_per_sm = int(device.MAX_THREADS_PER_MULTI_PROCESSOR)
+        self.max_threads_per_block = int(device.MAX_THREADS_PER_BLOCK)
+
+    def __repr__(self) -> str:
+        major, minor = self.compute_capability
+        kind = "simulated " if self.simulated else ""
+        return f"<{kind}CUDA device sm_{major}{minor}, {self.sm_count} SMs>"
+
+    # -- arrays ------------------------------------------------------------------------------
+    def is_array(self, value: Any) -> bool:
+        return isinstance(value, self.xp.ndarray)
+
+    def upload(self, host: np.ndarray) -> Any:
+        """An explicit host-to-device copy (launch metadata, tensor constants)."""
+        return self.xp.asarray(host)
+
+    def kernel_arg(self, array: Any) -> Any:
+        """What a kernel launch takes for ``array``: Numba's view of the CuPy memory, made
+        without the stream synchronisation Numba would otherwise do for each argument."""
+        if self.simulated:
+            # The simulator would copy a NumPy argument in and back out (failing on read-only
+            # inputs); its own wrapper type shares the memory instead, as a device array does.
+            from numba.cuda.simulator.cudadrv.devicearray import FakeCUDAArray
+
+            return FakeCUDAArray(array)
+        return self._cuda.as_cuda_array(array, sync=False)
+
+    def no_status(self) -> Any:
+        """A status flag for kernels that never set it (allocated once)."""
+        if self._no_status is None:
+            self._no_status = self.xp.zeros(1, np.int64)
+        return self._no_status
+
+    # -- launching ---------------------------------------------------------------------------
+    def stream(self) -> Any:
+        """Numba's handle on CuPy's current stream (0, the default, under the simulator)."""
+        if self.simulated:
+            return 0
+        ptr = int(self.xp.cuda.get_current_stream().ptr)
+        stream = self._streams.get(ptr)
+        if stream is None:
+            cuda = self._cuda
+            stream = cuda.default_stream() if ptr == 0 else cuda.external_stream(ptr)
+            self._streams[ptr] = stream
+        return stream
+
+    def launch(self, kernel: Any, numel: int, args: Sequence[Any]) -> None:
+        """Run ``kernel`` over ``numel`` elements on the current stream."""
+        from .fusion.cuda_compiler import launch_config
+
+        blocks, threads = launch_config(numel, self.sm_count, self.max_threads_per_sm,
+                                        self.max_threads_per_block)
+        kernel[blocks, threads, self.stream()](*args)
+
+
+def cuda_device() -> CudaDevice:
+    """The process's CUDA device (made on first use); a clear error when there is none."""
+    global _cuda_device
+    if _cuda_device is None:
+        with _lock:
+            if _cuda_device is None:
+                _cuda_device = CudaDevice()
+    return _cuda_device
+
+
+def get_device(name: str) -> CpuDevice | CudaDevice:
+    """``"cpu"`` or ``"cuda"`` (``"cuda:0"``: the current device)."""
+    if name == "cpu":
+        return CpuDevice()
+    if isinstance(name, str) and (name == "cuda" or name.startswith("cuda:")):
+        return cuda_device()
+    raise FusejitError(f"unknown device {name!r}; choose 'cpu' or 'cuda'")
+
+
+def is_cuda_array(value: Any) -> bool:
+    """Is ``value`` a CuPy array? Checked by its type's module, so CuPy is never imported."""
+    module = type(value).__module__
+    return module == "cupy" or module.startswith("cupy.")
+
+
+def infer_device(values: Sequence[Any]) -> str | None:
+    """``"cuda"`` when the arguments hold CuPy arrays, ``"cpu"`` for NumPy arrays, None with no
+    arrays; mixing the two raises :class:`InterpreterError` naming an argument of each."""
+    seen: dict[str, int] = {}
+    for index, value in enumerate(values):
+        for array in _arrays_in(value):
+            kind = "cuda" if is_cuda_array(array) else "cpu"
+            seen.setdefault(kind, index)
+    if len(seen) > 1:
+        raise InterpreterError(
+            f"arguments on different devices: input {seen['cuda']} is a CuPy (cuda) array and "
+            f"input {seen['cpu']} a NumPy (cpu) array; move them with cupy.asarray / .get()")
+    return next(iter(seen), None)
+
+
+def _arrays_in(value: Any):
+    if isinstance(value, (list, tuple)):
+        for item in value:
+            yield from _arrays_in(item)
+    elif isinstance(value, np.ndarray) or is_cuda_array(value):
+        yield value
+
+
+# -- running a graph on the device --------------------------------------------------------------
+
+class CudaFunction:
+    """A graph compiled for the CUDA device: ``fn(*inputs)`` returns one value, a tuple, or
+    None, with tensors as device arrays."""
+
+    def __init__(self, graph: Graph, fuse: bool = True, device: CudaDevice | None = None):
+        from ..passes.graph_fuser import fuse_graph
+        from .code import Code
+        from .fusion.cuda_compiler import CudaFusedKernel
+
+        if not isinstance(graph, Graph):
+            raise FusejitError(f"compile needs a fusejit Graph, got {type(graph).__name__}")
+        self.device = device if device is not None else cuda_device()
+        self.graph = graph.copy()
+        self.params = list(self.graph.inputs)
+        run_graph = self.graph.copy()
+        if fuse:
+            fuse_graph(run_graph)
+        self.kernels: list[CudaFusedKernel] = []
+        for node in [n for n in run_graph.all_nodes() if n.kind == prim.FusionGroup]:
+            self.kernels.append(CudaFusedKernel(node.g("Subgraph"), self.device))
+            _replace_group(run_graph, node, len(self.kernels) - 1)
+        self.run_graph = run_graph
+        self._single: dict[int, Any] = {}
+        self.code = Code(run_graph, make_operation=self._make_operation)
+        self._upload_constants(self.code)
+
+    def _make_operation(self, node: Node):
+        from .ops.cupy_bodies import make_device_operation
+
+        if node.kind == prim.CudaFusionGroup:
+            kernel = self.kernels[node.i("kernel")]
+            return lambda *args: kernel(*args)
+        operation = make_device_operation(node, self.device.xp)
+        single = _single_node_kernel(node, self.device)
+        if single is None:
+            return operation
+        return lambda *args: _run_single(single, operation, args)
+
+    def _upload_constants(self, code) -> None:
+        if self.device.simulated:
+            return
+        for i, value in enumerate(code.constants):
+            if isinstance(value, np.ndarray):
+                code.constants[i] = self.device.upload(value)
+        for sub in code.subcodes:
+            self._upload_constants(sub)
+
+    def check_inputs(self, inputs: Sequence[Any]) -> list[Any]:
+        """The inputs as given, after checking their count and that every array is on the
+        device (a host array would need a copy: that is the caller's decision)."""
+        if len(inputs) != len(self.params):
+            names = ", ".join(f"%{p.debug_name}" for p in self.params)
+            raise InterpreterError(
+                f"expected {len(self.params)} arguments ({names}), got {len(inputs)}")
+        if not self.device.simulated:
+            infer_device(inputs)
+        for index, (param, value) in enumerate(zip(self.params, inputs)):
+            for array in _arrays_in(value):
+                if not self.device.is_array(array):
+                    raise InterpreterError(
+                        f"argument %{param.debug_name} (input {index}) is a "
+                        f"{type(array).__module__}.{type(array).__name__} on the host; the "
+                        f"function runs on cuda: pass a CuPy array (cupy.asarray(x))")
+            if isinstance(param.type, TensorType) and not self.device.is_array(value):
+                raise InterpreterError(
+                    f"argument %{param.debug_name} (input {index}) expects a tensor on cuda, "
+                    f"got {type(value).__name__}")
+        return list(inputs)
+
+    def __call__(self, *inputs: Any) -> Any:
+        from .reference import InterpreterState
+
+        stack = self.check_inputs(inputs)
+        InterpreterState(self.code).run(stack)
+        if len(stack) == 1:
+            return stack[0]
+        return tuple(stack) if stack else None
+
+    def graph_for(self, *inputs: Any) -> Graph:
+        """The graph that runs (fused groups appear as ``prim::CudaFusionGroup[kernel=k]``)."""
+        self.check_inputs(inputs)
+        return self.run_graph
+
+    def __repr__(self) -> str:
+        names = ", ".join(f"%{p.debug_name}" for p in self.params)
+        return f"<fusejit.CudaFunction ({names}) on {self.device!r}>"
+
+
+def compile_cuda(graph: Graph, fuse: bool = True) -> CudaFunction:
+    """``graph`` made callable on the CUDA device; see :class:`CudaFunction`."""
+    return CudaFunction(graph, fuse=fuse)
+
+
+def _replace_group(graph: Graph, group: Node, index: int) -> None:
+    """Swap a FusionGroup for a ``prim::CudaFusionGroup[kernel=index]`` node with the same
+    inputs and outputs and no subgraph, so lowering makes it an OP instruction whose
+    operation is the compiled kernel."""
+    with graph.inserting_before(group):
+        node = graph.insert(prim.CudaFusionGroup, list(group.inputs), len(group.outputs))
+    node.i_("kernel", index)
+    node.source_range = group.source_range
+    for old, new in zip(group.outputs, node.outputs):
+        new.copy_metadata(old)
+        old.replace_all_uses_with(new)
+    group.destroy()
+
+
+def _single_node_kernel(node: Node, device: CudaDevice):
+    """A one-node fusion group for a simple map outside any group, or None."""
+    from .fusion.cuda_compiler import CudaFusedKernel
+    from .fusion.templates import RENDERERS
+
+    if node.kind not in RENDERERS or len(node.outputs) != 1 or node.blocks:
+        return None
+    if not any(isinstance(v.type, TensorType) for v in node.inputs):
+        return None
+    sub = Graph()
+    env: dict[Any, Any] = {}
+    for value in node.inputs:
+        if value in env:
+            continue
+        if value.node.kind == prim.Constant and not isinstance(value.type, TensorType):
+            with sub.inserting_before(sub.block.return_node):
+                env[value] = sub.insert_node(sub.create_clone(value.node, lambda v: v)).output()
+        else:
+            env[value] = sub.add_input(value.debug_name if value.has_debug_name() else None,
+                                       value.type)
+    with sub.inserting_before(sub.block.return_node):
+        clone = sub.insert_node(sub.create_clone(node, lambda v: env[v]))
+    sub.register_output(clone.output())
+    try:
+        kernel = CudaFusedKernel(sub, device)
+    except IRError:
+        return None
+    # The kernel's inputs are the node's non-constant inputs, in order of first use.
+    positions = []
+    seen: set = set()
+    for i, value in enumerate(node.inputs):
+        if value not in seen and not (value.node.kind == prim.Constant
+                                      and not isinstance(value.type, TensorType)):
+            positions.append(i)
+        seen.add(value)
+    return kernel, positions
+
+
+def _run_single(single, operation, args: tuple) -> tuple:
+    kernel, positions = single
+    try:
+        return kernel(*[args[i] for i in positions])
+    except IRError:
+        # No kernel for these dtypes (float16...): the op's device body decides.
+        return operation(*args)
