@@ -68,8 +68,9 @@ class FusedKernel:
         for pos, (kind, x) in enumerate(zip(layout.input_kinds, inputs)):
             if kind == "tensor":
                 if not isinstance(x, self.xp.ndarray):
-                    raise InterpreterError(f"fused kernel input {pos} must be a "
-                                           f"{self.xp.__name__} array, got {type(x).__name__}")
+                    kind = "NumPy" if self.xp is np else "device"
+                    raise InterpreterError(f"fused kernel input {pos} must be a {kind} array, "
+                                           f"got {type(x).__name__}")
                 specs.append(ArgSpec("tensor", x.dtype, x.ndim))
                 arrays.append(x)
             else:
