@@ -1,0 +1,34 @@
+"""Hypothesis profiles for the differential fuzzer.
+
+``fuzz-ci`` (the default here) runs a bounded, derandomised set of graphs, so the kernels it
+compiles are the same on every run and come from the on-disk kernel cache after the first;
+``long`` runs 10,000 random graphs::
+
+    python -m pytest tests/fuzz -q                              # fuzz-ci, well under a minute
+    python -m pytest tests/fuzz --hypothesis-profile=long -q    # 10,000 graphs
+"""
+
+from __future__ import annotations
+
+from hypothesis import HealthCheck, settings
+
+_QUIET = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]
+
+settings.register_profile("fuzz-ci", max_examples=100, deadline=None, derandomize=True,
+                          suppress_health_check=_QUIET, print_blob=True)
+settings.register_profile("long", max_examples=10_000, deadline=None,
+                          suppress_health_check=_QUIET, print_blob=True)
+
+# The profile the fuzz tests use: the one named on the command line, else fuzz-ci. The
+# hypothesis plugin loads a named profile globally; without one, only these tests are bounded.
+CHOSEN: dict[str, str | None] = {"profile": None}
+
+
+def pytest_configure(config) -> None:
+    CHOSEN["profile"] = config.getoption("hypothesis_profile", None)
+
+
+def fuzz_settings():
+    """Settings for a fuzz test: the command line's profile, or fuzz-ci."""
+    name = CHOSEN["profile"] or "fuzz-ci"
+    return settings(settings.get_profile(name))
