@@ -1,0 +1,98 @@
+"""Bugs the differential fuzzer found, one test each, minimised by hand; the oracle is NumPy.
+
+Bugs in files still being written by others are ``xfail(strict=True)``: they start passing
+(and so fail here) when fixed, and the marker is then removed.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import fusejit
+from fusejit.runtime.fusion import FusedKernel
+
+SUM = """graph(%a : Tensor):
+  %none : NoneType = prim::Constant()
+  %r : Tensor = aten::sum(%a, %none)
+  return (%r)
+"""
+
+
+@pytest.mark.xfail(strict=True, reason="native sum_all: _pairwise starts short sums at "
+                   "x[start] - x[start], which is NaN for an infinite first element "
+                   "(fusejit/runtime/native/tensor_ops.py)")
+@pytest.mark.parametrize("values", [[-np.inf], [np.inf, 1.0], [np.inf, 2.0, 3.0]])
+def test_native_sum_of_infinities(values):
+    a = np.array(values, np.float32)
+    out = fusejit.compile(fusejit.parse_ir(SUM))(a)
+    np.testing.assert_array_equal(out, np.sum(a))
+
+
+@pytest.mark.parametrize("values", [[-np.inf], [np.inf, 1.0]])
+def test_reference_sum_of_infinities(values):
+    a = np.array(values, np.float32)
+    out = fusejit.compile(fusejit.parse_ir(SUM), engine="reference")(a)
+    np.testing.assert_array_equal(out, np.sum(a))
+
+
+TYPE_AS = """graph(%x : Double(), %y : Double(6), %i : Long(), %like : Double(1, 1)):
+  %half : float = prim::Constant[value=0.5]()
+  %t : Tensor = aten::type_as(%i, %like)
+  %r : Tensor = aten::addcmul(%t, %x, %y, %half)
+  return (%r)
+"""
+
+
+def _type_as_inputs():
+    return (np.array(2.0), np.arange(6.0), np.array(3), np.zeros((1, 1)))
+
+
+def test_type_as_group_forms():
+    graph = fusejit.parse_ir(TYPE_AS)
+    fusejit.fuse_graph(graph)
+    assert [n.kind for n in graph.nodes()] == ["prim::FusionGroup"]
+
+
+@pytest.mark.xfail(strict=True, reason="FusedKernel broadcasts type_as's `other` into the "
+                   "iteration shape: a (1, 1) `other` makes a (6,) result (1, 6) "
+                   "(fusejit/runtime/fusion/layout.py operands / plan.py)")
+def test_kernel_type_as_other_does_not_broadcast():
+    x, y, i, like = _type_as_inputs()
+    graph = fusejit.parse_ir(TYPE_AS)
+    fusejit.fuse_graph(graph)
+    (group,) = graph.nodes()
+    (out,) = FusedKernel(group)(*[{v.debug_name: a for v, a in zip(
+        graph.inputs, (x, y, i, like))}[v.debug_name] for v in group.inputs])
+    expected = i.astype(np.float64) + 0.5 * x * y
+    assert out.shape == expected.shape
+    np.testing.assert_array_equal(out, expected)
+
+
+def test_interpreted_type_as_other_does_not_broadcast():
+    x, y, i, like = _type_as_inputs()
+    out = fusejit.compile(fusejit.parse_ir(TYPE_AS), fuse=True)(x, y, i, like)
+    np.testing.assert_array_equal(out, i.astype(np.float64) + 0.5 * x * y)
+
+
+OUTPUTS_OF_TWO_SHAPES = """graph(%x : Float(2), %s : Float()):
+  %e : Tensor = aten::exp(%s)
+  %r : Tensor = aten::mul(%e, %x)
+  return (%r, %e)
+"""
+
+
+def test_group_with_outputs_of_two_shapes():
+    """The fuser groups exp(s) (0-dim, also an output) with mul(e, x) (2,), as PyTorch does;
+    the kernel cannot write both and declines with an InterpreterError (PyTorch's runFusion
+    falls back to the interpreter there), while the interpreted group is right."""
+    graph = fusejit.parse_ir(OUTPUTS_OF_TWO_SHAPES)
+    fusejit.fuse_graph(graph)
+    groups = [n for n in graph.nodes() if n.kind == "prim::FusionGroup"]
+    assert len(groups) == 1 and len(groups[0].outputs) == 2
+    x, s = np.array([1.0, 2.0], np.float32), np.array(0.5, np.float32)
+    r, e = fusejit.compile(fusejit.parse_ir(OUTPUTS_OF_TWO_SHAPES), fuse=True)(x, s)
+    np.testing.assert_allclose(r, np.exp(s) * x, rtol=1e-6)
+    assert e.shape == ()
+    with pytest.raises(fusejit.InterpreterError, match="should not have grouped"):
+        FusedKernel(groups[0])(*[{"x": x, "s": s}[v.debug_name] for v in groups[0].inputs])
