@@ -66,6 +66,6 @@ def test_runs_on_the_current_stream(cp, device):
 def test_host_arrays_are_refused(cp, device):
     fn = CudaFunction(parse_ir(BROADCAST))
     with pytest.raises(InterpreterError, match="on the host"):
-        fn(np.ones((2, 3), np.float32), cp.ones(3, cp.float32), 1.0, cp.asarray(1.0))
+        fn(np.ones((2, 3), np.float32), np.ones(3, np.float32), 1.0, np.asarray(1.0))
     with pytest.raises(InterpreterError, match="different devices"):
         fn(cp.ones((2, 3), cp.float32), np.ones(3, np.float32), 1.0, cp.asarray(1.0))
