@@ -140,6 +140,11 @@ def make_operation(node) -> Operation:
     entry = find_entry(node)
     if entry is None:
         raise SchemaError(_no_match_message(node))
+    schema = registry.find(node)
+    if schema is not None and not entry.multiple and len(schema.returns) != len(node.outputs):
+        # A single-result body would leave the node's other outputs unset (read as None).
+        raise SchemaError(f"{schema.text} returns {len(schema.returns)} value(s) but the node "
+                          f"has {len(node.outputs)} outputs:\n  {str(node).strip()}")
     bound = {name: _bind_value(node, name) for name in entry.binds}
     fn = functools.partial(entry.numpy_body, **bound) if bound else entry.numpy_body
     return Operation(entry, node.kind, fn, len(node.outputs))
