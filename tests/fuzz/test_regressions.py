@@ -96,3 +96,34 @@ def test_group_with_outputs_of_two_shapes():
     assert e.shape == ()
     with pytest.raises(fusejit.InterpreterError, match="should not have grouped"):
         FusedKernel(groups[0])(*[{"x": x, "s": s}[v.debug_name] for v in groups[0].inputs])
+
+
+@pytest.mark.xfail(strict=True, reason="FusedKernel gives every output the full iteration "
+                   "rank: a 0-dim output grouped with a (1,) one comes back (1,) "
+                   "(fusejit/runtime/fusion/plan.py: _check_outputs pads ranks with 1s, "
+                   "out_shapes uses the iteration shape)")
+def test_kernel_keeps_each_outputs_rank():
+    graph = fusejit.parse_ir(OUTPUTS_OF_TWO_SHAPES)
+    fusejit.fuse_graph(graph)
+    (group,) = [n for n in graph.nodes() if n.kind == "prim::FusionGroup"]
+    x, s = np.array([3.0], np.float32), np.array(0.5, np.float32)
+    outs = FusedKernel(group)(*[{"x": x, "s": s}[v.debug_name] for v in group.inputs])
+    shapes = {v.debug_name: o.shape for v, o in zip(group.outputs, outs)}
+    assert shapes == {"r": (1,), "e": ()}
+
+
+@pytest.mark.xfail(strict=True, reason="FusedKernel broadcasts type_as's `other`: an `other` "
+                   "that does not broadcast with the group's data operands is refused "
+                   "(fusejit/runtime/fusion/layout.py)")
+def test_kernel_type_as_other_of_any_shape():
+    text = """graph(%x : Double(3), %like : Float(2)):
+  %e : Tensor = aten::exp(%x)
+  %t : Tensor = aten::type_as(%e, %like)
+  return (%t)
+"""
+    graph = fusejit.parse_ir(text)
+    fusejit.fuse_graph(graph)
+    (group,) = [n for n in graph.nodes() if n.kind == "prim::FusionGroup"]
+    x, like = np.arange(3.0), np.zeros(2, np.float32)
+    (out,) = FusedKernel(group)(*[{"x": x, "like": like}[v.debug_name] for v in group.inputs])
+    np.testing.assert_allclose(out, np.exp(x).astype(np.float32), rtol=1e-6)
