@@ -52,7 +52,7 @@ class NativeInterpreter:
     """One run of a :class:`Code` on the native engine (``run`` / ``run_async`` as in the
     reference engine's ``InterpreterState``)."""
 
-    __slots__ = ("code", "program", "regs", "state", "future")
+    __slots__ = ("code", "program", "regs", "state", "future", "host_calls")
 
     def __init__(self, code: Code):
         if not isinstance(code, Code):
@@ -63,6 +63,7 @@ class NativeInterpreter:
         self.regs = native.RegisterFile(self.program.total_registers)
         self.state = native.new_state(self.program, self.regs)
         self.future: Future | None = None
+        self.host_calls = 0  # instructions the driver ran (Load and Store are two of them)
 
     def get_or_create_future(self) -> Future:
         if self.future is None:
@@ -98,6 +99,7 @@ class NativeInterpreter:
             pc = state.pc
             if pc >= last:
                 break
+            self.host_calls += 1
             try:
                 if self._host_step(pc, stack):
                     return True

@@ -12,7 +12,10 @@ whole and resumes at the next pc. ``DONE`` means the program ran to its end::
      = prim::Store move(2)               HOSTCALL (the driver reads the results)
 
 Everything here is ``@njit(cache=True)``: a process that finds the on-disk cache warm does not
-compile it again.
+compile it again. The small helpers are inlined into ``run_loop``: a call that passes the
+register tuple costs about 60 ns in reference counting alone. Numba's cache keys on each
+file's own mtime, so after editing a module this one imports, clear the ``.nbi``/``.nbc``
+files in ``native/__pycache__`` (its callees are compiled into it).
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ from .registers import (
     INT,
     NONE,
     OFFSET,
+    PY,
     RANK,
     READONLY,
     SIZES,
@@ -78,13 +82,16 @@ _OPTIONS = {"cache": True, "error_model": "numpy", "nogil": True}
 
 # -- register moves ---------------------------------------------------------------------------
 
-@njit(**_OPTIONS)
+@njit(inline="always")
 def _clear(regs, r):
     tags, ints, floats, meta, b8, i64, f32, f64, ilists, tmp = regs
-    clear_register(tags, meta, b8, i64, f32, f64, ilists, r)
+    if tags[r] == TENSOR or tags[r] == ILIST:
+        clear_register(tags, meta, b8, i64, f32, f64, ilists, r)
+    else:
+        tags[r] = EMPTY
 
 
-@njit(**_OPTIONS)
+@njit(inline="always")
 def _copy(regs, src, dst):
     """Register ``dst`` = register ``src`` (a tensor shares the buffer)."""
     tags, ints, floats, meta, b8, i64, f32, f64, ilists, tmp = regs
@@ -99,7 +106,7 @@ def _copy(regs, src, dst):
     tags[dst] = tag
 
 
-@njit(**_OPTIONS)
+@njit(inline="always")
 def _share(regs, code, src, dst):
     tags, ints, floats, meta, b8, i64, f32, f64, ilists, tmp = regs
     if code == D_F32:
@@ -112,7 +119,7 @@ def _share(regs, code, src, dst):
         b8[dst] = b8[src]
 
 
-@njit(**_OPTIONS)
+@njit(inline="always")
 def _set_view(regs, src, dst, row):
     """Register ``dst`` = a view of ``src``'s buffer described by ``tmp[row]``."""
     tags, ints, floats, meta, b8, i64, f32, f64, ilists, tmp = regs
@@ -125,7 +132,7 @@ def _set_view(regs, src, dst, row):
     tags[dst] = TENSOR
 
 
-@njit(**_OPTIONS)
+@njit(inline="always")
 def _set_int(regs, r, value):
     tags, ints = regs[0], regs[1]
     _clear(regs, r)
@@ -133,7 +140,7 @@ def _set_int(regs, r, value):
     tags[r] = INT
 
 
-@njit(**_OPTIONS)
+@njit(inline="always")
 def _set_ilist(regs, r, values):
     ilists = regs[8]
     _clear(regs, r)
@@ -141,7 +148,7 @@ def _set_ilist(regs, r, values):
     regs[0][r] = ILIST
 
 
-@njit(**_OPTIONS)
+@njit(inline="always")
 def _set_f32(regs, r, buffer, row):
     tags, meta, f32, tmp = regs[0], regs[3], regs[6], regs[9]
     _clear(regs, r)
@@ -152,7 +159,7 @@ def _set_f32(regs, r, buffer, row):
     tags[r] = TENSOR
 
 
-@njit(**_OPTIONS)
+@njit(inline="always")
 def _set_f64(regs, r, buffer, row):
     tags, meta, f64, tmp = regs[0], regs[3], regs[7], regs[9]
     _clear(regs, r)
@@ -163,7 +170,7 @@ def _set_f64(regs, r, buffer, row):
     tags[r] = TENSOR
 
 
-@njit(**_OPTIONS)
+@njit(inline="always")
 def _set_i64(regs, r, buffer, row):
     tags, meta, i64, tmp = regs[0], regs[3], regs[5], regs[9]
     _clear(regs, r)
@@ -174,7 +181,7 @@ def _set_i64(regs, r, buffer, row):
     tags[r] = TENSOR
 
 
-@njit(**_OPTIONS)
+@njit(inline="always")
 def _set_b8(regs, r, buffer, row):
     tags, meta, b8, tmp = regs[0], regs[3], regs[4], regs[9]
     _clear(regs, r)
@@ -187,7 +194,7 @@ def _set_b8(regs, r, buffer, row):
 
 # -- operands in a computation dtype ----------------------------------------------------------
 
-@njit(**_OPTIONS)
+@njit(inline="always")
 def _operand_meta(regs, r, row):
     """Row ``row`` of tmp = the meta of operand ``r`` (a scalar is a 0-dim view at 0)."""
     tags, meta, tmp = regs[0], regs[3], regs[9]
@@ -286,16 +293,27 @@ def _combine(higher, lower):
     return higher
 
 
-@njit(**_OPTIONS)
+@njit(inline="always")
 def result_dtype(tags, meta, ra, rb):
     """PyTorch's result type of two pointwise operands; -1 if one is not a native number."""
-    groups = np.full(3, -1, np.int64)
-    for r in (ra, rb):
-        code, group = _operand_dtype(tags, meta, r)
-        if code < 0:
-            return -1
-        groups[group] = _promote(groups[group], code)
-    return _combine(groups[0], _combine(groups[1], groups[2]))
+    da, ga = _operand_dtype(tags, meta, ra)
+    db, gb = _operand_dtype(tags, meta, rb)
+    if da < 0 or db < 0:
+        return -1
+    dim = zero = wrapped = -1
+    if ga == 0:
+        dim = da
+    elif ga == 1:
+        zero = da
+    else:
+        wrapped = da
+    if gb == 0:
+        dim = _promote(dim, db)
+    elif gb == 1:
+        zero = _promote(zero, db)
+    else:
+        wrapped = _promote(wrapped, db)
+    return _combine(dim, _combine(zero, wrapped))
 
 
 # -- pointwise --------------------------------------------------------------------------------
@@ -522,18 +540,26 @@ def _tensor_op(regs, op, p0, p1, ins, n_in, outs, n_out):
     return True
 
 
+@njit(inline="always")
+def _is_plain(tag):
+    """A register the loop moves without touching a buffer list."""
+    return tag != TENSOR and tag != ILIST
+
+
 @njit(**_OPTIONS)
-def run_op(regs, op, p0, p1, ins, n_in, outs, n_out):
-    """Run native op ``op``; False (nothing changed) when it must run on the host."""
-    if op < BINARY_BASE:
-        if n_in == 2:
-            return scalar_binary(op, p0, regs[0], regs[1], regs[2], ins[0], ins[1], outs[0])
-        return scalar_unary(op, p0, regs[0], regs[1], regs[2], ins[0], outs[0])
+def _tensor_instruction(regs, op, p0, p1, int_data, in_start, in_size, out_start, out_size):
+    ins = int_data[in_start:in_start + in_size]
     if op < UNARY_BASE:
-        return _binary(regs, op - BINARY_BASE, ins, n_in, outs[0])
+        return _binary(regs, op - BINARY_BASE, ins, in_size, int_data[out_start])
     if op < 400:
-        return _unary(regs, op - UNARY_BASE, ins[0], outs[0])
-    return _tensor_op(regs, op, p0, p1, ins, n_in, outs, n_out)
+        return _unary(regs, op - UNARY_BASE, ins[0], int_data[out_start])
+    return _tensor_op(regs, op, p0, p1, ins, in_size,
+                      int_data[out_start:out_start + out_size], out_size)
+
+
+@njit(**_OPTIONS)
+def _copy_out_of_line(regs, src, dst):
+    _copy(regs, src, dst)
 
 
 # -- the loop ---------------------------------------------------------------------------------
@@ -545,7 +571,9 @@ def run_loop(pc_box, tags, ints, floats, meta, tmp, b8, i64, f32, f64, ilists, i
     """Execute from ``pc_box[0]`` until the end (DONE) or an instruction for the host.
 
     Arguments are flat: a tuple argument costs tens of microseconds to type at every call
-    from Python, a typed List about 0.7 us and an array 0.1 us."""
+    from Python, a typed List about 0.7 us and an array 0.1 us. Scalars, jumps and assigns of
+    plain registers index the arrays directly (no slices, no calls): every array view or call
+    argument costs an atomic reference count."""
     regs = (tags, ints, floats, meta, b8, i64, f32, f64, ilists, tmp)
     n = len(instructions)
     pc = pc_box[0]
@@ -554,21 +582,41 @@ def run_loop(pc_box, tags, ints, floats, meta, tmp, b8, i64, f32, f64, ilists, i
         arg = instructions[pc, ARG]
         in_start, in_size = instructions[pc, IN_START], instructions[pc, IN_SIZE]
         out_start, out_size = instructions[pc, OUT_START], instructions[pc, OUT_SIZE]
-        ins = int_data[in_start:in_start + in_size]
         if opcode == _OP:
             op = native_op[pc]
-            if op < 0 or not run_op(regs, op, op_params[pc, 0], op_params[pc, 1], ins,
-                                    in_size, int_data[out_start:out_start + out_size],
-                                    out_size):
+            if op < 0:
                 break
-            for k in range(in_size):
-                if bool_data[in_start + k]:
-                    _clear(regs, ins[k])
+            if op < BINARY_BASE:
+                ra = int_data[in_start]
+                if in_size == 2:
+                    rb = int_data[in_start + 1]
+                    done, tag, i, f = scalar_binary(op, op_params[pc, 0], tags[ra], ints[ra],
+                                                    floats[ra], tags[rb], ints[rb], floats[rb])
+                else:
+                    done, tag, i, f = scalar_unary(op, op_params[pc, 0], tags[ra], ints[ra],
+                                                   floats[ra])
+                if done:
+                    r = int_data[out_start]
+                    if not _is_plain(tags[r]):
+                        clear_register(tags, meta, b8, i64, f32, f64, ilists, r)
+                    tags[r], ints[r], floats[r] = tag, i, f
+            else:
+                done = _tensor_instruction(regs, op, op_params[pc, 0], op_params[pc, 1],
+                                           int_data, in_start, in_size, out_start, out_size)
+            if not done:
+                break
+            for k in range(in_start, in_start + in_size):
+                if bool_data[k]:
+                    rr = int_data[k]
+                    if tags[rr] == TENSOR or tags[rr] == ILIST:
+                        clear_register(tags, meta, b8, i64, f32, f64, ilists, rr)
+                    else:
+                        tags[rr] = EMPTY
             pc += 1
         elif opcode == _JUMP:
             pc += 1 + arg
         elif opcode == _JUMPZ or opcode == _JUMPNZ:
-            r = ins[0]
+            r = int_data[in_start]
             tag = tags[r]
             if tag == INT or tag == BOOL:
                 value = ints[r] != 0
@@ -577,35 +625,53 @@ def run_loop(pc_box, tags, ints, floats, meta, tmp, b8, i64, f32, f64, ilists, i
             else:
                 break
             if bool_data[in_start]:
-                _clear(regs, r)
+                tags[r] = EMPTY
             pc += 1 + arg if value == (opcode == _JUMPNZ) else 1
         elif opcode == _ASSIGN:
             # all inputs are read (into scratch registers) before any output is written
             native = True
-            for k in range(in_size):
-                tag = tags[ins[k]]
-                if tag != INT and tag != FLOAT and tag != BOOL and tag != NONE \
-                        and tag != TENSOR and tag != ILIST and tag != EMPTY:
+            for k in range(in_start, in_start + in_size):
+                if tags[int_data[k]] == PY:
                     native = False
             if not native:
                 break
             for k in range(in_size):
-                _copy(regs, ins[k], scratch + k)
-                if bool_data[in_start + k]:
-                    _clear(regs, ins[k])
+                src, tmp_r = int_data[in_start + k], scratch + k
+                if _is_plain(tags[src]):
+                    tags[tmp_r], ints[tmp_r], floats[tmp_r] = tags[src], ints[src], floats[src]
+                    if bool_data[in_start + k]:
+                        tags[src] = EMPTY
+                else:
+                    _copy_out_of_line(regs, src, tmp_r)
+                    if bool_data[in_start + k]:
+                        clear_register(tags, meta, b8, i64, f32, f64, ilists, src)
             for k in range(out_size):
-                _copy(regs, scratch + k, int_data[out_start + k])
-                _clear(regs, scratch + k)
+                dst, tmp_r = int_data[out_start + k], scratch + k
+                if _is_plain(tags[tmp_r]) and _is_plain(tags[dst]):
+                    tags[dst], ints[dst], floats[dst] = tags[tmp_r], ints[tmp_r], floats[tmp_r]
+                    tags[tmp_r] = EMPTY
+                else:
+                    _copy_out_of_line(regs, tmp_r, dst)
+                    if tags[tmp_r] == TENSOR or tags[tmp_r] == ILIST:
+                        clear_register(tags, meta, b8, i64, f32, f64, ilists, tmp_r)
+                    else:
+                        tags[tmp_r] = EMPTY
             pc += 1
         elif opcode == _CONSTANT:
             r = int_data[out_start]
             tag = const_tags[arg]
             if tag == INT or tag == BOOL or tag == FLOAT or tag == NONE:
-                _clear(regs, r)
+                if tags[r] == TENSOR or tags[r] == ILIST:
+                    clear_register(tags, meta, b8, i64, f32, f64, ilists, r)
+                else:
+                    tags[r] = EMPTY
                 ints[r], floats[r] = const_ints[arg], const_floats[arg]
                 tags[r] = tag
             elif tag == ILIST:
-                _clear(regs, r)
+                if tags[r] == TENSOR or tags[r] == ILIST:
+                    clear_register(tags, meta, b8, i64, f32, f64, ilists, r)
+                else:
+                    tags[r] = EMPTY
                 ilists[r] = const_ilists[arg]
                 tags[r] = ILIST
             else:
@@ -613,15 +679,17 @@ def run_loop(pc_box, tags, ints, floats, meta, tmp, b8, i64, f32, f64, ilists, i
             pc += 1
         elif opcode == _DROP:
             native = True
-            for k in range(in_size):
-                tag = tags[ins[k]]
-                if tag != INT and tag != FLOAT and tag != BOOL and tag != NONE \
-                        and tag != TENSOR and tag != ILIST and tag != EMPTY:
+            for k in range(in_start, in_start + in_size):
+                if tags[int_data[k]] == PY:
                     native = False
             if not native:
                 break
-            for k in range(in_size):
-                _clear(regs, ins[k])
+            for k in range(in_start, in_start + in_size):
+                rr = int_data[k]
+                if tags[rr] == TENSOR or tags[rr] == ILIST:
+                    clear_register(tags, meta, b8, i64, f32, f64, ilists, rr)
+                else:
+                    tags[rr] = EMPTY
             pc += 1
         else:
             break

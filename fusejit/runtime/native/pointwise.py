@@ -92,6 +92,27 @@ def operand_strides(xm, om, strides):
 
 
 @njit(**_OPTIONS)
+def walk_kind(xm, om):
+    """``operand_strides``'s answer without storing the strides (no allocation)."""
+    rank, rx = om[RANK], xm[RANK]
+    flat, constant = True, True
+    for d in range(rank):
+        s = 0
+        if d >= rank - rx:
+            k = d - (rank - rx)
+            if xm[SIZES + k] != 1 or om[SIZES + d] == 1:
+                s = xm[STRIDES + k]
+        if om[SIZES + d] != 1:
+            if s != 0:
+                constant = False
+            if s != om[STRIDES + d]:
+                flat = False
+    if constant:
+        return 0
+    return 1 if flat else -1
+
+
+@njit(**_OPTIONS)
 def _offsets(xm, om, n):
     """The element offset of ``x`` for every output element, in C order."""
     rank = om[RANK]
@@ -172,10 +193,7 @@ def binary(op, a, am, b, bm, alpha, scaled, om):
     must hold the broadcast meta. Arithmetic ops keep the dtype, comparisons give bool."""
     n = contiguous_strides(om)
     out = np.empty(n, a.dtype)
-    sa = np.zeros(MAX_RANK, np.int64)
-    sb = np.zeros(MAX_RANK, np.int64)
-    ka = operand_strides(am, om, sa)
-    kb = operand_strides(bm, om, sb)
+    ka, kb = walk_kind(am, om), walk_kind(bm, om)
     if ka >= 0 and kb >= 0:
         pa, pb = am[OFFSET], bm[OFFSET]
         for i in range(n):
@@ -212,10 +230,7 @@ def compare(op, a, am, b, bm, om):
     """``a op b`` broadcast into a new bool buffer; ``om`` holds the broadcast meta."""
     n = contiguous_strides(om)
     out = np.empty(n, np.bool_)
-    sa = np.zeros(MAX_RANK, np.int64)
-    sb = np.zeros(MAX_RANK, np.int64)
-    ka = operand_strides(am, om, sa)
-    kb = operand_strides(bm, om, sb)
+    ka, kb = walk_kind(am, om), walk_kind(bm, om)
     if ka >= 0 and kb >= 0:
         pa, pb = am[OFFSET], bm[OFFSET]
         for i in range(n):
@@ -272,8 +287,7 @@ def unary_float(op, a, am, om):
     n = contiguous_strides(om)
     out = np.empty(n, a.dtype)
     one, zero = a.dtype.type(1), a.dtype.type(0)
-    s = np.zeros(MAX_RANK, np.int64)
-    k = operand_strides(am, om, s)
+    k = walk_kind(am, om)
     if k >= 0:
         p = am[OFFSET]
         for i in range(n):

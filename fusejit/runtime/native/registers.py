@@ -74,8 +74,7 @@ class RegisterFile:
 
     def write(self, r: int, value: Any) -> None:
         """Put a Python value in register ``r`` (native when it can be)."""
-        clear_register(self.tags, self.meta, *self.lists(), r)
-        self.objects[r] = None
+        self.clear(r)
         kind = type(value)
         if kind is bool:
             self.tags[r], self.ints[r] = BOOL, value
@@ -171,7 +170,10 @@ class RegisterFile:
         return value
 
     def clear(self, r: int) -> None:
-        clear_register(self.tags, self.meta, *self.lists(), r)
+        tag = self.tags[r]
+        if tag == TENSOR or tag == ILIST:
+            clear_register(self.tags, self.meta, *self.lists(), r)
+        self.tags[r] = EMPTY
         self.objects[r] = None
 
 

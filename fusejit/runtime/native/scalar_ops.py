@@ -40,27 +40,19 @@ _INT_MIN = np.iinfo(np.int64).min
 _LIMIT = 2.0 ** 63
 
 
-@njit(cache=True, error_model="numpy", nogil=True)
-def _write(tags, ints, floats, r, tag, i, f, ret):
-    """Store a result of kind ``tag`` coerced to ``ret``; False when it cannot be exact."""
+@njit(inline="always")
+def _result(tag, i, f, ret):
+    """A result of kind ``tag`` coerced to ``ret``: (ok, tag, int payload, float payload); not
+    ok when the coercion cannot be exact."""
     if ret == RET_BOOL:
-        tags[r] = BOOL
-        ints[r] = (f != 0.0) if tag == FLOAT else (i != 0)
-        return True
+        return True, BOOL, int((f != 0.0) if tag == FLOAT else (i != 0)), 0.0
     if ret == RET_FLOAT and tag != FLOAT:
-        tags[r] = FLOAT
-        floats[r] = float(i)
-        return True
+        return True, FLOAT, 0, float(i)
     if ret == RET_INT and tag == FLOAT:
-        return False
+        return False, tag, i, f
     if ret == RET_INT and tag == BOOL:
-        tag = INT
-    tags[r] = tag
-    if tag == FLOAT:
-        floats[r] = f
-    else:
-        ints[r] = i
-    return True
+        return True, INT, i, f
+    return True, tag, i, f
 
 
 @njit(inline="always")
@@ -70,53 +62,55 @@ def _mixed_inexact(ta, tb, ia, ib):
         (ta != FLOAT and abs(float(ia)) > _EXACT) or (tb != FLOAT and abs(float(ib)) > _EXACT))
 
 
-@njit(cache=True, error_model="numpy", nogil=True)
-def scalar_binary(op, ret, tags, ints, floats, ra, rb, out):
-    ta, tb = tags[ra], tags[rb]
+@njit(inline="always")
+def scalar_binary(op, ret, ta, ia, fa, tb, ib, fb):
+    """``a op b`` over register payloads (tag, int, float); returns (ok, tag, int, float).
+    Takes and returns plain numbers only, so the loop pays no reference counting for it."""
     if not (INT <= ta <= BOOL and INT <= tb <= BOOL):
-        return False
-    ia, ib = ints[ra], ints[rb]
-    fa = floats[ra] if ta == FLOAT else float(ia)
-    fb = floats[rb] if tb == FLOAT else float(ib)
+        return False, ta, ia, fa
+    if ta != FLOAT:
+        fa = float(ia)
+    if tb != FLOAT:
+        fb = float(ib)
     both_int = ta != FLOAT and tb != FLOAT
     if op == S_ADD or op == S_SUB or op == S_MUL:
         if both_int:
             i = ia + ib if op == S_ADD else ia - ib if op == S_SUB else ia * ib
-            return _write(tags, ints, floats, out, INT, i, 0.0, ret)
+            return _result(INT, i, 0.0, ret)
         f = fa + fb if op == S_ADD else fa - fb if op == S_SUB else fa * fb
-        return _write(tags, ints, floats, out, FLOAT, 0, f, ret)
+        return _result(FLOAT, 0, f, ret)
     if op == S_DIV:
-        return _write(tags, ints, floats, out, FLOAT, 0, fa / fb, ret)
+        return _result(FLOAT, 0, fa / fb, ret)
     if op == S_FLOORDIV or op == S_REMAINDER:
         if both_int:
             if ib == 0 or (ia == _INT_MIN and ib == -1):
-                return False
+                return False, ta, ia, fa
             i = ia // ib if op == S_FLOORDIV else ia % ib
-            return _write(tags, ints, floats, out, INT, i, 0.0, ret)
+            return _result(INT, i, 0.0, ret)
         if op == S_FLOORDIV:
             f = np.floor(fa / fb)
         else:
             f = np.fmod(fb + np.fmod(fa, fb), fb)
-        return _write(tags, ints, floats, out, FLOAT, 0, f, ret)
+        return _result(FLOAT, 0, f, ret)
     if op == S_AND or op == S_OR or op == S_XOR:
         ba = fa != 0.0 if ta == FLOAT else ia != 0
         bb = fb != 0.0 if tb == FLOAT else ib != 0
         b = (ba and bb) if op == S_AND else (ba or bb) if op == S_OR else ba != bb
-        return _write(tags, ints, floats, out, BOOL, int(b), 0.0, ret)
+        return _result(BOOL, int(b), 0.0, ret)
     if _mixed_inexact(ta, tb, ia, ib):
-        return False
+        return False, ta, ia, fa
     if op == S_MIN or op == S_MAX:
         if ta == FLOAT and fa != fa:
-            return _write(tags, ints, floats, out, ta, ia, fa, ret)
+            return _result(ta, ia, fa, ret)
         if tb == FLOAT and fb != fb:
-            return _write(tags, ints, floats, out, tb, ib, fb, ret)
+            return _result(tb, ib, fb, ret)
         if both_int:
             pick_b = ib < ia if op == S_MIN else ib > ia
         else:
             pick_b = fb < fa if op == S_MIN else fb > fa
         if pick_b:
-            return _write(tags, ints, floats, out, tb, ib, fb, ret)
-        return _write(tags, ints, floats, out, ta, ia, fa, ret)
+            return _result(tb, ib, fb, ret)
+        return _result(ta, ia, fa, ret)
     if both_int:
         x, y = ia, ib
         c = (x == y if op == S_EQ else x != y if op == S_NE else x < y if op == S_LT
@@ -124,36 +118,34 @@ def scalar_binary(op, ret, tags, ints, floats, ra, rb, out):
     else:
         c = (fa == fb if op == S_EQ else fa != fb if op == S_NE else fa < fb if op == S_LT
              else fa <= fb if op == S_LE else fa > fb if op == S_GT else fa >= fb)
-    return _write(tags, ints, floats, out, BOOL, int(c), 0.0, ret)
+    return _result(BOOL, int(c), 0.0, ret)
 
 
-@njit(cache=True, error_model="numpy", nogil=True)
-def scalar_unary(op, ret, tags, ints, floats, ra, out):
-    ta = tags[ra]
+@njit(inline="always")
+def scalar_unary(op, ret, ta, i, f):
+    """``op(a)`` over a register payload; returns (ok, tag, int, float)."""
     if not INT <= ta <= BOOL:
-        return False
-    i = ints[ra]
-    f = floats[ra] if ta == FLOAT else float(i)
+        return False, ta, i, f
+    if ta != FLOAT:
+        f = float(i)
     if op == S_NOT or op == S_BOOL:
         b = f != 0.0 if ta == FLOAT else i != 0
         if op == S_NOT:
             b = not b
-        return _write(tags, ints, floats, out, BOOL, int(b), 0.0, ret)
+        return _result(BOOL, int(b), 0.0, ret)
     if op == S_FLOAT:
-        return _write(tags, ints, floats, out, FLOAT, 0, f, ret)
+        return _result(FLOAT, 0, f, ret)
     if op == S_SQRT:
-        return _write(tags, ints, floats, out, FLOAT, 0, np.sqrt(f), ret)
+        return _result(FLOAT, 0, np.sqrt(f), ret)
     if op == S_INT or op == S_FLOOR or op == S_CEIL:
         if ta != FLOAT:
-            return _write(tags, ints, floats, out, INT, i, 0.0, ret)
+            return _result(INT, i, 0.0, ret)
         if not abs(f) < _LIMIT:  # also nan and inf: the host raises PyTorch's error
-            return False
+            return False, ta, i, f
         g = np.trunc(f) if op == S_INT else np.floor(f) if op == S_FLOOR else np.ceil(f)
         if not abs(g) < _LIMIT:
-            return False
-        return _write(tags, ints, floats, out, INT, int(g), 0.0, ret)
+            return False, ta, i, f
+        return _result(INT, int(g), 0.0, ret)
     if ta == FLOAT:
-        g = -f if op == S_NEG else abs(f)
-        return _write(tags, ints, floats, out, FLOAT, 0, g, ret)
-    j = -i if op == S_NEG else (i if i >= 0 else -i)
-    return _write(tags, ints, floats, out, INT, j, 0.0, ret)
+        return _result(FLOAT, 0, -f if op == S_NEG else abs(f), ret)
+    return _result(INT, -i if op == S_NEG else (i if i >= 0 else -i), 0.0, ret)
