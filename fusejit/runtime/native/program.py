@@ -51,6 +51,7 @@ class NativeProgram:
                 const_nodes[arg] = node
             elif opcode == Opcode.ASSIGN:
                 width = max(width, row[3], row[5])
+                self.op_params[pc, 0] = _direct_assign(code, row)
         k = len(code.constants)
         self.const_tags = np.full(k, PY, np.int64)
         self.const_ints = np.zeros(k, np.int64)
@@ -78,6 +79,24 @@ class NativeProgram:
         self.bool_data = np.ascontiguousarray(code.bool_data, np.bool_)
         self.instructions = np.ascontiguousarray(code.instructions, np.int64)
         self.int_data = np.ascontiguousarray(code.int_data, np.int64)
+
+
+def _direct_assign(code: Code, row: list[int]) -> int:
+    """1 when an Assign can copy input k to output k in order: no output is read later as an
+    input, and no input moved earlier is an output later (else it goes through scratch)."""
+    ins = [int(r) for r in code.int_data[row[2]:row[2] + row[3]]]
+    outs = [int(r) for r in code.int_data[row[4]:row[4] + row[5]]]
+    moves = [bool(m) for m in code.bool_data[row[2]:row[2] + row[3]]]
+    if len(ins) != len(outs):
+        return 0
+    if any(moves[k] and ins[k] in ins[k + 1:] for k in range(len(ins))):
+        return 0
+    for k, dst in enumerate(outs):
+        if dst in ins[k + 1:]:
+            return 0
+        if any(moves[j] and ins[j] == dst and j != k for j in range(k)):
+            return 0
+    return 1
 
 
 def _immutable_int_list(value: list, node) -> bool:
