@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, settings
 
 _QUIET = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]
 
-settings.register_profile("fuzz-ci", max_examples=100, deadline=None, derandomize=True,
+settings.register_profile("fuzz-ci", max_examples=300, deadline=None, derandomize=True,
                           suppress_health_check=_QUIET, print_blob=True)
 settings.register_profile("long", max_examples=10_000, deadline=None,
                           suppress_health_check=_QUIET, print_blob=True)
@@ -32,3 +32,12 @@ def fuzz_settings():
     """Settings for a fuzz test: the command line's profile, or fuzz-ci."""
     name = CHOSEN["profile"] or "fuzz-ci"
     return settings(settings.get_profile(name))
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    """One line of fuzzing counts: graphs run, fusion groups checked, kernel calls, ..."""
+    from .test_differential import TOTALS
+
+    if TOTALS["graphs"]:
+        counts = ", ".join(f"{k} {v}" for k, v in TOTALS.items())
+        terminalreporter.write_line(f"differential fuzzing: {counts}")

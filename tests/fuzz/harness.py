@@ -28,6 +28,7 @@ from fusejit.runtime.fusion import FusedKernel
 from fusejit.runtime.python_op import create_python_op
 
 from .graphs import HOSTILE_SOURCE, HOSTILE_WORDS, FuzzCase
+from .known import known_bug
 from .tolerances import mismatch
 
 _FORBIDDEN = (*HOSTILE_WORDS, HOSTILE_SOURCE.split(".")[0])
@@ -133,7 +134,8 @@ def _replace_groups(graph: Graph, case: FuzzCase, problems: list[str]) -> list[_
 
 
 def check_case(case: FuzzCase) -> tuple[list[str], dict]:
-    """Problems found running ``case`` three ways, and counts (groups, kernel calls, errors)."""
+    """Problems found running ``case`` three ways (less those ``known.py`` recognises), and
+    counts (groups, kernel calls, errors, declined kernel calls, known bugs by name)."""
     graph = fusejit.parse_ir(case.text)
     fusejit.lint(graph)
     names = [v.debug_name for v in graph.outputs]
@@ -168,4 +170,11 @@ def check_case(case: FuzzCase) -> tuple[list[str], dict]:
     stats["groups"] = len(checks)
     stats["kernel_calls"] = sum(c.calls for c in checks)
     stats["declined"] = sum(c.declined for c in checks)
-    return problems, stats
+    unknown = []
+    for problem in problems:
+        tag = known_bug(case, problem)
+        if tag is None:
+            unknown.append(problem)
+        else:
+            stats[f"known {tag}"] = stats.get(f"known {tag}", 0) + 1
+    return unknown, stats

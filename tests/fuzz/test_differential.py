@@ -25,7 +25,7 @@ def fuzz_cases(draw, blocks: bool = True) -> FuzzCase:
     seed = draw(st.integers(0, 2**32 - 1))
     typed = draw(st.booleans())
     hostile = draw(st.integers(0, 4)) == 0
-    n_ops = draw(st.integers(1, 12))
+    n_ops = draw(st.integers(3, 14))
     return build_case(rnd, seed, typed, hostile, n_ops, blocks)
 
 
@@ -36,7 +36,7 @@ def test_fused_paths_match_the_reference(case: FuzzCase) -> None:
     problems, stats = check_case(case)
     TOTALS["graphs"] += 1
     for key, n in stats.items():
-        TOTALS[key] += n
+        TOTALS[key] = TOTALS.get(key, 0) + n
     assert not problems, "\n".join(problems)
 
 
