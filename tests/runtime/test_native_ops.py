@@ -298,6 +298,19 @@ def test_mm_and_sum_match_within_rounding(dtype, shape):
     assert calls == (2 if dtype != np.int64 else 3)  # integer mm runs on the host
 
 
+@pytest.mark.parametrize("n", [1, 7, 8, 9, 128, 129, 1000, 100_000])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_sum_of_a_contiguous_tensor_is_numpys_pairwise_sum_bit_for_bit(n, dtype):
+    text = """graph(%x : Tensor):
+  %none : NoneType = prim::Constant()
+  %s : Tensor = aten::sum(%x, %none)
+  return (%s)
+"""
+    got, want, calls = run_both(text, tensor((n,), dtype))
+    assert_same(got, want)
+    assert calls == 2
+
+
 def test_shape_errors_come_from_the_reference_body():
     text = "graph(%a : Tensor, %b : Tensor):\n  %c : Tensor = aten::mm(%a, %b)\n  return (%c)\n"
     native, reference = errors_of(text, np.ones((2, 3), np.float32), np.ones((2, 3), np.float32))
