@@ -1,0 +1,83 @@
+"""Edge values through the three paths of the differential harness: every pair of int64
+extremes (overflow wraps; remainder and fmod by zero raise a FusejitError everywhere) and of
+float specials (NaN, +-inf, -0.0, denormals, the float32 maximum) in float32 and float64,
+for binary and unary ops, each inside a two-op fusion group so the kernel runs too."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from .graphs import INEXACT_UNARY, FuzzCase
+from .harness import check_case
+
+INTS = np.array([np.iinfo(np.int64).min, np.iinfo(np.int64).max, -1, 0, 1, 7, -7], np.int64)
+FLOATS = [np.nan, np.inf, -np.inf, -0.0, 0.0, 1e-45, 3.4e38, -1.5, 2.5, 1e-300]
+
+INT_BINARY = ["add", "sub", "mul", "div", "remainder", "fmod", "max", "min", "eq", "lt"]
+FLOAT_BINARY = ["add", "sub", "mul", "div", "remainder", "fmod", "max", "min", "atan2", "pow",
+                "eq", "ne", "lt", "ge"]
+UNARY = ["exp", "log", "tanh", "sigmoid", "sqrt", "reciprocal", "floor", "ceil", "round",
+         "trunc", "frac", "abs", "neg", "relu", "expm1", "log1p", "erf", "sin"]
+TYPES = {np.dtype(np.int64): "Long", np.dtype(np.float32): "Float",
+         np.dtype(np.float64): "Double"}
+
+
+def _binary_case(op: str, x: np.ndarray, y: np.ndarray) -> FuzzCase:
+    t = TYPES[x.dtype]
+    alpha = ", %one" if op in ("add", "sub") else ""
+    text = f"""graph(%x : {t}(*, *), %y : {t}(*, *), %w : Tensor):
+  %one : int = prim::Constant[value=1]()
+  %r : Tensor = aten::{op}(%x, %y{alpha})
+  %s : Tensor = aten::mul(%r, %w)
+  return (%s, %r)
+"""
+    exact = op not in ("atan2", "pow")
+    w = np.ones((1, 1), np.bool_)          # x * True is exact for every dtype
+    return FuzzCase(text, [x, y, w], {"r": exact, "s": exact}, False)
+
+
+def _unary_case(op: str, x: np.ndarray) -> FuzzCase:
+    t = TYPES[x.dtype]
+    text = f"""graph(%x : {t}(*), %w : Tensor):
+  %r : Tensor = aten::{op}(%x)
+  %s : Tensor = aten::mul(%r, %w)
+  return (%s, %r)
+"""
+    exact = op not in INEXACT_UNARY
+    return FuzzCase(text, [x, np.ones(1, np.bool_)], {"r": exact, "s": exact}, False)
+
+
+def _assert_agree(case: FuzzCase) -> None:
+    problems, stats = check_case(case)
+    assert not problems, "\n".join(problems)
+    assert stats["groups"] == 1 and stats["kernel_calls"] == 1, stats
+
+
+@pytest.mark.parametrize("op", INT_BINARY)
+def test_int64_extremes(op):
+    x, y = INTS[:, None], INTS[None, :]
+    if op in ("remainder", "fmod"):
+        y = INTS[INTS != 0][None, :]       # by zero: below
+    _assert_agree(_binary_case(op, x.copy(), y.copy()))
+
+
+@pytest.mark.parametrize("op", ["remainder", "fmod"])
+def test_int64_remainder_by_zero_raises_everywhere(op):
+    case = _binary_case(op, INTS[:, None].copy(), np.zeros((1, 2), np.int64))
+    problems, stats = check_case(case)
+    assert not problems, "\n".join(problems)
+    assert stats["errors"] == 1
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("op", FLOAT_BINARY)
+def test_float_specials_binary(op, dtype):
+    values = np.array(FLOATS, dtype)
+    _assert_agree(_binary_case(op, values[:, None].copy(), values[None, :].copy()))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("op", UNARY)
+def test_float_specials_unary(op, dtype):
+    _assert_agree(_unary_case(op, np.array(FLOATS, dtype)))
