@@ -101,3 +101,21 @@ def test_hostile_text(name, expect, spec, what, where, tmp_path):
             assert where in str(info.value), str(info.value)
     assert not canary.exists(), f"{name}: text from the graph was executed"
     assert not list(tmp_path.iterdir())
+
+
+def test_hostile_fusion_group_kernel_source(tmp_path):
+    """The hostile FusionGroup text compiles to a kernel holding none of its names or comments."""
+    from fusejit.runtime.fusion import FusedKernel
+
+    canary = tmp_path / "CANARY"
+    text = (DATA / "code_fusion_group_hostile.ir").read_text(encoding="utf-8")
+    graph = fusejit.parse_ir(text.replace("@CANARY@", str(canary)))
+    (group,) = [n for n in graph.nodes() if n.kind == "prim::FusionGroup"]
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    kernel = FusedKernel(group)
+    (out,) = kernel(x, x)
+    np.testing.assert_allclose(out, 1 / (1 + np.exp(-x * x)), rtol=1e-6)
+    source = kernel.source(x, x)
+    for word in ("__import__", "os.system", "exec.1", "eval", "open", str(canary), "CANARY"):
+        assert word not in source
+    assert not canary.exists()
