@@ -64,7 +64,7 @@ def while_if_python(n: int) -> int:
 
 
 def small_op_graph(with_op: bool) -> str:
-    body = "%y2 : Tensor = aten::mul(%x, %y)\n      " if with_op else ""
+    body = "%y2 : Tensor = aten::mul(%x, %x)\n      " if with_op else ""
     result = "%y2" if with_op else "%y"
     return f"""graph(%x : Tensor, %n : int):
   %t : bool = prim::Constant[value=1]()
@@ -210,7 +210,7 @@ def bench_small_op() -> None:
     def numpy_loop():
         z = y
         for _ in range(n):
-            z = x * z
+            z = x * x
         return z
 
     def empty_loop():
