@@ -127,3 +127,27 @@ def test_kernel_type_as_other_of_any_shape():
     x, like = np.arange(3.0), np.zeros(2, np.float32)
     (out,) = FusedKernel(group)(*[{"x": x, "like": like}[v.debug_name] for v in group.inputs])
     np.testing.assert_allclose(out, np.exp(x).astype(np.float32), rtol=1e-6)
+
+
+@pytest.mark.xfail(strict=True, reason="FusedKernel gives a FusedConcat output the iteration "
+                   "rank: cat([(1,), (1,)]) next to a (1, 1) output comes back (2, 1) "
+                   "(fusejit/runtime/fusion/plan.py out_shapes)")
+def test_kernel_keeps_concat_outputs_rank():
+    text = """graph(%s : Float(), %t : Float(1), %a : Float(1, 1)):
+  %e : Tensor = aten::eq(%s, %t)
+  %w : Tensor = aten::where(%e, %a, %a)
+  %l : Tensor[] = prim::ListConstruct(%e, %e)
+  %zero : int = prim::Constant[value=0]()
+  %c : Tensor = aten::cat(%l, %zero)
+  return (%c, %w)
+"""
+    graph = fusejit.parse_ir(text)
+    fusejit.fuse_graph(graph)
+    (group,) = [n for n in graph.nodes() if n.kind == "prim::FusionGroup"]
+    args = {"s": np.array(1.0, np.float32), "t": np.array([1.0], np.float32),
+            "a": np.full((1, 1), 2.0, np.float32)}
+    outs = FusedKernel(group)(*[args[v.debug_name] for v in group.inputs])
+    expected = {"c": np.array([True, True]), "w": np.full((1, 1), 2.0, np.float32)}
+    for v, out in zip(group.outputs, outs):
+        np.testing.assert_array_equal(out, expected[v.debug_name])
+        assert out.shape == expected[v.debug_name].shape
