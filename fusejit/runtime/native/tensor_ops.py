@@ -6,9 +6,10 @@ Views write only a meta row and share the input's buffer slot, so they cost no c
     %r : Float(2) = aten::select(%x, %zero, %one)  offset += 1 * stride0, dimension 0 removed
     %a, %b = prim::ConstantChunk[chunks=2, dim=1](%x)
 
-``mm`` multiplies in the tensor's dtype with one accumulator per output element, k ascending;
-``sum`` adds in order (contiguous whole-tensor sums use NumPy's pairwise scheme). BLAS and
-NumPy's axis reductions order their additions differently, so those two ops can differ from the
+``mm`` of row-major (or transposed row-major) operands calls BLAS through ``np.dot``, like
+NumPy's ``matmul`` (bit-equal in every case measured); other layouts multiply with one
+accumulator per element, k ascending. ``sum`` of a contiguous tensor is NumPy's pairwise sum,
+bit for bit; axis sums add in order. The strided ``mm`` and the axis sums can differ from the
 NumPy bodies by rounding (bounded in ``tests/runtime/test_native_ops.py``).
 """
 
@@ -172,15 +173,24 @@ def chunk_piece(m, chunks, dim, k, om):
 
 @njit(**_OPTIONS)
 def mm(a, am, b, bm, om):
-    """``a @ b`` for 2-D float views, into a new contiguous buffer; ``om`` gets its meta."""
+    """``a @ b`` for 2-D float views, into a new contiguous buffer; ``om`` gets its meta.
+    Row-major ``a`` and a row- or column-major ``b`` go to BLAS (``np.dot``), as NumPy's
+    ``matmul`` does; other layouts use one accumulator per element, k ascending."""
     rows, inner, cols = am[SIZES], am[SIZES + 1], bm[SIZES + 1]
     om[RANK] = 2
     om[OFFSET] = 0
     om[SIZES], om[SIZES + 1] = rows, cols
     contiguous_strides(om)
-    out = np.empty(rows * cols, a.dtype)
     ra, ca, rb, cb = am[STRIDES], am[STRIDES + 1], bm[STRIDES], bm[STRIDES + 1]
     oa, ob = am[OFFSET], bm[OFFSET]
+    if rows > 0 and inner > 0 and cols > 0 and (ca == 1 or inner == 1) \
+            and (ra == inner or rows == 1):
+        left = a[oa:oa + rows * inner].reshape(rows, inner)
+        if (cb == 1 or cols == 1) and (rb == cols or inner == 1):
+            return np.dot(left, b[ob:ob + inner * cols].reshape(inner, cols)).reshape(-1)
+        if (rb == 1 or inner == 1) and (cb == inner or cols == 1):
+            return np.dot(left, b[ob:ob + inner * cols].reshape(cols, inner).T).reshape(-1)
+    out = np.empty(rows * cols, a.dtype)
     zero = a.dtype.type(0)
     for i in range(rows):
         for j in range(cols):
