@@ -425,11 +425,37 @@ def _binary_float_tensors(regs, op, ra, rb, out, code, alpha, scaled):
 
 
 @njit(**_OPTIONS)
+def _unary_float_tensor(regs, op, ra, out, code):
+    """``_binary_float_tensors``' counterpart: a float tensor, written flat."""
+    tags, ints, floats, meta, b8, i64, f32, f64, ilists, tmp = regs
+    om = tmp[2]
+    if code == D_F32:
+        buffer32 = pw.unary_float(op, f32[ra], meta[ra], om)
+    else:
+        buffer64 = pw.unary_float(op, f64[ra], meta[ra], om)
+    if tags[out] == ILIST or (tags[out] == TENSOR and meta[out, DTYPE] != code):
+        clear_register(tags, meta, b8, i64, f32, f64, ilists, out)
+    for c in range(META_WIDTH):
+        meta[out, c] = om[c]
+    meta[out, DTYPE] = code
+    meta[out, READONLY] = 0
+    if code == D_F32:
+        f32[out] = buffer32
+    else:
+        f64[out] = buffer64
+    ints[out] = 0
+    tags[out] = TENSOR
+    return True
+
+
+@njit(**_OPTIONS)
 def _unary(regs, op, ra, out):
     tags, meta, tmp = regs[0], regs[3], regs[9]
     if tags[ra] != TENSOR:
         return False
     code = meta[ra, DTYPE]
+    if code == D_F32 or code == D_F64:
+        return _unary_float_tensor(regs, op, ra, out, code)
     _operand_meta(regs, ra, 0)
     if code == D_F32:
         _set_f32(regs, out, pw.unary_float(op, regs[6][ra], tmp[0], tmp[2]), 2)
