@@ -130,10 +130,11 @@ def test_kernel_type_as_other_of_any_shape():
 
 
 @pytest.mark.xfail(strict=True, reason="FusedKernel gives a FusedConcat output the iteration "
-                   "rank: cat([(1,), (1,)]) next to a (1, 1) output comes back (2, 1) "
-                   "(fusejit/runtime/fusion/plan.py out_shapes)")
-def test_kernel_keeps_concat_outputs_rank():
-    text = """graph(%s : Float(), %t : Float(1), %a : Float(1, 1)):
+                   "rank and concatenates there: cat([(n,), (n,)]) next to a (1, 1) operand "
+                   "comes back (2, n), not (2n,) (fusejit/runtime/fusion/plan.py out_shapes)")
+@pytest.mark.parametrize("n", [1, 3])
+def test_kernel_keeps_concat_outputs_rank(n):
+    text = """graph(%s : Float(), %t : Float(N), %a : Float(1, 1)):
   %e : Tensor = aten::eq(%s, %t)
   %w : Tensor = aten::where(%e, %a, %a)
   %l : Tensor[] = prim::ListConstruct(%e, %e)
@@ -141,13 +142,15 @@ def test_kernel_keeps_concat_outputs_rank():
   %c : Tensor = aten::cat(%l, %zero)
   return (%c, %w)
 """
-    graph = fusejit.parse_ir(text)
+    graph = fusejit.parse_ir(text.replace("N", str(n)))
     fusejit.fuse_graph(graph)
-    (group,) = [n for n in graph.nodes() if n.kind == "prim::FusionGroup"]
-    args = {"s": np.array(1.0, np.float32), "t": np.array([1.0], np.float32),
-            "a": np.full((1, 1), 2.0, np.float32)}
+    (group,) = [node for node in graph.nodes() if node.kind == "prim::FusionGroup"]
+    t = np.arange(n, dtype=np.float32)
+    args = {"s": np.array(1.0, np.float32), "t": t, "a": np.full((1, 1), 2.0, np.float32)}
     outs = FusedKernel(group)(*[args[v.debug_name] for v in group.inputs])
-    expected = {"c": np.array([True, True]), "w": np.full((1, 1), 2.0, np.float32)}
-    for v, out in zip(group.outputs, outs):
+    e = t == 1.0
+    expected = {"c": np.concatenate([e, e]),
+                "w": np.where(e, args["a"], args["a"])}
+    for v, out in zip(group.g("Subgraph").outputs, outs):
         np.testing.assert_array_equal(out, expected[v.debug_name])
         assert out.shape == expected[v.debug_name].shape
