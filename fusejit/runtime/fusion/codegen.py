@@ -43,7 +43,7 @@ from ...ir.constants import constant_value
 from ...ir.symbols import prim
 from ...ir.types import ScalarType
 from .layout import GroupLayout
-from .templates import BOOL, RENDERERS, Emitter, Operand
+from .templates import BOOL, DTYPE_ONLY, RENDERERS, Emitter, Operand
 
 # Inner-stride classes of an operand, after the caller has coalesced dimensions.
 UNIT, ZERO, STRIDED = "unit", "zero", "strided"
@@ -154,17 +154,18 @@ class _Generator(Emitter):
         return f"np.{name}" if self.target == "cpu" else f"h.{name}"
 
     # -- walking the subgraph --------------------------------------------------------------
-    def operand_for(self, value) -> Operand:
-        found = self.values.get(value)
-        if found is not None:
-            return found
+    def operand_for(self, value, load: bool = True) -> Operand:
+        """The operand for ``value``; ``load=False`` asks only for its dtype (no read)."""
         index = self.layout.operand_of.get(value)
-        if index is None:
-            raise IRError(f"%{value.debug_name} is not available in the fused kernel")
-        spec = self.specs[self._tensor_position(self.layout.operands[index].input)]
-        op = Operand(f"a{index}", spec.dtype, "tensor" if spec.rank else "zero_dim")
-        self.loaded.add(index)
-        self.values[value] = op
+        op = self.values.get(value)
+        if op is None:
+            if index is None:
+                raise IRError(f"%{value.debug_name} is not available in the fused kernel")
+            spec = self.specs[self._tensor_position(self.layout.operands[index].input)]
+            op = Operand(f"a{index}", spec.dtype, "tensor" if spec.rank else "zero_dim")
+            self.values[value] = op
+        if load and index is not None:
+            self.loaded.add(index)
         return op
 
     def _tensor_position(self, tensor_number: int) -> int:
@@ -194,11 +195,19 @@ class _Generator(Emitter):
                 self._emit(node)
 
     def _emit(self, node) -> None:
-        ops = [self.operand_for(v) for v in node.inputs]
+        live = node.output() in self.layout.needed
+        skip = DTYPE_ONLY.get(node.kind, frozenset())
+        ops = [self.operand_for(v, live and i not in skip) for i, v in enumerate(node.inputs)]
         self.guards = []
+        had_guards = self.has_guards
         expr, dtype = RENDERERS[node.kind](self, node, ops)
         if dtype not in _SUPPORTED:
             raise IRError(f"{node.kind} would produce {dtype}, unsupported in fused kernels")
+        if not live:
+            # Only its dtype is read (by a type_as): nothing to compute in the loop.
+            self.has_guards = had_guards
+            self.values[node.output()] = Operand("(dtype only)", dtype, "tensor")
+            return
         name = f"t{self.counter}"
         self.counter += 1
         shown = ", ".join(op.expr for op in ops)

@@ -16,11 +16,12 @@ first use through the on-disk cache, and runs the serial or parallel entry point
 from __future__ import annotations
 
 import numpy as np
+from numba.core import caching as numba_caching
 from numpy.lib.stride_tricks import as_strided
 
 from ...errors import InterpreterError
 from ...ir.graph import Graph, Node
-from .cache import load_module
+from .cache import load_module, reload_module
 from .codegen import ArgSpec, generate
 from .layout import GroupLayout, analyse
 from .plan import Plan, make_plan
@@ -36,14 +37,38 @@ def _subgraph(group: Node | Graph) -> Graph:
     raise InterpreterError(f"expected a fusion group node or its subgraph, got {group!r}")
 
 
+_NUMBA_CACHING = numba_caching.__file__
+
+
+def from_numba_cache(error: BaseException) -> bool:
+    """Did ``error`` come out of Numba's on-disk cache (a damaged index or data file)?"""
+    seen: set[int] = set()
+    stack: list[BaseException | None] = [error]
+    while stack:
+        exc = stack.pop()
+        if exc is None or id(exc) in seen:
+            continue
+        seen.add(id(exc))
+        tb = exc.__traceback__
+        while tb is not None:
+            if tb.tb_frame.f_code.co_filename == _NUMBA_CACHING:
+                return True
+            tb = tb.tb_next
+        stack += [exc.__cause__, exc.__context__]
+    return False
+
+
 class _Variant:
     __slots__ = ("source", "parallel", "serial", "out_dtypes")
 
     def __init__(self, source: str, module, out_dtypes):
         self.source = source
+        self.out_dtypes = out_dtypes
+        self.use(module)
+
+    def use(self, module) -> None:
         self.parallel = module.kernel_parallel
         self.serial = module.kernel_serial
-        self.out_dtypes = out_dtypes
 
 
 class FusedKernel:
@@ -111,13 +136,12 @@ class FusedKernel:
             flats.append(flat)
             shapes.append(x.shape)
             strides.append(tuple(s // item for s in x.strides) if x.ndim else ())
-        rank = max((len(s) for s in shapes), default=0)
         key = (tuple(shapes), tuple(strides))
         plan = self._plans.get(key)
         if plan is None:
             if len(self._plans) >= _PLAN_LIMIT:
                 self._plans.clear()
-            plan = make_plan(self.layout, shapes, strides, rank)
+            plan = make_plan(self.layout, shapes, strides)
             self._plans[key] = plan
         variant_key = (tuple(s.key() for s in specs), plan.classes, plan.rank)
         return specs, flats, scalars, plan, variant_key
@@ -144,8 +168,16 @@ class FusedKernel:
                                                                 variant.out_dtypes)]
         if plan.numel:
             status = np.zeros(1, np.int64)
-            fn = variant.serial if plan.serial else variant.parallel
-            fn(plan.meta, *flats, *scalars, *[o.reshape(-1) for o in outs], status)
+            args = (plan.meta, *flats, *scalars, *[o.reshape(-1) for o in outs], status)
+            try:
+                (variant.serial if plan.serial else variant.parallel)(*args)
+            except Exception as why:
+                if not from_numba_cache(why):
+                    raise
+                # Numba could not load its cached code (a damaged file): drop its files and
+                # compile again; the failed call ran no kernel code.
+                variant.use(reload_module(variant.source))
+                (variant.serial if plan.serial else variant.parallel)(*args)
             if status[0]:
                 raise InterpreterError("integer division by zero in a fused remainder or fmod")
         return tuple(outs)

@@ -27,9 +27,9 @@ import numpy as np
 
 from ...errors import InterpreterError
 from ...ir.graph import Graph, Node
-from .cache import load_module
+from .cache import load_module, reload_module
 from .codegen import ArgSpec, generate_cuda
-from .compiler import FusedKernel
+from .compiler import FusedKernel, from_numba_cache
 from .plan import Plan
 
 THREADS_PER_BLOCK = 256
@@ -108,7 +108,14 @@ class CudaFusedKernel(FusedKernel):
                     + [device.kernel_arg(a) for a in arrays[1:]] + scalars
                     + [device.kernel_arg(o.reshape(-1)) for o in outs]
                     + [device.kernel_arg(status)])
-            device.launch(variant.kernel, plan.numel, args)
+            try:
+                device.launch(variant.kernel, plan.numel, args)
+            except Exception as why:
+                if not from_numba_cache(why):
+                    raise
+                # Numba's cached code for this kernel would not load: recompile it.
+                variant.kernel = reload_module(variant.source).kernel_cuda
+                device.launch(variant.kernel, plan.numel, args)
             if variant.guarded and int(status[0]):
                 raise InterpreterError("integer division by zero in a fused remainder or fmod")
         return tuple(outs)

@@ -10,6 +10,14 @@ whose pieces are written into slices of one array::
       %d = aten::add(%c, %y, ...)
       %e = prim::FusedConcat[dim=0](%d, %b)               output 0: concat of pieces d, b
       return (%e)
+
+Some inputs give only a dtype (``type_as``'s ``other``, see ``templates.DTYPE_ONLY``): values
+reached from the outputs only through such inputs are not ``needed``, and an operand that is
+not needed is neither read nor broadcast into the iteration shape::
+
+    graph(%x : Tensor, %like : Tensor):
+      %t = aten::type_as(%x, %like)          needed: t, x; data operands: x (like: dtype only)
+      return (%t)
 """
 
 from __future__ import annotations
@@ -18,7 +26,7 @@ from ...errors import IRError
 from ...ir.graph import Graph, Node, Value
 from ...ir.symbols import prim
 from ...ir.types import BoolType, FloatType, IntType, NumberType, TensorType
-from .templates import RENDERERS
+from .templates import DTYPE_ONLY, RENDERERS
 
 
 class TensorOperand:
@@ -51,7 +59,7 @@ class GroupLayout:
     """The static structure of a fusion group's subgraph."""
 
     __slots__ = ("graph", "input_kinds", "tensor_index", "scalar_index", "operands",
-                 "operand_of", "outputs", "depends")
+                 "operand_of", "outputs", "depends", "needed", "data_operands")
 
     def __init__(self, graph: Graph):
         self.graph = graph
@@ -62,6 +70,8 @@ class GroupLayout:
         self.operand_of: dict[Value, int] = {}    # input or chunk-output value -> operand
         self.outputs: list[OutputLayout] = []
         self.depends: dict[Value, frozenset[int]] = {}   # value -> operands it reads
+        self.needed: set[Value] = set()           # values whose elements an output reads
+        self.data_operands: frozenset[int] = frozenset()   # operands whose elements are read
 
 
 def _where(node: Node) -> str:
@@ -96,7 +106,21 @@ def analyse(graph: Graph) -> GroupLayout:
             layout.outputs.append(OutputLayout([value], None))
         else:
             raise IRError(f"fusion group output %{value.debug_name} is not a tensor")
+    _find_needed(layout)
     return layout
+
+
+def _find_needed(layout: GroupLayout) -> None:
+    """Mark the values the outputs read element by element (one reverse scan)."""
+    needed = layout.needed
+    for out in layout.outputs:
+        needed.update(out.pieces)
+    for node in reversed(list(layout.graph.nodes())):
+        if node.kind == prim.FusedConcat or not any(v in needed for v in node.outputs):
+            continue
+        skip = DTYPE_ONLY.get(node.kind, frozenset())
+        needed.update(v for i, v in enumerate(node.inputs) if i not in skip)
+    layout.data_operands = frozenset(k for v, k in layout.operand_of.items() if v in needed)
 
 
 def _add_operand(layout: GroupLayout, value: Value, operand: TensorOperand) -> None:
@@ -137,9 +161,11 @@ def _analyse_node(layout: GroupLayout, node: Node) -> None:
         raise IRError(f"{kind} in a fusion group must have one output and no blocks"
                       f"{_where(node)}")
     deps: frozenset[int] = frozenset()
-    for value in node.inputs:
+    skip = DTYPE_ONLY.get(kind, frozenset())
+    for i, value in enumerate(node.inputs):
         if value not in layout.depends:
             raise IRError(f"{kind} reads %{value.debug_name}, which is not defined in its "
                           f"fusion group{_where(node)}")
-        deps |= layout.depends[value]
+        if i not in skip:
+            deps |= layout.depends[value]
     layout.depends[node.output()] = deps

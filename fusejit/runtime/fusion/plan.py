@@ -59,60 +59,55 @@ def _describe(layout: GroupLayout, k: int) -> str:
 
 
 def make_plan(layout: GroupLayout, shapes: list[tuple[int, ...]],
-              strides: list[tuple[int, ...]], rank: int) -> Plan:
-    """A plan for tensor inputs of these shapes and element strides; ``rank`` is static."""
-    views: list[tuple[tuple[int, ...], list[int], int]] = []
-    for k, op in enumerate(layout.operands):
-        shape, st = list(shapes[op.input]), list(strides[op.input])
-        offset = 0
-        if op.is_chunk:
-            ndim = len(shape)
-            dim = op.dim + ndim if op.dim < 0 else op.dim
-            if not 0 <= dim < ndim:
-                raise InterpreterError(f"{_describe(layout, k)}: chunk dim {op.dim} is out of "
-                                       f"range for a tensor of rank {ndim}")
-            if shape[dim] % op.chunks:
-                raise InterpreterError(f"{_describe(layout, k)}: size {shape[dim]} along dim "
-                                       f"{dim} does not split into {op.chunks} equal chunks")
-            shape[dim] //= op.chunks
-            offset = op.index * shape[dim] * st[dim]
-        views.append((tuple(shape), st, offset))
+              strides: list[tuple[int, ...]]) -> Plan:
+    """A plan for tensor inputs of these shapes and element strides.
+
+    The iteration shape is the broadcast of the operands whose elements are read (not of
+    ``type_as``'s dtype-only ``other``); each output keeps its own shape, which must equal the
+    iteration shape up to leading 1s (each element is written once).
+    """
+    views = _views(layout, shapes, strides)
+    data = sorted(layout.data_operands)
     try:
-        iter_shape = np.broadcast_shapes(*[v[0] for v in views])
+        iter_shape = tuple(np.broadcast_shapes(*[views[k][0] for k in data]))
     except ValueError:
-        listing = "; ".join(f"{_describe(layout, k)}: {v[0]}" for k, v in enumerate(views))
+        listing = "; ".join(f"{_describe(layout, k)}: {views[k][0]}" for k in data)
         raise InterpreterError(f"fused kernel inputs do not broadcast together: {listing}") \
             from None
-    if len(iter_shape) > rank:
-        raise InterpreterError(f"fused kernel compiled for rank {rank} got rank {len(iter_shape)}")
-    iter_shape = (1,) * (rank - len(iter_shape)) + tuple(iter_shape)
-    _check_outputs(layout, views, iter_shape)
+    rank = len(iter_shape)
+    own_shapes = _output_shapes(layout, views, iter_shape)
 
     operand_strides: list[list[int]] = []
     offsets: list[int] = []
-    for shape, st, offset in views:
+    for k, (shape, st, offset) in enumerate(views):
+        if k not in layout.data_operands:
+            operand_strides.append([0] * rank)       # never read (a dtype only)
+            offsets.append(0)
+            continue
         pad = rank - len(shape)
-        full = [0] * pad + [s if size != 1 else 0 for size, s in zip(shape, st)]
-        operand_strides.append(full)
+        operand_strides.append([0] * pad + [s if size != 1 else 0 for size, s in zip(shape, st)])
         offsets.append(offset)
     out_shapes = []
-    for out in layout.outputs:
-        shape = list(iter_shape)
+    for out, shape in zip(layout.outputs, own_shapes):
+        pad = rank - len(shape)
+        full = list(shape)
         if out.concat_dim is not None:
-            dim = out.concat_dim + rank if out.concat_dim < 0 else out.concat_dim
-            if not 0 <= dim < max(rank, 1):
+            dim = out.concat_dim + len(shape) if out.concat_dim < 0 else out.concat_dim
+            if not 0 <= dim < len(shape):
                 raise InterpreterError(f"prim::FusedConcat dim {out.concat_dim} is out of range "
-                                       f"for rank {rank}")
-            shape[dim] *= len(out.pieces)
-            full = _contiguous_strides(tuple(shape))
-            for j in range(len(out.pieces)):
-                operand_strides.append([s if n != 1 else 0 for n, s in zip(iter_shape, full)])
-                offsets.append(j * iter_shape[dim] * full[dim])
-        else:
-            full = _contiguous_strides(tuple(shape))
-            operand_strides.append([s if n != 1 else 0 for n, s in zip(iter_shape, full)])
+                                       f"for pieces of shape {shape}")
+            full[dim] *= len(out.pieces)
+        contiguous = _contiguous_strides(tuple(full))
+        # The output's dimension d - pad is iteration dimension d; leading 1s are padding.
+        walk = [0 if d < pad or iter_shape[d] == 1 else contiguous[d - pad] for d in range(rank)]
+        if out.concat_dim is None:
+            operand_strides.append(walk)
             offsets.append(0)
-        out_shapes.append(tuple(shape))
+        else:
+            for j in range(len(out.pieces)):
+                operand_strides.append(list(walk))
+                offsets.append(j * shape[dim] * contiguous[dim])
+        out_shapes.append(tuple(full))
 
     sizes, operand_strides = _coalesce(list(iter_shape), operand_strides)
     kernel_rank = max(rank, 1)
@@ -145,18 +140,51 @@ def make_plan(layout: GroupLayout, shapes: list[tuple[int, ...]],
     return Plan(array, tuple(classes), out_shapes, numel, serial, kernel_rank)
 
 
-def _check_outputs(layout: GroupLayout, views, iter_shape: tuple[int, ...]) -> None:
-    """Each output piece must have the full iteration shape (what the kernel writes)."""
+def _views(layout: GroupLayout, shapes, strides) -> list[tuple[tuple[int, ...], list[int], int]]:
+    """(shape, element strides, offset) of every operand, chunk pieces cut out."""
+    views = []
+    for k, op in enumerate(layout.operands):
+        shape, st = list(shapes[op.input]), list(strides[op.input])
+        offset = 0
+        if op.is_chunk:
+            ndim = len(shape)
+            dim = op.dim + ndim if op.dim < 0 else op.dim
+            if not 0 <= dim < ndim:
+                raise InterpreterError(f"{_describe(layout, k)}: chunk dim {op.dim} is out of "
+                                       f"range for a tensor of rank {ndim}")
+            if shape[dim] % op.chunks:
+                raise InterpreterError(f"{_describe(layout, k)}: size {shape[dim]} along dim "
+                                       f"{dim} does not split into {op.chunks} equal chunks")
+            shape[dim] //= op.chunks
+            offset = op.index * shape[dim] * st[dim]
+        views.append((tuple(shape), st, offset))
+    return views
+
+
+def _output_shapes(layout: GroupLayout, views, iter_shape: tuple[int, ...]) -> list[tuple]:
+    """Each output's own shape (of a FusedConcat: its pieces'), the broadcast of the operands
+    it reads; it must be the iteration shape up to leading 1s, as the kernel writes each
+    element of an output once."""
+    result = []
     for j, out in enumerate(layout.outputs):
+        found = []
         for value in out.pieces:
             deps = layout.depends.get(value, frozenset())
-            shapes = [views[k][0] for k in deps]
-            shape = np.broadcast_shapes(*shapes) if shapes else ()
-            shape = (1,) * (len(iter_shape) - len(shape)) + tuple(shape)
-            if shape != iter_shape:
+            shape = tuple(np.broadcast_shapes(*[views[k][0] for k in deps])) if deps else ()
+            padded = (1,) * (len(iter_shape) - len(shape)) + shape
+            if padded != iter_shape:
                 raise InterpreterError(
-                    f"fused kernel output {j} has shape {tuple(shape)} but the group's inputs "
-                    f"broadcast to {tuple(iter_shape)}; the fuser should not have grouped them")
+                    f"fused kernel output {j} has shape {shape} but the group's inputs "
+                    f"broadcast to {iter_shape}; the fuser should not have grouped them")
+            found.append(shape)
+        if len(set(found)) != 1:
+            raise InterpreterError(f"fused kernel output {j}: prim::FusedConcat of pieces of "
+                                   f"shapes {found}, which differ in rank")
+        if out.concat_dim is not None and not found[0]:
+            raise InterpreterError(f"fused kernel output {j}: prim::FusedConcat of "
+                                   "zero-dimensional tensors")
+        result.append(found[0])
+    return result
 
 
 def _coalesce(sizes: list[int], operand_strides: list[list[int]]):

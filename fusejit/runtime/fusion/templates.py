@@ -351,6 +351,11 @@ def _compare(cx: Emitter, node, ops: list[Operand]):
     return f"({cx.cast(ops[0], dtype)} {_COMPARE[node.kind]} {cx.cast(ops[1], dtype)})", BOOL
 
 
+# Inputs that give only a dtype, never elements: they do not take part in broadcasting, and the
+# kernel neither reads them nor computes them (``layout`` leaves them out of ``needed``).
+DTYPE_ONLY: dict[str, frozenset[int]] = {aten.type_as: frozenset({1})}
+
+
 @_register(aten.type_as)
 def _type_as(cx: Emitter, node, ops: list[Operand]):
     return cx.cast(ops[0], ops[1].dtype), ops[1].dtype

@@ -129,3 +129,73 @@ def test_bad_groups_raise(body, message):
     text = f"graph(%x : Float(*, *)):\n  {body}\n  return ({name})\n"
     with pytest.raises(IRError, match=message):
         FusedKernel(fusejit.parse_ir(text))(np.ones((2, 2), np.float32))
+
+
+TYPE_AS_OTHER = """graph(%x : Tensor, %like : Tensor):
+  %e : Tensor = aten::exp(%x)
+  %n : Tensor = aten::neg(%like)
+  %t : Tensor = aten::type_as(%e, %n)
+  return (%t)
+"""
+
+
+@pytest.mark.parametrize("x_shape,like_shape", [((3,), (2,)), ((6,), (1, 1)), ((2, 3), (4, 5, 6)),
+                                                ((4,), ()), ((), (7,))])
+def test_type_as_other_gives_only_a_dtype(x_shape, like_shape):
+    """``other`` (and what is computed from it alone) neither broadcasts nor is read."""
+    x = np.linspace(-1, 1, int(np.prod(x_shape))).reshape(x_shape)
+    like = np.zeros(like_shape, np.float32)
+    kernel = FusedKernel(fusejit.parse_ir(TYPE_AS_OTHER))
+    (out,) = kernel(x, like)
+    assert out.shape == x.shape and out.dtype == np.float32
+    np.testing.assert_allclose(out, np.exp(x).astype(np.float32), rtol=2e-7)
+    source = kernel.source(x, like)
+    assert "a1 = " not in source and "aten::neg" not in source
+
+
+OWN_SHAPES = """graph(%x : Tensor, %s : Tensor, %r : Tensor):
+  %e : Tensor = aten::exp(%s)
+  %m : Tensor = aten::mul(%e, %x)
+  %k : Tensor = aten::add(%r, %e, %e)
+  return (%m, %e, %k)
+"""
+
+
+@pytest.mark.parametrize("x_shape,s_shape,r_shape", [
+    ((1,), (), (1,)), ((1, 1), (1,), ()), ((1, 5), (5,), (1, 1, 5)), ((2, 3), (2, 3), (3,))])
+def test_each_output_keeps_its_own_shape(x_shape, s_shape, r_shape):
+    rng = np.random.default_rng(3)
+    x, s, r = (rng.standard_normal(sh).astype(np.float32) for sh in (x_shape, s_shape, r_shape))
+    got = FusedKernel(fusejit.parse_ir(OWN_SHAPES))(x, s, r)
+    want = (np.exp(s) * x, np.exp(s), r + np.exp(s) * np.exp(s))
+    for g, w in zip(got, want):
+        assert g.shape == np.shape(w)
+        np.testing.assert_allclose(g, w, rtol=1e-6)
+
+
+def test_output_read_more_than_once_per_element_is_refused():
+    """An output smaller than the iteration space would be written several times per element."""
+    kernel = FusedKernel(fusejit.parse_ir(OWN_SHAPES))
+    with pytest.raises(InterpreterError, match=r"output 1 has shape \(\) .*\(2,\)"):
+        kernel(np.ones(2, np.float32), np.ones((), np.float32), np.ones(1, np.float32))
+
+
+CONCAT_OWN_RANK = """graph(%s : Tensor, %t : Tensor, %a : Tensor):
+  %e : Tensor = aten::mul(%s, %t)
+  %w : Tensor = aten::add(%e, %a, %e)
+  %c : Tensor = prim::FusedConcat[dim=-1](%e, %e)
+  return (%c, %w)
+"""
+
+
+@pytest.mark.parametrize("s_shape,t_shape,a_shape", [
+    ((), (1,), (1, 1)), ((3,), (3,), (1, 1, 3)), ((2, 1), (1, 4), (1, 2, 4))])
+def test_concat_output_keeps_its_pieces_rank(s_shape, t_shape, a_shape):
+    rng = np.random.default_rng(4)
+    s, t, a = (rng.standard_normal(sh).astype(np.float32) for sh in (s_shape, t_shape, a_shape))
+    c, w = FusedKernel(fusejit.parse_ir(CONCAT_OWN_RANK))(s, t, a)
+    e = s * t
+    np.testing.assert_allclose(c, np.concatenate([e, e], axis=-1), rtol=1e-6)
+    assert c.shape == np.concatenate([e, e], axis=-1).shape
+    np.testing.assert_allclose(w, e + e * a, rtol=1e-6)
+    assert w.shape == (e + a).shape
