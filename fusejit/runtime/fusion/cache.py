@@ -9,13 +9,17 @@
 Numba keys its cache on the source file's path and modification time, so an entry is never
 rewritten once valid. Before use, an entry is read back and compared with the text we expect;
 a truncated, corrupt or foreign file (not ours, not a regular file) is replaced, and the module
-is executed from the text we generated, never from bytes read off disk.
+is executed from the text we generated, never from bytes read off disk. Whatever sits where an
+entry belongs is moved aside within the cache directory first (a directory is then deleted;
+symbolic links are never followed). Numba's own files for an entry that fail to load are
+dropped by ``reload_module``, which recompiles.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import stat
 import sys
 import tempfile
@@ -97,8 +101,15 @@ def store(text: str) -> Path:
             os.link(tmp, path)             # never clobbers an entry another process wrote
         except FileExistsError:
             if not _entry_is_valid(path, data):
-                os.replace(tmp, path)      # a bad entry: replace it (new mtime, Numba recompiles)
-                tmp = ""
+                # A bad entry: replace it (new mtime, so Numba recompiles). os.replace cannot
+                # replace a directory, so whatever is there is moved aside first.
+                _move_aside(path)
+                try:
+                    os.link(tmp, path)
+                except FileExistsError:
+                    if not _entry_is_valid(path, data):
+                        raise FusejitError(f"kernel cache entry {path} keeps being replaced "
+                                           "by something else") from None
     finally:
         if tmp:
             try:
@@ -106,6 +117,52 @@ def store(text: str) -> Path:
             except FileNotFoundError:
                 pass
     return path
+
+
+def _move_aside(path: Path) -> None:
+    """Take whatever is at ``path`` (file, link, directory) out of the way, never following a
+    symbolic link; a moved directory is deleted. A rename inside our private directory cannot
+    reach outside it."""
+    aside = path.with_name(f".tmp-stale-{os.urandom(8).hex()}")
+    try:
+        os.rename(path, aside)
+    except FileNotFoundError:
+        return                             # another process got there first
+    except OSError as why:
+        raise FusejitError(f"kernel cache: cannot move {path} out of the way: {why}") from None
+    try:
+        if stat.S_ISDIR(os.lstat(aside).st_mode):
+            # rmtree does not follow links inside the tree (and refuses a link at the top).
+            shutil.rmtree(aside, ignore_errors=True)
+        else:
+            os.unlink(aside)
+    except OSError:
+        pass                               # left as .tmp-*, which cache_clear removes
+
+
+def drop_numba_files(text: str) -> int:
+    """Remove Numba's index and data files of ``text``'s entry (they are rebuilt on the next
+    compilation); returns how many entries were removed."""
+    pycache = kernels_dir() / "__pycache__"
+    prefix = f"fk_{source_hash(text)}."
+    removed = 0
+    try:
+        entries = list(os.scandir(pycache))
+    except (FileNotFoundError, NotADirectoryError):
+        return 0
+    for entry in entries:
+        if entry.name.startswith(prefix) and entry.name.endswith((".nbi", ".nbc")):
+            _move_aside(Path(entry.path))
+            removed += 1
+    return removed
+
+
+def reload_module(text: str) -> types.ModuleType:
+    """``load_module`` afresh after Numba failed to load its cached code for ``text``: its
+    files are dropped and the module re-executed, so the kernels compile again."""
+    _modules.pop((str(kernels_dir()), source_hash(text)), None)
+    drop_numba_files(text)
+    return load_module(text)
 
 
 def load_module(text: str) -> types.ModuleType:

@@ -76,6 +76,46 @@ def test_kernel_runs_after_corruption(private_cache):
     assert path.read_text() == source
 
 
+@pytest.mark.parametrize("where", ["empty_dir", "full_dir", "dir_with_link"])
+def test_directory_where_an_entry_belongs_is_moved_aside(private_cache, tmp_path, where):
+    text = "# a kernel\nZ = 3\n"
+    path = kcache.kernels_dir() / f"fk_{kcache.source_hash(text)}.py"
+    path.mkdir()
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "keep.txt").write_text("keep")
+    if where == "full_dir":
+        (path / "inner").mkdir()
+        (path / "inner" / "f.txt").write_text("x")
+    elif where == "dir_with_link":
+        (path / "link").symlink_to(outside)      # rmtree must not follow it
+    assert kcache.store(text) == path
+    assert path.is_file() and path.read_text() == text
+    assert (outside / "keep.txt").read_text() == "keep"
+    assert not list(path.parent.glob(".tmp-*"))
+
+
+@pytest.mark.parametrize("damage", ["garbage", "empty", "truncated"])
+def test_damaged_numba_files_are_dropped_and_recompiled(private_cache, damage):
+    graph = fusejit.parse_ir(IR)
+    x, y = np.arange(12, dtype=np.float32).reshape(3, 4), np.full((3, 4), 2, np.float32)
+    FusedKernel(graph)(x, y)
+    pycache = private_cache / "kernels" / "__pycache__"
+    files = list(pycache.glob("fk_*.nb*"))
+    assert any(f.suffix == ".nbi" for f in files) and any(f.suffix == ".nbc" for f in files)
+    damaged = {}
+    for f in files:
+        data = f.read_bytes()
+        damaged[f] = {"garbage": b"\x80\x04garbage, not a pickle", "empty": b"",
+                      "truncated": data[:len(data) // 2]}[damage]
+        f.write_bytes(damaged[f])
+    kcache._modules.clear()          # as a new process would: Numba reads its files again
+    (out,) = FusedKernel(graph)(x, y)
+    np.testing.assert_array_equal(out, x * y + x)
+    rebuilt = list(pycache.glob("fk_*.nbi"))
+    assert rebuilt and all(f.read_bytes() != damaged.get(f) for f in rebuilt)
+
+
 def test_source_holds_no_graph_text(private_cache):
     x = np.ones((3, 4), np.float32)
     source = kernel_source(fusejit.parse_ir(IR), x, x)
