@@ -75,7 +75,9 @@ class Code:
     """A graph lowered to integer-encoded instructions; see the module docstring."""
 
     def __init__(self, graph: Graph,
-                 make_operation: Callable[[Node], Callable[..., tuple]] | None = None):
+                 make_operation: Callable[[Node], Callable[..., tuple]] | None = None,
+                 make_group_operation: Callable[[Node], Callable[..., tuple] | None]
+                 | None = None):
         from ..passes.desugar_trip_counts import desugar_trip_counts
         from ..passes.drop_unused import drop_unused
         from ..passes.find_last_uses import find_last_uses
@@ -87,6 +89,9 @@ class Code:
         # Where OP instructions get their callables: the operator table unless a caller (a
         # test, a later engine) supplies its own; Python ops always come from their node.
         self._make_operation = make_operation
+        # A FusionGroup becomes an OP running what this returns for it (a compiled kernel);
+        # without it, or when it returns None, a CALL interpreting the group's subgraph.
+        self._make_group_operation = make_group_operation
         self.n_inputs = len(graph.inputs)
         self.n_outputs = len(graph.outputs)
         self.graph = graph.copy()
@@ -173,7 +178,14 @@ class Code:
         if node.kind == prim.Constant:
             self.insert_constant(node)
             return
-        if opcode in (Opcode.FORK, None) and node.has_attribute("Subgraph") \
+        kernel = None
+        if opcode is None and node.kind == prim.FusionGroup and self._make_group_operation:
+            kernel = self._make_group_operation(node)
+        if kernel is not None:
+            arg = len(self.operations)
+            self.operations.append(kernel)
+            opcode = Opcode.OP
+        elif opcode in (Opcode.FORK, None) and node.has_attribute("Subgraph") \
                 and node.kind_of("Subgraph") == "g":
             arg = len(self.subcodes)
             self.subcodes.append(Code(node.g("Subgraph"), self._make_operation))

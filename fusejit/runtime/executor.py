@@ -25,14 +25,15 @@ call has its own registers.
 
 from __future__ import annotations
 
+import threading
 import warnings
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from ..errors import FusejitError, InterpreterError
-from ..ir.graph import Graph, Value
+from ..errors import FusejitError, InterpreterError, IRError
+from ..ir.graph import Graph, Node, Value
 from ..ir.types import (
                         AnyType,
                         BoolType,
@@ -56,21 +57,43 @@ ENGINES = ("native", "reference")
 
 
 class CompiledFunction:
-    """A graph ready to run: ``fn(*inputs)`` returns one value, a tuple, or None (no outputs)."""
+    """A graph ready to run: ``fn(*inputs)`` returns one value, a tuple, or None (no outputs).
 
-    def __init__(self, graph: Graph, fuse: bool = False, engine: str = "native"):
+    With ``fuse=True`` it is PyTorch's legacy graph executor: per argument spec (per input: kind,
+    dtype, rank, contiguity) a :class:`Plan` specialises the graph's types to the inputs, fuses
+    it, compiles each fusion group into a kernel and lowers the result to ``Code``.
+    """
+
+    def __init__(self, graph: Graph, fuse: bool = False, engine: str = "native",
+                 precise: bool = False):
         if not isinstance(graph, Graph):
             raise FusejitError(f"compile needs a fusejit Graph, got {type(graph).__name__}")
         if engine not in ENGINES:
             raise FusejitError(f"unknown engine {engine!r}; choose one of {', '.join(ENGINES)}")
         self.engine = engine
+        self.fuse = fuse
+        self.precise = precise
         self.graph = graph.copy()
         self.params = list(self.graph.inputs)
-        run_graph = self.graph.copy()
-        if fuse:
-            _fuse(run_graph)
-        self.run_graph = run_graph
-        self.code = Code(run_graph)
+        self._plans: dict[tuple, Plan] = {}
+        self._plans_lock = threading.Lock()
+        if not fuse:
+            # One plan serves every input: the graph as given, unspecialised.
+            self._unfused = Plan(self.graph.copy(), None)
+
+    def plan_for(self, inputs: Sequence[Any]) -> Plan:
+        """The plan that runs ``inputs`` (already checked), built on first use of its spec."""
+        if not self.fuse:
+            return self._unfused
+        spec = argument_spec(inputs)
+        plan = self._plans.get(spec)
+        if plan is None:
+            with self._plans_lock:
+                plan = self._plans.get(spec)
+                if plan is None:
+                    plan = Plan(self.graph.copy(), inputs, precise=self.precise)
+                    self._plans[spec] = plan
+        return plan
 
     def check_inputs(self, inputs: Sequence[Any]) -> list[Any]:
         """The inputs, converted where TorchScript converts (int for float); or a clear error."""
@@ -82,37 +105,115 @@ class CompiledFunction:
 
     def __call__(self, *inputs: Any) -> Any:
         stack = self.check_inputs(inputs)
+        code = self.plan_for(stack).code
         if self.engine == "native":
-            NativeInterpreter(self.code).run(stack)
+            NativeInterpreter(code).run(stack)
         else:
-            InterpreterState(self.code).run(stack)
+            InterpreterState(code).run(stack)
         if len(stack) == 1:
             return stack[0]
         return tuple(stack) if stack else None
 
     def graph_for(self, *inputs: Any) -> Graph:
-        """The graph that runs for these inputs (fused when compiled with ``fuse=True``)."""
-        self.check_inputs(inputs)
-        return self.run_graph
+        """The optimised graph that runs for these inputs (specialised and fused with
+        ``fuse=True``)."""
+        return self.plan_for(self.check_inputs(inputs)).graph
+
+    def code_for(self, *inputs: Any) -> Code:
+        """The lowered instructions that run for these inputs."""
+        return self.plan_for(self.check_inputs(inputs)).code
+
+    @property
+    def run_graph(self) -> Graph:
+        """The graph of the most recently built plan (the unfused graph before any call)."""
+        if not self.fuse:
+            return self._unfused.graph
+        plans = list(self._plans.values())
+        return plans[-1].graph if plans else self.graph
 
     def __repr__(self) -> str:
         names = ", ".join(f"%{p.debug_name}" for p in self.params)
         return f"<fusejit.CompiledFunction ({names}) engine={self.engine}>"
 
 
-def compile(graph: Graph, fuse: bool = False, engine: str = "native") -> CompiledFunction:
-    """Make ``graph`` callable; see :class:`CompiledFunction`."""
-    return CompiledFunction(graph, fuse=fuse, engine=engine)
+def compile(graph: Graph, fuse: bool = False, engine: str = "native", device: str = "cpu",
+            precise: bool = False):
+    """Make ``graph`` callable; see :class:`CompiledFunction`.
+
+    ``fuse=True`` specialises per argument spec, fuses and compiles fusion groups into kernels;
+    ``precise=True`` keeps libm's exp/log/tanh in kernels instead of the vectorisable float32
+    versions (see ``fusejit.runtime.fusion.fastmath`` for their measured error).
+    ``device="cuda"`` runs on the GPU with CuPy arrays (see ``fusejit.runtime.devices``).
+    """
+    if device != "cpu":
+        from .devices import compile_cuda, get_device
+
+        get_device(device)
+        return compile_cuda(graph, fuse=True)
+    return CompiledFunction(graph, fuse=fuse, engine=engine, precise=precise)
 
 
-def _fuse(graph: Graph) -> None:
-    try:
-        from ..passes.graph_fuser import fuse_graph
-    except ImportError:
-        warnings.warn("fusejit.passes.fuse_graph is not available: running unfused",
-                      RuntimeWarning, stacklevel=3)
-        return
+class Plan:
+    """What runs for one argument spec: the optimised graph, its kernels and its ``Code``."""
+
+    __slots__ = ("graph", "code", "kernels")
+
+    def __init__(self, graph: Graph, inputs: Sequence[Any] | None, precise: bool = False):
+        self.kernels: list[Any] = []
+        if inputs is not None:
+            _optimise(graph, inputs)
+        self.graph = graph
+
+        def group_operation(node: Node):
+            kernel = _compile_group(node, precise)
+            if kernel is not None:
+                self.kernels.append(kernel)
+            return kernel
+
+        self.code = Code(graph, make_group_operation=group_operation if inputs is not None
+                         else None)
+
+
+def argument_spec(inputs: Sequence[Any]) -> tuple:
+    """What a plan is specialised on: per input its kind, and for arrays dtype, rank and
+    whether it is C-contiguous (never sizes)."""
+    spec = []
+    for x in inputs:
+        if isinstance(x, np.ndarray):
+            spec.append((x.dtype.str, x.ndim, bool(x.flags.c_contiguous)))
+        else:
+            spec.append(type(x))
+    return tuple(spec)
+
+
+def _optimise(graph: Graph, inputs: Sequence[Any]) -> None:
+    """Specialise types to ``inputs``, then canonicalise and fuse (PyTorch's optimised path)."""
+    from ..passes import (
+        argument_type,
+        canonicalize_graph_fuser_ops,
+        eliminate_dead_code,
+        fuse_graph,
+        propagate_input_shapes,
+    )
+
+    propagate_input_shapes(graph, [argument_type(x) if isinstance(x, np.ndarray) else None
+                                   for x in inputs])
+    canonicalize_graph_fuser_ops(graph)
+    eliminate_dead_code(graph)
     fuse_graph(graph)
+
+
+def _compile_group(node: Node, precise: bool):
+    """A compiled kernel for a FusionGroup, or None to interpret its subgraph instead (a group
+    the kernel compiler cannot express)."""
+    from .fusion import FusedKernel
+
+    try:
+        return FusedKernel(node, precise=precise)
+    except IRError as why:
+        warnings.warn(f"fusion group interpreted, not compiled: {why}", RuntimeWarning,
+                      stacklevel=2)
+        return None
 
 
 class _Mismatch(Exception):

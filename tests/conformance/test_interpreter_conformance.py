@@ -98,9 +98,24 @@ def test_corpus_graph_matches_pytorch(rel, engine):
 @pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("rel", [r for r in IR_FILES if r.endswith("input.ir")])
 def test_corpus_graph_fused_by_compile_matches_pytorch(rel, engine):
-    # compile(fuse=True) runs fusejit's own fuser; its groups run as interpreted subgraphs.
-    pytest.importorskip("fusejit.passes.graph_fuser")
+    # compile(fuse=True) specialises to the inputs, runs fusejit's own fuser and compiles every
+    # group into a kernel.
     _check_case(rel, fuse=True, engine=engine)
+
+
+@pytest.mark.parametrize("case", [r.split("/")[0] for r in IR_FILES if r.endswith("input.ir")])
+def test_compile_forms_pytorchs_groups_and_compiles_each(case):
+    graph = parse_ir(read_corpus(f"{case}/input.ir"))
+    _fill_elided_constants(case, graph)
+    fn = compile_graph(graph, fuse=True)
+    inputs = _inputs(case)
+    summary = json.loads(read_corpus(f"{case}/summary.json"))
+    groups = [n for n in fn.graph_for(*inputs).all_nodes() if n.kind == prim.FusionGroup]
+    assert len(groups) == summary["fusion_group_count"]
+    plan = fn.plan_for(fn.check_inputs(inputs))
+    assert len(plan.kernels) == len(groups)
+    kernel_ops = [op for op in plan.code.operations if op in plan.kernels]
+    assert len(kernel_ops) == len(groups)
 
 
 # Ops whose native bodies may round differently from the NumPy ones (libm transcendental
