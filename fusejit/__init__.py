@@ -42,7 +42,7 @@ _LAZY = {
     "script": "fusejit.frontend",
     "trace": "fusejit.frontend",
     "TracerWarning": "fusejit.frontend.trace",
-    "kernel_source": "fusejit.runtime.fusion",
+    "kernel_source": "fusejit.runtime.executor",
     "FusedKernel": "fusejit.runtime.fusion",
     "fuse_graph": "fusejit.passes",
     "custom_fuse_graph": "fusejit.passes",

@@ -79,9 +79,7 @@ class JitFunction:
 
     def code_for(self, *args: Any, **kwargs: Any) -> str:
         """The interpreter's instruction dump for these arguments."""
-        from ..runtime.code import Code
-
-        return Code(self.graph_for(*args, **kwargs)).dump()
+        return self._executor().code_for(*self._arguments(args, kwargs)).dump()
 
     def __repr__(self) -> str:
         return f"<fusejit.jit {self.fn.__qualname__}>"

@@ -21,11 +21,12 @@ from .graph_fuser import custom_fuse_graph, fuse_graph, peephole_optimize_shape_
 from .shape_analysis import argument_type, propagate_input_shapes
 
 __all__ = [
-    "AliasDb", "argument_type", "canonicalize_graph_fuser_ops", "constant_pooling", "constant_propagation",
-    "custom_fuse_graph", "desugar_trip_counts", "drop_unused", "eliminate_common_subexpression",
+    "AliasDb", "FUSION_PIPELINE", "argument_type", "canonicalize_graph_fuser_ops",
+    "constant_pooling", "constant_propagation", "custom_fuse_graph", "desugar_trip_counts", "drop_unused", "eliminate_common_subexpression",
     "eliminate_dead_code", "find_last_uses", "flatten_io", "fuse_graph",
     "peephole_optimize_shape_expressions", "propagate_input_shapes",
 ]
 
-# The pipeline the executor runs before lowering (PyTorch's legacy executor, optimised path).
+# What the executor runs on a graph after specialising its types to the inputs (PyTorch's
+# legacy executor, optimised path), before lowering it to Code.
 FUSION_PIPELINE = [canonicalize_graph_fuser_ops, eliminate_dead_code, fuse_graph]

@@ -34,6 +34,7 @@ import numpy as np
 
 from ..errors import FusejitError, InterpreterError, IRError
 from ..ir.graph import Graph, Node, Value
+from ..ir.symbols import prim
 from ..ir.types import (
                         AnyType,
                         BoolType,
@@ -174,6 +175,39 @@ class Plan:
                          else None)
 
 
+def kernel_source(graph_or_group: Graph | Node, *example_inputs: Any,
+                  precise: bool = False) -> str:
+    """The Python source fusejit generates for a fusion group called with ``example_inputs``;
+    for a whole graph, the sources of every kernel its fused plan runs on ``example_inputs``
+    (each headed by the group's printed name), in the order they run."""
+    from ..passes.graph_fuser import is_simple_map
+    from .fusion import kernel_source as group_source
+
+    # A group's subgraph holds only what a kernel computes; any graph made of just that
+    # compiles to one kernel directly.
+    is_group = isinstance(graph_or_group, Node) or all(
+        n.kind in _KERNEL_PLUMBING or is_simple_map(n) for n in graph_or_group.nodes())
+    if is_group:
+        return group_source(graph_or_group, *example_inputs, precise=precise)
+    fn = CompiledFunction(graph_or_group, fuse=True, engine="reference", precise=precise)
+    stack = fn.check_inputs(example_inputs)
+    plan = Plan(fn.graph.copy(), stack, precise=precise)
+    calls: list[tuple[Any, tuple]] = []
+    for i, op in enumerate(plan.code.operations):
+        if op in plan.kernels:
+            def recording(*args, _kernel=op):
+                calls.append((_kernel, args))
+                return _kernel(*args)
+
+            plan.code.operations[i] = recording
+    InterpreterState(plan.code).run(stack)
+    return "\n".join(f"# kernel {i}\n{kernel.source(*args)}" for i, (kernel, args)
+                     in enumerate(calls))
+
+
+_KERNEL_PLUMBING = frozenset({prim.Constant, prim.ConstantChunk, prim.FusedConcat})
+
+
 def argument_spec(inputs: Sequence[Any]) -> tuple:
     """What a plan is specialised on: per input its kind, and for arrays dtype, rank and
     whether it is C-contiguous (never sizes)."""
@@ -188,19 +222,12 @@ def argument_spec(inputs: Sequence[Any]) -> tuple:
 
 def _optimise(graph: Graph, inputs: Sequence[Any]) -> None:
     """Specialise types to ``inputs``, then canonicalise and fuse (PyTorch's optimised path)."""
-    from ..passes import (
-        argument_type,
-        canonicalize_graph_fuser_ops,
-        eliminate_dead_code,
-        fuse_graph,
-        propagate_input_shapes,
-    )
+    from ..passes import FUSION_PIPELINE, argument_type, propagate_input_shapes
 
     propagate_input_shapes(graph, [argument_type(x) if isinstance(x, np.ndarray) else None
                                    for x in inputs])
-    canonicalize_graph_fuser_ops(graph)
-    eliminate_dead_code(graph)
-    fuse_graph(graph)
+    for run_pass in FUSION_PIPELINE:
+        run_pass(graph)
 
 
 def _compile_group(node: Node, precise: bool):
