@@ -22,7 +22,8 @@ from .shape_analysis import argument_type, propagate_input_shapes
 
 __all__ = [
     "AliasDb", "FUSION_PIPELINE", "argument_type", "canonicalize_graph_fuser_ops",
-    "constant_pooling", "constant_propagation", "custom_fuse_graph", "desugar_trip_counts", "drop_unused", "eliminate_common_subexpression",
+    "constant_pooling", "constant_propagation", "custom_fuse_graph", "desugar_trip_counts",
+    "drop_unused", "eliminate_common_subexpression",
     "eliminate_dead_code", "find_last_uses", "flatten_io", "fuse_graph",
     "peephole_optimize_shape_expressions", "propagate_input_shapes",
 ]
