@@ -238,3 +238,23 @@ def test_operator_failure_and_raise_exception_with_the_operator_library():
     with pytest.raises(JITException, match=r"(?s)model.py:4:8.*bad input"):
         check(True)
     assert check(False) is None
+
+
+def test_auto_engine_runs_all_native_plans_natively_and_others_on_the_reference():
+    import fusejit
+
+    native_only = fusejit.parse_ir(
+        "graph(%x : Tensor,\n      %y : Tensor):\n"
+        "  %one : int = prim::Constant[value=1]()\n"
+        "  %z : Tensor = aten::add(%x, %y, %one)\n  return (%z)\n")
+    with_kernel = fusejit.parse_ir(
+        "graph(%x : Tensor,\n      %y : Tensor):\n"
+        "  %one : int = prim::Constant[value=1]()\n"
+        "  %z : Tensor = aten::add(%x, %y, %one)\n  %w : Tensor = aten::tanh(%z)\n"
+        "  return (%w)\n")
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    for graph, engine in ((native_only, "native"), (with_kernel, "reference")):
+        fn = fusejit.compile(graph, fuse=True)
+        assert fn.plan_for(fn.check_inputs([x, x])).engine == engine
+    np.testing.assert_allclose(fusejit.compile(with_kernel, fuse=True)(x, x), np.tanh(x + x),
+                               rtol=1e-6)
