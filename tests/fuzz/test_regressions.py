@@ -54,9 +54,6 @@ def test_type_as_group_forms():
     assert [n.kind for n in graph.nodes()] == ["prim::FusionGroup"]
 
 
-@pytest.mark.xfail(strict=True, reason="FusedKernel broadcasts type_as's `other` into the "
-                   "iteration shape: a (1, 1) `other` makes a (6,) result (1, 6) "
-                   "(fusejit/runtime/fusion/layout.py operands / plan.py)")
 def test_kernel_type_as_other_does_not_broadcast():
     x, y, i, like = _type_as_inputs()
     graph = fusejit.parse_ir(TYPE_AS)
@@ -98,10 +95,6 @@ def test_group_with_outputs_of_two_shapes():
         FusedKernel(groups[0])(*[{"x": x, "s": s}[v.debug_name] for v in groups[0].inputs])
 
 
-@pytest.mark.xfail(strict=True, reason="FusedKernel gives every output the full iteration "
-                   "rank: a 0-dim output grouped with a (1,) one comes back (1,) "
-                   "(fusejit/runtime/fusion/plan.py: _check_outputs pads ranks with 1s, "
-                   "out_shapes uses the iteration shape)")
 def test_kernel_keeps_each_outputs_rank():
     graph = fusejit.parse_ir(OUTPUTS_OF_TWO_SHAPES)
     fusejit.fuse_graph(graph)
@@ -112,9 +105,6 @@ def test_kernel_keeps_each_outputs_rank():
     assert shapes == {"r": (1,), "e": ()}
 
 
-@pytest.mark.xfail(strict=True, reason="FusedKernel broadcasts type_as's `other`: an `other` "
-                   "that does not broadcast with the group's data operands is refused "
-                   "(fusejit/runtime/fusion/layout.py)")
 def test_kernel_type_as_other_of_any_shape():
     text = """graph(%x : Double(3), %like : Float(2)):
   %e : Tensor = aten::exp(%x)
@@ -129,9 +119,6 @@ def test_kernel_type_as_other_of_any_shape():
     np.testing.assert_allclose(out, np.exp(x).astype(np.float32), rtol=1e-6)
 
 
-@pytest.mark.xfail(strict=True, reason="FusedKernel gives a FusedConcat output the iteration "
-                   "rank and concatenates there: cat([(n,), (n,)]) next to a (1, 1) operand "
-                   "comes back (2, n), not (2n,) (fusejit/runtime/fusion/plan.py out_shapes)")
 @pytest.mark.parametrize("n", [1, 3])
 def test_kernel_keeps_concat_outputs_rank(n):
     text = """graph(%s : Float(), %t : Float(N), %a : Float(1, 1)):

@@ -171,17 +171,8 @@ def test_two_processes_fill_one_empty_cache(tmp_path, corpus_cases):
     assert not list((cache / "kernels").glob(".tmp-*"))
 
 
-_NUMBA_INDEX = pytest.mark.xfail(strict=True, reason=(
-    "a corrupt Numba index (__pycache__/fk_*.nbi) makes the kernel's first call raise "
-    "UnpicklingError; fusejit/runtime/fusion should drop Numba's files and recompile"))
-_DIRECTORY = pytest.mark.xfail(strict=True, reason=(
-    "a directory where a cache entry belongs: cache.store's os.replace raises "
-    "IsADirectoryError (fusejit/runtime/fusion/cache.py) instead of working around it"))
-
-
-@pytest.mark.parametrize("damage", ["truncate", "foreign", "empty",
-                                    pytest.param("numba_index", marks=_NUMBA_INDEX),
-                                    pytest.param("directory", marks=_DIRECTORY)])
+@pytest.mark.parametrize("damage", ["truncate", "foreign", "empty", "numba_index",
+                                    "directory"])
 def test_damaged_cache_is_ignored_and_rebuilt(tmp_path, corpus_cases, damage):
     cache = tmp_path / "cache"
     first = _finish(_spawn(cache, corpus_cases[:1]))
