@@ -1,0 +1,200 @@
+"""The whole pipeline (script, specialise, fuse, compile kernels, interpret) against the
+alternatives, measured in the same run.
+
+    python benchmarks/fusion.py [--repeat N] [--quick]
+
+Cases: the LSTM cell's pointwise part (gates in, h and c out) at batch 1024 x hidden 4096 and
+64 x 512, float32; a 12-op elementwise chain on 2^24 float32 values; a 100-step LSTM loop with
+batch 1, hidden 64 (one jitted function holding the loop). Each is a NumPy-spelled function
+decorated with ``fusejit.jit``; the same function undecorated is "NumPy eager". NumExpr, PyTorch
+eager, TorchScript, ``torch.compile`` and ``jax.jit`` run when installed. Prints median times
+and the ratio NumPy-eager-time / this-time (higher is faster).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import time
+
+import numpy as np
+
+import fusejit
+from fusejit import ops as F
+
+os.environ.setdefault("OMP_NUM_THREADS", str(os.cpu_count() or 1))
+
+
+def lstm_pointwise(cx, ig, hg, b_ih, b_hh):
+    gates = ig + hg + b_ih + b_hh
+    i, f, g, o = np.split(gates, 4, axis=1)
+    cy = F.sigmoid(f) * cx + F.sigmoid(i) * np.tanh(g)
+    return F.sigmoid(o) * np.tanh(cy), cy
+
+
+def chain(x, y):
+    a = x * y
+    b = a + x
+    c = F.sigmoid(b)
+    d = c * 0.5
+    e = d - y
+    f = np.tanh(e)
+    g = f * f
+    h = g + a
+    i = np.exp(h)
+    j = i / b
+    k = -j
+    return F.relu(k)
+
+
+def lstm_loop(x, h, c, w_ih, w_hh, b_ih, b_hh, steps: int):
+    for _ in range(steps):
+        gates = x @ w_ih.T + h @ w_hh.T + b_ih + b_hh
+        i, f, g, o = np.split(gates, 4, axis=1)
+        c = F.sigmoid(f) * c + F.sigmoid(i) * np.tanh(g)
+        h = F.sigmoid(o) * np.tanh(c)
+    return h, c
+
+
+def median_time(fn, repeat: int) -> float:
+    fn()
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def report(name: str, times: dict[str, float]) -> None:
+    base = times["numpy eager"]
+    print(name)
+    for key, t in times.items():
+        print(f"  {key:16s} {t * 1e3:10.3f} ms   numpy/this = {base / t:6.2f}x")
+
+
+def numexpr_cases():
+    try:
+        import numexpr as ne
+    except ImportError:
+        return None
+
+    def lstm(cx, ig, hg, b_ih, b_hh):
+        hidden = cx.shape[1]
+        gates = ne.evaluate("ig + hg + b_ih + b_hh")
+        i, f, g, o = (gates[:, k * hidden:(k + 1) * hidden] for k in range(4))
+        cy = ne.evaluate("1 / (1 + exp(-f)) * cx + 1 / (1 + exp(-i)) * tanh(g)")
+        return ne.evaluate("1 / (1 + exp(-o)) * tanh(cy)"), cy
+
+    def chain_ne(x, y):
+        return ne.evaluate("where(-(exp(tanh(0.5 / (1 + exp(-(x * y + x))) - y) ** 2 + x * y)"
+                           " / (x * y + x)) > 0, -(exp(tanh(0.5 / (1 + exp(-(x * y + x))) - y)"
+                           " ** 2 + x * y) / (x * y + x)), 0)")
+
+    return lstm, chain_ne
+
+
+def torch_cases():
+    try:
+        import torch
+    except ImportError:
+        return None
+
+    def lstm(cx, ig, hg, b_ih, b_hh):
+        gates = ig + hg + b_ih + b_hh
+        i, f, g, o = gates.chunk(4, 1)
+        cy = torch.sigmoid(f) * cx + torch.sigmoid(i) * torch.tanh(g)
+        return torch.sigmoid(o) * torch.tanh(cy), cy
+
+    def chain_t(x, y):
+        a = x * y
+        b = a + x
+        e = torch.sigmoid(b) * 0.5 - y
+        f = torch.tanh(e)
+        return torch.relu(-(torch.exp(f * f + a) / b))
+
+    def loop(x, h, c, w_ih, w_hh, b_ih, b_hh, steps: int):
+        for _ in range(steps):
+            gates = x @ w_ih.t() + h @ w_hh.t() + b_ih + b_hh
+            i, f, g, o = gates.chunk(4, 1)
+            c = torch.sigmoid(f) * c + torch.sigmoid(i) * torch.tanh(g)
+            h = torch.sigmoid(o) * torch.tanh(c)
+        return h, c
+
+    variants = {"torch eager": (lstm, chain_t, loop)}
+    try:
+        variants["torchscript"] = tuple(torch.jit.script(f) for f in (lstm, chain_t, loop))
+    except Exception as why:  # noqa: BLE001 - report and go on
+        print(f"(TorchScript unavailable: {why})")
+    try:
+        variants["torch.compile"] = tuple(torch.compile(f) for f in (lstm, chain_t, loop))
+    except Exception as why:  # noqa: BLE001
+        print(f"(torch.compile unavailable: {why})")
+    return torch, variants
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--repeat", type=int, default=15)
+    parser.add_argument("--quick", action="store_true", help="small sizes, for a smoke test")
+    args = parser.parse_args()
+    rng = np.random.default_rng(0)
+    ne_cases = numexpr_cases()
+    th = torch_cases()
+
+    def f32(*shape):
+        return rng.standard_normal(shape).astype(np.float32)
+
+    sizes = ((64, 128),) if args.quick else ((1024, 4096), (64, 512))
+    jit_lstm = fusejit.jit(lstm_pointwise)
+    for batch, hidden in sizes:
+        data = (f32(batch, hidden), f32(batch, 4 * hidden), f32(batch, 4 * hidden),
+                f32(4 * hidden), f32(4 * hidden))
+        got, want = jit_lstm(*data), lstm_pointwise(*data)
+        err = max(float(np.max(np.abs(a - b))) for a, b in zip(got, want))
+        times = {"fusejit": median_time(lambda d=data: jit_lstm(*d), args.repeat),
+                 "numpy eager": median_time(lambda d=data: lstm_pointwise(*d), args.repeat)}
+        if ne_cases:
+            times["numexpr"] = median_time(lambda d=data: ne_cases[0](*d), args.repeat)
+        if th:
+            torch, variants = th
+            tdata = tuple(torch.from_numpy(a) for a in data)
+            for name, fns in variants.items():
+                times[name] = median_time(lambda f=fns[0], d=tdata: f(*d), args.repeat)
+        report(f"LSTM cell pointwise {batch}x{hidden} float32 (max abs diff {err:.1e})", times)
+
+    n = 1 << (16 if args.quick else 24)
+    x, y = rng.uniform(-1, 1, n).astype(np.float32), rng.uniform(-1, 1, n).astype(np.float32)
+    jit_chain = fusejit.jit(chain)
+    got, want = jit_chain(x, y), chain(x, y)
+    err = float(np.max(np.abs(got - want) / np.maximum(np.abs(want), 1)))
+    times = {"fusejit": median_time(lambda: jit_chain(x, y), args.repeat),
+             "numpy eager": median_time(lambda: chain(x, y), args.repeat)}
+    if ne_cases:
+        times["numexpr"] = median_time(lambda: ne_cases[1](x, y), args.repeat)
+    if th:
+        torch, variants = th
+        tx, ty = torch.from_numpy(x), torch.from_numpy(y)
+        for name, fns in variants.items():
+            times[name] = median_time(lambda f=fns[1]: f(tx, ty), args.repeat)
+    report(f"12-op chain on 2^{n.bit_length() - 1} float32 (max rel diff {err:.1e})", times)
+
+    hidden, steps = 64, 100
+    data = (f32(1, hidden), f32(1, hidden), f32(1, hidden), f32(4 * hidden, hidden) * 0.1,
+            f32(4 * hidden, hidden) * 0.1, f32(4 * hidden), f32(4 * hidden))
+    jit_loop = fusejit.jit(lstm_loop)
+    got, want = jit_loop(*data, steps), lstm_loop(*data, steps)
+    err = max(float(np.max(np.abs(a - b))) for a, b in zip(got, want))
+    times = {"fusejit": median_time(lambda: jit_loop(*data, steps), args.repeat),
+             "numpy eager": median_time(lambda: lstm_loop(*data, steps), args.repeat)}
+    if th:
+        torch, variants = th
+        tdata = tuple(torch.from_numpy(a) for a in data)
+        for name, fns in variants.items():
+            times[name] = median_time(lambda f=fns[2]: f(*tdata, steps), args.repeat)
+    report(f"{steps}-step LSTM loop, batch 1, hidden {hidden} (max abs diff {err:.1e})", times)
+
+
+if __name__ == "__main__":
+    main()
