@@ -229,7 +229,7 @@ def kernel_source(graph_or_group: Graph | Node, *example_inputs: Any,
     for i, op in enumerate(plan.code.operations):
         if op in plan.kernels:
             def recording(*args, _kernel=op):
-                calls.append((_kernel, args))
+                calls.append((_kernel.kernel, args))
                 return _kernel(*args)
 
             plan.code.operations[i] = recording
@@ -264,16 +264,32 @@ def _optimise(graph: Graph, inputs: Sequence[Any]) -> None:
 
 
 def _compile_group(node: Node, precise: bool):
-    """A compiled kernel for a FusionGroup, or None to interpret its subgraph instead (a group
-    the kernel compiler cannot express)."""
-    from .fusion import FusedKernel
+    """The operation running a FusionGroup: its compiled kernel, falling back to interpreting the
+    subgraph for inputs the kernel declines (as PyTorch's fusion executor falls back); None to
+    always interpret (a group the kernel compiler cannot express)."""
+    from .fusion import FusedKernel, KernelDeclined
 
     try:
-        return FusedKernel(node, precise=precise)
+        kernel = FusedKernel(node, precise=precise)
     except IRError as why:
         warnings.warn(f"fusion group interpreted, not compiled: {why}", RuntimeWarning,
                       stacklevel=2)
         return None
+    subgraph = node.g("Subgraph")
+    fallback: list[Code] = []
+
+    def run(*args):
+        try:
+            return kernel(*args)
+        except KernelDeclined:
+            if not fallback:
+                fallback.append(Code(subgraph))
+            stack = list(args)
+            InterpreterState(fallback[0]).run(stack)
+            return tuple(stack)
+
+    run.kernel = kernel
+    return run
 
 
 class _Mismatch(Exception):

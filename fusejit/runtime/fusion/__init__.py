@@ -21,5 +21,6 @@ from __future__ import annotations
 
 from .cache import cache_clear, cache_info
 from .compiler import FusedKernel, kernel_source
+from .plan import KernelDeclined
 
-__all__ = ["FusedKernel", "cache_clear", "cache_info", "kernel_source"]
+__all__ = ["FusedKernel", "KernelDeclined", "cache_clear", "cache_info", "kernel_source"]

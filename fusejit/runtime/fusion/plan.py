@@ -21,6 +21,11 @@ from ...errors import InterpreterError
 from .codegen import STRIDED, UNIT, ZERO
 from .layout import GroupLayout
 
+
+class KernelDeclined(InterpreterError):
+    """These inputs give the group a shape one kernel cannot write (outputs of different shapes);
+    the executor falls back to interpreting the group, as PyTorch's fusion executor does."""
+
 # Below this many elements the serial kernel runs: a parallel launch costs about 10 us on an idle
 # machine and milliseconds when another process holds a core; measured here at 64 x 512 float32
 # (LSTM cell): serial 0.14-0.19 ms, parallel 0.15-6.3 ms.
@@ -173,7 +178,7 @@ def _output_shapes(layout: GroupLayout, views, iter_shape: tuple[int, ...]) -> l
             shape = tuple(np.broadcast_shapes(*[views[k][0] for k in deps])) if deps else ()
             padded = (1,) * (len(iter_shape) - len(shape)) + shape
             if padded != iter_shape:
-                raise InterpreterError(
+                raise KernelDeclined(
                     f"fused kernel output {j} has shape {shape} but the group's inputs "
                     f"broadcast to {iter_shape}; the fuser should not have grouped them")
             found.append(shape)
