@@ -19,9 +19,6 @@ SUM = """graph(%a : Tensor):
 """
 
 
-@pytest.mark.xfail(strict=True, reason="native sum_all: _pairwise starts short sums at "
-                   "x[start] - x[start], which is NaN for an infinite first element "
-                   "(fusejit/runtime/native/tensor_ops.py)")
 @pytest.mark.parametrize("values", [[-np.inf], [np.inf, 1.0], [np.inf, 2.0, 3.0]])
 def test_native_sum_of_infinities(values):
     a = np.array(values, np.float32)

@@ -206,7 +206,7 @@ def mm(a, am, b, bm, om):
 def _pairwise(x, start, n):
     # NumPy's pairwise summation (8 accumulators in blocks of up to 128 elements)
     if n < 8:
-        s = x[start] - x[start]
+        s = np.zeros(1, x.dtype)[0]  # +0 as NumPy starts (x - x would be NaN for an inf)
         for i in range(n):
             s += x[start + i]
         return s
