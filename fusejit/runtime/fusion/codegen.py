@@ -286,7 +286,12 @@ class _Generator(Emitter):
         for j, out in enumerate(layout.outputs):
             for value in out.pieces:
                 lines.append(f"        q{k} = {base(k)}")
-                lines.append(f"        w{k} = o{j}[q{k}:q{k} + n]")
+                if self.classes[k] == STRIDED:
+                    # a FusedConcat piece whose inner dimensions after the concat dim are 1s
+                    step = stride_of(k, rank - 1)
+                    lines.append(f"        w{k} = o{j}[q{k}:q{k} + (n - 1) * {step} + 1:{step}]")
+                else:
+                    lines.append(f"        w{k} = o{j}[q{k}:q{k} + n]")
                 writes.append(f"w{k}[c] = {self.operand_for(value).expr}")
                 k += 1
         lines.append("        for c in range(n):")

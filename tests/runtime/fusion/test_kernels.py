@@ -199,3 +199,20 @@ def test_concat_output_keeps_its_pieces_rank(s_shape, t_shape, a_shape):
     assert c.shape == np.concatenate([e, e], axis=-1).shape
     np.testing.assert_allclose(w, e + e * a, rtol=1e-6)
     assert w.shape == (e + a).shape
+
+
+CONCAT_INNER = """graph(%x : Tensor):
+  %e : Tensor = aten::exp(%x)
+  %c : Tensor = prim::FusedConcat[dim=DIM](%e, %x)
+  return (%c, %e)
+"""
+
+
+@pytest.mark.parametrize("shape,dim", [((2, 1), 1), ((2, 1), -1), ((3, 1, 1), 1), ((2, 3, 1), 1),
+                                       ((2, 3, 1), 2), ((1, 4), 0), ((300, 1), 1)])
+def test_concat_along_a_dim_followed_by_ones(shape, dim):
+    """The pieces' writes step over each other's elements: a strided inner walk."""
+    x = np.linspace(-1, 1, int(np.prod(shape)), dtype=np.float32).reshape(shape)
+    c, e = FusedKernel(fusejit.parse_ir(CONCAT_INNER.replace("DIM", str(dim))))(x)
+    np.testing.assert_allclose(c, np.concatenate([np.exp(x), x], dim), rtol=1e-6)
+    np.testing.assert_allclose(e, np.exp(x), rtol=1e-6)
