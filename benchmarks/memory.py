@@ -66,7 +66,7 @@ def workload(shape=(64, 128)):
     x = rng.standard_normal(shape).astype(np.float32)
     y = rng.standard_normal(shape).astype(np.float32)
     bad_y = np.ones(shape[-1] + 1, np.float32)
-    group = next(n for n in fn.run_graph.all_nodes() if n.kind == "prim::FusionGroup")
+    group = next(n for n in fn.graph_for(x, y, 2).all_nodes() if n.kind == "prim::FusionGroup")
     kernel = FusedKernel(group)
     sub = group.g("Subgraph")
     kernel_inputs = [y if v.type.__class__.__name__ == "TensorType" else 0.5

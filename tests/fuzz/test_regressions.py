@@ -138,3 +138,43 @@ def test_kernel_keeps_concat_outputs_rank(n):
     for v, out in zip(group.g("Subgraph").outputs, outs):
         np.testing.assert_array_equal(out, expected[v.debug_name])
         assert out.shape == expected[v.debug_name].shape
+
+
+@pytest.mark.parametrize("dim", [1, -1])
+def test_kernel_concat_along_a_size_one_last_dim(dim):
+    text = f"""graph(%x : Float(2, 1)):
+  %e : Tensor = aten::exp(%x)
+  %c : Tensor = prim::FusedConcat[dim={dim}](%e, %x)
+  return (%c, %e)
+"""
+    x = np.array([[0.5], [-1.0]], np.float32)
+    c, e = FusedKernel(fusejit.parse_ir(text))(x)
+    np.testing.assert_allclose(c, np.concatenate([np.exp(x), x], dim), rtol=1e-6)
+
+
+def test_compiled_concat_along_a_size_one_last_dim():
+    text = """graph(%x : Float(2, 1)):
+  %e : Tensor = aten::exp(%x)
+  %n : Tensor = aten::neg(%e)
+  %l : Tensor[] = prim::ListConstruct(%n, %x)
+  %d : int = prim::Constant[value=1]()
+  %c : Tensor = aten::cat(%l, %d)
+  return (%c)
+"""
+    x = np.array([[0.5], [-1.0]], np.float32)
+    out = fusejit.compile(fusejit.parse_ir(text), fuse=True)(x)
+    np.testing.assert_allclose(out, np.concatenate([-np.exp(x), x], 1), rtol=1e-6)
+
+
+@pytest.mark.xfail(strict=True, reason="the kernels' fast float32 tanh returns +0.0 for -0.0 "
+                   "(NumPy and PyTorch keep the sign; atan2(tanh(-0.0), -1) then gives pi for "
+                   "-pi) (fusejit/runtime/fusion/fastmath.py)")
+def test_kernel_tanh_keeps_the_sign_of_zero():
+    text = """graph(%x : Float(2)):
+  %t : Tensor = aten::tanh(%x)
+  %n : Tensor = aten::neg(%t)
+  return (%n)
+"""
+    x = np.array([-0.0, 0.0], np.float32)
+    (out,) = FusedKernel(fusejit.parse_ir(text))(x)
+    np.testing.assert_array_equal(np.signbit(out), np.signbit(-np.tanh(x)))
