@@ -265,9 +265,9 @@ def _optimise(graph: Graph, inputs: Sequence[Any]) -> None:
 
 def _compile_group(node: Node, precise: bool):
     """The operation running a FusionGroup: its compiled kernel, falling back to interpreting the
-    subgraph for inputs the kernel declines (as PyTorch's fusion executor falls back); None to
-    always interpret (a group the kernel compiler cannot express)."""
-    from .fusion import FusedKernel, KernelDeclined
+    subgraph for inputs the kernel declines or rejects (as PyTorch's fusion executor falls back);
+    None to always interpret (a group the kernel compiler cannot express)."""
+    from .fusion import FusedKernel
 
     try:
         kernel = FusedKernel(node, precise=precise)
@@ -281,7 +281,10 @@ def _compile_group(node: Node, precise: bool):
     def run(*args):
         try:
             return kernel(*args)
-        except KernelDeclined:
+        except InterpreterError:
+            # Declined inputs, or a fault the kernel's checks caught (incompatible shapes,
+            # integer division by zero): the interpreted subgraph computes the answer, or
+            # raises the error at the op that fails, with its source location.
             if not fallback:
                 fallback.append(Code(subgraph))
             stack = list(args)

@@ -9,7 +9,6 @@ Delete an entry when its xfail test starts passing.
 from __future__ import annotations
 
 import os
-import re
 
 from .graphs import FuzzCase
 
@@ -20,10 +19,5 @@ def known_bug(case: FuzzCase, problem: str) -> str | None:
     """The name of the known bug that explains ``problem``, or None."""
     if STRICT:
         return None
-    if "aten::tanh" in problem and re.search(r"got np\.float32\((-?)(inf|3\.14159\d*)\), "
-                                             r"expected np\.float32\((-?)\2\)", problem):
-        # test_regressions.py::test_kernel_tanh_keeps_the_sign_of_zero: tanh(-0.0) is +0.0
-        # in the kernels, and 1/x or atan2 turn the sign into +-inf or +-pi
-        return "kernel_tanh_negative_zero"
     return None
 

@@ -166,9 +166,6 @@ def test_compiled_concat_along_a_size_one_last_dim():
     np.testing.assert_allclose(out, np.concatenate([-np.exp(x), x], 1), rtol=1e-6)
 
 
-@pytest.mark.xfail(strict=True, reason="the kernels' fast float32 tanh returns +0.0 for -0.0 "
-                   "(NumPy and PyTorch keep the sign; atan2(tanh(-0.0), -1) then gives pi for "
-                   "-pi) (fusejit/runtime/fusion/fastmath.py)")
 def test_kernel_tanh_keeps_the_sign_of_zero():
     text = """graph(%x : Float(2)):
   %t : Tensor = aten::tanh(%x)

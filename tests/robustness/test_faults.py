@@ -112,10 +112,6 @@ def test_kernel_shape_check_fault_then_works():
     np.testing.assert_allclose(kernel(x, y)[0], np.tanh(x * y), rtol=1e-6)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "the executor's kernel call reports a shape fault as '(at unknown)' with the FusionGroup "
-    "node: no source location (fusejit/runtime/executor.py / code.py); falling back to the "
-    "interpreted subgraph, as PyTorch does, would name aten::mul at shapes.py:4:10"))
 @pytest.mark.parametrize("engine", ENGINES)
 def test_fused_group_shape_fault_names_node_and_location(engine):
     fn = fusejit.compile(fusejit.parse_ir(GROUP), fuse=True, engine=engine)

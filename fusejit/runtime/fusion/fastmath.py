@@ -167,8 +167,8 @@ def tanh_f32(x):
     y = a + a
     y = _TANH_CLAMP if y > _TANH_CLAMP else y
     big = _F(1.0) - _F(2.0) / (_exp_pos(y) + _F(1.0))
-    big = -big if x < _F(0.0) else big
-    return small if a < _F(0.625) else big
+    # tanh is odd: the result takes x's sign, -0.0 included (copysign is exact and vectorises)
+    return np.copysign(small if a < _F(0.625) else big, x)
 
 
 @njit(cache=True, error_model="numpy", fastmath=_FM)
