@@ -30,7 +30,7 @@ from ..errors import FusejitError, InterpreterError, JITException
 from . import futures
 from .code import Code, Opcode, _node_error
 from .futures import Future
-from .reference import _ForkedError, _rethrown
+from .reference import RunDriver, _ForkedError, _rethrown
 
 _lock = threading.Lock()
 _native: Any = None  # the lazily imported Numba side: see _load()
@@ -48,7 +48,7 @@ def _load() -> Any:
     return _native
 
 
-class NativeInterpreter:
+class NativeInterpreter(RunDriver):
     """One run of a :class:`Code` on the native engine (``run`` / ``run_async`` as in the
     reference engine's ``InterpreterState``)."""
 
@@ -64,27 +64,6 @@ class NativeInterpreter:
         self.state = native.new_state(self.program, self.regs)
         self.future: Future | None = None
         self.host_calls = 0  # instructions the driver ran (Load and Store are two of them)
-
-    def get_or_create_future(self) -> Future:
-        if self.future is None:
-            self.future = Future()
-        return self.future
-
-    def run(self, stack: list) -> None:
-        """Run to the end: ``stack`` holds the inputs before and the outputs after."""
-        if self._run_impl(stack):
-            result = self.future.wait()
-            stack.clear()
-            stack.extend(result if self.code.n_outputs != 1 else (result,))
-
-    def run_async(self, stack: list) -> Future:
-        """Run until done or suspended; the future completes with the output (a tuple if not 1)."""
-        future = self.get_or_create_future()
-        self._run_impl(stack)
-        return future
-
-    def _resume(self) -> None:
-        self._run_impl([])
 
     def _run_impl(self, stack: list) -> bool:
         """Execute from pc. True when suspended on an unfinished future, False when finished."""

@@ -36,18 +36,12 @@ class _ForkedError(Exception):
         self.error = error
 
 
-class InterpreterState:
-    """The registers and pc of one run of a :class:`Code` (interpreter.cpp's InterpreterState)."""
+class RunDriver:
+    """What both engines share around their instruction loop: ``run`` to the end, ``run_async``
+    returning a future, and resumption after a suspension. Subclasses hold ``code`` and
+    ``future`` and define ``_run_impl(stack) -> bool`` (True when suspended)."""
 
-    __slots__ = ("code", "pc", "registers", "future")
-
-    def __init__(self, code: Code):
-        if not isinstance(code, Code):
-            raise FusejitError(f"InterpreterState needs a Code, got {type(code).__name__}")
-        self.code = code
-        self.pc = 0
-        self.registers: list[Any] = [None] * code.register_size
-        self.future: Future | None = None
+    __slots__ = ()
 
     def get_or_create_future(self) -> Future:
         if self.future is None:
@@ -69,6 +63,20 @@ class InterpreterState:
 
     def _resume(self) -> None:
         self._run_impl([])
+
+
+class InterpreterState(RunDriver):
+    """The registers and pc of one run of a :class:`Code` (interpreter.cpp's InterpreterState)."""
+
+    __slots__ = ("code", "pc", "registers", "future")
+
+    def __init__(self, code: Code):
+        if not isinstance(code, Code):
+            raise FusejitError(f"InterpreterState needs a Code, got {type(code).__name__}")
+        self.code = code
+        self.pc = 0
+        self.registers: list[Any] = [None] * code.register_size
+        self.future: Future | None = None
 
     def _run_impl(self, stack: list) -> bool:
         """Execute from pc. True when suspended on an unfinished future, False when finished."""
