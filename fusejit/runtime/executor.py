@@ -196,14 +196,15 @@ class Plan:
 def _all_native(code: Code) -> bool:
     """Does every instruction of ``code`` run inside the native loop (loads and stores aside)?"""
     from .code import Opcode
-    from .native.table import native_op_for
+    from .native.program import program_of
 
-    for row, node in zip(code.rows, code.nodes):
+    native_op = program_of(code).native_op
+    for pc, row in enumerate(code.rows):
         opcode = row[0]
         if opcode in (Opcode.CALL, Opcode.FORK, Opcode.WAIT):
             return False
-        if opcode == Opcode.OP and (node is None or node.kind == prim.PythonOp
-                                    or native_op_for(node)[0] < 0):
+        # -1: always the host (-2 is an instruction a native op before it covers)
+        if opcode == Opcode.OP and native_op[pc] == -1:
             return False
     return True
 

@@ -113,6 +113,8 @@ class NativeInterpreter(RunDriver):
             if len(outs) != out_size:
                 raise InterpreterError(
                     f"the operation returned {len(outs)} values, expected {out_size}")
+            if self.program.kernels:
+                self.program.bind_kernel(pc, args)
         elif opcode == Opcode.CONSTANT:
             outs = (code.constants[arg],)
         elif opcode == Opcode.ASSIGN:

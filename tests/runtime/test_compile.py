@@ -252,9 +252,18 @@ def test_auto_engine_runs_all_native_plans_natively_and_others_on_the_reference(
         "  %one : int = prim::Constant[value=1]()\n"
         "  %z : Tensor = aten::add(%x, %y, %one)\n  %w : Tensor = aten::tanh(%z)\n"
         "  return (%w)\n")
+    with_cat = fusejit.parse_ir(
+        "graph(%x : Tensor,\n      %y : Tensor):\n"
+        "  %zero : int = prim::Constant[value=0]()\n"
+        "  %l : Tensor[] = prim::ListConstruct(%x, %y)\n"
+        "  %z : Tensor = aten::cat(%l, %zero)\n  return (%z)\n")
     x = np.arange(6, dtype=np.float32).reshape(2, 3)
-    for graph, engine in ((native_only, "native"), (with_kernel, "reference")):
+    # A fused kernel is called from the native loop; a tensor list made for cat is not native.
+    for graph, engine in ((native_only, "native"), (with_kernel, "native"),
+                          (with_cat, "reference")):
         fn = fusejit.compile(graph, fuse=True)
         assert fn.plan_for(fn.check_inputs([x, x])).engine == engine
     np.testing.assert_allclose(fusejit.compile(with_kernel, fuse=True)(x, x), np.tanh(x + x),
                                rtol=1e-6)
+    np.testing.assert_array_equal(fusejit.compile(with_cat, fuse=True)(x, x),
+                                  np.concatenate([x, x]))

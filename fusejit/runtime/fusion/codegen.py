@@ -45,6 +45,7 @@ from ...ir.constants import constant_value
 from ...ir.symbols import prim
 from ...ir.types import ScalarType
 from .layout import GroupLayout
+from .native_entry import entry_text, native_capable
 from .templates import BOOL, DTYPE_ONLY, RENDERERS, Emitter, Operand
 
 # Inner-stride classes of an operand, after the caller has coalesced dimensions.
@@ -366,9 +367,16 @@ def generate(layout: GroupLayout, specs: list[ArgSpec], classes: list[str], rank
             "from fusejit.runtime.fusion import helpers as h"]
     if gen.uses_fastmath:
         head.append("from fusejit.runtime.fusion import fastmath as fm")
+    entries: list[str] = []
+    if native_capable(specs, out_dtypes):
+        # Entry points for the interpreter's native loop (see native_entry.py).
+        head.append("from fusejit.runtime.native import kernel_entry as ke")
+        for name, kernel in (("native_parallel", "kernel_parallel"),
+                             ("native_serial", "kernel_serial")):
+            entries += ["", ""] + entry_text(layout, specs, out_dtypes, gen.rank, name, kernel)
     head.append("")
     head += [f"{name} = {text}" for text, name in gen.constants.items()]
-    text = "\n".join(head + ["", ""] + parallel + ["", ""] + serial) + "\n"
+    text = "\n".join(head + ["", ""] + parallel + ["", ""] + serial + entries) + "\n"
     return text, out_dtypes
 
 
@@ -378,8 +386,10 @@ def _helpers_digest() -> str:
     new kernel files instead of stale compiled code."""
     here = Path(__file__).resolve().parent
     digest = hashlib.sha256()
-    for name in ("helpers.py", "fastmath.py", "cuda_helpers.py"):
-        digest.update((here / name).read_bytes())
+    for path in (here / "helpers.py", here / "fastmath.py", here / "cuda_helpers.py",
+                 here.parent / "native" / "kernel_entry.py",
+                 here.parent / "native" / "registers.py"):
+        digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
 
 

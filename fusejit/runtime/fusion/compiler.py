@@ -21,9 +21,11 @@ from numpy.lib.stride_tricks import as_strided
 
 from ...errors import InterpreterError
 from ...ir.graph import Graph, Node
+from ..native.kernel_entry import NUMEL, OUTPUT_WIDTH
 from .cache import load_module, reload_module
 from .codegen import ArgSpec, generate
 from .layout import GroupLayout, analyse
+from .native_entry import RowLayout
 from .plan import Plan, make_plan
 
 _PLAN_LIMIT = 256
@@ -59,7 +61,7 @@ def from_numba_cache(error: BaseException) -> bool:
 
 
 class _Variant:
-    __slots__ = ("source", "parallel", "serial", "out_dtypes")
+    __slots__ = ("source", "parallel", "serial", "out_dtypes", "entries")
 
     def __init__(self, source: str, module, out_dtypes):
         self.source = source
@@ -69,6 +71,9 @@ class _Variant:
     def use(self, module) -> None:
         self.parallel = module.kernel_parallel
         self.serial = module.kernel_serial
+        # (serial, parallel) entry points for the native loop, when the dtypes allow them
+        self.entries = (getattr(module, "native_serial", None),
+                        getattr(module, "native_parallel", None))
 
 
 class FusedKernel:
@@ -117,6 +122,20 @@ class FusedKernel:
         return specs, arrays, scalars
 
     def _prepare(self, inputs: tuple):
+        specs, flats, scalars, shapes, strides = self._flatten(inputs)
+        key = (tuple(shapes), tuple(strides))
+        plan = self._plans.get(key)
+        if plan is None:
+            if len(self._plans) >= _PLAN_LIMIT:
+                self._plans.clear()
+            plan = make_plan(self.layout, shapes, strides)
+            self._plans[key] = plan
+        variant_key = (tuple(s.key() for s in specs), plan.classes, plan.rank)
+        return specs, flats, scalars, plan, variant_key
+
+    def _flatten(self, inputs: tuple):
+        """Specs, 1-d windows from each tensor's first element, scalars, shapes and element
+        strides (of the window: a copy when the tensor had negative strides)."""
         specs, arrays, scalars = self._specs(inputs)
         flats, shapes, strides = [], [], []
         xp = self.xp
@@ -136,15 +155,7 @@ class FusedKernel:
             flats.append(flat)
             shapes.append(x.shape)
             strides.append(tuple(s // item for s in x.strides) if x.ndim else ())
-        key = (tuple(shapes), tuple(strides))
-        plan = self._plans.get(key)
-        if plan is None:
-            if len(self._plans) >= _PLAN_LIMIT:
-                self._plans.clear()
-            plan = make_plan(self.layout, shapes, strides)
-            self._plans[key] = plan
-        variant_key = (tuple(s.key() for s in specs), plan.classes, plan.rank)
-        return specs, flats, scalars, plan, variant_key
+        return specs, flats, scalars, shapes, strides
 
     def _variant(self, specs: list[ArgSpec], plan: Plan, key: tuple) -> _Variant:
         variant = self._variants.get(key)
@@ -181,6 +192,39 @@ class FusedKernel:
             if status[0]:
                 raise InterpreterError("integer division by zero in a fused remainder or fmod")
         return tuple(outs)
+
+
+    def native_binding(self, *inputs) -> tuple | None:
+        """For inputs like these (just run by ``__call__``): the native loop's entry point and
+        the slot row (``runtime/native/kernel_entry.py``) that lets it run the same variant and
+        plan from registers; None when the loop cannot (dtypes it does not hold, a declined
+        plan)."""
+        try:
+            specs, _flats, _scalars, shapes, strides = self._flatten(inputs)
+            _s, _f, _c, plan, key = self._prepare(inputs)
+        except InterpreterError:
+            return None
+        variant = self._variants.get(key)
+        if variant is None:
+            return None
+        entry = variant.entries[0 if plan.serial else 1]
+        if entry is None:
+            return None
+        rows = RowLayout(self.layout, specs, plan.rank)
+        if rows.meta_len != len(plan.meta):
+            return None
+        row = np.zeros(rows.width, np.int64)
+        row[NUMEL] = plan.numel
+        for number, (shape, st) in enumerate(zip(shapes, strides)):
+            at = rows.key_at[number]
+            row[at:at + len(shape)] = shape
+            row[at + len(shape):at + 2 * len(shape)] = st
+        row[rows.meta_at:rows.meta_at + rows.meta_len] = plan.meta
+        for j, shape in enumerate(plan.out_shapes):
+            at = rows.out_at + j * OUTPUT_WIDTH
+            row[at] = len(shape)
+            row[at + 1:at + 1 + len(shape)] = shape
+        return entry, row
 
 
 def kernel_source(group: Node | Graph, *example_inputs, precise: bool = False) -> str:

@@ -140,8 +140,8 @@ def make_plan(layout: GroupLayout, shapes: list[tuple[int, ...]],
     for offset, st in zip(offsets, operand_strides):
         meta.append(offset)
         meta.extend(st)
+    # Writable, like the row slice the native entry passes: one compiled signature serves both.
     array = np.array(meta, dtype=np.int64)
-    array.setflags(write=False)
     return Plan(array, tuple(classes), out_shapes, numel, serial, kernel_rank)
 
 

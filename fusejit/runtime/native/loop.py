@@ -24,6 +24,7 @@ from numba import njit
 
 from ..code import ARG, IN_SIZE, IN_START, OPCODE, OUT_SIZE, OUT_START, Opcode
 from .dispatch import _binary, _copy_out_of_line, _is_plain, _tensor_instruction
+from .lists import broadcast_list
 from .registers import (
     BOOL,
     EMPTY,
@@ -40,6 +41,8 @@ from .registers import (
 from .scalar_ops import scalar_binary, scalar_unary
 from .table import (
     BINARY_BASE,
+    BROADCAST_LIST,
+    KERNEL_BASE,
     UNARY_BASE,
 )
 
@@ -56,7 +59,7 @@ _OPTIONS = {"cache": True, "error_model": "numpy", "nogil": True}
 @njit(**_OPTIONS)
 def run_loop(pc_box, tags, ints, floats, meta, tmp, b8, i64, f32, f64, ilists, instructions,
              int_data, bool_data, native_op, op_params, const_tags, const_ints, const_floats,
-             const_ilists, scratch):
+             const_ilists, scratch, kernel_fns, kernel_rows):
     """Execute from ``pc_box[0]`` until the end (DONE) or an instruction for the host.
 
     Arguments are flat: a tuple argument costs tens of microseconds to type at every call
@@ -92,6 +95,19 @@ def run_loop(pc_box, tags, ints, floats, meta, tmp, b8, i64, f32, f64, ilists, i
             elif op < UNARY_BASE:
                 done = _binary(regs, op - BINARY_BASE, int_data, in_start, in_size,
                                int_data[out_start])
+            elif op == BROADCAST_LIST:
+                last = op_params[pc, 0]
+                if not broadcast_list(regs, int_data, bool_data, in_start, in_size,
+                                      instructions[last, OUT_START], instructions[last, OUT_SIZE],
+                                      int_data[out_start], int_data[instructions[last, IN_START]]):
+                    break
+                pc = last + 1
+                continue
+            elif op >= KERNEL_BASE:
+                k = op - KERNEL_BASE
+                done = kernel_rows[k, 0] == 1 and kernel_fns[k](
+                    tags, ints, floats, meta, b8, i64, f32, f64, ilists, int_data, in_start,
+                    out_start, kernel_rows[k])
             else:
                 done = _tensor_instruction(regs, op, op_params[pc, 0], op_params[pc, 1],
                                            int_data, in_start, in_size, out_start, out_size)

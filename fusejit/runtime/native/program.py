@@ -13,14 +13,26 @@ It is built once per ``Code`` and shared by every run and thread (it is read-onl
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 from numba import types
 from numba.typed import List
 
+from ...ir.types import TensorType
 from ..code import Code, Opcode
+from .kernel_entry import (
+    BOUND,
+    ENTRY_SIGNATURE,
+    ENTRY_TYPE,
+    HEADER,
+    declined,
+    empty_rows,
+)
+from .kernel_entry import row_width as kernel_row_width
 from .loop import run_loop
 from .registers import BOOL, FLOAT, ILIST, INT, META_WIDTH, NONE, PY, RegisterFile
-from .table import native_op_for, read_only_use
+from .table import BROADCAST_LIST, COVERED, KERNEL_BASE, native_op_for, read_only_use
 
 __all__ = ["InterpreterState", "NativeProgram", "RegisterFile", "new_state", "program_of"]
 
@@ -30,7 +42,7 @@ class NativeProgram:
 
     __slots__ = ("native_op", "op_params", "const_tags", "const_ints", "const_floats",
                  "const_ilists", "scratch", "total_registers", "bool_data", "instructions",
-                 "int_data")
+                 "int_data", "kernels", "kernel_fns", "kernel_rows", "_bind_lock")
 
     def __init__(self, code: Code):
         n = len(code.instructions)
@@ -38,11 +50,22 @@ class NativeProgram:
         self.op_params = np.zeros((n, 2), np.int64)
         const_nodes = {}
         width = 1
+        self.kernels: list = []           # slot -> FusedKernel
+        row_width = HEADER
         for pc, row in enumerate(code.rows):
             opcode, arg = row[0], row[1]
             node = code.nodes[pc]
+            kernel = native_kernel(code, pc)
+            if kernel is not None:
+                self.native_op[pc] = KERNEL_BASE + len(self.kernels)
+                self.kernels.append(kernel)
+                layout = kernel.layout
+                row_width = max(row_width, kernel_row_width(
+                    len(layout.tensor_index),
+                    len(layout.operands) + sum(len(o.pieces) for o in layout.outputs),
+                    len(layout.outputs)))
             # A Code built with its own make_operation (tests, other engines) keeps its callables.
-            if opcode == Opcode.OP and node is not None and node.kind != "prim::PythonOp" \
+            elif opcode == Opcode.OP and node is not None and node.kind != "prim::PythonOp" \
                     and node.kind != "prim::Constant" and code._make_operation is None:
                 op, p0, p1 = native_op_for(node)
                 self.native_op[pc] = op
@@ -52,6 +75,11 @@ class NativeProgram:
             elif opcode == Opcode.ASSIGN:
                 width = max(width, row[3], row[5])
                 self.op_params[pc, 0] = _direct_assign(code, row)
+        for pc in range(n):
+            if _broadcast_triple(code, pc):
+                self.native_op[pc] = BROADCAST_LIST
+                self.op_params[pc] = pc + 2, 0
+                self.native_op[pc + 1] = COVERED
         k = len(code.constants)
         self.const_tags = np.full(k, PY, np.int64)
         self.const_ints = np.zeros(k, np.int64)
@@ -79,6 +107,71 @@ class NativeProgram:
         self.bool_data = np.ascontiguousarray(code.bool_data, np.bool_)
         self.instructions = np.ascontiguousarray(code.instructions, np.int64)
         self.int_data = np.ascontiguousarray(code.int_data, np.int64)
+        self.kernel_fns = List.empty_list(ENTRY_TYPE)
+        for _ in self.kernels:
+            self.kernel_fns.append(declined)
+        self.kernel_rows = empty_rows(len(self.kernels), row_width)
+        self._bind_lock = threading.Lock()
+
+    def bind_kernel(self, pc: int, inputs: list) -> None:
+        """After the host ran fusion group ``pc`` on ``inputs`` through its kernel: let the loop
+        call that kernel variant and plan itself from now on (see ``kernel_entry``)."""
+        slot = int(self.native_op[pc]) - KERNEL_BASE
+        if slot < 0 or self.kernel_rows[slot, BOUND]:
+            return
+        with self._bind_lock:
+            if self.kernel_rows[slot, BOUND]:
+                return
+            binding = self.kernels[slot].native_binding(*inputs)
+            if binding is None:
+                self.kernel_rows[slot, BOUND] = -1   # never bindable for this slot
+                return
+            entry, row = binding
+            entry.compile(ENTRY_SIGNATURE)
+            self.kernel_fns[slot] = entry
+            self.kernel_rows[slot, 1:len(row)] = row[1:]
+            self.kernel_rows[slot, BOUND] = 1        # last: a running loop sees a whole row
+
+
+def _broadcast_triple(code: Code, pc: int) -> bool:
+    """Do instructions pc .. pc + 2 make, broadcast and unpack a tensor list that nothing else
+    sees, with registers ``lists.broadcast_list`` can write in any order?"""
+    if pc + 2 >= len(code.rows) or code._make_operation is not None:
+        return False
+    nodes = code.nodes[pc:pc + 3]
+    if any(node is None for node in nodes) or [node.kind for node in nodes] != [
+            "prim::ListConstruct", "aten::broadcast_tensors", "prim::ListUnpack"]:
+        return False
+    make, broadcast, unpack = nodes
+    if any(row[0] != Opcode.OP for row in code.rows[pc:pc + 3]):
+        return False
+    for producer, consumer in ((make, broadcast), (broadcast, unpack)):
+        uses = producer.output().uses
+        if len(uses) != 1 or uses[0].user is not consumer or len(consumer.inputs) != 1:
+            return False
+    if not all(isinstance(v.type, TensorType) for v in make.inputs):
+        return False
+    rows = code.rows
+    registers = lambda start, size: [int(r) for r in code.int_data[start:start + size]]  # noqa: E731
+    ins = registers(rows[pc][2], rows[pc][3])
+    outs = registers(rows[pc + 2][4], rows[pc + 2][5])
+    lists = registers(rows[pc][4], 1) + registers(rows[pc + 1][4], 1)
+    moved = [bool(code.bool_data[rows[pc + 1][2]]), bool(code.bool_data[rows[pc + 2][2]])]
+    return (len(ins) == len(outs) > 0 and all(moved)
+            and not set(outs) & (set(ins) | set(lists)) and len(set(outs)) == len(outs))
+
+
+def native_kernel(code: Code, pc: int):
+    """The CPU ``FusedKernel`` that instruction ``pc`` runs (a fusion group the executor
+    compiled), or None."""
+    row = code.rows[pc]
+    if row[0] != Opcode.OP or code._make_operation is not None:
+        return None
+    kernel = getattr(code.operations[row[1]], "kernel", None)
+    if kernel is None or getattr(kernel, "xp", None) is not np \
+            or not hasattr(kernel, "native_binding"):
+        return None
+    return kernel
 
 
 def _direct_assign(code: Code, row: list[int]) -> int:
@@ -143,7 +236,7 @@ class InterpreterState:
         return run_loop(self.pc_box, r.tags, r.ints, r.floats, r.meta, self.tmp, r.b8, r.i64,
                         r.f32, r.f64, r.ilists, p.instructions, p.int_data, p.bool_data,
                         p.native_op, p.op_params, p.const_tags, p.const_ints, p.const_floats,
-                        p.const_ilists, p.scratch)
+                        p.const_ilists, p.scratch, p.kernel_fns, p.kernel_rows)
 
 
 def new_state(program: NativeProgram, regs: RegisterFile) -> InterpreterState:

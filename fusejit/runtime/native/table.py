@@ -18,8 +18,13 @@ from . import pointwise as pw
 from .scalar_ops import RETURN_KINDS, SCALAR_BINARY, SCALAR_UNARY
 
 BINARY_BASE, UNARY_BASE = 200, 300
+# Fusion groups with a compiled kernel: KERNEL_BASE + slot (see kernel_entry.py).
+KERNEL_BASE = 1000
 (MM, SUM_ALL, SUM_DIMS, VIEW, RESHAPE, T, SELECT, EXPAND, CONTIGUOUS, SIZE, SIZE_DIM, DIM,
  NUMEL, CONSTANT_CHUNK, LIST_INT, LIST_UNPACK, LEN, GETITEM, BROADCAST_SIZES) = range(400, 419)
+# ListConstruct -> broadcast_tensors -> ListUnpack as one op (lists.py); COVERED marks the two
+# instructions it runs (the host runs them when it reaches them).
+BROADCAST_LIST, COVERED = 419, -2
 
 _SCALARS = frozenset({"int", "float", "bool", "Scalar"})
 _TENSOR_BINARY = {"add": pw.ADD, "sub": pw.SUB, "mul": pw.MUL, "div": pw.DIV,
@@ -31,6 +36,8 @@ _TENSOR_UNARY = {"neg": pw.NEG, "abs": pw.ABS, "relu": pw.RELU, "floor": pw.FLOO
                  "tanh": pw.TANH, "sigmoid": pw.SIGMOID, "sin": pw.SIN, "cos": pw.COS}
 _TENSOR_OPS = {
     "aten::mm(Tensor self, Tensor mat2) -> Tensor": MM,
+    # mm's body takes two 2-d operands only; any other matmul runs on the host.
+    "aten::matmul(Tensor self, Tensor other) -> Tensor": MM,
     "aten::sum(Tensor self, *, ScalarType? dtype=None) -> Tensor": SUM_ALL,
     "aten::sum(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) "
     "-> Tensor": SUM_DIMS,
