@@ -15,18 +15,22 @@ specialised per input later, and PyTorch's profiled graphs likewise take any ten
 where a ``float`` is expected; ``bool`` is not an ``int`` here, as in TorchScript. Lists, tuples
 and optionals are checked element by element.
 
-``fuse=True`` runs the graph fuser on a copy (when ``fusejit.passes.fuse_graph`` exists) and the
-fusion groups run by interpreting their subgraphs. The compiled function is thread-safe: every
-call has its own registers.
+The compiled function is thread-safe: every call has its own registers.
+
+``fuse=True`` runs the graph fuser on a copy specialised to the inputs (``Plan``) and compiles
+each fusion group to a ``FusedKernel``; a group whose kernel declines its inputs runs by
+interpreting its subgraph.
 
 ``engine="native"`` runs the Numba instruction loop (``runtime/interpreter.py``);
 ``engine="reference"`` the pure-Python loop it is tested against (``runtime/reference.py``).
 ``engine="auto"`` (the default) picks one per plan: the native loop when every instruction of
-the plan has a native body, else the reference loop. An instruction the native loop hands back to
-Python costs it ~100-200 us today (moving values between its typed-List register file and
-Python), against ~1 us a reference instruction; so a plan with host calls (kernels, tensor lists,
-matmul) runs faster on the reference loop, measured on the 100-step LSTM loop (14 ms reference,
-120 ms native, 11 ms NumPy eager).
+the plan runs in it (fused kernels included) and the plan loops or has at least
+``NATIVE_MIN_OPS`` operations, else the reference loop. Entering the native loop from Python
+costs about 50 us a call (typed-List register file in and out, measured on a one-op graph),
+against about 5 us an operation on the reference loop: the two meet near ten operations (16
+ops: 59 us native, 84 us reference; 64 ops: 81 us and 317 us). Each instruction the native loop
+hands back to Python costs it a round trip of the same kind, so a plan with host calls runs on
+the reference loop.
 """
 
 from __future__ import annotations
@@ -189,8 +193,28 @@ class Plan:
     def engine(self) -> str:
         """The engine ``engine="auto"`` runs this plan on (see the module docstring)."""
         if self._engine is None:
-            self._engine = "native" if _all_native(self.code) else "reference"
+            native = _all_native(self.code) and (
+                _loops(self.code) or _count_ops(self.code) >= NATIVE_MIN_OPS)
+            self._engine = "native" if native else "reference"
         return self._engine
+
+
+# Below this many operations a straight-line plan runs faster on the reference loop (see the
+# module docstring).
+NATIVE_MIN_OPS = 12
+
+
+def _loops(code: Code) -> bool:
+    from .code import Opcode
+
+    jumps = (Opcode.JUMP, Opcode.JUMPZ, Opcode.JUMPNZ)
+    return any(row[0] in jumps and row[1] < 0 for row in code.rows)
+
+
+def _count_ops(code: Code) -> int:
+    from .code import Opcode
+
+    return sum(row[0] == Opcode.OP for row in code.rows)
 
 
 def _all_native(code: Code) -> bool:

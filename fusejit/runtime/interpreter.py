@@ -60,7 +60,7 @@ class NativeInterpreter(RunDriver):
         native = _load()
         self.code = code
         self.program = native.program_of(code)
-        self.regs = native.RegisterFile(self.program.total_registers)
+        self.regs = self.program.acquire()
         self.state = native.new_state(self.program, self.regs)
         self.future: Future | None = None
         self.host_calls = 0  # instructions the driver ran (Load and Store are two of them)
@@ -73,9 +73,12 @@ class NativeInterpreter(RunDriver):
         if state.pc == 0 and len(stack) != code.n_inputs:
             return self._handle_error(InterpreterError(
                 f"the graph takes {code.n_inputs} inputs, {len(stack)} were given"))
+        on_host = self.program.on_host
         while True:
-            state.run()
             pc = state.pc
+            if not on_host[pc]:   # (Load and Store never run natively: no call needed)
+                state.run()
+                pc = state.pc
             if pc >= last:
                 break
             self.host_calls += 1
@@ -89,6 +92,9 @@ class NativeInterpreter(RunDriver):
                 return self._handle_error(
                     _node_error(cls, "operation failed in interpreter", code.nodes[pc], error),
                     error)
+        # Finished: the (now empty) register file serves the next run of this code.
+        self.program.release(self.regs)
+        self.regs = self.state.regs = None
         if self.future is not None:
             outputs = tuple(stack[len(stack) - code.n_outputs:])
             self.future.mark_completed(outputs[0] if code.n_outputs == 1 else outputs)

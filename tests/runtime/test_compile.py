@@ -257,12 +257,32 @@ def test_auto_engine_runs_all_native_plans_natively_and_others_on_the_reference(
         "  %zero : int = prim::Constant[value=0]()\n"
         "  %l : Tensor[] = prim::ListConstruct(%x, %y)\n"
         "  %z : Tensor = aten::cat(%l, %zero)\n  return (%z)\n")
+    looping = fusejit.parse_ir(
+        "graph(%x : Tensor,\n      %y : Tensor):\n"
+        "  %t : bool = prim::Constant[value=1]()\n"
+        "  %n : int = prim::Constant[value=3]()\n"
+        "  %one : int = prim::Constant[value=1]()\n"
+        "  %out : Tensor = prim::Loop(%n, %t, %x)\n"
+        "    block0(%i : int, %z : Tensor):\n"
+        "      %a : Tensor = aten::add(%z, %y, %one)\n"
+        "      %b : Tensor = aten::tanh(%a)\n"
+        "      -> (%t, %b)\n"
+        "  return (%out)\n")
+    long_chain = fusejit.parse_ir(
+        "graph(%x : Tensor,\n      %y : Tensor):\n"
+        + "".join(f"  %v{i} : Tensor = aten::mul(%{'x' if i == 0 else f'v{i - 1}'}, %y)\n"
+                  for i in range(executor.NATIVE_MIN_OPS)) + "  return "
+        f"(%v{executor.NATIVE_MIN_OPS - 1})\n")
     x = np.arange(6, dtype=np.float32).reshape(2, 3)
-    # A fused kernel is called from the native loop; a tensor list made for cat is not native.
-    for graph, engine in ((native_only, "native"), (with_kernel, "native"),
-                          (with_cat, "reference")):
-        fn = fusejit.compile(graph, fuse=True)
+    # Loops and long plans run natively, fused kernels included; short straight-line plans
+    # and plans with a host instruction (a tensor list made for cat) on the reference loop.
+    for graph, fuse, engine in ((native_only, True, "reference"), (with_kernel, True, "reference"),
+                                (looping, True, "native"), (looping, False, "native"),
+                                (long_chain, False, "native"), (with_cat, True, "reference")):
+        fn = fusejit.compile(graph, fuse=fuse)
         assert fn.plan_for(fn.check_inputs([x, x])).engine == engine
+    np.testing.assert_allclose(fusejit.compile(looping, fuse=True)(x, x),
+                               np.tanh(np.tanh(np.tanh(x + x) + x) + x), rtol=1e-6)
     np.testing.assert_allclose(fusejit.compile(with_kernel, fuse=True)(x, x), np.tanh(x + x),
                                rtol=1e-6)
     np.testing.assert_array_equal(fusejit.compile(with_cat, fuse=True)(x, x),

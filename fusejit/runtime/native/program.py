@@ -34,6 +34,8 @@ from .loop import run_loop
 from .registers import BOOL, FLOAT, ILIST, INT, META_WIDTH, NONE, PY, RegisterFile
 from .table import BROADCAST_LIST, COVERED, KERNEL_BASE, native_op_for, read_only_use
 
+_POOL_LIMIT = 4
+
 __all__ = ["InterpreterState", "NativeProgram", "RegisterFile", "new_state", "program_of"]
 
 
@@ -42,7 +44,8 @@ class NativeProgram:
 
     __slots__ = ("native_op", "op_params", "const_tags", "const_ints", "const_floats",
                  "const_ilists", "scratch", "total_registers", "bool_data", "instructions",
-                 "int_data", "kernels", "kernel_fns", "kernel_rows", "_bind_lock")
+                 "int_data", "kernels", "kernel_fns", "kernel_rows", "_bind_lock", "on_host",
+                 "_pool")
 
     def __init__(self, code: Code):
         n = len(code.instructions)
@@ -112,6 +115,24 @@ class NativeProgram:
             self.kernel_fns.append(declined)
         self.kernel_rows = empty_rows(len(self.kernels), row_width)
         self._bind_lock = threading.Lock()
+        # Instructions only the host runs (entering the loop there would return at once);
+        # one more entry for the end of the program.
+        self.on_host = [row[0] in (Opcode.LOAD, Opcode.STORE) for row in code.rows] + [True]
+        self._pool: list[RegisterFile] = []
+
+    def acquire(self) -> RegisterFile:
+        """An empty register file for one run (a released one when there is one: making the
+        typed Lists of a new one costs about 15 us)."""
+        try:
+            return self._pool.pop()
+        except IndexError:
+            return RegisterFile(self.total_registers)
+
+    def release(self, regs: RegisterFile) -> None:
+        """Take back the register file of a finished run, emptied."""
+        if len(self._pool) < _POOL_LIMIT:
+            regs.reset()
+            self._pool.append(regs)
 
     def bind_kernel(self, pc: int, inputs: list) -> None:
         """After the host ran fusion group ``pc`` on ``inputs`` through its kernel: let the loop

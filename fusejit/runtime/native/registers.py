@@ -74,7 +74,8 @@ class RegisterFile:
 
     def write(self, r: int, value: Any) -> None:
         """Put a Python value in register ``r`` (native when it can be)."""
-        self.clear(r)
+        if self.tags[r] != EMPTY or self.objects[r] is not None:
+            self.clear(r)
         kind = type(value)
         if kind is bool:
             self.tags[r], self.ints[r] = BOOL, value
@@ -169,6 +170,13 @@ class RegisterFile:
             self.clear(r)
         return value
 
+    def reset(self) -> None:
+        """Empty every register (a finished run leaves most of them empty already)."""
+        if self.tags.any():
+            clear_all(self.tags, self.meta, *self.lists())
+        self.objects = [None] * self.size
+        self.origins.clear()
+
     def clear(self, r: int) -> None:
         tag = self.tags[r]
         if tag == TENSOR or tag == ILIST:
@@ -240,6 +248,13 @@ def clear_register(tags, meta, b8, i64, f32, f64, ilists, r):
     elif tag == ILIST:
         ilists[r] = ilists[len(tags)]
     tags[r] = EMPTY
+
+
+@njit(cache=True)
+def clear_all(tags, meta, b8, i64, f32, f64, ilists):
+    for r in range(len(tags)):
+        if tags[r] != EMPTY:
+            clear_register(tags, meta, b8, i64, f32, f64, ilists, r)
 
 
 @njit(cache=True)
