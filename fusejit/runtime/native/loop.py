@@ -23,7 +23,14 @@ from __future__ import annotations
 from numba import njit
 
 from ..code import ARG, IN_SIZE, IN_START, OPCODE, OUT_SIZE, OUT_START, Opcode
-from .dispatch import _binary, _copy_out_of_line, _is_plain, _tensor_instruction
+from .dispatch import (
+    _binary,
+    _is_plain,
+    _tensor_instruction,
+    fast_binary,
+    fast_unary,
+    move_register,
+)
 from .registers import (
     BOOL,
     EMPTY,
@@ -35,13 +42,10 @@ from .registers import (
     PY,
     STRIDES,
     TENSOR,
-    clear_register,
+    clear_slots,
 )
 from .scalar_ops import scalar_binary, scalar_unary
-from .table import (
-    BINARY_BASE,
-    UNARY_BASE,
-)
+from .table import BINARY_BASE, TENSOR_BASE, UNARY_BASE
 
 DONE, HOSTCALL = 0, 1
 
@@ -87,21 +91,30 @@ def run_loop(pc_box, tags, ints, floats, meta, tmp, b8, i64, f32, f64, ilists, i
                 if done:
                     r = int_data[out_start]
                     if not _is_plain(tags[r]):
-                        clear_register(tags, meta, b8, i64, f32, f64, ilists, r)
+                        clear_slots(tags, meta, b8, i64, f32, f64, ilists, r)
                     tags[r], ints[r], floats[r] = tag, i, f
             elif op < UNARY_BASE:
-                done = _binary(regs, op - BINARY_BASE, int_data, in_start, in_size,
-                               int_data[out_start])
+                done = fast_binary(op - BINARY_BASE, tags, ints, floats, meta, tmp, b8, i64,
+                                   f32, f64, ilists, int_data, in_start, in_size,
+                                   int_data[out_start])
+                if not done:
+                    done = _binary(regs, op - BINARY_BASE, int_data, in_start, in_size,
+                                   int_data[out_start])
             else:
-                done = _tensor_instruction(regs, op, op_params[pc, 0], op_params[pc, 1],
-                                           int_data, in_start, in_size, out_start, out_size)
+                done = op < TENSOR_BASE and fast_unary(
+                    op - UNARY_BASE, tags, ints, meta, tmp, b8, i64, f32, f64, ilists,
+                    int_data[in_start], int_data[out_start])
+                if not done:
+                    done = _tensor_instruction(regs, op, op_params[pc, 0], op_params[pc, 1],
+                                               int_data, in_start, in_size, out_start,
+                                               out_size)
             if not done:
                 break
             for k in range(in_start, in_start + in_size):
                 if bool_data[k]:
                     rr = int_data[k]
                     if tags[rr] == TENSOR or tags[rr] == ILIST:
-                        clear_register(tags, meta, b8, i64, f32, f64, ilists, rr)
+                        clear_slots(tags, meta, b8, i64, f32, f64, ilists, rr)
                     else:
                         tags[rr] = EMPTY
             pc += 1
@@ -134,13 +147,11 @@ def run_loop(pc_box, tags, ints, floats, meta, tmp, b8, i64, f32, f64, ilists, i
                         continue
                     if _is_plain(tags[src]) and _is_plain(tags[dst]):
                         tags[dst], ints[dst], floats[dst] = tags[src], ints[src], floats[src]
-                    else:
-                        _copy_out_of_line(regs, src, dst)
-                    if bool_data[in_start + k]:
-                        if _is_plain(tags[src]):
+                        if bool_data[in_start + k]:
                             tags[src] = EMPTY
-                        else:
-                            clear_register(tags, meta, b8, i64, f32, f64, ilists, src)
+                    else:
+                        move_register(tags, ints, floats, meta, b8, i64, f32, f64, ilists, src,
+                                      dst, bool_data[in_start + k])
                 pc += 1
                 continue
             # all inputs are read (into scratch registers) before any output is written
@@ -151,34 +162,30 @@ def run_loop(pc_box, tags, ints, floats, meta, tmp, b8, i64, f32, f64, ilists, i
                     if bool_data[in_start + k]:
                         tags[src] = EMPTY
                 else:
-                    _copy_out_of_line(regs, src, tmp_r)
-                    if bool_data[in_start + k]:
-                        clear_register(tags, meta, b8, i64, f32, f64, ilists, src)
+                    move_register(tags, ints, floats, meta, b8, i64, f32, f64, ilists, src,
+                                  tmp_r, bool_data[in_start + k])
             for k in range(out_size):
                 dst, tmp_r = int_data[out_start + k], scratch + k
                 if _is_plain(tags[tmp_r]) and _is_plain(tags[dst]):
                     tags[dst], ints[dst], floats[dst] = tags[tmp_r], ints[tmp_r], floats[tmp_r]
                     tags[tmp_r] = EMPTY
                 else:
-                    _copy_out_of_line(regs, tmp_r, dst)
-                    if tags[tmp_r] == TENSOR or tags[tmp_r] == ILIST:
-                        clear_register(tags, meta, b8, i64, f32, f64, ilists, tmp_r)
-                    else:
-                        tags[tmp_r] = EMPTY
+                    move_register(tags, ints, floats, meta, b8, i64, f32, f64, ilists, tmp_r,
+                                  dst, True)
             pc += 1
         elif opcode == _CONSTANT:
             r = int_data[out_start]
             tag = const_tags[arg]
             if tag == INT or tag == BOOL or tag == FLOAT or tag == NONE:
                 if tags[r] == TENSOR or tags[r] == ILIST:
-                    clear_register(tags, meta, b8, i64, f32, f64, ilists, r)
+                    clear_slots(tags, meta, b8, i64, f32, f64, ilists, r)
                 else:
                     tags[r] = EMPTY
                 ints[r], floats[r] = const_ints[arg], const_floats[arg]
                 tags[r] = tag
             elif tag == ILIST:
                 if tags[r] == TENSOR or tags[r] == ILIST:
-                    clear_register(tags, meta, b8, i64, f32, f64, ilists, r)
+                    clear_slots(tags, meta, b8, i64, f32, f64, ilists, r)
                 else:
                     tags[r] = EMPTY
                 ilists[r] = const_ilists[arg]
@@ -196,7 +203,7 @@ def run_loop(pc_box, tags, ints, floats, meta, tmp, b8, i64, f32, f64, ilists, i
             for k in range(in_start, in_start + in_size):
                 rr = int_data[k]
                 if tags[rr] == TENSOR or tags[rr] == ILIST:
-                    clear_register(tags, meta, b8, i64, f32, f64, ilists, rr)
+                    clear_slots(tags, meta, b8, i64, f32, f64, ilists, rr)
                 else:
                     tags[rr] = EMPTY
             pc += 1

@@ -33,6 +33,8 @@ import numpy as np
 from numba import njit, types
 from numba.typed import List
 
+from .slots import slot_clear
+
 # Register tags.
 EMPTY, INT, FLOAT, BOOL, NONE, TENSOR, ILIST, PY = range(8)
 
@@ -222,24 +224,31 @@ def new_buffer_lists(size):
     return b8, i64, f32, f64, ilists
 
 
-@njit(cache=True)
-def clear_register(tags, meta, b8, i64, f32, f64, ilists, r):
-    """Empty register ``r``, dropping its buffer (the sentinel takes its slot)."""
+@njit(inline="always")
+def clear_slots(tags, meta, b8, i64, f32, f64, ilists, r):
+    """``clear_register``'s body, inlined into the loop (a call passing seven Lists and arrays
+    costs a reference count on each)."""
     tag = tags[r]
     if tag == TENSOR:
         sentinel = len(tags)
         code = meta[r, DTYPE]
         if code == D_F32:
-            f32[r] = f32[sentinel]
+            slot_clear(f32, r, sentinel)
         elif code == D_F64:
-            f64[r] = f64[sentinel]
+            slot_clear(f64, r, sentinel)
         elif code == D_I64:
-            i64[r] = i64[sentinel]
+            slot_clear(i64, r, sentinel)
         else:
-            b8[r] = b8[sentinel]
+            slot_clear(b8, r, sentinel)
     elif tag == ILIST:
-        ilists[r] = ilists[len(tags)]
+        slot_clear(ilists, r, len(tags))
     tags[r] = EMPTY
+
+
+@njit(cache=True)
+def clear_register(tags, meta, b8, i64, f32, f64, ilists, r):
+    """Empty register ``r``, dropping its buffer (the sentinel takes its slot)."""
+    clear_slots(tags, meta, b8, i64, f32, f64, ilists, r)
 
 
 @njit(cache=True)
