@@ -216,52 +216,57 @@ def _unary(regs, op, ra, out):
 
 
 # -- the inlined fast paths -------------------------------------------------------------------
-# These take the register banks one by one and touch buffers only through ``slots``: inlined
-# into the loop they cost no reference counting beyond the buffers they really create and drop.
+# These take data pointers of the banks (``slots.data``; ``meta`` and ``tmp`` flat, rows of
+# META_WIDTH) and the Lists' ``slots.items``: inlined into the loop, a helper taking arrays or
+# Lists would count a reference on each per call. Buffers change only through ``slots``.
+# ``tmp`` row 2 (from ``_O``) receives the result's meta.
+
+_W = META_WIDTH
+_O = 2 * META_WIDTH
+
 
 @njit(inline="always")
 def _broadcast_rows(meta, ra, rb, tmp):
-    """``pw.broadcast_meta`` of registers ``ra`` and ``rb`` into ``tmp[2]``, indexed in place
-    (a row view costs a reference count); returns the element count, -1 if they do not
-    broadcast."""
-    a_rank, b_rank = meta[ra, RANK], meta[rb, RANK]
+    """``pw.broadcast_meta`` of registers ``ra`` and ``rb`` into ``tmp`` row 2; returns the
+    element count, -1 if they do not broadcast."""
+    a, b = ra * _W, rb * _W
+    a_rank, b_rank = meta[a + RANK], meta[b + RANK]
     rank = max(a_rank, b_rank)
-    tmp[2, RANK] = rank
-    tmp[2, OFFSET] = 0
+    tmp[_O + RANK] = rank
+    tmp[_O + OFFSET] = 0
     for d in range(rank):
-        sa = meta[ra, SIZES + d - (rank - a_rank)] if d >= rank - a_rank else 1
-        sb = meta[rb, SIZES + d - (rank - b_rank)] if d >= rank - b_rank else 1
+        sa = meta[a + SIZES + d - (rank - a_rank)] if d >= rank - a_rank else 1
+        sb = meta[b + SIZES + d - (rank - b_rank)] if d >= rank - b_rank else 1
         if sa == sb or sb == 1:
-            tmp[2, SIZES + d] = sa
+            tmp[_O + SIZES + d] = sa
         elif sa == 1:
-            tmp[2, SIZES + d] = sb
+            tmp[_O + SIZES + d] = sb
         else:
             return -1
-    step = 1
+    n, step = 1, 1
     for d in range(rank - 1, -1, -1):
-        tmp[2, STRIDES + d] = step
-        step *= max(tmp[2, SIZES + d], 1)
-    n = 1
-    for d in range(rank):
-        n *= tmp[2, SIZES + d]
+        tmp[_O + STRIDES + d] = step
+        step *= max(tmp[_O + SIZES + d], 1)
+        n *= tmp[_O + SIZES + d]
     return n
 
 
 @njit(inline="always")
 def _walk_row(meta, r, tmp):
-    """``pw.walk_kind`` of register ``r`` against the contiguous meta in ``tmp[2]``."""
-    rank, rx = tmp[2, RANK], meta[r, RANK]
+    """``pw.walk_kind`` of register ``r`` against the contiguous meta in ``tmp`` row 2."""
+    x = r * _W
+    rank, rx = tmp[_O + RANK], meta[x + RANK]
     flat, constant = True, True
     for d in range(rank):
         s = 0
         if d >= rank - rx:
             k = d - (rank - rx)
-            if meta[r, SIZES + k] != 1 or tmp[2, SIZES + d] == 1:
-                s = meta[r, STRIDES + k]
-        if tmp[2, SIZES + d] != 1:
+            if meta[x + SIZES + k] != 1 or tmp[_O + SIZES + d] == 1:
+                s = meta[x + STRIDES + k]
+        if tmp[_O + SIZES + d] != 1:
             if s != 0:
                 constant = False
-            if s != tmp[2, STRIDES + d]:
+            if s != tmp[_O + STRIDES + d]:
                 flat = False
     if constant:
         return 0
@@ -269,33 +274,33 @@ def _walk_row(meta, r, tmp):
 
 
 @njit(inline="always")
-def _new_float_result(tags, ints, meta, tmp, b8, i64, f32, f64, ilists, out, code):
-    """Prepare ``out`` for a new float buffer of dtype ``code`` whose meta is ``tmp[2]``: a
+def _new_float_result(tags, ints, meta, tmp, b8, i64, f32, f64, ilists, sentinel, out, code):
+    """Prepare ``out`` for a new float buffer of dtype ``code`` whose meta is ``tmp`` row 2: a
     buffer in the slot the result overwrites is released by that write, any other is dropped."""
-    if tags[out] == ILIST or (tags[out] == TENSOR and meta[out, DTYPE] != code):
-        clear_slots(tags, meta, b8, i64, f32, f64, ilists, out)
-    for c in range(META_WIDTH):
-        meta[out, c] = tmp[2, c]
-    meta[out, DTYPE] = code
-    meta[out, READONLY] = 0
+    o = out * _W
+    if tags[out] == ILIST or (tags[out] == TENSOR and meta[o + DTYPE] != code):
+        clear_slots(tags, meta, b8, i64, f32, f64, ilists, sentinel, out)
+    for c in range(_W):
+        meta[o + c] = tmp[_O + c]
+    meta[o + DTYPE] = code
+    meta[o + READONLY] = 0
     ints[out] = 0
     tags[out] = TENSOR
 
 
 @njit(inline="always")
-def fast_binary(op, tags, ints, floats, meta, tmp, b8, i64, f32, f64, ilists, int_data, in_start,
-                n_in, out):
+def fast_binary(op, tags, ints, floats, meta, tmp, b8, i64, f32, f64, ilists, sentinel, ra, rb,
+                rc, out):
     """Arithmetic on two float tensors of one dtype, each contiguous or broadcast along the
-    result; False (nothing changed) for everything else, which ``_binary`` then handles."""
-    ra, rb = int_data[in_start], int_data[in_start + 1]
+    result (``rc``: the alpha register, or -1); False (nothing changed) for everything else,
+    which ``_binary`` then handles."""
     if op >= pw.EQ or tags[ra] != TENSOR or tags[rb] != TENSOR or out == ra or out == rb:
         return False
-    code = meta[ra, DTYPE]
-    if meta[rb, DTYPE] != code or (code != D_F32 and code != D_F64):
+    code = meta[ra * _W + DTYPE]
+    if meta[rb * _W + DTYPE] != code or (code != D_F32 and code != D_F64):
         return False
     alpha = 1.0
-    if n_in == 3:
-        rc = int_data[in_start + 2]
+    if rc >= 0:
         if tags[rc] == FLOAT:
             alpha = floats[rc]
         elif tags[rc] == INT:
@@ -308,8 +313,8 @@ def fast_binary(op, tags, ints, floats, meta, tmp, b8, i64, f32, f64, ilists, in
     ka, kb = _walk_row(meta, ra, tmp), _walk_row(meta, rb, tmp)
     if ka < 0 or kb < 0:
         return False
-    _new_float_result(tags, ints, meta, tmp, b8, i64, f32, f64, ilists, out, code)
-    pa, pb = meta[ra, OFFSET], meta[rb, OFFSET]
+    _new_float_result(tags, ints, meta, tmp, b8, i64, f32, f64, ilists, sentinel, out, code)
+    pa, pb = meta[ra * _W + OFFSET], meta[rb * _W + OFFSET]
     if code == D_F32:
         pw.binary_flat(op, slot_data(f32, ra), pa, ka, slot_data(f32, rb), pb, kb,
                        slot_alloc(f32, out, n), n, np.float32(alpha), alpha != 1.0)
@@ -320,18 +325,18 @@ def fast_binary(op, tags, ints, floats, meta, tmp, b8, i64, f32, f64, ilists, in
 
 
 @njit(inline="always")
-def fast_unary(op, tags, ints, meta, tmp, b8, i64, f32, f64, ilists, ra, out):
+def fast_unary(op, tags, ints, meta, tmp, b8, i64, f32, f64, ilists, sentinel, ra, out):
     """``fast_binary``'s counterpart for a contiguous float tensor."""
     if tags[ra] != TENSOR or out == ra:
         return False
-    code = meta[ra, DTYPE]
+    code = meta[ra * _W + DTYPE]
     if code != D_F32 and code != D_F64:
         return False
     n = _broadcast_rows(meta, ra, ra, tmp)
     if _walk_row(meta, ra, tmp) != 1 and n > 1:
         return False
-    _new_float_result(tags, ints, meta, tmp, b8, i64, f32, f64, ilists, out, code)
-    p = meta[ra, OFFSET]
+    _new_float_result(tags, ints, meta, tmp, b8, i64, f32, f64, ilists, sentinel, out, code)
+    p = meta[ra * _W + OFFSET]
     if code == D_F32:
         pw.unary_flat(op, slot_data(f32, ra), p, 1, slot_alloc(f32, out, n), n, np.float32(1),
                       np.float32(0))
@@ -349,28 +354,29 @@ def _pass(buffers, src, dst, sentinel, move):
 
 
 @njit(inline="always")
-def move_register(tags, ints, floats, meta, b8, i64, f32, f64, ilists, src, dst, move):
+def move_register(tags, ints, floats, meta, b8, i64, f32, f64, ilists, sentinel, src, dst, move):
     """Register ``dst`` = register ``src`` (a tensor or list shares its buffer); with ``move``
     ``src`` is emptied and its buffer passes to ``dst`` without a reference count."""
     tag, old = tags[src], tags[dst]
-    code = meta[src, DTYPE]
-    if (old == TENSOR and not (tag == TENSOR and meta[dst, DTYPE] == code)) \
+    s, d = src * _W, dst * _W
+    code = meta[s + DTYPE]
+    if (old == TENSOR and not (tag == TENSOR and meta[d + DTYPE] == code)) \
             or (old == ILIST and tag != ILIST):
-        clear_slots(tags, meta, b8, i64, f32, f64, ilists, dst)
+        clear_slots(tags, meta, b8, i64, f32, f64, ilists, sentinel, dst)
     ints[dst], floats[dst] = ints[src], floats[src]
     if tag == TENSOR:
-        for c in range(META_WIDTH):
-            meta[dst, c] = meta[src, c]
+        for c in range(_W):
+            meta[d + c] = meta[s + c]
         if code == D_F32:
-            _pass(f32, src, dst, len(tags), move)
+            _pass(f32, src, dst, sentinel, move)
         elif code == D_F64:
-            _pass(f64, src, dst, len(tags), move)
+            _pass(f64, src, dst, sentinel, move)
         elif code == D_I64:
-            _pass(i64, src, dst, len(tags), move)
+            _pass(i64, src, dst, sentinel, move)
         else:
-            _pass(b8, src, dst, len(tags), move)
+            _pass(b8, src, dst, sentinel, move)
     elif tag == ILIST:
-        _pass(ilists, src, dst, len(tags), move)
+        _pass(ilists, src, dst, sentinel, move)
     tags[dst] = tag
     if move and src != dst:
         tags[src] = EMPTY

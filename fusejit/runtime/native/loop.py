@@ -45,6 +45,7 @@ from .registers import (
     clear_slots,
 )
 from .scalar_ops import scalar_binary, scalar_unary
+from .slots import data, items
 from .table import BINARY_BASE, TENSOR_BASE, UNARY_BASE
 
 DONE, HOSTCALL = 0, 1
@@ -53,6 +54,16 @@ _OP, _CONSTANT, _DROP, _ASSIGN = int(Opcode.OP), int(Opcode.CONSTANT), int(Opcod
     int(Opcode.ASSIGN)
 _JUMP, _JUMPZ, _JUMPNZ = int(Opcode.JUMP), int(Opcode.JUMPZ), int(Opcode.JUMPNZ)
 _OPTIONS = {"cache": True, "error_model": "numpy", "nogil": True}
+
+
+@njit(inline="always")
+def _holds_py(tags, int_data, start, size):
+    """Whether an operand is a Python object. The early exit keeps LLVM from vectorising this
+    1-4 element loop: the vector setup ran on every instruction and cost registers."""
+    for k in range(start, start + size):
+        if tags[int_data[k]] == PY:
+            return True
+    return False
 
 
 # -- the loop ---------------------------------------------------------------------------------
@@ -68,6 +79,12 @@ def run_loop(pc_box, tags, ints, floats, meta, tmp, b8, i64, f32, f64, ilists, i
     plain registers index the arrays directly (no slices, no calls): every array view or call
     argument costs an atomic reference count."""
     regs = (tags, ints, floats, meta, b8, i64, f32, f64, ilists, tmp)
+    # What the inlined helpers take: data pointers and List slots, passed without counting.
+    tags_p, ints_p, floats_p, meta_p, tmp_p = data(tags), data(ints), data(floats), data(meta), \
+        data(tmp)
+    b8_s, i64_s, f32_s, f64_s, ilists_s = items(b8), items(i64), items(f32), items(f64), \
+        items(ilists)
+    sentinel = len(tags)
     n = len(instructions)
     pc = pc_box[0]
     while pc < n:
@@ -91,19 +108,22 @@ def run_loop(pc_box, tags, ints, floats, meta, tmp, b8, i64, f32, f64, ilists, i
                 if done:
                     r = int_data[out_start]
                     if not _is_plain(tags[r]):
-                        clear_slots(tags, meta, b8, i64, f32, f64, ilists, r)
+                        clear_slots(tags_p, meta_p, b8_s, i64_s, f32_s, f64_s, ilists_s,
+                                    sentinel, r)
                     tags[r], ints[r], floats[r] = tag, i, f
             elif op < UNARY_BASE:
-                done = fast_binary(op - BINARY_BASE, tags, ints, floats, meta, tmp, b8, i64,
-                                   f32, f64, ilists, int_data, in_start, in_size,
+                ra, rb = int_data[in_start], int_data[in_start + 1]
+                rc = int_data[in_start + 2] if in_size == 3 else -1
+                done = fast_binary(op - BINARY_BASE, tags_p, ints_p, floats_p, meta_p, tmp_p,
+                                   b8_s, i64_s, f32_s, f64_s, ilists_s, sentinel, ra, rb, rc,
                                    int_data[out_start])
                 if not done:
                     done = _binary(regs, op - BINARY_BASE, int_data, in_start, in_size,
                                    int_data[out_start])
             else:
                 done = op < TENSOR_BASE and fast_unary(
-                    op - UNARY_BASE, tags, ints, meta, tmp, b8, i64, f32, f64, ilists,
-                    int_data[in_start], int_data[out_start])
+                    op - UNARY_BASE, tags_p, ints_p, meta_p, tmp_p, b8_s, i64_s, f32_s, f64_s,
+                    ilists_s, sentinel, int_data[in_start], int_data[out_start])
                 if not done:
                     done = _tensor_instruction(regs, op, op_params[pc, 0], op_params[pc, 1],
                                                int_data, in_start, in_size, out_start,
@@ -114,7 +134,8 @@ def run_loop(pc_box, tags, ints, floats, meta, tmp, b8, i64, f32, f64, ilists, i
                 if bool_data[k]:
                     rr = int_data[k]
                     if tags[rr] == TENSOR or tags[rr] == ILIST:
-                        clear_slots(tags, meta, b8, i64, f32, f64, ilists, rr)
+                        clear_slots(tags_p, meta_p, b8_s, i64_s, f32_s, f64_s, ilists_s,
+                                    sentinel, rr)
                     else:
                         tags[rr] = EMPTY
             pc += 1
@@ -133,11 +154,7 @@ def run_loop(pc_box, tags, ints, floats, meta, tmp, b8, i64, f32, f64, ilists, i
                 tags[r] = EMPTY
             pc += 1 + arg if value == (opcode == _JUMPNZ) else 1
         elif opcode == _ASSIGN:
-            native = True
-            for k in range(in_start, in_start + in_size):
-                if tags[int_data[k]] == PY:
-                    native = False
-            if not native:
+            if _holds_py(tags, int_data, in_start, in_size):
                 break
             if op_params[pc, 0] == 1:
                 # no output overwrites a later input: copy straight across
@@ -150,8 +167,9 @@ def run_loop(pc_box, tags, ints, floats, meta, tmp, b8, i64, f32, f64, ilists, i
                         if bool_data[in_start + k]:
                             tags[src] = EMPTY
                     else:
-                        move_register(tags, ints, floats, meta, b8, i64, f32, f64, ilists, src,
-                                      dst, bool_data[in_start + k])
+                        move_register(tags_p, ints_p, floats_p, meta_p, b8_s, i64_s, f32_s,
+                                      f64_s, ilists_s, sentinel, src, dst,
+                                      bool_data[in_start + k])
                 pc += 1
                 continue
             # all inputs are read (into scratch registers) before any output is written
@@ -162,30 +180,30 @@ def run_loop(pc_box, tags, ints, floats, meta, tmp, b8, i64, f32, f64, ilists, i
                     if bool_data[in_start + k]:
                         tags[src] = EMPTY
                 else:
-                    move_register(tags, ints, floats, meta, b8, i64, f32, f64, ilists, src,
-                                  tmp_r, bool_data[in_start + k])
+                    move_register(tags_p, ints_p, floats_p, meta_p, b8_s, i64_s, f32_s, f64_s,
+                                  ilists_s, sentinel, src, tmp_r, bool_data[in_start + k])
             for k in range(out_size):
                 dst, tmp_r = int_data[out_start + k], scratch + k
                 if _is_plain(tags[tmp_r]) and _is_plain(tags[dst]):
                     tags[dst], ints[dst], floats[dst] = tags[tmp_r], ints[tmp_r], floats[tmp_r]
                     tags[tmp_r] = EMPTY
                 else:
-                    move_register(tags, ints, floats, meta, b8, i64, f32, f64, ilists, tmp_r,
-                                  dst, True)
+                    move_register(tags_p, ints_p, floats_p, meta_p, b8_s, i64_s, f32_s, f64_s,
+                                  ilists_s, sentinel, tmp_r, dst, True)
             pc += 1
         elif opcode == _CONSTANT:
             r = int_data[out_start]
             tag = const_tags[arg]
             if tag == INT or tag == BOOL or tag == FLOAT or tag == NONE:
                 if tags[r] == TENSOR or tags[r] == ILIST:
-                    clear_slots(tags, meta, b8, i64, f32, f64, ilists, r)
+                    clear_slots(tags_p, meta_p, b8_s, i64_s, f32_s, f64_s, ilists_s, sentinel, r)
                 else:
                     tags[r] = EMPTY
                 ints[r], floats[r] = const_ints[arg], const_floats[arg]
                 tags[r] = tag
             elif tag == ILIST:
                 if tags[r] == TENSOR or tags[r] == ILIST:
-                    clear_slots(tags, meta, b8, i64, f32, f64, ilists, r)
+                    clear_slots(tags_p, meta_p, b8_s, i64_s, f32_s, f64_s, ilists_s, sentinel, r)
                 else:
                     tags[r] = EMPTY
                 ilists[r] = const_ilists[arg]
@@ -194,16 +212,12 @@ def run_loop(pc_box, tags, ints, floats, meta, tmp, b8, i64, f32, f64, ilists, i
                 break
             pc += 1
         elif opcode == _DROP:
-            native = True
-            for k in range(in_start, in_start + in_size):
-                if tags[int_data[k]] == PY:
-                    native = False
-            if not native:
+            if _holds_py(tags, int_data, in_start, in_size):
                 break
             for k in range(in_start, in_start + in_size):
                 rr = int_data[k]
                 if tags[rr] == TENSOR or tags[rr] == ILIST:
-                    clear_slots(tags, meta, b8, i64, f32, f64, ilists, rr)
+                    clear_slots(tags_p, meta_p, b8_s, i64_s, f32_s, f64_s, ilists_s, sentinel, rr)
                 else:
                     tags[rr] = EMPTY
             pc += 1

@@ -33,7 +33,7 @@ import numpy as np
 from numba import njit, types
 from numba.typed import List
 
-from .slots import slot_clear
+from .slots import data, items, slot_clear
 
 # Register tags.
 EMPTY, INT, FLOAT, BOOL, NONE, TENSOR, ILIST, PY = range(8)
@@ -225,13 +225,12 @@ def new_buffer_lists(size):
 
 
 @njit(inline="always")
-def clear_slots(tags, meta, b8, i64, f32, f64, ilists, r):
-    """``clear_register``'s body, inlined into the loop (a call passing seven Lists and arrays
-    costs a reference count on each)."""
+def clear_slots(tags, meta, b8, i64, f32, f64, ilists, sentinel, r):
+    """``clear_register`` over data pointers and List ``items`` (``slots``), for the loop: a
+    helper taking arrays or Lists costs an atomic reference count per argument and call."""
     tag = tags[r]
     if tag == TENSOR:
-        sentinel = len(tags)
-        code = meta[r, DTYPE]
+        code = meta[r * META_WIDTH + DTYPE]
         if code == D_F32:
             slot_clear(f32, r, sentinel)
         elif code == D_F64:
@@ -241,14 +240,15 @@ def clear_slots(tags, meta, b8, i64, f32, f64, ilists, r):
         else:
             slot_clear(b8, r, sentinel)
     elif tag == ILIST:
-        slot_clear(ilists, r, len(tags))
+        slot_clear(ilists, r, sentinel)
     tags[r] = EMPTY
 
 
 @njit(cache=True)
 def clear_register(tags, meta, b8, i64, f32, f64, ilists, r):
     """Empty register ``r``, dropping its buffer (the sentinel takes its slot)."""
-    clear_slots(tags, meta, b8, i64, f32, f64, ilists, r)
+    clear_slots(data(tags), data(meta), items(b8), items(i64), items(f32), items(f64),
+                items(ilists), len(tags), r)
 
 
 @njit(cache=True)
