@@ -12,10 +12,14 @@ whole and resumes at the next pc. ``DONE`` means the program ran to its end::
      = prim::Store move(2)               HOSTCALL (the driver reads the results)
 
 Everything here is ``@njit(cache=True)``: a process that finds the on-disk cache warm does not
-compile it again. The small helpers are inlined into ``run_loop``: a call that passes the
-register tuple costs about 60 ns in reference counting alone. Numba's cache keys on each
-file's own mtime, so after editing a module this one imports (dispatch, moves, pointwise...),
-clear the ``.nbi``/``.nbc`` files in ``native/__pycache__`` (its callees are compiled into it).
+compile it again. The hot paths (scalars, jumps, moves, drops, float pointwise ops on
+contiguous or broadcast operands) are inlined into ``run_loop`` and reach the banks through data
+pointers and the Lists through ``slots``: every array, List or tuple a helper takes costs atomic
+reference counts at each call (a small op paid ~60 of them, ~940 ns; now ~90 ns). The general
+paths (``_binary``, ``_tensor_instruction``) still take the register tuple. Numba's cache
+keys on each file's own mtime, so after editing a module this one imports (dispatch, moves,
+pointwise, slots...), clear the ``.nbi``/``.nbc`` files in ``native/__pycache__`` (its callees
+are compiled into it).
 """
 
 from __future__ import annotations
