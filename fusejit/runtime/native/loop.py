@@ -63,7 +63,7 @@ _OPTIONS = {"cache": True, "error_model": "numpy", "nogil": True}
 @njit(inline="always")
 def _holds_py(tags, int_data, start, size):
     """Whether an operand is a Python object. The early exit keeps LLVM from vectorising this
-    1-4 element loop: the vector setup ran on every instruction and cost registers."""
+    1-4 element loop into gathers (no measurable change in the scalar benchmark)."""
     for k in range(start, start + size):
         if tags[int_data[k]] == PY:
             return True
