@@ -412,3 +412,33 @@ def test_eight_threads_share_one_code_and_get_the_single_threaded_results():
         assert len(outs) == 10
         for out in outs:
             np.testing.assert_array_equal(out, expected[i], strict=True)
+
+
+SWAP = """graph(%x : Tensor, %y : Tensor, %row : Tensor, %n : int):
+  %t : bool = prim::Constant[value=1]()
+  %two : int = prim::Constant[value=2]()
+  %half : float = prim::Constant[value=0.5]()
+  %a : Tensor, %b : Tensor = prim::Loop(%n, %t, %x, %y)
+    block0(%i : int, %p : Tensor, %q : Tensor):
+      %s : Tensor = aten::add(%p, %row, %two)
+      %d : Tensor = aten::sub(%s, %q, %half)
+      %e : Tensor = aten::sigmoid(%d)
+      %m : Tensor = aten::max(%e, %p)
+      -> (%t, %q, %m)
+  return (%a, %b, %x)
+"""
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_loop_carried_tensors_swap_broadcast_and_keep_their_inputs(dtype):
+    # the inlined float paths: broadcast rows, int and float alpha, registers swapped through
+    # scratch each iteration, and an input still read after the loop (shared, not moved)
+    x, y, row = tensor((4, 3), dtype), tensor((4, 3), dtype), tensor((3,), dtype)
+    before = nrt_live()
+    got, want, calls = run_both(SWAP, x, y, row, 7)
+    assert calls == 2
+    assert_same(got[2:], want[2:])
+    for k in range(2):
+        np.testing.assert_array_max_ulp(got[k], want[k], maxulp=8)
+    del got
+    assert all(a <= b for a, b in zip(nrt_live(), before))

@@ -16,7 +16,6 @@ from .moves import (
     _as_f32,
     _as_f64,
     _as_i64,
-    _copy,
     _operand_dtype,
     _operand_meta,
     _set_b8,
@@ -35,17 +34,22 @@ from .registers import (
     D_F64,
     D_I64,
     DTYPE,
+    EMPTY,
     FLOAT,
     ILIST,
     INT,
     META_WIDTH,
     NONE,
+    OFFSET,
     RANK,
     READONLY,
     SIZES,
+    STRIDES,
     TENSOR,
     clear_register,
+    clear_slots,
 )
+from .slots import slot_alloc, slot_data, slot_move, slot_share
 from .table import (
     BROADCAST_SIZES,
     CONSTANT_CHUNK,
@@ -64,6 +68,7 @@ from .table import (
     SIZE_DIM,
     SUM_ALL,
     SUM_DIMS,
+    TENSOR_BASE,
     UNARY_BASE,
     VIEW,
 )
@@ -208,6 +213,173 @@ def _unary(regs, op, ra, out):
     else:
         return False
     return True
+
+
+# -- the inlined fast paths -------------------------------------------------------------------
+# These take data pointers of the banks (``slots.data``; ``meta`` and ``tmp`` flat, rows of
+# META_WIDTH) and the Lists' ``slots.items``: inlined into the loop, a helper taking arrays or
+# Lists would count a reference on each per call. Buffers change only through ``slots``.
+# ``tmp`` row 2 (from ``_O``) receives the result's meta.
+
+_W = META_WIDTH
+_O = 2 * META_WIDTH
+
+
+@njit(inline="always")
+def _broadcast_rows(meta, ra, rb, tmp):
+    """``pw.broadcast_meta`` of registers ``ra`` and ``rb`` into ``tmp`` row 2; returns the
+    element count, -1 if they do not broadcast."""
+    a, b = ra * _W, rb * _W
+    a_rank, b_rank = meta[a + RANK], meta[b + RANK]
+    rank = max(a_rank, b_rank)
+    tmp[_O + RANK] = rank
+    tmp[_O + OFFSET] = 0
+    for d in range(rank):
+        sa = meta[a + SIZES + d - (rank - a_rank)] if d >= rank - a_rank else 1
+        sb = meta[b + SIZES + d - (rank - b_rank)] if d >= rank - b_rank else 1
+        if sa == sb or sb == 1:
+            tmp[_O + SIZES + d] = sa
+        elif sa == 1:
+            tmp[_O + SIZES + d] = sb
+        else:
+            return -1
+    n, step = 1, 1
+    for d in range(rank - 1, -1, -1):
+        tmp[_O + STRIDES + d] = step
+        step *= max(tmp[_O + SIZES + d], 1)
+        n *= tmp[_O + SIZES + d]
+    return n
+
+
+@njit(inline="always")
+def _walk_row(meta, r, tmp):
+    """``pw.walk_kind`` of register ``r`` against the contiguous meta in ``tmp`` row 2."""
+    x = r * _W
+    rank, rx = tmp[_O + RANK], meta[x + RANK]
+    flat, constant = True, True
+    for d in range(rank):
+        s = 0
+        if d >= rank - rx:
+            k = d - (rank - rx)
+            if meta[x + SIZES + k] != 1 or tmp[_O + SIZES + d] == 1:
+                s = meta[x + STRIDES + k]
+        if tmp[_O + SIZES + d] != 1:
+            if s != 0:
+                constant = False
+            if s != tmp[_O + STRIDES + d]:
+                flat = False
+    if constant:
+        return 0
+    return 1 if flat else -1
+
+
+@njit(inline="always")
+def _new_float_result(tags, ints, meta, tmp, b8, i64, f32, f64, ilists, sentinel, out, code):
+    """Prepare ``out`` for a new float buffer of dtype ``code`` whose meta is ``tmp`` row 2: a
+    buffer in the slot the result overwrites is released by that write, any other is dropped."""
+    o = out * _W
+    if tags[out] == ILIST or (tags[out] == TENSOR and meta[o + DTYPE] != code):
+        clear_slots(tags, meta, b8, i64, f32, f64, ilists, sentinel, out)
+    for c in range(_W):
+        meta[o + c] = tmp[_O + c]
+    meta[o + DTYPE] = code
+    meta[o + READONLY] = 0
+    ints[out] = 0
+    tags[out] = TENSOR
+
+
+@njit(inline="always")
+def fast_binary(op, tags, ints, floats, meta, tmp, b8, i64, f32, f64, ilists, sentinel, ra, rb,
+                rc, out):
+    """Arithmetic on two float tensors of one dtype, each contiguous or broadcast along the
+    result (``rc``: the alpha register, or -1); False (nothing changed) for everything else,
+    which ``_binary`` then handles."""
+    if op >= pw.EQ or tags[ra] != TENSOR or tags[rb] != TENSOR or out == ra or out == rb:
+        return False
+    code = meta[ra * _W + DTYPE]
+    if meta[rb * _W + DTYPE] != code or (code != D_F32 and code != D_F64):
+        return False
+    alpha = 1.0
+    if rc >= 0:
+        if tags[rc] == FLOAT:
+            alpha = floats[rc]
+        elif tags[rc] == INT:
+            alpha = float(ints[rc])
+        else:
+            return False
+    n = _broadcast_rows(meta, ra, rb, tmp)
+    if n < 0:
+        return False
+    ka, kb = _walk_row(meta, ra, tmp), _walk_row(meta, rb, tmp)
+    if ka < 0 or kb < 0:
+        return False
+    _new_float_result(tags, ints, meta, tmp, b8, i64, f32, f64, ilists, sentinel, out, code)
+    pa, pb = meta[ra * _W + OFFSET], meta[rb * _W + OFFSET]
+    if code == D_F32:
+        pw.binary_flat(op, slot_data(f32, ra), pa, ka, slot_data(f32, rb), pb, kb,
+                       slot_alloc(f32, out, n), n, np.float32(alpha), alpha != 1.0)
+    else:
+        pw.binary_flat(op, slot_data(f64, ra), pa, ka, slot_data(f64, rb), pb, kb,
+                       slot_alloc(f64, out, n), n, alpha, alpha != 1.0)
+    return True
+
+
+@njit(inline="always")
+def fast_unary(op, tags, ints, meta, tmp, b8, i64, f32, f64, ilists, sentinel, ra, out):
+    """``fast_binary``'s counterpart for a contiguous float tensor."""
+    if tags[ra] != TENSOR or out == ra:
+        return False
+    code = meta[ra * _W + DTYPE]
+    if code != D_F32 and code != D_F64:
+        return False
+    n = _broadcast_rows(meta, ra, ra, tmp)
+    if _walk_row(meta, ra, tmp) != 1 and n > 1:
+        return False
+    _new_float_result(tags, ints, meta, tmp, b8, i64, f32, f64, ilists, sentinel, out, code)
+    p = meta[ra * _W + OFFSET]
+    if code == D_F32:
+        pw.unary_flat(op, slot_data(f32, ra), p, 1, slot_alloc(f32, out, n), n, np.float32(1),
+                      np.float32(0))
+    else:
+        pw.unary_flat(op, slot_data(f64, ra), p, 1, slot_alloc(f64, out, n), n, 1.0, 0.0)
+    return True
+
+
+@njit(inline="always")
+def _pass(buffers, src, dst, sentinel, move):
+    if move:
+        slot_move(buffers, src, dst, sentinel)
+    else:
+        slot_share(buffers, src, dst)
+
+
+@njit(inline="always")
+def move_register(tags, ints, floats, meta, b8, i64, f32, f64, ilists, sentinel, src, dst, move):
+    """Register ``dst`` = register ``src`` (a tensor or list shares its buffer); with ``move``
+    ``src`` is emptied and its buffer passes to ``dst`` without a reference count."""
+    tag, old = tags[src], tags[dst]
+    s, d = src * _W, dst * _W
+    code = meta[s + DTYPE]
+    if (old == TENSOR and not (tag == TENSOR and meta[d + DTYPE] == code)) \
+            or (old == ILIST and tag != ILIST):
+        clear_slots(tags, meta, b8, i64, f32, f64, ilists, sentinel, dst)
+    ints[dst], floats[dst] = ints[src], floats[src]
+    if tag == TENSOR:
+        for c in range(_W):
+            meta[d + c] = meta[s + c]
+        if code == D_F32:
+            _pass(f32, src, dst, sentinel, move)
+        elif code == D_F64:
+            _pass(f64, src, dst, sentinel, move)
+        elif code == D_I64:
+            _pass(i64, src, dst, sentinel, move)
+        else:
+            _pass(b8, src, dst, sentinel, move)
+    elif tag == ILIST:
+        _pass(ilists, src, dst, sentinel, move)
+    tags[dst] = tag
+    if move and src != dst:
+        tags[src] = EMPTY
 
 
 # -- shapes, views, reductions, lists ---------------------------------------------------------
@@ -362,14 +534,7 @@ def _is_plain(tag):
 @njit(**_OPTIONS)
 def _tensor_instruction(regs, op, p0, p1, int_data, in_start, in_size, out_start, out_size):
     ins = int_data[in_start:in_start + in_size]
-    if op < 400:
+    if op < TENSOR_BASE:
         return _unary(regs, op - UNARY_BASE, ins[0], int_data[out_start])
     return _tensor_op(regs, op, p0, p1, ins, in_size,
                       int_data[out_start:out_start + out_size], out_size)
-
-
-@njit(**_OPTIONS)
-def _copy_out_of_line(regs, src, dst):
-    _copy(regs, src, dst)
-
-

@@ -59,21 +59,6 @@ def _clear_for(regs, r, tag, code):
 
 
 @njit(inline="always")
-def _copy(regs, src, dst):
-    """Register ``dst`` = register ``src`` (a tensor shares the buffer)."""
-    tags, ints, floats, meta, b8, i64, f32, f64, ilists, tmp = regs
-    tag = tags[src]
-    _clear_for(regs, dst, tag, meta[src, DTYPE])
-    ints[dst], floats[dst] = ints[src], floats[src]
-    if tag == TENSOR:
-        meta[dst, :] = meta[src, :]
-        _share(regs, meta[src, DTYPE], src, dst)
-    elif tag == ILIST:
-        ilists[dst] = ilists[src]
-    tags[dst] = tag
-
-
-@njit(inline="always")
 def _share(regs, code, src, dst):
     tags, ints, floats, meta, b8, i64, f32, f64, ilists, tmp = regs
     if code == D_F32:

@@ -212,6 +212,18 @@ def binary(op, a, am, b, bm, alpha, scaled, om):
 
 
 @njit(**_OPTIONS)
+def binary_flat(op, a, pa, ka, b, pb, kb, out, n, alpha, scaled):
+    """``binary`` over raw data pointers: element ``i`` of ``a`` is ``a[pa + i * ka]`` (``ka``
+    1: contiguous, 0: broadcast), likewise ``b``; ``out`` has ``n`` elements. Pointers, unlike
+    arrays, are passed without reference counting."""
+    for i in range(n):
+        y = b[pb + i * kb]
+        if scaled:
+            y = y * alpha
+        out[i] = _arith(op, a[pa + i * ka], y)
+
+
+@njit(**_OPTIONS)
 def binary_int(op, a, am, b, bm, alpha, scaled, om):
     """``binary`` for int64 buffers (no true division: the caller computes that in float)."""
     n = contiguous_strides(om)
@@ -297,6 +309,13 @@ def unary_float(op, a, am, om):
     for i in range(n):
         out[i] = _unary(op, a[offsets[i]], one, zero)
     return out
+
+
+@njit(**_OPTIONS)
+def unary_flat(op, a, pa, ka, out, n, one, zero):
+    """``unary_float`` over raw data pointers (see ``binary_flat``)."""
+    for i in range(n):
+        out[i] = _unary(op, a[pa + i * ka], one, zero)
 
 
 @njit(inline="always")

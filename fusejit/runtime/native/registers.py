@@ -33,6 +33,8 @@ import numpy as np
 from numba import njit, types
 from numba.typed import List
 
+from .slots import data, items, slot_clear
+
 # Register tags.
 EMPTY, INT, FLOAT, BOOL, NONE, TENSOR, ILIST, PY = range(8)
 
@@ -230,24 +232,31 @@ def new_buffer_lists(size):
     return b8, i64, f32, f64, ilists
 
 
+@njit(inline="always")
+def clear_slots(tags, meta, b8, i64, f32, f64, ilists, sentinel, r):
+    """``clear_register`` over data pointers and List ``items`` (``slots``), for the loop: a
+    helper taking arrays or Lists costs an atomic reference count per argument and call."""
+    tag = tags[r]
+    if tag == TENSOR:
+        code = meta[r * META_WIDTH + DTYPE]
+        if code == D_F32:
+            slot_clear(f32, r, sentinel)
+        elif code == D_F64:
+            slot_clear(f64, r, sentinel)
+        elif code == D_I64:
+            slot_clear(i64, r, sentinel)
+        else:
+            slot_clear(b8, r, sentinel)
+    elif tag == ILIST:
+        slot_clear(ilists, r, sentinel)
+    tags[r] = EMPTY
+
+
 @njit(cache=True)
 def clear_register(tags, meta, b8, i64, f32, f64, ilists, r):
     """Empty register ``r``, dropping its buffer (the sentinel takes its slot)."""
-    tag = tags[r]
-    if tag == TENSOR:
-        sentinel = len(tags)
-        code = meta[r, DTYPE]
-        if code == D_F32:
-            f32[r] = f32[sentinel]
-        elif code == D_F64:
-            f64[r] = f64[sentinel]
-        elif code == D_I64:
-            i64[r] = i64[sentinel]
-        else:
-            b8[r] = b8[sentinel]
-    elif tag == ILIST:
-        ilists[r] = ilists[len(tags)]
-    tags[r] = EMPTY
+    clear_slots(data(tags), data(meta), items(b8), items(i64), items(f32), items(f64),
+                items(ilists), len(tags), r)
 
 
 @njit(cache=True)

@@ -17,14 +17,15 @@ from ..ops import OPS, find_entry
 from . import pointwise as pw
 from .scalar_ops import RETURN_KINDS, SCALAR_BINARY, SCALAR_UNARY
 
-BINARY_BASE, UNARY_BASE = 200, 300
+BINARY_BASE, UNARY_BASE, TENSOR_BASE = 200, 300, 400
+(MM, SUM_ALL, SUM_DIMS, VIEW, RESHAPE, T, SELECT, EXPAND, CONTIGUOUS, SIZE, SIZE_DIM, DIM,
+ NUMEL, CONSTANT_CHUNK, LIST_INT, LIST_UNPACK, LEN, GETITEM, BROADCAST_SIZES) = range(
+    TENSOR_BASE, TENSOR_BASE + 19)
 # Fusion groups with a compiled kernel: KERNEL_BASE + slot (see kernel_entry.py).
 KERNEL_BASE = 1000
-(MM, SUM_ALL, SUM_DIMS, VIEW, RESHAPE, T, SELECT, EXPAND, CONTIGUOUS, SIZE, SIZE_DIM, DIM,
- NUMEL, CONSTANT_CHUNK, LIST_INT, LIST_UNPACK, LEN, GETITEM, BROADCAST_SIZES) = range(400, 419)
 # ListConstruct -> broadcast_tensors -> ListUnpack as one op (lists.py); COVERED marks the two
 # instructions it runs (the host runs them when it reaches them).
-BROADCAST_LIST, COVERED = 419, -2
+BROADCAST_LIST, COVERED = TENSOR_BASE + 19, -2
 
 _SCALARS = frozenset({"int", "float", "bool", "Scalar"})
 _TENSOR_BINARY = {"add": pw.ADD, "sub": pw.SUB, "mul": pw.MUL, "div": pw.DIV,
