@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit, types
+from numba.typed import List
 
 from .registers import (
     DTYPE,
@@ -103,9 +104,40 @@ def put_output(tags, ints, meta, b8, i64, f32, f64, ilists, buffers, r, code, bu
     tags[r] = TENSOR
 
 
+# The typed List of entries is made and written by these cached functions with explicit
+# signatures: Python's own ``List.append`` / ``__setitem__`` compile a specialisation for a
+# FunctionType item in every process (about 1 s each).
+_ENTRIES = types.ListType(ENTRY_TYPE)
+
+
+@njit(_ENTRIES(), cache=True)
+def _new_entries():
+    return List.empty_list(ENTRY_TYPE)
+
+
+@njit(types.void(_ENTRIES, ENTRY_TYPE), cache=True)
+def _append_entry(entries, entry):
+    entries.append(entry)
+
+
+@njit(types.void(_ENTRIES, types.int64, ENTRY_TYPE), cache=True)
+def set_entry(entries, slot, entry):
+    """``entries[slot] = entry`` (a dispatcher compiled for ``ENTRY_SIGNATURE``)."""
+    entries[slot] = entry
+
+
+def new_entries(n_slots: int):
+    """A typed List of ``n_slots`` entries, each ``declined``."""
+    entries = _new_entries()
+    for _ in range(n_slots):
+        _append_entry(entries, declined)
+    return entries
+
+
 def empty_rows(n_slots: int, width: int) -> np.ndarray:
     return np.zeros((n_slots, max(width, HEADER)), np.int64)
 
 
 __all__ = ["BOUND", "ENTRY_SIGNATURE", "ENTRY_TYPE", "HEADER", "NUMEL", "OUTPUT_WIDTH",
-           "declined", "empty_rows", "matches", "output_numel", "put_output", "row_width"]
+           "declined", "empty_rows", "matches", "new_entries", "output_numel", "put_output",
+           "row_width", "set_entry"]

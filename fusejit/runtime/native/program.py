@@ -24,10 +24,10 @@ from ..code import Code, Opcode
 from .kernel_entry import (
     BOUND,
     ENTRY_SIGNATURE,
-    ENTRY_TYPE,
     HEADER,
-    declined,
     empty_rows,
+    new_entries,
+    set_entry,
 )
 from .kernel_entry import row_width as kernel_row_width
 from .loop import run_loop
@@ -110,9 +110,7 @@ class NativeProgram:
         self.bool_data = np.ascontiguousarray(code.bool_data, np.bool_)
         self.instructions = np.ascontiguousarray(code.instructions, np.int64)
         self.int_data = np.ascontiguousarray(code.int_data, np.int64)
-        self.kernel_fns = List.empty_list(ENTRY_TYPE)
-        for _ in self.kernels:
-            self.kernel_fns.append(declined)
+        self.kernel_fns = new_entries(len(self.kernels))
         self.kernel_rows = empty_rows(len(self.kernels), row_width)
         self._bind_lock = threading.Lock()
         # Instructions only the host runs (entering the loop there would return at once);
@@ -149,7 +147,7 @@ class NativeProgram:
                 return
             entry, row = binding
             entry.compile(ENTRY_SIGNATURE)
-            self.kernel_fns[slot] = entry
+            set_entry(self.kernel_fns, slot, entry)
             self.kernel_rows[slot, 1:len(row)] = row[1:]
             self.kernel_rows[slot, BOUND] = 1        # last: a running loop sees a whole row
 
