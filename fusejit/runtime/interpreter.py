@@ -93,8 +93,9 @@ class NativeInterpreter(RunDriver):
                     _node_error(cls, "operation failed in interpreter", code.nodes[pc], error),
                     error)
         # Finished: the (now empty) register file serves the next run of this code.
-        self.program.release(self.regs)
-        self.regs = self.state.regs = None
+        if self.regs is not None:
+            self.program.release(self.regs)
+            self.regs = self.state.regs = None
         if self.future is not None:
             outputs = tuple(stack[len(stack) - code.n_outputs:])
             self.future.mark_completed(outputs[0] if code.n_outputs == 1 else outputs)
