@@ -2,7 +2,8 @@
 
 1. the oracle: ``fusejit.compile(g, fuse=False, engine="reference")`` on ``g`` after dead code
    elimination (PyTorch drops dead ops even where they would raise);
-2. the product: ``fusejit.compile(g, fuse=True)`` (fused, default engine);
+2. the product: ``fusejit.compile(g, fuse=True)`` (fused, default engine), and the same on the
+   native engine twice (the second run calls the kernels from the native loop);
 3. the kernels: ``fuse_graph`` on a copy, then every ``prim::FusionGroup`` (in blocks too) is
    replaced by a ``prim::PythonOp`` that runs both ``FusedKernel`` and the group's subgraph on
    the reference interpreter, on the group's actual inputs, compares them and passes the
@@ -156,6 +157,16 @@ def check_case(case: FuzzCase) -> tuple[list[str], dict]:
         problems.append(f"fused run raised {fused_error!r}; the reference did not")
     else:
         problems += _compare("compile(fuse=True)", names, case.exact, expected, fused)
+    # The native loop with its kernel slots: the first run binds them, the second calls the
+    # kernels from the loop.
+    native = fusejit.compile(graph, fuse=True, engine="native")
+    for run in ("first", "second"):
+        got, native_error = _run(native, case.args)
+        label = f"native engine, {run} run"
+        if (native_error is None) != (error is None):
+            problems.append(f"{label}: error {native_error!r}, reference {error!r}")
+        elif error is None:
+            problems += _compare(label, names, case.exact, expected, got)
 
     kernel_graph = graph.copy()
     fuse_graph(kernel_graph)
