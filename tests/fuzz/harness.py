@@ -169,6 +169,7 @@ def check_case(case: FuzzCase) -> tuple[list[str], dict]:
             problems += _compare(label, names, case.exact, expected, got)
 
     kernel_graph = graph.copy()
+    eliminate_dead_code(kernel_graph)      # as FUSION_PIPELINE does: no dead code in groups
     fuse_graph(kernel_graph)
     checks = _replace_groups(kernel_graph, case, problems)
     fusejit.lint(kernel_graph)

@@ -175,3 +175,33 @@ def test_kernel_tanh_keeps_the_sign_of_zero():
     x = np.array([-0.0, 0.0], np.float32)
     (out,) = FusedKernel(fusejit.parse_ir(text))(x)
     np.testing.assert_array_equal(np.signbit(out), np.signbit(-np.tanh(x)))
+
+
+DEAD_IN_GROUP = """graph(%x : Long(3, strides=[1], requires_grad=0, device=cpu),
+      %y : Long(2, 3, strides=[3, 1], requires_grad=0, device=cpu),
+      %z : Long(3, strides=[1], requires_grad=0, device=cpu)):
+  %r : Long(3, strides=[1], requires_grad=0, device=cpu), %s : Long(2, 3, strides=[3, 1], requires_grad=0, device=cpu) = prim::FusionGroup_0(%x, %y, %z)
+  return (%r, %s)
+with prim::FusionGroup_0 = graph(%a : Long(3, strides=[1], requires_grad=0, device=cpu),
+      %b : Long(2, 3, strides=[3, 1], requires_grad=0, device=cpu),
+      %c : Long(3, strides=[1], requires_grad=0, device=cpu)):
+  %one : int = prim::Constant[value=1]()
+  %two : int = prim::Constant[value=2]()
+  %d : Long(3, strides=[1], requires_grad=0, device=cpu) = aten::remainder(%a, %c)
+  %r : Long(3, strides=[1], requires_grad=0, device=cpu) = aten::add(%a, %one, %one)
+  %s : Long(2, 3, strides=[3, 1], requires_grad=0, device=cpu) = aten::mul(%b, %two)
+  return (%r, %s)
+"""
+
+
+@pytest.mark.parametrize("engine", ["reference", "native"])
+def test_a_declined_group_falls_back_without_its_dead_code(engine):
+    # The kernel declines (outputs of two shapes); the interpreted fallback must not raise at
+    # the dead integer remainder by zero that the kernel never computes: the pipeline's dead
+    # code elimination reaches into groups. (The fuzzer's own kernel check fused without it,
+    # and so compared the kernel with a subgraph that raised.)
+    x, y, z = np.arange(3), np.arange(6).reshape(2, 3), np.array([1, 0, 2])
+    fn = fusejit.compile(fusejit.parse_ir(DEAD_IN_GROUP), fuse=True, engine=engine)
+    r, s = fn(x, y, z)
+    np.testing.assert_array_equal(r, x + 1)
+    np.testing.assert_array_equal(s, y * 2)
