@@ -2,8 +2,9 @@
 
 Modules: ``registers`` (the register file and Python <-> native conversion), ``scalar_ops``,
 ``pointwise``, ``tensor_ops`` (the op bodies), ``table`` (``NATIVE_OPS``: operator-library key ->
-native op id), ``moves`` (register helpers), ``dispatch`` (op dispatch), ``loop`` (``run_loop``)
-and ``program`` (per-``Code`` tables and the
+native op id), ``moves`` (register helpers), ``dispatch`` (op dispatch), ``fast`` (the scalar
+fast path and its fixed-width rows), ``loop`` (``run_loop``) and ``program`` (per-``Code`` tables
+and the
 ``InterpreterState``, the state one run's loop works on)::
 
     %z : Float(64) = aten::add(%x, %y, %one)     native_op = 200 + ADD: runs in the loop
