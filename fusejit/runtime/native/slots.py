@@ -13,6 +13,7 @@ only as ownership really moves::
     slot_share(f32, src, dst)       dst = src's buffer (+1 on it, -1 on dst's old buffer)
     slot_move(f32, src, dst, s)     dst takes src's buffer, src gets the sentinel at slot s
     slot_clear(f32, r, s)           slot r = the sentinel at slot s (old buffer released)
+    n = slot_size(f32, r)           the length of register r's buffer
 
 A borrowed pointer stays valid while its slot keeps the buffer, so a pointer of ``r`` must not
 be used after any of the writers above replaced slot ``r``.
@@ -89,6 +90,33 @@ def data(typingctx, array):
         return make_array(sig.args[0])(context, builder, value=args[0]).data
 
     return types.CPointer(array.dtype)(array), codegen
+
+
+@intrinsic
+def at(typingctx, pointer, k):
+    """The address of element ``k`` of a data pointer (for ``numba.carray`` views of one row:
+    an array made that way has no meminfo, so passing it on counts nothing)."""
+    if not isinstance(pointer, types.CPointer) or not isinstance(k, types.Integer):
+        return None
+
+    def codegen(context, builder, sig, args):
+        return builder.gep(args[0], [args[1]])
+
+    return pointer(pointer, k), codegen
+
+
+@intrinsic
+def slot_size(typingctx, lst, r):
+    """The length of register ``r``'s buffer."""
+    if not _check(lst):
+        return None
+
+    def codegen(context, builder, sig, args):
+        item = _load(context, builder, sig.args[0], _slot(context, builder, sig.args[0], *args))
+        array = make_array(_item(sig.args[0]))(context, builder, value=item)
+        return cgutils.unpack_tuple(builder, array.shape, 1)[0]
+
+    return types.intp(lst, r), codegen
 
 
 @intrinsic
@@ -184,4 +212,5 @@ def slot_clear(typingctx, lst, r, sentinel):
     return types.none(lst, r, sentinel), codegen
 
 
-__all__ = ["data", "items", "slot_alloc", "slot_clear", "slot_data", "slot_move", "slot_share"]
+__all__ = ["at", "data", "items", "slot_alloc", "slot_clear", "slot_data", "slot_move",
+           "slot_share", "slot_size"]
