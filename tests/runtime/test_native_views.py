@@ -84,3 +84,30 @@ def test_a_bad_view_and_transpose_of_rank_3_raise_the_reference_errors():
     assert len(set(errors_of(VIEW.format(op="view"), np.zeros(12), 5, -1))) == 1
     text = "graph(%x : Tensor):\n  %y : Tensor = aten::t(%x)\n  return (%y)\n"
     assert len(set(errors_of(text, np.zeros((2, 2, 2))))) == 1
+
+
+MM_LOOP = """graph(%h : Tensor, %w : Tensor, %n : int):
+  %t : bool = prim::Constant[value=1]()
+  %out : Tensor = prim::Loop(%n, %t, %h)
+    block0(%i : int, %x : Tensor):
+      %wt : Tensor = aten::t(%w)
+      %y : Tensor = aten::mm(%x, %wt)
+      -> (%t, %y)
+  return (%out)
+"""
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64])
+@pytest.mark.parametrize("n", [0, 1, 4])
+def test_mm_in_a_loop_matches_the_reference(dtype, n):
+    h, w = tensor((2, 5), dtype), tensor((5, 5), dtype)
+    got, want, calls = run_both(MM_LOOP, h, w * (0.25 if dtype != np.int64 else 1), n)
+    np.testing.assert_allclose(got[0], want[0], rtol=1e-5)
+    assert got[0].dtype == want[0].dtype
+    assert calls == 2 + (n if dtype == np.int64 else 0)   # the host multiplies integers
+
+
+def test_mm_of_mismatched_shapes_raises_the_reference_error():
+    text = "graph(%a : Tensor, %b : Tensor):\n  %y : Tensor = aten::mm(%a, %b)\n  return (%y)\n"
+    native, reference = errors_of(text, np.ones((2, 3), np.float32), np.ones((2, 3), np.float32))
+    assert native == reference

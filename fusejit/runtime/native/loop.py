@@ -14,8 +14,8 @@ whole and resumes at the next pc. ``DONE`` means the program ran to its end::
 Everything here is ``@njit(cache=True)``: a process that finds the on-disk cache warm does not
 compile it again. Scalar instructions run in ``fast.run_fast`` (pre-decoded fixed-width rows
 read through pointers: ~3.5 ns an instruction, from ~10.5 in this loop). The other hot paths
-(tensor moves and drops, float pointwise ops on contiguous or broadcast operands, views and int
-lists) are inlined into ``run_loop`` and reach the banks through data pointers and the Lists
+(tensor moves and drops, float pointwise ops on contiguous or broadcast operands, views, int
+lists and mm) are inlined into ``run_loop`` and reach the banks through data pointers and the Lists
 through ``slots``: every array, List or tuple a helper takes costs atomic reference counts at
 each call (a small op paid ~60 of them, ~940 ns; now ~90 ns). The general paths (``_binary``,
 ``_tensor_instruction``) still take the register tuple. Numba's cache keys on each file's own
@@ -56,7 +56,7 @@ from .registers import (
 from .scalar_ops import scalar_binary, scalar_unary
 from .slots import data, items
 from .table import BINARY_BASE, BROADCAST_LIST, KERNEL_BASE, TENSOR_BASE, UNARY_BASE
-from .views import fast_view
+from .views import fast_tensor_op
 
 DONE, HOSTCALL = 0, 1
 
@@ -159,10 +159,10 @@ def run_loop(pc_box, tags, ints, floats, meta, tmp, b8, i64, f32, f64, ilists, i
                                       i64_s, f32_s, f64_s, ilists_s, sentinel,
                                       int_data[in_start], int_data[out_start])
                 else:
-                    done = fast_view(op, op_params[pc, 0], op_params[pc, 1], tags_p, ints_p,
-                                     meta_p, tmp_p, b8_s, i64_s, f32_s, f64_s, ilists_s,
-                                     sentinel, int_data_p, in_start, in_size, out_start,
-                                     out_size)
+                    done = fast_tensor_op(op, op_params[pc, 0], op_params[pc, 1], tags_p,
+                                          ints_p, meta_p, tmp_p, b8_s, i64_s, f32_s, f64_s,
+                                          ilists_s, sentinel, int_data_p, in_start, in_size,
+                                          out_start, out_size)
                 if not done:
                     done = _tensor_instruction(regs, op, op_params[pc, 0], op_params[pc, 1],
                                                int_data, in_start, in_size, out_start,

@@ -10,6 +10,7 @@ only as ownership really moves::
     f32 = items(f32_list)           the slots, a pointer helpers take without counting
     p = slot_data(f32, r)           register r's float32 data pointer (borrowed, no count)
     q = slot_alloc(f32, r, n)       a new n-element buffer in slot r; the old one is released
+    slot_put(f32, r, a)             slot r = array a (+1 on it, -1 on the old buffer)
     slot_share(f32, src, dst)       dst = src's buffer (+1 on it, -1 on dst's old buffer)
     slot_move(f32, src, dst, s)     dst takes src's buffer, src gets the sentinel at slot s
     slot_clear(f32, r, s)           slot r = the sentinel at slot s (old buffer released)
@@ -149,6 +150,24 @@ def slot_alloc(typingctx, lst, r, n):
 
 
 @intrinsic
+def slot_put(typingctx, lst, r, array):
+    if not _check(lst) or array != _item(lst):
+        return None
+
+    def codegen(context, builder, sig, args):
+        # the slot takes its own reference to the array; the old buffer is released
+        list_type, item_type = sig.args[0], _item(sig.args[0])
+        slot = _slot(context, builder, list_type, args[0], args[1])
+        old = _load(context, builder, list_type, slot)
+        context.nrt.incref(builder, item_type, args[2])
+        _store(context, builder, list_type, slot, args[2])
+        context.nrt.decref(builder, item_type, old)
+        return context.get_dummy_value()
+
+    return types.none(lst, r, array), codegen
+
+
+@intrinsic
 def slot_share(typingctx, lst, src, dst):
     if not _check(lst):
         return None
@@ -213,4 +232,4 @@ def slot_clear(typingctx, lst, r, sentinel):
 
 
 __all__ = ["at", "data", "items", "slot_alloc", "slot_clear", "slot_data", "slot_move",
-           "slot_share", "slot_size"]
+           "slot_put", "slot_share", "slot_size"]

@@ -1,15 +1,16 @@
-"""Views and int lists in the native loop without the register tuple: ``select``, ``t``,
-``view``/``reshape``, ``ConstantChunk`` and ``ListConstruct`` of ints, over data pointers and
-List slots (``slots``) like the pointwise fast paths::
+"""Views, int lists and ``mm`` in the native loop without the register tuple: ``select``,
+``t``, ``view``/``reshape``, ``ConstantChunk``, ``ListConstruct`` of ints and 2-d float ``mm``,
+over data pointers and List slots (``slots``) like the pointwise fast paths::
 
     %x : Tensor = aten::select(%xs, %zero, %i)     meta row of x from xs's, buffer shared
     %s : int[] = prim::ListConstruct(%one, %n)     a new int64 buffer in the ilists slot
+    %y : Tensor = aten::mm(%x, %w)                 tensor_ops.mm's new buffer in y's slot
 
-The shape arithmetic is ``tensor_ops``' own, called on ``numba.carray`` views of the meta rows
-(an array without a meminfo: passing it counts nothing). Through ``_tensor_op`` (which takes
-the register tuple and slices of ``int_data``) each of these cost ~0.3-0.5 us more in
-reference counts. ``fast_view`` returns False, having changed nothing, for anything else; the
-loop then calls ``_tensor_instruction``.
+The arithmetic is ``tensor_ops``' own, called on ``numba.carray`` views of the meta rows and
+buffers (arrays without a meminfo: passing one counts nothing). Through ``_tensor_op`` (which
+takes the register tuple and slices of ``int_data``) each of these cost ~0.3-0.5 us more in
+reference counts. ``fast_tensor_op`` returns False, having changed nothing, for anything else;
+the loop then calls ``_tensor_instruction``.
 """
 
 from __future__ import annotations
@@ -26,11 +27,14 @@ from .registers import (
     INT,
     META_WIDTH,
     PY,
+    RANK,
+    READONLY,
+    SIZES,
     TENSOR,
     clear_slots,
 )
-from .slots import at, slot_alloc, slot_data, slot_share, slot_size
-from .table import CONSTANT_CHUNK, LIST_INT, RESHAPE, SELECT, VIEW
+from .slots import at, slot_alloc, slot_data, slot_put, slot_share, slot_size
+from .table import CONSTANT_CHUNK, LIST_INT, MM, RESHAPE, SELECT, VIEW
 from .table import T as TRANSPOSE
 
 _W = META_WIDTH
@@ -79,9 +83,44 @@ def _list_int(tags, ints, meta, b8, i64, f32, f64, ilists, sentinel, int_data, i
 
 
 @njit(inline="always")
-def fast_view(op, p0, p1, tags, ints, meta, tmp, b8, i64, f32, f64, ilists, sentinel, int_data,
-              in_start, in_size, out_start, out_size):
-    """Run view or int-list instruction ``op`` (see the module docstring); False, with nothing
+def _buffer(lst, r):
+    """Register ``r``'s whole buffer as an array that counts nothing (borrowed)."""
+    return carray(slot_data(lst, r), slot_size(lst, r))
+
+
+@njit(cache=True, error_model="numpy", nogil=True)
+def _mm(tags, ints, meta, tmp, b8, i64, f32, f64, ilists, sentinel, ra, rb, out):
+    """``_tensor_op``'s MM for two 2-d float tensors of one dtype (``moves._set_f32``). Not
+    inlined: in ``run_loop`` it slowed the small pointwise op from ~88 to ~120 ns."""
+    a, b, o = ra * _W, rb * _W, out * _W
+    code = meta[a + DTYPE]
+    if tags[rb] != TENSOR or out == rb or meta[a + RANK] != 2 or meta[b + RANK] != 2 \
+            or meta[b + DTYPE] != code or meta[a + SIZES + 1] != meta[b + SIZES] \
+            or (code != D_F32 and code != D_F64):
+        return False
+    m, bm, om = carray(at(meta, a), _W), carray(at(meta, b), _W), carray(at(tmp, _O), _W)
+    if code == D_F32:
+        buffer32 = to.mm(_buffer(f32, ra), m, _buffer(f32, rb), bm, om)
+    else:
+        buffer64 = to.mm(_buffer(f64, ra), m, _buffer(f64, rb), bm, om)
+    if tags[out] == ILIST or (tags[out] == TENSOR and meta[o + DTYPE] != code):
+        clear_slots(tags, meta, b8, i64, f32, f64, ilists, sentinel, out)
+    for c in range(_W):
+        meta[o + c] = om[c]
+    meta[o + DTYPE], meta[o + READONLY] = code, 0
+    if code == D_F32:
+        slot_put(f32, out, buffer32)
+    else:
+        slot_put(f64, out, buffer64)
+    ints[out] = 0
+    tags[out] = TENSOR
+    return True
+
+
+@njit(inline="always")
+def fast_tensor_op(op, p0, p1, tags, ints, meta, tmp, b8, i64, f32, f64, ilists, sentinel,
+                   int_data, in_start, in_size, out_start, out_size):
+    """Run instruction ``op`` if it is one of the module docstring's; False, with nothing
     changed, when ``_tensor_instruction`` must (other ops and operands, an output that is an
     input or a Python object)."""
     out = int_data[out_start]
@@ -104,6 +143,9 @@ def fast_view(op, p0, p1, tags, ints, meta, tmp, b8, i64, f32, f64, ilists, sent
         return True
     if out == ra or tags[out] == PY:
         return False
+    if op == MM:
+        return _mm(tags, ints, meta, tmp, b8, i64, f32, f64, ilists, sentinel, ra,
+                   int_data[in_start + 1], out)
     if op == SELECT:
         rd, ri = int_data[in_start + 1], int_data[in_start + 2]
         if tags[rd] != INT or tags[ri] != INT or not to.select(m, ints[rd], ints[ri], om):
@@ -125,4 +167,4 @@ def fast_view(op, p0, p1, tags, ints, meta, tmp, b8, i64, f32, f64, ilists, sent
     return True
 
 
-__all__ = ["fast_view"]
+__all__ = ["fast_tensor_op"]
