@@ -2,9 +2,10 @@
 
 Modules: ``registers`` (the register file and Python <-> native conversion), ``scalar_ops``,
 ``pointwise``, ``tensor_ops`` (the op bodies), ``table`` (``NATIVE_OPS``: operator-library key ->
-native op id), ``moves`` (register helpers), ``dispatch`` (op dispatch), ``loop`` (``run_loop``)
-and ``program`` (per-``Code`` tables and the
-``InterpreterState``, the state one run's loop works on)::
+native op id), ``moves`` (register helpers), ``dispatch`` (op dispatch), ``views`` (views and int
+lists over pointers), ``fast`` (the scalar fast path and its fixed-width rows), ``loop``
+(``run_loop``) and ``program`` (per-``Code`` tables and the ``InterpreterState``, the state one
+run's loop works on)::
 
     %z : Float(64) = aten::add(%x, %y, %one)     native_op = 200 + ADD: runs in the loop
     %l : Tensor[] = prim::ListConstruct(%x, %y)  native_op = -1: the host runs it

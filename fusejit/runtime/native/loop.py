@@ -12,18 +12,21 @@ whole and resumes at the next pc. ``DONE`` means the program ran to its end::
      = prim::Store move(2)               HOSTCALL (the driver reads the results)
 
 Everything here is ``@njit(cache=True)``: a process that finds the on-disk cache warm does not
-compile it again. The hot paths (scalars, jumps, moves, drops, float pointwise ops on
-contiguous or broadcast operands) are inlined into ``run_loop`` and reach the banks through data
-pointers and the Lists through ``slots``: every array, List or tuple a helper takes costs atomic
-reference counts at each call (a small op paid ~60 of them, ~940 ns; now ~90 ns). The general
-paths (``_binary``, ``_tensor_instruction``) still take the register tuple. Numba's cache
-keys on each file's own mtime, so after editing a module this one imports (dispatch, moves,
-pointwise, slots...), clear the ``.nbi``/``.nbc`` files in ``native/__pycache__`` (its callees
-are compiled into it).
+compile it again. Scalar instructions run in ``fast.run_fast`` (pre-decoded fixed-width rows
+read through pointers: ~3.5 ns an instruction, from ~10.5 in this loop). The other hot paths
+(tensor moves and drops, float pointwise ops on contiguous or broadcast operands, views, int
+lists and mm) are inlined into ``run_loop`` and reach the banks through data pointers and the Lists
+through ``slots``: every array, List or tuple a helper takes costs atomic reference counts at
+each call (a small op paid ~60 of them, ~940 ns; now ~90 ns). The general paths (``_binary``,
+``_tensor_instruction``) still take the register tuple. Numba's cache keys on each file's own
+mtime, so after editing a module this one imports (dispatch, fast, moves, pointwise, slots,
+views...), clear the ``.nbi``/``.nbc`` files in ``native/__pycache__`` (its callees are
+compiled into it).
 """
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
 from ..code import ARG, IN_SIZE, IN_START, OPCODE, OUT_SIZE, OUT_START, Opcode
@@ -35,6 +38,7 @@ from .dispatch import (
     fast_unary,
     move_register,
 )
+from .fast import run_fast
 from .lists import broadcast_list
 from .registers import (
     BOOL,
@@ -52,6 +56,7 @@ from .registers import (
 from .scalar_ops import scalar_binary, scalar_unary
 from .slots import data, items
 from .table import BINARY_BASE, BROADCAST_LIST, KERNEL_BASE, TENSOR_BASE, UNARY_BASE
+from .views import fast_tensor_op
 
 DONE, HOSTCALL = 0, 1
 
@@ -76,23 +81,33 @@ def _holds_py(tags, int_data, start, size):
 @njit(**_OPTIONS)
 def run_loop(pc_box, tags, ints, floats, meta, tmp, b8, i64, f32, f64, ilists, instructions,
              int_data, bool_data, native_op, op_params, const_tags, const_ints, const_floats,
-             const_ilists, scratch, kernel_fns, kernel_rows):
+             const_ilists, scratch, kernel_fns, kernel_rows, fast):
     """Execute from ``pc_box[0]`` until the end (DONE) or an instruction for the host.
 
     Arguments are flat: a tuple argument costs tens of microseconds to type at every call
-    from Python, a typed List about 0.7 us and an array 0.1 us. Scalars, jumps and assigns of
-    plain registers index the arrays directly (no slices, no calls): every array view or call
-    argument costs an atomic reference count."""
+    from Python, a typed List about 0.7 us and an array 0.1 us. Scalar ops, jumps, scalar
+    constants and assigns and drops of scalars run in ``run_fast`` over ``fast``'s fixed-width
+    rows; what it leaves (tensors, lists, Python values, the rare operand it refuses) is run
+    below, where the arrays are indexed directly (no slices, no calls): every array view or
+    call argument costs an atomic reference count."""
     regs = (tags, ints, floats, meta, b8, i64, f32, f64, ilists, tmp)
     # What the inlined helpers take: data pointers and List slots, passed without counting.
     tags_p, ints_p, floats_p, meta_p, tmp_p = data(tags), data(ints), data(floats), data(meta), \
         data(tmp)
     b8_s, i64_s, f32_s, f64_s, ilists_s = items(b8), items(i64), items(f32), items(f64), \
         items(ilists)
+    # What run_fast takes: pointers only (bool_data as bytes: a bool pointer loads an i1).
+    fast_p, moves_p, int_data_p = data(fast), data(bool_data.view(np.uint8)), data(int_data)
+    const_tags_p, const_ints_p, const_floats_p = data(const_tags), data(const_ints), \
+        data(const_floats)
     sentinel = len(tags)
     n = len(instructions)
     pc = pc_box[0]
     while pc < n:
+        pc = run_fast(pc, fast_p, tags_p, ints_p, floats_p, moves_p, int_data_p, const_tags_p,
+                      const_ints_p, const_floats_p)
+        if pc >= n:
+            break
         opcode = instructions[pc, OPCODE]
         arg = instructions[pc, ARG]
         in_start, in_size = instructions[pc, IN_START], instructions[pc, IN_SIZE]
@@ -139,9 +154,15 @@ def run_loop(pc_box, tags, ints, floats, meta, tmp, b8, i64, f32, f64, ilists, i
                     tags, ints, floats, meta, b8, i64, f32, f64, ilists, int_data, in_start,
                     out_start, kernel_rows[k])
             else:
-                done = op < TENSOR_BASE and fast_unary(
-                    op - UNARY_BASE, tags_p, ints_p, meta_p, tmp_p, b8_s, i64_s, f32_s, f64_s,
-                    ilists_s, sentinel, int_data[in_start], int_data[out_start])
+                if op < TENSOR_BASE:
+                    done = fast_unary(op - UNARY_BASE, tags_p, ints_p, meta_p, tmp_p, b8_s,
+                                      i64_s, f32_s, f64_s, ilists_s, sentinel,
+                                      int_data[in_start], int_data[out_start])
+                else:
+                    done = fast_tensor_op(op, op_params[pc, 0], op_params[pc, 1], tags_p,
+                                          ints_p, meta_p, tmp_p, b8_s, i64_s, f32_s, f64_s,
+                                          ilists_s, sentinel, int_data_p, in_start, in_size,
+                                          out_start, out_size)
                 if not done:
                     done = _tensor_instruction(regs, op, op_params[pc, 0], op_params[pc, 1],
                                                int_data, in_start, in_size, out_start,

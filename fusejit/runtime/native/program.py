@@ -2,8 +2,9 @@
 
 ``program_of(code)`` adds what the loop needs beside ``instructions`` / ``int_data`` /
 ``bool_data``: a native op id and two static parameters per instruction (-1: run on the host),
-and the constant table split into banks (int, float, bool, None and immutable int lists run
-natively; tensors, strings and other objects are written by the host)::
+the constant table split into banks (int, float, bool, None and immutable int lists run
+natively; tensors, strings and other objects are written by the host), and ``fast``, the
+fixed-width rows of the scalar fast path (``fast.decode``)::
 
     %two : int = prim::Constant[value=2]()        const_tags[k] = INT, const_ints[k] = 2
     %w : int = aten::mul(%v, %two)                native_op[pc] = S_MUL, params = (RET_INT, 0)
@@ -21,6 +22,7 @@ from numba.typed import List
 
 from ...ir.types import TensorType
 from ..code import Code, Opcode
+from .fast import decode
 from .kernel_entry import (
     BOUND,
     ENTRY_SIGNATURE,
@@ -45,7 +47,7 @@ class NativeProgram:
     __slots__ = ("native_op", "op_params", "const_tags", "const_ints", "const_floats",
                  "const_ilists", "scratch", "total_registers", "bool_data", "instructions",
                  "int_data", "kernels", "kernel_fns", "kernel_rows", "_bind_lock", "on_host",
-                 "_pool")
+                 "_pool", "fast")
 
     def __init__(self, code: Code):
         n = len(code.instructions)
@@ -110,6 +112,8 @@ class NativeProgram:
         self.bool_data = np.ascontiguousarray(code.bool_data, np.bool_)
         self.instructions = np.ascontiguousarray(code.instructions, np.int64)
         self.int_data = np.ascontiguousarray(code.int_data, np.int64)
+        self.fast = decode(code, self.native_op, self.op_params, self.const_tags,
+                           self.op_params[:, 0])
         self.kernel_fns = new_entries(len(self.kernels))
         self.kernel_rows = empty_rows(len(self.kernels), row_width)
         self._bind_lock = threading.Lock()
@@ -255,7 +259,7 @@ class InterpreterState:
         return run_loop(self.pc_box, r.tags, r.ints, r.floats, r.meta, self.tmp, r.b8, r.i64,
                         r.f32, r.f64, r.ilists, p.instructions, p.int_data, p.bool_data,
                         p.native_op, p.op_params, p.const_tags, p.const_ints, p.const_floats,
-                        p.const_ilists, p.scratch, p.kernel_fns, p.kernel_rows)
+                        p.const_ilists, p.scratch, p.kernel_fns, p.kernel_rows, p.fast)
 
 
 def new_state(program: NativeProgram, regs: RegisterFile) -> InterpreterState:

@@ -10,9 +10,11 @@ only as ownership really moves::
     f32 = items(f32_list)           the slots, a pointer helpers take without counting
     p = slot_data(f32, r)           register r's float32 data pointer (borrowed, no count)
     q = slot_alloc(f32, r, n)       a new n-element buffer in slot r; the old one is released
+    slot_put(f32, r, a)             slot r = array a (+1 on it, -1 on the old buffer)
     slot_share(f32, src, dst)       dst = src's buffer (+1 on it, -1 on dst's old buffer)
     slot_move(f32, src, dst, s)     dst takes src's buffer, src gets the sentinel at slot s
     slot_clear(f32, r, s)           slot r = the sentinel at slot s (old buffer released)
+    n = slot_size(f32, r)           the length of register r's buffer
 
 A borrowed pointer stays valid while its slot keeps the buffer, so a pointer of ``r`` must not
 be used after any of the writers above replaced slot ``r``.
@@ -92,6 +94,33 @@ def data(typingctx, array):
 
 
 @intrinsic
+def at(typingctx, pointer, k):
+    """The address of element ``k`` of a data pointer (for ``numba.carray`` views of one row:
+    an array made that way has no meminfo, so passing it on counts nothing)."""
+    if not isinstance(pointer, types.CPointer) or not isinstance(k, types.Integer):
+        return None
+
+    def codegen(context, builder, sig, args):
+        return builder.gep(args[0], [args[1]])
+
+    return pointer(pointer, k), codegen
+
+
+@intrinsic
+def slot_size(typingctx, lst, r):
+    """The length of register ``r``'s buffer."""
+    if not _check(lst):
+        return None
+
+    def codegen(context, builder, sig, args):
+        item = _load(context, builder, sig.args[0], _slot(context, builder, sig.args[0], *args))
+        array = make_array(_item(sig.args[0]))(context, builder, value=item)
+        return cgutils.unpack_tuple(builder, array.shape, 1)[0]
+
+    return types.intp(lst, r), codegen
+
+
+@intrinsic
 def slot_data(typingctx, lst, r):
     if not _check(lst):
         return None
@@ -118,6 +147,24 @@ def slot_alloc(typingctx, lst, r, n):
         return array.data
 
     return types.CPointer(_item(lst).dtype)(lst, r, n), codegen
+
+
+@intrinsic
+def slot_put(typingctx, lst, r, array):
+    if not _check(lst) or array != _item(lst):
+        return None
+
+    def codegen(context, builder, sig, args):
+        # the slot takes its own reference to the array; the old buffer is released
+        list_type, item_type = sig.args[0], _item(sig.args[0])
+        slot = _slot(context, builder, list_type, args[0], args[1])
+        old = _load(context, builder, list_type, slot)
+        context.nrt.incref(builder, item_type, args[2])
+        _store(context, builder, list_type, slot, args[2])
+        context.nrt.decref(builder, item_type, old)
+        return context.get_dummy_value()
+
+    return types.none(lst, r, array), codegen
 
 
 @intrinsic
@@ -184,4 +231,5 @@ def slot_clear(typingctx, lst, r, sentinel):
     return types.none(lst, r, sentinel), codegen
 
 
-__all__ = ["data", "items", "slot_alloc", "slot_clear", "slot_data", "slot_move", "slot_share"]
+__all__ = ["at", "data", "items", "slot_alloc", "slot_clear", "slot_data", "slot_move",
+           "slot_put", "slot_share", "slot_size"]
