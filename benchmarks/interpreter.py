@@ -262,7 +262,7 @@ fn = compile(fusejit.parse_ir('''graph(%x : Tensor, %n : int):
   %one : int = prim::Constant[value=1]()
   %y : Tensor = aten::add(%x, %x, %one)
   %m : int = aten::mul(%n, %n)
-  return (%y, %m)'''))
+  return (%y, %m)'''), engine="native")
 fn(np.ones(4, np.float32), 3)
 print(time.perf_counter() - start)
 """
