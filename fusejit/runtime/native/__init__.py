@@ -3,7 +3,9 @@
 Modules: ``registers`` (the register file and Python <-> native conversion), ``scalar_ops``,
 ``pointwise``, ``tensor_ops`` (the op bodies), ``table`` (``NATIVE_OPS``: operator-library key ->
 native op id), ``moves`` (register helpers), ``dispatch`` (op dispatch), ``views`` (views and int
-lists over pointers), ``fast`` (the scalar fast path and its fixed-width rows), ``loop``
+lists over pointers), ``fast`` (the scalar fast path and its fixed-width rows), ``slots``
+(typed-List slots read and written in place), ``lists`` (the fuser's broadcast triple),
+``kernel_entry`` (fused kernels called from the loop), ``loop``
 (``run_loop``) and ``program`` (per-``Code`` tables and the ``InterpreterState``, the state one
 run's loop works on)::
 

@@ -9,7 +9,11 @@ fixed-width rows of the scalar fast path (``fast.decode``)::
     %two : int = prim::Constant[value=2]()        const_tags[k] = INT, const_ints[k] = 2
     %w : int = aten::mul(%v, %two)                native_op[pc] = S_MUL, params = (RET_INT, 0)
 
-It is built once per ``Code`` and shared by every run and thread (it is read-only).
+It also gives every fusion group with a compiled CPU kernel a slot (``native_op = KERNEL_BASE +
+slot``, bound after the group's first host run: ``kernel_entry``), marks the fuser's
+ListConstruct -> broadcast_tensors -> ListUnpack triples (``lists``), and pools register files.
+It is built once per ``Code`` and shared by every run and thread: only the slots (written once,
+under a lock) and the pool change.
 """
 
 from __future__ import annotations
