@@ -24,32 +24,10 @@ import time
 import numpy as np
 
 from fusejit import parse_ir
+from fusejit.examples import WHILE_IF
 from fusejit.runtime.code import Code
 from fusejit.runtime.executor import compile as compile_graph
 from fusejit.runtime.reference import InterpreterState
-
-WHILE_IF = """graph(%n : int):
-  %zero : int = prim::Constant[value=0]()
-  %one : int = prim::Constant[value=1]()
-  %two : int = prim::Constant[value=2]()
-  %max : int = prim::Constant[value=9223372036854775807]()
-  %c0 : bool = aten::lt(%zero, %n)
-  %i : int, %acc : int = prim::Loop(%max, %c0, %zero, %zero)
-    block0(%it : int, %k : int, %a : int):
-      %r : int = aten::remainder(%k, %two)
-      %even : bool = aten::eq(%r, %zero)
-      %a2 : int = prim::If(%even)
-        block0():
-          %p : int = aten::add(%a, %k)
-          -> (%p)
-        block1():
-          %q : int = aten::sub(%a, %one)
-          -> (%q)
-      %k2 : int = aten::add(%k, %one)
-      %c : bool = aten::lt(%k2, %n)
-      -> (%c, %k2, %a2)
-  return (%acc)
-"""
 
 
 def while_if_python(n: int) -> int:

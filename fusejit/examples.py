@@ -44,3 +44,29 @@ def lstm_cell(x, hx, cx, w_ih, w_hh, b_ih, b_hh):
     i, f, g, o = np.split(gates, 4, axis=1)
     cy = F.sigmoid(f) * cx + F.sigmoid(i) * np.tanh(g)
     return F.sigmoid(o) * np.tanh(cy), cy
+
+
+# A while loop with an if inside, over ints only: the interpreter benchmark's scalar loop
+# (``acc`` adds even k and subtracts 1 for odd k, for k < n).
+WHILE_IF = """graph(%n : int):
+  %zero : int = prim::Constant[value=0]()
+  %one : int = prim::Constant[value=1]()
+  %two : int = prim::Constant[value=2]()
+  %max : int = prim::Constant[value=9223372036854775807]()
+  %c0 : bool = aten::lt(%zero, %n)
+  %i : int, %acc : int = prim::Loop(%max, %c0, %zero, %zero)
+    block0(%it : int, %k : int, %a : int):
+      %r : int = aten::remainder(%k, %two)
+      %even : bool = aten::eq(%r, %zero)
+      %a2 : int = prim::If(%even)
+        block0():
+          %p : int = aten::add(%a, %k)
+          -> (%p)
+        block1():
+          %q : int = aten::sub(%a, %one)
+          -> (%q)
+      %k2 : int = aten::add(%k, %one)
+      %c : bool = aten::lt(%k2, %n)
+      -> (%c, %k2, %a2)
+  return (%acc)
+"""

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from fusejit import parse_ir
+from fusejit.examples import WHILE_IF
 from fusejit.runtime.code import Code
 from fusejit.runtime.interpreter import NativeInterpreter
 from fusejit.runtime.native import fast
@@ -52,30 +53,6 @@ def test_int64_min_by_minus_one_runs_on_the_host(op):
     got, want, host_calls = run_both(_graph(op, "int", "int"), I64_MIN, -1)
     assert_same(got, want)
     assert host_calls == 3
-
-
-WHILE_IF = """graph(%n : int):
-  %zero : int = prim::Constant[value=0]()
-  %one : int = prim::Constant[value=1]()
-  %two : int = prim::Constant[value=2]()
-  %max : int = prim::Constant[value=9223372036854775807]()
-  %c0 : bool = aten::lt(%zero, %n)
-  %i : int, %acc : int = prim::Loop(%max, %c0, %zero, %zero)
-    block0(%it : int, %k : int, %a : int):
-      %r : int = aten::remainder(%k, %two)
-      %even : bool = aten::eq(%r, %zero)
-      %a2 : int = prim::If(%even)
-        block0():
-          %p : int = aten::add(%a, %k)
-          -> (%p)
-        block1():
-          %q : int = aten::sub(%a, %one)
-          -> (%q)
-      %k2 : int = aten::add(%k, %one)
-      %c : bool = aten::lt(%k2, %n)
-      -> (%c, %k2, %a2)
-  return (%acc)
-"""
 
 
 def _while_if(n: int) -> int:
