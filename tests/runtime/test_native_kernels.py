@@ -259,3 +259,21 @@ def test_register_files_are_reused_empty_and_dropped_after_a_failure():
     assert program._pool == []                           # the failed run's file is dropped
     np.testing.assert_array_equal(fn(x, y, 3), first)
     assert len(program._pool) == 1 and program._pool[0] is not pooled
+
+
+def test_a_group_first_run_on_tensors_beyond_the_native_rank_stays_on_the_host():
+    text = """graph(%x : Tensor, %y : Tensor, %n : int):
+  %t : bool = prim::Constant[value=1]()
+  %out : Tensor = prim::Loop(%n, %t, %x)
+    block0(%i : int, %z : Tensor):
+      %a : Tensor = aten::mul(%z, %y)
+      %b : Tensor = aten::tanh(%a)
+      -> (%t, %b)
+  return (%out)
+"""
+    fn = compile_graph(fusejit.parse_ir(text), fuse=True, engine="native")
+    x = rand(*([2] * 9))                           # rank 9: more than the register file holds
+    y = rand(2, seed=1)
+    out = fn(x, y, 3)
+    np.testing.assert_allclose(out, np.tanh(np.tanh(np.tanh(x * y) * y) * y), rtol=1e-5,
+                               atol=1e-6)

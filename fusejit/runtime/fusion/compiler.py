@@ -22,6 +22,7 @@ from numpy.lib.stride_tricks import as_strided
 from ...errors import InterpreterError
 from ...ir.graph import Graph, Node
 from ..native.kernel_entry import NUMEL, OUTPUT_WIDTH
+from ..native.registers import MAX_RANK
 from .cache import load_module, reload_module
 from .codegen import ArgSpec, generate
 from .layout import GroupLayout, analyse
@@ -208,8 +209,9 @@ class FusedKernel:
         if variant is None:
             return None
         entry = variant.entries[0 if plan.serial else 1]
-        if entry is None:
-            return None
+        if entry is None or max([len(shape) for shape in (*shapes, *plan.out_shapes)],
+                                default=0) > MAX_RANK:
+            return None   # (registers hold tensors of rank <= MAX_RANK only)
         rows = RowLayout(self.layout, specs, plan.rank)
         if rows.meta_len != len(plan.meta):
             return None
