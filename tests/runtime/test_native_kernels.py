@@ -277,3 +277,20 @@ def test_a_group_first_run_on_tensors_beyond_the_native_rank_stays_on_the_host()
     out = fn(x, y, 3)
     np.testing.assert_allclose(out, np.tanh(np.tanh(np.tanh(x * y) * y) * y), rtol=1e-5,
                                atol=1e-6)
+
+
+def test_a_failing_binding_warns_and_the_run_goes_on(monkeypatch):
+    fn = compile_graph(fusejit.parse_ir(LOOP), fuse=True, engine="native")
+    x, y = rand(4, 8), rand(8, seed=1)
+    program = program_of(fn.code_for(x, y, 3))
+
+    def broken(*inputs):
+        raise RuntimeError("no entry today")
+
+    for kernel in program.kernels:
+        monkeypatch.setattr(kernel, "native_binding", broken)
+    with pytest.warns(RuntimeWarning, match="no entry today"):
+        out = fn(x, y, 3)
+    np.testing.assert_allclose(out, loop_numpy(x, y, 3), rtol=1e-5, atol=1e-6)
+    assert all(program.kernel_rows[:, 0] == -1)
+    np.testing.assert_array_equal(fn(x, y, 3), out)        # on the host from now on

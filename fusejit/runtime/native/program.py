@@ -19,6 +19,7 @@ under a lock) and the pool change.
 from __future__ import annotations
 
 import threading
+import warnings
 
 import numpy as np
 from numba import types
@@ -149,13 +150,20 @@ class NativeProgram:
         with self._bind_lock:
             if self.kernel_rows[slot, BOUND]:
                 return
-            binding = self.kernels[slot].native_binding(*inputs)
+            try:
+                binding = self.kernels[slot].native_binding(*inputs)
+                if binding is not None:
+                    entry, row = binding
+                    entry.compile(ENTRY_SIGNATURE)
+                    set_entry(self.kernel_fns, slot, entry)
+            except Exception as why:  # noqa: BLE001 - binding only speeds up; the run goes on
+                warnings.warn(f"a fused kernel keeps running through the host: its native "
+                              f"entry failed ({type(why).__name__}: {why})", RuntimeWarning,
+                              stacklevel=2)
+                binding = None
             if binding is None:
                 self.kernel_rows[slot, BOUND] = -1   # never bindable for this slot
                 return
-            entry, row = binding
-            entry.compile(ENTRY_SIGNATURE)
-            set_entry(self.kernel_fns, slot, entry)
             self.kernel_rows[slot, 1:len(row)] = row[1:]
             self.kernel_rows[slot, BOUND] = 1        # last: a running loop sees a whole row
 
