@@ -124,6 +124,11 @@ class FusedKernel:
 
     def _prepare(self, inputs: tuple):
         specs, flats, scalars, shapes, strides = self._flatten(inputs)
+        plan, variant_key = self._plan(specs, shapes, strides)
+        return specs, flats, scalars, plan, variant_key
+
+    def _plan(self, specs: list[ArgSpec], shapes: list, strides: list) -> tuple[Plan, tuple]:
+        """The (memoised) launch plan for these shapes and strides, and its variant's key."""
         key = (tuple(shapes), tuple(strides))
         plan = self._plans.get(key)
         if plan is None:
@@ -131,8 +136,7 @@ class FusedKernel:
                 self._plans.clear()
             plan = make_plan(self.layout, shapes, strides)
             self._plans[key] = plan
-        variant_key = (tuple(s.key() for s in specs), plan.classes, plan.rank)
-        return specs, flats, scalars, plan, variant_key
+        return plan, (tuple(s.key() for s in specs), plan.classes, plan.rank)
 
     def _flatten(self, inputs: tuple):
         """Specs, 1-d windows from each tensor's first element, scalars, shapes and element
@@ -202,7 +206,7 @@ class FusedKernel:
         plan)."""
         try:
             specs, _flats, _scalars, shapes, strides = self._flatten(inputs)
-            _s, _f, _c, plan, key = self._prepare(inputs)
+            plan, key = self._plan(specs, shapes, strides)
         except InterpreterError:
             return None
         variant = self._variants.get(key)
