@@ -27,15 +27,15 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..native.kernel_entry import HEADER, NUMEL, OUTPUT_WIDTH
-from ..native.registers import BOOL, FLOAT, INT, OFFSET
+from ..native.registers import BOOL, DTYPE_CODE, FLOAT, INT, OFFSET
 
 if TYPE_CHECKING:
     from .codegen import ArgSpec
     from .layout import GroupLayout
 
-# dtype -> (code in the register meta, name of its typed List): native/registers.py's order.
-_NATIVE = {np.dtype(np.bool_): (0, "b8"), np.dtype(np.int64): (1, "i64"),
-           np.dtype(np.float32): (2, "f32"), np.dtype(np.float64): (3, "f64")}
+# dtype -> (code in the register meta, name of its typed List in the entry's arguments).
+_BANKS = ("b8", "i64", "f32", "f64")
+_NATIVE = {dtype: (code, _BANKS[code]) for dtype, code in DTYPE_CODE.items()}
 # scalar dtype -> (register tag, how to read its payload): registers.py's INT, FLOAT, BOOL.
 _SCALAR = {np.dtype(np.int64): (INT, "ints[{r}]"), np.dtype(np.float64): (FLOAT, "floats[{r}]"),
            np.dtype(np.bool_): (BOOL, "ints[{r}] != 0")}
