@@ -25,10 +25,11 @@ interpreting its subgraph.
 ``engine="reference"`` the pure-Python loop it is tested against (``runtime/reference.py``).
 ``engine="auto"`` (the default) picks one per plan: the native loop when every instruction of
 the plan runs in it (fused kernels included) and the plan loops or has at least
-``NATIVE_MIN_OPS`` operations, else the reference loop. Entering the native loop from Python
-costs about 50 us a call (typed-List register file in and out, measured on a one-op graph),
-against about 5 us an operation on the reference loop: the two meet near ten operations (16
-ops: 59 us native, 84 us reference; 64 ops: 81 us and 317 us). Each instruction the native loop
+``NATIVE_MIN_OPS`` operations, else the reference loop. A call on the native loop costs about
+40 us however short the plan (moving tensors into and out of the typed-List register file;
+measured on chains of float32 adds), against about 5 us an operation on the reference loop:
+the two meet near eight operations (1 op: 41 us native, 11 us reference; 16 ops: 41 and 91 us;
+64 ops: 44 and 350 us). Each instruction the native loop
 hands back to Python costs it a round trip of the same kind, so a plan with host calls runs on
 the reference loop.
 """

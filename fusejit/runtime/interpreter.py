@@ -1,12 +1,12 @@
 """The native interpreter: a Numba loop over a ``Code``'s integer encoding, and its driver.
 
-``InterpreterState`` (``native/program.py``) holds the pc, the scalar banks (int64, float64,
-bool as int64), the tensor register file and the code arrays; ``run`` executes instructions
-natively (``native/loop.py``, cached on disk) until the program ends or an instruction needs
-Python, and then returns ``HOSTCALL``. ``NativeInterpreter`` (the driver) runs that one
-instruction with the reference semantics (operator-library body, Python op, fusion group,
-fork/wait), moving values between the native register file and Python, and resumes at the
-next pc::
+``InterpreterState`` (``native/state.py``, a Numba jitclass) holds the pc, the scalar banks
+(int64, float64, bool as int64), the tensor register file and the code arrays; ``run``
+executes instructions natively (``native/loop.py``, cached on disk) until the program ends or
+an instruction needs Python, and then returns ``HOSTCALL``. ``NativeInterpreter`` (the
+driver) runs that one instruction with the reference semantics (operator-library body, Python
+op, fusion group, fork/wait), moving values between the native register file and Python, and
+resumes at the next pc::
 
     graph(%x : Float(64), %n : int):         0, 1 = prim::Load            host: writes x, n
       ...                                    2 = aten::mul move(0), 1     native kernel
@@ -52,7 +52,7 @@ class NativeInterpreter(RunDriver):
     """One run of a :class:`Code` on the native engine (``run`` / ``run_async`` as in the
     reference engine's ``InterpreterState``)."""
 
-    __slots__ = ("code", "program", "regs", "state", "future", "host_calls")
+    __slots__ = ("code", "program", "regs", "pc_box", "state", "future", "host_calls")
 
     def __init__(self, code: Code):
         if not isinstance(code, Code):
@@ -60,8 +60,8 @@ class NativeInterpreter(RunDriver):
         native = _load()
         self.code = code
         self.program = native.program_of(code)
-        self.regs = self.program.acquire()
-        self.state = native.new_state(self.program, self.regs)
+        # The state shares pc_box with this driver: pc_box[0] is the pc on both sides.
+        self.regs, self.pc_box, self.state = self.program.acquire()
         self.future: Future | None = None
         self.host_calls = 0  # instructions the driver ran (Load and Store are two of them)
 
@@ -69,16 +69,19 @@ class NativeInterpreter(RunDriver):
         """Execute from pc. True when suspended on an unfinished future, False when finished."""
         code = self.code
         last = len(code.instructions)
-        state = self.state
-        if state.pc == 0 and len(stack) != code.n_inputs:
+        pc_box = self.pc_box
+        if pc_box[0] == 0 and len(stack) != code.n_inputs:
             return self._handle_error(InterpreterError(
                 f"the graph takes {code.n_inputs} inputs, {len(stack)} were given"))
         on_host = self.program.on_host
         while True:
-            pc = state.pc
+            pc = int(pc_box[0])
             if not on_host[pc]:   # (Load and Store never run natively: no call needed)
-                state.run()
-                pc = state.pc
+                try:
+                    self.state.run()
+                except Exception:  # noqa: BLE001 - an op body failed (an allocation): the
+                    pass           # host runs that instruction, at pc_box[0], and reports it
+                pc = int(pc_box[0])
             if pc >= last:
                 break
             self.host_calls += 1
@@ -92,10 +95,7 @@ class NativeInterpreter(RunDriver):
                 return self._handle_error(
                     _node_error(cls, "operation failed in interpreter", code.nodes[pc], error),
                     error)
-        # Finished: the (now empty) register file serves the next run of this code.
-        if self.regs is not None:
-            self.program.release(self.regs)
-            self.regs = self.state.regs = None
+        self._finish()
         if self.future is not None:
             outputs = tuple(stack[len(stack) - code.n_outputs:])
             self.future.mark_completed(outputs[0] if code.n_outputs == 1 else outputs)
@@ -128,7 +128,7 @@ class NativeInterpreter(RunDriver):
             outs = args
         elif opcode in (Opcode.JUMPNZ, Opcode.JUMPZ):
             taken = bool(args[0]) == (opcode == Opcode.JUMPNZ)
-            self.state.pc = pc + 1 + (arg if taken else 0)
+            self.pc_box[0] = pc + 1 + (arg if taken else 0)
             return False
         elif opcode == Opcode.LOAD:
             outs = stack[len(stack) - out_size:]
@@ -153,8 +153,16 @@ class NativeInterpreter(RunDriver):
         for i in range(out_size):
             regs.write(int(int_data[out_start + i]), outs[i])
         regs.prune_origins()
-        self.state.pc = pc + 1
+        self.pc_box[0] = pc + 1
         return False
+
+    def _finish(self) -> None:
+        """The run is over (ended or failed): its registers, emptied, and its state serve the
+        next run of this code; this driver keeps only a pc past the end."""
+        if self.regs is not None:
+            self.program.release(self.regs, self.pc_box, self.state)
+            self.regs = self.state = None
+            self.pc_box = np.array([len(self.code.instructions)], np.int64)
 
     def _suspend(self, future: Future) -> None:
         self.get_or_create_future()
@@ -162,9 +170,7 @@ class NativeInterpreter(RunDriver):
         future.add_callback(lambda: futures.submit(self._resume))
 
     def _handle_error(self, error: FusejitError, cause: BaseException | None = None) -> bool:
-        # Registers are dropped so nothing stays alive after a failed run.
-        self.regs = self.state.regs = _load().RegisterFile(0)
-        self.state.pc = len(self.code.instructions)
+        self._finish()   # emptied: nothing of a failed run stays alive
         if self.future is not None:
             error.__cause__ = cause if cause is not None else error.__cause__
             self.future.set_error(error)

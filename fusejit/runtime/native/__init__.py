@@ -5,9 +5,9 @@ Modules: ``registers`` (the register file and Python <-> native conversion), ``s
 native op id), ``moves`` (register helpers), ``dispatch`` (op dispatch), ``views`` (views and int
 lists over pointers), ``fast`` (the scalar fast path and its fixed-width rows), ``slots``
 (typed-List slots read and written in place), ``lists`` (the fuser's broadcast triple),
-``kernel_entry`` (fused kernels called from the loop), ``loop``
-(``run_loop``) and ``program`` (per-``Code`` tables and the ``InterpreterState``, the state one
-run's loop works on)::
+``kernel_entry`` (fused kernels called from the loop), ``loop`` (``run_loop``), ``state``
+(``InterpreterState``, the jitclass holding one run and calling the loop) and ``program``
+(per-``Code`` tables and the pool of register files with their states)::
 
     %z : Float(64) = aten::add(%x, %y, %one)     native_op = 200 + ADD: runs in the loop
     %l : Tensor[] = prim::ListConstruct(%x, %y)  native_op = -1: the host runs it

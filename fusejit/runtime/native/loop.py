@@ -5,7 +5,9 @@ its operands, and returns ``HOSTCALL`` with ``pc_box[0]`` at the first instructi
 run (a Python op, a future, a fusion group, a value only Python holds, an op without a native
 body, or any operand a native body refuses, such as a shape mismatch whose error the NumPy body
 reports). Before returning it has changed nothing for that instruction, so the driver runs it
-whole and resumes at the next pc. ``DONE`` means the program ran to its end::
+whole and resumes at the next pc. An op body that raises (a failed allocation) leaves
+``pc_box[0]`` at its instruction, which the driver then runs on the host. ``DONE`` means the
+program ran to its end::
 
     0, 1 = prim::Load                    HOSTCALL (the driver writes the arguments)
     2 = aten::mul move(0), 1             native: pointwise kernel, register 0 freed
@@ -108,6 +110,7 @@ def run_loop(pc_box, tags, ints, floats, meta, tmp, b8, i64, f32, f64, ilists, i
                       const_ints_p, const_floats_p)
         if pc >= n:
             break
+        pc_box[0] = pc   # where an op body that raises (a failed allocation) stopped
         opcode = instructions[pc, OPCODE]
         arg = instructions[pc, ARG]
         in_start, in_size = instructions[pc, IN_START], instructions[pc, IN_SIZE]

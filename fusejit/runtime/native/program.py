@@ -11,9 +11,9 @@ fixed-width rows of the scalar fast path (``fast.decode``)::
 
 It also gives every fusion group with a compiled CPU kernel a slot (``native_op = KERNEL_BASE +
 slot``, bound after the group's first host run: ``kernel_entry``), marks the fuser's
-ListConstruct -> broadcast_tensors -> ListUnpack triples (``lists``), and pools register files.
-It is built once per ``Code`` and shared by every run and thread: only the slots (written once,
-under a lock) and the pool change.
+ListConstruct -> broadcast_tensors -> ListUnpack triples (``lists``), and pools register files
+with their ``InterpreterState`` (``state``). It is built once per ``Code`` and shared by every
+run and thread: only the slots (written once, under a lock) and the pool change.
 """
 
 from __future__ import annotations
@@ -22,8 +22,6 @@ import threading
 import warnings
 
 import numpy as np
-from numba import types
-from numba.typed import List
 
 from ...ir.types import TensorType
 from ..code import Code, Opcode
@@ -37,8 +35,8 @@ from .kernel_entry import (
     set_entry,
 )
 from .kernel_entry import row_width as kernel_row_width
-from .loop import run_loop
-from .registers import BOOL, FLOAT, ILIST, INT, META_WIDTH, NONE, PY, RegisterFile
+from .registers import BOOL, FLOAT, ILIST, INT, NONE, PY, RegisterFile, int_list_table
+from .state import InterpreterState, new_state
 from .table import BROADCAST_LIST, COVERED, KERNEL_BASE, native_op_for, read_only_use
 
 _POOL_LIMIT = 4
@@ -94,10 +92,9 @@ class NativeProgram:
         self.const_tags = np.full(k, PY, np.int64)
         self.const_ints = np.zeros(k, np.int64)
         self.const_floats = np.zeros(k, np.float64)
-        self.const_ilists = List.empty_list(types.int64[::1])
+        ilists = [[] for _ in code.constants]   # the ILIST constants' items, else empty
         for i, value in enumerate(code.constants):
             kind = type(value)
-            empty = np.empty(0, np.int64)
             if kind is bool:
                 self.const_tags[i], self.const_ints[i] = BOOL, value
             elif kind is int and -(1 << 63) <= value < (1 << 63):
@@ -108,8 +105,10 @@ class NativeProgram:
                 self.const_tags[i] = NONE
             elif kind is list and _immutable_int_list(value, const_nodes.get(i)):
                 self.const_tags[i] = ILIST
-                empty = np.array(value, np.int64)
-            self.const_ilists.append(empty)
+                ilists[i] = value
+        bounds = np.cumsum([0] + [len(items) for items in ilists], dtype=np.int64)
+        values = np.array([x for items in ilists for x in items], np.int64)
+        self.const_ilists = int_list_table(values, bounds)
         self.scratch = code.register_size
         self.total_registers = code.register_size + width
         # The Code's own array, not a copy: a caller that edits the move flags (a test that
@@ -125,21 +124,27 @@ class NativeProgram:
         # Instructions only the host runs (entering the loop there would return at once);
         # one more entry for the end of the program.
         self.on_host = [row[0] in (Opcode.LOAD, Opcode.STORE) for row in code.rows] + [True]
-        self._pool: list[RegisterFile] = []
+        self._pool: list[tuple] = []
 
-    def acquire(self) -> RegisterFile:
-        """An empty register file for one run (a released one when there is one: making the
-        typed Lists of a new one costs about 15 us)."""
+    def acquire(self) -> tuple[RegisterFile, np.ndarray, InterpreterState]:
+        """An empty register file for one run, its pc (``pc_box[0]``, 0) and the jitclass
+        state that runs this program over them. A released triple is reused when there is
+        one: making the typed Lists costs about 15 us, the state about 10 us."""
         try:
             return self._pool.pop()
         except IndexError:
-            return RegisterFile(self.total_registers)
+            regs = RegisterFile(self.total_registers)
+            pc_box = np.zeros(1, np.int64)
+            return regs, pc_box, new_state(self, regs, pc_box)
 
-    def release(self, regs: RegisterFile) -> None:
-        """Take back the register file of a finished run, emptied."""
+    def release(self, regs: RegisterFile, pc_box: np.ndarray, state: InterpreterState) -> None:
+        """Take back what ``acquire`` gave, once its run has ended or failed: emptied (so
+        nothing of a failed run stays alive, even while its traceback holds the register
+        file), pc 0."""
+        regs.reset()
         if len(self._pool) < _POOL_LIMIT:
-            regs.reset()
-            self._pool.append(regs)
+            pc_box[0] = 0
+            self._pool.append((regs, pc_box, state))
 
     def bind_kernel(self, pc: int, inputs: list) -> None:
         """After the host ran fusion group ``pc`` on ``inputs`` through its kernel: let the loop
@@ -239,41 +244,3 @@ def program_of(code: Code) -> NativeProgram:
     if program is None:
         program = code._native_program = NativeProgram(code)
     return program
-
-
-class InterpreterState:
-    """The pc, scalar banks, tensor register file and code arrays of one native run.
-
-    ``run`` calls the cached ``run_loop`` directly. It is not a Numba jitclass: a jitclass is
-    compiled again in every process, and one whose method calls ``run_loop`` took 9.4 s to
-    build per process here (7.3 s with the loop passed as a first-class function), against
-    0.2 s to load everything from the on-disk cache this way."""
-
-    __slots__ = ("pc_box", "regs", "program", "tmp")
-
-    def __init__(self, program: NativeProgram, regs: RegisterFile):
-        self.pc_box = np.zeros(1, np.int64)
-        self.regs = regs
-        self.program = program
-        self.tmp = np.zeros((3, META_WIDTH), np.int64)
-
-    @property
-    def pc(self) -> int:
-        return int(self.pc_box[0])
-
-    @pc.setter
-    def pc(self, value: int) -> None:
-        self.pc_box[0] = value
-
-    def run(self) -> int:
-        """Execute from pc; DONE at the end, HOSTCALL at an instruction for the host."""
-        r, p = self.regs, self.program
-        return run_loop(self.pc_box, r.tags, r.ints, r.floats, r.meta, self.tmp, r.b8, r.i64,
-                        r.f32, r.f64, r.ilists, p.instructions, p.int_data, p.bool_data,
-                        p.native_op, p.op_params, p.const_tags, p.const_ints, p.const_floats,
-                        p.const_ilists, p.scratch, p.kernel_fns, p.kernel_rows, p.fast)
-
-
-def new_state(program: NativeProgram, regs: RegisterFile) -> InterpreterState:
-    """A fresh ``InterpreterState`` over ``regs`` for ``program``'s code."""
-    return InterpreterState(program, regs)

@@ -1,0 +1,173 @@
+"""``InterpreterState``: the Numba jitclass that holds one native run and executes it.
+
+One state per register file: it holds the pc (in ``pc_box``, an array the Python driver
+shares), the scalar banks (``tags``, ``ints``, ``floats``; bools live in ``ints``), the tensor
+register file (``meta`` and the per-dtype buffer Lists), the code arrays of the program and
+the loop itself. ``state.run()`` executes from pc until the program ends (``DONE``) or an
+instruction needs the host (``HOSTCALL``, pc left on it)::
+
+    pc_box = np.zeros(1, np.int64)
+    state = new_state(program, regs, pc_box)     # program_of(code), a RegisterFile
+    while state.run() == HOSTCALL:
+        ...run instruction pc_box[0] in Python, set pc_box[0] to the next pc...
+
+The class is thin on purpose. A jitclass cannot be cached on disk, so everything Numba
+compiles for it is compiled again in every process; here that is the constructor and one
+method whose body is a single indirect call. The loop (``loop.run_loop``, thousands of lines
+of LLVM IR) is compiled with ``cache=True`` and reached through a first-class function
+pointer: calling it directly would link it into ``run`` and re-optimise all of it in every
+process (9 s measured), and even converting the dispatcher to a function value inside the
+class costs that (11 s); building the function value from its compiled addresses costs
+nothing.
+
+Boxing a jitclass instance for Python normally compiles a getter for every field (26 here,
+~2 s). Python never reads these fields (the driver keeps ``pc_box`` and the register file
+itself), so ``_register_box`` gives the instance a Python class that only exposes ``run``.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+from numba import types
+from numba.core import cgutils
+from numba.experimental import jitclass
+from numba.extending import intrinsic
+
+from .kernel_entry import _LISTS, ENTRY_TYPE
+from .loop import DONE, HOSTCALL, run_loop
+from .registers import META_WIDTH
+
+_I1, _I2, _F1 = types.int64[::1], types.int64[:, ::1], types.float64[::1]
+
+# The fields, in run_loop's argument order (``loop`` last).
+_FIELDS = (
+    ("pc_box", _I1), ("tags", _I1), ("ints", _I1), ("floats", _F1), ("meta", _I2), ("tmp", _I2),
+    ("b8", _LISTS[0]), ("i64", _LISTS[1]), ("f32", _LISTS[2]), ("f64", _LISTS[3]),
+    ("ilists", _LISTS[4]), ("instructions", _I2), ("int_data", _I1),
+    ("bool_data", types.boolean[::1]), ("native_op", _I1), ("op_params", _I2),
+    ("const_tags", _I1), ("const_ints", _I1), ("const_floats", _F1),
+    ("const_ilists", types.ListType(_I1)), ("scratch", types.int64),
+    ("kernel_fns", types.ListType(ENTRY_TYPE)), ("kernel_rows", _I2), ("fast", _I2),
+)
+LOOP_SIGNATURE = types.int64(*(t for _, t in _FIELDS))
+LOOP_TYPE = types.FunctionType(LOOP_SIGNATURE)
+
+
+@jitclass(list(_FIELDS) + [("loop", LOOP_TYPE)])
+class InterpreterState:
+    """pc, scalar banks, tensor register file and code arrays of one native run (see the
+    module docstring); ``run`` executes from pc and returns DONE or HOSTCALL."""
+
+    def __init__(self, pc_box, tags, ints, floats, meta, tmp, b8, i64, f32, f64, ilists,
+                 instructions, int_data, bool_data, native_op, op_params, const_tags,
+                 const_ints, const_floats, const_ilists, scratch, kernel_fns, kernel_rows, fast,
+                 c_address, jit_address):
+        self.pc_box = pc_box
+        self.tags = tags
+        self.ints = ints
+        self.floats = floats
+        self.meta = meta
+        self.tmp = tmp
+        self.b8 = b8
+        self.i64 = i64
+        self.f32 = f32
+        self.f64 = f64
+        self.ilists = ilists
+        self.instructions = instructions
+        self.int_data = int_data
+        self.bool_data = bool_data
+        self.native_op = native_op
+        self.op_params = op_params
+        self.const_tags = const_tags
+        self.const_ints = const_ints
+        self.const_floats = const_floats
+        self.const_ilists = const_ilists
+        self.scratch = scratch
+        self.kernel_fns = kernel_fns
+        self.kernel_rows = kernel_rows
+        self.fast = fast
+        self.loop = _function_value(c_address, jit_address)
+
+    def run(self):
+        return self.loop(self.pc_box, self.tags, self.ints, self.floats, self.meta, self.tmp,
+                         self.b8, self.i64, self.f32, self.f64, self.ilists, self.instructions,
+                         self.int_data, self.bool_data, self.native_op, self.op_params,
+                         self.const_tags, self.const_ints, self.const_floats,
+                         self.const_ilists, self.scratch, self.kernel_fns, self.kernel_rows,
+                         self.fast)
+
+
+@intrinsic
+def _function_value(typingctx, c_address, jit_address):
+    """A ``LOOP_TYPE`` value calling the compiled loop at these addresses (its C wrapper and
+    its Numba entry). Calls go to the Numba entry, so an exception raised inside the loop
+    (a failed allocation) reaches the caller; through the C wrapper it would be printed and
+    lost. Made from addresses, the value brings no code of the loop into the jitclass."""
+
+    def codegen(context, builder, signature, args):
+        value = cgutils.create_struct_proxy(LOOP_TYPE)(context, builder)
+        pointer = context.get_value_type(types.voidptr)
+        value.c_addr = builder.inttoptr(args[0], pointer)
+        value.py_addr = pointer(None)   # no Python object: the value is never boxed
+        value.jit_addr = builder.inttoptr(args[1], pointer)
+        return value._getvalue()
+
+    return LOOP_TYPE(types.int64, types.int64), codegen
+
+
+_lock = threading.Lock()
+_addresses: tuple[int, int] | None = None
+
+
+def _loop_addresses() -> tuple[int, int]:
+    """The compiled loop's entry addresses (loaded from Numba's cache, or compiled once per
+    machine)."""
+    global _addresses
+    if _addresses is None:
+        with _lock:
+            if _addresses is None:
+                run_loop.compile(LOOP_SIGNATURE)
+                result = run_loop.overloads[LOOP_SIGNATURE.args]
+                library, names = result.library, result.fndesc
+                _register_box()
+                _addresses = (library.get_pointer_to_function(names.llvm_cfunc_wrapper_name),
+                              library.get_pointer_to_function(names.llvm_func_name))
+    return _addresses
+
+
+def _register_box() -> None:
+    """Give instances a Python class exposing only ``run`` (see the module docstring). With a
+    Numba that lacks the private table this relies on, the stock class is used: slower to
+    build (a getter compiled per field), the same behaviour."""
+    try:
+        from numba.experimental.jitclass import _box, boxing
+
+        table = boxing._cache_specialized_box
+        make_method = boxing._generate_method
+    except (ImportError, AttributeError):
+        return
+    instance_type = InterpreterState.class_type.instance_type
+    if instance_type not in table:
+        table[instance_type] = type("InterpreterState", (_box.Box,), {
+            "__slots__": (), "_numba_type_": instance_type,
+            "__doc__": InterpreterState.class_type.class_doc,
+            "run": make_method("run", InterpreterState.class_type.methods["run"]),
+        })
+
+
+def new_state(program, regs, pc_box: np.ndarray) -> InterpreterState:
+    """A state running ``program`` (a ``NativeProgram``) over the register file ``regs``,
+    with its pc in ``pc_box[0]``."""
+    c_address, jit_address = _loop_addresses()
+    p = program
+    return InterpreterState(
+        pc_box, regs.tags, regs.ints, regs.floats, regs.meta,
+        np.zeros((3, META_WIDTH), np.int64), *regs.lists(), p.instructions, p.int_data,
+        p.bool_data, p.native_op, p.op_params, p.const_tags, p.const_ints, p.const_floats,
+        p.const_ilists, p.scratch, p.kernel_fns, p.kernel_rows, p.fast, c_address,
+        jit_address)
+
+
+__all__ = ["DONE", "HOSTCALL", "InterpreterState", "LOOP_SIGNATURE", "new_state"]
