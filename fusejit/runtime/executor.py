@@ -26,12 +26,12 @@ interpreting its subgraph.
 ``engine="auto"`` (the default) picks one per plan: the native loop when every instruction of
 the plan runs in it (fused kernels included) and the plan loops or has at least
 ``NATIVE_MIN_OPS`` operations, else the reference loop. A call on the native loop costs about
-40 us however short the plan (moving tensors into and out of the typed-List register file;
+20 us however short the plan (moving tensors into and out of the typed-List register file;
 measured on chains of float32 adds), against about 5 us an operation on the reference loop:
-the two meet near eight operations (1 op: 41 us native, 11 us reference; 16 ops: 41 and 91 us;
-64 ops: 44 and 350 us). Each instruction the native loop
-hands back to Python costs it a round trip of the same kind, so a plan with host calls runs on
-the reference loop.
+the two meet near three operations (1 op: 21 us native, 10 us reference; 8 ops: 21 and 46 us;
+64 ops: 25 and 336 us); 6 leaves a margin for ops cheaper than adds on the reference loop.
+Each instruction the native loop hands back to Python costs it a round trip of the same kind,
+so a plan with host calls runs on the reference loop.
 """
 
 from __future__ import annotations
@@ -200,9 +200,9 @@ class Plan:
         return self._engine
 
 
-# Below this many operations a straight-line plan runs faster on the reference loop (see the
-# module docstring).
-NATIVE_MIN_OPS = 12
+# Below this many operations a straight-line plan runs about as fast or faster on the
+# reference loop (see the module docstring).
+NATIVE_MIN_OPS = 6
 
 
 def _loops(code: Code) -> bool:

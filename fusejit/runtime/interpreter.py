@@ -152,7 +152,10 @@ class NativeInterpreter(RunDriver):
             raise InterpreterError(f"unknown opcode {opcode}")
         for i in range(out_size):
             regs.write(int(int_data[out_start + i]), outs[i])
-        regs.prune_origins()
+        if opcode != Opcode.LOAD and opcode != Opcode.STORE:
+            # (A Load only fills registers the run has not used yet; a Store ends the run,
+            # which empties the register file.)
+            regs.prune_origins()
         self.pc_box[0] = pc + 1
         return False
 

@@ -27,6 +27,7 @@ original object, as the reference engine would.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -147,16 +148,16 @@ class RegisterFile:
         return None
 
     def _read_tensor(self, r: int) -> np.ndarray:
-        row = self.meta[r]
-        code, rank, offset = int(row[DTYPE]), int(row[RANK]), int(row[OFFSET])
-        buffer = get_buffer(self.b8, self.i64, self.f32, self.f64, r, code)
-        shape = tuple(int(s) for s in row[SIZES:SIZES + rank])
-        strides = [int(s) for s in row[STRIDES:STRIDES + rank]]
+        row = self.meta[r].tolist()
+        code, rank, offset = row[DTYPE], row[RANK], row[OFFSET]
+        buffer = _get(self.lists()[code], r)
+        shape = tuple(row[SIZES:SIZES + rank])
+        strides = row[STRIDES:STRIDES + rank]
         itemsize = buffer.itemsize
-        if int(np.prod(shape)) == 0:
+        numel = math.prod(shape)
+        if numel == 0:
             array = np.empty(shape, buffer.dtype)
-        elif offset == 0 and strides == _contiguous_strides(shape) \
-                and len(buffer) == int(np.prod(shape)):
+        elif offset == 0 and strides == _contiguous_strides(shape) and len(buffer) == numel:
             array = buffer.reshape(shape)
         else:
             array = np.lib.stride_tricks.as_strided(
@@ -181,8 +182,10 @@ class RegisterFile:
 
     def clear(self, r: int) -> None:
         tag = self.tags[r]
-        if tag == TENSOR or tag == ILIST:
-            clear_register(self.tags, self.meta, *self.lists(), r)
+        if tag == TENSOR:
+            _drop(self.lists()[self.meta[r, DTYPE]], r)
+        elif tag == ILIST:
+            _drop(self.ilists, r)
         self.tags[r] = EMPTY
         self.objects[r] = None
 
@@ -301,6 +304,12 @@ def get_buffer(b8, i64, f32, f64, r: int, code: int) -> np.ndarray:
 @njit(cache=True)
 def _get(buffers, r):
     return buffers[r]
+
+
+@njit(cache=True)
+def _drop(buffers, r):
+    """Slot ``r`` takes the shared empty sentinel (the last slot), dropping its buffer."""
+    buffers[r] = buffers[len(buffers) - 1]
 
 
 def get_ilist(ilists, r: int) -> np.ndarray:
