@@ -71,7 +71,8 @@ def test_a_scalar_loop_runs_in_the_fast_path(n):
     # Load and Store are the only instructions left to the general loop.
     assert sum(rows[:-1, fast.KIND] == fast.F_EXIT) == 2
     assert {fast.F_JUMP, fast.F_JUMPZ, fast.F_JUMPNZ, fast.F_CONST, fast.F_ASSIGN, fast.F_DROP,
-            fast.F_REMAINDER, fast.F_EQ, fast.F_ADD, fast.F_SUB, fast.F_LT} <= kinds
+            fast.F_REMAINDER_MASK, fast.F_COMPARE_BRANCH, fast.F_ADD, fast.F_SUB,
+            fast.F_COMPARE_ASSIGN_BRANCH} <= kinds
     assert rows[-1, fast.KIND] == fast.F_EXIT
     state = NativeInterpreter(code)
     stack = [n]
