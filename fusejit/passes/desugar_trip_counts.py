@@ -16,10 +16,21 @@ becomes a counter ``i`` carried as the first loop-carried value, and the conditi
                                                     %c.2 = aten::__and__(%lt.1, %t)
                                                     -> (%c.2, %i.1, %x.2)
 
-After this pass a Loop has inputs ``(cond, carried...)``, its body inputs and outputs are
-``(carried...)`` and ``(cond, carried...)``, and its outputs are the final carried values, the
-counter first. A while loop (trip count ``9223372036854775807``) is desugared the same way: the
-comparison is cheap and keeps one Loop shape for the lowering.
+A while loop needs no counter: when the trip count is the constant ``9223372036854775807``
+(what ``while`` scripts to) and the body never reads its trip-count input, the counter and its
+comparisons are left out and the trip count is simply removed (``%max`` goes too when nothing
+else reads it)::
+
+    %y = prim::Loop(%max, %c, %x)               %y = prim::Loop(%c, %x)
+      block0(%i, %x.1):                 ==>       block0(%x.1):
+        %x.2 = aten::mul(%x.1, %x.1)                %x.2 = aten::mul(%x.1, %x.1)
+        -> (%t, %x.2)                               -> (%t, %x.2)
+
+Observable results only differ for a loop that runs 2^63 - 1 times, which no loop finishes.
+
+After this pass every Loop has inputs ``(cond, carried...)``, its body inputs and outputs are
+``(carried...)`` and ``(cond, carried...)``, and its outputs are the final carried values: for
+a desugared counter, the counter is the first carried value (an output nobody reads).
 """
 
 from __future__ import annotations
@@ -30,6 +41,7 @@ from ..ir.symbols import aten, prim
 from ..ir.types import BOOL, INT
 
 _AND = aten["__and__"]
+_WHILE_TRIP_COUNT = 9223372036854775807
 
 
 def _trip_count_conjunctive_condition(graph: Graph, current: Value, max_trip_count: Value,
@@ -39,15 +51,30 @@ def _trip_count_conjunctive_condition(graph: Graph, current: Value, max_trip_cou
     return graph.insert(_AND, (below, cond)).output().set_type(BOOL)
 
 
-def _desugar_block(block: Block) -> None:
+def _is_while_trip_count(value: Value) -> bool:
+    node = value.node
+    return node.kind == prim.Constant and node.has_attribute("value") \
+        and node.kind_of("value") == "i" and node.i("value") == _WHILE_TRIP_COUNT
+
+
+def _desugar_block(block: Block, unused: list) -> None:
     for node in block.nodes():
         if node.kind == prim.Loop:
-            _desugar_loop(node)
+            _desugar_loop(node, unused)
         for sub in node.blocks:
-            _desugar_block(sub)
+            _desugar_block(sub, unused)
 
 
-def _desugar_loop(loop) -> None:
+def _elide_trip_count(loop, unused: list) -> None:
+    """Remove a while loop's trip count and its body's unused counter input."""
+    max_trip_count = loop.input(0)
+    loop.remove_input(0)
+    loop.blocks[0].erase_input(0)
+    if not max_trip_count.uses and max_trip_count.node not in unused:
+        unused.append(max_trip_count.node)
+
+
+def _desugar_loop(loop, unused: list) -> None:
     if len(loop.blocks) != 1 or len(loop.inputs) < 2 or len(loop.blocks[0].inputs) < 1 \
             or len(loop.blocks[0].outputs) < 1:
         raise IRError(f"prim::Loop needs a trip count, a condition and one body block with a "
@@ -55,6 +82,9 @@ def _desugar_loop(loop) -> None:
     graph = loop.graph
     body = loop.blocks[0]
     body_trip_count = body.inputs[0]
+    if _is_while_trip_count(loop.input(0)) and not body_trip_count.uses:
+        _elide_trip_count(loop, unused)
+        return
     # The counter is carried, so the loop gains an output for its final value (unused).
     loop.insert_output(0, INT)
     max_trip_count = loop.input(0)
@@ -78,4 +108,9 @@ def _desugar_loop(loop) -> None:
 
 def desugar_trip_counts(graph: Graph) -> None:
     """Desugar the trip count of every ``prim::Loop`` (nested blocks included) in place."""
-    _desugar_block(graph.block)
+    unused: list = []
+    _desugar_block(graph.block, unused)
+    # Destroyed after the walk, which may still be iterating over their block.
+    for node in unused:
+        if not node.output().uses:
+            node.destroy()

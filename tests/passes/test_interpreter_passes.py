@@ -76,6 +76,60 @@ def test_desugar_trip_counts_reaches_nested_loops():
         assert body.outputs[0].node.kind == aten["__and__"]
 
 
+WHILE = """graph(%x : int):
+  %max : int = prim::Constant[value=9223372036854775807]()
+  %lim : int = prim::Constant[value=100]()
+  %c0 : bool = aten::lt(%x, %lim)
+  %y : int = prim::Loop(%max, %c0, %x)
+    block0(%i : int, %v : int):
+      %w : int = aten::add(%v, %v)
+      %c : bool = aten::lt(%w, %lim)
+      -> (%c, %w)
+  return (%y)
+"""
+
+
+def test_desugar_trip_counts_leaves_a_while_loop_without_counter():
+    g = parse_ir(WHILE)
+    c0, x = _node(g, aten.lt).output(), g.inputs[0]
+    desugar_trip_counts(g)
+    loop = _node(g, prim.Loop)
+    body = loop.blocks[0]
+    # Loop(%c0, %x), body (%v) -> (%c, %w): no counter, no comparison with the maximum.
+    assert loop.inputs == (c0, x) and len(loop.outputs) == 1
+    assert [v.debug_name for v in body.inputs] == ["v"]
+    assert [v.debug_name for v in body.outputs] == ["c", "w"]
+    assert not any(n.kind in (aten["__and__"], aten.add) and n.owning_block is g.block
+                   for n in g.all_nodes())
+    assert [n.kind for n in body.nodes()] == [aten.add, aten.lt]
+    # %max had no other reader: it is gone.
+    assert [n.i("value") for n in g.all_nodes() if n.kind == prim.Constant] == [100]
+
+
+@pytest.mark.parametrize("change", [
+    # the body reads its trip count: it stays a counter
+    ("-> (%c, %w)", "-> (%c, %i)"),
+    # a real trip count
+    ("prim::Loop(%max, %c0, %x)", "prim::Loop(%lim, %c0, %x)"),
+    # any other constant is a real trip count
+    ("%max : int = prim::Constant[value=9223372036854775807]()",
+     "%max : int = prim::Constant[value=9223372036854775806]()"),
+])
+def test_desugar_trip_counts_keeps_a_counter_that_is_needed(change):
+    g = parse_ir(WHILE.replace(*change))
+    desugar_trip_counts(g)
+    loop = _node(g, prim.Loop)
+    assert len(loop.inputs) == 3 and len(loop.outputs) == 2
+    assert loop.blocks[0].outputs[0].node.kind == aten["__and__"]
+
+
+def test_desugar_trip_counts_keeps_a_maximum_read_elsewhere():
+    g = parse_ir(WHILE.replace("return (%y)", "%z : int = aten::add(%y, %max)\n  return (%z)"))
+    desugar_trip_counts(g)
+    assert len(_node(g, prim.Loop).inputs) == 2
+    assert _node(g, prim.Constant).i("value") == 9223372036854775807
+
+
 def test_flatten_io_moves_inputs_and_outputs_to_load_and_store():
     g = parse_ir("""graph(%x : Tensor, %y : Tensor):
   %z : Tensor = aten::mul(%x, %y)

@@ -101,27 +101,20 @@ WHILE_LOOP = """graph(%x : int):
       -> (%c, %w)
   return (%y)
 """
+# A while loop (the maximum trip count, body not reading %i) keeps no counter: the Assigns
+# carry the condition and %v only, and %max is not even loaded.
 WHILE_LOOP_DUMP = """0 = prim::Load
 1 = prim::Constant
-2 = prim::Constant
-3 = aten::lt 0, 2
-4 = prim::Constant
-5 = aten::lt 4, 1
-6 = aten::__and__ move(5), move(3)
-7, 8, 9 = prim::Assign move(6), move(4), move(0)
-= prim::JumpZ move(7) -> 18
-10 = prim::Constant
-11 = aten::mul move(9), move(10)
-12 = aten::lt 11, 2
-13 = prim::Constant
-14 = aten::add move(8), move(13)
-15 = aten::lt 14, 1
-16 = aten::__and__ move(15), move(12)
-7, 8, 9 = prim::Assign move(16), move(14), move(11)
-= prim::JumpNZ move(7) -> 9
-= prim::Drop move(1), move(2)
-= prim::Drop move(8)
-= prim::Store move(9)
+2 = aten::lt 0, 1
+3, 4 = prim::Assign move(2), move(0)
+= prim::JumpZ move(3) -> 10
+5 = prim::Constant
+6 = aten::mul move(4), move(5)
+7 = aten::lt 6, 1
+3, 4 = prim::Assign move(7), move(6)
+= prim::JumpNZ move(3) -> 5
+= prim::Drop move(1)
+= prim::Store move(4)
 """
 
 NESTED = """graph(%x : Tensor, %n : int, %c : bool):
@@ -201,7 +194,10 @@ def test_encoding_is_flat_and_consistent(text):
 
 def test_constant_table_holds_values():
     code = _code(WHILE_LOOP)
-    # %max, %lim, then the desugared 0, the body's 2 and the increment's 1
+    # %lim and the body's 2 (%max went with the while loop's counter)
+    assert code.constants == [10, 2]
+    # the same loop with a real trip count: %max, %lim, the counter's 0, the body's 2, its 1
+    code = _code(WHILE_LOOP.replace("Loop(%max", "Loop(%lim"))
     assert code.constants == [9223372036854775807, 10, 0, 2, 1]
 
 

@@ -71,9 +71,165 @@ def test_a_scalar_loop_runs_in_the_fast_path(n):
     # Load and Store are the only instructions left to the general loop.
     assert sum(rows[:-1, fast.KIND] == fast.F_EXIT) == 2
     assert {fast.F_JUMP, fast.F_JUMPZ, fast.F_JUMPNZ, fast.F_CONST, fast.F_ASSIGN, fast.F_DROP,
-            fast.F_REMAINDER, fast.F_EQ, fast.F_ADD, fast.F_SUB, fast.F_LT, fast.F_AND} <= kinds
+            fast.F_REMAINDER_MASK, fast.F_COMPARE_BRANCH, fast.F_ADD, fast.F_SUB,
+            fast.F_COMPARE_ASSIGN_BRANCH} <= kinds
     assert rows[-1, fast.KIND] == fast.F_EXIT
     state = NativeInterpreter(code)
     stack = [n]
     state.run(stack)
     assert stack == [_while_if(n)] and state.host_calls == 2
+
+
+# -- superinstructions: each against the reference engine, with the rows it decodes to ------
+
+def _kinds(text: str) -> set[int]:
+    return set(program_of(Code(parse_ir(text))).fast[:, fast.KIND].tolist())
+
+
+COMPARES = ["eq", "ne", "lt", "le", "gt", "ge"]
+# int/bool mixes, equal values, the int64 ends; a value beyond int64 is a Python object
+# (its tag leaves every fast row for the general loop)
+COMPARE_PAIRS = [(3, 5), (5, 3), (4, 4), (True, 1), (0, False), (I64_MIN, I64_MAX),
+                 (I64_MAX, I64_MIN), (2 ** 70, 1)]
+
+
+def _branch_graph(op: str, ta: str = "int", tb: str = "int") -> str:
+    # the compare's result only feeds the If: the compare and its JumpNZ make one row
+    return f"""graph(%a : {ta}, %b : {tb}):
+  %c : bool = aten::{op}(%a, %b)
+  %y : int = prim::If(%c)
+    block0():
+      %one : int = prim::Constant[value=1]()
+      -> (%one)
+    block1():
+      %two : int = prim::Constant[value=2]()
+      -> (%two)
+  return (%y)
+"""
+
+
+@pytest.mark.parametrize("op", COMPARES)
+def test_compare_and_branch_match_the_reference(op):
+    assert fast.F_COMPARE_BRANCH in _kinds(_branch_graph(op))
+    for a, b in COMPARE_PAIRS:
+        got, want, host_calls = run_both(_branch_graph(op), a, b)
+        assert_same(got, want)
+        assert host_calls == (3 if a == 2 ** 70 else 2)
+
+
+@pytest.mark.parametrize("op", ["lt", "eq"])
+def test_compare_and_branch_on_float_operands_runs_the_general_body(op):
+    text = _branch_graph(op, "float", "int")
+    assert fast.F_COMPARE_BRANCH not in _kinds(text)
+    for a, b in [(0.5, 1), (1.0, 1), (float("nan"), 0)]:
+        got, want, host_calls = run_both(text, a, b)
+        assert_same(got, want)
+        assert host_calls == 2
+
+
+def _assigned_graph(op: str, ta: str = "int", tb: str = "int") -> str:
+    # each branch's result is an op whose value an Assign moves into the If's output
+    return f"""graph(%a : {ta}, %b : {tb}, %c : bool):
+  %y : int = prim::If(%c)
+    block0():
+      %p : int = aten::{op}(%a, %b)
+      -> (%p)
+    block1():
+      %q : int = aten::{op}(%b, %a)
+      -> (%q)
+  return (%y, %a, %b)
+"""
+
+
+ARITHMETIC = ["add", "sub", "mul", "floordiv", "remainder"]
+ARITHMETIC_PAIRS = [(7, -3), (-7, 2), (I64_MAX, 1), (I64_MIN, -1), (I64_MIN, 3), (True, 5),
+                    (2 ** 70, 2)]
+
+
+@pytest.mark.parametrize("op", ARITHMETIC)
+@pytest.mark.parametrize("c", [True, False])
+def test_op_and_assign_match_the_reference(op, c):
+    text = _assigned_graph(op)
+    rows = program_of(Code(parse_ir(text))).fast
+    ops = rows[rows[:, fast.KIND] >= fast.F_ADD]
+    assert len(ops) == 2 and (ops[:, fast.RET] != ops[:, fast.OUT]).all()
+    for a, b in ARITHMETIC_PAIRS:
+        got, want, _ = run_both(text, a, b, c)
+        assert_same(got, want)
+
+
+@pytest.mark.parametrize("op", ["floordiv", "remainder"])
+def test_op_and_assign_division_by_zero_raises_the_reference_error(op):
+    native, reference = errors_of(_assigned_graph(op), 5, 0, True)
+    assert "ZeroDivisionError" in native and native == reference
+
+
+def _by_constant(op: str, divisor: int) -> str:
+    return f"""graph(%a : int):
+  %d : int = prim::Constant[value={divisor}]()
+  %y : int = aten::{op}(%a, %d)
+  return (%y)
+"""
+
+
+@pytest.mark.parametrize("op", ["floordiv", "remainder"])
+@pytest.mark.parametrize("divisor", [1, 2, 8, 1 << 62, 3, -2, -1])
+def test_floordiv_and_remainder_by_a_constant_match_the_reference(op, divisor):
+    text = _by_constant(op, divisor)
+    power_of_two = divisor > 0 and divisor & (divisor - 1) == 0
+    assert (fast.F_FLOORDIV_SHIFT in _kinds(text) or fast.F_REMAINDER_MASK in _kinds(text)) \
+        == power_of_two
+    for a in [0, 7, -7, -8, I64_MAX, I64_MIN, True]:
+        got, want, _ = run_both(text, a)
+        assert_same(got, want)
+
+
+@pytest.mark.parametrize("op", ["floordiv", "remainder"])
+def test_division_by_a_zero_constant_raises_the_reference_error(op):
+    native, reference = errors_of(_by_constant(op, 0), 5)
+    assert "ZeroDivisionError" in native and native == reference
+
+
+def test_a_constant_register_written_twice_is_not_an_immediate():
+    # %d is 2 or 3 depending on %c: both Constants write one register after the If
+    text = """graph(%a : int, %c : bool):
+  %d : int = prim::If(%c)
+    block0():
+      %two : int = prim::Constant[value=2]()
+      -> (%two)
+    block1():
+      %three : int = prim::Constant[value=3]()
+      -> (%three)
+  %y : int = aten::remainder(%a, %d)
+  return (%y)
+"""
+    assert fast.F_REMAINDER_MASK not in _kinds(text)
+    for a, c in [(7, True), (7, False), (-5, True)]:
+        got, want, _ = run_both(text, a, c)
+        assert_same(got, want)
+
+
+@pytest.mark.parametrize("n", [0, 1, 5, 64])
+@pytest.mark.parametrize("moves", [True, False])
+def test_a_while_loop_on_the_loop_back_edge_row_matches_python(n, moves):
+    code = Code(parse_ir(WHILE_IF))
+    assert fast.F_COMPARE_ASSIGN_BRANCH in set(program_of(code).fast[:, fast.KIND].tolist())
+    if not moves:
+        code.bool_data[:] = False   # no register is freed: the values stay (read at run time)
+    stack = [n]
+    NativeInterpreter(code).run(stack)
+    assert stack == [_while_if(n)]
+
+
+def test_a_logic_op_on_bools_and_ints_matches_the_reference():
+    text = """graph(%a : bool, %b : bool):
+  %x : bool = aten::__xor__(%a, %b)
+  %y : bool = aten::__and__(%x, %b)
+  %z : bool = aten::__or__(%y, %a)
+  return (%x, %y, %z)
+"""
+    assert fast.F_LOGIC in _kinds(text)
+    for a in (True, False):
+        for b in (True, False):
+            got, want, _ = run_both(text, a, b)
+            assert_same(got, want)

@@ -123,6 +123,52 @@ def test_while_loop_matches_python(x, lim):
     assert run(code_of(WHILE), x, lim) == [v, last]
 
 
+# The same while loop without reading %i: desugar_trip_counts leaves the counter out.
+WHILE_WITHOUT_COUNTER = WHILE.replace("-> (%c, %w, %i)", "-> (%c, %w, %v)")
+
+
+@pytest.mark.parametrize("x, lim", [(1, 10), (20, 10), (3, 1000), (5, 11)])
+def test_while_loop_without_counter_matches_python(x, lim):
+    v, last = x, x
+    while v < lim:
+        v, last = v * 2, v
+    code = code_of(WHILE_WITHOUT_COUNTER)
+    assert "aten::__and__" not in code.dump() and "aten::__and__" in code_of(WHILE).dump()
+    assert run(code, x, lim) == [v, last]
+
+
+# A while loop (no counter) inside a for loop whose body reads its counter %i.
+WHILE_IN_FOR = """graph(%n : int, %lim : int):
+  %t : bool = prim::Constant[value=1]()
+  %max : int = prim::Constant[value=9223372036854775807]()
+  %zero : int = prim::Constant[value=0]()
+  %one : int = prim::Constant[value=1]()
+  %s : int = prim::Loop(%n, %t, %zero)
+    block0(%i : int, %acc : int):
+      %c0 : bool = aten::lt(%i, %lim)
+      %w : int = prim::Loop(%max, %c0, %i)
+        block0(%j : int, %v : int):
+          %v1 : int = aten::add(%v, %v)
+          %v2 : int = aten::add(%v1, %one)
+          %c : bool = aten::lt(%v2, %lim)
+          -> (%c, %v2)
+      %acc2 : int = aten::add(%acc, %w)
+      -> (%t, %acc2)
+  return (%s)
+"""
+
+
+@pytest.mark.parametrize("n, lim", [(0, 5), (1, 5), (6, 40), (4, 0)])
+def test_while_loop_without_counter_inside_a_for_loop_matches_python(n, lim):
+    acc = 0
+    for i in range(n):
+        v = i
+        while v < lim:
+            v = v + v + 1
+        acc += v
+    assert run(code_of(WHILE_IN_FOR), n, lim) == [acc]
+
+
 NESTED = """graph(%n : int, %m : int):
   %t : bool = prim::Constant[value=1]()
   %zero : int = prim::Constant[value=0]()
