@@ -4,6 +4,7 @@ Python must raise), and a scalar while+if that runs natively from end to end."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from fusejit import parse_ir
@@ -233,3 +234,59 @@ def test_a_logic_op_on_bools_and_ints_matches_the_reference():
         for b in (True, False):
             got, want, _ = run_both(text, a, b)
             assert_same(got, want)
+
+
+def _drop_after_assign_graph(dropped: str) -> str:
+    # %x's last use is in block1, so block0 ends by dropping it, right after the Assign of %p
+    return f"""graph(%a : int, %b : int, %c : bool, %x : {dropped}):
+  %y : int = prim::If(%c)
+    block0():
+      %p : int = aten::add(%a, %b)
+      -> (%p)
+    block1():
+      %q : int = aten::size(%x, %a)
+      -> (%q)
+  return (%y, %a, %b)
+"""
+
+
+@pytest.mark.parametrize("c", [True, False])
+def test_an_op_assign_row_folds_a_following_drop_and_leaves_a_tensor_drop_to_the_loop(c):
+    text = _drop_after_assign_graph("Tensor")
+    code = Code(parse_ir(text))
+    rows = program_of(code).fast
+    (pc,) = [pc for pc, kind in enumerate(code.kinds) if kind == "aten::add"]
+    assert code.kinds[pc + 2] == "prim::Drop" and rows[pc, fast.DROP] >= 0
+    assert rows[pc, fast.NEXT] == pc + 3
+    x = np.ones((2, 3), np.float32)
+    got, want, _ = run_both(text, 0, 1, c, x)   # the dropped register holds a tensor
+    assert_same(got, want)
+
+
+@pytest.mark.parametrize("c", [True, False])
+def test_an_op_assign_row_folds_the_jump_that_ends_an_if_branch(c):
+    text = _assigned_graph("sub")
+    code = Code(parse_ir(text))
+    rows = program_of(code).fast
+    (pc,) = [pc for pc, kind in enumerate(code.kinds) if kind == "aten::sub" and
+             code.kinds[pc + 2] == "prim::Jump"]
+    jump = code.rows[pc + 2]
+    assert rows[pc, fast.NEXT] == pc + 3 + jump[1] and rows[pc, fast.DROP] == -1
+    got, want, _ = run_both(text, 9, 4, c)
+    assert_same(got, want)
+
+
+@pytest.mark.parametrize("which", [0, 1, 2])
+def test_the_loop_back_edge_with_one_move_flag_off_matches_python(which):
+    # the specialised back edge needs both the Assign and the jump to move the condition;
+    # with either flag (or a carried value's) off it takes the general copy
+    code = Code(parse_ir(WHILE_IF))
+    rows = program_of(code).fast
+    pc = np.flatnonzero(rows[:, fast.KIND] == fast.F_COMPARE_ASSIGN_BRANCH)[-1]   # (the entry
+    assign = code.rows[pc + 1]                                                   # is first)
+    flags = [assign[2], rows[pc + 1, fast.MOVES], assign[2] + 1]
+    code.bool_data[flags[which]] = False
+    for n in (0, 3, 10):
+        stack = [n]
+        NativeInterpreter(code).run(stack)
+        assert stack == [_while_if(n)]

@@ -5,14 +5,15 @@ inner loop ``run_fast`` that runs scalar ops, jumps, scalar constants, plain ass
 ``WIDTH`` per instruction (one more, ``F_EXIT``, for the end of the program) once per
 ``Code``::
 
-    kind              a   b   out  moves  target  op      ret
-    F_COMPARE         18  0   19   39     -       0b001   19   19 = aten::lt 18, 0
-    F_JUMPNZ          14  -   -    35     17      -       -    = prim::JumpNZ move(14) -> 17
+    kind         a   b   out  moves  target  op     ret  next drop
+    F_COMPARE    18  0   19   39     -       0b001  19   -    -     19 = aten::lt 18, 0
+    F_JUMPNZ     14  -   -    35     17      -      -    -    -     = prim::JumpNZ move(14) -> 17
 
 ``moves`` is the index of the instruction's first move flag in ``bool_data`` (read at run
 time: a caller may edit the flags after the table is built), ``target`` an absolute pc (or,
 for ``F_CONST``, the constant's index; for ``F_ASSIGN`` and ``F_DROP``, ``a`` and ``b`` are
-the start and size of the inputs in ``int_data`` and ``out`` the start of the outputs).
+the start and size of the inputs in ``int_data`` and ``out`` the start of the outputs);
+``next`` and ``drop`` serve an int op followed by the Assign of its result (below).
 
 Int/bool ops (chosen when the IR types both operands int or bool; the tags are still checked
 at run time) carry a truth table, mask or shift in ``op`` and, in ``ret``, a second output.
@@ -22,10 +23,11 @@ Some rows run two or three instructions (superinstructions), decided here::
     9 = aten::eq move(8), 1           F_COMPARE_BRANCH: the compare and the jump on its result
     = prim::JumpNZ move(9) -> 13
     10 = aten::sub 7, 2               F_SUB with ret = 11: the op, then the Assign of its result
-    11 = prim::Assign move(10)
+    11 = prim::Assign move(10)        and, folded in (``next``, ``drop``), a Jump or a Drop of
+    = prim::Jump -> 15                one register right after (an If branch's end)
     14 = aten::lt 13, 0               F_COMPARE_ASSIGN_BRANCH: a loop's test, its carried
-    5, 6 = prim::Assign move(14), ... values and back edge (that Assign is F_ASSIGN_BRANCH)
-    = prim::JumpNZ move(5) -> 7
+    5, 6 = prim::Assign move(14), ... values and back edge (that Assign is F_ASSIGN_BRANCH);
+    = prim::JumpNZ move(5) -> 7       when both move the condition, it never reaches a register
 
 Each does exactly what its instructions would, in their order (the second instruction's row
 stays, for jumps into it). Conditional jumps are real branches, not selects (their target is
@@ -39,6 +41,10 @@ an ``F_EXIT`` row (tensor ops, Load/Store, ...), or any operand it does not hand
 non-scalar register, an integer division by zero...). It changes nothing for that
 instruction, so the general loop runs it whole, with the same result. Before the table, the
 general loop alone spent ~10.5 ns per scalar instruction (the benchmark's while+if).
+
+``run_fast`` is a function of its own, called, not inlined into ``run_loop``: compiled alone
+it keeps its registers to itself, and the benchmark's loop ran 23-25 ns an iteration against
+26-28 inlined (a tensor op pays the call, a few ns of its ~90).
 """
 
 from __future__ import annotations
@@ -71,8 +77,8 @@ from .scalar_ops import (
     scalar_unary,
 )
 
-WIDTH = 8
-KIND, A, B, OUT, MOVES, TARGET, OP, RET = range(WIDTH)
+WIDTH = 10
+KIND, A, B, OUT, MOVES, TARGET, OP, RET, NEXT, DROP = range(WIDTH)
 (F_EXIT, F_JUMP, F_JUMPZ, F_JUMPNZ, F_CONST, F_ASSIGN, F_DROP, F_BINARY, F_UNARY,
  F_ASSIGN_BRANCH) = range(10)
 # Bodies for two int/bool operands (others, and operands of other types at run time, go through
@@ -155,6 +161,18 @@ def _moved_copy(instructions: list, int_data: np.ndarray, direct_assign: np.ndar
     return int(int_data[out_start])
 
 
+def _after_copy(instructions: list, int_data: np.ndarray, pc: int) -> tuple[int, int]:
+    """(next pc, register to drop or -1) after an op and the Assign of its result, folding
+    the instruction at ``pc`` in when it is a Jump or a one-register Drop."""
+    if pc < len(instructions):
+        opcode, arg, in_start, in_size = instructions[pc][:4]
+        if opcode == Opcode.JUMP:
+            return pc + 1 + arg, -1
+        if opcode == Opcode.DROP and in_size == 1:
+            return pc + 1, int(int_data[in_start])
+    return pc, -1
+
+
 def decode(code: Code, native_op: np.ndarray, op_params: np.ndarray,
            const_tags: np.ndarray, direct_assign: np.ndarray) -> np.ndarray:
     """The fixed-width rows of ``code`` (see the module docstring); ``direct_assign[pc]`` is 1
@@ -171,7 +189,7 @@ def decode(code: Code, native_op: np.ndarray, op_params: np.ndarray,
         if opcode == Opcode.JUMP:
             row[KIND], row[TARGET] = F_JUMP, pc + 1 + arg
         elif opcode in (Opcode.JUMPZ, Opcode.JUMPNZ) and in_size == 1:
-            row[:] = (F_JUMPZ if opcode == Opcode.JUMPZ else F_JUMPNZ, first_in, 0, 0,
+            row[:8] = (F_JUMPZ if opcode == Opcode.JUMPZ else F_JUMPNZ, first_in, 0, 0,
                       in_start, pc + 1 + arg, 0, 0)
         elif opcode == Opcode.CONSTANT and const_tags[arg] in (INT, FLOAT, BOOL, NONE):
             row[KIND], row[OUT], row[TARGET] = F_CONST, out, arg
@@ -190,10 +208,10 @@ def decode(code: Code, native_op: np.ndarray, op_params: np.ndarray,
                 fast = _int_kind(op, ret, constants.get(b)) \
                     if _int_operands(code.nodes[pc]) else None
                 if fast is None:
-                    row[:] = F_BINARY, a, b, out, in_start, 0, op, ret
+                    row[:8] = F_BINARY, a, b, out, in_start, 0, op, ret
                     continue
                 kind, field = fast
-                row[:] = kind, a, b, out, in_start, 0, field, out
+                row[:8] = kind, a, b, out, in_start, 0, field, out
                 # The op's flags are at in_start, +1; its output's at +2; the next
                 # instruction's first input flag at +3.
                 branch = _branch_on(instructions, int_data, pc + 1, out)
@@ -204,8 +222,9 @@ def decode(code: Code, native_op: np.ndarray, op_params: np.ndarray,
                     row[OP] |= _JUMP_IF_TRUE if branch[2] else 0
                 elif copy is not None and copy not in (a, b, out):
                     row[RET] = copy
+                    row[NEXT], row[DROP] = _after_copy(instructions, int_data, pc + 2)
             elif op in _SCALAR_UNARY and in_size == 1:
-                row[:] = F_UNARY, first_in, 0, out, in_start, 0, op, ret
+                row[:8] = F_UNARY, first_in, 0, out, in_start, 0, op, ret
     # A compare before a loop's back edge (the Assign of the carried values and its jump)
     # runs straight into it.
     for pc in range(n - 1):
@@ -248,6 +267,28 @@ def _assign(rows, row, tags, ints, floats, moves, int_data):
 
 
 @njit(inline="always")
+def _carried_scalars(tags, int_data, start, out_start, size):
+    """Whether inputs and outputs 1 .. size - 1 of an Assign are all scalar registers."""
+    for k in range(1, size):
+        if tags[int_data[start + k]] > NONE or tags[int_data[out_start + k]] > NONE:
+            return False
+    return True
+
+
+@njit(inline="always")
+def _copy(tags, ints, floats, moves, int_data, start, out_start, size):
+    for k in range(size):
+        src, dst = int_data[start + k], int_data[out_start + k]
+        if src != dst:
+            tag = tags[src]
+            tags[dst], ints[dst] = tag, ints[src]
+            if tag == FLOAT:
+                floats[dst] = floats[src]
+            if moves[start + k]:
+                tags[src] = EMPTY
+
+
+@njit(inline="always")
 def _condition(r, moved, tags, ints, floats):
     """A JumpZ/JumpNZ's test of register ``r``: 1 or 0, or -1 when ``r`` is not a scalar."""
     tag = tags[r]
@@ -262,7 +303,7 @@ def _condition(r, moved, tags, ints, floats):
     return value
 
 
-@njit(inline="always")
+@njit(cache=True, nogil=True, error_model="numpy")
 def run_fast(pc, rows, tags, ints, floats, moves, int_data, const_tags, const_ints,
              const_floats):
     """Run from ``pc`` while the instructions are the scalar kinds above; return the pc of the
@@ -309,7 +350,12 @@ def run_fast(pc, rows, tags, ints, floats, moves, int_data, const_tags, const_in
                 tags[out2], ints[out2] = tag, i
                 if moves[m + 3]:
                     tags[out] = EMPTY
-                pc += 2
+                drop = rows[row + DROP]
+                if drop >= 0:
+                    if tags[drop] > NONE:
+                        return pc + 2
+                    tags[drop] = EMPTY
+                pc = rows[row + NEXT]
                 continue
             pc += 1
             if kind == F_COMPARE_BRANCH:
@@ -326,6 +372,21 @@ def run_fast(pc, rows, tags, ints, floats, moves, int_data, const_tags, const_in
             # the loop's back edge: the Assign carrying the condition, then its jump
             row = pc * WIDTH
             kind = F_ASSIGN_BRANCH
+            start, size, cond = rows[row + A], rows[row + B], rows[row + RET]
+            if moves[start] & moves[rows[row + MOVES]] & (tags[cond] <= NONE):
+                # The condition only passes through its register: copy the other carried
+                # values, leave both registers empty and branch on i.
+                out_start = rows[row + OUT]
+                if _carried_scalars(tags, int_data, start, out_start, size):
+                    tags[out] = EMPTY
+                    tags[cond] = EMPTY
+                    _copy(tags, ints, floats, moves, int_data, start + 1, out_start + 1,
+                          size - 1)
+                    if i == rows[row + OP]:
+                        pc = rows[row + TARGET]
+                    else:
+                        pc += 2   # past the Assign and its jump
+                    continue
         if kind == F_ASSIGN or kind == F_ASSIGN_BRANCH:
             if not _assign(rows, row, tags, ints, floats, moves, int_data):
                 return pc
