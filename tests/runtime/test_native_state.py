@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import gc
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -169,3 +170,30 @@ def test_an_allocation_failing_inside_the_loop_is_reported_like_the_reference():
     gc.collect()
     leaked = [b - a for a, b in zip(before, nrt_live())]
     assert all(n <= 10 * 4 for n in leaked), leaked
+
+
+@balanced
+def test_the_loop_releases_the_gil_while_it_runs():
+    # A thread runs a long scalar loop natively (~1 s); this thread sleeps 0.2 s and then
+    # needs the GIL to go on, which it gets before the loop ends only if the loop let go.
+    code = Code(parse_ir(WHILE_IF))
+    NativeInterpreter(code).run([3])
+    started = threading.Event()
+    result: list = []
+
+    def long_run() -> None:
+        started.set()
+        stack = [40_000_000]
+        NativeInterpreter(code).run(stack)
+        result.append(stack[0])
+
+    runner = threading.Thread(target=long_run)
+    runner.start()
+    started.wait()
+    time.sleep(0.2)
+    woke_first = runner.is_alive()
+    runner.join()
+    assert woke_first, "the native loop held the GIL"
+    # even k add k, odd k subtract 1: for an even n, h(h - 1) - h with h = n / 2
+    closed = lambda n: (n // 2) * (n // 2 - 1) - n // 2  # noqa: E731
+    assert reference(code, 10) == [closed(10)] and result == [closed(40_000_000)]

@@ -22,7 +22,8 @@ nothing.
 
 Boxing a jitclass instance for Python normally compiles a getter for every field (26 here,
 ~2 s). Python never reads these fields (the driver keeps ``pc_box`` and the register file
-itself), so ``_register_box`` gives the instance a Python class that only exposes ``run``.
+itself), so ``_register_box`` gives the instance a Python class that only exposes ``run``
+(``_run_from_python``: it releases the GIL while the loop runs).
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from __future__ import annotations
 import threading
 
 import numpy as np
-from numba import types
+from numba import njit, types
 from numba.core import cgutils
 from numba.experimental import jitclass
 from numba.extending import intrinsic
@@ -91,12 +92,24 @@ class InterpreterState:
         self.loop = _function_value(c_address, jit_address)
 
     def run(self):
-        return self.loop(self.pc_box, self.tags, self.ints, self.floats, self.meta, self.tmp,
-                         self.b8, self.i64, self.f32, self.f64, self.ilists, self.instructions,
-                         self.int_data, self.bool_data, self.native_op, self.op_params,
-                         self.const_tags, self.const_ints, self.const_floats,
-                         self.const_ilists, self.scratch, self.kernel_fns, self.kernel_rows,
-                         self.fast)
+        return _call_loop(self)
+
+
+@njit(inline="always")
+def _call_loop(state):
+    return state.loop(state.pc_box, state.tags, state.ints, state.floats, state.meta,
+                      state.tmp, state.b8, state.i64, state.f32, state.f64, state.ilists,
+                      state.instructions, state.int_data, state.bool_data, state.native_op,
+                      state.op_params, state.const_tags, state.const_ints, state.const_floats,
+                      state.const_ilists, state.scratch, state.kernel_fns, state.kernel_rows,
+                      state.fast)
+
+
+@njit(nogil=True)
+def _run_from_python(state):
+    """``state.run()`` for Python: one compile (a jitclass method called from Python takes
+    two), and the GIL is released while the loop runs, so threads run side by side."""
+    return _call_loop(state)
 
 
 @intrinsic
@@ -145,7 +158,6 @@ def _register_box() -> None:
         from numba.experimental.jitclass import _box, boxing
 
         table = boxing._cache_specialized_box
-        make_method = boxing._generate_method
     except (ImportError, AttributeError):
         return
     instance_type = InterpreterState.class_type.instance_type
@@ -153,7 +165,7 @@ def _register_box() -> None:
         table[instance_type] = type("InterpreterState", (_box.Box,), {
             "__slots__": (), "_numba_type_": instance_type,
             "__doc__": InterpreterState.class_type.class_doc,
-            "run": make_method("run", InterpreterState.class_type.methods["run"]),
+            "run": _run_from_python,
         })
 
 
