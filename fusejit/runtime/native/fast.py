@@ -250,26 +250,16 @@ def _assign(rows, row, tags, ints, floats, moves, int_data):
     """An F_ASSIGN / F_ASSIGN_BRANCH row's copies; False (nothing done) when a register is
     not a scalar."""
     start, size, out_start = rows[row + A], rows[row + B], rows[row + OUT]
-    for k in range(size):
-        if tags[int_data[start + k]] > NONE or tags[int_data[out_start + k]] > NONE:
-            return False
-    # in order: no output is a later input (program._direct_assign)
-    for k in range(size):
-        src, dst = int_data[start + k], int_data[out_start + k]
-        if src != dst:
-            tag = tags[src]
-            tags[dst], ints[dst] = tag, ints[src]
-            if tag == FLOAT:
-                floats[dst] = floats[src]
-            if moves[start + k]:
-                tags[src] = EMPTY
+    if not _scalar_pairs(tags, int_data, start, out_start, 0, size):
+        return False
+    _copy(tags, ints, floats, moves, int_data, start, out_start, size)
     return True
 
 
 @njit(inline="always")
-def _carried_scalars(tags, int_data, start, out_start, size):
-    """Whether inputs and outputs 1 .. size - 1 of an Assign are all scalar registers."""
-    for k in range(1, size):
+def _scalar_pairs(tags, int_data, start, out_start, first, size):
+    """Whether inputs and outputs ``first`` .. size - 1 of an Assign are scalar registers."""
+    for k in range(first, size):
         if tags[int_data[start + k]] > NONE or tags[int_data[out_start + k]] > NONE:
             return False
     return True
@@ -277,6 +267,8 @@ def _carried_scalars(tags, int_data, start, out_start, size):
 
 @njit(inline="always")
 def _copy(tags, ints, floats, moves, int_data, start, out_start, size):
+    """Copy ``size`` registers in order (no output is a later input:
+    ``program._direct_assign``), emptying the moved inputs."""
     for k in range(size):
         src, dst = int_data[start + k], int_data[out_start + k]
         if src != dst:
@@ -377,7 +369,7 @@ def run_fast(pc, rows, tags, ints, floats, moves, int_data, const_tags, const_in
                 # The condition only passes through its register: copy the other carried
                 # values, leave both registers empty and branch on i.
                 out_start = rows[row + OUT]
-                if _carried_scalars(tags, int_data, start, out_start, size):
+                if _scalar_pairs(tags, int_data, start, out_start, 1, size):
                     tags[out] = EMPTY
                     tags[cond] = EMPTY
                     _copy(tags, ints, floats, moves, int_data, start + 1, out_start + 1,
