@@ -295,3 +295,30 @@ def test_a_failing_binding_warns_and_the_run_goes_on(monkeypatch):
     np.testing.assert_allclose(out, loop_numpy(x, y, 3), rtol=1e-5, atol=1e-6)
     assert all(program.kernel_rows[:, 0] == -1)
     np.testing.assert_array_equal(fn(x, y, 3), out)        # on the host from now on
+
+
+def test_a_group_with_more_tensors_than_an_entry_takes_stays_on_the_host():
+    from fusejit.runtime.fusion.compiler import MAX_ENTRY_TENSORS
+
+    n = MAX_ENTRY_TENSORS + 1
+    names = [f"%x{k}" for k in range(n)]
+    lines = [f"graph({', '.join(name + ' : Tensor' for name in names)}, %n : int):",
+             "  %t : bool = prim::Constant[value=1]()",
+             "  %out : Tensor = prim::Loop(%n, %t, %x0)",
+             "    block0(%i : int, %acc : Tensor):"]
+    previous = "%acc"
+    for k, name in enumerate(names[1:]):
+        lines.append(f"      %m{k} : Tensor = aten::mul({previous}, {name})")
+        previous = f"%m{k}"
+    lines += [f"      -> (%t, {previous})", "  return (%out)"]
+    fn = compile_graph(fusejit.parse_ir("\n".join(lines) + "\n"), fuse=True, engine="native")
+    xs = [rand(4, seed=k) for k in range(n)]
+    program = program_of(fn.code_for(*xs, 3))
+    assert len(program.kernels) == 1
+    out = fn(*xs, 3)
+    assert program.kernel_rows[0, 0] == -1           # never bound: the host runs the group
+    want = xs[0]
+    for _ in range(3):
+        for x in xs[1:]:
+            want = want * x
+    np.testing.assert_allclose(out, want, rtol=1e-5)

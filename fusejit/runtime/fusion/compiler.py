@@ -29,6 +29,11 @@ from .layout import GroupLayout, analyse
 from .native_entry import RowLayout
 from .plan import Plan, make_plan
 
+# A group with more tensor inputs than this runs through the host even in the native loop:
+# its native entry checks every input's registers, and compiling it grew to about a minute
+# for a 130-input group (PyTorch's many_inputs corpus graph), where the host call costs ~50 us.
+MAX_ENTRY_TENSORS = 32
+
 _PLAN_LIMIT = 256
 
 
@@ -216,6 +221,8 @@ class FusedKernel:
         if entry is None or max([len(shape) for shape in (*shapes, *plan.out_shapes)],
                                 default=0) > MAX_RANK:
             return None   # (registers hold tensors of rank <= MAX_RANK only)
+        if len(shapes) > MAX_ENTRY_TENSORS:
+            return None   # (compiling the entry would cost far more than the host calls save)
         rows = RowLayout(self.layout, specs, plan.rank)
         if rows.meta_len != len(plan.meta):
             return None
