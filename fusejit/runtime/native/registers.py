@@ -291,16 +291,6 @@ def put_buffer(tags, b8, i64, f32, f64, r: int, code: int, buffer: np.ndarray) -
     tags[r] = TENSOR
 
 
-def get_buffer(b8, i64, f32, f64, r: int, code: int) -> np.ndarray:
-    if code == D_F32:
-        return _get(f32, r)
-    if code == D_F64:
-        return _get(f64, r)
-    if code == D_I64:
-        return _get(i64, r)
-    return _get(b8, r)
-
-
 @njit(cache=True)
 def _get(buffers, r):
     return buffers[r]
