@@ -21,7 +21,8 @@ import fusejit
 from fusejit.runtime.fusion import FusedKernel
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
-_CORPUS = os.path.join(_HERE, "..", "..", "shared", "conformance", "lstm_cell", "expected_fused.ir")
+_CORPUS = os.path.join(_HERE, "..", "tests", "data", "conformance", "lstm_cell",
+                       "expected_fused.ir")
 
 CHAIN_IR = """graph(%x : Float(*), %y : Float(*)):
   %one : int = prim::Constant[value=1]()

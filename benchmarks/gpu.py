@@ -165,7 +165,7 @@ def bench_lstm(args, xp, device, timer, copy_gbs) -> None:
     import fusejit
     from fusejit.runtime.fusion.cuda_compiler import CudaFusedKernel
 
-    path = os.path.join(ROOT, "..", "shared", "conformance", "lstm_cell", "expected_fused.ir")
+    path = os.path.join(ROOT, "tests", "data", "conformance", "lstm_cell", "expected_fused.ir")
     graph = fusejit.parse_ir(open(path).read())
     group = next(n for n in graph.all_nodes() if n.kind == "prim::FusionGroup")
     kernel = CudaFusedKernel(group, device)

@@ -1,4 +1,7 @@
-"""Shared fixtures: the PyTorch-produced conformance corpus in ../shared/conformance."""
+"""Shared fixtures: the PyTorch-produced conformance corpus, committed in tests/data/conformance.
+
+``FUSEJIT_CONFORMANCE`` points the suite at another copy (a newer corpus, say).
+"""
 
 from __future__ import annotations
 
@@ -13,7 +16,7 @@ _ROOT = Path(__file__).resolve().parent.parent
 def _find_corpus() -> Path | None:
     env = os.environ.get("FUSEJIT_CONFORMANCE")
     candidates = [Path(env)] if env else []
-    candidates += [_ROOT / "shared" / "conformance", _ROOT.parent / "shared" / "conformance"]
+    candidates.append(_ROOT / "tests" / "data" / "conformance")
     for path in candidates:
         if path.is_dir():
             return path
