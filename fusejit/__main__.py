@@ -76,21 +76,22 @@ def fuse(args: argparse.Namespace) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    import zipfile
+
     import numpy as np
 
     from . import compile
-    from .ir.types import TensorType
 
     graph = _read_graph(args.file)
-    with np.load(args.inputs, allow_pickle=False) as data:
-        keys = sorted(data.files, key=lambda k: (len(k), k))
-        inputs = []
-        for key, value in zip(keys, graph.inputs):
-            array = data[key]
-            if array.ndim == 0 and not isinstance(value.type, TensorType):
-                inputs.append(array.item())
-            else:
-                inputs.append(array)
+    try:
+        with np.load(args.inputs, allow_pickle=False) as data:
+            if not hasattr(data, "files"):
+                raise FusejitError(f"{args.inputs}: an .npz archive of named arrays is needed, "
+                                   f"not a single .npy array")
+            arrays = {key: data[key] for key in data.files}
+    except (zipfile.BadZipFile, EOFError, ValueError) as exc:
+        raise FusejitError(f"{args.inputs}: not a readable .npz archive ({exc})") from None
+    inputs = bind_npz(graph, arrays, args.inputs)
     outputs = compile(graph, fuse=not args.no_fuse)(*inputs)
     if not isinstance(outputs, tuple):
         outputs = (outputs,)
@@ -101,6 +102,48 @@ def run(args: argparse.Namespace) -> int:
         else:
             print(f"out{i}: {out!r}")
     return 0
+
+
+def bind_npz(graph, arrays: dict, source: str = "inputs") -> list:
+    """The graph's inputs from an ``.npz``'s arrays: by the inputs' names (``x.1`` or ``x``) when
+    the keys are those names, by position when they are ``arg0, arg1, ...``; anything else is an
+    error naming the keys that do not fit. 0-d arrays become scalars for non-tensor inputs."""
+    from .ir.types import TensorType
+
+    params = list(graph.inputs)
+    positional = [f"arg{i}" for i in range(len(params))]
+    if set(arrays) == set(positional):
+        keys = positional
+    else:
+        keys = [_key_for(p.debug_name, arrays) for p in params]
+        keys = [k if keys.count(k) == 1 else None for k in keys]   # x.1 and x.2 both "x"
+        missing = [f"%{p.debug_name}" for p, k in zip(params, keys) if k is None]
+        extra = sorted(set(arrays) - set(keys))
+        if missing or extra:
+            names = ", ".join(f"%{p.debug_name}" for p in params)
+            raise FusejitError(
+                f"{source}: the keys {sorted(arrays)} do not bind the graph's inputs ({names}): "
+                + (f"no array for {', '.join(missing)}; " if missing else "")
+                + (f"no input named {', '.join(extra)}; " if extra else "")
+                + f"name the arrays after the inputs or {', '.join(positional)}")
+    inputs = []
+    for param, key in zip(params, keys):
+        array = arrays[key]
+        if array.ndim == 0 and not isinstance(param.type, TensorType):
+            inputs.append(array.item())
+        else:
+            inputs.append(array)
+    return inputs
+
+
+def _key_for(name: str, arrays: dict) -> str | None:
+    """``name`` itself, or PyTorch's name without its ``.N`` suffix (``x`` for ``x.1``)."""
+    if name in arrays:
+        return name
+    base, dot, suffix = name.rpartition(".")
+    if dot and suffix.isdigit() and base in arrays:
+        return base
+    return None
 
 
 def cache(args: argparse.Namespace) -> int:
