@@ -12,6 +12,11 @@ import pytest
 
 _ROOT = Path(__file__).resolve().parent.parent
 
+# Fused calls in the suite run the kernels and engines they test from their first call, and no
+# test starts a background compile; tests/runtime/test_tiering.py turns tiering on itself.
+os.environ.setdefault("FUSEJIT_TIERING", "0")
+os.environ.setdefault("FUSEJIT_BACKGROUND_COMPILE", "0")
+
 
 def _find_corpus() -> Path | None:
     env = os.environ.get("FUSEJIT_CONFORMANCE")

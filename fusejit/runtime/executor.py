@@ -23,20 +23,24 @@ interpreting its subgraph.
 
 ``engine="native"`` runs the Numba instruction loop (``runtime/interpreter.py``);
 ``engine="reference"`` the pure-Python loop it is tested against (``runtime/reference.py``).
-``engine="auto"`` (the default) picks one per plan: the native loop when every instruction of
-the plan runs in it (fused kernels included) and the plan loops or has at least
-``NATIVE_MIN_OPS`` operations, else the reference loop. A call on the native loop costs about
-20 us however short the plan (moving tensors into and out of the typed-List register file;
-measured on chains of float32 adds), against about 5 us an operation on the reference loop:
-the two meet near three operations (1 op: 21 us native, 10 us reference; 8 ops: 21 and 46 us;
-64 ops: 25 and 336 us); 6 leaves a margin for ops cheaper than adds on the reference loop.
-Each instruction the native loop hands back to Python costs it a round trip of the same kind,
-so a plan with host calls runs on the reference loop.
+``engine="auto"`` (the default) picks one per plan, in two steps. ``Plan.engine`` says where a
+plan belongs: the native loop when every instruction of the plan runs in it (fused kernels
+included) and the plan loops or has at least ``NATIVE_MIN_OPS`` operations, else the reference
+loop. A call on the native loop costs about 20 us however short the plan (moving tensors into and
+out of the typed-List register file; measured on chains of float32 adds), against about 5 us an
+operation on the reference loop: the two meet near three operations (1 op: 21 us native, 10 us
+reference; 8 ops: 21 and 46 us; 64 ops: 25 and 336 us); 6 leaves a margin for ops cheaper than
+adds on the reference loop. Each instruction the native loop hands back to Python costs it a
+round trip of the same kind, so a plan with host calls runs on the reference loop. Then
+``runtime/tiering.py`` decides when a native plan moves there: it starts on the reference loop
+and moves once it is hot and the native loop is compiled, so that no call waits for the native
+engine to compile (once per machine) or load (once per process) before it is worth it.
 """
 
 from __future__ import annotations
 
 import threading
+import time
 import warnings
 from collections.abc import Sequence
 from typing import Any
@@ -61,6 +65,7 @@ from ..ir.types import (
                         TupleType,
                         Type,
 )
+from . import tiering
 from .code import Code
 from .interpreter import NativeInterpreter
 from .reference import InterpreterState
@@ -121,11 +126,13 @@ class CompiledFunction:
         stack = self.check_inputs(inputs)
         plan = self.plan_for(stack)
         code = plan.code
-        engine = plan.engine if self.engine == "auto" else self.engine
+        engine = plan.tier() if self.engine == "auto" else self.engine
         if engine == "native":
             NativeInterpreter(code).run(stack)
-        else:
+        elif engine == "reference":
             InterpreterState(code).run(stack)
+        else:   # a plan on its way to the native loop: count its time on the reference loop
+            plan.warming += tiering.timed(InterpreterState(code).run, stack)
         if len(stack) == 1:
             return stack[0]
         return tuple(stack) if stack else None
@@ -172,23 +179,44 @@ def compile(graph: Graph, fuse: bool = False, engine: str = "auto", device: str 
 class Plan:
     """What runs for one argument spec: the optimised graph, its kernels and its ``Code``."""
 
-    __slots__ = ("graph", "code", "kernels", "_engine")
+    __slots__ = ("graph", "code", "kernels", "_engine", "_tier", "warming")
 
     def __init__(self, graph: Graph, inputs: Sequence[Any] | None, precise: bool = False):
-        self.kernels: list[Any] = []
+        self.kernels: list[GroupOperation] = []
         if inputs is not None:
             _optimise(graph, inputs)
         self.graph = graph
 
-        def group_operation(node: Node):
-            kernel = _compile_group(node, precise)
-            if kernel is not None:
-                self.kernels.append(kernel)
-            return kernel
+        def group_operation(node: Node) -> GroupOperation:
+            self.kernels.append(GroupOperation(node, precise))
+            return self.kernels[-1]
 
         self.code = Code(graph, make_group_operation=group_operation if inputs is not None
                          else None)
         self._engine: str | None = None
+        self._tier: str | None = None   # where auto runs it: None while still warming up
+        self.warming = 0.0                # seconds on the reference loop while warming up
+
+    def tier(self) -> str:
+        """Where ``engine="auto"`` runs this plan now: "native", "reference", or "warming" (the
+        reference loop, timed; see ``runtime/tiering.py``)."""
+        if self._tier is not None:
+            return self._tier
+        if not tiering.enabled():
+            self._tier = self.engine
+            return self._tier
+        if self.warming < tiering.promote_after():
+            return "warming"
+        if self.engine != "native":
+            self._tier = "reference"
+        elif tiering.native_ready():
+            self._tier = "native"
+        else:
+            tiering.request_native()
+            # Ask again after a while on the reference loop: the compile may have finished.
+            self.warming -= tiering.RECHECK_SECONDS
+            return "warming"
+        return self._tier
 
     @property
     def engine(self) -> str:
@@ -253,9 +281,9 @@ def kernel_source(graph_or_group: Graph | Node, *example_inputs: Any,
     plan = Plan(fn.graph.copy(), stack, precise=precise)
     calls: list[tuple[Any, tuple]] = []
     for i, op in enumerate(plan.code.operations):
-        if op in plan.kernels:
-            def recording(*args, _kernel=op):
-                calls.append((_kernel.kernel, args))
+        if op in plan.kernels and op.kernel is not None:
+            def recording(*args, _kernel=op.kernel):
+                calls.append((_kernel, args))
                 return _kernel(*args)
 
             plan.code.operations[i] = recording
@@ -289,36 +317,73 @@ def _optimise(graph: Graph, inputs: Sequence[Any]) -> None:
         run_pass(graph)
 
 
-def _compile_group(node: Node, precise: bool):
-    """The operation running a FusionGroup: its compiled kernel, falling back to interpreting the
-    subgraph for inputs the kernel declines or rejects (as PyTorch's fusion executor falls back);
-    None to always interpret (a group the kernel compiler cannot express)."""
-    from .fusion import FusedKernel
+class GroupOperation:
+    """The operation running one FusionGroup: its compiled kernel, falling back to interpreting
+    the subgraph for inputs the kernel declines or rejects (as PyTorch's fusion executor falls
+    back), or always where the kernel compiler cannot express the group.
 
-    try:
-        kernel = FusedKernel(node, precise=precise)
-    except IRError as why:
-        warnings.warn(f"fusion group interpreted, not compiled: {why}", RuntimeWarning,
-                      stacklevel=2)
-        return None
-    subgraph = node.g("Subgraph")
-    fallback: list[Code] = []
+    Under tiering (``runtime/tiering.py``) the kernel is compiled (or loaded from the disk cache)
+    only once the interpreted group has taken ``KERNEL_AFTER_SECONDS``: a function called once on
+    small inputs never waits for Numba. ``kernel`` compiles it at once when asked (the native
+    loop asks when it binds the group).
+    """
 
-    def run(*args):
+    __slots__ = ("node", "precise", "spent", "_kernel", "_fallback", "_lock")
+
+    def __init__(self, node: Node, precise: bool):
+        self.node = node
+        self.precise = precise
+        self.spent = 0.0                    # seconds interpreted while the kernel waits
+        self._kernel: Any = None            # the FusedKernel; False: it cannot be compiled
+        self._fallback: Code | None = None
+        self._lock = threading.Lock()
+        if not tiering.enabled():
+            self.kernel  # noqa: B018 - compile now
+
+    @property
+    def kernel(self):
+        """The group's ``FusedKernel`` (compiled on first use), or None if it has none."""
+        if self._kernel is None:
+            with self._lock:
+                if self._kernel is None:
+                    self._kernel = self._compile()
+        return self._kernel or None
+
+    def _compile(self):
+        from .fusion import FusedKernel
+
+        try:
+            return FusedKernel(self.node, precise=self.precise)
+        except IRError as why:
+            warnings.warn(f"fusion group interpreted, not compiled: {why}", RuntimeWarning,
+                          stacklevel=4)
+            return False
+
+    def __call__(self, *args):
+        if self._kernel is None and self.spent < tiering.KERNEL_AFTER_SECONDS:
+            start = time.perf_counter()
+            try:
+                return self.interpret(args)
+            finally:
+                self.spent += time.perf_counter() - start
+        kernel = self.kernel
+        if kernel is None:
+            return self.interpret(args)
         try:
             return kernel(*args)
         except InterpreterError:
             # Declined inputs, or a fault the kernel's checks caught (incompatible shapes,
             # integer division by zero): the interpreted subgraph computes the answer, or
             # raises the error at the op that fails, with its source location.
-            if not fallback:
-                fallback.append(Code(subgraph))
-            stack = list(args)
-            InterpreterState(fallback[0]).run(stack)
-            return tuple(stack)
+            return self.interpret(args)
 
-    run.kernel = kernel
-    return run
+    def interpret(self, args) -> tuple:
+        """The group's subgraph on the reference loop."""
+        if self._fallback is None:
+            self._fallback = Code(self.node.g("Subgraph"))
+        stack = list(args)
+        InterpreterState(self._fallback).run(stack)
+        return tuple(stack)
 
 
 class _Mismatch(Exception):

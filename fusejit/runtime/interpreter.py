@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import FusejitError, InterpreterError, JITException
-from . import futures
+from . import futures, tiering
 from .code import Code, Opcode, _node_error
 from .futures import Future
 from .reference import RunDriver, _ForkedError, _rethrown
@@ -62,6 +62,7 @@ class NativeInterpreter(RunDriver):
         self.program = native.program_of(code)
         # The state shares pc_box with this driver: pc_box[0] is the pc on both sides.
         self.regs, self.pc_box, self.state = self.program.acquire()
+        tiering.mark_built()
         self.future: Future | None = None
         self.host_calls = 0  # instructions the driver ran (Load and Store are two of them)
 

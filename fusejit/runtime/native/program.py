@@ -37,11 +37,13 @@ from .kernel_entry import (
 from .kernel_entry import row_width as kernel_row_width
 from .registers import BOOL, FLOAT, ILIST, INT, NONE, PY, RegisterFile, int_list_table
 from .state import InterpreterState, new_state
+from .state import loop_compiled as compiled_on_disk
 from .table import BROADCAST_LIST, COVERED, KERNEL_BASE, native_op_for, read_only_use
 
 _POOL_LIMIT = 4
 
-__all__ = ["InterpreterState", "NativeProgram", "RegisterFile", "new_state", "program_of"]
+__all__ = ["InterpreterState", "NativeProgram", "RegisterFile", "compiled_on_disk", "new_state",
+           "program_of"]
 
 
 class NativeProgram:

@@ -150,6 +150,20 @@ def _loop_addresses() -> tuple[int, int]:
     return _addresses
 
 
+def loop_compiled() -> bool:
+    """Is the loop compiled, in this process or in Numba's disk cache, so that building a state
+    compiles nothing big? (The tiered ``engine="auto"`` asks before moving a plan here.)"""
+    if _addresses is not None:
+        return True
+    try:
+        index = run_loop._cache._cache_file._load_index()
+    except AttributeError:
+        # A Numba whose cache internals moved: say yes, so plans move as they did before
+        # tiering (paying the compile in the foreground) rather than never.
+        return True
+    return any(key[0] == LOOP_SIGNATURE for key in index)
+
+
 def _register_box() -> None:
     """Give instances a Python class exposing only ``run`` (see the module docstring). With a
     Numba that lacks the private table this relies on, the stock class is used: slower to
@@ -182,4 +196,5 @@ def new_state(program, regs, pc_box: np.ndarray) -> InterpreterState:
         jit_address)
 
 
-__all__ = ["DONE", "HOSTCALL", "InterpreterState", "LOOP_SIGNATURE", "new_state"]
+__all__ = ["DONE", "HOSTCALL", "InterpreterState", "LOOP_SIGNATURE", "loop_compiled",
+           "new_state"]

@@ -1,0 +1,154 @@
+"""Tiering (``runtime/tiering.py``): groups run interpreted and plans on the reference loop until
+they are hot; then kernels compile and plans move to the native loop, if it is compiled."""
+
+from __future__ import annotations
+
+import fcntl
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import fusejit
+from fusejit.runtime import executor, tiering
+from fusejit.runtime.fusion import FusedKernel
+from fusejit.runtime.fusion.cache import cache_dir
+
+LOOP = """graph(%x : Tensor, %y : Tensor):
+  %t : bool = prim::Constant[value=1]()
+  %n : int = prim::Constant[value=3]()
+  %one : int = prim::Constant[value=1]()
+  %out : Tensor = prim::Loop(%n, %t, %x)
+    block0(%i : int, %z : Tensor):
+      %a : Tensor = aten::add(%z, %y, %one)
+      %b : Tensor = aten::tanh(%a)
+      -> (%t, %b)
+  return (%out)
+"""
+
+SHORT = """graph(%x : Tensor, %y : Tensor):
+  %z : Tensor = aten::mul(%x, %y)
+  return (%z)
+"""
+
+
+def _expected(x, y):
+    return np.tanh(np.tanh(np.tanh(x + y) + y) + y)
+
+
+@pytest.fixture
+def tiered(monkeypatch):
+    monkeypatch.setenv("FUSEJIT_TIERING", "1")
+    monkeypatch.setenv("FUSEJIT_BACKGROUND_COMPILE", "0")
+
+
+@pytest.fixture
+def engines(monkeypatch):
+    """Counts the native drivers the executor builds."""
+    built = []
+    real = executor.NativeInterpreter
+
+    def counting(code):
+        built.append(code)
+        return real(code)
+
+    monkeypatch.setattr(executor, "NativeInterpreter", counting)
+    return built
+
+
+def _inputs():
+    rng = np.random.default_rng(0)
+    return (rng.standard_normal((4, 5)).astype(np.float32),
+            rng.standard_normal(5).astype(np.float32))
+
+
+def test_a_group_runs_interpreted_until_hot_then_its_kernel(tiered, monkeypatch):
+    fn = fusejit.compile(fusejit.parse_ir(LOOP), fuse=True)
+    x, y = _inputs()
+    np.testing.assert_allclose(fn(x, y), _expected(x, y), rtol=1e-6)
+    (group,) = fn.plan_for(fn.check_inputs([x, y])).kernels
+    assert group._kernel is None and group.spent > 0      # interpreted, nothing compiled
+    monkeypatch.setattr(tiering, "KERNEL_AFTER_SECONDS", 0.0)
+    np.testing.assert_allclose(fn(x, y), _expected(x, y), rtol=1e-6)
+    assert isinstance(group._kernel, FusedKernel)
+
+
+def test_without_tiering_kernels_compile_with_the_plan(monkeypatch):
+    monkeypatch.setenv("FUSEJIT_TIERING", "0")
+    fn = fusejit.compile(fusejit.parse_ir(LOOP), fuse=True)
+    x, y = _inputs()
+    (group,) = fn.plan_for(fn.check_inputs([x, y])).kernels
+    assert isinstance(group._kernel, FusedKernel)
+
+
+def test_a_plan_stays_on_the_reference_loop_until_hot(tiered, monkeypatch, engines):
+    monkeypatch.setattr(tiering, "_built", False)
+    fn = fusejit.compile(fusejit.parse_ir(LOOP), fuse=True)
+    x, y = _inputs()
+    for _ in range(3):
+        np.testing.assert_allclose(fn(x, y), _expected(x, y), rtol=1e-6)
+    plan = fn.plan_for(fn.check_inputs([x, y]))
+    assert plan.engine == "native"              # where it belongs ...
+    assert plan.tier() == "warming" and plan.warming > 0 and not engines   # ... not there yet
+    plan.warming = tiering.PROMOTE_SECONDS
+    monkeypatch.setattr(tiering, "native_ready", lambda: True)
+    monkeypatch.setattr(tiering, "KERNEL_AFTER_SECONDS", 0.0)
+    np.testing.assert_allclose(fn(x, y), _expected(x, y), rtol=1e-6)
+    assert plan.tier() == "native" and len(engines) == 1
+
+
+def test_a_hot_plan_that_cannot_run_natively_settles_on_the_reference_loop(tiered, engines):
+    fn = fusejit.compile(fusejit.parse_ir(SHORT), fuse=True)
+    x, y = _inputs()
+    plan = fn.plan_for(fn.check_inputs([x, y]))
+    plan.warming = tiering.PROMOTE_SECONDS
+    np.testing.assert_array_equal(fn(x, y), x * y)
+    assert plan.engine == "reference" and plan.tier() == "reference" and not engines
+
+
+def test_a_hot_plan_asks_once_for_a_background_compile(tiered, monkeypatch, capsys, engines):
+    monkeypatch.setenv("FUSEJIT_BACKGROUND_COMPILE", "1")
+    monkeypatch.setattr(tiering, "_built", False)
+    monkeypatch.setattr(tiering, "_background", None)
+    monkeypatch.setattr(tiering, "native_ready", lambda: False)
+    started = []
+    monkeypatch.setattr(subprocess, "Popen", lambda args, **kw: started.append(args) or object())
+    fn = fusejit.compile(fusejit.parse_ir(LOOP), fuse=True)
+    x, y = _inputs()
+    plan = fn.plan_for(fn.check_inputs([x, y]))
+    for _ in range(2):
+        plan.warming = tiering.PROMOTE_SECONDS
+        np.testing.assert_allclose(fn(x, y), _expected(x, y), rtol=1e-6)
+        # Still on the reference loop, and it waits a while before it asks again.
+        assert plan.tier() == "warming" and plan.warming < 0 and not engines
+    assert len(started) == 1 and started[0][0] == sys.executable
+    assert "compiling the native interpreter in a background process" in capsys.readouterr().err
+
+
+def test_the_background_compile_notice_is_silenced_by_fusejit_quiet(monkeypatch, capsys):
+    monkeypatch.setenv("FUSEJIT_BACKGROUND_COMPILE", "1")
+    monkeypatch.setenv("FUSEJIT_QUIET", "1")
+    monkeypatch.setattr(tiering, "_background", None)
+    monkeypatch.setattr(subprocess, "Popen", lambda args, **kw: object())
+    tiering.request_native()
+    assert capsys.readouterr().err == ""
+
+
+def test_warm_native_leaves_the_compile_to_the_process_holding_the_lock():
+    with open(cache_dir() / "native-compile.lock", "a+b") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        assert tiering.warm_native() is False
+
+
+def test_warm_native_puts_the_loop_in_the_disk_cache():
+    from fusejit.runtime.native.state import loop_compiled
+
+    assert tiering.warm_native(wait=True) is True
+    assert loop_compiled()
+
+
+def test_kernel_source_compiles_the_kernels_it_shows(tiered):
+    x, y = _inputs()
+    source = fusejit.kernel_source(fusejit.parse_ir(LOOP), x, y)
+    assert "def kernel_parallel" in source and "tanh" in source
