@@ -22,15 +22,9 @@ import numpy as np
 
 import fusejit
 from fusejit import ops as F
+from fusejit.examples import lstm_loop, lstm_pointwise
 
 os.environ.setdefault("OMP_NUM_THREADS", str(os.cpu_count() or 1))
-
-
-def lstm_pointwise(cx, ig, hg, b_ih, b_hh):
-    gates = ig + hg + b_ih + b_hh
-    i, f, g, o = np.split(gates, 4, axis=1)
-    cy = F.sigmoid(f) * cx + F.sigmoid(i) * np.tanh(g)
-    return F.sigmoid(o) * np.tanh(cy), cy
 
 
 def chain(x, y):
@@ -46,15 +40,6 @@ def chain(x, y):
     j = i / b
     k = -j
     return F.relu(k)
-
-
-def lstm_loop(x, h, c, w_ih, w_hh, b_ih, b_hh, steps: int):
-    for _ in range(steps):
-        gates = x @ w_ih.T + h @ w_hh.T + b_ih + b_hh
-        i, f, g, o = np.split(gates, 4, axis=1)
-        c = F.sigmoid(f) * c + F.sigmoid(i) * np.tanh(g)
-        h = F.sigmoid(o) * np.tanh(c)
-    return h, c
 
 
 def median_time(fn, repeat: int) -> float:

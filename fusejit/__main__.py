@@ -9,12 +9,14 @@ from . import FusejitError, parse_ir
 
 
 def demo(args: argparse.Namespace) -> int:
+    """The LSTM cell jitted: its graph, the fused graph, a kernel excerpt, then times against
+    NumPy for the cell and for two cases where fusion pays (``--verbose``: every dump whole)."""
     import time
 
     import numpy as np
 
     from . import jit, kernel_source
-    from .examples import lstm_cell
+    from .examples import lstm_cell, lstm_loop, lstm_pointwise
 
     rng = np.random.default_rng(0)
     batch, hidden = args.batch, args.hidden
@@ -25,40 +27,107 @@ def demo(args: argparse.Namespace) -> int:
     inputs = (f32(batch, hidden), f32(batch, hidden), f32(batch, hidden),
               f32(4 * hidden, hidden), f32(4 * hidden, hidden), f32(4 * hidden), f32(4 * hidden))
     cell = jit(lstm_cell)
-    print("# The LSTM cell, NumPy-spelled Python (fusejit/examples.py), decorated with "
-          "@fusejit.jit and scripted to TorchScript IR:\n")
-    print(cell.graph, end="")
     start = time.perf_counter()
     fused = cell(*inputs)
     first = time.perf_counter() - start
-    print(f"\n# Specialised to the inputs ({batch}x{hidden} float32) and fused by PyTorch's "
-          f"legacy graph fuser:\n")
-    print(cell.graph_for(*inputs), end="")
-    print("\n# The interpreter's instructions:\n")
-    print(cell.code_for(*inputs), end="")
-    print("\n# The generated kernel (Numba, parallel over rows):\n")
-    print(kernel_source(cell.graph, *inputs), end="")
-    expected = lstm_cell(*inputs)
-    error = max(float(np.max(np.abs(a - b))) for a, b in zip(fused, expected))
-    fused_ms = _median_ms(lambda: cell(*inputs))
-    eager_ms = _median_ms(lambda: lstm_cell(*inputs))
-    print(f"\n# first call (scripting, fusing, compiling or loading kernels): {first:.2f} s")
-    print(f"# max |fused - NumPy| = {error:.2e}")
-    print(f"# median time: fusejit {fused_ms:.3f} ms, NumPy eager {eager_ms:.3f} ms "
-          f"({eager_ms / fused_ms:.2f}x)")
+    error = max(float(np.max(np.abs(a - b))) for a, b in zip(fused, lstm_cell(*inputs)))
+    print(f"fusejit demo: an LSTM cell (fusejit/examples.py), NumPy-spelled, under @fusejit.jit\n"
+          f"first result in {first:.1f} s (scripting, fusing, compiling or loading its kernel); "
+          f"max |fusejit - NumPy| = {error:.1e}")
+    show = _all_lines if args.verbose else _some_lines
+    print("\n# Scripted to TorchScript IR:")
+    show(str(cell.graph), 12)
+    print(f"\n# Specialised to {batch}x{hidden} float32 and fused by PyTorch's legacy graph "
+          f"fuser:")
+    fused_text = str(cell.graph_for(*inputs))
+    show(fused_text if args.verbose else fused_text.split("\nwith ")[0], 16)
+    if args.verbose:
+        print("\n# The interpreter's instructions:")
+        print(cell.code_for(*inputs), end="")
+    source = kernel_source(cell.graph, *inputs)
+    print(f"\n# The generated kernel ({source.count(chr(10))} lines of Python for Numba, parallel "
+          f"over rows); its inner loop:")
+    show(source if args.verbose else _inner_loop(source), 12)
+    print(f"\n# Median times ({args.repeat} runs), NumPy eager vs fusejit:")
+    print(f"{'case':<44}{'NumPy ms':>10}{'fusejit ms':>12}{'speed-up':>10}")
+    big = 4 * hidden
+    gates = (f32(2 * batch, big), f32(2 * batch, 4 * big), f32(2 * batch, 4 * big),
+             f32(4 * big), f32(4 * big))
+    small = 64
+    loop_in = (f32(1, small), f32(1, small), f32(1, small), f32(4 * small, small) * 0.1,
+               f32(4 * small, small) * 0.1, f32(4 * small), f32(4 * small), 100)
+    slower = []
+    for name, fn, data in (
+            (f"LSTM cell pointwise part {2 * batch}x{big}", lstm_pointwise, gates),
+            (f"100-step LSTM loop, hidden {small}", lstm_loop, loop_in),
+            (f"whole LSTM cell {batch}x{hidden} (two matmuls)", lstm_cell, inputs)):
+        jitted = jit(fn)
+        _warm_up(jitted, data)
+        eager_ms, fused_ms = _median_ms((fn, jitted), data, args.repeat)
+        print(f"{name:<44}{eager_ms:>10.3f}{fused_ms:>12.3f}{eager_ms / fused_ms:>9.2f}x")
+        if fused_ms > eager_ms:
+            slower.append(name)
+    if slower:
+        print(f"# fusejit was slower than NumPy on: {'; '.join(slower)}.")
+    if not _native_ready():
+        print("# The native interpreter is not compiled on this machine yet: these plans ran on "
+              "the\n# reference interpreter (a background process compiles it once; "
+              "`python -m fusejit\n# warmup` does it now). Run the demo again to time them "
+              "natively.")
     return 0
 
 
-def _median_ms(fn, repeat: int = 15) -> float:
+def _warm_up(fn, data) -> None:
+    """Call ``fn`` until it has run for longer than a plan stays on the reference interpreter
+    before moving to the native one (``runtime/tiering.py``), so the timings are steady."""
+    import time
+
+    from .runtime.tiering import PROMOTE_SECONDS
+
+    start = time.perf_counter()
+    for calls in range(1000):
+        fn(*data)
+        if calls and time.perf_counter() - start > 1.5 * PROMOTE_SECONDS:
+            break
+
+
+def _some_lines(text: str, count: int) -> None:
+    lines = text.rstrip("\n").split("\n")
+    for line in lines[:count]:
+        print(line if len(line) <= 110 else line[:107] + "...")
+    if len(lines) > count:
+        print(f"  ... {len(lines) - count} more lines (--verbose shows them)")
+
+
+def _all_lines(text: str, count: int) -> None:
+    print(text, end="" if text.endswith("\n") else "\n")
+
+
+def _inner_loop(source: str) -> str:
+    """The generated kernel from its first computed value on: each IR line above its code."""
+    start = source.find("            # t0 ")
+    return source[start:] if start >= 0 else source
+
+
+def _native_ready() -> bool:
+    from .runtime import tiering
+
+    return tiering.native_ready()
+
+
+def _median_ms(fns, data, repeat: int) -> tuple[float, float]:
+    """Median milliseconds of the two functions on ``data``, run alternately (a noisy machine
+    slows both alike)."""
     import statistics
     import time
 
-    times = []
+    times: tuple[list, list] = ([], [])
     for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return 1000 * statistics.median(times)
+        for fn, out in zip(fns, times):
+            start = time.perf_counter()
+            fn(*data)
+            out.append(time.perf_counter() - start)
+    return 1000 * statistics.median(times[0]), 1000 * statistics.median(times[1])
 
 
 def _read_graph(path: str):
@@ -163,9 +232,12 @@ def main(argv: list[str] | None = None) -> int:
     demo_cmd = sub.add_parser("demo", help="an LSTM cell: graph, fused graph, kernel, timings")
     demo_cmd.add_argument("--batch", type=int, default=512)
     demo_cmd.add_argument("--hidden", type=int, default=1024)
+    demo_cmd.add_argument("--repeat", type=int, default=15)
+    demo_cmd.add_argument("--verbose", action="store_true", help="print every dump whole")
     fuse_cmd = sub.add_parser("fuse", help="print the fused form of an IR file")
     fuse_cmd.add_argument("file")
-    run_cmd = sub.add_parser("run", help="run an IR file on inputs from an .npz (arg0, arg1, ...)")
+    run_cmd = sub.add_parser("run", help="run an IR file on an .npz's arrays (by input name, "
+                             "or arg0, arg1, ...)")
     run_cmd.add_argument("file")
     run_cmd.add_argument("inputs")
     run_cmd.add_argument("--no-fuse", action="store_true", help="run without fusing")

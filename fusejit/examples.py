@@ -46,6 +46,25 @@ def lstm_cell(x, hx, cx, w_ih, w_hh, b_ih, b_hh):
     return F.sigmoid(o) * np.tanh(cy), cy
 
 
+def lstm_pointwise(cx, ig, hg, b_ih, b_hh):
+    """The LSTM cell's pointwise part: the gates' two matmul halves in, h and c out (one fusion
+    group: where fusing pays most)."""
+    gates = ig + hg + b_ih + b_hh
+    i, f, g, o = np.split(gates, 4, axis=1)
+    cy = F.sigmoid(f) * cx + F.sigmoid(i) * np.tanh(g)
+    return F.sigmoid(o) * np.tanh(cy), cy
+
+
+def lstm_loop(x, h, c, w_ih, w_hh, b_ih, b_hh, steps: int):
+    """``steps`` LSTM steps in one function: the loop runs in the interpreter, not in Python."""
+    for _ in range(steps):
+        gates = x @ w_ih.T + h @ w_hh.T + b_ih + b_hh
+        i, f, g, o = np.split(gates, 4, axis=1)
+        c = F.sigmoid(f) * c + F.sigmoid(i) * np.tanh(g)
+        h = F.sigmoid(o) * np.tanh(c)
+    return h, c
+
+
 # A while loop with an if inside, over ints only: the interpreter benchmark's scalar loop
 # (``acc`` adds even k and subtracts 1 for odd k, for k < n).
 WHILE_IF = """graph(%n : int):
