@@ -37,6 +37,7 @@ so a plan with host calls runs on the reference loop.
 from __future__ import annotations
 
 import threading
+import time
 import warnings
 from collections.abc import Sequence
 from typing import Any
@@ -122,10 +123,12 @@ class CompiledFunction:
         plan = self.plan_for(stack)
         code = plan.code
         engine = plan.engine if self.engine == "auto" else self.engine
+        start = time.perf_counter()
         if engine == "native":
             NativeInterpreter(code).run(stack)
         else:
             InterpreterState(code).run(stack)
+        plan.timings.record(time.perf_counter() - start)
         if len(stack) == 1:
             return stack[0]
         return tuple(stack) if stack else None
@@ -151,6 +154,12 @@ class CompiledFunction:
         names = ", ".join(f"%{p.debug_name}" for p in self.params)
         return f"<fusejit.CompiledFunction ({names}) engine={self.engine}>"
 
+    def _repr_html_(self) -> str:
+        from ..display import function_html
+
+        return function_html(self, list(self._plans.items()) if self.fuse
+                             else [((), self._unfused)])
+
 
 def compile(graph: Graph, fuse: bool = False, engine: str = "auto", device: str = "cpu",
             precise: bool = False):
@@ -172,9 +181,10 @@ def compile(graph: Graph, fuse: bool = False, engine: str = "auto", device: str 
 class Plan:
     """What runs for one argument spec: the optimised graph, its kernels and its ``Code``."""
 
-    __slots__ = ("graph", "code", "kernels", "_engine")
+    __slots__ = ("graph", "code", "kernels", "timings", "_engine")
 
     def __init__(self, graph: Graph, inputs: Sequence[Any] | None, precise: bool = False):
+        start = time.perf_counter()
         self.kernels: list[Any] = []
         if inputs is not None:
             _optimise(graph, inputs)
@@ -189,6 +199,7 @@ class Plan:
         self.code = Code(graph, make_group_operation=group_operation if inputs is not None
                          else None)
         self._engine: str | None = None
+        self.timings = PlanTimings(time.perf_counter() - start)
 
     @property
     def engine(self) -> str:
@@ -198,6 +209,25 @@ class Plan:
                 _loops(self.code) or _count_ops(self.code) >= NATIVE_MIN_OPS)
             self._engine = "native" if native else "reference"
         return self._engine
+
+
+class PlanTimings:
+    """For display: seconds to build a plan, and its calls (the first compiles its kernels)."""
+
+    __slots__ = ("build_s", "calls", "first_call_s", "total_s")
+
+    def __init__(self, build_s: float):
+        self.build_s = build_s
+        self.calls = 0
+        self.first_call_s: float | None = None
+        self.total_s = 0.0
+
+    def record(self, seconds: float) -> None:
+        # Unlocked: concurrent calls may lose a count; these numbers are only shown.
+        if self.first_call_s is None:
+            self.first_call_s = seconds
+        self.calls += 1
+        self.total_s += seconds
 
 
 # Below this many operations a straight-line plan runs about as fast or faster on the
@@ -246,8 +276,10 @@ def kernel_source(graph_or_group: Graph | Node, *example_inputs: Any,
     # compiles to one kernel directly.
     is_group = isinstance(graph_or_group, Node) or all(
         n.kind in _KERNEL_PLUMBING or is_simple_map(n) for n in graph_or_group.nodes())
+    from ..display import KernelSource
+
     if is_group:
-        return group_source(graph_or_group, *example_inputs, precise=precise)
+        return KernelSource(group_source(graph_or_group, *example_inputs, precise=precise))
     fn = CompiledFunction(graph_or_group, fuse=True, engine="reference", precise=precise)
     stack = fn.check_inputs(example_inputs)
     plan = Plan(fn.graph.copy(), stack, precise=precise)
@@ -260,8 +292,8 @@ def kernel_source(graph_or_group: Graph | Node, *example_inputs: Any,
 
             plan.code.operations[i] = recording
     InterpreterState(plan.code).run(stack)
-    return "\n".join(f"# kernel {i}\n{kernel.source(*args)}" for i, (kernel, args)
-                     in enumerate(calls))
+    return KernelSource("\n".join(f"# kernel {i}\n{kernel.source(*args)}"
+                                   for i, (kernel, args) in enumerate(calls)))
 
 
 _KERNEL_PLUMBING = frozenset({prim.Constant, prim.ConstantChunk, prim.FusedConcat})
