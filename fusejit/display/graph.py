@@ -76,8 +76,14 @@ def _cut(text: str) -> str:
     return text if len(text) <= MAX_LINE else text[:MAX_LINE - 1] + "\u2026"
 
 
+def _escape(text: str) -> str:
+    # dot expands escapes in HTML-like labels too (\N is the node's name, \\ one backslash):
+    # doubling every backslash leaves the text as it was.
+    return html.escape(text).replace("\\", "\\\\")
+
+
 def _row(text: str, *, bold: bool = False, colour: str | None = None) -> str:
-    cell = html.escape(_cut(text))
+    cell = _escape(_cut(text))
     if bold:
         cell = f"<B>{cell}</B>"
     if colour:
@@ -148,8 +154,9 @@ class _Drawing:
                 continue
             # Name the value where the box it comes from does not: one of several outputs,
             # or a group's subgraph input (the name the op text inside the cluster uses).
-            if value in self.renamed or len(value.node.outputs) > 1:
-                name = html.escape(f"%{value.debug_name}")
+            node = value.node
+            if value in self.renamed or (len(node.outputs) > 1 and node.kind != prim.Param):
+                name = _escape(f"%{value.debug_name}")
                 self.dot.edge(source, box, label=f'<<FONT POINT-SIZE="9">{name}</FONT>>',
                               fontcolor="#546e7a")
             else:
