@@ -25,11 +25,15 @@ from ..ir.symbols import prim
 
 __all__ = ["KernelSource", "code_html", "function_html", "jit_html", "source_html"]
 
+# The class is repeated to outrank JupyterLab's ":not(.jp-RenderedMarkdown).jp-RenderedHTMLCommon
+# td" rule, which right-aligns every cell of an HTML output.
 _STYLE = """<style>
-.fusejit-table { border-collapse: collapse; font-family: monospace; font-size: 12px; }
-.fusejit-table th { text-align: left; border-bottom: 1px solid #90a4ae; padding: 2px 8px; }
-.fusejit-table td { text-align: left; padding: 1px 8px; vertical-align: top; }
-.fusejit-table tr.target td { background: #fff8e1; }
+table.fusejit-table { border-collapse: collapse; font-family: monospace; font-size: 12px; }
+table.fusejit-table.fusejit-table thead th { text-align: left; padding: 2px 8px;
+                                             border-bottom: 1px solid #90a4ae; }
+table.fusejit-table.fusejit-table tbody td { text-align: left; padding: 1px 8px;
+                                             vertical-align: top; }
+table.fusejit-table.fusejit-table tr.target td { background: #fff8e1; }
 .fusejit-table .move { font-weight: bold; color: #c62828; }
 .fusejit-table .jump { color: #1565c0; }
 .fusejit-table .src { color: #78909c; }
@@ -162,10 +166,12 @@ def function_html(fn, plans: list[tuple[tuple, Any]]) -> str:
             f"<td>{_ms(timings.first_call_s if timings else None)}</td><td>{_ms(mean)}</td></tr>")
         group_list = "".join(f"<li><code>{_e(g)}</code></li>" for g in groups) or \
             "<li>no fusion group</li>"
+        # With one plan its instructions are open: the graph is usually shown beside it.
         opened = " open" if len(plans) == 1 else ""
         details.append(
-            f"<details{opened}><summary>plan {i} {_e(shown_spec)}: fusion groups, graph, "
-            f"instructions</summary><ul>{group_list}</ul>{graph_html(plan.graph)}"
+            f"<details><summary>plan {i} {_e(shown_spec)}: fusion groups and graph</summary>"
+            f"<ul>{group_list}</ul>{graph_html(plan.graph)}</details>"
+            f"<details{opened}><summary>plan {i}: instructions</summary>"
             f"{_code_table(plan.code)}</details>")
     table = _table(["plan", "argument spec", "engine", "instructions", "fusion groups",
                     "kernels", "build ms", "calls", "first call ms", "later calls: mean ms"], rows,
@@ -202,7 +208,8 @@ def source_html(text: str) -> str:
         from pygments.lexers import PythonLexer
     except ImportError:
         return f'<pre class="fusejit-source">{_e(text)}</pre>'
-    return highlight(text, PythonLexer(), HtmlFormatter(noclasses=True, nobackground=False))
+    formatter = HtmlFormatter(noclasses=True, prestyles="font-family: monospace; font-size: 12px")
+    return highlight(text, PythonLexer(), formatter)
 
 
 class KernelSource(str):
