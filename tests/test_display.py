@@ -159,9 +159,21 @@ def test_control_flow_blocks_are_clusters_and_big_graphs_fold():
     for shown in ("prim::Loop block0", "prim::If block0", "prim::If block1", "aten::exp",
                   "aten::neg", "block0(%i : int, %acc : Tensor)"):
         assert shown in text
-    folded = svg_text(display.graph_svg(graph, fold=True))
-    assert "aten::exp" not in folded and "1 blocks, 1 nodes (folded)" in folded
-    assert "2 blocks, 1 nodes (folded)" in folded
+    ns = "{http://www.w3.org/2000/svg}"
+    edges = [g for g in ET.fromstring(display.graph_svg(graph)).iter(f"{ns}g")
+             if g.get("class") == "edge"]
+    # Each block's "->" box leads, dashed, to the node whose outputs it gives: 1 + 2 blocks.
+    dashed = [e for e in edges if "stroke-dasharray" in ET.tostring(e, encoding="unicode")]
+    assert len(dashed) == 3
+    folded_svg = display.graph_svg(graph, fold=True)
+    folded = svg_text(folded_svg)
+    assert "aten::exp" not in folded and "1 block(s), 1 node(s) (folded)" in folded
+    assert "2 block(s), 1 node(s) (folded)" in folded
+    # %x and %n into the loop, %n twice into gt, gt into the if, the loop's %y (read inside
+    # the if's folded block) into the if, the if into return.
+    folded_edges = [g for g in ET.fromstring(folded_svg).iter(f"{ns}g")
+                    if g.get("class") == "edge"]
+    assert len(folded_edges) == 7
 
 
 @needs_dot

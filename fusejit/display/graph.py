@@ -72,6 +72,15 @@ def _is_group(node: Node) -> bool:
     return node.has_attribute("Subgraph") and node.kind_of("Subgraph") == "g"
 
 
+def _block_reads(node: Node):
+    """Every value read inside ``node``'s blocks (nested blocks included), in order."""
+    for block in node.blocks:
+        for inner in block.nodes():
+            yield from inner.inputs
+            yield from _block_reads(inner)
+        yield from block.outputs
+
+
 def _cut(text: str) -> str:
     return text if len(text) <= MAX_LINE else text[:MAX_LINE - 1] + "\u2026"
 
@@ -162,11 +171,12 @@ class _Drawing:
             else:
                 self.dot.edge(source, box)
 
-    def returns(self, block: Block, container, title: str) -> None:
+    def returns(self, block: Block, container, title: str) -> str:
         names = ", ".join(f"%{v.debug_name}" for v in block.outputs)
         box = self.box(container, [_row(f"{title} ({names})", bold=True)], shape="plain",
                        style="")
         self.edges_to(box, block.outputs)
+        return box
 
     def node_rows(self, node: Node) -> list[str]:
         rows = [_row(_op_text(node), bold=True)]
@@ -185,17 +195,23 @@ class _Drawing:
             rows = self.node_rows(node)
             if node.blocks and self.fold:
                 inner = sum(_count_nodes(b) for b in node.blocks)
-                rows.append(_row(f"{len(node.blocks)} blocks, {inner} nodes (folded)",
+                rows.append(_row(f"{len(node.blocks)} block(s), {inner} node(s) (folded)",
                                  colour="#78909c"))
             box = self.box(container, rows, fillcolor="#f5f5f5" if node.blocks else "white")
             self.edges_to(box, node.inputs)
+            if node.blocks and self.fold:
+                # Values the folded blocks read from outside still flow into the box.
+                outside = dict.fromkeys(v for v in _block_reads(node) if v in self.producer)
+                self.edges_to(box, [v for v in outside if v not in node.inputs])
             for out in node.outputs:
                 self.producer[out] = box
             if not self.fold:
                 for i, inner_block in enumerate(node.blocks):
-                    self.draw_subblock(node, i, inner_block, container)
+                    block_end = self.draw_subblock(node, i, inner_block, container)
+                    # What a block returns becomes the node's outputs (dashed: not a value).
+                    self.dot.edge(block_end, box, style="dashed", arrowhead="empty")
 
-    def draw_subblock(self, node: Node, index: int, block: Block, container) -> None:
+    def draw_subblock(self, node: Node, index: int, block: Block, container) -> str:
         with container.subgraph(name=f"cluster_{next(self.ids)}") as cluster:
             cluster.attr(label=f"{node.kind} block{index}", style="dashed,rounded",
                          color="#90a4ae", fontcolor="#546e7a")
@@ -206,7 +222,7 @@ class _Drawing:
                 for value in block.inputs:
                     self.producer[value] = box
             self.draw_block(block, cluster)
-            self.returns(block, cluster, "->")
+            return self.returns(block, cluster, "->")
 
     def draw_group(self, node: Node, container) -> None:
         title = f"{node.kind}_{self.groups}"
