@@ -138,9 +138,10 @@ def _ms(seconds: float | None) -> str:
     return "" if seconds is None else f"{1000 * seconds:.3f}"
 
 
-def function_html(fn, plans: list[tuple[tuple, Any]]) -> str:
-    """A ``CompiledFunction``: its settings, then one row per plan (argument spec) and, folded
-    below, each plan's fusion groups, graph and instructions."""
+def function_html(fn, plans: list[tuple[tuple, Any]], timings: dict | None = None) -> str:
+    """A ``CompiledFunction``: its settings, then one row per plan (argument spec) with its
+    ``timings`` (a ``PlanTimings`` per plan) and, below, each plan's fusion groups, graph and
+    instructions."""
     from .graph import graph_html
 
     names = ", ".join(f"%{p.debug_name}" for p in fn.params)
@@ -153,17 +154,16 @@ def function_html(fn, plans: list[tuple[tuple, Any]]) -> str:
     rows, details = [], []
     for i, (spec, plan) in enumerate(plans):
         groups = _groups(plan.graph)
-        timings = getattr(plan, "timings", None)
-        calls = timings.calls if timings else 0
-        mean = ((timings.total_s - timings.first_call_s) / (calls - 1)
-                if timings and calls > 1 else None)
+        timed = (timings or {}).get(plan)
+        calls = timed.calls if timed else 0
+        mean = (timed.total_s - timed.first_call_s) / (calls - 1) if calls > 1 else None
         engine = plan.engine if fn.engine == "auto" else fn.engine
         shown_spec = _spec_text(spec) if fn.fuse else "any (not specialised: fuse=False)"
         rows.append(
             f"<tr><td>{i}</td><td>{_e(shown_spec)}</td><td>{_e(engine)}</td>"
             f"<td>{len(plan.code)}</td><td>{len(groups)}</td><td>{len(plan.kernels)}</td>"
-            f"<td>{_ms(timings.build_s if timings else None)}</td><td>{calls}</td>"
-            f"<td>{_ms(timings.first_call_s if timings else None)}</td><td>{_ms(mean)}</td></tr>")
+            f"<td>{_ms(timed.build_s if timed else None)}</td><td>{calls}</td>"
+            f"<td>{_ms(timed.first_call_s if timed else None)}</td><td>{_ms(mean)}</td></tr>")
         group_list = "".join(f"<li><code>{_e(g)}</code></li>" for g in groups) or \
             "<li>no fusion group</li>"
         # With one plan its instructions are open: the graph is usually shown beside it.

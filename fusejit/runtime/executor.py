@@ -92,6 +92,7 @@ class CompiledFunction:
         self.params = list(self.graph.inputs)
         self._plans: dict[tuple, Plan] = {}
         self._plans_lock = threading.Lock()
+        self._timings: dict[Plan, PlanTimings] = {}     # shown by _repr_html_
         if not fuse:
             # One plan serves every input: the graph as given, unspecialised.
             self._unfused = Plan(self.graph.copy(), None)
@@ -106,7 +107,9 @@ class CompiledFunction:
             with self._plans_lock:
                 plan = self._plans.get(spec)
                 if plan is None:
+                    start = time.perf_counter()
                     plan = Plan(self.graph.copy(), inputs, precise=self.precise)
+                    self._timings[plan] = PlanTimings(time.perf_counter() - start)
                     self._plans[spec] = plan
         return plan
 
@@ -119,19 +122,26 @@ class CompiledFunction:
         return [_check_argument(p, i, x) for i, (p, x) in enumerate(zip(self.params, inputs))]
 
     def __call__(self, *inputs: Any) -> Any:
+        start = time.perf_counter()
         stack = self.check_inputs(inputs)
         plan = self.plan_for(stack)
         code = plan.code
         engine = plan.engine if self.engine == "auto" else self.engine
-        start = time.perf_counter()
         if engine == "native":
             NativeInterpreter(code).run(stack)
         else:
             InterpreterState(code).run(stack)
-        plan.timings.record(time.perf_counter() - start)
         if len(stack) == 1:
-            return stack[0]
-        return tuple(stack) if stack else None
+            return self._timed(plan, start, stack[0])
+        return self._timed(plan, start, tuple(stack) if stack else None)
+
+    def _timed(self, plan: Plan, start: float, result: Any) -> Any:
+        """``result``, once this call's time is added to ``plan``'s timings."""
+        timings = self._timings.get(plan)
+        if timings is None:
+            timings = self._timings.setdefault(plan, PlanTimings(None))
+        timings.record(time.perf_counter() - start)
+        return result
 
     def graph_for(self, *inputs: Any) -> Graph:
         """The optimised graph that runs for these inputs (specialised and fused with
@@ -157,8 +167,28 @@ class CompiledFunction:
     def _repr_html_(self) -> str:
         from ..display import function_html
 
-        return function_html(self, list(self._plans.items()) if self.fuse
-                             else [((), self._unfused)])
+        plans = list(self._plans.items()) if self.fuse else [((), self._unfused)]
+        return function_html(self, plans, self._timings)
+
+
+class PlanTimings:
+    """Seconds to build a plan (None: built with its function) and the time of its calls, the
+    first of which compiles the plan's kernels; for display only."""
+
+    __slots__ = ("build_s", "calls", "first_call_s", "total_s")
+
+    def __init__(self, build_s: float | None):
+        self.build_s = build_s
+        self.calls = 0
+        self.first_call_s: float | None = None
+        self.total_s = 0.0
+
+    def record(self, seconds: float) -> None:
+        # Unlocked: concurrent calls may lose a count; these numbers are only shown.
+        if self.first_call_s is None:
+            self.first_call_s = seconds
+        self.calls += 1
+        self.total_s += seconds
 
 
 def compile(graph: Graph, fuse: bool = False, engine: str = "auto", device: str = "cpu",
@@ -181,10 +211,9 @@ def compile(graph: Graph, fuse: bool = False, engine: str = "auto", device: str 
 class Plan:
     """What runs for one argument spec: the optimised graph, its kernels and its ``Code``."""
 
-    __slots__ = ("graph", "code", "kernels", "timings", "_engine")
+    __slots__ = ("graph", "code", "kernels", "_engine")
 
     def __init__(self, graph: Graph, inputs: Sequence[Any] | None, precise: bool = False):
-        start = time.perf_counter()
         self.kernels: list[Any] = []
         if inputs is not None:
             _optimise(graph, inputs)
@@ -199,7 +228,6 @@ class Plan:
         self.code = Code(graph, make_group_operation=group_operation if inputs is not None
                          else None)
         self._engine: str | None = None
-        self.timings = PlanTimings(time.perf_counter() - start)
 
     @property
     def engine(self) -> str:
@@ -209,25 +237,6 @@ class Plan:
                 _loops(self.code) or _count_ops(self.code) >= NATIVE_MIN_OPS)
             self._engine = "native" if native else "reference"
         return self._engine
-
-
-class PlanTimings:
-    """For display: seconds to build a plan, and its calls (the first compiles its kernels)."""
-
-    __slots__ = ("build_s", "calls", "first_call_s", "total_s")
-
-    def __init__(self, build_s: float):
-        self.build_s = build_s
-        self.calls = 0
-        self.first_call_s: float | None = None
-        self.total_s = 0.0
-
-    def record(self, seconds: float) -> None:
-        # Unlocked: concurrent calls may lose a count; these numbers are only shown.
-        if self.first_call_s is None:
-            self.first_call_s = seconds
-        self.calls += 1
-        self.total_s += seconds
 
 
 # Below this many operations a straight-line plan runs about as fast or faster on the
