@@ -46,6 +46,7 @@ _LAZY = {
     "FusedKernel": "fusejit.runtime.fusion",
     "fuse_graph": "fusejit.passes",
     "custom_fuse_graph": "fusejit.passes",
+    "show": "fusejit.display",
 }
 
 __all__ = [

@@ -84,6 +84,11 @@ class JitFunction:
     def __repr__(self) -> str:
         return f"<fusejit.jit {self.fn.__qualname__}>"
 
+    def _repr_html_(self) -> str:
+        from ..display import jit_html
+
+        return jit_html(self, self._compiled)
+
 
 def jit(fn: Callable | None = None, *, device: str | None = None) -> Any:
     """Script ``fn`` and run it through the executor; ``@jit`` or ``@jit(device=...)``."""

@@ -323,6 +323,16 @@ class Graph:
 
         lint(self)
 
+    def _repr_html_(self) -> str:
+        from ..display import graph_html
+
+        return graph_html(self)
+
+    def _repr_svg_(self) -> str | None:
+        from ..display import graph_svg
+
+        return graph_svg(self)
+
 
 def _clone_block_body(src: Block, dst: Block, env: dict[Value, Value],
                       lookup: Callable[[Value], Value]) -> None:

@@ -326,6 +326,11 @@ class Code:
     def __str__(self) -> str:
         return f"{self.graph}\n{self.dump()}"
 
+    def _repr_html_(self) -> str:
+        from ..display import code_html
+
+        return code_html(self)
+
 
 def _missing_tensor_operation(node: Node) -> Callable[..., tuple]:
     name = node.output().debug_name

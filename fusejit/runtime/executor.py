@@ -96,6 +96,7 @@ class CompiledFunction:
         self.params = list(self.graph.inputs)
         self._plans: dict[tuple, Plan] = {}
         self._plans_lock = threading.Lock()
+        self._timings: dict[Plan, PlanTimings] = {}     # shown by _repr_html_
         if not fuse:
             # One plan serves every input: the graph as given, unspecialised.
             self._unfused = Plan(self.graph.copy(), None)
@@ -110,7 +111,9 @@ class CompiledFunction:
             with self._plans_lock:
                 plan = self._plans.get(spec)
                 if plan is None:
+                    start = time.perf_counter()
                     plan = Plan(self.graph.copy(), inputs, precise=self.precise)
+                    self._timings[plan] = PlanTimings(time.perf_counter() - start)
                     self._plans[spec] = plan
         return plan
 
@@ -123,6 +126,7 @@ class CompiledFunction:
         return [_check_argument(p, i, x) for i, (p, x) in enumerate(zip(self.params, inputs))]
 
     def __call__(self, *inputs: Any) -> Any:
+        start = time.perf_counter()
         stack = self.check_inputs(inputs)
         plan = self.plan_for(stack)
         code = plan.code
@@ -134,8 +138,16 @@ class CompiledFunction:
         else:   # a plan on its way to the native loop: count its time on the reference loop
             plan.warming += tiering.timed(InterpreterState(code).run, stack)
         if len(stack) == 1:
-            return stack[0]
-        return tuple(stack) if stack else None
+            return self._timed(plan, start, stack[0])
+        return self._timed(plan, start, tuple(stack) if stack else None)
+
+    def _timed(self, plan: Plan, start: float, result: Any) -> Any:
+        """``result``, once this call's time is added to ``plan``'s timings."""
+        timings = self._timings.get(plan)
+        if timings is None:
+            timings = self._timings.setdefault(plan, PlanTimings(None))
+        timings.record(time.perf_counter() - start)
+        return result
 
     def graph_for(self, *inputs: Any) -> Graph:
         """The optimised graph that runs for these inputs (specialised and fused with
@@ -157,6 +169,32 @@ class CompiledFunction:
     def __repr__(self) -> str:
         names = ", ".join(f"%{p.debug_name}" for p in self.params)
         return f"<fusejit.CompiledFunction ({names}) engine={self.engine}>"
+
+    def _repr_html_(self) -> str:
+        from ..display import function_html
+
+        plans = list(self._plans.items()) if self.fuse else [((), self._unfused)]
+        return function_html(self, plans, self._timings)
+
+
+class PlanTimings:
+    """Seconds to build a plan (None: built with its function) and the time of its calls, the
+    first of which compiles the plan's kernels; for display only."""
+
+    __slots__ = ("build_s", "calls", "first_call_s", "total_s")
+
+    def __init__(self, build_s: float | None):
+        self.build_s = build_s
+        self.calls = 0
+        self.first_call_s: float | None = None
+        self.total_s = 0.0
+
+    def record(self, seconds: float) -> None:
+        # Unlocked: concurrent calls may lose a count; these numbers are only shown.
+        if self.first_call_s is None:
+            self.first_call_s = seconds
+        self.calls += 1
+        self.total_s += seconds
 
 
 def compile(graph: Graph, fuse: bool = False, engine: str = "auto", device: str = "cpu",
@@ -274,8 +312,10 @@ def kernel_source(graph_or_group: Graph | Node, *example_inputs: Any,
     # compiles to one kernel directly.
     is_group = isinstance(graph_or_group, Node) or all(
         n.kind in _KERNEL_PLUMBING or is_simple_map(n) for n in graph_or_group.nodes())
+    from ..display import KernelSource
+
     if is_group:
-        return group_source(graph_or_group, *example_inputs, precise=precise)
+        return KernelSource(group_source(graph_or_group, *example_inputs, precise=precise))
     fn = CompiledFunction(graph_or_group, fuse=True, engine="reference", precise=precise)
     stack = fn.check_inputs(example_inputs)
     plan = Plan(fn.graph.copy(), stack, precise=precise)
@@ -288,8 +328,8 @@ def kernel_source(graph_or_group: Graph | Node, *example_inputs: Any,
 
             plan.code.operations[i] = recording
     InterpreterState(plan.code).run(stack)
-    return "\n".join(f"# kernel {i}\n{kernel.source(*args)}" for i, (kernel, args)
-                     in enumerate(calls))
+    return KernelSource("\n".join(f"# kernel {i}\n{kernel.source(*args)}"
+                                   for i, (kernel, args) in enumerate(calls)))
 
 
 _KERNEL_PLUMBING = frozenset({prim.Constant, prim.ConstantChunk, prim.FusedConcat})
