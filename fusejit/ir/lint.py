@@ -5,14 +5,24 @@ list is consistent and its positions increase; every value is defined before its
 in the using block (defined in it or in an enclosing block, before the owning node); ``If`` and
 ``Loop`` have the arity their semantics need; a node with a subgraph has as many inputs and
 outputs as the subgraph (which is linted in turn); debug names are unique in the graph.
+
+Beyond structure: blocks and subgraphs nest at most ``limits.MAX_DEPTH`` deep, attributes are in
+range (``limits.attribute_problem``), a ``prim::Constant`` has a value unless its type is
+``NoneType`` or optional, a node of a known operator has an input count some schema of it takes,
+and a node matching a schema has outputs its return types allow (``Tensor`` where it returns a
+tensor, not ``int``). Tensor types have sizes and strides that are 64-bit and not negative.
+
+It runs in time linear in the graph: each use-list is read once, when its value is defined.
 """
 
 from __future__ import annotations
 
 from ..errors import IRError
 from .graph import Block, Graph, Node, Value
+from .limits import attribute_problem, check_depth, fits_int64
+from .schema import registry, type_matches
 from .symbols import prim
-from .types import BoolType, IntType
+from .types import BoolType, IntType, NoneType, OptionalType, TensorType, Type
 
 
 def lint(graph: Graph) -> None:
@@ -24,6 +34,9 @@ class _Linter:
     def __init__(self, graph: Graph):
         self.graph = graph
         self.seen_values: set[int] = set()
+        # (id(user), offset) of each use of a value, keyed by id(value): built once per value
+        # so that checking an input is O(1) however many readers the value has.
+        self.recorded: dict[int, set[tuple[int, int]]] = {}
 
     def fail(self, message: str, node: Node | None = None) -> IRError:
         where = f"\n  at: {node}" if node is not None and node.kind not in (
@@ -33,6 +46,7 @@ class _Linter:
         return error
 
     def run(self) -> None:
+        check_depth(self.graph)
         visible: set[int] = set()
         self.check_block(self.graph.block, visible)
         names = self.graph._names.owner
@@ -51,18 +65,28 @@ class _Linter:
             raise self.fail(f"%{value.debug_name} is defined twice", node)
         self.seen_values.add(id(value))
         visible.add(id(value))
+        problem = _type_problem(value.type)
+        if problem:
+            raise self.fail(f"%{value.debug_name} has type {value.type}: {problem}", node)
+        recorded: set[tuple[int, int]] = set()
         for use in value.uses:
             user = use.user
             if use.offset >= len(user._inputs) or user._inputs[use.offset] is not value:
                 raise self.fail(f"%{value.debug_name} lists a use by {user.kind} at input "
                                 f"{use.offset} that does not read it", node)
+            key = (id(user), use.offset)
+            if key in recorded:
+                raise self.fail(f"%{value.debug_name} lists input {use.offset} of {user.kind} "
+                                f"twice", node)
+            recorded.add(key)
+        self.recorded[id(value)] = recorded
 
     def check_inputs(self, node: Node, visible: set[int]) -> None:
         for i, value in enumerate(node._inputs):
             if id(value) not in visible:
                 raise self.fail(f"input {i} (%{value.debug_name}) is not defined before this "
                                 f"use or not visible in this block", node)
-            if sum(1 for u in value.uses if u.user is node and u.offset == i) != 1:
+            if (id(node), i) not in self.recorded[id(value)]:
                 raise self.fail(f"use-list of %{value.debug_name} does not record input {i}",
                                 node)
 
@@ -123,8 +147,15 @@ class _Linter:
         elif kind == prim.Constant:
             if n_in or n_out != 1:
                 raise self.fail("prim::Constant takes no inputs and has one output", node)
+            if not node.has_attribute("value") and not isinstance(
+                    node._outputs[0].type, (NoneType, OptionalType)):
+                raise self.fail(f"a constant of type {node._outputs[0].type} has no value",
+                                node)
         elif node.blocks:
             raise self.fail(f"{kind} may not have blocks", node)
+        problem = attribute_problem(node) or _schema_problem(node)
+        if problem:
+            raise self.fail(problem, node)
         if node.has_attribute("Subgraph") and node.kind_of("Subgraph") == "g":
             sub = node.g("Subgraph")
             if len(sub.inputs) != n_in or len(sub.outputs) != n_out:
@@ -134,3 +165,45 @@ class _Linter:
                 lint(sub)
             except IRError as exc:
                 raise self.fail(f"in the subgraph of {kind}: {exc}", node) from None
+
+
+def _type_problem(type_: Type) -> str | None:
+    """Sizes or strides of a tensor type that no tensor can have, or None."""
+    if not isinstance(type_, TensorType):
+        return None
+    if type_.sizes is not None and any(
+            s is not None and not (isinstance(s, int) and 0 <= s and fits_int64(s))
+            for s in type_.sizes):
+        return "a size is negative or not a 64-bit integer"
+    if type_.strides is not None and any(
+            s is not None and not (isinstance(s, int) and fits_int64(s)) for s in type_.strides):
+        return "a stride is not a 64-bit integer"
+    return None
+
+
+def _schema_problem(node: Node) -> str | None:
+    """A node of a known operator that no schema of it describes, or None.
+
+    Only the input count is held against every schema (input types may be refined later); a
+    node that matches a schema must have outputs that its return types allow.
+    """
+    schemas = registry.schemas(node.kind)
+    if not schemas:
+        return None
+    n_in = len(node._inputs)
+    if not any(n_in == len(s.arguments) or (s.is_vararg and n_in >= len(s.arguments))
+               for s in schemas):
+        counts = sorted({len(s.arguments) for s in schemas})
+        return (f"{node.kind} takes {' or '.join(str(c) for c in counts)} inputs, not {n_in}")
+    schema = next((s for s in schemas if s.matches(node)), None)
+    if schema is None:
+        return None
+    returns = schema.returns
+    if len(returns) != len(node._outputs):
+        return (f"{node.kind} returns {len(returns)} values ({schema.text}), but the node has "
+                f"{len(node._outputs)} outputs")
+    for i, (value, formal) in enumerate(zip(node._outputs, returns)):
+        if not (type_matches(value.type, formal) or type_matches(formal, value.type)):
+            return (f"output {i} (%{value.debug_name}) has type {value.type}, but "
+                    f"{schema.text} returns {formal} there")
+    return None

@@ -24,6 +24,7 @@ import numpy as np
 
 from ..errors import IRError, IRParseError
 from .graph import Block, ElidedTensor, Graph, Node, SourceRange, Value
+from .limits import MAX_DEPTH
 from .lint import lint
 from .symbols import is_qualified
 from .types import (
@@ -38,9 +39,8 @@ from .types import (
     Type,
 )
 
-MAX_DEPTH = 64
-
 _WS = re.compile(r"(?:[ \t\r\n]+|#[^\n]*)*")
+_SPACE_START = frozenset(" \t\r\n#")
 _SPACES = re.compile(r"[ \t]*")
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
 _KIND = re.compile(r"[A-Za-z_][A-Za-z_0-9]*::[A-Za-z_0-9][A-Za-z_0-9.]*")
@@ -76,6 +76,23 @@ class _Section:
         self.groups = groups
 
 
+class _Depth:
+    """``with parser.nested():`` one level deeper, refused beyond ``MAX_DEPTH``."""
+
+    __slots__ = ("parser",)
+
+    def __init__(self, parser: _Parser):
+        self.parser = parser
+
+    def __enter__(self) -> None:
+        self.parser.depth += 1
+        if self.parser.depth > MAX_DEPTH:
+            raise self.parser.error(f"nesting deeper than {MAX_DEPTH} levels")
+
+    def __exit__(self, *exc) -> None:
+        self.parser.depth -= 1
+
+
 class _Parser:
     def __init__(self, text: str):
         self.text = text
@@ -92,7 +109,9 @@ class _Parser:
         return IRParseError(message, self.text, line, column)
 
     def skip(self) -> None:
-        self.pos = _WS.match(self.text, self.pos).end()
+        # Most calls find no space or comment: test one character before running the regex.
+        if self.text[self.pos:self.pos + 1] in _SPACE_START:
+            self.pos = _WS.match(self.text, self.pos).end()
 
     def at(self, literal: str) -> bool:
         self.skip()
@@ -128,19 +147,8 @@ class _Parser:
             raise self.error(f"expected {what}, found {self.describe()}")
         return found.group(0)
 
-    def nested(self):
-        parser = self
-
-        class _Depth:
-            def __enter__(self):
-                parser.depth += 1
-                if parser.depth > MAX_DEPTH:
-                    raise parser.error(f"nesting deeper than {MAX_DEPTH} levels")
-
-            def __exit__(self, *exc):
-                parser.depth -= 1
-
-        return _Depth()
+    def nested(self) -> _Depth:
+        return _Depth(self)
 
     # -- file and graph sections --------------------------------------------------------------
 
