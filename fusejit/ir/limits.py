@@ -16,6 +16,7 @@ makes a pass run or allocate in proportion to it. The parser applies the same de
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from ..errors import IRError
@@ -43,15 +44,19 @@ def fits_int64(value: int) -> bool:
     return INT64_MIN <= value <= INT64_MAX
 
 
-def check_depth(graph: Graph) -> None:
-    """Raise ``IRError`` when blocks and subgraphs nest deeper than ``MAX_DEPTH``.
+def check_depth(where: Graph | Node) -> None:
+    """Raise ``IRError`` when blocks and subgraphs nest deeper than ``MAX_DEPTH`` in a graph, or
+    below a node (counting from the node).
 
     Iterative, so it is safe on any graph, however deep.
     """
-    stack: list[tuple[object, int]] = [(graph.block, 0)]
+    from .node import Node
+
+    top = [where] if isinstance(where, Node) else list(where.block.nodes())
+    stack: list[tuple[Iterable[Node], int]] = [(top, 0)]
     while stack:
-        block, depth = stack.pop()
-        for node in block.nodes():
+        nodes, depth = stack.pop()  # a list or a block's node iterator
+        for node in nodes:
             subs = list(node._blocks)
             if "Subgraph" in node._attrs and node._attrs["Subgraph"][0] == "g":
                 subs.append(node._attrs["Subgraph"][1].block)
@@ -60,7 +65,7 @@ def check_depth(graph: Graph) -> None:
                                 f"{MAX_DEPTH} levels")
                 error.node = node  # for its position; printing it would walk the deep blocks
                 raise error
-            stack.extend((sub, depth + 1) for sub in subs)
+            stack.extend((sub.nodes(), depth + 1) for sub in subs)
 
 
 def attribute_problem(node: Node) -> str | None:

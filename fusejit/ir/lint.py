@@ -191,10 +191,10 @@ def _schema_problem(node: Node) -> str | None:
     if not schemas:
         return None
     n_in = len(node._inputs)
-    if not any(n_in == len(s.arguments) or (s.is_vararg and n_in >= len(s.arguments))
-               for s in schemas):
+    if not any(_takes(s, n_in) for s in schemas):
         counts = sorted({len(s.arguments) for s in schemas})
-        return (f"{node.kind} takes {' or '.join(str(c) for c in counts)} inputs, not {n_in}")
+        return (f"{node.kind} takes {' or '.join(str(c) for c in counts)} inputs "
+                f"(fewer only where the last ones have defaults), not {n_in}")
     schema = next((s for s in schemas if s.matches(node)), None)
     if schema is None:
         return None
@@ -207,3 +207,11 @@ def _schema_problem(node: Node) -> str | None:
             return (f"output {i} (%{value.debug_name}) has type {value.type}, but "
                     f"{schema.text} returns {formal} there")
     return None
+
+
+def _takes(schema, n_in: int) -> bool:
+    """Can a node with ``n_in`` inputs call ``schema`` (trailing defaulted arguments omitted)?"""
+    n_args = len(schema.arguments)
+    if n_in >= n_args:
+        return n_in == n_args or schema.is_vararg
+    return all(a.has_default for a in schema.arguments[n_in:])

@@ -32,7 +32,8 @@ class Node:
     """An operation: ``outputs = kind[attributes](inputs)`` plus optional sub-blocks."""
 
     __slots__ = ("kind", "graph", "owning_block", "prev", "next", "_topo", "_inputs",
-                 "_outputs", "_blocks", "_attrs", "_attr_text", "source_range", "__weakref__")
+                 "_outputs", "_blocks", "_attrs", "_attr_text", "source_range", "text_line",
+                 "__weakref__")
 
     def __init__(self, graph: Graph, kind: str):
         self.kind = Symbol(kind)
@@ -47,6 +48,9 @@ class Node:
         self._attrs: dict[str, tuple[str, Any]] = {}
         self._attr_text: dict[str, str] = {}
         self.source_range: SourceRange | None = None
+        # The line of the IR text the node was parsed from (not printed): where errors point
+        # when the text gave no source comment.
+        self.text_line: int | None = None
 
     # -- inputs and outputs -------------------------------------------------------------------
 
@@ -334,6 +338,15 @@ class Node:
         from .schema import registry
 
         return registry.find(self)
+
+    @property
+    def location(self) -> str:
+        """Where the node came from: its source range, else its line in the parsed IR text."""
+        if self.source_range is not None:
+            return str(self.source_range)
+        if self.text_line is not None:
+            return f"line {self.text_line} of the IR text"
+        return "unknown"
 
     def get_attr_or_input(self, name: str):
         """The input named ``name`` in this node's schema (used by passes that read arguments)."""

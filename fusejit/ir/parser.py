@@ -24,7 +24,7 @@ import numpy as np
 
 from ..errors import IRError, IRParseError
 from .graph import Block, ElidedTensor, Graph, Node, SourceRange, Value
-from .limits import MAX_DEPTH
+from .limits import MAX_DEPTH, MAX_RANK
 from .lint import lint
 from .symbols import is_qualified
 from .types import (
@@ -48,6 +48,7 @@ _VALUE_NAME = re.compile(r"%([A-Za-z0-9_.]+)")
 _INT = re.compile(r"-?[0-9]+(?![0-9.eE])")
 _FLOAT = re.compile(r"-?(?:[0-9]+\.[0-9]*(?:[eE][-+]?[0-9]+)?|[0-9]+[eE][-+]?[0-9]+|\.[0-9]+"
                     r"(?:[eE][-+]?[0-9]+)?|inf|nan)(?![A-Za-z0-9_])")
+_TENSOR_NUMBER = re.compile(r"-?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:e[-+]?[0-9]+)?|inf|nan)")
 _TENSOR_TAIL = re.compile(r"\[ (?:CPU|CUDA)?([A-Za-z0-9]+)Type\{([0-9,]*)\} \]")
 _GROUP_SUFFIX = re.compile(r"^(.*)_([0-9]+)$")
 _INT64 = (-(1 << 63), (1 << 63) - 1)
@@ -99,6 +100,9 @@ class _Parser:
         self.pos = 0
         self.depth = 0
         self.node_positions: dict[int, int] = {}
+        # Line counting resumes from the last node's position (nodes come in text order), so
+        # numbering every node's line stays linear in the text.
+        self.counted = (0, 1)
 
     # -- errors and scanning ------------------------------------------------------------------
 
@@ -107,6 +111,14 @@ class _Parser:
         line = self.text.count("\n", 0, pos) + 1
         column = pos - (self.text.rfind("\n", 0, pos) + 1) + 1
         return IRParseError(message, self.text, line, column)
+
+    def line_of(self, pos: int) -> int:
+        last_pos, last_line = self.counted
+        if pos < last_pos:
+            last_pos, last_line = 0, 1
+        line = last_line + self.text.count("\n", last_pos, pos)
+        self.counted = (pos, line)
+        return line
 
     def skip(self) -> None:
         # Most calls find no space or comment: test one character before running the regex.
@@ -254,6 +266,7 @@ class _Parser:
         written = kind_match.group(0)
         node = graph.create(written, (), 0)
         self.node_positions[id(node)] = line_start
+        node.text_line = self.line_of(line_start)
         if self.at("["):
             self.parse_attributes(node)
         self.expect("(", f"'(' and the inputs of {written}")
@@ -297,7 +310,7 @@ class _Parser:
                 value = value.astype(out_type.dtype)
             sizes = out_type.sizes
             if sizes is not None and all(s is not None for s in sizes):
-                if int(np.prod(sizes)) != value.size:
+                if math.prod(sizes) != value.size:
                     raise self.error(f"tensor constant has {value.size} values but its type is "
                                      f"{out_type}", pos)
                 value = value.reshape(sizes)
@@ -438,7 +451,10 @@ class _Parser:
                 if strides is not None or requires_grad is not None or device is not None:
                     raise self.error("sizes must come before strides, requires_grad and device",
                                      item_pos)
-                sizes.append(self.int64(found.group(0), item_pos))
+                size = self.int64(found.group(0), item_pos)
+                if size < 0:
+                    raise self.error(f"tensor size {size} is negative", item_pos)
+                sizes.append(size)
                 rank_known = True
             else:
                 key = self.ident("a size, strides=, requires_grad= or device=")
@@ -457,6 +473,8 @@ class _Parser:
                     device = found.group(0)
                 else:
                     raise self.error(f"unknown tensor type field {key!r}", item_pos)
+        if len(sizes) > MAX_RANK:
+            raise self.error(f"tensor type of rank {len(sizes)}; at most {MAX_RANK} dims", start)
         if strides is not None and len(strides) != len(sizes):
             raise self.error(f"{len(strides)} strides for {len(sizes)} sizes", start)
         has_rank = rank_known or strides is not None or (
@@ -573,6 +591,8 @@ class _Parser:
             raise self.error(f"unknown tensor element type {type_name!r}")
         dtype = _SCALAR_NAMES[type_name].dtype
         dims = [int(d) for d in dims_text.split(",") if d]
+        if len(dims) > MAX_RANK:
+            raise self.error(f"tensor constant of rank {len(dims)}; at most {MAX_RANK} dims")
         scale = 1.0
         scaled = re.match(r"\s*(\S+) \*(?=\s)", body)
         if scaled:
@@ -580,11 +600,15 @@ class _Parser:
             body = body[scaled.end():]
         blocks = re.split(r"Columns [0-9]+ to [0-9]+", body)
         numbers = [[self.tensor_number(t) * scale for t in b.split()] for b in blocks]
-        count = int(np.prod(dims)) if dims else 1
+        count = math.prod(dims)
         if len(blocks) > 1:
             rows = count // dims[-1] if dims and dims[-1] else 0
-            pieces = [np.array(b, dtype=np.float64).reshape(rows, -1) for b in numbers if b]
-            flat = np.concatenate(pieces, axis=1).ravel() if pieces else np.zeros(0)
+            try:
+                pieces = [np.array(b, dtype=np.float64).reshape(rows, -1) for b in numbers if b]
+                flat = np.concatenate(pieces, axis=1).ravel() if pieces else np.zeros(0)
+            except ValueError:
+                raise self.error(f"tensor constant's column blocks do not fit shape {dims}") \
+                    from None
         else:
             flat = np.array(numbers[0], dtype=np.float64)
         if flat.size != count:
@@ -593,22 +617,27 @@ class _Parser:
         return flat.astype(dtype).reshape(dims)
 
     def tensor_number(self, token: str) -> float:
-        try:
-            return float(token)
-        except ValueError:
-            raise self.error(f"bad number {token!r} in a tensor constant") from None
+        # ATen prints plain decimals, exponents, inf and nan; Python's float() also takes
+        # "1_0", "infinity" and "1e999" (inf), which no printed tensor holds.
+        if not _TENSOR_NUMBER.fullmatch(token):
+            raise self.error(f"bad number {token[:40]!r} in a tensor constant")
+        value = float(token)
+        if math.isinf(value) and "inf" not in token:
+            raise self.error(f"number {token[:40]} in a tensor constant is out of range")
+        return value
 
     def parse_braced_scalar(self) -> np.ndarray:
         self.expect("{")
         self.skip()
+        start = self.pos
         found = self.match(_FLOAT) or self.match(_INT)
         if not found:
             raise self.error(f"expected a number inside '{{...}}', found {self.describe()}")
         self.expect("}")
         text = found.group(0)
-        is_float = any(c in text for c in ".eEin")
-        return np.array(float(text) if is_float else int(text),
-                        dtype=np.float32 if is_float else np.int64)
+        if any(c in text for c in ".eEin"):
+            return np.array(self.float_value(text, start), dtype=np.float32)
+        return np.array(self.int64(text, start), dtype=np.int64)
 
     def parse_string(self) -> str:
         start = self.pos

@@ -23,9 +23,11 @@ import math
 import numpy as np
 
 from .graph import ElidedTensor, Graph, Node, Value
+from .limits import check_depth
 
 
 def print_graph(graph: Graph) -> str:
+    check_depth(graph)  # the printer recurses once per level of blocks and subgraphs
     out: list[str] = []
     groups: list[Node] = []
     params = ",\n      ".join(_typed(v) for v in graph.inputs)
@@ -40,6 +42,7 @@ def print_graph(graph: Graph) -> str:
 
 def print_node(node: Node) -> str:
     """One node as it prints inside a graph (with its blocks), without indentation."""
+    check_depth(node)
     out: list[str] = []
     _print_node(node, 0, None, out)
     return "".join(out).rstrip("\n")

@@ -18,6 +18,8 @@ from enum import Enum
 
 import numpy as np
 
+from ..errors import DTypeError
+
 
 class ScalarType(Enum):
     """Tensor element types, with PyTorch's names and their NumPy dtypes."""
@@ -46,11 +48,15 @@ class ScalarType(Enum):
 
     @classmethod
     def from_dtype(cls, dtype) -> ScalarType:
-        name = np.dtype(dtype).name
+        try:
+            name = np.dtype(dtype).name
+        except TypeError:
+            raise DTypeError(f"{dtype!r} is not a NumPy dtype"[:200]) from None
         for st in cls:
             if st.value == name:
                 return st
-        raise ValueError(f"no TorchScript scalar type for dtype {name}")
+        raise DTypeError(f"no TorchScript scalar type for dtype {name}; supported: "
+                         f"{', '.join(st.value for st in cls)}")
 
 
 class Type:

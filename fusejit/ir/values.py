@@ -19,7 +19,10 @@ if TYPE_CHECKING:
     from .graph import Graph
     from .node import Node
 
-_NUMBER = re.compile(r"^[0-9]+$")
+_NUMBER = re.compile(r"[0-9]+")
+# Characters a printed name may hold (what the parser reads after ``%``); any other character
+# of a name set through the API becomes ``_``, so printed IR always parses back.
+_NOT_NAME_CHAR = re.compile(r"[^A-Za-z0-9_.]")
 
 
 class Use:
@@ -159,8 +162,12 @@ class _NameTable:
         self.next_suffix: dict[str, int] = {}
 
     def rename(self, value: Value, name: str | None) -> None:
-        if name is not None and name != "" and _NUMBER.match(name):
+        if name is not None and not isinstance(name, str):
+            raise IRError(f"a debug name must be a str, not {type(name).__name__}")
+        if name is not None and name != "" and _NUMBER.fullmatch(name):
             raise IRError(f"debug names may not be plain numbers: {name!r}")
+        if name:
+            name = _NOT_NAME_CHAR.sub("_", name)
         if value._name is not None:
             del self.owner[value._name]
             value._name = None

@@ -26,6 +26,7 @@ from ..ir.graph import Block, Graph, Node
 from ..ir.symbols import NONDETERMINISTIC, prim
 from .alias_analysis import AliasDb, has_side_effects
 from .dead_code_elimination import _may_write
+from .pass_checks import graph_pass
 
 __all__ = ["attributes_key", "eliminate_common_subexpression"]
 
@@ -51,6 +52,7 @@ def _value_key(value: Any) -> Any:
     return ("object", id(value))
 
 
+@graph_pass
 def eliminate_common_subexpression(graph_or_block: Graph | Block) -> bool:
     """Replace repeated pure computations by their first occurrence; True if anything changed."""
     if isinstance(graph_or_block, Graph):

@@ -24,6 +24,7 @@ from ..ir.graph import Block, Graph, Node, Value
 from ..ir.schema import parse_schema
 from ..ir.symbols import aten, prim
 from ..ir.types import INT, ListType, TensorType
+from .pass_checks import graph_pass
 
 if TYPE_CHECKING:
     from .graph_fuser import GraphFuser
@@ -105,13 +106,17 @@ def remove_outputs_used_only_in_size(fuser: GraphFuser, group: Node) -> None:
             subgraph.erase_output(i)
 
 
+@graph_pass
 def peephole_optimize_shape_expressions(graph_or_block: Graph | Block) -> None:
     """Simplify ``prim::BroadcastSizes``: drop no-op ones, deduplicate inputs, merge chains."""
-    block = graph_or_block.block if isinstance(graph_or_block, Graph) else graph_or_block
+    _peephole_block(graph_or_block.block if isinstance(graph_or_block, Graph) else graph_or_block)
+
+
+def _peephole_block(block: Block) -> None:
     node = block.param_node.next
     while node is not block.return_node:
         for sub in node.blocks:
-            peephole_optimize_shape_expressions(sub)
+            _peephole_block(sub)
         following = node.next
         if node.kind != prim.BroadcastSizes:
             node = following
