@@ -44,9 +44,10 @@ def fits_int64(value: int) -> bool:
     return INT64_MIN <= value <= INT64_MAX
 
 
-def check_depth(where: Graph | Node) -> None:
+def check_depth(where: Graph | Node, attributes: bool = False) -> None:
     """Raise ``IRError`` when blocks and subgraphs nest deeper than ``MAX_DEPTH`` in a graph, or
-    below a node (counting from the node).
+    below a node (counting from the node); with ``attributes``, also when a node's attributes
+    are out of range (``attribute_problem``), which every pass checks before it starts.
 
     Iterative, so it is safe on any graph, however deep.
     """
@@ -60,6 +61,12 @@ def check_depth(where: Graph | Node) -> None:
             subs = list(node._blocks)
             if "Subgraph" in node._attrs and node._attrs["Subgraph"][0] == "g":
                 subs.append(node._attrs["Subgraph"][1].block)
+            if attributes and node._attrs:
+                problem = attribute_problem(node)
+                if problem:
+                    error = IRError(f"{problem}\n  at: {node!r}")
+                    error.node = node
+                    raise error
             if subs and depth + 1 > MAX_DEPTH:
                 error = IRError(f"{node.kind} nests blocks or subgraphs deeper than "
                                 f"{MAX_DEPTH} levels")

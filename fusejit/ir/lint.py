@@ -22,11 +22,22 @@ from .graph import Block, Graph, Node, Value
 from .limits import attribute_problem, check_depth, fits_int64
 from .schema import registry, type_matches
 from .symbols import prim
-from .types import BoolType, IntType, NoneType, OptionalType, TensorType, Type
+from .types import (
+    BoolType,
+    FloatType,
+    IntType,
+    NoneType,
+    OptionalType,
+    StringType,
+    TensorType,
+    Type,
+)
 
 
 def lint(graph: Graph) -> None:
     """Raise ``IRError`` naming the broken invariant and printing the node that breaks it."""
+    if not isinstance(graph, Graph):
+        raise IRError(f"lint expects a Graph, got {type(graph).__name__}")
     _Linter(graph).run()
 
 
@@ -147,10 +158,14 @@ class _Linter:
         elif kind == prim.Constant:
             if n_in or n_out != 1:
                 raise self.fail("prim::Constant takes no inputs and has one output", node)
+            out_type = node._outputs[0].type
             if not node.has_attribute("value") and not isinstance(
-                    node._outputs[0].type, (NoneType, OptionalType)):
-                raise self.fail(f"a constant of type {node._outputs[0].type} has no value",
-                                node)
+                    out_type, (NoneType, OptionalType)):
+                raise self.fail(f"a constant of type {out_type} has no value", node)
+            wanted = _CONSTANT_KINDS.get(type(out_type))
+            if wanted and node.has_attribute("value") and node.kind_of("value") not in wanted:
+                raise self.fail(f"a constant of type {out_type} holds a value of attribute kind "
+                                f"{node.kind_of('value')}", node)
         elif node.blocks:
             raise self.fail(f"{kind} may not have blocks", node)
         problem = attribute_problem(node) or _schema_problem(node)
@@ -165,6 +180,12 @@ class _Linter:
                 lint(sub)
             except IRError as exc:
                 raise self.fail(f"in the subgraph of {kind}: {exc}", node) from None
+
+
+# The attribute kinds a constant of each type may hold its value in (TorchScript's conventions,
+# see ``constants``); an int constant holding a float or a string would run as garbage.
+_CONSTANT_KINDS = {IntType: ("i",), BoolType: ("i", "ival"), FloatType: ("f",),
+                   StringType: ("s",), TensorType: ("t",)}
 
 
 def _type_problem(type_: Type) -> str | None:

@@ -176,16 +176,16 @@ class Node:
         return self
 
     def i_(self, name: str, v: int) -> Node:
-        return self.set_attr(name, "i", int(v))
+        return self.set_attr(name, "i", _converted(int, v, name))
 
     def f_(self, name: str, v: float) -> Node:
-        return self.set_attr(name, "f", float(v))
+        return self.set_attr(name, "f", _converted(float, v, name))
 
     def s_(self, name: str, v: str) -> Node:
         return self.set_attr(name, "s", str(v))
 
     def is__(self, name: str, v: list[int]) -> Node:
-        return self.set_attr(name, "is", [int(x) for x in v])
+        return self.set_attr(name, "is", [_converted(int, x, name) for x in v])
 
     def t_(self, name: str, v: np.ndarray) -> Node:
         return self.set_attr(name, "t", v)
@@ -203,7 +203,10 @@ class Node:
         return list(self._attrs)
 
     def kind_of(self, name: str) -> str:
-        return self._attrs[name][0]
+        try:
+            return self._attrs[name][0]
+        except KeyError:
+            raise IRError(f"{self.kind} has no attribute {name!r}") from None
 
     def attr(self, name: str, kind: str | None = None) -> Any:
         try:
@@ -364,3 +367,12 @@ class Node:
         outs = ", ".join(f"%{o.debug_name}" for o in self._outputs)
         ins = ", ".join(f"%{i.debug_name}" for i in self._inputs)
         return f"<Node {outs} = {self.kind}({ins})>"
+
+
+def _converted(kind: type, value: Any, name: str) -> Any:
+    """``kind(value)`` for an attribute, with an ``IRError`` naming it when that fails."""
+    try:
+        return kind(value)
+    except (TypeError, ValueError, OverflowError):
+        raise IRError(f"attribute {name!r} needs a {kind.__name__}, got "
+                      f"{type(value).__name__}") from None

@@ -88,7 +88,12 @@ def _attributes(node: Node, skip_subgraph: bool) -> str:
         text = node._attr_text.get(name)
         if text is None:
             kind, value = node._attrs[name]
-            text = format_attribute(kind, value)
+            try:
+                text = format_attribute(kind, value)
+            except (TypeError, ValueError, OverflowError):
+                # A value of the wrong kind set through the API: lint names it; printing (in
+                # lint's own message, too) must not fail on it.
+                text = "<invalid>"
         parts.append(f"{name}={text}")
     return "[" + ", ".join(parts) + "]"
 

@@ -18,7 +18,7 @@ from enum import Enum
 
 import numpy as np
 
-from ..errors import DTypeError
+from ..errors import DTypeError, IRError
 
 
 class ScalarType(Enum):
@@ -76,6 +76,18 @@ class Type:
         return False
 
 
+# How deeply container types may nest (``int[][]...``): printing and matching types recurse.
+MAX_TYPE_DEPTH = 64
+
+
+def _set_depth(type_: Type, inner: tuple) -> None:
+    """Record a container type's nesting depth, refusing one deeper than ``MAX_TYPE_DEPTH``."""
+    depth = 1 + max((getattr(t, "_depth", 0) for t in inner), default=0)
+    if depth > MAX_TYPE_DEPTH:
+        raise IRError(f"a type nested deeper than {MAX_TYPE_DEPTH} levels")
+    object.__setattr__(type_, "_depth", depth)
+
+
 @dataclass(frozen=True)
 class _Simple(Type):
     def __str__(self) -> str:
@@ -128,6 +140,9 @@ class AnyType(_Simple):
 class ListType(Type):
     elem: Type
 
+    def __post_init__(self):
+        _set_depth(self, (self.elem,))
+
     def __str__(self) -> str:
         return f"{self.elem}[]"
 
@@ -135,6 +150,9 @@ class ListType(Type):
 @dataclass(frozen=True)
 class TupleType(Type):
     elems: tuple[Type, ...]
+
+    def __post_init__(self):
+        _set_depth(self, self.elems)
 
     def __str__(self) -> str:
         return "(" + ", ".join(str(e) for e in self.elems) + ")"
@@ -144,6 +162,9 @@ class TupleType(Type):
 class OptionalType(Type):
     elem: Type
 
+    def __post_init__(self):
+        _set_depth(self, (self.elem,))
+
     def __str__(self) -> str:
         return f"{self.elem}?"
 
@@ -151,6 +172,9 @@ class OptionalType(Type):
 @dataclass(frozen=True)
 class FutureType(Type):
     elem: Type
+
+    def __post_init__(self):
+        _set_depth(self, (self.elem,))
 
     def __str__(self) -> str:
         return f"Future[{self.elem}]"

@@ -1,7 +1,8 @@
 """``@graph_pass``: what every pass does around its body.
 
 Before the pass: refuse a graph nested deeper than ``ir.limits.MAX_DEPTH`` (passes recurse once
-per level of blocks, so a deeper graph would end in a ``RecursionError``). After it, when the
+per level of blocks, so a deeper graph would end in a ``RecursionError``) or with attributes out
+of range (a ``chunks`` the fuser would turn into that many outputs). After it, when the
 environment sets ``FUSEJIT_CHECK_IR=1``: ``lint`` the graph, so a pass that breaks an invariant
 is named at once instead of failing far downstream::
 
@@ -56,7 +57,7 @@ def _wrap(fn: F, lints: bool) -> F:
             graph = graph_or_block
         else:
             raise IRError(f"{name} expects a Graph, got {type(graph_or_block).__name__}")
-        check_depth(graph)
+        check_depth(graph, attributes=True)
         result = fn(graph_or_block, *args, **kwargs)
         if lints and graph is graph_or_block and check_ir_enabled():
             try:
