@@ -29,6 +29,11 @@ if TYPE_CHECKING:
 # person writes, shallow enough that a walk recursing a few frames per level stays far below
 # Python's recursion limit.
 MAX_DEPTH = 64
+# Nesting of container types (``int[][]``...); printing and matching types recurse.
+MAX_TYPE_DEPTH = 32
+# Nesting in IR text (blocks, subgraph sections, types, list attributes): room for the deepest
+# graph and type above, so that every graph ``lint`` accepts prints to text that parses back.
+MAX_TEXT_DEPTH = MAX_DEPTH + MAX_TYPE_DEPTH + 2
 # A ``dim`` attribute d must satisfy -MAX_RANK <= d < MAX_RANK (NumPy allows at most 64 dims).
 MAX_RANK = 64
 INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1

@@ -24,7 +24,7 @@ import numpy as np
 
 from ..errors import IRError, IRParseError
 from .graph import Block, ElidedTensor, Graph, Node, SourceRange, Value
-from .limits import MAX_DEPTH, MAX_RANK
+from .limits import MAX_RANK, MAX_TEXT_DEPTH
 from .lint import lint
 from .symbols import is_qualified
 from .types import (
@@ -78,7 +78,7 @@ class _Section:
 
 
 class _Depth:
-    """``with parser.nested():`` one level deeper, refused beyond ``MAX_DEPTH``."""
+    """``with parser.nested():`` one level deeper, refused beyond ``MAX_TEXT_DEPTH``."""
 
     __slots__ = ("parser",)
 
@@ -87,8 +87,8 @@ class _Depth:
 
     def __enter__(self) -> None:
         self.parser.depth += 1
-        if self.parser.depth > MAX_DEPTH:
-            raise self.parser.error(f"nesting deeper than {MAX_DEPTH} levels")
+        if self.parser.depth > MAX_TEXT_DEPTH:
+            raise self.parser.error(f"nesting deeper than {MAX_TEXT_DEPTH} levels")
 
     def __exit__(self, *exc) -> None:
         self.parser.depth -= 1
@@ -389,9 +389,15 @@ class _Parser:
     # -- types --------------------------------------------------------------------------------
 
     def parse_type(self) -> Type:
+        self.skip()
+        start = self.pos
+        try:
+            return self.parse_type_at(start)
+        except IRError as exc:  # a type nested deeper than the IR allows
+            raise self.error(str(exc), start) from None
+
+    def parse_type_at(self, start: int) -> Type:
         with self.nested():
-            self.skip()
-            start = self.pos
             if self.accept("("):
                 elems = []
                 if not self.accept(")"):

@@ -19,6 +19,7 @@ from enum import Enum
 import numpy as np
 
 from ..errors import DTypeError, IRError
+from .limits import MAX_TYPE_DEPTH
 
 
 class ScalarType(Enum):
@@ -74,10 +75,6 @@ class Type:
         if isinstance(other, NumberType):
             return isinstance(self, (IntType, FloatType, BoolType, NumberType))
         return False
-
-
-# How deeply container types may nest (``int[][]...``): printing and matching types recurse.
-MAX_TYPE_DEPTH = 64
 
 
 def _set_depth(type_: Type, inner: tuple) -> None:
