@@ -15,6 +15,7 @@ with ``i``, ``f``...; their order is kept, as the printer shows them in insertio
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -26,6 +27,8 @@ from .values import SourceRange, Use, Value
 
 if TYPE_CHECKING:
     from .graph import Block, Graph
+
+_ATTRIBUTE_NAME = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
 
 
 class Node:
@@ -168,6 +171,9 @@ class Node:
 
     def set_attr(self, name: str, kind: str, value: Any) -> Node:
         """Set attribute ``name`` (no ``attr::``) of kind ``i f s is fs ss t g ival ...``."""
+        if not isinstance(name, str) or not _ATTRIBUTE_NAME.fullmatch(name):
+            # The printer writes the name as it is: it must read back as one.
+            raise IRError(f"attribute name {name!r} is not an identifier"[:200])
         if kind == "t" and isinstance(value, np.ndarray):
             value = value.copy()
             value.flags.writeable = False

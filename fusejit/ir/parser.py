@@ -126,12 +126,17 @@ class _Parser:
             self.pos = _WS.match(self.text, self.pos).end()
 
     def at(self, literal: str) -> bool:
-        self.skip()
-        return self.text.startswith(literal, self.pos)
+        text, pos = self.text, self.pos
+        if text[pos:pos + 1] in _SPACE_START:  # skip(), inlined: the parser's hottest call
+            pos = self.pos = _WS.match(text, pos).end()
+        return text.startswith(literal, pos)
 
     def accept(self, literal: str) -> bool:
-        if self.at(literal):
-            self.pos += len(literal)
+        text, pos = self.text, self.pos
+        if text[pos:pos + 1] in _SPACE_START:
+            pos = self.pos = _WS.match(text, pos).end()
+        if text.startswith(literal, pos):
+            self.pos = pos + len(literal)
             return True
         return False
 
@@ -240,7 +245,7 @@ class _Parser:
         while True:
             if self.accept(terminator):
                 return
-            if self.pos >= len(self.text) or self.at("with") and terminator == "return":
+            if self.pos >= len(self.text) or terminator == "return" and self.at("with"):
                 raise self.error(f"expected '{terminator}' to close the "
                                  f"{'graph' if terminator == 'return' else 'block'}")
             self.parse_node(graph, block, scopes, groups)

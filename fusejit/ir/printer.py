@@ -62,7 +62,9 @@ def _print_node(node: Node, level: int, groups: list[Node] | None, out: list[str
             line.append(_attributes(node, skip_subgraph=False))
     line.append(f"({_names(node.inputs)})")
     if node.source_range is not None:
-        line.append(f" # {node.source_range}")
+        # A source comment runs to the end of the line: a line break in it (set through the
+        # API) would make the rest of the comment parse as IR.
+        line.append(" # " + str(node.source_range).replace("\n", " ").replace("\r", " "))
     out.append("".join(line) + "\n")
     for i, block in enumerate(node.blocks):
         params = ", ".join(_typed(v) for v in block.inputs)

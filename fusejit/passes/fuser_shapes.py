@@ -81,8 +81,11 @@ def build_shape_expressions(fuser: GraphFuser, group: Node) -> dict[Value, Value
                     shape_of.setdefault(o, regular)
                 shape_of.setdefault(n.outputs[-1], last)
                 continue
-            shapes = [shape_of[v] for v in n.inputs if isinstance(v.type, TensorType)]
-            if not shapes:
+            shapes = [shape_of.get(v) for v in n.inputs if isinstance(v.type, TensorType)]
+            if not shapes or None in shapes:
+                # No shape expression (an input computed by a FusedConcat, which can only be
+                # inside a group given to the fuser already fused): the outputs that depend
+                # on it stay outputs.
                 continue
             shape_of.setdefault(n.output(),
                                 shapes[0] if len(shapes) == 1 else broadcast_sizes(shapes))

@@ -62,6 +62,7 @@ ENTRY_POINTS = {
     "copy": Graph.copy,
     "fuse_graph": fusejit.fuse_graph,
     "dead code": fusejit.passes.eliminate_dead_code,
+    "alias analysis": fusejit.passes.AliasDb,
     "lowering": fusejit.Code,
     "compile and call": lambda g: fusejit.compile(g, engine="reference")(np.ones(3)),
 }

@@ -114,6 +114,7 @@ def test_a_wrong_kind_attribute_does_not_break_printing():
     lambda g: g.add_input().set_debug_name(5),
     lambda g: g.insert_constant(1).node.kind_of("nothing"),
     lambda g: g.create("aten::mul").i_("x", "abc"),
+    lambda g: g.create("aten::mul").i_("x]", 1),
     lambda g: g.create("aten::mul").f_("x", object()),
     lambda g: lint("not a graph"),
     lambda g: g.insert_constant(np.ones(2, np.complex64)),
@@ -121,3 +122,23 @@ def test_a_wrong_kind_attribute_does_not_break_printing():
 def test_api_misuse_raises_ir_error(misuse):
     with pytest.raises(IRError):
         misuse(Graph())
+
+
+def test_source_ranges_with_line_breaks_print_parseable_text():
+    from fusejit.ir.values import SourceRange
+
+    g = Graph()
+    node = g.insert("aten::neg", [g.add_input("x")])
+    node.source_range = SourceRange("f.py\n  %y : Tensor = aten::exp(%x)\r", 3, 4)
+    g.register_output(node.output())
+    text = str(g)
+    assert str(parse_ir(text)) == text
+    assert len(parse_ir(text).block.return_node.prev.inputs) == 1
+
+
+def test_attribute_names_must_read_back():
+    node = Graph().create("aten::mul")
+    for name in ("a b", "x]=1, y", "", "1x"):
+        with pytest.raises(IRError, match="not an identifier"):
+            node.s_(name, "v")
+    node.s_("fine_name1", "v")
