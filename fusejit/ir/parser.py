@@ -48,6 +48,9 @@ _VALUE_NAME = re.compile(r"%([A-Za-z0-9_.]+)")
 _INT = re.compile(r"-?[0-9]+(?![0-9.eE])")
 _FLOAT = re.compile(r"-?(?:[0-9]+\.[0-9]*(?:[eE][-+]?[0-9]+)?|[0-9]+[eE][-+]?[0-9]+|\.[0-9]+"
                     r"(?:[eE][-+]?[0-9]+)?|inf|nan)(?![A-Za-z0-9_])")
+# A type without nesting (``int``, ``Float(3, 4, strides=[4, 1], device=cpu)``), for the cache.
+_SIMPLE_TYPE = re.compile(r"[A-Za-z]+(?:\([A-Za-z0-9_=*:, -]*(?:\[[0-9, -]*\][A-Za-z0-9_=*:, -]*)?"
+                          r"\))?(?![\[?(A-Za-z0-9_])")
 _TENSOR_NUMBER = re.compile(r"-?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:e[-+]?[0-9]+)?|inf|nan)")
 _TENSOR_TAIL = re.compile(r"\[ (?:CPU|CUDA)?([A-Za-z0-9]+)Type\{([0-9,]*)\} \]")
 _GROUP_SUFFIX = re.compile(r"^(.*)_([0-9]+)$")
@@ -103,6 +106,7 @@ class _Parser:
         # Line counting resumes from the last node's position (nodes come in text order), so
         # numbering every node's line stays linear in the text.
         self.counted = (0, 1)
+        self.type_cache: dict[str, Type] = {}
 
     # -- errors and scanning ------------------------------------------------------------------
 
@@ -396,10 +400,22 @@ class _Parser:
     def parse_type(self) -> Type:
         self.skip()
         start = self.pos
+        # Printed graphs repeat a few type texts thousands of times: a text parsed once is
+        # looked up after that (types are immutable, so sharing them is safe). Only what the
+        # full parser accepted, over exactly the same span, is remembered.
+        simple = _SIMPLE_TYPE.match(self.text, start)
+        if simple is not None:
+            known = self.type_cache.get(simple.group(0))
+            if known is not None:
+                self.pos = simple.end()
+                return known
         try:
-            return self.parse_type_at(start)
+            result = self.parse_type_at(start)
         except IRError as exc:  # a type nested deeper than the IR allows
             raise self.error(str(exc), start) from None
+        if simple is not None and self.pos == simple.end():
+            self.type_cache[simple.group(0)] = result
+        return result
 
     def parse_type_at(self, start: int) -> Type:
         with self.nested():
