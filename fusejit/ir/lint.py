@@ -48,6 +48,11 @@ class _Linter:
         # (id(user), offset) of each use of a value, keyed by id(value): built once per value
         # so that checking an input is O(1) however many readers the value has.
         self.recorded: dict[int, set[tuple[int, int]]] = {}
+        # Verdicts already reached, by type identity and by (kind, input and output types):
+        # parsed graphs share type objects, so most nodes repeat an earlier node's question.
+        # Keys hold ids of types the graph keeps alive for the whole run.
+        self.type_verdicts: dict[int, str | None] = {}
+        self.schema_verdicts: dict[tuple, str | None] = {}
 
     def fail(self, message: str, node: Node | None = None) -> IRError:
         where = f"\n  at: {node}" if node is not None and node.kind not in (
@@ -76,7 +81,11 @@ class _Linter:
             raise self.fail(f"%{value.debug_name} is defined twice", node)
         self.seen_values.add(id(value))
         visible.add(id(value))
-        problem = _type_problem(value.type)
+        verdicts = self.type_verdicts
+        key = id(value.type)
+        if key not in verdicts:
+            verdicts[key] = _type_problem(value.type)
+        problem = verdicts[key]
         if problem:
             raise self.fail(f"%{value.debug_name} has type {value.type}: {problem}", node)
         recorded: set[tuple[int, int]] = set()
@@ -131,6 +140,18 @@ class _Linter:
             raise self.fail("node list does not end at the block's Return node")
         self.check_inputs(block.return_node, local)
 
+    def schema_problem(self, node: Node) -> str | None:
+        if node.kind not in registry._by_kind:
+            return None
+        key = (node.kind, tuple(id(v.type) for v in node._inputs),
+               tuple(id(v.type) for v in node._outputs))
+        verdicts = self.schema_verdicts
+        if key not in verdicts:
+            verdicts[key] = _schema_problem(node)
+        problem = verdicts[key]
+        # The cached message names the first node's values: name this node's instead.
+        return _schema_problem(node) if problem else None
+
     def check_node(self, node: Node) -> None:
         kind, n_in, n_out = node.kind, len(node._inputs), len(node._outputs)
         if kind == prim.If:
@@ -168,7 +189,7 @@ class _Linter:
                                 f"{node.kind_of('value')}", node)
         elif node.blocks:
             raise self.fail(f"{kind} may not have blocks", node)
-        problem = attribute_problem(node) or _schema_problem(node)
+        problem = attribute_problem(node) or self.schema_problem(node)
         if problem:
             raise self.fail(problem, node)
         if node.has_attribute("Subgraph") and node.kind_of("Subgraph") == "g":
