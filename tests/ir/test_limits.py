@@ -18,6 +18,7 @@ from fusejit import IRError, IRParseError, parse_ir
 from fusejit.ir import Graph, lint
 from fusejit.ir.limits import MAX_DEPTH, MAX_TYPE_DEPTH
 from fusejit.ir.types import INT, ListType, TensorType, TupleType
+from fusejit.passes import AliasDb, eliminate_common_subexpression, eliminate_dead_code
 
 
 def nested_ifs(depth: int) -> Graph:
@@ -61,8 +62,8 @@ ENTRY_POINTS = {
     "lint": lint,
     "copy": Graph.copy,
     "fuse_graph": fusejit.fuse_graph,
-    "dead code": fusejit.passes.eliminate_dead_code,
-    "alias analysis": fusejit.passes.AliasDb,
+    "dead code": eliminate_dead_code,
+    "alias analysis": AliasDb,
     "lowering": fusejit.Code,
     "compile and call": lambda g: fusejit.compile(g, engine="reference")(np.ones(3)),
 }
@@ -112,7 +113,7 @@ def test_chunk_count_must_match_outputs():
     with pytest.raises(IRParseError, match="chunks=4611686018427387904") as info:
         parse_ir(text)
     assert info.value.line == 2
-    for entry in (lint, fusejit.fuse_graph, fusejit.passes.eliminate_common_subexpression):
+    for entry in (lint, fusejit.fuse_graph, eliminate_common_subexpression):
         with pytest.raises(IRError, match="must have 4611686018427387904 outputs"):
             entry(_chunk_graph(2**62))
     lint(_chunk_graph(2))
