@@ -9,7 +9,8 @@
     >>> str(g.outputs[0].node.source_range)
     'f.py:1:4'
 
-The parser is a scanner over the text with one-token look-ahead; it never evaluates anything it
+The parser is a scanner (``scanner``) over the text with one-token look-ahead, attribute values
+are read by ``attribute_text``; it never evaluates anything it
 reads: value names, kinds and strings are data. Every malformed input raises ``IRParseError`` with
 the line, the column and the offending line shown under a caret. Nesting depth is bounded, so
 pathological input fails with an error, not a ``RecursionError``.
@@ -20,12 +21,12 @@ from __future__ import annotations
 import math
 import re
 
-import numpy as np
-
 from ..errors import IRError, IRParseError
+from .attribute_text import SCALAR_NAMES, AttributeParser
 from .graph import Block, ElidedTensor, Graph, Node, SourceRange, Value
-from .limits import MAX_RANK, MAX_TEXT_DEPTH
+from .limits import MAX_RANK
 from .lint import lint
+from .scanner import INT
 from .symbols import is_qualified
 from .types import (
     SIMPLE_TYPES,
@@ -39,25 +40,13 @@ from .types import (
     Type,
 )
 
-_WS = re.compile(r"(?:[ \t\r\n]+|#[^\n]*)*")
-_SPACE_START = frozenset(" \t\r\n#")
 _SPACES = re.compile(r"[ \t]*")
-_IDENT = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
 _KIND = re.compile(r"[A-Za-z_][A-Za-z_0-9]*::[A-Za-z_0-9][A-Za-z_0-9.]*")
 _VALUE_NAME = re.compile(r"%([A-Za-z0-9_.]+)")
-_INT = re.compile(r"-?[0-9]+(?![0-9.eE])")
-_FLOAT = re.compile(r"-?(?:[0-9]+\.[0-9]*(?:[eE][-+]?[0-9]+)?|[0-9]+[eE][-+]?[0-9]+|\.[0-9]+"
-                    r"(?:[eE][-+]?[0-9]+)?|inf|nan)(?![A-Za-z0-9_])")
 # A type without nesting (``int``, ``Float(3, 4, strides=[4, 1], device=cpu)``), for the cache.
 _SIMPLE_TYPE = re.compile(r"[A-Za-z]+(?:\([A-Za-z0-9_=*:, -]*(?:\[[0-9, -]*\][A-Za-z0-9_=*:, -]*)?"
                           r"\))?(?![\[?(A-Za-z0-9_])")
-_TENSOR_NUMBER = re.compile(r"-?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:e[-+]?[0-9]+)?|inf|nan)")
-_TENSOR_TAIL = re.compile(r"\[ (?:CPU|CUDA)?([A-Za-z0-9]+)Type\{([0-9,]*)\} \]")
 _GROUP_SUFFIX = re.compile(r"^(.*)_([0-9]+)$")
-_INT64 = (-(1 << 63), (1 << 63) - 1)
-_SCALAR_NAMES = {st.name: st for st in ScalarType}
-_ESCAPES = {"\\": 0x5C, "'": 0x27, '"': 0x22, "a": 7, "b": 8, "f": 12, "n": 10, "r": 13, "t": 9,
-            "v": 11, "?": 0x3F}
 
 
 def parse_ir(text: str) -> Graph:
@@ -80,96 +69,11 @@ class _Section:
         self.groups = groups
 
 
-class _Depth:
-    """``with parser.nested():`` one level deeper, refused beyond ``MAX_TEXT_DEPTH``."""
-
-    __slots__ = ("parser",)
-
-    def __init__(self, parser: _Parser):
-        self.parser = parser
-
-    def __enter__(self) -> None:
-        self.parser.depth += 1
-        if self.parser.depth > MAX_TEXT_DEPTH:
-            raise self.parser.error(f"nesting deeper than {MAX_TEXT_DEPTH} levels")
-
-    def __exit__(self, *exc) -> None:
-        self.parser.depth -= 1
-
-
-class _Parser:
+class _Parser(AttributeParser):
     def __init__(self, text: str):
-        self.text = text
-        self.pos = 0
-        self.depth = 0
+        super().__init__(text)
         self.node_positions: dict[int, int] = {}
-        # Line counting resumes from the last node's position (nodes come in text order), so
-        # numbering every node's line stays linear in the text.
-        self.counted = (0, 1)
         self.type_cache: dict[str, Type] = {}
-
-    # -- errors and scanning ------------------------------------------------------------------
-
-    def error(self, message: str, pos: int | None = None) -> IRParseError:
-        pos = self.pos if pos is None else pos
-        line = self.text.count("\n", 0, pos) + 1
-        column = pos - (self.text.rfind("\n", 0, pos) + 1) + 1
-        return IRParseError(message, self.text, line, column)
-
-    def line_of(self, pos: int) -> int:
-        last_pos, last_line = self.counted
-        if pos < last_pos:
-            last_pos, last_line = 0, 1
-        line = last_line + self.text.count("\n", last_pos, pos)
-        self.counted = (pos, line)
-        return line
-
-    def skip(self) -> None:
-        # Most calls find no space or comment: test one character before running the regex.
-        if self.text[self.pos:self.pos + 1] in _SPACE_START:
-            self.pos = _WS.match(self.text, self.pos).end()
-
-    def at(self, literal: str) -> bool:
-        text, pos = self.text, self.pos
-        if text[pos:pos + 1] in _SPACE_START:  # skip(), inlined: the parser's hottest call
-            pos = self.pos = _WS.match(text, pos).end()
-        return text.startswith(literal, pos)
-
-    def accept(self, literal: str) -> bool:
-        text, pos = self.text, self.pos
-        if text[pos:pos + 1] in _SPACE_START:
-            pos = self.pos = _WS.match(text, pos).end()
-        if text.startswith(literal, pos):
-            self.pos = pos + len(literal)
-            return True
-        return False
-
-    def expect(self, literal: str, what: str | None = None) -> None:
-        if not self.accept(literal):
-            raise self.error(f"expected {what or repr(literal)}, found {self.describe()}")
-
-    def describe(self) -> str:
-        self.skip()
-        if self.pos >= len(self.text):
-            return "end of text"
-        snippet = self.text[self.pos:self.pos + 12].split("\n", 1)[0]
-        return repr(snippet)
-
-    def match(self, pattern: re.Pattern) -> re.Match | None:
-        self.skip()
-        found = pattern.match(self.text, self.pos)
-        if found:
-            self.pos = found.end()
-        return found
-
-    def ident(self, what: str = "a name") -> str:
-        found = self.match(_IDENT)
-        if not found:
-            raise self.error(f"expected {what}, found {self.describe()}")
-        return found.group(0)
-
-    def nested(self) -> _Depth:
-        return _Depth(self)
 
     # -- file and graph sections --------------------------------------------------------------
 
@@ -438,8 +342,8 @@ class _Parser:
                     self.expect("]", f"']' to close {name}[")
                     result = {"Future": FutureType, "List": ListType,
                               "Optional": OptionalType}[name](inner)
-                elif name == "Tensor" or name in _SCALAR_NAMES:
-                    result = self.parse_tensor_type(_SCALAR_NAMES.get(name), start)
+                elif name == "Tensor" or name in SCALAR_NAMES:
+                    result = self.parse_tensor_type(SCALAR_NAMES.get(name), start)
                 else:
                     raise self.error(f"unknown type {name!r}", start)
             while True:
@@ -474,7 +378,7 @@ class _Parser:
             if self.accept("*"):
                 sizes.append(None)
                 rank_known = True
-            elif found := self.match(_INT):
+            elif found := self.match(INT):
                 if strides is not None or requires_grad is not None or device is not None:
                     raise self.error("sizes must come before strides, requires_grad and device",
                                      item_pos)
@@ -509,193 +413,6 @@ class _Parser:
             scalar is not None and requires_grad is not None)
         return TensorType(scalar, tuple(sizes) if has_rank else None, strides, requires_grad,
                           device)
-
-    def parse_int_list(self) -> list[int]:
-        self.expect("[")
-        items: list[int] = []
-        if self.accept("]"):
-            return items
-        while True:
-            self.skip()
-            pos = self.pos
-            found = self.match(_INT)
-            if not found:
-                raise self.error(f"expected an integer, found {self.describe()}")
-            items.append(self.int64(found.group(0), pos))
-            if self.accept("]"):
-                return items
-            self.expect(",", "',' or ']'")
-
-    def int64(self, text: str, pos: int) -> int:
-        value = int(text)
-        if not _INT64[0] <= value <= _INT64[1]:
-            raise self.error(f"integer {text} does not fit in 64 bits", pos)
-        return value
-
-    # -- attributes ---------------------------------------------------------------------------
-
-    def parse_attributes(self, node: Node) -> None:
-        self.expect("[")
-        while True:
-            self.skip()
-            pos = self.pos
-            name = self.ident("an attribute name")
-            if node.has_attribute(name):
-                raise self.error(f"attribute {name!r} given twice", pos)
-            self.expect("=", f"'=' after attribute {name}")
-            value_start = self.pos
-            kind, value = self.parse_attribute_value()
-            node.set_attr(name, kind, value)
-            if kind == "t":
-                node._attr_text[name] = self.text[value_start:self.pos]
-            if self.accept("]"):
-                return
-            self.expect(",", "',' or ']' between attributes")
-
-    def parse_attribute_value(self) -> tuple[str, object]:
-        with self.nested():
-            if self.text.startswith("<Tensor>", self.pos):
-                self.pos += len("<Tensor>")
-                return "t", ElidedTensor(TensorType())
-            tail = _TENSOR_TAIL.search(self.text, self.pos, self.pos + 4000)
-            if tail and self.is_tensor_text(tail):
-                return "t", self.parse_tensor_text(tail)
-            self.skip()
-            pos = self.pos
-            if self.text.startswith("{", pos):
-                return "t", self.parse_braced_scalar()
-            if self.accept("["):
-                items = []
-                if not self.accept("]"):
-                    while True:
-                        items.append(self.parse_attribute_value())
-                        if self.accept("]"):
-                            break
-                        self.expect(",", "',' or ']' in a list attribute")
-                kinds = {k for k, _ in items}
-                values = [v for _, v in items]
-                if not items or kinds == {"i"}:
-                    return "is", values
-                if kinds <= {"i", "f"}:
-                    return "fs", [float(v) for v in values]
-                if kinds == {"s"}:
-                    return "ss", values
-                if kinds == {"t"}:
-                    return "ts", values
-                return "ival", values
-            if self.accept("("):
-                items = []
-                while not self.accept(")"):
-                    items.append(self.parse_attribute_value()[1])
-                    if not self.accept(","):
-                        self.expect(")", "',' or ')' in a tuple attribute")
-                        break
-                return "ival", tuple(items)
-            if self.text.startswith('"', pos):
-                return "s", self.parse_string()
-            if found := self.match(_FLOAT):
-                return "f", self.float_value(found.group(0), pos)
-            if found := self.match(_INT):
-                return "i", self.int64(found.group(0), pos)
-            if found := self.match(re.compile(r"True|False")):
-                return "ival", found.group(0) == "True"
-            raise self.error(f"expected an attribute value, found {self.describe()}")
-
-    def float_value(self, text: str, pos: int) -> float:
-        value = float(text)
-        if math.isinf(value) and "inf" not in text:
-            raise self.error(f"float constant {text} is out of range", pos)
-        return value
-
-    def is_tensor_text(self, tail: re.Match) -> bool:
-        body = self.text[self.pos:tail.start()]
-        return "\n" not in body and "]" not in body and "," not in body and "=" not in body
-
-    def parse_tensor_text(self, tail: re.Match) -> np.ndarray:
-        body = self.text[self.pos:tail.start()]
-        type_name, dims_text = tail.group(1), tail.group(2)
-        if type_name not in _SCALAR_NAMES:
-            raise self.error(f"unknown tensor element type {type_name!r}")
-        dtype = _SCALAR_NAMES[type_name].dtype
-        dims = [int(d) for d in dims_text.split(",") if d]
-        if len(dims) > MAX_RANK:
-            raise self.error(f"tensor constant of rank {len(dims)}; at most {MAX_RANK} dims")
-        scale = 1.0
-        scaled = re.match(r"\s*(\S+) \*(?=\s)", body)
-        if scaled:
-            scale = self.tensor_number(scaled.group(1))
-            body = body[scaled.end():]
-        blocks = re.split(r"Columns [0-9]+ to [0-9]+", body)
-        numbers = [[self.tensor_number(t) * scale for t in b.split()] for b in blocks]
-        count = math.prod(dims)
-        if len(blocks) > 1:
-            rows = count // dims[-1] if dims and dims[-1] else 0
-            try:
-                pieces = [np.array(b, dtype=np.float64).reshape(rows, -1) for b in numbers if b]
-                flat = np.concatenate(pieces, axis=1).ravel() if pieces else np.zeros(0)
-            except ValueError:
-                raise self.error(f"tensor constant's column blocks do not fit shape {dims}") \
-                    from None
-        else:
-            flat = np.array(numbers[0], dtype=np.float64)
-        if flat.size != count:
-            raise self.error(f"tensor constant shows {flat.size} values for shape {dims}")
-        self.pos = tail.end()
-        return flat.astype(dtype).reshape(dims)
-
-    def tensor_number(self, token: str) -> float:
-        # ATen prints plain decimals, exponents, inf and nan; Python's float() also takes
-        # "1_0", "infinity" and "1e999" (inf), which no printed tensor holds.
-        if not _TENSOR_NUMBER.fullmatch(token):
-            raise self.error(f"bad number {token[:40]!r} in a tensor constant")
-        value = float(token)
-        if math.isinf(value) and "inf" not in token:
-            raise self.error(f"number {token[:40]} in a tensor constant is out of range")
-        return value
-
-    def parse_braced_scalar(self) -> np.ndarray:
-        self.expect("{")
-        self.skip()
-        start = self.pos
-        found = self.match(_FLOAT) or self.match(_INT)
-        if not found:
-            raise self.error(f"expected a number inside '{{...}}', found {self.describe()}")
-        self.expect("}")
-        text = found.group(0)
-        if any(c in text for c in ".eEin"):
-            return np.array(self.float_value(text, start), dtype=np.float32)
-        return np.array(self.int64(text, start), dtype=np.int64)
-
-    def parse_string(self) -> str:
-        start = self.pos
-        self.pos += 1
-        out = bytearray()
-        text = self.text
-        while True:
-            if self.pos >= len(text) or text[self.pos] == "\n":
-                raise self.error("unterminated string", start)
-            ch = text[self.pos]
-            if ch == '"':
-                self.pos += 1
-                return out.decode("utf-8", "surrogateescape")
-            if ch == "\\":
-                nxt = text[self.pos + 1:self.pos + 2]
-                octal = re.match(r"[0-7]{1,3}", text[self.pos + 1:self.pos + 4])
-                if octal:
-                    code = int(octal.group(0), 8)
-                    if code > 255:
-                        raise self.error("octal escape out of range")
-                    out.append(code)
-                    self.pos += 1 + len(octal.group(0))
-                    continue
-                if nxt not in _ESCAPES:
-                    raise self.error(f"unknown escape \\{nxt}")
-                out.append(_ESCAPES[nxt])
-                self.pos += 2
-                continue
-            out.extend(ch.encode("utf-8", "surrogateescape"))
-            self.pos += 1
-
 
 def is_node_kind(text: str) -> bool:
     return is_qualified(text)
