@@ -92,6 +92,7 @@ class Value:
     __slots__ = ("node", "offset", "type", "uses", "_unique", "_name")
 
     def __init__(self, node: Node, offset: int, type: Type):
+        _check_type(type)
         self.node = node
         self.offset = offset
         self.type = type
@@ -121,6 +122,7 @@ class Value:
         return self
 
     def set_type(self, type: Type) -> Value:
+        _check_type(type)
         self.type = type
         return self
 
@@ -152,6 +154,12 @@ class Value:
 
     def __repr__(self) -> str:
         return f"%{self.debug_name}"
+
+
+def _check_type(type_: object) -> None:
+    if not isinstance(type_, Type):
+        raise IRError(f"a value's type must be a fusejit.ir.types.Type, not "
+                      f"{type(type_).__name__}")
 
 
 class _NameTable:

@@ -118,6 +118,8 @@ def test_a_wrong_kind_attribute_does_not_break_printing():
     lambda g: g.create("aten::mul").f_("x", object()),
     lambda g: lint("not a graph"),
     lambda g: g.insert_constant(np.ones(2, np.complex64)),
+    lambda g: g.add_input("x", "Tensor"),
+    lambda g: g.add_input("x").set_type(int),
 ])
 def test_api_misuse_raises_ir_error(misuse):
     with pytest.raises(IRError):
