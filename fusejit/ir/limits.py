@@ -87,6 +87,8 @@ def attribute_problem(node: Node) -> str | None:
             return f"attribute {name}={value!r} is not a 64-bit integer"
         if kind == "is" and not all(isinstance(v, int) and fits_int64(v) for v in value):
             return f"attribute {name} holds a value that is not a 64-bit integer"
+        if kind == "ival" and not _ints_fit(value):
+            return f"attribute {name} holds an integer beyond 64 bits"
     kind = str(node.kind)
     if kind in _CHUNKING:
         if node._attrs.get("chunks", ("", None))[0] != "i":
@@ -106,3 +108,17 @@ def attribute_problem(node: Node) -> str | None:
         if not -MAX_RANK <= dim < MAX_RANK:
             return f"{kind} has dim={dim}, outside [-{MAX_RANK}, {MAX_RANK})"
     return None
+
+
+def _ints_fit(value: object) -> bool:
+    """Do all ints inside ``value`` (nested lists and tuples, walked without recursion) fit?"""
+    stack, seen = [value], set()
+    while stack:
+        item = stack.pop()
+        if isinstance(item, (list, tuple)):
+            if id(item) not in seen:  # a list holding itself is walked once
+                seen.add(id(item))
+                stack.extend(item)
+        elif isinstance(item, int) and not isinstance(item, bool) and not fits_int64(item):
+            return False
+    return True

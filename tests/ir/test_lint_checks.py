@@ -144,3 +144,13 @@ def test_attribute_names_must_read_back():
         with pytest.raises(IRError, match="not an identifier"):
             node.s_(name, "v")
     node.s_("fine_name1", "v")
+
+
+def test_integers_inside_tuple_constants_fit_int64():
+    g = Graph()
+    g.register_output(g.insert_constant((1, 2**70)))
+    with pytest.raises(IRError, match="beyond 64 bits"):
+        lint(g)
+    g = Graph()
+    g.register_output(g.insert_constant((1, -(2**63))))
+    lint(g)
