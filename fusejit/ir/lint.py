@@ -111,12 +111,16 @@ class _Linter:
                                 node)
 
     def check_block(self, block: Block, visible: set[int]) -> None:
+        """Check ``block`` with ``visible`` holding the values defined before it; the values
+        the block defines are added while it is checked and removed after (one shared set, not
+        a copy per block, keeps lint linear in graphs with many blocks)."""
         owners = (block.param_node.owning_block, block.return_node.owning_block)
         if owners[0] is not block or owners[1] is not block:
             raise self.fail("a block's Param/Return node does not belong to it")
+        defined: list[Value] = []
         for i, value in enumerate(block.inputs):
             self.define(value, block.param_node, i, visible)
-        local = set(visible)
+            defined.append(value)
         previous = block.param_node
         for node in block.nodes():
             if node.prev is not previous or previous.next is not node:
@@ -127,18 +131,21 @@ class _Linter:
                 raise self.fail("node positions are not increasing", node)
             if node.graph is not self.graph:
                 raise self.fail("node belongs to another graph", node)
-            self.check_inputs(node, local)
+            self.check_inputs(node, visible)
             self.check_node(node)
             for sub in node.blocks:
                 if sub.owning_node is not node:
                     raise self.fail("a block does not point back to its node", node)
-                self.check_block(sub, set(local))
+                self.check_block(sub, visible)
             for i, value in enumerate(node._outputs):
-                self.define(value, node, i, local)
+                self.define(value, node, i, visible)
+                defined.append(value)
             previous = node
         if block.return_node.prev is not previous:
             raise self.fail("node list does not end at the block's Return node")
-        self.check_inputs(block.return_node, local)
+        self.check_inputs(block.return_node, visible)
+        for value in defined:
+            visible.discard(id(value))
 
     def schema_problem(self, node: Node) -> str | None:
         if node.kind not in registry._by_kind:

@@ -161,3 +161,19 @@ def test_parse_and_lint_are_linear_in_the_uses_of_one_value():
     assert lint_ratio < 8, lint_ratio
     parse_ratio = _best_of(3, lambda: parse_ir(large)) / _best_of(3, lambda: parse_ir(small))
     assert parse_ratio < 8, parse_ratio
+
+
+def _many_ifs_text(n: int) -> str:
+    lines = ["graph(%x : Tensor, %c : bool):"]
+    for i in range(n):
+        lines += [f"  %r{i} : Tensor = prim::If(%c)", "    block0():", "      -> (%x)",
+                  "    block1():", f"      %n{i} : Tensor = aten::neg(%x)", f"      -> (%n{i})"]
+    return "\n".join(lines + [f"  return (%r{n - 1})", ""])
+
+
+def test_lint_is_linear_in_the_number_of_blocks():
+    """Each block used to get a copy of every value visible to it: quadratic in graphs with
+    many Ifs (ratio 9.6 measured for n vs 4n); one shared set is linear (ratio ~4)."""
+    small_graph, large_graph = parse_ir(_many_ifs_text(500)), parse_ir(_many_ifs_text(2000))
+    ratio = _best_of(3, lambda: lint(large_graph)) / _best_of(3, lambda: lint(small_graph))
+    assert ratio < 8, ratio
