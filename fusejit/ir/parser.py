@@ -18,6 +18,7 @@ pathological input fails with an error, not a ``RecursionError``.
 
 from __future__ import annotations
 
+import gc
 import math
 import re
 
@@ -58,7 +59,15 @@ def parse_ir(text: str) -> Graph:
             raise IRParseError(f"IR text is not UTF-8 ({exc.reason} at byte {exc.start})") from None
     if not isinstance(text, str):
         raise IRParseError(f"parse_ir takes a str, not {type(text).__name__}")
-    return _Parser(text).parse_file()
+    # Every object the parser makes stays alive until it returns, so the cyclic collector's
+    # passes over them find nothing; pausing it saves ~20% on large files (400k nodes).
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _Parser(text).parse_file()
+    finally:
+        if collecting:
+            gc.enable()
 
 
 class _Section:
