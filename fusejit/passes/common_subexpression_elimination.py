@@ -67,8 +67,12 @@ class _Cse:
     def __init__(self, graph: Graph):
         self.db = AliasDb(graph)
         self.written = self.db.written_locations()
+        self.return_node = graph.return_node
         self.graph_outputs: set[int] = set()
-        for v in graph.outputs:
+        self._add_graph_outputs(graph.outputs)
+
+    def _add_graph_outputs(self, values) -> None:
+        for v in values:
             self.graph_outputs |= self.db._with_contained(self.db.points_to(v))
 
     def _eligible(self, node: Node) -> bool:
@@ -103,8 +107,13 @@ class _Cse:
             if (self.db.output_locations(node) & self.graph_outputs
                     and self.db.output_locations(existing) & self.graph_outputs):
                 continue
+            returned = any(u.user is self.return_node for o in node.outputs for u in o.uses)
             for old, new in zip(node.outputs, existing.outputs):
                 old.replace_all_uses_with(new)
             node.destroy()
             changed = True
+            if returned:
+                # ``existing`` now produces a graph output: a later node equal to it that is
+                # also returned must stay (PyTorch tests against the graph's current outputs).
+                self._add_graph_outputs(existing.outputs)
         return changed
