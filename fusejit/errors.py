@@ -15,6 +15,13 @@ class IRError(FusejitError):
     """A graph breaks an invariant of the IR (raised by graph mutations and by ``lint``)."""
 
 
+class DTypeError(IRError, ValueError):
+    """A NumPy dtype with no TorchScript scalar type (complex, uint64, object, strings...).
+
+    Also a ``ValueError``, which is what callers that probe dtypes catch.
+    """
+
+
 class IRParseError(FusejitError):
     """IR text could not be parsed; the message shows the line and a caret under the column."""
 

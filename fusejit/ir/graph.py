@@ -26,6 +26,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from ..errors import IRError
+from .limits import check_depth
 from .node import Node
 from .symbols import prim
 from .types import TENSOR, Type
@@ -276,9 +277,12 @@ class Graph:
     def create_clone(self, node: Node, value_map: Callable[[Value], Value],
                      copy_blocks: bool = True) -> Node:
         """A copy of ``node`` (from any graph) whose inputs are ``value_map`` of the originals."""
+        if copy_blocks and node._blocks:
+            check_depth(node)  # clone_from recurses once per level
         new = Node(self, node.kind)
         new.copy_attributes(node)
         new.source_range = node.source_range
+        new.text_line = node.text_line
         for value in node.inputs:
             new.add_input(value_map(value))
         for out in node.outputs:
@@ -296,6 +300,7 @@ class Graph:
 
     def copy(self) -> Graph:
         """A deep copy: new nodes, new values, copied subgraphs; names and numbers kept."""
+        check_depth(self)  # copying recurses once per level of blocks and subgraphs
         new = Graph()
         env: dict[Value, Value] = {}
 

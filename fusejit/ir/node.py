@@ -15,6 +15,7 @@ with ``i``, ``f``...; their order is kept, as the printer shows them in insertio
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -27,12 +28,15 @@ from .values import SourceRange, Use, Value
 if TYPE_CHECKING:
     from .graph import Block, Graph
 
+_ATTRIBUTE_NAME = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
+
 
 class Node:
     """An operation: ``outputs = kind[attributes](inputs)`` plus optional sub-blocks."""
 
     __slots__ = ("kind", "graph", "owning_block", "prev", "next", "_topo", "_inputs",
-                 "_outputs", "_blocks", "_attrs", "_attr_text", "source_range", "__weakref__")
+                 "_outputs", "_blocks", "_attrs", "_attr_text", "source_range", "text_line",
+                 "__weakref__")
 
     def __init__(self, graph: Graph, kind: str):
         self.kind = Symbol(kind)
@@ -47,6 +51,9 @@ class Node:
         self._attrs: dict[str, tuple[str, Any]] = {}
         self._attr_text: dict[str, str] = {}
         self.source_range: SourceRange | None = None
+        # The line of the IR text the node was parsed from (not printed): where errors point
+        # when the text gave no source comment.
+        self.text_line: int | None = None
 
     # -- inputs and outputs -------------------------------------------------------------------
 
@@ -164,6 +171,9 @@ class Node:
 
     def set_attr(self, name: str, kind: str, value: Any) -> Node:
         """Set attribute ``name`` (no ``attr::``) of kind ``i f s is fs ss t g ival ...``."""
+        if not isinstance(name, str) or not _ATTRIBUTE_NAME.fullmatch(name):
+            # The printer writes the name as it is: it must read back as one.
+            raise IRError(f"attribute name {name!r} is not an identifier"[:200])
         if kind == "t" and isinstance(value, np.ndarray):
             value = value.copy()
             value.flags.writeable = False
@@ -172,16 +182,16 @@ class Node:
         return self
 
     def i_(self, name: str, v: int) -> Node:
-        return self.set_attr(name, "i", int(v))
+        return self.set_attr(name, "i", _converted(int, v, name))
 
     def f_(self, name: str, v: float) -> Node:
-        return self.set_attr(name, "f", float(v))
+        return self.set_attr(name, "f", _converted(float, v, name))
 
     def s_(self, name: str, v: str) -> Node:
         return self.set_attr(name, "s", str(v))
 
     def is__(self, name: str, v: list[int]) -> Node:
-        return self.set_attr(name, "is", [int(x) for x in v])
+        return self.set_attr(name, "is", [_converted(int, x, name) for x in v])
 
     def t_(self, name: str, v: np.ndarray) -> Node:
         return self.set_attr(name, "t", v)
@@ -199,7 +209,10 @@ class Node:
         return list(self._attrs)
 
     def kind_of(self, name: str) -> str:
-        return self._attrs[name][0]
+        try:
+            return self._attrs[name][0]
+        except KeyError:
+            raise IRError(f"{self.kind} has no attribute {name!r}") from None
 
     def attr(self, name: str, kind: str | None = None) -> Any:
         try:
@@ -335,6 +348,15 @@ class Node:
 
         return registry.find(self)
 
+    @property
+    def location(self) -> str:
+        """Where the node came from: its source range, else its line in the parsed IR text."""
+        if self.source_range is not None:
+            return str(self.source_range)
+        if self.text_line is not None:
+            return f"line {self.text_line} of the IR text"
+        return "unknown"
+
     def get_attr_or_input(self, name: str):
         """The input named ``name`` in this node's schema (used by passes that read arguments)."""
         schema = self.schema
@@ -351,3 +373,12 @@ class Node:
         outs = ", ".join(f"%{o.debug_name}" for o in self._outputs)
         ins = ", ".join(f"%{i.debug_name}" for i in self._inputs)
         return f"<Node {outs} = {self.kind}({ins})>"
+
+
+def _converted(kind: type, value: Any, name: str) -> Any:
+    """``kind(value)`` for an attribute, with an ``IRError`` naming it when that fails."""
+    try:
+        return kind(value)
+    except (TypeError, ValueError, OverflowError):
+        raise IRError(f"attribute {name!r} needs a {kind.__name__}, got "
+                      f"{type(value).__name__}") from None

@@ -23,9 +23,11 @@ import math
 import numpy as np
 
 from .graph import ElidedTensor, Graph, Node, Value
+from .limits import check_depth
 
 
 def print_graph(graph: Graph) -> str:
+    check_depth(graph)  # the printer recurses once per level of blocks and subgraphs
     out: list[str] = []
     groups: list[Node] = []
     params = ",\n      ".join(_typed(v) for v in graph.inputs)
@@ -40,6 +42,7 @@ def print_graph(graph: Graph) -> str:
 
 def print_node(node: Node) -> str:
     """One node as it prints inside a graph (with its blocks), without indentation."""
+    check_depth(node)
     out: list[str] = []
     _print_node(node, 0, None, out)
     return "".join(out).rstrip("\n")
@@ -59,7 +62,9 @@ def _print_node(node: Node, level: int, groups: list[Node] | None, out: list[str
             line.append(_attributes(node, skip_subgraph=False))
     line.append(f"({_names(node.inputs)})")
     if node.source_range is not None:
-        line.append(f" # {node.source_range}")
+        # A source comment runs to the end of the line: a line break in it (set through the
+        # API) would make the rest of the comment parse as IR.
+        line.append(" # " + str(node.source_range).replace("\n", " ").replace("\r", " "))
     out.append("".join(line) + "\n")
     for i, block in enumerate(node.blocks):
         params = ", ".join(_typed(v) for v in block.inputs)
@@ -85,7 +90,12 @@ def _attributes(node: Node, skip_subgraph: bool) -> str:
         text = node._attr_text.get(name)
         if text is None:
             kind, value = node._attrs[name]
-            text = format_attribute(kind, value)
+            try:
+                text = format_attribute(kind, value)
+            except (TypeError, ValueError, OverflowError):
+                # A value of the wrong kind set through the API: lint names it; printing (in
+                # lint's own message, too) must not fail on it.
+                text = "<invalid>"
         parts.append(f"{name}={text}")
     return "[" + ", ".join(parts) + "]"
 

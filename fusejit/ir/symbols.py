@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import re
 
+from ..errors import IRError
+
 _NAMESPACES = ("aten", "prim", "attr", "onnx", "scope", "user", "cuda", "fusejit")
 _VALID = re.compile(r"^[A-Za-z_][A-Za-z_0-9]*::[A-Za-z_0-9][A-Za-z_0-9.]*$")
 _table: dict[str, Symbol] = {}
@@ -31,8 +33,8 @@ class Symbol(str):
         found = _table.get(qualified)
         if found is not None:
             return found
-        if not _VALID.match(qualified):
-            raise ValueError(f"not a qualified symbol: {qualified!r}")
+        if not isinstance(qualified, str) or not _VALID.match(qualified):
+            raise IRError(f"not a qualified symbol such as aten::add: {qualified!r}"[:300])
         sym = super().__new__(cls, qualified)
         _table[qualified] = sym
         return sym
@@ -62,7 +64,9 @@ class _Namespace:
     def __getattr__(self, name: str) -> Symbol:
         if name.startswith("__"):
             raise AttributeError(name)
-        return Symbol(f"{self._ns}::{name}")
+        symbol = Symbol(f"{self._ns}::{name}")
+        setattr(self, name, symbol)  # later lookups skip __getattr__ (passes test kinds often)
+        return symbol
 
     def __getitem__(self, name: str) -> Symbol:
         return Symbol(f"{self._ns}::{name}")

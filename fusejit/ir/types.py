@@ -18,6 +18,9 @@ from enum import Enum
 
 import numpy as np
 
+from ..errors import DTypeError, IRError
+from .limits import MAX_TYPE_DEPTH
+
 
 class ScalarType(Enum):
     """Tensor element types, with PyTorch's names and their NumPy dtypes."""
@@ -46,11 +49,15 @@ class ScalarType(Enum):
 
     @classmethod
     def from_dtype(cls, dtype) -> ScalarType:
-        name = np.dtype(dtype).name
+        try:
+            name = np.dtype(dtype).name
+        except TypeError:
+            raise DTypeError(f"{dtype!r} is not a NumPy dtype"[:200]) from None
         for st in cls:
             if st.value == name:
                 return st
-        raise ValueError(f"no TorchScript scalar type for dtype {name}")
+        raise DTypeError(f"no TorchScript scalar type for dtype {name}; supported: "
+                         f"{', '.join(st.value for st in cls)}")
 
 
 class Type:
@@ -68,6 +75,14 @@ class Type:
         if isinstance(other, NumberType):
             return isinstance(self, (IntType, FloatType, BoolType, NumberType))
         return False
+
+
+def _set_depth(type_: Type, inner: tuple) -> None:
+    """Record a container type's nesting depth, refusing one deeper than ``MAX_TYPE_DEPTH``."""
+    depth = 1 + max((getattr(t, "_depth", 0) for t in inner), default=0)
+    if depth > MAX_TYPE_DEPTH:
+        raise IRError(f"a type nested deeper than {MAX_TYPE_DEPTH} levels")
+    object.__setattr__(type_, "_depth", depth)
 
 
 @dataclass(frozen=True)
@@ -122,6 +137,9 @@ class AnyType(_Simple):
 class ListType(Type):
     elem: Type
 
+    def __post_init__(self):
+        _set_depth(self, (self.elem,))
+
     def __str__(self) -> str:
         return f"{self.elem}[]"
 
@@ -129,6 +147,9 @@ class ListType(Type):
 @dataclass(frozen=True)
 class TupleType(Type):
     elems: tuple[Type, ...]
+
+    def __post_init__(self):
+        _set_depth(self, self.elems)
 
     def __str__(self) -> str:
         return "(" + ", ".join(str(e) for e in self.elems) + ")"
@@ -138,6 +159,9 @@ class TupleType(Type):
 class OptionalType(Type):
     elem: Type
 
+    def __post_init__(self):
+        _set_depth(self, (self.elem,))
+
     def __str__(self) -> str:
         return f"{self.elem}?"
 
@@ -145,6 +169,9 @@ class OptionalType(Type):
 @dataclass(frozen=True)
 class FutureType(Type):
     elem: Type
+
+    def __post_init__(self):
+        _set_depth(self, (self.elem,))
 
     def __str__(self) -> str:
         return f"Future[{self.elem}]"

@@ -19,7 +19,10 @@ if TYPE_CHECKING:
     from .graph import Graph
     from .node import Node
 
-_NUMBER = re.compile(r"^[0-9]+$")
+_NUMBER = re.compile(r"[0-9]+")
+# Characters a printed name may hold (what the parser reads after ``%``); any other character
+# of a name set through the API becomes ``_``, so printed IR always parses back.
+_NOT_NAME_CHAR = re.compile(r"[^A-Za-z0-9_.]")
 
 
 class Use:
@@ -89,6 +92,7 @@ class Value:
     __slots__ = ("node", "offset", "type", "uses", "_unique", "_name")
 
     def __init__(self, node: Node, offset: int, type: Type):
+        _check_type(type)
         self.node = node
         self.offset = offset
         self.type = type
@@ -118,6 +122,7 @@ class Value:
         return self
 
     def set_type(self, type: Type) -> Value:
+        _check_type(type)
         self.type = type
         return self
 
@@ -151,6 +156,12 @@ class Value:
         return f"%{self.debug_name}"
 
 
+def _check_type(type_: object) -> None:
+    if not isinstance(type_, Type):
+        raise IRError(f"a value's type must be a fusejit.ir.types.Type, not "
+                      f"{type(type_).__name__}")
+
+
 class _NameTable:
     """Debug names of one graph, uniqued as TorchScript does (``x``, then ``x.1``, ``x.2``...)."""
 
@@ -159,8 +170,12 @@ class _NameTable:
         self.next_suffix: dict[str, int] = {}
 
     def rename(self, value: Value, name: str | None) -> None:
-        if name is not None and name != "" and _NUMBER.match(name):
+        if name is not None and not isinstance(name, str):
+            raise IRError(f"a debug name must be a str, not {type(name).__name__}")
+        if name is not None and name != "" and _NUMBER.fullmatch(name):
             raise IRError(f"debug names may not be plain numbers: {name!r}")
+        if name:
+            name = _NOT_NAME_CHAR.sub("_", name)
         if value._name is not None:
             del self.owner[value._name]
             value._name = None

@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ..ir.graph import Block, Graph, Node, Value
+from ..ir.limits import check_depth
 from ..ir.symbols import CONTAINERS, FUSION_GROUPS, SIDE_EFFECTS, aten, prim
 from ..ir.types import (
     AnyType,
@@ -82,6 +83,7 @@ class AliasDb:
     the passes create later (their nodes are analysed when first asked about)."""
 
     def __init__(self, graph: Graph):
+        check_depth(graph)  # the analysis recurses once per level of blocks
         self.graph = graph
         self._points_to: dict[Value, frozenset[int]] = {}
         self._contained: dict[int, frozenset[int]] = {}

@@ -19,12 +19,14 @@ from ..ir.constants import constant_value
 from ..ir.graph import Block, Graph, Node, Value
 from ..ir.symbols import prim
 from .dead_code_elimination import eliminate_dead_code
+from .pass_checks import graph_pass
 
 __all__ = ["canonicalize_graph_fuser_ops"]
 
 _CHUNK = "aten::chunk(Tensor self, int chunks, int dim) -> Tensor[]"
 
 
+@graph_pass
 def canonicalize_graph_fuser_ops(graph: Graph) -> None:
     """Turn ``aten::chunk`` + ``prim::ListUnpack`` into ``prim::ConstantChunk``; then DCE."""
     _canonicalize_block(graph.block)

@@ -9,10 +9,11 @@ to an earlier one (same kind, same inputs, same attributes, same output types) i
       return (%a, %b)
 
 A node in a nested block may be replaced by an equal node of an enclosing block, never the
-other way round. Left alone: nodes with side effects, nondeterministic ops (``rand_like``),
-nodes with blocks or subgraph attributes, ops that write memory or whose inputs or outputs some
-node writes (alias analysis), and pairs whose outputs would both alias graph outputs (merging
-them would make two graph outputs one buffer).
+other way round, unless both may alias memory the caller sees (graph inputs or outputs). Left
+alone: nodes with side effects, nondeterministic ops (``rand_like``), nodes with blocks or
+subgraph attributes, ops that write memory or whose inputs or outputs some node writes (alias
+analysis), and pairs whose outputs would both alias graph outputs (merging them would make two
+graph outputs one buffer; a merge that makes a value a graph output counts for later pairs).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from ..ir.graph import Block, Graph, Node
 from ..ir.symbols import NONDETERMINISTIC, prim
 from .alias_analysis import AliasDb, has_side_effects
 from .dead_code_elimination import _may_write
+from .pass_checks import graph_pass
 
 __all__ = ["attributes_key", "eliminate_common_subexpression"]
 
@@ -51,6 +53,7 @@ def _value_key(value: Any) -> Any:
     return ("object", id(value))
 
 
+@graph_pass
 def eliminate_common_subexpression(graph_or_block: Graph | Block) -> bool:
     """Replace repeated pure computations by their first occurrence; True if anything changed."""
     if isinstance(graph_or_block, Graph):
@@ -65,8 +68,18 @@ class _Cse:
     def __init__(self, graph: Graph):
         self.db = AliasDb(graph)
         self.written = self.db.written_locations()
+        self.return_node = graph.return_node
+        self.wildcards: set[int] | None = None
         self.graph_outputs: set[int] = set()
-        for v in graph.outputs:
+        self._add_graph_outputs(graph.outputs)
+
+    def _escapes(self, node: Node) -> bool:
+        if self.wildcards is None:
+            self.wildcards = self.db._with_contained(frozenset(self.db._wildcards.values()))
+        return bool(self.db.output_locations(node) & (self.graph_outputs | self.wildcards))
+
+    def _add_graph_outputs(self, values) -> None:
+        for v in values:
             self.graph_outputs |= self.db._with_contained(self.db.points_to(v))
 
     def _eligible(self, node: Node) -> bool:
@@ -98,11 +111,22 @@ class _Cse:
             if existing is None:
                 table[key] = node
                 continue
-            if (self.db.output_locations(node) & self.graph_outputs
-                    and self.db.output_locations(existing) & self.graph_outputs):
+            if key in table.maps[0]:
+                # Same block: do not make two graph outputs one buffer.
+                if (self.db.output_locations(node) & self.graph_outputs
+                        and self.db.output_locations(existing) & self.graph_outputs):
+                    continue
+            elif self._escapes(node) and self._escapes(existing):
+                # An enclosing block's node (PyTorch's safeToChangeAliasingRelationship): both
+                # may alias memory the caller sees (graph inputs or outputs).
                 continue
+            returned = any(u.user is self.return_node for o in node.outputs for u in o.uses)
             for old, new in zip(node.outputs, existing.outputs):
                 old.replace_all_uses_with(new)
             node.destroy()
             changed = True
+            if returned:
+                # ``existing`` now produces a graph output: a later node equal to it that is
+                # also returned must stay (PyTorch tests against the graph's current outputs).
+                self._add_graph_outputs(existing.outputs)
         return changed

@@ -20,10 +20,12 @@ from __future__ import annotations
 from ..ir.graph import Block, Graph
 from ..ir.symbols import prim
 from .common_subexpression_elimination import attributes_key
+from .pass_checks import graph_pass
 
 __all__ = ["constant_pooling"]
 
 
+@graph_pass
 def constant_pooling(graph: Graph) -> None:
     """Deduplicate constants and move them to the start of ``graph``."""
     _pool_block(graph, graph.block, {})

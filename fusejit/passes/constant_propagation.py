@@ -39,6 +39,7 @@ from ..ir.types import BOOL, FLOAT, INT, ListType, NoneType, OptionalType, Type
 from ..runtime.ops import find_entry, make_operation
 from .alias_analysis import AliasDb
 from .dead_code_elimination import eliminate_dead_code
+from .pass_checks import graph_pass
 
 __all__ = ["constant_propagation"]
 
@@ -47,6 +48,7 @@ __all__ = ["constant_propagation"]
 _SKIP = frozenset({prim.Constant, prim.If, prim.Loop, prim.Uninitialized})
 
 
+@graph_pass
 def constant_propagation(graph: Graph) -> bool:
     """Fold constant subcomputations of ``graph`` in place; True when anything changed."""
     propagator = _ConstantPropagator(graph)

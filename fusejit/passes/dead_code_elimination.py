@@ -21,10 +21,12 @@ from ..ir.graph import Block, Graph, Node
 from ..ir.schema import PRIM_KINDS, registry
 from ..ir.symbols import prim
 from .alias_analysis import has_side_effects
+from .pass_checks import graph_pass
 
 __all__ = ["eliminate_dead_code"]
 
 
+@graph_pass
 def eliminate_dead_code(graph_or_block: Graph | Block) -> None:
     """Remove unused pure nodes from the graph (or block), nested blocks included."""
     block = graph_or_block.block if isinstance(graph_or_block, Graph) else graph_or_block

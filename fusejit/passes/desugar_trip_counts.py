@@ -39,6 +39,7 @@ from ..errors import IRError
 from ..ir.graph import Block, Graph, Value
 from ..ir.symbols import aten, prim
 from ..ir.types import BOOL, INT
+from .pass_checks import lowering_pass
 
 _AND = aten["__and__"]
 _WHILE_TRIP_COUNT = 9223372036854775807
@@ -106,6 +107,7 @@ def _desugar_loop(loop, unused: list) -> None:
         body.insert_output(0, body_cond)
 
 
+@lowering_pass
 def desugar_trip_counts(graph: Graph) -> None:
     """Desugar the trip count of every ``prim::Loop`` (nested blocks included) in place."""
     unused: list = []

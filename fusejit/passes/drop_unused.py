@@ -16,6 +16,7 @@ from collections.abc import Sequence
 
 from ..ir.graph import Block, Graph, Node, Value
 from ..ir.symbols import prim
+from .pass_checks import lowering_pass
 
 
 def _drop_if_unused(block: Block, values: Sequence[Value]) -> Node | None:
@@ -37,6 +38,7 @@ def _drop_unused_in(block: Block) -> None:
             _drop_unused_in(sub)
 
 
+@lowering_pass
 def drop_unused(graph: Graph) -> None:
     """Give every unused value (block inputs, node outputs, nested blocks too) a ``prim::Drop``."""
     _drop_unused_in(graph.block)

@@ -22,6 +22,7 @@ from __future__ import annotations
 from ..errors import IRError
 from ..ir.graph import Block, Graph, Node, Value
 from ..ir.symbols import prim
+from .pass_checks import lowering_pass
 
 MoveFlags = dict[Node, list[bool]]
 
@@ -89,6 +90,7 @@ class _FindLastUses:
         self.move_flags[drop].append(True)
 
 
+@lowering_pass
 def find_last_uses(graph: Graph) -> MoveFlags:
     """Insert Drops after If/Loop nodes as needed and return the move flags of every node."""
     return _FindLastUses(graph).move_flags

@@ -14,8 +14,10 @@ from __future__ import annotations
 
 from ..ir.graph import Graph
 from ..ir.symbols import prim
+from .pass_checks import lowering_pass
 
 
+@lowering_pass
 def flatten_io(graph: Graph) -> None:
     """Move the graph's inputs onto a leading ``prim::Load``, its outputs onto a ``prim::Store``."""
     load = graph.block.prepend_node(graph.create(prim.Load, (), 0))

@@ -24,6 +24,7 @@ from ..ir.graph import Block, Graph, Node, Value
 from ..ir.schema import parse_schema
 from ..ir.symbols import aten, prim
 from ..ir.types import INT, ListType, TensorType
+from .pass_checks import graph_pass
 
 if TYPE_CHECKING:
     from .graph_fuser import GraphFuser
@@ -80,8 +81,11 @@ def build_shape_expressions(fuser: GraphFuser, group: Node) -> dict[Value, Value
                     shape_of.setdefault(o, regular)
                 shape_of.setdefault(n.outputs[-1], last)
                 continue
-            shapes = [shape_of[v] for v in n.inputs if isinstance(v.type, TensorType)]
-            if not shapes:
+            shapes = [shape_of.get(v) for v in n.inputs if isinstance(v.type, TensorType)]
+            if not shapes or None in shapes:
+                # No shape expression (an input computed by a FusedConcat, which can only be
+                # inside a group given to the fuser already fused): the outputs that depend
+                # on it stay outputs.
                 continue
             shape_of.setdefault(n.output(),
                                 shapes[0] if len(shapes) == 1 else broadcast_sizes(shapes))
@@ -105,13 +109,17 @@ def remove_outputs_used_only_in_size(fuser: GraphFuser, group: Node) -> None:
             subgraph.erase_output(i)
 
 
+@graph_pass
 def peephole_optimize_shape_expressions(graph_or_block: Graph | Block) -> None:
     """Simplify ``prim::BroadcastSizes``: drop no-op ones, deduplicate inputs, merge chains."""
-    block = graph_or_block.block if isinstance(graph_or_block, Graph) else graph_or_block
+    _peephole_block(graph_or_block.block if isinstance(graph_or_block, Graph) else graph_or_block)
+
+
+def _peephole_block(block: Block) -> None:
     node = block.param_node.next
     while node is not block.return_node:
         for sub in node.blocks:
-            peephole_optimize_shape_expressions(sub)
+            _peephole_block(sub)
         following = node.next
         if node.kind != prim.BroadcastSizes:
             node = following

@@ -48,6 +48,7 @@ from .fuser_shapes import (
     peephole_optimize_shape_expressions,
     remove_outputs_used_only_in_size,
 )
+from .pass_checks import graph_pass
 
 __all__ = ["GraphFuser", "custom_fuse_graph", "fuse_graph", "is_simple_map",
            "peephole_optimize_shape_expressions"]
@@ -472,6 +473,7 @@ def _no_inputs(v: Value) -> Value:
     raise IRError(f"a constant cloned into a fusion group has an input %{v.debug_name}")
 
 
+@graph_pass
 def fuse_graph(graph: Graph, strict_fuser_check: bool = False) -> None:
     """PyTorch's ``FuseGraph``: the fuser, then CSE, DCE and the shape-expression peephole."""
     if not isinstance(graph, Graph):
@@ -482,6 +484,7 @@ def fuse_graph(graph: Graph, strict_fuser_check: bool = False) -> None:
     peephole_optimize_shape_expressions(graph.block)
 
 
+@graph_pass
 def custom_fuse_graph(graph: Graph, is_fusable: Callable[[Node], bool], kind: str,
                       arg_limit: int = FUSION_KERNEL_ARGS_LIMIT) -> None:
     """PyTorch's ``CustomFuseGraph``: group nodes ``is_fusable`` accepts into ``kind`` nodes."""

@@ -52,6 +52,7 @@ from ..ir.types import (
     TupleType,
     Type,
 )
+from .pass_checks import graph_pass
 from .shape_rules import Facts, infer_outputs
 
 # A loop body whose carried types still change after this many rounds gets them forgotten.
@@ -60,6 +61,7 @@ MAX_LOOP_ROUNDS = 8
 _PROPERTIES = ("dtype", "rank", "sizes", "device")
 
 
+@graph_pass
 def propagate_input_shapes(graph, input_types: Sequence[Type | None]) -> None:
     """Give ``graph``'s inputs ``input_types`` (``None``: keep the declared type) and recompute
     the types of every value computed from them, nested blocks and subgraphs included."""

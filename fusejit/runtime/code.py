@@ -347,7 +347,7 @@ def _missing_tensor_operation(node: Node) -> Callable[..., tuple]:
 def _node_error(cls: type[FusejitError], what: str, node: Node | None,
                 cause: BaseException) -> FusejitError:
     """``cls`` with PyTorch's wording: what failed, the node, its source location, the cause."""
-    location = str(node.source_range) if node is not None and node.source_range else "unknown"
+    location = node.location if node is not None else "unknown"
     shown = str(node).strip() if node is not None else "?"
     error = cls(f"{what} (at {location}):\n  {shown}\n{type(cause).__name__}: {cause}")
     error.node = node

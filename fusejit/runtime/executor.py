@@ -49,6 +49,7 @@ import numpy as np
 
 from ..errors import FusejitError, InterpreterError, IRError
 from ..ir.graph import Graph, Node, Value
+from ..ir.limits import fits_int64
 from ..ir.symbols import prim
 from ..ir.types import (
                         AnyType,
@@ -60,6 +61,7 @@ from ..ir.types import (
                         NoneType,
                         NumberType,
                         OptionalType,
+                        ScalarType,
                         StringType,
                         TensorType,
                         TupleType,
@@ -71,6 +73,8 @@ from .interpreter import NativeInterpreter
 from .reference import InterpreterState
 
 ENGINES = ("native", "reference")
+# Array dtypes a Tensor argument may have: those with a TorchScript scalar type.
+_TENSOR_DTYPES = frozenset(st.value for st in ScalarType)
 ENGINE_CHOICES = ("auto", *ENGINES)
 
 
@@ -442,6 +446,9 @@ def _check_argument(param: Value, index: int, value: Any) -> Any:
 def _convert(t: Type, value: Any) -> Any:
     if isinstance(t, TensorType):
         if isinstance(value, np.ndarray):
+            if value.dtype.name not in _TENSOR_DTYPES or value.dtype.hasobject:
+                raise _Mismatch(f" (dtype {value.dtype} has no tensor type; supported: "
+                                f"{', '.join(sorted(_TENSOR_DTYPES))})")
             return value
         raise _Mismatch()
     if isinstance(t, BoolType):
@@ -450,7 +457,7 @@ def _convert(t: Type, value: Any) -> Any:
         raise _Mismatch()
     if isinstance(t, IntType):
         if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
-            return int(value)
+            return _int64(value)
         raise _Mismatch()
     if isinstance(t, FloatType):
         if isinstance(value, (bool, np.bool_)):
@@ -458,13 +465,15 @@ def _convert(t: Type, value: Any) -> Any:
         if isinstance(value, (float, np.floating)):
             return float(value)
         if isinstance(value, (int, np.integer)):
-            return float(value)
+            return _as_float(value)
         raise _Mismatch()
     if isinstance(t, NumberType):
         if isinstance(value, (bool, np.bool_)) or not isinstance(
                 value, (int, float, np.integer, np.floating)):
             raise _Mismatch()
-        return value.item() if isinstance(value, np.generic) else value
+        if isinstance(value, (float, np.floating)):
+            return float(value)
+        return _int64(value)
     if isinstance(t, NoneType):
         if value is None:
             return None
@@ -487,6 +496,21 @@ def _convert(t: Type, value: Any) -> Any:
         return value
     # Types the interpreter passes through unchecked (futures, classes): the graph decides.
     return value
+
+
+def _int64(value: int | np.integer) -> int:
+    """An int argument as TorchScript holds it: 64-bit (a larger one would wrap in kernels)."""
+    result = int(value)
+    if not fits_int64(result):
+        raise _Mismatch(" (beyond the 64-bit range of int)")
+    return result
+
+
+def _as_float(value: int | np.integer) -> float:
+    try:
+        return float(value)
+    except OverflowError:
+        raise _Mismatch(" (too large for a float)") from None
 
 
 def _convert_element(t: Type, index: int, value: Any) -> Any:
