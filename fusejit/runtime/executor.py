@@ -43,6 +43,7 @@ from typing import Any
 
 import numpy as np
 
+from ..dask import has_dask_arrays
 from ..errors import FusejitError, InterpreterError, IRError
 from ..ir.graph import Graph, Node, Value
 from ..ir.symbols import prim
@@ -118,6 +119,10 @@ class CompiledFunction:
         return [_check_argument(p, i, x) for i, (p, x) in enumerate(zip(self.params, inputs))]
 
     def __call__(self, *inputs: Any) -> Any:
+        if has_dask_arrays(inputs):  # chunk by chunk, returning Dask arrays (fusejit/dask.py)
+            from ..dask import call_on_dask
+
+            return call_on_dask(self, inputs)
         stack = self.check_inputs(inputs)
         plan = self.plan_for(stack)
         code = plan.code
@@ -146,6 +151,12 @@ class CompiledFunction:
             return self._unfused.graph
         plans = list(self._plans.values())
         return plans[-1].graph if plans else self.graph
+
+    def __reduce__(self) -> tuple:
+        # Sent to another process as graph text, rebuilt there once (runtime/portable.py).
+        from .portable import reduce_compiled
+
+        return reduce_compiled(self)
 
     def __repr__(self) -> str:
         names = ", ".join(f"%{p.debug_name}" for p in self.params)

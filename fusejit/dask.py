@@ -1,0 +1,365 @@
+"""Dask arrays through fusejit: a compiled function called on Dask arrays returns Dask arrays.
+
+::
+
+    @fusejit.jit
+    def gate(x, h):
+        return F.sigmoid(x) * np.tanh(h)
+
+    x = da.random.random((1 << 20, 64), chunks=(1 << 14, 64)).astype(np.float32)
+    gate(x, h).compute()          # each chunk runs gate's compiled plan; Dask schedules them
+
+``CompiledFunction.__call__`` sends any call with a Dask array among its arguments here (the test
+is ``type(x).__module__``, so importing fusejit never imports Dask). The graph is specialised to
+the whole arrays' shapes and cut into stages:
+
+* **blockwise** nodes (the fuser's simple maps, chunk/split, fusion groups made of them) with
+  their constants form one subgraph per stage, run by one ``dask.array.blockwise`` whose task
+  calls the subgraph's :class:`CompiledFunction` on each chunk: the plan is fused and compiled
+  once per process (kernels from the on-disk cache) and reused for every chunk. Arguments
+  broadcast by NumPy's rules, aligned on their trailing dimensions; Dask unifies their chunks.
+  A chunk or split along a dimension needs that dimension whole, so it is rechunked to one chunk.
+* **reductions** (``aten::sum``) become Dask's tree reduction (``dask.array.reduction``) with
+  the op table's NumPy body on each chunk and on each combined level. A reduction ends a stage:
+  the nodes that use its result form the next stage.
+* anything else (``aten::mm`` across chunks, ``prim::If`` and ``prim::Loop`` over whole arrays,
+  ``aten::size`` of a chunk, ...) raises :class:`~fusejit.FusejitError` naming the node and its
+  source location. Compute such a step with Dask itself and pass its result in.
+
+Tasks carry the subgraph's IR text, not compiled code (``runtime/portable.py``), so they run on
+``dask.distributed`` workers in other processes, and on a replacement for a worker that died.
+"""
+
+from __future__ import annotations
+
+import functools
+import operator
+import string
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from .errors import FusejitError
+from .ir.constants import constant_value
+from .ir.graph import Graph, Node, Value
+from .ir.symbols import prim
+from .ir.types import ListType, ScalarType, TensorType
+
+TENSOR = TensorType()
+
+
+def is_dask_array(value: Any) -> bool:
+    """Is ``value`` a Dask array? Answered without importing Dask."""
+    return type(value).__module__.startswith("dask") and hasattr(value, "chunks")
+
+
+def has_dask_arrays(values: Sequence[Any]) -> bool:
+    return any(is_dask_array(v) for v in values)
+
+
+def call_on_dask(fn, inputs: Sequence[Any]) -> Any:
+    """``fn(*inputs)`` for a :class:`CompiledFunction` ``fn`` whose inputs hold Dask arrays:
+    the result as Dask arrays (one value, a tuple, or None as ``fn`` returns them)."""
+    import dask.array as da
+
+    from .passes import argument_type, propagate_input_shapes
+
+    # The executor's own argument checks, on empty stand-ins of each Dask array's dtype and rank.
+    stand_ins = [np.empty((0,) * x.ndim, x.dtype) if is_dask_array(x) else x for x in inputs]
+    checked = fn.check_inputs(stand_ins)
+    values = [x if is_dask_array(x) else c for x, c in zip(inputs, checked)]
+    graph = fn.graph.copy()
+    types = [_whole_type(p.debug_name, x) if is_dask_array(x) else
+             argument_type(x, complete=True) if isinstance(x, np.ndarray) else None
+             for p, x in zip(graph.inputs, values)]
+    propagate_input_shapes(graph, types)
+
+    env: dict[Value, Any] = dict(zip(graph.inputs, values))
+    levels, reductions = _stages(graph)
+    for level in range(max(levels.values(), default=0) + 1):
+        members = [n for n in graph.nodes() if levels.get(n) == level]
+        if members:
+            _run_blockwise(da, graph, members, env, fn.precise)
+        for node in reductions:
+            if levels[node] == level + 1:
+                env[node.output()] = _run_reduction(da, node, env)
+    outputs = [_lookup(env, v) for v in graph.outputs]
+    if len(outputs) == 1:
+        return outputs[0]
+    return tuple(outputs) if outputs else None
+
+
+# -- which node runs how -------------------------------------------------------------------------
+
+_CHUNKS = ("aten::chunk", prim.ConstantChunk)
+_PLUMBING = frozenset({prim.ListUnpack, *_CHUNKS})
+
+
+def _is_blockwise(node: Node) -> bool:
+    from .passes.graph_fuser import is_simple_map
+
+    if node.kind in _PLUMBING or is_simple_map(node):
+        return True
+    if node.kind == prim.FusionGroup:
+        sub = node.g("Subgraph")
+        return all(n.kind in (prim.Constant, prim.FusedConcat) or _is_blockwise(n)
+                   for n in sub.nodes())
+    return False
+
+
+def _sum(da, node: Node, x, args: list[Any]):
+    """``aten::sum``: Dask's tree reduction with NumPy's sum, in the dtype shape analysis gave
+    (PyTorch's: integers and bools sum to int64)."""
+    dims, keepdim = (args[0], args[1]) if len(args) == 3 else (None, False)
+    axes = None if not dims else tuple(int(d) % x.ndim for d in dims)
+    dtype = node.output().type.dtype
+    body = functools.partial(np.sum, dtype=dtype)
+    return da.reduction(x, body, body, axis=axes, keepdims=bool(keepdim), dtype=dtype)
+
+
+# A reduction entry maps the node, its Dask tensor input and its other (constant) arguments to a
+# Dask array; reductions added to the op table add an entry here.
+REDUCTIONS = {"aten::sum": _sum}
+
+
+def _stages(graph: Graph) -> tuple[dict[Node, int], list[Node]]:
+    """The stage of every blockwise node and reduction (a reduction's stage is one past its
+    input's: it runs between the two), or the error naming a node that cannot run per chunk."""
+    level: dict[Value, int] = {}
+    levels: dict[Node, int] = {}
+    reductions: list[Node] = []
+    for node in graph.nodes():
+        if _static(node):
+            continue
+        here = max((level.get(v, 0) for v in node.inputs), default=0)
+        if node.kind in REDUCTIONS and _is_tensor(node.inputs[0]):
+            here += 1
+            reductions.append(node)
+            if not all(_static(v.node) for v in node.inputs[1:]):
+                raise _not_chunkable(node, "its dims, keepdim and dtype must be constants")
+        elif not _is_blockwise(node):
+            raise _not_chunkable(node, "it has no chunk-by-chunk form")
+        levels[node] = here
+        for out in node.outputs:
+            level[out] = here
+    return levels, reductions
+
+
+def _static(node: Node) -> bool:
+    """A value fixed by the graph: a constant, or a list or tuple of them."""
+    if node.kind == prim.Constant:
+        return True
+    return node.kind in (prim.ListConstruct, prim.TupleConstruct) and all(
+        _static(v.node) for v in node.inputs)
+
+
+def _static_value(value: Value) -> Any:
+    node = value.node
+    if node.kind == prim.Constant:
+        return constant_value(node)
+    items = [_static_value(v) for v in node.inputs]
+    return items if node.kind == prim.ListConstruct else tuple(items)
+
+
+def _not_chunkable(node: Node, why: str) -> FusejitError:
+    where = f" at {node.source_range}" if node.source_range is not None else ""
+    return FusejitError(
+        f"{node.kind}{where} cannot run on Dask arrays chunk by chunk ({why}):\n"
+        f"  {str(node).strip()}\ncompute it with dask.array and pass the result in")
+
+
+# -- blockwise stages ----------------------------------------------------------------------------
+
+class BlockFunction:
+    """A Dask task body: the subgraph's text, compiled once per process, called on a chunk."""
+
+    def __init__(self, text: str, precise: bool, n_outputs: int):
+        from .runtime.portable import digest
+
+        self.text = text
+        self.precise = precise
+        self.n_outputs = n_outputs
+        self.key = digest(text, True, "auto", precise)
+
+    def __call__(self, *blocks: Any) -> Any:
+        from .runtime.portable import compiled_from_text
+
+        fn = compiled_from_text(self.text, True, "auto", self.precise, key=self.key)
+        return fn(*blocks)
+
+
+def _run_blockwise(da, graph: Graph, members: list[Node], env: dict[Value, Any],
+                   precise: bool) -> None:
+    sub, inputs, outputs = _subgraph(graph, members)
+    tensors = [v for v in (*inputs, *outputs) if _is_tensor(v)]
+    rank = max((v.type.rank for v in tensors), default=0)
+    letters = string.ascii_letters[:rank]
+    whole = _whole_axes(members, rank)
+    sizes = _broadcast_sizes([v.type.sizes for v in inputs if _is_tensor(v)], rank)
+
+    # A whole axis may differ in size between arguments (a chunk of 4n gives pieces of n): each
+    # argument names it with a letter of its own, absent from the output, so Dask hands the
+    # task the argument's single piece; the output's axis is a new one of the output's size.
+    spare = iter(string.ascii_letters[rank:])
+    args: list[Any] = []
+    for value in inputs:
+        x = env[value]
+        if not _is_tensor(value):
+            args += [x, None]
+            continue
+        x = da.asarray(x)
+        lead = rank - x.ndim
+        index = "".join(next(spare) if a + lead in whole else letters[a + lead]
+                        for a in range(x.ndim))
+        spans = {a: -1 for a in range(x.ndim) if a + lead in whole}
+        args += [x.rechunk(spans) if spans else x, index]
+
+    for value in outputs:
+        _check_output(value, rank, whole, sizes, members)
+    body = BlockFunction(str(sub), precise, len(outputs))
+    if len(outputs) == 1:
+        out = outputs[0]
+        dtype = out.type.dtype
+        env[out] = da.blockwise(body, letters, *args, dtype=dtype, concatenate=True,
+                                new_axes={letters[a]: out.type.sizes[a] for a in whole},
+                                meta=np.empty((0,) * rank, dtype))
+        return
+    # Several outputs: one task per chunk returns them all; each output picks its own.
+    tuples = da.blockwise(body, letters, *args, dtype=object, concatenate=True,
+                          new_axes={letters[a]: 1 for a in whole},
+                          meta=np.empty((0,) * rank, object))
+    for k, out in enumerate(outputs):
+        chunks = tuple((out.type.sizes[a],) if a in whole else tuples.chunks[a]
+                       for a in range(rank))
+        dtype = out.type.dtype
+        env[out] = tuples.map_blocks(operator.getitem, k, dtype=dtype, chunks=chunks,
+                                     meta=np.empty((0,) * rank, dtype))
+
+
+def _subgraph(graph: Graph, members: list[Node]) -> tuple[Graph, list[Value], list[Value]]:
+    """``members`` copied into a graph of their own (constants cloned in); its inputs are the
+    outside values they use, its outputs the values they define that are used outside."""
+    inside = set(members)
+    sub = Graph()
+    env: dict[Value, Value] = {}
+    inputs: list[Value] = []
+
+    def lookup(value: Value) -> Value:
+        if value not in env:
+            if _static(value.node):
+                node = sub.create_clone(value.node, lookup)
+                sub.block.append_node(node)
+                env[value] = node.output()
+            else:
+                env[value] = sub.add_input(type=_erased(value.type)).copy_metadata(value)
+                inputs.append(value)
+        return env[value]
+
+    for node in members:
+        clone = sub.create_clone(node, lookup)
+        sub.block.append_node(clone)
+        for old, new in zip(node.outputs, clone.outputs):
+            new.set_type(_erased(old.type))
+            env[old] = new
+    outputs = [v for n in members for v in n.outputs
+               if any(use.user not in inside for use in v.uses)]
+    for value in outputs:
+        sub.register_output(env[value])
+    return sub, inputs, outputs
+
+
+def _erased(t):
+    # The chunk's plan specialises to each chunk's arrays; the whole arrays' sizes would not fit.
+    if isinstance(t, TensorType):
+        return TENSOR
+    if isinstance(t, ListType) and isinstance(t.elem, TensorType):
+        return ListType(TENSOR)
+    return t
+
+
+def _whole_axes(members: list[Node], rank: int) -> set[int]:
+    """Axes (counted in the stage's broadcast rank) some chunk or split needs in one piece."""
+    axes: set[int] = set()
+    for node in members:
+        if node.kind == prim.FusionGroup:
+            inner = list(node.g("Subgraph").nodes())
+            axes |= {a for n in inner if n.kind in _CHUNKS for a in _chunk_axis(n, rank)}
+        elif node.kind in _CHUNKS:
+            axes |= _chunk_axis(node, rank)
+    return axes
+
+
+def _chunk_axis(node: Node, rank: int) -> set[int]:
+    x = node.inputs[0]
+    if node.kind == prim.ConstantChunk:
+        dim = node.i("dim")
+    elif _static(node.inputs[2].node):
+        dim = int(_static_value(node.inputs[2]))
+    else:
+        raise _not_chunkable(node, "its dim must be a constant")
+    if not _is_tensor(x) or x.type.rank is None:
+        raise _not_chunkable(node, "the rank of its input is unknown")
+    return {rank - x.type.rank + dim % max(x.type.rank, 1)}
+
+
+def _broadcast_sizes(shapes: list, rank: int) -> list[int]:
+    sizes = [1] * rank
+    for shape in shapes:
+        for a, s in enumerate(shape, start=rank - len(shape)):
+            sizes[a] = max(sizes[a], s)
+    return sizes
+
+
+def _check_output(value: Value, rank: int, whole: set[int], sizes: list[int],
+                  members: list[Node]) -> None:
+    t = value.type
+    if not isinstance(t, TensorType):
+        raise _not_chunkable(value.node, f"its result %{value.debug_name} is a {t}, used "
+                                         f"outside the chunk-by-chunk stage")
+    if t.sizes is None or None in t.sizes or t.dtype is None:
+        raise _not_chunkable(value.node, f"shape analysis left %{value.debug_name} as {t}")
+    spans = t.rank == rank and all(t.sizes[a] == sizes[a] for a in range(rank) if a not in whole)
+    if not spans:
+        raise _not_chunkable(value.node, f"its result %{value.debug_name} {list(t.sizes)} does "
+                                         f"not span the stage's broadcast shape {sizes}")
+
+
+# -- reductions ----------------------------------------------------------------------------------
+
+def _run_reduction(da, node: Node, env: dict[Value, Any]):
+    x = da.asarray(env[node.inputs[0]])
+    out = node.output().type
+    if not isinstance(out, TensorType) or out.dtype is None:
+        raise _not_chunkable(node, f"shape analysis left its result as {out}")
+    return REDUCTIONS[node.kind](da, node, x, [_static_value(v) for v in node.inputs[1:]])
+
+
+# -- values --------------------------------------------------------------------------------------
+
+def _lookup(env: dict[Value, Any], value: Value) -> Any:
+    if value in env:
+        return env[value]
+    if _static(value.node):
+        return _static_value(value)
+    raise _not_chunkable(value.node, f"%{value.debug_name} is not computed by any stage")
+
+
+def _is_tensor(value: Value) -> bool:
+    return isinstance(value.type, TensorType)
+
+
+def _whole_type(name: str, x: Any) -> TensorType:
+    """The complete type of a Dask array as a whole (shape analysis gives every stage's sizes)."""
+    if any(np.isnan(s) for s in x.shape):
+        raise FusejitError(f"argument %{name}: a Dask array of unknown shape {x.shape}; call "
+                           f"compute_chunk_sizes() on it first")
+    try:
+        scalar = ScalarType.from_dtype(x.dtype)
+    except ValueError as error:
+        raise FusejitError(f"argument %{name}: {error}") from None
+    shape = tuple(int(s) for s in x.shape)
+    return TensorType(scalar, shape, None, None, "cpu").contiguous()
+
+
+__all__ = ["REDUCTIONS", "BlockFunction", "call_on_dask", "has_dask_arrays", "is_dask_array"]
