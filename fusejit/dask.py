@@ -78,7 +78,7 @@ def call_on_dask(fn, inputs: Sequence[Any]) -> Any:
     env: dict[Value, Any] = dict(zip(graph.inputs, values))
     levels, reductions = _stages(graph)
     for level in range(max(levels.values(), default=0) + 1):
-        members = [n for n in graph.nodes() if levels.get(n) == level]
+        members = [n for n in graph.nodes() if levels.get(n) == level and n not in reductions]
         if members:
             _run_blockwise(da, graph, members, env, fn.precise)
         for node in reductions:
@@ -181,6 +181,10 @@ class BlockFunction:
         self.precise = precise
         self.n_outputs = n_outputs
         self.key = digest(text, True, "auto", precise)
+        self.__name__ = "fusejit"  # Dask names the stage's keys fusejit-<token>
+
+    def __dask_tokenize__(self) -> str:
+        return self.key
 
     def __call__(self, *blocks: Any) -> Any:
         from .runtime.portable import compiled_from_text
@@ -192,11 +196,10 @@ class BlockFunction:
 def _run_blockwise(da, graph: Graph, members: list[Node], env: dict[Value, Any],
                    precise: bool) -> None:
     sub, inputs, outputs = _subgraph(graph, members)
-    tensors = [v for v in (*inputs, *outputs) if _is_tensor(v)]
-    rank = max((v.type.rank for v in tensors), default=0)
+    shapes = _shapes(members, {v: tuple(env[v].shape) for v in inputs if _is_tensor(v)})
+    rank = max((len(shape) for shape in shapes.values()), default=0)
     letters = string.ascii_letters[:rank]
     whole = _whole_axes(members, rank)
-    sizes = _broadcast_sizes([v.type.sizes for v in inputs if _is_tensor(v)], rank)
 
     # A whole axis may differ in size between arguments (a chunk of 4n gives pieces of n): each
     # argument names it with a letter of its own, absent from the output, so Dask hands the
@@ -216,7 +219,7 @@ def _run_blockwise(da, graph: Graph, members: list[Node], env: dict[Value, Any],
         args += [x.rechunk(spans) if spans else x, index]
 
     for value in outputs:
-        _check_output(value, rank, whole, sizes, members)
+        _check_output(value, shapes[value], rank, whole, shapes)
     body = BlockFunction(str(sub), precise, len(outputs))
     if len(outputs) == 1:
         out = outputs[0]
@@ -303,26 +306,34 @@ def _chunk_axis(node: Node, rank: int) -> set[int]:
     return {rank - x.type.rank + dim % max(x.type.rank, 1)}
 
 
-def _broadcast_sizes(shapes: list, rank: int) -> list[int]:
-    sizes = [1] * rank
-    for shape in shapes:
-        for a, s in enumerate(shape, start=rank - len(shape)):
-            sizes[a] = max(sizes[a], s)
-    return sizes
+def _shapes(members: list[Node], inputs: dict[Value, tuple]) -> dict[Value, tuple]:
+    """Every stage value's shape by NumPy's broadcasting of the node's tensor inputs, exact
+    except on whole axes (where chunk changes sizes and shape analysis has the answer)."""
+    shapes = dict(inputs)
+    for node in members:
+        ins = [shapes[v] for v in node.inputs if v in shapes]
+        rank = max((len(s) for s in ins), default=0)
+        padded = [(1,) * (rank - len(s)) + s for s in ins]
+        here = tuple(max(column) for column in zip(*padded)) if padded else ()
+        for out in node.outputs:
+            shapes[out] = here
+    return shapes
 
 
-def _check_output(value: Value, rank: int, whole: set[int], sizes: list[int],
-                  members: list[Node]) -> None:
+def _check_output(value: Value, shape: tuple, rank: int, whole: set[int],
+                  shapes: dict[Value, tuple]) -> None:
     t = value.type
     if not isinstance(t, TensorType):
         raise _not_chunkable(value.node, f"its result %{value.debug_name} is a {t}, used "
                                          f"outside the chunk-by-chunk stage")
-    if t.sizes is None or None in t.sizes or t.dtype is None:
+    known = t.sizes is not None and all(t.sizes[a] is not None for a in whole)
+    if not known or t.dtype is None:
         raise _not_chunkable(value.node, f"shape analysis left %{value.debug_name} as {t}")
-    spans = t.rank == rank and all(t.sizes[a] == sizes[a] for a in range(rank) if a not in whole)
-    if not spans:
-        raise _not_chunkable(value.node, f"its result %{value.debug_name} {list(t.sizes)} does "
-                                         f"not span the stage's broadcast shape {sizes}")
+    full = tuple(max(column) for column in zip(*[(1,) * (rank - len(s)) + s
+                                                 for s in shapes.values()]))
+    if len(shape) != rank or any(shape[a] != full[a] for a in range(rank) if a not in whole):
+        raise _not_chunkable(value.node, f"its result %{value.debug_name} {list(shape)} does "
+                                         f"not span the stage's broadcast shape {list(full)}")
 
 
 # -- reductions ----------------------------------------------------------------------------------
