@@ -93,7 +93,8 @@ def call_on_dask(fn, inputs: Sequence[Any]) -> Any:
 # -- which node runs how -------------------------------------------------------------------------
 
 _CHUNKS = ("aten::chunk", prim.ConstantChunk)
-_PLUMBING = frozenset({prim.ListUnpack, *_CHUNKS})
+# Lists of a stage's own values, broadcasting (the fuser's chunk preparation), unpacking.
+_PLUMBING = frozenset({prim.ListConstruct, "aten::broadcast_tensors", prim.ListUnpack, *_CHUNKS})
 
 
 def _is_blockwise(node: Node) -> bool:
@@ -311,6 +312,11 @@ def _shapes(members: list[Node], inputs: dict[Value, tuple]) -> dict[Value, tupl
     except on whole axes (where chunk changes sizes and shape analysis has the answer)."""
     shapes = dict(inputs)
     for node in members:
+        made = node.input().node if node.kind == prim.ListUnpack else None
+        if made is not None and made.kind == prim.ListConstruct:
+            for out, item in zip(node.outputs, made.inputs):
+                shapes[out] = shapes.get(item, ())
+            continue
         ins = [shapes[v] for v in node.inputs if v in shapes]
         rank = max((len(s) for s in ins), default=0)
         padded = [(1,) * (rank - len(s)) + s for s in ins]
