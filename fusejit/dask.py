@@ -197,10 +197,10 @@ class BlockFunction:
 def _run_blockwise(da, graph: Graph, members: list[Node], env: dict[Value, Any],
                    precise: bool) -> None:
     sub, inputs, outputs = _subgraph(graph, members)
-    shapes = _shapes(members, {v: tuple(env[v].shape) for v in inputs if _is_tensor(v)})
-    rank = max((len(shape) for shape in shapes.values()), default=0)
+    stage = _StageShapes({v: tuple(env[v].shape) for v in inputs if _is_tensor(v)})
+    stage.run(members)
+    shapes, rank, whole = stage.shapes, stage.rank, stage.whole
     letters = string.ascii_letters[:rank]
-    whole = _whole_axes(members, rank)
 
     # A whole axis may differ in size between arguments (a chunk of 4n gives pieces of n): each
     # argument names it with a letter of its own, absent from the output, so Dask hands the
@@ -220,13 +220,13 @@ def _run_blockwise(da, graph: Graph, members: list[Node], env: dict[Value, Any],
         args += [x.rechunk(spans) if spans else x, index]
 
     for value in outputs:
-        _check_output(value, shapes[value], rank, whole, shapes)
+        _check_output(value, shapes.get(value), stage)
     body = BlockFunction(str(sub), precise, len(outputs))
     if len(outputs) == 1:
         out = outputs[0]
         dtype = out.type.dtype
         env[out] = da.blockwise(body, letters, *args, dtype=dtype, concatenate=True,
-                                new_axes={letters[a]: out.type.sizes[a] for a in whole},
+                                new_axes={letters[a]: shapes[out][a] for a in whole},
                                 meta=np.empty((0,) * rank, dtype))
         return
     # Several outputs: one task per chunk returns them all; each output picks its own.
@@ -234,7 +234,7 @@ def _run_blockwise(da, graph: Graph, members: list[Node], env: dict[Value, Any],
                           new_axes={letters[a]: 1 for a in whole},
                           meta=np.empty((0,) * rank, object))
     for k, out in enumerate(outputs):
-        chunks = tuple((out.type.sizes[a],) if a in whole else tuples.chunks[a]
+        chunks = tuple((shapes[out][a],) if a in whole else tuples.chunks[a]
                        for a in range(rank))
         dtype = out.type.dtype
         env[out] = tuples.map_blocks(operator.getitem, k, dtype=dtype, chunks=chunks,
@@ -282,64 +282,78 @@ def _erased(t):
     return t
 
 
-def _whole_axes(members: list[Node], rank: int) -> set[int]:
-    """Axes (counted in the stage's broadcast rank) some chunk or split needs in one piece."""
-    axes: set[int] = set()
-    for node in members:
-        if node.kind == prim.FusionGroup:
-            inner = list(node.g("Subgraph").nodes())
-            axes |= {a for n in inner if n.kind in _CHUNKS for a in _chunk_axis(n, rank)}
-        elif node.kind in _CHUNKS:
-            axes |= _chunk_axis(node, rank)
-    return axes
+class _StageShapes:
+    """The exact shape of every value of a stage, from its inputs' (shape analysis gives up on
+    large arrays), and the axes, counted in the stage's broadcast rank, that some chunk or split
+    needs whole."""
+
+    def __init__(self, inputs: dict[Value, tuple]):
+        self.shapes = dict(inputs)
+        self.rank = max((len(s) for s in inputs.values()), default=0)
+        self.whole: set[int] = set()
+
+    def run(self, nodes, shapes: dict[Value, tuple] | None = None) -> None:
+        shapes = self.shapes if shapes is None else shapes
+        for node in nodes:
+            ins = [shapes[v] for v in node.inputs if v in shapes]
+            here = _broadcast(ins)
+            results = [here] * len(node.outputs)
+            made = node.input().node if node.kind == prim.ListUnpack else None
+            if node.kind == prim.FusionGroup:
+                sub = node.g("Subgraph")
+                inner = {s: shapes[v] for s, v in zip(sub.inputs, node.inputs) if v in shapes}
+                self.run(sub.nodes(), inner)
+                results = [inner.get(v, ()) for v in sub.outputs]
+            elif node.kind == prim.ConstantChunk:
+                results = self._pieces(node, shapes.get(node.input(), ()), node.i("chunks"),
+                                       node.i("dim"))
+            elif made is not None and made.kind == prim.ListConstruct:
+                results = [shapes.get(v, ()) for v in made.inputs]
+            elif made is not None and made.kind == "aten::chunk":
+                chunks, dim = (_constant_int(made, v) for v in made.inputs[1:3])
+                results = self._pieces(made, shapes[made.input()], chunks, dim)
+            for out, shape in zip(node.outputs, results):
+                shapes[out] = shape
+
+    def _pieces(self, node: Node, shape: tuple, chunks: int, dim: int) -> list[tuple]:
+        from .runtime.ops.tensor import chunk_sizes
+
+        if not shape:
+            raise _not_chunkable(node, "its input is not an array")
+        d = dim % len(shape)
+        self.whole.add(self.rank - len(shape) + d)
+        return [shape[:d] + (n,) + shape[d + 1:] for n in chunk_sizes(shape[d], chunks)]
+
+    @property
+    def full(self) -> tuple:
+        return _broadcast(list(self.shapes.values()))
 
 
-def _chunk_axis(node: Node, rank: int) -> set[int]:
-    x = node.inputs[0]
-    if node.kind == prim.ConstantChunk:
-        dim = node.i("dim")
-    elif _static(node.inputs[2].node):
-        dim = int(_static_value(node.inputs[2]))
-    else:
-        raise _not_chunkable(node, "its dim must be a constant")
-    if not _is_tensor(x) or x.type.rank is None:
-        raise _not_chunkable(node, "the rank of its input is unknown")
-    return {rank - x.type.rank + dim % max(x.type.rank, 1)}
+def _constant_int(node: Node, value: Value) -> int:
+    if not _static(value.node):
+        raise _not_chunkable(node, f"%{value.debug_name} must be a constant")
+    return int(_static_value(value))
 
 
-def _shapes(members: list[Node], inputs: dict[Value, tuple]) -> dict[Value, tuple]:
-    """Every stage value's shape by NumPy's broadcasting of the node's tensor inputs, exact
-    except on whole axes (where chunk changes sizes and shape analysis has the answer)."""
-    shapes = dict(inputs)
-    for node in members:
-        made = node.input().node if node.kind == prim.ListUnpack else None
-        if made is not None and made.kind == prim.ListConstruct:
-            for out, item in zip(node.outputs, made.inputs):
-                shapes[out] = shapes.get(item, ())
-            continue
-        ins = [shapes[v] for v in node.inputs if v in shapes]
-        rank = max((len(s) for s in ins), default=0)
-        padded = [(1,) * (rank - len(s)) + s for s in ins]
-        here = tuple(max(column) for column in zip(*padded)) if padded else ()
-        for out in node.outputs:
-            shapes[out] = here
-    return shapes
+def _broadcast(shapes: list[tuple]) -> tuple:
+    rank = max((len(s) for s in shapes), default=0)
+    padded = [(1,) * (rank - len(s)) + s for s in shapes]
+    return tuple(max(column) for column in zip(*padded)) if padded else ()
 
 
-def _check_output(value: Value, shape: tuple, rank: int, whole: set[int],
-                  shapes: dict[Value, tuple]) -> None:
+def _check_output(value: Value, shape: tuple | None, stage: _StageShapes) -> None:
     t = value.type
     if not isinstance(t, TensorType):
         raise _not_chunkable(value.node, f"its result %{value.debug_name} is a {t}, used "
                                          f"outside the chunk-by-chunk stage")
-    known = t.sizes is not None and all(t.sizes[a] is not None for a in whole)
-    if not known or t.dtype is None:
+    if t.dtype is None:
         raise _not_chunkable(value.node, f"shape analysis left %{value.debug_name} as {t}")
-    full = tuple(max(column) for column in zip(*[(1,) * (rank - len(s)) + s
-                                                 for s in shapes.values()]))
-    if len(shape) != rank or any(shape[a] != full[a] for a in range(rank) if a not in whole):
-        raise _not_chunkable(value.node, f"its result %{value.debug_name} {list(shape)} does "
-                                         f"not span the stage's broadcast shape {list(full)}")
+    full = stage.full
+    spans = shape is not None and len(shape) == stage.rank and all(
+        shape[a] == full[a] for a in range(stage.rank) if a not in stage.whole)
+    if not spans:
+        raise _not_chunkable(value.node, f"its result %{value.debug_name} {shape} does "
+                                         f"not span the stage's broadcast shape {full}")
 
 
 # -- reductions ----------------------------------------------------------------------------------

@@ -156,6 +156,19 @@ def test_unchunkable_node_is_named():
         fn(da.from_array(rand(8, 4), chunks=(4, 2)), rand(4, 3))
 
 
+def test_control_flow_over_whole_arrays_is_named():
+    graph = fusejit.parse_ir("""graph(%x : Tensor, %flag : bool):
+  %r : Tensor = prim::If(%flag) # model.py:7:4
+    block0():
+      %a : Tensor = aten::neg(%x)
+      -> (%a)
+    block1():
+      -> (%x)
+  return (%r)""")
+    with pytest.raises(fusejit.FusejitError, match=r"prim::If at model\.py:7:4"):
+        fusejit.compile(graph)(da.from_array(rand(8, 4), chunks=4), True)
+
+
 def test_bad_arguments_get_the_executors_errors():
     x = da.from_array(rand(8, 4), chunks=4)
     with pytest.raises(fusejit.FusejitError, match="too many positional arguments"):
