@@ -80,7 +80,7 @@ def call_on_dask(fn, inputs: Sequence[Any]) -> Any:
     for level in range(max(levels.values(), default=0) + 1):
         members = [n for n in graph.nodes() if levels.get(n) == level and n not in reductions]
         if members:
-            _run_blockwise(da, graph, members, env, fn.precise)
+            _run_blockwise(da, graph, members, env, (fn.fuse, fn.engine, fn.precise))
         for node in reductions:
             if levels[node] == level + 1:
                 env[node.output()] = _run_reduction(da, node, env)
@@ -175,13 +175,12 @@ def _not_chunkable(node: Node, why: str) -> FusejitError:
 class BlockFunction:
     """A Dask task body: the subgraph's text, compiled once per process, called on a chunk."""
 
-    def __init__(self, text: str, precise: bool, n_outputs: int):
+    def __init__(self, text: str, options: tuple[bool, str, bool]):
         from .runtime.portable import digest
 
         self.text = text
-        self.precise = precise
-        self.n_outputs = n_outputs
-        self.key = digest(text, True, "auto", precise)
+        self.options = options  # fuse, engine, precise: as the function called on Dask arrays
+        self.key = digest(text, *options)
         self.__name__ = "fusejit"  # Dask names the stage's keys fusejit-<token>
 
     def __dask_tokenize__(self) -> str:
@@ -190,12 +189,12 @@ class BlockFunction:
     def __call__(self, *blocks: Any) -> Any:
         from .runtime.portable import compiled_from_text
 
-        fn = compiled_from_text(self.text, True, "auto", self.precise, key=self.key)
+        fn = compiled_from_text(self.text, *self.options, key=self.key)
         return fn(*blocks)
 
 
 def _run_blockwise(da, graph: Graph, members: list[Node], env: dict[Value, Any],
-                   precise: bool) -> None:
+                   options: tuple[bool, str, bool]) -> None:
     sub, inputs, outputs = _subgraph(graph, members)
     stage = _StageShapes({v: tuple(env[v].shape) for v in inputs if _is_tensor(v)})
     stage.run(members)
@@ -221,7 +220,9 @@ def _run_blockwise(da, graph: Graph, members: list[Node], env: dict[Value, Any],
 
     for value in outputs:
         _check_output(value, shapes.get(value), stage)
-    body = BlockFunction(str(sub), precise, len(outputs))
+    from .runtime.portable import graph_text
+
+    body = BlockFunction(graph_text(sub), options)
     if len(outputs) == 1:
         out = outputs[0]
         dtype = out.type.dtype
