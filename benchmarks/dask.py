@@ -11,14 +11,17 @@ chunks. Rows:
   chunk), Dask's threaded scheduler;
 * ``dask + fusejit``: the ``@fusejit.jit`` function called on the same Dask arrays (one task per
   chunk running the compiled plan), the threaded scheduler;
+* ``dask + fusejit 1thr``: the same with one Dask thread (the kernels use every core);
+* ``fusejit chunk loop``: the ``@fusejit.jit`` function called from a Python loop on each of the
+  same chunks as NumPy arrays (what the Dask rows compute, without Dask);
 * ``fusejit in memory`` and ``numpy in memory``: the plain calls on NumPy arrays of 2^memory
   elements (all of 2^size may not fit: NumPy's chain keeps 11 temporaries alive), scaled by
   2^(size - memory) to the Dask rows' size.
 
 Dask inputs are generated and persisted before timing; each Dask row times ``persist()`` of the
-outputs. "overhead/chunk" is (row - its in-memory counterpart scaled) / number of chunks: what a
-chunk costs beyond its computation (scheduling, task calls, output allocation), minus any gain
-from Dask's parallelism across chunks. Prints medians of ``--repeat`` runs; the machine is shared
+outputs. "overhead/chunk" is (row - its counterpart) / number of chunks, the counterpart of the
+fusejit rows being the chunk loop (so it is Dask's scheduling and the task call, minus any gain
+from running two chunks at once), that of the NumPy-spelled row NumPy in memory, scaled. Prints medians of ``--repeat`` runs; the machine is shared
 and noisy.
 """
 
@@ -82,6 +85,12 @@ def persist(outputs):
     return dask.persist(*outputs)
 
 
+def one_thread(fn, args):
+    # One Dask thread, each chunk's kernel parallel on every core: no oversubscription.
+    with dask.config.set(num_workers=1):
+        return persist(fn(*args))
+
+
 def lstm_inputs(log2: int, chunk_rows: int, rng):
     rows = (1 << log2) // (4 * HIDDEN)
     f32 = lambda *shape, chunks: rng.standard_normal(shape, chunks=chunks, dtype=np.float32)
@@ -101,18 +110,22 @@ def run_case(name, jit_fn, numpy_fn, dask_fn, big, small, repeat: int) -> None:
     chunks = max(x.npartitions for x in big)
     small_np = tuple(np.asarray(x) for x in small)
     scale = big[1 if len(big) > 2 else 0].size / small_np[1 if len(small_np) > 2 else 0].size
-    got = [np.asarray(r) for r in persist(jit_fn(*big))]
-    want = [np.asarray(r) for r in persist(dask_fn(*big))]
-    err = max(float(np.max(np.abs(a - b) / np.maximum(np.abs(b), 1))) for a, b in zip(got, want))
-    del got, want
+    # the same chunks as NumPy arrays (persisted: no copies), for the chunk loop
+    blocks = [[x.blocks[i].compute() if x.npartitions == chunks else x.compute() for x in big]
+              for i in range(chunks)]
+    pairs = zip(persist(jit_fn(*big)), persist(dask_fn(*big)))
+    err = max(float(da.max(abs(a - b) / da.maximum(abs(b), 1)).compute()) for a, b in pairs)
     times = {
         "dask numpy-spelled": median_time(lambda: persist(dask_fn(*big)), repeat),
         "dask + fusejit": median_time(lambda: persist(jit_fn(*big)), repeat),
+        "dask + fusejit 1thr": median_time(lambda: one_thread(jit_fn, big), repeat),
+        "fusejit chunk loop": median_time(lambda: [jit_fn(*c) for c in blocks], repeat),
         "fusejit in memory": median_time(lambda: jit_fn(*small_np), repeat) * scale,
         "numpy in memory": median_time(lambda: numpy_fn(*small_np), repeat) * scale,
     }
     base = {"dask numpy-spelled": times["numpy in memory"],
-            "dask + fusejit": times["fusejit in memory"]}
+            "dask + fusejit": times["fusejit chunk loop"],
+            "dask + fusejit 1thr": times["fusejit chunk loop"]}
     print(f"{name}: {chunks} chunks (max rel diff fusejit vs dask {err:.1e})")
     for key, t in times.items():
         extra = (f"   overhead/chunk {(t - base[key]) / chunks * 1e3:8.3f} ms"
