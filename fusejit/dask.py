@@ -44,9 +44,7 @@ from .errors import FusejitError
 from .ir.constants import constant_value
 from .ir.graph import Graph, Node, Value
 from .ir.symbols import prim
-from .ir.types import ListType, ScalarType, TensorType
-
-TENSOR = TensorType()
+from .ir.types import TENSOR, ListType, ScalarType, TensorType
 
 
 def is_dask_array(value: Any) -> bool:
