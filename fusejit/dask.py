@@ -52,8 +52,15 @@ def is_dask_array(value: Any) -> bool:
     return type(value).__module__.startswith("dask") and hasattr(value, "chunks")
 
 
+# Checked on every call of a compiled function: the common argument types answer in one lookup.
+_PLAIN = frozenset({np.ndarray, int, float, bool, type(None), list, tuple})
+
+
 def has_dask_arrays(values: Sequence[Any]) -> bool:
-    return any(is_dask_array(v) for v in values)
+    for value in values:
+        if type(value) not in _PLAIN and is_dask_array(value):
+            return True
+    return False
 
 
 def call_on_dask(fn, inputs: Sequence[Any]) -> Any:
