@@ -19,12 +19,14 @@ the whole arrays' shapes and cut into stages:
   once per process (kernels from the on-disk cache) and reused for every chunk. Arguments
   broadcast by NumPy's rules, aligned on their trailing dimensions; Dask unifies their chunks.
   A chunk or split along a dimension needs that dimension whole, so it is rechunked to one chunk.
-* **reductions** (``aten::sum``) become Dask's tree reduction (``dask.array.reduction``) with
-  the op table's NumPy body on each chunk and on each combined level. A reduction ends a stage:
-  the nodes that use its result form the next stage.
-* anything else (``aten::mm`` across chunks, ``prim::If`` and ``prim::Loop`` over whole arrays,
-  ``aten::size`` of a chunk, ...) raises :class:`~fusejit.FusejitError` naming the node and its
-  source location. Compute such a step with Dask itself and pass its result in.
+* **Dask's own operations** (``DASK_OPS``) run what needs more than one chunk: ``aten::sum``
+  becomes Dask's tree reduction (``dask.array.reduction``) with NumPy's sum on each chunk and on
+  each combined level; ``aten::mm``/``aten::matmul`` become ``dask.array.matmul`` (which sums
+  partial products over a chunked contraction axis) and ``aten::t`` Dask's transpose. Such an op
+  ends a stage: the nodes that use its result form the next stage.
+* anything else (``aten::softmax`` along a chunked axis, ``prim::If`` and ``prim::Loop`` over
+  whole arrays, ``aten::size`` of a chunk, ...) raises :class:`~fusejit.FusejitError` naming
+  the node and its source location. Compute such a step with Dask itself and pass its result in.
 
 Tasks carry the subgraph's IR text, not compiled code (``runtime/portable.py``), so they run on
 ``dask.distributed`` workers in other processes, and on a replacement for a worker that died.
@@ -81,14 +83,14 @@ def call_on_dask(fn, inputs: Sequence[Any]) -> Any:
     propagate_input_shapes(graph, types)
 
     env: dict[Value, Any] = dict(zip(graph.inputs, values))
-    levels, reductions = _stages(graph)
+    levels, dask_ops = _stages(graph)
     for level in range(max(levels.values(), default=0) + 1):
-        members = [n for n in graph.nodes() if levels.get(n) == level and n not in reductions]
+        members = [n for n in graph.nodes() if levels.get(n) == level and n not in dask_ops]
         if members:
             _run_blockwise(da, graph, members, env, (fn.fuse, fn.engine, fn.precise))
-        for node in reductions:
+        for node in dask_ops:
             if levels[node] == level + 1:
-                env[node.output()] = _run_reduction(da, node, env)
+                env[node.output()] = _run_dask_op(da, node, env)
     outputs = [_lookup(env, v) for v in graph.outputs]
     if len(outputs) == 1:
         return outputs[0]
@@ -114,7 +116,7 @@ def _is_blockwise(node: Node) -> bool:
     return False
 
 
-def _sum(da, node: Node, x, args: list[Any]):
+def _sum(da, node: Node, x, *args: Any):
     """``aten::sum``: Dask's tree reduction with NumPy's sum, in the dtype shape analysis gave
     (PyTorch's: integers and bools sum to int64)."""
     dims, keepdim = (args[0], args[1]) if len(args) == 3 else (None, False)
@@ -124,32 +126,42 @@ def _sum(da, node: Node, x, args: list[Any]):
     return da.reduction(x, body, body, axis=axes, keepdims=bool(keepdim), dtype=dtype)
 
 
-# A reduction entry maps the node, its Dask tensor input and its other (constant) arguments to a
-# Dask array; reductions added to the op table add an entry here.
-REDUCTIONS = {"aten::sum": _sum}
+def _matmul(da, node: Node, a, b):
+    return da.matmul(a, b).astype(node.output().type.dtype, copy=False)
+
+
+# Nodes Dask computes with its own operations: each entry maps the node and its arguments (Dask
+# arrays for tensors, Python values for the constants) to a Dask array. Reductions added to the
+# op table add an entry here.
+DASK_OPS = {
+    "aten::sum": _sum,
+    "aten::mm": _matmul,
+    "aten::matmul": _matmul,
+    "aten::t": lambda da, node, x: x.T,
+}
 
 
 def _stages(graph: Graph) -> tuple[dict[Node, int], list[Node]]:
-    """The stage of every blockwise node and reduction (a reduction's stage is one past its
-    input's: it runs between the two), or the error naming a node that cannot run per chunk."""
+    """The stage of every blockwise node and Dask op (a Dask op's stage is one past its inputs':
+    it runs between the two), or the error naming a node that cannot run per chunk."""
     level: dict[Value, int] = {}
     levels: dict[Node, int] = {}
-    reductions: list[Node] = []
+    dask_ops: list[Node] = []
     for node in graph.nodes():
         if _static(node):
             continue
         here = max((level.get(v, 0) for v in node.inputs), default=0)
-        if node.kind in REDUCTIONS and _is_tensor(node.inputs[0]):
+        if node.kind in DASK_OPS and _is_tensor(node.inputs[0]):
             here += 1
-            reductions.append(node)
-            if not all(_static(v.node) for v in node.inputs[1:]):
-                raise _not_chunkable(node, "its dims, keepdim and dtype must be constants")
+            dask_ops.append(node)
+            if not all(_is_tensor(v) or _static(v.node) for v in node.inputs):
+                raise _not_chunkable(node, "its arguments other than arrays must be constants")
         elif not _is_blockwise(node):
             raise _not_chunkable(node, "it has no chunk-by-chunk form")
         levels[node] = here
         for out in node.outputs:
             level[out] = here
-    return levels, reductions
+    return levels, dask_ops
 
 
 def _static(node: Node) -> bool:
@@ -362,14 +374,14 @@ def _check_output(value: Value, shape: tuple | None, stage: _StageShapes) -> Non
                                          f"not span the stage's broadcast shape {full}")
 
 
-# -- reductions ----------------------------------------------------------------------------------
+# -- Dask's own operations ----------------------------------------------------------------------
 
-def _run_reduction(da, node: Node, env: dict[Value, Any]):
-    x = da.asarray(env[node.inputs[0]])
+def _run_dask_op(da, node: Node, env: dict[Value, Any]):
     out = node.output().type
     if not isinstance(out, TensorType) or out.dtype is None:
         raise _not_chunkable(node, f"shape analysis left its result as {out}")
-    return REDUCTIONS[node.kind](da, node, x, [_static_value(v) for v in node.inputs[1:]])
+    args = [da.asarray(env[v]) if _is_tensor(v) else _static_value(v) for v in node.inputs]
+    return DASK_OPS[node.kind](da, node, *args)
 
 
 # -- values --------------------------------------------------------------------------------------
@@ -399,4 +411,4 @@ def _whole_type(name: str, x: Any) -> TensorType:
     return TensorType(scalar, shape, None, None, "cpu").contiguous()
 
 
-__all__ = ["REDUCTIONS", "BlockFunction", "call_on_dask", "has_dask_arrays", "is_dask_array"]
+__all__ = ["DASK_OPS", "BlockFunction", "call_on_dask", "has_dask_arrays", "is_dask_array"]

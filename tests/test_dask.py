@@ -146,14 +146,28 @@ def test_sum_of_everything_and_integer_sums_as_pytorch_does():
 
 
 def test_unchunkable_node_is_named():
-    graph = fusejit.parse_ir("""graph(%x : Tensor, %w : Tensor):
+    graph = fusejit.parse_ir("""graph(%x : Tensor):
   %one : int = prim::Constant[value=1]()
-  %m : Tensor = aten::mm(%x, %w) # model.py:3:8
-  %r : Tensor = aten::relu(%m)
+  %none : NoneType = prim::Constant()
+  %s : Tensor = aten::softmax(%x, %one, %none) # model.py:3:8
+  %r : Tensor = aten::relu(%s)
   return (%r)""")
     fn = fusejit.compile(graph, fuse=True)
-    with pytest.raises(fusejit.FusejitError, match=r"aten::mm at model\.py:3:8"):
-        fn(da.from_array(rand(8, 4), chunks=(4, 2)), rand(4, 3))
+    with pytest.raises(fusejit.FusejitError, match=r"aten::softmax at model\.py:3:8"):
+        fn(da.from_array(rand(8, 4), chunks=(4, 2)))
+
+
+def test_matmul_over_a_chunked_contraction_axis_runs_through_dask():
+    from fusejit.examples import lstm_cell
+
+    x, hx, cx = rand(20, 16), rand(20, 32), rand(20, 32)
+    weights = (rand(128, 16) * 0.3, rand(128, 32) * 0.3, rand(128), rand(128))
+    hy, cy = fusejit.jit(lstm_cell)(da.from_array(x, chunks=(6, 5)), da.from_array(hx, chunks=8),
+                                    da.from_array(cx, chunks=(7, 32)), *weights)
+    assert any(name.startswith("matmul") for name in hy.dask.layers)
+    expect_h, expect_c = lstm_cell(x, hx, cx, *weights)
+    np.testing.assert_allclose(hy.compute(), expect_h, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(cy.compute(), expect_c, rtol=1e-4, atol=1e-5)
 
 
 def test_control_flow_over_whole_arrays_is_named():
