@@ -24,11 +24,12 @@ fusejit rows being the chunk loop (so it is Dask's scheduling and the task call,
 from running two chunks at once), that of the NumPy-spelled row NumPy in memory, scaled.
 Prints medians of ``--repeat`` runs; on a shared machine rows vary by up to 2x between runs.
 
-Measured (2 shared cores, 3 repeats, one run): at 2^28 in 2^22-element chunks (64 chunks),
-dask + fusejit is 2.1x (LSTM) and 2.6x (chain) faster than dask numpy-spelled, and within noise
-of the chunk loop; with 256 chunks of 2^14 elements the Dask overhead is about 0.3 ms a chunk for
-the one-output chain and 2 ms for the two-output LSTM step (a task per chunk plus one per output
-picking it out of the chunk's tuple).
+Measured (2 shared cores, 3 repeats, two runs): at 2^28 in 2^22-element chunks (64 chunks),
+dask + fusejit is 2.1-3.2x (LSTM) and 2.5-2.6x (chain) faster than dask numpy-spelled, and
+within run-to-run noise of the chunk loop (which itself ran 2x slower than the in-memory call
+scaled from 2^24: memory effects at 1 GiB arrays, not Dask). With 256 chunks of 2^14 elements
+the Dask overhead is about 0.3 ms a chunk for the one-output chain and 2 ms for the two-output
+LSTM step (a task per chunk plus one per output picking it out of the chunk's tuple).
 """
 
 from __future__ import annotations
