@@ -86,8 +86,8 @@ def call_on_dask(fn, inputs: Sequence[Any]) -> Any:
     levels, dask_ops = _stages(graph)
     for level in range(max(levels.values(), default=0) + 1):
         members = [n for n in graph.nodes() if levels.get(n) == level and n not in dask_ops]
-        if members:
-            _run_blockwise(da, graph, members, env, (fn.fuse, fn.engine, fn.precise))
+        for group in _connected(members):
+            _run_blockwise(da, graph, group, env, (fn.fuse, fn.engine, fn.precise))
         for node in dask_ops:
             if levels[node] == level + 1:
                 env[node.output()] = _run_dask_op(da, node, env)
@@ -235,6 +235,7 @@ def _run_blockwise(da, graph: Graph, members: list[Node], env: dict[Value, Any],
         spans = {a: -1 for a in range(x.ndim) if a + lead in whole}
         args += [x.rechunk(spans) if spans else x, index]
 
+    stage.check_inputs(inputs, members)
     for value in outputs:
         _check_output(value, shapes.get(value), stage)
     from .runtime.portable import graph_text
@@ -257,6 +258,28 @@ def _run_blockwise(da, graph: Graph, members: list[Node], env: dict[Value, Any],
         dtype = out.type.dtype
         env[out] = tuples.map_blocks(operator.getitem, k, dtype=dtype, chunks=chunks,
                                      meta=np.empty((0,) * rank, dtype))
+
+
+def _connected(members: list[Node]) -> list[list[Node]]:
+    """``members`` in groups joined by the values they pass each other, each in graph order: one
+    stage may hold unrelated computations (``tanh(x)`` and ``w * 2`` before ``x @ w``) whose
+    shapes need not broadcast together, so each group is a blockwise of its own."""
+    root = {n: n for n in members}
+
+    def find(n: Node) -> Node:
+        while root[n] is not n:
+            root[n] = root[root[n]]
+            n = root[n]
+        return n
+
+    for node in members:
+        for value in node.inputs:
+            if value.node in root:
+                root[find(value.node)] = find(node)
+    groups: dict[Node, list[Node]] = {}
+    for node in members:
+        groups.setdefault(find(node), []).append(node)
+    return list(groups.values())
 
 
 def _subgraph(graph: Graph, members: list[Node]) -> tuple[Graph, list[Value], list[Value]]:
@@ -345,6 +368,20 @@ class _StageShapes:
     @property
     def full(self) -> tuple:
         return _broadcast(list(self.shapes.values()))
+
+    def check_inputs(self, inputs: list[Value], members: list[Node]) -> None:
+        """Every array argument broadcasts to the stage's shape (else the blockwise would align
+        chunks that NumPy would refuse to combine)."""
+        full = self.full
+        for value in inputs:
+            shape = self.shapes.get(value)
+            if shape is None:
+                continue
+            padded = (1,) * (self.rank - len(shape)) + shape
+            if any(padded[a] not in (1, full[a]) for a in range(self.rank) if a not in self.whole):
+                user = next(n for n in members if value in n.inputs)
+                raise _not_chunkable(user, f"%{value.debug_name} {shape} does not broadcast to "
+                                           f"{full} with the other arrays of its stage")
 
 
 def _constant_int(node: Node, value: Value) -> int:

@@ -170,6 +170,24 @@ def test_matmul_over_a_chunked_contraction_axis_runs_through_dask():
     np.testing.assert_allclose(cy.compute(), expect_c, rtol=1e-4, atol=1e-5)
 
 
+@fusejit.jit
+def scaled_product(x, w):
+    return np.tanh(x) @ (w * 0.5)
+
+
+def test_unrelated_pointwise_work_in_one_stage_runs_as_separate_blockwise():
+    # tanh(x) (20, 6) and w * 0.5 (6, 3) share a stage but not a broadcast shape
+    x, w = rand(20, 6), rand(6, 3)
+    out = scaled_product(da.from_array(x, chunks=(7, 4)), da.from_array(w, chunks=(4, 3)))
+    np.testing.assert_allclose(out.compute(), np.tanh(x) @ (w * 0.5), rtol=1e-5, atol=1e-6)
+
+
+def test_arrays_that_do_not_broadcast_are_an_error_not_a_wrong_answer():
+    x = da.from_array(rand(6, 4), chunks=2)
+    with pytest.raises(fusejit.FusejitError, match=r"does not broadcast"):
+        chain(x, da.from_array(rand(6, 5), chunks=2))
+
+
 def test_control_flow_over_whole_arrays_is_named():
     graph = fusejit.parse_ir("""graph(%x : Tensor, %flag : bool):
   %r : Tensor = prim::If(%flag) # model.py:7:4
