@@ -35,7 +35,6 @@ Tasks carry the subgraph's IR text, not compiled code (``runtime/portable.py``),
 from __future__ import annotations
 
 import functools
-import operator
 import string
 from collections.abc import Sequence
 from typing import Any
@@ -236,28 +235,41 @@ def _run_blockwise(da, graph: Graph, members: list[Node], env: dict[Value, Any],
         args += [x.rechunk(spans) if spans else x, index]
 
     stage.check_inputs(inputs, members)
-    for value in outputs:
-        _check_output(value, shapes.get(value), stage)
+    narrow = {value: _narrow_axes(value, shapes.get(value), stage) for value in outputs}
     from .runtime.portable import graph_text
 
     body = BlockFunction(graph_text(sub), options)
-    if len(outputs) == 1:
+    if len(outputs) == 1 and not narrow[outputs[0]]:
         out = outputs[0]
         dtype = out.type.dtype
         env[out] = da.blockwise(body, letters, *args, dtype=dtype, concatenate=True,
                                 new_axes={letters[a]: shapes[out][a] for a in whole},
                                 meta=np.empty((0,) * rank, dtype))
         return
-    # Several outputs: one task per chunk returns them all; each output picks its own.
+    # Several outputs: one task per chunk returns them all; each output picks its own. One that
+    # does not span an axis (a bias computed beside the batch) is the same in every chunk along
+    # it: it is taken from the first.
     tuples = da.blockwise(body, letters, *args, dtype=object, concatenate=True,
                           new_axes={letters[a]: 1 for a in whole},
                           meta=np.empty((0,) * rank, object))
     for k, out in enumerate(outputs):
-        chunks = tuple((shapes[out][a],) if a in whole else tuples.chunks[a]
+        shape, lead = shapes[out], rank - len(shapes[out])
+        firsts = tuples.blocks[tuple(slice(0, 1) if a in narrow[out] else slice(None)
+                                     for a in range(rank))]
+        chunks = tuple((1,) if a < lead else (shape[a - lead],)
+                       if a in whole or a in narrow[out] else tuples.chunks[a]
                        for a in range(rank))
         dtype = out.type.dtype
-        env[out] = tuples.map_blocks(operator.getitem, k, dtype=dtype, chunks=chunks,
-                                     meta=np.empty((0,) * rank, dtype))
+        picked = firsts.map_blocks(_pick, k, lead, dtype=dtype, chunks=chunks,
+                                   meta=np.empty((0,) * rank, dtype))
+        env[out] = picked[(0,) * lead] if lead else picked
+
+
+def _pick(outputs: tuple, k: int, lead: int) -> np.ndarray:
+    """Output ``k`` of a chunk's task, with ``lead`` axes of 1 in front to match the stage's
+    rank (dropped again outside)."""
+    out = outputs[k]
+    return out.reshape((1,) * lead + out.shape) if lead else out
 
 
 def _connected(members: list[Node]) -> list[list[Node]]:
@@ -396,19 +408,24 @@ def _broadcast(shapes: list[tuple]) -> tuple:
     return tuple(max(column) for column in zip(*padded)) if padded else ()
 
 
-def _check_output(value: Value, shape: tuple | None, stage: _StageShapes) -> None:
+def _narrow_axes(value: Value, shape: tuple | None, stage: _StageShapes) -> set[int]:
+    """The stage axes an output does not span (missing in front, or 1 where the stage is
+    wider), checking that it is an array of known dtype that broadcasts to the stage."""
     t = value.type
-    if not isinstance(t, TensorType):
+    if not isinstance(t, TensorType) or shape is None:
         raise _not_chunkable(value.node, f"its result %{value.debug_name} is a {t}, used "
                                          f"outside the chunk-by-chunk stage")
     if t.dtype is None:
         raise _not_chunkable(value.node, f"shape analysis left %{value.debug_name} as {t}")
-    full = stage.full
-    spans = shape is not None and len(shape) == stage.rank and all(
-        shape[a] == full[a] for a in range(stage.rank) if a not in stage.whole)
-    if not spans:
-        raise _not_chunkable(value.node, f"its result %{value.debug_name} {shape} does "
-                                         f"not span the stage's broadcast shape {full}")
+    full, lead = stage.full, stage.rank - len(shape)
+    narrow = set(range(lead))
+    for a in range(lead, stage.rank):
+        if a not in stage.whole and shape[a - lead] != full[a]:
+            if shape[a - lead] != 1:
+                raise _not_chunkable(value.node, f"its result %{value.debug_name} {shape} does "
+                                                 f"not broadcast to its stage's shape {full}")
+            narrow.add(a)
+    return narrow
 
 
 # -- Dask's own operations ----------------------------------------------------------------------

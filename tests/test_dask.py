@@ -182,6 +182,26 @@ def test_unrelated_pointwise_work_in_one_stage_runs_as_separate_blockwise():
     np.testing.assert_allclose(out.compute(), np.tanh(x) @ (w * 0.5), rtol=1e-5, atol=1e-6)
 
 
+@fusejit.jit
+def with_bias(x, b, row):
+    c = np.tanh(b) + 1.0
+    d = np.tanh(row) * 2.0
+    return x * c + d, c, d
+
+
+def test_outputs_narrower_than_their_stage_come_from_the_first_chunk():
+    x, b, row = rand(20, 6), rand(6), rand(1, 6)
+    y, c, d = with_bias(da.from_array(x, chunks=(7, 4)), da.from_array(b, chunks=4),
+                        da.from_array(row, chunks=(1, 3)))
+    assert (y.shape, c.shape, d.shape) == ((20, 6), (6,), (1, 6))
+    # Dask's unified chunks along the shared axis, one chunk where they are narrow
+    assert c.chunks[0] == d.chunks[1] == y.chunks[1] and d.chunks[0] == (1,)
+    expect_c, expect_d = np.tanh(b) + 1, np.tanh(row) * 2
+    np.testing.assert_allclose(y.compute(), x * expect_c + expect_d, **TOL)
+    np.testing.assert_allclose(c.compute(), expect_c, **TOL)
+    np.testing.assert_allclose(d.compute(), expect_d, **TOL)
+
+
 def test_arrays_that_do_not_broadcast_are_an_error_not_a_wrong_answer():
     x = da.from_array(rand(6, 4), chunks=2)
     with pytest.raises(fusejit.FusejitError, match=r"does not broadcast"):
