@@ -19,6 +19,9 @@ the whole arrays' shapes and cut into stages:
   once per process (kernels from the on-disk cache) and reused for every chunk. Arguments
   broadcast by NumPy's rules, aligned on their trailing dimensions; Dask unifies their chunks.
   A chunk or split along a dimension needs that dimension whole, so it is rechunked to one chunk.
+  Computations of one stage that pass each other nothing run as separate blockwise (their
+  shapes need not broadcast together); an output narrower than its stage (a bias-derived value
+  returned beside the batch) is taken from the first chunk along the axes it does not span.
 * **Dask's own operations** (``DASK_OPS``) run what needs more than one chunk: ``aten::sum``
   becomes Dask's tree reduction (``dask.array.reduction``) with NumPy's sum on each chunk and on
   each combined level; ``aten::mm``/``aten::matmul`` become ``dask.array.matmul`` (which sums
