@@ -268,10 +268,10 @@ def _run_blockwise(da, graph: Graph, members: list[Node], env: dict[Value, Any],
         env[out] = picked[(0,) * lead] if lead else picked
 
 
-def _pick(outputs: tuple, k: int, lead: int) -> np.ndarray:
+def _pick(outputs: tuple | np.ndarray, k: int, lead: int) -> np.ndarray:
     """Output ``k`` of a chunk's task, with ``lead`` axes of 1 in front to match the stage's
     rank (dropped again outside)."""
-    out = outputs[k]
+    out = outputs[k] if isinstance(outputs, tuple) else outputs  # a one-output stage's array
     return out.reshape((1,) * lead + out.shape) if lead else out
 
 

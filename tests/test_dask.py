@@ -200,6 +200,13 @@ def test_outputs_narrower_than_their_stage_come_from_the_first_chunk():
     np.testing.assert_allclose(y.compute(), x * expect_c + expect_d, **TOL)
     np.testing.assert_allclose(c.compute(), expect_c, **TOL)
     np.testing.assert_allclose(d.compute(), expect_d, **TOL)
+    # the only output of its stage, narrow (the stage's other node is dead code)
+    graph = fusejit.parse_ir("""graph(%x : Tensor, %b : Tensor):
+  %c : Tensor = aten::tanh(%b)
+  %y : Tensor = aten::mul(%x, %c)
+  return (%c)""")
+    only = fusejit.compile(graph, fuse=True)(da.from_array(x, chunks=3), da.from_array(b, chunks=2))
+    np.testing.assert_allclose(only.compute(), np.tanh(b), **TOL)
 
 
 def test_arrays_that_do_not_broadcast_are_an_error_not_a_wrong_answer():
