@@ -312,7 +312,9 @@ def _subgraph(graph: Graph, members: list[Node]) -> tuple[Graph, list[Value], li
                 sub.block.append_node(node)
                 env[value] = node.output()
             else:
-                env[value] = sub.add_input(type=_erased(value.type)).copy_metadata(value)
+                # metadata first: it copies the type, which must forget the whole array's sizes
+                env[value] = sub.add_input().copy_metadata(value)
+                env[value].set_type(_erased(value.type))
                 inputs.append(value)
         return env[value]
 

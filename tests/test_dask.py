@@ -78,6 +78,17 @@ def test_pointwise_chain_matches_numpy(chunks):
     np.testing.assert_array_equal(out.compute(), chain(x, y))
 
 
+def test_one_compiled_function_per_stage_whatever_the_shapes(monkeypatch):
+    from fusejit.runtime import portable
+
+    monkeypatch.setattr(portable, "_MEMO", {})
+    for shape, chunks in (((20, 6), 4), ((50, 7), (16, 3)), ((9,), 2)):
+        x, y = rand(*shape), rand(*shape)
+        out = chain(da.from_array(x, chunks=chunks), y).compute()
+        np.testing.assert_allclose(out, chain_numpy(x, y), **TOL)
+    assert len(portable._MEMO) == 1
+
+
 def test_broadcast_across_chunked_dimensions():
     x, y = rand(30, 1, 6), rand(5, 6)
     out = chain(da.from_array(x, chunks=(7, 1, 4)), da.from_array(y, chunks=(2, 3)))
