@@ -81,6 +81,20 @@ class JitFunction:
         """The interpreter's instruction dump for these arguments."""
         return self._executor().code_for(*self._arguments(args, kwargs)).dump()
 
+    def __reduce__(self) -> tuple:
+        # Sent to another process as the scripted graph's text (runtime/portable.py).
+        from ..runtime.portable import reduce_jit
+
+        return reduce_jit(self)
+
+    def __copy__(self):
+        # Like a Python function, a compiled function is its own copy (pickling, not copying,
+        # goes through __reduce__'s text, which a copy would lose the Python body to).
+        return self
+
+    def __deepcopy__(self, memo: dict):
+        return self
+
     def __repr__(self) -> str:
         return f"<fusejit.jit {self.fn.__qualname__}>"
 

@@ -47,6 +47,7 @@ from typing import Any
 
 import numpy as np
 
+from ..dask import has_dask_arrays
 from ..errors import FusejitError, InterpreterError, IRError
 from ..ir.graph import Graph, Node, Value
 from ..ir.limits import fits_int64
@@ -130,6 +131,10 @@ class CompiledFunction:
         return [_check_argument(p, i, x) for i, (p, x) in enumerate(zip(self.params, inputs))]
 
     def __call__(self, *inputs: Any) -> Any:
+        if has_dask_arrays(inputs):  # chunk by chunk, returning Dask arrays (fusejit/dask.py)
+            from ..dask import call_on_dask
+
+            return call_on_dask(self, inputs)
         start = time.perf_counter()
         stack = self.check_inputs(inputs)
         plan = self.plan_for(stack)
@@ -169,6 +174,20 @@ class CompiledFunction:
             return self._unfused.graph
         plans = list(self._plans.values())
         return plans[-1].graph if plans else self.graph
+
+    def __reduce__(self) -> tuple:
+        # Sent to another process as graph text, rebuilt there once (runtime/portable.py).
+        from .portable import reduce_compiled
+
+        return reduce_compiled(self)
+
+    def __copy__(self):
+        # Like a Python function, a compiled function is its own copy (pickling, not copying,
+        # goes through __reduce__'s text, which a copy would lose the Python body to).
+        return self
+
+    def __deepcopy__(self, memo: dict):
+        return self
 
     def __repr__(self) -> str:
         names = ", ".join(f"%{p.debug_name}" for p in self.params)

@@ -287,3 +287,20 @@ def test_auto_engine_runs_all_native_plans_natively_and_others_on_the_reference(
                                rtol=1e-6)
     np.testing.assert_array_equal(fusejit.compile(with_cat, fuse=True)(x, x),
                                   np.concatenate([x, x]))
+
+
+def test_copies_of_compiled_functions_are_the_functions_themselves():
+    import copy
+
+    import fusejit
+
+    fn = fusejit.jit(lambda_free_add)
+    compiled = fusejit.compile(fusejit.parse_ir(
+        "graph(%x : Tensor):\n  %y : Tensor = aten::neg(%x)\n  return (%y)\n"))
+    for obj in (fn, compiled):
+        assert copy.copy(obj) is obj and copy.deepcopy(obj) is obj
+    assert copy.deepcopy(fn).__wrapped__ is lambda_free_add
+
+
+def lambda_free_add(x, y):
+    return x + y
