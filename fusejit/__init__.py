@@ -46,6 +46,11 @@ _LAZY = {
     "FusedKernel": "fusejit.runtime.fusion",
     "fuse_graph": "fusejit.passes",
     "custom_fuse_graph": "fusejit.passes",
+    "grad": "fusejit.autodiff.api",
+    "value_and_grad": "fusejit.autodiff.api",
+    "vjp": "fusejit.autodiff.api",
+    "differentiate": "fusejit.autodiff",
+    "StagedCode": "fusejit.autodiff.staged",
 }
 
 __all__ = [
