@@ -85,13 +85,17 @@ def unroll_loops(block: Block) -> None:
                 env = {body.inputs[0]: graph.insert_constant(i)}
                 env.update(zip(body.inputs[1:], carried))
                 for inner in body.nodes():
-                    clone = graph.insert_node(graph.create_clone(inner, lambda v, env=env: env.get(v, v)))
+                    clone = graph.insert_node(graph.create_clone(inner, _lookup_in(env)))
                     env.update(zip(inner.outputs, clone.outputs))
                 carried = [env.get(v, v) for v in body.outputs[1:]]
         for out, value in zip(node.outputs, carried):
             out.replace_all_uses_with(value)
         node.destroy()
     # copies of nested loops were unrolled in the body before it was copied
+
+
+def _lookup_in(env: dict[Value, Value]):
+    return lambda v: env.get(v, v)
 
 
 def _is_constant(value: Value) -> bool:

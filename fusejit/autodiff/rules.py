@@ -184,7 +184,7 @@ def _pow_scalar(ctx, node: Node, grads: list) -> dict:
     return {node.input(0): _times(ctx, ctx.emit("aten::mul", grads[0], e), power)}
 
 
-@derivative("aten::pow(Tensor self, Tensor exponent) -> Tensor")
+@derivative("aten::pow(Tensor self, Tensor other) -> Tensor")
 def _pow_tensor(ctx, node: Node, grads: list) -> dict:
     self, exponent = node.input(0), node.input(1)
     x, e = ctx.saved(self), ctx.saved(exponent)
