@@ -1,18 +1,28 @@
-"""Staged execution of a differentiated graph (seed 000's stages, as two ``Code``s).
+"""Staged code for a differentiated graph (seed 000: stages, ``flattenStages``, handles).
 
-Stage 0 runs the forward graph and returns the outputs and an :class:`AutogradHandle` holding
-what stage 1 needs; stage 1 takes the handle and the output gradients and returns the input
-gradients. Each stage is a graph compiled by the executor (``fuse=True``: specialised, fused,
-lowered to ``Code``), so the backward graph is fused like any other, ``_grad_sum_to_size``
-included::
+The forward and backward graphs of :func:`~fusejit.autodiff.differentiate` are joined into one
+graph whose stages each start with a ``prim::Load`` and end with a ``prim::Store``; the backward
+nodes read the forward values directly, not through graph inputs::
 
-    staged = StagedCode(graph, wrt=[0], example_inputs)
-    outputs, handle = staged.run_forward(*inputs)         # stage 0
+    graph():
+      %x = prim::Load()                     # stage 0: the inputs
+      %y = aten::tanh(%x)
+      prim::Store(%y)                       # stage 0's outputs
+      %gy = prim::Load()                    # stage 1: the output gradients
+      %1 = aten::mul(%y, %y) ...            # reads %y, kept in its register
+      prim::Store(%gx)                      # stage 1's outputs
+
+``Code`` lowers it as one program with ``stage_ends``; ``run_one_stage`` on either engine runs
+one stage and keeps the registers for the next. Liveness is computed over both stages, so after
+stage 0 the registers hold exactly the values stage 1 reads: that state is the
+:class:`AutogradHandle`. Each stage is specialised and fused (``fuse=True``) before joining,
+so nothing moves across the boundary and the backward stage's groups hold its
+``_grad_sum_to_size`` nodes as the fuser allows::
+
+    staged = StagedCode(graph, wrt=[0], example_inputs=[x])
+    outputs, handle = staged.run_forward(x)               # stage 0
     (grad_x,) = staged.run_backward(handle, grad_out)     # stage 1; the handle is spent
-    print(staged.dump(*inputs))                           # both stages' instructions
-
-The handle holds only the forward values the backward graph reads, and lets go of them when
-stage 1 starts: after it the saved arrays are freed (unless the caller holds them too).
+    print(staged.dump())                                  # "stage 0:" ... "stage 1:" ...
 """
 
 from __future__ import annotations
@@ -23,82 +33,145 @@ from typing import Any
 import numpy as np
 
 from ..errors import FusejitError
-from ..ir.graph import Graph
+from ..ir.graph import Graph, Value
+from ..ir.symbols import prim
 from .differentiate import Gradient, differentiate
 
 
 class AutogradHandle:
-    """What the backward stage needs from one forward run (the seed's ``AutogradHandle``)."""
+    """What the backward stage needs from one forward run (the seed's ``AutogradHandle``): the
+    interpreter state paused between the stages, whose registers hold the saved values."""
 
-    __slots__ = ("saved", "__weakref__")
+    __slots__ = ("state", "__weakref__")
 
-    def __init__(self, saved: list[Any]):
-        self.saved: list[Any] | None = saved
+    def __init__(self, state: Any):
+        self.state = state
 
-    def take(self) -> list[Any]:
-        """The saved values, once: the handle forgets them, so they die with the backward run."""
-        if self.saved is None:
+    def saved_values(self) -> list[Any]:
+        """The values held for the backward stage (the live registers)."""
+        if self.state is None:
+            return []
+        registers = getattr(self.state, "registers", None)
+        if registers is None:   # the native engine's register file
+            registers = [self.state.regs.read(r) for r in range(self.state.code.register_size)]
+        return [v for v in registers if v is not None]
+
+    def take(self) -> Any:
+        """The paused state, once: the handle lets go of it, so the saved values die with the
+        backward run."""
+        if self.state is None:
             raise FusejitError("this autograd handle was already used by a backward run; run "
                                "the forward stage again to differentiate again")
-        saved, self.saved = self.saved, None
-        return saved
+        state, self.state = self.state, None
+        return state
 
     def __repr__(self) -> str:
-        held = "spent" if self.saved is None else f"{len(self.saved)} saved values"
-        return f"<AutogradHandle {held}>"
+        return "<AutogradHandle spent>" if self.state is None else "<AutogradHandle>"
+
+
+def staged_graph(gradient: Gradient, forward: Graph, backward: Graph) -> Graph:
+    """One graph with two stages (``flattenStages``): Load, the forward nodes, Store of the
+    outputs; Load of the output gradients, the backward nodes (reading forward values where
+    the backward graph read saved inputs), Store of the input gradients."""
+    joint = Graph()
+    env: dict[Value, Value] = {}
+
+    def clone_nodes(graph: Graph) -> None:
+        for node in graph.nodes():
+            clone = joint.insert_node(joint.create_clone(node, lambda v: env[v]))
+            env.update(zip(node.outputs, clone.outputs))
+
+    def load(values: Sequence[Value]) -> None:
+        node = joint.insert(prim.Load, (), 0)
+        for value in values:
+            env[value] = node.add_output(value.type).copy_metadata(value)
+
+    n = gradient.num_outputs
+    load(forward.inputs)
+    clone_nodes(forward)
+    joint.insert(prim.Store, [env[v] for v in forward.outputs[:n]], 0)
+    num_grads = sum(gradient.output_has_grad)
+    for saved, value in zip(backward.inputs[num_grads:], forward.outputs[n:]):
+        env[saved] = env[value]
+    load(backward.inputs[:num_grads])
+    clone_nodes(backward)
+    joint.insert(prim.Store, [env[v] for v in backward.outputs], 0)
+    return joint
 
 
 class StagedCode:
-    """A graph differentiated with respect to inputs ``wrt``, compiled as two stages."""
+    """A graph differentiated with respect to inputs ``wrt``, lowered to one two-stage Code."""
 
-    def __init__(self, graph: Graph, wrt: Sequence[int], example_inputs: Sequence[Any] | None,
-                 fuse: bool = True, engine: str = "auto"):
-        from ..passes import argument_type, propagate_input_shapes
-        from ..runtime.executor import CompiledFunction
+    def __init__(self, graph: Graph, wrt: Sequence[int], example_inputs: Sequence[Any],
+                 fuse: bool = True, engine: str = "auto", precise: bool = False):
+        from ..passes import FUSION_PIPELINE, argument_type, propagate_input_shapes
+        from ..runtime.code import Code
+        from ..runtime.executor import GroupOperation
 
+        if engine not in ("auto", "native", "reference"):
+            raise FusejitError(f"unknown engine {engine!r}; choose auto, native or reference")
+        # "auto" runs on the reference loop: a training step is mostly large ops and kernels,
+        # whose time does not depend on the loop that calls them.
+        self.engine = "native" if engine == "native" else "reference"
         graph = graph.copy()
-        if example_inputs is not None:
-            # Ranks and dtypes known (as the executor specialises): rules may depend on them.
-            propagate_input_shapes(graph, [argument_type(x) if isinstance(x, np.ndarray)
-                                           else None for x in example_inputs])
-        self.gradient: Gradient = differentiate(graph, wrt)
-        self.forward = CompiledFunction(self.gradient.forward, fuse=fuse, engine=engine)
-        self.backward = CompiledFunction(self.gradient.backward, fuse=fuse, engine=engine)
+        self.params = list(graph.inputs)
+        # Ranks and dtypes known (as the executor specialises): rules may depend on them.
+        propagate_input_shapes(graph, [argument_type(x) if isinstance(x, np.ndarray) else None
+                                       for x in example_inputs])
+        self.gradient = gradient = differentiate(graph, wrt)
+        forward, backward = gradient.forward.copy(), gradient.backward.copy()
+        if fuse:
+            n = gradient.num_outputs
+            grad_types = [o.type for o, has in zip(forward.outputs[:n],
+                                                   gradient.output_has_grad) if has]
+            propagate_input_shapes(backward, grad_types + [o.type for o in forward.outputs[n:]])
+            for graph_ in (forward, backward):
+                for run_pass in FUSION_PIPELINE:
+                    run_pass(graph_)
+        self.graph = staged_graph(gradient, forward, backward)
+        self.kernels: list[GroupOperation] = []
+
+        def group_operation(node):
+            self.kernels.append(GroupOperation(node, precise))
+            return self.kernels[-1]
+
+        self.code = Code(self.graph, make_group_operation=group_operation if fuse else None)
+
+    def _state(self):
+        if self.engine == "native":
+            from ..runtime.interpreter import NativeInterpreter
+
+            return NativeInterpreter(self.code)
+        from ..runtime.reference import InterpreterState
+
+        return InterpreterState(self.code)
 
     def run_forward(self, *inputs: Any) -> tuple[tuple, AutogradHandle]:
         """Stage 0: the outputs (a tuple) and the handle for stage 1."""
-        results = _as_tuple(self.forward(*inputs), len(self.gradient.forward.outputs))
-        n = self.gradient.num_outputs
-        return results[:n], AutogradHandle(list(results[n:]))
+        from ..runtime.executor import _check_argument
+
+        if len(inputs) != len(self.params):
+            raise FusejitError(f"the function takes {len(self.params)} arguments, got "
+                               f"{len(inputs)}")
+        stack = [_check_argument(p, i, x) for i, (p, x) in enumerate(zip(self.params, inputs))]
+        state = self._state()
+        state.run_one_stage(stack)
+        return tuple(stack), AutogradHandle(state)
 
     def run_backward(self, handle: AutogradHandle, *grad_outputs: Any) -> list[Any]:
         """Stage 1: one gradient per ``wrt`` input (None where no output depends on it)."""
-        grads = [g for g, has in zip(grad_outputs, self.gradient.output_has_grad) if has]
         if len(grad_outputs) != self.gradient.num_outputs:
             raise FusejitError(f"the backward stage takes {self.gradient.num_outputs} output "
                                f"gradients, got {len(grad_outputs)}")
-        stack = grads + handle.take()
-        del grad_outputs, grads
-        computed = iter(_as_tuple(self.backward(*stack), len(self.gradient.backward.outputs)))
-        del stack
+        stack = [g for g, has in zip(grad_outputs, self.gradient.output_has_grad) if has]
+        del grad_outputs
+        handle.take().run_one_stage(stack)
+        computed = iter(stack)
         return [next(computed) if reached else None for reached in self.gradient.wrt_reached]
 
-    def dump(self, *inputs: Any, grad_outputs: Sequence[Any] | None = None) -> str:
-        """Both stages' instructions for these inputs (``Code.dump()`` of each)."""
-        outputs, handle = self.run_forward(*inputs)
-        if grad_outputs is None:
-            grad_outputs = [np.ones_like(o) if isinstance(o, np.ndarray) else None
-                            for o in outputs]
-        grads = [g for g, has in zip(grad_outputs, self.gradient.output_has_grad) if has]
-        return (f"stage 0 (forward):\n{self.forward.code_for(*inputs).dump()}\n"
-                f"stage 1 (backward):\n"
-                f"{self.backward.code_for(*grads, *handle.take()).dump()}")
+    def dump(self) -> str:
+        """Both stages' instructions (``Code.dump()``)."""
+        return self.code.dump()
 
 
-def _as_tuple(result: Any, n: int) -> tuple:
-    if n == 1:
-        return (result,)
-    return () if result is None else tuple(result)
-
-
-__all__ = ["AutogradHandle", "StagedCode"]
+__all__ = ["AutogradHandle", "StagedCode", "staged_graph"]

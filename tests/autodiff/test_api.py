@@ -187,8 +187,11 @@ def test_handle_frees_saved_values_after_backward() -> None:
     x = RNG.standard_normal((3, 3))
     staged = StagedCode(graph, [0], [x], fuse=False, engine="reference")
     outputs, handle = staged.run_forward(x)
-    arrays = [v for v in handle.saved if isinstance(v, np.ndarray)]
-    assert len(arrays) == 2       # exp(x) and tanh(exp(x)); x itself is not needed
+    arrays = [v for v in handle.saved_values() if isinstance(v, np.ndarray)]
+    # exp(x) and tanh(exp(x)); neither x nor the sum is held for the backward stage
+    assert len(arrays) == 2 and not any(a is x for a in arrays)
+    np.testing.assert_allclose(sorted(a.sum() for a in arrays),
+                               sorted([np.exp(x).sum(), np.tanh(np.exp(x)).sum()]))
     refs = [weakref.ref(a) for a in arrays]
     del arrays
     (gx,) = staged.run_backward(handle, np.ones(()))
@@ -199,14 +202,17 @@ def test_handle_frees_saved_values_after_backward() -> None:
         staged.run_backward(handle, np.ones(()))
 
 
-def test_dump_shows_both_stages() -> None:
+def test_dump_shows_both_stages_each_starting_with_a_load() -> None:
     graph = fusejit.parse_ir("""graph(%x : Tensor):
   %e : Tensor = aten::sin(%x)
   %n : NoneType = prim::Constant()
   %s : Tensor = aten::sum(%e, %n)
   return (%s)""")
     x = RNG.standard_normal(3)
-    text = StagedCode(graph, [0], [x], fuse=False, engine="reference").dump(x)
-    stage0, stage1 = text.split("stage 1 (backward):")
-    assert "aten::sin" in stage0 and "prim::Load" in stage0
-    assert "aten::cos" in stage1 and "prim::Load" in stage1
+    text = StagedCode(graph, [0], [x], fuse=False, engine="reference").dump()
+    assert text.startswith("stage 0:\n")
+    stage0, stage1 = text.split("stage 1:\n")
+    assert stage0.splitlines()[1].strip().endswith("= prim::Load")
+    assert stage1.splitlines()[0].strip().endswith("= prim::Load")
+    assert "aten::sin" in stage0 and "prim::Store" in stage0.splitlines()[-1]
+    assert "aten::cos" in stage1 and "prim::Store" in stage1
