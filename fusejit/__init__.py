@@ -51,6 +51,7 @@ _LAZY = {
     "vjp": "fusejit.autodiff.api",
     "differentiate": "fusejit.autodiff",
     "StagedCode": "fusejit.autodiff.staged",
+    "python_op": "fusejit.autodiff.python_op",
 }
 
 __all__ = [

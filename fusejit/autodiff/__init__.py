@@ -8,6 +8,7 @@ gradients); ``rules.RULES`` holds each op's derivative; ``api`` offers ``grad``,
 
 from __future__ import annotations
 
+from . import python_op as _python_op  # noqa: F401  (adds prim::PythonOp to the rules)
 from .differentiate import AutodiffError, Gradient, differentiate
 
 __all__ = ["AutodiffError", "Gradient", "differentiate"]

@@ -255,4 +255,5 @@ def test_vjp_matches_finite_differences(ir: str, args: tuple) -> None:
 
 def test_every_rule_has_a_gradient_check() -> None:
     checked = {schema for schema, _, _ in CASES}
-    assert sorted(set(RULES) - checked) == []
+    # (prim::PythonOp needs a Python callable, which IR text cannot carry: test_python_op.py)
+    assert sorted(set(RULES) - checked - {"prim::PythonOp"}) == []
