@@ -216,3 +216,13 @@ def test_dump_shows_both_stages_each_starting_with_a_load() -> None:
     assert stage1.splitlines()[0].strip().endswith("= prim::Load")
     assert "aten::sin" in stage0 and "prim::Store" in stage0.splitlines()[-1]
     assert "aten::cos" in stage1 and "prim::Store" in stage1
+
+
+def test_native_engine_runs_the_stages_like_the_reference() -> None:
+    args = [RNG.standard_normal((2, 3)), np.abs(RNG.standard_normal((2, 3))) + 0.1]
+    for fn in (branchy, looped):
+        argnums = (0, 1)
+        native = fusejit.grad(fn, argnums=argnums, fuse=False, engine="native")(*args[:2])
+        reference = fusejit.grad(fn, argnums=argnums, fuse=False, engine="reference")(*args)
+        for a, b in zip(native, reference):
+            np.testing.assert_allclose(a, b, rtol=1e-14, atol=1e-15)
