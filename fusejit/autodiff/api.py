@@ -25,7 +25,7 @@ import numpy as np
 
 from ..errors import FusejitError
 from ..ir.graph import Graph
-from .staged import StagedCode
+from .staged import StagedCode, trip_count_inputs
 
 
 class Differentiable:
@@ -58,7 +58,8 @@ class Differentiable:
     def staged(self, inputs: list, wrt: tuple[int, ...]) -> StagedCode:
         from ..runtime.executor import argument_spec
 
-        key = (argument_spec(inputs), wrt)
+        key = (argument_spec(inputs), wrt,
+               tuple(inputs[i] for i in trip_count_inputs(self.graph)))
         with self._lock:
             code = self._staged.get(key)
             if code is None:

@@ -78,7 +78,8 @@ def unroll_loops(block: Block) -> None:
                 and constant_value(cond.node) is True):
             raise AutodiffError(f"cannot differentiate a loop whose trip count is not known "
                                 f"before it runs (a while loop, or a count computed at run "
-                                f"time):\n  {describe(node)}")
+                                f"time rather than a constant or an int argument):\n"
+                                f"  {describe(node)}")
         carried = list(node.inputs[2:])
         with graph.inserting_before(node):
             for i in range(int(constant_value(trip.node))):

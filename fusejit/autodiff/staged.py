@@ -99,6 +99,15 @@ def staged_graph(gradient: Gradient, forward: Graph, backward: Graph) -> Graph:
     return joint
 
 
+def trip_count_inputs(graph: Graph) -> list[int]:
+    """The int inputs of ``graph`` that are the trip count of a ``prim::Loop``."""
+    found = []
+    for i, value in enumerate(graph.inputs):
+        if any(use.user.kind == prim.Loop and use.offset == 0 for use in value.uses):
+            found.append(i)
+    return found
+
+
 class StagedCode:
     """A graph differentiated with respect to inputs ``wrt``, lowered to one two-stage Code."""
 
@@ -115,6 +124,12 @@ class StagedCode:
         self.engine = "native" if engine == "native" else "reference"
         graph = graph.copy()
         self.params = list(graph.inputs)
+        # Loop trip counts passed as int arguments are known now: they become constants, so
+        # the loops unroll (the caller keys its cache on their values: trip_count_inputs).
+        for i in trip_count_inputs(graph):
+            with graph.inserting_before(next(graph.nodes(), graph.return_node)):
+                constant = graph.insert_constant(int(example_inputs[i]))
+            graph.inputs[i].replace_all_uses_with(constant)
         # Ranks and dtypes known (as the executor specialises): rules may depend on them.
         propagate_input_shapes(graph, [argument_type(x) if isinstance(x, np.ndarray) else None
                                        for x in example_inputs])
@@ -174,4 +189,4 @@ class StagedCode:
         return self.code.dump()
 
 
-__all__ = ["AutogradHandle", "StagedCode", "staged_graph"]
+__all__ = ["AutogradHandle", "StagedCode", "staged_graph", "trip_count_inputs"]

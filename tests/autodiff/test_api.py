@@ -226,3 +226,18 @@ def test_native_engine_runs_the_stages_like_the_reference() -> None:
         reference = fusejit.grad(fn, argnums=argnums, fuse=False, engine="reference")(*args)
         for a, b in zip(native, reference):
             np.testing.assert_allclose(a, b, rtol=1e-14, atol=1e-15)
+
+
+def steps_loop(x, w, steps: int):
+    h = x
+    for _ in range(steps):
+        h = np.tanh(h * w)
+    return np.sum(h)
+
+
+def test_trip_count_argument_is_known_when_specialising() -> None:
+    x, w = RNG.standard_normal(3), RNG.standard_normal(3)
+    grad = fusejit.grad(steps_loop, argnums=(0, 1), fuse=False, engine="reference")
+    for steps in (1, 3):
+        got = grad(x, w, steps)
+        assert_grads(lambda a, b, n=steps: steps_loop(a, b, n), [x, w], got)
