@@ -241,3 +241,17 @@ def test_trip_count_argument_is_known_when_specialising() -> None:
     for steps in (1, 3):
         got = grad(x, w, steps)
         assert_grads(lambda a, b, n=steps: steps_loop(a, b, n), [x, w], got)
+
+
+def test_grad_sum_to_size_runs_on_both_engines() -> None:
+    graph = fusejit.parse_ir("""graph(%x : Tensor, %s : int[]):
+  %y : Tensor = aten::_grad_sum_to_size(%x, %s)
+  return (%y)""")
+    x = RNG.standard_normal((3, 4, 5))
+    for size in ([4, 1], [1, 4, 5], [3, 1, 1]):
+        results = [fusejit.compile(graph, engine=engine)(x, size)
+                   for engine in ("native", "reference")]
+        want = x.sum(axis=tuple(i for i in range(3) if i < 3 - len(size) or
+                                size[i - 3 + len(size)] == 1), keepdims=True)
+        for got in results:
+            np.testing.assert_allclose(got, want.reshape(size))

@@ -257,3 +257,25 @@ def test_every_rule_has_a_gradient_check() -> None:
     checked = {schema for schema, _, _ in CASES}
     # (prim::PythonOp needs a Python callable, which IR text cannot carry: test_python_op.py)
     assert sorted(set(RULES) - checked - {"prim::PythonOp"}) == []
+
+
+FIRST_OF_EACH = [pytest.param(ir, arg_sets[0], id=schema.split("(")[0])
+                 for schema, ir, arg_sets in CASES]
+
+
+@pytest.mark.parametrize("ir, args", FIRST_OF_EACH)
+def test_float32_gradients_keep_their_dtype_and_agree_with_float64(ir: str, args: tuple) -> None:
+    graph = fusejit.parse_ir(ir)
+    single = [a.astype(np.float32) if isinstance(a, np.ndarray) else a for a in args]
+    outs64, vjp64 = fusejit.vjp(graph, *args, fuse=False, engine="reference")
+    outs32, vjp32 = fusejit.vjp(graph, *single, fuse=False, engine="reference")
+    outs64 = outs64 if isinstance(outs64, tuple) else (outs64,)
+    outs32 = outs32 if isinstance(outs32, tuple) else (outs32,)
+    cot = [RNG.standard_normal(np.shape(o)) for o in outs64]
+    grads64 = vjp64(*cot)
+    grads32 = vjp32(*[c.astype(np.float32) for c in cot])
+    for k, (g64, g32) in enumerate(zip(grads64, grads32)):
+        if g64 is None:
+            continue
+        assert g32.dtype == np.float32, f"input {k}: {g32.dtype}\n{ir}"
+        np.testing.assert_allclose(g32, g64, rtol=2e-4, atol=2e-5, err_msg=f"input {k}\n{ir}")
