@@ -17,7 +17,8 @@ one stage and keeps the registers for the next. Liveness is computed over both s
 stage 0 the registers hold exactly the values stage 1 reads: that state is the
 :class:`AutogradHandle`. Each stage is specialised and fused (``fuse=True``) before joining,
 so nothing moves across the boundary and the backward stage's groups hold its
-``_grad_sum_to_size`` nodes as the fuser allows::
+``_grad_sum_to_size`` nodes as the fuser allows (their sums run after the kernel:
+``fused_sums``)::
 
     staged = StagedCode(graph, wrt=[0], example_inputs=[x])
     outputs, handle = staged.run_forward(x)               # stage 0
@@ -36,6 +37,7 @@ from ..errors import FusejitError
 from ..ir.graph import Graph, Value
 from ..ir.symbols import prim
 from .differentiate import Gradient, differentiate
+from .fused_sums import SummedGroup, strip_grad_sum_to_size
 
 
 class AutogradHandle:
@@ -147,8 +149,13 @@ class StagedCode:
         self.kernels: list[GroupOperation] = []
 
         def group_operation(node):
-            self.kernels.append(GroupOperation(node, precise))
-            return self.kernels[-1]
+            stripped = strip_grad_sum_to_size(node)
+            if stripped is None:
+                self.kernels.append(GroupOperation(node, precise))
+                return self.kernels[-1]
+            kernel_group, keep, sizes, full = stripped
+            self.kernels.append(GroupOperation(kernel_group, precise))
+            return SummedGroup(self.kernels[-1], node, keep, sizes, full)
 
         self.code = Code(self.graph, make_group_operation=group_operation if fuse else None)
 
