@@ -59,7 +59,9 @@ def _where(node: Node) -> str:
 
 
 def describe(node: Node) -> str:
-    return f"{str(node).strip()}{_where(node)}"
+    """The printed node, with its source location unless the printed text shows it."""
+    text = str(node).strip()
+    return text if node.source_range and str(node.source_range) in text else text + _where(node)
 
 
 def unroll_loops(block: Block) -> None:

@@ -278,18 +278,45 @@ def _type_as(ctx, node: Node, grads: list) -> dict:
 
 # -- matrices --------------------------------------------------------------------------------
 
-@derivative("aten::mm(Tensor self, Tensor mat2) -> Tensor",
-            "aten::matmul(Tensor self, Tensor other) -> Tensor")
+@derivative("aten::mm(Tensor self, Tensor mat2) -> Tensor")
 def _mm(ctx, node: Node, grads: list) -> dict:
     self, other = node.input(0), node.input(1)
-    for operand in (self, other):
-        rank = ctx.rank_of(operand)
-        if rank != 2:
-            ctx.unsupported(node, f"{node.kind} is differentiated for 2-D operands only; "
-                                  f"%{operand.debug_name} has rank {rank}")
     t = "aten::t"
     return [(self, ctx.emit(node.kind, grads[0], ctx.emit(t, ctx.saved(other)))),
             (other, ctx.emit(node.kind, ctx.emit(t, ctx.saved(self)), grads[0]))]
+
+
+@derivative("aten::matmul(Tensor self, Tensor other) -> Tensor")
+def _matmul(ctx, node: Node, grads: list) -> list:
+    # derivatives.yaml: matmul_backward, by the operands' ranks (known after specialising)
+    self, other = node.input(0), node.input(1)
+    g, x, y = grads[0], ctx.saved(self), ctx.saved(other)
+    ranks = (ctx.rank_of(self), ctx.rank_of(other))
+    mm = "aten::matmul"
+    if ranks == (1, 1):
+        return [(self, _times(ctx, g, y)), (other, _times(ctx, g, x))]
+    if ranks == (1, 2):
+        outer = ctx.emit(mm, ctx.emit("aten::unsqueeze", x, ctx.const(1)),
+                         ctx.emit("aten::unsqueeze", g, ctx.const(0)))
+        return [(self, ctx.emit(mm, y, g)), (other, outer)]
+    if ranks == (2, 1):
+        outer = ctx.emit(mm, ctx.emit("aten::unsqueeze", g, ctx.const(1)),
+                         ctx.emit("aten::unsqueeze", y, ctx.const(0)))
+        return [(self, outer), (other, ctx.emit(mm, ctx.emit("aten::t", x), g))]
+    if None in ranks or min(ranks) < 2:
+        ctx.unsupported(node, f"aten::matmul of ranks {ranks} is not differentiated (1-D "
+                              f"operands with more than 2-D ones, or unknown ranks)")
+
+    def swap(v: Value) -> Value:
+        return ctx.emit("aten::transpose", v, ctx.const(-1), ctx.const(-2))
+    return [(self, ctx.sum_to(ctx.emit(mm, g, swap(y)), self)),
+            (other, ctx.sum_to(ctx.emit(mm, swap(x), g), other))]
+
+
+@derivative("aten::transpose(Tensor(a) self, int dim0, int dim1) -> Tensor(a)")
+def _transpose(ctx, node: Node, grads: list) -> dict:
+    return {node.input(0): ctx.emit("aten::transpose", grads[0], ctx.saved(node.input(1)),
+                                    ctx.saved(node.input(2)))}
 
 
 @derivative("aten::t(Tensor(a) self) -> Tensor(a)")

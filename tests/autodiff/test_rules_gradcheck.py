@@ -156,7 +156,16 @@ CASES += [
   return (%y)""", (normal(3, 4), normal(4, 2))),
     plain("aten::matmul(Tensor self, Tensor other) -> Tensor", """graph(%a : Tensor, %b : Tensor):
   %y : Tensor = aten::matmul(%a, %b)
-  return (%y)""", (normal(2, 3), normal(3, 4))),
+  return (%y)""", (normal(2, 3), normal(3, 4)), (normal(3), normal(3)), (normal(3), normal(3, 2)),
+          (normal(2, 3), normal(3)), (normal(2, 2, 3), normal(3, 4)),
+          (normal(4, 3), normal(2, 1, 3, 2))),
+    plain("aten::transpose(Tensor(a) self, int dim0, int dim1) -> Tensor(a)",
+          """graph(%x : Tensor):
+  %a : int = prim::Constant[value=0]()
+  %b : int = prim::Constant[value=-1]()
+  %t : Tensor = aten::transpose(%x, %a, %b)
+  %y : Tensor = aten::exp(%t)
+  return (%y)""", (normal(2, 3, 4),)),
     plain("aten::t(Tensor(a) self) -> Tensor(a)", """graph(%x : Tensor):
   %t : Tensor = aten::t(%x)
   %y : Tensor = aten::mul(%t, %t)

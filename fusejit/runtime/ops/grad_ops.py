@@ -1,5 +1,5 @@
 """Ops that backward graphs use beside the forward ones: the views a gradient is put back
-through (``unsqueeze``, ``narrow``) and the scatter of a view's gradient into zeros
+through (``unsqueeze``, ``narrow``, ``transpose``) and the scatter of a view's gradient into zeros
 (``select_backward``, ``slice_backward``), with PyTorch's schemas::
 
     %g : Tensor = aten::select_backward(%grad, %sizes, %dim, %index)
@@ -18,6 +18,11 @@ from .table import register, wrap_dim
 def _unsqueeze(self: np.ndarray, dim: int) -> np.ndarray:
     dim = wrap_dim(dim, self.ndim + 1)
     return np.expand_dims(self, dim)
+
+
+def _transpose(self: np.ndarray, dim0: int, dim1: int) -> np.ndarray:
+    rank = max(self.ndim, 1)
+    return np.swapaxes(self, wrap_dim(dim0, rank), wrap_dim(dim1, rank)) if self.ndim else self
 
 
 def _narrow(self: np.ndarray, dim: int, start: int, length: int) -> np.ndarray:
@@ -49,6 +54,7 @@ def _slice_backward(grad: np.ndarray, input_sizes: list[int], dim: int, start: i
 
 
 register("aten::unsqueeze(Tensor(a) self, int dim) -> Tensor(a)", _unsqueeze)
+register("aten::transpose(Tensor(a) self, int dim0, int dim1) -> Tensor(a)", _transpose)
 register("aten::narrow(Tensor(a) self, int dim, int start, int length) -> Tensor(a)", _narrow)
 register("aten::select_backward(Tensor grad_output, int[] input_sizes, int dim, int index) "
          "-> Tensor", _select_backward)
