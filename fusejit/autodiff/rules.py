@@ -24,7 +24,7 @@ import math
 from collections.abc import Callable
 
 from ..ir.graph import Node, Value
-from ..ir.types import BOOL, INT, ListType
+from ..ir.types import INT, ListType
 
 Rule = Callable[..., dict]
 
@@ -454,4 +454,4 @@ def _grad_sum_to_size(ctx, node: Node, grads: list) -> dict:
                                     ctx.const(False))}
 
 
-__all__ = ["BOOL", "NONDIFFERENTIABLE", "RULES", "derivative"]
+__all__ = ["NONDIFFERENTIABLE", "RULES", "derivative"]

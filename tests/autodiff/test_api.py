@@ -257,3 +257,24 @@ def test_grad_sum_to_size_runs_on_both_engines() -> None:
                                 size[i - 3 + len(size)] == 1), keepdims=True)
         for got in results:
             np.testing.assert_allclose(got, want.reshape(size))
+
+
+def nested(x, w):
+    y = x * w
+    for _ in range(3):
+        if np.sum(y) > 0:
+            if np.sum(w) > 0:
+                y = np.sin(y) * w
+            else:
+                y = np.exp(y) * 0.5
+        else:
+            y = y * y - w
+    return np.sum(y)
+
+
+@pytest.mark.parametrize("fuse", [False, True])
+def test_nested_ifs_inside_an_unrolled_loop(fuse: bool) -> None:
+    rng = np.random.default_rng(5)   # away from the branches' boundaries
+    args = [rng.standard_normal((2, 3)), rng.standard_normal((2, 3))]
+    grads = fusejit.grad(nested, argnums=(0, 1), fuse=fuse, engine="reference")(*args)
+    assert_grads(nested, args, grads)
