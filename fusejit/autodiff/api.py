@@ -18,6 +18,7 @@ graph is specialised, differentiated, and both stages are fused and compiled.
 from __future__ import annotations
 
 import threading
+import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -68,6 +69,26 @@ class Differentiable:
         return code
 
 
+# fn -> {(fuse, engine): Differentiable}, so that ``fusejit.grad(f)(x)`` written inside a
+# training loop differentiates and compiles ``f`` once, not at every step.
+_TARGETS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_TARGETS_LOCK = threading.Lock()
+
+
+def differentiable(fn: Any, fuse: bool = True, engine: str = "auto") -> Differentiable:
+    """The (cached) :class:`Differentiable` of ``fn``."""
+    try:
+        with _TARGETS_LOCK:
+            by_options = _TARGETS.setdefault(fn, {})
+    except TypeError:   # not weakly referenceable: not cached
+        return Differentiable(fn, fuse=fuse, engine=engine)
+    key = (fuse, engine)
+    target = by_options.get(key)
+    if target is None:
+        target = by_options[key] = Differentiable(fn, fuse=fuse, engine=engine)
+    return target
+
+
 def _positional(args: tuple, kwargs: dict) -> list:
     if kwargs:
         raise FusejitError("a graph takes positional arguments only")
@@ -111,7 +132,7 @@ def value_and_grad(fn: Any, argnums: int | Sequence[int] = 0, *, fuse: bool = Tr
                    engine: str = "auto") -> Callable[..., tuple[Any, Any]]:
     """``fn`` made to return ``(value, gradient)``; the gradient is one array for an int
     ``argnums`` and a tuple for a sequence, as in JAX. ``fn`` must return one scalar."""
-    target = Differentiable(fn, fuse=fuse, engine=engine)
+    target = differentiable(fn, fuse=fuse, engine=engine)
     many = not isinstance(argnums, (int, np.integer))
 
     def run(*args: Any, **kwargs: Any) -> tuple[Any, Any]:
@@ -143,7 +164,7 @@ def grad(fn: Any, argnums: int | Sequence[int] = 0, *, fuse: bool = True,
 def vjp(fn: Any, *args: Any, fuse: bool = True, engine: str = "auto"):
     """``(outputs, vjp_fn)``: ``vjp_fn(*cotangents)`` (one per output) returns the gradients
     with respect to every floating-point array argument (None for other arguments)."""
-    target = Differentiable(fn, fuse=fuse, engine=engine)
+    target = differentiable(fn, fuse=fuse, engine=engine)
     inputs = target.bind(args, {})
     wrt = tuple(i for i, x in enumerate(inputs)
                 if isinstance(x, np.ndarray) and x.dtype.kind == "f")
@@ -166,4 +187,4 @@ def vjp(fn: Any, *args: Any, fuse: bool = True, engine: str = "auto"):
     return (outputs[0] if len(outputs) == 1 else outputs), vjp_fn
 
 
-__all__ = ["Differentiable", "grad", "value_and_grad", "vjp"]
+__all__ = ["Differentiable", "differentiable", "grad", "value_and_grad", "vjp"]

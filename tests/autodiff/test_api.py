@@ -278,3 +278,15 @@ def test_nested_ifs_inside_an_unrolled_loop(fuse: bool) -> None:
     args = [rng.standard_normal((2, 3)), rng.standard_normal((2, 3))]
     grads = fusejit.grad(nested, argnums=(0, 1), fuse=fuse, engine="reference")(*args)
     assert_grads(nested, args, grads)
+
+
+def test_grad_in_a_loop_differentiates_once() -> None:
+    from fusejit.autodiff.api import differentiable
+
+    def cubes(x):
+        return np.sum(x * x * x)
+
+    x = RNG.standard_normal(3)
+    for _ in range(3):
+        np.testing.assert_allclose(fusejit.grad(cubes, fuse=False)(x), 3 * x * x)
+    assert len(differentiable(cubes, fuse=False)._staged) == 1
