@@ -47,6 +47,12 @@ _LAZY = {
     "fuse_graph": "fusejit.passes",
     "custom_fuse_graph": "fusejit.passes",
     "show": "fusejit.display",
+    "grad": "fusejit.autodiff.api",
+    "value_and_grad": "fusejit.autodiff.api",
+    "vjp": "fusejit.autodiff.api",
+    "differentiate": "fusejit.autodiff",
+    "StagedCode": "fusejit.autodiff.staged",
+    "python_op": "fusejit.autodiff.python_op",
 }
 
 __all__ = [

@@ -384,6 +384,13 @@ SCHEMAS = [
     "aten::exp(float a) -> float",
     "aten::log(float a) -> float",
     "aten::tanh(float a) -> float",
+    # what backward graphs use (fusejit/autodiff); keep at the end of the table
+    "aten::unsqueeze(Tensor(a) self, int dim) -> Tensor(a)",
+    "aten::transpose(Tensor(a) self, int dim0, int dim1) -> Tensor(a)",
+    "aten::narrow(Tensor(a) self, int dim, int start, int length) -> Tensor(a)",
+    "aten::select_backward(Tensor grad_output, int[] input_sizes, int dim, int index) -> Tensor",
+    "aten::slice_backward(Tensor grad_output, int[] input_sizes, int dim, int start, int end, "
+    "int step) -> Tensor",
 ]
 
 for _text in SCHEMAS:

@@ -323,7 +323,13 @@ class GraphFuser:
         if (len(consumer.inputs) + len(consumer.outputs) + len(pnode.inputs)
                 + len(pnode.outputs)) > self.arg_limit:
             return None
-        if pnode.kind == _GRAD_SUM_TO_SIZE and consumer.kind == self.kind:
+        grad_sum = pnode.kind == _GRAD_SUM_TO_SIZE or (
+            pnode.kind == self.kind and self.contains_grad_sum_to_size(pnode))
+        if grad_sum and consumer.kind == self.kind:
+            # The seed checks a plain _grad_sum_to_size producer only; a group that took one
+            # (on a later pass of run's fixpoint loop) is checked the same way, so that the
+            # reduction still reaches the outputs of the merged group through ops that
+            # commute with it.
             subgraph = self.get_subgraph(consumer)
             for use in producer.uses:
                 if use.user is consumer and not track_single_grad_sum_to_size_to_outputs(

@@ -96,7 +96,14 @@ class Code:
         self.n_outputs = len(graph.outputs)
         self.graph = graph.copy()
         desugar_trip_counts(self.graph)
-        flatten_io(self.graph)
+        # A staged graph (seed 000; see flatten_stages) already starts each stage with a Load
+        # and ends it with a Store.
+        stages = _top_level_stores(self.graph)
+        if stages and not (self.graph.inputs or self.graph.outputs):
+            self.n_inputs = len(next(self.graph.nodes()).outputs)
+            self.n_outputs = len(stages[0].inputs)
+        else:
+            flatten_io(self.graph)
         drop_unused(self.graph)
         self.move_flags = find_last_uses(self.graph)
 
@@ -113,6 +120,14 @@ class Code:
         self._bool_data: list[bool] = []
         self._registers: dict[Value, int] = {}
         self.insert_nodes_from_block(self.graph.block)
+        # Each stage runs up to and including its Store (interpreter.cpp's stage_end); plain
+        # code is one stage.
+        self.stage_ends = [pc + 1 for pc in range(len(self._rows))
+                           if self._rows[pc][OPCODE] == Opcode.STORE
+                           and self.nodes[pc] is not None
+                           and self.nodes[pc].owning_block is self.graph.block]
+        if self.stage_ends:
+            self.stage_ends[-1] = len(self._rows)   # (Drops after the last Store belong to it)
         self.instructions = np.array(self._rows, dtype=np.int64).reshape(-1, N_COLUMNS)
         self.int_data = np.array(self._int_data, dtype=np.int64)
         self.bool_data = np.array(self._bool_data, dtype=np.bool_)
@@ -317,8 +332,16 @@ class Code:
         return line
 
     def dump(self) -> str:
-        """The program, one instruction a line."""
-        return "".join(self.dump_instruction(pc) + "\n" for pc in range(len(self.instructions)))
+        """The program, one instruction a line (staged code: each stage under a heading)."""
+        if len(self.stage_ends) <= 1:
+            return "".join(self.dump_instruction(pc) + "\n"
+                           for pc in range(len(self.instructions)))
+        lines, start = [], 0
+        for stage, end in enumerate(self.stage_ends):
+            lines.append(f"stage {stage}:\n")
+            lines.extend(f"  {self.dump_instruction(pc)}\n" for pc in range(start, end))
+            start = end
+        return "".join(lines)
 
     def __len__(self) -> int:
         return len(self.instructions)
@@ -330,6 +353,10 @@ class Code:
         from ..display import code_html
 
         return code_html(self)
+
+
+def _top_level_stores(graph: Graph) -> list[Node]:
+    return [n for n in graph.block.nodes() if n.kind == prim.Store]
 
 
 def _missing_tensor_operation(node: Node) -> Callable[..., tuple]:

@@ -52,7 +52,7 @@ class NativeInterpreter(RunDriver):
     """One run of a :class:`Code` on the native engine (``run`` / ``run_async`` as in the
     reference engine's ``InterpreterState``)."""
 
-    __slots__ = ("code", "program", "regs", "pc_box", "state", "future", "host_calls")
+    __slots__ = ("code", "program", "regs", "pc_box", "state", "future", "host_calls", "stage")
 
     def __init__(self, code: Code):
         if not isinstance(code, Code):
@@ -65,11 +65,12 @@ class NativeInterpreter(RunDriver):
         tiering.mark_built()
         self.future: Future | None = None
         self.host_calls = 0  # instructions the driver ran (Load and Store are two of them)
+        self.stage = 0       # stages started by run_one_stage (0: run the whole code)
 
     def _run_impl(self, stack: list) -> bool:
         """Execute from pc. True when suspended on an unfinished future, False when finished."""
         code = self.code
-        last = len(code.instructions)
+        last = self._stop()
         pc_box = self.pc_box
         if pc_box[0] == 0 and len(stack) != code.n_inputs:
             return self._handle_error(InterpreterError(
@@ -77,7 +78,9 @@ class NativeInterpreter(RunDriver):
         on_host = self.program.on_host
         while True:
             pc = int(pc_box[0])
-            if not on_host[pc]:   # (Load and Store never run natively: no call needed)
+            # (A stage ends after its Store, which runs here, so the native loop never runs
+            # past the end of a stage.)
+            if pc < last and not on_host[pc]:   # (Load and Store never run natively)
                 try:
                     self.state.run()
                 except Exception:  # noqa: BLE001 - an op body failed (an allocation): the
@@ -96,6 +99,8 @@ class NativeInterpreter(RunDriver):
                 return self._handle_error(
                     _node_error(cls, "operation failed in interpreter", code.nodes[pc], error),
                     error)
+        if last < len(code.instructions):
+            return False   # a stage ended; the registers wait for the next one
         self._finish()
         if self.future is not None:
             outputs = tuple(stack[len(stack) - code.n_outputs:])

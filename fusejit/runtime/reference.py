@@ -64,11 +64,26 @@ class RunDriver:
     def _resume(self) -> None:
         self._run_impl([])
 
+    def run_one_stage(self, stack: list) -> None:
+        """Run the next stage of staged code (interpreter.cpp's ``runOneStage``): ``stack``
+        holds that stage's inputs before and its outputs after; the registers, and so every
+        value a later stage reads, stay in this state between stages."""
+        ends = self.code.stage_ends
+        if self.stage >= len(ends):
+            raise InterpreterError(f"the code has {len(ends)} stage(s), all of them run")
+        self.stage += 1
+        if self._run_impl(stack):
+            raise InterpreterError("a staged run may not suspend on aten::wait")
+
+    def _stop(self) -> int:
+        """Where ``_run_impl`` stops: the end of the stage being run, else of the code."""
+        return self.code.stage_ends[self.stage - 1] if self.stage else len(self.code.rows)
+
 
 class InterpreterState(RunDriver):
     """The registers and pc of one run of a :class:`Code` (interpreter.cpp's InterpreterState)."""
 
-    __slots__ = ("code", "pc", "registers", "future")
+    __slots__ = ("code", "pc", "registers", "future", "stage")
 
     def __init__(self, code: Code):
         if not isinstance(code, Code):
@@ -77,6 +92,7 @@ class InterpreterState(RunDriver):
         self.pc = 0
         self.registers: list[Any] = [None] * code.register_size
         self.future: Future | None = None
+        self.stage = 0   # stages started by run_one_stage (0: run the whole code)
 
     def _run_impl(self, stack: list) -> bool:
         """Execute from pc. True when suspended on an unfinished future, False when finished."""
@@ -84,7 +100,7 @@ class InterpreterState(RunDriver):
         instructions = code.rows
         int_data, bool_data = code.int_data, code.bool_data
         registers = self.registers
-        last = len(instructions)
+        last = self._stop()
         if self.pc == 0 and len(stack) != code.n_inputs:
             return self._handle_error(InterpreterError(
                 f"the graph takes {code.n_inputs} inputs, {len(stack)} were given"))
@@ -155,7 +171,7 @@ class InterpreterState(RunDriver):
                 return self._handle_error(
                     _node_error(cls, "operation failed in interpreter", code.nodes[pc], error),
                     error)
-        if self.future is not None:
+        if self.future is not None and last == len(instructions):
             outputs = tuple(stack[len(stack) - code.n_outputs:])
             self.future.mark_completed(outputs[0] if code.n_outputs == 1 else outputs)
         return False

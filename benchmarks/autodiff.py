@@ -1,0 +1,208 @@
+"""One training step (forward and backward) with ``fusejit.value_and_grad``, against a
+hand-written NumPy backward, and PyTorch eager autograd and ``jax.jit(jax.value_and_grad)``
+where they are installed, measured in the same run.
+
+    python benchmarks/autodiff.py [--repeats 7] [--steps 100]
+
+Cases: a 2-layer MLP with a squared loss, and the 100-step LSTM loop of ``fusejit.examples``
+(``sum(h)`` of the last step; fusejit unrolls the loop when it differentiates). Every result is
+first checked against the NumPy backward. Times are medians of ``--repeats`` steps after a warm
+step; the first fusejit call (differentiation, fusion, kernel compiles) is reported apart.
+Fused kernels compile when a plan is built here (``FUSEJIT_TIERING=0``), so warm steps do not
+include compiles. The machine is shared and noisy: compare ratios from one run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import time
+import warnings
+
+os.environ.setdefault("FUSEJIT_TIERING", "0")
+
+import numpy as np  # noqa: E402
+
+import fusejit  # noqa: E402
+from fusejit import ops as F  # noqa: E402
+from fusejit.examples import lstm_loop  # noqa: E402
+
+
+def mlp_loss(x, y, w1, b1, w2, b2):
+    h = F.relu(x @ w1 + b1)
+    d = h @ w2 + b2 - y
+    return np.sum(d * d) * 0.5
+
+
+def mlp_numpy(x, y, w1, b1, w2, b2):
+    z = x @ w1 + b1
+    h = np.maximum(z, 0.0)
+    d = h @ w2 + b2 - y
+    loss = 0.5 * np.sum(d * d)
+    dh = d @ w2.T
+    dz = dh * (z > 0)
+    return loss, (x.T @ dz, dz.sum(0), h.T @ d, d.sum(0))
+
+
+def lstm_loss(x, h, c, w_ih, w_hh, b_ih, b_hh, steps: int):
+    hy, _ = lstm_loop(x, h, c, w_ih, w_hh, b_ih, b_hh, steps)
+    return np.sum(hy)
+
+
+def _sigmoid(v):
+    return 1.0 / (1.0 + np.exp(-v))
+
+
+def lstm_numpy(x, h, c, w_ih, w_hh, b_ih, b_hh, steps: int):
+    tape = []
+    for _ in range(steps):
+        gates = x @ w_ih.T + h @ w_hh.T + b_ih + b_hh
+        i, f, g, o = np.split(gates, 4, axis=1)
+        i, f, g, o = _sigmoid(i), _sigmoid(f), np.tanh(g), _sigmoid(o)
+        c_new = f * c + i * g
+        tanh_c = np.tanh(c_new)
+        tape.append((h, c, i, f, g, o, tanh_c))
+        h, c = o * tanh_c, c_new
+    loss = np.sum(h)
+    dh, dc = np.ones_like(h), np.zeros_like(c)
+    dw_ih, dw_hh = np.zeros_like(w_ih), np.zeros_like(w_hh)
+    db = np.zeros_like(b_ih)
+    for h_prev, c_prev, i, f, g, o, tanh_c in reversed(tape):
+        dc = dc + dh * o * (1.0 - tanh_c * tanh_c)
+        dgates = np.concatenate([dc * g * i * (1.0 - i), dc * c_prev * f * (1.0 - f),
+                                 dc * i * (1.0 - g * g), dh * tanh_c * o * (1.0 - o)], axis=1)
+        dw_ih += dgates.T @ x
+        dw_hh += dgates.T @ h_prev
+        db += dgates.sum(0)
+        dh, dc = dgates @ w_hh, dc * f
+    return loss, (dw_ih, dw_hh, db, db.copy())
+
+
+def timed(fns: list, repeats: int) -> list[float | None]:
+    """Median seconds of each callable (None: not available), taking turns so that a busy
+    spell on the shared machine hits all of them alike."""
+    for fn in fns:
+        if fn is not None:
+            fn()
+    times: list[list[float]] = [[] for _ in fns]
+    for _ in range(repeats):
+        for fn, spent in zip(fns, times):
+            if fn is not None:
+                start = time.perf_counter()
+                fn()
+                spent.append(time.perf_counter() - start)
+    return [statistics.median(t) if t else None for t in times]
+
+
+def _ms(seconds: float | None) -> str:
+    return f"{seconds * 1e3:8.2f}ms" if seconds is not None else f"{'-':>10}"
+
+
+def torch_step(kind: str, arrays: list, wrt: tuple[int, ...], steps: int):
+    try:
+        import torch
+    except ImportError:
+        return None
+    tensors = [torch.tensor(a) for a in arrays]
+    for i in wrt:
+        tensors[i].requires_grad_(True)
+
+    def run():
+        if kind == "mlp":
+            x, y, w1, b1, w2, b2 = tensors
+            d = torch.relu(x @ w1 + b1) @ w2 + b2 - y
+            loss = 0.5 * (d * d).sum()
+        else:
+            x, h, c, w_ih, w_hh, b_ih, b_hh = tensors
+            for _ in range(steps):
+                gates = x @ w_ih.t() + h @ w_hh.t() + b_ih + b_hh
+                i, f, g, o = gates.chunk(4, 1)
+                c = torch.sigmoid(f) * c + torch.sigmoid(i) * torch.tanh(g)
+                h = torch.sigmoid(o) * torch.tanh(c)
+            loss = h.sum()
+        return torch.autograd.grad(loss, [tensors[i] for i in wrt])
+
+    return run
+
+
+def jax_step(fn, arrays: list, wrt: tuple[int, ...], static: tuple = ()):
+    try:
+        import jax
+    except ImportError:
+        return None
+    jax.config.update("jax_enable_x64", True)
+    import jax.numpy as jnp
+
+    step = jax.jit(jax.value_and_grad(fn, argnums=wrt), static_argnums=static)
+    args = [jnp.asarray(a) for a in arrays]
+    return lambda: jax.block_until_ready(step(*args))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--repeats", type=int, default=7)
+    parser.add_argument("--steps", type=int, default=100)
+    options = parser.parse_args()
+    rng = np.random.default_rng(0)
+    warnings.simplefilter("ignore", RuntimeWarning)
+
+    mlp_args = [rng.standard_normal((256, 128)), rng.standard_normal((256, 10)),
+                rng.standard_normal((128, 256)) * 0.1, rng.standard_normal(256) * 0.1,
+                rng.standard_normal((256, 10)) * 0.1, rng.standard_normal(10) * 0.1]
+    hidden = 64
+    lstm_args = [rng.standard_normal((16, 32)), rng.standard_normal((16, hidden)),
+                 rng.standard_normal((16, hidden)),
+                 rng.standard_normal((4 * hidden, 32)) * 0.1,
+                 rng.standard_normal((4 * hidden, hidden)) * 0.1,
+                 rng.standard_normal(4 * hidden) * 0.1, rng.standard_normal(4 * hidden) * 0.1]
+    cases = [
+        ("MLP 256x128-256-10", "mlp", mlp_loss, mlp_numpy, mlp_args, (2, 3, 4, 5), ()),
+        (f"LSTM {options.steps} steps, 16x64", "lstm", lstm_loss, lstm_numpy,
+         lstm_args + [options.steps], (3, 4, 5, 6), (7,)),
+    ]
+    print(f"{'case':28} {'first call':>10} {'fusejit':>10} {'numpy':>10} {'torch':>10} "
+          f"{'jax':>10}  fusejit/numpy")
+    for name, kind, fn, numpy_fn, args, wrt, static in cases:
+        step = fusejit.value_and_grad(fn, argnums=wrt)
+        start = time.perf_counter()
+        value, grads = step(*args)
+        first = time.perf_counter() - start
+        ref_value, ref_grads = numpy_fn(*args)
+        np.testing.assert_allclose(value, ref_value, rtol=1e-9)
+        for got, want in zip(grads, ref_grads):
+            np.testing.assert_allclose(got, want, rtol=1e-7, atol=1e-9)
+        arrays = [a for a in args if isinstance(a, np.ndarray)]
+        jax_fn = _jax_version(kind)
+        t_fusejit, t_numpy, t_torch, t_jax = timed(
+            [lambda s=step, a=args: s(*a), lambda f=numpy_fn, a=args: f(*a),
+             torch_step(kind, arrays, wrt, options.steps),
+             jax_fn and jax_step(jax_fn, args, wrt, static)], options.repeats)
+        print(f"{name:28} {first:9.1f}s {_ms(t_fusejit)} {_ms(t_numpy)} {_ms(t_torch)} "
+              f"{_ms(t_jax)}  {t_fusejit / t_numpy:.2f}x")
+
+
+def _jax_version(kind: str):
+    try:
+        import jax
+        import jax.numpy as jnp
+    except ImportError:
+        return None
+    if kind == "mlp":
+        def loss(x, y, w1, b1, w2, b2):
+            d = jax.nn.relu(x @ w1 + b1) @ w2 + b2 - y
+            return 0.5 * jnp.sum(d * d)
+        return loss
+
+    def lstm(x, h, c, w_ih, w_hh, b_ih, b_hh, steps):
+        for _ in range(steps):
+            gates = x @ w_ih.T + h @ w_hh.T + b_ih + b_hh
+            i, f, g, o = jnp.split(gates, 4, axis=1)
+            c = jax.nn.sigmoid(f) * c + jax.nn.sigmoid(i) * jnp.tanh(g)
+            h = jax.nn.sigmoid(o) * jnp.tanh(c)
+        return jnp.sum(h)
+    return lstm
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,190 @@
+"""``fusejit.grad``, ``fusejit.value_and_grad`` and ``fusejit.vjp``, in JAX's spelling::
+
+    @fusejit.jit
+    def loss(w, x):
+        return np.sum(np.tanh(x @ w) ** 2)
+
+    dw = fusejit.grad(loss)(w, x)                          # d loss / d w, a NumPy array
+    value, (dw, dx) = fusejit.value_and_grad(loss, argnums=(0, 1))(w, x)
+    outputs, vjp_fn = fusejit.vjp(f, w, x)                 # any outputs
+    dw, dx = vjp_fn(cotangent)
+
+``fn`` is a ``@fusejit.jit`` function, a plain Python function (scripted with
+``fusejit.script``), a ``fusejit.Graph`` or a ``fusejit.compile``d function. Each argument spec
+(dtype and rank of each array) gets its own :class:`~fusejit.autodiff.staged.StagedCode`: the
+graph is specialised, differentiated, and both stages are fused and compiled.
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from ..errors import FusejitError
+from ..ir.graph import Graph
+from .staged import StagedCode, trip_count_inputs
+
+
+class Differentiable:
+    """A function ready to differentiate: its graph, how it binds arguments, its staged codes."""
+
+    def __init__(self, fn: Any, fuse: bool = True, engine: str = "auto"):
+        from ..frontend.jit import JitFunction
+        from ..runtime.executor import CompiledFunction
+
+        self.fuse, self.engine = fuse, engine
+        self._bind: Callable[[tuple, dict], list] = _positional
+        if isinstance(fn, Graph):
+            self.graph = fn
+        elif isinstance(fn, CompiledFunction):
+            self.graph, self.fuse = fn.graph, fn.fuse
+            self.engine = fn.engine
+        elif isinstance(fn, JitFunction) or callable(fn):
+            jitted = fn if isinstance(fn, JitFunction) else JitFunction(fn)
+            self.graph = jitted.graph
+            self._bind = jitted._arguments
+        else:
+            raise FusejitError(f"cannot differentiate a {type(fn).__name__}: pass a "
+                               f"@fusejit.jit function, a Python function or a fusejit.Graph")
+        self._staged: dict[tuple, StagedCode] = {}
+        self._lock = threading.Lock()
+
+    def bind(self, args: tuple, kwargs: dict) -> list:
+        return self._bind(args, kwargs)
+
+    def staged(self, inputs: list, wrt: tuple[int, ...]) -> StagedCode:
+        from ..runtime.executor import argument_spec
+
+        key = (argument_spec(inputs), wrt,
+               tuple(inputs[i] for i in trip_count_inputs(self.graph)))
+        with self._lock:
+            code = self._staged.get(key)
+            if code is None:
+                code = StagedCode(self.graph, wrt, inputs, fuse=self.fuse, engine=self.engine)
+                self._staged[key] = code
+        return code
+
+
+# fn -> {(fuse, engine): Differentiable}, so that ``fusejit.grad(f)(x)`` written inside a
+# training loop differentiates and compiles ``f`` once, not at every step.
+_TARGETS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_TARGETS_LOCK = threading.Lock()
+
+
+def differentiable(fn: Any, fuse: bool = True, engine: str = "auto") -> Differentiable:
+    """The (cached) :class:`Differentiable` of ``fn``."""
+    try:
+        with _TARGETS_LOCK:
+            by_options = _TARGETS.setdefault(fn, {})
+    except TypeError:   # not weakly referenceable: not cached
+        return Differentiable(fn, fuse=fuse, engine=engine)
+    key = (fuse, engine)
+    target = by_options.get(key)
+    if target is None:
+        target = by_options[key] = Differentiable(fn, fuse=fuse, engine=engine)
+    return target
+
+
+def _positional(args: tuple, kwargs: dict) -> list:
+    if kwargs:
+        raise FusejitError("a graph takes positional arguments only")
+    return list(args)
+
+
+def _normalise_argnums(argnums: int | Sequence[int], n: int) -> tuple[int, ...]:
+    many = not isinstance(argnums, (int, np.integer))
+    nums = tuple(argnums) if many else (argnums,)
+    result = []
+    for i in nums:
+        if not isinstance(i, (int, np.integer)) or not -n <= i < n:
+            raise FusejitError(f"argnums {argnums!r}: the function takes {n} arguments")
+        result.append(int(i) % n)
+    return tuple(result)
+
+
+def _check_differentiable(inputs: list, wrt: tuple[int, ...]) -> None:
+    for i in wrt:
+        x = inputs[i]
+        if not isinstance(x, np.ndarray) or x.dtype.kind != "f":
+            kind = f"{x.dtype} array" if isinstance(x, np.ndarray) else type(x).__name__
+            raise FusejitError(f"argument {i} is a {kind}: gradients are taken with respect "
+                               f"to floating-point arrays only")
+
+
+def _fill(grads: list, inputs: list, wrt: tuple[int, ...]) -> list:
+    return [np.zeros_like(inputs[i]) if g is None else g for g, i in zip(grads, wrt)]
+
+
+def _scalar_seed(outputs: tuple, name: str) -> np.ndarray:
+    if len(outputs) != 1 or not isinstance(outputs[0], np.ndarray) or outputs[0].size != 1:
+        shapes = ", ".join(str(getattr(o, "shape", type(o).__name__)) for o in outputs)
+        raise FusejitError(f"{name} needs a function with one scalar output (0-d or one "
+                           f"element); this one returned ({shapes}); use fusejit.vjp for "
+                           f"other outputs")
+    return np.ones_like(outputs[0])
+
+
+def value_and_grad(fn: Any, argnums: int | Sequence[int] = 0, *, fuse: bool = True,
+                   engine: str = "auto") -> Callable[..., tuple[Any, Any]]:
+    """``fn`` made to return ``(value, gradient)``; the gradient is one array for an int
+    ``argnums`` and a tuple for a sequence, as in JAX. ``fn`` must return one scalar."""
+    target = differentiable(fn, fuse=fuse, engine=engine)
+    many = not isinstance(argnums, (int, np.integer))
+
+    def run(*args: Any, **kwargs: Any) -> tuple[Any, Any]:
+        inputs = target.bind(args, kwargs)
+        wrt = _normalise_argnums(argnums, len(inputs))
+        _check_differentiable(inputs, wrt)
+        staged = target.staged(inputs, wrt)
+        outputs, handle = staged.run_forward(*inputs)
+        seed = _scalar_seed(outputs, "fusejit.grad")
+        grads = _fill(staged.run_backward(handle, seed), inputs, wrt)
+        return outputs[0], (tuple(grads) if many else grads[0])
+
+    run.__wrapped__ = fn
+    return run
+
+
+def grad(fn: Any, argnums: int | Sequence[int] = 0, *, fuse: bool = True,
+         engine: str = "auto") -> Callable[..., Any]:
+    """The gradient of scalar-valued ``fn`` with respect to its arguments ``argnums``."""
+    both = value_and_grad(fn, argnums, fuse=fuse, engine=engine)
+
+    def run(*args: Any, **kwargs: Any) -> Any:
+        return both(*args, **kwargs)[1]
+
+    run.__wrapped__ = fn
+    return run
+
+
+def vjp(fn: Any, *args: Any, fuse: bool = True, engine: str = "auto"):
+    """``(outputs, vjp_fn)``: ``vjp_fn(*cotangents)`` (one per output) returns the gradients
+    with respect to every floating-point array argument (None for other arguments)."""
+    target = differentiable(fn, fuse=fuse, engine=engine)
+    inputs = target.bind(args, {})
+    wrt = tuple(i for i, x in enumerate(inputs)
+                if isinstance(x, np.ndarray) and x.dtype.kind == "f")
+    staged = target.staged(inputs, wrt)
+    outputs, handle = staged.run_forward(*inputs)
+
+    def vjp_fn(*cotangents: Any) -> tuple:
+        if len(cotangents) != len(outputs):
+            raise FusejitError(f"vjp_fn takes one cotangent per output ({len(outputs)}), got "
+                               f"{len(cotangents)}")
+        for i, (c, o) in enumerate(zip(cotangents, outputs)):
+            if isinstance(o, np.ndarray) and np.shape(c) != o.shape:
+                raise FusejitError(f"cotangent {i} has shape {np.shape(c)}, output {i} has "
+                                   f"shape {o.shape}")
+        cots = [np.asarray(c, dtype=o.dtype) if isinstance(o, np.ndarray) else c
+                for c, o in zip(cotangents, outputs)]
+        grads = iter(_fill(staged.run_backward(handle, *cots), inputs, wrt))
+        return tuple(next(grads) if i in wrt else None for i in range(len(inputs)))
+
+    return (outputs[0] if len(outputs) == 1 else outputs), vjp_fn
+
+
+__all__ = ["Differentiable", "differentiable", "grad", "value_and_grad", "vjp"]

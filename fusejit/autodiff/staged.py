@@ -1,0 +1,199 @@
+"""Staged code for a differentiated graph (seed 000: stages, ``flattenStages``, handles).
+
+The forward and backward graphs of :func:`~fusejit.autodiff.differentiate` are joined into one
+graph whose stages each start with a ``prim::Load`` and end with a ``prim::Store``; the backward
+nodes read the forward values directly, not through graph inputs::
+
+    graph():
+      %x = prim::Load()                     # stage 0: the inputs
+      %y = aten::tanh(%x)
+      prim::Store(%y)                       # stage 0's outputs
+      %gy = prim::Load()                    # stage 1: the output gradients
+      %1 = aten::mul(%y, %y) ...            # reads %y, kept in its register
+      prim::Store(%gx)                      # stage 1's outputs
+
+``Code`` lowers it as one program with ``stage_ends``; ``run_one_stage`` on either engine runs
+one stage and keeps the registers for the next. Liveness is computed over both stages, so after
+stage 0 the registers hold exactly the values stage 1 reads: that state is the
+:class:`AutogradHandle`. Each stage is specialised and fused (``fuse=True``) before joining,
+so nothing moves across the boundary and the backward stage's groups hold its
+``_grad_sum_to_size`` nodes as the fuser allows (their sums run after the kernel:
+``fused_sums``)::
+
+    staged = StagedCode(graph, wrt=[0], example_inputs=[x])
+    outputs, handle = staged.run_forward(x)               # stage 0
+    (grad_x,) = staged.run_backward(handle, grad_out)     # stage 1; the handle is spent
+    print(staged.dump())                                  # "stage 0:" ... "stage 1:" ...
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ..errors import FusejitError
+from ..ir.graph import Graph, Value
+from ..ir.symbols import prim
+from .differentiate import Gradient, differentiate
+from .fused_sums import SummedGroup, strip_grad_sum_to_size
+
+
+class AutogradHandle:
+    """What the backward stage needs from one forward run (the seed's ``AutogradHandle``): the
+    interpreter state paused between the stages, whose registers hold the saved values."""
+
+    __slots__ = ("state", "__weakref__")
+
+    def __init__(self, state: Any):
+        self.state = state
+
+    def saved_values(self) -> list[Any]:
+        """The values held for the backward stage (the live registers)."""
+        if self.state is None:
+            return []
+        registers = getattr(self.state, "registers", None)
+        if registers is None:   # the native engine's register file
+            registers = [self.state.regs.read(r) for r in range(self.state.code.register_size)]
+        return [v for v in registers if v is not None]
+
+    def take(self) -> Any:
+        """The paused state, once: the handle lets go of it, so the saved values die with the
+        backward run."""
+        if self.state is None:
+            raise FusejitError("this autograd handle was already used by a backward run; run "
+                               "the forward stage again to differentiate again")
+        state, self.state = self.state, None
+        return state
+
+    def __repr__(self) -> str:
+        return "<AutogradHandle spent>" if self.state is None else "<AutogradHandle>"
+
+
+def staged_graph(gradient: Gradient, forward: Graph, backward: Graph) -> Graph:
+    """One graph with two stages (``flattenStages``): Load, the forward nodes, Store of the
+    outputs; Load of the output gradients, the backward nodes (reading forward values where
+    the backward graph read saved inputs), Store of the input gradients."""
+    joint = Graph()
+    env: dict[Value, Value] = {}
+
+    def clone_nodes(graph: Graph) -> None:
+        for node in graph.nodes():
+            clone = joint.insert_node(joint.create_clone(node, lambda v: env[v]))
+            env.update(zip(node.outputs, clone.outputs))
+
+    def load(values: Sequence[Value]) -> None:
+        node = joint.insert(prim.Load, (), 0)
+        for value in values:
+            env[value] = node.add_output(value.type).copy_metadata(value)
+
+    n = gradient.num_outputs
+    load(forward.inputs)
+    clone_nodes(forward)
+    joint.insert(prim.Store, [env[v] for v in forward.outputs[:n]], 0)
+    num_grads = sum(gradient.output_has_grad)
+    for saved, value in zip(backward.inputs[num_grads:], forward.outputs[n:]):
+        env[saved] = env[value]
+    load(backward.inputs[:num_grads])
+    clone_nodes(backward)
+    joint.insert(prim.Store, [env[v] for v in backward.outputs], 0)
+    return joint
+
+
+def trip_count_inputs(graph: Graph) -> list[int]:
+    """The int inputs of ``graph`` that are the trip count of a ``prim::Loop``."""
+    found = []
+    for i, value in enumerate(graph.inputs):
+        if any(use.user.kind == prim.Loop and use.offset == 0 for use in value.uses):
+            found.append(i)
+    return found
+
+
+class StagedCode:
+    """A graph differentiated with respect to inputs ``wrt``, lowered to one two-stage Code."""
+
+    def __init__(self, graph: Graph, wrt: Sequence[int], example_inputs: Sequence[Any],
+                 fuse: bool = True, engine: str = "auto", precise: bool = False):
+        from ..passes import FUSION_PIPELINE, argument_type, propagate_input_shapes
+        from ..runtime.code import Code
+        from ..runtime.executor import GroupOperation
+
+        if engine not in ("auto", "native", "reference"):
+            raise FusejitError(f"unknown engine {engine!r}; choose auto, native or reference")
+        # "auto" runs on the reference loop: a training step is mostly large ops and kernels,
+        # whose time does not depend on the loop that calls them.
+        self.engine = "native" if engine == "native" else "reference"
+        graph = graph.copy()
+        self.params = list(graph.inputs)
+        # Loop trip counts passed as int arguments are known now: they become constants, so
+        # the loops unroll (the caller keys its cache on their values: trip_count_inputs).
+        for i in trip_count_inputs(graph):
+            with graph.inserting_before(next(graph.nodes(), graph.return_node)):
+                constant = graph.insert_constant(int(example_inputs[i]))
+            graph.inputs[i].replace_all_uses_with(constant)
+        # Ranks and dtypes known (as the executor specialises): rules may depend on them.
+        propagate_input_shapes(graph, [argument_type(x) if isinstance(x, np.ndarray) else None
+                                       for x in example_inputs])
+        self.gradient = gradient = differentiate(graph, wrt)
+        forward, backward = gradient.forward.copy(), gradient.backward.copy()
+        if fuse:
+            n = gradient.num_outputs
+            grad_types = [o.type for o, has in zip(forward.outputs[:n],
+                                                   gradient.output_has_grad) if has]
+            propagate_input_shapes(backward, grad_types + [o.type for o in forward.outputs[n:]])
+            for graph_ in (forward, backward):
+                for run_pass in FUSION_PIPELINE:
+                    run_pass(graph_)
+        self.graph = staged_graph(gradient, forward, backward)
+        self.kernels: list[GroupOperation] = []
+
+        def group_operation(node):
+            stripped = strip_grad_sum_to_size(node)
+            if stripped is None:
+                self.kernels.append(GroupOperation(node, precise))
+                return self.kernels[-1]
+            kernel_group, keep, sizes, full = stripped
+            self.kernels.append(GroupOperation(kernel_group, precise))
+            return SummedGroup(self.kernels[-1], node, keep, sizes, full)
+
+        self.code = Code(self.graph, make_group_operation=group_operation if fuse else None)
+
+    def _state(self):
+        if self.engine == "native":
+            from ..runtime.interpreter import NativeInterpreter
+
+            return NativeInterpreter(self.code)
+        from ..runtime.reference import InterpreterState
+
+        return InterpreterState(self.code)
+
+    def run_forward(self, *inputs: Any) -> tuple[tuple, AutogradHandle]:
+        """Stage 0: the outputs (a tuple) and the handle for stage 1."""
+        from ..runtime.executor import _check_argument
+
+        if len(inputs) != len(self.params):
+            raise FusejitError(f"the function takes {len(self.params)} arguments, got "
+                               f"{len(inputs)}")
+        stack = [_check_argument(p, i, x) for i, (p, x) in enumerate(zip(self.params, inputs))]
+        state = self._state()
+        state.run_one_stage(stack)
+        return tuple(stack), AutogradHandle(state)
+
+    def run_backward(self, handle: AutogradHandle, *grad_outputs: Any) -> list[Any]:
+        """Stage 1: one gradient per ``wrt`` input (None where no output depends on it)."""
+        if len(grad_outputs) != self.gradient.num_outputs:
+            raise FusejitError(f"the backward stage takes {self.gradient.num_outputs} output "
+                               f"gradients, got {len(grad_outputs)}")
+        stack = [g for g, has in zip(grad_outputs, self.gradient.output_has_grad) if has]
+        del grad_outputs
+        handle.take().run_one_stage(stack)
+        computed = iter(stack)
+        return [next(computed) if reached else None for reached in self.gradient.wrt_reached]
+
+    def dump(self) -> str:
+        """Both stages' instructions (``Code.dump()``)."""
+        return self.code.dump()
+
+
+__all__ = ["AutogradHandle", "StagedCode", "staged_graph", "trip_count_inputs"]
