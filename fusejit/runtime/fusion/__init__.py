@@ -19,6 +19,8 @@ dtypes), ``codegen`` (the kernel text), ``plan`` (shapes and strides -> ``meta``
 
 from __future__ import annotations
 
+# (first: installs Numba's cache locator before any cache=True function here is defined)
+from .. import compile_cache  # noqa: F401
 from .cache import cache_clear, cache_info
 from .compiler import FusedKernel, kernel_source
 from .plan import KernelDeclined
