@@ -10,9 +10,9 @@
 
 ``<digest>`` hashes the source of every fusejit module whose compiled code or constants can end
 up inside another function (``runtime/native/*.py``, the kernel helpers, and every module of
-``runtime/`` they import), with the Numba, llvmlite and NumPy versions and the CPU's name. Numba's own key covers
-one file, so an edited callee used to leave stale code inlined into its callers; a new digest
-is a new directory instead.
+``runtime/`` they import), with the Numba, llvmlite and NumPy versions and the CPU's name.
+Numba's own key covers one file, so an edited callee used to leave stale code inlined into its
+callers; a new digest is a new directory instead.
 
 ``FusejitLocator`` (first in Numba's list of cache locators) claims fusejit's package files and
 its generated kernels only; the user's own functions and ``NUMBA_CACHE_DIR`` are untouched.
@@ -43,6 +43,8 @@ import llvmlite
 import numba
 import numpy as np
 from numba.core import caching
+
+from . import status  # noqa: F401  (announces slow compiles on stderr)
 
 _PACKAGE = Path(__file__).resolve().parent.parent           # the fusejit package
 # Modules whose compiled code other compiled code inlines: the seeds of the digest's closure.
