@@ -7,8 +7,8 @@ fused kernel of a process (seconds each, once per machine and input signature); 
 advance a counter (``\\r`` on a terminal, nothing otherwise). ``FUSEJIT_QUIET=1`` silences it::
 
     fusejit: compiling the native interpreter loop: once per machine and fusejit version,
-    about 2-4 minutes on 2 cores (cached in ~/.cache/fusejit; `python -m fusejit warmup`
-    does it ahead of time)
+    about 1.5 minutes on 2 idle cores, more on busy ones (cached in ~/.cache/fusejit;
+    `python -m fusejit warmup` does it ahead of time)
 """
 
 from __future__ import annotations
@@ -20,8 +20,9 @@ import time
 from numba.core import event
 
 # (module, function) -> (what it is, how long its cold compile takes on 2 cores)
+# (measured: 77 s of CPU for the whole `warmup`, 6 min of wall time on a busy 2-core machine)
 SLOW = {("fusejit.runtime.native.loop", "run_loop"):
-        ("the native interpreter loop", "about 2-4 minutes on 2 cores")}
+        ("the native interpreter loop", "about 1.5 minutes on 2 idle cores, more on busy ones")}
 KERNEL = ("fused kernels", "1-10 s each")
 
 

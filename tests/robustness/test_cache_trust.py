@@ -296,3 +296,24 @@ def test_digest_covers_every_module_compiled_code_reads(tmp_path, monkeypatch):
         f.write("\n# edited: no compiled code reads this module\n")
     assert cc.runtime_digest() == digests[-1]
     cc.runtime_digest.cache_clear()
+
+
+def test_kernels_compile_in_a_child_after_the_limit(monkeypatch):
+    from fusejit.runtime.fusion import isolated
+    from fusejit.runtime.status import LISTENER
+
+    # The session's cache, where the child finds fusejit's helpers compiled; a constant drawn
+    # now makes a kernel no earlier run compiled.
+    constant = float(np.random.default_rng().integers(1, 2**40)) / 2**20
+    graph = fusejit.parse_ir(IR.replace("%c : int = prim::Constant[value=1]()",
+                                        f"%c : float = prim::Constant[value={constant!r}]()")
+                             .replace("aten::sub(%a, %y, %c)", "aten::add(%a, %c, %c)"))
+    monkeypatch.setenv("FUSEJIT_COMPILE_IN_PROCESS", "0")
+    compiled_here = LISTENER.kernels
+    try:
+        (out,) = FusedKernel(graph)(X, Y)
+    finally:
+        isolated._CHILD.stop()
+    np.testing.assert_allclose(out, X * Y + np.float32(constant) * np.float32(constant))
+    # the child wrote the cache and this process loaded it: no kernel compiled here
+    assert LISTENER.kernels == compiled_here
