@@ -390,10 +390,10 @@ class TrustedCacheFile(caching.IndexDataCacheFile):
 
     def __init__(self, cache_path, filename_base, source_stamp):
         super().__init__(cache_path, filename_base, source_stamp)
-        self._root, self._parts = _places[cache_path]
+        self.root, self._parts = _places[cache_path]
 
     def directory(self) -> Path | None:
-        return private_dir(self._root, *self._parts)
+        return private_dir(self.root, *self._parts)
 
     def _read(self, name: str) -> bytes | None:
         directory = self.directory()

@@ -13,7 +13,9 @@
 
 Modules: ``layout`` (what a group reads and writes), ``templates`` (per-op expressions and
 dtypes), ``codegen`` (the kernel text), ``plan`` (shapes and strides -> ``meta``), ``cache``
-(hash-named source files in the user's cache directory), ``compiler`` (``FusedKernel``),
+(hash-named source files in the user's cache directory, an LRU of loaded modules, the disk cap),
+``isolated`` (kernels compiled in a child process once a process compiled many), ``compiler``
+(``FusedKernel``),
 ``fastmath`` (vectorisable float32 exp/log/tanh/sigmoid with measured error), ``helpers``.
 """
 

@@ -20,6 +20,7 @@ import struct
 import subprocess
 import sys
 import threading
+from pathlib import Path
 
 from .. import compile_cache as cc
 from ..status import LISTENER
@@ -38,15 +39,17 @@ def in_process_limit() -> int:
         return _DEFAULT
 
 
-def _cached(dispatcher, sig) -> bool | None:
-    """Whether the disk cache holds ``dispatcher`` compiled for ``sig`` (None: not a cache
-    fusejit keeps)."""
+def _cache_root(dispatcher, sig) -> Path | None:
+    """The cache root of a kernel function whose disk cache lacks ``sig`` (None when it holds
+    it, or is not a cache fusejit keeps)."""
     cache = getattr(dispatcher, "_cache", None)
     cache_file = getattr(cache, "_cache_file", None)
-    if not isinstance(cache_file, cc.TrustedCacheFile):
+    if not isinstance(cache_file, cc.TrustedCacheFile) or cache_file.root is None:
         return None
+    if cc.usable_root(cache_file.root) != cache_file.root:
+        return None              # unusable: nothing to share through it
     key = cache._index_key(sig, dispatcher.targetctx.codegen())
-    return key in cache_file._load_index()
+    return None if key in cache_file._load_index() else cache_file.root
 
 
 def ensure_compiled(text: str, dispatcher, sig) -> None:
@@ -55,11 +58,10 @@ def ensure_compiled(text: str, dispatcher, sig) -> None:
     kernels already and the cache does not hold it."""
     if LISTENER.kernels < in_process_limit() or not cc.writes_enabled():
         return
-    if cc.usable_root() != cc.configured_root():
-        return                   # a per-process fallback: a child would not share it
     try:
-        if _cached(dispatcher, sig) is False:
-            _CHILD.compile(text, dispatcher.py_func.__name__, sig)
+        root = _cache_root(dispatcher, sig)
+        if root is not None:
+            _CHILD.compile(str(root), text, dispatcher.py_func.__name__, sig)
     except Exception:  # noqa: BLE001 - only saves memory: the caller's call compiles here
         pass
 
@@ -76,7 +78,7 @@ class _Child:
         self.served = 0
         self.lock = threading.Lock()
 
-    def compile(self, text: str, name: str, sig) -> bool:
+    def compile(self, root: str, text: str, name: str, sig) -> bool:
         with self.lock:
             if self.proc is None or self.proc.poll() is not None or self.served >= self.RECYCLE:
                 self.stop()
@@ -84,7 +86,7 @@ class _Child:
                 self.served = 0
             self.served += 1
             try:
-                _send(self.proc.stdin, (text, name, sig))
+                _send(self.proc.stdin, (root, text, name, sig))
                 return _receive(self.proc.stdout) is True
             except (OSError, EOFError, pickle.UnpicklingError):
                 self.stop()
@@ -139,9 +141,10 @@ def serve() -> None:
     os.dup2(2, 1)               # anything else printed goes to stderr, not into the replies
     while True:
         try:
-            text, name, sig = _receive(requests)
+            root, text, name, sig = _receive(requests)
         except EOFError:
             return
+        os.environ["FUSEJIT_CACHE_DIR"] = root     # where the parent looks for it
         try:
             getattr(load_module(text), name).compile(sig)
             ok = True
