@@ -122,8 +122,8 @@ def usable_root(root: Path | None = None) -> Path | None:
     that cannot be made: then everything compiles in memory)."""
     root = configured_root() if root is None else root
     key = str(root)
-    if key in _verdicts:
-        return _verdicts[key]
+    if key in _verdicts and (_verdicts[key] != root or os.path.lexists(root)):
+        return _verdicts[key]          # (a root removed meanwhile is checked and made again)
     why = _why_unusable(root)
     if why is None:
         _verdicts[key] = root
@@ -151,7 +151,7 @@ def private_dir(root: Path | None, *parts: str) -> Path | None:
         if path is None:
             return None
         path = path / part
-        for _attempt in range(2):
+        for _attempt in range(3):      # (found, or made; moved aside, made, found)
             try:
                 info = os.lstat(path)
             except FileNotFoundError:
@@ -210,7 +210,8 @@ def atomic_write(path: Path, data: bytes) -> bool:
             os.unlink(tmp)
         except OSError:
             pass
-        write_failed(path, why)
+        if not isinstance(why, FileNotFoundError):
+            write_failed(path, why)   # (a directory removed meanwhile: made again next time)
         return False
 
 

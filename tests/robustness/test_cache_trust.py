@@ -317,3 +317,17 @@ def test_kernels_compile_in_a_child_after_the_limit(monkeypatch):
     np.testing.assert_allclose(out, X * Y + np.float32(constant) * np.float32(constant))
     # the child wrote the cache and this process loaded it: no kernel compiled here
     assert LISTENER.kernels == compiled_here
+
+
+def test_cache_removed_while_running(private_cache):
+    import shutil
+
+    np.testing.assert_array_equal(run_kernel(), expected())
+    shutil.rmtree(private_cache)                    # `rm -rf ~/.cache/fusejit` meanwhile
+    graph = fusejit.parse_ir(IR.replace("aten::sub", "aten::add"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        (out,) = FusedKernel(graph)(X, Y)
+    np.testing.assert_array_equal(out, X * Y + Y)
+    assert stat.S_IMODE(os.lstat(private_cache).st_mode) == 0o700
+    assert len(numba_files(private_cache)) >= 2     # made again, and written

@@ -86,7 +86,8 @@ def store(text: str) -> Path | None:
     try:
         fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".py", dir=directory)
     except OSError as why:
-        cc.write_failed(directory, why)
+        if not isinstance(why, FileNotFoundError):   # (removed meanwhile: run from memory)
+            cc.write_failed(directory, why)
         return None
     try:
         with os.fdopen(fd, "wb") as f:
@@ -108,7 +109,8 @@ def store(text: str) -> Path | None:
                         raise FusejitError(f"kernel cache entry {path} keeps being replaced "
                                            "by something else") from None
     except OSError as why:
-        cc.write_failed(path, why)         # a full disk: run from memory, warn once
+        if not isinstance(why, FileNotFoundError):
+            cc.write_failed(path, why)     # a full disk: run from memory, warn once
         return None
     finally:
         try:
