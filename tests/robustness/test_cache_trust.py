@@ -46,6 +46,7 @@ def expected():
 def private_cache(tmp_path, monkeypatch):
     root = tmp_path / "cache"
     monkeypatch.setenv("FUSEJIT_CACHE_DIR", str(root))
+    monkeypatch.setenv("FUSEJIT_COMPILE_IN_PROCESS", "1000000")   # (as early in a process)
     cc.reset_for_tests()
     kcache._modules.clear()
     yield root

@@ -227,3 +227,18 @@ def test_progress_lines_without_a_terminal(capfd, monkeypatch):
     assert progress.close() >= 0
     assert capfd.readouterr().err.splitlines() == ["[1/2] warmup: first",
                                                    "[2/2] warmup: second"]
+
+
+def test_warmup_command_runs_each_step_with_progress(private_cache, capfd, monkeypatch):
+    from fusejit.__main__ import main
+    from fusejit.runtime import warmup
+
+    monkeypatch.delenv("FUSEJIT_QUIET", raising=False)
+    ran = []
+    monkeypatch.setattr(warmup, "STEPS", [("one", lambda: ran.append(1)),
+                                          ("two", lambda: ran.append(2))])
+    assert main(["warmup"]) == 0
+    captured = capfd.readouterr()
+    assert ran == [1, 2]
+    assert captured.err.splitlines() == ["[1/2] warmup: one", "[2/2] warmup: two"]
+    assert "warmup done in" in captured.out and "FUSEJIT_CACHE_MAX_MB" in captured.out
