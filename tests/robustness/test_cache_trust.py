@@ -332,3 +332,12 @@ def test_cache_removed_while_running(private_cache):
     np.testing.assert_array_equal(out, X * Y + Y)
     assert stat.S_IMODE(os.lstat(private_cache).st_mode) == 0o700
     assert len(numba_files(private_cache)) >= 2     # made again, and written
+
+
+@pytest.mark.parametrize("value", ["lots", "-1", "0", "inf", "nan", "1e400"])
+def test_bad_cap_warns_and_uses_the_default(private_cache, monkeypatch, value):
+    monkeypatch.setenv("FUSEJIT_CACHE_MAX_MB", value)
+    with pytest.warns(RuntimeWarning, match="FUSEJIT_CACHE_MAX_MB"):
+        assert kcache.max_bytes() == 1024 * 2**20
+    monkeypatch.setenv("FUSEJIT_CACHE_MAX_MB", "0.5")
+    assert kcache.max_bytes() == 2**19

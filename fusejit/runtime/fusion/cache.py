@@ -21,6 +21,7 @@ fusejit versions) are deleted until it fits.
 from __future__ import annotations
 
 import hashlib
+import math
 import os
 import stat
 import sys
@@ -180,7 +181,7 @@ def max_bytes() -> int:
     text = os.environ.get("FUSEJIT_CACHE_MAX_MB", "")
     try:
         mib = float(text) if text else _DEFAULT_MAX_MB
-        if not mib > 0:
+        if not (mib > 0 and math.isfinite(mib)):
             raise ValueError
     except ValueError:
         cc.warn_once("max_mb", f"FUSEJIT_CACHE_MAX_MB must be a positive number of MiB, got "
