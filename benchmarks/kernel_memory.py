@@ -8,7 +8,9 @@ cache that keeps every compiled module forever grows by its compiled code each t
     python benchmarks/kernel_memory.py [--kernels 500] [--every 50] [--warm]
 
 Prints one line per ``--every`` kernels: kernels so far, RSS in MiB, growth since the first
-kernel, MiB per kernel and seconds per kernel over the interval. ``--warm`` compiles each
+kernel, MiB per kernel and seconds per kernel over the interval, and how many kernels this
+process compiled itself (the rest were compiled by its helper process, ``fusion/isolated.py``,
+and loaded from the disk cache). ``--warm`` compiles each
 kernel once in a child process first, so the measured process loads them from the disk cache.
 """
 
@@ -25,6 +27,7 @@ import numpy as np
 
 import fusejit
 from fusejit.runtime.fusion import FusedKernel
+from fusejit.runtime.status import LISTENER
 
 _OPS = [
     "aten::mul({a}, %y)",
@@ -85,7 +88,8 @@ def main() -> None:
     gc.collect()
     base = last = rss_mib()
     start = time.perf_counter()
-    print(f"{'kernels':>8} {'RSS MiB':>9} {'growth':>8} {'MiB/kernel':>11} {'s/kernel':>9}")
+    print(f"{'kernels':>8} {'RSS MiB':>9} {'growth':>8} {'MiB/kernel':>11} {'s/kernel':>9} "
+          f"{'compiled here':>14}")
     for done, n in enumerate(numbers, 1):
         compile_and_call(n)
         if done % args.every == 0 or done == args.kernels:
@@ -93,7 +97,7 @@ def main() -> None:
             rss, now = rss_mib(), time.perf_counter()
             count = done % args.every or args.every
             print(f"{done:8d} {rss:9.1f} {rss - base:8.1f} {(rss - last) / count:11.2f} "
-                  f"{(now - start) / count:9.2f}", flush=True)
+                  f"{(now - start) / count:9.2f} {LISTENER.kernels:14d}", flush=True)
             last, start = rss, now
 
 

@@ -5,10 +5,10 @@ module inside the JIT, its environment, its dispatcher) until the process ends, 
 loaded from the disk cache keeps about 0.2 MiB (measured with ``benchmarks/kernel_memory.py``).
 So after ``FUSEJIT_COMPILE_IN_PROCESS`` kernels (default 32) compiled here, each new kernel
 function is compiled by a child process, which writes it to the disk cache, and this process
-loads it from there. The child serves one request after another (a pickled kernel module
-text, function name and Numba signature in, True or False out) and is replaced after
-``_Child.RECYCLE`` kernels. Without a usable, writable cache root, or when the child fails,
-the kernel compiles here as before.
+loads it from there. The child serves one request after another (a pickled cache root,
+kernel module text, function name and Numba signature in; True, or what went wrong, out) and
+is replaced after ``_Child.RECYCLE`` kernels. Without a usable, writable cache root, or when
+the child fails (warned once), the kernel compiles here as before.
 """
 
 from __future__ import annotations
@@ -87,10 +87,16 @@ class _Child:
             self.served += 1
             try:
                 _send(self.proc.stdin, (root, text, name, sig))
-                return _receive(self.proc.stdout) is True
-            except (OSError, EOFError, pickle.UnpicklingError):
+                reply = _receive(self.proc.stdout)
+                if reply is True:
+                    return True
+                failure = str(reply)[:300]
+            except Exception as why:  # noqa: BLE001 - a broken pipe, a dead child, a bad reply
+                failure = f"{type(why).__name__}, exit code {self.proc.poll()}"
                 self.stop()
-                return False
+            cc.warn_once("child", f"the kernel compile helper process failed ({failure}); "
+                         "compiling kernels in this process")
+            return False
 
     def stop(self) -> None:
         if self.proc is not None:
@@ -147,7 +153,7 @@ def serve() -> None:
         os.environ["FUSEJIT_CACHE_DIR"] = root     # where the parent looks for it
         try:
             getattr(load_module(text), name).compile(sig)
-            ok = True
-        except Exception:  # noqa: BLE001 - the parent compiles it itself and sees the error
-            ok = False
-        _send(replies, ok)
+            reply: bool | str = True
+        except Exception as why:  # noqa: BLE001 - the parent compiles it itself, and warns
+            reply = f"{type(why).__name__}: {why}"
+        _send(replies, reply)
