@@ -341,3 +341,25 @@ def test_bad_cap_warns_and_uses_the_default(private_cache, monkeypatch, value):
         assert kcache.max_bytes() == 1024 * 2**20
     monkeypatch.setenv("FUSEJIT_CACHE_MAX_MB", "0.5")
     assert kcache.max_bytes() == 2**19
+
+
+def test_a_child_of_other_fusejit_sources_is_not_used(monkeypatch):
+    from fusejit.runtime.fusion import isolated
+    from fusejit.runtime.status import LISTENER
+
+    constant = float(np.random.default_rng().integers(1, 2**40)) / 2**20
+    graph = fusejit.parse_ir(IR.replace("%c : int = prim::Constant[value=1]()",
+                                        f"%c : float = prim::Constant[value={constant!r}]()")
+                             .replace("aten::sub(%a, %y, %c)", "aten::mul(%a, %c)"))
+    monkeypatch.setenv("FUSEJIT_COMPILE_IN_PROCESS", "0")
+    monkeypatch.setattr(isolated, "_CHILD", isolated._Child())
+    # as if fusejit had been edited on disk after this process imported it
+    monkeypatch.setattr(isolated, "_digest", lambda: "0" * 16)
+    compiled_here = LISTENER.kernels
+    try:
+        with pytest.warns(RuntimeWarning, match="sources differ"):
+            (out,) = FusedKernel(graph)(X, Y)
+    finally:
+        isolated._CHILD.stop()
+    np.testing.assert_allclose(out, X * Y * np.float32(constant), rtol=1e-6)
+    assert LISTENER.kernels == compiled_here + 1 and not isolated._CHILD.usable

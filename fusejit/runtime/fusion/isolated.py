@@ -5,10 +5,11 @@ module inside the JIT, its environment, its dispatcher) until the process ends, 
 loaded from the disk cache keeps about 0.2 MiB (measured with ``benchmarks/kernel_memory.py``).
 So after ``FUSEJIT_COMPILE_IN_PROCESS`` kernels (default 32) compiled here, each new kernel
 function is compiled by a child process, which writes it to the disk cache, and this process
-loads it from there. The child serves one request after another (a pickled cache root,
-kernel module text, function name and Numba signature in; True, or what went wrong, out) and
-is replaced after ``_Child.RECYCLE`` kernels. Without a usable, writable cache root, or when
-the child fails (warned once), the kernel compiles here as before.
+loads it from there. The child serves one request after another (a pickled runtime digest,
+cache root, kernel module text, function name and Numba signature in; True, or what went wrong,
+out) and is replaced after ``_Child.RECYCLE`` kernels. Without a usable, writable cache root,
+when the child fails (warned once), or when fusejit changed on disk since this process
+started (the child would cache under another digest), the kernel compiles here as before.
 """
 
 from __future__ import annotations
@@ -27,6 +28,11 @@ from ..status import LISTENER
 from .cache import load_module
 
 _DEFAULT = 32
+_STALE = "its fusejit sources differ from this process's"
+
+
+def _digest() -> str:
+    return cc.runtime_digest()
 
 
 def in_process_limit() -> int:
@@ -77,20 +83,28 @@ class _Child:
         self.proc: subprocess.Popen | None = None
         self.served = 0
         self.lock = threading.Lock()
+        self.usable = True
 
     def compile(self, root: str, text: str, name: str, sig) -> bool:
         with self.lock:
+            if not self.usable:
+                return False
             if self.proc is None or self.proc.poll() is not None or self.served >= self.RECYCLE:
                 self.stop()
                 self.proc = _start()
                 self.served = 0
             self.served += 1
             try:
-                _send(self.proc.stdin, (root, text, name, sig))
+                _send(self.proc.stdin, (_digest(), root, text, name, sig))
                 reply = _receive(self.proc.stdout)
                 if reply is True:
                     return True
                 failure = str(reply)[:300]
+                if reply == _STALE:
+                    # fusejit was edited or upgraded since this process started: a child
+                    # would cache under another digest than the one this process reads
+                    self.usable = False
+                    self.stop()
             except Exception as why:  # noqa: BLE001 - a broken pipe, a dead child, a bad reply
                 failure = f"{type(why).__name__}, exit code {self.proc.poll()}"
                 self.stop()
@@ -147,9 +161,12 @@ def serve() -> None:
     os.dup2(2, 1)               # anything else printed goes to stderr, not into the replies
     while True:
         try:
-            root, text, name, sig = _receive(requests)
+            digest, root, text, name, sig = _receive(requests)
         except EOFError:
             return
+        if digest != _digest():
+            _send(replies, _STALE)
+            continue
         os.environ["FUSEJIT_CACHE_DIR"] = root     # where the parent looks for it
         try:
             getattr(load_module(text), name).compile(sig)
