@@ -363,3 +363,42 @@ def test_a_child_of_other_fusejit_sources_is_not_used(monkeypatch):
         isolated._CHILD.stop()
     np.testing.assert_allclose(out, X * Y * np.float32(constant), rtol=1e-6)
     assert LISTENER.kernels == compiled_here + 1 and not isolated._CHILD.usable
+
+
+def test_clear_removes_a_file_being_written(private_cache, monkeypatch):
+    write = cc._write_new
+
+    def write_then_clear(path, data):
+        write(path, data)
+        cache_clear()                      # another process's `cache clear` takes the temp file
+
+    monkeypatch.setattr(cc, "_write_new", write_then_clear)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        np.testing.assert_array_equal(run_kernel(), expected())
+    assert cc.writes_enabled()
+
+
+def test_every_cached_function_of_fusejit_lives_under_the_cache_root():
+    import importlib
+    import pkgutil
+
+    from numba.core.dispatcher import Dispatcher
+
+    import fusejit.runtime.fusion as fusion
+    import fusejit.runtime.native as native
+
+    seen = 0
+    for package in (native, fusion):
+        for info in pkgutil.iter_modules(package.__path__):
+            module = importlib.import_module(f"{package.__name__}.{info.name}")
+            for value in vars(module).values():
+                cache = getattr(value, "_cache", None)
+                if isinstance(value, Dispatcher) and hasattr(cache, "_cache_file"):
+                    seen += 1
+                    assert isinstance(cache._cache_file, cc.TrustedCacheFile), value
+                    # (under the root configured when its module was imported)
+                    path = Path(cache.cache_path)
+                    assert path.parent.name == "native" and path.name == cc.runtime_digest()
+                    assert cc._PACKAGE not in path.parents
+    assert seen > 20          # the loop, its helpers and the kernel helpers
