@@ -158,13 +158,15 @@ def test_unsafe_root_is_not_used(private_cache, tmp_path, monkeypatch, kind):
         np.testing.assert_array_equal(run_kernel(), expected())
 
 
-def test_full_disk_warns_once_and_a_later_run_recovers(private_cache, monkeypatch):
+@pytest.mark.parametrize("error", [(errno.ENOSPC, "No space left on device"),
+                                   (errno.EROFS, "Read-only file system")])
+def test_full_disk_warns_once_and_a_later_run_recovers(private_cache, monkeypatch, error):
     def full(*args, **kwargs):
-        raise OSError(errno.ENOSPC, "No space left on device")
+        raise OSError(*error)
 
     monkeypatch.setattr(cc, "_write_new", full)
     monkeypatch.setattr(kcache.tempfile, "mkstemp", full)
-    with pytest.warns(RuntimeWarning, match="No space left"):
+    with pytest.warns(RuntimeWarning, match=error[1]):
         np.testing.assert_array_equal(run_kernel(), expected())
     with warnings.catch_warnings():
         warnings.simplefilter("error")
@@ -402,3 +404,16 @@ def test_every_cached_function_of_fusejit_lives_under_the_cache_root():
                     assert path.parent.name == "native" and path.name == cc.runtime_digest()
                     assert cc._PACKAGE not in path.parents
     assert seen > 20          # the loop, its helpers and the kernel helpers
+
+
+def test_no_disk_at_all_still_runs(private_cache, monkeypatch):
+    private_cache.write_text("a file where the cache should be")
+
+    def no_temp(*args, **kwargs):
+        raise OSError(errno.EACCES, "Permission denied")
+
+    monkeypatch.setattr(cc.tempfile, "mkdtemp", no_temp)
+    monkeypatch.setattr(cc, "_fallback", [])
+    with pytest.warns(RuntimeWarning, match="in memory"):
+        np.testing.assert_array_equal(run_kernel(), expected())
+    assert kcache.cache_dir() is None and cache_info()["directory"] == "(memory only)"
