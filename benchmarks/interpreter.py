@@ -248,7 +248,7 @@ print(time.perf_counter() - start)
 
 def bench_first_call(cold: bool) -> None:
     with tempfile.TemporaryDirectory() as cache:
-        env = dict(os.environ, NUMBA_CACHE_DIR=cache)
+        env = dict(os.environ, FUSEJIT_CACHE_DIR=cache)   # all of fusejit's compiled code
         runs = []
         if cold:
             runs.append(("cold cache", _fresh_process(env)))

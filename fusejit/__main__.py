@@ -1,4 +1,5 @@
-"""Command line: ``python -m fusejit demo | fuse FILE | run FILE INPUTS.npz | cache info|clear``."""
+"""Command line: ``python -m fusejit demo | fuse FILE | run FILE INPUTS.npz | cache info|clear |
+warmup``."""
 
 from __future__ import annotations
 
@@ -221,9 +222,21 @@ def cache(args: argparse.Namespace) -> int:
     if args.action == "clear":
         print(f"removed {cache_clear()} files")
         return 0
-    for key, value in cache_info().items():
-        print(f"{key}: {value}")
+    info = cache_info()
+    mib = lambda n: f"{n / 2**20:.1f} MiB"  # noqa: E731
+    print(f"directory: {info['directory']}")
+    print(f"kernels: {info['entries']} ({mib(info['kernels_bytes'])})")
+    print(f"native loop and helpers: {mib(info['native_bytes'])}")
+    print(f"total: {mib(info['size'])} of {mib(info['max_bytes'])} (FUSEJIT_CACHE_MAX_MB)")
     return 0
+
+
+def warmup(args: argparse.Namespace) -> int:
+    from .runtime.warmup import warmup as run_warmup
+
+    seconds = run_warmup()
+    print(f"warmup done in {seconds:.1f} s")
+    return cache(argparse.Namespace(action="info"))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -243,8 +256,10 @@ def main(argv: list[str] | None = None) -> int:
     run_cmd.add_argument("--no-fuse", action="store_true", help="run without fusing")
     cache_cmd = sub.add_parser("cache", help="the kernel cache: info or clear")
     cache_cmd.add_argument("action", choices=["info", "clear"])
+    sub.add_parser("warmup", help="compile the native loop and common kernels ahead of time")
     args = parser.parse_args(argv)
-    handler = {"demo": demo, "fuse": fuse, "run": run, "cache": cache}[args.command]
+    handler = {"demo": demo, "fuse": fuse, "run": run, "cache": cache,
+               "warmup": warmup}[args.command]
     try:
         return handler(args)
     except (FusejitError, OSError, ValueError) as exc:

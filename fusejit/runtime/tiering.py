@@ -100,30 +100,31 @@ def request_native() -> None:
         _background = subprocess.Popen(
             [sys.executable, "-c", code], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL, start_new_session=True, close_fds=True)
-    if os.environ.get("FUSEJIT_QUIET", "") in ("", "0"):
-        print("fusejit: compiling the native interpreter in a background process (once per "
-              "machine, one to three minutes on two cores); until it is ready, code runs on "
-              "the reference interpreter. FUSEJIT_QUIET=1 silences this.", file=sys.stderr)
+    from .status import say
+
+    say("compiling the native interpreter in a background process (once per machine, one to "
+        "three minutes on two cores); until it is ready, code runs on the reference interpreter")
 
 
 def warm_native(wait: bool = False) -> bool:
-    """Compile (or load) the native loop by running a small looping program on it, so that it is
-    in Numba's disk cache for every later process. One process at a time per cache directory:
-    without ``wait``, returns False at once when another holds the lock."""
+    """Compile (or load) the native loop, so that it is in the disk cache for every later
+    process. One process at a time per cache directory: without ``wait``, returns False at once
+    when another holds the lock (with no disk cache at all, it just compiles)."""
     import fcntl
 
     from .fusion.cache import cache_dir
+    from .native.state import _loop_addresses
 
-    with open(cache_dir() / "native-compile.lock", "a+b") as lock:
+    root = cache_dir()
+    if root is None:
+        _loop_addresses()
+        return True
+    with open(root / "native-compile.lock", "a+b") as lock:
         try:
             fcntl.flock(lock, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
         except BlockingIOError:
             return False
-        from ..examples import WHILE_IF
-        from ..ir.parser import parse_ir
-        from .executor import CompiledFunction
-
-        CompiledFunction(parse_ir(WHILE_IF), engine="native")(10)
+        _loop_addresses()
         return True
 
 

@@ -13,12 +13,16 @@
 
 Modules: ``layout`` (what a group reads and writes), ``templates`` (per-op expressions and
 dtypes), ``codegen`` (the kernel text), ``plan`` (shapes and strides -> ``meta``), ``cache``
-(hash-named source files in the user's cache directory), ``compiler`` (``FusedKernel``),
+(hash-named source files in the user's cache directory, an LRU of loaded modules, the disk cap),
+``isolated`` (kernels compiled in a child process once a process compiled many), ``compiler``
+(``FusedKernel``),
 ``fastmath`` (vectorisable float32 exp/log/tanh/sigmoid with measured error), ``helpers``.
 """
 
 from __future__ import annotations
 
+# (first: installs Numba's cache locator before any cache=True function here is defined)
+from .. import compile_cache  # noqa: F401
 from .cache import cache_clear, cache_info
 from .compiler import FusedKernel, kernel_source
 from .plan import KernelDeclined

@@ -32,9 +32,7 @@ numbers; nothing (names, comments, strings) is copied from the graph.
 
 from __future__ import annotations
 
-import hashlib
 import math
-from pathlib import Path
 
 import numba
 import numpy as np
@@ -44,6 +42,7 @@ from ...errors import IRError
 from ...ir.constants import constant_value
 from ...ir.symbols import prim
 from ...ir.types import ScalarType
+from ..compile_cache import runtime_digest
 from .layout import GroupLayout
 from .native_entry import entry_text, native_capable
 from .templates import BOOL, DTYPE_ONLY, RENDERERS, Emitter, Operand
@@ -380,20 +379,9 @@ def generate(layout: GroupLayout, specs: list[ArgSpec], classes: list[str], rank
     return text, out_dtypes
 
 
-def _helpers_digest() -> str:
-    """A hash of the helper modules kernels call into. Numba's cache keys a kernel on its own
-    file only, and inlines helpers into it; with the digest in the text, changed helpers give
-    new kernel files instead of stale compiled code."""
-    here = Path(__file__).resolve().parent
-    digest = hashlib.sha256()
-    for path in (here / "helpers.py", here / "fastmath.py", here / "cuda_helpers.py",
-                 here.parent / "native" / "kernel_entry.py",
-                 here.parent / "native" / "registers.py"):
-        digest.update(path.read_bytes())
-    return digest.hexdigest()[:16]
-
-
-HELPERS_DIGEST = _helpers_digest()
+# A hash of every module kernels call into and of the toolchain (compile_cache.runtime_digest):
+# changed helpers give new kernel files, and Numba's files for them live under that digest.
+HELPERS_DIGEST = runtime_digest()
 
 
 def format_version(version: str) -> str:

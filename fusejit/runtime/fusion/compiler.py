@@ -21,10 +21,11 @@ from numpy.lib.stride_tricks import as_strided
 
 from ...errors import InterpreterError
 from ...ir.graph import Graph, Node
-from ..native.kernel_entry import NUMEL, OUTPUT_WIDTH
+from ..native.kernel_entry import ENTRY_SIGNATURE, NUMEL, OUTPUT_WIDTH
 from ..native.registers import MAX_RANK
 from .cache import load_module, reload_module
 from .codegen import ArgSpec, generate
+from .isolated import ensure_compiled
 from .layout import GroupLayout, analyse
 from .native_entry import RowLayout
 from .plan import Plan, make_plan
@@ -190,8 +191,11 @@ class FusedKernel:
         if plan.numel:
             status = np.zeros(1, np.int64)
             args = (plan.meta, *flats, *scalars, *[o.reshape(-1) for o in outs], status)
+            fn = variant.serial if plan.serial else variant.parallel
+            if not fn.overloads:
+                ensure_compiled(variant.source, fn, tuple(fn.typeof_pyval(a) for a in args))
             try:
-                (variant.serial if plan.serial else variant.parallel)(*args)
+                fn(*args)
             except Exception as why:
                 if not from_numba_cache(why):
                     raise
@@ -237,6 +241,8 @@ class FusedKernel:
             at = rows.out_at + j * OUTPUT_WIDTH
             row[at] = len(shape)
             row[at + 1:at + 1 + len(shape)] = shape
+        if not entry.overloads:
+            ensure_compiled(variant.source, entry, ENTRY_SIGNATURE)
         return entry, row
 
 

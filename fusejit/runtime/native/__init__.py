@@ -11,4 +11,9 @@ lists over pointers), ``fast`` (the scalar fast path and its fixed-width rows), 
 
     %z : Float(64) = aten::add(%x, %y, %one)     native_op = 200 + ADD: runs in the loop
     %l : Tensor[] = prim::ListConstruct(%x, %y)  native_op = -1: the host runs it
+
+Numba caches every ``cache=True`` function here under ``$FUSEJIT_CACHE_DIR/native/<digest>``
+(``runtime/compile_cache.py``), so the locator is installed before any of them is defined.
 """
+
+from .. import compile_cache  # noqa: F401  (installs the locator on import)

@@ -21,9 +21,10 @@ broadcast operands, views, int lists and mm) are inlined into ``run_loop`` and r
 through data pointers and the Lists through ``slots``: every array, List or tuple a helper
 takes costs atomic reference counts at each call (a small op paid ~60 of them, ~940 ns; now ~90
 ns). The general paths (``_binary``, ``_tensor_instruction``) still take the register tuple.
-Numba's cache keys on each file's own mtime, so after editing a module this one imports
-(dispatch, fast, moves, pointwise, slots, views...), clear the ``.nbi``/``.nbc`` files in
-``native/__pycache__`` (its callees are compiled into it).
+Numba's cache of these functions lives under ``$FUSEJIT_CACHE_DIR/native/<digest>``, the digest
+taken over every runtime module they read (``runtime/compile_cache.py``): editing any of them
+(dispatch, fast, moves, pointwise, slots, views...) compiles the loop afresh, never runs stale
+inlined code.
 """
 
 from __future__ import annotations

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 import fusejit
+from fusejit.runtime.compile_cache import runtime_digest
 from fusejit.runtime.fusion import FusedKernel, cache_clear, cache_info, kernel_source
 from fusejit.runtime.fusion import cache as kcache
 
@@ -95,15 +96,13 @@ def test_directory_where_an_entry_belongs_is_moved_aside(private_cache, tmp_path
     assert not list(path.parent.glob(".tmp-*"))
 
 
-@pytest.mark.skipif(bool(os.environ.get("NUMBA_CACHE_DIR")),
-                    reason="NUMBA_CACHE_DIR moves Numba's files away from the kernel sources")
 @pytest.mark.parametrize("damage", ["garbage", "empty", "truncated"])
 def test_damaged_numba_files_are_dropped_and_recompiled(private_cache, damage):
     graph = fusejit.parse_ir(IR)
     x, y = np.arange(12, dtype=np.float32).reshape(3, 4), np.full((3, 4), 2, np.float32)
     FusedKernel(graph)(x, y)
-    pycache = private_cache / "kernels" / "__pycache__"
-    files = list(pycache.glob("fk_*.nb*"))
+    pycache = private_cache / "kernels" / runtime_digest()
+    files = list(pycache.glob("fk_*.nb?"))
     assert any(f.suffix == ".nbi" for f in files) and any(f.suffix == ".nbc" for f in files)
     damaged = {}
     for f in files:
@@ -115,6 +114,8 @@ def test_damaged_numba_files_are_dropped_and_recompiled(private_cache, damage):
     (out,) = FusedKernel(graph)(x, y)
     np.testing.assert_array_equal(out, x * y + x)
     rebuilt = list(pycache.glob("fk_*.nbi"))
+    # rebuilt with manifests that match
+    assert all(kcache.cc.read_trusted(f) is not None for f in rebuilt)
     assert rebuilt and all(f.read_bytes() != damaged.get(f) for f in rebuilt)
 
 
@@ -153,7 +154,6 @@ def _spawn(env):
 
 def test_two_processes_compile_the_same_kernel(private_cache):
     env = dict(os.environ, FUSEJIT_CACHE_DIR=str(private_cache))
-    env.pop("NUMBA_CACHE_DIR", None)   # Numba's files beside the sources, where we look
     procs = [_spawn(env) for _ in range(2)]
     results = []
     for p in procs:
@@ -167,4 +167,78 @@ def test_two_processes_compile_the_same_kernel(private_cache):
     out, err = p.communicate(IR, timeout=300)
     third = json.loads(out.strip().splitlines()[-1])
     assert third == {"ok": True, "hits": 1, "misses": 0}
-    assert list((private_cache / "kernels").glob("__pycache__/fk_*.nbi"))
+    assert list((private_cache / "kernels").glob(f"{runtime_digest()}/fk_*.nbi"))
+
+
+# -- what a user sees while fusejit compiles ------------------------------------------------
+
+def _cold():
+    """Stands for the native loop's function in a cold compile event (a real one takes
+    minutes)."""
+    import types
+
+    return types.SimpleNamespace(__module__="fusejit.runtime.native.loop",
+                                 __qualname__="run_loop")
+
+
+def test_cold_native_loop_is_announced_once(capfd, monkeypatch):
+    from fusejit.runtime import status
+
+    monkeypatch.delenv("FUSEJIT_QUIET", raising=False)
+    status.LISTENER.announce(_cold())
+    err = capfd.readouterr().err
+    assert err.count("\n") == 1
+    assert "compiling the native interpreter loop" in err and "once per machine" in err
+    assert "minutes" in err and "fusejit warmup" in err
+    monkeypatch.setenv("FUSEJIT_QUIET", "1")
+    status.LISTENER.announce(_cold())
+    assert capfd.readouterr().err == ""
+
+
+@pytest.mark.parametrize("quiet", [False, True])
+def test_first_kernel_compile_is_announced(private_cache, capfd, monkeypatch, quiet):
+    from fusejit.runtime import status
+
+    if quiet:
+        monkeypatch.setenv("FUSEJIT_QUIET", "1")
+    else:
+        monkeypatch.delenv("FUSEJIT_QUIET", raising=False)
+    monkeypatch.setattr(status.LISTENER, "kernels", 0)
+    graph = fusejit.parse_ir(IR.replace("aten::mul", "aten::div"))
+    x = np.arange(1, 13, dtype=np.float32).reshape(3, 4)
+    (out,) = FusedKernel(graph)(x, x)
+    np.testing.assert_allclose(out, x / x + x)
+    err = capfd.readouterr().err
+    if quiet:
+        assert err == ""
+    else:
+        assert err.count("compiling fused kernels") == 1 and "once per machine" in err
+    FusedKernel(graph)(x, x)                     # compiled already: nothing more is said
+    assert "compiling" not in capfd.readouterr().err
+
+
+def test_progress_lines_without_a_terminal(capfd, monkeypatch):
+    from fusejit.runtime.status import Progress
+
+    monkeypatch.delenv("FUSEJIT_QUIET", raising=False)
+    progress = Progress(2, "warmup")
+    progress.step("first")
+    progress.step("second")
+    assert progress.close() >= 0
+    assert capfd.readouterr().err.splitlines() == ["[1/2] warmup: first",
+                                                   "[2/2] warmup: second"]
+
+
+def test_warmup_command_runs_each_step_with_progress(private_cache, capfd, monkeypatch):
+    from fusejit.__main__ import main
+    from fusejit.runtime import warmup
+
+    monkeypatch.delenv("FUSEJIT_QUIET", raising=False)
+    ran = []
+    monkeypatch.setattr(warmup, "STEPS", [("one", lambda: ran.append(1)),
+                                          ("two", lambda: ran.append(2))])
+    assert main(["warmup"]) == 0
+    captured = capfd.readouterr()
+    assert ran == [1, 2]
+    assert captured.err.splitlines() == ["[1/2] warmup: one", "[2/2] warmup: two"]
+    assert "warmup done in" in captured.out and "FUSEJIT_CACHE_MAX_MB" in captured.out
