@@ -83,3 +83,21 @@ def test_run_refuses_a_base_name_two_inputs_share(capsys, tmp_path):
                     "  %d : Tensor = aten::sub(%x.1, %x.2, %one)\n  return (%d)\n")
     code, out = _run(capsys, path, tmp_path, x=X)
     assert code == 1 and "no array for %x.1, %x.2" in out.err
+
+
+def test_demo_is_short_and_reports_each_case_against_numpy(capsys):
+    assert main(["demo", "--batch", "4", "--hidden", "8", "--repeat", "1"]) == 0
+    out = capsys.readouterr().out
+    lines = out.rstrip("\n").split("\n")
+    assert len(lines) <= 60, len(lines)
+    rows = [line for line in lines if line.startswith(("LSTM cell", "100-step", "whole LSTM"))]
+    assert len(rows) == 3
+    for row in rows:
+        assert float(row.split()[-1]) < 1e-4          # fusejit agrees with NumPy on every case
+    assert "(--verbose shows them)" in out
+
+
+def test_demo_verbose_prints_the_instructions(capsys):
+    assert main(["demo", "--batch", "4", "--hidden", "8", "--repeat", "1", "--verbose"]) == 0
+    out = capsys.readouterr().out
+    assert "prim::Store" in out and "--verbose shows them" not in out
