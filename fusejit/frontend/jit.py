@@ -1,19 +1,24 @@
-"""``fusejit.jit``: a decorator that scripts a NumPy function and runs it through the executor.
+"""``fusejit.jit``: a decorator that scripts a NumPy function per argument types and runs it.
 
 ::
 
     @fusejit.jit
-    def gate(x, h):
-        return F.sigmoid(x) * np.tanh(h)
+    def newton(a, x0=1.0, eps=1e-5):     # no annotations: a float argument is a scalar
+        ...
 
-    gate(x, h)               # scripted on first use, fused, run by the interpreter
-    gate.graph               # the scripted graph (Tensor-typed, as TorchScript prints it)
-    gate.graph_for(x, h)     # the optimised graph that runs for these arguments
-    gate.code_for(x, h)      # its instruction dump
-    gate.__wrapped__(x, h)   # the original function, plain NumPy
+    newton(2.0)              # scripted for (float, float, float), fused, run by the interpreter
+    newton.graph             # the scripted graph (Tensor-typed, as TorchScript prints it)
+    newton.graph_for(2.0)    # the optimised graph that runs for these arguments
+    newton.code_for(2.0)     # its instruction dump
+    newton.__wrapped__(2.0)  # the original function, plain NumPy
 
-Scripting happens on first use (not at decoration), so helpers defined later in the module are
-found. ``jit(device="cpu")`` takes options; a device the executor does not offer is an error.
+Like Numba and JAX, a call is specialised on its arguments' types: a Python ``int``, ``float``
+or ``bool`` is a scalar of that type, an array is a tensor of its dtype and rank (never its
+sizes). Knowing dtypes while scripting is what lets the frontend give NumPy's result dtypes
+(``int / int`` is float64, ``float32 * 0.5`` stays float32). Parameters annotated ``int``,
+``float`` or ``bool`` keep their annotated type. Scripting happens on first use of each
+signature (not at decoration), so helpers defined later in the module are found.
+``jit(device="cpu")`` takes options; a device the executor does not offer is an error.
 """
 
 from __future__ import annotations
@@ -23,9 +28,65 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from ..errors import FusejitError
 from ..ir.graph import Graph
+from ..ir.types import BOOL, FLOAT, INT, NONE, ScalarType, TensorType, Type
 from .script import script
+
+# Array dtypes a jitted function takes; others are refused naming the argument.
+SUPPORTED_DTYPES = frozenset(np.dtype(t) for t in (
+    np.bool_, np.uint8, np.int8, np.int16, np.int32, np.int64, np.float32, np.float64))
+_SCALARS = {bool: BOOL, int: INT, float: FLOAT}
+
+
+def argument_key(value: Any) -> Any:
+    """What a call is specialised on for one argument (cheap: it runs on every call)."""
+    cls = type(value)
+    if cls is np.ndarray:
+        return value.dtype, value.ndim
+    if cls in _SCALARS or value is None:
+        return cls
+    return _Other  # checked (and refused or converted) by the slow path
+
+
+class _Other:
+    """The key of an argument that needs conversion or is refused."""
+
+
+def argument_ir_type(name: str, value: Any) -> Type:
+    """The IR type of a graph input for a (converted) argument, or a FusejitError naming it."""
+    if isinstance(value, np.ndarray):
+        if value.dtype not in SUPPORTED_DTYPES:
+            hint = ("convert it with .astype(np.float32)" if value.dtype.kind in "fc"
+                    else "pass a numeric or bool array")
+            raise FusejitError(f"argument {name!r}: arrays of dtype {value.dtype} are not "
+                               f"supported ({hint})")
+        return TensorType(ScalarType.from_dtype(value.dtype), (None,) * value.ndim, None, None,
+                          "cpu")
+    if value is None:
+        return NONE
+    scalar = _SCALARS.get(type(value))
+    if scalar is not None:
+        return scalar
+    raise FusejitError(f"argument {name!r}: a {type(value).__name__} is not supported "
+                       f"(pass NumPy arrays of bool, int or float dtypes, Python numbers or "
+                       f"None)")
+
+
+def _convert(value: Any) -> Any:
+    """NumPy scalars become 0-d arrays (they keep their dtype, as in NumPy's own rules)."""
+    if isinstance(value, np.generic) and not isinstance(value, (np.complexfloating,
+                                                                np.object_)):
+        return np.asarray(value)
+    if isinstance(value, bool):
+        return bool(value)
+    if isinstance(value, int) and type(value) is not int:  # IntEnum members and the like
+        return int(value)
+    if isinstance(value, float) and type(value) is not float:
+        return float(value)
+    return value
 
 
 class JitFunction:
@@ -38,48 +99,69 @@ class JitFunction:
         self.fn = fn
         self.device = device
         self._signature = inspect.signature(fn)
+        params = list(self._signature.parameters.values())
+        self._names = [p.name for p in params]
+        # Calls passing exactly the positional parameters skip ``Signature.bind``.
+        self._positional = len(params) if all(
+            p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params) else -1
         self._graph: Graph | None = None
-        self._compiled = None
+        self._specialised: dict[tuple, Any] = {}
 
     @property
     def graph(self) -> Graph:
-        """The scripted graph (before optimisation)."""
+        """The scripted graph (before optimisation, unannotated parameters as Tensors)."""
         if self._graph is None:
             self._graph = script(self.fn)
         return self._graph
 
-    def _executor(self):
-        if self._compiled is None:
-            from ..runtime.executor import compile
+    def _compile(self, graph: Graph):
+        from ..runtime.executor import compile
 
-            options: dict[str, Any] = {"fuse": True}
-            if self.device is not None:
-                if "device" in inspect.signature(compile).parameters:
-                    options["device"] = self.device
-                elif self.device != "cpu":
-                    raise FusejitError(f"device {self.device!r} is not available: this "
-                                       f"executor runs on the CPU")
-            self._compiled = compile(self.graph, **options)
-        return self._compiled
+        options: dict[str, Any] = {"fuse": True}
+        if self.device is not None:
+            if "device" in inspect.signature(compile).parameters:
+                options["device"] = self.device
+            elif self.device != "cpu":
+                raise FusejitError(f"device {self.device!r} is not available: this "
+                                   f"executor runs on the CPU")
+        return compile(graph, **options)
 
-    def _arguments(self, args: tuple, kwargs: dict) -> list[Any]:
+    def _arguments(self, args: tuple, kwargs: dict) -> tuple:
         try:
             bound = self._signature.bind(*args, **kwargs)
         except TypeError as error:
             raise FusejitError(f"{self.fn.__qualname__}(): {error}") from None
         bound.apply_defaults()
-        return list(bound.arguments.values())
+        return tuple(bound.arguments.values())
+
+    def _specialise(self, args: tuple) -> tuple[Any, tuple]:
+        """The compiled function for these arguments' types, and the arguments converted."""
+        args = tuple(_convert(a) for a in args)
+        key = tuple(map(argument_key, args))
+        compiled = self._specialised.get(key)
+        if compiled is None:
+            types = [argument_ir_type(n, a) for n, a in zip(self._names, args)]
+            compiled = self._compile(script(self.fn, types))
+            self._specialised[key] = compiled
+        return compiled, args
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return self._executor()(*self._arguments(args, kwargs))
+        if kwargs or len(args) != self._positional:
+            args = self._arguments(args, kwargs)
+        compiled = self._specialised.get(tuple(map(argument_key, args)))
+        if compiled is None:
+            compiled, args = self._specialise(args)
+        return compiled(*args)
 
     def graph_for(self, *args: Any, **kwargs: Any) -> Graph:
         """The optimised graph that runs for these arguments."""
-        return self._executor().graph_for(*self._arguments(args, kwargs))
+        compiled, args = self._specialise(self._arguments(args, kwargs))
+        return compiled.graph_for(*args)
 
     def code_for(self, *args: Any, **kwargs: Any) -> str:
         """The interpreter's instruction dump for these arguments."""
-        return self._executor().code_for(*self._arguments(args, kwargs)).dump()
+        compiled, args = self._specialise(self._arguments(args, kwargs))
+        return compiled.code_for(*args).dump()
 
     def __repr__(self) -> str:
         return f"<fusejit.jit {self.fn.__qualname__}>"
@@ -92,4 +174,4 @@ def jit(fn: Callable | None = None, *, device: str | None = None) -> Any:
     return JitFunction(fn, device=device)
 
 
-__all__ = ["JitFunction", "jit"]
+__all__ = ["JitFunction", "SUPPORTED_DTYPES", "argument_ir_type", "argument_key", "jit"]

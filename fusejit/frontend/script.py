@@ -26,6 +26,7 @@ from __future__ import annotations
 import ast
 import inspect
 import textwrap
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -33,7 +34,8 @@ import numpy as np
 from ..errors import ScriptError
 from ..ir.graph import Block, Graph, Value
 from ..ir.symbols import aten, prim
-from ..ir.types import INT
+from ..ir.types import INT, BoolType, FloatType, IntType, Type
+from ..passes.dead_code_elimination import eliminate_dead_code
 from .builder import IRBuilder, Item, describe, is_tensor, remove_unused_constants, scalar_type_of
 from .expressions import (
     CONSTRUCT_NAMES,
@@ -50,23 +52,35 @@ _FELL_OFF = object()  # a statement list that ends without ``return``
 _MAX_INLINE_DEPTH = 32
 
 
-def script(fn) -> Graph:
+def script(fn, arg_types: Sequence[Type] | None = None) -> Graph:
     """Translate ``fn`` (a plain Python function over NumPy arrays) into a TorchScript graph.
 
     Unannotated parameters are tensors of unknown type; ``int``, ``float`` and ``bool``
     annotations make scalar inputs. A tuple return becomes several graph outputs.
+
+    ``arg_types`` (one IR type per parameter, as ``fusejit.jit`` gives them per call) types
+    the inputs instead: unannotated parameters take them, every value's type is inferred as it
+    is emitted, and array arithmetic follows NumPy's dtype rules (casts are inserted where
+    PyTorch's would differ).
     """
     src = load_source(fn)
     graph = Graph()
-    b = IRBuilder(graph)
+    b = IRBuilder(graph, typed=arg_types is not None)
     emitter = StatementEmitter(b, src, inline_stack=(fn,))
-    for arg in _parameters(emitter, src.tree):
-        emitter.env[arg.arg] = graph.add_input(arg.arg, _annotation_type(emitter, arg))
+    params = _parameters(emitter, src.tree)
+    if arg_types is not None and len(arg_types) != len(params):
+        raise ScriptError(f"{fn.__qualname__}: {len(arg_types)} argument types for "
+                          f"{len(params)} parameters")
+    for i, arg in enumerate(params):
+        given = arg_types[i] if arg_types is not None else None
+        emitter.env[arg.arg] = graph.add_input(arg.arg, _annotation_type(emitter, arg, given))
     emitter.at(src.tree)
     result = emitter.emit_function_body()
     with graph.inserting_before(graph.block):
         for value in emitter.flatten(result, "the returned value"):
             graph.register_output(value)
+    if arg_types is not None:
+        eliminate_dead_code(graph)  # operations replaced by their NumPy-typed forms
     remove_unused_constants(graph)
     graph.lint()
     return graph
@@ -110,14 +124,22 @@ def _parameters(emitter: ExpressionEmitter, tree: ast.FunctionDef) -> list[ast.a
         raise emitter.unsupported(args.vararg, "a *args parameter")
     if args.kwarg is not None:
         raise emitter.unsupported(args.kwarg, "a **kwargs parameter")
-    if args.kwonlyargs:
-        raise emitter.unsupported(args.kwonlyargs[0], "a keyword-only parameter")
-    return [*args.posonlyargs, *args.args]
+    return [*args.posonlyargs, *args.args, *args.kwonlyargs]
 
 
-def _annotation_type(emitter: ExpressionEmitter, arg: ast.arg):
-    """``int``/``float``/``bool`` annotations give scalars; none or ``np.ndarray``, a tensor."""
+def _annotation_type(emitter: ExpressionEmitter, arg: ast.arg, given: Type | None = None):
+    """``int``/``float``/``bool`` annotations give scalars; none or ``np.ndarray``, a tensor.
+
+    With a ``given`` type (the call's argument), the annotation only matters when it names a
+    scalar type and the argument is a scalar (an ``int`` passed for ``x: float`` is a float);
+    other annotations (``Optional[...]``, ``np.ndarray``, strings) are not read.
+    """
     node = arg.annotation
+    if given is not None:
+        annotated = _scalar_annotation(emitter, node)
+        if annotated is not None and isinstance(given, (IntType, FloatType, BoolType)):
+            return annotated
+        return given
     if node is None:
         return SCALAR_ANNOTATIONS[np.ndarray]
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
@@ -132,6 +154,17 @@ def _annotation_type(emitter: ExpressionEmitter, arg: ast.arg):
             return SCALAR_ANNOTATIONS[resolved.obj]
     raise emitter.unsupported(arg, f"the annotation of parameter {arg.arg!r} (use int, float, "
                                    f"bool or np.ndarray)")
+
+
+def _scalar_annotation(emitter: ExpressionEmitter, node: ast.expr | None) -> Type | None:
+    if isinstance(node, (ast.Name, ast.Attribute)):
+        try:
+            resolved = emitter.eval(node)
+        except ScriptError:
+            return None
+        if isinstance(resolved, Sugared) and resolved.obj in (int, float, bool):
+            return SCALAR_ANNOTATIONS[resolved.obj]
+    return None
 
 
 class StatementEmitter(ExpressionEmitter):

@@ -100,7 +100,9 @@ class _TraceState:
 
     def __init__(self, graph: Graph):
         self.graph = graph
-        self.b = IRBuilder(graph)
+        # Typed: every node's dtype is inferred as it is recorded, so the recorded values take
+        # the dtype the graph computes (NumPy's, through the casts ``numpy_dtypes`` inserts).
+        self.b = IRBuilder(graph, typed=True)
 
     def locate(self) -> None:
         frame = sys._getframe(2)
@@ -148,7 +150,8 @@ class _TraceState:
         if not isinstance(ir.type, TensorType):
             return value
         value = np.asarray(value)
-        dtype = _pytorch_dtype(rule, args, value.dtype)
+        scalar = ir.type.scalar_type
+        dtype = scalar.dtype if scalar is not None else _pytorch_dtype(rule, args, value.dtype)
         if dtype != value.dtype:
             value = value.astype(dtype)
         ir.set_type(TensorType.of_array(value))

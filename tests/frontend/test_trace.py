@@ -47,14 +47,16 @@ def promotes(x, i):
     return x + 1, i * 0.5, i / 2, np.exp(i), i > 1
 
 
-def test_traced_dtypes_follow_pytorch_promotion():
+def test_traced_dtypes_follow_numpy_promotion():
     x = np.ones(3, np.float16)
     i = np.arange(3, dtype=np.int64)
     g = trace(promotes, x, i)
-    # oracle: PyTorch's rules (python scalars are weak; int tensor * python float -> float32;
-    # true division and exp of integers give the default float dtype float32)
-    assert [v.type.scalar_type for v in g.outputs] == [
-        ScalarType.Half, ScalarType.Float, ScalarType.Float, ScalarType.Float, ScalarType.Bool]
+    # oracle: NumPy itself (Python scalars are weak, NEP 50; int64 * 0.5, int / int and exp of
+    # integers are float64)
+    want = [ScalarType.from_dtype(np.asarray(r).dtype) for r in promotes(x, i)]
+    assert want == [ScalarType.Half, ScalarType.Double, ScalarType.Double, ScalarType.Double,
+                    ScalarType.Bool]
+    assert [v.type.scalar_type for v in g.outputs] == want
 
 
 def closure_constant(x):

@@ -1,0 +1,147 @@
+"""Everyday NumPy programs, written as a new user writes them (issue 14's "stranger" set).
+
+Each entry is ``(name, function, make_arguments)``. The functions are plain NumPy; the tests
+(``test_numpy_programs.py``) decorate them with ``fusejit.jit`` and compare with NumPy on value,
+dtype and shape, and ``benchmarks/programs.py`` times them. Nothing here is tuned to fusejit:
+the spelling is the one NumPy's documentation and tutorials use.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+
+def softmax(x):
+    e = np.exp(x - x.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def layer_norm(x, gamma, beta, eps=1e-5):
+    mu = x.mean(axis=-1, keepdims=True)
+    var = ((x - mu) ** 2).mean(axis=-1, keepdims=True)
+    return gamma * (x - mu) / np.sqrt(var + eps) + beta
+
+
+def logistic_step(w, X, y, lr=0.1):
+    p = 1.0 / (1.0 + np.exp(-(X @ w)))
+    grad = X.T @ (p - y) / X.shape[0]
+    return w - lr * grad
+
+
+def rnn(xs, h, w_x, w_h):
+    for t in range(xs.shape[0]):
+        h = np.tanh(xs[t] @ w_x + h @ w_h)
+    return h
+
+
+def newton_sqrt(a, x0=1.0, eps=1e-5):
+    x = x0
+    while abs(x * x - a) > eps:
+        x = 0.5 * (x + a / x)
+    return x
+
+
+def collatz(n):
+    steps = 0
+    while n != 1:
+        if n % 2 == 0:
+            n = n // 2
+        else:
+            n = 3 * n + 1
+        steps += 1
+    return steps
+
+
+def mandelbrot(c_re, c_im, max_iter=20):
+    z_re = np.zeros_like(c_re)
+    z_im = np.zeros_like(c_im)
+    count = np.zeros(c_re.shape, dtype=np.int64)
+    for _ in range(max_iter):
+        inside = z_re * z_re + z_im * z_im <= 4.0
+        z_re, z_im = (np.where(inside, z_re * z_re - z_im * z_im + c_re, z_re),
+                      np.where(inside, 2.0 * z_re * z_im + c_im, z_im))
+        count += inside
+    return count
+
+
+def kmeans_step(points, centers):
+    d = ((points[:, None, :] - centers[None, :, :]) ** 2).sum(axis=2)
+    return d.argmin(axis=1)
+
+
+def horner(x, c0, c1, c2, c3):
+    return ((c3 * x + c2) * x + c1) * x + c0
+
+
+def image_diff(img):
+    dx = img[:, 1:] - img[:, :-1]
+    dy = img[1:, :] - img[:-1, :]
+    return np.abs(dx).sum() + np.abs(dy).sum()
+
+
+def column_stats(a):
+    return a.mean(axis=0), a.std(axis=0), a.min(axis=0), a.max(axis=0)
+
+
+def piecewise(x):
+    return np.where(x < 0, -x, np.where(x < 1, x * x, 2 * x - 1))
+
+
+def dtype_mixing(i32, f32, i64):
+    return i32 / 2, f32 + i64, np.sqrt(i32), f32 * 0.5, i64 // 3
+
+
+def inplace_update(a, b):
+    a += b
+    a *= 2.0
+    return a
+
+
+def ewma(x, alpha):
+    out = np.empty_like(x)
+    out[0] = x[0]
+    for i in range(1, x.shape[0]):
+        out[i] = alpha * x[i] + (1 - alpha) * out[i - 1]
+    return out
+
+
+def rbf_kernel(X, Y, gamma=0.5):
+    sq = (X ** 2).sum(axis=1)[:, None] + (Y ** 2).sum(axis=1)[None, :] - 2.0 * X @ Y.T
+    return np.exp(-gamma * sq)
+
+
+def _rng() -> np.random.Generator:
+    return np.random.default_rng(14)
+
+
+def _f64(*shape: int) -> np.ndarray:
+    return _rng().standard_normal(shape)
+
+
+def _f32(*shape: int) -> np.ndarray:
+    return _rng().standard_normal(shape).astype(np.float32)
+
+
+PROGRAMS: list[tuple[str, Callable, Callable[[], tuple]]] = [
+    ("softmax", softmax, lambda: (_f32(64, 128),)),
+    ("layer_norm", layer_norm, lambda: (_f32(64, 128), _f32(128), _f32(128))),
+    ("logistic_step", logistic_step,
+     lambda: (_f64(8), _f64(256, 8), (_rng().random(256) > 0.5).astype(np.float64))),
+    ("rnn", rnn, lambda: (_f32(16, 4, 8), _f32(4, 32), _f32(8, 32) * 0.3, _f32(32, 32) * 0.3)),
+    ("newton_sqrt", newton_sqrt, lambda: (2.0,)),
+    ("collatz", collatz, lambda: (27,)),
+    ("mandelbrot", mandelbrot,
+     lambda: tuple(np.meshgrid(np.linspace(-2.0, 0.5, 64), np.linspace(-1.2, 1.2, 48)))),
+    ("kmeans_step", kmeans_step, lambda: (_f64(200, 2), _f64(5, 2))),
+    ("horner", horner, lambda: (_f64(1000), 1.0, -2.0, 0.5, 3)),
+    ("image_diff", image_diff, lambda: (_f32(48, 64),)),
+    ("column_stats", column_stats, lambda: (_f64(100, 6),)),
+    ("piecewise", piecewise, lambda: (_f64(1000) * 2,)),
+    ("dtype_mixing", dtype_mixing,
+     lambda: (np.arange(1, 13, dtype=np.int32), _f32(12), np.arange(12, dtype=np.int64))),
+    ("inplace_update", inplace_update, lambda: (_f64(100), _f64(100))),
+    ("ewma", ewma, lambda: (_f64(500), 0.3)),
+    ("rbf_kernel", rbf_kernel, lambda: (_f64(40, 3), _f64(30, 3))),
+]

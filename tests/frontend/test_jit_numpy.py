@@ -1,0 +1,82 @@
+"""``fusejit.jit`` on NumPy-spelled code: unannotated scalar arguments specialised per call, and
+NumPy's dtype rules (NEP 50 weak Python scalars), each checked against NumPy itself."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import fusejit
+
+
+def _same(got, want) -> None:
+    got = got if isinstance(got, tuple) else (got,)
+    want = want if isinstance(want, tuple) else (want,)
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        if isinstance(w, (np.ndarray, np.generic)):
+            g, w = np.asarray(g), np.asarray(w)
+            assert (g.dtype, g.shape) == (w.dtype, w.shape)
+            np.testing.assert_allclose(g, w, rtol=1e-6)
+        else:
+            assert type(g) is type(w) and g == pytest.approx(w)
+
+
+def newton(a, x0=1.0, eps=1e-5):
+    x = x0
+    while abs(x * x - a) > eps:
+        x = 0.5 * (x + a / x)
+    return x
+
+
+def scaled(x, k, *, shift=0):
+    return x * k + shift
+
+
+def test_scalar_arguments_are_specialised_per_call_type():
+    f = fusejit.jit(newton)
+    _same(f(2.0), newton(2.0))
+    _same(f(2), newton(2))                 # int a: a / x is still a float
+    _same(f(9.0, eps=1e-9), newton(9.0, eps=1e-9))
+    g = fusejit.jit(scaled)
+    x = np.arange(4, dtype=np.float32)
+    _same(g(x, 3), scaled(x, 3))           # int k: float32 stays float32
+    _same(g(x, 0.5, shift=1), scaled(x, 0.5, shift=1))
+    _same(g(x, True), scaled(x, True))
+    i = np.arange(4)
+    _same(g(i, 2), scaled(i, 2))           # int64 * int
+    _same(g(i, 0.5), scaled(i, 0.5))       # int64 * weak float -> float64
+    assert len(g._specialised) == 5
+
+
+def mixing(i32, f32, i64, f64):
+    return (i32 / 2, f32 + i64, np.sqrt(i32), f32 * 0.5, i64 / i64, f32 @ f64, i32 + 1,
+            np.exp(i32), f32 - f64, np.where(i32 > 2, f32, 0.0), np.where(i32 > 2, i64, 0.5),
+            np.maximum(i32, f32))
+
+
+def test_numpy_dtype_rules():
+    i32 = np.arange(1, 5, dtype=np.int32)
+    f32 = np.linspace(0.5, 2, 4, dtype=np.float32)
+    i64 = np.arange(16777217, 16777221)
+    f64 = np.linspace(-1, 1, 4)
+    _same(fusejit.jit(mixing)(i32, f32, i64, f64), mixing(i32, f32, i64, f64))
+
+
+def test_int_division_keeps_float64_precision():
+    # float32 would round 16777217 / 2 to 8388608.0 (the issue's example)
+    f = fusejit.jit(lambda_free_half)
+    i = np.array([16777217])
+    assert f(i)[0] == 8388608.5 and f(i).dtype == np.float64
+
+
+def lambda_free_half(i):
+    return i / 2
+
+
+@pytest.mark.parametrize("value, what", [
+    (np.ones(3, np.complex128), "complex128"), (np.ones(3, np.float16), "float16"),
+    (np.array([None, 1]), "object"), (1j, "complex"), ("text", "str")])
+def test_unsupported_arguments_name_the_argument(value, what):
+    with pytest.raises(fusejit.FusejitError, match=f"argument 'k'.*{what}"):
+        fusejit.jit(scaled)(np.ones(3), value)
