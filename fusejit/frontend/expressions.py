@@ -28,9 +28,11 @@ import numpy as np
 from ..ir.graph import Value
 from ..ir.symbols import aten, prim
 from ..ir.types import BOOL, FLOAT, INT, TENSOR, ListType, TensorType
+from . import numpy_lowering
 from .builder import LITERAL_TYPES, IRBuilder, Item, describe, is_tensor, scalar_type_of
 from .calls import ATTRIBUTES, METHODS, find_callee
-from .lowering import binary, ndim, select, shape, size, to_bool, transpose, unary
+from .lowering import binary, ndim, shape, size, to_bool, transpose, unary
+from .numpy_dtypes import dtype_of
 
 _BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.Pow: "pow",
            ast.Mod: "remainder", ast.FloorDiv: "floordiv", ast.MatMult: "matmul",
@@ -152,6 +154,8 @@ class ExpressionEmitter:
         if isinstance(item, ShapeOf):
             self.at(node)
             return shape(self.b, item.array)
+        if isinstance(item, Sugared) and _is_dtype(item.obj):
+            return np.dtype(item.obj)  # np.float32, float ... as a dtype= value
         if isinstance(item, (Sugared, BoundMethod)):
             self.at(node)
             name = item.name
@@ -207,6 +211,10 @@ class ExpressionEmitter:
                 return ShapeOf(base)
             if node.attr == "ndim":
                 return ndim(self.b, base)
+            if node.attr == "dtype" and dtype_of(base) is not None:
+                return dtype_of(base)
+            if node.attr == "size":
+                return self.b.emit(aten.numel, [base], ".size")
             if node.attr in METHODS:
                 return BoundMethod(base, node.attr)
         self.at(node)
@@ -300,16 +308,18 @@ class ExpressionEmitter:
 
     def eval_Subscript(self, node: ast.Subscript) -> Item:
         base = self.eval(node.value)
-        index_node = node.slice
-        if isinstance(index_node, ast.Slice) or (
-                isinstance(index_node, ast.Tuple)
-                and any(isinstance(e, ast.Slice) for e in index_node.elts)):
-            raise self.unsupported(index_node, "slicing (x[a:b])")
-        index = self.eval_value(index_node)
+        index = self.eval_index(node.slice)
         self.at(node)
         if isinstance(base, ShapeOf):
+            if isinstance(index, slice):
+                raise self.b.error("slicing x.shape is not supported; index it with an int")
             return size(self.b, base.array, index)
         if isinstance(base, (tuple, list)):
+            if isinstance(index, slice):
+                bounds = [self.b.static(v) for v in (index.start, index.stop, index.step)]
+                if any(v is ... for v in bounds):
+                    raise self.b.error("a tuple can only be sliced with constant bounds")
+                return base[slice(*bounds)]
             i = self.b.static_int(index, "a tuple index")
             if not -len(base) <= i < len(base):
                 raise self.b.error(f"index {i} is out of range for a tuple of {len(base)}")
@@ -317,8 +327,19 @@ class ExpressionEmitter:
         if isinstance(base, Value) and isinstance(base.type, ListType):
             return self.b.emit(aten["__getitem__"], [base, index], "indexing")
         if is_tensor(base):
-            return select(self.b, base, index)
+            return numpy_lowering.index(self.b, base, index)
         raise self.b.error(f"a {describe(base)} cannot be indexed")
+
+    def eval_index(self, node: ast.expr) -> Any:
+        """An index: items, Python ``slice`` objects of items, ``...``, or a tuple of them."""
+        if isinstance(node, ast.Slice):
+            return slice(*(None if part is None else self.eval_value(part)
+                           for part in (node.lower, node.upper, node.step)))
+        if isinstance(node, ast.Constant) and node.value is Ellipsis:
+            return Ellipsis
+        if isinstance(node, ast.Tuple):
+            return tuple(self.eval_index(e) for e in node.elts)
+        return self.eval_value(node)
 
     def eval_Call(self, node: ast.Call) -> Item:
         func = self.eval(node.func)
@@ -370,6 +391,10 @@ class ExpressionEmitter:
         if a.type == b.type:
             return a.type
         raise self.b.error(f"{what} have different types: {describe(a)} and {describe(b)}")
+
+
+def _is_dtype(obj: Any) -> bool:
+    return isinstance(obj, type) and (issubclass(obj, np.generic) or obj in (bool, int, float))
 
 
 def _dotted(node: ast.expr) -> str:

@@ -36,7 +36,9 @@ _SYMBOL = {"add": "+", "sub": "-", "mul": "*", "div": "/", "pow": "**", "remaind
            "gt": ">", "ge": ">=", "and": "&", "or": "|", "xor": "^"}
 
 
-def _kind(op: str) -> str:
+def _kind(op: str, tensor: bool = True) -> str:
+    if tensor and op == "floordiv":
+        return aten.floor_divide  # aten::floordiv is the scalar op
     return aten[_ATEN_NAME.get(op, op)]
 
 
@@ -100,7 +102,7 @@ def _scalar_binary(b: IRBuilder, op: str, lhs: Item, rhs: Item, what: str) -> Va
     if op in _ARITHMETIC:
         # Python arithmetic treats bools as ints; TorchScript's schemas do not.
         lhs, rhs = (to_int(b, x) if scalar_type_of(x) == BOOL else x for x in (lhs, rhs))
-    return b.emit(_kind(op), [lhs, rhs], what)
+    return b.emit(_kind(op, tensor=False), [lhs, rhs], what)
 
 
 def unary(b: IRBuilder, name: str, x: Item, what: str | None = None) -> Value:

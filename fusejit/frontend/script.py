@@ -36,6 +36,7 @@ from ..ir.graph import Block, Graph, Value
 from ..ir.symbols import aten, prim
 from ..ir.types import INT, BoolType, FloatType, IntType, Type
 from ..passes.dead_code_elimination import eliminate_dead_code
+from . import numpy_lowering
 from .builder import IRBuilder, Item, describe, is_tensor, remove_unused_constants, scalar_type_of
 from .expressions import (
     CONSTRUCT_NAMES,
@@ -260,9 +261,18 @@ class StatementEmitter(ExpressionEmitter):
 
     def stmt_AugAssign(self, stmt: ast.AugAssign) -> None:
         """``x += y``: in place for arrays (``aten::add_``, as NumPy and TorchScript do)."""
-        if not isinstance(stmt.target, ast.Name):
-            raise self.unsupported(stmt.target, "augmented assignment to an element")
-        current = self.eval_Name(ast.copy_location(ast.Name(stmt.target.id, ast.Load()), stmt))
+        if isinstance(stmt.target, ast.Subscript):
+            base = self.eval_value(stmt.target.value)
+            index = self.eval_index(stmt.target.slice)
+            self.at(stmt.target)
+            if not is_tensor(base):
+                raise self.b.error(f"a {describe(base)} does not support item assignment")
+            current = numpy_lowering.index(self.b, base, index)
+        elif isinstance(stmt.target, ast.Name):
+            current = self.eval_Name(ast.copy_location(ast.Name(stmt.target.id, ast.Load()),
+                                                       stmt))
+        else:
+            raise self.unsupported(stmt.target, "augmented assignment to an attribute")
         operand = self.eval_value(stmt.value)
         self.at(stmt)
         op = _INPLACE.get(type(stmt.op))
@@ -273,6 +283,8 @@ class StatementEmitter(ExpressionEmitter):
                 raise self.b.error(f"cannot add a {describe(operand)} to an array in place")
             args = [current, operand, 1] if op in ("add", "sub") else [current, operand]
             result = self.b.emit(aten[f"{op}_"], args, f"'{op}='")
+            if isinstance(stmt.target, ast.Subscript):
+                return  # written through the view
         else:
             from .expressions import _BINOPS
 
@@ -304,7 +316,15 @@ class StatementEmitter(ExpressionEmitter):
             for t, v in zip(target.elts, value):
                 self.assign(t, v)
             return
-        raise self.unsupported(target, "assignment to an element or attribute")
+        if isinstance(target, ast.Subscript):
+            base = self.eval_value(target.value)
+            index = self.eval_index(target.slice)
+            self.at(target)
+            if not is_tensor(base):
+                raise self.b.error(f"a {describe(base)} does not support item assignment")
+            numpy_lowering.store(self.b, base, index, value)
+            return
+        raise self.unsupported(target, "assignment to an attribute")
 
     def materialize(self, item: Item) -> Any:
         """Literals in ``item`` as constants (so a variable is always a graph value)."""
