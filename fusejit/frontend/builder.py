@@ -214,8 +214,10 @@ class IRBuilder:
         self.refine(node)
         return node.output()
 
-    def tensor_list(self, items: Item, what: str) -> Value:
-        if not isinstance(items, (tuple, list)) or not items:
+    def tensor_list(self, items: Item, what: str, allow_empty: bool = False) -> Value:
+        if isinstance(items, Value) and items.type == ListType(TENSOR):
+            return items  # a list built in a loop
+        if not isinstance(items, (tuple, list)) or not (items or allow_empty):
             raise self.error(f"{what} takes a non-empty list or tuple of arrays")
         values = []
         for i in items:

@@ -23,6 +23,8 @@ from typing import Any
 import numpy as np
 
 from .. import ops as F
+from ..ir.graph import Value
+from ..ir.types import ListType
 from . import numpy_lowering
 from .builder import IRBuilder, Item, is_tensor
 from .lowering import (
@@ -116,6 +118,8 @@ def _transpose(b: IRBuilder, x: Item, axes: Item) -> Item:
 def _len(b: IRBuilder, x: Item) -> Item:
     if isinstance(x, (tuple, list)):
         return len(x)
+    if isinstance(x, Value) and isinstance(x.type, ListType):
+        return b.emit("aten::len", [x], "len()")
     if not is_tensor(x):
         raise b.error("len() takes an array or a tuple")
     return size(b, x, 0)
@@ -199,6 +203,11 @@ CALLEES.update({
     math.sqrt: Callee("math.sqrt", "x, /", _unary("sqrt", "math.sqrt")),
     math.tanh: Callee("math.tanh", "x, /", _unary("tanh", "math.tanh")),
     math.floor: Callee("math.floor", "x, /", _unary("floor", "math.floor")),
+    **{getattr(math, _m): Callee(f"math.{_m}", "x, /", _unary(_a, f"math.{_m}"))
+       for _m, _a in (("sin", "sin"), ("cos", "cos"), ("tan", "tan"), ("asin", "asin"),
+                      ("acos", "acos"), ("atan", "atan"), ("sinh", "sinh"), ("cosh", "cosh"),
+                      ("log1p", "log1p"), ("expm1", "expm1"), ("log2", "log2"),
+                      ("log10", "log10"))},
     math.ceil: Callee("math.ceil", "x, /", _unary("ceil", "math.ceil")),
 })
 

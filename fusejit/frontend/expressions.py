@@ -27,9 +27,17 @@ import numpy as np
 
 from ..ir.graph import Value
 from ..ir.symbols import aten, prim
-from ..ir.types import BOOL, FLOAT, INT, TENSOR, ListType, TensorType
+from ..ir.types import BOOL, FLOAT, INT, TENSOR, ListType, OptionalType, TensorType
 from . import numpy_lowering
-from .builder import LITERAL_TYPES, IRBuilder, Item, describe, is_tensor, scalar_type_of
+from .builder import (
+    LITERAL_TYPES,
+    IRBuilder,
+    Item,
+    describe,
+    is_none,
+    is_tensor,
+    scalar_type_of,
+)
 from .calls import ATTRIBUTES, METHODS, find_callee
 from .lowering import binary, ndim, shape, size, to_bool, transpose, unary
 from .numpy_dtypes import dtype_of
@@ -251,6 +259,8 @@ class ExpressionEmitter:
 
     def eval_Compare(self, node: ast.Compare) -> Item:
         """``a < b`` and chains ``a < b < c``: ``b`` evaluated once, nested short-circuit ifs."""
+        if len(node.ops) == 1 and isinstance(node.ops[0], (ast.Is, ast.IsNot)):
+            return self.identity(node, isinstance(node.ops[0], ast.Is))
         ops = []
         for op_node in node.ops:
             op = _COMPARE.get(type(op_node))
@@ -268,6 +278,19 @@ class ExpressionEmitter:
                                       lambda: chain(i + 1, right))
 
         return chain(0, self.eval_value(node.left))
+
+    def identity(self, node: ast.Compare, positive: bool) -> Item:
+        """``a is None`` / ``a is not None``: decided while scripting unless ``a`` is Optional."""
+        left, right = self.eval_value(node.left), self.eval_value(node.comparators[0])
+        self.at(node)
+        if not (is_none(left) or is_none(right)):
+            raise self.b.error("'is' is only supported against None (write == to compare "
+                               "values)")
+        other = right if is_none(left) else left
+        if isinstance(other, Value) and isinstance(other.type, OptionalType):
+            result = self.b.emit("aten::__is__", [other, None], "'is'")
+            return result if positive else self.b.emit(aten["__not__"], [result], "'is not'")
+        return is_none(other) == positive
 
     def eval_BoolOp(self, node: ast.BoolOp) -> Item:
         """``a and b`` / ``a or b`` short-circuit, as a ``prim::If`` on bools."""
@@ -291,6 +314,9 @@ class ExpressionEmitter:
         return if_node.output().set_type(BOOL)
 
     def eval_IfExp(self, node: ast.IfExp) -> Item:
+        static = self.static_condition(node.test)
+        if static is not None:
+            return self.eval_value(node.body if static else node.orelse)
         cond = self.condition(node.test)
         self.at(node)
         if_node = self.b.create(prim.If, [cond], 1)
@@ -342,6 +368,8 @@ class ExpressionEmitter:
         return self.eval_value(node)
 
     def eval_Call(self, node: ast.Call) -> Item:
+        if isinstance(node.func, ast.Attribute) and node.func.attr == "append":
+            return self.append(node)
         func = self.eval(node.func)
         args = []
         for arg in node.args:
@@ -368,10 +396,45 @@ class ExpressionEmitter:
         raise self.b.error(f"call to unknown function {func.name!r}: it is neither a "
                            f"supported NumPy/fusejit.ops function nor a Python function")
 
+    def append(self, node: ast.Call) -> Item:
+        """``xs.append(v)``: on a Python list while scripting, ``aten::append`` on an IR list."""
+        items = self.eval(node.func.value)  # type: ignore[attr-defined]
+        if len(node.args) != 1 or node.keywords:
+            raise self.unsupported(node, "append() with other than one argument")
+        value = self.eval_value(node.args[0])
+        self.at(node)
+        if isinstance(items, list):
+            items.append(value)
+            return None
+        if isinstance(items, Value) and isinstance(items.type, ListType):
+            if not is_tensor(value):
+                raise self.b.error(f"only arrays can be appended to this list, got "
+                                   f"{describe(value)}")
+            self.b.emit("aten::append", [items, value], "append")
+            return None
+        raise self.b.error(f"a {describe(items)} has no append()")
+
     def inline_call(self, fn, args: list[Item], kwargs: dict[str, Item]) -> Item:
         raise NotImplementedError  # provided by the statement emitter
 
     # -- helpers ------------------------------------------------------------------------------
+
+    def static_condition(self, node: ast.expr) -> bool | None:
+        """The value of a condition known while scripting (``x is None``, a constant), else
+        None. Only tests that emit nothing are decided here, so nothing is emitted twice."""
+        if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(
+                node.ops[0], (ast.Is, ast.IsNot)):
+            item = self.eval_value(node)
+        elif isinstance(node, (ast.Constant, ast.Name)):
+            item = self.eval_value(node)
+        elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            inner = self.static_condition(node.operand)
+            return None if inner is None else not inner
+        else:
+            return None
+        static = self.b.static(item)
+        return bool(static) if isinstance(static, (bool, int, float)) or static is None \
+            else None
 
     def condition(self, node: ast.expr) -> Value:
         item = self.eval_value(node)

@@ -34,9 +34,9 @@ import numpy as np
 from ..errors import ScriptError
 from ..ir.graph import Block, Graph, Value
 from ..ir.symbols import aten, prim
-from ..ir.types import INT, BoolType, FloatType, IntType, Type
+from ..ir.types import INT, BoolType, FloatType, IntType, ListType, Type
 from ..passes.dead_code_elimination import eliminate_dead_code
-from . import numpy_lowering
+from . import loops, numpy_lowering
 from .builder import IRBuilder, Item, describe, is_tensor, remove_unused_constants, scalar_type_of
 from .expressions import (
     CONSTRUCT_NAMES,
@@ -177,6 +177,7 @@ class StatementEmitter(ExpressionEmitter):
         # Names read after the statement being emitted (for loop-carried liveness).
         self.live_after: list[set[str]] = [set()]
         self.loop_depth = 0
+        self.loop_count = 0  # numbers the hidden names of rewritten loops ($break1 ...)
 
     def emit_function_body(self) -> Item:
         result = self.emit_statements(self.src.tree.body)
@@ -196,6 +197,12 @@ class StatementEmitter(ExpressionEmitter):
                 if stmt.value is None:
                     return None
                 return self.eval_value(stmt.value)
+            if isinstance(stmt, ast.If):
+                static = self.static_condition(stmt.test)
+                if static is not None:  # decided while scripting: only one branch exists
+                    branch = stmt.body if static else stmt.orelse
+                    return self.emit_statements(branch if _always_returns(branch)
+                                                else [*branch, *rest])
             if isinstance(stmt, ast.If) and _returns(stmt):
                 return self.emit_returning_if(stmt, rest)
             self.live_after.append(self.live_after[-1] | _reads(rest))
@@ -378,17 +385,64 @@ class StatementEmitter(ExpressionEmitter):
         cond = self.condition(stmt.test)
         self.at(stmt)
         trip = self.b.value(INT64_MAX)
+        stmt, breaks = self._lower_exits(stmt)
+        if breaks is not None:  # the next condition: not $break and test
+            test = ast.BoolOp(ast.And(), [loops.not_flag(breaks, stmt), stmt.test])
+            stmt = ast.copy_location(ast.While(ast.copy_location(test, stmt.test), stmt.body,
+                                               []), stmt)
         self.emit_loop(stmt, trip, cond, None)
+
+    def _lower_exits(self, stmt):
+        """``stmt`` with break/continue lowered to flags (see ``loops``), and its break flag."""
+        kinds = loops.exit_kinds(stmt.body)
+        if not kinds:
+            return stmt, None
+        self.loop_count += 1
+        flags = {kind: f"${kind.__name__.lower()}{self.loop_count}" for kind in kinds}
+        body = loops.lower_exits(stmt.body, flags, self.unsupported)
+        if ast.Continue in flags:
+            body.insert(0, loops.set_flag(flags[ast.Continue], False, stmt))
+        breaks = flags.get(ast.Break)
+        if breaks is not None:
+            self.at(stmt)
+            self.env[breaks] = self.b.value(False)
+        new = ast.For(stmt.target, stmt.iter, body, []) if isinstance(stmt, ast.For) \
+            else ast.While(stmt.test, body, [])
+        return ast.copy_location(new, stmt), breaks
+
+    def _for_over_sequence(self, stmt: ast.For) -> None:
+        """``for x in xs`` / ``enumerate(xs)``: unrolled over a tuple, else indexed by range."""
+        source = stmt.iter.args[0] if loops.is_enumerate(stmt.iter) else stmt.iter
+        sequence = self.eval_value(source)
+        if isinstance(sequence, (tuple, list)):
+            if loops.exit_kinds(stmt.body):
+                raise self.unsupported(stmt, "break or continue in a loop over a tuple or list")
+            for i, item in enumerate(sequence):
+                if loops.is_enumerate(stmt.iter):
+                    index_target, target = stmt.target.elts
+                    self.assign(index_target, i)
+                else:
+                    target = stmt.target
+                self.assign(target, item)
+                self.emit_statements(stmt.body)
+            return
+        self.at(source)
+        if not (is_tensor(sequence) or isinstance(getattr(sequence, "type", None), ListType)):
+            raise self.b.error(f"a for loop cannot iterate over a {describe(sequence)}")
+        self.loop_count += 1
+        name, counter = f"$seq{self.loop_count}", f"$i{self.loop_count}"
+        self.env[name] = sequence
+        self.stmt_For(loops.over_sequence(stmt, name, counter))
 
     def stmt_For(self, stmt: ast.For) -> None:
         if stmt.orelse:
             raise self.unsupported(stmt.orelse[0], "a for loop's else clause")
-        if not isinstance(stmt.target, ast.Name):
-            raise self.unsupported(stmt.target, "a for loop target other than one name")
         call = stmt.iter
         func = self.eval(call.func) if isinstance(call, ast.Call) else None
         if not (isinstance(func, Sugared) and func.obj is range):
-            raise self.unsupported(stmt.iter, "a for loop over anything but range(...)")
+            return self._for_over_sequence(stmt)
+        if not isinstance(stmt.target, ast.Name):
+            raise self.unsupported(stmt.target, "a for loop target other than one name")
         if call.keywords or not 1 <= len(call.args) <= 3:
             raise self.unsupported(call, "this form of range()")
         bounds = []
@@ -403,7 +457,8 @@ class StatementEmitter(ExpressionEmitter):
         self.at(stmt)
         start, stop, step = _range_parts(bounds)
         trip = self._trip_count(start, stop, step)
-        self.emit_loop(stmt, trip, self.b.value(True), (stmt.target.id, start, step))
+        stmt, breaks = self._lower_exits(stmt)
+        self.emit_loop(stmt, trip, self.b.value(True), (stmt.target.id, start, step), breaks)
 
     def _trip_count(self, start: Item, stop: Item, step: Item) -> Item:
         """max(0, ceil((stop - start) / step)) as TorchScript computes it, for a constant step."""
@@ -419,8 +474,10 @@ class StatementEmitter(ExpressionEmitter):
         # Negative results mean zero iterations: prim::Loop runs while i < trip count.
         return binary(b, "floordiv", binary(b, "add", span, abs(step_value) - 1), abs(step_value))
 
-    def emit_loop(self, stmt, trip: Item, cond: Value, index: tuple | None) -> None:
-        reads = _reads([stmt]) | self.live_after[-1]
+    def emit_loop(self, stmt, trip: Item, cond: Value, index: tuple | None,
+                  breaks: str | None = None) -> None:
+        self._lists_appended_in(stmt.body)
+        reads = _reads([stmt]) | self.live_after[-1] | ({breaks} if breaks else set())
         assigned = _assigned(stmt.body)
         carried = [n for n in assigned if n in self.env and not isinstance(self.env[n], Undefined)
                    and n in reads]
@@ -443,7 +500,12 @@ class StatementEmitter(ExpressionEmitter):
             finally:
                 self.live_after.pop()
                 self.loop_depth -= 1
-            next_cond = self.condition(stmt.test) if isinstance(stmt, ast.While) else cond
+            if isinstance(stmt, ast.While):
+                next_cond = self.condition(stmt.test)
+            elif breaks is not None:
+                next_cond = self.condition(loops.not_flag(breaks, stmt))
+            else:
+                next_cond = cond
             self.at(stmt)
             body.register_output(next_cond)
             body_values = [v for n in carried for v in self.flatten(self.env[n], n)]
@@ -461,6 +523,19 @@ class StatementEmitter(ExpressionEmitter):
         for name in assigned:
             if name not in carried and name in body_env:
                 self.env[name] = Undefined(reason + " and not defined before it")
+
+    def _lists_appended_in(self, body: list[ast.stmt]) -> None:
+        """Python lists appended to inside a loop become IR lists (``aten::append``)."""
+        for name in loops.appended_names(body):
+            items = self.env.get(name)
+            if not isinstance(items, list):
+                continue
+            self.b.loc = None
+            if all(is_tensor(i) for i in items):
+                self.env[name] = self.b.tensor_list(items, name, allow_empty=True)
+            else:
+                raise self.b.error(f"{name!r}: only a list of arrays can be appended to in a "
+                                   f"loop")
 
     def _bind_index(self, body: Block, counter: Value, index: tuple | None) -> None:
         if index is None:

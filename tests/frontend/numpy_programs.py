@@ -145,3 +145,149 @@ PROGRAMS: list[tuple[str, Callable, Callable[[], tuple]]] = [
     ("ewma", ewma, lambda: (_f64(500), 0.3)),
     ("rbf_kernel", rbf_kernel, lambda: (_f64(40, 3), _f64(30, 3))),
 ]
+
+
+# -- a second batch: Python structure (helpers, lists, loops over rows, keywords) ------------
+
+SCALE = 2.0
+
+
+def relu(x):
+    return np.maximum(x, 0)
+
+
+def mlp(x, w1, b1, w2, b2):
+    return relu(x @ w1 + b1) @ w2 + b2
+
+
+def lstm(xs, h, c, w, u, b):
+    hs = []
+    for x in xs:
+        gates = x @ w + h @ u + b
+        i, f, g, o = np.split(gates, 4, axis=-1)
+        i, f, o = 1 / (1 + np.exp(-i)), 1 / (1 + np.exp(-f)), 1 / (1 + np.exp(-o))
+        c = f * c + i * np.tanh(g)
+        h = o * np.tanh(c)
+        hs.append(h)
+    return np.stack(hs), c
+
+
+def row_norms(a):
+    out = np.zeros(a.shape[0])
+    for i in range(a.shape[0]):
+        out[i] = np.sqrt((a[i] ** 2).sum())
+    return out
+
+
+def first_above(x, threshold):
+    found = -1
+    for i in range(x.shape[0]):
+        if x[i] > threshold:
+            found = i
+            break
+    return found
+
+
+def count_odd_skip(n):
+    total = 0
+    for k in range(n):
+        if k % 3 == 0:
+            continue
+        total += k
+    return total
+
+
+def scaled_sum(x, *, scale=1.0, offset=0.0):
+    return (x * scale + offset).sum() * SCALE
+
+
+def normalize(x, mean=None, std=None):
+    if mean is None:
+        mean = x.mean(axis=0)
+    if std is None:
+        std = x.std(axis=0)
+    return (x - mean) / (std + 1e-8)
+
+
+def pairwise_dist(x):
+    diff = x[:, np.newaxis, :] - x[np.newaxis, :, :]
+    return np.sqrt((diff ** 2).sum(axis=-1))
+
+
+def clip_grad(g, max_norm=1.0):
+    norm = np.sqrt(np.sum(g * g))
+    if norm > max_norm:
+        g = g * (max_norm / norm)
+    return g
+
+
+def running_max(x):
+    best = x[0]
+    out = np.empty_like(x)
+    for i in range(x.shape[0]):
+        best = max(best, x[i])
+        out[i] = best
+    return out
+
+
+def concat_features(a, b):
+    parts = [a, b, a * b]
+    return np.concatenate(parts, axis=1)
+
+
+def sigmoid_mean(x):
+    s = 1.0 / (1.0 + np.exp(-x))
+    return s.mean(), s.var(), np.argmax(s), s.cumsum()[-1]
+
+
+def grid_sum(n, m):
+    total = 0.0
+    for i in range(n):
+        for j in range(m):
+            total += (i * m + j) * 0.5
+    return total
+
+
+def euler(y0, dt, steps):
+    y = y0
+    t = 0.0
+    for _ in range(steps):
+        y = y + dt * (-2.0 * y + np.sin(t))
+        t += dt
+    return y
+
+
+def softmax_rows_eye(n):
+    a = np.eye(n) + np.arange(n * n).reshape(n, n) / (n * n)
+    e = np.exp(a - a.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def histogram_counts(x, lo, hi):
+    counts = np.zeros(4, dtype=np.int64)
+    width = (hi - lo) / 4
+    for k in range(4):
+        inside = (x >= lo + k * width) & (x < lo + (k + 1) * width)
+        counts[k] = inside.sum()
+    return counts
+
+
+PROGRAMS += [
+    ("mlp", mlp, lambda: (_f32(16, 8), _f32(8, 32), _f32(32), _f32(32, 4), _f32(4))),
+    ("lstm", lstm, lambda: (_f32(5, 2, 3), _f32(2, 4), _f32(2, 4), _f32(3, 16), _f32(4, 16),
+                            _f32(16))),
+    ("row_norms", row_norms, lambda: (_f64(20, 5),)),
+    ("first_above", first_above, lambda: (_f64(50), 1.5)),
+    ("count_odd_skip", count_odd_skip, lambda: (100,)),
+    ("scaled_sum", scaled_sum, lambda: (_f64(30),)),
+    ("normalize", normalize, lambda: (_f64(40, 3),)),
+    ("pairwise_dist", pairwise_dist, lambda: (_f64(10, 3),)),
+    ("clip_grad", clip_grad, lambda: (_f64(50),)),
+    ("running_max", running_max, lambda: (_f64(30),)),
+    ("concat_features", concat_features, lambda: (_f32(6, 3), _f32(6, 3))),
+    ("sigmoid_mean", sigmoid_mean, lambda: (_f32(50),)),
+    ("grid_sum", grid_sum, lambda: (30, 20)),
+    ("euler", euler, lambda: (1.0, 0.01, 200)),
+    ("softmax_rows_eye", softmax_rows_eye, lambda: (5,)),
+    ("histogram_counts", histogram_counts, lambda: (_f64(200), -2.0, 2.0)),
+]

@@ -74,7 +74,7 @@ def slicing(x):
 
 
 def uses_break(x, n: int):
-    for _i in range(n):
+    for _w in (x, x):
         break
     return x
 
@@ -134,7 +134,7 @@ CASES = [
     (star_args, "star-args", "*parts"),
     (bad_keyword, "unexpected keyword argument 'where'", "np.sum(x, where=x)"),
     (slicing, "data-dependent shape", "x[x > 0]"),
-    (uses_break, "break", "break"),
+    (uses_break, "break or continue in a loop over a tuple", "for _w in (x, x):"),
     (python_object, "is a Python list", "SIDE_EFFECTS"),
     (one_branch_only, "assigned in only one branch", "return y"),
     (loop_local, "assigned inside the loop", "return z"),
