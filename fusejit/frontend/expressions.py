@@ -393,6 +393,9 @@ class ExpressionEmitter:
             raise self.b.error("range() is only supported as the iterable of a for loop")
         if inspect.isfunction(func.obj):
             return self.inline_call(func.obj, args, kwargs)
+        inner = getattr(func.obj, "__fusejit_function__", None)
+        if inspect.isfunction(inner):  # another @fusejit.jit function: inlined like a helper
+            return self.inline_call(inner, args, kwargs)
         raise self.b.error(f"call to unknown function {func.name!r}: it is neither a "
                            f"supported NumPy/fusejit.ops function nor a Python function")
 

@@ -97,6 +97,7 @@ class JitFunction:
             raise FusejitError(f"fusejit.jit needs a Python function, got {type(fn).__name__}")
         functools.update_wrapper(self, fn)
         self.fn = fn
+        self.__fusejit_function__ = fn  # what a jitted caller inlines
         self.device = device
         self._signature = inspect.signature(fn)
         params = list(self._signature.parameters.values())

@@ -35,6 +35,7 @@ from ..errors import ScriptError
 from ..ir.graph import Block, Graph, Value
 from ..ir.symbols import aten, prim
 from ..ir.types import INT, BoolType, FloatType, IntType, ListType, Type
+from ..passes.constant_pooling import constant_pooling
 from ..passes.dead_code_elimination import eliminate_dead_code
 from . import loops, numpy_lowering
 from .builder import IRBuilder, Item, describe, is_tensor, remove_unused_constants, scalar_type_of
@@ -80,9 +81,12 @@ def script(fn, arg_types: Sequence[Type] | None = None) -> Graph:
     with graph.inserting_before(graph.block):
         for value in emitter.flatten(result, "the returned value"):
             graph.register_output(value)
-    if arg_types is not None:
-        eliminate_dead_code(graph)  # operations replaced by their NumPy-typed forms
     remove_unused_constants(graph)
+    if arg_types is not None:
+        # What jit runs: constants hoisted out of loop bodies (a while+if loop otherwise
+        # reloads them every iteration), dead conversions dropped.
+        eliminate_dead_code(graph)
+        constant_pooling(graph)
     graph.lint()
     return graph
 
