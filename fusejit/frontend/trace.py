@@ -389,4 +389,15 @@ class TracerArray:
         return f"TracerArray(%{self._ir.debug_name}, {self._value!r})"
 
 
+def _eager_method(name: str) -> Callable:
+    return lambda a, *args, **kwargs: getattr(a, name)(*args, **kwargs)
+
+
+# Every other array method the script frontend knows (mean, max, astype, cumsum ...) records
+# the same lowering.
+for _name in METHODS:
+    if not hasattr(TracerArray, _name):
+        setattr(TracerArray, _name, _method(_name, _eager_method(_name)))
+
+
 __all__ = ["TracerArray", "TracerWarning", "trace"]
