@@ -33,6 +33,7 @@ import numpy as np
 from ..errors import FusejitError
 from ..ir.graph import Graph
 from ..ir.types import BOOL, FLOAT, INT, NONE, ScalarType, TensorType, Type
+from ..runtime.scalar_function import compile_scalar_graph, is_scalar_graph
 from .script import script
 
 # Array dtypes a jitted function takes; others are refused naming the argument.
@@ -41,13 +42,19 @@ SUPPORTED_DTYPES = frozenset(np.dtype(t) for t in (
 _SCALARS = {bool: BOOL, int: INT, float: FLOAT}
 
 
+def call_key(args: tuple) -> tuple:
+    """What a call is specialised on: the argument types, and dtype and rank for arrays."""
+    types = tuple(map(type, args))
+    return tuple(map(argument_key, args)) if np.ndarray in types else types
+
+
 def argument_key(value: Any) -> Any:
     """What a call is specialised on for one argument (cheap: it runs on every call)."""
     cls = type(value)
     if cls is np.ndarray:
         return value.dtype, value.ndim
     if cls in _SCALARS or value is None:
-        return cls
+        return cls  # the same as call_key's for scalar-only calls
     return _Other  # checked (and refused or converted) by the slow path
 
 
@@ -105,6 +112,11 @@ class JitFunction:
         # Calls passing exactly the positional parameters skip ``Signature.bind``.
         self._positional = len(params) if all(
             p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params) else -1
+        # Trailing defaults, filled in without ``Signature.bind`` for short positional calls.
+        defaults = self.fn.__defaults__ or ()
+        self._defaults = tuple(defaults) if self._positional >= 0 and all(
+            isinstance(d, (bool, int, float)) or d is None for d in defaults) else ()
+        self._required = self._positional - len(self._defaults)
         self._graph: Graph | None = None
         self._specialised: dict[tuple, Any] = {}
 
@@ -138,18 +150,27 @@ class JitFunction:
     def _specialise(self, args: tuple) -> tuple[Any, tuple]:
         """The compiled function for these arguments' types, and the arguments converted."""
         args = tuple(_convert(a) for a in args)
-        key = tuple(map(argument_key, args))
+        key = call_key(args)
         compiled = self._specialised.get(key)
         if compiled is None:
             types = [argument_ir_type(n, a) for n, a in zip(self._names, args)]
-            compiled = self._compile(script(self.fn, types))
+            graph = script(self.fn, types)
+            compiled = self._compile(graph)
+            if self.device in (None, "cpu") and [v.type for v in graph.inputs] == types \
+                    and is_scalar_graph(graph):
+                # Scalars only: one Numba function for the whole graph (the interpreter's
+                # per-call setup would cost more than the arithmetic).
+                compiled = compile_scalar_graph(graph, fallback=compiled)
             self._specialised[key] = compiled
         return compiled, args
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if kwargs or len(args) != self._positional:
-            args = self._arguments(args, kwargs)
-        compiled = self._specialised.get(tuple(map(argument_key, args)))
+            if not kwargs and self._required <= len(args) < self._positional:
+                args += self._defaults[len(args) - self._required:]
+            else:
+                args = self._arguments(args, kwargs)
+        compiled = self._specialised.get(call_key(args))
         if compiled is None:
             compiled, args = self._specialise(args)
         return compiled(*args)
@@ -175,4 +196,5 @@ def jit(fn: Callable | None = None, *, device: str | None = None) -> Any:
     return JitFunction(fn, device=device)
 
 
-__all__ = ["JitFunction", "SUPPORTED_DTYPES", "argument_ir_type", "argument_key", "jit"]
+__all__ = ["JitFunction", "SUPPORTED_DTYPES", "argument_ir_type", "argument_key", "call_key",
+           "jit"]

@@ -3,6 +3,8 @@ NumPy's dtype rules (NEP 50 weak Python scalars), each checked against NumPy its
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -80,3 +82,47 @@ def lambda_free_half(i):
 def test_unsupported_arguments_name_the_argument(value, what):
     with pytest.raises(fusejit.FusejitError, match=f"argument 'k'.*{what}"):
         fusejit.jit(scaled)(np.ones(3), value)
+
+
+def collatz(n):
+    steps = 0
+    while n != 1:
+        n = n // 2 if n % 2 == 0 else 3 * n + 1
+        steps += 1
+    return steps
+
+
+def scalar_mix(a, b, flag):
+    out = 0.0
+    for k in range(b):
+        if flag and k % 2 == 1:
+            continue
+        out += math.sqrt(abs(a)) * k - a / (k + 1)
+        if out > 1e6:
+            break
+    return out, int(out) // 3, out < 0, float(b) ** 0.5
+
+
+def divides(a, b):
+    return a // b
+
+
+def test_scalar_only_functions_compile_whole():
+    from fusejit.runtime.scalar_function import is_scalar_graph
+
+    f = fusejit.jit(collatz)
+    assert [f(n) for n in (1, 7, 27, 97)] == [collatz(n) for n in (1, 7, 27, 97)]
+    assert is_scalar_graph(f.graph_for(27))
+    assert hasattr(f._specialised[(int,)], "compiled")  # the whole-graph Numba function
+    g = fusejit.jit(scalar_mix)
+    for args in [(2.0, 10, True), (-3.5, 7, False), (1e3, 4000, False), (0.0, 0, True)]:
+        _same(g(*args), scalar_mix(*args))
+    _same(fusejit.jit(newton)(1e6), newton(1e6))
+
+
+def test_scalar_function_errors_come_from_the_interpreter_with_the_line():
+    import inspect
+
+    _, first = inspect.getsourcelines(divides)
+    with pytest.raises(fusejit.FusejitError, match=f"{__file__}:{first + 1}:"):
+        fusejit.jit(divides)(1, 0)
