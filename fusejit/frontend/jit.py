@@ -33,6 +33,7 @@ import numpy as np
 from ..errors import FusejitError
 from ..ir.graph import Graph
 from ..ir.types import BOOL, FLOAT, INT, NONE, ScalarType, TensorType, Type
+from ..runtime.element_function import compile_element_graph, is_element_graph
 from ..runtime.scalar_function import compile_scalar_graph, is_scalar_graph
 from .script import script
 
@@ -156,11 +157,13 @@ class JitFunction:
             types = [argument_ir_type(n, a) for n, a in zip(self._names, args)]
             graph = script(self.fn, types)
             compiled = self._compile(graph)
-            if self.device in (None, "cpu") and [v.type for v in graph.inputs] == types \
-                    and is_scalar_graph(graph):
-                # Scalars only: one Numba function for the whole graph (the interpreter's
-                # per-call setup would cost more than the arithmetic).
-                compiled = compile_scalar_graph(graph, fallback=compiled)
+            if self.device in (None, "cpu") and [v.type for v in graph.inputs] == types:
+                # Scalars only, or element loops over arrays: one Numba function for the
+                # whole graph (the interpreter's per-step cost would dominate).
+                if is_scalar_graph(graph):
+                    compiled = compile_scalar_graph(graph, fallback=compiled)
+                elif is_element_graph(graph):
+                    compiled = compile_element_graph(graph, fallback=compiled)
             self._specialised[key] = compiled
         return compiled, args
 

@@ -126,3 +126,70 @@ def test_scalar_function_errors_come_from_the_interpreter_with_the_line():
     _, first = inspect.getsourcelines(divides)
     with pytest.raises(fusejit.FusejitError, match=f"{__file__}:{first + 1}:"):
         fusejit.jit(divides)(1, 0)
+
+
+def ewma(x, alpha):
+    out = np.empty_like(x)
+    out[0] = x[0]
+    for i in range(1, x.shape[0]):
+        out[i] = alpha * x[i] + (1 - alpha) * out[i - 1]
+    return out
+
+
+def peak(x, start):
+    best = x[start]
+    k = start
+    for i in range(start, x.shape[0]):
+        if x[i] > best:
+            best = x[i]
+            k = i
+    return best, k, best > 0.5
+
+
+def write_argument(x, v):
+    for i in range(x.shape[0]):
+        x[i] = v * i
+    return x
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_element_loops_compile_whole_and_match_numpy(dtype):
+    x = np.random.default_rng(3).standard_normal(300).astype(dtype)
+    f = fusejit.jit(ewma)
+    _same(f(x, 0.3), ewma(x, 0.3))
+    assert hasattr(f._specialised[next(iter(f._specialised))], "compiled")
+    g = fusejit.jit(peak)
+    _same(g(x, 5), peak(x, 5))
+    _same(g(x, -3), peak(x, -3))
+
+
+def test_element_loops_that_write_arguments_run_on_the_interpreter():
+    x = np.zeros(5)
+    f = fusejit.jit(write_argument)
+    _same(f(x, 2.0), write_argument(np.zeros(5), 2.0))
+    np.testing.assert_array_equal(x, [0, 2, 4, 6, 8])  # the caller's array, as NumPy
+    assert not hasattr(f._specialised[next(iter(f._specialised))], "compiled")
+
+
+def test_element_loop_index_errors_come_from_the_interpreter_with_the_line():
+    import inspect
+
+    _, first = inspect.getsourcelines(peak)
+    with pytest.raises(fusejit.FusejitError, match=f"{__file__}:{first + 1}:"):
+        fusejit.jit(peak)(np.ones(3), 7)
+
+
+def squares(n, x):
+    out = np.zeros(n, dtype=np.int64)
+    fixed = np.ones((4,), dtype=np.float32)
+    for i in range(n):
+        out[i] = i * i
+    fixed[1] = x[0] * 2
+    return out, fixed
+
+
+def test_element_loops_create_arrays_of_constant_and_argument_shapes():
+    x = np.array([1.5, 2.0])
+    f = fusejit.jit(squares)
+    _same(f(6, x), squares(6, x))
+    assert hasattr(f._specialised[next(iter(f._specialised))], "compiled")
