@@ -273,6 +273,17 @@ CALLEES.update({
                         numpy_lowering.linspace),
     np.eye: Callee("np.eye", "N, M=None, k=0, dtype=None", numpy_lowering.eye),
     np.floor_divide: Callee("np.floor_divide", "x1, x2, /", _binary("floordiv")),
+    np.copy: Callee("np.copy", "a", numpy_lowering.copy),
+    np.outer: Callee("np.outer", "a, b", numpy_lowering.outer),
+    np.hstack: Callee("np.hstack", "tup", lambda b, t: numpy_lowering.stack_along(
+        b, "hstack", t)),
+    np.vstack: Callee("np.vstack", "tup", lambda b, t: numpy_lowering.stack_along(
+        b, "vstack", t)),
+    np.isnan: Callee("np.isnan", "x, /", numpy_lowering.isnan),
+    np.isinf: Callee("np.isinf", "x, /", numpy_lowering.isinf),
+    np.isfinite: Callee("np.isfinite", "x, /", numpy_lowering.isfinite),
+    np.linalg.norm: Callee("np.linalg.norm", "x, ord=None, axis=None, keepdims=False",
+                           numpy_lowering.norm),
 })
 
 # Methods and attributes of arrays (the receiver is the first argument).
@@ -282,6 +293,7 @@ METHODS: dict[str, Callee] = {
     "transpose": Callee("transpose", "self", transpose),
     "item": Callee("item", "self", _item),
     "cumsum": Callee("cumsum", "self, axis=None", numpy_lowering.cumsum),
+    "copy": Callee("copy", "self", numpy_lowering.copy),
     "astype": Callee("astype", "self, dtype", numpy_lowering.astype),
     "dot": Callee("dot", "self, b", numpy_lowering.dot),
     "flatten": Callee("flatten", "self", lambda b, x: reshape(b, x, (-1,))),

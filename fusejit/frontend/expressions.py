@@ -161,6 +161,9 @@ class ExpressionEmitter:
         item = self.eval(node)
         if isinstance(item, ShapeOf):
             self.at(node)
+            rank = item.array.type.rank
+            if rank is not None and self.b.facts is not None:  # typed: a tuple of sizes
+                return tuple(size(self.b, item.array, d) for d in range(rank))
             return shape(self.b, item.array)
         if isinstance(item, Sugared) and _is_dtype(item.obj):
             return np.dtype(item.obj)  # np.float32, float ... as a dtype= value

@@ -263,6 +263,7 @@ def as_tensor(b: IRBuilder, item: Item, what: str) -> Value:
         raise b.error(f"{what} takes arrays or numbers, got {describe(item)}")
     node = b.create(prim.NumToTensor, [b.value(item)])
     node.output().set_type(TENSOR)
+    b.refine(node)
     return node.output()
 
 

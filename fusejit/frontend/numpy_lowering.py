@@ -245,8 +245,62 @@ def astype(b: IRBuilder, x: Item, dtype: Any) -> Value:
 
     target = SCALAR_TYPE_CODES[code]
     if dtype_of(x) == target:
-        return b.emit(aten.type_as, [x, b.value_const(np.zeros((), target))], ".astype")
+        return copy(b, x)  # astype copies, as NumPy's does
     return cast(b, x, target, ".astype")
+
+
+def copy(b: IRBuilder, x: Item) -> Value:
+    """``x.copy()`` / ``np.copy(x)``: ``aten::clone``."""
+    return b.emit("aten::clone", [_array(b, x, "copy"), None], "copy")
+
+
+def outer(b: IRBuilder, x: Item, y: Item) -> Value:
+    """``np.outer(a, b)``: a column times a row."""
+    return binary(b, "mul", reshape(b, _array(b, x, "np.outer"), (-1, 1)),
+                  reshape(b, _array(b, y, "np.outer"), (1, -1)))
+
+
+def stack_along(b: IRBuilder, name: str, arrays: Item) -> Value:
+    """``np.hstack`` (axis 1, or 0 for 1-D arrays) and ``np.vstack`` (1-D arrays as rows)."""
+    items = list(arrays) if isinstance(arrays, (tuple, list)) else arrays
+    if not isinstance(items, list) or not items:
+        raise b.error(f"np.{name} takes a non-empty list or tuple of arrays")
+    ranks = {rank_of(_array(b, a, f"np.{name}")) for a in items}
+    if None in ranks or len(ranks) != 1:
+        raise b.error(f"np.{name} needs arrays of one known rank; use np.concatenate with "
+                      f"an axis")
+    rank = ranks.pop()
+    if name == "vstack" and rank == 1:
+        items = [reshape(b, a, (1, -1)) for a in items]
+    axis = 1 if name == "hstack" and rank > 1 else 0
+    return b.emit(aten.cat, [b.tensor_list(items, f"np.{name}"), axis], f"np.{name}")
+
+
+def isnan(b: IRBuilder, x: Item) -> Value:
+    return binary(b, "ne", x, x)
+
+
+def isinf(b: IRBuilder, x: Item) -> Value:
+    return binary(b, "eq", b.emit(aten.abs, [_array(b, x, "np.isinf")], "np.isinf"),
+                  float("inf"))
+
+
+def isfinite(b: IRBuilder, x: Item) -> Value:
+    finite = binary(b, "lt", b.emit(aten.abs, [_array(b, x, "np.isfinite")], "np.isfinite"),
+                    float("inf"))
+    return finite
+
+
+def norm(b: IRBuilder, x: Item, ord: Item = None, axis: Item = None,
+         keepdims: Item = False) -> Value:
+    """``np.linalg.norm`` for the 2-norm (``ord=None``) of real arrays."""
+    if not is_none(ord):
+        raise b.error("np.linalg.norm: only ord=None (the 2-norm) is supported; write "
+                      "np.abs(x).sum() or np.abs(x).max() for the 1- and inf-norms")
+    x = _array(b, x, "np.linalg.norm")
+    (x,) = conform(b, np.sqrt, [x], "np.linalg.norm")
+    return b.emit(aten.sqrt, [reduce(b, "sum", binary(b, "mul", x, x), axis, keepdims)],
+                  "np.linalg.norm")
 
 
 def square(b: IRBuilder, x: Item) -> Value:
@@ -259,5 +313,6 @@ def dot(b: IRBuilder, x: Item, y: Item) -> Value:
     return binary(b, "matmul", x, y)
 
 
-__all__ = ["REDUCTION_NAMES", "arange", "astype", "cumsum", "dot", "dtype_code", "eye",
-           "filled", "full", "index", "like", "linspace", "reduce", "square", "store", "as_tensor"]
+__all__ = ["REDUCTION_NAMES", "arange", "as_tensor", "astype", "copy", "cumsum", "dot",
+           "dtype_code", "eye", "filled", "full", "index", "isfinite", "isinf", "isnan", "like",
+           "linspace", "norm", "outer", "reduce", "square", "stack_along", "store"]

@@ -291,3 +291,148 @@ PROGRAMS += [
     ("softmax_rows_eye", softmax_rows_eye, lambda: (5,)),
     ("histogram_counts", histogram_counts, lambda: (_f64(200), -2.0, 2.0)),
 ]
+
+
+# -- a third batch: other common spellings ---------------------------------------------------
+
+EPS = 1e-9
+
+def shape_unpack(x):
+    n, m = x.shape
+    return x.sum() / (n * m)
+
+def norm_rows(x):
+    return x / np.linalg.norm(x, axis=1, keepdims=True)
+
+def logsumexp(x):
+    m = x.max()
+    return m + np.log(np.sum(np.exp(x - m)))
+
+def positional_axis(x):
+    return x.mean(0), x.sum(1), x.max(0), np.argmax(x, 1)
+
+def gaussian(x, mu, sigma):
+    return np.exp(-(x - mu) ** 2 / (2 * sigma ** 2)) / (sigma * np.sqrt(2 * np.pi))
+
+def stack_ops(a, b):
+    return np.hstack([a, b]), np.vstack((a, b)), np.concatenate((a, b))
+
+def relu_scalar_first(x):
+    return np.maximum(0, x), np.clip(x, 0, None), x.clip(min=0)
+
+def copy_and_modify(x):
+    y = x.copy()
+    y[0] = 0
+    return y, np.copy(x)
+
+def reshape_col(x):
+    return x.reshape(-1, 1) * x.reshape(1, -1)
+
+def loop_len(x):
+    s = 0.0
+    for i in range(len(x)):
+        s += x[i] * x[i]
+    return s
+
+def isnan_fix(x):
+    return np.where(np.isnan(x), 0.0, x)
+
+def outer(a, b):
+    return np.outer(a, b)
+
+def mse(pred, target):
+    return ((pred - target) ** 2).mean()
+
+def cross_entropy(logits, labels_onehot):
+    logp = logits - np.log(np.exp(logits).sum(axis=1, keepdims=True))
+    return -(labels_onehot * logp).sum(axis=1).mean()
+
+def power_iter(A, v, iters=10):
+    for _ in range(iters):
+        v = A @ v
+        v = v / np.sqrt(np.sum(v * v))
+    return v
+
+def float_of_sum(x):
+    total = float(x.sum())
+    return total * 2
+
+def cumulative(x):
+    c = np.cumsum(x)
+    return c / np.arange(1, x.shape[0] + 1)
+
+def sgd_loop(w, X, y, steps=5, lr=0.01):
+    for _ in range(steps):
+        grad = 2 * X.T @ (X @ w - y) / X.shape[0]
+        w -= lr * grad
+    return w
+
+def tri_count(n):
+    c = 0
+    for i in range(n):
+        for j in range(i):
+            if (i + j) % 3 == 0:
+                c += 1
+    return c
+
+def abs_max(x):
+    return np.abs(x).max(), np.abs(x).argmax()
+
+def two_returns(x, flag):
+    if flag:
+        return x * 2
+    return x - 1
+
+def gd_quadratic(x0, lr, n):
+    x = x0
+    for _ in range(n):
+        x = x - lr * 2 * (x - 3.0)
+    return x
+
+def dist_matrix(a, b):
+    return np.sqrt(((a[:, None, :] - b[None, :, :]) ** 2).sum(-1))
+
+def mean_center(x):
+    return x - x.mean(axis=0, keepdims=True)
+
+def standardize(x):
+    return (x - np.mean(x)) / np.std(x)
+
+
+def _r(seed: int) -> np.random.Generator:
+    return np.random.default_rng(seed)
+
+
+PROGRAMS += [
+    ("shape_unpack", shape_unpack, lambda: (_r(2).standard_normal((4, 5)),)),
+    ("norm_rows", norm_rows, lambda: (_r(3).standard_normal((4, 5)),)),
+    ("logsumexp", logsumexp, lambda: (_r(4).standard_normal(50),)),
+    ("positional_axis", positional_axis, lambda: (_r(5).standard_normal((4, 5)),)),
+    ("gaussian", gaussian, lambda: (_r(6).standard_normal(50), 0.5, 1.5)),
+    ("stack_ops", stack_ops,
+     lambda: (_r(7).standard_normal((2, 3)), _r(8).standard_normal((2, 3)))),
+    ("relu_scalar_first", relu_scalar_first, lambda: (_r(9).standard_normal(20),)),
+    ("copy_and_modify", copy_and_modify, lambda: (_r(10).standard_normal(5),)),
+    ("reshape_col", reshape_col, lambda: (_r(11).standard_normal(5),)),
+    ("loop_len", loop_len, lambda: (_r(12).standard_normal(30),)),
+    ("isnan_fix", isnan_fix, lambda: (np.array([1.0, np.nan, 2.0]),)),
+    ("outer", outer, lambda: (_r(13).standard_normal(3), _r(14).standard_normal(4))),
+    ("mse", mse, lambda: (_r(15).standard_normal(30), _r(16).standard_normal(30))),
+    ("cross_entropy", cross_entropy,
+     lambda: (_r(17).standard_normal((8, 4)), np.eye(4)[_r(18).integers(0, 4, 8)])),
+    ("power_iter", power_iter,
+     lambda: (_r(99).standard_normal((20, 20)), _r(19).standard_normal(20))),
+    ("float_of_sum", float_of_sum, lambda: (_r(20).standard_normal(30),)),
+    ("cumulative", cumulative, lambda: (_r(21).standard_normal(30),)),
+    ("sgd_loop", sgd_loop,
+     lambda: (_r(22).standard_normal(3), _r(23).standard_normal((50, 3)),
+              _r(24).standard_normal(50))),
+    ("tri_count", tri_count, lambda: (60,)),
+    ("abs_max", abs_max, lambda: (_r(25).standard_normal(30),)),
+    ("two_returns", two_returns, lambda: (_r(26).standard_normal(3), True)),
+    ("gd_quadratic", gd_quadratic, lambda: (0.0, 0.1, 50)),
+    ("dist_matrix", dist_matrix,
+     lambda: (_r(27).standard_normal((5, 2)), _r(28).standard_normal((6, 2)))),
+    ("mean_center", mean_center, lambda: (_r(29).standard_normal((5, 3)).astype(np.float32),)),
+    ("standardize", standardize, lambda: (_r(30).standard_normal(40).astype(np.float32),)),
+]

@@ -172,6 +172,10 @@ def _eye(n: int, m: int, dtype: int | None = None, layout: Any = None, device: A
     return np.eye(n, m, dtype=_dtype(dtype))
 
 
+def _clone(self: np.ndarray, memory_format: Any = None) -> np.ndarray:
+    return np.array(self, copy=True)
+
+
 def _fill_(self: np.ndarray, value: Any) -> np.ndarray:
     self[...] = value
     return self
@@ -214,4 +218,5 @@ register(f"aten::arange.start_step(Scalar start, Scalar end, Scalar step=1, {_FA
 register(f"aten::linspace(Scalar start, Scalar end, int steps, {_FACTORY}) -> Tensor",
          _linspace)
 register(f"aten::eye.m(SymInt n, SymInt m, {_FACTORY}) -> Tensor", _eye)
+register("aten::clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor", _clone)
 register("aten::fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)", _fill_, pure=False)
