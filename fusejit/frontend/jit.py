@@ -158,14 +158,30 @@ class JitFunction:
             graph = script(self.fn, types)
             compiled = self._compile(graph)
             if self.device in (None, "cpu") and [v.type for v in graph.inputs] == types:
-                # Scalars only, or element loops over arrays: one Numba function for the
-                # whole graph (the interpreter's per-step cost would dominate).
-                if is_scalar_graph(graph):
-                    compiled = compile_scalar_graph(graph, fallback=compiled)
-                elif is_element_graph(graph):
-                    compiled = compile_element_graph(graph, fallback=compiled)
+                # Scalars only, or element loops and small array code: one Numba function
+                # for the whole graph (the interpreter's per-step cost would dominate).
+                whole = (compile_scalar_graph if is_scalar_graph(graph) else
+                         compile_element_graph if is_element_graph(graph) else None)
+                if whole is not None:
+                    compiled = self._tiered(key, graph, compiled, whole)
             self._specialised[key] = compiled
         return compiled, args
+
+    def _tiered(self, key: tuple, graph: Graph, interpreted: Any, whole: Callable) -> Any:
+        """Interpret the first call; compile the whole graph when the signature is called
+        again (a function called once never waits for Numba)."""
+        def first_calls(*args: Any) -> Any:
+            if first_calls.calls == 0:
+                first_calls.calls = 1
+                return interpreted(*args)
+            compiled = whole(graph, fallback=interpreted)
+            self._specialised[key] = compiled
+            return compiled(*args)
+
+        first_calls.calls = 0  # type: ignore[attr-defined]
+        first_calls.graph_for = interpreted.graph_for  # type: ignore[attr-defined]
+        first_calls.code_for = interpreted.code_for  # type: ignore[attr-defined]
+        return first_calls
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if kwargs or len(args) != self._positional:

@@ -34,6 +34,7 @@ from .builder import Item, describe, is_tensor, scalar_type_of
 from .expressions import Sugared, Undefined
 from .lowering import as_tensor, binary
 from .numpy_dtypes import cast, dtype_of
+from .numpy_lowering import copy
 
 INT64_MAX = 9223372036854775807
 
@@ -278,8 +279,8 @@ class LoopStatements:
             node.destroy()
             for name, dtype in promoted.items():
                 self.at(stmt)
-                self.env[name] = cast(self.b, as_tensor(self.b, self.env[name], name), dtype,
-                                      name)
+                start = cast(self.b, as_tensor(self.b, self.env[name], name), dtype, name)
+                self.env[name] = copy(self.b, start)  # fresh: never a constant's memory
             return self.emit_loop(stmt, trip, cond, index, breaks)
         for v0, block_input, v1 in zip(init_values, body.inputs[1:], body_values):
             body.register_output(v1)

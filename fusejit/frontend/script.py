@@ -287,7 +287,11 @@ class StatementEmitter(LoopStatements, ExpressionEmitter):
         operand = self.eval_value(stmt.value)
         self.at(stmt)
         op = _INPLACE.get(type(stmt.op))
-        if is_tensor(current):
+        # NumPy's scalars (what x[i] of a 1-d array is) are immutable: s += v rebinds s and
+        # never writes through to the array s was read from.
+        scalar = (isinstance(stmt.target, ast.Name) and is_tensor(current)
+                  and current.type.rank == 0)
+        if is_tensor(current) and not scalar:
             if op is None:
                 raise self.unsupported(stmt, f"in-place {type(stmt.op).__name__} on an array")
             if not is_tensor(operand) and scalar_type_of(operand) is None:

@@ -124,8 +124,10 @@ def test_scalar_function_errors_come_from_the_interpreter_with_the_line():
     import inspect
 
     _, first = inspect.getsourcelines(divides)
+    f = fusejit.jit(divides)
+    assert f(7, 2) == 3
     with pytest.raises(fusejit.FusejitError, match=f"{__file__}:{first + 1}:"):
-        fusejit.jit(divides)(1, 0)
+        f(1, 0)
 
 
 def ewma(x, alpha):
@@ -156,16 +158,19 @@ def write_argument(x, v):
 def test_element_loops_compile_whole_and_match_numpy(dtype):
     x = np.random.default_rng(3).standard_normal(300).astype(dtype)
     f = fusejit.jit(ewma)
-    _same(f(x, 0.3), ewma(x, 0.3))
+    _same(f(x, 0.3), ewma(x, 0.3))  # interpreted
+    _same(f(x, 0.3), ewma(x, 0.3))  # compiled whole on the second call
     assert hasattr(f._specialised[next(iter(f._specialised))], "compiled")
     g = fusejit.jit(peak)
     _same(g(x, 5), peak(x, 5))
     _same(g(x, -3), peak(x, -3))
+    _same(g(x, 7), peak(x, 7))
 
 
 def test_element_loops_that_write_arguments_run_on_the_interpreter():
     x = np.zeros(5)
     f = fusejit.jit(write_argument)
+    f(np.zeros(5), 2.0)
     _same(f(x, 2.0), write_argument(np.zeros(5), 2.0))
     np.testing.assert_array_equal(x, [0, 2, 4, 6, 8])  # the caller's array, as NumPy
     assert not hasattr(f._specialised[next(iter(f._specialised))], "compiled")
@@ -175,8 +180,10 @@ def test_element_loop_index_errors_come_from_the_interpreter_with_the_line():
     import inspect
 
     _, first = inspect.getsourcelines(peak)
+    f = fusejit.jit(peak)
+    f(np.ones(3), 0)
     with pytest.raises(fusejit.FusejitError, match=f"{__file__}:{first + 1}:"):
-        fusejit.jit(peak)(np.ones(3), 7)
+        f(np.ones(3), 7)
 
 
 def squares(n, x):
@@ -191,5 +198,6 @@ def squares(n, x):
 def test_element_loops_create_arrays_of_constant_and_argument_shapes():
     x = np.array([1.5, 2.0])
     f = fusejit.jit(squares)
+    _same(f(6, x), squares(6, x))
     _same(f(6, x), squares(6, x))
     assert hasattr(f._specialised[next(iter(f._specialised))], "compiled")

@@ -199,3 +199,20 @@ def traced_slices(x):
 def test_trace_records_basic_indexing_and_reductions():
     graph = fusejit.trace(traced_slices, F64)
     _same(fusejit.compile(graph)(F64), traced_slices(F64))
+
+
+def scalar_is_a_copy(x):
+    best = x[0]
+    best += 1.0
+    total = 0.0
+    for v in x:
+        total += v
+    return best, total, x
+
+
+def test_scalars_read_from_arrays_are_copies_and_constants_stay_constant():
+    f = fusejit.jit(scalar_is_a_copy)
+    for _ in range(2):  # a second call must not see memory the first one changed
+        x = np.arange(4.0)
+        _same(f(x), scalar_is_a_copy(np.arange(4.0)))
+        np.testing.assert_array_equal(x, np.arange(4.0))

@@ -36,6 +36,7 @@ def _check(got, want) -> None:
     pytest.param(*p, marks=pytest.mark.xfail(reason=NOT_YET[p[0]], strict=True))
     if p[0] in NOT_YET else p for p in PROGRAMS], ids=[p[0] for p in PROGRAMS])
 def test_program_matches_numpy(name, fn, make):
+    """The first call of a signature runs on the interpreter (see WHOLE for the second)."""
     args = make()
     want_args = _copy(args)
     want = fn(*want_args)
@@ -44,3 +45,22 @@ def test_program_matches_numpy(name, fn, make):
     for a, w in zip(args, want_args):  # arguments updated in place as NumPy updates them
         if isinstance(a, np.ndarray):
             np.testing.assert_array_equal(a, w)
+
+
+# Programs called twice: the second call runs the whole-graph Numba function (scalar graphs,
+# element loops, small array code). Every program takes that path where it can; this subset
+# (one of each kind) keeps the cold-cache compile time of the suite small.
+WHOLE = ["collatz", "newton_sqrt", "ewma", "running_max", "first_above", "softmax",
+         "row_norms", "logsumexp", "mandelbrot", "loop_len", "mse", "norm_rows", "rbf_kernel"]
+
+
+@pytest.mark.parametrize("name", WHOLE)
+def test_second_call_compiles_whole_and_matches_numpy(name):
+    fn, make = next((f, m) for n, f, m in PROGRAMS if n == name)
+    jitted = fusejit.jit(fn)
+    jitted(*make())
+    args = make()
+    want_args = _copy(args)
+    _check(jitted(*args), fn(*want_args))
+    compiled = next(iter(jitted._specialised.values()))
+    assert hasattr(compiled, "compiled") and not getattr(compiled, "refused", [])
