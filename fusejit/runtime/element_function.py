@@ -45,6 +45,9 @@ _VIEWS = frozenset({"select", "slice", "unsqueeze", "t", "reshape", "view", "siz
 _REDUCTIONS = frozenset({"sum", "mean", "amax", "amin", "argmax", "argmin", "any", "all",
                          "var", "std"})
 _INPLACE = {"add_": "+", "sub_": "-", "mul_": "*", "div_": "/"}
+# Reductions written as np.<fn> of the whole array (or by the 2-d axis helpers).
+_WHOLE_REDUCTIONS = {"amax": "max", "amin": "min", "argmax": "argmax", "argmin": "argmin",
+                     "any": "any", "all": "all", "var": "var", "std": "std"}
 _PREDICATES = frozenset({"eq", "ne", "lt", "le", "gt", "ge"})
 _WRITES = frozenset({"copy_", "fill_"})
 _CREATE = frozenset({"full_like", "zeros", "ones", "full"})
@@ -245,7 +248,10 @@ class _ElementWriter(_Writer):
                                         for v in [*node.inputs, *node.outputs]):
             super().node(node, depth)
             return
-        getattr(self, f"_{kind.name}", self._arithmetic)(node, out, depth)
+        if kind.name in _WHOLE_REDUCTIONS:
+            self._reduce(node, out, depth)
+        else:
+            getattr(self, f"_{kind.name}", self._arithmetic)(node, out, depth)
 
     # -- arrays and elements ----------------------------------------------------------------
 
@@ -420,41 +426,15 @@ class _ElementWriter(_Writer):
         self.assign(out, _cast(f"np.{fn}({self._wide(x) if wide else self.name(x)})",
                                _dtype(out)), depth)
 
-    def _amax(self, node: Node, out: Value, depth: int) -> None:
-        if _rank(out) == 0:
-            self._whole("max", node, out, depth)
+    def _reduce(self, node: Node, out: Value, depth: int) -> None:
+        """max/min/argmax/argmin of the whole array or over one axis of a 2-d one; any, all,
+        var, std of the whole array (the moments accumulate in 64 bits)."""
+        name = node.kind.name
+        fn = _WHOLE_REDUCTIONS[name]
+        if _rank(out) != 0:
+            self._axis2(fn, node, out, depth)
         else:
-            self._axis2("max", node, out, depth)
-
-    def _amin(self, node: Node, out: Value, depth: int) -> None:
-        if _rank(out) == 0:
-            self._whole("min", node, out, depth)
-        else:
-            self._axis2("min", node, out, depth)
-
-    def _argmax(self, node: Node, out: Value, depth: int) -> None:
-        if _rank(out) == 0:
-            self._whole("argmax", node, out, depth)
-        else:
-            self._axis2("argmax", node, out, depth)
-
-    def _argmin(self, node: Node, out: Value, depth: int) -> None:
-        if _rank(out) == 0:
-            self._whole("argmin", node, out, depth)
-        else:
-            self._axis2("argmin", node, out, depth)
-
-    def _any(self, node: Node, out: Value, depth: int) -> None:
-        self._whole("any", node, out, depth)
-
-    def _all(self, node: Node, out: Value, depth: int) -> None:
-        self._whole("all", node, out, depth)
-
-    def _var(self, node: Node, out: Value, depth: int) -> None:
-        self._whole("var", node, out, depth, wide=True)
-
-    def _std(self, node: Node, out: Value, depth: int) -> None:
-        self._whole("std", node, out, depth, wide=True)
+            self._whole(fn, node, out, depth, wide=name in ("var", "std"))
 
     # -- pointwise ---------------------------------------------------------------------------
 

@@ -11,6 +11,22 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
+import pytest
+
+
+def assert_same(got, want, rtol: float = 1e-5) -> None:
+    """``got`` (fusejit's results) equals ``want`` (NumPy's): arrays and NumPy scalars in
+    dtype, shape and value; Python numbers in type and value."""
+    got = got if isinstance(got, tuple) else (got,)
+    want = want if isinstance(want, tuple) else (want,)
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        if isinstance(w, (np.ndarray, np.generic)):
+            g, w = np.asarray(g), np.asarray(w)
+            assert (g.dtype, g.shape) == (w.dtype, w.shape), (g.dtype, g.shape, w.dtype, w.shape)
+            np.testing.assert_allclose(g, w, rtol=rtol, atol=1e-6)
+        else:
+            assert type(g) is type(w) and g == pytest.approx(w)
 
 
 def softmax(x):

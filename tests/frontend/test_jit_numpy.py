@@ -10,18 +10,11 @@ import pytest
 
 import fusejit
 
+from .numpy_programs import assert_same, ewma
+
 
 def _same(got, want) -> None:
-    got = got if isinstance(got, tuple) else (got,)
-    want = want if isinstance(want, tuple) else (want,)
-    assert len(got) == len(want)
-    for g, w in zip(got, want):
-        if isinstance(w, (np.ndarray, np.generic)):
-            g, w = np.asarray(g), np.asarray(w)
-            assert (g.dtype, g.shape) == (w.dtype, w.shape)
-            np.testing.assert_allclose(g, w, rtol=1e-6)
-        else:
-            assert type(g) is type(w) and g == pytest.approx(w)
+    assert_same(got, want, rtol=1e-6)
 
 
 def newton(a, x0=1.0, eps=1e-5):
@@ -128,14 +121,6 @@ def test_scalar_function_errors_come_from_the_interpreter_with_the_line():
     assert f(7, 2) == 3
     with pytest.raises(fusejit.FusejitError, match=f"{__file__}:{first + 1}:"):
         f(1, 0)
-
-
-def ewma(x, alpha):
-    out = np.empty_like(x)
-    out[0] = x[0]
-    for i in range(1, x.shape[0]):
-        out[i] = alpha * x[i] + (1 - alpha) * out[i - 1]
-    return out
 
 
 def peak(x, start):

@@ -12,24 +12,13 @@ import pytest
 
 import fusejit
 
+from .numpy_programs import assert_same as _same
+
 RNG = np.random.default_rng(5)
 F64 = RNG.standard_normal((4, 5, 3))
 F32 = RNG.standard_normal((6, 4)).astype(np.float32)
 I32 = RNG.integers(-5, 9, (3, 4)).astype(np.int32)
 B = RNG.random((3, 4)) > 0.5
-
-
-def _same(got, want) -> None:
-    got = got if isinstance(got, tuple) else (got,)
-    want = want if isinstance(want, tuple) else (want,)
-    assert len(got) == len(want)
-    for g, w in zip(got, want):
-        if isinstance(w, (np.ndarray, np.generic)):
-            g, w = np.asarray(g), np.asarray(w)
-            assert (g.dtype, g.shape) == (w.dtype, w.shape), (g.dtype, g.shape, w.dtype, w.shape)
-            np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6)
-        else:
-            assert type(g) is type(w) and g == pytest.approx(w)
 
 
 CASES = []
