@@ -43,10 +43,13 @@ SUPPORTED_DTYPES = frozenset(np.dtype(t) for t in (
 _SCALARS = {bool: BOOL, int: INT, float: FLOAT}
 
 
+_NDARRAY = np.ndarray
+
+
 def call_key(args: tuple) -> tuple:
     """What a call is specialised on: the argument types, and dtype and rank for arrays."""
     types = tuple(map(type, args))
-    return tuple(map(argument_key, args)) if np.ndarray in types else types
+    return tuple(map(argument_key, args)) if _NDARRAY in types else types
 
 
 def argument_key(value: Any) -> Any:
@@ -189,7 +192,9 @@ class JitFunction:
                 args += self._defaults[len(args) - self._required:]
             else:
                 args = self._arguments(args, kwargs)
-        compiled = self._specialised.get(call_key(args))
+        types = tuple(map(type, args))  # call_key, inlined: this runs on every call
+        compiled = self._specialised.get(
+            tuple(map(argument_key, args)) if _NDARRAY in types else types)
         if compiled is None:
             compiled, args = self._specialise(args)
         return compiled(*args)
