@@ -196,7 +196,9 @@ def _reduction_supported(node: Node) -> bool:
     if name in ("any", "all"):
         return args[0] is None and args[1] is False
     if name in ("var", "std"):
-        return args[0] is None and args[1] == 0 and args[2] is False
+        whole = args[0] is None and args[1] == 0 and args[2] is False
+        return whole or _rank(x) == 2 and isinstance(args[0], list) and len(args[0]) == 1 \
+            and isinstance(args[1], int) and not isinstance(args[1], bool)
     return False
 
 
@@ -387,10 +389,15 @@ class _ElementWriter(_Writer):
         x = node.input(0)
         dims = _static(node.input(1))
         axis = (dims[0] if isinstance(dims, list) else dims) % 2
-        expr = f"_{fn}2({self.name(x)}, {axis})"
-        if _static(node.input(2)):
+        if fn in ("var", "std"):  # (self, dims, correction, keepdim)
+            expr = f"_{fn}2({self.name(x)}, {axis}, {int(_static(node.input(2)))})"
+            keep = _static(node.input(3))
+        else:
+            expr = f"_{fn}2({self.name(x)}, {axis})"
+            keep = _static(node.input(2))
+        if keep:
             expr = f"np.expand_dims({expr}, {axis})"
-        self.assign(out, expr, depth)
+        self.assign(out, f"{expr}.astype(np.{_dtype(out).name})", depth)
 
     # -- reductions (floating ones accumulate in float64, as NumPy's pairwise sums nearly do) --
 
@@ -494,7 +501,18 @@ def _{fn}2(a, axis):
     return out
 
 
-''' for fn in ("max", "min", "argmax", "argmin"))
+''' for fn in ("max", "min", "argmax", "argmin")) + "".join(f'''@njit(cache=True)
+def _{fn}2(a, axis, ddof):
+    b = a if axis == 1 else a.T
+    out = np.empty(b.shape[0], np.float64)
+    n = b.shape[1]
+    for i in range(b.shape[0]):
+        row = b[i].astype(np.float64)
+        out[i] = {"np.sqrt" if fn == "std" else ""}(np.var(row) * n / (n - ddof))
+    return out
+
+
+''' for fn in ("var", "std"))
 
 
 def element_source(graph: Graph) -> str:

@@ -186,3 +186,16 @@ def test_element_loops_create_arrays_of_constant_and_argument_shapes():
     _same(f(6, x), squares(6, x))
     _same(f(6, x), squares(6, x))
     assert hasattr(f._specialised[next(iter(f._specialised))], "compiled")
+
+
+def axis_stats(a):
+    return (a.std(axis=0), a.var(axis=1, ddof=1), np.std(a, axis=-1, keepdims=True), a.max(0),
+            a.argmin(axis=1), a.sum(axis=0, keepdims=True), a.mean(axis=1), a.cumsum(axis=0))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_axis_reductions_compiled_whole_match_numpy(dtype):
+    a = np.random.default_rng(1).standard_normal((7, 4)).astype(dtype)
+    f = fusejit.jit(axis_stats)
+    for _ in range(2):  # interpreted, then compiled whole (or interpreted if it cannot be)
+        assert_same(f(a), axis_stats(a))
