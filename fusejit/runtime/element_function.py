@@ -149,6 +149,13 @@ def _supported_op(node: Node, arguments: set) -> bool:
             and node.input(2).node.kind == prim.Constant
     if name == "arange":
         return all(v.node.kind == prim.Constant for v in node.inputs[3:])
+    if name in ("eye", "linspace"):
+        return all(v.node.kind == prim.Constant for v in node.inputs[3:])
+    if name in ("floor_divide", "remainder"):
+        # Numba's integer division by zero gives 0 where the interpreter raises
+        divisor = _static(node.input(1))
+        return _dtype(node.outputs[0]).kind == "f" or (
+            isinstance(divisor, (int, float)) and not isinstance(divisor, bool) and divisor != 0)
     if name in ("select", "unsqueeze"):
         return _constant_int(node.input(1))
     if name in _WRITES:
@@ -384,6 +391,24 @@ class _ElementWriter(_Writer):
         self.assign(out, f"np.arange({start}, {end}, {step}).astype(np.{_dtype(out).name})",
                     depth)
 
+    def _eye(self, node: Node, out: Value, depth: int) -> None:
+        n, m = (self.name(v) for v in node.inputs[:2])
+        self.assign(out, f"np.eye({n}, {m}).astype(np.{_dtype(out).name})", depth)
+
+    def _linspace(self, node: Node, out: Value, depth: int) -> None:
+        start, end, steps = (self.name(v) for v in node.inputs[:3])
+        self.assign(out, f"np.linspace({start}, {end}, {steps}).astype("
+                         f"np.{_dtype(out).name})", depth)
+
+    def _floor_divide(self, node: Node, out: Value, depth: int) -> None:
+        dtype = _dtype(out)
+        x, y = (self.operand(v, dtype) for v in node.inputs[:2])
+        fn = "floor_divide" if node.kind.name == "floor_divide" else "remainder"
+        expr = f"np.{fn}({x}, {y})"
+        self.assign(out, expr if _rank(out) != 0 else _cast(expr, dtype), depth)
+
+    _remainder = _floor_divide
+
     def _axis2(self, fn: str, node: Node, out: Value, depth: int) -> None:
         """A reduction over one axis of a 2-d array (Numba's np.max has no axis)."""
         x = node.input(0)
@@ -521,7 +546,7 @@ def element_source(graph: Graph) -> str:
     params = ", ".join(writer.name(v) for v in graph.inputs)
     writer.block(graph.block, 1)
     outs = [writer.name(v) for v in graph.outputs]
-    writer.emit(1, f"return ({', '.join(outs)},)")
+    writer.emit(1, f"return {outs[0]}" if len(outs) == 1 else f"return ({', '.join(outs)},)")
     return ("import numpy as np\n" + _PRELUDE + _AXIS_HELPERS
             + "@njit(cache=True, boundscheck=True)\n"
             + f"def element_fn({params}):\n" + "\n".join(writer.lines) + "\n")
@@ -547,11 +572,14 @@ def compile_element_graph(graph: Graph, fallback: Callable[..., Any]) -> Callabl
             return fallback(*args)
         except Exception:  # noqa: BLE001 - the interpreter gives the graph's own answer/error
             return fallback(*args)
-        if zero_d:
-            results = list(results)
-            for i, dtype in zero_d:
-                results[i] = np.asarray(results[i], dtype)
-        return results[0] if single else tuple(results)
+        if not zero_d:
+            return results
+        if single:
+            return np.asarray(results, zero_d[0][1])
+        results = list(results)
+        for i, dtype in zero_d:
+            results[i] = np.asarray(results[i], dtype)
+        return tuple(results)
 
     run.compiled = compiled  # type: ignore[attr-defined]
     run.refused = refused  # type: ignore[attr-defined]

@@ -199,3 +199,24 @@ def test_axis_reductions_compiled_whole_match_numpy(dtype):
     f = fusejit.jit(axis_stats)
     for _ in range(2):  # interpreted, then compiled whole (or interpreted if it cannot be)
         assert_same(f(a), axis_stats(a))
+
+
+def grid_and_division(i, n):
+    e = np.eye(n) + np.linspace(0.0, 1.0, n)
+    return i // 3, i % 4, -i // 2, e, e.sum(axis=0)
+
+
+def divide_by(i, d):
+    return i // d
+
+
+def test_division_and_creation_compiled_whole_match_numpy():
+    i = np.arange(-7, 9)
+    f = fusejit.jit(grid_and_division)
+    for _ in range(2):
+        assert_same(f(i, 4), grid_and_division(i, 4))
+    assert hasattr(f._specialised[next(iter(f._specialised))], "compiled")
+    g = fusejit.jit(divide_by)  # a divisor known only at run time stays on the interpreter
+    for _ in range(2):
+        assert_same(g(i, 3), divide_by(i, 3))
+    assert not hasattr(g._specialised[next(iter(g._specialised))], "compiled")
