@@ -28,7 +28,7 @@ from ..ir.graph import Block, Graph, Node, Value
 from ..ir.symbols import prim
 from ..ir.types import BoolType, FloatType, IntType, ListType, NoneType, TensorType
 from .dtypes import result_type_from, scalar_dtype
-from .scalar_function import _CALLS, _INFIX, _PRELUDE, _literal, _Writer
+from .scalar_function import _CALLS, _INFIX, _PRELUDE, _literal, _Writer, function_source
 
 _SCALAR = (IntType, FloatType, BoolType)
 _ARITHMETIC = frozenset({"add", "sub", "mul", "div", "max", "min", "neg", "abs", "eq", "ne",
@@ -542,14 +542,9 @@ def _{fn}2(a, axis, ddof):
 
 def element_source(graph: Graph) -> str:
     """The module source whose ``element_fn`` computes ``graph``."""
-    writer = _ElementWriter()
-    params = ", ".join(writer.name(v) for v in graph.inputs)
-    writer.block(graph.block, 1)
-    outs = [writer.name(v) for v in graph.outputs]
-    writer.emit(1, f"return {outs[0]}" if len(outs) == 1 else f"return ({', '.join(outs)},)")
-    return ("import numpy as np\n" + _PRELUDE + _AXIS_HELPERS
-            + "@njit(cache=True, boundscheck=True)\n"
-            + f"def element_fn({params}):\n" + "\n".join(writer.lines) + "\n")
+    return function_source(_ElementWriter(), graph, "element_fn",
+                           "import numpy as np\n" + _PRELUDE + _AXIS_HELPERS,
+                           "@njit(cache=True, boundscheck=True)\n")
 
 
 def compile_element_graph(graph: Graph, fallback: Callable[..., Any]) -> Callable[..., Any]:

@@ -178,15 +178,19 @@ def _literal(value: Any) -> str:
     return repr(value)
 
 
-def scalar_source(graph: Graph) -> str:
-    """The module source whose ``scalar_fn`` computes ``graph``."""
-    writer = _Writer()
+def function_source(writer: _Writer, graph: Graph, name: str, header: str,
+                    decorator: str) -> str:
+    """Module text: ``header``, then ``def name(inputs)`` computing ``graph`` with ``writer``."""
     params = ", ".join(writer.name(v) for v in graph.inputs)
     writer.block(graph.block, 1)
     outs = [writer.name(v) for v in graph.outputs]
     writer.emit(1, f"return {outs[0]}" if len(outs) == 1 else f"return ({', '.join(outs)},)")
-    return (_PRELUDE + "@njit(cache=True)\n" + f"def scalar_fn({params}):\n"
-            + "\n".join(writer.lines) + "\n")
+    return header + decorator + f"def {name}({params}):\n" + "\n".join(writer.lines) + "\n"
+
+
+def scalar_source(graph: Graph) -> str:
+    """The module source whose ``scalar_fn`` computes ``graph``."""
+    return function_source(_Writer(), graph, "scalar_fn", _PRELUDE, "@njit(cache=True)\n")
 
 
 def compile_scalar_graph(graph: Graph, fallback: Callable[..., Any]) -> Callable[..., Any]:
@@ -208,4 +212,4 @@ def compile_scalar_graph(graph: Graph, fallback: Callable[..., Any]) -> Callable
     return run
 
 
-__all__ = ["compile_scalar_graph", "is_scalar_graph", "scalar_source"]
+__all__ = ["compile_scalar_graph", "function_source", "is_scalar_graph", "scalar_source"]
