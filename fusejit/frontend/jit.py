@@ -113,14 +113,19 @@ class JitFunction:
         self._signature = inspect.signature(fn)
         params = list(self._signature.parameters.values())
         self._names = [p.name for p in params]
-        # Calls passing exactly the positional parameters skip ``Signature.bind``.
-        self._positional = len(params) if all(
-            p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params) else -1
-        # Trailing defaults, filled in without ``Signature.bind`` for short positional calls.
-        defaults = self.fn.__defaults__ or ()
-        self._defaults = tuple(defaults) if self._positional >= 0 and all(
-            isinstance(d, (bool, int, float)) or d is None for d in defaults) else ()
-        self._required = self._positional - len(self._defaults)
+        # Positional calls skip ``Signature.bind``: missing trailing positional parameters and
+        # keyword-only ones take their defaults (numbers and None) from ``_defaults``.
+        positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY,
+                                                      p.POSITIONAL_OR_KEYWORD)]
+        keyword_only = [p for p in params if p.kind == p.KEYWORD_ONLY]
+        defaults = [p.default for p in positional if p.default is not p.empty]
+        defaults += [p.default for p in keyword_only]
+        simple = len(positional) + len(keyword_only) == len(params) and all(
+            isinstance(d, (bool, int, float)) or d is None for d in defaults)
+        self._total = len(params) if simple else -1
+        self._positional = len(positional) if simple else -1
+        self._defaults = tuple(defaults) if simple else ()
+        self._required = len(positional) - (len(defaults) - len(keyword_only))
         self._graph: Graph | None = None
         self._specialised: dict[tuple, Any] = {}
 
@@ -187,8 +192,8 @@ class JitFunction:
         return first_calls
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if kwargs or len(args) != self._positional:
-            if not kwargs and self._required <= len(args) < self._positional:
+        if kwargs or len(args) != self._total:
+            if not kwargs and self._required <= len(args) <= self._positional:
                 args += self._defaults[len(args) - self._required:]
             else:
                 args = self._arguments(args, kwargs)

@@ -220,3 +220,21 @@ def test_division_and_creation_compiled_whole_match_numpy():
     for _ in range(2):
         assert_same(g(i, 3), divide_by(i, 3))
     assert not hasattr(g._specialised[next(iter(g._specialised))], "compiled")
+
+
+def keyword_defaults(x, y=2, *, s=1.0, t=None):
+    return x * y + s if t is None else x
+
+
+def keyword_required(x, *, s):
+    return x * s
+
+
+def test_positional_calls_fill_positional_and_keyword_only_defaults():
+    x = np.arange(3.0)
+    f = fusejit.jit(keyword_defaults)
+    for args, kwargs in [((x,), {}), ((x, 3), {}), ((x,), {"s": 2.0}), ((x, 1), {"t": None}),
+                         ((x, 3), {"s": 0.5}), ((x,), {"t": 1})]:
+        assert_same(f(*args, **kwargs), keyword_defaults(*args, **kwargs))
+    with pytest.raises(fusejit.FusejitError, match="missing a required argument: 's'"):
+        fusejit.jit(keyword_required)(x)
