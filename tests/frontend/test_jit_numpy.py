@@ -4,6 +4,7 @@ NumPy's dtype rules (NEP 50 weak Python scalars), each checked against NumPy its
 from __future__ import annotations
 
 import math
+from typing import Optional
 
 import numpy as np
 import pytest
@@ -238,3 +239,21 @@ def test_positional_calls_fill_positional_and_keyword_only_defaults():
         assert_same(f(*args, **kwargs), keyword_defaults(*args, **kwargs))
     with pytest.raises(fusejit.FusejitError, match="missing a required argument: 's'"):
         fusejit.jit(keyword_required)(x)
+
+
+def optional_arguments(x: np.ndarray, bias: Optional[np.ndarray] = None,  # noqa: UP045
+                       scale: float | None = None):
+    y = x * 2
+    if bias is not None:
+        y = y + bias
+    if scale is not None:
+        y = y * scale
+    return y
+
+
+def test_optional_annotations_and_none_defaults():
+    f = fusejit.jit(optional_arguments)
+    x = np.arange(3.0)
+    for args, kwargs in [((x,), {}), ((x, np.ones(3)), {}), ((x, None, 0.5), {}),
+                         ((x,), {"scale": 2})]:
+        assert_same(f(*args, **kwargs), optional_arguments(*args, **kwargs))
