@@ -105,9 +105,16 @@ def _return_type(schema_type: Type, inputs: list[Value]) -> Type:
 class IRBuilder:
     """Creates nodes at the graph's insertion point, located at ``self.loc``."""
 
-    def __init__(self, graph: Graph):
+    def __init__(self, graph: Graph, typed: bool = False):
         self.graph = graph
         self.loc: Location | None = None
+        # With typed inputs (``fusejit.jit`` specialises per call), each node's output types are
+        # inferred as it is emitted, so lowerings can read dtypes (NumPy's promotion rules).
+        self.facts = None
+        if typed:
+            from ..passes.shape_rules import Facts
+
+            self.facts = Facts()
 
     # -- errors -------------------------------------------------------------------------------
 
@@ -136,7 +143,22 @@ class IRBuilder:
         if len(schema.returns) != 1:
             raise self.error(f"{kind} must have exactly one result")
         node.output().set_type(_return_type(schema.returns[0], values))
+        self.refine(node)
         return node.output()
+
+    def refine(self, node: Node) -> None:
+        """Give ``node``'s outputs the types inferred from its inputs (typed builders only)."""
+        if self.facts is None:
+            return
+        from ..passes.shape_analysis import merge_types
+        from ..passes.shape_rules import infer_outputs
+
+        try:
+            inferred = infer_outputs(node, self.facts)
+        except Exception:  # noqa: BLE001 - inference is advisory; the executor infers again
+            return
+        for out, t in zip(node.outputs, inferred):
+            out.set_type(merge_types(out.type, t, frozenset()))
 
     # -- literals -----------------------------------------------------------------------------
 
@@ -145,11 +167,7 @@ class IRBuilder:
         if isinstance(item, Value):
             return item
         if isinstance(item, LITERAL_TYPES):
-            node = self.graph.create_constant(item)
-            self.graph.insert_node(node)
-            if self.loc is not None:
-                node.source_range = self.loc.source_range()
-            return node.output()
+            return self.value_const(item)
         if isinstance(item, (tuple, list)):
             return self.int_list(item, "list")
         raise self.error(f"a {describe(item)} cannot be used as a value here")
@@ -193,10 +211,13 @@ class IRBuilder:
             values.append(v)
         node = self.create(prim.ListConstruct, values)
         node.output().set_type(ListType(INT))
+        self.refine(node)
         return node.output()
 
-    def tensor_list(self, items: Item, what: str) -> Value:
-        if not isinstance(items, (tuple, list)) or not items:
+    def tensor_list(self, items: Item, what: str, allow_empty: bool = False) -> Value:
+        if isinstance(items, Value) and items.type == ListType(TENSOR):
+            return items  # a list built in a loop
+        if not isinstance(items, (tuple, list)) or not (items or allow_empty):
             raise self.error(f"{what} takes a non-empty list or tuple of arrays")
         values = []
         for i in items:
@@ -205,6 +226,7 @@ class IRBuilder:
             values.append(i)
         node = self.create(prim.ListConstruct, values)
         node.output().set_type(ListType(TENSOR))
+        self.refine(node)
         return node.output()
 
     def value_const(self, value: Any) -> Value:
@@ -212,6 +234,7 @@ class IRBuilder:
         self.graph.insert_node(node)
         if self.loc is not None:
             node.source_range = self.loc.source_range()
+        self.refine(node)
         return node.output()
 
 

@@ -23,12 +23,14 @@ from typing import Any
 import numpy as np
 
 from .. import ops as F
+from ..ir.graph import Value
+from ..ir.types import ListType
+from . import numpy_lowering
 from .builder import IRBuilder, Item, is_tensor
 from .lowering import (
     binary,
     clip,
     concatenate,
-    reduce_sum,
     reshape,
     size,
     split,
@@ -107,14 +109,6 @@ def _round(b: IRBuilder, x: Item, decimals: Item) -> Item:
     return unary(b, "round", x, "np.round")
 
 
-def _like(name: str) -> Callable[..., Item]:
-    def lower(b: IRBuilder, x: Item) -> Item:
-        if not is_tensor(x):
-            raise b.error(f"np.{name}: needs an array")
-        return b.emit(f"aten::{name}", [x], f"np.{name}")
-    return lower
-
-
 def _transpose(b: IRBuilder, x: Item, axes: Item) -> Item:
     if axes is not None:
         raise b.error("np.transpose: the axes argument is not supported")
@@ -124,6 +118,8 @@ def _transpose(b: IRBuilder, x: Item, axes: Item) -> Item:
 def _len(b: IRBuilder, x: Item) -> Item:
     if isinstance(x, (tuple, list)):
         return len(x)
+    if isinstance(x, Value) and isinstance(x.type, ListType):
+        return b.emit("aten::len", [x], "len()")
     if not is_tensor(x):
         raise b.error("len() takes an array or a tuple")
     return size(b, x, 0)
@@ -183,12 +179,9 @@ CALLEES.update({
     np.split: Callee("np.split", "ary, indices_or_sections, axis=0", split),
     np.concatenate: Callee("np.concatenate", "arrays, /, axis=0", concatenate),
     np.stack: Callee("np.stack", "arrays, axis=0", stack),
-    np.sum: Callee("np.sum", "a, axis=None, keepdims=False", reduce_sum, "sum"),
     np.reshape: Callee("np.reshape", "a, /, shape", reshape),
     np.transpose: Callee("np.transpose", "a, axes=None", _transpose),
     np.round: Callee("np.round", "a, decimals=0", _round, "same"),
-    np.zeros_like: Callee("np.zeros_like", "a", _like("zeros_like")),
-    np.ones_like: Callee("np.ones_like", "a", _like("ones_like")),
     F.threshold: Callee("F.threshold", "x, threshold, value", _aten("threshold", "F.threshold"),
                         "same"),
     F.lerp: Callee("F.lerp", "start, end, weight", _aten("lerp", "F.lerp"), "promote"),
@@ -210,18 +203,106 @@ CALLEES.update({
     math.sqrt: Callee("math.sqrt", "x, /", _unary("sqrt", "math.sqrt")),
     math.tanh: Callee("math.tanh", "x, /", _unary("tanh", "math.tanh")),
     math.floor: Callee("math.floor", "x, /", _unary("floor", "math.floor")),
+    **{getattr(math, _m): Callee(f"math.{_m}", "x, /", _unary(_a, f"math.{_m}"))
+       for _m, _a in (("sin", "sin"), ("cos", "cos"), ("tan", "tan"), ("asin", "asin"),
+                      ("acos", "acos"), ("atan", "atan"), ("sinh", "sinh"), ("cosh", "cosh"),
+                      ("log1p", "log1p"), ("expm1", "expm1"), ("log2", "log2"),
+                      ("log10", "log10"))},
     math.ceil: Callee("math.ceil", "x, /", _unary("ceil", "math.ceil")),
+})
+
+def _reduction(name: str) -> Callable[..., Item]:
+    if name in ("var", "std"):
+        return lambda b, x, axis, keepdims, ddof: numpy_lowering.reduce(b, name, x, axis,
+                                                                        keepdims, ddof)
+    return lambda b, x, axis, keepdims: numpy_lowering.reduce(b, name, x, axis, keepdims)
+
+
+def _reduction_spec(name: str, receiver: str) -> str:
+    if name in ("var", "std"):
+        return f"{receiver}, axis=None, dtype=None, out=None, ddof=0, keepdims=False"
+    return f"{receiver}, axis=None, out=None, keepdims=False"
+
+
+def _no_out(lower: Callable[..., Item], name: str) -> Callable[..., Item]:
+    """NumPy's signatures carry ``dtype``/``out``; only their defaults are supported."""
+    def call(b: IRBuilder, x: Item, axis: Item, *rest: Item) -> Item:
+        if name in ("var", "std"):
+            dtype, out, ddof, keepdims = rest
+            extra = (keepdims, ddof)
+        else:
+            out, keepdims = rest
+            dtype, extra = None, (keepdims,)
+        if out is not None or dtype is not None:
+            raise b.error(f"{name}(): the out= and dtype= arguments are not supported; cast "
+                          f"with .astype(...) first")
+        return lower(b, x, axis, *extra)
+    return call
+
+
+_NUMPY_REDUCTIONS = {"sum": np.sum, "mean": np.mean, "max": np.max, "min": np.min,
+                     "prod": np.prod, "any": np.any, "all": np.all, "var": np.var,
+                     "std": np.std, "argmax": np.argmax, "argmin": np.argmin, "amax": np.amax,
+                     "amin": np.amin}
+for _name, _fn in _NUMPY_REDUCTIONS.items():
+    _base = {"amax": "max", "amin": "min"}.get(_name, _name)
+    CALLEES[_fn] = Callee(f"np.{_name}", _reduction_spec(_base, "a"),
+                          _no_out(_reduction(_base), _base))
+CALLEES.update({
+    np.cumsum: Callee("np.cumsum", "a, axis=None", numpy_lowering.cumsum),
+    np.square: Callee("np.square", "x, /", numpy_lowering.square),
+    np.dot: Callee("np.dot", "a, b, /", numpy_lowering.dot),
+    np.zeros: Callee("np.zeros", "shape, dtype=None", lambda b, s, d: numpy_lowering.filled(
+        b, "zeros", s, d)),
+    np.ones: Callee("np.ones", "shape, dtype=None", lambda b, s, d: numpy_lowering.filled(
+        b, "ones", s, d)),
+    np.empty: Callee("np.empty", "shape, dtype=None", lambda b, s, d: numpy_lowering.filled(
+        b, "empty", s, d)),
+    np.full: Callee("np.full", "shape, fill_value, dtype=None", numpy_lowering.full),
+    np.zeros_like: Callee("np.zeros_like", "a, dtype=None",
+                          lambda b, x, d: numpy_lowering.like(b, "zeros_like", x, 0, d)),
+    np.ones_like: Callee("np.ones_like", "a, dtype=None",
+                         lambda b, x, d: numpy_lowering.like(b, "ones_like", x, 1, d)),
+    np.empty_like: Callee("np.empty_like", "a, dtype=None",
+                          lambda b, x, d: numpy_lowering.like(b, "empty_like", x, 0, d)),
+    np.full_like: Callee("np.full_like", "a, fill_value, dtype=None",
+                         lambda b, x, v, d: numpy_lowering.like(b, "full_like", x, v, d)),
+    np.arange: Callee("np.arange", "start, stop=None, step=1, dtype=None",
+                      numpy_lowering.arange),
+    np.linspace: Callee("np.linspace", "start, stop, num=50, dtype=None",
+                        numpy_lowering.linspace),
+    np.eye: Callee("np.eye", "N, M=None, k=0, dtype=None", numpy_lowering.eye),
+    np.floor_divide: Callee("np.floor_divide", "x1, x2, /", _binary("floordiv")),
+    np.copy: Callee("np.copy", "a", numpy_lowering.copy),
+    np.outer: Callee("np.outer", "a, b", numpy_lowering.outer),
+    np.hstack: Callee("np.hstack", "tup", lambda b, t: numpy_lowering.stack_along(
+        b, "hstack", t)),
+    np.vstack: Callee("np.vstack", "tup", lambda b, t: numpy_lowering.stack_along(
+        b, "vstack", t)),
+    np.isnan: Callee("np.isnan", "x, /", numpy_lowering.isnan),
+    np.isinf: Callee("np.isinf", "x, /", numpy_lowering.isinf),
+    np.isfinite: Callee("np.isfinite", "x, /", numpy_lowering.isfinite),
+    np.linalg.norm: Callee("np.linalg.norm", "x, ord=None, axis=None, keepdims=False",
+                           numpy_lowering.norm),
 })
 
 # Methods and attributes of arrays (the receiver is the first argument).
 METHODS: dict[str, Callee] = {
-    "sum": Callee("sum", "self, axis=None, keepdims=False", reduce_sum, "sum"),
     "reshape": Callee("reshape", "self, *shape", _reshape_method),
     "clip": Callee("clip", "self, min=None, max=None", clip, "same"),
     "transpose": Callee("transpose", "self", transpose),
     "item": Callee("item", "self", _item),
+    "cumsum": Callee("cumsum", "self, axis=None", numpy_lowering.cumsum),
+    "copy": Callee("copy", "self", numpy_lowering.copy),
+    "astype": Callee("astype", "self, dtype", numpy_lowering.astype),
+    "dot": Callee("dot", "self, b", numpy_lowering.dot),
+    "flatten": Callee("flatten", "self", lambda b, x: reshape(b, x, (-1,))),
+    "ravel": Callee("ravel", "self", lambda b, x: reshape(b, x, (-1,))),
 }
-ATTRIBUTES = frozenset({"T", "shape", "ndim"})
+for _name in numpy_lowering.REDUCTION_NAMES:
+    METHODS[_name] = Callee(_name, _reduction_spec(_name, "self"),
+                            _no_out(_reduction(_name), _name))
+ATTRIBUTES = frozenset({"T", "shape", "ndim", "dtype", "size"})
 
 
 def find_callee(obj: Any) -> Callee | None:

@@ -27,10 +27,20 @@ import numpy as np
 
 from ..ir.graph import Value
 from ..ir.symbols import aten, prim
-from ..ir.types import BOOL, FLOAT, INT, TENSOR, ListType, TensorType
-from .builder import LITERAL_TYPES, IRBuilder, Item, describe, is_tensor, scalar_type_of
+from ..ir.types import BOOL, FLOAT, INT, TENSOR, ListType, OptionalType, TensorType
+from . import numpy_lowering
+from .builder import (
+    LITERAL_TYPES,
+    IRBuilder,
+    Item,
+    describe,
+    is_none,
+    is_tensor,
+    scalar_type_of,
+)
 from .calls import ATTRIBUTES, METHODS, find_callee
-from .lowering import binary, ndim, select, shape, size, to_bool, transpose, unary
+from .lowering import binary, ndim, shape, size, to_bool, transpose, unary
+from .numpy_dtypes import dtype_of
 
 _BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.Pow: "pow",
            ast.Mod: "remainder", ast.FloorDiv: "floordiv", ast.MatMult: "matmul",
@@ -151,7 +161,12 @@ class ExpressionEmitter:
         item = self.eval(node)
         if isinstance(item, ShapeOf):
             self.at(node)
+            rank = item.array.type.rank
+            if rank is not None and self.b.facts is not None:  # typed: a tuple of sizes
+                return tuple(size(self.b, item.array, d) for d in range(rank))
             return shape(self.b, item.array)
+        if isinstance(item, Sugared) and _is_dtype(item.obj):
+            return np.dtype(item.obj)  # np.float32, float ... as a dtype= value
         if isinstance(item, (Sugared, BoundMethod)):
             self.at(node)
             name = item.name
@@ -207,6 +222,10 @@ class ExpressionEmitter:
                 return ShapeOf(base)
             if node.attr == "ndim":
                 return ndim(self.b, base)
+            if node.attr == "dtype" and dtype_of(base) is not None:
+                return dtype_of(base)
+            if node.attr == "size":
+                return self.b.emit(aten.numel, [base], ".size")
             if node.attr in METHODS:
                 return BoundMethod(base, node.attr)
         self.at(node)
@@ -243,6 +262,8 @@ class ExpressionEmitter:
 
     def eval_Compare(self, node: ast.Compare) -> Item:
         """``a < b`` and chains ``a < b < c``: ``b`` evaluated once, nested short-circuit ifs."""
+        if len(node.ops) == 1 and isinstance(node.ops[0], (ast.Is, ast.IsNot)):
+            return self.identity(node, isinstance(node.ops[0], ast.Is))
         ops = []
         for op_node in node.ops:
             op = _COMPARE.get(type(op_node))
@@ -260,6 +281,19 @@ class ExpressionEmitter:
                                       lambda: chain(i + 1, right))
 
         return chain(0, self.eval_value(node.left))
+
+    def identity(self, node: ast.Compare, positive: bool) -> Item:
+        """``a is None`` / ``a is not None``: decided while scripting unless ``a`` is Optional."""
+        left, right = self.eval_value(node.left), self.eval_value(node.comparators[0])
+        self.at(node)
+        if not (is_none(left) or is_none(right)):
+            raise self.b.error("'is' is only supported against None (write == to compare "
+                               "values)")
+        other = right if is_none(left) else left
+        if isinstance(other, Value) and isinstance(other.type, OptionalType):
+            result = self.b.emit("aten::__is__", [other, None], "'is'")
+            return result if positive else self.b.emit(aten["__not__"], [result], "'is not'")
+        return is_none(other) == positive
 
     def eval_BoolOp(self, node: ast.BoolOp) -> Item:
         """``a and b`` / ``a or b`` short-circuit, as a ``prim::If`` on bools."""
@@ -283,6 +317,9 @@ class ExpressionEmitter:
         return if_node.output().set_type(BOOL)
 
     def eval_IfExp(self, node: ast.IfExp) -> Item:
+        static = self.static_condition(node.test)
+        if static is not None:
+            return self.eval_value(node.body if static else node.orelse)
         cond = self.condition(node.test)
         self.at(node)
         if_node = self.b.create(prim.If, [cond], 1)
@@ -300,16 +337,18 @@ class ExpressionEmitter:
 
     def eval_Subscript(self, node: ast.Subscript) -> Item:
         base = self.eval(node.value)
-        index_node = node.slice
-        if isinstance(index_node, ast.Slice) or (
-                isinstance(index_node, ast.Tuple)
-                and any(isinstance(e, ast.Slice) for e in index_node.elts)):
-            raise self.unsupported(index_node, "slicing (x[a:b])")
-        index = self.eval_value(index_node)
+        index = self.eval_index(node.slice)
         self.at(node)
         if isinstance(base, ShapeOf):
+            if isinstance(index, slice):
+                raise self.b.error("slicing x.shape is not supported; index it with an int")
             return size(self.b, base.array, index)
         if isinstance(base, (tuple, list)):
+            if isinstance(index, slice):
+                bounds = [self.b.static(v) for v in (index.start, index.stop, index.step)]
+                if any(v is ... for v in bounds):
+                    raise self.b.error("a tuple can only be sliced with constant bounds")
+                return base[slice(*bounds)]
             i = self.b.static_int(index, "a tuple index")
             if not -len(base) <= i < len(base):
                 raise self.b.error(f"index {i} is out of range for a tuple of {len(base)}")
@@ -317,10 +356,23 @@ class ExpressionEmitter:
         if isinstance(base, Value) and isinstance(base.type, ListType):
             return self.b.emit(aten["__getitem__"], [base, index], "indexing")
         if is_tensor(base):
-            return select(self.b, base, index)
+            return numpy_lowering.index(self.b, base, index)
         raise self.b.error(f"a {describe(base)} cannot be indexed")
 
+    def eval_index(self, node: ast.expr) -> Any:
+        """An index: items, Python ``slice`` objects of items, ``...``, or a tuple of them."""
+        if isinstance(node, ast.Slice):
+            return slice(*(None if part is None else self.eval_value(part)
+                           for part in (node.lower, node.upper, node.step)))
+        if isinstance(node, ast.Constant) and node.value is Ellipsis:
+            return Ellipsis
+        if isinstance(node, ast.Tuple):
+            return tuple(self.eval_index(e) for e in node.elts)
+        return self.eval_value(node)
+
     def eval_Call(self, node: ast.Call) -> Item:
+        if isinstance(node.func, ast.Attribute) and node.func.attr == "append":
+            return self.append(node)
         func = self.eval(node.func)
         args = []
         for arg in node.args:
@@ -344,13 +396,51 @@ class ExpressionEmitter:
             raise self.b.error("range() is only supported as the iterable of a for loop")
         if inspect.isfunction(func.obj):
             return self.inline_call(func.obj, args, kwargs)
+        inner = getattr(func.obj, "__fusejit_function__", None)
+        if inspect.isfunction(inner):  # another @fusejit.jit function: inlined like a helper
+            return self.inline_call(inner, args, kwargs)
         raise self.b.error(f"call to unknown function {func.name!r}: it is neither a "
                            f"supported NumPy/fusejit.ops function nor a Python function")
+
+    def append(self, node: ast.Call) -> Item:
+        """``xs.append(v)``: on a Python list while scripting, ``aten::append`` on an IR list."""
+        items = self.eval(node.func.value)  # type: ignore[attr-defined]
+        if len(node.args) != 1 or node.keywords:
+            raise self.unsupported(node, "append() with other than one argument")
+        value = self.eval_value(node.args[0])
+        self.at(node)
+        if isinstance(items, list):
+            items.append(value)
+            return None
+        if isinstance(items, Value) and isinstance(items.type, ListType):
+            if not is_tensor(value):
+                raise self.b.error(f"only arrays can be appended to this list, got "
+                                   f"{describe(value)}")
+            self.b.emit("aten::append", [items, value], "append")
+            return None
+        raise self.b.error(f"a {describe(items)} has no append()")
 
     def inline_call(self, fn, args: list[Item], kwargs: dict[str, Item]) -> Item:
         raise NotImplementedError  # provided by the statement emitter
 
     # -- helpers ------------------------------------------------------------------------------
+
+    def static_condition(self, node: ast.expr) -> bool | None:
+        """The value of a condition known while scripting (``x is None``, a constant), else
+        None. Only tests that emit nothing are decided here, so nothing is emitted twice."""
+        if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(
+                node.ops[0], (ast.Is, ast.IsNot)):
+            item = self.eval_value(node)
+        elif isinstance(node, (ast.Constant, ast.Name)):
+            item = self.eval_value(node)
+        elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            inner = self.static_condition(node.operand)
+            return None if inner is None else not inner
+        else:
+            return None
+        static = self.b.static(item)
+        return bool(static) if isinstance(static, (bool, int, float)) or static is None \
+            else None
 
     def condition(self, node: ast.expr) -> Value:
         item = self.eval_value(node)
@@ -370,6 +460,10 @@ class ExpressionEmitter:
         if a.type == b.type:
             return a.type
         raise self.b.error(f"{what} have different types: {describe(a)} and {describe(b)}")
+
+
+def _is_dtype(obj: Any) -> bool:
+    return isinstance(obj, type) and (issubclass(obj, np.generic) or obj in (bool, int, float))
 
 
 def _dotted(node: ast.expr) -> str:

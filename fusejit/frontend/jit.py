@@ -1,19 +1,24 @@
-"""``fusejit.jit``: a decorator that scripts a NumPy function and runs it through the executor.
+"""``fusejit.jit``: a decorator that scripts a NumPy function per argument types and runs it.
 
 ::
 
     @fusejit.jit
-    def gate(x, h):
-        return F.sigmoid(x) * np.tanh(h)
+    def newton(a, x0=1.0, eps=1e-5):     # no annotations: a float argument is a scalar
+        ...
 
-    gate(x, h)               # scripted on first use, fused, run by the interpreter
-    gate.graph               # the scripted graph (Tensor-typed, as TorchScript prints it)
-    gate.graph_for(x, h)     # the optimised graph that runs for these arguments
-    gate.code_for(x, h)      # its instruction dump
-    gate.__wrapped__(x, h)   # the original function, plain NumPy
+    newton(2.0)              # scripted for (float, float, float), fused, run by the interpreter
+    newton.graph             # the scripted graph (Tensor-typed, as TorchScript prints it)
+    newton.graph_for(2.0)    # the optimised graph that runs for these arguments
+    newton.code_for(2.0)     # its instruction dump
+    newton.__wrapped__(2.0)  # the original function, plain NumPy
 
-Scripting happens on first use (not at decoration), so helpers defined later in the module are
-found. ``jit(device="cpu")`` takes options; a device the executor does not offer is an error.
+Like Numba and JAX, a call is specialised on its arguments' types: a Python ``int``, ``float``
+or ``bool`` is a scalar of that type, an array is a tensor of its dtype and rank (never its
+sizes). Knowing dtypes while scripting is what lets the frontend give NumPy's result dtypes
+(``int / int`` is float64, ``float32 * 0.5`` stays float32). Parameters annotated ``int``,
+``float`` or ``bool`` keep their annotated type. Scripting happens on first use of each
+signature (not at decoration), so helpers defined later in the module are found.
+``jit(device="cpu")`` takes options; a device the executor does not offer is an error.
 """
 
 from __future__ import annotations
@@ -23,9 +28,78 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
+from ..dask import has_dask_arrays, is_dask_array
 from ..errors import FusejitError
 from ..ir.graph import Graph
+from ..ir.types import BOOL, FLOAT, INT, NONE, ScalarType, TensorType, Type
+from ..runtime.element_function import compile_element_graph, is_element_graph
+from ..runtime.scalar_function import compile_scalar_graph, is_scalar_graph
 from .script import script
+
+# Array dtypes a jitted function takes; others are refused naming the argument.
+SUPPORTED_DTYPES = frozenset(np.dtype(t) for t in (
+    np.bool_, np.uint8, np.int8, np.int16, np.int32, np.int64, np.float32, np.float64))
+_SCALARS = {bool: BOOL, int: INT, float: FLOAT}
+
+
+_NDARRAY = np.ndarray
+
+
+def call_key(args: tuple) -> tuple:
+    """What a call is specialised on: the argument types, and dtype and rank for arrays."""
+    types = tuple(map(type, args))
+    return tuple(map(argument_key, args)) if _NDARRAY in types else types
+
+
+def argument_key(value: Any) -> Any:
+    """What a call is specialised on for one argument (cheap: it runs on every call)."""
+    cls = type(value)
+    if cls is np.ndarray:
+        return value.dtype, value.ndim
+    if cls in _SCALARS or value is None:
+        return cls  # the same as call_key's for scalar-only calls
+    return _Other  # checked (and refused or converted) by the slow path
+
+
+class _Other:
+    """The key of an argument that needs conversion or is refused."""
+
+
+def argument_ir_type(name: str, value: Any) -> Type:
+    """The IR type of a graph input for a (converted) argument, or a FusejitError naming it.
+    A Dask array is typed as the NumPy arrays its chunks are (``fusejit/dask.py``)."""
+    if isinstance(value, np.ndarray) or is_dask_array(value):
+        if value.dtype not in SUPPORTED_DTYPES:
+            hint = ("convert it with .astype(np.float32)" if value.dtype.kind in "fc"
+                    else "pass a numeric or bool array")
+            raise FusejitError(f"argument {name!r}: arrays of dtype {value.dtype} are not "
+                               f"supported ({hint})")
+        return TensorType(ScalarType.from_dtype(value.dtype), (None,) * value.ndim, None, None,
+                          "cpu")
+    if value is None:
+        return NONE
+    scalar = _SCALARS.get(type(value))
+    if scalar is not None:
+        return scalar
+    raise FusejitError(f"argument {name!r}: a {type(value).__name__} is not supported "
+                       f"(pass NumPy arrays of bool, int or float dtypes, Python numbers or "
+                       f"None)")
+
+
+def _convert(value: Any) -> Any:
+    """NumPy scalars become 0-d arrays (they keep their dtype, as in NumPy's own rules)."""
+    if isinstance(value, np.generic) and not isinstance(value, (np.complexfloating,
+                                                                np.object_)):
+        return np.asarray(value)
+    if isinstance(value, bool):
+        return bool(value)
+    if isinstance(value, int) and type(value) is not int:  # IntEnum members and the like
+        return int(value)
+    if isinstance(value, float) and type(value) is not float:
+        return float(value)
+    return value
 
 
 class JitFunction:
@@ -36,50 +110,126 @@ class JitFunction:
             raise FusejitError(f"fusejit.jit needs a Python function, got {type(fn).__name__}")
         functools.update_wrapper(self, fn)
         self.fn = fn
+        self.__fusejit_function__ = fn  # what a jitted caller inlines
         self.device = device
         self._signature = inspect.signature(fn)
+        params = list(self._signature.parameters.values())
+        self._names = [p.name for p in params]
+        # Positional calls skip ``Signature.bind``: missing trailing positional parameters and
+        # keyword-only ones take their defaults (numbers and None) from ``_defaults``.
+        positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY,
+                                                      p.POSITIONAL_OR_KEYWORD)]
+        keyword_only = [p for p in params if p.kind == p.KEYWORD_ONLY]
+        defaults = [p.default for p in positional if p.default is not p.empty]
+        defaults += [p.default for p in keyword_only]
+        simple = len(positional) + len(keyword_only) == len(params) and all(
+            isinstance(d, (bool, int, float)) or d is None for d in defaults)
+        self._total = len(params) if simple else -1
+        self._positional = len(positional) if simple else -1
+        self._defaults = tuple(defaults) if simple else ()
+        self._required = len(positional) - (len(defaults) - len(keyword_only))
         self._graph: Graph | None = None
-        self._compiled = None
+        self._specialised: dict[tuple, Any] = {}
+        # The interpreter's compiled function of each signature (under any whole-graph tier):
+        # Dask calls run it chunk by chunk, displays show the latest one.
+        self._interpreted: dict[tuple, Any] = {}
+        self._compiled: Any = None
 
     @property
     def graph(self) -> Graph:
-        """The scripted graph (before optimisation)."""
+        """The scripted graph (before optimisation, unannotated parameters as Tensors)."""
         if self._graph is None:
             self._graph = script(self.fn)
         return self._graph
 
-    def _executor(self):
-        if self._compiled is None:
-            from ..runtime.executor import compile
+    def _compile(self, graph: Graph):
+        from ..runtime.executor import compile
 
-            options: dict[str, Any] = {"fuse": True}
-            if self.device is not None:
-                if "device" in inspect.signature(compile).parameters:
-                    options["device"] = self.device
-                elif self.device != "cpu":
-                    raise FusejitError(f"device {self.device!r} is not available: this "
-                                       f"executor runs on the CPU")
-            self._compiled = compile(self.graph, **options)
-        return self._compiled
+        options: dict[str, Any] = {"fuse": True}
+        if self.device is not None:
+            if "device" in inspect.signature(compile).parameters:
+                options["device"] = self.device
+            elif self.device != "cpu":
+                raise FusejitError(f"device {self.device!r} is not available: this "
+                                   f"executor runs on the CPU")
+        return compile(graph, **options)
 
-    def _arguments(self, args: tuple, kwargs: dict) -> list[Any]:
+    def _arguments(self, args: tuple, kwargs: dict) -> tuple:
         try:
             bound = self._signature.bind(*args, **kwargs)
         except TypeError as error:
             raise FusejitError(f"{self.fn.__qualname__}(): {error}") from None
         bound.apply_defaults()
-        return list(bound.arguments.values())
+        return tuple(bound.arguments.values())
+
+    def _specialise(self, args: tuple) -> tuple[Any, tuple]:
+        """The compiled function for these arguments' types, and the arguments converted."""
+        args = tuple(_convert(a) for a in args)
+        key = call_key(args)
+        compiled = self._specialised.get(key)
+        if compiled is None:
+            types = [argument_ir_type(n, a) for n, a in zip(self._names, args)]
+            graph = script(self.fn, types)
+            compiled = self._compiled = self._interpreted[key] = self._compile(graph)
+            if self.device in (None, "cpu") and [v.type for v in graph.inputs] == types:
+                # Scalars only, or element loops and small array code: one Numba function
+                # for the whole graph (the interpreter's per-step cost would dominate).
+                whole = (compile_scalar_graph if is_scalar_graph(graph) else
+                         compile_element_graph if is_element_graph(graph) else None)
+                if whole is not None:
+                    compiled = self._tiered(key, graph, compiled, whole)
+            self._specialised[key] = compiled
+        return compiled, args
+
+    def _tiered(self, key: tuple, graph: Graph, interpreted: Any, whole: Callable) -> Any:
+        """Interpret the first call; compile the whole graph when the signature is called
+        again (a function called once never waits for Numba)."""
+        def first_calls(*args: Any) -> Any:
+            if first_calls.calls == 0:
+                first_calls.calls = 1
+                return interpreted(*args)
+            compiled = whole(graph, fallback=interpreted)
+            self._specialised[key] = compiled
+            return compiled(*args)
+
+        first_calls.calls = 0  # type: ignore[attr-defined]
+        first_calls.graph_for = interpreted.graph_for  # type: ignore[attr-defined]
+        first_calls.code_for = interpreted.code_for  # type: ignore[attr-defined]
+        return first_calls
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return self._executor()(*self._arguments(args, kwargs))
+        if kwargs or len(args) != self._total:
+            if not kwargs and self._required <= len(args) <= self._positional:
+                args += self._defaults[len(args) - self._required:]
+            else:
+                args = self._arguments(args, kwargs)
+        types = tuple(map(type, args))  # call_key, inlined: this runs on every call
+        compiled = self._specialised.get(
+            tuple(map(argument_key, args)) if _NDARRAY in types else types)
+        if compiled is None:
+            if has_dask_arrays(args):
+                return self._call_on_dask(args)
+            compiled, args = self._specialise(args)
+        return compiled(*args)
+
+    def _call_on_dask(self, args: tuple) -> Any:
+        """Dask arrays in, Dask arrays out: the signature's interpreter function, typed by the
+        arrays' dtypes and ranks, runs chunk by chunk (``fusejit/dask.py``)."""
+        stand_ins = tuple(np.empty((0,) * a.ndim, a.dtype) if is_dask_array(a) else a
+                          for a in args)
+        self._specialise(stand_ins)
+        converted = tuple(a if is_dask_array(a) else _convert(a) for a in args)
+        return self._interpreted[call_key(tuple(map(_convert, stand_ins)))](*converted)
 
     def graph_for(self, *args: Any, **kwargs: Any) -> Graph:
         """The optimised graph that runs for these arguments."""
-        return self._executor().graph_for(*self._arguments(args, kwargs))
+        compiled, args = self._specialise(self._arguments(args, kwargs))
+        return compiled.graph_for(*args)
 
     def code_for(self, *args: Any, **kwargs: Any) -> str:
         """The interpreter's instruction dump for these arguments."""
-        return self._executor().code_for(*self._arguments(args, kwargs)).dump()
+        compiled, args = self._specialise(self._arguments(args, kwargs))
+        return compiled.code_for(*args).dump()
 
     def __reduce__(self) -> tuple:
         # Sent to another process as the scripted graph's text (runtime/portable.py).
@@ -111,4 +261,5 @@ def jit(fn: Callable | None = None, *, device: str | None = None) -> Any:
     return JitFunction(fn, device=device)
 
 
-__all__ = ["JitFunction", "jit"]
+__all__ = ["JitFunction", "SUPPORTED_DTYPES", "argument_ir_type", "argument_key", "call_key",
+           "jit"]

@@ -22,6 +22,7 @@ from ..ir.graph import Value
 from ..ir.symbols import aten, prim
 from ..ir.types import BOOL, FLOAT, INT, TENSOR, BoolType, IntType, ListType, TensorType
 from .builder import IRBuilder, Item, describe, is_none, is_tensor, scalar_type_of
+from .numpy_dtypes import conform
 
 # Binary operators whose operands can be swapped (with the comparison mirrored).
 _MIRRORED = {"add": "add", "mul": "mul", "eq": "eq", "ne": "ne", "lt": "gt", "gt": "lt",
@@ -35,7 +36,9 @@ _SYMBOL = {"add": "+", "sub": "-", "mul": "*", "div": "/", "pow": "**", "remaind
            "gt": ">", "ge": ">=", "and": "&", "or": "|", "xor": "^"}
 
 
-def _kind(op: str) -> str:
+def _kind(op: str, tensor: bool = True) -> str:
+    if tensor and op == "floordiv":
+        return aten.floor_divide  # aten::floordiv is the scalar op
     return aten[_ATEN_NAME.get(op, op)]
 
 
@@ -46,6 +49,8 @@ def binary(b: IRBuilder, op: str, lhs: Item, rhs: Item) -> Value:
         if not is_tensor(side) and scalar_type_of(side) is None:
             raise b.error(f"{what} does not take a {describe(side)} operand")
     lt, rt = is_tensor(lhs), is_tensor(rhs)
+    if (lt or rt) and op in NUMPY_BINARY:
+        lhs, rhs = conform(b, NUMPY_BINARY[op], [lhs, rhs], what, op not in _PREDICATES)
     if op == "matmul":
         if not (lt and rt):
             raise b.error("'@' needs two arrays")
@@ -72,17 +77,40 @@ def binary(b: IRBuilder, op: str, lhs: Item, rhs: Item) -> Value:
     raise b.error(f"{what} with a scalar on the left and an array on the right is not supported")
 
 
+# The NumPy function each binary operator is, for NumPy's result dtypes (numpy_dtypes).
+NUMPY_BINARY = {
+    "add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.true_divide,
+    "pow": np.power, "remainder": np.remainder, "floordiv": np.floor_divide,
+    "max": np.maximum, "min": np.minimum, "fmod": np.fmod, "atan2": np.arctan2,
+    "matmul": np.result_type, "and": np.bitwise_and, "or": np.bitwise_or,
+    "xor": np.bitwise_xor, "eq": np.equal, "ne": np.not_equal, "lt": np.less,
+    "le": np.less_equal, "gt": np.greater, "ge": np.greater_equal,
+}
+_PREDICATES = frozenset({"eq", "ne", "lt", "le", "gt", "ge"})
+# The NumPy function each unary aten op is (the ones NumPy has).
+NUMPY_UNARY = {
+    "exp": np.exp, "log": np.log, "log1p": np.log1p, "expm1": np.expm1, "log2": np.log2,
+    "log10": np.log10, "sqrt": np.sqrt, "tanh": np.tanh, "sin": np.sin, "cos": np.cos,
+    "tan": np.tan, "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan, "sinh": np.sinh,
+    "cosh": np.cosh, "abs": np.abs, "floor": np.floor, "ceil": np.ceil, "trunc": np.trunc,
+    "round": np.rint, "sign": np.sign, "neg": np.negative, "logical_not": np.logical_not,
+    "reciprocal": np.reciprocal,
+}
+
+
 def _scalar_binary(b: IRBuilder, op: str, lhs: Item, rhs: Item, what: str) -> Value:
     if op in _ARITHMETIC:
         # Python arithmetic treats bools as ints; TorchScript's schemas do not.
         lhs, rhs = (to_int(b, x) if scalar_type_of(x) == BOOL else x for x in (lhs, rhs))
-    return b.emit(_kind(op), [lhs, rhs], what)
+    return b.emit(_kind(op, tensor=False), [lhs, rhs], what)
 
 
 def unary(b: IRBuilder, name: str, x: Item, what: str | None = None) -> Value:
     """A pointwise function of one argument (``aten::exp`` ...), on an array or a scalar."""
     what = what or name
     if is_tensor(x):
+        if name in NUMPY_UNARY:
+            (x,) = conform(b, NUMPY_UNARY[name], [x], what)
         return b.emit(aten[name], [x], what)
     st = scalar_type_of(x)
     if st is None:
@@ -188,7 +216,9 @@ def split(b: IRBuilder, x: Item, sections: Item, axis: Item = 0) -> tuple[Value,
                           f"{n} equal sections")
     chunks = b.create(aten.chunk, [x, b.value(n), b.value(dim)])
     chunks.output().set_type(ListType(TENSOR))
+    b.refine(chunks)
     unpack = b.create(prim.ListUnpack, [chunks.output()], n)
+    b.refine(unpack)
     return unpack.outputs
 
 
@@ -211,8 +241,13 @@ def where(b: IRBuilder, condition: Item, x: Item, y: Item) -> Value:
     """``np.where(c, x, y)``: ``aten::where``; scalar branches become 0-D tensors."""
     if not is_tensor(condition):
         raise b.error(f"np.where's condition must be an array, got {describe(condition)}")
+    x, y = conform(b, _where_dtype, [x, y], "np.where")
     return b.emit(aten.where, [condition, as_tensor(b, x, "np.where"),
                                as_tensor(b, y, "np.where")], "np.where")
+
+
+def _where_dtype(x, y):
+    return np.where(True, x, y)
 
 
 def as_tensor(b: IRBuilder, item: Item, what: str) -> Value:
@@ -228,6 +263,7 @@ def as_tensor(b: IRBuilder, item: Item, what: str) -> Value:
         raise b.error(f"{what} takes arrays or numbers, got {describe(item)}")
     node = b.create(prim.NumToTensor, [b.value(item)])
     node.output().set_type(TENSOR)
+    b.refine(node)
     return node.output()
 
 

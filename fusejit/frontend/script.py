@@ -26,14 +26,18 @@ from __future__ import annotations
 import ast
 import inspect
 import textwrap
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from ..errors import ScriptError
-from ..ir.graph import Block, Graph, Value
+from ..ir.graph import Graph, Value
 from ..ir.symbols import aten, prim
-from ..ir.types import INT
+from ..ir.types import BoolType, FloatType, IntType, Type
+from ..passes.constant_pooling import constant_pooling
+from ..passes.dead_code_elimination import eliminate_dead_code
+from . import numpy_lowering
 from .builder import IRBuilder, Item, describe, is_tensor, remove_unused_constants, scalar_type_of
 from .expressions import (
     CONSTRUCT_NAMES,
@@ -43,31 +47,46 @@ from .expressions import (
     Sugared,
     Undefined,
 )
+from .loops import INT64_MAX, LoopStatements, _reads
 from .lowering import binary
 
-INT64_MAX = 9223372036854775807
 _FELL_OFF = object()  # a statement list that ends without ``return``
 _MAX_INLINE_DEPTH = 32
 
 
-def script(fn) -> Graph:
+def script(fn, arg_types: Sequence[Type] | None = None) -> Graph:
     """Translate ``fn`` (a plain Python function over NumPy arrays) into a TorchScript graph.
 
     Unannotated parameters are tensors of unknown type; ``int``, ``float`` and ``bool``
     annotations make scalar inputs. A tuple return becomes several graph outputs.
+
+    ``arg_types`` (one IR type per parameter, as ``fusejit.jit`` gives them per call) types
+    the inputs instead: unannotated parameters take them, every value's type is inferred as it
+    is emitted, and array arithmetic follows NumPy's dtype rules (casts are inserted where
+    PyTorch's would differ).
     """
     src = load_source(fn)
     graph = Graph()
-    b = IRBuilder(graph)
+    b = IRBuilder(graph, typed=arg_types is not None)
     emitter = StatementEmitter(b, src, inline_stack=(fn,))
-    for arg in _parameters(emitter, src.tree):
-        emitter.env[arg.arg] = graph.add_input(arg.arg, _annotation_type(emitter, arg))
+    params = _parameters(emitter, src.tree)
+    if arg_types is not None and len(arg_types) != len(params):
+        raise ScriptError(f"{fn.__qualname__}: {len(arg_types)} argument types for "
+                          f"{len(params)} parameters")
+    for i, arg in enumerate(params):
+        given = arg_types[i] if arg_types is not None else None
+        emitter.env[arg.arg] = graph.add_input(arg.arg, _annotation_type(emitter, arg, given))
     emitter.at(src.tree)
     result = emitter.emit_function_body()
     with graph.inserting_before(graph.block):
         for value in emitter.flatten(result, "the returned value"):
             graph.register_output(value)
     remove_unused_constants(graph)
+    if arg_types is not None:
+        # What jit runs: constants hoisted out of loop bodies (a while+if loop otherwise
+        # reloads them every iteration), dead conversions dropped.
+        eliminate_dead_code(graph)
+        constant_pooling(graph)
     graph.lint()
     return graph
 
@@ -110,14 +129,22 @@ def _parameters(emitter: ExpressionEmitter, tree: ast.FunctionDef) -> list[ast.a
         raise emitter.unsupported(args.vararg, "a *args parameter")
     if args.kwarg is not None:
         raise emitter.unsupported(args.kwarg, "a **kwargs parameter")
-    if args.kwonlyargs:
-        raise emitter.unsupported(args.kwonlyargs[0], "a keyword-only parameter")
-    return [*args.posonlyargs, *args.args]
+    return [*args.posonlyargs, *args.args, *args.kwonlyargs]
 
 
-def _annotation_type(emitter: ExpressionEmitter, arg: ast.arg):
-    """``int``/``float``/``bool`` annotations give scalars; none or ``np.ndarray``, a tensor."""
+def _annotation_type(emitter: ExpressionEmitter, arg: ast.arg, given: Type | None = None):
+    """``int``/``float``/``bool`` annotations give scalars; none or ``np.ndarray``, a tensor.
+
+    With a ``given`` type (the call's argument), the annotation only matters when it names a
+    scalar type and the argument is a scalar (an ``int`` passed for ``x: float`` is a float);
+    other annotations (``Optional[...]``, ``np.ndarray``, strings) are not read.
+    """
     node = arg.annotation
+    if given is not None:
+        annotated = _scalar_annotation(emitter, node)
+        if annotated is not None and isinstance(given, (IntType, FloatType, BoolType)):
+            return annotated
+        return given
     if node is None:
         return SCALAR_ANNOTATIONS[np.ndarray]
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
@@ -134,7 +161,18 @@ def _annotation_type(emitter: ExpressionEmitter, arg: ast.arg):
                                    f"bool or np.ndarray)")
 
 
-class StatementEmitter(ExpressionEmitter):
+def _scalar_annotation(emitter: ExpressionEmitter, node: ast.expr | None) -> Type | None:
+    if isinstance(node, (ast.Name, ast.Attribute)):
+        try:
+            resolved = emitter.eval(node)
+        except ScriptError:
+            return None
+        if isinstance(resolved, Sugared) and resolved.obj in (int, float, bool):
+            return SCALAR_ANNOTATIONS[resolved.obj]
+    return None
+
+
+class StatementEmitter(LoopStatements, ExpressionEmitter):
     """Emits the statements of one function body (a helper gets its own emitter)."""
 
     def __init__(self, b: IRBuilder, src: FunctionSource, inline_stack: tuple):
@@ -143,6 +181,7 @@ class StatementEmitter(ExpressionEmitter):
         # Names read after the statement being emitted (for loop-carried liveness).
         self.live_after: list[set[str]] = [set()]
         self.loop_depth = 0
+        self.loop_count = 0  # numbers the hidden names of rewritten loops ($break1 ...)
 
     def emit_function_body(self) -> Item:
         result = self.emit_statements(self.src.tree.body)
@@ -162,6 +201,12 @@ class StatementEmitter(ExpressionEmitter):
                 if stmt.value is None:
                     return None
                 return self.eval_value(stmt.value)
+            if isinstance(stmt, ast.If):
+                static = self.static_condition(stmt.test)
+                if static is not None:  # decided while scripting: only one branch exists
+                    branch = stmt.body if static else stmt.orelse
+                    return self.emit_statements(branch if _always_returns(branch)
+                                                else [*branch, *rest])
             if isinstance(stmt, ast.If) and _returns(stmt):
                 return self.emit_returning_if(stmt, rest)
             self.live_after.append(self.live_after[-1] | _reads(rest))
@@ -227,19 +272,34 @@ class StatementEmitter(ExpressionEmitter):
 
     def stmt_AugAssign(self, stmt: ast.AugAssign) -> None:
         """``x += y``: in place for arrays (``aten::add_``, as NumPy and TorchScript do)."""
-        if not isinstance(stmt.target, ast.Name):
-            raise self.unsupported(stmt.target, "augmented assignment to an element")
-        current = self.eval_Name(ast.copy_location(ast.Name(stmt.target.id, ast.Load()), stmt))
+        if isinstance(stmt.target, ast.Subscript):
+            base = self.eval_value(stmt.target.value)
+            index = self.eval_index(stmt.target.slice)
+            self.at(stmt.target)
+            if not is_tensor(base):
+                raise self.b.error(f"a {describe(base)} does not support item assignment")
+            current = numpy_lowering.index(self.b, base, index)
+        elif isinstance(stmt.target, ast.Name):
+            current = self.eval_Name(ast.copy_location(ast.Name(stmt.target.id, ast.Load()),
+                                                       stmt))
+        else:
+            raise self.unsupported(stmt.target, "augmented assignment to an attribute")
         operand = self.eval_value(stmt.value)
         self.at(stmt)
         op = _INPLACE.get(type(stmt.op))
-        if is_tensor(current):
+        # NumPy's scalars (what x[i] of a 1-d array is) are immutable: s += v rebinds s and
+        # never writes through to the array s was read from.
+        scalar = (isinstance(stmt.target, ast.Name) and is_tensor(current)
+                  and current.type.rank == 0)
+        if is_tensor(current) and not scalar:
             if op is None:
                 raise self.unsupported(stmt, f"in-place {type(stmt.op).__name__} on an array")
             if not is_tensor(operand) and scalar_type_of(operand) is None:
                 raise self.b.error(f"cannot add a {describe(operand)} to an array in place")
             args = [current, operand, 1] if op in ("add", "sub") else [current, operand]
             result = self.b.emit(aten[f"{op}_"], args, f"'{op}='")
+            if isinstance(stmt.target, ast.Subscript):
+                return  # written through the view
         else:
             from .expressions import _BINOPS
 
@@ -271,7 +331,15 @@ class StatementEmitter(ExpressionEmitter):
             for t, v in zip(target.elts, value):
                 self.assign(t, v)
             return
-        raise self.unsupported(target, "assignment to an element or attribute")
+        if isinstance(target, ast.Subscript):
+            base = self.eval_value(target.value)
+            index = self.eval_index(target.slice)
+            self.at(target)
+            if not is_tensor(base):
+                raise self.b.error(f"a {describe(base)} does not support item assignment")
+            numpy_lowering.store(self.b, base, index, value)
+            return
+        raise self.unsupported(target, "assignment to an attribute")
 
     def materialize(self, item: Item) -> Any:
         """Literals in ``item`` as constants (so a variable is always a graph value)."""
@@ -316,118 +384,6 @@ class StatementEmitter(ExpressionEmitter):
             out = node.add_output(self.join_types(tv, ev, f"the branches' values of {name!r}"))
             outs.append(out.set_debug_name(name) if not isinstance(t, tuple) else out)
         return self.unflatten(t, iter(outs))
-
-    # -- loops --------------------------------------------------------------------------------
-
-    def stmt_While(self, stmt: ast.While) -> None:
-        if stmt.orelse:
-            raise self.unsupported(stmt.orelse[0], "a while loop's else clause")
-        cond = self.condition(stmt.test)
-        self.at(stmt)
-        trip = self.b.value(INT64_MAX)
-        self.emit_loop(stmt, trip, cond, None)
-
-    def stmt_For(self, stmt: ast.For) -> None:
-        if stmt.orelse:
-            raise self.unsupported(stmt.orelse[0], "a for loop's else clause")
-        if not isinstance(stmt.target, ast.Name):
-            raise self.unsupported(stmt.target, "a for loop target other than one name")
-        call = stmt.iter
-        func = self.eval(call.func) if isinstance(call, ast.Call) else None
-        if not (isinstance(func, Sugared) and func.obj is range):
-            raise self.unsupported(stmt.iter, "a for loop over anything but range(...)")
-        if call.keywords or not 1 <= len(call.args) <= 3:
-            raise self.unsupported(call, "this form of range()")
-        bounds = []
-        for arg in call.args:
-            value = self.eval_value(arg)
-            if scalar_type_of(value) != INT:
-                self.at(arg)
-                kind = "an array" if is_tensor(value) else f"a {describe(value)}"
-                raise self.b.error(f"range() needs int bounds, got {kind} (a tensor cannot be "
-                                   f"used as a loop bound; convert with int(...))")
-            bounds.append(value)
-        self.at(stmt)
-        start, stop, step = _range_parts(bounds)
-        trip = self._trip_count(start, stop, step)
-        self.emit_loop(stmt, trip, self.b.value(True), (stmt.target.id, start, step))
-
-    def _trip_count(self, start: Item, stop: Item, step: Item) -> Item:
-        """max(0, ceil((stop - start) / step)) as TorchScript computes it, for a constant step."""
-        b = self.b
-        step_value = b.static(step)
-        if not isinstance(step_value, int) or step_value == 0:
-            raise b.error("range() needs a constant non-zero step")
-        span = stop if b.static(start) == 0 else binary(b, "sub", stop, start)
-        if step_value == 1:
-            return span
-        if step_value < 0:
-            span = binary(b, "sub", 0, span)
-        # Negative results mean zero iterations: prim::Loop runs while i < trip count.
-        return binary(b, "floordiv", binary(b, "add", span, abs(step_value) - 1), abs(step_value))
-
-    def emit_loop(self, stmt, trip: Item, cond: Value, index: tuple | None) -> None:
-        reads = _reads([stmt]) | self.live_after[-1]
-        assigned = _assigned(stmt.body)
-        carried = [n for n in assigned if n in self.env and not isinstance(self.env[n], Undefined)
-                   and n in reads]
-        initial = [self.env[n] for n in carried]
-        init_values = [v for n, item in zip(carried, initial) for v in self.flatten(item, n)]
-        node = self.b.create(prim.Loop, [self.b.value(trip), cond, *init_values], 0)
-        body = node.add_block()
-        counter = body.add_input(type=INT)
-        before = self.env
-        self.env = dict(before)
-        block_inputs = iter([body.add_input(type=v.type) for v in init_values])
-        for name, item in zip(carried, initial):
-            self.env[name] = self._named(self.unflatten(item, block_inputs), name)
-        with self.b.graph.inserting_before(body):
-            self._bind_index(body, counter, index)
-            self.live_after.append(self.live_after[-1] | reads)
-            self.loop_depth += 1
-            try:
-                self.emit_statements(stmt.body)
-            finally:
-                self.live_after.pop()
-                self.loop_depth -= 1
-            next_cond = self.condition(stmt.test) if isinstance(stmt, ast.While) else cond
-            self.at(stmt)
-            body.register_output(next_cond)
-            body_values = [v for n in carried for v in self.flatten(self.env[n], n)]
-        body_env, self.env = self.env, before
-        for v0, block_input, v1 in zip(init_values, body.inputs[1:], body_values):
-            body.register_output(v1)
-            joined = self.join_types(v0, v1, "a loop-carried variable's values before and in "
-                                              "the loop")
-            block_input.set_type(joined)
-            node.add_output(joined)
-        outputs = iter(node.outputs)
-        for name, item in zip(carried, initial):
-            self.env[name] = self._named(self.unflatten(item, outputs), name)
-        reason = f"it is assigned inside the loop at line {stmt.lineno + self.src.line_offset}"
-        for name in assigned:
-            if name not in carried and name in body_env:
-                self.env[name] = Undefined(reason + " and not defined before it")
-
-    def _bind_index(self, body: Block, counter: Value, index: tuple | None) -> None:
-        if index is None:
-            return
-        name, start, step = index
-        value: Item = counter
-        if self.b.static(step) != 1:
-            value = binary(self.b, "mul", value, step)
-        if self.b.static(start) != 0:
-            value = binary(self.b, "add", value, start)
-        value = self.b.value(value)
-        if not value.has_debug_name():
-            value.set_debug_name(name)
-        self.env[name] = value
-
-    @staticmethod
-    def _named(item: Any, name: str) -> Any:
-        if isinstance(item, Value):
-            item.set_debug_name(name)
-        return item
 
     # -- helpers (inlined calls) --------------------------------------------------------------
 
@@ -480,14 +436,6 @@ class StatementEmitter(ExpressionEmitter):
 _INPLACE = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div"}
 
 
-def _range_parts(bounds: list[Item]) -> tuple[Item, Item, Item]:
-    if len(bounds) == 1:
-        return 0, bounds[0], 1
-    if len(bounds) == 2:
-        return bounds[0], bounds[1], 1
-    return bounds[0], bounds[1], bounds[2]
-
-
 def _shape(item: Any) -> Any:
     if isinstance(item, (tuple, list)):
         return tuple(_shape(i) for i in item)
@@ -500,26 +448,6 @@ def _changed(before: dict, *after: dict) -> list[str]:
         for name, item in env.items():
             if before.get(name) is not item:
                 names[name] = None
-    return list(names)
-
-
-def _reads(stmts: list[ast.AST]) -> set[str]:
-    names = set()
-    for stmt in stmts:
-        for node in ast.walk(stmt):
-            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
-                names.add(node.id)
-            elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
-                names.add(node.target.id)
-    return names
-
-
-def _assigned(stmts: list[ast.stmt]) -> list[str]:
-    names: dict[str, None] = {}
-    for stmt in stmts:
-        for node in ast.walk(stmt):
-            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-                names[node.id] = None
     return list(names)
 
 

@@ -43,7 +43,16 @@ from ..ir.types import TensorType
 from ..runtime.dtypes import DEFAULT_FLOAT, result_type
 from .builder import IRBuilder, Location, remove_unused_constants
 from .calls import CALLEES, METHODS, Callee
-from .lowering import select, transpose
+from .lowering import transpose
+from .numpy_lowering import index as _index
+
+
+def _basic_index(i: Any) -> bool:
+    if isinstance(i, slice):
+        return all(p is None or (isinstance(p, (int, np.integer)) and not isinstance(p, bool))
+                   for p in (i.start, i.stop, i.step))
+    return i is None or i is Ellipsis or (isinstance(i, (int, np.integer))
+                                          and not isinstance(i, bool))
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _NUMPY_DIR = os.path.dirname(os.path.abspath(np.__file__))
@@ -100,7 +109,9 @@ class _TraceState:
 
     def __init__(self, graph: Graph):
         self.graph = graph
-        self.b = IRBuilder(graph)
+        # Typed: every node's dtype is inferred as it is recorded, so the recorded values take
+        # the dtype the graph computes (NumPy's, through the casts ``numpy_dtypes`` inserts).
+        self.b = IRBuilder(graph, typed=True)
 
     def locate(self) -> None:
         frame = sys._getframe(2)
@@ -120,8 +131,10 @@ class _TraceState:
             return obj._ir
         if isinstance(obj, np.generic):
             obj = obj.item()
-        if isinstance(obj, (bool, int, float)) or obj is None:
+        if isinstance(obj, (bool, int, float, slice)) or obj is None or obj is Ellipsis:
             return obj
+        if isinstance(obj, np.dtype) or (isinstance(obj, type) and issubclass(obj, np.generic)):
+            return np.dtype(obj)
         if isinstance(obj, np.ndarray):  # an array the function closes over: a constant
             return self.b.value_const(obj)
         if isinstance(obj, (tuple, list)):
@@ -148,7 +161,8 @@ class _TraceState:
         if not isinstance(ir.type, TensorType):
             return value
         value = np.asarray(value)
-        dtype = _pytorch_dtype(rule, args, value.dtype)
+        scalar = ir.type.scalar_type
+        dtype = scalar.dtype if scalar is not None else _pytorch_dtype(rule, args, value.dtype)
         if dtype != value.dtype:
             value = value.astype(dtype)
         ir.set_type(TensorType.of_array(value))
@@ -308,13 +322,13 @@ class TracerArray:
     def __getitem__(self, index: Any) -> Any:
         indices = index if isinstance(index, tuple) else (index,)
         state = self._state
-        if not all(isinstance(i, (int, np.integer)) and not isinstance(i, bool)
-                   for i in indices):
+        if not all(_basic_index(i) for i in indices):
             state.locate()
-            raise state.b.error("fusejit.trace supports only integer indexing (x[i], x[i, j])")
-        callee = Callee("indexing", "x, index", select)
-        return state.record(callee, lambda x, i: x[i], (self, tuple(int(i) for i in indices)),
-                            {})
+            raise state.b.error("fusejit.trace supports basic indexing only (ints, slices, "
+                                "None, '...'); for a mask write np.where(mask, x, 0)")
+        indices = tuple(int(i) if isinstance(i, np.integer) else i for i in indices)
+        callee = Callee("indexing", "x, index", _index)
+        return state.record(callee, lambda x, i: x[i], (self, indices), {})
 
     # -- attributes and methods ---------------------------------------------------------------
 
@@ -373,6 +387,17 @@ class TracerArray:
 
     def __repr__(self) -> str:
         return f"TracerArray(%{self._ir.debug_name}, {self._value!r})"
+
+
+def _eager_method(name: str) -> Callable:
+    return lambda a, *args, **kwargs: getattr(a, name)(*args, **kwargs)
+
+
+# Every other array method the script frontend knows (mean, max, astype, cumsum ...) records
+# the same lowering.
+for _name in METHODS:
+    if not hasattr(TracerArray, _name):
+        setattr(TracerArray, _name, _method(_name, _eager_method(_name)))
 
 
 __all__ = ["TracerArray", "TracerWarning", "trace"]

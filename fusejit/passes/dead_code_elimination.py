@@ -71,7 +71,18 @@ def _remove_dead_block_outputs(node: Node) -> None:
 def _is_dead(node: Node) -> bool:
     if any(out.uses for out in node.outputs) or has_side_effects(node):
         return False
+    if any(_writes_inside(block) for block in node.blocks):
+        return False  # an If or Loop whose body writes memory (a[i] = v in a loop)
     return not _may_write(node)
+
+
+def _writes_inside(block: Block) -> bool:
+    for inner in block.nodes():
+        if has_side_effects(inner) or _may_write(inner):
+            return True
+        if any(_writes_inside(b) for b in inner.blocks):
+            return True
+    return False
 
 
 def _may_write(node: Node) -> bool:

@@ -20,6 +20,9 @@ the node instead of arriving broken.
 from __future__ import annotations
 
 import hashlib
+import linecache
+import os
+import sys
 import threading
 from typing import Any
 
@@ -70,28 +73,33 @@ def reduce_compiled(fn) -> tuple:
     return compiled_from_text, (graph_text(fn.graph), fn.fuse, fn.engine, fn.precise)
 
 
-def reduce_jit(fn) -> tuple:
-    """``JitFunction.__reduce__``: the scripted graph's text, the signature and the name; the
-    Python body stays behind (its globals need not exist in the receiving process)."""
-    return jit_from_text, (graph_text(fn.graph), fn.device, fn._signature, fn.__qualname__)
+def reduce_jit(fn) -> tuple | str:
+    """``JitFunction.__reduce__``. A jitted function its module holds under its name (the usual
+    ``@fusejit.jit`` at module level) pickles by reference, as a plain function does. Any other
+    (in ``__main__`` or a notebook) sends its Python function, which cloudpickle (as Dask uses)
+    pickles by value, with its source text: fusejit scripts it per signature, and the receiving
+    process may not have that source on disk."""
+    from ..frontend.script import load_source
+
+    module = sys.modules.get(fn.__module__)
+    found: Any = module
+    for part in fn.__qualname__.split("."):
+        found = getattr(found, part, None)
+    if found is fn and fn.__module__ != "__main__":
+        return fn.__qualname__
+    file = load_source(fn.fn).file     # (a ScriptError here if the source cannot be read)
+    return jit_from_source, (fn.fn, fn.device, file, linecache.getlines(file))
 
 
-def jit_from_text(text: str, device: str | None, signature: Any, qualname: str):
-    """A ``@fusejit.jit`` function rebuilt from its scripted graph's text."""
+def jit_from_source(fn: Any, device: str | None, file: str, lines: list[str]):
+    """A ``@fusejit.jit`` function rebuilt in another process: where its source file cannot be
+    read there, the sent text stands in for it (Python's linecache, which ``inspect`` reads)."""
     from ..frontend.jit import JitFunction
 
-    def body_not_sent(*args: Any, **kwargs: Any) -> Any:
-        raise FusejitError(f"{qualname} was rebuilt from its graph in another process; its "
-                           f"Python body was not sent, only the graph runs here")
-
-    body_not_sent.__qualname__ = qualname
-    body_not_sent.__name__ = qualname.rpartition(".")[2]
-    fn = JitFunction(body_not_sent, device=device)
-    fn._signature = signature
-    fn._graph = parse_ir(text)
-    if device in (None, "cpu"):
-        fn._compiled = compiled_from_text(text, True, "auto", False)
-    return fn
+    if file and not os.path.exists(file) and file not in linecache.cache:
+        text = "".join(lines)
+        linecache.cache[file] = (len(text), None, list(lines), file)
+    return JitFunction(fn, device=device)
 
 
 def _all_nodes(graph: Graph):

@@ -127,14 +127,16 @@ def test_binary_tensor_promotion(op, dtypes):
            "div": lambda a, b: a / b, "lt": lambda a, b: a < b, "ge": lambda a, b: a >= b}
     x = arr(3, 4, dtype=dtypes[0], low=1, high=9)
     y = arr(3, 4, dtype=dtypes[1], low=1, high=9)
-    # Values from NumPy; the dtype PyTorch's promotion gives (where NumPy's differs: int64 with
-    # float32 is float32, int / int is the default float).
+    # Untyped script (the IR path): the dtype PyTorch's promotion gives, where NumPy's differs
+    # (int64 with float32 is float32, int / int is the default float).
     dtype = np.dtype(bool) if op in ("lt", "ge") else result_type(x, y)
     if op == "div" and dtype.kind != "f":
         dtype = DEFAULT_FLOAT
     want = fns[op](x.astype(np.float64), y.astype(np.float64)).astype(dtype)
-    check_same(compile(trace(fns[op], x, y))(x, y), want)
     check_same(compile(script(fns_script[op]))(x, y), want)
+    # trace and jit are NumPy-spelled code: NumPy's own result, dtype included.
+    check_same(compile(trace(fns[op], x, y))(x, y), fns[op](x, y))
+    check_same(jit(fns_script[op])(x, y), fns[op](x, y))
 
 
 def _add(a, b):
@@ -300,7 +302,8 @@ def test_jit_runs_fused_and_keeps_the_plain_function():
     fused = jitted_cell.graph_for(*inputs)
     assert any(n.kind == "prim::FusionGroup" for n in fused.nodes())
     dump = jitted_cell.code_for(*inputs)
-    assert "prim::FusionGroup" in dump and "aten::matmul" in dump
+    # typed by the call, the 2-D products are aten::mm
+    assert "prim::FusionGroup" in dump and "aten::mm" in dump
 
 
 @jit(device="cpu")

@@ -66,15 +66,15 @@ def star_args(x):
 
 
 def bad_keyword(x):
-    return np.sum(x, out=x)
+    return np.sum(x, where=x)
 
 
 def slicing(x):
-    return x[1:3]
+    return x[x > 0]
 
 
 def uses_break(x, n: int):
-    for _i in range(n):
+    for _w in (x, x):
         break
     return x
 
@@ -132,9 +132,9 @@ CASES = [
     (lambda_inside, "a lambda", "lambda y"),
     (with_try, "a try statement", "try:"),
     (star_args, "star-args", "*parts"),
-    (bad_keyword, "unexpected keyword argument 'out'", "np.sum(x, out=x)"),
-    (slicing, "slicing", "1:3"),
-    (uses_break, "break", "break"),
+    (bad_keyword, "unexpected keyword argument 'where'", "np.sum(x, where=x)"),
+    (slicing, "data-dependent shape", "x[x > 0]"),
+    (uses_break, "break or continue in a loop over a tuple", "for _w in (x, x):"),
     (python_object, "is a Python list", "SIDE_EFFECTS"),
     (one_branch_only, "assigned in only one branch", "return y"),
     (loop_local, "assigned inside the loop", "return z"),

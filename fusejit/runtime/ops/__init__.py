@@ -36,7 +36,7 @@ tuples, exceptions).
 
 from __future__ import annotations
 
-from . import grad_ops, pointwise, prims, scalar, tensor  # noqa: F401  (each fills OPS on import)
+from . import grad_ops, numpy_ops, pointwise, prims, scalar, tensor  # noqa: F401  (each fills OPS)
 from .table import (
     INTERPRETER_KINDS,
     OPS,

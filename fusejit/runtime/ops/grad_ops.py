@@ -1,6 +1,6 @@
 """Ops that backward graphs use beside the forward ones: the views a gradient is put back
-through (``unsqueeze``, ``narrow``, ``transpose``) and the scatter of a view's gradient into zeros
-(``select_backward``, ``slice_backward``), with PyTorch's schemas::
+through (``narrow``, ``transpose``; ``unsqueeze`` is in ``numpy_ops``) and the scatter of a
+view's gradient into zeros (``select_backward``, ``slice_backward``), with PyTorch's schemas::
 
     %g : Tensor = aten::select_backward(%grad, %sizes, %dim, %index)
     # zeros of size %sizes, with %grad written at index %index of dimension %dim
@@ -13,11 +13,6 @@ from __future__ import annotations
 import numpy as np
 
 from .table import register, wrap_dim
-
-
-def _unsqueeze(self: np.ndarray, dim: int) -> np.ndarray:
-    dim = wrap_dim(dim, self.ndim + 1)
-    return np.expand_dims(self, dim)
 
 
 def _transpose(self: np.ndarray, dim0: int, dim1: int) -> np.ndarray:
@@ -53,7 +48,6 @@ def _slice_backward(grad: np.ndarray, input_sizes: list[int], dim: int, start: i
     return out
 
 
-register("aten::unsqueeze(Tensor(a) self, int dim) -> Tensor(a)", _unsqueeze)
 register("aten::transpose(Tensor(a) self, int dim0, int dim1) -> Tensor(a)", _transpose)
 register("aten::narrow(Tensor(a) self, int dim, int start, int length) -> Tensor(a)", _narrow)
 register("aten::select_backward(Tensor grad_output, int[] input_sizes, int dim, int index) "

@@ -21,6 +21,7 @@ Semantics chosen (TorchScript's, where it is defined):
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from typing import Any
@@ -123,6 +124,11 @@ UNARY: dict[str, Callable[[Number], Any]] = {
     "__not__": lambda a: not a,
     "Int": _to_int, "Float": float, "Bool": bool,
 }
+# Python's math functions of one float (NumPy-spelled code calls them on scalars too).
+MATH = {"sin": np.sin, "cos": np.cos, "tan": np.tan, "asin": np.arcsin, "acos": np.arccos,
+        "atan": np.arctan, "sinh": np.sinh, "cosh": np.cosh, "log1p": np.log1p,
+        "expm1": np.expm1, "log2": np.log2, "log10": np.log10}
+UNARY.update({name: functools.partial(_ieee, fn) for name, fn in MATH.items()})
 
 # Overloads TorchScript has that the IR's schema table lacks: operands of run-time kind, and
 # math functions of ints.
@@ -138,6 +144,7 @@ EXTRA_SCHEMAS = [
     "aten::floor(int a) -> int",
     "aten::ceil(int a) -> int",
     "aten::Bool(bool a) -> bool",
+    *(f"aten::{op}({kind} a) -> float" for op in MATH for kind in ("float", "int")),
 ]
 
 

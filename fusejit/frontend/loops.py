@@ -1,0 +1,375 @@
+"""Loops for ``fusejit.script``: ``while``/``for`` emission, ``break``/``continue``, sequences.
+
+Rewrites happen on the AST, with names no Python source can spell (``$break``), so the
+statement emitter only ever sees ``for name in range(...)`` and ``while`` loops::
+
+    for x in xs:                    $seq = xs
+        body                        for $i in range(len($seq)):
+                                        x = $seq[$i]
+                                        body
+
+    for i, x in enumerate(xs):      ... i = $i; x = $seq[$i]
+
+    while c:                        $break = False
+        a                           while c:            (the loop condition is
+        if d:                           $continue = False      not $break and c)
+            break                       a
+        b                               if d:
+                                            $break = True
+                                        if not ($break or $continue):
+                                            b
+
+A loop over a tuple or a Python list known while scripting is unrolled instead.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+from ..ir.graph import Block, Value
+from ..ir.symbols import prim
+from ..ir.types import INT, ListType
+from .builder import Item, describe, is_tensor, scalar_type_of
+from .expressions import Sugared, Undefined
+from .lowering import as_tensor, binary
+from .numpy_dtypes import cast, dtype_of
+from .numpy_lowering import copy
+
+INT64_MAX = 9223372036854775807
+
+
+def exit_kinds(stmts: list[ast.stmt]) -> set[type]:
+    """The kinds (``ast.Break``, ``ast.Continue``) of the exits of this loop body (not those
+    of nested loops)."""
+    found: set[type] = set()
+    for stmt in stmts:
+        if isinstance(stmt, (ast.Break, ast.Continue)):
+            found.add(type(stmt))
+        elif isinstance(stmt, (ast.For, ast.While, ast.FunctionDef, ast.AsyncFunctionDef,
+                               ast.ClassDef, ast.AsyncFor)):
+            continue
+        else:
+            for field in ("body", "orelse", "finalbody", "handlers"):
+                inner = getattr(stmt, field, None)
+                if isinstance(inner, list):
+                    found |= exit_kinds([s for s in inner if isinstance(s, ast.stmt)])
+    return found
+
+
+def name_node(name: str, at: ast.AST, store: bool = False) -> ast.Name:
+    return ast.copy_location(ast.Name(name, ast.Store() if store else ast.Load()), at)
+
+
+def set_flag(name: str, value: bool, at: ast.AST) -> ast.Assign:
+    node = ast.Assign([name_node(name, at, store=True)], ast.copy_location(ast.Constant(value), at))
+    return ast.copy_location(node, at)
+
+
+def _stopped(flags: list[str], at: ast.AST) -> ast.expr:
+    """``$break or $continue`` (the flags this loop has)."""
+    names = [name_node(f, at) for f in flags]
+    test = names[0] if len(names) == 1 else ast.copy_location(ast.BoolOp(ast.Or(), names), at)
+    return test
+
+
+def lower_exits(stmts: list[ast.stmt], flags: dict[type, str], unsupported) -> list[ast.stmt]:
+    """``stmts`` with ``break``/``continue`` turned into assignments of their flag names
+    (``flags[ast.Break]``...), and what follows an exit guarded by ``if not (flags)``."""
+    out: list[ast.stmt] = []
+    for i, stmt in enumerate(stmts):
+        if isinstance(stmt, (ast.Break, ast.Continue)):
+            out.append(set_flag(flags[type(stmt)], True, stmt))
+            return out
+        if not exit_kinds([stmt]):
+            out.append(stmt)
+            continue
+        if not isinstance(stmt, ast.If):
+            raise unsupported(stmt, "break or continue inside this statement")
+        branch = ast.If(stmt.test, lower_exits(stmt.body, flags, unsupported),
+                        lower_exits(stmt.orelse, flags, unsupported))
+        out.append(ast.copy_location(branch, stmt))
+        rest = lower_exits(stmts[i + 1:], flags, unsupported)
+        if rest:
+            at = stmts[i + 1]
+            guard = ast.copy_location(ast.UnaryOp(ast.Not(), _stopped(list(flags.values()), at)),
+                                      at)
+            out.append(ast.copy_location(ast.If(guard, rest, []), at))
+        return out
+    return out
+
+
+def over_sequence(stmt: ast.For, sequence: str, counter: str) -> ast.For:
+    """``for target in seq`` (or ``enumerate(seq)``) as a loop over ``range(len($seq))``."""
+    at = stmt
+    element = ast.copy_location(ast.Subscript(name_node(sequence, at), name_node(counter, at),
+                                              ast.Load()), at)
+    target = stmt.target
+    prologue: list[ast.stmt] = []
+    if is_enumerate(stmt.iter):
+        index_target, target = target.elts  # type: ignore[attr-defined]
+        prologue.append(ast.copy_location(ast.Assign([index_target], name_node(counter, at)), at))
+    prologue.append(ast.copy_location(ast.Assign([target], element), at))
+    length = ast.copy_location(ast.Call(name_node("len", at), [name_node(sequence, at)], []), at)
+    bounds = ast.copy_location(ast.Call(name_node("range", at), [length], []), at)
+    loop = ast.For(name_node(counter, at, store=True), bounds, [*prologue, *stmt.body], [])
+    return ast.copy_location(loop, stmt)
+
+
+def is_enumerate(node: ast.expr) -> bool:
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+            and node.func.id == "enumerate" and len(node.args) == 1 and not node.keywords)
+
+
+def appended_names(stmts: list[ast.stmt]) -> set[str]:
+    """Names ``x`` of ``x.append(...)`` calls in ``stmts``."""
+    names = set()
+    for stmt in stmts:
+        for node in ast.walk(stmt):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                    and node.func.attr == "append" and isinstance(node.func.value, ast.Name)):
+                names.add(node.func.value.id)
+    return names
+
+
+def not_flag(name: str, at: ast.AST) -> ast.expr:
+    return ast.copy_location(ast.UnaryOp(ast.Not(), name_node(name, at)), at)
+
+
+class LoopStatements:
+    """``while`` and ``for`` for the statement emitter (a mixin: it uses its ``env``,
+    ``emit_statements``, ``assign``, ``flatten`` ...)."""
+
+
+    def stmt_While(self, stmt: ast.While) -> None:
+        if stmt.orelse:
+            raise self.unsupported(stmt.orelse[0], "a while loop's else clause")
+        cond = self.condition(stmt.test)
+        self.at(stmt)
+        trip = self.b.value(INT64_MAX)
+        stmt, breaks = self._lower_exits(stmt)
+        if breaks is not None:  # the next condition: not $break and test
+            test = ast.BoolOp(ast.And(), [not_flag(breaks, stmt), stmt.test])
+            stmt = ast.copy_location(ast.While(ast.copy_location(test, stmt.test), stmt.body,
+                                               []), stmt)
+        self.emit_loop(stmt, trip, cond, None)
+
+    def _lower_exits(self, stmt):
+        """``stmt`` with break/continue lowered to flags (see ``loops``), and its break flag."""
+        kinds = exit_kinds(stmt.body)
+        if not kinds:
+            return stmt, None
+        self.loop_count += 1
+        flags = {kind: f"${kind.__name__.lower()}{self.loop_count}" for kind in kinds}
+        body = lower_exits(stmt.body, flags, self.unsupported)
+        if ast.Continue in flags:
+            body.insert(0, set_flag(flags[ast.Continue], False, stmt))
+        breaks = flags.get(ast.Break)
+        if breaks is not None:
+            self.at(stmt)
+            self.env[breaks] = self.b.value(False)
+        new = ast.For(stmt.target, stmt.iter, body, []) if isinstance(stmt, ast.For) \
+            else ast.While(stmt.test, body, [])
+        return ast.copy_location(new, stmt), breaks
+
+    def _for_over_sequence(self, stmt: ast.For) -> None:
+        """``for x in xs`` / ``enumerate(xs)``: unrolled over a tuple, else indexed by range."""
+        source = stmt.iter.args[0] if is_enumerate(stmt.iter) else stmt.iter
+        sequence = self.eval_value(source)
+        if isinstance(sequence, (tuple, list)):
+            if exit_kinds(stmt.body):
+                raise self.unsupported(stmt, "break or continue in a loop over a tuple or list")
+            for i, item in enumerate(sequence):
+                if is_enumerate(stmt.iter):
+                    index_target, target = stmt.target.elts
+                    self.assign(index_target, i)
+                else:
+                    target = stmt.target
+                self.assign(target, item)
+                self.emit_statements(stmt.body)
+            return
+        self.at(source)
+        if not (is_tensor(sequence) or isinstance(getattr(sequence, "type", None), ListType)):
+            raise self.b.error(f"a for loop cannot iterate over a {describe(sequence)}")
+        self.loop_count += 1
+        name, counter = f"$seq{self.loop_count}", f"$i{self.loop_count}"
+        self.env[name] = sequence
+        self.stmt_For(over_sequence(stmt, name, counter))
+
+    def stmt_For(self, stmt: ast.For) -> None:
+        if stmt.orelse:
+            raise self.unsupported(stmt.orelse[0], "a for loop's else clause")
+        call = stmt.iter
+        func = self.eval(call.func) if isinstance(call, ast.Call) else None
+        if not (isinstance(func, Sugared) and func.obj is range):
+            return self._for_over_sequence(stmt)
+        if not isinstance(stmt.target, ast.Name):
+            raise self.unsupported(stmt.target, "a for loop target other than one name")
+        if call.keywords or not 1 <= len(call.args) <= 3:
+            raise self.unsupported(call, "this form of range()")
+        bounds = []
+        for arg in call.args:
+            value = self.eval_value(arg)
+            if scalar_type_of(value) != INT:
+                self.at(arg)
+                kind = "an array" if is_tensor(value) else f"a {describe(value)}"
+                raise self.b.error(f"range() needs int bounds, got {kind} (a tensor cannot be "
+                                   f"used as a loop bound; convert with int(...))")
+            bounds.append(value)
+        self.at(stmt)
+        start, stop, step = _range_parts(bounds)
+        trip = self._trip_count(start, stop, step)
+        stmt, breaks = self._lower_exits(stmt)
+        self.emit_loop(stmt, trip, self.b.value(True), (stmt.target.id, start, step), breaks)
+
+    def _trip_count(self, start: Item, stop: Item, step: Item) -> Item:
+        """max(0, ceil((stop - start) / step)) as TorchScript computes it, for a constant step."""
+        b = self.b
+        step_value = b.static(step)
+        if not isinstance(step_value, int) or step_value == 0:
+            raise b.error("range() needs a constant non-zero step")
+        span = stop if b.static(start) == 0 else binary(b, "sub", stop, start)
+        if step_value == 1:
+            return span
+        if step_value < 0:
+            span = binary(b, "sub", 0, span)
+        # Negative results mean zero iterations: prim::Loop runs while i < trip count.
+        return binary(b, "floordiv", binary(b, "add", span, abs(step_value) - 1), abs(step_value))
+
+    def emit_loop(self, stmt, trip: Item, cond: Value, index: tuple | None,
+                  breaks: str | None = None) -> None:
+        self._lists_appended_in(stmt.body)
+        reads = _reads([stmt]) | self.live_after[-1] | ({breaks} if breaks else set())
+        assigned = _assigned(stmt.body)
+        carried = [n for n in assigned if n in self.env and not isinstance(self.env[n], Undefined)
+                   and n in reads]
+        initial = [self.env[n] for n in carried]
+        init_values = [v for n, item in zip(carried, initial) for v in self.flatten(item, n)]
+        node = self.b.create(prim.Loop, [self.b.value(trip), cond, *init_values], 0)
+        body = node.add_block()
+        counter = body.add_input(type=INT)
+        before = self.env
+        self.env = dict(before)
+        block_inputs = iter([body.add_input(type=v.type) for v in init_values])
+        for name, item in zip(carried, initial):
+            self.env[name] = self._named(self.unflatten(item, block_inputs), name)
+        with self.b.graph.inserting_before(body):
+            self._bind_index(body, counter, index)
+            self.live_after.append(self.live_after[-1] | reads)
+            self.loop_depth += 1
+            try:
+                self.emit_statements(stmt.body)
+            finally:
+                self.live_after.pop()
+                self.loop_depth -= 1
+            if isinstance(stmt, ast.While):
+                next_cond = self.condition(stmt.test)
+            elif breaks is not None:
+                next_cond = self.condition(not_flag(breaks, stmt))
+            else:
+                next_cond = cond
+            self.at(stmt)
+            body.register_output(next_cond)
+            body_values = [v for n in carried for v in self.flatten(self.env[n], n)]
+        body_env, self.env = self.env, before
+        promoted = self._scalars_that_became_arrays(carried, initial, body_env)
+        if promoted:
+            # s = 0.0; s += x[i]: NumPy makes s a float64 scalar (here a 0-d array) in the
+            # first iteration. Start it as one, and emit the loop again.
+            node.destroy()
+            for name, dtype in promoted.items():
+                self.at(stmt)
+                start = cast(self.b, as_tensor(self.b, self.env[name], name), dtype, name)
+                self.env[name] = copy(self.b, start)  # fresh: never a constant's memory
+            return self.emit_loop(stmt, trip, cond, index, breaks)
+        for v0, block_input, v1 in zip(init_values, body.inputs[1:], body_values):
+            body.register_output(v1)
+            joined = self.join_types(v0, v1, "a loop-carried variable's values before and in "
+                                              "the loop")
+            block_input.set_type(joined)
+            node.add_output(joined)
+        outputs = iter(node.outputs)
+        for name, item in zip(carried, initial):
+            self.env[name] = self._named(self.unflatten(item, outputs), name)
+        reason = f"it is assigned inside the loop at line {stmt.lineno + self.src.line_offset}"
+        for name in assigned:
+            if name not in carried and name in body_env:
+                self.env[name] = Undefined(reason + " and not defined before it")
+
+    @staticmethod
+    def _scalars_that_became_arrays(carried: list[str], initial: list, body_env: dict) -> dict:
+        """Carried names holding a number before the loop and a 0-d array of known dtype
+        after its body, with that dtype."""
+        promoted = {}
+        for name, before in zip(carried, initial):
+            after = body_env.get(name)
+            if isinstance(before, Value) and scalar_type_of(before) is not None \
+                    and isinstance(after, Value) and dtype_of(after) is not None \
+                    and after.type.rank == 0:
+                promoted[name] = dtype_of(after)
+        return promoted
+
+    def _lists_appended_in(self, body: list[ast.stmt]) -> None:
+        """Python lists appended to inside a loop become IR lists (``aten::append``)."""
+        for name in appended_names(body):
+            items = self.env.get(name)
+            if not isinstance(items, list):
+                continue
+            self.b.loc = None
+            if all(is_tensor(i) for i in items):
+                self.env[name] = self.b.tensor_list(items, name, allow_empty=True)
+            else:
+                raise self.b.error(f"{name!r}: only a list of arrays can be appended to in a "
+                                   f"loop")
+
+    def _bind_index(self, body: Block, counter: Value, index: tuple | None) -> None:
+        if index is None:
+            return
+        name, start, step = index
+        value: Item = counter
+        if self.b.static(step) != 1:
+            value = binary(self.b, "mul", value, step)
+        if self.b.static(start) != 0:
+            value = binary(self.b, "add", value, start)
+        value = self.b.value(value)
+        if not value.has_debug_name():
+            value.set_debug_name(name)
+        self.env[name] = value
+
+    @staticmethod
+    def _named(item: Any, name: str) -> Any:
+        if isinstance(item, Value):
+            item.set_debug_name(name)
+        return item
+
+
+def _range_parts(bounds: list[Item]) -> tuple[Item, Item, Item]:
+    if len(bounds) == 1:
+        return 0, bounds[0], 1
+    if len(bounds) == 2:
+        return bounds[0], bounds[1], 1
+    return bounds[0], bounds[1], bounds[2]
+
+
+def _reads(stmts: list[ast.AST]) -> set[str]:
+    names = set()
+    for stmt in stmts:
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+                names.add(node.id)
+            elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+                names.add(node.target.id)
+    return names
+
+
+def _assigned(stmts: list[ast.stmt]) -> list[str]:
+    names: dict[str, None] = {}
+    for stmt in stmts:
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                names[node.id] = None
+    return list(names)
+
+
+__all__ = ["INT64_MAX", "LoopStatements", "appended_names", "exit_kinds", "is_enumerate",
+           "lower_exits", "name_node", "not_flag", "over_sequence", "set_flag"]

@@ -1,0 +1,318 @@
+"""Lowerings for everyday NumPy beyond pointwise math: reductions, indexing, creation, stores.
+
+Reductions take ``axis`` as an int (negative counts from the end), a tuple or None, and
+``keepdims``; where NumPy's result dtype differs from PyTorch's (``mean`` of ints is float64)
+the operand is cast first (``numpy_dtypes``)::
+
+    x.max(axis=-1, keepdims=True)   %m = aten::amax(%x, [-1], True)
+    x[:, 1:]                        %s = aten::slice(%x, 1, 1, None, 1)
+    x[None, :, 0]                   aten::unsqueeze(aten::select(%x, 1, 0), 0)
+    np.zeros((n, 3))                aten::zeros([%n, 3], 7, None, None, None)    7: float64
+    a[i] = v                        aten::copy_(aten::select(%a, 0, %i), v)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..ir.graph import Value
+from ..ir.symbols import aten
+from ..ir.types import FLOAT, INT, ListType, TensorType
+from ..runtime.ops.table import DTYPE_CODES
+from .builder import IRBuilder, Item, describe, is_none, is_tensor, scalar_type_of
+from .lowering import _array, as_tensor, binary, reshape, where
+from .numpy_dtypes import cast, conform, dtype_of
+
+# name -> (NumPy function for the result dtype, aten op, its argument form)
+_REDUCTIONS: dict[str, tuple[Any, str, str]] = {
+    "sum": (np.sum, "aten::sum", "dims"), "mean": (np.mean, "aten::mean", "dims"),
+    "max": (np.max, "aten::amax", "list"), "min": (np.min, "aten::amin", "list"),
+    "prod": (np.prod, "aten::prod", "each"), "any": (None, "aten::any", "plain"),
+    "all": (None, "aten::all", "plain"), "var": (np.var, "aten::var", "moment"),
+    "std": (np.std, "aten::std", "moment"), "argmax": (None, "aten::argmax", "arg"),
+    "argmin": (None, "aten::argmin", "arg"),
+}
+REDUCTION_NAMES = tuple(_REDUCTIONS)
+
+
+def rank_of(x: Value) -> int | None:
+    return x.type.rank if isinstance(x.type, TensorType) else None
+
+
+def _axes(b: IRBuilder, axis: Item, what: str) -> list[int] | None:
+    if is_none(axis):
+        return None
+    items = axis if isinstance(axis, (tuple, list)) else (axis,)
+    return [b.static_int(a, f"{what}'s axis") for a in items]
+
+
+def reduce(b: IRBuilder, name: str, x: Item, axis: Item = None, keepdims: Item = False,
+           ddof: Item = 0) -> Value:
+    """``x.name(axis=..., keepdims=...)`` / ``np.name(x, ...)`` for the reductions above."""
+    what = f"{name}"
+    x = _array(b, x, what)
+    keep = b.static_bool(keepdims, f"{what}(keepdims=...)")
+    fn, kind, form = _REDUCTIONS[name]
+    if fn is not None:
+        (x,) = conform(b, fn, [x], what)
+    axes = _axes(b, axis, what)
+    if form == "arg":
+        if axes is not None and len(axes) != 1:
+            raise b.error(f"{what}: axis must be one int or None")
+        return b.emit(kind, [x, None if axes is None else axes[0], keep], what)
+    if form == "each":  # prod reduces one dim at a time (PyTorch's prod takes one dim)
+        if axes is None:
+            out = b.emit(kind, [x, None], what)
+            rank = rank_of(x)
+            if keep and rank is None:
+                raise b.error(f"{what}(keepdims=True) without an axis needs an array of known "
+                              f"rank")
+            return reshape(b, out, (1,) * rank) if keep else out
+        rank = rank_of(x)
+        order = sorted((a % rank if rank else a for a in axes), reverse=True) \
+            if rank is not None else axes
+        for a in order:
+            x = b.emit(kind, [x, a, keep, None], what)
+        return x
+    dims = b.value_const(axes) if axes is not None else None
+    if form == "dims":
+        if dims is None and not keep:
+            return b.emit(kind, [x, None], what)
+        return b.emit(kind, [x, dims, keep, None], what)
+    if form == "list":
+        return b.emit(kind, [x, dims if dims is not None else b.value_const([]), keep], what)
+    if form == "moment":
+        return b.emit(kind, [x, dims, ddof, keep], what)
+    return b.emit(kind, [x, dims, keep], what)
+
+
+def cumsum(b: IRBuilder, x: Item, axis: Item = None) -> Value:
+    x = _array(b, x, "cumsum")
+    (x,) = conform(b, np.cumsum, [x], "cumsum")
+    if is_none(axis):
+        x, axis = reshape(b, x, (-1,)), 0
+    return b.emit(aten.cumsum, [x, b.static_int(axis, "cumsum's axis"), None], "cumsum")
+
+
+# -- indexing -------------------------------------------------------------------------------
+
+
+def index(b: IRBuilder, x: Value, index: Item) -> Value:
+    """``x[index]`` for ints, slices, ``None``, ``...`` and their tuples (basic indexing)."""
+    items = list(index) if isinstance(index, tuple) else [index]
+    if any(is_tensor(i) for i in items):
+        raise b.error("indexing with an array (x[mask], x[idx]) has a data-dependent shape and "
+                      "is not supported; write np.where(mask, x, 0) or take elements with "
+                      "integer indices")
+    rank = rank_of(x)
+    if any(i is Ellipsis for i in items):
+        if sum(i is Ellipsis for i in items) > 1:
+            raise b.error("an index can only have a single ellipsis ('...')")
+        if rank is None:
+            raise b.error("'...' in an index needs an array of known rank")
+        used = sum(1 for i in items if i is not None and i is not Ellipsis)
+        at = next(k for k, i in enumerate(items) if i is Ellipsis)
+        items[at:at + 1] = [slice(None)] * max(rank - used, 0)
+    dim = 0
+    for i in items:
+        if i is None:
+            x = b.emit(aten.unsqueeze, [x, dim], "indexing")
+            dim += 1
+        elif isinstance(i, slice):
+            x = _slice(b, x, dim, i)
+            dim += 1
+        elif scalar_type_of(i) == INT:
+            x = b.emit(aten.select, [x, dim, i], "indexing")
+        else:
+            raise b.error(f"an index must be an int, a slice, None or '...', got {describe(i)}")
+    return x
+
+
+def _slice(b: IRBuilder, x: Value, dim: int, s: slice) -> Value:
+    step = 1 if is_none(s.step) else b.static(s.step)
+    if not isinstance(step, int) or isinstance(step, bool) or step == 0:
+        raise b.error("a slice step must be a constant non-zero int")
+    if is_none(s.start) and is_none(s.stop) and step == 1:
+        return x
+    if step < 0:
+        if not (is_none(s.start) and is_none(s.stop)):
+            raise b.error("a negative slice step is only supported as x[::-k]; write "
+                          "np.flip(x[a:b], axis) instead")
+        x = b.emit(aten.flip, [x, [dim]], "indexing")
+        step = -step
+        if step == 1:
+            return x
+    return b.emit(aten.slice, [x, dim, None if is_none(s.start) else s.start,
+                               None if is_none(s.stop) else s.stop, step], "indexing")
+
+
+def store(b: IRBuilder, x: Value, index_item: Item, value: Item) -> None:
+    """``x[index] = value``: a write through the view ``x[index]`` (``x[mask] = v`` too)."""
+    if is_tensor(index_item) and dtype_of(index_item) == np.dtype(np.bool_):
+        value = where(b, index_item, value, x)
+        b.emit(aten.copy_, [x, value, False], "assignment")
+        return
+    view = index(b, x, index_item)
+    if is_tensor(value):
+        b.emit(aten.copy_, [view, value, False], "assignment")
+    elif scalar_type_of(value) is not None:
+        b.emit("aten::fill_", [view, value], "assignment")
+    else:
+        raise b.error(f"cannot assign a {describe(value)} into an array")
+
+
+# -- creation -------------------------------------------------------------------------------
+
+
+def dtype_code(b: IRBuilder, dtype: Any, default: Any, what: str) -> int:
+    """The ScalarType code of a ``dtype=`` argument (``np.float32``, ``float``, ``None``)."""
+    if is_none(dtype):
+        dtype = default
+    try:
+        resolved = np.dtype(dtype)
+    except TypeError:
+        raise b.error(f"{what}: dtype must be a NumPy dtype such as np.float32, got "
+                      f"{describe(dtype)}") from None
+    code = DTYPE_CODES.get(resolved)
+    if code is None:
+        raise b.error(f"{what}: dtype {resolved} is not supported")
+    return code
+
+
+def _shape(b: IRBuilder, shape: Item, what: str) -> Value:
+    if isinstance(shape, Value) and isinstance(shape.type, ListType):
+        return shape  # x.shape
+    dims = shape if isinstance(shape, (tuple, list)) else (shape,)
+    return b.int_list(dims, f"{what}'s shape")
+
+
+def filled(b: IRBuilder, name: str, shape: Item, dtype: Any = None) -> Value:
+    """``np.zeros``/``np.ones``/``np.empty`` (empty is zero-filled: deterministic)."""
+    code = dtype_code(b, dtype, np.float64, f"np.{name}")
+    kind = "aten::ones" if name == "ones" else "aten::zeros"
+    return b.emit(kind, [_shape(b, shape, f"np.{name}"), code, None, None, None], f"np.{name}")
+
+
+def full(b: IRBuilder, shape: Item, fill_value: Item, dtype: Any = None) -> Value:
+    default = np.asarray(b.static(fill_value) if b.static(fill_value) is not ... else 0.0).dtype
+    code = dtype_code(b, dtype, default, "np.full")
+    return b.emit("aten::full", [_shape(b, shape, "np.full"), fill_value, code, None, None,
+                                 None], "np.full")
+
+
+def like(b: IRBuilder, name: str, x: Item, fill_value: Item = 0, dtype: Any = None) -> Value:
+    """``np.zeros_like``/``ones_like``/``empty_like``/``full_like``."""
+    x = _array(b, x, f"np.{name}")
+    fill = {"zeros_like": 0, "ones_like": 1, "empty_like": 0}.get(name, fill_value)
+    code = None if is_none(dtype) else dtype_code(b, dtype, None, f"np.{name}")
+    return b.emit("aten::full_like", [x, fill, code, None, None, None, None], f"np.{name}")
+
+
+def arange(b: IRBuilder, start: Item, stop: Item = None, step: Item = 1,
+           dtype: Any = None) -> Value:
+    if is_none(stop):
+        start, stop = 0, start
+    default = np.arange(*[_weak(b, v) for v in (start, stop, step)]).dtype
+    code = dtype_code(b, dtype, default, "np.arange")
+    return b.emit("aten::arange", [start, stop, step, code, None, None, None], "np.arange")
+
+
+def _weak(b: IRBuilder, item: Item) -> Any:
+    static = b.static(item)
+    if static is not ...:
+        return static
+    return 1.0 if scalar_type_of(item) == FLOAT else 1
+
+
+def linspace(b: IRBuilder, start: Item, stop: Item, num: Item = 50, dtype: Any = None) -> Value:
+    code = dtype_code(b, dtype, np.float64, "np.linspace")
+    return b.emit("aten::linspace", [start, stop, num, code, None, None, None], "np.linspace")
+
+
+def eye(b: IRBuilder, n: Item, m: Item = None, k: Item = 0, dtype: Any = None) -> Value:
+    if b.static(k) != 0:
+        raise b.error("np.eye: only k=0 is supported")
+    code = dtype_code(b, dtype, np.float64, "np.eye")
+    return b.emit("aten::eye", [n, n if is_none(m) else m, code, None, None, None], "np.eye")
+
+
+def astype(b: IRBuilder, x: Item, dtype: Any) -> Value:
+    x = _array(b, x, ".astype")
+    code = dtype_code(b, dtype, None, ".astype")
+    from ..runtime.ops.table import SCALAR_TYPE_CODES
+
+    target = SCALAR_TYPE_CODES[code]
+    if dtype_of(x) == target:
+        return copy(b, x)  # astype copies, as NumPy's does
+    return cast(b, x, target, ".astype")
+
+
+def copy(b: IRBuilder, x: Item) -> Value:
+    """``x.copy()`` / ``np.copy(x)``: ``aten::clone``."""
+    return b.emit("aten::clone", [_array(b, x, "copy"), None], "copy")
+
+
+def outer(b: IRBuilder, x: Item, y: Item) -> Value:
+    """``np.outer(a, b)``: a column times a row."""
+    return binary(b, "mul", reshape(b, _array(b, x, "np.outer"), (-1, 1)),
+                  reshape(b, _array(b, y, "np.outer"), (1, -1)))
+
+
+def stack_along(b: IRBuilder, name: str, arrays: Item) -> Value:
+    """``np.hstack`` (axis 1, or 0 for 1-D arrays) and ``np.vstack`` (1-D arrays as rows)."""
+    items = list(arrays) if isinstance(arrays, (tuple, list)) else arrays
+    if not isinstance(items, list) or not items:
+        raise b.error(f"np.{name} takes a non-empty list or tuple of arrays")
+    ranks = {rank_of(_array(b, a, f"np.{name}")) for a in items}
+    if None in ranks or len(ranks) != 1:
+        raise b.error(f"np.{name} needs arrays of one known rank; use np.concatenate with "
+                      f"an axis")
+    rank = ranks.pop()
+    if name == "vstack" and rank == 1:
+        items = [reshape(b, a, (1, -1)) for a in items]
+    axis = 1 if name == "hstack" and rank > 1 else 0
+    return b.emit(aten.cat, [b.tensor_list(items, f"np.{name}"), axis], f"np.{name}")
+
+
+def isnan(b: IRBuilder, x: Item) -> Value:
+    return binary(b, "ne", x, x)
+
+
+def isinf(b: IRBuilder, x: Item) -> Value:
+    return binary(b, "eq", b.emit(aten.abs, [_array(b, x, "np.isinf")], "np.isinf"),
+                  float("inf"))
+
+
+def isfinite(b: IRBuilder, x: Item) -> Value:
+    finite = binary(b, "lt", b.emit(aten.abs, [_array(b, x, "np.isfinite")], "np.isfinite"),
+                    float("inf"))
+    return finite
+
+
+def norm(b: IRBuilder, x: Item, ord: Item = None, axis: Item = None,
+         keepdims: Item = False) -> Value:
+    """``np.linalg.norm`` for the 2-norm (``ord=None``) of real arrays."""
+    if not is_none(ord):
+        raise b.error("np.linalg.norm: only ord=None (the 2-norm) is supported; write "
+                      "np.abs(x).sum() or np.abs(x).max() for the 1- and inf-norms")
+    x = _array(b, x, "np.linalg.norm")
+    (x,) = conform(b, np.sqrt, [x], "np.linalg.norm")
+    return b.emit(aten.sqrt, [reduce(b, "sum", binary(b, "mul", x, x), axis, keepdims)],
+                  "np.linalg.norm")
+
+
+def square(b: IRBuilder, x: Item) -> Value:
+    return binary(b, "mul", x, x)
+
+
+def dot(b: IRBuilder, x: Item, y: Item) -> Value:
+    if rank_of(_array(b, x, "np.dot")) == 1 and rank_of(_array(b, y, "np.dot")) == 1:
+        return b.emit(aten.sum, [binary(b, "mul", x, y), None], "np.dot")
+    return binary(b, "matmul", x, y)
+
+
+__all__ = ["REDUCTION_NAMES", "arange", "as_tensor", "astype", "copy", "cumsum", "dot",
+           "dtype_code", "eye", "filled", "full", "index", "isfinite", "isinf", "isnan", "like",
+           "linspace", "norm", "outer", "reduce", "square", "stack_along", "store"]

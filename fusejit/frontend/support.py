@@ -1,0 +1,102 @@
+"""The "What NumPy is supported" table of the README, generated from the frontend's own tables.
+
+::
+
+    python -m fusejit.frontend.support      # prints the Markdown table
+
+Function rows come from the callee tables (``calls.CALLEES``, ``calls.METHODS``,
+``calls.ATTRIBUTES``), operator rows from the expression emitter's operator tables and
+statement rows from the statement emitter's methods, so the README cannot claim what the
+frontend does not have (``tests/frontend/test_support_table.py`` compares the two).
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import math
+import types
+from typing import Any
+
+import numpy as np
+
+from .. import ops as F
+from .calls import ATTRIBUTES, CALLEES, METHODS
+from .expressions import _BINOPS, _COMPARE
+from .script import StatementEmitter
+
+_OPERATOR_TEXT = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Pow: "**",
+                  ast.Mod: "%", ast.FloorDiv: "//", ast.MatMult: "@", ast.BitAnd: "&",
+                  ast.BitOr: "|", ast.BitXor: "^", ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<",
+                  ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">="}
+_STATEMENT_TEXT = {
+    "Assign": "`a = ...`, `a, b = ...`, `a[i] = v`, `a[i, j] = v`, `a[s:t] = v`, `a[mask] = v`",
+    "AnnAssign": "`a: T = ...`",
+    "AugAssign": "`a += b` (in place, as NumPy: a caller's array is updated), `a[i] *= v`",
+    "If": "`if`/`elif`/`else` (decided while scripting when the test is known, e.g. "
+          "`x is None`)",
+    "While": "`while` with `break`/`continue`",
+    "For": "`for` over `range(...)`, an array's rows, a list, a tuple (unrolled), "
+           "`enumerate(...)`; `break`/`continue`",
+    "Expr": "expression statements, `list.append(v)`",
+    "Pass": "`pass`",
+}
+_ROWS_BY_HAND = [
+    ("indexing", "`x[i]`, `x[i, j]`, `x[a:b]`, `x[::k]`, `x[::-1]`, negative bounds, "
+                 "`x[None]`/`np.newaxis`, `x[...]`, mixed int/slice, in `jit` and `trace`"),
+    ("arguments", "arrays of bool, uint8, int8/16/32/64, float32/64; Python `int`/`float`/`bool` "
+                  "(scalars, specialised per call); `None`; defaults; keyword-only "
+                  "parameters. complex, float16 and object arrays are refused naming the "
+                  "argument"),
+    ("dtypes", "NumPy's rules (NEP 50: Python numbers are weak): `int / int` is float64, "
+               "`float32 * 0.5` stays float32; `dtype=np.float32`, `float`, `x.dtype`"),
+    ("calls", "plain Python functions and other `@fusejit.jit` functions (inlined)"),
+]
+
+
+def _display(obj: Any, name: str) -> str:
+    if isinstance(obj, np.ufunc) or getattr(obj, "__module__", "").startswith("numpy"):
+        return f"np.{obj.__name__}"
+    if obj in vars(F).values():
+        return f"F.{obj.__name__}"
+    if getattr(obj, "__module__", None) == "math" or obj in vars(math).values():
+        return f"math.{obj.__name__}"
+    if isinstance(obj, (types.BuiltinFunctionType, type)):
+        return obj.__name__
+    return name
+
+
+def support_rows() -> list[tuple[str, str]]:
+    """(what, the supported names) rows, from the frontend's tables."""
+    groups: dict[str, set[str]] = {"NumPy functions": set(), "fusejit.ops": set(),
+                                   "math": set(), "builtins": set()}
+    for obj, callee in CALLEES.items():
+        name = _display(obj, callee.name)
+        group = ("NumPy functions" if name.startswith("np.") else "fusejit.ops"
+                 if name.startswith("F.") else "math" if name.startswith("math.")
+                 else "builtins" if getattr(builtins, name, None) is obj else None)
+        if group is not None:   # (None: a user's own fusejit.python_op, not fusejit's)
+            groups[group].add(f"`{name}`")
+    rows = [(group, ", ".join(sorted(names))) for group, names in groups.items()]
+    rows.append(("array methods", ", ".join(f"`x.{m}()`" for m in sorted(METHODS))))
+    rows.append(("array attributes", ", ".join(f"`x.{a}`" for a in sorted(ATTRIBUTES))))
+    operators = [_OPERATOR_TEXT[op] for op in (*_BINOPS, *_COMPARE)]
+    # A '|' inside a Markdown table cell must be escaped.
+    rows.append(("operators", ", ".join(f"`{o}`".replace("|", "\\|") for o in operators)
+                 + ", unary `-`, `not`, `and`/`or`, `a if c else b`, `is None`"))
+    rows.extend(_ROWS_BY_HAND)
+    statements = sorted(name[5:] for name in dir(StatementEmitter) if name.startswith("stmt_"))
+    rows.append(("statements", "; ".join(_STATEMENT_TEXT.get(s, f"`{s}`")
+                                         for s in statements)))
+    return rows
+
+
+def support_table() -> str:
+    """The README's Markdown table."""
+    lines = ["| what | supported |", "| --- | --- |"]
+    lines += [f"| {what} | {names} |" for what, names in support_rows()]
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    print(support_table(), end="")

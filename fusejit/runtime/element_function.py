@@ -1,0 +1,586 @@
+"""Element loops over arrays, compiled whole into one Numba function.
+
+An EWMA recurrence or a running maximum reads and writes one element per step: every tensor
+it computes is 0-d, and its arrays are only arguments, views of them, and arrays it creates.
+Such a graph is written out like a scalar graph (``scalar_function``), with arrays as Numba
+arrays::
+
+    out = np.empty_like(x)                  v2 = np.full(v0.shape, 0, np.float64)
+    out[i] = a * x[i] + (1 - a) * out[i-1]  v2[v9] = np.float64(np.float64(v1) * v0[v8] + ...)
+
+A 0-d ``aten::select`` is not a variable but the expression ``base[index]``, read where it is
+used, so a write through the view is seen by later reads as in the graph. Each 0-d operation
+casts its operands to the dtype PyTorch computes it in and its result to the graph's dtype, so
+a float32 recurrence rounds as the interpreter's does. Bounds are checked; on an exception the
+call runs on the interpreter (which gives the graph's own error with its source line): only
+graphs that write no argument are compiled, so running twice is safe.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from numba.core.errors import NumbaError
+
+from ..ir.graph import Block, Graph, Node, Value
+from ..ir.symbols import prim
+from ..ir.types import BoolType, FloatType, IntType, ListType, NoneType, TensorType
+from .dtypes import result_type_from, scalar_dtype
+from .scalar_function import _CALLS, _INFIX, _PRELUDE, _literal, _Writer, function_source
+
+_SCALAR = (IntType, FloatType, BoolType)
+_ARITHMETIC = frozenset({"add", "sub", "mul", "div", "max", "min", "neg", "abs", "eq", "ne",
+                         "lt", "le", "gt", "ge", "sqrt", "exp", "log", "tanh", "sin", "cos",
+                         "floor", "ceil"})
+# On whole arrays: NumPy's ufuncs in Numba give the same values and (operands cast) dtypes.
+_ARRAY_SAFE = frozenset({"add", "sub", "mul", "div", "max", "min", "neg", "abs", "eq", "ne",
+                         "lt", "le", "gt", "ge", "sqrt", "exp", "log", "tanh", "sin", "cos"})
+_ARRAY_CALLS = {"max": "np.maximum", "min": "np.minimum", "abs": "np.abs", "sqrt": "np.sqrt",
+                "exp": "np.exp", "log": "np.log", "tanh": "np.tanh", "sin": "np.sin",
+                "cos": "np.cos", "floor": "np.floor", "ceil": "np.ceil"}
+_VIEWS = frozenset({"select", "slice", "unsqueeze", "t", "reshape", "view", "size", "numel",
+                    "dim"})
+_REDUCTIONS = frozenset({"sum", "mean", "amax", "amin", "argmax", "argmin", "any", "all",
+                         "var", "std"})
+_INPLACE = {"add_": "+", "sub_": "-", "mul_": "*", "div_": "/"}
+# Reductions written as np.<fn> of the whole array (or by the 2-d axis helpers).
+_WHOLE_REDUCTIONS = {"amax": "max", "amin": "min", "argmax": "argmax", "argmin": "argmin",
+                     "any": "any", "all": "all", "var": "var", "std": "std"}
+_PREDICATES = frozenset({"eq", "ne", "lt", "le", "gt", "ge"})
+_WRITES = frozenset({"copy_", "fill_"})
+_CREATE = frozenset({"full_like", "zeros", "ones", "full"})
+_CONVERT = {"Bool": "bool", "Float": "float", "Int": "_to_int"}
+
+
+def _dtype(value: Value) -> np.dtype | None:
+    t = value.type
+    if isinstance(t, TensorType) and t.scalar_type is not None:
+        return t.scalar_type.dtype
+    return None
+
+
+def _rank(value: Value) -> int | None:
+    return value.type.rank if isinstance(value.type, TensorType) else None
+
+
+def _known(value: Value) -> bool:
+    t = value.type
+    if isinstance(t, (*_SCALAR, NoneType)):
+        return True
+    if isinstance(t, ListType):
+        return isinstance(t.elem, IntType)
+    return isinstance(t, TensorType) and t.scalar_type is not None and t.rank is not None
+
+
+# Ops whose result is (or may be) their first input, or a view of it.
+_ALIASING = frozenset({"aten::select", "aten::slice", "aten::unsqueeze", "aten::t",
+                       "aten::reshape", "aten::view", "aten::type_as", "aten::copy_",
+                       "aten::fill_", "aten::add_", "aten::sub_", "aten::mul_", "aten::div_"})
+
+
+def _owned(value: Value, seen: frozenset = frozenset()) -> bool:
+    """Is ``value`` memory this graph made (not an argument, nor a view of one)? A loop-carried
+    value is when its value before the loop and its value after the body are."""
+    while value.node.kind in _ALIASING:
+        value = value.node.input(0)
+    node = value.node
+    if node.kind != prim.Param:
+        return node.kind.ns == "aten"
+    block = node.owning_block
+    loop = block.owning_node if block is not None else None
+    if loop is None or loop.kind != prim.Loop or value in seen:
+        return value in seen  # an argument; or a cycle through the loop already checked
+    i = block.inputs.index(value)
+    return i > 0 and _owned(loop.input(i + 1), seen | {value}) \
+        and _owned(block.outputs[i], seen | {value})
+
+
+def is_element_graph(graph: Graph) -> bool:
+    """Does ``graph`` compute with 0-d tensors and element reads/writes only?"""
+    if not graph.outputs or not all(_known(v) for v in [*graph.inputs, *graph.outputs]):
+        return False
+    if not any(isinstance(v.type, TensorType) for v in [*graph.inputs, *graph.outputs]):
+        return False  # scalar graphs: scalar_function
+    return _supported(graph.block, set(graph.inputs))
+
+
+def _supported(block: Block, arguments: set) -> bool:
+    for node in block.nodes():
+        if not all(_known(v) for v in [*node.inputs, *node.outputs]):
+            return False
+        kind = node.kind
+        if kind in (prim.If, prim.Loop):
+            if not all(_supported(b, arguments) for b in node.blocks):
+                return False
+            continue
+        if kind == prim.Constant:
+            out = node.output()
+            if isinstance(out.type, TensorType) and out.type.rank != 0:
+                return False  # arrays are never written into the source
+            continue
+        if kind in (prim.ListConstruct, prim.NumToTensor):
+            continue
+        if kind.ns != "aten" or not _supported_op(node, arguments):
+            return False
+    return True
+
+
+def _supported_op(node: Node, arguments: set) -> bool:
+    name = node.kind.name
+    tensors = [v for v in [*node.inputs, *node.outputs] if isinstance(v.type, TensorType)]
+    if not tensors:
+        return name in _INFIX or name in _CALLS or name in ("neg", "__not__", "Bool", "pow")
+    arrays = any(_rank(v) != 0 for v in tensors)
+    if name in _INPLACE:
+        # in place on memory this graph made (a rerun after a failure must be harmless)
+        target = node.input(0)
+        return _owned(target) and (_rank(target) == 0 or not any(
+            isinstance(v.type, TensorType) and (_rank(v) or 0) > _rank(target)
+            for v in node.inputs[1:2])) and (len(node.inputs) < 3
+                                              or _static(node.input(2)) == 1)
+    if name in ("__and__", "__or__", "__xor__"):
+        return all(_dtype(v).kind in "biu" for v in tensors)
+    if name == "reciprocal":
+        return _dtype(node.output(0)).kind == "f"
+    if name == "cumsum":
+        return _rank(node.input(0)) == 1 and isinstance(_static(node.input(2)), type(None)) \
+            and node.input(2).node.kind == prim.Constant
+    if name == "arange":
+        return all(v.node.kind == prim.Constant for v in node.inputs[3:])
+    if name in ("eye", "linspace"):
+        return all(v.node.kind == prim.Constant for v in node.inputs[3:])
+    if name in ("floor_divide", "remainder"):
+        # Numba's integer division by zero gives 0 where the interpreter raises
+        divisor = _static(node.input(1))
+        return _dtype(node.outputs[0]).kind == "f" or (
+            isinstance(divisor, (int, float)) and not isinstance(divisor, bool) and divisor != 0)
+    if name in ("select", "unsqueeze"):
+        return _constant_int(node.input(1))
+    if name in _WRITES:
+        # elements of arrays this graph created (a rerun after a failure must be harmless)
+        return _rank(node.input(0)) == 0 and _owned(node.input(0)) \
+            and (name == "fill_" or (_rank(node.input(1)) or 0) == 0)
+    if name in _CREATE:
+        return name == "full_like" or node.input(0).node.kind in (
+            prim.ListConstruct, prim.Constant, "aten::size")
+    if name in _VIEWS or name in _CONVERT or name in ("type_as", "clone", "where", "clamp"):
+        return name not in _CONVERT or not arrays
+    if name in _REDUCTIONS:
+        return _reduction_supported(node)
+    if name in ("mm", "matmul"):
+        a, b = node.input(0), node.input(1)
+        return _dtype(a) == _dtype(b) and _dtype(a).kind == "f" and _rank(a) in (1, 2) \
+            and _rank(b) in (1, 2)
+    if name == "pow":
+        return _dtype(node.output(0)).kind == "f" and not isinstance(
+            node.input(1).type, TensorType)
+    if name in _ARITHMETIC:
+        if arrays and (name not in _ARRAY_SAFE or _dtype(node.outputs[0]).name == "bool"
+                       and name not in _PREDICATES):
+            return False
+        return not (name in ("add", "sub") and len(node.inputs) == 3
+                    and _static(node.input(2)) != 1)
+    return False
+
+
+def _reduction_supported(node: Node) -> bool:
+    name, x = node.kind.name, node.input(0)
+    if _rank(x) == 0 or any(v.node.kind != prim.Constant for v in node.inputs[1:]):
+        return False
+    args = [_static(v) for v in node.inputs[1:]]
+    if name in ("sum", "mean"):
+        if len(args) == 1:
+            return args[0] is None
+        dims, keep, dtype = args
+        return dtype is None and (dims is None and not keep or dims is not None
+                                  and len(dims) == 1)
+    if name in ("amax", "amin"):
+        return args[0] == [] and args[1] is False or _rank(x) == 2 and len(args[0]) == 1
+    if name in ("argmax", "argmin"):
+        return args[0] is None and args[1] is False or _rank(x) == 2 and args[0] is not None
+    if name in ("any", "all"):
+        return args[0] is None and args[1] is False
+    if name in ("var", "std"):
+        whole = args[0] is None and args[1] == 0 and args[2] is False
+        return whole or _rank(x) == 2 and isinstance(args[0], list) and len(args[0]) == 1 \
+            and isinstance(args[1], int) and not isinstance(args[1], bool)
+    return False
+
+
+def _constant_int(value: Value) -> bool:
+    return isinstance(_static(value), int)
+
+
+def _static(value: Value) -> Any:
+    if value.node.kind != prim.Constant:
+        return None
+    from ..ir.constants import constant_value
+
+    return constant_value(value.node)
+
+
+class _ElementWriter(_Writer):
+    """A scalar writer that also knows arrays, element expressions and their dtypes."""
+
+    def __init__(self):
+        super().__init__()
+        self.exprs: dict[Value, str] = {}
+
+    def name(self, value: Value) -> str:
+        expr = self.exprs.get(value)
+        return expr if expr is not None else super().name(value)
+
+    def node(self, node: Node, depth: int) -> None:
+        kind = node.kind
+        out = node.outputs[0] if node.outputs else None
+        if kind == prim.Constant and isinstance(out.type, NoneType):
+            self.exprs[out] = "None"
+            return
+        if kind == prim.Constant and isinstance(out.type, TensorType):
+            value = np.asarray(_static(out))  # 0-d (see _supported): a formatted number
+            self.exprs[out] = _cast(_literal(value.item()), value.dtype)
+            return
+        if kind == prim.Constant and isinstance(out.type, ListType):
+            items = "".join(f"{int(i)}, " for i in _static(out))
+            self.emit(depth, f"{self.name(out)} = ({items})")
+            return
+        if kind == prim.ListConstruct:
+            items = "".join(f"{self.name(v)}, " for v in node.inputs)
+            self.emit(depth, f"{self.name(out)} = ({items})")
+            return
+        if kind == prim.NumToTensor:
+            self._NumToTensor(node, out, depth)
+            return
+        if kind.ns != "aten" or not any(isinstance(v.type, TensorType)
+                                        for v in [*node.inputs, *node.outputs]):
+            super().node(node, depth)
+            return
+        if kind.name in _WHOLE_REDUCTIONS:
+            self._reduce(node, out, depth)
+        else:
+            getattr(self, f"_{kind.name}", self._arithmetic)(node, out, depth)
+
+    # -- arrays and elements ----------------------------------------------------------------
+
+    def _select(self, node: Node, out: Value, depth: int) -> None:
+        dim = _static(node.input(1))
+        index = ":, " * (dim % max(_rank(node.input(0)) or 1, 1)) + self.name(node.input(2))
+        expr = f"{self.name(node.input(0))}[{index}]"
+        if _rank(out) == 0:
+            self.exprs[out] = expr  # read at each use
+        else:
+            self.emit(depth, f"{self.name(out)} = {expr}")
+
+    def _size(self, node: Node, out: Value, depth: int) -> None:
+        index = f"[{self.name(node.input(1))}]" if len(node.inputs) == 2 else ""
+        self.emit(depth, f"{self.name(out)} = {self.name(node.input(0))}.shape{index}")
+
+    def _copy_(self, node: Node, out: Value, depth: int) -> None:
+        target = self.name(node.input(0))
+        self.emit(depth, f"{target} = {_cast(self.name(node.input(1)), _dtype(node.input(0)))}")
+        self.exprs[out] = target
+
+    _fill_ = _copy_
+
+    def _full_like(self, node: Node, out: Value, depth: int) -> None:
+        like = self.name(node.input(0))
+        self.emit(depth, f"{self.name(out)} = np.full({like}.shape, "
+                         f"{self.name(node.input(1))}, np.{_dtype(out).name})")
+
+    def _zeros(self, node: Node, out: Value, depth: int, fill: str = "0") -> None:
+        shape = node.input(0)
+        size = (f"{self.name(shape.node.input(0))}.shape" if shape.node.kind == "aten::size"
+                else self.name(shape))
+        self.emit(depth, f"{self.name(out)} = np.full({size}, {fill}, np.{_dtype(out).name})")
+
+    def _ones(self, node: Node, out: Value, depth: int) -> None:
+        self._zeros(node, out, depth, "1")
+
+    def _full(self, node: Node, out: Value, depth: int) -> None:
+        self._zeros(node, out, depth, self.name(node.input(1)))
+
+    def _type_as(self, node: Node, out: Value, depth: int) -> None:
+        self.assign(out, self.operand(node.input(0), _dtype(out)), depth)
+
+    def _NumToTensor(self, node: Node, out: Value, depth: int) -> None:
+        self.assign(out, _cast(self.name(node.input(0)), _dtype(out)), depth)
+
+    def _clone(self, node: Node, out: Value, depth: int) -> None:
+        copy = "" if _rank(out) == 0 else ".copy()"  # a 0-d value is a Numba scalar
+        self.assign(out, f"{self.name(node.input(0))}{copy}", depth)
+
+    def _slice(self, node: Node, out: Value, depth: int) -> None:
+        x, dim, start, end, step = node.inputs
+        rank = _rank(x)
+        bounds = ":".join("" if isinstance(v.type, NoneType) else self.name(v)
+                          for v in (start, end, step))
+        self.assign(out, f"{self.name(x)}[{':, ' * (_static(dim) % rank)}{bounds}]", depth)
+
+    def _unsqueeze(self, node: Node, out: Value, depth: int) -> None:
+        dim = _static(node.input(1)) % (_rank(node.input(0)) + 1)
+        self.assign(out, f"np.expand_dims({self.name(node.input(0))}, {dim})", depth)
+
+    def _t(self, node: Node, out: Value, depth: int) -> None:
+        self.assign(out, f"{self.name(node.input(0))}.T", depth)
+
+    def _reshape(self, node: Node, out: Value, depth: int) -> None:
+        self.assign(out, f"np.ascontiguousarray({self.name(node.input(0))})"
+                         f".reshape({self.name(node.input(1))})", depth)
+
+    _view = _reshape
+
+    def _numel(self, node: Node, out: Value, depth: int) -> None:
+        self.assign(out, f"{self.name(node.input(0))}.size", depth)
+
+    def _dim(self, node: Node, out: Value, depth: int) -> None:
+        self.assign(out, f"{self.name(node.input(0))}.ndim", depth)
+
+    def _where(self, node: Node, out: Value, depth: int) -> None:
+        c, x, y = node.inputs
+        dtype = _dtype(out)
+        self.assign(out, f"np.where({self.name(c)}, {self.operand(x, dtype)}, "
+                         f"{self.operand(y, dtype)})", depth)
+
+    def _clamp(self, node: Node, out: Value, depth: int) -> None:
+        x, lo, hi = node.inputs
+        dtype, array = _dtype(out), _rank(out) != 0
+        expr = self.name(x)
+        for bound, fn in ((lo, "maximum"), (hi, "minimum")):
+            if not isinstance(bound.type, NoneType):
+                call = f"np.{fn}" if array else fn[:3]
+                expr = f"{call}({expr}, {_cast(self.name(bound), dtype)})"
+        self.assign(out, expr if array else _cast(expr, dtype), depth)
+
+    def _mm(self, node: Node, out: Value, depth: int) -> None:
+        self.assign(out, f"np.dot({self.name(node.input(0))}, {self.name(node.input(1))})",
+                    depth)
+
+    _matmul = _mm
+
+    def _pow(self, node: Node, out: Value, depth: int) -> None:
+        dtype = _dtype(out)
+        base = self.operand(node.input(0), dtype)
+        self.assign(out, f"np.power({base}, {_cast(self.name(node.input(1)), dtype)})", depth)
+
+    def _reciprocal(self, node: Node, out: Value, depth: int) -> None:
+        dtype = _dtype(out)
+        expr = f"({_cast('1', dtype)} / {self.operand(node.input(0), dtype)})"
+        self.assign(out, expr if _rank(out) != 0 else _cast(expr, dtype), depth)
+
+    def _inplace(self, node: Node, out: Value, depth: int) -> None:
+        target, dtype = node.input(0), _dtype(node.input(0))
+        symbol = _INPLACE[node.kind.name]
+        other = self.operand(node.input(1), dtype)
+        name = self.name(target)
+        if _rank(target) == 0:
+            self.emit(depth, f"{name} = {_cast(f'({name} {symbol} {other})', dtype)}")
+        else:
+            self.emit(depth, f"{name} {symbol}= {other}")
+        self.exprs[out] = name
+
+    _add_ = _sub_ = _mul_ = _div_ = _inplace
+
+    def _cumsum(self, node: Node, out: Value, depth: int) -> None:
+        self.assign(out, f"np.cumsum({self._wide(node.input(0))}).astype("
+                         f"np.{_dtype(out).name})", depth)
+
+    def _arange(self, node: Node, out: Value, depth: int) -> None:
+        start, end, step = (self.name(v) for v in node.inputs[:3])
+        self.assign(out, f"np.arange({start}, {end}, {step}).astype(np.{_dtype(out).name})",
+                    depth)
+
+    def _eye(self, node: Node, out: Value, depth: int) -> None:
+        n, m = (self.name(v) for v in node.inputs[:2])
+        self.assign(out, f"np.eye({n}, {m}).astype(np.{_dtype(out).name})", depth)
+
+    def _linspace(self, node: Node, out: Value, depth: int) -> None:
+        start, end, steps = (self.name(v) for v in node.inputs[:3])
+        self.assign(out, f"np.linspace({start}, {end}, {steps}).astype("
+                         f"np.{_dtype(out).name})", depth)
+
+    def _floor_divide(self, node: Node, out: Value, depth: int) -> None:
+        dtype = _dtype(out)
+        x, y = (self.operand(v, dtype) for v in node.inputs[:2])
+        fn = "floor_divide" if node.kind.name == "floor_divide" else "remainder"
+        expr = f"np.{fn}({x}, {y})"
+        self.assign(out, expr if _rank(out) != 0 else _cast(expr, dtype), depth)
+
+    _remainder = _floor_divide
+
+    def _axis2(self, fn: str, node: Node, out: Value, depth: int) -> None:
+        """A reduction over one axis of a 2-d array (Numba's np.max has no axis)."""
+        x = node.input(0)
+        dims = _static(node.input(1))
+        axis = (dims[0] if isinstance(dims, list) else dims) % 2
+        if fn in ("var", "std"):  # (self, dims, correction, keepdim)
+            expr = f"_{fn}2({self.name(x)}, {axis}, {int(_static(node.input(2)))})"
+            keep = _static(node.input(3))
+        else:
+            expr = f"_{fn}2({self.name(x)}, {axis})"
+            keep = _static(node.input(2))
+        if keep:
+            expr = f"np.expand_dims({expr}, {axis})"
+        self.assign(out, f"{expr}.astype(np.{_dtype(out).name})", depth)
+
+    # -- reductions (floating ones accumulate in float64, as NumPy's pairwise sums nearly do) --
+
+    def _wide(self, x: Value) -> str:
+        dtype = _dtype(x)
+        wide = "float64" if dtype.kind == "f" else "int64" if dtype.kind in "iub" else None
+        return f"{self.name(x)}.astype(np.{wide})" if wide and dtype.name != wide \
+            else self.name(x)
+
+    def _sum(self, node: Node, out: Value, depth: int, mean: bool = False) -> None:
+        x, dtype = node.input(0), _dtype(out)
+        dims = _static(node.input(1)) if len(node.inputs) == 4 else None
+        if dims is None:
+            expr = f"np.{'mean' if mean else 'sum'}({self._wide(x)})"
+            self.assign(out, _cast(expr, dtype), depth)
+            return
+        axis = dims[0] % _rank(x)
+        expr = f"np.sum({self._wide(x)}, axis={axis})"
+        if mean:
+            expr = f"({expr} / {self.name(x)}.shape[{axis}])"
+        if _static(node.input(2)):
+            expr = f"np.expand_dims({expr}, {axis})"
+        if _rank(out) == 0:
+            self.assign(out, _cast(expr, dtype), depth)
+        else:
+            self.assign(out, f"np.asarray({expr}).astype(np.{dtype.name})", depth)
+
+    def _mean(self, node: Node, out: Value, depth: int) -> None:
+        self._sum(node, out, depth, mean=True)
+
+    def _whole(self, fn: str, node: Node, out: Value, depth: int, wide: bool = False) -> None:
+        x = node.input(0)
+        self.assign(out, _cast(f"np.{fn}({self._wide(x) if wide else self.name(x)})",
+                               _dtype(out)), depth)
+
+    def _reduce(self, node: Node, out: Value, depth: int) -> None:
+        """max/min/argmax/argmin of the whole array or over one axis of a 2-d one; any, all,
+        var, std of the whole array (the moments accumulate in 64 bits)."""
+        name = node.kind.name
+        fn = _WHOLE_REDUCTIONS[name]
+        if _rank(out) != 0:
+            self._axis2(fn, node, out, depth)
+        else:
+            self._whole(fn, node, out, depth, wide=name in ("var", "std"))
+
+    # -- pointwise ---------------------------------------------------------------------------
+
+    def operand(self, value: Value, dtype: np.dtype | None) -> str:
+        """``value`` in ``dtype``: arrays converted with astype, numbers and 0-d values cast."""
+        if _rank(value) not in (None, 0):
+            same = dtype is None or _dtype(value) == dtype
+            return self.name(value) if same else f"{self.name(value)}.astype(np.{dtype.name})"
+        return _cast(self.name(value), dtype)
+
+    def assign(self, out: Value, expr: str, depth: int) -> None:
+        self.emit(depth, f"{self.name(out)} = {expr}")
+
+    def _arithmetic(self, node: Node, out: Value, depth: int) -> None:
+        name = node.kind.name
+        if name in _CONVERT:
+            self.assign(out, f"{_CONVERT[name]}({self.name(node.input(0))})", depth)
+            return
+        operands = node.inputs[:2] if name in ("add", "sub") else node.inputs
+        compute = _compute_dtype(operands) if name in _PREDICATES else _dtype(out)
+        args = [self.operand(v, compute) for v in operands]
+        array = _rank(out) != 0
+        if name in _INFIX:
+            expr = f"({args[0]} {_INFIX[name]} {args[1]})"
+        elif name == "neg":
+            expr = f"(-{args[0]})"
+        else:
+            expr = f"{(_ARRAY_CALLS if array else _CALLS)[name]}({', '.join(args)})"
+        self.assign(out, expr if array else _cast(expr, _dtype(out)), depth)
+
+
+_SCALAR_DTYPES = {IntType: scalar_dtype(1), FloatType: scalar_dtype(1.0),
+                  BoolType: scalar_dtype(True)}
+
+
+def _compute_dtype(operands: list[Value]) -> np.dtype:
+    """The dtype PyTorch compares in (arrays over 0-d tensors over Python scalars)."""
+    kinds = [(_dtype(v), "zero_dim" if _rank(v) == 0 else "tensor")
+             if isinstance(v.type, TensorType)
+             else (_SCALAR_DTYPES[type(v.type)], "scalar") for v in operands]
+    return result_type_from(kinds)
+
+
+def _cast(expr: str, dtype: np.dtype | None) -> str:
+    if dtype is None:
+        return expr
+    return f"np.{dtype.name}({expr})" if dtype.name != "bool" else f"np.bool_({expr})"
+
+
+# Reductions over one axis of a 2-d array, for what Numba's NumPy lacks (fixed text).
+_AXIS_HELPERS = "".join(f'''@njit(cache=True)
+def _{fn}2(a, axis):
+    b = a if axis == 1 else a.T
+    out = np.empty(b.shape[0], {"np.int64" if fn.startswith("arg") else "a.dtype"})
+    for i in range(b.shape[0]):
+        out[i] = np.{fn}(b[i])
+    return out
+
+
+''' for fn in ("max", "min", "argmax", "argmin")) + "".join(f'''@njit(cache=True)
+def _{fn}2(a, axis, ddof):
+    b = a if axis == 1 else a.T
+    out = np.empty(b.shape[0], np.float64)
+    n = b.shape[1]
+    for i in range(b.shape[0]):
+        row = b[i].astype(np.float64)
+        out[i] = {"np.sqrt" if fn == "std" else ""}(np.var(row) * n / (n - ddof))
+    return out
+
+
+''' for fn in ("var", "std"))
+
+
+def element_source(graph: Graph) -> str:
+    """The module source whose ``element_fn`` computes ``graph``."""
+    return function_source(_ElementWriter(), graph, "element_fn",
+                           "import numpy as np\n" + _PRELUDE + _AXIS_HELPERS,
+                           "@njit(cache=True, boundscheck=True)\n")
+
+
+def compile_element_graph(graph: Graph, fallback: Callable[..., Any]) -> Callable[..., Any]:
+    """``graph`` as one compiled function; on an exception the call runs ``fallback``."""
+    from .fusion.cache import load_module
+
+    compiled = load_module(element_source(graph)).element_fn
+    zero_d = tuple((i, _dtype(v)) for i, v in enumerate(graph.outputs) if _rank(v) == 0)
+    single = len(graph.outputs) == 1
+
+    refused: list[BaseException] = []  # Numba could not compile it: the interpreter from now
+
+    def run(*args: Any) -> Any:
+        if refused:
+            return fallback(*args)
+        try:
+            results = compiled(*args)
+        except NumbaError as error:
+            refused.append(error)
+            return fallback(*args)
+        except Exception:  # noqa: BLE001 - the interpreter gives the graph's own answer/error
+            return fallback(*args)
+        if not zero_d:
+            return results
+        if single:
+            return np.asarray(results, zero_d[0][1])
+        results = list(results)
+        for i, dtype in zero_d:
+            results[i] = np.asarray(results[i], dtype)
+        return tuple(results)
+
+    run.compiled = compiled  # type: ignore[attr-defined]
+    run.refused = refused  # type: ignore[attr-defined]
+    run.graph_for = getattr(fallback, "graph_for", None)  # type: ignore[attr-defined]
+    run.code_for = getattr(fallback, "code_for", None)  # type: ignore[attr-defined]
+    return run
+
+
+__all__ = ["compile_element_graph", "element_source", "is_element_graph"]

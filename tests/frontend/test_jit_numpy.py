@@ -1,0 +1,259 @@
+"""``fusejit.jit`` on NumPy-spelled code: unannotated scalar arguments specialised per call, and
+NumPy's dtype rules (NEP 50 weak Python scalars), each checked against NumPy itself."""
+
+from __future__ import annotations
+
+import math
+from typing import Optional
+
+import numpy as np
+import pytest
+
+import fusejit
+
+from .numpy_programs import assert_same, ewma
+
+
+def _same(got, want) -> None:
+    assert_same(got, want, rtol=1e-6)
+
+
+def newton(a, x0=1.0, eps=1e-5):
+    x = x0
+    while abs(x * x - a) > eps:
+        x = 0.5 * (x + a / x)
+    return x
+
+
+def scaled(x, k, *, shift=0):
+    return x * k + shift
+
+
+def test_scalar_arguments_are_specialised_per_call_type():
+    f = fusejit.jit(newton)
+    _same(f(2.0), newton(2.0))
+    _same(f(2), newton(2))                 # int a: a / x is still a float
+    _same(f(9.0, eps=1e-9), newton(9.0, eps=1e-9))
+    g = fusejit.jit(scaled)
+    x = np.arange(4, dtype=np.float32)
+    _same(g(x, 3), scaled(x, 3))           # int k: float32 stays float32
+    _same(g(x, 0.5, shift=1), scaled(x, 0.5, shift=1))
+    _same(g(x, True), scaled(x, True))
+    i = np.arange(4)
+    _same(g(i, 2), scaled(i, 2))           # int64 * int
+    _same(g(i, 0.5), scaled(i, 0.5))       # int64 * weak float -> float64
+    assert len(g._specialised) == 5
+
+
+def mixing(i32, f32, i64, f64):
+    return (i32 / 2, f32 + i64, np.sqrt(i32), f32 * 0.5, i64 / i64, f32 @ f64, i32 + 1,
+            np.exp(i32), f32 - f64, np.where(i32 > 2, f32, 0.0), np.where(i32 > 2, i64, 0.5),
+            np.maximum(i32, f32))
+
+
+def test_numpy_dtype_rules():
+    i32 = np.arange(1, 5, dtype=np.int32)
+    f32 = np.linspace(0.5, 2, 4, dtype=np.float32)
+    i64 = np.arange(16777217, 16777221)
+    f64 = np.linspace(-1, 1, 4)
+    _same(fusejit.jit(mixing)(i32, f32, i64, f64), mixing(i32, f32, i64, f64))
+
+
+def test_int_division_keeps_float64_precision():
+    # float32 would round 16777217 / 2 to 8388608.0 (the issue's example)
+    f = fusejit.jit(lambda_free_half)
+    i = np.array([16777217])
+    assert f(i)[0] == 8388608.5 and f(i).dtype == np.float64
+
+
+def lambda_free_half(i):
+    return i / 2
+
+
+@pytest.mark.parametrize("value, what", [
+    (np.ones(3, np.complex128), "complex128"), (np.ones(3, np.float16), "float16"),
+    (np.array([None, 1]), "object"), (1j, "complex"), ("text", "str")])
+def test_unsupported_arguments_name_the_argument(value, what):
+    with pytest.raises(fusejit.FusejitError, match=f"argument 'k'.*{what}"):
+        fusejit.jit(scaled)(np.ones(3), value)
+
+
+def collatz(n):
+    steps = 0
+    while n != 1:
+        n = n // 2 if n % 2 == 0 else 3 * n + 1
+        steps += 1
+    return steps
+
+
+def scalar_mix(a, b, flag):
+    out = 0.0
+    for k in range(b):
+        if flag and k % 2 == 1:
+            continue
+        out += math.sqrt(abs(a)) * k - a / (k + 1)
+        if out > 1e6:
+            break
+    return out, int(out) // 3, out < 0, float(b) ** 0.5
+
+
+def divides(a, b):
+    return a // b
+
+
+def test_scalar_only_functions_compile_whole():
+    from fusejit.runtime.scalar_function import is_scalar_graph
+
+    f = fusejit.jit(collatz)
+    assert [f(n) for n in (1, 7, 27, 97)] == [collatz(n) for n in (1, 7, 27, 97)]
+    assert is_scalar_graph(f.graph_for(27))
+    assert hasattr(f._specialised[(int,)], "compiled")  # the whole-graph Numba function
+    g = fusejit.jit(scalar_mix)
+    for args in [(2.0, 10, True), (-3.5, 7, False), (1e3, 4000, False), (0.0, 0, True)]:
+        _same(g(*args), scalar_mix(*args))
+    _same(fusejit.jit(newton)(1e6), newton(1e6))
+
+
+def test_scalar_function_errors_come_from_the_interpreter_with_the_line():
+    import inspect
+
+    _, first = inspect.getsourcelines(divides)
+    f = fusejit.jit(divides)
+    assert f(7, 2) == 3
+    with pytest.raises(fusejit.FusejitError, match=f"{__file__}:{first + 1}:"):
+        f(1, 0)
+
+
+def peak(x, start):
+    best = x[start]
+    k = start
+    for i in range(start, x.shape[0]):
+        if x[i] > best:
+            best = x[i]
+            k = i
+    return best, k, best > 0.5
+
+
+def write_argument(x, v):
+    for i in range(x.shape[0]):
+        x[i] = v * i
+    return x
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_element_loops_compile_whole_and_match_numpy(dtype):
+    x = np.random.default_rng(3).standard_normal(300).astype(dtype)
+    f = fusejit.jit(ewma)
+    _same(f(x, 0.3), ewma(x, 0.3))  # interpreted
+    _same(f(x, 0.3), ewma(x, 0.3))  # compiled whole on the second call
+    assert hasattr(f._specialised[next(iter(f._specialised))], "compiled")
+    g = fusejit.jit(peak)
+    _same(g(x, 5), peak(x, 5))
+    _same(g(x, -3), peak(x, -3))
+    _same(g(x, 7), peak(x, 7))
+
+
+def test_element_loops_that_write_arguments_run_on_the_interpreter():
+    x = np.zeros(5)
+    f = fusejit.jit(write_argument)
+    f(np.zeros(5), 2.0)
+    _same(f(x, 2.0), write_argument(np.zeros(5), 2.0))
+    np.testing.assert_array_equal(x, [0, 2, 4, 6, 8])  # the caller's array, as NumPy
+    assert not hasattr(f._specialised[next(iter(f._specialised))], "compiled")
+
+
+def test_element_loop_index_errors_come_from_the_interpreter_with_the_line():
+    import inspect
+
+    _, first = inspect.getsourcelines(peak)
+    f = fusejit.jit(peak)
+    f(np.ones(3), 0)
+    with pytest.raises(fusejit.FusejitError, match=f"{__file__}:{first + 1}:"):
+        f(np.ones(3), 7)
+
+
+def squares(n, x):
+    out = np.zeros(n, dtype=np.int64)
+    fixed = np.ones((4,), dtype=np.float32)
+    for i in range(n):
+        out[i] = i * i
+    fixed[1] = x[0] * 2
+    return out, fixed
+
+
+def test_element_loops_create_arrays_of_constant_and_argument_shapes():
+    x = np.array([1.5, 2.0])
+    f = fusejit.jit(squares)
+    _same(f(6, x), squares(6, x))
+    _same(f(6, x), squares(6, x))
+    assert hasattr(f._specialised[next(iter(f._specialised))], "compiled")
+
+
+def axis_stats(a):
+    return (a.std(axis=0), a.var(axis=1, ddof=1), np.std(a, axis=-1, keepdims=True), a.max(0),
+            a.argmin(axis=1), a.sum(axis=0, keepdims=True), a.mean(axis=1), a.cumsum(axis=0))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_axis_reductions_compiled_whole_match_numpy(dtype):
+    a = np.random.default_rng(1).standard_normal((7, 4)).astype(dtype)
+    f = fusejit.jit(axis_stats)
+    for _ in range(2):  # interpreted, then compiled whole (or interpreted if it cannot be)
+        assert_same(f(a), axis_stats(a))
+
+
+def grid_and_division(i, n):
+    e = np.eye(n) + np.linspace(0.0, 1.0, n)
+    return i // 3, i % 4, -i // 2, e, e.sum(axis=0)
+
+
+def divide_by(i, d):
+    return i // d
+
+
+def test_division_and_creation_compiled_whole_match_numpy():
+    i = np.arange(-7, 9)
+    f = fusejit.jit(grid_and_division)
+    for _ in range(2):
+        assert_same(f(i, 4), grid_and_division(i, 4))
+    assert hasattr(f._specialised[next(iter(f._specialised))], "compiled")
+    g = fusejit.jit(divide_by)  # a divisor known only at run time stays on the interpreter
+    for _ in range(2):
+        assert_same(g(i, 3), divide_by(i, 3))
+    assert not hasattr(g._specialised[next(iter(g._specialised))], "compiled")
+
+
+def keyword_defaults(x, y=2, *, s=1.0, t=None):
+    return x * y + s if t is None else x
+
+
+def keyword_required(x, *, s):
+    return x * s
+
+
+def test_positional_calls_fill_positional_and_keyword_only_defaults():
+    x = np.arange(3.0)
+    f = fusejit.jit(keyword_defaults)
+    for args, kwargs in [((x,), {}), ((x, 3), {}), ((x,), {"s": 2.0}), ((x, 1), {"t": None}),
+                         ((x, 3), {"s": 0.5}), ((x,), {"t": 1})]:
+        assert_same(f(*args, **kwargs), keyword_defaults(*args, **kwargs))
+    with pytest.raises(fusejit.FusejitError, match="missing a required argument: 's'"):
+        fusejit.jit(keyword_required)(x)
+
+
+def optional_arguments(x: np.ndarray, bias: Optional[np.ndarray] = None,  # noqa: UP045
+                       scale: float | None = None):
+    y = x * 2
+    if bias is not None:
+        y = y + bias
+    if scale is not None:
+        y = y * scale
+    return y
+
+
+def test_optional_annotations_and_none_defaults():
+    f = fusejit.jit(optional_arguments)
+    x = np.arange(3.0)
+    for args, kwargs in [((x,), {}), ((x, np.ones(3)), {}), ((x, None, 0.5), {}),
+                         ((x,), {"scale": 2})]:
+        assert_same(f(*args, **kwargs), optional_arguments(*args, **kwargs))

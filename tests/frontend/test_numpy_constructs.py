@@ -1,0 +1,207 @@
+"""Each NumPy construct ``fusejit.jit`` accepts, against NumPy itself: value, dtype and shape.
+
+One small function per construct (reductions with every axis form, indexing, creation,
+assignment, Python structure); the oracle is the same function run by NumPy. Arguments that
+the function writes into must end as NumPy leaves them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import fusejit
+
+from .numpy_programs import assert_same as _same
+
+RNG = np.random.default_rng(5)
+F64 = RNG.standard_normal((4, 5, 3))
+F32 = RNG.standard_normal((6, 4)).astype(np.float32)
+I32 = RNG.integers(-5, 9, (3, 4)).astype(np.int32)
+B = RNG.random((3, 4)) > 0.5
+
+
+CASES = []
+
+
+def case(*args):
+    def register(fn):
+        CASES.append(pytest.param(fn, args, id=fn.__name__))
+        return fn
+    return register
+
+
+# -- reductions -----------------------------------------------------------------------------
+
+@case(F64)
+def reductions_all(x):
+    return x.sum(), x.mean(), x.max(), x.min(), x.prod(), x.var(), x.std(), x.argmax(), \
+        x.argmin(), (x > 0).any(), (x > -9).all()
+
+
+@case(F64)
+def reductions_axis(x):
+    return (x.sum(axis=0), x.mean(axis=-1), x.max(axis=1), x.min(axis=(0, 2)),
+            x.prod(axis=(0, 2)), x.var(axis=1, ddof=1), x.std(axis=-1, keepdims=True),
+            x.argmax(axis=1), x.argmin(axis=-1, keepdims=True), (x > 0).any(axis=2),
+            (x > -1).all(axis=(0, 1)), x.cumsum(axis=1), x.cumsum())
+
+
+@case(F32, I32)
+def np_reductions(x, i):
+    return (np.sum(x, axis=1, keepdims=True), np.mean(i), np.mean(i, axis=0), np.max(x, 0),
+            np.amin(i, axis=1), np.prod(i, axis=0), np.argmax(x, axis=1), np.var(i),
+            np.std(x, axis=0), np.any(i > 3), np.all(i > -9, axis=1), np.cumsum(i, axis=0),
+            np.sum(i), np.prod(x, axis=(0, 1), keepdims=True))
+
+
+@case(F32, I32)
+def ufuncs(x, i):
+    return (np.maximum(x, 0.5), np.minimum(i, 2), np.clip(x, -0.5, 0.5), np.abs(i),
+            np.sign(x), np.square(i), np.sqrt(np.abs(x)), np.dot(x, x.T), np.exp(i),
+            np.floor(x), np.floor_divide(i, 3), i // 2, i % 3, np.log1p(np.abs(x)),
+            np.dot(x[0], x[1]), x.dot(x.T))
+
+
+# -- indexing -------------------------------------------------------------------------------
+
+@case(F64)
+def slicing(x):
+    return (x[1:], x[:-1], x[::2], x[1:3, ::2], x[-2:, 1], x[:, 1:] - x[:, :-1], x[..., 0],
+            x[0, ..., 1:], x[None], x[:, None, :, 0], x[np.newaxis, 1], x[2, 3, 1],
+            x[::-1], x[1:-1:2, -1])
+
+
+@case(F32)
+def mask_where(x):
+    return np.where(x > 0, x, 0.0), np.where(x > 0, 1, -1), x * (x > 0)
+
+
+# -- creation and conversion -----------------------------------------------------------------
+
+@case(F32, 3)
+def creation(x, n):
+    e, e_like = np.empty((2, n)), np.empty_like(x)   # uninitialised: only written ones compared
+    e[...] = 1.0
+    e_like[:] = 2.0
+    return (np.zeros((n, 2)), np.ones(4, dtype=np.int32), e, np.full((2, 2), 7),
+            np.full((n,), 0.5, dtype=np.float32), np.zeros_like(x), np.ones_like(x, dtype=int),
+            e_like, np.full_like(x, 3), np.arange(n), np.arange(1, 10, 2),
+            np.arange(0.0, 1.0, 0.25), np.linspace(0, 1, 5), np.eye(n), np.eye(2, 3),
+            np.zeros(x.shape), x.astype(np.float64), x.astype(int), x.astype(bool))
+
+
+@case(I32, F32)
+def dtype_values(i, x):
+    return i.astype(x.dtype), np.zeros(3, dtype=i.dtype), x.astype(np.int8)
+
+
+# -- assignment -----------------------------------------------------------------------------
+
+@case(np.zeros((4, 3)), F32[:4, :3].copy(), 1, 2.5)
+def assignment(a, b, i, v):
+    a[i] = v
+    a[i, 2] = -1.0
+    a[2:4] = b[:2]
+    a[:, 0] += 1
+    a[3] *= 2.0
+    b[b < 0] = 0.0
+    b += a
+    return a, b
+
+
+@case(F64.copy(), F64[0].copy())
+def inplace_on_arguments(a, b):
+    a += 1
+    b *= 2
+    a[0] -= b
+    return a.sum() + b.sum()
+
+
+# -- Python -----------------------------------------------------------------------------------
+
+def _helper(x, scale=2.0):
+    return x * scale
+
+
+@case(F32, 3)
+def python_structure(x, n, *, scale=0.5, bias=None):
+    rows = []
+    for row in x:
+        if row.sum() > 0:
+            continue
+        rows.append(_helper(row, scale))
+    total = 0
+    for k in range(10):
+        if k == n:
+            break
+        total += k
+    for w in (1.0, 2.0):
+        x = x * w
+    out = np.stack(rows) if bias is None else x
+    return np.concatenate([x, x], axis=0), out, total
+
+
+@pytest.mark.parametrize("fn, args", CASES)
+def test_construct_matches_numpy(fn, args):
+    mine = tuple(a.copy() if isinstance(a, np.ndarray) else a for a in args)
+    theirs = tuple(a.copy() if isinstance(a, np.ndarray) else a for a in args)
+    _same(fusejit.jit(fn)(*mine), fn(*theirs))
+    for m, t in zip(mine, theirs):
+        if isinstance(t, np.ndarray):
+            np.testing.assert_allclose(m, t, rtol=1e-6)
+
+
+def test_calling_another_jit_function():
+    inner = fusejit.jit(_helper)
+
+    @fusejit.jit
+    def outer(x):
+        return inner(x, 3.0) + 1
+
+    x = F32.copy()
+    _same(outer(x), x * 3.0 + 1)
+
+
+@pytest.mark.parametrize("source, what, hint", [
+    ("x[x > 0]", "data-dependent shape", "np.where"),
+    ("x.sum(out=x)", "out= and dtype= arguments are not supported", ".astype"),
+    ("x[1:3:-1]", "negative slice step", "np.flip"),
+])
+def test_unsupported_constructs_name_the_line_and_the_alternative(tmp_path, source, what, hint):
+    import importlib.util
+
+    path = tmp_path / "user_code.py"
+    path.write_text(f"import numpy as np\n\n\ndef f(x):\n    return {source}\n")
+    spec = importlib.util.spec_from_file_location("user_code", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    with pytest.raises(fusejit.FusejitError, match=what) as info:
+        fusejit.jit(module.f)(F32.copy())
+    assert f"{path}:5:" in str(info.value) and hint in str(info.value)
+
+
+def traced_slices(x):
+    return x[1:, None, ::2] - x[:-1, None, ::2], x[..., 0], x[-1, 1:3], x.mean(axis=1)
+
+
+def test_trace_records_basic_indexing_and_reductions():
+    graph = fusejit.trace(traced_slices, F64)
+    _same(fusejit.compile(graph)(F64), traced_slices(F64))
+
+
+def scalar_is_a_copy(x):
+    best = x[0]
+    best += 1.0
+    total = 0.0
+    for v in x:
+        total += v
+    return best, total, x
+
+
+def test_scalars_read_from_arrays_are_copies_and_constants_stay_constant():
+    f = fusejit.jit(scalar_is_a_copy)
+    for _ in range(2):  # a second call must not see memory the first one changed
+        x = np.arange(4.0)
+        _same(f(x), scalar_is_a_copy(np.arange(4.0)))
+        np.testing.assert_array_equal(x, np.arange(4.0))
