@@ -93,6 +93,7 @@ def exp_f32(x):
     """e**x for float32, max error 1 ulp (see the module docstring)."""
     y = _EXP_LO if x < _EXP_LO else x
     y = _EXP_HI if y > _EXP_HI else y
+    y = _F(0.0) if y != y else y     # a NaN would reach int32(n), which LLVM leaves undefined
     n = np.rint(y * _LOG2E)
     r = (y - n * _LN2_HI) - n * _LN2_LO
     p = _E0 + r * (_E1 + r * (_E2 + r * (_E3 + r * (_E4 + r * _E5))))
@@ -165,10 +166,13 @@ def tanh_f32(x):
     u = x * x
     small = x + x * u * (_T0 + u * (_T1 + u * (_T2 + u * (_T3 + u * (_T4 + u * _T5)))))
     y = a + a
-    y = _TANH_CLAMP if y > _TANH_CLAMP else y
+    # (not y <= clamp) also takes NaN: int32(NaN) in _exp_pos would be undefined in LLVM, and
+    # gave a different garbage value from call to call
+    y = _TANH_CLAMP if not y <= _TANH_CLAMP else y
     big = _F(1.0) - _F(2.0) / (_exp_pos(y) + _F(1.0))
     # tanh is odd: the result takes x's sign, -0.0 included (copysign is exact and vectorises)
-    return np.copysign(small if a < _F(0.625) else big, x)
+    result = np.copysign(small if a < _F(0.625) else big, x)
+    return x if x != x else result
 
 
 @njit(cache=True, error_model="numpy", fastmath=_FM)
