@@ -1,7 +1,7 @@
 """Measure the maximum ulp error of the fused kernels' vectorised math (``vecmath``, ``fastmath``).
 
-    python tools/ulp_sweep.py f32 [--step K] [NAME ...]   # every K-th float32 bit pattern (K=1: all 2^32)
-    python tools/ulp_sweep.py f64 [--samples N] [NAME ...]   # N random float64 inputs + specials
+    python tools/ulp_sweep.py f32 [--step K] [NAME ...]    # every K-th float32 (K=1: all 2^32)
+    python tools/ulp_sweep.py f64 [--samples N] [NAME ...] # N random float64s + specials
 
 Oracles:
 
@@ -130,8 +130,8 @@ def _apply64(fast):
 def specials64() -> np.ndarray:
     v = np.array([0.0, 5e-324, 2.2250738585072014e-308, 1e-300, 1e-20, 1e-8, 0.5, 1.0, 2.0,
                   0.4375, 0.6875, 1.1875, 2.4375, 19.1, 40.0, 709.0, 709.78, 709.79, 710.5,
-                  745.13, 746.0, np.pi / 4, np.pi / 2, np.pi, 1e5, LIM, 1e22, 1.7976931348623157e308,
-                  np.inf, np.nan])
+                  745.13, 746.0, np.pi / 4, np.pi / 2, np.pi, 1e5, LIM, 1e22,
+                  1.7976931348623157e308, np.inf, np.nan])
     with np.errstate(all="ignore"):
         v = np.concatenate([v, np.nextafter(v, np.inf), np.nextafter(v, 0)])
     return np.concatenate([v, -v])

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from .cache import cache_clear, cache_info
 from .compiler import FusedKernel, kernel_source
-from .plan import KernelDeclined
+from .plan import KernelDeclined, set_num_threads
 
-__all__ = ["FusedKernel", "KernelDeclined", "cache_clear", "cache_info", "kernel_source"]
+__all__ = ["FusedKernel", "KernelDeclined", "cache_clear", "cache_info", "kernel_source",
+           "set_num_threads"]

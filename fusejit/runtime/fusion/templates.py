@@ -267,6 +267,8 @@ def _remainder(cx: Emitter, node, ops: list[Operand]):
         raise _fail(node, "not defined for Bool tensors")
     a, b = cx.cast(ops[0], dtype), cx.cast(ops[1], dtype)
     if _is_float(dtype):
+        if cx.fast:
+            cx.separate()      # (libm's fmod: exact, but a call)
         if node.kind == aten.fmod:
             return f"{cx.function('fmod')}({a}, {b})", dtype
         return f"h.remainder_f({a}, {b})", dtype
@@ -409,6 +411,31 @@ def _type_as(cx: Emitter, node, ops: list[Operand]):
 @_register(aten._cast_Float)
 def _cast_float(cx: Emitter, node, ops: list[Operand]):
     return cx.cast(ops[0], np.dtype(np.float32)), np.dtype(np.float32)
+
+
+# Estimated nanoseconds an element costs on one core, for the serial/parallel choice (measured
+# roughly here: vectorised float32 arithmetic ~0.1, a vectorised transcendental ~1, one libm call
+# in a separate loop ~15, each operand read or written ~0.3).
+_COST_TRANSCENDENTAL = 1.0
+_COST_LIBM = 15.0
+_COST_ARITHMETIC = 0.1
+_COST_OPERAND = 0.3
+
+
+def element_cost(layout) -> float:
+    """The estimated cost of one element of a group's kernel, in nanoseconds of one core."""
+    cost = layout.element_cost
+    if cost is None:
+        cost = _COST_OPERAND * (len(layout.operands) + len(layout.outputs))
+        for node in layout.graph.nodes():
+            if node.kind in _SEPARATE or node.kind in (aten.fmod, aten.remainder):
+                cost += _COST_LIBM
+            elif node.kind in _VEC or node.kind in (aten.pow, aten.atan2):
+                cost += _COST_TRANSCENDENTAL
+            elif node.kind not in STRUCTURAL:
+                cost += _COST_ARITHMETIC
+        layout.element_cost = cost
+    return cost
 
 
 # Kinds handled by the generator itself rather than by a renderer.

@@ -46,6 +46,10 @@ from numba.extending import intrinsic
 # Contraction only (a * b + c -> fma where the CPU has one), on these functions' instructions.
 _FM = {"contract"}
 _OPTS = {"cache": True, "error_model": "numpy", "fastmath": _FM}
+# The functions kernels call: Numba inlines them itself, since LLVM's inliner leaves the bigger
+# ones (or several calls of one) as calls, over its size threshold, and one call keeps the
+# kernel's loop from vectorising.
+_BIG = {**_OPTS, "inline": "always"}
 
 
 @intrinsic
@@ -124,7 +128,7 @@ def _expm1_poly(r):
     return r + r * r * p
 
 
-@njit(**_OPTS)
+@njit(**_BIG)
 def exp_f64(x):
     """e**x for float64."""
     y = -746.0 if x < -746.0 else x
@@ -137,7 +141,7 @@ def exp_f64(x):
     return x if x != x else result
 
 
-@njit(**_OPTS)
+@njit(**_BIG)
 def expm1_f64(x):
     """e**x - 1 for float64, accurate for small x."""
     y = -40.0 if x < -40.0 else x
@@ -149,9 +153,10 @@ def expm1_f64(x):
     up = (em1 + (1.0 - _pow2(-k if k < _I(54) else _I(-54)))) * scale
     down = em1 * scale + (scale - 1.0)
     result = up if k >= _I(0) else down
-    result = exp_f64(x) if x > 709.0 else result
+    big = exp_f64(x)          # (computed for every element: a call under a branch would not
+    result = big if x > 709.0 else result      # vectorise)
     result = -1.0 if x < -40.0 else result
-    return x if (x != x or x == 0.0) else result
+    return x if (x != x) | (x == 0.0) else result
 
 
 _LG1, _LG2, _LG3 = 6.666666666666735130e-01, 3.999999999940941908e-01, 2.857142874366239149e-01
@@ -186,10 +191,10 @@ def _log_special(x, result):
     """log's results at 0, below 0, NaN and inf; ``result`` elsewhere."""
     result = -_INF if x == 0.0 else result
     result = np.nan if x < 0.0 else result
-    return x if (x != x or x == _INF) else result
+    return x if (x != x) | (x == _INF) else result
 
 
-@njit(**_OPTS)
+@njit(**_BIG)
 def log_f64(x):
     """Natural log for float64."""
     e, logm = _log_parts(x)
@@ -202,21 +207,21 @@ _LOG10_2_HI = 3.01029995663611771306e-01     # log10(2), 33 leading bits
 _LOG10_2_LO = 3.69423907715893078616e-13
 
 
-@njit(**_OPTS)
+@njit(**_BIG)
 def log2_f64(x):
     """Base-2 log for float64: e + log(m) / ln 2 (exact at powers of two)."""
     e, logm = _log_parts(x)
     return _log_special(x, e + logm * _INV_LN2)
 
 
-@njit(**_OPTS)
+@njit(**_BIG)
 def log10_f64(x):
     """Base-10 log for float64."""
     e, logm = _log_parts(x)
     return _log_special(x, e * _LOG10_2_HI + (logm * _INV_LN10 + e * _LOG10_2_LO))
 
 
-@njit(**_OPTS)
+@njit(**_BIG)
 def log1p_f64(x):
     """log(1 + x) for float64, accurate for small x."""
     u = 1.0 + x
@@ -227,7 +232,7 @@ def log1p_f64(x):
     result = e * _LN2_HI + (logm + e * _LN2_LO) + c / u
     result = -_INF if x == -1.0 else result
     result = np.nan if x < -1.0 else result
-    return x if (x != x or x == _INF or x == 0.0) else result
+    return x if (x != x) | (x == _INF) | (x == 0.0) else result
 
 
 # --- trigonometric ------------------------------------------------------------------------------
@@ -286,7 +291,7 @@ def _finite_or_nan(x, result):
     return result if abs(x) < _INF else x - x        # inf - inf and NaN give NaN
 
 
-@njit(**_OPTS)
+@njit(**_BIG)
 def sin_f64(x):
     """Sine for float64 with |x| <= TRIG_LIMIT (the kernel fixes up the rest)."""
     q, r = _reduce_trig(x)
@@ -297,7 +302,7 @@ def sin_f64(x):
     return _finite_or_nan(x, x if x == 0.0 else v)
 
 
-@njit(**_OPTS)
+@njit(**_BIG)
 def cos_f64(x):
     """Cosine for float64 with |x| <= TRIG_LIMIT (the kernel fixes up the rest)."""
     q, r = _reduce_trig(x)
@@ -308,7 +313,7 @@ def cos_f64(x):
     return _finite_or_nan(x, v)
 
 
-@njit(**_OPTS)
+@njit(**_BIG)
 def tan_f64(x):
     """Tangent for float64 with |x| <= TRIG_LIMIT (the kernel fixes up the rest)."""
     q, r = _reduce_trig(x)
@@ -357,13 +362,13 @@ def _atan_pos(a):
     return hi + ((t - t * z * p) + lo)
 
 
-@njit(**_OPTS)
+@njit(**_BIG)
 def atan_f64(x):
     """Arc tangent for float64."""
     return np.copysign(_atan_pos(abs(x)), x)
 
 
-@njit(**_OPTS)
+@njit(**_BIG)
 def asin_f64(x):
     """Arc sine for float64: atan(x / sqrt(1 - x**2)), NaN outside [-1, 1]."""
     a = abs(x)
@@ -372,26 +377,26 @@ def asin_f64(x):
     return np.copysign(v, x)
 
 
-@njit(**_OPTS)
+@njit(**_BIG)
 def acos_f64(x):
     """Arc cosine for float64: 2 atan(sqrt((1 - x) / (1 + x))), NaN outside [-1, 1]."""
     v = 2.0 * _atan_pos(np.sqrt((1.0 - x) / (1.0 + x)))
     return np.nan if abs(x) > 1.0 else v
 
 
-@njit(**_OPTS)
+@njit(**_BIG)
 def atan2_f64(y, x):
     """atan2(y, x) for float64, with C99's signed zeros and infinities."""
     a, b = abs(y), abs(x)
     swap = a > b
     t = (b / a) if swap else (a / b)
     t = 0.0 if a == 0.0 else t
-    t = 1.0 if (a == _INF and b == _INF) else t
+    t = 1.0 if (a == _INF) & (b == _INF) else t
     v = _atan_pos(t)
     v = (_ATAN_INF[0] - v + _ATAN_INF[1]) if swap else v
     v = (_PI - v) if np.signbit(x) else v
     v = np.copysign(v, y)
-    return (x + y) if (x != x or y != y) else v
+    return (x + y) if (x != x) | (y != y) else v
 
 
 # --- hyperbolic ---------------------------------------------------------------------------------
@@ -403,27 +408,29 @@ def _exp_half_squared(a):
     return (0.5 * w) * w
 
 
-@njit(**_OPTS)
+@njit(**_BIG)
 def sinh_f64(x):
     """Hyperbolic sine for float64."""
     a = abs(x)
     e = expm1_f64(a if a < 709.0 else 0.0)
     v = 0.5 * (e + e / (e + 1.0))
-    v = _exp_half_squared(a) if a >= 709.0 else v
+    w = _exp_half_squared(a)
+    v = w if a >= 709.0 else v
     return x if x != x else np.copysign(v, x)
 
 
-@njit(**_OPTS)
+@njit(**_BIG)
 def cosh_f64(x):
     """Hyperbolic cosine for float64."""
     a = abs(x)
     e = exp_f64(a if a < 709.0 else 0.0)
     v = 0.5 * e + 0.5 / e
-    v = _exp_half_squared(a) if a >= 709.0 else v
+    w = _exp_half_squared(a)
+    v = w if a >= 709.0 else v
     return x if x != x else v
 
 
-@njit(**_OPTS)
+@njit(**_BIG)
 def tanh_f64(x):
     """Hyperbolic tangent for float64: expm1(2|x|) / (expm1(2|x|) + 2), exactly 1 from 19.1."""
     a = abs(x)
@@ -431,14 +438,14 @@ def tanh_f64(x):
     return x if x != x else np.copysign(e / (e + 2.0), x)
 
 
-@njit(**_OPTS)
+@njit(**_BIG)
 def sigmoid_f64(x):
     """1 / (1 + e**-x) for float64; e**x / (1 + e**x) below 0 keeps tiny results accurate."""
     e = exp_f64(-abs(x))
     return (1.0 if x >= 0.0 else e) / (1.0 + e)
 
 
-@njit(**_OPTS)
+@njit(**_BIG)
 def pow_core(x, y):
     """x**y in float64 as e**(y log|x|), with C99's special cases: accurate enough for
     float32 results (``pow_f32``), not for float64 ones."""
@@ -449,12 +456,12 @@ def pow_core(x, y):
     la = _INF if a == _INF else la
     v = exp_f64(y * la)
     integral = np.floor(y) == y
-    odd = integral and abs(y) < 9007199254740992.0 and np.floor(0.5 * y) != 0.5 * y
-    v = -v if (odd and np.signbit(x)) else v
-    v = np.nan if (x < 0.0 and not integral and a != _INF) else v
-    v = 1.0 if (a == 1.0 and abs(y) == _INF) else v
+    odd = integral & (abs(y) < 9007199254740992.0) & (np.floor(0.5 * y) != 0.5 * y)
+    v = -v if odd & (_f64_to_bits(x) < _I(0)) else v
+    v = np.nan if (x < 0.0) & (not integral) & (a != _INF) else v
+    v = 1.0 if (a == 1.0) & (abs(y) == _INF) else v
     v = v if x == x else x
-    return 1.0 if (y == 0.0 or x == 1.0) else v
+    return 1.0 if (y == 0.0) | (x == 1.0) else v
 
 
 # --- float32 forms: computed in float64 and rounded once ----------------------------------------
@@ -462,71 +469,71 @@ def pow_core(x, y):
 _F = np.float32
 
 
-@njit(**_OPTS)
+@njit(**_BIG)
 def expm1_f32(x):
     return _F(expm1_f64(_D(x)))
 
 
-@njit(**_OPTS)
+@njit(**_BIG)
 def log1p_f32(x):
     return _F(log1p_f64(_D(x)))
 
 
-@njit(**_OPTS)
+@njit(**_BIG)
 def log2_f32(x):
     return _F(log2_f64(_D(x)))
 
 
-@njit(**_OPTS)
+@njit(**_BIG)
 def log10_f32(x):
     return _F(log10_f64(_D(x)))
 
 
-@njit(**_OPTS)
+@njit(**_BIG)
 def sin_f32(x):
     return _F(sin_f64(_D(x)))
 
 
-@njit(**_OPTS)
+@njit(**_BIG)
 def cos_f32(x):
     return _F(cos_f64(_D(x)))
 
 
-@njit(**_OPTS)
+@njit(**_BIG)
 def tan_f32(x):
     return _F(tan_f64(_D(x)))
 
 
-@njit(**_OPTS)
+@njit(**_BIG)
 def asin_f32(x):
     return _F(asin_f64(_D(x)))
 
 
-@njit(**_OPTS)
+@njit(**_BIG)
 def acos_f32(x):
     return _F(acos_f64(_D(x)))
 
 
-@njit(**_OPTS)
+@njit(**_BIG)
 def atan_f32(x):
     return _F(atan_f64(_D(x)))
 
 
-@njit(**_OPTS)
+@njit(**_BIG)
 def atan2_f32(y, x):
     return _F(atan2_f64(_D(y), _D(x)))
 
 
-@njit(**_OPTS)
+@njit(**_BIG)
 def sinh_f32(x):
     return _F(sinh_f64(_D(x)))
 
 
-@njit(**_OPTS)
+@njit(**_BIG)
 def cosh_f32(x):
     return _F(cosh_f64(_D(x)))
 
 
-@njit(**_OPTS)
+@njit(**_BIG)
 def pow_f32(x, y):
     return _F(pow_core(_D(x), _D(y)))

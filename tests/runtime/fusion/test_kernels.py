@@ -9,7 +9,8 @@ import pytest
 import fusejit
 from fusejit.errors import InterpreterError, IRError
 from fusejit.runtime.fusion import FusedKernel
-from fusejit.runtime.fusion.plan import SERIAL_LIMIT
+from fusejit.runtime.fusion.plan import SERIAL_WORK_NS
+from fusejit.runtime.fusion.templates import element_cost
 
 from .oracle import run_subgraph
 
@@ -56,8 +57,9 @@ def test_chunk_and_inner_concat(shape):
 def test_parallel_path(layout):
     """Big enough for the parallel kernel; the layouts give unit, strided and zero inner strides."""
     rng = np.random.default_rng(2)
-    rows, cols = 96, 1024 * 2
-    assert rows * cols >= SERIAL_LIMIT
+    rows, cols = 96, 1024 * 16
+    assert rows * cols * element_cost(FusedKernel(fusejit.parse_ir(CHAIN)).layout) \
+        >= SERIAL_WORK_NS
     x = rng.uniform(-2, 2, (rows, cols)).astype(np.float32)
     y = rng.uniform(-2, 2, (rows, cols)).astype(np.float32)
     if layout == "transposed":
