@@ -2,6 +2,7 @@
 
     python tools/ulp_sweep.py f32 [--step K] [NAME ...]    # every K-th float32 (K=1: all 2^32)
     python tools/ulp_sweep.py f64 [--samples N] [NAME ...] # N random float64s + specials
+    python tools/ulp_sweep.py binary [--samples N]         # atan2 and float32 pow, random pairs
 
 Oracles:
 
@@ -177,17 +178,67 @@ def sweep_f64(name: str, samples: int, chunk: int = 1 << 23) -> tuple[float, flo
     return worst, where
 
 
+BINARY = {"atan2_f32": (vm.atan2_f32, np.arctan2, np.float32),
+          "pow_f32": (vm.pow_f32, np.power, np.float32),
+          "atan2_f64": (vm.atan2_f64, np.arctan2, np.float64)}
+
+
+def _apply2(fast):
+    @njit(parallel=True)
+    def run(x, y, out):
+        for i in prange(x.size):
+            out[i] = fast(x[i], y[i])
+    return run
+
+
+def sweep_binary(name: str, samples: int, chunk: int = 1 << 22) -> tuple[float, tuple]:
+    """Random pairs: a third uniform bit patterns, a third uniform in [-4, 4], a third with
+    x in (0, 4] and y in [-40, 40] (pow's useful range); float32 results are compared with the
+    float64 oracle unrounded, float64 ones with NumPy's."""
+    fast, oracle, dtype = BINARY[name]
+    run = _apply2(fast)
+    rng = np.random.default_rng(2)
+    bits = np.uint32 if dtype == np.float32 else np.uint64
+    worst, where, done = 0.0, (0.0, 0.0), 0
+    while done < samples:
+        n = min(chunk, samples - done)
+        t = n // 3
+        pat = rng.integers(0, np.iinfo(bits).max, (2, t), dtype=bits).view(dtype)
+        x = np.concatenate([pat[0], rng.uniform(-4, 4, t), rng.uniform(0, 4, n - 2 * t)])
+        y = np.concatenate([pat[1], rng.uniform(-4, 4, t), rng.uniform(-40, 40, n - 2 * t)])
+        with np.errstate(all="ignore"):
+            x, y = x.astype(dtype), y.astype(dtype)
+        got = np.empty_like(x)
+        run(x, y, got)
+        with np.errstate(all="ignore"):
+            want = oracle(x.astype(np.float64), y.astype(np.float64))
+            rounded = want.astype(dtype)
+            err = np.abs(got - want) / np.spacing(np.abs(rounded)).astype(np.float64)
+        same = ((got == rounded) & ~np.isfinite(rounded)) | (np.isnan(got) & np.isnan(rounded))
+        err[same] = 0.0
+        err[~same & ~(np.isfinite(got) & np.isfinite(rounded))] = np.inf
+        err[np.isnan(err)] = np.inf
+        i = int(np.argmax(err))
+        if err[i] > worst:
+            worst, where = float(err[i]), (float(x[i]), float(y[i]))
+        done += n
+    return worst, where
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("dtype", choices=["f32", "f64"])
+    parser.add_argument("dtype", choices=["f32", "f64", "binary"])
     parser.add_argument("names", nargs="*")
     parser.add_argument("--step", type=int, default=1)
     parser.add_argument("--samples", type=int, default=10 ** 8)
     args = parser.parse_intermixed_args()
-    table = F32 if args.dtype == "f32" else F64
+    table = {"f32": F32, "f64": F64, "binary": BINARY}[args.dtype]
     for name in args.names or list(table):
         start = time.perf_counter()
-        if args.dtype == "f32":
+        if args.dtype == "binary":
+            err, at = sweep_binary(name, args.samples)
+            what = f"{args.samples:.1e} random pairs"
+        elif args.dtype == "f32":
             err, at = sweep_f32(name, args.step)
             what = "all 2^32" if args.step == 1 else f"every {args.step}th of 2^32"
         else:

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import fusejit
-from fusejit.runtime.fusion import FusedKernel, vecmath
+from fusejit.runtime.fusion import FusedKernel, fastmath, vecmath
 
 from .oracle import run_subgraph
 
@@ -93,6 +93,58 @@ def test_unary_special_values(op, dtype):
     err = ulps(got, np.asarray(want))
     bad = np.flatnonzero(err > BOUND[dtype])
     assert not bad.size, [(x[i], got[i], want[i]) for i in bad[:5]]
+
+
+def _graph(dtype: str, ops: list[str]):
+    body = "".join(f"  %o{i} : Tensor = aten::{op}(%x)\n" for i, op in enumerate(ops))
+    outs = ", ".join(f"%o{i}" for i in range(len(ops)))
+    return fusejit.parse_ir(f"graph(%x : {_TYPE[dtype]}(*)):\n{body}  return ({outs})\n")
+
+
+FAST = sorted(set(vecmath.F64_ULPS) - {"atan2"})
+
+
+def _bound(op: str, dtype: str) -> float:
+    if dtype == "float64":
+        return vecmath.F64_ULPS[op]
+    return vecmath.F32_ULPS.get(op) or fastmath.ULP_BOUNDS[op]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_documented_ulp_bounds_on_a_dense_sample(dtype):
+    """The bounds of vecmath's table, on every 65521st float32 bit pattern (float32; the oracle
+    is NumPy's float64 function, unrounded) or 2^16 random float64 values of every magnitude
+    (the oracle is NumPy's float64 function). The full sweeps are tools/ulp_sweep.py."""
+    if dtype == "float32":
+        x = np.arange(0, 1 << 32, 65521, dtype=np.uint64).astype(np.uint32).view(np.float32)
+    else:
+        rng = np.random.default_rng(5)
+        x = np.concatenate([rng.integers(0, 1 << 63, 1 << 15).view(np.float64),
+                            rng.uniform(-30, 30, 1 << 15)])
+        x = np.concatenate([x, -x])
+    x = x[np.isfinite(x)]
+    got = FusedKernel(_graph(dtype, FAST))(x)
+    with np.errstate(all="ignore"):
+        wide = run_subgraph(_graph("float64", FAST), x.astype(np.float64))
+    failures = []
+    for op, g, w in zip(FAST, got, wide):
+        w = np.asarray(w)
+        if op == "sigmoid":
+            w = _stable_sigmoid(x.astype(np.float64))
+        if op in ("sin", "cos", "tan"):
+            keep = np.abs(x) <= vecmath.TRIG_LIMIT      # (libm beyond: the reference's own)
+            g, w = g[keep], w[keep]
+        with np.errstate(all="ignore"):
+            rounded = w.astype(x.dtype)
+            unit = np.spacing(np.abs(rounded)).astype(np.float64)
+            err = np.abs(g.astype(np.float64) - w) / unit
+        # (an exact value beyond the float32 range rounds to the infinity both must give)
+        same = (g == w) | (np.isnan(g) & np.isnan(w)) | ((g == rounded) & np.isinf(rounded))
+        err[same] = 0.0
+        err[np.isnan(err)] = np.inf
+        if err.max() > _bound(op, dtype):
+            failures.append(f"{op}: {err.max():.3f} ulp at x = {x[int(np.argmax(err))]!r}")
+    assert not failures, failures
 
 
 def _binary(text: str, dtype: str, a: np.ndarray, b: np.ndarray, precise: bool = False):
