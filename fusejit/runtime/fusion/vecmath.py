@@ -44,7 +44,7 @@ form up to ``TRIG_LIMIT``, libm beyond. Both measured on an AVX-512 + FMA host:
 =========  ========  ========  =========  ========  ========
 function   float32   float64   function   float32   float64
 =========  ========  ========  =========  ========  ========
-exp        0.973 (*) 1         asin       0.500     2
+exp        0.973 *   1         asin       0.500     2
 expm1      0.500     2         acos       0.500     2
 log        0.839 *   1         atan       0.500     1
 log1p      0.500     1         atan2 +    0.500     2
@@ -55,7 +55,7 @@ cos        0.500     1         sigmoid    2.353 *   2
 tan        0.500     3         pow +      0.500     libm
 =========  ========  ========  =========  ========  ========
 
-(*) ``fastmath``'s native float32 forms. + binary: 3 * 10^7 random pairs (a third uniform bit
+* ``fastmath``'s native float32 forms. + binary: 3 * 10^7 random pairs (a third uniform bit
 patterns). erf, erfc, lgamma and float64 pow keep libm (exact as libm is), in a loop of their
 own (``loops.py``).
 """
