@@ -30,11 +30,14 @@ class KernelDeclined(InterpreterError):
     the executor falls back to interpreting the group, as PyTorch's fusion executor does."""
 
 # Below this much work (elements x estimated cost per element, in nanoseconds of one core) the
-# serial kernel runs. A parallel launch costs ~10 us on an idle machine, but each call waited
-# 7-8 ms for a busy core when other processes held the cores of a 2-core machine (a 1M-element
-# mul-tanh-add: serial 0.74 ms, parallel 42 ms median in the same process); the serial
-# kernels vectorise like the parallel ones (0.74 vs 0.72 ms for the parallel one on 1 thread).
-SERIAL_WORK_NS = 2_000_000
+# serial kernel runs. A parallel launch costs ~10 us on an idle machine, but when other processes
+# hold the cores each call waits for one: on a busy 2-core machine a 1M-element mul-tanh-add ran
+# 0.74 ms serial and 42 ms parallel (medians of 20), and layer norm of 1024 x 1024 float32 (two
+# kernels, ~2 ms of work) 1.4 ms serial and 16-32 ms parallel, against 6.4 ms for NumPy. Two
+# threads can at best halve a kernel's time, so they are used only where the work is large
+# against that floor. (The serial kernels vectorise like the parallel ones: 0.74 ms against
+# 0.72 ms for the parallel kernel on one thread.)
+SERIAL_WORK_NS = 16_000_000
 _MIN_BLOCK = 2048
 
 

@@ -33,10 +33,10 @@ def test_cheap_small_is_serial_and_expensive_small_is_not(restore_threads):
     if numba.config.NUMBA_NUM_THREADS < 2:
         pytest.skip("one thread only")
     fusejit.set_num_threads(2)
-    n = 200_000
-    assert _serial("neg", n)                 # ~0.1 ms of work
-    assert not _serial("lgamma", n)          # libm in its own loop: ~3 ms
-    assert not _serial("neg", 1 << 24)
+    n = 2_000_000
+    assert _serial("neg", n)                 # ~1.4 ms of work
+    assert not _serial("lgamma", n)          # libm in its own loop: ~30 ms
+    assert not _serial("neg", 1 << 26)
 
 
 def test_one_thread_is_always_serial(restore_threads):
