@@ -14,7 +14,9 @@
 Modules: ``layout`` (what a group reads and writes), ``templates`` (per-op expressions and
 dtypes), ``codegen`` (the kernel text), ``plan`` (shapes and strides -> ``meta``), ``cache``
 (hash-named source files in the user's cache directory), ``compiler`` (``FusedKernel``),
-``fastmath`` (vectorisable float32 exp/log/tanh/sigmoid with measured error), ``helpers``.
+``fastmath`` (vectorisable float32 exp/log/tanh/sigmoid with measured error), ``vecmath``
+(the other transcendentals, float32 and float64, with measured error), ``loops`` (a kernel's
+inner loop cut around ops that keep libm), ``helpers``.
 """
 
 from __future__ import annotations
