@@ -4,11 +4,14 @@ alternatives, measured in the same run.
     python benchmarks/fusion.py [--repeat N] [--quick]
 
 Cases: the LSTM cell's pointwise part (gates in, h and c out) at batch 1024 x hidden 4096 and
-64 x 512, float32; a 12-op elementwise chain on 2^24 float32 values; a 100-step LSTM loop with
-batch 1, hidden 64 (one jitted function holding the loop). Each is a NumPy-spelled function
-decorated with ``fusejit.jit``; the same function undecorated is "NumPy eager". NumExpr, PyTorch
-eager, TorchScript, ``torch.compile`` and ``jax.jit`` run when installed. Prints median times
-and the ratio NumPy-eager-time / this-time (higher is faster).
+64 x 512, float32; a 12-op elementwise chain on 2^24 float32 values; the chain with
+``log1p(abs(x * y))`` added (float32), and the chain in float64; softmax and layer norm of a
+1024 x 1024 float32 matrix (fusejit has no max/mean yet: softmax is exp(x) / sum(exp(x)), the
+mean a sum times 1/n); a 100-step LSTM loop with batch 1, hidden 64 (one jitted function holding
+the loop). Each is a NumPy-spelled function decorated with ``fusejit.jit``; the same function
+undecorated is "NumPy eager". NumExpr, PyTorch eager, TorchScript, ``torch.compile`` and
+``jax.jit`` run when installed. Prints median times and the ratio NumPy-eager-time / this-time
+(higher is faster).
 """
 
 from __future__ import annotations
@@ -40,6 +43,33 @@ def chain(x, y):
     j = i / b
     k = -j
     return F.relu(k)
+
+
+def log1p_chain(x, y):
+    a = x * y
+    b = a + x
+    c = F.sigmoid(b)
+    d = c * 0.5
+    e = d - y
+    f = np.tanh(e)
+    g = f * f
+    h = g + np.log1p(np.abs(a))
+    i = np.exp(h)
+    j = i / b
+    k = -j
+    return F.relu(k)
+
+
+def softmax(x):
+    e = np.exp(x)
+    return e / np.sum(e, axis=1, keepdims=True)
+
+
+def layer_norm(x, gamma, beta, inv_n: float):
+    mu = np.sum(x, axis=1, keepdims=True) * inv_n
+    d = x - mu
+    var = np.sum(d * d, axis=1, keepdims=True) * inv_n
+    return d / np.sqrt(var + 1e-5) * gamma + beta
 
 
 def median_time(fn, repeat: int) -> float:
@@ -85,6 +115,7 @@ def torch_cases():
         import torch
     except ImportError:
         return None
+    torch.set_num_threads(os.cpu_count() or 1)
 
     def lstm(cx, ig, hg, b_ih, b_hh):
         gates = ig + hg + b_ih + b_hh
@@ -107,16 +138,48 @@ def torch_cases():
             h = torch.sigmoid(o) * torch.tanh(c)
         return h, c
 
-    variants = {"torch eager": (lstm, chain_t, loop)}
+    def log1p_t(x, y):
+        a = x * y
+        b = a + x
+        f = torch.tanh(torch.sigmoid(b) * 0.5 - y)
+        return torch.relu(-(torch.exp(f * f + torch.log1p(torch.abs(a))) / b))
+
+    def softmax_t(x):
+        e = torch.exp(x)
+        return e / torch.sum(e, 1, keepdim=True)
+
+    def layer_norm_t(x, gamma, beta, inv_n: float):
+        mu = torch.sum(x, 1, keepdim=True) * inv_n
+        d = x - mu
+        var = torch.sum(d * d, 1, keepdim=True) * inv_n
+        return d / torch.sqrt(var + 1e-5) * gamma + beta
+
+    fns = (lstm, chain_t, loop, log1p_t, softmax_t, layer_norm_t)
+    variants = {"torch eager": fns}
     try:
-        variants["torchscript"] = tuple(torch.jit.script(f) for f in (lstm, chain_t, loop))
+        variants["torchscript"] = tuple(torch.jit.script(f) for f in fns)
     except Exception as why:  # noqa: BLE001 - report and go on
         print(f"(TorchScript unavailable: {why})")
     try:
-        variants["torch.compile"] = tuple(torch.compile(f) for f in (lstm, chain_t, loop))
+        variants["torch.compile"] = tuple(torch.compile(f) for f in fns)
     except Exception as why:  # noqa: BLE001
         print(f"(torch.compile unavailable: {why})")
     return torch, variants
+
+
+def run_case(title: str, fn, data: tuple, th, torch_index: int, repeat: int) -> None:
+    """One case: fusejit against NumPy eager (and PyTorch's variants at ``torch_index``)."""
+    jitted = fusejit.jit(fn)
+    got, want = jitted(*data), fn(*data)
+    err = float(np.max(np.abs(got - want) / np.maximum(np.abs(want), 1)))
+    times = {"fusejit": median_time(lambda: jitted(*data), repeat),
+             "numpy eager": median_time(lambda: fn(*data), repeat)}
+    if th:
+        torch, variants = th
+        tdata = tuple(torch.from_numpy(a) if isinstance(a, np.ndarray) else a for a in data)
+        for name, fns in variants.items():
+            times[name] = median_time(lambda f=fns[torch_index]: f(*tdata), repeat)
+    report(f"{title} (max rel diff {err:.1e})", times)
 
 
 def main() -> None:
@@ -164,6 +227,18 @@ def main() -> None:
         for name, fns in variants.items():
             times[name] = median_time(lambda f=fns[1]: f(tx, ty), args.repeat)
     report(f"12-op chain on 2^{n.bit_length() - 1} float32 (max rel diff {err:.1e})", times)
+
+    x64, y64 = x.astype(np.float64), y.astype(np.float64)
+    run_case(f"12-op chain with log1p on 2^{n.bit_length() - 1} float32", log1p_chain, (x, y),
+             th, 3, args.repeat)
+    run_case(f"12-op chain on 2^{n.bit_length() - 1} float64", chain, (x64, y64), th, 1,
+             args.repeat)
+    side = 128 if args.quick else 1024
+    m = rng.standard_normal((side, side)).astype(np.float32)
+    run_case(f"softmax {side}x{side} float32", softmax, (m,), th, 4, args.repeat)
+    gamma, beta = f32(side), f32(side)
+    run_case(f"layer norm {side}x{side} float32", layer_norm, (m, gamma, beta, 1.0 / side), th,
+             5, args.repeat)
 
     hidden, steps = 64, 100
     data = (f32(1, hidden), f32(1, hidden), f32(1, hidden), f32(4 * hidden, hidden) * 0.1,

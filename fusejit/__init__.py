@@ -44,6 +44,7 @@ _LAZY = {
     "TracerWarning": "fusejit.frontend.trace",
     "kernel_source": "fusejit.runtime.executor",
     "FusedKernel": "fusejit.runtime.fusion",
+    "set_num_threads": "fusejit.runtime.fusion",
     "fuse_graph": "fusejit.passes",
     "custom_fuse_graph": "fusejit.passes",
     "show": "fusejit.display",

@@ -36,7 +36,7 @@ OP_CASES: list[tuple[str, tuple[str, ...], tuple[str, ...], str, str]] = [
     ("min", (F, F), (), "aten::min(%a, %b)", F),
     ("pow_tensor", (F + "+", F), (), "aten::pow(%a, %b)", F),
     *[(f"pow_{e}", (F + "+",), (f"%k : float = prim::Constant[value={e}]()",),
-       "aten::pow(%a, %k)", F) for e in ("2.", "0.5", "-1.", "1.5")],
+       "aten::pow(%a, %k)", F) for e in ("2.", "0.5", "-0.5", "-1.", "1.5")],
     ("lerp", (F, F), ("%k : float = prim::Constant[value=0.25]()",), "aten::lerp(%a, %b, %k)", F),
     ("addcmul", (F, F, F), ("%k : int = prim::Constant[value=1]()",),
      "aten::addcmul(%a, %b, %c, %k)", F),

@@ -298,6 +298,20 @@ def test_mm_and_sum_match_within_rounding(dtype, shape):
     assert calls == (2 if dtype != np.int64 else 3)  # integer mm runs on the host
 
 
+@pytest.mark.parametrize("transposed", [False, True])
+def test_large_mm_runs_on_the_host_with_numpys_blas(transposed):
+    """From HOST_MM_MACS multiply-adds on, the loop hands mm to the host (NumPy's matmul, the
+    same BLAS and threads as NumPy; a transposed operand is not copied): one more host call,
+    and NumPy's result bit for bit."""
+    from fusejit.runtime.native.tensor_ops import HOST_MM_MACS
+    x = tensor((128, 256), np.float32)
+    y = tensor((64, 256), np.float32).T if transposed else tensor((256, 64), np.float32)
+    assert 128 * 256 * 64 >= HOST_MM_MACS
+    got, want, calls = run_both(REDUCE, x, y)
+    np.testing.assert_array_equal(got[0], x @ y)
+    assert calls == 3
+
+
 @pytest.mark.parametrize("n", [1, 7, 8, 9, 128, 129, 1000, 100_000])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_sum_of_a_contiguous_tensor_is_numpys_pairwise_sum_bit_for_bit(n, dtype):

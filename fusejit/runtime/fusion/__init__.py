@@ -15,8 +15,9 @@ Modules: ``layout`` (what a group reads and writes), ``templates`` (per-op expre
 dtypes), ``codegen`` (the kernel text), ``plan`` (shapes and strides -> ``meta``), ``cache``
 (hash-named source files in the user's cache directory, an LRU of loaded modules, the disk cap),
 ``isolated`` (kernels compiled in a child process once a process compiled many), ``compiler``
-(``FusedKernel``),
-``fastmath`` (vectorisable float32 exp/log/tanh/sigmoid with measured error), ``helpers``.
+(``FusedKernel``), ``fastmath`` (vectorisable float32 exp/log/tanh/sigmoid with measured error),
+``vecmath`` (the other transcendentals, float32 and float64, with measured error), ``loops`` (a
+kernel's inner loop cut around ops that keep libm), ``helpers``.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from __future__ import annotations
 from .. import compile_cache  # noqa: F401
 from .cache import cache_clear, cache_info
 from .compiler import FusedKernel, kernel_source
-from .plan import KernelDeclined
+from .plan import KernelDeclined, set_num_threads
 
-__all__ = ["FusedKernel", "KernelDeclined", "cache_clear", "cache_info", "kernel_source"]
+__all__ = ["FusedKernel", "KernelDeclined", "cache_clear", "cache_info", "kernel_source",
+           "set_num_threads"]

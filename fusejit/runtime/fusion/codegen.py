@@ -44,6 +44,7 @@ from ...ir.symbols import prim
 from ...ir.types import ScalarType
 from ..compile_cache import runtime_digest
 from .layout import GroupLayout
+from .loops import ScalarPass, inner_loops
 from .native_entry import entry_text, native_capable
 from .templates import BOOL, DTYPE_ONLY, RENDERERS, Emitter, Operand
 
@@ -123,7 +124,11 @@ class _Generator(Emitter):
         self.constants: dict[str, str] = {}     # formatted text -> module-level name
         self.guards: list[str] = []
         self.uses_fastmath = False
-        self.body: list[str] = []               # lines of the inner loop, before writes
+        self.uses_vecmath = False
+        # lines of the inner loop, before writes, and ScalarPasses where the loop is cut
+        self.body: list = []
+        self.dtypes: dict[str, np.dtype] = {}
+        self.pending: ScalarPass | None = None
         self.values: dict[object, Operand] = {}
         self.loaded: set[int] = set()
         self.counter = 0
@@ -150,6 +155,12 @@ class _Generator(Emitter):
     def guard(self, condition: str) -> None:
         self.guards.append(condition)
         self.has_guards = True
+
+    def separate(self) -> None:
+        self.pending = ScalarPass("", "")
+
+    def fix_up(self, slow: str, when: str) -> None:
+        self.pending = ScalarPass("", slow, when)
 
     def function(self, name: str) -> str:
         # CUDA has no NumPy ufuncs in kernels: the helpers module maps them to libdevice.
@@ -201,6 +212,7 @@ class _Generator(Emitter):
         skip = DTYPE_ONLY.get(node.kind, frozenset())
         ops = [self.operand_for(v, live and i not in skip) for i, v in enumerate(node.inputs)]
         self.guards = []
+        self.pending = None
         had_guards = self.has_guards
         expr, dtype = RENDERERS[node.kind](self, node, ops)
         if dtype not in _SUPPORTED:
@@ -219,9 +231,19 @@ class _Generator(Emitter):
             self.body.append("    status[0] = 1")
         if dtype != BOOL:
             expr = f"np.{dtype.name}({expr})"
-        self.body.append(f"{name} = {expr}")
+        self.dtypes[name] = dtype
+        cut = self.pending
+        if cut is not None and cut.when is None:
+            self.body.append(ScalarPass(name, expr))
+        else:
+            self.body.append(f"{name} = {expr}")
+        if cut is not None and cut.when is not None:
+            slow = cut.expr if dtype == BOOL else f"np.{dtype.name}({cut.expr})"
+            self.body.append(ScalarPass(name, slow, cut.when))
         if "fm." in expr:
             self.uses_fastmath = True
+        if "vm." in expr:
+            self.uses_vecmath = True
         kinds = [op.kind for op in ops if op.is_tensor]
         kind = "tensor" if "tensor" in kinds else "zero_dim"
         self.values[node.output()] = Operand(name, dtype, kind)
@@ -269,7 +291,7 @@ class _Generator(Emitter):
             terms.append(f"c0 * {stride_of(k, rank - 1)}")
             return " + ".join(terms)
 
-        inner: list[str] = []
+        inner: dict[str, str] = {}
         for k in sorted(self.loaded):
             source = f"x{layout.operands[k].input}"
             lines.append(f"        b{k} = {base(k)}")
@@ -278,11 +300,11 @@ class _Generator(Emitter):
                 lines.append(f"        a{k} = {source}[b{k}]")
             elif cls == UNIT:
                 lines.append(f"        r{k} = {source}[b{k}:b{k} + n]")
-                inner.append(f"a{k} = r{k}[c]")
+                inner[f"a{k}"] = f"a{k} = r{k}[c]"
             else:
                 step = stride_of(k, rank - 1)
                 lines.append(f"        r{k} = {source}[b{k}:b{k} + (n - 1) * {step} + 1:{step}]")
-                inner.append(f"a{k} = r{k}[c]")
+                inner[f"a{k}"] = f"a{k} = r{k}[c]"
         writes: list[str] = []
         k = len(layout.operands)
         for j, out in enumerate(layout.outputs):
@@ -296,8 +318,8 @@ class _Generator(Emitter):
                     lines.append(f"        w{k} = o{j}[q{k}:q{k} + n]")
                 writes.append(f"w{k}[c] = {self.operand_for(value).expr}")
                 k += 1
-        lines.append("        for c in range(n):")
-        lines.extend("            " + line for line in inner + self.body + writes)
+        allocs, loops = inner_loops(self.body, inner, writes, self.dtypes)
+        lines.extend("        " + line for line in allocs + loops)
         return lines
 
     def cuda_kernel_text(self, name: str) -> list[str]:
@@ -333,6 +355,7 @@ class _Generator(Emitter):
 
         body: list[str] = [f"a{k} = x{layout.operands[k].input}[{index(k)}]"
                            for k in sorted(self.loaded)]
+        assert not any(isinstance(line, ScalarPass) for line in self.body)   # (CPU only)
         body += self.body
         k = len(layout.operands)
         for j, out in enumerate(layout.outputs):
@@ -366,6 +389,8 @@ def generate(layout: GroupLayout, specs: list[ArgSpec], classes: list[str], rank
             "from fusejit.runtime.fusion import helpers as h"]
     if gen.uses_fastmath:
         head.append("from fusejit.runtime.fusion import fastmath as fm")
+    if gen.uses_vecmath:
+        head.append("from fusejit.runtime.fusion import vecmath as vm")
     entries: list[str] = []
     if native_capable(specs, out_dtypes):
         # Entry points for the interpreter's native loop (see native_entry.py).

@@ -28,7 +28,7 @@ from .codegen import ArgSpec, generate
 from .isolated import ensure_compiled
 from .layout import GroupLayout, analyse
 from .native_entry import RowLayout
-from .plan import Plan, make_plan
+from .plan import Plan, make_plan, num_threads
 
 # A group with more tensor inputs than this runs through the host even in the native loop:
 # its native entry checks every input's registers, and compiling it grew to about a minute
@@ -135,7 +135,7 @@ class FusedKernel:
 
     def _plan(self, specs: list[ArgSpec], shapes: list, strides: list) -> tuple[Plan, tuple]:
         """The (memoised) launch plan for these shapes and strides, and its variant's key."""
-        key = (tuple(shapes), tuple(strides))
+        key = (tuple(shapes), tuple(strides), num_threads())
         plan = self._plans.get(key)
         if plan is None:
             if len(self._plans) >= _PLAN_LIMIT:

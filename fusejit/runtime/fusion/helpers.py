@@ -87,9 +87,17 @@ def minimum_f(a, b):
 
 @njit(cache=True, error_model="numpy")
 def clamp(x, lo, hi):
-    """min(max(x, lo), hi) with NaN in x propagated; lo > hi gives hi, as in PyTorch."""
-    t = lo if x < lo else x
-    return hi if t > hi else t
+    """min(max(x, lo), hi) with NaN in x or in a bound propagated; lo > hi gives hi, as in
+    PyTorch."""
+    t = lo if (x < lo or lo != lo) else x
+    return hi if (t > hi or hi != hi) else t
+
+
+@njit(cache=True, error_model="numpy")
+def pow_half(x, inf):
+    """x ** 0.5 as NumPy's power gives it: sqrt, but +0 at -0 and +inf at -inf (``inf`` carries
+    the dtype)."""
+    return inf if x == -inf else math.sqrt(abs(x) if x == 0 else x)
 
 
 @njit(cache=True, error_model="numpy")

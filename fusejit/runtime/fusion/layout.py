@@ -59,7 +59,7 @@ class GroupLayout:
     """The static structure of a fusion group's subgraph."""
 
     __slots__ = ("graph", "input_kinds", "tensor_index", "scalar_index", "operands",
-                 "operand_of", "outputs", "depends", "needed", "data_operands")
+                 "operand_of", "outputs", "depends", "needed", "data_operands", "element_cost")
 
     def __init__(self, graph: Graph):
         self.graph = graph
@@ -72,6 +72,7 @@ class GroupLayout:
         self.depends: dict[Value, frozenset[int]] = {}   # value -> operands it reads
         self.needed: set[Value] = set()           # values whose elements an output reads
         self.data_operands: frozenset[int] = frozenset()   # operands whose elements are read
+        self.element_cost: float | None = None    # estimated ns an element costs (plan.py)
 
 
 def _where(node: Node) -> str:

@@ -14,23 +14,61 @@ Plans depend only on shapes and strides and are memoised by the caller.
 
 from __future__ import annotations
 
+import os
+
 import numba
 import numpy as np
 
-from ...errors import InterpreterError
+from ...errors import FusejitError, InterpreterError
 from .codegen import STRIDED, UNIT, ZERO
 from .layout import GroupLayout
+from .templates import element_cost
 
 
 class KernelDeclined(InterpreterError):
     """These inputs give the group a shape one kernel cannot write (outputs of different shapes);
     the executor falls back to interpreting the group, as PyTorch's fusion executor does."""
 
-# Below this many elements the serial kernel runs: a parallel launch costs about 10 us on an idle
-# machine and milliseconds when another process holds a core; measured here at 64 x 512 float32
-# (LSTM cell): serial 0.14-0.19 ms, parallel 0.15-6.3 ms.
-SERIAL_LIMIT = 1 << 16
+# Below this much work (elements x estimated cost per element, in nanoseconds of one core) the
+# serial kernel runs. A parallel launch costs ~10 us on an idle machine, but when other processes
+# hold the cores each call waits for one: on a busy 2-core machine a 1M-element mul-tanh-add ran
+# 0.74 ms serial and 42 ms parallel (medians of 20), and layer norm of 1024 x 1024 float32 (two
+# kernels, ~2 ms of work) 1.4 ms serial and 16-32 ms parallel, against 6.4 ms for NumPy. Two
+# threads can at best halve a kernel's time, so they are used only where the work is large
+# against that floor. (The serial kernels vectorise like the parallel ones: 0.74 ms against
+# 0.72 ms for the parallel kernel on one thread.)
+SERIAL_WORK_NS = 16_000_000
 _MIN_BLOCK = 2048
+
+
+_threads: list[int] = []        # the setting, once read from FUSEJIT_NUM_THREADS or set
+
+
+def set_num_threads(n: int) -> None:
+    """Run fused kernels on at most ``n`` threads (1: always the serial kernel). The default is
+    Numba's thread count, or ``$FUSEJIT_NUM_THREADS`` when set. Numba's setting is per calling
+    thread: this sets it for the thread that calls here."""
+    if isinstance(n, bool) or not isinstance(n, int) or \
+            not 1 <= n <= numba.config.NUMBA_NUM_THREADS:
+        raise FusejitError(f"set_num_threads: n must be an int from 1 to "
+                           f"{numba.config.NUMBA_NUM_THREADS}, got {n!r}")
+    numba.set_num_threads(n)
+    _threads[:] = [n]
+
+
+def num_threads() -> int:
+    """The number of threads fused kernels may use."""
+    if not _threads:
+        text = os.environ.get("FUSEJIT_NUM_THREADS", "").strip()
+        if text:
+            try:
+                set_num_threads(int(text))
+            except ValueError:
+                raise FusejitError(f"FUSEJIT_NUM_THREADS must be an int, got {text!r}") \
+                    from None
+        else:
+            _threads[:] = [numba.get_num_threads()]
+    return _threads[0]
 
 
 class Plan:
@@ -128,11 +166,12 @@ def make_plan(layout: GroupLayout, shapes: list[tuple[int, ...]],
     for st in operand_strides:
         inner = st[-1]
         classes.append(UNIT if cols == 1 or inner == 1 else ZERO if inner == 0 else STRIDED)
-    serial = numel < SERIAL_LIMIT
+    threads = num_threads()
+    serial = threads == 1 or numel * element_cost(layout) < SERIAL_WORK_NS
     if serial:
         n_blocks = 1
     else:
-        want = 4 * numba.get_num_threads()
+        want = 4 * threads
         n_blocks = max(1, min(-(-want // rows), -(-cols // _MIN_BLOCK)))
     block = -(-cols // n_blocks) if cols else 1
     n_blocks = -(-cols // block) if cols else 1

@@ -70,6 +70,16 @@ class Emitter:
     def guard(self, condition: str) -> None:
         raise NotImplementedError
 
+    def separate(self) -> None:
+        """Compute the node being rendered in a loop of its own (a libm call that would keep
+        the whole loop from vectorising)."""
+        raise NotImplementedError
+
+    def fix_up(self, slow: str, when: str) -> None:
+        """After the vectorised loop, recompute the node being rendered as ``slow`` where
+        ``when`` holds (arguments outside the fast form's range), in a loop of its own."""
+        raise NotImplementedError
+
     def function(self, name: str) -> str:
         """The callable text for a rounding function or ``fmod`` (NumPy's names) on the
         generator's target: ``np.trunc`` on CPU, a device helper on CUDA."""
@@ -117,25 +127,49 @@ _LIBM = {
     aten.tanh: "math.tanh({})", aten.erf: "math.erf({})", aten.erfc: "math.erfc({})",
     aten.lgamma: "math.lgamma({})",
 }
-# float32 functions from ``fastmath`` that LLVM can vectorise (accuracy documented there).
-_FAST32 = {aten.exp: "fm.exp_f32({})", aten.tanh: "fm.tanh_f32({})",
-           aten.log: "fm.log_f32({})", aten.sigmoid: "fm.sigmoid_f32({})"}
+# Vectorisable forms (``fastmath``: float32 exp/log/tanh/sigmoid; ``vecmath``: the rest, float64
+# and float32), used unless the kernel is ``precise``; accuracy is documented in those modules.
+_FAST32 = {aten.exp: "fm.exp_f32", aten.tanh: "fm.tanh_f32", aten.log: "fm.log_f32",
+           aten.sigmoid: "fm.sigmoid_f32"}
+_VEC = {aten.exp: "exp", aten.expm1: "expm1", aten.log: "log", aten.log1p: "log1p",
+        aten.log2: "log2", aten.log10: "log10", aten.sin: "sin", aten.cos: "cos",
+        aten.tan: "tan", aten.asin: "asin", aten.acos: "acos", aten.atan: "atan",
+        aten.sinh: "sinh", aten.cosh: "cosh", aten.tanh: "tanh", aten.sigmoid: "sigmoid"}
+# Fast only for |x| <= vm.TRIG_LIMIT: a fix-up loop recomputes larger arguments with libm.
+_TRIG = frozenset({aten.sin, aten.cos, aten.tan})
+# No vectorisable form here: libm, computed in a loop of its own (``Emitter.separate``) so that
+# the rest of the kernel still vectorises.
+_SEPARATE = frozenset({aten.erf, aten.erfc, aten.lgamma})
+
+
+def fast_name(kind: str, dtype: np.dtype) -> str | None:
+    """The vectorisable function computing unary ``kind`` on ``dtype``, if there is one."""
+    if dtype == np.float32 and kind in _FAST32:
+        return _FAST32[kind]
+    if kind in _VEC and dtype in (np.float32, np.float64):
+        return f"vm.{_VEC[kind]}_{'f32' if dtype == np.float32 else 'f64'}"
+    return None
 
 
 @_register(*_LIBM, aten.sigmoid, aten.rsqrt, aten.reciprocal)
 def _unary_float(cx: Emitter, node, ops: list[Operand]):
     dtype = _float_of(ops[0].dtype)
     x = cx.cast(ops[0], dtype)
-    if cx.fast and dtype == np.float32 and node.kind in _FAST32:
-        return _FAST32[node.kind].format(x), dtype
     one = cx.literal(1.0, dtype)
-    if node.kind == aten.sigmoid:
-        return f"h.sigmoid({x}, {one})", dtype
     if node.kind == aten.rsqrt:
         return f"{one} / math.sqrt({x})", dtype
     if node.kind == aten.reciprocal:
         return f"{one} / {x}", dtype
-    return _LIBM[node.kind].format(x), dtype
+    libm = f"h.sigmoid({x}, {one})" if node.kind == aten.sigmoid else \
+        _LIBM[node.kind].format(x)
+    fast = fast_name(node.kind, dtype) if cx.fast else None
+    if fast is not None:
+        if node.kind in _TRIG:
+            cx.fix_up(libm, f"abs({x}) > vm.TRIG_LIMIT")
+        return f"{fast}({x})", dtype
+    if cx.fast and node.kind in _SEPARATE:
+        cx.separate()
+    return libm, dtype
 
 
 @_register(aten.logit)
@@ -146,7 +180,8 @@ def _logit(cx: Emitter, node, ops: list[Operand]):
     if len(ops) > 1 and not ops[1].is_none:
         eps = cx.cast(ops[1], dtype)
         x = f"h.clamp({x}, {eps}, {one} - {eps})"
-    return f"math.log({x} / ({one} - {x}))", dtype
+    log = fast_name(aten.log, dtype) if cx.fast else None
+    return f"{log or 'math.log'}({x} / ({one} - {x}))", dtype
 
 
 # --- unary ops that keep the dtype -----------------------------------------------------------
@@ -232,6 +267,8 @@ def _remainder(cx: Emitter, node, ops: list[Operand]):
         raise _fail(node, "not defined for Bool tensors")
     a, b = cx.cast(ops[0], dtype), cx.cast(ops[1], dtype)
     if _is_float(dtype):
+        if cx.fast:
+            cx.separate()      # (libm's fmod: exact, but a call)
         if node.kind == aten.fmod:
             return f"{cx.function('fmod')}({a}, {b})", dtype
         return f"h.remainder_f({a}, {b})", dtype
@@ -243,7 +280,10 @@ def _remainder(cx: Emitter, node, ops: list[Operand]):
 @_register(aten.atan2)
 def _atan2(cx: Emitter, node, ops: list[Operand]):
     dtype = _float_of(_promote(ops))
-    return f"math.atan2({cx.cast(ops[0], dtype)}, {cx.cast(ops[1], dtype)})", dtype
+    y, x = cx.cast(ops[0], dtype), cx.cast(ops[1], dtype)
+    if cx.fast:
+        return f"vm.atan2_{'f32' if dtype == np.float32 else 'f64'}({y}, {x})", dtype
+    return f"math.atan2({y}, {x})", dtype
 
 
 @_register(aten.max, aten.min, aten.maximum, aten.minimum)
@@ -260,10 +300,12 @@ def _max_min(cx: Emitter, node, ops: list[Operand]):
     return f"{'max' if is_max else 'min'}({a}, {b})", dtype
 
 
-# PyTorch's pow(Tensor, Scalar) replaces these exponents by cheaper exact-enough forms.
+# PyTorch's pow(Tensor, Scalar) replaces these exponents by cheaper exact-enough forms. NumPy's
+# power (the reference) takes sqrt for 0.5 but C's pow for -0.5, which is +inf at -0 and 0 at
+# -inf: ``h.pow_half`` gives those.
 _POW_SPECIAL = {
     2.0: "{x} * {x}", 3.0: "{x} * {x} * {x}", 0.5: "math.sqrt({x})",
-    -0.5: "{one} / math.sqrt({x})", -1.0: "{one} / {x}", -2.0: "{one} / ({x} * {x})",
+    -0.5: "{one} / h.pow_half({x}, {inf})", -1.0: "{one} / {x}", -2.0: "{one} / ({x} * {x})",
 }
 
 
@@ -276,8 +318,12 @@ def _pow(cx: Emitter, node, ops: list[Operand]):
     a, b = cx.cast(base, dtype), cx.cast(exponent, dtype)
     if _is_float(dtype):
         if exponent.is_constant and base.is_tensor and float(exponent.value) in _POW_SPECIAL:
-            one = cx.literal(1.0, dtype)
-            return _POW_SPECIAL[float(exponent.value)].format(x=a, one=one), dtype
+            one, inf = cx.literal(1.0, dtype), cx.literal(float("inf"), dtype)
+            return _POW_SPECIAL[float(exponent.value)].format(x=a, one=one, inf=inf), dtype
+        if cx.fast and dtype == np.float32:
+            return f"vm.pow_f32({a}, {b})", dtype
+        if cx.fast:
+            cx.separate()      # (no float64 fast form: e**(y log x) loses bits for large y log x)
         return f"{a} ** {b}", dtype
     if exponent.is_constant and exponent.value < 0:
         raise _fail(node, "integers to negative integer powers are not allowed")
@@ -322,12 +368,13 @@ def _clamp(cx: Emitter, node, ops: list[Operand]):
     if dtype == BOOL:
         raise _fail(node, "not defined for Bool tensors")
     v = cx.cast(x, dtype)
+    # A NaN bound gives NaN, as NumPy's maximum/minimum (the reference) give.
     if hi.is_none:
         low = cx.cast(lo, dtype)
-        return f"({low} if {v} < {low} else {v})", dtype
+        return f"({low} if ({v} < {low} or {low} != {low}) else {v})", dtype
     if lo.is_none:
         high = cx.cast(hi, dtype)
-        return f"({high} if {v} > {high} else {v})", dtype
+        return f"({high} if ({v} > {high} or {high} != {high}) else {v})", dtype
     return f"h.clamp({v}, {cx.cast(lo, dtype)}, {cx.cast(hi, dtype)})", dtype
 
 
@@ -364,6 +411,31 @@ def _type_as(cx: Emitter, node, ops: list[Operand]):
 @_register(aten._cast_Float)
 def _cast_float(cx: Emitter, node, ops: list[Operand]):
     return cx.cast(ops[0], np.dtype(np.float32)), np.dtype(np.float32)
+
+
+# Estimated nanoseconds an element costs on one core, for the serial/parallel choice (measured
+# roughly here: vectorised float32 arithmetic ~0.1, a vectorised transcendental ~1, one libm call
+# in a separate loop ~15, each operand read or written ~0.3).
+_COST_TRANSCENDENTAL = 1.0
+_COST_LIBM = 15.0
+_COST_ARITHMETIC = 0.1
+_COST_OPERAND = 0.3
+
+
+def element_cost(layout) -> float:
+    """The estimated cost of one element of a group's kernel, in nanoseconds of one core."""
+    cost = layout.element_cost
+    if cost is None:
+        cost = _COST_OPERAND * (len(layout.operands) + len(layout.outputs))
+        for node in layout.graph.nodes():
+            if node.kind in _SEPARATE or node.kind in (aten.fmod, aten.remainder):
+                cost += _COST_LIBM
+            elif node.kind in _VEC or node.kind in (aten.pow, aten.atan2):
+                cost += _COST_TRANSCENDENTAL
+            elif node.kind not in STRUCTURAL:
+                cost += _COST_ARITHMETIC
+        layout.element_cost = cost
+    return cost
 
 
 # Kinds handled by the generator itself rather than by a renderer.

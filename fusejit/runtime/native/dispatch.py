@@ -480,7 +480,8 @@ def _tensor_op(regs, op, p0, p1, ins, n_in, outs, n_out):
         if tags[rb] != TENSOR or rank != 2 or meta[rb, RANK] != 2:
             return False
         code = m[DTYPE]
-        if meta[rb, DTYPE] != code or m[SIZES + 1] != meta[rb, SIZES]:
+        if meta[rb, DTYPE] != code or m[SIZES + 1] != meta[rb, SIZES] \
+                or to.mm_on_host(m, meta[rb]):
             return False
         if code == D_F32:
             _set_f32(regs, outs[0], to.mm(f32[ra], m, f32[rb], meta[rb], tmp[2]), 2)

@@ -171,6 +171,19 @@ def chunk_piece(m, chunks, dim, k, om):
     return 1
 
 
+# Products of at least this many multiply-adds go back to the host (the loop declines them),
+# where NumPy's matmul runs them on NumPy's own multithreaded BLAS, transposed operands
+# included without a copy: np.dot here calls SciPy's OpenBLAS, a second thread pool beside
+# NumPy's. A host call costs ~10 us, well under 1% of such a product.
+HOST_MM_MACS = 1 << 21
+
+
+@njit(inline="always")
+def mm_on_host(am, bm):
+    """Should ``a @ b`` (metas ``am``, ``bm``) run on the host rather than here?"""
+    return am[SIZES] * am[SIZES + 1] * bm[SIZES + 1] >= HOST_MM_MACS
+
+
 @njit(**_OPTIONS)
 def mm(a, am, b, bm, om):
     """``a @ b`` for 2-D float views, into a new contiguous buffer; ``om`` gets its meta.

@@ -99,6 +99,8 @@ def _mm(tags, ints, meta, tmp, b8, i64, f32, f64, ilists, sentinel, ra, rb, out)
             or (code != D_F32 and code != D_F64):
         return False
     m, bm, om = carray(at(meta, a), _W), carray(at(meta, b), _W), carray(at(tmp, _O), _W)
+    if to.mm_on_host(m, bm):
+        return False
     if code == D_F32:
         buffer32 = to.mm(_buffer(f32, ra), m, _buffer(f32, rb), bm, om)
     else:

@@ -21,7 +21,7 @@ from tests.conftest import CASES, corpus_path, read_corpus
 from .oracle import run_subgraph
 
 
-def _eval_block(block, args, groups_run, env):
+def _eval_block(block, args, groups_run, env, kernel=FusedKernel):
     env.update(zip(block.inputs, args))
     for node in block.nodes():
         ins = [env[v] for v in node.inputs]
@@ -31,7 +31,7 @@ def _eval_block(block, args, groups_run, env):
             if any(isinstance(v, ElidedTensor) for v in ins):
                 pytest.skip("a tensor constant's values are elided in the IR text")
             sub = node.g("Subgraph")
-            outs = list(FusedKernel(node)(*ins))
+            outs = list(kernel(node)(*ins))
             with np.errstate(all="ignore"):
                 want = run_subgraph(sub, *ins)
             for got, ref in zip(outs, want):
@@ -41,12 +41,12 @@ def _eval_block(block, args, groups_run, env):
             groups_run.append(node)
         elif node.kind == "prim::If":
             branch = node.blocks[0] if ins[0] else node.blocks[1]
-            outs = _eval_block(branch, [], groups_run, env)
+            outs = _eval_block(branch, [], groups_run, env, kernel)
         elif node.kind == "prim::Loop":
             trips, cond, carried = ins[0], ins[1], ins[2:]
             i = 0
             while cond and i < trips:
-                res = _eval_block(node.blocks[0], [i, *carried], groups_run, env)
+                res = _eval_block(node.blocks[0], [i, *carried], groups_run, env, kernel)
                 cond, carried = res[0], res[1:]
                 i += 1
             outs = carried
@@ -56,8 +56,9 @@ def _eval_block(block, args, groups_run, env):
     return [env[v] for v in block.outputs]
 
 
-@pytest.mark.parametrize("case", CASES)
-def test_corpus_groups(case):
+def run_corpus_case(case: str, kernel=FusedKernel) -> list:
+    """Evaluate the case's expected_fused.ir on its inputs, each group through ``kernel``;
+    the graph's results (asserting each group against its node-by-node evaluation)."""
     graph = fusejit.parse_ir(read_corpus(f"{case}/expected_fused.ir"))
     groups = [n for n in graph.all_nodes() if n.kind == "prim::FusionGroup"]
     if not groups:
@@ -67,8 +68,14 @@ def test_corpus_groups(case):
     args = [a if a.ndim or not str(graph.inputs[i].type).startswith(("int", "float", "bool"))
             else a.item() for i, a in enumerate(inputs)]
     groups_run: list = []
-    results = _eval_block(graph.block, args, groups_run, {})
+    results = _eval_block(graph.block, args, groups_run, {}, kernel)
     assert groups_run, "no fusion group ran"
+    return results
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_corpus_groups(case):
+    results = run_corpus_case(case)
     with np.load(corpus_path(f"{case}/outputs.npz")) as data:
         for i, got in enumerate(results):
             want = data[f"out{i}"]

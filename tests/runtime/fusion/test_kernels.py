@@ -9,7 +9,7 @@ import pytest
 import fusejit
 from fusejit.errors import InterpreterError, IRError
 from fusejit.runtime.fusion import FusedKernel
-from fusejit.runtime.fusion.plan import SERIAL_LIMIT
+from fusejit.runtime.fusion import plan as plans
 
 from .oracle import run_subgraph
 
@@ -53,11 +53,14 @@ def test_chunk_and_inner_concat(shape):
 
 
 @pytest.mark.parametrize("layout", ["contiguous", "transposed", "row_broadcast", "step2"])
-def test_parallel_path(layout):
-    """Big enough for the parallel kernel; the layouts give unit, strided and zero inner strides."""
+def test_parallel_path(layout, monkeypatch):
+    """The parallel kernel (any work is enough here); the layouts give unit, strided and zero
+    inner strides."""
+    monkeypatch.setattr(plans, "SERIAL_WORK_NS", 0)
     rng = np.random.default_rng(2)
     rows, cols = 96, 1024 * 2
-    assert rows * cols >= SERIAL_LIMIT
+    assert not plans.make_plan(FusedKernel(fusejit.parse_ir(CHAIN)).layout,
+                               [(rows, cols)] * 2, [(cols, 1)] * 2).serial
     x = rng.uniform(-2, 2, (rows, cols)).astype(np.float32)
     y = rng.uniform(-2, 2, (rows, cols)).astype(np.float32)
     if layout == "transposed":
@@ -69,7 +72,8 @@ def test_parallel_path(layout):
     _check(CHAIN, x, y)
 
 
-def test_one_dim_input_is_split_into_tiles():
+def test_one_dim_input_is_split_into_tiles(monkeypatch):
+    monkeypatch.setattr(plans, "SERIAL_WORK_NS", 0)      # (tiles are the parallel kernel's)
     x = np.linspace(-3, 3, 200_003, dtype=np.float32).reshape(1, -1)
     _check(CHAIN, x, x[:, ::-1])          # a negative stride is copied first
 

@@ -1,0 +1,123 @@
+"""Every simple-map transcendental, alone in a fused kernel, against NumPy's ufunc (or the NumPy
+expression that computes it), float32 and float64, in nanoseconds per element.
+
+    python benchmarks/ops.py [--size N] [--repeat R] [--threads T] [NAME ...]
+
+Medians of R timed calls each, fused and NumPy interleaved in the same run; ratio = NumPy time /
+fused time (higher is faster). erf, erfc and lgamma compare with SciPy's ufuncs when SciPy is
+installed (NumPy has none).
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+import numpy as np
+
+import fusejit
+from fusejit.runtime.fusion import FusedKernel
+
+try:
+    from scipy import special
+except ImportError:          # (only erf, erfc and lgamma need it)
+    special = None
+
+
+def _sigmoid(x):
+    return 1 / (1 + np.exp(-x))
+
+
+# name -> (NumPy form, input range, the op's IR call with %x (%y: a second tensor))
+OPS = {
+    "exp": (np.exp, (-5, 5), "aten::exp(%x)"),
+    "expm1": (np.expm1, (-5, 5), "aten::expm1(%x)"),
+    "log": (np.log, (0.01, 100), "aten::log(%x)"),
+    "log1p": (np.log1p, (-0.5, 100), "aten::log1p(%x)"),
+    "log2": (np.log2, (0.01, 100), "aten::log2(%x)"),
+    "log10": (np.log10, (0.01, 100), "aten::log10(%x)"),
+    "sin": (np.sin, (-10, 10), "aten::sin(%x)"),
+    "cos": (np.cos, (-10, 10), "aten::cos(%x)"),
+    "tan": (np.tan, (-1.5, 1.5), "aten::tan(%x)"),
+    "asin": (np.arcsin, (-1, 1), "aten::asin(%x)"),
+    "acos": (np.arccos, (-1, 1), "aten::acos(%x)"),
+    "atan": (np.arctan, (-10, 10), "aten::atan(%x)"),
+    "sinh": (np.sinh, (-5, 5), "aten::sinh(%x)"),
+    "cosh": (np.cosh, (-5, 5), "aten::cosh(%x)"),
+    "tanh": (np.tanh, (-5, 5), "aten::tanh(%x)"),
+    "sigmoid": (_sigmoid, (-10, 10), "aten::sigmoid(%x)"),
+    "erf": (special.erf if special else None, (-3, 3), "aten::erf(%x)"),
+    "erfc": (special.erfc if special else None, (-3, 3), "aten::erfc(%x)"),
+    "lgamma": (special.gammaln if special else None, (0.1, 10), "aten::lgamma(%x)"),
+    "rsqrt": (lambda x: 1 / np.sqrt(x), (0.01, 100), "aten::rsqrt(%x)"),
+    "reciprocal": (np.reciprocal, (0.5, 100), "aten::reciprocal(%x)"),
+    "sqrt": (np.sqrt, (0, 100), "aten::sqrt(%x)"),
+    "atan2": (np.arctan2, (-10, 10), "aten::atan2(%x, %y)"),
+    "pow": (np.power, (0.1, 3), "aten::pow(%x, %y)"),
+    "pow_2.5": (lambda x: np.power(x, 2.5), (0.1, 3), "aten::pow(%x, %e)"),
+    "pow_-0.5": (lambda x: np.power(x, -0.5), (0.1, 3), "aten::pow(%x, %m)"),
+}
+_TYPE = {np.float32: "Float", np.float64: "Double"}
+
+
+def _kernel(call: str, dtype) -> FusedKernel:
+    ty = _TYPE[dtype]
+    graph = fusejit.parse_ir(f"graph(%x : {ty}(*), %y : {ty}(*)):\n"
+                             f"  %e : float = prim::Constant[value=2.5]()\n"
+                             f"  %m : float = prim::Constant[value=-0.5]()\n"
+                             f"  %o : Tensor = {call}\n  return (%o)\n")
+    return FusedKernel(graph)
+
+
+def _median_pair(fused, eager, repeat: int) -> tuple[float, float]:
+    fused()
+    eager()
+    tf, te = [], []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fused()
+        tf.append(time.perf_counter() - start)
+        start = time.perf_counter()
+        eager()
+        te.append(time.perf_counter() - start)
+    return statistics.median(tf), statistics.median(te)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("names", nargs="*")
+    parser.add_argument("--size", type=int, default=1 << 22)
+    parser.add_argument("--repeat", type=int, default=11)
+    parser.add_argument("--threads", type=int, default=0)
+    args = parser.parse_intermixed_args()
+    if args.threads:
+        fusejit.set_num_threads(args.threads)
+    rng = np.random.default_rng(0)
+    print(f"{args.size} elements, median of {args.repeat}; ns per element")
+    print(f"{'op':12s} {'dtype':8s} {'fused':>8s} {'numpy':>8s} {'numpy/fused':>12s}")
+    slower = []
+    for name in args.names or list(OPS):
+        eager, (lo, hi), call = OPS[name]
+        for dtype in (np.float32, np.float64):
+            x = rng.uniform(lo, hi, args.size).astype(dtype)
+            y = rng.uniform(lo, hi, args.size).astype(dtype)
+            kernel = _kernel(call, dtype)
+            binary = "%y" in call
+            if eager is None:
+                print(f"{name:12s} {np.dtype(dtype).name:8s} (no NumPy/SciPy form installed)")
+                continue
+            args_ = (x, y) if binary else (x,)
+            with np.errstate(all="ignore"):
+                tf, te = _median_pair(lambda k=kernel, a=x, b=y: k(a, b),
+                                      lambda f=eager, a=args_: f(*a), args.repeat)
+            ratio = te / tf
+            if ratio < 1:
+                slower.append(f"{name} {np.dtype(dtype).name}")
+            print(f"{name:12s} {np.dtype(dtype).name:8s} {tf / args.size * 1e9:8.2f} "
+                  f"{te / args.size * 1e9:8.2f} {ratio:11.2f}x", flush=True)
+    print("slower than NumPy:", ", ".join(slower) or "none")
+
+
+if __name__ == "__main__":
+    main()

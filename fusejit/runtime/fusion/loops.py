@@ -1,0 +1,101 @@
+"""The inner loop of a CPU kernel, split where an op has no vectorisable form.
+
+One libm call (``math.lgamma``, ``math.erf``, libm's float64 ``pow``) in a loop keeps LLVM from
+vectorising any of it. Such an op becomes a ``ScalarPass``: the loop is cut there, values that
+cross a cut go through per-tile buffers (``bt3``), and the op runs in a loop of its own. A fast
+form that is only valid in part of the domain (sine beyond ``vm.TRIG_LIMIT``) stays in the
+vectorised loop and is followed by a fix-up pass that recomputes the rare other elements::
+
+    t2 = np.float32(a0 * a1)                     for c in range(n):      # vectorised
+    t3 = np.float32(math.lgamma(t2))     ->          bt2[c] = np.float32(r0[c] * r1[c])
+    w4[c] = t3 + a0                              for c in range(n):      # scalar, one op
+                                                     bt3[c] = np.float32(math.lgamma(bt2[c]))
+                                                 for c in range(n):      # vectorised
+                                                     w4[c] = bt3[c] + r0[c]
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+_NAME = re.compile(r"\b[at]\d+\b")
+_DEF = re.compile(r"^(t\d+) = ")
+
+
+class ScalarPass:
+    """``name = expr`` in a loop of its own; with ``when``, only where ``when`` holds (a fix-up
+    of the value the vectorised loop computed)."""
+
+    __slots__ = ("name", "expr", "when")
+
+    def __init__(self, name: str, expr: str, when: str | None = None):
+        self.name = name
+        self.expr = expr
+        self.when = when
+
+    def used(self) -> set[str]:
+        found = set(_NAME.findall(self.expr))
+        if self.when is not None:
+            found |= set(_NAME.findall(self.when)) | {self.name}
+        return found
+
+
+def _used(lines: list[str]) -> set[str]:
+    return {name for line in lines if not line.lstrip().startswith("#")
+            for name in _NAME.findall(line)}
+
+
+def inner_loops(body: list, loads: dict[str, str], writes: list[str],
+                dtypes: dict[str, np.dtype]) -> tuple[list[str], list[str]]:
+    """(buffer allocations for the tile, the loops) for ``body`` (lines and ``ScalarPass``es),
+    ``loads`` (operand name -> its load line) and the output ``writes``."""
+    pieces: list = []
+    current: list[str] = []
+    for item in body:
+        if isinstance(item, ScalarPass):
+            pieces += [current, item]
+            current = []
+        else:
+            current.append(item)
+    pieces.append(current + writes)
+    if len(pieces) == 1:
+        return [], ["for c in range(n):"] + ["    " + line for line in
+                                             list(loads.values()) + pieces[0]]
+    defined: dict[str, int] = {}
+    uses: list[set[str]] = []
+    for i, piece in enumerate(pieces):
+        if isinstance(piece, ScalarPass):
+            if piece.when is None:
+                defined[piece.name] = i
+            uses.append(piece.used())
+        else:
+            for line in piece:
+                match = _DEF.match(line)
+                if match:
+                    defined[match.group(1)] = i
+            uses.append(_used(piece))
+    buffered = sorted((name for name, at in defined.items()
+                       if any(name in used for i, used in enumerate(uses) if i != at)),
+                      key=lambda name: int(name[1:]))
+    allocs = [f"b{name} = np.empty(n, np.{np.dtype(dtypes[name]).name})" for name in buffered]
+    loops: list[str] = []
+    for i, piece in enumerate(pieces):
+        if not isinstance(piece, ScalarPass) and all(line.startswith("#") for line in piece):
+            loops += piece          # (only the comment of the pass that follows)
+            continue
+        reads = [loads[name] for name in sorted(uses[i]) if name in loads]
+        reads += [f"{name} = b{name}[c]" for name in buffered
+                  if name in uses[i] and defined[name] != i]
+        loops.append("for c in range(n):")
+        if isinstance(piece, ScalarPass):
+            if piece.when is None:
+                body_lines = reads + [f"b{piece.name}[c] = {piece.expr}"]
+            else:
+                body_lines = reads + [f"if {piece.when}:", f"    b{piece.name}[c] = {piece.expr}"]
+        else:
+            stores = [f"b{name}[c] = {name}" for name in buffered if defined[name] == i]
+            body_lines = reads + piece + stores
+        loops += ["    " + line for line in body_lines]
+    return allocs, loops

@@ -1,0 +1,577 @@
+"""Vectorisable float64 transcendentals for generated kernels, and float32 forms that compute
+through them.
+
+Like ``fastmath`` (float32 exp/log/tanh/sigmoid), these use only arithmetic, comparisons,
+selects, ``sqrt``, ``rint``, ``fma`` and bit casts, which LLVM vectorises; one libm call in a
+kernel's loop would make LLVM run the whole loop one element at a time::
+
+    %3 : Double(*) = aten::log1p(%2)      ->      t3 = vm.log1p_f64(t2)
+    %3 : Float(*) = aten::log1p(%2)       ->      t3 = vm.log1p_f32(t2)
+
+Methods (every branch is a select: both sides are computed, then one is kept):
+
+- ``exp``: x = n ln2 + r, ln2 in two parts (Cody-Waite), |r| <= ln2/2; e**r by its Taylor
+  polynomial to r**13; 2**n applied as two exponent-bit factors, so subnormal results round once.
+- ``expm1``: the same reduction; e**r - 1 by the Taylor polynomial without its constant term,
+  then 2**n (em1 + 1 - 2**-n) (n >= 0) or 2**n em1 + (2**n - 1) (n < 0).
+- ``log``: subnormals scaled by 2**54; x = m 2**e, m in [sqrt(1/2), sqrt(2)), s = f / (2 + f),
+  log(1 + f) = f - f**2/2 + s (f**2/2 + R(s**2)) with fdlibm's published minimax R.
+  ``log2``/``log10`` scale log(m) and add e (times log10(2) in two parts).
+- ``log1p``: u = 1 + x rounded, its rounding error c by Fast2Sum; log(u) + c / u.
+- ``sin``/``cos``/``tan``: n = rint(x 2/pi), r = x - n pi/2 with pi/2 in three parts (the first
+  33 bits long, so n pi/2_1 is exact while |n| < 2**20, |x| < ``TRIG_LIMIT``), fused
+  multiply-adds for the rest; Taylor polynomials to r**17 / r**18. Beyond ``TRIG_LIMIT`` the
+  kernel recomputes the element with libm in a separate loop (codegen's fix-up pass).
+- ``atan``: |x| reduced to |t| <= 7/16 by t = (|x| - c) / (1 + c |x|), c in {0, 1/2, 1, 3/2},
+  or t = -1/|x|; atan(t) = t - t z P(z) with fdlibm's published coefficients; plus atan(c).
+- ``asin(x) = atan(x / sqrt((1 - x)(1 + x)))``, ``acos(x) = 2 atan(sqrt((1 - x) / (1 + x)))``,
+  ``atan2`` from atan of the smaller over the larger magnitude and the quadrant.
+- ``sinh``/``cosh``/``tanh``/``sigmoid`` from ``expm1``/``exp``; beyond 709.7, where e**|x|
+  overflows before the result does, (e**(|x|/2) / 2) e**(|x|/2).
+- float32 ``pow``: e**(y log |x|) in float64 (the product has at most 2**-44 relative error
+  where the result is a finite float32), with C99's special cases.
+
+float32 forms round the float64 result once, so they are within 0.5 ulp plus the float64
+error scaled by 2**-29.
+
+Measured maximum errors (``python tools/ulp_sweep.py``, which says how; the bounds the tests
+assert are ``F32_ULPS``/``F64_ULPS``). float32: against float64 libm, unrounded, in float32
+ulps, over every 17th float32 bit pattern (252 million inputs; log1p over all 2^32); float64:
+against NumPy's (glibc's) result in float64 ulps, 10^8 samples plus special values, so the
+error against the exact value may be up to glibc's own (<= 1 ulp) more. sin/cos/tan: the fast
+form up to ``TRIG_LIMIT``, libm beyond. Both measured on an AVX-512 + FMA host:
+
+=========  ========  ========  =========  ========  ========
+function   float32   float64   function   float32   float64
+=========  ========  ========  =========  ========  ========
+exp        0.973 *   1         asin       0.500     2
+expm1      0.500     2         acos       0.500     2
+log        0.839 *   1         atan       0.500     1
+log1p      0.500     1         atan2 +    0.500     2
+log2       0.500     2         sinh       0.500     3
+log10      0.500     2         cosh       0.500     3
+sin        0.500     1         tanh       1.318 *   3
+cos        0.500     1         sigmoid    2.404 *   4
+tan        0.500     3         pow +      0.500     libm
+=========  ========  ========  =========  ========  ========
+
+* ``fastmath``'s native float32 forms. + binary: 3 * 10^7 random pairs (a third uniform bit
+patterns). erf, erfc, lgamma and float64 pow keep libm (exact as libm is), in a loop of their
+own (``loops.py``).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from llvmlite import ir
+from numba import njit, types
+from numba.extending import intrinsic
+
+# Contraction only (a * b + c -> fma where the CPU has one), on these functions' instructions.
+_FM = {"contract"}
+_OPTS = {"cache": True, "error_model": "numpy", "fastmath": _FM}
+# The error bounds the tests assert, in ulps (the table above, rounded up; float32 ones for the
+# forms here, fastmath.ULP_BOUNDS for its own).
+F32_ULPS = {"expm1": 0.51, "log1p": 0.51, "log2": 0.51, "log10": 0.51, "sin": 0.51,
+            "cos": 0.51, "tan": 0.51, "asin": 0.51, "acos": 0.51, "atan": 0.51, "sinh": 0.51,
+            "cosh": 0.51, "atan2": 0.51, "pow": 0.51}
+F64_ULPS = {"exp": 1, "expm1": 2, "log": 1, "log1p": 1, "log2": 2, "log10": 2, "sin": 1,
+            "cos": 1, "tan": 3, "asin": 2, "acos": 2, "atan": 1, "atan2": 2, "sinh": 3,
+            "cosh": 3, "tanh": 3, "sigmoid": 4}
+# The functions kernels call: Numba inlines them itself, since LLVM's inliner leaves the bigger
+# ones (or several calls of one) as calls, over its size threshold, and one call keeps the
+# kernel's loop from vectorising.
+_BIG = {**_OPTS, "inline": "always"}
+
+
+@intrinsic
+def _bits_to_f64(typingctx, bits):
+    """Reinterpret an int64 as float64 (an LLVM bitcast, which vectorises)."""
+    if bits != types.int64:
+        return None
+
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], ir.DoubleType())
+    return types.float64(types.int64), codegen
+
+
+@intrinsic
+def _f64_to_bits(typingctx, value):
+    """Reinterpret a float64 as int64."""
+    if value != types.float64:
+        return None
+
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], ir.IntType(64))
+    return types.int64(types.float64), codegen
+
+
+@intrinsic
+def _fma(typingctx, a, b, c):
+    """a * b + c rounded once (llvm.fma: one instruction on CPUs with FMA, and vectorised)."""
+    if not (a == b == c == types.float64):
+        return None
+
+    def codegen(context, builder, signature, args):
+        return builder.fma(*args)
+    return types.float64(types.float64, types.float64, types.float64), codegen
+
+
+_I = np.int64
+_D = np.float64
+_INF = np.inf
+_LOG2E = 1.4426950408889634
+_LN2_HI = 6.93147180369123816490e-01     # 33 leading bits of ln 2: n * _LN2_HI is exact
+_LN2_LO = 1.90821492927058770002e-10
+_PI = 3.141592653589793
+_PI_2 = 1.5707963267948966
+
+
+@njit(**_OPTS)
+def _pow2(k):
+    """2.0**k for -1022 <= k <= 1023, from exponent bits."""
+    return _bits_to_f64((k + _I(1023)) << _I(52))
+
+
+@njit(**_OPTS)
+def _reduce_exp(x):
+    """(n, r) with x = n ln2 + r, |r| <= ln2/2, for finite x; NaN gives n = 0."""
+    n = np.rint(x * _LOG2E)
+    n = 0.0 if n != n else n
+    r = (x - n * _LN2_HI) - n * _LN2_LO
+    return n, r
+
+
+@njit(**_OPTS)
+def _expm1_poly(r):
+    """e**r - 1 for |r| <= 0.35: Taylor to r**13 (truncation below 2**-60 relative)."""
+    p = 1.0 / 6227020800.0
+    p = p * r + 1.0 / 479001600.0
+    p = p * r + 1.0 / 39916800.0
+    p = p * r + 1.0 / 3628800.0
+    p = p * r + 1.0 / 362880.0
+    p = p * r + 1.0 / 40320.0
+    p = p * r + 1.0 / 5040.0
+    p = p * r + 1.0 / 720.0
+    p = p * r + 1.0 / 120.0
+    p = p * r + 1.0 / 24.0
+    p = p * r + 1.0 / 6.0
+    p = p * r + 0.5
+    return r + r * r * p
+
+
+@njit(**_BIG)
+def exp_f64(x):
+    """e**x for float64."""
+    y = -746.0 if x < -746.0 else x
+    y = 710.0 if y > 710.0 else y
+    n, r = _reduce_exp(y)
+    p = 1.0 + _expm1_poly(r)
+    k = _I(n)
+    k1 = k >> _I(1)
+    result = p * _pow2(k1) * _pow2(k - k1)
+    return x if x != x else result
+
+
+@njit(**_BIG)
+def expm1_f64(x):
+    """e**x - 1 for float64, accurate for small x."""
+    y = -40.0 if x < -40.0 else x
+    y = 710.0 if y > 710.0 else y          # (e**710 overflows: the two factors give inf)
+    n, r = _reduce_exp(y)
+    em1 = _expm1_poly(r)
+    k = _I(n)
+    k1 = k >> _I(1)
+    low = _pow2(-k if k < _I(54) else _I(-54))      # 2**-k, below 1/2 ulp of 1 from k = 54
+    up = ((em1 + (1.0 - low)) * _pow2(k1)) * _pow2(k - k1)
+    scale = _pow2(k)
+    down = em1 * scale + (scale - 1.0)
+    result = up if k >= _I(0) else down
+    result = -1.0 if x < -40.0 else result
+    return x if (x != x) | (x == 0.0) else result
+
+
+_LG1, _LG2, _LG3 = 6.666666666666735130e-01, 3.999999999940941908e-01, 2.857142874366239149e-01
+_LG4, _LG5, _LG6 = 2.222219843214978396e-01, 1.818357216161805012e-01, 1.531383769920937332e-01
+_LG7 = 1.479819860511658591e-01
+_TWO54 = 18014398509481984.0
+_TINY = 2.2250738585072014e-308
+
+
+@njit(**_OPTS)
+def _log_parts(x):
+    """(e, log m) with x = m 2**e, m in [sqrt(1/2), sqrt(2)), for finite x > 0."""
+    sub = x < _TINY
+    xs = x * _TWO54 if sub else x
+    bits = _f64_to_bits(xs)
+    e = ((bits >> _I(52)) & _I(0x7FF)) - _I(1023)
+    e = e - _I(54) if sub else e
+    m = _bits_to_f64((bits & _I(0xFFFFFFFFFFFFF)) | _I(0x3FF0000000000000))
+    big = m > 1.4142135623730951
+    m = m * 0.5 if big else m
+    e = e + _I(1) if big else e
+    f = m - 1.0
+    s = f / (2.0 + f)
+    z = s * s
+    r = z * (_LG1 + z * (_LG2 + z * (_LG3 + z * (_LG4 + z * (_LG5 + z * (_LG6 + z * _LG7))))))
+    hfsq = 0.5 * f * f
+    return _D(e), f - (hfsq - s * (hfsq + r))
+
+
+@njit(**_OPTS)
+def _log_special(x, result):
+    """log's results at 0, below 0, NaN and inf; ``result`` elsewhere."""
+    result = -_INF if x == 0.0 else result
+    result = np.nan if x < 0.0 else result
+    return x if (x != x) | (x == _INF) else result
+
+
+@njit(**_BIG)
+def log_f64(x):
+    """Natural log for float64."""
+    e, logm = _log_parts(x)
+    return _log_special(x, e * _LN2_HI + (logm + e * _LN2_LO))
+
+
+_INV_LN2 = 1.4426950408889634
+_INV_LN10 = 0.4342944819032518
+_LOG10_2_HI = 3.01029995663611771306e-01     # log10(2), 33 leading bits
+_LOG10_2_LO = 3.69423907715893078616e-13
+
+
+@njit(**_BIG)
+def log2_f64(x):
+    """Base-2 log for float64: e + log(m) / ln 2 (exact at powers of two)."""
+    e, logm = _log_parts(x)
+    return _log_special(x, e + logm * _INV_LN2)
+
+
+@njit(**_BIG)
+def log10_f64(x):
+    """Base-10 log for float64."""
+    e, logm = _log_parts(x)
+    return _log_special(x, e * _LOG10_2_HI + (logm * _INV_LN10 + e * _LOG10_2_LO))
+
+
+@njit(**_BIG)
+def log1p_f64(x):
+    """log(1 + x) for float64, accurate for small x."""
+    u = 1.0 + x
+    small = abs(x) <= 1.0
+    # Fast2Sum: u + c == 1 + x exactly (the larger magnitude goes first)
+    c = (x - (u - 1.0)) if small else (1.0 - (u - x))
+    e, logm = _log_parts(u)
+    result = e * _LN2_HI + (logm + e * _LN2_LO) + c / u
+    result = -_INF if x == -1.0 else result
+    result = np.nan if x < -1.0 else result
+    return x if (x != x) | (x == _INF) | (x == 0.0) else result
+
+
+# --- trigonometric ------------------------------------------------------------------------------
+
+_TWO_OVER_PI = 0.6366197723675814
+_PIO2_1 = 1.57079632673412561417e+00       # 33 leading bits of pi/2
+_PIO2_2 = 6.07710050650619224932e-11       # pi/2 - _PIO2_1, rounded
+_PIO2_3 = 3.5215598651832e-27              # pi/2 - _PIO2_1 - _PIO2_2, rounded
+TRIG_LIMIT = 1.0e6        # |x| beyond this: libm in a fix-up loop (n no longer fits 20 bits)
+
+
+@njit(**_OPTS)
+def _reduce_trig(x):
+    """(n mod 4, r) with x = n pi/2 + r, |r| <= pi/4 (about), for |x| <= TRIG_LIMIT."""
+    y = x if abs(x) <= TRIG_LIMIT else 0.0
+    n = np.rint(y * _TWO_OVER_PI)
+    r = y - n * _PIO2_1
+    r = _fma(-n, _PIO2_2, r)
+    r = _fma(-n, _PIO2_3, r)
+    return _I(n) & _I(3), r
+
+
+@njit(**_OPTS)
+def _sin_poly(r, z):
+    """sin(r) for |r| <= pi/4 (z = r*r): Taylor to r**17."""
+    p = -1.0 / 355687428096000.0
+    p = p * z + 1.0 / 1307674368000.0
+    p = p * z - 1.0 / 6227020800.0
+    p = p * z + 1.0 / 39916800.0
+    p = p * z - 1.0 / 362880.0
+    p = p * z + 1.0 / 5040.0
+    p = p * z - 1.0 / 120.0
+    p = p * z + 1.0 / 6.0
+    return r - r * z * p
+
+
+@njit(**_OPTS)
+def _cos_poly(z):
+    """cos(r) for |r| <= pi/4 (z = r*r): Taylor to r**18."""
+    p = -1.0 / 6402373705728000.0
+    p = p * z + 1.0 / 20922789888000.0
+    p = p * z - 1.0 / 87178291200.0
+    p = p * z + 1.0 / 479001600.0
+    p = p * z - 1.0 / 3628800.0
+    p = p * z + 1.0 / 40320.0
+    p = p * z - 1.0 / 720.0
+    p = p * z + 1.0 / 24.0
+    hz = 0.5 * z
+    w = 1.0 - hz
+    # 1 - z/2 rounded, plus what that rounding lost, plus the rest (keeps cos near 1 exact)
+    return w + (((1.0 - w) - hz) + z * z * p)
+
+
+@njit(**_OPTS)
+def _finite_or_nan(x, result):
+    return result if abs(x) < _INF else x - x        # inf - inf and NaN give NaN
+
+
+@njit(**_BIG)
+def sin_f64(x):
+    """Sine for float64 with |x| <= TRIG_LIMIT (the kernel fixes up the rest)."""
+    q, r = _reduce_trig(x)
+    z = r * r
+    s, c = _sin_poly(r, z), _cos_poly(z)
+    v = s if (q & _I(1)) == _I(0) else c
+    v = -v if (q & _I(2)) != _I(0) else v
+    return _finite_or_nan(x, x if x == 0.0 else v)
+
+
+@njit(**_BIG)
+def cos_f64(x):
+    """Cosine for float64 with |x| <= TRIG_LIMIT (the kernel fixes up the rest)."""
+    q, r = _reduce_trig(x)
+    z = r * r
+    s, c = _sin_poly(r, z), _cos_poly(z)
+    v = c if (q & _I(1)) == _I(0) else -s
+    v = -v if (q & _I(2)) != _I(0) else v
+    return _finite_or_nan(x, v)
+
+
+@njit(**_BIG)
+def tan_f64(x):
+    """Tangent for float64 with |x| <= TRIG_LIMIT (the kernel fixes up the rest)."""
+    q, r = _reduce_trig(x)
+    z = r * r
+    s, c = _sin_poly(r, z), _cos_poly(z)
+    v = s / c if (q & _I(1)) == _I(0) else -c / s
+    return _finite_or_nan(x, x if x == 0.0 else v)
+
+
+# --- inverse trigonometric ----------------------------------------------------------------------
+
+_AT = (3.33333333333329318027e-01, -1.99999999998764832476e-01, 1.42857142725034663711e-01,
+       -1.11111104054623557880e-01, 9.09088713343650656196e-02, -7.69187620504482999495e-02,
+       6.66107313738753120669e-02, -5.83357013379057348645e-02, 4.97687799461593236017e-02,
+       -3.65315727442169155270e-02, 1.62858201153657823623e-02)
+_ATAN_HALF = (4.63647609000806093515e-01, 2.26987774529616870924e-17)
+_ATAN_ONE = (7.85398163397448278999e-01, 3.06161699786838301793e-17)
+_ATAN_1P5 = (9.82793723247329054082e-01, 1.39033110312309984516e-17)
+_ATAN_INF = (1.57079632679489655800e+00, 6.12323399573676603587e-17)
+
+
+@njit(**_OPTS)
+def _atan_pos(a):
+    """atan(a) for a >= 0 (inf included; NaN gives NaN)."""
+    c = 0.0 if a < 0.4375 else (0.5 if a < 0.6875 else (1.0 if a < 1.1875 else 1.5))
+    hi = 0.0 if a < 0.4375 else (_ATAN_HALF[0] if a < 0.6875 else (
+        _ATAN_ONE[0] if a < 1.1875 else _ATAN_1P5[0]))
+    lo = 0.0 if a < 0.4375 else (_ATAN_HALF[1] if a < 0.6875 else (
+        _ATAN_ONE[1] if a < 1.1875 else _ATAN_1P5[1]))
+    far = a >= 2.4375
+    t = (-1.0 if far else a - c) / (a if far else 1.0 + c * a)     # (one division)
+    hi = _ATAN_INF[0] if far else hi
+    lo = _ATAN_INF[1] if far else lo
+    z = t * t
+    p = _AT[10]
+    p = p * z + _AT[9]
+    p = p * z + _AT[8]
+    p = p * z + _AT[7]
+    p = p * z + _AT[6]
+    p = p * z + _AT[5]
+    p = p * z + _AT[4]
+    p = p * z + _AT[3]
+    p = p * z + _AT[2]
+    p = p * z + _AT[1]
+    p = p * z + _AT[0]
+    return hi + ((t - t * z * p) + lo)
+
+
+@njit(**_BIG)
+def atan_f64(x):
+    """Arc tangent for float64."""
+    return np.copysign(_atan_pos(abs(x)), x)
+
+
+@njit(**_BIG)
+def asin_f64(x):
+    """Arc sine for float64: atan(x / sqrt(1 - x**2)), NaN outside [-1, 1]."""
+    a = abs(x)
+    v = _atan_pos(a / math.sqrt((1.0 - a) * (1.0 + a)))
+    v = np.nan if a > 1.0 else v
+    return np.copysign(v, x)
+
+
+@njit(**_BIG)
+def acos_f64(x):
+    """Arc cosine for float64: 2 atan(sqrt((1 - x) / (1 + x))), NaN outside [-1, 1]."""
+    v = 2.0 * _atan_pos(math.sqrt((1.0 - x) / (1.0 + x)))
+    return np.nan if abs(x) > 1.0 else v
+
+
+@njit(**_BIG)
+def atan2_f64(y, x):
+    """atan2(y, x) for float64, with C99's signed zeros and infinities."""
+    a, b = abs(y), abs(x)
+    swap = a > b
+    t = (b / a) if swap else (a / b)
+    t = 0.0 if a == 0.0 else t
+    t = 1.0 if (a == _INF) & (b == _INF) else t
+    v = _atan_pos(t)
+    v = (_ATAN_INF[0] - v + _ATAN_INF[1]) if swap else v
+    v = (_PI - v) if np.signbit(x) else v
+    v = np.copysign(v, y)
+    return (x + y) if (x != x) | (y != y) else v
+
+
+# --- hyperbolic ---------------------------------------------------------------------------------
+
+@njit(**_OPTS)
+def _exp_half_squared(a):
+    """e**a as (e**(a/2) / 2) e**(a/2) * 2 parts, for 709 < a (finite where e**a / 2 is)."""
+    w = exp_f64(0.5 * a)
+    return (0.5 * w) * w
+
+
+@njit(**_BIG)
+def sinh_f64(x):
+    """Hyperbolic sine for float64."""
+    a = abs(x)
+    e = expm1_f64(a if a < 709.0 else 0.0)
+    v = 0.5 * (e + e / (e + 1.0))
+    w = _exp_half_squared(a)
+    v = w if a >= 709.0 else v
+    return x if x != x else np.copysign(v, x)
+
+
+@njit(**_BIG)
+def cosh_f64(x):
+    """Hyperbolic cosine for float64."""
+    a = abs(x)
+    e = exp_f64(a if a < 709.0 else 0.0)
+    v = 0.5 * e + 0.5 / e
+    w = _exp_half_squared(a)
+    v = w if a >= 709.0 else v
+    return x if x != x else v
+
+
+@njit(**_BIG)
+def tanh_f64(x):
+    """Hyperbolic tangent for float64: expm1(2|x|) / (expm1(2|x|) + 2), exactly 1 from 19.1."""
+    a = abs(x)
+    e = expm1_f64(2.0 * (a if a < 40.0 else 40.0))
+    return x if x != x else np.copysign(e / (e + 2.0), x)
+
+
+@njit(**_BIG)
+def sigmoid_f64(x):
+    """1 / (1 + e**-x) for float64: 0 below -709.78, where e**-x overflows, as in the reference
+    and in PyTorch (and as ``fastmath.sigmoid_f32``)."""
+    return 1.0 / (1.0 + exp_f64(-x))
+
+
+@njit(**_BIG)
+def pow_core(x, y):
+    """x**y in float64 as e**(y log|x|), with C99's special cases: accurate enough for
+    float32 results (``pow_f32``), not for float64 ones."""
+    a = abs(x)
+    e, logm = _log_parts(a)
+    la = e * _LN2_HI + (logm + e * _LN2_LO)
+    la = -_INF if a == 0.0 else la
+    la = _INF if a == _INF else la
+    v = exp_f64(y * la)
+    integral = np.floor(y) == y
+    odd = integral & (abs(y) < 9007199254740992.0) & (np.floor(0.5 * y) != 0.5 * y)
+    v = -v if odd & (_f64_to_bits(x) < _I(0)) else v
+    v = np.nan if (x < 0.0) & (not integral) & (a != _INF) else v
+    v = 1.0 if (a == 1.0) & (abs(y) == _INF) else v
+    v = v if x == x else x
+    return 1.0 if (y == 0.0) | (x == 1.0) else v
+
+
+# --- float32 forms: computed in float64 and rounded once ----------------------------------------
+
+_F = np.float32
+
+
+@njit(**_BIG)
+def expm1_f32(x):
+    return _F(expm1_f64(_D(x)))
+
+
+@njit(**_BIG)
+def log1p_f32(x):
+    return _F(log1p_f64(_D(x)))
+
+
+@njit(**_BIG)
+def log2_f32(x):
+    return _F(log2_f64(_D(x)))
+
+
+@njit(**_BIG)
+def log10_f32(x):
+    return _F(log10_f64(_D(x)))
+
+
+@njit(**_BIG)
+def sin_f32(x):
+    return _F(sin_f64(_D(x)))
+
+
+@njit(**_BIG)
+def cos_f32(x):
+    return _F(cos_f64(_D(x)))
+
+
+@njit(**_BIG)
+def tan_f32(x):
+    return _F(tan_f64(_D(x)))
+
+
+@njit(**_BIG)
+def asin_f32(x):
+    return _F(asin_f64(_D(x)))
+
+
+@njit(**_BIG)
+def acos_f32(x):
+    return _F(acos_f64(_D(x)))
+
+
+@njit(**_BIG)
+def atan_f32(x):
+    return _F(atan_f64(_D(x)))
+
+
+@njit(**_BIG)
+def atan2_f32(y, x):
+    return _F(atan2_f64(_D(y), _D(x)))
+
+
+@njit(**_BIG)
+def sinh_f32(x):
+    # float32 results overflow from |x| ~ 89.4: no need for sinh_f64's path beyond 709
+    a = min(abs(_D(x)), 100.0)
+    e = expm1_f64(a)
+    return x if x != x else _F(np.copysign(0.5 * (e + e / (e + 1.0)), _D(x)))
+
+
+@njit(**_BIG)
+def cosh_f32(x):
+    e = exp_f64(min(abs(_D(x)), 100.0))
+    return x if x != x else _F(0.5 * e + 0.5 / e)
+
+
+@njit(**_BIG)
+def pow_f32(x, y):
+    return _F(pow_core(_D(x), _D(y)))

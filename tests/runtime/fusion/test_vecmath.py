@@ -1,0 +1,207 @@
+"""The vectorised transcendentals in fused kernels against the operator library's NumPy bodies
+on the special values: NaN, +-inf, +-0, subnormals, domain edges and the points where the fast
+forms switch method. Every unary op of a dtype shares one kernel, so this compiles a few."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import fusejit
+from fusejit.runtime.fusion import FusedKernel, fastmath, vecmath
+
+from .oracle import run_subgraph
+
+UNARY = ["exp", "expm1", "log", "log1p", "log2", "log10", "sin", "cos", "tan", "asin", "acos",
+         "atan", "sinh", "cosh", "tanh", "sigmoid", "erf", "erfc", "lgamma", "rsqrt",
+         "reciprocal", "sqrt"]
+_TYPE = {"float32": "Float", "float64": "Double"}
+
+
+def special_values(dtype) -> np.ndarray:
+    info = np.finfo(dtype)
+    tiny, sub = float(info.tiny), float(info.smallest_subnormal)
+    edges = [0.0, np.inf, np.nan, sub, tiny * 0.5, tiny, float(info.max), 1.0, 0.5, 2.0,
+             1e-30, 1e-8, 1e-3, 0.3, 0.4375, 0.6875, 1.1875, 2.4375, 0.625, 9.01, 19.1, 20.0,
+             40.0, 88.72283, 88.7229, 89.0, 103.97, 104.0, 709.78, 709.79, 710.5, 745.13, 746.0,
+             np.pi / 4, np.pi / 2, np.pi, 1e5, vecmath.TRIG_LIMIT, vecmath.TRIG_LIMIT * 1.5,
+             1e22, 1e300, 1.0 - 2.0 ** -24, 1.0 + 2.0 ** -23]
+    values = np.array(edges, np.float64)
+    with np.errstate(over="ignore"):
+        values = values.astype(dtype)
+    with np.errstate(over="ignore"):
+        near = np.concatenate([np.nextafter(values, dtype(np.inf)), np.nextafter(values, dtype(0))])
+    values = np.concatenate([values, near])
+    return np.concatenate([values, -values])
+
+
+def ulps(got: np.ndarray, want: np.ndarray) -> np.ndarray:
+    """|got - want| in ulps of want; 0 where both are NaN or equal (signs of zeros compared),
+    inf where one is NaN, infinite or of another sign of zero."""
+    g, w = got.astype(np.float64), want.astype(np.float64)
+    with np.errstate(all="ignore"):
+        err = np.abs(g - w) / np.spacing(np.abs(want)).astype(np.float64)
+    same = ((got == want) & (np.signbit(got) == np.signbit(want))) | (np.isnan(got)
+                                                                     & np.isnan(want))
+    err[same] = 0.0
+    err[~same & ~(np.isfinite(got) & np.isfinite(want))] = np.inf
+    err[~same & (want == 0) & (got == 0)] = np.inf
+    return err
+
+
+_cache: dict = {}
+
+
+def _unary_results(dtype: str):
+    if dtype not in _cache:
+        body = "".join(f"  %o{i} : Tensor = aten::{op}(%x)\n" for i, op in enumerate(UNARY))
+        outs = ", ".join(f"%o{i}" for i in range(len(UNARY)))
+        graph = fusejit.parse_ir(f"graph(%x : {_TYPE[dtype]}(*)):\n{body}  return ({outs})\n")
+        x = special_values(np.dtype(dtype).type)
+        got = FusedKernel(graph)(x)
+        with np.errstate(all="ignore"):
+            want = run_subgraph(graph, x)
+        _cache[dtype] = x, dict(zip(UNARY, zip(got, want)))
+    return _cache[dtype]
+
+
+# NumPy's own float32 functions are a few ulps off in places.
+BOUND = {"float32": 3.0, "float64": 4.0}
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("op", UNARY)
+def test_unary_special_values(op, dtype):
+    x, results = _unary_results(dtype)
+    got, want = results[op]
+    assert got.dtype == want.dtype == np.dtype(dtype)
+    if op == "lgamma":
+        # libm in both, but not the same implementation: ~1e-14 apart, 1e-16 near its zeros
+        np.testing.assert_allclose(got, want, rtol=1e-13 if dtype == "float64" else 1e-6,
+                                   atol=1e-15)
+        return
+    err = ulps(got, np.asarray(want))
+    bad = np.flatnonzero(err > BOUND[dtype])
+    assert not bad.size, [(x[i], got[i], want[i]) for i in bad[:5]]
+
+
+def _graph(dtype: str, ops: list[str]):
+    body = "".join(f"  %o{i} : Tensor = aten::{op}(%x)\n" for i, op in enumerate(ops))
+    outs = ", ".join(f"%o{i}" for i in range(len(ops)))
+    return fusejit.parse_ir(f"graph(%x : {_TYPE[dtype]}(*)):\n{body}  return ({outs})\n")
+
+
+FAST = sorted(set(vecmath.F64_ULPS) - {"atan2"})
+
+
+def _bound(op: str, dtype: str) -> float:
+    if dtype == "float64":
+        return vecmath.F64_ULPS[op]
+    return vecmath.F32_ULPS.get(op) or fastmath.ULP_BOUNDS[op]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_documented_ulp_bounds_on_a_dense_sample(dtype):
+    """The bounds of vecmath's table, on every 65521st float32 bit pattern (float32; the oracle
+    is NumPy's float64 function, unrounded) or 2^16 random float64 values of every magnitude
+    (the oracle is NumPy's float64 function). The full sweeps are tools/ulp_sweep.py."""
+    if dtype == "float32":
+        x = np.arange(0, 1 << 32, 65521, dtype=np.uint64).astype(np.uint32).view(np.float32)
+    else:
+        rng = np.random.default_rng(5)
+        x = np.concatenate([rng.integers(0, 1 << 63, 1 << 15).view(np.float64),
+                            rng.uniform(-30, 30, 1 << 15)])
+        x = np.concatenate([x, -x])
+    x = x[np.isfinite(x)]
+    got = FusedKernel(_graph(dtype, FAST))(x)
+    with np.errstate(all="ignore"):
+        wide = run_subgraph(_graph("float64", FAST), x.astype(np.float64))
+    failures = []
+    for op, g, w in zip(FAST, got, wide):
+        w = np.asarray(w)
+        if op == "sigmoid" and dtype == "float32":
+            w = np.where(x < -88.7228, 0.0, w)       # (where float32's e**-x overflows)
+        if op in ("sin", "cos", "tan"):
+            keep = np.abs(x) <= vecmath.TRIG_LIMIT      # (libm beyond: the reference's own)
+            g, w = g[keep], w[keep]
+        with np.errstate(all="ignore"):
+            rounded = w.astype(x.dtype)
+            unit = np.spacing(np.abs(rounded)).astype(np.float64)
+            err = np.abs(g.astype(np.float64) - w) / unit
+        # (an exact value beyond the float32 range rounds to the infinity both must give)
+        same = (g == w) | (np.isnan(g) & np.isnan(w)) | ((g == rounded) & np.isinf(rounded))
+        err[same] = 0.0
+        err[np.isnan(err)] = np.inf
+        if err.max() > _bound(op, dtype):
+            failures.append(f"{op}: {err.max():.3f} ulp at x = {x[int(np.argmax(err))]!r}")
+    assert not failures, failures
+
+
+def _binary(text: str, dtype: str, a: np.ndarray, b: np.ndarray, precise: bool = False):
+    ty = _TYPE[dtype]
+    graph = fusejit.parse_ir(f"graph(%x : {ty}(*), %y : {ty}(*)):\n"
+                             f"  %c : float = prim::Constant[value=-0.5]()\n"
+                             f"  %h : float = prim::Constant[value=0.5]()\n"
+                             f"  %n : float = prim::Constant[value=nan]()\n"
+                             f"  %z : NoneType = prim::Constant()\n"
+                             f"  %o : Tensor = {text}\n  return (%o)\n")
+    got = FusedKernel(graph, precise=precise)(a, b)[0]
+    with np.errstate(all="ignore"):
+        want = np.asarray(run_subgraph(graph, a, b)[0])
+    return got, want
+
+
+def _grid(dtype: str):
+    v = special_values(np.dtype(dtype).type)[::3]
+    v = np.concatenate([v, np.array([3.0, -3.0, 0.5, -2.5, 7.0], dtype)])
+    a, b = np.meshgrid(v, v)
+    return a.ravel(), b.ravel()
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("text", ["aten::atan2(%x, %y)", "aten::pow(%x, %y)"])
+def test_binary_special_values(text, dtype):
+    a, b = _grid(dtype)
+    got, want = _binary(text, dtype, a, b)
+    err = ulps(got, want)
+    bad = np.flatnonzero(err > BOUND[dtype])
+    assert not bad.size, [(a[i], b[i], got[i], want[i]) for i in bad[:5]]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("exponent", ["%c", "%h"])
+def test_pow_half_powers_match_unfused(exponent, dtype):
+    """pow(x, +-0.5) at -0.0 and -inf: what NumPy's power (the unfused reference) gives."""
+    x = np.array([-0.0, 0.0, -np.inf, np.inf, 4.0, -4.0, np.nan], dtype)
+    got, want = _binary(f"aten::pow(%x, {exponent})", dtype, x, x)
+    np.testing.assert_array_equal(got, want)
+    assert (np.signbit(got) == np.signbit(want)).all()
+
+
+@pytest.mark.parametrize("text", ["aten::clamp(%x, %n, %h)", "aten::clamp(%x, %c, %n)",
+                                  "aten::clamp(%x, %n, %z)", "aten::clamp(%x, %z, %n)"])
+def test_clamp_with_a_nan_bound_is_nan(text):
+    x = np.array([-1.0, 0.0, 0.25, 2.0, np.nan], np.float32)
+    got, want = _binary(text, "float32", x, x)
+    assert np.isnan(want).all()
+    np.testing.assert_array_equal(got, want)
+
+
+def test_tanh_of_nan_is_nan_every_call():
+    """x * nan then tanh, float32: NaN each time (an undefined int32(NaN) gave garbage)."""
+    graph = fusejit.parse_ir("graph(%x : Float(*)):\n"
+                             "  %n : float = prim::Constant[value=nan]()\n"
+                             "  %m : Tensor = aten::mul(%x, %n)\n"
+                             "  %o : Tensor = aten::tanh(%m)\n  return (%o)\n")
+    kernel = FusedKernel(graph)
+    x = np.linspace(-3, 3, 1000, dtype=np.float32)
+    for _ in range(3):
+        assert np.isnan(kernel(x)[0]).all()
+
+
+def test_precise_keeps_libm():
+    graph = fusejit.parse_ir("graph(%x : Float(*)):\n  %o : Tensor = aten::log1p(%x)\n"
+                             "  return (%o)\n")
+    x = np.linspace(0, 3, 8, dtype=np.float32)
+    assert "math.log1p" in fusejit.kernel_source(graph, x, precise=True)
+    assert "vm.log1p_f32" in fusejit.kernel_source(graph, x)
