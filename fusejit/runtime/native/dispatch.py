@@ -228,7 +228,7 @@ _O = 2 * META_WIDTH
 @njit(inline="always")
 def _broadcast_rows(meta, ra, rb, tmp):
     """``pw.broadcast_meta`` of registers ``ra`` and ``rb`` into ``tmp`` row 2; returns the
-    element count, -1 if they do not broadcast."""
+    element count, -1 if they do not broadcast or the result is too large (``pw.grow``)."""
     a, b = ra * _W, rb * _W
     a_rank, b_rank = meta[a + RANK], meta[b + RANK]
     rank = max(a_rank, b_rank)
@@ -243,12 +243,15 @@ def _broadcast_rows(meta, ra, rb, tmp):
             tmp[_O + SIZES + d] = sb
         else:
             return -1
-    n, step = 1, 1
+    step, empty = 1, False
     for d in range(rank - 1, -1, -1):
         tmp[_O + STRIDES + d] = step
-        step *= max(tmp[_O + SIZES + d], 1)
-        n *= tmp[_O + SIZES + d]
-    return n
+        size = tmp[_O + SIZES + d]
+        step = pw.grow(step, size)   # (2**40, 1) and (1, 2**40): the count would wrap
+        empty = empty or size == 0
+    if step < 0:
+        return -1
+    return 0 if empty else step
 
 
 @njit(inline="always")
@@ -469,9 +472,8 @@ def _tensor_op(regs, op, p0, p1, ins, n_in, outs, n_out):
         tmp[2, :] = m
         _set_view(regs, ra, outs[0], 2)
     elif op == CONSTANT_CHUNK:
-        for k in range(n_out):
-            if to.chunk_piece(m, p0, p1, k, tmp[2]) != 1:
-                return False
+        if to.chunk_count(m, p0, p1) != n_out:   # more pieces: the reference's error
+            return False
         for k in range(n_out):
             to.chunk_piece(m, p0, p1, k, tmp[2])
             _set_view(regs, ra, outs[k], 2)
@@ -480,7 +482,8 @@ def _tensor_op(regs, op, p0, p1, ins, n_in, outs, n_out):
         if tags[rb] != TENSOR or rank != 2 or meta[rb, RANK] != 2:
             return False
         code = m[DTYPE]
-        if meta[rb, DTYPE] != code or m[SIZES + 1] != meta[rb, SIZES]:
+        if meta[rb, DTYPE] != code or m[SIZES + 1] != meta[rb, SIZES] \
+                or not to.mm_fits(m[SIZES], meta[rb, SIZES + 1]):
             return False
         if code == D_F32:
             _set_f32(regs, outs[0], to.mm(f32[ra], m, f32[rb], meta[rb], tmp[2]), 2)

@@ -1,0 +1,77 @@
+"""Memory safety of the native engine: sizes whose products wrap around int64, huge and negative
+indices, in-place ops on views, against the reference engine (``native_safety_cases``).
+
+The cases run in one subprocess: a bug here can segfault, which fails the tests instead of
+killing pytest.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tests.runtime.native_safety_cases import CASES
+
+_ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def outcomes() -> dict:
+    proc = subprocess.run([sys.executable, "-m", "tests.runtime.native_safety_cases", *CASES],
+                          cwd=_ROOT, env=dict(os.environ), capture_output=True, text=True,
+                          timeout=600)
+    results = {}
+    for line in proc.stdout.splitlines():
+        if line.startswith("{"):
+            result = json.loads(line)
+            results[result["case"]] = result
+    results["_exit"] = (proc.returncode, proc.stderr[-2000:])
+    return results
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_native_engine_agrees_with_the_reference(outcomes, case):
+    result = outcomes.get(case)
+    code, stderr = outcomes["_exit"]
+    assert result is not None, f"the case process died (exit {code}) before {case}:\n{stderr}"
+    assert result["same"], json.dumps(result, indent=1)[:3000]
+
+
+def test_the_cases_run_to_the_end(outcomes):
+    code, stderr = outcomes["_exit"]
+    assert code == 0, stderr
+
+
+def test_the_wrapping_sizes_are_errors_and_the_input_is_untouched(outcomes):
+    """The reference itself: the wrapped sizes are errors, not views of the input."""
+    for case in ("view_wraps", "reshape_wraps", "view_add_inplace", "expand_wraps",
+                 "add_broadcast_wraps", "mm_result_wraps", "chunk_huge_chunks"):
+        assert "error" in outcomes[case]["reference"], case
+    x = np.arange(12, dtype=np.float32).reshape(3, 4)
+    assert outcomes["view_ok"]["native"]["outputs"][0]["values"] == x.reshape(6, 2)[5].tolist()
+
+
+def test_a_compiled_graph_rejects_wrapping_sizes_in_its_own_process():
+    """``fusejit.compile`` picks the native loop for this graph (more than a few nodes); the
+    wrapped view must raise, not read or write past the 3 x 4 input."""
+    script = (
+        "import numpy as np, fusejit\n"
+        "from tests.runtime.native_safety_cases import CASES\n"
+        "text = CASES['view_add_inplace'][0]\n"
+        "fn = fusejit.compile(fusejit.parse_ir(text))\n"
+        "x = np.arange(12, dtype=np.float32).reshape(3, 4)\n"
+        "try:\n"
+        "    fn(x, 2**62 + 3, 4)\n"
+        "except fusejit.FusejitError as e:\n"
+        "    print('error', 'is invalid for input of size 12' in str(e))\n"
+        "print('untouched', (x == np.arange(12).reshape(3, 4)).all())\n")
+    proc = subprocess.run([sys.executable, "-c", script], cwd=_ROOT, capture_output=True,
+                          text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.split() == ["error", "True", "untouched", "True"], proc.stdout
