@@ -21,9 +21,11 @@ from numpy.lib.stride_tricks import as_strided
 
 from ...errors import InterpreterError
 from ...ir.graph import Graph, Node
+from ..forks import serial_only
 from ..native.kernel_entry import NUMEL, OUTPUT_WIDTH
 from ..native.registers import MAX_RANK
 from .cache import load_module, reload_module
+from .codegen import _SUPPORTED as SUPPORTED_DTYPES  # (the dtypes generate() takes)
 from .codegen import ArgSpec, generate
 from .layout import GroupLayout, analyse
 from .native_entry import RowLayout
@@ -64,6 +66,29 @@ def from_numba_cache(error: BaseException) -> bool:
             tb = tb.tb_next
         stack += [exc.__cause__, exc.__context__]
     return False
+
+
+# The most dimensions a kernel input may have (the issue's limit; NumPy allows 64).
+MAX_KERNEL_RANK = 32
+_INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
+
+
+def _check_tensor(pos: int, x, xp) -> None:
+    """Decline (``InterpreterError``: the caller interprets the group instead) an array the
+    generated code cannot read as it reads a plain one: an ndarray subclass (``np.matrix``
+    reshapes to 2-d, a masked array carries its mask), a byte order other than the machine's,
+    a dtype kernels do not compute in (float16, complex, objects...) or too many dimensions."""
+    why = None
+    if type(x) is not xp.ndarray:
+        why = f"is a {type(x).__name__}, not a plain array"
+    elif not x.dtype.isnative:
+        why = f"has non-native byte order ({x.dtype.str})"
+    elif x.dtype not in SUPPORTED_DTYPES:
+        why = f"has dtype {x.dtype}, which kernels do not support"
+    elif x.ndim > MAX_KERNEL_RANK:
+        why = f"has {x.ndim} dimensions (at most {MAX_KERNEL_RANK})"
+    if why is not None:
+        raise InterpreterError(f"fused kernel input {pos} {why}")
 
 
 class _Variant:
@@ -107,6 +132,7 @@ class FusedKernel:
                     kind = "NumPy" if self.xp is np else "device"
                     raise InterpreterError(f"fused kernel input {pos} must be a {kind} array, "
                                            f"got {type(x).__name__}")
+                _check_tensor(pos, x, self.xp)
                 specs.append(ArgSpec("tensor", x.dtype, x.ndim))
                 arrays.append(x)
             else:
@@ -117,6 +143,9 @@ class FusedKernel:
                     specs.append(ArgSpec("scalar", np.bool_))
                     scalars.append(bool(x))
                 elif isinstance(x, (int, np.integer)):
+                    if not _INT64_MIN <= x <= _INT64_MAX:
+                        raise InterpreterError(f"fused kernel input {pos}: {x} is beyond "
+                                               f"int64")
                     specs.append(ArgSpec("scalar", np.int64))
                     scalars.append(int(x))
                 elif isinstance(x, (float, np.floating)):
@@ -190,15 +219,17 @@ class FusedKernel:
         if plan.numel:
             status = np.zeros(1, np.int64)
             args = (plan.meta, *flats, *scalars, *[o.reshape(-1) for o in outs], status)
+            # (a child forked from a process whose threading layer breaks on fork: serial)
+            serial = plan.serial or serial_only()
             try:
-                (variant.serial if plan.serial else variant.parallel)(*args)
+                (variant.serial if serial else variant.parallel)(*args)
             except Exception as why:
                 if not from_numba_cache(why):
                     raise
                 # Numba could not load its cached code (a damaged file): drop its files and
                 # compile again; the failed call ran no kernel code.
                 variant.use(reload_module(variant.source))
-                (variant.serial if plan.serial else variant.parallel)(*args)
+                (variant.serial if serial else variant.parallel)(*args)
             if status[0]:
                 raise InterpreterError("integer division by zero in a fused remainder or fmod")
         return tuple(outs)
@@ -217,7 +248,7 @@ class FusedKernel:
         variant = self._variants.get(key)
         if variant is None:
             return None
-        entry = variant.entries[0 if plan.serial else 1]
+        entry = variant.entries[0 if plan.serial or serial_only() else 1]
         if entry is None or max([len(shape) for shape in (*shapes, *plan.out_shapes)],
                                 default=0) > MAX_RANK:
             return None   # (registers hold tensors of rank <= MAX_RANK only)
