@@ -36,9 +36,12 @@ def fuzz_settings():
 
 
 def pytest_terminal_summary(terminalreporter) -> None:
-    """One line of fuzzing counts: graphs run, fusion groups checked, kernel calls, ..."""
+    """A line of fuzzing counts per test: graphs run, fusion groups checked, kernel calls..."""
+    from .test_adversarial import TOTALS as ADVERSARIAL
     from .test_differential import TOTALS
 
-    if TOTALS["graphs"]:
-        counts = ", ".join(f"{k} {v}" for k, v in TOTALS.items())
-        terminalreporter.write_line(f"differential fuzzing: {counts}")
+    for title, totals in (("differential fuzzing", TOTALS), ("adversarial (native engine)",
+                                                              ADVERSARIAL)):
+        if totals["graphs"]:
+            counts = ", ".join(f"{k} {v}" for k, v in totals.items())
+            terminalreporter.write_line(f"{title}: {counts}")
