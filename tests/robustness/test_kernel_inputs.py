@@ -1,6 +1,7 @@
 """Inputs a fused kernel declines (big-endian, float16, ``np.matrix``, masked arrays, more than
 32 dimensions) do not fail the fused call: the group is interpreted, and the result is the
-unfused path's (same type, dtype, shape and values), on both engines. The kernel itself
+unfused path's (same type, dtype, shape and values), on both engines, also after the native
+loop bound its kernel slots to plain inputs. The kernel itself
 declines them, and a scalar beyond int64, with an ``InterpreterError``."""
 
 from __future__ import annotations
@@ -63,6 +64,8 @@ def test_a_declined_input_runs_interpreted_with_the_unfused_result(case, engine)
     graph = fusejit.parse_ir(TEXT)
     fused = fusejit.compile(graph, fuse=True, engine=engine)
     unfused = fusejit.compile(fusejit.parse_ir(TEXT), fuse=False, engine="reference")
+    for _ in range(2):   # plain inputs first: the native loop binds its kernel slots
+        fused(*ODD["native"]())
     got, got_error = _outcome(fused, ODD[case]())
     want, want_error = _outcome(unfused, ODD[case]())
     assert (got_error is None) == (want_error is None), (got_error, want_error)
