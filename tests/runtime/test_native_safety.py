@@ -57,21 +57,37 @@ def test_the_wrapping_sizes_are_errors_and_the_input_is_untouched(outcomes):
     assert outcomes["view_ok"]["native"]["outputs"][0]["values"] == x.reshape(6, 2)[5].tolist()
 
 
+EIGHT_NODES = """graph(%x : Tensor, %a : int, %b : int, %i : int):
+  %zero : int = prim::Constant[value=0]()
+  %one : int = prim::Constant[value=1]()
+  %shape : int[] = prim::ListConstruct(%a, %b)
+  %y : Tensor = aten::view(%x, %shape)
+  %z : Tensor = aten::select(%y, %zero, %i)
+  %w : Tensor = aten::add(%z, %z, %one)
+  %v : Tensor = aten::mul(%w, %z)
+  %u : Tensor = aten::neg(%v)
+  return (%u)
+"""
+
+
 def test_a_compiled_graph_rejects_wrapping_sizes_in_its_own_process():
-    """``fusejit.compile`` picks the native loop for this graph (more than a few nodes); the
-    wrapped view must raise, not read or write past the 3 x 4 input."""
+    """Plain ``fusejit.compile`` runs this all-native graph of 8 nodes on the native loop; the
+    wrapped view must raise the reference's error, not read rows past the 3 x 4 input."""
     script = (
         "import numpy as np, fusejit\n"
-        "from tests.runtime.native_safety_cases import CASES\n"
-        "text = CASES['view_add_inplace'][0]\n"
-        "fn = fusejit.compile(fusejit.parse_ir(text))\n"
+        "from tests.runtime.test_native_safety import EIGHT_NODES\n"
+        "fn = fusejit.compile(fusejit.parse_ir(EIGHT_NODES))\n"
         "x = np.arange(12, dtype=np.float32).reshape(3, 4)\n"
-        "try:\n"
-        "    fn(x, 2**62 + 3, 4)\n"
-        "except fusejit.FusejitError as e:\n"
-        "    print('error', 'is invalid for input of size 12' in str(e))\n"
+        "print('engine', fn.plan_for([x, 2**62 + 3, 4, 1]).engine)\n"
+        "print('ok', fn(x, 6, 2, 5).tolist() == [-200.0, -242.0])\n"
+        "for i in (1, 2, 2**40):\n"
+        "    try:\n"
+        "        fn(x, 2**62 + 3, 4, i)\n"
+        "    except fusejit.FusejitError as e:\n"
+        "        print('error', 'is invalid for input of size 12' in str(e))\n"
         "print('untouched', (x == np.arange(12).reshape(3, 4)).all())\n")
     proc = subprocess.run([sys.executable, "-c", script], cwd=_ROOT, capture_output=True,
                           text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-2000:]
-    assert proc.stdout.split() == ["error", "True", "untouched", "True"], proc.stdout
+    assert proc.stdout.split() == ["engine", "native", "ok", "True", "error", "True", "error",
+                                   "True", "error", "True", "untouched", "True"], proc.stdout
