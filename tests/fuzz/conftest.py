@@ -11,6 +11,9 @@ first (compiling them is most of its time: with an empty cache 300 graphs took 1
 
 from __future__ import annotations
 
+import os
+import time
+
 from hypothesis import HealthCheck, settings
 
 _QUIET = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]
@@ -33,6 +36,16 @@ def fuzz_settings():
     """Settings for a fuzz test: the command line's profile, or fuzz-ci."""
     name = CHOSEN["profile"] or "fuzz-ci"
     return settings(settings.get_profile(name))
+
+
+def progress(title: str, totals: dict) -> None:
+    """Every 100 graphs, append the counts to the file ``FUSEJIT_FUZZ_PROGRESS`` names (if any):
+    a long run in the background shows how far it got before it ends."""
+    path = os.environ.get("FUSEJIT_FUZZ_PROGRESS")
+    if path and totals["graphs"] % 100 == 0:
+        counts = ", ".join(f"{k} {v}" for k, v in totals.items())
+        with open(path, "a", encoding="utf-8") as log:
+            log.write(f"{time.strftime('%H:%M:%S')} {title}: {counts}\n")
 
 
 def pytest_terminal_summary(terminalreporter) -> None:

@@ -17,7 +17,7 @@ import fusejit
 from fusejit.errors import FusejitError
 
 from .adversarial import build_adversarial
-from .conftest import fuzz_settings
+from .conftest import fuzz_settings, progress
 from .graphs import FuzzCase
 from .vocabulary import MAX_NUMEL
 
@@ -74,6 +74,7 @@ def test_native_engine_matches_the_reference_on_adversarial_graphs(case: FuzzCas
     if not _same(want_inputs, got_inputs):
         problems.append(f"inputs after the run: native {got_inputs}, reference {want_inputs}")
     TOTALS["mismatches"] += bool(problems)
+    progress("adversarial", TOTALS)
     assert not problems, "\n".join(problems)
 
 
