@@ -238,13 +238,11 @@ class FusedKernel:
     def native_binding(self, *inputs) -> tuple | None:
         """For inputs like these (just run by ``__call__``): the native loop's entry point and
         the slot row (``runtime/native/kernel_entry.py``) that lets it run the same variant and
-        plan from registers; None when the loop cannot (dtypes it does not hold, a declined
-        plan)."""
-        try:
-            specs, _flats, _scalars, shapes, strides = self._flatten(inputs)
-            plan, key = self._plan(specs, shapes, strides)
-        except InterpreterError:
-            return None
+        plan from registers; None when the loop cannot (dtypes it does not hold). Inputs the
+        kernel declines (odd arrays, shapes it cannot plan) raise ``InterpreterError``: the slot
+        stays unbound, for a later call with other inputs."""
+        specs, _flats, _scalars, shapes, strides = self._flatten(inputs)
+        plan, key = self._plan(specs, shapes, strides)
         variant = self._variants.get(key)
         if variant is None:
             return None

@@ -26,6 +26,7 @@ import weakref
 
 import numpy as np
 
+from ...errors import InterpreterError
 from ...ir.types import TensorType
 from ..code import Code, Opcode
 from ..forks import after_fork_in_child, serial_only
@@ -167,6 +168,8 @@ class NativeProgram:
                     entry, row = binding
                     entry.compile(ENTRY_SIGNATURE)
                     set_entry(self.kernel_fns, slot, entry)
+            except InterpreterError:
+                return   # inputs the kernel declines (an np.matrix...): bind on a later run
             except Exception as why:  # noqa: BLE001 - binding only speeds up; the run goes on
                 warnings.warn(f"a fused kernel keeps running through the host: its native "
                               f"entry failed ({type(why).__name__}: {why})", RuntimeWarning,
