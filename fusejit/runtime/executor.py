@@ -283,21 +283,10 @@ def _optimise(graph: Graph, inputs: Sequence[Any]) -> None:
     """Specialise types to ``inputs``, then canonicalise and fuse (PyTorch's optimised path)."""
     from ..passes import FUSION_PIPELINE, argument_type, propagate_input_shapes
 
-    propagate_input_shapes(graph, [_array_type(argument_type, x) for x in inputs])
+    propagate_input_shapes(graph, [argument_type(x) if isinstance(x, np.ndarray) else None
+                                   for x in inputs])
     for run_pass in FUSION_PIPELINE:
         run_pass(graph)
-
-
-def _array_type(argument_type, x: Any):
-    """The type a plan specialises input ``x`` to; None (unspecialised: no kernel takes it, the
-    ops run as unfused) for a non-array or an array whose dtype TorchScript has no type for
-    (uint64, complex, objects)."""
-    if not isinstance(x, np.ndarray):
-        return None
-    try:
-        return argument_type(x)
-    except (ValueError, FusejitError):
-        return None
 
 
 def _compile_group(node: Node, precise: bool):

@@ -1,5 +1,5 @@
 """Inputs a fused kernel declines (big-endian, float16, ``np.matrix``, masked arrays, more than
-32 dimensions, dtypes without a TorchScript type) do not fail the fused call: the group is interpreted, and the result is the
+32 dimensions) do not fail the fused call: the group is interpreted, and the result is the
 unfused path's (same type, dtype, shape and values), on both engines, also after the native
 loop bound its kernel slots to plain inputs. The kernel itself
 declines them, and a scalar beyond int64, with an ``InterpreterError``."""
@@ -35,10 +35,6 @@ ODD = {
     "matrix": lambda: (np.asmatrix(_X), np.asmatrix(_Y), 2),
     "masked": lambda: (np.ma.masked_greater(_X, 0.5), _Y, 2),
     "rank_33": lambda: (_X[0].reshape((1,) * 32 + (4,)), _Y[0], 2),
-    # dtypes without a TorchScript type: the plan leaves them unspecialised
-    "uint64": lambda: (_X.astype(np.uint64), _Y.astype(np.uint64), 2),
-    "complex64": lambda: (_X.astype(np.complex64), _Y, 2),
-    "object": lambda: (_X.astype(object), _Y, 2),
     "native": lambda: (_X, _Y, 2),    # the ordinary case, for contrast
 }
 
