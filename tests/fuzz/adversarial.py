@@ -135,7 +135,8 @@ class _Graph:
         if n is not None and r < 0.35:
             if n == 0:
                 return rnd.choice(([0], [2, 0], [-1, 0], [1 << 32, 1 << 32, 0], [0, -1]))
-            factors = [d for d in range(1, n + 1) if n % d == 0]
+            # (a large count: an expanded view; its divisors would take long to list)
+            factors = [d for d in range(1, n + 1) if n % d == 0] if n <= MAX_NUMEL else [1, n]
             d = rnd.choice(factors)
             return rnd.choice(([d, n // d], [-1, d], [n], [d, -1, 1]))
         if n is not None and r < 0.6:
