@@ -91,6 +91,9 @@ def _binary(regs, op, int_data, in_start, n_in, out):
     if op == pw.SUB and (_operand_dtype(tags, meta, ra)[0] == D_BOOL
                          or _operand_dtype(tags, meta, rb)[0] == D_BOOL):
         return False
+    if (tags[ra] == TENSOR and not pw.keeps_c_order(meta[ra])) \
+            or (tags[rb] == TENSOR and not pw.keeps_c_order(meta[rb])):
+        return False   # NumPy's result would not be C-contiguous (the host keeps its layout)
     scaled, alpha_f, alpha_i = False, 1.0, 1
     if n_in == 3:
         rc = int_data[in_start + 2]
@@ -195,7 +198,7 @@ def _unary_float_tensor(regs, op, ra, out, code):
 @njit(**_OPTIONS)
 def _unary(regs, op, ra, out):
     tags, meta, tmp = regs[0], regs[3], regs[9]
-    if tags[ra] != TENSOR:
+    if tags[ra] != TENSOR or not pw.keeps_c_order(meta[ra]):
         return False
     code = meta[ra, DTYPE]
     if code == D_F32 or code == D_F64:
@@ -496,7 +499,7 @@ def _tensor_op(regs, op, p0, p1, ins, n_in, outs, n_out):
             return False
         code = m[DTYPE]
         if op == SUM_DIMS:
-            if rank == 0 or tags[ins[2]] != BOOL:
+            if rank == 0 or tags[ins[2]] != BOOL or not pw.keeps_c_order(m):
                 return False
             reduce = np.zeros(rank, np.bool_)
             if tags[ins[1]] == ILIST and len(ilists[ins[1]]) > 0:
