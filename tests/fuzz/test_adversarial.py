@@ -32,8 +32,9 @@ def adversarial_cases(draw) -> FuzzCase:
 
 def _describe(value) -> object:
     if isinstance(value, np.ndarray):
-        # (a large view is compared by its shape: reading it could take hours)
-        values = value.tolist() if value.size <= MAX_NUMEL else None
+        # (a large view is compared by its shape: reading it could take hours; flat, since
+        # tolist() of an empty (2**59, 0) array makes 2**59 lists)
+        values = value.ravel().tolist() if value.size <= MAX_NUMEL else None
         return ("array", str(value.dtype), value.shape, values)
     return (type(value).__name__, value)
 
