@@ -55,6 +55,14 @@ _EXPAND_PAIR = """graph(%x : Tensor, %n : int):
   %z : Tensor = aten::{op}(%a, %b{extra})
   return (%z)
 """
+_EXPAND_SUM = """graph(%x : Tensor, %a : int, %b : int):
+  %false : bool = prim::Constant[value=0]()
+  %none : NoneType = prim::Constant()
+  %shape : int[] = prim::ListConstruct(%a, %b)
+  %y : Tensor = aten::expand(%x, %shape, %false)
+  %z : Tensor = aten::{op}(%y{extra})
+  return (%z)
+"""
 _CHUNK = """graph(%x : Tensor):
   %a : Tensor, %b : Tensor = prim::ConstantChunk[chunks={chunks}, dim=0](%x)
   return (%a, %b)
@@ -97,6 +105,12 @@ CASES: dict[str, tuple[str, Callable[[], list]]] = {
                             lambda: [_one(), 2**40]),
     "lt_broadcast_wraps": (_EXPAND_PAIR.format(op="lt", extra=""), lambda: [_one(), 2**40]),
     "mm_result_wraps": (_EXPAND_PAIR.format(op="mm", extra=""), lambda: [_one(), 2**40]),
+    # an empty view of 2**60 x 0 bools is fine, but NumPy refuses to sum it (as int64: 2**63
+    # bytes by its count); found by the adversarial fuzzer
+    "sum_huge_empty_bool": (_EXPAND_SUM.format(op="sum", extra=", %none"),
+                            lambda: [np.zeros(0, np.bool_), 2**60, 0]),
+    "neg_huge_empty": (_EXPAND_SUM.format(op="neg", extra=""),
+                       lambda: [np.zeros(0, np.float32), 2**60, 0]),
     "chunk_huge_chunks": (_CHUNK.format(chunks=2**63 - 1), lambda: [_x()]),
     "chunk_more_pieces": (_CHUNK.format(chunks=3), lambda: [_x()]),
     "select_huge_index": (_SELECT, lambda: [_x(), 0, 2**63 - 1]),

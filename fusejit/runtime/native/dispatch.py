@@ -198,8 +198,8 @@ def _unary_float_tensor(regs, op, ra, out, code):
 @njit(**_OPTIONS)
 def _unary(regs, op, ra, out):
     tags, meta, tmp = regs[0], regs[3], regs[9]
-    if tags[ra] != TENSOR or not pw.keeps_c_order(meta[ra]):
-        return False
+    if tags[ra] != TENSOR or not pw.keeps_c_order(meta[ra]) or not pw.sizes_fit(meta[ra]):
+        return False   # (a tensor the host made past MAX_ELEMENTS: NumPy may refuse it)
     code = meta[ra, DTYPE]
     if code == D_F32 or code == D_F64:
         return _unary_float_tensor(regs, op, ra, out, code)
@@ -339,7 +339,7 @@ def fast_unary(op, tags, ints, meta, tmp, b8, i64, f32, f64, ilists, sentinel, r
     if code != D_F32 and code != D_F64:
         return False
     n = _broadcast_rows(meta, ra, ra, tmp)
-    if _walk_row(meta, ra, tmp) != 1 and n > 1:
+    if n < 0 or (_walk_row(meta, ra, tmp) != 1 and n > 1):
         return False
     _new_float_result(tags, ints, meta, tmp, b8, i64, f32, f64, ilists, sentinel, out, code)
     p = meta[ra * _W + OFFSET]
@@ -495,8 +495,8 @@ def _tensor_op(regs, op, p0, p1, ins, n_in, outs, n_out):
         else:
             return False
     elif op == SUM_ALL or op == SUM_DIMS:
-        if tags[ins[n_in - 1]] != NONE:  # an explicit dtype: the host
-            return False
+        if tags[ins[n_in - 1]] != NONE or not pw.sizes_fit(m):
+            return False   # an explicit dtype, or a tensor too large to sum (cast) natively
         code = m[DTYPE]
         if op == SUM_DIMS:
             if rank == 0 or tags[ins[2]] != BOOL or not pw.keeps_c_order(m):
