@@ -21,7 +21,6 @@ from numpy.lib.stride_tricks import as_strided
 
 from ...errors import InterpreterError
 from ...ir.graph import Graph, Node
-from ..forks import serial_only
 from ..native.kernel_entry import NUMEL, OUTPUT_WIDTH
 from ..native.registers import MAX_RANK
 from .cache import load_module, reload_module
@@ -219,17 +218,15 @@ class FusedKernel:
         if plan.numel:
             status = np.zeros(1, np.int64)
             args = (plan.meta, *flats, *scalars, *[o.reshape(-1) for o in outs], status)
-            # (a child forked from a process whose threading layer breaks on fork: serial)
-            serial = plan.serial or serial_only()
             try:
-                (variant.serial if serial else variant.parallel)(*args)
+                (variant.serial if plan.serial else variant.parallel)(*args)
             except Exception as why:
                 if not from_numba_cache(why):
                     raise
                 # Numba could not load its cached code (a damaged file): drop its files and
                 # compile again; the failed call ran no kernel code.
                 variant.use(reload_module(variant.source))
-                (variant.serial if serial else variant.parallel)(*args)
+                (variant.serial if plan.serial else variant.parallel)(*args)
             if status[0]:
                 raise InterpreterError("integer division by zero in a fused remainder or fmod")
         return tuple(outs)
@@ -246,7 +243,7 @@ class FusedKernel:
         variant = self._variants.get(key)
         if variant is None:
             return None
-        entry = variant.entries[0 if plan.serial or serial_only() else 1]
+        entry = variant.entries[0 if plan.serial else 1]
         if entry is None or max([len(shape) for shape in (*shapes, *plan.out_shapes)],
                                 default=0) > MAX_RANK:
             return None   # (registers hold tensors of rank <= MAX_RANK only)
