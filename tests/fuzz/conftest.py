@@ -11,6 +11,9 @@ first (compiling them is most of its time: with an empty cache 300 graphs took 1
 
 from __future__ import annotations
 
+import os
+import time
+
 from hypothesis import HealthCheck, settings
 
 _QUIET = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]
@@ -35,10 +38,23 @@ def fuzz_settings():
     return settings(settings.get_profile(name))
 
 
+def progress(title: str, totals: dict) -> None:
+    """Every 100 graphs, append the counts to the file ``FUSEJIT_FUZZ_PROGRESS`` names (if any):
+    a long run in the background shows how far it got before it ends."""
+    path = os.environ.get("FUSEJIT_FUZZ_PROGRESS")
+    if path and totals["graphs"] % 100 == 0:
+        counts = ", ".join(f"{k} {v}" for k, v in totals.items())
+        with open(path, "a", encoding="utf-8") as log:
+            log.write(f"{time.strftime('%H:%M:%S')} {title}: {counts}\n")
+
+
 def pytest_terminal_summary(terminalreporter) -> None:
-    """One line of fuzzing counts: graphs run, fusion groups checked, kernel calls, ..."""
+    """A line of fuzzing counts per test: graphs run, fusion groups checked, kernel calls..."""
+    from .test_adversarial import TOTALS as ADVERSARIAL
     from .test_differential import TOTALS
 
-    if TOTALS["graphs"]:
-        counts = ", ".join(f"{k} {v}" for k, v in TOTALS.items())
-        terminalreporter.write_line(f"differential fuzzing: {counts}")
+    for title, totals in (("differential fuzzing", TOTALS), ("adversarial (native engine)",
+                                                              ADVERSARIAL)):
+        if totals["graphs"]:
+            counts = ", ".join(f"{k} {v}" for k, v in totals.items())
+            terminalreporter.write_line(f"{title}: {counts}")

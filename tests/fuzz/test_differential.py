@@ -12,7 +12,7 @@ import random
 from hypothesis import given, note
 from hypothesis import strategies as st
 
-from .conftest import fuzz_settings
+from .conftest import fuzz_settings, progress
 from .graphs import FuzzCase, build_case
 from .harness import check_case
 
@@ -37,6 +37,7 @@ def test_fused_paths_match_the_reference(case: FuzzCase) -> None:
     TOTALS["graphs"] += 1
     for key, n in stats.items():
         TOTALS[key] = TOTALS.get(key, 0) + n
+    progress("differential", TOTALS)
     assert not problems, "\n".join(problems)
 
 

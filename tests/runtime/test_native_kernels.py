@@ -322,3 +322,18 @@ def test_a_group_with_more_tensors_than_an_entry_takes_stays_on_the_host():
         for x in xs[1:]:
             want = want * x
     np.testing.assert_allclose(out, want, rtol=1e-5)
+
+
+def test_a_declined_first_call_leaves_the_slot_for_a_later_one():
+    """An ``np.matrix`` has a plain array's argument spec, so it shares the plan: the kernel
+    declines it (the group runs interpreted), and the slot binds at the next plain call."""
+    fn = compile_graph(fusejit.parse_ir(LOOP), fuse=True, engine="native")
+    x, y = rand(4, 8), rand(4, 8, seed=1)
+    program = program_of(fn.code_for(x, y, 3))
+    with pytest.warns(PendingDeprecationWarning):
+        mx, my = np.asmatrix(x), np.asmatrix(y)
+    assert fn.code_for(mx, my, 3) is fn.code_for(x, y, 3)
+    np.testing.assert_allclose(fn(mx, my, 3), loop_numpy(x, y, 3), rtol=1e-5, atol=1e-6)
+    assert all(program.kernel_rows[:, 0] == 0)       # declined: not bound, not refused
+    np.testing.assert_allclose(fn(x, y, 3), loop_numpy(x, y, 3), rtol=1e-5, atol=1e-6)
+    assert all(program.kernel_rows[:, 0] == 1)

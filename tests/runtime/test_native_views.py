@@ -111,3 +111,29 @@ def test_mm_of_mismatched_shapes_raises_the_reference_error():
     text = "graph(%a : Tensor, %b : Tensor):\n  %y : Tensor = aten::mm(%a, %b)\n  return (%y)\n"
     native, reference = errors_of(text, np.ones((2, 3), np.float32), np.ones((2, 3), np.float32))
     assert native == reference
+
+
+LAYOUT = """graph(%x : Tensor, %n : int):
+  %none : NoneType = prim::Constant()
+  %false : bool = prim::Constant[value=0]()
+  %zero : int = prim::Constant[value=0]()
+  %dims : int[] = prim::ListConstruct(%zero)
+  %y : Tensor = {op}
+  %shape : int[] = prim::ListConstruct(%n)
+  %z : Tensor = aten::view(%y, %shape)
+  return (%z)
+"""
+
+
+@pytest.mark.parametrize("op", ["aten::mul(%x, %x)", "aten::neg(%x)",
+                                "aten::sum(%x, %dims, %false, %none)"])
+def test_a_result_keeps_numpys_layout_for_a_later_view(op):
+    """NumPy's result of an elementwise op (or axis sum) over a transposed operand is laid out
+    like the operand, so viewing it flat fails; the native op declines such an operand and the
+    host's result fails the same way (found by the adversarial fuzzer: mul, then view)."""
+    x = tensor((2, 3, 4), np.float32, "transposed")
+    n = 12 if "sum" in op else 24
+    native, reference = errors_of(LAYOUT.format(op=op), x, n)
+    assert native == reference and "view size is not compatible" in reference
+    got, want, _calls = run_both(LAYOUT.format(op=op), np.ascontiguousarray(x), n)
+    assert_same(got, want)

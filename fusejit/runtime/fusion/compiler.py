@@ -24,6 +24,7 @@ from ...ir.graph import Graph, Node
 from ..native.kernel_entry import ENTRY_SIGNATURE, NUMEL, OUTPUT_WIDTH
 from ..native.registers import MAX_RANK
 from .cache import load_module, reload_module
+from .codegen import _SUPPORTED as SUPPORTED_DTYPES  # (the dtypes generate() takes)
 from .codegen import ArgSpec, generate
 from .isolated import ensure_compiled
 from .layout import GroupLayout, analyse
@@ -67,6 +68,29 @@ def from_numba_cache(error: BaseException) -> bool:
     return False
 
 
+# The most dimensions a kernel input may have (the issue's limit; NumPy allows 64).
+MAX_KERNEL_RANK = 32
+_INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
+
+
+def _check_tensor(pos: int, x, xp) -> None:
+    """Decline (``InterpreterError``: the caller interprets the group instead) an array the
+    generated code cannot read as it reads a plain one: an ndarray subclass (``np.matrix``
+    reshapes to 2-d, a masked array carries its mask), a byte order other than the machine's,
+    a dtype kernels do not compute in (float16, complex, objects...) or too many dimensions."""
+    why = None
+    if type(x) is not xp.ndarray:
+        why = f"is a {type(x).__name__}, not a plain array"
+    elif not x.dtype.isnative:
+        why = f"has non-native byte order ({x.dtype.str})"
+    elif x.dtype not in SUPPORTED_DTYPES:
+        why = f"has dtype {x.dtype}, which kernels do not support"
+    elif x.ndim > MAX_KERNEL_RANK:
+        why = f"has {x.ndim} dimensions (at most {MAX_KERNEL_RANK})"
+    if why is not None:
+        raise InterpreterError(f"fused kernel input {pos} {why}")
+
+
 class _Variant:
     __slots__ = ("source", "parallel", "serial", "out_dtypes", "entries")
 
@@ -108,6 +132,7 @@ class FusedKernel:
                     kind = "NumPy" if self.xp is np else "device"
                     raise InterpreterError(f"fused kernel input {pos} must be a {kind} array, "
                                            f"got {type(x).__name__}")
+                _check_tensor(pos, x, self.xp)
                 specs.append(ArgSpec("tensor", x.dtype, x.ndim))
                 arrays.append(x)
             else:
@@ -118,6 +143,9 @@ class FusedKernel:
                     specs.append(ArgSpec("scalar", np.bool_))
                     scalars.append(bool(x))
                 elif isinstance(x, (int, np.integer)):
+                    if not _INT64_MIN <= x <= _INT64_MAX:
+                        raise InterpreterError(f"fused kernel input {pos}: {x} is beyond "
+                                               f"int64")
                     specs.append(ArgSpec("scalar", np.int64))
                     scalars.append(int(x))
                 elif isinstance(x, (float, np.floating)):
@@ -211,13 +239,11 @@ class FusedKernel:
     def native_binding(self, *inputs) -> tuple | None:
         """For inputs like these (just run by ``__call__``): the native loop's entry point and
         the slot row (``runtime/native/kernel_entry.py``) that lets it run the same variant and
-        plan from registers; None when the loop cannot (dtypes it does not hold, a declined
-        plan)."""
-        try:
-            specs, _flats, _scalars, shapes, strides = self._flatten(inputs)
-            plan, key = self._plan(specs, shapes, strides)
-        except InterpreterError:
-            return None
+        plan from registers; None when the loop cannot (dtypes it does not hold). Inputs the
+        kernel declines (odd arrays, shapes it cannot plan) raise ``InterpreterError``: the slot
+        stays unbound, for a later call with other inputs."""
+        specs, _flats, _scalars, shapes, strides = self._flatten(inputs)
+        plan, key = self._plan(specs, shapes, strides)
         variant = self._variants.get(key)
         if variant is None:
             return None

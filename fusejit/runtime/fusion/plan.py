@@ -20,6 +20,7 @@ import numba
 import numpy as np
 
 from ...errors import FusejitError, InterpreterError
+from ..forks import serial_only
 from .codegen import STRIDED, UNIT, ZERO
 from .layout import GroupLayout
 from .templates import element_cost
@@ -74,15 +75,21 @@ def num_threads() -> int:
 class Plan:
     """Everything a call needs besides the data: meta, output shapes, which kernel to run."""
 
-    __slots__ = ("meta", "classes", "out_shapes", "numel", "serial", "rank")
+    __slots__ = ("meta", "classes", "out_shapes", "numel", "_serial", "rank")
 
     def __init__(self, meta, classes, out_shapes, numel, serial, rank):
         self.meta = meta
         self.classes = classes
         self.out_shapes = out_shapes
         self.numel = numel
-        self.serial = serial
+        self._serial = serial
         self.rank = rank
+
+    @property
+    def serial(self) -> bool:
+        """Run the serial kernel: a small call, or any call in a child forked from a process
+        whose threading layer does not survive a fork (``runtime.forks``)."""
+        return self._serial or serial_only()
 
 
 def _contiguous_strides(shape: tuple[int, ...]) -> list[int]:

@@ -91,6 +91,9 @@ def _binary(regs, op, int_data, in_start, n_in, out):
     if op == pw.SUB and (_operand_dtype(tags, meta, ra)[0] == D_BOOL
                          or _operand_dtype(tags, meta, rb)[0] == D_BOOL):
         return False
+    if (tags[ra] == TENSOR and not pw.keeps_c_order(meta[ra])) \
+            or (tags[rb] == TENSOR and not pw.keeps_c_order(meta[rb])):
+        return False   # NumPy's result would not be C-contiguous (the host keeps its layout)
     scaled, alpha_f, alpha_i = False, 1.0, 1
     if n_in == 3:
         rc = int_data[in_start + 2]
@@ -195,8 +198,8 @@ def _unary_float_tensor(regs, op, ra, out, code):
 @njit(**_OPTIONS)
 def _unary(regs, op, ra, out):
     tags, meta, tmp = regs[0], regs[3], regs[9]
-    if tags[ra] != TENSOR:
-        return False
+    if tags[ra] != TENSOR or not pw.keeps_c_order(meta[ra]) or not pw.sizes_fit(meta[ra]):
+        return False   # (a tensor the host made past MAX_ELEMENTS: NumPy may refuse it)
     code = meta[ra, DTYPE]
     if code == D_F32 or code == D_F64:
         return _unary_float_tensor(regs, op, ra, out, code)
@@ -228,7 +231,7 @@ _O = 2 * META_WIDTH
 @njit(inline="always")
 def _broadcast_rows(meta, ra, rb, tmp):
     """``pw.broadcast_meta`` of registers ``ra`` and ``rb`` into ``tmp`` row 2; returns the
-    element count, -1 if they do not broadcast."""
+    element count, -1 if they do not broadcast or the result is too large (``pw.grow``)."""
     a, b = ra * _W, rb * _W
     a_rank, b_rank = meta[a + RANK], meta[b + RANK]
     rank = max(a_rank, b_rank)
@@ -243,12 +246,15 @@ def _broadcast_rows(meta, ra, rb, tmp):
             tmp[_O + SIZES + d] = sb
         else:
             return -1
-    n, step = 1, 1
+    step, empty = 1, False
     for d in range(rank - 1, -1, -1):
         tmp[_O + STRIDES + d] = step
-        step *= max(tmp[_O + SIZES + d], 1)
-        n *= tmp[_O + SIZES + d]
-    return n
+        size = tmp[_O + SIZES + d]
+        step = pw.grow(step, size)   # (2**40, 1) and (1, 2**40): the count would wrap
+        empty = empty or size == 0
+    if step < 0:
+        return -1
+    return 0 if empty else step
 
 
 @njit(inline="always")
@@ -333,7 +339,7 @@ def fast_unary(op, tags, ints, meta, tmp, b8, i64, f32, f64, ilists, sentinel, r
     if code != D_F32 and code != D_F64:
         return False
     n = _broadcast_rows(meta, ra, ra, tmp)
-    if _walk_row(meta, ra, tmp) != 1 and n > 1:
+    if n < 0 or (_walk_row(meta, ra, tmp) != 1 and n > 1):
         return False
     _new_float_result(tags, ints, meta, tmp, b8, i64, f32, f64, ilists, sentinel, out, code)
     p = meta[ra * _W + OFFSET]
@@ -469,9 +475,8 @@ def _tensor_op(regs, op, p0, p1, ins, n_in, outs, n_out):
         tmp[2, :] = m
         _set_view(regs, ra, outs[0], 2)
     elif op == CONSTANT_CHUNK:
-        for k in range(n_out):
-            if to.chunk_piece(m, p0, p1, k, tmp[2]) != 1:
-                return False
+        if to.chunk_count(m, p0, p1) != n_out:   # more pieces: the reference's error
+            return False
         for k in range(n_out):
             to.chunk_piece(m, p0, p1, k, tmp[2])
             _set_view(regs, ra, outs[k], 2)
@@ -481,7 +486,7 @@ def _tensor_op(regs, op, p0, p1, ins, n_in, outs, n_out):
             return False
         code = m[DTYPE]
         if meta[rb, DTYPE] != code or m[SIZES + 1] != meta[rb, SIZES] \
-                or to.mm_on_host(m, meta[rb]):
+                or to.mm_on_host(m, meta[rb]) or not to.mm_fits(m[SIZES], meta[rb, SIZES + 1]):
             return False
         if code == D_F32:
             _set_f32(regs, outs[0], to.mm(f32[ra], m, f32[rb], meta[rb], tmp[2]), 2)
@@ -490,11 +495,11 @@ def _tensor_op(regs, op, p0, p1, ins, n_in, outs, n_out):
         else:
             return False
     elif op == SUM_ALL or op == SUM_DIMS:
-        if tags[ins[n_in - 1]] != NONE:  # an explicit dtype: the host
-            return False
+        if tags[ins[n_in - 1]] != NONE or not pw.sizes_fit(m):
+            return False   # an explicit dtype, or a tensor too large to sum (cast) natively
         code = m[DTYPE]
         if op == SUM_DIMS:
-            if rank == 0 or tags[ins[2]] != BOOL:
+            if rank == 0 or tags[ins[2]] != BOOL or not pw.keeps_c_order(m):
                 return False
             reduce = np.zeros(rank, np.bool_)
             if tags[ins[1]] == ILIST and len(ilists[ins[1]]) > 0:

@@ -13,18 +13,23 @@ It also gives every fusion group with a compiled CPU kernel a slot (``native_op 
 slot``, bound after the group's first host run: ``kernel_entry``), marks the fuser's
 ListConstruct -> broadcast_tensors -> ListUnpack triples (``lists``), and pools register files
 with their ``InterpreterState`` (``state``). It is built once per ``Code`` and shared by every
-run and thread: only the slots (written once, under a lock) and the pool change.
+run and thread: only the slots (written once, under a lock) and the pool change. In a child
+forked from a process whose threading layer breaks on fork (``runtime.forks``) the slots are
+unbound again, and the next host run binds each to its serial entry.
 """
 
 from __future__ import annotations
 
 import threading
 import warnings
+import weakref
 
 import numpy as np
 
+from ...errors import InterpreterError
 from ...ir.types import TensorType
 from ..code import Code, Opcode
+from ..forks import after_fork_in_child, serial_only
 from .fast import decode
 from .kernel_entry import (
     BOUND,
@@ -52,7 +57,7 @@ class NativeProgram:
     __slots__ = ("native_op", "op_params", "const_tags", "const_ints", "const_floats",
                  "const_ilists", "scratch", "total_registers", "bool_data", "instructions",
                  "int_data", "kernels", "kernel_fns", "kernel_rows", "_bind_lock", "on_host",
-                 "_pool", "fast")
+                 "_pool", "fast", "__weakref__")
 
     def __init__(self, code: Code):
         n = len(code.instructions)
@@ -127,6 +132,8 @@ class NativeProgram:
         # one more entry for the end of the program.
         self.on_host = [row[0] in (Opcode.LOAD, Opcode.STORE) for row in code.rows] + [True]
         self._pool: list[tuple] = []
+        if self.kernels:
+            _WITH_KERNELS.add(self)
 
     def acquire(self) -> tuple[RegisterFile, np.ndarray, InterpreterState]:
         """An empty register file for one run, its pc (``pc_box[0]``, 0) and the jitclass
@@ -163,6 +170,8 @@ class NativeProgram:
                     entry, row = binding
                     entry.compile(ENTRY_SIGNATURE)
                     set_entry(self.kernel_fns, slot, entry)
+            except InterpreterError:
+                return   # inputs the kernel declines (an np.matrix...): bind on a later run
             except Exception as why:  # noqa: BLE001 - binding only speeds up; the run goes on
                 warnings.warn(f"a fused kernel keeps running through the host: its native "
                               f"entry failed ({type(why).__name__}: {why})", RuntimeWarning,
@@ -173,6 +182,23 @@ class NativeProgram:
                 return
             self.kernel_rows[slot, 1:len(row)] = row[1:]
             self.kernel_rows[slot, BOUND] = 1        # last: a running loop sees a whole row
+
+
+# Programs with kernel slots, for the fork handler (a Code's program lives as long as it).
+_WITH_KERNELS: weakref.WeakSet[NativeProgram] = weakref.WeakSet()
+
+
+def _after_fork_in_child() -> None:
+    """In a forked child only this thread runs: a lock some other parent thread held would
+    stay locked, and a slot bound to a parallel entry may have to give way to the serial one."""
+    for program in list(_WITH_KERNELS):
+        program._bind_lock = threading.Lock()
+        if serial_only():
+            bound = program.kernel_rows[:, BOUND] == 1
+            program.kernel_rows[bound, BOUND] = 0   # the host runs them, then binds again
+
+
+after_fork_in_child(_after_fork_in_child)
 
 
 def _broadcast_triple(code: Code, pc: int) -> bool:

@@ -99,7 +99,10 @@ def native_op_for(node) -> tuple[int, int, int]:
     if op < BINARY_BASE:
         return op, RETURN_KINDS.get(entry.schema.rsplit("-> ", 1)[1], 0), 0
     if op == CONSTANT_CHUNK:
-        return op, node.i("chunks"), node.i("dim")
+        chunks, dim = node.i("chunks"), node.i("dim")
+        if not all(-(1 << 63) <= v < (1 << 63) for v in (chunks, dim)):
+            return -1, 0, 0   # (an int64 parameter row cannot hold them: the host reports)
+        return op, chunks, dim
     if op in LIST_PRODUCERS and not _stays_immutable(node):
         return -1, 0, 0
     return op, 0, 0

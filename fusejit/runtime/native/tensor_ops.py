@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .pointwise import contiguous_strides
+from .pointwise import contiguous_strides, grow, sizes_fit
 from .registers import MAX_RANK, OFFSET, RANK, SIZES, STRIDES
 
 _OPTIONS = {"cache": True, "error_model": "numpy", "nogil": True}
@@ -44,20 +44,22 @@ def numel(m):
 
 @njit(**_OPTIONS)
 def infer_view(m, shape, om):
-    """``om`` = ``m`` viewed with ``shape`` (one -1 inferred); False if it is invalid or ``m``
-    is not contiguous (the host then copies or raises)."""
+    """``om`` = ``m`` viewed with ``shape`` (one -1 inferred); False if it is invalid, too large
+    (``pw.grow``) or ``m`` is not contiguous (the host then copies or raises)."""
     if len(shape) > MAX_RANK or not is_contiguous(m):
         return False
     n = numel(m)
-    known, infer = 1, -1
+    known, count, infer = 1, 1, -1
     for d in range(len(shape)):
         if shape[d] == -1:
             if infer >= 0:
                 return False
             infer = d
-        elif shape[d] < 0:
-            return False
         else:
+            # checked first: (2**62 + 3) * 4 wraps around to 12
+            count = grow(count, shape[d])
+            if count < 0:
+                return False
             known *= shape[d]
     om[RANK] = len(shape)
     for d in range(len(shape)):
@@ -142,13 +144,18 @@ def expand(m, size, om):
         om[SIZES + i] = s
         om[STRIDES + i] = stride
     om[3] = 1  # READONLY: like np.broadcast_to, an expanded tensor is not written through
-    return True
+    return sizes_fit(om)
+
+
+@njit(inline="always")
+def _ceil_div(a, b):
+    # (a + b - 1) // b wraps around for a ``chunks`` near 2**63
+    return a // b + (1 if a % b != 0 else 0)
 
 
 @njit(**_OPTIONS)
-def chunk_piece(m, chunks, dim, k, om):
-    """Piece ``k`` of ``chunk(chunks, dim)``; returns 0 if there is no such piece, -1 on an
-    invalid call, else 1."""
+def chunk_count(m, chunks, dim):
+    """How many pieces ``chunk(chunks, dim)`` gives; -1 on an invalid call."""
     rank = m[RANK]
     if rank == 0 or chunks <= 0:
         return -1
@@ -156,13 +163,22 @@ def chunk_piece(m, chunks, dim, k, om):
     if d < 0:
         return -1
     n = m[SIZES + d]
-    split = (n + chunks - 1) // chunks
-    if split == 0:
-        count = chunks
-    else:
-        count = max((n + split - 1) // split, 1)
+    split = _ceil_div(n, chunks)
+    return chunks if split == 0 else max(_ceil_div(n, split), 1)
+
+
+@njit(**_OPTIONS)
+def chunk_piece(m, chunks, dim, k, om):
+    """Piece ``k`` of ``chunk(chunks, dim)``; returns 0 if there is no such piece, -1 on an
+    invalid call, else 1."""
+    count = chunk_count(m, chunks, dim)
+    if count < 0:
+        return -1
     if k >= count:
         return 0
+    d = wrap_dim(dim, m[RANK])
+    n = m[SIZES + d]
+    split = _ceil_div(n, chunks)
     start = min(k * split, n)
     size = split if k < count - 1 else n - split * (count - 1)
     om[:] = m
@@ -180,8 +196,16 @@ HOST_MM_MACS = 1 << 21
 
 @njit(inline="always")
 def mm_on_host(am, bm):
-    """Should ``a @ b`` (metas ``am``, ``bm``) run on the host rather than here?"""
-    return am[SIZES] * am[SIZES + 1] * bm[SIZES + 1] >= HOST_MM_MACS
+    """Should ``a @ b`` (metas ``am``, ``bm``) run on the host rather than here? (Also when the
+    count of multiply-adds passes what ``grow`` counts.)"""
+    macs = grow(grow(grow(1, am[SIZES]), am[SIZES + 1]), bm[SIZES + 1])
+    return macs < 0 or macs >= HOST_MM_MACS
+
+
+@njit(inline="always")
+def mm_fits(rows, cols):
+    """Is ``a @ b``'s result (``rows`` x ``cols``) small enough to be native (``grow``)?"""
+    return grow(grow(1, rows), cols) > 0
 
 
 @njit(**_OPTIONS)

@@ -96,7 +96,8 @@ def _mm(tags, ints, meta, tmp, b8, i64, f32, f64, ilists, sentinel, ra, rb, out)
     code = meta[a + DTYPE]
     if tags[rb] != TENSOR or out == rb or meta[a + RANK] != 2 or meta[b + RANK] != 2 \
             or meta[b + DTYPE] != code or meta[a + SIZES + 1] != meta[b + SIZES] \
-            or (code != D_F32 and code != D_F64):
+            or (code != D_F32 and code != D_F64) \
+            or not to.mm_fits(meta[a + SIZES], meta[b + SIZES + 1]):
         return False
     m, bm, om = carray(at(meta, a), _W), carray(at(meta, b), _W), carray(at(tmp, _O), _W)
     if to.mm_on_host(m, bm):
@@ -134,9 +135,11 @@ def fast_tensor_op(op, p0, p1, tags, ints, meta, tmp, b8, i64, f32, f64, ilists,
         return False
     m, om = carray(at(meta, ra * _W), _W), carray(at(tmp, _O), _W)
     if op == CONSTANT_CHUNK:
+        if to.chunk_count(m, p0, p1) != out_size:   # more pieces: the reference's error
+            return False
         for k in range(out_size):
             r = int_data[out_start + k]
-            if r == ra or tags[r] == PY or to.chunk_piece(m, p0, p1, k, om) != 1:
+            if r == ra or tags[r] == PY:
                 return False
         for k in range(out_size):
             to.chunk_piece(m, p0, p1, k, om)

@@ -1,0 +1,94 @@
+"""Memory safety of the native engine: sizes whose products wrap around int64, huge and negative
+indices, in-place ops on views, against the reference engine (``native_safety_cases``).
+
+The cases run in one subprocess: a bug here can segfault, which fails the tests instead of
+killing pytest.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tests.runtime.native_safety_cases import CASES
+
+_ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def outcomes() -> dict:
+    proc = subprocess.run([sys.executable, "-m", "tests.runtime.native_safety_cases", *CASES],
+                          cwd=_ROOT, env=dict(os.environ), capture_output=True, text=True,
+                          timeout=600)
+    results = {}
+    for line in proc.stdout.splitlines():
+        if line.startswith("{"):
+            result = json.loads(line)
+            results[result["case"]] = result
+    results["_exit"] = (proc.returncode, proc.stderr[-2000:])
+    return results
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_native_engine_agrees_with_the_reference(outcomes, case):
+    result = outcomes.get(case)
+    code, stderr = outcomes["_exit"]
+    assert result is not None, f"the case process died (exit {code}) before {case}:\n{stderr}"
+    assert result["same"], json.dumps(result, indent=1)[:3000]
+
+
+def test_the_cases_run_to_the_end(outcomes):
+    code, stderr = outcomes["_exit"]
+    assert code == 0, stderr
+
+
+def test_the_reference_refuses_the_wrapping_sizes(outcomes):
+    """The oracle itself: the wrapped sizes are errors there (so agreeing means raising), and
+    a valid view still gives the right row natively."""
+    for case in ("view_wraps", "reshape_wraps", "view_add_inplace", "expand_wraps",
+                 "add_broadcast_wraps", "mm_result_wraps", "chunk_huge_chunks"):
+        assert "error" in outcomes[case]["reference"], case
+    x = np.arange(12, dtype=np.float32).reshape(3, 4)
+    assert outcomes["view_ok"]["native"]["outputs"][0]["values"] == x.reshape(6, 2)[5].tolist()
+
+
+EIGHT_NODES = """graph(%x : Tensor, %a : int, %b : int, %i : int):
+  %zero : int = prim::Constant[value=0]()
+  %one : int = prim::Constant[value=1]()
+  %shape : int[] = prim::ListConstruct(%a, %b)
+  %y : Tensor = aten::view(%x, %shape)
+  %z : Tensor = aten::select(%y, %zero, %i)
+  %w : Tensor = aten::add(%z, %z, %one)
+  %v : Tensor = aten::mul(%w, %z)
+  %u : Tensor = aten::neg(%v)
+  return (%u)
+"""
+
+
+def test_a_compiled_graph_rejects_wrapping_sizes_in_its_own_process():
+    """Plain ``fusejit.compile`` runs this all-native graph of 8 nodes on the native loop; the
+    wrapped view must raise the reference's error, not read rows past the 3 x 4 input."""
+    script = (
+        "import numpy as np, fusejit\n"
+        "from tests.runtime.test_native_safety import EIGHT_NODES\n"
+        "fn = fusejit.compile(fusejit.parse_ir(EIGHT_NODES))\n"
+        "x = np.arange(12, dtype=np.float32).reshape(3, 4)\n"
+        "print('engine', fn.plan_for([x, 2**62 + 3, 4, 1]).engine)\n"
+        "print('ok', fn(x, 6, 2, 5).tolist() == [-200.0, -242.0])\n"
+        "for i in (1, 2, 2**40):\n"
+        "    try:\n"
+        "        fn(x, 2**62 + 3, 4, i)\n"
+        "    except fusejit.FusejitError as e:\n"
+        "        print('error', 'is invalid for input of size 12' in str(e))\n"
+        "print('untouched', (x == np.arange(12).reshape(3, 4)).all())\n")
+    proc = subprocess.run([sys.executable, "-c", script], cwd=_ROOT, capture_output=True,
+                          text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.split() == ["engine", "native", "ok", "True", "error", "True", "error",
+                                   "True", "error", "True", "untouched", "True"], proc.stdout
