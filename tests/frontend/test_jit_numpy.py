@@ -257,3 +257,31 @@ def test_optional_annotations_and_none_defaults():
     for args, kwargs in [((x,), {}), ((x, np.ones(3)), {}), ((x, None, 0.5), {}),
                          ((x,), {"scale": 2})]:
         assert_same(f(*args, **kwargs), optional_arguments(*args, **kwargs))
+
+
+def test_whole_compiled_array_code_leaves_big_arrays_to_the_fused_kernels():
+    import importlib
+
+    jit_module = importlib.import_module("fusejit.frontend.jit")   # (the package's .jit is
+    # the decorator)
+
+    def scaled(x):
+        return np.tanh(x * 2.0) + 1.0
+
+    fn = fusejit.jit(scaled)
+    small = np.linspace(-1, 1, 64).astype(np.float32)
+    big = np.linspace(-1, 1, jit_module.WHOLE_GRAPH_MAX_ELEMENTS + 1).astype(np.float32)
+    for _ in range(3):
+        np.testing.assert_allclose(fn(small), scaled(small), rtol=1e-5)
+    key = jit_module.call_key((small,))
+    interpreted = fn._interpreted[key]
+    calls = []
+    original = type(interpreted).__call__
+    try:
+        type(interpreted).__call__ = lambda self, *a: calls.append(1) or original(self, *a)
+        np.testing.assert_allclose(fn(small), scaled(small), rtol=1e-5)
+        assert not calls                      # small: the whole-graph function
+        np.testing.assert_allclose(fn(big), scaled(big), rtol=1e-5, atol=1e-6)
+        assert calls                          # big: the interpreter with its fused kernel
+    finally:
+        type(interpreted).__call__ = original
