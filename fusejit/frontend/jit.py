@@ -35,6 +35,7 @@ from ..errors import FusejitError
 from ..ir.graph import Graph
 from ..ir.types import BOOL, FLOAT, INT, NONE, ScalarType, TensorType, Type
 from ..runtime.element_function import compile_element_graph, is_element_graph
+from ..runtime.portable import Portable
 from ..runtime.scalar_function import compile_scalar_graph, is_scalar_graph
 from .script import script
 
@@ -118,7 +119,7 @@ def _by_size(whole: Callable, interpreted: Any) -> Callable:
     return run
 
 
-class JitFunction:
+class JitFunction(Portable):
     """A scripted function: call it like the original; ``graph``, ``graph_for``, ``code_for``."""
 
     def __init__(self, fn: Callable, device: str | None = None):
@@ -260,14 +261,6 @@ class JitFunction:
         from ..runtime.portable import reduce_jit
 
         return reduce_jit(self)
-
-    def __copy__(self):
-        # Like a Python function, a compiled function is its own copy (pickling, not copying,
-        # goes through __reduce__'s text, which a copy would lose the Python body to).
-        return self
-
-    def __deepcopy__(self, memo: dict):
-        return self
 
     def __repr__(self) -> str:
         return f"<fusejit.jit {self.fn.__qualname__}>"

@@ -71,6 +71,7 @@ from ..ir.types import (
 from . import tiering
 from .code import Code
 from .interpreter import NativeInterpreter
+from .portable import Portable
 from .reference import InterpreterState
 
 ENGINES = ("native", "reference")
@@ -79,7 +80,7 @@ _TENSOR_DTYPES = frozenset(st.value for st in ScalarType)
 ENGINE_CHOICES = ("auto", *ENGINES)
 
 
-class CompiledFunction:
+class CompiledFunction(Portable):
     """A graph ready to run: ``fn(*inputs)`` returns one value, a tuple, or None (no outputs).
 
     With ``fuse=True`` it is PyTorch's legacy graph executor: per argument spec (per input: kind,
@@ -180,14 +181,6 @@ class CompiledFunction:
         from .portable import reduce_compiled
 
         return reduce_compiled(self)
-
-    def __copy__(self):
-        # Like a Python function, a compiled function is its own copy (pickling, not copying,
-        # goes through __reduce__'s text, which a copy would lose the Python body to).
-        return self
-
-    def __deepcopy__(self, memo: dict):
-        return self
 
     def __repr__(self) -> str:
         names = ", ".join(f"%{p.debug_name}" for p in self.params)

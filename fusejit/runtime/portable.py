@@ -68,6 +68,20 @@ def compiled_from_text(text: str, fuse: bool, engine: str, precise: bool,
     return fn
 
 
+class Portable:
+    """What compiled functions share: pickled through ``__reduce__`` (``reduce_compiled``,
+    ``reduce_jit``), and, like Python functions, their own copies (a copy rebuilt through the
+    pickled form would be a second compile, and for a ``@jit`` function could lose its body)."""
+
+    __slots__ = ()
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo: dict):
+        return self
+
+
 def reduce_compiled(fn) -> tuple:
     """``CompiledFunction.__reduce__``: rebuilt from its graph text and options."""
     return compiled_from_text, (graph_text(fn.graph), fn.fuse, fn.engine, fn.precise)
