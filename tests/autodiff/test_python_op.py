@@ -10,6 +10,8 @@ import fusejit
 from fusejit.autodiff import AutodiffError
 from fusejit.autodiff.staged import StagedCode
 
+from .test_api import numeric_grad
+
 RNG = np.random.default_rng(11)
 CALLS: list[str] = []
 
@@ -48,17 +50,6 @@ def uses_pair(x, y):
     return np.sum(a * b)
 
 
-def numeric(fn, args, k, eps=1e-6):
-    g = np.zeros_like(args[k])
-    for idx in np.ndindex(args[k].shape):
-        plus = [a.copy() for a in args]
-        minus = [a.copy() for a in args]
-        plus[k][idx] += eps
-        minus[k][idx] -= eps
-        g[idx] = (fn(*plus) - fn(*minus)) / (2 * eps)
-    return g
-
-
 @pytest.mark.parametrize("fn", [uses_swish, uses_pair])
 def test_gradient_through_a_python_op(fn) -> None:
     args = [RNG.standard_normal((2, 3)), RNG.standard_normal((2, 3))]
@@ -66,7 +57,7 @@ def test_gradient_through_a_python_op(fn) -> None:
     assert any(n.kind == "prim::PythonOp" for n in graph.nodes())
     grads = fusejit.grad(fn, argnums=(0, 1), fuse=False, engine="reference")(*args)
     for k, got in enumerate(grads):
-        np.testing.assert_allclose(got, numeric(fn, args, k), rtol=1e-6, atol=1e-8)
+        np.testing.assert_allclose(got, numeric_grad(fn, args, k), rtol=1e-6, atol=1e-8)
 
 
 def test_the_handle_carries_the_python_ops_saved_values() -> None:
