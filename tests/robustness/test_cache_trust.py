@@ -301,16 +301,22 @@ def test_digest_covers_every_module_compiled_code_reads(tmp_path, monkeypatch):
     cc.runtime_digest.cache_clear()
 
 
+def _unseen_kernel(last_op: str):
+    """IR's graph with ``last_op`` in place of its sub and a float constant drawn now, so that
+    no earlier run compiled its kernel; and that constant."""
+    constant = float(np.random.default_rng().integers(1, 2**40)) / 2**20
+    graph = fusejit.parse_ir(IR.replace("%c : int = prim::Constant[value=1]()",
+                                        f"%c : float = prim::Constant[value={constant!r}]()")
+                             .replace("aten::sub(%a, %y, %c)", last_op))
+    return graph, constant
+
+
 def test_kernels_compile_in_a_child_after_the_limit(monkeypatch):
     from fusejit.runtime.fusion import isolated
     from fusejit.runtime.status import LISTENER
 
-    # The session's cache, where the child finds fusejit's helpers compiled; a constant drawn
-    # now makes a kernel no earlier run compiled.
-    constant = float(np.random.default_rng().integers(1, 2**40)) / 2**20
-    graph = fusejit.parse_ir(IR.replace("%c : int = prim::Constant[value=1]()",
-                                        f"%c : float = prim::Constant[value={constant!r}]()")
-                             .replace("aten::sub(%a, %y, %c)", "aten::add(%a, %c, %c)"))
+    # The session's cache, where the child finds fusejit's helpers compiled.
+    graph, constant = _unseen_kernel("aten::add(%a, %c, %c)")
     monkeypatch.setenv("FUSEJIT_COMPILE_IN_PROCESS", "0")
     compiled_here = LISTENER.kernels
     try:
@@ -349,10 +355,7 @@ def test_a_child_of_other_fusejit_sources_is_not_used(monkeypatch):
     from fusejit.runtime.fusion import isolated
     from fusejit.runtime.status import LISTENER
 
-    constant = float(np.random.default_rng().integers(1, 2**40)) / 2**20
-    graph = fusejit.parse_ir(IR.replace("%c : int = prim::Constant[value=1]()",
-                                        f"%c : float = prim::Constant[value={constant!r}]()")
-                             .replace("aten::sub(%a, %y, %c)", "aten::mul(%a, %c)"))
+    graph, constant = _unseen_kernel("aten::mul(%a, %c)")
     monkeypatch.setenv("FUSEJIT_COMPILE_IN_PROCESS", "0")
     monkeypatch.setattr(isolated, "_CHILD", isolated._Child())
     # as if fusejit had been edited on disk after this process imported it
