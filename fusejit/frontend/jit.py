@@ -163,6 +163,8 @@ class JitFunction(Portable):
         from ..runtime.executor import compile
 
         options: dict[str, Any] = {"fuse": True}
+        if self.device in (None, "cpu"):
+            options["reductions"] = True     # row-reduction kernels (CPU plans only)
         if self.device is not None:
             if "device" in inspect.signature(compile).parameters:
                 options["device"] = self.device

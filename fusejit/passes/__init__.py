@@ -18,13 +18,14 @@ from .drop_unused import drop_unused
 from .find_last_uses import find_last_uses
 from .flatten_io import flatten_io
 from .graph_fuser import custom_fuse_graph, fuse_graph, peephole_optimize_shape_expressions
+from .reduction_fusion import fuse_row_reductions
 from .shape_analysis import argument_type, propagate_input_shapes
 
 __all__ = [
     "AliasDb", "FUSION_PIPELINE", "argument_type", "canonicalize_graph_fuser_ops",
     "constant_pooling", "constant_propagation", "custom_fuse_graph", "desugar_trip_counts",
     "drop_unused", "eliminate_common_subexpression",
-    "eliminate_dead_code", "find_last_uses", "flatten_io", "fuse_graph",
+    "eliminate_dead_code", "find_last_uses", "flatten_io", "fuse_graph", "fuse_row_reductions",
     "peephole_optimize_shape_expressions", "propagate_input_shapes",
 ]
 

@@ -61,6 +61,8 @@ class Opcode(IntEnum):
 
 
 _JUMP_KINDS = {Opcode.JUMP: prim.Jump, Opcode.JUMPZ: prim.JumpZ, Opcode.JUMPNZ: prim.JumpNZ}
+# Nodes whose subgraph the executor compiles into one kernel (``make_group_operation``).
+_KERNEL_GROUPS = frozenset({prim.FusionGroup, prim.RowReductionGroup})
 _FIXED_OPCODES = {
     prim.Load: Opcode.LOAD, prim.Store: Opcode.STORE, prim.Drop: Opcode.DROP,
     prim.fork: Opcode.FORK, "aten::wait": Opcode.WAIT,
@@ -194,7 +196,7 @@ class Code:
             self.insert_constant(node)
             return
         kernel = None
-        if opcode is None and node.kind == prim.FusionGroup and self._make_group_operation:
+        if opcode is None and node.kind in _KERNEL_GROUPS and self._make_group_operation:
             kernel = self._make_group_operation(node)
         if kernel is not None:
             arg = len(self.operations)

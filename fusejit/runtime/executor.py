@@ -89,7 +89,7 @@ class CompiledFunction(Portable):
     """
 
     def __init__(self, graph: Graph, fuse: bool = False, engine: str = "auto",
-                 precise: bool = False):
+                 precise: bool = False, reductions: bool = False):
         if not isinstance(graph, Graph):
             raise FusejitError(f"compile needs a fusejit Graph, got {type(graph).__name__}")
         if engine not in ENGINE_CHOICES:
@@ -98,6 +98,7 @@ class CompiledFunction(Portable):
         self.engine = engine
         self.fuse = fuse
         self.precise = precise
+        self.reductions = reductions
         self.graph = graph.copy()
         self.params = list(self.graph.inputs)
         self._plans: dict[tuple, Plan] = {}
@@ -118,7 +119,8 @@ class CompiledFunction(Portable):
                 plan = self._plans.get(spec)
                 if plan is None:
                     start = time.perf_counter()
-                    plan = Plan(self.graph.copy(), inputs, precise=self.precise)
+                    plan = Plan(self.graph.copy(), inputs, precise=self.precise,
+                                reductions=self.reductions)
                     self._timings[plan] = PlanTimings(time.perf_counter() - start)
                     self._plans[spec] = plan
         return plan
@@ -214,20 +216,24 @@ class PlanTimings:
 
 
 def compile(graph: Graph, fuse: bool = False, engine: str = "auto", device: str = "cpu",
-            precise: bool = False):
+            precise: bool = False, reductions: bool = False):
     """Make ``graph`` callable; see :class:`CompiledFunction`.
 
     ``fuse=True`` specialises per argument spec, fuses and compiles fusion groups into kernels;
     ``precise=True`` keeps libm's exp/log/tanh in kernels instead of the vectorisable float32
     versions (see ``fusejit.runtime.fusion.fastmath`` for their measured error).
     ``device="cuda"`` runs on the GPU with CuPy arrays (see ``fusejit.runtime.devices``).
+    ``reductions=True`` (what ``@fusejit.jit`` uses) also forms row-reduction groups after the
+    fuser (``passes/reduction_fusion.py``): softmax or layer norm in one kernel. CUDA plans
+    keep the unfused reductions.
     """
     if device != "cpu":
         from .devices import compile_cuda, get_device
 
         get_device(device)
         return compile_cuda(graph, fuse=True)
-    return CompiledFunction(graph, fuse=fuse, engine=engine, precise=precise)
+    return CompiledFunction(graph, fuse=fuse, engine=engine, precise=precise,
+                            reductions=reductions)
 
 
 class Plan:
@@ -235,10 +241,11 @@ class Plan:
 
     __slots__ = ("graph", "code", "kernels", "_engine", "_tier", "warming")
 
-    def __init__(self, graph: Graph, inputs: Sequence[Any] | None, precise: bool = False):
+    def __init__(self, graph: Graph, inputs: Sequence[Any] | None, precise: bool = False,
+                 reductions: bool = False):
         self.kernels: list[GroupOperation] = []
         if inputs is not None:
-            _optimise(graph, inputs)
+            _optimise(graph, inputs, reductions)
         self.graph = graph
 
         def group_operation(node: Node) -> GroupOperation:
@@ -363,14 +370,23 @@ def argument_spec(inputs: Sequence[Any]) -> tuple:
     return tuple(spec)
 
 
-def _optimise(graph: Graph, inputs: Sequence[Any]) -> None:
-    """Specialise types to ``inputs``, then canonicalise and fuse (PyTorch's optimised path)."""
-    from ..passes import FUSION_PIPELINE, argument_type, propagate_input_shapes
+def _optimise(graph: Graph, inputs: Sequence[Any], reductions: bool = False) -> None:
+    """Specialise types to ``inputs``, then canonicalise and fuse (PyTorch's optimised path);
+    with ``reductions``, then form row-reduction groups (beyond PyTorch)."""
+    from ..passes import (
+                          FUSION_PIPELINE,
+                          argument_type,
+                          eliminate_dead_code,
+                          fuse_row_reductions,
+                          propagate_input_shapes,
+    )
 
     propagate_input_shapes(graph, [argument_type(x) if isinstance(x, np.ndarray) else None
                                    for x in inputs])
     for run_pass in FUSION_PIPELINE:
         run_pass(graph)
+    if reductions and fuse_row_reductions(graph):
+        eliminate_dead_code(graph)      # (the constants the groups took copies of)
 
 
 class GroupOperation:
@@ -407,9 +423,11 @@ class GroupOperation:
 
     def _compile(self):
         from .fusion import FusedKernel
+        from .fusion.row_kernel import RowKernel
 
+        make = RowKernel if self.node.kind == prim.RowReductionGroup else FusedKernel
         try:
-            return FusedKernel(self.node, precise=self.precise)
+            return make(self.node, precise=self.precise)
         except IRError as why:
             warnings.warn(f"fusion group interpreted, not compiled: {why}", RuntimeWarning,
                           stacklevel=4)

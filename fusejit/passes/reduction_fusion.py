@@ -1,0 +1,317 @@
+"""Row-reduction groups: last-axis reductions with their pointwise producers and consumers in one
+``prim::RowReductionGroup``, which the runtime compiles into one kernel that walks the rows.
+
+This goes beyond PyTorch's legacy fuser, whose groups hold pointwise ops only: ``fuse_graph``
+stays as PyTorch has it, and this pass runs after it (``@fusejit.jit`` runs it; ``compile``
+with ``reductions=True``). Softmax after ``fuse_graph``::
+
+    %m = aten::amax(%x, [-1], True)                  %y = prim::RowReductionGroup_0(%x)
+    %e = prim::FusionGroup_0(%x, %m)       ==>       with prim::RowReductionGroup_0 = graph(%x):
+    %s = aten::sum(%e, [-1], True, None)               %m = aten::amax(%x, [-1], True)
+    %y = aten::div(%e, %s)                              %5 = aten::sub(%x, %m, 1)
+                                                        %e = aten::exp(%5)
+                                                        %s = aten::sum(%e, [-1], True, None)
+                                                        %y = aten::div(%e, %s)
+                                                        return (%y)
+
+Every value of a group is one of three *classes*, decided from ranks alone: **element**
+values have the iteration shape ``S = (rows..., n)`` (anything computed from a tensor read
+from outside the group), **row** values have shape ``S[:-1] + (1,)`` (a reduction with
+``keepdim``, or pointwise ops on such values and numbers), **flat** values have ``S[:-1]`` (a
+reduction without ``keepdim``, and pointwise ops on those). A pointwise op may not mix flat
+values with the other two (``[B] + [B, N]`` broadcasts the rows along the columns); a reduction
+reads an element value. The kernel checks the actual shapes on each call and hands the group
+to the interpreter when they are not what the classes say.
+
+Groups are convex, as fusion groups are: no path leaves a group and comes back into it::
+
+    %m = aten::amax(%x, [-1], True)
+    %z = aten::mm(%m, %w)                 # outside: amax and the sub cannot share a group
+    %d = aten::sub(%x, %z)                  (the group would both feed and need %z)
+"""
+
+from __future__ import annotations
+
+from ..ir.constants import constant_value
+from ..ir.graph import Block, Graph, Node, Value
+from ..ir.symbols import aten, prim
+from ..ir.types import TensorType
+from .graph_fuser import is_simple_map
+
+ROW_GROUP = prim.RowReductionGroup
+
+# Reductions a row kernel computes; the position of the keepdim input of each.
+ROW_REDUCTIONS = {aten.sum: 2, aten.mean: 2, aten.amax: 2, aten.amin: 2, aten.var: 3,
+                  aten.std: 3}
+ELEMENT, ROW, FLAT = "element", "row", "flat"
+_FLOATS = ("float32", "float64")
+
+
+def _rank(value: Value) -> int | None:
+    t = value.type
+    return t.rank if isinstance(t, TensorType) else None
+
+
+def _dtype_name(value: Value) -> str | None:
+    t = value.type
+    if not isinstance(t, TensorType) or t.dtype is None:
+        return None
+    return t.dtype.name
+
+
+def _constant(value: Value) -> tuple[bool, object]:
+    if value.node.kind != prim.Constant:
+        return False, None
+    return True, constant_value(value.node)
+
+
+def row_reduction(node: Node) -> bool:
+    """Does ``node`` reduce the last axis (only) of a float tensor, with constant arguments?"""
+    at = ROW_REDUCTIONS.get(node.kind)
+    if at is None or len(node.inputs) != at + (2 if node.kind in (aten.sum, aten.mean) else 1) \
+            or len(node.outputs) != 1:
+        return False
+    rank = _rank(node.input(0))
+    if not rank or _dtype_name(node.input(0)) not in _FLOATS \
+            or _dtype_name(node.output()) != _dtype_name(node.input(0)):
+        return False
+    known, dims = _constant(node.input(1))
+    if not known or not isinstance(dims, list) or len(dims) != 1 \
+            or type(dims[0]) is not int or dims[0] not in (-1, rank - 1):
+        return False
+    known, keepdim = _constant(node.input(at))
+    if not known or type(keepdim) is not bool:
+        return False
+    if node.kind in (aten.sum, aten.mean):
+        known, dtype = _constant(node.input(3))
+        return known and dtype is None
+    if node.kind in (aten.var, aten.std):
+        known, correction = _constant(node.input(2))
+        return known and (correction is None or type(correction) in (int, float))
+    return True
+
+
+def _pointwise(node: Node) -> bool:
+    """A fusion group made of pointwise ops only, or one simple-map op, with tensor outputs."""
+    if not all(_rank(v) is not None and _dtype_name(v) is not None for v in node.outputs):
+        return False
+    if node.kind == prim.FusionGroup:
+        sub = node.g("Subgraph")
+        return not any(n.kind in (prim.ConstantChunk, prim.FusedConcat) for n in sub.nodes())
+    return len(node.outputs) == 1 and is_simple_map(node)
+
+
+class _Group:
+    __slots__ = ("members", "rank", "classes", "has_reduction")
+
+    def __init__(self, rank: int | None):
+        self.members: list[Node] = []
+        self.rank = rank
+        self.classes: dict[Value, str] = {}
+        self.has_reduction = False
+
+
+def fuse_row_reductions(graph: Graph) -> bool:
+    """Form ``prim::RowReductionGroup``s in every block of ``graph``; True if any formed."""
+    changed = False
+    for block in _blocks(graph.block):
+        changed |= _fuse_block(graph, block)
+    return changed
+
+
+def _blocks(block: Block):
+    yield block
+    for node in block.nodes():
+        for sub in node.blocks:
+            yield from _blocks(sub)
+
+
+def _fuse_block(graph: Graph, block: Block) -> bool:
+    nodes = list(block.nodes())
+    if not any(row_reduction(n) for n in nodes):
+        return False
+    group_of: dict[Node, _Group] = {}
+    for node in nodes:
+        if row_reduction(node) or _pointwise(node):
+            _place(node, group_of)
+    groups = []
+    for group in dict.fromkeys(group_of.values()):
+        if group.has_reduction and len(group.members) > 1 and _placeable(group):
+            groups.append(group)
+    for group in groups:
+        _make_group(graph, group)
+    return bool(groups)
+
+
+def _place(node: Node, group_of: dict[Node, _Group]) -> None:
+    """Put ``node`` into the group of its producers (merging them) when the classes and
+    convexity allow; else with one producer's group; else into a group of its own."""
+    producers = list(dict.fromkeys(group_of[v.node] for v in node.inputs if v.node in group_of))
+    options = [producers] + ([[g] for g in producers] if len(producers) > 1 else [])
+    if producers:
+        options.append([])
+    for take in options:
+        members = sorted([m for g in take for m in g.members] + [node], key=_position)
+        group = _Group(None)
+        group.members = members
+        for m in members:
+            group.rank = _classify(m, group.classes, group.rank)
+            if group.rank is None:
+                break
+        if group.rank is None or (take and not _convex(members)):
+            continue
+        group.has_reduction = any(row_reduction(m) for m in members)
+        for m in members:
+            group_of[m] = group
+        return
+
+
+def _position(node: Node) -> int:
+    return node._topo
+
+
+def _classify(node: Node, classes: dict[Value, str], rank: int | None) -> int | None:
+    """Record the classes of ``node``'s outputs in ``classes`` (the group's so far); the
+    group's rank, or None when ``node`` cannot join a group of rank ``rank``."""
+    if row_reduction(node):
+        source = node.input(0)
+        r = _rank(source)
+        if classes.get(source, ELEMENT) != ELEMENT or (rank is not None and r != rank):
+            return None
+        keepdim = constant_value(node.input(ROW_REDUCTIONS[node.kind]).node)
+        classes[node.output()] = ROW if keepdim else FLAT
+        return r
+    if node.kind == prim.FusionGroup:
+        sub = node.g("Subgraph")
+        local: dict[Value, str | None] = {
+            s: _class_of(v, classes, rank) for s, v in zip(sub.inputs, node.inputs)}
+        for n in sub.nodes():
+            if n.kind != prim.Constant:
+                local[n.output()] = _combine([local.get(v) for v in n.inputs
+                                              if isinstance(v.type, TensorType)])
+        found = [local.get(v) for v in sub.outputs]
+    else:
+        found = [_combine([_class_of(v, classes, rank) for v in node.inputs
+                           if isinstance(v.type, TensorType)])]
+    if any(c in (None, "bad") for c in found):
+        return None
+    if rank is None:
+        if FLAT in found:
+            return None     # (a group starts from a reduction or from element values)
+        rank = _rank(node.outputs[0])
+    for out, cls in zip(node.outputs, found):
+        if _rank(out) != (rank - 1 if cls == FLAT else rank):
+            return None
+        classes[out] = cls
+    return rank
+
+
+def _class_of(value: Value, classes: dict[Value, str], rank: int | None) -> str | None:
+    """The class of a pointwise input: its group's, or ``element`` for a tensor from outside
+    (read through broadcast strides; it may not have more dimensions than the group)."""
+    cls = classes.get(value)
+    if cls is not None:
+        return cls
+    r = _rank(value)
+    if r is None or (rank is not None and r > rank):
+        return "bad"
+    return ELEMENT
+
+
+def _combine(found: list[str | None]) -> str | None:
+    if not found or any(c in (None, "bad") for c in found):
+        return "bad"
+    kinds = set(found)
+    if FLAT in kinds:
+        return FLAT if kinds == {FLAT} else "bad"
+    return ELEMENT if ELEMENT in kinds else ROW
+
+
+def _convex(members: list[Node]) -> bool:
+    """No value outside ``members`` both depends on a member and feeds one."""
+    inside = set(members)
+    first = min(members, key=_position)
+    seen: set[Node] = set()
+
+    def reaches_group(node: Node) -> bool:
+        # Depth-first over producers positioned after the group's first member.
+        stack = [node]
+        while stack:
+            n = stack.pop()
+            if n in seen or n.kind == prim.Param or n.owning_block is not first.owning_block \
+                    or n._topo < first._topo:
+                continue
+            seen.add(n)
+            for v in n.inputs:
+                p = v.node
+                if p in inside:
+                    return True
+                stack.append(p)
+        return False
+
+    for m in members:
+        for v in m.inputs:
+            p = v.node
+            if p not in inside and reaches_group(p):
+                return False
+    return True
+
+
+def _placeable(group: _Group) -> bool:
+    """Can one node at the last member's place replace the group? Not when a value of an
+    early member is used outside before that place."""
+    last = group.members[-1]
+    inside = set(group.members)
+    for m in group.members:
+        for out in m.outputs:
+            for use in out.uses:
+                user = use.user
+                if user not in inside and user.kind != prim.Return and user.is_before(last):
+                    return False
+    return True
+
+
+def _make_group(graph: Graph, group: _Group) -> Node:
+    members = group.members
+    inside = set(members)
+    last = members[-1]
+    node = graph.create_with_subgraph(ROW_GROUP)
+    sub = node.g("Subgraph")
+    env: dict[Value, Value] = {}
+
+    def inner(value: Value) -> Value:
+        found = env.get(value)
+        if found is not None:
+            return found
+        if value.node.kind == prim.Constant and not isinstance(value.type, TensorType):
+            made = sub.insert_node(sub.create_clone(value.node, lambda v: v))
+            env[value] = made.output()
+            return made.output()
+        env[value] = sub.add_input(type=value.type).copy_metadata(value)
+        node.add_input(value)
+        return env[value]
+
+    for m in members:
+        if m.kind == prim.FusionGroup:
+            body = m.g("Subgraph")
+            local = {s: inner(v) for s, v in zip(body.inputs, m.inputs)}
+            for n in body.nodes():
+                clone = sub.insert_node(sub.create_clone(n, local.__getitem__))
+                for a, b in zip(n.outputs, clone.outputs):
+                    local[a] = b
+            for out, res in zip(m.outputs, body.outputs):
+                env[out] = local[res]
+        else:
+            clone = sub.insert_node(sub.create_clone(m, inner))
+            for a, b in zip(m.outputs, clone.outputs):
+                env[a] = b
+    node.insert_before(last)
+    for m in members:
+        for out in m.outputs:
+            if any(u.user not in inside for u in out.uses):
+                sub.register_output(env[out])
+                result = node.add_output(out.type).copy_metadata(out)
+                out.replace_all_uses_with(result)
+    for m in reversed(members):
+        m.destroy()
+    return node

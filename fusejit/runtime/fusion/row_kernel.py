@@ -1,0 +1,178 @@
+"""``RowKernel``: a row-reduction group (``passes/reduction_fusion.py``) compiled to native code.
+
+::
+
+    kernel = RowKernel(graph.find(prim.RowReductionGroup))
+    (y,) = kernel(x)                       # softmax of each row of x, one pass per level
+    print(kernel.source(x))                # the generated module (``rows.py``)
+
+A call computes the shape of every value of the group from the inputs' shapes, checks them
+against the classes the pass decided from ranks (element values have the shape ``S`` the
+reductions read, per-row values ``S[:-1] + (1,)``, or ``S[:-1]`` without keepdim), and
+declines with ``InterpreterError`` (the executor then interprets the group, with the ops'
+own bodies) where they differ, where a row or the rows are empty (NumPy's errors and
+warnings for those come from the interpreted ops), and where an input is an array kernels do
+not read. Plans (per-row offsets of every input) are memoised by shapes and strides; kernel
+variants by dtypes and step classes, compiled through the on-disk cache like fused kernels.
+The CUDA executor does not run the pass: reductions on the GPU stay unfused.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...errors import InterpreterError
+from ...ir.graph import Graph, Node
+from ...ir.symbols import prim
+from ...ir.types import TensorType
+from .cache import load_module, reload_module
+from .codegen import STRIDED, UNIT, ZERO, ArgSpec
+from .compiler import FusedKernel, from_numba_cache
+from .isolated import ensure_compiled
+from .plan import SERIAL_WORK_NS, num_threads
+from .rows import ELEMENT, FLAT, KEEPDIM_AT, ROW, RowGroup, generate_rows
+
+_PLAN_LIMIT = 256
+# Estimated ns of one core per element and pass (a load, a few ops, an accumulation).
+_COST_PER_PASS = 1.0
+
+
+class _RowPlan:
+    __slots__ = ("n", "rows", "bases", "steps", "classes", "out_shapes", "serial")
+
+    def __init__(self, n, rows, bases, steps, classes, out_shapes, serial):
+        self.n = n
+        self.rows = rows
+        self.bases = bases
+        self.steps = steps
+        self.classes = classes
+        self.out_shapes = out_shapes
+        self.serial = serial
+
+
+class RowKernel:
+    """One row-reduction group, compiled per input signature; ``kernel(*inputs) -> tuple``."""
+
+    xp = np
+    # FusedKernel's argument checks and 1-d windows (they read ``layout.input_kinds``, ``xp``).
+    _specs = FusedKernel._specs
+    _flatten = FusedKernel._flatten
+
+    def __init__(self, group: Node | Graph, *, precise: bool = False):
+        graph = group if isinstance(group, Graph) else group.g("Subgraph")
+        self.group = RowGroup(graph)
+        self.layout = self.group          # (what FusedKernel's argument checks read)
+        self.precise = precise
+        self._variants: dict[tuple, tuple] = {}
+        self._plans: dict[tuple, _RowPlan] = {}
+
+    def _prepare(self, inputs: tuple):
+        specs, flats, scalars, shapes, strides = self._flatten(inputs)
+        key = (tuple(shapes), tuple(strides), num_threads())
+        plan = self._plans.get(key)
+        if plan is None:
+            if len(self._plans) >= _PLAN_LIMIT:
+                self._plans.clear()
+            plan = self._plans[key] = self._make_plan(specs, shapes, strides)
+        return specs, flats, scalars, plan
+
+    def _make_plan(self, specs: list[ArgSpec], shapes: list, strides: list) -> _RowPlan:
+        group = self.group
+        graph = group.graph
+        shape_of: dict = {}
+        for pos, value in enumerate(graph.inputs):
+            if pos in group.tensor_index:
+                shape_of[value] = tuple(shapes[group.tensor_index[pos]])
+        full = None
+        for node in graph.nodes():
+            if node.kind == prim.Constant:
+                continue
+            if node.kind in KEEPDIM_AT:
+                shape = shape_of[node.input(0)]
+                if full is None:
+                    full = shape
+                if shape != full:
+                    raise InterpreterError(f"row kernel: reductions of shapes {full} and "
+                                           f"{shape}")
+                shape_of[node.output()] = shape[:-1] + (1,) if group.keepdim[node] \
+                    else shape[:-1]
+                continue
+            ins = [shape_of.get(v, ()) for v in node.inputs if isinstance(v.type, TensorType)]
+            try:
+                shape_of[node.output()] = tuple(np.broadcast_shapes(*ins))
+            except ValueError:
+                raise InterpreterError(f"row kernel: {node.kind} inputs of shapes {ins} do "
+                                       f"not broadcast") from None
+        if full is None or 0 in full:
+            raise InterpreterError("row kernel: an empty row or no rows")
+        want = {ELEMENT: full, ROW: full[:-1] + (1,), FLAT: full[:-1]}
+        out_shapes = []
+        for value in group.outputs:
+            if shape_of[value] != want[group.classes[value]]:
+                raise InterpreterError(f"row kernel: output of shape {shape_of[value]} in "
+                                       f"a group over rows of {full}")
+            out_shapes.append(shape_of[value])
+        for r in group.reductions:
+            if shape_of[r.source] != full:
+                raise InterpreterError("row kernel: a reduction of a broadcast value")
+        rank = len(full)
+        outer = full[:-1]
+        n = full[-1]
+        rows = int(np.prod(outer, dtype=np.int64)) if outer else 1
+        index = np.indices(outer, dtype=np.int64).reshape(len(outer), -1) if outer else \
+            np.zeros((0, 1), np.int64)
+        bases = np.empty((len(shapes), rows), np.int64)
+        steps = np.empty(len(shapes), np.int64)
+        classes = []
+        for k, (shape, st) in enumerate(zip(shapes, strides)):
+            if np.broadcast_shapes(shape, full) != full:
+                raise InterpreterError(f"row kernel: input of shape {shape} does not "
+                                       f"broadcast to {full}")
+            pad = rank - len(shape)
+            padded = [0] * pad + [s if size != 1 else 0 for size, s in zip(shape, st)]
+            bases[k] = np.asarray(padded[:-1], np.int64) @ index if outer else 0
+            steps[k] = padded[-1]
+            classes.append(UNIT if n == 1 or padded[-1] == 1 else
+                           ZERO if padded[-1] == 0 else STRIDED)
+        work = rows * n * group.passes * _COST_PER_PASS
+        serial = num_threads() == 1 or rows == 1 or work < SERIAL_WORK_NS
+        return _RowPlan(n, rows, bases, steps, tuple(classes), out_shapes, serial)
+
+    def _variant(self, specs: list[ArgSpec], plan: _RowPlan) -> tuple:
+        key = (tuple(s.key() for s in specs), plan.classes)
+        variant = self._variants.get(key)
+        if variant is None:
+            source, out_dtypes = generate_rows(self.group, specs, list(plan.classes),
+                                               self.precise)
+            variant = self._variants[key] = (source, load_module(source), out_dtypes)
+        return variant
+
+    def source(self, *inputs) -> str:
+        """The generated module's text for inputs like these."""
+        specs, _flats, _scalars, plan = self._prepare(inputs)
+        return generate_rows(self.group, specs, list(plan.classes), self.precise)[0]
+
+    def __call__(self, *inputs) -> tuple[np.ndarray, ...]:
+        specs, flats, scalars, plan = self._prepare(inputs)
+        source, module, out_dtypes = self._variant(specs, plan)
+        outs = [np.empty(shape, dtype) for shape, dtype in zip(plan.out_shapes, out_dtypes)]
+        status = np.zeros(1, np.int64)
+        args = (plan.n, plan.rows, plan.bases, plan.steps, *flats, *scalars,
+                *[o.reshape(-1) for o in outs], status)
+        name = "kernel_serial" if plan.serial else "kernel_parallel"
+        fn = getattr(module, name)
+        if not fn.overloads:
+            ensure_compiled(source, fn, tuple(fn.typeof_pyval(a) for a in args))
+        try:
+            fn(*args)
+        except Exception as why:
+            if not from_numba_cache(why):
+                raise
+            # A damaged cache file: compile again (the failed call ran no kernel code).
+            module = reload_module(source)
+            self._variants[(tuple(s.key() for s in specs), plan.classes)] = \
+                (source, module, out_dtypes)
+            getattr(module, name)(*args)
+        if status[0]:
+            raise InterpreterError("integer division by zero in a row kernel")
+        return tuple(outs)

@@ -1,0 +1,58 @@
+"""Accumulators of the row-reduction kernels (``rows.py``) that LLVM may vectorise.
+
+A loop ``acc = acc + v`` only vectorises when LLVM may reassociate the additions (partial sums
+per vector lane, added up at the end), and a NaN-propagating maximum written with comparisons
+not at all. These functions emit exactly one instruction carrying the ``reassoc`` flag, so only
+the accumulation is reassociated, never the element arithmetic around it::
+
+    acc = rm.add(acc, np.float64(t3))       # fadd reassoc double
+    top = rm.maximum(top, t5)               # llvm.maximum: NaN if either is NaN, -0.0 < 0.0
+
+Summing in another order changes the rounding of a sum as pairwise summation (NumPy's) does;
+float32 rows are summed in float64 by the kernels, so their sums are the more accurate.
+"""
+
+from __future__ import annotations
+
+from llvmlite import ir
+from numba import types
+from numba.extending import intrinsic
+
+_FLAGS = ("reassoc",)
+
+
+def _same_floats(a, b) -> bool:
+    return isinstance(a, types.Float) and a == b
+
+
+@intrinsic
+def add(typingctx, a, b):
+    """``a + b`` that LLVM may reassociate across loop iterations (a vectorised sum)."""
+    if not _same_floats(a, b):
+        return None
+
+    def codegen(context, builder, signature, args):
+        return builder.fadd(args[0], args[1], flags=_FLAGS)
+
+    return a(a, b), codegen
+
+
+def _extremum(name: str):
+    def typer(typingctx, a, b):
+        if not _same_floats(a, b):
+            return None
+
+        def codegen(context, builder, signature, args):
+            ty = context.get_value_type(signature.return_type)
+            fn = builder.module.declare_intrinsic(name, [ty], ir.FunctionType(ty, [ty, ty]))
+            return builder.call(fn, args, fastmath=_FLAGS)
+
+        return a(a, b), codegen
+
+    return typer
+
+
+maximum = intrinsic(_extremum("llvm.maximum"))
+maximum.__doc__ = "NumPy's ``maximum`` of two floats (NaN wins), vectorisable as a reduction."
+minimum = intrinsic(_extremum("llvm.minimum"))
+minimum.__doc__ = "NumPy's ``minimum`` of two floats (NaN wins), vectorisable as a reduction."
