@@ -25,11 +25,11 @@ from ...errors import InterpreterError
 from ...ir.graph import Graph, Node
 from ...ir.symbols import prim
 from ...ir.types import TensorType
+from . import plan as plans
 from .cache import load_module, reload_module
 from .codegen import STRIDED, UNIT, ZERO, ArgSpec
 from .compiler import FusedKernel, from_numba_cache
 from .isolated import ensure_compiled
-from .plan import SERIAL_WORK_NS, num_threads
 from .rows import ELEMENT, FLAT, KEEPDIM_AT, ROW, RowGroup, generate_rows
 
 _PLAN_LIMIT = 256
@@ -68,7 +68,7 @@ class RowKernel:
 
     def _prepare(self, inputs: tuple):
         specs, flats, scalars, shapes, strides = self._flatten(inputs)
-        key = (tuple(shapes), tuple(strides), num_threads())
+        key = (tuple(shapes), tuple(strides), plans.num_threads())
         plan = self._plans.get(key)
         if plan is None:
             if len(self._plans) >= _PLAN_LIMIT:
@@ -135,7 +135,7 @@ class RowKernel:
             classes.append(UNIT if n == 1 or padded[-1] == 1 else
                            ZERO if padded[-1] == 0 else STRIDED)
         work = rows * n * group.passes * _COST_PER_PASS
-        serial = num_threads() == 1 or rows == 1 or work < SERIAL_WORK_NS
+        serial = plans.num_threads() == 1 or rows == 1 or work < plans.SERIAL_WORK_NS
         return _RowPlan(n, rows, bases, steps, tuple(classes), out_shapes, serial)
 
     def _variant(self, specs: list[ArgSpec], plan: _RowPlan) -> tuple:

@@ -1,0 +1,72 @@
+"""The row-reduction pass: which patterns form one ``prim::RowReductionGroup`` and which do not
+(other axes, integers, non-convex groups), and that plain ``fuse_graph`` plans are unchanged."""
+
+from __future__ import annotations
+
+import numpy as np
+
+import fusejit
+from fusejit.ir.lint import lint
+from fusejit.ir.symbols import aten, prim
+
+
+def _kinds(fn, *args, reductions=True) -> list:
+    compiled = fusejit.compile(fusejit.script(fn), fuse=True, reductions=reductions)
+    graph = compiled.graph_for(*args)
+    lint(graph)
+    return [n.kind for n in graph.nodes() if n.kind != prim.Constant]
+
+
+def softmax(x):
+    e = np.exp(x - x.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+X = np.ones((4, 8), np.float32)
+
+
+def test_softmax_is_one_group_whose_subgraph_holds_the_ops():
+    compiled = fusejit.compile(fusejit.script(softmax), fuse=True, reductions=True)
+    graph = compiled.graph_for(X)
+    (group,) = [n for n in graph.nodes() if n.kind != prim.Constant]
+    assert group.kind == prim.RowReductionGroup
+    inner = [n.kind for n in group.g("Subgraph").nodes() if n.kind != prim.Constant]
+    assert inner == [aten.amax, aten.sub, aten.exp, aten.sum, aten.div]
+    assert fusejit.parse_ir(str(graph)) is not None          # prints and parses back
+
+
+def test_without_the_option_the_fuser_graph_is_unchanged():
+    kinds = _kinds(softmax, X, reductions=False)
+    assert prim.RowReductionGroup not in kinds
+    assert aten.amax in kinds and aten.sum in kinds and prim.FusionGroup in kinds
+
+
+def test_other_axes_and_integers_are_left_alone():
+    def columns(x):
+        return x - x.mean(axis=0, keepdims=True)
+
+    def counts(x):
+        return x - x.sum(axis=-1, keepdims=True)
+
+    assert prim.RowReductionGroup not in _kinds(columns, X)
+    assert prim.RowReductionGroup not in _kinds(counts, np.ones((4, 8), np.int64))
+
+
+def test_a_path_through_an_outside_op_keeps_the_group_convex():
+    def through_matmul(x, w):
+        m = x.max(axis=-1, keepdims=True)
+        return np.exp(x - m - m @ w)      # amax -> sub, and amax -> matmul -> sub
+
+    w = np.ones((1, 8), np.float32)
+    kinds = _kinds(through_matmul, X, w)
+    assert prim.RowReductionGroup not in kinds
+    compiled = fusejit.compile(fusejit.script(through_matmul), fuse=True, reductions=True)
+    np.testing.assert_allclose(compiled(X, w), through_matmul(X, w), rtol=1e-6)
+
+
+def test_flat_rows_do_not_mix_with_elements():
+    def flat_plus(x):
+        return x + x.sum(axis=-1)             # [B] + [B, N]: broadcasts along the columns
+
+    square = np.arange(16, dtype=np.float32).reshape(4, 4)
+    assert prim.RowReductionGroup not in _kinds(flat_plus, square)

@@ -1,0 +1,181 @@
+"""Row-reduction kernels (``runtime/fusion/rows.py``) against NumPy: softmax, layer norm,
+log-sum-exp, var/std and flat outputs; float32 and float64, NaN and inf rows, strided and
+broadcast inputs, 1-d and 3-d inputs, rows of one element, and empty inputs (interpreted)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import fusejit
+from fusejit.ir.symbols import prim
+from fusejit.runtime import executor
+from fusejit.runtime.fusion import plan as plans
+from fusejit.runtime.fusion.row_kernel import RowKernel
+
+
+def softmax(x):
+    e = np.exp(x - x.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def layer_norm(x, w, b):
+    mu = x.mean(axis=-1, keepdims=True)
+    var = ((x - mu) ** 2).mean(axis=-1, keepdims=True)
+    return (x - mu) / np.sqrt(var + 1e-5) * w + b
+
+
+def log_sum_exp(x):
+    m = x.max(axis=-1, keepdims=True)
+    return np.log(np.exp(x - m).sum(axis=-1, keepdims=True)) + m
+
+
+def moments(x):
+    """var/std (two passes each), amin and flat (keepdims=False) outputs in one group."""
+    c = x - x.mean(axis=-1, keepdims=True)
+    return c / x.std(axis=-1, keepdims=True), (c * c).sum(axis=-1), np.amin(c, axis=-1), \
+        x.var(axis=-1, keepdims=True) + c.max(axis=-1, keepdims=True)
+
+
+JITTED = {f: fusejit.jit(f) for f in (softmax, layer_norm, log_sum_exp, moments)}
+# The fused plans alone: @fusejit.jit compiles small-array graphs whole with Numba instead.
+FUSED = {f: fusejit.compile(fusejit.script(f), fuse=True, reductions=True) for f in JITTED}
+
+
+@pytest.fixture
+def kernels_only(monkeypatch):
+    """Fail if a group is interpreted: the answer must come from the kernel."""
+    def refuse(self, args):
+        raise AssertionError(f"{self.node.kind} was interpreted, not run by its kernel")
+
+    monkeypatch.setattr(executor.GroupOperation, "interpret", refuse)
+
+
+def _rel_close(got, want, dtype):
+    got = got if isinstance(got, tuple) else (got,)
+    want = want if isinstance(want, tuple) else (want,)
+    assert len(got) == len(want)
+    rtol = 2e-5 if np.dtype(dtype) == np.float32 else 1e-12
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype and g.shape == w.shape
+        np.testing.assert_allclose(g, w, rtol=rtol, atol=rtol)
+
+
+def _row_groups(fn, *args) -> list:
+    graph = JITTED[fn].graph_for(*args)
+    return [n for n in graph.all_nodes() if n.kind == prim.RowReductionGroup]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("fn", [softmax, log_sum_exp, moments])
+def test_matches_numpy(fn, dtype, kernels_only):
+    rng = np.random.default_rng(0)
+    x = (rng.standard_normal((37, 1500)) * 4).astype(dtype)   # rows longer than a block
+    _rel_close(JITTED[fn](x), fn(x), dtype)
+
+
+def test_one_kernel_per_pattern():
+    """Each pattern is one group: no reduction or fusion group is left outside it."""
+    x = np.ones((4, 8), np.float32)
+    w = np.ones(8, np.float32)
+    for fn, args in ((softmax, (x,)), (layer_norm, (x, w, w)), (log_sum_exp, (x,)),
+                     (moments, (x,))):
+        graph = JITTED[fn].graph_for(*args)
+        kinds = [n.kind for n in graph.nodes() if n.kind != prim.Constant]
+        assert kinds == [prim.RowReductionGroup], (fn.__name__, kinds)
+        (group,) = [n for n in graph.nodes() if n.kind == prim.RowReductionGroup]
+        assert isinstance(RowKernel(group), RowKernel)
+
+
+@pytest.mark.parametrize("layout", ["strided", "transposed", "column"])
+def test_layer_norm_layouts(layout, kernels_only):
+    """Inputs read with a step along the row, and a bias broadcast along it (step 0)."""
+    rng = np.random.default_rng(1)
+    base = rng.standard_normal((64, 96)).astype(np.float32)
+    w = rng.standard_normal(48).astype(np.float32)
+    b = rng.standard_normal(48).astype(np.float32)
+    if layout == "strided":
+        x = base[::2, ::2]
+    elif layout == "transposed":
+        x = np.asfortranarray(base[:32, :48])     # a step of 32 along the rows
+    else:
+        x = base[:32, :48].copy()
+        b = rng.standard_normal((32, 1)).astype(np.float32)
+    _rel_close(FUSED[layer_norm](x, w, b), layer_norm(x, w, b), np.float32)
+
+
+def test_special_rows(kernels_only):
+    x = np.array([[1.0, 2.0, 3.0, 4.0],
+                  [np.nan, 0.0, 1.0, 2.0],
+                  [np.inf, 0.0, 1.0, 2.0],
+                  [-np.inf, 0.0, 1.0, 2.0],
+                  [-np.inf, -np.inf, -np.inf, -np.inf],
+                  [1e30, -1e30, 0.0, 5.0]], np.float32)
+    for fn in (softmax, log_sum_exp, moments):
+        with np.errstate(all="ignore"):
+            want = fn(x)
+        got = FUSED[fn](x)
+        for g, w in zip(got if isinstance(got, tuple) else (got,),
+                        want if isinstance(want, tuple) else (want,)):
+            assert g.dtype == w.dtype and g.shape == w.shape
+            np.testing.assert_allclose(g, w, rtol=2e-5, atol=1e-6, equal_nan=True)
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")     # (NumPy's 0 / 0 in the oracle)
+@pytest.mark.parametrize("shape", [(1500,), (3, 5, 7), (6, 1), (1, 1)])
+def test_ranks_and_short_rows(shape, kernels_only):
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal(shape).astype(np.float32)
+    _rel_close(FUSED[softmax](x), softmax(x), np.float32)
+    _rel_close(FUSED[moments](x), moments(x), np.float32)
+
+
+def test_float32_sums_are_accurate(kernels_only):
+    """Long float32 rows: the sums are as good as NumPy's pairwise ones (float64 oracle)."""
+    rng = np.random.default_rng(3)
+    x = (rng.random((4, 200_000)) + 1).astype(np.float32)
+    got = JITTED[layer_norm](x, np.ones(1, np.float32), np.zeros(1, np.float32))
+    exact = layer_norm(x.astype(np.float64), 1.0, 0.0)
+    ours = np.abs(got - exact).max()
+    numpys = np.abs(layer_norm(x, np.float32(1), np.float32(0)) - exact).max()
+    assert ours <= max(2 * numpys, 1e-5)
+
+
+def test_parallel_kernel(monkeypatch, kernels_only):
+    monkeypatch.setattr(plans, "SERIAL_WORK_NS", 0)
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((33, 70)).astype(np.float32)
+    fused = fusejit.compile(fusejit.script(softmax), fuse=True, reductions=True)
+    _rel_close(fused(x), softmax(x), np.float32)
+    (group,) = _row_groups(softmax, x)
+    kernel = RowKernel(group)
+    assert not kernel._prepare((x,))[3].serial
+    _rel_close(kernel(x)[0], softmax(x), np.float32)
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")     # (means of empty rows)
+@pytest.mark.parametrize("shape", [(0, 4), (3, 0), (0,)])
+def test_empty_inputs_are_interpreted(shape):
+    """Empty rows or no rows: the kernel declines and the ops give NumPy's answer."""
+    x = np.zeros(shape, np.float32)
+    w = np.ones(shape[-1:], np.float32)
+    with np.errstate(all="ignore"):
+        want = layer_norm(x, w, w)
+    got = FUSED[layer_norm](x, w, w)
+    assert got.shape == want.shape and got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)
+
+
+def test_other_shapes_fall_back():
+    """A group whose output is wider than the rows it reduces: interpreted, still right."""
+    def wider(x, y):
+        return np.exp(x - x.max(axis=-1, keepdims=True)) + y
+
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((1, 6)).astype(np.float32)
+    y = rng.standard_normal((4, 6)).astype(np.float32)
+    fused = fusejit.compile(fusejit.script(wider), fuse=True, reductions=True)
+    graph = fused.graph_for(x, y)
+    assert any(n.kind == prim.RowReductionGroup for n in graph.nodes())
+    _rel_close(fused(x, y), wider(x, y), np.float32)
+    _rel_close(fused(y, y), wider(y, y), np.float32)
