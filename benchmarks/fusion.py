@@ -7,11 +7,12 @@ Cases: the LSTM cell's pointwise part (gates in, h and c out) at batch 1024 x hi
 64 x 512, float32; a 12-op elementwise chain on 2^24 float32 values; the chain with
 ``log1p(abs(x * y))`` added (float32), and the chain in float64; softmax and layer norm of a
 1024 x 1024 float32 matrix (fusejit has no max/mean yet: softmax is exp(x) / sum(exp(x)), the
-mean a sum times 1/n); a 100-step LSTM loop with batch 1, hidden 64 (one jitted function holding
-the loop). Each is a NumPy-spelled function decorated with ``fusejit.jit``; the same function
-undecorated is "NumPy eager". NumExpr, PyTorch eager, TorchScript, ``torch.compile`` and
-``jax.jit`` run when installed. Prints median times and the ratio NumPy-eager-time / this-time
-(higher is faster).
+mean a sum times 1/n), and as NumPy writes them with max and mean (softmax, layer norm and
+log-sum-exp, each one row-reduction kernel in fusejit); a 100-step LSTM loop with batch 1,
+hidden 64 (one jitted function holding the loop). Each is a NumPy-spelled function decorated
+with ``fusejit.jit``; the same function undecorated is "NumPy eager". NumExpr, PyTorch eager,
+TorchScript, ``torch.compile`` and ``jax.jit`` run when installed. Prints median times and the
+ratio NumPy-eager-time / this-time (higher is faster).
 """
 
 from __future__ import annotations
@@ -73,6 +74,100 @@ def layer_norm(x, gamma, beta, inv_n: float):
     d = x - mu
     var = np.sum(d * d, axis=1, keepdims=True) * inv_n
     return d / np.sqrt(var + 1e-5) * gamma + beta
+
+
+# -- row reductions as NumPy code writes them (one row-reduction kernel each in fusejit) ---------
+
+def softmax_rows(x):
+    e = np.exp(x - x.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def layer_norm_rows(x, gamma, beta):
+    mu = x.mean(axis=-1, keepdims=True)
+    var = ((x - mu) ** 2).mean(axis=-1, keepdims=True)
+    return (x - mu) / np.sqrt(var + 1e-5) * gamma + beta
+
+
+def log_sum_exp_rows(x):
+    m = x.max(axis=-1, keepdims=True)
+    return np.log(np.exp(x - m).sum(axis=-1, keepdims=True)) + m
+
+
+def reduction_alternatives() -> dict[str, tuple]:
+    """``jax.jit``, PyTorch eager and ``torch.compile`` versions of the three row-reduction
+    functions (softmax, layer norm, log-sum-exp), for what is installed; arrays are converted
+    outside the timed call."""
+    found: dict[str, tuple] = {}
+    try:
+        import jax
+        import jax.numpy as jnp
+    except ImportError:
+        jax = None
+    if jax is not None:
+        def softmax_j(x):
+            e = jnp.exp(x - x.max(axis=-1, keepdims=True))
+            return e / e.sum(axis=-1, keepdims=True)
+
+        def layer_norm_j(x, gamma, beta):
+            mu = x.mean(axis=-1, keepdims=True)
+            var = ((x - mu) ** 2).mean(axis=-1, keepdims=True)
+            return (x - mu) / jnp.sqrt(var + 1e-5) * gamma + beta
+
+        def log_sum_exp_j(x):
+            m = x.max(axis=-1, keepdims=True)
+            return jnp.log(jnp.exp(x - m).sum(axis=-1, keepdims=True)) + m
+
+        fns = tuple(jax.jit(f) for f in (softmax_j, layer_norm_j, log_sum_exp_j))
+        found["jax.jit"] = (lambda a: jnp.asarray(a),
+                            tuple(lambda *d, f=f: f(*d).block_until_ready() for f in fns))
+    try:
+        import torch
+    except ImportError:
+        return found
+
+    def softmax_t(x):
+        e = torch.exp(x - x.amax(-1, keepdim=True))
+        return e / e.sum(-1, keepdim=True)
+
+    def layer_norm_t(x, gamma, beta):
+        mu = x.mean(-1, keepdim=True)
+        var = ((x - mu) ** 2).mean(-1, keepdim=True)
+        return (x - mu) / torch.sqrt(var + 1e-5) * gamma + beta
+
+    def log_sum_exp_t(x):
+        m = x.amax(-1, keepdim=True)
+        return torch.log(torch.exp(x - m).sum(-1, keepdim=True)) + m
+
+    eager = (softmax_t, layer_norm_t, log_sum_exp_t)
+    found["torch eager"] = (torch.from_numpy, eager)
+    try:
+        found["torch.compile"] = (torch.from_numpy, tuple(torch.compile(f) for f in eager))
+    except Exception as why:  # noqa: BLE001 - report and go on
+        print(f"(torch.compile unavailable: {why})")
+    return found
+
+
+def reduction_cases(side: int, repeat: int) -> None:
+    """Softmax, layer norm and log-sum-exp of a side x side float32 matrix."""
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((side, side)).astype(np.float32)
+    gamma = rng.standard_normal(side).astype(np.float32)
+    beta = rng.standard_normal(side).astype(np.float32)
+    others = reduction_alternatives()
+    cases = (("softmax", softmax_rows, (x,)), ("layer norm", layer_norm_rows, (x, gamma, beta)),
+             ("log-sum-exp", log_sum_exp_rows, (x,)))
+    for index, (title, fn, data) in enumerate(cases):
+        jitted = fusejit.jit(fn)
+        got, want = jitted(*data), fn(*data)
+        err = float(np.max(np.abs(got - want) / np.maximum(np.abs(want), 1)))
+        times = {"fusejit": median_time(lambda f=jitted, d=data: f(*d), repeat),
+                 "numpy eager": median_time(lambda f=fn, d=data: f(*d), repeat)}
+        for name, (convert, fns) in others.items():
+            converted = tuple(convert(a) for a in data)
+            times[name] = median_time(lambda f=fns[index], d=converted: f(*d), repeat)
+        report(f"{title} (max, mean: row reductions) {side}x{side} float32 "
+               f"(max rel diff {err:.1e})", times)
 
 
 def median_time(fn, repeat: int) -> float:
@@ -242,6 +337,8 @@ def main() -> None:
     gamma, beta = f32(side), f32(side)
     run_case(f"layer norm {side}x{side} float32", layer_norm, (m, gamma, beta, 1.0 / side), th,
              5, args.repeat)
+
+    reduction_cases(side, args.repeat)
 
     hidden, steps = 64, 100
     data = (f32(1, hidden), f32(1, hidden), f32(1, hidden), f32(4 * hidden, hidden) * 0.1,
