@@ -39,6 +39,7 @@ from ..ir.types import TensorType
 from .graph_fuser import is_simple_map
 
 ROW_GROUP = prim.RowReductionGroup
+COLUMN_GROUP = prim.ColumnReductionGroup
 
 # Reductions a row kernel computes; the position of the keepdim input of each.
 ROW_REDUCTIONS = {aten.sum: 2, aten.mean: 2, aten.amax: 2, aten.amin: 2, aten.var: 3,
@@ -65,30 +66,33 @@ def _constant(value: Value) -> tuple[bool, object]:
     return True, constant_value(value.node)
 
 
-def row_reduction(node: Node) -> bool:
-    """Does ``node`` reduce the last axis (only) of a float tensor, with constant arguments?"""
+def reduction_axis(node: Node) -> str | None:
+    """``"row"`` when ``node`` reduces the last axis (only) of a float tensor with constant
+    arguments, ``"column"`` when it reduces the first axis of a 2-d one, else None."""
     at = ROW_REDUCTIONS.get(node.kind)
     if at is None or len(node.inputs) != at + (2 if node.kind in (aten.sum, aten.mean) else 1) \
             or len(node.outputs) != 1:
-        return False
+        return None
     rank = _rank(node.input(0))
     if not rank or _dtype_name(node.input(0)) not in _FLOATS \
             or _dtype_name(node.output()) != _dtype_name(node.input(0)):
-        return False
+        return None
     known, dims = _constant(node.input(1))
-    if not known or not isinstance(dims, list) or len(dims) != 1 \
-            or type(dims[0]) is not int or dims[0] not in (-1, rank - 1):
-        return False
+    if not known or not isinstance(dims, list) or len(dims) != 1 or type(dims[0]) is not int:
+        return None
+    axis = "row" if dims[0] in (-1, rank - 1) else \
+        "column" if rank == 2 and dims[0] in (0, -2) else None
     known, keepdim = _constant(node.input(at))
-    if not known or type(keepdim) is not bool:
-        return False
+    if axis is None or not known or type(keepdim) is not bool:
+        return None
     if node.kind in (aten.sum, aten.mean):
         known, dtype = _constant(node.input(3))
-        return known and dtype is None
+        return axis if known and dtype is None else None
     if node.kind in (aten.var, aten.std):
         known, correction = _constant(node.input(2))
-        return known and (correction is None or type(correction) in (int, float))
-    return True
+        ok = known and (correction is None or type(correction) in (int, float))
+        return axis if ok else None
+    return axis
 
 
 def _pointwise(node: Node) -> bool:
@@ -102,13 +106,13 @@ def _pointwise(node: Node) -> bool:
 
 
 class _Group:
-    __slots__ = ("members", "rank", "classes", "has_reduction")
+    __slots__ = ("members", "rank", "axis", "classes")
 
-    def __init__(self, rank: int | None):
-        self.members: list[Node] = []
-        self.rank = rank
+    def __init__(self, members: list[Node]):
+        self.members = members
+        self.rank: int | None = None
+        self.axis: str | None = None       # "row" or "column" once a reduction is in
         self.classes: dict[Value, str] = {}
-        self.has_reduction = False
 
 
 def fuse_row_reductions(graph: Graph) -> bool:
@@ -128,15 +132,18 @@ def _blocks(block: Block):
 
 def _fuse_block(graph: Graph, block: Block) -> bool:
     nodes = list(block.nodes())
-    if not any(row_reduction(n) for n in nodes):
+    if not any(reduction_axis(n) for n in nodes):
         return False
     group_of: dict[Node, _Group] = {}
     for node in nodes:
-        if row_reduction(node) or _pointwise(node):
+        if reduction_axis(node) or _pointwise(node):
             _place(node, group_of)
     groups = []
     for group in dict.fromkeys(group_of.values()):
-        if group.has_reduction and len(group.members) > 1 and _placeable(group):
+        # A group of one reduction is as fast in NumPy, except var and std (NumPy makes
+        # temporaries for the deviations).
+        worth = len(group.members) > 1 or group.members[0].kind in (aten.var, aten.std)
+        if group.axis is not None and worth and _placeable(group):
             groups.append(group)
     for group in groups:
         _make_group(graph, group)
@@ -147,20 +154,19 @@ def _place(node: Node, group_of: dict[Node, _Group]) -> None:
     """Put ``node`` into the group of its producers (merging them) when the classes and
     convexity allow; else with one producer's group; else into a group of its own."""
     producers = list(dict.fromkeys(group_of[v.node] for v in node.inputs if v.node in group_of))
+    if reduction_axis(node):
+        # Reductions of the same value share their sweeps (mean, std, min, max of columns).
+        siblings = [group_of[u.user] for u in node.input(0).uses
+                    if u.user in group_of and reduction_axis(u.user)]
+        producers = list(dict.fromkeys(producers + siblings))
     options = [producers] + ([[g] for g in producers] if len(producers) > 1 else [])
     if producers:
         options.append([])
     for take in options:
         members = sorted([m for g in take for m in g.members] + [node], key=_position)
-        group = _Group(None)
-        group.members = members
-        for m in members:
-            group.rank = _classify(m, group.classes, group.rank)
-            if group.rank is None:
-                break
-        if group.rank is None or (take and not _convex(members)):
+        group = _Group(members)
+        if not all(_classify(m, group) for m in members) or (take and not _convex(members)):
             continue
-        group.has_reduction = any(row_reduction(m) for m in members)
         for m in members:
             group_of[m] = group
         return
@@ -170,17 +176,21 @@ def _position(node: Node) -> int:
     return node._topo
 
 
-def _classify(node: Node, classes: dict[Value, str], rank: int | None) -> int | None:
-    """Record the classes of ``node``'s outputs in ``classes`` (the group's so far); the
-    group's rank, or None when ``node`` cannot join a group of rank ``rank``."""
-    if row_reduction(node):
+def _classify(node: Node, group: _Group) -> bool:
+    """Record the classes of ``node``'s outputs in ``group`` (its members before ``node``
+    classified already), fixing its rank and axis; False when ``node`` cannot be in it."""
+    classes, rank = group.classes, group.rank
+    axis = reduction_axis(node)
+    if axis is not None:
         source = node.input(0)
         r = _rank(source)
-        if classes.get(source, ELEMENT) != ELEMENT or (rank is not None and r != rank):
-            return None
+        if classes.get(source, ELEMENT) != ELEMENT or rank not in (None, r) \
+                or group.axis not in (None, axis):
+            return False
         keepdim = constant_value(node.input(ROW_REDUCTIONS[node.kind]).node)
         classes[node.output()] = ROW if keepdim else FLAT
-        return r
+        group.rank, group.axis = r, axis
+        return True
     if node.kind == prim.FusionGroup:
         sub = node.g("Subgraph")
         local: dict[Value, str | None] = {
@@ -188,22 +198,23 @@ def _classify(node: Node, classes: dict[Value, str], rank: int | None) -> int | 
         for n in sub.nodes():
             if n.kind != prim.Constant:
                 local[n.output()] = _combine([local.get(v) for v in n.inputs
-                                              if isinstance(v.type, TensorType)])
+                                              if isinstance(v.type, TensorType)], group.axis)
         found = [local.get(v) for v in sub.outputs]
     else:
         found = [_combine([_class_of(v, classes, rank) for v in node.inputs
-                           if isinstance(v.type, TensorType)])]
+                           if isinstance(v.type, TensorType)], group.axis)]
     if any(c in (None, "bad") for c in found):
-        return None
+        return False
     if rank is None:
         if FLAT in found:
-            return None     # (a group starts from a reduction or from element values)
+            return False    # (a group starts from a reduction or from element values)
         rank = _rank(node.outputs[0])
     for out, cls in zip(node.outputs, found):
         if _rank(out) != (rank - 1 if cls == FLAT else rank):
-            return None
+            return False
         classes[out] = cls
-    return rank
+    group.rank = rank
+    return True
 
 
 def _class_of(value: Value, classes: dict[Value, str], rank: int | None) -> str | None:
@@ -218,13 +229,16 @@ def _class_of(value: Value, classes: dict[Value, str], rank: int | None) -> str 
     return ELEMENT
 
 
-def _combine(found: list[str | None]) -> str | None:
+def _combine(found: list[str | None], axis: str | None) -> str | None:
+    """The class of a pointwise result. Reducing columns, a flat ``[N]`` broadcasts against
+    ``[M, N]`` and ``[1, N]`` along the columns, as a per-column value should; reducing rows,
+    a flat ``[B]`` against ``[B, N]`` would broadcast along the columns: refused."""
     if not found or any(c in (None, "bad") for c in found):
         return "bad"
     kinds = set(found)
-    if FLAT in kinds:
-        return FLAT if kinds == {FLAT} else "bad"
-    return ELEMENT if ELEMENT in kinds else ROW
+    if FLAT in kinds and kinds != {FLAT} and axis != "column":
+        return "bad"
+    return ELEMENT if ELEMENT in kinds else ROW if ROW in kinds else FLAT
 
 
 def _convex(members: list[Node]) -> bool:
@@ -275,7 +289,7 @@ def _make_group(graph: Graph, group: _Group) -> Node:
     members = group.members
     inside = set(members)
     last = members[-1]
-    node = graph.create_with_subgraph(ROW_GROUP)
+    node = graph.create_with_subgraph(ROW_GROUP if group.axis == "row" else COLUMN_GROUP)
     sub = node.g("Subgraph")
     env: dict[Value, Value] = {}
 

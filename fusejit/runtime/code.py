@@ -62,7 +62,7 @@ class Opcode(IntEnum):
 
 _JUMP_KINDS = {Opcode.JUMP: prim.Jump, Opcode.JUMPZ: prim.JumpZ, Opcode.JUMPNZ: prim.JumpNZ}
 # Nodes whose subgraph the executor compiles into one kernel (``make_group_operation``).
-_KERNEL_GROUPS = frozenset({prim.FusionGroup, prim.RowReductionGroup})
+_KERNEL_GROUPS = frozenset({prim.FusionGroup, prim.RowReductionGroup, prim.ColumnReductionGroup})
 _FIXED_OPCODES = {
     prim.Load: Opcode.LOAD, prim.Store: Opcode.STORE, prim.Drop: Opcode.DROP,
     prim.fork: Opcode.FORK, "aten::wait": Opcode.WAIT,

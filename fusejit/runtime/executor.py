@@ -425,7 +425,8 @@ class GroupOperation:
         from .fusion import FusedKernel
         from .fusion.row_kernel import RowKernel
 
-        make = RowKernel if self.node.kind == prim.RowReductionGroup else FusedKernel
+        make = RowKernel if self.node.kind in (prim.RowReductionGroup,
+                                               prim.ColumnReductionGroup) else FusedKernel
         try:
             return make(self.node, precise=self.precise)
         except IRError as why:

@@ -70,3 +70,16 @@ def test_flat_rows_do_not_mix_with_elements():
 
     square = np.arange(16, dtype=np.float32).reshape(4, 4)
     assert prim.RowReductionGroup not in _kinds(flat_plus, square)
+
+
+def test_column_groups_and_their_limits():
+    def standardize(x):
+        return (x - x.mean(axis=0)) / x.std(axis=0)
+
+    def mixed(x):
+        return x - x.mean(axis=0) - x.mean(axis=-1, keepdims=True)
+
+    assert _kinds(standardize, X) == [prim.ColumnReductionGroup]
+    assert prim.ColumnReductionGroup not in _kinds(standardize, np.ones((2, 4, 8), np.float32))
+    kinds = _kinds(mixed, X)        # rows and columns never share a group
+    assert kinds.count(prim.ColumnReductionGroup) + kinds.count(prim.RowReductionGroup) <= 1

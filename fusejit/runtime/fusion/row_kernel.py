@@ -28,6 +28,7 @@ from ...ir.types import TensorType
 from . import plan as plans
 from .cache import load_module, reload_module
 from .codegen import STRIDED, UNIT, ZERO, ArgSpec
+from .columns import COLUMN_BLOCK, generate_columns
 from .compiler import FusedKernel, from_numba_cache
 from .isolated import ensure_compiled
 from .rows import ELEMENT, FLAT, KEEPDIM_AT, ROW, RowGroup, generate_rows
@@ -58,9 +59,11 @@ class RowKernel:
     _specs = FusedKernel._specs
     _flatten = FusedKernel._flatten
 
-    def __init__(self, group: Node | Graph, *, precise: bool = False):
-        graph = group if isinstance(group, Graph) else group.g("Subgraph")
-        self.group = RowGroup(graph)
+    def __init__(self, group: Node | Graph, *, precise: bool = False, axis: str = "row"):
+        if isinstance(group, Node):
+            axis = "column" if group.kind == prim.ColumnReductionGroup else "row"
+            group = group.g("Subgraph")
+        self.group = RowGroup(group, axis)
         self.layout = self.group          # (what FusedKernel's argument checks read)
         self.precise = precise
         self._variants: dict[tuple, tuple] = {}
@@ -94,8 +97,11 @@ class RowKernel:
                 if shape != full:
                     raise InterpreterError(f"row kernel: reductions of shapes {full} and "
                                            f"{shape}")
-                shape_of[node.output()] = shape[:-1] + (1,) if group.keepdim[node] \
-                    else shape[:-1]
+                keep = group.keepdim[node]
+                if group.axis == "row":
+                    shape_of[node.output()] = shape[:-1] + (1,) if keep else shape[:-1]
+                else:
+                    shape_of[node.output()] = (1,) + shape[1:] if keep else shape[1:]
                 continue
             ins = [shape_of.get(v, ()) for v in node.inputs if isinstance(v.type, TensorType)]
             try:
@@ -105,7 +111,10 @@ class RowKernel:
                                        f"not broadcast") from None
         if full is None or 0 in full:
             raise InterpreterError("row kernel: an empty row or no rows")
-        want = {ELEMENT: full, ROW: full[:-1] + (1,), FLAT: full[:-1]}
+        if group.axis == "row":
+            want = {ELEMENT: full, ROW: full[:-1] + (1,), FLAT: full[:-1]}
+        else:
+            want = {ELEMENT: full, ROW: (1,) + full[1:], FLAT: full[1:]}
         out_shapes = []
         for value in group.outputs:
             if shape_of[value] != want[group.classes[value]]:
@@ -135,29 +144,37 @@ class RowKernel:
             classes.append(UNIT if n == 1 or padded[-1] == 1 else
                            ZERO if padded[-1] == 0 else STRIDED)
         work = rows * n * group.passes * _COST_PER_PASS
-        serial = plans.num_threads() == 1 or rows == 1 or work < plans.SERIAL_WORK_NS
+        blocks = rows if group.axis == "row" else -(-n // COLUMN_BLOCK)
+        serial = plans.num_threads() == 1 or blocks == 1 or work < plans.SERIAL_WORK_NS
         return _RowPlan(n, rows, bases, steps, tuple(classes), out_shapes, serial)
 
     def _variant(self, specs: list[ArgSpec], plan: _RowPlan) -> tuple:
         key = (tuple(s.key() for s in specs), plan.classes)
         variant = self._variants.get(key)
         if variant is None:
-            source, out_dtypes = generate_rows(self.group, specs, list(plan.classes),
-                                               self.precise)
+            source, out_dtypes = self._generate(specs, plan)
             variant = self._variants[key] = (source, load_module(source), out_dtypes)
         return variant
 
     def source(self, *inputs) -> str:
         """The generated module's text for inputs like these."""
         specs, _flats, _scalars, plan = self._prepare(inputs)
-        return generate_rows(self.group, specs, list(plan.classes), self.precise)[0]
+        return self._generate(specs, plan)[0]
+
+    def _generate(self, specs: list[ArgSpec], plan: _RowPlan) -> tuple[str, list]:
+        make = generate_rows if self.group.axis == "row" else generate_columns
+        return make(self.group, specs, list(plan.classes), self.precise)
 
     def __call__(self, *inputs) -> tuple[np.ndarray, ...]:
         specs, flats, scalars, plan = self._prepare(inputs)
         source, module, out_dtypes = self._variant(specs, plan)
         outs = [np.empty(shape, dtype) for shape, dtype in zip(plan.out_shapes, out_dtypes)]
         status = np.zeros(1, np.int64)
-        args = (plan.n, plan.rows, plan.bases, plan.steps, *flats, *scalars,
+        if self.group.axis == "row":
+            sizes: tuple = (plan.n, plan.rows)
+        else:   # rows to reduce over, columns, columns per block, blocks
+            sizes = (plan.rows, plan.n, COLUMN_BLOCK, -(-plan.n // COLUMN_BLOCK))
+        args = (*sizes, plan.bases, plan.steps, *flats, *scalars,
                 *[o.reshape(-1) for o in outs], status)
         name = "kernel_serial" if plan.serial else "kernel_parallel"
         fn = getattr(module, name)

@@ -179,3 +179,70 @@ def test_other_shapes_fall_back():
     assert any(n.kind == prim.RowReductionGroup for n in graph.nodes())
     _rel_close(fused(x, y), wider(x, y), np.float32)
     _rel_close(fused(y, y), wider(y, y), np.float32)
+
+
+# -- column statistics: reductions over axis 0 of a 2-d array ------------------------------------
+
+def standardize(x):
+    return (x - x.mean(axis=0)) / x.std(axis=0)
+
+
+def column_stats(x):
+    """Sibling reductions of one input share the sweeps; keepdims and not."""
+    return x.mean(axis=0), x.var(axis=0, keepdims=True), x.min(axis=0), \
+        x.max(axis=0, keepdims=True) - x.sum(axis=0)
+
+
+COLUMNS = {f: fusejit.compile(fusejit.script(f), fuse=True, reductions=True)
+           for f in (standardize, column_stats)}
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")     # (NumPy's 0 / 0 in the oracle)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("layout", ["contiguous", "strided", "fortran", "one_row", "nan"])
+def test_columns_match_numpy(layout, dtype, kernels_only):
+    rng = np.random.default_rng(6)
+    x = (rng.standard_normal((300, 150)) * 3 + 1).astype(dtype)   # 3 column blocks
+    if layout == "strided":
+        x = x[::3, ::2]
+    elif layout == "fortran":
+        x = np.asfortranarray(x)
+    elif layout == "one_row":
+        x = x[:1]
+    elif layout == "nan":
+        x[5, 7] = np.nan
+        x[:, 9] = np.inf
+    for fn in (standardize, column_stats):
+        graph = COLUMNS[fn].graph_for(x)
+        assert [n.kind for n in graph.nodes() if n.kind != prim.Constant] == \
+            [prim.ColumnReductionGroup]
+        with np.errstate(all="ignore"):
+            want = fn(x)
+        got = COLUMNS[fn](x)
+        rtol = 2e-5 if dtype == np.float32 else 1e-12
+        for g, w in zip(got if isinstance(got, tuple) else (got,),
+                        want if isinstance(want, tuple) else (want,)):
+            assert g.dtype == w.dtype and g.shape == w.shape
+            np.testing.assert_allclose(g, w, rtol=rtol, atol=rtol, equal_nan=True)
+
+
+def test_column_parallel_kernel(monkeypatch, kernels_only):
+    monkeypatch.setattr(plans, "SERIAL_WORK_NS", 0)
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((40, 200)).astype(np.float32)
+    fused = fusejit.compile(fusejit.script(standardize), fuse=True, reductions=True)
+    (group,) = [n for n in fused.graph_for(x).nodes() if n.kind == prim.ColumnReductionGroup]
+    kernel = RowKernel(group)
+    assert not kernel._prepare((x,))[3].serial
+    _rel_close(kernel(x)[0], standardize(x), np.float32)
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")     # (means of no rows)
+def test_columns_of_no_rows_are_interpreted():
+    x = np.zeros((0, 5), np.float32)
+    with np.errstate(all="ignore"):
+        want = standardize(x)
+    got = COLUMNS[standardize](x)
+    assert got.shape == want.shape and got.dtype == want.dtype
+    with pytest.raises(fusejit.FusejitError, match="amin"):   # NumPy: no identity for min
+        COLUMNS[column_stats](x)

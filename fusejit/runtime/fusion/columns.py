@@ -1,0 +1,142 @@
+"""Python source for one column-reduction group: reductions over axis 0 of a 2-d ``[m, cols]``
+iteration shape (column statistics), with their pointwise producers and consumers.
+
+The kernel cuts the columns into blocks (a ``prange`` over blocks in the parallel variant).
+Within a block it makes one sweep down the rows per level of reductions, accumulating into one
+array per reduction, a lane per column, so the inner loop along a row is unit-stride and
+vectorises without reordering any sum; per-column values are arrays of the block's width.
+Standardising columns, ``(x - x.mean(0)) / x.std(0)``::
+
+    for blk in prange(n_blocks):
+        j0 = blk * block
+        n = min(block, cols - j0)
+        acc_t0_sum = np.zeros(n)                        # sweep 1: the means
+        for i in range(m):
+            r0 = x0[bases[0, i] + j0:...]
+            for c in range(n):
+                acc_t0_sum[c] += np.float64(r0[c])
+        ...                                             # sweep 2: squared deviations
+        for i in range(m):                              # last sweep: the outputs
+            w0 = o0[i * cols + j0:i * cols + j0 + n]
+            for c in range(n):
+                w0[c] = ...
+
+Element expressions are the fused kernels' renderers, through ``rows._RowGenerator``; sums
+accumulate in float64, max and min propagate NaN as NumPy does.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .codegen import UNIT, ZERO
+from .rows import _NAMES, ELEMENT, Reduction, RowGenerator, module_text
+
+# Columns per block: with 1024 rows a block of float32 is 256 KiB, which stays in L2 between
+# the sweeps; the accumulators (8 bytes a column) stay in L1.
+COLUMN_BLOCK = 64
+
+
+class _ColumnGenerator(RowGenerator):
+    def kernel_text(self, name: str, parallel: bool) -> list[str]:
+        group = self.group
+        n_tensors = len(group.tensor_index)
+        args = (["m", "cols", "block", "n_blocks", "bases", "steps"]
+                + [f"x{i}" for i in range(n_tensors)]
+                + [f"s{i}" for i in range(len(group.scalar_index))]
+                + [f"o{j}" for j in range(len(group.outputs))] + ["status"])
+        loop = "prange" if parallel else "range"
+        lines = [f'@njit(parallel={parallel}, cache=True, error_model="numpy")',
+                 f"def {name}({', '.join(args)}):",
+                 f"    for blk in {loop}(n_blocks):",
+                 "        j0 = blk * block",
+                 "        n = min(block, cols - j0)"]
+        body: list[str] = []
+        # per-column values: their names in the loops, read from arrays col_tK
+        self.columns: dict[str, str] = {}
+        for level in range(1, group.passes):
+            body += self._sweep([r for r in group.reductions if r.level == level])
+            for node in group.graph.nodes():
+                if node in self.code and group.classes[node.output()] != ELEMENT \
+                        and group.levels[node.output()] == level:
+                    body += self._per_column(node)
+        element_outputs = [v for v in group.outputs if group.classes[v] == ELEMENT]
+        if element_outputs:
+            writes = [f"w{j}[c] = {self.values[v].expr}" for j, v in enumerate(group.outputs)
+                      if v in element_outputs]
+            outs = [f"w{j} = o{j}[i * cols + j0:i * cols + j0 + n]"
+                    for j, v in enumerate(group.outputs) if v in element_outputs]
+            body += self._rows(self._closure(element_outputs), writes, outs)
+        for j, value in enumerate(group.outputs):
+            if group.classes[value] != ELEMENT:
+                body += ["for c in range(n):",
+                         f"    o{j}[j0 + c] = {self._column_array(self.values[value].expr)}[c]"]
+        return lines + ["        " + line for line in body]
+
+    def _column_array(self, name: str) -> str:
+        return self.columns.get(name, name)
+
+    def _rows(self, nodes: list, tail: list[str], before: list[str]) -> list[str]:
+        """A sweep down the rows of the block computing ``nodes`` and then ``tail`` for each
+        element; ``before`` runs once per row."""
+        loads = {name: f"{name} = {array}[c]" for name, array in self.columns.items()}
+        starts: dict[str, str] = {}          # operand name -> its line, once per row
+        for k in range(len(self.group.tensor_index)):
+            base = f"bases[{k}, i] + j0 * steps[{k}]"
+            if self.classes[k] == ZERO:
+                starts[f"a{k}"] = f"a{k} = x{k}[bases[{k}, i]]"
+            else:
+                step = "" if self.classes[k] == UNIT else f":steps[{k}]"
+                end = "n" if not step else f"(n - 1) * steps[{k}] + 1"
+                starts[f"a{k}"] = f"r{k} = x{k}[{base}:{base} + {end}{step}]"
+                loads[f"a{k}"] = f"a{k} = r{k}[c]"
+        allocs, loops = self._loop(nodes, loads, tail)
+        used = set(_NAMES.findall(" ".join(loops)))
+        firsts = [line for name, line in starts.items() if name in used]
+        return ["for i in range(m):"] + ["    " + line for line in
+                                         before + firsts + allocs + loops]
+
+    def _sweep(self, reductions: list[Reduction]) -> list[str]:
+        lines = [f"# sweep: {', '.join(str(r.node.kind) for r in reductions)}"]
+        updates, finals = [], []
+        for r in reductions:
+            dtype = np.dtype(self.dtypes[r.name]).name
+            acc = f"acc_{r.name}_{r.kind}"
+            source = self.values[r.source].expr
+            if r.kind in ("max", "min"):
+                fn = "rm.maximum" if r.kind == "max" else "rm.minimum"
+                sign = "-" if r.kind == "max" else ""
+                lines.append(f"{acc} = np.full(n, {sign}np.inf, np.{dtype})")
+                updates.append(f"{acc}[c] = {fn}({acc}[c], {source})")
+            else:
+                lines.append(f"{acc} = np.zeros(n, np.float64)")
+                if r.kind == "sqdev":
+                    mean = f"acc_{r.mean.name}_sum[c] / m"
+                    updates += [f"dev_{r.name} = np.float64({source}) - {mean}",
+                                f"{acc}[c] += dev_{r.name} * dev_{r.name}"]
+                else:
+                    updates.append(f"{acc}[c] += np.float64({source})")
+            final = self._final(r, f"{acc}[c]", "m")
+            if final:       # (none for the mean inside var and std)
+                array = f"col_{r.name}"
+                lines.append(f"{array} = np.empty(n, np.{dtype})")
+                finals += ["for c in range(n):",
+                           f"    {array}[c] = {final.split(' = ', 1)[1]}"]
+                self.columns[r.name] = array
+        lines += self._rows(self._closure([r.source for r in reductions]), updates, [])
+        return lines + finals
+
+    def _per_column(self, node) -> list[str]:
+        """A pointwise node on per-column values: one loop over the block's columns."""
+        name = self.values[node.output()].expr
+        array = f"col_{name}"
+        loads = {k: f"{k} = {v}[c]" for k, v in self.columns.items()}
+        allocs, loops = self._loop([node], loads, [f"{array}[c] = {name}"])
+        self.columns[name] = array
+        dtype = np.dtype(self.dtypes[name]).name
+        return [f"{array} = np.empty(n, np.{dtype})"] + allocs + loops
+
+
+def generate_columns(group, specs, classes, precise: bool = False):
+    """The column kernel module's source and the outputs' dtypes (see ``rows.generate_rows``)."""
+    return module_text(_ColumnGenerator(group, specs, classes, precise), "column-reduction")
