@@ -30,7 +30,7 @@ from __future__ import annotations
 import numpy as np
 
 from .codegen import UNIT, ZERO
-from .rows import _NAMES, ELEMENT, Reduction, RowGenerator, module_text
+from .rows import _NAMES, ELEMENT, Reduction, RowGenerator, module_text, shared_with
 
 # Columns per block: with 1024 rows a block of float32 is 256 KiB, which stays in L2 between
 # the sweeps; the accumulators (8 bytes a column) stay in L1.
@@ -98,12 +98,15 @@ class _ColumnGenerator(RowGenerator):
 
     def _sweep(self, reductions: list[Reduction]) -> list[str]:
         lines = [f"# sweep: {', '.join(str(r.node.kind) for r in reductions)}"]
-        updates, finals = [], []
+        updates, finals, aliases = [], [], []
         for r in reductions:
             dtype = np.dtype(self.dtypes[r.name]).name
             acc = f"acc_{r.name}_{r.kind}"
             source = self.values[r.source].expr
-            if r.kind in ("max", "min"):
+            first = shared_with(r, reductions)
+            if first is not r:
+                aliases.append(f"{acc} = acc_{first.name}_{first.kind}")
+            elif r.kind in ("max", "min"):
                 fn = "rm.maximum" if r.kind == "max" else "rm.minimum"
                 sign = "-" if r.kind == "max" else ""
                 lines.append(f"{acc} = np.full(n, {sign}np.inf, np.{dtype})")
@@ -124,7 +127,7 @@ class _ColumnGenerator(RowGenerator):
                            f"    {array}[c] = {final.split(' = ', 1)[1]}"]
                 self.columns[r.name] = array
         lines += self._rows(self._closure([r.source for r in reductions]), updates, [])
-        return lines + finals
+        return lines + aliases + finals
 
     def _per_column(self, node) -> list[str]:
         """A pointwise node on per-column values: one loop over the block's columns."""

@@ -79,6 +79,12 @@ class Reduction:
         self.name = ""
 
 
+def shared_with(r: Reduction, reductions: list[Reduction]) -> Reduction:
+    """The first of ``reductions`` accumulating what ``r`` does (``x.mean()`` beside
+    ``x.var()`` sums ``x`` once)."""
+    return next(o for o in reductions if o.kind == r.kind and o.source is r.source)
+
+
 class RowGroup:
     """The static structure of a row-reduction subgraph: input kinds, value classes, levels."""
 
@@ -366,10 +372,15 @@ class RowGenerator(_Generator):
         """One pass over the row accumulating ``reductions`` (and storing ``kept`` values),
         and their per-row results."""
         lines = [f"# pass: {', '.join(str(r.node.kind) for r in reductions)}"]
-        updates, finals = [], []
+        updates, finals, aliases = [], [], []
         for r in reductions:
             dtype = np.dtype(self.dtypes[r.name]).name
             acc, part = f"acc_{r.name}_{r.kind}", f"part_{r.name}_{r.kind}"
+            first = shared_with(r, reductions)
+            if first is not r:
+                aliases.append(f"{acc} = acc_{first.name}_{first.kind}")
+                finals.append(self._final(r, acc))
+                continue
             source = self.values[r.source].expr
             if r.kind in ("max", "min"):
                 fn = "rm.maximum" if r.kind == "max" else "rm.minimum"
@@ -403,7 +414,7 @@ class RowGenerator(_Generator):
         lines += [f"    kq_{v} = keep_{v}[c0:c1]" for v in (self.values[v].expr for v in kept)]
         lines += ["    " + u[0] for u in updates] + ["    " + a for a in allocs] + loops
         lines += ["    " + u[2] for u in updates]
-        return lines + [f for f in finals if f]
+        return lines + aliases + [f for f in finals if f]
 
     def _final(self, r: Reduction, acc: str, count: str = "n") -> str:
         """The per-row result of ``r`` from its accumulator over ``count`` elements."""
