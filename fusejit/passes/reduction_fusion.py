@@ -1,5 +1,7 @@
-"""Row-reduction groups: last-axis reductions with their pointwise producers and consumers in one
-``prim::RowReductionGroup``, which the runtime compiles into one kernel that walks the rows.
+"""Reduction groups: last-axis reductions with their pointwise producers and consumers in one
+``prim::RowReductionGroup``, which the runtime compiles into one kernel that walks the rows;
+axis-0 reductions of 2-d arrays (column statistics) likewise in a ``prim::ColumnReductionGroup``.
+Reductions of one value join one group even when nothing else links them (mean and std).
 
 This goes beyond PyTorch's legacy fuser, whose groups hold pointwise ops only: ``fuse_graph``
 stays as PyTorch has it, and this pass runs after it (``@fusejit.jit`` runs it; ``compile``
@@ -20,14 +22,19 @@ from outside the group), **row** values have shape ``S[:-1] + (1,)`` (a reductio
 ``keepdim``, or pointwise ops on such values and numbers), **flat** values have ``S[:-1]`` (a
 reduction without ``keepdim``, and pointwise ops on those). A pointwise op may not mix flat
 values with the other two (``[B] + [B, N]`` broadcasts the rows along the columns); a reduction
-reads an element value. The kernel checks the actual shapes on each call and hands the group
-to the interpreter when they are not what the classes say.
+reads an element value. In column groups the per-column values have shape ``[1, N]`` or
+``[N]``, and those broadcast against ``[M, N]`` as they should. The kernel checks the actual
+shapes on each call and hands the group to the interpreter when they are not what the classes
+say.
 
 Groups are convex, as fusion groups are: no path leaves a group and comes back into it::
 
     %m = aten::amax(%x, [-1], True)
     %z = aten::mm(%m, %w)                 # outside: amax and the sub cannot share a group
-    %d = aten::sub(%x, %z)                  (the group would both feed and need %z)
+    %d = aten::sub(%m, %z)                  (the group would both feed and need %z)
+
+and one node at the place of the last member replaces a group, so no member's value may be
+used outside before that place (a later sibling reduction joins only when that holds).
 """
 
 from __future__ import annotations
@@ -143,7 +150,7 @@ def _fuse_block(graph: Graph, block: Block) -> bool:
         # A group of one reduction is as fast in NumPy, except var and std (NumPy makes
         # temporaries for the deviations).
         worth = len(group.members) > 1 or group.members[0].kind in (aten.var, aten.std)
-        if group.axis is not None and worth and _placeable(group):
+        if group.axis is not None and worth:
             groups.append(group)
     for group in groups:
         _make_group(graph, group)
@@ -165,7 +172,8 @@ def _place(node: Node, group_of: dict[Node, _Group]) -> None:
     for take in options:
         members = sorted([m for g in take for m in g.members] + [node], key=_position)
         group = _Group(members)
-        if not all(_classify(m, group) for m in members) or (take and not _convex(members)):
+        if not all(_classify(m, group) for m in members) or \
+                (take and not (_convex(members) and _placeable(group))):
             continue
         for m in members:
             group_of[m] = group

@@ -83,3 +83,17 @@ def test_column_groups_and_their_limits():
     assert prim.ColumnReductionGroup not in _kinds(standardize, np.ones((2, 4, 8), np.float32))
     kinds = _kinds(mixed, X)        # rows and columns never share a group
     assert kinds.count(prim.ColumnReductionGroup) + kinds.count(prim.RowReductionGroup) <= 1
+
+
+def test_a_sibling_joins_only_where_the_group_can_still_be_placed():
+    def softmax_then_mean(x, w):
+        y = softmax(x) @ w                   # the softmax is used before x.mean(...)
+        return y, x.mean(axis=-1, keepdims=True) * 2
+
+    w = np.ones((8, 3), np.float32)
+    kinds = _kinds(softmax_then_mean, X, w)
+    assert kinds.count(prim.RowReductionGroup) == 2 and aten.amax not in kinds
+    compiled = fusejit.compile(fusejit.script(softmax_then_mean), fuse=True, reductions=True)
+    x = np.random.default_rng(0).standard_normal((4, 8)).astype(np.float32)
+    for got, want in zip(compiled(x, w), softmax_then_mean(x, w)):
+        np.testing.assert_allclose(got, want, rtol=1e-5)
