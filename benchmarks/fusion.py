@@ -7,12 +7,13 @@ Cases: the LSTM cell's pointwise part (gates in, h and c out) at batch 1024 x hi
 64 x 512, float32; a 12-op elementwise chain on 2^24 float32 values; the chain with
 ``log1p(abs(x * y))`` added (float32), and the chain in float64; softmax and layer norm of a
 1024 x 1024 float32 matrix (fusejit has no max/mean yet: softmax is exp(x) / sum(exp(x)), the
-mean a sum times 1/n), and as NumPy writes them with max and mean (softmax, layer norm and
-log-sum-exp, each one row-reduction kernel in fusejit); a 100-step LSTM loop with batch 1,
-hidden 64 (one jitted function holding the loop). Each is a NumPy-spelled function decorated
-with ``fusejit.jit``; the same function undecorated is "NumPy eager". NumExpr, PyTorch eager,
-TorchScript, ``torch.compile`` and ``jax.jit`` run when installed. Prints median times and the
-ratio NumPy-eager-time / this-time (higher is faster).
+mean a sum times 1/n), and as NumPy writes them with max and mean (softmax, layer norm,
+log-sum-exp, each one row-reduction kernel in fusejit, and standardised columns, one column
+kernel); a 100-step LSTM loop with batch 1, hidden 64 (one jitted function holding the loop).
+Each is a NumPy-spelled function decorated with ``fusejit.jit``; the same function undecorated
+is "NumPy eager". NumExpr, PyTorch eager, TorchScript, ``torch.compile`` and ``jax.jit`` run
+when installed. Prints median times and the ratio NumPy-eager-time / this-time (higher is
+faster).
 """
 
 from __future__ import annotations
@@ -21,10 +22,12 @@ import argparse
 import os
 import statistics
 import time
+import types
 
 import numpy as np
 
 import fusejit
+from fusejit import examples
 from fusejit import ops as F
 from fusejit.examples import lstm_loop, lstm_pointwise
 
@@ -78,26 +81,18 @@ def layer_norm(x, gamma, beta, inv_n: float):
 
 # -- row reductions as NumPy code writes them (one row-reduction kernel each in fusejit) ---------
 
-def softmax_rows(x):
-    e = np.exp(x - x.max(axis=-1, keepdims=True))
-    return e / e.sum(axis=-1, keepdims=True)
+ROW_REDUCTIONS = (examples.softmax, examples.layer_norm, examples.log_sum_exp,
+                  examples.standardize_columns)
 
 
-def layer_norm_rows(x, gamma, beta):
-    mu = x.mean(axis=-1, keepdims=True)
-    var = ((x - mu) ** 2).mean(axis=-1, keepdims=True)
-    return (x - mu) / np.sqrt(var + 1e-5) * gamma + beta
-
-
-def log_sum_exp_rows(x):
-    m = x.max(axis=-1, keepdims=True)
-    return np.log(np.exp(x - m).sum(axis=-1, keepdims=True)) + m
+def with_module(fn, module):
+    """``fn`` with ``np`` bound to ``module`` (``jax.numpy``): the same code for jax.jit."""
+    return types.FunctionType(fn.__code__, {**fn.__globals__, "np": module}, fn.__name__)
 
 
 def reduction_alternatives() -> dict[str, tuple]:
-    """``jax.jit``, PyTorch eager and ``torch.compile`` versions of the three row-reduction
-    functions (softmax, layer norm, log-sum-exp), for what is installed; arrays are converted
-    outside the timed call."""
+    """``jax.jit``, PyTorch eager and ``torch.compile`` versions of ``ROW_REDUCTIONS``, for
+    what is installed, with the function converting an array (outside the timed call)."""
     found: dict[str, tuple] = {}
     try:
         import jax
@@ -105,20 +100,7 @@ def reduction_alternatives() -> dict[str, tuple]:
     except ImportError:
         jax = None
     if jax is not None:
-        def softmax_j(x):
-            e = jnp.exp(x - x.max(axis=-1, keepdims=True))
-            return e / e.sum(axis=-1, keepdims=True)
-
-        def layer_norm_j(x, gamma, beta):
-            mu = x.mean(axis=-1, keepdims=True)
-            var = ((x - mu) ** 2).mean(axis=-1, keepdims=True)
-            return (x - mu) / jnp.sqrt(var + 1e-5) * gamma + beta
-
-        def log_sum_exp_j(x):
-            m = x.max(axis=-1, keepdims=True)
-            return jnp.log(jnp.exp(x - m).sum(axis=-1, keepdims=True)) + m
-
-        fns = tuple(jax.jit(f) for f in (softmax_j, layer_norm_j, log_sum_exp_j))
+        fns = tuple(jax.jit(with_module(f, jnp)) for f in ROW_REDUCTIONS)
         found["jax.jit"] = (lambda a: jnp.asarray(a),
                             tuple(lambda *d, f=f: f(*d).block_until_ready() for f in fns))
     try:
@@ -139,7 +121,10 @@ def reduction_alternatives() -> dict[str, tuple]:
         m = x.amax(-1, keepdim=True)
         return torch.log(torch.exp(x - m).sum(-1, keepdim=True)) + m
 
-    eager = (softmax_t, layer_norm_t, log_sum_exp_t)
+    def standardize_t(x):
+        return (x - x.mean(0)) / x.std(0, correction=0)
+
+    eager = (softmax_t, layer_norm_t, log_sum_exp_t, standardize_t)
     found["torch eager"] = (torch.from_numpy, eager)
     try:
         found["torch.compile"] = (torch.from_numpy, tuple(torch.compile(f) for f in eager))
@@ -149,14 +134,15 @@ def reduction_alternatives() -> dict[str, tuple]:
 
 
 def reduction_cases(side: int, repeat: int) -> None:
-    """Softmax, layer norm and log-sum-exp of a side x side float32 matrix."""
+    """Softmax, layer norm, log-sum-exp and standardised columns of a side x side float32
+    matrix."""
     rng = np.random.default_rng(1)
     x = rng.standard_normal((side, side)).astype(np.float32)
     gamma = rng.standard_normal(side).astype(np.float32)
     beta = rng.standard_normal(side).astype(np.float32)
     others = reduction_alternatives()
-    cases = (("softmax", softmax_rows, (x,)), ("layer norm", layer_norm_rows, (x, gamma, beta)),
-             ("log-sum-exp", log_sum_exp_rows, (x,)))
+    cases = zip(("softmax", "layer norm", "log-sum-exp", "standardised columns"),
+                ROW_REDUCTIONS, ((x,), (x, gamma, beta), (x,), (x,)))
     for index, (title, fn, data) in enumerate(cases):
         jitted = fusejit.jit(fn)
         got, want = jitted(*data), fn(*data)
@@ -166,7 +152,7 @@ def reduction_cases(side: int, repeat: int) -> None:
         for name, (convert, fns) in others.items():
             converted = tuple(convert(a) for a in data)
             times[name] = median_time(lambda f=fns[index], d=converted: f(*d), repeat)
-        report(f"{title} (max, mean: row reductions) {side}x{side} float32 "
+        report(f"{title} (max, mean, std: reduction kernels) {side}x{side} float32 "
                f"(max rel diff {err:.1e})", times)
 
 

@@ -89,3 +89,26 @@ WHILE_IF = """graph(%n : int):
       -> (%c, %k2, %a2)
   return (%acc)
 """
+
+
+# Row reductions as NumPy code writes them; each is one row-reduction kernel under
+# ``@fusejit.jit`` (passes/reduction_fusion.py).
+def softmax(x):
+    e = np.exp(x - x.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def layer_norm(x, gamma, beta):
+    mu = x.mean(axis=-1, keepdims=True)
+    var = ((x - mu) ** 2).mean(axis=-1, keepdims=True)
+    return (x - mu) / np.sqrt(var + 1e-5) * gamma + beta
+
+
+def log_sum_exp(x):
+    m = x.max(axis=-1, keepdims=True)
+    return np.log(np.exp(x - m).sum(axis=-1, keepdims=True)) + m
+
+
+def standardize_columns(x):
+    """Column statistics: one column-reduction kernel (reductions over axis 0)."""
+    return (x - x.mean(axis=0)) / x.std(axis=0)
