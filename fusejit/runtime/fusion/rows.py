@@ -258,13 +258,15 @@ class RowGenerator(_Generator):
                                              "tensor" if "tensor" in kinds else "zero_dim")
 
     # -- the kernel text -------------------------------------------------------------------
-    def _closure(self, roots: list[Value]) -> list[Node]:
-        """The element nodes computing ``roots``, in graph order."""
+    def _closure(self, roots: list[Value], given: frozenset = frozenset()) -> list[Node]:
+        """The element nodes computing ``roots`` from the inputs and the ``given`` values, in
+        graph order."""
         wanted: set[Node] = set()
         stack = [v for v in roots if self.group.classes.get(v) == ELEMENT]
         while stack:
-            node = stack.pop().node
-            if node in self.code and node not in wanted:
+            value = stack.pop()
+            node = value.node
+            if value not in given and node in self.code and node not in wanted:
                 wanted.add(node)
                 stack += [v for v in node.inputs if self.group.classes.get(v) == ELEMENT]
         return [n for n in self.group.graph.nodes() if n in wanted]
@@ -335,8 +337,7 @@ class RowGenerator(_Generator):
             else:
                 body.append(f"o{j}[row] = {expr}")
         if writes:
-            stashed = {v.node for v in kept}
-            computed = [n for n in final if n not in stashed and not self._before(n, stashed)]
+            computed = self._closure(element_outputs, frozenset(kept))
             reads = dict(loads)
             for value in kept:
                 name = self.values[value].expr
@@ -366,13 +367,6 @@ class RowGenerator(_Generator):
                                        for u in node.output().uses):
                 kept.append(node.output())
         return kept
-
-    def _before(self, node: Node, stashed: set[Node]) -> bool:
-        """Is ``node`` needed only to compute stashed values (so the output pass skips it)?"""
-        users = [u.user for u in node.output().uses]
-        return bool(users) and node not in stashed and all(
-            u in stashed or self._before(u, stashed) for u in users
-            if u.kind != prim.Return) and not any(u.kind == prim.Return for u in users)
 
     def _pass(self, reductions: list[Reduction], loads: dict[str, str],
               kept: list[Value]) -> list[str]:

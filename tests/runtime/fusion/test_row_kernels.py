@@ -231,3 +231,27 @@ def test_columns_of_no_rows_are_interpreted():
     assert got.shape == want.shape and got.dtype == want.dtype
     with pytest.raises(fusejit.FusejitError, match="amin"):   # NumPy: no identity for min
         COLUMNS[column_stats](x)
+
+
+def mixed_ops(x, scale: float):
+    """A float argument, a comparison and where, erf (libm, in a loop of its own) and sin of
+    large arguments (its fix-up loop), inside the reduction passes and the output pass."""
+    c = x - x.mean(axis=-1, keepdims=True)
+    big = np.sin(x * scale)             # (of x: c * scale would magnify rounding of the mean)
+    picked = np.where(c > 0, big, fusejit.ops.erf(c))
+    return picked / np.abs(picked).sum(axis=-1, keepdims=True), fusejit.ops.erf(c).max(axis=-1)
+
+
+@pytest.mark.parametrize("precise", [False, True])
+def test_cut_loops_scalars_and_precise(precise, kernels_only):
+    rng = np.random.default_rng(8)
+    x = rng.standard_normal((9, 1300)).astype(np.float32)
+    fused = fusejit.compile(fusejit.script(mixed_ops), fuse=True, reductions=True,
+                            precise=precise)
+    graph = fused.graph_for(x, 1e4)
+    assert [n.kind for n in graph.nodes() if n.kind != prim.Constant] == \
+        [prim.RowReductionGroup]
+    reference = fusejit.compile(fusejit.script(mixed_ops), engine="reference")
+    for got, want in zip(fused(x, 1e4), reference(x, 1e4)):
+        assert got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-6)
