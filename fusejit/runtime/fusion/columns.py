@@ -82,9 +82,9 @@ class _ColumnGenerator(RowGenerator):
         loads = {name: f"{name} = {array}[c]" for name, array in self.columns.items()}
         starts: dict[str, str] = {}          # operand name -> its line, once per row
         for k in range(len(self.group.tensor_index)):
-            base = f"bases[{k}, i] + j0 * steps[{k}]"
+            base = f"{self.row_base(k, 'i')} + j0 * steps[{k}]"
             if self.classes[k] == ZERO:
-                starts[f"a{k}"] = f"a{k} = x{k}[bases[{k}, i]]"
+                starts[f"a{k}"] = f"a{k} = x{k}[{self.row_base(k, 'i')}]"
             else:
                 step = "" if self.classes[k] == UNIT else f":steps[{k}]"
                 end = "n" if not step else f"(n - 1) * steps[{k}] + 1"
@@ -140,6 +140,7 @@ class _ColumnGenerator(RowGenerator):
         return [f"{array} = np.empty(n, np.{dtype})"] + allocs + loops
 
 
-def generate_columns(group, specs, classes, precise: bool = False):
+def generate_columns(group, specs, classes, precise: bool = False, linear: bool = False):
     """The column kernel module's source and the outputs' dtypes (see ``rows.generate_rows``)."""
-    return module_text(_ColumnGenerator(group, specs, classes, precise), "column-reduction")
+    return module_text(_ColumnGenerator(group, specs, classes, precise, linear),
+                       "column-reduction")

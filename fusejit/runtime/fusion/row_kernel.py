@@ -39,9 +39,10 @@ _COST_PER_PASS = 1.0
 
 
 class _RowPlan:
-    __slots__ = ("n", "rows", "bases", "steps", "classes", "out_shapes", "serial")
+    __slots__ = ("n", "rows", "bases", "steps", "classes", "out_shapes", "serial", "linear")
 
-    def __init__(self, n, rows, bases, steps, classes, out_shapes, serial):
+    def __init__(self, n, rows, bases, steps, classes, out_shapes, serial, linear):
+        self.linear = linear
         self.n = n
         self.rows = rows
         self.bases = bases
@@ -128,28 +129,34 @@ class RowKernel:
         outer = full[:-1]
         n = full[-1]
         rows = int(np.prod(outer, dtype=np.int64)) if outer else 1
-        index = np.indices(outer, dtype=np.int64).reshape(len(outer), -1) if outer else \
-            np.zeros((0, 1), np.int64)
-        bases = np.empty((len(shapes), rows), np.int64)
         steps = np.empty(len(shapes), np.int64)
-        classes = []
+        classes, outer_strides = [], []
         for k, (shape, st) in enumerate(zip(shapes, strides)):
             if np.broadcast_shapes(shape, full) != full:
                 raise InterpreterError(f"row kernel: input of shape {shape} does not "
                                        f"broadcast to {full}")
             pad = rank - len(shape)
             padded = [0] * pad + [s if size != 1 else 0 for size, s in zip(shape, st)]
-            bases[k] = np.asarray(padded[:-1], np.int64) @ index if outer else 0
+            outer_strides.append(padded[:-1])
             steps[k] = padded[-1]
             classes.append(UNIT if n == 1 or padded[-1] == 1 else
                            ZERO if padded[-1] == 0 else STRIDED)
+        # Rows at one step in every input (contiguous, broadcast, sliced rows) need no table.
+        linear = all(st[d] == st[d + 1] * outer[d + 1]
+                     for st in outer_strides for d in range(len(outer) - 1))
+        if linear:
+            bases = np.array([[st[-1] if st else 0] for st in outer_strides], np.int64)
+        else:
+            index = np.indices(outer, dtype=np.int64).reshape(len(outer), -1)
+            bases = np.array([np.asarray(st, np.int64) @ index for st in outer_strides])
         work = rows * n * group.passes * _COST_PER_PASS
         blocks = rows if group.axis == "row" else -(-n // COLUMN_BLOCK)
         serial = plans.num_threads() == 1 or blocks == 1 or work < plans.SERIAL_WORK_NS
-        return _RowPlan(n, rows, bases, steps, tuple(classes), out_shapes, serial)
+        return _RowPlan(n, rows, bases.reshape(len(shapes), -1), steps, tuple(classes),
+                        out_shapes, serial, linear)
 
     def _variant(self, specs: list[ArgSpec], plan: _RowPlan) -> tuple:
-        key = (tuple(s.key() for s in specs), plan.classes)
+        key = (tuple(s.key() for s in specs), plan.classes, plan.linear)
         variant = self._variants.get(key)
         if variant is None:
             source, out_dtypes = self._generate(specs, plan)
@@ -163,7 +170,7 @@ class RowKernel:
 
     def _generate(self, specs: list[ArgSpec], plan: _RowPlan) -> tuple[str, list]:
         make = generate_rows if self.group.axis == "row" else generate_columns
-        return make(self.group, specs, list(plan.classes), self.precise)
+        return make(self.group, specs, list(plan.classes), self.precise, plan.linear)
 
     def __call__(self, *inputs) -> tuple[np.ndarray, ...]:
         specs, flats, scalars, plan = self._prepare(inputs)
@@ -187,7 +194,7 @@ class RowKernel:
                 raise
             # A damaged cache file: compile again (the failed call ran no kernel code).
             module = reload_module(source)
-            self._variants[(tuple(s.key() for s in specs), plan.classes)] = \
+            self._variants[(tuple(s.key() for s in specs), plan.classes, plan.linear)] = \
                 (source, module, out_dtypes)
             getattr(module, name)(*args)
         if status[0]:

@@ -161,8 +161,10 @@ class RowGenerator(_Generator):
     """The fused kernels' emitter (literals, casts, guards, cut loops) over a ``RowGroup``."""
 
     def __init__(self, group: RowGroup, specs: list[ArgSpec], classes: list[str],
-                 precise: bool):
+                 precise: bool, linear: bool = False):
         self.group = group
+        # Rows at a constant step in every input: ``bases[k, 0]`` is that step (no table).
+        self.linear = linear
         self.specs = specs
         self.classes = classes           # per tensor input: unit, zero or strided
         self.target = "cpu"
@@ -176,6 +178,10 @@ class RowGenerator(_Generator):
         self.dtypes: dict[str, np.dtype] = {}
         self.counter = 0
         self.modules: set[str] = set()
+
+    def row_base(self, k: int, index: str) -> str:
+        """Where row ``index`` of tensor input ``k`` starts."""
+        return f"bases[{k}, 0] * {index}" if self.linear else f"bases[{k}, {index}]"
 
     def operand_for(self, value: Value, load: bool = True) -> Operand:
         return self.values[value]
@@ -304,7 +310,7 @@ class RowGenerator(_Generator):
         head: list[str] = []     # per call (serial) or per row (parallel: per thread's row)
         loads: dict[str, str] = {}
         for k in range(n_tensors):
-            body.append(f"b{k} = bases[{k}, row]")
+            body.append(f"b{k} = {self.row_base(k, 'row')}")
             if self.classes[k] == ZERO:
                 body.append(f"a{k} = x{k}[b{k}]")
             elif self.classes[k] == UNIT:
@@ -436,10 +442,11 @@ class RowGenerator(_Generator):
 
 
 def generate_rows(group: RowGroup, specs: list[ArgSpec], classes: list[str],
-                  precise: bool = False) -> tuple[str, list[np.dtype]]:
+                  precise: bool = False, linear: bool = False) -> tuple[str, list[np.dtype]]:
     """The kernel module's source and the outputs' dtypes, for inputs described by ``specs``
-    whose steps along the row are ``classes`` (unit, zero or strided, per tensor input)."""
-    return module_text(RowGenerator(group, specs, classes, precise), "row-reduction")
+    whose steps along the row are ``classes`` (unit, zero or strided, per tensor input), and
+    whose rows start at a constant step (``linear``) or anywhere (a table of offsets)."""
+    return module_text(RowGenerator(group, specs, classes, precise, linear), "row-reduction")
 
 
 def module_text(gen: RowGenerator, what: str) -> tuple[str, list[np.dtype]]:

@@ -255,3 +255,18 @@ def test_cut_loops_scalars_and_precise(precise, kernels_only):
     for got, want in zip(fused(x, 1e4), reference(x, 1e4)):
         assert got.dtype == want.dtype and got.shape == want.shape
         np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-6)
+
+
+def test_rows_at_no_single_step(kernels_only):
+    """Rows of a 3-d slice start at no constant step: the kernel reads a table of offsets."""
+    rng = np.random.default_rng(9)
+    x = rng.standard_normal((3, 10, 70)).astype(np.float32)[:, :5, :]
+    w = rng.standard_normal(70).astype(np.float32)
+    _rel_close(FUSED[layer_norm](x, w, w), layer_norm(x, w, w), np.float32)
+    (group,) = [n for n in FUSED[softmax].graph_for(x).nodes()
+                if n.kind == prim.RowReductionGroup]
+    kernel = RowKernel(group)
+    assert not kernel._prepare((x,))[3].linear
+    assert kernel._prepare((x[:, :, ::2],))[3].linear is False
+    assert kernel._prepare((np.ascontiguousarray(x),))[3].linear
+    _rel_close(kernel(x)[0], softmax(x), np.float32)
