@@ -270,3 +270,24 @@ def test_rows_at_no_single_step(kernels_only):
     assert kernel._prepare((x[:, :, ::2],))[3].linear is False
     assert kernel._prepare((np.ascontiguousarray(x),))[3].linear
     _rel_close(kernel(x)[0], softmax(x), np.float32)
+
+
+def test_kernel_source_is_cached_and_holds_no_user_text():
+    """The module goes to the kernel cache under the hash of its text, like fused kernels'; no
+    name from the program (``evil_name``) reaches it."""
+    from fusejit.runtime.fusion import cache as kcache
+
+    def evil_name(x):
+        evil_name_mu = x.mean(axis=-1, keepdims=True)
+        return x - evil_name_mu
+
+    x = np.ones((3, 4), np.float32)
+    fused = fusejit.compile(fusejit.script(evil_name), fuse=True, reductions=True)
+    (group,) = [n for n in fused.graph_for(x).nodes() if n.kind == prim.RowReductionGroup]
+    kernel = RowKernel(group)
+    text = kernel.source(x)
+    assert "evil" not in text
+    kernel(x)
+    directory = kcache.kernels_dir()
+    if directory is not None:       # (None: no usable cache directory; the module ran in memory)
+        assert (directory / f"fk_{kcache.source_hash(text)}.py").read_text() == text
