@@ -75,7 +75,10 @@ def _constant(value: Value) -> tuple[bool, object]:
 
 def reduction_axis(node: Node) -> str | None:
     """``"row"`` when ``node`` reduces the last axis (only) of a float tensor with constant
-    arguments, ``"column"`` when it reduces the first axis of a 2-d one, else None."""
+    arguments (or is a softmax along it), ``"column"`` when it reduces the first axis of a 2-d
+    one, else None."""
+    if node.kind == aten.softmax:
+        return "row" if _softmax_along_rows(node) else None
     at = ROW_REDUCTIONS.get(node.kind)
     if at is None or len(node.inputs) != at + (2 if node.kind in (aten.sum, aten.mean) else 1) \
             or len(node.outputs) != 1:
@@ -100,6 +103,18 @@ def reduction_axis(node: Node) -> str | None:
         ok = known and (correction is None or type(correction) in (int, float))
         return axis if ok else None
     return axis
+
+
+def _softmax_along_rows(node: Node) -> bool:
+    """``aten::softmax(x, -1, None)`` of a float tensor (``fusejit.ops.softmax``)."""
+    if len(node.inputs) != 3 or len(node.outputs) != 1:
+        return False
+    rank = _rank(node.input(0))
+    known, dim = _constant(node.input(1))
+    no_dtype, dtype = _constant(node.input(2))
+    return bool(rank) and known and type(dim) is int and dim in (-1, rank - 1) and no_dtype \
+        and dtype is None and _dtype_name(node.input(0)) in _FLOATS \
+        and _dtype_name(node.output()) == _dtype_name(node.input(0))
 
 
 def _pointwise(node: Node) -> bool:
@@ -147,9 +162,10 @@ def _fuse_block(graph: Graph, block: Block) -> bool:
             _place(node, group_of)
     groups = []
     for group in dict.fromkeys(group_of.values()):
-        # A group of one reduction is as fast in NumPy, except var and std (NumPy makes
-        # temporaries for the deviations).
-        worth = len(group.members) > 1 or group.members[0].kind in (aten.var, aten.std)
+        # A group of one reduction is as fast in NumPy, except var, std and softmax (NumPy
+        # makes temporaries for the deviations and exponentials).
+        worth = len(group.members) > 1 or \
+            group.members[0].kind in (aten.var, aten.std, aten.softmax)
         if group.axis is not None and worth:
             groups.append(group)
     for group in groups:
@@ -195,8 +211,11 @@ def _classify(node: Node, group: _Group) -> bool:
         if classes.get(source, ELEMENT) != ELEMENT or rank not in (None, r) \
                 or group.axis not in (None, axis):
             return False
-        keepdim = constant_value(node.input(ROW_REDUCTIONS[node.kind]).node)
-        classes[node.output()] = ROW if keepdim else FLAT
+        if node.kind == aten.softmax:
+            classes[node.output()] = ELEMENT
+        else:
+            keepdim = constant_value(node.input(ROW_REDUCTIONS[node.kind]).node)
+            classes[node.output()] = ROW if keepdim else FLAT
         group.rank, group.axis = r, axis
         return True
     if node.kind == prim.FusionGroup:

@@ -87,17 +87,11 @@ class RowKernel:
         for pos, value in enumerate(graph.inputs):
             if pos in group.tensor_index:
                 shape_of[value] = tuple(shapes[group.tensor_index[pos]])
-        full = None
         for node in graph.nodes():
             if node.kind == prim.Constant:
                 continue
             if node.kind in KEEPDIM_AT:
                 shape = shape_of[node.input(0)]
-                if full is None:
-                    full = shape
-                if shape != full:
-                    raise InterpreterError(f"row kernel: reductions of shapes {full} and "
-                                           f"{shape}")
                 keep = group.keepdim[node]
                 if group.axis == "row":
                     shape_of[node.output()] = shape[:-1] + (1,) if keep else shape[:-1]
@@ -110,7 +104,12 @@ class RowKernel:
             except ValueError:
                 raise InterpreterError(f"row kernel: {node.kind} inputs of shapes {ins} do "
                                        f"not broadcast") from None
-        if full is None or 0 in full:
+        full = shape_of[group.reductions[0].source]
+        for r in group.reductions:
+            if shape_of[r.source] != full:
+                raise InterpreterError(f"row kernel: reductions of shapes {full} and "
+                                       f"{shape_of[r.source]}")
+        if 0 in full or not full:
             raise InterpreterError("row kernel: an empty row or no rows")
         if group.axis == "row":
             want = {ELEMENT: full, ROW: full[:-1] + (1,), FLAT: full[:-1]}
@@ -122,9 +121,6 @@ class RowKernel:
                 raise InterpreterError(f"row kernel: output of shape {shape_of[value]} in "
                                        f"a group over rows of {full}")
             out_shapes.append(shape_of[value])
-        for r in group.reductions:
-            if shape_of[r.source] != full:
-                raise InterpreterError("row kernel: a reduction of a broadcast value")
         rank = len(full)
         outer = full[:-1]
         n = full[-1]

@@ -291,3 +291,31 @@ def test_kernel_source_is_cached_and_holds_no_user_text():
     directory = kcache.kernels_dir()
     if directory is not None:       # (None: no usable cache directory; the module ran in memory)
         assert (directory / f"fk_{kcache.source_hash(text)}.py").read_text() == text
+
+
+def softmax_op(x, w):
+    """``fusejit.ops.softmax`` (one ``aten::softmax`` node) with pointwise code around it."""
+    return fusejit.ops.softmax(x * 2, -1) * w
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(5, 1300), (1300,), (2, 3, 40), (4, 1)])
+def test_softmax_op_is_one_kernel(shape, dtype, kernels_only):
+    rng = np.random.default_rng(10)
+    x = (rng.standard_normal(shape) * 5).astype(dtype)
+    x.reshape(-1)[:3] = [np.nan, np.inf, -np.inf][:x.size]
+    w = rng.standard_normal(shape[-1:]).astype(dtype)
+    fused = fusejit.compile(fusejit.script(softmax_op), fuse=True, reductions=True)
+    assert [n.kind for n in fused.graph_for(x, w).nodes() if n.kind != prim.Constant] == \
+        [prim.RowReductionGroup]
+    reference = fusejit.compile(fusejit.script(softmax_op), engine="reference")
+    got, want = fused(x, w), reference(x, w)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    rtol = 2e-5 if dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(got, want, rtol=rtol, atol=rtol, equal_nan=True)
+
+
+def test_softmax_op_of_empty_rows_is_interpreted():
+    x, w = np.zeros((5, 0), np.float32), np.zeros(0, np.float32)
+    fused = fusejit.compile(fusejit.script(softmax_op), fuse=True, reductions=True)
+    assert fused(x, w).shape == (5, 0)
