@@ -44,6 +44,7 @@ from ..ir.graph import Block, Graph, Node, Value
 from ..ir.symbols import aten, prim
 from ..ir.types import TensorType
 from .graph_fuser import is_simple_map
+from .pass_checks import graph_pass
 
 ROW_GROUP = prim.RowReductionGroup
 COLUMN_GROUP = prim.ColumnReductionGroup
@@ -137,6 +138,7 @@ class _Group:
         self.classes: dict[Value, str] = {}
 
 
+@graph_pass
 def fuse_row_reductions(graph: Graph) -> bool:
     """Form ``prim::RowReductionGroup``s in every block of ``graph``; True if any formed."""
     changed = False
