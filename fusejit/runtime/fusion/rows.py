@@ -4,28 +4,32 @@ The kernel runs over the rows of the iteration shape ``S = (rows..., n)`` (a ``p
 parallel variant). Within a row it makes one pass over the columns per level of reductions,
 each accumulating that level's reductions, then one last pass writing the element outputs;
 values computed once per row (the reductions, and pointwise ops on them) live in registers.
-Element values are recomputed in every pass that needs them rather than stored. Softmax::
+Element values are recomputed in each pass that needs them, except those the last reduction
+pass computes for the output pass too (softmax's exponentials): a row buffer keeps them.
+Softmax, ``e = exp(x - x.max(-1)); e / e.sum(-1)``::
 
-    for row in prange(rows):
-        b0 = bases[0, row]
-        r0 = x0[b0:b0 + n]
-        top0 = -inf                                   # pass 1: amax
+    keep_t2 = np.empty(n, np.float32)                  # (per row in the parallel variant)
+    for row in range(rows):
+        r0 = x0[b0:b0 + n]                             # b0: where the row starts
+        acc_t0_max = -inf                              # pass 1: the max, NaN-propagating
+        for c0 in range(0, n, BLOCK): ...  part = rm.maximum(part, a0)
+        t0 = acc_t0_max
+        acc_t3_sum = 0.0                               # pass 2: sum of exp(x - max)
+        for c0 in range(0, n, BLOCK):                  # float32 partial sums per block
+            ...  t2 = fm.exp_f32(a0 - t0); part = rm.add(part, t2); kq_t2[c] = t2
+            acc_t3_sum += np.float64(part)
+        t3 = np.float32(acc_t3_sum)
+        w0 = o0[row * n:row * n + n]                   # output pass
         for c in range(n):
-            top0 = rm.maximum(top0, r0[c])
-        t0 = top0
-        acc1 = 0.0                                    # pass 2: sum of exp(x - max)
-        for c0 in range(0, n, BLOCK): ...  acc1 += sum over the block (float32 partial sums)
-        t3 = np.float32(acc1)
-        w0 = o0[row * n:row * n + n]                  # last pass: exp(x - max) / sum
-        for c in range(n):
-            w0[c] = np.float32(fm.exp_f32(np.float32(r0[c] - t0)) / t3)
+            t2 = keep_t2[c]
+            w0[c] = np.float32(t2 / t3)
 
-Tensor inputs are read through per-row offsets (``bases``, filled by the caller from any
-strides and broadcasts) and one step along the row, specialised as unit, zero or strided.
-Element expressions come from the fused kernels' renderer table (``templates.RENDERERS``), so
-they compute exactly what a fusion group computes. Sums accumulate blocks of ``BLOCK``
-elements in vectorised partial sums, added up in float64 (accurate like NumPy's pairwise
-sums); max and min propagate NaN as NumPy does.
+Tensor inputs are read from where their rows start (a constant step per input, or a table
+``bases`` the caller fills from any strides and broadcasts) with one step along the row,
+specialised as unit, zero or strided. Element expressions come from the fused kernels'
+renderer table (``templates.RENDERERS``), so they compute exactly what a fusion group computes.
+Sums accumulate blocks of ``BLOCK`` elements in vectorised partial sums, added up in float64
+(accurate like NumPy's pairwise sums); max and min propagate NaN as NumPy does.
 """
 
 from __future__ import annotations
@@ -64,8 +68,9 @@ _NAMES = re.compile(r"\b[at]\d+\b")
 
 
 class Reduction:
-    """One accumulator of the kernel: ``kind`` is sum, max, min or sqdev (the sum of squared
-    deviations from the mean ``mean`` of an earlier level, for var and std)."""
+    """One accumulator of the kernel: ``kind`` is sum, max, min, sqdev (the sum of squared
+    deviations from the mean ``mean`` of an earlier level, for var and std) or sumexp (the sum
+    of exp(x - m) for the max ``mean`` of an earlier level, for softmax)."""
 
     __slots__ = ("node", "kind", "source", "level", "mean", "name")
 
