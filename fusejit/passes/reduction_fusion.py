@@ -123,8 +123,9 @@ def _pointwise(node: Node) -> bool:
     if not all(_rank(v) is not None and _dtype_name(v) is not None for v in node.outputs):
         return False
     if node.kind == prim.FusionGroup:
-        sub = node.g("Subgraph")
-        return not any(n.kind in (prim.ConstantChunk, prim.FusedConcat) for n in sub.nodes())
+        # (no chunks, concats or autodiff's _grad_sum_to_size: shapes stay those of a map)
+        return all(n.kind == prim.Constant or is_simple_map(n)
+                   for n in node.g("Subgraph").nodes())
     return len(node.outputs) == 1 and is_simple_map(node)
 
 
