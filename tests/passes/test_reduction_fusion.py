@@ -97,3 +97,12 @@ def test_a_sibling_joins_only_where_the_group_can_still_be_placed():
     x = np.random.default_rng(0).standard_normal((4, 8)).astype(np.float32)
     for got, want in zip(compiled(x, w), softmax_then_mean(x, w)):
         np.testing.assert_allclose(got, want, rtol=1e-5)
+
+
+def test_the_option_survives_pickling():
+    import pickle
+
+    compiled = fusejit.compile(fusejit.script(softmax), fuse=True, reductions=True)
+    again = pickle.loads(pickle.dumps(compiled))
+    assert again.reductions
+    assert prim.RowReductionGroup in [n.kind for n in again.graph_for(X).nodes()]
