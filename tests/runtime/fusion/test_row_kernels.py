@@ -183,8 +183,9 @@ COLUMNS = {f: fusejit.compile(fusejit.script(f), fuse=True, reductions=True)
 
 
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")     # (NumPy's 0 / 0 in the oracle)
-@pytest.mark.parametrize("dtype", [np.float32, np.float64])
-@pytest.mark.parametrize("layout", ["contiguous", "strided", "fortran", "one_row", "nan"])
+@pytest.mark.parametrize(("layout", "dtype"), [
+    ("contiguous", np.float32), ("contiguous", np.float64), ("strided", np.float32),
+    ("fortran", np.float32), ("one_row", np.float32), ("nan", np.float64)])
 def test_columns_match_numpy(layout, dtype, kernels_only):
     rng = np.random.default_rng(6)
     x = (rng.standard_normal((300, 150)) * 3 + 1).astype(dtype)   # 3 column blocks
@@ -298,8 +299,9 @@ def softmax_op(x, w):
     return fusejit.ops.softmax(x * 2, -1) * w
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.float64])
-@pytest.mark.parametrize("shape", [(5, 1300), (1300,), (2, 3, 40), (4, 1)])
+@pytest.mark.parametrize(("shape", "dtype"), [
+    ((5, 1300), np.float32), ((5, 1300), np.float64), ((1300,), np.float32),
+    ((2, 3, 40), np.float32), ((4, 1), np.float32)])
 def test_softmax_op_is_one_kernel(shape, dtype, kernels_only):
     rng = np.random.default_rng(10)
     x = (rng.standard_normal(shape) * 5).astype(dtype)
