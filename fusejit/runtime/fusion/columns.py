@@ -32,9 +32,9 @@ import numpy as np
 from .codegen import UNIT, ZERO
 from .rows import _NAMES, ELEMENT, Reduction, RowGenerator, module_text, shared_with
 
-# Columns per block: with 1024 rows a block of float32 is 256 KiB, which stays in L2 between
-# the sweeps; the accumulators (8 bytes a column) stay in L1.
-COLUMN_BLOCK = 64
+# The most columns per block (the caller picks the width, see row_kernel.py): the
+# accumulators (8 bytes a column each) stay in L1.
+COLUMN_BLOCK = 1024
 
 
 class _ColumnGenerator(RowGenerator):

@@ -188,7 +188,7 @@ COLUMNS = {f: fusejit.compile(fusejit.script(f), fuse=True, reductions=True)
     ("fortran", np.float32), ("one_row", np.float32), ("nan", np.float64)])
 def test_columns_match_numpy(layout, dtype, kernels_only):
     rng = np.random.default_rng(6)
-    x = (rng.standard_normal((300, 150)) * 3 + 1).astype(dtype)   # 3 column blocks
+    x = (rng.standard_normal((120, 1100)) * 3 + 1).astype(dtype)  # 2 blocks (at most 1024)
     if layout == "strided":
         x = x[::3, ::2]
     elif layout == "fortran":
