@@ -147,3 +147,21 @@ def test_tensor_argument_must_be_an_array(device):
     fn = CudaFunction(parse_ir(BROADCAST))
     with pytest.raises(InterpreterError, match="expects a tensor on cuda"):
         fn([1.0], np.ones(3, np.float32), 1.0, np.asarray(1.0, np.float32))
+
+
+def test_group_chunking_a_chunk_piece(device):
+    """A ConstantChunk of a chunk piece inside a group (PyTorch 2.13 forms such groups; see
+    tests/data/fuzz_chunk_of_chunk.ir) compiles to a CUDA kernel too."""
+    graph = parse_ir("""graph(%i : Float(1), %x : Float(4)):
+  %a : Tensor, %b : Tensor = prim::ConstantChunk[chunks=2, dim=0](%x)
+  %c : Tensor, %d : Tensor = prim::ConstantChunk[chunks=2, dim=0](%a)
+  %s : Tensor = aten::sqrt(%a)
+  %r : Tensor = aten::lerp(%s, %i, %c)
+  return (%r, %s)
+""")
+    i = np.array([0.5], np.float32)
+    x = np.array([4.0, 9.0, 16.0, 25.0], np.float32)
+    r, s = CudaFusedKernel(graph, device)(i, x)
+    sq = np.sqrt(x[:2])
+    np.testing.assert_allclose(s, sq, rtol=1e-6)
+    np.testing.assert_allclose(r, sq + x[:1] * (i - sq), rtol=1e-6)
