@@ -53,9 +53,9 @@ def graph_text(graph: Graph) -> str:
 
 
 def compiled_from_text(text: str, fuse: bool, engine: str, precise: bool,
-                       key: str | None = None):
+                       key: str | None = None, device: str = "cpu"):
     """The :class:`CompiledFunction` of ``text`` in this process, parsed once per digest."""
-    key = key or digest(text, fuse, engine, precise)
+    key = key or digest(text, fuse, engine, precise, device)
     fn = _MEMO.get(key)
     if fn is None:
         from .executor import CompiledFunction
@@ -63,7 +63,8 @@ def compiled_from_text(text: str, fuse: bool, engine: str, precise: bool,
         with _MEMO_LOCK:
             fn = _MEMO.get(key)
             if fn is None:
-                fn = CompiledFunction(parse_ir(text), fuse=fuse, engine=engine, precise=precise)
+                fn = CompiledFunction(parse_ir(text), fuse=fuse, engine=engine, precise=precise,
+                                      device=device)
                 _MEMO[key] = fn
     return fn
 
@@ -84,7 +85,8 @@ class Portable:
 
 def reduce_compiled(fn) -> tuple:
     """``CompiledFunction.__reduce__``: rebuilt from its graph text and options."""
-    return compiled_from_text, (graph_text(fn.graph), fn.fuse, fn.engine, fn.precise)
+    return compiled_from_text, (graph_text(fn.graph), fn.fuse, fn.engine, fn.precise, None,
+                                fn.device.name)
 
 
 def reduce_jit(fn) -> tuple | str:
