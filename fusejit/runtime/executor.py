@@ -102,6 +102,9 @@ class CompiledFunction(Portable):
             raise FusejitError(f"unknown engine {engine!r}; choose one of "
                                f"{', '.join(ENGINE_CHOICES)}")
         self.device = get_device(device)
+        # Looked up once: check_inputs runs on every call.
+        self._arrays = self.device.array_type
+        self._check_arrays = None if self.device.name == "cpu" else self.device.check_arrays
         if self.device.name != "cpu" and engine == "native":
             raise FusejitError(f"engine='native' runs on the CPU only, not on device "
                                f"{device!r}: choose engine='auto' or 'reference'")
@@ -121,7 +124,7 @@ class CompiledFunction(Portable):
         """The plan that runs ``inputs`` (already checked), built on first use of its spec."""
         if not self.fuse:
             return self._unfused
-        spec = argument_spec(inputs, self.device.array_type)
+        spec = argument_spec(inputs, self._arrays)
         plan = self._plans.get(spec)
         if plan is None:
             with self._plans_lock:
@@ -140,8 +143,9 @@ class CompiledFunction(Portable):
             names = ", ".join(f"%{p.debug_name}" for p in self.params)
             raise InterpreterError(
                 f"expected {len(self.params)} arguments ({names}), got {len(inputs)}")
-        self.device.check_arrays(self.params, inputs)
-        arrays = self.device.array_type
+        if self._check_arrays is not None:
+            self._check_arrays(self.params, inputs)
+        arrays = self._arrays
         return [_check_argument(p, i, x, arrays)
                 for i, (p, x) in enumerate(zip(self.params, inputs))]
 
