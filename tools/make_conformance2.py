@@ -164,6 +164,27 @@ case("where_bool_param", "where with a bool tensor input", ["where", "bool"],
 case("where_broadcast", "where broadcasting a column condition", ["where", "broadcast"],
      ["f:4,1", "f:4,5"], "return torch.where(a > 0.0, b, b * 2.0).exp()")
 
+case("where_scalar_self", "where(cond, Scalar, Tensor)", ["where"], ["f:3,4"],
+     "return torch.where(a > 0.0, 0.5, a.exp()) + a")
+case("where_two_scalars", "where(cond, Scalar, Scalar)", ["where"], ["f:3,4"],
+     "return torch.where(a > 0.0, 1.0, -1.0) * a.exp()")
+case("clamp_tensor_bounds", "clamp with tensor bounds", ["clamp"], ["f:3,4", "f:3,4"],
+     "return torch.clamp(a.exp(), min=b) * a")
+case("remainder_scalar", "remainder(Tensor, Scalar) is not on the list", ["binary", "scalar"],
+     ["f:3,4"], "return torch.remainder(a.exp(), 0.7) * a")
+case("fmod_scalar", "fmod(Tensor, Scalar) is not on the list", ["binary", "scalar"],
+     ["f:3,4"], "return torch.fmod(a.exp(), 0.7) * a")
+case("int_true_div_scalar", "int64 tensor divided by an int", ["scalar", "int"], ["l:6"],
+     "return (a * 3) / 2 + 1.0")
+case("compare_bool_tensors", "eq / ne of bool tensors", ["compare", "bool"], ["b:6", "b:6"],
+     "return torch.eq(a, b), torch.ne(a, b).type_as(a)")
+case("relu_sigmoid_int", "relu of int64; sigmoid of int64 gives float", ["unary", "int"],
+     ["l:6"], "return torch.relu(a * 2), torch.sigmoid(a * 1)")
+case("threshold_int", "threshold of an int64 tensor", ["threshold", "int"], ["l:6"],
+     "return torch.threshold(a * 2, 1, 0) + a")
+case("inplace_exp_", "exp_ on an intermediate", ["inplace"], ["f:4", "f:4"],
+     "c = a * b\nc.exp_()\nreturn (c + a).sin()")
+
 # -- pow overloads ------------------------------------------------------------------------------
 case("pow_tensor_float", "pow(Tensor, float)", ["pow"], ["p:3,4"],
      "return torch.pow(a * 2.0, 1.5) + a")
@@ -279,6 +300,11 @@ case("chunk_two_inputs", "chunks of two inputs", ["chunk"], ["f:4,2", "f:2,6"],
      "x, y = a.chunk(2, 0)\nu, v, w = b.chunk(3, 1)\nreturn (x * u + y * v).exp() - w")
 case("chunk_same_input_twice", "two chunks of the same input", ["chunk"], ["f:4,4"],
      "x, y = a.chunk(2, 0)\nu, v = a.chunk(2, 0)\nreturn x * v + u * y")
+case("chunk_uneven", "chunk(2, 0) of 5 rows: pieces of 3 and 2", ["chunk"], ["f:5,3"],
+     "x, y = a.chunk(2, 0)\nreturn (x.exp() * 2.0, y.sin() + 1.0)")
+case("chunk_three_size_all", "chunk(3) with every piece's size used", ["chunk", "size"],
+     ["f:3,6", "f:3,6"],
+     "x, y, z = (a + b).chunk(3, 1)\nreturn x * y * z, x.size(), y.size(), z.size()")
 case("chunk_one_piece", "chunk(1) is a no-op", ["chunk"], ["f:4"],
      "(x,) = a.chunk(1, 0)\nreturn (x * 2.0).exp()")
 case("chunk_size_used", "sizes of chunk pieces", ["chunk", "size"], ["f:4,6"],

@@ -45,6 +45,10 @@ NOT_YET_RUNNING = {
     **NOT_YET,
     "clamp_min_max_methods": f"aten::clamp_min / clamp_max have no operation: {_OPTABLE}",
     "where_scalar_other": f"aten::where(Tensor, Tensor, Scalar) has no operation: {_OPTABLE}",
+    "where_scalar_self": f"aten::where(Tensor, Scalar, Tensor) has no operation: {_OPTABLE}",
+    "where_two_scalars": f"aten::where(Tensor, Scalar, Scalar) has no operation: {_OPTABLE}",
+    "clamp_tensor_bounds": f"aten::clamp(Tensor, Tensor?, Tensor?) has no operation: {_OPTABLE}",
+    "inplace_exp_": f"aten::exp_ has no operation: {_OPTABLE}",
 }
 
 KERNEL_CASES = ["binary_remainder_int", "broadcast_three_ranks", "cat_dim1_three",

@@ -214,3 +214,19 @@ def test_group_chunking_a_chunk_piece(device):
     sq = np.sqrt(x[:2])
     np.testing.assert_allclose(s, sq, rtol=1e-6)
     np.testing.assert_allclose(r, sq + x[:1] * (i - sq), rtol=1e-6)
+
+
+def test_jit_on_cuda_runs_cuda_kernels(device):
+    import fusejit
+
+    @fusejit.jit(device="cuda")
+    def f(x, y):
+        return np.tanh(x * y) + y
+
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    y = np.linspace(0, 1, 3, dtype=np.float32)
+    np.testing.assert_allclose(f(x, y), np.tanh(x * y) + y, rtol=1e-6)
+    assert "device=cuda" in str(f.graph_for(x, y))
+    compiled, args = f._specialise((x, y))
+    plan = compiled.plan_for(compiled.check_inputs(args))
+    assert plan.kernels and all(isinstance(op.kernel, CudaFusedKernel) for op in plan.kernels)
