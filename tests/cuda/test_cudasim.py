@@ -16,6 +16,7 @@ from fusejit.ir.types import TensorType
 from fusejit.runtime.devices import cuda_device
 from fusejit.runtime.executor import compile as compile_graph
 from fusejit.runtime.fusion.cuda_compiler import CudaFusedKernel
+from tests.conformance import test_fuser_conformance2 as conformance2
 from tests.conftest import CASES, corpus_path, read_corpus
 
 from .cases import OP_CASES, assert_matches, op_graph, op_inputs, reference
@@ -230,3 +231,14 @@ def test_jit_on_cuda_runs_cuda_kernels(device):
     compiled, args = f._specialise((x, y))
     plan = compiled.plan_for(compiled.check_inputs(args))
     assert plan.kernels and all(isinstance(op.kernel, CudaFusedKernel) for op in plan.kernels)
+
+
+@pytest.mark.parametrize("case", conformance2.KERNEL_CASES)
+def test_conformance2_kernels_on_cuda(device, case):
+    """The second PyTorch corpus's kernel cases (chunk of a chunk piece, concatenations,
+    broadcasts, bool and int outputs) through compile(device="cuda") against PyTorch."""
+    fn = compile_graph(parse_ir(conformance2._read(case, "input.ir")), fuse=True, device="cuda")
+    inputs = conformance2._inputs(case)
+    plan = fn.plan_for(fn.check_inputs(inputs))
+    assert plan.kernels and all(isinstance(op.kernel, CudaFusedKernel) for op in plan.kernels)
+    conformance2._check_outputs(case, fn(*inputs))
