@@ -14,11 +14,11 @@ compute capability, SM count and launch helpers. Without CuPy or ``numba.cuda`` 
 
 Graphs run on every device through one executor (``runtime/executor.py``: specialisation per
 argument spec, the fusion pipeline, lowering, the interpreter loops). A device decides only what
-is device-specific, through the same five methods on :class:`CpuDevice` and :class:`CudaDevice`:
-which arrays it takes (``array_type``, ``check_arrays``), the operations of ops outside groups
-(``make_operation``: the operator table on the CPU; on CUDA the CuPy bodies, a simple map
-outside any group running as a one-node kernel), the kernel of a fusion group
-(``group_kernel``: a :class:`~.fusion.FusedKernel` or a
+is device-specific, through the same members of :class:`CpuDevice` and :class:`CudaDevice`:
+which arrays it takes (``array_type``, and ``check_arrays``, None where the type says all), the
+operations of ops outside groups (``make_operation``: None on the CPU, for the operator table;
+on CUDA the CuPy bodies, a simple map outside any group running as a one-node kernel), the
+kernel of a fusion group (``group_kernel``: a :class:`~.fusion.FusedKernel` or a
 :class:`~.fusion.cuda_compiler.CudaFusedKernel`) and where tensor constants live
 (``place_constants``). On CUDA, inputs must all be device arrays: a host array, or arrays on two
 devices, raise :class:`~fusejit.InterpreterError` naming the argument; nothing is copied
@@ -61,10 +61,10 @@ class CpuDevice:
     def is_array(self, value: Any) -> bool:
         return isinstance(value, np.ndarray)
 
-    def check_arrays(self, params: Sequence[Value], inputs: Sequence[Any]) -> None:
-        """Nothing to check: every array a CPU plan takes is a NumPy array."""
-
-    make_operation = None       # the operator table (runtime/ops)
+    # Nothing to check beyond the arrays' type (check_inputs does that), and ops come from the
+    # operator table (runtime/ops): the executor skips what is None.
+    check_arrays = None
+    make_operation = None
 
     def group_kernel(self, group: Node, precise: bool) -> Any:
         from .fusion import FusedKernel

@@ -104,7 +104,7 @@ class CompiledFunction(Portable):
         self.device = get_device(device)
         # Looked up once: check_inputs runs on every call.
         self._arrays = self.device.array_type
-        self._check_arrays = None if self.device.name == "cpu" else self.device.check_arrays
+        self._check_arrays = self.device.check_arrays
         if self.device.name != "cpu" and engine == "native":
             raise FusejitError(f"engine='native' runs on the CPU only, not on device "
                                f"{device!r}: choose engine='auto' or 'reference'")
