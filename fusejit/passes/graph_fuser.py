@@ -19,7 +19,11 @@ fuse, and the fuser recurses into each sub-block separately.
 The pass repeats to a fixpoint, then fuses ``aten::cat`` into ``prim::FusedConcat``, cleans each
 subgraph (DCE, CSE, constant pooling), makes chunks explicit, moves starting chunks into groups,
 and replaces outputs needed only for their size by shape expressions (``fuser_shapes``). Only
-pairs form groups: a lone fusible op stays as it is.
+pairs form groups: a lone fusible op stays as it is. ``fuse_graph`` ends as PyTorch's
+``FuseGraph`` does: CSE, DCE and the shape-expression peephole over the whole graph.
+
+``aten::_grad_sum_to_size`` joins groups only under the seed's rule
+(``fuse_grad_sum_to_size=True``, for backward graphs); PyTorch 2.13 fuses none.
 """
 
 from __future__ import annotations
@@ -51,8 +55,7 @@ from .fuser_shapes import (
 from .pass_checks import graph_pass
 
 __all__ = ["GraphFuser", "custom_fuse_graph", "fuse_backward_graph", "fuse_graph",
-           "is_simple_map",
-           "peephole_optimize_shape_expressions"]
+           "is_simple_map", "peephole_optimize_shape_expressions"]
 
 # The kernel argument limit (nvrtc's, applied to every device), counted as PyTorch counts it.
 FUSION_KERNEL_ARGS_LIMIT = 128
