@@ -298,7 +298,7 @@ class Plan:
     def engine(self) -> str:
         """The engine ``engine="auto"`` runs this plan on (see the module docstring)."""
         if self._engine is None:
-            native = _all_native(self.code) and (
+            native = self.device.name == "cpu" and _all_native(self.code) and (
                 _loops(self.code) or _count_ops(self.code) >= NATIVE_MIN_OPS)
             self._engine = "native" if native else "reference"
         return self._engine
