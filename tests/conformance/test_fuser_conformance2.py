@@ -51,8 +51,9 @@ NOT_YET_RUNNING = {
     "inplace_exp_": f"aten::exp_ has no operation: {_OPTABLE}",
 }
 
+# (chunk_uneven: the kernel declines pieces of unequal size and the group is interpreted.)
 KERNEL_CASES = ["binary_remainder_int", "broadcast_three_ranks", "cat_dim1_three",
-                "chunk_motion_broadcast", "chunk_of_chunk", "chunk_of_chunk_used",
+                "chunk_motion_broadcast", "chunk_of_chunk", "chunk_of_chunk_used", "chunk_uneven",
                 "compare_bool_returned_and_used", "lstm_like", "pow_scalar_tensor",
                 "size_of_broadcast", "transposed_input", "type_as_int_to_float"]
 
