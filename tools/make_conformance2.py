@@ -223,6 +223,9 @@ case("cse_duplicated_mul_outside", "the same mul twice, each a lone op feeding m
      ["cse", "mm"], ["f:4,4", "f:4,4"], "c = a * b\nd = a * b\nreturn torch.mm(c, d)")
 case("cse_duplicated_mul_returned", "the same mul twice, both returned", ["cse"],
      ["f:4", "f:4"], "c = a * b\nd = a * b\nreturn c.exp(), c, d")
+case("cse_duplicated_mul_group_outputs", "the same mul twice, both read inside a group and by mm:"
+     " PyTorch keeps both", ["cse", "mm"], ["f:3,3", "f:3,3"],
+     "c = a * b\nd = a * b\nreturn c.exp() + d.sin(), torch.mm(c, d)")
 case("cse_two_groups_same_producer", "one exp read by two separate groups", ["cse", "mm"],
      ["f:4,4", "f:4,4"], "e = a.exp()\nf = torch.mm(e, b)\nreturn (e * 2.0).sin(), f.tanh() * e")
 case("cse_duplicated_groups", "two identical chains", ["cse"], ["f:4", "f:4"],
