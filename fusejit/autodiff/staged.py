@@ -115,7 +115,7 @@ class StagedCode:
 
     def __init__(self, graph: Graph, wrt: Sequence[int], example_inputs: Sequence[Any],
                  fuse: bool = True, engine: str = "auto", precise: bool = False):
-        from ..passes import FUSION_PIPELINE, argument_type, propagate_input_shapes
+        from ..passes import BACKWARD_FUSION_PIPELINE, argument_type, propagate_input_shapes
         from ..runtime.code import Code
         from ..runtime.executor import GroupOperation
 
@@ -143,7 +143,7 @@ class StagedCode:
                                                    gradient.output_has_grad) if has]
             propagate_input_shapes(backward, grad_types + [o.type for o in forward.outputs[n:]])
             for graph_ in (forward, backward):
-                for run_pass in FUSION_PIPELINE:
+                for run_pass in BACKWARD_FUSION_PIPELINE:
                     run_pass(graph_)
         self.graph = staged_graph(gradient, forward, backward)
         self.kernels: list[GroupOperation] = []

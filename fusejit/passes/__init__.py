@@ -17,18 +17,27 @@ from .desugar_trip_counts import desugar_trip_counts
 from .drop_unused import drop_unused
 from .find_last_uses import find_last_uses
 from .flatten_io import flatten_io
-from .graph_fuser import custom_fuse_graph, fuse_graph, peephole_optimize_shape_expressions
+from .graph_fuser import (
+    custom_fuse_graph,
+    fuse_backward_graph,
+    fuse_graph,
+    peephole_optimize_shape_expressions,
+)
 from .reduction_fusion import fuse_row_reductions
 from .shape_analysis import argument_type, propagate_input_shapes
 
 __all__ = [
-    "AliasDb", "FUSION_PIPELINE", "argument_type", "canonicalize_graph_fuser_ops",
-    "constant_pooling", "constant_propagation", "custom_fuse_graph", "desugar_trip_counts",
-    "drop_unused", "eliminate_common_subexpression",
-    "eliminate_dead_code", "find_last_uses", "flatten_io", "fuse_graph", "fuse_row_reductions",
+    "AliasDb", "BACKWARD_FUSION_PIPELINE", "FUSION_PIPELINE", "argument_type",
+    "canonicalize_graph_fuser_ops", "constant_pooling", "constant_propagation",
+    "custom_fuse_graph", "desugar_trip_counts", "drop_unused", "eliminate_common_subexpression",
+    "eliminate_dead_code", "find_last_uses", "flatten_io", "fuse_backward_graph", "fuse_graph",
+    "fuse_row_reductions",
     "peephole_optimize_shape_expressions", "propagate_input_shapes",
 ]
 
 # What the executor runs on a graph after specialising its types to the inputs (PyTorch's
 # legacy executor, optimised path), before lowering it to Code.
 FUSION_PIPELINE = [canonicalize_graph_fuser_ops, eliminate_dead_code, fuse_graph]
+# The same for differentiated graphs: their _grad_sum_to_size nodes join groups (the seed's rule;
+# autodiff.fused_sums sums a group's outputs after its kernel).
+BACKWARD_FUSION_PIPELINE = [canonicalize_graph_fuser_ops, eliminate_dead_code, fuse_backward_graph]

@@ -19,7 +19,11 @@ fuse, and the fuser recurses into each sub-block separately.
 The pass repeats to a fixpoint, then fuses ``aten::cat`` into ``prim::FusedConcat``, cleans each
 subgraph (DCE, CSE, constant pooling), makes chunks explicit, moves starting chunks into groups,
 and replaces outputs needed only for their size by shape expressions (``fuser_shapes``). Only
-pairs form groups: a lone fusible op stays as it is.
+pairs form groups: a lone fusible op stays as it is. ``fuse_graph`` ends as PyTorch's
+``FuseGraph`` does: CSE, DCE and the shape-expression peephole over the whole graph.
+
+``aten::_grad_sum_to_size`` joins groups only under the seed's rule
+(``fuse_grad_sum_to_size=True``, for backward graphs); PyTorch 2.13 fuses none.
 """
 
 from __future__ import annotations
@@ -50,8 +54,8 @@ from .fuser_shapes import (
 )
 from .pass_checks import graph_pass
 
-__all__ = ["GraphFuser", "custom_fuse_graph", "fuse_graph", "is_simple_map",
-           "peephole_optimize_shape_expressions"]
+__all__ = ["GraphFuser", "custom_fuse_graph", "fuse_backward_graph", "fuse_graph",
+           "is_simple_map", "peephole_optimize_shape_expressions"]
 
 # The kernel argument limit (nvrtc's, applied to every device), counted as PyTorch counts it.
 FUSION_KERNEL_ARGS_LIMIT = 128
@@ -167,12 +171,13 @@ class GraphFuser:
     def __init__(self, block: Block, graph: Graph,
                  callback: Callable[[Node], bool] | None = None,
                  kind: str = _FUSIONGROUP, arg_limit: int = FUSION_KERNEL_ARGS_LIMIT,
-                 strict_fuser_check: bool = False):
+                 strict_fuser_check: bool = False, fuse_grad_sum_to_size: bool = False):
         self.block = block
         self.graph = graph
         self.kind = kind
         self.arg_limit = arg_limit
         self.strict_fuser_check = strict_fuser_check
+        self.fuse_grad_sum_to_size = fuse_grad_sum_to_size
         self._callback = callback
         self.alias_db = AliasDb(graph)
 
@@ -204,8 +209,10 @@ class GraphFuser:
         if node.owning_block is not self.block:
             return False
         if node.kind == _GRAD_SUM_TO_SIZE:
-            # Only when its input fuses too; the path to the outputs is checked in try_fuse.
-            return bool(node.inputs) and self.is_fusable(node.input(0).node)
+            # The seed's rule (PyTorch 2.13 fuses no _grad_sum_to_size): only when its input
+            # fuses too; the path to the outputs is checked in try_fuse.
+            return (self.fuse_grad_sum_to_size and bool(node.inputs)
+                    and self.is_fusable(node.input(0).node))
         return node.kind == _FUSIONGROUP or is_simple_map(node)
 
     def is_fusable_cat_node(self, node: Node) -> bool:
@@ -472,7 +479,7 @@ class GraphFuser:
         for node in self.block.nodes():
             for sub in node.blocks:
                 GraphFuser(sub, self.graph, self._callback, self.kind, self.arg_limit,
-                           self.strict_fuser_check).run()
+                           self.strict_fuser_check, self.fuse_grad_sum_to_size).run()
 
 
 def _no_inputs(v: Value) -> Value:
@@ -480,14 +487,27 @@ def _no_inputs(v: Value) -> Value:
 
 
 @graph_pass
-def fuse_graph(graph: Graph, strict_fuser_check: bool = False) -> None:
-    """PyTorch's ``FuseGraph``: the fuser, then CSE, DCE and the shape-expression peephole."""
+def fuse_graph(graph: Graph, strict_fuser_check: bool = False,
+               fuse_grad_sum_to_size: bool = False) -> None:
+    """PyTorch's ``FuseGraph``: the fuser, then CSE, DCE and the shape-expression peephole.
+
+    ``fuse_grad_sum_to_size=True`` applies the seed's rule that pulls ``_grad_sum_to_size``
+    into groups (backward graphs; ``autodiff.fused_sums`` runs such groups); PyTorch 2.13 fuses
+    none, and neither does the default.
+    """
     if not isinstance(graph, Graph):
         raise IRError(f"fuse_graph expects a Graph, got {type(graph).__name__}")
-    GraphFuser(graph.block, graph, strict_fuser_check=strict_fuser_check).run()
+    GraphFuser(graph.block, graph, strict_fuser_check=strict_fuser_check,
+               fuse_grad_sum_to_size=fuse_grad_sum_to_size).run()
     eliminate_common_subexpression(graph)
     eliminate_dead_code(graph)
     peephole_optimize_shape_expressions(graph.block)
+
+
+@graph_pass
+def fuse_backward_graph(graph: Graph) -> None:
+    """``fuse_graph`` with the seed's ``_grad_sum_to_size`` rule, for backward graphs."""
+    fuse_graph(graph, fuse_grad_sum_to_size=True)
 
 
 @graph_pass

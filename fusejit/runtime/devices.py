@@ -1,8 +1,8 @@
-"""Devices: where tensors live and how a graph runs there (CPU/NumPy, CUDA/CuPy).
+"""Devices: where tensors live, and what a plan asks of its device (CPU/NumPy, CUDA/CuPy).
 
 ::
 
-    graph(%x : Float(*, *), %y : Float(*, *)):       fn = compile_cuda(graph)
+    graph(%x : Float(*, *), %y : Float(*, *)):       fn = compile(graph, fuse=True, device="cuda")
       %z : Float(*, *) = aten::mul(%x, %y)           z = fn(cupy_x, cupy_y)  # a CuPy array
       %w : Float(*, *) = aten::tanh(%z)
       return (%w)
@@ -12,14 +12,17 @@ Numba's simulator, ``NUMBA_ENABLE_CUDASIM=1``, where NumPy arrays stand in for d
 compute capability, SM count and launch helpers. Without CuPy or ``numba.cuda`` it raises a
 :class:`~fusejit.FusejitError` that says what to install; ``import fusejit`` never needs them.
 
-:class:`CudaFunction` runs a graph on the device: the graph is fused, every
-``prim::FusionGroup`` becomes a :class:`~.fusion.cuda_compiler.CudaFusedKernel`, a simple map
-outside any group becomes a one-node kernel, other ops run their CuPy bodies
-(``ops/cupy_bodies.py``), and the lowered ``Code`` runs on the reference loop (on a GPU every
-tensor instruction is a host-side launch, so a native loop would hand each one back to the
-driver anyway). Inputs must all be device arrays: a host array, or arrays on two devices,
-raise :class:`~fusejit.InterpreterError` naming the argument; nothing is copied silently.
-Kernels launch on CuPy's current stream.
+Graphs run on every device through one executor (``runtime/executor.py``: specialisation per
+argument spec, the fusion pipeline, lowering, the interpreter loops). A device decides only what
+is device-specific, through the same members of :class:`CpuDevice` and :class:`CudaDevice`:
+which arrays it takes (``array_type``, and ``check_arrays``, None where the type says all), the
+operations of ops outside groups (``make_operation``: None on the CPU, for the operator table;
+on CUDA the CuPy bodies, a simple map outside any group running as a one-node kernel), the
+kernel of a fusion group (``group_kernel``: a :class:`~.fusion.FusedKernel` or a
+:class:`~.fusion.cuda_compiler.CudaFusedKernel`) and where tensor constants live
+(``place_constants``). On CUDA, inputs must all be device arrays: a host array, or arrays on two
+devices, raise :class:`~fusejit.InterpreterError` naming the argument; nothing is copied
+silently. Kernels launch on CuPy's current stream.
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import FusejitError, InterpreterError, IRError
-from ..ir.graph import Graph, Node
+from ..ir.graph import Graph, Node, Value
 from ..ir.symbols import prim
 from ..ir.types import TensorType
 
@@ -48,14 +51,32 @@ _cuda_device: CudaDevice | None = None
 
 
 class CpuDevice:
-    """Host memory: NumPy arrays."""
+    """Host memory: NumPy arrays; ops run the operator table's bodies, groups ``FusedKernel``s."""
 
     name = "cpu"
     xp = np
     simulated = False
+    array_type = np.ndarray
 
     def is_array(self, value: Any) -> bool:
         return isinstance(value, np.ndarray)
+
+    # Nothing to check beyond the arrays' type (check_inputs does that), and ops come from the
+    # operator table (runtime/ops): the executor skips what is None.
+    check_arrays = None
+    make_operation = None
+
+    def group_kernel(self, group: Node, precise: bool) -> Any:
+        """A fusion group's ``FusedKernel``; a row- or column-reduction group's ``RowKernel``."""
+        from .fusion import FusedKernel
+        from .fusion.row_kernel import RowKernel
+
+        if group.kind in (prim.RowReductionGroup, prim.ColumnReductionGroup):
+            return RowKernel(group, precise=precise)
+        return FusedKernel(group, precise=precise)
+
+    def place_constants(self, code: Any) -> None:
+        """Tensor constants stay where the parser put them: in host memory."""
 
 
 class CudaDevice:
@@ -105,6 +126,54 @@ class CudaDevice:
     # -- arrays ------------------------------------------------------------------------------
     def is_array(self, value: Any) -> bool:
         return isinstance(value, self.xp.ndarray)
+
+    @property
+    def array_type(self) -> type:
+        return self.xp.ndarray
+
+    def check_arrays(self, params: Sequence[Value], inputs: Sequence[Any]) -> None:
+        """Every array among the inputs is on the device (a host array would need a copy:
+        that is the caller's decision)."""
+        if not self.simulated:
+            infer_device(inputs)
+        for index, (param, value) in enumerate(zip(params, inputs)):
+            for array in _arrays_in(value):
+                if not self.is_array(array):
+                    raise InterpreterError(
+                        f"argument %{param.debug_name} (input {index}) is a "
+                        f"{type(array).__module__}.{type(array).__name__} on the host; the "
+                        f"function runs on cuda: pass a CuPy array (cupy.asarray(x))")
+            if isinstance(param.type, TensorType) and not self.is_array(value):
+                raise InterpreterError(
+                    f"argument %{param.debug_name} (input {index}) expects a tensor on cuda, "
+                    f"got {type(value).__name__}")
+
+    def make_operation(self, node: Node) -> Any:
+        """The device body of ``node``; a simple map runs as a one-node kernel."""
+        from .ops.cupy_bodies import make_device_operation
+
+        operation = make_device_operation(node, self.xp)
+        single = _single_node_kernel(node, self)
+        if single is None:
+            return operation
+        return lambda *args: _run_single(single, operation, args)
+
+    def group_kernel(self, group: Node, precise: bool) -> Any:
+        """A ``@cuda.jit`` kernel for ``group``. It computes with libdevice's functions,
+        which are as accurate as libm: every CUDA kernel is ``precise``."""
+        from .fusion.cuda_compiler import CudaFusedKernel
+
+        return CudaFusedKernel(group, self)
+
+    def place_constants(self, code: Any) -> None:
+        """Copy the tensor constants of ``code`` (and of its subcodes) to the device once."""
+        if self.simulated:
+            return
+        for i, value in enumerate(code.constants):
+            if isinstance(value, np.ndarray):
+                code.constants[i] = self.upload(value)
+        for sub in code.subcodes:
+            self.place_constants(sub)
 
     def upload(self, host: np.ndarray) -> Any:
         """An explicit host-to-device copy (launch metadata, tensor constants)."""
@@ -197,114 +266,7 @@ def _arrays_in(value: Any):
         yield value
 
 
-# -- running a graph on the device --------------------------------------------------------------
-
-class CudaFunction:
-    """A graph compiled for the CUDA device: ``fn(*inputs)`` returns one value, a tuple, or
-    None, with tensors as device arrays."""
-
-    def __init__(self, graph: Graph, fuse: bool = True, device: CudaDevice | None = None):
-        from ..passes.graph_fuser import fuse_graph
-        from .code import Code
-        from .fusion.cuda_compiler import CudaFusedKernel
-
-        if not isinstance(graph, Graph):
-            raise FusejitError(f"compile needs a fusejit Graph, got {type(graph).__name__}")
-        self.device = device if device is not None else cuda_device()
-        self.graph = graph.copy()
-        self.params = list(self.graph.inputs)
-        run_graph = self.graph.copy()
-        if fuse:
-            fuse_graph(run_graph)
-        self.kernels: list[CudaFusedKernel] = []
-        for node in [n for n in run_graph.all_nodes() if n.kind == prim.FusionGroup]:
-            self.kernels.append(CudaFusedKernel(node.g("Subgraph"), self.device))
-            _replace_group(run_graph, node, len(self.kernels) - 1)
-        self.run_graph = run_graph
-        self._single: dict[int, Any] = {}
-        self.code = Code(run_graph, make_operation=self._make_operation)
-        self._upload_constants(self.code)
-
-    def _make_operation(self, node: Node):
-        from .ops.cupy_bodies import make_device_operation
-
-        if node.kind == prim.CudaFusionGroup:
-            kernel = self.kernels[node.i("kernel")]
-            return lambda *args: kernel(*args)
-        operation = make_device_operation(node, self.device.xp)
-        single = _single_node_kernel(node, self.device)
-        if single is None:
-            return operation
-        return lambda *args: _run_single(single, operation, args)
-
-    def _upload_constants(self, code) -> None:
-        if self.device.simulated:
-            return
-        for i, value in enumerate(code.constants):
-            if isinstance(value, np.ndarray):
-                code.constants[i] = self.device.upload(value)
-        for sub in code.subcodes:
-            self._upload_constants(sub)
-
-    def check_inputs(self, inputs: Sequence[Any]) -> list[Any]:
-        """The inputs as given, after checking their count and that every array is on the
-        device (a host array would need a copy: that is the caller's decision)."""
-        if len(inputs) != len(self.params):
-            names = ", ".join(f"%{p.debug_name}" for p in self.params)
-            raise InterpreterError(
-                f"expected {len(self.params)} arguments ({names}), got {len(inputs)}")
-        if not self.device.simulated:
-            infer_device(inputs)
-        for index, (param, value) in enumerate(zip(self.params, inputs)):
-            for array in _arrays_in(value):
-                if not self.device.is_array(array):
-                    raise InterpreterError(
-                        f"argument %{param.debug_name} (input {index}) is a "
-                        f"{type(array).__module__}.{type(array).__name__} on the host; the "
-                        f"function runs on cuda: pass a CuPy array (cupy.asarray(x))")
-            if isinstance(param.type, TensorType) and not self.device.is_array(value):
-                raise InterpreterError(
-                    f"argument %{param.debug_name} (input {index}) expects a tensor on cuda, "
-                    f"got {type(value).__name__}")
-        return list(inputs)
-
-    def __call__(self, *inputs: Any) -> Any:
-        from .reference import InterpreterState
-
-        stack = self.check_inputs(inputs)
-        InterpreterState(self.code).run(stack)
-        if len(stack) == 1:
-            return stack[0]
-        return tuple(stack) if stack else None
-
-    def graph_for(self, *inputs: Any) -> Graph:
-        """The graph that runs (fused groups appear as ``prim::CudaFusionGroup[kernel=k]``)."""
-        self.check_inputs(inputs)
-        return self.run_graph
-
-    def __repr__(self) -> str:
-        names = ", ".join(f"%{p.debug_name}" for p in self.params)
-        return f"<fusejit.CudaFunction ({names}) on {self.device!r}>"
-
-
-def compile_cuda(graph: Graph, fuse: bool = True) -> CudaFunction:
-    """``graph`` made callable on the CUDA device; see :class:`CudaFunction`."""
-    return CudaFunction(graph, fuse=fuse)
-
-
-def _replace_group(graph: Graph, group: Node, index: int) -> None:
-    """Swap a FusionGroup for a ``prim::CudaFusionGroup[kernel=index]`` node with the same
-    inputs and outputs and no subgraph, so lowering makes it an OP instruction whose
-    operation is the compiled kernel."""
-    with graph.inserting_before(group):
-        node = graph.insert(prim.CudaFusionGroup, list(group.inputs), len(group.outputs))
-    node.i_("kernel", index)
-    node.source_range = group.source_range
-    for old, new in zip(group.outputs, node.outputs):
-        new.copy_metadata(old)
-        old.replace_all_uses_with(new)
-    group.destroy()
-
+# -- one-node kernels for simple maps outside any group ----------------------------------------
 
 def _single_node_kernel(node: Node, device: CudaDevice):
     """A one-node fusion group for a simple map outside any group, or None."""

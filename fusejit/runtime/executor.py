@@ -21,6 +21,11 @@ The compiled function is thread-safe: every call has its own registers.
 each fusion group to a ``FusedKernel``; a group whose kernel declines its inputs runs by
 interpreting its subgraph.
 
+``device="cuda"`` runs the same pipeline on CuPy arrays: the device only compiles the kernels
+(``@cuda.jit``) and supplies the array module (``runtime/devices.py``). Plans there run on the
+reference loop (every tensor instruction is a host-side launch, which the native loop would hand
+back to Python anyway), so ``engine="native"`` is refused on CUDA.
+
 ``engine="native"`` runs the Numba instruction loop (``runtime/interpreter.py``);
 ``engine="reference"`` the pure-Python loop it is tested against (``runtime/reference.py``).
 ``engine="auto"`` (the default) picks one per plan, in two steps. ``Plan.engine`` says where a
@@ -70,6 +75,7 @@ from ..ir.types import (
 )
 from . import tiering
 from .code import Code
+from .devices import CpuDevice, CudaDevice, get_device
 from .interpreter import NativeInterpreter
 from .portable import Portable
 from .reference import InterpreterState
@@ -89,12 +95,19 @@ class CompiledFunction(Portable):
     """
 
     def __init__(self, graph: Graph, fuse: bool = False, engine: str = "auto",
-                 precise: bool = False, reductions: bool = False):
+                 precise: bool = False, device: str = "cpu", reductions: bool = False):
         if not isinstance(graph, Graph):
             raise FusejitError(f"compile needs a fusejit Graph, got {type(graph).__name__}")
         if engine not in ENGINE_CHOICES:
             raise FusejitError(f"unknown engine {engine!r}; choose one of "
                                f"{', '.join(ENGINE_CHOICES)}")
+        self.device = get_device(device)
+        # Looked up once: check_inputs runs on every call.
+        self._arrays = self.device.array_type
+        self._check_arrays = self.device.check_arrays
+        if self.device.name != "cpu" and engine == "native":
+            raise FusejitError(f"engine='native' runs on the CPU only, not on device "
+                               f"{device!r}: choose engine='auto' or 'reference'")
         self.engine = engine
         self.fuse = fuse
         self.precise = precise
@@ -106,13 +119,13 @@ class CompiledFunction(Portable):
         self._timings: dict[Plan, PlanTimings] = {}     # shown by _repr_html_
         if not fuse:
             # One plan serves every input: the graph as given, unspecialised.
-            self._unfused = Plan(self.graph.copy(), None)
+            self._unfused = Plan(self.graph.copy(), None, device=self.device)
 
     def plan_for(self, inputs: Sequence[Any]) -> Plan:
         """The plan that runs ``inputs`` (already checked), built on first use of its spec."""
         if not self.fuse:
             return self._unfused
-        spec = argument_spec(inputs)
+        spec = argument_spec(inputs, self._arrays)
         plan = self._plans.get(spec)
         if plan is None:
             with self._plans_lock:
@@ -120,7 +133,7 @@ class CompiledFunction(Portable):
                 if plan is None:
                     start = time.perf_counter()
                     plan = Plan(self.graph.copy(), inputs, precise=self.precise,
-                                reductions=self.reductions)
+                                device=self.device, reductions=self.reductions)
                     self._timings[plan] = PlanTimings(time.perf_counter() - start)
                     self._plans[spec] = plan
         return plan
@@ -131,7 +144,11 @@ class CompiledFunction(Portable):
             names = ", ".join(f"%{p.debug_name}" for p in self.params)
             raise InterpreterError(
                 f"expected {len(self.params)} arguments ({names}), got {len(inputs)}")
-        return [_check_argument(p, i, x) for i, (p, x) in enumerate(zip(self.params, inputs))]
+        if self._check_arrays is not None:
+            self._check_arrays(self.params, inputs)
+        arrays = self._arrays
+        return [_check_argument(p, i, x, arrays)
+                for i, (p, x) in enumerate(zip(self.params, inputs))]
 
     def __call__(self, *inputs: Any) -> Any:
         if has_dask_arrays(inputs):  # chunk by chunk, returning Dask arrays (fusejit/dask.py)
@@ -186,7 +203,8 @@ class CompiledFunction(Portable):
 
     def __repr__(self) -> str:
         names = ", ".join(f"%{p.debug_name}" for p in self.params)
-        return f"<fusejit.CompiledFunction ({names}) engine={self.engine}>"
+        on = "" if self.device.name == "cpu" else f" device={self.device.name}"
+        return f"<fusejit.CompiledFunction ({names}) engine={self.engine}{on}>"
 
     def _repr_html_(self) -> str:
         from ..display import function_html
@@ -221,39 +239,39 @@ def compile(graph: Graph, fuse: bool = False, engine: str = "auto", device: str 
 
     ``fuse=True`` specialises per argument spec, fuses and compiles fusion groups into kernels;
     ``precise=True`` keeps libm's exp/log/tanh in kernels instead of the vectorisable float32
-    versions (see ``fusejit.runtime.fusion.fastmath`` for their measured error).
-    ``device="cuda"`` runs on the GPU with CuPy arrays (see ``fusejit.runtime.devices``).
+    versions (see ``fusejit.runtime.fusion.fastmath`` for their measured error; CUDA kernels
+    always use libdevice's accurate functions).
+    ``device="cuda"`` runs on the GPU with CuPy arrays (see ``fusejit.runtime.devices``), through
+    the same pipeline; ``engine="native"`` is CPU-only.
     ``reductions=True`` (what ``@fusejit.jit`` uses) also forms row-reduction groups after the
     fuser (``passes/reduction_fusion.py``): softmax or layer norm in one kernel. CUDA plans
     keep the unfused reductions.
     """
-    if device != "cpu":
-        from .devices import compile_cuda, get_device
-
-        get_device(device)
-        return compile_cuda(graph, fuse=True)
-    return CompiledFunction(graph, fuse=fuse, engine=engine, precise=precise,
+    return CompiledFunction(graph, fuse=fuse, engine=engine, precise=precise, device=device,
                             reductions=reductions)
 
 
 class Plan:
     """What runs for one argument spec: the optimised graph, its kernels and its ``Code``."""
 
-    __slots__ = ("graph", "code", "kernels", "_engine", "_tier", "warming")
+    __slots__ = ("graph", "code", "kernels", "device", "_engine", "_tier", "warming")
 
     def __init__(self, graph: Graph, inputs: Sequence[Any] | None, precise: bool = False,
+                 device: CpuDevice | CudaDevice | None = None,
                  reductions: bool = False):
+        self.device = device = device if device is not None else CpuDevice()
         self.kernels: list[GroupOperation] = []
         if inputs is not None:
-            _optimise(graph, inputs, reductions)
+            _optimise(graph, inputs, device, reductions)
         self.graph = graph
 
         def group_operation(node: Node) -> GroupOperation:
-            self.kernels.append(GroupOperation(node, precise))
+            self.kernels.append(GroupOperation(node, precise, device))
             return self.kernels[-1]
 
-        self.code = Code(graph, make_group_operation=group_operation if inputs is not None
-                         else None)
+        self.code = Code(graph, make_operation=device.make_operation,
+                         make_group_operation=group_operation if inputs is not None else None)
+        device.place_constants(self.code)
         self._engine: str | None = None
         self._tier: str | None = None   # where auto runs it: None while still warming up
         self.warming = 0.0                # seconds on the reference loop while warming up
@@ -262,6 +280,9 @@ class Plan:
         """Where ``engine="auto"`` runs this plan now: "native", "reference", or "warming" (the
         reference loop, timed; see ``runtime/tiering.py``)."""
         if self._tier is not None:
+            return self._tier
+        if self.device.name != "cpu":
+            self._tier = "reference"     # the native loop runs host arrays only
             return self._tier
         if not tiering.enabled():
             self._tier = self.engine
@@ -283,7 +304,7 @@ class Plan:
     def engine(self) -> str:
         """The engine ``engine="auto"`` runs this plan on (see the module docstring)."""
         if self._engine is None:
-            native = _all_native(self.code) and (
+            native = self.device.name == "cpu" and _all_native(self.code) and (
                 _loops(self.code) or _count_ops(self.code) >= NATIVE_MIN_OPS)
             self._engine = "native" if native else "reference"
         return self._engine
@@ -358,35 +379,43 @@ def kernel_source(graph_or_group: Graph | Node, *example_inputs: Any,
 _KERNEL_PLUMBING = frozenset({prim.Constant, prim.ConstantChunk, prim.FusedConcat})
 
 
-def argument_spec(inputs: Sequence[Any]) -> tuple:
-    """What a plan is specialised on: per input its kind, and for arrays dtype, rank and
-    whether it is C-contiguous (never sizes)."""
+def argument_spec(inputs: Sequence[Any], array_type: type = np.ndarray) -> tuple:
+    """What a plan is specialised on: per input its kind, and for arrays (of the device's
+    ``array_type``) dtype, rank and whether it is C-contiguous (never sizes)."""
     spec = []
     for x in inputs:
-        if isinstance(x, np.ndarray):
+        if isinstance(x, array_type):
             spec.append((x.dtype.str, x.ndim, bool(x.flags.c_contiguous)))
         else:
             spec.append(type(x))
     return tuple(spec)
 
 
-def _optimise(graph: Graph, inputs: Sequence[Any], reductions: bool = False) -> None:
+def _optimise(graph: Graph, inputs: Sequence[Any], device: CpuDevice | CudaDevice,
+              reductions: bool = False) -> None:
     """Specialise types to ``inputs``, then canonicalise and fuse (PyTorch's optimised path);
-    with ``reductions``, then form row-reduction groups (beyond PyTorch)."""
+    with ``reductions`` (CPU only), then form row-reduction groups (beyond PyTorch)."""
     from ..passes import (
-                          FUSION_PIPELINE,
-                          argument_type,
-                          eliminate_dead_code,
-                          fuse_row_reductions,
-                          propagate_input_shapes,
+        FUSION_PIPELINE,
+        eliminate_dead_code,
+        fuse_row_reductions,
+        propagate_input_shapes,
     )
 
-    propagate_input_shapes(graph, [argument_type(x) if isinstance(x, np.ndarray) else None
-                                   for x in inputs])
+    arrays = device.array_type
+    propagate_input_shapes(graph, [_tensor_type(x, device.name) if isinstance(x, arrays)
+                                   else None for x in inputs])
     for run_pass in FUSION_PIPELINE:
         run_pass(graph)
-    if reductions and fuse_row_reductions(graph):
+    if reductions and device.name == "cpu" and fuse_row_reductions(graph):
         eliminate_dead_code(graph)      # (the constants the groups took copies of)
+
+
+def _tensor_type(array: Any, device: str) -> TensorType:
+    """The type a plan specialises a tensor argument to: dtype, rank and device (as
+    ``passes.argument_type``, for any device's arrays)."""
+    return TensorType(ScalarType.from_dtype(array.dtype), (None,) * array.ndim, None, None,
+                      device)
 
 
 class GroupOperation:
@@ -400,11 +429,13 @@ class GroupOperation:
     loop asks when it binds the group).
     """
 
-    __slots__ = ("node", "precise", "spent", "_kernel", "_fallback", "_lock")
+    __slots__ = ("node", "precise", "device", "spent", "_kernel", "_fallback", "_lock")
 
-    def __init__(self, node: Node, precise: bool):
+    def __init__(self, node: Node, precise: bool,
+                 device: CpuDevice | CudaDevice | None = None):
         self.node = node
         self.precise = precise
+        self.device = device if device is not None else CpuDevice()
         self.spent = 0.0                    # seconds interpreted while the kernel waits
         self._kernel: Any = None            # the FusedKernel; False: it cannot be compiled
         self._fallback: Code | None = None
@@ -422,13 +453,8 @@ class GroupOperation:
         return self._kernel or None
 
     def _compile(self):
-        from .fusion import FusedKernel
-        from .fusion.row_kernel import RowKernel
-
-        make = RowKernel if self.node.kind in (prim.RowReductionGroup,
-                                               prim.ColumnReductionGroup) else FusedKernel
         try:
-            return make(self.node, precise=self.precise)
+            return self.device.group_kernel(self.node, self.precise)
         except IRError as why:
             warnings.warn(f"fusion group interpreted, not compiled: {why}", RuntimeWarning,
                           stacklevel=4)
@@ -446,16 +472,17 @@ class GroupOperation:
             return self.interpret(args)
         try:
             return kernel(*args)
-        except InterpreterError:
-            # Declined inputs, or a fault the kernel's checks caught (incompatible shapes,
-            # integer division by zero): the interpreted subgraph computes the answer, or
-            # raises the error at the op that fails, with its source location.
+        except (InterpreterError, IRError):
+            # Declined inputs, dtypes the kernel has no code for, or a fault the kernel's
+            # checks caught (incompatible shapes, integer division by zero): the interpreted
+            # subgraph computes the answer, or raises the error at the op that fails, with
+            # its source location.
             return self.interpret(args)
 
     def interpret(self, args) -> tuple:
-        """The group's subgraph on the reference loop."""
+        """The group's subgraph on the reference loop (with the device's operations)."""
         if self._fallback is None:
-            self._fallback = Code(self.node.g("Subgraph"))
+            self._fallback = Code(self.node.g("Subgraph"), self.device.make_operation)
         stack = list(args)
         InterpreterState(self._fallback).run(stack)
         return tuple(stack)
@@ -465,18 +492,20 @@ class _Mismatch(Exception):
     pass
 
 
-def _check_argument(param: Value, index: int, value: Any) -> Any:
+def _check_argument(param: Value, index: int, value: Any,
+                    arrays: type = np.ndarray) -> Any:
     try:
-        return _convert(param.type, value)
+        return _convert(param.type, value, arrays)
     except _Mismatch as why:
         raise InterpreterError(
             f"argument %{param.debug_name} (input {index}) expects {param.type}, got "
             f"{_describe(value)}{why}") from None
 
 
-def _convert(t: Type, value: Any) -> Any:
+def _convert(t: Type, value: Any, arrays: type = np.ndarray) -> Any:
+    """``value`` as a parameter of type ``t`` takes it; tensors are ``arrays`` (the device's)."""
     if isinstance(t, TensorType):
-        if isinstance(value, np.ndarray):
+        if isinstance(value, arrays):
             if value.dtype.name not in _TENSOR_DTYPES or value.dtype.hasobject:
                 raise _Mismatch(f" (dtype {value.dtype} has no tensor type; supported: "
                                 f"{', '.join(sorted(_TENSOR_DTYPES))})")
@@ -510,15 +539,16 @@ def _convert(t: Type, value: Any) -> Any:
             return None
         raise _Mismatch()
     if isinstance(t, OptionalType):
-        return None if value is None else _convert(t.elem, value)
+        return None if value is None else _convert(t.elem, value, arrays)
     if isinstance(t, ListType):
         if not isinstance(value, (list, tuple)):
             raise _Mismatch()
-        return [_convert_element(t.elem, i, x) for i, x in enumerate(value)]
+        return [_convert_element(t.elem, i, x, arrays) for i, x in enumerate(value)]
     if isinstance(t, TupleType):
         if not isinstance(value, tuple) or len(value) != len(t.elems):
             raise _Mismatch()
-        return tuple(_convert_element(e, i, x) for i, (e, x) in enumerate(zip(t.elems, value)))
+        return tuple(_convert_element(e, i, x, arrays)
+                     for i, (e, x) in enumerate(zip(t.elems, value)))
     if isinstance(t, StringType):
         if isinstance(value, str):
             return value
@@ -544,9 +574,9 @@ def _as_float(value: int | np.integer) -> float:
         raise _Mismatch(" (too large for a float)") from None
 
 
-def _convert_element(t: Type, index: int, value: Any) -> Any:
+def _convert_element(t: Type, index: int, value: Any, arrays: type) -> Any:
     try:
-        return _convert(t, value)
+        return _convert(t, value, arrays)
     except _Mismatch as why:
         raise _Mismatch(f" (element {index} is {_describe(value)}{why})") from None
 

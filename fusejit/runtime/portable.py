@@ -53,9 +53,9 @@ def graph_text(graph: Graph) -> str:
 
 
 def compiled_from_text(text: str, fuse: bool, engine: str, precise: bool,
-                       key: str | None = None, reductions: bool = False):
+                       key: str | None = None, device: str = "cpu", reductions: bool = False):
     """The :class:`CompiledFunction` of ``text`` in this process, parsed once per digest."""
-    key = key or digest(text, fuse, engine, precise, reductions)
+    key = key or digest(text, fuse, engine, precise, device, reductions)
     fn = _MEMO.get(key)
     if fn is None:
         from .executor import CompiledFunction
@@ -64,7 +64,7 @@ def compiled_from_text(text: str, fuse: bool, engine: str, precise: bool,
             fn = _MEMO.get(key)
             if fn is None:
                 fn = CompiledFunction(parse_ir(text), fuse=fuse, engine=engine, precise=precise,
-                                      reductions=reductions)
+                                      device=device, reductions=reductions)
                 _MEMO[key] = fn
     return fn
 
@@ -86,7 +86,7 @@ class Portable:
 def reduce_compiled(fn) -> tuple:
     """``CompiledFunction.__reduce__``: rebuilt from its graph text and options."""
     return compiled_from_text, (graph_text(fn.graph), fn.fuse, fn.engine, fn.precise, None,
-                                fn.reductions)
+                                fn.device.name, fn.reductions)
 
 
 def reduce_jit(fn) -> tuple | str:

@@ -19,7 +19,7 @@ T = "Double(*, *, device=cpu)"
 
 def group_of(text: str):
     graph = parse_ir(text)
-    fuse_graph(graph)
+    fuse_graph(graph, fuse_grad_sum_to_size=True)
     (group,) = [n for n in graph.nodes() if n.kind == prim.FusionGroup]
     return graph, group
 

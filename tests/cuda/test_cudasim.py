@@ -1,4 +1,4 @@
-"""The CUDA codegen and launch path under Numba's simulator, against the CPU results.
+"""The CUDA codegen, launch path and executor under Numba's simulator, against the CPU results.
 
 Run in their own process (``NUMBA_ENABLE_CUDASIM=1``); NumPy arrays stand in for device
 arrays. Oracles: the operator library's NumPy bodies for single ops, the reference
@@ -10,12 +10,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from fusejit.errors import InterpreterError
+from fusejit.errors import FusejitError, InterpreterError
 from fusejit.ir.parser import parse_ir
 from fusejit.ir.types import TensorType
-from fusejit.runtime.devices import CudaFunction, cuda_device
-from fusejit.runtime.executor import compile as compile_cpu
+from fusejit.runtime.devices import cuda_device
+from fusejit.runtime.executor import compile as compile_graph
 from fusejit.runtime.fusion.cuda_compiler import CudaFusedKernel
+from tests.conformance import test_fuser_conformance2 as conformance2
 from tests.conftest import CASES, corpus_path, read_corpus
 
 from .cases import OP_CASES, assert_matches, op_graph, op_inputs, reference
@@ -107,10 +108,10 @@ def test_corpus_graph(device, case):
     """Chunk, concat, broadcasting, loops, ifs, the LSTM and GRU cells: the whole graph on the
     device against PyTorch's outputs and the CPU reference interpreter."""
     graph, inputs, expected = _corpus(case)
-    fn = CudaFunction(graph)
+    fn = compile_graph(graph, fuse=True, device="cuda")
     got = fn(*inputs)
     got = got if isinstance(got, tuple) else (got,)
-    cpu = compile_cpu(graph, engine="reference")(*inputs)
+    cpu = compile_graph(graph, engine="reference")(*inputs)
     cpu = cpu if isinstance(cpu, tuple) else (cpu,)
     assert len(got) == len(expected) == len(cpu)
     for g, c, e in zip(got, cpu, expected):
@@ -126,24 +127,118 @@ def test_corpus_graph(device, case):
                                            ("cat_fused_dim0", 1), ("nothing_fuses_single_ops", 0)])
 def test_groups_become_cuda_kernels(device, case, kernels):
     graph, inputs, _ = _corpus(case)
-    fn = CudaFunction(graph)
-    assert len(fn.kernels) == kernels
+    fn = compile_graph(graph, fuse=True, device="cuda")
     text = str(fn.graph_for(*inputs))
-    assert "prim::FusionGroup" not in text
-    assert text.count("prim::CudaFusionGroup") == kernels
+    assert text.count("= prim::FusionGroup_") == kernels
+    plan = fn.plan_for(fn.check_inputs(inputs))
+    assert len(plan.kernels) == kernels
+    assert all(isinstance(op.kernel, CudaFusedKernel) for op in plan.kernels)
 
 
 def test_unfused_simple_map_runs_as_one_node_kernel(device):
     graph = parse_ir(op_graph(next(c for c in OP_CASES if c[0] == "tanh")))
-    fn = CudaFunction(graph, fuse=False)
-    assert fn.kernels == []
+    fn = compile_graph(graph, fuse=False, device="cuda")
     x = op_inputs(OP_CASES[0])[0]
     np.testing.assert_allclose(fn(x), np.tanh(x), rtol=2e-6, atol=1e-7)
-    single = [op for op in fn.code.operations if getattr(op, "__name__", "") == "<lambda>"]
+    plan = fn.plan_for(fn.check_inputs([x]))
+    assert plan.kernels == []
+    single = [op for op in plan.code.operations if getattr(op, "__name__", "") == "<lambda>"]
     assert single, "the simple map should run through a kernel"
 
 
+# A graph the CPU executor specialises, canonicalises and fuses: an aten::chunk that only the
+# pipeline's canonicalisation turns into a ConstantChunk, and a dead op that DCE removes.
+PIPELINE = """graph(%x : Tensor, %y : Tensor):
+  %two : int = prim::Constant[value=2]()
+  %one : int = prim::Constant[value=1]()
+  %l : Tensor[] = aten::chunk(%x, %two, %one)
+  %a : Tensor, %b : Tensor = prim::ListUnpack(%l)
+  %dead : Tensor = aten::exp(%y)
+  %m : Tensor = aten::mul(%a, %b)
+  %r : Tensor = aten::add(%m, %y, %one)
+  return (%r)
+"""
+
+
+@pytest.mark.parametrize("fuse", [True, False])
+def test_cuda_plans_take_the_cpu_pipeline(device, fuse):
+    x = np.arange(12, dtype=np.float32).reshape(3, 4)
+    y = np.linspace(-1, 1, 6, dtype=np.float32).reshape(3, 2)
+    cuda = compile_graph(parse_ir(PIPELINE), fuse=fuse, device="cuda")
+    cpu = compile_graph(parse_ir(PIPELINE), fuse=fuse, engine="reference")
+    np.testing.assert_allclose(cuda(x, y), x[:, :2] * x[:, 2:] + y, rtol=1e-6)
+    # the same passes; only the tensors' device differs
+    cpu_text = str(cpu.graph_for(x, y)).replace("device=cpu", "device=cuda")
+    assert str(cuda.graph_for(x, y)) == cpu_text
+    if fuse:
+        text = str(cuda.graph_for(x, y))
+        assert "aten::chunk" not in text and "aten::exp" not in text
+        assert text.count("= prim::FusionGroup_") == 1
+        # specialised per argument spec, as on the CPU: a float64 call gets its own plan
+        cuda(x.astype(np.float64), y.astype(np.float64))
+        assert len(cuda._plans) == 2
+
+
+def test_cuda_compile_honours_its_arguments(device):
+    graph = parse_ir(PIPELINE)
+    with pytest.raises(FusejitError, match="engine='native' runs on the CPU only"):
+        compile_graph(graph, fuse=True, engine="native", device="cuda")
+    for precise in (True, False):
+        fn = compile_graph(graph, fuse=True, engine="reference", precise=precise, device="cuda")
+        assert fn.precise is precise and fn.engine == "reference"
+    fn = compile_graph(graph, fuse=True, device="cuda")
+    x = np.ones((2, 4), np.float32)
+    y = np.ones((2, 2), np.float32)
+    fn(x, y)
+    assert fn.plan_for(fn.check_inputs([x, y])).tier() == "reference"
+
+
 def test_tensor_argument_must_be_an_array(device):
-    fn = CudaFunction(parse_ir(BROADCAST))
+    fn = compile_graph(parse_ir(BROADCAST), device="cuda")
     with pytest.raises(InterpreterError, match="expects a tensor on cuda"):
         fn([1.0], np.ones(3, np.float32), 1.0, np.asarray(1.0, np.float32))
+
+
+def test_group_chunking_a_chunk_piece(device):
+    """A ConstantChunk of a chunk piece inside a group (PyTorch 2.13 forms such groups; see
+    tests/data/fuzz_chunk_of_chunk.ir) compiles to a CUDA kernel too."""
+    graph = parse_ir("""graph(%i : Float(1), %x : Float(4)):
+  %a : Tensor, %b : Tensor = prim::ConstantChunk[chunks=2, dim=0](%x)
+  %c : Tensor, %d : Tensor = prim::ConstantChunk[chunks=2, dim=0](%a)
+  %s : Tensor = aten::sqrt(%a)
+  %r : Tensor = aten::lerp(%s, %i, %c)
+  return (%r, %s)
+""")
+    i = np.array([0.5], np.float32)
+    x = np.array([4.0, 9.0, 16.0, 25.0], np.float32)
+    r, s = CudaFusedKernel(graph, device)(i, x)
+    sq = np.sqrt(x[:2])
+    np.testing.assert_allclose(s, sq, rtol=1e-6)
+    np.testing.assert_allclose(r, sq + x[:1] * (i - sq), rtol=1e-6)
+
+
+def test_jit_on_cuda_runs_cuda_kernels(device):
+    import fusejit
+
+    @fusejit.jit(device="cuda")
+    def f(x, y):
+        return np.tanh(x * y) + y
+
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    y = np.linspace(0, 1, 3, dtype=np.float32)
+    np.testing.assert_allclose(f(x, y), np.tanh(x * y) + y, rtol=1e-6)
+    assert "device=cuda" in str(f.graph_for(x, y))
+    compiled, args = f._specialise((x, y))
+    plan = compiled.plan_for(compiled.check_inputs(args))
+    assert plan.kernels and all(isinstance(op.kernel, CudaFusedKernel) for op in plan.kernels)
+
+
+@pytest.mark.parametrize("case", conformance2.KERNEL_CASES)
+def test_conformance2_kernels_on_cuda(device, case):
+    """The second PyTorch corpus's kernel cases (chunk of a chunk piece, concatenations,
+    broadcasts, bool and int outputs) through compile(device="cuda") against PyTorch."""
+    fn = compile_graph(parse_ir(conformance2._read(case, "input.ir")), fuse=True, device="cuda")
+    inputs = conformance2._inputs(case)
+    plan = fn.plan_for(fn.check_inputs(inputs))
+    assert plan.kernels and all(isinstance(op.kernel, CudaFusedKernel) for op in plan.kernels)
+    conformance2._check_outputs(case, fn(*inputs))

@@ -11,7 +11,9 @@ import numpy as np
 import pytest
 
 from fusejit.errors import FusejitError, InterpreterError
+from fusejit.ir.parser import parse_ir
 from fusejit.runtime.devices import get_device, infer_device, is_cuda_array
+from fusejit.runtime.executor import compile as compile_graph
 from fusejit.runtime.fusion.cuda_compiler import launch_config
 
 from .conftest import SIMULATED
@@ -57,6 +59,8 @@ def test_infer_device():
 def test_unknown_device():
     with pytest.raises(FusejitError, match="unknown device 'tpu'"):
         get_device("tpu")
+    with pytest.raises(FusejitError, match="unknown device 'tpu'"):
+        compile_graph(parse_ir("graph(%x : Tensor):\n  return (%x)\n"), device="tpu")
 
 
 @pytest.mark.skipif(SIMULATED, reason="the simulator provides a device")

@@ -8,7 +8,8 @@ import pytest
 
 from fusejit.errors import InterpreterError
 from fusejit.ir.parser import parse_ir
-from fusejit.runtime.devices import CudaFunction, cuda_device
+from fusejit.runtime.devices import cuda_device
+from fusejit.runtime.executor import compile as compile_graph
 from fusejit.runtime.fusion.cuda_compiler import CudaFusedKernel
 
 from .cases import OP_CASES, assert_matches, op_graph, op_inputs, reference
@@ -40,8 +41,8 @@ def test_simple_map_op(cp, device, case):
 @pytest.mark.parametrize("case", RUNNABLE)
 def test_corpus_graph(cp, device, case):
     graph, inputs, expected = _corpus(case)
-    got = CudaFunction(graph)(*[cp.asarray(x) if isinstance(x, np.ndarray) else x
-                                for x in inputs])
+    fn = compile_graph(graph, fuse=True, device="cuda")
+    got = fn(*[cp.asarray(x) if isinstance(x, np.ndarray) else x for x in inputs])
     got = got if isinstance(got, tuple) else (got,)
     for g, e in zip(got, expected):
         if isinstance(g, cp.ndarray):
@@ -51,7 +52,7 @@ def test_corpus_graph(cp, device, case):
 
 
 def test_runs_on_the_current_stream(cp, device):
-    fn = CudaFunction(parse_ir(BROADCAST))
+    fn = compile_graph(parse_ir(BROADCAST), fuse=True, device="cuda")
     a = cp.ones((256, 1024), cp.float32)
     b = cp.arange(1024, dtype=cp.float32)
     z = cp.asarray(np.float32(0.5))
@@ -64,7 +65,7 @@ def test_runs_on_the_current_stream(cp, device):
 
 
 def test_host_arrays_are_refused(cp, device):
-    fn = CudaFunction(parse_ir(BROADCAST))
+    fn = compile_graph(parse_ir(BROADCAST), fuse=True, device="cuda")
     with pytest.raises(InterpreterError, match="on the host"):
         fn(np.ones((2, 3), np.float32), np.ones(3, np.float32), 1.0, np.asarray(1.0))
     with pytest.raises(InterpreterError, match="different devices"):

@@ -1,5 +1,7 @@
 """The graph fuser's rules for ``aten::_grad_sum_to_size`` (seed 004), the op backward graphs
-reduce broadcast gradients with:
+reduce broadcast gradients with. PyTorch 2.13 fuses none (checked by the conformance2 corpus's
+``grad_sum_to_size_*`` cases); ``fuse_graph(..., fuse_grad_sum_to_size=True)`` applies the
+seed's rules, which backward graphs use:
 
 - it is fusible when the node producing its input is (``isFusableMap``);
 - a group takes it only if its result reaches the group's outputs through ops that commute with
@@ -41,7 +43,7 @@ def test_fused_with_its_producer_and_commuting_consumer() -> None:
   %b : {R} = aten::mul(%r, %w)
   return (%b)
 """)
-    fuse_graph(g)
+    fuse_graph(g, fuse_grad_sum_to_size=True)
     g.lint()
     (group,) = groups(g)
     assert inner_kinds(group) == ["aten::_grad_sum_to_size", "aten::mul", "aten::mul"]
@@ -51,6 +53,18 @@ def test_fused_with_its_producer_and_commuting_consumer() -> None:
     assert outside(g) == []
 
 
+def test_not_fused_by_default_as_in_pytorch_2_13() -> None:
+    g = parse_ir(f"""graph(%g : {T}, %y : {T}, %w : {R}, %s : int[]):
+  %a : {T} = aten::mul(%g, %y)
+  %r : {R} = aten::_grad_sum_to_size(%a, %s)
+  %b : {R} = aten::mul(%r, %w)
+  return (%b)
+""")
+    fuse_graph(g)
+    assert groups(g) == []
+    assert outside(g) == ["aten::mul", "aten::_grad_sum_to_size", "aten::mul"]
+
+
 def test_not_fused_when_its_input_comes_from_outside() -> None:
     # isFusableMap: _grad_sum_to_size of a graph input has no producer to fuse with.
     g = parse_ir(f"""graph(%g : {T}, %w : {R}, %s : int[]):
@@ -58,7 +72,7 @@ def test_not_fused_when_its_input_comes_from_outside() -> None:
   %b : {R} = aten::mul(%r, %w)
   return (%b)
 """)
-    fuse_graph(g)
+    fuse_graph(g, fuse_grad_sum_to_size=True)
     assert outside(g) == ["aten::_grad_sum_to_size", "aten::mul"]
     assert groups(g) == []
 
@@ -72,7 +86,7 @@ def test_not_absorbed_by_a_consumer_that_does_not_commute_with_summing() -> None
   %c : {R} = aten::neg(%b)
   return (%c)
 """)
-    fuse_graph(g)
+    fuse_graph(g, fuse_grad_sum_to_size=True)
     g.lint()
     # The reduction forms a group with its producer; the exp group refuses it, both as a node
     # (the seed's check) and, on the fuser's next pass, as a group (checked the same way).
@@ -113,7 +127,7 @@ def test_group_with_it_is_not_merged_into_a_concat() -> None:
   %c : Tensor = aten::cat(%l, %d)
   return (%c)
 """)
-    fuse_graph(g)
+    fuse_graph(g, fuse_grad_sum_to_size=True)
     g.lint()
     with_reduction = [grp for grp in groups(g)
                       if "aten::_grad_sum_to_size" in inner_kinds(grp)]

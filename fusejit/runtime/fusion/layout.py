@@ -1,8 +1,8 @@
 """What a fusion group reads and writes, found once from its subgraph (no dtypes, no sizes).
 
 A tensor *operand* is one strided view the kernel reads: a group input, or one piece of a
-``prim::ConstantChunk`` of a group input. Outputs are plain values or ``prim::FusedConcat``s,
-whose pieces are written into slices of one array::
+``prim::ConstantChunk`` of a group input (or of such a piece). Outputs are plain values or
+``prim::FusedConcat``s, whose pieces are written into slices of one array::
 
     graph(%x : Tensor, %y : Tensor, %s : float):
       %a, %b = prim::ConstantChunk[chunks=2, dim=1](%x)   operands: x.chunk0, x.chunk1, y
@@ -30,19 +30,22 @@ from .templates import DTYPE_ONLY, RENDERERS
 
 
 class TensorOperand:
-    """A view the kernel reads: group input ``input`` (a tensor-input index), maybe chunked."""
+    """A view the kernel reads: group input ``input`` (a tensor-input index), maybe chunked.
 
-    __slots__ = ("input", "chunks", "dim", "index")
+    ``steps`` lists the chunks applied to the input, outermost first, each as
+    ``(chunks, dim, index)``: a ``prim::ConstantChunk`` of a chunk piece (PyTorch's fuser forms
+    such groups) is a second step on the first one's view.
+    """
 
-    def __init__(self, input: int, chunks: int = 1, dim: int = 0, index: int = 0):
+    __slots__ = ("input", "steps")
+
+    def __init__(self, input: int, steps: tuple[tuple[int, int, int], ...] = ()):
         self.input = input
-        self.chunks = chunks
-        self.dim = dim
-        self.index = index
+        self.steps = steps
 
     @property
     def is_chunk(self) -> bool:
-        return self.chunks > 1 or self.index > 0
+        return bool(self.steps)
 
 
 class OutputLayout:
@@ -140,16 +143,20 @@ def _analyse_node(layout: GroupLayout, node: Node) -> None:
         return
     if kind == prim.ConstantChunk:
         source = node.input()
-        if source.node.kind != prim.Param or source not in layout.graph.inputs:
+        if source in layout.graph.inputs:
+            base = TensorOperand(layout.tensor_index[layout.graph.inputs.index(source)])
+        elif source in layout.operand_of and source.node.kind == prim.ConstantChunk:
+            # A chunk of a chunk piece: a further cut of that piece's view.
+            base = layout.operands[layout.operand_of[source]]
+        else:
             raise IRError(f"prim::ConstantChunk of a computed value{_where(node)}: the fuser "
-                          "only chunks group inputs")
+                          "only chunks group inputs and their chunk pieces")
         chunks, dim = node.i("chunks"), node.i("dim")
         if chunks < 1 or chunks != len(node.outputs):
             raise IRError(f"prim::ConstantChunk with chunks={chunks} and {len(node.outputs)} "
                           f"outputs{_where(node)}")
-        tensor = layout.tensor_index[layout.graph.inputs.index(source)]
         for j, out in enumerate(node.outputs):
-            _add_operand(layout, out, TensorOperand(tensor, chunks, dim, j))
+            _add_operand(layout, out, TensorOperand(base.input, base.steps + ((chunks, dim, j),)))
         return
     if kind == prim.FusedConcat:
         users = [use.user for out in node.outputs for use in out.uses]

@@ -104,7 +104,8 @@ def _describe(layout: GroupLayout, k: int) -> str:
     op = layout.operands[k]
     pos = [p for p, n in layout.tensor_index.items() if n == op.input][0]
     name = layout.graph.inputs[pos].debug_name
-    piece = f", chunk {op.index} of {op.chunks} along dim {op.dim}" if op.is_chunk else ""
+    piece = "".join(f", chunk {index} of {chunks} along dim {dim}"
+                    for chunks, dim, index in op.steps)
     return f"group input {pos} (%{name}{piece})"
 
 
@@ -197,17 +198,17 @@ def _views(layout: GroupLayout, shapes, strides) -> list[tuple[tuple[int, ...], 
     for k, op in enumerate(layout.operands):
         shape, st = list(shapes[op.input]), list(strides[op.input])
         offset = 0
-        if op.is_chunk:
+        for chunks, chunk_dim, index in op.steps:
             ndim = len(shape)
-            dim = op.dim + ndim if op.dim < 0 else op.dim
+            dim = chunk_dim + ndim if chunk_dim < 0 else chunk_dim
             if not 0 <= dim < ndim:
-                raise InterpreterError(f"{_describe(layout, k)}: chunk dim {op.dim} is out of "
-                                       f"range for a tensor of rank {ndim}")
-            if shape[dim] % op.chunks:
+                raise InterpreterError(f"{_describe(layout, k)}: chunk dim {chunk_dim} is out "
+                                       f"of range for a tensor of rank {ndim}")
+            if shape[dim] % chunks:
                 raise InterpreterError(f"{_describe(layout, k)}: size {shape[dim]} along dim "
-                                       f"{dim} does not split into {op.chunks} equal chunks")
-            shape[dim] //= op.chunks
-            offset = op.index * shape[dim] * st[dim]
+                                       f"{dim} does not split into {chunks} equal chunks")
+            shape[dim] //= chunks
+            offset += index * shape[dim] * st[dim]
         views.append((tuple(shape), st, offset))
     return views
 
