@@ -135,7 +135,7 @@ def jax_step(fn, arrays: list, wrt: tuple[int, ...], static: tuple = ()):
     import jax.numpy as jnp
 
     step = jax.jit(jax.value_and_grad(fn, argnums=wrt), static_argnums=static)
-    args = [jnp.asarray(a) for a in arrays]
+    args = [jnp.asarray(a) if isinstance(a, np.ndarray) else a for a in arrays]
     return lambda: jax.block_until_ready(step(*args))
 
 
