@@ -34,7 +34,14 @@ from ..ir.constants import constant_value
 from ..ir.graph import Block, Graph, Node, Value
 from ..ir.symbols import prim
 from ..ir.types import INT, TENSOR, ListType, NoneType, OptionalType, TensorType, Type
-from .loops import backprop_loop, loop_requires, prune_stashes, stash, values_defined_in
+from .loops import (
+    Stash,
+    backprop_loop,
+    hoist_invariants,
+    loop_requires,
+    prune_stashes,
+    values_defined_in,
+)
 from .rules import NONDIFFERENTIABLE, RULES
 
 
@@ -89,8 +96,8 @@ class Backward:
         self._saved: dict[tuple[Value, Any], Value] = {}
         self._hoisted: dict[Value, Value] = {}
         self._sizes: dict[Value, Value] = {}
-        self.lists: dict[Value, Value] = {}          # loop body value -> forward list of it
-        self.loop_index: dict[Node, Value] = {}      # forward loop -> backward iteration index
+        self.stashes: list[Stash] = []               # what each forward loop saves
+        self.open_loops: dict[Node, Stash] = {}      # forward loops being differentiated
         self.requires = self._requires_grad([forward.inputs[i] for i in wrt])
 
     # -- what carries a gradient -------------------------------------------------------------
@@ -153,11 +160,9 @@ class Backward:
             cast = self.graph.insert(prim.unchecked_cast, [self.saved(self._hoist(value))])
             cast.output().set_type(value.type)
             found = cast.output()
-        elif home.owning_node in self.loop_index:
-            # Saved from inside a loop body: one list element per iteration.
-            loop = home.owning_node
-            found = self.emit("aten::__getitem__", self.saved(stash(self, value, loop)),
-                              self.loop_index[loop], type=value.type)
+        elif home.owning_node in self.open_loops:
+            # Saved from inside a loop body: saved per iteration, read back per iteration.
+            found = self.open_loops[home.owning_node].read(value)
         else:
             owner = home.owning_node
             raise AutodiffError(f"a value inside {owner.kind} is needed by the backward "
@@ -294,6 +299,7 @@ def differentiate(graph: Graph, wrt: Sequence[int]) -> Gradient:
             raise AutodiffError(f"input %{forward.inputs[i].debug_name} has type "
                                 f"{forward.inputs[i].type}: only tensors have gradients")
     eliminate_dead_code(forward)
+    hoist_invariants(forward.block)
     num_outputs = len(forward.outputs)
     bw = Backward(forward, wrt)
     grads: dict[Value, Value] = {}

@@ -3,18 +3,22 @@ the values its backward reads; the backward stage runs a second loop over the it
 reverse order::
 
     forward:                                     backward:
-      %L : Tensor[] = prim::ListConstruct()        %n1 : int = aten::sub(%n, 1)
+      %L : (Tensor)[] = prim::ListConstruct()      %n1 : int = aten::sub(%n, 1)
       %h : Tensor = prim::Loop(%n, %true, %h0)     %gh0, %gw = prim::Loop(%n, %true, %gh, %zw)
         block0(%i : int, %hi : Tensor):              block0(%j : int, %g : Tensor, %acc : Tensor):
           %y : Tensor = aten::tanh(%hi)                %k : int = aten::sub(%n1, %j)
-          %h2 : Tensor = aten::mul(%y, %w)             %y : Tensor = aten::__getitem__(%L, %k)
-          aten::append(%L, %y)                         ... backward of the body at iteration k
+          %h2 : Tensor = aten::mul(%y, %w)             %t : (Tensor) = aten::__getitem__(%L, %k)
+          %t : (Tensor) = prim::TupleConstruct(%y)     %y : Tensor = prim::TupleUnpack(%t)
+          aten::append(%L, %t)                         ... backward of the body at iteration k
           -> (%true, %h2)                              %acc2 = aten::add(%acc, %g_w, 1)
                                                        -> (%true, %g_hi, %acc2)
 
-A value defined in the loop body that the backward reads is appended to a list made before the
-loop (``stash``), and read back with ``aten::__getitem__`` at the reversed index; the lists are
-saved values like any other, so the handle holds them and they die with stage 1. The carried
+The values defined in the loop body that the backward reads are packed into one tuple per
+iteration, appended to a list made before the loop (:class:`Stash`), and read back with
+``aten::__getitem__`` at the reversed index and ``prim::TupleUnpack``; the list is a saved
+value like any other, so the handle holds it and it dies with stage 1. Pure loop-invariant
+nodes leave the body first (``hoist_invariants``), so they are neither recomputed nor saved
+per iteration. The carried
 values' gradients are the backward loop's carried values; the gradients of values from outside
 the loop (weights) are summed across iterations in extra carried accumulators. The trip count
 only has to be known when the loop starts (it is saved for the backward loop); loops whose
@@ -27,8 +31,9 @@ from typing import TYPE_CHECKING
 
 from ..ir.constants import constant_value
 from ..ir.graph import Block, Node, Value
-from ..ir.symbols import aten, prim
-from ..ir.types import INT, TENSOR, ListType, TensorType
+from ..ir.schema import PRIM_KINDS
+from ..ir.symbols import NONDETERMINISTIC, SIDE_EFFECTS, aten, prim
+from ..ir.types import INT, TENSOR, ListType, TensorType, TupleType
 
 if TYPE_CHECKING:
     from .differentiate import Backward
@@ -48,40 +53,100 @@ def _is_true(value: Value) -> bool:
     return value.node.kind == prim.Constant and constant_value(value.node) is True
 
 
-def stash(ctx: Backward, value: Value, loop: Node) -> Value:
-    """The forward list that collects ``value`` (defined directly in ``loop``'s body) at the end
-    of every iteration; made before the loop on first use."""
-    found = ctx.lists.get(value)
-    if found is not None:
+def hoist_invariants(block: Block) -> None:
+    """Move the pure nodes of each loop body whose inputs all come from outside the loop to
+    just before the loop (``w.T`` in an RNN step), so they run, and are saved, once. Only loops
+    that surely run (a constant trip count of at least 1) whose bodies write nothing."""
+    for node in list(block.nodes()):
+        for inner in node.blocks:
+            hoist_invariants(inner)
+        if node.kind != prim.Loop or not _runs(node) or not _pure_block(node.blocks[0]):
+            continue
+        body = node.blocks[0]
+        inside = set(values_defined_in(body))
+        for inner in list(body.nodes()):
+            if not inner.blocks and not any(v in inside for v in inner.inputs):
+                inner.move_before(node)
+                inside.difference_update(inner.outputs)
+
+
+def _runs(loop: Node) -> bool:
+    trip = loop.input(0)
+    return trip.node.kind == prim.Constant and constant_value(trip.node) >= 1
+
+
+def _pure_block(block: Block) -> bool:
+    for node in block.nodes():
+        schema = node.schema
+        if (node.kind in SIDE_EFFECTS or node.kind in NONDETERMINISTIC
+                or (node.kind not in PRIM_KINDS and (schema is None or schema.is_mutable))
+                or not all(_pure_block(b) for b in node.blocks)):
+            return False
+    return True
+
+
+class Stash:
+    """What one forward loop saves per iteration: a tuple of values appended to a list at the
+    end of each iteration (``pack``), read back at the top of each backward iteration and
+    unpacked (``unpack``: one output per saved value)."""
+
+    __slots__ = ("items", "pack", "unpack", "slots")
+
+    def __init__(self, items: Value, pack: Node, unpack: Node):
+        self.items = items
+        self.pack = pack
+        self.unpack = unpack
+        self.slots: dict[Value, Value] = {}
+
+    def read(self, value: Value) -> Value:
+        """``value`` (of the forward loop's body) at the backward iteration."""
+        found = self.slots.get(value)
+        if found is None:
+            self.pack.add_input(value)
+            found = self.slots[value] = self.unpack.add_output(value.type)
         return found
+
+    def set_types(self) -> None:
+        tuple_type = TupleType(tuple(v.type for v in self.pack.inputs))
+        list_type = ListType(tuple_type)
+        self.pack.output().set_type(tuple_type)
+        self.items.set_type(list_type)
+        for use in self.items.uses:
+            if use.user.kind == aten.append:
+                use.user.output().set_type(list_type)
+        read = self.unpack.input()
+        read.set_type(tuple_type)
+        read.node.input(0).set_type(list_type)   # the backward stage's saved-value input
+
+
+def open_stash(ctx: Backward, loop: Node, index: Value) -> Stash:
+    """The stash of forward ``loop``, read at backward iteration ``index`` (the backward
+    insertion point is the top of the backward loop's body)."""
     forward = ctx.forward
     with forward.inserting_before(loop):
-        make = forward.insert(prim.ListConstruct, [])
-    elem = TENSOR if isinstance(value.type, TensorType) else value.type
-    make.output().set_type(ListType(elem))
-    make.source_range = loop.source_range
-    body = loop.blocks[0]
-    with forward.inserting_before(body.return_node):
-        append = forward.insert(aten.append, [make.output(), value])
-    append.output().set_type(make.output().type)
-    ctx.lists[value] = make.output()
-    return make.output()
+        items = forward.insert(prim.ListConstruct, []).output()
+    items.node.source_range = loop.source_range
+    with forward.inserting_before(loop.blocks[0].return_node):
+        pack = forward.insert(prim.TupleConstruct, [])
+        forward.insert(aten.append, [items, pack.output()])
+    read = ctx.emit("aten::__getitem__", ctx.saved(items), index)
+    unpack = ctx.graph.insert(prim.TupleUnpack, [read], 0)
+    stash = Stash(items, pack, unpack)
+    ctx.stashes.append(stash)
+    return stash
 
 
 def prune_stashes(ctx: Backward) -> None:
-    """Remove the lists (and their appends) that nothing reads: a backward formula may save a
-    value whose use dead-code elimination later drops, and appends are never dead code."""
-    changed = True
-    while changed:
-        changed = False
-        for value, lst in list(ctx.lists.items()):
-            if all(u.user.kind == aten.append and u.offset == 0 and not u.user.output().uses
-                   for u in lst.uses):
-                for use in list(lst.uses):
-                    use.user.destroy()
-                lst.node.destroy()
-                del ctx.lists[value]
-                changed = True
+    """Remove the stashes whose list the backward stage does not read (their ``pack`` is then
+    dead code): no value of that loop was needed after all."""
+    for stash in ctx.stashes:
+        items = stash.items
+        if all(u.user.kind == aten.append and u.offset == 0 for u in items.uses):
+            for use in list(items.uses):
+                use.user.destroy()
+            items.node.destroy()
+        else:
+            stash.set_types()
 
 
 def loop_requires(node: Node, requires: set[Value]) -> None:
@@ -115,7 +180,8 @@ def backprop_loop(ctx: Backward, node: Node, grads: dict[Value, Value], outs: li
     step = block.add_input("j", INT)
     grads_in = [block.add_input(type=TENSOR) for _ in carried]
     with graph.inserting_before(block.return_node):
-        ctx.loop_index[node] = ctx.emit("aten::sub", last, step, type=INT)
+        index = ctx.emit("aten::sub", last, step, type=INT)
+        ctx.open_loops[node] = open_stash(ctx, node, index)
         local: dict[Value, Value] = {}
         for k, g in zip(carried, grads_in):
             ctx.accumulate(local, body.outputs[1 + k], g)
@@ -130,7 +196,7 @@ def backprop_loop(ctx: Backward, node: Node, grads: dict[Value, Value], outs: li
         sums_out = [ctx.emit("aten::add", acc, local[v], ctx.const(1))
                     for acc, v in zip(sums_in, free)]
         block.register_output(ctx.const(True))
-    del ctx.loop_index[node]
+    del ctx.open_loops[node]
     for value in (*grads_out, *sums_out):
         block.register_output(value)
     with graph.inserting_before(loop):
@@ -151,5 +217,5 @@ def values_defined_in(block: Block):
             yield from values_defined_in(inner)
 
 
-__all__ = ["backprop_loop", "check_for_loop", "loop_requires", "prune_stashes", "stash",
-           "values_defined_in"]
+__all__ = ["Stash", "backprop_loop", "check_for_loop", "hoist_invariants", "loop_requires",
+           "open_stash", "prune_stashes", "values_defined_in"]

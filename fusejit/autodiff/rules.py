@@ -309,8 +309,10 @@ def _matmul(ctx, node: Node, grads: list) -> list:
 
     def swap(v: Value) -> Value:
         return ctx.emit("aten::transpose", v, ctx.const(-1), ctx.const(-2))
-    return [(self, ctx.sum_to(ctx.emit(mm, g, swap(y)), self)),
-            (other, ctx.sum_to(ctx.emit(mm, swap(x), g), other))]
+    g_self, g_other = ctx.emit(mm, g, swap(y)), ctx.emit(mm, swap(x), g)
+    if ranks == (2, 2):   # no batch dimensions, so nothing was broadcast
+        return [(self, g_self), (other, g_other)]
+    return [(self, ctx.sum_to(g_self, self)), (other, ctx.sum_to(g_other, other))]
 
 
 @derivative("aten::transpose(Tensor(a) self, int dim0, int dim1) -> Tensor(a)")

@@ -249,12 +249,16 @@ class OperatorRegistry:
 
     def __init__(self):
         self._by_kind: dict[str, list[FunctionSchema]] = {}
+        # (kind, *input types) -> the schema found: a match depends on nothing else, and the
+        # passes ask about every node again and again (alias analysis, DCE, the fuser).
+        self._found: dict[tuple, FunctionSchema | None] = {}
 
     def register(self, text: str) -> FunctionSchema:
         schema = parse_schema(text)
         bucket = self._by_kind.setdefault(schema.name, [])
         if schema not in bucket:
             bucket.append(schema)
+            self._found.clear()
         return schema
 
     def schemas(self, kind: str) -> list[FunctionSchema]:
@@ -264,10 +268,19 @@ class OperatorRegistry:
         return sorted(self._by_kind)
 
     def find(self, node) -> FunctionSchema | None:
-        for schema in self._by_kind.get(node.kind, ()):
-            if schema.matches(node):
-                return schema
-        return None
+        key = (node.kind, *(v.type for v in node.inputs))
+        try:
+            return self._found[key]
+        except KeyError:
+            pass
+        found = next((s for s in self._by_kind.get(node.kind, ()) if s.matches(node)), None)
+        if len(self._found) >= _FOUND_LIMIT:
+            self._found.clear()
+        self._found[key] = found
+        return found
+
+
+_FOUND_LIMIT = 1 << 14
 
 
 registry = OperatorRegistry()
