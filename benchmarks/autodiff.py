@@ -5,7 +5,8 @@ where they are installed, measured in the same run.
     python benchmarks/autodiff.py [--repeats 7] [--steps 100]
 
 Cases: a 2-layer MLP with a squared loss, and the 100-step LSTM loop of ``fusejit.examples``
-(``sum(h)`` of the last step; fusejit unrolls the loop when it differentiates). Every result is
+(``sum(h)`` of the last step; fusejit keeps the loop a loop when it differentiates: the forward
+saves each iteration's values, the backward runs the iterations in reverse). Every result is
 first checked against the NumPy backward. Times are medians of ``--repeats`` steps after a warm
 step; the first fusejit call (differentiation, fusion, kernel compiles) is reported apart.
 Fused kernels compile when a plan is built here (``FUSEJIT_TIERING=0``), so warm steps do not
