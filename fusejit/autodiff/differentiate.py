@@ -319,6 +319,7 @@ def differentiate(graph: Graph, wrt: Sequence[int]) -> Gradient:
         if grad is not None:
             bw.graph.register_output(grad)
     eliminate_dead_code(bw.graph)
+    hoist_invariants(bw.graph.block)   # (the transposed weights of an RNN's backward step)
     # Save only what the backward graph reads.
     saved = []
     for offset in range(len(bw.saved_values) - 1, -1, -1):

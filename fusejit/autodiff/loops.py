@@ -123,13 +123,14 @@ def open_stash(ctx: Backward, loop: Node, index: Value) -> Stash:
     """The stash of forward ``loop``, read at backward iteration ``index`` (the backward
     insertion point is the top of the backward loop's body)."""
     forward = ctx.forward
+    empty = TupleType(())    # (the tuple grows as the backward saves values: set_types)
     with forward.inserting_before(loop):
-        items = forward.insert(prim.ListConstruct, []).output()
+        items = forward.insert(prim.ListConstruct, []).output().set_type(ListType(empty))
     items.node.source_range = loop.source_range
     with forward.inserting_before(loop.blocks[0].return_node):
         pack = forward.insert(prim.TupleConstruct, [])
         forward.insert(aten.append, [items, pack.output()])
-    read = ctx.emit("aten::__getitem__", ctx.saved(items), index)
+    read = ctx.emit("aten::__getitem__", ctx.saved(items), index, type=empty)
     unpack = ctx.graph.insert(prim.TupleUnpack, [read], 0)
     stash = Stash(items, pack, unpack)
     ctx.stashes.append(stash)
