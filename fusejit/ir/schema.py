@@ -88,11 +88,14 @@ class FunctionSchema:
         self.returns = returns
         self.is_vararg = is_vararg
         self.text = text
+        # The positions of the arguments the op writes into (alias annotations with ``!``).
+        self.written = tuple(i for i, a in enumerate(arguments)
+                             if a.alias is not None and "!" in a.alias)
 
     @property
     def is_mutable(self) -> bool:
         """Does the op write into one of its arguments (an alias annotation with ``!``)?"""
-        return any(a.alias is not None and "!" in a.alias for a in self.arguments)
+        return bool(self.written)
 
     def argument_index(self, name: str) -> int:
         for i, a in enumerate(self.arguments):
@@ -252,6 +255,7 @@ class OperatorRegistry:
         # (kind, *input types) -> the schema found: a match depends on nothing else, and the
         # passes ask about every node again and again (alias analysis, DCE, the fuser).
         self._found: dict[tuple, FunctionSchema | None] = {}
+        self.version = 0   # changes when a schema is added (nodes memoise their lookups)
 
     def register(self, text: str) -> FunctionSchema:
         schema = parse_schema(text)
@@ -259,6 +263,7 @@ class OperatorRegistry:
         if schema not in bucket:
             bucket.append(schema)
             self._found.clear()
+            self.version += 1
         return schema
 
     def schemas(self, kind: str) -> list[FunctionSchema]:
