@@ -118,6 +118,12 @@ class Backward:
                     # Lists carry it too: aten::cat reads a ListConstruct, ListUnpack a chunk.
                     requires.update(o for o in node.outputs
                                     if _is_tensor(o) or isinstance(o.type, ListType))
+                    # So does what a node writes into (aten::append(%list, %h), add_): its
+                    # readers must not take it for a constant (their rules refuse writes).
+                    schema = node.schema
+                    if schema is not None:
+                        requires.update(node.inputs[i] for i in schema.written
+                                        if i < len(node.inputs))
         # A loop's carried values feed its own next iteration: walk until nothing changes.
         size = -1
         while size != len(requires):

@@ -14,6 +14,7 @@ import pytest
 
 import fusejit
 from fusejit import ops as F
+from fusejit.autodiff import AutodiffError
 from fusejit.autodiff.staged import StagedCode
 from fusejit.examples import lstm_loop
 from fusejit.ir.symbols import prim
@@ -124,3 +125,39 @@ def test_saved_iterations_are_freed_after_backward() -> None:
     staged.run_backward(handle, np.ones(()))
     gc.collect()
     assert all(r() is None for r in refs)
+
+
+def over_rows(x, w):
+    acc = w * 0.0
+    for r in x:
+        acc = np.tanh(acc * w + r)
+    return np.sum(acc)
+
+
+def indexed_by_counter(x, w, n: int):
+    acc = w
+    for i in range(n):
+        acc = acc * x[i] + w
+    return np.sum(acc)
+
+
+@pytest.mark.parametrize("fn, extra", [(over_rows, ()), (indexed_by_counter, (3,))],
+                         ids=["rows", "counter"])
+def test_trip_count_and_index_read_as_the_loop_runs(fn, extra) -> None:
+    args = [RNG.standard_normal((4, 3)), RNG.standard_normal(3)]
+    grads = fusejit.grad(fn, argnums=(0, 1))(*args, *extra)
+    assert_grads(lambda *a: fn(*a, *extra), args, grads)
+
+
+def appended(x, w):
+    hs = []
+    h = w
+    for _ in range(3):
+        h = np.sin(h * x)
+        hs.append(h)
+    return np.sum(np.stack(hs))
+
+
+def test_a_list_grown_by_append_is_an_error_not_a_zero_gradient() -> None:
+    with pytest.raises(AutodiffError, match=r"aten::stack of a list changed by aten::append"):
+        fusejit.grad(appended, fuse=False)(RNG.standard_normal(3), RNG.standard_normal(3))
