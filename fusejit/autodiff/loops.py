@@ -18,11 +18,11 @@ iteration, appended to a list made before the loop (:class:`Stash`), and read ba
 ``aten::__getitem__`` at the reversed index and ``prim::TupleUnpack``; the list is a saved
 value like any other, so the handle holds it and it dies with stage 1. Pure loop-invariant
 nodes leave the body first (``hoist_invariants``), so they are neither recomputed nor saved
-per iteration. The carried
-values' gradients are the backward loop's carried values; the gradients of values from outside
-the loop (weights) are summed across iterations in extra carried accumulators. The trip count
-only has to be known when the loop starts (it is saved for the backward loop); loops whose
-condition is computed in the body (while loops) are an error naming the node.
+per iteration. The carried values' gradients are the backward loop's carried values; the
+gradients of values from outside the loop (weights) are summed across iterations in extra
+carried accumulators. The trip count only has to be known when the loop starts (it is saved
+for the backward loop); loops whose condition is computed in the body (while loops) are an
+error naming the node. Nothing is unrolled.
 """
 
 from __future__ import annotations
