@@ -278,10 +278,13 @@ class OperatorRegistry:
             return self._found[key]
         except KeyError:
             pass
+        except TypeError:   # a type that cannot be hashed: look it up every time
+            key = None
         found = next((s for s in self._by_kind.get(node.kind, ()) if s.matches(node)), None)
-        if len(self._found) >= _FOUND_LIMIT:
-            self._found.clear()
-        self._found[key] = found
+        if key is not None:
+            if len(self._found) >= _FOUND_LIMIT:
+                self._found.clear()
+            self._found[key] = found
         return found
 
 
