@@ -2,14 +2,17 @@
 hand-written NumPy backward, and PyTorch eager autograd and ``jax.jit(jax.value_and_grad)``
 where they are installed, measured in the same run.
 
-    python benchmarks/autodiff.py [--repeats 7] [--steps 100]
+    python benchmarks/autodiff.py [--repeats 7] [--steps 100] [--scaling 20,40,80]
 
 Cases: a 2-layer MLP with a squared loss, and the 100-step LSTM loop of ``fusejit.examples``
-(``sum(h)`` of the last step; fusejit unrolls the loop when it differentiates). Every result is
+(``sum(h)`` of the last step; fusejit keeps the loop a loop when it differentiates: the forward
+saves each iteration's values, the backward runs the iterations in reverse). Every result is
 first checked against the NumPy backward. Times are medians of ``--repeats`` steps after a warm
 step; the first fusejit call (differentiation, fusion, kernel compiles) is reported apart.
 Fused kernels compile when a plan is built here (``FUSEJIT_TIERING=0``), so warm steps do not
-include compiles. The machine is shared and noisy: compare ratios from one run.
+include compiles. ``--scaling`` also times differentiating, fusing and lowering LSTM cells
+written out one after another (a big straight-line graph): how compile time grows with size.
+The machine is shared and noisy: compare ratios from one run.
 """
 
 from __future__ import annotations
@@ -135,7 +138,7 @@ def jax_step(fn, arrays: list, wrt: tuple[int, ...], static: tuple = ()):
     import jax.numpy as jnp
 
     step = jax.jit(jax.value_and_grad(fn, argnums=wrt), static_argnums=static)
-    args = [jnp.asarray(a) for a in arrays]
+    args = [jnp.asarray(a) if isinstance(a, np.ndarray) else a for a in arrays]
     return lambda: jax.block_until_ready(step(*args))
 
 
@@ -143,6 +146,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--steps", type=int, default=100)
+    parser.add_argument("--scaling", default="",
+                        help="also time compiling unrolled LSTM graphs of these step counts, "
+                             "e.g. 20,40,80")
     options = parser.parse_args()
     rng = np.random.default_rng(0)
     warnings.simplefilter("ignore", RuntimeWarning)
@@ -162,7 +168,7 @@ def main() -> None:
          lstm_args + [options.steps], (3, 4, 5, 6), (7,)),
     ]
     print(f"{'case':28} {'first call':>10} {'fusejit':>10} {'numpy':>10} {'torch':>10} "
-          f"{'jax':>10}  fusejit/numpy")
+          f"{'jax':>10}  fusejit/numpy  fusejit/jax")
     for name, kind, fn, numpy_fn, args, wrt, static in cases:
         step = fusejit.value_and_grad(fn, argnums=wrt)
         start = time.perf_counter()
@@ -178,8 +184,62 @@ def main() -> None:
             [lambda s=step, a=args: s(*a), lambda f=numpy_fn, a=args: f(*a),
              torch_step(kind, arrays, wrt, options.steps),
              jax_fn and jax_step(jax_fn, args, wrt, static)], options.repeats)
+        vs_jax = f"{t_fusejit / t_jax:10.2f}x" if t_jax else f"{'-':>11}"
         print(f"{name:28} {first:9.1f}s {_ms(t_fusejit)} {_ms(t_numpy)} {_ms(t_torch)} "
-              f"{_ms(t_jax)}  {t_fusejit / t_numpy:.2f}x")
+              f"{_ms(t_jax)}  {t_fusejit / t_numpy:12.2f}x {vs_jax}")
+    if options.scaling:
+        compile_scaling([int(n) for n in options.scaling.split(",")])
+
+
+def unrolled_lstm(steps: int) -> fusejit.Graph:
+    """``steps`` LSTM cells written out one after another (no loop): a big straight-line graph,
+    as a program unrolled by hand would give."""
+    lines = ["graph(%x : Tensor, %h0 : Tensor, %c0 : Tensor, %w_ih : Tensor, %w_hh : Tensor,"
+             " %b_ih : Tensor, %b_hh : Tensor):",
+             "  %one : int = prim::Constant[value=1]()",
+             "  %wi : Tensor = aten::t(%w_ih)", "  %wh : Tensor = aten::t(%w_hh)"]
+    for k in range(steps):
+        lines += [f"  %a{k} : Tensor = aten::matmul(%x, %wi)",
+                  f"  %b{k} : Tensor = aten::matmul(%h{k}, %wh)",
+                  f"  %s{k} : Tensor = aten::add(%a{k}, %b{k}, %one)",
+                  f"  %t{k} : Tensor = aten::add(%s{k}, %b_ih, %one)",
+                  f"  %u{k} : Tensor = aten::add(%t{k}, %b_hh, %one)",
+                  f"  %i{k} : Tensor, %f{k} : Tensor, %g{k} : Tensor, %o{k} : Tensor = "
+                  f"prim::ConstantChunk[chunks=4, dim=1](%u{k})",
+                  f"  %si{k} : Tensor = aten::sigmoid(%i{k})",
+                  f"  %sf{k} : Tensor = aten::sigmoid(%f{k})",
+                  f"  %tg{k} : Tensor = aten::tanh(%g{k})",
+                  f"  %so{k} : Tensor = aten::sigmoid(%o{k})",
+                  f"  %m{k} : Tensor = aten::mul(%sf{k}, %c{k})",
+                  f"  %n{k} : Tensor = aten::mul(%si{k}, %tg{k})",
+                  f"  %c{k + 1} : Tensor = aten::add(%m{k}, %n{k}, %one)",
+                  f"  %tc{k} : Tensor = aten::tanh(%c{k + 1})",
+                  f"  %h{k + 1} : Tensor = aten::mul(%so{k}, %tc{k})"]
+    lines += ["  %none : NoneType = prim::Constant()",
+              f"  %loss : Tensor = aten::sum(%h{steps}, %none)", "  return (%loss)"]
+    return fusejit.parse_ir("\n".join(lines) + "\n")
+
+
+def compile_scaling(sizes: list[int]) -> None:
+    """Seconds to differentiate, fuse and lower (no kernel compiles) unrolled LSTM graphs."""
+    from fusejit.autodiff.staged import StagedCode
+
+    rng = np.random.default_rng(0)
+    hidden = 8
+    args = [rng.standard_normal((4, 5)), rng.standard_normal((4, hidden)),
+            rng.standard_normal((4, hidden)), rng.standard_normal((4 * hidden, 5)),
+            rng.standard_normal((4 * hidden, hidden)), rng.standard_normal(4 * hidden),
+            rng.standard_normal(4 * hidden)]
+    print(f"\n{'unrolled LSTM steps':>20} {'nodes':>7} {'compile':>9}  ratio to previous")
+    previous = None
+    for steps in sizes:
+        graph = unrolled_lstm(steps)
+        start = time.perf_counter()
+        StagedCode(graph, (3, 4, 5, 6), args)
+        spent = time.perf_counter() - start
+        ratio = f"{spent / previous:.1f}x" if previous else ""
+        print(f"{steps:20d} {len(list(graph.nodes())):7d} {spent:8.2f}s  {ratio}")
+        previous = spent
 
 
 def _jax_version(kind: str):

@@ -19,8 +19,9 @@ reaches are absent: ``wrt_reached`` says which are there).
 
 ``prim::If`` is differentiated branch by branch: the backward graph branches on the saved
 condition, and values the backward of one branch reads leave the forward ``If`` as extra
-(optional) outputs. A ``prim::Loop`` with a constant trip count and a constant-true condition is
-unrolled first; any other loop is an error naming the node.
+(optional) outputs. A ``prim::Loop`` over a trip count (a ``for`` loop) stays a loop: it saves
+per-iteration values in lists and the backward runs a loop in reverse (:mod:`.loops`); a loop
+whose condition is computed as it runs is an error naming the node.
 """
 
 from __future__ import annotations
@@ -33,6 +34,14 @@ from ..ir.constants import constant_value
 from ..ir.graph import Block, Graph, Node, Value
 from ..ir.symbols import prim
 from ..ir.types import INT, TENSOR, ListType, NoneType, OptionalType, TensorType, Type
+from .loops import (
+    Stash,
+    backprop_loop,
+    hoist_invariants,
+    loop_requires,
+    prune_stashes,
+    values_defined_in,
+)
 from .rules import NONDIFFERENTIABLE, RULES
 
 
@@ -64,43 +73,6 @@ def describe(node: Node) -> str:
     return text if node.source_range and str(node.source_range) in text else text + _where(node)
 
 
-def unroll_loops(block: Block) -> None:
-    """Replace every ``prim::Loop`` whose trip count is a constant (and whose condition is
-    constantly true) by copies of its body; any other loop is an :class:`AutodiffError`."""
-    graph = block.graph
-    for node in list(block.nodes()):
-        for inner in node.blocks:
-            unroll_loops(inner)
-        if node.kind != prim.Loop:
-            continue
-        trip, cond = node.input(0), node.input(1)
-        body = node.blocks[0]
-        if not (_is_constant(trip) and _is_constant(body.outputs[0])
-                and constant_value(body.outputs[0].node) is True
-                and constant_value(cond.node) is True):
-            raise AutodiffError(f"cannot differentiate a loop whose trip count is not known "
-                                f"before it runs (a while loop, or a count computed at run "
-                                f"time rather than a constant or an int argument):\n"
-                                f"  {describe(node)}")
-        carried = list(node.inputs[2:])
-        with graph.inserting_before(node):
-            for i in range(int(constant_value(trip.node))):
-                env = {body.inputs[0]: graph.insert_constant(i)}
-                env.update(zip(body.inputs[1:], carried))
-                for inner in body.nodes():
-                    clone = graph.insert_node(graph.create_clone(inner, _lookup_in(env)))
-                    env.update(zip(inner.outputs, clone.outputs))
-                carried = [env.get(v, v) for v in body.outputs[1:]]
-        for out, value in zip(node.outputs, carried):
-            out.replace_all_uses_with(value)
-        node.destroy()
-    # copies of nested loops were unrolled in the body before it was copied
-
-
-def _lookup_in(env: dict[Value, Value]):
-    return lambda v: env.get(v, v)
-
-
 def _is_constant(value: Value) -> bool:
     return value.node.kind == prim.Constant
 
@@ -124,6 +96,8 @@ class Backward:
         self._saved: dict[tuple[Value, Any], Value] = {}
         self._hoisted: dict[Value, Value] = {}
         self._sizes: dict[Value, Value] = {}
+        self.stashes: list[Stash] = []               # what each forward loop saves
+        self.open_loops: dict[Node, Stash] = {}      # forward loops being differentiated
         self.requires = self._requires_grad([forward.inputs[i] for i in wrt])
 
     # -- what carries a gradient -------------------------------------------------------------
@@ -133,6 +107,8 @@ class Backward:
 
         def visit(block: Block) -> None:
             for node in block.nodes():
+                if node.kind == prim.Loop:
+                    loop_requires(node, requires)
                 for inner in node.blocks:
                     visit(inner)
                 if node.kind in NONDIFFERENTIABLE:
@@ -142,7 +118,17 @@ class Backward:
                     # Lists carry it too: aten::cat reads a ListConstruct, ListUnpack a chunk.
                     requires.update(o for o in node.outputs
                                     if _is_tensor(o) or isinstance(o.type, ListType))
-        visit(self.forward.block)
+                    # So does what a node writes into (aten::append(%list, %h), add_): its
+                    # readers must not take it for a constant (their rules refuse writes).
+                    schema = node.schema
+                    if schema is not None:
+                        requires.update(node.inputs[i] for i in schema.written
+                                        if i < len(node.inputs))
+        # A loop's carried values feed its own next iteration: walk until nothing changes.
+        size = -1
+        while size != len(requires):
+            size = len(requires)
+            visit(self.forward.block)
         return requires
 
     # -- the API the rules use ---------------------------------------------------------------
@@ -162,24 +148,31 @@ class Backward:
         are copied, anything else is saved by the forward stage and read from the handle."""
         if _is_constant(value):
             return self.graph.insert_constant(constant_value(value.node), value.type)
-        block = self.graph.insert_point.owning_block
-        key = (value, block)
+        key = (value, self.graph.insert_point.owning_block)
         found = self._saved.get(key)
         if found is not None:
             return found
-        top = self._hoist(value)
-        found = self._saved.get((top, None))
-        if found is None:
-            found = self.graph.add_input(type=top.type)
-            if value.has_debug_name and not value.debug_name.isdigit():
-                found.set_debug_name(value.debug_name)
-            self._saved[(top, None)] = found
-            self.saved_values.append(top)
-        if top is not value:
+        home = value.node.owning_block
+        if home is self.forward.block or home is None:
+            found = self._saved.get((value, None))
+            if found is None:
+                found = self.graph.add_input(type=value.type)
+                if value.has_debug_name and not value.debug_name.isdigit():
+                    found.set_debug_name(value.debug_name)
+                self._saved[(value, None)] = found
+                self.saved_values.append(value)
+        elif home.owning_node.kind == prim.If:
             # Saved from inside a branch: the other branch saved None in its place.
-            cast = self.graph.insert(prim.unchecked_cast, [found])
+            cast = self.graph.insert(prim.unchecked_cast, [self.saved(self._hoist(value))])
             cast.output().set_type(value.type)
             found = cast.output()
+        elif home.owning_node in self.open_loops:
+            # Saved from inside a loop body: saved per iteration, read back per iteration.
+            found = self.open_loops[home.owning_node].read(value)
+        else:
+            owner = home.owning_node
+            raise AutodiffError(f"a value inside {owner.kind} is needed by the backward "
+                                f"pass:\n  {describe(owner)}")
         self._saved[key] = found
         return found
 
@@ -221,30 +214,24 @@ class Backward:
     # -- hoisting values out of branches -----------------------------------------------------
 
     def _hoist(self, value: Value) -> Value:
-        """``value`` as a value of the forward graph's top block: a value made in an ``If``
-        branch leaves the ``If`` as an extra optional output (None from the other branches)."""
-        block = value.node.owning_block
-        if block is self.forward.block or block is None:
-            return value
+        """``value``, made in an ``If`` branch, as an extra optional output of that ``If``
+        (None from the other branches)."""
         found = self._hoisted.get(value)
         if found is not None:
             return found
-        owner = block.owning_node
-        if owner.kind != prim.If:
-            raise AutodiffError(f"a value inside {owner.kind} is needed by the backward "
-                                f"pass:\n  {describe(owner)}")
+        owner = value.node.owning_block.owning_node
         elem = value.type.elem if isinstance(value.type, OptionalType) else value.type
         out = owner.add_output(OptionalType(elem))
         for branch in owner.blocks:
-            if branch is block:
+            if branch is value.node.owning_block:
                 branch.register_output(value)
             else:
                 with self.forward.inserting_before(branch.return_node):
                     none = self.forward.insert(prim.Uninitialized)
                 none.output().set_type(NoneType())
                 branch.register_output(none.output())
-        found = self._hoisted[value] = self._hoist(out)
-        return found
+        self._hoisted[value] = out
+        return out
 
     # -- the reverse walk --------------------------------------------------------------------
 
@@ -261,6 +248,9 @@ class Backward:
                 continue
             if node.kind == prim.If:
                 self._backprop_if(node, grads, outs)
+                continue
+            if node.kind == prim.Loop:
+                backprop_loop(self, node, grads, outs)
                 continue
             schema = node.schema
             rule = RULES.get(schema.text if schema is not None else str(node.kind))
@@ -286,7 +276,7 @@ class Backward:
                 for value, grad in zip(branch.outputs, outs):
                     self.accumulate(local, value, grad)
                 self.backprop_block(branch, local)
-            inside = set(_values_defined_in(branch))
+            inside = set(values_defined_in(branch))
             branches.append((bw_block, {v: g for v, g in local.items() if v not in inside}))
         escaping: list[Value] = []
         for _, found in branches:
@@ -302,14 +292,6 @@ class Backward:
             self.accumulate(grads, value, out)
 
 
-def _values_defined_in(block: Block):
-    yield from block.inputs
-    for node in block.nodes():
-        yield from node.outputs
-        for inner in node.blocks:
-            yield from _values_defined_in(inner)
-
-
 def differentiate(graph: Graph, wrt: Sequence[int]) -> Gradient:
     """Differentiate ``graph``'s outputs with respect to its inputs ``wrt`` (indices)."""
     from ..passes import eliminate_dead_code
@@ -322,8 +304,8 @@ def differentiate(graph: Graph, wrt: Sequence[int]) -> Gradient:
         if not _is_tensor(forward.inputs[i]):
             raise AutodiffError(f"input %{forward.inputs[i].debug_name} has type "
                                 f"{forward.inputs[i].type}: only tensors have gradients")
-    unroll_loops(forward.block)
     eliminate_dead_code(forward)
+    hoist_invariants(forward.block)
     num_outputs = len(forward.outputs)
     bw = Backward(forward, wrt)
     grads: dict[Value, Value] = {}
@@ -343,6 +325,7 @@ def differentiate(graph: Graph, wrt: Sequence[int]) -> Gradient:
         if grad is not None:
             bw.graph.register_output(grad)
     eliminate_dead_code(bw.graph)
+    hoist_invariants(bw.graph.block)   # (the transposed weights of an RNN's backward step)
     # Save only what the backward graph reads.
     saved = []
     for offset in range(len(bw.saved_values) - 1, -1, -1):
@@ -353,9 +336,10 @@ def differentiate(graph: Graph, wrt: Sequence[int]) -> Gradient:
     saved.reverse()
     for value in saved:
         forward.register_output(value)
+    prune_stashes(bw)
     eliminate_dead_code(forward)
     return Gradient(forward, bw.graph, num_outputs, len(saved), output_has_grad, list(wrt),
                     wrt_reached)
 
 
-__all__ = ["AutodiffError", "Backward", "Gradient", "differentiate", "unroll_loops"]
+__all__ = ["AutodiffError", "Backward", "Gradient", "differentiate"]

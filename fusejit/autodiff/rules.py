@@ -309,8 +309,10 @@ def _matmul(ctx, node: Node, grads: list) -> list:
 
     def swap(v: Value) -> Value:
         return ctx.emit("aten::transpose", v, ctx.const(-1), ctx.const(-2))
-    return [(self, ctx.sum_to(ctx.emit(mm, g, swap(y)), self)),
-            (other, ctx.sum_to(ctx.emit(mm, swap(x), g), other))]
+    g_self, g_other = ctx.emit(mm, g, swap(y)), ctx.emit(mm, swap(x), g)
+    if ranks == (2, 2):   # no batch dimensions, so nothing was broadcast
+        return [(self, g_self), (other, g_other)]
+    return [(self, ctx.sum_to(g_self, self)), (other, ctx.sum_to(g_other, other))]
 
 
 @derivative("aten::transpose(Tensor(a) self, int dim0, int dim1) -> Tensor(a)")
@@ -402,10 +404,18 @@ def _stack(ctx, node: Node, grads: list) -> dict:
 
 
 def _list_elements(ctx, node: Node) -> tuple[Value, ...]:
-    producer = node.input(0).node
+    tensors = node.input(0)
+    producer = tensors.node
     if producer.kind != "prim::ListConstruct":
         ctx.unsupported(node, f"{node.kind} of a list made by {producer.kind} is not "
                               f"differentiated (only of a prim::ListConstruct)")
+    for use in tensors.uses:
+        schema = use.user.schema
+        if schema is not None and use.offset in schema.written:
+            # (its elements are not the ListConstruct's inputs: the gradient would be lost)
+            ctx.unsupported(node, f"{node.kind} of a list changed by {use.user.kind} after it "
+                                  f"was made is not differentiated (build the list in one "
+                                  f"expression, or stack inside the loop)")
     return producer.inputs
 
 

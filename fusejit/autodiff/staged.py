@@ -127,7 +127,8 @@ class StagedCode:
         graph = graph.copy()
         self.params = list(graph.inputs)
         # Loop trip counts passed as int arguments are known now: they become constants, so
-        # the loops unroll (the caller keys its cache on their values: trip_count_inputs).
+        # loop-invariant nodes may leave the loop before differentiating (a loop that surely
+        # runs); the caller keys its cache on their values (trip_count_inputs).
         for i in trip_count_inputs(graph):
             with graph.inserting_before(next(graph.nodes(), graph.return_node)):
                 constant = graph.insert_constant(int(example_inputs[i]))

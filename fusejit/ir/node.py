@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..errors import IRError
+from .schema import registry as _registry
 from .symbols import Symbol, prim
 from .types import TENSOR, Type
 from .values import SourceRange, Use, Value
@@ -36,7 +37,7 @@ class Node:
 
     __slots__ = ("kind", "graph", "owning_block", "prev", "next", "_topo", "_inputs",
                  "_outputs", "_blocks", "_attrs", "_attr_text", "source_range", "text_line",
-                 "__weakref__")
+                 "_schema_memo", "__weakref__")
 
     def __init__(self, graph: Graph, kind: str):
         self.kind = Symbol(kind)
@@ -54,6 +55,9 @@ class Node:
         # The line of the IR text the node was parsed from (not printed): where errors point
         # when the text gave no source comment.
         self.text_line: int | None = None
+        # (registry version, kind, input types, schema): the passes ask for a node's schema
+        # again and again, and the answer depends on nothing else.
+        self._schema_memo: tuple | None = None
 
     # -- inputs and outputs -------------------------------------------------------------------
 
@@ -344,9 +348,16 @@ class Node:
     @property
     def schema(self):
         """The registered schema this node matches, or ``None``."""
-        from .schema import registry
-
-        return registry.find(self)
+        registry = _registry
+        memo = self._schema_memo
+        if (memo is not None and memo[0] == registry.version and memo[1] is self.kind
+                and len(memo[2]) == len(self._inputs)
+                and all(t is v.type for t, v in zip(memo[2], self._inputs))):
+            return memo[3]
+        schema = registry.find(self)
+        self._schema_memo = (registry.version, self.kind,
+                             tuple(v.type for v in self._inputs), schema)
+        return schema
 
     @property
     def location(self) -> str:

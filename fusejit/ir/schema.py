@@ -88,11 +88,14 @@ class FunctionSchema:
         self.returns = returns
         self.is_vararg = is_vararg
         self.text = text
+        # The positions of the arguments the op writes into (alias annotations with ``!``).
+        self.written = tuple(i for i, a in enumerate(arguments)
+                             if a.alias is not None and "!" in a.alias)
 
     @property
     def is_mutable(self) -> bool:
         """Does the op write into one of its arguments (an alias annotation with ``!``)?"""
-        return any(a.alias is not None and "!" in a.alias for a in self.arguments)
+        return bool(self.written)
 
     def argument_index(self, name: str) -> int:
         for i, a in enumerate(self.arguments):
@@ -249,12 +252,18 @@ class OperatorRegistry:
 
     def __init__(self):
         self._by_kind: dict[str, list[FunctionSchema]] = {}
+        # (kind, *input types) -> the schema found: a match depends on nothing else, and the
+        # passes ask about every node again and again (alias analysis, DCE, the fuser).
+        self._found: dict[tuple, FunctionSchema | None] = {}
+        self.version = 0   # changes when a schema is added (nodes memoise their lookups)
 
     def register(self, text: str) -> FunctionSchema:
         schema = parse_schema(text)
         bucket = self._by_kind.setdefault(schema.name, [])
         if schema not in bucket:
             bucket.append(schema)
+            self._found.clear()
+            self.version += 1
         return schema
 
     def schemas(self, kind: str) -> list[FunctionSchema]:
@@ -264,10 +273,22 @@ class OperatorRegistry:
         return sorted(self._by_kind)
 
     def find(self, node) -> FunctionSchema | None:
-        for schema in self._by_kind.get(node.kind, ()):
-            if schema.matches(node):
-                return schema
-        return None
+        key = (node.kind, *(v.type for v in node.inputs))
+        try:
+            return self._found[key]
+        except KeyError:
+            pass
+        except TypeError:   # a type that cannot be hashed: look it up every time
+            key = None
+        found = next((s for s in self._by_kind.get(node.kind, ()) if s.matches(node)), None)
+        if key is not None:
+            if len(self._found) >= _FOUND_LIMIT:
+                self._found.clear()
+            self._found[key] = found
+        return found
+
+
+_FOUND_LIMIT = 1 << 14
 
 
 registry = OperatorRegistry()

@@ -215,8 +215,17 @@ class AliasDb:
 
     # -- reads and writes ----------------------------------------------------------------------
 
-    def get_writes(self, node: Node) -> set[int]:
+    def get_writes(self, node: Node) -> set[int] | frozenset[int]:
         """Locations ``node`` (or a node in its blocks) may write."""
+        if not node.blocks:
+            # The common case, asked for every node a move walks past: a node that writes
+            # nothing whatever its inputs point to.
+            kind = node.kind
+            if kind in _PURE_PRIMS or kind in CONTAINERS or kind in _VIEW_PRIMS:
+                return _EMPTY
+            schema = node.schema
+            if schema is not None and not schema.written:
+                return _EMPTY
         result: set[int] = set()
         self._writes_into(node, result)
         return result
@@ -231,9 +240,10 @@ class AliasDb:
                     for v in node.inputs:
                         result |= self._with_contained(self.points_to(v))
             else:
-                for v, arg in zip(node.inputs, schema.arguments):
-                    if arg.alias and "!" in arg.alias:
-                        result |= self.points_to(v)
+                inputs = node.inputs
+                for i in schema.written:
+                    if i < len(inputs):
+                        result |= self.points_to(inputs[i])
         for b in node.blocks:
             for n in b.nodes():
                 self._writes_into(n, result)

@@ -37,7 +37,7 @@ from ..ir.constants import constant_value
 from ..ir.graph import Block, Graph, Node, Value
 from ..ir.schema import parse_schema
 from ..ir.symbols import aten, prim
-from ..ir.types import FloatType, IntType, ListType, TensorType
+from ..ir.types import FloatType, IntType, ListType, TensorType, Type
 from .alias_analysis import AliasDb
 from .common_subexpression_elimination import eliminate_common_subexpression
 from .constant_pooling import constant_pooling
@@ -180,6 +180,8 @@ class GraphFuser:
         self.fuse_grad_sum_to_size = fuse_grad_sum_to_size
         self._callback = callback
         self.alias_db = AliasDb(graph)
+        self._device_ok: dict[int, tuple[Type, bool]] = {}
+        self._devices_checked: set[Node] = set()
 
     # -- what may fuse -------------------------------------------------------------------------
 
@@ -189,6 +191,15 @@ class GraphFuser:
         return self.is_fusable_default(node)
 
     def is_fusable_device(self, v: Value) -> bool:
+        # Memoised by type object: a group with many outputs is asked about at every step.
+        found = self._device_ok.get(id(v.type))
+        if found is not None and found[0] is v.type:
+            return found[1]
+        ok = self._is_fusable_device(v)
+        self._device_ok[id(v.type)] = (v.type, ok)
+        return ok
+
+    def _is_fusable_device(self, v: Value) -> bool:
         if not _is_tensor(v):
             return True
         device = v.type.device
@@ -201,8 +212,17 @@ class GraphFuser:
         return False
 
     def is_fusable_default(self, node: Node) -> bool:
+        # The cheap test first: the graph's Param node (hundreds of outputs in a backward
+        # graph) is asked about at every step. A group of ours only ever takes outputs of
+        # nodes that passed the device test, so once its outputs passed, it passes.
+        if not self.is_fusable_map(node):
+            return False
+        if node in self._devices_checked:
+            return True
         device_ok = all(self.is_fusable_device(o) for o in node.outputs if o.uses)
-        return device_ok and self.is_fusable_map(node)
+        if device_ok and node.kind == self.kind:
+            self._devices_checked.add(node)
+        return device_ok
 
     def is_fusable_map(self, node: Node) -> bool:
         # Moving nodes across blocks is not generally correct, so never fuse across them.

@@ -273,7 +273,7 @@ def nested(x, w):
 
 
 @pytest.mark.parametrize("fuse", [False, True])
-def test_nested_ifs_inside_an_unrolled_loop(fuse: bool) -> None:
+def test_nested_ifs_inside_a_loop(fuse: bool) -> None:
     rng = np.random.default_rng(5)   # away from the branches' boundaries
     args = [rng.standard_normal((2, 3)), rng.standard_normal((2, 3))]
     grads = fusejit.grad(nested, argnums=(0, 1), fuse=fuse, engine="reference")(*args)
