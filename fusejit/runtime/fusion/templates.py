@@ -7,7 +7,7 @@ returns the expression text and the result dtype::
     %5 : Float(*, *) = aten::add(%3, %4, %alpha)      # alpha = 2
         -> ("a0 + k0 * a1", float32)        where k0 = np.float32(2.0) at module level
 
-Type promotion is ``fusejit.runtime.dtypes.result_type_from``; operands are cast to the compute
+Type promotion is ``fusejit.oplib.dtypes.result_type_from``; operands are cast to the compute
 dtype before the op, as PyTorch's TensorIterator does, so ``float32 * 0.1`` multiplies by
 ``float32(0.1)``. Integer division by zero cannot raise inside a parallel loop, so its renderers
 emit a guard that sets a status flag the caller turns into an error.
@@ -21,7 +21,7 @@ import numpy as np
 
 from ...errors import IRError
 from ...ir.symbols import aten, prim
-from ..dtypes import DEFAULT_FLOAT, result_type_from, scalar_dtype
+from ...oplib.dtypes import DEFAULT_FLOAT, result_type_from, scalar_dtype
 
 BOOL = np.dtype(np.bool_)
 _NO_VALUE = object()

@@ -21,9 +21,9 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
-from ..dtypes import category
-from . import tensor
-from .table import OPS, Operation, find_entry, make_operation, wrap_dim
+from ...oplib import tensor
+from ...oplib.dtypes import category
+from ...oplib.table import OPS, Operation, find_entry, make_operation, wrap_dim
 
 _INT64 = "int64"
 

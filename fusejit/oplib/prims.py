@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from ...errors import JITException
+from ..errors import JITException
 from .table import DTYPE_CODES, as_tensor, register
 
 

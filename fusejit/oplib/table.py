@@ -19,9 +19,9 @@ from typing import Any
 
 import numpy as np
 
-from ...errors import SchemaError
-from ...ir.schema import registry
-from ...ir.symbols import aten, prim
+from ..errors import SchemaError
+from ..ir.schema import registry
+from ..ir.symbols import aten, prim
 
 Body = Callable[..., Any]
 

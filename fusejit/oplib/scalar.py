@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from ...ir.schema import registry
+from ..ir.schema import registry
 from .table import register
 
 _SCALAR_TYPES = frozenset({"int", "float", "bool", "Scalar"})

@@ -6,7 +6,7 @@
     %m : Bool(3) = aten::gt(%x, %half)             comparisons give bool tensors
     %q : Long(3) = aten::remainder(%i, %j)         int remainder takes the divisor's sign
 
-Promotion follows ``fusejit.runtime.dtypes.result_type``: 0-dim tensors and Python scalars are
+Promotion follows ``fusejit.oplib.dtypes.result_type``: 0-dim tensors and Python scalars are
 weak, so ``float32 tensor + 2.5`` stays float32 and ``int64 tensor / 2`` is float32 (true
 division of integers gives the default float dtype). Unary float functions of integer tensors
 give float32, while ``abs``/``neg``/``relu`` keep the integer dtype and ``ceil``/``floor``/
@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from ..dtypes import DEFAULT_FLOAT, category, result_type
+from .dtypes import DEFAULT_FLOAT, category, result_type
 from .table import as_tensor, register, register_all
 
 _BOOL = np.dtype(np.bool_)
@@ -48,7 +48,7 @@ def _to(x: Any, dtype: np.dtype) -> np.ndarray:
 
 
 def _dtype_name(dtype: np.dtype) -> str:
-    from ...ir.types import ScalarType
+    from ..ir.types import ScalarType
 
     try:
         return ScalarType.from_dtype(dtype).name
