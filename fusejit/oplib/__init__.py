@@ -31,24 +31,44 @@ view is seen in its base. Bodies never mutate inputs, except the in-place ops (`
 A failing body raises an ordinary exception with PyTorch's message; the interpreter wraps it
 with the node and its source location.
 
-Modules: ``table`` (OpEntry, binding), ``dtypes`` (PyTorch's type promotion), ``pointwise``
-(the fuser's simple maps), ``tensor`` (views, reductions, mm, chunking), ``numpy_ops`` (what
+An op's entry (``OpEntry``, in ``ENTRIES`` by kind) holds its overloads (``Overload``: schema,
+NumPy and device bodies, purity; in ``OPS`` by schema text) and, for the ops the graph fuser
+takes, its simple-map schemas, dtype rule, kernel renderer and native body name. Adding a
+pointwise op is one entry in one module, plus its tests.
+
+Modules: ``table`` (entries, binding), ``dtypes`` (PyTorch's type promotion), ``render`` (what
+a kernel renderer sees), the pointwise ops in ``unary``, ``binary`` and ``selection`` (helpers
+in ``pointwise``), ``tensor`` (views, reductions, mm, chunking), ``numpy_ops`` (what
 NumPy-spelled code needs beyond those), ``grad_ops`` (what backward graphs use), ``scalar``
 (int/float/bool arithmetic), ``prims`` (lists, tuples, exceptions).
 """
 
 from __future__ import annotations
 
-from . import grad_ops, numpy_ops, pointwise, prims, scalar, tensor  # noqa: F401  (each fills OPS)
+from . import (  # noqa: F401  (each module fills the table)
+    binary,
+    grad_ops,
+    numpy_ops,
+    prims,
+    scalar,
+    selection,
+    tensor,
+    unary,
+)
 from .table import (
+    ENTRIES,
     INTERPRETER_KINDS,
     OPS,
     OpEntry,
     Operation,
+    Overload,
     find_entry,
     has_operation,
     make_operation,
 )
 
-__all__ = ["INTERPRETER_KINDS", "OPS", "OpEntry", "Operation", "find_entry", "has_operation",
-           "make_operation"]
+__all__ = ["ENTRIES", "FUSIBLE", "INTERPRETER_KINDS", "OPS", "OpEntry", "Operation", "Overload",
+           "find_entry", "has_operation", "make_operation"]
+
+# The ops the graph fuser may fuse (kind -> entry): each has a renderer and a dtype rule.
+FUSIBLE: dict[str, OpEntry] = {kind: op for kind, op in ENTRIES.items() if op.fusible}
