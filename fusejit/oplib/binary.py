@@ -87,9 +87,9 @@ def _render_add_sub(cx: Emitter, node, ops: list[Operand], dtype: np.dtype) -> s
     a, b = cx.cast(ops[0], dtype), cx.cast(ops[1], dtype)
     alpha = _alpha(cx, node, ops, dtype)
     is_add = node.kind == "aten::add"
+    if not is_add and BOOL in (ops[0].dtype, ops[1].dtype):
+        raise fail(node, "subtraction with a Bool operand is not supported")
     if dtype == BOOL:
-        if not is_add:
-            raise fail(node, "subtraction of Bool tensors is not supported")
         return f"({a} or {b})" if alpha is None else f"({a} or ({alpha} and {b}))"
     op = "+" if is_add else "-"
     return f"{a} {op} {b}" if alpha is None else f"{a} {op} {alpha} * {b}"
@@ -271,8 +271,7 @@ def _pow(self: Any, exponent: Any) -> np.ndarray:
     if not isinstance(exponent, np.ndarray) and exponent < 0:
         raise RuntimeError("Integers to negative integer powers are not allowed.")
     if dtype == BOOL:
-        a, b = a.astype(np.int64), b.astype(np.int64)
-        return as_tensor(_int_pow(a, b).astype(BOOL))
+        raise RuntimeError("pow is not implemented for Bool tensors")
     return _int_pow(a, b)
 
 

@@ -100,6 +100,8 @@ define("aten::clamp", fuses=("aten::clamp(Tensor self, Scalar? min, Scalar? max)
 def _threshold(self: np.ndarray, threshold: Any, value: Any) -> np.ndarray:
     # The result keeps the input's dtype; the scalars are converted to it.
     dtype = self.dtype
+    if dtype == BOOL:
+        raise RuntimeError("threshold is not implemented for Bool tensors")
     return as_tensor(np.where(self <= np.asarray(threshold).astype(dtype),
                               np.asarray(value).astype(dtype), self))
 
@@ -162,6 +164,8 @@ define("aten::lerp", fuses=_LERP, dtype=_lerp_dtype, render=_render_lerp)
 def _addcmul(self: np.ndarray, tensor1: np.ndarray, tensor2: np.ndarray,
              value: Any = 1) -> np.ndarray:
     dtype = result_type(self, tensor1, tensor2)
+    if dtype == BOOL:
+        raise RuntimeError("addcmul is not implemented for Bool tensors")
     check_scalar_fits("value", value, dtype)
     product = np.multiply(to(value, dtype), to(tensor1, dtype)) * to(tensor2, dtype)
     return as_tensor(np.add(to(self, dtype), product))

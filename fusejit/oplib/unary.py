@@ -25,8 +25,10 @@ from .pointwise import BOOL, dtype_name, quiet, to
 from .render import Emitter, Operand, fail, floating, is_float, same_as
 from .table import as_tensor, define, register
 
-# What an integer or bool input does: computed as float, kept, returned unchanged, refused.
-FLOAT, KEEP, IDENTITY, FLOAT_ONLY = "float", "keep", "identity", "float_only"
+# What an integer or bool input does: computed as float; kept; kept for integers but refused for
+# bools (PyTorch dispatches these over numbers only); returned unchanged for integers, refused
+# for bools; refused.
+FLOAT, KEEP, NUMBER, IDENTITY, FLOAT_ONLY = "float", "keep", "number", "identity", "float_only"
 
 
 def unary_body(name: str, fn: Callable[[np.ndarray], np.ndarray], rule: str) -> Callable:
@@ -37,10 +39,10 @@ def unary_body(name: str, fn: Callable[[np.ndarray], np.ndarray], rule: str) -> 
             return as_tensor(fn(self))
         if rule == FLOAT:
             return as_tensor(fn(self.astype(DEFAULT_FLOAT)))
-        if rule == IDENTITY:
-            return self.copy()
-        if rule == KEEP:
+        if rule == KEEP or (rule == NUMBER and self.dtype != BOOL):
             return as_tensor(fn(self))
+        if rule == IDENTITY and self.dtype != BOOL:
+            return self.copy()
         raise RuntimeError(f"{name} is not implemented for {dtype_name(self.dtype)} tensors")
 
     body.__name__ = name
@@ -157,7 +159,7 @@ def _render_same(cx: Emitter, node, ops: list[Operand], dtype: np.dtype) -> str:
 
 # name -> (NumPy function, integer rule, native body)
 SAME_DTYPE: dict[str, tuple[Callable[[np.ndarray], np.ndarray], str, str | None]] = {
-    "abs": (np.abs, KEEP, "ABS"), "neg": (_neg, KEEP, "NEG"), "relu": (_relu, KEEP, "RELU"),
+    "abs": (np.abs, NUMBER, "ABS"), "neg": (_neg, KEEP, "NEG"), "relu": (_relu, KEEP, "RELU"),
     "ceil": (np.ceil, IDENTITY, "CEIL"), "floor": (np.floor, IDENTITY, "FLOOR"),
     "trunc": (np.trunc, IDENTITY, "TRUNC"),
     "round": (np.round, IDENTITY, "ROUND"),  # np.round rounds half to even, like nearbyint
