@@ -67,8 +67,11 @@ from .table import (
     make_operation,
 )
 
-__all__ = ["ENTRIES", "FUSIBLE", "INTERPRETER_KINDS", "OPS", "OpEntry", "Operation", "Overload",
-           "find_entry", "has_operation", "make_operation"]
+__all__ = ["ENTRIES", "FUSIBLE", "INTERPRETER_KINDS", "KERNELS", "OPS", "OpEntry", "Operation",
+           "Overload", "find_entry", "has_operation", "make_operation"]
 
-# The ops the graph fuser may fuse (kind -> entry): each has a renderer and a dtype rule.
-FUSIBLE: dict[str, OpEntry] = {kind: op for kind, op in ENTRIES.items() if op.fusible}
+# The ops a generated kernel can compute (kind -> entry with a renderer and a dtype rule), and
+# among them the ones PyTorch's graph fuser takes as simple maps. The others run in kernels a
+# custom fusion pass makes (``custom_fuse_graph``) and as one-node CUDA kernels.
+KERNELS: dict[str, OpEntry] = {kind: op for kind, op in ENTRIES.items() if op.render}
+FUSIBLE: dict[str, OpEntry] = {kind: op for kind, op in KERNELS.items() if op.fusible}

@@ -63,7 +63,8 @@ class OpEntry:
 
     - ``overloads``: its schemas, each with its NumPy (and device) body.
     - ``fuses``: the schemas under which the graph fuser takes it as a simple map, spelled as
-      PyTorch's fuser spells them (``graph_fuser.cpp``'s list); empty for ops that never fuse.
+      PyTorch's fuser spells them (``graph_fuser.cpp``'s list); empty for ops ``fuse_graph``
+      leaves alone (a renderer still lets custom fusion and one-node CUDA kernels run them).
     - ``dtype``: the result dtype of one element from the operands (``render.Operand``), the
       rule the kernel generator and the NumPy body share (tests check they agree).
     - ``render(cx, node, operands, dtype) -> text``: one element's expression in a generated

@@ -1,4 +1,5 @@
-"""Cases drawn from the operator table itself: one node per schema under which an op fuses.
+"""Cases drawn from the operator table itself: one node per schema of each op a kernel computes
+(the schemas it fuses under, for the ops the graph fuser takes).
 
 Nothing here lists ops: a new entry in ``fusejit.oplib`` is tested as soon as it exists. Each
 schema becomes calls whose tensor arguments are graph inputs (``%c`` for a ``condition``, else
@@ -28,7 +29,7 @@ from fusejit.ir.types import (
     OptionalType,
     TensorType,
 )
-from fusejit.oplib import FUSIBLE, make_operation
+from fusejit.oplib import KERNELS, make_operation
 
 _TYPE = {"float32": "Float", "float64": "Double", "int64": "Long", "bool": "Bool"}
 SHAPE = (2, 3)
@@ -43,7 +44,7 @@ CONSTANTS = {
 class Case:
     id: str            # e.g. "aten::logit#1"
     kind: str
-    schema: str        # the fusible schema this call is made from
+    schema: str        # the schema this call is made from
     call: str          # IR text of the call, e.g. "aten::logit(%x, %eps)"
     nondeterministic: bool
 
@@ -73,9 +74,11 @@ def _constant_for(formal, with_value: bool) -> str:
 
 def cases() -> list[Case]:
     found = []
-    for kind, op in sorted(FUSIBLE.items()):
+    for kind, op in sorted(KERNELS.items()):
         overloads = [o for o in op.overloads if not o.pure]
-        for text in op.fuses:
+        # the schemas it fuses under, or (an op fuse_graph leaves alone) its tensor overloads
+        for text in op.fuses or [o.schema for o in op.overloads if o.schema.startswith(
+                f"{kind}(Tensor ")]:
             schema = parse_schema(text)
             optional = any(_numeric_optional(a) for a in schema.arguments)
             for with_value in ((False, True) if optional else (True,)):

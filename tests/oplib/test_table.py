@@ -3,9 +3,10 @@
 - The tables derived from it agree with it and with each other (no drift): the fuser's
   simple-map set, the kernel generator's renderers, the schema registry, the native engine's
   op ids, the derivative slot.
-- Every fusible op renders for CPU and CUDA kernels with the dtype its NumPy body gives, and
-  refuses (a clear ``IRError``) exactly the dtypes its NumPy body refuses.
-- Every fusible op, compiled into one wide CPU kernel per dtype and run unfused on the
+- Every op with a renderer (every fusible op, and those only custom fusion takes) renders for
+  CPU and CUDA kernels with the dtype its NumPy body gives, and refuses (a clear
+  ``IRError``) exactly the dtypes its NumPy body refuses.
+- Every such op, compiled into one wide CPU kernel per dtype and run unfused on the
   reference and the native interpreter, agrees with its NumPy body. (CUDA kernels run under
   the simulator in ``tests/cuda/test_op_table.py``.)
 """
@@ -19,7 +20,7 @@ import fusejit
 from fusejit.errors import IRError
 from fusejit.ir.parser import parse_ir
 from fusejit.ir.schema import parse_schema, registry
-from fusejit.oplib import ENTRIES, FUSIBLE, OPS
+from fusejit.oplib import ENTRIES, FUSIBLE, KERNELS, OPS
 from fusejit.passes import graph_fuser
 from fusejit.runtime.fusion import FusedKernel
 from fusejit.runtime.fusion.codegen import generate, generate_cuda
@@ -52,18 +53,23 @@ def test_every_fusible_schema_has_a_body_a_renderer_and_a_dtype_rule():
     assert not problems, "\n".join(problems)
 
 
-def test_no_renderer_or_kernel_fact_without_fusion():
-    # A renderer the fuser never reaches is dead code (as aten::maximum's was).
-    stray = [kind for kind, op in ENTRIES.items() if not op.fusible and (
-        op.render or op.dtype or op.dtype_only or op.sum_to_size or op.native)]
+def test_kernel_facts_come_together():
+    # A renderer needs its dtype rule and the reverse; fusion facts need fusion. (A renderer
+    # no kernel reaches is dead code, as aten::maximum's was: an op with a renderer is computed
+    # by fused kernels, custom fusion or one-node CUDA kernels, and each is run below.)
+    stray = [kind for kind, op in ENTRIES.items()
+             if bool(op.render) != bool(op.dtype) or (op.fusible and not op.render)
+             or (not op.fusible and (op.dtype_only or op.sum_to_size))]
     assert not stray
+    assert set(FUSIBLE) <= set(KERNELS)
 
 
 def test_derived_tables_are_views_of_the_entries():
-    assert set(RENDERERS) == set(FUSIBLE) == set(graph_fuser._SIMPLE_MAP_SCHEMAS)
+    assert set(RENDERERS) == set(KERNELS)
+    assert set(FUSIBLE) == set(graph_fuser._SIMPLE_MAP_SCHEMAS)
     for kind, schemas in graph_fuser._SIMPLE_MAP_SCHEMAS.items():
         assert [s.text for s in schemas] == [parse_schema(t).text for t in FUSIBLE[kind].fuses]
-    assert DTYPE_ONLY == {k: op.dtype_only for k, op in FUSIBLE.items() if op.dtype_only}
+    assert DTYPE_ONLY == {k: op.dtype_only for k, op in KERNELS.items() if op.dtype_only}
     for schema in graph_fuser._COMMUTES_WITH_SUM_TO_SIZE:
         assert schema.text in [parse_schema(t).text for t in FUSIBLE[schema.name].fuses]
     # every registered schema belongs to an entry, every overload to the registry
@@ -91,7 +97,7 @@ def test_native_op_names_match_the_native_table():
         assert getattr(pw, op.native) == op_id - base, key
         named += 1
     assert named >= 20
-    for op in FUSIBLE.values():
+    for op in ENTRIES.values():
         if op.native is not None:
             assert any(NATIVE_OPS.get(o.schema) is not None for o in op.overloads), op.kind
 

@@ -13,14 +13,14 @@ from __future__ import annotations
 import numpy as np
 
 from ...ir.symbols import aten, prim
-from ...oplib import FUSIBLE, OpEntry
+from ...oplib import KERNELS, OpEntry
 
 # kind -> the op's entry (dtype rule and renderer), for the kinds a fused kernel computes
-RENDERERS: dict[str, OpEntry] = dict(FUSIBLE)
+RENDERERS: dict[str, OpEntry] = dict(KERNELS)
 # Inputs that give only a dtype, never elements: they do not take part in broadcasting, and the
 # kernel neither reads them nor computes them (``layout`` leaves them out of ``needed``).
 DTYPE_ONLY: dict[str, frozenset[int]] = {
-    kind: op.dtype_only for kind, op in FUSIBLE.items() if op.dtype_only}
+    kind: op.dtype_only for kind, op in KERNELS.items() if op.dtype_only}
 
 # --- unary ops on floats ------------------------------------------------------------------------
 
