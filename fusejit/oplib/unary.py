@@ -232,3 +232,21 @@ register("aten::rand_like(Tensor self) -> Tensor", _rand_like, pure=False)
 register(_RAND_LIKE, _rand_like, pure=False)
 define("aten::rand_like", fuses=("aten::rand_like(Tensor self) -> Tensor", _RAND_LIKE),
        dtype=same_as(0), render=_render_rand_like)
+
+
+# -- hardsigmoid: relu6(x + 3) / 6; not in PyTorch's fuser list, so fuse_graph leaves it alone ---
+
+def _hardsigmoid(x: np.ndarray) -> np.ndarray:
+    three, six = x.dtype.type(3), x.dtype.type(6)
+    return np.minimum(np.maximum(x + three, x.dtype.type(0)), six) / six   # NaN stays NaN
+
+
+def _render_hardsigmoid(cx: Emitter, node, ops: list[Operand], dtype: np.dtype) -> str:
+    if not is_float(dtype):
+        raise fail(node, "hardsigmoid is only defined for floating tensors")
+    x, zero, six = ops[0].expr, cx.literal(0.0, dtype), cx.literal(6.0, dtype)
+    return f"h.clamp({x} + {cx.literal(3.0, dtype)}, {zero}, {six}) / {six}"
+
+
+unary_entry("hardsigmoid", unary_body("hardsigmoid", _hardsigmoid, FLOAT_ONLY), fuses=False,
+            dtype=same_as(0), render=_render_hardsigmoid)
