@@ -250,3 +250,30 @@ def _render_hardsigmoid(cx: Emitter, node, ops: list[Operand], dtype: np.dtype) 
 
 unary_entry("hardsigmoid", unary_body("hardsigmoid", _hardsigmoid, FLOAT_ONLY), fuses=False,
             dtype=same_as(0), render=_render_hardsigmoid)
+
+
+# -- softplus: log1p(exp(beta x)) / beta, x itself above the threshold; not fused by PyTorch ------
+
+@quiet
+def _softplus(self: np.ndarray, beta: Any = 1, threshold: Any = 20) -> np.ndarray:
+    if category(self.dtype) != 2:
+        raise RuntimeError(f"softplus is not implemented for {dtype_name(self.dtype)} tensors")
+    # PyTorch converts beta and threshold to the tensor's dtype before computing
+    b, t = to(beta, self.dtype), to(threshold, self.dtype)
+    scaled = self * b
+    return as_tensor(np.where(scaled > t, self, np.log1p(np.exp(scaled)) / b))
+
+
+def _render_softplus(cx: Emitter, node, ops: list[Operand], dtype: np.dtype) -> str:
+    if not is_float(dtype):
+        raise fail(node, "softplus is only defined for floating tensors")
+    x, beta, threshold = ops[0].expr, cx.cast(ops[1], dtype), cx.cast(ops[2], dtype)
+    scaled = f"({x} * {beta})"
+    exp = cx.math("aten::exp", f"math.exp{scaled}", scaled, dtype)
+    log1p = cx.math("aten::log1p", f"math.log1p({exp})", exp, dtype)
+    return f"({x} if {scaled} > {threshold} else {log1p} / {beta})"
+
+
+_SOFTPLUS = "aten::softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor"
+register(_SOFTPLUS, _softplus)
+define("aten::softplus", dtype=same_as(0), render=_render_softplus)
