@@ -47,6 +47,7 @@ from __future__ import annotations
 
 from . import (  # noqa: F401  (each module fills the table)
     binary,
+    device,
     grad_ops,
     numpy_ops,
     prims,

@@ -31,7 +31,7 @@ class Overload:
     """One schema of an op (or one ``prim::`` kind) and its bodies.
 
     ``numpy_body(*inputs, **bound)`` is the reference implementation; ``cupy_body(xp, ...)``
-    the device body, where the reference one does not serve (``runtime/ops/cupy_bodies``).
+    the device body, where the reference one does not serve (``oplib/device``).
     ``pure`` is False for ops that write into an argument, have side effects or are
     nondeterministic: constant propagation skips them. ``multiple`` says the body returns a
     tuple of all outputs (else it returns the one output). ``binds`` names what is read from the
