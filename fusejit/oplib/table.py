@@ -149,21 +149,6 @@ def define(kind: str, *, fuses: Iterable[str] = (), dtype: Callable[[list], np.d
     return op
 
 
-def register_all(schemas: Iterable[str], body: Body, **options) -> None:
-    for schema in schemas:
-        register(schema, body, **options)
-
-
-def schemas_of(kind: str, first_arg: str | None = None) -> list[str]:
-    """The registered schema texts of ``kind``, optionally only those whose first formal has the
-    given type name (``"Tensor"``, ``"int"``...)."""
-    found = []
-    for schema in registry.schemas(kind):
-        if first_arg is None or (schema.arguments and str(schema.arguments[0].type) == first_arg):
-            found.append(schema.text)
-    return found
-
-
 def _interpreter_handles(node) -> bool:
     return node.kind in INTERPRETER_KINDS or node.has_attribute("Subgraph")
 
