@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import importlib
 
+from . import oplib  # noqa: F401,E402  (fills the operator registry the IR checks nodes against)
 from .errors import (
     FusejitError,
     InterpreterError,

@@ -374,7 +374,7 @@ class _StageShapes:
                 shapes[out] = shape
 
     def _pieces(self, node: Node, shape: tuple, chunks: int, dim: int) -> list[tuple]:
-        from .runtime.ops.tensor import chunk_sizes
+        from .oplib.tensor import chunk_sizes
 
         if not shape:
             raise _not_chunkable(node, "its input is not an array")

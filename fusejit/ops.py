@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from .runtime.dtypes import DEFAULT_FLOAT, result_type
+from .oplib.dtypes import DEFAULT_FLOAT, result_type
 
 __all__ = ["addcmul", "erf", "erfc", "frac", "lerp", "lgamma", "logit", "reciprocal", "relu",
            "rsqrt", "sigmoid", "softmax", "threshold", "type_as"]

@@ -81,7 +81,7 @@ class SummedGroup:
         self._fallback = None
 
     def __call__(self, *args: Any) -> tuple:
-        from ..runtime.ops.tensor import broadcast_sizes, sum_to_size
+        from ..oplib.tensor import broadcast_sizes, sum_to_size
 
         if self.full:
             shape = broadcast_sizes(*(a.shape for a in args if isinstance(a, np.ndarray)))

@@ -25,6 +25,7 @@ from collections.abc import Callable
 
 from ..ir.graph import Node, Value
 from ..ir.types import INT, ListType
+from ..oplib import OPS
 
 Rule = Callable[..., dict]
 
@@ -463,5 +464,10 @@ def _grad_sum_to_size(ctx, node: Node, grads: list) -> dict:
     return {node.input(0): ctx.emit("aten::expand", grads[0], ctx.size_of(node.input(0)),
                                     ctx.const(False))}
 
+
+# Each rule in its overload's derivative slot of the operator library (prim kinds have none).
+for _schema, _rule in RULES.items():
+    if _schema in OPS:
+        OPS[_schema].derivative = _rule
 
 __all__ = ["NONDIFFERENTIABLE", "RULES", "derivative"]

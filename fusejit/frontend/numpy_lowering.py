@@ -20,7 +20,7 @@ import numpy as np
 from ..ir.graph import Value
 from ..ir.symbols import aten
 from ..ir.types import FLOAT, INT, ListType, TensorType
-from ..runtime.ops.table import DTYPE_CODES
+from ..oplib.table import DTYPE_CODES
 from .builder import IRBuilder, Item, describe, is_none, is_tensor, scalar_type_of
 from .lowering import _array, as_tensor, binary, reshape, where
 from .numpy_dtypes import cast, conform, dtype_of
@@ -241,7 +241,7 @@ def eye(b: IRBuilder, n: Item, m: Item = None, k: Item = 0, dtype: Any = None) -
 def astype(b: IRBuilder, x: Item, dtype: Any) -> Value:
     x = _array(b, x, ".astype")
     code = dtype_code(b, dtype, None, ".astype")
-    from ..runtime.ops.table import SCALAR_TYPE_CODES
+    from ..oplib.table import SCALAR_TYPE_CODES
 
     target = SCALAR_TYPE_CODES[code]
     if dtype_of(x) == target:

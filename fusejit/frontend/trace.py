@@ -40,7 +40,7 @@ from ..errors import ScriptError
 from ..ir.graph import Graph, Value
 from ..ir.symbols import aten
 from ..ir.types import TensorType
-from ..runtime.dtypes import DEFAULT_FLOAT, result_type
+from ..oplib.dtypes import DEFAULT_FLOAT, result_type
 from .builder import IRBuilder, Location, remove_unused_constants
 from .calls import CALLEES, METHODS, Callee
 from .lowering import transpose

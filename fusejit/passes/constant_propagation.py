@@ -10,7 +10,7 @@
       return (%y)
 
 A node is folded when every input is a ``prim::Constant``, it has an operation
-(``fusejit.runtime.ops``) that is pure (deterministic, no side effects, writes nothing), it has
+(``fusejit.oplib``) that is pure (deterministic, no side effects, writes nothing), it has
 no blocks, and alias analysis finds no writer of the memory its inputs or outputs use (a
 constant tensor that something later mutates in place must stay a node). Its outputs become
 constants (tensor results become tensor constants); an output that cannot be a constant (a
@@ -36,7 +36,7 @@ from ..ir.constants import constant_value
 from ..ir.graph import Block, ElidedTensor, Graph, Node, Value
 from ..ir.symbols import NONDETERMINISTIC, SIDE_EFFECTS, prim
 from ..ir.types import BOOL, FLOAT, INT, ListType, NoneType, OptionalType, Type
-from ..runtime.ops import find_entry, make_operation
+from ..oplib import find_entry, make_operation
 from .alias_analysis import AliasDb
 from .dead_code_elimination import eliminate_dead_code
 from .pass_checks import graph_pass

@@ -38,6 +38,7 @@ from ..ir.graph import Block, Graph, Node, Value
 from ..ir.schema import parse_schema
 from ..ir.symbols import aten, prim
 from ..ir.types import FloatType, IntType, ListType, TensorType, Type
+from ..oplib import FUSIBLE
 from .alias_analysis import AliasDb
 from .common_subexpression_elimination import eliminate_common_subexpression
 from .constant_pooling import constant_pooling
@@ -64,49 +65,12 @@ FUSION_KERNEL_ARGS_LIMIT = 128
 FUSE_ON_CPU = True
 FUSE_ON_GPU = True
 
-_RAND_LIKE = ("aten::rand_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, "
-              "Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) "
-              "-> Tensor")
-_SIMPLE_MAPPABLE = [
-    "aten::_cast_Float(Tensor self, bool non_blocking) -> Tensor",
-    *(f"aten::{op}(Tensor self) -> Tensor" for op in (
-        "abs acos asin atan ceil cos cosh exp expm1 erf erfc floor frac lgamma log log10 log1p "
-        "log2 neg reciprocal relu round rsqrt sigmoid sin sinh sqrt tan tanh trunc rand_like"
-    ).split()),
-    *(f"aten::{op}(Tensor self, Tensor other) -> Tensor" for op in (
-        "atan2 div fmod max min mul remainder type_as eq ne ge gt le lt").split()),
-    *(f"aten::{op}(Tensor self, Scalar other) -> Tensor" for op in (
-        "mul div eq ne ge gt le lt").split()),
-    "aten::add(Tensor self, Tensor other, *, Scalar alpha) -> Tensor",
-    "aten::sub(Tensor self, Tensor other, *, Scalar alpha) -> Tensor",
-    "aten::add(Tensor self, Scalar other, Scalar alpha) -> Tensor",
-    "aten::sub(Tensor self, Scalar other, Scalar alpha) -> Tensor",
-    "aten::clamp(Tensor self, Scalar? min, Scalar? max) -> Tensor",
-    "aten::lerp(Tensor self, Tensor end, Scalar weight) -> Tensor",
-    "aten::lerp(Tensor self, Tensor end, Tensor weight) -> Tensor",
-    "aten::pow(Tensor self, Tensor exponent) -> Tensor",
-    "aten::pow(Tensor self, Scalar exponent) -> Tensor",
-    "aten::pow(Scalar self, Tensor exponent) -> Tensor",
-    "aten::threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor",
-    "aten::addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor",
-    "aten::where(Tensor condition, Tensor self, Tensor other) -> Tensor",
-    _RAND_LIKE,
-]
-_SIMPLE_MAP_SCHEMAS: dict[str, list] = {}
-for _text in _SIMPLE_MAPPABLE:
-    _schema = parse_schema(_text)
-    _SIMPLE_MAP_SCHEMAS.setdefault(_schema.name, []).append(_schema)
-
-# Ops through which a _grad_sum_to_size may be delayed to the group's outputs.
-_COMMUTES_WITH_SUM_TO_SIZE = [parse_schema(t) for t in (
-    "aten::mul(Tensor self, Tensor other) -> Tensor",
-    "aten::div(Tensor self, Tensor other) -> Tensor",
-    "aten::mul(Tensor self, Scalar other) -> Tensor",
-    "aten::div(Tensor self, Scalar other) -> Tensor",
-    "aten::neg(Tensor self) -> Tensor",
-    "aten::add(Tensor self, Tensor other, *, Scalar alpha) -> Tensor",
-    "aten::where(Tensor condition, Tensor self, Tensor other) -> Tensor",
-)]
+# The fuser's simple maps and the ops a _grad_sum_to_size may be delayed through, by kind, as
+# the operator library's entries give them.
+_SIMPLE_MAP_SCHEMAS: dict[str, list] = {
+    kind: [parse_schema(text) for text in op.fuses] for kind, op in FUSIBLE.items()}
+_COMMUTES_WITH_SUM_TO_SIZE = [parse_schema(text) for op in FUSIBLE.values()
+                              for text in op.sum_to_size]
 _TYPE_AS = parse_schema("aten::type_as(Tensor self, Tensor other) -> Tensor")
 
 # Kinds looked up in hot loops (namespace attribute access builds a Symbol each time).

@@ -67,9 +67,9 @@ from ..ir.types import (
     Type,
 )
 from ..ir.values import ElidedTensor
-from ..runtime.ops import find_entry, make_operation
-from ..runtime.ops.table import wrap_dim
-from ..runtime.ops.tensor import broadcast_sizes, chunk_sizes
+from ..oplib import find_entry, make_operation
+from ..oplib.table import wrap_dim
+from ..oplib.tensor import broadcast_sizes, chunk_sizes
 
 
 class Facts:

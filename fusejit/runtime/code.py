@@ -36,6 +36,11 @@ from ..errors import FusejitError, InterpreterError
 from ..ir.constants import constant_value
 from ..ir.graph import Block, ElidedTensor, Graph, Node, SourceRange, Value
 from ..ir.symbols import prim
+from ..oplib import make_operation as table_operation
+from ..passes.desugar_trip_counts import desugar_trip_counts
+from ..passes.drop_unused import drop_unused
+from ..passes.find_last_uses import find_last_uses
+from ..passes.flatten_io import flatten_io
 
 # Columns of Code.instructions.
 OPCODE, ARG, IN_START, IN_SIZE, OUT_START, OUT_SIZE = range(6)
@@ -80,11 +85,6 @@ class Code:
                  make_operation: Callable[[Node], Callable[..., tuple]] | None = None,
                  make_group_operation: Callable[[Node], Callable[..., tuple] | None]
                  | None = None):
-        from ..passes.desugar_trip_counts import desugar_trip_counts
-        from ..passes.drop_unused import drop_unused
-        from ..passes.find_last_uses import find_last_uses
-        from ..passes.flatten_io import flatten_io
-
         if not isinstance(graph, Graph):
             raise FusejitError(f"Code needs a fusejit Graph, got {type(graph).__name__}")
         self.source_graph = graph
@@ -235,13 +235,7 @@ class Code:
             from .python_op import make_python_operation
 
             return make_python_operation(node)
-        make_operation = self._make_operation
-        if make_operation is None:
-            try:
-                from .ops import make_operation
-            except ImportError as error:
-                raise InterpreterError(
-                    f"the operator library is not available: {error}") from error
+        make_operation = self._make_operation or table_operation
         try:
             return make_operation(node)
         except FusejitError as error:

@@ -27,7 +27,7 @@ from numba.core.errors import NumbaError
 from ..ir.graph import Block, Graph, Node, Value
 from ..ir.symbols import prim
 from ..ir.types import BoolType, FloatType, IntType, ListType, NoneType, TensorType
-from .dtypes import result_type_from, scalar_dtype
+from ..oplib.dtypes import result_type_from, scalar_dtype
 from .scalar_function import _CALLS, _INFIX, _PRELUDE, _literal, _Writer, function_source
 
 _SCALAR = (IntType, FloatType, BoolType)

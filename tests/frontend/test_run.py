@@ -8,7 +8,7 @@ import pytest
 
 from fusejit import ops as F
 from fusejit.frontend import jit, script, trace
-from fusejit.runtime.dtypes import DEFAULT_FLOAT, result_type
+from fusejit.oplib.dtypes import DEFAULT_FLOAT, result_type
 from fusejit.runtime.executor import compile
 
 RNG = np.random.default_rng(7)

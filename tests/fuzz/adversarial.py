@@ -25,7 +25,7 @@ import random
 
 import numpy as np
 
-from fusejit.runtime.ops.tensor import broadcast_sizes, chunk_sizes, infer_size
+from fusejit.oplib.tensor import broadcast_sizes, chunk_sizes, infer_size
 
 from .vocabulary import BOOL, F32, F64, I64, MAX_NUMEL, FuzzCase
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from fusejit.runtime.dtypes import result_type
+from fusejit.oplib.dtypes import result_type
 
 from .vocabulary import (
     BOOL,

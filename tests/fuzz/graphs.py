@@ -2,7 +2,7 @@
 
 One draw gives a :class:`FuzzCase`: the IR text, the arrays and scalars to call it with, and for
 every value the generator made whether it is *exact* (see ``tolerances.py``). The generator
-tracks each value's shape and dtype (PyTorch promotion via ``fusejit.runtime.dtypes``) so that
+tracks each value's shape and dtype (PyTorch promotion via ``fusejit.oplib.dtypes``) so that
 every op it writes is valid for its operands::
 
     graph(%i0 : Float(3, 1, requires_grad=0, device=cpu), %i1 : Double(4), %s2 : float):

@@ -11,8 +11,9 @@
     (out,) = kernel(x, y)                   # == np.tanh(x * y), one pass over memory
     print(kernel_source(group_node, x, y))  # the generated module
 
-Modules: ``layout`` (what a group reads and writes), ``templates`` (per-op expressions and
-dtypes), ``codegen`` (the kernel text), ``plan`` (shapes and strides -> ``meta``), ``cache``
+Modules: ``layout`` (what a group reads and writes), ``templates`` (the vectorised-math tables;
+the per-op renderers and dtype rules are the entries of ``fusejit.oplib``), ``codegen`` (the
+kernel text), ``plan`` (shapes and strides -> ``meta``), ``cache``
 (hash-named source files in the user's cache directory, an LRU of loaded modules, the disk cap),
 ``isolated`` (kernels compiled in a child process once a process compiled many), ``compiler``
 (``FusedKernel``), ``fastmath`` (vectorisable float32 exp/log/tanh/sigmoid with measured error),

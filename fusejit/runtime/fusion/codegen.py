@@ -42,11 +42,12 @@ from ...errors import IRError
 from ...ir.constants import constant_value
 from ...ir.symbols import prim
 from ...ir.types import ScalarType
+from ...oplib.render import BOOL, Emitter, Operand
 from ..compile_cache import runtime_digest
 from .layout import GroupLayout
 from .loops import ScalarPass, inner_loops
 from .native_entry import entry_text, native_capable
-from .templates import BOOL, DTYPE_ONLY, RENDERERS, Emitter, Operand
+from .templates import _SEPARATE, _TRIG, RENDERERS, fast_name
 
 # Inner-stride classes of an operand, after the caller has coalesced dimensions.
 UNIT, ZERO, STRIDED = "unit", "zero", "strided"
@@ -156,15 +157,34 @@ class _Generator(Emitter):
         self.guards.append(condition)
         self.has_guards = True
 
-    def separate(self) -> None:
-        self.pending = ScalarPass("", "")
+    def libm(self) -> None:
+        if self.fast:
+            self.pending = ScalarPass("", "")
 
-    def fix_up(self, slow: str, when: str) -> None:
-        self.pending = ScalarPass("", slow, when)
+    def math(self, kind: str, libm: str, x: str, dtype: np.dtype) -> str:
+        fast = fast_name(kind, dtype) if self.fast else None
+        if fast is None:
+            if kind in _SEPARATE:
+                self.libm()
+            return libm
+        if kind in _TRIG:
+            # fast only for |x| <= vm.TRIG_LIMIT: a fix-up loop recomputes the rest with libm
+            self.pending = ScalarPass("", libm, f"abs({x}) > vm.TRIG_LIMIT")
+        return f"{fast}({x})"
+
+    def vectorised(self, name: str) -> str | None:
+        return f"vm.{name}" if self.fast else None
 
     def function(self, name: str) -> str:
         # CUDA has no NumPy ufuncs in kernels: the helpers module maps them to libdevice.
         return f"np.{name}" if self.target == "cpu" else f"h.{name}"
+
+    def random(self, dtype: np.dtype) -> str:
+        if self.target != "cpu":
+            raise IRError("rand_like has no CUDA kernel form: fusejit's CUDA kernels have no "
+                          "random number generator")
+        # Numba gives each thread of a parallel loop its own generator state.
+        return "np.random.random()"
 
     # -- walking the subgraph --------------------------------------------------------------
     def operand_for(self, value, load: bool = True) -> Operand:
@@ -209,12 +229,14 @@ class _Generator(Emitter):
 
     def _emit(self, node) -> None:
         live = node.output() in self.layout.needed
-        skip = DTYPE_ONLY.get(node.kind, frozenset())
-        ops = [self.operand_for(v, live and i not in skip) for i, v in enumerate(node.inputs)]
+        op = RENDERERS[node.kind]
+        ops = [self.operand_for(v, live and i not in op.dtype_only)
+               for i, v in enumerate(node.inputs)]
         self.guards = []
         self.pending = None
         had_guards = self.has_guards
-        expr, dtype = RENDERERS[node.kind](self, node, ops)
+        dtype = np.dtype(op.dtype(ops))
+        expr = op.render(self, node, ops, dtype)
         if dtype not in _SUPPORTED:
             raise IRError(f"{node.kind} would produce {dtype}, unsupported in fused kernels")
         if not live:

@@ -1,12 +1,13 @@
-"""The operator table: one ``OpEntry`` per schema (or per ``prim::`` kind), and node binding.
+"""The operator table: one ``OpEntry`` per op, one ``Overload`` per schema (or ``prim::`` kind),
+and node binding.
 
-An entry is found for a node by the schema the node matches (``registry.find(node)``); ``prim::``
-nodes have no fixed schema and are found by kind::
+The overload a node runs is found by the schema the node matches (``registry.find(node)``);
+``prim::`` nodes have no fixed schema and are found by kind::
 
     %z : Float(3) = aten::add(%x, %y, %one)     -> OPS["aten::add(Tensor self, Tensor other, ...)"]
     %a, %b = prim::ConstantChunk[chunks=2, dim=0](%x)   -> OPS["prim::ConstantChunk"]
 
-``make_operation(node)`` binds the entry to the node: the attributes the entry names in ``binds``
+``make_operation(node)`` binds the overload to the node: the attributes it names in ``binds``
 (``chunks``, ``dim``...) are read once from the node and passed to the body as keywords, so the
 call at run time is just ``op(*inputs)``.
 """
@@ -19,42 +20,84 @@ from typing import Any
 
 import numpy as np
 
-from ...errors import SchemaError
-from ...ir.schema import registry
-from ...ir.symbols import aten, prim
+from ..errors import SchemaError
+from ..ir.schema import registry
+from ..ir.symbols import aten, prim
 
 Body = Callable[..., Any]
 
 
-class OpEntry:
-    """One operator: its schema text (or prim kind) and its bodies.
+class Overload:
+    """One schema of an op (or one ``prim::`` kind) and its bodies.
 
-    ``numpy_body(*inputs, **bound)`` is the reference implementation. ``native_body`` (Numba)
-    and ``cupy_body`` are filled in by later backends. ``pure`` is False for ops that write into
-    an argument, have side effects or are nondeterministic: constant propagation skips them.
-    ``multiple`` says the body returns a tuple of all outputs (else it returns the one output).
-    ``binds`` names what is read from the node when binding: attribute names, or the specials
-    ``"num_outputs"``, ``"outputs_used"`` and ``"output_types"``.
+    ``numpy_body(*inputs, **bound)`` is the reference implementation; ``cupy_body(xp, ...)``
+    the device body, where the reference one does not serve (``oplib/device``).
+    ``pure`` is False for ops that write into an argument, have side effects or are
+    nondeterministic: constant propagation skips them. ``multiple`` says the body returns a
+    tuple of all outputs (else it returns the one output). ``binds`` names what is read from the
+    node when binding: attribute names, or the specials ``"num_outputs"``, ``"outputs_used"``
+    and ``"output_types"``. ``derivative`` is the autodiff rule of this overload, filled in by
+    ``fusejit.autodiff.rules`` (which sits above this package).
     """
 
-    __slots__ = ("schema", "numpy_body", "native_body", "cupy_body", "pure", "multiple", "binds")
+    __slots__ = ("schema", "op", "numpy_body", "cupy_body", "pure", "multiple", "binds",
+                 "derivative")
 
-    def __init__(self, schema: str, numpy_body: Body, native_body: Body | None = None,
-                 cupy_body: Body | None = None, pure: bool = True, multiple: bool = False,
-                 binds: tuple[str, ...] = ()):
+    def __init__(self, schema: str, op: OpEntry, numpy_body: Body, pure: bool = True,
+                 multiple: bool = False, binds: tuple[str, ...] = ()):
         self.schema = schema
+        self.op = op
         self.numpy_body = numpy_body
-        self.native_body = native_body
-        self.cupy_body = cupy_body
+        self.cupy_body: Body | None = None
         self.pure = pure
         self.multiple = multiple
         self.binds = binds
+        self.derivative: Body | None = None
 
     def __repr__(self) -> str:
-        return f"OpEntry({self.schema!r}, pure={self.pure})"
+        return f"Overload({self.schema!r}, pure={self.pure})"
 
 
-OPS: dict[str, OpEntry] = {}
+class OpEntry:
+    """Everything known about one op (one kind, such as ``aten::add``).
+
+    - ``overloads``: its schemas, each with its NumPy (and device) body.
+    - ``fuses``: the schemas under which the graph fuser takes it as a simple map, spelled as
+      PyTorch's fuser spells them (``graph_fuser.cpp``'s list); empty for ops ``fuse_graph``
+      leaves alone (a renderer still lets custom fusion and one-node CUDA kernels run them).
+    - ``dtype``: the result dtype of one element from the operands (``render.Operand``), the
+      rule the kernel generator and the NumPy body share (tests check they agree).
+    - ``render(cx, node, operands, dtype) -> text``: one element's expression in a generated
+      kernel, for CPU and CUDA alike (``cx`` is the generator: ``render.Emitter``).
+    - ``dtype_only``: input positions that give only a dtype (``type_as``'s ``other``).
+    - ``sum_to_size``: the fusible schemas through which a ``_grad_sum_to_size`` may be delayed.
+    - ``native``: the name of the native interpreter's body for its tensor overloads (``"ADD"``).
+    """
+
+    __slots__ = ("kind", "overloads", "fuses", "dtype", "render", "dtype_only", "sum_to_size",
+                 "native")
+
+    def __init__(self, kind: str):
+        self.kind = kind
+        self.overloads: list[Overload] = []
+        self.fuses: tuple[str, ...] = ()
+        self.dtype: Callable[[list], np.dtype] | None = None
+        self.render: Callable[..., str] | None = None
+        self.dtype_only: frozenset[int] = frozenset()
+        self.sum_to_size: tuple[str, ...] = ()
+        self.native: str | None = None
+
+    @property
+    def fusible(self) -> bool:
+        return bool(self.fuses)
+
+    def __repr__(self) -> str:
+        return f"OpEntry({self.kind!r}, {len(self.overloads)} overload(s))"
+
+
+# kind -> entry, and schema text (or prim kind) -> overload
+ENTRIES: dict[str, OpEntry] = {}
+OPS: dict[str, Overload] = {}
 
 # Nodes the interpreter runs itself (control flow, subgraphs, Python callables, futures, frames).
 INTERPRETER_KINDS = frozenset({
@@ -63,38 +106,55 @@ INTERPRETER_KINDS = frozenset({
 })
 
 
-def register(schema: str, body: Body, *, pure: bool = True, multiple: bool = False,
-             binds: tuple[str, ...] = ()) -> OpEntry:
-    """Add ``body`` under ``schema`` (registering the schema if it is new) or a ``prim::`` kind."""
-    key = schema
-    if "(" in schema:
-        key = registry.register(schema).text
-    entry = OpEntry(key, body, pure=pure, multiple=multiple, binds=binds)
-    OPS[key] = entry
-    return entry
-
-
-def register_all(schemas: Iterable[str], body: Body, **options) -> None:
-    for schema in schemas:
-        register(schema, body, **options)
-
-
-def schemas_of(kind: str, first_arg: str | None = None) -> list[str]:
-    """The registered schema texts of ``kind``, optionally only those whose first formal has the
-    given type name (``"Tensor"``, ``"int"``...)."""
-    found = []
-    for schema in registry.schemas(kind):
-        if first_arg is None or (schema.arguments and str(schema.arguments[0].type) == first_arg):
-            found.append(schema.text)
+def entry(kind: str) -> OpEntry:
+    """The entry of ``kind``, made empty on first use."""
+    found = ENTRIES.get(kind)
+    if found is None:
+        found = ENTRIES[kind] = OpEntry(kind)
     return found
+
+
+def register(schema: str, body: Body, *, pure: bool = True, multiple: bool = False,
+             binds: tuple[str, ...] = ()) -> Overload:
+    """Add ``body`` under ``schema`` (registering the schema if it is new) or a ``prim::`` kind."""
+    key = kind = schema
+    if "(" in schema:
+        parsed = registry.register(schema)
+        key, kind = parsed.text, parsed.name
+    op = entry(kind)
+    overload = Overload(key, op, body, pure=pure, multiple=multiple, binds=binds)
+    if key in OPS:
+        op.overloads.remove(OPS[key])
+    op.overloads.append(overload)
+    OPS[key] = overload
+    return overload
+
+
+def declare(schema: str) -> None:
+    """A schema with no body: the interpreter runs its nodes itself (``aten::wait``)."""
+    entry(registry.register(schema).name)
+
+
+def define(kind: str, *, fuses: Iterable[str] = (), dtype: Callable[[list], np.dtype],
+           render: Callable[..., str], dtype_only: Iterable[int] = (),
+           sum_to_size: Iterable[str] = (), native: str | None = None) -> OpEntry:
+    """Give ``kind``'s entry its kernel facts (see :class:`OpEntry`)."""
+    op = entry(kind)
+    op.fuses = tuple(fuses)
+    op.dtype = dtype
+    op.render = render
+    op.dtype_only = frozenset(dtype_only)
+    op.sum_to_size = tuple(sum_to_size)
+    op.native = native
+    return op
 
 
 def _interpreter_handles(node) -> bool:
     return node.kind in INTERPRETER_KINDS or node.has_attribute("Subgraph")
 
 
-def find_entry(node) -> OpEntry | None:
-    """The table entry for ``node``, or None (also None for nodes the interpreter handles)."""
+def find_entry(node) -> Overload | None:
+    """The overload ``node`` runs, or None (also None for nodes the interpreter handles)."""
     if _interpreter_handles(node):
         return None
     schema = registry.find(node)
@@ -113,7 +173,7 @@ class Operation:
 
     __slots__ = ("entry", "kind", "fn", "num_outputs", "multiple")
 
-    def __init__(self, entry: OpEntry, kind: str, fn: Body, num_outputs: int):
+    def __init__(self, entry: Overload, kind: str, fn: Body, num_outputs: int):
         self.entry = entry
         self.kind = kind
         self.fn = fn

@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from ...ir.schema import registry
+from ..ir.schema import registry
 from .table import register
 
 _SCALAR_TYPES = frozenset({"int", "float", "bool", "Scalar"})
@@ -130,6 +130,47 @@ MATH = {"sin": np.sin, "cos": np.cos, "tan": np.tan, "asin": np.arcsin, "acos": 
         "expm1": np.expm1, "log2": np.log2, "log10": np.log10}
 UNARY.update({name: functools.partial(_ieee, fn) for name, fn in MATH.items()})
 
+# TorchScript's scalar overloads, registered before the run-time-kind ones below (a node
+# takes the first schema it matches).
+_COMPARE = "eq ne ge gt le lt".split()
+_SCALAR_BINARY = "add sub mul div floordiv remainder pow eq ne lt le gt ge min max".split()
+SCHEMAS = [
+    "aten::Float(Scalar a) -> float",
+    "aten::Int(Scalar a) -> int",
+    *(f"aten::{op}(int a, int b) -> {'bool' if op in _COMPARE else 'int'}"
+      for op in _SCALAR_BINARY if op not in ("div", "pow")),
+    *(f"aten::{op}(float a, float b) -> {'bool' if op in _COMPARE else 'float'}"
+      for op in _SCALAR_BINARY),
+    *(f"aten::{op}(int a, float b) -> {'bool' if op in _COMPARE else 'float'}"
+      for op in _SCALAR_BINARY),
+    *(f"aten::{op}(float a, int b) -> {'bool' if op in _COMPARE else 'float'}"
+      for op in _SCALAR_BINARY),
+    "aten::div(int a, int b) -> float",
+    "aten::pow(int a, int b) -> float",
+    "aten::neg(int a) -> int",
+    "aten::neg(float a) -> float",
+    "aten::eq(bool a, bool b) -> bool",
+    "aten::ne(bool a, bool b) -> bool",
+    "aten::__and__(bool a, bool b) -> bool",
+    "aten::__or__(bool a, bool b) -> bool",
+    "aten::__xor__(bool a, bool b) -> bool",
+    "aten::Bool(int a) -> bool",
+    "aten::Bool(float a) -> bool",
+    "aten::Int(float a) -> int",
+    "aten::Int(bool a) -> int",
+    "aten::Float(int a) -> float",
+    "aten::Float(bool a) -> float",
+    "aten::abs(int a) -> int",
+    "aten::abs(float a) -> float",
+    "aten::floor(float a) -> int",
+    "aten::ceil(float a) -> int",
+    "aten::sqrt(float a) -> float",
+    "aten::exp(float a) -> float",
+    "aten::log(float a) -> float",
+    "aten::tanh(float a) -> float",
+    "aten::__not__(bool self) -> bool",
+]
+
 # Overloads TorchScript has that the IR's schema table lacks: operands of run-time kind, and
 # math functions of ints.
 EXTRA_SCHEMAS = [
@@ -163,7 +204,7 @@ def _bind(fn: Callable, coerce: Callable[[Any], Any]) -> Callable:
 
 
 def _register_scalar_overloads() -> None:
-    for text in EXTRA_SCHEMAS:
+    for text in SCHEMAS + EXTRA_SCHEMAS:
         registry.register(text)
     for table in (BINARY, UNARY):
         for name, fn in table.items():

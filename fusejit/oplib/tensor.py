@@ -21,8 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from ...ir.types import BoolType, FloatType, IntType, Type
-from ..dtypes import DEFAULT_FLOAT, category, promote_types
+from ..ir.types import BoolType, FloatType, IntType, Type
+from .dtypes import DEFAULT_FLOAT, category, promote_types
 from .table import as_tensor, dtype_of_code, register, wrap_dim
 
 _BOOL = np.dtype(np.bool_)

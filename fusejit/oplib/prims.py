@@ -19,8 +19,8 @@ from typing import Any
 
 import numpy as np
 
-from ...errors import JITException
-from .table import DTYPE_CODES, as_tensor, register
+from ..errors import JITException
+from .table import DTYPE_CODES, as_tensor, declare, register
 
 
 def _list_construct(*items: Any) -> list:
@@ -130,3 +130,6 @@ register("prim::min", _prim_extremum(min))
 register("prim::abs", lambda x: as_tensor(np.abs(x)) if isinstance(x, np.ndarray) else abs(x))
 register("prim::dtype", lambda a: DTYPE_CODES[a.dtype])
 register("prim::device", lambda a: "cpu")
+
+# Run by the interpreter itself (it waits on the future), so it has a schema and no body.
+declare("aten::wait(Future(t) self) -> t")

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from ..dtypes import DEFAULT_FLOAT, result_type
+from .dtypes import DEFAULT_FLOAT, result_type
 from .table import as_tensor, dtype_of_code, register, wrap_dim
 from .tensor import _reduce_dims
 

@@ -1,0 +1,404 @@
+"""Pointwise ops of two operands: arithmetic, comparisons, bitwise ops and the in-place forms.
+
+::
+
+    %z : Float(3) = aten::add(%x, %y, %alpha)      z = x + alpha * y, broadcast, promoted
+    %m : Bool(3) = aten::gt(%x, %half)             comparisons give bool tensors
+    %q : Long(3) = aten::remainder(%i, %j)         int remainder takes the divisor's sign
+
+Integer division or remainder by zero raises ``ZeroDivisionError`` as PyTorch does (in a fused
+kernel, a guard sets the status flag the caller turns into that error); float division by zero
+gives inf/nan without warnings.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from .dtypes import DEFAULT_FLOAT, category, result_type
+from .pointwise import (
+    BOOL,
+    check_int_divisor,
+    check_scalar_fits,
+    dtype_name,
+    is_bool,
+    quiet,
+    tensor_schemas,
+    to,
+)
+from .render import (
+    Emitter,
+    Operand,
+    fail,
+    fixed,
+    floating,
+    is_float,
+    promote_operands,
+    promoted,
+)
+from .table import as_tensor, define, register
+
+_TENSOR_OR_SCALAR = ("Tensor", "Scalar")
+
+
+# -- add, sub, mul, div ---------------------------------------------------------------------------
+
+def _scaled(b: np.ndarray, factor: Any, name: str, dtype: np.dtype) -> np.ndarray:
+    check_scalar_fits(name, factor, dtype)
+    if factor == 1 and not isinstance(factor, bool):
+        return b
+    return np.multiply(b, to(factor, dtype))
+
+
+@quiet
+def _add(self: Any, other: Any, alpha: Any = 1) -> np.ndarray:
+    dtype = result_type(self, other)
+    return as_tensor(np.add(to(self, dtype), _scaled(to(other, dtype), alpha, "alpha", dtype)))
+
+
+@quiet
+def _sub(self: Any, other: Any, alpha: Any = 1) -> np.ndarray:
+    if is_bool(self) or is_bool(other):
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
+                           "If you are trying to invert a mask, use the `~` or `logical_not()` "
+                           "operator instead.")
+    dtype = result_type(self, other)
+    return as_tensor(np.subtract(to(self, dtype),
+                                 _scaled(to(other, dtype), alpha, "alpha", dtype)))
+
+
+def _alpha(cx: Emitter, node, ops: list[Operand], dtype: np.dtype) -> str | None:
+    """The alpha factor's text, or None when it is the literal 1."""
+    if len(ops) < 3:
+        return None
+    alpha = ops[2]
+    if alpha.is_constant:
+        if isinstance(alpha.value, float) and not is_float(dtype):
+            raise fail(node, "a floating alpha needs floating inputs")
+        if alpha.value == 1:
+            return None
+    return cx.cast(alpha, dtype)
+
+
+def _render_add_sub(cx: Emitter, node, ops: list[Operand], dtype: np.dtype) -> str:
+    a, b = cx.cast(ops[0], dtype), cx.cast(ops[1], dtype)
+    alpha = _alpha(cx, node, ops, dtype)
+    is_add = node.kind == "aten::add"
+    if not is_add and BOOL in (ops[0].dtype, ops[1].dtype):
+        raise fail(node, "subtraction with a Bool operand is not supported")
+    if dtype == BOOL:
+        return f"({a} or {b})" if alpha is None else f"({a} or ({alpha} and {b}))"
+    op = "+" if is_add else "-"
+    return f"{a} {op} {b}" if alpha is None else f"{a} {op} {alpha} * {b}"
+
+
+for _name, _body, _native in (("add", _add, "ADD"), ("sub", _sub, "SUB")):
+    register(f"aten::{_name}(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", _body)
+    register(f"aten::{_name}(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", _body)
+    _tensor = f"aten::{_name}(Tensor self, Tensor other, *, Scalar alpha) -> Tensor"
+    define(f"aten::{_name}", dtype=promoted(0, 2), render=_render_add_sub, native=_native,
+           fuses=(_tensor, f"aten::{_name}(Tensor self, Scalar other, Scalar alpha) -> Tensor"),
+           sum_to_size=(_tensor,) if _name == "add" else ())
+
+
+@quiet
+def _mul(self: Any, other: Any) -> np.ndarray:
+    dtype = result_type(self, other)
+    a, b = to(self, dtype), to(other, dtype)
+    return as_tensor(np.logical_and(a, b) if dtype == BOOL else np.multiply(a, b))
+
+
+def _render_mul(cx: Emitter, node, ops: list[Operand], dtype: np.dtype) -> str:
+    a, b = cx.cast(ops[0], dtype), cx.cast(ops[1], dtype)
+    return f"({a} and {b})" if dtype == BOOL else f"{a} * {b}"
+
+
+def _trunc_divide_int(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    q = np.floor_divide(a, b)
+    # floor and truncation differ when the signs differ and the division is inexact
+    inexact = (a - q * b) != 0
+    return as_tensor(np.where(inexact & ((a < 0) != (b < 0)), q + 1, q))
+
+
+@quiet
+def _div(self: Any, other: Any, rounding_mode: str | None = None) -> np.ndarray:
+    dtype = result_type(self, other)
+    if rounding_mode is None:
+        if category(dtype) < 2:
+            dtype = DEFAULT_FLOAT
+        return as_tensor(np.true_divide(to(self, dtype), to(other, dtype)))
+    if rounding_mode not in ("trunc", "floor"):
+        raise RuntimeError("div expected rounding_mode to be one of None, 'trunc', or 'floor' "
+                           f"but found '{rounding_mode}'")
+    if dtype == BOOL:
+        raise RuntimeError(f"div with rounding_mode='{rounding_mode}' is not implemented for Bool")
+    a, b = to(self, dtype), to(other, dtype)
+    if category(dtype) == 2:
+        if rounding_mode == "trunc":
+            return as_tensor(np.trunc(np.true_divide(a, b)))
+        return as_tensor(np.floor_divide(a, b))  # NumPy's float floor division is PyTorch's
+    check_int_divisor(b)
+    if rounding_mode == "trunc":
+        return _trunc_divide_int(a, b)
+    return as_tensor(np.floor_divide(a, b))
+
+
+def _render_div(cx: Emitter, node, ops: list[Operand], dtype: np.dtype) -> str:
+    if len(ops) > 2:
+        raise fail(node, "rounding_mode is not a simple map")
+    return f"{cx.cast(ops[0], dtype)} / {cx.cast(ops[1], dtype)}"
+
+
+register("aten::div(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor", _div)
+for _kind in _TENSOR_OR_SCALAR:
+    register(f"aten::mul(Tensor self, {_kind} other) -> Tensor", _mul)
+    register(f"aten::div(Tensor self, {_kind} other) -> Tensor", _div)
+_MUL = tensor_schemas("mul", "Tensor other", "Scalar other")
+_DIV = tensor_schemas("div", "Tensor other", "Scalar other")
+define("aten::mul", fuses=_MUL, dtype=promoted(), render=_render_mul, native="MUL",
+       sum_to_size=_MUL)
+define("aten::div", fuses=_DIV, dtype=floating(0, 2), render=_render_div, native="DIV",
+       sum_to_size=_DIV)
+
+
+# -- remainder, fmod, atan2, max, min -------------------------------------------------------------
+
+@quiet
+def _remainder(self: Any, other: Any) -> np.ndarray:
+    dtype = result_type(self, other)
+    a, b = to(self, dtype), to(other, dtype)
+    if category(dtype) == 2:
+        mod = np.fmod(a, b)
+        return as_tensor(np.where((mod != 0) & ((b < 0) != (mod < 0)), mod + b, mod))
+    check_int_divisor(b)
+    return as_tensor(np.remainder(a, b))  # Python's %: the divisor's sign
+
+
+@quiet
+def _fmod(self: Any, other: Any) -> np.ndarray:
+    dtype = result_type(self, other)
+    a, b = to(self, dtype), to(other, dtype)
+    if category(dtype) < 2:
+        check_int_divisor(b)
+    return as_tensor(np.fmod(a, b))  # C's fmod: the dividend's sign
+
+
+def _render_remainder(cx: Emitter, node, ops: list[Operand], dtype: np.dtype) -> str:
+    if dtype == BOOL:
+        raise fail(node, "not defined for Bool tensors")
+    a, b = cx.cast(ops[0], dtype), cx.cast(ops[1], dtype)
+    is_fmod = node.kind == "aten::fmod"
+    if is_float(dtype):
+        cx.libm()      # (libm's fmod: exact, but a call)
+        return f"{cx.function('fmod')}({a}, {b})" if is_fmod else f"h.remainder_f({a}, {b})"
+    cx.guard(f"{b} == 0")
+    return f"h.{'fmod_i' if is_fmod else 'remainder_i'}({a}, {b})"
+
+
+for _kind in _TENSOR_OR_SCALAR:
+    register(f"aten::remainder(Tensor self, {_kind} other) -> Tensor", _remainder)
+    register(f"aten::fmod(Tensor self, {_kind} other) -> Tensor", _fmod)
+for _name in ("remainder", "fmod"):
+    define(f"aten::{_name}", fuses=tensor_schemas(_name, "Tensor other"), dtype=promoted(),
+           render=_render_remainder)
+
+
+@quiet
+def _atan2(self: np.ndarray, other: np.ndarray) -> np.ndarray:
+    dtype = result_type(self, other)
+    if category(dtype) < 2:
+        dtype = DEFAULT_FLOAT
+    return as_tensor(np.arctan2(to(self, dtype), to(other, dtype)))
+
+
+def _render_atan2(cx: Emitter, node, ops: list[Operand], dtype: np.dtype) -> str:
+    y, x = cx.cast(ops[0], dtype), cx.cast(ops[1], dtype)
+    fast = cx.vectorised(f"atan2_{'f32' if dtype == np.float32 else 'f64'}")
+    return f"{fast or 'math.atan2'}({y}, {x})"
+
+
+register("aten::atan2(Tensor self, Tensor other) -> Tensor", _atan2)
+define("aten::atan2", fuses=tensor_schemas("atan2", "Tensor other"), dtype=floating(),
+       render=_render_atan2)
+
+
+def _extremum(fn: Callable) -> Callable:
+    @quiet
+    def body(self: np.ndarray, other: np.ndarray) -> np.ndarray:
+        dtype = result_type(self, other)
+        return as_tensor(fn(to(self, dtype), to(other, dtype)))
+    return body
+
+
+def _render_max_min(cx: Emitter, node, ops: list[Operand], dtype: np.dtype) -> str:
+    a, b = cx.cast(ops[0], dtype), cx.cast(ops[1], dtype)
+    is_max = node.kind == "aten::max"
+    if dtype == BOOL:
+        return f"({a} or {b})" if is_max else f"({a} and {b})"
+    if is_float(dtype):
+        return f"h.{'maximum_f' if is_max else 'minimum_f'}({a}, {b})"
+    return f"{'max' if is_max else 'min'}({a}, {b})"
+
+
+for _name, _fn, _native in (("max", np.maximum, "MAXIMUM"), ("min", np.minimum, "MINIMUM")):
+    register(f"aten::{_name}(Tensor self, Tensor other) -> Tensor", _extremum(_fn))
+    define(f"aten::{_name}", fuses=tensor_schemas(_name, "Tensor other"), dtype=promoted(),
+           render=_render_max_min, native=_native)
+
+
+# -- pow ------------------------------------------------------------------------------------------
+
+def _int_pow(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Integer power; a negative exponent gives 0 except for bases 1 and -1 (PyTorch's powi)."""
+    negative = b < 0
+    result = np.power(a, np.where(negative, 0, b))
+    if np.any(negative):
+        odd = (b % 2) != 0
+        reciprocal = np.where(a == 1, 1, np.where(a == -1, np.where(odd, -1, 1), 0))
+        result = np.where(negative, reciprocal.astype(result.dtype), result)
+    return as_tensor(result)
+
+
+@quiet
+def _pow(self: Any, exponent: Any) -> np.ndarray:
+    dtype = result_type(self, exponent)
+    a, b = to(self, dtype), to(exponent, dtype)
+    if category(dtype) == 2:
+        return as_tensor(np.power(a, b))
+    if not isinstance(exponent, np.ndarray) and exponent < 0:
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
+    if dtype == BOOL:
+        raise RuntimeError("pow is not implemented for Bool tensors")
+    return _int_pow(a, b)
+
+
+# PyTorch's pow(Tensor, Scalar) replaces these exponents by cheaper exact-enough forms. NumPy's
+# power (the reference) takes sqrt for 0.5 but C's pow for -0.5, which is +inf at -0 and 0 at
+# -inf: ``h.pow_half`` gives those.
+_POW_SPECIAL = {
+    2.0: "{x} * {x}", 3.0: "{x} * {x} * {x}", 0.5: "math.sqrt({x})",
+    -0.5: "{one} / h.pow_half({x}, {inf})", -1.0: "{one} / {x}", -2.0: "{one} / ({x} * {x})",
+}
+
+
+def _render_pow(cx: Emitter, node, ops: list[Operand], dtype: np.dtype) -> str:
+    base, exponent = ops
+    if dtype == BOOL:
+        raise fail(node, "pow is not defined for Bool tensors")
+    a, b = cx.cast(base, dtype), cx.cast(exponent, dtype)
+    if is_float(dtype):
+        if exponent.is_constant and base.is_tensor and float(exponent.value) in _POW_SPECIAL:
+            one, inf = cx.literal(1.0, dtype), cx.literal(float("inf"), dtype)
+            return _POW_SPECIAL[float(exponent.value)].format(x=a, one=one, inf=inf)
+        fast = cx.vectorised("pow_f32") if dtype == np.float32 else None
+        if fast is not None:
+            return f"{fast}({a}, {b})"
+        cx.libm()      # (no float64 fast form: e**(y log x) loses bits for large y log x)
+        return f"{a} ** {b}"
+    if exponent.is_constant and exponent.value < 0:
+        raise fail(node, "integers to negative integer powers are not allowed")
+    return f"h.pow_i({a}, {b})"
+
+
+register("aten::pow(Tensor self, Tensor other) -> Tensor", _pow)
+register("aten::pow(Tensor self, Scalar exponent) -> Tensor", _pow)
+register("aten::pow(Scalar self, Tensor exponent) -> Tensor", _pow)
+define("aten::pow", dtype=promoted(), render=_render_pow, fuses=(
+    "aten::pow(Tensor self, Tensor exponent) -> Tensor",
+    "aten::pow(Tensor self, Scalar exponent) -> Tensor",
+    "aten::pow(Scalar self, Tensor exponent) -> Tensor"))
+
+
+# -- comparisons and bitwise ops ------------------------------------------------------------------
+
+COMPARISONS: dict[str, tuple[Callable, str, str]] = {
+    "eq": (np.equal, "==", "EQ"), "ne": (np.not_equal, "!=", "NE"),
+    "ge": (np.greater_equal, ">=", "GE"), "gt": (np.greater, ">", "GT"),
+    "le": (np.less_equal, "<=", "LE"), "lt": (np.less, "<", "LT"),
+}
+
+
+def _compare_body(name: str, fn: Callable) -> Callable:
+    @quiet
+    def body(self: np.ndarray, other: Any) -> np.ndarray:
+        dtype = result_type(self, other)
+        return as_tensor(fn(to(self, dtype), to(other, dtype)))
+
+    body.__name__ = name
+    return body
+
+
+def _render_compare(cx: Emitter, node, ops: list[Operand], dtype: np.dtype) -> str:
+    compute = promote_operands(ops)
+    symbol = COMPARISONS[node.kind.removeprefix("aten::")][1]
+    return f"({cx.cast(ops[0], compute)} {symbol} {cx.cast(ops[1], compute)})"
+
+
+for _name, (_fn, _symbol, _native) in COMPARISONS.items():
+    _schemas = tensor_schemas(_name, "Tensor other", "Scalar other")
+    for _schema in _schemas:
+        register(_schema, _compare_body(_name, _fn))
+    define(f"aten::{_name}", fuses=_schemas, dtype=fixed(BOOL), render=_render_compare,
+           native=_native)
+
+BITWISE: dict[str, Callable] = {
+    "__and__": np.bitwise_and, "__or__": np.bitwise_or, "__xor__": np.bitwise_xor,
+}
+
+
+def _bitwise_body(name: str, fn: Callable) -> Callable:
+    def body(self: np.ndarray, other: Any) -> np.ndarray:
+        dtype = result_type(self, other)
+        if category(dtype) == 2:
+            raise RuntimeError(f"{name} is not implemented for {dtype_name(dtype)} tensors")
+        return as_tensor(fn(to(self, dtype), to(other, dtype)))
+
+    body.__name__ = name
+    return body
+
+
+# Not in the fuser's list (PyTorch's neither): bodies only.
+for _name, _fn in BITWISE.items():
+    register(f"aten::{_name}(Tensor self, Tensor other) -> Tensor", _bitwise_body(_name, _fn))
+
+
+# -- in-place forms: compute out of place, check the cast, write through (views included) --------
+
+def _inplace(name: str, compute: Callable) -> Callable:
+    def body(self: np.ndarray, *args: Any) -> np.ndarray:
+        result = compute(self, *args)
+        if category(result.dtype) > category(self.dtype):
+            raise RuntimeError(f"result type {dtype_name(result.dtype)} can't be cast to the "
+                               f"desired output type {dtype_name(self.dtype)}")
+        if np.broadcast_shapes(result.shape, self.shape) != self.shape:
+            raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the "
+                               f"broadcast shape {list(result.shape)}")
+        np.copyto(self, result, casting="unsafe")
+        return self
+
+    body.__name__ = name
+    return body
+
+
+def _copy_(self: np.ndarray, src: np.ndarray, non_blocking: bool = False) -> np.ndarray:
+    np.copyto(self, np.broadcast_to(src, self.shape), casting="unsafe")
+    return self
+
+
+register("aten::add_(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)",
+         _inplace("add_", _add), pure=False)
+register("aten::add_(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)",
+         _inplace("add_", _add), pure=False)
+register("aten::sub_(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)",
+         _inplace("sub_", _sub), pure=False)
+register("aten::mul_(Tensor(a!) self, Tensor other) -> Tensor(a!)",
+         _inplace("mul_", _mul), pure=False)
+register("aten::mul_(Tensor(a!) self, Scalar other) -> Tensor(a!)",
+         _inplace("mul_", _mul), pure=False)
+register("aten::div_(Tensor(a!) self, Tensor other) -> Tensor(a!)",
+         _inplace("div_", _div), pure=False)
+register("aten::copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)",
+         _copy_, pure=False)

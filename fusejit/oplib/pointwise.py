@@ -1,0 +1,72 @@
+"""What the pointwise entries share: PyTorch's error messages and casts for their NumPy bodies.
+
+The entries themselves are in ``unary`` (one tensor operand), ``binary`` (arithmetic,
+comparisons, bitwise and in-place forms) and ``selection`` (where, clamp, threshold, lerp,
+addcmul, casts). Promotion follows ``fusejit.oplib.dtypes.result_type``: 0-dim tensors and
+Python scalars are weak, so ``float32 tensor + 2.5`` stays float32 and ``int64 tensor / 2`` is
+float32. Float overflow, 0/0 and domain errors give inf/nan without warnings::
+
+    %z : Float(3) = aten::add(%x, %y, %alpha)      z = x + alpha * y, broadcast, promoted
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ..ir.types import ScalarType
+from .dtypes import category
+
+BOOL = np.dtype(np.bool_)
+
+
+def quiet(fn: Callable) -> Callable:
+    """Float overflow, 0/0 and domain errors give inf/nan silently, as in PyTorch."""
+
+    @functools.wraps(fn)
+    def run(*args: Any, **kwargs: Any):
+        with np.errstate(all="ignore"):
+            return fn(*args, **kwargs)
+
+    return run
+
+
+def to(x: Any, dtype: np.dtype) -> np.ndarray:
+    """An operand (array or Python scalar) in the computation dtype."""
+    if isinstance(x, np.ndarray):
+        return x.astype(dtype, copy=False)
+    return np.asarray(x, dtype=dtype)
+
+
+def dtype_name(dtype: np.dtype) -> str:
+    try:
+        return ScalarType.from_dtype(dtype).name
+    except ValueError:
+        return str(dtype)
+
+
+def is_bool(x: Any) -> bool:
+    return isinstance(x, bool) or (isinstance(x, np.ndarray) and x.dtype == BOOL)
+
+
+def check_scalar_fits(name: str, value: Any, dtype: np.dtype) -> None:
+    """PyTorch refuses a float ``alpha``/``value`` for integer results, a bool one for numbers."""
+    if isinstance(value, float) and category(dtype) < 2:
+        raise RuntimeError(f"For integral input tensors, argument {name} must not be a floating "
+                           "point number.")
+    if isinstance(value, bool) and dtype != BOOL and name == "alpha":
+        raise RuntimeError("Boolean alpha only supported for Boolean results.")
+
+
+def check_int_divisor(b: np.ndarray) -> None:
+    if np.any(b == 0):
+        raise ZeroDivisionError("ZeroDivisionError: integer division or modulo by zero")
+
+
+def tensor_schemas(kind: str, *others: str) -> list[str]:
+    """``aten::kind(Tensor self, <other>) -> Tensor`` for each formal text in ``others``."""
+    return [f"aten::{kind}(Tensor self{', ' + other if other else ''}) -> Tensor"
+            for other in others]
