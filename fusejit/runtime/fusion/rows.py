@@ -44,20 +44,21 @@ from ...ir.constants import constant_value
 from ...ir.graph import Graph, Node, Value
 from ...ir.symbols import aten, prim
 from ...ir.types import BoolType, FloatType, IntType, NumberType, TensorType
+from ...oplib.render import BOOL, Operand
 from .codegen import (
-                      _SUPPORTED,
-                      HELPERS_DIGEST,
-                      STRIDED,
-                      UNIT,
-                      ZERO,
-                      ArgSpec,
-                      _Generator,
-                      _plain,
-                      _type_name,
-                      format_version,
+    _SUPPORTED,
+    HELPERS_DIGEST,
+    STRIDED,
+    UNIT,
+    ZERO,
+    ArgSpec,
+    _Generator,
+    _plain,
+    _type_name,
+    format_version,
 )
 from .loops import ScalarPass, inner_loops
-from .templates import BOOL, RENDERERS, Operand, fast_name
+from .templates import RENDERERS, fast_name
 
 ELEMENT, ROW, FLAT = "element", "row", "flat"
 # Position of the keepdim input of each reduction the kernels compute.
@@ -274,7 +275,9 @@ class RowGenerator(_Generator):
         ops = [self.values[v] for v in node.inputs]
         self.guards = []
         self.pending = None
-        expr, dtype = RENDERERS[node.kind](self, node, ops)
+        op = RENDERERS[node.kind]
+        dtype = np.dtype(op.dtype(ops))
+        expr = op.render(self, node, ops, dtype)
         if dtype not in _SUPPORTED:
             raise IRError(f"{node.kind} would produce {dtype}, unsupported in row kernels")
         out_type = node.output().type
