@@ -34,19 +34,12 @@ from .test_fuser_conformance import (
 ROOT = Path(__file__).resolve().parent.parent / "data" / "conformance2"
 CASES = sorted(p.name for p in ROOT.iterdir() if p.is_dir())
 
-_OPTABLE = "the op's schema and operation come with the op table (helper optable, issue #16)"
+_OPTABLE = "not in fusejit's op table yet (issue #16)"
 # Cases fusejit cannot read or run yet, and why; strict, so each is noticed when it passes.
-NOT_YET = {
-    "logit_plain": f"aten::logit(Tensor, float?) does not parse: {_OPTABLE}",
-    "logit_eps": f"aten::logit(Tensor, float?) does not parse: {_OPTABLE}",
-    "rand_like_zeroed": f"rand_like's full schema (dtype, layout, ...) does not parse: {_OPTABLE}",
-}
+NOT_YET: dict[str, str] = {}
 NOT_YET_RUNNING = {
     **NOT_YET,
     "clamp_min_max_methods": f"aten::clamp_min / clamp_max have no operation: {_OPTABLE}",
-    "where_scalar_other": f"aten::where(Tensor, Tensor, Scalar) has no operation: {_OPTABLE}",
-    "where_scalar_self": f"aten::where(Tensor, Scalar, Tensor) has no operation: {_OPTABLE}",
-    "where_two_scalars": f"aten::where(Tensor, Scalar, Scalar) has no operation: {_OPTABLE}",
     "clamp_tensor_bounds": f"aten::clamp(Tensor, Tensor?, Tensor?) has no operation: {_OPTABLE}",
     "inplace_exp_": f"aten::exp_ has no operation: {_OPTABLE}",
 }
