@@ -27,7 +27,18 @@ import numpy as np
 
 from ..ir.graph import Value
 from ..ir.symbols import aten, prim
-from ..ir.types import BOOL, FLOAT, INT, TENSOR, ListType, OptionalType, TensorType
+from ..ir.types import (
+    BOOL,
+    FLOAT,
+    INT,
+    TENSOR,
+    BoolType,
+    FloatType,
+    IntType,
+    ListType,
+    OptionalType,
+    TensorType,
+)
 from . import numpy_lowering
 from .builder import (
     LITERAL_TYPES,
@@ -39,7 +50,7 @@ from .builder import (
     scalar_type_of,
 )
 from .calls import ATTRIBUTES, METHODS, find_callee
-from .lowering import binary, ndim, shape, size, to_bool, transpose, unary
+from .lowering import binary, ndim, shape, size, to_bool, to_float, to_int, transpose, unary
 from .numpy_dtypes import dtype_of
 
 _BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.Pow: "pow",
@@ -327,10 +338,11 @@ class ExpressionEmitter:
         for expr in (node.body, node.orelse):
             block = if_node.add_block()
             with self.b.graph.inserting_before(block):
-                value = self.b.value(self.eval_value(expr))
-                block.register_output(value)
-                outs.append(value)
+                outs.append((block, self.b.value(self.eval_value(expr))))
         self.at(node)
+        outs = self.widened(outs)
+        for block, value in zip(if_node.blocks, outs):
+            block.register_output(value)
         if_node.output().set_type(self.join_types(outs[0], outs[1], "the conditional "
                                                   "expression's branches"))
         return if_node.output()
@@ -453,6 +465,22 @@ class ExpressionEmitter:
             raise self.b.error(f"a {describe(item)} cannot be used as a condition")
         return self.b.value(to_bool(self.b, item))
 
+    def widened(self, values: list[tuple[Any, Value]]) -> list[Value]:
+        """Values merged from several blocks (``(block, value)``) where a Python number has
+        different types, ``x = 0`` then ``x = x * 0.5``: each converted at the end of its block
+        to the widest type (bool < int < float), as Numba unifies them. Others unchanged."""
+        ranks = [scalar_rank(v) for _, v in values]
+        if None in ranks or len(set(ranks)) == 1:
+            return [v for _, v in values]
+        target = max(ranks)
+        out = []
+        for (block, value), rank in zip(values, ranks):
+            if rank != target:
+                with self.b.graph.inserting_before(block):
+                    value = self.b.value(widen(self.b, value, target))
+            out.append(value)
+        return out
+
     def join_types(self, a: Value, b: Value, what: str):
         """The type of a value merged from two definitions (If branches, loop iterations)."""
         if isinstance(a.type, TensorType) and isinstance(b.type, TensorType):
@@ -460,6 +488,19 @@ class ExpressionEmitter:
         if a.type == b.type:
             return a.type
         raise self.b.error(f"{what} have different types: {describe(a)} and {describe(b)}")
+
+
+_SCALAR_RANKS = {BoolType: 0, IntType: 1, FloatType: 2}
+
+
+def scalar_rank(value: Value) -> int | None:
+    """Where a Python number's type stands in bool < int < float (None: not a number)."""
+    return _SCALAR_RANKS.get(type(value.type))
+
+
+def widen(b: IRBuilder, value: Value, rank: int) -> Item:
+    """``value`` (a number) converted to the type of ``rank`` (``scalar_rank``)."""
+    return to_int(b, value) if rank == 1 else to_float(b, value)
 
 
 def _is_dtype(obj: Any) -> bool:

@@ -37,6 +37,7 @@ from ..ir.types import BOOL, FLOAT, INT, NONE, ScalarType, TensorType, Type
 from ..runtime.element_function import compile_element_graph, is_element_graph
 from ..runtime.portable import Portable
 from ..runtime.scalar_function import compile_scalar_graph, is_scalar_graph
+from .fastcall import install_fast_call
 from .script import script
 
 # Array dtypes a jitted function takes; others are refused naming the argument.
@@ -196,7 +197,16 @@ class JitFunction(Portable):
                 if whole is not None:
                     compiled = self._tiered(key, graph, compiled, whole)
             self._specialised[key] = compiled
+            self._refresh_fast_call()
         return compiled, args
+
+    def _refresh_fast_call(self) -> None:
+        """Write the instance's own ``__call__`` for the signatures it has now
+        (``fastcall.py``); functions whose defaults are not plain numbers keep the general
+        one."""
+        if self._total >= 0:
+            install_fast_call(self, JitFunction.__call__, JitFunction._call_bound,
+                              list(self._specialised.items()))
 
     def _tiered(self, key: tuple, graph: Graph, interpreted: Any, whole: Callable) -> Any:
         """Interpret the first call; compile the whole graph when the signature is called
@@ -215,7 +225,10 @@ class JitFunction(Portable):
             if sized:
                 compiled = _by_size(compiled, interpreted)
             self._specialised[key] = compiled
-            return compiled(*args)
+            try:
+                return compiled(*args)
+            finally:  # after the call: Numba has compiled its overload, whose entry it takes
+                self._refresh_fast_call()
 
         first_calls.calls = 0  # type: ignore[attr-defined]
         first_calls.graph_for = interpreted.graph_for  # type: ignore[attr-defined]
@@ -223,11 +236,15 @@ class JitFunction(Portable):
         return first_calls
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if kwargs or len(args) != self._total:
+        if kwargs or len(args) != self._total or self._total != self._positional:
             if not kwargs and self._required <= len(args) <= self._positional:
                 args += self._defaults[len(args) - self._required:]
             else:
                 args = self._arguments(args, kwargs)
+        return self._call_bound(args)
+
+    def _call_bound(self, args: tuple) -> Any:
+        """Run on ``args``, one value per parameter (keyword-only ones included)."""
         types = tuple(map(type, args))  # call_key, inlined: this runs on every call
         compiled = self._specialised.get(
             tuple(map(argument_key, args)) if _NDARRAY in types else types)

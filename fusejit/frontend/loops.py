@@ -31,7 +31,7 @@ from ..ir.graph import Block, Value
 from ..ir.symbols import prim
 from ..ir.types import INT, ListType
 from .builder import Item, describe, is_tensor, scalar_type_of
-from .expressions import Sugared, Undefined
+from .expressions import Sugared, Undefined, scalar_rank, widen
 from .lowering import as_tensor, binary
 from .numpy_dtypes import cast, dtype_of
 from .numpy_lowering import copy
@@ -272,6 +272,15 @@ class LoopStatements:
             body.register_output(next_cond)
             body_values = [v for n in carried for v in self.flatten(self.env[n], n)]
         body_env, self.env = self.env, before
+        wider = self._numbers_that_widened(carried, initial, body_env)
+        if wider:
+            # x = 1; x = x - f(x) / g(x): the number is a float from the first iteration on
+            # (Numba unifies the types the same way). Start it as one, and emit the loop again.
+            node.destroy()
+            for name, rank in wider.items():
+                self.at(stmt)
+                self.env[name] = widen(self.b, self.env[name], rank)
+            return self.emit_loop(stmt, trip, cond, index, breaks)
         promoted = self._scalars_that_became_arrays(carried, initial, body_env)
         if promoted:
             # s = 0.0; s += x[i]: NumPy makes s a float64 scalar (here a 0-d array) in the
@@ -283,6 +292,10 @@ class LoopStatements:
                 self.env[name] = copy(self.b, start)  # fresh: never a constant's memory
             return self.emit_loop(stmt, trip, cond, index, breaks)
         for v0, block_input, v1 in zip(init_values, body.inputs[1:], body_values):
+            rank0, rank1 = scalar_rank(v0), scalar_rank(v1)
+            if rank0 is not None and rank1 is not None and rank1 < rank0:
+                with self.b.graph.inserting_before(body):  # x = 0.0; x = i: as a float
+                    v1 = self.b.value(widen(self.b, v1, rank0))
             body.register_output(v1)
             joined = self.join_types(v0, v1, "a loop-carried variable's values before and in "
                                               "the loop")
@@ -295,6 +308,19 @@ class LoopStatements:
         for name in assigned:
             if name not in carried and name in body_env:
                 self.env[name] = Undefined(reason + " and not defined before it")
+
+    @staticmethod
+    def _numbers_that_widened(carried: list[str], initial: list, body_env: dict) -> dict:
+        """Carried names holding a number before the loop and a wider one (bool < int <
+        float) after its body, with the wider type's rank."""
+        wider = {}
+        for name, before in zip(carried, initial):
+            after = body_env.get(name)
+            if isinstance(before, Value) and isinstance(after, Value):
+                rank0, rank1 = scalar_rank(before), scalar_rank(after)
+                if rank0 is not None and rank1 is not None and rank1 > rank0:
+                    wider[name] = rank1
+        return wider
 
     @staticmethod
     def _scalars_that_became_arrays(carried: list[str], initial: list, body_env: dict) -> dict:

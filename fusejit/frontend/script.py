@@ -230,8 +230,6 @@ class StatementEmitter(LoopStatements, ExpressionEmitter):
                 result = self.emit_statements(stmts)
                 result = None if result is _FELL_OFF else result
                 values = self.flatten(result, "the returned value")
-            for value in values:
-                block.register_output(value)
             results.append((result, values))
             self.env = saved
         (first, then_values), (_, else_values) = results
@@ -241,6 +239,9 @@ class StatementEmitter(LoopStatements, ExpressionEmitter):
         outputs = []
         for t, e in zip(then_values, else_values):
             self.at(stmt)
+            t, e = self.widened([(node.blocks[0], t), (node.blocks[1], e)])
+            node.blocks[0].register_output(t)
+            node.blocks[1].register_output(e)
             outputs.append(node.add_output(self.join_types(t, e, "the returned values")))
         return self.unflatten(first, iter(outputs))
 
@@ -379,6 +380,7 @@ class StatementEmitter(LoopStatements, ExpressionEmitter):
             raise self.b.error(f"{name!r} holds values of different shapes in the two branches")
         outs = []
         for tv, ev in zip(then_values, else_values):
+            tv, ev = self.widened([(node.blocks[0], tv), (node.blocks[1], ev)])
             node.blocks[0].register_output(tv)
             node.blocks[1].register_output(ev)
             out = node.add_output(self.join_types(tv, ev, f"the branches' values of {name!r}"))

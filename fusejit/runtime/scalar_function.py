@@ -206,6 +206,7 @@ def compile_scalar_graph(graph: Graph, fallback: Callable[..., Any]) -> Callable
             return fallback(*args)
 
     run.compiled = compiled  # type: ignore[attr-defined]
+    run.fallback = fallback  # type: ignore[attr-defined]  (jit's fast call path calls both)
     # What the interpreter would run (jit's graph_for / code_for show it).
     run.graph_for = getattr(fallback, "graph_for", None)  # type: ignore[attr-defined]
     run.code_for = getattr(fallback, "code_for", None)  # type: ignore[attr-defined]

@@ -285,3 +285,42 @@ def test_whole_compiled_array_code_leaves_big_arrays_to_the_fused_kernels():
         assert calls                          # big: the interpreter with its fused kernel
     finally:
         type(interpreted).__call__ = original
+
+
+def newton_from_int(a, x=1, steps=4):
+    for _ in range(steps):
+        x = x - (x * x - a) / (2 * x)
+    return x
+
+
+def last_index(n):
+    x = 0.0
+    for i in range(n):
+        x = i
+    return x
+
+
+def branches_of_two_types(c, v):
+    r = 1 if c else v * 0.5
+    if c:
+        y = True
+    else:
+        y = 3
+    if v > 2:
+        return r, y
+    return 2.5, y
+
+
+@pytest.mark.parametrize("fn, args, want", [
+    (newton_from_int, (2,), newton_from_int(2)),
+    (last_index, (5,), 4.0), (last_index, (0,), 0.0),
+    (branches_of_two_types, (True, 3), (1.0, 1)), (branches_of_two_types, (False, 1), (2.5, 3))])
+def test_numbers_that_change_type_take_the_wider_type_as_in_numba(fn, args, want):
+    """``x = 1`` then ``x = x / 2`` in a loop, or an int in one branch and a float in the
+    other: Numba unifies to the wider type (bool < int < float); fusejit does the same."""
+    f = fusejit.jit(fn)
+    for _ in range(3):                      # interpreted, then compiled whole
+        got = f(*args)
+        assert got == want and type(got) is type(want)
+        if isinstance(got, tuple):
+            assert [type(g) for g in got] == [type(w) for w in want]

@@ -1,0 +1,95 @@
+"""The generated fast ``__call__`` of a ``@fusejit.jit`` function (frontend/fastcall.py): it
+must bind, dispatch and fail exactly as the general path and plain Python do."""
+
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+import pytest
+
+import fusejit
+from fusejit.frontend.fastcall import fast_call_source
+
+from .numpy_programs import assert_same
+
+
+def newton(a, x=1.0, *, steps=4):
+    for _ in range(steps):
+        x = x - (x * x - a) / (2 * x)
+    return x
+
+
+def halve(self, n):             # a parameter named like the generated code's own ``self``
+    return self * 2 + n // 2
+
+
+def divides(a, b):
+    return a // b
+
+
+def scale(x, s=2.0):
+    return x * s
+
+
+def _warm(fn, *args, **kwargs):
+    for _ in range(3):          # interpreted, compiled whole, then the fast path
+        out = fn(*args, **kwargs)
+    return out
+
+
+def test_fast_path_binds_positional_keyword_and_default_arguments():
+    f = fusejit.jit(newton)
+    _warm(f, 2.0)
+    assert "_own_class" in type(f).__dict__          # the instance has its generated __call__
+    for args, kwargs in [((2.0,), {}), ((2.0, 1.5), {}), ((2.0,), {"x": 3.0}),
+                         ((), {"a": 9.0, "steps": 6}), ((2.0, 1.0), {"steps": 2}),
+                         ((2,), {}), ((True,), {}), ((2.0, 1), {})]:
+        assert_same(f(*args, **kwargs), newton(*args, **kwargs))
+    assert inspect.signature(type(f).__call__).parameters["steps"].default == 4
+
+
+def test_fast_path_keeps_each_signature_apart():
+    f = fusejit.jit(halve)
+    for args in [(3, 5), (3.0, 5), (True, 4), (3, 5.0), (7, 9)] * 3:
+        assert_same(f(*args), halve(*args))
+    assert set(f._specialised) >= {(int, int), (float, int), (bool, int), (int, float)}
+
+
+def test_fast_path_errors_are_the_general_paths():
+    f = fusejit.jit(newton)
+    _warm(f, 2.0)
+    with pytest.raises(fusejit.FusejitError, match="missing a required argument: 'a'"):
+        f(x=1.0)
+    with pytest.raises(fusejit.FusejitError, match="too many positional arguments"):
+        f(1.0, 2.0, 3.0)
+    with pytest.raises(fusejit.FusejitError, match="argument 'x': a str is not supported"):
+        f(1.0, "x")
+    with pytest.raises(TypeError, match=r"newton\(\) got an unexpected keyword argument"):
+        f(1.0, eps=3)                                  # as the plain function says it
+
+
+def test_compiled_scalar_errors_on_the_fast_path_come_from_the_interpreter():
+    _, first = inspect.getsourcelines(divides)
+    f = fusejit.jit(divides)
+    assert _warm(f, 7, 2) == 3
+    for _ in range(2):
+        with pytest.raises(fusejit.FusejitError, match=f"{__file__}:{first + 1}:"):
+            f(1, 0)
+    assert f(9, 4) == 2
+
+
+def test_fast_path_tests_array_dtype_and_rank():
+    f = fusejit.jit(scale)
+    for x in [np.arange(4.0), np.arange(4, dtype=np.float32), np.ones((2, 3)),
+              np.arange(6, dtype=np.int64)] * 3:
+        assert_same(f(x), scale(x))
+        assert_same(f(x, s=3), scale(x, s=3))
+    assert_same(f(np.float32(2.5)), scale(np.float32(2.5)))   # a NumPy scalar: 0-d, slow path
+
+
+def test_generated_text_holds_no_user_text():
+    names: dict = {}
+    text = fast_call_source(2, 1, 1, [((float, float, int), object())], names)
+    assert "newton" not in text and "steps" not in text
+    compile(text, "<test>", "exec")
