@@ -274,6 +274,9 @@ CALLEES.update({
     np.eye: Callee("np.eye", "N, M=None, k=0, dtype=None", numpy_lowering.eye),
     np.floor_divide: Callee("np.floor_divide", "x1, x2, /", _binary("floordiv")),
     np.copy: Callee("np.copy", "a", numpy_lowering.copy),
+    np.array: Callee("np.array", "object, dtype=None", numpy_lowering.array),
+    np.asarray: Callee("np.asarray", "a, dtype=None", lambda b, a, dtype: numpy_lowering.array(
+        b, a, dtype, copies=False)),
     np.outer: Callee("np.outer", "a, b", numpy_lowering.outer),
     np.hstack: Callee("np.hstack", "tup", lambda b, t: numpy_lowering.stack_along(
         b, "hstack", t)),

@@ -213,6 +213,14 @@ class ExpressionEmitter:
             return obj.item()
         if isinstance(obj, types.ModuleType) or callable(obj):
             return Sugared(obj, name)  # resolved when called (or rejected as a value)
+        # Global lists and arrays are read once, when the function is scripted for a
+        # signature (as Numba and JAX freeze globals): a later change is not seen.
+        if isinstance(obj, (list, tuple)) and all(
+                isinstance(i, (bool, int, float)) for i in obj):
+            return type(obj)(obj)
+        if isinstance(obj, np.ndarray) and obj.dtype.kind in "biuf" and obj.dtype.isnative:
+            self.at(node)
+            return self.b.value_const(obj.copy())
         self.at(node)
         raise self.b.error(f"{name!r} is a Python {type(obj).__name__}, which cannot be used "
                            f"inside a scripted function (pass it as an argument)")

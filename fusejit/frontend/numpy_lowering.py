@@ -254,6 +254,26 @@ def copy(b: IRBuilder, x: Item) -> Value:
     return b.emit("aten::clone", [_array(b, x, "copy"), None], "copy")
 
 
+def array(b: IRBuilder, obj: Item, dtype: Any = None, copies: bool = True) -> Value:
+    """``np.array(obj, dtype)`` / ``np.asarray``: an array (copied by ``np.array``), a list or
+    tuple of arrays (stacked, as NumPy builds it) or of constant numbers (a constant)."""
+    if is_tensor(obj):
+        result = copy(b, obj) if copies and dtype is None else obj
+    elif isinstance(obj, Value) or isinstance(obj, (list, tuple)) and any(
+            is_tensor(i) for i in obj):
+        result = b.emit(aten.stack, [b.tensor_list(obj, "np.array"), 0], "np.array")
+    elif isinstance(obj, (list, tuple)) and obj and all(
+            isinstance(b.static(i), (bool, int, float)) for i in obj):
+        result = b.value_const(np.array([b.static(i) for i in obj]))
+    elif isinstance(b.static(obj), (bool, int, float)):
+        result = b.value_const(np.array(b.static(obj)))
+    else:
+        raise b.error(f"np.array takes an array, or a list or tuple of arrays or of constant "
+                      f"numbers, got {describe(obj)}; for numbers computed here write "
+                      f"np.stack([np.asarray(a), ...]) of arrays")
+    return result if dtype is None else astype(b, result, dtype)
+
+
 def outer(b: IRBuilder, x: Item, y: Item) -> Value:
     """``np.outer(a, b)``: a column times a row."""
     return binary(b, "mul", reshape(b, _array(b, x, "np.outer"), (-1, 1)),

@@ -153,13 +153,38 @@ def test_element_loops_compile_whole_and_match_numpy(dtype):
     _same(g(x, 7), peak(x, 7))
 
 
-def test_element_loops_that_write_arguments_run_on_the_interpreter():
-    x = np.zeros(5)
+def write_then_read(x, i):
+    x += 1.0
+    x[1:] = x[:-1] * 2          # the source overlaps the target
+    return x[i]
+
+
+def test_element_loops_that_write_arguments_compile_whole_and_update_the_callers_array():
     f = fusejit.jit(write_argument)
     f(np.zeros(5), 2.0)
-    _same(f(x, 2.0), write_argument(np.zeros(5), 2.0))
-    np.testing.assert_array_equal(x, [0, 2, 4, 6, 8])  # the caller's array, as NumPy
-    assert not hasattr(f._specialised[next(iter(f._specialised))], "compiled")
+    for _ in range(2):                                  # compiled whole, then the fast path
+        x = np.zeros(5)
+        _same(f(x, 2.0), write_argument(np.zeros(5), 2.0))
+        np.testing.assert_array_equal(x, [0, 2, 4, 6, 8])  # the caller's array, as NumPy
+    assert hasattr(f._specialised[next(iter(f._specialised))], "compiled")
+
+
+def test_a_failed_compiled_call_restores_written_arguments_before_the_interpreter_reruns():
+    import inspect
+
+    _, first = inspect.getsourcelines(write_then_read)
+    f = fusejit.jit(write_then_read)
+    for _ in range(3):
+        x, want = np.arange(4.0), np.arange(4.0)
+        _same(f(x, 2), write_then_read(want, 2))
+        np.testing.assert_array_equal(x, want)
+    x, want = np.arange(4.0), np.arange(4.0)
+    with pytest.raises(fusejit.FusejitError, match=f"{__file__}:{first + 3}:"):
+        f(x, 9)
+    with pytest.raises(IndexError):
+        write_then_read(want, 9)
+    np.testing.assert_array_equal(x, want)              # written once, as NumPy leaves it
+    assert not f._specialised[next(iter(f._specialised))].refused
 
 
 def test_element_loop_index_errors_come_from_the_interpreter_with_the_line():

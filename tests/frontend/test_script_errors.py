@@ -13,6 +13,7 @@ import fusejit
 from fusejit.frontend import script
 
 SIDE_EFFECTS = []
+ALLOWED = {1, 2}
 
 
 def with_dict(x):
@@ -80,7 +81,7 @@ def uses_break(x, n: int):
 
 
 def python_object(x):
-    return x + SIDE_EFFECTS
+    return x + ALLOWED
 
 
 def one_branch_only(x, flag: bool):
@@ -135,7 +136,7 @@ CASES = [
     (bad_keyword, "unexpected keyword argument 'where'", "np.sum(x, where=x)"),
     (slicing, "data-dependent shape", "x[x > 0]"),
     (uses_break, "break or continue in a loop over a tuple", "for _w in (x, x):"),
-    (python_object, "is a Python list", "SIDE_EFFECTS"),
+    (python_object, "is a Python set", "ALLOWED"),
     (one_branch_only, "assigned in only one branch", "return y"),
     (loop_local, "assigned inside the loop", "return z"),
     (recursive, "recursive call", "recursive(x)"),
