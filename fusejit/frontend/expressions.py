@@ -51,7 +51,14 @@ from .builder import (
 )
 from .calls import ATTRIBUTES, METHODS, find_callee
 from .lowering import binary, ndim, shape, size, to_bool, to_float, to_int, transpose, unary
+from .masked import HINT as MASK_HINT
+from .masked import REDUCTIONS as MASK_REDUCTIONS
+from .masked import Masked
+from .masked import count as masked_count
+from .masked import reduction as masked_reduction
+from .masked import select as masked_select
 from .numpy_dtypes import dtype_of
+from .numpy_lowering import rank_of
 
 _BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.Pow: "pow",
            ast.Mod: "remainder", ast.FloorDiv: "floordiv", ast.MatMult: "matmul",
@@ -167,9 +174,13 @@ class ExpressionEmitter:
             raise self.unsupported(node)
         return method(node)
 
-    def eval_value(self, node: ast.expr) -> Item:
-        """An expression that must be a run-time value (not a module, function ...)."""
+    def eval_value(self, node: ast.expr, masked: bool = False) -> Item:
+        """An expression that must be a run-time value (not a module, function ...);
+        ``masked``: an ``x[mask]`` selection may be (a call's argument, a name's value)."""
         item = self.eval(node)
+        if isinstance(item, Masked) and not masked:
+            self.at(node)
+            raise self.b.error(MASK_HINT)
         if isinstance(item, ShapeOf):
             self.at(node)
             rank = item.array.type.rank
@@ -233,6 +244,13 @@ class ExpressionEmitter:
                 self.at(node)
                 raise self.b.error(f"module {base.name!r} has no attribute {node.attr!r}")
             return self.from_python(node, getattr(base.obj, node.attr), name)
+        if isinstance(base, Masked):
+            self.at(node)
+            if node.attr in MASK_REDUCTIONS:
+                return BoundMethod(base, node.attr)
+            if node.attr == "size" and rank_of(base.mask) == rank_of(base.array):
+                return masked_count(self.b, base)
+            raise self.b.error(MASK_HINT)
         if is_tensor(base):
             self.at(node)
             if node.attr == "T":
@@ -375,6 +393,8 @@ class ExpressionEmitter:
             return base[i]
         if isinstance(base, Value) and isinstance(base.type, ListType):
             return self.b.emit(aten["__getitem__"], [base, index], "indexing")
+        if is_tensor(base) and is_tensor(index) and dtype_of(index) == np.dtype(np.bool_):
+            return masked_select(self.b, base, index)
         if is_tensor(base):
             return numpy_lowering.index(self.b, base, index)
         raise self.b.error(f"a {describe(base)} cannot be indexed")
@@ -398,13 +418,21 @@ class ExpressionEmitter:
         for arg in node.args:
             if isinstance(arg, ast.Starred):
                 raise self.unsupported(arg, "star-args (*args)")
-            args.append(self.eval_value(arg))
+            args.append(self.eval_value(arg, masked=True))
         kwargs = {}
         for keyword in node.keywords:
             if keyword.arg is None:
                 raise self.unsupported(keyword.value, "keyword star-args (**kwargs)")
             kwargs[keyword.arg] = self.eval_value(keyword.value)
         self.at(node)
+        if isinstance(func, BoundMethod) and isinstance(func.receiver, Masked):
+            return self.masked_call(func.name, func.receiver, args, kwargs)
+        if args and isinstance(args[0], Masked) and isinstance(func, Sugared) \
+                and func.obj in _MASKED_FUNCTIONS:
+            return self.masked_call(_MASKED_FUNCTIONS[func.obj], args[0], args[1:], kwargs)
+        if any(isinstance(a, Masked) for a in args) and not (
+                isinstance(func, Sugared) and inspect.isfunction(func.obj)):
+            raise self.b.error(MASK_HINT)
         if isinstance(func, BoundMethod):
             return METHODS[func.name](self.b, [func.receiver, *args], kwargs)
         if not isinstance(func, Sugared):
@@ -421,6 +449,16 @@ class ExpressionEmitter:
             return self.inline_call(inner, args, kwargs)
         raise self.b.error(f"call to unknown function {func.name!r}: it is neither a "
                            f"supported NumPy/fusejit.ops function nor a Python function")
+
+    def masked_call(self, name: str, masked: Masked, args: list, kwargs: dict) -> Item:
+        """``x[mask].sum(axis)``, ``np.mean(x[mask])``, ``len(x[mask])`` (``masked.py``)."""
+        if name == "len":
+            return masked_count(self.b, masked)
+        try:
+            bound = inspect.signature(_masked_signature).bind(*args, **kwargs)
+        except TypeError as error:
+            raise self.b.error(f"{name}() of x[mask]: {error}") from None
+        return masked_reduction(self.b, name, masked, *bound.args, **bound.kwargs)
 
     def append(self, node: ast.Call) -> Item:
         """``xs.append(v)``: on a Python list while scripting, ``aten::append`` on an IR list."""
@@ -509,6 +547,14 @@ def scalar_rank(value: Value) -> int | None:
 def widen(b: IRBuilder, value: Value, rank: int) -> Item:
     """``value`` (a number) converted to the type of ``rank`` (``scalar_rank``)."""
     return to_int(b, value) if rank == 1 else to_float(b, value)
+
+
+def _masked_signature(axis=None, keepdims=False):  # what a reduction of x[mask] takes
+    pass
+
+
+_MASKED_FUNCTIONS = {np.sum: "sum", np.mean: "mean", np.max: "max", np.amax: "max",
+                     np.min: "min", np.amin: "min", np.any: "any", np.all: "all", len: "len"}
 
 
 def _is_dtype(obj: Any) -> bool:

@@ -272,6 +272,21 @@ class LoopStatements:
             body.register_output(next_cond)
             body_values = [v for n in carried for v in self.flatten(self.env[n], n)]
         body_env, self.env = self.env, before
+        defined_in_body = [n for n in assigned if n not in carried and n in body_env
+                           and n in self.live_after[-1] and isinstance(body_env[n], Value)
+                           and not isinstance(self.env.get(n, Undefined("")), Value)]
+        if defined_in_body:
+            # labels = ... in the loop, read after it: defined before it as uninitialised
+            # (prim::Uninitialized, as TorchScript does) and checked to have run once.
+            node.destroy()
+            self.at(stmt)
+            for name in defined_in_body:
+                placeholder = self.b.create(prim.Uninitialized, [])
+                placeholder.output().set_type(body_env[name].type)
+                self.env[name] = placeholder.output()
+            self.emit_loop(stmt, trip, cond, index, breaks)
+            self._raise_unless_ran(stmt, trip, cond, defined_in_body)
+            return None
         wider = self._numbers_that_widened(carried, initial, body_env)
         if wider:
             # x = 1; x = x - f(x) / g(x): the number is a float from the first iteration on
@@ -308,6 +323,21 @@ class LoopStatements:
         for name in assigned:
             if name not in carried and name in body_env:
                 self.env[name] = Undefined(reason + " and not defined before it")
+
+    def _raise_unless_ran(self, stmt, trip: Item, cond: Value, names: list[str]) -> None:
+        """An error at run time when a loop that defines ``names`` ran zero times (Python's
+        UnboundLocalError, here a JITException with the loop's line)."""
+        b = self.b
+        self.at(stmt)
+        ran = b.emit("aten::__and__", [cond, binary(b, "gt", trip, 0)], "loop")
+        check = b.create(prim.If, [b.value(ran)], 0)
+        check.add_block()
+        fail = check.add_block()
+        listed = ", ".join(repr(n) for n in names)
+        message = (f"UnboundLocalError: {listed} is assigned only inside the loop at line "
+                   f"{stmt.lineno + self.src.line_offset}, which ran zero times")
+        with b.graph.inserting_before(fail):
+            b.create(prim.RaiseException, [b.value_const(message)], 0)
 
     @staticmethod
     def _numbers_that_widened(carried: list[str], initial: list, body_env: dict) -> dict:

@@ -49,6 +49,8 @@ from .expressions import (
 )
 from .loops import INT64_MAX, LoopStatements, _reads
 from .lowering import binary
+from .masked import Masked
+from .numpy_dtypes import dtype_of
 
 _FELL_OFF = object()  # a statement list that ends without ``return``
 _MAX_INLINE_DEPTH = 32
@@ -262,7 +264,9 @@ class StatementEmitter(LoopStatements, ExpressionEmitter):
         self.eval(stmt.value)
 
     def stmt_Assign(self, stmt: ast.Assign) -> None:
-        value = self.eval_value(stmt.value)
+        # (a name may hold x[mask] until it is reduced: members = x[m]; members.mean())
+        value = self.eval_value(stmt.value, masked=all(
+            isinstance(t, ast.Name) for t in stmt.targets))
         for target in stmt.targets:
             self.assign(target, value)
 
@@ -279,6 +283,8 @@ class StatementEmitter(LoopStatements, ExpressionEmitter):
             self.at(stmt.target)
             if not is_tensor(base):
                 raise self.b.error(f"a {describe(base)} does not support item assignment")
+            if is_tensor(index) and dtype_of(index) == np.dtype(np.bool_):
+                return self._masked_update(stmt, base, index)
             current = numpy_lowering.index(self.b, base, index)
         elif isinstance(stmt.target, ast.Name):
             current = self.eval_Name(ast.copy_location(ast.Name(stmt.target.id, ast.Load()),
@@ -309,6 +315,23 @@ class StatementEmitter(LoopStatements, ExpressionEmitter):
                 raise self.unsupported(stmt, f"the operator {type(stmt.op).__name__}")
             result = binary(self.b, name, current, operand)
         self.assign(stmt.target, result)
+
+    def _masked_update(self, stmt: ast.AugAssign, base: Value, mask: Value) -> None:
+        """``x[mask] += v`` for a number ``v``: ``x[mask] = x[mask] + v`` (``store``)."""
+        from .expressions import _BINOPS
+
+        operand = self.eval_value(stmt.value)
+        self.at(stmt)
+        op = _BINOPS.get(type(stmt.op))
+        if op is None or not (scalar_type_of(operand) is not None
+                              or is_tensor(operand) and operand.type.rank == 0):
+            raise self.b.error("x[mask] op= v takes a number v; for arrays write "
+                               "x = np.where(mask, x op v, x)")
+        updated = binary(self.b, op, base, operand)
+        if not np.can_cast(dtype_of(updated), dtype_of(base), "same_kind"):
+            raise self.b.error(f"x[mask] op= v: the result ({dtype_of(updated)}) cannot be "
+                               f"cast to the array's dtype ({dtype_of(base)}), as in NumPy")
+        numpy_lowering.store(self.b, base, mask, updated)
 
     def assign(self, target: ast.expr, value: Item) -> None:
         if isinstance(target, ast.Name):
@@ -346,6 +369,8 @@ class StatementEmitter(LoopStatements, ExpressionEmitter):
         """Literals in ``item`` as constants (so a variable is always a graph value)."""
         if isinstance(item, (tuple, list)):
             return type(item)(self.materialize(i) for i in item)
+        if isinstance(item, Masked):
+            return item  # x[mask], until it is reduced (masked.py)
         return self.b.value(item)
 
     # -- if -----------------------------------------------------------------------------------
@@ -409,7 +434,7 @@ class StatementEmitter(LoopStatements, ExpressionEmitter):
             item = bound.arguments[param.arg]
             if isinstance(item, np.generic):
                 item = item.item()
-            if not isinstance(item, (Value, tuple, list, bool, int, float, type(None))):
+            if not isinstance(item, (Value, Masked, tuple, list, bool, int, float, type(None))):
                 self.b.loc = call_loc
                 raise self.b.error(f"{fn.__qualname__}(): the default of {param.arg!r} is a "
                                    f"{type(item).__name__}; only numbers and None are supported")

@@ -16,7 +16,15 @@ import numpy as np
 
 from ..ir.graph import Block, Graph, Node, Value
 from ..ir.symbols import prim
-from ..ir.types import BoolType, FloatType, IntType, ListType, NoneType, TensorType
+from ..ir.types import (
+    BoolType,
+    FloatType,
+    IntType,
+    ListType,
+    NoneType,
+    StringType,
+    TensorType,
+)
 from .scalar_function import _CALLS, _INFIX
 
 _SCALAR = (IntType, FloatType, BoolType)
@@ -56,7 +64,7 @@ def _rank(value: Value) -> int | None:
 
 def _known(value: Value) -> bool:
     t = value.type
-    if isinstance(t, (*_SCALAR, NoneType)):
+    if isinstance(t, (*_SCALAR, NoneType, StringType)):
         return True
     if isinstance(t, ListType):
         return isinstance(t.elem, IntType) or _joined_list(value)
@@ -134,6 +142,9 @@ def _supported(block: Block, arguments: set) -> bool:
             if not all(_supported(b, arguments) for b in node.blocks):
                 return False
             continue
+        if kind in (prim.Uninitialized, prim.RaiseException) or kind == prim.Constant and \
+                isinstance(node.output().type, StringType):
+            continue  # (a loop's variable before the loop; the error if it never ran)
         if kind == prim.Constant:
             out = node.output()
             if isinstance(out.type, TensorType) and out.type.rank != 0:

@@ -142,6 +142,47 @@ def python_structure(x, n, *, scale=0.5, bias=None):
     return np.concatenate([x, x], axis=0), out, total
 
 
+# -- boolean masks read shape-independently, masked updates, loop-defined names -------------
+
+@case(F64[0], 0.1, I32)
+def masked_reductions(x, t, i):
+    rows = x[x[:, 0] > t]                 # a row selection, held in a name until reduced
+    return (x[x > t].sum(), x[x > t].mean(), np.max(x[x < t]), len(x[x > t]), x[x > 9].mean(),
+            rows.mean(axis=0), rows.sum(axis=0), x[x > t].any(), x[x > -9].all(),
+            i[i > 2].sum(), i[i > 2].mean(), i[i < 0].min(), (x > t)[x < 0].size)
+
+
+@case(I32.copy(), F32[:3, :4].copy())
+def masked_updates(counts, x):
+    counts[x > 0] += 1
+    counts[x > 0.5] *= 2
+    x[x < 0] -= 1.5
+    return counts, x
+
+
+@case(F32, 3)
+def defined_in_the_loop(x, n):
+    for k in range(n):
+        y = x * k
+        last = k
+    return y, last
+
+
+GLOBAL_COEFFS = [1.0, -2.0, 0.5]
+GLOBAL_TABLE = np.array([3, 1, 2], dtype=np.int32)
+
+
+@case(F32[0])
+def arrays_from_lists_and_globals(x):
+    rows = [x, x * 2]
+    acc = 0.0
+    for c in GLOBAL_COEFFS:
+        acc = acc * 1.5 + c
+    return (np.array(rows), np.array([1, 2, 3]) * x[0], np.asarray(x, dtype=np.float64),
+            acc, GLOBAL_TABLE * 2, np.array(x))
+
+
+@pytest.mark.filterwarnings("ignore:Mean of empty slice", "ignore:invalid value")
 @pytest.mark.parametrize("fn, args", CASES)
 def test_construct_matches_numpy(fn, args):
     mine = tuple(a.copy() if isinstance(a, np.ndarray) else a for a in args)
@@ -165,6 +206,9 @@ def test_calling_another_jit_function():
 
 @pytest.mark.parametrize("source, what, hint", [
     ("x[x > 0]", "data-dependent shape", "np.where"),
+    ("(x[x > 0] + 1).sum()", "data-dependent shape", "x[mask].sum()"),
+    ("x[x > 0].cumsum()", "data-dependent shape", "np.where"),
+    ("x[x > 0].sum(axis=1)", "axis=None, or axis=0", "axis=0"),
     ("x.sum(out=x)", "out= and dtype= arguments are not supported", ".astype"),
     ("x[1:3:-1]", "negative slice step", "np.flip"),
 ])

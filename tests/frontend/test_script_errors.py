@@ -90,12 +90,6 @@ def one_branch_only(x, flag: bool):
     return y
 
 
-def loop_local(x, n: int):
-    for i in range(n):
-        z = x * i
-    return z
-
-
 def recursive(x):
     return recursive(x)
 
@@ -138,7 +132,6 @@ CASES = [
     (uses_break, "break or continue in a loop over a tuple", "for _w in (x, x):"),
     (python_object, "is a Python set", "ALLOWED"),
     (one_branch_only, "assigned in only one branch", "return y"),
-    (loop_local, "assigned inside the loop", "return z"),
     (recursive, "recursive call", "recursive(x)"),
     (mismatched_branches, "different types", "if flag"),
     (returns_in_loop, "return inside a loop", "return x"),
