@@ -37,6 +37,7 @@ from ..ir.types import BOOL, FLOAT, INT, NONE, ScalarType, TensorType, Type
 from ..runtime.element_function import compile_element_graph, is_element_graph
 from ..runtime.portable import Portable
 from ..runtime.scalar_function import compile_scalar_graph, is_scalar_graph
+from .builder import NeedsConstant
 from .fastcall import install_fast_call
 from .script import script
 
@@ -152,6 +153,7 @@ class JitFunction(Portable):
         # Dask calls run it chunk by chunk, displays show the latest one.
         self._interpreted: dict[tuple, Any] = {}
         self._compiled: Any = None
+        self._constant_params: tuple[int, ...] = ()   # (see _script)
 
     @property
     def graph(self) -> Graph:
@@ -183,11 +185,12 @@ class JitFunction(Portable):
     def _specialise(self, args: tuple) -> tuple[Any, tuple]:
         """The compiled function for these arguments' types, and the arguments converted."""
         args = tuple(_convert(a) for a in args)
-        key = call_key(args)
+        key = self._key(args)
         compiled = self._specialised.get(key)
         if compiled is None:
             types = [argument_ir_type(n, a) for n, a in zip(self._names, args)]
-            graph = script(self.fn, types)
+            graph = self._script(types, args)
+            key = self._key(args)  # (with the values of parameters found to be constants)
             compiled = self._compiled = self._interpreted[key] = self._compile(graph)
             if self.device in (None, "cpu") and [v.type for v in graph.inputs] == types:
                 # Scalars only, or element loops and small array code: one Numba function
@@ -199,6 +202,28 @@ class JitFunction(Portable):
             self._specialised[key] = compiled
             self._refresh_fast_call()
         return compiled, args
+
+    def _key(self, args: tuple) -> tuple:
+        """``call_key``, and the values of the parameters scripted as constants."""
+        key = call_key(args)
+        if self._constant_params:
+            key += tuple((i, args[i]) for i in self._constant_params)
+        return key
+
+    def _script(self, types: list[Type], args: tuple) -> Graph:
+        """Script for ``types``; an int or bool argument used as an axis (``axis=-1``) or
+        ``keepdims`` makes its parameter a constant of each signature (its value is part of
+        the key from then on), as JAX's static arguments and Numba's literals are."""
+        constants = {i: args[i] for i in self._constant_params}
+        while True:
+            try:
+                return script(self.fn, types, constants)
+            except NeedsConstant as error:
+                i = error.index
+                if i in constants or type(args[i]) not in (int, bool):
+                    raise
+                constants[i] = args[i]
+                self._constant_params = tuple(sorted({*self._constant_params, i}))
 
     def _refresh_fast_call(self) -> None:
         """Write the instance's own ``__call__`` for the signatures it has now
@@ -246,8 +271,10 @@ class JitFunction(Portable):
     def _call_bound(self, args: tuple) -> Any:
         """Run on ``args``, one value per parameter (keyword-only ones included)."""
         types = tuple(map(type, args))  # call_key, inlined: this runs on every call
-        compiled = self._specialised.get(
-            tuple(map(argument_key, args)) if _NDARRAY in types else types)
+        key = tuple(map(argument_key, args)) if _NDARRAY in types else types
+        if self._constant_params:
+            key += tuple((i, args[i]) for i in self._constant_params)
+        compiled = self._specialised.get(key)
         if compiled is None:
             if has_dask_arrays(args):
                 return self._call_on_dask(args)
@@ -261,7 +288,7 @@ class JitFunction(Portable):
                           for a in args)
         self._specialise(stand_ins)
         converted = tuple(a if is_dask_array(a) else _convert(a) for a in args)
-        return self._interpreted[call_key(tuple(map(_convert, stand_ins)))](*converted)
+        return self._interpreted[self._key(tuple(map(_convert, stand_ins)))](*converted)
 
     def graph_for(self, *args: Any, **kwargs: Any) -> Graph:
         """The optimised graph that runs for these arguments."""

@@ -56,7 +56,8 @@ _FELL_OFF = object()  # a statement list that ends without ``return``
 _MAX_INLINE_DEPTH = 32
 
 
-def script(fn, arg_types: Sequence[Type] | None = None) -> Graph:
+def script(fn, arg_types: Sequence[Type] | None = None,
+           constants: dict[int, Any] | None = None) -> Graph:
     """Translate ``fn`` (a plain Python function over NumPy arrays) into a TorchScript graph.
 
     Unannotated parameters are tensors of unknown type; ``int``, ``float`` and ``bool``
@@ -65,7 +66,9 @@ def script(fn, arg_types: Sequence[Type] | None = None) -> Graph:
     ``arg_types`` (one IR type per parameter, as ``fusejit.jit`` gives them per call) types
     the inputs instead: unannotated parameters take them, every value's type is inferred as it
     is emitted, and array arithmetic follows NumPy's dtype rules (casts are inserted where
-    PyTorch's would differ).
+    PyTorch's would differ). ``constants`` binds parameters (by position) to Python values
+    that are scripted as constants (``fusejit.jit`` does so for an int or bool argument used as
+    an axis); their graph inputs stay, unread.
     """
     src = load_source(fn)
     graph = Graph()
@@ -78,6 +81,8 @@ def script(fn, arg_types: Sequence[Type] | None = None) -> Graph:
     for i, arg in enumerate(params):
         given = arg_types[i] if arg_types is not None else None
         emitter.env[arg.arg] = graph.add_input(arg.arg, _annotation_type(emitter, arg, given))
+        if constants and i in constants:
+            emitter.env[arg.arg] = constants[i]
     emitter.at(src.tree)
     result = emitter.emit_function_body()
     with graph.inserting_before(graph.block):

@@ -93,3 +93,20 @@ def test_generated_text_holds_no_user_text():
     text = fast_call_source(2, 1, 1, [((float, float, int), object())], names)
     assert "newton" not in text and "steps" not in text
     compile(text, "<test>", "exec")
+
+
+def reduce_along(x, axis=0, keep=False):
+    return x.sum(axis=axis, keepdims=keep)
+
+
+def test_int_and_bool_arguments_used_as_axes_are_constants_of_the_signature():
+    """``axis=-1`` as a parameter: scripted with the argument's value (JAX's static
+    arguments); a call with another value is another signature, on the fast path too."""
+    f = fusejit.jit(reduce_along)
+    x = np.arange(12.0).reshape(3, 4)
+    for args in [(x,), (x, 1), (x, -1, True), (x, 0, True), (x,), (x, 1)] * 3:
+        assert_same(f(*args), reduce_along(*args))
+    assert f._constant_params == (1, 2)
+    assert len(f._specialised) == 4
+    with pytest.raises(fusejit.FusejitError, match="axis must be a constant int"):
+        f(x, 1.5)
