@@ -22,12 +22,14 @@ natively (no ``**kwargs`` dictionary per call)::
                 return F0(a0, a1)                    # the interpreter: the graph's own error
         return BOUND(self, (a0, a1))                 # JitFunction._call_bound
 
-A scalar signature compiled whole calls the Numba overload's ``entry_point`` (a C function that
+A signature compiled whole calls the Numba overload's ``entry_point`` (a C function that
 unboxes the arguments as its signature says, skipping Numba's type dispatch); the exact type
-tests above are what make that safe (an ``int`` never reaches a ``float`` overload). Other
-signatures call what ``JitFunction._specialised`` holds for them (the tier's wrapper, or the
-interpreter), so every semantic stays where it was. Arrays are tested on type, dtype (by
-identity: a byte-swapped dtype takes the slow path) and rank.
+tests above are what make that safe (an ``int`` never reaches a ``float`` overload, a strided
+view never a C-contiguous one: arrays are also tested for ``flags.c_contiguous`` and the size
+limit of straight-line code). Element functions that write arguments keep their wrapper, which
+saves and restores them. Other signatures call what ``JitFunction._specialised`` holds for
+them (the tier's wrapper, or the interpreter), so every semantic stays where it was. Arrays
+are tested on type, dtype (by identity: a byte-swapped dtype takes the slow path) and rank.
 """
 
 from __future__ import annotations
@@ -58,13 +60,32 @@ class _Missing:
 MISSING = _Missing()
 
 
-def _entry_point(run: Any) -> Any:
-    """The C entry of a whole-compiled scalar function's one Numba overload, or None."""
+def _entry_point(run: Any, key: tuple) -> Any:
+    """The C entry of the Numba overload compiled for ``key`` (C-contiguous arrays), where the
+    fast path may call it: a scalar function, or an element function that writes no argument.
+    (Graphs that print the same source share one dispatcher, whose overloads are told apart
+    by their argument types; strided calls add "A"-layout ones.)"""
     dispatcher = getattr(run, "compiled", None)
     overloads = getattr(dispatcher, "overloads", None)
-    if not overloads or len(overloads) != 1 or not hasattr(run, "fallback"):
+    if not overloads or not hasattr(run, "fallback") or getattr(run, "written", None):
         return None
-    return next(iter(overloads.values())).entry_point
+    for signature, overload in overloads.items():
+        if len(signature) == len(key) and all(map(_matches, signature, key)):
+            return overload.entry_point
+    return None
+
+
+def _matches(numba_type: Any, key: Any) -> bool:
+    """Does Numba's argument type take an argument of ``key`` (``argument_key``)?"""
+    from numba.core import types
+    from numba.np.numpy_support import from_dtype
+
+    if isinstance(key, tuple):
+        return isinstance(numba_type, types.Array) and numba_type.layout == "C" \
+            and numba_type.ndim == key[1] and numba_type.dtype == from_dtype(key[0])
+    expected = {int: types.int64, float: types.float64, bool: types.boolean,
+                type(None): types.none}.get(key)
+    return expected is not None and numba_type == expected
 
 
 def _test(index: int, key: Any, names: dict[str, Any]) -> str | None:
@@ -110,11 +131,21 @@ def fast_call_source(n_positional: int, n_required: int, n_keyword_only: int,
             tests.append(f"a{i} == V{s}_{i}")
         if len(key) < len(everything) or None in tests:
             continue
+        entry = _entry_point(run, key[:len(everything)])
+        arrays = [i for i, k in enumerate(key[:len(everything)]) if isinstance(k, tuple)]
+        if entry is not None:
+            tests += [f"a{i}.flags.c_contiguous" for i in arrays]
+            limit = getattr(run, "max_elements", None)
+            tests += [f"a{i}.size <= {int(limit)}" for i in arrays if limit is not None]
         lines.append(f"    if {' and '.join(tests) or 'True'}:")
-        entry = _entry_point(run)
         if entry is not None:
             names[f"E{s}"], names[f"F{s}"] = entry, run.fallback
-            lines += ["        try:", f"            return E{s}{call}",
+            post = getattr(run, "post", None)
+            result = f"E{s}{call}"
+            if post is not None:
+                names[f"P{s}"] = post
+                result = f"P{s}({result})"
+            lines += ["        try:", f"            return {result}",
                       "        except Exception:", f"            return F{s}{call}"]
         else:
             names[f"R{s}"] = run

@@ -110,17 +110,6 @@ def _convert(value: Any) -> Any:
 WHOLE_GRAPH_MAX_ELEMENTS = 1 << 12
 
 
-def _by_size(whole: Callable, interpreted: Any) -> Callable:
-    def run(*args: Any) -> Any:
-        for a in args:
-            if type(a) is _NDARRAY and a.size > WHOLE_GRAPH_MAX_ELEMENTS:
-                return interpreted(*args)
-        return whole(*args)
-
-    run.__dict__.update(whole.__dict__)   # (compiled, graph_for, code_for)
-    return run
-
-
 class JitFunction(Portable):
     """A scripted function: call it like the original; ``graph``, ``graph_for``, ``code_for``."""
 
@@ -246,9 +235,10 @@ class JitFunction(Portable):
             if first_calls.calls == 0:
                 first_calls.calls = 1
                 return interpreted(*args)
-            compiled = whole(graph, fallback=interpreted)
             if sized:
-                compiled = _by_size(compiled, interpreted)
+                compiled = whole(graph, interpreted, WHOLE_GRAPH_MAX_ELEMENTS)
+            else:
+                compiled = whole(graph, interpreted)
             self._specialised[key] = compiled
             try:
                 return compiled(*args)

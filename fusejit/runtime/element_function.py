@@ -393,21 +393,44 @@ def element_source(graph: Graph) -> str:
                            "@njit(cache=True, boundscheck=True)\n")
 
 
-def compile_element_graph(graph: Graph, fallback: Callable[..., Any]) -> Callable[..., Any]:
-    """``graph`` as one compiled function; on an exception the call runs ``fallback``."""
+def compile_element_graph(graph: Graph, fallback: Callable[..., Any],
+                          max_elements: int | None = None) -> Callable[..., Any]:
+    """``graph`` as one compiled function; on an exception the call runs ``fallback``, and so
+    does a call with an array of more than ``max_elements`` elements (None: no limit).
+
+    The returned function carries what ``frontend/fastcall.py`` needs to call the Numba
+    function itself: ``compiled`` (the dispatcher), ``post`` (the results as the graph gives
+    them, or None when they already are), ``written`` (the argument positions it writes),
+    ``max_elements`` and ``fallback``."""
     from .fusion.cache import load_module
 
     compiled = load_module(element_source(graph)).element_fn
     zero_d = tuple((i, _dtype(v)) for i, v in enumerate(graph.outputs) if _rank(v) == 0)
-    single = len(graph.outputs) == 1
+    post = None
+    if zero_d and len(graph.outputs) == 1:
+        dtype = zero_d[0][1]
+
+        def post(results: Any) -> Any:  # a 0-d result: a NumPy 0-d array, as the graph's
+            return np.asarray(results, dtype)
+    elif zero_d:
+        def post(results: Any) -> Any:
+            results = list(results)
+            for i, dtype in zero_d:
+                results[i] = np.asarray(results[i], dtype)
+            return tuple(results)
 
     refused: list[BaseException] = []  # Numba could not compile it: the interpreter from now
     written = written_arguments(graph)
+    ndarray = np.ndarray
 
     def run(*args: Any) -> Any:
         if refused:
             return fallback(*args)
-        saved = [args[i].copy() for i in written]
+        if max_elements is not None:
+            for a in args:
+                if type(a) is ndarray and a.size > max_elements:
+                    return fallback(*args)
+        saved = [args[i].copy() for i in written] if written else ()
         try:
             results = compiled(*args)
         except Exception as error:  # noqa: BLE001 - the interpreter gives the graph's answer
@@ -416,17 +439,12 @@ def compile_element_graph(graph: Graph, fallback: Callable[..., Any]) -> Callabl
             if isinstance(error, NumbaError):
                 refused.append(error)
             return fallback(*args)
-        if not zero_d:
-            return results
-        if single:
-            return np.asarray(results, zero_d[0][1])
-        results = list(results)
-        for i, dtype in zero_d:
-            results[i] = np.asarray(results[i], dtype)
-        return tuple(results)
+        return results if post is None else post(results)
 
     run.compiled = compiled  # type: ignore[attr-defined]
     run.refused = refused  # type: ignore[attr-defined]
+    run.post, run.written = post, written  # type: ignore[attr-defined]
+    run.max_elements, run.fallback = max_elements, fallback  # type: ignore[attr-defined]
     run.graph_for = getattr(fallback, "graph_for", None)  # type: ignore[attr-defined]
     run.code_for = getattr(fallback, "code_for", None)  # type: ignore[attr-defined]
     return run

@@ -110,3 +110,26 @@ def test_int_and_bool_arguments_used_as_axes_are_constants_of_the_signature():
     assert len(f._specialised) == 4
     with pytest.raises(fusejit.FusejitError, match="axis must be a constant int"):
         f(x, 1.5)
+
+
+def smooth(x, a):
+    return (x[1:] * a + x[:-1] * (1 - a)).sum(), x * 2.0
+
+
+def test_array_fast_path_calls_the_compiled_entry_only_for_c_contiguous_small_arrays():
+    """The entry point unboxes arrays as its signature's layout says: a strided view or an
+    array over the size limit must take the wrapper (which Numba's dispatch or the fused
+    interpreter serve), and still give NumPy's answer."""
+    import importlib
+
+    jit_module = importlib.import_module("fusejit.frontend.jit")  # (fusejit.jit: the decorator)
+    f = fusejit.jit(smooth)
+    base = np.arange(40.0)
+    big = np.linspace(0.0, 1.0, jit_module.WHOLE_GRAPH_MAX_ELEMENTS + 2)
+    for x in [base[:20], base[:20], base[::2], base[:20].copy(), base[1::3], big, base[:20]]:
+        assert_same(f(x, 0.25), smooth(x, 0.25))
+    run = f._specialised[next(iter(f._specialised))]
+    assert run.max_elements == jit_module.WHOLE_GRAPH_MAX_ELEMENTS and run.post is not None
+    names: dict = {}
+    text = fast_call_source(2, 2, 0, [(next(iter(f._specialised)), run)], names)
+    assert "a0.flags.c_contiguous" in text and "E0(" in text
