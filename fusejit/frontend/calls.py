@@ -84,7 +84,8 @@ class Callee:
         try:
             bound = self.signature.bind(*args, **kwargs)
         except TypeError as error:
-            raise b.error(f"{self.name}(): {error}") from None
+            raise b.error(f"{self.name}(): {error}; write it as {self.name}{self.signature}"
+                          ) from None
         bound.apply_defaults()
         values: list[Item] = []
         for name, value in bound.arguments.items():

@@ -50,6 +50,7 @@ from .builder import (
     scalar_type_of,
 )
 from .calls import ATTRIBUTES, METHODS, find_callee
+from .containers import DictMethod, dict_method
 from .lowering import binary, ndim, shape, size, to_bool, to_float, to_int, transpose, unary
 from .masked import HINT as MASK_HINT
 from .masked import REDUCTIONS as MASK_REDUCTIONS
@@ -79,6 +80,26 @@ CONSTRUCT_NAMES = {
     ast.FunctionDef: "a nested function definition", ast.ClassDef: "a class definition",
     ast.AsyncFunctionDef: "an async function", ast.AsyncFor: "async for",
     ast.Assert: "assert",
+}
+# What to write instead, by construct (appended to the "not supported" error).
+INSTEAD = {
+    ast.Set: "a tuple", ast.SetComp: "a list comprehension",
+    ast.DictComp: "a dict with constant keys, or a list comprehension",
+    ast.GeneratorExp: "a list comprehension, or a for loop that accumulates",
+    ast.Lambda: "a def at module level (helpers are inlined)",
+    ast.Yield: "a list built with append, returned", ast.YieldFrom: "a returned list",
+    ast.JoinedStr: "a constant string", ast.NamedExpr: "the assignment on its own line",
+    ast.Starred: "the arguments one by one", ast.With: "the with block around the call",
+    ast.Try: "an if test before the operation, or try/except around the call",
+    ast.Global: "an argument for the value, and a returned result",
+    ast.Nonlocal: "an argument for the value, and a returned result",
+    ast.Delete: "a new assignment to the name", ast.Import: "the import at module level",
+    ast.ImportFrom: "the import at module level",
+    ast.FunctionDef: "the helper at module level (helpers are inlined)",
+    ast.ClassDef: "the class outside, passing arrays and numbers in",
+    ast.Assert: 'if not ...: raise ValueError("...")',
+    ast.AsyncFunctionDef: "a plain def", ast.AsyncFor: "a plain for loop",
+    ast.Await: "a plain call",
 }
 if hasattr(ast, "TryStar"):
     CONSTRUCT_NAMES[ast.TryStar] = "a try statement"
@@ -163,8 +184,10 @@ class ExpressionEmitter:
 
     def unsupported(self, node: ast.AST, what: str | None = None):
         self.at(node)
+        instead = INSTEAD.get(type(node)) if what is None else None
         what = what or CONSTRUCT_NAMES.get(type(node), type(node).__name__)
-        return self.b.error(f"{what} is not supported by fusejit.script")
+        tail = f"; write {instead} instead" if instead else ""
+        return self.b.error(f"{what} is not supported by fusejit.script{tail}")
 
     # -- expressions --------------------------------------------------------------------------
 
@@ -198,7 +221,9 @@ class ExpressionEmitter:
     def eval_Constant(self, node: ast.Constant) -> Item:
         if isinstance(node.value, LITERAL_TYPES):
             return node.value
-        raise self.unsupported(node, f"a {type(node.value).__name__} constant")
+        raise self.unsupported(node, f"a {type(node.value).__name__} constant (strings are "
+                                     f"read only as dict keys and raise messages; write a "
+                                     f"number, or a constant-key dict)")
 
     def eval_Name(self, node: ast.Name) -> Any:
         name = node.id
@@ -214,7 +239,8 @@ class ExpressionEmitter:
         if hasattr(builtins, name):
             return self.from_python(node, getattr(builtins, name), name)
         self.at(node)
-        raise self.b.error(f"name {name!r} is not defined")
+        raise self.b.error(f"name {name!r} is not defined; define it before this line, "
+                           f"in the function or its module")
 
     def from_python(self, node: ast.AST, obj: Any, name: str) -> Any:
         """A Python object found in the scope: numbers become literals, others stay sugared."""
@@ -244,6 +270,9 @@ class ExpressionEmitter:
                 self.at(node)
                 raise self.b.error(f"module {base.name!r} has no attribute {node.attr!r}")
             return self.from_python(node, getattr(base.obj, node.attr), name)
+        if isinstance(base, dict):
+            self.at(node)
+            return dict_method(base, node.attr, self.b.error)
         if isinstance(base, Masked):
             self.at(node)
             if node.attr in MASK_REDUCTIONS:
@@ -375,6 +404,9 @@ class ExpressionEmitter:
 
     def eval_Subscript(self, node: ast.Subscript) -> Item:
         base = self.eval(node.value)
+        if isinstance(base, dict):
+            self.at(node)
+            return self.dict_item(base, self.dict_key(node.slice))
         index = self.eval_index(node.slice)
         self.at(node)
         if isinstance(base, ShapeOf):
@@ -417,14 +449,22 @@ class ExpressionEmitter:
         args = []
         for arg in node.args:
             if isinstance(arg, ast.Starred):
-                raise self.unsupported(arg, "star-args (*args)")
+                raise self.unsupported(arg, "star-args (*args): write the arguments one by one")
             args.append(self.eval_value(arg, masked=True))
         kwargs = {}
         for keyword in node.keywords:
             if keyword.arg is None:
-                raise self.unsupported(keyword.value, "keyword star-args (**kwargs)")
+                raise self.unsupported(keyword.value, "keyword star-args (**kwargs): write the "
+                                                    "keywords one by one")
             kwargs[keyword.arg] = self.eval_value(keyword.value)
         self.at(node)
+        if isinstance(func, DictMethod):
+            if args or kwargs:
+                raise self.b.error(f"{func.name}() takes no arguments")
+            return func()
+        if isinstance(func, Sugared) and func.obj is len and len(args) == 1 \
+                and isinstance(args[0], dict):
+            return len(args[0])
         if isinstance(func, BoundMethod) and isinstance(func.receiver, Masked):
             return self.masked_call(func.name, func.receiver, args, kwargs)
         if args and isinstance(args[0], Masked) and isinstance(func, Sugared) \
@@ -448,7 +488,9 @@ class ExpressionEmitter:
         if inspect.isfunction(inner):  # another @fusejit.jit function: inlined like a helper
             return self.inline_call(inner, args, kwargs)
         raise self.b.error(f"call to unknown function {func.name!r}: it is neither a "
-                           f"supported NumPy/fusejit.ops function nor a Python function")
+                           f"supported NumPy/fusejit.ops function nor a Python function; "
+                           f"write it with the supported functions (README: What NumPy is "
+                           f"supported), or call it outside the jitted function")
 
     def masked_call(self, name: str, masked: Masked, args: list, kwargs: dict) -> Item:
         """``x[mask].sum(axis)``, ``np.mean(x[mask])``, ``len(x[mask])`` (``masked.py``)."""
@@ -480,6 +522,12 @@ class ExpressionEmitter:
 
     def inline_call(self, fn, args: list[Item], kwargs: dict[str, Item]) -> Item:
         raise NotImplementedError  # provided by the statement emitter
+
+    def dict_item(self, items: dict, key: Any) -> Item:
+        raise NotImplementedError  # provided by the statement emitter (containers.py)
+
+    def dict_key(self, node: ast.expr) -> Any:
+        raise NotImplementedError  # provided by the statement emitter (containers.py)
 
     # -- helpers ------------------------------------------------------------------------------
 
@@ -533,7 +581,9 @@ class ExpressionEmitter:
             return a.type if a.type == b.type else TENSOR
         if a.type == b.type:
             return a.type
-        raise self.b.error(f"{what} have different types: {describe(a)} and {describe(b)}")
+        raise self.b.error(f"{what} have different types: {describe(a)} and {describe(b)}; "
+                           f"make them one type (np.asarray(v, dtype) for a number, or "
+                           f"np.full(shape, v))")
 
 
 _SCALAR_RANKS = {BoolType: 0, IntType: 1, FloatType: 2}

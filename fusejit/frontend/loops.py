@@ -178,7 +178,9 @@ class LoopStatements:
         sequence = self.eval_value(source)
         if isinstance(sequence, (tuple, list)):
             if exit_kinds(stmt.body):
-                raise self.unsupported(stmt, "break or continue in a loop over a tuple or list")
+                raise self.unsupported(stmt, "break or continue in a loop over a tuple or list "
+                                             "(write an if around the rest of the body, or "
+                                             "stack the items and loop over the rows)")
             for i, item in enumerate(sequence):
                 if is_enumerate(stmt.iter):
                     index_target, target = stmt.target.elts

@@ -16,6 +16,8 @@ nodes TorchScript would emit for the same operation::
 
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from ..ir.graph import Value
@@ -98,7 +100,13 @@ NUMPY_UNARY = {
 }
 
 
-def _scalar_binary(b: IRBuilder, op: str, lhs: Item, rhs: Item, what: str) -> Value:
+_FOLDED = {"eq": operator.eq, "ne": operator.ne, "lt": operator.lt, "le": operator.le,
+           "gt": operator.gt, "ge": operator.ge}
+
+
+def _scalar_binary(b: IRBuilder, op: str, lhs: Item, rhs: Item, what: str) -> Item:
+    if op in _FOLDED and all(isinstance(x, (bool, int, float)) for x in (lhs, rhs)):
+        return _FOLDED[op](lhs, rhs)  # two literals (an unrolled loop's items): a literal
     if op in _ARITHMETIC:
         # Python arithmetic treats bools as ints; TorchScript's schemas do not.
         lhs, rhs = (to_int(b, x) if scalar_type_of(x) == BOOL else x for x in (lhs, rhs))

@@ -39,8 +39,8 @@ from ..passes.constant_pooling import constant_pooling
 from ..passes.dead_code_elimination import eliminate_dead_code
 from . import numpy_lowering
 from .builder import IRBuilder, Item, describe, is_tensor, remove_unused_constants, scalar_type_of
+from .containers import ContainerStatements
 from .expressions import (
-    CONSTRUCT_NAMES,
     SCALAR_ANNOTATIONS,
     ExpressionEmitter,
     FunctionSource,
@@ -179,7 +179,7 @@ def _scalar_annotation(emitter: ExpressionEmitter, node: ast.expr | None) -> Typ
     return None
 
 
-class StatementEmitter(LoopStatements, ExpressionEmitter):
+class StatementEmitter(LoopStatements, ContainerStatements, ExpressionEmitter):
     """Emits the statements of one function body (a helper gets its own emitter)."""
 
     def __init__(self, b: IRBuilder, src: FunctionSource, inline_stack: tuple):
@@ -201,7 +201,8 @@ class StatementEmitter(LoopStatements, ExpressionEmitter):
         for i, stmt in enumerate(stmts):
             rest = stmts[i + 1:]
             if self.loop_depth and isinstance(stmt, (ast.Return, ast.If)) and _returns(stmt):
-                raise self.unsupported(stmt, "return inside a loop")
+                raise self.unsupported(stmt, "return inside a loop (write the result to a "
+                                             "variable and break, then return after the loop)")
             if isinstance(stmt, ast.Return):
                 if rest:
                     raise self.unsupported(rest[0], "code after return")
@@ -257,7 +258,7 @@ class StatementEmitter(LoopStatements, ExpressionEmitter):
     def emit_statement(self, stmt: ast.stmt) -> None:
         method = getattr(self, f"stmt_{type(stmt).__name__}", None)
         if method is None:
-            raise self.unsupported(stmt, CONSTRUCT_NAMES.get(type(stmt)))
+            raise self.unsupported(stmt)
         method(stmt)
 
     def stmt_Pass(self, stmt: ast.Pass) -> None:
@@ -362,6 +363,9 @@ class StatementEmitter(LoopStatements, ExpressionEmitter):
             return
         if isinstance(target, ast.Subscript):
             base = self.eval_value(target.value)
+            if isinstance(base, dict):
+                base[self.dict_key(target.slice)] = self.materialize(value)
+                return
             index = self.eval_index(target.slice)
             self.at(target)
             if not is_tensor(base):
@@ -376,6 +380,10 @@ class StatementEmitter(LoopStatements, ExpressionEmitter):
             return type(item)(self.materialize(i) for i in item)
         if isinstance(item, Masked):
             return item  # x[mask], until it is reduced (masked.py)
+        if isinstance(item, dict):
+            return {k: self.materialize(v) for k, v in item.items()}  # (containers.py)
+        if isinstance(item, str):
+            return item  # a dict's key, while scripting (for k, v in d.items())
         return self.b.value(item)
 
     # -- if -----------------------------------------------------------------------------------
@@ -398,7 +406,8 @@ class StatementEmitter(LoopStatements, ExpressionEmitter):
             t, e = then_env.get(name), else_env.get(name)
             if t is None or e is None or isinstance(t, Undefined) or isinstance(e, Undefined):
                 self.env[name] = Undefined(f"it is assigned in only one branch of the if at "
-                                           f"line {stmt.lineno + self.src.line_offset}")
+                                           f"line {stmt.lineno + self.src.line_offset} "
+                                           f"(assign it before the if, or in both branches)")
                 continue
             self.at(stmt)
             self.env[name] = self._merge(node, name, t, e)
@@ -422,7 +431,8 @@ class StatementEmitter(LoopStatements, ExpressionEmitter):
     def inline_call(self, fn, args: list[Item], kwargs: dict[str, Item]) -> Item:
         """Script ``fn`` and emit its body here, its parameters bound to the arguments."""
         if fn in self.inline_stack:
-            raise self.b.error(f"recursive call to {fn.__qualname__} cannot be inlined")
+            raise self.b.error(f"recursive call to {fn.__qualname__} cannot be inlined; "
+                               f"write the recursion as a loop")
         if len(self.inline_stack) >= _MAX_INLINE_DEPTH:
             raise self.b.error("helper calls are nested too deeply")
         call_loc = self.b.loc
@@ -456,7 +466,8 @@ class StatementEmitter(LoopStatements, ExpressionEmitter):
             return [v for i in item for v in self.flatten(i, what)]
         if isinstance(item, (Value, bool, int, float)) or item is None:
             return [self.b.value(item)]
-        raise self.b.error(f"{what} is a {describe(item)}, which cannot be a graph value")
+        raise self.b.error(f"{what} is a {describe(item)}, which cannot be a graph value; "
+                           f"write its arrays and numbers as a tuple instead")
 
     @staticmethod
     def unflatten(template: Any, values) -> Any:

@@ -42,6 +42,7 @@ _STATEMENT_TEXT = {
            "after it (an error if it ran zero times)",
     "Expr": "expression statements, `list.append(v)`",
     "Pass": "`pass`",
+    "Raise": '`raise ValueError("constant message")` (a `fusejit.JITException` at run time)',
 }
 _ROWS_BY_HAND = [
     ("indexing", "`x[i]`, `x[i, j]`, `x[a:b]`, `x[::k]`, `x[::-1]`, negative bounds, "
@@ -55,6 +56,9 @@ _ROWS_BY_HAND = [
     ("dtypes", "NumPy's rules (NEP 50: Python numbers are weak): `int / int` is float64, "
                "`float32 * 0.5` stays float32; `dtype=np.float32`, `float`, `x.dtype`"),
     ("calls", "plain Python functions and other `@fusejit.jit` functions (inlined)"),
+    ("containers", "tuples; lists (`append`, `np.stack`/`np.array` of them); list "
+                   "comprehensions; dicts with constant keys (`d[\"k\"]`, `.items()`), "
+                   "while scripting"),
     ("globals", "numbers, lists/tuples of numbers and arrays, read when a signature is "
                 "scripted (as Numba and JAX freeze them)"),
 ]

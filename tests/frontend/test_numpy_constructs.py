@@ -182,6 +182,21 @@ def arrays_from_lists_and_globals(x):
             acc, GLOBAL_TABLE * 2, np.array(x))
 
 
+@case(F64[0], 3)
+def comprehensions_and_dicts(x, n):
+    rows = [x[i] * 2 for i in range(n)]                # an IR list, stacked
+    scaled = [w * x for w in (1.0, 2.0, -1.0) if w > 0]  # unrolled, the if decided
+    squares = [k * k for k in range(4)]                 # unrolled: Python numbers
+    stats = {"mean": x.mean(), "max": x.max()}
+    stats["span"] = stats["max"] - x.min()
+    total = 0.0
+    for _key, value in stats.items():
+        total = total + value
+    if x.ndim != 2:
+        raise ValueError("x must be a matrix")
+    return np.stack(rows), np.array(scaled), squares[3] + 0.5, total, len(stats)
+
+
 @pytest.mark.filterwarnings("ignore:Mean of empty slice", "ignore:invalid value")
 @pytest.mark.parametrize("fn, args", CASES)
 def test_construct_matches_numpy(fn, args):
@@ -191,6 +206,24 @@ def test_construct_matches_numpy(fn, args):
     for m, t in zip(mine, theirs):
         if isinstance(t, np.ndarray):
             np.testing.assert_allclose(m, t, rtol=1e-6)
+
+
+def checked_sqrt(x):
+    if x.min() < 0:
+        raise ValueError("negative input")
+    return np.sqrt(x)
+
+
+def test_raise_with_a_constant_message_is_a_run_time_error_at_its_line():
+    import inspect
+
+    _, first = inspect.getsourcelines(checked_sqrt)
+    f = fusejit.jit(checked_sqrt)
+    for _ in range(3):                       # interpreted, compiled whole, the fast path
+        _same(f(np.arange(4.0)), np.sqrt(np.arange(4.0)))
+        with pytest.raises(fusejit.JITException, match="ValueError: negative input") as info:
+            f(np.arange(4.0) - 1)
+        assert f"{__file__}:{first + 2}:" in str(info.value)
 
 
 def test_calling_another_jit_function():

@@ -22,7 +22,7 @@ def with_dict(x):
 
 
 def with_listcomp(x):
-    return [x for _ in range(3)]
+    return [y for _ in range(3) for y in (x, x)]
 
 
 def with_with(x):
@@ -118,7 +118,7 @@ def item_call(x):
 
 CASES = [
     (with_dict, "a dict", "d = {"),
-    (with_listcomp, "a list comprehension", "return ["),
+    (with_listcomp, "a list comprehension with several for clauses", "return ["),
     (with_with, "a with statement", "with open"),
     (unknown_call, "unknown function 'np.fft.fft'", "return np.fft.fft"),
     (undefined_function, "'no_such_function' is not defined", "no_such_function(x)"),
@@ -140,12 +140,18 @@ CASES = [
 ]
 
 
+# Words by which an error says what to write instead.
+ALTERNATIVE = re.compile(r"\binstead\b|\bwrite\b|\buse\b|\bconvert\b|\bpass\b|\bassign\b|"
+                         r"\bdefine\b|\bmake\b")
+
+
 @pytest.mark.parametrize("fn, message, snippet", CASES, ids=[c[0].__name__ for c in CASES])
 def test_unsupported_python_raises_a_located_script_error(fn, message, snippet):
     with pytest.raises(fusejit.ScriptError) as info:
         script(fn)
     text = str(info.value)
     assert message in text
+    assert ALTERNATIVE.search(text.splitlines()[0]), "the error says what to write instead"
     lines, first = inspect.getsourcelines(fn)
     head, shown, caret = text.splitlines()[:3]
     match = re.match(r"^(.*):(\d+):(\d+): ", head)
