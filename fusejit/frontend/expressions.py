@@ -578,7 +578,16 @@ class ExpressionEmitter:
     def join_types(self, a: Value, b: Value, what: str):
         """The type of a value merged from two definitions (If branches, loop iterations)."""
         if isinstance(a.type, TensorType) and isinstance(b.type, TensorType):
-            return a.type if a.type == b.type else TENSOR
+            if a.type == b.type:
+                return a.type
+            ta, tb = a.type.dimensioned_only(), b.type.dimensioned_only()
+            if ta.scalar_type is not None and (ta.scalar_type, ta.rank) == (tb.scalar_type,
+                                                                            tb.rank):
+                # the same dtype and rank (np.zeros(n) carries no device, x * 2 does):
+                # keep what they share, so the loop's value stays typed
+                return ta.with_(device=ta.device if ta.device == tb.device else None,
+                                requires_grad=None)
+            return TENSOR
         if a.type == b.type:
             return a.type
         raise self.b.error(f"{what} have different types: {describe(a)} and {describe(b)}; "

@@ -234,12 +234,29 @@ def concatenate(b: IRBuilder, arrays: Item, axis: Item = 0) -> Value:
     if is_none(axis):
         raise b.error("np.concatenate(axis=None) is not supported")
     b.static_int(axis, "np.concatenate's axis")
-    return b.emit(aten.cat, [b.tensor_list(arrays, "np.concatenate"), axis], "np.concatenate")
+    items = b.tensor_list(arrays, "np.concatenate")
+    return typed_from_appends(b.emit(aten.cat, [items, axis], "np.concatenate"), items, 0)
 
 
 def stack(b: IRBuilder, arrays: Item, axis: Item = 0) -> Value:
     b.static_int(axis, "np.stack's axis")
-    return b.emit(aten.stack, [b.tensor_list(arrays, "np.stack"), axis], "np.stack")
+    items = b.tensor_list(arrays, "np.stack")
+    return typed_from_appends(b.emit(aten.stack, [items, axis], "np.stack"), items, 1)
+
+
+def typed_from_appends(out: Value, items: Value, extra: int) -> Value:
+    """``out`` (``stack``/``cat`` of a list built by ``append`` in a loop, which the type
+    rules see as ``Tensor[]``) typed from the appended arrays, when they share a dtype and
+    rank: ``extra`` more dimensions, on the same device."""
+    if not isinstance(out.type, TensorType) or out.type.scalar_type is not None:
+        return out
+    kinds = {u.user.input(1).type for u in items.uses if u.user.kind == "aten::append"}
+    kinds = {t.dimensioned_only() for t in kinds if isinstance(t, TensorType)}
+    if len(kinds) == 1:
+        (t,) = kinds
+        if t.scalar_type is not None and t.rank is not None:
+            out.set_type(t.with_(sizes=(None,) * (t.rank + extra)))
+    return out
 
 
 # -- selection and clamping -----------------------------------------------------------------

@@ -22,7 +22,7 @@ from ..ir.symbols import aten
 from ..ir.types import FLOAT, INT, ListType, TensorType
 from ..runtime.ops.table import DTYPE_CODES
 from .builder import IRBuilder, Item, describe, is_none, is_tensor, scalar_type_of
-from .lowering import _array, as_tensor, binary, reshape, where
+from .lowering import _array, as_tensor, binary, reshape, typed_from_appends, where
 from .numpy_dtypes import cast, conform, dtype_of
 
 # name -> (NumPy function for the result dtype, aten op, its argument form)
@@ -232,10 +232,20 @@ def linspace(b: IRBuilder, start: Item, stop: Item, num: Item = 50, dtype: Any =
 
 
 def eye(b: IRBuilder, n: Item, m: Item = None, k: Item = 0, dtype: Any = None) -> Value:
-    if b.static(k) != 0:
-        raise b.error("np.eye: only k=0 is supported")
+    """``np.eye(n, m, k)``: ``aten::eye`` on the main diagonal; another diagonal is where
+    ``row + k == column`` (``k`` may be a run-time int)."""
     code = dtype_code(b, dtype, np.float64, "np.eye")
-    return b.emit("aten::eye", [n, n if is_none(m) else m, code, None, None, None], "np.eye")
+    m = n if is_none(m) else m
+    if b.static(k) == 0:
+        return b.emit("aten::eye", [n, m, code, None, None, None], "np.eye")
+    if scalar_type_of(k) != INT:
+        raise b.error(f"np.eye: k must be an int, got {describe(k)}")
+    from ..runtime.ops.table import SCALAR_TYPE_CODES
+
+    rows = b.emit(aten.unsqueeze, [arange(b, 0, n, 1, np.int64), 1], "np.eye")
+    cols = b.emit(aten.unsqueeze, [arange(b, 0, m, 1, np.int64), 0], "np.eye")
+    on = binary(b, "eq", binary(b, "add", rows, k), cols)
+    return cast(b, on, SCALAR_TYPE_CODES[code], "np.eye")
 
 
 def astype(b: IRBuilder, x: Item, dtype: Any) -> Value:
@@ -261,7 +271,8 @@ def array(b: IRBuilder, obj: Item, dtype: Any = None, copies: bool = True) -> Va
         result = copy(b, obj) if copies and dtype is None else obj
     elif isinstance(obj, Value) or isinstance(obj, (list, tuple)) and any(
             is_tensor(i) for i in obj):
-        result = b.emit(aten.stack, [b.tensor_list(obj, "np.array"), 0], "np.array")
+        items = b.tensor_list(obj, "np.array")
+        result = typed_from_appends(b.emit(aten.stack, [items, 0], "np.array"), items, 1)
     elif isinstance(obj, (list, tuple)) and obj and all(
             isinstance(b.static(i), (bool, int, float)) for i in obj):
         result = b.value_const(np.array([b.static(i) for i in obj]))

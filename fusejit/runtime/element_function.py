@@ -40,6 +40,7 @@ from .element_support import (
     _rank,
     _static,
     is_element_graph,
+    list_element,
     written_arguments,
 )
 from .scalar_function import _CALLS, _INFIX, _PRELUDE, _literal, _Writer, function_source
@@ -69,6 +70,12 @@ class _ElementWriter(_Writer):
         if kind == prim.Constant and isinstance(out.type, ListType):
             items = "".join(f"{int(i)}, " for i in _static(out))
             self.emit(depth, f"{self.name(out)} = ({items})")
+            return
+        if kind == prim.ListConstruct and not isinstance(out.type.elem, IntType) \
+                and not node.inputs:  # hs = []: a list of arrays of the appended type
+            dtype, rank = list_element(out)
+            empty = f"np.empty({(0,) * rank!r}, {_np(dtype)})"
+            self.emit(depth, f"{self.name(out)} = [{empty}][:0]")
             return
         if kind == prim.ListConstruct and not isinstance(out.type.elem, IntType):
             return  # arrays to join: read by ``_cat`` from this node's inputs
@@ -124,7 +131,16 @@ class _ElementWriter(_Writer):
         self.assign(out, f"np.{fn}(({parts}), axis={axis})", depth)
 
     def _stack(self, node: Node, out: Value, depth: int) -> None:
-        self._cat(node, out, depth, "stack")
+        if node.input(0).node.inputs or node.input(0).node.kind != prim.ListConstruct:
+            self._cat(node, out, depth, "stack")
+        else:  # an appended list (an empty one fails: the interpreter gives the error)
+            self.assign(out, f"_stack_list({self.name(node.input(0))})", depth)
+
+    def _append(self, node: Node, out: Value, depth: int) -> None:
+        # (a C-contiguous array is appended itself, as NumPy's list holds it)
+        items = self.name(node.input(0))
+        self.emit(depth, f"{items}.append(np.ascontiguousarray({self.name(node.input(1))}))")
+        self.exprs[out] = items
 
     def _full_like(self, node: Node, out: Value, depth: int) -> None:
         like = self.name(node.input(0))
@@ -386,10 +402,21 @@ def _{fn}2(a, axis, ddof):
 ''' for fn in ("var", "std"))
 
 
+_LIST_HELPERS = """@njit(cache=True)
+def _stack_list(items):
+    out = np.empty((len(items),) + items[0].shape, items[0].dtype)
+    for i in range(len(items)):
+        out[i] = items[i]
+    return out
+
+
+"""
+
+
 def element_source(graph: Graph) -> str:
     """The module source whose ``element_fn`` computes ``graph``."""
     return function_source(_ElementWriter(), graph, "element_fn",
-                           "import numpy as np\n" + _PRELUDE + _AXIS_HELPERS,
+                           "import numpy as np\n" + _PRELUDE + _AXIS_HELPERS + _LIST_HELPERS,
                            "@njit(cache=True, boundscheck=True)\n")
 
 

@@ -67,7 +67,7 @@ def _known(value: Value) -> bool:
     if isinstance(t, (*_SCALAR, NoneType, StringType)):
         return True
     if isinstance(t, ListType):
-        return isinstance(t.elem, IntType) or _joined_list(value)
+        return isinstance(t.elem, IntType) or _joined_list(value) or _appended_list(value)
     return isinstance(t, TensorType) and t.scalar_type is not None and t.rank is not None
 
 
@@ -80,16 +80,53 @@ def _joined_list(value: Value) -> bool:
         use.user.kind in ("aten::cat", "aten::stack") and use.offset == 0 for use in value.uses)
 
 
+def _appended_list(value: Value) -> bool:
+    """``hs = []; for ...: hs.append(h)``, then ``np.stack(hs)``: an empty list that only
+    ``append`` (arrays of one dtype and rank) and ``stack`` along axis 0 use."""
+    while value.node.kind == "aten::append":
+        value = value.node.input(0)
+    node = value.node
+    if node.kind != prim.ListConstruct or node.inputs:
+        return False
+    kinds = set()
+    for use in value.uses:
+        user = use.user
+        if use.offset != 0 or user.kind not in ("aten::append", "aten::stack"):
+            return False
+        if user.kind == "aten::stack" and _static(user.input(1)) != 0:
+            return False
+        if user.kind == "aten::append":
+            kinds.add((_dtype(user.input(1)), _rank(user.input(1))))
+    if len(kinds) != 1:
+        return False
+    dtype, rank = next(iter(kinds))  # (np.dtype("float64") == None is True: test "is")
+    return dtype is not None and rank is not None and rank > 0
+
+
+def list_element(value: Value) -> tuple[np.dtype, int]:
+    """The dtype and rank of the arrays appended to ``value`` (an ``_appended_list``)."""
+    append = next(u.user for u in value.uses if u.user.kind == "aten::append")
+    return _dtype(append.input(1)), _rank(append.input(1))
+
+
 # Ops whose result is (or may be) their first input, or a view of it.
 _ALIASING = frozenset({"aten::select", "aten::slice", "aten::unsqueeze", "aten::t",
                        "aten::reshape", "aten::view", "aten::type_as", "aten::copy_",
                        "aten::fill_", "aten::add_", "aten::sub_", "aten::mul_", "aten::div_"})
 
 
-def _root(value: Value) -> Value:
-    """The value whose memory ``value`` is (through views and in-place results)."""
+def _root(value: Value, seen: frozenset = frozenset()) -> Value:
+    """The value whose memory ``value`` is (through views and in-place results; a loop's
+    variable that every iteration updates in place, ``w -= lr * g``, is its value before
+    the loop)."""
     while value.node.kind in _ALIASING:
         value = value.node.input(0)
+    block = value.node.owning_block if value.node.kind == prim.Param else None
+    loop = block.owning_node if block is not None else None
+    if loop is not None and loop.kind == prim.Loop and value not in seen:
+        i = block.inputs.index(value)
+        if i > 0 and _root(block.outputs[i], seen | {value}) is value:
+            return _root(loop.input(i + 1), seen | {value})
     return value
 
 
@@ -192,7 +229,10 @@ def _supported_op(node: Node, arguments: set) -> bool:
         return _writable(target, arguments) and (
             name == "fill_" or (_rank(node.input(1)) or 0) <= (rank or 0))
     if name in ("cat", "stack"):
-        return _joined_list(node.input(0)) and _constant_int(node.input(1))
+        return (_joined_list(node.input(0)) or name == "stack" and _appended_list(
+            node.input(0))) and _constant_int(node.input(1))
+    if name == "append":
+        return _appended_list(node.input(0))
     if name in _CREATE:
         return name == "full_like" or node.input(0).node.kind in (
             prim.ListConstruct, prim.Constant, "aten::size")

@@ -349,3 +349,38 @@ def test_numbers_that_change_type_take_the_wider_type_as_in_numba(fn, args, want
         assert got == want and type(got) is type(want)
         if isinstance(got, tuple):
             assert [type(g) for g in got] == [type(w) for w in want]
+
+
+def collect_rows(xs, n, w):
+    hs = []
+    h = np.zeros(xs.shape[1])
+    for t in range(n):
+        h = np.tanh(xs[t] + h * w)
+        hs.append(h)
+    return np.array(hs), np.stack(hs)
+
+
+def sgd(w, X, y, steps, lr):
+    for _ in range(steps):
+        w -= lr * X.T @ (X @ w - y) / X.shape[0]
+    return w
+
+
+def test_lists_appended_in_loops_and_loop_updates_of_arguments_compile_whole():
+    """``hs.append(h)`` then ``np.stack(hs)``, and ``w -= ...`` in a loop on the caller's
+    ``w``: compiled whole on the second call, NumPy's values, the caller's array updated;
+    an empty list fails with the interpreter's located error."""
+    rng = np.random.default_rng(2)
+    xs = rng.standard_normal((5, 3))
+    f, g = fusejit.jit(collect_rows), fusejit.jit(sgd)
+    X, y = rng.standard_normal((20, 3)), rng.standard_normal(20)
+    for _ in range(3):
+        _same(f(xs, 4, 0.5), collect_rows(xs, 4, 0.5))
+        w, want = np.zeros(3), np.zeros(3)
+        _same(g(w, X, y, 5, 0.1), sgd(want, X, y, 5, 0.1))
+        np.testing.assert_allclose(w, want)
+    for fn in (f, g):
+        run = next(iter(fn._specialised.values()))
+        assert hasattr(run, "compiled") and not run.refused
+    with pytest.raises(fusejit.FusejitError, match=f"{__file__}:"):
+        f(xs, 0, 0.5)
