@@ -102,6 +102,11 @@ def cumsum(b: IRBuilder, x: Item, axis: Item = None) -> Value:
 def index(b: IRBuilder, x: Value, index: Item) -> Value:
     """``x[index]`` for ints, slices, ``None``, ``...`` and their tuples (basic indexing)."""
     items = list(index) if isinstance(index, tuple) else [index]
+    if any(is_tensor(i) and dtype_of(i) is not None and dtype_of(i).kind in "iu"
+           for i in items):
+        raise b.error("indexing with an integer array (x[idx]) is not supported yet; write "
+                      "the loop: out = np.empty(len(idx)); for k in range(len(idx)): "
+                      "out[k] = x[idx[k]]")
     if any(is_tensor(i) for i in items):
         raise b.error("indexing with an array (x[mask], x[idx]) has a data-dependent shape and "
                       "is not supported; write np.where(mask, x, 0) or take elements with "
@@ -136,16 +141,30 @@ def _slice(b: IRBuilder, x: Value, dim: int, s: slice) -> Value:
         raise b.error("a slice step must be a constant non-zero int")
     if is_none(s.start) and is_none(s.stop) and step == 1:
         return x
+    start, stop = (None if is_none(v) else v for v in (s.start, s.stop))
     if step < 0:
-        if not (is_none(s.start) and is_none(s.stop)):
-            raise b.error("a negative slice step is only supported as x[::-k]; write "
-                          "np.flip(x[a:b], axis) instead")
+        # x[a:b:-k] is flip(x)[n-1-a : n-1-b : k] (Python's clamping kept): constant bounds
+        bounds = [b.static(v) for v in (start, stop) if v is not None]
+        if any(isinstance(v, bool) or not isinstance(v, int) for v in bounds):
+            raise b.error("a negative slice step needs constant bounds (x[5:1:-2]); write "
+                          "np.flip(x[b + 1:a + 1], axis)[::k] instead")
+        n = b.emit(aten.size, [x, dim], "indexing") if bounds else None
+        start, stop = (_flipped(b, n, b.static(v)) if v is not None else None
+                       for v in (start, stop))
         x = b.emit(aten.flip, [x, [dim]], "indexing")
         step = -step
-        if step == 1:
+        if step == 1 and start is None and stop is None:
             return x
-    return b.emit(aten.slice, [x, dim, None if is_none(s.start) else s.start,
-                               None if is_none(s.stop) else s.stop, step], "indexing")
+    return b.emit(aten.slice, [x, dim, start, stop, step], "indexing")
+
+
+def _flipped(b: IRBuilder, n: Value, bound: int) -> Item:
+    """Where a bound of a negative-step slice lands once the axis (of size ``n``) is
+    flipped: ``n - 1 - bound``, at least 0 (a bound past the end means the last element)."""
+    if bound < 0:
+        return -1 - bound  # (n + bound) from the start is -1 - bound from the end
+    return b.emit("aten::max", [binary(b, "sub", binary(b, "sub", n, 1), bound), 0],
+                  "indexing")
 
 
 def store(b: IRBuilder, x: Value, index_item: Item, value: Item) -> None:

@@ -45,7 +45,8 @@ _STATEMENT_TEXT = {
     "Raise": '`raise ValueError("constant message")` (a `fusejit.JITException` at run time)',
 }
 _ROWS_BY_HAND = [
-    ("indexing", "`x[i]`, `x[i, j]`, `x[a:b]`, `x[::k]`, `x[::-1]`, negative bounds, "
+    ("indexing", "`x[i]`, `x[i, j]`, `x[a:b]`, `x[::k]`, `x[::-1]`, `x[a:b:-k]` (constant "
+                 "bounds), negative bounds, "
                  "`x[None]`/`np.newaxis`, `x[...]`, mixed int/slice, in `jit` and `trace`; "
                  "`x[mask]` reduced (`.sum()`, `.mean()`, `.max()`, `.min()`, `.any()`, "
                  "`.all()`, `len()`, `axis=0` of a row mask)"),

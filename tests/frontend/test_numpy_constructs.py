@@ -197,6 +197,12 @@ def comprehensions_and_dicts(x, n):
     return np.stack(rows), np.array(scaled), squares[3] + 0.5, total, len(stats)
 
 
+@case(F64[0])
+def negative_steps(x):
+    return (x[3:0:-2], x[:1:-1], x[2::-1], x[-1:-4:-2], x[9:0:-1], x[1:3:-1], x[-1::-2],
+            np.eye(4, k=1), np.eye(3, 5, -1, dtype=np.int32))
+
+
 @pytest.mark.filterwarnings("ignore:Mean of empty slice", "ignore:invalid value")
 @pytest.mark.parametrize("fn, args", CASES)
 def test_construct_matches_numpy(fn, args):
@@ -243,7 +249,8 @@ def test_calling_another_jit_function():
     ("x[x > 0].cumsum()", "data-dependent shape", "np.where"),
     ("x[x > 0].sum(axis=1)", "axis=None, or axis=0", "axis=0"),
     ("x.sum(out=x)", "out= and dtype= arguments are not supported", ".astype"),
-    ("x[1:3:-1]", "negative slice step", "np.flip"),
+    ("x[len(x) - 1:0:-1]", "negative slice step needs constant bounds", "np.flip"),
+    ("x[np.arange(2)]", "integer array", "for k in range"),
 ])
 def test_unsupported_constructs_name_the_line_and_the_alternative(tmp_path, source, what, hint):
     import importlib.util
