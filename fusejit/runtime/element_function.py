@@ -86,6 +86,9 @@ class _ElementWriter(_Writer):
         if kind == prim.NumToTensor:
             self._NumToTensor(node, out, depth)
             return
+        if kind == prim.ListUnpack:  # of a chunk (element_support._chunked_list)
+            self._unpack_chunks(node, depth)
+            return
         if kind.ns != "aten" or not any(isinstance(v.type, TensorType)
                                         for v in [*node.inputs, *node.outputs]):
             super().node(node, depth)
@@ -135,6 +138,21 @@ class _ElementWriter(_Writer):
             self._cat(node, out, depth, "stack")
         else:  # an appended list (an empty one fails: the interpreter gives the error)
             self.assign(out, f"_stack_list({self.name(node.input(0))})", depth)
+
+    def _chunk(self, node: Node, out: Value, depth: int) -> None:
+        pass  # written by the ListUnpack that takes it apart
+
+    def _unpack_chunks(self, node: Node, depth: int) -> None:
+        """The pieces of ``aten::chunk(x, c, dim)``: slices of ceil(n / c) along ``dim``
+        (PyTorch's rule; the last may be shorter, as np.array_split's)."""
+        chunk = node.input(0).node
+        x, count = chunk.input(0), _static(chunk.input(1))
+        dim = _static(chunk.input(2)) % _rank(x)
+        size = self.fresh("chunk")
+        self.emit(depth, f"{size} = ({self.name(x)}.shape[{dim}] + {count - 1}) // {count}")
+        for i, piece in enumerate(node.outputs):
+            bounds = f"{i} * {size}:{i + 1} * {size}"
+            self.assign(piece, f"{self.name(x)}[{':, ' * dim}{bounds}]", depth)
 
     def _append(self, node: Node, out: Value, depth: int) -> None:
         # (a C-contiguous array is appended itself, as NumPy's list holds it)

@@ -67,7 +67,8 @@ def _known(value: Value) -> bool:
     if isinstance(t, (*_SCALAR, NoneType, StringType)):
         return True
     if isinstance(t, ListType):
-        return isinstance(t.elem, IntType) or _joined_list(value) or _appended_list(value)
+        return isinstance(t.elem, IntType) or _joined_list(value) or _appended_list(value) \
+            or _chunked_list(value)
     return isinstance(t, TensorType) and t.scalar_type is not None and t.rank is not None
 
 
@@ -101,6 +102,17 @@ def _appended_list(value: Value) -> bool:
         return False
     dtype, rank = next(iter(kinds))  # (np.dtype("float64") == None is True: test "is")
     return dtype is not None and rank is not None and rank > 0
+
+
+def _chunked_list(value: Value) -> bool:
+    """``i, f, g, o = np.split(gates, 4, axis=-1)``: ``aten::chunk`` by constants, unpacked
+    at once into as many arrays (written as slices)."""
+    node = value.node
+    if node.kind != "aten::chunk" or not all(_constant_int(v) for v in node.inputs[1:]) \
+            or (_rank(node.input(0)) or 0) < 1 or _dtype(node.input(0)) is None:
+        return False
+    return len(value.uses) == 1 and value.uses[0].user.kind == prim.ListUnpack \
+        and len(value.uses[0].user.outputs) == _static(node.input(1))
 
 
 def list_element(value: Value) -> tuple[np.dtype, int]:
@@ -189,6 +201,8 @@ def _supported(block: Block, arguments: set) -> bool:
             continue
         if kind in (prim.ListConstruct, prim.NumToTensor):
             continue
+        if kind == prim.ListUnpack and _chunked_list(node.input(0)):
+            continue
         if kind.ns != "aten" or not _supported_op(node, arguments):
             return False
     return True
@@ -233,6 +247,8 @@ def _supported_op(node: Node, arguments: set) -> bool:
             node.input(0))) and _constant_int(node.input(1))
     if name == "append":
         return _appended_list(node.input(0))
+    if name == "chunk":
+        return _chunked_list(node.output())
     if name in _CREATE:
         return name == "full_like" or node.input(0).node.kind in (
             prim.ListConstruct, prim.Constant, "aten::size")

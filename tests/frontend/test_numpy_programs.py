@@ -52,7 +52,8 @@ def test_program_matches_numpy(name, fn, make):
 # (one of each kind) keeps the cold-cache compile time of the suite small.
 WHOLE = ["collatz", "newton_sqrt", "ewma", "running_max", "first_above", "softmax",
          "row_norms", "logsumexp", "mandelbrot", "loop_len", "mse", "norm_rows", "rbf_kernel",
-         "normalize_inplace", "image_gradient", "lstm_cell", "softmax_temperature"]
+         "normalize_inplace", "image_gradient", "lstm_cell", "softmax_temperature", "lstm",
+         "rnn_sequence"]
 
 
 @pytest.mark.parametrize("name", WHOLE)
