@@ -34,7 +34,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.p
 os.environ.setdefault("FUSEJIT_TIERING", "0")
 import fusejit  # noqa: E402
 from tests.frontend.numpy_programs import PROGRAMS  # noqa: E402
-from tests.frontend.numpy_programs_new import NEW_PROGRAMS  # noqa: E402
+from tests.frontend.numpy_programs_new import NEW_PROGRAMS, newton_cubic  # noqa: E402
 
 NEW = {name for name, _, _ in NEW_PROGRAMS}
 
@@ -120,6 +120,7 @@ def overhead(repeat: int) -> None:
     cases = [("x + 1.0 (float)", _add_one, (2.0,)),
              ("x + 1.0 (16 f64)", _add_one, (np.ones(16),)),
              ("newton 4 steps", _newton4, (2.0,)),
+             ("newton to 1e-10", newton_cubic, (2.0,)),
              ("collatz(27)", _collatz, (27,))]
     print(f"{'per call':18}" + "".join(f"{name + ' us':>14}" for name in engines)
           + f"{'cpython/fusejit':>17}")
