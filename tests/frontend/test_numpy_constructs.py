@@ -197,6 +197,16 @@ def comprehensions_and_dicts(x, n):
     return np.stack(rows), np.array(scaled), squares[3] + 0.5, total, len(stats)
 
 
+@case(F64[0], I32, B)
+def more_numpy_functions(x, i, m):
+    return (np.diff(x), np.diff(x, 2, axis=0), np.diff(m, axis=1), np.count_nonzero(x > 0),
+            np.count_nonzero(i, axis=0), np.logical_and(x > 0, x < 1), np.logical_or(m, 0),
+            np.logical_xor(m, i > 2), np.exp2(i), np.exp2(x.astype(np.float32)),
+            np.expand_dims(x, -1), np.swapaxes(x, 0, 1), x.swapaxes(1, 0),
+            np.isclose(x, x + 1e-9), np.isclose(i, 3), np.round(x, 2), np.round(x, -1),
+            sum(x), sum((x, x, 1.0)), sum(i))
+
+
 @case(F64[0])
 def negative_steps(x):
     return (x[3:0:-2], x[:1:-1], x[2::-1], x[-1:-4:-2], x[9:0:-1], x[1:3:-1], x[-1::-2],
