@@ -59,6 +59,9 @@ def binary(b: IRBuilder, op: str, lhs: Item, rhs: Item) -> Value:
         return matmul(b, lhs, rhs)
     if not lt and not rt:
         return _scalar_binary(b, op, lhs, rhs, what)
+    if op == "atan2" and not (lt and rt):  # (aten::atan2 has no Scalar overload)
+        lhs, rhs = (as_tensor(b, v, what) for v in (lhs, rhs))
+        lt = rt = True
     if lt and rt:
         return b.emit(_kind(op), [lhs, rhs, 1] if op in ("add", "sub") else [lhs, rhs], what)
     if lt:

@@ -204,7 +204,7 @@ def more_numpy_functions(x, i, m):
             np.logical_xor(m, i > 2), np.exp2(i), np.exp2(x.astype(np.float32)),
             np.expand_dims(x, -1), np.swapaxes(x, 0, 1), x.swapaxes(1, 0),
             np.isclose(x, x + 1e-9), np.isclose(i, 3), np.round(x, 2), np.round(x, -1),
-            sum(x), sum((x, x, 1.0)), sum(i))
+            sum(x), sum((x, x, 1.0)), sum(i), np.arctan2(x, 1.0), np.arctan2(2, i))
 
 
 @case(F64[0])
