@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import linecache
 import textwrap
 from collections.abc import Sequence
 from typing import Any
@@ -105,11 +106,13 @@ def load_source(fn) -> FunctionSource:
     """Parse ``fn``'s source (via ``inspect``) into a located ``FunctionSource``."""
     if not inspect.isfunction(fn):
         raise ScriptError(f"fusejit.script needs a Python function, got {type(fn).__name__}")
-    if fn.__name__ == "<lambda>":
-        raise ScriptError("a lambda is not supported by fusejit.script: use a def")
     cached = _SOURCES.get(fn)
     if cached is not None and cached.fn is fn:
         return cached
+    if fn.__name__ == "<lambda>":
+        src = _lambda_source(fn)
+        _SOURCES[fn] = src
+        return src
     try:
         lines, first_line = inspect.getsourcelines(fn)
         file = inspect.getsourcefile(fn) or fn.__code__.co_filename
@@ -128,6 +131,34 @@ def load_source(fn) -> FunctionSource:
     src = FunctionSource(fn, tree, file, first_line - 1, indent)
     _SOURCES[fn] = src
     return src
+
+
+def _lambda_source(fn) -> FunctionSource:
+    """``fusejit.jit(lambda x: x * 2)``: the lambda found in its file by line and parameter
+    names, as a ``def`` returning its body (positions are the file's own)."""
+    code = fn.__code__
+    file = code.co_filename
+    text = "".join(linecache.getlines(file))
+    try:
+        module = ast.parse(text)
+    except (SyntaxError, ValueError):
+        module = None
+    names = list(code.co_varnames[:code.co_argcount + code.co_kwonlyargcount])
+    found = [node for node in ast.walk(module) if isinstance(node, ast.Lambda)
+             and node.lineno == code.co_firstlineno
+             and [a.arg for a in (*node.args.posonlyargs, *node.args.args,
+                                  *node.args.kwonlyargs)] == names] if module else []
+    if len(found) != 1:
+        why = "several lambdas with these parameters on its line" if found else \
+            "its source cannot be read"
+        raise ScriptError(f"{file}:{code.co_firstlineno}: cannot script this lambda ({why}); "
+                          f"write it as a def")
+    lam = found[0]
+    tree = ast.FunctionDef(name="<lambda>", args=lam.args, body=[ast.Return(lam.body)],
+                           decorator_list=[], returns=None, type_comment=None)
+    ast.copy_location(tree, lam)
+    ast.copy_location(tree.body[0], lam.body)
+    return FunctionSource(fn, tree, file, 0, 0)
 
 
 def _parameters(emitter: ExpressionEmitter, tree: ast.FunctionDef) -> list[ast.arg]:

@@ -56,7 +56,8 @@ _ROWS_BY_HAND = [
                   "argument"),
     ("dtypes", "NumPy's rules (NEP 50: Python numbers are weak): `int / int` is float64, "
                "`float32 * 0.5` stays float32; `dtype=np.float32`, `float`, `x.dtype`"),
-    ("calls", "plain Python functions and other `@fusejit.jit` functions (inlined)"),
+    ("calls", "plain Python functions and other `@fusejit.jit` functions (inlined); "
+              "`fusejit.jit(lambda x: ...)`"),
     ("containers", "tuples; lists (`append`, `np.stack`/`np.array` of them); list "
                    "comprehensions; dicts with constant keys (`d[\"k\"]`, `.items()`), "
                    "while scripting"),

@@ -164,9 +164,14 @@ def test_unsupported_python_raises_a_located_script_error(fn, message, snippet):
     assert caret.index("^") - 4 == col and shown[4:] == source
 
 
-def test_lambda_function_is_rejected():
-    with pytest.raises(fusejit.ScriptError, match="lambda"):
-        script(lambda x: x)
+def test_a_lambda_is_scripted_from_its_line_unless_another_on_it_has_its_parameters():
+    double = fusejit.jit(lambda x, k=2.0: x * k)
+    np.testing.assert_allclose(double(np.arange(3.0)), np.arange(3.0) * 2.0)
+    pair = (lambda x: x + 1, lambda x: x - 1)  # which is which cannot be told by line
+    with pytest.raises(fusejit.ScriptError, match="several lambdas.*write it as a def"):
+        script(pair[0])
+    with pytest.raises(fusejit.ScriptError, match=rf"{__file__}:\d+:\d+: .*'np.fft.fft'"):
+        script(lambda x: np.fft.fft(x))            # errors point into the lambda's line
 
 
 def test_builtin_is_rejected():
