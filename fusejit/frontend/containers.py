@@ -151,6 +151,35 @@ class ContainerStatements:
                                f"{', '.join(map(repr, items))})")
         return items[key]
 
+    def stmt_Assert(self, stmt: ast.Assert) -> None:
+        """``assert test, "message"``: ``if not test: raise AssertionError("message")``."""
+        message = [stmt.msg] if isinstance(stmt.msg, ast.Constant) and isinstance(
+            stmt.msg.value, str) else []
+        if stmt.msg is not None and not message:
+            raise self.unsupported(stmt.msg, "an assert message that is not a constant string "
+                                             "(write a constant string)")
+        fail = ast.Raise(ast.Call(ast.Name("AssertionError", ast.Load()), message, []), None)
+        check = ast.If(ast.UnaryOp(ast.Not(), stmt.test), [fail], [])
+        for new in ast.walk(check):
+            if not hasattr(new, "lineno") and isinstance(new, (ast.stmt, ast.expr)):
+                ast.copy_location(new, stmt)
+        self.emit_statements([check])
+
+    def eval_print(self, node: ast.Call) -> None:
+        """``print(...)``: ``prim::Print`` of the values (constant strings as they are)."""
+        values = []
+        for arg in node.args:
+            if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+                values.append(self.b.value_const(arg.value))
+            elif isinstance(arg, ast.Starred):
+                raise self.unsupported(arg, "print(*args): print the values one by one")
+            else:
+                values.append(self.b.value(self.eval_value(arg)))
+        if node.keywords:
+            raise self.unsupported(node, "print() with keywords (write print(a, b))")
+        self.at(node)
+        self.b.create(prim.Print, values, 0)
+
     def stmt_Raise(self, stmt: ast.Raise) -> None:
         exc = stmt.exc
         if isinstance(exc, ast.Call):

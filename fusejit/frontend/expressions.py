@@ -340,13 +340,31 @@ class ExpressionEmitter:
         def chain(i: int, left: Item) -> Item:
             right = self.eval_value(node.comparators[i])
             self.at(node)
-            result = binary(self.b, ops[i], left, right)
+            if isinstance(left, tuple) and isinstance(right, tuple) and ops[i] in ("eq", "ne"):
+                result = self.tuples_equal(left, right, ops[i] == "eq")
+            else:
+                result = binary(self.b, ops[i], left, right)
             if i + 1 == len(ops):
                 return result
             return self.short_circuit(node, self.condition_of(result), True,
                                       lambda: chain(i + 1, right))
 
         return chain(0, self.eval_value(node.left))
+
+    def tuples_equal(self, left: tuple, right: tuple, equal: bool) -> Item:
+        """``x.shape == y.shape``: equal lengths and items (a literal when all are known)."""
+        if len(left) != len(right):
+            return not equal
+        result: Item = True
+        for a, c in zip(left, right):
+            same = binary(self.b, "eq", a, c)
+            result = same if result is True else binary(self.b, "and", result, same)
+            if result is False:
+                break
+        if equal:
+            return result
+        return (not result) if isinstance(result, bool) else self.b.emit(
+            aten["__not__"], [result], "'!='")
 
     def identity(self, node: ast.Compare, positive: bool) -> Item:
         """``a is None`` / ``a is not None``: decided while scripting unless ``a`` is Optional."""
@@ -446,6 +464,8 @@ class ExpressionEmitter:
         if isinstance(node.func, ast.Attribute) and node.func.attr == "append":
             return self.append(node)
         func = self.eval(node.func)
+        if isinstance(func, Sugared) and func.obj is print:
+            return self.eval_print(node)
         args = []
         for arg in node.args:
             if isinstance(arg, ast.Starred):
@@ -527,6 +547,9 @@ class ExpressionEmitter:
         raise NotImplementedError  # provided by the statement emitter (containers.py)
 
     def dict_key(self, node: ast.expr) -> Any:
+        raise NotImplementedError  # provided by the statement emitter (containers.py)
+
+    def eval_print(self, node: ast.Call) -> None:
         raise NotImplementedError  # provided by the statement emitter (containers.py)
 
     # -- helpers ------------------------------------------------------------------------------

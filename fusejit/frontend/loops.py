@@ -172,8 +172,47 @@ class LoopStatements:
             else ast.While(stmt.test, body, [])
         return ast.copy_location(new, stmt), breaks
 
+    def _for_over_zip(self, stmt: ast.For) -> None:
+        """``for a, b in zip(xs, ys)``: unrolled over tuples and lists, else indexed by
+        ``range(min(len(xs), len(ys)))``."""
+        sequences = [self.eval_value(arg) for arg in stmt.iter.args]
+        if all(isinstance(s, (tuple, list)) for s in sequences):
+            if exit_kinds(stmt.body):
+                raise self.unsupported(stmt, "break or continue in a loop over tuples (write "
+                                             "an if around the rest of the body)")
+            for items in zip(*sequences):
+                self.assign(stmt.target, tuple(items))
+                self.emit_statements(stmt.body)
+            return
+        self.loop_count += 1
+        names = [f"$zip{self.loop_count}_{k}" for k in range(len(sequences))]
+        counter = f"$i{self.loop_count}"
+        at = stmt
+        for name, sequence in zip(names, sequences):
+            self.at(stmt.iter)
+            if not (is_tensor(sequence) or isinstance(getattr(sequence, "type", None),
+                                                       ListType)):
+                raise self.b.error(f"zip() in a for loop takes arrays, or tuples and lists, "
+                                   f"got a {describe(sequence)}")
+            self.env[name] = sequence
+        lengths = [ast.copy_location(ast.Call(name_node("len", at), [name_node(n, at)], []), at)
+                   for n in names]
+        length = lengths[0]
+        for other in lengths[1:]:
+            length = ast.copy_location(ast.Call(name_node("min", at), [length, other], []), at)
+        items = ast.copy_location(ast.Tuple([ast.copy_location(ast.Subscript(
+            name_node(n, at), name_node(counter, at), ast.Load()), at) for n in names],
+            ast.Load()), at)
+        unpack = ast.copy_location(ast.Assign([stmt.target], items), at)
+        bounds = ast.copy_location(ast.Call(name_node("range", at), [length], []), at)
+        loop = ast.For(name_node(counter, at, store=True), bounds, [unpack, *stmt.body], [])
+        self.stmt_For(ast.copy_location(loop, stmt))
+
     def _for_over_sequence(self, stmt: ast.For) -> None:
         """``for x in xs`` / ``enumerate(xs)``: unrolled over a tuple, else indexed by range."""
+        if isinstance(stmt.iter, ast.Call) and isinstance(stmt.iter.func, ast.Name) \
+                and stmt.iter.func.id == "zip" and stmt.iter.args and not stmt.iter.keywords:
+            return self._for_over_zip(stmt)
         source = stmt.iter.args[0] if is_enumerate(stmt.iter) else stmt.iter
         sequence = self.eval_value(source)
         if isinstance(sequence, (tuple, list)):

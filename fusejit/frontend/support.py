@@ -38,11 +38,13 @@ _STATEMENT_TEXT = {
           "`x is None`)",
     "While": "`while` with `break`/`continue`",
     "For": "`for` over `range(...)`, an array's rows, a list, a tuple (unrolled), "
-           "`enumerate(...)`; `break`/`continue`; names first assigned in a loop are read "
+           "`enumerate(...)`, `zip(...)`; `break`/`continue`; names first assigned in a loop are "
+           "read "
            "after it (an error if it ran zero times)",
-    "Expr": "expression statements, `list.append(v)`",
+    "Expr": "expression statements, `list.append(v)`, `print(...)`",
     "Pass": "`pass`",
     "Raise": '`raise ValueError("constant message")` (a `fusejit.JITException` at run time)',
+    "Assert": '`assert test, "constant message"`',
 }
 _ROWS_BY_HAND = [
     ("indexing", "`x[i]`, `x[i, j]`, `x[a:b]`, `x[::k]`, `x[::-1]`, `x[a:b:-k]` (constant "

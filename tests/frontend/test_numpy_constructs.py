@@ -207,6 +207,18 @@ def more_numpy_functions(x, i, m):
             sum(x), sum((x, x, 1.0)), sum(i), np.arctan2(x, 1.0), np.arctan2(2, i))
 
 
+@case(F64[0], F64[1])
+def zip_asserts_and_shape_tests(x, y):
+    assert x.ndim == 2, "x must be a matrix"
+    total = 0.0
+    for a, b in zip(x, y):                         # rows of two arrays
+        total = total + (a * b).sum()
+    for w, v in zip((1.0, 2.0), (x, y)):           # unrolled
+        total = total + w * v.sum()
+    same = x + y if x.shape == y.shape else x
+    return total, same, x.shape != y.shape, x.shape == (4, 5)
+
+
 @case(F64[0])
 def negative_steps(x):
     return (x[3:0:-2], x[:1:-1], x[2::-1], x[-1:-4:-2], x[9:0:-1], x[1:3:-1], x[-1::-2],
@@ -240,6 +252,25 @@ def test_raise_with_a_constant_message_is_a_run_time_error_at_its_line():
         with pytest.raises(fusejit.JITException, match="ValueError: negative input") as info:
             f(np.arange(4.0) - 1)
         assert f"{__file__}:{first + 2}:" in str(info.value)
+
+
+def printing(x):
+    print("total:", x.sum(), 3)
+    assert x.min() > -100, "too small"
+    return x * 2
+
+
+def test_print_and_assert_run_at_call_time(capsys):
+    import inspect
+
+    _, first = inspect.getsourcelines(printing)
+    f = fusejit.jit(printing)
+    x = np.arange(3.0)
+    _same(f(x), x * 2)
+    assert capsys.readouterr().out.split() == ["total:", str(np.float64(3.0)), "3"]
+    with pytest.raises(fusejit.JITException, match="AssertionError: too small") as info:
+        f(x - 1000)
+    assert f"{__file__}:{first + 2}:" in str(info.value)
 
 
 def test_calling_another_jit_function():
