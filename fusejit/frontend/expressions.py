@@ -342,6 +342,9 @@ class ExpressionEmitter:
             self.at(node)
             if isinstance(left, tuple) and isinstance(right, tuple) and ops[i] in ("eq", "ne"):
                 result = self.tuples_equal(left, right, ops[i] == "eq")
+            elif isinstance(left, np.dtype) and isinstance(right, np.dtype) \
+                    and ops[i] in ("eq", "ne"):  # x.dtype == np.float32: known while scripting
+                result = (left == right) == (ops[i] == "eq")
             else:
                 result = binary(self.b, ops[i], left, right)
             if i + 1 == len(ops):

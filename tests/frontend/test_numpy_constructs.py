@@ -216,7 +216,8 @@ def zip_asserts_and_shape_tests(x, y):
     for w, v in zip((1.0, 2.0), (x, y)):           # unrolled
         total = total + w * v.sum()
     same = x + y if x.shape == y.shape else x
-    return total, same, x.shape != y.shape, x.shape == (4, 5)
+    return (total, same, x.shape != y.shape, x.shape == (4, 5), x.dtype == np.float64,
+            x.dtype != np.float32)
 
 
 @case(F64[0])
