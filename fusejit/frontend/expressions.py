@@ -32,9 +32,6 @@ from ..ir.types import (
     FLOAT,
     INT,
     TENSOR,
-    BoolType,
-    FloatType,
-    IntType,
     ListType,
     OptionalType,
     TensorType,
@@ -50,13 +47,25 @@ from .builder import (
     scalar_type_of,
 )
 from .calls import ATTRIBUTES, METHODS, find_callee
+from .constructs import CONSTRUCT_NAMES, INSTEAD
 from .containers import DictMethod, dict_method
-from .lowering import binary, ndim, shape, size, to_bool, to_float, to_int, transpose, unary
+from .lowering import (
+    binary,
+    ndim,
+    scalar_rank,
+    shape,
+    size,
+    to_bool,
+    transpose,
+    unary,
+    widen,
+)
+from .masked import FUNCTIONS as MASKED_FUNCTIONS
 from .masked import HINT as MASK_HINT
 from .masked import REDUCTIONS as MASK_REDUCTIONS
 from .masked import Masked
+from .masked import call as masked_call
 from .masked import count as masked_count
-from .masked import reduction as masked_reduction
 from .masked import select as masked_select
 from .numpy_dtypes import dtype_of
 from .numpy_lowering import rank_of
@@ -66,47 +75,6 @@ _BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.
            ast.BitAnd: "and", ast.BitOr: "or", ast.BitXor: "xor"}
 _COMPARE = {ast.Eq: "eq", ast.NotEq: "ne", ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt",
             ast.GtE: "ge"}
-# What the error message calls a construct the frontend does not translate.
-CONSTRUCT_NAMES = {
-    ast.Dict: "a dict", ast.Set: "a set", ast.ListComp: "a list comprehension",
-    ast.SetComp: "a set comprehension", ast.DictComp: "a dict comprehension",
-    ast.GeneratorExp: "a generator expression", ast.Lambda: "a lambda", ast.Await: "await",
-    ast.Yield: "yield", ast.YieldFrom: "yield from", ast.JoinedStr: "an f-string",
-    ast.NamedExpr: "an assignment expression (:=)", ast.Starred: "star-args",
-    ast.Slice: "a slice", ast.With: "a with statement", ast.AsyncWith: "async with",
-    ast.Try: "a try statement", ast.Raise: "raise", ast.Global: "a global statement",
-    ast.Nonlocal: "a nonlocal statement", ast.Break: "break", ast.Continue: "continue",
-    ast.Delete: "del", ast.Import: "import", ast.ImportFrom: "import",
-    ast.FunctionDef: "a nested function definition", ast.ClassDef: "a class definition",
-    ast.AsyncFunctionDef: "an async function", ast.AsyncFor: "async for",
-    ast.Assert: "assert",
-}
-# What to write instead, by construct (appended to the "not supported" error).
-INSTEAD = {
-    ast.Set: "a tuple", ast.SetComp: "a list comprehension",
-    ast.DictComp: "a dict with constant keys, or a list comprehension",
-    ast.GeneratorExp: "a list comprehension, or a for loop that accumulates",
-    ast.Lambda: "a def at module level (helpers are inlined)",
-    ast.Yield: "a list built with append, returned", ast.YieldFrom: "a returned list",
-    ast.JoinedStr: "a constant string", ast.NamedExpr: "the assignment on its own line",
-    ast.Starred: "the arguments one by one", ast.With: "the with block around the call",
-    ast.Try: "an if test before the operation, or try/except around the call",
-    ast.Global: "an argument for the value, and a returned result",
-    ast.Nonlocal: "an argument for the value, and a returned result",
-    ast.Delete: "a new assignment to the name", ast.Import: "the import at module level",
-    ast.ImportFrom: "the import at module level",
-    ast.FunctionDef: "the helper at module level (helpers are inlined)",
-    ast.ClassDef: "the class outside, passing arrays and numbers in",
-    ast.Assert: 'if not ...: raise ValueError("...")',
-    ast.AsyncFunctionDef: "a plain def", ast.AsyncFor: "a plain for loop",
-    ast.Await: "a plain call",
-}
-if hasattr(ast, "TryStar"):
-    CONSTRUCT_NAMES[ast.TryStar] = "a try statement"
-if hasattr(ast, "Match"):
-    CONSTRUCT_NAMES[ast.Match] = "a match statement"
-
-
 class Sugared:
     """A compile-time-only value: a module, function or other Python object from the scope."""
 
@@ -489,10 +457,10 @@ class ExpressionEmitter:
                 and isinstance(args[0], dict):
             return len(args[0])
         if isinstance(func, BoundMethod) and isinstance(func.receiver, Masked):
-            return self.masked_call(func.name, func.receiver, args, kwargs)
+            return masked_call(self.b, func.name, func.receiver, args, kwargs)
         if args and isinstance(args[0], Masked) and isinstance(func, Sugared) \
-                and func.obj in _MASKED_FUNCTIONS:
-            return self.masked_call(_MASKED_FUNCTIONS[func.obj], args[0], args[1:], kwargs)
+                and func.obj in MASKED_FUNCTIONS:
+            return masked_call(self.b, MASKED_FUNCTIONS[func.obj], args[0], args[1:], kwargs)
         if any(isinstance(a, Masked) for a in args) and not (
                 isinstance(func, Sugared) and inspect.isfunction(func.obj)):
             raise self.b.error(MASK_HINT)
@@ -514,16 +482,6 @@ class ExpressionEmitter:
                            f"supported NumPy/fusejit.ops function nor a Python function; "
                            f"write it with the supported functions (README: What NumPy is "
                            f"supported), or call it outside the jitted function")
-
-    def masked_call(self, name: str, masked: Masked, args: list, kwargs: dict) -> Item:
-        """``x[mask].sum(axis)``, ``np.mean(x[mask])``, ``len(x[mask])`` (``masked.py``)."""
-        if name == "len":
-            return masked_count(self.b, masked)
-        try:
-            bound = inspect.signature(_masked_signature).bind(*args, **kwargs)
-        except TypeError as error:
-            raise self.b.error(f"{name}() of x[mask]: {error}") from None
-        return masked_reduction(self.b, name, masked, *bound.args, **bound.kwargs)
 
     def append(self, node: ast.Call) -> Item:
         """``xs.append(v)``: on a Python list while scripting, ``aten::append`` on an IR list."""
@@ -619,27 +577,6 @@ class ExpressionEmitter:
         raise self.b.error(f"{what} have different types: {describe(a)} and {describe(b)}; "
                            f"make them one type (np.asarray(v, dtype) for a number, or "
                            f"np.full(shape, v))")
-
-
-_SCALAR_RANKS = {BoolType: 0, IntType: 1, FloatType: 2}
-
-
-def scalar_rank(value: Value) -> int | None:
-    """Where a Python number's type stands in bool < int < float (None: not a number)."""
-    return _SCALAR_RANKS.get(type(value.type))
-
-
-def widen(b: IRBuilder, value: Value, rank: int) -> Item:
-    """``value`` (a number) converted to the type of ``rank`` (``scalar_rank``)."""
-    return to_int(b, value) if rank == 1 else to_float(b, value)
-
-
-def _masked_signature(axis=None, keepdims=False):  # what a reduction of x[mask] takes
-    pass
-
-
-_MASKED_FUNCTIONS = {np.sum: "sum", np.mean: "mean", np.max: "max", np.amax: "max",
-                     np.min: "min", np.amin: "min", np.any: "any", np.all: "all", len: "len"}
 
 
 def _is_dtype(obj: Any) -> bool:

@@ -31,8 +31,8 @@ from ..ir.graph import Block, Value
 from ..ir.symbols import prim
 from ..ir.types import INT, ListType
 from .builder import Item, describe, is_tensor, scalar_type_of
-from .expressions import Sugared, Undefined, scalar_rank, widen
-from .lowering import as_tensor, binary
+from .expressions import Sugared, Undefined
+from .lowering import as_tensor, binary, scalar_rank, widen
 from .numpy_dtypes import cast, dtype_of
 from .numpy_lowering import copy
 

@@ -22,7 +22,7 @@ import numpy as np
 
 from ..ir.graph import Value
 from ..ir.symbols import aten, prim
-from ..ir.types import BOOL, FLOAT, INT, TENSOR, BoolType, IntType, ListType, TensorType
+from ..ir.types import BOOL, FLOAT, INT, TENSOR, BoolType, FloatType, IntType, ListType, TensorType
 from .builder import IRBuilder, Item, describe, is_none, is_tensor, scalar_type_of
 from .numpy_dtypes import conform
 
@@ -333,3 +333,16 @@ def _array(b: IRBuilder, x: Item, what: str) -> Value:
     if not is_tensor(x):
         raise b.error(f"{what} needs an array, got {describe(x)}")
     return x
+
+
+_SCALAR_RANKS = {BoolType: 0, IntType: 1, FloatType: 2}
+
+
+def scalar_rank(value: Value) -> int | None:
+    """Where a Python number's type stands in bool < int < float (None: not a number)."""
+    return _SCALAR_RANKS.get(type(value.type))
+
+
+def widen(b: IRBuilder, value: Value, rank: int) -> Item:
+    """``value`` (a number) converted to the type of ``rank`` (``scalar_rank``)."""
+    return to_int(b, value) if rank == 1 else to_float(b, value)

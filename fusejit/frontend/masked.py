@@ -18,13 +18,14 @@ selection give -inf/+inf (the dtype's extremes for integers) where NumPy raises.
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 import numpy as np
 
 from ..ir.graph import Value
 from ..ir.symbols import aten
-from .builder import IRBuilder, Item, describe
+from .builder import IRBuilder, Item
 from .lowering import binary, to_int, where
 from .numpy_dtypes import cast, dtype_of
 from .numpy_lowering import rank_of, reduce
@@ -119,11 +120,24 @@ def reduction(b: IRBuilder, name: str, masked: Masked, axis: Item = None,
         "aten::logical_not", [mask], "indexing")), axes)
 
 
-def refuse(b: IRBuilder, item: Any) -> None:
-    """An error for a selection used where its shape would matter."""
-    if isinstance(item, Masked):
-        raise b.error(HINT)
-    raise b.error(f"a {describe(item)} cannot be used here")
+def _reduction_signature(axis=None, keepdims=False):  # what a reduction of x[mask] takes
+    pass
 
 
-__all__ = ["HINT", "Masked", "REDUCTIONS", "count", "reduction", "refuse", "select"]
+# NumPy functions that reduce a selection given as their first argument.
+FUNCTIONS = {np.sum: "sum", np.mean: "mean", np.max: "max", np.amax: "max", np.min: "min",
+             np.amin: "min", np.any: "any", np.all: "all", len: "len"}
+
+
+def call(b: IRBuilder, name: str, masked: Masked, args: list, kwargs: dict) -> Item:
+    """``x[mask].sum(axis)``, ``np.mean(x[mask])``, ``len(x[mask])``."""
+    if name == "len":
+        return count(b, masked)
+    try:
+        bound = inspect.signature(_reduction_signature).bind(*args, **kwargs)
+    except TypeError as error:
+        raise b.error(f"{name}() of x[mask]: {error}") from None
+    return reduction(b, name, masked, *bound.args, **bound.kwargs)
+
+
+__all__ = ["FUNCTIONS", "HINT", "Masked", "REDUCTIONS", "call", "count", "reduction", "select"]
