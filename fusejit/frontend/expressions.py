@@ -223,6 +223,9 @@ class ExpressionEmitter:
         if isinstance(obj, (list, tuple)) and all(
                 isinstance(i, (bool, int, float)) for i in obj):
             return type(obj)(obj)
+        if isinstance(obj, dict) and all(isinstance(k, (str, int)) for k in obj) and all(
+                isinstance(v, (bool, int, float)) for v in obj.values()):
+            return dict(obj)  # CONFIG["lr"]: a dict with constant keys (containers.py)
         if isinstance(obj, np.ndarray) and obj.dtype.kind in "biuf" and obj.dtype.isnative:
             self.at(node)
             return self.b.value_const(obj.copy())

@@ -63,7 +63,8 @@ _ROWS_BY_HAND = [
     ("containers", "tuples; lists (`append`, `np.stack`/`np.array` of them); list "
                    "comprehensions; dicts with constant keys (`d[\"k\"]`, `.items()`), "
                    "while scripting"),
-    ("globals", "numbers, lists/tuples of numbers and arrays, read when a signature is "
+    ("globals", "numbers, lists/tuples of numbers, dicts of numbers and arrays, read when a "
+                "signature is "
                 "scripted (as Numba and JAX freeze them)"),
 ]
 

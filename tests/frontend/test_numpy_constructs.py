@@ -170,6 +170,7 @@ def defined_in_the_loop(x, n):
 
 GLOBAL_COEFFS = [1.0, -2.0, 0.5]
 GLOBAL_TABLE = np.array([3, 1, 2], dtype=np.int32)
+GLOBAL_CONFIG = {"scale": 1.5, "shift": 2}
 
 
 @case(F32[0])
@@ -179,7 +180,7 @@ def arrays_from_lists_and_globals(x):
     for c in GLOBAL_COEFFS:
         acc = acc * 1.5 + c
     return (np.array(rows), np.array([1, 2, 3]) * x[0], np.asarray(x, dtype=np.float64),
-            acc, GLOBAL_TABLE * 2, np.array(x))
+            acc, GLOBAL_TABLE * 2, np.array(x), x * GLOBAL_CONFIG["scale"] + GLOBAL_CONFIG["shift"])
 
 
 @case(F64[0], 3)
