@@ -178,7 +178,9 @@ class IRBuilder:
             return self.value_const(item)
         if isinstance(item, (tuple, list)):
             return self.int_list(item, "list")
-        raise self.error(f"a {describe(item)} cannot be used as a value here")
+        hint = (" (a string is only compared with == or used as a dict key or message)"
+                if isinstance(item, str) else "")
+        raise self.error(f"a {describe(item)} cannot be used as a value here{hint}")
 
     def static(self, item: Item) -> Any:
         """The compile-time value of ``item`` (a literal or a constant node), else ``Ellipsis``."""

@@ -187,11 +187,10 @@ class ExpressionEmitter:
         return item
 
     def eval_Constant(self, node: ast.Constant) -> Item:
-        if isinstance(node.value, LITERAL_TYPES):
-            return node.value
-        raise self.unsupported(node, f"a {type(node.value).__name__} constant (strings are "
-                                     f"read only as dict keys and raise messages; write a "
-                                     f"number, or a constant-key dict)")
+        if isinstance(node.value, (*LITERAL_TYPES, str)):
+            return node.value  # (a string lives while scripting: compared, or a dict key)
+        raise self.unsupported(node, f"a {type(node.value).__name__} constant (write a "
+                                     f"number or a string)")
 
     def eval_Name(self, node: ast.Name) -> Any:
         name = node.id
@@ -313,9 +312,10 @@ class ExpressionEmitter:
             self.at(node)
             if isinstance(left, tuple) and isinstance(right, tuple) and ops[i] in ("eq", "ne"):
                 result = self.tuples_equal(left, right, ops[i] == "eq")
-            elif isinstance(left, np.dtype) and isinstance(right, np.dtype) \
-                    and ops[i] in ("eq", "ne"):  # x.dtype == np.float32: known while scripting
-                result = (left == right) == (ops[i] == "eq")
+            elif (isinstance(left, np.dtype) and isinstance(right, np.dtype)
+                  or isinstance(left, str) or isinstance(right, str)) \
+                    and ops[i] in ("eq", "ne"):  # x.dtype == np.float32, mode == "mean":
+                result = (left == right) == (ops[i] == "eq")  # known while scripting
             else:
                 result = binary(self.b, ops[i], left, right)
             if i + 1 == len(ops):
@@ -526,6 +526,13 @@ class ExpressionEmitter:
             item = self.eval_value(node)
         elif isinstance(node, (ast.Constant, ast.Name)):
             item = self.eval_value(node)
+        elif isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(
+                node.ops[0], (ast.Eq, ast.NotEq)) and all(
+                isinstance(n, (ast.Constant, ast.Name)) for n in (node.left, *node.comparators)):
+            sides = [self.eval_value(n) for n in (node.left, *node.comparators)]
+            if not any(isinstance(v, str) for v in sides):  # (numbers: the general path)
+                return None
+            return (sides[0] == sides[1]) == isinstance(node.ops[0], ast.Eq)
         elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
             inner = self.static_condition(node.operand)
             return None if inner is None else not inner

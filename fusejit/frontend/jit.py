@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from ..dask import has_dask_arrays, is_dask_array
-from ..errors import FusejitError
+from ..errors import FusejitError, ScriptError
 from ..ir.graph import Graph
 from ..ir.types import BOOL, FLOAT, INT, NONE, ScalarType, TensorType, Type
 from ..runtime.element_function import compile_element_graph, is_element_graph
@@ -110,6 +110,25 @@ def _convert(value: Any) -> Any:
 WHOLE_GRAPH_MAX_ELEMENTS = 1 << 12
 
 
+def _without(fn: Any, positions: tuple) -> Any:
+    """``fn`` called with the arguments at ``positions`` left out (string arguments, which
+    the graph holds as constants); ``fn`` itself when there are none."""
+    if not positions:
+        return fn
+    keep = [i for i in range(max(positions) + 1) if i not in positions]
+    last = max(positions) + 1
+
+    def drop(args: tuple) -> tuple:
+        return tuple(args[i] for i in keep) + args[last:]
+
+    def run(*args: Any) -> Any:
+        return fn(*drop(args))
+
+    run.graph_for = lambda *args: fn.graph_for(*drop(args))  # type: ignore[attr-defined]
+    run.code_for = lambda *args: fn.code_for(*drop(args))  # type: ignore[attr-defined]
+    return run
+
+
 class JitFunction(Portable):
     """A scripted function: call it like the original; ``graph``, ``graph_for``, ``code_for``."""
 
@@ -177,17 +196,34 @@ class JitFunction(Portable):
         key = self._key(args)
         compiled = self._specialised.get(key)
         if compiled is None:
-            types = [argument_ir_type(n, a) for n, a in zip(self._names, args)]
-            graph = self._script(types, args)
+            # A string argument (mode="mean") is a constant of its signature, and no input
+            # of the graph: it selects code while scripting, as JAX's static arguments do.
+            strings = tuple(i for i, a in enumerate(args) if type(a) is str)
+            types = [NONE if i in strings else argument_ir_type(n, a)
+                     for i, (n, a) in enumerate(zip(self._names, args))]
+            try:
+                graph = self._script(types, args, strings)
+            except ScriptError as error:
+                if not strings:
+                    raise
+                names = ", ".join(repr(self._names[i]) for i in strings)
+                raise FusejitError(f"argument {names}: a str is not supported here (only as "
+                                   f"an option compared with ==, mode == \"mean\", or a dict "
+                                   f"key): {error}") from None
+            for i in reversed(strings):
+                graph.erase_input(i)
+            kept = [t for i, t in enumerate(types) if i not in strings]
             key = self._key(args)  # (with the values of parameters found to be constants)
-            compiled = self._compiled = self._interpreted[key] = self._compile(graph)
-            if self.device in (None, "cpu") and [v.type for v in graph.inputs] == types:
+            compiled = self._compiled = self._compile(graph)
+            self._interpreted[key] = _without(compiled, strings)
+            if self.device in (None, "cpu") and [v.type for v in graph.inputs] == kept:
                 # Scalars only, or element loops and small array code: one Numba function
                 # for the whole graph (the interpreter's per-step cost would dominate).
                 whole = (compile_scalar_graph if is_scalar_graph(graph) else
                          compile_element_graph if is_element_graph(graph) else None)
                 if whole is not None:
-                    compiled = self._tiered(key, graph, compiled, whole)
+                    compiled = self._tiered(key, graph, compiled, whole, strings)
+            compiled = _without(compiled, strings)
             self._specialised[key] = compiled
             self._refresh_fast_call()
         return compiled, args
@@ -199,20 +235,23 @@ class JitFunction(Portable):
             key += tuple((i, args[i]) for i in self._constant_params)
         return key
 
-    def _script(self, types: list[Type], args: tuple) -> Graph:
+    def _script(self, types: list[Type], args: tuple, strings: tuple = ()) -> Graph:
         """Script for ``types``; an int or bool argument used as an axis (``axis=-1``) or
-        ``keepdims`` makes its parameter a constant of each signature (its value is part of
-        the key from then on), as JAX's static arguments and Numba's literals are."""
-        constants = {i: args[i] for i in self._constant_params}
+        ``keepdims``, and a string argument (``strings``), make their parameters constants of
+        each signature (their values are part of the key from then on), as JAX's static
+        arguments and Numba's literals are."""
+        constants = {i: args[i] for i in (*self._constant_params, *strings)}
         while True:
             try:
-                return script(self.fn, types, constants)
+                graph = script(self.fn, types, constants)
+                break
             except NeedsConstant as error:
                 i = error.index
                 if i in constants or type(args[i]) not in (int, bool):
                     raise
                 constants[i] = args[i]
-                self._constant_params = tuple(sorted({*self._constant_params, i}))
+        self._constant_params = tuple(sorted(constants))
+        return graph
 
     def _refresh_fast_call(self) -> None:
         """Write the instance's own ``__call__`` for the signatures it has now
@@ -222,7 +261,8 @@ class JitFunction(Portable):
             install_fast_call(self, JitFunction.__call__, JitFunction._call_bound,
                               list(self._specialised.items()))
 
-    def _tiered(self, key: tuple, graph: Graph, interpreted: Any, whole: Callable) -> Any:
+    def _tiered(self, key: tuple, graph: Graph, interpreted: Any, whole: Callable,
+                strings: tuple = ()) -> Any:
         """Interpret the first call; compile the whole graph when the signature is called
         again (a function called once never waits for Numba). Straight-line array code runs
         whole only on small arrays: on big ones the fused kernels (vectorised math, threads)
@@ -239,7 +279,7 @@ class JitFunction(Portable):
                 compiled = whole(graph, interpreted, WHOLE_GRAPH_MAX_ELEMENTS)
             else:
                 compiled = whole(graph, interpreted)
-            self._specialised[key] = compiled
+            self._specialised[key] = _without(compiled, strings)
             try:
                 return compiled(*args)
             finally:  # after the call: Numba has compiled its overload, whose entry it takes

@@ -49,7 +49,9 @@ def binary(b: IRBuilder, op: str, lhs: Item, rhs: Item) -> Value:
     what = f"'{_SYMBOL.get(op, op)}'"
     for side in (lhs, rhs):
         if not is_tensor(side) and scalar_type_of(side) is None:
-            raise b.error(f"{what} does not take a {describe(side)} operand")
+            hint = " (compare strings with ==, or write them as dict keys)" \
+                if isinstance(side, str) else ""
+            raise b.error(f"{what} does not take a {describe(side)} operand{hint}")
     lt, rt = is_tensor(lhs), is_tensor(rhs)
     if (lt or rt) and op in NUMPY_BINARY:
         lhs, rhs = conform(b, NUMPY_BINARY[op], [lhs, rhs], what, op not in _PREDICATES)

@@ -54,8 +54,9 @@ _ROWS_BY_HAND = [
                  "`.all()`, `len()`, `axis=0` of a row mask)"),
     ("arguments", "arrays of bool, uint8, int8/16/32/64, float32/64; Python `int`/`float`/`bool` "
                   "(scalars, specialised per call); `None`; defaults; keyword-only "
-                  "parameters. complex, float16 and object arrays are refused naming the "
-                  "argument"),
+                  "parameters; an int/bool used as an axis and a string option "
+                  "(`method=\"minmax\"`) are constants of their signature. complex, float16 "
+                  "and object arrays are refused naming the argument"),
     ("dtypes", "NumPy's rules (NEP 50: Python numbers are weak): `int / int` is float64, "
                "`float32 * 0.5` stays float32; `dtype=np.float32`, `float`, `x.dtype`"),
     ("calls", "plain Python functions and other `@fusejit.jit` functions (inlined); "

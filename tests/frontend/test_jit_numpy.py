@@ -384,3 +384,25 @@ def test_lists_appended_in_loops_and_loop_updates_of_arguments_compile_whole():
         assert hasattr(run, "compiled") and not run.refused
     with pytest.raises(fusejit.FusejitError, match=f"{__file__}:"):
         f(xs, 0, 0.5)
+
+
+def normalize_by(x, method="zscore", *, axis=0):
+    if method == "zscore":
+        return (x - x.mean(axis=axis)) / x.std(axis=axis)
+    elif method == "minmax":
+        return (x - x.min(axis=axis)) / (x.max(axis=axis) - x.min(axis=axis))
+    raise ValueError("unknown method")
+
+
+def test_string_options_are_constants_of_the_signature():
+    """``method="minmax"``: the string picks the code while scripting (keyed by its value,
+    as JAX's static arguments); another value is another signature."""
+    f = fusejit.jit(normalize_by)
+    x = np.random.default_rng(4).standard_normal((6, 3))
+    for _ in range(3):
+        for args, kwargs in [((x,), {}), ((x, "minmax"), {}), ((x,), {"method": "minmax"}),
+                             ((x, "zscore"), {"axis": 0}), ((x, "minmax"), {"axis": -2})]:
+            _same(f(*args, **kwargs), normalize_by(*args, **kwargs))
+    with pytest.raises(fusejit.JITException, match="ValueError: unknown method"):
+        f(x, "median")
+    assert f.graph_for(x, "minmax").inputs[0].debug_name == "x"   # the string is no input

@@ -135,7 +135,7 @@ CASES = [
     (recursive, "recursive call", "recursive(x)"),
     (mismatched_branches, "different types", "if flag"),
     (returns_in_loop, "return inside a loop", "return x"),
-    (string_constant, "a str constant", '"a"'),
+    (string_constant, "does not take a str operand", '"a"'),
     (item_call, "float(x), int(x) or bool(x)", "x.item()"),
 ]
 
