@@ -165,9 +165,9 @@ def install_fast_call(fn: Any, slow: Any, bound: Any,
     """Give ``fn`` (a JitFunction whose defaults are numbers or None, ``fn._total >= 0``) a
     class of its own whose ``__call__`` dispatches ``signatures``, the most recent last;
     ``slow`` is the general ``__call__``, ``bound`` its part after binding (one value per
-    parameter). The generated function's parameters take the
-    function's own names and defaults (renamed in its code object, so keyword calls bind as
-    they would on the original)."""
+    parameter). The generated function's parameters take the function's own names and
+    defaults (renamed in its code object, so keyword calls bind as they would on the
+    original; an unknown keyword is Python's TypeError, as for the plain function)."""
     names: dict[str, Any] = {"MISSING": MISSING, "SLOW": slow, "BOUND": bound,
                              "NDARRAY": np.ndarray,
                              "UNBOUND": functools.partial(_unbound, slow)}
