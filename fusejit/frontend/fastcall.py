@@ -26,10 +26,11 @@ A signature compiled whole calls the Numba overload's ``entry_point`` (a C funct
 unboxes the arguments as its signature says, skipping Numba's type dispatch); the exact type
 tests above are what make that safe (an ``int`` never reaches a ``float`` overload, a strided
 view never a C-contiguous one: arrays are also tested for ``flags.c_contiguous`` and the size
-limit of straight-line code). Element functions that write arguments keep their wrapper, which
-saves and restores them. Other signatures call what ``JitFunction._specialised`` holds for
-them (the tier's wrapper, or the interpreter), so every semantic stays where it was. Arrays
-are tested on type, dtype (by identity: a byte-swapped dtype takes the slow path) and rank.
+limit of straight-line code). Arguments an element function writes are tested writeable,
+copied before the call and put back before the interpreter reruns a failed one. Other
+signatures call what ``JitFunction._specialised`` holds for them (the tier's wrapper, or the
+interpreter), so every semantic stays where it was. Arrays are tested on type, dtype (by
+identity: a byte-swapped dtype takes the slow path) and rank.
 """
 
 from __future__ import annotations
@@ -62,12 +63,12 @@ MISSING = _Missing()
 
 def _entry_point(run: Any, key: tuple) -> Any:
     """The C entry of the Numba overload compiled for ``key`` (C-contiguous arrays), where the
-    fast path may call it: a scalar function, or an element function that writes no argument.
+    fast path may call it: a scalar function, or an element function.
     (Graphs that print the same source share one dispatcher, whose overloads are told apart
     by their argument types; strided calls add "A"-layout ones.)"""
     dispatcher = getattr(run, "compiled", None)
     overloads = getattr(dispatcher, "overloads", None)
-    if not overloads or not hasattr(run, "fallback") or getattr(run, "written", None):
+    if not overloads or not hasattr(run, "fallback"):
         return None
     for signature, overload in overloads.items():
         if len(signature) == len(key) and all(map(_matches, signature, key)):
@@ -133,8 +134,11 @@ def fast_call_source(n_positional: int, n_required: int, n_keyword_only: int,
             continue
         entry = _entry_point(run, key[:len(everything)])
         arrays = [i for i, k in enumerate(key[:len(everything)]) if isinstance(k, tuple)]
+        written = getattr(run, "written", None) or ()
         if entry is not None:
             tests += [f"a{i}.flags.c_contiguous" for i in arrays]
+            # (the entry writes where its signature says the array is writeable)
+            tests += [f"a{i}.flags.writeable" for i in written]
             limit = getattr(run, "max_elements", None)
             tests += [f"a{i}.size <= {int(limit)}" for i in arrays if limit is not None]
         lines.append(f"    if {' and '.join(tests) or 'True'}:")
@@ -145,8 +149,11 @@ def fast_call_source(n_positional: int, n_required: int, n_keyword_only: int,
             if post is not None:
                 names[f"P{s}"] = post
                 result = f"P{s}({result})"
-            lines += ["        try:", f"            return {result}",
-                      "        except Exception:", f"            return F{s}{call}"]
+            # arguments it writes are saved, and put back before the interpreter reruns
+            lines += [f"        s{i} = a{i}.copy()" for i in written]
+            lines += ["        try:", f"            return {result}", "        except Exception:"]
+            lines += [f"            COPYTO(a{i}, s{i})" for i in written]
+            lines.append(f"            return F{s}{call}")
         else:
             names[f"R{s}"] = run
             lines.append(f"        return R{s}{call}")
@@ -169,7 +176,7 @@ def install_fast_call(fn: Any, slow: Any, bound: Any,
     defaults (renamed in its code object, so keyword calls bind as they would on the
     original; an unknown keyword is Python's TypeError, as for the plain function)."""
     names: dict[str, Any] = {"MISSING": MISSING, "SLOW": slow, "BOUND": bound,
-                             "NDARRAY": np.ndarray,
+                             "NDARRAY": np.ndarray, "COPYTO": np.copyto,
                              "UNBOUND": functools.partial(_unbound, slow)}
     n_keyword_only = fn._total - fn._positional
     n_required = fn._required

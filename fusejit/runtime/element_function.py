@@ -480,7 +480,8 @@ def compile_element_graph(graph: Graph, fallback: Callable[..., Any],
             results = compiled(*args)
         except Exception as error:  # noqa: BLE001 - the interpreter gives the graph's answer
             for i, values in zip(written, saved):  # or error, from the caller's values
-                np.copyto(args[i], values)
+                if args[i].flags.writeable:  # (a read-only one was not written)
+                    np.copyto(args[i], values)
             if isinstance(error, NumbaError):
                 refused.append(error)
             return fallback(*args)

@@ -133,3 +133,37 @@ def test_array_fast_path_calls_the_compiled_entry_only_for_c_contiguous_small_ar
     names: dict = {}
     text = fast_call_source(2, 2, 0, [(next(iter(f._specialised)), run)], names)
     assert "a0.flags.c_contiguous" in text and "E0(" in text
+
+
+def shift_in_place(x, k):
+    x += 1.0
+    x[1:] = x[:-1] * 2
+    return x[k]
+
+
+def test_fast_path_of_a_function_writing_its_argument_restores_it_on_failure():
+    """The generated code copies a written argument, calls the entry, and on an error puts
+    the copy back before the interpreter reruns (its located error; NumPy's final values).
+    A read-only array never reaches the entry."""
+    import inspect as _inspect
+
+    _, first = _inspect.getsourcelines(shift_in_place)
+    f = fusejit.jit(shift_in_place)
+    for _ in range(3):
+        x, want = np.arange(5.0), np.arange(5.0)
+        assert_same(f(x, 2), shift_in_place(want, 2))
+        np.testing.assert_array_equal(x, want)
+    names: dict = {}
+    key = next(iter(f._specialised))
+    assert "COPYTO(a0, s0)" in fast_call_source(2, 2, 0, [(key, f._specialised[key])], names)
+    x, want = np.arange(5.0), np.arange(5.0)
+    with pytest.raises(fusejit.FusejitError, match=f"{__file__}:{first + 3}:"):
+        f(x, 7)
+    with pytest.raises(IndexError):
+        shift_in_place(want, 7)
+    np.testing.assert_array_equal(x, want)
+    frozen = np.arange(5.0)
+    frozen.flags.writeable = False
+    with pytest.raises(fusejit.FusejitError):
+        f(frozen, 2)
+    np.testing.assert_array_equal(frozen, np.arange(5.0))
