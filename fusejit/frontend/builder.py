@@ -61,14 +61,22 @@ class Location:
         return f"{self.file}:{self.line}:{self.col}"
 
 
-def script_error(message: str, loc: Location | None) -> ScriptError:
+class NeedsConstant(ScriptError):
+    """A parameter is used where a constant is needed (an axis, ``keepdims``); ``index``:
+    which graph input."""
+
+    index: int
+
+
+def script_error(message: str, loc: Location | None,
+                 kind: type[ScriptError] = ScriptError) -> ScriptError:
     """A ``ScriptError`` that shows ``file:line:col``, the source line and a caret."""
     if loc is None:
-        return ScriptError(message)
+        return kind(message)
     text = linecache.getline(loc.file, loc.line).rstrip("\n")
     text = text.encode("ascii", "backslashreplace").decode("ascii")[:200]
     caret = " " * min(loc.col, len(text)) + "^"
-    error = ScriptError(f"{loc}: {message}\n    {text}\n    {caret}")
+    error = kind(f"{loc}: {message}\n    {text}\n    {caret}")
     error.location = loc  # type: ignore[attr-defined]
     return error
 
@@ -170,7 +178,9 @@ class IRBuilder:
             return self.value_const(item)
         if isinstance(item, (tuple, list)):
             return self.int_list(item, "list")
-        raise self.error(f"a {describe(item)} cannot be used as a value here")
+        hint = (" (a string is only compared with == or used as a dict key or message)"
+                if isinstance(item, str) else "")
+        raise self.error(f"a {describe(item)} cannot be used as a value here{hint}")
 
     def static(self, item: Item) -> Any:
         """The compile-time value of ``item`` (a literal or a constant node), else ``Ellipsis``."""
@@ -188,14 +198,27 @@ class IRBuilder:
     def static_int(self, item: Item, what: str) -> int:
         value = self.static(item)
         if isinstance(value, bool) or not isinstance(value, int):
-            raise self.error(f"{what} must be a constant int, got {describe(item)}")
+            raise self._not_constant(item, f"{what} must be a constant int, got "
+                                           f"{describe(item)}")
         return value
 
     def static_bool(self, item: Item, what: str) -> bool:
         value = self.static(item)
         if not isinstance(value, bool):
-            raise self.error(f"{what} must be a constant bool, got {describe(item)}")
+            raise self._not_constant(item, f"{what} must be a constant bool, got "
+                                           f"{describe(item)}")
         return value
+
+    def _not_constant(self, item: Item, message: str) -> ScriptError:
+        """The error for a value that must be known while scripting; when it is a parameter
+        (``axis=-1``), ``fusejit.jit`` catches it and scripts again with that argument's value
+        as a constant (``NeedsConstant.index``)."""
+        if isinstance(item, Value) and item in self.graph.inputs:
+            error = script_error(message + " (pass a Python int or bool for it)", self.loc,
+                                 NeedsConstant)
+            error.index = self.graph.inputs.index(item)  # type: ignore[attr-defined]
+            return error
+        return self.error(message)
 
     def int_list(self, item: Item, what: str) -> Value:
         """An ``int[]`` value from an int or a tuple/list of ints (constant when all are)."""

@@ -25,7 +25,7 @@ import numpy as np
 from .. import ops as F
 from ..ir.graph import Value
 from ..ir.types import ListType
-from . import numpy_lowering
+from . import numpy_lowering, numpy_more
 from .builder import IRBuilder, Item, is_tensor
 from .lowering import (
     binary,
@@ -47,7 +47,8 @@ _P = inspect.Parameter
 
 
 def _signature(spec: str) -> inspect.Signature:
-    """``"x, axis=0, *, keepdims=False"`` -> a Signature; defaults are None, bools and ints."""
+    """``"x, axis=0, *, keepdims=False"`` -> a Signature; defaults are None, bools, ints and
+    floats."""
     params: list[inspect.Parameter] = []
     kind = _P.POSITIONAL_OR_KEYWORD
     for piece in (p.strip() for p in spec.split(",") if p.strip()):
@@ -64,7 +65,7 @@ def _signature(spec: str) -> inspect.Signature:
         name, _, default = piece.partition("=")
         value = {"None": None, "False": False, "True": True}.get(default, default)
         if isinstance(value, str) and value:
-            value = int(value)
+            value = float(value) if any(c in value for c in ".e") else int(value)
         params.append(_P(name, kind) if not default else _P(name, kind, default=value))
     return inspect.Signature(params)
 
@@ -84,7 +85,8 @@ class Callee:
         try:
             bound = self.signature.bind(*args, **kwargs)
         except TypeError as error:
-            raise b.error(f"{self.name}(): {error}") from None
+            raise b.error(f"{self.name}(): {error}; write it as {self.name}{self.signature}"
+                          ) from None
         bound.apply_defaults()
         values: list[Item] = []
         for name, value in bound.arguments.items():
@@ -101,12 +103,6 @@ def _unary(name: str, display: str) -> Callable[..., Item]:
 
 def _binary(op: str) -> Callable[..., Item]:
     return lambda b, x1, x2: binary(b, op, x1, x2)
-
-
-def _round(b: IRBuilder, x: Item, decimals: Item) -> Item:
-    if b.static(decimals) != 0:
-        raise b.error("np.round: only decimals=0 is supported")
-    return unary(b, "round", x, "np.round")
 
 
 def _transpose(b: IRBuilder, x: Item, axes: Item) -> Item:
@@ -181,7 +177,7 @@ CALLEES.update({
     np.stack: Callee("np.stack", "arrays, axis=0", stack),
     np.reshape: Callee("np.reshape", "a, /, shape", reshape),
     np.transpose: Callee("np.transpose", "a, axes=None", _transpose),
-    np.round: Callee("np.round", "a, decimals=0", _round, "same"),
+    np.round: Callee("np.round", "a, decimals=0", numpy_more.round_, "same"),
     F.threshold: Callee("F.threshold", "x, threshold, value", _aten("threshold", "F.threshold"),
                         "same"),
     F.lerp: Callee("F.lerp", "start, end, weight", _aten("lerp", "F.lerp"), "promote"),
@@ -274,6 +270,9 @@ CALLEES.update({
     np.eye: Callee("np.eye", "N, M=None, k=0, dtype=None", numpy_lowering.eye),
     np.floor_divide: Callee("np.floor_divide", "x1, x2, /", _binary("floordiv")),
     np.copy: Callee("np.copy", "a", numpy_lowering.copy),
+    np.array: Callee("np.array", "object, dtype=None", numpy_lowering.array),
+    np.asarray: Callee("np.asarray", "a, dtype=None", lambda b, a, dtype: numpy_lowering.array(
+        b, a, dtype, copies=False)),
     np.outer: Callee("np.outer", "a, b", numpy_lowering.outer),
     np.hstack: Callee("np.hstack", "tup", lambda b, t: numpy_lowering.stack_along(
         b, "hstack", t)),
@@ -284,6 +283,17 @@ CALLEES.update({
     np.isfinite: Callee("np.isfinite", "x, /", numpy_lowering.isfinite),
     np.linalg.norm: Callee("np.linalg.norm", "x, ord=None, axis=None, keepdims=False",
                            numpy_lowering.norm),
+    np.diff: Callee("np.diff", "a, n=1, axis=-1", numpy_more.diff),
+    np.count_nonzero: Callee("np.count_nonzero", "a, axis=None", numpy_more.count_nonzero),
+    np.logical_and: Callee("np.logical_and", "x1, x2, /", numpy_more.logical("and")),
+    np.logical_or: Callee("np.logical_or", "x1, x2, /", numpy_more.logical("or")),
+    np.logical_xor: Callee("np.logical_xor", "x1, x2, /", numpy_more.logical("xor")),
+    np.exp2: Callee("np.exp2", "x, /", numpy_more.exp2),
+    np.expand_dims: Callee("np.expand_dims", "a, axis", numpy_more.expand_dims),
+    np.swapaxes: Callee("np.swapaxes", "a, axis1, axis2", numpy_more.swapaxes),
+    np.isclose: Callee("np.isclose", "a, b, rtol=1e-05, atol=1e-08, equal_nan=False",
+                       numpy_more.isclose),
+    sum: Callee("sum", "iterable, /, start=0", numpy_more.builtin_sum),
 })
 
 # Methods and attributes of arrays (the receiver is the first argument).
@@ -291,6 +301,7 @@ METHODS: dict[str, Callee] = {
     "reshape": Callee("reshape", "self, *shape", _reshape_method),
     "clip": Callee("clip", "self, min=None, max=None", clip, "same"),
     "transpose": Callee("transpose", "self", transpose),
+    "swapaxes": Callee("swapaxes", "self, axis1, axis2", numpy_more.swapaxes),
     "item": Callee("item", "self", _item),
     "cumsum": Callee("cumsum", "self, axis=None", numpy_lowering.cumsum),
     "copy": Callee("copy", "self", numpy_lowering.copy),

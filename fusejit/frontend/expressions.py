@@ -27,7 +27,15 @@ import numpy as np
 
 from ..ir.graph import Value
 from ..ir.symbols import aten, prim
-from ..ir.types import BOOL, FLOAT, INT, TENSOR, ListType, OptionalType, TensorType
+from ..ir.types import (
+    BOOL,
+    FLOAT,
+    INT,
+    TENSOR,
+    ListType,
+    OptionalType,
+    TensorType,
+)
 from . import numpy_lowering
 from .builder import (
     LITERAL_TYPES,
@@ -39,35 +47,34 @@ from .builder import (
     scalar_type_of,
 )
 from .calls import ATTRIBUTES, METHODS, find_callee
-from .lowering import binary, ndim, shape, size, to_bool, transpose, unary
+from .constructs import CONSTRUCT_NAMES, INSTEAD
+from .containers import DictMethod, dict_method
+from .lowering import (
+    binary,
+    ndim,
+    scalar_rank,
+    shape,
+    size,
+    to_bool,
+    transpose,
+    unary,
+    widen,
+)
+from .masked import FUNCTIONS as MASKED_FUNCTIONS
+from .masked import HINT as MASK_HINT
+from .masked import REDUCTIONS as MASK_REDUCTIONS
+from .masked import Masked
+from .masked import call as masked_call
+from .masked import count as masked_count
+from .masked import select as masked_select
 from .numpy_dtypes import dtype_of
+from .numpy_lowering import rank_of
 
 _BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.Pow: "pow",
            ast.Mod: "remainder", ast.FloorDiv: "floordiv", ast.MatMult: "matmul",
            ast.BitAnd: "and", ast.BitOr: "or", ast.BitXor: "xor"}
 _COMPARE = {ast.Eq: "eq", ast.NotEq: "ne", ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt",
             ast.GtE: "ge"}
-# What the error message calls a construct the frontend does not translate.
-CONSTRUCT_NAMES = {
-    ast.Dict: "a dict", ast.Set: "a set", ast.ListComp: "a list comprehension",
-    ast.SetComp: "a set comprehension", ast.DictComp: "a dict comprehension",
-    ast.GeneratorExp: "a generator expression", ast.Lambda: "a lambda", ast.Await: "await",
-    ast.Yield: "yield", ast.YieldFrom: "yield from", ast.JoinedStr: "an f-string",
-    ast.NamedExpr: "an assignment expression (:=)", ast.Starred: "star-args",
-    ast.Slice: "a slice", ast.With: "a with statement", ast.AsyncWith: "async with",
-    ast.Try: "a try statement", ast.Raise: "raise", ast.Global: "a global statement",
-    ast.Nonlocal: "a nonlocal statement", ast.Break: "break", ast.Continue: "continue",
-    ast.Delete: "del", ast.Import: "import", ast.ImportFrom: "import",
-    ast.FunctionDef: "a nested function definition", ast.ClassDef: "a class definition",
-    ast.AsyncFunctionDef: "an async function", ast.AsyncFor: "async for",
-    ast.Assert: "assert",
-}
-if hasattr(ast, "TryStar"):
-    CONSTRUCT_NAMES[ast.TryStar] = "a try statement"
-if hasattr(ast, "Match"):
-    CONSTRUCT_NAMES[ast.Match] = "a match statement"
-
-
 class Sugared:
     """A compile-time-only value: a module, function or other Python object from the scope."""
 
@@ -145,8 +152,10 @@ class ExpressionEmitter:
 
     def unsupported(self, node: ast.AST, what: str | None = None):
         self.at(node)
+        instead = INSTEAD.get(type(node)) if what is None else None
         what = what or CONSTRUCT_NAMES.get(type(node), type(node).__name__)
-        return self.b.error(f"{what} is not supported by fusejit.script")
+        tail = f"; write {instead} instead" if instead else ""
+        return self.b.error(f"{what} is not supported by fusejit.script{tail}")
 
     # -- expressions --------------------------------------------------------------------------
 
@@ -156,9 +165,13 @@ class ExpressionEmitter:
             raise self.unsupported(node)
         return method(node)
 
-    def eval_value(self, node: ast.expr) -> Item:
-        """An expression that must be a run-time value (not a module, function ...)."""
+    def eval_value(self, node: ast.expr, masked: bool = False) -> Item:
+        """An expression that must be a run-time value (not a module, function ...);
+        ``masked``: an ``x[mask]`` selection may be (a call's argument, a name's value)."""
         item = self.eval(node)
+        if isinstance(item, Masked) and not masked:
+            self.at(node)
+            raise self.b.error(MASK_HINT)
         if isinstance(item, ShapeOf):
             self.at(node)
             rank = item.array.type.rank
@@ -174,9 +187,10 @@ class ExpressionEmitter:
         return item
 
     def eval_Constant(self, node: ast.Constant) -> Item:
-        if isinstance(node.value, LITERAL_TYPES):
-            return node.value
-        raise self.unsupported(node, f"a {type(node.value).__name__} constant")
+        if isinstance(node.value, (*LITERAL_TYPES, str)):
+            return node.value  # (a string lives while scripting: compared, or a dict key)
+        raise self.unsupported(node, f"a {type(node.value).__name__} constant (write a "
+                                     f"number or a string)")
 
     def eval_Name(self, node: ast.Name) -> Any:
         name = node.id
@@ -192,7 +206,8 @@ class ExpressionEmitter:
         if hasattr(builtins, name):
             return self.from_python(node, getattr(builtins, name), name)
         self.at(node)
-        raise self.b.error(f"name {name!r} is not defined")
+        raise self.b.error(f"name {name!r} is not defined; define it before this line, "
+                           f"in the function or its module")
 
     def from_python(self, node: ast.AST, obj: Any, name: str) -> Any:
         """A Python object found in the scope: numbers become literals, others stay sugared."""
@@ -202,6 +217,17 @@ class ExpressionEmitter:
             return obj.item()
         if isinstance(obj, types.ModuleType) or callable(obj):
             return Sugared(obj, name)  # resolved when called (or rejected as a value)
+        # Global lists and arrays are read once, when the function is scripted for a
+        # signature (as Numba and JAX freeze globals): a later change is not seen.
+        if isinstance(obj, (list, tuple)) and all(
+                isinstance(i, (bool, int, float)) for i in obj):
+            return type(obj)(obj)
+        if isinstance(obj, dict) and all(isinstance(k, (str, int)) for k in obj) and all(
+                isinstance(v, (bool, int, float)) for v in obj.values()):
+            return dict(obj)  # CONFIG["lr"]: a dict with constant keys (containers.py)
+        if isinstance(obj, np.ndarray) and obj.dtype.kind in "biuf" and obj.dtype.isnative:
+            self.at(node)
+            return self.b.value_const(obj.copy())
         self.at(node)
         raise self.b.error(f"{name!r} is a Python {type(obj).__name__}, which cannot be used "
                            f"inside a scripted function (pass it as an argument)")
@@ -214,6 +240,16 @@ class ExpressionEmitter:
                 self.at(node)
                 raise self.b.error(f"module {base.name!r} has no attribute {node.attr!r}")
             return self.from_python(node, getattr(base.obj, node.attr), name)
+        if isinstance(base, dict):
+            self.at(node)
+            return dict_method(base, node.attr, self.b.error)
+        if isinstance(base, Masked):
+            self.at(node)
+            if node.attr in MASK_REDUCTIONS:
+                return BoundMethod(base, node.attr)
+            if node.attr == "size" and rank_of(base.mask) == rank_of(base.array):
+                return masked_count(self.b, base)
+            raise self.b.error(MASK_HINT)
         if is_tensor(base):
             self.at(node)
             if node.attr == "T":
@@ -274,13 +310,35 @@ class ExpressionEmitter:
         def chain(i: int, left: Item) -> Item:
             right = self.eval_value(node.comparators[i])
             self.at(node)
-            result = binary(self.b, ops[i], left, right)
+            if isinstance(left, tuple) and isinstance(right, tuple) and ops[i] in ("eq", "ne"):
+                result = self.tuples_equal(left, right, ops[i] == "eq")
+            elif (isinstance(left, np.dtype) and isinstance(right, np.dtype)
+                  or isinstance(left, str) or isinstance(right, str)) \
+                    and ops[i] in ("eq", "ne"):  # x.dtype == np.float32, mode == "mean":
+                result = (left == right) == (ops[i] == "eq")  # known while scripting
+            else:
+                result = binary(self.b, ops[i], left, right)
             if i + 1 == len(ops):
                 return result
             return self.short_circuit(node, self.condition_of(result), True,
                                       lambda: chain(i + 1, right))
 
         return chain(0, self.eval_value(node.left))
+
+    def tuples_equal(self, left: tuple, right: tuple, equal: bool) -> Item:
+        """``x.shape == y.shape``: equal lengths and items (a literal when all are known)."""
+        if len(left) != len(right):
+            return not equal
+        result: Item = True
+        for a, c in zip(left, right):
+            same = binary(self.b, "eq", a, c)
+            result = same if result is True else binary(self.b, "and", result, same)
+            if result is False:
+                break
+        if equal:
+            return result
+        return (not result) if isinstance(result, bool) else self.b.emit(
+            aten["__not__"], [result], "'!='")
 
     def identity(self, node: ast.Compare, positive: bool) -> Item:
         """``a is None`` / ``a is not None``: decided while scripting unless ``a`` is Optional."""
@@ -327,16 +385,20 @@ class ExpressionEmitter:
         for expr in (node.body, node.orelse):
             block = if_node.add_block()
             with self.b.graph.inserting_before(block):
-                value = self.b.value(self.eval_value(expr))
-                block.register_output(value)
-                outs.append(value)
+                outs.append((block, self.b.value(self.eval_value(expr))))
         self.at(node)
+        outs = self.widened(outs)
+        for block, value in zip(if_node.blocks, outs):
+            block.register_output(value)
         if_node.output().set_type(self.join_types(outs[0], outs[1], "the conditional "
                                                   "expression's branches"))
         return if_node.output()
 
     def eval_Subscript(self, node: ast.Subscript) -> Item:
         base = self.eval(node.value)
+        if isinstance(base, dict):
+            self.at(node)
+            return self.dict_item(base, self.dict_key(node.slice))
         index = self.eval_index(node.slice)
         self.at(node)
         if isinstance(base, ShapeOf):
@@ -355,6 +417,8 @@ class ExpressionEmitter:
             return base[i]
         if isinstance(base, Value) and isinstance(base.type, ListType):
             return self.b.emit(aten["__getitem__"], [base, index], "indexing")
+        if is_tensor(base) and is_tensor(index) and dtype_of(index) == np.dtype(np.bool_):
+            return masked_select(self.b, base, index)
         if is_tensor(base):
             return numpy_lowering.index(self.b, base, index)
         raise self.b.error(f"a {describe(base)} cannot be indexed")
@@ -374,17 +438,35 @@ class ExpressionEmitter:
         if isinstance(node.func, ast.Attribute) and node.func.attr == "append":
             return self.append(node)
         func = self.eval(node.func)
+        if isinstance(func, Sugared) and func.obj is print:
+            return self.eval_print(node)
         args = []
         for arg in node.args:
             if isinstance(arg, ast.Starred):
-                raise self.unsupported(arg, "star-args (*args)")
-            args.append(self.eval_value(arg))
+                raise self.unsupported(arg, "star-args (*args): write the arguments one by one")
+            args.append(self.eval_value(arg, masked=True))
         kwargs = {}
         for keyword in node.keywords:
             if keyword.arg is None:
-                raise self.unsupported(keyword.value, "keyword star-args (**kwargs)")
+                raise self.unsupported(keyword.value, "keyword star-args (**kwargs): write the "
+                                                    "keywords one by one")
             kwargs[keyword.arg] = self.eval_value(keyword.value)
         self.at(node)
+        if isinstance(func, DictMethod):
+            if args or kwargs:
+                raise self.b.error(f"{func.name}() takes no arguments")
+            return func()
+        if isinstance(func, Sugared) and func.obj is len and len(args) == 1 \
+                and isinstance(args[0], dict):
+            return len(args[0])
+        if isinstance(func, BoundMethod) and isinstance(func.receiver, Masked):
+            return masked_call(self.b, func.name, func.receiver, args, kwargs)
+        if args and isinstance(args[0], Masked) and isinstance(func, Sugared) \
+                and func.obj in MASKED_FUNCTIONS:
+            return masked_call(self.b, MASKED_FUNCTIONS[func.obj], args[0], args[1:], kwargs)
+        if any(isinstance(a, Masked) for a in args) and not (
+                isinstance(func, Sugared) and inspect.isfunction(func.obj)):
+            raise self.b.error(MASK_HINT)
         if isinstance(func, BoundMethod):
             return METHODS[func.name](self.b, [func.receiver, *args], kwargs)
         if not isinstance(func, Sugared):
@@ -400,7 +482,9 @@ class ExpressionEmitter:
         if inspect.isfunction(inner):  # another @fusejit.jit function: inlined like a helper
             return self.inline_call(inner, args, kwargs)
         raise self.b.error(f"call to unknown function {func.name!r}: it is neither a "
-                           f"supported NumPy/fusejit.ops function nor a Python function")
+                           f"supported NumPy/fusejit.ops function nor a Python function; "
+                           f"write it with the supported functions (README: What NumPy is "
+                           f"supported), or call it outside the jitted function")
 
     def append(self, node: ast.Call) -> Item:
         """``xs.append(v)``: on a Python list while scripting, ``aten::append`` on an IR list."""
@@ -423,6 +507,15 @@ class ExpressionEmitter:
     def inline_call(self, fn, args: list[Item], kwargs: dict[str, Item]) -> Item:
         raise NotImplementedError  # provided by the statement emitter
 
+    def dict_item(self, items: dict, key: Any) -> Item:
+        raise NotImplementedError  # provided by the statement emitter (containers.py)
+
+    def dict_key(self, node: ast.expr) -> Any:
+        raise NotImplementedError  # provided by the statement emitter (containers.py)
+
+    def eval_print(self, node: ast.Call) -> None:
+        raise NotImplementedError  # provided by the statement emitter (containers.py)
+
     # -- helpers ------------------------------------------------------------------------------
 
     def static_condition(self, node: ast.expr) -> bool | None:
@@ -433,6 +526,13 @@ class ExpressionEmitter:
             item = self.eval_value(node)
         elif isinstance(node, (ast.Constant, ast.Name)):
             item = self.eval_value(node)
+        elif isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(
+                node.ops[0], (ast.Eq, ast.NotEq)) and all(
+                isinstance(n, (ast.Constant, ast.Name)) for n in (node.left, *node.comparators)):
+            sides = [self.eval_value(n) for n in (node.left, *node.comparators)]
+            if not any(isinstance(v, str) for v in sides):  # (numbers: the general path)
+                return None
+            return (sides[0] == sides[1]) == isinstance(node.ops[0], ast.Eq)
         elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
             inner = self.static_condition(node.operand)
             return None if inner is None else not inner
@@ -453,13 +553,40 @@ class ExpressionEmitter:
             raise self.b.error(f"a {describe(item)} cannot be used as a condition")
         return self.b.value(to_bool(self.b, item))
 
+    def widened(self, values: list[tuple[Any, Value]]) -> list[Value]:
+        """Values merged from several blocks (``(block, value)``) where a Python number has
+        different types, ``x = 0`` then ``x = x * 0.5``: each converted at the end of its block
+        to the widest type (bool < int < float), as Numba unifies them. Others unchanged."""
+        ranks = [scalar_rank(v) for _, v in values]
+        if None in ranks or len(set(ranks)) == 1:
+            return [v for _, v in values]
+        target = max(ranks)
+        out = []
+        for (block, value), rank in zip(values, ranks):
+            if rank != target:
+                with self.b.graph.inserting_before(block):
+                    value = self.b.value(widen(self.b, value, target))
+            out.append(value)
+        return out
+
     def join_types(self, a: Value, b: Value, what: str):
         """The type of a value merged from two definitions (If branches, loop iterations)."""
         if isinstance(a.type, TensorType) and isinstance(b.type, TensorType):
-            return a.type if a.type == b.type else TENSOR
+            if a.type == b.type:
+                return a.type
+            ta, tb = a.type.dimensioned_only(), b.type.dimensioned_only()
+            if ta.scalar_type is not None and (ta.scalar_type, ta.rank) == (tb.scalar_type,
+                                                                            tb.rank):
+                # the same dtype and rank (np.zeros(n) carries no device, x * 2 does):
+                # keep what they share, so the loop's value stays typed
+                return ta.with_(device=ta.device if ta.device == tb.device else None,
+                                requires_grad=None)
+            return TENSOR
         if a.type == b.type:
             return a.type
-        raise self.b.error(f"{what} have different types: {describe(a)} and {describe(b)}")
+        raise self.b.error(f"{what} have different types: {describe(a)} and {describe(b)}; "
+                           f"make them one type (np.asarray(v, dtype) for a number, or "
+                           f"np.full(shape, v))")
 
 
 def _is_dtype(obj: Any) -> bool:

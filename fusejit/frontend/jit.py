@@ -31,12 +31,14 @@ from typing import Any
 import numpy as np
 
 from ..dask import has_dask_arrays, is_dask_array
-from ..errors import FusejitError
+from ..errors import FusejitError, ScriptError
 from ..ir.graph import Graph
 from ..ir.types import BOOL, FLOAT, INT, NONE, ScalarType, TensorType, Type
 from ..runtime.element_function import compile_element_graph, is_element_graph
 from ..runtime.portable import Portable
 from ..runtime.scalar_function import compile_scalar_graph, is_scalar_graph
+from .builder import NeedsConstant
+from .fastcall import install_fast_call
 from .script import script
 
 # Array dtypes a jitted function takes; others are refused naming the argument.
@@ -108,14 +110,22 @@ def _convert(value: Any) -> Any:
 WHOLE_GRAPH_MAX_ELEMENTS = 1 << 12
 
 
-def _by_size(whole: Callable, interpreted: Any) -> Callable:
-    def run(*args: Any) -> Any:
-        for a in args:
-            if type(a) is _NDARRAY and a.size > WHOLE_GRAPH_MAX_ELEMENTS:
-                return interpreted(*args)
-        return whole(*args)
+def _without(fn: Any, positions: tuple) -> Any:
+    """``fn`` called with the arguments at ``positions`` left out (string arguments, which
+    the graph holds as constants); ``fn`` itself when there are none."""
+    if not positions:
+        return fn
+    keep = [i for i in range(max(positions) + 1) if i not in positions]
+    last = max(positions) + 1
 
-    run.__dict__.update(whole.__dict__)   # (compiled, graph_for, code_for)
+    def drop(args: tuple) -> tuple:
+        return tuple(args[i] for i in keep) + args[last:]
+
+    def run(*args: Any) -> Any:
+        return fn(*drop(args))
+
+    run.graph_for = lambda *args: fn.graph_for(*drop(args))  # type: ignore[attr-defined]
+    run.code_for = lambda *args: fn.code_for(*drop(args))  # type: ignore[attr-defined]
     return run
 
 
@@ -151,6 +161,7 @@ class JitFunction(Portable):
         # Dask calls run it chunk by chunk, displays show the latest one.
         self._interpreted: dict[tuple, Any] = {}
         self._compiled: Any = None
+        self._constant_params: tuple[int, ...] = ()   # (see _script)
 
     @property
     def graph(self) -> Graph:
@@ -184,23 +195,76 @@ class JitFunction(Portable):
     def _specialise(self, args: tuple) -> tuple[Any, tuple]:
         """The compiled function for these arguments' types, and the arguments converted."""
         args = tuple(_convert(a) for a in args)
-        key = call_key(args)
+        key = self._key(args)
         compiled = self._specialised.get(key)
         if compiled is None:
-            types = [argument_ir_type(n, a) for n, a in zip(self._names, args)]
-            graph = script(self.fn, types)
-            compiled = self._compiled = self._interpreted[key] = self._compile(graph)
-            if self.device in (None, "cpu") and [v.type for v in graph.inputs] == types:
+            # A string argument (mode="mean") is a constant of its signature, and no input
+            # of the graph: it selects code while scripting, as JAX's static arguments do.
+            strings = tuple(i for i, a in enumerate(args) if type(a) is str)
+            types = [NONE if i in strings else argument_ir_type(n, a)
+                     for i, (n, a) in enumerate(zip(self._names, args))]
+            try:
+                graph = self._script(types, args, strings)
+            except ScriptError as error:
+                if not strings:
+                    raise
+                names = ", ".join(repr(self._names[i]) for i in strings)
+                raise FusejitError(f"argument {names}: a str is not supported here (only as "
+                                   f"an option compared with ==, mode == \"mean\", or a dict "
+                                   f"key): {error}") from None
+            for i in reversed(strings):
+                graph.erase_input(i)
+            kept = [t for i, t in enumerate(types) if i not in strings]
+            key = self._key(args)  # (with the values of parameters found to be constants)
+            compiled = self._compiled = self._compile(graph)
+            self._interpreted[key] = _without(compiled, strings)
+            if self.device in (None, "cpu") and [v.type for v in graph.inputs] == kept:
                 # Scalars only, or element loops and small array code: one Numba function
                 # for the whole graph (the interpreter's per-step cost would dominate).
                 whole = (compile_scalar_graph if is_scalar_graph(graph) else
                          compile_element_graph if is_element_graph(graph) else None)
                 if whole is not None:
-                    compiled = self._tiered(key, graph, compiled, whole)
+                    compiled = self._tiered(key, graph, compiled, whole, strings)
+            compiled = _without(compiled, strings)
             self._specialised[key] = compiled
+            self._refresh_fast_call()
         return compiled, args
 
-    def _tiered(self, key: tuple, graph: Graph, interpreted: Any, whole: Callable) -> Any:
+    def _key(self, args: tuple) -> tuple:
+        """``call_key``, and the values of the parameters scripted as constants."""
+        key = call_key(args)
+        if self._constant_params:
+            key += tuple((i, args[i]) for i in self._constant_params)
+        return key
+
+    def _script(self, types: list[Type], args: tuple, strings: tuple = ()) -> Graph:
+        """Script for ``types``; an int or bool argument used as an axis (``axis=-1``) or
+        ``keepdims``, and a string argument (``strings``), make their parameters constants of
+        each signature (their values are part of the key from then on), as JAX's static
+        arguments and Numba's literals are."""
+        constants = {i: args[i] for i in (*self._constant_params, *strings)}
+        while True:
+            try:
+                graph = script(self.fn, types, constants)
+                break
+            except NeedsConstant as error:
+                i = error.index
+                if i in constants or type(args[i]) not in (int, bool):
+                    raise
+                constants[i] = args[i]
+        self._constant_params = tuple(sorted(constants))
+        return graph
+
+    def _refresh_fast_call(self) -> None:
+        """Write the instance's own ``__call__`` for the signatures it has now
+        (``fastcall.py``); functions whose defaults are not plain numbers keep the general
+        one."""
+        if self._total >= 0:
+            install_fast_call(self, JitFunction.__call__, JitFunction._call_bound,
+                              list(self._specialised.items()))
+
+    def _tiered(self, key: tuple, graph: Graph, interpreted: Any, whole: Callable,
+                strings: tuple = ()) -> Any:
         """Interpret the first call; compile the whole graph when the signature is called
         again (a function called once never waits for Numba). Straight-line array code runs
         whole only on small arrays: on big ones the fused kernels (vectorised math, threads)
@@ -213,11 +277,15 @@ class JitFunction(Portable):
             if first_calls.calls == 0:
                 first_calls.calls = 1
                 return interpreted(*args)
-            compiled = whole(graph, fallback=interpreted)
             if sized:
-                compiled = _by_size(compiled, interpreted)
-            self._specialised[key] = compiled
-            return compiled(*args)
+                compiled = whole(graph, interpreted, WHOLE_GRAPH_MAX_ELEMENTS)
+            else:
+                compiled = whole(graph, interpreted)
+            self._specialised[key] = _without(compiled, strings)
+            try:
+                return compiled(*args)
+            finally:  # after the call: Numba has compiled its overload, whose entry it takes
+                self._refresh_fast_call()
 
         first_calls.calls = 0  # type: ignore[attr-defined]
         first_calls.graph_for = interpreted.graph_for  # type: ignore[attr-defined]
@@ -225,14 +293,20 @@ class JitFunction(Portable):
         return first_calls
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if kwargs or len(args) != self._total:
+        if kwargs or len(args) != self._total or self._total != self._positional:
             if not kwargs and self._required <= len(args) <= self._positional:
                 args += self._defaults[len(args) - self._required:]
             else:
                 args = self._arguments(args, kwargs)
+        return self._call_bound(args)
+
+    def _call_bound(self, args: tuple) -> Any:
+        """Run on ``args``, one value per parameter (keyword-only ones included)."""
         types = tuple(map(type, args))  # call_key, inlined: this runs on every call
-        compiled = self._specialised.get(
-            tuple(map(argument_key, args)) if _NDARRAY in types else types)
+        key = tuple(map(argument_key, args)) if _NDARRAY in types else types
+        if self._constant_params:
+            key += tuple((i, args[i]) for i in self._constant_params)
+        compiled = self._specialised.get(key)
         if compiled is None:
             if has_dask_arrays(args):
                 return self._call_on_dask(args)
@@ -246,7 +320,7 @@ class JitFunction(Portable):
                           for a in args)
         self._specialise(stand_ins)
         converted = tuple(a if is_dask_array(a) else _convert(a) for a in args)
-        return self._interpreted[call_key(tuple(map(_convert, stand_ins)))](*converted)
+        return self._interpreted[self._key(tuple(map(_convert, stand_ins)))](*converted)
 
     def graph_for(self, *args: Any, **kwargs: Any) -> Graph:
         """The optimised graph that runs for these arguments."""

@@ -32,7 +32,7 @@ from ..ir.symbols import prim
 from ..ir.types import INT, ListType
 from .builder import Item, describe, is_tensor, scalar_type_of
 from .expressions import Sugared, Undefined
-from .lowering import as_tensor, binary
+from .lowering import as_tensor, binary, scalar_rank, widen
 from .numpy_dtypes import cast, dtype_of
 from .numpy_lowering import copy
 
@@ -172,13 +172,54 @@ class LoopStatements:
             else ast.While(stmt.test, body, [])
         return ast.copy_location(new, stmt), breaks
 
+    def _for_over_zip(self, stmt: ast.For) -> None:
+        """``for a, b in zip(xs, ys)``: unrolled over tuples and lists, else indexed by
+        ``range(min(len(xs), len(ys)))``."""
+        sequences = [self.eval_value(arg) for arg in stmt.iter.args]
+        if all(isinstance(s, (tuple, list)) for s in sequences):
+            if exit_kinds(stmt.body):
+                raise self.unsupported(stmt, "break or continue in a loop over tuples (write "
+                                             "an if around the rest of the body)")
+            for items in zip(*sequences):
+                self.assign(stmt.target, tuple(items))
+                self.emit_statements(stmt.body)
+            return
+        self.loop_count += 1
+        names = [f"$zip{self.loop_count}_{k}" for k in range(len(sequences))]
+        counter = f"$i{self.loop_count}"
+        at = stmt
+        for name, sequence in zip(names, sequences):
+            self.at(stmt.iter)
+            if not (is_tensor(sequence) or isinstance(getattr(sequence, "type", None),
+                                                       ListType)):
+                raise self.b.error(f"zip() in a for loop takes arrays, or tuples and lists, "
+                                   f"got a {describe(sequence)}")
+            self.env[name] = sequence
+        lengths = [ast.copy_location(ast.Call(name_node("len", at), [name_node(n, at)], []), at)
+                   for n in names]
+        length = lengths[0]
+        for other in lengths[1:]:
+            length = ast.copy_location(ast.Call(name_node("min", at), [length, other], []), at)
+        items = ast.copy_location(ast.Tuple([ast.copy_location(ast.Subscript(
+            name_node(n, at), name_node(counter, at), ast.Load()), at) for n in names],
+            ast.Load()), at)
+        unpack = ast.copy_location(ast.Assign([stmt.target], items), at)
+        bounds = ast.copy_location(ast.Call(name_node("range", at), [length], []), at)
+        loop = ast.For(name_node(counter, at, store=True), bounds, [unpack, *stmt.body], [])
+        self.stmt_For(ast.copy_location(loop, stmt))
+
     def _for_over_sequence(self, stmt: ast.For) -> None:
         """``for x in xs`` / ``enumerate(xs)``: unrolled over a tuple, else indexed by range."""
+        if isinstance(stmt.iter, ast.Call) and isinstance(stmt.iter.func, ast.Name) \
+                and stmt.iter.func.id == "zip" and stmt.iter.args and not stmt.iter.keywords:
+            return self._for_over_zip(stmt)
         source = stmt.iter.args[0] if is_enumerate(stmt.iter) else stmt.iter
         sequence = self.eval_value(source)
         if isinstance(sequence, (tuple, list)):
             if exit_kinds(stmt.body):
-                raise self.unsupported(stmt, "break or continue in a loop over a tuple or list")
+                raise self.unsupported(stmt, "break or continue in a loop over a tuple or list "
+                                             "(write an if around the rest of the body, or "
+                                             "stack the items and loop over the rows)")
             for i, item in enumerate(sequence):
                 if is_enumerate(stmt.iter):
                     index_target, target = stmt.target.elts
@@ -272,6 +313,30 @@ class LoopStatements:
             body.register_output(next_cond)
             body_values = [v for n in carried for v in self.flatten(self.env[n], n)]
         body_env, self.env = self.env, before
+        defined_in_body = [n for n in assigned if n not in carried and n in body_env
+                           and n in self.live_after[-1] and isinstance(body_env[n], Value)
+                           and not isinstance(self.env.get(n, Undefined("")), Value)]
+        if defined_in_body:
+            # labels = ... in the loop, read after it: defined before it as uninitialised
+            # (prim::Uninitialized, as TorchScript does) and checked to have run once.
+            node.destroy()
+            self.at(stmt)
+            for name in defined_in_body:
+                placeholder = self.b.create(prim.Uninitialized, [])
+                placeholder.output().set_type(body_env[name].type)
+                self.env[name] = placeholder.output()
+            self.emit_loop(stmt, trip, cond, index, breaks)
+            self._raise_unless_ran(stmt, trip, cond, defined_in_body)
+            return None
+        wider = self._numbers_that_widened(carried, initial, body_env)
+        if wider:
+            # x = 1; x = x - f(x) / g(x): the number is a float from the first iteration on
+            # (Numba unifies the types the same way). Start it as one, and emit the loop again.
+            node.destroy()
+            for name, rank in wider.items():
+                self.at(stmt)
+                self.env[name] = widen(self.b, self.env[name], rank)
+            return self.emit_loop(stmt, trip, cond, index, breaks)
         promoted = self._scalars_that_became_arrays(carried, initial, body_env)
         if promoted:
             # s = 0.0; s += x[i]: NumPy makes s a float64 scalar (here a 0-d array) in the
@@ -283,6 +348,10 @@ class LoopStatements:
                 self.env[name] = copy(self.b, start)  # fresh: never a constant's memory
             return self.emit_loop(stmt, trip, cond, index, breaks)
         for v0, block_input, v1 in zip(init_values, body.inputs[1:], body_values):
+            rank0, rank1 = scalar_rank(v0), scalar_rank(v1)
+            if rank0 is not None and rank1 is not None and rank1 < rank0:
+                with self.b.graph.inserting_before(body):  # x = 0.0; x = i: as a float
+                    v1 = self.b.value(widen(self.b, v1, rank0))
             body.register_output(v1)
             joined = self.join_types(v0, v1, "a loop-carried variable's values before and in "
                                               "the loop")
@@ -295,6 +364,34 @@ class LoopStatements:
         for name in assigned:
             if name not in carried and name in body_env:
                 self.env[name] = Undefined(reason + " and not defined before it")
+
+    def _raise_unless_ran(self, stmt, trip: Item, cond: Value, names: list[str]) -> None:
+        """An error at run time when a loop that defines ``names`` ran zero times (Python's
+        UnboundLocalError, here a JITException with the loop's line)."""
+        b = self.b
+        self.at(stmt)
+        ran = b.emit("aten::__and__", [cond, binary(b, "gt", trip, 0)], "loop")
+        check = b.create(prim.If, [b.value(ran)], 0)
+        check.add_block()
+        fail = check.add_block()
+        listed = ", ".join(repr(n) for n in names)
+        message = (f"UnboundLocalError: {listed} is assigned only inside the loop at line "
+                   f"{stmt.lineno + self.src.line_offset}, which ran zero times")
+        with b.graph.inserting_before(fail):
+            b.create(prim.RaiseException, [b.value_const(message)], 0)
+
+    @staticmethod
+    def _numbers_that_widened(carried: list[str], initial: list, body_env: dict) -> dict:
+        """Carried names holding a number before the loop and a wider one (bool < int <
+        float) after its body, with the wider type's rank."""
+        wider = {}
+        for name, before in zip(carried, initial):
+            after = body_env.get(name)
+            if isinstance(before, Value) and isinstance(after, Value):
+                rank0, rank1 = scalar_rank(before), scalar_rank(after)
+                if rank0 is not None and rank1 is not None and rank1 > rank0:
+                    wider[name] = rank1
+        return wider
 
     @staticmethod
     def _scalars_that_became_arrays(carried: list[str], initial: list, body_env: dict) -> dict:

@@ -16,11 +16,13 @@ nodes TorchScript would emit for the same operation::
 
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from ..ir.graph import Value
 from ..ir.symbols import aten, prim
-from ..ir.types import BOOL, FLOAT, INT, TENSOR, BoolType, IntType, ListType, TensorType
+from ..ir.types import BOOL, FLOAT, INT, TENSOR, BoolType, FloatType, IntType, ListType, TensorType
 from .builder import IRBuilder, Item, describe, is_none, is_tensor, scalar_type_of
 from .numpy_dtypes import conform
 
@@ -47,7 +49,9 @@ def binary(b: IRBuilder, op: str, lhs: Item, rhs: Item) -> Value:
     what = f"'{_SYMBOL.get(op, op)}'"
     for side in (lhs, rhs):
         if not is_tensor(side) and scalar_type_of(side) is None:
-            raise b.error(f"{what} does not take a {describe(side)} operand")
+            hint = " (compare strings with ==, or write them as dict keys)" \
+                if isinstance(side, str) else ""
+            raise b.error(f"{what} does not take a {describe(side)} operand{hint}")
     lt, rt = is_tensor(lhs), is_tensor(rhs)
     if (lt or rt) and op in NUMPY_BINARY:
         lhs, rhs = conform(b, NUMPY_BINARY[op], [lhs, rhs], what, op not in _PREDICATES)
@@ -57,6 +61,9 @@ def binary(b: IRBuilder, op: str, lhs: Item, rhs: Item) -> Value:
         return matmul(b, lhs, rhs)
     if not lt and not rt:
         return _scalar_binary(b, op, lhs, rhs, what)
+    if op == "atan2" and not (lt and rt):  # (aten::atan2 has no Scalar overload)
+        lhs, rhs = (as_tensor(b, v, what) for v in (lhs, rhs))
+        lt = rt = True
     if lt and rt:
         return b.emit(_kind(op), [lhs, rhs, 1] if op in ("add", "sub") else [lhs, rhs], what)
     if lt:
@@ -98,7 +105,13 @@ NUMPY_UNARY = {
 }
 
 
-def _scalar_binary(b: IRBuilder, op: str, lhs: Item, rhs: Item, what: str) -> Value:
+_FOLDED = {"eq": operator.eq, "ne": operator.ne, "lt": operator.lt, "le": operator.le,
+           "gt": operator.gt, "ge": operator.ge}
+
+
+def _scalar_binary(b: IRBuilder, op: str, lhs: Item, rhs: Item, what: str) -> Item:
+    if op in _FOLDED and all(isinstance(x, (bool, int, float)) for x in (lhs, rhs)):
+        return _FOLDED[op](lhs, rhs)  # two literals (an unrolled loop's items): a literal
     if op in _ARITHMETIC:
         # Python arithmetic treats bools as ints; TorchScript's schemas do not.
         lhs, rhs = (to_int(b, x) if scalar_type_of(x) == BOOL else x for x in (lhs, rhs))
@@ -226,12 +239,29 @@ def concatenate(b: IRBuilder, arrays: Item, axis: Item = 0) -> Value:
     if is_none(axis):
         raise b.error("np.concatenate(axis=None) is not supported")
     b.static_int(axis, "np.concatenate's axis")
-    return b.emit(aten.cat, [b.tensor_list(arrays, "np.concatenate"), axis], "np.concatenate")
+    items = b.tensor_list(arrays, "np.concatenate")
+    return typed_from_appends(b.emit(aten.cat, [items, axis], "np.concatenate"), items, 0)
 
 
 def stack(b: IRBuilder, arrays: Item, axis: Item = 0) -> Value:
     b.static_int(axis, "np.stack's axis")
-    return b.emit(aten.stack, [b.tensor_list(arrays, "np.stack"), axis], "np.stack")
+    items = b.tensor_list(arrays, "np.stack")
+    return typed_from_appends(b.emit(aten.stack, [items, axis], "np.stack"), items, 1)
+
+
+def typed_from_appends(out: Value, items: Value, extra: int) -> Value:
+    """``out`` (``stack``/``cat`` of a list built by ``append`` in a loop, which the type
+    rules see as ``Tensor[]``) typed from the appended arrays, when they share a dtype and
+    rank: ``extra`` more dimensions, on the same device."""
+    if not isinstance(out.type, TensorType) or out.type.scalar_type is not None:
+        return out
+    kinds = {u.user.input(1).type for u in items.uses if u.user.kind == "aten::append"}
+    kinds = {t.dimensioned_only() for t in kinds if isinstance(t, TensorType)}
+    if len(kinds) == 1:
+        (t,) = kinds
+        if t.scalar_type is not None and t.rank is not None:
+            out.set_type(t.with_(sizes=(None,) * (t.rank + extra)))
+    return out
 
 
 # -- selection and clamping -----------------------------------------------------------------
@@ -305,3 +335,16 @@ def _array(b: IRBuilder, x: Item, what: str) -> Value:
     if not is_tensor(x):
         raise b.error(f"{what} needs an array, got {describe(x)}")
     return x
+
+
+_SCALAR_RANKS = {BoolType: 0, IntType: 1, FloatType: 2}
+
+
+def scalar_rank(value: Value) -> int | None:
+    """Where a Python number's type stands in bool < int < float (None: not a number)."""
+    return _SCALAR_RANKS.get(type(value.type))
+
+
+def widen(b: IRBuilder, value: Value, rank: int) -> Item:
+    """``value`` (a number) converted to the type of ``rank`` (``scalar_rank``)."""
+    return to_int(b, value) if rank == 1 else to_float(b, value)

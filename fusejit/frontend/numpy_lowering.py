@@ -22,7 +22,7 @@ from ..ir.symbols import aten
 from ..ir.types import FLOAT, INT, ListType, TensorType
 from ..oplib.table import DTYPE_CODES
 from .builder import IRBuilder, Item, describe, is_none, is_tensor, scalar_type_of
-from .lowering import _array, as_tensor, binary, reshape, where
+from .lowering import _array, as_tensor, binary, reshape, typed_from_appends, where
 from .numpy_dtypes import cast, conform, dtype_of
 
 # name -> (NumPy function for the result dtype, aten op, its argument form)
@@ -102,6 +102,11 @@ def cumsum(b: IRBuilder, x: Item, axis: Item = None) -> Value:
 def index(b: IRBuilder, x: Value, index: Item) -> Value:
     """``x[index]`` for ints, slices, ``None``, ``...`` and their tuples (basic indexing)."""
     items = list(index) if isinstance(index, tuple) else [index]
+    if any(is_tensor(i) and dtype_of(i) is not None and dtype_of(i).kind in "iu"
+           for i in items):
+        raise b.error("indexing with an integer array (x[idx]) is not supported yet; write "
+                      "the loop: out = np.empty(len(idx)); for k in range(len(idx)): "
+                      "out[k] = x[idx[k]]")
     if any(is_tensor(i) for i in items):
         raise b.error("indexing with an array (x[mask], x[idx]) has a data-dependent shape and "
                       "is not supported; write np.where(mask, x, 0) or take elements with "
@@ -136,16 +141,30 @@ def _slice(b: IRBuilder, x: Value, dim: int, s: slice) -> Value:
         raise b.error("a slice step must be a constant non-zero int")
     if is_none(s.start) and is_none(s.stop) and step == 1:
         return x
+    start, stop = (None if is_none(v) else v for v in (s.start, s.stop))
     if step < 0:
-        if not (is_none(s.start) and is_none(s.stop)):
-            raise b.error("a negative slice step is only supported as x[::-k]; write "
-                          "np.flip(x[a:b], axis) instead")
+        # x[a:b:-k] is flip(x)[n-1-a : n-1-b : k] (Python's clamping kept): constant bounds
+        bounds = [b.static(v) for v in (start, stop) if v is not None]
+        if any(isinstance(v, bool) or not isinstance(v, int) for v in bounds):
+            raise b.error("a negative slice step needs constant bounds (x[5:1:-2]); write "
+                          "np.flip(x[b + 1:a + 1], axis)[::k] instead")
+        n = b.emit(aten.size, [x, dim], "indexing") if bounds else None
+        start, stop = (_flipped(b, n, b.static(v)) if v is not None else None
+                       for v in (start, stop))
         x = b.emit(aten.flip, [x, [dim]], "indexing")
         step = -step
-        if step == 1:
+        if step == 1 and start is None and stop is None:
             return x
-    return b.emit(aten.slice, [x, dim, None if is_none(s.start) else s.start,
-                               None if is_none(s.stop) else s.stop, step], "indexing")
+    return b.emit(aten.slice, [x, dim, start, stop, step], "indexing")
+
+
+def _flipped(b: IRBuilder, n: Value, bound: int) -> Item:
+    """Where a bound of a negative-step slice lands once the axis (of size ``n``) is
+    flipped: ``n - 1 - bound``, at least 0 (a bound past the end means the last element)."""
+    if bound < 0:
+        return -1 - bound  # (n + bound) from the start is -1 - bound from the end
+    return b.emit("aten::max", [binary(b, "sub", binary(b, "sub", n, 1), bound), 0],
+                  "indexing")
 
 
 def store(b: IRBuilder, x: Value, index_item: Item, value: Item) -> None:
@@ -232,10 +251,20 @@ def linspace(b: IRBuilder, start: Item, stop: Item, num: Item = 50, dtype: Any =
 
 
 def eye(b: IRBuilder, n: Item, m: Item = None, k: Item = 0, dtype: Any = None) -> Value:
-    if b.static(k) != 0:
-        raise b.error("np.eye: only k=0 is supported")
+    """``np.eye(n, m, k)``: ``aten::eye`` on the main diagonal; another diagonal is where
+    ``row + k == column`` (``k`` may be a run-time int)."""
     code = dtype_code(b, dtype, np.float64, "np.eye")
-    return b.emit("aten::eye", [n, n if is_none(m) else m, code, None, None, None], "np.eye")
+    m = n if is_none(m) else m
+    if b.static(k) == 0:
+        return b.emit("aten::eye", [n, m, code, None, None, None], "np.eye")
+    if scalar_type_of(k) != INT:
+        raise b.error(f"np.eye: k must be an int, got {describe(k)}")
+    from ..runtime.ops.table import SCALAR_TYPE_CODES
+
+    rows = b.emit(aten.unsqueeze, [arange(b, 0, n, 1, np.int64), 1], "np.eye")
+    cols = b.emit(aten.unsqueeze, [arange(b, 0, m, 1, np.int64), 0], "np.eye")
+    on = binary(b, "eq", binary(b, "add", rows, k), cols)
+    return cast(b, on, SCALAR_TYPE_CODES[code], "np.eye")
 
 
 def astype(b: IRBuilder, x: Item, dtype: Any) -> Value:
@@ -252,6 +281,27 @@ def astype(b: IRBuilder, x: Item, dtype: Any) -> Value:
 def copy(b: IRBuilder, x: Item) -> Value:
     """``x.copy()`` / ``np.copy(x)``: ``aten::clone``."""
     return b.emit("aten::clone", [_array(b, x, "copy"), None], "copy")
+
+
+def array(b: IRBuilder, obj: Item, dtype: Any = None, copies: bool = True) -> Value:
+    """``np.array(obj, dtype)`` / ``np.asarray``: an array (copied by ``np.array``), a list or
+    tuple of arrays (stacked, as NumPy builds it) or of constant numbers (a constant)."""
+    if is_tensor(obj):
+        result = copy(b, obj) if copies and dtype is None else obj
+    elif isinstance(obj, Value) or isinstance(obj, (list, tuple)) and any(
+            is_tensor(i) for i in obj):
+        items = b.tensor_list(obj, "np.array")
+        result = typed_from_appends(b.emit(aten.stack, [items, 0], "np.array"), items, 1)
+    elif isinstance(obj, (list, tuple)) and obj and all(
+            isinstance(b.static(i), (bool, int, float)) for i in obj):
+        result = b.value_const(np.array([b.static(i) for i in obj]))
+    elif isinstance(b.static(obj), (bool, int, float)):
+        result = b.value_const(np.array(b.static(obj)))
+    else:
+        raise b.error(f"np.array takes an array, or a list or tuple of arrays or of constant "
+                      f"numbers, got {describe(obj)}; for numbers computed here write "
+                      f"np.stack([np.asarray(a), ...]) of arrays")
+    return result if dtype is None else astype(b, result, dtype)
 
 
 def outer(b: IRBuilder, x: Item, y: Item) -> Value:

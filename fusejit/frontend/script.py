@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import linecache
 import textwrap
 from collections.abc import Sequence
 from typing import Any
@@ -39,8 +40,8 @@ from ..passes.constant_pooling import constant_pooling
 from ..passes.dead_code_elimination import eliminate_dead_code
 from . import numpy_lowering
 from .builder import IRBuilder, Item, describe, is_tensor, remove_unused_constants, scalar_type_of
+from .containers import ContainerStatements
 from .expressions import (
-    CONSTRUCT_NAMES,
     SCALAR_ANNOTATIONS,
     ExpressionEmitter,
     FunctionSource,
@@ -49,12 +50,15 @@ from .expressions import (
 )
 from .loops import INT64_MAX, LoopStatements, _reads
 from .lowering import binary
+from .masked import Masked
+from .numpy_dtypes import dtype_of
 
 _FELL_OFF = object()  # a statement list that ends without ``return``
 _MAX_INLINE_DEPTH = 32
 
 
-def script(fn, arg_types: Sequence[Type] | None = None) -> Graph:
+def script(fn, arg_types: Sequence[Type] | None = None,
+           constants: dict[int, Any] | None = None) -> Graph:
     """Translate ``fn`` (a plain Python function over NumPy arrays) into a TorchScript graph.
 
     Unannotated parameters are tensors of unknown type; ``int``, ``float`` and ``bool``
@@ -63,7 +67,9 @@ def script(fn, arg_types: Sequence[Type] | None = None) -> Graph:
     ``arg_types`` (one IR type per parameter, as ``fusejit.jit`` gives them per call) types
     the inputs instead: unannotated parameters take them, every value's type is inferred as it
     is emitted, and array arithmetic follows NumPy's dtype rules (casts are inserted where
-    PyTorch's would differ).
+    PyTorch's would differ). ``constants`` binds parameters (by position) to Python values
+    that are scripted as constants (``fusejit.jit`` does so for an int or bool argument used as
+    an axis); their graph inputs stay, unread.
     """
     src = load_source(fn)
     graph = Graph()
@@ -76,6 +82,8 @@ def script(fn, arg_types: Sequence[Type] | None = None) -> Graph:
     for i, arg in enumerate(params):
         given = arg_types[i] if arg_types is not None else None
         emitter.env[arg.arg] = graph.add_input(arg.arg, _annotation_type(emitter, arg, given))
+        if constants and i in constants:
+            emitter.env[arg.arg] = constants[i]
     emitter.at(src.tree)
     result = emitter.emit_function_body()
     with graph.inserting_before(graph.block):
@@ -98,11 +106,13 @@ def load_source(fn) -> FunctionSource:
     """Parse ``fn``'s source (via ``inspect``) into a located ``FunctionSource``."""
     if not inspect.isfunction(fn):
         raise ScriptError(f"fusejit.script needs a Python function, got {type(fn).__name__}")
-    if fn.__name__ == "<lambda>":
-        raise ScriptError("a lambda is not supported by fusejit.script: use a def")
     cached = _SOURCES.get(fn)
     if cached is not None and cached.fn is fn:
         return cached
+    if fn.__name__ == "<lambda>":
+        src = _lambda_source(fn)
+        _SOURCES[fn] = src
+        return src
     try:
         lines, first_line = inspect.getsourcelines(fn)
         file = inspect.getsourcefile(fn) or fn.__code__.co_filename
@@ -121,6 +131,34 @@ def load_source(fn) -> FunctionSource:
     src = FunctionSource(fn, tree, file, first_line - 1, indent)
     _SOURCES[fn] = src
     return src
+
+
+def _lambda_source(fn) -> FunctionSource:
+    """``fusejit.jit(lambda x: x * 2)``: the lambda found in its file by line and parameter
+    names, as a ``def`` returning its body (positions are the file's own)."""
+    code = fn.__code__
+    file = code.co_filename
+    text = "".join(linecache.getlines(file))
+    try:
+        module = ast.parse(text)
+    except (SyntaxError, ValueError):
+        module = None
+    names = list(code.co_varnames[:code.co_argcount + code.co_kwonlyargcount])
+    found = [node for node in ast.walk(module) if isinstance(node, ast.Lambda)
+             and node.lineno == code.co_firstlineno
+             and [a.arg for a in (*node.args.posonlyargs, *node.args.args,
+                                  *node.args.kwonlyargs)] == names] if module else []
+    if len(found) != 1:
+        why = "several lambdas with these parameters on its line" if found else \
+            "its source cannot be read"
+        raise ScriptError(f"{file}:{code.co_firstlineno}: cannot script this lambda ({why}); "
+                          f"write it as a def")
+    lam = found[0]
+    tree = ast.FunctionDef(name="<lambda>", args=lam.args, body=[ast.Return(lam.body)],
+                           decorator_list=[], returns=None, type_comment=None)
+    ast.copy_location(tree, lam)
+    ast.copy_location(tree.body[0], lam.body)
+    return FunctionSource(fn, tree, file, 0, 0)
 
 
 def _parameters(emitter: ExpressionEmitter, tree: ast.FunctionDef) -> list[ast.arg]:
@@ -172,7 +210,7 @@ def _scalar_annotation(emitter: ExpressionEmitter, node: ast.expr | None) -> Typ
     return None
 
 
-class StatementEmitter(LoopStatements, ExpressionEmitter):
+class StatementEmitter(LoopStatements, ContainerStatements, ExpressionEmitter):
     """Emits the statements of one function body (a helper gets its own emitter)."""
 
     def __init__(self, b: IRBuilder, src: FunctionSource, inline_stack: tuple):
@@ -194,7 +232,8 @@ class StatementEmitter(LoopStatements, ExpressionEmitter):
         for i, stmt in enumerate(stmts):
             rest = stmts[i + 1:]
             if self.loop_depth and isinstance(stmt, (ast.Return, ast.If)) and _returns(stmt):
-                raise self.unsupported(stmt, "return inside a loop")
+                raise self.unsupported(stmt, "return inside a loop (write the result to a "
+                                             "variable and break, then return after the loop)")
             if isinstance(stmt, ast.Return):
                 if rest:
                     raise self.unsupported(rest[0], "code after return")
@@ -230,8 +269,6 @@ class StatementEmitter(LoopStatements, ExpressionEmitter):
                 result = self.emit_statements(stmts)
                 result = None if result is _FELL_OFF else result
                 values = self.flatten(result, "the returned value")
-            for value in values:
-                block.register_output(value)
             results.append((result, values))
             self.env = saved
         (first, then_values), (_, else_values) = results
@@ -241,6 +278,9 @@ class StatementEmitter(LoopStatements, ExpressionEmitter):
         outputs = []
         for t, e in zip(then_values, else_values):
             self.at(stmt)
+            t, e = self.widened([(node.blocks[0], t), (node.blocks[1], e)])
+            node.blocks[0].register_output(t)
+            node.blocks[1].register_output(e)
             outputs.append(node.add_output(self.join_types(t, e, "the returned values")))
         return self.unflatten(first, iter(outputs))
 
@@ -249,7 +289,7 @@ class StatementEmitter(LoopStatements, ExpressionEmitter):
     def emit_statement(self, stmt: ast.stmt) -> None:
         method = getattr(self, f"stmt_{type(stmt).__name__}", None)
         if method is None:
-            raise self.unsupported(stmt, CONSTRUCT_NAMES.get(type(stmt)))
+            raise self.unsupported(stmt)
         method(stmt)
 
     def stmt_Pass(self, stmt: ast.Pass) -> None:
@@ -261,7 +301,9 @@ class StatementEmitter(LoopStatements, ExpressionEmitter):
         self.eval(stmt.value)
 
     def stmt_Assign(self, stmt: ast.Assign) -> None:
-        value = self.eval_value(stmt.value)
+        # (a name may hold x[mask] until it is reduced: members = x[m]; members.mean())
+        value = self.eval_value(stmt.value, masked=all(
+            isinstance(t, ast.Name) for t in stmt.targets))
         for target in stmt.targets:
             self.assign(target, value)
 
@@ -278,6 +320,8 @@ class StatementEmitter(LoopStatements, ExpressionEmitter):
             self.at(stmt.target)
             if not is_tensor(base):
                 raise self.b.error(f"a {describe(base)} does not support item assignment")
+            if is_tensor(index) and dtype_of(index) == np.dtype(np.bool_):
+                return self._masked_update(stmt, base, index)
             current = numpy_lowering.index(self.b, base, index)
         elif isinstance(stmt.target, ast.Name):
             current = self.eval_Name(ast.copy_location(ast.Name(stmt.target.id, ast.Load()),
@@ -309,6 +353,23 @@ class StatementEmitter(LoopStatements, ExpressionEmitter):
             result = binary(self.b, name, current, operand)
         self.assign(stmt.target, result)
 
+    def _masked_update(self, stmt: ast.AugAssign, base: Value, mask: Value) -> None:
+        """``x[mask] += v`` for a number ``v``: ``x[mask] = x[mask] + v`` (``store``)."""
+        from .expressions import _BINOPS
+
+        operand = self.eval_value(stmt.value)
+        self.at(stmt)
+        op = _BINOPS.get(type(stmt.op))
+        if op is None or not (scalar_type_of(operand) is not None
+                              or is_tensor(operand) and operand.type.rank == 0):
+            raise self.b.error("x[mask] op= v takes a number v; for arrays write "
+                               "x = np.where(mask, x op v, x)")
+        updated = binary(self.b, op, base, operand)
+        if not np.can_cast(dtype_of(updated), dtype_of(base), "same_kind"):
+            raise self.b.error(f"x[mask] op= v: the result ({dtype_of(updated)}) cannot be "
+                               f"cast to the array's dtype ({dtype_of(base)}), as in NumPy")
+        numpy_lowering.store(self.b, base, mask, updated)
+
     def assign(self, target: ast.expr, value: Item) -> None:
         if isinstance(target, ast.Name):
             self.at(target)
@@ -333,6 +394,9 @@ class StatementEmitter(LoopStatements, ExpressionEmitter):
             return
         if isinstance(target, ast.Subscript):
             base = self.eval_value(target.value)
+            if isinstance(base, dict):
+                base[self.dict_key(target.slice)] = self.materialize(value)
+                return
             index = self.eval_index(target.slice)
             self.at(target)
             if not is_tensor(base):
@@ -345,6 +409,12 @@ class StatementEmitter(LoopStatements, ExpressionEmitter):
         """Literals in ``item`` as constants (so a variable is always a graph value)."""
         if isinstance(item, (tuple, list)):
             return type(item)(self.materialize(i) for i in item)
+        if isinstance(item, Masked):
+            return item  # x[mask], until it is reduced (masked.py)
+        if isinstance(item, dict):
+            return {k: self.materialize(v) for k, v in item.items()}  # (containers.py)
+        if isinstance(item, str):
+            return item  # a dict's key, while scripting (for k, v in d.items())
         return self.b.value(item)
 
     # -- if -----------------------------------------------------------------------------------
@@ -367,7 +437,8 @@ class StatementEmitter(LoopStatements, ExpressionEmitter):
             t, e = then_env.get(name), else_env.get(name)
             if t is None or e is None or isinstance(t, Undefined) or isinstance(e, Undefined):
                 self.env[name] = Undefined(f"it is assigned in only one branch of the if at "
-                                           f"line {stmt.lineno + self.src.line_offset}")
+                                           f"line {stmt.lineno + self.src.line_offset} "
+                                           f"(assign it before the if, or in both branches)")
                 continue
             self.at(stmt)
             self.env[name] = self._merge(node, name, t, e)
@@ -379,6 +450,7 @@ class StatementEmitter(LoopStatements, ExpressionEmitter):
             raise self.b.error(f"{name!r} holds values of different shapes in the two branches")
         outs = []
         for tv, ev in zip(then_values, else_values):
+            tv, ev = self.widened([(node.blocks[0], tv), (node.blocks[1], ev)])
             node.blocks[0].register_output(tv)
             node.blocks[1].register_output(ev)
             out = node.add_output(self.join_types(tv, ev, f"the branches' values of {name!r}"))
@@ -390,7 +462,8 @@ class StatementEmitter(LoopStatements, ExpressionEmitter):
     def inline_call(self, fn, args: list[Item], kwargs: dict[str, Item]) -> Item:
         """Script ``fn`` and emit its body here, its parameters bound to the arguments."""
         if fn in self.inline_stack:
-            raise self.b.error(f"recursive call to {fn.__qualname__} cannot be inlined")
+            raise self.b.error(f"recursive call to {fn.__qualname__} cannot be inlined; "
+                               f"write the recursion as a loop")
         if len(self.inline_stack) >= _MAX_INLINE_DEPTH:
             raise self.b.error("helper calls are nested too deeply")
         call_loc = self.b.loc
@@ -407,7 +480,7 @@ class StatementEmitter(LoopStatements, ExpressionEmitter):
             item = bound.arguments[param.arg]
             if isinstance(item, np.generic):
                 item = item.item()
-            if not isinstance(item, (Value, tuple, list, bool, int, float, type(None))):
+            if not isinstance(item, (Value, Masked, tuple, list, bool, int, float, type(None))):
                 self.b.loc = call_loc
                 raise self.b.error(f"{fn.__qualname__}(): the default of {param.arg!r} is a "
                                    f"{type(item).__name__}; only numbers and None are supported")
@@ -424,7 +497,8 @@ class StatementEmitter(LoopStatements, ExpressionEmitter):
             return [v for i in item for v in self.flatten(i, what)]
         if isinstance(item, (Value, bool, int, float)) or item is None:
             return [self.b.value(item)]
-        raise self.b.error(f"{what} is a {describe(item)}, which cannot be a graph value")
+        raise self.b.error(f"{what} is a {describe(item)}, which cannot be a graph value; "
+                           f"write its arrays and numbers as a tuple instead")
 
     @staticmethod
     def unflatten(template: Any, values) -> Any:

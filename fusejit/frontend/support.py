@@ -32,25 +32,41 @@ _OPERATOR_TEXT = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.P
 _STATEMENT_TEXT = {
     "Assign": "`a = ...`, `a, b = ...`, `a[i] = v`, `a[i, j] = v`, `a[s:t] = v`, `a[mask] = v`",
     "AnnAssign": "`a: T = ...`",
-    "AugAssign": "`a += b` (in place, as NumPy: a caller's array is updated), `a[i] *= v`",
+    "AugAssign": "`a += b` (in place, as NumPy: a caller's array is updated), `a[i] *= v`, "
+                 "`a[mask] += v`",
     "If": "`if`/`elif`/`else` (decided while scripting when the test is known, e.g. "
           "`x is None`)",
     "While": "`while` with `break`/`continue`",
     "For": "`for` over `range(...)`, an array's rows, a list, a tuple (unrolled), "
-           "`enumerate(...)`; `break`/`continue`",
-    "Expr": "expression statements, `list.append(v)`",
+           "`enumerate(...)`, `zip(...)`; `break`/`continue`; names first assigned in a loop are "
+           "read "
+           "after it (an error if it ran zero times)",
+    "Expr": "expression statements, `list.append(v)`, `print(...)`",
     "Pass": "`pass`",
+    "Raise": '`raise ValueError("constant message")` (a `fusejit.JITException` at run time)',
+    "Assert": '`assert test, "constant message"`',
 }
 _ROWS_BY_HAND = [
-    ("indexing", "`x[i]`, `x[i, j]`, `x[a:b]`, `x[::k]`, `x[::-1]`, negative bounds, "
-                 "`x[None]`/`np.newaxis`, `x[...]`, mixed int/slice, in `jit` and `trace`"),
+    ("indexing", "`x[i]`, `x[i, j]`, `x[a:b]`, `x[::k]`, `x[::-1]`, `x[a:b:-k]` (constant "
+                 "bounds), negative bounds, "
+                 "`x[None]`/`np.newaxis`, `x[...]`, mixed int/slice, in `jit` and `trace`; "
+                 "`x[mask]` reduced (`.sum()`, `.mean()`, `.max()`, `.min()`, `.any()`, "
+                 "`.all()`, `len()`, `axis=0` of a row mask)"),
     ("arguments", "arrays of bool, uint8, int8/16/32/64, float32/64; Python `int`/`float`/`bool` "
                   "(scalars, specialised per call); `None`; defaults; keyword-only "
-                  "parameters. complex, float16 and object arrays are refused naming the "
-                  "argument"),
+                  "parameters; an int/bool used as an axis and a string option "
+                  "(`method=\"minmax\"`) are constants of their signature. complex, float16 "
+                  "and object arrays are refused naming the argument"),
     ("dtypes", "NumPy's rules (NEP 50: Python numbers are weak): `int / int` is float64, "
                "`float32 * 0.5` stays float32; `dtype=np.float32`, `float`, `x.dtype`"),
-    ("calls", "plain Python functions and other `@fusejit.jit` functions (inlined)"),
+    ("calls", "plain Python functions and other `@fusejit.jit` functions (inlined); "
+              "`fusejit.jit(lambda x: ...)`"),
+    ("containers", "tuples; lists (`append`, `np.stack`/`np.array` of them); list "
+                   "comprehensions; dicts with constant keys (`d[\"k\"]`, `.items()`), "
+                   "while scripting"),
+    ("globals", "numbers, lists/tuples of numbers, dicts of numbers and arrays, read when a "
+                "signature is "
+                "scripted (as Numba and JAX freeze them)"),
 ]
 
 

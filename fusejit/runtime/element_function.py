@@ -12,8 +12,10 @@ A 0-d ``aten::select`` is not a variable but the expression ``base[index]``, rea
 used, so a write through the view is seen by later reads as in the graph. Each 0-d operation
 casts its operands to the dtype PyTorch computes it in and its result to the graph's dtype, so
 a float32 recurrence rounds as the interpreter's does. Bounds are checked; on an exception the
-call runs on the interpreter (which gives the graph's own error with its source line): only
-graphs that write no argument are compiled, so running twice is safe.
+call runs on the interpreter (which gives the graph's own error with its source line). The
+arguments a graph writes (``a -= a.mean()``, ``a[a < lo] = lo``) are copied before each call
+and put back before that rerun, so running twice is safe. Which graphs qualify:
+``element_support``.
 """
 
 from __future__ import annotations
@@ -24,201 +26,24 @@ from typing import Any
 import numpy as np
 from numba.core.errors import NumbaError
 
-from ..ir.graph import Block, Graph, Node, Value
+from ..ir.graph import Graph, Node, Value
 from ..ir.symbols import prim
 from ..ir.types import BoolType, FloatType, IntType, ListType, NoneType, TensorType
 from ..oplib.dtypes import result_type_from, scalar_dtype
+from .element_support import (
+    _ARRAY_CALLS,
+    _CONVERT,
+    _INPLACE,
+    _PREDICATES,
+    _WHOLE_REDUCTIONS,
+    _dtype,
+    _rank,
+    _static,
+    is_element_graph,
+    list_element,
+    written_arguments,
+)
 from .scalar_function import _CALLS, _INFIX, _PRELUDE, _literal, _Writer, function_source
-
-_SCALAR = (IntType, FloatType, BoolType)
-_ARITHMETIC = frozenset({"add", "sub", "mul", "div", "max", "min", "neg", "abs", "eq", "ne",
-                         "lt", "le", "gt", "ge", "sqrt", "exp", "log", "tanh", "sin", "cos",
-                         "floor", "ceil"})
-# On whole arrays: NumPy's ufuncs in Numba give the same values and (operands cast) dtypes.
-_ARRAY_SAFE = frozenset({"add", "sub", "mul", "div", "max", "min", "neg", "abs", "eq", "ne",
-                         "lt", "le", "gt", "ge", "sqrt", "exp", "log", "tanh", "sin", "cos"})
-_ARRAY_CALLS = {"max": "np.maximum", "min": "np.minimum", "abs": "np.abs", "sqrt": "np.sqrt",
-                "exp": "np.exp", "log": "np.log", "tanh": "np.tanh", "sin": "np.sin",
-                "cos": "np.cos", "floor": "np.floor", "ceil": "np.ceil"}
-_VIEWS = frozenset({"select", "slice", "unsqueeze", "t", "reshape", "view", "size", "numel",
-                    "dim"})
-_REDUCTIONS = frozenset({"sum", "mean", "amax", "amin", "argmax", "argmin", "any", "all",
-                         "var", "std"})
-_INPLACE = {"add_": "+", "sub_": "-", "mul_": "*", "div_": "/"}
-# Reductions written as np.<fn> of the whole array (or by the 2-d axis helpers).
-_WHOLE_REDUCTIONS = {"amax": "max", "amin": "min", "argmax": "argmax", "argmin": "argmin",
-                     "any": "any", "all": "all", "var": "var", "std": "std"}
-_PREDICATES = frozenset({"eq", "ne", "lt", "le", "gt", "ge"})
-_WRITES = frozenset({"copy_", "fill_"})
-_CREATE = frozenset({"full_like", "zeros", "ones", "full"})
-_CONVERT = {"Bool": "bool", "Float": "float", "Int": "_to_int"}
-
-
-def _dtype(value: Value) -> np.dtype | None:
-    t = value.type
-    if isinstance(t, TensorType) and t.scalar_type is not None:
-        return t.scalar_type.dtype
-    return None
-
-
-def _rank(value: Value) -> int | None:
-    return value.type.rank if isinstance(value.type, TensorType) else None
-
-
-def _known(value: Value) -> bool:
-    t = value.type
-    if isinstance(t, (*_SCALAR, NoneType)):
-        return True
-    if isinstance(t, ListType):
-        return isinstance(t.elem, IntType)
-    return isinstance(t, TensorType) and t.scalar_type is not None and t.rank is not None
-
-
-# Ops whose result is (or may be) their first input, or a view of it.
-_ALIASING = frozenset({"aten::select", "aten::slice", "aten::unsqueeze", "aten::t",
-                       "aten::reshape", "aten::view", "aten::type_as", "aten::copy_",
-                       "aten::fill_", "aten::add_", "aten::sub_", "aten::mul_", "aten::div_"})
-
-
-def _owned(value: Value, seen: frozenset = frozenset()) -> bool:
-    """Is ``value`` memory this graph made (not an argument, nor a view of one)? A loop-carried
-    value is when its value before the loop and its value after the body are."""
-    while value.node.kind in _ALIASING:
-        value = value.node.input(0)
-    node = value.node
-    if node.kind != prim.Param:
-        return node.kind.ns == "aten"
-    block = node.owning_block
-    loop = block.owning_node if block is not None else None
-    if loop is None or loop.kind != prim.Loop or value in seen:
-        return value in seen  # an argument; or a cycle through the loop already checked
-    i = block.inputs.index(value)
-    return i > 0 and _owned(loop.input(i + 1), seen | {value}) \
-        and _owned(block.outputs[i], seen | {value})
-
-
-def is_element_graph(graph: Graph) -> bool:
-    """Does ``graph`` compute with 0-d tensors and element reads/writes only?"""
-    if not graph.outputs or not all(_known(v) for v in [*graph.inputs, *graph.outputs]):
-        return False
-    if not any(isinstance(v.type, TensorType) for v in [*graph.inputs, *graph.outputs]):
-        return False  # scalar graphs: scalar_function
-    return _supported(graph.block, set(graph.inputs))
-
-
-def _supported(block: Block, arguments: set) -> bool:
-    for node in block.nodes():
-        if not all(_known(v) for v in [*node.inputs, *node.outputs]):
-            return False
-        kind = node.kind
-        if kind in (prim.If, prim.Loop):
-            if not all(_supported(b, arguments) for b in node.blocks):
-                return False
-            continue
-        if kind == prim.Constant:
-            out = node.output()
-            if isinstance(out.type, TensorType) and out.type.rank != 0:
-                return False  # arrays are never written into the source
-            continue
-        if kind in (prim.ListConstruct, prim.NumToTensor):
-            continue
-        if kind.ns != "aten" or not _supported_op(node, arguments):
-            return False
-    return True
-
-
-def _supported_op(node: Node, arguments: set) -> bool:
-    name = node.kind.name
-    tensors = [v for v in [*node.inputs, *node.outputs] if isinstance(v.type, TensorType)]
-    if not tensors:
-        return name in _INFIX or name in _CALLS or name in ("neg", "__not__", "Bool", "pow")
-    arrays = any(_rank(v) != 0 for v in tensors)
-    if name in _INPLACE:
-        # in place on memory this graph made (a rerun after a failure must be harmless)
-        target = node.input(0)
-        return _owned(target) and (_rank(target) == 0 or not any(
-            isinstance(v.type, TensorType) and (_rank(v) or 0) > _rank(target)
-            for v in node.inputs[1:2])) and (len(node.inputs) < 3
-                                              or _static(node.input(2)) == 1)
-    if name in ("__and__", "__or__", "__xor__"):
-        return all(_dtype(v).kind in "biu" for v in tensors)
-    if name == "reciprocal":
-        return _dtype(node.output(0)).kind == "f"
-    if name == "cumsum":
-        return _rank(node.input(0)) == 1 and isinstance(_static(node.input(2)), type(None)) \
-            and node.input(2).node.kind == prim.Constant
-    if name == "arange":
-        return all(v.node.kind == prim.Constant for v in node.inputs[3:])
-    if name in ("eye", "linspace"):
-        return all(v.node.kind == prim.Constant for v in node.inputs[3:])
-    if name in ("floor_divide", "remainder"):
-        # Numba's integer division by zero gives 0 where the interpreter raises
-        divisor = _static(node.input(1))
-        return _dtype(node.outputs[0]).kind == "f" or (
-            isinstance(divisor, (int, float)) and not isinstance(divisor, bool) and divisor != 0)
-    if name in ("select", "unsqueeze"):
-        return _constant_int(node.input(1))
-    if name in _WRITES:
-        # elements of arrays this graph created (a rerun after a failure must be harmless)
-        return _rank(node.input(0)) == 0 and _owned(node.input(0)) \
-            and (name == "fill_" or (_rank(node.input(1)) or 0) == 0)
-    if name in _CREATE:
-        return name == "full_like" or node.input(0).node.kind in (
-            prim.ListConstruct, prim.Constant, "aten::size")
-    if name in _VIEWS or name in _CONVERT or name in ("type_as", "clone", "where", "clamp"):
-        return name not in _CONVERT or not arrays
-    if name in _REDUCTIONS:
-        return _reduction_supported(node)
-    if name in ("mm", "matmul"):
-        a, b = node.input(0), node.input(1)
-        return _dtype(a) == _dtype(b) and _dtype(a).kind == "f" and _rank(a) in (1, 2) \
-            and _rank(b) in (1, 2)
-    if name == "pow":
-        return _dtype(node.output(0)).kind == "f" and not isinstance(
-            node.input(1).type, TensorType)
-    if name in _ARITHMETIC:
-        if arrays and (name not in _ARRAY_SAFE or _dtype(node.outputs[0]).name == "bool"
-                       and name not in _PREDICATES):
-            return False
-        return not (name in ("add", "sub") and len(node.inputs) == 3
-                    and _static(node.input(2)) != 1)
-    return False
-
-
-def _reduction_supported(node: Node) -> bool:
-    name, x = node.kind.name, node.input(0)
-    if _rank(x) == 0 or any(v.node.kind != prim.Constant for v in node.inputs[1:]):
-        return False
-    args = [_static(v) for v in node.inputs[1:]]
-    if name in ("sum", "mean"):
-        if len(args) == 1:
-            return args[0] is None
-        dims, keep, dtype = args
-        return dtype is None and (dims is None and not keep or dims is not None
-                                  and len(dims) == 1)
-    if name in ("amax", "amin"):
-        return args[0] == [] and args[1] is False or _rank(x) == 2 and len(args[0]) == 1
-    if name in ("argmax", "argmin"):
-        return args[0] is None and args[1] is False or _rank(x) == 2 and args[0] is not None
-    if name in ("any", "all"):
-        return args[0] is None and args[1] is False
-    if name in ("var", "std"):
-        whole = args[0] is None and args[1] == 0 and args[2] is False
-        return whole or _rank(x) == 2 and isinstance(args[0], list) and len(args[0]) == 1 \
-            and isinstance(args[1], int) and not isinstance(args[1], bool)
-    return False
-
-
-def _constant_int(value: Value) -> bool:
-    return isinstance(_static(value), int)
-
-
-def _static(value: Value) -> Any:
-    if value.node.kind != prim.Constant:
-        return None
-    from ..ir.constants import constant_value
-
-    return constant_value(value.node)
 
 
 class _ElementWriter(_Writer):
@@ -246,12 +71,23 @@ class _ElementWriter(_Writer):
             items = "".join(f"{int(i)}, " for i in _static(out))
             self.emit(depth, f"{self.name(out)} = ({items})")
             return
+        if kind == prim.ListConstruct and not isinstance(out.type.elem, IntType) \
+                and not node.inputs:  # hs = []: a list of arrays of the appended type
+            dtype, rank = list_element(out)
+            empty = f"np.empty({(0,) * rank!r}, {_np(dtype)})"
+            self.emit(depth, f"{self.name(out)} = [{empty}][:0]")
+            return
+        if kind == prim.ListConstruct and not isinstance(out.type.elem, IntType):
+            return  # arrays to join: read by ``_cat`` from this node's inputs
         if kind == prim.ListConstruct:
             items = "".join(f"{self.name(v)}, " for v in node.inputs)
             self.emit(depth, f"{self.name(out)} = ({items})")
             return
         if kind == prim.NumToTensor:
             self._NumToTensor(node, out, depth)
+            return
+        if kind == prim.ListUnpack:  # of a chunk (element_support._chunked_list)
+            self._unpack_chunks(node, depth)
             return
         if kind.ns != "aten" or not any(isinstance(v.type, TensorType)
                                         for v in [*node.inputs, *node.outputs]):
@@ -278,11 +114,51 @@ class _ElementWriter(_Writer):
         self.emit(depth, f"{self.name(out)} = {self.name(node.input(0))}.shape{index}")
 
     def _copy_(self, node: Node, out: Value, depth: int) -> None:
-        target = self.name(node.input(0))
-        self.emit(depth, f"{target} = {_cast(self.name(node.input(1)), _dtype(node.input(0)))}")
-        self.exprs[out] = target
+        target, value = node.input(0), node.input(1)
+        name, dtype = self.name(target), _dtype(target)
+        if _rank(target) == 0:  # an element: ``base[i]``
+            self.emit(depth, f"{name} = {_cast(self.name(value), dtype)}")
+        elif _rank(value) not in (None, 0):
+            # astype copies: the source may overlap the target (x[1:] = x[:-1])
+            self.emit(depth, f"{name}[...] = {self.name(value)}.astype({_np(dtype)})")
+        else:
+            self.emit(depth, f"{name}[...] = {_cast(self.name(value), dtype)}")
+        self.exprs[out] = name
 
     _fill_ = _copy_
+
+    def _cat(self, node: Node, out: Value, depth: int, fn: str = "concatenate") -> None:
+        dtype = _dtype(out)
+        parts = "".join(f"{self.operand(v, dtype)}, " for v in node.input(0).node.inputs)
+        axis = _static(node.input(1)) % _rank(out)
+        self.assign(out, f"np.{fn}(({parts}), axis={axis})", depth)
+
+    def _stack(self, node: Node, out: Value, depth: int) -> None:
+        if node.input(0).node.inputs or node.input(0).node.kind != prim.ListConstruct:
+            self._cat(node, out, depth, "stack")
+        else:  # an appended list (an empty one fails: the interpreter gives the error)
+            self.assign(out, f"_stack_list({self.name(node.input(0))})", depth)
+
+    def _chunk(self, node: Node, out: Value, depth: int) -> None:
+        pass  # written by the ListUnpack that takes it apart
+
+    def _unpack_chunks(self, node: Node, depth: int) -> None:
+        """The pieces of ``aten::chunk(x, c, dim)``: slices of ceil(n / c) along ``dim``
+        (PyTorch's rule; the last may be shorter, as np.array_split's)."""
+        chunk = node.input(0).node
+        x, count = chunk.input(0), _static(chunk.input(1))
+        dim = _static(chunk.input(2)) % _rank(x)
+        size = self.fresh("chunk")
+        self.emit(depth, f"{size} = ({self.name(x)}.shape[{dim}] + {count - 1}) // {count}")
+        for i, piece in enumerate(node.outputs):
+            bounds = f"{i} * {size}:{i + 1} * {size}"
+            self.assign(piece, f"{self.name(x)}[{':, ' * dim}{bounds}]", depth)
+
+    def _append(self, node: Node, out: Value, depth: int) -> None:
+        # (a C-contiguous array is appended itself, as NumPy's list holds it)
+        items = self.name(node.input(0))
+        self.emit(depth, f"{items}.append(np.ascontiguousarray({self.name(node.input(1))}))")
+        self.exprs[out] = items
 
     def _full_like(self, node: Node, out: Value, depth: int) -> None:
         like = self.name(node.input(0))
@@ -510,6 +386,10 @@ def _compute_dtype(operands: list[Value]) -> np.dtype:
     return result_type_from(kinds)
 
 
+def _np(dtype: np.dtype) -> str:
+    return "np.bool_" if dtype.name == "bool" else f"np.{dtype.name}"
+
+
 def _cast(expr: str, dtype: np.dtype | None) -> str:
     if dtype is None:
         return expr
@@ -540,44 +420,77 @@ def _{fn}2(a, axis, ddof):
 ''' for fn in ("var", "std"))
 
 
+_LIST_HELPERS = """@njit(cache=True)
+def _stack_list(items):
+    out = np.empty((len(items),) + items[0].shape, items[0].dtype)
+    for i in range(len(items)):
+        out[i] = items[i]
+    return out
+
+
+"""
+
+
 def element_source(graph: Graph) -> str:
     """The module source whose ``element_fn`` computes ``graph``."""
     return function_source(_ElementWriter(), graph, "element_fn",
-                           "import numpy as np\n" + _PRELUDE + _AXIS_HELPERS,
+                           "import numpy as np\n" + _PRELUDE + _AXIS_HELPERS + _LIST_HELPERS,
                            "@njit(cache=True, boundscheck=True)\n")
 
 
-def compile_element_graph(graph: Graph, fallback: Callable[..., Any]) -> Callable[..., Any]:
-    """``graph`` as one compiled function; on an exception the call runs ``fallback``."""
+def compile_element_graph(graph: Graph, fallback: Callable[..., Any],
+                          max_elements: int | None = None) -> Callable[..., Any]:
+    """``graph`` as one compiled function; on an exception the call runs ``fallback``, and so
+    does a call with an array of more than ``max_elements`` elements (None: no limit).
+
+    The returned function carries what ``frontend/fastcall.py`` needs to call the Numba
+    function itself: ``compiled`` (the dispatcher), ``post`` (the results as the graph gives
+    them, or None when they already are), ``written`` (the argument positions it writes),
+    ``max_elements`` and ``fallback``."""
     from .fusion.cache import load_module
 
     compiled = load_module(element_source(graph)).element_fn
     zero_d = tuple((i, _dtype(v)) for i, v in enumerate(graph.outputs) if _rank(v) == 0)
-    single = len(graph.outputs) == 1
+    post = None
+    if zero_d and len(graph.outputs) == 1:
+        dtype = zero_d[0][1]
+
+        def post(results: Any) -> Any:  # a 0-d result: a NumPy 0-d array, as the graph's
+            return np.asarray(results, dtype)
+    elif zero_d:
+        def post(results: Any) -> Any:
+            results = list(results)
+            for i, dtype in zero_d:
+                results[i] = np.asarray(results[i], dtype)
+            return tuple(results)
 
     refused: list[BaseException] = []  # Numba could not compile it: the interpreter from now
+    written = written_arguments(graph)
+    ndarray = np.ndarray
 
     def run(*args: Any) -> Any:
         if refused:
             return fallback(*args)
+        if max_elements is not None:
+            for a in args:
+                if type(a) is ndarray and a.size > max_elements:
+                    return fallback(*args)
+        saved = [args[i].copy() for i in written] if written else ()
         try:
             results = compiled(*args)
-        except NumbaError as error:
-            refused.append(error)
+        except Exception as error:  # noqa: BLE001 - the interpreter gives the graph's answer
+            for i, values in zip(written, saved):  # or error, from the caller's values
+                if args[i].flags.writeable:  # (a read-only one was not written)
+                    np.copyto(args[i], values)
+            if isinstance(error, NumbaError):
+                refused.append(error)
             return fallback(*args)
-        except Exception:  # noqa: BLE001 - the interpreter gives the graph's own answer/error
-            return fallback(*args)
-        if not zero_d:
-            return results
-        if single:
-            return np.asarray(results, zero_d[0][1])
-        results = list(results)
-        for i, dtype in zero_d:
-            results[i] = np.asarray(results[i], dtype)
-        return tuple(results)
+        return results if post is None else post(results)
 
     run.compiled = compiled  # type: ignore[attr-defined]
     run.refused = refused  # type: ignore[attr-defined]
+    run.post, run.written = post, written  # type: ignore[attr-defined]
+    run.max_elements, run.fallback = max_elements, fallback  # type: ignore[attr-defined]
     run.graph_for = getattr(fallback, "graph_for", None)  # type: ignore[attr-defined]
     run.code_for = getattr(fallback, "code_for", None)  # type: ignore[attr-defined]
     return run

@@ -28,9 +28,10 @@ from typing import Any
 
 from ..ir.graph import Block, Graph, Node, Value
 from ..ir.symbols import prim
-from ..ir.types import BoolType, FloatType, IntType
+from ..ir.types import BoolType, FloatType, IntType, StringType
 
 _SCALAR = (IntType, FloatType, BoolType)
+_ZERO = {IntType: "0", FloatType: "0.0", BoolType: "False"}
 _INFIX = {"add": "+", "sub": "-", "mul": "*", "div": "/", "floordiv": "//", "remainder": "%",
           "eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">=",
           "__and__": "&", "__or__": "|", "__xor__": "^"}
@@ -66,6 +67,9 @@ def is_scalar_graph(graph: Graph) -> bool:
 
 def _supported_block(block: Block) -> bool:
     for node in block.nodes():
+        if node.kind == prim.RaiseException or node.kind == prim.Constant and isinstance(
+                node.output().type, StringType):
+            continue  # (the error of a loop that never ran, and its message)
         if not all(isinstance(v.type, _SCALAR) for v in [*node.inputs, *node.outputs]):
             return False
         if node.kind in (prim.If, prim.Loop):
@@ -76,6 +80,8 @@ def _supported_block(block: Block) -> bool:
         elif node.kind == prim.Constant:
             if node.output().type is None:
                 return False
+        elif node.kind == prim.Uninitialized:
+            pass
         elif node.kind.ns != "aten" or not (
                 node.kind.name in _INFIX or node.kind.name in _CALLS
                 or node.kind.name in ("neg", "__not__", "Bool", "pow")):
@@ -112,10 +118,20 @@ class _Writer:
             self.if_(node, depth)
         elif node.kind == prim.Loop:
             self.loop(node, depth)
+        elif node.kind == prim.Constant and isinstance(node.output().type, StringType):
+            pass  # an error message: prim::RaiseException below leaves it to the interpreter
         elif node.kind == prim.Constant:
             from ..ir.constants import constant_value
 
             self.emit(depth, f"{self.name(node.output())} = {_literal(constant_value(node))}")
+        elif node.kind == prim.Uninitialized:  # a loop's variable before the loop
+            t = node.output().type
+            dtype = "" if type(t) in _ZERO else t.scalar_type.dtype.name.replace("bool", "bool_")
+            zero = _ZERO.get(type(t)) or f"np.zeros({(0,) * t.rank!r}, np.{dtype})"
+            self.emit(depth, f"{self.name(node.output())} = {zero}")
+        elif node.kind == prim.RaiseException:
+            # the fallback (the interpreter) raises the graph's own error with its location
+            self.emit(depth, "raise ValueError('see the interpreter')")
         else:
             self.emit(depth, f"{self.name(node.output())} = {self.expression(node)}")
 
@@ -206,6 +222,7 @@ def compile_scalar_graph(graph: Graph, fallback: Callable[..., Any]) -> Callable
             return fallback(*args)
 
     run.compiled = compiled  # type: ignore[attr-defined]
+    run.fallback = fallback  # type: ignore[attr-defined]  (jit's fast call path calls both)
     # What the interpreter would run (jit's graph_for / code_for show it).
     run.graph_for = getattr(fallback, "graph_for", None)  # type: ignore[attr-defined]
     run.code_for = getattr(fallback, "code_for", None)  # type: ignore[attr-defined]

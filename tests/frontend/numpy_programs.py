@@ -452,3 +452,10 @@ PROGRAMS += [
     ("mean_center", mean_center, lambda: (_r(29).standard_normal((5, 3)).astype(np.float32),)),
     ("standardize", standardize, lambda: (_r(30).standard_normal(40).astype(np.float32),)),
 ]
+
+
+# -- a third batch, written before looking at what fusejit prefers (numpy_programs_new.py) ----
+
+from .numpy_programs_new import NEW_PROGRAMS  # noqa: E402
+
+PROGRAMS += NEW_PROGRAMS

@@ -153,13 +153,38 @@ def test_element_loops_compile_whole_and_match_numpy(dtype):
     _same(g(x, 7), peak(x, 7))
 
 
-def test_element_loops_that_write_arguments_run_on_the_interpreter():
-    x = np.zeros(5)
+def write_then_read(x, i):
+    x += 1.0
+    x[1:] = x[:-1] * 2          # the source overlaps the target
+    return x[i]
+
+
+def test_element_loops_that_write_arguments_compile_whole_and_update_the_callers_array():
     f = fusejit.jit(write_argument)
     f(np.zeros(5), 2.0)
-    _same(f(x, 2.0), write_argument(np.zeros(5), 2.0))
-    np.testing.assert_array_equal(x, [0, 2, 4, 6, 8])  # the caller's array, as NumPy
-    assert not hasattr(f._specialised[next(iter(f._specialised))], "compiled")
+    for _ in range(2):                                  # compiled whole, then the fast path
+        x = np.zeros(5)
+        _same(f(x, 2.0), write_argument(np.zeros(5), 2.0))
+        np.testing.assert_array_equal(x, [0, 2, 4, 6, 8])  # the caller's array, as NumPy
+    assert hasattr(f._specialised[next(iter(f._specialised))], "compiled")
+
+
+def test_a_failed_compiled_call_restores_written_arguments_before_the_interpreter_reruns():
+    import inspect
+
+    _, first = inspect.getsourcelines(write_then_read)
+    f = fusejit.jit(write_then_read)
+    for _ in range(3):
+        x, want = np.arange(4.0), np.arange(4.0)
+        _same(f(x, 2), write_then_read(want, 2))
+        np.testing.assert_array_equal(x, want)
+    x, want = np.arange(4.0), np.arange(4.0)
+    with pytest.raises(fusejit.FusejitError, match=f"{__file__}:{first + 3}:"):
+        f(x, 9)
+    with pytest.raises(IndexError):
+        write_then_read(want, 9)
+    np.testing.assert_array_equal(x, want)              # written once, as NumPy leaves it
+    assert not f._specialised[next(iter(f._specialised))].refused
 
 
 def test_element_loop_index_errors_come_from_the_interpreter_with_the_line():
@@ -285,3 +310,99 @@ def test_whole_compiled_array_code_leaves_big_arrays_to_the_fused_kernels():
         assert calls                          # big: the interpreter with its fused kernel
     finally:
         type(interpreted).__call__ = original
+
+
+def newton_from_int(a, x=1, steps=4):
+    for _ in range(steps):
+        x = x - (x * x - a) / (2 * x)
+    return x
+
+
+def last_index(n):
+    x = 0.0
+    for i in range(n):
+        x = i
+    return x
+
+
+def branches_of_two_types(c, v):
+    r = 1 if c else v * 0.5
+    if c:
+        y = True
+    else:
+        y = 3
+    if v > 2:
+        return r, y
+    return 2.5, y
+
+
+@pytest.mark.parametrize("fn, args, want", [
+    (newton_from_int, (2,), newton_from_int(2)),
+    (last_index, (5,), 4.0), (last_index, (0,), 0.0),
+    (branches_of_two_types, (True, 3), (1.0, 1)), (branches_of_two_types, (False, 1), (2.5, 3))])
+def test_numbers_that_change_type_take_the_wider_type_as_in_numba(fn, args, want):
+    """``x = 1`` then ``x = x / 2`` in a loop, or an int in one branch and a float in the
+    other: Numba unifies to the wider type (bool < int < float); fusejit does the same."""
+    f = fusejit.jit(fn)
+    for _ in range(3):                      # interpreted, then compiled whole
+        got = f(*args)
+        assert got == want and type(got) is type(want)
+        if isinstance(got, tuple):
+            assert [type(g) for g in got] == [type(w) for w in want]
+
+
+def collect_rows(xs, n, w):
+    hs = []
+    h = np.zeros(xs.shape[1])
+    for t in range(n):
+        h = np.tanh(xs[t] + h * w)
+        hs.append(h)
+    return np.array(hs), np.stack(hs)
+
+
+def sgd(w, X, y, steps, lr):
+    for _ in range(steps):
+        w -= lr * X.T @ (X @ w - y) / X.shape[0]
+    return w
+
+
+def test_lists_appended_in_loops_and_loop_updates_of_arguments_compile_whole():
+    """``hs.append(h)`` then ``np.stack(hs)``, and ``w -= ...`` in a loop on the caller's
+    ``w``: compiled whole on the second call, NumPy's values, the caller's array updated;
+    an empty list fails with the interpreter's located error."""
+    rng = np.random.default_rng(2)
+    xs = rng.standard_normal((5, 3))
+    f, g = fusejit.jit(collect_rows), fusejit.jit(sgd)
+    X, y = rng.standard_normal((20, 3)), rng.standard_normal(20)
+    for _ in range(3):
+        _same(f(xs, 4, 0.5), collect_rows(xs, 4, 0.5))
+        w, want = np.zeros(3), np.zeros(3)
+        _same(g(w, X, y, 5, 0.1), sgd(want, X, y, 5, 0.1))
+        np.testing.assert_allclose(w, want)
+    for fn in (f, g):
+        run = next(iter(fn._specialised.values()))
+        assert hasattr(run, "compiled") and not run.refused
+    with pytest.raises(fusejit.FusejitError, match=f"{__file__}:"):
+        f(xs, 0, 0.5)
+
+
+def normalize_by(x, method="zscore", *, axis=0):
+    if method == "zscore":
+        return (x - x.mean(axis=axis)) / x.std(axis=axis)
+    elif method == "minmax":
+        return (x - x.min(axis=axis)) / (x.max(axis=axis) - x.min(axis=axis))
+    raise ValueError("unknown method")
+
+
+def test_string_options_are_constants_of_the_signature():
+    """``method="minmax"``: the string picks the code while scripting (keyed by its value,
+    as JAX's static arguments); another value is another signature."""
+    f = fusejit.jit(normalize_by)
+    x = np.random.default_rng(4).standard_normal((6, 3))
+    for _ in range(3):
+        for args, kwargs in [((x,), {}), ((x, "minmax"), {}), ((x,), {"method": "minmax"}),
+                             ((x, "zscore"), {"axis": 0}), ((x, "minmax"), {"axis": -2})]:
+            _same(f(*args, **kwargs), normalize_by(*args, **kwargs))
+    with pytest.raises(fusejit.JITException, match="ValueError: unknown method"):
+        f(x, "median")
+    assert f.graph_for(x, "minmax").inputs[0].debug_name == "x"   # the string is no input

@@ -142,6 +142,92 @@ def python_structure(x, n, *, scale=0.5, bias=None):
     return np.concatenate([x, x], axis=0), out, total
 
 
+# -- boolean masks read shape-independently, masked updates, loop-defined names -------------
+
+@case(F64[0], 0.1, I32)
+def masked_reductions(x, t, i):
+    rows = x[x[:, 0] > t]                 # a row selection, held in a name until reduced
+    return (x[x > t].sum(), x[x > t].mean(), np.max(x[x < t]), len(x[x > t]), x[x > 9].mean(),
+            rows.mean(axis=0), rows.sum(axis=0), x[x > t].any(), x[x > -9].all(),
+            i[i > 2].sum(), i[i > 2].mean(), i[i < 0].min(), (x > t)[x < 0].size)
+
+
+@case(I32.copy(), F32[:3, :4].copy())
+def masked_updates(counts, x):
+    counts[x > 0] += 1
+    counts[x > 0.5] *= 2
+    x[x < 0] -= 1.5
+    return counts, x
+
+
+@case(F32, 3)
+def defined_in_the_loop(x, n):
+    for k in range(n):
+        y = x * k
+        last = k
+    return y, last
+
+
+GLOBAL_COEFFS = [1.0, -2.0, 0.5]
+GLOBAL_TABLE = np.array([3, 1, 2], dtype=np.int32)
+GLOBAL_CONFIG = {"scale": 1.5, "shift": 2}
+
+
+@case(F32[0])
+def arrays_from_lists_and_globals(x):
+    rows = [x, x * 2]
+    acc = 0.0
+    for c in GLOBAL_COEFFS:
+        acc = acc * 1.5 + c
+    return (np.array(rows), np.array([1, 2, 3]) * x[0], np.asarray(x, dtype=np.float64),
+            acc, GLOBAL_TABLE * 2, np.array(x), x * GLOBAL_CONFIG["scale"] + GLOBAL_CONFIG["shift"])
+
+
+@case(F64[0], 3)
+def comprehensions_and_dicts(x, n):
+    rows = [x[i] * 2 for i in range(n)]                # an IR list, stacked
+    scaled = [w * x for w in (1.0, 2.0, -1.0) if w > 0]  # unrolled, the if decided
+    squares = [k * k for k in range(4)]                 # unrolled: Python numbers
+    stats = {"mean": x.mean(), "max": x.max()}
+    stats["span"] = stats["max"] - x.min()
+    total = 0.0
+    for _key, value in stats.items():
+        total = total + value
+    if x.ndim != 2:
+        raise ValueError("x must be a matrix")
+    return np.stack(rows), np.array(scaled), squares[3] + 0.5, total, len(stats)
+
+
+@case(F64[0], I32, B)
+def more_numpy_functions(x, i, m):
+    return (np.diff(x), np.diff(x, 2, axis=0), np.diff(m, axis=1), np.count_nonzero(x > 0),
+            np.count_nonzero(i, axis=0), np.logical_and(x > 0, x < 1), np.logical_or(m, 0),
+            np.logical_xor(m, i > 2), np.exp2(i), np.exp2(x.astype(np.float32)),
+            np.expand_dims(x, -1), np.swapaxes(x, 0, 1), x.swapaxes(1, 0),
+            np.isclose(x, x + 1e-9), np.isclose(i, 3), np.round(x, 2), np.round(x, -1),
+            sum(x), sum((x, x, 1.0)), sum(i), np.arctan2(x, 1.0), np.arctan2(2, i))
+
+
+@case(F64[0], F64[1])
+def zip_asserts_and_shape_tests(x, y):
+    assert x.ndim == 2, "x must be a matrix"
+    total = 0.0
+    for a, b in zip(x, y):                         # rows of two arrays
+        total = total + (a * b).sum()
+    for w, v in zip((1.0, 2.0), (x, y)):           # unrolled
+        total = total + w * v.sum()
+    same = x + y if x.shape == y.shape else x
+    return (total, same, x.shape != y.shape, x.shape == (4, 5), x.dtype == np.float64,
+            x.dtype != np.float32)
+
+
+@case(F64[0])
+def negative_steps(x):
+    return (x[3:0:-2], x[:1:-1], x[2::-1], x[-1:-4:-2], x[9:0:-1], x[1:3:-1], x[-1::-2],
+            np.eye(4, k=1), np.eye(3, 5, -1, dtype=np.int32))
+
+
+@pytest.mark.filterwarnings("ignore:Mean of empty slice", "ignore:invalid value")
 @pytest.mark.parametrize("fn, args", CASES)
 def test_construct_matches_numpy(fn, args):
     mine = tuple(a.copy() if isinstance(a, np.ndarray) else a for a in args)
@@ -150,6 +236,43 @@ def test_construct_matches_numpy(fn, args):
     for m, t in zip(mine, theirs):
         if isinstance(t, np.ndarray):
             np.testing.assert_allclose(m, t, rtol=1e-6)
+
+
+def checked_sqrt(x):
+    if x.min() < 0:
+        raise ValueError("negative input")
+    return np.sqrt(x)
+
+
+def test_raise_with_a_constant_message_is_a_run_time_error_at_its_line():
+    import inspect
+
+    _, first = inspect.getsourcelines(checked_sqrt)
+    f = fusejit.jit(checked_sqrt)
+    for _ in range(3):                       # interpreted, compiled whole, the fast path
+        _same(f(np.arange(4.0)), np.sqrt(np.arange(4.0)))
+        with pytest.raises(fusejit.JITException, match="ValueError: negative input") as info:
+            f(np.arange(4.0) - 1)
+        assert f"{__file__}:{first + 2}:" in str(info.value)
+
+
+def printing(x):
+    print("total:", x.sum(), 3)
+    assert x.min() > -100, "too small"
+    return x * 2
+
+
+def test_print_and_assert_run_at_call_time(capsys):
+    import inspect
+
+    _, first = inspect.getsourcelines(printing)
+    f = fusejit.jit(printing)
+    x = np.arange(3.0)
+    _same(f(x), x * 2)
+    assert capsys.readouterr().out.split() == ["total:", str(np.float64(3.0)), "3"]
+    with pytest.raises(fusejit.JITException, match="AssertionError: too small") as info:
+        f(x - 1000)
+    assert f"{__file__}:{first + 2}:" in str(info.value)
 
 
 def test_calling_another_jit_function():
@@ -165,8 +288,12 @@ def test_calling_another_jit_function():
 
 @pytest.mark.parametrize("source, what, hint", [
     ("x[x > 0]", "data-dependent shape", "np.where"),
+    ("(x[x > 0] + 1).sum()", "data-dependent shape", "x[mask].sum()"),
+    ("x[x > 0].cumsum()", "data-dependent shape", "np.where"),
+    ("x[x > 0].sum(axis=1)", "axis=None, or axis=0", "axis=0"),
     ("x.sum(out=x)", "out= and dtype= arguments are not supported", ".astype"),
-    ("x[1:3:-1]", "negative slice step", "np.flip"),
+    ("x[len(x) - 1:0:-1]", "negative slice step needs constant bounds", "np.flip"),
+    ("x[np.arange(2)]", "integer array", "for k in range"),
 ])
 def test_unsupported_constructs_name_the_line_and_the_alternative(tmp_path, source, what, hint):
     import importlib.util

@@ -51,7 +51,9 @@ def test_program_matches_numpy(name, fn, make):
 # element loops, small array code). Every program takes that path where it can; this subset
 # (one of each kind) keeps the cold-cache compile time of the suite small.
 WHOLE = ["collatz", "newton_sqrt", "ewma", "running_max", "first_above", "softmax",
-         "row_norms", "logsumexp", "mandelbrot", "loop_len", "mse", "norm_rows", "rbf_kernel"]
+         "row_norms", "logsumexp", "mandelbrot", "loop_len", "mse", "norm_rows", "rbf_kernel",
+         "normalize_inplace", "image_gradient", "lstm_cell", "softmax_temperature", "lstm",
+         "rnn_sequence"]
 
 
 @pytest.mark.parametrize("name", WHOLE)

@@ -1,0 +1,212 @@
+"""The fast call path of a ``@fusejit.jit`` function: a generated ``__call__`` that tests a
+call's argument types against the signatures already specialised and calls their compiled
+function with no further lookup.
+
+A warm call of ``JitFunction.__call__`` builds the signature key (``call_key``), looks it up and
+goes through the tier's wrappers: about 1 µs, more than a whole Newton iteration in CPython.
+Once a function has signatures, its instance gets a class of its own whose ``__call__`` is
+written for them. The text numbers the parameters and every value it uses (types, dtypes,
+callables) is a global of the generated code, so no user text enters it; the compiled code
+object then takes the function's own parameter names and defaults, so keyword calls bind
+natively (no ``**kwargs`` dictionary per call)::
+
+    def __call__(self, a0=MISSING, a1=MISSING, *rest):  # renamed (a, x0=1.0, *args)
+        if rest:
+            return SLOW(self, a0, a1, *rest)         # JitFunction.__call__: its error
+        if a0 is MISSING:
+            return UNBOUND(self, (a0, a1))           # "missing a required argument: 'a'"
+        if type(a0) is T_float and type(a1) is T_float:  # (float, float): compiled whole
+            try:
+                return E0(a0, a1)                    # Numba's entry point for that signature
+            except Exception:
+                return F0(a0, a1)                    # the interpreter: the graph's own error
+        return BOUND(self, (a0, a1))                 # JitFunction._call_bound
+
+A signature compiled whole calls the Numba overload's ``entry_point`` (a C function that
+unboxes the arguments as its signature says, skipping Numba's type dispatch); the exact type
+tests above are what make that safe (an ``int`` never reaches a ``float`` overload, a strided
+view never a C-contiguous one: arrays are also tested for ``flags.c_contiguous`` and the size
+limit of straight-line code). Arguments an element function writes are tested writeable,
+copied before the call and put back before the interpreter reruns a failed one. Other
+signatures call what ``JitFunction._specialised`` holds for them (the tier's wrapper, or the
+interpreter), so every semantic stays where it was. Arrays are tested on type, dtype (by
+identity: a byte-swapped dtype takes the slow path) and rank.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+from typing import Any
+
+import numpy as np
+
+# Signatures written into one generated ``__call__`` (the most recently specialised ones);
+# others take the slow path, which still finds them.
+MAX_SIGNATURES = 8
+
+_SCALARS = (bool, int, float)
+_count = itertools.count()
+
+
+class _Missing:
+    """The default of every generated parameter: "not passed"."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "<missing>"
+
+
+MISSING = _Missing()
+
+
+def _entry_point(run: Any, key: tuple) -> Any:
+    """The C entry of the Numba overload compiled for ``key`` (C-contiguous arrays), where the
+    fast path may call it: a scalar function, or an element function.
+    (Graphs that print the same source share one dispatcher, whose overloads are told apart
+    by their argument types; strided calls add "A"-layout ones.)"""
+    dispatcher = getattr(run, "compiled", None)
+    overloads = getattr(dispatcher, "overloads", None)
+    if not overloads or not hasattr(run, "fallback"):
+        return None
+    for signature, overload in overloads.items():
+        if len(signature) == len(key) and all(map(_matches, signature, key)):
+            return overload.entry_point
+    return None
+
+
+def _matches(numba_type: Any, key: Any) -> bool:
+    """Does Numba's argument type take an argument of ``key`` (``argument_key``)?"""
+    from numba.core import types
+    from numba.np.numpy_support import from_dtype
+
+    if isinstance(key, tuple):
+        return isinstance(numba_type, types.Array) and numba_type.layout == "C" \
+            and numba_type.ndim == key[1] and numba_type.dtype == from_dtype(key[0])
+    expected = {int: types.int64, float: types.float64, bool: types.boolean,
+                type(None): types.none}.get(key)
+    return expected is not None and numba_type == expected
+
+
+def _test(index: int, key: Any, names: dict[str, Any]) -> str | None:
+    """The Python test that argument ``index`` has the type ``key`` (an ``argument_key``)."""
+    arg = f"a{index}"
+    if key is type(None):
+        return f"{arg} is None"
+    if key in _SCALARS:
+        names[f"T_{key.__name__}"] = key
+        return f"type({arg}) is T_{key.__name__}"
+    if isinstance(key, tuple) and len(key) == 2 and isinstance(key[0], np.dtype):
+        dtype, rank = key
+        name = f"DT{len(names)}"
+        names[name] = dtype
+        return f"type({arg}) is NDARRAY and {arg}.dtype is {name} and {arg}.ndim == {int(rank)}"
+    return None
+
+
+def fast_call_source(n_positional: int, n_required: int, n_keyword_only: int,
+                     signatures: list[tuple[tuple, Any]], names: dict[str, Any]) -> str:
+    """The text of ``__call__`` for a function of ``n_positional`` positional parameters (the
+    first ``n_required`` without defaults) and ``n_keyword_only`` keyword-only ones, which
+    dispatches ``signatures`` (key, callable). ``names`` receives the globals it uses."""
+    positional = [f"a{i}" for i in range(n_positional)]
+    everything = [f"a{i}" for i in range(n_positional + n_keyword_only)]
+    # (defaults are set on the function object: MISSING marks a required parameter)
+    params = [f"{p}=MISSING" for p in positional]
+    params.append("*rest")
+    params += [f"{p}=MISSING" for p in everything[n_positional:]]
+    lines = [f"def __call__(self, {', '.join(params)}):",
+             "    if rest:",
+             f"        return SLOW(self, {''.join(p + ', ' for p in positional)}*rest)"]
+    if n_required:
+        missing = " or ".join(f"a{i} is MISSING" for i in range(n_required))
+        lines += [f"    if {missing}:",
+                  f"        return UNBOUND(self, ({''.join(p + ', ' for p in everything)}))"]
+    call = f"({', '.join(everything)})"
+    for s, (key, run) in enumerate(signatures):
+        # (a key goes on with (position, value) of the parameters scripted as constants)
+        tests = [_test(i, k, names) for i, k in enumerate(key[:len(everything)])]
+        for i, value in key[len(everything):]:
+            names[f"V{s}_{i}"] = value
+            tests.append(f"a{i} == V{s}_{i}")
+        if len(key) < len(everything) or None in tests:
+            continue
+        entry = _entry_point(run, key[:len(everything)])
+        arrays = [i for i, k in enumerate(key[:len(everything)]) if isinstance(k, tuple)]
+        written = getattr(run, "written", None) or ()
+        if entry is not None:
+            tests += [f"a{i}.flags.c_contiguous" for i in arrays]
+            # (the entry writes where its signature says the array is writeable)
+            tests += [f"a{i}.flags.writeable" for i in written]
+            limit = getattr(run, "max_elements", None)
+            tests += [f"a{i}.size <= {int(limit)}" for i in arrays if limit is not None]
+        lines.append(f"    if {' and '.join(tests) or 'True'}:")
+        if entry is not None:
+            names[f"E{s}"], names[f"F{s}"] = entry, run.fallback
+            post = getattr(run, "post", None)
+            result = f"E{s}{call}"
+            if post is not None:
+                names[f"P{s}"] = post
+                result = f"P{s}({result})"
+            # arguments it writes are saved, and put back before the interpreter reruns
+            lines += [f"        s{i} = a{i}.copy()" for i in written]
+            lines += ["        try:", f"            return {result}", "        except Exception:"]
+            lines += [f"            COPYTO(a{i}, s{i})" for i in written]
+            lines.append(f"            return F{s}{call}")
+        else:
+            names[f"R{s}"] = run
+            lines.append(f"        return R{s}{call}")
+    lines.append(f"    return BOUND(self, ({''.join(p + ', ' for p in everything)}))")
+    return "\n".join(lines) + "\n"
+
+
+def _unbound(slow: Any, fn: Any, values: tuple) -> Any:
+    """A required parameter was not passed: the general path's error, from the arguments
+    that were (by name, as they may have been)."""
+    return slow(fn, **{name: v for name, v in zip(fn._names, values) if v is not MISSING})
+
+
+def install_fast_call(fn: Any, slow: Any, bound: Any,
+                      signatures: list[tuple[tuple, Any]]) -> None:
+    """Give ``fn`` (a JitFunction whose defaults are numbers or None, ``fn._total >= 0``) a
+    class of its own whose ``__call__`` dispatches ``signatures``, the most recent last;
+    ``slow`` is the general ``__call__``, ``bound`` its part after binding (one value per
+    parameter). The generated function's parameters take the function's own names and
+    defaults (renamed in its code object, so keyword calls bind as they would on the
+    original; an unknown keyword is Python's TypeError, as for the plain function)."""
+    names: dict[str, Any] = {"MISSING": MISSING, "SLOW": slow, "BOUND": bound,
+                             "NDARRAY": np.ndarray, "COPYTO": np.copyto,
+                             "UNBOUND": functools.partial(_unbound, slow)}
+    n_keyword_only = fn._total - fn._positional
+    n_required = fn._required
+    recent = signatures[-MAX_SIGNATURES:][::-1]
+    text = fast_call_source(fn._positional, n_required, n_keyword_only, recent, names)
+    exec(compile(text, f"<fusejit fast call {next(_count)}>", "exec"), names)
+    call = names["__call__"]
+    own = list(fn._names)
+    this, rest = (_unused(stem, own) for stem in ("self", "args"))
+    code = call.__code__
+    varnames = (this, *own, rest)  # (keyword-only parameters come before *rest)
+    call.__code__ = code.replace(co_varnames=varnames + code.co_varnames[len(varnames):],
+                                 co_name=fn.fn.__name__, co_qualname=fn.fn.__qualname__)
+    call.__name__, call.__qualname__ = fn.fn.__name__, fn.fn.__qualname__  # (in its errors)
+    n_defaults = fn._positional - n_required
+    call.__defaults__ = (MISSING,) * n_required + fn._defaults[:n_defaults]
+    call.__kwdefaults__ = dict(zip(own[fn._positional:], fn._defaults[n_defaults:])) or None
+    cls = type(fn)
+    if cls.__dict__.get("_own_class") is not True:
+        cls = type(cls.__name__, (cls,), {"_own_class": True, "__module__": cls.__module__,
+                                          "__qualname__": cls.__qualname__})
+        fn.__class__ = cls
+    cls.__call__ = call
+
+
+def _unused(stem: str, taken: list[str]) -> str:
+    name = stem
+    while name in taken:
+        name = "_" + name
+    return name
+
+
+__all__ = ["MAX_SIGNATURES", "MISSING", "fast_call_source", "install_fast_call"]

@@ -1,0 +1,143 @@
+"""Boolean-mask selections ``x[mask]`` used in ways whose result shape does not depend on the
+data: reduced (``x[mask].sum()``, ``np.mean(x[mask])``, ``points[labels == k].mean(axis=0)``),
+counted (``len(x[mask])``, ``x[mask].size``) or written (``x[mask] += 1``, in script.py).
+
+The selection itself has a data-dependent length, which fusejit's graphs cannot hold, so
+``x[mask]`` evaluates to a ``Masked`` item that only these uses accept; each is written with
+the mask broadcast over ``x`` instead::
+
+    x[m].sum()            aten::sum(aten::where(%m, %x, 0))
+    x[m].mean()           that / aten::sum(%m)                (NaN when nothing is selected)
+    x[m].max()            aten::amax(aten::where(%m, %x, -inf))
+    rows[m].mean(axis=0)  sum over axis 0 of where(m[:, None], rows, 0) / m.sum()
+
+A mask indexes the leading ``mask.ndim`` axes of ``x`` (NumPy's rule); ``axis=0`` reduces the
+selected axis of a row selection, ``axis=None`` everything. ``max``/``min`` of an empty
+selection give -inf/+inf (the dtype's extremes for integers) where NumPy raises.
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+import numpy as np
+
+from ..ir.graph import Value
+from ..ir.symbols import aten
+from .builder import IRBuilder, Item
+from .lowering import binary, to_int, where
+from .numpy_dtypes import cast, dtype_of
+from .numpy_lowering import rank_of, reduce
+
+REDUCTIONS = ("sum", "mean", "max", "min", "any", "all")
+HINT = ("x[mask] has a data-dependent shape: reduce it (x[mask].sum(), .mean(), .max(), "
+        ".min(), .any(), .all(), len(x[mask])), assign through it (x[mask] = v, x[mask] += v) "
+        "or write np.where(mask, x, 0)")
+
+
+class Masked:
+    """``array[mask]`` before it is reduced or counted."""
+
+    __slots__ = ("array", "mask")
+
+    def __init__(self, array: Value, mask: Value):
+        self.array = array
+        self.mask = mask
+
+
+def select(b: IRBuilder, array: Value, mask: Value) -> Masked:
+    """``array[mask]`` for a bool array ``mask`` over the leading axes of ``array``."""
+    rank, mask_rank = rank_of(array), rank_of(mask)
+    if rank is None or mask_rank is None or mask_rank > rank or mask_rank == 0:
+        raise b.error("a boolean mask must index the leading axes of an array of known rank")
+    return Masked(array, mask)
+
+
+def _spread(b: IRBuilder, masked: Masked) -> Value:
+    """The mask with trailing axes of size 1, so that it broadcasts over the array."""
+    extra = rank_of(masked.array) - rank_of(masked.mask)
+    mask = masked.mask
+    for _ in range(extra):
+        mask = b.emit(aten.unsqueeze, [mask, -1], "indexing")
+    return mask
+
+
+def _axis(b: IRBuilder, masked: Masked, axis: Item) -> list[int] | None:
+    """The axes of ``array`` a reduction over the selection reduces."""
+    if axis is None:
+        return None
+    value = b.static(axis)
+    if value != 0 or rank_of(masked.mask) == rank_of(masked.array):
+        raise b.error(f"a reduction of x[mask] takes axis=None, or axis=0 for a mask over the "
+                      f"leading axes of x, got axis={value!r}")
+    return list(range(rank_of(masked.mask)))
+
+
+def count(b: IRBuilder, masked: Masked) -> Item:
+    """How many rows the selection has (``len``, ``.size`` for a mask over every axis), as
+    a Python int as NumPy gives it."""
+    return to_int(b, _selected(b, masked))
+
+
+def _selected(b: IRBuilder, masked: Masked) -> Value:
+    return reduce(b, "sum", masked.mask)
+
+
+def _fill(dtype: np.dtype, name: str) -> Any:
+    if dtype.kind == "b":
+        return name == "min"
+    if dtype.kind == "f":
+        return -np.inf if name == "max" else np.inf
+    info = np.iinfo(dtype)
+    return int(info.min) if name == "max" else int(info.max)
+
+
+def reduction(b: IRBuilder, name: str, masked: Masked, axis: Item = None,
+              keepdims: Item = False) -> Value:
+    """``x[mask].name(axis)`` for ``REDUCTIONS``."""
+    if b.static(keepdims) not in (False, None):
+        raise b.error(f"{name}() of x[mask] does not take keepdims")
+    axes = _axis(b, masked, axis)
+    x, mask = masked.array, _spread(b, masked)
+    dtype = dtype_of(x)
+    if name in ("sum", "mean"):
+        total = reduce(b, "sum", where(b, mask, x, 0), axes)
+        if name == "sum":
+            return total
+        n = _selected(b, masked)
+        if axes is None and rank_of(x) > rank_of(masked.mask):  # times the trailing size
+            n = binary(b, "mul", n, binary(b, "floordiv", b.emit(aten.numel, [x], "size"),
+                                           b.emit(aten.numel, [masked.mask], "size")))
+        wide = dtype if dtype is not None and dtype.kind == "f" else np.dtype(np.float64)
+        return binary(b, "div", cast(b, total, wide, "mean"), cast(b, n, wide, "mean"))
+    if name in ("max", "min"):
+        return reduce(b, name, where(b, mask, x, _fill(dtype, name)), axes)
+    truth = binary(b, "ne", x, 0) if dtype is not None and dtype.kind != "b" else x
+    if name == "any":
+        return reduce(b, "any", binary(b, "and", truth, mask), axes)
+    return reduce(b, "all", binary(b, "or", truth, b.emit(
+        "aten::logical_not", [mask], "indexing")), axes)
+
+
+def _reduction_signature(axis=None, keepdims=False):  # what a reduction of x[mask] takes
+    pass
+
+
+# NumPy functions that reduce a selection given as their first argument.
+FUNCTIONS = {np.sum: "sum", np.mean: "mean", np.max: "max", np.amax: "max", np.min: "min",
+             np.amin: "min", np.any: "any", np.all: "all", len: "len"}
+
+
+def call(b: IRBuilder, name: str, masked: Masked, args: list, kwargs: dict) -> Item:
+    """``x[mask].sum(axis)``, ``np.mean(x[mask])``, ``len(x[mask])``."""
+    if name == "len":
+        return count(b, masked)
+    try:
+        bound = inspect.signature(_reduction_signature).bind(*args, **kwargs)
+    except TypeError as error:
+        raise b.error(f"{name}() of x[mask]: {error}") from None
+    return reduction(b, name, masked, *bound.args, **bound.kwargs)
+
+
+__all__ = ["FUNCTIONS", "HINT", "Masked", "REDUCTIONS", "call", "count", "reduction", "select"]

@@ -1,0 +1,128 @@
+"""More NumPy functions, written with the ops the frontend already emits.
+
+Each is NumPy's own definition spelled in ops fusejit has, so values and dtypes follow::
+
+    np.diff(x, n, axis)          x[1:] - x[:-1] along axis, n times (!= for bool arrays)
+    np.count_nonzero(x, axis)    (x != 0).sum(axis); a Python int without an axis
+    np.logical_and(a, b)         (a != 0) & (b != 0)            (or, xor alike)
+    np.exp2(x)                   2.0 ** x
+    np.expand_dims(x, axis)      aten::unsqueeze
+    np.swapaxes(x, a, b)         aten::transpose
+    np.isclose(a, b)             |a - b| <= atol + rtol * |b|, or a == b (equal infinities)
+    np.round(x, d)               rint(x * 10**d) / 10**d, as NumPy computes it
+    sum(x)                       x.sum(axis=0) for an array, a + b + ... for a tuple
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..ir.graph import Value
+from ..ir.symbols import aten
+from .builder import IRBuilder, Item, describe, is_tensor
+from .lowering import _array, as_tensor, binary, to_int, unary
+from .numpy_dtypes import cast, dtype_of
+from .numpy_lowering import _slice, rank_of, reduce
+
+
+def _axis(b: IRBuilder, x: Value, axis: Item, extra: int = 0) -> int:
+    rank = rank_of(x)
+    value = b.static_int(axis, "axis")
+    if rank is None:
+        raise b.error("this function needs an array of known rank")
+    if not -(rank + extra) <= value < rank + extra:
+        raise b.error(f"axis {value} is out of bounds for an array of dimension {rank}")
+    return value % (rank + extra)
+
+
+def diff(b: IRBuilder, x: Item, n: Item = 1, axis: Item = -1) -> Value:
+    x = _array(b, x, "np.diff")
+    times = b.static_int(n, "np.diff's n")
+    if times < 0:
+        raise b.error("np.diff: n must be non-negative")
+    dim = _axis(b, x, axis)
+    for _ in range(times):
+        hi, lo = _slice(b, x, dim, slice(1, None)), _slice(b, x, dim, slice(None, -1))
+        x = binary(b, "ne" if dtype_of(x) == np.dtype(np.bool_) else "sub", hi, lo)
+    return x
+
+
+def _truth(b: IRBuilder, x: Item, what: str) -> Value:
+    x = _array(b, x, what)
+    return x if dtype_of(x) == np.dtype(np.bool_) else binary(b, "ne", x, 0)
+
+
+def count_nonzero(b: IRBuilder, x: Item, axis: Item = None) -> Item:
+    total = reduce(b, "sum", _truth(b, x, "np.count_nonzero"), axis)
+    return to_int(b, total) if axis is None else total
+
+
+def logical(op: str):
+    def lower(b: IRBuilder, x1: Item, x2: Item) -> Value:
+        what = f"np.logical_{op}"
+        sides = [_truth(b, v, what) if is_tensor(v) else as_tensor(b, bool(b.static(v)), what)
+                 if isinstance(b.static(v), (bool, int, float)) else _bad(b, what, v)
+                 for v in (x1, x2)]
+        return binary(b, op, *sides)
+    return lower
+
+
+def _bad(b: IRBuilder, what: str, item: Item):
+    raise b.error(f"{what} takes arrays or constant numbers, got {describe(item)}")
+
+
+def exp2(b: IRBuilder, x: Item) -> Value:
+    return binary(b, "pow", 2.0, _array(b, x, "np.exp2"))
+
+
+def expand_dims(b: IRBuilder, x: Item, axis: Item) -> Value:
+    x = _array(b, x, "np.expand_dims")
+    return b.emit(aten.unsqueeze, [x, _axis(b, x, axis, extra=1)], "np.expand_dims")
+
+
+def swapaxes(b: IRBuilder, x: Item, axis1: Item, axis2: Item) -> Value:
+    x = _array(b, x, "np.swapaxes")
+    return b.emit(aten.transpose, [x, _axis(b, x, axis1), _axis(b, x, axis2)], "np.swapaxes")
+
+
+def isclose(b: IRBuilder, a: Item, x: Item, rtol: Item = 1e-05, atol: Item = 1e-08,
+            equal_nan: Item = False) -> Value:
+    if b.static(equal_nan) is not False:
+        raise b.error("np.isclose: equal_nan=True is not supported; write "
+                      "np.isclose(a, b) | (np.isnan(a) & np.isnan(b))")
+    near = binary(b, "le", unary(b, "abs", binary(b, "sub", a, x)),
+                  binary(b, "add", atol, binary(b, "mul", rtol, unary(b, "abs", x))))
+    return binary(b, "or", near, binary(b, "eq", a, x))
+
+
+def round_(b: IRBuilder, x: Item, decimals: Item = 0) -> Value:
+    digits = b.static_int(decimals, "np.round's decimals")
+    if digits == 0:
+        return unary(b, "round", x, "np.round")
+    scale = 10.0 ** digits
+    x = _array(b, x, "np.round")
+    if dtype_of(x) is not None and dtype_of(x).kind != "f":
+        raise b.error("np.round with decimals takes a float array; convert it with "
+                      ".astype(np.float64)")
+    return binary(b, "div", unary(b, "round", binary(b, "mul", x, scale), "np.round"), scale)
+
+
+def builtin_sum(b: IRBuilder, items: Item, start: Item = 0) -> Item:
+    if is_tensor(items):
+        if rank_of(items) == 0:
+            raise b.error("sum() of a 0-d array: write float(x) or x.sum()")
+        total = reduce(b, "sum", items, 0)
+        dtype = dtype_of(items)
+        if dtype is not None and dtype.kind in "iuf":  # row + row keeps the rows' dtype
+            total = cast(b, total, dtype, "sum()")
+        return total if b.static(start) == 0 else binary(b, "add", total, start)
+    if not isinstance(items, (tuple, list)):
+        raise b.error(f"sum() takes an array, a tuple or a list, got {describe(items)}")
+    total = start
+    for item in items:
+        total = binary(b, "add", total, item)
+    return total
+
+
+__all__ = ["builtin_sum", "count_nonzero", "diff", "exp2", "expand_dims", "isclose", "logical",
+           "round_", "swapaxes"]

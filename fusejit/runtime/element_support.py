@@ -1,0 +1,308 @@
+"""Which graphs ``element_function`` compiles whole, and what they write.
+
+A graph qualifies when every value has a known dtype and rank (or is a number, None or a list
+of ints) and every node is one the writer knows: element reads and writes, views, creation,
+pointwise math on 0-d values and on small arrays, the reductions Numba's NumPy has, ``cat`` and
+``stack`` of fixed lists. In-place writes go to memory the graph made or to arguments;
+``written_arguments`` names the arguments, which ``compile_element_graph`` saves before a call
+so that a failed compiled call can be rerun on the interpreter from the caller's values.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..ir.graph import Block, Graph, Node, Value
+from ..ir.symbols import prim
+from ..ir.types import (
+    BoolType,
+    FloatType,
+    IntType,
+    ListType,
+    NoneType,
+    StringType,
+    TensorType,
+)
+from .scalar_function import _CALLS, _INFIX
+
+_SCALAR = (IntType, FloatType, BoolType)
+_ARITHMETIC = frozenset({"add", "sub", "mul", "div", "max", "min", "neg", "abs", "eq", "ne",
+                         "lt", "le", "gt", "ge", "sqrt", "exp", "log", "tanh", "sin", "cos",
+                         "floor", "ceil"})
+# On whole arrays: NumPy's ufuncs in Numba give the same values and (operands cast) dtypes.
+_ARRAY_SAFE = frozenset({"add", "sub", "mul", "div", "max", "min", "neg", "abs", "eq", "ne",
+                         "lt", "le", "gt", "ge", "sqrt", "exp", "log", "tanh", "sin", "cos"})
+_ARRAY_CALLS = {"max": "np.maximum", "min": "np.minimum", "abs": "np.abs", "sqrt": "np.sqrt",
+                "exp": "np.exp", "log": "np.log", "tanh": "np.tanh", "sin": "np.sin",
+                "cos": "np.cos", "floor": "np.floor", "ceil": "np.ceil"}
+_VIEWS = frozenset({"select", "slice", "unsqueeze", "t", "reshape", "view", "size", "numel",
+                    "dim"})
+_REDUCTIONS = frozenset({"sum", "mean", "amax", "amin", "argmax", "argmin", "any", "all",
+                         "var", "std"})
+_INPLACE = {"add_": "+", "sub_": "-", "mul_": "*", "div_": "/"}
+# Reductions written as np.<fn> of the whole array (or by the 2-d axis helpers).
+_WHOLE_REDUCTIONS = {"amax": "max", "amin": "min", "argmax": "argmax", "argmin": "argmin",
+                     "any": "any", "all": "all", "var": "var", "std": "std"}
+_PREDICATES = frozenset({"eq", "ne", "lt", "le", "gt", "ge"})
+_WRITES = frozenset({"copy_", "fill_"})
+_CREATE = frozenset({"full_like", "zeros", "ones", "full"})
+_CONVERT = {"Bool": "bool", "Float": "float", "Int": "_to_int"}
+
+
+def _dtype(value: Value) -> np.dtype | None:
+    t = value.type
+    if isinstance(t, TensorType) and t.scalar_type is not None:
+        return t.scalar_type.dtype
+    return None
+
+
+def _rank(value: Value) -> int | None:
+    return value.type.rank if isinstance(value.type, TensorType) else None
+
+
+def _known(value: Value) -> bool:
+    t = value.type
+    if isinstance(t, (*_SCALAR, NoneType, StringType)):
+        return True
+    if isinstance(t, ListType):
+        return isinstance(t.elem, IntType) or _joined_list(value) or _appended_list(value) \
+            or _chunked_list(value)
+    return isinstance(t, TensorType) and t.scalar_type is not None and t.rank is not None
+
+
+def _joined_list(value: Value) -> bool:
+    """``np.concatenate([a, b])``: a fixed list of arrays that only ``cat``/``stack`` read
+    (written out as a tuple in their call)."""
+    node = value.node
+    return node.kind == prim.ListConstruct and bool(node.inputs) and all(
+        _dtype(v) is not None and (_rank(v) or 0) > 0 for v in node.inputs) and all(
+        use.user.kind in ("aten::cat", "aten::stack") and use.offset == 0 for use in value.uses)
+
+
+def _appended_list(value: Value) -> bool:
+    """``hs = []; for ...: hs.append(h)``, then ``np.stack(hs)``: an empty list that only
+    ``append`` (arrays of one dtype and rank) and ``stack`` along axis 0 use."""
+    while value.node.kind == "aten::append":
+        value = value.node.input(0)
+    node = value.node
+    if node.kind != prim.ListConstruct or node.inputs:
+        return False
+    kinds = set()
+    for use in value.uses:
+        user = use.user
+        if use.offset != 0 or user.kind not in ("aten::append", "aten::stack"):
+            return False
+        if user.kind == "aten::stack" and _static(user.input(1)) != 0:
+            return False
+        if user.kind == "aten::append":
+            kinds.add((_dtype(user.input(1)), _rank(user.input(1))))
+    if len(kinds) != 1:
+        return False
+    dtype, rank = next(iter(kinds))  # (np.dtype("float64") == None is True: test "is")
+    return dtype is not None and rank is not None and rank > 0
+
+
+def _chunked_list(value: Value) -> bool:
+    """``i, f, g, o = np.split(gates, 4, axis=-1)``: ``aten::chunk`` by constants, unpacked
+    at once into as many arrays (written as slices)."""
+    node = value.node
+    if node.kind != "aten::chunk" or not all(_constant_int(v) for v in node.inputs[1:]) \
+            or (_rank(node.input(0)) or 0) < 1 or _dtype(node.input(0)) is None:
+        return False
+    return len(value.uses) == 1 and value.uses[0].user.kind == prim.ListUnpack \
+        and len(value.uses[0].user.outputs) == _static(node.input(1))
+
+
+def list_element(value: Value) -> tuple[np.dtype, int]:
+    """The dtype and rank of the arrays appended to ``value`` (an ``_appended_list``)."""
+    append = next(u.user for u in value.uses if u.user.kind == "aten::append")
+    return _dtype(append.input(1)), _rank(append.input(1))
+
+
+# Ops whose result is (or may be) their first input, or a view of it.
+_ALIASING = frozenset({"aten::select", "aten::slice", "aten::unsqueeze", "aten::t",
+                       "aten::reshape", "aten::view", "aten::type_as", "aten::copy_",
+                       "aten::fill_", "aten::add_", "aten::sub_", "aten::mul_", "aten::div_"})
+
+
+def _root(value: Value, seen: frozenset = frozenset()) -> Value:
+    """The value whose memory ``value`` is (through views and in-place results; a loop's
+    variable that every iteration updates in place, ``w -= lr * g``, is its value before
+    the loop)."""
+    while value.node.kind in _ALIASING:
+        value = value.node.input(0)
+    block = value.node.owning_block if value.node.kind == prim.Param else None
+    loop = block.owning_node if block is not None else None
+    if loop is not None and loop.kind == prim.Loop and value not in seen:
+        i = block.inputs.index(value)
+        if i > 0 and _root(block.outputs[i], seen | {value}) is value:
+            return _root(loop.input(i + 1), seen | {value})
+    return value
+
+
+def _writable(target: Value, arguments: set) -> bool:
+    """May the compiled function write ``target``: memory the graph made, or an argument
+    (``written_arguments``: saved before each call, restored if the call fails)?"""
+    return _owned(target) or _root(target) in arguments
+
+
+def written_arguments(graph: Graph) -> list[int]:
+    """The positions of the inputs that ``graph`` writes in place (directly or via views)."""
+    written = {_root(node.input(0)) for node in graph.all_nodes()
+               if node.kind.ns == "aten" and (node.kind.name in _INPLACE
+                                               or node.kind.name in _WRITES)}
+    return [i for i, v in enumerate(graph.inputs) if v in written]
+
+
+def _owned(value: Value, seen: frozenset = frozenset()) -> bool:
+    """Is ``value`` memory this graph made (not an argument, nor a view of one)? A loop-carried
+    value is when its value before the loop and its value after the body are."""
+    while value.node.kind in _ALIASING:
+        value = value.node.input(0)
+    node = value.node
+    if node.kind != prim.Param:
+        return node.kind.ns == "aten"
+    block = node.owning_block
+    loop = block.owning_node if block is not None else None
+    if loop is None or loop.kind != prim.Loop or value in seen:
+        return value in seen  # an argument; or a cycle through the loop already checked
+    i = block.inputs.index(value)
+    return i > 0 and _owned(loop.input(i + 1), seen | {value}) \
+        and _owned(block.outputs[i], seen | {value})
+
+
+def is_element_graph(graph: Graph) -> bool:
+    """Does ``graph`` compute with 0-d tensors and element reads/writes only?"""
+    if not graph.outputs or not all(_known(v) for v in [*graph.inputs, *graph.outputs]):
+        return False
+    if not any(isinstance(v.type, TensorType) for v in [*graph.inputs, *graph.outputs]):
+        return False  # scalar graphs: scalar_function
+    return _supported(graph.block, set(graph.inputs))
+
+
+def _supported(block: Block, arguments: set) -> bool:
+    for node in block.nodes():
+        if not all(_known(v) for v in [*node.inputs, *node.outputs]):
+            return False
+        kind = node.kind
+        if kind in (prim.If, prim.Loop):
+            if not all(_supported(b, arguments) for b in node.blocks):
+                return False
+            continue
+        if kind in (prim.Uninitialized, prim.RaiseException) or kind == prim.Constant and \
+                isinstance(node.output().type, StringType):
+            continue  # (a loop's variable before the loop; the error if it never ran)
+        if kind == prim.Constant:
+            out = node.output()
+            if isinstance(out.type, TensorType) and out.type.rank != 0:
+                return False  # arrays are never written into the source
+            continue
+        if kind in (prim.ListConstruct, prim.NumToTensor):
+            continue
+        if kind == prim.ListUnpack and _chunked_list(node.input(0)):
+            continue
+        if kind.ns != "aten" or not _supported_op(node, arguments):
+            return False
+    return True
+
+
+def _supported_op(node: Node, arguments: set) -> bool:
+    name = node.kind.name
+    tensors = [v for v in [*node.inputs, *node.outputs] if isinstance(v.type, TensorType)]
+    if not tensors:
+        return name in _INFIX or name in _CALLS or name in ("neg", "__not__", "Bool", "pow")
+    arrays = any(_rank(v) != 0 for v in tensors)
+    if name in _INPLACE:
+        target = node.input(0)
+        return _writable(target, arguments) and (_rank(target) == 0 or not any(
+            isinstance(v.type, TensorType) and (_rank(v) or 0) > _rank(target)
+            for v in node.inputs[1:2])) and (len(node.inputs) < 3
+                                              or _static(node.input(2)) == 1)
+    if name in ("__and__", "__or__", "__xor__"):
+        return all(_dtype(v).kind in "biu" for v in tensors)
+    if name == "reciprocal":
+        return _dtype(node.output(0)).kind == "f"
+    if name == "cumsum":
+        return _rank(node.input(0)) == 1 and isinstance(_static(node.input(2)), type(None)) \
+            and node.input(2).node.kind == prim.Constant
+    if name == "arange":
+        return all(v.node.kind == prim.Constant for v in node.inputs[3:])
+    if name in ("eye", "linspace"):
+        return all(v.node.kind == prim.Constant for v in node.inputs[3:])
+    if name in ("floor_divide", "remainder"):
+        # Numba's integer division by zero gives 0 where the interpreter raises
+        divisor = _static(node.input(1))
+        return _dtype(node.outputs[0]).kind == "f" or (
+            isinstance(divisor, (int, float)) and not isinstance(divisor, bool) and divisor != 0)
+    if name in ("select", "unsqueeze"):
+        return _constant_int(node.input(1))
+    if name in _WRITES:
+        target, rank = node.input(0), _rank(node.input(0))
+        return _writable(target, arguments) and (
+            name == "fill_" or (_rank(node.input(1)) or 0) <= (rank or 0))
+    if name in ("cat", "stack"):
+        return (_joined_list(node.input(0)) or name == "stack" and _appended_list(
+            node.input(0))) and _constant_int(node.input(1))
+    if name == "append":
+        return _appended_list(node.input(0))
+    if name == "chunk":
+        return _chunked_list(node.output())
+    if name in _CREATE:
+        return name == "full_like" or node.input(0).node.kind in (
+            prim.ListConstruct, prim.Constant, "aten::size")
+    if name in _VIEWS or name in _CONVERT or name in ("type_as", "clone", "where", "clamp"):
+        return name not in _CONVERT or not arrays
+    if name in _REDUCTIONS:
+        return _reduction_supported(node)
+    if name in ("mm", "matmul"):
+        a, b = node.input(0), node.input(1)
+        return _dtype(a) == _dtype(b) and _dtype(a).kind == "f" and _rank(a) in (1, 2) \
+            and _rank(b) in (1, 2)
+    if name == "pow":
+        return _dtype(node.output(0)).kind == "f" and not isinstance(
+            node.input(1).type, TensorType)
+    if name in _ARITHMETIC:
+        if arrays and (name not in _ARRAY_SAFE or _dtype(node.outputs[0]).name == "bool"
+                       and name not in _PREDICATES):
+            return False
+        return not (name in ("add", "sub") and len(node.inputs) == 3
+                    and _static(node.input(2)) != 1)
+    return False
+
+
+def _reduction_supported(node: Node) -> bool:
+    name, x = node.kind.name, node.input(0)
+    if _rank(x) == 0 or any(v.node.kind != prim.Constant for v in node.inputs[1:]):
+        return False
+    args = [_static(v) for v in node.inputs[1:]]
+    if name in ("sum", "mean"):
+        if len(args) == 1:
+            return args[0] is None
+        dims, keep, dtype = args
+        return dtype is None and (dims is None and not keep or dims is not None
+                                  and len(dims) == 1)
+    if name in ("amax", "amin"):
+        return args[0] == [] and args[1] is False or _rank(x) == 2 and len(args[0]) == 1
+    if name in ("argmax", "argmin"):
+        return args[0] is None and args[1] is False or _rank(x) == 2 and args[0] is not None
+    if name in ("any", "all"):
+        return args[0] is None and args[1] is False
+    if name in ("var", "std"):
+        whole = args[0] is None and args[1] == 0 and args[2] is False
+        return whole or _rank(x) == 2 and isinstance(args[0], list) and len(args[0]) == 1 \
+            and isinstance(args[1], int) and not isinstance(args[1], bool)
+    return False
+
+
+def _constant_int(value: Value) -> bool:
+    return isinstance(_static(value), int)
+
+
+def _static(value: Value) -> Any:
+    if value.node.kind != prim.Constant:
+        return None
+    from ..ir.constants import constant_value
+
+    return constant_value(value.node)

@@ -1,0 +1,169 @@
+"""The generated fast ``__call__`` of a ``@fusejit.jit`` function (frontend/fastcall.py): it
+must bind, dispatch and fail exactly as the general path and plain Python do."""
+
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+import pytest
+
+import fusejit
+from fusejit.frontend.fastcall import fast_call_source
+
+from .numpy_programs import assert_same
+
+
+def newton(a, x=1.0, *, steps=4):
+    for _ in range(steps):
+        x = x - (x * x - a) / (2 * x)
+    return x
+
+
+def halve(self, n):             # a parameter named like the generated code's own ``self``
+    return self * 2 + n // 2
+
+
+def divides(a, b):
+    return a // b
+
+
+def scale(x, s=2.0):
+    return x * s
+
+
+def _warm(fn, *args, **kwargs):
+    for _ in range(3):          # interpreted, compiled whole, then the fast path
+        out = fn(*args, **kwargs)
+    return out
+
+
+def test_fast_path_binds_positional_keyword_and_default_arguments():
+    f = fusejit.jit(newton)
+    _warm(f, 2.0)
+    assert "_own_class" in type(f).__dict__          # the instance has its generated __call__
+    for args, kwargs in [((2.0,), {}), ((2.0, 1.5), {}), ((2.0,), {"x": 3.0}),
+                         ((), {"a": 9.0, "steps": 6}), ((2.0, 1.0), {"steps": 2}),
+                         ((2,), {}), ((True,), {}), ((2.0, 1), {})]:
+        assert_same(f(*args, **kwargs), newton(*args, **kwargs))
+    assert inspect.signature(type(f).__call__).parameters["steps"].default == 4
+
+
+def test_fast_path_keeps_each_signature_apart():
+    f = fusejit.jit(halve)
+    for args in [(3, 5), (3.0, 5), (True, 4), (3, 5.0), (7, 9)] * 3:
+        assert_same(f(*args), halve(*args))
+    assert set(f._specialised) >= {(int, int), (float, int), (bool, int), (int, float)}
+
+
+def test_fast_path_errors_are_the_general_paths():
+    f = fusejit.jit(newton)
+    _warm(f, 2.0)
+    with pytest.raises(fusejit.FusejitError, match="missing a required argument: 'a'"):
+        f(x=1.0)
+    with pytest.raises(fusejit.FusejitError, match="too many positional arguments"):
+        f(1.0, 2.0, 3.0)
+    with pytest.raises(fusejit.FusejitError, match="argument 'x': a str is not supported"):
+        f(1.0, "x")
+    with pytest.raises(TypeError, match=r"newton\(\) got an unexpected keyword argument"):
+        f(1.0, eps=3)                                  # as the plain function says it
+
+
+def test_compiled_scalar_errors_on_the_fast_path_come_from_the_interpreter():
+    _, first = inspect.getsourcelines(divides)
+    f = fusejit.jit(divides)
+    assert _warm(f, 7, 2) == 3
+    for _ in range(2):
+        with pytest.raises(fusejit.FusejitError, match=f"{__file__}:{first + 1}:"):
+            f(1, 0)
+    assert f(9, 4) == 2
+
+
+def test_fast_path_tests_array_dtype_and_rank():
+    f = fusejit.jit(scale)
+    for x in [np.arange(4.0), np.arange(4, dtype=np.float32), np.ones((2, 3)),
+              np.arange(6, dtype=np.int64)] * 3:
+        assert_same(f(x), scale(x))
+        assert_same(f(x, s=3), scale(x, s=3))
+    assert_same(f(np.float32(2.5)), scale(np.float32(2.5)))   # a NumPy scalar: 0-d, slow path
+
+
+def test_generated_text_holds_no_user_text():
+    names: dict = {}
+    text = fast_call_source(2, 1, 1, [((float, float, int), object())], names)
+    assert "newton" not in text and "steps" not in text
+    compile(text, "<test>", "exec")
+
+
+def reduce_along(x, axis=0, keep=False):
+    return x.sum(axis=axis, keepdims=keep)
+
+
+def test_int_and_bool_arguments_used_as_axes_are_constants_of_the_signature():
+    """``axis=-1`` as a parameter: scripted with the argument's value (JAX's static
+    arguments); a call with another value is another signature, on the fast path too."""
+    f = fusejit.jit(reduce_along)
+    x = np.arange(12.0).reshape(3, 4)
+    for args in [(x,), (x, 1), (x, -1, True), (x, 0, True), (x,), (x, 1)] * 3:
+        assert_same(f(*args), reduce_along(*args))
+    assert f._constant_params == (1, 2)
+    assert len(f._specialised) == 4
+    with pytest.raises(fusejit.FusejitError, match="axis must be a constant int"):
+        f(x, 1.5)
+
+
+def smooth(x, a):
+    return (x[1:] * a + x[:-1] * (1 - a)).sum(), x * 2.0
+
+
+def test_array_fast_path_calls_the_compiled_entry_only_for_c_contiguous_small_arrays():
+    """The entry point unboxes arrays as its signature's layout says: a strided view or an
+    array over the size limit must take the wrapper (which Numba's dispatch or the fused
+    interpreter serve), and still give NumPy's answer."""
+    import importlib
+
+    jit_module = importlib.import_module("fusejit.frontend.jit")  # (fusejit.jit: the decorator)
+    f = fusejit.jit(smooth)
+    base = np.arange(40.0)
+    big = np.linspace(0.0, 1.0, jit_module.WHOLE_GRAPH_MAX_ELEMENTS + 2)
+    for x in [base[:20], base[:20], base[::2], base[:20].copy(), base[1::3], big, base[:20]]:
+        assert_same(f(x, 0.25), smooth(x, 0.25))
+    run = f._specialised[next(iter(f._specialised))]
+    assert run.max_elements == jit_module.WHOLE_GRAPH_MAX_ELEMENTS and run.post is not None
+    names: dict = {}
+    text = fast_call_source(2, 2, 0, [(next(iter(f._specialised)), run)], names)
+    assert "a0.flags.c_contiguous" in text and "E0(" in text
+
+
+def shift_in_place(x, k):
+    x += 1.0
+    x[1:] = x[:-1] * 2
+    return x[k]
+
+
+def test_fast_path_of_a_function_writing_its_argument_restores_it_on_failure():
+    """The generated code copies a written argument, calls the entry, and on an error puts
+    the copy back before the interpreter reruns (its located error; NumPy's final values).
+    A read-only array never reaches the entry."""
+    import inspect as _inspect
+
+    _, first = _inspect.getsourcelines(shift_in_place)
+    f = fusejit.jit(shift_in_place)
+    for _ in range(3):
+        x, want = np.arange(5.0), np.arange(5.0)
+        assert_same(f(x, 2), shift_in_place(want, 2))
+        np.testing.assert_array_equal(x, want)
+    names: dict = {}
+    key = next(iter(f._specialised))
+    assert "COPYTO(a0, s0)" in fast_call_source(2, 2, 0, [(key, f._specialised[key])], names)
+    x, want = np.arange(5.0), np.arange(5.0)
+    with pytest.raises(fusejit.FusejitError, match=f"{__file__}:{first + 3}:"):
+        f(x, 7)
+    with pytest.raises(IndexError):
+        shift_in_place(want, 7)
+    np.testing.assert_array_equal(x, want)
+    frozen = np.arange(5.0)
+    frozen.flags.writeable = False
+    with pytest.raises(fusejit.FusejitError):
+        f(frozen, 2)
+    np.testing.assert_array_equal(frozen, np.arange(5.0))
