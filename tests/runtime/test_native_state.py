@@ -172,6 +172,45 @@ def test_an_allocation_failing_inside_the_loop_is_reported_like_the_reference():
     assert all(n <= 10 * 4 for n in leaked), leaked
 
 
+class _FailingOnce:
+    """A state whose first ``run`` raises ``error`` (as a native op body would, with nothing
+    changed and the pc on its instruction); later runs are the real state's."""
+
+    def __init__(self, real, error: BaseException):
+        self.real, self.error, self.calls = real, error, 0
+
+    def run(self):
+        self.calls += 1
+        if self.calls == 1:
+            raise self.error
+        return self.real.run()
+
+
+def test_a_failed_native_allocation_runs_that_instruction_on_the_host():
+    code = Code(parse_ir(TENSOR_LOOP))   # its own program: the stub never reaches a pool
+    x = np.arange(4, dtype=np.float32)
+    interpreter = NativeInterpreter(code)
+    interpreter.state = _FailingOnce(interpreter.state, MemoryError("no room"))
+    stack = [x, 3]
+    interpreter.run(stack)
+    np.testing.assert_array_equal(stack[0], reference(code, x, 3)[0])
+    assert interpreter.state is None and interpreter.host_calls == 3   # Load, that op, Store
+
+
+@pytest.mark.parametrize("error", [RuntimeError("boom"), ValueError("bad size")])
+def test_any_other_exception_from_the_loop_is_reported_at_its_node(error):
+    code = Code(parse_ir(TENSOR_LOOP))
+    interpreter = NativeInterpreter(code)
+    interpreter.state = _FailingOnce(interpreter.state, error)
+    with pytest.raises(InterpreterError) as info:
+        interpreter.run([np.ones(4, np.float32), 3])
+    assert interpreter.regs is None   # the run ended: its registers went back, emptied
+    message = str(info.value)
+    assert "operation failed in interpreter" in message and str(error) in message
+    assert info.value.__cause__ is error
+    assert info.value.node is code.nodes[1]   # where the loop stopped: the first after Load
+
+
 @balanced
 def test_the_loop_releases_the_gil_while_it_runs():
     # A thread runs a long scalar loop natively (~1 s); this thread sleeps 0.2 s and then
