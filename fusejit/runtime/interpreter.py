@@ -113,11 +113,12 @@ class NativeInterpreter(RunDriver):
         """Run instruction ``pc`` in Python (``reference.host_step``, moving values between the
         register file and Python); True when it suspends on an unfinished future."""
         code, regs = self.code, self.regs
-        opcode, _, in_start, in_size, out_start, out_size = code.rows[pc]
+        row = code.rows[pc]
+        opcode, _, in_start, in_size, out_start, out_size = row
         int_data, bool_data = code.int_data, code.bool_data
         args = [regs.take(int(int_data[i]), bool(bool_data[i]))
                 for i in range(in_start, in_start + in_size)]
-        outs, new_pc = host_step(code, pc, args, stack, _run_call, fork)
+        outs, new_pc = host_step(code, pc, row, args, stack, _run_call, fork)
         if outs is None:   # aten::wait on an unfinished future: it runs again on resumption
             if bool_data[in_start]:
                 regs.write(int(int_data[in_start]), args[0])

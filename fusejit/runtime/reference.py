@@ -20,6 +20,7 @@ location ("operation failed in interpreter"), with the original exception chaine
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from ..errors import FusejitError, InterpreterError, JITException
@@ -106,7 +107,8 @@ class InterpreterState(RunDriver):
                 f"the graph takes {code.n_inputs} inputs, {len(stack)} were given"))
         while self.pc < last:
             pc = self.pc
-            _, _, in_start, in_size, out_start, out_size = instructions[pc]
+            row = instructions[pc]
+            _, _, in_start, in_size, out_start, out_size = row
             try:
                 args = []
                 for i in range(in_start, in_start + in_size):
@@ -114,7 +116,7 @@ class InterpreterState(RunDriver):
                     args.append(registers[register])
                     if bool_data[i]:
                         registers[register] = None
-                outs, new_pc = host_step(code, pc, args, stack, _run_call, fork)
+                outs, new_pc = host_step(code, pc, row, args, stack, _run_call, fork)
                 if outs is None:
                     self._suspend(args[0], in_start)
                     return True
@@ -149,14 +151,16 @@ class InterpreterState(RunDriver):
         raise error from cause
 
 
-def host_step(code: Code, pc: int, args: list, stack: list, call, fork_code) -> tuple:
-    """Run instruction ``pc`` of ``code`` on ``args`` (its inputs, already read and their moved
-    registers emptied): ``(outputs, next pc)``, or ``(None, pc)`` for an ``aten::wait`` on an
-    unfinished future (the engine suspends; the wait runs again on resumption). The one
-    dispatch over opcodes of both engines: the reference loop runs every instruction here, the
-    native driver those its loop leaves to the host. ``call(subcode, stack)`` and
-    ``fork_code(subcode, args)`` run a subprogram on the calling engine."""
-    opcode, arg, _, _, _, out_size = code.rows[pc]
+def host_step(code: Code, pc: int, row: Sequence[int], args: list, stack: list, call,
+              fork_code) -> tuple:
+    """Run instruction ``pc`` of ``code`` (its ``row``) on ``args`` (its inputs, already read
+    and their moved registers emptied): ``(outputs, next pc)``, or ``(None, pc)`` for an
+    ``aten::wait`` on an unfinished future (the engine suspends; the wait runs again on
+    resumption). The one dispatch over opcodes of both engines: the reference loop runs every
+    instruction here, the native driver those its loop leaves to the host.
+    ``call(subcode, stack)`` and ``fork_code(subcode, args)`` run a subprogram on the calling
+    engine."""
+    opcode, arg, _, _, _, out_size = row
     new_pc = pc + 1
     if opcode == Opcode.OP:
         outs = code.operations[arg](*args)

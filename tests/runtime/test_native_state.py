@@ -236,3 +236,36 @@ def test_the_loop_releases_the_gil_while_it_runs():
     # even k add k, odd k subtract 1: for an even n, h(h - 1) - h with h = n / 2
     closed = lambda n: (n // 2) * (n // 2 - 1) - n // 2  # noqa: E731
     assert reference(code, 10) == [closed(10)] and result == [closed(40_000_000)]
+
+
+def _loop_with(native_ops: int, host_ops: int) -> str:
+    body = [f"%a{i} : Tensor = aten::mul({'%y' if i == 0 else f'%a{i - 1}'}, %x)"
+            for i in range(native_ops)]
+    last = f"%a{native_ops - 1}"
+    for j in range(host_ops):
+        body.append(f"%e{j} : Tensor = aten::erf({last})")   # erf: no native body
+        last = f"%e{j}"
+    lines = "\n      ".join(body)
+    return f"""graph(%x : Tensor, %n : int):
+  %t : bool = prim::Constant[value=1]()
+  %out : Tensor = prim::Loop(%n, %t, %x)
+    block0(%i : int, %y : Tensor):
+      {lines}
+      -> (%t, {last})
+  return (%out)
+"""
+
+
+@pytest.mark.parametrize("native_ops, host_ops, engine", [
+    (1, 1, "reference"), (3, 1, "reference"), (4, 1, "native"), (8, 2, "native"),
+    (7, 2, "reference"), (4, 0, "native")])
+def test_auto_takes_the_native_loop_when_host_ops_are_few(native_ops, host_ops, engine):
+    import fusejit
+
+    fn = fusejit.compile(parse_ir(_loop_with(native_ops, host_ops)))
+    x = np.linspace(-1, 1, 8).astype(np.float32)
+    assert fn.plan_for(fn.check_inputs([x, 3])).engine == engine
+    code = Code(parse_ir(_loop_with(native_ops, host_ops)))
+    stack = [x, 3]
+    NativeInterpreter(code).run(stack)
+    np.testing.assert_array_equal(stack[0], reference(code, x, 3)[0])

@@ -45,7 +45,7 @@ def _view_into(tags, ints, meta, tmp, b8, i64, f32, f64, ilists, sentinel, src, 
     """Register ``dst`` = a view of ``src``'s buffer with the meta in ``tmp`` row 2
     (``moves._set_view``; ``dst`` is neither ``src`` nor a Python object)."""
     code = meta[src * _W + DTYPE]
-    om = carray(at(tmp, _O), _W)
+    om = at(tmp, _O)
     write_tensor(tags, ints, meta, b8, i64, f32, f64, ilists, sentinel, dst, code, om,
                  om[READONLY])
     pass_buffer(b8, i64, f32, f64, code, src, dst, sentinel, False)
