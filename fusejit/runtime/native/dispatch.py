@@ -180,7 +180,7 @@ def _unary(regs, op, ra, out):
 @njit(inline="always")
 def _row(rows, r):
     """Row ``r`` of a flat meta table, as a data pointer: indexed without the negative-index
-    test an array (even a ``numba.carray``) pays (a small op: ~10% of its time)."""
+    test an array (even a ``numba.carray``) pays at each access."""
     return at(rows, r * _W)
 
 
