@@ -26,11 +26,11 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import FusejitError, InterpreterError, JITException
+from ..errors import FusejitError, InterpreterError
 from . import futures, tiering
-from .code import Code, Opcode, _node_error
+from .code import Code, Opcode
 from .futures import Future
-from .reference import RunDriver, _ForkedError, _rethrown
+from .reference import RunDriver, host_step, node_failure
 
 _lock = threading.Lock()
 _native: Any = None  # the lazily imported Numba side: see _load()
@@ -83,8 +83,15 @@ class NativeInterpreter(RunDriver):
             if pc < last and not on_host[pc]:   # (Load and Store never run natively)
                 try:
                     self.state.run()
-                except Exception:  # noqa: BLE001 - an op body failed (an allocation): the
-                    pass           # host runs that instruction, at pc_box[0], and reports it
+                except MemoryError:
+                    # A native op body could not allocate its result. It changed nothing, and
+                    # pc_box[0] is on its instruction: the host runs it below, whose NumPy body
+                    # allocates the same or raises NumPy's MemoryError at the node (as the
+                    # reference engine does). Any other exception is a failure of that
+                    # instruction, reported at its node.
+                    pass
+                except Exception as error:  # noqa: BLE001 - reported with its node, below
+                    return self._handle_error(*node_failure(error, code, int(pc_box[0])))
                 pc = int(pc_box[0])
             if pc >= last:
                 break
@@ -92,13 +99,8 @@ class NativeInterpreter(RunDriver):
             try:
                 if self._host_step(pc, stack):
                     return True
-            except _ForkedError as error:
-                return self._handle_error(_rethrown(error.error, code, pc))
             except Exception as error:  # noqa: BLE001 - every failure is reported with its node
-                cls = JITException if isinstance(error, JITException) else InterpreterError
-                return self._handle_error(
-                    _node_error(cls, "operation failed in interpreter", code.nodes[pc], error),
-                    error)
+                return self._handle_error(*node_failure(error, code, pc))
         if last < len(code.instructions):
             return False   # a stage ended; the registers wait for the next one
         self._finish()
@@ -108,61 +110,29 @@ class NativeInterpreter(RunDriver):
         return False
 
     def _host_step(self, pc: int, stack: list) -> bool:
-        """Run instruction ``pc`` in Python; True when it suspends on an unfinished future."""
+        """Run instruction ``pc`` in Python (``reference.host_step``, moving values between the
+        register file and Python); True when it suspends on an unfinished future."""
         code, regs = self.code, self.regs
-        opcode, arg, in_start, in_size, out_start, out_size = code.rows[pc]
+        row = code.rows[pc]
+        opcode, _, in_start, in_size, out_start, out_size = row
         int_data, bool_data = code.int_data, code.bool_data
-        if opcode == Opcode.WAIT:
-            future = regs.read(int(int_data[in_start]))
-            if not isinstance(future, Future):
-                raise InterpreterError(f"aten::wait needs a Future, got {type(future).__name__}")
-            if not future.completed():
-                self._suspend(future)
-                return True
         args = [regs.take(int(int_data[i]), bool(bool_data[i]))
                 for i in range(in_start, in_start + in_size)]
-        if opcode == Opcode.OP:
-            outs = code.operations[arg](*args)
-            if len(outs) != out_size:
-                raise InterpreterError(
-                    f"the operation returned {len(outs)} values, expected {out_size}")
-            if self.program.kernels:
-                self.program.bind_kernel(pc, args)
-        elif opcode == Opcode.CONSTANT:
-            outs = (code.constants[arg],)
-        elif opcode == Opcode.ASSIGN:
-            outs = args
-        elif opcode in (Opcode.JUMPNZ, Opcode.JUMPZ):
-            taken = bool(args[0]) == (opcode == Opcode.JUMPNZ)
-            self.pc_box[0] = pc + 1 + (arg if taken else 0)
-            return False
-        elif opcode == Opcode.LOAD:
-            outs = stack[len(stack) - out_size:]
-            del stack[len(stack) - out_size:]
-        elif opcode == Opcode.STORE:
-            stack.extend(args)
-            outs = ()
-        elif opcode == Opcode.DROP:
-            outs = ()
-        elif opcode == Opcode.CALL:
-            outs = list(args)
-            NativeInterpreter(code.subcodes[arg]).run(outs)
-        elif opcode == Opcode.FORK:
-            outs = (fork(code.subcodes[arg], args),)
-        elif opcode == Opcode.WAIT:
-            future = args[0]
-            if future.error is not None:
-                raise _ForkedError(future.error)
-            outs = (future.value(),)
-        else:
-            raise InterpreterError(f"unknown opcode {opcode}")
+        outs, new_pc = host_step(code, pc, row, args, stack, _run_call, fork)
+        if outs is None:   # aten::wait on an unfinished future: it runs again on resumption
+            if bool_data[in_start]:
+                regs.write(int(int_data[in_start]), args[0])
+            self._suspend(args[0])
+            return True
+        if opcode == Opcode.OP and self.program.kernels:
+            self.program.bind_kernel(pc, args)
         for i in range(out_size):
             regs.write(int(int_data[out_start + i]), outs[i])
         if opcode != Opcode.LOAD and opcode != Opcode.STORE:
             # (A Load only fills registers the run has not used yet; a Store ends the run,
             # which empties the register file.)
             regs.prune_origins()
-        self.pc_box[0] = pc + 1
+        self.pc_box[0] = new_pc
         return False
 
     def _finish(self) -> None:
@@ -187,6 +157,10 @@ class NativeInterpreter(RunDriver):
         if cause is None:
             raise error
         raise error from cause
+
+
+def _run_call(subcode: Code, stack: list) -> None:
+    NativeInterpreter(subcode).run(stack)
 
 
 def fork(code: Code, args: list) -> Future:

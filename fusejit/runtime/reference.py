@@ -20,6 +20,7 @@ location ("operation failed in interpreter"), with the original exception chaine
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from ..errors import FusejitError, InterpreterError, JITException
@@ -106,7 +107,8 @@ class InterpreterState(RunDriver):
                 f"the graph takes {code.n_inputs} inputs, {len(stack)} were given"))
         while self.pc < last:
             pc = self.pc
-            opcode, arg, in_start, in_size, out_start, out_size = instructions[pc]
+            row = instructions[pc]
+            _, _, in_start, in_size, out_start, out_size = row
             try:
                 args = []
                 for i in range(in_start, in_start + in_size):
@@ -114,63 +116,15 @@ class InterpreterState(RunDriver):
                     args.append(registers[register])
                     if bool_data[i]:
                         registers[register] = None
-                new_pc = pc + 1
-                if opcode == Opcode.OP:
-                    outs = code.operations[arg](*args)
-                    if len(outs) != out_size:
-                        raise InterpreterError(
-                            f"the operation returned {len(outs)} values, expected {out_size}")
-                elif opcode == Opcode.CONSTANT:
-                    outs = (code.constants[arg],)
-                elif opcode == Opcode.ASSIGN:
-                    outs = args
-                elif opcode == Opcode.JUMPNZ:
-                    outs = ()
-                    if args[0]:
-                        new_pc += arg
-                elif opcode == Opcode.JUMPZ:
-                    outs = ()
-                    if not args[0]:
-                        new_pc += arg
-                elif opcode == Opcode.JUMP:
-                    outs = ()
-                    new_pc += arg
-                elif opcode == Opcode.LOAD:
-                    outs = stack[len(stack) - out_size:]
-                    del stack[len(stack) - out_size:]
-                elif opcode == Opcode.STORE:
-                    stack.extend(args)
-                    outs = ()
-                elif opcode == Opcode.DROP:
-                    outs = ()
-                elif opcode == Opcode.CALL:
-                    outs = list(args)
-                    InterpreterState(code.subcodes[arg]).run(outs)
-                elif opcode == Opcode.FORK:
-                    outs = (fork(code.subcodes[arg], args),)
-                elif opcode == Opcode.WAIT:
-                    future = args[0]
-                    if not isinstance(future, Future):
-                        raise InterpreterError(f"aten::wait needs a Future, got "
-                                               f"{type(future).__name__}")
-                    if not future.completed():
-                        self._suspend(future, in_start)
-                        return True
-                    if future.error is not None:
-                        raise _ForkedError(future.error)
-                    outs = (future.value(),)
-                else:
-                    raise InterpreterError(f"unknown opcode {opcode}")
+                outs, new_pc = host_step(code, pc, row, args, stack, _run_call, fork)
+                if outs is None:
+                    self._suspend(args[0], in_start)
+                    return True
                 for i in range(out_size):
                     registers[int_data[out_start + i]] = outs[i]
                 self.pc = new_pc
-            except _ForkedError as error:
-                return self._handle_error(_rethrown(error.error, code, pc))
             except Exception as error:  # noqa: BLE001 - every failure is reported with its node
-                cls = JITException if isinstance(error, JITException) else InterpreterError
-                return self._handle_error(
-                    _node_error(cls, "operation failed in interpreter", code.nodes[pc], error),
-                    error)
+                return self._handle_error(*node_failure(error, code, pc))
         if self.future is not None and last == len(instructions):
             outputs = tuple(stack[len(stack) - code.n_outputs:])
             self.future.mark_completed(outputs[0] if code.n_outputs == 1 else outputs)
@@ -195,6 +149,78 @@ class InterpreterState(RunDriver):
         if cause is None:
             raise error
         raise error from cause
+
+
+def host_step(code: Code, pc: int, row: Sequence[int], args: list, stack: list, call,
+              fork_code) -> tuple:
+    """Run instruction ``pc`` of ``code`` (its ``row``) on ``args`` (its inputs, already read
+    and their moved registers emptied): ``(outputs, next pc)``, or ``(None, pc)`` for an
+    ``aten::wait`` on an unfinished future (the engine suspends; the wait runs again on
+    resumption). The one dispatch over opcodes of both engines: the reference loop runs every
+    instruction here, the native driver those its loop leaves to the host.
+    ``call(subcode, stack)`` and ``fork_code(subcode, args)`` run a subprogram on the calling
+    engine."""
+    opcode, arg, _, _, _, out_size = row
+    new_pc = pc + 1
+    if opcode == Opcode.OP:
+        outs = code.operations[arg](*args)
+        if len(outs) != out_size:
+            raise InterpreterError(
+                f"the operation returned {len(outs)} values, expected {out_size}")
+    elif opcode == Opcode.CONSTANT:
+        outs = (code.constants[arg],)
+    elif opcode == Opcode.ASSIGN:
+        outs = args
+    elif opcode == Opcode.JUMPNZ:
+        outs = ()
+        if args[0]:
+            new_pc += arg
+    elif opcode == Opcode.JUMPZ:
+        outs = ()
+        if not args[0]:
+            new_pc += arg
+    elif opcode == Opcode.JUMP:
+        outs = ()
+        new_pc += arg
+    elif opcode == Opcode.LOAD:
+        outs = stack[len(stack) - out_size:]
+        del stack[len(stack) - out_size:]
+    elif opcode == Opcode.STORE:
+        stack.extend(args)
+        outs = ()
+    elif opcode == Opcode.DROP:
+        outs = ()
+    elif opcode == Opcode.CALL:
+        outs = list(args)
+        call(code.subcodes[arg], outs)
+    elif opcode == Opcode.FORK:
+        outs = (fork_code(code.subcodes[arg], args),)
+    elif opcode == Opcode.WAIT:
+        future = args[0]
+        if not isinstance(future, Future):
+            raise InterpreterError(f"aten::wait needs a Future, got {type(future).__name__}")
+        if not future.completed():
+            return None, pc
+        if future.error is not None:
+            raise _ForkedError(future.error)
+        outs = (future.value(),)
+    else:
+        raise InterpreterError(f"unknown opcode {opcode}")
+    return outs, new_pc
+
+
+def node_failure(error: Exception, code: Code, pc: int) -> tuple[FusejitError, Exception | None]:
+    """The error an engine reports when instruction ``pc`` failed with ``error``, and its cause:
+    "operation failed in interpreter" at the node and its source location (a forked task's
+    error, re-raised by its wait, keeps its class; ``prim::RaiseException``'s too)."""
+    if isinstance(error, _ForkedError):
+        return _rethrown(error.error, code, pc), None
+    cls = JITException if isinstance(error, JITException) else InterpreterError
+    return _node_error(cls, "operation failed in interpreter", code.nodes[pc], error), error
+
+
+def _run_call(subcode: Code, stack: list) -> None:
+    InterpreterState(subcode).run(stack)
 
 
 def _rethrown(error: BaseException, code: Code, pc: int) -> FusejitError:

@@ -18,6 +18,7 @@ from fusejit import InterpreterError, parse_ir
 from fusejit.runtime.code import Code
 from fusejit.runtime.interpreter import NativeInterpreter
 from fusejit.runtime.native import pointwise as pw
+from fusejit.runtime.native.opcodes import NativeOp
 from fusejit.runtime.reference import InterpreterState
 from tests.runtime.conftest import nrt_live
 
@@ -157,11 +158,10 @@ def test_unary_ops_match_within_documented_ulps(op, dtype, layout):
     got, want, calls = run_both(UNARY.format(op=op), a)
     # (a transposed operand: NumPy's result keeps its layout, so the host runs it)
     assert calls == (3 if layout == "transposed" else 2)
-    code = {"exp": pw.EXP, "log": pw.LOG, "tanh": pw.TANH, "sigmoid": pw.SIGMOID,
-            "sin": pw.SIN, "cos": pw.COS}.get(op)
+    code = NativeOp[op.upper()]
     (g,), (w,) = got, want
     assert g.dtype == w.dtype and g.shape == w.shape
-    if code is None:
+    if code not in pw.ULP_BOUNDS:
         np.testing.assert_array_equal(g, w, strict=True)
     else:
         np.testing.assert_array_max_ulp(g, w, maxulp=pw.ULP_BOUNDS[code])
@@ -269,6 +269,87 @@ def test_in_place_write_through_a_native_view_reaches_the_base():
     got, want, _ = run_both(text, x.copy())
     assert_same(got, want)
     np.testing.assert_array_equal(got[0], [[0, 0], [1, 1], [0, 0]])
+
+
+COPY = """graph(%x : Tensor, %y : Tensor):
+  %f : bool = prim::Constant[value=0]()
+  %w : Tensor = aten::copy_(%x, %y, %f)
+  return (%x, %w)
+"""
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64, np.bool_])
+@pytest.mark.parametrize("src_shape", [(3, 4), (4,), (1, 4), ()])
+def test_copy_runs_natively_into_the_callers_array(dtype, src_shape):
+    x, y = tensor((3, 4), dtype), np.asarray(tensor(src_shape, dtype))
+    x_native = x.copy()
+    got, want, calls = run_both(COPY, x_native, y)
+    assert calls == 2                     # Load and Store: copy_ ran in the loop
+    assert_same(got, want)
+    assert got[0] is x_native and got[1] is x_native   # self, written in place, is the output
+    np.testing.assert_array_equal(x_native, np.broadcast_to(y, (3, 4)))
+
+
+@pytest.mark.parametrize("case", ["cast", "overlap", "readonly", "strided", "bad_shape"])
+def test_copy_leaves_what_it_cannot_do_exactly_to_the_host(case):
+    x, y = tensor((3, 4), np.float32), tensor((3, 4), np.float32)
+    if case == "cast":
+        y = y.astype(np.float64)
+    elif case == "overlap":
+        base = tensor((4, 4), np.float32)
+        x, y = base[:3], base[1:]         # two registers over one block of memory
+    elif case == "readonly":
+        x.flags.writeable = False
+    elif case == "strided":
+        x = tensor((3, 4), np.float32, "transposed")
+    else:
+        y = tensor((2, 4), np.float32)
+    if case in ("readonly", "bad_shape"):
+        native, reference = errors_of(COPY, x, y)
+        assert native == reference
+        return
+    base_want = base.copy() if case == "overlap" else None
+    got, want, calls = run_both(COPY, x, y)
+    assert calls == 3                     # copy_ ran on the host
+    if base_want is not None:             # run_both copied the reference's inputs apart
+        np.copyto(base_want[:3], base_want[1:].copy())
+        np.testing.assert_array_equal(base, base_want)
+    else:
+        assert_same(got, want)
+
+
+FULL_LIKE = """graph(%x : Tensor, %fill : {kind}):
+  %none : NoneType = prim::Constant()
+  %dtype : {dtype_type} = prim::Constant{dtype_value}()
+  %y : Tensor = aten::full_like(%x, %fill, %dtype, %none, %none, %none, %none)
+  return (%y)
+"""
+
+
+@pytest.mark.parametrize("x_dtype", [np.float32, np.float64, np.int64, np.bool_])
+@pytest.mark.parametrize("kind, fill", [("float", 0.1), ("float", float("nan")), ("int", -7),
+                                        ("int", 1 << 40), ("bool", True)])
+@pytest.mark.parametrize("dtype", [None, 6, 7, 4, 11])   # ScalarType: float32 ... bool
+def test_full_like_matches_the_reference(x_dtype, kind, fill, dtype):
+    text = FULL_LIKE.format(
+        kind=kind, dtype_type="NoneType" if dtype is None else "int",
+        dtype_value="" if dtype is None else f"[value={dtype}]")
+    x = tensor((2, 3), x_dtype)
+    code = Code(parse_ir(text))
+    try:
+        want = [x, fill]
+        InterpreterState(code).run(want)
+    except InterpreterError as error:
+        native, _ = errors_of(text, x, fill)
+        assert native == str(error)
+        return
+    got, want, calls = run_both(text, x, fill)
+    assert_same(got, want)
+    target = np.dtype(x_dtype) if dtype is None else want[0].dtype
+    exact = (target.kind == "f" and (kind == "float" or abs(fill) <= 1 << 24)) \
+        or (target == np.int64 and kind in ("int", "bool")) \
+        or (target == np.dtype(np.bool_) and kind == "bool")
+    assert calls == (2 if exact else 3)   # natively exactly when the conversion is exact
 
 
 REDUCE = """graph(%x : Tensor, %y : Tensor):

@@ -172,6 +172,45 @@ def test_an_allocation_failing_inside_the_loop_is_reported_like_the_reference():
     assert all(n <= 10 * 4 for n in leaked), leaked
 
 
+class _FailingOnce:
+    """A state whose first ``run`` raises ``error`` (as a native op body would, with nothing
+    changed and the pc on its instruction); later runs are the real state's."""
+
+    def __init__(self, real, error: BaseException):
+        self.real, self.error, self.calls = real, error, 0
+
+    def run(self):
+        self.calls += 1
+        if self.calls == 1:
+            raise self.error
+        return self.real.run()
+
+
+def test_a_failed_native_allocation_runs_that_instruction_on_the_host():
+    code = Code(parse_ir(TENSOR_LOOP))   # its own program: the stub never reaches a pool
+    x = np.arange(4, dtype=np.float32)
+    interpreter = NativeInterpreter(code)
+    interpreter.state = _FailingOnce(interpreter.state, MemoryError("no room"))
+    stack = [x, 3]
+    interpreter.run(stack)
+    np.testing.assert_array_equal(stack[0], reference(code, x, 3)[0])
+    assert interpreter.state is None and interpreter.host_calls == 3   # Load, that op, Store
+
+
+@pytest.mark.parametrize("error", [RuntimeError("boom"), ValueError("bad size")])
+def test_any_other_exception_from_the_loop_is_reported_at_its_node(error):
+    code = Code(parse_ir(TENSOR_LOOP))
+    interpreter = NativeInterpreter(code)
+    interpreter.state = _FailingOnce(interpreter.state, error)
+    with pytest.raises(InterpreterError) as info:
+        interpreter.run([np.ones(4, np.float32), 3])
+    assert interpreter.regs is None   # the run ended: its registers went back, emptied
+    message = str(info.value)
+    assert "operation failed in interpreter" in message and str(error) in message
+    assert info.value.__cause__ is error
+    assert info.value.node is code.nodes[1]   # where the loop stopped: the first after Load
+
+
 @balanced
 def test_the_loop_releases_the_gil_while_it_runs():
     # A thread runs a long scalar loop natively (~1 s); this thread sleeps 0.2 s and then
@@ -197,3 +236,36 @@ def test_the_loop_releases_the_gil_while_it_runs():
     # even k add k, odd k subtract 1: for an even n, h(h - 1) - h with h = n / 2
     closed = lambda n: (n // 2) * (n // 2 - 1) - n // 2  # noqa: E731
     assert reference(code, 10) == [closed(10)] and result == [closed(40_000_000)]
+
+
+def _loop_with(native_ops: int, host_ops: int) -> str:
+    body = [f"%a{i} : Tensor = aten::mul({'%y' if i == 0 else f'%a{i - 1}'}, %x)"
+            for i in range(native_ops)]
+    last = f"%a{native_ops - 1}"
+    for j in range(host_ops):
+        body.append(f"%e{j} : Tensor = aten::erf({last})")   # erf: no native body
+        last = f"%e{j}"
+    lines = "\n      ".join(body)
+    return f"""graph(%x : Tensor, %n : int):
+  %t : bool = prim::Constant[value=1]()
+  %out : Tensor = prim::Loop(%n, %t, %x)
+    block0(%i : int, %y : Tensor):
+      {lines}
+      -> (%t, {last})
+  return (%out)
+"""
+
+
+@pytest.mark.parametrize("native_ops, host_ops, engine", [
+    (1, 1, "reference"), (3, 1, "reference"), (4, 1, "native"), (8, 2, "native"),
+    (7, 2, "reference"), (4, 0, "native")])
+def test_auto_takes_the_native_loop_when_host_ops_are_few(native_ops, host_ops, engine):
+    import fusejit
+
+    fn = fusejit.compile(parse_ir(_loop_with(native_ops, host_ops)))
+    x = np.linspace(-1, 1, 8).astype(np.float32)
+    assert fn.plan_for(fn.check_inputs([x, 3])).engine == engine
+    code = Code(parse_ir(_loop_with(native_ops, host_ops)))
+    stack = [x, 3]
+    NativeInterpreter(code).run(stack)
+    np.testing.assert_array_equal(stack[0], reference(code, x, 3)[0])

@@ -54,28 +54,9 @@ from numba import njit
 
 from ...ir.types import BoolType, IntType
 from ..code import Code, Opcode
+from .opcodes import Group, NativeOp
 from .registers import BOOL, EMPTY, FLOAT, INT, NONE
-from .scalar_ops import (
-    RET_BOOL,
-    RET_INT,
-    RET_SCALAR,
-    S_ADD,
-    S_AND,
-    S_EQ,
-    S_FLOORDIV,
-    S_GE,
-    S_GT,
-    S_LE,
-    S_LT,
-    S_MUL,
-    S_NE,
-    S_OR,
-    S_REMAINDER,
-    S_SUB,
-    S_XOR,
-    scalar_binary,
-    scalar_unary,
-)
+from .scalar_ops import RET_BOOL, RET_INT, RET_SCALAR, scalar_binary, scalar_unary
 
 WIDTH = 10
 KIND, A, B, OUT, MOVES, TARGET, OP, RET, NEXT, DROP = range(WIDTH)
@@ -85,14 +66,14 @@ KIND, A, B, OUT, MOVES, TARGET, OP, RET, NEXT, DROP = range(WIDTH)
 # scalar_binary). OP holds a mask, a shift or a truth table; RET the second output.
 (F_ADD, F_SUB, F_MUL, F_FLOORDIV, F_REMAINDER, F_REMAINDER_MASK, F_FLOORDIV_SHIFT, F_COMPARE,
  F_LOGIC, F_COMPARE_BRANCH, F_COMPARE_ASSIGN_BRANCH) = range(16, 27)
-_ARITHMETIC = {S_ADD: F_ADD, S_SUB: F_SUB, S_MUL: F_MUL, S_FLOORDIV: F_FLOORDIV,
-               S_REMAINDER: F_REMAINDER}
+_ARITHMETIC = {NativeOp.S_ADD: F_ADD, NativeOp.S_SUB: F_SUB, NativeOp.S_MUL: F_MUL,
+               NativeOp.S_FLOORDIV: F_FLOORDIV, NativeOp.S_REMAINDER: F_REMAINDER}
 # Compare: bit (2 * (a > b) + (a == b)) of the table is the result (lt, eq, gt).
-_COMPARE = {S_LT: 0b001, S_EQ: 0b010, S_GT: 0b100, S_LE: 0b011, S_GE: 0b110, S_NE: 0b101}
+_COMPARE = {NativeOp.S_LT: 0b001, NativeOp.S_EQ: 0b010, NativeOp.S_GT: 0b100,
+            NativeOp.S_LE: 0b011, NativeOp.S_GE: 0b110, NativeOp.S_NE: 0b101}
 # Logic: bit (2 * (a != 0) + (b != 0)).
-_LOGIC = {S_AND: 0b1000, S_OR: 0b1110, S_XOR: 0b0110}
+_LOGIC = {NativeOp.S_AND: 0b1000, NativeOp.S_OR: 0b1110, NativeOp.S_XOR: 0b0110}
 _JUMP_IF_TRUE = 8   # in F_COMPARE_BRANCH's table when the jump is a JumpNZ
-_SCALAR_BINARY, _SCALAR_UNARY = range(100, 150), range(150, 200)
 _INT_MIN = np.iinfo(np.int64).min
 
 
@@ -120,10 +101,10 @@ def _int_kind(op: int, ret: int, divisor: int | None) -> tuple[int, int] | None:
         return F_LOGIC, _LOGIC[op]
     if op not in _ARITHMETIC or ret not in (RET_SCALAR, RET_INT):
         return None
-    if op in (S_FLOORDIV, S_REMAINDER) and divisor is not None and divisor > 0 \
+    if op in (NativeOp.S_FLOORDIV, NativeOp.S_REMAINDER) and divisor is not None and divisor > 0 \
             and divisor & (divisor - 1) == 0:
         # Python's // and % by a positive power of two are a shift and a mask, any sign.
-        if op == S_FLOORDIV:
+        if op == NativeOp.S_FLOORDIV:
             return F_FLOORDIV_SHIFT, divisor.bit_length() - 1
         return F_REMAINDER_MASK, divisor - 1
     return _ARITHMETIC[op], 0
@@ -203,7 +184,7 @@ def decode(code: Code, native_op: np.ndarray, op_params: np.ndarray,
             row[:3] = F_DROP, in_start, in_size
         elif opcode == Opcode.OP and out_size == 1:
             op, ret = int(native_op[pc]), int(op_params[pc, 0])
-            if op in _SCALAR_BINARY and in_size == 2:
+            if op in Group.SCALAR_BINARY and in_size == 2:
                 a, b = first_in, int(int_data[in_start + 1])
                 fast = _int_kind(op, ret, constants.get(b)) \
                     if _int_operands(code.nodes[pc]) else None
@@ -223,7 +204,7 @@ def decode(code: Code, native_op: np.ndarray, op_params: np.ndarray,
                 elif copy is not None and copy not in (a, b, out):
                     row[RET] = copy
                     row[NEXT], row[DROP] = _after_copy(instructions, int_data, pc + 2)
-            elif op in _SCALAR_UNARY and in_size == 1:
+            elif op in Group.SCALAR_UNARY and in_size == 1:
                 row[:8] = F_UNARY, first_in, 0, out, in_start, 0, op, ret
     # A compare before a loop's back edge (the Assign of the carried values and its jump)
     # runs straight into it.

@@ -20,20 +20,13 @@ Strides of size-1 dimensions are not compared: a plan never reads them. A slot i
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, types
+from numba import carray, njit, types
 from numba.typed import List
 
-from .registers import (
-    DTYPE,
-    MAX_RANK,
-    OFFSET,
-    RANK,
-    READONLY,
-    SIZES,
-    STRIDES,
-    TENSOR,
-    clear_register,
-)
+from .moves import write_tensor
+from .registers import DTYPE, MAX_RANK, META_WIDTH, OFFSET, RANK, SIZES, STRIDES, TENSOR
+from .slots import at as _at
+from .slots import data, items, slot_put
 
 # Row layout: a header, then the key, plan meta and outputs at offsets fixed per variant.
 BOUND, NUMEL = 0, 1
@@ -90,18 +83,20 @@ def output_numel(row, at):
 def put_output(tags, ints, meta, b8, i64, f32, f64, ilists, buffers, r, code, buffer, row, at):
     """Register ``r`` = a new contiguous tensor over ``buffer`` (``buffers`` is the typed List
     of its dtype ``code``) with the shape recorded at ``row[at:]``."""
-    clear_register(tags, meta, b8, i64, f32, f64, ilists, r)
+    p = data(meta)
+    # (its own meta row as the meta to copy: the layout is written right after)
+    write_tensor(data(tags), data(ints), p, items(b8), items(i64), items(f32), items(f64),
+                 items(ilists), len(tags), r, code, carray(_at(p, r * META_WIDTH), META_WIDTH),
+                 0)
     rank = row[at]
-    meta[r, DTYPE], meta[r, RANK], meta[r, OFFSET], meta[r, READONLY] = code, rank, 0, 0
+    meta[r, RANK], meta[r, OFFSET] = rank, 0
     step = 1
     for d in range(rank - 1, -1, -1):
         n = row[at + 1 + d]
         meta[r, SIZES + d] = n
         meta[r, STRIDES + d] = step
         step *= max(n, 1)
-    buffers[r] = buffer
-    ints[r] = 0  # a new tensor: no Python original to hand back
-    tags[r] = TENSOR
+    slot_put(items(buffers), r, buffer)
 
 
 # The typed List of entries is made and written by these cached functions with explicit

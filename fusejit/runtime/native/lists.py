@@ -22,6 +22,7 @@ from numba import njit
 
 from . import tensor_ops as to
 from .moves import _clear, _set_view
+from .pointwise import merge_sizes
 from .registers import MAX_RANK, RANK, SIZES, TENSOR
 
 _OPTIONS = {"cache": True, "error_model": "numpy", "nogil": True}
@@ -46,13 +47,8 @@ def broadcast_list(regs, int_data, bool_data, in_start, in_size, out_start, out_
     shape = np.ones(rank, np.int64)
     for k in range(in_size):
         r = int_data[in_start + k]
-        lead = rank - meta[r, RANK]
-        for d in range(meta[r, RANK]):
-            n = meta[r, SIZES + d]
-            if shape[lead + d] == 1:
-                shape[lead + d] = n
-            elif n != 1 and n != shape[lead + d]:
-                return False
+        if not merge_sizes(shape, 0, rank, meta[r], SIZES, meta[r, RANK]):
+            return False
     for k in range(in_size):
         r = int_data[in_start + k]
         tmp[2, :] = meta[r]

@@ -43,6 +43,7 @@ from .dispatch import (
 )
 from .fast import run_fast
 from .lists import broadcast_list
+from .opcodes import NativeOp
 from .registers import (
     BOOL,
     EMPTY,
@@ -58,7 +59,6 @@ from .registers import (
 )
 from .scalar_ops import scalar_binary, scalar_unary
 from .slots import data, items
-from .table import BINARY_BASE, BROADCAST_LIST, KERNEL_BASE, TENSOR_BASE, UNARY_BASE
 from .views import fast_tensor_op
 
 DONE, HOSTCALL = 0, 1
@@ -82,17 +82,21 @@ def _holds_py(tags, int_data, start, size):
 # -- the loop ---------------------------------------------------------------------------------
 
 @njit(**_OPTIONS)
-def run_loop(pc_box, tags, ints, floats, meta, tmp, b8, i64, f32, f64, ilists, instructions,
-             int_data, bool_data, native_op, op_params, const_tags, const_ints, const_floats,
-             const_ilists, scratch, kernel_fns, kernel_rows, fast):
-    """Execute from ``pc_box[0]`` until the end (DONE) or an instruction for the host.
+def run_loop(a):
+    """Execute from ``a.pc_box[0]`` until the end (DONE) or an instruction for the host.
 
-    Arguments are flat: a tuple argument costs tens of microseconds to type at every call
-    from Python, a typed List about 0.7 us and an array 0.1 us. Scalar ops, jumps, scalar
-    constants and assigns and drops of scalars run in ``run_fast`` over ``fast``'s fixed-width
-    rows; what it leaves (tensors, lists, Python values, the rare operand it refuses) is run
-    below, where the arrays are indexed directly (no slices, no calls): every array view or
-    call argument costs an atomic reference count."""
+    ``a`` is the state's ``LoopArgs`` (``state.py``: its fields and their types are declared
+    there, once). Scalar ops, jumps, scalar constants and assigns and drops of scalars run in
+    ``run_fast`` over ``fast``'s fixed-width rows; what it leaves (tensors, lists, Python
+    values, the rare operand it refuses) is run below, where the arrays are indexed directly
+    (no slices, no calls): every array view or call argument costs an atomic reference
+    count."""
+    pc_box, tags, ints, floats, meta, tmp = a.pc_box, a.tags, a.ints, a.floats, a.meta, a.tmp
+    b8, i64, f32, f64, ilists = a.b8, a.i64, a.f32, a.f64, a.ilists
+    instructions, int_data, bool_data = a.instructions, a.int_data, a.bool_data
+    native_op, op_params, scratch = a.native_op, a.op_params, a.scratch
+    const_tags, const_ints, const_floats = a.const_tags, a.const_ints, a.const_floats
+    const_ilists, kernel_fns, kernel_rows = a.const_ilists, a.kernel_fns, a.kernel_rows
     regs = (tags, ints, floats, meta, b8, i64, f32, f64, ilists, tmp)
     # What the inlined helpers take: data pointers and List slots, passed without counting.
     tags_p, ints_p, floats_p, meta_p, tmp_p = data(tags), data(ints), data(floats), data(meta), \
@@ -100,7 +104,7 @@ def run_loop(pc_box, tags, ints, floats, meta, tmp, b8, i64, f32, f64, ilists, i
     b8_s, i64_s, f32_s, f64_s, ilists_s = items(b8), items(i64), items(f32), items(f64), \
         items(ilists)
     # What run_fast takes: pointers only (bool_data as bytes: a bool pointer loads an i1).
-    fast_p, moves_p, int_data_p = data(fast), data(bool_data.view(np.uint8)), data(int_data)
+    fast_p, moves_p, int_data_p = data(a.fast), data(bool_data.view(np.uint8)), data(int_data)
     const_tags_p, const_ints_p, const_floats_p = data(const_tags), data(const_ints), \
         data(const_floats)
     sentinel = len(tags)
@@ -118,9 +122,10 @@ def run_loop(pc_box, tags, ints, floats, meta, tmp, b8, i64, f32, f64, ilists, i
         out_start, out_size = instructions[pc, OUT_START], instructions[pc, OUT_SIZE]
         if opcode == _OP:
             op = native_op[pc]
-            if op < 0:
+            if op <= NativeOp.HOST:   # (and COVERED)
                 break
-            if op < BINARY_BASE:
+            # the groups, in ascending order of ids (opcodes.py)
+            if op < NativeOp.ADD:   # SCALAR_BINARY, SCALAR_UNARY
                 ra = int_data[in_start]
                 if in_size == 2:
                     rb = int_data[in_start + 1]
@@ -135,16 +140,16 @@ def run_loop(pc_box, tags, ints, floats, meta, tmp, b8, i64, f32, f64, ilists, i
                         clear_slots(tags_p, meta_p, b8_s, i64_s, f32_s, f64_s, ilists_s,
                                     sentinel, r)
                     tags[r], ints[r], floats[r] = tag, i, f
-            elif op < UNARY_BASE:
+            elif op < NativeOp.NEG:   # TENSOR_ARITH, TENSOR_COMPARE
                 ra, rb = int_data[in_start], int_data[in_start + 1]
                 rc = int_data[in_start + 2] if in_size == 3 else -1
-                done = fast_binary(op - BINARY_BASE, tags_p, ints_p, floats_p, meta_p, tmp_p,
+                done = fast_binary(op, tags_p, ints_p, floats_p, meta_p, tmp_p,
                                    b8_s, i64_s, f32_s, f64_s, ilists_s, sentinel, ra, rb, rc,
                                    int_data[out_start])
                 if not done:
-                    done = _binary(regs, op - BINARY_BASE, int_data, in_start, in_size,
+                    done = _binary(regs, op, int_data, in_start, in_size,
                                    int_data[out_start])
-            elif op == BROADCAST_LIST:
+            elif op == NativeOp.BROADCAST_LIST:
                 last = op_params[pc, 0]
                 if not broadcast_list(regs, int_data, bool_data, in_start, in_size,
                                       instructions[last, OUT_START], instructions[last, OUT_SIZE],
@@ -152,14 +157,14 @@ def run_loop(pc_box, tags, ints, floats, meta, tmp, b8, i64, f32, f64, ilists, i
                     break
                 pc = last + 1
                 continue
-            elif op >= KERNEL_BASE:
-                k = op - KERNEL_BASE
+            elif op >= NativeOp.KERNEL:   # KERNELS: slot op - KERNEL
+                k = op - NativeOp.KERNEL
                 done = kernel_rows[k, 0] == 1 and kernel_fns[k](
                     tags, ints, floats, meta, b8, i64, f32, f64, ilists, int_data, in_start,
                     out_start, kernel_rows[k])
             else:
-                if op < TENSOR_BASE:
-                    done = fast_unary(op - UNARY_BASE, tags_p, ints_p, meta_p, tmp_p, b8_s,
+                if op < NativeOp.MM:   # TENSOR_UNARY; else STRUCTURAL, LISTS
+                    done = fast_unary(op, tags_p, ints_p, meta_p, tmp_p, b8_s,
                                       i64_s, f32_s, f64_s, ilists_s, sentinel,
                                       int_data[in_start], int_data[out_start])
                 else:

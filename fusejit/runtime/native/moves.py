@@ -1,8 +1,11 @@
-"""Register moves for the native loop: clearing, copying, sharing buffers, storing results, and
-reading operands in a computation dtype (with PyTorch's type promotion over native tags)::
+"""Register writes for the native loop: the one tensor write (``write_tensor``), passing
+buffers between slots, storing results, and reading operands in a computation dtype (with
+PyTorch's type promotion over native tags)::
 
-    _set_view(regs, x, y, 2)     register y = a view of x's buffer with meta tmp[2]
-    _as_f32(regs, r)             register r's buffer (or scalar) as float32
+    write_tensor(..., r, code, m, 0)    register r = a new tensor, meta m (the slot comes next)
+    _set_view(regs, x, y, 2)            register y = a view of x's buffer with meta tmp[2]
+    _set_result(regs, y, buffer, 2)     register y = a new tensor over buffer, meta tmp[2]
+    _as_f32(regs, r)                    register r's buffer (or scalar) as float32
 
 ``regs`` is the tuple ``(tags, ints, floats, meta, b8, i64, f32, f64, ilists, tmp)``. Binding it
 costs a reference count per member, so the hot paths in ``dispatch`` and ``loop`` avoid it.
@@ -11,7 +14,8 @@ costs a reference count per member, so the hot paths in ``dispatch`` and ``loop`
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.extending import intrinsic
 
 from .registers import (
     BOOL,
@@ -24,15 +28,107 @@ from .registers import (
     FLOAT,
     ILIST,
     INT,
+    META_WIDTH,
     RANK,
     READONLY,
     TENSOR,
     clear_register,
+    clear_slots,
 )
+from .slots import data, items, slot_move, slot_put, slot_share
 
 _OPTIONS = {"cache": True, "error_model": "numpy", "nogil": True}
 
-# -- register moves ---------------------------------------------------------------------------
+# -- the one register write ------------------------------------------------------------------
+# Over data pointers (``slots.data``; ``meta`` flat, rows of META_WIDTH) and the Lists' ``items``:
+# the loop's fast paths inline these, and a helper taking arrays or Lists would count a
+# reference on each per call. The ``regs`` helpers below reach them through ``pointers``.
+
+_W = META_WIDTH
+
+
+@njit(inline="always")
+def write_tensor(tags, ints, meta, b8, i64, f32, f64, ilists, sentinel, r, code, m, readonly):
+    """Make register ``r`` a new tensor of dtype ``code`` whose meta is ``m`` (``META_WIDTH``
+    values: an array, a row or a pointer), read-only or not. Its buffer slot must be filled
+    next (``slot_put``, ``slot_alloc``, ``share_buffer``...): a buffer of the same dtype still
+    in that slot is released by that write, so only another kind of value is cleared here
+    (each typed List access costs about 40 ns). The register is a new tensor object: no Python
+    original to hand back (``ints[r]``, the token, is 0)."""
+    o = r * _W
+    if tags[r] == ILIST or (tags[r] == TENSOR and meta[o + DTYPE] != code):
+        clear_slots(tags, meta, b8, i64, f32, f64, ilists, sentinel, r)
+    for c in range(_W):
+        meta[o + c] = m[c]
+    meta[o + DTYPE] = code
+    meta[o + READONLY] = readonly
+    ints[r] = 0
+    tags[r] = TENSOR
+
+
+@njit(inline="always")
+def pass_buffer(b8, i64, f32, f64, code, src, dst, sentinel, move):
+    """Register ``dst``'s slot of the bank of dtype ``code`` = ``src``'s buffer; with ``move``
+    ``src`` gets the sentinel and the buffer passes without a reference count."""
+    if code == D_F32:
+        _pass(f32, src, dst, sentinel, move)
+    elif code == D_F64:
+        _pass(f64, src, dst, sentinel, move)
+    elif code == D_I64:
+        _pass(i64, src, dst, sentinel, move)
+    else:
+        _pass(b8, src, dst, sentinel, move)
+
+
+@njit(inline="always")
+def _pass(buffers, src, dst, sentinel, move):
+    if move:
+        slot_move(buffers, src, dst, sentinel)
+    else:
+        slot_share(buffers, src, dst)
+
+
+@intrinsic
+def dtype_code(typingctx, array):
+    """The native dtype code of an array's dtype (a constant, known when compiling)."""
+    if not isinstance(array, types.Array) or array.dtype not in _CODES:
+        return None
+    code = _CODES[array.dtype]
+
+    def codegen(context, builder, sig, args):
+        return context.get_constant(types.int64, code)
+
+    return types.int64(array), codegen
+
+
+@intrinsic
+def bank_of(typingctx, b8, i64, f32, f64, array):
+    """Of the four bank pointers (``items``), the one holding buffers like ``array``."""
+    if not isinstance(array, types.Array) or array.dtype not in _CODES:
+        return None
+    k = _CODES[array.dtype]
+    banks = (b8, i64, f32, f64)
+
+    def codegen(context, builder, sig, args):
+        return args[k]
+
+    return banks[k](b8, i64, f32, f64, array), codegen
+
+
+_CODES = {types.boolean: D_BOOL, types.int64: D_I64, types.float32: D_F32,
+          types.float64: D_F64}
+
+
+@njit(inline="always")
+def pointers(regs):
+    """What ``write_tensor`` takes, for a helper holding the register tuple: data pointers,
+    the Lists' ``items`` and the sentinel slot."""
+    tags, ints, floats, meta, b8, i64, f32, f64, ilists, tmp = regs
+    return (data(tags), data(ints), data(meta), items(b8), items(i64), items(f32), items(f64),
+            items(ilists), len(tags))
+
+
+# -- register moves over the register tuple ---------------------------------------------------
 
 @njit(inline="always")
 def _clear(regs, r):
@@ -44,44 +140,23 @@ def _clear(regs, r):
 
 
 @njit(inline="always")
-def _clear_for(regs, r, tag, code):
-    """Empty register ``r`` before it receives a value of ``tag`` (and tensor dtype ``code``):
-    a buffer in the list slot the new value overwrites needs no sentinel first (each typed
-    List access costs about 40 ns)."""
-    tags, meta = regs[0], regs[3]
-    old = tags[r]
-    if old == TENSOR and tag == TENSOR and meta[r, DTYPE] == code:
-        tags[r] = EMPTY
-    elif old == ILIST and tag == ILIST:
-        tags[r] = EMPTY
-    else:
-        _clear(regs, r)
-
-
-@njit(inline="always")
-def _share(regs, code, src, dst):
-    tags, ints, floats, meta, b8, i64, f32, f64, ilists, tmp = regs
-    if code == D_F32:
-        f32[dst] = f32[src]
-    elif code == D_F64:
-        f64[dst] = f64[src]
-    elif code == D_I64:
-        i64[dst] = i64[src]
-    else:
-        b8[dst] = b8[src]
-
-
-@njit(inline="always")
 def _set_view(regs, src, dst, row):
     """Register ``dst`` = a view of ``src``'s buffer described by ``tmp[row]``."""
-    tags, ints, floats, meta, b8, i64, f32, f64, ilists, tmp = regs
+    tags_p, ints_p, meta_p, b8, i64, f32, f64, ilists, sentinel = pointers(regs)
+    meta, tmp = regs[3], regs[9]
     code = meta[src, DTYPE]
-    _clear_for(regs, dst, TENSOR, code)
-    meta[dst, :] = tmp[row, :]
-    meta[dst, DTYPE] = code
-    _share(regs, code, src, dst)
-    ints[dst] = 0  # a new tensor object: no Python original to hand back
-    tags[dst] = TENSOR
+    write_tensor(tags_p, ints_p, meta_p, b8, i64, f32, f64, ilists, sentinel, dst, code,
+                 tmp[row], tmp[row, READONLY])
+    pass_buffer(b8, i64, f32, f64, code, src, dst, sentinel, False)
+
+
+@njit(inline="always")
+def _set_result(regs, r, buffer, row):
+    """Register ``r`` = a new tensor over ``buffer`` (any native dtype), meta ``tmp[row]``."""
+    tags_p, ints_p, meta_p, b8, i64, f32, f64, ilists, sentinel = pointers(regs)
+    write_tensor(tags_p, ints_p, meta_p, b8, i64, f32, f64, ilists, sentinel, r,
+                 dtype_code(buffer), regs[9][row], 0)
+    slot_put(bank_of(b8, i64, f32, f64, buffer), r, buffer)
 
 
 @njit(inline="always")
@@ -94,54 +169,11 @@ def _set_int(regs, r, value):
 
 @njit(inline="always")
 def _set_ilist(regs, r, values):
-    ilists = regs[8]
-    _clear_for(regs, r, ILIST, 0)
+    tags, ilists = regs[0], regs[8]
+    if tags[r] != ILIST:   # (a list in the slot is released by the write)
+        _clear(regs, r)
     ilists[r] = values
-    regs[0][r] = ILIST
-
-
-@njit(inline="always")
-def _set_f32(regs, r, buffer, row):
-    tags, meta, f32, tmp = regs[0], regs[3], regs[6], regs[9]
-    _clear_for(regs, r, TENSOR, D_F32)
-    meta[r, :] = tmp[row, :]
-    meta[r, DTYPE], meta[r, READONLY] = D_F32, 0
-    f32[r] = buffer
-    regs[1][r] = 0
-    tags[r] = TENSOR
-
-
-@njit(inline="always")
-def _set_f64(regs, r, buffer, row):
-    tags, meta, f64, tmp = regs[0], regs[3], regs[7], regs[9]
-    _clear_for(regs, r, TENSOR, D_F64)
-    meta[r, :] = tmp[row, :]
-    meta[r, DTYPE], meta[r, READONLY] = D_F64, 0
-    f64[r] = buffer
-    regs[1][r] = 0
-    tags[r] = TENSOR
-
-
-@njit(inline="always")
-def _set_i64(regs, r, buffer, row):
-    tags, meta, i64, tmp = regs[0], regs[3], regs[5], regs[9]
-    _clear_for(regs, r, TENSOR, D_I64)
-    meta[r, :] = tmp[row, :]
-    meta[r, DTYPE], meta[r, READONLY] = D_I64, 0
-    i64[r] = buffer
-    regs[1][r] = 0
-    tags[r] = TENSOR
-
-
-@njit(inline="always")
-def _set_b8(regs, r, buffer, row):
-    tags, meta, b8, tmp = regs[0], regs[3], regs[4], regs[9]
-    _clear_for(regs, r, TENSOR, D_BOOL)
-    meta[r, :] = tmp[row, :]
-    meta[r, DTYPE], meta[r, READONLY] = D_BOOL, 0
-    b8[r] = buffer
-    regs[1][r] = 0
-    tags[r] = TENSOR
+    tags[r] = ILIST
 
 
 # -- operands in a computation dtype ----------------------------------------------------------

@@ -8,6 +8,12 @@ ceil, trunc, round, sqrt, reciprocal, rsqrt)::
     %z : Float(64) = aten::add(%x, %y, %one)      z[i] = x[i] + y[i]  (alpha 1: no multiply)
     %w : Float(64) = aten::sub(%x, %y, %two)      w[i] = x[i] - y[i] * 2  (rounded twice, as NumPy)
 
+Each op has one element body (``_arith``, ``_arith_int``, ``_compare``, ``_unary``,
+``_unary_int``), and ``_pointwise`` makes the one loop that runs it: the same source serves the
+general path (arrays, any layout) and the loop's fast path (data pointers without reference
+counts), Numba specialising it for each. Shapes broadcast through one walk (``merge_sizes``),
+and operands are aligned to the result by one (``operand_strides``).
+
 The transcendental ones (exp, log, tanh, sigmoid, sin, cos) call the C library through LLVM,
 while NumPy has its own SIMD implementations: they may differ in the last bits (measured in
 ``tests/runtime/test_native_ops.py``; see ``ULP_BOUNDS``).
@@ -18,20 +24,17 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .registers import DTYPE, MAX_RANK, OFFSET, RANK, SIZES, STRIDES
+from .opcodes import Group, NativeOp
+from .registers import MAX_RANK, OFFSET, RANK, SIZES, STRIDES
 
-# Binary op codes (the native table maps schemas onto them).
-ADD, SUB, MUL, DIV, MAXIMUM, MINIMUM = range(6)
-EQ, NE, LT, LE, GT, GE = range(10, 16)
-# Unary op codes.
-(NEG, ABS, RELU, FLOOR, CEIL, TRUNC, ROUND, SQRT, RSQRT, RECIPROCAL, EXP, LOG, TANH, SIGMOID,
- SIN, COS) = range(20, 36)
-EXACT_UNARY = frozenset({NEG, ABS, RELU, FLOOR, CEIL, TRUNC, ROUND, SQRT, RSQRT, RECIPROCAL})
+EXACT_UNARY = Group.EXACT_UNARY
 # Measured bound on the difference from NumPy's bodies, in units in the last place, float32 and
 # float64 alike (800,000 points in [-100, 100]; test_native_ops checks it).
-ULP_BOUNDS = {EXP: 2, LOG: 3, TANH: 3, SIGMOID: 4, SIN: 1, COS: 1}
+ULP_BOUNDS = {NativeOp.EXP: 2, NativeOp.LOG: 3, NativeOp.TANH: 3, NativeOp.SIGMOID: 4,
+              NativeOp.SIN: 1, NativeOp.COS: 1}
 
 _OPTIONS = {"cache": True, "error_model": "numpy", "nogil": True}
+
 
 # The most elements a native tensor may span, counting a size-0 dimension as 1. NumPy refuses
 # an array whose non-zero sizes times its item size pass 2**63 - 1 bytes (even an empty one);
@@ -82,47 +85,58 @@ def keeps_c_order(m):
     return True
 
 
-@njit(**_OPTIONS)
-def broadcast_meta(am, bm, out):
-    """Write into ``out`` the contiguous meta of the broadcast of two operands; False if their
-    shapes do not broadcast or the result would be too large (``MAX_ELEMENTS``)."""
-    ra, rb = am[RANK], bm[RANK]
-    rank = max(ra, rb)
-    out[RANK] = rank
-    out[OFFSET] = 0
-    for d in range(rank):
-        sa = am[SIZES + d - (rank - ra)] if d >= rank - ra else 1
-        sb = bm[SIZES + d - (rank - rb)] if d >= rank - rb else 1
-        if sa == sb or sb == 1:
-            out[SIZES + d] = sa
-        elif sa == 1:
-            out[SIZES + d] = sb
-        else:
+@njit(inline="always")
+def merge_sizes(out, at, rank, sizes, start, n):
+    """Broadcast the ``n`` sizes ``sizes[start:]`` into the ``rank`` sizes ``out[at:]``,
+    right-aligned (``out`` starts as ones); False when they clash. The one broadcast walk:
+    of two operands' metas, of a tensor list and of two size lists."""
+    for k in range(n):
+        d = at + rank - n + k
+        s, o = sizes[start + k], out[d]
+        if o == 1:
+            out[d] = s
+        elif s != 1 and s != o:
             return False
-    if not sizes_fit(out):
-        return False
-    contiguous_strides(out)
     return True
 
 
-@njit(**_OPTIONS)
+@njit(inline="always")
+def broadcast_meta(am, bm, om):
+    """Write into ``om`` the contiguous meta of the broadcast of two operands; returns its
+    element count, -1 if their shapes do not broadcast or the result would be too large
+    (``MAX_ELEMENTS``)."""
+    ra, rb = am[RANK], bm[RANK]
+    rank = max(ra, rb)
+    om[RANK] = rank
+    om[OFFSET] = 0
+    for d in range(rank):
+        om[SIZES + d] = 1
+    if not (merge_sizes(om, SIZES, rank, am, SIZES, ra)
+            and merge_sizes(om, SIZES, rank, bm, SIZES, rb)):
+        return -1
+    return contiguous_strides(om)
+
+
+@njit(inline="always")
 def contiguous_strides(meta):
-    """Fill ``meta``'s strides for a C-contiguous layout; returns the element count. The sizes
-    must fit (``sizes_fit``): every view op checks the sizes it makes."""
-    step = 1
+    """Fill ``meta``'s strides for a C-contiguous layout; returns the element count (0 when a
+    size is 0), or -1 when the sizes pass ``MAX_ELEMENTS`` (``grow``)."""
+    step, empty = 1, False
     for d in range(meta[RANK] - 1, -1, -1):
         meta[STRIDES + d] = step
-        step *= max(meta[SIZES + d], 1)
-    n = 1
-    for d in range(meta[RANK]):
-        n *= meta[SIZES + d]
-    return n
+        size = meta[SIZES + d]
+        step = grow(step, size)   # (2**40, 1) and (1, 2**40): the count would wrap
+        empty = empty or size == 0
+    if step < 0:
+        return -1
+    return 0 if empty else step
 
 
-@njit(**_OPTIONS)
+@njit(inline="always")
 def operand_strides(xm, om, strides):
-    """``x``'s strides aligned to the output's dimensions (0 where it is broadcast); returns
-    1 if it walks the output contiguously, 0 if it is constant, -1 otherwise."""
+    """``x``'s strides aligned to the output's dimensions (0 where it is broadcast) into
+    ``strides``; returns 1 if it walks the output contiguously, 0 if it is constant, -1
+    otherwise (then the loop walks ``strides``)."""
     rank, rx = om[RANK], xm[RANK]
     flat, constant = True, True
     for d in range(rank):
@@ -142,61 +156,21 @@ def operand_strides(xm, om, strides):
     return 1 if flat else -1
 
 
-@njit(**_OPTIONS)
-def walk_kind(xm, om):
-    """``operand_strides``'s answer without storing the strides (no allocation)."""
-    rank, rx = om[RANK], xm[RANK]
-    flat, constant = True, True
-    for d in range(rank):
-        s = 0
-        if d >= rank - rx:
-            k = d - (rank - rx)
-            if xm[SIZES + k] != 1 or om[SIZES + d] == 1:
-                s = xm[STRIDES + k]
-        if om[SIZES + d] != 1:
-            if s != 0:
-                constant = False
-            if s != om[STRIDES + d]:
-                flat = False
-    if constant:
-        return 0
-    return 1 if flat else -1
-
-
-@njit(**_OPTIONS)
-def _offsets(xm, om, n):
-    """The element offset of ``x`` for every output element, in C order."""
-    rank = om[RANK]
-    strides = np.zeros(MAX_RANK, np.int64)
-    operand_strides(xm, om, strides)
-    offsets = np.empty(n, np.int64)
-    index = np.zeros(MAX_RANK, np.int64)
-    p = xm[OFFSET]
-    for k in range(n):
-        offsets[k] = p
-        d = rank - 1
-        while d >= 0:
-            index[d] += 1
-            p += strides[d]
-            if index[d] < om[SIZES + d]:
-                break
-            p -= strides[d] * om[SIZES + d]
-            index[d] = 0
-            d -= 1
-    return offsets
-
+# -- the element bodies -----------------------------------------------------------------------
+# ``c`` is the op's constant: one in the operands' dtype for the unary ops (the arithmetic has
+# already applied alpha to ``y``). A unary op's ``y`` is ``x`` again.
 
 @njit(inline="always")
-def _arith(op, x, y):
-    if op == ADD:
+def _arith(op, x, y, c):
+    if op == NativeOp.ADD:
         return x + y
-    if op == SUB:
+    if op == NativeOp.SUB:
         return x - y
-    if op == MUL:
+    if op == NativeOp.MUL:
         return x * y
-    if op == DIV:
+    if op == NativeOp.DIV:
         return x / y
-    if op == MAXIMUM:
+    if op == NativeOp.MAXIMUM:
         if x != x:
             return x
         if y != y:
@@ -210,204 +184,147 @@ def _arith(op, x, y):
 
 
 @njit(inline="always")
-def _arith_int(op, x, y):
+def _arith_int(op, x, y, c):
     # _arith without true division, so integer results never pass through a float
-    if op == ADD:
+    if op == NativeOp.ADD:
         return x + y
-    if op == SUB:
+    if op == NativeOp.SUB:
         return x - y
-    if op == MUL:
+    if op == NativeOp.MUL:
         return x * y
-    if op == MAXIMUM:
+    if op == NativeOp.MAXIMUM:
         return x if x >= y else y
     return x if x <= y else y
 
 
 @njit(inline="always")
-def _compare(op, x, y):
-    if op == EQ:
+def _compare(op, x, y, c):
+    if op == NativeOp.EQ:
         return x == y
-    if op == NE:
+    if op == NativeOp.NE:
         return x != y
-    if op == LT:
+    if op == NativeOp.LT:
         return x < y
-    if op == LE:
+    if op == NativeOp.LE:
         return x <= y
-    if op == GT:
+    if op == NativeOp.GT:
         return x > y
     return x >= y
 
 
-@njit(**_OPTIONS)
-def binary(op, a, am, b, bm, alpha, scaled, om):
-    """``a op (b * alpha)`` (alpha only when ``scaled``) broadcast into a new buffer; ``om``
-    must hold the broadcast meta. Arithmetic ops keep the dtype, comparisons give bool."""
-    n = contiguous_strides(om)
-    out = np.empty(n, a.dtype)
-    ka, kb = walk_kind(am, om), walk_kind(bm, om)
-    if ka >= 0 and kb >= 0:
-        pa, pb = am[OFFSET], bm[OFFSET]
-        for i in range(n):
-            y = b[pb + i * kb]
-            if scaled:
-                y = y * alpha
-            out[i] = _arith(op, a[pa + i * ka], y)
-        return out
-    oa, ob = _offsets(am, om, n), _offsets(bm, om, n)
-    for i in range(n):
-        y = b[ob[i]]
-        if scaled:
-            y = y * alpha
-        out[i] = _arith(op, a[oa[i]], y)
-    return out
-
-
-@njit(**_OPTIONS)
-def binary_flat(op, a, pa, ka, b, pb, kb, out, n, alpha, scaled):
-    """``binary`` over raw data pointers: element ``i`` of ``a`` is ``a[pa + i * ka]`` (``ka``
-    1: contiguous, 0: broadcast), likewise ``b``; ``out`` has ``n`` elements. Pointers, unlike
-    arrays, are passed without reference counting."""
-    for i in range(n):
-        y = b[pb + i * kb]
-        if scaled:
-            y = y * alpha
-        out[i] = _arith(op, a[pa + i * ka], y)
-
-
-@njit(**_OPTIONS)
-def binary_int(op, a, am, b, bm, alpha, scaled, om):
-    """``binary`` for int64 buffers (no true division: the caller computes that in float)."""
-    n = contiguous_strides(om)
-    out = np.empty(n, a.dtype)
-    oa, ob = _offsets(am, om, n), _offsets(bm, om, n)
-    for i in range(n):
-        y = b[ob[i]]
-        if scaled:
-            y = y * alpha
-        out[i] = _arith_int(op, a[oa[i]], y)
-    return out
-
-
-@njit(**_OPTIONS)
-def compare(op, a, am, b, bm, om):
-    """``a op b`` broadcast into a new bool buffer; ``om`` holds the broadcast meta."""
-    n = contiguous_strides(om)
-    out = np.empty(n, np.bool_)
-    ka, kb = walk_kind(am, om), walk_kind(bm, om)
-    if ka >= 0 and kb >= 0:
-        pa, pb = am[OFFSET], bm[OFFSET]
-        for i in range(n):
-            out[i] = _compare(op, a[pa + i * ka], b[pb + i * kb])
-        return out
-    oa, ob = _offsets(am, om, n), _offsets(bm, om, n)
-    for i in range(n):
-        out[i] = _compare(op, a[oa[i]], b[ob[i]])
-    return out
-
-
 @njit(inline="always")
-def _unary(op, x, one, zero):
-    if op == NEG:
+def _unary(op, x, y, one):
+    zero = one - one
+    if op == NativeOp.NEG:
         return -x
-    if op == ABS:
+    if op == NativeOp.ABS:
         return abs(x)
-    if op == RELU:
+    if op == NativeOp.RELU:
         return x if x >= zero or x != x else zero  # np.maximum(x, 0): keeps nan and -0.0
-    if op == FLOOR:
+    if op == NativeOp.FLOOR:
         return np.floor(x)
-    if op == CEIL:
+    if op == NativeOp.CEIL:
         return np.ceil(x)
-    if op == TRUNC:
+    if op == NativeOp.TRUNC:
         return np.trunc(x)
-    if op == ROUND:
+    if op == NativeOp.ROUND:
         return np.rint(x)
-    if op == SQRT:
+    if op == NativeOp.SQRT:
         return np.sqrt(x)
-    if op == RSQRT:
+    if op == NativeOp.RSQRT:
         return one / np.sqrt(x)
-    if op == RECIPROCAL:
+    if op == NativeOp.RECIPROCAL:
         return one / x
-    if op == EXP:
+    if op == NativeOp.EXP:
         return np.exp(x)
-    if op == LOG:
+    if op == NativeOp.LOG:
         return np.log(x)
-    if op == TANH:
+    if op == NativeOp.TANH:
         return np.tanh(x)
-    if op == SIGMOID:
+    if op == NativeOp.SIGMOID:
         return one / (one + np.exp(-x))
-    if op == SIN:
+    if op == NativeOp.SIN:
         return np.sin(x)
     return np.cos(x)
 
 
-@njit(**_OPTIONS)
-def unary_float(op, a, am, om):
-    """``op(a)`` for a float buffer, into a new contiguous buffer (``om`` gets its meta)."""
-    om[RANK] = am[RANK]
-    om[OFFSET] = 0
-    for d in range(am[RANK]):
-        om[SIZES + d] = am[SIZES + d]
-    n = contiguous_strides(om)
-    out = np.empty(n, a.dtype)
-    one, zero = a.dtype.type(1), a.dtype.type(0)
-    k = walk_kind(am, om)
-    if k >= 0:
-        p = am[OFFSET]
-        for i in range(n):
-            out[i] = _unary(op, a[p + i * k], one, zero)
-        return out
-    offsets = _offsets(am, om, n)
-    for i in range(n):
-        out[i] = _unary(op, a[offsets[i]], one, zero)
-    return out
-
-
-@njit(**_OPTIONS)
-def unary_flat(op, a, pa, ka, out, n, one, zero):
-    """``unary_float`` over raw data pointers (see ``binary_flat``)."""
-    for i in range(n):
-        out[i] = _unary(op, a[pa + i * ka], one, zero)
-
-
 @njit(inline="always")
-def _unary_int(op, x):
-    if op == NEG:
+def _unary_int(op, x, y, one):
+    if op == NativeOp.NEG:
         return -x
-    if op == ABS:
+    if op == NativeOp.ABS:
         return abs(x)
-    if op == RELU:
+    if op == NativeOp.RELU:
         return x if x > 0 else x - x
     return x  # floor, ceil, trunc, round of an integer
 
 
-@njit(**_OPTIONS)
-def unary_int(op, a, am, om):
-    """The ops that keep an int64 tensor's dtype (neg, abs, relu, and the roundings)."""
-    om[RANK] = am[RANK]
-    om[OFFSET] = 0
-    for d in range(am[RANK]):
-        om[SIZES + d] = am[SIZES + d]
-    n = contiguous_strides(om)
-    out = np.empty(n, a.dtype)
-    offsets = _offsets(am, om, n)
-    for i in range(n):
-        out[i] = _unary_int(op, a[offsets[i]])
-    return out
+@njit(inline="always")
+def _copy(op, x, y, c):
+    return x   # aten::copy_: the source element, into the destination's dtype
 
 
-@njit(**_OPTIONS)
-def cast_f32(x):
-    return x.astype(np.float32)
+# -- the one loop -----------------------------------------------------------------------------
+
+def _pointwise(element):
+    """The loops of one element body: ``out[i] = element(op, a_i, b_i * alpha, c)`` over the
+    ``n`` elements of the result (meta ``om``), ``b`` scaled only when ``scaled``. Operand
+    ``x`` starts at ``px``; with walk ``kx`` 1 it is contiguous along the result, 0 constant,
+    -1 strided (``operand_strides``' ``sx``). ``a``, ``b`` and ``out`` may be arrays or data
+    pointers: Numba compiles one specialisation for each, from this one source.
+
+    Returns ``(flat, walk)``: ``flat`` for operands that are all contiguous or constant (the
+    loop's fast path calls it with pointers), ``walk`` for any. ``flat`` is a function of its
+    own so that LLVM, seeing a small loop, hoists the test of ``op`` out of it and vectorises
+    each op's loop (merged with the strided walk it did not: +30-40 ns a small op)."""
+
+    @njit(**_OPTIONS)
+    def flat(op, a, pa, ka, b, pb, kb, out, n, c, scaled):
+        for i in range(n):
+            y = b[pb + i * kb]
+            if scaled:
+                y = y * c
+            out[i] = element(op, a[pa + i * ka], y, c)
+
+    @njit(**_OPTIONS)
+    def strided(op, a, pa, sa, b, pb, sb, out, om, n, c, scaled):
+        rank = om[RANK]
+        index = np.zeros(MAX_RANK, np.int64)
+        for i in range(n):
+            y = b[pb]
+            if scaled:
+                y = y * c
+            out[i] = element(op, a[pa], y, c)
+            d = rank - 1
+            while d >= 0:   # the next index in C order
+                index[d] += 1
+                pa += sa[d]
+                pb += sb[d]
+                if index[d] < om[SIZES + d]:
+                    break
+                pa -= sa[d] * om[SIZES + d]
+                pb -= sb[d] * om[SIZES + d]
+                index[d] = 0
+                d -= 1
+
+    @njit(inline="always")
+    def walk(op, a, pa, sa, ka, b, pb, sb, kb, out, om, n, c, scaled):
+        if ka >= 0 and kb >= 0:
+            flat(op, a, pa, ka, b, pb, kb, out, n, c, scaled)
+        else:
+            strided(op, a, pa, sa, b, pb, sb, out, om, n, c, scaled)
+
+    return flat, walk
 
 
-@njit(**_OPTIONS)
-def cast_f64(x):
-    return x.astype(np.float64)
+arith_flat, arith = _pointwise(_arith)
+arith_int = _pointwise(_arith_int)[1]
+compare = _pointwise(_compare)[1]
+unary_flat, unary = _pointwise(_unary)
+unary_int = _pointwise(_unary_int)[1]
+copy = _pointwise(_copy)[1]
 
 
-@njit(**_OPTIONS)
-def cast_i64(x):
-    return x.astype(np.int64)
-
-
-__all__ = ["DTYPE", "binary", "compare", "unary_float", "unary_int", "broadcast_meta"]
+__all__ = ["arith", "arith_flat", "arith_int", "broadcast_meta", "compare",
+           "contiguous_strides", "copy", "merge_sizes", "operand_strides", "unary", "unary_flat",
+           "unary_int"]

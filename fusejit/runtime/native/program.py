@@ -1,16 +1,17 @@
 """A ``Code`` prepared for the native loop, and the state that runs it.
 
 ``program_of(code)`` adds what the loop needs beside ``instructions`` / ``int_data`` /
-``bool_data``: a native op id and two static parameters per instruction (-1: run on the host),
+``bool_data``: a native op id and two static parameters per instruction (``NativeOp.HOST``: the
+host runs it),
 the constant table split into banks (int, float, bool, None and immutable int lists run
 natively; tensors, strings and other objects are written by the host), and ``fast``, the
 fixed-width rows of the scalar fast path (``fast.decode``)::
 
     %two : int = prim::Constant[value=2]()        const_tags[k] = INT, const_ints[k] = 2
-    %w : int = aten::mul(%v, %two)                native_op[pc] = S_MUL, params = (RET_INT, 0)
+    %w : int = aten::mul(%v, %two)                native_op[pc] = NativeOp.S_MUL, (RET_INT, 0)
 
-It also gives every fusion group with a compiled CPU kernel a slot (``native_op = KERNEL_BASE +
-slot``, bound after the group's first host run: ``kernel_entry``), marks the fuser's
+It also gives every fusion group with a compiled CPU kernel a slot (``native_op = NativeOp.KERNEL
++ slot``, bound after the group's first host run: ``kernel_entry``), marks the fuser's
 ListConstruct -> broadcast_tensors -> ListUnpack triples (``lists``), and pools register files
 with their ``InterpreterState`` (``state``). It is built once per ``Code`` and shared by every
 run and thread: only the slots (written once, under a lock) and the pool change. In a child
@@ -40,10 +41,11 @@ from .kernel_entry import (
     set_entry,
 )
 from .kernel_entry import row_width as kernel_row_width
+from .opcodes import NativeOp
 from .registers import BOOL, FLOAT, ILIST, INT, NONE, PY, RegisterFile, int_list_table
 from .state import InterpreterState, new_state
 from .state import loop_compiled as compiled_on_disk
-from .table import BROADCAST_LIST, COVERED, KERNEL_BASE, native_op_for, read_only_use
+from .table import native_op_for, read_only_use
 
 _POOL_LIMIT = 4
 
@@ -61,7 +63,7 @@ class NativeProgram:
 
     def __init__(self, code: Code):
         n = len(code.instructions)
-        self.native_op = np.full(n, -1, np.int64)
+        self.native_op = np.full(n, NativeOp.HOST, np.int64)
         self.op_params = np.zeros((n, 2), np.int64)
         const_nodes = {}
         width = 1
@@ -72,7 +74,7 @@ class NativeProgram:
             node = code.nodes[pc]
             kernel = native_kernel(code, pc)
             if kernel is not None:
-                self.native_op[pc] = KERNEL_BASE + len(self.kernels)
+                self.native_op[pc] = NativeOp.KERNEL + len(self.kernels)
                 self.kernels.append(kernel)
                 layout = kernel.layout
                 row_width = max(row_width, kernel_row_width(
@@ -92,9 +94,9 @@ class NativeProgram:
                 self.op_params[pc, 0] = _direct_assign(code, row)
         for pc in range(n):
             if _broadcast_triple(code, pc):
-                self.native_op[pc] = BROADCAST_LIST
+                self.native_op[pc] = NativeOp.BROADCAST_LIST
                 self.op_params[pc] = pc + 2, 0
-                self.native_op[pc + 1] = COVERED
+                self.native_op[pc + 1] = NativeOp.COVERED
         k = len(code.constants)
         self.const_tags = np.full(k, PY, np.int64)
         self.const_ints = np.zeros(k, np.int64)
@@ -158,7 +160,7 @@ class NativeProgram:
     def bind_kernel(self, pc: int, inputs: list) -> None:
         """After the host ran fusion group ``pc`` on ``inputs`` through its kernel: let the loop
         call that kernel variant and plan itself from now on (see ``kernel_entry``)."""
-        slot = int(self.native_op[pc]) - KERNEL_BASE
+        slot = int(self.native_op[pc]) - NativeOp.KERNEL
         if slot < 0 or self.kernel_rows[slot, BOUND]:
             return
         with self._bind_lock:

@@ -17,19 +17,21 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .opcodes import NativeOp
 from .registers import BOOL, FLOAT, INT
 
-(S_ADD, S_SUB, S_MUL, S_DIV, S_FLOORDIV, S_REMAINDER, S_MIN, S_MAX, S_EQ, S_NE, S_LT, S_LE,
- S_GT, S_GE, S_AND, S_OR, S_XOR) = range(100, 117)
-S_NEG, S_ABS, S_NOT, S_INT, S_FLOAT, S_BOOL, S_SQRT, S_FLOOR, S_CEIL = range(150, 159)
+# TorchScript's names of the scalar ops -> their native op
 SCALAR_BINARY = {
-    "add": S_ADD, "sub": S_SUB, "mul": S_MUL, "div": S_DIV, "floordiv": S_FLOORDIV,
-    "remainder": S_REMAINDER, "min": S_MIN, "max": S_MAX, "eq": S_EQ, "ne": S_NE, "lt": S_LT,
-    "le": S_LE, "gt": S_GT, "ge": S_GE, "__and__": S_AND, "__or__": S_OR, "__xor__": S_XOR,
+    "add": NativeOp.S_ADD, "sub": NativeOp.S_SUB, "mul": NativeOp.S_MUL, "div": NativeOp.S_DIV,
+    "floordiv": NativeOp.S_FLOORDIV, "remainder": NativeOp.S_REMAINDER, "min": NativeOp.S_MIN,
+    "max": NativeOp.S_MAX, "eq": NativeOp.S_EQ, "ne": NativeOp.S_NE, "lt": NativeOp.S_LT,
+    "le": NativeOp.S_LE, "gt": NativeOp.S_GT, "ge": NativeOp.S_GE, "__and__": NativeOp.S_AND,
+    "__or__": NativeOp.S_OR, "__xor__": NativeOp.S_XOR,
 }
 SCALAR_UNARY = {
-    "neg": S_NEG, "abs": S_ABS, "__not__": S_NOT, "Int": S_INT, "Float": S_FLOAT,
-    "Bool": S_BOOL, "sqrt": S_SQRT, "floor": S_FLOOR, "ceil": S_CEIL,
+    "neg": NativeOp.S_NEG, "abs": NativeOp.S_ABS, "__not__": NativeOp.S_NOT,
+    "Int": NativeOp.S_INT, "Float": NativeOp.S_FLOAT, "Bool": NativeOp.S_BOOL,
+    "sqrt": NativeOp.S_SQRT, "floor": NativeOp.S_FLOOR, "ceil": NativeOp.S_CEIL,
 }
 # What the schema returns: the natural kind ("Scalar"), or a coercion to int / float / bool.
 RET_SCALAR, RET_INT, RET_FLOAT, RET_BOOL = range(4)
@@ -73,51 +75,56 @@ def scalar_binary(op, ret, ta, ia, fa, tb, ib, fb):
     if tb != FLOAT:
         fb = float(ib)
     both_int = ta != FLOAT and tb != FLOAT
-    if op == S_ADD or op == S_SUB or op == S_MUL:
+    if op == NativeOp.S_ADD or op == NativeOp.S_SUB or op == NativeOp.S_MUL:
         if both_int:
-            i = ia + ib if op == S_ADD else ia - ib if op == S_SUB else ia * ib
+            i = ia + ib if op == NativeOp.S_ADD else \
+                ia - ib if op == NativeOp.S_SUB else ia * ib
             return _result(INT, i, 0.0, ret)
-        f = fa + fb if op == S_ADD else fa - fb if op == S_SUB else fa * fb
+        f = fa + fb if op == NativeOp.S_ADD else \
+            fa - fb if op == NativeOp.S_SUB else fa * fb
         return _result(FLOAT, 0, f, ret)
-    if op == S_DIV:
+    if op == NativeOp.S_DIV:
         return _result(FLOAT, 0, fa / fb, ret)
-    if op == S_FLOORDIV or op == S_REMAINDER:
+    if op == NativeOp.S_FLOORDIV or op == NativeOp.S_REMAINDER:
         if both_int:
             if ib == 0 or (ia == _INT_MIN and ib == -1):
                 return False, ta, ia, fa
-            i = ia // ib if op == S_FLOORDIV else ia % ib
+            i = ia // ib if op == NativeOp.S_FLOORDIV else ia % ib
             return _result(INT, i, 0.0, ret)
-        if op == S_FLOORDIV:
+        if op == NativeOp.S_FLOORDIV:
             f = np.floor(fa / fb)
         else:
             f = np.fmod(fb + np.fmod(fa, fb), fb)
         return _result(FLOAT, 0, f, ret)
-    if op == S_AND or op == S_OR or op == S_XOR:
+    if op == NativeOp.S_AND or op == NativeOp.S_OR or op == NativeOp.S_XOR:
         ba = fa != 0.0 if ta == FLOAT else ia != 0
         bb = fb != 0.0 if tb == FLOAT else ib != 0
-        b = (ba and bb) if op == S_AND else (ba or bb) if op == S_OR else ba != bb
+        b = (ba and bb) if op == NativeOp.S_AND else \
+            (ba or bb) if op == NativeOp.S_OR else ba != bb
         return _result(BOOL, int(b), 0.0, ret)
     if _mixed_inexact(ta, tb, ia, ib):
         return False, ta, ia, fa
-    if op == S_MIN or op == S_MAX:
+    if op == NativeOp.S_MIN or op == NativeOp.S_MAX:
         if ta == FLOAT and fa != fa:
             return _result(ta, ia, fa, ret)
         if tb == FLOAT and fb != fb:
             return _result(tb, ib, fb, ret)
         if both_int:
-            pick_b = ib < ia if op == S_MIN else ib > ia
+            pick_b = ib < ia if op == NativeOp.S_MIN else ib > ia
         else:
-            pick_b = fb < fa if op == S_MIN else fb > fa
+            pick_b = fb < fa if op == NativeOp.S_MIN else fb > fa
         if pick_b:
             return _result(tb, ib, fb, ret)
         return _result(ta, ia, fa, ret)
     if both_int:
         x, y = ia, ib
-        c = (x == y if op == S_EQ else x != y if op == S_NE else x < y if op == S_LT
-             else x <= y if op == S_LE else x > y if op == S_GT else x >= y)
+        c = (x == y if op == NativeOp.S_EQ else x != y if op == NativeOp.S_NE
+             else x < y if op == NativeOp.S_LT else x <= y if op == NativeOp.S_LE
+             else x > y if op == NativeOp.S_GT else x >= y)
     else:
-        c = (fa == fb if op == S_EQ else fa != fb if op == S_NE else fa < fb if op == S_LT
-             else fa <= fb if op == S_LE else fa > fb if op == S_GT else fa >= fb)
+        c = (fa == fb if op == NativeOp.S_EQ else fa != fb if op == NativeOp.S_NE
+             else fa < fb if op == NativeOp.S_LT else fa <= fb if op == NativeOp.S_LE
+             else fa > fb if op == NativeOp.S_GT else fa >= fb)
     return _result(BOOL, int(c), 0.0, ret)
 
 
@@ -128,24 +135,25 @@ def scalar_unary(op, ret, ta, i, f):
         return False, ta, i, f
     if ta != FLOAT:
         f = float(i)
-    if op == S_NOT or op == S_BOOL:
+    if op == NativeOp.S_NOT or op == NativeOp.S_BOOL:
         b = f != 0.0 if ta == FLOAT else i != 0
-        if op == S_NOT:
+        if op == NativeOp.S_NOT:
             b = not b
         return _result(BOOL, int(b), 0.0, ret)
-    if op == S_FLOAT:
+    if op == NativeOp.S_FLOAT:
         return _result(FLOAT, 0, f, ret)
-    if op == S_SQRT:
+    if op == NativeOp.S_SQRT:
         return _result(FLOAT, 0, np.sqrt(f), ret)
-    if op == S_INT or op == S_FLOOR or op == S_CEIL:
+    if op == NativeOp.S_INT or op == NativeOp.S_FLOOR or op == NativeOp.S_CEIL:
         if ta != FLOAT:
             return _result(INT, i, 0.0, ret)
         if not abs(f) < _LIMIT:  # also nan and inf: the host raises PyTorch's error
             return False, ta, i, f
-        g = np.trunc(f) if op == S_INT else np.floor(f) if op == S_FLOOR else np.ceil(f)
+        g = np.trunc(f) if op == NativeOp.S_INT else \
+            np.floor(f) if op == NativeOp.S_FLOOR else np.ceil(f)
         if not abs(g) < _LIMIT:
             return False, ta, i, f
         return _result(INT, int(g), 0.0, ret)
     if ta == FLOAT:
-        return _result(FLOAT, 0, -f if op == S_NEG else abs(f), ret)
-    return _result(INT, -i if op == S_NEG else (i if i >= 0 else -i), 0.0, ret)
+        return _result(FLOAT, 0, -f if op == NativeOp.S_NEG else abs(f), ret)
+    return _result(INT, -i if op == NativeOp.S_NEG else (i if i >= 0 else -i), 0.0, ret)

@@ -13,22 +13,24 @@ instruction needs the host (``HOSTCALL``, pc left on it)::
 
 The class is thin on purpose. A jitclass cannot be cached on disk, so everything Numba
 compiles for it is compiled again in every process; here that is the constructor and one
-method whose body is a single indirect call. The loop (``loop.run_loop``, thousands of lines
-of LLVM IR) is compiled with ``cache=True`` and reached through a first-class function
-pointer: calling it directly would link it into ``run`` and re-optimise all of it in every
-process (9 s measured), and even converting the dispatcher to a function value inside the
-class costs that (11 s); building the function value from its compiled addresses costs
-nothing.
+method whose body is a single indirect call, passing its one ``LoopArgs`` field. The loop
+(``loop.run_loop``, thousands of lines of LLVM IR) is compiled with ``cache=True`` and reached
+through a first-class function pointer: calling it directly would link it into ``run`` and
+re-optimise all of it in every process (9 s measured), and even converting the dispatcher to a
+function value inside the class costs that (11 s); building the function value from its
+compiled addresses costs nothing.
 
-Boxing a jitclass instance for Python normally compiles a getter for every field (26 here,
-~2 s). Python never reads these fields (the driver keeps ``pc_box`` and the register file
-itself), so ``_register_box`` gives the instance a Python class that only exposes ``run``
-(``_run_from_python``: it releases the GIL while the loop runs).
+Boxing a jitclass instance for Python normally compiles a getter for every field (~2 s with
+the loop's 24 arguments as fields). Python never reads these fields (the driver keeps
+``pc_box`` and the register file itself), so ``_register_box`` gives the instance a Python
+class that only exposes ``run`` (``_run_from_python``: it releases the GIL while the loop
+runs).
 """
 
 from __future__ import annotations
 
 import threading
+from collections import namedtuple
 
 import numpy as np
 from numba import njit, types
@@ -42,53 +44,31 @@ from .registers import META_WIDTH
 
 _I1, _I2, _F1 = types.int64[::1], types.int64[:, ::1], types.float64[::1]
 
-# The fields, in run_loop's argument order (``loop`` last).
-_FIELDS = (
-    ("pc_box", _I1), ("tags", _I1), ("ints", _I1), ("floats", _F1), ("meta", _I2), ("tmp", _I2),
-    ("b8", _LISTS[0]), ("i64", _LISTS[1]), ("f32", _LISTS[2]), ("f64", _LISTS[3]),
-    ("ilists", _LISTS[4]), ("instructions", _I2), ("int_data", _I1),
-    ("bool_data", types.boolean[::1]), ("native_op", _I1), ("op_params", _I2),
-    ("const_tags", _I1), ("const_ints", _I1), ("const_floats", _F1),
-    ("const_ilists", types.ListType(_I1)), ("scratch", types.int64),
-    ("kernel_fns", types.ListType(ENTRY_TYPE)), ("kernel_rows", _I2), ("fast", _I2),
-)
-LOOP_SIGNATURE = types.int64(*(t for _, t in _FIELDS))
+# Everything the loop reads, by name, with its Numba type: the one place the loop's arguments
+# are declared. ``new_state`` fills a ``LoopArgs`` by keyword and ``run_loop`` reads it by
+# attribute, so no list of them is kept in step by position anywhere.
+LOOP_ARGS = {
+    "pc_box": _I1, "tags": _I1, "ints": _I1, "floats": _F1, "meta": _I2, "tmp": _I2,
+    "b8": _LISTS[0], "i64": _LISTS[1], "f32": _LISTS[2], "f64": _LISTS[3], "ilists": _LISTS[4],
+    "instructions": _I2, "int_data": _I1, "bool_data": types.boolean[::1], "native_op": _I1,
+    "op_params": _I2, "const_tags": _I1, "const_ints": _I1, "const_floats": _F1,
+    "const_ilists": types.ListType(_I1), "scratch": types.int64,
+    "kernel_fns": types.ListType(ENTRY_TYPE), "kernel_rows": _I2, "fast": _I2,
+}
+LoopArgs = namedtuple("LoopArgs", tuple(LOOP_ARGS))
+LOOP_ARGS_TYPE = types.NamedTuple(tuple(LOOP_ARGS.values()), LoopArgs)
+LOOP_SIGNATURE = types.int64(LOOP_ARGS_TYPE)
 LOOP_TYPE = types.FunctionType(LOOP_SIGNATURE)
 
 
-@jitclass(list(_FIELDS) + [("loop", LOOP_TYPE)])
+@jitclass([("args", LOOP_ARGS_TYPE), ("loop", LOOP_TYPE)])
 class InterpreterState:
-    """pc, scalar banks, tensor register file and code arrays of one native run (see the
-    module docstring); ``run`` executes from pc and returns DONE or HOSTCALL."""
+    """The ``LoopArgs`` of one native run (pc, scalar banks, tensor register file, code
+    arrays; see the module docstring); ``run`` executes from pc and returns DONE or
+    HOSTCALL."""
 
-    def __init__(self, pc_box, tags, ints, floats, meta, tmp, b8, i64, f32, f64, ilists,
-                 instructions, int_data, bool_data, native_op, op_params, const_tags,
-                 const_ints, const_floats, const_ilists, scratch, kernel_fns, kernel_rows, fast,
-                 c_address, jit_address):
-        self.pc_box = pc_box
-        self.tags = tags
-        self.ints = ints
-        self.floats = floats
-        self.meta = meta
-        self.tmp = tmp
-        self.b8 = b8
-        self.i64 = i64
-        self.f32 = f32
-        self.f64 = f64
-        self.ilists = ilists
-        self.instructions = instructions
-        self.int_data = int_data
-        self.bool_data = bool_data
-        self.native_op = native_op
-        self.op_params = op_params
-        self.const_tags = const_tags
-        self.const_ints = const_ints
-        self.const_floats = const_floats
-        self.const_ilists = const_ilists
-        self.scratch = scratch
-        self.kernel_fns = kernel_fns
-        self.kernel_rows = kernel_rows
-        self.fast = fast
+    def __init__(self, args, c_address, jit_address):
+        self.args = args
         self.loop = _function_value(c_address, jit_address)
 
     def run(self):
@@ -97,12 +77,7 @@ class InterpreterState:
 
 @njit(inline="always")
 def _call_loop(state):
-    return state.loop(state.pc_box, state.tags, state.ints, state.floats, state.meta,
-                      state.tmp, state.b8, state.i64, state.f32, state.f64, state.ilists,
-                      state.instructions, state.int_data, state.bool_data, state.native_op,
-                      state.op_params, state.const_tags, state.const_ints, state.const_floats,
-                      state.const_ilists, state.scratch, state.kernel_fns, state.kernel_rows,
-                      state.fast)
+    return state.loop(state.args)
 
 
 @njit(nogil=True)
@@ -188,13 +163,16 @@ def new_state(program, regs, pc_box: np.ndarray) -> InterpreterState:
     with its pc in ``pc_box[0]``."""
     c_address, jit_address = _loop_addresses()
     p = program
-    return InterpreterState(
-        pc_box, regs.tags, regs.ints, regs.floats, regs.meta,
-        np.zeros((3, META_WIDTH), np.int64), *regs.lists(), p.instructions, p.int_data,
-        p.bool_data, p.native_op, p.op_params, p.const_tags, p.const_ints, p.const_floats,
-        p.const_ilists, p.scratch, p.kernel_fns, p.kernel_rows, p.fast, c_address,
-        jit_address)
+    args = LoopArgs(
+        pc_box=pc_box, tags=regs.tags, ints=regs.ints, floats=regs.floats, meta=regs.meta,
+        tmp=np.zeros((3, META_WIDTH), np.int64), b8=regs.b8, i64=regs.i64, f32=regs.f32,
+        f64=regs.f64, ilists=regs.ilists, instructions=p.instructions, int_data=p.int_data,
+        bool_data=p.bool_data, native_op=p.native_op, op_params=p.op_params,
+        const_tags=p.const_tags, const_ints=p.const_ints, const_floats=p.const_floats,
+        const_ilists=p.const_ilists, scratch=p.scratch, kernel_fns=p.kernel_fns,
+        kernel_rows=p.kernel_rows, fast=p.fast)
+    return InterpreterState(args, c_address, jit_address)
 
 
-__all__ = ["DONE", "HOSTCALL", "InterpreterState", "LOOP_SIGNATURE", "loop_compiled",
-           "new_state"]
+__all__ = ["DONE", "HOSTCALL", "InterpreterState", "LOOP_ARGS", "LOOP_SIGNATURE", "LoopArgs",
+           "loop_compiled", "new_state"]

@@ -1,71 +1,63 @@
-"""Native op ids and the table that maps the operator library's keys onto them.
+"""The table that maps the operator library's keys onto native op ids (``opcodes.NativeOp``).
 
 ``NATIVE_OPS`` is keyed like ``fusejit.runtime.ops.OPS`` (schema text, or ``prim::`` kind) and
-gives the native op id the loop dispatches on::
+gives the ``NativeOp`` the loop dispatches on::
 
-    NATIVE_OPS["aten::add(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"] == 200 + ADD
+    NATIVE_OPS["aten::add(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"] == ADD
     NATIVE_OPS["aten::lt(int a, int b) -> bool"] == S_LT
 
 ``native_op_for(node)`` gives ``(id, param0, param1)`` for one node at lowering time, or
-``(-1, 0, 0)`` when the node always runs on the host. To merge these bodies into the operator
-library later, set ``OPS[key].native_body = NATIVE_OPS[key]`` for every key of this table.
+``(HOST, 0, 0)`` when the node always runs on the host. An operator-library entry that names
+its native op (``NativeOp[name]``) can replace the key's row here.
 """
 
 from __future__ import annotations
 
 from ..ops import OPS, find_entry
-from . import pointwise as pw
+from .opcodes import Group, NativeOp
 from .scalar_ops import RETURN_KINDS, SCALAR_BINARY, SCALAR_UNARY
 
-BINARY_BASE, UNARY_BASE, TENSOR_BASE = 200, 300, 400
-(MM, SUM_ALL, SUM_DIMS, VIEW, RESHAPE, T, SELECT, EXPAND, CONTIGUOUS, SIZE, SIZE_DIM, DIM,
- NUMEL, CONSTANT_CHUNK, LIST_INT, LIST_UNPACK, LEN, GETITEM, BROADCAST_SIZES) = range(
-    TENSOR_BASE, TENSOR_BASE + 19)
-# Fusion groups with a compiled kernel: KERNEL_BASE + slot (see kernel_entry.py).
-KERNEL_BASE = 1000
-# ListConstruct -> broadcast_tensors -> ListUnpack as one op (lists.py); COVERED marks the two
-# instructions it runs (the host runs them when it reaches them).
-BROADCAST_LIST, COVERED = TENSOR_BASE + 19, -2
-
 _SCALARS = frozenset({"int", "float", "bool", "Scalar"})
-_TENSOR_BINARY = {"add": pw.ADD, "sub": pw.SUB, "mul": pw.MUL, "div": pw.DIV,
-                  "max": pw.MAXIMUM, "min": pw.MINIMUM, "eq": pw.EQ, "ne": pw.NE,
-                  "lt": pw.LT, "le": pw.LE, "gt": pw.GT, "ge": pw.GE}
-_TENSOR_UNARY = {"neg": pw.NEG, "abs": pw.ABS, "relu": pw.RELU, "floor": pw.FLOOR,
-                 "ceil": pw.CEIL, "trunc": pw.TRUNC, "round": pw.ROUND, "sqrt": pw.SQRT,
-                 "rsqrt": pw.RSQRT, "reciprocal": pw.RECIPROCAL, "exp": pw.EXP, "log": pw.LOG,
-                 "tanh": pw.TANH, "sigmoid": pw.SIGMOID, "sin": pw.SIN, "cos": pw.COS}
+_TENSOR_BINARY = {"add": NativeOp.ADD, "sub": NativeOp.SUB, "mul": NativeOp.MUL,
+                  "div": NativeOp.DIV, "max": NativeOp.MAXIMUM, "min": NativeOp.MINIMUM,
+                  "eq": NativeOp.EQ, "ne": NativeOp.NE, "lt": NativeOp.LT, "le": NativeOp.LE,
+                  "gt": NativeOp.GT, "ge": NativeOp.GE}
+# a unary tensor op's member is its name in capitals
+_TENSOR_UNARY = {op.name.lower(): op for op in Group.TENSOR_UNARY}
 _TENSOR_OPS = {
-    "aten::mm(Tensor self, Tensor mat2) -> Tensor": MM,
+    "aten::mm(Tensor self, Tensor mat2) -> Tensor": NativeOp.MM,
     # mm's body takes two 2-d operands only; any other matmul runs on the host.
-    "aten::matmul(Tensor self, Tensor other) -> Tensor": MM,
-    "aten::sum(Tensor self, *, ScalarType? dtype=None) -> Tensor": SUM_ALL,
+    "aten::matmul(Tensor self, Tensor other) -> Tensor": NativeOp.MM,
+    "aten::sum(Tensor self, *, ScalarType? dtype=None) -> Tensor": NativeOp.SUM_ALL,
     "aten::sum(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) "
-    "-> Tensor": SUM_DIMS,
-    "aten::view(Tensor(a) self, int[] size) -> Tensor(a)": VIEW,
-    "aten::reshape(Tensor(a) self, int[] shape) -> Tensor(a)": RESHAPE,
-    "aten::t(Tensor(a) self) -> Tensor(a)": T,
-    "aten::select(Tensor(a) self, int dim, int index) -> Tensor(a)": SELECT,
-    "aten::expand(Tensor(a) self, int[] size, *, bool implicit=False) -> Tensor(a)": EXPAND,
+    "-> Tensor": NativeOp.SUM_DIMS,
+    "aten::view(Tensor(a) self, int[] size) -> Tensor(a)": NativeOp.VIEW,
+    "aten::reshape(Tensor(a) self, int[] shape) -> Tensor(a)": NativeOp.RESHAPE,
+    "aten::t(Tensor(a) self) -> Tensor(a)": NativeOp.T,
+    "aten::select(Tensor(a) self, int dim, int index) -> Tensor(a)": NativeOp.SELECT,
+    "aten::expand(Tensor(a) self, int[] size, *, bool implicit=False) -> Tensor(a)":
+        NativeOp.EXPAND,
     "aten::contiguous(Tensor(a) self, *, MemoryFormat memory_format=0) -> Tensor(a)":
-        CONTIGUOUS,
-    "aten::size(Tensor self) -> int[]": SIZE,
-    "aten::size(Tensor self, int dim) -> int": SIZE_DIM,
-    "aten::dim(Tensor self) -> int": DIM,
-    "aten::numel(Tensor self) -> int": NUMEL,
-    "aten::len(t[] a) -> int": LEN,
-    "aten::__getitem__(t[] list, int idx) -> t": GETITEM,
-    "prim::ConstantChunk": CONSTANT_CHUNK,
-    "prim::ListUnpack": LIST_UNPACK,
-    "prim::BroadcastSizes": BROADCAST_SIZES,
+        NativeOp.CONTIGUOUS,
+    "aten::copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)":
+        NativeOp.COPY_,
+    "aten::size(Tensor self) -> int[]": NativeOp.SIZE,
+    "aten::size(Tensor self, int dim) -> int": NativeOp.SIZE_DIM,
+    "aten::dim(Tensor self) -> int": NativeOp.DIM,
+    "aten::numel(Tensor self) -> int": NativeOp.NUMEL,
+    "aten::len(t[] a) -> int": NativeOp.LEN,
+    "aten::__getitem__(t[] list, int idx) -> t": NativeOp.GETITEM,
+    "prim::ConstantChunk": NativeOp.CONSTANT_CHUNK,
+    "prim::ListUnpack": NativeOp.LIST_UNPACK,
+    "prim::BroadcastSizes": NativeOp.BROADCAST_SIZES,
 }
-# Ops that produce an int list natively (see _stays_immutable).
-LIST_PRODUCERS = frozenset({SIZE, BROADCAST_SIZES, LIST_INT})
 
 
-def _build() -> dict[str, int]:
-    table: dict[str, int] = dict(_TENSOR_OPS)
+def _build() -> dict[str, NativeOp]:
+    table: dict[str, NativeOp] = dict(_TENSOR_OPS)
     for key in OPS:
+        if key.startswith("aten::full_like("):
+            table[key] = NativeOp.FULL_LIKE
         if "(" not in key:
             continue
         name = key.split("(")[0].removeprefix("aten::")
@@ -78,33 +70,33 @@ def _build() -> dict[str, int]:
                 table[key] = SCALAR_UNARY[name]
         elif types[0] == "Tensor" and name in _TENSOR_BINARY and len(types) >= 2 \
                 and types[1] in ("Tensor", "Scalar") and "rounding_mode" not in key:
-            table[key] = BINARY_BASE + _TENSOR_BINARY[name]
+            table[key] = _TENSOR_BINARY[name]
         elif types == ["Tensor"] and name in _TENSOR_UNARY and key.endswith("-> Tensor"):
-            table[key] = UNARY_BASE + _TENSOR_UNARY[name]
-    table["prim::ListConstruct"] = LIST_INT
+            table[key] = _TENSOR_UNARY[name]
+    table["prim::ListConstruct"] = NativeOp.LIST_INT
     return table
 
 
-NATIVE_OPS: dict[str, int] = _build()
+NATIVE_OPS: dict[str, NativeOp] = _build()
 
 
-def native_op_for(node) -> tuple[int, int, int]:
-    """(native id, param0, param1) for ``node``; id -1 when it runs on the host."""
+def native_op_for(node) -> tuple[NativeOp, int, int]:
+    """(native op, param0, param1) for ``node``; ``NativeOp.HOST`` when the host runs it."""
     entry = find_entry(node)
     if entry is None:
-        return -1, 0, 0
-    op = NATIVE_OPS.get(entry.schema, -1)
-    if op < 0:
-        return -1, 0, 0
-    if op < BINARY_BASE:
+        return NativeOp.HOST, 0, 0
+    op = NATIVE_OPS.get(entry.schema, NativeOp.HOST)
+    if op == NativeOp.HOST:
+        return op, 0, 0
+    if op in Group.SCALAR_BINARY or op in Group.SCALAR_UNARY:
         return op, RETURN_KINDS.get(entry.schema.rsplit("-> ", 1)[1], 0), 0
-    if op == CONSTANT_CHUNK:
+    if op == NativeOp.CONSTANT_CHUNK:
         chunks, dim = node.i("chunks"), node.i("dim")
         if not all(-(1 << 63) <= v < (1 << 63) for v in (chunks, dim)):
-            return -1, 0, 0   # (an int64 parameter row cannot hold them: the host reports)
+            return NativeOp.HOST, 0, 0   # (an int64 parameter row cannot hold them: the host)
         return op, chunks, dim
-    if op in LIST_PRODUCERS and not _stays_immutable(node):
-        return -1, 0, 0
+    if op in Group.LIST_PRODUCERS and not _stays_immutable(node):
+        return NativeOp.HOST, 0, 0
     return op, 0, 0
 
 

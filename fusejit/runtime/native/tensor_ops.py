@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .pointwise import contiguous_strides, grow, sizes_fit
+from .pointwise import contiguous_strides, grow, merge_sizes, sizes_fit
 from .registers import MAX_RANK, OFFSET, RANK, SIZES, STRIDES
 
 _OPTIONS = {"cache": True, "error_model": "numpy", "nogil": True}
@@ -353,13 +353,5 @@ def broadcast_sizes(a, b):
     """The broadcast of two size lists, or an empty array with ok False."""
     rank = max(len(a), len(b))
     out = np.ones(rank, np.int64)
-    for i in range(rank):
-        x = a[i - (rank - len(a))] if i >= rank - len(a) else 1
-        y = b[i - (rank - len(b))] if i >= rank - len(b) else 1
-        if x == 1:
-            out[i] = y
-        elif y == 1 or y == x:
-            out[i] = x
-        else:
-            return out, False
-    return out, True
+    ok = merge_sizes(out, 0, rank, a, 0, len(a)) and merge_sizes(out, 0, rank, b, 0, len(b))
+    return out, ok

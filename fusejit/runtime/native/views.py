@@ -18,10 +18,11 @@ from __future__ import annotations
 from numba import carray, njit
 
 from . import tensor_ops as to
+from .moves import pass_buffer, write_tensor
+from .opcodes import NativeOp
 from .registers import (
     D_F32,
     D_F64,
-    D_I64,
     DTYPE,
     ILIST,
     INT,
@@ -33,9 +34,7 @@ from .registers import (
     TENSOR,
     clear_slots,
 )
-from .slots import at, slot_alloc, slot_data, slot_put, slot_share, slot_size
-from .table import CONSTANT_CHUNK, LIST_INT, MM, RESHAPE, SELECT, VIEW
-from .table import T as TRANSPOSE
+from .slots import at, slot_alloc, slot_data, slot_put, slot_size
 
 _W = META_WIDTH
 _O = 2 * META_WIDTH   # tmp row 2: the new view's meta
@@ -45,24 +44,11 @@ _O = 2 * META_WIDTH   # tmp row 2: the new view's meta
 def _view_into(tags, ints, meta, tmp, b8, i64, f32, f64, ilists, sentinel, src, dst):
     """Register ``dst`` = a view of ``src``'s buffer with the meta in ``tmp`` row 2
     (``moves._set_view``; ``dst`` is neither ``src`` nor a Python object)."""
-    s, d = src * _W, dst * _W
-    code = meta[s + DTYPE]
-    if tags[dst] == ILIST or (tags[dst] == TENSOR and meta[d + DTYPE] != code):
-        clear_slots(tags, meta, b8, i64, f32, f64, ilists, sentinel, dst)
-    for c in range(_W):
-        meta[d + c] = tmp[_O + c]
-    meta[d + DTYPE] = code
-    # the slot's old buffer (same dtype) or sentinel is released by the share
-    if code == D_F32:
-        slot_share(f32, src, dst)
-    elif code == D_F64:
-        slot_share(f64, src, dst)
-    elif code == D_I64:
-        slot_share(i64, src, dst)
-    else:
-        slot_share(b8, src, dst)
-    ints[dst] = 0  # a new tensor object: no Python original to hand back
-    tags[dst] = TENSOR
+    code = meta[src * _W + DTYPE]
+    om = at(tmp, _O)
+    write_tensor(tags, ints, meta, b8, i64, f32, f64, ilists, sentinel, dst, code, om,
+                 om[READONLY])
+    pass_buffer(b8, i64, f32, f64, code, src, dst, sentinel, False)
 
 
 @njit(inline="always")
@@ -92,7 +78,7 @@ def _buffer(lst, r):
 def _mm(tags, ints, meta, tmp, b8, i64, f32, f64, ilists, sentinel, ra, rb, out):
     """``_tensor_op``'s MM for two 2-d float tensors of one dtype (``moves._set_f32``). Not
     inlined: in ``run_loop`` it slowed the small pointwise op from ~88 to ~120 ns."""
-    a, b, o = ra * _W, rb * _W, out * _W
+    a, b = ra * _W, rb * _W
     code = meta[a + DTYPE]
     if tags[rb] != TENSOR or out == rb or meta[a + RANK] != 2 or meta[b + RANK] != 2 \
             or meta[b + DTYPE] != code or meta[a + SIZES + 1] != meta[b + SIZES] \
@@ -106,17 +92,11 @@ def _mm(tags, ints, meta, tmp, b8, i64, f32, f64, ilists, sentinel, ra, rb, out)
         buffer32 = to.mm(_buffer(f32, ra), m, _buffer(f32, rb), bm, om)
     else:
         buffer64 = to.mm(_buffer(f64, ra), m, _buffer(f64, rb), bm, om)
-    if tags[out] == ILIST or (tags[out] == TENSOR and meta[o + DTYPE] != code):
-        clear_slots(tags, meta, b8, i64, f32, f64, ilists, sentinel, out)
-    for c in range(_W):
-        meta[o + c] = om[c]
-    meta[o + DTYPE], meta[o + READONLY] = code, 0
+    write_tensor(tags, ints, meta, b8, i64, f32, f64, ilists, sentinel, out, code, om, 0)
     if code == D_F32:
         slot_put(f32, out, buffer32)
     else:
         slot_put(f64, out, buffer64)
-    ints[out] = 0
-    tags[out] = TENSOR
     return True
 
 
@@ -127,14 +107,14 @@ def fast_tensor_op(op, p0, p1, tags, ints, meta, tmp, b8, i64, f32, f64, ilists,
     changed, when ``_tensor_instruction`` must (other ops and operands, an output that is an
     input or a Python object)."""
     out = int_data[out_start]
-    if op == LIST_INT:
+    if op == NativeOp.LIST_INT:
         return _list_int(tags, ints, meta, b8, i64, f32, f64, ilists, sentinel, int_data,
                          in_start, in_size, out)
     ra = int_data[in_start]
     if tags[ra] != TENSOR:
         return False
     m, om = carray(at(meta, ra * _W), _W), carray(at(tmp, _O), _W)
-    if op == CONSTANT_CHUNK:
+    if op == NativeOp.CONSTANT_CHUNK:
         if to.chunk_count(m, p0, p1) != out_size:   # more pieces: the reference's error
             return False
         for k in range(out_size):
@@ -148,17 +128,17 @@ def fast_tensor_op(op, p0, p1, tags, ints, meta, tmp, b8, i64, f32, f64, ilists,
         return True
     if out == ra or tags[out] == PY:
         return False
-    if op == MM:
+    if op == NativeOp.MM:
         return _mm(tags, ints, meta, tmp, b8, i64, f32, f64, ilists, sentinel, ra,
                    int_data[in_start + 1], out)
-    if op == SELECT:
+    if op == NativeOp.SELECT:
         rd, ri = int_data[in_start + 1], int_data[in_start + 2]
         if tags[rd] != INT or tags[ri] != INT or not to.select(m, ints[rd], ints[ri], om):
             return False
-    elif op == TRANSPOSE:
+    elif op == NativeOp.T:
         if not to.transpose(m, om):
             return False
-    elif op == VIEW or op == RESHAPE:
+    elif op == NativeOp.VIEW or op == NativeOp.RESHAPE:
         rs = int_data[in_start + 1]
         if tags[rs] != ILIST:
             return False
