@@ -259,7 +259,7 @@ def eye(b: IRBuilder, n: Item, m: Item = None, k: Item = 0, dtype: Any = None) -
         return b.emit("aten::eye", [n, m, code, None, None, None], "np.eye")
     if scalar_type_of(k) != INT:
         raise b.error(f"np.eye: k must be an int, got {describe(k)}")
-    from ..runtime.ops.table import SCALAR_TYPE_CODES
+    from ..oplib.table import SCALAR_TYPE_CODES
 
     rows = b.emit(aten.unsqueeze, [arange(b, 0, n, 1, np.int64), 1], "np.eye")
     cols = b.emit(aten.unsqueeze, [arange(b, 0, m, 1, np.int64), 0], "np.eye")

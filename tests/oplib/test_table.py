@@ -82,19 +82,20 @@ def test_derived_tables_are_views_of_the_entries():
 
 
 def test_native_op_names_match_the_native_table():
-    # The native engine keeps its own numbering; each entry names the body its tensor
-    # overloads run, and the two must agree.
-    from fusejit.runtime.native import pointwise as pw
-    from fusejit.runtime.native.table import BINARY_BASE, NATIVE_OPS, TENSOR_BASE, UNARY_BASE
+    # Each entry names the native body its tensor overloads run (a NativeOp member); the native
+    # table is built from those names, so every pointwise row is an entry's body and every
+    # named body runs at least one overload.
+    from fusejit.runtime.native.opcodes import Group, NativeOp
+    from fusejit.runtime.native.table import NATIVE_OPS
 
+    pointwise = Group.TENSOR_ARITH | Group.TENSOR_COMPARE | Group.TENSOR_UNARY
     named = 0
     for key, op_id in NATIVE_OPS.items():
-        if not BINARY_BASE <= op_id < TENSOR_BASE:
+        if op_id not in pointwise:
             continue
         op = OPS[key].op
         assert op.native is not None, f"{key} runs natively but its entry names no body"
-        base = BINARY_BASE if op_id < UNARY_BASE else UNARY_BASE
-        assert getattr(pw, op.native) == op_id - base, key
+        assert NativeOp[op.native] == op_id, key
         named += 1
     assert named >= 20
     for op in ENTRIES.values():

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..ops.table import SCALAR_TYPE_CODES
+from ...oplib.table import SCALAR_TYPE_CODES
 from . import pointwise as pw
 from . import tensor_ops as to
 from .moves import (

@@ -8,22 +8,32 @@ gives the ``NativeOp`` the loop dispatches on::
 
 ``native_op_for(node)`` gives ``(id, param0, param1)`` for one node at lowering time, or
 ``(HOST, 0, 0)`` when the node always runs on the host. An operator-library entry that names
-its native op (``NativeOp[name]``) can replace the key's row here.
+its native op (``OpEntry.native``, a ``NativeOp`` name) gives the rows of its tensor
+overloads; the structural and list ops are listed here.
 """
 
 from __future__ import annotations
 
+from ...oplib import ENTRIES
 from ..ops import OPS, find_entry
 from .opcodes import Group, NativeOp
 from .scalar_ops import RETURN_KINDS, SCALAR_BINARY, SCALAR_UNARY
 
 _SCALARS = frozenset({"int", "float", "bool", "Scalar"})
-_TENSOR_BINARY = {"add": NativeOp.ADD, "sub": NativeOp.SUB, "mul": NativeOp.MUL,
-                  "div": NativeOp.DIV, "max": NativeOp.MAXIMUM, "min": NativeOp.MINIMUM,
-                  "eq": NativeOp.EQ, "ne": NativeOp.NE, "lt": NativeOp.LT, "le": NativeOp.LE,
-                  "gt": NativeOp.GT, "ge": NativeOp.GE}
-# a unary tensor op's member is its name in capitals
-_TENSOR_UNARY = {op.name.lower(): op for op in Group.TENSOR_UNARY}
+_POINTWISE = Group.TENSOR_ARITH | Group.TENSOR_COMPARE | Group.TENSOR_UNARY
+
+
+def _named_body(key: str) -> NativeOp | None:
+    """The pointwise body the operator library's entry for ``key`` names (``OpEntry.native``)."""
+    entry = ENTRIES.get(key.split("(")[0])
+    if entry is None or entry.native is None:
+        return None
+    op = NativeOp[entry.native]
+    if op not in _POINTWISE:
+        raise AssertionError(f"{entry.kind} names {op.name}, which is not a pointwise body")
+    return op
+
+
 _TENSOR_OPS = {
     "aten::mm(Tensor self, Tensor mat2) -> Tensor": NativeOp.MM,
     # mm's body takes two 2-d operands only; any other matmul runs on the host.
@@ -68,11 +78,14 @@ def _build() -> dict[str, NativeOp]:
                 table[key] = SCALAR_BINARY[name]
             elif len(types) == 1 and name in SCALAR_UNARY:
                 table[key] = SCALAR_UNARY[name]
-        elif types[0] == "Tensor" and name in _TENSOR_BINARY and len(types) >= 2 \
-                and types[1] in ("Tensor", "Scalar") and "rounding_mode" not in key:
-            table[key] = _TENSOR_BINARY[name]
-        elif types == ["Tensor"] and name in _TENSOR_UNARY and key.endswith("-> Tensor"):
-            table[key] = _TENSOR_UNARY[name]
+        elif (body := _named_body(key)) is None:
+            continue
+        elif body in Group.TENSOR_UNARY:
+            if types == ["Tensor"] and key.endswith("-> Tensor"):
+                table[key] = body
+        elif types[0] == "Tensor" and len(types) >= 2 and types[1] in ("Tensor", "Scalar") \
+                and "rounding_mode" not in key:
+            table[key] = body
     table["prim::ListConstruct"] = NativeOp.LIST_INT
     return table
 
