@@ -186,6 +186,24 @@ for _name, _body in (("sign", unary_body("sign", np.sign, KEEP)),
     register_inplace(_name, _body)
 
 
+# -- digamma: what lgamma's derivative reads; not in PyTorch's fuser list -----------------------
+
+def _digamma(x: np.ndarray) -> np.ndarray:
+    from scipy.special import psi  # a dependency already (Numba's BLAS); imported when used
+
+    # PyTorch: -inf at +0, +inf at -0 (the pole's sides), NaN at the negative integers
+    out = psi(x.astype(np.float64))
+    zero = x == 0
+    if np.any(zero):
+        out = np.where(zero, np.copysign(np.inf, -x.astype(np.float64)), out)
+    return out.astype(x.dtype)
+
+
+_DIGAMMA = unary_body("digamma", _digamma, FLOAT)
+register("aten::digamma(Tensor self) -> Tensor", _DIGAMMA)
+register_inplace("digamma", _DIGAMMA)
+
+
 # -- logit: fused by PyTorch 2.13 with its optional eps -------------------------------------------
 
 def _logit(self: np.ndarray, eps: float | None = None) -> np.ndarray:

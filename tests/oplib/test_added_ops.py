@@ -212,3 +212,19 @@ def test_exp_inplace_in_a_graph_is_seen_by_later_uses():
         e, d = fusejit.compile(parse_ir(text), engine=engine)(a, b)
         np.testing.assert_allclose(d, np.exp(a * b), rtol=1e-6)
         np.testing.assert_allclose(e, np.exp(a * b) + a, rtol=1e-6)
+
+
+# -- digamma (lgamma's derivative) ------------------------------------------------------------------
+
+def test_digamma_values_and_poles():
+    euler = 0.5772156649015329
+    x = np.array([1.0, 0.5, 2.0, -0.5, 0.0, -0.0, -1.0], np.float64)
+    # psi(1) = -gamma, psi(1/2) = -gamma - 2 ln 2, psi(2) = 1 - gamma, psi(-1/2) = 2 - gamma
+    # - 2 ln 2; -inf at +0 and +inf at -0 (the pole's sides), NaN at a negative integer
+    want = [-euler, -euler - 2 * np.log(2), 1 - euler, 2 - euler - 2 * np.log(2),
+            -np.inf, np.inf, NAN]
+    got = OPS["aten::digamma(Tensor self) -> Tensor"].numpy_body(x)
+    np.testing.assert_allclose(got, want, rtol=1e-14)
+    as_float = OPS["aten::digamma(Tensor self) -> Tensor"].numpy_body(np.arange(1, 3))
+    assert as_float.dtype == np.float32
+    np.testing.assert_allclose(as_float, [-euler, 1 - euler], rtol=1e-7)
