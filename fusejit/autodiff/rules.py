@@ -39,7 +39,8 @@ NONDIFFERENTIABLE = frozenset(
     "aten::zeros_like aten::ones_like aten::_size_if_not_equal aten::remainder aten::fmod "
     "aten::floordiv aten::len aten::__getitem__ aten::tensor prim::Constant "
     "prim::BroadcastSizes prim::ChunkSizes prim::Uninitialized prim::NumToTensor "
-    "prim::ImplicitTensorToNum prim::dtype prim::device".split())
+    "prim::ImplicitTensorToNum prim::dtype prim::device aten::argmax aten::argmin aten::all "
+    "aten::any aten::floor_divide aten::full_like".split())
 
 
 def derivative(*schemas: str) -> Callable[[Rule], Rule]:
@@ -74,7 +75,8 @@ def _add_sub(ctx, node: Node, grads: list) -> dict:
 
 @derivative("aten::add(Tensor self, Scalar other, Scalar alpha=1) -> Tensor",
             "aten::sub(Tensor self, Scalar other, Scalar alpha=1) -> Tensor",
-            "aten::contiguous(Tensor(a) self, *, MemoryFormat memory_format=0) -> Tensor(a)")
+            "aten::contiguous(Tensor(a) self, *, MemoryFormat memory_format=0) -> Tensor(a)",
+            "aten::clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor")
 def _identity(ctx, node: Node, grads: list) -> dict:
     return {node.input(0): grads[0]}
 
@@ -237,6 +239,22 @@ def _where(ctx, node: Node, grads: list) -> dict:
     g_self = _masked(ctx, grads[0], c)
     g_other = ctx.emit("aten::sub", grads[0], g_self, ctx.const(1))
     return [(self, ctx.sum_to(g_self, self)), (other, ctx.sum_to(g_other, other))]
+
+
+@derivative("aten::where(Tensor condition, Tensor self, Scalar other) -> Tensor",
+            "aten::where(Tensor condition, Scalar self, Tensor other) -> Tensor",
+            "aten::where(Tensor condition, Scalar self, Scalar other) -> Tensor")
+def _where_scalar(ctx, node: Node, grads: list) -> list:
+    # PyTorch's where.ScalarOther/ScalarSelf: the tensor branch gets grad where it was chosen
+    cond, self, other = node.inputs
+    g_self = _masked(ctx, grads[0], ctx.saved(cond))
+    pairs = []
+    if isinstance(self.type, TensorType):
+        pairs.append((self, ctx.sum_to(g_self, self)))
+    if isinstance(other.type, TensorType):
+        g_other = ctx.emit("aten::sub", grads[0], g_self, ctx.const(1))
+        pairs.append((other, ctx.sum_to(g_other, other)))
+    return pairs
 
 
 @derivative("aten::max(Tensor self, Tensor other) -> Tensor",

@@ -285,6 +285,22 @@ CASES += [
                 "%t : float = prim::Constant[value=1.]()\n"
                 "  %y : Tensor = aten::softplus(%x, %s, %t)",
                 make=lambda *s: normal(*s) * 2.0, value=1.5),    # some beta x above 1
+    scalar_case("aten::where(Tensor condition, Tensor self, Scalar other) -> Tensor",
+                "%z : int = prim::Constant[value=0]()\n  %c : Tensor = aten::gt(%x, %z)\n"
+                "  %y : Tensor = aten::where(%c, %x, %s)", make=away_from_zero),
+    scalar_case("aten::where(Tensor condition, Scalar self, Tensor other) -> Tensor",
+                "%z : int = prim::Constant[value=0]()\n  %c : Tensor = aten::gt(%x, %z)\n"
+                "  %y : Tensor = aten::where(%c, %s, %x)", make=away_from_zero),
+    scalar_case("aten::where(Tensor condition, Scalar self, Scalar other) -> Tensor",
+                "%z : int = prim::Constant[value=0]()\n  %c : Tensor = aten::gt(%x, %z)\n"
+                "  %w : Tensor = aten::where(%c, %s, %z)\n"
+                "  %y : Tensor = aten::mul(%w, %x)", make=away_from_zero),
+    plain("aten::clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor",
+          """graph(%x : Tensor):
+  %n : NoneType = prim::Constant()
+  %c : Tensor = aten::clone(%x, %n)
+  %y : Tensor = aten::mul(%c, %x)
+  return (%y)""", (normal(3, 4),)),
     scalar_case("aten::clamp_min(Tensor self, Scalar min) -> Tensor",
                 "%y : Tensor = aten::clamp_min(%x, %s)", value=0.3),
     scalar_case("aten::clamp_max(Tensor self, Scalar max) -> Tensor",
