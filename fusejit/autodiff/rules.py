@@ -24,7 +24,7 @@ import math
 from collections.abc import Callable
 
 from ..ir.graph import Node, Value
-from ..ir.types import INT, ListType
+from ..ir.types import INT, ListType, TensorType
 from ..oplib import OPS
 
 Rule = Callable[..., dict]
@@ -39,7 +39,8 @@ NONDIFFERENTIABLE = frozenset(
     "aten::zeros_like aten::ones_like aten::_size_if_not_equal aten::remainder aten::fmod "
     "aten::floordiv aten::len aten::__getitem__ aten::tensor prim::Constant "
     "prim::BroadcastSizes prim::ChunkSizes prim::Uninitialized prim::NumToTensor "
-    "prim::ImplicitTensorToNum prim::dtype prim::device".split())
+    "prim::ImplicitTensorToNum prim::dtype prim::device aten::argmax aten::argmin aten::all "
+    "aten::any aten::floor_divide aten::full_like".split())
 
 
 def derivative(*schemas: str) -> Callable[[Rule], Rule]:
@@ -74,7 +75,8 @@ def _add_sub(ctx, node: Node, grads: list) -> dict:
 
 @derivative("aten::add(Tensor self, Scalar other, Scalar alpha=1) -> Tensor",
             "aten::sub(Tensor self, Scalar other, Scalar alpha=1) -> Tensor",
-            "aten::contiguous(Tensor(a) self, *, MemoryFormat memory_format=0) -> Tensor(a)")
+            "aten::contiguous(Tensor(a) self, *, MemoryFormat memory_format=0) -> Tensor(a)",
+            "aten::clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor")
 def _identity(ctx, node: Node, grads: list) -> dict:
     return {node.input(0): grads[0]}
 
@@ -239,6 +241,22 @@ def _where(ctx, node: Node, grads: list) -> dict:
     return [(self, ctx.sum_to(g_self, self)), (other, ctx.sum_to(g_other, other))]
 
 
+@derivative("aten::where(Tensor condition, Tensor self, Scalar other) -> Tensor",
+            "aten::where(Tensor condition, Scalar self, Tensor other) -> Tensor",
+            "aten::where(Tensor condition, Scalar self, Scalar other) -> Tensor")
+def _where_scalar(ctx, node: Node, grads: list) -> list:
+    # PyTorch's where.ScalarOther/ScalarSelf: the tensor branch gets grad where it was chosen
+    cond, self, other = node.inputs
+    g_self = _masked(ctx, grads[0], ctx.saved(cond))
+    pairs = []
+    if isinstance(self.type, TensorType):
+        pairs.append((self, ctx.sum_to(g_self, self)))
+    if isinstance(other.type, TensorType):
+        g_other = ctx.emit("aten::sub", grads[0], g_self, ctx.const(1))
+        pairs.append((other, ctx.sum_to(g_other, other)))
+    return pairs
+
+
 @derivative("aten::max(Tensor self, Tensor other) -> Tensor",
             "aten::min(Tensor self, Tensor other) -> Tensor")
 def _max_min(ctx, node: Node, grads: list) -> dict:
@@ -272,7 +290,8 @@ def _lerp_scalar(ctx, node: Node, grads: list) -> dict:
     return [(self, ctx.sum_to(g_self, self)), (end, ctx.sum_to(g_end, end))]
 
 
-@derivative("aten::type_as(Tensor self, Tensor other) -> Tensor")
+@derivative("aten::type_as(Tensor self, Tensor other) -> Tensor",
+            "aten::_cast_Float(Tensor self, bool non_blocking) -> Tensor")
 def _type_as(ctx, node: Node, grads: list) -> dict:
     return {node.input(0): ctx.emit("aten::type_as", grads[0], ctx.saved(node.input(0)))}
 
@@ -463,6 +482,115 @@ def _softmax(ctx, node: Node, grads: list) -> dict:
 def _grad_sum_to_size(ctx, node: Node, grads: list) -> dict:
     return {node.input(0): ctx.emit("aten::expand", grads[0], ctx.size_of(node.input(0)),
                                     ctx.const(False))}
+
+
+# -- the fusible ops' remaining rules and those of clamp_min/clamp_max/clamp(Tensor) -------------
+
+_unary("erfc", lambda c, g, x, y: _times(c, _scalar_mul(c, g, -2.0 / math.sqrt(math.pi)), c.emit(
+    "aten::exp", c.emit("aten::neg", _times(c, c.saved(x), c.saved(x))))))
+_unary("lgamma", lambda c, g, x, y: _times(c, g, c.emit("aten::digamma", c.saved(x))))
+_unary("frac", lambda c, g, x, y: g)     # derivatives.yaml: frac: grad
+# hardsigmoid_backward: grad / 6 strictly inside (-3, 3), else 0
+_unary("hardsigmoid", lambda c, g, x, y: _scalar_mul(c, _masked(c, g, c.emit(
+    "aten::__and__", c.emit("aten::gt", c.saved(x), c.const(-3.0)),
+    c.emit("aten::lt", c.saved(x), c.const(3.0)))), 1.0 / 6.0))
+
+
+@derivative("aten::atan2(Tensor self, Tensor other) -> Tensor")
+def _atan2(ctx, node: Node, grads: list) -> list:
+    # atan2_backward: (grad * other, grad * -self) / (self^2 + other^2)
+    self, other = node.input(0), node.input(1)
+    y, x = ctx.saved(self), ctx.saved(other)
+    denominator = ctx.emit("aten::add", _times(ctx, y, y), _times(ctx, x, x), ctx.const(1))
+    g = ctx.emit("aten::div", grads[0], denominator)
+    return [(self, ctx.sum_to(_times(ctx, g, x), self)),
+            (other, ctx.sum_to(ctx.emit("aten::neg", _times(ctx, g, y)), other))]
+
+
+@derivative("aten::lerp(Tensor self, Tensor end, Tensor weight) -> Tensor")
+def _lerp_tensor(ctx, node: Node, grads: list) -> list:
+    # derivatives.yaml lerp.Tensor: grad * (1 - weight), grad * weight, grad * (end - self)
+    self, end, weight = node.inputs
+    w = ctx.saved(weight)
+    g_end = _times(ctx, grads[0], w)
+    g_self = ctx.emit("aten::sub", grads[0], g_end, ctx.const(1))
+    g_weight = _times(ctx, grads[0], ctx.emit("aten::sub", ctx.saved(end), ctx.saved(self),
+                                              ctx.const(1)))
+    return [(self, ctx.sum_to(g_self, self)), (end, ctx.sum_to(g_end, end)),
+            (weight, ctx.sum_to(g_weight, weight))]
+
+
+@derivative("aten::logit(Tensor self, float? eps=None) -> Tensor")
+def _logit(ctx, node: Node, grads: list) -> dict:
+    from ..ir.types import NoneType
+
+    # logit_backward: grad / (x (1 - x)); with eps, 0 outside [eps, 1 - eps]; without, NaN
+    # outside [0, 1] (where the forward is NaN too)
+    x = ctx.saved(node.input(0))
+    g = ctx.emit("aten::div", grads[0], _times(ctx, x, _one_minus(ctx, x)))
+    eps = node.input(1)
+    if isinstance(eps.type, NoneType):
+        inside = ctx.emit("aten::__and__", ctx.emit("aten::ge", x, ctx.const(0.0)),
+                          ctx.emit("aten::le", x, ctx.const(1.0)))
+        return {node.input(0): ctx.emit("aten::where", inside, g, ctx.const(math.nan))}
+    e = ctx.saved(eps)
+    inside = ctx.emit("aten::__and__", ctx.emit("aten::ge", x, e),
+                      ctx.emit("aten::ge", _one_minus(ctx, x), e))
+    return {node.input(0): _masked(ctx, g, inside)}
+
+
+@derivative("aten::softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor")
+def _softplus(ctx, node: Node, grads: list) -> dict:
+    # softplus_backward: grad where beta x > threshold, else grad * sigmoid(beta x)
+    scaled = ctx.emit("aten::mul", ctx.saved(node.input(0)), ctx.saved(node.input(1)))
+    above = ctx.emit("aten::gt", scaled, ctx.saved(node.input(2)))
+    smooth = _times(ctx, grads[0], ctx.emit("aten::sigmoid", scaled))
+    return {node.input(0): ctx.emit("aten::where", above, grads[0], smooth)}
+
+
+@derivative("aten::clamp_min(Tensor self, Scalar min) -> Tensor",
+            "aten::clamp_max(Tensor self, Scalar max) -> Tensor",
+            "aten::clamp_min(Tensor self, Tensor min) -> Tensor",
+            "aten::clamp_max(Tensor self, Tensor max) -> Tensor")
+def _clamp_one_side(ctx, node: Node, grads: list) -> list:
+    # derivatives.yaml: self gets grad where self >= min (<= max); a Tensor bound where it won
+    self, bound = node.input(0), node.input(1)
+    x, b = ctx.saved(self), ctx.saved(bound)
+    is_min = node.kind == "aten::clamp_min"
+    kept = ctx.emit("aten::ge" if is_min else "aten::le", x, b)
+    pairs = [(self, ctx.sum_to(_masked(ctx, grads[0], kept), self))]
+    if isinstance(bound.type, TensorType):
+        won = ctx.emit("aten::lt" if is_min else "aten::gt", x, b)
+        pairs.append((bound, ctx.sum_to(_masked(ctx, grads[0], won), bound)))
+    return pairs
+
+
+@derivative("aten::clamp(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor")
+def _clamp_tensor(ctx, node: Node, grads: list) -> list:
+    from ..ir.types import NoneType
+
+    # clamp_backward_min_max: self where min <= self <= max; min where self < min (and
+    # min < max when both are given); max where self > max (or max < min)
+    self, low, high = node.inputs
+    x, g = ctx.saved(self), grads[0]
+    lo = None if isinstance(low.type, NoneType) else ctx.saved(low)
+    hi = None if isinstance(high.type, NoneType) else ctx.saved(high)
+    if lo is None and hi is None:
+        ctx.unsupported(node, "clamp needs a min or a max")
+    masks = [ctx.emit(op, x, b) for op, b in (("aten::ge", lo), ("aten::le", hi)) if b is not None]
+    inside = masks[0] if len(masks) == 1 else ctx.emit("aten::__and__", *masks)
+    pairs = [(self, ctx.sum_to(_masked(ctx, g, inside), self))]
+    if lo is not None:
+        below = ctx.emit("aten::lt", x, lo)
+        if hi is not None:
+            below = ctx.emit("aten::__and__", below, ctx.emit("aten::lt", lo, hi))
+        pairs.append((low, ctx.sum_to(_masked(ctx, g, below), low)))
+    if hi is not None:
+        above = ctx.emit("aten::gt", x, hi)
+        if lo is not None:
+            above = ctx.emit("aten::__or__", above, ctx.emit("aten::lt", hi, lo))
+        pairs.append((high, ctx.sum_to(_masked(ctx, g, above), high)))
+    return pairs
 
 
 # Each rule in its overload's derivative slot of the operator library (prim kinds have none).

@@ -24,6 +24,7 @@ from .pointwise import (
     check_int_divisor,
     check_scalar_fits,
     dtype_name,
+    inplace,
     is_bool,
     quiet,
     tensor_schemas,
@@ -367,38 +368,22 @@ for _name, _fn in BITWISE.items():
 
 # -- in-place forms: compute out of place, check the cast, write through (views included) --------
 
-def _inplace(name: str, compute: Callable) -> Callable:
-    def body(self: np.ndarray, *args: Any) -> np.ndarray:
-        result = compute(self, *args)
-        if category(result.dtype) > category(self.dtype):
-            raise RuntimeError(f"result type {dtype_name(result.dtype)} can't be cast to the "
-                               f"desired output type {dtype_name(self.dtype)}")
-        if np.broadcast_shapes(result.shape, self.shape) != self.shape:
-            raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the "
-                               f"broadcast shape {list(result.shape)}")
-        np.copyto(self, result, casting="unsafe")
-        return self
-
-    body.__name__ = name
-    return body
-
-
 def _copy_(self: np.ndarray, src: np.ndarray, non_blocking: bool = False) -> np.ndarray:
     np.copyto(self, np.broadcast_to(src, self.shape), casting="unsafe")
     return self
 
 
 register("aten::add_(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)",
-         _inplace("add_", _add), pure=False)
+         inplace("add_", _add), pure=False)
 register("aten::add_(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)",
-         _inplace("add_", _add), pure=False)
+         inplace("add_", _add), pure=False)
 register("aten::sub_(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)",
-         _inplace("sub_", _sub), pure=False)
+         inplace("sub_", _sub), pure=False)
 register("aten::mul_(Tensor(a!) self, Tensor other) -> Tensor(a!)",
-         _inplace("mul_", _mul), pure=False)
+         inplace("mul_", _mul), pure=False)
 register("aten::mul_(Tensor(a!) self, Scalar other) -> Tensor(a!)",
-         _inplace("mul_", _mul), pure=False)
+         inplace("mul_", _mul), pure=False)
 register("aten::div_(Tensor(a!) self, Tensor other) -> Tensor(a!)",
-         _inplace("div_", _div), pure=False)
+         inplace("div_", _div), pure=False)
 register("aten::copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)",
          _copy_, pure=False)

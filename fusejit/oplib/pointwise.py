@@ -70,3 +70,22 @@ def tensor_schemas(kind: str, *others: str) -> list[str]:
     """``aten::kind(Tensor self, <other>) -> Tensor`` for each formal text in ``others``."""
     return [f"aten::{kind}(Tensor self{', ' + other if other else ''}) -> Tensor"
             for other in others]
+
+
+def inplace(name: str, compute: Callable) -> Callable:
+    """The body of ``name`` (an in-place form): ``compute`` out of place, its result cast back
+    and written through ``self`` (views included), PyTorch's checks first."""
+
+    def body(self: np.ndarray, *args: Any) -> np.ndarray:
+        result = compute(self, *args)
+        if category(result.dtype) > category(self.dtype):
+            raise RuntimeError(f"result type {dtype_name(result.dtype)} can't be cast to the "
+                               f"desired output type {dtype_name(self.dtype)}")
+        if np.broadcast_shapes(result.shape, self.shape) != self.shape:
+            raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the "
+                               f"broadcast shape {list(result.shape)}")
+        np.copyto(self, result, casting="unsafe")
+        return self
+
+    body.__name__ = name
+    return body

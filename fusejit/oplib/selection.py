@@ -6,6 +6,7 @@
     %r : Float(3) = aten::where(%cond, %x, %y)       x where cond, else y (promoted)
     %r : Float(3) = aten::where(%cond, %x, %zero)    the Scalar overloads run, never fuse
     %c : Float(3) = aten::clamp(%x, %lo, %none)      a NaN bound gives NaN
+    %c : Float(3) = aten::clamp_min(%x, %lo)         the same as clamp(%x, %lo, None)
 """
 
 from __future__ import annotations
@@ -93,6 +94,13 @@ def _render_clamp(cx: Emitter, node, ops: list[Operand], dtype: np.dtype) -> str
 
 _CLAMP = "aten::clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor"
 register(_CLAMP, _clamp)
+# The Tensor-bound overload and clamp_min/clamp_max: PyTorch's fuser takes none of them.
+register("aten::clamp(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor", _clamp)
+for _bound in ("Scalar", "Tensor"):
+    register(f"aten::clamp_min(Tensor self, {_bound} min) -> Tensor",
+             lambda self, min: _clamp(self, min, None))
+    register(f"aten::clamp_max(Tensor self, {_bound} max) -> Tensor",
+             lambda self, max: _clamp(self, None, max))
 define("aten::clamp", fuses=("aten::clamp(Tensor self, Scalar? min, Scalar? max) -> Tensor",),
        dtype=_clamp_dtype, render=_render_clamp)
 

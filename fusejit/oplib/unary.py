@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from .dtypes import DEFAULT_FLOAT, category
-from .pointwise import BOOL, dtype_name, quiet, to
+from .pointwise import BOOL, dtype_name, inplace, quiet, to
 from .render import Emitter, Operand, fail, floating, is_float, same_as
 from .table import as_tensor, define, register
 
@@ -106,11 +106,20 @@ def _render_math(text: str) -> Callable[..., str]:
     return render
 
 
+def register_inplace(name: str, body: Callable, formals: str = "") -> None:
+    """PyTorch's in-place form ``aten::name_(Tensor(a!) self...) -> Tensor(a!)`` of a unary op:
+    computed out of place, written back (a float result into an integer tensor is refused)."""
+    register(f"aten::{name}_(Tensor(a!) self{formals}) -> Tensor(a!)",
+             inplace(f"{name}_", body), pure=False)
+
+
 def unary_entry(name: str, body: Callable, *, dtype: Callable, render: Callable,
                 native: str | None = None, fuses: bool = True) -> None:
-    """The entry of ``aten::name(Tensor self) -> Tensor``."""
+    """The entry of ``aten::name(Tensor self) -> Tensor`` and its in-place form ``name_``
+    (never fused: PyTorch's fuser takes no in-place op)."""
     schema = f"aten::{name}(Tensor self) -> Tensor"
     register(schema, body)
+    register_inplace(name, body)
     define(f"aten::{name}", fuses=(schema,) if fuses else (), dtype=dtype, render=render,
            native=native, sum_to_size=(schema,) if name == "neg" else ())
 
@@ -171,9 +180,28 @@ for _name, (_fn, _rule, _native) in SAME_DTYPE.items():
                 native=_native)
 
 # Not in the fuser's list (PyTorch's neither): bodies only.
-register("aten::sign(Tensor self) -> Tensor", unary_body("sign", np.sign, KEEP))
-register("aten::logical_not(Tensor self) -> Tensor",
-         lambda self: as_tensor(np.logical_not(self)))
+for _name, _body in (("sign", unary_body("sign", np.sign, KEEP)),
+                     ("logical_not", lambda self: as_tensor(np.logical_not(self)))):
+    register(f"aten::{_name}(Tensor self) -> Tensor", _body)
+    register_inplace(_name, _body)
+
+
+# -- digamma: what lgamma's derivative reads; not in PyTorch's fuser list -----------------------
+
+def _digamma(x: np.ndarray) -> np.ndarray:
+    from scipy.special import psi  # a dependency already (Numba's BLAS); imported when used
+
+    # PyTorch: -inf at +0, +inf at -0 (the pole's sides), NaN at the negative integers
+    out = psi(x.astype(np.float64))
+    zero = x == 0
+    if np.any(zero):
+        out = np.where(zero, np.copysign(np.inf, -x.astype(np.float64)), out)
+    return out.astype(x.dtype)
+
+
+_DIGAMMA = unary_body("digamma", _digamma, FLOAT)
+register("aten::digamma(Tensor self) -> Tensor", _DIGAMMA)
+register_inplace("digamma", _DIGAMMA)
 
 
 # -- logit: fused by PyTorch 2.13 with its optional eps -------------------------------------------
@@ -200,6 +228,7 @@ def _render_logit(cx: Emitter, node, ops: list[Operand], dtype: np.dtype) -> str
 
 _LOGIT = "aten::logit(Tensor self, float? eps=None) -> Tensor"
 register(_LOGIT, _logit)
+register_inplace("logit", _logit, ", float? eps=None")
 define("aten::logit", fuses=(_LOGIT,), dtype=floating(0, 1), render=_render_logit)
 
 

@@ -10,6 +10,7 @@ import pytest
 import fusejit
 from fusejit.errors import InterpreterError, IRError
 from fusejit.ir.parser import parse_ir
+from fusejit.oplib import OPS
 from fusejit.runtime.fusion import FusedKernel
 
 NAN = float("nan")
@@ -110,3 +111,120 @@ def test_softplus_is_not_fused_as_in_pytorch():
   %s : Float(4) = aten::softplus(%a, %one, %twenty)
   return (%s)
 """) == ["aten::softplus"]
+
+
+# -- clamp_min, clamp_max, clamp with Tensor bounds ----------------------------------------------
+
+def _two_inputs(call: str) -> str:
+    return f"""graph(%x : Float(*, *), %b : Float(*)):
+  %none : NoneType = prim::Constant()
+  %lo : float = prim::Constant[value=-0.5]()
+  %r : Tensor = {call}
+  return (%r)
+"""
+
+
+@pytest.mark.parametrize("call, oracle", [
+    ("aten::clamp_min(%x, %lo)", lambda x, b: np.maximum(x, np.float32(-0.5))),
+    ("aten::clamp_max(%x, %lo)", lambda x, b: np.minimum(x, np.float32(-0.5))),
+    ("aten::clamp_min(%x, %b)", np.maximum),
+    ("aten::clamp_max(%x, %b)", np.minimum),
+    ("aten::clamp(%x, %b, %none)", np.maximum),
+    ("aten::clamp(%x, %none, %b)", np.minimum),
+    ("aten::clamp(%x, %b, %x)", lambda x, b: np.minimum(np.maximum(x, b), x)),
+])
+def test_clamp_bounds_broadcast_and_propagate_nan(call, oracle):
+    x = np.array([[-2.0, -0.25, 0.5, NAN], [3.0, -1.0, 0.0, 1.0]], np.float32)
+    b = np.array([0.0, -1.0, NAN, 0.5], np.float32)        # broadcast over the rows
+    for engine in ("reference", "native"):
+        got = fusejit.compile(parse_ir(_two_inputs(call)), engine=engine)(x, b)
+        assert got.dtype == np.float32
+        np.testing.assert_array_equal(got, oracle(x, b))
+
+
+def test_clamp_with_no_tensor_bound_is_refused():
+    fn = fusejit.compile(parse_ir(_two_inputs("aten::clamp(%x, %none, %none)")),
+                         engine="reference")
+    with pytest.raises(InterpreterError, match="At least one of 'min' or 'max'"):
+        fn(np.zeros((1, 4), np.float32), np.zeros(4, np.float32))
+
+
+# -- in-place unary forms: every unary op of the table has its ``name_`` ---------------------------
+
+# Factories take a tensor only for its shape and dtype: PyTorch has no in-place form of them.
+NO_INPLACE_FORM = {"aten::zeros_like", "aten::ones_like", "aten::rand_like"}
+
+
+def _unary_inplace_pairs() -> list[tuple[str, str | None]]:
+    """(schema, its in-place form's schema or None) for every Tensor -> Tensor op of one tensor
+    (logit's optional eps included)."""
+    pairs = []
+    for schema in OPS:
+        name = schema.split("(", 1)[0]
+        unary = schema.startswith(f"{name}(Tensor self) -> Tensor") or schema.startswith(
+            f"{name}(Tensor self, float? eps=None) -> Tensor")
+        if unary and schema.endswith("-> Tensor") and name not in NO_INPLACE_FORM:
+            pairs.append((schema, next(
+                (s for s in OPS if s.startswith(f"{name}_(Tensor(a!) self")), None)))
+    return pairs
+
+
+UNARY_INPLACE = _unary_inplace_pairs()
+
+
+def test_every_unary_op_has_its_inplace_form():
+    assert [schema for schema, form in UNARY_INPLACE if form is None] == []
+    assert len(UNARY_INPLACE) >= 34     # 22 float functions, 8 keeping the dtype, 4 more
+
+
+@pytest.mark.parametrize("schema, inplace_schema",
+                         UNARY_INPLACE)
+def test_inplace_form_writes_the_out_of_place_result_through_a_view(schema, inplace_schema):
+    base = np.array([[0.25, -0.75, 1.5], [0.5, 2.0, -3.0]], np.float32)
+    if "logical_not" in schema:
+        base[0, 0] = 0.0
+    want = OPS[schema].numpy_body(base.T.copy())
+    view = base.T                                   # a strided view: the write must reach base
+    got = OPS[inplace_schema].numpy_body(view)
+    assert got is view and got.dtype == np.float32
+    np.testing.assert_array_equal(base.T, want.astype(np.float32))
+
+
+def test_inplace_float_function_refuses_an_integer_tensor():
+    x = np.arange(3)
+    with pytest.raises(RuntimeError, match="result type Float can't be cast to the desired "
+                                           "output type Long"):
+        OPS["aten::exp_(Tensor(a!) self) -> Tensor(a!)"].numpy_body(x)
+    np.testing.assert_array_equal(x, [0, 1, 2])     # left untouched
+
+
+def test_exp_inplace_in_a_graph_is_seen_by_later_uses():
+    text = """graph(%a : Float(4), %b : Float(4)):
+  %one : int = prim::Constant[value=1]()
+  %c : Float(4) = aten::mul(%a, %b)
+  %d : Tensor = aten::exp_(%c)
+  %e : Float(4) = aten::add(%c, %a, %one)
+  return (%e, %d)
+"""
+    a = np.array([0.0, 1.0, -1.0, 0.5], np.float32)
+    b = np.array([1.0, 2.0, 3.0, -4.0], np.float32)
+    for engine in ("reference", "native"):
+        e, d = fusejit.compile(parse_ir(text), engine=engine)(a, b)
+        np.testing.assert_allclose(d, np.exp(a * b), rtol=1e-6)
+        np.testing.assert_allclose(e, np.exp(a * b) + a, rtol=1e-6)
+
+
+# -- digamma (lgamma's derivative) ------------------------------------------------------------------
+
+def test_digamma_values_and_poles():
+    euler = 0.5772156649015329
+    x = np.array([1.0, 0.5, 2.0, -0.5, 0.0, -0.0, -1.0], np.float64)
+    # psi(1) = -gamma, psi(1/2) = -gamma - 2 ln 2, psi(2) = 1 - gamma, psi(-1/2) = 2 - gamma
+    # - 2 ln 2; -inf at +0 and +inf at -0 (the pole's sides), NaN at a negative integer
+    want = [-euler, -euler - 2 * np.log(2), 1 - euler, 2 - euler - 2 * np.log(2),
+            -np.inf, np.inf, NAN]
+    got = OPS["aten::digamma(Tensor self) -> Tensor"].numpy_body(x)
+    np.testing.assert_allclose(got, want, rtol=1e-14)
+    as_float = OPS["aten::digamma(Tensor self) -> Tensor"].numpy_body(np.arange(1, 3))
+    assert as_float.dtype == np.float32
+    np.testing.assert_allclose(as_float, [-euler, 1 - euler], rtol=1e-7)

@@ -1,0 +1,89 @@
+"""Every differentiable overload of the op table has a derivative rule, or is listed here with
+the reason it has none.
+
+Differentiable: some input is a ``Tensor`` and the one result is a ``Tensor``, and the op is not
+in ``NONDIFFERENTIABLE`` (integer, bool and piecewise-constant results). The lists below must
+stay exact: an overload that gains a rule has to leave them (the second test).
+"""
+
+from __future__ import annotations
+
+import re
+
+import fusejit.autodiff  # noqa: F401  (fills the derivative slots)
+from fusejit.autodiff.rules import NONDIFFERENTIABLE
+from fusejit.oplib import OPS
+
+# Ops that only backward graphs use: fusejit does not differentiate twice.
+BACKWARD_ONLY = {
+    "aten::select_backward": "select's gradient; no double backward",
+    "aten::slice_backward": "slice's gradient; no double backward",
+    "aten::digamma": "lgamma's gradient; its own (polygamma) would serve double backward only",
+}
+
+# Overloads without a rule yet: differentiating a graph with one raises AutodiffError naming
+# the node (tests/autodiff/test_api.py).
+NO_RULE_YET = {
+    "aten::amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor",
+    "aten::amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor",
+    "aten::cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor",
+    "aten::flip(Tensor self, int[] dims) -> Tensor",
+    "aten::mean(Tensor self, *, ScalarType? dtype=None) -> Tensor",
+    "aten::mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) "
+    "-> Tensor",
+    "aten::prod(Tensor self, *, ScalarType? dtype=None) -> Tensor",
+    "aten::prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) "
+    "-> Tensor",
+    "aten::slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, "
+    "SymInt step=1) -> Tensor(a)",
+    "aten::std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, "
+    "bool keepdim=False) -> Tensor",
+    "aten::var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, "
+    "bool keepdim=False) -> Tensor",
+}
+
+_TENSOR_RESULT = re.compile(r"-> Tensor(\([a-z]!?\))?$")
+
+
+def _differentiable(schema: str, kind: str) -> bool:
+    if "(" not in schema:
+        # prim:: kinds have no schema to tell; those with rules (ConstantChunk, ListUnpack)
+        # are in test_rules_gradcheck.py
+        return False
+    formals = schema[schema.index("(") + 1:schema.rindex(") ->")]
+    takes_tensor = re.search(r"(^|, |\*, )Tensor(\([a-z]!?\))?(\[\])?\?? ", formals) is not None
+    return takes_tensor and bool(_TENSOR_RESULT.search(schema)) and kind not in NONDIFFERENTIABLE
+
+
+def _excused(schema: str, kind: str) -> bool:
+    # In-place forms (name_): the autodiff refuses writes, as PyTorch's symbolic script has no
+    # in-place formulas.
+    return kind.endswith("_") or kind in BACKWARD_ONLY or schema in NO_RULE_YET
+
+
+def test_every_differentiable_overload_has_a_rule_or_a_listed_reason():
+    missing = [schema for schema, overload in OPS.items()
+               if _differentiable(schema, overload.op.kind) and overload.derivative is None
+               and not _excused(schema, overload.op.kind)]
+    assert missing == []
+
+
+def test_the_exception_lists_are_exact():
+    # Each listed overload exists, is differentiable by the rule above and still has no rule.
+    for schema in NO_RULE_YET:
+        assert schema in OPS and OPS[schema].derivative is None, schema
+        assert _differentiable(schema, OPS[schema].op.kind), schema
+    for kind in BACKWARD_ONLY:
+        overloads = [o for o in OPS.values() if o.op.kind == kind]
+        assert overloads and all(o.derivative is None for o in overloads), kind
+
+
+def test_the_check_sees_the_pointwise_ops():
+    # Guard against a filter that lets everything through: these must count as differentiable.
+    for schema in ("aten::exp(Tensor self) -> Tensor",
+                   "aten::clamp(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor",
+                   "aten::where(Tensor condition, Tensor self, Scalar other) -> Tensor",
+                   "aten::transpose(Tensor(a) self, int dim0, int dim1) -> Tensor(a)"):
+        assert _differentiable(schema, OPS[schema].op.kind), schema
+    assert not _differentiable("aten::size(Tensor self) -> int[]", "aten::size")
+    assert not _differentiable("aten::eq(Tensor self, Tensor other) -> Tensor", "aten::eq")
