@@ -125,6 +125,12 @@ class _Generator(Emitter):
         self.guards: list[str] = []
         self.uses_fastmath = False
         self.uses_vecmath = False
+        # 512-bit vectors for this kernel's loops (``vm.wide_vectors``) on the CPU: on an
+        # AVX-512 host float64 exp ran 2.3 -> 0.94 ns/element, float32 sigmoid 0.66 -> 0.49,
+        # the float64 12-op chain 11.1 -> 8.0 (one thread, CPU time, medians of 7)
+        self.wide = target == "cpu"
+        self.uses_vecmath = self.wide
+        self.uses_vecspecial = False
         # lines of the inner loop, before writes, and ScalarPasses where the loop is cut
         self.body: list = []
         self.dtypes: dict[str, np.dtype] = {}
@@ -244,6 +250,8 @@ class _Generator(Emitter):
             self.uses_fastmath = True
         if "vm." in expr:
             self.uses_vecmath = True
+        if "vs." in expr:
+            self.uses_vecspecial = True
         kinds = [op.kind for op in ops if op.is_tensor]
         kind = "tensor" if "tensor" in kinds else "zero_dim"
         self.values[node.output()] = Operand(name, dtype, kind)
@@ -274,6 +282,8 @@ class _Generator(Emitter):
                  "        row = tile // n_blocks",
                  "        c0 = (tile - row * n_blocks) * block",
                  "        n = min(block, cols - c0)"]
+        if self.wide:
+            lines.append("        vm.wide_vectors()")
         outer = rank - 1
         # Decompose the row number into outer indices, innermost outer dimension first.
         lines.append("        rest = row")
@@ -391,6 +401,8 @@ def generate(layout: GroupLayout, specs: list[ArgSpec], classes: list[str], rank
         head.append("from fusejit.runtime.fusion import fastmath as fm")
     if gen.uses_vecmath:
         head.append("from fusejit.runtime.fusion import vecmath as vm")
+    if gen.uses_vecspecial:
+        head.append("from fusejit.runtime.fusion import vecspecial as vs")
     entries: list[str] = []
     if native_capable(specs, out_dtypes):
         # Entry points for the interpreter's native loop (see native_entry.py).

@@ -48,7 +48,8 @@ from llvmlite import ir
 from numba import njit, types
 from numba.extending import intrinsic
 
-ULP_BOUNDS = {"exp": 1.0, "log": 1.0, "tanh": 1.5, "sigmoid": 2.5}   # measured, rounded up
+# measured, rounded up
+ULP_BOUNDS = {"exp": 1.0, "log": 1.0, "tanh": 1.5, "sigmoid": 2.5, "log1p": 1.25}
 
 # Only contraction (a * b + c -> fma where the CPU has one): it halves the polynomial work and
 # cannot make a result less accurate than the bounds measured with and without FMA. The flag
@@ -116,13 +117,10 @@ _TWO23 = _F(8388608.0)
 
 
 @njit(cache=True, error_model="numpy", fastmath=_FM)
-def log_f32(x):
-    """Natural log for float32, max error 1 ulp (see the module docstring)."""
-    sub = x < _TINY
-    xs = x * _TWO23 if sub else x
-    bits = _f32_to_bits(xs)
-    e = np.int32(((bits >> np.int32(23)) & np.int32(255)) - np.int32(127))
-    e = np.int32(e - np.int32(23)) if sub else e
+def _log_normal(x, shift):
+    """log(x 2**shift) for a positive normal float32 x: the common part of log and log1p."""
+    bits = _f32_to_bits(x)
+    e = np.int32(((bits >> np.int32(23)) & np.int32(255)) - np.int32(127) + shift)
     m = _bits_to_f32(np.int32((bits & np.int32(0x7FFFFF)) | np.int32(0x3F800000)))   # in [1, 2)
     big = m > _F(1.4142135623730951)
     m = m * _F(0.5) if big else m
@@ -135,10 +133,36 @@ def log_f32(x):
     r = u * (_L0 + u * (_L1 + u * (_L2 + u * _L3)))
     logm = f - (hfsq - s * (hfsq + r))
     ef = _F(e)
-    result = ef * _LN2_HI + (logm + ef * _LN2_LO)
+    return ef * _LN2_HI + (logm + ef * _LN2_LO)
+
+
+@njit(cache=True, error_model="numpy", fastmath=_FM)
+def log_f32(x):
+    """Natural log for float32, max error 1 ulp (see the module docstring)."""
+    sub = x < _TINY
+    # (subnormals scaled by 2**23 into the normal range, and 23 taken off the exponent)
+    result = _log_normal(x * _TWO23 if sub else x, np.int32(-23) if sub else np.int32(0))
     result = -np.inf if x == _F(0.0) else result
     result = np.nan if x < _F(0.0) else result
     return x if (x != x or x == np.inf) else result
+
+
+@njit(cache=True, error_model="numpy", fastmath=_FM)
+def log1p_f32(x):
+    """log(1 + x) for float32: log(u) + c / u, where u = 1 + x rounded and c the rounding's
+    error (Fast2Sum, exact); max error 1 ulp (see the module docstring)."""
+    u = _F(1.0) + x
+    c = (x - (u - _F(1.0))) if abs(x) <= _F(1.0) else (_F(1.0) - (u - x))
+    # (u is 0 or at least 2**-24 when x >= -1: never subnormal; other x are handled below)
+    v = _F(1.0) if not u >= _TINY else u
+    result = _log_normal(v, np.int32(0)) + c / v
+    # near 0, where u's rounding costs log(u) its relative accuracy: the Taylor series (its
+    # next term is below 2**-33 relative for |x| < 2**-7)
+    q = _F(-0.5) + x * (_F(1 / 3) + x * (_F(-0.25) + x * (_F(0.2) + x * _F(-1 / 6))))
+    result = x + x * x * q if abs(x) < _F(0.0078125) else result
+    result = -np.inf if x == _F(-1.0) else result
+    result = np.nan if x < _F(-1.0) else result
+    return x if (x != x) | (x == np.inf) | (x == _F(0.0)) else result
 
 
 _T0, _T1, _T2 = _F(-0.3333333432674408), _F(0.13333266973495483), _F(-0.05395108461380005)
@@ -198,11 +222,13 @@ def _apply(which, x, out):
             out[i] = log_f32(v)
         elif which == 2:
             out[i] = tanh_f32(v)
-        else:
+        elif which == 3:
             out[i] = sigmoid_f32(v)
+        else:
+            out[i] = log1p_f32(v)
 
 
-_NAMES = ("exp", "log", "tanh", "sigmoid")
+_NAMES = ("exp", "log", "tanh", "sigmoid", "log1p")
 
 
 def _reference(name: str, x: np.ndarray) -> np.ndarray:
@@ -214,6 +240,8 @@ def _reference(name: str, x: np.ndarray) -> np.ndarray:
             return np.log(d)
         if name == "tanh":
             return np.tanh(d)
+        if name == "log1p":
+            return np.log1p(d)
         # 1 / (1 + e**-x), with e**-x overflowing where float32's does (the reference's sigmoid)
         e = np.exp(-d)
         return np.where(e > np.finfo(np.float32).max, 0.0, 1.0 / (1.0 + e))

@@ -204,4 +204,32 @@ def test_precise_keeps_libm():
                              "  return (%o)\n")
     x = np.linspace(0, 3, 8, dtype=np.float32)
     assert "math.log1p" in fusejit.kernel_source(graph, x, precise=True)
-    assert "vm.log1p_f32" in fusejit.kernel_source(graph, x)
+    assert "fm.log1p_f32" in fusejit.kernel_source(graph, x)
+
+
+def test_wide_vectors_marks_only_its_function():
+    """``vm.wide_vectors()`` gives the function it is called in LLVM's 512-bit preference
+    (machine code with zmm registers on AVX-512 hosts), and no other function."""
+    from llvmlite import binding
+    from numba import njit
+
+    @njit(cache=False)
+    def wide(x, out):
+        vecmath.wide_vectors()
+        for i in range(x.size):
+            out[i] = x[i] * np.float32(2.0) + np.float32(1.0)
+
+    @njit(cache=False)
+    def plain(x, out):
+        for i in range(x.size):
+            out[i] = x[i] * np.float32(2.0) + np.float32(1.0)
+
+    x = np.arange(100, dtype=np.float32)
+    for fn in (wide, plain):
+        out = np.empty_like(x)
+        fn(x, out)
+        np.testing.assert_array_equal(out, x * 2 + 1)
+    assert vecmath.WIDE_ATTRIBUTE in wide.inspect_llvm(wide.signatures[0])
+    assert vecmath.WIDE_ATTRIBUTE not in plain.inspect_llvm(plain.signatures[0])
+    if binding.get_host_cpu_features().get("avx512f"):
+        assert "%zmm" in wide.inspect_asm(wide.signatures[0])
