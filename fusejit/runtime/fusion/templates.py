@@ -324,10 +324,8 @@ def _pow(cx: Emitter, node, ops: list[Operand]):
         if exponent.is_constant and base.is_tensor and float(exponent.value) in _POW_SPECIAL:
             one, inf = cx.literal(1.0, dtype), cx.literal(float("inf"), dtype)
             return _POW_SPECIAL[float(exponent.value)].format(x=a, one=one, inf=inf), dtype
-        if cx.fast and dtype == np.float32:
-            return f"vm.pow_f32({a}, {b})", dtype
         if cx.fast:
-            cx.separate()      # (no float64 fast form: e**(y log x) loses bits for large y log x)
+            return f"{'vm.pow_f32' if dtype == np.float32 else 'vs.pow_f64'}({a}, {b})", dtype
         return f"{a} ** {b}", dtype
     if exponent.is_constant and exponent.value < 0:
         raise _fail(node, "integers to negative integer powers are not allowed")

@@ -80,6 +80,7 @@ F32_ULPS = {"expm1": 0.51, "log2": 0.51, "log10": 0.51, "sin": 0.51,
 F64_ULPS = {"exp": 1, "expm1": 2, "log": 1, "log1p": 1, "log2": 2, "log10": 2, "sin": 1,
             "cos": 1, "tan": 3, "asin": 2, "acos": 2, "atan": 1, "atan2": 2, "sinh": 3,
             "cosh": 3, "tanh": 3, "sigmoid": 4, "erf": 1, "erfc": 4}
+POW_F64_ULPS = 1        # (vecspecial.pow_f64, binary)
 # The functions kernels call: Numba inlines them itself, since LLVM's inliner leaves the bigger
 # ones (or several calls of one) as calls, over its size threshold, and one call keeps the
 # kernel's loop from vectorising.
@@ -506,13 +507,20 @@ def pow_core(x, y):
     la = e * _LN2_HI + (logm + e * _LN2_LO)
     la = -_INF if a == 0.0 else la
     la = _INF if a == _INF else la
-    v = exp_f64(y * la)
+    return pow_specials(x, y, exp_f64(y * la))
+
+
+@njit(**_OPTS)
+def pow_specials(x, y, v):
+    """|x|**y = ``v`` (NaN where x or y is) turned into C99's x**y: the sign for odd integer y,
+    NaN for x < 0 and y not an integer, 1 for x = 1 or y = 0 and for (-1)**(+-inf)."""
     integral = np.floor(y) == y
     odd = integral & (abs(y) < 9007199254740992.0) & (np.floor(0.5 * y) != 0.5 * y)
     v = -v if odd & (_f64_to_bits(x) < _I(0)) else v
-    v = np.nan if (x < 0.0) & (not integral) & (a != _INF) else v
-    v = 1.0 if (a == 1.0) & (abs(y) == _INF) else v
+    v = np.nan if (x < 0.0) & (not integral) & (abs(x) != np.inf) else v
+    v = 1.0 if (abs(x) == 1.0) & (abs(y) == np.inf) else v
     v = v if x == x else x
+    v = v if y == y else y
     return 1.0 if (y == 0.0) | (x == 1.0) else v
 
 

@@ -233,3 +233,24 @@ def test_wide_vectors_marks_only_its_function():
     assert vecmath.WIDE_ATTRIBUTE not in plain.inspect_llvm(plain.signatures[0])
     if binding.get_host_cpu_features().get("avx512f"):
         assert "%zmm" in wide.inspect_asm(wide.signatures[0])
+
+
+def test_float64_pow_on_random_pairs():
+    """vs.pow_f64 against NumPy's power (glibc's, correctly rounded) within ``F64_ULPS``'s pow
+    bound: bit-pattern pairs, x in (0, 4] with y in [-40, 40], integer y, results near the
+    overflow and underflow thresholds (subnormals) and x near 1 with huge y."""
+    rng = np.random.default_rng(9)
+    n = 1 << 13
+    with np.errstate(all="ignore"):
+        patterns = rng.integers(0, 1 << 63, (2, n)).view(np.float64) * rng.choice([-1.0, 1.0],
+                                                                                  (2, n))
+    x = np.concatenate([patterns[0], rng.uniform(0, 4, n), rng.uniform(-4, 4, n),
+                        np.full(n, 2.0), np.full(n, 0.5), rng.uniform(0.999, 1.001, n)])
+    y = np.concatenate([patterns[1], rng.uniform(-40, 40, n),
+                        rng.integers(-20, 20, n).astype(np.float64),
+                        rng.uniform(1020, 1024.5, n), rng.uniform(1020, 1080, n),
+                        rng.uniform(-1e6, 1e6, n)])
+    got, want = _binary("aten::pow(%x, %y)", "float64", x, y)
+    err = ulps(got, want)
+    worst = int(np.argmax(err))
+    assert err[worst] <= vecmath.POW_F64_ULPS, (x[worst], y[worst], got[worst], want[worst])
