@@ -51,7 +51,7 @@ F32 = {
     "exp": (fm.exp_f32, math.exp), "expm1": (vm.expm1_f32, math.expm1),
     "log": (fm.log_f32, math.log), "log1p": (fm.log1p_f32, math.log1p),
     "log2": (vm.log2_f32, math.log2), "log10": (vm.log10_f32, math.log10),
-    "sin": (vm.sin_f32, math.sin), "cos": (vm.cos_f32, math.cos), "tan": (vm.tan_f32, math.tan),
+    "sin": (fm.sin_f32, math.sin), "cos": (fm.cos_f32, math.cos), "tan": (vm.tan_f32, math.tan),
     "asin": (vm.asin_f32, math.asin), "acos": (vm.acos_f32, math.acos),
     "atan": (vm.atan_f32, math.atan), "sinh": (vm.sinh_f32, math.sinh),
     "cosh": (vm.cosh_f32, math.cosh), "tanh": (fm.tanh_f32, math.tanh),
@@ -187,7 +187,8 @@ def sweep_f64(name: str, samples: int, chunk: int = 1 << 23) -> tuple[float, flo
 
 BINARY = {"atan2_f32": (vm.atan2_f32, np.arctan2, np.float32),
           "pow_f32": (vm.pow_f32, np.power, np.float32),
-          "atan2_f64": (vm.atan2_f64, np.arctan2, np.float64)}
+          "atan2_f64": (vm.atan2_f64, np.arctan2, np.float64),
+          "pow_f64": (vs.pow_f64, np.power, np.float64)}
 
 
 def _apply2(fast):

@@ -48,8 +48,10 @@ from llvmlite import ir
 from numba import njit, types
 from numba.extending import intrinsic
 
+from . import vecmath as vm
+
 # measured, rounded up
-ULP_BOUNDS = {"exp": 1.0, "log": 1.0, "tanh": 1.5, "sigmoid": 2.5, "log1p": 1.25}
+ULP_BOUNDS = {"exp": 1.0, "log": 1.0, "tanh": 1.5, "sigmoid": 2.5, "log1p": 1.3}
 
 # Only contraction (a * b + c -> fma where the CPU has one): it halves the polynomial work and
 # cannot make a result less accurate than the bounds measured with and without FMA. The flag
@@ -208,6 +210,48 @@ def sigmoid_f32(x):
     made an LSTM cell on 512 x 1024 matmul outputs ~4x slower.)"""
     one = _F(1.0)
     return one / (one + exp_f32(-x))
+
+
+# --- sine and cosine: the argument reduced in float64 (vecmath's, exact), polynomials in float32
+
+_S1, _S2, _S3, _S4 = _F(-1 / 6), _F(1 / 120), _F(-1 / 5040), _F(1 / 362880)
+_C1, _C2, _C3, _C4 = _F(1 / 24), _F(-1 / 720), _F(1 / 40320), _F(-1 / 3628800)
+
+
+@njit(cache=True, error_model="numpy", fastmath=_FM)
+def _sincos(x):
+    """(n mod 4, sin r, cos r) with x = n pi/2 + r, for |x| <= vecmath.TRIG_LIMIT: r is
+    reduced in float64 and split into float32 r_hi + r_lo; Taylor polynomials to r**9 and
+    r**10 (truncation below 2**-28 relative for |r| <= pi/4)."""
+    q, r = vm._reduce_trig(np.float64(x))
+    rh = _F(r)
+    rl = _F(r - np.float64(rh))
+    z = rh * rh
+    s = rh + (rl + rh * z * (_S1 + z * (_S2 + z * (_S3 + z * _S4))))
+    hz = _F(0.5) * z
+    w = _F(1.0) - hz
+    # 1 - z/2 rounded, what that rounding lost, cos's slope times r_lo, then the rest
+    c = w + ((((_F(1.0) - w) - hz) - rh * rl) + z * z * (_C1 + z * (_C2 + z * (_C3 + z * _C4))))
+    return q, s, c
+
+
+@njit(cache=True, error_model="numpy", fastmath=_FM)
+def sin_f32(x):
+    """Sine for float32 with |x| <= vecmath.TRIG_LIMIT (the kernel fixes up the rest)."""
+    q, s, c = _sincos(x)
+    v = s if (q & np.int64(1)) == np.int64(0) else c
+    v = -v if (q & np.int64(2)) != np.int64(0) else v
+    v = x if x == _F(0.0) else v
+    return v if abs(x) < np.inf else x - x         # (inf - inf and NaN give NaN)
+
+
+@njit(cache=True, error_model="numpy", fastmath=_FM)
+def cos_f32(x):
+    """Cosine for float32 with |x| <= vecmath.TRIG_LIMIT (the kernel fixes up the rest)."""
+    q, s, c = _sincos(x)
+    v = c if (q & np.int64(1)) == np.int64(0) else -s
+    v = -v if (q & np.int64(2)) != np.int64(0) else v
+    return v if abs(x) < np.inf else x - x
 
 
 # --- measuring ---------------------------------------------------------------------------------
