@@ -1,4 +1,5 @@
-"""Vectorisable float32 ``exp``, ``log``, ``tanh`` and ``sigmoid`` for generated kernels.
+"""Vectorisable float32 ``exp``, ``log``, ``log1p``, ``tanh``, ``sigmoid``, ``sin`` and ``cos``
+for generated kernels.
 
 The pip llvmlite has no SVML, so a kernel calling libm's ``expf`` runs one element at a time.
 These functions use only arithmetic, comparisons and bit casts, which LLVM vectorises, so
@@ -17,6 +18,11 @@ Method (the coefficients were fitted here by iterated weighted least squares, ne
 - ``tanh_f32``: |x| < 0.625: x + x^3 Q5(x^2); otherwise sign(x) (1 - 2 / (exp(2|x|) + 1)),
   with 2|x| clamped at 20 so that exp needs no range checks and one power-of-two factor.
 - ``sigmoid_f32``: e = exp_f32(-|x|); 1 / (1 + e) for x >= 0, e / (1 + e) below.
+- ``log1p_f32``: u = 1 + x rounded, its rounding error c by Fast2Sum (exact); log(u) by
+  ``log_f32``'s method, plus c / u; for |x| < 2^-7 the Taylor series to x^6 instead.
+- ``sin_f32``/``cos_f32``: x = n pi/2 + r reduced in float64 (``vecmath``'s reduction, exact
+  here) for |x| <= ``vecmath.TRIG_LIMIT`` (the kernel recomputes larger ones with libm), r split
+  into float32 r_hi + r_lo, Taylor polynomials to r^9 / r^10 in float32, quadrant by selects.
 
 Measured accuracy, against float64 NumPy rounded to float32, in ulps of the float32 result over
 **all 2^32 float32 inputs** (``python -m fusejit.runtime.fusion.fastmath --sweep``; a dense
@@ -33,6 +39,9 @@ exp_f32     0.988      -59.94443130493164     inf above 88.7228, 0 below -103.97
 log_f32     0.858      0.7041804194450378     -inf at +-0, NaN below 0 and at NaN, inf at inf
 tanh_f32    1.331      +-0.6283095479011536   exactly +-1 beyond |x| ~ 9.01
 sigmoid     2.404      -16.641347885131836    0 below -88.72 as the reference; every 17th pattern
+log1p_f32   1.256      -0.3656008541584015    against float64 libm, unrounded (tools/ulp_sweep.py)
+sin_f32     SIN        SINAT                  |x| <= TRIG_LIMIT; every 257th pattern (ulp_sweep)
+cos_f32     COS        COSAT                  |x| <= TRIG_LIMIT; every 257th pattern (ulp_sweep)
 ==========  =========  =====================  ===================================================
 
 (``ULP_BOUNDS`` below holds the bounds the tests assert.) ``precise=True`` on a kernel keeps

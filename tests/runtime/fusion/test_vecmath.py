@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import fusejit
-from fusejit.runtime.fusion import FusedKernel, fastmath, vecmath
+from fusejit.runtime.fusion import FusedKernel, fastmath, loops, vecmath
 
 from .oracle import run_subgraph
 
@@ -254,3 +254,27 @@ def test_float64_pow_on_random_pairs():
     err = ulps(got, want)
     worst = int(np.argmax(err))
     assert err[worst] <= vecmath.POW_F64_ULPS, (x[worst], y[worst], got[worst], want[worst])
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_fix_ups_across_strips(dtype):
+    """Sine, cosine and tangent chained, with arguments beyond TRIG_LIMIT sprinkled over
+    several strips of a cut loop (and a last, partial strip): every element as NumPy's."""
+    ty = _TYPE[dtype]
+    graph = fusejit.parse_ir(f"graph(%x : {ty}(*), %y : {ty}(*)):\n"
+                             "  %one : int = prim::Constant[value=1]()\n"
+                             "  %a : Tensor = aten::mul(%x, %y)\n"
+                             "  %b : Tensor = aten::sin(%a)\n"
+                             "  %c : Tensor = aten::cos(%b)\n"
+                             "  %d : Tensor = aten::add(%c, %a, %one)\n"
+                             "  %e : Tensor = aten::tan(%a)\n"
+                             "  return (%d, %e)\n")
+    rng = np.random.default_rng(4)
+    n = 3 * loops.STRIP + 77
+    x = rng.uniform(-10, 10, n).astype(dtype)
+    y = np.where(rng.random(n) < 0.01, 3.0e7, 1.0).astype(dtype)
+    d, e = FusedKernel(graph)(x, y)
+    a = x * y
+    rtol = 2e-6 if dtype == "float32" else 1e-13
+    np.testing.assert_allclose(d, np.cos(np.sin(a)) + a, rtol=rtol, atol=rtol)
+    np.testing.assert_allclose(e, np.tan(a), rtol=rtol * 4, atol=rtol)
