@@ -128,8 +128,9 @@ _TWO23 = _F(8388608.0)
 
 
 @njit(cache=True, error_model="numpy", fastmath=_FM)
-def _log_normal(x, shift):
-    """log(x 2**shift) for a positive normal float32 x: the common part of log and log1p."""
+def _log_parts(x, shift):
+    """(e, log m) with x 2**shift = m 2**e, m in [sqrt(1/2), sqrt(2)), for a positive normal
+    float32 x."""
     bits = _f32_to_bits(x)
     e = np.int32(((bits >> np.int32(23)) & np.int32(255)) - np.int32(127) + shift)
     m = _bits_to_f32(np.int32((bits & np.int32(0x7FFFFF)) | np.int32(0x3F800000)))   # in [1, 2)
@@ -143,8 +144,22 @@ def _log_normal(x, shift):
     hfsq = _F(0.5) * f * f
     r = u * (_L0 + u * (_L1 + u * (_L2 + u * _L3)))
     logm = f - (hfsq - s * (hfsq + r))
-    ef = _F(e)
+    return _F(e), logm
+
+
+@njit(cache=True, error_model="numpy", fastmath=_FM)
+def _log_normal(x, shift):
+    """log(x 2**shift) for a positive normal float32 x: the common part of log and log1p."""
+    ef, logm = _log_parts(x, shift)
     return ef * _LN2_HI + (logm + ef * _LN2_LO)
+
+
+@njit(cache=True, error_model="numpy", fastmath=_FM)
+def _log_any(x, result):
+    """``result`` made log's value at +-0, below 0, NaN and inf."""
+    result = -np.inf if x == _F(0.0) else result
+    result = np.nan if x < _F(0.0) else result
+    return x if (x != x or x == np.inf) else result
 
 
 @njit(cache=True, error_model="numpy", fastmath=_FM)
@@ -152,10 +167,30 @@ def log_f32(x):
     """Natural log for float32, max error 1 ulp (see the module docstring)."""
     sub = x < _TINY
     # (subnormals scaled by 2**23 into the normal range, and 23 taken off the exponent)
-    result = _log_normal(x * _TWO23 if sub else x, np.int32(-23) if sub else np.int32(0))
-    result = -np.inf if x == _F(0.0) else result
-    result = np.nan if x < _F(0.0) else result
-    return x if (x != x or x == np.inf) else result
+    return _log_any(x, _log_normal(x * _TWO23 if sub else x,
+                                   np.int32(-23) if sub else np.int32(0)))
+
+
+_INV_LN2 = _F(1.4426950408889634)
+_INV_LN10 = _F(0.4342944819032518)
+_LOG10_2_HI = _F(0.30102539)            # log10(2) in 16 bits: e * _LOG10_2_HI is exact
+_LOG10_2_LO = _F(4.6050389811952132e-06)
+
+
+@njit(cache=True, error_model="numpy", fastmath=_FM)
+def log2_f32(x):
+    """Base-2 log for float32: e + log(m) / ln 2 (exact at powers of two)."""
+    sub = x < _TINY
+    ef, logm = _log_parts(x * _TWO23 if sub else x, np.int32(-23) if sub else np.int32(0))
+    return _log_any(x, ef + logm * _INV_LN2)
+
+
+@njit(cache=True, error_model="numpy", fastmath=_FM)
+def log10_f32(x):
+    """Base-10 log for float32: e log10(2) + log(m) / ln 10, log10(2) in two parts."""
+    sub = x < _TINY
+    ef, logm = _log_parts(x * _TWO23 if sub else x, np.int32(-23) if sub else np.int32(0))
+    return _log_any(x, ef * _LOG10_2_HI + (logm * _INV_LN10 + ef * _LOG10_2_LO))
 
 
 @njit(cache=True, error_model="numpy", fastmath=_FM)

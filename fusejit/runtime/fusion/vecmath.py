@@ -74,7 +74,7 @@ _FM = {"contract"}
 _OPTS = {"cache": True, "error_model": "numpy", "fastmath": _FM}
 # The error bounds the tests assert, in ulps (the table above, rounded up; float32 ones for the
 # forms here, fastmath.ULP_BOUNDS for its own).
-F32_ULPS = {"expm1": 0.51, "log2": 0.51, "log10": 0.51, "sin": 1.0,
+F32_ULPS = {"expm1": 0.51, "log2": 2.0, "log10": 2.0, "sin": 1.0,
             "cos": 1.0, "tan": 0.51, "asin": 0.51, "acos": 0.51, "atan": 0.51, "sinh": 0.51,
             "cosh": 0.51, "atan2": 0.51, "pow": 0.51, "erf": 0.51, "erfc": 0.51}
 F64_ULPS = {"exp": 1, "expm1": 2, "log": 1, "log1p": 1, "log2": 2, "log10": 2, "sin": 1,
