@@ -1,5 +1,6 @@
-"""Every simple-map transcendental, alone in a fused kernel, against NumPy's ufunc (or the NumPy
-expression that computes it), float32 and float64, in nanoseconds per element.
+"""Every simple-map op (the transcendentals, then the cheap maps), alone in a fused kernel,
+against NumPy's ufunc (or the NumPy expression that computes it), float32 and float64, in
+nanoseconds per element.
 
     python benchmarks/ops.py [--size N] [--repeat R] [--threads T] [NAME ...]
 
@@ -57,6 +58,25 @@ OPS = {
     "pow": (np.power, (0.1, 3), "aten::pow(%x, %y)"),
     "pow_2.5": (lambda x: np.power(x, 2.5), (0.1, 3), "aten::pow(%x, %e)"),
     "pow_-0.5": (lambda x: np.power(x, -0.5), (0.1, 3), "aten::pow(%x, %m)"),
+    # the cheap maps: memory bound, one read (or two) and one write an element, like NumPy
+    "add": (np.add, (-10, 10), "aten::add(%x, %y, %one)"),
+    "sub": (np.subtract, (-10, 10), "aten::sub(%x, %y, %one)"),
+    "mul": (np.multiply, (-10, 10), "aten::mul(%x, %y)"),
+    "div": (np.divide, (0.5, 10), "aten::div(%x, %y)"),
+    "neg": (np.negative, (-10, 10), "aten::neg(%x)"),
+    "abs": (np.abs, (-10, 10), "aten::abs(%x)"),
+    "relu": (lambda x: np.maximum(x, 0), (-10, 10), "aten::relu(%x)"),
+    "floor": (np.floor, (-10, 10), "aten::floor(%x)"),
+    "ceil": (np.ceil, (-10, 10), "aten::ceil(%x)"),
+    "round": (np.rint, (-10, 10), "aten::round(%x)"),
+    "trunc": (np.trunc, (-10, 10), "aten::trunc(%x)"),
+    "frac": (lambda x: x - np.trunc(x), (-10, 10), "aten::frac(%x)"),
+    "maximum": (np.maximum, (-10, 10), "aten::max(%x, %y)"),
+    "minimum": (np.minimum, (-10, 10), "aten::min(%x, %y)"),
+    "clamp": (lambda x: np.clip(x, -0.5, 2.5), (-10, 10), "aten::clamp(%x, %m, %e)"),
+    "lerp": (lambda x, y: x + 0.5 * (y - x), (-10, 10), "aten::lerp(%x, %y, %h)"),
+    "fmod": (np.fmod, (0.5, 10), "aten::fmod(%x, %y)"),
+    "remainder": (np.remainder, (0.5, 10), "aten::remainder(%x, %y)"),
 }
 _TYPE = {np.float32: "Float", np.float64: "Double"}
 
@@ -66,6 +86,8 @@ def _kernel(call: str, dtype) -> FusedKernel:
     graph = fusejit.parse_ir(f"graph(%x : {ty}(*), %y : {ty}(*)):\n"
                              f"  %e : float = prim::Constant[value=2.5]()\n"
                              f"  %m : float = prim::Constant[value=-0.5]()\n"
+                             f"  %h : float = prim::Constant[value=0.5]()\n"
+                             f"  %one : int = prim::Constant[value=1]()\n"
                              f"  %o : Tensor = {call}\n  return (%o)\n")
     return FusedKernel(graph)
 

@@ -48,7 +48,7 @@ _sig64 = njit(_sig64)
 
 # name -> (fast float32 function, float64 oracle); trig forms wrap the kernel's fix-up
 F32 = {
-    "exp": (fm.exp_f32, math.exp), "expm1": (vm.expm1_f32, math.expm1),
+    "exp": (fm.exp_f32, math.exp), "expm1": (fm.expm1_f32, math.expm1),
     "log": (fm.log_f32, math.log), "log1p": (fm.log1p_f32, math.log1p),
     "log2": (fm.log2_f32, math.log2), "log10": (fm.log10_f32, math.log10),
     "sin": (fm.sin_f32, math.sin), "cos": (fm.cos_f32, math.cos), "tan": (vm.tan_f32, math.tan),

@@ -1,5 +1,5 @@
-"""Vectorisable float32 ``exp``, ``log``, ``log1p``, ``tanh``, ``sigmoid``, ``sin`` and ``cos``
-for generated kernels.
+"""Vectorisable float32 ``exp``, ``expm1``, ``log``, ``log1p``, ``log2``, ``log10``, ``tanh``,
+``sigmoid``, ``sin`` and ``cos`` for generated kernels.
 
 The pip llvmlite has no SVML, so a kernel calling libm's ``expf`` runs one element at a time.
 These functions use only arithmetic, comparisons and bit casts, which LLVM vectorises, so
@@ -18,6 +18,10 @@ Method (the coefficients were fitted here by iterated weighted least squares, ne
 - ``tanh_f32``: |x| < 0.625: x + x^3 Q5(x^2); otherwise sign(x) (1 - 2 / (exp(2|x|) + 1)),
   with 2|x| clamped at 20 so that exp needs no range checks and one power-of-two factor.
 - ``sigmoid_f32``: e = exp_f32(-|x|); 1 / (1 + e) for x >= 0, e / (1 + e) below.
+- ``expm1_f32``: exp's reduction and polynomial without its constant term, then
+  2^n (em1 + (1 - 2^-n)) (n > 0) or 2^n em1 + (2^n - 1) (n < 0); -1 below -18.
+- ``log2_f32``/``log10_f32``: log's reduction; e + log(m) / ln 2, e log10(2) + log(m) / ln 10
+  (log10(2) in two parts, e times the first exact).
 - ``log1p_f32``: u = 1 + x rounded, its rounding error c by Fast2Sum (exact); log(u) by
   ``log_f32``'s method, plus c / u; for |x| < 2^-7 the Taylor series to x^6 instead.
 - ``sin_f32``/``cos_f32``: x = n pi/2 + r reduced in float64 (``vecmath``'s reduction, exact
@@ -40,6 +44,9 @@ log_f32     0.858      0.7041804194450378     -inf at +-0, NaN below 0 and at Na
 tanh_f32    1.331      +-0.6283095479011536   exactly +-1 beyond |x| ~ 9.01
 sigmoid     2.404      -16.641347885131836    0 below -88.72 as the reference; every 17th pattern
 log1p_f32   1.256      -0.3656008541584015    against float64 libm, unrounded (tools/ulp_sweep.py)
+expm1_f32   EXPM1      EXPM1AT                every 257th pattern, as log1p (ulp_sweep)
+log2_f32    LOG2       LOG2AT                 every 257th pattern, as log1p (ulp_sweep)
+log10_f32   LOG10      LOG10AT                every 257th pattern, as log1p (ulp_sweep)
 sin_f32     SIN        SINAT                  |x| <= TRIG_LIMIT; every 257th pattern (ulp_sweep)
 cos_f32     COS        COSAT                  |x| <= TRIG_LIMIT; every 257th pattern (ulp_sweep)
 ==========  =========  =====================  ===================================================
@@ -118,6 +125,34 @@ def exp_f32(x):
     s2 = _bits_to_f32(np.int32((k2 + np.int32(127)) << np.int32(23)))
     result = p * s1 * s2
     return x if x != x else result
+
+
+@njit(cache=True, error_model="numpy", fastmath=_FM)
+def _pow2_f32(k):
+    """2.0**k for -126 <= k <= 127, from exponent bits."""
+    return _bits_to_f32(np.int32((k + np.int32(127)) << np.int32(23)))
+
+
+@njit(cache=True, error_model="numpy", fastmath=_FM)
+def expm1_f32(x):
+    """e**x - 1 for float32: exp_f32's reduction and polynomial without its constant term, then
+    2**n (em1 + (1 - 2**-n)) (n > 0) or 2**n em1 + (2**n - 1) (n < 0)."""
+    y = _F(-18.0) if x < _F(-18.0) else x      # (below, e**x is under half an ulp of 1)
+    y = _EXP_HI if y > _EXP_HI else y
+    y = _F(0.0) if y != y else y
+    n = np.rint(y * _LOG2E)
+    r = (y - n * _LN2_HI) - n * _LN2_LO
+    em1 = r + r * r * (_E0 + r * (_E1 + r * (_E2 + r * (_E3 + r * (_E4 + r * _E5)))))
+    k = np.int32(n)
+    k1 = k >> np.int32(1)
+    # (1 - 2**-k rounds to 1 from k = 25 on)
+    low = _pow2_f32(-k if k < np.int32(25) else np.int32(-25))
+    up = ((em1 + (_F(1.0) - low)) * _pow2_f32(k1)) * _pow2_f32(k - k1)
+    scale = _pow2_f32(k if k < np.int32(0) else np.int32(0))
+    down = em1 * scale + (scale - _F(1.0))
+    result = up if k > np.int32(0) else down
+    result = _F(-1.0) if x < _F(-18.0) else result
+    return x if (x != x) | (x == _F(0.0)) else result
 
 
 _SQRT_HALF = _F(0.70710678118654752)
