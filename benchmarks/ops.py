@@ -2,7 +2,7 @@
 against NumPy's ufunc (or the NumPy expression that computes it), float32 and float64, in
 nanoseconds per element.
 
-    python benchmarks/ops.py [--size N] [--repeat R] [--threads T] [NAME ...]
+    python benchmarks/ops.py [--size N] [--repeat R] [--threads T | --cpu] [NAME ...]
 
 Medians of R timed calls each, fused and NumPy interleaved in the same run; ratio = NumPy time /
 fused time (higher is faster). erf, erfc and lgamma compare with SciPy's ufuncs when SciPy is
@@ -92,17 +92,17 @@ def _kernel(call: str, dtype) -> FusedKernel:
     return FusedKernel(graph)
 
 
-def _median_pair(fused, eager, repeat: int) -> tuple[float, float]:
+def _median_pair(fused, eager, repeat: int, clock=time.perf_counter) -> tuple[float, float]:
     fused()
     eager()
     tf, te = [], []
     for _ in range(repeat):
-        start = time.perf_counter()
+        start = clock()
         fused()
-        tf.append(time.perf_counter() - start)
-        start = time.perf_counter()
+        tf.append(clock() - start)
+        start = clock()
         eager()
-        te.append(time.perf_counter() - start)
+        te.append(clock() - start)
     return statistics.median(tf), statistics.median(te)
 
 
@@ -112,11 +112,16 @@ def main() -> None:
     parser.add_argument("--size", type=int, default=1 << 22)
     parser.add_argument("--repeat", type=int, default=11)
     parser.add_argument("--threads", type=int, default=0)
+    parser.add_argument("--cpu", action="store_true",
+                        help="one thread, timed by this thread's CPU time (time.thread_time): "
+                             "steadier than wall time on a machine other processes load")
     args = parser.parse_intermixed_args()
-    if args.threads:
-        fusejit.set_num_threads(args.threads)
+    if args.threads or args.cpu:
+        fusejit.set_num_threads(1 if args.cpu else args.threads)
+    clock = time.thread_time if args.cpu else time.perf_counter
     rng = np.random.default_rng(0)
-    print(f"{args.size} elements, median of {args.repeat}; ns per element")
+    print(f"{args.size} elements, median of {args.repeat}; ns per element"
+          + (" of one thread's CPU time" if args.cpu else ""))
     print(f"{'op':12s} {'dtype':8s} {'fused':>8s} {'numpy':>8s} {'numpy/fused':>12s}")
     slower = []
     for name in args.names or list(OPS):
@@ -132,7 +137,7 @@ def main() -> None:
             args_ = (x, y) if binary else (x,)
             with np.errstate(all="ignore"):
                 tf, te = _median_pair(lambda k=kernel, a=x, b=y: k(a, b),
-                                      lambda f=eager, a=args_: f(*a), args.repeat)
+                                      lambda f=eager, a=args_: f(*a), args.repeat, clock)
             ratio = te / tf
             if ratio < 1:
                 slower.append(f"{name} {np.dtype(dtype).name}")

@@ -51,10 +51,10 @@ F32 = {
     "exp": (fm.exp_f32, math.exp), "expm1": (fm.expm1_f32, math.expm1),
     "log": (fm.log_f32, math.log), "log1p": (fm.log1p_f32, math.log1p),
     "log2": (fm.log2_f32, math.log2), "log10": (fm.log10_f32, math.log10),
-    "sin": (fm.sin_f32, math.sin), "cos": (fm.cos_f32, math.cos), "tan": (vm.tan_f32, math.tan),
+    "sin": (fm.sin_f32, math.sin), "cos": (fm.cos_f32, math.cos), "tan": (fm.tan_f32, math.tan),
     "asin": (vm.asin_f32, math.asin), "acos": (vm.acos_f32, math.acos),
-    "atan": (vm.atan_f32, math.atan), "sinh": (vm.sinh_f32, math.sinh),
-    "cosh": (vm.cosh_f32, math.cosh), "tanh": (fm.tanh_f32, math.tanh),
+    "atan": (vm.atan_f32, math.atan), "sinh": (fm.sinh_f32, math.sinh),
+    "cosh": (fm.cosh_f32, math.cosh), "tanh": (fm.tanh_f32, math.tanh),
     "sigmoid": (fm.sigmoid_f32, _sig64), "erf": (vs.erf_f32, math.erf),
     "erfc": (vs.erfc_f32, math.erfc),
 }

@@ -47,8 +47,8 @@ log1p_f32   1.256      -0.3656008541584015    against float64 libm, unrounded (t
 expm1_f32   EXPM1      EXPM1AT                every 257th pattern, as log1p (ulp_sweep)
 log2_f32    LOG2       LOG2AT                 every 257th pattern, as log1p (ulp_sweep)
 log10_f32   LOG10      LOG10AT                every 257th pattern, as log1p (ulp_sweep)
-sin_f32     SIN        SINAT                  |x| <= TRIG_LIMIT; every 257th pattern (ulp_sweep)
-cos_f32     COS        COSAT                  |x| <= TRIG_LIMIT; every 257th pattern (ulp_sweep)
+sin_f32     0.788      2.374565362930298      |x| <= TRIG_LIMIT; every 257th pattern (ulp_sweep)
+cos_f32     0.808      12290.6982421875       |x| <= TRIG_LIMIT; every 257th pattern (ulp_sweep)
 ==========  =========  =====================  ===================================================
 
 (``ULP_BOUNDS`` below holds the bounds the tests assert.) ``precise=True`` on a kernel keeps
@@ -331,6 +331,41 @@ def cos_f32(x):
     v = c if (q & np.int64(1)) == np.int64(0) else -s
     v = -v if (q & np.int64(2)) != np.int64(0) else v
     return v if abs(x) < np.inf else x - x
+
+
+@njit(cache=True, error_model="numpy", fastmath=_FM)
+def tan_f32(x):
+    """Tangent for float32 with |x| <= vecmath.TRIG_LIMIT (the kernel fixes up the rest)."""
+    q, s, c = _sincos(x)
+    v = s / c if (q & np.int64(1)) == np.int64(0) else -c / s
+    v = x if x == _F(0.0) else v
+    return v if abs(x) < np.inf else x - x
+
+
+# (inlined by Numba: LLVM's inliner leaves this one a call, over its size threshold, and a call
+# keeps the kernel's loop from vectorising)
+@njit(cache=True, error_model="numpy", fastmath=_FM, inline="always")
+def sinh_f32(x):
+    """Hyperbolic sine for float32: (e + e / (e + 1)) / 2 with e = expm1(|x|); from 88, where
+    e overflows before sinh does, (e**(|x|/2) / 2) e**(|x|/2)."""
+    a = abs(x)
+    e = expm1_f32(a if a < _F(88.0) else _F(0.0))
+    v = _F(0.5) * (e + e / (e + _F(1.0)))
+    h = _exp_pos(_F(0.5) * min(a, _F(90.0)))
+    v = v if a < _F(88.0) else (_F(0.5) * h) * h
+    return x if x != x else np.copysign(v, x)
+
+
+@njit(cache=True, error_model="numpy", fastmath=_FM)
+def cosh_f32(x):
+    """Hyperbolic cosine for float32: e / 2 + 1 / (2 e) with e = exp(|x|), and as sinh_f32
+    from 88."""
+    a = abs(x)
+    e = exp_f32(a if a < _F(88.0) else _F(0.0))
+    v = _F(0.5) * e + _F(0.5) / e
+    h = _exp_pos(_F(0.5) * min(a, _F(90.0)))
+    v = v if a < _F(88.0) else (_F(0.5) * h) * h
+    return x if x != x else v
 
 
 # --- measuring ---------------------------------------------------------------------------------

@@ -132,7 +132,8 @@ _LIBM = {
 _FAST32 = {aten.exp: "fm.exp_f32", aten.tanh: "fm.tanh_f32", aten.log: "fm.log_f32",
            aten.sigmoid: "fm.sigmoid_f32", aten.log1p: "fm.log1p_f32", aten.sin: "fm.sin_f32",
            aten.cos: "fm.cos_f32", aten.log2: "fm.log2_f32", aten.log10: "fm.log10_f32",
-           aten.expm1: "fm.expm1_f32"}
+           aten.expm1: "fm.expm1_f32", aten.tan: "fm.tan_f32", aten.sinh: "fm.sinh_f32",
+           aten.cosh: "fm.cosh_f32"}
 _VEC = {aten.exp: "exp", aten.expm1: "expm1", aten.log: "log", aten.log1p: "log1p",
         aten.log2: "log2", aten.log10: "log10", aten.sin: "sin", aten.cos: "cos",
         aten.tan: "tan", aten.asin: "asin", aten.acos: "acos", aten.atan: "atan",
