@@ -125,11 +125,6 @@ class _Generator(Emitter):
         self.guards: list[str] = []
         self.uses_fastmath = False
         self.uses_vecmath = False
-        # 512-bit vectors for this kernel's loops (``vm.wide_vectors``) on the CPU: on an
-        # AVX-512 host float64 exp ran 2.3 -> 0.94 ns/element, float32 sigmoid 0.66 -> 0.49,
-        # the float64 12-op chain 11.1 -> 8.0 (one thread, CPU time, medians of 7)
-        self.wide = target == "cpu"
-        self.uses_vecmath = self.wide
         self.uses_vecspecial = False
         # lines of the inner loop, before writes, and ScalarPasses where the loop is cut
         self.body: list = []
@@ -266,6 +261,16 @@ class _Generator(Emitter):
             dtypes.append(pieces.pop())
         return dtypes
 
+    def wide(self) -> bool:
+        """Do this kernel's loops ask LLVM for 512-bit vectors (``vm.wide_vectors``)? Where
+        they call vectorised math: on an AVX-512 host float64 exp ran 2.3 -> 0.94 ns/element,
+        float32 sigmoid 0.66 -> 0.49, the float64 12-op chain 11.1 -> 8.0. Memory-bound
+        kernels keep 256-bit ones: their 64-byte loads of arrays NumPy aligns to 16 bytes
+        split cache lines, and float64 add ran 1.39 -> 1.64, floor 1.06 -> 1.27 (one thread,
+        CPU time, medians of 7-31)."""
+        return self.target == "cpu" and (self.uses_fastmath or self.uses_vecmath
+                                         or self.uses_vecspecial)
+
     def kernel_text(self, name: str, parallel: bool) -> list[str]:
         layout, rank = self.layout, self.rank
         n_tensors = len(layout.tensor_index)
@@ -282,7 +287,7 @@ class _Generator(Emitter):
                  "        row = tile // n_blocks",
                  "        c0 = (tile - row * n_blocks) * block",
                  "        n = min(block, cols - c0)"]
-        if self.wide:
+        if self.wide():
             lines.append("        vm.wide_vectors()")
         outer = rank - 1
         # Decompose the row number into outer indices, innermost outer dimension first.
@@ -399,7 +404,7 @@ def generate(layout: GroupLayout, specs: list[ArgSpec], classes: list[str], rank
             "from fusejit.runtime.fusion import helpers as h"]
     if gen.uses_fastmath:
         head.append("from fusejit.runtime.fusion import fastmath as fm")
-    if gen.uses_vecmath:
+    if gen.uses_vecmath or gen.wide():
         head.append("from fusejit.runtime.fusion import vecmath as vm")
     if gen.uses_vecspecial:
         head.append("from fusejit.runtime.fusion import vecspecial as vs")

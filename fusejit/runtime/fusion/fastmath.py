@@ -70,7 +70,7 @@ from llvmlite import ir
 from numba import njit, types
 from numba.extending import intrinsic
 
-from . import vecmath as vm
+from .vecmath import _reduce_trig
 
 # measured, rounded up
 ULP_BOUNDS = {"exp": 1.0, "log": 1.0, "tanh": 1.5, "sigmoid": 2.5, "log1p": 1.3}
@@ -308,7 +308,7 @@ def _sincos(x):
     """(n mod 4, sin r, cos r) with x = n pi/2 + r, for |x| <= vecmath.TRIG_LIMIT: r is
     reduced in float64 and split into float32 r_hi + r_lo; Taylor polynomials to r**9 and
     r**10 (truncation below 2**-28 relative for |r| <= pi/4)."""
-    q, r = vm._reduce_trig(np.float64(x))
+    q, r = _reduce_trig(np.float64(x))
     rh = _F(r)
     rl = _F(r - np.float64(rh))
     z = rh * rh
