@@ -56,7 +56,7 @@ log10      1.931 * a   2         cosh       2.343 * a   3
 sin        0.788 * a   1         tanh       1.318 *     3
 cos        0.808 * a   1         sigmoid    2.404 *     4
 tan        2.301 * a   3         pow +      0.500       1.000 v
-erf        0.500 v a   1.000 v   erfc       0.500 v a   5.000 v
+erf        0.500 v f   1.000 v   erfc       0.500 v f   5.000 v
 =========  ==========  ========  =========  ==========  ========
 
 ``*`` ``fastmath``'s native float32 forms; ``v`` ``vecspecial``'s; ``+`` binary: 3 * 10^7
