@@ -11,9 +11,9 @@ mean a sum times 1/n), and as NumPy writes them with max and mean (softmax, laye
 log-sum-exp, each one row-reduction kernel in fusejit, and standardised columns, one column
 kernel); a 100-step LSTM loop with batch 1, hidden 64 (one jitted function holding the loop).
 Each is a NumPy-spelled function decorated with ``fusejit.jit``; the same function undecorated
-is "NumPy eager". NumExpr, PyTorch eager, TorchScript, ``torch.compile`` and ``jax.jit`` run
-when installed. Prints median times and the ratio NumPy-eager-time / this-time (higher is
-faster).
+is "NumPy eager". NumExpr, PyTorch eager, TorchScript, ``torch.compile`` and ``jax.jit`` (its
+own spelling of each case, with ``jax.numpy``) run when installed. Prints median times and the
+ratio NumPy-eager-time / this-time (higher is faster).
 """
 
 from __future__ import annotations
@@ -251,8 +251,64 @@ def torch_cases():
     return torch, variants
 
 
-def run_case(title: str, fn, data: tuple, th, torch_index: int, repeat: int) -> None:
-    """One case: fusejit against NumPy eager (and PyTorch's variants at ``torch_index``)."""
+# --- jax.jit columns (when jax is installed) -----------------------------------------------
+
+def jax_cases():
+    """name -> ``jax.jit`` of the case's NumPy function spelled with ``jax.numpy``, or None."""
+    try:
+        import jax
+        import jax.numpy as jnp
+    except ImportError:
+        return None
+    jax.config.update("jax_enable_x64", True)       # (the float64 chain stays float64)
+
+    def sigmoid(v):
+        return 1 / (1 + jnp.exp(-v))
+
+    def lstm(cx, ig, hg, b_ih, b_hh):
+        gates = ig + hg + b_ih + b_hh
+        i, f, g, o = jnp.split(gates, 4, axis=1)
+        cy = sigmoid(f) * cx + sigmoid(i) * jnp.tanh(g)
+        return sigmoid(o) * jnp.tanh(cy), cy
+
+    def chain_j(x, y, log1p=False):
+        a = x * y
+        b = a + x
+        f = jnp.tanh(sigmoid(b) * 0.5 - y)
+        h = f * f + (jnp.log1p(jnp.abs(a)) if log1p else a)
+        return jnp.maximum(-(jnp.exp(h) / b), 0)
+
+    def softmax_j(x):
+        e = jnp.exp(x)
+        return e / jnp.sum(e, axis=1, keepdims=True)
+
+    def layer_norm_j(x, gamma, beta, inv_n):
+        mu = jnp.sum(x, axis=1, keepdims=True) * inv_n
+        d = x - mu
+        var = jnp.sum(d * d, axis=1, keepdims=True) * inv_n
+        return d / jnp.sqrt(var + 1e-5) * gamma + beta
+
+    fns = {"lstm": lstm, "chain": chain_j, "log1p": lambda x, y: chain_j(x, y, True),
+           "softmax": softmax_j, "layer_norm": layer_norm_j}
+    return jax, {name: jax.jit(fn) for name, fn in fns.items()}
+
+
+def jax_time(jx, name: str | None, data: tuple, repeat: int) -> dict[str, float]:
+    """{"jax.jit": median time} of case ``name`` on ``data`` (moved to jax first), or {}."""
+    if not jx or name is None:
+        return {}
+    jax, fns = jx
+    fn = fns[name]
+    jdata = tuple(jax.device_put(a) if isinstance(a, np.ndarray) else a for a in data)
+    return {"jax.jit": median_time(lambda: jax.block_until_ready(fn(*jdata)), repeat)}
+
+
+# --- one case ----------------------------------------------------------------------------------
+
+def run_case(title: str, fn, data: tuple, th, torch_index: int, repeat: int, jx=None,
+             jax_name: str | None = None) -> None:
+    """One case: fusejit against NumPy eager (and PyTorch's variants at ``torch_index``, and
+    jax.jit's ``jax_name`` case)."""
     jitted = fusejit.jit(fn)
     got, want = jitted(*data), fn(*data)
     err = float(np.max(np.abs(got - want) / np.maximum(np.abs(want), 1)))
@@ -263,6 +319,7 @@ def run_case(title: str, fn, data: tuple, th, torch_index: int, repeat: int) -> 
         tdata = tuple(torch.from_numpy(a) if isinstance(a, np.ndarray) else a for a in data)
         for name, fns in variants.items():
             times[name] = median_time(lambda f=fns[torch_index]: f(*tdata), repeat)
+    times.update(jax_time(jx, jax_name, data, repeat))
     report(f"{title} (max rel diff {err:.1e})", times)
 
 
@@ -274,6 +331,7 @@ def main() -> None:
     rng = np.random.default_rng(0)
     ne_cases = numexpr_cases()
     th = torch_cases()
+    jx = jax_cases()
 
     def f32(*shape):
         return rng.standard_normal(shape).astype(np.float32)
@@ -294,6 +352,7 @@ def main() -> None:
             tdata = tuple(torch.from_numpy(a) for a in data)
             for name, fns in variants.items():
                 times[name] = median_time(lambda f=fns[0], d=tdata: f(*d), args.repeat)
+        times.update(jax_time(jx, "lstm", data, args.repeat))
         report(f"LSTM cell pointwise {batch}x{hidden} float32 (max abs diff {err:.1e})", times)
 
     n = 1 << (16 if args.quick else 24)
@@ -310,19 +369,20 @@ def main() -> None:
         tx, ty = torch.from_numpy(x), torch.from_numpy(y)
         for name, fns in variants.items():
             times[name] = median_time(lambda f=fns[1]: f(tx, ty), args.repeat)
+    times.update(jax_time(jx, "chain", (x, y), args.repeat))
     report(f"12-op chain on 2^{n.bit_length() - 1} float32 (max rel diff {err:.1e})", times)
 
     x64, y64 = x.astype(np.float64), y.astype(np.float64)
     run_case(f"12-op chain with log1p on 2^{n.bit_length() - 1} float32", log1p_chain, (x, y),
-             th, 3, args.repeat)
+             th, 3, args.repeat, jx, "log1p")
     run_case(f"12-op chain on 2^{n.bit_length() - 1} float64", chain, (x64, y64), th, 1,
-             args.repeat)
+             args.repeat, jx, "chain")
     side = 128 if args.quick else 1024
     m = rng.standard_normal((side, side)).astype(np.float32)
-    run_case(f"softmax {side}x{side} float32", softmax, (m,), th, 4, args.repeat)
+    run_case(f"softmax {side}x{side} float32", softmax, (m,), th, 4, args.repeat, jx, "softmax")
     gamma, beta = f32(side), f32(side)
     run_case(f"layer norm {side}x{side} float32", layer_norm, (m, gamma, beta, 1.0 / side), th,
-             5, args.repeat)
+             5, args.repeat, jx, "layer_norm")
 
     reduction_cases(side, args.repeat)
 

@@ -1,7 +1,8 @@
-"""Every simple-map transcendental, alone in a fused kernel, against NumPy's ufunc (or the NumPy
-expression that computes it), float32 and float64, in nanoseconds per element.
+"""Every simple-map op (the transcendentals, then the cheap maps), alone in a fused kernel,
+against NumPy's ufunc (or the NumPy expression that computes it), float32 and float64, in
+nanoseconds per element.
 
-    python benchmarks/ops.py [--size N] [--repeat R] [--threads T] [NAME ...]
+    python benchmarks/ops.py [--size N] [--repeat R] [--threads T | --cpu] [NAME ...]
 
 Medians of R timed calls each, fused and NumPy interleaved in the same run; ratio = NumPy time /
 fused time (higher is faster). erf, erfc and lgamma compare with SciPy's ufuncs when SciPy is
@@ -57,6 +58,25 @@ OPS = {
     "pow": (np.power, (0.1, 3), "aten::pow(%x, %y)"),
     "pow_2.5": (lambda x: np.power(x, 2.5), (0.1, 3), "aten::pow(%x, %e)"),
     "pow_-0.5": (lambda x: np.power(x, -0.5), (0.1, 3), "aten::pow(%x, %m)"),
+    # the cheap maps: memory bound, one read (or two) and one write an element, like NumPy
+    "add": (np.add, (-10, 10), "aten::add(%x, %y, %one)"),
+    "sub": (np.subtract, (-10, 10), "aten::sub(%x, %y, %one)"),
+    "mul": (np.multiply, (-10, 10), "aten::mul(%x, %y)"),
+    "div": (np.divide, (0.5, 10), "aten::div(%x, %y)"),
+    "neg": (np.negative, (-10, 10), "aten::neg(%x)"),
+    "abs": (np.abs, (-10, 10), "aten::abs(%x)"),
+    "relu": (lambda x: np.maximum(x, 0), (-10, 10), "aten::relu(%x)"),
+    "floor": (np.floor, (-10, 10), "aten::floor(%x)"),
+    "ceil": (np.ceil, (-10, 10), "aten::ceil(%x)"),
+    "round": (np.rint, (-10, 10), "aten::round(%x)"),
+    "trunc": (np.trunc, (-10, 10), "aten::trunc(%x)"),
+    "frac": (lambda x: x - np.trunc(x), (-10, 10), "aten::frac(%x)"),
+    "maximum": (np.maximum, (-10, 10), "aten::max(%x, %y)"),
+    "minimum": (np.minimum, (-10, 10), "aten::min(%x, %y)"),
+    "clamp": (lambda x: np.clip(x, -0.5, 2.5), (-10, 10), "aten::clamp(%x, %m, %e)"),
+    "lerp": (lambda x, y: x + 0.5 * (y - x), (-10, 10), "aten::lerp(%x, %y, %h)"),
+    "fmod": (np.fmod, (0.5, 10), "aten::fmod(%x, %y)"),
+    "remainder": (np.remainder, (0.5, 10), "aten::remainder(%x, %y)"),
 }
 _TYPE = {np.float32: "Float", np.float64: "Double"}
 
@@ -66,21 +86,23 @@ def _kernel(call: str, dtype) -> FusedKernel:
     graph = fusejit.parse_ir(f"graph(%x : {ty}(*), %y : {ty}(*)):\n"
                              f"  %e : float = prim::Constant[value=2.5]()\n"
                              f"  %m : float = prim::Constant[value=-0.5]()\n"
+                             f"  %h : float = prim::Constant[value=0.5]()\n"
+                             f"  %one : int = prim::Constant[value=1]()\n"
                              f"  %o : Tensor = {call}\n  return (%o)\n")
     return FusedKernel(graph)
 
 
-def _median_pair(fused, eager, repeat: int) -> tuple[float, float]:
+def _median_pair(fused, eager, repeat: int, clock=time.perf_counter) -> tuple[float, float]:
     fused()
     eager()
     tf, te = [], []
     for _ in range(repeat):
-        start = time.perf_counter()
+        start = clock()
         fused()
-        tf.append(time.perf_counter() - start)
-        start = time.perf_counter()
+        tf.append(clock() - start)
+        start = clock()
         eager()
-        te.append(time.perf_counter() - start)
+        te.append(clock() - start)
     return statistics.median(tf), statistics.median(te)
 
 
@@ -90,11 +112,16 @@ def main() -> None:
     parser.add_argument("--size", type=int, default=1 << 22)
     parser.add_argument("--repeat", type=int, default=11)
     parser.add_argument("--threads", type=int, default=0)
+    parser.add_argument("--cpu", action="store_true",
+                        help="one thread, timed by this thread's CPU time (time.thread_time): "
+                             "steadier than wall time on a machine other processes load")
     args = parser.parse_intermixed_args()
-    if args.threads:
-        fusejit.set_num_threads(args.threads)
+    if args.threads or args.cpu:
+        fusejit.set_num_threads(1 if args.cpu else args.threads)
+    clock = time.thread_time if args.cpu else time.perf_counter
     rng = np.random.default_rng(0)
-    print(f"{args.size} elements, median of {args.repeat}; ns per element")
+    print(f"{args.size} elements, median of {args.repeat}; ns per element"
+          + (" of one thread's CPU time" if args.cpu else ""))
     print(f"{'op':12s} {'dtype':8s} {'fused':>8s} {'numpy':>8s} {'numpy/fused':>12s}")
     slower = []
     for name in args.names or list(OPS):
@@ -110,7 +137,7 @@ def main() -> None:
             args_ = (x, y) if binary else (x,)
             with np.errstate(all="ignore"):
                 tf, te = _median_pair(lambda k=kernel, a=x, b=y: k(a, b),
-                                      lambda f=eager, a=args_: f(*a), args.repeat)
+                                      lambda f=eager, a=args_: f(*a), args.repeat, clock)
             ratio = te / tf
             if ratio < 1:
                 slower.append(f"{name} {np.dtype(dtype).name}")

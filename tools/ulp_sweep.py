@@ -9,11 +9,12 @@ Oracles:
 - float32: the float64 libm function (through Numba's ``math``) of the float32 input, unrounded;
   the error is |fast - oracle| in units of the float32 spacing at the oracle rounded to float32.
   (glibc's float64 functions are within 1 ulp of float64, ~2^-29 float32 ulps.)
-- float64: NumPy's ufunc (glibc's libm); the error is |fast - numpy| in units of the float64
-  spacing at NumPy's result. glibc's float64 exp/log/sin/cos/pow are correctly rounded or
-  within 1 ulp, the others within a few, so the error against the exact value is at most the
-  figure printed plus glibc's own. Samples: uniform bit patterns (every exponent equally),
-  plus uniform values in [-4, 4] and [-800, 800], plus the special values.
+- float64: NumPy's ufunc (glibc's libm; erf and erfc: glibc's through Numba); the error is
+  |fast - numpy| in units of the float64 spacing at NumPy's result. glibc's float64
+  exp/log/sin/cos/pow are correctly rounded or within 1 ulp, the others within a few, so the
+  error against the exact value is at most the figure printed plus glibc's own. Samples:
+  uniform bit patterns (every exponent equally), plus uniform values in [-4, 4] and
+  [-800, 800], plus the special values.
 
 sin/cos/tan are measured as the kernel computes them: the fast form for |x| <= TRIG_LIMIT, libm
 beyond (the kernel's fix-up loop). sigmoid's oracle is 1 / (1 + e**-x) in float64, 0 where
@@ -33,6 +34,7 @@ from numba import njit, prange
 
 from fusejit.runtime.fusion import fastmath as fm
 from fusejit.runtime.fusion import vecmath as vm
+from fusejit.runtime.fusion import vecspecial as vs
 
 LIM = vm.TRIG_LIMIT
 
@@ -46,14 +48,15 @@ _sig64 = njit(_sig64)
 
 # name -> (fast float32 function, float64 oracle); trig forms wrap the kernel's fix-up
 F32 = {
-    "exp": (fm.exp_f32, math.exp), "expm1": (vm.expm1_f32, math.expm1),
-    "log": (fm.log_f32, math.log), "log1p": (vm.log1p_f32, math.log1p),
-    "log2": (vm.log2_f32, math.log2), "log10": (vm.log10_f32, math.log10),
-    "sin": (vm.sin_f32, math.sin), "cos": (vm.cos_f32, math.cos), "tan": (vm.tan_f32, math.tan),
+    "exp": (fm.exp_f32, math.exp), "expm1": (fm.expm1_f32, math.expm1),
+    "log": (fm.log_f32, math.log), "log1p": (fm.log1p_f32, math.log1p),
+    "log2": (fm.log2_f32, math.log2), "log10": (fm.log10_f32, math.log10),
+    "sin": (fm.sin_f32, math.sin), "cos": (fm.cos_f32, math.cos), "tan": (fm.tan_f32, math.tan),
     "asin": (vm.asin_f32, math.asin), "acos": (vm.acos_f32, math.acos),
-    "atan": (vm.atan_f32, math.atan), "sinh": (vm.sinh_f32, math.sinh),
-    "cosh": (vm.cosh_f32, math.cosh), "tanh": (fm.tanh_f32, math.tanh),
-    "sigmoid": (fm.sigmoid_f32, _sig64),
+    "atan": (vm.atan_f32, math.atan), "sinh": (fm.sinh_f32, math.sinh),
+    "cosh": (fm.cosh_f32, math.cosh), "tanh": (fm.tanh_f32, math.tanh),
+    "sigmoid": (fm.sigmoid_f32, _sig64), "erf": (vs.erf_f32, math.erf),
+    "erfc": (vs.erfc_f32, math.erfc),
 }
 F64 = {
     "exp": (vm.exp_f64, np.exp), "expm1": (vm.expm1_f64, np.expm1),
@@ -63,7 +66,8 @@ F64 = {
     "asin": (vm.asin_f64, np.arcsin), "acos": (vm.acos_f64, np.arccos),
     "atan": (vm.atan_f64, np.arctan), "sinh": (vm.sinh_f64, np.sinh),
     "cosh": (vm.cosh_f64, np.cosh), "tanh": (vm.tanh_f64, np.tanh),
-    "sigmoid": (vm.sigmoid_f64, None),
+    "sigmoid": (vm.sigmoid_f64, None), "erf": (vs.erf_f64, math.erf),
+    "erfc": (vs.erfc_f64, math.erfc),
 }
 TRIG = ("sin", "cos", "tan")
 
@@ -103,7 +107,7 @@ def _make_f32_sweep(fast, oracle, trig: bool):
             best, at = 0.0, np.uint32(0)
             for b in range(lo, hi, step):
                 bits = np.uint32(b)
-                x = np.array([bits]).view(np.float32)[0]
+                x = fm._bits_to_f32(np.int32(np.int64(b) - (np.int64(b) >> 31 << 32)))
                 err = _ulps32(kernel_fn(x), oracle(np.float64(x)))
                 if err > best:
                     best, at = err, bits
@@ -162,8 +166,11 @@ def sweep_f64(name: str, samples: int, chunk: int = 1 << 23) -> tuple[float, flo
         with np.errstate(all="ignore"):
             if oracle is None:      # sigmoid, as the reference computes it
                 want = 1 / (1 + np.exp(-x))
-            else:
+            elif isinstance(oracle, np.ufunc):
                 want = oracle(x)
+            else:                   # (libm's function, where NumPy has none: erf, erfc)
+                want = np.empty_like(x)
+                _apply64(oracle)(x, want)
             if name in TRIG:
                 big = np.abs(x) > LIM
                 got[big] = want[big]        # (the kernel's fix-up loop runs libm there)
@@ -180,7 +187,8 @@ def sweep_f64(name: str, samples: int, chunk: int = 1 << 23) -> tuple[float, flo
 
 BINARY = {"atan2_f32": (vm.atan2_f32, np.arctan2, np.float32),
           "pow_f32": (vm.pow_f32, np.power, np.float32),
-          "atan2_f64": (vm.atan2_f64, np.arctan2, np.float64)}
+          "atan2_f64": (vm.atan2_f64, np.arctan2, np.float64),
+          "pow_f64": (vs.pow_f64, np.power, np.float64)}
 
 
 def _apply2(fast):

@@ -294,10 +294,9 @@ def _render_pow(cx: Emitter, node, ops: list[Operand], dtype: np.dtype) -> str:
         if exponent.is_constant and base.is_tensor and float(exponent.value) in _POW_SPECIAL:
             one, inf = cx.literal(1.0, dtype), cx.literal(float("inf"), dtype)
             return _POW_SPECIAL[float(exponent.value)].format(x=a, one=one, inf=inf)
-        fast = cx.vectorised("pow_f32") if dtype == np.float32 else None
+        fast = cx.vectorised("pow_f32" if dtype == np.float32 else "pow_f64")
         if fast is not None:
             return f"{fast}({a}, {b})"
-        cx.libm()      # (no float64 fast form: e**(y log x) loses bits for large y log x)
         return f"{a} ** {b}"
     if exponent.is_constant and exponent.value < 0:
         raise fail(node, "integers to negative integer powers are not allowed")

@@ -82,7 +82,8 @@ class Emitter:
         raise NotImplementedError
 
     def vectorised(self, name: str) -> str | None:
-        """``vm.<name>`` where the target vectorises it (CPU, not ``precise``), else None."""
+        """The vectorised function ``name`` (``vm.<name>``, or ``vs.<name>`` for the special
+        functions) where the target vectorises it (CPU, not ``precise``), else None."""
         raise NotImplementedError
 
     def function(self, name: str) -> str:

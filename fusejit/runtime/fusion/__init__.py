@@ -16,8 +16,9 @@ the per-op renderers and dtype rules are the entries of ``fusejit.oplib``), ``co
 kernel text), ``plan`` (shapes and strides -> ``meta``), ``cache``
 (hash-named source files in the user's cache directory, an LRU of loaded modules, the disk cap),
 ``isolated`` (kernels compiled in a child process once a process compiled many), ``compiler``
-(``FusedKernel``), ``fastmath`` (vectorisable float32 exp/log/tanh/sigmoid with measured error),
-``vecmath`` (the other transcendentals, float32 and float64, with measured error), ``loops`` (a
+(``FusedKernel``), ``fastmath`` (vectorisable float32 exp/log/log1p/tanh/sigmoid with measured
+error), ``vecmath`` (the other transcendentals, float32 and float64, with measured error; and
+the 512-bit vector preference of kernels), ``vecspecial`` (erf, erfc), ``loops`` (a
 kernel's inner loop cut around ops that keep libm), ``helpers``.
 """
 

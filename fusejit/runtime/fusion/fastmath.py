@@ -1,4 +1,5 @@
-"""Vectorisable float32 ``exp``, ``log``, ``tanh`` and ``sigmoid`` for generated kernels.
+"""Vectorisable float32 ``exp``, ``expm1``, ``log``, ``log1p``, ``log2``, ``log10``, ``tanh``,
+``sigmoid``, ``sin``, ``cos``, ``tan``, ``sinh`` and ``cosh`` for generated kernels.
 
 The pip llvmlite has no SVML, so a kernel calling libm's ``expf`` runs one element at a time.
 These functions use only arithmetic, comparisons and bit casts, which LLVM vectorises, so
@@ -17,6 +18,18 @@ Method (the coefficients were fitted here by iterated weighted least squares, ne
 - ``tanh_f32``: |x| < 0.625: x + x^3 Q5(x^2); otherwise sign(x) (1 - 2 / (exp(2|x|) + 1)),
   with 2|x| clamped at 20 so that exp needs no range checks and one power-of-two factor.
 - ``sigmoid_f32``: e = exp_f32(-|x|); 1 / (1 + e) for x >= 0, e / (1 + e) below.
+- ``expm1_f32``: exp's reduction and polynomial without its constant term, then
+  2^n (em1 + (1 - 2^-n)) (n > 0) or 2^n em1 + (2^n - 1) (n < 0); -1 below -18.
+- ``log2_f32``/``log10_f32``: log's reduction; e + log(m) / ln 2, e log10(2) + log(m) / ln 10
+  (log10(2) in two parts, e times the first exact).
+- ``log1p_f32``: u = 1 + x rounded, its rounding error c by Fast2Sum (exact); log(u) by
+  ``log_f32``'s method, plus c / u; for |x| < 2^-7 the Taylor series to x^6 instead.
+- ``sin_f32``/``cos_f32``: x = n pi/2 + r reduced in float64 (``vecmath``'s reduction, exact
+  here) for |x| <= ``vecmath.TRIG_LIMIT`` (the kernel recomputes larger ones with libm), r split
+  into float32 r_hi + r_lo, Taylor polynomials to r^9 / r^10 in float32, quadrant by selects;
+  ``tan_f32`` = s / c or -c / s from the same.
+- ``sinh_f32``/``cosh_f32``: (e + e / (e + 1)) / 2 with e = expm1(|x|), e / 2 + 1 / (2e) with
+  e = exp(|x|); from |x| = 88, where e overflows first, (e^(|x|/2) / 2) e^(|x|/2).
 
 Measured accuracy, against float64 NumPy rounded to float32, in ulps of the float32 result over
 **all 2^32 float32 inputs** (``python -m fusejit.runtime.fusion.fastmath --sweep``; a dense
@@ -33,6 +46,15 @@ exp_f32     0.988      -59.94443130493164     inf above 88.7228, 0 below -103.97
 log_f32     0.858      0.7041804194450378     -inf at +-0, NaN below 0 and at NaN, inf at inf
 tanh_f32    1.331      +-0.6283095479011536   exactly +-1 beyond |x| ~ 9.01
 sigmoid     2.404      -16.641347885131836    0 below -88.72 as the reference; every 17th pattern
+log1p_f32   1.256      -0.3656008541584015    against float64 libm, unrounded (tools/ulp_sweep.py)
+expm1_f32   1.432      17.014109              every 257th pattern + [-20, 90] by 2^-22 (as log1p)
+log2_f32    1.801      1.4127635              every 257th pattern + [0.5, 2] by 2^-22 (as log1p)
+log10_f32   1.931      1.3254611              every 257th pattern + [0.5, 2] by 2^-22 (as log1p)
+sin_f32     0.788      2.374565362930298      |x| <= TRIG_LIMIT, every 257th pattern (as log1p)
+cos_f32     0.808      12290.6982421875       |x| <= TRIG_LIMIT, every 257th pattern (as log1p)
+tan_f32     2.301      -79.292885             as sin, + [-95, 95] by 2^-22 (as log1p)
+sinh_f32    2.343      -89.40836              every 257th pattern + [-95, 95] (as log1p)
+cosh_f32    2.343      -89.40836              every 257th pattern + [-95, 95] (as log1p)
 ==========  =========  =====================  ===================================================
 
 (``ULP_BOUNDS`` below holds the bounds the tests assert.) ``precise=True`` on a kernel keeps
@@ -48,7 +70,10 @@ from llvmlite import ir
 from numba import njit, types
 from numba.extending import intrinsic
 
-ULP_BOUNDS = {"exp": 1.0, "log": 1.0, "tanh": 1.5, "sigmoid": 2.5}   # measured, rounded up
+from .vecmath import _reduce_trig
+
+# measured, rounded up
+ULP_BOUNDS = {"exp": 1.0, "log": 1.0, "tanh": 1.5, "sigmoid": 2.5, "log1p": 1.3}
 
 # Only contraction (a * b + c -> fma where the CPU has one): it halves the polynomial work and
 # cannot make a result less accurate than the bounds measured with and without FMA. The flag
@@ -108,6 +133,34 @@ def exp_f32(x):
     return x if x != x else result
 
 
+@njit(cache=True, error_model="numpy", fastmath=_FM)
+def _pow2_f32(k):
+    """2.0**k for -126 <= k <= 127, from exponent bits."""
+    return _bits_to_f32(np.int32((k + np.int32(127)) << np.int32(23)))
+
+
+@njit(cache=True, error_model="numpy", fastmath=_FM)
+def expm1_f32(x):
+    """e**x - 1 for float32: exp_f32's reduction and polynomial without its constant term, then
+    2**n (em1 + (1 - 2**-n)) (n > 0) or 2**n em1 + (2**n - 1) (n < 0)."""
+    y = _F(-18.0) if x < _F(-18.0) else x      # (below, e**x is under half an ulp of 1)
+    y = _EXP_HI if y > _EXP_HI else y
+    y = _F(0.0) if y != y else y
+    n = np.rint(y * _LOG2E)
+    r = (y - n * _LN2_HI) - n * _LN2_LO
+    em1 = r + r * r * (_E0 + r * (_E1 + r * (_E2 + r * (_E3 + r * (_E4 + r * _E5)))))
+    k = np.int32(n)
+    k1 = k >> np.int32(1)
+    # (1 - 2**-k rounds to 1 from k = 25 on)
+    low = _pow2_f32(-k if k < np.int32(25) else np.int32(-25))
+    up = ((em1 + (_F(1.0) - low)) * _pow2_f32(k1)) * _pow2_f32(k - k1)
+    scale = _pow2_f32(k if k < np.int32(0) else np.int32(0))
+    down = em1 * scale + (scale - _F(1.0))
+    result = up if k > np.int32(0) else down
+    result = _F(-1.0) if x < _F(-18.0) else result
+    return x if (x != x) | (x == _F(0.0)) else result
+
+
 _SQRT_HALF = _F(0.70710678118654752)
 _L0, _L1, _L2, _L3 = (_F(0.666666567325592), _F(0.4000440537929535), _F(0.2816190719604492),
                       _F(0.32153743505477905))
@@ -116,13 +169,11 @@ _TWO23 = _F(8388608.0)
 
 
 @njit(cache=True, error_model="numpy", fastmath=_FM)
-def log_f32(x):
-    """Natural log for float32, max error 1 ulp (see the module docstring)."""
-    sub = x < _TINY
-    xs = x * _TWO23 if sub else x
-    bits = _f32_to_bits(xs)
-    e = np.int32(((bits >> np.int32(23)) & np.int32(255)) - np.int32(127))
-    e = np.int32(e - np.int32(23)) if sub else e
+def _log_parts(x, shift):
+    """(e, log m) with x 2**shift = m 2**e, m in [sqrt(1/2), sqrt(2)), for a positive normal
+    float32 x."""
+    bits = _f32_to_bits(x)
+    e = np.int32(((bits >> np.int32(23)) & np.int32(255)) - np.int32(127) + shift)
     m = _bits_to_f32(np.int32((bits & np.int32(0x7FFFFF)) | np.int32(0x3F800000)))   # in [1, 2)
     big = m > _F(1.4142135623730951)
     m = m * _F(0.5) if big else m
@@ -134,11 +185,71 @@ def log_f32(x):
     hfsq = _F(0.5) * f * f
     r = u * (_L0 + u * (_L1 + u * (_L2 + u * _L3)))
     logm = f - (hfsq - s * (hfsq + r))
-    ef = _F(e)
-    result = ef * _LN2_HI + (logm + ef * _LN2_LO)
+    return _F(e), logm
+
+
+@njit(cache=True, error_model="numpy", fastmath=_FM)
+def _log_normal(x, shift):
+    """log(x 2**shift) for a positive normal float32 x: the common part of log and log1p."""
+    ef, logm = _log_parts(x, shift)
+    return ef * _LN2_HI + (logm + ef * _LN2_LO)
+
+
+@njit(cache=True, error_model="numpy", fastmath=_FM)
+def _log_any(x, result):
+    """``result`` made log's value at +-0, below 0, NaN and inf."""
     result = -np.inf if x == _F(0.0) else result
     result = np.nan if x < _F(0.0) else result
     return x if (x != x or x == np.inf) else result
+
+
+@njit(cache=True, error_model="numpy", fastmath=_FM)
+def log_f32(x):
+    """Natural log for float32, max error 1 ulp (see the module docstring)."""
+    sub = x < _TINY
+    # (subnormals scaled by 2**23 into the normal range, and 23 taken off the exponent)
+    return _log_any(x, _log_normal(x * _TWO23 if sub else x,
+                                   np.int32(-23) if sub else np.int32(0)))
+
+
+_INV_LN2 = _F(1.4426950408889634)
+_INV_LN10 = _F(0.4342944819032518)
+_LOG10_2_HI = _F(0.30102539)            # log10(2) in 16 bits: e * _LOG10_2_HI is exact
+_LOG10_2_LO = _F(4.6050389811952132e-06)
+
+
+@njit(cache=True, error_model="numpy", fastmath=_FM)
+def log2_f32(x):
+    """Base-2 log for float32: e + log(m) / ln 2 (exact at powers of two)."""
+    sub = x < _TINY
+    ef, logm = _log_parts(x * _TWO23 if sub else x, np.int32(-23) if sub else np.int32(0))
+    return _log_any(x, ef + logm * _INV_LN2)
+
+
+@njit(cache=True, error_model="numpy", fastmath=_FM)
+def log10_f32(x):
+    """Base-10 log for float32: e log10(2) + log(m) / ln 10, log10(2) in two parts."""
+    sub = x < _TINY
+    ef, logm = _log_parts(x * _TWO23 if sub else x, np.int32(-23) if sub else np.int32(0))
+    return _log_any(x, ef * _LOG10_2_HI + (logm * _INV_LN10 + ef * _LOG10_2_LO))
+
+
+@njit(cache=True, error_model="numpy", fastmath=_FM)
+def log1p_f32(x):
+    """log(1 + x) for float32: log(u) + c / u, where u = 1 + x rounded and c the rounding's
+    error (Fast2Sum, exact); max error 1 ulp (see the module docstring)."""
+    u = _F(1.0) + x
+    c = (x - (u - _F(1.0))) if abs(x) <= _F(1.0) else (_F(1.0) - (u - x))
+    # (u is 0 or at least 2**-24 when x >= -1: never subnormal; other x are handled below)
+    v = _F(1.0) if not u >= _TINY else u
+    result = _log_normal(v, np.int32(0)) + c / v
+    # near 0, where u's rounding costs log(u) its relative accuracy: the Taylor series (its
+    # next term is below 2**-33 relative for |x| < 2**-7)
+    q = _F(-0.5) + x * (_F(1 / 3) + x * (_F(-0.25) + x * (_F(0.2) + x * _F(-1 / 6))))
+    result = x + x * x * q if abs(x) < _F(0.0078125) else result
+    result = -np.inf if x == _F(-1.0) else result
+    result = np.nan if x < _F(-1.0) else result
+    return x if (x != x) | (x == np.inf) | (x == _F(0.0)) else result
 
 
 _T0, _T1, _T2 = _F(-0.3333333432674408), _F(0.13333266973495483), _F(-0.05395108461380005)
@@ -186,6 +297,83 @@ def sigmoid_f32(x):
     return one / (one + exp_f32(-x))
 
 
+# --- sine and cosine: the argument reduced in float64 (vecmath's, exact), polynomials in float32
+
+_S1, _S2, _S3, _S4 = _F(-1 / 6), _F(1 / 120), _F(-1 / 5040), _F(1 / 362880)
+_C1, _C2, _C3, _C4 = _F(1 / 24), _F(-1 / 720), _F(1 / 40320), _F(-1 / 3628800)
+
+
+@njit(cache=True, error_model="numpy", fastmath=_FM)
+def _sincos(x):
+    """(n mod 4, sin r, cos r) with x = n pi/2 + r, for |x| <= vecmath.TRIG_LIMIT: r is
+    reduced in float64 and split into float32 r_hi + r_lo; Taylor polynomials to r**9 and
+    r**10 (truncation below 2**-28 relative for |r| <= pi/4)."""
+    q, r = _reduce_trig(np.float64(x))
+    rh = _F(r)
+    rl = _F(r - np.float64(rh))
+    z = rh * rh
+    s = rh + (rl + rh * z * (_S1 + z * (_S2 + z * (_S3 + z * _S4))))
+    hz = _F(0.5) * z
+    w = _F(1.0) - hz
+    # 1 - z/2 rounded, what that rounding lost, cos's slope times r_lo, then the rest
+    c = w + ((((_F(1.0) - w) - hz) - rh * rl) + z * z * (_C1 + z * (_C2 + z * (_C3 + z * _C4))))
+    return q, s, c
+
+
+@njit(cache=True, error_model="numpy", fastmath=_FM)
+def sin_f32(x):
+    """Sine for float32 with |x| <= vecmath.TRIG_LIMIT (the kernel fixes up the rest)."""
+    q, s, c = _sincos(x)
+    v = s if (q & np.int64(1)) == np.int64(0) else c
+    v = -v if (q & np.int64(2)) != np.int64(0) else v
+    v = x if x == _F(0.0) else v
+    return v if abs(x) < np.inf else x - x         # (inf - inf and NaN give NaN)
+
+
+@njit(cache=True, error_model="numpy", fastmath=_FM)
+def cos_f32(x):
+    """Cosine for float32 with |x| <= vecmath.TRIG_LIMIT (the kernel fixes up the rest)."""
+    q, s, c = _sincos(x)
+    v = c if (q & np.int64(1)) == np.int64(0) else -s
+    v = -v if (q & np.int64(2)) != np.int64(0) else v
+    return v if abs(x) < np.inf else x - x
+
+
+@njit(cache=True, error_model="numpy", fastmath=_FM)
+def tan_f32(x):
+    """Tangent for float32 with |x| <= vecmath.TRIG_LIMIT (the kernel fixes up the rest)."""
+    q, s, c = _sincos(x)
+    v = s / c if (q & np.int64(1)) == np.int64(0) else -c / s
+    v = x if x == _F(0.0) else v
+    return v if abs(x) < np.inf else x - x
+
+
+# (inlined by Numba: LLVM's inliner leaves this one a call, over its size threshold, and a call
+# keeps the kernel's loop from vectorising)
+@njit(cache=True, error_model="numpy", fastmath=_FM, inline="always")
+def sinh_f32(x):
+    """Hyperbolic sine for float32: (e + e / (e + 1)) / 2 with e = expm1(|x|); from 88, where
+    e overflows before sinh does, (e**(|x|/2) / 2) e**(|x|/2)."""
+    a = abs(x)
+    e = expm1_f32(a if a < _F(88.0) else _F(0.0))
+    v = _F(0.5) * (e + e / (e + _F(1.0)))
+    h = _exp_pos(_F(0.5) * min(a, _F(90.0)))
+    v = v if a < _F(88.0) else (_F(0.5) * h) * h
+    return x if x != x else np.copysign(v, x)
+
+
+@njit(cache=True, error_model="numpy", fastmath=_FM)
+def cosh_f32(x):
+    """Hyperbolic cosine for float32: e / 2 + 1 / (2 e) with e = exp(|x|), and as sinh_f32
+    from 88."""
+    a = abs(x)
+    e = exp_f32(a if a < _F(88.0) else _F(0.0))
+    v = _F(0.5) * e + _F(0.5) / e
+    h = _exp_pos(_F(0.5) * min(a, _F(90.0)))
+    v = v if a < _F(88.0) else (_F(0.5) * h) * h
+    return x if x != x else v
+
+
 # --- measuring ---------------------------------------------------------------------------------
 
 @njit(cache=True, parallel=False, error_model="numpy")
@@ -198,11 +386,13 @@ def _apply(which, x, out):
             out[i] = log_f32(v)
         elif which == 2:
             out[i] = tanh_f32(v)
-        else:
+        elif which == 3:
             out[i] = sigmoid_f32(v)
+        else:
+            out[i] = log1p_f32(v)
 
 
-_NAMES = ("exp", "log", "tanh", "sigmoid")
+_NAMES = ("exp", "log", "tanh", "sigmoid", "log1p")
 
 
 def _reference(name: str, x: np.ndarray) -> np.ndarray:
@@ -214,6 +404,8 @@ def _reference(name: str, x: np.ndarray) -> np.ndarray:
             return np.log(d)
         if name == "tanh":
             return np.tanh(d)
+        if name == "log1p":
+            return np.log1p(d)
         # 1 / (1 + e**-x), with e**-x overflowing where float32's does (the reference's sigmoid)
         e = np.exp(-d)
         return np.where(e > np.finfo(np.float32).max, 0.0, 1.0 / (1.0 + e))

@@ -21,6 +21,9 @@ import re
 import numpy as np
 
 _NAME = re.compile(r"\b[at]\d+\b")
+# Elements per strip of a cut loop: its buffers (a few of them, 4 or 8 bytes an element) stay
+# in the L1 cache from one pass to the next.
+STRIP = 1024
 _DEF = re.compile(r"^(t\d+) = ")
 
 
@@ -79,23 +82,51 @@ def inner_loops(body: list, loads: dict[str, str], writes: list[str],
     buffered = sorted((name for name, at in defined.items()
                        if any(name in used for i, used in enumerate(uses) if i != at)),
                       key=lambda name: int(name[1:]))
-    allocs = [f"b{name} = np.empty(n, np.{np.dtype(dtypes[name]).name})" for name in buffered]
+    allocs = [f"b{name} = np.empty(min(n, {STRIP}), np.{np.dtype(dtypes[name]).name})"
+              for name in buffered]
+    # The passes run strip by strip: the buffers stay in the L1 cache between them.
     loops: list[str] = []
     for i, piece in enumerate(pieces):
         if not isinstance(piece, ScalarPass) and all(line.startswith("#") for line in piece):
             loops += piece          # (only the comment of the pass that follows)
             continue
-        reads = [loads[name] for name in sorted(uses[i]) if name in loads]
+        reads = [_in_strip(loads[name]) for name in sorted(uses[i]) if name in loads]
         reads += [f"{name} = b{name}[c]" for name in buffered
                   if name in uses[i] and defined[name] != i]
-        loops.append("for c in range(n):")
+        if isinstance(piece, ScalarPass) and piece.when is not None:
+            # a fix-up: a vectorised scan of the strip first, the scalar loop only if it found
+            # an element to fix (rare: sine beyond vm.TRIG_LIMIT)
+            scan = [line for line in reads
+                    if set(_NAME.findall(line.split(" = ")[0])) & set(_NAME.findall(piece.when))]
+            loops += ["fix = False", "for c in range(m):"]
+            loops += ["    " + line for line in scan + [f"fix = fix | ({piece.when})"]]
+            loops += ["if fix:"]
+            body_lines = reads + [f"if {piece.when}:", f"    b{piece.name}[c] = {piece.expr}"]
+            loops.append("    for c in range(m):")
+            loops += ["        " + line for line in body_lines]
+            continue
+        loops.append("for c in range(m):")
         if isinstance(piece, ScalarPass):
-            if piece.when is None:
-                body_lines = reads + [f"b{piece.name}[c] = {piece.expr}"]
-            else:
-                body_lines = reads + [f"if {piece.when}:", f"    b{piece.name}[c] = {piece.expr}"]
+            body_lines = reads + [f"b{piece.name}[c] = {piece.expr}"]
         else:
             stores = [f"b{name}[c] = {name}" for name in buffered if defined[name] == i]
-            body_lines = reads + piece + stores
+            body_lines = reads + [_in_strip(line) if line in writes else line
+                                  for line in piece] + stores
         loops += ["    " + line for line in body_lines]
-    return allocs, loops
+    # (each strip reads and writes through slices: an index s + c would make LLVM allow for a
+    # negative index, and gather)
+    views = sorted({m for line in loops for m in _STRIP_VIEW.findall(line)},
+                   key=lambda name: (name[1], int(name[2:])))
+    strips = [f"for s in range(0, n, {STRIP}):", f"    m = min({STRIP}, n - s)"]
+    strips += [f"    {view} = {view[1:]}[s:s + m]" for view in views]
+    return allocs, strips + ["    " + line for line in loops]
+
+
+_ROW = re.compile(r"\b([rw]\d+)\[c\]")
+_STRIP_VIEW = re.compile(r"\b(s[rw]\d+)\[c\]")
+
+
+def _in_strip(line: str) -> str:
+    """A load (``a0 = r0[c]``) or output write (``w3[c] = t2``) of the tile, moved to the
+    strip's slice of that row (``sr0``, ``sw3``)."""
+    return _ROW.sub(r"s\1[c]", line)

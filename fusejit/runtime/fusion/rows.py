@@ -300,7 +300,7 @@ class RowGenerator(_Generator):
         if cut is not None and cut.when is not None:
             slow = cut.expr if dtype == BOOL else f"np.{dtype.name}({cut.expr})"
             lines.append(ScalarPass(name, slow, cut.when))
-        for module in ("fm", "vm"):
+        for module in ("fm", "vm", "vs"):
             if f"{module}." in expr:
                 self.modules.add(module)
         self.dtypes[name] = dtype
@@ -528,6 +528,8 @@ def module_text(gen: RowGenerator, what: str) -> tuple[str, list[np.dtype]]:
         head.append("from fusejit.runtime.fusion import fastmath as fm")
     if "vm" in gen.modules:
         head.append("from fusejit.runtime.fusion import vecmath as vm")
+    if "vs" in gen.modules:
+        head.append("from fusejit.runtime.fusion import vecspecial as vs")
     head += ["", f"BLOCK = {BLOCK}"]
     parallel = gen.kernel_text("kernel_parallel", True)
     serial = gen.kernel_text("kernel_serial", False)

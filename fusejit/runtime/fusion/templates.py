@@ -27,16 +27,32 @@ DTYPE_ONLY: dict[str, frozenset[int]] = {
 # Vectorisable forms (``fastmath``: float32 exp/log/tanh/sigmoid; ``vecmath``: the rest, float64
 # and float32), used unless the kernel is ``precise``; accuracy is documented in those modules.
 _FAST32 = {aten.exp: "fm.exp_f32", aten.tanh: "fm.tanh_f32", aten.log: "fm.log_f32",
-           aten.sigmoid: "fm.sigmoid_f32"}
+           aten.sigmoid: "fm.sigmoid_f32", aten.log1p: "fm.log1p_f32", aten.sin: "fm.sin_f32",
+           aten.cos: "fm.cos_f32", aten.log2: "fm.log2_f32", aten.log10: "fm.log10_f32",
+           aten.expm1: "fm.expm1_f32", aten.tan: "fm.tan_f32", aten.sinh: "fm.sinh_f32",
+           aten.cosh: "fm.cosh_f32"}
 _VEC = {aten.exp: "exp", aten.expm1: "expm1", aten.log: "log", aten.log1p: "log1p",
         aten.log2: "log2", aten.log10: "log10", aten.sin: "sin", aten.cos: "cos",
         aten.tan: "tan", aten.asin: "asin", aten.acos: "acos", aten.atan: "atan",
-        aten.sinh: "sinh", aten.cosh: "cosh", aten.tanh: "tanh", aten.sigmoid: "sigmoid"}
+        aten.sinh: "sinh", aten.cosh: "cosh", aten.tanh: "tanh", aten.sigmoid: "sigmoid",
+        aten.erf: "erf", aten.erfc: "erfc"}
+# (of those, the ones in ``vecspecial``)
+_SPECIAL = frozenset({aten.erf, aten.erfc})
 # Fast only for |x| <= vm.TRIG_LIMIT: a fix-up loop recomputes larger arguments with libm.
 _TRIG = frozenset({aten.sin, aten.cos, aten.tan})
 # No vectorisable form here: libm, computed in a loop of its own (``ScalarPass``) so that
 # the rest of the kernel still vectorises.
-_SEPARATE = frozenset({aten.erf, aten.erfc, aten.lgamma})
+_SEPARATE = frozenset({aten.lgamma})
+
+
+# Named vectorised functions a renderer asks for (``Emitter.vectorised``) that live in
+# ``vecspecial`` rather than ``vecmath``.
+_SPECIAL_NAMES = frozenset({"erf_f32", "erf_f64", "erfc_f32", "erfc_f64", "pow_f64"})
+
+
+def vector_function(name: str) -> str:
+    """The qualified name of vectorised function ``name`` in a kernel module."""
+    return f"{'vs' if name in _SPECIAL_NAMES else 'vm'}.{name}"
 
 
 def fast_name(kind: str, dtype: np.dtype) -> str | None:
@@ -44,7 +60,8 @@ def fast_name(kind: str, dtype: np.dtype) -> str | None:
     if dtype == np.float32 and kind in _FAST32:
         return _FAST32[kind]
     if kind in _VEC and dtype in (np.float32, np.float64):
-        return f"vm.{_VEC[kind]}_{'f32' if dtype == np.float32 else 'f64'}"
+        module = "vs" if kind in _SPECIAL else "vm"
+        return f"{module}.{_VEC[kind]}_{'f32' if dtype == np.float32 else 'f64'}"
     return None
 
 

@@ -1,12 +1,14 @@
-"""Vectorisable float64 transcendentals for generated kernels, and float32 forms that compute
-through them.
+"""Vectorisable float64 transcendentals for generated kernels, float32 forms that compute
+through them, the table of every fast form's measured error, and ``wide_vectors`` (kernels'
+512-bit vector preference).
 
-Like ``fastmath`` (float32 exp/log/tanh/sigmoid), these use only arithmetic, comparisons,
-selects, ``sqrt``, ``rint``, ``fma`` and bit casts, which LLVM vectorises; one libm call in a
-kernel's loop would make LLVM run the whole loop one element at a time::
+Like ``fastmath`` (native float32 forms) and ``vecspecial`` (erf, erfc, float64 pow), these use
+only arithmetic, comparisons, selects, ``sqrt``, ``rint``, ``fma`` and bit casts, which LLVM
+vectorises; one libm call in a kernel's loop would make LLVM run the whole loop one element at
+a time::
 
     %3 : Double(*) = aten::log1p(%2)      ->      t3 = vm.log1p_f64(t2)
-    %3 : Float(*) = aten::log1p(%2)       ->      t3 = vm.log1p_f32(t2)
+    %3 : Float(*) = aten::atan(%2)        ->      t3 = vm.atan_f32(t2)
 
 Methods (every branch is a select: both sides are computed, then one is kept):
 
@@ -31,33 +33,36 @@ Methods (every branch is a select: both sides are computed, then one is kept):
 - float32 ``pow``: e**(y log |x|) in float64 (the product has at most 2**-44 relative error
   where the result is a finite float32), with C99's special cases.
 
-float32 forms round the float64 result once, so they are within 0.5 ulp plus the float64
-error scaled by 2**-29.
+float32 forms here (asin, acos, atan, atan2, pow) round the float64 result once, so they are
+within 0.5 ulp plus the float64 error scaled by 2**-29.
 
 Measured maximum errors (``python tools/ulp_sweep.py``, which says how; the bounds the tests
-assert are ``F32_ULPS``/``F64_ULPS``). float32: against float64 libm, unrounded, in float32
-ulps, over every 17th float32 bit pattern (252 million inputs; log1p over all 2^32); float64:
-against NumPy's (glibc's) result in float64 ulps, 10^8 samples plus special values, so the
-error against the exact value may be up to glibc's own (<= 1 ulp) more. sin/cos/tan: the fast
-form up to ``TRIG_LIMIT``, libm beyond. Both measured on an AVX-512 + FMA host:
+assert are ``F32_ULPS``/``F64_ULPS``/``POW_F64_ULPS`` and ``fastmath.ULP_BOUNDS``). float32:
+against float64 libm, unrounded, in float32 ulps, over every 17th float32 bit pattern (252
+million inputs) unless marked; float64: against NumPy's (glibc's; erf/erfc: glibc's through
+Numba) result in float64 ulps, 10^8 samples plus special values, so the error against the exact
+value may be up to glibc's own (<= 1 ulp) more. sin/cos/tan: the fast form up to
+``TRIG_LIMIT``, libm beyond. Measured on an AVX-512 + FMA host:
 
-=========  ========  ========  =========  ========  ========
-function   float32   float64   function   float32   float64
-=========  ========  ========  =========  ========  ========
-exp        0.973 *   1         asin       0.500     2
-expm1      0.500     2         acos       0.500     2
-log        0.839 *   1         atan       0.500     1
-log1p      0.500     1         atan2 +    0.500     2
-log2       0.500     2         sinh       0.500     3
-log10      0.500     2         cosh       0.500     3
-sin        0.500     1         tanh       1.318 *   3
-cos        0.500     1         sigmoid    2.404 *   4
-tan        0.500     3         pow +      0.500     libm
-=========  ========  ========  =========  ========  ========
+=========  ==========  ========  =========  ==========  ========
+function   float32     float64   function   float32     float64
+=========  ==========  ========  =========  ==========  ========
+exp        0.973 *     1         asin       0.500       2
+expm1      1.432 * a   2         acos       0.500       2
+log        0.839 *     1         atan       0.500       1
+log1p      1.256 * f   1         atan2 +    0.500       2
+log2       1.801 * a   2         sinh       2.343 * a   3
+log10      1.931 * a   2         cosh       2.343 * a   3
+sin        0.788 * a   1         tanh       1.318 *     3
+cos        0.808 * a   1         sigmoid    2.404 *     4
+tan        2.301 * a   3         pow +      0.500       1.000 v
+erf        0.500 v f   1.000 v   erfc       0.500 v f   5.000 v
+=========  ==========  ========  =========  ==========  ========
 
-* ``fastmath``'s native float32 forms. + binary: 3 * 10^7 random pairs (a third uniform bit
-patterns). erf, erfc, lgamma and float64 pow keep libm (exact as libm is), in a loop of their
-own (``loops.py``).
+``*`` ``fastmath``'s native float32 forms; ``v`` ``vecspecial``'s; ``+`` binary: 3 * 10^7
+random pairs (a third uniform bit patterns); ``f`` all 2^32 inputs; ``a`` every 257th bit
+pattern (16.7 million inputs) plus a dense sample of the worst range (``fastmath``'s table).
+lgamma keeps libm (exact as libm is), in a loop of its own (``loops.py``).
 """
 
 from __future__ import annotations
@@ -74,12 +79,13 @@ _FM = {"contract"}
 _OPTS = {"cache": True, "error_model": "numpy", "fastmath": _FM}
 # The error bounds the tests assert, in ulps (the table above, rounded up; float32 ones for the
 # forms here, fastmath.ULP_BOUNDS for its own).
-F32_ULPS = {"expm1": 0.51, "log1p": 0.51, "log2": 0.51, "log10": 0.51, "sin": 0.51,
-            "cos": 0.51, "tan": 0.51, "asin": 0.51, "acos": 0.51, "atan": 0.51, "sinh": 0.51,
-            "cosh": 0.51, "atan2": 0.51, "pow": 0.51}
+F32_ULPS = {"expm1": 1.5, "log2": 2.0, "log10": 2.0, "sin": 1.0,
+            "cos": 1.0, "tan": 2.5, "asin": 0.51, "acos": 0.51, "atan": 0.51, "sinh": 2.5,
+            "cosh": 2.5, "atan2": 0.51, "pow": 0.51, "erf": 0.51, "erfc": 0.51}
 F64_ULPS = {"exp": 1, "expm1": 2, "log": 1, "log1p": 1, "log2": 2, "log10": 2, "sin": 1,
             "cos": 1, "tan": 3, "asin": 2, "acos": 2, "atan": 1, "atan2": 2, "sinh": 3,
-            "cosh": 3, "tanh": 3, "sigmoid": 4}
+            "cosh": 3, "tanh": 3, "sigmoid": 4, "erf": 1, "erfc": 5}
+POW_F64_ULPS = 1        # (vecspecial.pow_f64, binary)
 # The functions kernels call: Numba inlines them itself, since LLVM's inliner leaves the bigger
 # ones (or several calls of one) as calls, over its size threshold, and one call keeps the
 # kernel's loop from vectorising.
@@ -117,6 +123,24 @@ def _fma(typingctx, a, b, c):
     def codegen(context, builder, signature, args):
         return builder.fma(*args)
     return types.float64(types.float64, types.float64, types.float64), codegen
+
+
+# LLVM's tuning for recent Intel CPUs (skylake-avx512 and later) prefers 256-bit vectors even
+# where 512-bit ones exist; this string attribute on a kernel's own LLVM functions lifts that
+# for them alone (Numba's global configuration, and other code, stay as they are). Ignored by
+# CPUs without 512-bit vectors.
+WIDE_ATTRIBUTE = '"prefer-vector-width"="512"'
+
+
+@intrinsic
+def wide_vectors(typingctx):
+    """Let LLVM vectorise the function this is called in with 512-bit vectors (no code)."""
+    def codegen(context, builder, signature, args):
+        # (llvmlite's FunctionAttributes accepts only enum attributes through ``add``; the
+        # set's own add stores the string attribute, which it prints into the definition)
+        set.add(builder.function.attributes, WIDE_ATTRIBUTE)
+        return context.get_dummy_value()
+    return types.none(), codegen
 
 
 _I = np.int64
@@ -488,54 +512,26 @@ def pow_core(x, y):
     la = e * _LN2_HI + (logm + e * _LN2_LO)
     la = -_INF if a == 0.0 else la
     la = _INF if a == _INF else la
-    v = exp_f64(y * la)
+    return pow_specials(x, y, exp_f64(y * la))
+
+
+@njit(**_OPTS)
+def pow_specials(x, y, v):
+    """|x|**y = ``v`` (NaN where x or y is) turned into C99's x**y: the sign for odd integer y,
+    NaN for x < 0 and y not an integer, 1 for x = 1 or y = 0 and for (-1)**(+-inf)."""
     integral = np.floor(y) == y
     odd = integral & (abs(y) < 9007199254740992.0) & (np.floor(0.5 * y) != 0.5 * y)
     v = -v if odd & (_f64_to_bits(x) < _I(0)) else v
-    v = np.nan if (x < 0.0) & (not integral) & (a != _INF) else v
-    v = 1.0 if (a == 1.0) & (abs(y) == _INF) else v
+    v = np.nan if (x < 0.0) & (not integral) & (abs(x) != np.inf) else v
+    v = 1.0 if (abs(x) == 1.0) & (abs(y) == np.inf) else v
     v = v if x == x else x
+    v = v if y == y else y
     return 1.0 if (y == 0.0) | (x == 1.0) else v
 
 
 # --- float32 forms: computed in float64 and rounded once ----------------------------------------
 
 _F = np.float32
-
-
-@njit(**_BIG)
-def expm1_f32(x):
-    return _F(expm1_f64(_D(x)))
-
-
-@njit(**_BIG)
-def log1p_f32(x):
-    return _F(log1p_f64(_D(x)))
-
-
-@njit(**_BIG)
-def log2_f32(x):
-    return _F(log2_f64(_D(x)))
-
-
-@njit(**_BIG)
-def log10_f32(x):
-    return _F(log10_f64(_D(x)))
-
-
-@njit(**_BIG)
-def sin_f32(x):
-    return _F(sin_f64(_D(x)))
-
-
-@njit(**_BIG)
-def cos_f32(x):
-    return _F(cos_f64(_D(x)))
-
-
-@njit(**_BIG)
-def tan_f32(x):
-    return _F(tan_f64(_D(x)))
 
 
 @njit(**_BIG)
@@ -556,20 +552,6 @@ def atan_f32(x):
 @njit(**_BIG)
 def atan2_f32(y, x):
     return _F(atan2_f64(_D(y), _D(x)))
-
-
-@njit(**_BIG)
-def sinh_f32(x):
-    # float32 results overflow from |x| ~ 89.4: no need for sinh_f64's path beyond 709
-    a = min(abs(_D(x)), 100.0)
-    e = expm1_f64(a)
-    return x if x != x else _F(np.copysign(0.5 * (e + e / (e + 1.0)), _D(x)))
-
-
-@njit(**_BIG)
-def cosh_f32(x):
-    e = exp_f64(min(abs(_D(x)), 100.0))
-    return x if x != x else _F(0.5 * e + 0.5 / e)
 
 
 @njit(**_BIG)

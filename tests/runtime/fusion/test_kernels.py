@@ -220,3 +220,25 @@ def test_concat_along_a_dim_followed_by_ones(shape, dim):
     c, e = FusedKernel(fusejit.parse_ir(CONCAT_INNER.replace("DIM", str(dim))))(x)
     np.testing.assert_allclose(c, np.concatenate([np.exp(x), x], dim), rtol=1e-6)
     np.testing.assert_allclose(e, np.exp(x), rtol=1e-6)
+
+
+def test_repeated_calls_follow_each_calls_layout():
+    """One kernel called again with other shapes, strides and kinds of array: each call's
+    result is the reference's (calls of plain C-contiguous arrays reuse the plan their first
+    call made; the others, and shapes seen for the first time, make their own)."""
+    graph = fusejit.parse_ir(CHAIN)
+    kernel = FusedKernel(graph)
+    rng = np.random.default_rng(3)
+    base = rng.standard_normal((6, 8)).astype(np.float32)
+    other = rng.standard_normal((8, 6)).astype(np.float32)
+    column = rng.standard_normal(6).astype(np.float32)[:, None]    # (6, 1): relaxed strides
+    calls = [(base, base), (base, other.T), (base, base), (base[:3], base[:3]),
+             (column, base), (base, base), (column, column), (base, np.ascontiguousarray(other.T))]
+    for x, y in calls:
+        got = kernel(x, y)
+        want = run_subgraph(graph, x, y)
+        for g, w in zip(got, want):
+            np.testing.assert_allclose(g, w, rtol=4e-6, atol=1e-6)
+            assert g.shape == np.shape(w)
+    with pytest.raises(InterpreterError, match="must be a NumPy array"):
+        kernel(base, 1.0)

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import fusejit
-from fusejit.runtime.fusion import FusedKernel, fastmath, vecmath
+from fusejit.runtime.fusion import FusedKernel, fastmath, loops, vecmath
 
 from .oracle import run_subgraph
 
@@ -204,4 +204,77 @@ def test_precise_keeps_libm():
                              "  return (%o)\n")
     x = np.linspace(0, 3, 8, dtype=np.float32)
     assert "math.log1p" in fusejit.kernel_source(graph, x, precise=True)
-    assert "vm.log1p_f32" in fusejit.kernel_source(graph, x)
+    assert "fm.log1p_f32" in fusejit.kernel_source(graph, x)
+
+
+def test_wide_vectors_marks_only_its_function():
+    """``vm.wide_vectors()`` gives the function it is called in LLVM's 512-bit preference
+    (machine code with zmm registers on AVX-512 hosts), and no other function."""
+    from llvmlite import binding
+    from numba import njit
+
+    @njit(cache=False)
+    def wide(x, out):
+        vecmath.wide_vectors()
+        for i in range(x.size):
+            out[i] = x[i] * np.float32(2.0) + np.float32(1.0)
+
+    @njit(cache=False)
+    def plain(x, out):
+        for i in range(x.size):
+            out[i] = x[i] * np.float32(2.0) + np.float32(1.0)
+
+    x = np.arange(100, dtype=np.float32)
+    for fn in (wide, plain):
+        out = np.empty_like(x)
+        fn(x, out)
+        np.testing.assert_array_equal(out, x * 2 + 1)
+    assert vecmath.WIDE_ATTRIBUTE in wide.inspect_llvm(wide.signatures[0])
+    assert vecmath.WIDE_ATTRIBUTE not in plain.inspect_llvm(plain.signatures[0])
+    if binding.get_host_cpu_features().get("avx512f"):
+        assert "%zmm" in wide.inspect_asm(wide.signatures[0])
+
+
+def test_float64_pow_on_random_pairs():
+    """vs.pow_f64 against NumPy's power (glibc's, correctly rounded) within ``F64_ULPS``'s pow
+    bound: bit-pattern pairs, x in (0, 4] with y in [-40, 40], integer y, results near the
+    overflow and underflow thresholds (subnormals) and x near 1 with huge y."""
+    rng = np.random.default_rng(9)
+    n = 1 << 13
+    with np.errstate(all="ignore"):
+        patterns = rng.integers(0, 1 << 63, (2, n)).view(np.float64) * rng.choice([-1.0, 1.0],
+                                                                                  (2, n))
+    x = np.concatenate([patterns[0], rng.uniform(0, 4, n), rng.uniform(-4, 4, n),
+                        np.full(n, 2.0), np.full(n, 0.5), rng.uniform(0.999, 1.001, n)])
+    y = np.concatenate([patterns[1], rng.uniform(-40, 40, n),
+                        rng.integers(-20, 20, n).astype(np.float64),
+                        rng.uniform(1020, 1024.5, n), rng.uniform(1020, 1080, n),
+                        rng.uniform(-1e6, 1e6, n)])
+    got, want = _binary("aten::pow(%x, %y)", "float64", x, y)
+    err = ulps(got, want)
+    worst = int(np.argmax(err))
+    assert err[worst] <= vecmath.POW_F64_ULPS, (x[worst], y[worst], got[worst], want[worst])
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_fix_ups_across_strips(dtype):
+    """Sine, cosine and tangent chained, with arguments beyond TRIG_LIMIT sprinkled over
+    several strips of a cut loop (and a last, partial strip): every element as NumPy's."""
+    ty = _TYPE[dtype]
+    graph = fusejit.parse_ir(f"graph(%x : {ty}(*), %y : {ty}(*)):\n"
+                             "  %one : int = prim::Constant[value=1]()\n"
+                             "  %a : Tensor = aten::mul(%x, %y)\n"
+                             "  %b : Tensor = aten::sin(%a)\n"
+                             "  %c : Tensor = aten::cos(%b)\n"
+                             "  %d : Tensor = aten::add(%c, %a, %one)\n"
+                             "  %e : Tensor = aten::tan(%a)\n"
+                             "  return (%d, %e)\n")
+    rng = np.random.default_rng(4)
+    n = 3 * loops.STRIP + 77
+    x = rng.uniform(-10, 10, n).astype(dtype)
+    y = np.where(rng.random(n) < 0.01, 3.0e7, 1.0).astype(dtype)
+    d, e = FusedKernel(graph)(x, y)
+    a = x * y
+    rtol = 2e-6 if dtype == "float32" else 1e-13
+    np.testing.assert_allclose(d, np.cos(np.sin(a)) + a, rtol=rtol, atol=rtol)
+    np.testing.assert_allclose(e, np.tan(a), rtol=rtol * 4, atol=rtol)

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from fusejit.runtime.fusion import FusedKernel
+from fusejit.runtime.fusion.loops import STRIP
 from tests.conftest import CASES
 
 from .oracle import run_subgraph
@@ -38,14 +39,16 @@ class _Recording(FusedKernel):
 
 def _loop_probe_ir(kernel: FusedKernel, inputs: tuple, outs: tuple) -> str:
     """The optimised LLVM IR of the kernel's inner loops, compiled uncached: the serial
-    kernel's tile body (buffers and ``for c in range(n)`` loops, text unchanged) as a function
+    kernel's tile body (buffers and ``for c in range(n)`` loops, or the strips of a cut loop,
+    text unchanged) as a function
     of the row slices it reads and writes (compiling the loops alone costs far less than the
     whole kernel)."""
     _specs, flats, scalars, plan, _key = kernel._prepare(inputs)
     text = kernel.source(*inputs).replace("cache=True", "cache=False")
     serial = text[text.index("def kernel_serial"):]
     serial = serial[:serial.index("\n\n")].splitlines()
-    first = next(i for i, line in enumerate(serial) if line == "        for c in range(n):")
+    first = next(i for i, line in enumerate(serial)
+                 if line in ("        for c in range(n):", f"        for s in range(0, n, {STRIP}):"))
     body = [line[4:] for line in serial[first:]]
     body = [line[4:] for line in serial if line.startswith("        bt")] + body
     layout = kernel.layout

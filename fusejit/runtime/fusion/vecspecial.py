@@ -1,0 +1,248 @@
+"""Vectorisable error functions (float64, and float32 through float64) for generated kernels.
+
+Companions of ``vecmath`` (same rules: arithmetic, selects, bit casts and ``vecmath``'s own
+exp machinery, so LLVM vectorises a loop that calls them)::
+
+    %3 : Double(*) = aten::erfc(%2)      ->      t3 = vs.erfc_f64(t2)
+    %3 : Float(*) = aten::erf(%2)        ->      t3 = vs.erf_f32(t2)
+
+Method: fdlibm's (``s_erf.c``), with its published rational approximations, made branch-free:
+every lane evaluates one numerator and one denominator whose coefficients are selected by
+the range of |x|, so each call costs two divisions and one exponential whatever the input:
+
+- |x| < 0.84375: erf = x + x P(x^2) / Q(x^2);
+- 0.84375 <= |x| < 1.25: erf = c + P1(s) / Q1(s), s = |x| - 1, c = 0.845062911510467529297;
+- 1.25 <= |x| (clamped at 28, where erfc underflows): erfc = exp(-t^2 - 0.5625 +
+  (t - |x|)(t + |x|) + R(1/x^2) / S(1/x^2)) / |x|, t = |x| with its low 32 bits cleared (so
+  t^2 + 0.5625 is exact), R/S of degree 7/8 below 1/0.35, 6/7 above. R and S are evaluated as
+  polynomials in x^2 with the coefficients reversed (R(1/z) z^8 / (S(1/z) z^8)), which saves
+  the division 1/x^2; the exponential takes its argument as an exact part plus a small one
+  (``_exp_sum``), so the large exact part loses nothing to rounding.
+
+erf(x) = 1 - erfc(x) and erfc(x) = 1 - erf(x) in the ranges where that cancels nothing, as in
+fdlibm; both are odd/even-extended by sign. The measured errors are in ``vecmath``'s table.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .vecmath import (
+    _BIG,
+    _D,
+    _F,
+    _I,
+    _LN2_HI,
+    _LN2_LO,
+    _LOG2E,
+    _OPTS,
+    _bits_to_f64,
+    _expm1_poly,
+    _f64_to_bits,
+    _fma,
+    _pow2,
+    pow_specials,
+)
+
+_ERX = 8.45062911510467529297e-01
+# fdlibm s_erf.c: erf on [0, 0.84375] (pp, qq), on [0.84375, 1.25] (pa, qa), erfc on
+# [1.25, 1/0.35] (ra, sa) and on [1/0.35, 28] (rb, sb)
+_PP = (1.28379167095512558561e-01, -3.25042107247001499370e-01, -2.84817495755985104766e-02,
+       -5.77027029648944159157e-03, -2.37630166566501626084e-05)
+_QQ = (3.97917223959155352819e-01, 6.50222499887672944485e-02, 5.08130628187576562776e-03,
+       1.32494738004321644526e-04, -3.96022827877536812320e-06)
+_PA = (-2.36211856075265944077e-03, 4.14856118683748331666e-01, -3.72207876035701323847e-01,
+       3.18346619901161753674e-01, -1.10894694282396677476e-01, 3.54783043256182359371e-02,
+       -2.16637559486879084300e-03)
+_QA = (1.06420880400844228286e-01, 5.40397917702171048937e-01, 7.18286544141962662868e-02,
+       1.26171219808761642112e-01, 1.36370839120290507362e-02, 1.19844998467991074170e-02)
+_RA = (-9.86494403484714822705e-03, -6.93858572707181764372e-01, -1.05586262253232909814e+01,
+       -6.23753324503260060396e+01, -1.62396669462573470355e+02, -1.84605092906711035994e+02,
+       -8.12874355063065934246e+01, -9.81432934416914548592e+00)
+_SA = (1.96512716674392571292e+01, 1.37657754143519042600e+02, 4.34565877475229228821e+02,
+       6.45387271733267880336e+02, 4.29008140027567833386e+02, 1.08635005541779435134e+02,
+       6.57024977031928170135e+00, -6.04244152148580987438e-02)
+_RB = (-9.86494292470009928597e-03, -7.99283237680523006574e-01, -1.77579549177547519889e+01,
+       -1.60636384855821916062e+02, -6.37566443368389627722e+02, -1.02509513161107724954e+03,
+       -4.83519191608651397019e+02)
+_SB = (3.03380607434824582924e+01, 3.25792512996573918826e+02, 1.53672958608443695994e+03,
+       3.19985821950859553908e+03, 2.55305040643316442583e+03, 4.74528541206955367215e+02,
+       -2.24409524465858183362e+01)
+_SMALL, _MID, _FAR = 0.84375, 1.25, 1.0 / 0.35
+
+
+@njit(**_OPTS)
+def _exp_sum(a, b):
+    """e**(a + b) for an exact a in [-800, 0] and |b| < 1, without rounding a + b."""
+    n = np.rint((a + b) * _LOG2E)
+    r = ((a - n * _LN2_HI) + b) - n * _LN2_LO      # (a - n ln2_hi is exact)
+    k = _I(n)
+    k1 = k >> _I(1)
+    return (1.0 + _expm1_poly(r)) * _pow2(k1) * _pow2(k - k1)
+
+
+@njit(**_OPTS)
+def _tail_ratio(z, far):
+    """R(1/z) / S(1/z) for z = x^2 >= 1.5625, as R(1/z) z^8 / (S(1/z) z^8)."""
+    # below 1/0.35: R of degree 7, S of degree 8; above: 6 and 7 (an extra factor z on top)
+    num = _RA[0] if not far else _RB[0]
+    num = num * z + (_RA[1] if not far else _RB[1])
+    num = num * z + (_RA[2] if not far else _RB[2])
+    num = num * z + (_RA[3] if not far else _RB[3])
+    num = num * z + (_RA[4] if not far else _RB[4])
+    num = num * z + (_RA[5] if not far else _RB[5])
+    num = num * z + (_RA[6] if not far else _RB[6])
+    num = num * z + _RA[7] if not far else num
+    num = num * z
+    den = z + (_SA[0] if not far else _SB[0])
+    den = den * z + (_SA[1] if not far else _SB[1])
+    den = den * z + (_SA[2] if not far else _SB[2])
+    den = den * z + (_SA[3] if not far else _SB[3])
+    den = den * z + (_SA[4] if not far else _SB[4])
+    den = den * z + (_SA[5] if not far else _SB[5])
+    den = den * z + (_SA[6] if not far else _SB[6])
+    den = den * z + _SA[7] if not far else den
+    return num, den
+
+
+@njit(**_BIG)
+def _erf_parts(x):
+    """(erf(x), erfc(x)) for finite or infinite x; NaN gives NaN."""
+    a = abs(x)
+    a = 0.0 if a != a else min(a, 28.0)
+    z = a * a
+    small = a < _SMALL
+    mid = (a >= _SMALL) & (a < _MID)
+    # one numerator and one denominator for the lane's range, then a single division
+    s = a - 1.0
+    p_small = _PP[0] + z * (_PP[1] + z * (_PP[2] + z * (_PP[3] + z * _PP[4])))
+    q_small = 1.0 + z * (_QQ[0] + z * (_QQ[1] + z * (_QQ[2] + z * (_QQ[3] + z * _QQ[4]))))
+    p_mid = _PA[0] + s * (_PA[1] + s * (_PA[2] + s * (_PA[3] + s * (
+        _PA[4] + s * (_PA[5] + s * _PA[6])))))
+    q_mid = 1.0 + s * (_QA[0] + s * (_QA[1] + s * (_QA[2] + s * (
+        _QA[3] + s * (_QA[4] + s * _QA[5])))))
+    p_tail, q_tail = _tail_ratio(max(z, 1.5625), a >= _FAR)
+    num = p_small if small else (p_mid if mid else p_tail)
+    den = q_small if small else (q_mid if mid else q_tail)
+    ratio = num / den
+    # |x| < 0.84375
+    e_small = x + x * ratio
+    c_small = 1.0 - e_small if x < 0.25 else 0.5 - (x * ratio + (x - 0.5))
+    # 0.84375 <= |x| < 1.25
+    e_mid = np.copysign(_ERX + ratio, x)
+    c_mid = (1.0 - _ERX) - ratio if x > 0.0 else 1.0 + (_ERX + ratio)
+    # 1.25 <= |x|
+    t = _bits_to_f64(_f64_to_bits(a) & _I(-4294967296))      # (low 32 bits cleared)
+    tail = _exp_sum(-t * t - 0.5625, (t - a) * (t + a) + ratio) / max(a, _MID)
+    c_far = tail if x > 0.0 else 2.0 - tail
+    e_far = np.copysign(1.0 - tail, x)
+    erf = e_small if small else (e_mid if mid else e_far)
+    erfc = c_small if small else (c_mid if mid else c_far)
+    return (x, x) if x != x else (erf, erfc)
+
+
+@njit(**_BIG)
+def erf_f64(x):
+    """The error function for float64."""
+    return _erf_parts(x)[0]
+
+
+@njit(**_BIG)
+def erfc_f64(x):
+    """The complementary error function 1 - erf(x) for float64, accurate where it is small."""
+    return _erf_parts(x)[1]
+
+
+@njit(**_BIG)
+def erf_f32(x):
+    return _F(_erf_parts(_D(x))[0])
+
+
+@njit(**_BIG)
+def erfc_f32(x):
+    return _F(_erf_parts(_D(x))[1])
+
+
+# --- float64 pow: e**(y log|x|) with log|x| and the product in double-double -------------------
+
+# log(j/8) for j = 6..11 as hi + lo (the centres c of log_dd's second reduction; j = 8 is 0)
+_LOGC_HI = (-0.2876820724517809, -0.13353139262452263, 0.0, 0.11778303565638346,
+            0.22314355131420976, 0.3184537311185346)
+_LOGC_LO = (-2.607160616442564e-17, 3.664457663660085e-18, 0.0, -1.1971685747593677e-18,
+            -9.091270597324799e-18, 2.7114779367326236e-17)
+_TINY = 2.2250738585072014e-308
+_TWO54 = 18014398509481984.0
+
+
+@njit(**_OPTS)
+def _two_sum(a, b):
+    """(s, e) with s = a + b rounded and s + e = a + b exactly."""
+    s = a + b
+    bb = s - a
+    return s, (a - (s - bb)) + (b - bb)
+
+
+@njit(**_OPTS)
+def _pick(j, table):
+    """table[j - 6] for j in 6..11, by selects (vectorises without a gather)."""
+    v = table[0]
+    v = table[1] if j >= 7.0 else v
+    v = table[2] if j >= 8.0 else v
+    v = table[3] if j >= 9.0 else v
+    v = table[4] if j >= 10.0 else v
+    return table[5] if j >= 11.0 else v
+
+
+@njit(**_BIG)
+def log_dd(a):
+    """log(a) as hi + lo, relative error below 2**-62 (about), for finite a > 0.
+
+    a = 2**e m with m in [sqrt(1/2), sqrt(2)), then m = c (1 + t) with c = rint(8 m) / 8, so
+    log m = log c + 2 atanh(s), s = (m - c) / (m + c), |s| < 0.046: the series' tail past 2s is
+    under 0.07% of it, and 2s itself is carried as sh + sl.
+    """
+    sub = a < _TINY
+    xs = a * _TWO54 if sub else a
+    bits = _f64_to_bits(xs)
+    e = ((bits >> _I(52)) & _I(0x7FF)) - _I(1023)
+    e = e - _I(54) if sub else e
+    m = _bits_to_f64((bits & _I(0xFFFFFFFFFFFFF)) | _I(0x3FF0000000000000))
+    big = m > 1.4142135623730951
+    m = m * 0.5 if big else m
+    ef = _D(e + _I(1) if big else e)
+    j = np.rint(m * 8.0)
+    c = j * 0.125
+    num = m - c                                    # (exact: c / 2 <= m <= 2 c)
+    dh, dl = _two_sum(m, c)
+    inv = 1.0 / dh
+    sh = num * inv
+    sl = (_fma(-sh, dh, num) - sh * dl) * inv       # (the remainder is exact)
+    w = sh * sh
+    tail = sh * w * (2 / 3 + w * (2 / 5 + w * (2 / 7 + w * (2 / 9 + w * (
+        2 / 11 + w * (2 / 13 + w * (2 / 15)))))))
+    hi, err1 = _two_sum(ef * _LN2_HI, _pick(j, _LOGC_HI))
+    hi, err2 = _two_sum(hi, 2.0 * sh)
+    lo = err1 + err2 + ef * _LN2_LO + _pick(j, _LOGC_LO) + 2.0 * sl + tail
+    return hi, lo
+
+
+@njit(**_BIG)
+def pow_f64(x, y):
+    """x**y for float64: e**(y log|x|) with log|x| and y log|x| in double-double, and C99's
+    (NumPy's) special cases."""
+    a = abs(x)
+    finite = (a > 0.0) & (a < np.inf)
+    lh, ll = log_dd(a if finite else 1.0)
+    lh = lh if finite else (-np.inf if a == 0.0 else a)      # (NaN stays NaN)
+    th = y * lh
+    tl = _fma(y, lh, -th) + y * ll
+    inside = (th > -746.0) & (th < 710.0)
+    tl = tl if inside else 0.0
+    th = th if inside else (0.0 if th != th else min(max(th, -746.0), 710.0))
+    n = np.rint((th + tl) * _LOG2E)
+    r = ((th - n * _LN2_HI) + tl) - n * _LN2_LO     # (th - n ln2_hi is exact)
+    k = _I(n)
+    k1 = k >> _I(1)
+    v = (1.0 + _expm1_poly(r)) * _pow2(k1) * _pow2(k - k1)
+    return pow_specials(x, y, v)
