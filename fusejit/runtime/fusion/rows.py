@@ -300,8 +300,10 @@ class RowGenerator(_Generator):
         if cut is not None and cut.when is not None:
             slow = cut.expr if dtype == BOOL else f"np.{dtype.name}({cut.expr})"
             lines.append(ScalarPass(name, slow, cut.when))
+        # (a fix-up tests vm.TRIG_LIMIT even where the fast form is fm.sin_f32)
+        texts = expr if cut is None else f"{expr} {cut.expr} {cut.when}"
         for module in ("fm", "vm", "vs"):
-            if f"{module}." in expr:
+            if f"{module}." in texts:
                 self.modules.add(module)
         self.dtypes[name] = dtype
         self.code[node] = lines
