@@ -51,9 +51,13 @@ def _used(lines: list[str]) -> set[str]:
 
 
 def inner_loops(body: list, loads: dict[str, str], writes: list[str],
-                dtypes: dict[str, np.dtype]) -> tuple[list[str], list[str]]:
+                dtypes: dict[str, np.dtype], strips: bool = True) -> tuple[list[str], list[str]]:
     """(buffer allocations for the tile, the loops) for ``body`` (lines and ``ScalarPass``es),
-    ``loads`` (operand name -> its load line) and the output ``writes``."""
+    ``loads`` (operand name -> its load line) and the output ``writes``.
+
+    With ``strips`` the cut passes run strip by strip over the fused kernel's row slices
+    (``r0``, ``w0``); without, each pass runs over all ``n`` elements with whatever loads and
+    writes the caller gives (the row kernels index their own block and row buffers)."""
     pieces: list = []
     current: list[str] = []
     for item in body:
@@ -82,15 +86,18 @@ def inner_loops(body: list, loads: dict[str, str], writes: list[str],
     buffered = sorted((name for name, at in defined.items()
                        if any(name in used for i, used in enumerate(uses) if i != at)),
                       key=lambda name: int(name[1:]))
-    allocs = [f"b{name} = np.empty(min(n, {STRIP}), np.{np.dtype(dtypes[name]).name})"
+    size = f"min(n, {STRIP})" if strips else "n"
+    allocs = [f"b{name} = np.empty({size}, np.{np.dtype(dtypes[name]).name})"
               for name in buffered]
+    span = "m" if strips else "n"
+    in_strip = _in_strip if strips else (lambda line: line)
     # The passes run strip by strip: the buffers stay in the L1 cache between them.
     loops: list[str] = []
     for i, piece in enumerate(pieces):
         if not isinstance(piece, ScalarPass) and all(line.startswith("#") for line in piece):
             loops += piece          # (only the comment of the pass that follows)
             continue
-        reads = [_in_strip(loads[name]) for name in sorted(uses[i]) if name in loads]
+        reads = [in_strip(loads[name]) for name in sorted(uses[i]) if name in loads]
         reads += [f"{name} = b{name}[c]" for name in buffered
                   if name in uses[i] and defined[name] != i]
         if isinstance(piece, ScalarPass) and piece.when is not None:
@@ -98,23 +105,25 @@ def inner_loops(body: list, loads: dict[str, str], writes: list[str],
             # an element to fix (rare: sine beyond vm.TRIG_LIMIT)
             scan = [line for line in reads
                     if set(_NAME.findall(line.split(" = ")[0])) & set(_NAME.findall(piece.when))]
-            loops += ["fix = False", "for c in range(m):"]
+            loops += ["fix = False", f"for c in range({span}):"]
             loops += ["    " + line for line in scan + [f"fix = fix | ({piece.when})"]]
             loops += ["if fix:"]
             body_lines = reads + [f"if {piece.when}:", f"    b{piece.name}[c] = {piece.expr}"]
-            loops.append("    for c in range(m):")
+            loops.append(f"    for c in range({span}):")
             loops += ["        " + line for line in body_lines]
             continue
-        loops.append("for c in range(m):")
+        loops.append(f"for c in range({span}):")
         if isinstance(piece, ScalarPass):
             body_lines = reads + [f"b{piece.name}[c] = {piece.expr}"]
         else:
             stores = [f"b{name}[c] = {name}" for name in buffered if defined[name] == i]
-            body_lines = reads + [_in_strip(line) if line in writes else line
+            body_lines = reads + [in_strip(line) if line in writes else line
                                   for line in piece] + stores
         loops += ["    " + line for line in body_lines]
     # (each strip reads and writes through slices: an index s + c would make LLVM allow for a
     # negative index, and gather)
+    if not strips:
+        return allocs, loops
     views = sorted({m for line in loops for m in _STRIP_VIEW.findall(line)},
                    key=lambda name: (name[1], int(name[2:])))
     strips = [f"for s in range(0, n, {STRIP}):", f"    m = min({STRIP}, n - s)"]

@@ -350,7 +350,7 @@ class RowGenerator(_Generator):
                         for line in body + tail
                         if not (isinstance(line, str) and line.startswith("#")))
         used = {k: v for k, v in loads.items() if k in set(_NAMES.findall(text))}
-        return inner_loops(body, used, tail, self.dtypes)
+        return inner_loops(body, used, tail, self.dtypes, strips=False)
 
     def kernel_text(self, name: str, parallel: bool) -> list[str]:
         group = self.group
