@@ -225,8 +225,8 @@ _TINY = 2.2250738585072014e-308
 
 
 @njit(**_OPTS)
-def _log_parts(x):
-    """(e, log m) with x = m 2**e, m in [sqrt(1/2), sqrt(2)), for finite x > 0."""
+def split_f64(x):
+    """(e, m) with x = m 2**e, m in [sqrt(1/2), sqrt(2)), for finite x > 0 (subnormals too)."""
     sub = x < _TINY
     xs = x * _TWO54 if sub else x
     bits = _f64_to_bits(xs)
@@ -234,8 +234,13 @@ def _log_parts(x):
     e = e - _I(54) if sub else e
     m = _bits_to_f64((bits & _I(0xFFFFFFFFFFFFF)) | _I(0x3FF0000000000000))
     big = m > 1.4142135623730951
-    m = m * 0.5 if big else m
-    e = e + _I(1) if big else e
+    return (e + _I(1) if big else e), (m * 0.5 if big else m)
+
+
+@njit(**_OPTS)
+def _log_parts(x):
+    """(e, log m) with x = m 2**e, m in [sqrt(1/2), sqrt(2)), for finite x > 0."""
+    e, m = split_f64(x)
     f = m - 1.0
     s = f / (2.0 + f)
     z = s * s

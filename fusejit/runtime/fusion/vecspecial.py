@@ -43,6 +43,7 @@ from .vecmath import (
     _fma,
     _pow2,
     pow_specials,
+    split_f64,
 )
 
 _ERX = 8.45062911510467529297e-01
@@ -202,15 +203,8 @@ def log_dd(a):
     log m = log c + 2 atanh(s), s = (m - c) / (m + c), |s| < 0.046: the series' tail past 2s is
     under 0.07% of it, and 2s itself is carried as sh + sl.
     """
-    sub = a < _TINY
-    xs = a * _TWO54 if sub else a
-    bits = _f64_to_bits(xs)
-    e = ((bits >> _I(52)) & _I(0x7FF)) - _I(1023)
-    e = e - _I(54) if sub else e
-    m = _bits_to_f64((bits & _I(0xFFFFFFFFFFFFF)) | _I(0x3FF0000000000000))
-    big = m > 1.4142135623730951
-    m = m * 0.5 if big else m
-    ef = _D(e + _I(1) if big else e)
+    e, m = split_f64(a)
+    ef = _D(e)
     j = np.rint(m * 8.0)
     c = j * 0.125
     num = m - c                                    # (exact: c / 2 <= m <= 2 c)
