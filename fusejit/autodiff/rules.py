@@ -593,6 +593,8 @@ def _clamp_tensor(ctx, node: Node, grads: list) -> list:
     return pairs
 
 
+from . import mean_rules  # noqa: E402, F401  (registers mean's rules; rules.py is full)
+
 # Each rule in its overload's derivative slot of the operator library (prim kinds have none).
 for _schema, _rule in RULES.items():
     if _schema in OPS:

@@ -28,9 +28,6 @@ NO_RULE_YET = {
     "aten::amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor",
     "aten::cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor",
     "aten::flip(Tensor self, int[] dims) -> Tensor",
-    "aten::mean(Tensor self, *, ScalarType? dtype=None) -> Tensor",
-    "aten::mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) "
-    "-> Tensor",
     "aten::prod(Tensor self, *, ScalarType? dtype=None) -> Tensor",
     "aten::prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) "
     "-> Tensor",

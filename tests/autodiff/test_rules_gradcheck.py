@@ -240,6 +240,17 @@ CASES += [
   %n : NoneType = prim::Constant()
   %y : Tensor = aten::sum(%x, %d, %k, %n)
   return (%y)""", (normal(2, 3, 4),)),
+    plain("aten::mean(Tensor self, *, ScalarType? dtype=None) -> Tensor", """graph(%x : Tensor):
+  %n : NoneType = prim::Constant()
+  %y : Tensor = aten::mean(%x, %n)
+  return (%y)""", (normal(3, 4),)),
+    plain("aten::mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, "
+          "ScalarType? dtype=None) -> Tensor", """graph(%x : Tensor):
+  %d : int[] = prim::Constant[value=[0, -1]]()
+  %k : bool = prim::Constant[value=0]()
+  %n : NoneType = prim::Constant()
+  %y : Tensor = aten::mean(%x, %d, %k, %n)
+  return (%y)""", (normal(2, 3, 4),), (normal(1, 5, 2),)),
     plain("aten::softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor",
           """graph(%x : Tensor):
   %d : int = prim::Constant[value=-1]()
