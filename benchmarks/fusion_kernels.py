@@ -11,11 +11,10 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
-import time
 
 import numexpr as ne
 import numpy as np
+from fusion import median_time  # (this folder's benchmarks/fusion.py)
 
 import fusejit
 from fusejit.runtime.fusion import FusedKernel
@@ -75,16 +74,6 @@ def lstm_numexpr(cx, ig, hg, b_ih, b_hh):
     cy = ne.evaluate("1 / (1 + exp(-f)) * cx + 1 / (1 + exp(-i)) * tanh(g)")
     hy = ne.evaluate("1 / (1 + exp(-o)) * tanh(cy)")
     return hy, cy
-
-
-def median_time(fn, repeat: int) -> float:
-    fn()
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
 
 
 def report(name: str, times: dict[str, float]) -> None:
