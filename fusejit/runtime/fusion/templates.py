@@ -36,8 +36,6 @@ _VEC = {aten.exp: "exp", aten.expm1: "expm1", aten.log: "log", aten.log1p: "log1
         aten.tan: "tan", aten.asin: "asin", aten.acos: "acos", aten.atan: "atan",
         aten.sinh: "sinh", aten.cosh: "cosh", aten.tanh: "tanh", aten.sigmoid: "sigmoid",
         aten.erf: "erf", aten.erfc: "erfc"}
-# (of those, the ones in ``vecspecial``)
-_SPECIAL = frozenset({aten.erf, aten.erfc})
 # Fast only for |x| <= vm.TRIG_LIMIT: a fix-up loop recomputes larger arguments with libm.
 _TRIG = frozenset({aten.sin, aten.cos, aten.tan})
 # No vectorisable form here: libm, computed in a loop of its own (``ScalarPass``) so that
@@ -45,8 +43,8 @@ _TRIG = frozenset({aten.sin, aten.cos, aten.tan})
 _SEPARATE = frozenset({aten.lgamma})
 
 
-# Named vectorised functions a renderer asks for (``Emitter.vectorised``) that live in
-# ``vecspecial`` rather than ``vecmath``.
+# The vectorised functions (by name, as ``fast_name`` and ``Emitter.vectorised`` ask for them)
+# that live in ``vecspecial`` rather than ``vecmath``.
 _SPECIAL_NAMES = frozenset({"erf_f32", "erf_f64", "erfc_f32", "erfc_f64", "pow_f64"})
 
 
@@ -60,8 +58,7 @@ def fast_name(kind: str, dtype: np.dtype) -> str | None:
     if dtype == np.float32 and kind in _FAST32:
         return _FAST32[kind]
     if kind in _VEC and dtype in (np.float32, np.float64):
-        module = "vs" if kind in _SPECIAL else "vm"
-        return f"{module}.{_VEC[kind]}_{'f32' if dtype == np.float32 else 'f64'}"
+        return vector_function(f"{_VEC[kind]}_{'f32' if dtype == np.float32 else 'f64'}")
     return None
 
 
