@@ -593,7 +593,8 @@ def _clamp_tensor(ctx, node: Node, grads: list) -> list:
     return pairs
 
 
-from . import mean_rules  # noqa: E402, F401  (registers mean's rules; rules.py is full)
+# (rules.py is full: mean, amax/amin, prod, var/std, slice, flip and cumsum live in these)
+from . import mean_rules, reduction_rules, view_rules  # noqa: E402, F401
 
 # Each rule in its overload's derivative slot of the operator library (prim kinds have none).
 for _schema, _rule in RULES.items():

@@ -340,7 +340,9 @@ def test_vjp_matches_finite_differences(ir: str, args: tuple) -> None:
 
 
 def test_every_rule_has_a_gradient_check() -> None:
-    checked = {schema for schema, _, _ in CASES}
+    from .test_more_rules_gradcheck import MORE_CASES
+
+    checked = {schema for schema, _, _ in CASES + MORE_CASES}
     # (prim::PythonOp needs a Python callable, which IR text cannot carry: test_python_op.py;
     # _cast_Float's float32 result is too coarse for finite differences: checked below)
     assert sorted(set(RULES) - checked - {"prim::PythonOp", CAST_FLOAT}) == []
@@ -371,6 +373,11 @@ FIRST_OF_EACH = [pytest.param(ir, arg_sets[0], id=schema.split("(")[0])
 
 @pytest.mark.parametrize("ir, args", FIRST_OF_EACH)
 def test_float32_gradients_keep_their_dtype_and_agree_with_float64(ir: str, args: tuple) -> None:
+    check_float32(ir, *args)
+
+
+def check_float32(ir: str, *args) -> None:
+    """The float32 gradients have dtype float32 and agree with the float64 ones."""
     graph = fusejit.parse_ir(ir)
     single = [a.astype(np.float32) if isinstance(a, np.ndarray) else a for a in args]
     outs64, vjp64 = fusejit.vjp(graph, *args, fuse=False, engine="reference")
