@@ -291,6 +291,7 @@ CALLEES.update({
     np.exp2: Callee("np.exp2", "x, /", numpy_more.exp2),
     np.expand_dims: Callee("np.expand_dims", "a, axis", numpy_more.expand_dims),
     np.swapaxes: Callee("np.swapaxes", "a, axis1, axis2", numpy_more.swapaxes),
+    np.flip: Callee("np.flip", "m, axis=None", numpy_more.flip),
     np.isclose: Callee("np.isclose", "a, b, rtol=1e-05, atol=1e-08, equal_nan=False",
                        numpy_more.isclose),
     sum: Callee("sum", "iterable, /, start=0", numpy_more.builtin_sum),

@@ -8,6 +8,7 @@ Each is NumPy's own definition spelled in ops fusejit has, so values and dtypes 
     np.exp2(x)                   2.0 ** x
     np.expand_dims(x, axis)      aten::unsqueeze
     np.swapaxes(x, a, b)         aten::transpose
+    np.flip(x, axis)             aten::flip over axis (every axis for None)
     np.isclose(a, b)             |a - b| <= atol + rtol * |b|, or a == b (equal infinities)
     np.round(x, d)               rint(x * 10**d) / 10**d, as NumPy computes it
     sum(x)                       x.sum(axis=0) for an array, a + b + ... for a tuple
@@ -83,6 +84,20 @@ def expand_dims(b: IRBuilder, x: Item, axis: Item) -> Value:
 def swapaxes(b: IRBuilder, x: Item, axis1: Item, axis2: Item) -> Value:
     x = _array(b, x, "np.swapaxes")
     return b.emit(aten.transpose, [x, _axis(b, x, axis1), _axis(b, x, axis2)], "np.swapaxes")
+
+
+def flip(b: IRBuilder, x: Item, axis: Item = None) -> Value:
+    x = _array(b, x, "np.flip")
+    if axis is None:
+        rank = rank_of(x)
+        if rank is None:
+            raise b.error("np.flip without an axis needs an array of known rank; name the "
+                          "axes: np.flip(x, axis=(0, 1))")
+        dims = list(range(rank))
+    else:   # (aten::flip wraps negative dims and checks them when it runs)
+        items = axis if isinstance(axis, (tuple, list)) else (axis,)
+        dims = [b.static_int(a, "np.flip's axis") for a in items]
+    return b.emit(aten.flip, [x, dims], "np.flip") if dims else x
 
 
 def isclose(b: IRBuilder, a: Item, x: Item, rtol: Item = 1e-05, atol: Item = 1e-08,
