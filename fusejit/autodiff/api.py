@@ -26,6 +26,7 @@ import numpy as np
 
 from ..errors import FusejitError
 from ..ir.graph import Graph
+from .signatures import KeptInputs, signature_graph
 from .staged import StagedCode, trip_count_inputs
 
 
@@ -38,15 +39,17 @@ class Differentiable:
 
         self.fuse, self.engine = fuse, engine
         self._bind: Callable[[tuple, dict], list] = _positional
+        self._jitted: JitFunction | None = None
+        self._graphs: dict[tuple, tuple] = {}     # a jitted function's graph per signature
         if isinstance(fn, Graph):
             self.graph = fn
         elif isinstance(fn, CompiledFunction):
             self.graph, self.fuse = fn.graph, fn.fuse
             self.engine = fn.engine
         elif isinstance(fn, JitFunction) or callable(fn):
-            jitted = fn if isinstance(fn, JitFunction) else JitFunction(fn)
-            self.graph = jitted.graph
-            self._bind = jitted._arguments
+            # scripted per call signature, as a call scripts it (signatures.py)
+            self._jitted = fn if isinstance(fn, JitFunction) else JitFunction(fn)
+            self._bind = self._converted
         else:
             raise FusejitError(f"cannot differentiate a {type(fn).__name__}: pass a "
                                f"@fusejit.jit function, a Python function or a fusejit.Graph")
@@ -56,15 +59,29 @@ class Differentiable:
     def bind(self, args: tuple, kwargs: dict) -> list:
         return self._bind(args, kwargs)
 
-    def staged(self, inputs: list, wrt: tuple[int, ...]) -> StagedCode:
+    def _converted(self, args: tuple, kwargs: dict) -> list:
+        from ..frontend.jit import _convert
+
+        assert self._jitted is not None
+        return [_convert(a) for a in self._jitted._arguments(args, kwargs)]
+
+    def staged(self, inputs: list, wrt: tuple[int, ...]) -> StagedCode | KeptInputs:
         from ..runtime.executor import argument_spec
 
-        key = (argument_spec(inputs), wrt,
-               tuple(inputs[i] for i in trip_count_inputs(self.graph)))
         with self._lock:
+            if self._jitted is None:
+                graph, kept, signature = self.graph, tuple(range(len(inputs))), ()
+            else:
+                signature, graph, kept = signature_graph(self._jitted, inputs, self._graphs)
+            used = [inputs[i] for i in kept]
+            key = (argument_spec(used), signature, wrt,
+                   tuple(used[i] for i in trip_count_inputs(graph)))
             code = self._staged.get(key)
             if code is None:
-                code = StagedCode(self.graph, wrt, inputs, fuse=self.fuse, engine=self.engine)
+                code = StagedCode(graph, [kept.index(i) for i in wrt], used, fuse=self.fuse,
+                                  engine=self.engine)
+                if len(kept) < len(inputs):
+                    code = KeptInputs(code, kept)
                 self._staged[key] = code
         return code
 

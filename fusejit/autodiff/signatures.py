@@ -1,0 +1,59 @@
+"""The graph a ``@fusejit.jit`` function is differentiated on, one per call signature.
+
+``fusejit.grad(f)(w, x, 0.1, 1, "mean")`` scripts ``f`` for these arguments exactly as the plain
+call ``f(w, x, 0.1, 1, "mean")`` does (``JitFunction._script``): arrays of known dtype and rank,
+a float argument a float (not an array), an int used as an axis a constant of the signature,
+a string option a constant that selects code. So whatever a call runs also differentiates:
+``np.flip(x)`` (which needs the rank), ``x.max(axis=axis)``, ``if lam > 0``, ``range(n)``.
+
+A string argument is no input of its graph; :class:`KeptInputs` runs a staged code on the
+arguments its graph kept.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..ir.graph import Graph
+from ..ir.types import NONE
+
+
+def signature_graph(jitted: Any, args: list, cache: dict) -> tuple[tuple, Graph, tuple[int, ...]]:
+    """``(key, graph, kept)`` for ``jitted`` called with (converted) ``args``: the key of the
+    signature (types, the values of constant parameters and of string options), its scripted
+    graph, and the positions of ``args`` that are the graph's inputs."""
+    from ..frontend.jit import argument_ir_type
+
+    strings = tuple(i for i, a in enumerate(args) if type(a) is str)
+    key = (jitted._key(tuple(args)), tuple(args[i] for i in strings))
+    found = cache.get(key)
+    if found is None:
+        types = [NONE if i in strings else argument_ir_type(name, a)
+                 for i, (name, a) in enumerate(zip(jitted._names, args))]
+        graph = jitted._script(types, tuple(args), strings)
+        for i in reversed(strings):
+            graph.erase_input(i)
+        kept = tuple(i for i in range(len(args)) if i not in strings)
+        # (the key again: scripting may have found parameters that must be constants)
+        key = (jitted._key(tuple(args)), tuple(args[i] for i in strings))
+        found = cache[key] = (graph, kept)
+    return (key, *found)
+
+
+class KeptInputs:
+    """A staged code whose graph takes the arguments at positions ``kept`` only."""
+
+    def __init__(self, code: Any, kept: tuple[int, ...]):
+        self.code, self.kept = code, kept
+
+    def run_forward(self, *inputs: Any) -> tuple:
+        return self.code.run_forward(*[inputs[i] for i in self.kept])
+
+    def run_backward(self, handle: Any, *grad_outputs: Any) -> list[Any]:
+        return self.code.run_backward(handle, *grad_outputs)
+
+    def dump(self) -> str:
+        return self.code.dump()
+
+
+__all__ = ["KeptInputs", "signature_graph"]
