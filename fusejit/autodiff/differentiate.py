@@ -34,6 +34,7 @@ from ..ir.constants import constant_value
 from ..ir.graph import Block, Graph, Node, Value
 from ..ir.symbols import prim
 from ..ir.types import INT, TENSOR, ListType, NoneType, OptionalType, TensorType, Type
+from .functionalize import refuse_writes, remove_mutation
 from .loops import (
     Stash,
     backprop_loop,
@@ -297,6 +298,7 @@ def differentiate(graph: Graph, wrt: Sequence[int]) -> Gradient:
     from ..passes import eliminate_dead_code
 
     forward = graph.copy()
+    remove_mutation(forward)   # (x = y.copy(); x += z: differentiated as x = y + z)
     for i in wrt:
         if not 0 <= i < len(forward.inputs):
             raise AutodiffError(f"argnum {i} is out of range for a graph with "
@@ -308,6 +310,7 @@ def differentiate(graph: Graph, wrt: Sequence[int]) -> Gradient:
     hoist_invariants(forward.block)
     num_outputs = len(forward.outputs)
     bw = Backward(forward, wrt)
+    refuse_writes(forward.block, bw.requires)
     grads: dict[Value, Value] = {}
     output_has_grad = []
     for i, out in enumerate(forward.outputs):

@@ -1,0 +1,127 @@
+"""In-place updates of fresh arrays rewritten out of place before differentiating (PyTorch's
+``RemoveMutation`` pass, for the writes NumPy code makes)::
+
+    h = x.copy()                 %h.1 = aten::clone(%x)          %h.1 = aten::clone(%x)
+    h *= w            becomes    %h.2 = aten::mul_(%h.1, %w)  -> %h.2 = aten::mul(%h.1, %w)
+    h += 1.0                     %h   = aten::add_(%h.2, 1.)     %h   = aten::add(%h.2, 1.)
+
+A write is rewritten only where no one can see the difference: the array written is made in the
+same block by an op that returns a new array (not a graph input, not a view), nothing read it
+before through an alias (a view, a list), and every use of it is in that block. Reads after the
+write read the new value. The result keeps the written array's dtype (``type_as`` where an
+operand could promote it). Other writes stay, and differentiation refuses them, naming the node.
+"""
+
+from __future__ import annotations
+
+from ..ir.graph import Block, Graph, Node
+from ..ir.symbols import prim
+from ..ir.types import TensorType
+from ..oplib import OPS
+
+
+def remove_mutation(graph: Graph) -> None:
+    """Rewrite the in-place ops of ``graph`` that no alias observes as their pure forms."""
+    _block(graph, graph.block)
+
+
+def _block(graph: Graph, block: Block) -> None:
+    for node in list(block.nodes()):
+        for inner in node.blocks:
+            _block(graph, inner)
+        if _rewritable(node):
+            _rewrite(graph, node)
+
+
+def _returns_alias(node: Node) -> bool:
+    schema = node.schema
+    return schema is None or "(" in schema.text.rsplit("->", 1)[1]
+
+
+def _rewritable(node: Node) -> bool:
+    schema = node.schema
+    if schema is None or schema.written != (0,) or not node.kind.endswith("_"):
+        return False
+    target, block = node.input(0), node.owning_block
+    maker = target.node
+    if maker.owning_block is not block or maker.kind == prim.Param or _returns_alias(maker):
+        return False
+    if not isinstance(target.type, TensorType):
+        return False
+    for use in target.uses:
+        user = use.user
+        if user is node:
+            continue
+        if user.owning_block is not block:
+            return False
+        if user.is_before(node):
+            # a read before the write must not keep an alias the write would change
+            user_schema = user.schema
+            if user_schema is None or user_schema.written or _returns_alias(user):
+                return False
+    return _pure_schema(node) is not None
+
+
+def _pure_schema(node: Node) -> str | None:
+    """The schema of the out-of-place form of in-place ``node`` (its text without the ``_``
+    and the write annotation), if the op table has it."""
+    text = node.schema.text
+    name, rest = text.split("(", 1)
+    pure = name[:-1] + "(" + rest.replace("Tensor(a!) self", "Tensor self", 1)
+    pure = pure.rsplit("->", 1)[0] + "-> Tensor"
+    return pure if pure in OPS else None
+
+
+def _rewrite(graph: Graph, node: Node) -> None:
+    target, out = node.input(0), node.output()
+    with graph.inserting_before(node):
+        pure = graph.insert(node.kind[:-1], list(node.inputs))
+        result = pure.output()
+        result.set_type(out.type)
+        pure.source_range = node.source_range
+        if not _keeps_dtype(node):
+            cast = graph.insert("aten::type_as", [result, target])
+            cast.output().set_type(out.type)
+            cast.source_range = node.source_range
+            result = cast.output()
+    if out.has_debug_name():
+        result.set_debug_name(out.debug_name)
+    target.replace_all_uses_after_node_with(node, result)
+    out.replace_all_uses_with(result)
+    node.destroy()
+
+
+def _keeps_dtype(node: Node) -> bool:
+    """Is the out-of-place result surely of the written array's dtype (no operand of another
+    dtype to promote it)?"""
+    want = node.input(0).type.scalar_type
+    if want is None:
+        return False
+    for value in node.inputs[1:]:
+        if isinstance(value.type, TensorType) and value.type.scalar_type != want:
+            return False
+    return want.is_floating
+
+
+def refuse_writes(block: Block, requires: set) -> None:
+    """An AutodiffError naming the first in-place write left that touches a value carrying a
+    gradient: the write changes an array (or the array it views, ``h[0] = x``) behind the
+    derivative rules' back, so its gradient would be silently wrong."""
+    from .differentiate import AutodiffError, describe
+
+    for node in block.nodes():
+        for inner in node.blocks:
+            refuse_writes(inner, requires)
+        schema = node.schema
+        if schema is None or not schema.written:
+            continue
+        written = [node.inputs[i] for i in schema.written if i < len(node.inputs)]
+        if any(isinstance(v.type, TensorType) for v in written) and \
+                any(v in requires for v in node.inputs):
+            raise AutodiffError(f"{node.kind} writes in place into an array that carries a "
+                                f"gradient (or one made from it), which is not differentiated;"
+                                f" write it out of place (h = h * w, or np.where for an "
+                                f"element assignment):\n  {describe(node)}")
+
+
+__all__ = ["refuse_writes", "remove_mutation"]
