@@ -34,6 +34,7 @@ from ..ir.constants import constant_value
 from ..ir.graph import Block, Graph, Node, Value
 from ..ir.symbols import prim
 from ..ir.types import INT, TENSOR, ListType, NoneType, OptionalType, TensorType, Type
+from .cut_gradients import refuse_cut_gradients
 from .functionalize import refuse_writes, remove_mutation
 from .loops import (
     Stash,
@@ -311,6 +312,7 @@ def differentiate(graph: Graph, wrt: Sequence[int]) -> Gradient:
     num_outputs = len(forward.outputs)
     bw = Backward(forward, wrt)
     refuse_writes(forward.block, bw.requires)
+    refuse_cut_gradients(forward, bw.requires)
     grads: dict[Value, Value] = {}
     output_has_grad = []
     for i, out in enumerate(forward.outputs):
