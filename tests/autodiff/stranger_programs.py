@@ -1,0 +1,423 @@
+"""Losses and small models written the way a NumPy user writes them, for
+``test_stranger_grads.py``: each is a ``@fusejit.jit`` function returning a scalar. The last
+group are constructs that cannot be differentiated (or scripted): they must be refused with an
+error naming the line, never give a wrong gradient.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+import fusejit
+
+
+def sigmoid(z):
+    return 1.0 / (1.0 + np.exp(-z))
+
+
+def logsumexp_rows(z):
+    m = np.max(z, axis=1, keepdims=True)
+    return m + np.log(np.sum(np.exp(z - m), axis=1, keepdims=True))
+
+
+@fusejit.jit
+def mse(x, w, b, y):
+    return np.mean((x @ w + b - y) ** 2)
+
+
+@fusejit.jit
+def relu_mlp(x, w1, b1, w2):
+    h = np.maximum(x @ w1 + b1, 0)
+    return np.sum(h @ w2)
+
+
+@fusejit.jit
+def logsumexp(x):
+    return np.sum(logsumexp_rows(x))
+
+
+@fusejit.jit
+def softmax_xent(x, w, onehot):
+    z = x @ w
+    logp = z - logsumexp_rows(z)
+    return -np.mean(np.sum(onehot * logp, axis=1))
+
+
+@fusejit.jit
+def smoothness(x):
+    return np.sum((x[:, 1:] - x[:, :-1]) ** 2)
+
+
+@fusejit.jit
+def gram(x, y):
+    return np.sum((x.T @ y) ** 2)
+
+
+@fusejit.jit
+def reshaped(x, w):
+    return np.sum(np.tanh(x.reshape(3, 4).T) * w)
+
+
+@fusejit.jit
+def joined(x, y):
+    both = np.concatenate([x, y], axis=1)
+    pair = np.stack([x, y * y], axis=0)
+    return np.sum(both ** 2) + np.sum(pair[1] - pair[0])
+
+
+@fusejit.jit
+def norm2(x):
+    return np.sqrt(np.sum(x ** 2))
+
+
+@fusejit.jit
+def linalg_norm(x):
+    return np.linalg.norm(x)
+
+
+@fusejit.jit
+def cubic_reciprocal(x):
+    return np.sum(x ** 3 + 1 / x)
+
+
+@fusejit.jit
+def by_row(x, r):
+    return np.sum((x / (1.0 + r * r)) ** 2)
+
+
+@fusejit.jit
+def row_max(x, w):
+    return np.sum(x.max(axis=1) * w)
+
+
+@fusejit.jit
+def column_min(x):
+    return np.sum(np.min(x, axis=0) ** 2) + np.amin(x)
+
+
+@fusejit.jit
+def moments(x):
+    return np.sum(np.var(x, axis=0)) + np.std(x) + np.sum(x.var(axis=1, ddof=1))
+
+
+@fusejit.jit
+def product(x):
+    return np.sum(np.prod(x, axis=1)) + np.prod(x[0])
+
+
+@fusejit.jit
+def running_sum(x, w):
+    return np.sum(np.cumsum(x, axis=1) * w) + np.sum(np.cumsum(x[0]))
+
+
+@fusejit.jit
+def flipped(x, w):
+    return np.sum(np.flip(x, axis=0) * w) + np.sum(x[::-1, 0] * w[:, 1])
+
+
+@fusejit.jit
+def deep_tanh(x, w, b):
+    h = x
+    for _ in range(3):
+        h = np.tanh(h @ w + b)
+    return np.sum(h)
+
+
+@fusejit.jit
+def branch_on_scalar(x, w, mode: float):
+    if mode > 0:
+        y = np.exp(x * w)
+    else:
+        y = np.log1p(x * x) * w
+    return np.sum(y)
+
+
+@fusejit.jit
+def helper_gate(x, w, b):
+    return np.sum(sigmoid(x @ w + b) * np.tanh(x @ w))
+
+
+@fusejit.jit
+def linear_recurrence(x, a, b):
+    h = x
+    for _ in range(4):
+        h = h * a + b
+    return np.sum(h * h)
+
+
+@fusejit.jit
+def leaky_relu(x):
+    return np.sum(np.where(x > 0, x, 0.1 * x))
+
+
+@fusejit.jit
+def abs_clip(x, y):
+    return np.sum(np.abs(x - y)) + np.sum(np.clip(x, -0.5, 0.5) ** 2)
+
+
+@fusejit.jit
+def masked_sum(x):
+    return np.sum(x[x > 0])
+
+
+@fusejit.jit
+def mask_multiply(x):
+    return np.sum(x * (x > 0) + x ** 2 * (x <= 0))
+
+
+@fusejit.jit
+def layer_norm(x, g, b):
+    mu = np.mean(x, axis=-1, keepdims=True)
+    var = np.mean((x - mu) ** 2, axis=-1, keepdims=True)
+    return np.sum(((x - mu) / np.sqrt(var + 1e-5) * g + b) ** 2)
+
+
+@fusejit.jit
+def huber(x, y):
+    d = x - y
+    return np.mean(np.where(np.abs(d) < 1.0, 0.5 * d ** 2, np.abs(d) - 0.5))
+
+
+@fusejit.jit
+def logistic(x, w, y):
+    return np.mean(np.log1p(np.exp(-y * (x @ w))))
+
+
+@fusejit.jit
+def attention(q, k, v):
+    s = q @ k.T / np.sqrt(4.0)
+    e = np.exp(s - np.max(s, axis=1, keepdims=True))
+    p = e / np.sum(e, axis=1, keepdims=True)
+    return np.sum((p @ v) ** 2)
+
+
+@fusejit.jit
+def outer_broadcast(x, w):
+    return np.sum(np.sin(x[:, None] * w[None, :]))
+
+
+@fusejit.jit
+def covariance(x):
+    xc = x - x.mean(axis=0, keepdims=True)
+    c = xc.T @ xc / (x.shape[0] - 1)
+    return np.sum(c * c)
+
+
+@fusejit.jit
+def rows_and_columns(x):
+    return np.sum(x[1] * x[:, 0][:4]) + np.sum(x[-1] ** 2) + np.sum(x[::2, 1:3])
+
+
+@fusejit.jit
+def accumulate_loss(x, w):
+    total = 0.0
+    for i in range(3):
+        total += np.sum((x * w - i) ** 2)
+    return total
+
+
+@fusejit.jit
+def matvec(a, v):
+    return np.dot(a @ v, a @ v) + np.sum(np.power(np.abs(v) + 1.0, 2.5))
+
+
+@fusejit.jit
+def mean_axes(x):
+    return np.sum(np.mean(x, axis=(0, 2)) ** 2) + np.sum(np.sum(x, axis=1, keepdims=True) * x)
+
+
+@fusejit.jit
+def pairwise_max(x, y):
+    return np.sum(np.maximum(x, y) + np.minimum(x, 2 * y))
+
+
+@fusejit.jit
+def fancy_index(x):
+    idx = np.array([2, 0, 2])
+    return np.sum(x[idx] ** 2)
+
+
+@fusejit.jit
+def in_place_update(x, w):
+    h = x.copy()
+    h *= w
+    h += 1.0
+    return np.sum(h * h)
+
+
+@fusejit.jit
+def ridge(w, x, y, lam):
+    return np.mean((x @ w - y) ** 2) + lam * np.sum(w ** 2)
+
+
+@fusejit.jit
+def axis_argument(x, axis):
+    return np.sum(np.exp(x) / np.sum(np.exp(x), axis=axis, keepdims=True) * x)
+
+
+@fusejit.jit
+def reduction_option(x, reduction):
+    e = (x - 0.5) ** 2
+    if reduction == "mean":
+        return np.mean(e)
+    return np.sum(e)
+
+
+@fusejit.jit
+def dots(x, y):
+    return np.sum(x.T.dot(y) ** 2) + np.sum(np.dot(x.T, y))
+
+
+@fusejit.jit
+def scalar_first(x):
+    return np.sum(np.maximum(0, x) + np.minimum(1.0, x) * 2)
+
+
+@fusejit.jit
+def binary_cross_entropy(p, t):
+    q = np.clip(p, 1e-7, 1 - 1e-7)
+    return -np.mean(t * np.log(q) + (1 - t) * np.log(1 - q))
+
+
+@fusejit.jit
+def powers(x):
+    return (np.sum(np.tanh(x) ** 2 + np.square(x) + np.power(x, 3) + abs(x) * 0.1) + x.mean()
+            - (-x).sum())
+
+
+@fusejit.jit
+def ellipsis_newaxis(x):
+    return np.sum(x[..., 0] ** 2) + np.sum(x[None] * x[:, np.newaxis, 0:1, :1])
+
+
+@fusejit.jit
+def stacked(a, b):
+    return np.sum(np.hstack([a, b]) ** 2) + np.sum(np.vstack([a, b * a]))
+
+
+@fusejit.jit
+def axes_moved(x):
+    moved = np.swapaxes(x[None], 1, 2).reshape(1, 2, 3)
+    return np.sum(np.expand_dims(x, 0) * moved) + np.sum(np.diff(x) ** 2)
+
+
+@fusejit.jit
+def outer(a, b):
+    return np.sum(np.outer(a, b) ** 2)
+
+
+@fusejit.jit
+def row_norms(x):
+    return np.sum(np.sum(x * x, axis=1) ** 0.5) + np.sum(np.linalg.norm(x, axis=1))
+
+
+@fusejit.jit
+def branch_on_array(x):
+    if np.sum(x) > 0:
+        y = x * 2
+    else:
+        y = -x
+    return np.sum(y ** 2)
+
+
+@fusejit.jit
+def where_both(x, y):
+    return np.sum(np.where((x > 0) & (y < 1), x * y, y - x))
+
+
+@fusejit.jit
+def loop_over_rows(x):
+    total = 0.0
+    for i in range(x.shape[0]):
+        total = total + np.sum(x[i] ** 2) * (i + 1)
+    for row in x:
+        total = total + np.sum(row) ** 2
+    return total
+
+
+@fusejit.jit
+def flattened(x):
+    return (np.sum(x.reshape(-1) * np.arange(12.0)) + np.sum(x.flatten() ** 2)
+            + np.sum(np.cumsum(x) * 0.1))
+
+
+@fusejit.jit
+def more_moments(x):
+    return (np.var(x) + np.sum(np.std(x, axis=0, ddof=1, keepdims=True))
+            + np.sum(np.amax(x, axis=(0, 1))) + np.sum(np.min(x, axis=1, keepdims=True)))
+
+
+@fusejit.jit
+def builtin_sum(x):
+    return np.sum(sum(x) ** 2)
+
+
+@fusejit.jit
+def rnn_from_zeros(x, w):
+    h = np.zeros(4)
+    for _ in range(3):
+        h = np.tanh(h * w + x)
+    return np.sum(h ** 2)
+
+
+@fusejit.jit
+def comprehension(x):
+    parts = [x[i] * (i + 1) for i in range(3)]
+    return np.sum(np.stack(parts) ** 2)
+
+
+@fusejit.jit
+def methods(x):
+    return (x.sum(axis=0).mean() + np.sum(x, axis=(0, 1)) + x.std() + x.prod(axis=1).sum()
+            + x.min() + x.max(axis=0).sum())
+
+
+@fusejit.jit
+def trig(x, y):
+    return np.sum(np.sin(x) * np.cos(y) + np.arctan(x * y) + np.sinh(x) / np.cosh(y))
+
+
+@fusejit.jit
+def accumulate_array(x, w):
+    total = np.zeros(())
+    for i in range(3):
+        total += np.sum((x * w - i) ** 2)
+    return total
+
+
+# -- refused: each must raise a FusejitError naming its line --------------------------------
+
+@fusejit.jit
+def write_into_argument(x, w):
+    x += w
+    return np.sum(x * x)
+
+
+@fusejit.jit
+def element_assignment(x, w):
+    h = np.zeros((2, 3))
+    h[0] = x[1] * w
+    return np.sum(h * h)
+
+
+@fusejit.jit
+def write_seen_through_view(x, w):
+    h = x * 2.0
+    v = h[0]
+    h *= 3.0
+    return np.sum(v * w)
+
+
+@fusejit.jit
+def float_of_array(x):
+    return float(np.sum(x ** 2)) * 1.0 + np.sum(x)
+
+
+@fusejit.jit
+def while_loop(x):
+    h = x
+    i = 0
+    while i < 3:
+        h = np.tanh(h)
+        i += 1
+    return np.sum(h)
