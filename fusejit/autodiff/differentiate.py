@@ -36,6 +36,7 @@ from ..ir.symbols import prim
 from ..ir.types import INT, TENSOR, ListType, NoneType, OptionalType, TensorType, Type
 from .cut_gradients import refuse_cut_gradients
 from .functionalize import refuse_writes, remove_mutation
+from .list_grads import appends_to_tracked, backprop_list_node
 from .loops import (
     Stash,
     backprop_loop,
@@ -100,6 +101,7 @@ class Backward:
         self._sizes: dict[Value, Value] = {}
         self.stashes: list[Stash] = []               # what each forward loop saves
         self.open_loops: dict[Node, Stash] = {}      # forward loops being differentiated
+        self.list_grads: dict[Value, list] = {}      # appended lists' readers (list_grads.py)
         self.requires = self._requires_grad([forward.inputs[i] for i in wrt])
 
     # -- what carries a gradient -------------------------------------------------------------
@@ -245,8 +247,11 @@ class Backward:
 
     def backprop_block(self, block: Block, grads: dict[Value, Value]) -> None:
         for node in reversed(list(block.nodes())):
+            if backprop_list_node(self, node, grads):
+                continue
             outs = [grads.get(o) for o in node.outputs]
-            if all(g is None for g in outs):
+            if all(g is None for g in outs) and not (node.blocks and
+                                                     appends_to_tracked(self, node)):
                 continue
             if node.kind == prim.If:
                 self._backprop_if(node, grads, outs)

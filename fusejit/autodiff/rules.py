@@ -37,7 +37,7 @@ NONDIFFERENTIABLE = frozenset(
     "aten::__xor__ aten::logical_not aten::floor aten::ceil aten::round aten::trunc aten::sign "
     "aten::size aten::dim aten::numel aten::Bool aten::Int aten::Float aten::item aten::rand_like "
     "aten::zeros_like aten::ones_like aten::_size_if_not_equal aten::remainder aten::fmod "
-    "aten::floordiv aten::len aten::__getitem__ aten::tensor prim::Constant "
+    "aten::floordiv aten::len aten::tensor prim::Constant "
     "prim::BroadcastSizes prim::ChunkSizes prim::Uninitialized prim::NumToTensor "
     "prim::ImplicitTensorToNum prim::dtype prim::device aten::argmax aten::argmin aten::all "
     "aten::any aten::floor_divide aten::full_like".split())
@@ -593,8 +593,9 @@ def _clamp_tensor(ctx, node: Node, grads: list) -> list:
     return pairs
 
 
-# (rules.py is full: mean, amax/amin, prod, var/std, slice, flip and cumsum live in these)
-from . import mean_rules, reduction_rules, view_rules  # noqa: E402, F401
+# (rules.py is full: mean, amax/amin, prod, var/std, slice, flip, cumsum and appended lists'
+# stack and indexing live in these)
+from . import list_grads, mean_rules, reduction_rules, view_rules  # noqa: E402, F401
 
 # Each rule in its overload's derivative slot of the operator library (prim kinds have none).
 for _schema, _rule in RULES.items():

@@ -385,6 +385,39 @@ def accumulate_array(x, w):
     return total
 
 
+@fusejit.jit
+def last_states(x, w):
+    hs = []
+    h = x
+    for _ in range(3):
+        h = np.tanh(w @ h)
+        hs.append(h)
+    return np.sum(hs[-1] ** 2) + np.sum(hs[1] * hs[0])
+
+
+@fusejit.jit
+def stacked_states(x, w):
+    outs = [x]
+    h = x
+    for i in range(4):
+        h = np.tanh(w @ h)
+        if i % 2 == 0:
+            outs.append(h)
+        else:
+            outs.append(h * 2)
+    return np.sum(np.stack(outs) ** 2) + np.sum(outs[0] * outs[-1])
+
+
+@fusejit.jit
+def appended_in_order(x):
+    outs = []
+    outs.append(x)
+    outs.append(x * 2)
+    for i in range(2):
+        outs.append(np.sin(x) * i)
+    return np.sum(np.stack(outs, axis=1) * np.arange(12.0).reshape(3, 4))
+
+
 # -- refused: each must raise a FusejitError naming its line --------------------------------
 
 @fusejit.jit
@@ -421,3 +454,16 @@ def while_loop(x):
         h = np.tanh(h)
         i += 1
     return np.sum(h)
+
+
+@fusejit.jit
+def list_read_in_another_loop(x, w):
+    hs = []
+    h = x
+    for _ in range(3):
+        h = np.tanh(w @ h)
+        hs.append(h)
+    total = np.zeros(())
+    for i in range(3):
+        total = total + np.sum(hs[i])
+    return total

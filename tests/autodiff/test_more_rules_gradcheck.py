@@ -27,6 +27,7 @@ SLICE = ("aten::slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymI
          "SymInt step=1) -> Tensor(a)")
 FLIP = "aten::flip(Tensor self, int[] dims) -> Tensor"
 CUMSUM = "aten::cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor"
+GETITEM = "aten::__getitem__(t[] list, int idx) -> t"
 
 
 def graph(body: str) -> str:
@@ -102,6 +103,13 @@ MORE_CASES = [
                    "  %y : Tensor = aten::cumsum(%x, %z, %none)"), [(normal(5),), (normal(),)]),
     (CUMSUM, graph("%m : int = prim::Constant[value=-1]()\n"
                    "  %y : Tensor = aten::cumsum(%x, %m, %none)"), [(normal(3, 4),)]),
+    (GETITEM, graph("%m : int = prim::Constant[value=-1]()\n"
+                    "  %e : Tensor = aten::exp(%x)\n"
+                    "  %l : Tensor[] = prim::ListConstruct(%x, %e, %x)\n"
+                    "  %a : Tensor = aten::__getitem__(%l, %m)\n"
+                    "  %one : int = prim::Constant[value=1]()\n"
+                    "  %b : Tensor = aten::__getitem__(%l, %one)\n"
+                    "  %y : Tensor = aten::mul(%a, %b)"), [(normal(3, 4),)]),
 ]
 
 PARAMS = [pytest.param(ir, args, id=f"{schema.split('(')[0]}-{i}-{j}")

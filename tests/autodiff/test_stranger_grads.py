@@ -96,6 +96,9 @@ CASES = [
     (P.methods, lambda: [n(3, 4)], (0,)),
     (P.trig, lambda: [n(3, 4), n(3, 4)], (0, 1)),
     (P.accumulate_array, lambda: [n(2, 3), n(3)], (0, 1)),
+    (P.last_states, lambda: [n(3), n(3, 3)], (0, 1)),
+    (P.stacked_states, lambda: [n(3), n(3, 3)], (0, 1)),
+    (P.appended_in_order, lambda: [n(3)], (0,)),
 ]
 
 
@@ -130,6 +133,7 @@ def test_gradient_matches_finite_differences(fn, make_args, argnums) -> None:
     (P.float_of_array, [n(3, 4)], r"aten::Float turns an array that carries a gradient"),
     (P.while_loop, [n(3, 4)], r"a loop whose condition is computed as it runs"),
     (P.fancy_index, [n(4, 3)], r"integer array"),
+    (P.list_read_in_another_loop, [n(3), n(3, 3)], r"aten::__getitem__"),
 ], ids=lambda v: getattr(v, "__name__", ""))
 def test_what_cannot_be_differentiated_is_refused_naming_the_line(fn, args, pattern) -> None:
     with pytest.raises(FusejitError, match=pattern) as error:
