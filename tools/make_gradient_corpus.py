@@ -99,6 +99,54 @@ def mlp(x, w1, b1, w2, b2):
     return (out * out).sum() / 2.0
 
 
+@torch.jit.script
+def extremes(x):
+    return torch.amax(x, dim=[1]), torch.amin(x, dim=[0, 1], keepdim=True)
+
+
+@torch.jit.script
+def products(x, y):
+    return torch.prod(x, 1), torch.prod(y), torch.prod(x, 0, keepdim=True)
+
+
+@torch.jit.script
+def running_flips(x, w):
+    return torch.flip(torch.cumsum(x, 1), [0, 1]) * w, torch.cumsum(x, -2)
+
+
+@torch.jit.script
+def slicing(x):
+    return x[:, 1:] - x[:, :-1], x[::2, 1:3] * 2.0, x[-2:]
+
+
+@torch.jit.script
+def moments(x):
+    return (torch.var(x, dim=[1], correction=0, keepdim=True),
+            torch.std(x, dim=[0], correction=2),
+            torch.var(x, dim=None, correction=1), torch.std(x, dim=[0, 1], keepdim=True))
+
+
+def _ties(rng: np.random.Generator) -> np.ndarray:
+    """Rows whose maximum comes once, twice and three times, and a minimum that comes
+    twice: PyTorch shares the gradient evenly among ties."""
+    x = np.round(rng.standard_normal((4, 5)), 1)
+    x[1, [0, 3]] = x[1].max() + 1.0
+    x[2, [1, 2, 4]] = x[2].max() + 1.0
+    x[3, [2, 3]] = x.min() - 1.0
+    return x
+
+
+def _zeros(rng: np.random.Generator) -> list[np.ndarray]:
+    """Rows with no zero, one zero and two zeros (prod_backward's three cases), and a tensor
+    with exactly one zero for the product of everything."""
+    x = rng.standard_normal((3, 4))
+    x[1, 2] = 0.0
+    x[2, [0, 3]] = 0.0
+    y = rng.standard_normal((2, 3))
+    y[1, 1] = 0.0
+    return [x, y]
+
+
 def _inputs(rng: np.random.Generator, shapes: list[tuple[int, ...]]) -> list[np.ndarray]:
     return [rng.standard_normal(s) for s in shapes]
 
@@ -124,6 +172,23 @@ def cases(rng: np.random.Generator) -> dict:
                    [0, 1]),
         "mlp": (mlp, "a two-layer MLP with relu and a squared loss",
                 _inputs(rng, [(4, 3), (3, 6), (6,), (6, 2), (2,)]), [0, 1, 2, 3, 4]),
+    }
+
+
+def rule_cases(rng: np.random.Generator) -> dict:
+    """The reductions and views whose rules came later (own random stream, so the cases above
+    are made exactly as before)."""
+    return {
+        "extremes": (extremes, "amax over a dim and amin over all with keepdim, with two- "
+                               "and three-way ties", [_ties(rng)], [0]),
+        "products": (products, "prod over a dim (rows with 0, 1 and 2 zeros) and of all "
+                               "elements (one zero)", _zeros(rng), [0, 1]),
+        "running_flips": (running_flips, "cumsum along each dim, flip of two dims",
+                          _inputs(rng, [(3, 4), (3, 4)]), [0, 1]),
+        "slicing": (slicing, "basic slices: neighbour differences, steps, negative starts",
+                    _inputs(rng, [(5, 4)]), [0]),
+        "moments": (moments, "var and std with corrections 0, 1, 2, dims, keepdim and all",
+                    _inputs(rng, [(4, 5)]), [0]),
     }
 
 
@@ -161,10 +226,11 @@ def write_case(folder: Path, fn, description: str, inputs: list[np.ndarray], wrt
 
 def main() -> None:
     out = Path(sys.argv[1]) if len(sys.argv) > 1 else OUT
-    rng = np.random.default_rng(2013)
-    for name, (fn, description, inputs, wrt) in cases(rng).items():
-        write_case(out / name, fn, description, inputs, wrt, rng)
-        print(f"{name}: {len(inputs)} inputs, gradients of {wrt}")
+    for make, seed in ((cases, 2013), (rule_cases, 2026)):
+        rng = np.random.default_rng(seed)
+        for name, (fn, description, inputs, wrt) in make(rng).items():
+            write_case(out / name, fn, description, inputs, wrt, rng)
+            print(f"{name}: {len(inputs)} inputs, gradients of {wrt}")
 
 
 if __name__ == "__main__":

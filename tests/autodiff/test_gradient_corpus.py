@@ -27,6 +27,9 @@ def by_index(arrays: dict[str, np.ndarray], prefix: str) -> list[np.ndarray]:
 def test_corpus_covers_what_the_issue_asks() -> None:
     assert {"lstm_cell", "gru_cell", "softmax_cross_entropy", "layer_norm",
             "rnn_loop"} <= set(CASES)
+    # and the rules added later: amax/amin with ties, prod with zeros, cumsum, flip, slices,
+    # var/std with corrections
+    assert {"extremes", "products", "running_flips", "slicing", "moments"} <= set(CASES)
 
 
 @pytest.mark.parametrize("case", CASES)
