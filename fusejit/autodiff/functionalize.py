@@ -6,8 +6,10 @@
     h += 1.0                     %h   = aten::add_(%h.2, 1.)     %h   = aten::add(%h.2, 1.)
 
 A write is rewritten only where no one can see the difference: the array written is made in the
-same block by an op that returns a new array (not a graph input, not a view), nothing read it
-before through an alias (a view, a list), and every use of it is in that block. Reads after the
+same block by an op that returns a new array (not a graph input, not a view), or is carried by
+a loop from such an array that nothing else reads and the write's result is what the loop
+carries on (``for ...: h *= w``); nothing read it before through an alias (a view, a list),
+and every use of it is in that block. Reads after the
 write read the new value. The result keeps the written array's dtype (``type_as`` where an
 operand could promote it). Other writes stay, and differentiation refuses them, naming the node.
 """
@@ -44,9 +46,12 @@ def _rewritable(node: Node) -> bool:
         return False
     target, block = node.input(0), node.owning_block
     maker = target.node
-    if maker.owning_block is not block or maker.kind == prim.Param or _returns_alias(maker):
+    if not isinstance(target.type, TensorType) or maker.owning_block is not block:
         return False
-    if not isinstance(target.type, TensorType):
+    if maker.kind == prim.Param:
+        if not _carried_fresh(target, node):
+            return False
+    elif _returns_alias(maker):
         return False
     for use in target.uses:
         user = use.user
@@ -60,6 +65,35 @@ def _rewritable(node: Node) -> bool:
             if user_schema is None or user_schema.written or _returns_alias(user):
                 return False
     return _pure_schema(node) is not None
+
+
+def _carried_fresh(param, node: Node) -> bool:
+    """Is ``param`` a value a loop carries, whose buffer is new (made before the loop by an op
+    returning a new array, read by nothing but the loop) and is this write's result what the
+    iteration carries on (``h = x * 1.0; for ...: h *= w``)?"""
+    body = param.node.owning_block
+    loop = body.owning_node
+    if loop is None or loop.kind != prim.Loop or param not in body.inputs[1:]:
+        return False
+    k = body.inputs.index(param) - 1
+    init = loop.input(2 + k)
+    carried_on = node.output()
+    while True:   # (h *= w; h += 1: the last write of the chain is what is carried on)
+        writes = [u.user for u in carried_on.uses if u.offset == 0 and u.user.kind.endswith("_")
+                  and u.user.schema is not None and u.user.schema.written == (0,)]
+        if len(writes) != 1:
+            break
+        carried_on = writes[0].output()
+    if body.outputs[1 + k] is not carried_on:
+        return False
+    maker = init.node
+    if maker.kind == prim.Param or _returns_alias(maker):
+        return False
+    # (after the loop, the written buffer would still be read through the initial value)
+    return all(u.user is loop or (u.user.owning_block is loop.owning_block and
+                                  u.user.is_before(loop) and not _returns_alias(u.user)
+                                  and not u.user.schema.written)
+               for u in init.uses)
 
 
 def _pure_schema(node: Node) -> str | None:

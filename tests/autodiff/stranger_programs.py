@@ -418,6 +418,15 @@ def appended_in_order(x):
     return np.sum(np.stack(outs, axis=1) * np.arange(12.0).reshape(3, 4))
 
 
+@fusejit.jit
+def scaled_in_loop(x, w):
+    h = x * 1.0
+    for _ in range(3):
+        h *= w
+        h += 0.5
+    return np.sum(h * h)
+
+
 # -- refused: each must raise a FusejitError naming its line --------------------------------
 
 @fusejit.jit
@@ -467,3 +476,12 @@ def list_read_in_another_loop(x, w):
     for i in range(3):
         total = total + np.sum(hs[i])
     return total
+
+
+@fusejit.jit
+def loop_write_through_alias(x, w):
+    h0 = x * 1.0
+    h = h0
+    for _ in range(3):
+        h *= w
+    return np.sum(h) + np.sum(h0)

@@ -99,6 +99,7 @@ CASES = [
     (P.last_states, lambda: [n(3), n(3, 3)], (0, 1)),
     (P.stacked_states, lambda: [n(3), n(3, 3)], (0, 1)),
     (P.appended_in_order, lambda: [n(3)], (0,)),
+    (P.scaled_in_loop, lambda: [n(2, 3), n(3)], (0, 1)),
 ]
 
 
@@ -134,6 +135,7 @@ def test_gradient_matches_finite_differences(fn, make_args, argnums) -> None:
     (P.while_loop, [n(3, 4)], r"a loop whose condition is computed as it runs"),
     (P.fancy_index, [n(4, 3)], r"integer array"),
     (P.list_read_in_another_loop, [n(3), n(3, 3)], r"aten::__getitem__"),
+    (P.loop_write_through_alias, [n(2, 3), n(3)], r"aten::mul_ writes in place"),
 ], ids=lambda v: getattr(v, "__name__", ""))
 def test_what_cannot_be_differentiated_is_refused_naming_the_line(fn, args, pattern) -> None:
     with pytest.raises(FusejitError, match=pattern) as error:
