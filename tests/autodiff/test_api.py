@@ -23,8 +23,8 @@ def numeric_grad(fn, args: list, k: int, eps: float = 1e-6) -> np.ndarray:
     """Central differences of scalar ``fn`` (plain NumPy) in argument ``k``."""
     g = np.zeros_like(args[k])
     for idx in np.ndindex(args[k].shape):
-        plus = [a.copy() for a in args]
-        minus = [a.copy() for a in args]
+        plus = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+        minus = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
         plus[k][idx] += eps
         minus[k][idx] -= eps
         g[idx] = (float(fn(*plus)) - float(fn(*minus))) / (2 * eps)

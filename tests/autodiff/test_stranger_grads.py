@@ -13,6 +13,7 @@ import fusejit
 from fusejit.errors import FusejitError
 
 from . import stranger_programs as P
+from .test_api import numeric_grad
 
 RNG = np.random.default_rng(2026)
 
@@ -103,18 +104,6 @@ CASES = [
 ]
 
 
-def finite_differences(fn, args: list, k: int, eps: float = 1e-6) -> np.ndarray:
-    """Central differences of scalar ``fn`` (the plain NumPy function) in argument ``k``."""
-    grad = np.zeros_like(args[k])
-    for idx in np.ndindex(args[k].shape):
-        plus = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
-        minus = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
-        plus[k][idx] += eps
-        minus[k][idx] -= eps
-        grad[idx] = (float(fn(*plus)) - float(fn(*minus))) / (2 * eps)
-    return grad
-
-
 @pytest.mark.parametrize("fn, make_args, argnums", [
     pytest.param(*case, id=f"{case[0].__name__}-{i}") for i, case in enumerate(CASES)])
 def test_gradient_matches_finite_differences(fn, make_args, argnums) -> None:
@@ -122,7 +111,7 @@ def test_gradient_matches_finite_differences(fn, make_args, argnums) -> None:
     value, grads = fusejit.value_and_grad(fn, argnums=argnums)(*args)
     np.testing.assert_allclose(value, fn.fn(*args), rtol=1e-12)
     for k, got in zip(argnums, grads):
-        want = finite_differences(fn.fn, args, k)
+        want = numeric_grad(fn.fn, args, k)
         assert got.shape == want.shape and got.dtype == want.dtype, (k, got.shape, got.dtype)
         np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-7, err_msg=f"argument {k}")
 
