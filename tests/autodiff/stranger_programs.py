@@ -427,6 +427,66 @@ def scaled_in_loop(x, w):
     return np.sum(h * h)
 
 
+W0 = np.eye(3) * 2.0
+
+
+@fusejit.jit
+def positional_axes(x, w):
+    return np.sum(x.sum(1)) + np.sum(x.max(1)) + np.sum(np.max(x, 1)) + np.mean(x, axis=0) @ w
+
+
+@fusejit.jit
+def where_log(x):
+    return (np.sum(np.where(x > 0, np.log(np.abs(x) + 1), 0.0))
+            + np.sum((x > 0).astype(float) * x) + np.sum(x.astype(np.float64)))
+
+
+@fusejit.jit
+def outer_batch(x, y):
+    return np.sum(np.sum(x[:, :, None] * y[:, None, :], axis=0) ** 2)
+
+
+@fusejit.jit
+def distances(x, y):
+    return np.linalg.norm(x - y, axis=-1).mean() + np.sqrt(np.mean(x ** 2, axis=0)).sum()
+
+
+@fusejit.jit
+def logs(x):
+    return (np.log(x).sum() + np.sum(x / x.sum()) + np.sum(np.exp(x) - 1 - x)
+            + np.sum(x ** 0.5 + 2 ** x + np.exp2(x) + np.log2(x) + np.log10(x)))
+
+
+@fusejit.jit
+def global_and_default(x, scale=2.0):
+    return np.sum((W0 @ x) ** 2) + np.sum(np.tanh(x * scale))
+
+
+@fusejit.jit
+def gaussian(x, y, sigma):
+    return np.sum((x - y) ** 2) / (2 * sigma ** 2) + np.mean(np.abs(x - y) ** 1.5)
+
+
+@fusejit.jit
+def standardised_mlp(x, w, b):
+    h = x @ w + b
+    h = h - h.mean(axis=0)
+    h = h / (h.std(axis=0) + 1e-3)
+    return np.mean(np.maximum(h, 0.0) ** 2)
+
+
+@fusejit.jit
+def reshape_chain(x):
+    return (np.sum(x.reshape(2, 3).T.reshape(-1)[1:4] ** 2)
+            + np.sum(x.reshape(3, 2)[:, ::-1] * np.arange(6.0).reshape(3, 2)))
+
+
+@fusejit.jit
+def angles(x, y):
+    return (np.sum(np.arctan2(y, x)) + np.sum(np.sign(x) * np.sqrt(np.abs(x)))
+            + np.sum(np.sqrt(x * x + y * y)))
+
+
 # -- refused: each must raise a FusejitError naming its line --------------------------------
 
 @fusejit.jit

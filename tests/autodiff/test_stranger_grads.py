@@ -101,6 +101,16 @@ CASES = [
     (P.stacked_states, lambda: [n(3), n(3, 3)], (0, 1)),
     (P.appended_in_order, lambda: [n(3)], (0,)),
     (P.scaled_in_loop, lambda: [n(2, 3), n(3)], (0, 1)),
+    (P.positional_axes, lambda: [n(4, 3), n(3)], (0, 1)),
+    (P.where_log, lambda: [away(3, 4)], (0,)),
+    (P.outer_batch, lambda: [n(2, 3), n(2, 4)], (0, 1)),
+    (P.distances, lambda: [n(4, 3), n(4, 3)], (0, 1)),
+    (P.logs, lambda: [RNG.uniform(0.5, 2.0, (3, 4))], (0,)),
+    (P.global_and_default, lambda: [n(3)], (0,)),
+    (P.gaussian, lambda: [n(3, 4), n(3, 4) + 3.0, 0.7], (0, 1)),
+    (P.standardised_mlp, lambda: [n(3, 4), n(4, 2), n(2)], (0, 1, 2)),
+    (P.reshape_chain, lambda: [n(6)], (0,)),
+    (P.angles, lambda: [away(3, 4), away(3, 4)], (0, 1)),
 ]
 
 
