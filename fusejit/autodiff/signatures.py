@@ -6,16 +6,21 @@ a float argument a float (not an array), an int used as an axis a constant of th
 a string option a constant that selects code. So whatever a call runs also differentiates:
 ``np.flip(x)`` (which needs the rank), ``x.max(axis=axis)``, ``if lam > 0``, ``range(n)``.
 
-A string argument is no input of its graph; :class:`KeptInputs` runs a staged code on the
-arguments its graph kept.
+Where the graph scripted once without types takes the arguments as they are (arrays, and
+numbers where it annotates them), that graph serves every signature, as it did before; the
+typed graphs are for the rest. A string argument is no input of its graph; :class:`KeptInputs`
+runs a staged code on the arguments its graph kept.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
+from ..errors import FusejitError
 from ..ir.graph import Graph
-from ..ir.types import NONE
+from ..ir.types import NONE, BoolType, FloatType, IntType, TensorType
 
 
 def signature_graph(jitted: Any, args: list, cache: dict) -> tuple[tuple, Graph, tuple[int, ...]]:
@@ -24,6 +29,15 @@ def signature_graph(jitted: Any, args: list, cache: dict) -> tuple[tuple, Graph,
     graph, and the positions of ``args`` that are the graph's inputs."""
     from ..frontend.jit import argument_ir_type
 
+    if "generic" not in cache:
+        try:
+            cache["generic"] = jitted.graph
+        except FusejitError:      # (it needs ranks or constant axes: typed scripting will do)
+            cache["generic"] = None
+    generic = cache["generic"]
+    if generic is not None and _fits(generic, args):
+        # the graph scripted once for all signatures, as before (what the benchmarks measure)
+        return (), generic, tuple(range(len(args)))
     strings = tuple(i for i, a in enumerate(args) if type(a) is str)
     key = (jitted._key(tuple(args)), tuple(args[i] for i in strings))
     found = cache.get(key)
@@ -38,6 +52,24 @@ def signature_graph(jitted: Any, args: list, cache: dict) -> tuple[tuple, Graph,
         key = (jitted._key(tuple(args)), tuple(args[i] for i in strings))
         found = cache[key] = (graph, kept)
     return (key, *found)
+
+
+def _fits(graph: Graph, args: list) -> bool:
+    """Do ``args`` match the input types of the signature-free graph (arrays for its tensors,
+    Python numbers of their kinds for its annotated numbers)?"""
+    if len(graph.inputs) != len(args):
+        return False
+    for value, arg in zip(graph.inputs, args):
+        kind = type(value.type)
+        if kind is TensorType:
+            if not isinstance(arg, np.ndarray):
+                return False
+        elif _NUMBERS.get(kind) is not type(arg):
+            return False
+    return True
+
+
+_NUMBERS = {IntType: int, FloatType: float, BoolType: bool}
 
 
 class KeptInputs:
