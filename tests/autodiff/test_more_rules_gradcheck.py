@@ -147,3 +147,17 @@ def test_std_of_a_constant_row_has_a_zero_gradient() -> None:
     row = x[1]
     want = cot[1] * (row - row.mean()) / ((len(row) - 1) * np.std(row, ddof=1))
     np.testing.assert_allclose(got[1], want, rtol=1e-12)
+
+
+def test_cumsum_with_a_dtype_gives_the_gradient_in_the_input_dtype() -> None:
+    # cumsum_backward(grad.to(self.scalar_type()), dim): a float32 input summed in float64
+    ir = graph("%z : int = prim::Constant[value=1]()\n"
+               "  %dt : int = prim::Constant[value=7]()\n"
+               "  %y : Tensor = aten::cumsum(%x, %z, %dt)")
+    x = normal(2, 4).astype(np.float32)
+    out, vjp_fn = fusejit.vjp(fusejit.parse_ir(ir), x, fuse=False, engine="reference")
+    cot = RNG.standard_normal(out.shape)
+    (got,) = vjp_fn(cot)
+    assert out.dtype == np.float64 and got.dtype == np.float32
+    want = np.flip(np.cumsum(np.flip(cot, 1), 1), 1)    # each input feeds every later sum
+    np.testing.assert_allclose(got, want.astype(np.float32), rtol=1e-6)
