@@ -41,6 +41,11 @@ class Differentiable:
         self._bind: Callable[[tuple, dict], list] = _positional
         self._jitted: JitFunction | None = None
         self._graphs: dict[tuple, tuple] = {}     # a jitted function's graph per signature
+        if getattr(fn, "__fusejit_gradient__", False):
+            # (scripting it would follow __wrapped__ to the function itself: a first
+            # derivative returned as the second)
+            raise FusejitError("fusejit differentiates once: a function made by fusejit.grad or"
+                               " fusejit.value_and_grad cannot be differentiated again")
         if isinstance(fn, Graph):
             self.graph = fn
         elif isinstance(fn, CompiledFunction):
@@ -163,6 +168,7 @@ def value_and_grad(fn: Any, argnums: int | Sequence[int] = 0, *, fuse: bool = Tr
         return outputs[0], (tuple(grads) if many else grads[0])
 
     run.__wrapped__ = fn
+    run.__fusejit_gradient__ = True   # (Differentiable refuses it: no second derivatives)
     return run
 
 
@@ -175,6 +181,7 @@ def grad(fn: Any, argnums: int | Sequence[int] = 0, *, fuse: bool = True,
         return both(*args, **kwargs)[1]
 
     run.__wrapped__ = fn
+    run.__fusejit_gradient__ = True   # (Differentiable refuses it: no second derivatives)
     return run
 
 

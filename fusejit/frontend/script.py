@@ -106,6 +106,12 @@ def load_source(fn) -> FunctionSource:
     """Parse ``fn``'s source (via ``inspect``) into a located ``FunctionSource``."""
     if not inspect.isfunction(fn):
         raise ScriptError(f"fusejit.script needs a Python function, got {type(fn).__name__}")
+    if getattr(fn, "__fusejit_gradient__", False):
+        # (its source, through __wrapped__, is the differentiated function's: the function's
+        # value would come back where its gradient was asked for)
+        raise ScriptError(f"{fn.__qualname__} is made by fusejit.grad or value_and_grad: it "
+                          f"cannot be scripted, jitted or called in a jitted function; call it "
+                          f"from Python")
     cached = _SOURCES.get(fn)
     if cached is not None and cached.fn is fn:
         return cached

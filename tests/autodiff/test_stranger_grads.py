@@ -140,3 +140,15 @@ def test_what_cannot_be_differentiated_is_refused_naming_the_line(fn, args, patt
     with pytest.raises(FusejitError, match=pattern) as error:
         fusejit.grad(fn, argnums=0)(*args)
     assert "stranger_programs.py:" in str(error.value)
+
+
+def test_a_gradient_function_is_not_differentiated_or_scripted_again() -> None:
+    # grad's result wraps the function (__wrapped__): scripting it used to script the function
+    # itself, so grad(grad(f)) returned the first derivative and jit(grad(f)) the value
+    df = fusejit.grad(P.norm2)
+    x = n(3, 4)
+    with pytest.raises(FusejitError, match="differentiates once"):
+        fusejit.grad(df)(x)
+    with pytest.raises(FusejitError, match="made by fusejit.grad"):
+        fusejit.jit(df)(x)
+    np.testing.assert_allclose(df(x), x / np.sqrt(np.sum(x ** 2)), rtol=1e-12)
