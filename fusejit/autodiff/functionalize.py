@@ -4,6 +4,7 @@
     h = x.copy()                 %h.1 = aten::clone(%x)          %h.1 = aten::clone(%x)
     h *= w            becomes    %h.2 = aten::mul_(%h.1, %w)  -> %h.2 = aten::mul(%h.1, %w)
     h += 1.0                     %h   = aten::add_(%h.2, 1.)     %h   = aten::add(%h.2, 1.)
+    h[h < 0] = 0.0               aten::copy_(%h, %w)             clone(expand(%w, size(%h)))
 
 A write is rewritten only where no one can see the difference: the array written is made in the
 same block by an op that returns a new array (not a graph input, not a view), or is carried by
@@ -18,7 +19,7 @@ from __future__ import annotations
 
 from ..ir.graph import Block, Graph, Node
 from ..ir.symbols import prim
-from ..ir.types import TensorType
+from ..ir.types import INT, ListType, TensorType
 from ..oplib import OPS
 
 
@@ -64,7 +65,7 @@ def _rewritable(node: Node) -> bool:
             user_schema = user.schema
             if user_schema is None or user_schema.written or _returns_alias(user):
                 return False
-    return _pure_schema(node) is not None
+    return node.kind == "aten::copy_" or _pure_schema(node) is not None
 
 
 def _carried_fresh(param, node: Node) -> bool:
@@ -109,7 +110,17 @@ def _pure_schema(node: Node) -> str | None:
 def _rewrite(graph: Graph, node: Node) -> None:
     target, out = node.input(0), node.output()
     with graph.inserting_before(node):
-        pure = graph.insert(node.kind[:-1], list(node.inputs))
+        if node.kind == "aten::copy_":
+            # y[y < 0] = 0.0 writes where(...) over all of y: y becomes a copy of the source,
+            # broadcast to y's size (a new array: it may be written again)
+            size = graph.insert("aten::size", [target])
+            size.output().set_type(ListType(INT))
+            spread = graph.insert("aten::expand", [node.input(1), size.output(),
+                                                   graph.insert_constant(False)])
+            spread.output().set_type(out.type)
+            pure = graph.insert("aten::clone", [spread.output(), graph.insert_constant(None)])
+        else:
+            pure = graph.insert(node.kind[:-1], list(node.inputs))
         result = pure.output()
         result.set_type(out.type)
         pure.source_range = node.source_range

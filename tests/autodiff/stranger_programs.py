@@ -487,6 +487,15 @@ def angles(x, y):
             + np.sum(np.sqrt(x * x + y * y)))
 
 
+@fusejit.jit
+def masked_assignments(x):
+    y = x * 2.0
+    y[y < 0] = 0.0
+    z = np.empty_like(x)
+    z[:] = x * 2
+    return np.sum(y ** 2) + np.sum(z ** 3)
+
+
 # -- refused: each must raise a FusejitError naming its line --------------------------------
 
 @fusejit.jit
@@ -545,3 +554,10 @@ def loop_write_through_alias(x, w):
     for _ in range(3):
         h *= w
     return np.sum(h) + np.sum(h0)
+
+
+@fusejit.jit
+def slice_assignment(x):
+    y = np.zeros((3, 4))
+    y[1:] = x[1:] * 2
+    return np.sum(y ** 3)

@@ -111,6 +111,7 @@ CASES = [
     (P.standardised_mlp, lambda: [n(3, 4), n(4, 2), n(2)], (0, 1, 2)),
     (P.reshape_chain, lambda: [n(6)], (0,)),
     (P.angles, lambda: [away(3, 4), away(3, 4)], (0, 1)),
+    (P.masked_assignments, lambda: [away(3, 4)], (0,)),
 ]
 
 
@@ -135,6 +136,7 @@ def test_gradient_matches_finite_differences(fn, make_args, argnums) -> None:
     (P.fancy_index, [n(4, 3)], r"integer array"),
     (P.list_read_in_another_loop, [n(3), n(3, 3)], r"aten::__getitem__"),
     (P.loop_write_through_alias, [n(2, 3), n(3)], r"aten::mul_ writes in place"),
+    (P.slice_assignment, [n(3, 4)], r"aten::copy_ writes in place"),
 ], ids=lambda v: getattr(v, "__name__", ""))
 def test_what_cannot_be_differentiated_is_refused_naming_the_line(fn, args, pattern) -> None:
     with pytest.raises(FusejitError, match=pattern) as error:
