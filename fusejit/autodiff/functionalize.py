@@ -165,8 +165,9 @@ def refuse_writes(block: Block, requires: set) -> None:
                 any(v in requires for v in node.inputs):
             raise AutodiffError(f"{node.kind} writes in place into an array that carries a "
                                 f"gradient (or one made from it), which is not differentiated;"
-                                f" write it out of place (h = h * w, or np.where for an "
-                                f"element assignment):\n  {describe(node)}")
+                                f" write it out of place (h = h * w; rows: outs.append(row)"
+                                f" then np.stack(outs); elements: np.where(mask, v, h)):"
+                                f"\n  {describe(node)}")
 
 
 __all__ = ["refuse_writes", "remove_mutation"]
