@@ -138,7 +138,11 @@ def _check_differentiable(inputs: list, wrt: tuple[int, ...]) -> None:
 
 
 def _fill(grads: list, inputs: list, wrt: tuple[int, ...]) -> list:
-    return [np.zeros_like(inputs[i]) if g is None else g for g, i in zip(grads, wrt)]
+    """One gradient per ``wrt`` input: zeros where none reached it, and in the input's dtype
+    (as PyTorch's engine casts them: sum(x, dtype=float64) of a float32 x gives float32)."""
+    return [np.zeros_like(inputs[i]) if g is None
+            else g.astype(inputs[i].dtype, copy=False) if isinstance(g, np.ndarray) else g
+            for g, i in zip(grads, wrt)]
 
 
 def _scalar_seed(outputs: tuple, name: str) -> np.ndarray:

@@ -12,7 +12,7 @@ import pytest
 
 import fusejit
 
-from .test_rules_gradcheck import RNG, check, check_float32, normal
+from .test_rules_gradcheck import RNG, check, check_float32, normal, positive
 
 AMAX = "aten::amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor"
 AMIN = "aten::amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor"
@@ -162,3 +162,19 @@ def test_cumsum_with_a_dtype_gives_the_gradient_in_the_input_dtype() -> None:
     want = np.flip(np.cumsum(np.flip(cot, 1), 1), 1)    # each input feeds every later sum
     # (summed in float32, as PyTorch sums it after grad.to(float32))
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("body", [
+    "%y : Tensor = aten::prod(%x, %dt)", "%y : Tensor = aten::sum(%x, %dt)",
+    "%one : int = prim::Constant[value=1]()\n  %y : Tensor = aten::prod(%x, %one, %f, %dt)"])
+def test_a_reduction_in_float64_of_a_float32_input_gives_a_float32_gradient(body: str) -> None:
+    # PyTorch's engine casts each input's gradient to the input's dtype
+    ir = graph("%dt : int = prim::Constant[value=7]()\n  " + body)
+    x = positive(2, 3)
+    out, vjp_fn = fusejit.vjp(fusejit.parse_ir(ir), x.astype(np.float32), fuse=False,
+                              engine="reference")
+    (got,) = vjp_fn(np.ones(out.shape))
+    assert out.dtype == np.float64 and got.dtype == np.float32
+    _, vjp64 = fusejit.vjp(fusejit.parse_ir(ir), x.astype(np.float32).astype(np.float64),
+                           fuse=False, engine="reference")
+    np.testing.assert_allclose(got, vjp64(np.ones(out.shape))[0], rtol=1e-6)
