@@ -90,6 +90,8 @@ def _carried_fresh(param, node: Node) -> bool:
     maker = init.node
     if maker.kind == prim.Param or _returns_alias(maker):
         return False
+    if sum(1 for u in init.uses if u.user is loop) != 1:
+        return False   # (two carried values sharing one buffer see each other's writes)
     # (after the loop, the written buffer would still be read through the initial value)
     return all(u.user is loop or (u.user.owning_block is loop.owning_block and
                                   u.user.is_before(loop) and not _returns_alias(u.user)

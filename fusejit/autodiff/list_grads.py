@@ -50,6 +50,9 @@ def _check(ctx, lst: Value, reader: Node) -> None:
         if user.kind == "aten::append" and use.offset == 0:
             if user.output().uses:
                 ctx.unsupported(user, "the result of list.append is read; not differentiated")
+            if reader.kind == "aten::stack" and user.is_after(reader):
+                ctx.unsupported(reader, "np.stack of a list that grows after it is stacked is "
+                                        "not differentiated; stack it after the last append")
             continue
         if user.kind in _READERS and user.owning_block is maker.owning_block:
             continue
