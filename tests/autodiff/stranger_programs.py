@@ -561,3 +561,12 @@ def slice_assignment(x):
     y = np.zeros((3, 4))
     y[1:] = x[1:] * 2
     return np.sum(y ** 3)
+
+
+@fusejit.jit
+def two_names_one_buffer(x):
+    a = x * 1.0
+    b = a
+    for _ in range(2):
+        a *= 2.0
+    return np.sum(a) + np.sum(b)

@@ -139,6 +139,7 @@ def test_gradient_matches_finite_differences(index, fn, make_args, argnums) -> N
     (P.list_read_in_another_loop, [n(3), n(3, 3)], r"aten::__getitem__"),
     (P.loop_write_through_alias, [n(2, 3), n(3)], r"aten::mul_ writes in place"),
     (P.slice_assignment, [n(3, 4)], r"aten::copy_ writes in place"),
+    (P.two_names_one_buffer, [n(3)], r"aten::mul_ writes in place"),
 ], ids=lambda v: getattr(v, "__name__", ""))
 def test_what_cannot_be_differentiated_is_refused_naming_the_line(fn, args, pattern) -> None:
     with pytest.raises(FusejitError, match=pattern) as error:
