@@ -98,8 +98,7 @@ class InterpreterState(RunDriver):
     def _run_impl(self, stack: list) -> bool:
         """Execute from pc. True when suspended on an unfinished future, False when finished."""
         code = self.code
-        instructions = code.rows
-        int_data, bool_data = code.int_data, code.bool_data
+        instructions, operands, operations = code.rows, code.operands, code.operations
         registers = self.registers
         last = self._stop()
         if self.pc == 0 and len(stack) != code.n_inputs:
@@ -108,20 +107,26 @@ class InterpreterState(RunDriver):
         while self.pc < last:
             pc = self.pc
             row = instructions[pc]
-            _, _, in_start, in_size, out_start, out_size = row
+            ins, out_registers = operands[pc]
             try:
                 args = []
-                for i in range(in_start, in_start + in_size):
-                    register = int_data[i]
+                for register, moved in ins:
                     args.append(registers[register])
-                    if bool_data[i]:
+                    if moved:
                         registers[register] = None
-                outs, new_pc = host_step(code, pc, row, args, stack, _run_call, fork)
-                if outs is None:
-                    self._suspend(args[0], in_start)
-                    return True
-                for i in range(out_size):
-                    registers[int_data[out_start + i]] = outs[i]
+                if row[0] == _OP:
+                    # (host_step's first case, inlined: most instructions are operations)
+                    outs = operations[row[1]](*args)
+                    if len(outs) != row[5]:
+                        raise _count_error(outs, row[5])
+                    new_pc = pc + 1
+                else:
+                    outs, new_pc = host_step(code, pc, row, args, stack, _run_call, fork)
+                    if outs is None:
+                        self._suspend(args[0], row[2])
+                        return True
+                for i, register in enumerate(out_registers):
+                    registers[register] = outs[i]
                 self.pc = new_pc
             except Exception as error:  # noqa: BLE001 - every failure is reported with its node
                 return self._handle_error(*node_failure(error, code, pc))
@@ -165,8 +170,7 @@ def host_step(code: Code, pc: int, row: Sequence[int], args: list, stack: list, 
     if opcode == Opcode.OP:
         outs = code.operations[arg](*args)
         if len(outs) != out_size:
-            raise InterpreterError(
-                f"the operation returned {len(outs)} values, expected {out_size}")
+            raise _count_error(outs, out_size)
     elif opcode == Opcode.CONSTANT:
         outs = (code.constants[arg],)
     elif opcode == Opcode.ASSIGN:
@@ -207,6 +211,13 @@ def host_step(code: Code, pc: int, row: Sequence[int], args: list, stack: list, 
     else:
         raise InterpreterError(f"unknown opcode {opcode}")
     return outs, new_pc
+
+
+_OP = int(Opcode.OP)
+
+
+def _count_error(outs, out_size: int) -> InterpreterError:
+    return InterpreterError(f"the operation returned {len(outs)} values, expected {out_size}")
 
 
 def node_failure(error: Exception, code: Code, pc: int) -> tuple[FusejitError, Exception | None]:
