@@ -98,14 +98,17 @@ class InterpreterState(RunDriver):
     def _run_impl(self, stack: list) -> bool:
         """Execute from pc. True when suspended on an unfinished future, False when finished."""
         code = self.code
-        instructions, operands, operations = code.rows, code.operands, code.operations
+        instructions, operands = code.rows, code.operands
+        operations, constants = code.operations, code.constants
         registers = self.registers
         last = self._stop()
-        if self.pc == 0 and len(stack) != code.n_inputs:
+        pc = self.pc
+        if pc == 0 and len(stack) != code.n_inputs:
             return self._handle_error(InterpreterError(
                 f"the graph takes {code.n_inputs} inputs, {len(stack)} were given"))
-        while self.pc < last:
-            pc = self.pc
+        # (pc is kept in a local and stored in self.pc when the loop leaves: on suspension,
+        # at the end, and by _handle_error)
+        while pc < last:
             row = instructions[pc]
             ins, out_registers = operands[pc]
             try:
@@ -114,22 +117,28 @@ class InterpreterState(RunDriver):
                     args.append(registers[register])
                     if moved:
                         registers[register] = None
-                if row[0] == _OP:
-                    # (host_step's first case, inlined: most instructions are operations)
+                opcode = row[0]
+                # (host_step's two commonest cases, inlined)
+                if opcode == _OP:
                     outs = operations[row[1]](*args)
                     if len(outs) != row[5]:
                         raise _count_error(outs, row[5])
                     new_pc = pc + 1
+                elif opcode == _CONSTANT:
+                    outs = (constants[row[1]],)
+                    new_pc = pc + 1
                 else:
                     outs, new_pc = host_step(code, pc, row, args, stack, _run_call, fork)
                     if outs is None:
+                        self.pc = pc
                         self._suspend(args[0], row[2])
                         return True
                 for i, register in enumerate(out_registers):
                     registers[register] = outs[i]
-                self.pc = new_pc
+                pc = new_pc
             except Exception as error:  # noqa: BLE001 - every failure is reported with its node
                 return self._handle_error(*node_failure(error, code, pc))
+        self.pc = pc
         if self.future is not None and last == len(instructions):
             outputs = tuple(stack[len(stack) - code.n_outputs:])
             self.future.mark_completed(outputs[0] if code.n_outputs == 1 else outputs)
@@ -213,7 +222,7 @@ def host_step(code: Code, pc: int, row: Sequence[int], args: list, stack: list, 
     return outs, new_pc
 
 
-_OP = int(Opcode.OP)
+_OP, _CONSTANT = int(Opcode.OP), int(Opcode.CONSTANT)
 
 
 def _count_error(outs, out_size: int) -> InterpreterError:
