@@ -118,7 +118,7 @@ class InterpreterState(RunDriver):
                     if moved:
                         registers[register] = None
                 opcode = row[0]
-                # (host_step's two commonest cases, inlined)
+                # (host_step's commonest cases, inlined)
                 if opcode == _OP:
                     outs = operations[row[1]](*args)
                     if len(outs) != row[5]:
@@ -127,6 +127,9 @@ class InterpreterState(RunDriver):
                 elif opcode == _CONSTANT:
                     outs = (constants[row[1]],)
                     new_pc = pc + 1
+                elif opcode == _STORE:
+                    stack.extend(args)
+                    outs, new_pc = (), pc + 1
                 else:
                     outs, new_pc = host_step(code, pc, row, args, stack, _run_call, fork)
                     if outs is None:
@@ -222,7 +225,7 @@ def host_step(code: Code, pc: int, row: Sequence[int], args: list, stack: list, 
     return outs, new_pc
 
 
-_OP, _CONSTANT = int(Opcode.OP), int(Opcode.CONSTANT)
+_OP, _CONSTANT, _STORE = int(Opcode.OP), int(Opcode.CONSTANT), int(Opcode.STORE)
 
 
 def _count_error(outs, out_size: int) -> InterpreterError:
