@@ -303,16 +303,24 @@ class FusedKernel:
 # How a kernel input becomes the 1-d array the kernel reads: itself reshaped (C-contiguous), a
 # window from its first element to the last one it reaches (non-negative strides), or a
 # contiguous copy of it (negative strides; or small, as a copy costs ~1-2 us against ~5 us for
-# as_strided's window).
-_VIEW, _WINDOW, _COPY = 0, 1, 2
+# as_strided's window). A positive number k: the window is its element [0, ..., 0] along its
+# first k dimensions, of stride 0 (an expanded bias, a broadcast scalar), which is C-contiguous.
+_VIEW, _WINDOW, _COPY = 0, -1, -2
 _COPY_BYTES = 32 * 1024
 
 
 def _flattening(x) -> int:
     if x.flags.c_contiguous:
         return _VIEW
-    item = x.itemsize
-    return _WINDOW if all(s >= 0 and s % item == 0 for s in x.strides) else _COPY
+    strides, item = x.strides, x.itemsize
+    if not all(s >= 0 and s % item == 0 for s in strides):
+        return _COPY
+    lead = 0
+    while lead < len(strides) and strides[lead] == 0:
+        lead += 1
+    if lead and x.size and x[(0,) * lead].flags.c_contiguous:
+        return lead
+    return _WINDOW
 
 
 def _small_flattening(x) -> int:
@@ -325,6 +333,8 @@ def _flat(x, how: int, xp):
     is copied here when the caller has not)."""
     if how == _VIEW:
         return x.reshape(-1)
+    if how > 0:
+        return x[(0,) * how].reshape(-1)
     if how == _COPY:
         return xp.ascontiguousarray(x).reshape(-1)
     item = x.itemsize

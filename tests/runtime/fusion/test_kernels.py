@@ -267,6 +267,9 @@ def test_cached_plans_follow_strides_offsets_and_dtypes():
         (large[:, ::2], large[:, 1::2]), (large[:, :40], large[:, 40:]),     # same shapes
         (np.ascontiguousarray(large[:, ::2]), large[:, 1::2]), (large[1:, ::2], large[:-1, 1::2]),
         (big[:8, :8].astype(np.float64), big[1:, 8:].astype(np.float64)),
+        (np.broadcast_to(big[0, ::2], (8, 8)), np.broadcast_to(np.float32(0.5), (8, 8))),
+        (np.broadcast_to(large[0], (300, 80))[:, ::2], large[:, 1::2]),
+        (np.broadcast_to(large[0], (2, 300, 80)), np.broadcast_to(large[1, :80], (2, 300, 80))),
         (big[:8, :8], big[:8, :8]),
     ]
     for x, y in calls + calls:            # (the second pass reuses every cached plan)
