@@ -56,6 +56,10 @@ def _scaled(b: np.ndarray, factor: Any, name: str, dtype: np.dtype) -> np.ndarra
 
 @quiet
 def _add(self: Any, other: Any, alpha: Any = 1) -> np.ndarray:
+    if type(self) is np.ndarray and type(other) is np.ndarray and self.dtype is other.dtype \
+            and self.dtype.kind == "f" and type(alpha) is int and alpha == 1:
+        # (the common case, in which result_type is that dtype and nothing is cast or scaled)
+        return as_tensor(np.add(self, other))
     dtype = result_type(self, other)
     return as_tensor(np.add(to(self, dtype), _scaled(to(other, dtype), alpha, "alpha", dtype)))
 

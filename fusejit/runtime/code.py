@@ -135,7 +135,20 @@ class Code:
         self.bool_data = np.array(self._bool_data, dtype=np.bool_)
         # The same rows as Python lists, for the reference loop.
         self.rows: list[list[int]] = self._rows
+        self._operands: list | None = None
         del self._int_data, self._bool_data
+
+    @property
+    def operands(self) -> list[tuple[tuple[tuple[int, bool], ...], tuple[int, ...]]]:
+        """Per instruction, its inputs as (register, moved) pairs and its output registers, in
+        Python ints, for the engines' Python side (reading ``int_data`` element by element makes
+        a NumPy scalar per read, ~0.1 us each). Made on the first run, from ``int_data`` and
+        ``bool_data`` as they are then."""
+        if self._operands is None:
+            ints, moves = self.int_data.tolist(), self.bool_data.tolist()
+            self._operands = [(tuple(zip(ints[i:i + n], moves[i:i + n])), tuple(ints[o:o + m]))
+                              for _, _, i, n, o, m in self.rows]
+        return self._operands
 
     # -- lowering -----------------------------------------------------------------------------
 

@@ -522,7 +522,7 @@ def _convert(t: Type, value: Any, arrays: type = np.ndarray) -> Any:
     """``value`` as a parameter of type ``t`` takes it; tensors are ``arrays`` (the device's)."""
     if isinstance(t, TensorType):
         if isinstance(value, arrays):
-            if value.dtype.name not in _TENSOR_DTYPES or value.dtype.hasobject:
+            if value.dtype not in _TENSOR_DTYPE_OBJECTS and not _tensor_dtype(value.dtype):
                 raise _Mismatch(f" (dtype {value.dtype} has no tensor type; supported: "
                                 f"{', '.join(sorted(_TENSOR_DTYPES))})")
             return value
@@ -573,6 +573,18 @@ def _convert(t: Type, value: Any, arrays: type = np.ndarray) -> Any:
         return value
     # Types the interpreter passes through unchecked (futures, classes): the graph decides.
     return value
+
+
+# The dtypes found to have a tensor type (``dtype.name`` is a Python property, ~1.5 us a call).
+_TENSOR_DTYPE_OBJECTS: set[np.dtype] = set()
+
+
+def _tensor_dtype(dtype: np.dtype) -> bool:
+    if dtype.name not in _TENSOR_DTYPES or dtype.hasobject:
+        return False
+    if len(_TENSOR_DTYPE_OBJECTS) < 64:
+        _TENSOR_DTYPE_OBJECTS.add(dtype)
+    return True
 
 
 def _int64(value: int | np.integer) -> int:

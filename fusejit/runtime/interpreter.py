@@ -114,20 +114,19 @@ class NativeInterpreter(RunDriver):
         register file and Python); True when it suspends on an unfinished future."""
         code, regs = self.code, self.regs
         row = code.rows[pc]
-        opcode, _, in_start, in_size, out_start, out_size = row
-        int_data, bool_data = code.int_data, code.bool_data
-        args = [regs.take(int(int_data[i]), bool(bool_data[i]))
-                for i in range(in_start, in_start + in_size)]
+        opcode = row[0]
+        ins, out_registers = code.operands[pc]
+        args = [regs.take(register, moved) for register, moved in ins]
         outs, new_pc = host_step(code, pc, row, args, stack, _run_call, fork)
         if outs is None:   # aten::wait on an unfinished future: it runs again on resumption
-            if bool_data[in_start]:
-                regs.write(int(int_data[in_start]), args[0])
+            if ins[0][1]:
+                regs.write(ins[0][0], args[0])
             self._suspend(args[0])
             return True
         if opcode == Opcode.OP and self.program.kernels:
             self.program.bind_kernel(pc, args)
-        for i in range(out_size):
-            regs.write(int(int_data[out_start + i]), outs[i])
+        for i, register in enumerate(out_registers):
+            regs.write(register, outs[i])
         if opcode != Opcode.LOAD and opcode != Opcode.STORE:
             # (A Load only fills registers the run has not used yet; a Store ends the run,
             # which empties the register file.)

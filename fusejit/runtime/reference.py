@@ -98,33 +98,50 @@ class InterpreterState(RunDriver):
     def _run_impl(self, stack: list) -> bool:
         """Execute from pc. True when suspended on an unfinished future, False when finished."""
         code = self.code
-        instructions = code.rows
-        int_data, bool_data = code.int_data, code.bool_data
+        instructions, operands = code.rows, code.operands
+        operations, constants = code.operations, code.constants
         registers = self.registers
         last = self._stop()
-        if self.pc == 0 and len(stack) != code.n_inputs:
+        pc = self.pc
+        if pc == 0 and len(stack) != code.n_inputs:
             return self._handle_error(InterpreterError(
                 f"the graph takes {code.n_inputs} inputs, {len(stack)} were given"))
-        while self.pc < last:
-            pc = self.pc
+        # (pc is kept in a local and stored in self.pc when the loop leaves: on suspension,
+        # at the end, and by _handle_error)
+        while pc < last:
             row = instructions[pc]
-            _, _, in_start, in_size, out_start, out_size = row
+            ins, out_registers = operands[pc]
             try:
                 args = []
-                for i in range(in_start, in_start + in_size):
-                    register = int_data[i]
+                for register, moved in ins:
                     args.append(registers[register])
-                    if bool_data[i]:
+                    if moved:
                         registers[register] = None
-                outs, new_pc = host_step(code, pc, row, args, stack, _run_call, fork)
-                if outs is None:
-                    self._suspend(args[0], in_start)
-                    return True
-                for i in range(out_size):
-                    registers[int_data[out_start + i]] = outs[i]
-                self.pc = new_pc
+                opcode = row[0]
+                # (host_step's commonest cases, inlined)
+                if opcode == _OP:
+                    outs = operations[row[1]](*args)
+                    if len(outs) != row[5]:
+                        raise _count_error(outs, row[5])
+                    new_pc = pc + 1
+                elif opcode == _CONSTANT:
+                    outs = (constants[row[1]],)
+                    new_pc = pc + 1
+                elif opcode == _STORE:
+                    stack.extend(args)
+                    outs, new_pc = (), pc + 1
+                else:
+                    outs, new_pc = host_step(code, pc, row, args, stack, _run_call, fork)
+                    if outs is None:
+                        self.pc = pc
+                        self._suspend(args[0], row[2])
+                        return True
+                for i, register in enumerate(out_registers):
+                    registers[register] = outs[i]
+                pc = new_pc
             except Exception as error:  # noqa: BLE001 - every failure is reported with its node
                 return self._handle_error(*node_failure(error, code, pc))
+        self.pc = pc
         if self.future is not None and last == len(instructions):
             outputs = tuple(stack[len(stack) - code.n_outputs:])
             self.future.mark_completed(outputs[0] if code.n_outputs == 1 else outputs)
@@ -165,8 +182,7 @@ def host_step(code: Code, pc: int, row: Sequence[int], args: list, stack: list, 
     if opcode == Opcode.OP:
         outs = code.operations[arg](*args)
         if len(outs) != out_size:
-            raise InterpreterError(
-                f"the operation returned {len(outs)} values, expected {out_size}")
+            raise _count_error(outs, out_size)
     elif opcode == Opcode.CONSTANT:
         outs = (code.constants[arg],)
     elif opcode == Opcode.ASSIGN:
@@ -207,6 +223,13 @@ def host_step(code: Code, pc: int, row: Sequence[int], args: list, stack: list, 
     else:
         raise InterpreterError(f"unknown opcode {opcode}")
     return outs, new_pc
+
+
+_OP, _CONSTANT, _STORE = int(Opcode.OP), int(Opcode.CONSTANT), int(Opcode.STORE)
+
+
+def _count_error(outs, out_size: int) -> InterpreterError:
+    return InterpreterError(f"the operation returned {len(outs)} values, expected {out_size}")
 
 
 def node_failure(error: Exception, code: Code, pc: int) -> tuple[FusejitError, Exception | None]:

@@ -158,6 +158,30 @@ def test_broadcast_tensors() -> None:
     assert x.shape == y.shape == (2, 3) and y[1].tolist() == [0, 1, 2]
 
 
+@pytest.mark.parametrize("shapes", [[(2, 3), (2, 3)], [(4, 5), (5,)], [(3, 1), (3, 1)],
+                                    [(2, 3, 4), (3, 4), (2, 3, 4)]])
+def test_broadcast_tensors_gives_numpys_read_only_views(shapes) -> None:
+    rng = np.random.default_rng(0)
+    tensors = [rng.standard_normal(shape).astype(F32) for shape in shapes]
+    tensors[0] = tensors[0].T.copy().T            # (a non-contiguous layout where it can)
+    got = call("aten::broadcast_tensors", tensors)
+    for g, w, t in zip(got, np.broadcast_arrays(*tensors), tensors):
+        assert g.shape == w.shape and not g.flags.writeable
+        np.testing.assert_array_equal(g, w)
+        assert np.shares_memory(g, t)
+        if 1 not in w.shape:
+            assert g.strides == w.strides
+
+
+def test_grad_sum_to_size_keeps_numpys_sum_dtypes() -> None:
+    for dtype in (np.float32, np.float64, np.int32, np.bool_):
+        x = (np.arange(12).reshape(3, 4) % 3).astype(dtype)
+        got = call("aten::_grad_sum_to_size", x, [1, 4])
+        want = np.sum(x, axis=0, keepdims=True)
+        assert got.dtype == want.dtype and got.shape == (1, 4)
+        np.testing.assert_array_equal(got, want)
+
+
 # -- reductions and products -----------------------------------------------------------------
 
 def test_sum_variants() -> None:

@@ -118,10 +118,10 @@ class FusedKernel:
         self.precise = precise
         self._variants: dict[tuple, _Variant] = {}
         self._plans: dict[tuple, Plan] = {}
-        # (plan, variant) of calls whose inputs are all plain C-contiguous arrays, by dtypes,
-        # shapes and thread count: such a call skips _prepare's checks and plan keys (~60% of
-        # a small call's time), all of which its first call made
-        self._quick: dict[tuple, tuple[Plan, _Variant]] = {}
+        # (plan, variant, how to flatten each input) of calls whose inputs are all plain
+        # arrays, by dtypes, shapes, strides and thread count: such a call skips _prepare's
+        # checks and plan keys (~60% of a small call's time), all of which its first call made
+        self._quick: dict[tuple, tuple[Plan, _Variant, tuple[int, ...]]] = {}
         self._all_tensors = all(kind == "tensor" for kind in self.layout.input_kinds)
 
     # -- preparing a call ------------------------------------------------------------------
@@ -184,21 +184,12 @@ class FusedKernel:
         flats, shapes, strides = [], [], []
         xp = self.xp
         for x in arrays:
-            st = x.strides
-            item = x.itemsize
-            if x.flags.c_contiguous:
-                flat = x.reshape(-1)
-            elif all(s >= 0 and s % item == 0 for s in st):
-                # A 1-d window from the first element to the last one the view can reach.
-                span = 1 + sum((n - 1) * s // item for n, s in zip(x.shape, st)) if x.size else 0
-                strided = as_strided if xp is np else xp.lib.stride_tricks.as_strided
-                flat = strided(x, shape=(span,), strides=(item,))
-            else:
+            how = _flattening(x)
+            if how == _COPY:
                 x = xp.ascontiguousarray(x)
-                flat = x.reshape(-1)
-            flats.append(flat)
+            flats.append(_flat(x, how, xp))
             shapes.append(x.shape)
-            strides.append(tuple(s // item for s in x.strides) if x.ndim else ())
+            strides.append(tuple(s // x.itemsize for s in x.strides) if x.ndim else ())
         return specs, flats, scalars, shapes, strides
 
     def _variant(self, specs: list[ArgSpec], plan: Plan, key: tuple) -> _Variant:
@@ -217,29 +208,40 @@ class FusedKernel:
         return generate(self.layout, specs, list(plan.classes), plan.rank, self.precise)[0]
 
     def _quick_key(self, inputs: tuple) -> tuple | None:
-        """The ``_quick`` key of a call whose inputs are all plain C-contiguous arrays."""
+        """The ``_quick`` key of a call whose inputs are all plain NumPy arrays: everything the
+        checks, the plan and the variant depend on (dtype, which fixes the byte order; shape,
+        which fixes the rank; strides, which fix the plan; the thread count)."""
         if not self._all_tensors or len(inputs) != len(self.layout.input_kinds):
             return None
         key: list = [num_threads()]
         for x in inputs:
-            if type(x) is not np.ndarray or not x.flags.c_contiguous:
+            if type(x) is not np.ndarray:
                 return None
-            key += (x.dtype, x.shape)
+            key += (x.dtype, x.shape, x.strides)
         return tuple(key)
 
     def __call__(self, *inputs) -> tuple[np.ndarray, ...]:
         quick = self._quick_key(inputs)
         hit = self._quick.get(quick) if quick is not None else None
         if hit is None:
+            hows = ()
+            if quick is not None:
+                # Small strided inputs are copied (a 1-d window costs more than the copy);
+                # the plan is made for the copies, which every later call makes alike.
+                hows = tuple(_small_flattening(x) for x in inputs)
+                inputs = tuple(np.ascontiguousarray(x) if how == _COPY else x
+                               for x, how in zip(inputs, hows))
             specs, flats, scalars, plan, key = self._prepare(inputs)
             variant = self._variant(specs, plan, key)
             if quick is not None:
                 if len(self._quick) >= _PLAN_LIMIT:
                     self._quick.clear()
-                self._quick[quick] = plan, variant
+                self._quick[quick] = plan, variant, hows
         else:
-            plan, variant = hit
-            flats, scalars = [x.reshape(-1) for x in inputs], []
+            plan, variant, hows = hit
+            flats = [x.reshape(-1) if how == _VIEW else _flat(x, how, np)
+                     for x, how in zip(inputs, hows)]
+            scalars = []
         outs = [np.empty(shape, dtype) for shape, dtype in zip(plan.out_shapes,
                                                                 variant.out_dtypes)]
         if plan.numel:
@@ -296,6 +298,49 @@ class FusedKernel:
         if not entry.overloads:
             ensure_compiled(variant.source, entry, ENTRY_SIGNATURE)
         return entry, row
+
+
+# How a kernel input becomes the 1-d array the kernel reads: itself reshaped (C-contiguous), a
+# window from its first element to the last one it reaches (non-negative strides), or a
+# contiguous copy of it (negative strides; or small, as a copy costs ~1-2 us against ~5 us for
+# as_strided's window). A positive number k: the window is its element [0, ..., 0] along its
+# first k dimensions, of stride 0 (an expanded bias, a broadcast scalar), which is C-contiguous.
+_VIEW, _WINDOW, _COPY = 0, -1, -2
+_COPY_BYTES = 32 * 1024
+
+
+def _flattening(x) -> int:
+    if x.flags.c_contiguous:
+        return _VIEW
+    strides, item = x.strides, x.itemsize
+    if not all(s >= 0 and s % item == 0 for s in strides):
+        return _COPY
+    lead = 0
+    while lead < len(strides) and strides[lead] == 0:
+        lead += 1
+    if lead and x.size and x[(0,) * lead].flags.c_contiguous:
+        return lead
+    return _WINDOW
+
+
+def _small_flattening(x) -> int:
+    how = _flattening(x)
+    return _COPY if how == _WINDOW and x.size * x.itemsize <= _COPY_BYTES else how
+
+
+def _flat(x, how: int, xp):
+    """``x`` as the 1-d array the kernel reads (``how`` from ``_flattening``; a ``_COPY`` input
+    is copied here when the caller has not)."""
+    if how == _VIEW:
+        return x.reshape(-1)
+    if how > 0:
+        return x[(0,) * how].reshape(-1)
+    if how == _COPY:
+        return xp.ascontiguousarray(x).reshape(-1)
+    item = x.itemsize
+    span = 1 + sum((n - 1) * s // item for n, s in zip(x.shape, x.strides)) if x.size else 0
+    strided = as_strided if xp is np else xp.lib.stride_tricks.as_strided
+    return strided(x, shape=(span,), strides=(item,))
 
 
 def kernel_source(group: Node | Graph, *example_inputs, precise: bool = False) -> str:

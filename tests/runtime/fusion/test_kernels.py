@@ -242,3 +242,52 @@ def test_repeated_calls_follow_each_calls_layout():
             assert g.shape == np.shape(w)
     with pytest.raises(InterpreterError, match="must be a NumPy array"):
         kernel(base, 1.0)
+
+
+def _chain_numpy(x, y):
+    a = x * y
+    return np.log(np.exp(1 / (1 + np.exp(-a)) - y)), a
+
+
+def test_cached_plans_follow_strides_offsets_and_dtypes():
+    """Calls of plain arrays reuse the plan and flattening of an earlier call with the same
+    dtypes, shapes and strides: a view with other strides, another offset into the same
+    buffer, negative strides, broadcast (zero) strides, a large strided view (read through a
+    window, not copied), another dtype, or an input passed twice must each give NumPy's answer,
+    in fresh output arrays."""
+    kernel = FusedKernel(fusejit.parse_ir(CHAIN))
+    rng = np.random.default_rng(5)
+    big = rng.standard_normal((9, 16)).astype(np.float32)
+    row = rng.standard_normal(8).astype(np.float32)
+    large = rng.standard_normal((300, 80)).astype(np.float32)     # > 32 KB when sliced
+    calls = [
+        (big[:8, :8], big[1:, 8:]), (big[1:, :8], big[:8, 8:]),   # same strides, new offsets
+        (big[:8, ::2], big[1:, 8:]), (big[:8, 7::-1], big[8:0:-1, 8:]),    # steps, negative
+        (np.broadcast_to(row, (8, 8)), big[:8, :8]), (big[:8, :8].T, np.broadcast_to(row, (8, 8))),
+        (large[:, ::2], large[:, 1::2]), (large[:, :40], large[:, 40:]),     # same shapes
+        (np.ascontiguousarray(large[:, ::2]), large[:, 1::2]), (large[1:, ::2], large[:-1, 1::2]),
+        (big[:8, :8].astype(np.float64), big[1:, 8:].astype(np.float64)),
+        (np.broadcast_to(big[0, ::2], (8, 8)), np.broadcast_to(np.float32(0.5), (8, 8))),
+        (np.broadcast_to(large[0], (300, 80))[:, ::2], large[:, 1::2]),
+        (np.broadcast_to(large[0], (2, 300, 80)), np.broadcast_to(large[1, :80], (2, 300, 80))),
+        (big[:8, :8], big[:8, :8]),
+    ]
+    for x, y in calls + calls:            # (the second pass reuses every cached plan)
+        got = kernel(x, y)
+        for g, w in zip(got, _chain_numpy(x, y)):
+            assert g.dtype == w.dtype and g.shape == w.shape
+            np.testing.assert_allclose(g, w, rtol=4e-6, atol=1e-6)
+            assert not np.shares_memory(g, x) and not np.shares_memory(g, y)
+        assert not np.shares_memory(got[0], got[1])
+
+
+def test_cached_plan_does_not_admit_declined_arrays():
+    """A plan cached for native float32 arrays is not reused for arrays with the same shape and
+    strides that the kernel must decline: another byte order, an ndarray subclass."""
+    kernel = FusedKernel(fusejit.parse_ir(CHAIN))
+    x = np.arange(1, 13, dtype=np.float32).reshape(3, 4) / 12
+    kernel(x, x)
+    with pytest.raises(InterpreterError, match="byte order"):
+        kernel(x.astype(">f4"), x)
+    with pytest.raises(InterpreterError, match="not a plain array"):
+        kernel(np.asmatrix(x), x)
