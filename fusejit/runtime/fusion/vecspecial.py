@@ -38,10 +38,10 @@ from .vecmath import (
     _LOG2E,
     _OPTS,
     _bits_to_f64,
+    _exp_scale,
     _expm1_poly,
     _f64_to_bits,
     _fma,
-    _pow2,
     pow_specials,
     split_f64,
 )
@@ -78,9 +78,7 @@ def _exp_sum(a, b):
     """e**(a + b) for an exact a in [-800, 0] and |b| < 1, without rounding a + b."""
     n = np.rint((a + b) * _LOG2E)
     r = ((a - n * _LN2_HI) + b) - n * _LN2_LO      # (a - n ln2_hi is exact)
-    k = _I(n)
-    k1 = k >> _I(1)
-    return (1.0 + _expm1_poly(r)) * _pow2(k1) * _pow2(k - k1)
+    return _exp_scale(_I(n), _expm1_poly(r), 0.0)
 
 
 @njit(**_OPTS)
@@ -236,7 +234,5 @@ def pow_f64(x, y):
     th = th if inside else (0.0 if th != th else min(max(th, -746.0), 710.0))
     n = np.rint((th + tl) * _LOG2E)
     r = ((th - n * _LN2_HI) + tl) - n * _LN2_LO     # (th - n ln2_hi is exact)
-    k = _I(n)
-    k1 = k >> _I(1)
-    v = (1.0 + _expm1_poly(r)) * _pow2(k1) * _pow2(k - k1)
+    v = _exp_scale(_I(n), _expm1_poly(r), 0.0)
     return pow_specials(x, y, v)
