@@ -38,6 +38,7 @@ from .vecmath import (
     _LOG2E,
     _OPTS,
     _bits_to_f64,
+    _estrin7,
     _exp_scale,
     _expm1_poly,
     _f64_to_bits,
@@ -174,12 +175,23 @@ _TINY = 2.2250738585072014e-308
 _TWO54 = 18014398509481984.0
 
 
+# 2 atanh(s) = 2 s + s w (2/3 + 2/5 w + ...), w = s**2
+_ATANH = (2 / 3, 2 / 5, 2 / 7, 2 / 9, 2 / 11, 2 / 13, 2 / 15)
+
+
 @njit(**_OPTS)
 def _two_sum(a, b):
     """(s, e) with s = a + b rounded and s + e = a + b exactly."""
     s = a + b
     bb = s - a
     return s, (a - (s - bb)) + (b - bb)
+
+
+@njit(**_OPTS)
+def _fast_two_sum(a, b):
+    """(s, e) with s = a + b rounded and s + e = a + b exactly, for a = 0 or |a| >= |b|."""
+    s = a + b
+    return s, b - (s - a)
 
 
 @njit(**_OPTS)
@@ -211,10 +223,11 @@ def log_dd(a):
     sh = num * inv
     sl = (_fma(-sh, dh, num) - sh * dl) * inv       # (the remainder is exact)
     w = sh * sh
-    tail = sh * w * (2 / 3 + w * (2 / 5 + w * (2 / 7 + w * (2 / 9 + w * (
-        2 / 11 + w * (2 / 13 + w * (2 / 15)))))))
-    hi, err1 = _two_sum(ef * _LN2_HI, _pick(j, _LOGC_HI))
-    hi, err2 = _two_sum(hi, 2.0 * sh)
+    tail = sh * w * _estrin7(w, _ATANH)
+    # (Fast2Sum: |e ln2_hi| >= ln 2 > |log c| unless e = 0, and |log c| >= 0.118 > |2 s| unless
+    # c = 1; a zero first term is exact too)
+    hi, err1 = _fast_two_sum(ef * _LN2_HI, _pick(j, _LOGC_HI))
+    hi, err2 = _fast_two_sum(hi, 2.0 * sh)
     lo = err1 + err2 + ef * _LN2_LO + _pick(j, _LOGC_LO) + 2.0 * sl + tail
     return hi, lo
 
