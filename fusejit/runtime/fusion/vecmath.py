@@ -12,10 +12,11 @@ a time::
 
 Methods (every branch is a select: both sides are computed, then one is kept):
 
-- ``exp``: x = n ln2 + r, ln2 in two parts (Cody-Waite), |r| <= ln2/2; e**r by its Taylor
-  polynomial to r**13; 2**n applied as two exponent-bit factors, so subnormal results round once.
-- ``expm1``: the same reduction; e**r - 1 by the Taylor polynomial without its constant term,
-  then 2**n (em1 + 1 - 2**-n) (n >= 0) or 2**n em1 + (2**n - 1) (n < 0).
+- ``exp``: x = n ln2 + r, ln2 in two parts (Cody-Waite), |r| <= ln2/2, n read from the bits of
+  x/ln2 + 1.5 * 2**52; e**r - 1 = em1 by its Taylor polynomial to r**13; 2**n (1 + em1) as one
+  fused multiply-add with 2**n clamped to [2**-1000, 2**1000], times the rest of 2**n (so the
+  result overflows to inf, or rounds into a subnormal, in that last product).
+- ``expm1``: the same, 2**n em1 + (2**n - 1) in one fused multiply-add.
 - ``log``: subnormals scaled by 2**54; x = m 2**e, m in [sqrt(1/2), sqrt(2)), s = f / (2 + f),
   log(1 + f) = f - f**2/2 + s (f**2/2 + R(s**2)) with fdlibm's published minimax R.
   ``log2``/``log10`` scale log(m) and add e (times log10(2) in two parts).
@@ -26,10 +27,14 @@ Methods (every branch is a select: both sides are computed, then one is kept):
   kernel recomputes the element with libm in a separate loop (codegen's fix-up pass).
 - ``atan``: |x| reduced to |t| <= 7/16 by t = (|x| - c) / (1 + c |x|), c in {0, 1/2, 1, 3/2},
   or t = -1/|x|; atan(t) = t - t z P(z) with fdlibm's published coefficients; plus atan(c).
-- ``asin(x) = atan(x / sqrt((1 - x)(1 + x)))``, ``acos(x) = 2 atan(sqrt((1 - x) / (1 + x)))``,
-  ``atan2`` from atan of the smaller over the larger magnitude and the quadrant.
-- ``sinh``/``cosh``/``tanh``/``sigmoid`` from ``expm1``/``exp``; beyond 709.7, where e**|x|
-  overflows before the result does, (e**(|x|/2) / 2) e**(|x|/2).
+- ``asin``/``acos``: fdlibm's: asin(s) = s + s R(s**2) (R fdlibm's published rational) for
+  |s| < 0.5, and asin(x) = pi/2 - 2 asin(sqrt((1 - |x|) / 2)) above, the square root in two
+  parts; acos from the same pieces. ``atan2`` from atan of the smaller over the larger
+  magnitude and the quadrant.
+- ``sinh``/``cosh``: a = |x| = n ln2 + r once; e**r - 1 = e + o (its even and odd parts) gives
+  e**-r - 1 = e - o as well, so (e**a -+ e**-a) / 2 needs neither a division nor a second
+  exponential; sinh for n = 0 is o alone (sinh(r), no cancellation). ``tanh``/``sigmoid`` from
+  ``expm1``/``exp``.
 - float32 ``pow``: e**(y log |x|) in float64 (the product has at most 2**-44 relative error
   where the result is a finite float32), with C99's special cases.
 
@@ -47,12 +52,12 @@ value may be up to glibc's own (<= 1 ulp) more. sin/cos/tan: the fast form up to
 =========  ==========  ========  =========  ==========  ========
 function   float32     float64   function   float32     float64
 =========  ==========  ========  =========  ==========  ========
-exp        0.973 *     1         asin       0.500       2
-expm1      1.432 * a   2         acos       0.500       2
+exp        0.973 *     1 s       asin       0.500       1 s
+expm1      1.432 * a   2 s       acos       0.500       1 s
 log        0.839 *     1         atan       0.500       1
 log1p      1.256 * f   1         atan2 +    0.500       2
-log2       1.801 * a   2         sinh       2.343 * a   3
-log10      1.931 * a   2         cosh       2.343 * a   3
+log2       1.801 * a   2         sinh       2.343 * a   2 s
+log10      1.931 * a   2         cosh       2.343 * a   2 s
 sin        0.788 * a   1         tanh       1.318 *     3
 cos        0.808 * a   1         sigmoid    2.404 *     4
 tan        2.301 * a   3         pow +      0.500       1.000 v
@@ -61,7 +66,8 @@ erf        0.500 v f   1.000 v   erfc       0.500 v f   5.000 v
 
 ``*`` ``fastmath``'s native float32 forms; ``v`` ``vecspecial``'s; ``+`` binary: 3 * 10^7
 random pairs (a third uniform bit patterns); ``f`` all 2^32 inputs; ``a`` every 257th bit
-pattern (16.7 million inputs) plus a dense sample of the worst range (``fastmath``'s table).
+pattern (16.7 million inputs) plus a dense sample of the worst range (``fastmath``'s table);
+``s`` float64 forms rewritten since the 10^8 sweep: 10^7 samples plus special values so far.
 lgamma keeps libm (exact as libm is), in a loop of its own (``loops.py``).
 """
 
@@ -440,20 +446,56 @@ def atan_f64(x):
     return np.copysign(_atan_pos(abs(x)), x)
 
 
+# fdlibm's (e_asin.c) rational approximation asin(s) = s + s R(s**2) for s <= 0.5, R = P/Q
+_PS = (1.66666666666666657415e-01, -3.25565818622400915405e-01, 2.01212532134862925881e-01,
+       -4.00555345006794114027e-02, 7.91534994289814532176e-04, 3.47933107596021167570e-05)
+_QS = (-2.40339491173441421878e+00, 2.02094576023350569471e+00, -6.88283971605453293030e-01,
+       7.70381505559019352791e-02)
+_PIO4_HI = 7.85398163397448278999e-01
+
+
+@njit(**_OPTS)
+def _asin_parts(a):
+    """For 0 <= a <= 1: (t, s, w, r, c) with t = a**2 (a < 0.5) or (1 - a) / 2, s = sqrt(t)
+    (a >= 0.5), w = s with its low 32 bits cleared, R(t) = r and c = sqrt(t) - w. The two
+    quotients share one division (fdlibm takes two, each costing more than the polynomials)."""
+    small = a < 0.5
+    t = a * a if small else 0.5 - 0.5 * a
+    p = t * (_PS[0] + t * (_PS[1] + t * (_PS[2] + t * (_PS[3] + t * (_PS[4] + t * _PS[5])))))
+    q = 1.0 + t * (_QS[0] + t * (_QS[1] + t * (_QS[2] + t * _QS[3])))
+    s = math.sqrt(t)
+    w = _bits_to_f64(_f64_to_bits(s) & _I(-4294967296))
+    den = s + w
+    den = 1.0 if small | (den == 0.0) else den
+    inv = 1.0 / (q * den)
+    return t, s, w, p * den * inv, (t - w * w) * q * inv
+
+
 @njit(**_BIG)
 def asin_f64(x):
-    """Arc sine for float64: atan(x / sqrt(1 - x**2)), NaN outside [-1, 1]."""
+    """Arc sine for float64 (fdlibm's method): x + x R(x**2) below 0.5, else
+    pi/2 - 2 asin(sqrt((1 - |x|) / 2)) with sqrt in two parts; NaN outside [-1, 1]."""
     a = abs(x)
-    v = _atan_pos(a / math.sqrt((1.0 - a) * (1.0 + a)))
+    t, s, w, r, c = _asin_parts(a)
+    near = _ATAN_INF[0] - (2.0 * (s + s * r) - _ATAN_INF[1])              # |x| >= 0.975
+    mid = _PIO4_HI - ((2.0 * s * r - (_ATAN_INF[1] - 2.0 * c)) - (_PIO4_HI - 2.0 * w))
+    v = a + a * r if a < 0.5 else (mid if a < 0.975 else near)
     v = np.nan if a > 1.0 else v
-    return np.copysign(v, x)
+    return x if x != x else np.copysign(v, x)
 
 
 @njit(**_BIG)
 def acos_f64(x):
-    """Arc cosine for float64: 2 atan(sqrt((1 - x) / (1 + x))), NaN outside [-1, 1]."""
-    v = 2.0 * _atan_pos(math.sqrt((1.0 - x) / (1.0 + x)))
-    return np.nan if abs(x) > 1.0 else v
+    """Arc cosine for float64 (fdlibm's method): pi/2 - asin(x) below 0.5 in magnitude, else
+    2 asin(sqrt((1 -+ x) / 2)) (from pi for x < 0); NaN outside [-1, 1]."""
+    a = abs(x)
+    t, s, w, r, c = _asin_parts(a)
+    small = _ATAN_INF[0] - (x - (_ATAN_INF[1] - x * r))
+    low = _PI - 2.0 * (s + (r * s - _ATAN_INF[1]))                          # x <= -0.5
+    high = 2.0 * (w + (r * s + c))                                          # x >= 0.5
+    v = small if a < 0.5 else (low if x < 0.0 else high)
+    v = np.nan if a > 1.0 else v
+    return x if x != x else v
 
 
 @njit(**_BIG)
