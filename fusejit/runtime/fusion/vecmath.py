@@ -2,7 +2,8 @@
 through them, the table of every fast form's measured error, and ``wide_vectors`` (kernels'
 512-bit vector preference).
 
-Like ``fastmath`` (native float32 forms) and ``vecspecial`` (erf, erfc, float64 pow), these use
+Like ``fastmath`` (native float32 forms) and ``vecspecial`` (erf, erfc, float64 pow, sinh and
+cosh), these use
 only arithmetic, comparisons, selects, ``sqrt``, ``rint``, ``fma`` and bit casts, which LLVM
 vectorises; one libm call in a kernel's loop would make LLVM run the whole loop one element at
 a time::
@@ -31,10 +32,7 @@ Methods (every branch is a select: both sides are computed, then one is kept):
   |s| < 0.5, and asin(x) = pi/2 - 2 asin(sqrt((1 - |x|) / 2)) above, the square root in two
   parts; acos from the same pieces. ``atan2`` from atan of the smaller over the larger
   magnitude and the quadrant.
-- ``sinh``/``cosh``: a = |x| = n ln2 + r once; e**r - 1 = e + o (its even and odd parts) gives
-  e**-r - 1 = e - o as well, so (e**a -+ e**-a) / 2 needs neither a division nor a second
-  exponential; sinh for n = 0 is o alone (sinh(r), no cancellation). ``tanh``/``sigmoid`` from
-  ``expm1``/``exp``.
+- ``tanh``/``sigmoid`` from ``expm1``/``exp``; ``sinh``/``cosh``: ``vecspecial``.
 - float32 ``pow``: e**(y log |x|) in float64 (the product has at most 2**-44 relative error
   where the result is a finite float32), with C99's special cases.
 
@@ -514,58 +512,6 @@ def atan2_f64(y, x):
 
 
 # --- hyperbolic ---------------------------------------------------------------------------------
-
-@njit(**_OPTS)
-def _exp_both(r):
-    """(e, o), the even and odd parts of e**r - 1 for |r| <= 0.35 (Taylor to r**13, as
-    ``_expm1_poly``): e**r - 1 = e + o and e**-r - 1 = e - o, from one pair of polynomials."""
-    z = r * r
-    pe = 1.0 / 479001600.0
-    pe = pe * z + 1.0 / 3628800.0
-    pe = pe * z + 1.0 / 40320.0
-    pe = pe * z + 1.0 / 720.0
-    pe = pe * z + 1.0 / 24.0
-    pe = pe * z + 0.5
-    po = 1.0 / 6227020800.0
-    po = po * z + 1.0 / 39916800.0
-    po = po * z + 1.0 / 362880.0
-    po = po * z + 1.0 / 5040.0
-    po = po * z + 1.0 / 120.0
-    po = po * z + 1.0 / 6.0
-    return z * pe, _fma(r * z, po, r)
-
-
-@njit(**_OPTS)
-def _hyperbolic(a):
-    """(p, d, f, e, o, k) for 0 <= a <= 711, from one reduction a = k ln2 + r and the even and
-    odd parts e, o of e**r - 1: e**a / 2 = s1 (1 + e + o) f, e**-a / 2 = s2 (1 + e - o), with
-    p = s1 + s2 and d = s1 - s2 (exact while s2 matters, k <= 26; s2 clamped at 2**-1000)."""
-    k, r = _reduce_exp(a)
-    e, o = _exp_both(r)
-    kc = min(k - _I(1), _I(1000))
-    s1 = _pow2(kc)
-    s2 = _pow2(max(-k - _I(1), _I(-1000)))
-    return s1 + s2, s1 - s2, _pow2(k - _I(1) - kc), e, o, k
-
-
-@njit(**_BIG)
-def sinh_f64(x):
-    """Hyperbolic sine for float64: (e**a - e**-a) / 2 = d (1 + e) + p o, a = |x|; for k = 0
-    (|x| < 0.35) the odd part o alone, which is sinh(r) = sinh(a)."""
-    a = abs(x)
-    p, d, f, e, o, k = _hyperbolic(a if a < 711.0 else 711.0)
-    v = o if k == _I(0) else (d + _fma(p, o, d * e)) * f
-    return x if x != x else np.copysign(v, x)
-
-
-@njit(**_BIG)
-def cosh_f64(x):
-    """Hyperbolic cosine for float64: (e**a + e**-a) / 2 = p (1 + e) + d o."""
-    a = abs(x)
-    p, d, f, e, o, _k = _hyperbolic(a if a < 711.0 else 711.0)
-    v = (p + _fma(p, e, d * o)) * f
-    return x if x != x else v
-
 
 @njit(**_BIG)
 def tanh_f64(x):
