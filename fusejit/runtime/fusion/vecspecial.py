@@ -259,24 +259,17 @@ def pow_f64(x, y):
 
 # --- float64 sinh and cosh ------------------------------------------------------------------------
 
+# e**r - 1 = z E(z) + r + r z O(z), z = r**2: the even and odd Taylor coefficients (to r**15)
+_EVEN = (1 / 2, 1 / 24, 1 / 720, 1 / 40320, 1 / 3628800, 1 / 479001600, 1 / 87178291200)
+_ODD = (1 / 6, 1 / 120, 1 / 5040, 1 / 362880, 1 / 39916800, 1 / 6227020800, 1 / 1307674368000)
+
+
 @njit(**_OPTS)
 def _exp_both(r):
-    """(e, o), the even and odd parts of e**r - 1 for |r| <= 0.35 (Taylor to r**13, as
-    ``_expm1_poly``): e**r - 1 = e + o and e**-r - 1 = e - o, from one pair of polynomials."""
+    """(e, o), the even and odd parts of e**r - 1 for |r| <= 0.35: e**r - 1 = e + o and
+    e**-r - 1 = e - o, from one pair of polynomials."""
     z = r * r
-    pe = 1.0 / 479001600.0
-    pe = pe * z + 1.0 / 3628800.0
-    pe = pe * z + 1.0 / 40320.0
-    pe = pe * z + 1.0 / 720.0
-    pe = pe * z + 1.0 / 24.0
-    pe = pe * z + 0.5
-    po = 1.0 / 6227020800.0
-    po = po * z + 1.0 / 39916800.0
-    po = po * z + 1.0 / 362880.0
-    po = po * z + 1.0 / 5040.0
-    po = po * z + 1.0 / 120.0
-    po = po * z + 1.0 / 6.0
-    return z * pe, _fma(r * z, po, r)
+    return z * _estrin7(z, _EVEN), _fma(r * z, _estrin7(z, _ODD), r)
 
 
 @njit(**_OPTS)
