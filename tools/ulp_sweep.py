@@ -64,8 +64,8 @@ F64 = {
     "log2": (vm.log2_f64, np.log2), "log10": (vm.log10_f64, np.log10),
     "sin": (vm.sin_f64, np.sin), "cos": (vm.cos_f64, np.cos), "tan": (vm.tan_f64, np.tan),
     "asin": (vm.asin_f64, np.arcsin), "acos": (vm.acos_f64, np.arccos),
-    "atan": (vm.atan_f64, np.arctan), "sinh": (vm.sinh_f64, np.sinh),
-    "cosh": (vm.cosh_f64, np.cosh), "tanh": (vm.tanh_f64, np.tanh),
+    "atan": (vm.atan_f64, np.arctan), "sinh": (vs.sinh_f64, np.sinh),
+    "cosh": (vs.cosh_f64, np.cosh), "tanh": (vm.tanh_f64, np.tanh),
     "sigmoid": (vm.sigmoid_f64, None), "erf": (vs.erf_f64, math.erf),
     "erfc": (vs.erfc_f64, math.erfc),
 }

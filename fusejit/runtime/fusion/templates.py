@@ -45,7 +45,8 @@ _SEPARATE = frozenset({aten.lgamma})
 
 # The vectorised functions (by name, as ``fast_name`` and ``Emitter.vectorised`` ask for them)
 # that live in ``vecspecial`` rather than ``vecmath``.
-_SPECIAL_NAMES = frozenset({"erf_f32", "erf_f64", "erfc_f32", "erfc_f64", "pow_f64"})
+_SPECIAL_NAMES = frozenset({"erf_f32", "erf_f64", "erfc_f32", "erfc_f64", "pow_f64",
+                            "sinh_f64", "cosh_f64"})
 
 
 def vector_function(name: str) -> str:

@@ -2,7 +2,8 @@
 through them, the table of every fast form's measured error, and ``wide_vectors`` (kernels'
 512-bit vector preference).
 
-Like ``fastmath`` (native float32 forms) and ``vecspecial`` (erf, erfc, float64 pow), these use
+Like ``fastmath`` (native float32 forms) and ``vecspecial`` (erf, erfc, float64 pow, sinh and
+cosh), these use
 only arithmetic, comparisons, selects, ``sqrt``, ``rint``, ``fma`` and bit casts, which LLVM
 vectorises; one libm call in a kernel's loop would make LLVM run the whole loop one element at
 a time::
@@ -12,10 +13,11 @@ a time::
 
 Methods (every branch is a select: both sides are computed, then one is kept):
 
-- ``exp``: x = n ln2 + r, ln2 in two parts (Cody-Waite), |r| <= ln2/2; e**r by its Taylor
-  polynomial to r**13; 2**n applied as two exponent-bit factors, so subnormal results round once.
-- ``expm1``: the same reduction; e**r - 1 by the Taylor polynomial without its constant term,
-  then 2**n (em1 + 1 - 2**-n) (n >= 0) or 2**n em1 + (2**n - 1) (n < 0).
+- ``exp``: x = n ln2 + r, ln2 in two parts (Cody-Waite), |r| <= ln2/2, n read from the bits of
+  x/ln2 + 1.5 * 2**52; e**r - 1 = em1 by its Taylor polynomial to r**13; 2**n (1 + em1) as one
+  fused multiply-add with 2**n clamped to [2**-1000, 2**1000], times the rest of 2**n (so the
+  result overflows to inf, or rounds into a subnormal, in that last product).
+- ``expm1``: the same, 2**n em1 + (2**n - 1) in one fused multiply-add.
 - ``log``: subnormals scaled by 2**54; x = m 2**e, m in [sqrt(1/2), sqrt(2)), s = f / (2 + f),
   log(1 + f) = f - f**2/2 + s (f**2/2 + R(s**2)) with fdlibm's published minimax R.
   ``log2``/``log10`` scale log(m) and add e (times log10(2) in two parts).
@@ -26,10 +28,11 @@ Methods (every branch is a select: both sides are computed, then one is kept):
   kernel recomputes the element with libm in a separate loop (codegen's fix-up pass).
 - ``atan``: |x| reduced to |t| <= 7/16 by t = (|x| - c) / (1 + c |x|), c in {0, 1/2, 1, 3/2},
   or t = -1/|x|; atan(t) = t - t z P(z) with fdlibm's published coefficients; plus atan(c).
-- ``asin(x) = atan(x / sqrt((1 - x)(1 + x)))``, ``acos(x) = 2 atan(sqrt((1 - x) / (1 + x)))``,
-  ``atan2`` from atan of the smaller over the larger magnitude and the quadrant.
-- ``sinh``/``cosh``/``tanh``/``sigmoid`` from ``expm1``/``exp``; beyond 709.7, where e**|x|
-  overflows before the result does, (e**(|x|/2) / 2) e**(|x|/2).
+- ``asin``/``acos``: fdlibm's: asin(s) = s + s R(s**2) (R fdlibm's published rational) for
+  |s| < 0.5, and asin(x) = pi/2 - 2 asin(sqrt((1 - |x|) / 2)) above, the square root in two
+  parts; acos from the same pieces. ``atan2`` from atan of the smaller over the larger
+  magnitude and the quadrant.
+- ``tanh``/``sigmoid`` from ``expm1``/``exp``; ``sinh``/``cosh``: ``vecspecial``.
 - float32 ``pow``: e**(y log |x|) in float64 (the product has at most 2**-44 relative error
   where the result is a finite float32), with C99's special cases.
 
@@ -47,12 +50,12 @@ value may be up to glibc's own (<= 1 ulp) more. sin/cos/tan: the fast form up to
 =========  ==========  ========  =========  ==========  ========
 function   float32     float64   function   float32     float64
 =========  ==========  ========  =========  ==========  ========
-exp        0.973 *     1         asin       0.500       2
-expm1      1.432 * a   2         acos       0.500       2
+exp        0.973 *     1 s       asin       0.500       1 s
+expm1      1.432 * a   2 s       acos       0.500       1 s
 log        0.839 *     1         atan       0.500       1
 log1p      1.256 * f   1         atan2 +    0.500       2
-log2       1.801 * a   2         sinh       2.343 * a   3
-log10      1.931 * a   2         cosh       2.343 * a   3
+log2       1.801 * a   2         sinh       2.343 * a   2 s
+log10      1.931 * a   2         cosh       2.343 * a   2 s
 sin        0.788 * a   1         tanh       1.318 *     3
 cos        0.808 * a   1         sigmoid    2.404 *     4
 tan        2.301 * a   3         pow +      0.500       1.000 v
@@ -61,7 +64,8 @@ erf        0.500 v f   1.000 v   erfc       0.500 v f   5.000 v
 
 ``*`` ``fastmath``'s native float32 forms; ``v`` ``vecspecial``'s; ``+`` binary: 3 * 10^7
 random pairs (a third uniform bit patterns); ``f`` all 2^32 inputs; ``a`` every 257th bit
-pattern (16.7 million inputs) plus a dense sample of the worst range (``fastmath``'s table).
+pattern (16.7 million inputs) plus a dense sample of the worst range (``fastmath``'s table);
+``s`` float64 forms rewritten since the 10^8 sweep: 10^7 samples plus special values so far.
 lgamma keeps libm (exact as libm is), in a loop of its own (``loops.py``).
 """
 
@@ -159,31 +163,65 @@ def _pow2(k):
     return _bits_to_f64((k + _I(1023)) << _I(52))
 
 
+# The polynomials below are evaluated by Estrin's scheme (pairs, then pairs of pairs) rather than
+# Horner's: the same number of fused multiply-adds in a tree a few deep instead of a chain, so a
+# vectorised loop keeps more iterations in flight (float64 exp ran 1.4x faster). ``c`` is a
+# tuple of coefficients, lowest degree first.
+
+@njit(**_OPTS)
+def _estrin7(z, c):
+    """c[0] + c[1] z + ... + c[6] z**6."""
+    z2 = z * z
+    return ((c[0] + c[1] * z) + (c[2] + c[3] * z) * z2) + ((c[4] + c[5] * z) + c[6] * z2) * (
+        z2 * z2)
+
+
+@njit(**_OPTS)
+def _estrin8(z, c):
+    """c[0] + c[1] z + ... + c[7] z**7."""
+    z2 = z * z
+    return ((c[0] + c[1] * z) + (c[2] + c[3] * z) * z2) + (
+        (c[4] + c[5] * z) + (c[6] + c[7] * z) * z2) * (z2 * z2)
+
+
+# 1.5 * 2**52: y + _ROUNDER rounds y to an integer, which the low bits then hold
+_ROUNDER = 6755399441055744.0
+_ROUNDER_BITS = _I(0x4338000000000000)
+
+
 @njit(**_OPTS)
 def _reduce_exp(x):
-    """(n, r) with x = n ln2 + r, |r| <= ln2/2, for finite x; NaN gives n = 0."""
-    n = np.rint(x * _LOG2E)
-    n = 0.0 if n != n else n
-    r = (x - n * _LN2_HI) - n * _LN2_LO
-    return n, r
+    """(k, r) with x = k ln2 + r, |r| <= ln2/2 (about), k an int64, for |x| < 2**50.
+
+    k comes from the bits of x/ln2 + 1.5 * 2**52 (one fused multiply-add, no conversion
+    instruction); NaN gives a NaN r (and a k that ``_exp_scale`` clamps)."""
+    t = _fma(x, _LOG2E, _ROUNDER)
+    n = t - _ROUNDER
+    r = _fma(-n, _LN2_HI, x)              # (exact: n ln2_hi has at most 46 bits)
+    return _f64_to_bits(t) - _ROUNDER_BITS, _fma(-n, _LN2_LO, r)
 
 
 @njit(**_OPTS)
 def _expm1_poly(r):
-    """e**r - 1 for |r| <= 0.35: Taylor to r**13 (truncation below 2**-60 relative)."""
-    p = 1.0 / 6227020800.0
-    p = p * r + 1.0 / 479001600.0
-    p = p * r + 1.0 / 39916800.0
-    p = p * r + 1.0 / 3628800.0
-    p = p * r + 1.0 / 362880.0
-    p = p * r + 1.0 / 40320.0
-    p = p * r + 1.0 / 5040.0
-    p = p * r + 1.0 / 720.0
-    p = p * r + 1.0 / 120.0
-    p = p * r + 1.0 / 24.0
-    p = p * r + 1.0 / 6.0
-    p = p * r + 0.5
-    return r + r * r * p
+    """e**r - 1 for |r| <= 0.35: Taylor to r**13 (truncation below 2**-57 relative), by
+    Estrin's scheme: the fused multiply-adds form a tree four deep rather than a chain of
+    twelve, so a vector loop keeps more iterations in flight (exp_f64 ran 1.4x faster)."""
+    r2 = r * r
+    r4 = r2 * r2
+    s0 = (0.5 + r * (1.0 / 6.0)) + (1.0 / 24.0 + r * (1.0 / 120.0)) * r2
+    s1 = (1.0 / 720.0 + r * (1.0 / 5040.0)) + (1.0 / 40320.0 + r * (1.0 / 362880.0)) * r2
+    s2 = ((1.0 / 3628800.0 + r * (1.0 / 39916800.0))
+          + (1.0 / 479001600.0 + r * (1.0 / 6227020800.0)) * r2)
+    return r + r2 * ((s0 + s1 * r4) + s2 * (r4 * r4))
+
+
+@njit(**_OPTS)
+def _exp_scale(k, em1, minus):
+    """2**k (1 + em1) - ``minus`` (0 or 1) rounded once, then times 2**(k - kc) for k beyond
+    kc = k clamped to [-1000, 1000] (inf beyond the range, a subnormal rounded once below)."""
+    kc = min(max(k, _I(-1000)), _I(1000))
+    s = _pow2(kc)
+    return _fma(s, em1, s - minus) * _pow2(k - kc)
 
 
 @njit(**_BIG)
@@ -191,28 +229,19 @@ def exp_f64(x):
     """e**x for float64."""
     y = -746.0 if x < -746.0 else x
     y = 710.0 if y > 710.0 else y
-    n, r = _reduce_exp(y)
-    p = 1.0 + _expm1_poly(r)
-    k = _I(n)
-    k1 = k >> _I(1)
-    result = p * _pow2(k1) * _pow2(k - k1)
+    k, r = _reduce_exp(y)
+    result = _exp_scale(k, _expm1_poly(r), 0.0)
     return x if x != x else result
 
 
 @njit(**_BIG)
 def expm1_f64(x):
-    """e**x - 1 for float64, accurate for small x."""
+    """e**x - 1 for float64, accurate for small x: 2**k em1 + (2**k - 1), rounded once (2**k - 1
+    is exact while k <= 53; beyond, it is rounded far below the result's ulp)."""
     y = -40.0 if x < -40.0 else x
     y = 710.0 if y > 710.0 else y          # (e**710 overflows: the two factors give inf)
-    n, r = _reduce_exp(y)
-    em1 = _expm1_poly(r)
-    k = _I(n)
-    k1 = k >> _I(1)
-    low = _pow2(-k if k < _I(54) else _I(-54))      # 2**-k, below 1/2 ulp of 1 from k = 54
-    up = ((em1 + (1.0 - low)) * _pow2(k1)) * _pow2(k - k1)
-    scale = _pow2(k)
-    down = em1 * scale + (scale - 1.0)
-    result = up if k >= _I(0) else down
+    k, r = _reduce_exp(y)
+    result = _exp_scale(k, _expm1_poly(r), 1.0)
     result = -1.0 if x < -40.0 else result
     return x if (x != x) | (x == 0.0) else result
 
@@ -220,6 +249,7 @@ def expm1_f64(x):
 _LG1, _LG2, _LG3 = 6.666666666666735130e-01, 3.999999999940941908e-01, 2.857142874366239149e-01
 _LG4, _LG5, _LG6 = 2.222219843214978396e-01, 1.818357216161805012e-01, 1.531383769920937332e-01
 _LG7 = 1.479819860511658591e-01
+_LG = (_LG1, _LG2, _LG3, _LG4, _LG5, _LG6, _LG7)
 _TWO54 = 18014398509481984.0
 _TINY = 2.2250738585072014e-308
 
@@ -244,7 +274,7 @@ def _log_parts(x):
     f = m - 1.0
     s = f / (2.0 + f)
     z = s * s
-    r = z * (_LG1 + z * (_LG2 + z * (_LG3 + z * (_LG4 + z * (_LG5 + z * (_LG6 + z * _LG7))))))
+    r = z * _estrin7(z, _LG)
     hfsq = 0.5 * f * f
     return _D(e), f - (hfsq - s * (hfsq + r))
 
@@ -318,31 +348,22 @@ def _reduce_trig(x):
     return _I(n) & _I(3), r
 
 
+_SIN = (1.0 / 6.0, -1.0 / 120.0, 1.0 / 5040.0, -1.0 / 362880.0, 1.0 / 39916800.0,
+        -1.0 / 6227020800.0, 1.0 / 1307674368000.0, -1.0 / 355687428096000.0)
+_COS = (1.0 / 24.0, -1.0 / 720.0, 1.0 / 40320.0, -1.0 / 3628800.0, 1.0 / 479001600.0,
+        -1.0 / 87178291200.0, 1.0 / 20922789888000.0, -1.0 / 6402373705728000.0)
+
+
 @njit(**_OPTS)
 def _sin_poly(r, z):
     """sin(r) for |r| <= pi/4 (z = r*r): Taylor to r**17."""
-    p = -1.0 / 355687428096000.0
-    p = p * z + 1.0 / 1307674368000.0
-    p = p * z - 1.0 / 6227020800.0
-    p = p * z + 1.0 / 39916800.0
-    p = p * z - 1.0 / 362880.0
-    p = p * z + 1.0 / 5040.0
-    p = p * z - 1.0 / 120.0
-    p = p * z + 1.0 / 6.0
-    return r - r * z * p
+    return r - r * z * _estrin8(z, _SIN)
 
 
 @njit(**_OPTS)
 def _cos_poly(z):
     """cos(r) for |r| <= pi/4 (z = r*r): Taylor to r**18."""
-    p = -1.0 / 6402373705728000.0
-    p = p * z + 1.0 / 20922789888000.0
-    p = p * z - 1.0 / 87178291200.0
-    p = p * z + 1.0 / 479001600.0
-    p = p * z - 1.0 / 3628800.0
-    p = p * z + 1.0 / 40320.0
-    p = p * z - 1.0 / 720.0
-    p = p * z + 1.0 / 24.0
+    p = _estrin8(z, _COS)
     hz = 0.5 * z
     w = 1.0 - hz
     # 1 - z/2 rounded, plus what that rounding lost, plus the rest (keeps cos near 1 exact)
@@ -382,7 +403,8 @@ def tan_f64(x):
     q, r = _reduce_trig(x)
     z = r * r
     s, c = _sin_poly(r, z), _cos_poly(z)
-    v = s / c if (q & _I(1)) == _I(0) else -c / s
+    even = (q & _I(1)) == _I(0)
+    v = (s if even else -c) / (c if even else s)        # (one division, not two)
     return _finite_or_nan(x, x if x == 0.0 else v)
 
 
@@ -411,17 +433,8 @@ def _atan_pos(a):
     hi = _ATAN_INF[0] if far else hi
     lo = _ATAN_INF[1] if far else lo
     z = t * t
-    p = _AT[10]
-    p = p * z + _AT[9]
-    p = p * z + _AT[8]
-    p = p * z + _AT[7]
-    p = p * z + _AT[6]
-    p = p * z + _AT[5]
-    p = p * z + _AT[4]
-    p = p * z + _AT[3]
-    p = p * z + _AT[2]
-    p = p * z + _AT[1]
-    p = p * z + _AT[0]
+    z4 = (z * z) * (z * z)
+    p = _estrin8(z, _AT[:8]) + ((_AT[8] + _AT[9] * z) + _AT[10] * (z * z)) * (z4 * z4)
     return hi + ((t - t * z * p) + lo)
 
 
@@ -431,20 +444,56 @@ def atan_f64(x):
     return np.copysign(_atan_pos(abs(x)), x)
 
 
+# fdlibm's (e_asin.c) rational approximation asin(s) = s + s R(s**2) for s <= 0.5, R = P/Q
+_PS = (1.66666666666666657415e-01, -3.25565818622400915405e-01, 2.01212532134862925881e-01,
+       -4.00555345006794114027e-02, 7.91534994289814532176e-04, 3.47933107596021167570e-05)
+_QS = (-2.40339491173441421878e+00, 2.02094576023350569471e+00, -6.88283971605453293030e-01,
+       7.70381505559019352791e-02)
+_PIO4_HI = 7.85398163397448278999e-01
+
+
+@njit(**_OPTS)
+def _asin_parts(a):
+    """For 0 <= a <= 1: (t, s, w, r, c) with t = a**2 (a < 0.5) or (1 - a) / 2, s = sqrt(t)
+    (a >= 0.5), w = s with its low 32 bits cleared, R(t) = r and c = sqrt(t) - w. The two
+    quotients share one division (fdlibm takes two, each costing more than the polynomials)."""
+    small = a < 0.5
+    t = a * a if small else 0.5 - 0.5 * a
+    p = t * (_PS[0] + t * (_PS[1] + t * (_PS[2] + t * (_PS[3] + t * (_PS[4] + t * _PS[5])))))
+    q = 1.0 + t * (_QS[0] + t * (_QS[1] + t * (_QS[2] + t * _QS[3])))
+    s = math.sqrt(t)
+    w = _bits_to_f64(_f64_to_bits(s) & _I(-4294967296))
+    den = s + w
+    den = 1.0 if small | (den == 0.0) else den
+    inv = 1.0 / (q * den)
+    return t, s, w, p * den * inv, (t - w * w) * q * inv
+
+
 @njit(**_BIG)
 def asin_f64(x):
-    """Arc sine for float64: atan(x / sqrt(1 - x**2)), NaN outside [-1, 1]."""
+    """Arc sine for float64 (fdlibm's method): x + x R(x**2) below 0.5, else
+    pi/2 - 2 asin(sqrt((1 - |x|) / 2)) with sqrt in two parts; NaN outside [-1, 1]."""
     a = abs(x)
-    v = _atan_pos(a / math.sqrt((1.0 - a) * (1.0 + a)))
+    t, s, w, r, c = _asin_parts(a)
+    near = _ATAN_INF[0] - (2.0 * (s + s * r) - _ATAN_INF[1])              # |x| >= 0.975
+    mid = _PIO4_HI - ((2.0 * s * r - (_ATAN_INF[1] - 2.0 * c)) - (_PIO4_HI - 2.0 * w))
+    v = a + a * r if a < 0.5 else (mid if a < 0.975 else near)
     v = np.nan if a > 1.0 else v
-    return np.copysign(v, x)
+    return x if x != x else np.copysign(v, x)
 
 
 @njit(**_BIG)
 def acos_f64(x):
-    """Arc cosine for float64: 2 atan(sqrt((1 - x) / (1 + x))), NaN outside [-1, 1]."""
-    v = 2.0 * _atan_pos(math.sqrt((1.0 - x) / (1.0 + x)))
-    return np.nan if abs(x) > 1.0 else v
+    """Arc cosine for float64 (fdlibm's method): pi/2 - asin(x) below 0.5 in magnitude, else
+    2 asin(sqrt((1 -+ x) / 2)) (from pi for x < 0); NaN outside [-1, 1]."""
+    a = abs(x)
+    t, s, w, r, c = _asin_parts(a)
+    small = _ATAN_INF[0] - (x - (_ATAN_INF[1] - x * r))
+    low = _PI - 2.0 * (s + (r * s - _ATAN_INF[1]))                          # x <= -0.5
+    high = 2.0 * (w + (r * s + c))                                          # x >= 0.5
+    v = small if a < 0.5 else (low if x < 0.0 else high)
+    v = np.nan if a > 1.0 else v
+    return x if x != x else v
 
 
 @njit(**_BIG)
@@ -463,35 +512,6 @@ def atan2_f64(y, x):
 
 
 # --- hyperbolic ---------------------------------------------------------------------------------
-
-@njit(**_OPTS)
-def _exp_half_squared(a):
-    """e**a as (e**(a/2) / 2) e**(a/2) * 2 parts, for 709 < a (finite where e**a / 2 is)."""
-    w = exp_f64(0.5 * a)
-    return (0.5 * w) * w
-
-
-@njit(**_BIG)
-def sinh_f64(x):
-    """Hyperbolic sine for float64."""
-    a = abs(x)
-    e = expm1_f64(a if a < 709.0 else 0.0)
-    v = 0.5 * (e + e / (e + 1.0))
-    w = _exp_half_squared(a)
-    v = w if a >= 709.0 else v
-    return x if x != x else np.copysign(v, x)
-
-
-@njit(**_BIG)
-def cosh_f64(x):
-    """Hyperbolic cosine for float64."""
-    a = abs(x)
-    e = exp_f64(a if a < 709.0 else 0.0)
-    v = 0.5 * e + 0.5 / e
-    w = _exp_half_squared(a)
-    v = w if a >= 709.0 else v
-    return x if x != x else v
-
 
 @njit(**_BIG)
 def tanh_f64(x):

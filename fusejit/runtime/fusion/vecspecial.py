@@ -21,6 +21,10 @@ the range of |x|, so each call costs two divisions and one exponential whatever 
 
 erf(x) = 1 - erfc(x) and erfc(x) = 1 - erf(x) in the ranges where that cancels nothing, as in
 fdlibm; both are odd/even-extended by sign. The measured errors are in ``vecmath``'s table.
+
+float64 ``sinh``/``cosh``: a = |x| = n ln2 + r once (``vecmath``'s reduction); e**r - 1 = e + o
+(its even and odd parts) gives e**-r - 1 = e - o as well, so (e**a -+ e**-a) / 2 needs neither a
+division nor a second exponential; sinh for n = 0 is o alone (sinh(r), no cancellation).
 """
 
 from __future__ import annotations
@@ -38,10 +42,13 @@ from .vecmath import (
     _LOG2E,
     _OPTS,
     _bits_to_f64,
+    _estrin7,
+    _exp_scale,
     _expm1_poly,
     _f64_to_bits,
     _fma,
     _pow2,
+    _reduce_exp,
     pow_specials,
     split_f64,
 )
@@ -78,9 +85,7 @@ def _exp_sum(a, b):
     """e**(a + b) for an exact a in [-800, 0] and |b| < 1, without rounding a + b."""
     n = np.rint((a + b) * _LOG2E)
     r = ((a - n * _LN2_HI) + b) - n * _LN2_LO      # (a - n ln2_hi is exact)
-    k = _I(n)
-    k1 = k >> _I(1)
-    return (1.0 + _expm1_poly(r)) * _pow2(k1) * _pow2(k - k1)
+    return _exp_scale(_I(n), _expm1_poly(r), 0.0)
 
 
 @njit(**_OPTS)
@@ -176,12 +181,23 @@ _TINY = 2.2250738585072014e-308
 _TWO54 = 18014398509481984.0
 
 
+# 2 atanh(s) = 2 s + s w (2/3 + 2/5 w + ...), w = s**2
+_ATANH = (2 / 3, 2 / 5, 2 / 7, 2 / 9, 2 / 11, 2 / 13, 2 / 15)
+
+
 @njit(**_OPTS)
 def _two_sum(a, b):
     """(s, e) with s = a + b rounded and s + e = a + b exactly."""
     s = a + b
     bb = s - a
     return s, (a - (s - bb)) + (b - bb)
+
+
+@njit(**_OPTS)
+def _fast_two_sum(a, b):
+    """(s, e) with s = a + b rounded and s + e = a + b exactly, for a = 0 or |a| >= |b|."""
+    s = a + b
+    return s, b - (s - a)
 
 
 @njit(**_OPTS)
@@ -213,10 +229,11 @@ def log_dd(a):
     sh = num * inv
     sl = (_fma(-sh, dh, num) - sh * dl) * inv       # (the remainder is exact)
     w = sh * sh
-    tail = sh * w * (2 / 3 + w * (2 / 5 + w * (2 / 7 + w * (2 / 9 + w * (
-        2 / 11 + w * (2 / 13 + w * (2 / 15)))))))
-    hi, err1 = _two_sum(ef * _LN2_HI, _pick(j, _LOGC_HI))
-    hi, err2 = _two_sum(hi, 2.0 * sh)
+    tail = sh * w * _estrin7(w, _ATANH)
+    # (Fast2Sum: |e ln2_hi| >= ln 2 > |log c| unless e = 0, and |log c| >= 0.118 > |2 s| unless
+    # c = 1; a zero first term is exact too)
+    hi, err1 = _fast_two_sum(ef * _LN2_HI, _pick(j, _LOGC_HI))
+    hi, err2 = _fast_two_sum(hi, 2.0 * sh)
     lo = err1 + err2 + ef * _LN2_LO + _pick(j, _LOGC_LO) + 2.0 * sl + tail
     return hi, lo
 
@@ -236,7 +253,52 @@ def pow_f64(x, y):
     th = th if inside else (0.0 if th != th else min(max(th, -746.0), 710.0))
     n = np.rint((th + tl) * _LOG2E)
     r = ((th - n * _LN2_HI) + tl) - n * _LN2_LO     # (th - n ln2_hi is exact)
-    k = _I(n)
-    k1 = k >> _I(1)
-    v = (1.0 + _expm1_poly(r)) * _pow2(k1) * _pow2(k - k1)
+    v = _exp_scale(_I(n), _expm1_poly(r), 0.0)
     return pow_specials(x, y, v)
+
+
+# --- float64 sinh and cosh ------------------------------------------------------------------------
+
+# e**r - 1 = z E(z) + r + r z O(z), z = r**2: the even and odd Taylor coefficients (to r**15)
+_EVEN = (1 / 2, 1 / 24, 1 / 720, 1 / 40320, 1 / 3628800, 1 / 479001600, 1 / 87178291200)
+_ODD = (1 / 6, 1 / 120, 1 / 5040, 1 / 362880, 1 / 39916800, 1 / 6227020800, 1 / 1307674368000)
+
+
+@njit(**_OPTS)
+def _exp_both(r):
+    """(e, o), the even and odd parts of e**r - 1 for |r| <= 0.35: e**r - 1 = e + o and
+    e**-r - 1 = e - o, from one pair of polynomials."""
+    z = r * r
+    return z * _estrin7(z, _EVEN), _fma(r * z, _estrin7(z, _ODD), r)
+
+
+@njit(**_OPTS)
+def _hyperbolic(a):
+    """(p, d, f, e, o, k) for 0 <= a <= 711, from one reduction a = k ln2 + r and the even and
+    odd parts e, o of e**r - 1: e**a / 2 = s1 (1 + e + o) f, e**-a / 2 = s2 (1 + e - o), with
+    p = s1 + s2 and d = s1 - s2 (exact while s2 matters, k <= 26; s2 clamped at 2**-1000)."""
+    k, r = _reduce_exp(a)
+    e, o = _exp_both(r)
+    kc = min(k - _I(1), _I(1000))
+    s1 = _pow2(kc)
+    s2 = _pow2(max(-k - _I(1), _I(-1000)))
+    return s1 + s2, s1 - s2, _pow2(k - _I(1) - kc), e, o, k
+
+
+@njit(**_BIG)
+def sinh_f64(x):
+    """Hyperbolic sine for float64: (e**a - e**-a) / 2 = d (1 + e) + p o, a = |x|; for k = 0
+    (|x| < 0.35) the odd part o alone, which is sinh(r) = sinh(a)."""
+    a = abs(x)
+    p, d, f, e, o, k = _hyperbolic(a if a < 711.0 else 711.0)
+    v = o if k == _I(0) else (d + _fma(p, o, d * e)) * f
+    return x if x != x else np.copysign(v, x)
+
+
+@njit(**_BIG)
+def cosh_f64(x):
+    """Hyperbolic cosine for float64: (e**a + e**-a) / 2 = p (1 + e) + d o."""
+    a = abs(x)
+    p, d, f, e, o, _k = _hyperbolic(a if a < 711.0 else 711.0)
+    v = (p + _fma(p, e, d * o)) * f
+    return x if x != x else v
