@@ -38,7 +38,11 @@ from ..ir.graph import Graph, Value
 from ..ir.symbols import prim
 from .differentiate import Gradient, differentiate
 from .fused_sums import SummedGroup, strip_grad_sum_to_size
-from .whole import SavedValues
+from .whole import SavedValues, input_sizes, whole_stages
+
+# Input sizes each StagedCode compiles whole stages for (a training loop has one or two: the
+# batch and a last short batch); calls with more sizes run on the interpreter.
+MAX_WHOLE_SIZES = 4
 
 if TYPE_CHECKING:
     from ..runtime.code import Code
@@ -125,8 +129,6 @@ class StagedCode:
                  fuse: bool = True, engine: str = "auto", precise: bool = False,
                  whole: bool | None = None):
         from ..passes import argument_type, propagate_input_shapes
-        from .whole import whole_stages
-
         if engine not in ("auto", "native", "reference"):
             raise FusejitError(f"unknown engine {engine!r}; choose auto, native or reference")
         # "auto" runs on the reference loop: a training step is mostly large ops and kernels,
@@ -149,8 +151,10 @@ class StagedCode:
         # Small arrays: both stages compiled whole (autodiff/whole.py), by default where the
         # interpreter would run fused code; whole=True asks for it on any engine.
         self.whole = None
+        self._wholes: dict[tuple, Any] = {}   # input sizes -> WholeStages or None
         if whole or whole is None and fuse and engine == "auto":
             self.whole = whole_stages(self.gradient, example_inputs)
+            self._wholes[input_sizes(example_inputs)] = self.whole
         self._code = None
         self.kernels: list[GroupOperation] = []
 
@@ -203,6 +207,20 @@ class StagedCode:
 
         return InterpreterState(self.code)
 
+    def _whole_for(self, inputs: list) -> Any:
+        """The stages compiled whole for these input sizes (made at the first call with them,
+        for up to ``MAX_WHOLE_SIZES`` sizes), or None: the interpreter runs them."""
+        if not self._wholes:
+            return None
+        sizes = input_sizes(inputs)
+        stages = self._wholes.get(sizes, self)
+        if stages is self:
+            stages = None
+            if len(self._wholes) < MAX_WHOLE_SIZES and self.whole is not None:
+                stages = whole_stages(self.gradient, inputs)
+            self._wholes[sizes] = stages
+        return stages
+
     def run_forward(self, *inputs: Any) -> tuple[tuple, AutogradHandle]:
         """Stage 0: the outputs (a tuple) and the handle for stage 1."""
         from ..runtime.executor import _check_argument
@@ -211,8 +229,9 @@ class StagedCode:
             raise FusejitError(f"the function takes {len(self.params)} arguments, got "
                                f"{len(inputs)}")
         stack = [_check_argument(p, i, x) for i, (p, x) in enumerate(zip(self.params, inputs))]
-        if self.whole is not None:
-            ran = self.whole.forward(stack)
+        stages = self._whole_for(stack)
+        if stages is not None:
+            ran = stages.forward(stack)
             if ran is not None:
                 outputs, saved = ran
                 return outputs, AutogradHandle(saved)
@@ -229,7 +248,7 @@ class StagedCode:
         del grad_outputs
         state = handle.take()
         if isinstance(state, SavedValues):
-            stack = self.whole.backward(stack, state)
+            stack = state.stages.backward(stack, state)
         else:
             state.run_one_stage(stack)
         del state

@@ -41,10 +41,10 @@ WHOLE_STAGE_MAX_ELEMENTS = int(os.environ.get("FUSEJIT_WHOLE_STAGE_ELEMENTS", "1
 class SavedValues:
     """What the compiled forward stage saved, as the handle holds it."""
 
-    __slots__ = ("values",)
+    __slots__ = ("values", "stages")
 
-    def __init__(self, values: list[Any]):
-        self.values = values
+    def __init__(self, values: list[Any], stages: WholeStages):
+        self.values, self.stages = values, stages
 
 
 def _has_loop(graph: Graph) -> bool:
@@ -91,7 +91,7 @@ class WholeStages:
         """The outputs and the saved values; None when this call runs on the interpreter."""
         if self.refused:
             return None
-        if self.sizes is not None and _sizes(inputs) != self.sizes:
+        if self.sizes is not None and input_sizes(inputs) != self.sizes:
             return None
         if self.max_elements is not None:
             for x in inputs:
@@ -110,7 +110,7 @@ class WholeStages:
         n = self.num_outputs
         for i, dtype in self.zero_d_outputs:
             results[i] = np.asarray(results[i], dtype)
-        return tuple(results[:n]), SavedValues(results[n:])
+        return tuple(results[:n]), SavedValues(results[n:], self)
 
     def backward(self, grads: list, saved: SavedValues) -> list:
         """The input gradients from the output gradients and the saved values (spent)."""
@@ -158,7 +158,7 @@ def whole_stages(gradient: Gradient, example_inputs: Sequence[Any]) -> WholeStag
         return None
     limit = None if _has_loop(forward) or _has_loop(backward) else WHOLE_STAGE_MAX_ELEMENTS
     stages = WholeStages(gradient, forward, backward, None)
-    stages.sizes = _sizes(example_inputs)
+    stages.sizes = input_sizes(example_inputs)
     # Compiled now, on the example, and checked against the run above: a stage Numba cannot
     # type, or one that computes something else, leaves the graph to the interpreter.
     try:
@@ -200,7 +200,7 @@ def _prune_saved_tuples(gradient: Gradient, forward: Graph, backward: Graph) -> 
                     unpack.erase_output(i)
 
 
-def _sizes(inputs: Sequence[Any]) -> tuple:
+def input_sizes(inputs: Sequence[Any]) -> tuple:
     return tuple(x.shape if isinstance(x, np.ndarray) else None for x in inputs)
 
 
@@ -214,4 +214,5 @@ def _close(got: Any, want: Any) -> bool:
         np.allclose(got, want, rtol=rtol, atol=rtol * scale, equal_nan=True))
 
 
-__all__ = ["SavedValues", "WholeStages", "whole_stages", "WHOLE_STAGE_MAX_ELEMENTS"]
+__all__ = ["SavedValues", "WholeStages", "input_sizes", "whole_stages",
+           "WHOLE_STAGE_MAX_ELEMENTS"]

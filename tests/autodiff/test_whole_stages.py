@@ -141,13 +141,18 @@ def test_unsupported_graphs_fall_back_to_the_interpreter() -> None:
     np.testing.assert_allclose(gx, np.sinh(x) * x + np.cosh(x), rtol=1e-12)
 
 
-def test_other_sizes_than_compiled_for_run_on_the_interpreter() -> None:
+def test_each_input_size_gets_its_stages_then_the_interpreter_runs(monkeypatch) -> None:
+    import fusejit.autodiff.staged as staged_module
+    from fusejit.autodiff.whole import SavedValues
+
     args = CASES[2][2]()
     whole, _ = _both(broadcasting, args, (0, 1, 2))
-    bigger = [RNG.standard_normal((6, 3)), args[1], args[2]]
-    outputs, handle = whole.run_forward(*bigger)
-    assert handle.saved_values() and not hasattr(handle.state, "values")
-    grads = whole.run_backward(handle, np.ones(()))
-    for k in range(3):
-        np.testing.assert_allclose(grads[k], numeric_grad(broadcasting, bigger, k), rtol=1e-6,
-                                   atol=1e-7)
+    monkeypatch.setattr(staged_module, "MAX_WHOLE_SIZES", 2)
+    for rows, compiled in ((6, True), (5, False)):   # a second size; a third: interpreter
+        bigger = [RNG.standard_normal((rows, 3)), args[1], args[2]]
+        outputs, handle = whole.run_forward(*bigger)
+        assert isinstance(handle.state, SavedValues) == compiled
+        grads = whole.run_backward(handle, np.ones(()))
+        for k in range(3):
+            np.testing.assert_allclose(grads[k], numeric_grad(broadcasting, bigger, k),
+                                       rtol=1e-6, atol=1e-7)
