@@ -3,6 +3,7 @@ hand-written NumPy backward, and PyTorch eager autograd and ``jax.jit(jax.value_
 where they are installed, measured in the same run.
 
     python benchmarks/autodiff.py [--repeats 7] [--steps 100] [--scaling 20,40,80]
+                                  [--crossover 32,64,128,256,512]
 
 Cases: a 2-layer MLP with a squared loss, and the 100-step LSTM loop of ``fusejit.examples``
 (``sum(h)`` of the last step; fusejit keeps the loop a loop when it differentiates: the forward
@@ -12,6 +13,10 @@ step; the first fusejit call (differentiation, fusion, kernel compiles) is repor
 Fused kernels compile when a plan is built here (``FUSEJIT_TIERING=0``), so warm steps do not
 include compiles. ``--scaling`` also times differentiating, fusing and lowering LSTM cells
 written out one after another (a big straight-line graph): how compile time grows with size.
+Small steps run as two compiled functions (``autodiff/whole.py``); ``--crossover`` times MLPs
+of growing size both ways (``whole=True``/``whole=False``), which is how the size limit for
+straight-line graphs was chosen. The MLP's floor is its five matmuls: the ``MLP matmuls only``
+row times them alone in NumPy (a step cannot be faster than its BLAS calls on the same cores).
 The machine is shared and noisy: compare ratios from one run.
 """
 
@@ -82,6 +87,13 @@ def lstm_numpy(x, h, c, w_ih, w_hh, b_ih, b_hh, steps: int):
     return loss, (dw_ih, dw_hh, db, db.copy())
 
 
+def mlp_matmuls(x, y, w1, b1, w2, b2):
+    """The MLP step's matrix products alone (forward, then the backward's three)."""
+    h = x @ w1
+    d = h @ w2
+    return d @ w2.T, x.T @ h, h.T @ d
+
+
 def timed(fns: list, repeats: int) -> list[float | None]:
     """Median seconds of each callable (None: not available), taking turns so that a busy
     spell on the shared machine hits all of them alike."""
@@ -149,6 +161,9 @@ def main() -> None:
     parser.add_argument("--scaling", default="",
                         help="also time compiling unrolled LSTM graphs of these step counts, "
                              "e.g. 20,40,80")
+    parser.add_argument("--crossover", default="",
+                        help="also time MLP steps of these widths compiled whole and on the "
+                             "interpreter, e.g. 32,64,128,256,512")
     options = parser.parse_args()
     rng = np.random.default_rng(0)
     warnings.simplefilter("ignore", RuntimeWarning)
@@ -187,8 +202,36 @@ def main() -> None:
         vs_jax = f"{t_fusejit / t_jax:10.2f}x" if t_jax else f"{'-':>11}"
         print(f"{name:28} {first:9.1f}s {_ms(t_fusejit)} {_ms(t_numpy)} {_ms(t_torch)} "
               f"{_ms(t_jax)}  {t_fusejit / t_numpy:12.2f}x {vs_jax}")
+        if kind == "mlp":
+            (t_blas,) = timed([lambda a=args: mlp_matmuls(*a)], options.repeats)
+            print(f"{'MLP matmuls only (NumPy)':28} {'':10} {'':10} {_ms(t_blas)}")
     if options.scaling:
         compile_scaling([int(n) for n in options.scaling.split(",")])
+    if options.crossover:
+        crossover([int(n) for n in options.crossover.split(",")], options.repeats)
+
+
+def crossover(widths: list[int], repeats: int) -> None:
+    """MLP steps (batch = width, width/2 inputs, 10 outputs) compiled whole against the
+    interpreter's fused staged Code."""
+    import types
+
+    rng = np.random.default_rng(1)
+    print(f"\n{'MLP width':>10} {'whole':>10} {'interpreter':>12} {'numpy':>10}  whole/interp")
+    for width in widths:
+        args = [rng.standard_normal((width, width // 2)), rng.standard_normal((width, 10)),
+                rng.standard_normal((width // 2, width)) * 0.1,
+                rng.standard_normal(width) * 0.1, rng.standard_normal((width, 10)) * 0.1,
+                rng.standard_normal(10) * 0.1]
+        # (a fresh function per width and path: each keeps its own staged code)
+        steps = [fusejit.value_and_grad(types.FunctionType(mlp_loss.__code__, globals()),
+                                        argnums=(2, 3, 4, 5), whole=whole)
+                 for whole in (True, False)]
+        t_whole, t_interp, t_numpy = timed(
+            [lambda s=steps[0], a=args: s(*a), lambda s=steps[1], a=args: s(*a),
+             lambda a=args: mlp_numpy(*a)], repeats)
+        print(f"{width:10d} {_ms(t_whole)} {_ms(t_interp):>12} {_ms(t_numpy)}  "
+              f"{t_whole / t_interp:10.2f}x")
 
 
 def unrolled_lstm(steps: int) -> fusejit.Graph:

@@ -33,11 +33,12 @@ from .staged import StagedCode, trip_count_inputs
 class Differentiable:
     """A function ready to differentiate: its graph, how it binds arguments, its staged codes."""
 
-    def __init__(self, fn: Any, fuse: bool = True, engine: str = "auto"):
+    def __init__(self, fn: Any, fuse: bool = True, engine: str = "auto",
+                 whole: bool | None = None):
         from ..frontend.jit import JitFunction
         from ..runtime.executor import CompiledFunction
 
-        self.fuse, self.engine = fuse, engine
+        self.fuse, self.engine, self.whole = fuse, engine, whole
         self._bind: Callable[[tuple, dict], list] = _positional
         self._jitted: JitFunction | None = None
         self._graphs: dict[tuple, tuple] = {}     # a jitted function's graph per signature
@@ -84,30 +85,31 @@ class Differentiable:
             code = self._staged.get(key)
             if code is None:
                 code = StagedCode(graph, [kept.index(i) for i in wrt], used, fuse=self.fuse,
-                                  engine=self.engine)
+                                  engine=self.engine, whole=self.whole)
                 if len(kept) < len(inputs):
                     code = KeptInputs(code, kept)
                 self._staged[key] = code
         return code
 
 
-# fn -> {(fuse, engine): Differentiable}, so that ``fusejit.grad(f)(x)`` written inside a
+# fn -> {(fuse, engine, whole): Differentiable}, so that ``fusejit.grad(f)(x)`` written inside a
 # training loop differentiates and compiles ``f`` once, not at every step.
 _TARGETS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _TARGETS_LOCK = threading.Lock()
 
 
-def differentiable(fn: Any, fuse: bool = True, engine: str = "auto") -> Differentiable:
+def differentiable(fn: Any, fuse: bool = True, engine: str = "auto",
+                   whole: bool | None = None) -> Differentiable:
     """The (cached) :class:`Differentiable` of ``fn``."""
     try:
         with _TARGETS_LOCK:
             by_options = _TARGETS.setdefault(fn, {})
     except TypeError:   # not weakly referenceable: not cached
-        return Differentiable(fn, fuse=fuse, engine=engine)
-    key = (fuse, engine)
+        return Differentiable(fn, fuse=fuse, engine=engine, whole=whole)
+    key = (fuse, engine, whole)
     target = by_options.get(key)
     if target is None:
-        target = by_options[key] = Differentiable(fn, fuse=fuse, engine=engine)
+        target = by_options[key] = Differentiable(fn, fuse=fuse, engine=engine, whole=whole)
     return target
 
 
@@ -155,10 +157,13 @@ def _scalar_seed(outputs: tuple, name: str) -> np.ndarray:
 
 
 def value_and_grad(fn: Any, argnums: int | Sequence[int] = 0, *, fuse: bool = True,
-                   engine: str = "auto") -> Callable[..., tuple[Any, Any]]:
+                   engine: str = "auto",
+                   whole: bool | None = None) -> Callable[..., tuple[Any, Any]]:
     """``fn`` made to return ``(value, gradient)``; the gradient is one array for an int
-    ``argnums`` and a tuple for a sequence, as in JAX. ``fn`` must return one scalar."""
-    target = differentiable(fn, fuse=fuse, engine=engine)
+    ``argnums`` and a tuple for a sequence, as in JAX. ``fn`` must return one scalar.
+    ``whole``: run both stages as compiled functions where they qualify (None: for small
+    arrays with ``fuse`` on the auto engine; ``autodiff/whole.py``), False: never."""
+    target = differentiable(fn, fuse=fuse, engine=engine, whole=whole)
     many = not isinstance(argnums, (int, np.integer))
 
     def run(*args: Any, **kwargs: Any) -> tuple[Any, Any]:
@@ -177,9 +182,9 @@ def value_and_grad(fn: Any, argnums: int | Sequence[int] = 0, *, fuse: bool = Tr
 
 
 def grad(fn: Any, argnums: int | Sequence[int] = 0, *, fuse: bool = True,
-         engine: str = "auto") -> Callable[..., Any]:
+         engine: str = "auto", whole: bool | None = None) -> Callable[..., Any]:
     """The gradient of scalar-valued ``fn`` with respect to its arguments ``argnums``."""
-    both = value_and_grad(fn, argnums, fuse=fuse, engine=engine)
+    both = value_and_grad(fn, argnums, fuse=fuse, engine=engine, whole=whole)
 
     def run(*args: Any, **kwargs: Any) -> Any:
         return both(*args, **kwargs)[1]
@@ -189,10 +194,11 @@ def grad(fn: Any, argnums: int | Sequence[int] = 0, *, fuse: bool = True,
     return run
 
 
-def vjp(fn: Any, *args: Any, fuse: bool = True, engine: str = "auto"):
+def vjp(fn: Any, *args: Any, fuse: bool = True, engine: str = "auto",
+        whole: bool | None = None):
     """``(outputs, vjp_fn)``: ``vjp_fn(*cotangents)`` (one per output) returns the gradients
     with respect to every floating-point array argument (None for other arguments)."""
-    target = differentiable(fn, fuse=fuse, engine=engine)
+    target = differentiable(fn, fuse=fuse, engine=engine, whole=whole)
     inputs = target.bind(args, {})
     wrt = tuple(i for i, x in enumerate(inputs)
                 if isinstance(x, np.ndarray) and x.dtype.kind == "f")

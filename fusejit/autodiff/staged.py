@@ -29,7 +29,7 @@ so nothing moves across the boundary and the backward stage's groups hold its
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -38,11 +38,21 @@ from ..ir.graph import Graph, Value
 from ..ir.symbols import prim
 from .differentiate import Gradient, differentiate
 from .fused_sums import SummedGroup, strip_grad_sum_to_size
+from .whole import SavedValues, input_sizes, whole_stages
+
+# Input sizes each StagedCode compiles whole stages for (a training loop has one or two: the
+# batch and a last short batch); calls with more sizes run on the interpreter.
+MAX_WHOLE_SIZES = 4
+
+if TYPE_CHECKING:
+    from ..runtime.code import Code
+    from ..runtime.executor import GroupOperation
 
 
 class AutogradHandle:
     """What the backward stage needs from one forward run (the seed's ``AutogradHandle``): the
-    interpreter state paused between the stages, whose registers hold the saved values."""
+    interpreter state paused between the stages, whose registers hold the saved values, or
+    the saved values the compiled forward stage returned (``autodiff/whole.py``)."""
 
     __slots__ = ("state", "__weakref__")
 
@@ -53,6 +63,8 @@ class AutogradHandle:
         """The values held for the backward stage (the live registers)."""
         if self.state is None:
             return []
+        if isinstance(self.state, SavedValues):   # the compiled forward stage's results
+            return list(self.state.values)
         registers = getattr(self.state, "registers", None)
         if registers is None:   # the native engine's register file
             registers = [self.state.regs.read(r) for r in range(self.state.code.register_size)]
@@ -114,16 +126,15 @@ class StagedCode:
     """A graph differentiated with respect to inputs ``wrt``, lowered to one two-stage Code."""
 
     def __init__(self, graph: Graph, wrt: Sequence[int], example_inputs: Sequence[Any],
-                 fuse: bool = True, engine: str = "auto", precise: bool = False):
-        from ..passes import BACKWARD_FUSION_PIPELINE, argument_type, propagate_input_shapes
-        from ..runtime.code import Code
-        from ..runtime.executor import GroupOperation
-
+                 fuse: bool = True, engine: str = "auto", precise: bool = False,
+                 whole: bool | None = None):
+        from ..passes import argument_type, propagate_input_shapes
         if engine not in ("auto", "native", "reference"):
             raise FusejitError(f"unknown engine {engine!r}; choose auto, native or reference")
         # "auto" runs on the reference loop: a training step is mostly large ops and kernels,
         # whose time does not depend on the loop that calls them.
         self.engine = "native" if engine == "native" else "reference"
+        self.fuse, self.precise = fuse, precise
         graph = graph.copy()
         self.params = list(graph.inputs)
         # Loop trip counts passed as int arguments are known now: they become constants, so
@@ -136,9 +147,37 @@ class StagedCode:
         # Ranks and dtypes known (as the executor specialises): rules may depend on them.
         propagate_input_shapes(graph, [argument_type(x) if isinstance(x, np.ndarray) else None
                                        for x in example_inputs])
-        self.gradient = gradient = differentiate(graph, wrt)
+        self.gradient = differentiate(graph, wrt)
+        # Small arrays: both stages compiled whole (autodiff/whole.py), by default where the
+        # interpreter would run fused code; whole=True asks for it on any engine.
+        self.whole = None
+        self._wholes: dict[tuple, Any] = {}   # input sizes -> WholeStages or None
+        if whole or whole is None and fuse and engine == "auto":
+            self.whole = whole_stages(self.gradient, example_inputs)
+            self._wholes[input_sizes(example_inputs)] = self.whole
+        self._code = None
+        self.kernels: list[GroupOperation] = []
+
+    @property
+    def graph(self) -> Graph:
+        """The joined two-stage graph the interpreter runs."""
+        return self.code.graph
+
+    @property
+    def code(self) -> Code:
+        """The two-stage Code (built at first use: a stage compiled whole may never need it)."""
+        if self._code is None:
+            self._code = self._build_code()
+        return self._code
+
+    def _build_code(self) -> Code:
+        from ..passes import BACKWARD_FUSION_PIPELINE, propagate_input_shapes
+        from ..runtime.code import Code
+        from ..runtime.executor import GroupOperation
+
+        gradient = self.gradient
         forward, backward = gradient.forward.copy(), gradient.backward.copy()
-        if fuse:
+        if self.fuse:
             n = gradient.num_outputs
             grad_types = [o.type for o, has in zip(forward.outputs[:n],
                                                    gradient.output_has_grad) if has]
@@ -146,19 +185,18 @@ class StagedCode:
             for graph_ in (forward, backward):
                 for run_pass in BACKWARD_FUSION_PIPELINE:
                     run_pass(graph_)
-        self.graph = staged_graph(gradient, forward, backward)
-        self.kernels: list[GroupOperation] = []
+        joint = staged_graph(gradient, forward, backward)
 
         def group_operation(node):
             stripped = strip_grad_sum_to_size(node)
             if stripped is None:
-                self.kernels.append(GroupOperation(node, precise))
+                self.kernels.append(GroupOperation(node, self.precise))
                 return self.kernels[-1]
             kernel_group, keep, sizes, full = stripped
-            self.kernels.append(GroupOperation(kernel_group, precise))
+            self.kernels.append(GroupOperation(kernel_group, self.precise))
             return SummedGroup(self.kernels[-1], node, keep, sizes, full)
 
-        self.code = Code(self.graph, make_group_operation=group_operation if fuse else None)
+        return Code(joint, make_group_operation=group_operation if self.fuse else None)
 
     def _state(self):
         if self.engine == "native":
@@ -169,6 +207,20 @@ class StagedCode:
 
         return InterpreterState(self.code)
 
+    def _whole_for(self, inputs: list) -> Any:
+        """The stages compiled whole for these input sizes (made at the first call with them,
+        for up to ``MAX_WHOLE_SIZES`` sizes), or None: the interpreter runs them."""
+        if not self._wholes:
+            return None
+        sizes = input_sizes(inputs)
+        stages = self._wholes.get(sizes, self)
+        if stages is self:
+            stages = None
+            if len(self._wholes) < MAX_WHOLE_SIZES and self.whole is not None:
+                stages = whole_stages(self.gradient, inputs)
+            self._wholes[sizes] = stages
+        return stages
+
     def run_forward(self, *inputs: Any) -> tuple[tuple, AutogradHandle]:
         """Stage 0: the outputs (a tuple) and the handle for stage 1."""
         from ..runtime.executor import _check_argument
@@ -177,6 +229,12 @@ class StagedCode:
             raise FusejitError(f"the function takes {len(self.params)} arguments, got "
                                f"{len(inputs)}")
         stack = [_check_argument(p, i, x) for i, (p, x) in enumerate(zip(self.params, inputs))]
+        stages = self._whole_for(stack)
+        if stages is not None:
+            ran = stages.forward(stack)
+            if ran is not None:
+                outputs, saved = ran
+                return outputs, AutogradHandle(saved)
         state = self._state()
         state.run_one_stage(stack)
         return tuple(stack), AutogradHandle(state)
@@ -188,7 +246,12 @@ class StagedCode:
                                f"gradients, got {len(grad_outputs)}")
         stack = [g for g, has in zip(grad_outputs, self.gradient.output_has_grad) if has]
         del grad_outputs
-        handle.take().run_one_stage(stack)
+        state = handle.take()
+        if isinstance(state, SavedValues):
+            stack = state.stages.backward(stack, state)
+        else:
+            state.run_one_stage(stack)
+        del state
         computed = iter(stack)
         return [next(computed) if reached else None for reached in self.gradient.wrt_reached]
 

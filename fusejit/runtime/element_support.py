@@ -10,6 +10,7 @@ so that a failed compiled call can be rerun on the interpreter from the caller's
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -182,13 +183,21 @@ def is_element_graph(graph: Graph) -> bool:
     return _supported(graph.block, set(graph.inputs))
 
 
-def _supported(block: Block, arguments: set) -> bool:
+def _supported(block: Block, arguments: set,
+               extra: Callable[[Node], bool | None] | None = None) -> bool:
+    """Is every node of ``block`` one the writer knows? ``extra(node)`` decides first for the
+    nodes a writer subclass adds (True, False; None: the checks here)."""
     for node in block.nodes():
+        verdict = extra(node) if extra is not None else None
+        if verdict is not None:
+            if not verdict:
+                return False
+            continue
         if not all(_known(v) for v in [*node.inputs, *node.outputs]):
             return False
         kind = node.kind
         if kind in (prim.If, prim.Loop):
-            if not all(_supported(b, arguments) for b in node.blocks):
+            if not all(_supported(b, arguments, extra) for b in node.blocks):
                 return False
             continue
         if kind in (prim.Uninitialized, prim.RaiseException) or kind == prim.Constant and \

@@ -1,0 +1,220 @@
+"""A differentiated graph's two stages as two compiled functions, for small arrays.
+
+On a 16x64 LSTM step every fused kernel or host op the interpreter runs costs more than its
+arithmetic, so a training step of such arrays is run as two Numba functions instead
+(``runtime/element_stage.py``)::
+
+    forward(inputs)                    -> (outputs..., saved values...)
+    backward(output grads, saved...)   -> input gradients
+
+They compute the ``Gradient``'s own forward and backward graphs, so the handle holds exactly
+the forward graph's saved values (for a loop, one ``numba.typed.List`` of per-iteration
+tuples) and lets go of them when the backward stage takes them. ``StagedCode`` uses them when
+both stages qualify; calls whose arrays are larger than ``max_elements`` (a straight-line graph
+of big arrays: fused kernels and BLAS threads win there) or that fail in the compiled forward
+run on the interpreter's staged Code instead.
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from numba.core.errors import NumbaError, NumbaPerformanceWarning
+
+from ..errors import FusejitError
+from ..ir.graph import Graph
+from ..ir.symbols import prim
+from ..passes import eliminate_common_subexpression, eliminate_dead_code
+from .differentiate import Gradient
+from .observed import drop_sums, observe, retype
+
+# Straight-line stages run whole while every array argument has at most this many elements;
+# stages with a loop run whole at any size (FUSEJIT_WHOLE_STAGE_ELEMENTS). Measured with
+# ``benchmarks/autodiff.py --crossover`` (MLP steps, one thread, loaded 2-core machine): whole
+# 0.35x the interpreter's time at width 32, 0.51x at 128, even at 256 and 512 (arguments of
+# 131072 elements), 1.12x at 1024, where BLAS time dominates and fused kernels use threads.
+WHOLE_STAGE_MAX_ELEMENTS = int(os.environ.get("FUSEJIT_WHOLE_STAGE_ELEMENTS", "131072"))
+
+
+class SavedValues:
+    """What the compiled forward stage saved, as the handle holds it."""
+
+    __slots__ = ("values", "stages")
+
+    def __init__(self, values: list[Any], stages: WholeStages):
+        self.values, self.stages = values, stages
+
+
+def _has_loop(graph: Graph) -> bool:
+    return any(node.kind == prim.Loop for node in graph.all_nodes())
+
+
+def _zero_d(graph: Graph, values: Sequence) -> list[tuple[int, np.dtype]]:
+    return [(i, v.type.dtype) for i, v in enumerate(values)
+            if getattr(v.type, "rank", None) == 0 and v.type.dtype is not None]
+
+
+class WholeStages:
+    """The compiled forward and backward functions of ``gradient``."""
+
+    def __init__(self, gradient: Gradient, forward: Graph, backward: Graph,
+                 max_elements: int | None):
+        from ..runtime.element_stage import compile_stage_graph
+
+        self.num_outputs = gradient.num_outputs
+        self.forward_fn = compile_stage_graph(forward, "forward_stage")
+        self.backward_fn = compile_stage_graph(backward, "backward_stage")
+        self.max_elements = max_elements
+        # 0-d tensors are Numba scalars inside the functions; NumPy 0-d arrays outside.
+        self.scalar_inputs = [i for i, _ in _zero_d(forward, forward.inputs)]
+        self.scalar_grads = [i for i, _ in _zero_d(backward, backward.inputs)]
+        self.zero_d_outputs = _zero_d(forward, forward.outputs[:self.num_outputs])
+        self.zero_d_grads = _zero_d(backward, backward.outputs)
+        self.single_forward = len(forward.outputs) == 1
+        self.single_backward = len(backward.outputs) == 1
+        self.refused: list[BaseException] = []
+        self.sizes: tuple | None = None   # the input sizes it was compiled for
+        self.warm = [False, False]
+
+    def _call(self, which: int, fn: Any, args: list) -> Any:
+        if self.warm[which]:
+            return fn(*args)
+        with warnings.catch_warnings():   # (np.dot of a chunk copies it: said once here)
+            warnings.simplefilter("ignore", NumbaPerformanceWarning)
+            results = fn(*args)
+        self.warm[which] = True
+        return results
+
+    def forward(self, inputs: Sequence[Any]) -> tuple[tuple, SavedValues] | None:
+        """The outputs and the saved values; None when this call runs on the interpreter."""
+        if self.refused:
+            return None
+        if self.sizes is not None and input_sizes(inputs) != self.sizes:
+            return None
+        if self.max_elements is not None:
+            for x in inputs:
+                if isinstance(x, np.ndarray) and x.size > self.max_elements:
+                    return None
+        args = list(inputs)
+        for i in self.scalar_inputs:
+            args[i] = args[i][()]
+        try:
+            results = self._call(0, self.forward_fn, args)
+        except Exception as error:  # noqa: BLE001 - the interpreter gives the answer or error
+            if isinstance(error, NumbaError):
+                self.refused.append(error)
+            return None
+        results = [results] if self.single_forward else list(results)
+        n = self.num_outputs
+        for i, dtype in self.zero_d_outputs:
+            results[i] = np.asarray(results[i], dtype)
+        return tuple(results[:n]), SavedValues(results[n:], self)
+
+    def backward(self, grads: list, saved: SavedValues) -> list:
+        """The input gradients from the output gradients and the saved values (spent)."""
+        args, saved.values = grads + saved.values, []
+        for i in self.scalar_grads:
+            args[i] = np.asarray(args[i])[()]
+        try:
+            results = self._call(1, self.backward_fn, args)
+        except Exception as error:
+            raise FusejitError(f"the compiled backward stage failed: {error}") from error
+        finally:
+            del args
+        results = [results] if self.single_backward else list(results)
+        for i, dtype in self.zero_d_grads:
+            results[i] = np.asarray(results[i], dtype)
+        return results
+
+
+def whole_stages(gradient: Gradient, example_inputs: Sequence[Any]) -> WholeStages | None:
+    """The compiled stages of ``gradient``, or None when a stage does not qualify."""
+    from ..runtime.element_stage import is_stage_graph
+
+    forward, backward = gradient.forward.copy(), gradient.backward.copy()
+    if any(node.kind == prim.PythonOp for g in (forward, backward) for node in g.all_nodes()):
+        return None
+    n = gradient.num_outputs
+    try:
+        outputs, seen, idle = observe(forward, example_inputs)
+        grads = [np.ones_like(np.asarray(o)) for o, has in zip(outputs[:n],
+                                                               gradient.output_has_grad) if has]
+        grad_inputs, seen_backward, idle_backward = observe(backward, grads + outputs[n:])
+    except Exception:  # noqa: BLE001 - the interpreter reports the graph's own error
+        return None
+    retype(forward, seen)
+    retype(backward, seen_backward)
+    # Compiled for the example's sizes (calls with others run on the interpreter): the sums
+    # to sizes that summed nothing go, and the pointwise code around them fuses.
+    drop_sums(idle | idle_backward)
+    for graph in (backward, forward):   # (the interpreter's fuser does this in its groups)
+        eliminate_common_subexpression(graph)
+        eliminate_dead_code(graph)
+        if graph is backward:
+            _prune_saved_tuples(gradient, forward, backward)
+    if not (is_stage_graph(forward) and is_stage_graph(backward)):
+        return None
+    limit = None if _has_loop(forward) or _has_loop(backward) else WHOLE_STAGE_MAX_ELEMENTS
+    stages = WholeStages(gradient, forward, backward, None)
+    stages.sizes = input_sizes(example_inputs)
+    # Compiled now, on the example, and checked against the run above: a stage Numba cannot
+    # type, or one that computes something else, leaves the graph to the interpreter.
+    try:
+        ran = stages.forward(example_inputs)
+        if ran is None:
+            return None
+        got = [*ran[0], *stages.backward(grads, ran[1])]
+    except FusejitError:
+        return None
+    if not all(_close(a, b) for a, b in zip(got, [*outputs[:n], *grad_inputs])):
+        return None
+    stages.max_elements = limit
+    return stages
+
+
+def _prune_saved_tuples(gradient: Gradient, forward: Graph, backward: Graph) -> None:
+    """Leave out of the per-iteration saved tuples what the backward no longer reads (the
+    sizes of sums ``drop_sums`` removed), so the forward neither keeps nor computes them."""
+    n, num_grads = gradient.num_outputs, sum(gradient.output_has_grad)
+    for saved, loaded in zip(forward.outputs[n:], backward.inputs[num_grads:]):
+        made = saved.node
+        appends = [u.user for u in saved.uses if u.user is not forward.return_node]
+        if made.kind != prim.ListConstruct or made.inputs or not all(
+                a.kind == "aten::append" and a.input(0) is saved for a in appends):
+            continue
+        packs = [a.input(1).node for a in appends]
+        reads = [u.user for u in loaded.uses]
+        if not all(p.kind == prim.TupleConstruct for p in packs) or not all(
+                r.kind == "aten::__getitem__" and all(
+                    v.user.kind == prim.TupleUnpack for v in r.output().uses) for r in reads):
+            continue
+        unpacks = [v.user for r in reads for v in r.output().uses]
+        width = len(packs[0].inputs)
+        for i in reversed(range(width)):
+            if not any(u.outputs[i].uses for u in unpacks):
+                for pack in packs:
+                    pack.remove_input(i)
+                for unpack in unpacks:
+                    unpack.erase_output(i)
+
+
+def input_sizes(inputs: Sequence[Any]) -> tuple:
+    return tuple(x.shape if isinstance(x, np.ndarray) else None for x in inputs)
+
+
+def _close(got: Any, want: Any) -> bool:
+    if not isinstance(want, (np.ndarray, np.generic)):
+        return True
+    got, want = np.asarray(got), np.asarray(want)
+    rtol = 1e-3 if want.dtype.itemsize < 8 else 1e-6
+    scale = float(np.max(np.abs(want), initial=0.0)) if want.dtype.kind == "f" else 0.0
+    return got.shape == want.shape and got.dtype == want.dtype and bool(
+        np.allclose(got, want, rtol=rtol, atol=rtol * scale, equal_nan=True))
+
+
+__all__ = ["SavedValues", "WholeStages", "input_sizes", "whole_stages",
+           "WHOLE_STAGE_MAX_ELEMENTS"]

@@ -1,0 +1,317 @@
+"""The stages of a differentiated graph, each compiled whole into one Numba function.
+
+``element_function`` writes small array graphs as Numba source; a training step's stages need
+a few more things, which this writer adds:
+
+- the per-iteration saved values of a differentiated loop (``autodiff/loops.py``): tuples
+  (``prim::TupleConstruct``/``TupleUnpack``) appended to a list made before the loop and read
+  back by ``aten::__getitem__``, written as a ``numba.typed.List`` of tuples. It crosses from
+  the forward function to the backward one as one object, its arrays never boxed;
+- the backward forms: ``_grad_sum_to_size`` (sum over the leading dims and over the dims the
+  saved size has as 1), ``expand`` of the output gradient, ``zeros_like``, ``transpose``,
+  ``sigmoid``, ``relu``; the size lists that ``aten::size`` saves are tuples.
+
+The forward function returns the outputs and the saved values; the backward function takes
+the output gradients and the saved values (the ``Gradient``'s graphs, unchanged). Every tensor
+needs a known dtype and rank (``autodiff/observed.py`` gives them).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..ir.graph import Graph, Node, Value
+from ..ir.symbols import aten, prim
+from ..ir.types import ListType, NoneType, TensorType, TupleType
+from .element_function import _AXIS_HELPERS, _LIST_HELPERS, _cast, _ElementWriter
+from .element_support import (
+    _INPLACE,
+    _WRITES,
+    _dtype,
+    _known,
+    _rank,
+    _static,
+    _supported,
+    written_arguments,
+)
+from .fusion.templates import fast_name
+from .scalar_function import _PRELUDE, function_source
+
+# The ops this writer adds (each checked by _stage_op).
+_STAGE_OPS = frozenset({"sigmoid", "relu", "zeros_like", "expand", "transpose",
+                        "_grad_sum_to_size"})
+_MAX_RANK = 4
+# Unary maps on arrays written as loops over the kernels' vectorisable forms (``fast_name``):
+# Numba's np.tanh calls libm element by element, ~10x NumPy's own SIMD loops.
+_FAST_MAPS = ("exp", "log", "tanh", "sigmoid", "expm1", "log1p")
+
+
+def _tuple_list(value: Value) -> bool:
+    t = value.type
+    return isinstance(t, ListType) and isinstance(t.elem, TupleType)
+
+
+def _stage_node(node: Node) -> bool | None:
+    """The verdict on a node this writer adds; None for the others (``element_support``)."""
+    kind = node.kind
+    if kind == prim.TupleConstruct:
+        return bool(node.inputs) and all(_known(v) for v in node.inputs)
+    if kind == prim.TupleUnpack:
+        return all(_known(v) for v in node.outputs)
+    if kind == prim.ListConstruct and _tuple_list(node.output()):
+        return not node.inputs
+    if kind in ("aten::append", "aten::__getitem__") and _tuple_list(node.input(0)):
+        return True
+    if kind.ns == "aten" and kind.name in _STAGE_OPS:
+        return _stage_op(node)
+    if kind == "aten::size" and len(node.inputs) == 1:
+        return _known(node.input(0))
+    return None
+
+
+def _stage_op(node: Node) -> bool:
+    name = node.kind.name
+    tensors = [v for v in [*node.inputs, *node.outputs] if isinstance(v.type, TensorType)]
+    if not all(_known(v) for v in tensors) or any(_rank(v) > _MAX_RANK for v in tensors):
+        return False
+    x, out = node.input(0), node.output()
+    if name in ("sigmoid", "relu"):
+        return _dtype(out) == _dtype(x) and _dtype(x).kind == "f"
+    if name == "zeros_like":
+        return _dtype(out) == _dtype(x) and all(
+            isinstance(v.type, NoneType) for v in node.inputs[1:])
+    if name == "expand":
+        return _dtype(out) == _dtype(x) and _rank(out) >= _rank(x)
+    if name == "transpose":
+        dims = [_static(v) for v in node.inputs[1:]]
+        return all(isinstance(d, int) for d in dims) and _rank(x) <= 2
+    if name == "_grad_sum_to_size":
+        size = node.input(1)
+        none = isinstance(size.type, NoneType)
+        return _dtype(out) == _dtype(x) and (none and _rank(out) == _rank(x)
+                                             or not none and _rank(out) <= _rank(x))
+    return False
+
+
+def is_stage_graph(graph: Graph) -> bool:
+    """Can ``graph`` (one stage of a differentiated graph) be compiled whole?"""
+    ends = [*graph.inputs, *graph.outputs]
+    if not all(_known(v) or _tuple_list(v) for v in ends) or written_arguments(graph):
+        return False
+    return _supported(graph.block, set(graph.inputs), _stage_node)
+
+
+# Pointwise ops whose array result, read once in the same block, is written into its reader's
+# expression: Numba fuses a nested array expression into one loop (no temporary array).
+_INLINE = frozenset({"aten::add", "aten::sub", "aten::mul", "aten::div", "aten::neg"})
+
+
+class _StageWriter(_ElementWriter):
+    """The element writer with tuples, lists of tuples and the backward forms."""
+
+    def __init__(self, graph: Graph):
+        super().__init__()
+        # (an in-place write between a value and its reader would change an inlined operand)
+        self.pure = not any(node.kind.name in _INPLACE or node.kind.name in _WRITES
+                            for node in graph.all_nodes() if node.kind.ns == "aten")
+
+    def assign(self, out: Value, expr: str, depth: int) -> None:
+        node = out.node
+        if self.pure and node.kind in _INLINE and _rank(out) != 0 and len(out.uses) == 1 \
+                and out.uses[0].user.owning_block is node.owning_block \
+                and out.uses[0].user.kind in _INLINE:   # (each operand written once there)
+            self.exprs[out] = expr
+        else:
+            super().assign(out, expr, depth)
+
+    def node(self, node: Node, depth: int) -> None:
+        kind = node.kind
+        out = node.outputs[0] if node.outputs else None
+        if kind == prim.TupleConstruct:
+            items = "".join(f"{self.name(v)}, " for v in node.inputs)
+            self.emit(depth, f"{self.name(out)} = ({items})")
+        elif kind == prim.TupleUnpack:
+            names = "".join(f"{self.name(v)}, " for v in node.outputs)
+            self.emit(depth, f"({names}) = {self.name(node.input(0))}")
+        elif kind == prim.ListConstruct and _tuple_list(out):
+            self.emit(depth, f"{self.name(out)} = List()")
+        elif kind == "aten::append" and _tuple_list(node.input(0)):
+            items = self.name(node.input(0))
+            self.emit(depth, f"{items}.append({self.name(node.input(1))})")
+            self.exprs[out] = items
+        elif kind == "aten::__getitem__" and _tuple_list(node.input(0)):
+            self.assign(out, f"{self.name(node.input(0))}[{self.name(node.input(1))}]", depth)
+        elif kind == "aten::size" and len(node.inputs) == 1 and _rank(node.input(0)) == 0:
+            self.assign(out, "()", depth)   # a 0-d value is a Numba scalar: no .shape
+        elif kind == "aten::_grad_sum_to_size":
+            self._sum_to_size(node, out, depth)
+        elif kind == "aten::add" and _accumulates(node):
+            acc = self.name(node.input(0))
+            self.emit(depth, f"_accumulate({acc}, {self.operand(node.input(1), _dtype(out))})")
+            self.exprs[out] = acc
+        else:
+            super().node(node, depth)
+
+    def _arithmetic(self, node: Node, out: Value, depth: int) -> None:
+        if node.kind.name in _FAST_MAPS and _rank(out) != 0 and _dtype(out) == _dtype(
+                node.input(0)):
+            self.assign(out, f"{_map_name(node.kind.name, _dtype(out))}("
+                             f"{self.name(node.input(0))})", depth)
+        else:
+            super()._arithmetic(node, out, depth)
+
+    def _sigmoid(self, node: Node, out: Value, depth: int) -> None:
+        dtype = _dtype(out)
+        if _rank(out) != 0:
+            self._arithmetic(node, out, depth)
+            return
+        one = _cast("1", dtype)
+        expr = f"({one} / ({one} + np.exp(-{self.name(node.input(0))})))"
+        self.assign(out, expr if _rank(out) != 0 else _cast(expr, dtype), depth)
+
+    def _relu(self, node: Node, out: Value, depth: int) -> None:
+        dtype = _dtype(out)
+        expr = f"np.maximum({self.name(node.input(0))}, {_cast('0', dtype)})"
+        self.assign(out, expr if _rank(out) != 0 else _cast(expr, dtype), depth)
+
+    def _zeros_like(self, node: Node, out: Value, depth: int) -> None:
+        # (C order whatever the model's order: _accumulate adds into it as one flat run)
+        x, dtype = self.name(node.input(0)), _dtype(out)
+        self.assign(out, f"np.zeros({x}.shape, np.{dtype.name})" if _rank(out) != 0
+                    else _cast("0", dtype), depth)
+
+    def _expand(self, node: Node, out: Value, depth: int) -> None:
+        x, size = node.input(0), self.name(node.input(1))
+        if _rank(out) == 0:
+            self.assign(out, self.name(x), depth)
+        elif _rank(x) == 0:   # the output gradient of a scalar loss, filled out
+            self.assign(out, f"np.full({size}, {_cast(self.name(x), _dtype(out))})", depth)
+        else:   # (a -1 in the sizes raises: the interpreter runs the stage)
+            self.assign(out, f"np.broadcast_to({self.name(x)}, {size})", depth)
+
+    def _transpose(self, node: Node, out: Value, depth: int) -> None:
+        x = node.input(0)
+        rank = _rank(x)
+        d0, d1 = (_static(v) % max(rank, 1) for v in node.inputs[1:])
+        self.assign(out, f"{self.name(x)}.T" if rank == 2 and d0 != d1 else self.name(x),
+                    depth)
+
+    def _sum_to_size(self, node: Node, out: Value, depth: int) -> None:
+        x, size = node.inputs
+        rank_in, rank_out = _rank(x), _rank(out)
+        if isinstance(size.type, NoneType) or rank_in == 0:
+            self.assign(out, self.name(x), depth)
+        elif rank_out == 0:
+            self.assign(out, _cast(f"np.sum({self.name(x)})", _dtype(out)), depth)
+        else:
+            self.assign(out, f"_sum_to_size_{rank_in}_{rank_out}({self.name(x)}, "
+                             f"{self.name(size)})", depth)
+
+
+def _accumulates(node: Node) -> bool:
+    """Is ``node`` ``acc + x`` for a loop-carried gradient accumulator ``acc`` that nothing else
+    reads, which starts as a fresh ``zeros_like`` only the loop reads? Then it adds into
+    ``acc`` in place (a 64x256 weight gradient per LSTM step: no new array each iteration)."""
+    acc, x = node.input(0), node.input(1)
+    out = node.output()
+    block = acc.node.owning_block if acc.node.kind == prim.Param else None
+    loop = block.owning_node if block is not None else None
+    if loop is None or loop.kind != prim.Loop or _static(node.input(2)) != 1:
+        return False
+    k = block.inputs.index(acc)
+    start = loop.input(k + 1)
+    return k > 0 and len(acc.uses) == 1 and node.owning_block is block \
+        and [u.user for u in out.uses] == [block.return_node] and block.outputs[k] is out \
+        and len(start.uses) == 1 and start.node.kind == "aten::zeros_like" \
+        and _rank(acc) == _rank(x) == _rank(out) != 0 and _dtype(acc) == _dtype(out)
+
+
+def _sum_to_size_helper(rank_in: int, rank_out: int) -> str:
+    """``_grad_sum_to_size`` from rank ``rank_in`` to ``rank_out`` (PyTorch's ``sum_to``):
+    the leading dims summed away, then each dim the size has as 1 summed keeping it."""
+    lines = [f"@njit(cache=True)\ndef _sum_to_size_{rank_in}_{rank_out}(x, size):",
+             "    y0 = np.ascontiguousarray(x)"]
+    lead = rank_in - rank_out
+    for k in range(lead):   # (one name per rank: Numba types each variable once)
+        lines.append(f"    y{k + 1} = _sum0(y{k})")
+    lines.append(f"    z = np.ascontiguousarray(y{lead})")
+    if rank_out == 1:   # (a 1-d sum over its only axis is a number)
+        lines += ["    if size[0] == 1 and z.shape[0] != 1:",
+                  "        z = np.full(1, z.sum(), z.dtype)"]
+    for d in range(rank_out if rank_out > 1 else 0):
+        shape = "".join("1, " if k == d else f"z.shape[{k}], " for k in range(rank_out))
+        lines += [f"    if size[{d}] == 1 and z.shape[{d}] != 1:",
+                  f"        z = z.sum(axis={d}).reshape(({shape}))"]
+    return "\n".join(lines) + "\n    return z\n\n\n"
+
+
+def _map_name(kind: str, dtype: np.dtype) -> str:
+    return f"_map_{kind}_{dtype.name}"
+
+
+def _map_helper(kind: str, dtype: np.dtype) -> str:
+    """``kind`` of each element of an array, through its vectorisable form."""
+    fn = fast_name(getattr(aten, kind), dtype)
+    return f"""@njit(cache=True, error_model="numpy")
+def {_map_name(kind, dtype)}(x):
+    flat = np.ascontiguousarray(x).reshape(x.size)
+    out = np.empty(x.size, flat.dtype)
+    for i in range(x.size):
+        out[i] = {fn}(flat[i])
+    return out.reshape(x.shape)
+
+
+"""
+
+
+# The sum over axis 0, as a loop over rows that vectorises (Numba's sum(axis=) does not).
+_SUM0 = """@njit(cache=True, error_model="numpy")
+def _sum0(x):
+    out = np.zeros(x.shape[1:], x.dtype)
+    for i in range(x.shape[0]):
+        out += x[i]
+    return out
+
+
+"""
+
+# acc += x for C-ordered acc of x's shape, as one flat loop (Numba's += on arrays is a generic
+# broadcasting loop, several times slower here).
+_ACCUMULATE = """@njit(cache=True, error_model="numpy")
+def _accumulate(acc, x):
+    if acc.shape != x.shape:
+        raise ValueError("accumulating a gradient of another shape")
+    flat = acc.reshape(acc.size)
+    other = np.ascontiguousarray(x).reshape(x.size)
+    for i in range(flat.size):
+        flat[i] += other[i]
+
+
+"""
+
+_STAGE_HELPERS = (
+    "from numba.typed import List\n"
+    "from fusejit.runtime.fusion import fastmath as fm\n"
+    "from fusejit.runtime.fusion import vecmath as vm\n\n\n" + _SUM0 + _ACCUMULATE
+    + "".join(_sum_to_size_helper(i, o) for i in range(1, _MAX_RANK + 1)
+              for o in range(1, i + 1))
+    + "".join(_map_helper(k, np.dtype(d)) for k in _FAST_MAPS for d in ("float32", "float64")))
+
+
+def stage_source(graph: Graph, name: str) -> str:
+    """The module source whose function ``name`` computes ``graph``."""
+    return function_source(_StageWriter(graph), graph, name,
+                           "import numpy as np\n" + _PRELUDE + _AXIS_HELPERS + _LIST_HELPERS
+                           + _STAGE_HELPERS, "@njit(cache=True, boundscheck=True)\n")
+
+
+def compile_stage_graph(graph: Graph, name: str) -> Any:
+    """The Numba dispatcher computing ``graph`` (compiled at its first call)."""
+    from .fusion.cache import load_module
+
+    return getattr(load_module(stage_source(graph, name)), name)
+
+
+__all__ = ["compile_stage_graph", "is_stage_graph", "stage_source"]

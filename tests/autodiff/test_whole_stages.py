@@ -1,0 +1,158 @@
+"""Stages compiled whole (``autodiff/whole.py``): the same gradients as the interpreter's staged
+Code on the same graphs, the handle's saved values and their release, and the fallbacks."""
+
+from __future__ import annotations
+
+import gc
+import weakref
+
+import numpy as np
+import pytest
+
+import fusejit
+from fusejit import ops as F
+from fusejit.autodiff.staged import StagedCode
+from fusejit.examples import lstm_loop
+
+from .test_api import numeric_grad
+
+RNG = np.random.default_rng(19)
+
+
+def lstm_loss(x, h, c, w_ih, w_hh, b_ih, b_hh, steps: int):
+    hy, cy = lstm_loop(x, h, c, w_ih, w_hh, b_ih, b_hh, steps)
+    return np.sum(hy * cy)
+
+
+def mlp_loss(x, y, w1, b1, w2, b2):
+    h = F.relu(x @ w1 + b1)
+    d = F.sigmoid(h @ w2 + b2) - y
+    return np.sum(d * d) * 0.5
+
+
+def broadcasting(x, w, b):
+    # b (3,) and w (1, 3) broadcast against x (4, 3): their gradients are summed to size
+    return np.sum(np.tanh(x * w + b) * np.exp(x))
+
+
+def _lstm_args(steps: int = 5) -> list:
+    hidden = 4
+    return [RNG.standard_normal((3, 5)), RNG.standard_normal((3, hidden)),
+            RNG.standard_normal((3, hidden)), RNG.standard_normal((4 * hidden, 5)) * 0.5,
+            RNG.standard_normal((4 * hidden, hidden)) * 0.5,
+            RNG.standard_normal(4 * hidden) * 0.5, RNG.standard_normal(4 * hidden) * 0.5, steps]
+
+
+CASES = [
+    ("lstm", lstm_loss, _lstm_args, (0, 1, 2, 3, 4, 5, 6)),
+    ("mlp", mlp_loss, lambda: [RNG.standard_normal((6, 5)), RNG.standard_normal((6, 2)),
+                               RNG.standard_normal((5, 7)), RNG.standard_normal(7),
+                               RNG.standard_normal((7, 2)), RNG.standard_normal(2)],
+     (2, 3, 4, 5)),
+    ("broadcasting", broadcasting, lambda: [RNG.standard_normal((4, 3)),
+                                            RNG.standard_normal((1, 3)),
+                                            RNG.standard_normal(3)], (0, 1, 2)),
+]
+
+
+def _both(fn, args, wrt):
+    graph = fusejit.jit(fn).graph
+    # (the fallback Code unfused: no kernel compiles in the suite)
+    whole = StagedCode(graph, wrt, args, fuse=False, engine="reference", whole=True)
+    interpreted = StagedCode(graph, wrt, args, fuse=False, engine="reference", whole=False)
+    return whole, interpreted
+
+
+@pytest.mark.parametrize("name, fn, make_args, wrt", CASES, ids=[c[0] for c in CASES])
+def test_whole_stages_give_the_interpreters_gradients(name, fn, make_args, wrt) -> None:
+    args = make_args()
+    whole, interpreted = _both(fn, args, wrt)
+    assert whole.whole is not None and interpreted.whole is None
+    results = []
+    for staged in (whole, interpreted):
+        outputs, handle = staged.run_forward(*args)
+        grads = staged.run_backward(handle, np.ones_like(outputs[0]))
+        results.append((outputs, grads))
+    (out_w, grads_w), (out_i, grads_i) = results
+    np.testing.assert_allclose(out_w[0], out_i[0], rtol=1e-12)
+    assert isinstance(out_w[0], np.ndarray) and out_w[0].shape == ()
+    for got, want in zip(grads_w, grads_i):
+        np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-12)
+    arrays = [a for a in args if isinstance(a, np.ndarray)]
+    extra = args[len(arrays):]
+    for k, i in enumerate(wrt):   # and both against float64 finite differences
+        np.testing.assert_allclose(grads_w[k], numeric_grad(lambda *a: fn(*a, *extra),
+                                                            arrays, i), rtol=1e-6, atol=1e-7)
+
+
+def test_value_and_grad_runs_small_steps_whole() -> None:
+    args = CASES[2][2]()
+    step = fusejit.value_and_grad(broadcasting, argnums=(0, 1, 2))
+    value, grads = step(*args)
+    from fusejit.autodiff.api import differentiable
+
+    (staged,) = differentiable(broadcasting)._staged.values()
+    assert staged.whole is not None and staged._code is None   # no interpreter Code built
+    np.testing.assert_allclose(value, broadcasting(*args))
+    for k in range(3):
+        np.testing.assert_allclose(grads[k], numeric_grad(broadcasting, args, k), rtol=1e-6,
+                                   atol=1e-7)
+
+
+def test_the_handle_holds_the_saved_values_once_and_lets_go() -> None:
+    args = CASES[2][2]()
+    whole, _ = _both(broadcasting, args, (0, 1, 2))
+    outputs, handle = whole.run_forward(*args)
+    arrays = [v for v in handle.saved_values() if isinstance(v, np.ndarray)]
+    # the arguments the backward reads are saved as they are; what the forward computed dies
+    refs = [weakref.ref(a) for a in arrays if not any(a is x for x in args)]
+    assert len(refs) >= 2
+    del arrays
+    whole.run_backward(handle, np.ones(()))
+    gc.collect()
+    assert all(r() is None for r in refs)
+    with pytest.raises(fusejit.FusejitError, match="already used"):
+        whole.run_backward(handle, np.ones(()))
+
+
+def test_a_loops_saved_iterations_are_one_list_freed_after_backward() -> None:
+    args = _lstm_args(steps=5)   # (the graph of CASES: its compiled stages are reused)
+    whole, _ = _both(lstm_loss, args, tuple(range(7)))
+    _, handle = whole.run_forward(*args)
+    lists = [v for v in handle.saved_values() if type(v).__name__ == "List"]
+    assert len(lists) == 1 and len(lists[0]) == 5
+    assert all(isinstance(t, tuple) for t in lists[0])
+    ref = weakref.ref(lists[0])
+    del lists
+    whole.run_backward(handle, np.ones(()))
+    gc.collect()
+    assert ref() is None and handle.saved_values() == []
+
+
+def test_unsupported_graphs_fall_back_to_the_interpreter() -> None:
+    def uses_cosh(x):
+        return np.sum(np.cosh(x) * x)
+
+    x = RNG.standard_normal((3, 2))
+    staged = StagedCode(fusejit.jit(uses_cosh).graph, [0], [x], fuse=False, whole=True)
+    assert staged.whole is None   # (aten::cosh: no whole-stage form)
+    outputs, handle = staged.run_forward(x)
+    (gx,) = staged.run_backward(handle, np.ones(()))
+    np.testing.assert_allclose(gx, np.sinh(x) * x + np.cosh(x), rtol=1e-12)
+
+
+def test_each_input_size_gets_its_stages_then_the_interpreter_runs(monkeypatch) -> None:
+    import fusejit.autodiff.staged as staged_module
+    from fusejit.autodiff.whole import SavedValues
+
+    args = CASES[2][2]()
+    whole, _ = _both(broadcasting, args, (0, 1, 2))
+    monkeypatch.setattr(staged_module, "MAX_WHOLE_SIZES", 2)
+    for rows, compiled in ((6, True), (5, False)):   # a second size; a third: interpreter
+        bigger = [RNG.standard_normal((rows, 3)), args[1], args[2]]
+        outputs, handle = whole.run_forward(*bigger)
+        assert isinstance(handle.state, SavedValues) == compiled
+        grads = whole.run_backward(handle, np.ones(()))
+        for k in range(3):
+            np.testing.assert_allclose(grads[k], numeric_grad(broadcasting, bigger, k),
+                                       rtol=1e-6, atol=1e-7)
