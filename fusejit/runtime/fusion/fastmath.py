@@ -1,5 +1,5 @@
 """Vectorisable float32 ``exp``, ``expm1``, ``log``, ``log1p``, ``log2``, ``log10``, ``tanh``,
-``sigmoid``, ``sin``, ``cos``, ``tan``, ``sinh`` and ``cosh`` for generated kernels.
+``sigmoid``, ``sin``, ``cos``, ``tan``, ``sinh``, ``cosh`` and ``pow`` for generated kernels.
 
 The pip llvmlite has no SVML, so a kernel calling libm's ``expf`` runs one element at a time.
 These functions use only arithmetic, comparisons and bit casts, which LLVM vectorises, so
@@ -36,6 +36,11 @@ about 15-30 vector instructions per 16 elements, which keeps a kernel close to m
 - ``tanh_f32``: e / (e + 2) with e = expm1(2|x|) (2|x| clamped at 20), x's sign; x where
   |x| < 2^-12.
 - ``sigmoid_f32``: 1 / (1 + exp_f32(-x)).
+- ``pow_f32``: |x| split as log's, log(1 + f) by a degree-13 polynomial and e^z (z = y log|x|,
+  clamped to +-200) by its Taylor polynomial, both in float64 lanes (relative error 2^-35), one
+  rounding to float32, C99's special cases (``vecmath.pow_specials``). Kernels specialise a
+  constant exponent y with 2y an integer (products and a square root in float64) and a
+  constant base (e^(y log b) in float64) when they render the op (``oplib.binary``).
 - ``sin_f32``/``cos_f32``: x = n pi/2 + r reduced in float64 (``vecmath``'s reduction, exact
   here) for |x| <= ``vecmath.TRIG_LIMIT`` (the kernel recomputes larger ones with libm), r split
   into float32 r_hi + r_lo, Taylor polynomials to r^9 / r^10 in float32, quadrant by selects;
@@ -61,6 +66,7 @@ sinh_f32    1.227      7.972576141357422      +-inf beyond +-89.4159
 cosh_f32    1.815      7.976126670837402      inf beyond +-89.4159
 tanh_f32    2.503      0.030948009341955185   exactly +-1 beyond |x| ~ 9.01
 sigmoid     2.404      -16.641347885131836    0 below -88.72 as the reference
+pow_f32     0.502      (0.6996871, -39.47)    binary: 3 * 10^7 random pairs (tools/ulp_sweep.py)
 sin_f32     0.788      2.374565362930298      |x| <= TRIG_LIMIT, every 257th pattern
 cos_f32     0.808      12290.6982421875       |x| <= TRIG_LIMIT, every 257th pattern
 tan_f32     2.301      -79.292885             as sin, + [-95, 95] by 2^-22
@@ -76,10 +82,10 @@ import sys
 
 import numpy as np
 from llvmlite import ir
-from numba import njit, types
+from numba import literal_unroll, njit, types
 from numba.extending import intrinsic
 
-from .vecmath import _reduce_trig
+from .vecmath import _bits_to_f64, _f64_to_bits, _reduce_trig, pow_specials
 
 # measured, rounded up
 ULP_BOUNDS = {"exp": 1.0, "log": 1.0, "tanh": 2.6, "sigmoid": 2.5, "log1p": 1.1,
@@ -120,14 +126,14 @@ def _fma(typingctx, a, b, c):
     """a * b + c, fused where the CPU has FMA (llvm.fmuladd: vectorises, never a libm call).
     Explicit, so that the polynomials keep their FMAs where Numba inlines these functions
     into a kernel compiled without contraction."""
-    if not (a == b == c == types.float32):
+    if not (a == b == c and a in (types.float32, types.float64)):
         return None
+    ty = ir.FloatType() if a == types.float32 else ir.DoubleType()
 
     def codegen(context, builder, signature, args):
-        fnty = ir.FunctionType(ir.FloatType(), [ir.FloatType()] * 3)
-        fn = builder.module.declare_intrinsic("llvm.fmuladd", [ir.FloatType()], fnty)
+        fn = builder.module.declare_intrinsic("llvm.fmuladd", [ty], ir.FunctionType(ty, [ty] * 3))
         return builder.call(fn, args)
-    return types.float32(types.float32, types.float32, types.float32), codegen
+    return a(a, a, a), codegen
 
 
 _F = np.float32
@@ -416,6 +422,58 @@ def tanh_f32(x):
     y = _TANH_CLAMP if y > _TANH_CLAMP else y      # (NaN stays NaN)
     e = _expm1_core(y)
     return x if a < _TANH_TINY else np.copysign(e / (e + _TWO), x)
+
+
+# --- pow: |x| split in float32, log and exp in float64 lanes, C99's special cases ------------
+
+# log(1 + f) = f + f**2 (_PL[0] + _PL[1] f + ... + _PL[11] f**11) for sqrt(1/2) - 1 <= f <
+# sqrt(2) - 1 (fitted here, relative error 2**-35.7: y log|x| is then within |y log x| 2**-35)
+_PL = (-0.5000000002150629, 0.3333333404364105, -0.2499999483104713, 0.1999989813912099,
+       -0.16666927381912136, 0.14290571133255942, -0.12497414045687837, 0.11009612404564265,
+       -0.09927291495241351, 0.1001536960269084, -0.09871951022027788, 0.053587545655613626)
+_LN2_D = 0.6931471805599453
+_LN2_D_HI = 6.93147180369123816490e-01     # 33 leading bits of ln 2: n * _LN2_D_HI is exact
+_LN2_D_LO = 1.90821492927058770002e-10
+_SHIFTER_D = 6755399441055744.0            # 1.5 * 2**52, as _SHIFTER for float64
+# e**r = 1 + r + ... + r**10 / 10!, Horner from r**9's coefficient (truncation 2**-37)
+_PE = (1.0 / 362880.0, 1.0 / 40320.0, 1.0 / 5040.0, 1.0 / 720.0, 1.0 / 120.0, 1.0 / 24.0,
+       1.0 / 6.0, 0.5, 1.0, 1.0)
+_POW_CLAMP = 200.0                         # e**200 and e**-200: far outside float32's range
+
+
+@njit(**_OPTS)
+def _log_abs_f64(x):
+    """log|x| in float64 for float32 x (relative error 2**-35), -inf at 0, inf at inf."""
+    a = abs(x)
+    sub = a < _TINY
+    e, f = _split(a * _TWO23 if sub else a)
+    fd = np.float64(f)
+    q = _PL[11]
+    for c in literal_unroll(_PL[10::-1]):
+        q = _fma(q, fd, c)
+    la = _fma(np.float64(e) - (23.0 if sub else 0.0), _LN2_D, _fma(fd * fd, q, fd))
+    la = -np.inf if a == _F(0.0) else la
+    return np.inf if a == _INF else la
+
+
+# (inlined by Numba: LLVM's inliner leaves a function this size a call, and a call in a loop
+# keeps the loop from vectorising)
+@njit(**_OPTS, inline="always")
+def pow_f32(x, y):
+    """x**y for float32: e**(y log|x|) in float64 (log from _log_abs_f64, e**z by a Taylor
+    polynomial to z**10 after z = n ln2 + r), rounded once, with C99's special cases."""
+    z = np.float64(y) * _log_abs_f64(x)
+    z = -_POW_CLAMP if z < -_POW_CLAMP else z          # (NaN passes both)
+    z = _POW_CLAMP if z > _POW_CLAMP else z
+    t = _fma(z, 1.4426950408889634, _SHIFTER_D)
+    n = t - _SHIFTER_D
+    r = _fma(n, -_LN2_D_LO, _fma(n, -_LN2_D_HI, z))
+    p = 1.0 / 3628800.0
+    for c in literal_unroll(_PE):
+        p = _fma(p, r, c)
+    # 2**n from t's low bits (|n| <= 289), as _pow2_bits does for float32
+    scale = _bits_to_f64((_f64_to_bits(t) << np.int64(52)) + np.int64(1023 << 52))
+    return np.float32(pow_specials(np.float64(x), np.float64(y), p * scale))
 
 
 # --- measuring ---------------------------------------------------------------------------------
