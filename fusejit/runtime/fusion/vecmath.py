@@ -45,14 +45,14 @@ value may be up to glibc's own (<= 1 ulp) more. sin/cos/tan: the fast form up to
 function   float32     float64   function   float32     float64
 =========  ==========  ========  =========  ==========  ========
 exp        0.912 *     1         asin       0.500       2
-expm1      1.311 *     2         acos       0.500       2
+expm1      1.302 *     2         acos       0.500       2
 log        0.916 *     1         atan       0.500       1
 log1p      1.037 *     1         atan2 +    0.500       2
 log2       1.643 *     2         sinh       1.227 *     3
 log10      1.848 *     2         cosh       1.815 *     3
 sin        0.788 * a   1         tanh       2.503 *     3
 cos        0.808 * a   1         sigmoid    2.404 *     4
-tan        2.301 * a   3         pow +      0.502 *     1.000 v
+tan        2.301 * a   3         pow +      0.508 *     1.000 v
 erf        0.500 v f   1.000 v   erfc       0.500 v f   5.000 v
 =========  ==========  ========  =========  ==========  ========
 
