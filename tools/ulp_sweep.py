@@ -186,7 +186,7 @@ def sweep_f64(name: str, samples: int, chunk: int = 1 << 23) -> tuple[float, flo
 
 
 BINARY = {"atan2_f32": (vm.atan2_f32, np.arctan2, np.float32),
-          "pow_f32": (vm.pow_f32, np.power, np.float32),
+          "pow_f32": (fm.pow_f32, np.power, np.float32),
           "atan2_f64": (vm.atan2_f64, np.arctan2, np.float64),
           "pow_f64": (vs.pow_f64, np.power, np.float64)}
 

@@ -289,6 +289,42 @@ _POW_SPECIAL = {
 }
 
 
+def _squarings(x: str, k: int) -> str:
+    """The text of x**k, k >= 1, as products by repeated squaring (LLVM shares the repeats)."""
+    if k == 1:
+        return x
+    half = _squarings(x, k // 2)
+    return f"({half} * {half} * {x})" if k % 2 else f"({half} * {half})"
+
+
+# float32 pow with a constant exponent y, 2y an integer and |y| <= this, is products (and a
+# square root) in float64: exact for |y| <= 2, within 2**-50 beyond, rounded once to float32;
+# no overflow on the way (FLT_MAX**8 < DBL_MAX)
+_POW_PRODUCTS_MAX = 8
+
+
+def _constant_pow_f32(cx: Emitter, x: str, y: float) -> str:
+    f64 = np.dtype(np.float64)
+    d = f"np.float64({x})"
+    whole = int(abs(y))
+    if (2 * y) % 2:
+        # C99's x**(k + 1/2): NaN below 0, +0 at -0.0, +inf at -inf, as NumPy's power
+        root = f"h.pow_half({d}, {cx.literal(float('inf'), f64)})"
+        p = f"{_squarings(f'abs({d})', whole)} * {root}" if whole else root
+    else:
+        p = _squarings(d, whole)
+    if y < 0:
+        p = f"{cx.literal(1.0, f64)} / ({p})"
+    return f"np.float32({p})"
+
+
+def _scalar_base_pow_f32(cx: Emitter, b: float, y: str) -> str:
+    """b**y for a constant 0 < b < inf, b != 1, as e**(y log b) in float64 (vm.exp_f64, within
+    a float64 ulp), rounded once to float32: inf or 0 at y = +-inf, NaN at NaN, 1 at +-0."""
+    ln_b = cx.literal(float(np.log(b)), np.dtype(np.float64))
+    return f"np.float32({cx.vectorised('exp_f64')}(np.float64({y}) * {ln_b}))"
+
+
 def _render_pow(cx: Emitter, node, ops: list[Operand], dtype: np.dtype) -> str:
     base, exponent = ops
     if dtype == BOOL:
@@ -298,6 +334,15 @@ def _render_pow(cx: Emitter, node, ops: list[Operand], dtype: np.dtype) -> str:
         if exponent.is_constant and base.is_tensor and float(exponent.value) in _POW_SPECIAL:
             one, inf = cx.literal(1.0, dtype), cx.literal(float("inf"), dtype)
             return _POW_SPECIAL[float(exponent.value)].format(x=a, one=one, inf=inf)
+        if dtype == np.float32 and cx.vectorised("exp_f64") is not None:
+            if exponent.is_constant and base.is_tensor:
+                y = float(exponent.value)
+                if (2 * y).is_integer() and 0 < abs(y) <= _POW_PRODUCTS_MAX:
+                    return _constant_pow_f32(cx, a, y)
+            if base.is_constant and not base.is_tensor and exponent.is_tensor:
+                value = float(np.float32(base.value))     # (cast as the op casts it)
+                if 0 < value < np.inf and value != 1:
+                    return _scalar_base_pow_f32(cx, value, b)
         fast = cx.vectorised("pow_f32" if dtype == np.float32 else "pow_f64")
         if fast is not None:
             return f"{fast}({a}, {b})"

@@ -1,5 +1,5 @@
 """Vectorisable float32 ``exp``, ``expm1``, ``log``, ``log1p``, ``log2``, ``log10``, ``tanh``,
-``sigmoid``, ``sin``, ``cos``, ``tan``, ``sinh`` and ``cosh`` for generated kernels.
+``sigmoid``, ``sin``, ``cos``, ``tan``, ``sinh``, ``cosh`` and ``pow`` for generated kernels.
 
 The pip llvmlite has no SVML, so a kernel calling libm's ``expf`` runs one element at a time.
 These functions use only arithmetic, comparisons and bit casts, which LLVM vectorises, so
@@ -8,53 +8,68 @@ These functions use only arithmetic, comparisons and bit casts, which LLVM vecto
     %3 : Float(*, *) = aten::tanh(%2)      ->      t3 = fm.tanh_f32(t2)        (precise=False)
                                            ->      t3 = math.tanh(t2)          (precise=True)
 
-Method (the coefficients were fitted here by iterated weighted least squares, near-minimax):
+Method (the coefficients were fitted here by iterated weighted least squares, near-minimax).
+The exp/log family is written for LLVM's vectoriser on AVX-512: no division where a polynomial
+will do, integer operations on the bits instead of float compares and selects, and each one
+about 15-30 vector instructions per 16 elements, which keeps a kernel close to memory speed:
 
-- ``exp_f32``: x = n ln2 + r with n = rint(x / ln2), ln2 split in two (Cody-Waite), so
-  |r| <= ln2/2; exp(r) = 1 + r + r^2 P5(r); 2^n applied as two power-of-two factors made from
-  exponent bits, so results down in the subnormal range round once.
-- ``log_f32``: subnormals pre-scaled by 2^23; x = m 2^e with m in [sqrt(1/2), sqrt(2));
-  s = (m-1)/(m+1), log m = 2s + s^3 R3(s^2); result e ln2_hi + (log m + e ln2_lo).
-- ``tanh_f32``: |x| < 0.625: x + x^3 Q5(x^2); otherwise sign(x) (1 - 2 / (exp(2|x|) + 1)),
-  with 2|x| clamped at 20 so that exp needs no range checks and one power-of-two factor.
-- ``sigmoid_f32``: e = exp_f32(-|x|); 1 / (1 + e) for x >= 0, e / (1 + e) below.
-- ``expm1_f32``: exp's reduction and polynomial without its constant term, then
-  2^n (em1 + (1 - 2^-n)) (n > 0) or 2^n em1 + (2^n - 1) (n < 0); -1 below -18.
-- ``log2_f32``/``log10_f32``: log's reduction; e + log(m) / ln 2, e log10(2) + log(m) / ln 10
-  (log10(2) in two parts, e times the first exact).
-- ``log1p_f32``: u = 1 + x rounded, its rounding error c by Fast2Sum (exact); log(u) by
-  ``log_f32``'s method, plus c / u; for |x| < 2^-7 the Taylor series to x^6 instead.
+- exponent reduction (``_reduce_exp``): y = n ln2 + r, |r| <= ln2/2, ln2 in two parts
+  (Cody-Waite); n = rint(y / ln2) by adding 1.5 * 2^23, which leaves n in the sum's low bits,
+  so 2^n is built by an integer shift and add (no float-to-int conversion, and a NaN stays a
+  NaN without any select).
+- ``exp_f32``: e^r = 1 + r (1 + r P4(r)) (Horner, fused multiply-adds); 2^n as two factors, so
+  results down in the subnormal range round once.
+- ``expm1_f32``: with h = 2^(n-1) and rest = e^r - 1 - r = r^2 P4(r),
+  2 (h rest + (h r + (h - 1/2))): the inner sum is exact for |n| <= 24 and nothing overflows
+  before e^x does; x itself where |x| < 2^-24.
+- ``log_f32``/``log2_f32``/``log10_f32``: subnormals scaled by 2^23; the bits of x minus those of
+  sqrt(1/2) give e (shift) and m = 1 + f in [sqrt(1/2), sqrt(2)) (mask and add back), so the
+  exponent's step needs no compare; log(1 + f) = f + f^2 Q8(f), a polynomial (no division);
+  then e ln2 (two parts) + it, e + it / ln2, or e log10(2) (two parts) + it / ln 10.
+- ``log1p_f32``: u = 1 + x rounded, its rounding error c by Fast2Sum (exact); with
+  u = (1 + f) 2^e, log(1 + x) = e ln2 + log(1 + f + c 2^-e): f + c 2^-e rounded, and what that
+  rounding lost added at log's slope; x's sign (so -0.0 stays -0.0).
+- ``sinh_f32``/``cosh_f32`` (``_hyperbolic``): |x| = n ln2 + r, A, B = 2^(n-2) -+ 2^(-n-2),
+  sinh = 2A + 2B r + A (2 cosh r - 2) + B (2 sinh r - 2r) (cosh: A and B swapped), even and
+  odd polynomials in r, the smallest terms added first with fused multiply-adds (A = 0 at
+  n = 0, so sinh near 0 is r plus its small part); |x| clamped at 89.5, past both overflows.
+- ``tanh_f32``: e / (e + 2) with e = expm1(2|x|) (2|x| clamped at 20), x's sign; x where
+  |x| < 2^-12.
+- ``sigmoid_f32``: 1 / (1 + exp_f32(-x)).
+- ``pow_f32``: |x| split as log's, log(1 + f) by a degree-13 polynomial and e^z (z = y log|x|,
+  clamped to +-200) by its Taylor polynomial, both in float64 lanes (relative error 2^-35), one
+  rounding to float32, C99's special cases (``vecmath.pow_specials``). Kernels specialise a
+  constant exponent y with 2y an integer (products and a square root in float64) and a
+  constant base (e^(y log b) in float64) when they render the op (``oplib.binary``).
 - ``sin_f32``/``cos_f32``: x = n pi/2 + r reduced in float64 (``vecmath``'s reduction, exact
   here) for |x| <= ``vecmath.TRIG_LIMIT`` (the kernel recomputes larger ones with libm), r split
   into float32 r_hi + r_lo, Taylor polynomials to r^9 / r^10 in float32, quadrant by selects;
   ``tan_f32`` = s / c or -c / s from the same.
-- ``sinh_f32``/``cosh_f32``: (e + e / (e + 1)) / 2 with e = expm1(|x|), e / 2 + 1 / (2e) with
-  e = exp(|x|); from |x| = 88, where e overflows first, (e^(|x|/2) / 2) e^(|x|/2).
 
-Measured accuracy, against float64 NumPy rounded to float32, in ulps of the float32 result over
-**all 2^32 float32 inputs** (``python -m fusejit.runtime.fusion.fastmath --sweep``; a dense
-sample plus edges runs in the test suite). The functions are compiled with contraction allowed,
-so the results depend on whether the CPU has FMA: the table is the full sweep on an AVX-512 +
-FMA host (AMD EPYC); without FMA (``NUMBA_CPU_NAME=generic``, every 257th bit pattern) the
-maxima were exp 0.936, log 0.833, tanh 1.268, sigmoid 2.330 ulp (its earlier stable form),
-inside the same bounds:
+Measured accuracy, against float64 libm (NumPy's float64 function), unrounded, in ulps of the
+float32 result (``tools/ulp_sweep.py f32 --step 17 NAME``: every 17th float32 bit pattern, 252
+million inputs, unless marked; the tests run a sparser sample plus the special values). The
+polynomials use llvm.fmuladd: fused where the CPU has FMA, as on the AVX-512 + FMA host
+(Intel Sapphire Rapids) these were measured on. For comparison, NumPy's own float32 forms
+(Intel SVML, AVX-512) are documented at up to 4 ulp.
 
 ==========  =========  =====================  ===================================================
 function    max ulp    worst input            notes
 ==========  =========  =====================  ===================================================
-exp_f32     0.988      -59.94443130493164     inf above 88.7228, 0 below -103.973, NaN stays NaN
-log_f32     0.858      0.7041804194450378     -inf at +-0, NaN below 0 and at NaN, inf at inf
-tanh_f32    1.331      +-0.6283095479011536   exactly +-1 beyond |x| ~ 9.01
-sigmoid     2.404      -16.641347885131836    0 below -88.72 as the reference; every 17th pattern
-log1p_f32   1.256      -0.3656008541584015    against float64 libm, unrounded (tools/ulp_sweep.py)
-expm1_f32   1.432      17.014109              every 257th pattern + [-20, 90] by 2^-22 (as log1p)
-log2_f32    1.801      1.4127635              every 257th pattern + [0.5, 2] by 2^-22 (as log1p)
-log10_f32   1.931      1.3254611              every 257th pattern + [0.5, 2] by 2^-22 (as log1p)
-sin_f32     0.788      2.374565362930298      |x| <= TRIG_LIMIT, every 257th pattern (as log1p)
-cos_f32     0.808      12290.6982421875       |x| <= TRIG_LIMIT, every 257th pattern (as log1p)
-tan_f32     2.301      -79.292885             as sin, + [-95, 95] by 2^-22 (as log1p)
-sinh_f32    2.343      -89.40836              every 257th pattern + [-95, 95] (as log1p)
-cosh_f32    2.343      -89.40836              every 257th pattern + [-95, 95] (as log1p)
+exp_f32     0.912      -5.847268104553223     inf above 88.7228, 0 below -103.973, NaN stays NaN
+log_f32     0.916      1.5652363300323486     -inf at +-0, NaN below 0 and at NaN, inf at inf
+log1p_f32   1.037      0.4143545925617218     -inf at -1, NaN below -1; -0.0 stays -0.0
+expm1_f32   1.302      15.629520416259766     -1 below -17.3, inf above 88.7228
+log2_f32    1.643      0.7074121236801147     exact at powers of two
+log10_f32   1.848      0.8662334680557251
+sinh_f32    1.227      7.972576141357422      +-inf beyond +-89.4159
+cosh_f32    1.815      7.976126670837402      inf beyond +-89.4159
+tanh_f32    2.503      0.030948009341955185   exactly +-1 beyond |x| ~ 9.01
+sigmoid     2.404      -16.641347885131836    0 below -88.72 as the reference
+pow_f32     0.508      (0.74883884, 151.0264) binary: 3 * 10^7 random pairs (tools/ulp_sweep.py)
+sin_f32     0.788      2.374565362930298      |x| <= TRIG_LIMIT, every 257th pattern
+cos_f32     0.808      12290.6982421875       |x| <= TRIG_LIMIT, every 257th pattern
+tan_f32     2.301      -79.292885             as sin, + [-95, 95] by 2^-22
 ==========  =========  =====================  ===================================================
 
 (``ULP_BOUNDS`` below holds the bounds the tests assert.) ``precise=True`` on a kernel keeps
@@ -67,19 +82,21 @@ import sys
 
 import numpy as np
 from llvmlite import ir
-from numba import njit, types
+from numba import literal_unroll, njit, types
 from numba.extending import intrinsic
 
-from .vecmath import _reduce_trig
+from .vecmath import _bits_to_f64, _f64_to_bits, _reduce_trig, pow_specials
 
 # measured, rounded up
-ULP_BOUNDS = {"exp": 1.0, "log": 1.0, "tanh": 1.5, "sigmoid": 2.5, "log1p": 1.3}
+ULP_BOUNDS = {"exp": 1.0, "log": 1.0, "tanh": 2.6, "sigmoid": 2.5, "log1p": 1.1,
+              "expm1": 1.4, "log2": 1.75, "log10": 1.95, "sinh": 1.3, "cosh": 1.9}
 
 # Only contraction (a * b + c -> fma where the CPU has one): it halves the polynomial work and
 # cannot make a result less accurate than the bounds measured with and without FMA. The flag
 # sits on these functions' own instructions, so a kernel's arithmetic around a call is never
 # contracted.
 _FM = {"contract"}
+_OPTS = {"cache": True, "error_model": "numpy", "fastmath": _FM}
 
 
 @intrinsic
@@ -104,112 +121,144 @@ def _f32_to_bits(typingctx, value):
     return types.int32(types.float32), codegen
 
 
+@intrinsic
+def _fma(typingctx, a, b, c):
+    """a * b + c, fused where the CPU has FMA (llvm.fmuladd: vectorises, never a libm call).
+    Explicit, so that the polynomials keep their FMAs where Numba inlines these functions
+    into a kernel compiled without contraction."""
+    if not (a == b == c and a in (types.float32, types.float64)):
+        return None
+    ty = ir.FloatType() if a == types.float32 else ir.DoubleType()
+
+    def codegen(context, builder, signature, args):
+        fn = builder.module.declare_intrinsic("llvm.fmuladd", [ty], ir.FunctionType(ty, [ty] * 3))
+        return builder.call(fn, args)
+    return a(a, a, a), codegen
+
+
 _F = np.float32
+_I = np.int32
+_ONE = _F(1.0)
 _LOG2E = _F(1.44269504088896341)
 _LN2_HI = _F(0.693359375)            # few mantissa bits: n * _LN2_HI is exact
 _LN2_LO = _F(-2.12194440e-4)
+# y / ln 2 + 1.5 * 2**23 rounds y / ln 2 to an integer n and leaves n in the sum's low mantissa
+# bits: the sum's bits shifted left by 23 are n's exponent field, with no float-to-int convert
+_SHIFTER = _F(12582912.0)
+_SHIFTER_BITS = _I(0x4B400000)
+# e**r - 1 = r + r**2 (_E0 + _E1 r + ... + _E4 r**4) for |r| <= ln2 / 2 (fitted here, 0.22 ulp)
+_E0, _E1, _E2 = _F(0.4999999701976776), _F(0.16666541993618011), _F(0.04166720435023308)
+_E3, _E4 = _F(0.008366646245121956), _F(0.0013882534112781286)
 _EXP_LO = _F(-104.0)
 _EXP_HI = _F(89.0)
-_E0, _E1, _E2 = _F(0.5), _F(0.1666666716337204), _F(0.04166646674275398)
-_E3, _E4, _E5 = _F(0.00833328627049923), _F(0.0013933642767369747), _F(0.00019907570094801486)
 
 
-@njit(cache=True, error_model="numpy", fastmath=_FM)
+@njit(**_OPTS)
+def _reduce_exp(y):
+    """(t, r) with y = n ln2 + r, |r| <= ln2/2, n held in t's bits (``_SHIFTER``), for
+    |y| < 2**21 (NaN stays NaN)."""
+    t = _fma(y, _LOG2E, _SHIFTER)
+    n = t - _SHIFTER
+    return t, _fma(n, -_LN2_LO, _fma(n, -_LN2_HI, y))
+
+
+@njit(**_OPTS)
+def _pow2_bits(t, bias):
+    """2.0**(n + bias - 127) from ``_reduce_exp``'s t, for an exponent field in [1, 254]."""
+    return _bits_to_f32(_I(_I(_f32_to_bits(t) << _I(23)) + _I(bias << 23)))
+
+
+@njit(**_OPTS)
 def exp_f32(x):
     """e**x for float32, max error 1 ulp (see the module docstring)."""
-    y = _EXP_LO if x < _EXP_LO else x
+    y = _EXP_LO if x < _EXP_LO else x           # (NaN passes both and stays NaN)
     y = _EXP_HI if y > _EXP_HI else y
-    y = _F(0.0) if y != y else y     # a NaN would reach int32(n), which LLVM leaves undefined
-    n = np.rint(y * _LOG2E)
-    r = (y - n * _LN2_HI) - n * _LN2_LO
-    p = _E0 + r * (_E1 + r * (_E2 + r * (_E3 + r * (_E4 + r * _E5))))
-    p = _F(1.0) + (r + r * r * p)
-    k = np.int32(n)
-    k1 = k >> np.int32(1)
-    k2 = k - k1
-    s1 = _bits_to_f32(np.int32((k1 + np.int32(127)) << np.int32(23)))
-    s2 = _bits_to_f32(np.int32((k2 + np.int32(127)) << np.int32(23)))
-    result = p * s1 * s2
-    return x if x != x else result
+    t, r = _reduce_exp(y)
+    p = _fma(r, _fma(r, _fma(_fma(_fma(_fma(_E4, r, _E3), r, _E2), r, _E1), r, _E0), _ONE),
+             _ONE)
+    # 2**n as two factors, so that results in the subnormal range round once
+    k = _I(_f32_to_bits(t) - _SHIFTER_BITS)
+    k1 = _I(k >> _I(1))
+    return p * _bits_to_f32(_I((k1 + _I(127)) << _I(23))) * _bits_to_f32(
+        _I((k - k1 + _I(127)) << _I(23)))
 
 
-@njit(cache=True, error_model="numpy", fastmath=_FM)
-def _pow2_f32(k):
-    """2.0**k for -126 <= k <= 127, from exponent bits."""
-    return _bits_to_f32(np.int32((k + np.int32(127)) << np.int32(23)))
+@njit(**_OPTS)
+def _expm1_core(y):
+    """e**y - 1 for -18 <= y <= 89 (or NaN): with h = 2**(n-1), 2 (h r + (h - 1/2) + h rest),
+    rest = e**r - 1 - r: the first two terms add exactly for |n| <= 24, so the sum rounds
+    about once (and stays finite up to e**y's overflow)."""
+    t = _fma(y, _LOG2E, _SHIFTER)
+    n = t - _SHIFTER
+    r = _fma(n, -_LN2_LO, _fma(n, -_LN2_HI, y))
+    rest = r * r * _fma(_fma(_fma(_fma(_E4, r, _E3), r, _E2), r, _E1), r, _E0)
+    h = _pow2_bits(t, 126)
+    v = _fma(h, rest, _fma(h, r, h - _F(0.5)))
+    return v + v
 
 
-@njit(cache=True, error_model="numpy", fastmath=_FM)
+@njit(**_OPTS)
 def expm1_f32(x):
-    """e**x - 1 for float32: exp_f32's reduction and polynomial without its constant term, then
-    2**n (em1 + (1 - 2**-n)) (n > 0) or 2**n em1 + (2**n - 1) (n < 0)."""
-    y = _F(-18.0) if x < _F(-18.0) else x      # (below, e**x is under half an ulp of 1)
+    """e**x - 1 for float32 (see the module docstring)."""
+    y = _F(-18.0) if x < _F(-18.0) else x       # (below, e**x is under half an ulp of 1)
     y = _EXP_HI if y > _EXP_HI else y
-    y = _F(0.0) if y != y else y
-    n = np.rint(y * _LOG2E)
-    r = (y - n * _LN2_HI) - n * _LN2_LO
-    em1 = r + r * r * (_E0 + r * (_E1 + r * (_E2 + r * (_E3 + r * (_E4 + r * _E5)))))
-    k = np.int32(n)
-    k1 = k >> np.int32(1)
-    # (1 - 2**-k rounds to 1 from k = 25 on)
-    low = _pow2_f32(-k if k < np.int32(25) else np.int32(-25))
-    up = ((em1 + (_F(1.0) - low)) * _pow2_f32(k1)) * _pow2_f32(k - k1)
-    scale = _pow2_f32(k if k < np.int32(0) else np.int32(0))
-    down = em1 * scale + (scale - _F(1.0))
-    result = up if k > np.int32(0) else down
-    result = _F(-1.0) if x < _F(-18.0) else result
-    return x if (x != x) | (x == _F(0.0)) else result
+    # x itself where |x| < 2**-24 (e**x - 1 rounds to x there): also -0.0 and subnormals,
+    # which the halving by h would round
+    return x if abs(x) < _F(5.9604645e-08) else _expm1_core(y)
 
 
-_SQRT_HALF = _F(0.70710678118654752)
-_L0, _L1, _L2, _L3 = (_F(0.666666567325592), _F(0.4000440537929535), _F(0.2816190719604492),
-                      _F(0.32153743505477905))
+# log(1 + f) = f + f**2 (_Q0 + _Q1 f + ... + _Q8 f**8) for sqrt(1/2) - 1 <= f < sqrt(2) - 1
+# (fitted here, 0.07 ulp): a polynomial of f, no division
+_Q = (_F(-0.49999988079071045), _F(0.33333325386047363), _F(-0.25001588463783264),
+      _F(0.20001985132694244), _F(-0.16608987748622894), _F(0.14181587100028992),
+      _F(-0.13243421912193298), _F(0.12905927002429962), _F(-0.07622604072093964))
+_SQRT_HALF_BITS = _I(0x3F3504F3)
 _TINY = _F(1.17549435e-38)
 _TWO23 = _F(8388608.0)
+_INF, _NEG_INF, _NAN = _F(np.inf), _F(-np.inf), _F(np.nan)
 
 
-@njit(cache=True, error_model="numpy", fastmath=_FM)
-def _log_parts(x, shift):
-    """(e, log m) with x 2**shift = m 2**e, m in [sqrt(1/2), sqrt(2)), for a positive normal
-    float32 x."""
-    bits = _f32_to_bits(x)
-    e = np.int32(((bits >> np.int32(23)) & np.int32(255)) - np.int32(127) + shift)
-    m = _bits_to_f32(np.int32((bits & np.int32(0x7FFFFF)) | np.int32(0x3F800000)))   # in [1, 2)
-    big = m > _F(1.4142135623730951)
-    m = m * _F(0.5) if big else m
-    e = np.int32(e + np.int32(1)) if big else e
-    f = m - _F(1.0)
-    s = f / (m + _F(1.0))
-    u = s * s
-    # log m = 2s + s R with R = u P(u); 2s = f - hfsq + s hfsq keeps the exact f leading.
-    hfsq = _F(0.5) * f * f
-    r = u * (_L0 + u * (_L1 + u * (_L2 + u * _L3)))
-    logm = f - (hfsq - s * (hfsq + r))
-    return _F(e), logm
+@njit(**_OPTS)
+def _log1p_poly(f):
+    q = _fma(_fma(_fma(_fma(_Q[8], f, _Q[7]), f, _Q[6]), f, _Q[5]), f, _Q[4])
+    q = _fma(_fma(_fma(_fma(q, f, _Q[3]), f, _Q[2]), f, _Q[1]), f, _Q[0])
+    return _fma(f * f, q, f)
 
 
-@njit(cache=True, error_model="numpy", fastmath=_FM)
-def _log_normal(x, shift):
-    """log(x 2**shift) for a positive normal float32 x: the common part of log and log1p."""
-    ef, logm = _log_parts(x, shift)
-    return ef * _LN2_HI + (logm + ef * _LN2_LO)
+@njit(**_OPTS)
+def _split(x):
+    """(e, f) with x = (1 + f) 2**e, 1 + f in [sqrt(1/2), sqrt(2)), for a positive normal
+    float32 x: integer operations on the bits (subtracting sqrt(1/2)'s bits first puts the
+    exponent's step at sqrt(1/2), so no compare and select is needed)."""
+    ix = _I(_f32_to_bits(x) - _SQRT_HALF_BITS)
+    e = _I(ix >> _I(23))
+    m = _bits_to_f32(_I(_I(ix & _I(0x7FFFFF)) + _SQRT_HALF_BITS))
+    return e, m - _ONE
 
 
-@njit(cache=True, error_model="numpy", fastmath=_FM)
-def _log_any(x, result):
+@njit(**_OPTS)
+def _log_special(x, result):
     """``result`` made log's value at +-0, below 0, NaN and inf."""
-    result = -np.inf if x == _F(0.0) else result
-    result = np.nan if x < _F(0.0) else result
-    return x if (x != x or x == np.inf) else result
+    result = _NEG_INF if x == _F(0.0) else result
+    result = _NAN if x < _F(0.0) else result
+    return x if not x < _INF else result         # (NaN and +inf)
 
 
-@njit(cache=True, error_model="numpy", fastmath=_FM)
+@njit(**_OPTS)
+def _log_parts(x):
+    """(e, log(1 + f)) with x = (1 + f) 2**e as ``_split``, for any x > 0 (subnormals
+    scaled by 2**23 first, and 23 taken off e)."""
+    sub = x < _TINY
+    e, f = _split(x * _TWO23 if sub else x)
+    ef = _F(e)
+    return ef - _F(23.0) if sub else ef, _log1p_poly(f)
+
+
+@njit(**_OPTS)
 def log_f32(x):
     """Natural log for float32, max error 1 ulp (see the module docstring)."""
-    sub = x < _TINY
-    # (subnormals scaled by 2**23 into the normal range, and 23 taken off the exponent)
-    return _log_any(x, _log_normal(x * _TWO23 if sub else x,
-                                   np.int32(-23) if sub else np.int32(0)))
+    ef, lm = _log_parts(x)
+    return _log_special(x, _fma(ef, _LN2_HI, _fma(ef, _LN2_LO, lm)))
 
 
 _INV_LN2 = _F(1.4426950408889634)
@@ -218,83 +267,49 @@ _LOG10_2_HI = _F(0.30102539)            # log10(2) in 16 bits: e * _LOG10_2_HI i
 _LOG10_2_LO = _F(4.6050389811952132e-06)
 
 
-@njit(cache=True, error_model="numpy", fastmath=_FM)
+@njit(**_OPTS)
 def log2_f32(x):
-    """Base-2 log for float32: e + log(m) / ln 2 (exact at powers of two)."""
-    sub = x < _TINY
-    ef, logm = _log_parts(x * _TWO23 if sub else x, np.int32(-23) if sub else np.int32(0))
-    return _log_any(x, ef + logm * _INV_LN2)
+    """Base-2 log for float32: e + log(1 + f) / ln 2 (exact at powers of two)."""
+    ef, lm = _log_parts(x)
+    return _log_special(x, _fma(lm, _INV_LN2, ef))
 
 
-@njit(cache=True, error_model="numpy", fastmath=_FM)
+@njit(**_OPTS)
 def log10_f32(x):
-    """Base-10 log for float32: e log10(2) + log(m) / ln 10, log10(2) in two parts."""
-    sub = x < _TINY
-    ef, logm = _log_parts(x * _TWO23 if sub else x, np.int32(-23) if sub else np.int32(0))
-    return _log_any(x, ef * _LOG10_2_HI + (logm * _INV_LN10 + ef * _LOG10_2_LO))
+    """Base-10 log for float32: e log10(2) + log(1 + f) / ln 10, log10(2) in two parts."""
+    ef, lm = _log_parts(x)
+    return _log_special(x, _fma(ef, _LOG10_2_HI, _fma(lm, _INV_LN10, ef * _LOG10_2_LO)))
 
 
-@njit(cache=True, error_model="numpy", fastmath=_FM)
+@njit(**_OPTS)
 def log1p_f32(x):
-    """log(1 + x) for float32: log(u) + c / u, where u = 1 + x rounded and c the rounding's
-    error (Fast2Sum, exact); max error 1 ulp (see the module docstring)."""
-    u = _F(1.0) + x
-    c = (x - (u - _F(1.0))) if abs(x) <= _F(1.0) else (_F(1.0) - (u - x))
-    # (u is 0 or at least 2**-24 when x >= -1: never subnormal; other x are handled below)
-    v = _F(1.0) if not u >= _TINY else u
-    result = _log_normal(v, np.int32(0)) + c / v
-    # near 0, where u's rounding costs log(u) its relative accuracy: the Taylor series (its
-    # next term is below 2**-33 relative for |x| < 2**-7)
-    q = _F(-0.5) + x * (_F(1 / 3) + x * (_F(-0.25) + x * (_F(0.2) + x * _F(-1 / 6))))
-    result = x + x * x * q if abs(x) < _F(0.0078125) else result
-    result = -np.inf if x == _F(-1.0) else result
-    result = np.nan if x < _F(-1.0) else result
-    return x if (x != x) | (x == np.inf) | (x == _F(0.0)) else result
+    """log(1 + x) for float32: u = 1 + x rounded and its rounding error c (Fast2Sum, exact);
+    with u = (1 + f) 2**e, log(1 + x) = e ln2 + log(1 + f + c 2**-e) (see the docstring)."""
+    u = _ONE + x
+    big = x if x > _ONE else _ONE                # (Fast2Sum: |big| >= |small| for x >= -1)
+    small = _ONE if x > _ONE else x
+    c = small - (u - big)
+    # (u is 0 or at least 2**-24 when x >= -1: never subnormal; other x are special below)
+    e, f = _split(u)
+    # 2**-e from the bits; from e = 126 on c 2**-e no longer counts (2**-126 at most)
+    scale = _bits_to_f32(_I(_I(0x3F800000) - _I(min(e, _I(126)) << _I(23))))
+    g = c * scale
+    fc = f + g
+    # (what that sum's rounding lost, |d| <= ulp(f) / 2, at log's slope 1 / (1 + f))
+    d = (f - fc) + g
+    ef = _F(e)
+    v = _fma(ef, _LN2_HI, _fma(ef, _LN2_LO, _log1p_poly(fc)) + _fma(-d, fc, d))
+    # log1p has x's sign (and -0.0 stays -0.0)
+    return np.copysign(_log_special(u, v), x)
 
 
-_T0, _T1, _T2 = _F(-0.3333333432674408), _F(0.13333266973495483), _F(-0.05395108461380005)
-_T3, _T4, _T5 = _F(0.02170661836862564), _F(-0.008152573369443417), _F(0.0020889409352093935)
-
-
-_TANH_CLAMP = _F(20.0)               # tanh is exactly +-1 in float32 from |x| ~ 9.01 on
-
-
-@njit(cache=True, error_model="numpy", fastmath=_FM)
-def _exp_pos(y):
-    """e**y for 0 <= y <= 20 (or NaN): exp_f32 without its range checks and with a single
-    power-of-two factor, which is exact here (n <= 29)."""
-    n = np.rint(y * _LOG2E)
-    r = (y - n * _LN2_HI) - n * _LN2_LO
-    p = _E0 + r * (_E1 + r * (_E2 + r * (_E3 + r * (_E4 + r * _E5))))
-    p = _F(1.0) + (r + r * r * p)
-    # (n is NaN only when y is, and then p is NaN whatever the factor)
-    return p * _bits_to_f32(np.int32((np.int32(n) + np.int32(127)) << np.int32(23)))
-
-
-@njit(cache=True, error_model="numpy", fastmath=_FM)
-def tanh_f32(x):
-    """Hyperbolic tangent for float32, max error 2 ulp (see the module docstring)."""
-    a = abs(x)
-    u = x * x
-    small = x + x * u * (_T0 + u * (_T1 + u * (_T2 + u * (_T3 + u * (_T4 + u * _T5)))))
-    y = a + a
-    # (not y <= clamp) also takes NaN: int32(NaN) in _exp_pos would be undefined in LLVM, and
-    # gave a different garbage value from call to call
-    y = _TANH_CLAMP if not y <= _TANH_CLAMP else y
-    big = _F(1.0) - _F(2.0) / (_exp_pos(y) + _F(1.0))
-    # tanh is odd: the result takes x's sign, -0.0 included (copysign is exact and vectorises)
-    result = np.copysign(small if a < _F(0.625) else big, x)
-    return x if x != x else result
-
-
-@njit(cache=True, error_model="numpy", fastmath=_FM)
+@njit(**_OPTS)
 def sigmoid_f32(x):
     """1 / (1 + e**-x) for float32, max error 2 ulp down to -87.3; exactly 0 below -88.72,
     where e**-x overflows, as in the reference (the operator library) and PyTorch. (The stable
     e**x / (1 + e**x) kept subnormal results down to -103.9; the subnormal arithmetic that needs
     made an LSTM cell on 512 x 1024 matmul outputs ~4x slower.)"""
-    one = _F(1.0)
-    return one / (one + exp_f32(-x))
+    return _ONE / (_ONE + exp_f32(-x))
 
 
 # --- sine and cosine: the argument reduced in float64 (vecmath's, exact), polynomials in float32
@@ -348,30 +363,114 @@ def tan_f32(x):
     return v if abs(x) < np.inf else x - x
 
 
-# (inlined by Numba: LLVM's inliner leaves this one a call, over its size threshold, and a call
-# keeps the kernel's loop from vectorising)
-@njit(cache=True, error_model="numpy", fastmath=_FM, inline="always")
+# cosh(r) - 1 = r**2 (_CH2 + _CH4 r**2 + _CH6 r**4),
+# sinh(r) - r = r**3 (_SH3 + _SH5 r**2 + _SH7 r**4)
+# for |r| <= ln2 / 2 (fitted here), both doubled: the forms below take 2 cosh(r) and 2 sinh(r)
+_CH2, _CH4, _CH6 = _F(2 * 0.5), _F(2 * 0.041666269302368164), _F(2 * 0.0013946241233497858)
+_SH3, _SH5, _SH7 = (_F(2 * 0.1666666716337204), _F(2 * 0.008333289064466953),
+                 _F(2 * 0.00019905122462660074))
+_HYP_CLAMP = _F(89.5)         # sinh and cosh overflow from 89.4159 on
+_TWO = _F(2.0)
+
+
+@njit(**_OPTS)
+def _hyperbolic(y):
+    """(A, B, 2r, 2 cosh(r) - 2, 2 sinh(r) - 2r) for y = n ln2 + r, -126 <= n <= 129 (NaN
+    stays NaN), where A, B = 2**(n-2) -+ 2**(-n-2), so that
+        sinh y = 2A + 2B r + A (2 cosh(r) - 2) + B (2 sinh(r) - 2r)
+        cosh y = 2B + 2A r + B (2 cosh(r) - 2) + A (2 sinh(r) - 2r).
+    The callers add those smallest first, each sum one fused multiply-add, so the result rounds
+    about once; A = 0 at n = 0, where sinh is r plus its small part."""
+    t, r = _reduce_exp(y)
+    u = r * r
+    cp = u * _fma(u, _fma(u, _CH6, _CH4), _CH2)
+    sp = (r * u) * _fma(u, _fma(u, _SH7, _SH5), _SH3)
+    b = _I(_f32_to_bits(t) << _I(23))               # n's exponent field
+    up = _bits_to_f32(_I(b + _I(125 << 23)))        # 2**(n-2), n <= 129
+    down = _bits_to_f32(max(_I(_I(125 << 23) - b), _I(1 << 23)))     # 2**(-n-2), >= 2**-126
+    return up - down, up + down, r + r, cp, sp
+
+
+@njit(**_OPTS)
 def sinh_f32(x):
-    """Hyperbolic sine for float32: (e + e / (e + 1)) / 2 with e = expm1(|x|); from 88, where
-    e overflows before sinh does, (e**(|x|/2) / 2) e**(|x|/2)."""
+    """Hyperbolic sine for float32 (see ``_hyperbolic``)."""
     a = abs(x)
-    e = expm1_f32(a if a < _F(88.0) else _F(0.0))
-    v = _F(0.5) * (e + e / (e + _F(1.0)))
-    h = _exp_pos(_F(0.5) * min(a, _F(90.0)))
-    v = v if a < _F(88.0) else (_F(0.5) * h) * h
-    return x if x != x else np.copysign(v, x)
+    lo, hi, r2, cp, sp = _hyperbolic(_HYP_CLAMP if a > _HYP_CLAMP else a)
+    return np.copysign(_fma(lo, _TWO, _fma(hi, r2, _fma(lo, cp, hi * sp))), x)
 
 
-@njit(cache=True, error_model="numpy", fastmath=_FM)
+@njit(**_OPTS)
 def cosh_f32(x):
-    """Hyperbolic cosine for float32: e / 2 + 1 / (2 e) with e = exp(|x|), and as sinh_f32
-    from 88."""
+    """Hyperbolic cosine for float32 (see ``_hyperbolic``)."""
     a = abs(x)
-    e = exp_f32(a if a < _F(88.0) else _F(0.0))
-    v = _F(0.5) * e + _F(0.5) / e
-    h = _exp_pos(_F(0.5) * min(a, _F(90.0)))
-    v = v if a < _F(88.0) else (_F(0.5) * h) * h
-    return x if x != x else v
+    lo, hi, r2, cp, sp = _hyperbolic(_HYP_CLAMP if a > _HYP_CLAMP else a)
+    return _fma(hi, _TWO, _fma(lo, r2, _fma(hi, cp, lo * sp)))
+
+
+_TANH_CLAMP = _F(20.0)        # tanh is exactly +-1 in float32 from |x| ~ 9.01 on
+_TANH_TINY = _F(2.44140625e-4)       # 2**-12: below, tanh(x) rounds to x
+
+
+@njit(**_OPTS)
+def tanh_f32(x):
+    """Hyperbolic tangent for float32: e / (e + 2) with e = expm1(2|x|), the sign of x."""
+    a = abs(x)
+    y = a + a
+    y = _TANH_CLAMP if y > _TANH_CLAMP else y      # (NaN stays NaN)
+    e = _expm1_core(y)
+    return x if a < _TANH_TINY else np.copysign(e / (e + _TWO), x)
+
+
+# --- pow: |x| split in float32, log and exp in float64 lanes, C99's special cases ------------
+
+# log(1 + f) = f + f**2 (_PL[0] + _PL[1] f + ... + _PL[11] f**11) for sqrt(1/2) - 1 <= f <
+# sqrt(2) - 1 (fitted here, relative error 2**-35.7: y log|x| is then within |y log x| 2**-35)
+_PL = (-0.5000000002150629, 0.3333333404364105, -0.2499999483104713, 0.1999989813912099,
+       -0.16666927381912136, 0.14290571133255942, -0.12497414045687837, 0.11009612404564265,
+       -0.09927291495241351, 0.1001536960269084, -0.09871951022027788, 0.053587545655613626)
+_LN2_D = 0.6931471805599453
+_LN2_D_HI = 6.93147180369123816490e-01     # 33 leading bits of ln 2: n * _LN2_D_HI is exact
+_LN2_D_LO = 1.90821492927058770002e-10
+_SHIFTER_D = 6755399441055744.0            # 1.5 * 2**52, as _SHIFTER for float64
+# e**r = 1 + r + ... + r**10 / 10!, Horner from r**9's coefficient (truncation 2**-37)
+_PE = (1.0 / 362880.0, 1.0 / 40320.0, 1.0 / 5040.0, 1.0 / 720.0, 1.0 / 120.0, 1.0 / 24.0,
+       1.0 / 6.0, 0.5, 1.0, 1.0)
+_POW_CLAMP = 200.0                         # e**200 and e**-200: far outside float32's range
+
+
+@njit(**_OPTS)
+def _log_abs_f64(x):
+    """log|x| in float64 for float32 x (relative error 2**-35), -inf at 0, inf at inf."""
+    a = abs(x)
+    sub = a < _TINY
+    e, f = _split(a * _TWO23 if sub else a)
+    fd = np.float64(f)
+    q = _PL[11]
+    for c in literal_unroll(_PL[10::-1]):
+        q = _fma(q, fd, c)
+    la = _fma(np.float64(e) - (23.0 if sub else 0.0), _LN2_D, _fma(fd * fd, q, fd))
+    la = -np.inf if a == _F(0.0) else la
+    return np.inf if a == _INF else la
+
+
+# (inlined by Numba: LLVM's inliner leaves a function this size a call, and a call in a loop
+# keeps the loop from vectorising)
+@njit(**_OPTS, inline="always")
+def pow_f32(x, y):
+    """x**y for float32: e**(y log|x|) in float64 (log from _log_abs_f64, e**z by a Taylor
+    polynomial to z**10 after z = n ln2 + r), rounded once, with C99's special cases."""
+    z = np.float64(y) * _log_abs_f64(x)
+    z = -_POW_CLAMP if z < -_POW_CLAMP else z          # (NaN passes both)
+    z = _POW_CLAMP if z > _POW_CLAMP else z
+    t = _fma(z, 1.4426950408889634, _SHIFTER_D)
+    n = t - _SHIFTER_D
+    r = _fma(n, -_LN2_D_LO, _fma(n, -_LN2_D_HI, z))
+    p = 1.0 / 3628800.0
+    for c in literal_unroll(_PE):
+        p = _fma(p, r, c)
+    # 2**n from t's low bits (|n| <= 289), as _pow2_bits does for float32
+    scale = _bits_to_f64((_f64_to_bits(t) << np.int64(52)) + np.int64(1023 << 52))
+    return np.float32(pow_specials(np.float64(x), np.float64(y), p * scale))
 
 
 # --- measuring ---------------------------------------------------------------------------------
@@ -388,24 +487,31 @@ def _apply(which, x, out):
             out[i] = tanh_f32(v)
         elif which == 3:
             out[i] = sigmoid_f32(v)
-        else:
+        elif which == 4:
             out[i] = log1p_f32(v)
+        elif which == 5:
+            out[i] = expm1_f32(v)
+        elif which == 6:
+            out[i] = log2_f32(v)
+        elif which == 7:
+            out[i] = log10_f32(v)
+        elif which == 8:
+            out[i] = sinh_f32(v)
+        else:
+            out[i] = cosh_f32(v)
 
 
-_NAMES = ("exp", "log", "tanh", "sigmoid", "log1p")
+_NAMES = ("exp", "log", "tanh", "sigmoid", "log1p", "expm1", "log2", "log10", "sinh", "cosh")
+_REFERENCE = {"exp": np.exp, "log": np.log, "tanh": np.tanh, "log1p": np.log1p,
+              "expm1": np.expm1, "log2": np.log2, "log10": np.log10, "sinh": np.sinh,
+              "cosh": np.cosh}
 
 
 def _reference(name: str, x: np.ndarray) -> np.ndarray:
     with np.errstate(all="ignore"):
         d = x.astype(np.float64)
-        if name == "exp":
-            return np.exp(d)
-        if name == "log":
-            return np.log(d)
-        if name == "tanh":
-            return np.tanh(d)
-        if name == "log1p":
-            return np.log1p(d)
+        if name in _REFERENCE:
+            return _REFERENCE[name](d)
         # 1 / (1 + e**-x), with e**-x overflowing where float32's does (the reference's sigmoid)
         e = np.exp(-d)
         return np.where(e > np.finfo(np.float32).max, 0.0, 1.0 / (1.0 + e))

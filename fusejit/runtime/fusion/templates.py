@@ -49,8 +49,14 @@ _SPECIAL_NAMES = frozenset({"erf_f32", "erf_f64", "erfc_f32", "erfc_f64", "pow_f
                             "sinh_f64", "cosh_f64"})
 
 
+# ... and in ``fastmath`` (float32 pow: its float32 split and float64 log/exp).
+_FASTMATH_NAMES = frozenset({"pow_f32"})
+
+
 def vector_function(name: str) -> str:
     """The qualified name of vectorised function ``name`` in a kernel module."""
+    if name in _FASTMATH_NAMES:
+        return f"fm.{name}"
     return f"{'vs' if name in _SPECIAL_NAMES else 'vm'}.{name}"
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from fusejit.runtime.fusion import fastmath
 from fusejit.runtime.fusion.fastmath import ULP_BOUNDS, ulp_errors
 
 EDGES = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0, 88.72283, 88.72284, 89.0,
@@ -36,3 +37,33 @@ def test_ulp_measure_counts_ulps():
     assert np.all((err > 3.4) & (err < 4.6))
     assert np.isinf(ulp_errors("exp", np.array([1.0], np.float32),
                                np.array([np.nan], np.float32))).all()
+
+
+# Where NumPy's float32 ufuncs (the eager reference) give exact answers: zeros of either sign,
+# infinities, NaN, subnormals, domain edges and the overflow/underflow thresholds.
+SPECIAL = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, -np.nan, 1e-45, -1e-45, 1e-40, -1e-40,
+                    5.877472e-39, 1.17549435e-38, -1.17549435e-38, 1e-30, 1.0, -1.0, 2.0, 0.5,
+                    -1.0000001, -0.99999994, 88.72283, 88.72284, 89.0, 89.41598, 89.416, 90.0,
+                    -87.33654, -88.8, -89.5, -103.97208, -104.0, -17.3, -18.0, -18.1, 9.01,
+                    20.0, 3.4028235e38, -3.4028235e38, 2.4e-4, -2.4e-4, 6e-8, -6e-8],
+                   dtype=np.float32)
+_NUMPY = {"exp": np.exp, "expm1": np.expm1, "log": np.log, "log1p": np.log1p,
+          "log2": np.log2, "log10": np.log10, "sinh": np.sinh, "cosh": np.cosh,
+          "tanh": np.tanh, "sigmoid": lambda x: np.float32(1) / (np.float32(1) + np.exp(-x))}
+
+
+@pytest.mark.parametrize("name", sorted(_NUMPY))
+def test_special_values_as_numpy(name):
+    """NaN where NumPy has NaN, the same infinities and the same signed zeros; the finite
+    results within the documented bound of the exact value (subnormals included)."""
+    with np.errstate(all="ignore"):
+        want = _NUMPY[name](SPECIAL)
+    got = np.empty_like(SPECIAL)
+    fastmath._apply(fastmath._NAMES.index(name), SPECIAL, got)
+    assert np.array_equal(np.isnan(got), np.isnan(want)), SPECIAL[np.isnan(got) != np.isnan(want)]
+    exact = ~np.isfinite(want) | (want == 0)
+    assert np.array_equal(got[exact & ~np.isnan(want)], want[exact & ~np.isnan(want)])
+    zero = want == 0
+    assert np.array_equal(np.signbit(got[zero]), np.signbit(want[zero])), SPECIAL[zero]
+    err = ulp_errors(name, SPECIAL, got)
+    assert err.max() <= ULP_BOUNDS[name], SPECIAL[np.argmax(err)]
