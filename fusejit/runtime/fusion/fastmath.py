@@ -1,5 +1,5 @@
 """Vectorisable float32 ``exp``, ``expm1``, ``log``, ``log1p``, ``log2``, ``log10``, ``tanh``,
-``sigmoid``, ``sin``, ``cos``, ``tan``, ``sinh`` and ``cosh`` for generated kernels.
+``sigmoid``, ``sinh`` and ``cosh`` for generated kernels (the trigonometry is ``vectrig``).
 
 The pip llvmlite has no SVML, so a kernel calling libm's ``expf`` runs one element at a time.
 These functions use only arithmetic, comparisons and bit casts, which LLVM vectorises, so
@@ -24,10 +24,6 @@ Method (the coefficients were fitted here by iterated weighted least squares, ne
   (log10(2) in two parts, e times the first exact).
 - ``log1p_f32``: u = 1 + x rounded, its rounding error c by Fast2Sum (exact); log(u) by
   ``log_f32``'s method, plus c / u; for |x| < 2^-7 the Taylor series to x^6 instead.
-- ``sin_f32``/``cos_f32``: x = n pi/2 + r reduced in float64 (``vecmath``'s reduction, exact
-  here) for |x| <= ``vecmath.TRIG_LIMIT`` (the kernel recomputes larger ones with libm), r split
-  into float32 r_hi + r_lo, Taylor polynomials to r^9 / r^10 in float32, quadrant by selects;
-  ``tan_f32`` = s / c or -c / s from the same.
 - ``sinh_f32``/``cosh_f32``: (e + e / (e + 1)) / 2 with e = expm1(|x|), e / 2 + 1 / (2e) with
   e = exp(|x|); from |x| = 88, where e overflows first, (e^(|x|/2) / 2) e^(|x|/2).
 
@@ -50,9 +46,6 @@ log1p_f32   1.256      -0.3656008541584015    against float64 libm, unrounded (t
 expm1_f32   1.432      17.014109              every 257th pattern + [-20, 90] by 2^-22 (as log1p)
 log2_f32    1.801      1.4127635              every 257th pattern + [0.5, 2] by 2^-22 (as log1p)
 log10_f32   1.931      1.3254611              every 257th pattern + [0.5, 2] by 2^-22 (as log1p)
-sin_f32     0.788      2.374565362930298      |x| <= TRIG_LIMIT, every 257th pattern (as log1p)
-cos_f32     0.808      12290.6982421875       |x| <= TRIG_LIMIT, every 257th pattern (as log1p)
-tan_f32     2.301      -79.292885             as sin, + [-95, 95] by 2^-22 (as log1p)
 sinh_f32    2.343      -89.40836              every 257th pattern + [-95, 95] (as log1p)
 cosh_f32    2.343      -89.40836              every 257th pattern + [-95, 95] (as log1p)
 ==========  =========  =====================  ===================================================
@@ -69,8 +62,6 @@ import numpy as np
 from llvmlite import ir
 from numba import njit, types
 from numba.extending import intrinsic
-
-from .vecmath import _reduce_trig
 
 # measured, rounded up
 ULP_BOUNDS = {"exp": 1.0, "log": 1.0, "tanh": 1.5, "sigmoid": 2.5, "log1p": 1.3}
@@ -295,57 +286,6 @@ def sigmoid_f32(x):
     made an LSTM cell on 512 x 1024 matmul outputs ~4x slower.)"""
     one = _F(1.0)
     return one / (one + exp_f32(-x))
-
-
-# --- sine and cosine: the argument reduced in float64 (vecmath's, exact), polynomials in float32
-
-_S1, _S2, _S3, _S4 = _F(-1 / 6), _F(1 / 120), _F(-1 / 5040), _F(1 / 362880)
-_C1, _C2, _C3, _C4 = _F(1 / 24), _F(-1 / 720), _F(1 / 40320), _F(-1 / 3628800)
-
-
-@njit(cache=True, error_model="numpy", fastmath=_FM)
-def _sincos(x):
-    """(n mod 4, sin r, cos r) with x = n pi/2 + r, for |x| <= vecmath.TRIG_LIMIT: r is
-    reduced in float64 and split into float32 r_hi + r_lo; Taylor polynomials to r**9 and
-    r**10 (truncation below 2**-28 relative for |r| <= pi/4)."""
-    q, r = _reduce_trig(np.float64(x))
-    rh = _F(r)
-    rl = _F(r - np.float64(rh))
-    z = rh * rh
-    s = rh + (rl + rh * z * (_S1 + z * (_S2 + z * (_S3 + z * _S4))))
-    hz = _F(0.5) * z
-    w = _F(1.0) - hz
-    # 1 - z/2 rounded, what that rounding lost, cos's slope times r_lo, then the rest
-    c = w + ((((_F(1.0) - w) - hz) - rh * rl) + z * z * (_C1 + z * (_C2 + z * (_C3 + z * _C4))))
-    return q, s, c
-
-
-@njit(cache=True, error_model="numpy", fastmath=_FM)
-def sin_f32(x):
-    """Sine for float32 with |x| <= vecmath.TRIG_LIMIT (the kernel fixes up the rest)."""
-    q, s, c = _sincos(x)
-    v = s if (q & np.int64(1)) == np.int64(0) else c
-    v = -v if (q & np.int64(2)) != np.int64(0) else v
-    v = x if x == _F(0.0) else v
-    return v if abs(x) < np.inf else x - x         # (inf - inf and NaN give NaN)
-
-
-@njit(cache=True, error_model="numpy", fastmath=_FM)
-def cos_f32(x):
-    """Cosine for float32 with |x| <= vecmath.TRIG_LIMIT (the kernel fixes up the rest)."""
-    q, s, c = _sincos(x)
-    v = c if (q & np.int64(1)) == np.int64(0) else -s
-    v = -v if (q & np.int64(2)) != np.int64(0) else v
-    return v if abs(x) < np.inf else x - x
-
-
-@njit(cache=True, error_model="numpy", fastmath=_FM)
-def tan_f32(x):
-    """Tangent for float32 with |x| <= vecmath.TRIG_LIMIT (the kernel fixes up the rest)."""
-    q, s, c = _sincos(x)
-    v = s / c if (q & np.int64(1)) == np.int64(0) else -c / s
-    v = x if x == _F(0.0) else v
-    return v if abs(x) < np.inf else x - x
 
 
 # (inlined by Numba: LLVM's inliner leaves this one a call, over its size threshold, and a call
