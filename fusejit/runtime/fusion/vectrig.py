@@ -4,7 +4,8 @@ generated kernels, computed in float32 throughout.
 A float64 step (an argument reduced in float64, a result rounded from float64) halves the
 elements a vector instruction holds and adds conversions both ways; with it these ran at
 0.2-0.5x NumPy's float32 ufuncs (SVML, 16 lanes). Here every step is float32 arithmetic, fused
-multiply-adds, comparisons, selects, ``sqrt`` and one division at most::
+multiply-adds, comparisons, selects, ``sqrt`` and one division at most, itself a reciprocal
+estimate refined by Newton's step and corrected by its residual (``_divide``)::
 
     %3 : Float(*) = aten::sin(%2)       ->      t3 = vt.sin_f32(t2)         (precise=False)
                                         ->      t3 = math.sin(t2)           (precise=True)
@@ -17,7 +18,7 @@ Methods (every branch is a select: both sides are computed, then one is kept):
   n = rint(x / pi - 1/2), cos x = +-sin r; one polynomial sin r = r + r z S(z), z = r**2, S of
   degree 4 (fitted here, near-minimax by Lawson's iteration: below 2**-35 relative), the sign
   flipped by an xor of the quadrant's bit. tan: m = rint(x 2/pi), |r| <= pi/4,
-  t = r + r z T(z) (T of degree 6, below 2**-29), tan x = t or -1 / t (one division).
+  t = r + r z T(z) (T of degree 6, below 2**-29), tan x = t or -1 / t.
   Valid for |x| <= ``TRIG_LIMIT_F32``; beyond, the kernel recomputes the element with libm
   (``loops``: the strip is computed again, with libm where the argument is out of range).
 - ``atan``: |x| reduced to |t| <= 1/2 by t = |x| (|x| <= 1/2), (|x| - 1) / (|x| + 1) (+ pi/4,
@@ -114,6 +115,36 @@ def _mad(typingctx, a, b, c):
     return types.float32(types.float32, types.float32, types.float32), codegen
 
 
+# LLVM may compute a division flagged "arcp" and "ninf" as a reciprocal estimate refined by one
+# Newton step (vrcp14ps and two fused multiply-adds on AVX-512) where the function asks for it:
+# vdivps on 16 floats takes ~10 cycles of a divider that does not pipeline, which bounded tan.
+_RECIP_ATTRIBUTE = '"reciprocal-estimates"="divf,vec-divf"'
+
+
+@intrinsic
+def _recip_estimate(typingctx, b):
+    """1 / b for finite, nonzero float32 b to about 2**-23 relative (see above; the caller
+    refines it)."""
+    if b != types.float32:
+        return None
+
+    def codegen(context, builder, signature, args):
+        set.add(builder.function.attributes, _RECIP_ATTRIBUTE)
+        one = ir.Constant(ir.FloatType(), 1.0)
+        return builder.fdiv(one, args[0], flags=("arcp", "ninf"))
+    return types.float32(types.float32), codegen
+
+
+# (inlined by Numba, so that the estimate's attribute lands on the kernel's own function)
+@njit(**_BIG)
+def _divide(a, b):
+    """a / b for finite, nonzero float32 b, within about 1/2 ulp: a times b's reciprocal
+    estimate, corrected by its residual a - b q (exact by fma)."""
+    y = _recip_estimate(b)
+    q = a * y
+    return _fma(_fma(-b, q, a), y, q)
+
+
 # pi/2 to 60 digits, split into float32 parts: P1 + P2 + P3 = pi/2 to about 2**-75
 _PI_2 = Fraction("1.57079632679489661923132169163975144209858469968755291048747")
 _P1 = _F(float(_PI_2))
@@ -205,7 +236,7 @@ def tan_f32(x):
     p = _mad(_mad(_mad(_mad(_mad(_mad(_T6, z, _T5), z, _T4), z, _T3), z, _T2), z, _T1), z, _T0)
     t = _mad(r * z, p, r)
     odd = (_I(n) & _I(1)) != _I(0)
-    v = (_F(-1.0) if odd else t) / (t if odd else _F(1.0))       # (one division)
+    v = _divide(_F(-1.0), t) if odd else t      # (t is not 0 where n is odd)
     return _finish(x, x if x == _F(0.0) else v)
 
 
@@ -233,8 +264,9 @@ def atan_f32(x):
     den = a if far else (a + _F(1.0) if mid else _F(1.0))
     hi = _PIO2_HI if far else (_PIO4_HI if mid else _F(0.0))
     lo = _PIO2_LO if far else (_PIO4_LO if mid else _F(0.0))
-    # (a = inf: -1 / inf = -0, pi/2; NaN stays NaN through the division)
-    v = hi + (_atan_poly(num / den) + lo)
+    t = _divide(num, den)
+    t = _F(-0.0) if a == np.inf else t       # (-1 / inf: not estimated; NaN stays NaN)
+    v = hi + (_atan_poly(t) + lo)
     return np.copysign(v, x)
 
 
@@ -248,15 +280,20 @@ def atan2_f32(y, x):
     both_inf = (a == np.inf) & (b == np.inf)
     a = _F(1.0) if both_inf else a
     b = _F(1.0) if both_inf else b
-    # a + b below would overflow: both scaled by 1/4 (exact where it matters: a >= b/2 there)
-    huge = b > _F(1e38)
-    a = a * _F(0.25) if huge else a
-    b = b * _F(0.25) if huge else b
+    # The reciprocal estimate of b takes a subnormal b as 0 and gives 0 for 1 / b below 2**-126,
+    # a + b below could overflow, and the division's residual a - b q is lost below the
+    # subnormals: both scaled by a power of two where b > 2**100 or a < 2**-100 (exact, or
+    # a's bits lost only where a / b is below float32's range).
+    up = (a < _F(2.0 ** -100)) & (b < _F(2.0 ** 36))
+    scale = _F(2.0 ** -64) if b > _F(2.0 ** 100) else (_F(2.0 ** 64) if up else _F(1.0))
+    a = a * scale
+    b = b * scale
     mid = a > _F(0.5) * b
     num = a - b if mid else a
     den = a + b if mid else b
     den = _F(1.0) if a == _F(0.0) else den           # (0 / 0: atan2(+-0, +-0) is 0 or pi)
-    v = _atan_poly(num / den)
+    t = _divide(num, den)
+    v = _atan_poly(_F(0.0) if b == np.inf else t)      # (finite a over inf: not estimated)
     v = (_PIO4_HI + (v + _PIO4_LO)) if mid else v
     v = (_PIO2_HI + (_PIO2_LO - v)) if swap else v
     v = (_PI_HI + (_PI_LO - v)) if np.signbit(x) else v
