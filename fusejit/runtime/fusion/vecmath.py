@@ -117,13 +117,14 @@ def _f64_to_bits(typingctx, value):
 
 @intrinsic
 def _fma(typingctx, a, b, c):
-    """a * b + c rounded once (llvm.fma: one instruction on CPUs with FMA, and vectorised)."""
-    if not (a == b == c == types.float64):
+    """a * b + c rounded once, float64 or float32 (llvm.fma: one instruction on CPUs with FMA,
+    and vectorised)."""
+    if not (a == b == c and a in (types.float64, types.float32)):
         return None
 
     def codegen(context, builder, signature, args):
         return builder.fma(*args)
-    return types.float64(types.float64, types.float64, types.float64), codegen
+    return a(a, a, a), codegen
 
 
 # LLVM's tuning for recent Intel CPUs (skylake-avx512 and later) prefers 256-bit vectors even
