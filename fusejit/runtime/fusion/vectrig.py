@@ -277,13 +277,14 @@ def atan2_f32(y, x):
     mid = a > _F(0.5) * b
     num = a - b if mid else a
     den = a + b if mid else b
-    den = _F(1.0) if a == _F(0.0) else den           # (0 / 0: atan2(+-0, +-0) is 0 or pi)
+    # both zero: 0 / 1 (atan2(+-0, +-0) is +-0 or +-pi). A NaN x or y stays NaN from here on
+    # (a NaN a or b reaches the division, b == 0 and both_inf never hold for it): no test
+    den = _F(1.0) if b == _F(0.0) else den
     v = _atan_poly(num / den)
     v = (_PIO4_HI + (v + _PIO4_LO)) if mid else v
     v = (_PIO2_HI + (_PIO2_LO - v)) if swap else v
     v = (_PI_HI + (_PI_LO - v)) if np.signbit(x) else v
-    v = np.copysign(v, y)
-    return (x + y) if (x != x) | (y != y) else v
+    return np.copysign(v, y)
 
 
 # asin u = u + u w P(w), w = u**2 <= 0.36
