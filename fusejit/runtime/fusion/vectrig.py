@@ -105,16 +105,19 @@ def _mad(typingctx, a, b, c):
     return types.float32(types.float32, types.float32, types.float32), codegen
 
 
-# LLVM may compute a division flagged "arcp" and "ninf" as a reciprocal estimate refined by one
-# Newton step (vrcp14ps and two fused multiply-adds on AVX-512) where the function asks for it:
-# vdivps on 16 floats takes ~10 cycles of a divider that does not pipeline, which bounded tan.
-_RECIP_ATTRIBUTE = '"reciprocal-estimates"="divf,vec-divf"'
+# LLVM computes a division flagged "arcp" and "ninf" as a reciprocal estimate where the function
+# asks for it (":0": without LLVM's own Newton step; ``_divide``'s residual step refines it):
+# vdivps on 16 floats takes ~10 cycles of a divider that does not pipeline, which bounded tan
+# (0.43 ns/element with vdivps or with LLVM's refinement, 0.35 with this, a bare loop). The
+# estimate is vrcp14ps on AVX-512 (2**-14), so the quotient reaches ~2**-28; with AVX2's
+# vrcpps (2**-12) about 2**-24, up to an ulp more in tan than the table says.
+_RECIP_ATTRIBUTE = '"reciprocal-estimates"="divf:0,vec-divf:0"'
 
 
 @intrinsic
 def _recip_estimate(typingctx, b):
-    """1 / b for finite, nonzero float32 b to about 2**-23 relative (see above; the caller
-    refines it)."""
+    """1 / b for finite, nonzero, normal float32 b to 2**-14 relative (AVX-512; see above: the
+    caller refines it)."""
     if b != types.float32:
         return None
 
@@ -128,8 +131,9 @@ def _recip_estimate(typingctx, b):
 # (inlined by Numba, so that the estimate's attribute lands on the kernel's own function)
 @njit(**_BIG)
 def _divide(a, b):
-    """a / b for finite, nonzero float32 b, within about 1/2 ulp: a times b's reciprocal
-    estimate, corrected by its residual a - b q (exact by fma)."""
+    """a / b for finite, nonzero, normal float32 b, within about 1/2 ulp: q = a times b's
+    reciprocal estimate, corrected by its residual a - b q (exact by fma), which squares the
+    estimate's relative error."""
     y = _recip_estimate(b)
     q = a * y
     return _fma(_fma(-b, q, a), y, q)
