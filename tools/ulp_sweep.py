@@ -16,10 +16,10 @@ Oracles:
   uniform bit patterns (every exponent equally), plus uniform values in [-4, 4] and
   [-800, 800], plus the special values.
 
-sin/cos/tan are measured as the kernel computes them: the fast form for |x| <= TRIG_LIMIT, libm
-beyond (the kernel's fix-up loop). sigmoid's oracle is 1 / (1 + e**-x) in float64, 0 where
-float32's (float64's) e**-x overflows, as the reference computes it. The sweep runs in parallel
-on all cores (``prange`` over chunks of the range).
+sin/cos/tan are measured as the kernel computes them: the fast form for |x| <= TRIG_LIMIT
+(float32: TRIG_LIMIT_F32), libm beyond (the kernel's fix-up loop). sigmoid's oracle is
+1 / (1 + e**-x) in float64, 0 where float32's (float64's) e**-x overflows, as the reference
+computes it. The sweep runs in parallel on all cores (``prange`` over chunks of the range).
 """
 
 from __future__ import annotations
@@ -35,8 +35,10 @@ from numba import njit, prange
 from fusejit.runtime.fusion import fastmath as fm
 from fusejit.runtime.fusion import vecmath as vm
 from fusejit.runtime.fusion import vecspecial as vs
+from fusejit.runtime.fusion import vectrig as vt
 
 LIM = vm.TRIG_LIMIT
+LIM32 = vt.TRIG_LIMIT_F32
 
 
 def _sig64(x):
@@ -51,9 +53,9 @@ F32 = {
     "exp": (fm.exp_f32, math.exp), "expm1": (fm.expm1_f32, math.expm1),
     "log": (fm.log_f32, math.log), "log1p": (fm.log1p_f32, math.log1p),
     "log2": (fm.log2_f32, math.log2), "log10": (fm.log10_f32, math.log10),
-    "sin": (fm.sin_f32, math.sin), "cos": (fm.cos_f32, math.cos), "tan": (fm.tan_f32, math.tan),
-    "asin": (vm.asin_f32, math.asin), "acos": (vm.acos_f32, math.acos),
-    "atan": (vm.atan_f32, math.atan), "sinh": (fm.sinh_f32, math.sinh),
+    "sin": (vt.sin_f32, math.sin), "cos": (vt.cos_f32, math.cos), "tan": (vt.tan_f32, math.tan),
+    "asin": (vt.asin_f32, math.asin), "acos": (vt.acos_f32, math.acos),
+    "atan": (vt.atan_f32, math.atan), "sinh": (fm.sinh_f32, math.sinh),
     "cosh": (fm.cosh_f32, math.cosh), "tanh": (fm.tanh_f32, math.tanh),
     "sigmoid": (fm.sigmoid_f32, _sig64), "erf": (vs.erf_f32, math.erf),
     "erfc": (vs.erfc_f32, math.erfc),
@@ -92,7 +94,7 @@ def _make_f32_sweep(fast, oracle, trig: bool):
 
         @njit
         def kernel_fn(x):
-            return np.float32(slow(np.float64(x))) if abs(x) > LIM else fast(x)
+            return np.float32(slow(np.float64(x))) if abs(x) > LIM32 else fast(x)
     else:
         kernel_fn = fast
 
@@ -185,7 +187,7 @@ def sweep_f64(name: str, samples: int, chunk: int = 1 << 23) -> tuple[float, flo
     return worst, where
 
 
-BINARY = {"atan2_f32": (vm.atan2_f32, np.arctan2, np.float32),
+BINARY = {"atan2_f32": (vt.atan2_f32, np.arctan2, np.float32),
           "pow_f32": (fm.pow_f32, np.power, np.float32),
           "atan2_f64": (vm.atan2_f64, np.arctan2, np.float64),
           "pow_f64": (vs.pow_f64, np.power, np.float64)}

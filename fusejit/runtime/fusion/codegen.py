@@ -47,7 +47,7 @@ from ..compile_cache import runtime_digest
 from .layout import GroupLayout
 from .loops import ScalarPass, inner_loops
 from .native_entry import entry_text, native_capable
-from .templates import _SEPARATE, _TRIG, RENDERERS, fast_name, vector_function
+from .templates import _SEPARATE, _TRIG, RENDERERS, fast_name, trig_limit, vector_function
 
 # Inner-stride classes of an operand, after the caller has coalesced dimensions.
 UNIT, ZERO, STRIDED = "unit", "zero", "strided"
@@ -127,6 +127,7 @@ class _Generator(Emitter):
         self.uses_fastmath = False
         self.uses_vecmath = False
         self.uses_vecspecial = False
+        self.uses_vectrig = False
         # lines of the inner loop, before writes, and ScalarPasses where the loop is cut
         self.body: list = []
         self.dtypes: dict[str, np.dtype] = {}
@@ -169,8 +170,8 @@ class _Generator(Emitter):
                 self.libm()
             return libm
         if kind in _TRIG:
-            # fast only for |x| <= vm.TRIG_LIMIT: a fix-up loop recomputes the rest with libm
-            self.pending = ScalarPass("", libm, f"abs({x}) > vm.TRIG_LIMIT")
+            # fast only for |x| up to the limit: a fix-up loop recomputes the rest with libm
+            self.pending = ScalarPass("", libm, f"abs({x}) > {trig_limit(dtype)}")
         return f"{fast}({x})"
 
     def vectorised(self, name: str) -> str | None:
@@ -269,6 +270,8 @@ class _Generator(Emitter):
             self.uses_vecmath = True
         if "vs." in expr:
             self.uses_vecspecial = True
+        if "vt." in expr:
+            self.uses_vectrig = True
         kinds = [op.kind for op in ops if op.is_tensor]
         kind = "tensor" if "tensor" in kinds else "zero_dim"
         self.values[node.output()] = Operand(name, dtype, kind)
@@ -291,7 +294,7 @@ class _Generator(Emitter):
         split cache lines, and float64 add ran 1.39 -> 1.64, floor 1.06 -> 1.27 (one thread,
         CPU time, medians of 7-31)."""
         return self.target == "cpu" and (self.uses_fastmath or self.uses_vecmath
-                                         or self.uses_vecspecial)
+                                         or self.uses_vecspecial or self.uses_vectrig)
 
     def kernel_text(self, name: str, parallel: bool) -> list[str]:
         layout, rank = self.layout, self.rank
@@ -430,6 +433,8 @@ def generate(layout: GroupLayout, specs: list[ArgSpec], classes: list[str], rank
         head.append("from fusejit.runtime.fusion import vecmath as vm")
     if gen.uses_vecspecial:
         head.append("from fusejit.runtime.fusion import vecspecial as vs")
+    if gen.uses_vectrig:
+        head.append("from fusejit.runtime.fusion import vectrig as vt")
     entries: list[str] = []
     if native_capable(specs, out_dtypes):
         # Entry points for the interpreter's native loop (see native_entry.py).

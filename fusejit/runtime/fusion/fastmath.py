@@ -1,5 +1,6 @@
 """Vectorisable float32 ``exp``, ``expm1``, ``log``, ``log1p``, ``log2``, ``log10``, ``tanh``,
-``sigmoid``, ``sin``, ``cos``, ``tan``, ``sinh``, ``cosh`` and ``pow`` for generated kernels.
+``sigmoid``, ``sinh``, ``cosh`` and ``pow`` for generated kernels (the trigonometry is
+``vectrig``).
 
 The pip llvmlite has no SVML, so a kernel calling libm's ``expf`` runs one element at a time.
 These functions use only arithmetic, comparisons and bit casts, which LLVM vectorises, so
@@ -41,10 +42,6 @@ about 15-30 vector instructions per 16 elements, which keeps a kernel close to m
   rounding to float32, C99's special cases (``vecmath.pow_specials``). Kernels specialise a
   constant exponent y with 2y an integer (products and a square root in float64) and a
   constant base (e^(y log b) in float64) when they render the op (``oplib.binary``).
-- ``sin_f32``/``cos_f32``: x = n pi/2 + r reduced in float64 (``vecmath``'s reduction, exact
-  here) for |x| <= ``vecmath.TRIG_LIMIT`` (the kernel recomputes larger ones with libm), r split
-  into float32 r_hi + r_lo, Taylor polynomials to r^9 / r^10 in float32, quadrant by selects;
-  ``tan_f32`` = s / c or -c / s from the same.
 
 Measured accuracy, against float64 libm (NumPy's float64 function), unrounded, in ulps of the
 float32 result (``tools/ulp_sweep.py f32 --step 17 NAME``: every 17th float32 bit pattern, 252
@@ -67,9 +64,6 @@ cosh_f32    1.815      7.976126670837402      inf beyond +-89.4159
 tanh_f32    2.503      0.030948009341955185   exactly +-1 beyond |x| ~ 9.01
 sigmoid     2.404      -16.641347885131836    0 below -88.72 as the reference
 pow_f32     0.508      (0.74883884, 151.0264) binary: 3 * 10^7 random pairs (tools/ulp_sweep.py)
-sin_f32     0.788      2.374565362930298      |x| <= TRIG_LIMIT, every 257th pattern
-cos_f32     0.808      12290.6982421875       |x| <= TRIG_LIMIT, every 257th pattern
-tan_f32     2.301      -79.292885             as sin, + [-95, 95] by 2^-22
 ==========  =========  =====================  ===================================================
 
 (``ULP_BOUNDS`` below holds the bounds the tests assert.) ``precise=True`` on a kernel keeps
@@ -85,7 +79,7 @@ from llvmlite import ir
 from numba import literal_unroll, njit, types
 from numba.extending import intrinsic
 
-from .vecmath import _bits_to_f64, _f64_to_bits, _reduce_trig, pow_specials
+from .vecmath import _bits_to_f64, _f64_to_bits, pow_specials
 
 # measured, rounded up
 ULP_BOUNDS = {"exp": 1.0, "log": 1.0, "tanh": 2.6, "sigmoid": 2.5, "log1p": 1.1,
@@ -310,57 +304,6 @@ def sigmoid_f32(x):
     e**x / (1 + e**x) kept subnormal results down to -103.9; the subnormal arithmetic that needs
     made an LSTM cell on 512 x 1024 matmul outputs ~4x slower.)"""
     return _ONE / (_ONE + exp_f32(-x))
-
-
-# --- sine and cosine: the argument reduced in float64 (vecmath's, exact), polynomials in float32
-
-_S1, _S2, _S3, _S4 = _F(-1 / 6), _F(1 / 120), _F(-1 / 5040), _F(1 / 362880)
-_C1, _C2, _C3, _C4 = _F(1 / 24), _F(-1 / 720), _F(1 / 40320), _F(-1 / 3628800)
-
-
-@njit(cache=True, error_model="numpy", fastmath=_FM)
-def _sincos(x):
-    """(n mod 4, sin r, cos r) with x = n pi/2 + r, for |x| <= vecmath.TRIG_LIMIT: r is
-    reduced in float64 and split into float32 r_hi + r_lo; Taylor polynomials to r**9 and
-    r**10 (truncation below 2**-28 relative for |r| <= pi/4)."""
-    q, r = _reduce_trig(np.float64(x))
-    rh = _F(r)
-    rl = _F(r - np.float64(rh))
-    z = rh * rh
-    s = rh + (rl + rh * z * (_S1 + z * (_S2 + z * (_S3 + z * _S4))))
-    hz = _F(0.5) * z
-    w = _F(1.0) - hz
-    # 1 - z/2 rounded, what that rounding lost, cos's slope times r_lo, then the rest
-    c = w + ((((_F(1.0) - w) - hz) - rh * rl) + z * z * (_C1 + z * (_C2 + z * (_C3 + z * _C4))))
-    return q, s, c
-
-
-@njit(cache=True, error_model="numpy", fastmath=_FM)
-def sin_f32(x):
-    """Sine for float32 with |x| <= vecmath.TRIG_LIMIT (the kernel fixes up the rest)."""
-    q, s, c = _sincos(x)
-    v = s if (q & np.int64(1)) == np.int64(0) else c
-    v = -v if (q & np.int64(2)) != np.int64(0) else v
-    v = x if x == _F(0.0) else v
-    return v if abs(x) < np.inf else x - x         # (inf - inf and NaN give NaN)
-
-
-@njit(cache=True, error_model="numpy", fastmath=_FM)
-def cos_f32(x):
-    """Cosine for float32 with |x| <= vecmath.TRIG_LIMIT (the kernel fixes up the rest)."""
-    q, s, c = _sincos(x)
-    v = c if (q & np.int64(1)) == np.int64(0) else -s
-    v = -v if (q & np.int64(2)) != np.int64(0) else v
-    return v if abs(x) < np.inf else x - x
-
-
-@njit(cache=True, error_model="numpy", fastmath=_FM)
-def tan_f32(x):
-    """Tangent for float32 with |x| <= vecmath.TRIG_LIMIT (the kernel fixes up the rest)."""
-    q, s, c = _sincos(x)
-    v = s / c if (q & np.int64(1)) == np.int64(0) else -c / s
-    v = x if x == _F(0.0) else v
-    return v if abs(x) < np.inf else x - x
 
 
 # cosh(r) - 1 = r**2 (_CH2 + _CH4 r**2 + _CH6 r**4),

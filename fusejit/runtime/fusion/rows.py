@@ -300,9 +300,9 @@ class RowGenerator(_Generator):
         if cut is not None and cut.when is not None:
             slow = cut.expr if dtype == BOOL else f"np.{dtype.name}({cut.expr})"
             lines.append(ScalarPass(name, slow, cut.when))
-        # (a fix-up tests vm.TRIG_LIMIT even where the fast form is fm.sin_f32)
+        # (a fix-up's test names its limit's module: vm.TRIG_LIMIT, vt.TRIG_LIMIT_F32)
         texts = expr if cut is None else f"{expr} {cut.expr} {cut.when}"
-        for module in ("fm", "vm", "vs"):
+        for module in ("fm", "vm", "vs", "vt"):
             if f"{module}." in texts:
                 self.modules.add(module)
         self.dtypes[name] = dtype
@@ -532,6 +532,8 @@ def module_text(gen: RowGenerator, what: str) -> tuple[str, list[np.dtype]]:
         head.append("from fusejit.runtime.fusion import vecmath as vm")
     if "vs" in gen.modules:
         head.append("from fusejit.runtime.fusion import vecspecial as vs")
+    if "vt" in gen.modules:
+        head.append("from fusejit.runtime.fusion import vectrig as vt")
     head += ["", f"BLOCK = {BLOCK}"]
     parallel = gen.kernel_text("kernel_parallel", True)
     serial = gen.kernel_text("kernel_serial", False)

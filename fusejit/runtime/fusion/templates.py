@@ -24,20 +24,28 @@ DTYPE_ONLY: dict[str, frozenset[int]] = {
 
 # --- unary ops on floats ------------------------------------------------------------------------
 
-# Vectorisable forms (``fastmath``: float32 exp/log/tanh/sigmoid; ``vecmath``: the rest, float64
-# and float32), used unless the kernel is ``precise``; accuracy is documented in those modules.
+# Vectorisable forms (``fastmath``: float32 exp/log/tanh/sigmoid; ``vectrig``: float32
+# trigonometry; ``vecmath``: the rest, float64 and float32), used unless the kernel is
+# ``precise``; accuracy is documented in those modules.
 _FAST32 = {aten.exp: "fm.exp_f32", aten.tanh: "fm.tanh_f32", aten.log: "fm.log_f32",
-           aten.sigmoid: "fm.sigmoid_f32", aten.log1p: "fm.log1p_f32", aten.sin: "fm.sin_f32",
-           aten.cos: "fm.cos_f32", aten.log2: "fm.log2_f32", aten.log10: "fm.log10_f32",
-           aten.expm1: "fm.expm1_f32", aten.tan: "fm.tan_f32", aten.sinh: "fm.sinh_f32",
-           aten.cosh: "fm.cosh_f32"}
+           aten.sigmoid: "fm.sigmoid_f32", aten.log1p: "fm.log1p_f32", aten.sin: "vt.sin_f32",
+           aten.cos: "vt.cos_f32", aten.log2: "fm.log2_f32", aten.log10: "fm.log10_f32",
+           aten.expm1: "fm.expm1_f32", aten.tan: "vt.tan_f32", aten.sinh: "fm.sinh_f32",
+           aten.cosh: "fm.cosh_f32", aten.asin: "vt.asin_f32", aten.acos: "vt.acos_f32",
+           aten.atan: "vt.atan_f32"}
 _VEC = {aten.exp: "exp", aten.expm1: "expm1", aten.log: "log", aten.log1p: "log1p",
         aten.log2: "log2", aten.log10: "log10", aten.sin: "sin", aten.cos: "cos",
         aten.tan: "tan", aten.asin: "asin", aten.acos: "acos", aten.atan: "atan",
         aten.sinh: "sinh", aten.cosh: "cosh", aten.tanh: "tanh", aten.sigmoid: "sigmoid",
         aten.erf: "erf", aten.erfc: "erfc"}
-# Fast only for |x| <= vm.TRIG_LIMIT: a fix-up loop recomputes larger arguments with libm.
+# Fast only for |x| <= the dtype's limit (``trig_limit``): a fix-up loop recomputes larger
+# arguments with libm.
 _TRIG = frozenset({aten.sin, aten.cos, aten.tan})
+
+
+def trig_limit(dtype: np.dtype) -> str:
+    """The kernel module's name for the largest |x| the fast sin/cos/tan of ``dtype`` take."""
+    return "vt.TRIG_LIMIT_F32" if dtype == np.float32 else "vm.TRIG_LIMIT"
 # No vectorisable form here: libm, computed in a loop of its own (``ScalarPass``) so that
 # the rest of the kernel still vectorises.
 _SEPARATE = frozenset({aten.lgamma})
@@ -47,16 +55,19 @@ _SEPARATE = frozenset({aten.lgamma})
 # that live in ``vecspecial`` rather than ``vecmath``.
 _SPECIAL_NAMES = frozenset({"erf_f32", "erf_f64", "erfc_f32", "erfc_f64", "pow_f64",
                             "sinh_f64", "cosh_f64"})
-
-
-# ... and in ``fastmath`` (float32 pow: its float32 split and float64 log/exp).
+# ... those in ``fastmath`` (float32 pow: its float32 split and float64 log/exp)
 _FASTMATH_NAMES = frozenset({"pow_f32"})
+# ... and those in ``vectrig`` (the float32 trigonometry)
+_VECTRIG_NAMES = frozenset({"sin_f32", "cos_f32", "tan_f32", "asin_f32", "acos_f32", "atan_f32",
+                            "atan2_f32"})
 
 
 def vector_function(name: str) -> str:
     """The qualified name of vectorised function ``name`` in a kernel module."""
     if name in _FASTMATH_NAMES:
         return f"fm.{name}"
+    if name in _VECTRIG_NAMES:
+        return f"vt.{name}"
     return f"{'vs' if name in _SPECIAL_NAMES else 'vm'}.{name}"
 
 

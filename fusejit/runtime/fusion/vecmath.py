@@ -9,7 +9,7 @@ vectorises; one libm call in a kernel's loop would make LLVM run the whole loop 
 a time::
 
     %3 : Double(*) = aten::log1p(%2)      ->      t3 = vm.log1p_f64(t2)
-    %3 : Float(*) = aten::atan(%2)        ->      t3 = vm.atan_f32(t2)
+    %3 : Double(*) = aten::atan(%2)       ->      t3 = vm.atan_f64(t2)
 
 Methods (every branch is a select: both sides are computed, then one is kept):
 
@@ -34,34 +34,36 @@ Methods (every branch is a select: both sides are computed, then one is kept):
   magnitude and the quadrant.
 - ``tanh``/``sigmoid`` from ``expm1``/``exp``; ``sinh``/``cosh``: ``vecspecial``.
 
-float32 forms here (asin, acos, atan, atan2) round the float64 result once, so they are
-within 0.5 ulp plus the float64 error scaled by 2**-29.
+float32 pow is ``fastmath``'s and float32 trigonometry ``vectrig``'s, in float32 throughout;
+the float32 columns below name the module of each form.
 
 Measured maximum errors (``python tools/ulp_sweep.py``, which says how; the bounds the tests
-assert are ``F32_ULPS``/``F64_ULPS``/``POW_F64_ULPS`` and ``fastmath.ULP_BOUNDS``). float32:
-against float64 libm, unrounded, in float32 ulps, over every 17th float32 bit pattern (252
-million inputs) unless marked; float64: against NumPy's (glibc's; erf/erfc: glibc's through
-Numba) result in float64 ulps, 10^8 samples plus special values, so the error against the exact
-value may be up to glibc's own (<= 1 ulp) more. sin/cos/tan: the fast form up to
-``TRIG_LIMIT``, libm beyond. Measured on an AVX-512 + FMA host:
+assert are ``F32_ULPS``/``F64_ULPS``/``POW_F64_ULPS``, ``fastmath.ULP_BOUNDS`` and
+``vectrig.ULPS``). float32: against float64 libm, unrounded, in float32 ulps, over every 17th
+float32 bit pattern (252 million inputs) unless marked; float64: against NumPy's (glibc's;
+erf/erfc: glibc's through Numba) result in float64 ulps, 10^8 samples plus special values, so
+the error against the exact value may be up to glibc's own (<= 1 ulp) more. sin/cos/tan: the
+fast form up to ``TRIG_LIMIT`` (float32: ``vectrig.TRIG_LIMIT_F32``), libm beyond. Measured
+on an AVX-512 + FMA host:
 
 =========  ==========  ========  =========  ==========  ========
 function   float32     float64   function   float32     float64
 =========  ==========  ========  =========  ==========  ========
-exp        0.912 *     1 s       asin       0.500       1 s
-expm1      1.302 *     2 s       acos       0.500       1 s
-log        0.916 *     1         atan       0.500       1
-log1p      1.037 *     1         atan2 +    0.500       2
+exp        0.912 *     1 s       asin       1.302 t     1 s
+expm1      1.302 *     2 s       acos       1.053 t     1 s
+log        0.916 *     1         atan       1.617 t     1
+log1p      1.037 *     1         atan2 +    1.748 t     2
 log2       1.643 *     2         sinh       1.227 *     2 s
 log10      1.848 *     2         cosh       1.815 *     2 s
-sin        0.788 * a   1         tanh       2.503 *     3
-cos        0.808 * a   1         sigmoid    2.404 *     4
-tan        2.301 * a   3         pow +      0.508 *     1.000 v
+sin        1.990 t     1         tanh       2.503 *     3
+cos        1.995 t     1         sigmoid    2.404 *     4
+tan        2.743 t     3         pow +      0.508 *     1.000 v
 erf        0.500 v f   1.000 v   erfc       0.500 v f   5.000 v
 =========  ==========  ========  =========  ==========  ========
 
-``*`` ``fastmath``'s float32 forms; ``v`` ``vecspecial``'s; ``+`` binary: 3 * 10^7
-random pairs (a third uniform bit patterns); ``f`` all 2^32 inputs; ``a`` every 257th bit
+``*`` ``fastmath``'s float32 forms (every 17th pattern); ``t`` ``vectrig``'s (every 17th
+pattern and every float32 of the worst range: its table); ``v`` ``vecspecial``'s; ``+``
+binary: 3 * 10^7 random pairs (a third uniform bit patterns); ``f`` all 2^32 inputs; ``a`` every 257th bit
 pattern (16.7 million inputs) plus a dense sample of the worst range (``fastmath``'s table);
 ``s`` float64 forms rewritten since the 10^8 sweep: 10^7 samples plus special values so far.
 lgamma keeps libm (exact as libm is), in a loop of its own (``loops.py``).
@@ -81,8 +83,7 @@ _FM = {"contract"}
 _OPTS = {"cache": True, "error_model": "numpy", "fastmath": _FM}
 # The error bounds the tests assert, in ulps (the table above, rounded up; float32 ones for the
 # forms here, fastmath.ULP_BOUNDS for its own).
-F32_ULPS = {"sin": 1.0, "cos": 1.0, "tan": 2.5, "asin": 0.51, "acos": 0.51, "atan": 0.51,
-            "atan2": 0.51, "pow": 0.51, "erf": 0.51, "erfc": 0.51}
+F32_ULPS = {"pow": 0.51, "erf": 0.51, "erfc": 0.51}
 F64_ULPS = {"exp": 1, "expm1": 2, "log": 1, "log1p": 1, "log2": 2, "log10": 2, "sin": 1,
             "cos": 1, "tan": 3, "asin": 2, "acos": 2, "atan": 1, "atan2": 2, "sinh": 3,
             "cosh": 3, "tanh": 3, "sigmoid": 4, "erf": 1, "erfc": 5}
@@ -117,13 +118,14 @@ def _f64_to_bits(typingctx, value):
 
 @intrinsic
 def _fma(typingctx, a, b, c):
-    """a * b + c rounded once (llvm.fma: one instruction on CPUs with FMA, and vectorised)."""
-    if not (a == b == c == types.float64):
+    """a * b + c rounded once, float64 or float32 (llvm.fma: one instruction on CPUs with FMA,
+    and vectorised)."""
+    if not (a == b == c and a in (types.float64, types.float32)):
         return None
 
     def codegen(context, builder, signature, args):
         return builder.fma(*args)
-    return types.float64(types.float64, types.float64, types.float64), codegen
+    return a(a, a, a), codegen
 
 
 # LLVM's tuning for recent Intel CPUs (skylake-avx512 and later) prefers 256-bit vectors even
@@ -537,29 +539,3 @@ def pow_specials(x, y, v):
     v = v if x == x else x
     v = v if y == y else y
     return 1.0 if (y == 0.0) | (x == 1.0) else v
-
-
-# --- float32 forms: computed in float64 and rounded once ----------------------------------------
-
-_F = np.float32
-
-
-@njit(**_BIG)
-def asin_f32(x):
-    return _F(asin_f64(_D(x)))
-
-
-@njit(**_BIG)
-def acos_f32(x):
-    return _F(acos_f64(_D(x)))
-
-
-@njit(**_BIG)
-def atan_f32(x):
-    return _F(atan_f64(_D(x)))
-
-
-@njit(**_BIG)
-def atan2_f32(y, x):
-    return _F(atan2_f64(_D(y), _D(x)))
-
