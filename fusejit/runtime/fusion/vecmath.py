@@ -63,8 +63,8 @@ erf        0.500 v f   1.000 v   erfc       0.500 v f   5.000 v
 
 ``*`` ``fastmath``'s float32 forms (every 17th pattern); ``t`` ``vectrig``'s (every 17th
 pattern and every float32 of the worst range: its table); ``v`` ``vecspecial``'s; ``+``
-binary: 3 * 10^7 random pairs (a third uniform bit patterns); ``f`` all 2^32 inputs; ``a`` every 257th bit
-pattern (16.7 million inputs) plus a dense sample of the worst range (``fastmath``'s table);
+binary: 3 * 10^7 random pairs (a third uniform bit patterns); ``f`` all 2^32 inputs; ``a``
+every 257th bit pattern (16.7 million inputs) plus a dense sample of the worst range;
 ``s`` float64 forms rewritten since the 10^8 sweep: 10^7 samples plus special values so far.
 lgamma keeps libm (exact as libm is), in a loop of its own (``loops.py``).
 """
