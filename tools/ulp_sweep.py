@@ -109,7 +109,8 @@ def fast_function(name: str, dtype: str):
         one = f"np.float{dtype[1:]}(1.0)"
         body = FLOAT_FUNCTIONS[name][1].format(x="x", one=one)
         space: dict = {"math": math, "np": np, "njit": njit}
-        exec(f"@njit(error_model='numpy')\ndef f(x):\n    return {body}\n", space)     # (our own template text)
+        # (the text is the operator library's own template, not input)
+        exec(f"@njit(error_model='numpy')\ndef f(x):\n    return {body}\n", space)
         return space["f"]
     if name in BINARY:
         qualified = templates.vector_function(f"{name}_{dtype}")

@@ -127,6 +127,7 @@ class _Generator(Emitter):
         self.uses_fastmath = False
         self.uses_vecmath = False
         self.uses_vecspecial = False
+        self.uses_veclgamma = False
         # lines of the inner loop, before writes, and ScalarPasses where the loop is cut
         self.body: list = []
         self.dtypes: dict[str, np.dtype] = {}
@@ -165,9 +166,9 @@ class _Generator(Emitter):
     def math(self, kind: str, libm: str, x: str, dtype: np.dtype) -> str:
         fast = fast_name(kind, dtype) if self.fast else None
         if fast is None:
-            if kind in _SEPARATE:
-                self.libm()
             return libm
+        if kind in _SEPARATE:
+            self.pending = ScalarPass("", "")       # (a vectorised loop of its own)
         if kind in _TRIG:
             # fast only for |x| <= vm.TRIG_LIMIT: a fix-up loop recomputes the rest with libm
             self.pending = ScalarPass("", libm, f"abs({x}) > vm.TRIG_LIMIT")
@@ -269,6 +270,8 @@ class _Generator(Emitter):
             self.uses_vecmath = True
         if "vs." in expr:
             self.uses_vecspecial = True
+        if "vl." in expr:
+            self.uses_veclgamma = True
         kinds = [op.kind for op in ops if op.is_tensor]
         kind = "tensor" if "tensor" in kinds else "zero_dim"
         self.values[node.output()] = Operand(name, dtype, kind)
@@ -291,7 +294,7 @@ class _Generator(Emitter):
         split cache lines, and float64 add ran 1.39 -> 1.64, floor 1.06 -> 1.27 (one thread,
         CPU time, medians of 7-31)."""
         return self.target == "cpu" and (self.uses_fastmath or self.uses_vecmath
-                                         or self.uses_vecspecial)
+                                         or self.uses_vecspecial or self.uses_veclgamma)
 
     def kernel_text(self, name: str, parallel: bool) -> list[str]:
         layout, rank = self.layout, self.rank
@@ -430,6 +433,8 @@ def generate(layout: GroupLayout, specs: list[ArgSpec], classes: list[str], rank
         head.append("from fusejit.runtime.fusion import vecmath as vm")
     if gen.uses_vecspecial:
         head.append("from fusejit.runtime.fusion import vecspecial as vs")
+    if gen.uses_veclgamma:
+        head.append("from fusejit.runtime.fusion import veclgamma as vl")
     entries: list[str] = []
     if native_capable(specs, out_dtypes):
         # Entry points for the interpreter's native loop (see native_entry.py).

@@ -302,7 +302,7 @@ class RowGenerator(_Generator):
             lines.append(ScalarPass(name, slow, cut.when))
         # (a fix-up tests vm.TRIG_LIMIT even where the fast form is fm.sin_f32)
         texts = expr if cut is None else f"{expr} {cut.expr} {cut.when}"
-        for module in ("fm", "vm", "vs"):
+        for module in ("fm", "vm", "vs", "vl"):
             if f"{module}." in texts:
                 self.modules.add(module)
         self.dtypes[name] = dtype
@@ -532,6 +532,8 @@ def module_text(gen: RowGenerator, what: str) -> tuple[str, list[np.dtype]]:
         head.append("from fusejit.runtime.fusion import vecmath as vm")
     if "vs" in gen.modules:
         head.append("from fusejit.runtime.fusion import vecspecial as vs")
+    if "vl" in gen.modules:
+        head.append("from fusejit.runtime.fusion import veclgamma as vl")
     head += ["", f"BLOCK = {BLOCK}"]
     parallel = gen.kernel_text("kernel_parallel", True)
     serial = gen.kernel_text("kernel_serial", False)

@@ -35,21 +35,23 @@ _VEC = {aten.exp: "exp", aten.expm1: "expm1", aten.log: "log", aten.log1p: "log1
         aten.log2: "log2", aten.log10: "log10", aten.sin: "sin", aten.cos: "cos",
         aten.tan: "tan", aten.asin: "asin", aten.acos: "acos", aten.atan: "atan",
         aten.sinh: "sinh", aten.cosh: "cosh", aten.tanh: "tanh", aten.sigmoid: "sigmoid",
-        aten.erf: "erf", aten.erfc: "erfc"}
+        aten.erf: "erf", aten.erfc: "erfc", aten.lgamma: "lgamma"}
 # Fast only for |x| <= vm.TRIG_LIMIT: a fix-up loop recomputes larger arguments with libm.
 _TRIG = frozenset({aten.sin, aten.cos, aten.tan})
-# No vectorisable form here: libm, computed in a loop of its own (``ScalarPass``) so that
-# the rest of the kernel still vectorises.
+# Vectorised forms computed in a loop of their own (``ScalarPass``, which LLVM vectorises as
+# well): lgamma's form is so long that LLVM declined to vectorise a 20-op chain that inlined it.
 _SEPARATE = frozenset({aten.lgamma})
 
-
 # The vectorised functions (by name, as ``fast_name`` and ``Emitter.vectorised`` ask for them)
-# that live in ``vecspecial`` rather than ``vecmath``.
+# that live in ``vecspecial`` (vs) or ``veclgamma`` (vl) rather than ``vecmath`` (vm).
 _SPECIAL_NAMES = frozenset({"erf_f32", "erf_f64", "erfc_f32", "erfc_f64", "pow_f64"})
+_LGAMMA_NAMES = frozenset({"lgamma_f32", "lgamma_f64"})
 
 
 def vector_function(name: str) -> str:
     """The qualified name of vectorised function ``name`` in a kernel module."""
+    if name in _LGAMMA_NAMES:
+        return f"vl.{name}"
     return f"{'vs' if name in _SPECIAL_NAMES else 'vm'}.{name}"
 
 
@@ -77,7 +79,7 @@ def element_cost(layout) -> float:
     if cost is None:
         cost = _COST_OPERAND * (len(layout.operands) + len(layout.outputs))
         for node in layout.graph.nodes():
-            if node.kind in _SEPARATE or node.kind in (aten.fmod, aten.remainder):
+            if node.kind in (aten.fmod, aten.remainder):        # (libm's fmod, a loop apart)
                 cost += _COST_LIBM
             elif node.kind in _VEC or node.kind in (aten.pow, aten.atan2):
                 cost += _COST_TRANSCENDENTAL

@@ -62,7 +62,7 @@ erf        0.500 v f   1.000 v   erfc       0.500 v f   5.000 v
 ``*`` ``fastmath``'s native float32 forms; ``v`` ``vecspecial``'s; ``+`` binary: 3 * 10^7
 random pairs (a third uniform bit patterns); ``f`` all 2^32 inputs; ``a`` every 257th bit
 pattern (16.7 million inputs) plus a dense sample of the worst range (``fastmath``'s table).
-lgamma keeps libm (exact as libm is), in a loop of its own (``loops.py``).
+lgamma: ``veclgamma`` (its own table; computed in a vectorised loop of its own).
 """
 
 from __future__ import annotations
