@@ -185,7 +185,10 @@ class _Generator(Emitter):
         if self.target != "cpu":
             raise IRError("rand_like has no CUDA kernel form: fusejit's CUDA kernels have no "
                           "random number generator")
-        # Numba gives each thread of a parallel loop its own generator state.
+        # Numba gives each thread of a parallel loop its own generator state. The generator's
+        # call keeps LLVM from vectorising a loop: the samples are drawn in a loop of their own.
+        if self.fast:
+            self.pending = ScalarPass("", "")
         return "np.random.random()"
 
     # -- walking the subgraph --------------------------------------------------------------
