@@ -347,9 +347,9 @@ def sweep_binary(name: str, dtype: str, samples: int, chunk: int = 1 << 22) -> d
         n = min(chunk, samples - res["count"])
         t = n // 3
         pat = rng.integers(0, np.iinfo(bits).max, (2, t), dtype=bits).view(real)
-        x = np.concatenate([pat[0], rng.uniform(-4, 4, t), rng.uniform(0, 4, n - 2 * t)])
-        y = np.concatenate([pat[1], rng.uniform(-4, 4, t), rng.uniform(-40, 40, n - 2 * t)])
         with np.errstate(all="ignore"):
+            x = np.concatenate([pat[0], rng.uniform(-4, 4, t), rng.uniform(0, 4, n - 2 * t)])
+            y = np.concatenate([pat[1], rng.uniform(-4, 4, t), rng.uniform(-40, 40, n - 2 * t)])
             x, y = x.astype(real), y.astype(real)
         got = np.empty_like(x)
         run(x, y, got)
@@ -372,11 +372,13 @@ def _row(name: str, dtype: str, res: dict, what: str, seconds: float) -> str:
     if not res:
         return f"| {name} | {dtype} | libm (no fast form) | | | | |"
     at = res["at"]
-    at = f"({float(at[0])!r}, {float(at[1])!r})" if isinstance(at, tuple) else repr(float(at)) \
-        if not isinstance(at, str) else at
+    if isinstance(at, tuple):
+        at = f"({float(at[0])!r}, {float(at[1])!r})"
+    elif not isinstance(at, str):       # (str: "NaN", a NaN input that gave a number)
+        at = repr(float(at))
     near = f"{res['abs']:.3g} at {float(res['abs_at'])!r}" if res["abs"] else ""
-    return (f"| {name} | {dtype} | {res['max']:.3f} | {at} | {near} | {what} "
-            f"| {seconds:.0f} |")
+    return (f"| {name} | {dtype} | {res['max']:.3f} | {at} | {near} "
+            f"| {res['count']:,} ({what}) | {seconds:.0f} |")
 
 
 def run(kind: str, names: list[str], step: int, samples: int, pair_samples: int):

@@ -23,11 +23,23 @@ exactly (x - n/2 is exact for n = rint(2x)) so it keeps its relative accuracy ne
 Negative integers and +-0 are poles: +inf, as NumPy's, SciPy's ``gammaln`` and glibc's; +-inf
 give +inf, NaN gives NaN.
 
-Accuracy (``python tools/ulp_sweep.py f32 lgamma`` and ``f64 lgamma``; the tests assert
-``ULPS``): lgamma has zeros at 1 and 2 (and two between each pair of negative integers below
--2), where any method's relative error is unbounded unless it knows the zero exactly. As glibc
-and SVML do, the error is given in ulps of the result where |lgamma(x)| >= 1/4 and as an
-absolute error elsewhere. float32 rounds the float64 result once.
+Accuracy (``python tools/ulp_sweep.py f32 lgamma`` and ``f64 lgamma``, against glibc's
+lgamma; the tests assert ``ULPS``/``ABS``): lgamma has zeros at 1 and 2 (and two between each
+pair of negative integers below -2), where any method's relative error is unbounded unless it
+knows the zero exactly. As glibc and SVML do, the error is given in ulps of the result where
+|lgamma(x)| >= 1/4 and as an absolute error elsewhere. Measured:
+
+- float32 (the float64 result rounded once), all 2^32 inputs: 0.500 ulp; 7.5e-9 absolute
+  near the zeros (the rounding of results below 1/4).
+- float64, 10^8 samples plus special values: 21 ulps, at x = -5.998 (x < 0 near a pole,
+  where log(pi / |x sin(pi x)|) and lgamma(-x) nearly cancel; x > 0: 2 ulps, as glibc, against
+  mpmath on 50 000 points); 8.1e-16 absolute near the zeros (glibc: 8e-17, by expansions
+  around each negative zero that this form does not have).
+
+Speed (``benchmarks/ops.py --cpu lgamma``, 2 * 10^6 elements in (0.1, 10), one thread's CPU
+time, medians of 11, two runs on a loaded 2-core machine): float32 9.7-10.0 ns an element,
+float64 10.4-10.5, against SciPy's gammaln 20-20.5 and 19.4-19.5, and 15 / 16 for glibc's
+lgamma in a loop of its own (the kernels before this module).
 """
 
 from __future__ import annotations
