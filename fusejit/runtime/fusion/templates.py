@@ -69,6 +69,7 @@ def fast_name(kind: str, dtype: np.dtype) -> str | None:
 # in a separate loop ~15, each operand read or written ~0.3).
 _COST_TRANSCENDENTAL = 1.0
 _COST_LIBM = 15.0
+_COST_LONG = 10.0           # (veclgamma: 10 ns an element, one thread's CPU time)
 _COST_ARITHMETIC = 0.1
 _COST_OPERAND = 0.3
 
@@ -81,6 +82,8 @@ def element_cost(layout) -> float:
         for node in layout.graph.nodes():
             if node.kind in (aten.fmod, aten.remainder):        # (libm's fmod, a loop apart)
                 cost += _COST_LIBM
+            elif node.kind in _SEPARATE:
+                cost += _COST_LONG
             elif node.kind in _VEC or node.kind in (aten.pow, aten.atan2):
                 cost += _COST_TRANSCENDENTAL
             elif node.kind not in STRUCTURAL:
