@@ -128,6 +128,7 @@ class _Generator(Emitter):
         self.uses_vecmath = False
         self.uses_vecspecial = False
         self.uses_vectrig = False
+        self.uses_veclgamma = False
         # lines of the inner loop, before writes, and ScalarPasses where the loop is cut
         self.body: list = []
         self.dtypes: dict[str, np.dtype] = {}
@@ -166,9 +167,9 @@ class _Generator(Emitter):
     def math(self, kind: str, libm: str, x: str, dtype: np.dtype) -> str:
         fast = fast_name(kind, dtype) if self.fast else None
         if fast is None:
-            if kind in _SEPARATE:
-                self.libm()
             return libm
+        if kind in _SEPARATE:
+            self.pending = ScalarPass("", "")       # (a vectorised loop of its own)
         if kind in _TRIG:
             # fast only for |x| up to the limit: a fix-up loop recomputes the rest with libm
             self.pending = ScalarPass("", libm, f"abs({x}) > {trig_limit(dtype)}")
@@ -185,7 +186,10 @@ class _Generator(Emitter):
         if self.target != "cpu":
             raise IRError("rand_like has no CUDA kernel form: fusejit's CUDA kernels have no "
                           "random number generator")
-        # Numba gives each thread of a parallel loop its own generator state.
+        # Numba gives each thread of a parallel loop its own generator state. The generator's
+        # call keeps LLVM from vectorising a loop: the samples are drawn in a loop of their own.
+        if self.fast:
+            self.pending = ScalarPass("", "")
         return "np.random.random()"
 
     # -- walking the subgraph --------------------------------------------------------------
@@ -272,6 +276,8 @@ class _Generator(Emitter):
             self.uses_vecspecial = True
         if "vt." in expr:
             self.uses_vectrig = True
+        if "vl." in expr:
+            self.uses_veclgamma = True
         kinds = [op.kind for op in ops if op.is_tensor]
         kind = "tensor" if "tensor" in kinds else "zero_dim"
         self.values[node.output()] = Operand(name, dtype, kind)
@@ -294,7 +300,8 @@ class _Generator(Emitter):
         split cache lines, and float64 add ran 1.39 -> 1.64, floor 1.06 -> 1.27 (one thread,
         CPU time, medians of 7-31)."""
         return self.target == "cpu" and (self.uses_fastmath or self.uses_vecmath
-                                         or self.uses_vecspecial or self.uses_vectrig)
+                                         or self.uses_vecspecial or self.uses_vectrig
+                                         or self.uses_veclgamma)
 
     def kernel_text(self, name: str, parallel: bool) -> list[str]:
         layout, rank = self.layout, self.rank
@@ -435,6 +442,8 @@ def generate(layout: GroupLayout, specs: list[ArgSpec], classes: list[str], rank
         head.append("from fusejit.runtime.fusion import vecspecial as vs")
     if gen.uses_vectrig:
         head.append("from fusejit.runtime.fusion import vectrig as vt")
+    if gen.uses_veclgamma:
+        head.append("from fusejit.runtime.fusion import veclgamma as vl")
     entries: list[str] = []
     if native_capable(specs, out_dtypes):
         # Entry points for the interpreter's native loop (see native_entry.py).

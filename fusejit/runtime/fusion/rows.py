@@ -302,7 +302,7 @@ class RowGenerator(_Generator):
             lines.append(ScalarPass(name, slow, cut.when))
         # (a fix-up's test names its limit's module: vm.TRIG_LIMIT, vt.TRIG_LIMIT_F32)
         texts = expr if cut is None else f"{expr} {cut.expr} {cut.when}"
-        for module in ("fm", "vm", "vs", "vt"):
+        for module in ("fm", "vm", "vs", "vt", "vl"):
             if f"{module}." in texts:
                 self.modules.add(module)
         self.dtypes[name] = dtype
@@ -534,6 +534,8 @@ def module_text(gen: RowGenerator, what: str) -> tuple[str, list[np.dtype]]:
         head.append("from fusejit.runtime.fusion import vecspecial as vs")
     if "vt" in gen.modules:
         head.append("from fusejit.runtime.fusion import vectrig as vt")
+    if "vl" in gen.modules:
+        head.append("from fusejit.runtime.fusion import veclgamma as vl")
     head += ["", f"BLOCK = {BLOCK}"]
     parallel = gen.kernel_text("kernel_parallel", True)
     serial = gen.kernel_text("kernel_serial", False)

@@ -37,7 +37,7 @@ _VEC = {aten.exp: "exp", aten.expm1: "expm1", aten.log: "log", aten.log1p: "log1
         aten.log2: "log2", aten.log10: "log10", aten.sin: "sin", aten.cos: "cos",
         aten.tan: "tan", aten.asin: "asin", aten.acos: "acos", aten.atan: "atan",
         aten.sinh: "sinh", aten.cosh: "cosh", aten.tanh: "tanh", aten.sigmoid: "sigmoid",
-        aten.erf: "erf", aten.erfc: "erfc"}
+        aten.erf: "erf", aten.erfc: "erfc", aten.lgamma: "lgamma"}
 # Fast only for |x| <= the dtype's limit (``trig_limit``): a fix-up loop recomputes larger
 # arguments with libm.
 _TRIG = frozenset({aten.sin, aten.cos, aten.tan})
@@ -46,18 +46,20 @@ _TRIG = frozenset({aten.sin, aten.cos, aten.tan})
 def trig_limit(dtype: np.dtype) -> str:
     """The kernel module's name for the largest |x| the fast sin/cos/tan of ``dtype`` take."""
     return "vt.TRIG_LIMIT_F32" if dtype == np.float32 else "vm.TRIG_LIMIT"
-# No vectorisable form here: libm, computed in a loop of its own (``ScalarPass``) so that
-# the rest of the kernel still vectorises.
+
+
+# Vectorised forms computed in a loop of their own (``ScalarPass``, which LLVM vectorises as
+# well): lgamma's form is so long that LLVM declined to vectorise a 20-op chain that inlined it.
 _SEPARATE = frozenset({aten.lgamma})
 
-
 # The vectorised functions (by name, as ``fast_name`` and ``Emitter.vectorised`` ask for them)
-# that live in ``vecspecial`` rather than ``vecmath``.
+# that live in ``vecspecial`` (vs), ``veclgamma`` (vl), ``fastmath`` (fm: float32 pow, its
+# float32 split and float64 log/exp) or ``vectrig`` (vt: the float32 trigonometry) rather than
+# ``vecmath`` (vm).
 _SPECIAL_NAMES = frozenset({"erf_f32", "erf_f64", "erfc_f32", "erfc_f64", "pow_f64",
                             "sinh_f64", "cosh_f64"})
-# ... those in ``fastmath`` (float32 pow: its float32 split and float64 log/exp)
+_LGAMMA_NAMES = frozenset({"lgamma_f32", "lgamma_f64"})
 _FASTMATH_NAMES = frozenset({"pow_f32"})
-# ... and those in ``vectrig`` (the float32 trigonometry)
 _VECTRIG_NAMES = frozenset({"sin_f32", "cos_f32", "tan_f32", "asin_f32", "acos_f32", "atan_f32",
                             "atan2_f32"})
 
@@ -68,6 +70,8 @@ def vector_function(name: str) -> str:
         return f"fm.{name}"
     if name in _VECTRIG_NAMES:
         return f"vt.{name}"
+    if name in _LGAMMA_NAMES:
+        return f"vl.{name}"
     return f"{'vs' if name in _SPECIAL_NAMES else 'vm'}.{name}"
 
 
@@ -85,6 +89,7 @@ def fast_name(kind: str, dtype: np.dtype) -> str | None:
 # in a separate loop ~15, each operand read or written ~0.3).
 _COST_TRANSCENDENTAL = 1.0
 _COST_LIBM = 15.0
+_COST_LONG = 10.0           # (veclgamma: 10 ns an element, one thread's CPU time)
 _COST_ARITHMETIC = 0.1
 _COST_OPERAND = 0.3
 
@@ -95,8 +100,10 @@ def element_cost(layout) -> float:
     if cost is None:
         cost = _COST_OPERAND * (len(layout.operands) + len(layout.outputs))
         for node in layout.graph.nodes():
-            if node.kind in _SEPARATE or node.kind in (aten.fmod, aten.remainder):
+            if node.kind in (aten.fmod, aten.remainder):        # (libm's fmod, a loop apart)
                 cost += _COST_LIBM
+            elif node.kind in _SEPARATE:
+                cost += _COST_LONG
             elif node.kind in _VEC or node.kind in (aten.pow, aten.atan2):
                 cost += _COST_TRANSCENDENTAL
             elif node.kind not in STRUCTURAL:

@@ -66,7 +66,7 @@ pattern and every float32 of the worst range: its table); ``v`` ``vecspecial``'s
 binary: 3 * 10^7 random pairs (a third uniform bit patterns); ``f`` all 2^32 inputs; ``a``
 every 257th bit pattern (16.7 million inputs) plus a dense sample of the worst range;
 ``s`` float64 forms rewritten since the 10^8 sweep: 10^7 samples plus special values so far.
-lgamma keeps libm (exact as libm is), in a loop of its own (``loops.py``).
+lgamma: ``veclgamma`` (its own table; computed in a vectorised loop of its own).
 """
 
 from __future__ import annotations
@@ -539,3 +539,6 @@ def pow_specials(x, y, v):
     v = v if x == x else x
     v = v if y == y else y
     return 1.0 if (y == 0.0) | (x == 1.0) else v
+
+
+_F = np.float32     # (vecspecial's float32 forms round their float64 results with it)
