@@ -320,8 +320,8 @@ def _imports(path: Path) -> set[Path]:
 
 
 @functools.lru_cache(maxsize=1)
-def runtime_digest() -> str:
-    """16 hex digits naming the compiled code of this fusejit source, toolchain and CPU."""
+def digest_files() -> set[Path]:
+    """The runtime modules whose text the digest covers: the seeds and what they import."""
     todo = [p for seed in _SEEDS for p in sorted(_PACKAGE.glob(seed))]
     seen: set[Path] = set()
     runtime = _PACKAGE / "runtime"
@@ -332,8 +332,13 @@ def runtime_digest() -> str:
         if path not in seen and runtime in path.parents and path.name != "compile_cache.py":
             seen.add(path)
             todo += _imports(path)
+    return seen
+
+
+def runtime_digest() -> str:
+    """16 hex digits naming the compiled code of this fusejit source, toolchain and CPU."""
     digest = hashlib.sha256()
-    for path in sorted(seen):
+    for path in sorted(digest_files()):
         digest.update(path.relative_to(_PACKAGE).as_posix().encode() + b"\0")
         digest.update(path.read_bytes() + b"\0")
     from llvmlite import binding

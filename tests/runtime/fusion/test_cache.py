@@ -5,16 +5,18 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 import fusejit
-from fusejit.runtime.compile_cache import runtime_digest
+from fusejit.runtime.compile_cache import digest_files, runtime_digest
 from fusejit.runtime.fusion import FusedKernel, cache_clear, cache_info, kernel_source
 from fusejit.runtime.fusion import cache as kcache
 
@@ -242,3 +244,24 @@ def test_warmup_command_runs_each_step_with_progress(private_cache, capfd, monke
     assert ran == [1, 2]
     assert captured.err.splitlines() == ["[1/2] warmup: one", "[2/2] warmup: two"]
     assert "warmup done in" in captured.out and "FUSEJIT_CACHE_MAX_MB" in captured.out
+
+
+def test_every_module_generated_code_imports_is_in_the_digest():
+    """Generated kernels and whole-graph functions inline the runtime modules they import; an
+    edit to one of them must change the digest, or cached kernels would keep the old code (a new
+    math module left out of the seeds did exactly that)."""
+    package = Path(fusejit.__file__).parent
+    covered = {path.resolve() for path in digest_files()}
+    imported = set()
+    for writer in package.rglob("*.py"):
+        text = writer.read_text(encoding="utf-8")
+        # (the import lines a writer puts into generated source, as string literals)
+        for module in re.findall(r"[\"']from (fusejit(?:\.\w+)+) import (\w+) as \w+", text):
+            imported.add(module)
+    assert imported, "found no generated import lines: the pattern no longer matches"
+    missing = []
+    for parent, name in imported:
+        path = package.parent.joinpath(*parent.split("."), f"{name}.py")
+        if path.exists() and path.resolve() not in covered:
+            missing.append(f"{parent}.{name}")
+    assert not missing, f"modules generated code imports but the digest ignores: {missing}"
