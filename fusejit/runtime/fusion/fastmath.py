@@ -72,8 +72,6 @@ libm for all of these.
 
 from __future__ import annotations
 
-import sys
-
 import numpy as np
 from llvmlite import ir
 from numba import literal_unroll, njit, types
@@ -480,23 +478,3 @@ def ulp_errors(name: str, x: np.ndarray, got: np.ndarray | None = None) -> np.nd
     same = (got == want) | (np.isnan(got) & np.isnan(want))
     err[special] = np.where(same[special], 0.0, np.inf)
     return err
-
-
-def sweep(name: str, step: int = 1, chunk: int = 1 << 24) -> tuple[float, float]:
-    """Max ulp error of ``name`` over every ``step``-th float32 bit pattern; (max, worst input)."""
-    worst, where = 0.0, 0.0
-    for start in range(0, 1 << 32, chunk):
-        bits = np.arange(start, min(start + chunk, 1 << 32), step, dtype=np.uint64)
-        x = bits.astype(np.uint32).view(np.float32)
-        err = ulp_errors(name, x)
-        i = int(np.argmax(err))
-        if err[i] > worst:
-            worst, where = float(err[i]), float(x[i])
-    return worst, where
-
-
-if __name__ == "__main__":      # python -m fusejit.runtime.fusion.fastmath --sweep
-    step = 1 if "--sweep" in sys.argv else 4099
-    for fn in _NAMES:
-        err, at = sweep(fn, step)
-        print(f"{fn:8s} max {err:.3f} ulp at x = {at!r} (every {step}th bit pattern)")

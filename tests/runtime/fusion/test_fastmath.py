@@ -1,5 +1,5 @@
 """The fast float32 functions' error in ulps over a dense sample of all float32 bit patterns
-plus the edges (the full 2^32 sweep is ``python -m fusejit.runtime.fusion.fastmath --sweep``)."""
+plus the edges (the full 2^32 sweep is ``python tools/ulp_sweep.py f32``)."""
 
 from __future__ import annotations
 
