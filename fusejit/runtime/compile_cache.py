@@ -319,7 +319,6 @@ def _imports(path: Path) -> set[Path]:
     return found
 
 
-@functools.lru_cache(maxsize=1)
 def digest_files() -> set[Path]:
     """The runtime modules whose text the digest covers: the seeds and what they import."""
     todo = [p for seed in _SEEDS for p in sorted(_PACKAGE.glob(seed))]
@@ -335,6 +334,7 @@ def digest_files() -> set[Path]:
     return seen
 
 
+@functools.lru_cache(maxsize=1)
 def runtime_digest() -> str:
     """16 hex digits naming the compiled code of this fusejit source, toolchain and CPU."""
     digest = hashlib.sha256()
