@@ -49,7 +49,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import re
 import sys
 import time
 from importlib import import_module
@@ -60,7 +59,7 @@ from numba import njit, prange
 
 from fusejit.ir.symbols import aten
 from fusejit.oplib.unary import FLOAT_FUNCTIONS
-from fusejit.runtime.fusion import codegen, templates
+from fusejit.runtime.fusion import templates
 from fusejit.runtime.fusion import vecmath as vm
 from fusejit.runtime.fusion.fastmath import _bits_to_f32
 
@@ -101,10 +100,9 @@ ORACLE.update(sigmoid=_sig64, rsqrt=_rsqrt64, reciprocal=_recip64)
 
 
 def _aliases() -> dict[str, object]:
-    """alias -> module, as the generated kernels import them (``codegen``'s header lines)."""
-    text = Path(codegen.__file__).read_text()
-    found = re.findall(r"from fusejit\.runtime\.fusion import (\w+) as (\w+)", text)
-    return {alias: import_module(f"fusejit.runtime.fusion.{mod}") for mod, alias in found}
+    """alias -> module, as the generated kernels import them (``templates.MATH_MODULES``)."""
+    return {alias: import_module(f"fusejit.runtime.fusion.{module}")
+            for alias, module in templates.MATH_MODULES.items()}
 
 
 def fast_function(name: str, dtype: str):

@@ -36,7 +36,7 @@ from .element_support import (
     _supported,
     written_arguments,
 )
-from .fusion.templates import fast_name
+from .fusion.templates import fast_name, math_imports, math_modules
 from .scalar_function import _PRELUDE, function_source
 
 # The ops this writer adds (each checked by _stage_op).
@@ -291,13 +291,15 @@ def _accumulate(acc, x):
 
 """
 
+_MAP_HELPERS = "".join(_map_helper(k, np.dtype(d)) for k in _FAST_MAPS
+                      for d in ("float32", "float64"))
 _STAGE_HELPERS = (
     "from numba.typed import List\n"
-    "from fusejit.runtime.fusion import fastmath as fm\n"
-    "from fusejit.runtime.fusion import vecmath as vm\n\n\n" + _SUM0 + _ACCUMULATE
+    + "".join(f"{line}\n" for line in math_imports(math_modules(_MAP_HELPERS))) + "\n\n"
+    + _SUM0 + _ACCUMULATE
     + "".join(_sum_to_size_helper(i, o) for i in range(1, _MAX_RANK + 1)
               for o in range(1, i + 1))
-    + "".join(_map_helper(k, np.dtype(d)) for k in _FAST_MAPS for d in ("float32", "float64")))
+    + _MAP_HELPERS)
 
 
 def stage_source(graph: Graph, name: str) -> str:

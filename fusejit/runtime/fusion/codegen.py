@@ -47,7 +47,16 @@ from ..compile_cache import runtime_digest
 from .layout import GroupLayout
 from .loops import ScalarPass, inner_loops
 from .native_entry import entry_text, native_capable
-from .templates import _SEPARATE, _TRIG, RENDERERS, fast_name, trig_limit, vector_function
+from .templates import (
+    _SEPARATE,
+    _TRIG,
+    RENDERERS,
+    fast_name,
+    math_imports,
+    math_modules,
+    trig_limit,
+    vector_function,
+)
 
 # Inner-stride classes of an operand, after the caller has coalesced dimensions.
 UNIT, ZERO, STRIDED = "unit", "zero", "strided"
@@ -124,11 +133,7 @@ class _Generator(Emitter):
         self.has_guards = False
         self.constants: dict[str, str] = {}     # formatted text -> module-level name
         self.guards: list[str] = []
-        self.uses_fastmath = False
-        self.uses_vecmath = False
-        self.uses_vecspecial = False
-        self.uses_vectrig = False
-        self.uses_veclgamma = False
+        self.math_used: set[str] = set()        # the math modules it calls (by alias)
         # lines of the inner loop, before writes, and ScalarPasses where the loop is cut
         self.body: list = []
         self.dtypes: dict[str, np.dtype] = {}
@@ -268,16 +273,7 @@ class _Generator(Emitter):
         if cut is not None and cut.when is not None:
             slow = cut.expr if dtype == BOOL else f"np.{dtype.name}({cut.expr})"
             self.body.append(ScalarPass(name, slow, cut.when))
-        if "fm." in expr:
-            self.uses_fastmath = True
-        if "vm." in expr:
-            self.uses_vecmath = True
-        if "vs." in expr:
-            self.uses_vecspecial = True
-        if "vt." in expr:
-            self.uses_vectrig = True
-        if "vl." in expr:
-            self.uses_veclgamma = True
+        self.math_used |= math_modules(expr)
         kinds = [op.kind for op in ops if op.is_tensor]
         kind = "tensor" if "tensor" in kinds else "zero_dim"
         self.values[node.output()] = Operand(name, dtype, kind)
@@ -299,9 +295,7 @@ class _Generator(Emitter):
         kernels keep 256-bit ones: their 64-byte loads of arrays NumPy aligns to 16 bytes
         split cache lines, and float64 add ran 1.39 -> 1.64, floor 1.06 -> 1.27 (one thread,
         CPU time, medians of 7-31)."""
-        return self.target == "cpu" and (self.uses_fastmath or self.uses_vecmath
-                                         or self.uses_vecspecial or self.uses_vectrig
-                                         or self.uses_veclgamma)
+        return self.target == "cpu" and bool(self.math_used)
 
     def kernel_text(self, name: str, parallel: bool) -> list[str]:
         layout, rank = self.layout, self.rank
@@ -434,16 +428,7 @@ def generate(layout: GroupLayout, specs: list[ArgSpec], classes: list[str], rank
             f"# helpers {HELPERS_DIGEST}",
             "import math", "", "import numpy as np", "from numba import njit, prange", "",
             "from fusejit.runtime.fusion import helpers as h"]
-    if gen.uses_fastmath:
-        head.append("from fusejit.runtime.fusion import fastmath as fm")
-    if gen.uses_vecmath or gen.wide():
-        head.append("from fusejit.runtime.fusion import vecmath as vm")
-    if gen.uses_vecspecial:
-        head.append("from fusejit.runtime.fusion import vecspecial as vs")
-    if gen.uses_vectrig:
-        head.append("from fusejit.runtime.fusion import vectrig as vt")
-    if gen.uses_veclgamma:
-        head.append("from fusejit.runtime.fusion import veclgamma as vl")
+    head += math_imports(gen.math_used | ({"vm"} if gen.wide() else set()))   # (vm.wide_vectors)
     entries: list[str] = []
     if native_capable(specs, out_dtypes):
         # Entry points for the interpreter's native loop (see native_entry.py).

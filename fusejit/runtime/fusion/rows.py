@@ -58,7 +58,7 @@ from .codegen import (
     format_version,
 )
 from .loops import ScalarPass, inner_loops
-from .templates import RENDERERS, fast_name
+from .templates import RENDERERS, fast_name, math_imports, math_modules
 
 ELEMENT, ROW, FLAT = "element", "row", "flat"
 # Position of the keepdim input of each reduction the kernels compute.
@@ -302,9 +302,7 @@ class RowGenerator(_Generator):
             lines.append(ScalarPass(name, slow, cut.when))
         # (a fix-up's test names its limit's module: vm.TRIG_LIMIT, vt.TRIG_LIMIT_F32)
         texts = expr if cut is None else f"{expr} {cut.expr} {cut.when}"
-        for module in ("fm", "vm", "vs", "vt", "vl"):
-            if f"{module}." in texts:
-                self.modules.add(module)
+        self.modules |= math_modules(texts)
         self.dtypes[name] = dtype
         self.code[node] = lines
         kinds = [op.kind for op in ops if op.is_tensor]
@@ -526,16 +524,7 @@ def module_text(gen: RowGenerator, what: str) -> tuple[str, list[np.dtype]]:
             "import math", "", "import numpy as np", "from numba import njit, prange", "",
             "from fusejit.runtime.fusion import helpers as h",
             "from fusejit.runtime.fusion import rowmath as rm"]
-    if "fm" in gen.modules:
-        head.append("from fusejit.runtime.fusion import fastmath as fm")
-    if "vm" in gen.modules:
-        head.append("from fusejit.runtime.fusion import vecmath as vm")
-    if "vs" in gen.modules:
-        head.append("from fusejit.runtime.fusion import vecspecial as vs")
-    if "vt" in gen.modules:
-        head.append("from fusejit.runtime.fusion import vectrig as vt")
-    if "vl" in gen.modules:
-        head.append("from fusejit.runtime.fusion import veclgamma as vl")
+    head += math_imports(gen.modules)
     head += ["", f"BLOCK = {BLOCK}"]
     parallel = gen.kernel_text("kernel_parallel", True)
     serial = gen.kernel_text("kernel_serial", False)

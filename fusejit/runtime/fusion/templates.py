@@ -64,6 +64,23 @@ _VECTRIG_NAMES = frozenset({"sin_f32", "cos_f32", "tan_f32", "asin_f32", "acos_f
                             "atan2_f32"})
 
 
+# The modules generated kernels call vectorised math from, by the alias they import them as
+# (in the order the import lines are written).
+MATH_MODULES = {"fm": "fastmath", "vm": "vecmath", "vs": "vecspecial", "vt": "vectrig",
+                "vl": "veclgamma"}
+
+
+def math_modules(text: str) -> set[str]:
+    """The aliases of ``MATH_MODULES`` that generated source ``text`` calls."""
+    return {alias for alias in MATH_MODULES if f"{alias}." in text}
+
+
+def math_imports(aliases: set[str]) -> list[str]:
+    """The import lines of the math modules ``aliases`` name, for a generated module."""
+    return [f"from fusejit.runtime.fusion import {module} as {alias}"
+            for alias, module in MATH_MODULES.items() if alias in aliases]
+
+
 def vector_function(name: str) -> str:
     """The qualified name of vectorised function ``name`` in a kernel module."""
     if name in _FASTMATH_NAMES:
