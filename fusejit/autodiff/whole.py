@@ -151,11 +151,11 @@ def whole_stages(gradient: Gradient, example_inputs: Sequence[Any]) -> WholeStag
     # Compiled for the example's sizes (calls with others run on the interpreter): the sums
     # to sizes that summed nothing go, and the pointwise code around them fuses.
     drop_sums(idle | idle_backward)
-    for graph in (backward, forward):   # (the interpreter's fuser does this in its groups)
-        eliminate_common_subexpression(graph)
-        eliminate_dead_code(graph)
-        if graph is backward:
-            _prune_saved_tuples(gradient, forward, backward)
+    # (the interpreter's fuser cleans up inside its groups); the backward first, so that the
+    # forward no longer computes the saved values it stopped reading
+    _tidy(backward)
+    _prune_saved_tuples(gradient, forward, backward)
+    _tidy(forward)
     if not (is_stage_graph(forward) and is_stage_graph(backward)):
         return None
     limit = None if _has_loop(forward) or _has_loop(backward) else WHOLE_STAGE_MAX_ELEMENTS
@@ -174,6 +174,11 @@ def whole_stages(gradient: Gradient, example_inputs: Sequence[Any]) -> WholeStag
         return None
     stages.max_elements = limit
     return stages
+
+
+def _tidy(graph: Graph) -> None:
+    eliminate_common_subexpression(graph)
+    eliminate_dead_code(graph)
 
 
 def _prune_saved_tuples(gradient: Gradient, forward: Graph, backward: Graph) -> None:
