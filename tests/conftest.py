@@ -6,6 +6,8 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -16,6 +18,26 @@ _ROOT = Path(__file__).resolve().parent.parent
 # test starts a background compile; tests/runtime/test_tiering.py turns tiering on itself.
 os.environ.setdefault("FUSEJIT_TIERING", "0")
 os.environ.setdefault("FUSEJIT_BACKGROUND_COMPILE", "0")
+
+
+def pytest_configure(config):
+    """Under pytest-xdist, the controller compiles the native loop in a child process from the
+    start (``warm_native``, under the cache's compile lock), while the workers run other tests;
+    a worker that needs the loop before it is ready waits for it and loads it from disk
+    (``tiering.native_compile_lock``), rather than every worker compiling it at once."""
+    if hasattr(config, "workerinput") or not getattr(config.option, "numprocesses", None):
+        return
+    code = "from fusejit.runtime.tiering import warm_native; warm_native(wait=True)"
+    config._fusejit_warm = subprocess.Popen(
+        [sys.executable, "-c", code], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL)
+
+
+def pytest_unconfigure(config):
+    warm = getattr(config, "_fusejit_warm", None)
+    if warm is not None and warm.poll() is None:
+        warm.kill()
+        warm.wait()
 
 
 def _find_corpus() -> Path | None:

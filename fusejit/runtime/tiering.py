@@ -35,6 +35,8 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 # About the per-process cost of building the native engine from a warm disk cache (measured
 # 0.5-0.7 s on 2 cores: the jitclass and loading the loop), so that a plan moves only once it
@@ -106,26 +108,42 @@ def request_native() -> None:
         "three minutes on two cores); until it is ready, code runs on the reference interpreter")
 
 
-def warm_native(wait: bool = False) -> bool:
-    """Compile (or load) the native loop, so that it is in the disk cache for every later
-    process. One process at a time per cache directory: without ``wait``, returns False at once
-    when another holds the lock (with no disk cache at all, it just compiles)."""
-    import fcntl
-
+@contextmanager
+def native_compile_lock(wait: bool = True) -> Iterator[bool]:
+    """Hold the cache directory's lock on compiling the native loop (``native-compile.lock``),
+    so that processes sharing a cache (pytest-xdist workers, Dask workers, a background
+    compile) compile it once: the others wait, then load it from disk. Yields False at once,
+    holding nothing, when ``wait`` is false and another process holds it; True with no disk
+    cache (nothing to share) or where file locks are unavailable."""
     from .fusion.cache import cache_dir
-    from .native.state import _loop_addresses
 
     root = cache_dir()
-    if root is None:
-        _loop_addresses()
-        return True
+    try:
+        import fcntl
+    except ImportError:       # (no flock on this platform: each process compiles for itself)
+        fcntl = None
+    if root is None or fcntl is None:
+        yield True
+        return
     with open(root / "native-compile.lock", "a+b") as lock:
         try:
             fcntl.flock(lock, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
         except BlockingIOError:
-            return False
-        _loop_addresses()
-        return True
+            yield False
+            return
+        yield True
+
+
+def warm_native(wait: bool = False) -> bool:
+    """Compile (or load) the native loop, so that it is in the disk cache for every later
+    process. One process at a time per cache directory: without ``wait``, returns False at once
+    when another holds the lock (with no disk cache at all, it just compiles)."""
+    from .native.state import _loop_addresses
+
+    with native_compile_lock(wait) as held:
+        if held:
+            _loop_addresses(lock_held=True)
+        return held
 
 
 def timed(run, stack: list) -> float:

@@ -152,3 +152,27 @@ def test_kernel_source_compiles_the_kernels_it_shows(tiered):
     x, y = _inputs()
     source = fusejit.kernel_source(fusejit.parse_ir(LOOP), x, y)
     assert "def kernel_parallel" in source and "tanh" in source
+
+
+def test_a_compile_waits_for_the_process_holding_the_lock_then_loads(monkeypatch):
+    """Processes sharing a cache compile the native loop once: one that finds the lock held
+    waits, instead of compiling the same loop beside the holder."""
+    import threading
+
+    from fusejit.runtime.native import state
+
+    real = state.run_loop.compile
+    compiled = []
+    monkeypatch.setattr(state, "_addresses", None)
+    monkeypatch.setattr(state, "loop_compiled", lambda: False)
+    monkeypatch.setattr(state.run_loop, "compile", lambda sig: (compiled.append(sig), real(sig)))
+    with open(cache_dir() / "native-compile.lock", "a+b") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        worker = threading.Thread(target=state._loop_addresses)
+        worker.start()
+        worker.join(0.5)
+        assert worker.is_alive() and not compiled      # waiting on the holder
+        fcntl.flock(lock, fcntl.LOCK_UN)
+        worker.join(600)
+    assert not worker.is_alive() and len(compiled) == 1
+    assert state._addresses is not None

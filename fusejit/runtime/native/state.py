@@ -109,14 +109,22 @@ _lock = threading.Lock()
 _addresses: tuple[int, int] | None = None
 
 
-def _loop_addresses() -> tuple[int, int]:
+def _loop_addresses(lock_held: bool = False) -> tuple[int, int]:
     """The compiled loop's entry addresses (loaded from Numba's cache, or compiled once per
-    machine)."""
+    machine). A compile holds the cache directory's lock (``tiering.native_compile_lock``;
+    ``lock_held``: the caller holds it), so a process that finds another compiling waits for
+    it and loads the result instead of compiling the same loop beside it."""
     global _addresses
     if _addresses is None:
         with _lock:
             if _addresses is None:
-                run_loop.compile(LOOP_SIGNATURE)
+                if lock_held or loop_compiled():
+                    run_loop.compile(LOOP_SIGNATURE)
+                else:
+                    from ..tiering import native_compile_lock
+
+                    with native_compile_lock(wait=True):
+                        run_loop.compile(LOOP_SIGNATURE)
                 result = run_loop.overloads[LOOP_SIGNATURE.args]
                 library, names = result.library, result.fndesc
                 _register_box()
