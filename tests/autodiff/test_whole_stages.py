@@ -4,6 +4,7 @@ Code on the same graphs, the handle's saved values and their release, and the fa
 from __future__ import annotations
 
 import gc
+import re
 import weakref
 
 import numpy as np
@@ -35,6 +36,12 @@ def broadcasting(x, w, b):
     return np.sum(np.tanh(x * w + b) * np.exp(x))
 
 
+def pointwise_3d(x, w, b, y):
+    # element loops (runtime/element_loops.py) of ranks 3, 2 and 1 in one expression, a size-1
+    # dim (the array expression's branch) and a division (never a loop)
+    return np.sum((x * w - b) * (x + y) / (1.0 + x * x) + np.tanh(w) * b)
+
+
 def _lstm_args(steps: int = 5) -> list:
     hidden = 4
     return [RNG.standard_normal((3, 5)), RNG.standard_normal((3, hidden)),
@@ -52,6 +59,9 @@ CASES = [
     ("broadcasting", broadcasting, lambda: [RNG.standard_normal((4, 3)),
                                             RNG.standard_normal((1, 3)),
                                             RNG.standard_normal(3)], (0, 1, 2)),
+    ("pointwise-3d", pointwise_3d, lambda: [RNG.standard_normal((2, 3, 4)),
+                                            RNG.standard_normal((3, 4)), RNG.standard_normal(4),
+                                            RNG.standard_normal((2, 1, 4))], (0, 1, 2, 3)),
 ]
 
 
@@ -83,6 +93,28 @@ def test_whole_stages_give_the_interpreters_gradients(name, fn, make_args, wrt) 
     for k, i in enumerate(wrt):   # and both against float64 finite differences
         np.testing.assert_allclose(grads_w[k], numeric_grad(lambda *a: fn(*a, *extra),
                                                             arrays, i), rtol=1e-6, atol=1e-7)
+
+
+def test_pointwise_expressions_of_the_stages_are_loops(monkeypatch) -> None:
+    from fusejit.runtime import element_stage
+
+    sources: list[str] = []
+    compile_stage = element_stage.compile_stage_graph
+
+    def spy(graph, name):
+        sources.append(element_stage.stage_source(graph, name))
+        return compile_stage(graph, name)
+
+    monkeypatch.setattr(element_stage, "compile_stage_graph", spy)
+    _both(lstm_loss, _lstm_args(), tuple(range(7)))
+    # the forward's gate sum: the bias rows indexed by the trailing index
+    assert re.search(r"\[k\d+, k(\d+)\]\)* \+ v\d+\[k\1\]", sources[0])
+    sources.clear()
+    _both(pointwise_3d, CASES[3][2](), (0, 1, 2, 3))
+    nest = r"for k\d+ in range.*\n +for k\d+ in range.*\n +for k\d+ in range"
+    assert re.search(nest, sources[0]) and re.search(nest, sources[1])   # 3-d loop nests
+    assert "else:" in sources[0] and " / " not in "".join(   # (no division in a loop)
+        line for line in sources[0].splitlines() if "[k" in line)
 
 
 def test_value_and_grad_runs_small_steps_whole() -> None:
