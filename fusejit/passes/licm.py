@@ -52,6 +52,8 @@ _CANNOT_RAISE = frozenset({
 def loop_invariant_code_motion(graph: Graph) -> bool:
     """Move the loop-invariant pure nodes of every ``prim::Loop`` body before their loop
     (innermost loops first); True if any node moved."""
+    if not any(node.kind == prim.Loop for node in graph.all_nodes()):
+        return False   # (the common case in the fusion pipeline: no alias analysis)
     db = AliasDb(graph)
     written = db.written_locations()
     return _hoist_in_block(graph.block, db, written)

@@ -109,6 +109,8 @@ def test_pointwise_expressions_of_the_stages_are_loops(monkeypatch) -> None:
     _both(lstm_loss, _lstm_args(), tuple(range(7)))
     # the forward's gate sum: the bias rows indexed by the trailing index
     assert re.search(r"\[k\d+, k(\d+)\]\)* \+ v\d+\[k\1\]", sources[0])
+    # b_ih and b_hh (same size) take one row sum of the gates' gradient per step, not two
+    assert sources[1].count("= _sum_to_size_2_1(") == 1
     sources.clear()
     _both(pointwise_3d, CASES[3][2](), (0, 1, 2, 3))
     nest = r"for k\d+ in range.*\n +for k\d+ in range.*\n +for k\d+ in range"
