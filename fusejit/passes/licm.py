@@ -18,7 +18,8 @@ effects, not nondeterministic, writes nothing, reads nothing the loop writes, an
 the graph writes what its outputs point to (a tensor made fresh in each iteration and then
 written in place must stay fresh). Nested loops are done from the inside out, so a value
 invariant in both leaves both; a ``prim::If`` (or inner loop) moves as a whole or not at all:
-nodes inside a branch never run speculatively.
+nodes inside a branch never run speculatively. A list or tuple construction moves only with a
+reader that moves (a ``cat`` keeps its list beside it).
 
 Moving a node before the loop runs it even when the loop would run zero times, and before the
 body nodes that precede it. So a node that may raise (a matmul of mismatched sizes, ``t`` of
@@ -40,6 +41,7 @@ from .pass_checks import graph_pass
 
 __all__ = ["loop_invariant_code_motion"]
 
+_PACKS = frozenset({prim.ListConstruct, prim.TupleConstruct})
 # Kinds that return a value for any inputs of their schema's types: they may run even where
 # the loop would not have. (aten::size of a tensor, not of a dim: that one checks the dim.)
 _CANNOT_RAISE = frozenset({
@@ -76,17 +78,32 @@ def _hoist_from_loop(loop: Node, db: AliasDb, written: set[int]) -> bool:
     # May a node that can raise run before the loop? Only while everything ahead of it in
     # the first iteration, which surely runs, had no effect that an error would reveal.
     may_raise = _surely_runs(loop)
+    # Invariant lists and tuples leave only with a reader that leaves: alone they cost nothing,
+    # and a cat or unpack keeps its list beside it (the fuser looks for that).
+    pending: dict[Value, Node] = {}
     moved = False
     for node in list(body.nodes()):
-        if (not any(v in inside for v in _free_values(node))
+        if (not any(v in inside and v not in pending for v in _free_values(node))
                 and (may_raise or _cannot_raise(node))
                 and _pure(node, db, loop_writes, written)):
-            node.move_before(loop)
-            inside.difference_update(node.outputs)
+            if node.kind in _PACKS:
+                pending.update((out, node) for out in node.outputs)
+                continue
+            _move_out(node, loop, inside, pending)
             moved = True
         elif has_side_effects(node) or db.get_writes(node):
             may_raise = False
     return moved
+
+
+def _move_out(node: Node, loop: Node, inside: set[Value], pending: dict[Value, Node]) -> None:
+    """Move ``node`` before ``loop``, the pending lists and tuples it reads first."""
+    for v in list(_free_values(node)):
+        pack = pending.pop(v, None)
+        if pack is not None:
+            _move_out(pack, loop, inside, pending)
+    node.move_before(loop)
+    inside.difference_update(node.outputs)
 
 
 def _surely_runs(loop: Node) -> bool:

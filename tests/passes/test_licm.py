@@ -105,6 +105,7 @@ def test_ops_that_may_raise_stay_in_a_loop_that_may_not_run(trip: str, cond: str
     # %w is 4x3: x @ w (not w.T) raises, but only if the loop runs; %n = 0 must not raise.
     body = """
 %wl : int[] = prim::ListConstruct(%one, %one)
+%nl : int = aten::len(%wl)
 %sz : int[] = aten::size(%w)
 %a : Tensor = aten::matmul(%x, %w)
 %h2 : Tensor = aten::add(%a, %h, %one)
@@ -113,10 +114,26 @@ def test_ops_that_may_raise_stay_in_a_loop_that_may_not_run(trip: str, cond: str
         "%true : bool = prim::Constant[value=1]()",
         "%true : bool = prim::Constant[value=1]()\n  %c0 : bool = aten::gt(%n, %one)")
     graph, got, (_, _, h0) = run(text, hoist=True, n=0)
-    # the list and the size cannot raise: they move anyway
-    assert hoisted(graph)[-2:] == ["prim::ListConstruct", "aten::size"]
+    # the size and the list's length cannot raise: they move anyway (the list with its reader)
+    assert hoisted(graph)[-3:] == ["prim::ListConstruct", "aten::len", "aten::size"]
     assert "aten::matmul" not in hoisted(graph)
     np.testing.assert_array_equal(got, h0)
+
+
+def test_a_list_moves_only_with_a_reader_that_moves():
+    body = """
+%l : Tensor[] = prim::ListConstruct(%x, %x)
+%c : Tensor = aten::cat(%l, %one)
+%l2 : Tensor[] = prim::ListConstruct(%w, %w)
+%d : Tensor = aten::cat(%l2, %i)
+%h2 : Tensor = aten::add(%h, %d, %one)
+"""
+    graph = parse_ir(loop_graph(body))
+    loop_invariant_code_motion(graph)
+    assert hoisted(graph) == ["prim::ListConstruct", "aten::cat"]   # (the unused %c too)
+    loop = next(n for n in graph.nodes() if n.kind == prim.Loop)
+    assert [str(n.kind) for n in loop.blocks[0].nodes()] == [
+        "prim::ListConstruct", "aten::cat", "aten::add"]
 
 
 def test_nothing_that_may_raise_moves_past_an_effect():
