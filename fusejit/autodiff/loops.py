@@ -30,9 +30,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..ir.constants import constant_value
-from ..ir.graph import Block, Node, Value
+from ..ir.graph import Node, Value
 from ..ir.symbols import aten, prim
 from ..ir.types import INT, TENSOR, ListType, TensorType, TupleType
+from ..passes.licm import values_defined_in
 
 if TYPE_CHECKING:
     from .differentiate import Backward
@@ -175,14 +176,6 @@ def backprop_loop(ctx: Backward, node: Node, grads: dict[Value, Value], outs: li
         ctx.accumulate(grads, node.input(2 + k), grad)
     for v, grad in zip(free, results[len(carried):]):
         ctx.accumulate(grads, v, grad)
-
-
-def values_defined_in(block: Block):
-    yield from block.inputs
-    for node in block.nodes():
-        yield from node.outputs
-        for inner in node.blocks:
-            yield from values_defined_in(inner)
 
 
 __all__ = ["Stash", "backprop_loop", "check_for_loop", "loop_requires",

@@ -39,7 +39,7 @@ from ..ir.symbols import NONDETERMINISTIC, aten, prim
 from .alias_analysis import AliasDb, has_side_effects
 from .pass_checks import graph_pass
 
-__all__ = ["loop_invariant_code_motion"]
+__all__ = ["loop_invariant_code_motion", "values_defined_in"]
 
 _PACKS = frozenset({prim.ListConstruct, prim.TupleConstruct})
 # Kinds that return a value for any inputs of their schema's types: they may run even where
@@ -74,7 +74,7 @@ def _hoist_in_block(block: Block, db: AliasDb, written: set[int]) -> bool:
 def _hoist_from_loop(loop: Node, db: AliasDb, written: set[int]) -> bool:
     body = loop.blocks[0]
     loop_writes = db.get_writes(loop)
-    inside = set(_defined_in(body))
+    inside = set(values_defined_in(body))
     # May a node that can raise run before the loop? Only while everything ahead of it in
     # the first iteration, which surely runs, had no effect that an error would reveal.
     may_raise = _surely_runs(loop)
@@ -135,19 +135,20 @@ def _nondeterministic(node: Node) -> bool:
         _nondeterministic(n) for b in node.blocks for n in b.nodes())
 
 
-def _defined_in(block: Block) -> Iterator[Value]:
+def values_defined_in(block: Block) -> Iterator[Value]:
+    """The block's inputs and every value its nodes define, nested blocks included."""
     yield from block.inputs
     for node in block.nodes():
         yield from node.outputs
         for inner in node.blocks:
-            yield from _defined_in(inner)
+            yield from values_defined_in(inner)
 
 
 def _free_values(node: Node) -> Iterator[Value]:
     """The values ``node`` reads: its inputs and those its blocks read from outside it."""
     yield from node.inputs
     if node.blocks:
-        own = {v for b in node.blocks for v in _defined_in(b)}
+        own = {v for b in node.blocks for v in values_defined_in(b)}
         for v in _block_reads(node):
             if v not in own:
                 yield v
