@@ -36,12 +36,6 @@ def broadcasting(x, w, b):
     return np.sum(np.tanh(x * w + b) * np.exp(x))
 
 
-def pointwise_3d(x, w, b, y):
-    # element loops (runtime/element_loops.py) of ranks 3, 2 and 1 in one expression, a size-1
-    # dim (the array expression's branch) and a division (never a loop)
-    return np.sum((x * w - b) * (x + y) / (1.0 + x * x) + np.tanh(w) * b)
-
-
 def _lstm_args(steps: int = 5) -> list:
     hidden = 4
     return [RNG.standard_normal((3, 5)), RNG.standard_normal((3, hidden)),
@@ -59,9 +53,6 @@ CASES = [
     ("broadcasting", broadcasting, lambda: [RNG.standard_normal((4, 3)),
                                             RNG.standard_normal((1, 3)),
                                             RNG.standard_normal(3)], (0, 1, 2)),
-    ("pointwise-3d", pointwise_3d, lambda: [RNG.standard_normal((2, 3, 4)),
-                                            RNG.standard_normal((3, 4)), RNG.standard_normal(4),
-                                            RNG.standard_normal((2, 1, 4))], (0, 1, 2, 3)),
 ]
 
 
@@ -111,12 +102,6 @@ def test_pointwise_expressions_of_the_stages_are_loops(monkeypatch) -> None:
     assert re.search(r"\[k\d+, k(\d+)\]\)* \+ v\d+\[k\1\]", sources[0])
     # b_ih and b_hh (same size) take one row sum of the gates' gradient per step, not two
     assert sources[1].count("= _sum_to_size_2_1(") == 1
-    sources.clear()
-    _both(pointwise_3d, CASES[3][2](), (0, 1, 2, 3))
-    nest = r"for k\d+ in range.*\n +for k\d+ in range.*\n +for k\d+ in range"
-    assert re.search(nest, sources[0]) and re.search(nest, sources[1])   # 3-d loop nests
-    assert "else:" in sources[0] and " / " not in "".join(   # (no division in a loop)
-        line for line in sources[0].splitlines() if "[k" in line)
 
 
 def test_value_and_grad_runs_small_steps_whole() -> None:
