@@ -3,7 +3,7 @@ hand-written NumPy backward, and PyTorch eager autograd and ``jax.jit(jax.value_
 where they are installed, measured in the same run.
 
     python benchmarks/autodiff.py [--repeats 7] [--steps 100] [--scaling 20,40,80]
-                                  [--crossover 32,64,128,256,512]
+                                  [--crossover 32,64,128,256,512] [--cpu]
 
 Cases: a 2-layer MLP with a squared loss, and the 100-step LSTM loop of ``fusejit.examples``
 (``sum(h)`` of the last step; fusejit keeps the loop a loop when it differentiates: the forward
@@ -17,7 +17,9 @@ Small steps run as two compiled functions (``autodiff/whole.py``); ``--crossover
 of growing size both ways (``whole=True``/``whole=False``), which is how the size limit for
 straight-line graphs was chosen. The MLP's floor is its five matmuls: the ``MLP matmuls only``
 row times them alone in NumPy (a step cannot be faster than its BLAS calls on the same cores).
-The machine is shared and noisy: compare ratios from one run.
+The machine is shared and noisy: compare ratios from one run. ``--cpu`` times the process's
+CPU time instead of wall time (with ``OPENBLAS_NUM_THREADS=1``: the work a step does, which a
+loaded machine disturbs far less than wall time).
 """
 
 from __future__ import annotations
@@ -94,6 +96,9 @@ def mlp_matmuls(x, y, w1, b1, w2, b2):
     return d @ w2.T, x.T @ h, h.T @ d
 
 
+CLOCK = time.perf_counter   # (time.process_time with --cpu)
+
+
 def timed(fns: list, repeats: int) -> list[float | None]:
     """Median seconds of each callable (None: not available), taking turns so that a busy
     spell on the shared machine hits all of them alike."""
@@ -104,9 +109,9 @@ def timed(fns: list, repeats: int) -> list[float | None]:
     for _ in range(repeats):
         for fn, spent in zip(fns, times):
             if fn is not None:
-                start = time.perf_counter()
+                start = CLOCK()
                 fn()
-                spent.append(time.perf_counter() - start)
+                spent.append(CLOCK() - start)
     return [statistics.median(t) if t else None for t in times]
 
 
@@ -164,7 +169,11 @@ def main() -> None:
     parser.add_argument("--crossover", default="",
                         help="also time MLP steps of these widths compiled whole and on the "
                              "interpreter, e.g. 32,64,128,256,512")
+    parser.add_argument("--cpu", action="store_true",
+                        help="time the process's CPU time, not wall time")
     options = parser.parse_args()
+    global CLOCK
+    CLOCK = time.process_time if options.cpu else time.perf_counter
     rng = np.random.default_rng(0)
     warnings.simplefilter("ignore", RuntimeWarning)
 

@@ -40,7 +40,6 @@ from .list_grads import appends_to_tracked, backprop_list_node
 from .loops import (
     Stash,
     backprop_loop,
-    hoist_invariants,
     loop_requires,
     prune_stashes,
     values_defined_in,
@@ -301,7 +300,7 @@ class Backward:
 
 def differentiate(graph: Graph, wrt: Sequence[int]) -> Gradient:
     """Differentiate ``graph``'s outputs with respect to its inputs ``wrt`` (indices)."""
-    from ..passes import eliminate_dead_code
+    from ..passes import eliminate_dead_code, loop_invariant_code_motion
 
     forward = graph.copy()
     remove_mutation(forward)   # (x = y.copy(); x += z: differentiated as x = y + z)
@@ -313,7 +312,7 @@ def differentiate(graph: Graph, wrt: Sequence[int]) -> Gradient:
             raise AutodiffError(f"input %{forward.inputs[i].debug_name} has type "
                                 f"{forward.inputs[i].type}: only tensors have gradients")
     eliminate_dead_code(forward)
-    hoist_invariants(forward.block)
+    loop_invariant_code_motion(forward)   # (x @ W.T of an RNN step: one matmul each way)
     num_outputs = len(forward.outputs)
     bw = Backward(forward, wrt)
     refuse_writes(forward.block, bw.requires)
@@ -335,7 +334,7 @@ def differentiate(graph: Graph, wrt: Sequence[int]) -> Gradient:
         if grad is not None:
             bw.graph.register_output(grad)
     eliminate_dead_code(bw.graph)
-    hoist_invariants(bw.graph.block)   # (the transposed weights of an RNN's backward step)
+    loop_invariant_code_motion(bw.graph)   # (the transposed weights of an RNN's backward step)
     # Save only what the backward graph reads.
     saved = []
     for offset in range(len(bw.saved_values) - 1, -1, -1):

@@ -17,8 +17,8 @@ The values defined in the loop body that the backward reads are packed into one 
 iteration, appended to a list made before the loop (:class:`Stash`), and read back with
 ``aten::__getitem__`` at the reversed index and ``prim::TupleUnpack``; the list is a saved
 value like any other, so the handle holds it and it dies with stage 1. Pure loop-invariant
-nodes leave the body first (``hoist_invariants``), so they are neither recomputed nor saved
-per iteration. The carried values' gradients are the backward loop's carried values; the
+nodes leave the body first (``passes.licm``), so they are neither recomputed nor saved per
+iteration. The carried values' gradients are the backward loop's carried values; the
 gradients of values from outside the loop (weights) are summed across iterations in extra
 carried accumulators. The trip count only has to be known when the loop starts (it is saved
 for the backward loop); loops whose condition is computed in the body (while loops) are an
@@ -30,10 +30,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..ir.constants import constant_value
-from ..ir.graph import Block, Node, Value
-from ..ir.schema import PRIM_KINDS
-from ..ir.symbols import NONDETERMINISTIC, SIDE_EFFECTS, aten, prim
+from ..ir.graph import Node, Value
+from ..ir.symbols import aten, prim
 from ..ir.types import INT, TENSOR, ListType, TensorType, TupleType
+from ..passes.licm import values_defined_in
 
 if TYPE_CHECKING:
     from .differentiate import Backward
@@ -51,38 +51,6 @@ def check_for_loop(ctx: Backward, node: Node) -> None:
 
 def _is_true(value: Value) -> bool:
     return value.node.kind == prim.Constant and constant_value(value.node) is True
-
-
-def hoist_invariants(block: Block) -> None:
-    """Move the pure nodes of each loop body whose inputs all come from outside the loop to
-    just before the loop (``w.T`` in an RNN step), so they run, and are saved, once. Only loops
-    that surely run (a constant trip count of at least 1) whose bodies write nothing."""
-    for node in list(block.nodes()):
-        for inner in node.blocks:
-            hoist_invariants(inner)
-        if node.kind != prim.Loop or not _runs(node) or not _pure_block(node.blocks[0]):
-            continue
-        body = node.blocks[0]
-        inside = set(values_defined_in(body))
-        for inner in list(body.nodes()):
-            if not inner.blocks and not any(v in inside for v in inner.inputs):
-                inner.move_before(node)
-                inside.difference_update(inner.outputs)
-
-
-def _runs(loop: Node) -> bool:
-    trip = loop.input(0)
-    return trip.node.kind == prim.Constant and constant_value(trip.node) >= 1
-
-
-def _pure_block(block: Block) -> bool:
-    for node in block.nodes():
-        schema = node.schema
-        if (node.kind in SIDE_EFFECTS or node.kind in NONDETERMINISTIC
-                or (node.kind not in PRIM_KINDS and (schema is None or schema.is_mutable))
-                or not all(_pure_block(b) for b in node.blocks)):
-            return False
-    return True
 
 
 class Stash:
@@ -210,13 +178,5 @@ def backprop_loop(ctx: Backward, node: Node, grads: dict[Value, Value], outs: li
         ctx.accumulate(grads, v, grad)
 
 
-def values_defined_in(block: Block):
-    yield from block.inputs
-    for node in block.nodes():
-        yield from node.outputs
-        for inner in node.blocks:
-            yield from values_defined_in(inner)
-
-
-__all__ = ["Stash", "backprop_loop", "check_for_loop", "hoist_invariants", "loop_requires",
+__all__ = ["Stash", "backprop_loop", "check_for_loop", "loop_requires",
            "open_stash", "prune_stashes", "values_defined_in"]

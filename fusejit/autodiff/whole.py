@@ -26,8 +26,8 @@ import numpy as np
 from numba.core.errors import NumbaError, NumbaPerformanceWarning
 
 from ..errors import FusejitError
-from ..ir.graph import Graph
-from ..ir.symbols import prim
+from ..ir.graph import Graph, Value
+from ..ir.symbols import aten, prim
 from ..passes import eliminate_common_subexpression, eliminate_dead_code
 from .differentiate import Gradient
 from .observed import drop_sums, observe, retype
@@ -151,6 +151,7 @@ def whole_stages(gradient: Gradient, example_inputs: Sequence[Any]) -> WholeStag
     # Compiled for the example's sizes (calls with others run on the interpreter): the sums
     # to sizes that summed nothing go, and the pointwise code around them fuses.
     drop_sums(idle | idle_backward)
+    share_equal_sizes(backward, dict(zip(backward.inputs, grads + outputs[n:])))
     # (the interpreter's fuser cleans up inside its groups); the backward first, so that the
     # forward no longer computes the saved values it stopped reading
     _tidy(backward)
@@ -179,6 +180,19 @@ def whole_stages(gradient: Gradient, example_inputs: Sequence[Any]) -> WholeStag
 def _tidy(graph: Graph) -> None:
     eliminate_common_subexpression(graph)
     eliminate_dead_code(graph)
+
+
+def share_equal_sizes(backward: Graph, values: dict) -> None:
+    """Sums of one gradient to saved sizes that were equal in the example read the same size
+    value, so that CSE leaves one: an LSTM's ``b_ih`` and ``b_hh`` get the same row sums of
+    the gates' gradient, which the backward computed twice per step. (Sound for the sizes the
+    stages are compiled for, as ``drop_sums``: every size follows from the input sizes.)"""
+    first: dict[tuple, Value] = {}
+    for node in backward.all_nodes():
+        size = node.input(1) if node.kind == aten._grad_sum_to_size else None
+        if size is not None and isinstance(values.get(size), (list, tuple)):
+            key = (node.input(0), tuple(values[size]))
+            node.replace_input(1, first.setdefault(key, size))
 
 
 def _prune_saved_tuples(gradient: Gradient, forward: Graph, backward: Graph) -> None:
@@ -221,5 +235,5 @@ def _close(got: Any, want: Any) -> bool:
         np.allclose(got, want, rtol=rtol, atol=rtol * scale, equal_nan=True))
 
 
-__all__ = ["SavedValues", "WholeStages", "input_sizes", "whole_stages",
+__all__ = ["SavedValues", "WholeStages", "input_sizes", "share_equal_sizes", "whole_stages",
            "WHOLE_STAGE_MAX_ELEMENTS"]

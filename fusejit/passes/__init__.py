@@ -23,6 +23,7 @@ from .graph_fuser import (
     fuse_graph,
     peephole_optimize_shape_expressions,
 )
+from .licm import loop_invariant_code_motion
 from .reduction_fusion import fuse_row_reductions
 from .shape_analysis import argument_type, propagate_input_shapes
 
@@ -31,13 +32,15 @@ __all__ = [
     "canonicalize_graph_fuser_ops", "constant_pooling", "constant_propagation",
     "custom_fuse_graph", "desugar_trip_counts", "drop_unused", "eliminate_common_subexpression",
     "eliminate_dead_code", "find_last_uses", "flatten_io", "fuse_backward_graph", "fuse_graph",
-    "fuse_row_reductions",
+    "fuse_row_reductions", "loop_invariant_code_motion",
     "peephole_optimize_shape_expressions", "propagate_input_shapes",
 ]
 
 # What the executor runs on a graph after specialising its types to the inputs (PyTorch's
-# legacy executor, optimised path), before lowering it to Code.
-FUSION_PIPELINE = [canonicalize_graph_fuser_ops, eliminate_dead_code, fuse_graph]
+# legacy executor, optimised path), before lowering it to Code. Loop-invariant code motion is
+# fusejit's own step, kept out of fuse_graph (whose result is checked against PyTorch's).
+FUSION_PIPELINE = [canonicalize_graph_fuser_ops, eliminate_dead_code,
+                   loop_invariant_code_motion, fuse_graph]
 # The same for differentiated graphs: their _grad_sum_to_size nodes join groups (the seed's rule;
 # autodiff.fused_sums sums a group's outputs after its kernel).
 BACKWARD_FUSION_PIPELINE = [canonicalize_graph_fuser_ops, eliminate_dead_code, fuse_backward_graph]

@@ -26,6 +26,7 @@ from ..ir.graph import Graph, Node, Value
 from ..ir.symbols import aten, prim
 from ..ir.types import ListType, NoneType, TensorType, TupleType
 from .element_function import _AXIS_HELPERS, _LIST_HELPERS, _cast, _ElementWriter
+from .element_loops import LOOP_KINDS, Elements
 from .element_support import (
     _INPLACE,
     _WRITES,
@@ -116,20 +117,59 @@ class _StageWriter(_ElementWriter):
         # (an in-place write between a value and its reader would change an inlined operand)
         self.pure = not any(node.kind.name in _INPLACE or node.kind.name in _WRITES
                             for node in graph.all_nodes() if node.kind.ns == "aten")
+        self.elements = Elements()
 
     def assign(self, out: Value, expr: str, depth: int) -> None:
         node = out.node
+        tokens = self.elements.on
         if self.pure and node.kind in _INLINE and _rank(out) != 0 and len(out.uses) == 1 \
                 and out.uses[0].user.owning_block is node.owning_block \
-                and out.uses[0].user.kind in _INLINE:   # (each operand written once there)
+                and out.uses[0].user.kind in _INLINE \
+                and (not tokens or self._loops(out.uses[0].user)):   # (each operand once)
             self.exprs[out] = expr
-        else:
-            super().assign(out, expr, depth)
+            return
+        lines = self.elements.loop(self.name(out), expr, _rank(out), _dtype(out),
+                                   self.fresh) if tokens else None
+        if lines is None:
+            super().assign(out, self.elements.resolve(expr), depth)
+        for indent, line in lines or ():
+            self.emit(depth + indent, line)
+
+    def _loops(self, node: Node) -> bool:
+        """Is ``node`` written as a loop over its output's elements (``element_loops``)?"""
+        out = node.outputs[0] if node.outputs else None
+        return node.kind in LOOP_KINDS and out is not None and not (
+            node.kind == "aten::add" and _accumulates(node)) and isinstance(
+            out.type, TensorType) and 1 <= (_rank(out) or 0) <= _MAX_RANK \
+            and _dtype(out) is not None and _dtype(out).kind == "f" and all(
+                (_rank(v) or 0) <= _rank(out) for v in node.inputs
+                if isinstance(v.type, TensorType))
+
+    def name(self, value: Value) -> str:
+        text = super().name(value)
+        return text if self.elements.on else self.elements.resolve(text)
+
+    def operand(self, value: Value, dtype: np.dtype | None) -> str:
+        if not self.elements.on:
+            return super().operand(value, dtype)
+        if value in self.exprs and "\x00" in self.exprs[value]:
+            return self.exprs[value]   # an inlined loop expression: its operands as they are
+        self.elements.on = False
+        try:
+            return self.elements.leaf(super().operand(value, dtype), _rank(value) or 0)
+        finally:
+            self.elements.on = True
 
     def node(self, node: Node, depth: int) -> None:
         kind = node.kind
         out = node.outputs[0] if node.outputs else None
-        if kind == prim.TupleConstruct:
+        if self._loops(node):
+            self.elements.on = True
+            try:
+                super().node(node, depth)
+            finally:
+                self.elements.on = False
+        elif kind == prim.TupleConstruct:
             items = "".join(f"{self.name(v)}, " for v in node.inputs)
             self.emit(depth, f"{self.name(out)} = ({items})")
         elif kind == prim.TupleUnpack:

@@ -4,6 +4,7 @@ Code on the same graphs, the handle's saved values and their release, and the fa
 from __future__ import annotations
 
 import gc
+import re
 import weakref
 
 import numpy as np
@@ -83,6 +84,24 @@ def test_whole_stages_give_the_interpreters_gradients(name, fn, make_args, wrt) 
     for k, i in enumerate(wrt):   # and both against float64 finite differences
         np.testing.assert_allclose(grads_w[k], numeric_grad(lambda *a: fn(*a, *extra),
                                                             arrays, i), rtol=1e-6, atol=1e-7)
+
+
+def test_pointwise_expressions_of_the_stages_are_loops(monkeypatch) -> None:
+    from fusejit.runtime import element_stage
+
+    sources: list[str] = []
+    compile_stage = element_stage.compile_stage_graph
+
+    def spy(graph, name):
+        sources.append(element_stage.stage_source(graph, name))
+        return compile_stage(graph, name)
+
+    monkeypatch.setattr(element_stage, "compile_stage_graph", spy)
+    _both(lstm_loss, _lstm_args(), tuple(range(7)))
+    # the forward's gate sum: the bias rows indexed by the trailing index
+    assert re.search(r"\[k\d+, k(\d+)\]\)* \+ v\d+\[k\1\]", sources[0])
+    # b_ih and b_hh (same size) take one row sum of the gates' gradient per step, not two
+    assert sources[1].count("= _sum_to_size_2_1(") == 1
 
 
 def test_value_and_grad_runs_small_steps_whole() -> None:
