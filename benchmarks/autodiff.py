@@ -17,12 +17,17 @@ Small steps run as two compiled functions (``autodiff/whole.py``); ``--crossover
 of growing size both ways (``whole=True``/``whole=False``), which is how the size limit for
 straight-line graphs was chosen. The MLP's floor is its five matmuls: the ``MLP matmuls only``
 row times them alone in NumPy (a step cannot be faster than its BLAS calls on the same cores).
+fusejit's compiled products run small products on one BLAS thread while NumPy's use its default
+threads, which on a busy machine cost far more than they save: the ``MLP, one BLAS thread`` row
+times both steps with NumPy's BLAS (the one fusejit calls too) held to one thread.
 The machine is shared and noisy: compare ratios from one run.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import ctypes
 import os
 import statistics
 import time
@@ -92,6 +97,27 @@ def mlp_matmuls(x, y, w1, b1, w2, b2):
     h = x @ w1
     d = h @ w2
     return d @ w2.T, x.T @ h, h.T @ d
+
+
+@contextlib.contextmanager
+def one_blas_thread():
+    """NumPy's BLAS (which fusejit's compiled products call too) on one thread meanwhile: on
+    a busy machine its default threads make NumPy's step several times slower, so this row is
+    the like comparison. Yields False (nothing changed) where fusejit did not find that BLAS."""
+    from fusejit.runtime.blas import numpy_blas
+
+    found = numpy_blas()
+    if found is None:
+        yield False
+        return
+    get = ctypes.CFUNCTYPE(ctypes.c_int)(found.addresses["openblas_get_num_threads"])
+    put = ctypes.CFUNCTYPE(None, ctypes.c_int)(found.addresses["openblas_set_num_threads"])
+    before = get()
+    put(1)
+    try:
+        yield True
+    finally:
+        put(before)
 
 
 def timed(fns: list, repeats: int) -> list[float | None]:
@@ -205,6 +231,13 @@ def main() -> None:
         if kind == "mlp":
             (t_blas,) = timed([lambda a=args: mlp_matmuls(*a)], options.repeats)
             print(f"{'MLP matmuls only (NumPy)':28} {'':10} {'':10} {_ms(t_blas)}")
+            with one_blas_thread() as limited:
+                if limited:
+                    t_one, t_numpy_one = timed([lambda s=step, a=args: s(*a),
+                                                lambda f=numpy_fn, a=args: f(*a)],
+                                               options.repeats)
+                    print(f"{'MLP, one BLAS thread':28} {'':10} {_ms(t_one)} "
+                          f"{_ms(t_numpy_one)} {'':21}  {t_one / t_numpy_one:12.2f}x")
     if options.scaling:
         compile_scaling([int(n) for n in options.scaling.split(",")])
     if options.crossover:

@@ -161,9 +161,10 @@ def _self_check(found: NumpyBlas) -> str | None:
 @functools.lru_cache(maxsize=1)
 def _found() -> tuple[NumpyBlas | None, str]:
     found, reason = find_numpy_blas()
-    if found is None:
-        _log.info("fusejit: compiled matrix products use Numba's np.dot (SciPy's BLAS): %s",
-                  reason)
+    if found is None:   # (a warning unless FUSEJIT_BLAS asked for it)
+        level = logging.INFO if reason.startswith("FUSEJIT_BLAS") else logging.WARNING
+        _log.log(level, "fusejit: compiled matrix products use Numba's np.dot (SciPy's "
+                 "BLAS, a second thread pool beside NumPy's): %s", reason)
         return None, reason
     for name, address in found.addresses.items():
         binding.add_symbol(_REGISTERED_PREFIX + name, address)
