@@ -52,19 +52,20 @@ SERIAL_WORK_NS = 16_000_000
 
 
 class NumpyBlas:
-    """Where NumPy's BLAS functions are: their addresses, the library and its integer type."""
+    """Where NumPy's BLAS functions are: their addresses, the library, its integer type, and
+    whether its threads are OpenBLAS's own pthreads (whose count may change between calls)."""
 
-    __slots__ = ("library", "addresses", "int_bits", "scheme")
+    __slots__ = ("library", "addresses", "int_bits", "scheme", "pthreads")
 
     def __init__(self, library: str, addresses: dict[str, int], int_bits: int,
-                 scheme: tuple[str, str]):
+                 scheme: tuple[str, str], pthreads: bool = False):
         self.library, self.addresses, self.int_bits = library, addresses, int_bits
-        self.scheme = scheme
+        self.scheme, self.pthreads = scheme, pthreads
 
     def describe(self) -> str:
         prefix, suffix = self.scheme
         return (f"{Path(self.library).name}: {prefix}cblas_dgemm{suffix} and the rest, "
-                f"{self.int_bits}-bit integers")
+                f"{self.int_bits}-bit integers, {'pthreads' if self.pthreads else 'threads'}")
 
 
 def _libraries() -> list[str]:
@@ -109,6 +110,19 @@ def _int_bits(library: ctypes.CDLL, scheme: tuple[str, str]) -> int | None:
     return 64 if b"USE64BITINT" in text else 32
 
 
+def _pthreads(library: ctypes.CDLL, scheme: tuple[str, str]) -> bool:
+    """Does the library run its threads itself (``openblas_get_parallel() == 1``)? Only then
+    does ``_serially`` change the count: an OpenMP build frees per-thread buffers when the count
+    drops, under a call another thread may be making."""
+    prefix, suffix = scheme
+    try:
+        parallel = getattr(library, f"{prefix}openblas_get_parallel{suffix}")
+    except AttributeError:
+        return False
+    parallel.restype = ctypes.c_int
+    return parallel() == 1
+
+
 def find_numpy_blas(libraries: list[str] | None = None) -> tuple[NumpyBlas | None, str]:
     """NumPy's BLAS in ``libraries`` (default: ``_libraries()``), checked on a small product,
     or None and the reason it was not used."""
@@ -130,14 +144,15 @@ def find_numpy_blas(libraries: list[str] | None = None) -> tuple[NumpyBlas | Non
                 reasons.append(f"{Path(path).name}: cannot tell the integer width of "
                                f"{scheme[0]}cblas_dgemm{scheme[1]}")
                 continue
-            found = NumpyBlas(path, addresses, bits, scheme)
+            found = NumpyBlas(path, addresses, bits, scheme, _pthreads(library, scheme))
             problem = _self_check(found)
             if problem is None:
                 return found, ""
             reasons.append(f"{Path(path).name}: {problem}")
         else:
             if not any(r.startswith(f"{Path(path).name}:") for r in reasons):
-                reasons.append(f"{Path(path).name}: no CBLAS gemm symbols")
+                reasons.append(f"{Path(path).name}: no OpenBLAS cblas_sgemm/cblas_dgemm "
+                               f"with its thread calls")
     return None, "; ".join(reasons) or "no library to search"
 
 
@@ -192,6 +207,7 @@ def fallback_reason() -> str:
 
 _FOUND = numpy_blas()
 _INT = types.int32 if _FOUND is not None and _FOUND.int_bits == 32 else types.int64
+_SWITCH_THREADS = _FOUND is not None and _FOUND.pthreads
 _ENUM, _PTR = types.intc, types.voidptr
 
 
@@ -231,11 +247,13 @@ def _serially(macs, itemsize):
     fusejit's own kernels do (waking the pool costs more than it saves on a small product,
     most of all on a busy machine: 256x128 @ 128x256 in float64 took 0.25 ms on one thread and
     30-47 ms on two while other processes held the cores). OpenBLAS's thread count is
-    process-wide: this returns the count to put back after the call (0: nothing changed).
-    The compiled caller holds the GIL, so no other fusejit product runs meanwhile; a NumPy
-    call that another thread starts in the meantime also runs on one thread."""
+    process-wide: this returns the count to put back after the call (0: nothing changed), and
+    a NumPy call that another thread starts meanwhile runs on one thread too. The native loop
+    runs without the GIL, so two threads' products may interleave here: each puts back what it
+    read, which leaves the count where it began (unless something else sets it meanwhile:
+    then the last of these restores wins). Only OpenBLAS's own pthreads are switched."""
     cost = _NS_PER_MAC_F32 if itemsize == 4 else _NS_PER_MAC_F64
-    if macs * cost >= SERIAL_WORK_NS:
+    if not _SWITCH_THREADS or macs * cost >= SERIAL_WORK_NS:
         return 0
     before = _get_threads()
     if before <= 1:

@@ -108,29 +108,43 @@ def test_the_serial_threshold_is_the_kernels() -> None:
 
 
 @needs_blas
-def test_small_products_leave_the_thread_count_as_it_was() -> None:
-    """A product run on one thread puts OpenBLAS's process-wide count back afterwards."""
+def test_small_products_run_on_one_thread_and_put_the_count_back() -> None:
+    """OpenBLAS's count is process-wide: a small product sets it to 1 for its call and puts
+    it back; a large one leaves it alone."""
     import ctypes
 
+    from numba import njit
+
     found = blas.numpy_blas()
+    if not found.pthreads:
+        pytest.skip("the thread count is switched only for OpenBLAS's own pthreads")
     get = ctypes.CFUNCTYPE(ctypes.c_int)(found.addresses["openblas_get_num_threads"])
     set_ = ctypes.CFUNCTYPE(None, ctypes.c_int)(found.addresses["openblas_set_num_threads"])
-    before = get()
+
+    @njit
+    def seen_from_inside(macs):
+        before = blas._serially(macs, 8)
+        during = blas._get_threads()
+        blas._restore(before)
+        return before, during, blas._get_threads()
+
+    original = get()
     set_(2)
     try:
-        a = np.ones((8, 8))
-        product = PRODUCTS(a, a, np.ones(8), np.ones(8))[0]
-        np.testing.assert_array_equal(product, np.full((8, 8), 8.0))
+        assert seen_from_inside(1000) == (2, 1, 2)
+        assert seen_from_inside(10**12) == (0, 2, 2)
+        np.testing.assert_array_equal(PRODUCTS(np.ones((8, 8)), np.ones((8, 8)), np.ones(8),
+                                               np.ones(8))[0], np.full((8, 8), 8.0))
         assert get() == 2
     finally:
-        set_(before)
+        set_(original)
 
 
 def test_discovery_falls_back_with_a_reason(monkeypatch) -> None:
     from numpy.random import _common  # an extension that links no BLAS
 
     found, reason = blas.find_numpy_blas([_common.__file__])
-    assert found is None and "no CBLAS gemm symbols" in reason
+    assert found is None and "no OpenBLAS cblas_sgemm/cblas_dgemm" in reason
     found, reason = blas.find_numpy_blas([os.devnull])
     assert found is None and os.path.basename(os.devnull) in reason
     monkeypatch.setenv("FUSEJIT_BLAS", "numba")
