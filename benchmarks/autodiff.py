@@ -3,7 +3,7 @@ hand-written NumPy backward, and PyTorch eager autograd and ``jax.jit(jax.value_
 where they are installed, measured in the same run.
 
     python benchmarks/autodiff.py [--repeats 7] [--steps 100] [--scaling 20,40,80]
-                                  [--crossover 32,64,128,256,512]
+                                  [--crossover 32,64,128,256,512] [--blas-threads]
 
 Cases: a 2-layer MLP with a squared loss, and the 100-step LSTM loop of ``fusejit.examples``
 (``sum(h)`` of the last step; fusejit keeps the loop a loop when it differentiates: the forward
@@ -20,6 +20,8 @@ row times them alone in NumPy (a step cannot be faster than its BLAS calls on th
 fusejit's compiled products run small products on one BLAS thread while NumPy's use its default
 threads, which on a busy machine cost far more than they save: the ``MLP, one BLAS thread`` row
 times both steps with NumPy's BLAS (the one fusejit calls too) held to one thread.
+``--blas-threads`` times the MLP's products alone on one BLAS thread and on the default count,
+which is how ``runtime/blas.py`` came to run such products on one thread.
 The machine is shared and noisy: compare ratios from one run.
 """
 
@@ -187,6 +189,9 @@ def main() -> None:
     parser.add_argument("--scaling", default="",
                         help="also time compiling unrolled LSTM graphs of these step counts, "
                              "e.g. 20,40,80")
+    parser.add_argument("--blas-threads", action="store_true",
+                        help="also time the MLP's products on one and on the default number of "
+                             "BLAS threads")
     parser.add_argument("--crossover", default="",
                         help="also time MLP steps of these widths compiled whole and on the "
                              "interpreter, e.g. 32,64,128,256,512")
@@ -242,6 +247,26 @@ def main() -> None:
         compile_scaling([int(n) for n in options.scaling.split(",")])
     if options.crossover:
         crossover([int(n) for n in options.crossover.split(",")], options.repeats)
+    if options.blas_threads:
+        blas_threads(mlp_args, options.repeats)
+
+
+def blas_threads(mlp_args: list, repeats: int) -> None:
+    """Each of the MLP step's products (NumPy's matmul, NumPy's BLAS) on the default number of
+    BLAS threads and on one, taking turns."""
+    x, y, w1, b1, w2, b2 = mlp_args
+    h, d = np.maximum(x @ w1, 0), y
+    products = [("x @ w1", x, w1), ("h @ w2", h, w2), ("d @ w2.T", d, w2.T),
+                ("x.T @ dz", x.T, h), ("h.T @ d", h.T, d)]
+    print(f"\n{'MLP product':16} {'m x k x n':>14} {'default':>10} {'one thread':>10}  "
+          f"default/one")
+    for name, a, b in products:
+        def on_one(a=a, b=b):
+            with one_blas_thread():
+                a @ b
+        t_default, t_one = timed([lambda a=a, b=b: a @ b, on_one], repeats)
+        size = f"{a.shape[0]}x{a.shape[1]}x{b.shape[1]}"
+        print(f"{name:16} {size:>14} {_ms(t_default)} {_ms(t_one)}  {t_default / t_one:10.2f}x")
 
 
 def crossover(widths: list[int], repeats: int) -> None:
