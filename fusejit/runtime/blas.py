@@ -40,8 +40,8 @@ _ROW_MAJOR, _NO_TRANS, _TRANS = 101, 111, 112
 # (NumPy 2 wheels, 64-bit integers), openblas64_ (NumPy 1.22-1.26 wheels), scipy-openblas32,
 # and a plain CBLAS (its integer width read from OpenBLAS's configuration).
 _SCHEMES = (("scipy_", "64_"), ("", "64_"), ("scipy_", ""), ("", ""))
-_FUNCTIONS = ("cblas_sgemm", "cblas_dgemm", "openblas_get_num_threads",
-              "openblas_set_num_threads")
+_FUNCTIONS = ("cblas_sgemm", "cblas_dgemm", "cblas_sgemv", "cblas_dgemv", "cblas_sdot",
+              "cblas_ddot", "openblas_get_num_threads", "openblas_set_num_threads")
 _REGISTERED_PREFIX = "fusejit_"
 # The time of one multiply-add in a serial float32 / float64 gemm (measured here: 256x128 @
 # 128x256 took 112 us and 231 us on one thread of a busy 2-core machine). A product whose serial
@@ -151,7 +151,7 @@ def find_numpy_blas(libraries: list[str] | None = None) -> tuple[NumpyBlas | Non
             reasons.append(f"{Path(path).name}: {problem}")
         else:
             if not any(r.startswith(f"{Path(path).name}:") for r in reasons):
-                reasons.append(f"{Path(path).name}: no OpenBLAS cblas_sgemm/cblas_dgemm "
+                reasons.append(f"{Path(path).name}: no OpenBLAS cblas_?gemm/?gemv/?dot "
                                f"with its thread calls")
     return None, "; ".join(reasons) or "no library to search"
 
@@ -220,8 +220,16 @@ def _gemm(real: types.Type) -> types.Signature:
                       real, _PTR, _INT)
 
 
+def _gemv(real: types.Type) -> types.Signature:
+    return types.void(_ENUM, _ENUM, _INT, _INT, real, _PTR, _INT, _PTR, _INT, real, _PTR, _INT)
+
+
 _sgemm = _external("cblas_sgemm", _gemm(types.float32))
 _dgemm = _external("cblas_dgemm", _gemm(types.float64))
+_sgemv = _external("cblas_sgemv", _gemv(types.float32))
+_dgemv = _external("cblas_dgemv", _gemv(types.float64))
+_sdot = _external("cblas_sdot", types.float32(_INT, _PTR, _INT, _PTR, _INT))
+_ddot = _external("cblas_ddot", types.float64(_INT, _PTR, _INT, _PTR, _INT))
 _get_threads = _external("openblas_get_num_threads", types.intc())
 _set_threads = _external("openblas_set_num_threads", types.void(types.intc))
 
@@ -269,8 +277,22 @@ def _restore(before):
 
 
 @njit(cache=True)
+def _gemv_call(trans, rows, cols, a, lda, x, incx, out):
+    """out = op(A) x, A stored row-major as ``rows`` x ``cols``."""
+    if a.itemsize == 4:
+        _sgemv(_ROW_MAJOR, trans, rows, cols, 1.0, a.ctypes, lda, x.ctypes, incx, 0.0,
+               out.ctypes, 1)
+    else:
+        _dgemv(_ROW_MAJOR, trans, rows, cols, 1.0, a.ctypes, lda, x.ctypes, incx, 0.0,
+               out.ctypes, 1)
+
+
+@njit(cache=True)
 def mm(a, b):
-    """``a @ b`` of 2-D float arrays of one dtype, through NumPy's gemm."""
+    """``a @ b`` of 2-D float arrays of one dtype, through NumPy's BLAS as NumPy's matmul
+    calls it: one row or one column by gemv, one of each by dot, else gemm (the same bits as
+    NumPy's wherever NumPy passes the operands to BLAS; an operand it cannot pass, negative
+    or zero strides say, is copied here, where NumPy sums in a loop of its own)."""
     m, k = a.shape
     n = b.shape[1]
     if b.shape[0] != k:
@@ -287,7 +309,28 @@ def mm(a, b):
         tb, ldb = _NO_TRANS, n
     out = np.empty((m, n), a.dtype)
     before = _serially(m * n * k, a.itemsize)
-    if a.itemsize == 4:
+    # (a's one row steps by 1, or by lda when it is a column of a stored transpose; b's one
+    # column steps by ldb, or by 1 in a stored transpose)
+    if m == 1 and n == 1:
+        inc_a = 1 if ta == _NO_TRANS else lda
+        inc_b = ldb if tb == _NO_TRANS else 1
+        if a.itemsize == 4:
+            out[0, 0] = _sdot(k, a.ctypes, inc_a, b.ctypes, inc_b)
+        else:
+            out[0, 0] = _ddot(k, a.ctypes, inc_a, b.ctypes, inc_b)
+    elif m == 1:   # b's transpose times a's row
+        inc_a = 1 if ta == _NO_TRANS else lda
+        if tb == _NO_TRANS:
+            _gemv_call(_TRANS, k, n, b, ldb, a, inc_a, out)
+        else:
+            _gemv_call(_NO_TRANS, n, k, b, ldb, a, inc_a, out)
+    elif n == 1:   # a times b's column
+        inc_b = ldb if tb == _NO_TRANS else 1
+        if ta == _NO_TRANS:
+            _gemv_call(_NO_TRANS, m, k, a, lda, b, inc_b, out)
+        else:
+            _gemv_call(_TRANS, k, m, a, lda, b, inc_b, out)
+    elif a.itemsize == 4:
         _sgemm(_ROW_MAJOR, ta, tb, m, n, k, 1.0, a.ctypes, lda, b.ctypes, ldb, 0.0,
                out.ctypes, n)
     else:
