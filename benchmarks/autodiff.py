@@ -3,7 +3,7 @@ hand-written NumPy backward, and PyTorch eager autograd and ``jax.jit(jax.value_
 where they are installed, measured in the same run.
 
     python benchmarks/autodiff.py [--repeats 7] [--steps 100] [--scaling 20,40,80]
-                                  [--crossover 32,64,128,256,512] [--cpu]
+                                  [--crossover 32,64,128,256,512] [--cpu] [--blas-threads]
 
 Cases: a 2-layer MLP with a squared loss, and the 100-step LSTM loop of ``fusejit.examples``
 (``sum(h)`` of the last step; fusejit keeps the loop a loop when it differentiates: the forward
@@ -17,6 +17,11 @@ Small steps run as two compiled functions (``autodiff/whole.py``); ``--crossover
 of growing size both ways (``whole=True``/``whole=False``), which is how the size limit for
 straight-line graphs was chosen. The MLP's floor is its five matmuls: the ``MLP matmuls only``
 row times them alone in NumPy (a step cannot be faster than its BLAS calls on the same cores).
+fusejit's compiled products run small products on one BLAS thread while NumPy's use its default
+threads, which on a busy machine cost far more than they save: the ``MLP, one BLAS thread`` row
+times both steps with NumPy's BLAS (the one fusejit calls too) held to one thread.
+``--blas-threads`` times the MLP's products alone on one BLAS thread and on the default count,
+which is how ``runtime/blas.py`` came to run such products on one thread.
 The machine is shared and noisy: compare ratios from one run. ``--cpu`` times the process's
 CPU time instead of wall time (with ``OPENBLAS_NUM_THREADS=1``: the work a step does, which a
 loaded machine disturbs far less than wall time).
@@ -25,6 +30,8 @@ loaded machine disturbs far less than wall time).
 from __future__ import annotations
 
 import argparse
+import contextlib
+import ctypes
 import os
 import statistics
 import time
@@ -99,6 +106,27 @@ def mlp_matmuls(x, y, w1, b1, w2, b2):
 CLOCK = time.perf_counter   # (time.process_time with --cpu)
 
 
+@contextlib.contextmanager
+def one_blas_thread():
+    """NumPy's BLAS (which fusejit's compiled products call too) on one thread meanwhile: on
+    a busy machine its default threads make NumPy's step several times slower, so this row is
+    the like comparison. Yields False (nothing changed) where fusejit did not find that BLAS."""
+    from fusejit.runtime.blas import numpy_blas
+
+    found = numpy_blas()
+    if found is None:
+        yield False
+        return
+    get = ctypes.CFUNCTYPE(ctypes.c_int)(found.addresses["openblas_get_num_threads"])
+    put = ctypes.CFUNCTYPE(None, ctypes.c_int)(found.addresses["openblas_set_num_threads"])
+    before = get()
+    put(1)
+    try:
+        yield True
+    finally:
+        put(before)
+
+
 def timed(fns: list, repeats: int) -> list[float | None]:
     """Median seconds of each callable (None: not available), taking turns so that a busy
     spell on the shared machine hits all of them alike."""
@@ -166,6 +194,9 @@ def main() -> None:
     parser.add_argument("--scaling", default="",
                         help="also time compiling unrolled LSTM graphs of these step counts, "
                              "e.g. 20,40,80")
+    parser.add_argument("--blas-threads", action="store_true",
+                        help="also time the MLP's products on one and on the default number of "
+                             "BLAS threads")
     parser.add_argument("--crossover", default="",
                         help="also time MLP steps of these widths compiled whole and on the "
                              "interpreter, e.g. 32,64,128,256,512")
@@ -214,10 +245,37 @@ def main() -> None:
         if kind == "mlp":
             (t_blas,) = timed([lambda a=args: mlp_matmuls(*a)], options.repeats)
             print(f"{'MLP matmuls only (NumPy)':28} {'':10} {'':10} {_ms(t_blas)}")
+            with one_blas_thread() as limited:
+                if limited:
+                    t_one, t_numpy_one = timed([lambda s=step, a=args: s(*a),
+                                                lambda f=numpy_fn, a=args: f(*a)],
+                                               options.repeats)
+                    print(f"{'MLP, one BLAS thread':28} {'':10} {_ms(t_one)} "
+                          f"{_ms(t_numpy_one)} {'':21}  {t_one / t_numpy_one:12.2f}x")
     if options.scaling:
         compile_scaling([int(n) for n in options.scaling.split(",")])
     if options.crossover:
         crossover([int(n) for n in options.crossover.split(",")], options.repeats)
+    if options.blas_threads:
+        blas_threads(mlp_args, options.repeats)
+
+
+def blas_threads(mlp_args: list, repeats: int) -> None:
+    """Each of the MLP step's products (NumPy's matmul, NumPy's BLAS) on the default number of
+    BLAS threads and on one, taking turns."""
+    x, y, w1, b1, w2, b2 = mlp_args
+    h, d = np.maximum(x @ w1, 0), y
+    products = [("x @ w1", x, w1), ("h @ w2", h, w2), ("d @ w2.T", d, w2.T),
+                ("x.T @ dz", x.T, h), ("h.T @ d", h.T, d)]
+    print(f"\n{'MLP product':16} {'m x k x n':>14} {'default':>10} {'one thread':>10}  "
+          f"default/one")
+    for name, a, b in products:
+        def on_one(a=a, b=b):
+            with one_blas_thread():
+                a @ b
+        t_default, t_one = timed([lambda a=a, b=b: a @ b, on_one], repeats)
+        size = f"{a.shape[0]}x{a.shape[1]}x{b.shape[1]}"
+        print(f"{name:16} {size:>14} {_ms(t_default)} {_ms(t_one)}  {t_default / t_one:10.2f}x")
 
 
 def crossover(widths: list[int], repeats: int) -> None:

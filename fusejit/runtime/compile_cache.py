@@ -51,7 +51,7 @@ _PACKAGE = Path(__file__).resolve().parent.parent           # the fusejit packag
 _SEEDS = ("runtime/native/*.py", "runtime/fusion/helpers.py", "runtime/fusion/fastmath.py",
           "runtime/fusion/vecmath.py", "runtime/fusion/vecspecial.py",
           "runtime/fusion/vectrig.py", "runtime/fusion/veclgamma.py",
-          "runtime/fusion/cuda_helpers.py", "runtime/fusion/rowmath.py")
+          "runtime/fusion/cuda_helpers.py", "runtime/fusion/rowmath.py", "runtime/blas.py")
 _IMPORT = re.compile(r"^\s*from\s+([.\w]+)\s+import\s+(\([^)]*\)|[^\n]*)"
                      r"|^\s*import\s+(fusejit[.\w]*)", re.MULTILINE)
 _KERNEL_FILE = re.compile(r"fk_[0-9a-f]{32}\.py")
@@ -343,8 +343,12 @@ def runtime_digest() -> str:
         digest.update(path.read_bytes() + b"\0")
     from llvmlite import binding
 
+    from .blas import blas_identity
+
+    # (compiled products call the BLAS found, by name and integer width: see blas.py)
     digest.update(f"numba {numba.__version__} llvmlite {llvmlite.__version__} numpy "
-                  f"{np.__version__} cpu {binding.get_host_cpu_name()}".encode())
+                  f"{np.__version__} cpu {binding.get_host_cpu_name()} "
+                  f"blas {blas_identity()}".encode())
     return digest.hexdigest()[:16]
 
 

@@ -30,6 +30,7 @@ from ..ir.graph import Graph, Node, Value
 from ..ir.symbols import prim
 from ..ir.types import BoolType, FloatType, IntType, ListType, NoneType, TensorType
 from ..oplib.dtypes import result_type_from, scalar_dtype
+from .blas import numpy_blas
 from .element_support import (
     _ARRAY_CALLS,
     _CONVERT,
@@ -230,8 +231,10 @@ class _ElementWriter(_Writer):
         self.assign(out, expr if array else _cast(expr, dtype), depth)
 
     def _mm(self, node: Node, out: Value, depth: int) -> None:
-        self.assign(out, f"np.dot({self.name(node.input(0))}, {self.name(node.input(1))})",
-                    depth)
+        a, b = node.input(0), node.input(1)
+        # NumPy's own BLAS, a transposed operand passed as a flag (``blas``); else np.dot
+        fn = _PRODUCTS[_rank(a), _rank(b)] if numpy_blas() is not None else "np.dot"
+        self.assign(out, f"{fn}({self.name(a)}, {self.name(b)})", depth)
 
     _matmul = _mm
 
@@ -431,10 +434,22 @@ def _stack_list(items):
 """
 
 
+# The products of NumPy's BLAS by the operands' ranks (``blas``; rank 1 or 2, see _supported).
+_PRODUCTS = {(2, 2): "_blas.mm", (2, 1): "_blas.mv", (1, 2): "_blas.vm", (1, 1): "_blas.dot"}
+
+
+def blas_import(graph: Graph) -> str:
+    """The import line of ``blas`` for a module computing ``graph``, if it writes products."""
+    products = any(node.kind in ("aten::mm", "aten::matmul") for node in graph.all_nodes())
+    return "from fusejit.runtime import blas as _blas\n" if products and \
+        numpy_blas() is not None else ""
+
+
 def element_source(graph: Graph) -> str:
     """The module source whose ``element_fn`` computes ``graph``."""
     return function_source(_ElementWriter(), graph, "element_fn",
-                           "import numpy as np\n" + _PRELUDE + _AXIS_HELPERS + _LIST_HELPERS,
+                           "import numpy as np\n" + blas_import(graph) + _PRELUDE
+                           + _AXIS_HELPERS + _LIST_HELPERS,
                            "@njit(cache=True, boundscheck=True)\n")
 
 

@@ -25,7 +25,7 @@ import numpy as np
 from ..ir.graph import Graph, Node, Value
 from ..ir.symbols import aten, prim
 from ..ir.types import ListType, NoneType, TensorType, TupleType
-from .element_function import _AXIS_HELPERS, _LIST_HELPERS, _cast, _ElementWriter
+from .element_function import _AXIS_HELPERS, _LIST_HELPERS, _cast, _ElementWriter, blas_import
 from .element_loops import LOOP_KINDS, Elements
 from .element_support import (
     _INPLACE,
@@ -345,8 +345,9 @@ _STAGE_HELPERS = (
 def stage_source(graph: Graph, name: str) -> str:
     """The module source whose function ``name`` computes ``graph``."""
     return function_source(_StageWriter(graph), graph, name,
-                           "import numpy as np\n" + _PRELUDE + _AXIS_HELPERS + _LIST_HELPERS
-                           + _STAGE_HELPERS, "@njit(cache=True, boundscheck=True)\n")
+                           "import numpy as np\n" + blas_import(graph) + _PRELUDE
+                           + _AXIS_HELPERS + _LIST_HELPERS + _STAGE_HELPERS,
+                           "@njit(cache=True, boundscheck=True)\n")
 
 
 def compile_stage_graph(graph: Graph, name: str) -> Any:

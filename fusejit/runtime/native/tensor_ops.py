@@ -6,8 +6,8 @@ Views write only a meta row and share the input's buffer slot, so they cost no c
     %r : Float(2) = aten::select(%x, %zero, %one)  offset += 1 * stride0, dimension 0 removed
     %a, %b = prim::ConstantChunk[chunks=2, dim=1](%x)
 
-``mm`` of row-major (or transposed row-major) operands calls BLAS through ``np.dot``, like
-NumPy's ``matmul`` (bit-equal in every case measured); other layouts multiply with one
+``mm`` of row-major (or transposed row-major) operands calls NumPy's own BLAS (``blas.product``),
+like NumPy's ``matmul`` (bit-equal in every case measured); other layouts multiply with one
 accumulator per element, k ascending. ``sum`` of a contiguous tensor is NumPy's pairwise sum,
 bit for bit; axis sums add in order. The strided ``mm`` and the axis sums can differ from the
 NumPy bodies by rounding (bounded in ``tests/runtime/test_native_ops.py``).
@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..blas import product
 from .pointwise import contiguous_strides, grow, merge_sizes, sizes_fit
 from .registers import MAX_RANK, OFFSET, RANK, SIZES, STRIDES
 
@@ -188,9 +189,9 @@ def chunk_piece(m, chunks, dim, k, om):
 
 
 # Products of at least this many multiply-adds go back to the host (the loop declines them),
-# where NumPy's matmul runs them on NumPy's own multithreaded BLAS, transposed operands
-# included without a copy: np.dot here calls SciPy's OpenBLAS, a second thread pool beside
-# NumPy's. A host call costs ~10 us, well under 1% of such a product.
+# where NumPy's matmul runs them on its BLAS's threads (the same library as ``blas.product``
+# here, which runs smaller products on one thread). A host call costs ~10 us, well under 1% of
+# such a product.
 HOST_MM_MACS = 1 << 21
 
 
@@ -211,7 +212,7 @@ def mm_fits(rows, cols):
 @njit(**_OPTIONS)
 def mm(a, am, b, bm, om):
     """``a @ b`` for 2-D float views, into a new contiguous buffer; ``om`` gets its meta.
-    Row-major ``a`` and a row- or column-major ``b`` go to BLAS (``np.dot``), as NumPy's
+    Row-major ``a`` and a row- or column-major ``b`` go to BLAS (``blas.product``), as NumPy's
     ``matmul`` does; other layouts use one accumulator per element, k ascending."""
     rows, inner, cols = am[SIZES], am[SIZES + 1], bm[SIZES + 1]
     om[RANK] = 2
@@ -224,9 +225,9 @@ def mm(a, am, b, bm, om):
             and (ra == inner or rows == 1):
         left = a[oa:oa + rows * inner].reshape(rows, inner)
         if (cb == 1 or cols == 1) and (rb == cols or inner == 1):
-            return np.dot(left, b[ob:ob + inner * cols].reshape(inner, cols)).reshape(-1)
+            return product(left, b[ob:ob + inner * cols].reshape(inner, cols)).reshape(-1)
         if (rb == 1 or inner == 1) and (cb == inner or cols == 1):
-            return np.dot(left, b[ob:ob + inner * cols].reshape(cols, inner).T).reshape(-1)
+            return product(left, b[ob:ob + inner * cols].reshape(cols, inner).T).reshape(-1)
     out = np.empty(rows * cols, a.dtype)
     zero = a.dtype.type(0)
     for i in range(rows):

@@ -1,0 +1,374 @@
+"""NumPy's own BLAS, called from compiled code: one OpenBLAS and one thread pool per process.
+
+Numba's ``np.dot`` calls the BLAS that SciPy bundles (``scipy.linalg.cython_blas``), while NumPy's
+wheels link their own copy of OpenBLAS. A process using both has two thread pools, and on a
+busy machine the spinning threads of one slow the other down (an MLP training step measured
+4.02 ms in NumPy at default threads against 0.98 ms on one thread). This module finds the CBLAS
+functions of the library that NumPy's own extension is linked with, registers them with LLVM
+under fusejit's names, and gives compiled code products that pass a transposed operand as
+BLAS's transpose flag instead of copying it::
+
+    x @ w.T   ->  mm(x, w.T)  ->  cblas_dgemm(RowMajor, NoTrans, Trans, m, n, k, 1.0,
+                                              x, k, w, k, 0.0, out, n)
+
+Writers ask ``numpy_blas()``: when it is None (the library or a symbol is missing, its integer
+width is unknown, its self-check failed, or ``FUSEJIT_BLAS=numba``) they emit ``np.dot`` as
+before, and ``fallback_reason()`` says why (also logged once on the ``fusejit`` logger).
+A small product runs its BLAS call on one thread, decided by its work as fusejit's kernels
+decide theirs (``_serially``).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import logging
+import os
+from pathlib import Path
+
+import numpy as np
+from llvmlite import binding
+from numba import njit, types
+
+from . import compile_cache  # noqa: F401  (caches the functions below with fusejit's own)
+
+_log = logging.getLogger("fusejit")
+
+# CBLAS's enumerations (C ints).
+_ROW_MAJOR, _NO_TRANS, _TRANS = 101, 111, 112
+# The symbol names NumPy's wheels and common builds use, as (prefix, suffix): scipy-openblas64
+# (NumPy 2 wheels, 64-bit integers), openblas64_ (NumPy 1.22-1.26 wheels), scipy-openblas32,
+# and a plain CBLAS (its integer width read from OpenBLAS's configuration).
+_SCHEMES = (("scipy_", "64_"), ("", "64_"), ("scipy_", ""), ("", ""))
+_FUNCTIONS = ("cblas_sgemm", "cblas_dgemm", "cblas_sgemv", "cblas_dgemv", "cblas_sdot",
+              "cblas_ddot", "openblas_get_num_threads", "openblas_set_num_threads")
+_REGISTERED_PREFIX = "fusejit_"
+# The time of one multiply-add in a serial float32 / float64 gemm (measured here: 256x128 @
+# 128x256 took 112 us and 231 us on one thread of a busy 2-core machine). A product whose serial
+# time is under fusejit's kernels' threshold runs on one thread (fusion/plan.py's
+# SERIAL_WORK_NS, which a test keeps this equal to: plan imports what imports this module).
+_NS_PER_MAC_F32, _NS_PER_MAC_F64 = 0.014, 0.028
+SERIAL_WORK_NS = 16_000_000
+
+
+class NumpyBlas:
+    """Where NumPy's BLAS functions are: their addresses, the library, its integer type, and
+    whether its threads are OpenBLAS's own pthreads (whose count may change between calls)."""
+
+    __slots__ = ("library", "addresses", "int_bits", "scheme", "pthreads")
+
+    def __init__(self, library: str, addresses: dict[str, int], int_bits: int,
+                 scheme: tuple[str, str], pthreads: bool = False):
+        self.library, self.addresses, self.int_bits = library, addresses, int_bits
+        self.scheme, self.pthreads = scheme, pthreads
+
+    def describe(self) -> str:
+        prefix, suffix = self.scheme
+        return (f"{Path(self.library).name}: {prefix}cblas_dgemm{suffix} and the rest, "
+                f"{self.int_bits}-bit integers, {'pthreads' if self.pthreads else 'threads'}")
+
+
+def _libraries() -> list[str]:
+    """NumPy's extension (whose dependencies dlsym searches), then any OpenBLAS shipped in
+    NumPy's wheel directories (``numpy.libs`` on Linux and Windows, ``numpy/.dylibs``)."""
+    try:
+        from numpy._core import _multiarray_umath as extension
+    except ImportError:  # NumPy 1.x
+        from numpy.core import _multiarray_umath as extension
+    found = [extension.__file__]
+    package = Path(np.__file__).parent
+    for folder in (package.parent / "numpy.libs", package / ".dylibs"):
+        if folder.is_dir():
+            found += sorted(str(p) for p in folder.iterdir() if "blas" in p.name.lower())
+    return found
+
+
+def _symbols(library: ctypes.CDLL, scheme: tuple[str, str]) -> dict[str, int] | None:
+    prefix, suffix = scheme
+    addresses = {}
+    for name in _FUNCTIONS:
+        # (OpenBLAS names its thread calls with the same prefix and suffix as CBLAS's)
+        symbol = f"{prefix}{name}{suffix}"
+        try:
+            addresses[name] = ctypes.cast(getattr(library, symbol), ctypes.c_void_p).value
+        except AttributeError:
+            return None
+    return addresses
+
+
+def _int_bits(library: ctypes.CDLL, scheme: tuple[str, str]) -> int | None:
+    """64 for an ILP64 build, 32 for LP64, None when neither the names nor the library say."""
+    prefix, suffix = scheme
+    if suffix == "64_":
+        return 64
+    try:
+        config = getattr(library, f"{prefix}openblas_get_config{suffix}")
+    except AttributeError:
+        return None
+    config.restype = ctypes.c_char_p
+    text = config() or b""
+    return 64 if b"USE64BITINT" in text else 32
+
+
+def _pthreads(library: ctypes.CDLL, scheme: tuple[str, str]) -> bool:
+    """Does the library run its threads itself (``openblas_get_parallel() == 1``)? Only then
+    does ``_serially`` change the count: an OpenMP build frees per-thread buffers when the count
+    drops, under a call another thread may be making."""
+    prefix, suffix = scheme
+    try:
+        parallel = getattr(library, f"{prefix}openblas_get_parallel{suffix}")
+    except AttributeError:
+        return False
+    parallel.restype = ctypes.c_int
+    return parallel() == 1
+
+
+def find_numpy_blas(libraries: list[str] | None = None) -> tuple[NumpyBlas | None, str]:
+    """NumPy's BLAS in ``libraries`` (default: ``_libraries()``), checked on a small product,
+    or None and the reason it was not used."""
+    if os.environ.get("FUSEJIT_BLAS", "").strip().lower() == "numba":
+        return None, "FUSEJIT_BLAS=numba asks for Numba's np.dot"
+    reasons = []
+    for path in libraries if libraries is not None else _libraries():
+        try:
+            library = ctypes.CDLL(path)
+        except OSError as error:
+            reasons.append(f"{Path(path).name}: {error}")
+            continue
+        for scheme in _SCHEMES:
+            addresses = _symbols(library, scheme)
+            if addresses is None:
+                continue
+            bits = _int_bits(library, scheme)
+            if bits is None:
+                reasons.append(f"{Path(path).name}: cannot tell the integer width of "
+                               f"{scheme[0]}cblas_dgemm{scheme[1]}")
+                continue
+            found = NumpyBlas(path, addresses, bits, scheme, _pthreads(library, scheme))
+            problem = _self_check(found)
+            if problem is None:
+                return found, ""
+            reasons.append(f"{Path(path).name}: {problem}")
+        else:
+            if not any(r.startswith(f"{Path(path).name}:") for r in reasons):
+                reasons.append(f"{Path(path).name}: no OpenBLAS cblas_?gemm/?gemv/?dot "
+                               f"with its thread calls")
+    return None, "; ".join(reasons) or "no library to search"
+
+
+def _self_check(found: NumpyBlas) -> str | None:
+    """A 3x2 @ (4x2).T product through ctypes, against NumPy (a wrong ABI guess shows here)."""
+    blas_int = ctypes.c_int64 if found.int_bits == 64 else ctypes.c_int32
+    pointer, enum = ctypes.c_void_p, ctypes.c_int
+    gemm = ctypes.CFUNCTYPE(None, enum, enum, enum, blas_int, blas_int, blas_int,
+                            ctypes.c_double, pointer, blas_int, pointer, blas_int,
+                            ctypes.c_double, pointer, blas_int)(found.addresses["cblas_dgemm"])
+    a = np.arange(6.0).reshape(3, 2) - 2.5
+    b = np.arange(8.0).reshape(4, 2) * 0.5 + 1.0
+    out = np.full((3, 4), np.nan)
+    gemm(_ROW_MAJOR, _NO_TRANS, _TRANS, 3, 4, 2, 1.0, a.ctypes.data, 2, b.ctypes.data, 2, 0.0,
+         out.ctypes.data, 4)
+    if not np.array_equal(out, a @ b.T):
+        return "its dgemm gave a wrong product in a self-check"
+    return None
+
+
+@functools.lru_cache(maxsize=1)
+def _found() -> tuple[NumpyBlas | None, str]:
+    found, reason = find_numpy_blas()
+    if found is None:   # (a warning unless FUSEJIT_BLAS asked for it)
+        level = logging.INFO if reason.startswith("FUSEJIT_BLAS") else logging.WARNING
+        _log.log(level, "fusejit: compiled matrix products use Numba's np.dot (SciPy's "
+                 "BLAS, a second thread pool beside NumPy's): %s", reason)
+        return None, reason
+    for name, address in found.addresses.items():
+        binding.add_symbol(_REGISTERED_PREFIX + name, address)
+    return found, ""
+
+
+def numpy_blas() -> NumpyBlas | None:
+    """NumPy's BLAS, registered for compiled code; None when products use ``np.dot``."""
+    return _found()[0]
+
+
+def blas_identity() -> str:
+    """What compiled products call, for the cache digest (code compiled against one BLAS is
+    never loaded where another, or ``np.dot``, is in use)."""
+    found = numpy_blas()
+    return found.describe() if found is not None else "np.dot"
+
+
+def fallback_reason() -> str:
+    """Why compiled products use ``np.dot`` ("" when they use NumPy's BLAS)."""
+    return _found()[1]
+
+
+# -- the products, for compiled code -------------------------------------------------------------
+
+_FOUND = numpy_blas()
+_INT = types.int32 if _FOUND is not None and _FOUND.int_bits == 32 else types.int64
+_SWITCH_THREADS = _FOUND is not None and _FOUND.pthreads
+_ENUM, _PTR = types.intc, types.voidptr
+
+
+def _external(name: str, signature: types.Signature) -> types.ExternalFunction:
+    return types.ExternalFunction(_REGISTERED_PREFIX + name, signature)
+
+
+def _gemm(real: types.Type) -> types.Signature:
+    return types.void(_ENUM, _ENUM, _ENUM, _INT, _INT, _INT, real, _PTR, _INT, _PTR, _INT,
+                      real, _PTR, _INT)
+
+
+def _gemv(real: types.Type) -> types.Signature:
+    return types.void(_ENUM, _ENUM, _INT, _INT, real, _PTR, _INT, _PTR, _INT, real, _PTR, _INT)
+
+
+_sgemm = _external("cblas_sgemm", _gemm(types.float32))
+_dgemm = _external("cblas_dgemm", _gemm(types.float64))
+_sgemv = _external("cblas_sgemv", _gemv(types.float32))
+_dgemv = _external("cblas_dgemv", _gemv(types.float64))
+_sdot = _external("cblas_sdot", types.float32(_INT, _PTR, _INT, _PTR, _INT))
+_ddot = _external("cblas_ddot", types.float64(_INT, _PTR, _INT, _PTR, _INT))
+_get_threads = _external("openblas_get_num_threads", types.intc())
+_set_threads = _external("openblas_set_num_threads", types.void(types.intc))
+
+
+@njit(cache=True)
+def _layout(a):
+    """(transpose flag, leading dimension) of 2-D ``a`` as a row-major BLAS operand: itself
+    when its rows are unit-stride, the transpose of one when its columns are; (0, 0) when
+    neither (a copy is needed)."""
+    rows, cols = a.shape
+    size = a.itemsize
+    s0, s1 = a.strides
+    if (cols <= 1 or s1 == size) and (rows <= 1 or s0 % size == 0 and s0 // size >= cols):
+        return _NO_TRANS, s0 // size if rows > 1 else max(cols, 1)
+    if (rows <= 1 or s0 == size) and (cols <= 1 or s1 % size == 0 and s1 // size >= rows):
+        return _TRANS, s1 // size if cols > 1 else max(rows, 1)
+    return 0, 0
+
+
+@njit(cache=True)
+def _serially(macs, itemsize):
+    """Before a BLAS call of ``macs`` multiply-adds: a small one runs on one thread, as
+    fusejit's own kernels do (waking the pool costs more than it saves on a small product,
+    most of all on a busy machine: 256x128 @ 128x256 in float64 took 0.25 ms on one thread and
+    30-47 ms on two while other processes held the cores). OpenBLAS's thread count is
+    process-wide: this returns the count to put back after the call (0: nothing changed), and
+    a NumPy call that another thread starts meanwhile runs on one thread too. The native loop
+    runs without the GIL, so two threads' products may interleave here: each puts back what it
+    read, which leaves the count where it began (unless something else sets it meanwhile:
+    then the last of these restores wins). Only OpenBLAS's own pthreads are switched."""
+    cost = _NS_PER_MAC_F32 if itemsize == 4 else _NS_PER_MAC_F64
+    if not _SWITCH_THREADS or macs * cost >= SERIAL_WORK_NS:
+        return 0
+    before = _get_threads()
+    if before <= 1:
+        return 0
+    _set_threads(1)
+    return before
+
+
+@njit(cache=True)
+def _restore(before):
+    if before > 1:
+        _set_threads(before)
+
+
+@njit(cache=True)
+def _gemv_call(trans, rows, cols, a, lda, x, incx, out):
+    """out = op(A) x, A stored row-major as ``rows`` x ``cols``."""
+    if a.itemsize == 4:
+        _sgemv(_ROW_MAJOR, trans, rows, cols, 1.0, a.ctypes, lda, x.ctypes, incx, 0.0,
+               out.ctypes, 1)
+    else:
+        _dgemv(_ROW_MAJOR, trans, rows, cols, 1.0, a.ctypes, lda, x.ctypes, incx, 0.0,
+               out.ctypes, 1)
+
+
+@njit(cache=True)
+def mm(a, b):
+    """``a @ b`` of 2-D float arrays of one dtype, through NumPy's BLAS as NumPy's matmul
+    calls it: one row or one column by gemv, one of each by dot, else gemm (the same bits as
+    NumPy's wherever NumPy passes the operands to BLAS; an operand it cannot pass, negative
+    or zero strides say, is copied here, where NumPy sums in a loop of its own)."""
+    m, k = a.shape
+    n = b.shape[1]
+    if b.shape[0] != k:
+        raise ValueError("matmul: the operands' inner sizes differ")
+    if m == 0 or n == 0 or k == 0:
+        return np.zeros((m, n), a.dtype)
+    ta, lda = _layout(a)
+    tb, ldb = _layout(b)
+    if ta == 0:
+        a = np.ascontiguousarray(a)
+        ta, lda = _NO_TRANS, k
+    if tb == 0:
+        b = np.ascontiguousarray(b)
+        tb, ldb = _NO_TRANS, n
+    out = np.empty((m, n), a.dtype)
+    before = _serially(m * n * k, a.itemsize)
+    # (a's one row steps by 1, or by lda when it is a column of a stored transpose; b's one
+    # column steps by ldb, or by 1 in a stored transpose)
+    if m == 1 and n == 1:
+        inc_a = 1 if ta == _NO_TRANS else lda
+        inc_b = ldb if tb == _NO_TRANS else 1
+        if a.itemsize == 4:
+            out[0, 0] = _sdot(k, a.ctypes, inc_a, b.ctypes, inc_b)
+        else:
+            out[0, 0] = _ddot(k, a.ctypes, inc_a, b.ctypes, inc_b)
+    elif m == 1:   # b's transpose times a's row
+        inc_a = 1 if ta == _NO_TRANS else lda
+        if tb == _NO_TRANS:
+            _gemv_call(_TRANS, k, n, b, ldb, a, inc_a, out)
+        else:
+            _gemv_call(_NO_TRANS, n, k, b, ldb, a, inc_a, out)
+    elif n == 1:   # a times b's column
+        inc_b = ldb if tb == _NO_TRANS else 1
+        if ta == _NO_TRANS:
+            _gemv_call(_NO_TRANS, m, k, a, lda, b, inc_b, out)
+        else:
+            _gemv_call(_TRANS, k, m, a, lda, b, inc_b, out)
+    elif a.itemsize == 4:
+        _sgemm(_ROW_MAJOR, ta, tb, m, n, k, 1.0, a.ctypes, lda, b.ctypes, ldb, 0.0,
+               out.ctypes, n)
+    else:
+        _dgemm(_ROW_MAJOR, ta, tb, m, n, k, 1.0, a.ctypes, lda, b.ctypes, ldb, 0.0,
+               out.ctypes, n)
+    _restore(before)
+    return out
+
+
+# A vector is a one-row or one-column matrix (a view with a stride; mm copies only what BLAS
+# cannot read): one compiled product serves every rank the writers emit.
+
+@njit(cache=True)
+def mv(a, x):
+    """``a @ x`` of a 2-D and a 1-D float array."""
+    return mm(a, x[:, None]).reshape(a.shape[0])
+
+
+@njit(cache=True)
+def vm(x, b):
+    """``x @ b`` of a 1-D and a 2-D float array."""
+    return mm(x[None, :], b).reshape(b.shape[1])
+
+
+@njit(cache=True)
+def dot(x, y):
+    """``x @ y`` of two 1-D float arrays: a number of their dtype."""
+    return mm(x[None, :], y[:, None])[0, 0]
+
+
+@njit(cache=True)
+def _numba_dot(a, b):
+    return np.dot(a, b)
+
+
+# ``a @ b`` of 2-D float arrays for fusejit's own compiled modules: NumPy's BLAS when found, else
+# Numba's np.dot (the digest names which, so cached code matches: ``blas_identity``).
+product = mm if _FOUND is not None else _numba_dot
+
+__all__ = ["NumpyBlas", "blas_identity", "dot", "fallback_reason", "find_numpy_blas", "mm",
+           "mv", "numpy_blas", "product", "vm"]

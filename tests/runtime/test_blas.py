@@ -1,0 +1,251 @@
+"""NumPy's own BLAS from compiled code (``runtime/blas.py``): the products against NumPy's
+matmul over layouts, dtypes and edge sizes, the discovery and its fallback, and the writers'
+choice between the two."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+from fusejit.runtime import blas
+
+RNG = np.random.default_rng(15)
+FOUND = blas.numpy_blas() is not None
+needs_blas = pytest.mark.skipif(not FOUND, reason=f"NumPy's BLAS not used: "
+                                f"{blas.fallback_reason()}")
+
+
+def _padded(rows: int, cols: int, dtype) -> np.ndarray:
+    """A (rows, cols) view with unit-stride rows and a longer row stride."""
+    return RNG.standard_normal((rows, cols + 3)).astype(dtype)[:, :cols]
+
+
+def _broadcast(x: np.ndarray, shape: tuple) -> np.ndarray:
+    """``x`` broadcast to ``shape`` (stride 0 along the new or size-1 dims), writeable as the
+    compiled products' arguments are typed."""
+    strides = (0,) * (len(shape) - x.ndim) + tuple(
+        0 if n == 1 else s for n, s in zip(x.shape, x.strides))
+    return np.lib.stride_tricks.as_strided(x, shape, strides)
+
+
+def _operands(rows: int, cols: int, dtype) -> list[tuple[str, np.ndarray]]:
+    """(rows, cols) operands in each layout a product meets."""
+    c = RNG.standard_normal((rows, cols)).astype(dtype)
+    return [
+        ("C", c),
+        ("transposed", np.ascontiguousarray(c.T).T),            # the Trans flag, ld = rows
+        ("padded rows", _padded(rows, cols, dtype)),             # ld > cols
+        ("padded transposed", _padded(cols, rows, dtype).T),     # Trans, ld > rows
+        ("strided", RNG.standard_normal((2 * rows, 2 * cols)).astype(dtype)[::2, ::2]),
+        ("reversed", c[::-1, ::-1]),                             # copied first
+        ("broadcast", _broadcast(c[:1], (rows, cols))),          # row stride 0: copied
+    ]
+
+
+def _products(a, b, u, v):
+    return blas.mm(a, b), blas.mv(a, u), blas.vm(u, b), blas.dot(u, v)
+
+
+def _driver():
+    """mm, mv, vm and dot compiled once per dtype for operands of any layout ('A'): the
+    layout each case has is read at run time, so one compile covers them all (and the suite
+    stays quick)."""
+    from numba import njit, types
+
+    return njit([(types.Array(f, 2, "A"), types.Array(f, 2, "A"), types.Array(f, 1, "A"),
+                  types.Array(f, 1, "A")) for f in (types.float32, types.float64)])(_products)
+
+
+PRODUCTS = _driver() if FOUND else None
+
+
+def _tolerance(dtype) -> dict:
+    return {"rtol": 1e-5, "atol": 1e-5} if dtype == np.float32 else {"rtol": 1e-12,
+                                                                      "atol": 1e-12}
+
+
+@needs_blas
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_products_equal_numpys_matmul(dtype) -> None:
+    """mm, mv, vm and dot over every pair of layouts, and sizes 0, 1 and a few."""
+    tol = _tolerance(dtype)
+    for m, k, n in [(5, 7, 3), (1, 4, 6), (4, 1, 3), (3, 4, 1), (0, 3, 2), (3, 0, 2),
+                    (3, 2, 0)]:
+        vectors = [("contiguous", RNG.standard_normal(k).astype(dtype)),
+                   ("strided", RNG.standard_normal(2 * k).astype(dtype)[::2]),
+                   ("reversed", RNG.standard_normal(k).astype(dtype)[::-1]),
+                   ("broadcast", _broadcast(RNG.standard_normal(1).astype(dtype), (k,)))]
+        for i, (name_a, a) in enumerate(_operands(m, k, dtype)):
+            for j, (name_b, b) in enumerate(_operands(k, n, dtype)):
+                name_u, u = vectors[(i + j) % len(vectors)]
+                name_v, v = vectors[(i + j + 1) % len(vectors)]
+                case = f"{name_a} @ {name_b}, vectors {name_u} and {name_v}, of {m, k, n}"
+                mm, mv, vm, dot = PRODUCTS(a, b, u, v)
+                for got, want in ((mm, a @ b), (mv, a @ u), (vm, u @ b)):
+                    assert got.dtype == dtype and got.shape == want.shape, case
+                    np.testing.assert_allclose(got, want, **tol, err_msg=case)
+                np.testing.assert_allclose(dot, u @ v, **tol, err_msg=case)
+                if i < 4 and j < 4:   # operands NumPy hands to BLAS as they are: its bits
+                    np.testing.assert_array_equal(mm, a @ b, err_msg=case)
+
+
+@needs_blas
+def test_products_refuse_mismatched_sizes() -> None:
+    a = np.ones((2, 3))
+    with pytest.raises(ValueError, match="inner sizes"):
+        PRODUCTS(a, np.ones((2, 3)), np.ones(3), np.ones(3))
+    with pytest.raises(ValueError, match="inner sizes"):
+        PRODUCTS(a, np.ones((3, 3)), np.ones(2), np.ones(2))
+
+
+def test_the_serial_threshold_is_the_kernels() -> None:
+    from fusejit.runtime.fusion.plan import SERIAL_WORK_NS
+
+    assert blas.SERIAL_WORK_NS == SERIAL_WORK_NS
+
+
+@needs_blas
+def test_small_products_run_on_one_thread_and_put_the_count_back() -> None:
+    """OpenBLAS's count is process-wide: a small product sets it to 1 for its call and puts
+    it back; a large one leaves it alone."""
+    import ctypes
+
+    from numba import njit
+
+    found = blas.numpy_blas()
+    if not found.pthreads:
+        pytest.skip("the thread count is switched only for OpenBLAS's own pthreads")
+    get = ctypes.CFUNCTYPE(ctypes.c_int)(found.addresses["openblas_get_num_threads"])
+    set_ = ctypes.CFUNCTYPE(None, ctypes.c_int)(found.addresses["openblas_set_num_threads"])
+
+    @njit
+    def seen_from_inside(macs):
+        before = blas._serially(macs, 8)
+        during = blas._get_threads()
+        blas._restore(before)
+        return before, during, blas._get_threads()
+
+    original = get()
+    set_(2)
+    try:
+        assert seen_from_inside(1000) == (2, 1, 2)
+        assert seen_from_inside(10**12) == (0, 2, 2)
+        np.testing.assert_array_equal(PRODUCTS(np.ones((8, 8)), np.ones((8, 8)), np.ones(8),
+                                               np.ones(8))[0], np.full((8, 8), 8.0))
+        assert get() == 2
+    finally:
+        set_(original)
+
+
+def test_discovery_falls_back_with_a_reason(monkeypatch) -> None:
+    from numpy.random import _common  # an extension that links no BLAS
+
+    found, reason = blas.find_numpy_blas([_common.__file__])
+    assert found is None and "no OpenBLAS cblas_?gemm/?gemv/?dot" in reason
+    found, reason = blas.find_numpy_blas([os.devnull])
+    assert found is None and os.path.basename(os.devnull) in reason
+    monkeypatch.setenv("FUSEJIT_BLAS", "numba")
+    found, reason = blas.find_numpy_blas()
+    assert found is None and "FUSEJIT_BLAS=numba" in reason
+
+
+@needs_blas
+def test_numpys_own_library_is_found() -> None:
+    found = blas.numpy_blas()
+    assert found.int_bits in (32, 64)
+    assert set(found.addresses) >= {"cblas_sgemm", "cblas_dgemm"}
+    assert blas.blas_identity() == found.describe() and blas.fallback_reason() == ""
+
+
+def _typed_mm_graph():
+    """``tanh(x @ w.T)`` with the dtypes and ranks of a call (as the whole stages see it)."""
+    import fusejit
+    from fusejit.autodiff.observed import observe, retype
+
+    def f(x, w):
+        return np.tanh(x @ w.T)
+
+    graph = fusejit.jit(f).graph.copy()
+    _, seen, _ = observe(graph, [np.ones((2, 3)), np.ones((4, 3))])
+    retype(graph, seen)
+    return graph
+
+
+def test_writers_emit_numpys_blas_or_np_dot(monkeypatch) -> None:
+    from fusejit.runtime import element_function
+
+    graph = _typed_mm_graph()
+    if FOUND:
+        source = element_function.element_source(graph)
+        assert "_blas.mm(" in source and "np.dot(" not in source
+        assert "from fusejit.runtime import blas as _blas" in source
+    monkeypatch.setattr(element_function, "numpy_blas", lambda: None)
+    source = element_function.element_source(graph)
+    assert "np.dot(" in source and "_blas" not in source
+
+
+# Run in a fresh process: SciPy's BLAS (which Numba's np.dot calls) poisoned, its functions
+# replaced by abort(), then a training step compiled whole, checked against NumPy.
+_POISONED_SCIPY_BLAS = textwrap.dedent("""
+    import ctypes
+    import ctypes.util
+
+    import numpy as np
+    from scipy.linalg import cython_blas
+
+    capsule = ctypes.pythonapi.PyCapsule_New
+    capsule.restype, capsule.argtypes = ctypes.py_object, [ctypes.c_void_p, ctypes.c_char_p,
+                                                           ctypes.c_void_p]
+    name_of = ctypes.pythonapi.PyCapsule_GetName
+    name_of.restype, name_of.argtypes = ctypes.c_char_p, [ctypes.py_object]
+    abort = ctypes.cast(ctypes.CDLL(ctypes.util.find_library("c")).abort, ctypes.c_void_p)
+    names = []   # (the capsule names stay alive: PyCapsule_New does not copy them)
+    for fn in ("sgemm", "dgemm", "sgemv", "dgemv", "sdot", "ddot"):
+        names.append(name_of(cython_blas.__pyx_capi__[fn]))
+        cython_blas.__pyx_capi__[fn] = capsule(abort.value, names[-1], None)
+
+    import fusejit
+    from fusejit import ops as F
+    from fusejit.autodiff.staged import StagedCode
+
+    def mlp_loss(x, y, w1, b1, w2, b2):   # (tests/autodiff/test_whole_stages.py's MLP)
+        h = F.relu(x @ w1 + b1)
+        d = F.sigmoid(h @ w2 + b2) - y
+        return np.sum(d * d) * 0.5
+
+    rng = np.random.default_rng(0)
+    x, y, w1, b1, w2, b2 = args = [rng.standard_normal(s) for s in ((6, 5), (6, 2), (5, 7),
+                                                                    (7,), (7, 2), (2,))]
+    staged = StagedCode(fusejit.jit(mlp_loss).graph, (2, 3, 4, 5), args, fuse=False,
+                        engine="reference", whole=True)
+    assert staged.whole is not None
+    outputs, handle = staged.run_forward(*args)
+    grads = staged.run_backward(handle, np.ones_like(outputs[0]))
+    z = x @ w1 + b1
+    h = np.maximum(z, 0)
+    s = 1 / (1 + np.exp(-(h @ w2 + b2)))
+    g2 = (s - y) * s * (1 - s)
+    g1 = g2 @ w2.T * (z > 0)
+    for got, want in zip(grads, (x.T @ g1, g1.sum(0), h.T @ g2, g2.sum(0))):
+        np.testing.assert_allclose(got, want, rtol=1e-10)
+    print("ran")
+""")
+
+
+@needs_blas
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="finds abort() in libc")
+def test_compiled_stages_do_not_call_scipys_blas(tmp_path) -> None:
+    """A training step compiled whole runs its products on NumPy's BLAS, not SciPy's (a second
+    OpenBLAS with its own thread pool). Numba itself loads SciPy's library, so the check is
+    that with SciPy's BLAS functions replaced by abort() the step still runs and is right."""
+    script = tmp_path / "poisoned.py"
+    script.write_text(_POISONED_SCIPY_BLAS)
+    ran = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                         timeout=600, env=dict(os.environ))
+    assert ran.returncode == 0, ran.stderr[-2000:]
+    assert ran.stdout.split()[-1:] == ["ran"], ran.stdout
