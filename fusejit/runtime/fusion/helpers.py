@@ -67,22 +67,19 @@ def pow_i(a, b):
 
 @njit(cache=True, error_model="numpy")
 def maximum_f(a, b):
-    """Max that propagates NaN from either side (torch.maximum)."""
-    if a != a:
-        return a
-    if b != b:
-        return b
-    return a if a > b else b
+    """Max that propagates NaN from either side (torch.maximum). ``a if a > b else b`` is
+    one ``vmaxpd`` (which gives its second operand, b, when either is NaN); only a NaN in a
+    needs a select after it. (Testing both for NaN first took a compare, a masked compare and
+    two blends a vector: float64 0.37 against add's 0.24 ns/element in the L1 cache.)"""
+    t = a if a > b else b
+    return a if a != a else t
 
 
 @njit(cache=True, error_model="numpy")
 def minimum_f(a, b):
-    """Min that propagates NaN from either side (torch.minimum)."""
-    if a != a:
-        return a
-    if b != b:
-        return b
-    return a if a < b else b
+    """Min that propagates NaN from either side (torch.minimum); see ``maximum_f``."""
+    t = a if a < b else b
+    return a if a != a else t
 
 
 @njit(cache=True, error_model="numpy")
