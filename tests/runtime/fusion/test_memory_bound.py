@@ -107,3 +107,42 @@ def test_pool_limit_from_the_environment(monkeypatch):
     monkeypatch.setenv("FUSEJIT_OUTPUT_POOL_MB", "lots")
     with pytest.raises(FusejitError, match="FUSEJIT_OUTPUT_POOL_MB"):
         pool.take((pool.MIN_BYTES,), np.uint8)
+
+
+def _fmod_values(dtype, rng) -> tuple[np.ndarray, np.ndarray]:
+    """Operands of mixed magnitudes, every pair of special values, and quotients next to an
+    integer (where the rounded division may overshoot the truncated quotient)."""
+    n = 3000
+    x = rng.uniform(-1, 1, n) * 2.0 ** rng.integers(-60, 60, n)
+    y = rng.uniform(-1, 1, n) * 2.0 ** rng.integers(-60, 60, n)
+    tiny = np.finfo(dtype).smallest_subnormal
+    special = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0, 3.0, tiny,
+                        float(np.finfo(dtype).max), 2.0 ** 52, 2.0 ** 24 + 2])
+    k = rng.integers(1, 1 << 20, 2000).astype(np.float64)
+    y_near = rng.uniform(0.5, 2, 2000)
+    x = np.concatenate([x, np.repeat(special, special.size), k * y_near,
+                        np.nextafter(k * y_near, 0)])
+    y = np.concatenate([y, np.tile(special, special.size), y_near, y_near])
+    with np.errstate(all="ignore"):
+        return x.astype(dtype), y.astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_fmod_and_remainder_are_exact(dtype):
+    ty = _TYPE[dtype]
+    kernel = FusedKernel(fusejit.parse_ir(
+        f"graph(%x : {ty}(*), %y : {ty}(*)):\n  %f : Tensor = aten::fmod(%x, %y)\n"
+        "  %r : Tensor = aten::remainder(%x, %y)\n  return (%f, %r)\n"))
+    x, y = _fmod_values(dtype, np.random.default_rng(52))
+    for xs, ys in ((x, y), (x[1:], y[:-1]), (x[::3], y[1::3]), (x[:5], y[:5])):
+        fmod, remainder = kernel(xs, ys)
+        with np.errstate(all="ignore"):
+            want_fmod = np.fmod(xs, ys)
+            # PyTorch's float remainder (the operator library's): fmod moved to y's sign
+            want_rem = np.where((want_fmod != 0) & ((ys < 0) != (want_fmod < 0)),
+                                want_fmod + ys, want_fmod)
+        for got, want in ((fmod, want_fmod), (remainder, want_rem)):
+            assert got.dtype == want.dtype
+            assert np.array_equal(got, want, equal_nan=True)
+            numbers = ~np.isnan(want)        # (the sign of every zero; a NaN's is not asked)
+            assert np.array_equal(np.signbit(got[numbers]), np.signbit(want[numbers]))
