@@ -134,7 +134,8 @@ def test_fmod_and_remainder_are_exact(dtype):
         f"graph(%x : {ty}(*), %y : {ty}(*)):\n  %f : Tensor = aten::fmod(%x, %y)\n"
         "  %r : Tensor = aten::remainder(%x, %y)\n  return (%f, %r)\n"))
     x, y = _fmod_values(dtype, np.random.default_rng(52))
-    for xs, ys in ((x, y), (x[1:], y[:-1]), (x[::3], y[1::3]), (x[:5], y[:5])):
+    m = y[1::3].size
+    for xs, ys in ((x, y), (x[1:], y[:-1]), (x[::3][:m], y[1::3]), (x[:5], y[:5])):
         fmod, remainder = kernel(xs, ys)
         with np.errstate(all="ignore"):
             want_fmod = np.fmod(xs, ys)
