@@ -34,7 +34,11 @@ from ..dask import has_dask_arrays, is_dask_array
 from ..errors import FusejitError, ScriptError
 from ..ir.graph import Graph
 from ..ir.types import BOOL, FLOAT, INT, NONE, ScalarType, TensorType, Type
-from ..runtime.element_function import compile_element_graph, is_element_graph
+from ..runtime.element_function import (
+    compile_element_graph,
+    is_element_graph,
+    lone_column_reduction,
+)
 from ..runtime.portable import Portable
 from ..runtime.scalar_function import compile_scalar_graph, is_scalar_graph
 from .builder import NeedsConstant
@@ -269,9 +273,13 @@ class JitFunction(Portable):
         again (a function called once never waits for Numba). Straight-line array code runs
         whole only on small arrays: on big ones the fused kernels (vectorised math, threads)
         beat Numba's NumPy, which computes one op at a time (a 12-op chain on 2^22 float32:
-        whole 148 ms, fused 16 ms, NumPy 58 ms; equal near 2^10 elements)."""
+        whole 148 ms, fused 16 ms, NumPy 58 ms; equal near 2^10 elements). A lone column
+        reduction (``x.sum(0)``) runs whole at any size: it reads its input once either way,
+        and the interpreter's path around NumPy's reduction cost more than the reduction
+        (``element_function.lone_column_reduction``)."""
         sized = whole is compile_element_graph and not any(
-            node.kind == "prim::Loop" for node in graph.all_nodes())
+            node.kind == "prim::Loop" for node in graph.all_nodes()) \
+            and not lone_column_reduction(graph)
 
         def first_calls(*args: Any) -> Any:
             if first_calls.calls == 0:

@@ -81,6 +81,12 @@ class Emitter:
         that the rest of the kernel still vectorises."""
         raise NotImplementedError
 
+    def checked(self, fast: str, exact: str, when: str) -> str:
+        """The text ``fast`` (vectorisable, right where the boolean text ``when`` is False),
+        with the elements where ``when`` holds recomputed as ``exact`` (a libm call) on CPU;
+        ``exact`` alone where the target does not vectorise (CUDA, ``precise``)."""
+        raise NotImplementedError
+
     def vectorised(self, name: str) -> str | None:
         """The vectorised function ``name`` (``vm.<name>``, or ``vs.<name>`` for the special
         functions) where the target vectorises it (CPU, not ``precise``), else None."""

@@ -169,6 +169,13 @@ class _Generator(Emitter):
         if self.fast:
             self.pending = ScalarPass("", "")
 
+    def checked(self, fast: str, exact: str, when: str) -> str:
+        if not self.fast:
+            return exact
+        # (a fix-up, as for sine beyond its limit: loops.inner_loops reruns a strip with one)
+        self.pending = ScalarPass("", exact, when)
+        return fast
+
     def math(self, kind: str, libm: str, x: str, dtype: np.dtype) -> str:
         fast = fast_name(kind, dtype) if self.fast else None
         if fast is None:

@@ -29,6 +29,7 @@ from .codegen import ArgSpec, generate
 from .isolated import ensure_compiled
 from .layout import GroupLayout, analyse
 from .native_entry import RowLayout
+from .outputs import take
 from .plan import Plan, make_plan, num_threads
 
 # A group with more tensor inputs than this runs through the host even in the native loop:
@@ -242,8 +243,8 @@ class FusedKernel:
             flats = [x.reshape(-1) if how == _VIEW else _flat(x, how, np)
                      for x, how in zip(inputs, hows)]
             scalars = []
-        outs = [np.empty(shape, dtype) for shape, dtype in zip(plan.out_shapes,
-                                                                variant.out_dtypes)]
+        # (big outputs: pooled memory, which skips the page faults of a fresh allocation)
+        outs = [take(shape, dtype) for shape, dtype in zip(plan.out_shapes, variant.out_dtypes)]
         if plan.numel:
             status = np.zeros(1, np.int64)
             args = (plan.meta, *flats, *scalars, *[o.reshape(-1) for o in outs], status)

@@ -16,11 +16,53 @@ import math
 import numpy as np
 from numba import njit
 
+from .vecmath import _fma  # (llvm.fma: one instruction, vectorised)
+
 
 @njit(cache=True, error_model="numpy")
 def remainder_f(a, b):
     """Python-style modulus (sign of the divisor), PyTorch's float remainder."""
     m = np.fmod(a, b)
+    if m != 0 and (b < 0) != (m < 0):
+        m += b
+    return m
+
+
+# fmod_wide is exact while |a / b| is below this (and b is finite): see its docstring.
+FMOD_QUOTIENT_LIMIT = 4503599627370496.0        # 2**52
+
+
+@njit(cache=True, error_model="numpy")
+def fmod_wide(a, b):
+    """C ``fmod`` of two floats (float32 or float64) in float64, with no libm call, so that
+    it vectorises; exact where ``fmod_wide_fails`` is False (the kernels recompute the other
+    elements with libm's fmod). q = trunc(fl(a / b)) is the true truncated quotient or one more
+    in magnitude (rounding is monotonic and the integers below 2^52 are floats); the remainder
+    a - q*b is a float (a multiple of the smaller operand's ulp below |b|, or a Sterbenz
+    difference when |a| < |b|), so the fused multiply-add gives it exactly; one more means a
+    remainder of the wrong sign, and adding |b| back is exact as well."""
+    x = np.float64(a)
+    y = np.float64(b)
+    q = np.trunc(x / y)
+    r = _fma(-q, y, x)
+    if r != 0 and (r < 0) != (x < 0):
+        r = r + abs(y) if x > 0 else r - abs(y)
+    return math.copysign(abs(r), x)      # (a zero remainder takes the dividend's sign)
+
+
+@njit(cache=True, error_model="numpy")
+def fmod_wide_fails(a, b):
+    """Where ``fmod_wide`` may be wrong: a quotient of 2^52 or more, an infinite or NaN
+    operand, a zero divisor."""
+    x = np.float64(a)
+    y = np.float64(b)
+    return not ((abs(x / y) < FMOD_QUOTIENT_LIMIT) & (abs(y) < np.inf))
+
+
+@njit(cache=True, error_model="numpy")
+def remainder_of(m, b):
+    """Python's modulus from C's fmod ``m`` of a and b: the divisor's sign (PyTorch's float
+    remainder, as ``remainder_f``)."""
     if m != 0 and (b < 0) != (m < 0):
         m += b
     return m
@@ -67,22 +109,19 @@ def pow_i(a, b):
 
 @njit(cache=True, error_model="numpy")
 def maximum_f(a, b):
-    """Max that propagates NaN from either side (torch.maximum)."""
-    if a != a:
-        return a
-    if b != b:
-        return b
-    return a if a > b else b
+    """Max that propagates NaN from either side (torch.maximum). ``a if a > b else b`` is
+    one ``vmaxpd`` (which gives its second operand, b, when either is NaN); only a NaN in a
+    needs a select after it. (Testing both for NaN first took a compare, a masked compare and
+    two blends a vector: float64 0.37 against add's 0.24 ns/element in the L1 cache.)"""
+    t = a if a > b else b
+    return a if a != a else t
 
 
 @njit(cache=True, error_model="numpy")
 def minimum_f(a, b):
-    """Min that propagates NaN from either side (torch.minimum)."""
-    if a != a:
-        return a
-    if b != b:
-        return b
-    return a if a < b else b
+    """Min that propagates NaN from either side (torch.minimum); see ``maximum_f``."""
+    t = a if a < b else b
+    return a if a != a else t
 
 
 @njit(cache=True, error_model="numpy")

@@ -1,20 +1,20 @@
 """The inner loop of a CPU kernel, split where an op has no vectorisable form.
 
-One libm call (libm's ``fmod``, or any function in a ``precise`` kernel) in a loop keeps LLVM
-from vectorising any of it. Such an op becomes a ``ScalarPass``: the loop is cut there, values
-that cross a cut go through per-tile buffers (``bt3``), and the op runs in a loop of its own
-(which LLVM vectorises where the op has a vectorised form too long to inline in a long chain:
-``vl.lgamma_f32``). A fast form that is only valid in part of the domain (sine beyond
-``vm.TRIG_LIMIT``) stays in the vectorised loop and is followed by a fix-up that recomputes
-the rare other elements: where the fix-ups are the only cuts, the vectorised loop also notes
-whether a strip has such an element, and only then a scalar loop computes that strip again,
-with libm for those elements (``_rerun_loops``); otherwise a fix-up pass between the cut
-loops::
+One call LLVM does not inline (a random draw), or a vectorised form too long to inline in a
+long chain (``vl.lgamma_f32``), keeps LLVM from vectorising any of a loop. Such an op becomes
+a ``ScalarPass``: the loop is cut there, values that cross a cut go through per-tile buffers
+(``bt3``), and the op runs in a loop of its own (which LLVM vectorises where it can). A fast
+form that is only valid in part of the domain (sine beyond ``vm.TRIG_LIMIT``, float fmod with
+a quotient of 2^52 or more) stays in the vectorised loop and is followed by a fix-up that
+recomputes the rare other elements: where the fix-ups are the only cuts, the vectorised loop
+also notes whether a strip has such an element, and only then a scalar loop computes that
+strip again, with libm for those elements (``_rerun_loops``); otherwise a fix-up pass between
+the cut loops::
 
     t2 = np.float32(a0 * a1)                     for c in range(n):      # vectorised
-    t3 = np.float32(np.fmod(t2, a0))     ->          bt2[c] = np.float32(r0[c] * r1[c])
-    w4[c] = t3 + a0                              for c in range(n):      # scalar, one op
-                                                     bt3[c] = np.float32(np.fmod(bt2[c], r0[c]))
+    t3 = np.float32(vl.lgamma_f32(t2))   ->          bt2[c] = np.float32(r0[c] * r1[c])
+    w4[c] = t3 + a0                              for c in range(n):      # its own loop
+                                                     bt3[c] = np.float32(vl.lgamma_f32(bt2[c]))
                                                  for c in range(n):      # vectorised
                                                      w4[c] = bt3[c] + r0[c]
 """

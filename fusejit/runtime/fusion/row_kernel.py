@@ -31,6 +31,7 @@ from .codegen import STRIDED, UNIT, ZERO, ArgSpec
 from .columns import COLUMN_BLOCK, generate_columns
 from .compiler import FusedKernel, from_numba_cache
 from .isolated import ensure_compiled
+from .outputs import take
 from .rows import ELEMENT, FLAT, KEEPDIM_AT, ROW, RowGroup, generate_rows
 
 _PLAN_LIMIT = 256
@@ -183,7 +184,7 @@ class RowKernel:
     def __call__(self, *inputs) -> tuple[np.ndarray, ...]:
         specs, flats, scalars, plan = self._prepare(inputs)
         source, module, out_dtypes = self._variant(specs, plan)
-        outs = [np.empty(shape, dtype) for shape, dtype in zip(plan.out_shapes, out_dtypes)]
+        outs = [take(shape, dtype) for shape, dtype in zip(plan.out_shapes, out_dtypes)]
         status = np.zeros(1, np.int64)
         if self.group.axis == "row":
             sizes: tuple = (plan.n, plan.rows)

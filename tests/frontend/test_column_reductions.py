@@ -1,0 +1,67 @@
+"""A lone reduction over axis 0 of a 2-d array runs compiled whole at any size
+(``element_function.lone_column_reduction``): its values against NumPy's."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import fusejit
+
+
+@fusejit.jit
+def col_sum(x):
+    return x.sum(0)
+
+
+@fusejit.jit
+def col_mean(x):
+    return x.mean(axis=-2, keepdims=True)
+
+
+@fusejit.jit
+def col_max(x):
+    return x.max(axis=0)
+
+
+@fusejit.jit
+def col_min(x):
+    return np.min(x, axis=0)
+
+
+def _calls(fn, x):
+    """The first call (interpreted), the second (compiles the whole graph), a third (the
+    fast call's entry); each result, and whether the compiled form has no size limit."""
+    results = [fn(x) for _ in range(3)]
+    runs = list(fn._specialised.values())
+    unlimited = any(getattr(run, "max_elements", 0) is None for run in runs)
+    return results, unlimited
+
+
+@pytest.mark.parametrize("fn,numpy_form,dtype", [
+    (col_sum, lambda x: x.sum(0), np.float32),
+    (col_mean, lambda x: x.mean(axis=-2, keepdims=True), np.float64),
+    (col_max, lambda x: x.max(axis=0), np.float32),
+    (col_min, lambda x: np.min(x, axis=0), np.int64)])
+def test_lone_column_reductions_match_numpy_past_the_whole_graph_size(fn, numpy_form, dtype):
+    rng = np.random.default_rng(7)
+    x = (rng.standard_normal((90, 70)) * 50).astype(dtype)    # 6300 elements: over 4096
+    if dtype != np.int64:
+        x[3, 5] = x[80, 5] = x[89, 6] = x[0, 7] = np.nan        # NaN first, inside, last
+        x[10, 8], x[11, 8] = -0.0, 0.0
+    results, unlimited = _calls(fn, x)
+    assert unlimited
+    want = numpy_form(x)
+    for got in results:
+        assert got.dtype == want.dtype and got.shape == want.shape
+        # NumPy's values exactly: it sums columns row by row too, in the input's dtype
+        assert np.array_equal(got, want, equal_nan=True)
+
+
+def test_lone_column_reduction_strided_and_empty():
+    x = np.random.default_rng(8).random((70, 90)).astype(np.float32)
+    col_max(x.T.copy())
+    for view in (x.T, x[::2]):          # not C-contiguous
+        assert np.array_equal(col_max(view), view.max(axis=0))
+    with pytest.raises(fusejit.FusejitError, match=r"(?s)amax.*numel\(\) == 0"):
+        col_max(np.zeros((0, 5000), np.float32))

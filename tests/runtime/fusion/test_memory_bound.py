@@ -1,0 +1,150 @@
+"""The cheap maps' kernels against NumPy, on the layouts their loops treat differently, and the
+pooled memory of big outputs (``runtime/fusion/outputs.py``)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import fusejit
+from fusejit.errors import FusejitError
+from fusejit.runtime.fusion import FusedKernel
+from fusejit.runtime.fusion import outputs as pool
+
+_TYPE = {np.float32: "Float", np.float64: "Double"}
+# (output, the NumPy form): one kernel computes them all
+_MAPS = [("aten::max(%x, %y)", lambda x, y, lo: np.maximum(x, y)),
+         ("aten::min(%x, %y)", lambda x, y, lo: np.minimum(x, y)),
+         ("aten::clamp(%x, %lo, %hi)", lambda x, y, lo: np.minimum(np.maximum(x, lo), 1.5)),
+         ("aten::clamp(%x, %lo, %none)", lambda x, y, lo: np.maximum(x, lo)),
+         ("aten::relu(%x)", lambda x, y, lo: np.maximum(x, 0)),
+         ("aten::neg(%x)", lambda x, y, lo: -x)]
+
+
+def _kernel(dtype) -> FusedKernel:
+    ty = _TYPE[dtype]
+    lines = [f"graph(%x : {ty}(*), %y : {ty}(*), %lo : float):",
+             "  %hi : float = prim::Constant[value=1.5]()",
+             "  %none : NoneType = prim::Constant()"]
+    lines += [f"  %o{i} : Tensor = {call}" for i, (call, _) in enumerate(_MAPS)]
+    lines.append(f"  return ({', '.join(f'%o{i}' for i in range(len(_MAPS)))})")
+    return FusedKernel(fusejit.parse_ir("\n".join(lines) + "\n"))
+
+
+_KERNELS: dict = {}
+
+
+def _check(dtype, x, y, lo: float) -> None:
+    kernel = _KERNELS.setdefault(dtype, _kernel(dtype))
+    got = kernel(x, y, lo)
+    with np.errstate(all="ignore"):
+        for (call, numpy_form), out in zip(_MAPS, got):
+            want = numpy_form(x, y, dtype(lo)).astype(dtype)
+            # equal values, NaN where NumPy has NaN, and the sign of every zero
+            assert out.dtype == want.dtype and out.shape == want.shape, call
+            assert np.array_equal(out, want, equal_nan=True), call
+            assert np.array_equal(np.signbit(out), np.signbit(want)), call
+
+
+def _special(n: int, dtype, rng) -> tuple[np.ndarray, np.ndarray]:
+    """Values with NaN in x, in y and in both, signed zeros against each other, infinities."""
+    x = rng.uniform(-3, 3, n).astype(dtype)
+    y = rng.uniform(-3, 3, n).astype(dtype)
+    x[::7] = np.nan
+    y[::5] = np.nan
+    x[3::11], y[3::11] = -0.0, 0.0
+    x[4::11], y[4::11] = 0.0, -0.0
+    x[5::13], y[6::13] = np.inf, -np.inf
+    return x, y
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_cheap_maps_match_numpy_on_every_layout(dtype):
+    rng = np.random.default_rng(15)
+    for n in (1, 3, 17, 1000):                       # tiny, and one with a vector loop
+        x, y = _special(n + 9, dtype, rng)
+        _check(dtype, x[:n], y[:n], -0.5)            # aligned as NumPy allocates
+        _check(dtype, x[1:n + 1], y[3:n + 3], -0.5)  # starting off any vector boundary
+        _check(dtype, x[1:n + 1], y[:n], float("nan"))      # a NaN bound gives NaN
+    x, y = _special(3000, dtype, rng)
+    _check(dtype, x[::3], y[1::3], 0.25)             # strided
+    _check(dtype, x[:2000].reshape(40, 50).T, y[:2000].reshape(50, 40), 0.25)
+
+
+def test_big_outputs_come_from_the_pool_aligned_and_are_reused_only_when_free(monkeypatch):
+    monkeypatch.setattr(pool, "_held", [])      # (no free buffer left by another test)
+    items = pool.MIN_BYTES // 4
+    neg = FusedKernel(fusejit.parse_ir("graph(%x : Float(*)):\n"
+                                       "  %o : Tensor = aten::neg(%x)\n  return (%o)\n"))
+    x = np.arange(items + 5, dtype=np.float32)
+    for n in (items - 1, items, items + 5):          # around the threshold
+        (out,) = neg(x[:n])
+        assert np.array_equal(out, -x[:n])
+        if n >= items:
+            assert out.ctypes.data % 64 == 0
+    (first,) = neg(x[:items])
+    (second,) = neg(x[:items])
+    assert not np.shares_memory(first, second)       # both alive: two buffers
+    view = first[10:]
+    address = first.ctypes.data
+    del first
+    (third,) = neg(x[1:items + 1])
+    assert not np.shares_memory(third, view)          # a view still reads the first buffer
+    assert np.array_equal(view, -x[10:items])
+    del view
+    (fourth,) = neg(x[2:items + 2])
+    assert fourth.ctypes.data == address               # free again: reused
+    assert np.array_equal(fourth, -x[2:items + 2]) and np.array_equal(third, -x[1:items + 1])
+    total, free = pool.pooled_bytes()
+    assert 0 < total <= pool._limit_bytes() and free < total
+
+
+def test_pool_limit_from_the_environment(monkeypatch):
+    monkeypatch.setattr(pool, "_limit", [])
+    monkeypatch.setenv("FUSEJIT_OUTPUT_POOL_MB", "0")
+    out = pool.take((pool.MIN_BYTES // 8,), np.float64)
+    assert out.base is None                          # a plain array: the pool is off
+    monkeypatch.setattr(pool, "_limit", [])
+    monkeypatch.setenv("FUSEJIT_OUTPUT_POOL_MB", "lots")
+    with pytest.raises(FusejitError, match="FUSEJIT_OUTPUT_POOL_MB"):
+        pool.take((pool.MIN_BYTES,), np.uint8)
+
+
+def _fmod_values(dtype, rng) -> tuple[np.ndarray, np.ndarray]:
+    """Operands of mixed magnitudes, every pair of special values, and quotients next to an
+    integer (where the rounded division may overshoot the truncated quotient)."""
+    n = 3000
+    x = rng.uniform(-1, 1, n) * 2.0 ** rng.integers(-60, 60, n)
+    y = rng.uniform(-1, 1, n) * 2.0 ** rng.integers(-60, 60, n)
+    tiny = np.finfo(dtype).smallest_subnormal
+    special = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0, 3.0, tiny,
+                        float(np.finfo(dtype).max), 2.0 ** 52, 2.0 ** 24 + 2])
+    k = rng.integers(1, 1 << 20, 2000).astype(np.float64)
+    y_near = rng.uniform(0.5, 2, 2000)
+    x = np.concatenate([x, np.repeat(special, special.size), k * y_near,
+                        np.nextafter(k * y_near, 0)])
+    y = np.concatenate([y, np.tile(special, special.size), y_near, y_near])
+    with np.errstate(all="ignore"):
+        return x.astype(dtype), y.astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_fmod_and_remainder_are_exact(dtype):
+    ty = _TYPE[dtype]
+    kernel = FusedKernel(fusejit.parse_ir(
+        f"graph(%x : {ty}(*), %y : {ty}(*)):\n  %f : Tensor = aten::fmod(%x, %y)\n"
+        "  %r : Tensor = aten::remainder(%x, %y)\n  return (%f, %r)\n"))
+    x, y = _fmod_values(dtype, np.random.default_rng(52))
+    m = y[1::3].size
+    for xs, ys in ((x, y), (x[1:], y[:-1]), (x[::3][:m], y[1::3]), (x[:5], y[:5])):
+        fmod, remainder = kernel(xs, ys)
+        with np.errstate(all="ignore"):
+            want_fmod = np.fmod(xs, ys)
+            # PyTorch's float remainder (the operator library's): fmod moved to y's sign
+            want_rem = np.where((want_fmod != 0) & ((ys < 0) != (want_fmod < 0)),
+                                want_fmod + ys, want_fmod)
+        for got, want in ((fmod, want_fmod), (remainder, want_rem)):
+            assert got.dtype == want.dtype
+            assert np.array_equal(got, want, equal_nan=True)
+            numbers = ~np.isnan(want)        # (the sign of every zero; a NaN's is not asked)
+            assert np.array_equal(np.signbit(got[numbers]), np.signbit(want[numbers]))
