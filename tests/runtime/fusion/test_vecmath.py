@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import fusejit
-from fusejit.runtime.fusion import FusedKernel, fastmath, loops, vecmath, vectrig
+from fusejit.runtime.fusion import FusedKernel, fastmath, loops, vecmath, vecspecial, vectrig
 
 from .oracle import run_subgraph
 
@@ -298,3 +298,25 @@ def test_fix_up_writes_outputs_in_place():
     source = kernel.source(x)
     assert "bt" not in source and "sw1[c] = t0" in source
     np.testing.assert_allclose(kernel(x)[0], np.tan(x), rtol=1e-14)
+
+
+def test_forms_for_hosts_without_avx512():
+    """exp and cosh as hosts without AVX-512 compute them (``vm.SCALEF`` false: powers of two
+    from bits, clamped, rather than ``vscalefpd``), on the special values and on random values
+    over their whole range, within the documented bounds of NumPy's results."""
+    from numba import njit
+
+    @njit(error_model="numpy")
+    def both(x, e, c):
+        for i in range(x.size):
+            e[i] = vecmath._exp_bits(x[i])
+            c[i] = vecspecial._cosh_bits(x[i])
+
+    rng = np.random.default_rng(3)
+    x = np.concatenate([special_values(np.float64), rng.uniform(-750.0, 750.0, 1 << 14),
+                        rng.uniform(-3.0, 3.0, 1 << 14)])
+    e, c = np.empty_like(x), np.empty_like(x)
+    both(x, e, c)
+    with np.errstate(all="ignore"):
+        assert ulps(e, np.exp(x)).max() <= vecmath.F64_ULPS["exp"]
+        assert ulps(c, np.cosh(x)).max() <= vecmath.F64_ULPS["cosh"]
