@@ -144,9 +144,12 @@ def _ldexp(typingctx, x, k):
 
 
 def _host_scalef() -> bool:
-    """Does Numba compile for this host, and does it have AVX-512 (``vscalefpd``)?"""
-    return config.CPU_NAME in (None, "host") and bool(
-        binding.get_host_cpu_features().get("avx512f"))
+    """Does Numba compile for this host (no other CPU or feature set configured), and does it
+    have AVX-512 (``vscalefpd``)?"""
+    features = config.CPU_FEATURES
+    return (config.CPU_NAME in (None, "host")
+            and (features is None or "+avx512f" in features.split(","))
+            and bool(binding.get_host_cpu_features().get("avx512f")))
 
 
 # Use ``_ldexp`` (exp_f64 ran 0.53 -> 0.47 ns/element with it, against 2**k built from bits and
@@ -212,6 +215,7 @@ def _estrin8(z, c):
 # 1.5 * 2**52: y + _ROUNDER rounds y to an integer, which the low bits then hold
 _ROUNDER = 6755399441055744.0
 _ROUNDER_BITS = _I(0x4338000000000000)
+_ONE_BITS = _I(0x3FF0000000000000)
 
 
 @njit(**_OPTS)
@@ -257,14 +261,25 @@ _EXP_P = (0.5000000000000001, 0.16666666666666669, 0.04166666666662413, 0.008333
 
 
 @njit(**_OPTS)
-def _exp_poly(r):
-    """e**r for |r| <= ln2/2 (about): 1 + r + r**2 P(r), by Horner's rule. (At 512 bits Estrin's
-    tree ran slower: LLVM copies a register for each of its leaves, and the loop's iterations
-    overlap anyway.)"""
+def _exp_p(r):
+    """P(r) with e**r = 1 + r + r**2 P(r) for |r| <= ln2/2 (about), by Horner's rule. (At 512
+    bits Estrin's tree ran slower: LLVM copies a register for each of its leaves, and the
+    loop's iterations overlap anyway.)"""
     c = _EXP_P
     q = _fma(_fma(_fma(_fma(c[9], r, c[8]), r, c[7]), r, c[6]), r, c[5])
-    q = _fma(_fma(_fma(_fma(_fma(q, r, c[4]), r, c[3]), r, c[2]), r, c[1]), r, c[0])
-    return _fma(_fma(q, r, 1.0), r, 1.0)
+    return _fma(_fma(_fma(_fma(_fma(q, r, c[4]), r, c[3]), r, c[2]), r, c[1]), r, c[0])
+
+
+@njit(**_OPTS)
+def _exp_poly(r):
+    """e**r for |r| <= ln2/2 (about)."""
+    return _fma(_fma(_exp_p(r), r, 1.0), r, 1.0)
+
+
+@njit(**_OPTS)
+def _expm1_small(r):
+    """e**r - 1 for |r| <= ln2/2 (about): r + r**2 P(r)."""
+    return _fma(r * _exp_p(r), r, r)
 
 
 @njit(**_BIG)
@@ -295,13 +310,19 @@ exp_f64 = _exp_scalef if SCALEF else _exp_bits
 @njit(**_BIG)
 def expm1_f64(x):
     """e**x - 1 for float64, accurate for small x: 2**k em1 + (2**k - 1), rounded once (2**k - 1
-    is exact while k <= 53; beyond, it is rounded far below the result's ulp)."""
+    is exact while k <= 53); above, 2**k (1 + em1) in two factors 2**(k - k//2) 2**(k//2), so
+    it overflows to inf in the last product. From -40 on the result rounds to -1."""
     y = -40.0 if x < -40.0 else x
-    y = 710.0 if y > 710.0 else y          # (e**710 overflows: the two factors give inf)
-    k, r = _reduce_exp(y)
-    result = _exp_scale(k, _expm1_poly(r), 1.0)
-    result = -1.0 if x < -40.0 else result
-    return x if (x != x) | (x == 0.0) else result
+    y = 710.0 if y > 710.0 else y
+    t = _fma(y, _LOG2E, _ROUNDER)
+    n = t - _ROUNDER
+    m = _expm1_small(_fma(-n, _LN2_LO, _fma(-n, _LN2_HI, y)))
+    s = _bits_to_f64((_f64_to_bits(t) << _I(52)) + _ONE_BITS)     # 2**k: t's low bits are k
+    k = _f64_to_bits(t) - _ROUNDER_BITS
+    half = _pow2(k >> _I(1))
+    big = _fma(half, m, half) * _pow2(k - (k >> _I(1)))
+    result = _fma(s, m, s - 1.0) if k <= _I(53) else big
+    return x if x == 0.0 else result            # (-0 stays -0; NaN stays NaN throughout)
 
 
 _LG1, _LG2, _LG3 = 6.666666666666735130e-01, 3.999999999940941908e-01, 2.857142874366239149e-01
@@ -410,9 +431,6 @@ def log10_f64(x):
     e, f = _log_parts(x)
     return _log_special(x, _fma(e, _LOG10_2_HI, _fma(_log1p_reduced(f), _INV_LN10,
                                                      e * _LOG10_2_LO)))
-
-
-_ONE_BITS = _I(0x3FF0000000000000)
 
 
 @njit(**_BIG)
@@ -528,10 +546,7 @@ def tanh_f64(x):
     t = _fma(y, _LOG2E, _ROUNDER)
     n = t - _ROUNDER
     r = _fma(-n, _LN2_LO, _fma(-n, _LN2_HI, y))
-    c = _EXP_P
-    q = _fma(_fma(_fma(_fma(c[9], r, c[8]), r, c[7]), r, c[6]), r, c[5])
-    q = _fma(_fma(_fma(_fma(_fma(q, r, c[4]), r, c[3]), r, c[2]), r, c[1]), r, c[0])
-    m = _fma(r * q, r, r)
+    m = _expm1_small(r)
     s = _bits_to_f64((_f64_to_bits(t) << _I(52)) + _ONE_BITS)      # 2**k: t's low bits are k
     e = _fma(s, m, s - 1.0)
     return np.copysign(e / (e + 2.0), x)
