@@ -25,7 +25,8 @@ fdlibm; both are odd/even-extended by sign. The measured errors are in ``vecmath
 float64 ``sinh``/``cosh``: a = |x| = n ln2 + r once (``vecmath``'s reduction); e**r - 1 = e + o
 (its even and odd parts) gives e**-r - 1 = e - o as well, so (e**a -+ e**-a) / 2 needs neither a
 division nor a second exponential; sinh for n = 0 is o alone (sinh(r), no cancellation). On
-AVX-512 hosts (``vm.SCALEF``) cosh scales by ``vm._ldexp`` instead of clamped powers of two.
+AVX-512 hosts (``vm.SCALEF``) sinh and cosh scale by ``vm._ldexp`` instead of clamped powers of
+two (and sinh needs no select for n = 0).
 """
 
 from __future__ import annotations
@@ -296,7 +297,7 @@ def _hyperbolic(a):
 
 
 @njit(**_BIG)
-def sinh_f64(x):
+def _sinh_bits(x):
     """Hyperbolic sine for float64: (e**a - e**-a) / 2 = d (1 + e) + p o, a = |x|; for k = 0
     (|x| < 0.35) the odd part o alone, which is sinh(r) = sinh(a)."""
     a = abs(x)
@@ -327,4 +328,18 @@ def _cosh_scalef(x):
     return _ldexp(p + _fma(p, e, (1.0 - w) * o), k - _I(1))
 
 
+@njit(**_BIG)
+def _sinh_scalef(x):
+    """Hyperbolic sine for float64 on AVX-512 hosts: 2**(k-1) (d (1 + e) + p o) as in
+    ``_cosh_scalef``; for k = 0, d = 0 and p = 2, so the odd part o comes out exactly, with no
+    select."""
+    a = abs(x)
+    k, r = _reduce_exp(711.0 if a > 711.0 else a)
+    e, o = _exp_both(r)
+    w = _ldexp(1.0, -(k + k))
+    d = 1.0 - w
+    return np.copysign(_ldexp(d + _fma(d, e, (1.0 + w) * o), k - _I(1)), x)
+
+
 cosh_f64 = _cosh_scalef if SCALEF else _cosh_bits
+sinh_f64 = _sinh_scalef if SCALEF else _sinh_bits

@@ -301,22 +301,24 @@ def test_fix_up_writes_outputs_in_place():
 
 
 def test_forms_for_hosts_without_avx512():
-    """exp and cosh as hosts without AVX-512 compute them (``vm.SCALEF`` false: powers of two
-    from bits, clamped, rather than ``vscalefpd``), on the special values and on random values
-    over their whole range, within the documented bounds of NumPy's results."""
+    """exp, cosh and sinh as hosts without AVX-512 compute them (``vm.SCALEF`` false: powers of
+    two from bits, clamped, rather than ``vscalefpd``), on the special values and on random
+    values over their whole range, within the documented bounds of NumPy's results."""
     from numba import njit
 
     @njit(error_model="numpy")
-    def both(x, e, c):
+    def three(x, e, c, s):
         for i in range(x.size):
             e[i] = vecmath._exp_bits(x[i])
             c[i] = vecspecial._cosh_bits(x[i])
+            s[i] = vecspecial._sinh_bits(x[i])
 
     rng = np.random.default_rng(3)
     x = np.concatenate([special_values(np.float64), rng.uniform(-750.0, 750.0, 1 << 14),
                         rng.uniform(-3.0, 3.0, 1 << 14)])
-    e, c = np.empty_like(x), np.empty_like(x)
-    both(x, e, c)
+    e, c, s = np.empty_like(x), np.empty_like(x), np.empty_like(x)
+    three(x, e, c, s)
     with np.errstate(all="ignore"):
         assert ulps(e, np.exp(x)).max() <= vecmath.F64_ULPS["exp"]
         assert ulps(c, np.cosh(x)).max() <= vecmath.F64_ULPS["cosh"]
+        assert ulps(s, np.sinh(x)).max() <= vecmath.F64_ULPS["sinh"]
