@@ -2,37 +2,36 @@
 through them, the table of every fast form's measured error, and ``wide_vectors`` (kernels'
 512-bit vector preference).
 
-Like ``fastmath`` (native float32 forms) and ``vecspecial`` (erf, erfc, float64 pow, sinh and
-cosh), these use
-only arithmetic, comparisons, selects, ``sqrt``, ``rint``, ``fma`` and bit casts, which LLVM
-vectorises; one libm call in a kernel's loop would make LLVM run the whole loop one element at
-a time::
+Like ``fastmath`` (native float32 forms), ``vecspecial`` (erf, erfc, float64 pow, sinh and
+cosh) and ``vecinverse`` (float64 asin, acos, atan, atan2), these use only arithmetic,
+comparisons, selects, ``sqrt``, ``rint``, ``fma``, bit casts and, on AVX-512 hosts,
+``llvm.ldexp`` (``SCALEF``), which LLVM vectorises; one libm call in a kernel's loop would make
+LLVM run the whole loop one element at a time::
 
     %3 : Double(*) = aten::log1p(%2)      ->      t3 = vm.log1p_f64(t2)
-    %3 : Double(*) = aten::atan(%2)       ->      t3 = vm.atan_f64(t2)
 
-Methods (every branch is a select: both sides are computed, then one is kept):
+Methods (every branch is a select: both sides are computed, then one is kept; polynomials by
+Horner's rule, which ran faster than Estrin's tree at 512 bits: ``_exp_poly``):
 
 - ``exp``: x = n ln2 + r, ln2 in two parts (Cody-Waite), |r| <= ln2/2, n read from the bits of
-  x/ln2 + 1.5 * 2**52; e**r - 1 = em1 by its Taylor polynomial to r**13; 2**n (1 + em1) as one
-  fused multiply-add with 2**n clamped to [2**-1000, 2**1000], times the rest of 2**n (so the
-  result overflows to inf, or rounds into a subnormal, in that last product).
-- ``expm1``: the same, 2**n em1 + (2**n - 1) in one fused multiply-add.
-- ``log``: subnormals scaled by 2**54; x = m 2**e, m in [sqrt(1/2), sqrt(2)), s = f / (2 + f),
-  log(1 + f) = f - f**2/2 + s (f**2/2 + R(s**2)) with fdlibm's published minimax R.
-  ``log2``/``log10`` scale log(m) and add e (times log10(2) in two parts).
-- ``log1p``: u = 1 + x rounded, its rounding error c by Fast2Sum; log(u) + c / u.
+  x/ln2 + 1.5 * 2**52; e**r = 1 + r + r**2 P(r), P of degree 9 fitted at the Chebyshev nodes;
+  then 2**n e**r by one ``vscalefpd``, which overflows to inf and rounds into the subnormals
+  once. Without AVX-512 (``_exp_bits``): e**r - 1 = em1 by its Taylor polynomial to r**13,
+  2**n (1 + em1) as one fused multiply-add with 2**n clamped to [2**-1000, 2**1000], times the
+  rest of 2**n (so the result overflows or rounds into a subnormal in that last product).
+- ``expm1``: the second form, 2**n em1 + (2**n - 1) in one fused multiply-add.
+- ``log``: subnormals scaled by 2**54; x = (1 + f) 2**e, 1 + f in [sqrt(1/2), sqrt(2)), read
+  from the bits less those of sqrt(1/2); s = f / (2 + f), log(1 + f) = f - s (f - R(s**2))
+  with fdlibm's published minimax R, summed with e ln2 (in two parts) as fdlibm orders it.
+  ``log2``/``log10`` scale log(1 + f) and add e (times log10(2) in two parts).
+- ``log1p``: e from u = 1 + x rounded; then f = x 2**-e + (2**-e - 1), exact, and log's
+  reduction (no correction term c / u, so no second division).
 - ``sin``/``cos``/``tan``: n = rint(x 2/pi), r = x - n pi/2 with pi/2 in three parts (the first
   33 bits long, so n pi/2_1 is exact while |n| < 2**20, |x| < ``TRIG_LIMIT``), fused
   multiply-adds for the rest; Taylor polynomials to r**17 / r**18. Beyond ``TRIG_LIMIT`` the
   kernel recomputes the element with libm in a separate loop (codegen's fix-up pass).
-- ``atan``: |x| reduced to |t| <= 7/16 by t = (|x| - c) / (1 + c |x|), c in {0, 1/2, 1, 3/2},
-  or t = -1/|x|; atan(t) = t - t z P(z) with fdlibm's published coefficients; plus atan(c).
-- ``asin``/``acos``: fdlibm's: asin(s) = s + s R(s**2) (R fdlibm's published rational) for
-  |s| < 0.5, and asin(x) = pi/2 - 2 asin(sqrt((1 - |x|) / 2)) above, the square root in two
-  parts; acos from the same pieces. ``atan2`` from atan of the smaller over the larger
-  magnitude and the quadrant.
-- ``tanh``/``sigmoid`` from ``expm1``/``exp``; ``sinh``/``cosh``: ``vecspecial``.
+- ``tanh``: e / (e + 2), e = e**(2|x|) - 1 from exp's reduction and polynomial; ``sigmoid``
+  from ``exp``; ``sinh``/``cosh``: ``vecspecial``; asin, acos, atan, atan2: ``vecinverse``.
 
 float32 pow is ``fastmath``'s and float32 trigonometry ``vectrig``'s, in float32 throughout;
 the float32 columns below name the module of each form.
@@ -44,12 +43,15 @@ float32 inputs**; float64: against NumPy's (glibc's; erf/erfc: glibc's through N
 float64 ulps, 10^8 samples (a third uniform bit patterns) plus 204 special values, so the error
 against the exact value may be up to glibc's own (<= 1 ulp) more; atan2 and pow: 10^8 random
 pairs. sin/cos/tan: the fast form up to ``TRIG_LIMIT`` (float32: ``vectrig.TRIG_LIMIT_F32``),
-libm beyond. Measured on an AVX-512 + FMA host (Sapphire Rapids), the whole table in one run:
+libm beyond. Measured on an AVX-512 + FMA host (Sapphire Rapids), the whole table in one run;
+then the float64 exp, expm1, log, log1p, log2, log10, asin, acos, atan, atan2, sinh, cosh, tanh
+and sigmoid again after their rewrite (same sweep; asin went 1 -> 2 ulp, worst just above 1/2,
+where the rounding of its square root is no longer compensated; the others kept their figures):
 
 =========  ==========  ========  ==========  ==========  ========
 function   float32     float64   function    float32     float64
 =========  ==========  ========  ==========  ==========  ========
-exp        0.917 *     1         asin        1.302 t     1
+exp        0.917 *     1         asin        1.302 t     2
 expm1      1.315 *     2         acos        1.053 t     1
 log        0.921 *     1         atan        1.617 t     1
 log1p      1.051 *     1         atan2       1.771 t     2
@@ -63,18 +65,18 @@ rsqrt      1.490       0         reciprocal  0.500       0
 =========  ==========  ========  ==========  ==========  ========
 
 ``*`` ``fastmath``'s float32 forms; ``t`` ``vectrig``'s; ``v`` ``vecspecial``'s; unmarked:
-here. float32 tan's worst case (3.725 ulp at 62604.2) is a large argument just below the fast
-range's limit; below 64 it stays under 2.5 ulp (``vectrig``'s table).
+here (float64 asin, acos, atan, atan2: ``vecinverse``). float32 tan's worst case (3.725 ulp
+at 62604.2) is a large argument just below the fast range's limit; below 64 it stays under
+2.5 ulp (``vectrig``'s table).
 lgamma: ``veclgamma`` (its own table; computed in a vectorised loop of its own).
 """
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
-from llvmlite import ir
+from llvmlite import binding, ir
 from numba import njit, types
+from numba.core import config
 from numba.extending import intrinsic
 
 # Contraction only (a * b + c -> fma where the CPU has one), on these functions' instructions.
@@ -125,6 +127,37 @@ def _fma(typingctx, a, b, c):
     def codegen(context, builder, signature, args):
         return builder.fma(*args)
     return a(a, a, a), codegen
+
+
+@intrinsic
+def _ldexp(typingctx, x, k):
+    """x * 2**k rounded once (llvm.ldexp, k an int64 within int32): one ``vscalefpd`` on AVX-512
+    hosts, overflow to inf and gradual underflow included. Only where ``SCALEF`` holds: other
+    hosts make it a libm call per element, which would keep the kernel's loop scalar."""
+    if x != types.float64 or k != types.int64:
+        return None
+
+    def codegen(context, builder, signature, args):
+        i32 = ir.IntType(32)
+        fn = builder.module.declare_intrinsic(
+            "llvm.ldexp", [ir.DoubleType(), i32], ir.FunctionType(ir.DoubleType(),
+                                                                   [ir.DoubleType(), i32]))
+        return builder.call(fn, [args[0], builder.trunc(args[1], i32)])
+    return types.float64(types.float64, types.int64), codegen
+
+
+def _host_scalef() -> bool:
+    """Does Numba compile for this host (no other CPU or feature set configured), and does it
+    have AVX-512 (``vscalefpd``)?"""
+    features = config.CPU_FEATURES
+    return (config.CPU_NAME in (None, "host")
+            and (features is None or "+avx512f" in features.split(","))
+            and bool(binding.get_host_cpu_features().get("avx512f")))
+
+
+# Use ``_ldexp`` (exp_f64 ran 0.53 -> 0.47 ns/element with it, against 2**k built from bits and
+# clamped in two factors); the forms for other hosts are kept beside it.
+SCALEF = _host_scalef()
 
 
 # LLVM's tuning for recent Intel CPUs (skylake-avx512 and later) prefers 256-bit vectors even
@@ -185,6 +218,7 @@ def _estrin8(z, c):
 # 1.5 * 2**52: y + _ROUNDER rounds y to an integer, which the low bits then hold
 _ROUNDER = 6755399441055744.0
 _ROUNDER_BITS = _I(0x4338000000000000)
+_ONE_BITS = _I(0x3FF0000000000000)
 
 
 @njit(**_OPTS)
@@ -222,9 +256,50 @@ def _exp_scale(k, em1, minus):
     return _fma(s, em1, s - minus) * _pow2(k - kc)
 
 
+# (e**r - 1 - r) / r**2 for |r| <= ln2/2: degree 9, interpolated at the Chebyshev nodes (mpmath,
+# 50 digits); off by 1.2e-16 at most with these rounded coefficients, 1.4e-17 once times r**2
+_EXP_P = (0.5000000000000001, 0.16666666666666669, 0.04166666666662413, 0.008333333333330062,
+          0.0013888888917213717, 0.00019841269863053618, 2.4801521295954376e-05,
+          2.7557268459997064e-06, 2.7620088445409746e-07, 2.510038549551032e-08)
+
+
+@njit(**_OPTS)
+def _exp_p(r):
+    """P(r) with e**r = 1 + r + r**2 P(r) for |r| <= ln2/2 (about), by Horner's rule. (At 512
+    bits Estrin's tree ran slower: LLVM copies a register for each of its leaves, and the
+    loop's iterations overlap anyway.)"""
+    c = _EXP_P
+    q = _fma(_fma(_fma(_fma(c[9], r, c[8]), r, c[7]), r, c[6]), r, c[5])
+    return _fma(_fma(_fma(_fma(_fma(q, r, c[4]), r, c[3]), r, c[2]), r, c[1]), r, c[0])
+
+
+@njit(**_OPTS)
+def _exp_poly(r):
+    """e**r for |r| <= ln2/2 (about)."""
+    return _fma(_fma(_exp_p(r), r, 1.0), r, 1.0)
+
+
+@njit(**_OPTS)
+def _expm1_small(r):
+    """e**r - 1 for |r| <= ln2/2 (about): r + r**2 P(r)."""
+    return _fma(r * _exp_p(r), r, r)
+
+
 @njit(**_BIG)
-def exp_f64(x):
-    """e**x for float64."""
+def _exp_scalef(x):
+    """e**x for float64 on AVX-512 hosts: 2**k e**r, scaled by ``_ldexp`` (NaN stays NaN through
+    the clamps and the polynomial)."""
+    y = -746.0 if x < -746.0 else x
+    y = 710.0 if y > 710.0 else y
+    t = _fma(y, _LOG2E, _ROUNDER)
+    n = t - _ROUNDER
+    r = _fma(-n, _LN2_LO, _fma(-n, _LN2_HI, y))
+    return _ldexp(_exp_poly(r), _f64_to_bits(t) - _ROUNDER_BITS)
+
+
+@njit(**_BIG)
+def _exp_bits(x):
+    """e**x for float64 where ``SCALEF`` does not hold."""
     y = -746.0 if x < -746.0 else x
     y = 710.0 if y > 710.0 else y
     k, r = _reduce_exp(y)
@@ -232,16 +307,25 @@ def exp_f64(x):
     return x if x != x else result
 
 
+exp_f64 = _exp_scalef if SCALEF else _exp_bits
+
+
 @njit(**_BIG)
 def expm1_f64(x):
     """e**x - 1 for float64, accurate for small x: 2**k em1 + (2**k - 1), rounded once (2**k - 1
-    is exact while k <= 53; beyond, it is rounded far below the result's ulp)."""
+    is exact while k <= 53); above, 2**k (1 + em1) in two factors 2**(k - k//2) 2**(k//2), so
+    it overflows to inf in the last product. From -40 on the result rounds to -1."""
     y = -40.0 if x < -40.0 else x
-    y = 710.0 if y > 710.0 else y          # (e**710 overflows: the two factors give inf)
-    k, r = _reduce_exp(y)
-    result = _exp_scale(k, _expm1_poly(r), 1.0)
-    result = -1.0 if x < -40.0 else result
-    return x if (x != x) | (x == 0.0) else result
+    y = 710.0 if y > 710.0 else y
+    t = _fma(y, _LOG2E, _ROUNDER)
+    n = t - _ROUNDER
+    m = _expm1_small(_fma(-n, _LN2_LO, _fma(-n, _LN2_HI, y)))
+    s = _bits_to_f64((_f64_to_bits(t) << _I(52)) + _ONE_BITS)     # 2**k: t's low bits are k
+    k = _f64_to_bits(t) - _ROUNDER_BITS
+    half = _pow2(k >> _I(1))
+    big = _fma(half, m, half) * _pow2(k - (k >> _I(1)))
+    result = _fma(s, m, s - 1.0) if k <= _I(53) else big
+    return x if x == 0.0 else result            # (-0 stays -0; NaN stays NaN throughout)
 
 
 _LG1, _LG2, _LG3 = 6.666666666666735130e-01, 3.999999999940941908e-01, 2.857142874366239149e-01
@@ -265,16 +349,55 @@ def split_f64(x):
     return (e + _I(1) if big else e), (m * 0.5 if big else m)
 
 
+_SQRT_HALF_BITS = _I(0x3FE6A09E667F3BCD)
+
+
 @njit(**_OPTS)
-def _log_parts(x):
-    """(e, log m) with x = m 2**e, m in [sqrt(1/2), sqrt(2)), for finite x > 0."""
-    e, m = split_f64(x)
-    f = m - 1.0
+def _split_normal(x):
+    """(e, f) with x = (1 + f) 2**e, 1 + f in [sqrt(1/2), sqrt(2)), for normal x > 0: the bits
+    less those of sqrt(1/2), shifted, are e (the borrow moves the upper half of the mantissa
+    range to the next exponent), and the bits less e's are 1 + f. f = (1 + f) - 1 is exact."""
+    bits = _f64_to_bits(x)
+    e = (bits - _SQRT_HALF_BITS) >> _I(52)
+    return e, _bits_to_f64(bits - (e << _I(52))) - 1.0
+
+
+@njit(**_OPTS)
+def _log_reduced(f):
+    """(s, g) for f in [sqrt(1/2) - 1, sqrt(2) - 1], s = f / (2 + f), g = f - R, R = z P(z),
+    z = s**2, P fdlibm's minimax (by Horner's rule, see ``_exp_poly``), with
+    log(1 + f) = 2 atanh(s) = f - s g: fdlibm's shorter form, four operations fewer than its
+    f - (f**2/2 - s (f**2/2 + R)). Callers add the small s g to e ln2's low part before f."""
     s = f / (2.0 + f)
     z = s * s
-    r = z * _estrin7(z, _LG)
-    hfsq = 0.5 * f * f
-    return _D(e), f - (hfsq - s * (hfsq + r))
+    c = _LG
+    p = _fma(_fma(_fma(_fma(_fma(_fma(c[6], z, c[5]), z, c[4]), z, c[3]), z, c[2]), z, c[1]),
+             z, c[0])
+    return s, _fma(-z, p, f)
+
+
+@njit(**_OPTS)
+def _log_sum(e, f):
+    """e ln2 + log(1 + f) (``_log_reduced``'s f): e ln2_hi - ((s g - e ln2_lo) - f), as fdlibm
+    orders it (e ln2_hi is exact; the small terms meet first)."""
+    s, g = _log_reduced(f)
+    return _fma(e, _LN2_HI, f - _fma(s, g, -e * _LN2_LO))
+
+
+@njit(**_OPTS)
+def _log_parts(x):
+    """(e, f) with x = (1 + f) 2**e, 1 + f in [sqrt(1/2), sqrt(2)), for finite x > 0
+    (subnormals scaled by 2**54 first)."""
+    sub = x < _TINY
+    e, f = _split_normal(x * _TWO54 if sub else x)
+    return _D(e - _I(54) if sub else e), f
+
+
+@njit(**_OPTS)
+def _log1p_reduced(f):
+    """log(1 + f) for ``_log_reduced``'s f."""
+    s, g = _log_reduced(f)
+    return _fma(-s, g, f)
 
 
 @njit(**_OPTS)
@@ -288,8 +411,8 @@ def _log_special(x, result):
 @njit(**_BIG)
 def log_f64(x):
     """Natural log for float64."""
-    e, logm = _log_parts(x)
-    return _log_special(x, e * _LN2_HI + (logm + e * _LN2_LO))
+    e, f = _log_parts(x)
+    return _log_special(x, _log_sum(e, f))
 
 
 _INV_LN2 = 1.4426950408889634
@@ -301,29 +424,36 @@ _LOG10_2_LO = 3.69423907715893078616e-13
 @njit(**_BIG)
 def log2_f64(x):
     """Base-2 log for float64: e + log(m) / ln 2 (exact at powers of two)."""
-    e, logm = _log_parts(x)
-    return _log_special(x, e + logm * _INV_LN2)
+    e, f = _log_parts(x)
+    return _log_special(x, _fma(_log1p_reduced(f), _INV_LN2, e))
 
 
 @njit(**_BIG)
 def log10_f64(x):
     """Base-10 log for float64."""
-    e, logm = _log_parts(x)
-    return _log_special(x, e * _LOG10_2_HI + (logm * _INV_LN10 + e * _LOG10_2_LO))
+    e, f = _log_parts(x)
+    return _log_special(x, _fma(e, _LOG10_2_HI, _fma(_log1p_reduced(f), _INV_LN10,
+                                                     e * _LOG10_2_LO)))
 
 
 @njit(**_BIG)
 def log1p_f64(x):
-    """log(1 + x) for float64, accurate for small x."""
+    """log(1 + x) for float64, accurate for small x: e from u = 1 + x rounded, then
+    f = x 2**-e + (2**-e - 1), exact in one fused multiply-add for e <= 53 (both terms are
+    multiples of f's ulp) and off by 2**-e, far below the result's ulp, above; so
+    log(1 + x) = e ln2 + log(1 + f) with no correction term (fdlibm adds c / u, one more
+    division). Beyond 2**1000, where 2**-e would be subnormal, f comes from u's bits."""
     u = 1.0 + x
-    small = abs(x) <= 1.0
-    # Fast2Sum: u + c == 1 + x exactly (the larger magnitude goes first)
-    c = (x - (u - 1.0)) if small else (1.0 - (u - x))
-    e, logm = _log_parts(u)
-    result = e * _LN2_HI + (logm + e * _LN2_LO) + c / u
+    bits = _f64_to_bits(u)
+    e = (bits - _SQRT_HALF_BITS) >> _I(52)
+    shift = e << _I(52)
+    scale = _bits_to_f64(_ONE_BITS - shift)               # 2**-e
+    f = _fma(x, scale, scale - 1.0)
+    f = f if e <= _I(1000) else _bits_to_f64(bits - shift) - 1.0
+    result = _log_sum(_D(e), f)
+    result = result if (x != 0.0) & (x < _INF) else x       # (NaN, +inf and +-0 as they are)
     result = -_INF if x == -1.0 else result
-    result = np.nan if x < -1.0 else result
-    return x if (x != x) | (x == _INF) | (x == 0.0) else result
+    return np.nan if x < -1.0 else result
 
 
 # --- trigonometric ------------------------------------------------------------------------------
@@ -406,117 +536,23 @@ def tan_f64(x):
     return _finite_or_nan(x, x if x == 0.0 else v)
 
 
-# --- inverse trigonometric ----------------------------------------------------------------------
-
-_AT = (3.33333333333329318027e-01, -1.99999999998764832476e-01, 1.42857142725034663711e-01,
-       -1.11111104054623557880e-01, 9.09088713343650656196e-02, -7.69187620504482999495e-02,
-       6.66107313738753120669e-02, -5.83357013379057348645e-02, 4.97687799461593236017e-02,
-       -3.65315727442169155270e-02, 1.62858201153657823623e-02)
-_ATAN_HALF = (4.63647609000806093515e-01, 2.26987774529616870924e-17)
-_ATAN_ONE = (7.85398163397448278999e-01, 3.06161699786838301793e-17)
-_ATAN_1P5 = (9.82793723247329054082e-01, 1.39033110312309984516e-17)
-_ATAN_INF = (1.57079632679489655800e+00, 6.12323399573676603587e-17)
-
-
-@njit(**_OPTS)
-def _atan_pos(a):
-    """atan(a) for a >= 0 (inf included; NaN gives NaN)."""
-    c = 0.0 if a < 0.4375 else (0.5 if a < 0.6875 else (1.0 if a < 1.1875 else 1.5))
-    hi = 0.0 if a < 0.4375 else (_ATAN_HALF[0] if a < 0.6875 else (
-        _ATAN_ONE[0] if a < 1.1875 else _ATAN_1P5[0]))
-    lo = 0.0 if a < 0.4375 else (_ATAN_HALF[1] if a < 0.6875 else (
-        _ATAN_ONE[1] if a < 1.1875 else _ATAN_1P5[1]))
-    far = a >= 2.4375
-    t = (-1.0 if far else a - c) / (a if far else 1.0 + c * a)     # (one division)
-    hi = _ATAN_INF[0] if far else hi
-    lo = _ATAN_INF[1] if far else lo
-    z = t * t
-    z4 = (z * z) * (z * z)
-    p = _estrin8(z, _AT[:8]) + ((_AT[8] + _AT[9] * z) + _AT[10] * (z * z)) * (z4 * z4)
-    return hi + ((t - t * z * p) + lo)
-
-
-@njit(**_BIG)
-def atan_f64(x):
-    """Arc tangent for float64."""
-    return np.copysign(_atan_pos(abs(x)), x)
-
-
-# fdlibm's (e_asin.c) rational approximation asin(s) = s + s R(s**2) for s <= 0.5, R = P/Q
-_PS = (1.66666666666666657415e-01, -3.25565818622400915405e-01, 2.01212532134862925881e-01,
-       -4.00555345006794114027e-02, 7.91534994289814532176e-04, 3.47933107596021167570e-05)
-_QS = (-2.40339491173441421878e+00, 2.02094576023350569471e+00, -6.88283971605453293030e-01,
-       7.70381505559019352791e-02)
-_PIO4_HI = 7.85398163397448278999e-01
-
-
-@njit(**_OPTS)
-def _asin_parts(a):
-    """For 0 <= a <= 1: (t, s, w, r, c) with t = a**2 (a < 0.5) or (1 - a) / 2, s = sqrt(t)
-    (a >= 0.5), w = s with its low 32 bits cleared, R(t) = r and c = sqrt(t) - w. The two
-    quotients share one division (fdlibm takes two, each costing more than the polynomials)."""
-    small = a < 0.5
-    t = a * a if small else 0.5 - 0.5 * a
-    p = t * (_PS[0] + t * (_PS[1] + t * (_PS[2] + t * (_PS[3] + t * (_PS[4] + t * _PS[5])))))
-    q = 1.0 + t * (_QS[0] + t * (_QS[1] + t * (_QS[2] + t * _QS[3])))
-    s = math.sqrt(t)
-    w = _bits_to_f64(_f64_to_bits(s) & _I(-4294967296))
-    den = s + w
-    den = 1.0 if small | (den == 0.0) else den
-    inv = 1.0 / (q * den)
-    return t, s, w, p * den * inv, (t - w * w) * q * inv
-
-
-@njit(**_BIG)
-def asin_f64(x):
-    """Arc sine for float64 (fdlibm's method): x + x R(x**2) below 0.5, else
-    pi/2 - 2 asin(sqrt((1 - |x|) / 2)) with sqrt in two parts; NaN outside [-1, 1]."""
-    a = abs(x)
-    t, s, w, r, c = _asin_parts(a)
-    near = _ATAN_INF[0] - (2.0 * (s + s * r) - _ATAN_INF[1])              # |x| >= 0.975
-    mid = _PIO4_HI - ((2.0 * s * r - (_ATAN_INF[1] - 2.0 * c)) - (_PIO4_HI - 2.0 * w))
-    v = a + a * r if a < 0.5 else (mid if a < 0.975 else near)
-    v = np.nan if a > 1.0 else v
-    return x if x != x else np.copysign(v, x)
-
-
-@njit(**_BIG)
-def acos_f64(x):
-    """Arc cosine for float64 (fdlibm's method): pi/2 - asin(x) below 0.5 in magnitude, else
-    2 asin(sqrt((1 -+ x) / 2)) (from pi for x < 0); NaN outside [-1, 1]."""
-    a = abs(x)
-    t, s, w, r, c = _asin_parts(a)
-    small = _ATAN_INF[0] - (x - (_ATAN_INF[1] - x * r))
-    low = _PI - 2.0 * (s + (r * s - _ATAN_INF[1]))                          # x <= -0.5
-    high = 2.0 * (w + (r * s + c))                                          # x >= 0.5
-    v = small if a < 0.5 else (low if x < 0.0 else high)
-    v = np.nan if a > 1.0 else v
-    return x if x != x else v
-
-
-@njit(**_BIG)
-def atan2_f64(y, x):
-    """atan2(y, x) for float64, with C99's signed zeros and infinities."""
-    a, b = abs(y), abs(x)
-    swap = a > b
-    t = (b / a) if swap else (a / b)
-    t = 0.0 if a == 0.0 else t
-    t = 1.0 if (a == _INF) & (b == _INF) else t
-    v = _atan_pos(t)
-    v = (_ATAN_INF[0] - v + _ATAN_INF[1]) if swap else v
-    v = (_PI - v) if np.signbit(x) else v
-    v = np.copysign(v, y)
-    return (x + y) if (x != x) | (y != y) else v
-
-
 # --- hyperbolic ---------------------------------------------------------------------------------
 
 @njit(**_BIG)
 def tanh_f64(x):
-    """Hyperbolic tangent for float64: expm1(2|x|) / (expm1(2|x|) + 2), exactly 1 from 19.1."""
+    """Hyperbolic tangent for float64: e / (e + 2), e = e**(2|x|) - 1 = 2**k (1 + m) - 1 with
+    m = e**r - 1 (``_exp_poly``'s polynomial), exactly 1 from 19.1. 2|x| is clamped at 40, so
+    0 <= k <= 58 and 2**k comes from two integer operations (no clamps, unlike ``expm1_f64``).
+    NaN passes the clamp and stays NaN."""
     a = abs(x)
-    e = expm1_f64(2.0 * (a if a < 40.0 else 40.0))
-    return x if x != x else np.copysign(e / (e + 2.0), x)
+    y = 2.0 * (40.0 if a > 40.0 else a)
+    t = _fma(y, _LOG2E, _ROUNDER)
+    n = t - _ROUNDER
+    r = _fma(-n, _LN2_LO, _fma(-n, _LN2_HI, y))
+    m = _expm1_small(r)
+    s = _bits_to_f64((_f64_to_bits(t) << _I(52)) + _ONE_BITS)      # 2**k: t's low bits are k
+    e = _fma(s, m, s - 1.0)
+    return np.copysign(e / (e + 2.0), x)
 
 
 @njit(**_BIG)

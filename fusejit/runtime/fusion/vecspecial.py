@@ -24,7 +24,9 @@ fdlibm; both are odd/even-extended by sign. The measured errors are in ``vecmath
 
 float64 ``sinh``/``cosh``: a = |x| = n ln2 + r once (``vecmath``'s reduction); e**r - 1 = e + o
 (its even and odd parts) gives e**-r - 1 = e - o as well, so (e**a -+ e**-a) / 2 needs neither a
-division nor a second exponential; sinh for n = 0 is o alone (sinh(r), no cancellation).
+division nor a second exponential; sinh for n = 0 is o alone (sinh(r), no cancellation). On
+AVX-512 hosts (``vm.SCALEF``) sinh and cosh scale by ``vm._ldexp`` instead of clamped powers of
+two (and sinh needs no select for n = 0).
 """
 
 from __future__ import annotations
@@ -41,12 +43,14 @@ from .vecmath import (
     _LN2_LO,
     _LOG2E,
     _OPTS,
+    SCALEF,
     _bits_to_f64,
     _estrin7,
     _exp_scale,
     _expm1_poly,
     _f64_to_bits,
     _fma,
+    _ldexp,
     _pow2,
     _reduce_exp,
     pow_specials,
@@ -259,9 +263,16 @@ def pow_f64(x, y):
 
 # --- float64 sinh and cosh ------------------------------------------------------------------------
 
-# e**r - 1 = z E(z) + r + r z O(z), z = r**2: the even and odd Taylor coefficients (to r**15)
-_EVEN = (1 / 2, 1 / 24, 1 / 720, 1 / 40320, 1 / 3628800, 1 / 479001600, 1 / 87178291200)
-_ODD = (1 / 6, 1 / 120, 1 / 5040, 1 / 362880, 1 / 39916800, 1 / 6227020800, 1 / 1307674368000)
+# e**r - 1 = z E(z) + r + r z O(z), z = r**2: the even and odd Taylor coefficients, to r**12 and
+# r**13 (the first terms left out are below 2**-57 of the result for |r| <= 0.35)
+_EVEN = (1 / 2, 1 / 24, 1 / 720, 1 / 40320, 1 / 3628800, 1 / 479001600)
+_ODD = (1 / 6, 1 / 120, 1 / 5040, 1 / 362880, 1 / 39916800, 1 / 6227020800)
+
+
+@njit(**_OPTS)
+def _horner6(z, c):
+    """c[0] + c[1] z + ... + c[5] z**5 by Horner's rule (see ``vecmath._exp_poly``)."""
+    return _fma(_fma(_fma(_fma(_fma(c[5], z, c[4]), z, c[3]), z, c[2]), z, c[1]), z, c[0])
 
 
 @njit(**_OPTS)
@@ -269,7 +280,7 @@ def _exp_both(r):
     """(e, o), the even and odd parts of e**r - 1 for |r| <= 0.35: e**r - 1 = e + o and
     e**-r - 1 = e - o, from one pair of polynomials."""
     z = r * r
-    return z * _estrin7(z, _EVEN), _fma(r * z, _estrin7(z, _ODD), r)
+    return z * _horner6(z, _EVEN), _fma(r * z, _horner6(z, _ODD), r)
 
 
 @njit(**_OPTS)
@@ -286,7 +297,7 @@ def _hyperbolic(a):
 
 
 @njit(**_BIG)
-def sinh_f64(x):
+def _sinh_bits(x):
     """Hyperbolic sine for float64: (e**a - e**-a) / 2 = d (1 + e) + p o, a = |x|; for k = 0
     (|x| < 0.35) the odd part o alone, which is sinh(r) = sinh(a)."""
     a = abs(x)
@@ -296,9 +307,39 @@ def sinh_f64(x):
 
 
 @njit(**_BIG)
-def cosh_f64(x):
+def _cosh_bits(x):
     """Hyperbolic cosine for float64: (e**a + e**-a) / 2 = p (1 + e) + d o."""
     a = abs(x)
     p, d, f, e, o, _k = _hyperbolic(a if a < 711.0 else 711.0)
     v = (p + _fma(p, e, d * o)) * f
     return x if x != x else v
+
+
+@njit(**_BIG)
+def _cosh_scalef(x):
+    """Hyperbolic cosine for float64 on AVX-512 hosts: (e**a + e**-a) / 2 =
+    2**(k-1) (p (1 + e) + d o), p = 1 + w, d = 1 - w, w = 2**-2k, with ``vm._ldexp`` making w and
+    scaling the sum (so no clamped factors; NaN passes the clamp and stays NaN)."""
+    a = abs(x)
+    k, r = _reduce_exp(711.0 if a > 711.0 else a)
+    e, o = _exp_both(r)
+    w = _ldexp(1.0, -(k + k))
+    p = 1.0 + w
+    return _ldexp(p + _fma(p, e, (1.0 - w) * o), k - _I(1))
+
+
+@njit(**_BIG)
+def _sinh_scalef(x):
+    """Hyperbolic sine for float64 on AVX-512 hosts: 2**(k-1) (d (1 + e) + p o) as in
+    ``_cosh_scalef``; for k = 0, d = 0 and p = 2, so the odd part o comes out exactly, with no
+    select."""
+    a = abs(x)
+    k, r = _reduce_exp(711.0 if a > 711.0 else a)
+    e, o = _exp_both(r)
+    w = _ldexp(1.0, -(k + k))
+    d = 1.0 - w
+    return np.copysign(_ldexp(d + _fma(d, e, (1.0 + w) * o), k - _I(1)), x)
+
+
+cosh_f64 = _cosh_scalef if SCALEF else _cosh_bits
+sinh_f64 = _sinh_scalef if SCALEF else _sinh_bits

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import fusejit
-from fusejit.runtime.fusion import FusedKernel, fastmath, loops, vecmath, vectrig
+from fusejit.runtime.fusion import FusedKernel, fastmath, loops, vecmath, vecspecial, vectrig
 
 from .oracle import run_subgraph
 
@@ -298,3 +298,27 @@ def test_fix_up_writes_outputs_in_place():
     source = kernel.source(x)
     assert "bt" not in source and "sw1[c] = t0" in source
     np.testing.assert_allclose(kernel(x)[0], np.tan(x), rtol=1e-14)
+
+
+def test_forms_for_hosts_without_avx512():
+    """exp, cosh and sinh as hosts without AVX-512 compute them (``vm.SCALEF`` false: powers of
+    two from bits, clamped, rather than ``vscalefpd``), on the special values and on random
+    values over their whole range, within the documented bounds of NumPy's results."""
+    from numba import njit
+
+    @njit(error_model="numpy")
+    def three(x, e, c, s):
+        for i in range(x.size):
+            e[i] = vecmath._exp_bits(x[i])
+            c[i] = vecspecial._cosh_bits(x[i])
+            s[i] = vecspecial._sinh_bits(x[i])
+
+    rng = np.random.default_rng(3)
+    x = np.concatenate([special_values(np.float64), rng.uniform(-750.0, 750.0, 1 << 14),
+                        rng.uniform(-3.0, 3.0, 1 << 14)])
+    e, c, s = np.empty_like(x), np.empty_like(x), np.empty_like(x)
+    three(x, e, c, s)
+    with np.errstate(all="ignore"):
+        assert ulps(e, np.exp(x)).max() <= vecmath.F64_ULPS["exp"]
+        assert ulps(c, np.cosh(x)).max() <= vecmath.F64_ULPS["cosh"]
+        assert ulps(s, np.sinh(x)).max() <= vecmath.F64_ULPS["sinh"]
