@@ -52,6 +52,7 @@ from .templates import (
     _TRIG,
     RENDERERS,
     fast_name,
+    inside_form,
     math_imports,
     math_modules,
     trig_limit,
@@ -178,6 +179,13 @@ class _Generator(Emitter):
         if kind in _TRIG:
             # fast only for |x| up to the limit: a fix-up loop recomputes the rest with libm
             self.pending = ScalarPass("", libm, f"abs({x}) > {trig_limit(dtype)}")
+        inside = inside_form(kind, dtype)
+        if inside is not None:
+            # the short form where x is inside its domain; a fix-up gives the strips holding
+            # another x the full (vectorised) form
+            short, outside = inside
+            self.pending = ScalarPass("", f"{fast}({x})", f"{outside}({x})")
+            return f"{short}({x})"
         return f"{fast}({x})"
 
     def vectorised(self, name: str) -> str | None:

@@ -247,36 +247,103 @@ def _log_parts(x):
 
 
 @njit(**_OPTS)
+def _log_normal_parts(x):
+    """``_log_parts`` for a positive normal x: the same arithmetic without the subnormal step."""
+    e, f = _split(x)
+    return _F(e), _log1p_poly(f)
+
+
+@njit(**_OPTS)
+def log_outside(x):
+    """Whether float32 x is outside the domain of the ``*_inside_f32`` logs (positive, normal,
+    finite): 0, subnormals, negatives, inf and NaN, which a kernel's fix-up gives the full form."""
+    return not ((x >= _TINY) & (x < _INF))
+
+
+@njit(**_OPTS)
+def _log_e(ef, lm):
+    return _fma(ef, _LN2_HI, _fma(ef, _LN2_LO, lm))
+
+
+@njit(**_OPTS)
 def log_f32(x):
     """Natural log for float32, max error 1 ulp (see the module docstring)."""
     ef, lm = _log_parts(x)
-    return _log_special(x, _fma(ef, _LN2_HI, _fma(ef, _LN2_LO, lm)))
+    return _log_special(x, _log_e(ef, lm))
 
 
-_INV_LN2 = _F(1.4426950408889634)
-_INV_LN10 = _F(0.4342944819032518)
+@njit(**_OPTS)
+def log_inside_f32(x):
+    """``log_f32`` where not ``log_outside(x)`` (the same result, without the subnormal and
+    special-value steps)."""
+    ef, lm = _log_normal_parts(x)
+    return _log_e(ef, lm)
+
+
+# log2(1 + f) = f (_L2[0] + _L2[1] f + ... + _L2[8] f**8) and log10(1 + f) = f (_L10[0] + ...)
+# for sqrt(1/2) - 1 <= f < sqrt(2) - 1 (fitted here, relative error 2**-25.1 and 2**-24.4, the
+# latter mostly _L10[0]'s rounding of 1 / ln 10): each a polynomial of its own, so that e is
+# added by the last fused multiply-add (log2) and no product by 1 / ln b is needed.
+_L2 = (_F(1.442695), _F(-0.7213474), _F(0.480909), _F(-0.36070055), _F(0.28795248),
+       _F(-0.2390153), _F(0.21549085), _F(-0.20678702), _F(0.12581575))
+_L10 = (_F(0.43429446), _F(-0.21714723), _F(0.14477058), _F(-0.10857975), _F(0.08659661),
+        _F(-0.07195566), _F(0.065737635), _F(-0.06252862), _F(0.035804816))
 _LOG10_2_HI = _F(0.30102539)            # log10(2) in 16 bits: e * _LOG10_2_HI is exact
 _LOG10_2_LO = _F(4.6050389811952132e-06)
 
 
 @njit(**_OPTS)
+def _horner9(c, f):
+    """c[0] + c[1] f + ... + c[8] f**8, fused multiply-adds."""
+    q = _fma(_fma(_fma(_fma(c[8], f, c[7]), f, c[6]), f, c[5]), f, c[4])
+    return _fma(_fma(_fma(_fma(q, f, c[3]), f, c[2]), f, c[1]), f, c[0])
+
+
+@njit(**_OPTS)
+def _log2_of(e, f):
+    return _fma(_horner9(_L2, f), f, _F(e))
+
+
+@njit(**_OPTS)
 def log2_f32(x):
-    """Base-2 log for float32: e + log(1 + f) / ln 2 (exact at powers of two)."""
-    ef, lm = _log_parts(x)
-    return _log_special(x, _fma(lm, _INV_LN2, ef))
+    """Base-2 log for float32: e + f P(f) (exact at powers of two)."""
+    sub = x < _TINY
+    e, f = _split(x * _TWO23 if sub else x)
+    return _log_special(x, _log2_of(e - _I(23) if sub else e, f))
+
+
+@njit(**_OPTS)
+def log2_inside_f32(x):
+    """``log2_f32`` where not ``log_outside(x)``."""
+    e, f = _split(x)
+    return _log2_of(e, f)
+
+
+@njit(**_OPTS)
+def _log10_of(e, f):
+    ef = _F(e)
+    return _fma(ef, _LOG10_2_HI, _fma(_horner9(_L10, f), f, ef * _LOG10_2_LO))
 
 
 @njit(**_OPTS)
 def log10_f32(x):
-    """Base-10 log for float32: e log10(2) + log(1 + f) / ln 10, log10(2) in two parts."""
-    ef, lm = _log_parts(x)
-    return _log_special(x, _fma(ef, _LOG10_2_HI, _fma(lm, _INV_LN10, ef * _LOG10_2_LO)))
+    """Base-10 log for float32: e log10(2) + f P(f), log10(2) in two parts."""
+    sub = x < _TINY
+    e, f = _split(x * _TWO23 if sub else x)
+    return _log_special(x, _log10_of(e - _I(23) if sub else e, f))
 
 
 @njit(**_OPTS)
-def log1p_f32(x):
-    """log(1 + x) for float32: u = 1 + x rounded and its rounding error c (Fast2Sum, exact);
-    with u = (1 + f) 2**e, log(1 + x) = e ln2 + log(1 + f + c 2**-e) (see the docstring)."""
+def log10_inside_f32(x):
+    """``log10_f32`` where not ``log_outside(x)``."""
+    e, f = _split(x)
+    return _log10_of(e, f)
+
+
+@njit(**_OPTS)
+def _log1p_parts(x):
+    """(u, v) for -1 < x < inf: u = 1 + x rounded and v = log(1 + x) up to its sign (see
+    ``log1p_f32``)."""
     u = _ONE + x
     big = x if x > _ONE else _ONE                # (Fast2Sum: |big| >= |small| for x >= -1)
     small = _ONE if x > _ONE else x
@@ -290,9 +357,30 @@ def log1p_f32(x):
     # (what that sum's rounding lost, |d| <= ulp(f) / 2, at log's slope 1 / (1 + f))
     d = (f - fc) + g
     ef = _F(e)
-    v = _fma(ef, _LN2_HI, _fma(ef, _LN2_LO, _log1p_poly(fc)) + _fma(-d, fc, d))
+    return u, _fma(ef, _LN2_HI, _fma(ef, _LN2_LO, _log1p_poly(fc)) + _fma(-d, fc, d))
+
+
+@njit(**_OPTS)
+def log1p_f32(x):
+    """log(1 + x) for float32: u = 1 + x rounded and its rounding error c (Fast2Sum, exact);
+    with u = (1 + f) 2**e, log(1 + x) = e ln2 + log(1 + f + c 2**-e) (see the docstring)."""
+    u, v = _log1p_parts(x)
     # log1p has x's sign (and -0.0 stays -0.0)
     return np.copysign(_log_special(u, v), x)
+
+
+@njit(**_OPTS)
+def log1p_outside(x):
+    """Whether float32 x is outside the domain of ``log1p_inside_f32`` (-1 < x < inf): x <= -1,
+    inf and NaN, which a kernel's fix-up gives ``log1p_f32``."""
+    return not ((x > -_ONE) & (x < _INF))
+
+
+@njit(**_OPTS)
+def log1p_inside_f32(x):
+    """``log1p_f32`` where not ``log1p_outside(x)``."""
+    u, v = _log1p_parts(x)
+    return np.copysign(v, x)
 
 
 @njit(**_OPTS)
@@ -340,26 +428,45 @@ def sinh_f32(x):
     return np.copysign(_fma(lo, _TWO, _fma(hi, r2, _fma(lo, cp, hi * sp))), x)
 
 
+# 2 e**r = 2 + 2r + r**2 (2 _E0 + 2 _E1 r + ... + 2 _E4 r**4) (``exp_f32``'s, doubled exactly)
+_D0, _D1, _D2, _D3, _D4 = _F(2 * _E0), _F(2 * _E1), _F(2 * _E2), _F(2 * _E3), _F(2 * _E4)
+
+
 @njit(**_OPTS)
 def cosh_f32(x):
-    """Hyperbolic cosine for float32 (see ``_hyperbolic``)."""
+    """Hyperbolic cosine for float32: h + 1/(4h) with h = e**|x| / 2 = 2**(n-2) (2 e**r), so
+    that h stays finite up to cosh's own overflow (n <= 129); one division."""
     a = abs(x)
-    lo, hi, r2, cp, sp = _hyperbolic(_HYP_CLAMP if a > _HYP_CLAMP else a)
-    return _fma(hi, _TWO, _fma(lo, r2, _fma(hi, cp, lo * sp)))
+    t, r = _reduce_exp(_HYP_CLAMP if a > _HYP_CLAMP else a)
+    p = _fma(r, _fma(r, _fma(_fma(_fma(_fma(_D4, r, _D3), r, _D2), r, _D1), r, _D0), _TWO),
+             _TWO)
+    h = p * _pow2_bits(t, 125)
+    return h + _F(0.25) / h
 
 
-_TANH_CLAMP = _F(20.0)        # tanh is exactly +-1 in float32 from |x| ~ 9.01 on
-_TANH_TINY = _F(2.44140625e-4)       # 2**-12: below, tanh(x) rounds to x
+_TANH_CLAMP = _F(10.0)        # tanh is exactly +-1 in float32 from |x| ~ 9.01 on
+# e**r - 1 - r = r**2 (_E0 + ... + _E4 r**4) at r = 2s: 4 s**2 (_E0 + 2 _E1 s + ...), halved
+# (exact scalings: the same roundings as at r)
+_T0, _T1, _T2, _T3, _T4 = (_F(2 * _E0), _F(4 * _E1), _F(8 * _E2), _F(16 * _E3), _F(32 * _E4))
 
 
 @njit(**_OPTS)
 def tanh_f32(x):
-    """Hyperbolic tangent for float32: e / (e + 2) with e = expm1(2|x|), the sign of x."""
+    """Hyperbolic tangent for float32: u / (u + 2) with u = expm1(2|x|), the sign of x.
+
+    u is ``_expm1_core(2|x|)`` exactly (the same roundings, scaled by powers of two) without
+    forming 2|x|: 2|x| = n ln2 + 2s and, with h = 2**(n+1), u = h s**2 Q(s) + (h s + (h/2 - 1)).
+    For |x| < 2**-24 (subnormals and -0.0 included) u is 2|x| exactly and u + 2 rounds to 2,
+    so tiny x need no select."""
     a = abs(x)
-    y = a + a
-    y = _TANH_CLAMP if y > _TANH_CLAMP else y      # (NaN stays NaN)
-    e = _expm1_core(y)
-    return x if a < _TANH_TINY else np.copysign(e / (e + _TWO), x)
+    a = _TANH_CLAMP if a > _TANH_CLAMP else a      # (NaN stays NaN)
+    t = _fma(a, _F(2.0 * _LOG2E), _SHIFTER)
+    n = t - _SHIFTER
+    s = _fma(n, _F(-0.5 * _LN2_LO), _fma(n, _F(-0.5 * _LN2_HI), a))
+    rest = s * s * _fma(_fma(_fma(_fma(_T4, s, _T3), s, _T2), s, _T1), s, _T0)
+    h = _pow2_bits(t, 128)
+    u = _fma(h, rest, _fma(h, s, _fma(h, _F(0.5), -_ONE)))
+    return np.copysign(u / (u + _TWO), x)
 
 
 # --- pow: |x| split in float32, log and exp in float64 lanes, C99's special cases ------------
