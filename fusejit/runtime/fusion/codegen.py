@@ -184,7 +184,7 @@ class _Generator(Emitter):
             # the short form where x is inside its domain; a fix-up gives the strips holding
             # another x the full (vectorised) form
             short, outside = inside
-            self.pending = ScalarPass("", f"{fast}({x})", f"{outside}({x})")
+            self.pending = ScalarPass("", f"{fast}({x})", f"{outside}({x})", total=True)
             return f"{short}({x})"
         return f"{fast}({x})"
 
@@ -280,7 +280,7 @@ class _Generator(Emitter):
             self.body.append(f"{name} = {expr}")
         if cut is not None and cut.when is not None:
             slow = cut.expr if dtype == BOOL else f"np.{dtype.name}({cut.expr})"
-            self.body.append(ScalarPass(name, slow, cut.when))
+            self.body.append(ScalarPass(name, slow, cut.when, cut.total))
         self.math_used |= math_modules(expr)
         kinds = [op.kind for op in ops if op.is_tensor]
         kind = "tensor" if "tensor" in kinds else "zero_dim"
