@@ -246,20 +246,11 @@ def _log_special(x, result):
 
 
 @njit(**_OPTS)
-def _log_parts(x):
-    """(e, log(1 + f)) with x = (1 + f) 2**e as ``_split``, for any x > 0 (subnormals
-    scaled by 2**23 first, and 23 taken off e)."""
+def _split_any(x):
+    """``_split`` for any x > 0: subnormals scaled by 2**23 first, and 23 taken off e."""
     sub = x < _TINY
     e, f = _split(x * _TWO23 if sub else x)
-    ef = _F(e)
-    return ef - _F(23.0) if sub else ef, _log1p_poly(f)
-
-
-@njit(**_OPTS)
-def _log_normal_parts(x):
-    """``_log_parts`` for a positive normal x: the same arithmetic without the subnormal step."""
-    e, f = _split(x)
-    return _F(e), _log1p_poly(f)
+    return _I(e - _I(23)) if sub else e, f
 
 
 @njit(**_OPTS)
@@ -270,23 +261,35 @@ def log_outside(x):
 
 
 @njit(**_OPTS)
-def _log_e(ef, lm):
-    return _fma(ef, _LN2_HI, _fma(ef, _LN2_LO, lm))
+def _full(log_of, x):
+    """log_of(e, f) for any x (the special values as ``_log_special``)."""
+    e, f = _split_any(x)
+    return _log_special(x, log_of(e, f))
+
+
+@njit(**_OPTS)
+def _inside(log_of, x):
+    """log_of(e, f) for a positive normal finite x: the same arithmetic as ``_full`` there."""
+    e, f = _split(x)
+    return log_of(e, f)
+
+
+@njit(**_OPTS)
+def _ln_of(e, f):
+    ef = _F(e)
+    return _fma(ef, _LN2_HI, _fma(ef, _LN2_LO, _log1p_poly(f)))
 
 
 @njit(**_OPTS)
 def log_f32(x):
     """Natural log for float32, max error 1 ulp (see the module docstring)."""
-    ef, lm = _log_parts(x)
-    return _log_special(x, _log_e(ef, lm))
+    return _full(_ln_of, x)
 
 
 @njit(**_OPTS)
 def log_inside_f32(x):
-    """``log_f32`` where not ``log_outside(x)`` (the same result, without the subnormal and
-    special-value steps)."""
-    ef, lm = _log_normal_parts(x)
-    return _log_e(ef, lm)
+    """``log_f32`` where not ``log_outside(x)``."""
+    return _inside(_ln_of, x)
 
 
 # log2(1 + f) = f (_L2[0] + _L2[1] f + ... + _L2[8] f**8) and log10(1 + f) = f (_L10[0] + ...)
@@ -316,16 +319,13 @@ def _log2_of(e, f):
 @njit(**_OPTS)
 def log2_f32(x):
     """Base-2 log for float32: e + f P(f) (exact at powers of two)."""
-    sub = x < _TINY
-    e, f = _split(x * _TWO23 if sub else x)
-    return _log_special(x, _log2_of(e - _I(23) if sub else e, f))
+    return _full(_log2_of, x)
 
 
 @njit(**_OPTS)
 def log2_inside_f32(x):
     """``log2_f32`` where not ``log_outside(x)``."""
-    e, f = _split(x)
-    return _log2_of(e, f)
+    return _inside(_log2_of, x)
 
 
 @njit(**_OPTS)
@@ -337,16 +337,13 @@ def _log10_of(e, f):
 @njit(**_OPTS)
 def log10_f32(x):
     """Base-10 log for float32: e log10(2) + f P(f), log10(2) in two parts."""
-    sub = x < _TINY
-    e, f = _split(x * _TWO23 if sub else x)
-    return _log_special(x, _log10_of(e - _I(23) if sub else e, f))
+    return _full(_log10_of, x)
 
 
 @njit(**_OPTS)
 def log10_inside_f32(x):
     """``log10_f32`` where not ``log_outside(x)``."""
-    e, f = _split(x)
-    return _log10_of(e, f)
+    return _inside(_log10_of, x)
 
 
 @njit(**_OPTS)
