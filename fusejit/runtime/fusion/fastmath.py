@@ -32,7 +32,8 @@ about 15-30 vector instructions per 16 elements, which keeps a kernel close to m
   positive normal finite x (log1p: -1 < x < inf) without the subnormal and special-value
   steps (9 of log10's ~30 vector instructions); the loop notes whether a strip holds another
   x (``log_outside``, ``log1p_outside``) and only then computes that strip again with the full
-  form, so a strip with a zero or a NaN costs about twice the others.
+  form (measured: a zero in every strip of a 2^22 log10 took it from 0.69 to 1.08 ns an
+  element, one thread).
 - ``log1p_f32``: u = 1 + x rounded, its rounding error c by Fast2Sum (exact); with
   u = (1 + f) 2^e, log(1 + x) = e ln2 + log(1 + f + c 2^-e): f + c 2^-e rounded, and what that
   rounding lost added at log's slope; x's sign (so -0.0 stays -0.0).
