@@ -52,6 +52,7 @@ from .templates import (
     _TRIG,
     RENDERERS,
     fast_name,
+    inside_form,
     math_imports,
     math_modules,
     trig_limit,
@@ -185,6 +186,13 @@ class _Generator(Emitter):
         if kind in _TRIG:
             # fast only for |x| up to the limit: a fix-up loop recomputes the rest with libm
             self.pending = ScalarPass("", libm, f"abs({x}) > {trig_limit(dtype)}")
+        inside = inside_form(kind, dtype)
+        if inside is not None:
+            # the short form where x is inside its domain; a fix-up gives the strips holding
+            # another x the full (vectorised) form
+            short, outside = inside
+            self.pending = ScalarPass("", f"{fast}({x})", f"{outside}({x})", total=True)
+            return f"{short}({x})"
         return f"{fast}({x})"
 
     def vectorised(self, name: str) -> str | None:
@@ -279,7 +287,7 @@ class _Generator(Emitter):
             self.body.append(f"{name} = {expr}")
         if cut is not None and cut.when is not None:
             slow = cut.expr if dtype == BOOL else f"np.{dtype.name}({cut.expr})"
-            self.body.append(ScalarPass(name, slow, cut.when))
+            self.body.append(ScalarPass(name, slow, cut.when, cut.total))
         self.math_used |= math_modules(expr)
         kinds = [op.kind for op in ops if op.is_tensor]
         kind = "tensor" if "tensor" in kinds else "zero_dim"

@@ -25,17 +25,27 @@ about 15-30 vector instructions per 16 elements, which keeps a kernel close to m
   before e^x does; x itself where |x| < 2^-24.
 - ``log_f32``/``log2_f32``/``log10_f32``: subnormals scaled by 2^23; the bits of x minus those of
   sqrt(1/2) give e (shift) and m = 1 + f in [sqrt(1/2), sqrt(2)) (mask and add back), so the
-  exponent's step needs no compare; log(1 + f) = f + f^2 Q8(f), a polynomial (no division);
-  then e ln2 (two parts) + it, e + it / ln2, or e log10(2) (two parts) + it / ln 10.
+  exponent's step needs no compare; a polynomial of f (no division): log(1 + f) = f + f^2 Q8(f),
+  then e ln2 (two parts) + it; log2(1 + f) = f P8(f), e added by its last fused multiply-add;
+  log10(1 + f) = f P8'(f) + e log10(2) (two parts).
+- Kernel loops use ``*_inside_f32`` (``templates.inside_form``): the same arithmetic for
+  positive normal finite x (log1p: -1 < x < inf) without the subnormal and special-value
+  steps (9 of log10's ~30 vector instructions); the loop notes whether a strip holds another
+  x (``log_outside``, ``log1p_outside``) and only then computes that strip again with the full
+  form (measured: a zero in every strip of a 2^22 log10 took it from 0.69 to 1.08 ns an
+  element, one thread).
 - ``log1p_f32``: u = 1 + x rounded, its rounding error c by Fast2Sum (exact); with
   u = (1 + f) 2^e, log(1 + x) = e ln2 + log(1 + f + c 2^-e): f + c 2^-e rounded, and what that
   rounding lost added at log's slope; x's sign (so -0.0 stays -0.0).
-- ``sinh_f32``/``cosh_f32`` (``_hyperbolic``): |x| = n ln2 + r, A, B = 2^(n-2) -+ 2^(-n-2),
-  sinh = 2A + 2B r + A (2 cosh r - 2) + B (2 sinh r - 2r) (cosh: A and B swapped), even and
-  odd polynomials in r, the smallest terms added first with fused multiply-adds (A = 0 at
-  n = 0, so sinh near 0 is r plus its small part); |x| clamped at 89.5, past both overflows.
-- ``tanh_f32``: e / (e + 2) with e = expm1(2|x|) (2|x| clamped at 20), x's sign; x where
-  |x| < 2^-12.
+- ``sinh_f32`` (``_hyperbolic``): |x| = n ln2 + r, A, B = 2^(n-2) -+ 2^(-n-2),
+  sinh = 2A + 2B r + A (2 cosh r - 2) + B (2 sinh r - 2r), even and odd polynomials in r, the
+  smallest terms added first with fused multiply-adds (A = 0 at n = 0, so sinh near 0 is r
+  plus its small part); |x| clamped at 89.5, past the overflow.
+- ``cosh_f32``: h + 0.25 / h with h = e^|x| / 2 = 2^(n-2) (2 e^r) (exp's polynomial doubled,
+  so h stays finite up to cosh's own overflow at 89.4159): one reduction, one division.
+- ``tanh_f32``: u / (u + 2) with u = expm1(2|x|) (|x| clamped at 10), x's sign; u is formed
+  at |x| (2|x| = n ln2 + 2s, the polynomial's coefficients scaled by powers of two: the same
+  roundings as at 2|x|); tiny x need no select (u is 2|x| exactly and u + 2 rounds to 2).
 - ``sigmoid_f32``: 1 / (1 + exp_f32(-x)).
 - ``pow_f32``: |x| split as log's, log(1 + f) by a degree-13 polynomial and e^z (z = y log|x|,
   clamped to +-200) by its Taylor polynomial, both in float64 lanes (relative error 2^-35), one
@@ -57,10 +67,10 @@ exp_f32     0.917      -59.922183990478516    inf above 88.7228, 0 below -103.97
 log_f32     0.921      1.5710409879684448     -inf at +-0, NaN below 0 and at NaN, inf at inf
 log1p_f32   1.051      0.41467586159706116    -inf at -1, NaN below -1; -0.0 stays -0.0
 expm1_f32   1.315      15.636480331420898     -1 below -17.3, inf above 88.7228
-log2_f32    1.660      0.7083204984664917     exact at powers of two
-log10_f32   1.889      1.2952126264572144
+log2_f32    1.897      1.3914061784744263     exact at powers of two
+log10_f32   1.817      0.9977635741233826
 sinh_f32    1.227      7.972576141357422      +-inf beyond +-89.4159
-cosh_f32    1.830      7.97504186630249       inf beyond +-89.4159
+cosh_f32    1.368      4.53892707824707       inf beyond +-89.4159
 tanh_f32    2.606      0.06242450699210167    exactly +-1 beyond |x| ~ 9.01
 sigmoid     2.481      -16.635704040527344    0 below -88.72 as the reference
 pow_f32     0.508      (0.789174, -360.734)   binary: 10^8 random pairs
@@ -81,7 +91,7 @@ from .vecmath import _bits_to_f64, _f64_to_bits, pow_specials
 
 # measured, rounded up
 ULP_BOUNDS = {"exp": 1.0, "log": 1.0, "tanh": 2.65, "sigmoid": 2.5, "log1p": 1.1,
-              "expm1": 1.4, "log2": 1.75, "log10": 1.95, "sinh": 1.3, "cosh": 1.9}
+              "expm1": 1.4, "log2": 1.95, "log10": 1.85, "sinh": 1.3, "cosh": 1.4}
 
 # Only contraction (a * b + c -> fma where the CPU has one): it halves the polynomial work and
 # cannot make a result less accurate than the bounds measured with and without FMA. The flag
@@ -237,46 +247,110 @@ def _log_special(x, result):
 
 
 @njit(**_OPTS)
-def _log_parts(x):
-    """(e, log(1 + f)) with x = (1 + f) 2**e as ``_split``, for any x > 0 (subnormals
-    scaled by 2**23 first, and 23 taken off e)."""
+def _split_any(x):
+    """``_split`` for any x > 0: subnormals scaled by 2**23 first, and 23 taken off e."""
     sub = x < _TINY
     e, f = _split(x * _TWO23 if sub else x)
+    return _I(e - _I(23)) if sub else e, f
+
+
+@njit(**_OPTS)
+def log_outside(x):
+    """Whether float32 x is outside the domain of the ``*_inside_f32`` logs (positive, normal,
+    finite): 0, subnormals, negatives, inf and NaN, which a kernel's fix-up gives the full form."""
+    return not ((x >= _TINY) & (x < _INF))
+
+
+@njit(**_OPTS)
+def _full(log_of, x):
+    """log_of(e, f) for any x (the special values as ``_log_special``)."""
+    e, f = _split_any(x)
+    return _log_special(x, log_of(e, f))
+
+
+@njit(**_OPTS)
+def _inside(log_of, x):
+    """log_of(e, f) for a positive normal finite x: the same arithmetic as ``_full`` there."""
+    e, f = _split(x)
+    return log_of(e, f)
+
+
+@njit(**_OPTS)
+def _ln_of(e, f):
     ef = _F(e)
-    return ef - _F(23.0) if sub else ef, _log1p_poly(f)
+    return _fma(ef, _LN2_HI, _fma(ef, _LN2_LO, _log1p_poly(f)))
 
 
 @njit(**_OPTS)
 def log_f32(x):
     """Natural log for float32, max error 1 ulp (see the module docstring)."""
-    ef, lm = _log_parts(x)
-    return _log_special(x, _fma(ef, _LN2_HI, _fma(ef, _LN2_LO, lm)))
+    return _full(_ln_of, x)
 
 
-_INV_LN2 = _F(1.4426950408889634)
-_INV_LN10 = _F(0.4342944819032518)
+@njit(**_OPTS)
+def log_inside_f32(x):
+    """``log_f32`` where not ``log_outside(x)``."""
+    return _inside(_ln_of, x)
+
+
+# log2(1 + f) = f (_L2[0] + _L2[1] f + ... + _L2[8] f**8) and log10(1 + f) = f (_L10[0] + ...)
+# for sqrt(1/2) - 1 <= f < sqrt(2) - 1 (fitted here, relative error 2**-25.1 and 2**-24.4, the
+# latter mostly _L10[0]'s rounding of 1 / ln 10): each a polynomial of its own, so that e is
+# added by the last fused multiply-add (log2) and no product by 1 / ln b is needed.
+_L2 = (_F(1.442695), _F(-0.7213474), _F(0.480909), _F(-0.36070055), _F(0.28795248),
+       _F(-0.2390153), _F(0.21549085), _F(-0.20678702), _F(0.12581575))
+_L10 = (_F(0.43429446), _F(-0.21714723), _F(0.14477058), _F(-0.10857975), _F(0.08659661),
+        _F(-0.07195566), _F(0.065737635), _F(-0.06252862), _F(0.035804816))
 _LOG10_2_HI = _F(0.30102539)            # log10(2) in 16 bits: e * _LOG10_2_HI is exact
 _LOG10_2_LO = _F(4.6050389811952132e-06)
 
 
 @njit(**_OPTS)
+def _horner9(c, f):
+    """c[0] + c[1] f + ... + c[8] f**8, fused multiply-adds."""
+    q = _fma(_fma(_fma(_fma(c[8], f, c[7]), f, c[6]), f, c[5]), f, c[4])
+    return _fma(_fma(_fma(_fma(q, f, c[3]), f, c[2]), f, c[1]), f, c[0])
+
+
+@njit(**_OPTS)
+def _log2_of(e, f):
+    return _fma(_horner9(_L2, f), f, _F(e))
+
+
+@njit(**_OPTS)
 def log2_f32(x):
-    """Base-2 log for float32: e + log(1 + f) / ln 2 (exact at powers of two)."""
-    ef, lm = _log_parts(x)
-    return _log_special(x, _fma(lm, _INV_LN2, ef))
+    """Base-2 log for float32: e + f P(f) (exact at powers of two)."""
+    return _full(_log2_of, x)
+
+
+@njit(**_OPTS)
+def log2_inside_f32(x):
+    """``log2_f32`` where not ``log_outside(x)``."""
+    return _inside(_log2_of, x)
+
+
+@njit(**_OPTS)
+def _log10_of(e, f):
+    ef = _F(e)
+    return _fma(ef, _LOG10_2_HI, _fma(_horner9(_L10, f), f, ef * _LOG10_2_LO))
 
 
 @njit(**_OPTS)
 def log10_f32(x):
-    """Base-10 log for float32: e log10(2) + log(1 + f) / ln 10, log10(2) in two parts."""
-    ef, lm = _log_parts(x)
-    return _log_special(x, _fma(ef, _LOG10_2_HI, _fma(lm, _INV_LN10, ef * _LOG10_2_LO)))
+    """Base-10 log for float32: e log10(2) + f P(f), log10(2) in two parts."""
+    return _full(_log10_of, x)
 
 
 @njit(**_OPTS)
-def log1p_f32(x):
-    """log(1 + x) for float32: u = 1 + x rounded and its rounding error c (Fast2Sum, exact);
-    with u = (1 + f) 2**e, log(1 + x) = e ln2 + log(1 + f + c 2**-e) (see the docstring)."""
+def log10_inside_f32(x):
+    """``log10_f32`` where not ``log_outside(x)``."""
+    return _inside(_log10_of, x)
+
+
+@njit(**_OPTS)
+def _log1p_parts(x):
+    """(u, v) for -1 < x < inf: u = 1 + x rounded and v = log(1 + x) up to its sign (see
+    ``log1p_f32``)."""
     u = _ONE + x
     big = x if x > _ONE else _ONE                # (Fast2Sum: |big| >= |small| for x >= -1)
     small = _ONE if x > _ONE else x
@@ -290,9 +364,30 @@ def log1p_f32(x):
     # (what that sum's rounding lost, |d| <= ulp(f) / 2, at log's slope 1 / (1 + f))
     d = (f - fc) + g
     ef = _F(e)
-    v = _fma(ef, _LN2_HI, _fma(ef, _LN2_LO, _log1p_poly(fc)) + _fma(-d, fc, d))
+    return u, _fma(ef, _LN2_HI, _fma(ef, _LN2_LO, _log1p_poly(fc)) + _fma(-d, fc, d))
+
+
+@njit(**_OPTS)
+def log1p_f32(x):
+    """log(1 + x) for float32: u = 1 + x rounded and its rounding error c (Fast2Sum, exact);
+    with u = (1 + f) 2**e, log(1 + x) = e ln2 + log(1 + f + c 2**-e) (see the docstring)."""
+    u, v = _log1p_parts(x)
     # log1p has x's sign (and -0.0 stays -0.0)
     return np.copysign(_log_special(u, v), x)
+
+
+@njit(**_OPTS)
+def log1p_outside(x):
+    """Whether float32 x is outside the domain of ``log1p_inside_f32`` (-1 < x < inf): x <= -1,
+    inf and NaN, which a kernel's fix-up gives ``log1p_f32``."""
+    return not ((x > -_ONE) & (x < _INF))
+
+
+@njit(**_OPTS)
+def log1p_inside_f32(x):
+    """``log1p_f32`` where not ``log1p_outside(x)``."""
+    u, v = _log1p_parts(x)
+    return np.copysign(v, x)
 
 
 @njit(**_OPTS)
@@ -340,26 +435,45 @@ def sinh_f32(x):
     return np.copysign(_fma(lo, _TWO, _fma(hi, r2, _fma(lo, cp, hi * sp))), x)
 
 
+# 2 e**r = 2 + 2r + r**2 (2 _E0 + 2 _E1 r + ... + 2 _E4 r**4) (``exp_f32``'s, doubled exactly)
+_D0, _D1, _D2, _D3, _D4 = _F(2 * _E0), _F(2 * _E1), _F(2 * _E2), _F(2 * _E3), _F(2 * _E4)
+
+
 @njit(**_OPTS)
 def cosh_f32(x):
-    """Hyperbolic cosine for float32 (see ``_hyperbolic``)."""
+    """Hyperbolic cosine for float32: h + 1/(4h) with h = e**|x| / 2 = 2**(n-2) (2 e**r), so
+    that h stays finite up to cosh's own overflow (n <= 129); one division."""
     a = abs(x)
-    lo, hi, r2, cp, sp = _hyperbolic(_HYP_CLAMP if a > _HYP_CLAMP else a)
-    return _fma(hi, _TWO, _fma(lo, r2, _fma(hi, cp, lo * sp)))
+    t, r = _reduce_exp(_HYP_CLAMP if a > _HYP_CLAMP else a)
+    p = _fma(r, _fma(r, _fma(_fma(_fma(_fma(_D4, r, _D3), r, _D2), r, _D1), r, _D0), _TWO),
+             _TWO)
+    h = p * _pow2_bits(t, 125)
+    return h + _F(0.25) / h
 
 
-_TANH_CLAMP = _F(20.0)        # tanh is exactly +-1 in float32 from |x| ~ 9.01 on
-_TANH_TINY = _F(2.44140625e-4)       # 2**-12: below, tanh(x) rounds to x
+_TANH_CLAMP = _F(10.0)        # tanh is exactly +-1 in float32 from |x| ~ 9.01 on
+# e**r - 1 - r = r**2 (_E0 + ... + _E4 r**4) at r = 2s: 4 s**2 (_E0 + 2 _E1 s + ...), halved
+# (exact scalings: the same roundings as at r)
+_T0, _T1, _T2, _T3, _T4 = (_F(2 * _E0), _F(4 * _E1), _F(8 * _E2), _F(16 * _E3), _F(32 * _E4))
 
 
 @njit(**_OPTS)
 def tanh_f32(x):
-    """Hyperbolic tangent for float32: e / (e + 2) with e = expm1(2|x|), the sign of x."""
+    """Hyperbolic tangent for float32: u / (u + 2) with u = expm1(2|x|), the sign of x.
+
+    u is ``_expm1_core(2|x|)`` exactly (the same roundings, scaled by powers of two) without
+    forming 2|x|: 2|x| = n ln2 + 2s and, with h = 2**(n+1), u = h s**2 Q(s) + (h s + (h/2 - 1)).
+    For |x| < 2**-24 (subnormals and -0.0 included) u is 2|x| exactly and u + 2 rounds to 2,
+    so tiny x need no select."""
     a = abs(x)
-    y = a + a
-    y = _TANH_CLAMP if y > _TANH_CLAMP else y      # (NaN stays NaN)
-    e = _expm1_core(y)
-    return x if a < _TANH_TINY else np.copysign(e / (e + _TWO), x)
+    a = _TANH_CLAMP if a > _TANH_CLAMP else a      # (NaN stays NaN)
+    t = _fma(a, _F(2.0 * _LOG2E), _SHIFTER)
+    n = t - _SHIFTER
+    s = _fma(n, _F(-0.5 * _LN2_LO), _fma(n, _F(-0.5 * _LN2_HI), a))
+    rest = s * s * _fma(_fma(_fma(_fma(_T4, s, _T3), s, _T2), s, _T1), s, _T0)
+    h = _pow2_bits(t, 128)
+    u = _fma(h, rest, _fma(h, s, _fma(h, _F(0.5), -_ONE)))
+    return np.copysign(u / (u + _TWO), x)
 
 
 # --- pow: |x| split in float32, log and exp in float64 lanes, C99's special cases ------------

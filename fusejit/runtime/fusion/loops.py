@@ -35,15 +35,18 @@ _DEF = re.compile(r"^(t\d+) = ")
 class ScalarPass:
     """``name = expr`` in a loop of its own; with ``when``, only where ``when`` holds (a fix-up
     of the value the vectorised loop computed). ``targets``: the output rows a fix-up writes
-    instead of a buffer (set by ``inner_loops`` where the value is only written out)."""
+    instead of a buffer (set by ``inner_loops`` where the value is only written out).
+    ``total``: ``expr`` is right for every element (the full form of a short one), so a strip
+    computed again takes it for all of them, without a branch (``_rerun_loops``)."""
 
-    __slots__ = ("name", "expr", "when", "targets")
+    __slots__ = ("name", "expr", "when", "targets", "total")
 
-    def __init__(self, name: str, expr: str, when: str | None = None):
+    def __init__(self, name: str, expr: str, when: str | None = None, total: bool = False):
         self.name = name
         self.expr = expr
         self.when = when
         self.targets: list[str] = []
+        self.total = total
 
     def used(self) -> set[str]:
         found = set(_NAME.findall(self.expr))
@@ -183,7 +186,8 @@ def _rerun_loops(body: list, loads: dict[str, str], writes: list[str]) -> list[s
     for item in body:
         if isinstance(item, ScalarPass):
             fast.append(f"fix = fix | ({item.when})")
-            slow += [f"if {item.when}:", f"    {item.name} = {item.expr}"]
+            slow += ([f"{item.name} = {item.expr}"] if item.total else
+                     [f"if {item.when}:", f"    {item.name} = {item.expr}"])
         else:
             fast.append(item)
             slow.append(item)

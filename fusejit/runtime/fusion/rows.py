@@ -299,7 +299,7 @@ class RowGenerator(_Generator):
             lines.append(f"{name} = {expr}")
         if cut is not None and cut.when is not None:
             slow = cut.expr if dtype == BOOL else f"np.{dtype.name}({cut.expr})"
-            lines.append(ScalarPass(name, slow, cut.when))
+            lines.append(ScalarPass(name, slow, cut.when, cut.total))
         # (a fix-up's test names its limit's module: vm.TRIG_LIMIT, vt.TRIG_LIMIT_F32)
         texts = expr if cut is None else f"{expr} {cut.expr} {cut.when}"
         self.modules |= math_modules(texts)

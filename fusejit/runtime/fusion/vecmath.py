@@ -55,8 +55,8 @@ exp        0.917 *     1         asin        1.302 t     2
 expm1      1.315 *     2         acos        1.053 t     1
 log        0.921 *     1         atan        1.617 t     1
 log1p      1.051 *     1         atan2       1.771 t     2
-log2       1.660 *     2         sinh        1.227 *     2
-log10      1.889 *     2         cosh        1.830 *     2
+log2       1.897 *     2         sinh        1.227 *     2
+log10      1.817 *     2         cosh        1.368 *     2
 sin        1.995 t     1         tanh        2.606 *     3
 cos        1.995 t     1         sigmoid     2.481 *     4
 tan        3.725 t     3         pow         0.508 *     1 v

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from numba import njit
 
-from fusejit.runtime.fusion import fastmath
+import fusejit
+from fusejit.runtime.fusion import FusedKernel, fastmath
 from fusejit.runtime.fusion.fastmath import ULP_BOUNDS, ulp_errors
 
 EDGES = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0, 88.72283, 88.72284, 89.0,
@@ -67,3 +69,59 @@ def test_special_values_as_numpy(name):
     assert np.array_equal(np.signbit(got[zero]), np.signbit(want[zero])), SPECIAL[zero]
     err = ulp_errors(name, SPECIAL, got)
     assert err.max() <= ULP_BOUNDS[name], SPECIAL[np.argmax(err)]
+
+
+# The kernels' short log forms (``templates.inside_form``) against the full forms, over their
+# domain: the same arithmetic, so the same bits (the full forms are the ones swept and bounded).
+_INSIDE = {"log": (fastmath.log_inside_f32, fastmath.log_f32, fastmath.log_outside),
+           "log2": (fastmath.log2_inside_f32, fastmath.log2_f32, fastmath.log_outside),
+           "log10": (fastmath.log10_inside_f32, fastmath.log10_f32, fastmath.log_outside),
+           "log1p": (fastmath.log1p_inside_f32, fastmath.log1p_f32, fastmath.log1p_outside)}
+
+
+@njit(cache=False)
+def _both(inside, full, outside, x, a, b, out):
+    for i in range(x.size):
+        a[i] = inside(x[i])
+        b[i] = full(x[i])
+        out[i] = outside(x[i])
+
+
+@pytest.mark.parametrize("name", sorted(_INSIDE))
+def test_inside_forms_are_the_full_forms_on_their_domain(name):
+    bits = np.arange(0, 1 << 32, 7919, dtype=np.uint64).astype(np.uint32)
+    x = np.concatenate([bits.view(np.float32), SPECIAL])
+    a, b = np.empty_like(x), np.empty_like(x)
+    outside = np.empty(x.size, np.bool_)
+    _both(*_INSIDE[name], x, a, b, outside)
+    with np.errstate(invalid="ignore"):
+        domain = (x > -1) & (x < np.inf) if name == "log1p" else \
+            (x >= np.finfo(np.float32).tiny) & (x < np.inf)
+    assert np.array_equal(~outside, domain)
+    assert np.array_equal(a[domain].view(np.uint32), b[domain].view(np.uint32))
+
+
+def test_log_kernels_fix_up_the_strips_with_special_arguments():
+    """A kernel of the four logs (short forms in the loop, the full forms where a strip of 1024
+    holds 0, a subnormal, a negative, inf or NaN) against NumPy, special values scattered over
+    some strips and absent from others."""
+    graph = fusejit.parse_ir("graph(%x : Float(*)):\n"
+                             "  %a : Tensor = aten::log(%x)\n  %b : Tensor = aten::log2(%x)\n"
+                             "  %c : Tensor = aten::log10(%x)\n  %d : Tensor = aten::log1p(%x)\n"
+                             "  return (%a, %b, %c, %d)\n")
+    rng = np.random.default_rng(5)
+    x = rng.uniform(0.0, 50.0, 5000).astype(np.float32)
+    where = rng.choice(2048, SPECIAL.size, replace=False) + 2048     # (strips 2 and 3 only)
+    x[where] = SPECIAL
+    source = fastmath.log_inside_f32.__name__
+    kernel = FusedKernel(graph)
+    assert source in kernel.source(x)
+    got = kernel(x)
+    for name, g in zip(("log", "log2", "log10", "log1p"), got):
+        with np.errstate(all="ignore"):
+            want = _NUMPY[name](x)
+        assert np.array_equal(np.isnan(g), np.isnan(want)), name
+        exact = ~np.isfinite(want) | (want == 0)
+        assert np.array_equal(g[exact], want[exact], equal_nan=True), name
+        assert np.array_equal(np.signbit(g[want == 0]), np.signbit(want[want == 0])), name
+        assert ulp_errors(name, x, g).max() <= ULP_BOUNDS[name], name
