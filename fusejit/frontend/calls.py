@@ -25,11 +25,11 @@ import numpy as np
 from .. import ops as F
 from ..ir.graph import Value
 from ..ir.types import ListType
-from . import numpy_lowering, numpy_more
+from . import numpy_arrays, numpy_lowering, numpy_more
 from .builder import IRBuilder, Item, is_tensor
+from .einsum import einsum
 from .lowering import (
     binary,
-    clip,
     concatenate,
     reshape,
     size,
@@ -38,7 +38,6 @@ from .lowering import (
     to_bool,
     to_float,
     to_int,
-    transpose,
     unary,
     where,
 )
@@ -105,12 +104,6 @@ def _binary(op: str) -> Callable[..., Item]:
     return lambda b, x1, x2: binary(b, op, x1, x2)
 
 
-def _transpose(b: IRBuilder, x: Item, axes: Item) -> Item:
-    if axes is not None:
-        raise b.error("np.transpose: the axes argument is not supported")
-    return transpose(b, x)
-
-
 def _len(b: IRBuilder, x: Item) -> Item:
     if isinstance(x, (tuple, list)):
         return len(x)
@@ -171,12 +164,13 @@ for _fn, _name in _F_UNARY.items():
                           "same" if _name in ("relu", "frac") else "float")
 CALLEES.update({
     np.where: Callee("np.where", "condition, x, y, /", where, "promote_last2"),
-    np.clip: Callee("np.clip", "a, a_min, a_max, /", clip, "same"),
+    np.clip: Callee("np.clip", "a, a_min=None, a_max=None, out=None, *, min=None, max=None",
+                    numpy_arrays.clip, "same"),
     np.split: Callee("np.split", "ary, indices_or_sections, axis=0", split),
     np.concatenate: Callee("np.concatenate", "arrays, /, axis=0", concatenate),
     np.stack: Callee("np.stack", "arrays, axis=0", stack),
     np.reshape: Callee("np.reshape", "a, /, shape", reshape),
-    np.transpose: Callee("np.transpose", "a, axes=None", _transpose),
+    np.transpose: Callee("np.transpose", "a, axes=None", numpy_arrays.transpose_axes),
     np.round: Callee("np.round", "a, decimals=0", numpy_more.round_, "same"),
     F.threshold: Callee("F.threshold", "x, threshold, value", _aten("threshold", "F.threshold"),
                         "same"),
@@ -191,8 +185,8 @@ CALLEES.update({
     int: Callee("int", "x, /", to_int),
     bool: Callee("bool", "x, /", to_bool),
     abs: Callee("abs", "x, /", _unary("abs", "abs"), "same"),
-    min: Callee("min", "a, b, /", _binary("min"), "promote"),
-    max: Callee("max", "a, b, /", _binary("max"), "promote"),
+    min: Callee("min", "*args", numpy_arrays.extreme("min"), "promote"),
+    max: Callee("max", "*args", numpy_arrays.extreme("max"), "promote"),
     len: Callee("len", "x, /", _len),
     math.exp: Callee("math.exp", "x, /", _unary("exp", "math.exp")),
     math.log: Callee("math.log", "x, /", _unary("log", "math.log")),
@@ -295,13 +289,26 @@ CALLEES.update({
     np.isclose: Callee("np.isclose", "a, b, rtol=1e-05, atol=1e-08, equal_nan=False",
                        numpy_more.isclose),
     sum: Callee("sum", "iterable, /, start=0", numpy_more.builtin_sum),
+    np.trace: Callee("np.trace", "a, offset=0, axis1=0, axis2=1, dtype=None, out=None",
+                     numpy_arrays.trace),
+    np.diag: Callee("np.diag", "v, k=0", numpy_arrays.diag),
+    np.triu: Callee("np.triu", "m, k=0", numpy_arrays.triangle("triu")),
+    np.tril: Callee("np.tril", "m, k=0", numpy_arrays.triangle("tril")),
+    np.logaddexp: Callee("np.logaddexp", "x1, x2, /", numpy_arrays.smooth("logaddexp",
+                                                                           np.logaddexp)),
+    np.hypot: Callee("np.hypot", "x1, x2, /", numpy_arrays.smooth("hypot", np.hypot)),
+    # (optimize= only chooses NumPy's contraction order; the result is the same)
+    np.einsum: Callee("np.einsum", "subscripts, *operands, optimize=False",
+                      lambda b, subscripts, operands, optimize: einsum(b, subscripts, operands)),
 })
 
 # Methods and attributes of arrays (the receiver is the first argument).
 METHODS: dict[str, Callee] = {
     "reshape": Callee("reshape", "self, *shape", _reshape_method),
-    "clip": Callee("clip", "self, min=None, max=None", clip, "same"),
-    "transpose": Callee("transpose", "self", transpose),
+    "clip": Callee("clip", "self, min=None, max=None", lambda b, x, lo, hi: numpy_arrays.clip(
+        b, x, lo, hi), "same"),
+    "transpose": Callee("transpose", "self, *axes", numpy_arrays.transpose_axes),
+    "round": Callee("round", "self, decimals=0", numpy_more.round_, "same"),
     "swapaxes": Callee("swapaxes", "self, axis1, axis2", numpy_more.swapaxes),
     "item": Callee("item", "self", _item),
     "cumsum": Callee("cumsum", "self, axis=None", numpy_lowering.cumsum),

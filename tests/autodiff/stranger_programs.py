@@ -496,12 +496,88 @@ def masked_assignments(x):
     return np.sum(y ** 2) + np.sum(z ** 3)
 
 
-# -- refused: each must raise a FusejitError naming its line --------------------------------
+# -- einsum, diagonals, triangles, permutations, integer-array indexing, row writes
 
 @fusejit.jit
-def write_into_argument(x, w):
-    x += w
-    return np.sum(x * x)
+def einsum_contractions(a, b, x, y):
+    return (np.sum(np.einsum('ij,jk->ik', a, b) ** 2)
+            + np.sum(np.einsum('bij,bjk->bik', x, y) * 0.5)
+            + np.einsum('ij,ij->', a, a)
+            + np.einsum('i,i->', a[0], a[1])
+            + np.sum(np.einsum('ij->j', a) ** 2)
+            + np.einsum('ii->', x[0] @ y[0])
+            + np.sum(np.einsum('i,j->ij', a[0], b[:, 0]) ** 2))
+
+
+@fusejit.jit
+def einsum_more(x, w, v):
+    h = np.tanh(np.einsum('bi,ij->bj', x, w))
+    return (np.sum(np.einsum('bj,bj->b', h, h)) + np.sum(np.einsum('ij,jk,k', w.T, w, v) ** 2)
+            + np.sum(np.einsum('ij', w) * np.einsum('ji', w.T)) + np.sum(np.einsum('ii->i', w.T @ w)))
+
+
+@fusejit.jit
+def matrix_parts(a, v):
+    return (np.trace(a @ a.T) + np.sum(np.diag(a) ** 2) + np.sum(np.diag(v) @ a)
+            + np.sum(np.triu(a) ** 2) + np.sum(np.tril(a, -1) * a) + np.trace(a, 1)
+            + np.sum(np.diag(a, k=-1) * v[:3]) + np.sum(np.diag(v[1:], 1) * a))
+
+
+@fusejit.jit
+def smooth_maxes(x, y):
+    return (np.sum(np.logaddexp(0.0, x)) + np.sum(np.logaddexp(x, y) ** 2)
+            + np.sum(np.hypot(x, y)) + np.mean(np.logaddexp(x, 1.5)))
+
+
+@fusejit.jit
+def permuted(x, w):
+    return (np.sum(x.transpose(2, 0, 1) * w) + np.sum(np.transpose(x, (1, 0, 2)) ** 2)
+            + np.sum(x.transpose((0, 2, 1))[1] * w[:, 0, :]) + np.sum(x.T ** 3)
+            + np.sum(np.transpose(x) * x.T))
+
+
+@fusejit.jit
+def rounded_and_clipped(x, y):
+    return (np.sum(x * x.round()) + np.sum(y * np.round(x, 1))
+            + np.sum(np.clip(x, a_min=-0.5, a_max=0.5) ** 2)
+            + np.sum(np.clip(y, min=-1.0) ** 2) + np.sum(x.clip(max=0.3) * y)
+            + np.sum(np.clip(x, None, 0.2)) + np.sum(np.clip(x, -y * y, y * y)))
+
+
+@fusejit.jit
+def scalar_extremes(x, w, lam: float):
+    a, b, c = np.sum(x), np.sum(x * w), np.sum(x ** 2)
+    return max(a, b, c) + min((a, b)) + max([np.mean(x), 0.5]) * min(lam, 2.0, 3.0)
+
+
+@fusejit.jit
+def gathered(x, idx):
+    return (np.sum(x[idx] ** 2) + np.sum(x[:, [2, 0, 2]] * 3.0)
+            + np.sum(x[idx, 1]) + np.sum(x[-1, idx % 3]))
+
+
+@fusejit.jit
+def picked_log_likelihood(z, labels):
+    e = np.exp(z - z.max(axis=1, keepdims=True))
+    p = e / e.sum(axis=1, keepdims=True)
+    return -np.mean(np.log(p[np.arange(z.shape[0]), labels]))
+
+
+@fusejit.jit
+def embedding_bag(table, tokens, w):
+    vectors = table[tokens]
+    return np.sum(np.tanh(vectors.sum(axis=0) @ w))
+
+
+@fusejit.jit
+def rows_into_buffer(x, w):
+    n = x.shape[0]
+    out = np.zeros((n, 3))
+    h = np.zeros(3)
+    for t in range(n):
+        h = np.tanh(w @ h + x[t])
+        out[t] = h
+    return np.sum(out ** 2) + np.sum(out[-1])
 
 
 @fusejit.jit
@@ -509,6 +585,37 @@ def element_assignment(x, w):
     h = np.zeros((2, 3))
     h[0] = x[1] * w
     return np.sum(h * h)
+
+
+@fusejit.jit
+def slice_assignment(x):
+    y = np.zeros((3, 4))
+    y[1:] = x[1:] * 2
+    y[0, :2] = x[0, 2:] ** 2
+    return np.sum(y ** 3)
+
+
+@fusejit.jit
+def concatenated_appends(x, w):
+    pieces = []
+    h = x
+    for _ in range(3):
+        h = np.tanh(h @ w)
+        pieces.append(h)
+    pieces.append(x[:1])
+    cols = []
+    for i in range(2):
+        cols.append(x * (i + 1.0))
+    return (np.sum(np.concatenate(pieces) ** 2)
+            + np.sum(np.concatenate(cols, axis=1)[:, 0]))
+
+
+# -- refused: each must raise a FusejitError naming its line --------------------------------
+
+@fusejit.jit
+def write_into_argument(x, w):
+    x += w
+    return np.sum(x * x)
 
 
 @fusejit.jit
@@ -557,16 +664,29 @@ def loop_write_through_alias(x, w):
 
 
 @fusejit.jit
-def slice_assignment(x):
-    y = np.zeros((3, 4))
-    y[1:] = x[1:] * 2
-    return np.sum(y ** 3)
-
-
-@fusejit.jit
 def two_names_one_buffer(x):
     a = x * 1.0
     b = a
     for _ in range(2):
         a *= 2.0
     return np.sum(a) + np.sum(b)
+
+
+@fusejit.jit
+def einsum_ellipsis(a, b):
+    return np.sum(np.einsum('...ij,...jk->...ik', a, b))
+
+
+@fusejit.jit
+def integer_index_assignment(x):
+    y = x * 1.0
+    y[np.array([0, 2])] = 0.0
+    return np.sum(y ** 2)
+
+
+@fusejit.jit
+def view_read_after_row_write(x, w):
+    h = np.zeros((2, 3))
+    r = h[0]
+    h[0] = x[1] * w
+    return np.sum(r * w) + np.sum(h)
