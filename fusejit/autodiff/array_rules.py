@@ -136,3 +136,18 @@ def _slice_scatter(ctx, node: Node, grads: list) -> list:
     g_self = ctx.emit("aten::slice_scatter", grads[0], ctx.emit("aten::zeros_like", g_src),
                       *bounds)
     return [(self, g_self), (src, g_src)]
+
+
+@derivative("aten::squeeze(Tensor(a) self) -> Tensor(a)")
+def _squeeze(ctx, node: Node, grads: list) -> dict:
+    return {node.input(0): ctx.emit("aten::reshape", grads[0], ctx.size_of(node.input(0)))}
+
+
+@derivative("aten::constant_pad_nd(Tensor self, int[] pad, Scalar value=0) -> Tensor")
+def _constant_pad_nd(ctx, node: Node, grads: list) -> dict:
+    # constant_pad_nd_backward: the gradient padded by the negated pads (which crops it)
+    self, pad = node.input(0), node.input(1)
+    if pad.node.kind != "prim::Constant":
+        ctx.unsupported(node, "aten::constant_pad_nd is differentiated for constant pads")
+    crop = ctx.const([-p for p in constant_value(pad.node)])
+    return {self: ctx.emit("aten::constant_pad_nd", grads[0], crop, ctx.const(0))}

@@ -24,7 +24,7 @@ from ..ir.graph import Value
 from ..ir.symbols import aten, prim
 from ..ir.types import INT, TENSOR, ListType, OptionalType
 from .builder import IRBuilder, Item, describe, is_none, is_tensor, scalar_type_of
-from .lowering import _array, as_tensor, binary, transpose
+from .lowering import _array, as_tensor, binary, reshape, transpose
 from .numpy_dtypes import conform, dtype_of
 
 
@@ -152,6 +152,204 @@ def extreme(op: str):
     return lower
 
 
+def squeeze(b: IRBuilder, x: Item, axis: Item = None) -> Value:
+    """``np.squeeze``: without an axis ``aten::squeeze`` (its rank depends on the sizes); with
+    one, a reshape to the other dimensions, which fails (as NumPy does) when that dimension is
+    not of size 1."""
+    x = _array(b, x, "squeeze")
+    if is_none(axis):
+        return b.emit("aten::squeeze", [x], "squeeze")
+    rank = _rank(b, x, "squeeze with an axis")
+    items = axis if isinstance(axis, (tuple, list)) else (axis,)
+    dropped = {_axis(b, rank, a, "squeeze's axis") for a in items}
+    from .lowering import size
+
+    return reshape(b, x, [size(b, x, d) for d in range(rank) if d not in dropped])
+
+
+def atleast(n: int):
+    """``np.atleast_1d``/``2d``: dimensions of 1 added in front (NumPy's 3-D rule differs)."""
+    def lower(b: IRBuilder, x: Item) -> Value:
+        x = _array(b, x, f"np.atleast_{n}d")
+        rank = _rank(b, x, f"np.atleast_{n}d")
+        for _ in range(n - rank):
+            x = b.emit(aten.unsqueeze, [x, 0], f"np.atleast_{n}d")
+        return x
+    return lower
+
+
+def norm(b: IRBuilder, x: Item, ord: Item = None, axis: Item = None,  # noqa: A002
+         keepdims: Item = False) -> Value:
+    """``np.linalg.norm``: vector norms (``ord`` 1, 2, inf, -inf or another number) of 1-D
+    arrays or along one axis, and the Frobenius, 1- and inf-norms of matrices; ``ord=None`` is
+    the 2-norm of the flattened array."""
+    from .numpy_lowering import norm as two_norm
+    from .numpy_lowering import reduce
+
+    order = b.static(ord)
+    x = _array(b, x, "np.linalg.norm")
+    if order is None or (order == "fro" and is_none(axis)):
+        return two_norm(b, x, None, axis, keepdims)
+    what = f"np.linalg.norm(ord={order!r})"
+    rank = _rank(b, x, what)
+    axes = axis if isinstance(axis, (tuple, list)) else None if is_none(axis) else (axis,)
+    matrix = (axes is None and rank == 2) or (axes is not None and len(axes) == 2)
+    (x,) = conform(b, np.sqrt, [x], what)
+    magnitude = b.emit(aten.abs, [x], what)
+    if matrix:
+        if order == "fro":
+            return two_norm(b, x, None, axis, keepdims)
+        if order not in (1, -1, np.inf, -np.inf):
+            raise b.error(f"{what} of a matrix is not supported (ord 2 and 'nuc' need singular "
+                          f"values); use ord='fro', 1 or np.inf")
+        rows, cols = axes if axes is not None else (0, 1)
+        inner, outer = (rows, cols) if order in (1, -1) else (cols, rows)
+        sums = reduce(b, "sum", magnitude, inner, True)
+        pick = "max" if order > 0 else "min"
+        keep = b.static_bool(keepdims, "np.linalg.norm's keepdims")
+        return reduce(b, pick, sums, outer if keep else (inner, outer), keep)
+    if axes is None and rank != 1:
+        raise b.error(f"{what} needs a 1-D array or an axis (a 2-D array with a matrix ord)")
+    along = None if axes is None else axes[0]
+    if not isinstance(order, (int, float)) or isinstance(order, bool):
+        raise b.error(f"{what}: a vector's ord must be a number")
+    if order in (np.inf, -np.inf):
+        return reduce(b, "max" if order > 0 else "min", magnitude, along, keepdims)
+    if order == 1:
+        return reduce(b, "sum", magnitude, along, keepdims)
+    if order == 2:
+        return two_norm(b, x, None, along, keepdims)
+    if order <= 0:
+        raise b.error(f"{what}: ord 0 and negative orders have no gradient here; not supported")
+    powered = binary(b, "pow", magnitude, float(order))
+    return binary(b, "pow", reduce(b, "sum", powered, along, keepdims), 1.0 / order)
+
+
+def average(b: IRBuilder, a: Item, axis: Item = None, weights: Item = None,
+            returned: Item = False, keepdims: Item = False) -> Value:
+    """``np.average``: the mean, or ``sum(a * w) / sum(w)`` (1-D weights lie along ``axis``)."""
+    from .numpy_lowering import reduce
+
+    if b.static(returned) is not False:
+        raise b.error("np.average(returned=True) is not supported; compute np.sum(w) too")
+    a = _array(b, a, "np.average")
+    if is_none(weights):
+        return reduce(b, "mean", a, axis, keepdims)
+    w = _array(b, weights, "np.average's weights")
+    rank, wrank = _rank(b, a, "np.average"), _rank(b, w, "np.average's weights")
+    if wrank != rank:
+        if wrank != 1 or is_none(axis) or isinstance(axis, (tuple, list)):
+            raise b.error("np.average: weights of another shape must be 1-D, with one axis")
+        along = _axis(b, rank, axis, "np.average's axis")
+        w = reshape(b, w, [-1 if d == along else 1 for d in range(rank)])
+    total = reduce(b, "sum", binary(b, "mul", a, w), axis, keepdims)
+    return binary(b, "div", total, reduce(b, "sum", binary(b, "mul", w, b.emit(
+        "aten::ones_like", [a], "np.average")), axis, keepdims))
+
+
+def inner(b: IRBuilder, x: Item, y: Item) -> Value:
+    """``np.inner``: a sum over both last axes (``np.einsum('...i,...i')`` with the leading
+    axes of each kept, x's first)."""
+    from .einsum import einsum
+
+    rx, ry = (_rank(b, _array(b, v, "np.inner"), "np.inner") for v in (x, y))
+    if rx == 0 or ry == 0:
+        return binary(b, "mul", x, y)
+    left, right = _LETTERS[:rx - 1], _LETTERS[rx - 1:rx + ry - 2]
+    return einsum(b, f"{left}z,{right}z->{left}{right}", (x, y))
+
+
+def tensordot(b: IRBuilder, x: Item, y: Item, axes: Item = 2) -> Value:
+    """``np.tensordot``: ``axes=n`` sums x's last n axes with y's first n; a pair of axis
+    lists names them."""
+    from .einsum import einsum
+
+    rx, ry = (_rank(b, _array(b, v, "np.tensordot"), "np.tensordot") for v in (x, y))
+    spec = b.static(axes)
+    if isinstance(spec, int) and not isinstance(spec, bool):
+        if not 0 <= spec <= min(rx, ry):
+            raise b.error(f"np.tensordot: axes={spec} does not fit ranks {rx} and {ry}")
+        pairs = list(zip(range(rx - spec, rx), range(spec)))
+    elif isinstance(spec, tuple) and len(spec) == 2:
+        firsts, seconds = ((s,) if isinstance(s, int) else tuple(s) for s in spec)
+        if len(firsts) != len(seconds):
+            raise b.error("np.tensordot: the two axis lists must have the same length")
+        pairs = [(a % rx, c % ry) for a, c in zip(firsts, seconds)]
+    else:
+        raise b.error(f"np.tensordot: axes must be a constant int or a pair of axis lists, got "
+                      f"{describe(axes)}")
+    left = list(_LETTERS[:rx])
+    right = list(_LETTERS[rx:rx + ry])
+    for a, c in pairs:
+        right[c] = left[a]
+    summed = {left[a] for a, _ in pairs}
+    out = [c for c in left if c not in summed] + [c for c in right if c not in summed]
+    return einsum(b, f"{''.join(left)},{''.join(right)}->{''.join(out)}", (x, y))
+
+
+_LETTERS = "abcdefghijklmnopqrstuvwxy"   # (z: inner's summed axis)
+
+
+def pad(b: IRBuilder, x: Item, pad_width: Item, mode: Item = None,
+        constant_values: Item = 0) -> Value:
+    """``np.pad`` with a constant: ``aten::constant_pad_nd`` (its pads run from the last
+    dimension back, before then after)."""
+    x = _array(b, x, "np.pad")
+    if b.static(mode) not in (None, "constant"):
+        raise b.error(f"np.pad: only mode='constant' is supported, got {b.static(mode)!r}")
+    rank = _rank(b, x, "np.pad")
+    widths = b.static(pad_width)
+    if isinstance(widths, int):
+        widths = ((widths, widths),)
+    if not isinstance(widths, tuple) or not widths:
+        raise b.error(f"np.pad: pad_width must be constant ints, got {describe(pad_width)}")
+    if all(isinstance(w, int) for w in widths):
+        widths = (tuple(widths) * 2 if len(widths) == 1 else tuple(widths),)
+    if len(widths) == 1:
+        widths = widths * rank
+    if len(widths) != rank or any(len(w) != 2 or min(w) < 0 for w in widths):
+        raise b.error(f"np.pad: pad_width {widths} does not fit an array of dimension {rank}")
+    pads = [p for before, after in reversed(widths) for p in (before, after)]
+    value = b.static(constant_values)
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        raise b.error("np.pad: constant_values must be a constant number")
+    return b.emit("aten::constant_pad_nd", [x, pads, value], "np.pad")
+
+
+def take(b: IRBuilder, a: Item, indices: Item, axis: Item = None) -> Value:
+    """``np.take(a, idx, axis)``: ``a.flatten()[idx]``, or ``idx`` along ``axis``."""
+    a = _array(b, a, "np.take")
+    if is_none(axis):
+        return advanced_index(b, reshape(b, a, [-1]), [indices])
+    rank = _rank(b, a, "np.take")
+    along = _axis(b, rank, axis, "np.take's axis")
+    return advanced_index(b, a, [slice(None)] * along + [indices])
+
+
+def take_along_axis(b: IRBuilder, arr: Item, indices: Item, axis: Item) -> Value:
+    """``np.take_along_axis``: ``aten::index`` with ``indices`` along ``axis`` and, along each
+    other axis, its positions (an ``arange`` shaped to broadcast)."""
+    from .lowering import size
+    from .numpy_lowering import arange
+
+    arr = _array(b, arr, "np.take_along_axis")
+    rank = _rank(b, arr, "np.take_along_axis")
+    if is_none(axis):
+        arr, rank, along = reshape(b, arr, [-1]), 1, 0
+    else:
+        along = _axis(b, rank, axis, "np.take_along_axis's axis")
+    if _rank(b, _array(b, indices, "np.take_along_axis"), "np.take_along_axis") != rank:
+        raise b.error("np.take_along_axis: indices must have as many dimensions as the array")
+    items: list[Item] = []
+    for d in range(rank):
+        if d == along:
+            items.append(indices)
+        else:
+            positions = arange(b, 0, size(b, arr, d), 1, np.int64)
+            items.append(reshape(b, positions, [-1 if k == d else 1 for k in range(rank)]))
+    return advanced_index(b, arr, items)
+
+
 # -- integer-array indexing -----------------------------------------------------------------
 
 
@@ -203,5 +401,6 @@ def advanced_index(b: IRBuilder, x: Value, items: list[Item]) -> Value:
     return b.emit("aten::index", [x, node.output()], "indexing")
 
 
-__all__ = ["advanced_index", "clip", "diag", "extreme", "is_int_array", "smooth", "trace",
-           "transpose_axes", "triangle"]
+__all__ = ["advanced_index", "atleast", "average", "clip", "diag", "extreme", "inner",
+           "is_int_array", "norm", "pad", "smooth", "squeeze", "take", "take_along_axis",
+           "tensordot", "trace", "transpose_axes", "triangle"]

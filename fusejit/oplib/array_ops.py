@@ -153,6 +153,20 @@ def _slice_scatter(self: np.ndarray, src: np.ndarray, dim: int = 0, start: int |
     return out
 
 
+def _constant_pad_nd(self: np.ndarray, pad: list[int], value: float = 0) -> np.ndarray:
+    """Pads from the last dimension back (before, after); a negative pad crops."""
+    if len(pad) % 2 or len(pad) // 2 > self.ndim:
+        raise RuntimeError(f"Padding length must be divisible by 2 and at most twice the "
+                           f"number of dimensions ({self.ndim}), got {len(pad)}")
+    widths = [(0, 0)] * self.ndim
+    for k in range(len(pad) // 2):
+        widths[self.ndim - 1 - k] = (pad[2 * k], pad[2 * k + 1])
+    crop = tuple(slice(max(-lo, 0), self.shape[d] - max(-hi, 0))
+                 for d, (lo, hi) in enumerate(widths))
+    grown = [(max(lo, 0), max(hi, 0)) for lo, hi in widths]
+    return np.pad(self[crop], grown, constant_values=value)
+
+
 def _cat_offsets(tensors: list, dim: int) -> list[int]:
     """Where each of ``tensors`` starts in their ``cat`` along ``dim``, and where the last
     ends (the forward saves it for the gradient of a ``cat`` of an appended list)."""
@@ -180,4 +194,7 @@ register("aten::select_scatter(Tensor self, Tensor src, int dim, int index) -> T
          _select_scatter)
 register("aten::slice_scatter(Tensor self, Tensor src, int dim=0, int? start=None, "
          "int? end=None, int step=1) -> Tensor", _slice_scatter)
+register("aten::squeeze(Tensor(a) self) -> Tensor(a)", lambda self: np.squeeze(self))
+register("aten::constant_pad_nd(Tensor self, int[] pad, Scalar value=0) -> Tensor",
+         _constant_pad_nd)
 register("fusejit::cat_offsets(Tensor[] tensors, int dim) -> int[]", _cat_offsets)

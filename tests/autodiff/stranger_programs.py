@@ -610,6 +610,33 @@ def concatenated_appends(x, w):
             + np.sum(np.concatenate(cols, axis=1)[:, 0]))
 
 
+@fusejit.jit
+def squeezed_padded_taken(x, v, idx):
+    y = (x @ v[:, None]).squeeze()
+    return (np.sum(y ** 2) + np.sum(np.squeeze(x[:, :1], axis=1) * v[:3])
+            + np.sum(np.take(x, idx) ** 2) + np.sum(np.take(x, idx[:2] % 3, axis=0) * x[:2])
+            + np.sum(np.take_along_axis(x, idx[:3, None] % 4, axis=1))
+            + np.sum(np.atleast_2d(v) ** 2) + np.sum(np.atleast_1d(np.sum(v)) * 2)
+            + np.sum(np.pad(x, ((0, 1), (2, 0))) ** 2)
+            + np.sum(np.pad(v, (1, 2), constant_values=0.5) ** 3))
+
+
+@fusejit.jit
+def products_and_averages(x, w, v):
+    return (np.sum(np.tensordot(x, w, axes=1) ** 2) + np.sum(np.tensordot(x, x, axes=([0], [0])))
+            + np.sum(np.inner(x, x) ** 2) + np.inner(v, v)
+            + np.average(x, weights=np.abs(x) + 1.0) + np.sum(np.average(x, axis=1, weights=v))
+            + np.average(v))
+
+
+@fusejit.jit
+def vector_and_matrix_norms(x, v):
+    return (np.linalg.norm(v, 1) + np.linalg.norm(v, np.inf) + np.linalg.norm(v, ord=3)
+            + np.linalg.norm(x, np.inf) + np.linalg.norm(x, 1)
+            + np.sum(np.linalg.norm(x, ord=1, axis=1)) + np.linalg.norm(x, 'fro')
+            + np.sum(np.linalg.norm(x, axis=0, keepdims=True)))
+
+
 # -- refused: each must raise a FusejitError naming its line --------------------------------
 
 @fusejit.jit

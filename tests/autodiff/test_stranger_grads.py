@@ -127,6 +127,9 @@ CASES = [
     (P.element_assignment, lambda: [n(2, 3), n(3)], (0, 1)),
     (P.slice_assignment, lambda: [n(3, 4)], (0,)),
     (P.concatenated_appends, lambda: [n(2, 3), n(3, 3)], (0, 1)),
+    (P.squeezed_padded_taken, lambda: [n(3, 4), n(4), np.array([0, 11, 5, 5])], (0, 1)),
+    (P.products_and_averages, lambda: [n(3, 4), n(4, 2), n(4)], (0, 1, 2)),
+    (P.vector_and_matrix_norms, lambda: [away(3, 4), away(4)], (0, 1)),
 ]
 
 
