@@ -1,4 +1,5 @@
-"""Writes through views of fresh arrays (``out[t] = h``, ``y[1:] = v``, ``h[0, :2] = 0.0``)
+"""Writes through views of fresh arrays (``out[t] = h``, ``y[1:] = v``, ``h[0, :2] = 0.0``,
+``acc[i] += v``)
 rewritten as the scatter ops PyTorch's functionalization uses, before differentiating::
 
     out = np.zeros((n, 3))        %out = aten::zeros(...)
@@ -29,10 +30,22 @@ _SCATTERS = {"aten::select": "aten::select_scatter", "aten::slice": "aten::slice
 
 def functionalize_view_writes(graph: Graph) -> None:
     """Rewrite the ``copy_``/``fill_`` through select/slice views that no alias observes."""
-    for node in [n for n in graph.all_nodes() if n.kind in ("aten::copy_", "aten::fill_")]:
+    for node in [n for n in graph.all_nodes() if _is_write(n)]:
         found = _writable(node)
         if found is not None:
             _rewrite(graph, node, *found)
+
+
+def _is_write(node: Node) -> bool:
+    """``copy_``/``fill_``, or an in-place op on its first input with an out-of-place form
+    (``acc[i] += v`` is ``add_`` on the view)."""
+    from .functionalize import _pure_schema
+
+    if node.kind in ("aten::copy_", "aten::fill_"):
+        return True
+    schema = node.schema
+    return (node.kind.endswith("_") and schema is not None and schema.written == (0,)
+            and _pure_schema(node) is not None)
 
 
 def _returns_alias(node: Node) -> bool:
@@ -111,7 +124,11 @@ def _rewrite(graph: Graph, node: Node, base: Value, chain: list[Node], loops: li
             src = _insert(graph, node, "aten::full_like", [innermost, node.input(1)] +
                           [graph.insert_constant(None)] * 5, innermost.type)
         else:
-            src = _insert(graph, node, "aten::type_as", [node.input(1), innermost], innermost.type)
+            src = node.input(1)
+            if node.kind != "aten::copy_":   # (add_: the view's new value is view + v)
+                src = _insert(graph, node, node.kind[:-1], [innermost, *node.inputs[1:]],
+                              innermost.type)
+            src = _insert(graph, node, "aten::type_as", [src, innermost], innermost.type)
             size = _insert(graph, node, "aten::size", [innermost], ListType(INT))
             src = _insert(graph, node, "aten::expand", [src, size, graph.insert_constant(False)],
                           innermost.type)

@@ -350,6 +350,24 @@ def take_along_axis(b: IRBuilder, arr: Item, indices: Item, axis: Item) -> Value
     return advanced_index(b, arr, items)
 
 
+def unpack_rows(b: IRBuilder, x: Value, count: int) -> tuple[Value, ...]:
+    """``a, b, c = x``: x's rows, after a run-time check that it has ``count`` of them
+    (NumPy's ValueError, here a JITException naming the line)."""
+    from .lowering import size
+
+    if x.type.rank == 0:
+        raise b.error("cannot unpack a 0-d array")
+    rows = size(b, x, 0)
+    fits = b.create(prim.If, [b.value(binary(b, "eq", rows, count))], 0)
+    fits.add_block()
+    fail = fits.add_block()
+    with b.graph.inserting_before(fail):
+        b.create(prim.RaiseException, [b.value_const(
+            f"ValueError: cannot unpack an array into {count} names: its length is not "
+            f"{count}")], 0)
+    return tuple(b.emit(aten.select, [x, 0, i], "unpacking") for i in range(count))
+
+
 # -- integer-array indexing -----------------------------------------------------------------
 
 
@@ -403,4 +421,4 @@ def advanced_index(b: IRBuilder, x: Value, items: list[Item]) -> Value:
 
 __all__ = ["advanced_index", "atleast", "average", "clip", "diag", "extreme", "inner",
            "is_int_array", "norm", "pad", "smooth", "squeeze", "take", "take_along_axis",
-           "tensordot", "trace", "transpose_axes", "triangle"]
+           "tensordot", "trace", "transpose_axes", "triangle", "unpack_rows"]

@@ -637,6 +637,22 @@ def vector_and_matrix_norms(x, v):
             + np.sum(np.linalg.norm(x, axis=0, keepdims=True)))
 
 
+@fusejit.jit
+def writes_and_unpacking(x, w):
+    h = np.zeros_like(x)
+    h[:, 0] = x[:, 0] * 2
+    h[:, 1:] = np.tanh(x[:, 1:])
+    acc = np.zeros((2, 4))
+    for t in range(x.shape[0]):
+        acc[t % 2] += x[t] * w
+    grid = np.zeros((2, 4))
+    for i in range(2):
+        for j in range(4):
+            grid[i, j] = x[i, j] * w[j] + 1.0
+    a, b, c = x
+    return np.sum(h ** 2) + np.sum(acc ** 2) + np.sum(grid ** 2) + np.sum(a * b + c)
+
+
 # -- refused: each must raise a FusejitError naming its line --------------------------------
 
 @fusejit.jit

@@ -130,6 +130,7 @@ CASES = [
     (P.squeezed_padded_taken, lambda: [n(3, 4), n(4), np.array([0, 11, 5, 5])], (0, 1)),
     (P.products_and_averages, lambda: [n(3, 4), n(4, 2), n(4)], (0, 1, 2)),
     (P.vector_and_matrix_norms, lambda: [away(3, 4), away(4)], (0, 1)),
+    (P.writes_and_unpacking, lambda: [n(3, 4), n(4)], (0, 1)),
 ]
 
 
