@@ -151,3 +151,47 @@ def _constant_pad_nd(ctx, node: Node, grads: list) -> dict:
         ctx.unsupported(node, "aten::constant_pad_nd is differentiated for constant pads")
     crop = ctx.const([-p for p in constant_value(pad.node)])
     return {self: ctx.emit("aten::constant_pad_nd", grads[0], crop, ctx.const(0))}
+
+
+# -- inverse, determinant, solve (square matrices) -----------------------------------------------
+
+def _mT(ctx, v: Value) -> Value:
+    return ctx.emit("aten::transpose", v, ctx.const(-1), ctx.const(-2))
+
+
+@derivative("aten::linalg_inv(Tensor A) -> Tensor")
+def _linalg_inv(ctx, node: Node, grads: list) -> dict:
+    # linalg_inv: -inverse^T @ grad @ inverse^T
+    inverse_t = _mT(ctx, ctx.saved(node.output()))
+    product = ctx.emit("aten::matmul", inverse_t, ctx.emit("aten::matmul", grads[0], inverse_t))
+    return {node.input(0): ctx.emit("aten::neg", product)}
+
+
+@derivative("aten::linalg_det(Tensor A) -> Tensor")
+def _linalg_det(ctx, node: Node, grads: list) -> dict:
+    # linalg_det_backward for an invertible A: grad * det * A^-T (a singular A gives inf/nan
+    # here, where PyTorch goes through the SVD)
+    a = node.input(0)
+    scale = _times(ctx, grads[0], ctx.saved(node.output()))
+    for _ in range(2):
+        scale = ctx.emit("aten::unsqueeze", scale, ctx.const(-1))
+    inverse_t = _mT(ctx, ctx.emit("aten::linalg_inv", ctx.saved(a)))
+    return {a: _times(ctx, scale, inverse_t)}
+
+
+@derivative("aten::linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor")
+def _linalg_solve(ctx, node: Node, grads: list) -> list:
+    # linalg_solve_backward: gB = A^-T grad; gA = -gB X^T (X the result; outer for a vector B)
+    a, b = node.input(0), node.input(1)
+    ranks = (ctx.rank_of(a), ctx.rank_of(b))
+    if ranks not in ((2, 1), (2, 2)):
+        ctx.unsupported(node, f"aten::linalg_solve of ranks {ranks} is differentiated for a "
+                              f"matrix and a vector or matrix only")
+    g_b = ctx.emit("aten::linalg_solve", _mT(ctx, ctx.saved(a)), grads[0], ctx.const(True))
+    x = ctx.saved(node.output())
+    if ranks[1] == 1:
+        g_b2, x2 = (ctx.emit("aten::unsqueeze", v, ctx.const(k)) for v, k in ((g_b, 1), (x, 0)))
+        g_a = ctx.emit("aten::matmul", g_b2, x2)
+    else:
+        g_a = ctx.emit("aten::matmul", g_b, _mT(ctx, x))
+    return [(a, ctx.emit("aten::neg", g_a)), (b, g_b)]

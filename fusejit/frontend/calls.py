@@ -309,6 +309,10 @@ CALLEES.update({
     np.take: Callee("np.take", "a, indices, axis=None", numpy_arrays.take),
     np.take_along_axis: Callee("np.take_along_axis", "arr, indices, axis",
                                numpy_arrays.take_along_axis),
+    np.linalg.inv: Callee("np.linalg.inv", "a", numpy_arrays.linalg("inv")),
+    np.linalg.det: Callee("np.linalg.det", "a", numpy_arrays.linalg("det")),
+    np.linalg.slogdet: Callee("np.linalg.slogdet", "a", numpy_arrays.slogdet),
+    np.linalg.solve: Callee("np.linalg.solve", "a, b", numpy_arrays.solve),
     # (optimize= only chooses NumPy's contraction order; the result is the same)
     np.einsum: Callee("np.einsum", "subscripts, *operands, optimize=False",
                       lambda b, subscripts, operands, optimize: einsum(b, subscripts, operands)),

@@ -368,6 +368,34 @@ def unpack_rows(b: IRBuilder, x: Value, count: int) -> tuple[Value, ...]:
     return tuple(b.emit(aten.select, [x, 0, i], "unpacking") for i in range(count))
 
 
+def linalg(name: str):
+    """``np.linalg.inv``/``det`` of square matrices (stacks of them too)."""
+    def lower(b: IRBuilder, a: Item) -> Value:
+        what = f"np.linalg.{name}"
+        (a,) = conform(b, getattr(np.linalg, name), [_array(b, a, what)], what)
+        if _rank(b, a, what) < 2:
+            raise b.error(f"{what} needs a 2-D array (or a stack of matrices)")
+        return b.emit(f"aten::linalg_{name}", [a], what)
+    return lower
+
+
+def slogdet(b: IRBuilder, a: Item) -> tuple[Value, Value]:
+    """``sign, logdet = np.linalg.slogdet(a)``: the sign and log of ``|det(a)|`` (computed
+    from the determinant: its range is float's)."""
+    det = linalg("det")(b, a)
+    sign = b.emit(aten.sign, [det], "np.linalg.slogdet")
+    return sign, b.emit(aten.log, [b.emit(aten.abs, [det], "np.linalg.slogdet")],
+                        "np.linalg.slogdet")
+
+
+def solve(b: IRBuilder, a: Item, x: Item) -> Value:
+    what = "np.linalg.solve"
+    a, x = conform(b, np.linalg.solve, [_array(b, a, what), _array(b, x, what)], what)
+    if _rank(b, a, what) != 2 or _rank(b, x, what) not in (1, 2):
+        raise b.error(f"{what}: a 2-D matrix and a 1-D or 2-D right-hand side are supported")
+    return b.emit("aten::linalg_solve", [a, x, True], what)
+
+
 # -- integer-array indexing -----------------------------------------------------------------
 
 
@@ -420,5 +448,6 @@ def advanced_index(b: IRBuilder, x: Value, items: list[Item]) -> Value:
 
 
 __all__ = ["advanced_index", "atleast", "average", "clip", "diag", "extreme", "inner",
-           "is_int_array", "norm", "pad", "smooth", "squeeze", "take", "take_along_axis",
-           "tensordot", "trace", "transpose_axes", "triangle", "unpack_rows"]
+           "is_int_array", "linalg", "norm", "pad", "slogdet", "smooth", "solve", "squeeze",
+           "take", "take_along_axis", "tensordot", "trace", "transpose_axes", "triangle",
+           "unpack_rows"]

@@ -9,6 +9,7 @@ slice writes, and two smooth binary maps, with PyTorch's schemas and semantics::
     x[idx], x[rows, cols]       %g = aten::index(%x, [%idx])      (None: a full slice)
     out[t] = h                  %o = aten::select_scatter(%out, %h, 0, %t)   (functionalised)
     np.logaddexp(a, b)          %l = aten::logaddexp(%a, %b)
+    np.linalg.inv/det/solve     aten::linalg_inv(%a), aten::linalg_det, aten::linalg_solve
 
 ``fusejit::cat_offsets(%list, %dim)`` (not PyTorch's: its TorchScript ``cat`` gradient builds
 the same list in a loop) gives where each element of a ``cat`` starts.
@@ -167,6 +168,27 @@ def _constant_pad_nd(self: np.ndarray, pad: list[int], value: float = 0) -> np.n
     return np.pad(self[crop], grown, constant_values=value)
 
 
+def _square(what: str, a: np.ndarray) -> None:
+    if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
+        raise RuntimeError(f"{what}: A must be batches of square matrices, but they are "
+                           f"{' by '.join(map(str, a.shape[-2:]))} matrices")
+
+
+def _linalg(what: str, fn):
+    def body(a: np.ndarray) -> np.ndarray:
+        _square(what, a)
+        return as_tensor(fn(a.astype(np.result_type(a.dtype, np.float32), copy=False)))
+    return body
+
+
+def _linalg_solve(a: np.ndarray, b: np.ndarray, left: bool = True) -> np.ndarray:
+    _square("linalg.solve", a)
+    if not left:
+        raise RuntimeError("linalg.solve: left=False is not supported")
+    dtype = result_type(a, b)
+    return as_tensor(np.linalg.solve(a.astype(dtype, copy=False), b.astype(dtype, copy=False)))
+
+
 def _cat_offsets(tensors: list, dim: int) -> list[int]:
     """Where each of ``tensors`` starts in their ``cat`` along ``dim``, and where the last
     ends (the forward saves it for the gradient of a ``cat`` of an appended list)."""
@@ -197,4 +219,7 @@ register("aten::slice_scatter(Tensor self, Tensor src, int dim=0, int? start=Non
 register("aten::squeeze(Tensor(a) self) -> Tensor(a)", lambda self: np.squeeze(self))
 register("aten::constant_pad_nd(Tensor self, int[] pad, Scalar value=0) -> Tensor",
          _constant_pad_nd)
+register("aten::linalg_inv(Tensor A) -> Tensor", _linalg("linalg.inv", np.linalg.inv))
+register("aten::linalg_det(Tensor A) -> Tensor", _linalg("linalg.det", np.linalg.det))
+register("aten::linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor", _linalg_solve)
 register("fusejit::cat_offsets(Tensor[] tensors, int dim) -> int[]", _cat_offsets)

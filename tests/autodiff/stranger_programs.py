@@ -653,6 +653,16 @@ def writes_and_unpacking(x, w):
     return np.sum(h ** 2) + np.sum(acc ** 2) + np.sum(grid ** 2) + np.sum(a * b + c)
 
 
+@fusejit.jit
+def gaussian_log_likelihood(x, mu, chol):
+    cov = chol @ chol.T + 0.5 * np.eye(x.shape[1])
+    d = x - mu
+    sign, logdet = np.linalg.slogdet(cov)
+    precision = np.linalg.inv(cov)
+    return (0.5 * np.sum(d * np.linalg.solve(cov, d.T).T) + 0.5 * x.shape[0] * sign * logdet
+            + np.trace(precision) + np.log(np.linalg.det(cov)) + mu @ np.linalg.solve(cov, mu))
+
+
 # -- refused: each must raise a FusejitError naming its line --------------------------------
 
 @fusejit.jit

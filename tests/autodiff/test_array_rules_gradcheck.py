@@ -1,6 +1,6 @@
 """The rules of ``array_rules`` (permute, diagonal and its backward, diag_embed, triu/tril,
 logaddexp, hypot, index, index_put, select_scatter, slice_scatter, squeeze,
-constant_pad_nd) against float64 central finite differences of the IR itself, over offsets,
+constant_pad_nd, linalg_inv/det/solve) against float64 central finite differences of the IR itself, over offsets,
 dims, broadcast patterns and repeated indices; and in float32 (the gradient keeps the input's
 dtype and agrees with float64's). The reference engine runs them: no kernel is compiled.
 """
@@ -79,6 +79,20 @@ CASES = [
      [(normal(2, 3),)]),
     (on_x(ints("p", [0, 1, -1, 2]) + "%y : Tensor = aten::constant_pad_nd(%x, %p, %z)"),
      [(normal(3, 2, 3),)]),
+]
+
+
+
+def conditioned(*shape: int) -> np.ndarray:
+    """Square matrices far from singular (the identity times 3, plus noise)."""
+    return normal(*shape) * 0.5 + 3.0 * np.eye(shape[-1])
+
+
+CASES += [
+    (on_x("%y : Tensor = aten::linalg_inv(%x)"), [(conditioned(3, 3),), (conditioned(2, 3, 3),)]),
+    (on_x("%y : Tensor = aten::linalg_det(%x)"), [(conditioned(3, 3),), (conditioned(2, 2, 2),)]),
+    (graph("%a : Tensor, %b : Tensor", "%y : Tensor = aten::linalg_solve(%a, %b, %t)"),
+     [(conditioned(3, 3), normal(3)), (conditioned(3, 3), normal(3, 2))]),
 ]
 
 PARAMS = [pytest.param(ir, args, id=f"{ir.split('= aten::')[-1].split('(')[0]}-{i}-{j}")
