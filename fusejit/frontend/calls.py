@@ -313,6 +313,8 @@ CALLEES.update({
     np.linalg.det: Callee("np.linalg.det", "a", numpy_arrays.linalg("det")),
     np.linalg.slogdet: Callee("np.linalg.slogdet", "a", numpy_arrays.slogdet),
     np.linalg.solve: Callee("np.linalg.solve", "a, b", numpy_arrays.solve),
+    np.tile: Callee("np.tile", "A, reps", numpy_arrays.tile),
+    np.repeat: Callee("np.repeat", "a, repeats, axis=None", numpy_arrays.repeat),
     # (optimize= only chooses NumPy's contraction order; the result is the same)
     np.einsum: Callee("np.einsum", "subscripts, *operands, optimize=False",
                       lambda b, subscripts, operands, optimize: einsum(b, subscripts, operands)),
@@ -326,6 +328,7 @@ METHODS: dict[str, Callee] = {
     "transpose": Callee("transpose", "self, *axes", numpy_arrays.transpose_axes),
     "round": Callee("round", "self, decimals=0", numpy_more.round_, "same"),
     "squeeze": Callee("squeeze", "self, axis=None", numpy_arrays.squeeze),
+    "repeat": Callee("repeat", "self, repeats, axis=None", numpy_arrays.repeat),
     "swapaxes": Callee("swapaxes", "self, axis1, axis2", numpy_more.swapaxes),
     "item": Callee("item", "self", _item),
     "cumsum": Callee("cumsum", "self, axis=None", numpy_lowering.cumsum),

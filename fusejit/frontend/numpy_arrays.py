@@ -396,6 +396,55 @@ def solve(b: IRBuilder, a: Item, x: Item) -> Value:
     return b.emit("aten::linalg_solve", [a, x, True], what)
 
 
+def _copies(b: IRBuilder, x: Value, counts: list[int], inside: bool, what: str) -> Value:
+    """Each dimension ``d`` of ``x`` repeated ``counts[d]`` times, as whole blocks (``np.tile``,
+    ``inside=False``: a new dimension before each) or element by element (``np.repeat``: after
+    each); then the pairs merged. Built from reshape and expand, whose rules give the
+    gradient (the copies' gradients summed)."""
+    from .lowering import size
+
+    sizes = [size(b, x, d) for d in range(len(counts))]
+    spread: list[Item] = []
+    target: list[Item] = []
+    for n, c in zip(sizes, counts):
+        spread += [n, 1] if inside else [1, n]
+        target += [n, c] if inside else [c, n]
+    wide = b.emit(aten.expand, [reshape(b, x, spread), b.int_list(target, what), False], what)
+    return reshape(b, wide, [binary(b, "mul", n, c) for n, c in zip(sizes, counts)])
+
+
+def tile(b: IRBuilder, a: Item, reps: Item) -> Value:
+    """``np.tile(a, reps)``: ``a`` given leading dimensions of 1 to match ``reps`` (or ``reps``
+    ones in front to match ``a``), then copied as whole blocks."""
+    x = _array(b, a, "np.tile")
+    counts = b.static(reps)
+    counts = [counts] if isinstance(counts, int) else counts
+    if not isinstance(counts, (tuple, list)) or not all(
+            isinstance(c, int) and not isinstance(c, bool) and c >= 0 for c in counts):
+        raise b.error(f"np.tile: reps must be constant non-negative ints, got {describe(reps)}")
+    rank = _rank(b, x, "np.tile")
+    counts = [1] * (rank - len(counts)) + list(counts)
+    for _ in range(len(counts) - rank):
+        x = b.emit(aten.unsqueeze, [x, 0], "np.tile")
+    return _copies(b, x, counts, False, "np.tile")
+
+
+def repeat(b: IRBuilder, a: Item, repeats: Item, axis: Item = None) -> Value:
+    """``np.repeat(a, k, axis)`` with a constant int ``k``: each element ``k`` times in a row
+    (``a`` flattened first without an axis)."""
+    x = _array(b, a, "np.repeat")
+    k = b.static(repeats)
+    if not isinstance(k, int) or isinstance(k, bool) or k < 0:
+        raise b.error(f"np.repeat: repeats must be a constant non-negative int (per-element "
+                      f"counts are not supported), got {describe(repeats)}")
+    if is_none(axis):
+        x, along, rank = reshape(b, x, [-1]), 0, 1
+    else:
+        rank = _rank(b, x, "np.repeat")
+        along = _axis(b, rank, axis, "np.repeat's axis")
+    return _copies(b, x, [k if d == along else 1 for d in range(rank)], True, "np.repeat")
+
+
 # -- integer-array indexing -----------------------------------------------------------------
 
 
@@ -449,5 +498,5 @@ def advanced_index(b: IRBuilder, x: Value, items: list[Item]) -> Value:
 
 __all__ = ["advanced_index", "atleast", "average", "clip", "diag", "extreme", "inner",
            "is_int_array", "linalg", "norm", "pad", "slogdet", "smooth", "solve", "squeeze",
-           "take", "take_along_axis", "tensordot", "trace", "transpose_axes", "triangle",
-           "unpack_rows"]
+           "repeat", "take", "take_along_axis", "tensordot", "tile", "trace",
+           "transpose_axes", "triangle", "unpack_rows"]

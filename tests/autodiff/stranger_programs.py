@@ -663,6 +663,14 @@ def gaussian_log_likelihood(x, mu, chol):
             + np.trace(precision) + np.log(np.linalg.det(cov)) + mu @ np.linalg.solve(cov, mu))
 
 
+@fusejit.jit
+def tiled_and_repeated(x, v):
+    return (np.sum(np.tile(x, (2, 1)) ** 2) + np.sum(np.repeat(x, 2, axis=0) * np.arange(8.0)[:, None])
+            + np.sum(np.tile(v, 3) * np.arange(9.0)) + np.sum(np.repeat(v, 2) ** 3)
+            + np.sum(np.tile(v, (2, 2)) ** 2) + np.sum(x.repeat(3, axis=1) ** 2)
+            + np.sum(np.tile(x, (2, 1, 3)) * 0.5))
+
+
 # -- refused: each must raise a FusejitError naming its line --------------------------------
 
 @fusejit.jit

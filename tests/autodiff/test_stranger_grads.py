@@ -132,6 +132,7 @@ CASES = [
     (P.vector_and_matrix_norms, lambda: [away(3, 4), away(4)], (0, 1)),
     (P.writes_and_unpacking, lambda: [n(3, 4), n(4)], (0, 1)),
     (P.gaussian_log_likelihood, lambda: [n(5, 3), n(3), n(3, 3)], (0, 1, 2)),
+    (P.tiled_and_repeated, lambda: [n(4, 3), n(3)], (0, 1)),
 ]
 
 
