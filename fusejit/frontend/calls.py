@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import inspect
 import math
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -344,9 +345,38 @@ for _name in numpy_lowering.REDUCTION_NAMES:
 ATTRIBUTES = frozenset({"T", "shape", "ndim", "dtype", "size"})
 
 
+# scipy.special's, looked up only when the program's module imported it (importing SciPy for
+# every program would cost time); kept apart from CALLEES, whose names are NumPy's
+_SCIPY_CALLEES: dict[Any, Callee] = {}
+
+
+def _scipy_callees() -> dict[Any, Callee]:
+    if not _SCIPY_CALLEES and "scipy.special" in sys.modules:
+        from scipy import special
+
+        from . import scipy_special as S
+
+        _SCIPY_CALLEES.update({
+            special.expit: Callee("scipy.special.expit", "x, /", _unary("sigmoid", "expit"),
+                                  "float"),
+            special.logit: Callee("scipy.special.logit", "x, /", S.logit, "float"),
+            special.logsumexp: Callee("scipy.special.logsumexp", "a, axis=None, b=None, "
+                                      "keepdims=False, return_sign=False", S.logsumexp),
+            special.softmax: Callee("scipy.special.softmax", "x, axis=None", S.softmax),
+            special.log_softmax: Callee("scipy.special.log_softmax", "x, axis=None",
+                                        S.log_softmax),
+            special.xlogy: Callee("scipy.special.xlogy", "x, y, /", S.xlogy),
+            special.erf: Callee("scipy.special.erf", "x, /", _unary("erf", "erf"), "float"),
+            special.erfc: Callee("scipy.special.erfc", "x, /", _unary("erfc", "erfc"), "float"),
+            special.gammaln: Callee("scipy.special.gammaln", "x, /",
+                                    _unary("lgamma", "gammaln"), "float"),
+        })
+    return _SCIPY_CALLEES
+
+
 def find_callee(obj: Any) -> Callee | None:
     """The callee for a Python object (function, ufunc, builtin), if it is understood."""
     try:
-        return CALLEES.get(obj)
+        return CALLEES.get(obj) or _scipy_callees().get(obj)
     except TypeError:  # unhashable objects are never callees
         return None

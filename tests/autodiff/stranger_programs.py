@@ -7,6 +7,8 @@ error naming the line, never give a wrong gradient.
 from __future__ import annotations
 
 import numpy as np
+import scipy.special
+from scipy.special import expit, log_softmax, softmax, xlogy
 
 import fusejit
 
@@ -669,6 +671,16 @@ def tiled_and_repeated(x, v):
             + np.sum(np.tile(v, 3) * np.arange(9.0)) + np.sum(np.repeat(v, 2) ** 3)
             + np.sum(np.tile(v, (2, 2)) ** 2) + np.sum(x.repeat(3, axis=1) ** 2)
             + np.sum(np.tile(x, (2, 1, 3)) * 0.5))
+
+
+@fusejit.jit
+def scipy_special_losses(z, t):
+    p = softmax(z, axis=1)
+    return (np.sum(scipy.special.logsumexp(z, axis=1)) + scipy.special.logsumexp(z)
+            + np.sum(expit(z) * t)
+            + np.sum(log_softmax(z, axis=-1) * t) + np.sum(xlogy(t, p))
+            + np.sum(scipy.special.erf(z)) + np.sum(scipy.special.logit(expit(z)) ** 2)
+            + np.sum(scipy.special.logsumexp(z, axis=0, keepdims=True)))
 
 
 # -- refused: each must raise a FusejitError naming its line --------------------------------

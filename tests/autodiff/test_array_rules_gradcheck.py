@@ -10,6 +10,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from fusejit.autodiff.rules import RULES
+
 from .test_rules_gradcheck import PAIRS, check, check_float32, normal, positive
 
 
@@ -95,7 +97,18 @@ CASES += [
      [(conditioned(3, 3), normal(3)), (conditioned(3, 3), normal(3, 2))]),
 ]
 
-PARAMS = [pytest.param(ir, args, id=f"{ir.split('= aten::')[-1].split('(')[0]}-{i}-{j}")
+
+
+def _kind(ir: str) -> str:
+    return "aten::" + ir.split("= aten::")[-1].split("(")[0]
+
+
+# The rules these cases check (for test_rules_gradcheck's "every rule has a check"): each
+# schema of the op the case's last node runs
+ARRAY_SCHEMAS = {schema for ir, _ in CASES for schema in RULES
+                 if schema.split("(")[0].split(".")[0] == _kind(ir)}
+
+PARAMS = [pytest.param(ir, args, id=f"{_kind(ir)[6:]}-{i}-{j}")
           for i, (ir, arg_sets) in enumerate(CASES) for j, args in enumerate(arg_sets)]
 
 
