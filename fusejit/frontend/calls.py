@@ -26,7 +26,7 @@ import numpy as np
 from .. import ops as F
 from ..ir.graph import Value
 from ..ir.types import ListType
-from . import numpy_arrays, numpy_lowering, numpy_more
+from . import numpy_arrays, numpy_linalg, numpy_lowering, numpy_more
 from .builder import IRBuilder, Item, is_tensor
 from .einsum import einsum
 from .lowering import (
@@ -277,7 +277,7 @@ CALLEES.update({
     np.isinf: Callee("np.isinf", "x, /", numpy_lowering.isinf),
     np.isfinite: Callee("np.isfinite", "x, /", numpy_lowering.isfinite),
     np.linalg.norm: Callee("np.linalg.norm", "x, ord=None, axis=None, keepdims=False",
-                           numpy_arrays.norm),
+                           numpy_linalg.norm),
     np.diff: Callee("np.diff", "a, n=1, axis=-1", numpy_more.diff),
     np.count_nonzero: Callee("np.count_nonzero", "a, axis=None", numpy_more.count_nonzero),
     np.logical_and: Callee("np.logical_and", "x1, x2, /", numpy_more.logical("and")),
@@ -302,20 +302,25 @@ CALLEES.update({
     np.atleast_1d: Callee("np.atleast_1d", "a", numpy_arrays.atleast(1)),
     np.atleast_2d: Callee("np.atleast_2d", "a", numpy_arrays.atleast(2)),
     np.average: Callee("np.average", "a, axis=None, weights=None, returned=False, *, "
-                       "keepdims=False", numpy_arrays.average),
-    np.inner: Callee("np.inner", "a, b, /", numpy_arrays.inner),
-    np.tensordot: Callee("np.tensordot", "a, b, axes=2", numpy_arrays.tensordot),
+                       "keepdims=False", numpy_linalg.average),
+    np.inner: Callee("np.inner", "a, b, /", numpy_linalg.inner),
+    np.tensordot: Callee("np.tensordot", "a, b, axes=2", numpy_linalg.tensordot),
     np.pad: Callee("np.pad", "array, pad_width, mode=None, *, constant_values=0",
                    numpy_arrays.pad),
     np.take: Callee("np.take", "a, indices, axis=None", numpy_arrays.take),
     np.take_along_axis: Callee("np.take_along_axis", "arr, indices, axis",
                                numpy_arrays.take_along_axis),
-    np.linalg.inv: Callee("np.linalg.inv", "a", numpy_arrays.linalg("inv")),
-    np.linalg.det: Callee("np.linalg.det", "a", numpy_arrays.linalg("det")),
-    np.linalg.slogdet: Callee("np.linalg.slogdet", "a", numpy_arrays.slogdet),
-    np.linalg.solve: Callee("np.linalg.solve", "a, b", numpy_arrays.solve),
+    np.linalg.inv: Callee("np.linalg.inv", "a", numpy_linalg.linalg("inv")),
+    np.linalg.det: Callee("np.linalg.det", "a", numpy_linalg.linalg("det")),
+    np.linalg.slogdet: Callee("np.linalg.slogdet", "a", numpy_linalg.slogdet),
+    np.linalg.solve: Callee("np.linalg.solve", "a, b", numpy_linalg.solve),
     np.tile: Callee("np.tile", "A, reps", numpy_arrays.tile),
     np.repeat: Callee("np.repeat", "a, repeats, axis=None", numpy_arrays.repeat),
+    np.sort: Callee("np.sort", "a, axis=-1, kind=None", numpy_linalg.sort),
+    np.argsort: Callee("np.argsort", "a, axis=-1, kind=None", numpy_linalg.argsort),
+    np.median: Callee("np.median", "a, axis=None, out=None, overwrite_input=False, "
+                      "keepdims=False", lambda b, a, axis, out, overwrite, keep:
+                      numpy_linalg.median(b, a, axis, keep)),
     # (optimize= only chooses NumPy's contraction order; the result is the same)
     np.einsum: Callee("np.einsum", "subscripts, *operands, optimize=False",
                       lambda b, subscripts, operands, optimize: einsum(b, subscripts, operands)),

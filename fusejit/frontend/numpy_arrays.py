@@ -1,5 +1,6 @@
 """Lowerings for NumPy's axis permutations, diagonals, triangles, integer-array indexing, the
-smooth binary maps and the keyword forms of ``clip`` and builtin ``min``/``max``::
+smooth binary maps, the keyword forms of ``clip`` and builtin ``min``/``max``, and reshaping
+helpers::
 
     x.transpose(2, 0, 1)         aten::permute(%x, [2, 0, 1])      (x.T of 3-D: reversed)
     np.trace(a, k)               aten::sum(aten::diagonal(%a, %k, 0, 1), [-1])
@@ -10,6 +11,11 @@ smooth binary maps and the keyword forms of ``clip`` and builtin ``min``/``max``
     x[idx], x[:, [2, 0]]         aten::index(%x, [None, %idx])     NumPy's advanced indexing
     np.clip(x, a_min=, a_max=)   aten::clamp (number bounds) or clamp(Tensor) (array bounds)
     max(a, b, c), min((a, b))    a chain of max/min
+    np.squeeze, np.atleast_2d    aten::squeeze / a reshape to the other dims; unsqueeze
+    np.pad(x, w)                 aten::constant_pad_nd(%x, [w...])
+    np.tile, np.repeat           reshape, expand, reshape (copies as blocks / element-wise)
+    np.take, take_along_axis     aten::index, with aranges along the other axes
+    a, b = x                     aten::select(%x, 0, 0), aten::select(%x, 0, 1) (length checked)
 
 Integer-array indexing keeps NumPy's semantics (negative indices count from the end, an index
 out of range is an IndexError, ints beside an array broadcast with it, separated advanced
@@ -178,118 +184,6 @@ def atleast(n: int):
     return lower
 
 
-def norm(b: IRBuilder, x: Item, ord: Item = None, axis: Item = None,  # noqa: A002
-         keepdims: Item = False) -> Value:
-    """``np.linalg.norm``: vector norms (``ord`` 1, 2, inf, -inf or another number) of 1-D
-    arrays or along one axis, and the Frobenius, 1- and inf-norms of matrices; ``ord=None`` is
-    the 2-norm of the flattened array."""
-    from .numpy_lowering import norm as two_norm
-    from .numpy_lowering import reduce
-
-    order = b.static(ord)
-    x = _array(b, x, "np.linalg.norm")
-    if order is None or (order == "fro" and is_none(axis)):
-        return two_norm(b, x, None, axis, keepdims)
-    what = f"np.linalg.norm(ord={order!r})"
-    rank = _rank(b, x, what)
-    axes = axis if isinstance(axis, (tuple, list)) else None if is_none(axis) else (axis,)
-    matrix = (axes is None and rank == 2) or (axes is not None and len(axes) == 2)
-    (x,) = conform(b, np.sqrt, [x], what)
-    magnitude = b.emit(aten.abs, [x], what)
-    if matrix:
-        if order == "fro":
-            return two_norm(b, x, None, axis, keepdims)
-        if order not in (1, -1, np.inf, -np.inf):
-            raise b.error(f"{what} of a matrix is not supported (ord 2 and 'nuc' need singular "
-                          f"values); use ord='fro', 1 or np.inf")
-        rows, cols = axes if axes is not None else (0, 1)
-        inner, outer = (rows, cols) if order in (1, -1) else (cols, rows)
-        sums = reduce(b, "sum", magnitude, inner, True)
-        pick = "max" if order > 0 else "min"
-        keep = b.static_bool(keepdims, "np.linalg.norm's keepdims")
-        return reduce(b, pick, sums, outer if keep else (inner, outer), keep)
-    if axes is None and rank != 1:
-        raise b.error(f"{what} needs a 1-D array or an axis (a 2-D array with a matrix ord)")
-    along = None if axes is None else axes[0]
-    if not isinstance(order, (int, float)) or isinstance(order, bool):
-        raise b.error(f"{what}: a vector's ord must be a number")
-    if order in (np.inf, -np.inf):
-        return reduce(b, "max" if order > 0 else "min", magnitude, along, keepdims)
-    if order == 1:
-        return reduce(b, "sum", magnitude, along, keepdims)
-    if order == 2:
-        return two_norm(b, x, None, along, keepdims)
-    if order <= 0:
-        raise b.error(f"{what}: ord 0 and negative orders have no gradient here; not supported")
-    powered = binary(b, "pow", magnitude, float(order))
-    return binary(b, "pow", reduce(b, "sum", powered, along, keepdims), 1.0 / order)
-
-
-def average(b: IRBuilder, a: Item, axis: Item = None, weights: Item = None,
-            returned: Item = False, keepdims: Item = False) -> Value:
-    """``np.average``: the mean, or ``sum(a * w) / sum(w)`` (1-D weights lie along ``axis``)."""
-    from .numpy_lowering import reduce
-
-    if b.static(returned) is not False:
-        raise b.error("np.average(returned=True) is not supported; compute np.sum(w) too")
-    a = _array(b, a, "np.average")
-    if is_none(weights):
-        return reduce(b, "mean", a, axis, keepdims)
-    w = _array(b, weights, "np.average's weights")
-    rank, wrank = _rank(b, a, "np.average"), _rank(b, w, "np.average's weights")
-    if wrank != rank:
-        if wrank != 1 or is_none(axis) or isinstance(axis, (tuple, list)):
-            raise b.error("np.average: weights of another shape must be 1-D, with one axis")
-        along = _axis(b, rank, axis, "np.average's axis")
-        w = reshape(b, w, [-1 if d == along else 1 for d in range(rank)])
-    total = reduce(b, "sum", binary(b, "mul", a, w), axis, keepdims)
-    return binary(b, "div", total, reduce(b, "sum", binary(b, "mul", w, b.emit(
-        "aten::ones_like", [a], "np.average")), axis, keepdims))
-
-
-def inner(b: IRBuilder, x: Item, y: Item) -> Value:
-    """``np.inner``: a sum over both last axes (``np.einsum('...i,...i')`` with the leading
-    axes of each kept, x's first)."""
-    from .einsum import einsum
-
-    rx, ry = (_rank(b, _array(b, v, "np.inner"), "np.inner") for v in (x, y))
-    if rx == 0 or ry == 0:
-        return binary(b, "mul", x, y)
-    left, right = _LETTERS[:rx - 1], _LETTERS[rx - 1:rx + ry - 2]
-    return einsum(b, f"{left}z,{right}z->{left}{right}", (x, y))
-
-
-def tensordot(b: IRBuilder, x: Item, y: Item, axes: Item = 2) -> Value:
-    """``np.tensordot``: ``axes=n`` sums x's last n axes with y's first n; a pair of axis
-    lists names them."""
-    from .einsum import einsum
-
-    rx, ry = (_rank(b, _array(b, v, "np.tensordot"), "np.tensordot") for v in (x, y))
-    spec = b.static(axes)
-    if isinstance(spec, int) and not isinstance(spec, bool):
-        if not 0 <= spec <= min(rx, ry):
-            raise b.error(f"np.tensordot: axes={spec} does not fit ranks {rx} and {ry}")
-        pairs = list(zip(range(rx - spec, rx), range(spec)))
-    elif isinstance(spec, tuple) and len(spec) == 2:
-        firsts, seconds = ((s,) if isinstance(s, int) else tuple(s) for s in spec)
-        if len(firsts) != len(seconds):
-            raise b.error("np.tensordot: the two axis lists must have the same length")
-        pairs = [(a % rx, c % ry) for a, c in zip(firsts, seconds)]
-    else:
-        raise b.error(f"np.tensordot: axes must be a constant int or a pair of axis lists, got "
-                      f"{describe(axes)}")
-    left = list(_LETTERS[:rx])
-    right = list(_LETTERS[rx:rx + ry])
-    for a, c in pairs:
-        right[c] = left[a]
-    summed = {left[a] for a, _ in pairs}
-    out = [c for c in left if c not in summed] + [c for c in right if c not in summed]
-    return einsum(b, f"{''.join(left)},{''.join(right)}->{''.join(out)}", (x, y))
-
-
-_LETTERS = "abcdefghijklmnopqrstuvwxy"   # (z: inner's summed axis)
-
-
 def pad(b: IRBuilder, x: Item, pad_width: Item, mode: Item = None,
         constant_values: Item = 0) -> Value:
     """``np.pad`` with a constant: ``aten::constant_pad_nd`` (its pads run from the last
@@ -366,34 +260,6 @@ def unpack_rows(b: IRBuilder, x: Value, count: int) -> tuple[Value, ...]:
             f"ValueError: cannot unpack an array into {count} names: its length is not "
             f"{count}")], 0)
     return tuple(b.emit(aten.select, [x, 0, i], "unpacking") for i in range(count))
-
-
-def linalg(name: str):
-    """``np.linalg.inv``/``det`` of square matrices (stacks of them too)."""
-    def lower(b: IRBuilder, a: Item) -> Value:
-        what = f"np.linalg.{name}"
-        (a,) = conform(b, getattr(np.linalg, name), [_array(b, a, what)], what)
-        if _rank(b, a, what) < 2:
-            raise b.error(f"{what} needs a 2-D array (or a stack of matrices)")
-        return b.emit(f"aten::linalg_{name}", [a], what)
-    return lower
-
-
-def slogdet(b: IRBuilder, a: Item) -> tuple[Value, Value]:
-    """``sign, logdet = np.linalg.slogdet(a)``: the sign and log of ``|det(a)|`` (computed
-    from the determinant: its range is float's)."""
-    det = linalg("det")(b, a)
-    sign = b.emit(aten.sign, [det], "np.linalg.slogdet")
-    return sign, b.emit(aten.log, [b.emit(aten.abs, [det], "np.linalg.slogdet")],
-                        "np.linalg.slogdet")
-
-
-def solve(b: IRBuilder, a: Item, x: Item) -> Value:
-    what = "np.linalg.solve"
-    a, x = conform(b, np.linalg.solve, [_array(b, a, what), _array(b, x, what)], what)
-    if _rank(b, a, what) != 2 or _rank(b, x, what) not in (1, 2):
-        raise b.error(f"{what}: a 2-D matrix and a 1-D or 2-D right-hand side are supported")
-    return b.emit("aten::linalg_solve", [a, x, True], what)
 
 
 def _copies(b: IRBuilder, x: Value, counts: list[int], inside: bool, what: str) -> Value:
@@ -496,7 +362,6 @@ def advanced_index(b: IRBuilder, x: Value, items: list[Item]) -> Value:
     return b.emit("aten::index", [x, node.output()], "indexing")
 
 
-__all__ = ["advanced_index", "atleast", "average", "clip", "diag", "extreme", "inner",
-           "is_int_array", "linalg", "norm", "pad", "slogdet", "smooth", "solve", "squeeze",
-           "repeat", "take", "take_along_axis", "tensordot", "tile", "trace",
+__all__ = ["advanced_index", "atleast", "clip", "diag", "extreme", "is_int_array", "pad",
+           "repeat", "smooth", "squeeze", "take", "take_along_axis", "tile", "trace",
            "transpose_axes", "triangle", "unpack_rows"]

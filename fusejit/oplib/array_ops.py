@@ -189,6 +189,15 @@ def _linalg_solve(a: np.ndarray, b: np.ndarray, left: bool = True) -> np.ndarray
     return as_tensor(np.linalg.solve(a.astype(dtype, copy=False), b.astype(dtype, copy=False)))
 
 
+def _argsort(self: np.ndarray, dim: int = -1, descending: bool = False) -> np.ndarray:
+    if self.ndim == 0:
+        return np.zeros((), np.int64)
+    axis = wrap_dim(dim, self.ndim)
+    # (stable: equal elements keep their order, as NumPy's kind="stable" and PyTorch's stable)
+    order = np.argsort(-self if descending else self, axis=axis, kind="stable")
+    return order.astype(np.int64)
+
+
 def _cat_offsets(tensors: list, dim: int) -> list[int]:
     """Where each of ``tensors`` starts in their ``cat`` along ``dim``, and where the last
     ends (the forward saves it for the gradient of a ``cat`` of an appended list)."""
@@ -222,4 +231,5 @@ register("aten::constant_pad_nd(Tensor self, int[] pad, Scalar value=0) -> Tenso
 register("aten::linalg_inv(Tensor A) -> Tensor", _linalg("linalg.inv", np.linalg.inv))
 register("aten::linalg_det(Tensor A) -> Tensor", _linalg("linalg.det", np.linalg.det))
 register("aten::linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor", _linalg_solve)
+register("aten::argsort(Tensor self, int dim=-1, bool descending=False) -> Tensor", _argsort)
 register("fusejit::cat_offsets(Tensor[] tensors, int dim) -> int[]", _cat_offsets)

@@ -683,6 +683,15 @@ def scipy_special_losses(z, t):
             + np.sum(scipy.special.logsumexp(z, axis=0, keepdims=True)))
 
 
+@fusejit.jit
+def sorted_statistics(x, v):
+    s = np.sort(x, axis=1)
+    trimmed = np.mean(np.sort(v)[1:-1])
+    return (np.sum(s * np.arange(4.0)) + trimmed + np.median(v) + np.sum(np.median(x, axis=0) ** 2)
+            + np.median(x) + np.sum(np.median(x, axis=1, keepdims=True) * x)
+            + np.sum(x[0, np.argsort(v)] * v) + np.sum(np.sort(x, axis=None)[-3:]))
+
+
 # -- refused: each must raise a FusejitError naming its line --------------------------------
 
 @fusejit.jit

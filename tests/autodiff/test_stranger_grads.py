@@ -134,6 +134,7 @@ CASES = [
     (P.gaussian_log_likelihood, lambda: [n(5, 3), n(3), n(3, 3)], (0, 1, 2)),
     (P.tiled_and_repeated, lambda: [n(4, 3), n(3)], (0, 1)),
     (P.scipy_special_losses, lambda: [n(4, 3), np.eye(3)[[0, 2, 1, 0]]], (0,)),
+    (P.sorted_statistics, lambda: [n(3, 4), n(4)], (0, 1)),
 ]
 
 
