@@ -692,6 +692,22 @@ def sorted_statistics(x, v):
             + np.sum(x[0, np.argsort(v)] * v) + np.sum(np.sort(x, axis=None)[-3:]))
 
 
+@fusejit.jit
+def recurrence_in_a_buffer(x, w):
+    n = x.shape[0]
+    out = np.empty((n + 1, 3))
+    out[0] = 0.0
+    for t in range(n):
+        out[t + 1] = np.tanh(out[t] * w + x[t])
+    cols = np.zeros((3, n))
+    for t in range(n):
+        cols[:, t] = x[t] * 2
+    win = x.copy()
+    for t in range(n - 1):
+        win[t:t + 2] = win[t:t + 2] * 0.5
+    return np.sum(out ** 2) + np.sum(cols * cols) + np.sum(win ** 3)
+
+
 # -- refused: each must raise a FusejitError naming its line --------------------------------
 
 @fusejit.jit
