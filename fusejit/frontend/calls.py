@@ -321,6 +321,17 @@ CALLEES.update({
     np.median: Callee("np.median", "a, axis=None, out=None, overwrite_input=False, "
                       "keepdims=False", lambda b, a, axis, out, overwrite, keep:
                       numpy_linalg.median(b, a, axis, keep)),
+    np.finfo: Callee("np.finfo", "dtype", numpy_more.finfo),
+    **{t: Callee(f"np.{t.__name__}", "x=0, /", numpy_more.scalar_of(t))
+       for t in (np.float64, np.float32, np.int64, np.int32)},
+    np.column_stack: Callee("np.column_stack", "tup", numpy_more.column_stack),
+    np.hsplit: Callee("np.hsplit", "ary, indices_or_sections",
+                      numpy_more.split_along(1, "np.hsplit")),
+    np.vsplit: Callee("np.vsplit", "ary, indices_or_sections",
+                      numpy_more.split_along(0, "np.vsplit")),
+    np.flipud: Callee("np.flipud", "m", lambda b, m: numpy_more.flip(b, m, 0)),
+    np.fliplr: Callee("np.fliplr", "m", lambda b, m: numpy_more.flip(b, m, 1)),
+    np.roll: Callee("np.roll", "a, shift, axis=None", numpy_more.roll),
     # (optimize= only chooses NumPy's contraction order; the result is the same)
     np.einsum: Callee("np.einsum", "subscripts, *operands, optimize=False",
                       lambda b, subscripts, operands, optimize: einsum(b, subscripts, operands)),

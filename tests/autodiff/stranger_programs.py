@@ -708,6 +708,17 @@ def recurrence_in_a_buffer(x, w):
     return np.sum(out ** 2) + np.sum(cols * cols) + np.sum(win ** 3)
 
 
+@fusejit.jit
+def small_numpy_helpers(x, v):
+    eps = np.finfo(float).eps
+    left, right = np.hsplit(x, 2)
+    top = np.vsplit(x, 3)[0]
+    return (np.sum(np.log(np.abs(x) + eps)) + np.sum(np.roll(x, 1, axis=1) * x)
+            + np.sum(np.roll(v, -1) * v ** 2) + np.sum(np.column_stack([v[:3], x[:, 0]]) ** 2)
+            + np.sum(left * right) + np.sum(top ** 3) + np.sum(np.flipud(x) * np.fliplr(x))
+            + np.float64(0.5) * np.sum(x))
+
+
 # -- refused: each must raise a FusejitError naming its line --------------------------------
 
 @fusejit.jit

@@ -136,6 +136,7 @@ CASES = [
     (P.scipy_special_losses, lambda: [n(4, 3), np.eye(3)[[0, 2, 1, 0]]], (0,)),
     (P.sorted_statistics, lambda: [n(3, 4), n(4)], (0, 1)),
     (P.recurrence_in_a_buffer, lambda: [n(4, 3), n(3)], (0, 1)),
+    (P.small_numpy_helpers, lambda: [away(3, 4), n(5)], (0, 1)),
 ]
 
 
