@@ -195,3 +195,12 @@ def _linalg_solve(ctx, node: Node, grads: list) -> list:
     else:
         g_a = ctx.emit("aten::matmul", g_b, _mT(ctx, x))
     return [(a, ctx.emit("aten::neg", g_a)), (b, g_b)]
+
+
+@derivative("aten::cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor")
+def _cumprod(ctx, node: Node, grads: list) -> dict:
+    # cumprod_backward(grad.to(self.scalar_type()), self, dim, result): exact where self has
+    # zeros (each product leaves x_i out instead of dividing by it)
+    self, dim = node.input(0), node.input(1)
+    return {self: ctx.emit("fusejit::cumprod_backward", grads[0], ctx.saved(self),
+                           ctx.saved(dim))}

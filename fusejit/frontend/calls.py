@@ -322,6 +322,7 @@ CALLEES.update({
                       "keepdims=False", lambda b, a, axis, out, overwrite, keep:
                       numpy_linalg.median(b, a, axis, keep)),
     np.finfo: Callee("np.finfo", "dtype", numpy_more.finfo),
+    np.cumprod: Callee("np.cumprod", "a, axis=None", numpy_more.cumprod),
     **{t: Callee(f"np.{t.__name__}", "x=0, /", numpy_more.scalar_of(t))
        for t in (np.float64, np.float32, np.int64, np.int32)},
     np.column_stack: Callee("np.column_stack", "tup", numpy_more.column_stack),
@@ -345,6 +346,7 @@ METHODS: dict[str, Callee] = {
     "transpose": Callee("transpose", "self, *axes", numpy_arrays.transpose_axes),
     "round": Callee("round", "self, decimals=0", numpy_more.round_, "same"),
     "squeeze": Callee("squeeze", "self, axis=None", numpy_arrays.squeeze),
+    "cumprod": Callee("cumprod", "self, axis=None", numpy_more.cumprod),
     "repeat": Callee("repeat", "self, repeats, axis=None", numpy_arrays.repeat),
     "swapaxes": Callee("swapaxes", "self, axis1, axis2", numpy_more.swapaxes),
     "item": Callee("item", "self", _item),

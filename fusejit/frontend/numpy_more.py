@@ -26,7 +26,7 @@ from ..ir.graph import Value
 from ..ir.symbols import aten
 from .builder import IRBuilder, Item, describe, is_tensor
 from .lowering import _array, as_tensor, binary, to_bool, to_float, to_int, unary
-from .numpy_dtypes import cast, dtype_of
+from .numpy_dtypes import cast, conform, dtype_of
 from .numpy_lowering import _slice, rank_of, reduce
 
 
@@ -143,6 +143,17 @@ def builtin_sum(b: IRBuilder, items: Item, start: Item = 0) -> Item:
     return total
 
 
+def cumprod(b: IRBuilder, x: Item, axis: Item = None) -> Value:
+    """``np.cumprod``/``x.cumprod()``: ``aten::cumprod`` (flattened without an axis)."""
+    from .lowering import reshape
+
+    x = _array(b, x, "cumprod")
+    (x,) = conform(b, np.cumprod, [x], "cumprod")
+    if axis is None:
+        x, axis = reshape(b, x, (-1,)), 0
+    return b.emit("aten::cumprod", [x, b.static_int(axis, "cumprod's axis"), None], "cumprod")
+
+
 def finfo(b: IRBuilder, dtype: Item) -> np.finfo:
     """``np.finfo(float).eps``, ``np.finfo(x.dtype).tiny``: NumPy's own object, read while
     scripting (its attributes become numbers, as a NumPy scalar global does)."""
@@ -207,5 +218,6 @@ def roll(b: IRBuilder, a: Item, shift: Item, axis: Item = None) -> Value:
     return b.emit(aten.reshape, [rolled, original], "np.roll") if flat else rolled
 
 
-__all__ = ["builtin_sum", "column_stack", "count_nonzero", "diff", "exp2", "expand_dims", "finfo",
-           "isclose", "logical", "roll", "round_", "scalar_of", "split_along", "swapaxes"]
+__all__ = ["builtin_sum", "column_stack", "count_nonzero", "cumprod", "diff", "exp2",
+           "expand_dims", "finfo", "isclose", "logical", "roll", "round_", "scalar_of",
+           "split_along", "swapaxes"]

@@ -11,6 +11,8 @@ slice writes, and two smooth binary maps, with PyTorch's schemas and semantics::
     np.logaddexp(a, b)          %l = aten::logaddexp(%a, %b)
     np.linalg.inv/det/solve     aten::linalg_inv(%a), aten::linalg_det, aten::linalg_solve
 
+``fusejit::cumprod_backward`` is cumprod's gradient without divisions (exact at zeros, as
+PyTorch's ``cumprod_backward``; quadratic in the length of the axis).
 ``fusejit::cat_offsets(%list, %dim)`` (not PyTorch's: its TorchScript ``cat`` gradient builds
 the same list in a loop) gives where each element of a ``cat`` starts.
 ``index_put`` with ``accumulate=True`` is the gather's gradient (``index_backward``): repeated
@@ -198,6 +200,32 @@ def _argsort(self: np.ndarray, dim: int = -1, descending: bool = False) -> np.nd
     return order.astype(np.int64)
 
 
+def _cumprod(self: np.ndarray, dim: int, dtype: int | None = None) -> np.ndarray:
+    from .table import dtype_of_code
+
+    if self.ndim == 0:
+        return self.copy() if dtype is None else self.astype(dtype_of_code(dtype))
+    out_dtype = dtype_of_code(dtype) if dtype is not None else (
+        self.dtype if self.dtype.kind in "fc" else np.dtype(np.int64))
+    return as_tensor(np.cumprod(self, axis=wrap_dim(dim, self.ndim), dtype=out_dtype))
+
+
+def _cumprod_backward(grad: np.ndarray, self: np.ndarray, dim: int) -> np.ndarray:
+    """d(cumprod)_k / dx_i is the cumulative product to k with x_i left out (zeros included:
+    no division), so dx_i = sum over k >= i of grad_k times that product."""
+    if self.ndim == 0:
+        return grad.astype(self.dtype)
+    axis = wrap_dim(dim, self.ndim)
+    x, g = np.moveaxis(self, axis, -1), np.moveaxis(grad, axis, -1)
+    out = np.empty(x.shape, dtype=np.result_type(x.dtype, g.dtype))
+    for i in range(x.shape[-1]):
+        left_out = x.copy()
+        left_out[..., i] = 1
+        products = np.cumprod(left_out, axis=-1)[..., i:]
+        out[..., i] = np.sum(g[..., i:] * products, axis=-1)
+    return np.moveaxis(out, -1, axis).astype(self.dtype, copy=False)
+
+
 def _cat_offsets(tensors: list, dim: int) -> list[int]:
     """Where each of ``tensors`` starts in their ``cat`` along ``dim``, and where the last
     ends (the forward saves it for the gradient of a ``cat`` of an appended list)."""
@@ -232,4 +260,7 @@ register("aten::linalg_inv(Tensor A) -> Tensor", _linalg("linalg.inv", np.linalg
 register("aten::linalg_det(Tensor A) -> Tensor", _linalg("linalg.det", np.linalg.det))
 register("aten::linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor", _linalg_solve)
 register("aten::argsort(Tensor self, int dim=-1, bool descending=False) -> Tensor", _argsort)
+register("aten::cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor", _cumprod)
+register("fusejit::cumprod_backward(Tensor grad, Tensor self, int dim) -> Tensor",
+         _cumprod_backward)
 register("fusejit::cat_offsets(Tensor[] tensors, int dim) -> int[]", _cat_offsets)

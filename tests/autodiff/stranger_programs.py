@@ -719,6 +719,12 @@ def small_numpy_helpers(x, v):
             + np.float64(0.5) * np.sum(x))
 
 
+@fusejit.jit
+def cumulative_products(x, v):
+    survival = np.cumprod(1.0 - 0.5 / (1.0 + x * x), axis=1)
+    return np.sum(survival) + np.sum(np.cumprod(v) ** 2) + np.sum(x.cumprod(axis=0) * x)
+
+
 # -- refused: each must raise a FusejitError naming its line --------------------------------
 
 @fusejit.jit

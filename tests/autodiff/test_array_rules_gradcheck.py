@@ -1,6 +1,6 @@
 """The rules of ``array_rules`` (permute, diagonal and its backward, diag_embed, triu/tril,
 logaddexp, hypot, index, index_put, select_scatter, slice_scatter, squeeze,
-constant_pad_nd, linalg_inv/det/solve) against float64 central finite differences of the IR itself, over offsets,
+constant_pad_nd, linalg_inv/det/solve, cumprod) against float64 central finite differences of the IR itself, over offsets,
 dims, broadcast patterns and repeated indices; and in float32 (the gradient keeps the input's
 dtype and agrees with float64's). The reference engine runs them: no kernel is compiled.
 """
@@ -90,7 +90,19 @@ def conditioned(*shape: int) -> np.ndarray:
     return normal(*shape) * 0.5 + 3.0 * np.eye(shape[-1])
 
 
+
+
+def with_zeros(*shape: int) -> np.ndarray:
+    """Rows with no zero, one zero and two zeros (where a division-based gradient fails)."""
+    x = normal(*shape)
+    x[1, 2] = 0.0
+    x[2, 0] = x[2, 3] = 0.0
+    return x
+
+
 CASES += [
+    (on_x("%y : Tensor = aten::cumprod(%x, %one, %none)"), [(normal(3, 4),), (with_zeros(3, 4),)]),
+    (on_x("%y : Tensor = aten::cumprod(%x, %z, %none)"), [(normal(5),), (normal(),)]),
     (on_x("%y : Tensor = aten::linalg_inv(%x)"), [(conditioned(3, 3),), (conditioned(2, 3, 3),)]),
     (on_x("%y : Tensor = aten::linalg_det(%x)"), [(conditioned(3, 3),), (conditioned(2, 2, 2),)]),
     (graph("%a : Tensor, %b : Tensor", "%y : Tensor = aten::linalg_solve(%a, %b, %t)"),

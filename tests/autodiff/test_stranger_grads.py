@@ -137,6 +137,7 @@ CASES = [
     (P.sorted_statistics, lambda: [n(3, 4), n(4)], (0, 1)),
     (P.recurrence_in_a_buffer, lambda: [n(4, 3), n(3)], (0, 1)),
     (P.small_numpy_helpers, lambda: [away(3, 4), n(5)], (0, 1)),
+    (P.cumulative_products, lambda: [n(3, 4), n(5)], (0, 1)),
 ]
 
 
