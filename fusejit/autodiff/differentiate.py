@@ -45,6 +45,7 @@ from .loops import (
     values_defined_in,
 )
 from .rules import NONDIFFERENTIABLE, RULES
+from .view_writes import functionalize_view_writes
 
 
 class AutodiffError(FusejitError):
@@ -303,6 +304,7 @@ def differentiate(graph: Graph, wrt: Sequence[int]) -> Gradient:
     from ..passes import eliminate_dead_code, loop_invariant_code_motion
 
     forward = graph.copy()
+    functionalize_view_writes(forward)   # (out[t] = h: out = select_scatter(out, h, 0, t))
     remove_mutation(forward)   # (x = y.copy(); x += z: differentiated as x = y + z)
     for i in wrt:
         if not 0 <= i < len(forward.inputs):

@@ -24,11 +24,11 @@ from collections.abc import Callable
 
 from ..ir.graph import Node, Value
 from ..ir.types import BOOL, FLOAT, INT, ListType, TensorType
-from .rules import _stack, derivative
+from .rules import _cat, _stack, derivative
 
 Contribution = Callable[..., Value]   # (ctx, position) -> the element's gradient
 
-_READERS = ("aten::stack", "aten::__getitem__", "aten::len")
+_READERS = ("aten::stack", "aten::cat", "aten::__getitem__", "aten::len", "fusejit::cat_offsets")
 
 
 def _is_tensor_list(value: Value) -> bool:
@@ -50,9 +50,10 @@ def _check(ctx, lst: Value, reader: Node) -> None:
         if user.kind == "aten::append" and use.offset == 0:
             if user.output().uses:
                 ctx.unsupported(user, "the result of list.append is read; not differentiated")
-            if reader.kind == "aten::stack" and user.is_after(reader):
-                ctx.unsupported(reader, "np.stack of a list that grows after it is stacked is "
-                                        "not differentiated; stack it after the last append")
+            if reader.kind in ("aten::stack", "aten::cat") and user.is_after(reader):
+                ctx.unsupported(reader, f"{reader.kind} of a list that grows after it is read "
+                                        f"is not differentiated; stack or concatenate it "
+                                        f"after the last append")
             continue
         if user.kind in _READERS and user.owning_block is maker.owning_block:
             continue
@@ -73,6 +74,29 @@ def _stack_appended(ctx, node: Node, grads: list) -> dict:
         return _stack(ctx, node, grads)
     g, dim = grads[0], ctx.saved(node.input(1))
     _contribute(ctx, lst, node, lambda c, p: c.emit("aten::select", g, dim, p))
+    return {}
+
+
+@derivative("aten::cat(Tensor[] tensors, int dim=0) -> Tensor")
+def _cat_appended(ctx, node: Node, grads: list) -> dict:
+    lst = node.input(0)
+    if not _written(lst):
+        return _cat(ctx, node, grads)
+    # where each element starts (and the last ends), computed by the forward once the list is
+    # whole, and saved: the element at p gets narrow(d%y, dim, start[p], start[p+1] - start[p])
+    forward = ctx.forward
+    with forward.inserting_after(node):
+        offsets = forward.insert("fusejit::cat_offsets", [lst, ctx._forward_copy(node.input(1))])
+    offsets.output().set_type(ListType(INT))
+    offsets.source_range = node.source_range
+    g, dim, starts = grads[0], ctx.saved(node.input(1)), ctx.saved(offsets.output())
+
+    def at(c, p: Value) -> Value:
+        start = c.emit("aten::__getitem__", starts, p, type=INT)
+        end = c.emit("aten::__getitem__", starts, c.emit("aten::add", p, c.const(1), type=INT),
+                     type=INT)
+        return c.emit("aten::narrow", g, dim, start, c.emit("aten::sub", end, start, type=INT))
+    _contribute(ctx, lst, node, at)
     return {}
 
 

@@ -40,7 +40,7 @@ NONDIFFERENTIABLE = frozenset(
     "aten::floordiv aten::len aten::tensor prim::Constant "
     "prim::BroadcastSizes prim::ChunkSizes prim::Uninitialized prim::NumToTensor "
     "prim::ImplicitTensorToNum prim::dtype prim::device aten::argmax aten::argmin aten::all "
-    "aten::any aten::floor_divide aten::full_like".split())
+    "aten::any aten::floor_divide aten::full_like aten::argsort".split())
 
 
 def derivative(*schemas: str) -> Callable[[Rule], Rule]:
@@ -595,7 +595,7 @@ def _clamp_tensor(ctx, node: Node, grads: list) -> list:
 
 # (rules.py is full: mean, amax/amin, prod, var/std, slice, flip, cumsum and appended lists'
 # stack and indexing live in these)
-from . import list_grads, mean_rules, reduction_rules, view_rules  # noqa: E402, F401
+from . import array_rules, list_grads, mean_rules, reduction_rules, view_rules  # noqa: E402, F401
 
 # Each rule in its overload's derivative slot of the operator library (prim kinds have none).
 for _schema, _rule in RULES.items():

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import inspect
 import math
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -25,11 +26,11 @@ import numpy as np
 from .. import ops as F
 from ..ir.graph import Value
 from ..ir.types import ListType
-from . import numpy_lowering, numpy_more
+from . import numpy_arrays, numpy_linalg, numpy_lowering, numpy_more
 from .builder import IRBuilder, Item, is_tensor
+from .einsum import einsum
 from .lowering import (
     binary,
-    clip,
     concatenate,
     reshape,
     size,
@@ -38,7 +39,6 @@ from .lowering import (
     to_bool,
     to_float,
     to_int,
-    transpose,
     unary,
     where,
 )
@@ -105,12 +105,6 @@ def _binary(op: str) -> Callable[..., Item]:
     return lambda b, x1, x2: binary(b, op, x1, x2)
 
 
-def _transpose(b: IRBuilder, x: Item, axes: Item) -> Item:
-    if axes is not None:
-        raise b.error("np.transpose: the axes argument is not supported")
-    return transpose(b, x)
-
-
 def _len(b: IRBuilder, x: Item) -> Item:
     if isinstance(x, (tuple, list)):
         return len(x)
@@ -171,12 +165,13 @@ for _fn, _name in _F_UNARY.items():
                           "same" if _name in ("relu", "frac") else "float")
 CALLEES.update({
     np.where: Callee("np.where", "condition, x, y, /", where, "promote_last2"),
-    np.clip: Callee("np.clip", "a, a_min, a_max, /", clip, "same"),
+    np.clip: Callee("np.clip", "a, a_min=None, a_max=None, out=None, *, min=None, max=None",
+                    numpy_arrays.clip, "same"),
     np.split: Callee("np.split", "ary, indices_or_sections, axis=0", split),
     np.concatenate: Callee("np.concatenate", "arrays, /, axis=0", concatenate),
     np.stack: Callee("np.stack", "arrays, axis=0", stack),
     np.reshape: Callee("np.reshape", "a, /, shape", reshape),
-    np.transpose: Callee("np.transpose", "a, axes=None", _transpose),
+    np.transpose: Callee("np.transpose", "a, axes=None", numpy_arrays.transpose_axes),
     np.round: Callee("np.round", "a, decimals=0", numpy_more.round_, "same"),
     F.threshold: Callee("F.threshold", "x, threshold, value", _aten("threshold", "F.threshold"),
                         "same"),
@@ -191,8 +186,8 @@ CALLEES.update({
     int: Callee("int", "x, /", to_int),
     bool: Callee("bool", "x, /", to_bool),
     abs: Callee("abs", "x, /", _unary("abs", "abs"), "same"),
-    min: Callee("min", "a, b, /", _binary("min"), "promote"),
-    max: Callee("max", "a, b, /", _binary("max"), "promote"),
+    min: Callee("min", "*args", numpy_arrays.extreme("min"), "promote"),
+    max: Callee("max", "*args", numpy_arrays.extreme("max"), "promote"),
     len: Callee("len", "x, /", _len),
     math.exp: Callee("math.exp", "x, /", _unary("exp", "math.exp")),
     math.log: Callee("math.log", "x, /", _unary("log", "math.log")),
@@ -282,7 +277,7 @@ CALLEES.update({
     np.isinf: Callee("np.isinf", "x, /", numpy_lowering.isinf),
     np.isfinite: Callee("np.isfinite", "x, /", numpy_lowering.isfinite),
     np.linalg.norm: Callee("np.linalg.norm", "x, ord=None, axis=None, keepdims=False",
-                           numpy_lowering.norm),
+                           numpy_linalg.norm),
     np.diff: Callee("np.diff", "a, n=1, axis=-1", numpy_more.diff),
     np.count_nonzero: Callee("np.count_nonzero", "a, axis=None", numpy_more.count_nonzero),
     np.logical_and: Callee("np.logical_and", "x1, x2, /", numpy_more.logical("and")),
@@ -295,13 +290,64 @@ CALLEES.update({
     np.isclose: Callee("np.isclose", "a, b, rtol=1e-05, atol=1e-08, equal_nan=False",
                        numpy_more.isclose),
     sum: Callee("sum", "iterable, /, start=0", numpy_more.builtin_sum),
+    np.trace: Callee("np.trace", "a, offset=0, axis1=0, axis2=1, dtype=None, out=None",
+                     numpy_arrays.trace),
+    np.diag: Callee("np.diag", "v, k=0", numpy_arrays.diag),
+    np.triu: Callee("np.triu", "m, k=0", numpy_arrays.triangle("triu")),
+    np.tril: Callee("np.tril", "m, k=0", numpy_arrays.triangle("tril")),
+    np.logaddexp: Callee("np.logaddexp", "x1, x2, /", numpy_arrays.smooth("logaddexp",
+                                                                           np.logaddexp)),
+    np.hypot: Callee("np.hypot", "x1, x2, /", numpy_arrays.smooth("hypot", np.hypot)),
+    np.squeeze: Callee("np.squeeze", "a, axis=None", numpy_arrays.squeeze),
+    np.atleast_1d: Callee("np.atleast_1d", "a", numpy_arrays.atleast(1)),
+    np.atleast_2d: Callee("np.atleast_2d", "a", numpy_arrays.atleast(2)),
+    np.average: Callee("np.average", "a, axis=None, weights=None, returned=False, *, "
+                       "keepdims=False", numpy_linalg.average),
+    np.inner: Callee("np.inner", "a, b, /", numpy_linalg.inner),
+    np.tensordot: Callee("np.tensordot", "a, b, axes=2", numpy_linalg.tensordot),
+    np.pad: Callee("np.pad", "array, pad_width, mode=None, *, constant_values=0",
+                   numpy_arrays.pad),
+    np.take: Callee("np.take", "a, indices, axis=None", numpy_arrays.take),
+    np.take_along_axis: Callee("np.take_along_axis", "arr, indices, axis",
+                               numpy_arrays.take_along_axis),
+    np.linalg.inv: Callee("np.linalg.inv", "a", numpy_linalg.linalg("inv")),
+    np.linalg.det: Callee("np.linalg.det", "a", numpy_linalg.linalg("det")),
+    np.linalg.slogdet: Callee("np.linalg.slogdet", "a", numpy_linalg.slogdet),
+    np.linalg.solve: Callee("np.linalg.solve", "a, b", numpy_linalg.solve),
+    np.tile: Callee("np.tile", "A, reps", numpy_arrays.tile),
+    np.repeat: Callee("np.repeat", "a, repeats, axis=None", numpy_arrays.repeat),
+    np.sort: Callee("np.sort", "a, axis=-1, kind=None", numpy_linalg.sort),
+    np.argsort: Callee("np.argsort", "a, axis=-1, kind=None", numpy_linalg.argsort),
+    np.median: Callee("np.median", "a, axis=None, out=None, overwrite_input=False, "
+                      "keepdims=False", lambda b, a, axis, out, overwrite, keep:
+                      numpy_linalg.median(b, a, axis, keep)),
+    np.finfo: Callee("np.finfo", "dtype", numpy_more.finfo),
+    np.cumprod: Callee("np.cumprod", "a, axis=None", numpy_more.cumprod),
+    **{t: Callee(f"np.{t.__name__}", "x=0, /", numpy_more.scalar_of(t))
+       for t in (np.float64, np.float32, np.int64, np.int32)},
+    np.column_stack: Callee("np.column_stack", "tup", numpy_more.column_stack),
+    np.hsplit: Callee("np.hsplit", "ary, indices_or_sections",
+                      numpy_more.split_along(1, "np.hsplit")),
+    np.vsplit: Callee("np.vsplit", "ary, indices_or_sections",
+                      numpy_more.split_along(0, "np.vsplit")),
+    np.flipud: Callee("np.flipud", "m", lambda b, m: numpy_more.flip(b, m, 0)),
+    np.fliplr: Callee("np.fliplr", "m", lambda b, m: numpy_more.flip(b, m, 1)),
+    np.roll: Callee("np.roll", "a, shift, axis=None", numpy_more.roll),
+    # (optimize= only chooses NumPy's contraction order; the result is the same)
+    np.einsum: Callee("np.einsum", "subscripts, *operands, optimize=False",
+                      lambda b, subscripts, operands, optimize: einsum(b, subscripts, operands)),
 })
 
 # Methods and attributes of arrays (the receiver is the first argument).
 METHODS: dict[str, Callee] = {
     "reshape": Callee("reshape", "self, *shape", _reshape_method),
-    "clip": Callee("clip", "self, min=None, max=None", clip, "same"),
-    "transpose": Callee("transpose", "self", transpose),
+    "clip": Callee("clip", "self, min=None, max=None", lambda b, x, lo, hi: numpy_arrays.clip(
+        b, x, lo, hi), "same"),
+    "transpose": Callee("transpose", "self, *axes", numpy_arrays.transpose_axes),
+    "round": Callee("round", "self, decimals=0", numpy_more.round_, "same"),
+    "squeeze": Callee("squeeze", "self, axis=None", numpy_arrays.squeeze),
+    "cumprod": Callee("cumprod", "self, axis=None", numpy_more.cumprod),
+    "repeat": Callee("repeat", "self, repeats, axis=None", numpy_arrays.repeat),
     "swapaxes": Callee("swapaxes", "self, axis1, axis2", numpy_more.swapaxes),
     "item": Callee("item", "self", _item),
     "cumsum": Callee("cumsum", "self, axis=None", numpy_lowering.cumsum),
@@ -317,9 +363,38 @@ for _name in numpy_lowering.REDUCTION_NAMES:
 ATTRIBUTES = frozenset({"T", "shape", "ndim", "dtype", "size"})
 
 
+# scipy.special's, looked up only when the program's module imported it (importing SciPy for
+# every program would cost time); kept apart from CALLEES, whose names are NumPy's
+_SCIPY_CALLEES: dict[Any, Callee] = {}
+
+
+def _scipy_callees() -> dict[Any, Callee]:
+    if not _SCIPY_CALLEES and "scipy.special" in sys.modules:
+        from scipy import special
+
+        from . import scipy_special as S
+
+        _SCIPY_CALLEES.update({
+            special.expit: Callee("scipy.special.expit", "x, /", _unary("sigmoid", "expit"),
+                                  "float"),
+            special.logit: Callee("scipy.special.logit", "x, /", S.logit, "float"),
+            special.logsumexp: Callee("scipy.special.logsumexp", "a, axis=None, b=None, "
+                                      "keepdims=False, return_sign=False", S.logsumexp),
+            special.softmax: Callee("scipy.special.softmax", "x, axis=None", S.softmax),
+            special.log_softmax: Callee("scipy.special.log_softmax", "x, axis=None",
+                                        S.log_softmax),
+            special.xlogy: Callee("scipy.special.xlogy", "x, y, /", S.xlogy),
+            special.erf: Callee("scipy.special.erf", "x, /", _unary("erf", "erf"), "float"),
+            special.erfc: Callee("scipy.special.erfc", "x, /", _unary("erfc", "erfc"), "float"),
+            special.gammaln: Callee("scipy.special.gammaln", "x, /",
+                                    _unary("lgamma", "gammaln"), "float"),
+        })
+    return _SCIPY_CALLEES
+
+
 def find_callee(obj: Any) -> Callee | None:
     """The callee for a Python object (function, ufunc, builtin), if it is understood."""
     try:
-        return CALLEES.get(obj)
+        return CALLEES.get(obj) or _scipy_callees().get(obj)
     except TypeError:  # unhashable objects are never callees
         return None

@@ -243,6 +243,8 @@ class ExpressionEmitter:
         if isinstance(base, dict):
             self.at(node)
             return dict_method(base, node.attr, self.b.error)
+        if isinstance(base, np.finfo) and hasattr(base, node.attr):
+            return self.from_python(node, getattr(base, node.attr), name)   # np.finfo(f).eps
         if isinstance(base, Masked):
             self.at(node)
             if node.attr in MASK_REDUCTIONS:

@@ -157,12 +157,13 @@ def _rank(v: Value) -> int | None:
 
 
 def transpose(b: IRBuilder, x: Item) -> Value:
-    """``x.T``: ``aten::t``, which (like NumPy) leaves 0-D and 1-D arrays as they are."""
+    """``x.T``: ``aten::t``, which (like NumPy) leaves 0-D and 1-D arrays as they are; more
+    dimensions are all reversed (``aten::permute``)."""
     if not is_tensor(x):
         raise b.error(f".T needs an array, got {describe(x)}")
     rank = _rank(x)
     if rank is not None and rank > 2:
-        raise b.error(f".T of a {rank}-D array is not supported (aten::t takes at most 2-D)")
+        return b.emit("aten::permute", [x, list(range(rank))[::-1]], ".T")
     return b.emit(aten.t, [x], ".T")
 
 
@@ -295,15 +296,6 @@ def as_tensor(b: IRBuilder, item: Item, what: str) -> Value:
     node.output().set_type(TENSOR)
     b.refine(node)
     return node.output()
-
-
-def clip(b: IRBuilder, x: Item, lo: Item, hi: Item) -> Value:
-    """``np.clip(x, lo, hi)``: ``aten::clamp`` with scalar (or ``None``) bounds."""
-    x = _array(b, x, "np.clip")
-    for bound in (lo, hi):
-        if not is_none(bound) and scalar_type_of(bound) is None:
-            raise b.error(f"np.clip: bounds must be numbers or None, got {describe(bound)}")
-    return b.emit(aten.clamp, [x, lo, hi], "np.clip")
 
 
 # -- conversions ----------------------------------------------------------------------------

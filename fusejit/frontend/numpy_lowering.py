@@ -23,6 +23,7 @@ from ..ir.types import FLOAT, INT, ListType, TensorType
 from ..oplib.table import DTYPE_CODES
 from .builder import IRBuilder, Item, describe, is_none, is_tensor, scalar_type_of
 from .lowering import _array, as_tensor, binary, reshape, typed_from_appends, where
+from .numpy_arrays import advanced_index, is_int_array
 from .numpy_dtypes import cast, conform, dtype_of
 
 # name -> (NumPy function for the result dtype, aten op, its argument form)
@@ -102,12 +103,8 @@ def cumsum(b: IRBuilder, x: Item, axis: Item = None) -> Value:
 def index(b: IRBuilder, x: Value, index: Item) -> Value:
     """``x[index]`` for ints, slices, ``None``, ``...`` and their tuples (basic indexing)."""
     items = list(index) if isinstance(index, tuple) else [index]
-    if any(is_tensor(i) and dtype_of(i) is not None and dtype_of(i).kind in "iu"
-           for i in items):
-        raise b.error("indexing with an integer array (x[idx]) is not supported yet; write "
-                      "the loop: out = np.empty(len(idx)); for k in range(len(idx)): "
-                      "out[k] = x[idx[k]]")
-    if any(is_tensor(i) for i in items):
+    advanced = any(is_int_array(b, i) for i in items)
+    if any(is_tensor(i) for i in items) and not advanced:
         raise b.error("indexing with an array (x[mask], x[idx]) has a data-dependent shape and "
                       "is not supported; write np.where(mask, x, 0) or take elements with "
                       "integer indices")
@@ -120,6 +117,8 @@ def index(b: IRBuilder, x: Value, index: Item) -> Value:
         used = sum(1 for i in items if i is not None and i is not Ellipsis)
         at = next(k for k, i in enumerate(items) if i is Ellipsis)
         items[at:at + 1] = [slice(None)] * max(rank - used, 0)
+    if advanced:
+        return advanced_index(b, x, items)
     dim = 0
     for i in items:
         if i is None:
@@ -173,6 +172,11 @@ def store(b: IRBuilder, x: Value, index_item: Item, value: Item) -> None:
         value = where(b, index_item, value, x)
         b.emit(aten.copy_, [x, value, False], "assignment")
         return
+    items = index_item if isinstance(index_item, tuple) else (index_item,)
+    if any(is_int_array(b, i) for i in items):
+        raise b.error("assigning through an integer-array index (x[idx] = v) is not "
+                      "supported; build the array with np.where or write rows in a loop "
+                      "(x[i] = v)")
     view = index(b, x, index_item)
     if is_tensor(value):
         b.emit(aten.copy_, [view, value, False], "assignment")

@@ -12,6 +12,10 @@ Each is NumPy's own definition spelled in ops fusejit has, so values and dtypes 
     np.isclose(a, b)             |a - b| <= atol + rtol * |b|, or a == b (equal infinities)
     np.round(x, d)               rint(x * 10**d) / 10**d, as NumPy computes it
     sum(x)                       x.sum(axis=0) for an array, a + b + ... for a tuple
+    np.finfo(float).eps          NumPy's number, read while scripting
+    np.float64(v)                a cast of an array; a number converted
+    np.column_stack, np.hsplit   1-D arrays as columns then cat; np.split along axis 1
+    np.roll(x, k, axis)          cat of the last k % n elements and the others
 """
 
 from __future__ import annotations
@@ -21,8 +25,8 @@ import numpy as np
 from ..ir.graph import Value
 from ..ir.symbols import aten
 from .builder import IRBuilder, Item, describe, is_tensor
-from .lowering import _array, as_tensor, binary, to_int, unary
-from .numpy_dtypes import cast, dtype_of
+from .lowering import _array, as_tensor, binary, to_bool, to_float, to_int, unary
+from .numpy_dtypes import cast, conform, dtype_of
 from .numpy_lowering import _slice, rank_of, reduce
 
 
@@ -139,5 +143,81 @@ def builtin_sum(b: IRBuilder, items: Item, start: Item = 0) -> Item:
     return total
 
 
-__all__ = ["builtin_sum", "count_nonzero", "diff", "exp2", "expand_dims", "isclose", "logical",
-           "round_", "swapaxes"]
+def cumprod(b: IRBuilder, x: Item, axis: Item = None) -> Value:
+    """``np.cumprod``/``x.cumprod()``: ``aten::cumprod`` (flattened without an axis)."""
+    from .lowering import reshape
+
+    x = _array(b, x, "cumprod")
+    (x,) = conform(b, np.cumprod, [x], "cumprod")
+    if axis is None:
+        x, axis = reshape(b, x, (-1,)), 0
+    return b.emit("aten::cumprod", [x, b.static_int(axis, "cumprod's axis"), None], "cumprod")
+
+
+def finfo(b: IRBuilder, dtype: Item) -> np.finfo:
+    """``np.finfo(float).eps``, ``np.finfo(x.dtype).tiny``: NumPy's own object, read while
+    scripting (its attributes become numbers, as a NumPy scalar global does)."""
+    try:
+        return np.finfo(np.dtype(b.static(dtype)))
+    except (TypeError, ValueError):
+        raise b.error(f"np.finfo takes a float dtype, got {describe(dtype)}") from None
+
+
+def scalar_of(dtype: type):
+    """``np.float64(v)``/``np.float32(v)``...: an array cast to the dtype; a number converted
+    (a Python number, weak like a NumPy scalar global)."""
+    kind = np.dtype(dtype).kind
+    name = f"np.{np.dtype(dtype).name}"
+
+    def lower(b: IRBuilder, x: Item = 0) -> Item:
+        if is_tensor(x):
+            return cast(b, x, np.dtype(dtype), name)
+        if kind == "f":
+            return to_float(b, x)
+        return to_bool(b, x) if kind == "b" else to_int(b, x)
+    return lower
+
+
+def column_stack(b: IRBuilder, arrays: Item) -> Value:
+    """``np.column_stack``: 1-D arrays as columns, beside 2-D ones."""
+    from .lowering import concatenate, reshape
+
+    if not isinstance(arrays, (tuple, list)) or not arrays:
+        raise b.error("np.column_stack takes a non-empty list or tuple of arrays")
+    columns = [reshape(b, a, (-1, 1)) if rank_of(_array(b, a, "np.column_stack")) == 1 else a
+               for a in arrays]
+    return concatenate(b, columns, 1)
+
+
+def split_along(axis: int, name: str):
+    """``np.hsplit`` (axis 1, or 0 for a 1-D array) and ``np.vsplit`` (axis 0)."""
+    from .lowering import split
+
+    def lower(b: IRBuilder, x: Item, sections: Item) -> tuple[Value, ...]:
+        rank = rank_of(_array(b, x, name))
+        return split(b, x, sections, 0 if rank == 1 else axis)
+    return lower
+
+
+def roll(b: IRBuilder, a: Item, shift: Item, axis: Item = None) -> Value:
+    """``np.roll`` by a constant shift: the last ``shift % n`` elements moved to the front."""
+    from .lowering import concatenate, reshape, size
+
+    x = _array(b, a, "np.roll")
+    steps = b.static_int(shift, "np.roll's shift")
+    flat = axis is None
+    if flat:
+        original = b.emit(aten.size, [x], "np.roll")
+        x, dim = reshape(b, x, (-1,)), 0
+    else:
+        dim = _axis(b, x, axis)
+    n = size(b, x, dim)
+    cut = binary(b, "sub", n, binary(b, "remainder", steps, n))
+    rolled = concatenate(b, [_slice(b, x, dim, slice(cut, None)),
+                             _slice(b, x, dim, slice(None, cut))], dim)
+    return b.emit(aten.reshape, [rolled, original], "np.roll") if flat else rolled
+
+
+__all__ = ["builtin_sum", "column_stack", "count_nonzero", "cumprod", "diff", "exp2",
+           "expand_dims", "finfo", "isclose", "logical", "roll", "round_", "scalar_of",
+           "split_along", "swapaxes"]

@@ -38,7 +38,7 @@ from ..ir.symbols import aten, prim
 from ..ir.types import BoolType, FloatType, IntType, Type
 from ..passes.constant_pooling import constant_pooling
 from ..passes.dead_code_elimination import eliminate_dead_code
-from . import numpy_lowering
+from . import numpy_arrays, numpy_lowering
 from .builder import IRBuilder, Item, describe, is_tensor, remove_unused_constants, scalar_type_of
 from .containers import ContainerStatements
 from .expressions import (
@@ -387,6 +387,9 @@ class StatementEmitter(LoopStatements, ContainerStatements, ExpressionEmitter):
         if isinstance(target, (ast.Tuple, ast.List)):
             if any(isinstance(t, ast.Starred) for t in target.elts):
                 raise self.unsupported(target, "starred unpacking")
+            if is_tensor(value):   # a, b = x: x's rows, as NumPy iterates it
+                self.at(target)
+                value = numpy_arrays.unpack_rows(self.b, value, len(target.elts))
             if not isinstance(value, (tuple, list)):
                 self.at(target)
                 raise self.b.error(f"cannot unpack a {describe(value)} into "

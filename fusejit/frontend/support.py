@@ -50,6 +50,8 @@ _ROWS_BY_HAND = [
     ("indexing", "`x[i]`, `x[i, j]`, `x[a:b]`, `x[::k]`, `x[::-1]`, `x[a:b:-k]` (constant "
                  "bounds), negative bounds, "
                  "`x[None]`/`np.newaxis`, `x[...]`, mixed int/slice, in `jit` and `trace`; "
+                 "integer arrays (`x[idx]`, `x[rows, cols]`, `x[:, [2, 0]]`: NumPy's advanced "
+                 "indexing, in `jit`); "
                  "`x[mask]` reduced (`.sum()`, `.mean()`, `.max()`, `.min()`, `.any()`, "
                  "`.all()`, `len()`, `axis=0` of a row mask)"),
     ("arguments", "arrays of bool, uint8, int8/16/32/64, float32/64; Python `int`/`float`/`bool` "
@@ -59,6 +61,8 @@ _ROWS_BY_HAND = [
                   "and object arrays are refused naming the argument"),
     ("dtypes", "NumPy's rules (NEP 50: Python numbers are weak): `int / int` is float64, "
                "`float32 * 0.5` stays float32; `dtype=np.float32`, `float`, `x.dtype`"),
+    ("scipy.special", "`expit`, `logit`, `logsumexp` (`axis`, `keepdims`), `softmax`, "
+                      "`log_softmax`, `xlogy`, `erf`, `erfc`, `gammaln`"),
     ("calls", "plain Python functions and other `@fusejit.jit` functions (inlined); "
               "`fusejit.jit(lambda x: ...)`"),
     ("containers", "tuples; lists (`append`, `np.stack`/`np.array` of them); list "

@@ -46,6 +46,7 @@ NumPy-spelled code needs beyond those), ``grad_ops`` (what backward graphs use),
 from __future__ import annotations
 
 from . import (  # noqa: F401  (each module fills the table)
+    array_ops,
     binary,
     device,
     grad_ops,

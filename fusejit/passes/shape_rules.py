@@ -239,6 +239,8 @@ def _tensor_proxies(t: TensorType, fill: int) -> _Proxies:
 def _node_integers(node, known: Known) -> list[int]:
     found = [node.attr(name) for name in node.attribute_names() if node.kind_of(name) == "i"]
     for v in node.inputs:
+        if _holds_tensor(v.type):
+            found.append(1)   # (tensor proxies are ones: as indices, x[idx], they mention 1)
         item = known.get(v)
         if isinstance(item, list):
             found.extend(x for x in item if isinstance(x, int))
@@ -259,6 +261,13 @@ def _run_proxies(node, facts: Facts) -> list[Type | None] | None:
         fill = max(_node_integers(node, known), default=0) + 1
         if 1 < fill <= MAX_FILL:
             result = _trials(node, op, known, fill)
+    if result is None:
+        # unknown dims as large as a known one (w @ h, w: (*, *), h: (3,): contracting dims
+        # must agree)
+        sized = max((s for v in node.inputs if isinstance(v.type, TensorType)
+                     for s in v.type.sizes or () if s is not None), default=0)
+        if 1 < sized <= MAX_FILL:
+            result = _trials(node, op, known, sized)
     if result is None:
         return None
     outcomes, exact = result
@@ -485,8 +494,11 @@ def _constant(node, facts: Facts) -> list[Type | None]:
 def _list_construct(node, facts: Facts) -> list[Type | None]:
     known = facts.values
     values = [known.get(v, _MISSING) for v in node.inputs]
-    if _MISSING not in values and all(not isinstance(x, np.ndarray) for x in values):
+    if all(x is not _MISSING and not isinstance(x, np.ndarray) for x in values):
         known[node.output()] = list(values)
+    declared = node.output().type
+    if isinstance(declared, ListType) and isinstance(declared.elem, OptionalType):
+        return [None]   # (aten::index's Tensor?[] keeps its type, whatever its items are)
     types = {TENSOR if isinstance(v.type, TensorType) else v.type for v in node.inputs}
     return [ListType(types.pop()) if len(types) == 1 else None]
 

@@ -7,6 +7,8 @@ error naming the line, never give a wrong gradient.
 from __future__ import annotations
 
 import numpy as np
+import scipy.special
+from scipy.special import expit, log_softmax, softmax, xlogy
 
 import fusejit
 
@@ -496,12 +498,88 @@ def masked_assignments(x):
     return np.sum(y ** 2) + np.sum(z ** 3)
 
 
-# -- refused: each must raise a FusejitError naming its line --------------------------------
+# -- einsum, diagonals, triangles, permutations, integer-array indexing, row writes
 
 @fusejit.jit
-def write_into_argument(x, w):
-    x += w
-    return np.sum(x * x)
+def einsum_contractions(a, b, x, y):
+    return (np.sum(np.einsum('ij,jk->ik', a, b) ** 2)
+            + np.sum(np.einsum('bij,bjk->bik', x, y) * 0.5)
+            + np.einsum('ij,ij->', a, a)
+            + np.einsum('i,i->', a[0], a[1])
+            + np.sum(np.einsum('ij->j', a) ** 2)
+            + np.einsum('ii->', x[0] @ y[0])
+            + np.sum(np.einsum('i,j->ij', a[0], b[:, 0]) ** 2))
+
+
+@fusejit.jit
+def einsum_more(x, w, v):
+    h = np.tanh(np.einsum('bi,ij->bj', x, w))
+    return (np.sum(np.einsum('bj,bj->b', h, h)) + np.sum(np.einsum('ij,jk,k', w.T, w, v) ** 2)
+            + np.sum(np.einsum('ij', w) * np.einsum('ji', w.T)) + np.sum(np.einsum('ii->i', w.T @ w)))
+
+
+@fusejit.jit
+def matrix_parts(a, v):
+    return (np.trace(a @ a.T) + np.sum(np.diag(a) ** 2) + np.sum(np.diag(v) @ a)
+            + np.sum(np.triu(a) ** 2) + np.sum(np.tril(a, -1) * a) + np.trace(a, 1)
+            + np.sum(np.diag(a, k=-1) * v[:3]) + np.sum(np.diag(v[1:], 1) * a))
+
+
+@fusejit.jit
+def smooth_maxes(x, y):
+    return (np.sum(np.logaddexp(0.0, x)) + np.sum(np.logaddexp(x, y) ** 2)
+            + np.sum(np.hypot(x, y)) + np.mean(np.logaddexp(x, 1.5)))
+
+
+@fusejit.jit
+def permuted(x, w):
+    return (np.sum(x.transpose(2, 0, 1) * w) + np.sum(np.transpose(x, (1, 0, 2)) ** 2)
+            + np.sum(x.transpose((0, 2, 1))[1] * w[:, 0, :]) + np.sum(x.T ** 3)
+            + np.sum(np.transpose(x) * x.T))
+
+
+@fusejit.jit
+def rounded_and_clipped(x, y):
+    return (np.sum(x * x.round()) + np.sum(y * np.round(x, 1))
+            + np.sum(np.clip(x, a_min=-0.5, a_max=0.5) ** 2)
+            + np.sum(np.clip(y, min=-1.0) ** 2) + np.sum(x.clip(max=0.3) * y)
+            + np.sum(np.clip(x, None, 0.2)) + np.sum(np.clip(x, -y * y, y * y)))
+
+
+@fusejit.jit
+def scalar_extremes(x, w, lam: float):
+    a, b, c = np.sum(x), np.sum(x * w), np.sum(x ** 2)
+    return max(a, b, c) + min((a, b)) + max([np.mean(x), 0.5]) * min(lam, 2.0, 3.0)
+
+
+@fusejit.jit
+def gathered(x, idx):
+    return (np.sum(x[idx] ** 2) + np.sum(x[:, [2, 0, 2]] * 3.0)
+            + np.sum(x[idx, 1]) + np.sum(x[-1, idx % 3]))
+
+
+@fusejit.jit
+def picked_log_likelihood(z, labels):
+    e = np.exp(z - z.max(axis=1, keepdims=True))
+    p = e / e.sum(axis=1, keepdims=True)
+    return -np.mean(np.log(p[np.arange(z.shape[0]), labels]))
+
+
+@fusejit.jit
+def embedding_bag(table, tokens, w):
+    vectors = table[tokens]
+    return np.sum(np.tanh(vectors.sum(axis=0) @ w))
+
+
+@fusejit.jit
+def rows_into_buffer(x, w):
+    n = x.shape[0]
+    out = np.zeros((n, 3))
+    h = np.zeros(3)
+    for t in range(n):
+        h = np.tanh(w @ h + x[t])
+        out[t] = h
+    return np.sum(out ** 2) + np.sum(out[-1])
 
 
 @fusejit.jit
@@ -509,6 +587,150 @@ def element_assignment(x, w):
     h = np.zeros((2, 3))
     h[0] = x[1] * w
     return np.sum(h * h)
+
+
+@fusejit.jit
+def slice_assignment(x):
+    y = np.zeros((3, 4))
+    y[1:] = x[1:] * 2
+    y[0, :2] = x[0, 2:] ** 2
+    return np.sum(y ** 3)
+
+
+@fusejit.jit
+def concatenated_appends(x, w):
+    pieces = []
+    h = x
+    for _ in range(3):
+        h = np.tanh(h @ w)
+        pieces.append(h)
+    pieces.append(x[:1])
+    cols = []
+    for i in range(2):
+        cols.append(x * (i + 1.0))
+    return (np.sum(np.concatenate(pieces) ** 2)
+            + np.sum(np.concatenate(cols, axis=1)[:, 0]))
+
+
+@fusejit.jit
+def squeezed_padded_taken(x, v, idx):
+    y = (x @ v[:, None]).squeeze()
+    return (np.sum(y ** 2) + np.sum(np.squeeze(x[:, :1], axis=1) * v[:3])
+            + np.sum(np.take(x, idx) ** 2) + np.sum(np.take(x, idx[:2] % 3, axis=0) * x[:2])
+            + np.sum(np.take_along_axis(x, idx[:3, None] % 4, axis=1))
+            + np.sum(np.atleast_2d(v) ** 2) + np.sum(np.atleast_1d(np.sum(v)) * 2)
+            + np.sum(np.pad(x, ((0, 1), (2, 0))) ** 2)
+            + np.sum(np.pad(v, (1, 2), constant_values=0.5) ** 3))
+
+
+@fusejit.jit
+def products_and_averages(x, w, v):
+    return (np.sum(np.tensordot(x, w, axes=1) ** 2) + np.sum(np.tensordot(x, x, axes=([0], [0])))
+            + np.sum(np.inner(x, x) ** 2) + np.inner(v, v)
+            + np.average(x, weights=np.abs(x) + 1.0) + np.sum(np.average(x, axis=1, weights=v))
+            + np.average(v))
+
+
+@fusejit.jit
+def vector_and_matrix_norms(x, v):
+    return (np.linalg.norm(v, 1) + np.linalg.norm(v, np.inf) + np.linalg.norm(v, ord=3)
+            + np.linalg.norm(x, np.inf) + np.linalg.norm(x, 1)
+            + np.sum(np.linalg.norm(x, ord=1, axis=1)) + np.linalg.norm(x, 'fro')
+            + np.sum(np.linalg.norm(x, axis=0, keepdims=True)))
+
+
+@fusejit.jit
+def writes_and_unpacking(x, w):
+    h = np.zeros_like(x)
+    h[:, 0] = x[:, 0] * 2
+    h[:, 1:] = np.tanh(x[:, 1:])
+    acc = np.zeros((2, 4))
+    for t in range(x.shape[0]):
+        acc[t % 2] += x[t] * w
+    grid = np.zeros((2, 4))
+    for i in range(2):
+        for j in range(4):
+            grid[i, j] = x[i, j] * w[j] + 1.0
+    a, b, c = x
+    return np.sum(h ** 2) + np.sum(acc ** 2) + np.sum(grid ** 2) + np.sum(a * b + c)
+
+
+@fusejit.jit
+def gaussian_log_likelihood(x, mu, chol):
+    cov = chol @ chol.T + 0.5 * np.eye(x.shape[1])
+    d = x - mu
+    sign, logdet = np.linalg.slogdet(cov)
+    precision = np.linalg.inv(cov)
+    return (0.5 * np.sum(d * np.linalg.solve(cov, d.T).T) + 0.5 * x.shape[0] * sign * logdet
+            + np.trace(precision) + np.log(np.linalg.det(cov)) + mu @ np.linalg.solve(cov, mu))
+
+
+@fusejit.jit
+def tiled_and_repeated(x, v):
+    return (np.sum(np.tile(x, (2, 1)) ** 2) + np.sum(np.repeat(x, 2, axis=0) * np.arange(8.0)[:, None])
+            + np.sum(np.tile(v, 3) * np.arange(9.0)) + np.sum(np.repeat(v, 2) ** 3)
+            + np.sum(np.tile(v, (2, 2)) ** 2) + np.sum(x.repeat(3, axis=1) ** 2)
+            + np.sum(np.tile(x, (2, 1, 3)) * 0.5))
+
+
+@fusejit.jit
+def scipy_special_losses(z, t):
+    p = softmax(z, axis=1)
+    return (np.sum(scipy.special.logsumexp(z, axis=1)) + scipy.special.logsumexp(z)
+            + np.sum(expit(z) * t)
+            + np.sum(log_softmax(z, axis=-1) * t) + np.sum(xlogy(t, p))
+            + np.sum(scipy.special.erf(z)) + np.sum(scipy.special.logit(expit(z)) ** 2)
+            + np.sum(scipy.special.logsumexp(z, axis=0, keepdims=True)))
+
+
+@fusejit.jit
+def sorted_statistics(x, v):
+    s = np.sort(x, axis=1)
+    trimmed = np.mean(np.sort(v)[1:-1])
+    return (np.sum(s * np.arange(4.0)) + trimmed + np.median(v) + np.sum(np.median(x, axis=0) ** 2)
+            + np.median(x) + np.sum(np.median(x, axis=1, keepdims=True) * x)
+            + np.sum(x[0, np.argsort(v)] * v) + np.sum(np.sort(x, axis=None)[-3:]))
+
+
+@fusejit.jit
+def recurrence_in_a_buffer(x, w):
+    n = x.shape[0]
+    out = np.empty((n + 1, 3))
+    out[0] = 0.0
+    for t in range(n):
+        out[t + 1] = np.tanh(out[t] * w + x[t])
+    cols = np.zeros((3, n))
+    for t in range(n):
+        cols[:, t] = x[t] * 2
+    win = x.copy()
+    for t in range(n - 1):
+        win[t:t + 2] = win[t:t + 2] * 0.5
+    return np.sum(out ** 2) + np.sum(cols * cols) + np.sum(win ** 3)
+
+
+@fusejit.jit
+def small_numpy_helpers(x, v):
+    eps = np.finfo(float).eps
+    left, right = np.hsplit(x, 2)
+    top = np.vsplit(x, 3)[0]
+    return (np.sum(np.log(np.abs(x) + eps)) + np.sum(np.roll(x, 1, axis=1) * x)
+            + np.sum(np.roll(v, -1) * v ** 2) + np.sum(np.column_stack([v[:3], x[:, 0]]) ** 2)
+            + np.sum(left * right) + np.sum(top ** 3) + np.sum(np.flipud(x) * np.fliplr(x))
+            + np.float64(0.5) * np.sum(x))
+
+
+@fusejit.jit
+def cumulative_products(x, v):
+    survival = np.cumprod(1.0 - 0.5 / (1.0 + x * x), axis=1)
+    return np.sum(survival) + np.sum(np.cumprod(v) ** 2) + np.sum(x.cumprod(axis=0) * x)
+
+
+# -- refused: each must raise a FusejitError naming its line --------------------------------
+
+@fusejit.jit
+def write_into_argument(x, w):
+    x += w
+    return np.sum(x * x)
 
 
 @fusejit.jit
@@ -557,16 +779,29 @@ def loop_write_through_alias(x, w):
 
 
 @fusejit.jit
-def slice_assignment(x):
-    y = np.zeros((3, 4))
-    y[1:] = x[1:] * 2
-    return np.sum(y ** 3)
-
-
-@fusejit.jit
 def two_names_one_buffer(x):
     a = x * 1.0
     b = a
     for _ in range(2):
         a *= 2.0
     return np.sum(a) + np.sum(b)
+
+
+@fusejit.jit
+def einsum_ellipsis(a, b):
+    return np.sum(np.einsum('...ij,...jk->...ik', a, b))
+
+
+@fusejit.jit
+def integer_index_assignment(x):
+    y = x * 1.0
+    y[np.array([0, 2])] = 0.0
+    return np.sum(y ** 2)
+
+
+@fusejit.jit
+def view_read_after_row_write(x, w):
+    h = np.zeros((2, 3))
+    r = h[0]
+    h[0] = x[1] * w
+    return np.sum(r * w) + np.sum(h)

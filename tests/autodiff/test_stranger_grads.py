@@ -112,6 +112,32 @@ CASES = [
     (P.reshape_chain, lambda: [n(6)], (0,)),
     (P.angles, lambda: [away(3, 4), away(3, 4)], (0, 1)),
     (P.masked_assignments, lambda: [away(3, 4)], (0,)),
+    (P.einsum_contractions, lambda: [n(3, 4), n(4, 2), n(2, 3, 4), n(2, 4, 3)], (0, 1, 2, 3)),
+    (P.einsum_more, lambda: [n(2, 3), n(3, 3), n(3)], (0, 1, 2)),
+    (P.matrix_parts, lambda: [n(4, 4), n(4)], (0, 1)),
+    (P.smooth_maxes, lambda: [n(3, 4), n(3, 4)], (0, 1)),
+    (P.permuted, lambda: [n(2, 3, 4), n(4, 2, 3)], (0, 1)),
+    (P.rounded_and_clipped, lambda: [n(3, 4), n(3, 4)], (0, 1)),
+    (P.scalar_extremes, lambda: [n(3, 4), n(3, 4), 0.7], (0, 1)),
+    (P.fancy_index, lambda: [n(4, 3)], (0,)),
+    (P.gathered, lambda: [n(5, 3), np.array([4, 0, 4, -2, 1])], (0,)),
+    (P.picked_log_likelihood, lambda: [n(4, 3), np.array([2, 0, 1, 2])], (0,)),
+    (P.embedding_bag, lambda: [n(5, 3), np.array([1, 3, 1, 1]), n(3, 2)], (0, 2)),
+    (P.rows_into_buffer, lambda: [n(4, 3), n(3, 3) * 0.5], (0, 1)),
+    (P.element_assignment, lambda: [n(2, 3), n(3)], (0, 1)),
+    (P.slice_assignment, lambda: [n(3, 4)], (0,)),
+    (P.concatenated_appends, lambda: [n(2, 3), n(3, 3)], (0, 1)),
+    (P.squeezed_padded_taken, lambda: [n(3, 4), n(4), np.array([0, 11, 5, 5])], (0, 1)),
+    (P.products_and_averages, lambda: [n(3, 4), n(4, 2), n(4)], (0, 1, 2)),
+    (P.vector_and_matrix_norms, lambda: [away(3, 4), away(4)], (0, 1)),
+    (P.writes_and_unpacking, lambda: [n(3, 4), n(4)], (0, 1)),
+    (P.gaussian_log_likelihood, lambda: [n(5, 3), n(3), n(3, 3)], (0, 1, 2)),
+    (P.tiled_and_repeated, lambda: [n(4, 3), n(3)], (0, 1)),
+    (P.scipy_special_losses, lambda: [n(4, 3), np.eye(3)[[0, 2, 1, 0]]], (0,)),
+    (P.sorted_statistics, lambda: [n(3, 4), n(4)], (0, 1)),
+    (P.recurrence_in_a_buffer, lambda: [n(4, 3), n(3)], (0, 1)),
+    (P.small_numpy_helpers, lambda: [away(3, 4), n(5)], (0, 1)),
+    (P.cumulative_products, lambda: [n(3, 4), n(5)], (0, 1)),
 ]
 
 
@@ -131,15 +157,16 @@ def test_gradient_matches_finite_differences(index, fn, make_args, argnums) -> N
 
 @pytest.mark.parametrize("fn, args, pattern", [
     (P.write_into_argument, [n(2, 3), n(3)], r"aten::add_ writes in place"),
-    (P.element_assignment, [n(2, 3), n(3)], r"aten::copy_ writes in place"),
     (P.write_seen_through_view, [n(2, 3), n(3)], r"aten::mul_ writes in place"),
     (P.float_of_array, [n(3, 4)], r"aten::Float turns an array that carries a gradient"),
     (P.while_loop, [n(3, 4)], r"a loop whose condition is computed as it runs"),
-    (P.fancy_index, [n(4, 3)], r"integer array"),
     (P.list_read_in_another_loop, [n(3), n(3, 3)], r"aten::__getitem__"),
     (P.loop_write_through_alias, [n(2, 3), n(3)], r"aten::mul_ writes in place"),
-    (P.slice_assignment, [n(3, 4)], r"aten::copy_ writes in place"),
     (P.two_names_one_buffer, [n(3)], r"aten::mul_ writes in place"),
+    (P.einsum_ellipsis, [n(2, 3), n(3, 2)], r"np.einsum\('\.\.\.ij,\.\.\.jk->\.\.\.ik'\): "
+                                            r"ellipsis"),
+    (P.integer_index_assignment, [n(3, 4)], r"integer-array index \(x\[idx\] = v\)"),
+    (P.view_read_after_row_write, [n(2, 3), n(3)], r"aten::copy_ writes in place"),
 ], ids=lambda v: getattr(v, "__name__", ""))
 def test_what_cannot_be_differentiated_is_refused_naming_the_line(fn, args, pattern) -> None:
     with pytest.raises(FusejitError, match=pattern) as error:

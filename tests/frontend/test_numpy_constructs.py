@@ -293,7 +293,8 @@ def test_calling_another_jit_function():
     ("x[x > 0].sum(axis=1)", "axis=None, or axis=0", "axis=0"),
     ("x.sum(out=x)", "out= and dtype= arguments are not supported", ".astype"),
     ("x[len(x) - 1:0:-1]", "negative slice step needs constant bounds", "np.flip"),
-    ("x[np.arange(2)]", "integer array", "for k in range"),
+    ("x[np.arange(2), None]", "integer array and None", "x[idx][:, None]"),
+    ("np.einsum('i...,i...', x, x)", "ellipsis", "name every axis"),
 ])
 def test_unsupported_constructs_name_the_line_and_the_alternative(tmp_path, source, what, hint):
     import importlib.util

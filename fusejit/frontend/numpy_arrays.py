@@ -1,0 +1,367 @@
+"""Lowerings for NumPy's axis permutations, diagonals, triangles, integer-array indexing, the
+smooth binary maps, the keyword forms of ``clip`` and builtin ``min``/``max``, and reshaping
+helpers::
+
+    x.transpose(2, 0, 1)         aten::permute(%x, [2, 0, 1])      (x.T of 3-D: reversed)
+    np.trace(a, k)               aten::sum(aten::diagonal(%a, %k, 0, 1), [-1])
+    np.diag(a, k) (2-D)          aten::diagonal(%a, %k, 0, 1)
+    np.diag(v, k) (1-D)          aten::diag_embed(%v, %k, 0, 1)
+    np.triu(a, k), np.tril       aten::triu(%a, %k), aten::tril
+    np.logaddexp, np.hypot       aten::logaddexp(%a, %b), aten::hypot
+    x[idx], x[:, [2, 0]]         aten::index(%x, [None, %idx])     NumPy's advanced indexing
+    np.clip(x, a_min=, a_max=)   aten::clamp (number bounds) or clamp(Tensor) (array bounds)
+    max(a, b, c), min((a, b))    a chain of max/min
+    np.squeeze, np.atleast_2d    aten::squeeze / a reshape to the other dims; unsqueeze
+    np.pad(x, w)                 aten::constant_pad_nd(%x, [w...])
+    np.tile, np.repeat           reshape, expand, reshape (copies as blocks / element-wise)
+    np.take, take_along_axis     aten::index, with aranges along the other axes
+    a, b = x                     aten::select(%x, 0, 0), aten::select(%x, 0, 1) (length checked)
+
+Integer-array indexing keeps NumPy's semantics (negative indices count from the end, an index
+out of range is an IndexError, ints beside an array broadcast with it, separated advanced
+indices put their dimensions first): ``aten::index`` runs NumPy's own indexing.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..ir.graph import Value
+from ..ir.symbols import aten, prim
+from ..ir.types import INT, TENSOR, ListType, OptionalType
+from .builder import IRBuilder, Item, describe, is_none, is_tensor, scalar_type_of
+from .lowering import _array, as_tensor, binary, reshape, transpose
+from .numpy_dtypes import conform, dtype_of
+
+
+def _rank(b: IRBuilder, x: Value, what: str) -> int:
+    rank = x.type.rank
+    if rank is None:
+        raise b.error(f"{what} needs an array of known rank")
+    return rank
+
+
+def _axis(b: IRBuilder, rank: int, axis: Item, what: str) -> int:
+    value = b.static_int(axis, what)
+    if not -rank <= value < max(rank, 1):
+        raise b.error(f"{what} {value} is out of bounds for an array of dimension {rank}")
+    return value % max(rank, 1)
+
+
+def transpose_axes(b: IRBuilder, x: Item, axes: Item) -> Value:
+    """``x.transpose(*axes)`` / ``np.transpose(x, axes)``; no axes reverses them (``x.T``)."""
+    x = _array(b, x, "transpose")
+    if isinstance(axes, tuple) and len(axes) == 1 and isinstance(axes[0], (tuple, list)):
+        axes = tuple(axes[0])   # x.transpose((1, 0, 2))
+    if is_none(axes) or axes == () or (isinstance(axes, tuple) and len(axes) == 1
+                                       and is_none(axes[0])):
+        return transpose(b, x)
+    if not isinstance(axes, (tuple, list)):
+        raise b.error(f"transpose: axes must be a tuple of ints, got {describe(axes)}")
+    rank = _rank(b, x, "transpose with axes")
+    order = [_axis(b, rank, a, "transpose's axis") for a in axes]
+    if sorted(order) != list(range(rank)):
+        raise b.error(f"transpose: axes {tuple(b.static(a) for a in axes)} do not match an "
+                      f"array of dimension {rank}")
+    if order == list(range(rank)):
+        return x
+    return b.emit("aten::permute", [x, order], "transpose")
+
+
+def trace(b: IRBuilder, a: Item, offset: Item = 0, axis1: Item = 0, axis2: Item = 1,
+          dtype: Item = None, out: Item = None) -> Value:
+    if not is_none(dtype) or not is_none(out):
+        raise b.error("np.trace: the dtype= and out= arguments are not supported")
+    (a,) = conform(b, np.trace, [_array(b, a, "np.trace")], "np.trace")
+    rank = _rank(b, a, "np.trace")
+    if rank < 2:
+        raise b.error("np.trace needs an array of at least 2 dimensions")
+    d1, d2 = _axis(b, rank, axis1, "np.trace's axis1"), _axis(b, rank, axis2, "np.trace's axis2")
+    diagonal = b.emit("aten::diagonal", [a, offset, d1, d2], "np.trace")
+    return b.emit(aten.sum, [diagonal, [-1], False, None], "np.trace")
+
+
+def diag(b: IRBuilder, v: Item, k: Item = 0) -> Value:
+    v = _array(b, v, "np.diag")
+    rank = _rank(b, v, "np.diag")
+    if scalar_type_of(k) is None or b.static(k) is ...:
+        raise b.error(f"np.diag: k must be a constant int, got {describe(k)}")
+    if rank == 1:
+        return b.emit("aten::diag_embed", [v, k, 0, 1], "np.diag")
+    if rank == 2:
+        return b.emit("aten::diagonal", [v, k, 0, 1], "np.diag")
+    raise b.error(f"np.diag takes a 1-D or 2-D array, got {rank}-D")
+
+
+def triangle(name: str):
+    def lower(b: IRBuilder, m: Item, k: Item = 0) -> Value:
+        m = _array(b, m, f"np.{name}")
+        if _rank(b, m, f"np.{name}") < 2:
+            raise b.error(f"np.{name} of a 1-D array is not supported; write "
+                          f"np.{name}(np.tile(v, (len(v), 1)))")
+        return b.emit(f"aten::{name}", [m, k], f"np.{name}")
+    return lower
+
+
+def smooth(name: str, fn):
+    """``np.logaddexp``/``np.hypot``: arrays or numbers, cast as NumPy computes them."""
+    def lower(b: IRBuilder, x1: Item, x2: Item) -> Value:
+        what = f"np.{fn.__name__}"
+        if not (is_tensor(x1) or is_tensor(x2)):
+            raise b.error(f"{what} of two numbers is not supported; write np.{fn.__name__}"
+                          f"(np.asarray(a), b)")
+        x1, x2 = conform(b, fn, [x1, x2], what)
+        return b.emit(f"aten::{name}", [as_tensor(b, x1, what), as_tensor(b, x2, what)], what)
+    return lower
+
+
+def clip(b: IRBuilder, a: Item, a_min: Item = None, a_max: Item = None, out: Item = None,
+         min: Item = None, max: Item = None) -> Value:   # noqa: A002  (NumPy's names)
+    """``np.clip(a, a_min, a_max)``, ``np.clip(a, min=..., max=...)``, ``x.clip(lo, hi)``:
+    number bounds clamp with ``aten::clamp``, array bounds with its Tensor overload."""
+    x = _array(b, a, "np.clip")
+    if not is_none(out):
+        raise b.error("np.clip: the out= argument is not supported")
+    if not (is_none(min) and is_none(max)):
+        if not (is_none(a_min) and is_none(a_max)):
+            raise b.error("np.clip: pass the bounds as a_min/a_max or as min/max, not both")
+        a_min, a_max = min, max
+    bounds = [a_min, a_max]
+    for bound in bounds:
+        if not is_none(bound) and not is_tensor(bound) and scalar_type_of(bound) is None:
+            raise b.error(f"np.clip: bounds must be numbers, arrays or None, got "
+                          f"{describe(bound)}")
+    if all(is_none(v) for v in bounds):
+        return b.emit("aten::clone", [x, None], "np.clip")
+    if not any(is_tensor(v) for v in bounds):
+        return b.emit(aten.clamp, [x, a_min, a_max], "np.clip")
+    present = [v for v in bounds if not is_none(v)]
+    x, *present = conform(b, lambda *v: np.result_type(*v), [x, *present], "np.clip")
+    it = iter(present)
+    lo, hi = (None if is_none(v) else as_tensor(b, next(it), "np.clip") for v in bounds)
+    return b.emit(aten.clamp, [x, lo, hi], "np.clip")
+
+
+def extreme(op: str):
+    """Builtin ``max``/``min`` of two or more items, or of one tuple or list."""
+    def lower(b: IRBuilder, args: tuple) -> Item:
+        items = list(args)
+        if len(items) == 1 and isinstance(items[0], (tuple, list)):
+            items = list(items[0])
+        if len(items) < 2:
+            raise b.error(f"{op}() of one array or of an empty sequence is not supported; "
+                          f"write np.{op}(x) or {op}(a, b, ...)")
+        total = items[0]
+        for item in items[1:]:
+            total = binary(b, op, total, item)
+        return total
+    return lower
+
+
+def squeeze(b: IRBuilder, x: Item, axis: Item = None) -> Value:
+    """``np.squeeze``: without an axis ``aten::squeeze`` (its rank depends on the sizes); with
+    one, a reshape to the other dimensions, which fails (as NumPy does) when that dimension is
+    not of size 1."""
+    x = _array(b, x, "squeeze")
+    if is_none(axis):
+        return b.emit("aten::squeeze", [x], "squeeze")
+    rank = _rank(b, x, "squeeze with an axis")
+    items = axis if isinstance(axis, (tuple, list)) else (axis,)
+    dropped = {_axis(b, rank, a, "squeeze's axis") for a in items}
+    from .lowering import size
+
+    return reshape(b, x, [size(b, x, d) for d in range(rank) if d not in dropped])
+
+
+def atleast(n: int):
+    """``np.atleast_1d``/``2d``: dimensions of 1 added in front (NumPy's 3-D rule differs)."""
+    def lower(b: IRBuilder, x: Item) -> Value:
+        x = _array(b, x, f"np.atleast_{n}d")
+        rank = _rank(b, x, f"np.atleast_{n}d")
+        for _ in range(n - rank):
+            x = b.emit(aten.unsqueeze, [x, 0], f"np.atleast_{n}d")
+        return x
+    return lower
+
+
+def pad(b: IRBuilder, x: Item, pad_width: Item, mode: Item = None,
+        constant_values: Item = 0) -> Value:
+    """``np.pad`` with a constant: ``aten::constant_pad_nd`` (its pads run from the last
+    dimension back, before then after)."""
+    x = _array(b, x, "np.pad")
+    if b.static(mode) not in (None, "constant"):
+        raise b.error(f"np.pad: only mode='constant' is supported, got {b.static(mode)!r}")
+    rank = _rank(b, x, "np.pad")
+    widths = b.static(pad_width)
+    if isinstance(widths, int):
+        widths = ((widths, widths),)
+    if not isinstance(widths, tuple) or not widths:
+        raise b.error(f"np.pad: pad_width must be constant ints, got {describe(pad_width)}")
+    if all(isinstance(w, int) for w in widths):
+        widths = (tuple(widths) * 2 if len(widths) == 1 else tuple(widths),)
+    if len(widths) == 1:
+        widths = widths * rank
+    if len(widths) != rank or any(len(w) != 2 or min(w) < 0 for w in widths):
+        raise b.error(f"np.pad: pad_width {widths} does not fit an array of dimension {rank}")
+    pads = [p for before, after in reversed(widths) for p in (before, after)]
+    value = b.static(constant_values)
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        raise b.error("np.pad: constant_values must be a constant number")
+    return b.emit("aten::constant_pad_nd", [x, pads, value], "np.pad")
+
+
+def take(b: IRBuilder, a: Item, indices: Item, axis: Item = None) -> Value:
+    """``np.take(a, idx, axis)``: ``a.flatten()[idx]``, or ``idx`` along ``axis``."""
+    a = _array(b, a, "np.take")
+    if is_none(axis):
+        return advanced_index(b, reshape(b, a, [-1]), [indices])
+    rank = _rank(b, a, "np.take")
+    along = _axis(b, rank, axis, "np.take's axis")
+    return advanced_index(b, a, [slice(None)] * along + [indices])
+
+
+def take_along_axis(b: IRBuilder, arr: Item, indices: Item, axis: Item) -> Value:
+    """``np.take_along_axis``: ``aten::index`` with ``indices`` along ``axis`` and, along each
+    other axis, its positions (an ``arange`` shaped to broadcast)."""
+    from .lowering import size
+    from .numpy_lowering import arange
+
+    arr = _array(b, arr, "np.take_along_axis")
+    rank = _rank(b, arr, "np.take_along_axis")
+    if is_none(axis):
+        arr, rank, along = reshape(b, arr, [-1]), 1, 0
+    else:
+        along = _axis(b, rank, axis, "np.take_along_axis's axis")
+    if _rank(b, _array(b, indices, "np.take_along_axis"), "np.take_along_axis") != rank:
+        raise b.error("np.take_along_axis: indices must have as many dimensions as the array")
+    items: list[Item] = []
+    for d in range(rank):
+        if d == along:
+            items.append(indices)
+        else:
+            positions = arange(b, 0, size(b, arr, d), 1, np.int64)
+            items.append(reshape(b, positions, [-1 if k == d else 1 for k in range(rank)]))
+    return advanced_index(b, arr, items)
+
+
+def unpack_rows(b: IRBuilder, x: Value, count: int) -> tuple[Value, ...]:
+    """``a, b, c = x``: x's rows, after a run-time check that it has ``count`` of them
+    (NumPy's ValueError, here a JITException naming the line)."""
+    from .lowering import size
+
+    if x.type.rank == 0:
+        raise b.error("cannot unpack a 0-d array")
+    rows = size(b, x, 0)
+    fits = b.create(prim.If, [b.value(binary(b, "eq", rows, count))], 0)
+    fits.add_block()
+    fail = fits.add_block()
+    with b.graph.inserting_before(fail):
+        b.create(prim.RaiseException, [b.value_const(
+            f"ValueError: cannot unpack an array into {count} names: its length is not "
+            f"{count}")], 0)
+    return tuple(b.emit(aten.select, [x, 0, i], "unpacking") for i in range(count))
+
+
+def _copies(b: IRBuilder, x: Value, counts: list[int], inside: bool, what: str) -> Value:
+    """Each dimension ``d`` of ``x`` repeated ``counts[d]`` times, as whole blocks (``np.tile``,
+    ``inside=False``: a new dimension before each) or element by element (``np.repeat``: after
+    each); then the pairs merged. Built from reshape and expand, whose rules give the
+    gradient (the copies' gradients summed)."""
+    from .lowering import size
+
+    sizes = [size(b, x, d) for d in range(len(counts))]
+    spread: list[Item] = []
+    target: list[Item] = []
+    for n, c in zip(sizes, counts):
+        spread += [n, 1] if inside else [1, n]
+        target += [n, c] if inside else [c, n]
+    wide = b.emit(aten.expand, [reshape(b, x, spread), b.int_list(target, what), False], what)
+    return reshape(b, wide, [binary(b, "mul", n, c) for n, c in zip(sizes, counts)])
+
+
+def tile(b: IRBuilder, a: Item, reps: Item) -> Value:
+    """``np.tile(a, reps)``: ``a`` given leading dimensions of 1 to match ``reps`` (or ``reps``
+    ones in front to match ``a``), then copied as whole blocks."""
+    x = _array(b, a, "np.tile")
+    counts = b.static(reps)
+    counts = [counts] if isinstance(counts, int) else counts
+    if not isinstance(counts, (tuple, list)) or not all(
+            isinstance(c, int) and not isinstance(c, bool) and c >= 0 for c in counts):
+        raise b.error(f"np.tile: reps must be constant non-negative ints, got {describe(reps)}")
+    rank = _rank(b, x, "np.tile")
+    counts = [1] * (rank - len(counts)) + list(counts)
+    for _ in range(len(counts) - rank):
+        x = b.emit(aten.unsqueeze, [x, 0], "np.tile")
+    return _copies(b, x, counts, False, "np.tile")
+
+
+def repeat(b: IRBuilder, a: Item, repeats: Item, axis: Item = None) -> Value:
+    """``np.repeat(a, k, axis)`` with a constant int ``k``: each element ``k`` times in a row
+    (``a`` flattened first without an axis)."""
+    x = _array(b, a, "np.repeat")
+    k = b.static(repeats)
+    if not isinstance(k, int) or isinstance(k, bool) or k < 0:
+        raise b.error(f"np.repeat: repeats must be a constant non-negative int (per-element "
+                      f"counts are not supported), got {describe(repeats)}")
+    if is_none(axis):
+        x, along, rank = reshape(b, x, [-1]), 0, 1
+    else:
+        rank = _rank(b, x, "np.repeat")
+        along = _axis(b, rank, axis, "np.repeat's axis")
+    return _copies(b, x, [k if d == along else 1 for d in range(rank)], True, "np.repeat")
+
+
+# -- integer-array indexing -----------------------------------------------------------------
+
+
+def is_int_array(b: IRBuilder, item: Item) -> bool:
+    """Is an index item an integer array (or a list of constant ints, which NumPy takes as
+    one)?"""
+    if is_tensor(item):
+        dtype = dtype_of(item)
+        return dtype is not None and dtype.kind in "iu"
+    if isinstance(item, list) and item:
+        return all(isinstance(b.static(i), int) and not isinstance(b.static(i), bool)
+                   for i in item)
+    return False
+
+
+def advanced_index(b: IRBuilder, x: Value, items: list[Item]) -> Value:
+    """``x[items]`` where an item is an integer array: basic slices first (they keep their
+    dimension), then one ``aten::index`` with the arrays and ints, None for a whole
+    dimension."""
+    if any(i is None for i in items):
+        raise b.error("indexing with an integer array and None (np.newaxis) together is not "
+                      "supported; add the axis afterwards with x[idx][:, None]")
+    if any(is_tensor(i) and not is_int_array(b, i) for i in items):
+        raise b.error("indexing with an integer array together with a boolean mask or an "
+                      "array of unknown dtype is not supported")
+    rank = x.type.rank
+    if rank is not None and len(items) > rank:
+        raise b.error(f"too many indices for an array of dimension {rank}")
+    from .numpy_lowering import _slice
+
+    indices: list[Value] = []
+    for dim, item in enumerate(items):
+        if isinstance(item, slice):
+            x = _slice(b, x, dim, item)
+            indices.append(b.value_const(None))
+        elif is_tensor(item):
+            indices.append(item)
+        elif isinstance(item, list):
+            indices.append(b.value_const(np.array([b.static(i) for i in item], np.int64)))
+        elif scalar_type_of(item) == INT:
+            indices.append(as_tensor(b, item, "indexing"))
+        else:
+            raise b.error(f"an index must be an int, a slice, '...' or an integer array, got "
+                          f"{describe(item)}")
+    while indices and indices[-1].node.kind == prim.Constant and is_none(indices[-1]):
+        indices.pop()
+    node = b.create(prim.ListConstruct, indices)
+    node.output().set_type(ListType(OptionalType(TENSOR)))
+    return b.emit("aten::index", [x, node.output()], "indexing")
+
+
+__all__ = ["advanced_index", "atleast", "clip", "diag", "extreme", "is_int_array", "pad",
+           "repeat", "smooth", "squeeze", "take", "take_along_axis", "tile", "trace",
+           "transpose_axes", "triangle", "unpack_rows"]

@@ -1,0 +1,224 @@
+"""Lowerings for NumPy's norms, products over named axes, weighted averages, sorting and
+small linear algebra, written with ops that have derivatives::
+
+    np.linalg.norm(v, 1)          aten::sum(aten::abs(%v))     (inf: amax; p: sum(|v|^p)^(1/p))
+    np.linalg.norm(a, np.inf)     the largest row sum of |a|   (1: column sum; 'fro': 2-norm)
+    np.inner(a, b)                np.einsum('az,bz->ab', a, b) (for the operands' ranks)
+    np.tensordot(a, b, axes)      np.einsum over the paired axes
+    np.average(a, axis, weights)  sum(a * w, axis) / sum(w, axis)
+    np.sort(a, axis)              take_along_axis(a, aten::argsort(%a, axis), axis)
+    np.median(a, axis)            the mean of the two middle elements of np.sort(a, axis)
+    np.linalg.inv/det/solve       aten::linalg_inv, aten::linalg_det, aten::linalg_solve
+    np.linalg.slogdet(a)          (sign(det(a)), log(|det(a)|))
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..ir.graph import Value
+from ..ir.symbols import aten
+from .builder import IRBuilder, Item, describe, is_none
+from .lowering import _array, binary, reshape
+from .numpy_arrays import _axis, _rank, take_along_axis
+from .numpy_dtypes import conform
+
+
+def norm(b: IRBuilder, x: Item, ord: Item = None, axis: Item = None,  # noqa: A002
+         keepdims: Item = False) -> Value:
+    """``np.linalg.norm``: vector norms (``ord`` 1, 2, inf, -inf or another number) of 1-D
+    arrays or along one axis, and the Frobenius, 1- and inf-norms of matrices; ``ord=None`` is
+    the 2-norm of the flattened array."""
+    from .numpy_lowering import norm as two_norm
+    from .numpy_lowering import reduce
+
+    order = b.static(ord)
+    x = _array(b, x, "np.linalg.norm")
+    if order is None or (order == "fro" and is_none(axis)):
+        return two_norm(b, x, None, axis, keepdims)
+    what = f"np.linalg.norm(ord={order!r})"
+    rank = _rank(b, x, what)
+    axes = axis if isinstance(axis, (tuple, list)) else None if is_none(axis) else (axis,)
+    matrix = (axes is None and rank == 2) or (axes is not None and len(axes) == 2)
+    (x,) = conform(b, np.sqrt, [x], what)
+    magnitude = b.emit(aten.abs, [x], what)
+    if matrix:
+        if order == "fro":
+            return two_norm(b, x, None, axis, keepdims)
+        if order not in (1, -1, np.inf, -np.inf):
+            raise b.error(f"{what} of a matrix is not supported (ord 2 and 'nuc' need singular "
+                          f"values); use ord='fro', 1 or np.inf")
+        rows, cols = axes if axes is not None else (0, 1)
+        inner, outer = (rows, cols) if order in (1, -1) else (cols, rows)
+        sums = reduce(b, "sum", magnitude, inner, True)
+        pick = "max" if order > 0 else "min"
+        keep = b.static_bool(keepdims, "np.linalg.norm's keepdims")
+        return reduce(b, pick, sums, outer if keep else (inner, outer), keep)
+    if axes is None and rank != 1:
+        raise b.error(f"{what} needs a 1-D array or an axis (a 2-D array with a matrix ord)")
+    along = None if axes is None else axes[0]
+    if not isinstance(order, (int, float)) or isinstance(order, bool):
+        raise b.error(f"{what}: a vector's ord must be a number")
+    if order in (np.inf, -np.inf):
+        return reduce(b, "max" if order > 0 else "min", magnitude, along, keepdims)
+    if order == 1:
+        return reduce(b, "sum", magnitude, along, keepdims)
+    if order == 2:
+        return two_norm(b, x, None, along, keepdims)
+    if order <= 0:
+        raise b.error(f"{what}: ord 0 and negative orders have no gradient here; not supported")
+    powered = binary(b, "pow", magnitude, float(order))
+    return binary(b, "pow", reduce(b, "sum", powered, along, keepdims), 1.0 / order)
+
+
+
+def average(b: IRBuilder, a: Item, axis: Item = None, weights: Item = None,
+            returned: Item = False, keepdims: Item = False) -> Value:
+    """``np.average``: the mean, or ``sum(a * w) / sum(w)`` (1-D weights lie along ``axis``)."""
+    from .numpy_lowering import reduce
+
+    if b.static(returned) is not False:
+        raise b.error("np.average(returned=True) is not supported; compute np.sum(w) too")
+    a = _array(b, a, "np.average")
+    if is_none(weights):
+        return reduce(b, "mean", a, axis, keepdims)
+    w = _array(b, weights, "np.average's weights")
+    rank, wrank = _rank(b, a, "np.average"), _rank(b, w, "np.average's weights")
+    if wrank != rank:
+        if wrank != 1 or is_none(axis) or isinstance(axis, (tuple, list)):
+            raise b.error("np.average: weights of another shape must be 1-D, with one axis")
+        along = _axis(b, rank, axis, "np.average's axis")
+        w = reshape(b, w, [-1 if d == along else 1 for d in range(rank)])
+    total = reduce(b, "sum", binary(b, "mul", a, w), axis, keepdims)
+    return binary(b, "div", total, reduce(b, "sum", binary(b, "mul", w, b.emit(
+        "aten::ones_like", [a], "np.average")), axis, keepdims))
+
+
+
+def inner(b: IRBuilder, x: Item, y: Item) -> Value:
+    """``np.inner``: a sum over both last axes (``np.einsum('...i,...i')`` with the leading
+    axes of each kept, x's first)."""
+    from .einsum import einsum
+
+    rx, ry = (_rank(b, _array(b, v, "np.inner"), "np.inner") for v in (x, y))
+    if rx == 0 or ry == 0:
+        return binary(b, "mul", x, y)
+    left, right = _LETTERS[:rx - 1], _LETTERS[rx - 1:rx + ry - 2]
+    return einsum(b, f"{left}z,{right}z->{left}{right}", (x, y))
+
+
+
+def tensordot(b: IRBuilder, x: Item, y: Item, axes: Item = 2) -> Value:
+    """``np.tensordot``: ``axes=n`` sums x's last n axes with y's first n; a pair of axis
+    lists names them."""
+    from .einsum import einsum
+
+    rx, ry = (_rank(b, _array(b, v, "np.tensordot"), "np.tensordot") for v in (x, y))
+    spec = b.static(axes)
+    if isinstance(spec, int) and not isinstance(spec, bool):
+        if not 0 <= spec <= min(rx, ry):
+            raise b.error(f"np.tensordot: axes={spec} does not fit ranks {rx} and {ry}")
+        pairs = list(zip(range(rx - spec, rx), range(spec)))
+    elif isinstance(spec, tuple) and len(spec) == 2:
+        firsts, seconds = ((s,) if isinstance(s, int) else tuple(s) for s in spec)
+        if len(firsts) != len(seconds):
+            raise b.error("np.tensordot: the two axis lists must have the same length")
+        pairs = [(a % rx, c % ry) for a, c in zip(firsts, seconds)]
+    else:
+        raise b.error(f"np.tensordot: axes must be a constant int or a pair of axis lists, got "
+                      f"{describe(axes)}")
+    left = list(_LETTERS[:rx])
+    right = list(_LETTERS[rx:rx + ry])
+    for a, c in pairs:
+        right[c] = left[a]
+    summed = {left[a] for a, _ in pairs}
+    out = [c for c in left if c not in summed] + [c for c in right if c not in summed]
+    return einsum(b, f"{''.join(left)},{''.join(right)}->{''.join(out)}", (x, y))
+
+
+
+def linalg(name: str):
+    """``np.linalg.inv``/``det`` of square matrices (stacks of them too)."""
+    def lower(b: IRBuilder, a: Item) -> Value:
+        what = f"np.linalg.{name}"
+        (a,) = conform(b, getattr(np.linalg, name), [_array(b, a, what)], what)
+        if _rank(b, a, what) < 2:
+            raise b.error(f"{what} needs a 2-D array (or a stack of matrices)")
+        return b.emit(f"aten::linalg_{name}", [a], what)
+    return lower
+
+
+
+def slogdet(b: IRBuilder, a: Item) -> tuple[Value, Value]:
+    """``sign, logdet = np.linalg.slogdet(a)``: the sign and log of ``|det(a)|`` (computed
+    from the determinant: its range is float's)."""
+    det = linalg("det")(b, a)
+    sign = b.emit(aten.sign, [det], "np.linalg.slogdet")
+    return sign, b.emit(aten.log, [b.emit(aten.abs, [det], "np.linalg.slogdet")],
+                        "np.linalg.slogdet")
+
+
+
+def solve(b: IRBuilder, a: Item, x: Item) -> Value:
+    what = "np.linalg.solve"
+    a, x = conform(b, np.linalg.solve, [_array(b, a, what), _array(b, x, what)], what)
+    if _rank(b, a, what) != 2 or _rank(b, x, what) not in (1, 2):
+        raise b.error(f"{what}: a 2-D matrix and a 1-D or 2-D right-hand side are supported")
+    return b.emit("aten::linalg_solve", [a, x, True], what)
+
+
+
+def argsort(b: IRBuilder, a: Item, axis: Item = -1, kind: Item = None) -> Value:
+    """``np.argsort`` (stable, whatever ``kind`` asks: the order of ties is then NumPy's
+    stable one); ``axis=None`` sorts the flattened array."""
+    x = _array(b, a, "np.argsort")
+    if is_none(axis):
+        x, axis = reshape(b, x, [-1]), 0
+    rank = _rank(b, x, "np.argsort")
+    return b.emit("aten::argsort", [x, _axis(b, rank, axis, "np.argsort's axis") if rank
+                                    else 0, False], "np.argsort")
+
+
+
+def sort(b: IRBuilder, a: Item, axis: Item = -1, kind: Item = None) -> Value:
+    """``np.sort``: the array taken along ``axis`` in its ``argsort`` order (so its gradient
+    goes back to where each value came from)."""
+    x = _array(b, a, "np.sort")
+    if is_none(axis):
+        x, axis = reshape(b, x, [-1]), 0
+    if _rank(b, x, "np.sort") == 0:
+        raise b.error("np.sort of a 0-d array: there is no axis to sort")
+    return take_along_axis(b, x, argsort(b, x, axis), axis)
+
+
+
+def median(b: IRBuilder, a: Item, axis: Item = None, keepdims: Item = False) -> Value:
+    """``np.median``: the mean of the sorted array's two middle elements along ``axis`` (the
+    same one when the length is odd)."""
+    from .lowering import size
+
+    x = _array(b, a, "np.median")
+    (x,) = conform(b, np.median, [x], "np.median")
+    keep = b.static_bool(keepdims, "np.median(keepdims=...)")
+    rank = _rank(b, x, "np.median")
+    if is_none(axis):
+        along, ordered = 0, sort(b, reshape(b, x, [-1]), 0)
+    else:
+        along = _axis(b, rank, axis, "np.median's axis")
+        ordered = sort(b, x, along)
+    n = size(b, ordered, along)
+    low = b.emit(aten.select, [ordered, along, binary(b, "floordiv", binary(b, "sub", n, 1), 2)],
+                 "np.median")
+    high = b.emit(aten.select, [ordered, along, binary(b, "floordiv", n, 2)], "np.median")
+    middle = binary(b, "mul", binary(b, "add", low, high), 0.5)
+    if not keep:
+        return middle
+    if is_none(axis):
+        return reshape(b, middle, [1] * rank)
+    return b.emit(aten.unsqueeze, [middle, along], "np.median")
+
+
+_LETTERS = "abcdefghijklmnopqrstuvwxy"   # (z: inner's summed axis)
+
+__all__ = ["argsort", "average", "inner", "linalg", "median", "norm", "slogdet", "solve", "sort",
+           "tensordot"]

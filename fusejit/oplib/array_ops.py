@@ -1,0 +1,266 @@
+"""Ops for NumPy's array manipulation beyond views and slices: axis permutations, diagonals,
+triangles, integer-array indexing (gather and its scatter-add), the functional forms of row and
+slice writes, and two smooth binary maps, with PyTorch's schemas and semantics::
+
+    x.transpose(2, 0, 1)        %p = aten::permute(%x, [2, 0, 1])
+    np.diag(a, k) / np.trace    %d = aten::diagonal(%a, %k, 0, 1)
+    np.diag(v, k)               %m = aten::diag_embed(%v, %k, 0, 1)
+    np.triu(a, k)               %u = aten::triu(%a, %k)
+    x[idx], x[rows, cols]       %g = aten::index(%x, [%idx])      (None: a full slice)
+    out[t] = h                  %o = aten::select_scatter(%out, %h, 0, %t)   (functionalised)
+    np.logaddexp(a, b)          %l = aten::logaddexp(%a, %b)
+    np.linalg.inv/det/solve     aten::linalg_inv(%a), aten::linalg_det, aten::linalg_solve
+
+``fusejit::cumprod_backward`` is cumprod's gradient without divisions (exact at zeros, as
+PyTorch's ``cumprod_backward``; quadratic in the length of the axis).
+``fusejit::cat_offsets(%list, %dim)`` (not PyTorch's: its TorchScript ``cat`` gradient builds
+the same list in a loop) gives where each element of a ``cat`` starts.
+``index_put`` with ``accumulate=True`` is the gather's gradient (``index_backward``): repeated
+indices add up (``np.add.at``). ``diagonal_backward`` puts a diagonal's gradient into zeros.
+Their derivatives are in ``fusejit/autodiff/array_rules.py``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .dtypes import DEFAULT_FLOAT, category, result_type
+from .table import as_tensor, register, wrap_dim
+
+
+def _permute(self: np.ndarray, dims: list[int]) -> np.ndarray:
+    wrapped = [wrap_dim(d, self.ndim) for d in dims]
+    if len(wrapped) != self.ndim:
+        raise RuntimeError(f"permute(): the number of dims ({len(dims)}) does not match the "
+                           f"tensor's ({self.ndim})")
+    if sorted(wrapped) != list(range(self.ndim)):
+        raise RuntimeError("permute(): duplicate dims are not allowed.")
+    return np.transpose(self, wrapped) if self.ndim else self
+
+
+def _diagonal_dims(rank: int, dim1: int, dim2: int) -> tuple[int, int]:
+    d1, d2 = wrap_dim(dim1, rank), wrap_dim(dim2, rank)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    return d1, d2
+
+
+def _diagonal(self: np.ndarray, offset: int = 0, dim1: int = 0, dim2: int = 1) -> np.ndarray:
+    if self.ndim < 2:
+        raise RuntimeError(f"diagonal(): expected a tensor of at least 2 dimensions, got "
+                           f"{self.ndim}")
+    d1, d2 = _diagonal_dims(self.ndim, dim1, dim2)
+    return np.diagonal(self, offset, d1, d2)
+
+
+def _on_diagonal(n1: int, n2: int, offset: int) -> tuple[np.ndarray, np.ndarray]:
+    """Row and column indices of diagonal ``offset`` of an ``n1`` x ``n2`` matrix."""
+    length = max(min(n1 + min(offset, 0), n2 - max(offset, 0)), 0)
+    steps = np.arange(length)
+    return steps + max(-offset, 0), steps + max(offset, 0)
+
+
+def _diagonal_backward(grad: np.ndarray, input_sizes: list[int], offset: int, dim1: int,
+                       dim2: int) -> np.ndarray:
+    out = np.zeros(tuple(input_sizes), dtype=grad.dtype)
+    d1, d2 = _diagonal_dims(out.ndim, dim1, dim2)
+    view = np.moveaxis(out, (d1, d2), (-2, -1))
+    rows, cols = _on_diagonal(view.shape[-2], view.shape[-1], offset)
+    view[..., rows, cols] = grad
+    return out
+
+
+def _diag_embed(self: np.ndarray, offset: int = 0, dim1: int = -2, dim2: int = -1) -> np.ndarray:
+    if self.ndim < 1:
+        raise RuntimeError("diag_embed(): expected a tensor of at least 1 dimension")
+    n = self.shape[-1] + abs(offset)
+    out = np.zeros(self.shape[:-1] + (n, n), dtype=self.dtype)
+    rows, cols = _on_diagonal(n, n, offset)
+    out[..., rows, cols] = self
+    d1, d2 = _diagonal_dims(out.ndim, dim1, dim2)
+    return np.moveaxis(out, (-2, -1), (d1, d2))
+
+
+def _triangle(fn):
+    def body(self: np.ndarray, diagonal: int = 0) -> np.ndarray:
+        if self.ndim < 2:
+            raise RuntimeError(f"{fn.__name__}: input tensor must have at least 2 dimensions")
+        return as_tensor(fn(self, diagonal))
+    return body
+
+
+def _floating(*operands) -> np.dtype:
+    dtype = result_type(*operands)
+    return DEFAULT_FLOAT if category(dtype) < 2 else dtype
+
+
+def _logaddexp(self: np.ndarray, other: np.ndarray) -> np.ndarray:
+    dtype = _floating(self, other)
+    return as_tensor(np.logaddexp(self.astype(dtype, copy=False),
+                                  other.astype(dtype, copy=False)))
+
+
+def _hypot(self: np.ndarray, other: np.ndarray) -> np.ndarray:
+    dtype = _floating(self, other)
+    return as_tensor(np.hypot(self.astype(dtype, copy=False), other.astype(dtype, copy=False)))
+
+
+def _key(indices: list) -> tuple:
+    """The NumPy index of a ``Tensor?[]`` (None: the whole dimension), after PyTorch's checks."""
+    for i in indices:
+        if i is not None and i.dtype.kind not in "iub":
+            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+    return tuple(slice(None) if i is None else i for i in indices)
+
+
+def _index(self: np.ndarray, indices: list) -> np.ndarray:
+    key = _key(indices)
+    if len(key) > self.ndim:
+        raise IndexError(f"too many indices for tensor of dimension {self.ndim} (got "
+                         f"{len(key)})")
+    return as_tensor(np.array(self[key]))
+
+
+def _index_put(self: np.ndarray, indices: list, values: np.ndarray,
+               accumulate: bool = False) -> np.ndarray:
+    out = self.copy()
+    key = _key(indices)
+    if accumulate:
+        np.add.at(out, key, values.astype(out.dtype, copy=False))
+    else:
+        out[key] = values
+    return out
+
+
+def _select_scatter(self: np.ndarray, src: np.ndarray, dim: int, index: int) -> np.ndarray:
+    out = self.copy()
+    dim = wrap_dim(dim, self.ndim)
+    view = out[(slice(None),) * dim + (index, Ellipsis)]
+    if view.shape != src.shape:
+        raise RuntimeError(f"select_scatter: expected src to have a size equal to the slice of "
+                           f"self. src size = {list(src.shape)}, slice size = {list(view.shape)}")
+    out[(slice(None),) * dim + (index, Ellipsis)] = src
+    return out
+
+
+def _slice_scatter(self: np.ndarray, src: np.ndarray, dim: int = 0, start: int | None = None,
+                   end: int | None = None, step: int = 1) -> np.ndarray:
+    out = self.copy()
+    dim = wrap_dim(dim, self.ndim)
+    key = (slice(None),) * dim + (slice(start, end, step), Ellipsis)
+    if out[key].shape != src.shape:
+        raise RuntimeError(f"slice_scatter: expected src to have a size equal to the slice of "
+                           f"self. src size = {list(src.shape)}, slice size = "
+                           f"{list(out[key].shape)}")
+    out[key] = src
+    return out
+
+
+def _constant_pad_nd(self: np.ndarray, pad: list[int], value: float = 0) -> np.ndarray:
+    """Pads from the last dimension back (before, after); a negative pad crops."""
+    if len(pad) % 2 or len(pad) // 2 > self.ndim:
+        raise RuntimeError(f"Padding length must be divisible by 2 and at most twice the "
+                           f"number of dimensions ({self.ndim}), got {len(pad)}")
+    widths = [(0, 0)] * self.ndim
+    for k in range(len(pad) // 2):
+        widths[self.ndim - 1 - k] = (pad[2 * k], pad[2 * k + 1])
+    crop = tuple(slice(max(-lo, 0), self.shape[d] - max(-hi, 0))
+                 for d, (lo, hi) in enumerate(widths))
+    grown = [(max(lo, 0), max(hi, 0)) for lo, hi in widths]
+    return np.pad(self[crop], grown, constant_values=value)
+
+
+def _square(what: str, a: np.ndarray) -> None:
+    if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
+        raise RuntimeError(f"{what}: A must be batches of square matrices, but they are "
+                           f"{' by '.join(map(str, a.shape[-2:]))} matrices")
+
+
+def _linalg(what: str, fn):
+    def body(a: np.ndarray) -> np.ndarray:
+        _square(what, a)
+        return as_tensor(fn(a.astype(np.result_type(a.dtype, np.float32), copy=False)))
+    return body
+
+
+def _linalg_solve(a: np.ndarray, b: np.ndarray, left: bool = True) -> np.ndarray:
+    _square("linalg.solve", a)
+    if not left:
+        raise RuntimeError("linalg.solve: left=False is not supported")
+    dtype = result_type(a, b)
+    return as_tensor(np.linalg.solve(a.astype(dtype, copy=False), b.astype(dtype, copy=False)))
+
+
+def _argsort(self: np.ndarray, dim: int = -1, descending: bool = False) -> np.ndarray:
+    if self.ndim == 0:
+        return np.zeros((), np.int64)
+    axis = wrap_dim(dim, self.ndim)
+    # (stable: equal elements keep their order, as NumPy's kind="stable" and PyTorch's stable)
+    order = np.argsort(-self if descending else self, axis=axis, kind="stable")
+    return order.astype(np.int64)
+
+
+def _cumprod(self: np.ndarray, dim: int, dtype: int | None = None) -> np.ndarray:
+    from .table import dtype_of_code
+
+    if self.ndim == 0:
+        return self.copy() if dtype is None else self.astype(dtype_of_code(dtype))
+    out_dtype = dtype_of_code(dtype) if dtype is not None else (
+        self.dtype if self.dtype.kind in "fc" else np.dtype(np.int64))
+    return as_tensor(np.cumprod(self, axis=wrap_dim(dim, self.ndim), dtype=out_dtype))
+
+
+def _cumprod_backward(grad: np.ndarray, self: np.ndarray, dim: int) -> np.ndarray:
+    """d(cumprod)_k / dx_i is the cumulative product to k with x_i left out (zeros included:
+    no division), so dx_i = sum over k >= i of grad_k times that product."""
+    if self.ndim == 0:
+        return grad.astype(self.dtype)
+    axis = wrap_dim(dim, self.ndim)
+    x, g = np.moveaxis(self, axis, -1), np.moveaxis(grad, axis, -1)
+    out = np.empty(x.shape, dtype=np.result_type(x.dtype, g.dtype))
+    for i in range(x.shape[-1]):
+        left_out = x.copy()
+        left_out[..., i] = 1
+        products = np.cumprod(left_out, axis=-1)[..., i:]
+        out[..., i] = np.sum(g[..., i:] * products, axis=-1)
+    return np.moveaxis(out, -1, axis).astype(self.dtype, copy=False)
+
+
+def _cat_offsets(tensors: list, dim: int) -> list[int]:
+    """Where each of ``tensors`` starts in their ``cat`` along ``dim``, and where the last
+    ends (the forward saves it for the gradient of a ``cat`` of an appended list)."""
+    offsets = [0]
+    for t in tensors:
+        offsets.append(offsets[-1] + int(t.shape[wrap_dim(dim, t.ndim)]))
+    return offsets
+
+
+register("aten::permute(Tensor(a) self, int[] dims) -> Tensor(a)", _permute)
+register("aten::diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)",
+         _diagonal)
+register("aten::diagonal_backward(Tensor grad_output, int[] input_sizes, int offset, int dim1, "
+         "int dim2) -> Tensor", _diagonal_backward)
+register("aten::diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor",
+         _diag_embed)
+register("aten::triu(Tensor self, int diagonal=0) -> Tensor", _triangle(np.triu))
+register("aten::tril(Tensor self, int diagonal=0) -> Tensor", _triangle(np.tril))
+register("aten::logaddexp(Tensor self, Tensor other) -> Tensor", _logaddexp)
+register("aten::hypot(Tensor self, Tensor other) -> Tensor", _hypot)
+register("aten::index.Tensor(Tensor self, Tensor?[] indices) -> Tensor", _index)
+register("aten::index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) "
+         "-> Tensor", _index_put)
+register("aten::select_scatter(Tensor self, Tensor src, int dim, int index) -> Tensor",
+         _select_scatter)
+register("aten::slice_scatter(Tensor self, Tensor src, int dim=0, int? start=None, "
+         "int? end=None, int step=1) -> Tensor", _slice_scatter)
+register("aten::squeeze(Tensor(a) self) -> Tensor(a)", lambda self: np.squeeze(self))
+register("aten::constant_pad_nd(Tensor self, int[] pad, Scalar value=0) -> Tensor",
+         _constant_pad_nd)
+register("aten::linalg_inv(Tensor A) -> Tensor", _linalg("linalg.inv", np.linalg.inv))
+register("aten::linalg_det(Tensor A) -> Tensor", _linalg("linalg.det", np.linalg.det))
+register("aten::linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor", _linalg_solve)
+register("aten::argsort(Tensor self, int dim=-1, bool descending=False) -> Tensor", _argsort)
+register("aten::cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor", _cumprod)
+register("fusejit::cumprod_backward(Tensor grad, Tensor self, int dim) -> Tensor",
+         _cumprod_backward)
+register("fusejit::cat_offsets(Tensor[] tensors, int dim) -> int[]", _cat_offsets)

@@ -1,0 +1,78 @@
+"""The NumPy functions of ``frontend/numpy_arrays.py``, ``numpy_linalg.py`` and ``einsum.py``
+in ``@fusejit.jit`` against NumPy itself: values, shapes and dtypes, over the forms users
+write (implicit einsum outputs, advanced indices NumPy places first, offsets, mixed dtypes);
+and the errors that name the line. Their gradients are checked in
+``tests/autodiff/test_stranger_grads.py`` and ``test_array_rules_gradcheck.py``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import fusejit
+
+R = np.random.default_rng(1)
+a, b, c = R.standard_normal((3, 4)), R.standard_normal((4, 2)), R.standard_normal((2, 3, 4))
+i2, j2 = np.array([[0, 2], [1, 1]]), np.array([3, 0])
+
+CASES = {
+ "einsum implicit": (lambda a, b: np.einsum('ij,jk', a, b), (a, b)),
+ "einsum ba": (lambda a: np.einsum('ba', a), (a,)),
+ "einsum 3 ops": (lambda a, b: np.einsum('i,ij,j->', a[:, 0], a, b[:, 0]), (a, b)),
+ "einsum mixed dtypes": (lambda a, b: np.einsum('ij,jk->ik', a.astype(np.float32), b), (a, b)),
+ "einsum f32": (lambda a, b: np.einsum('ij,jk->ki', a, b), (a.astype(np.float32), b.astype(np.float32))),
+ "einsum bcast size1": (lambda a, b: np.einsum('ij,ij->i', a, b), (a, a[:1])),
+ "index 2d idx": (lambda a, i: a[i], (a, i2)),
+ "index pair bcast": (lambda a, i, j: a[i, j], (a, i2, j2)),
+ "index nonadjacent": (lambda c, j: c[0, :, j], (c, j2)),
+ "index adjacent": (lambda c, j: c[:, 1, j], (c, j2)),
+ "index int array and slice": (lambda c, j: c[1:, j, ::2], (c, j2 % 3)),
+ "diag -1": (lambda v: np.diag(v, -1), (a[0],)),
+ "trace 3d": (lambda c: np.trace(c, -1, 1, 2), (c,)),
+ "trace int": (lambda i: np.trace(i), (i2,)),
+ "clip arrays f32": (lambda a, lo: np.clip(a, lo, 0.5), (a.astype(np.float32), -np.abs(a))),
+ "tril 3d": (lambda c: np.tril(c, 1), (c,)),
+ "T 3d": (lambda c: c.T, (c,)),
+ "logaddexp int": (lambda i: np.logaddexp(i, 1), (i2,)),
+ "hypot f32": (lambda a: np.hypot(a, 2.0), (a.astype(np.float32),)),
+ "sort int": (lambda i: np.sort(i, axis=0), (i2,)),
+ "median even": (lambda a: np.median(a, axis=1), (a,)),
+ "pad 2d": (lambda a: np.pad(a, 2), (a,)),
+ "repeat none": (lambda a: np.repeat(a, 3), (a,)),
+ "tile short reps": (lambda c: np.tile(c, 2), (c,)),
+ "squeeze all": (lambda a: a[:1, None].squeeze(), (a,)),
+ "take negative": (lambda a: np.take(a, np.array([-1, 3])), (a,)),
+ "norm -inf": (lambda v: np.linalg.norm(v, -np.inf), (a[0],)),
+ "tensordot 0": (lambda a, b: np.tensordot(a[0], b[:, 0], axes=0), (a, b)),
+ "inner 1d 2d": (lambda a: np.inner(a[0], a), (a,)),
+ "average axis0 weights": (lambda a, w: np.average(a, axis=0, weights=w), (a, np.array([1.0, 2, 3]))),
+}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_matches_numpy(name: str) -> None:
+    f, args = CASES[name]
+    got, want = fusejit.jit(f)(*args), f(*args)
+    assert np.shape(got) == np.shape(want)
+    assert np.asarray(got).dtype == np.asarray(want).dtype
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
+
+
+def gather(x, i):
+    return x[i]
+
+
+def wrong_output(x):
+    return np.einsum('ij,jk->iz', x, x)
+
+
+def test_an_index_out_of_range_is_an_error_naming_the_line() -> None:
+    with pytest.raises(fusejit.FusejitError, match="index 3 is out of bounds") as error:
+        fusejit.jit(gather)(np.ones((3, 2)), np.array([0, 3]))
+    assert "test_numpy_arrays.py:" in str(error.value)
+
+
+def test_bad_einsum_subscripts_are_named() -> None:
+    with pytest.raises(fusejit.FusejitError, match=r"np.einsum\('ij,jk->iz'\): the output"):
+        fusejit.jit(wrong_output)(np.ones((3, 3)))
