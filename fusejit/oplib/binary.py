@@ -306,14 +306,14 @@ def _log_parts(b: float) -> tuple[float, float]:
 
 
 def _scalar_base_pow(cx: Emitter, b: float, y: str, dtype: np.dtype) -> str:
-    """b**y for a constant 0 < b < inf, b != 1: float32 as e**(y log b) in float64 (vm.exp_f64,
-    within a float64 ulp), rounded once to float32; float64 by vp.pow_base_f64 (ln b in
-    double-double). inf or 0 at y = +-inf, NaN at NaN, 1 at +-0."""
-    f64 = np.dtype(np.float64)
+    """b**y for a constant 0 < b < inf, b != 1: vp.pow_base_f32/f64, e**(y ln b) with ln b and
+    the product in double-float. inf or 0 at y = +-inf, NaN at NaN, 1 at +-0."""
     hi, lo = _log_parts(b)
     if dtype == np.float32:
-        return f"np.float32({cx.vectorised('exp_f64')}(np.float64({y}) * {cx.literal(hi, f64)}))"
-    return f"{cx.vectorised('pow_base_f64')}({y}, {cx.literal(hi, f64)}, {cx.literal(lo, f64)})"
+        lo = hi - float(np.float32(hi)) + lo       # (hi's float32 rounding, carried down)
+        hi = float(np.float32(hi))
+    name = "pow_base_f32" if dtype == np.float32 else "pow_base_f64"
+    return f"{cx.vectorised(name)}({y}, {cx.literal(hi, dtype)}, {cx.literal(lo, dtype)})"
 
 
 def _render_pow(cx: Emitter, node, ops: list[Operand], dtype: np.dtype) -> str:

@@ -58,7 +58,8 @@ _SEPARATE = frozenset({aten.lgamma})
 # forms) or ``vectrig`` (vt: the float32 trigonometry) rather than ``vecmath`` (vm).
 _SPECIAL_NAMES = frozenset({"erf_f32", "erf_f64", "erfc_f32", "erfc_f64", "sinh_f64",
                             "cosh_f64"})
-_VECPOW_NAMES = frozenset({"pow_f64", "pow_const_f64", "pow_const_f32", "pow_base_f64"})
+_VECPOW_NAMES = frozenset({"pow_f64", "pow_const_f64", "pow_const_f32", "pow_base_f64",
+                           "pow_base_f32"})
 _LGAMMA_NAMES = frozenset({"lgamma_f32", "lgamma_f64"})
 _FASTMATH_NAMES = frozenset({"pow_f32"})
 _VECTRIG_NAMES = frozenset({"sin_f32", "cos_f32", "tan_f32", "asin_f32", "acos_f32", "atan_f32",

@@ -55,6 +55,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from . import fastmath as fm
 from .vecmath import (
     _BIG,
     _D,
@@ -72,7 +73,7 @@ from .vecspecial import _exp_sum
 
 # The bounds the tests assert, in ulps of the result's dtype (measured, rounded up).
 ULPS = {"pow_const_f64": 0.501, "pow_const_f32": 0.501, "pow_const_subnormal": 0.8,
-        "pow_base_f64": 1.1}
+        "pow_base_f64": 1.1, "pow_base_f32": 1.1}
 
 # --- float64 pow: e**(y log|x|) with log|x| and the product in double-double -------------------
 
@@ -270,3 +271,27 @@ def pow_base_f64(y, lh, ll):
     th = y * lh
     v = _exp_dd(th, _fma(y, lh, -th) + y * ll)
     return v if y == y else y
+
+
+@njit(**_BIG)
+def pow_base_f32(y, lh, ll):
+    """b**y for float32 and a constant 0 < b < inf, b != 1, given ln b = lh + ll (float32
+    parts): u = y ln b in double-float, then ``fastmath.exp_f32``'s method with u's low part
+    added to the reduced argument. 1 at y = +-0, inf or 0 at y = +-inf, NaN at NaN."""
+    uh = y * lh
+    ul = _fma(y, lh, -uh) + y * ll
+    # uh clamped past both thresholds (NaN stays), where ul goes (NaN or inf if uh is)
+    inside = (uh > _F(-104.0)) & (uh < _F(89.0))
+    ul = ul if inside else _F(0.0)
+    u = _F(-104.0) if uh < _F(-104.0) else uh
+    u = _F(89.0) if u > _F(89.0) else u
+    t, r = fm._reduce_exp(u)
+    r = r + ul
+    p = _fma(r, _fma(r, _fma(_fma(_fma(_fma(fm._E4, r, fm._E3), r, fm._E2), r, fm._E1), r,
+                             fm._E0), _F(1.0)), _F(1.0))
+    # 2**n as two factors, so that results in the subnormal range round once
+    k = fm._I(fm._f32_to_bits(t) - fm._SHIFTER_BITS)
+    k1 = fm._I(k >> fm._I(1))
+    return p * fm._bits_to_f32(fm._I((k1 + fm._I(127)) << fm._I(23))) * fm._bits_to_f32(
+        fm._I((k - k1 + fm._I(127)) << fm._I(23)))
+
