@@ -296,22 +296,20 @@ _POW_SPECIAL = {
 _POW_PRODUCTS_MAX = 8
 
 
-def _log_parts(b: float) -> tuple[float, float]:
-    """ln b as hi + lo (double-double), from a 40-digit decimal logarithm of b's exact value."""
+def log_parts(b: float, dtype: np.dtype) -> tuple[float, float]:
+    """ln b as hi + lo, each of ``dtype`` (float32 or float64), from a 40-digit decimal
+    logarithm of b's exact value: the constants of ``vp.pow_base_f32/f64``."""
     with decimal.localcontext() as context:
         context.prec = 40
         exact = decimal.Decimal(b).ln()
-        hi = float(exact)
+        hi = float(np.dtype(dtype).type(exact))
         return hi, float(exact - decimal.Decimal(hi))
 
 
 def _scalar_base_pow(cx: Emitter, b: float, y: str, dtype: np.dtype) -> str:
     """b**y for a constant 0 < b < inf, b != 1: vp.pow_base_f32/f64, e**(y ln b) with ln b and
     the product in double-float. inf or 0 at y = +-inf, NaN at NaN, 1 at +-0."""
-    hi, lo = _log_parts(b)
-    if dtype == np.float32:
-        lo = hi - float(np.float32(hi)) + lo       # (hi's float32 rounding, carried down)
-        hi = float(np.float32(hi))
+    hi, lo = log_parts(b, dtype)
     name = "pow_base_f32" if dtype == np.float32 else "pow_base_f64"
     return f"{cx.vectorised(name)}({y}, {cx.literal(hi, dtype)}, {cx.literal(lo, dtype)})"
 
