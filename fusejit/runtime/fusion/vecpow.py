@@ -1,16 +1,17 @@
 """Vectorisable ``pow`` forms for generated kernels: float64 x**y, and the forms kernels use when
-one operand is a constant (a power with 2y an integer, a constant base).
+one operand is a constant (an exponent y with 2y an integer, a base).
 
 Companion of ``vecmath`` (the same rules: arithmetic, selects, bit casts, ``sqrt``; no libm
 call, so LLVM vectorises a loop that calls them). The renderer (``oplib.binary``) picks::
 
     aten::pow(%x, %y)     Double    ->  vp.pow_f64(x, y)
-    aten::pow(%x, 2.5)    Double    ->  vp.pow_const_f64(x, 5)     (2y = 5, an integer)
-    aten::pow(2.0, %y)    Double    ->  vp.pow_base_f64(y, lh, ll)  (ln 2 = lh + ll)
-    aten::pow(%x, 2.5)    Float     ->  float64 products times vp.root_f32(x)
+    aten::pow(%x, 2.5)    Float     ->  vp.pow_const_f32(x, 5)      (2y = 5, a literal)
+    aten::pow(%x, 2.5)    Double    ->  vp.pow_const_f64(x, 5)
+    aten::pow(10.0, %y)   Float     ->  vp.pow_base_f32(y, lh, ll)   (ln 10 = lh + ll)
+    aten::pow(10.0, %y)   Double    ->  vp.pow_base_f64(y, lh, ll)
 
-(pow(x, y) for y in 2, 3, 0.5, -0.5, -1, -2 stays the renderer's exact text; float32
-x**y is ``fastmath.pow_f32``.)
+(pow(x, y) for y in 2, 3, 0.5, -0.5, -1, -2 stays the renderer's text, PyTorch's own forms;
+float32 x**y is ``fastmath.pow_f32``, in float64 lanes.)
 
 Method:
 
@@ -19,35 +20,43 @@ Method:
   carried as two floats), y log|x| in double-double (one fused multiply-add), then e**(th + tl)
   without rounding the sum (``vecspecial._exp_sum``); C99's special cases
   (``vecmath.pow_specials``).
-- ``pow_const_f64`` (|2y| <= 17): |x| = 4**j m exactly (bits), m in [1, 4); m**k (k = |y|
-  rounded down) in double-double by repeated squaring (k is a literal in the kernel, so LLVM
-  folds the bit tests); for a half-integer y, times sqrt(m) = s (1 + c), c = (m - s**2) /
-  (2 m) from the exact residual (a float32 division: c < 2**-52 needs few bits), so the square
-  root adds no error; for y < 0 the reciprocal of that double-double, refined by one exact
-  residual; then 2**(j 2y) as two exact factors, the second one rounding (results in the
-  subnormal range round twice). No intermediate overflows: m**8.5 <= 2**17.
-- ``pow_base_f64``: e**(y ln b) with ln b = lh + ll in double-double (computed by the renderer
-  in decimal), y ln b in double-double, e**(th + tl) as ``pow_f64``'s; b**0 = 1 exactly.
-- ``root_f32``: sqrt(x) in float64 for float32 x: the float32 square root s (one vector
-  instruction for 16 lanes, where a float64 square root takes two of twice the latency), then
-  s (1 + c), c = (x - s**2) / (2x) in float32 (the residual is exact in float64), within
-  2**-46 relative; NumPy's power's special cases of x**(k + 1/2): NaN below 0, +0 at -0, +inf
-  at -inf.
+- ``pow_const_f32``/``pow_const_f64`` (``_pow_const``, one body for both types, 2 < |2y| <=
+  16): the base b = |x| (y > 0) or 1/|x| as a double-float (y < 0: no intermediate overflow
+  where the result does not overflow); b**k (k = |y| rounded down) in double-float by squaring
+  (k is a literal in the kernel, so LLVM folds the bit tests away); for a half-integer y,
+  times sqrt(b) = s (1 + r / (2b)), r = b - s**2 the exact residual, whose term is b**(k-1) s
+  r / 2 (no division), so the square root adds no error; the sign (odd integer y) or NaN (x <
+  0, half-integer y) last. A base whose power would be below 2**-900 (float32: 2**-80), where
+  the products' low parts would lose bits, is scaled by 2**e first (e = 2 ceil(100 / |y|),
+  float32 2 ceil(32 / |y|)) and the result by 2**(-e |y|) last: exact, except that subnormal
+  results round twice. Normal results are within half an ulp and 2**-40 or so of the exact
+  value: correctly rounded but in rare near-ties.
+- ``pow_base_f64``: e**(y ln b) with ln b = lh + ll in double-double (the renderer computes it
+  in decimal, ``oplib.binary.log_parts``), y ln b in double-double, e**(th + tl) as
+  ``pow_f64``'s; b**0 = 1 exactly.
+- ``pow_base_f32``: the same in float32: y ln b as a double-float, then ``fastmath.exp_f32``'s
+  reduction and polynomial with y ln b's low part added to the reduced argument.
 
-Measured accuracy (``python tools/ulp_sweep.py powc``: float32: all 2^32 inputs per exponent,
-against float64 pow unrounded; float64: 10^8 samples plus the special values, against NumPy's
-power (glibc's, correctly rounded in practice) in float64 ulps; ``binary``: 10^8 random pairs):
+Measured accuracy (``python tools/ulp_sweep.py powc NAME``, see there: float32 over all 2^32
+inputs against float64 pow, unrounded, in float32 ulps; float64 over 10^8 samples and the
+special values against libm's pow through Numba (which is itself up to ~0.5 ulp from the exact
+value, so the exact error may be that much more or less; ``tests/.../test_vecpow.py`` checks
+against 40-digit decimal arithmetic: within 0.501 ulp for normal results); ``pow_f64``:
+``binary``, 10^8 random pairs against NumPy's power):
 
-=======================  =========  =========  ============================================
-form                     float32    float64    notes
-=======================  =========  =========  ============================================
-pow (tensor, tensor)     0.508 fm   1          (x, y): ``tools/ulp_sweep.py binary pow``
-pow (x, c), 2c integer   TBD        TBD        c in 2.5, -2.5, 1.5, -1.5, 4, -3, 7.5, -8.5
-pow (b, y), b constant   TBD        TBD        b in 2, 10, 0.5, e
-=======================  =========  =========  ============================================
+==============  =========================  =====================  ===================
+form            float32 max ulp (at)       float64 max ulp        notes
+==============  =========================  =====================  ===================
+pow_f64         0.508 (``fastmath``)       1                      (x, y) pairs
+x**2.5          0.750 (5.884e-16)          TBD
+x**-1.5         TBD                        TBD
+x**7.5          TBD                        TBD
+10**y           TBD                        TBD
+==============  =========================  =====================  ===================
 
-(``fm``: ``fastmath.pow_f32``.) ``ULPS`` below holds the bounds the tests assert.
-``precise=True`` on a kernel keeps NumPy's power.
+The float32 worst cases of the constant exponents are subnormal results (double rounding,
+bound 0.8 ulp); normal results stay within 0.501 ulp (the tests). ``ULPS`` holds the bounds
+the tests assert. ``precise=True`` on a kernel keeps NumPy's power.
 """
 
 from __future__ import annotations
