@@ -161,7 +161,7 @@ def powc_functions(name: str, dtype: str):
 
 
 def _is_trig(name: str) -> bool:
-    return getattr(aten, name, None) in getattr(templates, "_TRIG", ())
+    return name not in POWC and getattr(aten, name, None) in getattr(templates, "_TRIG", ())
 
 
 # -- float32: every bit pattern -------------------------------------------------------------
