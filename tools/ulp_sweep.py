@@ -4,6 +4,7 @@
     python tools/ulp_sweep.py f32 [--step K] [NAME ...]     # every K-th float32 (K=1: all 2^32)
     python tools/ulp_sweep.py f64 [--samples N] [NAME ...]  # N random float64s + specials
     python tools/ulp_sweep.py binary [--samples N] [NAME ...]  # atan2 and pow, random pairs
+    python tools/ulp_sweep.py powc [--step K] [--samples N] [NAME ...]  # pow, one operand fixed
 
 Each function is the one the kernel generator renders (``templates.fast_name`` for the unary
 ops, ``templates.vector_function`` for atan2/pow, the renderer's own text for rsqrt and
@@ -28,6 +29,12 @@ lgamma has zeros at 1 and 2, where its relative error is unbounded for any metho
 know the zero exactly; as glibc and SVML do, its error is reported in ulps of the result except
 where |lgamma(x)| < 1/4 (x within about 0.25 of 1 or 2, or near the negative zeros), where the
 absolute error is reported separately (the ``abs`` column).
+
+pow with a constant operand (``powc``; names ``pow_C`` for x**C, ``base_B`` for B**y): the
+function the renderer calls for it (``vecpow``'s, with the renderer's constants), swept as a
+unary function of the tensor operand in both dtypes; the oracle is libm's float64 pow (through
+Numba; correctly rounded in practice, unlike NumPy's SVML power on AVX-512 hosts). The float32
+base is B rounded to float32, as the op casts it.
 
 sin/cos/tan are measured as the kernel computes them: the fast form for |x| <= the dtype's
 limit (``templates.trig_limit``: 1e5 for float32, ``vm.TRIG_LIMIT`` for float64); beyond,
@@ -58,6 +65,7 @@ import numpy as np
 from numba import njit, prange
 
 from fusejit.ir.symbols import aten
+from fusejit.oplib.binary import log_parts
 from fusejit.oplib.unary import FLOAT_FUNCTIONS
 from fusejit.runtime.fusion import templates
 from fusejit.runtime.fusion import vecmath as vm
@@ -76,6 +84,7 @@ NUMPY64 = {"exp": np.exp, "expm1": np.expm1, "log": np.log, "log1p": np.log1p, "
            "tanh": np.tanh, "sigmoid": lambda x: 1 / (1 + np.exp(-x)),
            "rsqrt": lambda x: 1 / np.sqrt(x), "reciprocal": lambda x: 1 / x}
 BINARY = ("atan2", "pow")
+POWC = ("pow_2.5", "pow_-1.5", "pow_7.5", "pow_-8", "pow_5", "base_2", "base_10", "base_0.5")
 CHUNK = 1 << 14
 NAN_LO = 0x7F800001          # float32 bit patterns NAN_LO..0x7FFFFFFF (and with the sign) are NaN
 
@@ -105,9 +114,13 @@ def _aliases() -> dict[str, object]:
             for alias, module in templates.MATH_MODULES.items()}
 
 
-def fast_function(name: str, dtype: str):
+def fast_function(name: str, dtype: str, qualified: bool = False):
     """The jitted function a kernel calls for ``name`` on float32/64 (``dtype`` 'f32'/'f64'),
-    or None where the kernel calls libm; the renderer's text for rsqrt and reciprocal."""
+    or None where the kernel calls libm; the renderer's text for rsqrt and reciprocal.
+    ``qualified``: ``name`` is a vectorised function's own name (``vector_function``)."""
+    if qualified:
+        alias, attr = templates.vector_function(name).split(".")
+        return getattr(_aliases()[alias], attr)
     if name in ("rsqrt", "reciprocal"):
         one = f"np.float{dtype[1:]}(1.0)"
         body = FLOAT_FUNCTIONS[name][1].format(x="x", one=one)
@@ -125,8 +138,30 @@ def fast_function(name: str, dtype: str):
     return getattr(_aliases()[alias], attr)
 
 
+def powc_functions(name: str, dtype: str):
+    """(fast, oracle) for ``POWC``'s ``name`` ('pow_C' or 'base_B'): the kernel's function of the
+    tensor operand, and libm's float64 pow of the same."""
+    kind, text = name.split("_", 1)
+    value = float(text)
+    real = np.dtype(f"float{dtype[1:]}")
+    if kind == "pow":
+        fast = fast_function(f"pow_const_{dtype}", dtype, qualified=True)
+        call, oracle_body = f"fn(x, {int(2 * value)})", f"math.pow(x, {value!r})"
+    else:
+        value = float(real.type(value))            # (the op casts the base to the dtype)
+        fast = fast_function(f"pow_base_{dtype}", dtype, qualified=True)
+        call, oracle_body = "fn(x, HI, LO)", f"math.pow({value!r}, x)"
+    hi, lo = log_parts(value, real) if kind == "base" else (0.0, 0.0)
+    space = {"math": math, "np": np, "njit": njit, "fn": fast, "HI": real.type(hi),
+             "LO": real.type(lo)}
+    # (the texts hold numbers formatted here, no input)
+    exec(f"@njit(error_model='numpy')\ndef fast(x):\n    return {call}\n\n"
+         f"@njit(error_model='numpy')\ndef oracle(x):\n    return {oracle_body}\n", space)
+    return space["fast"], space["oracle"]
+
+
 def _is_trig(name: str) -> bool:
-    return getattr(aten, name, None) in getattr(templates, "_TRIG", ())
+    return name not in POWC and getattr(aten, name, None) in getattr(templates, "_TRIG", ())
 
 
 # -- float32: every bit pattern -------------------------------------------------------------
@@ -232,11 +267,12 @@ def _trig_limit(dtype) -> float:
 
 def sweep_f32(name: str, step: int = 1, workers: int = 64) -> dict:
     """The worst error of the float32 form over every ``step``-th bit pattern."""
-    fast = fast_function(name, "f32")
+    fast, oracle = powc_functions(name, "f32") if name in POWC else (
+        fast_function(name, "f32"), ORACLE.get(name))
     if fast is None:
         return {}
     limit = _trig_limit(np.float32) if _is_trig(name) else math.inf
-    sweep = _make_f32_sweep(fast, ORACLE[name], limit, name == "lgamma")
+    sweep = _make_f32_sweep(fast, oracle, limit, name == "lgamma")
     rows = []
     swept = 0
     for lo, hi in ((0, NAN_LO), (1 << 31, (1 << 31) + NAN_LO)):   # every pattern but NaNs
@@ -275,12 +311,12 @@ def specials64() -> np.ndarray:
     return np.concatenate([v, -v])
 
 
-def _oracle64(name: str, x: np.ndarray) -> np.ndarray:
+def _oracle64(name: str, x: np.ndarray, oracle=None) -> np.ndarray:
     with np.errstate(all="ignore"):
         if name in NUMPY64:
             return NUMPY64[name](x)
         want = np.empty_like(x)
-        _apply(ORACLE[name])(x, want)           # libm's, where NumPy has none
+        _apply(oracle or ORACLE[name])(x, want)     # libm's, where NumPy has none
         return want
 
 
@@ -294,7 +330,8 @@ def _samples64(rng, n: int) -> np.ndarray:
 
 
 def sweep_f64(name: str, samples: int, chunk: int = 1 << 23) -> dict:
-    fast = fast_function(name, "f64")
+    fast, oracle = powc_functions(name, "f64") if name in POWC else (
+        fast_function(name, "f64"), None)
     if fast is None:
         return {}
     run = _apply(fast)
@@ -306,7 +343,7 @@ def sweep_f64(name: str, samples: int, chunk: int = 1 << 23) -> dict:
             x = np.concatenate([x, specials64()])
         got = np.empty_like(x)
         run(x, got)
-        want = _oracle64(name, x)
+        want = _oracle64(name, x, oracle)
         if _is_trig(name):
             big = np.abs(x) > _trig_limit(np.float64)
             got[big] = want[big]        # (the kernel's fix-up loop runs libm there)
@@ -392,8 +429,9 @@ def _row(name: str, dtype: str, res: dict, what: str, seconds: float) -> str:
 
 def run(kind: str, names: list[str], step: int, samples: int, pair_samples: int):
     """Yield the table rows of ``kind`` ('f32', 'f64', 'binary') for ``names`` (all: empty)."""
-    if kind == "binary":
-        jobs = [(n, d) for n in names or BINARY for d in ("f32", "f64")]
+    if kind in ("binary", "powc"):
+        jobs = [(n, d) for n in names or (BINARY if kind == "binary" else POWC)
+                for d in ("f32", "f64")]
     else:
         jobs = [(n, kind) for n in names or ORACLE]
     for name, dtype in jobs:
@@ -401,7 +439,7 @@ def run(kind: str, names: list[str], step: int, samples: int, pair_samples: int)
         if kind == "binary":
             res = sweep_binary(name, dtype, pair_samples)
             what = f"{pair_samples:.1e} random pairs"
-        elif kind == "f32":
+        elif dtype == "f32":
             res = sweep_f32(name, step)
             what = "all 2^32" if step == 1 else f"every {step}th of 2^32"
         else:
@@ -416,15 +454,15 @@ HEADER = ("| function | dtype | max ulp | at | max abs error where abs(result) <
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("kind", nargs="?", choices=["f32", "f64", "binary"])
+    parser.add_argument("kind", nargs="?", choices=["f32", "f64", "binary", "powc"])
     parser.add_argument("names", nargs="*")
-    parser.add_argument("--all", action="store_true", help="f32, f64 and binary, every name")
+    parser.add_argument("--all", action="store_true", help="f32, f64, binary and powc, every name")
     parser.add_argument("--step", type=int, default=1)
     parser.add_argument("--samples", type=int, default=10 ** 8)
     parser.add_argument("--pair-samples", type=int, default=10 ** 8)
     parser.add_argument("--markdown", help="also write the table to this file")
     args = parser.parse_intermixed_args()
-    kinds = ["f32", "f64", "binary"] if args.all else [args.kind or "f32"]
+    kinds = ["f32", "f64", "binary", "powc"] if args.all else [args.kind or "f32"]
     lines = [HEADER]
     print(HEADER, flush=True)
     for kind in kinds:

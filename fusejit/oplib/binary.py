@@ -13,6 +13,7 @@ gives inf/nan without warnings.
 
 from __future__ import annotations
 
+import decimal
 from collections.abc import Callable
 from typing import Any
 
@@ -294,40 +295,28 @@ _POW_SPECIAL = {
 }
 
 
-def _squarings(x: str, k: int) -> str:
-    """The text of x**k, k >= 1, as products by repeated squaring (LLVM shares the repeats)."""
-    if k == 1:
-        return x
-    half = _squarings(x, k // 2)
-    return f"({half} * {half} * {x})" if k % 2 else f"({half} * {half})"
-
-
-# float32 pow with a constant exponent y, 2y an integer and |y| <= this, is products (and a
-# square root) in float64: exact for |y| <= 2, within 2**-50 beyond, rounded once to float32;
-# no overflow on the way (FLT_MAX**8 < DBL_MAX)
+# pow with a constant exponent y, 2y an integer and |y| <= this, other than those above:
+# vp.pow_const_f32/f64 (double-float products and a corrected square root, within half an ulp
+# and a little more; ``vecpow``)
 _POW_PRODUCTS_MAX = 8
 
 
-def _constant_pow_f32(cx: Emitter, x: str, y: float) -> str:
-    f64 = np.dtype(np.float64)
-    d = f"np.float64({x})"
-    whole = int(abs(y))
-    if (2 * y) % 2:
-        # C99's x**(k + 1/2): NaN below 0, +0 at -0.0, +inf at -inf, as NumPy's power
-        root = f"h.pow_half({d}, {cx.literal(float('inf'), f64)})"
-        p = f"{_squarings(f'abs({d})', whole)} * {root}" if whole else root
-    else:
-        p = _squarings(d, whole)
-    if y < 0:
-        p = f"{cx.literal(1.0, f64)} / ({p})"
-    return f"np.float32({p})"
+def log_parts(b: float, dtype: np.dtype) -> tuple[float, float]:
+    """ln b as hi + lo, each of ``dtype`` (float32 or float64), from a 40-digit decimal
+    logarithm of b's exact value: the constants of ``vp.pow_base_f32/f64``."""
+    with decimal.localcontext() as context:
+        context.prec = 40
+        exact = decimal.Decimal(b).ln()
+        hi = float(np.dtype(dtype).type(exact))
+        return hi, float(exact - decimal.Decimal(hi))
 
 
-def _scalar_base_pow_f32(cx: Emitter, b: float, y: str) -> str:
-    """b**y for a constant 0 < b < inf, b != 1, as e**(y log b) in float64 (vm.exp_f64, within
-    a float64 ulp), rounded once to float32: inf or 0 at y = +-inf, NaN at NaN, 1 at +-0."""
-    ln_b = cx.literal(float(np.log(b)), np.dtype(np.float64))
-    return f"np.float32({cx.vectorised('exp_f64')}(np.float64({y}) * {ln_b}))"
+def _scalar_base_pow(cx: Emitter, b: float, y: str, dtype: np.dtype) -> str:
+    """b**y for a constant 0 < b < inf, b != 1: vp.pow_base_f32/f64, e**(y ln b) with ln b and
+    the product in double-float. inf or 0 at y = +-inf, NaN at NaN, 1 at +-0."""
+    hi, lo = log_parts(b, dtype)
+    name = "pow_base_f32" if dtype == np.float32 else "pow_base_f64"
+    return f"{cx.vectorised(name)}({y}, {cx.literal(hi, dtype)}, {cx.literal(lo, dtype)})"
 
 
 def _render_pow(cx: Emitter, node, ops: list[Operand], dtype: np.dtype) -> str:
@@ -339,15 +328,17 @@ def _render_pow(cx: Emitter, node, ops: list[Operand], dtype: np.dtype) -> str:
         if exponent.is_constant and base.is_tensor and float(exponent.value) in _POW_SPECIAL:
             one, inf = cx.literal(1.0, dtype), cx.literal(float("inf"), dtype)
             return _POW_SPECIAL[float(exponent.value)].format(x=a, one=one, inf=inf)
-        if dtype == np.float32 and cx.vectorised("exp_f64") is not None:
+        if dtype in (np.float32, np.float64) and cx.vectorised("exp_f64") is not None:
             if exponent.is_constant and base.is_tensor:
                 y = float(exponent.value)
                 if (2 * y).is_integer() and 0 < abs(y) <= _POW_PRODUCTS_MAX:
-                    return _constant_pow_f32(cx, a, y)
+                    fn = cx.vectorised("pow_const_f32" if dtype == np.float32 else
+                                       "pow_const_f64")
+                    return f"{fn}({a}, {int(2 * y)})"
             if base.is_constant and not base.is_tensor and exponent.is_tensor:
-                value = float(np.float32(base.value))     # (cast as the op casts it)
+                value = float(dtype.type(base.value))     # (cast as the op casts it)
                 if 0 < value < np.inf and value != 1:
-                    return _scalar_base_pow_f32(cx, value, b)
+                    return _scalar_base_pow(cx, value, b, dtype)
         fast = cx.vectorised("pow_f32" if dtype == np.float32 else "pow_f64")
         if fast is not None:
             return f"{fast}({a}, {b})"

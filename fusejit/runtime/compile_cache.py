@@ -50,7 +50,7 @@ _PACKAGE = Path(__file__).resolve().parent.parent           # the fusejit packag
 # Modules whose compiled code other compiled code inlines: the seeds of the digest's closure.
 _SEEDS = ("runtime/native/*.py", "runtime/fusion/helpers.py", "runtime/fusion/fastmath.py",
           "runtime/fusion/vecmath.py", "runtime/fusion/vecspecial.py",
-          "runtime/fusion/vectrig.py", "runtime/fusion/veclgamma.py",
+          "runtime/fusion/vecpow.py", "runtime/fusion/vectrig.py", "runtime/fusion/veclgamma.py",
           "runtime/fusion/vecinverse.py", "runtime/fusion/cuda_helpers.py",
           "runtime/fusion/rowmath.py", "runtime/blas.py")
 _IMPORT = re.compile(r"^\s*from\s+([.\w]+)\s+import\s+(\([^)]*\)|[^\n]*)"

@@ -18,7 +18,8 @@ kernel text), ``plan`` (shapes and strides -> ``meta``), ``cache``
 ``isolated`` (kernels compiled in a child process once a process compiled many), ``compiler``
 (``FusedKernel``), ``fastmath`` (vectorisable float32 exp/log/log1p/tanh/sigmoid with measured
 error), ``vecmath`` (the other transcendentals, float32 and float64, with measured error; and
-the 512-bit vector preference of kernels), ``vecspecial`` (erf, erfc), ``loops`` (a
+the 512-bit vector preference of kernels), ``vecspecial`` (erf, erfc), ``vecpow`` (float64 pow,
+pow with a constant operand), ``loops`` (a
 kernel's inner loop cut around ops that keep libm), ``helpers``.
 """
 

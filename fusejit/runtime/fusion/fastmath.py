@@ -49,9 +49,9 @@ about 15-30 vector instructions per 16 elements, which keeps a kernel close to m
 - ``sigmoid_f32``: 1 / (1 + exp_f32(-x)).
 - ``pow_f32``: |x| split as log's, log(1 + f) by a degree-13 polynomial and e^z (z = y log|x|,
   clamped to +-200) by its Taylor polynomial, both in float64 lanes (relative error 2^-35), one
-  rounding to float32, C99's special cases (``vecmath.pow_specials``). Kernels specialise a
-  constant exponent y with 2y an integer (products and a square root in float64) and a
-  constant base (e^(y log b) in float64) when they render the op (``oplib.binary``).
+  rounding to float32, C99's special cases (``vecmath.pow_specials``). A constant exponent y
+  with 2y an integer, and a constant base, have forms of their own (``vecpow``), which the
+  renderer picks (``oplib.binary``).
 
 Measured accuracy, against float64 libm (NumPy's float64 function), unrounded, in ulps of the
 float32 result, over all 2^32 float32 inputs (``python tools/ulp_sweep.py f32 NAME``; pow: 10^8

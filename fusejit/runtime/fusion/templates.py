@@ -71,10 +71,13 @@ _SEPARATE = frozenset({aten.lgamma})
 
 # The vectorised functions (by name, as ``fast_name`` and ``Emitter.vectorised`` ask for them)
 # that live in ``vecspecial`` (vs), ``veclgamma`` (vl), ``fastmath`` (fm: float32 pow, its
-# float32 split and float64 log/exp), ``vectrig`` (vt: the float32 trigonometry) or
-# ``vecinverse`` (vi: float64 asin, acos, atan, atan2) rather than ``vecmath`` (vm).
-_SPECIAL_NAMES = frozenset({"erf_f32", "erf_f64", "erfc_f32", "erfc_f64", "pow_f64",
-                            "sinh_f64", "cosh_f64"})
+# float32 split and float64 log/exp), ``vecpow`` (vp: float64 pow and the constant-operand pow
+# forms), ``vectrig`` (vt: the float32 trigonometry) or ``vecinverse`` (vi: float64 asin, acos,
+# atan, atan2) rather than ``vecmath`` (vm).
+_SPECIAL_NAMES = frozenset({"erf_f32", "erf_f64", "erfc_f32", "erfc_f64", "sinh_f64",
+                            "cosh_f64"})
+_VECPOW_NAMES = frozenset({"pow_f64", "pow_const_f64", "pow_const_f32", "pow_base_f64",
+                           "pow_base_f32"})
 _LGAMMA_NAMES = frozenset({"lgamma_f32", "lgamma_f64"})
 _FASTMATH_NAMES = frozenset({"pow_f32"})
 _VECTRIG_NAMES = frozenset({"sin_f32", "cos_f32", "tan_f32", "asin_f32", "acos_f32", "atan_f32",
@@ -85,7 +88,7 @@ _INVERSE_NAMES = frozenset({"asin_f64", "acos_f64", "atan_f64", "atan2_f64"})
 # The modules generated kernels call vectorised math from, by the alias they import them as
 # (in the order the import lines are written).
 MATH_MODULES = {"fm": "fastmath", "vm": "vecmath", "vs": "vecspecial", "vt": "vectrig",
-                "vl": "veclgamma", "vi": "vecinverse"}
+                "vl": "veclgamma", "vi": "vecinverse", "vp": "vecpow"}
 
 
 def math_modules(text: str) -> set[str]:
@@ -109,6 +112,8 @@ def vector_function(name: str) -> str:
         return f"vl.{name}"
     if name in _INVERSE_NAMES:
         return f"vi.{name}"
+    if name in _VECPOW_NAMES:
+        return f"vp.{name}"
     return f"{'vs' if name in _SPECIAL_NAMES else 'vm'}.{name}"
 
 

@@ -2,11 +2,11 @@
 through them, the table of every fast form's measured error, and ``wide_vectors`` (kernels'
 512-bit vector preference).
 
-Like ``fastmath`` (native float32 forms), ``vecspecial`` (erf, erfc, float64 pow, sinh and
-cosh) and ``vecinverse`` (float64 asin, acos, atan, atan2), these use only arithmetic,
-comparisons, selects, ``sqrt``, ``rint``, ``fma``, bit casts and, on AVX-512 hosts,
-``llvm.ldexp`` (``SCALEF``), which LLVM vectorises; one libm call in a kernel's loop would make
-LLVM run the whole loop one element at a time::
+Like ``fastmath`` (native float32 forms), ``vecspecial`` (erf, erfc, float64 sinh and cosh),
+``vecpow`` (float64 pow, and pow with a constant operand) and ``vecinverse`` (float64 asin,
+acos, atan, atan2), these use only arithmetic, comparisons, selects, ``sqrt``, ``rint``,
+``fma``, bit casts and, on AVX-512 hosts, ``llvm.ldexp`` (``SCALEF``), which LLVM vectorises;
+one libm call in a kernel's loop would make LLVM run the whole loop one element at a time::
 
     %3 : Double(*) = aten::log1p(%2)      ->      t3 = vm.log1p_f64(t2)
 
@@ -59,12 +59,13 @@ log2       1.897 *     2         sinh        1.227 *     2
 log10      1.817 *     2         cosh        1.368 *     2
 sin        1.995 t     1         tanh        2.606 *     3
 cos        1.995 t     1         sigmoid     2.481 *     4
-tan        3.725 t     3         pow         0.508 *     1 v
+tan        3.725 t     3         pow         0.508 *     1 p
 erf        0.500 v     1 v       erfc        0.500 v     5 v
 rsqrt      1.490       0         reciprocal  0.500       0
 =========  ==========  ========  ==========  ==========  ========
 
-``*`` ``fastmath``'s float32 forms; ``t`` ``vectrig``'s; ``v`` ``vecspecial``'s; unmarked:
+``*`` ``fastmath``'s float32 forms; ``t`` ``vectrig``'s; ``v`` ``vecspecial``'s; ``p``
+``vecpow``'s (which also has pow's constant-operand forms and their table); unmarked:
 here (float64 asin, acos, atan, atan2: ``vecinverse``). float32 tan's worst case (3.725 ulp
 at 62604.2) is a large argument just below the fast range's limit; below 64 it stays under
 2.5 ulp (``vectrig``'s table).
@@ -88,7 +89,7 @@ F32_ULPS = {"pow": 0.51, "erf": 0.51, "erfc": 0.51}
 F64_ULPS = {"exp": 1, "expm1": 2, "log": 1, "log1p": 1, "log2": 2, "log10": 2, "sin": 1,
             "cos": 1, "tan": 3, "asin": 2, "acos": 2, "atan": 1, "atan2": 2, "sinh": 3,
             "cosh": 3, "tanh": 3, "sigmoid": 4, "erf": 1, "erfc": 5}
-POW_F64_ULPS = 1        # (vecspecial.pow_f64, binary)
+POW_F64_ULPS = 1        # (vecpow.pow_f64, binary)
 # The functions kernels call: Numba inlines them itself, since LLVM's inliner leaves the bigger
 # ones (or several calls of one) as calls, over its size threshold, and one call keeps the
 # kernel's loop from vectorising.

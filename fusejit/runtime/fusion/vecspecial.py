@@ -53,8 +53,6 @@ from .vecmath import (
     _ldexp,
     _pow2,
     _reduce_exp,
-    pow_specials,
-    split_f64,
 )
 
 _ERX = 8.45062911510467529297e-01
@@ -172,93 +170,6 @@ def erf_f32(x):
 @njit(**_BIG)
 def erfc_f32(x):
     return _F(_erf_parts(_D(x))[1])
-
-
-# --- float64 pow: e**(y log|x|) with log|x| and the product in double-double -------------------
-
-# log(j/8) for j = 6..11 as hi + lo (the centres c of log_dd's second reduction; j = 8 is 0)
-_LOGC_HI = (-0.2876820724517809, -0.13353139262452263, 0.0, 0.11778303565638346,
-            0.22314355131420976, 0.3184537311185346)
-_LOGC_LO = (-2.607160616442564e-17, 3.664457663660085e-18, 0.0, -1.1971685747593677e-18,
-            -9.091270597324799e-18, 2.7114779367326236e-17)
-_TINY = 2.2250738585072014e-308
-_TWO54 = 18014398509481984.0
-
-
-# 2 atanh(s) = 2 s + s w (2/3 + 2/5 w + ...), w = s**2
-_ATANH = (2 / 3, 2 / 5, 2 / 7, 2 / 9, 2 / 11, 2 / 13, 2 / 15)
-
-
-@njit(**_OPTS)
-def _two_sum(a, b):
-    """(s, e) with s = a + b rounded and s + e = a + b exactly."""
-    s = a + b
-    bb = s - a
-    return s, (a - (s - bb)) + (b - bb)
-
-
-@njit(**_OPTS)
-def _fast_two_sum(a, b):
-    """(s, e) with s = a + b rounded and s + e = a + b exactly, for a = 0 or |a| >= |b|."""
-    s = a + b
-    return s, b - (s - a)
-
-
-@njit(**_OPTS)
-def _pick(j, table):
-    """table[j - 6] for j in 6..11, by selects (vectorises without a gather)."""
-    v = table[0]
-    v = table[1] if j >= 7.0 else v
-    v = table[2] if j >= 8.0 else v
-    v = table[3] if j >= 9.0 else v
-    v = table[4] if j >= 10.0 else v
-    return table[5] if j >= 11.0 else v
-
-
-@njit(**_BIG)
-def log_dd(a):
-    """log(a) as hi + lo, relative error below 2**-62 (about), for finite a > 0.
-
-    a = 2**e m with m in [sqrt(1/2), sqrt(2)), then m = c (1 + t) with c = rint(8 m) / 8, so
-    log m = log c + 2 atanh(s), s = (m - c) / (m + c), |s| < 0.046: the series' tail past 2s is
-    under 0.07% of it, and 2s itself is carried as sh + sl.
-    """
-    e, m = split_f64(a)
-    ef = _D(e)
-    j = np.rint(m * 8.0)
-    c = j * 0.125
-    num = m - c                                    # (exact: c / 2 <= m <= 2 c)
-    dh, dl = _two_sum(m, c)
-    inv = 1.0 / dh
-    sh = num * inv
-    sl = (_fma(-sh, dh, num) - sh * dl) * inv       # (the remainder is exact)
-    w = sh * sh
-    tail = sh * w * _estrin7(w, _ATANH)
-    # (Fast2Sum: |e ln2_hi| >= ln 2 > |log c| unless e = 0, and |log c| >= 0.118 > |2 s| unless
-    # c = 1; a zero first term is exact too)
-    hi, err1 = _fast_two_sum(ef * _LN2_HI, _pick(j, _LOGC_HI))
-    hi, err2 = _fast_two_sum(hi, 2.0 * sh)
-    lo = err1 + err2 + ef * _LN2_LO + _pick(j, _LOGC_LO) + 2.0 * sl + tail
-    return hi, lo
-
-
-@njit(**_BIG)
-def pow_f64(x, y):
-    """x**y for float64: e**(y log|x|) with log|x| and y log|x| in double-double, and C99's
-    (NumPy's) special cases."""
-    a = abs(x)
-    finite = (a > 0.0) & (a < np.inf)
-    lh, ll = log_dd(a if finite else 1.0)
-    lh = lh if finite else (-np.inf if a == 0.0 else a)      # (NaN stays NaN)
-    th = y * lh
-    tl = _fma(y, lh, -th) + y * ll
-    inside = (th > -746.0) & (th < 710.0)
-    tl = tl if inside else 0.0
-    th = th if inside else (0.0 if th != th else min(max(th, -746.0), 710.0))
-    n = np.rint((th + tl) * _LOG2E)
-    r = ((th - n * _LN2_HI) + tl) - n * _LN2_LO     # (th - n ln2_hi is exact)
-    v = _exp_scale(_I(n), _expm1_poly(r), 0.0)
-    return pow_specials(x, y, v)
 
 
 # --- float64 sinh and cosh ------------------------------------------------------------------------

@@ -1,0 +1,314 @@
+"""Vectorisable ``pow`` forms for generated kernels: float64 x**y, and the forms kernels use when
+one operand is a constant (an exponent y with 2y an integer, a base).
+
+Companion of ``vecmath`` (the same rules: arithmetic, selects, bit casts, ``sqrt``; no libm
+call, so LLVM vectorises a loop that calls them). The renderer (``oplib.binary``) picks::
+
+    aten::pow(%x, %y)     Double    ->  vp.pow_f64(x, y)
+    aten::pow(%x, 2.5)    Float     ->  vp.pow_const_f32(x, 5)      (2y = 5, a literal)
+    aten::pow(%x, 2.5)    Double    ->  vp.pow_const_f64(x, 5)
+    aten::pow(10.0, %y)   Float     ->  vp.pow_base_f32(y, lh, ll)   (ln 10 = lh + ll)
+    aten::pow(10.0, %y)   Double    ->  vp.pow_base_f64(y, lh, ll)
+
+(pow(x, y) for y in 2, 3, 0.5, -0.5, -1, -2 stays the renderer's text, PyTorch's own forms;
+float32 x**y is ``fastmath.pow_f32``, in float64 lanes.)
+
+Method:
+
+- ``pow_f64``: e**(y log|x|) with log|x| in double-double (``log_dd``: a = 2**e m, m = c (1 + t)
+  with c = rint(8 m) / 8 picked by selects, log m = log c + 2 atanh(s), s = (m - c)/(m + c)
+  carried as two floats), y log|x| in double-double (one fused multiply-add), then e**(th + tl)
+  without rounding the sum (``vecspecial._exp_sum``); C99's special cases
+  (``vecmath.pow_specials``).
+- ``pow_const_f32``/``pow_const_f64`` (``_pow_const``, one body for both types, 2 < |2y| <=
+  16): the base b = |x| (y > 0) or 1/|x| as a double-float (y < 0: no intermediate overflow
+  where the result does not overflow); b**k (k = |y| rounded down) in double-float by squaring
+  (k is a literal in the kernel, so LLVM folds the bit tests away); for a half-integer y,
+  times sqrt(b) = s (1 + r / (2b)), r = b - s**2 the exact residual, whose term is b**(k-1) s
+  r / 2 (no division), so the square root adds no error; the sign (odd integer y) or NaN (x <
+  0, half-integer y) last. A base whose power would be below 2**-900 (float32: 2**-80), where
+  the products' low parts would lose bits, is scaled by 2**e first (e = 2 ceil(100 / |y|),
+  float32 2 ceil(32 / |y|)) and the result by 2**(-e |y|) last: exact, except that subnormal
+  results round twice. Normal results are within half an ulp and 2**-40 or so of the exact
+  value: correctly rounded but in rare near-ties.
+- ``pow_base_f64``: e**(y ln b) with ln b = lh + ll in double-double (the renderer computes it
+  in decimal, ``oplib.binary.log_parts``), y ln b in double-double, e**(th + tl) as
+  ``pow_f64``'s; b**0 = 1 exactly.
+- ``pow_base_f32``: the same in float32: y ln b as a double-float, then ``fastmath.exp_f32``'s
+  reduction and polynomial with y ln b's low part added to the reduced argument.
+
+Measured accuracy (``python tools/ulp_sweep.py powc NAME``, see there: float32 over all 2^32
+inputs against float64 pow, unrounded, in float32 ulps; float64 over 10^8 samples and the
+special values against libm's pow through Numba (which is itself up to ~0.5 ulp from the exact
+value, so the exact error may be that much more or less; ``tests/.../test_vecpow.py`` checks
+against 40-digit decimal arithmetic: within 0.501 ulp for normal results); ``pow_f64``:
+``binary``, 10^8 random pairs against NumPy's power):
+
+==============  =========================  ===============  ==============================
+form            float32 max ulp (at)       float64 max ulp  notes
+==============  =========================  ===============  ==============================
+pow_f64         0.508 (``fastmath``)       1                (x, y) pairs, ``binary``
+x**2.5          0.750 (5.884e-16)          1.000            float64 against libm
+x**5            0.750 (2.280e-08)          1.000
+x**-1.5         0.750 (2.743e+25)          1.000
+x**7.5          0.750 (8.061e-06)          1.000
+x**-8           0.750 (56944.867)          1.000
+2**y            1.069 (-85.506)            1.000
+10**y           1.089 (-2.5436)            1.000
+0.5**y          1.069 (85.506)             1.000
+==============  =========================  ===============  ==============================
+
+The float32 worst cases of the constant exponents are subnormal results (double rounding,
+bound 0.8 ulp); normal results stay within 0.501 ulp of the exact value on the tests' samples
+(float64: against 40-digit decimal arithmetic), so the float64 1.000s of the constant
+exponents are libm's misroundings (checked by hand at x = 7.986 for x**2.5); the float64
+bases, e**(th + tl) like ``pow_f64``, are within ``ULPS``'s 1.1 ulp of the exact value on the
+tests' samples. ``ULPS`` holds the bounds the tests assert. ``precise=True`` on a kernel
+keeps NumPy's power.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from . import fastmath as fm
+from .vecmath import (
+    _BIG,
+    _D,
+    _F,
+    _LN2_HI,
+    _LN2_LO,
+    _OPTS,
+    _estrin7,
+    _fma,
+    _pow2,
+    pow_specials,
+    split_f64,
+)
+from .vecspecial import _exp_sum
+
+# The bounds the tests assert, in ulps of the result's dtype (measured, rounded up).
+ULPS = {"pow_const_f64": 0.501, "pow_const_f32": 0.501, "pow_const_subnormal": 0.8,
+        "pow_base_f64": 1.1, "pow_base_f32": 1.1}
+
+# --- float64 pow: e**(y log|x|) with log|x| and the product in double-double -------------------
+
+# log(j/8) for j = 6..11 as hi + lo (the centres c of log_dd's second reduction; j = 8 is 0)
+_LOGC_HI = (-0.2876820724517809, -0.13353139262452263, 0.0, 0.11778303565638346,
+            0.22314355131420976, 0.3184537311185346)
+_LOGC_LO = (-2.607160616442564e-17, 3.664457663660085e-18, 0.0, -1.1971685747593677e-18,
+            -9.091270597324799e-18, 2.7114779367326236e-17)
+
+# 2 atanh(s) = 2 s + s w (2/3 + 2/5 w + ...), w = s**2
+_ATANH = (2 / 3, 2 / 5, 2 / 7, 2 / 9, 2 / 11, 2 / 13, 2 / 15)
+
+
+@njit(**_OPTS)
+def _two_sum(a, b):
+    """(s, e) with s = a + b rounded and s + e = a + b exactly."""
+    s = a + b
+    bb = s - a
+    return s, (a - (s - bb)) + (b - bb)
+
+
+@njit(**_OPTS)
+def _fast_two_sum(a, b):
+    """(s, e) with s = a + b rounded and s + e = a + b exactly, for a = 0 or |a| >= |b|."""
+    s = a + b
+    return s, b - (s - a)
+
+
+@njit(**_OPTS)
+def _pick(j, table):
+    """table[j - 6] for j in 6..11, by selects (vectorises without a gather)."""
+    v = table[0]
+    v = table[1] if j >= 7.0 else v
+    v = table[2] if j >= 8.0 else v
+    v = table[3] if j >= 9.0 else v
+    v = table[4] if j >= 10.0 else v
+    return table[5] if j >= 11.0 else v
+
+
+@njit(**_BIG)
+def log_dd(a):
+    """log(a) as hi + lo, relative error below 2**-62 (about), for finite a > 0.
+
+    a = 2**e m with m in [sqrt(1/2), sqrt(2)), then m = c (1 + t) with c = rint(8 m) / 8, so
+    log m = log c + 2 atanh(s), s = (m - c) / (m + c), |s| < 0.046: the series' tail past 2s is
+    under 0.07% of it, and 2s itself is carried as sh + sl.
+    """
+    e, m = split_f64(a)
+    ef = _D(e)
+    j = np.rint(m * 8.0)
+    c = j * 0.125
+    num = m - c                                    # (exact: c / 2 <= m <= 2 c)
+    dh, dl = _two_sum(m, c)
+    inv = 1.0 / dh
+    sh = num * inv
+    sl = (_fma(-sh, dh, num) - sh * dl) * inv       # (the remainder is exact)
+    w = sh * sh
+    tail = sh * w * _estrin7(w, _ATANH)
+    # (Fast2Sum: |e ln2_hi| >= ln 2 > |log c| unless e = 0, and |log c| >= 0.118 > |2 s| unless
+    # c = 1; a zero first term is exact too)
+    hi, err1 = _fast_two_sum(ef * _LN2_HI, _pick(j, _LOGC_HI))
+    hi, err2 = _fast_two_sum(hi, 2.0 * sh)
+    lo = err1 + err2 + ef * _LN2_LO + _pick(j, _LOGC_LO) + 2.0 * sl + tail
+    return hi, lo
+
+
+@njit(**_OPTS)
+def _exp_dd(th, tl):
+    """e**(th + tl) for a double-double exponent (a NaN th gives 1: the callers' special cases
+    replace it); th beyond [-746, 710] is clamped there, past both over- and underflow."""
+    inside = (th > -746.0) & (th < 710.0)
+    tl = tl if inside else 0.0
+    th = th if inside else (0.0 if th != th else min(max(th, -746.0), 710.0))
+    return _exp_sum(th, tl)
+
+
+@njit(**_BIG)
+def pow_f64(x, y):
+    """x**y for float64: e**(y log|x|) with log|x| and y log|x| in double-double, and C99's
+    (NumPy's) special cases."""
+    a = abs(x)
+    finite = (a > 0.0) & (a < np.inf)
+    lh, ll = log_dd(a if finite else 1.0)
+    lh = lh if finite else (-np.inf if a == 0.0 else a)      # (NaN stays NaN)
+    th = y * lh
+    return pow_specials(x, y, _exp_dd(th, _fma(y, lh, -th) + y * ll))
+
+
+# --- a constant exponent y with 2y an integer ----------------------------------------------------
+# (written for float32 and float64 alike: every constant derives from ``one``, of x's type)
+
+@njit(**_OPTS)
+def _dd_mul(ah, al, bh, bl):
+    """(ah + al)(bh + bl) as hi + lo (relative error about 2**-2p, p the precision)."""
+    h = ah * bh
+    return h, _fma(ah, bh, -h) + (ah * bl + al * bh)
+
+
+@njit(**_OPTS)
+def _dd_power(bh, bl, k):
+    """(bh + bl)**k as hi + lo for 1 <= k <= 15, by squaring. k is a literal where kernels
+    call this, so LLVM folds the bit tests and the branches away."""
+    ph, pl = bh, bl
+    have = False
+    for bit in range(4):
+        if (k >> bit) & 1:
+            if have:
+                ph, pl = _dd_mul(ph, pl, bh, bl)
+            else:
+                ph, pl = bh, bl
+            have = True
+        if k >> (bit + 1):
+            bh, bl = _dd_mul(bh, bl, bh, bl)
+    return ph, pl
+
+
+@njit(**_OPTS)
+def _exact_power(a, k, zero):
+    """a**k as hi + lo for an exact a and 1 <= k <= 16: (a**2)**(k // 2), a**2 exact as two
+    floats, times a for odd k."""
+    if k == 1:
+        return a, zero
+    h = a * a
+    ph, pl = _dd_power(h, _fma(a, a, -h), k >> 1)
+    if k & 1:
+        h = ph * a
+        ph, pl = h, _fma(ph, a, -h) + pl * a
+    return ph, pl
+
+
+@njit(**_BIG)
+def _pow_const(x, k2, one, low, up, down):
+    """x**(k2 / 2) for a literal integer k2, 2 < |k2| <= 16, in x's type (``one`` is 1 in
+    it), with C99's (NumPy's) special cases. A base b below ``low`` (whose power would be so
+    small that the low parts of the products lose bits, or subnormal) is scaled by ``up`` first
+    and the result by ``down`` (= up**-|y|) last."""
+    zero = one - one
+    k = abs(k2) >> 1
+    a = abs(x)
+    if k2 < 0:
+        # |x|**y = (1 / |x|)**-y, 1 / |x| as bh + bl: no intermediate overflows where the
+        # result does not
+        bh = one / a
+        bl = bh * _fma(-bh, a, one) if a - a == zero else zero
+    else:
+        bh, bl = a, zero
+    small = bh < low
+    bh, bl = (bh * up, bl * up) if small else (bh, bl)
+    if k2 < 0:
+        ph, pl = _dd_power(bh, bl, k) if k else (one, zero)
+    else:
+        ph, pl = _exact_power(bh, k, zero) if k else (one, zero)
+    if k2 & 1:
+        # times sqrt(b) = s (1 + r / (2 b)), r = b - s**2 (exact residual, plus b's low
+        # part): the square root adds no error; b**k r s / (2 b) = b**(k - 1) s r / 2
+        s = np.sqrt(bh)
+        r = _fma(-s, s, bh) + bl
+        h = ph * s
+        below = _dd_power(bh, zero, k - 1)[0] if k > 1 else (one if k else one / bh)
+        ph, pl = h, _fma(ph, s, -h) + _fma(pl, s, r * s * below / (one + one))
+    scale = down if small else one
+    # (where ph overflowed, pl may be an infinity of either sign or NaN; at +-inf and 0 too)
+    # The scaling is exact unless the result is subnormal (which then rounds twice).
+    v = ((ph + pl) if (ph - ph == zero) & (ph != zero) else ph) * scale
+    if k2 & 1:
+        return zero / zero if (x < zero) & (x - x == zero) else v
+    return np.copysign(v, x) if k & 1 else v
+
+
+@njit(**_BIG)
+def pow_const_f64(x, k2):
+    """x**(k2 / 2) for float64 x and a literal integer k2, 2 < |k2| <= 16: bases whose power is
+    below 2**-900 scaled by 2**e, e = 2 ceil(100 / |y|) (the low parts stay normal)."""
+    m = abs(k2)
+    e = 2 * ((200 + m - 1) // m)
+    return _pow_const(x, k2, 1.0, _pow2(-(1800 // m)), _pow2(e), _pow2(-(e * m) // 2))
+
+
+@njit(**_BIG)
+def pow_const_f32(x, k2):
+    """x**(k2 / 2) for float32 x and a literal integer k2, 2 < |k2| <= 16: bases whose power is
+    below 2**-80 scaled by 2**e, e = 2 ceil(32 / |y|)."""
+    m = abs(k2)
+    e = 2 * ((64 + m - 1) // m)
+    return _pow_const(x, k2, _F(1.0), _F(_pow2(-(160 // m))), _F(_pow2(e)),
+                      _F(_pow2(-(e * m) // 2)))
+
+
+# --- a constant base -----------------------------------------------------------------------------
+
+@njit(**_BIG)
+def pow_base_f64(y, lh, ll):
+    """b**y for float64 and a constant 0 < b < inf, b != 1, given ln b = lh + ll: e**(y ln b),
+    y ln b in double-double. 1 at y = +-0, inf or 0 at y = +-inf, NaN at NaN."""
+    th = y * lh
+    v = _exp_dd(th, _fma(y, lh, -th) + y * ll)
+    return v if y == y else y
+
+
+@njit(**_BIG)
+def pow_base_f32(y, lh, ll):
+    """b**y for float32 and a constant 0 < b < inf, b != 1, given ln b = lh + ll (float32
+    parts): u = y ln b in double-float, then ``fastmath.exp_f32``'s method with u's low part
+    added to the reduced argument. 1 at y = +-0, inf or 0 at y = +-inf, NaN at NaN."""
+    uh = y * lh
+    ul = _fma(y, lh, -uh) + y * ll
+    # uh clamped past both thresholds (NaN stays), where ul goes (NaN or inf if uh is)
+    inside = (uh > _F(-104.0)) & (uh < _F(89.0))
+    ul = ul if inside else _F(0.0)
+    u = _F(-104.0) if uh < _F(-104.0) else uh
+    u = _F(89.0) if u > _F(89.0) else u
+    t, r = fm._reduce_exp(u)
+    r = r + ul
+    p = _fma(r, _fma(r, _fma(_fma(_fma(_fma(fm._E4, r, fm._E3), r, fm._E2), r, fm._E1), r,
+                             fm._E0), _F(1.0)), _F(1.0))
+    # 2**n as two factors, so that results in the subnormal range round once
+    k = fm._I(fm._f32_to_bits(t) - fm._SHIFTER_BITS)
+    k1 = fm._I(k >> fm._I(1))
+    return p * fm._bits_to_f32(fm._I((k1 + fm._I(127)) << fm._I(23))) * fm._bits_to_f32(
+        fm._I((k - k1 + fm._I(127)) << fm._I(23)))
+
