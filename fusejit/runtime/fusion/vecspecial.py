@@ -45,7 +45,6 @@ from .vecmath import (
     _OPTS,
     SCALEF,
     _bits_to_f64,
-    _estrin7,
     _exp_scale,
     _expm1_poly,
     _f64_to_bits,
