@@ -311,9 +311,10 @@ def _imports(path: Path) -> set[Path]:
             found.add(target.with_suffix(".py"))
             continue
         # a package: the submodules named, and its __init__ only for names defined there
-        for name in re.split(r"[,\s()]+", names):
-            name = name.strip()
-            if name.isidentifier() and name not in ("as", "import"):
+        # (each ", "-separated item is "name" or "name as alias": the alias names nothing here)
+        for item in names.strip("() \n").split(","):
+            name = item.split()[0] if item.split() else ""
+            if name.isidentifier():
                 sub = target / f"{name}.py"
                 found.add(sub if sub.is_file() else target / "__init__.py")
         found = {f for f in found if f.is_file()}

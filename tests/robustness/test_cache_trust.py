@@ -276,8 +276,11 @@ def test_users_own_numba_functions_are_left_alone(tmp_path, monkeypatch):
     assert not list(tmp_path.rglob("*.sha256"))
 
 
-def test_digest_covers_every_module_compiled_code_reads(tmp_path, monkeypatch):
+def test_digest_covers_every_module_compiled_code_reads(tmp_path, monkeypatch, request):
     import shutil
+
+    # (however this ends, later tests in this process must not see the copy's digest)
+    request.addfinalizer(cc.runtime_digest.cache_clear)
 
     from fusejit.runtime.fusion import codegen
 
@@ -420,3 +423,13 @@ def test_no_disk_at_all_still_runs(private_cache, monkeypatch):
     with pytest.warns(RuntimeWarning, match="in memory"):
         np.testing.assert_array_equal(run_kernel(), expected())
     assert kcache.cache_dir() is None and cache_info()["directory"] == "(memory only)"
+
+
+def test_an_aliased_import_names_the_module_not_its_package(tmp_path):
+    """``from . import fastmath as fm`` makes the digest cover fastmath.py, not the package's
+    __init__ (and through it every module the package imports)."""
+    for name in ("__init__", "a", "b", "c"):
+        (tmp_path / f"{name}.py").write_text("")
+    source = tmp_path / "m.py"
+    source.write_text("from . import a as fm\nfrom . import (b as x,\n    c)\n")
+    assert cc._imports(source) == {tmp_path / "a.py", tmp_path / "b.py", tmp_path / "c.py"}
