@@ -33,6 +33,16 @@ def pytest_configure(config):
         stderr=subprocess.DEVNULL)
 
 
+# The tests here compile fused kernels (``FusedKernel``) but never need the native loop: they
+# run first, so that under pytest-xdist the workers compile kernels while the controller's child
+# compiles the loop, instead of both waiting on it.
+_KERNELS_ONLY = "tests/runtime/fusion/"
+
+
+def pytest_collection_modifyitems(config, items):
+    items.sort(key=lambda item: not item.nodeid.startswith(_KERNELS_ONLY))
+
+
 def pytest_unconfigure(config):
     warm = getattr(config, "_fusejit_warm", None)
     if warm is not None and warm.poll() is None:
