@@ -293,6 +293,7 @@ CALLEES.update({
     np.trace: Callee("np.trace", "a, offset=0, axis1=0, axis2=1, dtype=None, out=None",
                      numpy_arrays.trace),
     np.diag: Callee("np.diag", "v, k=0", numpy_arrays.diag),
+    np.diagonal: Callee("np.diagonal", "a, offset=0, axis1=0, axis2=1", numpy_arrays.diagonal),
     np.triu: Callee("np.triu", "m, k=0", numpy_arrays.triangle("triu")),
     np.tril: Callee("np.tril", "m, k=0", numpy_arrays.triangle("tril")),
     np.logaddexp: Callee("np.logaddexp", "x1, x2, /", numpy_arrays.smooth("logaddexp",
@@ -356,6 +357,9 @@ METHODS: dict[str, Callee] = {
     "dot": Callee("dot", "self, b", numpy_lowering.dot),
     "flatten": Callee("flatten", "self", lambda b, x: reshape(b, x, (-1,))),
     "ravel": Callee("ravel", "self", lambda b, x: reshape(b, x, (-1,))),
+    "trace": Callee("trace", "self, offset=0, axis1=0, axis2=1, dtype=None, out=None",
+                    numpy_arrays.trace),
+    "diagonal": Callee("diagonal", "self, offset=0, axis1=0, axis2=1", numpy_arrays.diagonal),
 }
 for _name in numpy_lowering.REDUCTION_NAMES:
     METHODS[_name] = Callee(_name, _reduction_spec(_name, "self"),

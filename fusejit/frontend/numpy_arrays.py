@@ -68,17 +68,23 @@ def transpose_axes(b: IRBuilder, x: Item, axes: Item) -> Value:
     return b.emit("aten::permute", [x, order], "transpose")
 
 
+def diagonal(b: IRBuilder, a: Item, offset: Item = 0, axis1: Item = 0, axis2: Item = 1,
+             what: str = "np.diagonal") -> Value:
+    a = _array(b, a, what)
+    rank = _rank(b, a, what)
+    if rank < 2:
+        raise b.error(f"{what} needs an array of at least 2 dimensions")
+    d1, d2 = _axis(b, rank, axis1, f"{what}'s axis1"), _axis(b, rank, axis2, f"{what}'s axis2")
+    return b.emit("aten::diagonal", [a, offset, d1, d2], what)
+
+
 def trace(b: IRBuilder, a: Item, offset: Item = 0, axis1: Item = 0, axis2: Item = 1,
           dtype: Item = None, out: Item = None) -> Value:
     if not is_none(dtype) or not is_none(out):
         raise b.error("np.trace: the dtype= and out= arguments are not supported")
     (a,) = conform(b, np.trace, [_array(b, a, "np.trace")], "np.trace")
-    rank = _rank(b, a, "np.trace")
-    if rank < 2:
-        raise b.error("np.trace needs an array of at least 2 dimensions")
-    d1, d2 = _axis(b, rank, axis1, "np.trace's axis1"), _axis(b, rank, axis2, "np.trace's axis2")
-    diagonal = b.emit("aten::diagonal", [a, offset, d1, d2], "np.trace")
-    return b.emit(aten.sum, [diagonal, [-1], False, None], "np.trace")
+    return b.emit(aten.sum, [diagonal(b, a, offset, axis1, axis2, "np.trace"), [-1], False, None],
+                  "np.trace")
 
 
 def diag(b: IRBuilder, v: Item, k: Item = 0) -> Value:
@@ -362,6 +368,6 @@ def advanced_index(b: IRBuilder, x: Value, items: list[Item]) -> Value:
     return b.emit("aten::index", [x, node.output()], "indexing")
 
 
-__all__ = ["advanced_index", "atleast", "clip", "diag", "extreme", "is_int_array", "pad",
-           "repeat", "smooth", "squeeze", "take", "take_along_axis", "tile", "trace",
+__all__ = ["advanced_index", "atleast", "clip", "diag", "diagonal", "extreme", "is_int_array",
+           "pad", "repeat", "smooth", "squeeze", "take", "take_along_axis", "tile", "trace",
            "transpose_axes", "triangle", "unpack_rows"]
