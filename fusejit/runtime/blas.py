@@ -44,10 +44,11 @@ _FUNCTIONS = ("cblas_sgemm", "cblas_dgemm", "cblas_sgemv", "cblas_dgemv", "cblas
               "cblas_ddot", "openblas_get_num_threads", "openblas_set_num_threads")
 _REGISTERED_PREFIX = "fusejit_"
 # The time of one multiply-add in a serial float32 / float64 gemm (measured here: 256x128 @
-# 128x256 took 112 us and 231 us on one thread of a busy 2-core machine). A product whose serial
-# time is under fusejit's kernels' threshold runs on one thread (fusion/plan.py's
-# SERIAL_WORK_NS, which a test keeps this equal to: plan imports what imports this module).
+# 128x256 took 112 us and 231 us on one thread of a busy 2-core machine).
 _NS_PER_MAC_F32, _NS_PER_MAC_F64 = 0.014, 0.028
+# Work (nanoseconds of one core) under which fusejit runs serially: a product here on one BLAS
+# thread, a fused kernel its serial entry (fusion/plan.py, which imports this value and says how
+# it was chosen).
 SERIAL_WORK_NS = 16_000_000
 
 

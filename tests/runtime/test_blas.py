@@ -103,12 +103,6 @@ def test_products_refuse_mismatched_sizes() -> None:
         PRODUCTS(a, np.ones((3, 3)), np.ones(2), np.ones(2))
 
 
-def test_the_serial_threshold_is_the_kernels() -> None:
-    from fusejit.runtime.fusion.plan import SERIAL_WORK_NS
-
-    assert blas.SERIAL_WORK_NS == SERIAL_WORK_NS
-
-
 @needs_blas
 def test_small_products_run_on_one_thread_and_put_the_count_back() -> None:
     """OpenBLAS's count is process-wide: a small product sets it to 1 for its call and puts

@@ -20,6 +20,7 @@ import numba
 import numpy as np
 
 from ...errors import FusejitError, InterpreterError
+from .. import blas
 from ..forks import serial_only
 from .codegen import STRIDED, UNIT, ZERO
 from .layout import GroupLayout
@@ -37,8 +38,10 @@ class KernelDeclined(InterpreterError):
 # kernels, ~2 ms of work) 1.4 ms serial and 16-32 ms parallel, against 6.4 ms for NumPy. Two
 # threads can at best halve a kernel's time, so they are used only where the work is large
 # against that floor. (The serial kernels vectorise like the parallel ones: 0.74 ms against
-# 0.72 ms for the parallel kernel on one thread.)
-SERIAL_WORK_NS = 16_000_000
+# 0.72 ms for the parallel kernel on one thread.) blas.py holds the value: its compiled code
+# runs small products on one BLAS thread by the same rule, and it cannot import this module
+# (this module's imports would join the compiled-code cache digest).
+SERIAL_WORK_NS = blas.SERIAL_WORK_NS
 _MIN_BLOCK = 2048
 
 
