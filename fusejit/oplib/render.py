@@ -76,11 +76,6 @@ class Emitter:
         else ``libm``, computed where it keeps the rest of the loop vectorising."""
         raise NotImplementedError
 
-    def libm(self) -> None:
-        """The node being rendered calls libm: on CPU, compute it in a loop of its own so
-        that the rest of the kernel still vectorises."""
-        raise NotImplementedError
-
     def checked(self, fast: str, exact: str, when: str) -> str:
         """The text ``fast`` (vectorisable, right where the boolean text ``when`` is False),
         with the elements where ``when`` holds recomputed as ``exact`` (a libm call) on CPU;

@@ -166,10 +166,6 @@ class _Generator(Emitter):
         self.guards.append(condition)
         self.has_guards = True
 
-    def libm(self) -> None:
-        if self.fast:
-            self.pending = ScalarPass("", "")
-
     def checked(self, fast: str, exact: str, when: str) -> str:
         if not self.fast:
             return exact
