@@ -70,19 +70,17 @@ def inside_form(kind: str, dtype: np.dtype) -> tuple[str, str] | None:
 _SEPARATE = frozenset({aten.lgamma})
 
 # The vectorised functions (by name, as ``fast_name`` and ``Emitter.vectorised`` ask for them)
-# that live in ``vecspecial`` (vs), ``veclgamma`` (vl), ``fastmath`` (fm: float32 pow, its
-# float32 split and float64 log/exp), ``vecpow`` (vp: float64 pow and the constant-operand pow
-# forms), ``vectrig`` (vt: the float32 trigonometry) or ``vecinverse`` (vi: float64 asin, acos,
-# atan, atan2) rather than ``vecmath`` (vm).
-_SPECIAL_NAMES = frozenset({"erf_f32", "erf_f64", "erfc_f32", "erfc_f64", "sinh_f64",
-                            "cosh_f64"})
-_VECPOW_NAMES = frozenset({"pow_f64", "pow_const_f64", "pow_const_f32", "pow_base_f64",
-                           "pow_base_f32"})
-_LGAMMA_NAMES = frozenset({"lgamma_f32", "lgamma_f64"})
-_FASTMATH_NAMES = frozenset({"pow_f32"})
-_VECTRIG_NAMES = frozenset({"sin_f32", "cos_f32", "tan_f32", "asin_f32", "acos_f32", "atan_f32",
-                            "atan2_f32"})
-_INVERSE_NAMES = frozenset({"asin_f64", "acos_f64", "atan_f64", "atan2_f64"})
+# that live outside ``vecmath`` (vm), by the alias of the module that has them
+# (``MATH_MODULES``).
+_ELSEWHERE = {
+    "fm": ("pow_f32",),
+    "vs": ("erf_f32", "erf_f64", "erfc_f32", "erfc_f64", "sinh_f64", "cosh_f64"),
+    "vt": ("sin_f32", "cos_f32", "tan_f32", "asin_f32", "acos_f32", "atan_f32", "atan2_f32"),
+    "vl": ("lgamma_f32", "lgamma_f64"),
+    "vi": ("asin_f64", "acos_f64", "atan_f64", "atan2_f64"),
+    "vp": ("pow_f64", "pow_const_f64", "pow_const_f32", "pow_base_f64", "pow_base_f32"),
+}
+_MODULE_OF = {name: alias for alias, names in _ELSEWHERE.items() for name in names}
 
 
 # The modules generated kernels call vectorised math from, by the alias they import them as
@@ -104,17 +102,7 @@ def math_imports(aliases: set[str]) -> list[str]:
 
 def vector_function(name: str) -> str:
     """The qualified name of vectorised function ``name`` in a kernel module."""
-    if name in _FASTMATH_NAMES:
-        return f"fm.{name}"
-    if name in _VECTRIG_NAMES:
-        return f"vt.{name}"
-    if name in _LGAMMA_NAMES:
-        return f"vl.{name}"
-    if name in _INVERSE_NAMES:
-        return f"vi.{name}"
-    if name in _VECPOW_NAMES:
-        return f"vp.{name}"
-    return f"{'vs' if name in _SPECIAL_NAMES else 'vm'}.{name}"
+    return f"{_MODULE_OF.get(name, 'vm')}.{name}"
 
 
 def fast_name(kind: str, dtype: np.dtype) -> str | None:
