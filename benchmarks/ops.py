@@ -58,6 +58,15 @@ OPS = {
     "pow": (np.power, (0.1, 3), "aten::pow(%x, %y)"),
     "pow_2.5": (lambda x: np.power(x, 2.5), (0.1, 3), "aten::pow(%x, %e)"),
     "pow_-0.5": (lambda x: np.power(x, -0.5), (0.1, 3), "aten::pow(%x, %m)"),
+    # general constant exponents (no integer 2y), a constant base, a scalar base the kernel
+    # takes as an argument (%s, 2.0 here)
+    "pow_1/3": (lambda x: np.power(x, 1 / 3), (0.1, 3), "aten::pow(%x, %third)"),
+    "pow_0.75": (lambda x: np.power(x, 0.75), (0.1, 3), "aten::pow(%x, %q)"),
+    "pow_-2.2": (lambda x: np.power(x, -2.2), (0.1, 3), "aten::pow(%x, %n)"),
+    "pow_1.7": (lambda x: np.power(x, 1.7), (0.1, 3), "aten::pow(%x, %p)"),
+    "2**x": (lambda x: np.power(x.dtype.type(2), x), (-10, 10), "aten::pow(%two, %x)"),
+    "10**x": (lambda x: np.power(x.dtype.type(10), x), (-5, 5), "aten::pow(%ten, %x)"),
+    "s**x": (lambda x: np.power(x.dtype.type(2), x), (-10, 10), "aten::pow(%s, %x)"),
     # the cheap maps: memory bound, one read (or two) and one write an element, like NumPy
     "add": (np.add, (-10, 10), "aten::add(%x, %y, %one)"),
     "sub": (np.subtract, (-10, 10), "aten::sub(%x, %y, %one)"),
@@ -83,8 +92,14 @@ _TYPE = {np.float32: "Float", np.float64: "Double"}
 
 def _kernel(call: str, dtype) -> FusedKernel:
     ty = _TYPE[dtype]
-    graph = fusejit.parse_ir(f"graph(%x : {ty}(*), %y : {ty}(*)):\n"
+    graph = fusejit.parse_ir(f"graph(%x : {ty}(*), %y : {ty}(*), %s : float):\n"
                              f"  %e : float = prim::Constant[value=2.5]()\n"
+                             f"  %third : float = prim::Constant[value={1 / 3!r}]()\n"
+                             f"  %q : float = prim::Constant[value=0.75]()\n"
+                             f"  %n : float = prim::Constant[value=-2.2]()\n"
+                             f"  %p : float = prim::Constant[value=1.7]()\n"
+                             f"  %two : float = prim::Constant[value=2.0]()\n"
+                             f"  %ten : float = prim::Constant[value=10.0]()\n"
                              f"  %m : float = prim::Constant[value=-0.5]()\n"
                              f"  %h : float = prim::Constant[value=0.5]()\n"
                              f"  %one : int = prim::Constant[value=1]()\n"
@@ -136,7 +151,7 @@ def main() -> None:
                 continue
             args_ = (x, y) if binary else (x,)
             with np.errstate(all="ignore"):
-                tf, te = _median_pair(lambda k=kernel, a=x, b=y: k(a, b),
+                tf, te = _median_pair(lambda k=kernel, a=x, b=y: k(a, b, 2.0),
                                       lambda f=eager, a=args_: f(*a), args.repeat, clock)
             ratio = te / tf
             if ratio < 1:

@@ -378,10 +378,29 @@ def _apply2(fast):
     return run
 
 
+def special_pairs(real) -> np.ndarray:
+    """Special operands of the binary sweep (every pair of them is swept): signed zeros and
+    infinities, NaN, +-1, the smallest and largest subnormals and normals, the largest finite,
+    halves, small and large odd and even integers, the last odd integer and the first
+    floats past it, and values beside 1."""
+    info = np.finfo(real)
+    p = info.nmant + 1
+    last_odd = 2.0 ** p - 1
+    v = np.array([0.0, np.inf, np.nan, 1.0, float(info.smallest_subnormal),
+                  float(info.smallest_normal) * (1 - 2.0 ** -p), float(info.smallest_normal),
+                  float(info.max), 0.5, 1.5, 2.0, 3.0, 7.0, 10.0, 0.25, 1e-3, 1e3, last_odd,
+                  2.0 ** p, 2.0 ** p + 2, 2.0 ** (p + 1), 1 - 2.0 ** -p, 1 + 2.0 ** (1 - p),
+                  float(info.eps) * 3, 126.5, 1000.5], dtype=real)
+    return np.concatenate([v, -v])
+
+
 def sweep_binary(name: str, dtype: str, samples: int, chunk: int = 1 << 22) -> dict:
-    """Random pairs: a third uniform bit patterns, a third uniform in [-4, 4], a third with
-    x in (0, 4] and y in [-40, 40] (pow's useful range); float32 results are compared with the
-    float64 oracle unrounded, float64 ones with NumPy's. atan2 takes (y, x)."""
+    """Random pairs: a quarter uniform bit patterns, a quarter uniform in [-4, 4], a quarter
+    with x in (0, 4] and y in [-40, 40] (pow's useful range), a quarter with x = 2**u (u uniform
+    over the dtype's exponent range, either sign) and y = v / u for v uniform from below the
+    subnormal results to past the overflow (pow's largest |y log2 x|, where its error is
+    largest); float32 results are compared with the float64 oracle unrounded, float64 ones with
+    NumPy's. atan2 takes (y, x)."""
     fast = fast_function(name, dtype)
     oracle = np.arctan2 if name == "atan2" else np.power
     real = np.float32 if dtype == "f32" else np.float64
@@ -389,14 +408,25 @@ def sweep_binary(name: str, dtype: str, samples: int, chunk: int = 1 << 22) -> d
     rng = np.random.default_rng(2)
     bits = np.uint32 if real == np.float32 else np.uint64
     res = {"max": 0.0, "at": (0.0, 0.0), "abs": 0.0, "abs_at": None, "count": 0}
+    first = True
     while res["count"] < samples:
         n = min(chunk, samples - res["count"])
-        t = n // 3
+        t = n // 4
         pat = rng.integers(0, np.iinfo(bits).max, (2, t), dtype=bits).view(real)
+        top = 128.0 if real == np.float32 else 1024.0
+        low = 151.0 if real == np.float32 else 1076.0
+        u = rng.uniform(-low, top, n - 3 * t)
+        u = np.where(u == 0, 1.0, u)
         with np.errstate(all="ignore"):
-            x = np.concatenate([pat[0], rng.uniform(-4, 4, t), rng.uniform(0, 4, n - 2 * t)])
-            y = np.concatenate([pat[1], rng.uniform(-4, 4, t), rng.uniform(-40, 40, n - 2 * t)])
+            x = np.concatenate([pat[0], rng.uniform(-4, 4, t), rng.uniform(0, 4, t),
+                                np.exp2(u) * rng.choice([-1.0, 1.0], u.size)])
+            y = np.concatenate([pat[1], rng.uniform(-4, 4, t), rng.uniform(-40, 40, t),
+                                rng.uniform(-low, top + 1.0, u.size) / u])
             x, y = x.astype(real), y.astype(real)
+        if first:       # every pair of the special values too (signed zeros checked as well)
+            sx, sy = (g.ravel() for g in np.meshgrid(*[special_pairs(real)] * 2))
+            x, y = np.concatenate([sx, x]), np.concatenate([sy, y])
+            first = False
         got = np.empty_like(x)
         run(x, y, got)
         with np.errstate(all="ignore"):
@@ -407,6 +437,7 @@ def sweep_binary(name: str, dtype: str, samples: int, chunk: int = 1 << 22) -> d
         err[same] = 0.0
         err[~same & ~(np.isfinite(got) & np.isfinite(rounded))] = np.inf
         err[np.isnan(err)] = np.inf
+        err[(rounded == 0) & (np.signbit(got) != np.signbit(rounded))] = np.inf
         _keep_worst(res, err, np.zeros(1), list(zip(x, y)))
         res["count"] += n
     return res

@@ -87,7 +87,7 @@ from llvmlite import ir
 from numba import literal_unroll, njit, types
 from numba.extending import intrinsic
 
-from .vecmath import _bits_to_f64, _f64_to_bits, pow_specials
+from .vecmath import _bits_to_f64, _estrin8, _f64_to_bits, pow_specials
 
 # measured, rounded up
 ULP_BOUNDS = {"exp": 1.0, "log": 1.0, "tanh": 2.65, "sigmoid": 2.5, "log1p": 1.1,
@@ -476,56 +476,58 @@ def tanh_f32(x):
     return np.copysign(u / (u + _TWO), x)
 
 
-# --- pow: |x| split in float32, log and exp in float64 lanes, C99's special cases ------------
+# --- pow: |x| split in float32, log2 and 2**z in float64 lanes, C99's special cases ----------
 
-# log(1 + f) = f + f**2 (_PL[0] + _PL[1] f + ... + _PL[11] f**11) for sqrt(1/2) - 1 <= f <
-# sqrt(2) - 1 (fitted here, relative error 2**-35.7: y log|x| is then within |y log x| 2**-35)
-_PL = (-0.5000000002150629, 0.3333333404364105, -0.2499999483104713, 0.1999989813912099,
-       -0.16666927381912136, 0.14290571133255942, -0.12497414045687837, 0.11009612404564265,
-       -0.09927291495241351, 0.1001536960269084, -0.09871951022027788, 0.053587545655613626)
-_LN2_D = 0.6931471805599453
-_LN2_D_HI = 6.93147180369123816490e-01     # 33 leading bits of ln 2: n * _LN2_D_HI is exact
-_LN2_D_LO = 1.90821492927058770002e-10
+# log2(1 + f) = f (_LG[0] + _LG[1] f + ... + _LG[12] f**12) for sqrt(1/2) - 1 <= f <
+# sqrt(2) - 1 (fitted here on Chebyshev nodes, relative error 2**-35.8: y log2|x| is then within
+# |y log2 x| 2**-35.7)
+_LG = (1.4426950408685875, -0.7213475208603248, 0.4808983614641188, -0.3606736765079667,
+       0.28853728783388893, -0.2404530686171824, 0.20617548807152783, -0.18030295997229767,
+       0.1587696205973132, -0.14313069245274088, 0.14472831303518427, -0.14294376657662694,
+       0.077515656233073)
+# 2**r = _EX[0] + _EX[1] r + ... + _EX[7] r**7 for |r| <= 1/2 (fitted here, relative error
+# 2**-34)
+_EX = (0.9999999999595487, 0.6931471805459306, 0.24022651213594348, 0.05550410941215758,
+       0.009618025603044568, 0.0013333450560733915, 0.0001546973195535589,
+       1.5310080963346488e-05)
 _SHIFTER_D = 6755399441055744.0            # 1.5 * 2**52, as _SHIFTER for float64
-# e**r = 1 + r + ... + r**10 / 10!, Horner from r**9's coefficient (truncation 2**-37)
-_PE = (1.0 / 362880.0, 1.0 / 40320.0, 1.0 / 5040.0, 1.0 / 720.0, 1.0 / 120.0, 1.0 / 24.0,
-       1.0 / 6.0, 0.5, 1.0, 1.0)
-_POW_CLAMP = 200.0                         # e**200 and e**-200: far outside float32's range
+_ONE_BITS_D = np.int64(1023 << 52)
+_POW_CLAMP = 200.0                         # 2**200 and 2**-200: far outside float32's range
 
 
 @njit(**_OPTS)
-def _log_abs_f64(x):
-    """log|x| in float64 for float32 x (relative error 2**-35), -inf at 0, inf at inf."""
-    a = abs(x)
-    sub = a < _TINY
-    e, f = _split(a * _TWO23 if sub else a)
-    fd = np.float64(f)
-    q = _PL[11]
-    for c in literal_unroll(_PL[10::-1]):
-        q = _fma(q, fd, c)
-    la = _fma(np.float64(e) - (23.0 if sub else 0.0), _LN2_D, _fma(fd * fd, q, fd))
-    la = -np.inf if a == _F(0.0) else la
-    return np.inf if a == _INF else la
+def _log2_poly(f):
+    """_LG's polynomial by Estrin's scheme (a tree of fused multiply-adds four deep, so that
+    the vectorised loop keeps several iterations in flight: Horner's chain of 12 made the old
+    form latency-bound)."""
+    f2 = f * f
+    f4 = f2 * f2
+    top = (_LG[8] + _LG[9] * f) + (_LG[10] + _LG[11] * f) * f2 + _LG[12] * f4
+    return _estrin8(f, _LG[:8]) + top * (f4 * f4)
 
 
 # (inlined by Numba: LLVM's inliner leaves a function this size a call, and a call in a loop
 # keeps the loop from vectorising)
 @njit(**_OPTS, inline="always")
 def pow_f32(x, y):
-    """x**y for float32: e**(y log|x|) in float64 (log from _log_abs_f64, e**z by a Taylor
-    polynomial to z**10 after z = n ln2 + r), rounded once, with C99's special cases."""
-    z = np.float64(y) * _log_abs_f64(x)
+    """x**y for float32: 2**(y log2|x|) in float64 (log2 from |x|'s float32 split and
+    ``_log2_poly``, 2**z = 2**n 2**r by ``_EX``'s polynomial, |r| <= 1/2, 2**n from bits), one
+    rounding to float32, C99's special cases computed on float32 lanes."""
+    a = abs(x)
+    sub = a < _TINY
+    ix = _I(_f32_to_bits(a * _TWO23 if sub else a) - _SQRT_HALF_BITS)
+    e = _I(_I(ix >> _I(23)) - (_I(23) if sub else _I(0)))
+    f = np.float64(_bits_to_f32(_I(_I(ix & _I(0x7FFFFF)) + _SQRT_HALF_BITS)) - _ONE)
+    lg = _fma(f, _log2_poly(f), np.float64(e))
+    lg = -np.inf if a == _F(0.0) else lg
+    lg = np.inf if a == _INF else lg                  # (NaN x: pow_specials returns x)
+    z = np.float64(y) * lg
     z = -_POW_CLAMP if z < -_POW_CLAMP else z          # (NaN passes both)
     z = _POW_CLAMP if z > _POW_CLAMP else z
-    t = _fma(z, 1.4426950408889634, _SHIFTER_D)
-    n = t - _SHIFTER_D
-    r = _fma(n, -_LN2_D_LO, _fma(n, -_LN2_D_HI, z))
-    p = 1.0 / 3628800.0
-    for c in literal_unroll(_PE):
-        p = _fma(p, r, c)
-    # 2**n from t's low bits (|n| <= 289), as _pow2_bits does for float32
-    scale = _bits_to_f64((_f64_to_bits(t) << np.int64(52)) + np.int64(1023 << 52))
-    return np.float32(pow_specials(np.float64(x), np.float64(y), p * scale))
+    t = z + _SHIFTER_D                                  # z rounded to an integer n, in t's bits
+    r = z - (t - _SHIFTER_D)                            # (exact, |r| <= 1/2)
+    scale = _bits_to_f64((_f64_to_bits(t) << np.int64(52)) + _ONE_BITS_D)    # 2**n, normal
+    return pow_specials(x, y, np.float32(_estrin8(r, _EX) * scale), _ONE)
 
 
 # --- measuring ---------------------------------------------------------------------------------

@@ -564,17 +564,21 @@ def sigmoid_f64(x):
 
 
 @njit(**_OPTS)
-def pow_specials(x, y, v):
-    """|x|**y = ``v`` (NaN where x or y is) turned into C99's x**y: the sign for odd integer y,
-    NaN for x < 0 and y not an integer, 1 for x = 1 or y = 0 and for (-1)**(+-inf)."""
+def pow_specials(x, y, v, one):
+    """|x|**y = ``v`` (NaN where x or y is) turned into C99's x**y, in the type of ``one`` (1
+    in x's type: float64 or float32): the sign for odd integer y, NaN for x < 0 and y not an
+    integer, 1 for x = 1 or y = 0 and for (-1)**(+-inf). (v >= 0; an odd y is below 2**p,
+    every float at or above it even, so floor(y / 2) = y / 2 there.)"""
+    zero = one - one
+    half = one / (one + one)
     integral = np.floor(y) == y
-    odd = integral & (abs(y) < 9007199254740992.0) & (np.floor(0.5 * y) != 0.5 * y)
-    v = -v if odd & (_f64_to_bits(x) < _I(0)) else v
-    v = np.nan if (x < 0.0) & (not integral) & (abs(x) != np.inf) else v
-    v = 1.0 if (abs(x) == 1.0) & (abs(y) == np.inf) else v
+    odd = integral & (np.floor(half * y) != half * y)
+    v = np.copysign(v, x) if odd else v
+    v = zero / zero if (x < zero) & (not integral) & (abs(x) != one / zero) else v
+    v = one if (abs(x) == one) & (abs(y) == one / zero) else v
     v = v if x == x else x
     v = v if y == y else y
-    return 1.0 if (y == 0.0) | (x == 1.0) else v
+    return one if (y == zero) | (x == one) else v
 
 
 _F = np.float32     # (vecspecial's float32 forms round their float64 results with it)

@@ -176,7 +176,7 @@ def pow_f64(x, y):
     lh, ll = log_dd(a if finite else 1.0)
     lh = lh if finite else (-np.inf if a == 0.0 else a)      # (NaN stays NaN)
     th = y * lh
-    return pow_specials(x, y, _exp_dd(th, _fma(y, lh, -th) + y * ll))
+    return pow_specials(x, y, _exp_dd(th, _fma(y, lh, -th) + y * ll), 1.0)
 
 
 # --- a constant exponent y with 2y an integer ----------------------------------------------------
