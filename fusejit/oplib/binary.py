@@ -339,9 +339,14 @@ def _render_pow(cx: Emitter, node, ops: list[Operand], dtype: np.dtype) -> str:
                 value = float(dtype.type(base.value))     # (cast as the op casts it)
                 if 0 < value < np.inf and value != 1:
                     return _scalar_base_pow(cx, value, b, dtype)
-        fast = cx.vectorised("pow_f32" if dtype == np.float32 else "pow_f64")
+        kind = "f32" if dtype == np.float32 else "f64"
+        fast = cx.vectorised(f"pow_{kind}")
         if fast is not None:
-            return f"{fast}({a}, {b})"
+            # (the short form for x normal and positive, y finite: a strip holding another
+            # pair is computed again with the full form, special cases included)
+            return cx.short_form(f"{cx.vectorised(f'pow_inside_{kind}')}({a}, {b})",
+                                 f"{fast}({a}, {b})",
+                                 f"{cx.vectorised(f'pow_outside_{kind}')}({a}, {b})")
         return f"{a} ** {b}"
     if exponent.is_constant and exponent.value < 0:
         raise fail(node, "integers to negative integer powers are not allowed")

@@ -184,12 +184,15 @@ class _Generator(Emitter):
             self.pending = ScalarPass("", libm, f"abs({x}) > {trig_limit(dtype)}")
         inside = inside_form(kind, dtype)
         if inside is not None:
-            # the short form where x is inside its domain; a fix-up gives the strips holding
-            # another x the full (vectorised) form
             short, outside = inside
-            self.pending = ScalarPass("", f"{fast}({x})", f"{outside}({x})", total=True)
-            return f"{short}({x})"
+            return self.short_form(f"{short}({x})", f"{fast}({x})", f"{outside}({x})")
         return f"{fast}({x})"
+
+    def short_form(self, short: str, full: str, outside: str) -> str:
+        """``short``, valid where ``outside`` is false; a fix-up computes the strips holding an
+        element where it is true again with ``full`` (vectorised too)."""
+        self.pending = ScalarPass("", full, outside, total=True)
+        return short
 
     def vectorised(self, name: str) -> str | None:
         return vector_function(name) if self.fast else None

@@ -77,11 +77,22 @@ from .vecmath import (
     _BIG,
     _D,
     _F,
+    _I,
     _LN2_HI,
     _LN2_LO,
+    _LOG2E,
     _OPTS,
+    _ROUNDER,
+    _ROUNDER_BITS,
+    _SQRT_HALF_BITS,
+    _TINY,
+    SCALEF,
+    _bits_to_f64,
     _estrin7,
+    _exp_poly,
+    _f64_to_bits,
     _fma,
+    _ldexp,
     _pow2,
     pow_specials,
     split_f64,
@@ -130,16 +141,9 @@ def _pick(j, table):
     return table[5] if j >= 11.0 else v
 
 
-@njit(**_BIG)
-def log_dd(a):
-    """log(a) as hi + lo, relative error below 2**-62 (about), for finite a > 0.
-
-    a = 2**e m with m in [sqrt(1/2), sqrt(2)), then m = c (1 + t) with c = rint(8 m) / 8, so
-    log m = log c + 2 atanh(s), s = (m - c) / (m + c), |s| < 0.046: the series' tail past 2s is
-    under 0.07% of it, and 2s itself is carried as sh + sl.
-    """
-    e, m = split_f64(a)
-    ef = _D(e)
+@njit(**_OPTS)
+def _log_dd_parts(ef, m):
+    """log(2**ef m) as hi + lo for m in [sqrt(1/2), sqrt(2)) (``log_dd``'s method)."""
     j = np.rint(m * 8.0)
     c = j * 0.125
     num = m - c                                    # (exact: c / 2 <= m <= 2 c)
@@ -157,13 +161,32 @@ def log_dd(a):
     return hi, lo
 
 
+@njit(**_BIG)
+def log_dd(a):
+    """log(a) as hi + lo, relative error below 2**-62 (about), for finite a > 0.
+
+    a = 2**e m with m in [sqrt(1/2), sqrt(2)), then m = c (1 + t) with c = rint(8 m) / 8, so
+    log m = log c + 2 atanh(s), s = (m - c) / (m + c), |s| < 0.046: the series' tail past 2s is
+    under 0.07% of it, and 2s itself is carried as sh + sl.
+    """
+    e, m = split_f64(a)
+    return _log_dd_parts(_D(e), m)
+
+
 @njit(**_OPTS)
 def _exp_dd(th, tl):
     """e**(th + tl) for a double-double exponent (a NaN th gives 1: the callers' special cases
-    replace it); th beyond [-746, 710] is clamped there, past both over- and underflow."""
+    replace it); th beyond [-746, 710] is clamped there, past both over- and underflow. On
+    AVX-512 hosts 2**k e**r with e**r by ``_exp_poly`` and 2**k by ``_ldexp`` (one vscalefpd,
+    gradual underflow included); elsewhere ``vecspecial._exp_sum``."""
     inside = (th > -746.0) & (th < 710.0)
     tl = tl if inside else 0.0
     th = th if inside else (0.0 if th != th else min(max(th, -746.0), 710.0))
+    if SCALEF:
+        t = _fma(th, _LOG2E, _ROUNDER)
+        n = t - _ROUNDER
+        r = _fma(-n, _LN2_LO, _fma(-n, _LN2_HI, th) + tl)    # (th - n ln2_hi is exact)
+        return _ldexp(_exp_poly(r), _f64_to_bits(t) - _ROUNDER_BITS)
     return _exp_sum(th, tl)
 
 
@@ -177,6 +200,24 @@ def pow_f64(x, y):
     lh = lh if finite else (-np.inf if a == 0.0 else a)      # (NaN stays NaN)
     th = y * lh
     return pow_specials(x, y, _exp_dd(th, _fma(y, lh, -th) + y * ll), 1.0)
+
+
+@njit(**_OPTS)
+def pow_outside_f64(x, y):
+    """Is (x, y) outside ``pow_inside_f64``'s domain (x normal, 0 < x < inf, y finite)?"""
+    return not ((x >= _TINY) & (x < np.inf) & (abs(y) < np.inf))
+
+
+@njit(**_BIG)
+def pow_inside_f64(x, y):
+    """x**y for float64 x normal, 0 < x < inf, and y finite: ``pow_f64`` without its special
+    cases and with no select in the split of x (kernels take it where ``pow_outside_f64`` is
+    false for a whole strip; the special cases and selects took half of pow_f64's time)."""
+    bits = _f64_to_bits(x)
+    e = (bits - _SQRT_HALF_BITS) >> _I(52)
+    lh, ll = _log_dd_parts(_D(e), _bits_to_f64(bits - (e << _I(52))))
+    th = y * lh
+    return _exp_dd(th, _fma(y, lh, -th) + y * ll)
 
 
 # --- a constant exponent y with 2y an integer ----------------------------------------------------
