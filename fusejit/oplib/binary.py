@@ -289,7 +289,7 @@ def _pow(self: Any, exponent: Any) -> np.ndarray:
 # PyTorch's pow(Tensor, Scalar) replaces these exponents by cheaper exact-enough forms. NumPy's
 # power (the reference) takes sqrt for 0.5 but C's pow for -0.5, which is +inf at -0 and 0 at
 # -inf: ``h.pow_half`` gives those.
-_POW_SPECIAL = {
+POW_SPECIAL = {
     2.0: "{x} * {x}", 3.0: "{x} * {x} * {x}", 0.5: "math.sqrt({x})",
     -0.5: "{one} / h.pow_half({x}, {inf})", -1.0: "{one} / {x}", -2.0: "{one} / ({x} * {x})",
 }
@@ -325,9 +325,9 @@ def _render_pow(cx: Emitter, node, ops: list[Operand], dtype: np.dtype) -> str:
         raise fail(node, "pow is not defined for Bool tensors")
     a, b = cx.cast(base, dtype), cx.cast(exponent, dtype)
     if is_float(dtype):
-        if exponent.is_constant and base.is_tensor and float(exponent.value) in _POW_SPECIAL:
+        if exponent.is_constant and base.is_tensor and float(exponent.value) in POW_SPECIAL:
             one, inf = cx.literal(1.0, dtype), cx.literal(float("inf"), dtype)
-            return _POW_SPECIAL[float(exponent.value)].format(x=a, one=one, inf=inf)
+            return POW_SPECIAL[float(exponent.value)].format(x=a, one=one, inf=inf)
         if dtype in (np.float32, np.float64) and cx.vectorised("exp_f64") is not None:
             if exponent.is_constant and base.is_tensor:
                 y = float(exponent.value)

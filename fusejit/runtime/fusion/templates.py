@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...ir.constants import constant_value
 from ...ir.symbols import aten, prim
 from ...oplib import KERNELS, OpEntry
+from ...oplib.binary import POW_SPECIAL
 
 # kind -> the op's entry (dtype rule and renderer), for the kinds a fused kernel computes
 RENDERERS: dict[str, OpEntry] = dict(KERNELS)
@@ -119,9 +121,23 @@ def fast_name(kind: str, dtype: np.dtype) -> str | None:
 # roughly here: vectorised float32 arithmetic ~0.1, a vectorised transcendental ~1, each
 # operand read or written ~0.3).
 _COST_TRANSCENDENTAL = 1.0
+# general pow (``pow_inside_f32``/``_f64``): 1.1 ns float32, 2.6-3.0 ns float64 (2^22 pairs, one
+# thread's CPU time, load ~16); one rate, since a layout serves both dtypes. (The forms before
+# them cost 2.2 and 4.7.)
+_COST_POW = 2.0
 _COST_LONG = 10.0           # (veclgamma: 10 ns an element, one thread's CPU time)
 _COST_ARITHMETIC = 0.1
 _COST_OPERAND = 0.3
+
+
+def _product_pow(node) -> bool:
+    """Is pow ``node``'s exponent a constant the renderer computes by products or a square root
+    (``oplib.binary.POW_SPECIAL``: 2, 3, 0.5, -0.5, -1, -2)?"""
+    producer = node.inputs[1].node
+    if producer.kind != prim.Constant:
+        return False
+    value = constant_value(producer)
+    return isinstance(value, (int, float)) and float(value) in POW_SPECIAL
 
 
 def element_cost(layout) -> float:
@@ -132,8 +148,9 @@ def element_cost(layout) -> float:
         for node in layout.graph.nodes():
             if node.kind in _SEPARATE:
                 cost += _COST_LONG
-            elif node.kind in _VEC or node.kind in (aten.pow, aten.atan2, aten.fmod,
-                                                    aten.remainder):
+            elif node.kind == aten.pow:
+                cost += _COST_ARITHMETIC if _product_pow(node) else _COST_POW
+            elif node.kind in _VEC or node.kind in (aten.atan2, aten.fmod, aten.remainder):
                 # (float fmod: helpers.fmod_wide, 0.93 ns/element; libm's only on a fix-up)
                 cost += _COST_TRANSCENDENTAL
             elif node.kind not in STRUCTURAL:

@@ -183,8 +183,8 @@ def _exp_dd(th, tl):
     tl = tl if inside else 0.0
     th = th if inside else (0.0 if th != th else min(max(th, -746.0), 710.0))
     if SCALEF:
-        t = _fma(th, _LOG2E, _ROUNDER)
-        n = t - _ROUNDER
+        t = _fma(th + tl, _LOG2E, _ROUNDER)     # (tl may be ~1e-5 th: log_dd's lo holds
+        n = t - _ROUNDER                        # the series' tail, |r| stays <= ln2 / 2)
         r = _fma(-n, _LN2_LO, _fma(-n, _LN2_HI, th) + tl)    # (th - n ln2_hi is exact)
         return _ldexp(_exp_poly(r), _f64_to_bits(t) - _ROUNDER_BITS)
     return _exp_sum(th, tl)

@@ -1,8 +1,11 @@
-"""float32 pow: tensor ** tensor (fastmath.pow_f32), and with a constant exponent (2y an
+"""float32 pow: tensor ** tensor (fastmath.pow_f32, and pow_inside_f32 where kernels take it),
+and with a constant exponent (2y an
 integer, |y| <= 8: vecpow.pow_const_f32, double-float products and a corrected square root)
 and with a constant scalar base (vecpow.pow_base_f32, e**(y ln b) with y ln b in
 double-float), against NumPy's power: the same NaN, infinities and signed zeros, and finite
-results within ``vecpow.ULPS``'s bounds of the exact value (tensor ** tensor: half an ulp)."""
+results within ``vecpow.ULPS``'s bounds of the exact value (tensor ** tensor: vecmath.F32_ULPS).
+The general forms with a constant exponent or a scalar argument base are tested in both
+dtypes here too (one kernel)."""
 
 from __future__ import annotations
 
@@ -71,12 +74,57 @@ def test_tensor_pow_on_random_pairs_and_special_grid():
     rng = np.random.default_rng(3)
     gx, gy = (g.ravel() for g in np.meshgrid(EDGES, EDGES))
     bits = rng.integers(0, 1 << 32, (2, 3000), dtype=np.uint64).astype(np.uint32).view(np.float32)
+    # (the last 6000 pairs: x normal and positive, y finite, so their strips take the kernel's
+    # short form, pow_inside_f32; x = 2**u, y = v / u puts y log2 x = v anywhere from below
+    # the subnormal results to past the overflow, where the error is largest)
+    u = rng.uniform(-126, 128, 3000)
     x = np.concatenate([gx, bits[0], rng.uniform(-4, 4, 3000).astype(np.float32),
-                        rng.uniform(0, 4, 3000).astype(np.float32)])
+                        rng.uniform(0, 4, 3000).astype(np.float32), np.exp2(u).astype(np.float32)])
     y = np.concatenate([gy, bits[1], rng.uniform(-4, 4, 3000).astype(np.float32),
-                        rng.uniform(-40, 40, 3000).astype(np.float32)])
+                        rng.uniform(-40, 40, 3000).astype(np.float32),
+                        (rng.uniform(-151, 129, 3000) / u).astype(np.float32)])
     got = FusedKernel(graph)(x, y)[0]
     with np.errstate(all="ignore"):
         want = np.power(x, y)
         exact = np.power(x.astype(np.float64), y.astype(np.float64))
     _check(got, want, exact, vecmath.F32_ULPS["pow"])
+
+
+def test_general_constant_exponents_and_scalar_argument_bases():
+    """pow with a constant exponent that is no half-integer, and with a scalar argument as the
+    base, float32 and float64 in one kernel: the general forms (the short one in strips of
+    normal positive bases and finite exponents, the full one elsewhere). Special values as
+    NumPy's; float32 within F32_ULPS of the float64 power, float64 within POW_F64_ULPS of
+    NumPy's."""
+    graph = fusejit.parse_ir(
+        "graph(%x : Float(*), %d : Double(*), %s : float):\n"
+        "  %third : float = prim::Constant[value=0.3333333333333333]()\n"
+        "  %c : float = prim::Constant[value=-2.2]()\n"
+        "  %a : Tensor = aten::pow(%x, %third)\n  %b : Tensor = aten::pow(%s, %x)\n"
+        "  %e : Tensor = aten::pow(%d, %c)\n  %f : Tensor = aten::pow(%s, %d)\n"
+        "  return (%a, %b, %e, %f)\n")
+    rng = np.random.default_rng(4)
+    x = _values(rng, 10.0)
+    # (exponents to +-11000: with the base 0.9408, float64 e**(th + tl) gets a tl of ~0.2,
+    # log_dd's low part holding its series' tail; 2**n from th alone was 867 ulps off)
+    x = np.concatenate([x, np.exp2(rng.uniform(-126, 128, 4000)).astype(np.float32),
+                        rng.uniform(-150, 128, 4000).astype(np.float32),
+                        rng.uniform(-11000, 11000, 4000).astype(np.float32)])
+    d = x.astype(np.float64) * np.float64(1.0 + 2.0 ** -40)
+    for s in (2.0, 0.3, -2.0, 0.9408492422553973):
+        a, b, e, f = FusedKernel(graph)(x, d, s)
+        with np.errstate(all="ignore"):
+            third = np.float32(1 / 3)       # (the op computes in float32: y is cast first)
+            _check(a, np.power(x, third), np.power(x.astype(np.float64), np.float64(third)),
+                   vecmath.F32_ULPS["pow"])
+            _check(b, np.power(np.float32(s), x), np.power(np.float64(np.float32(s)),
+                                                            x.astype(np.float64)),
+                   vecmath.F32_ULPS["pow"])
+            for got, want in ((e, np.power(d, -2.2)), (f, np.power(s, d))):
+                assert np.array_equal(np.isnan(got), np.isnan(want))
+                fixed = (~np.isfinite(want) | (want == 0)) & ~np.isnan(want)
+                assert np.array_equal(got[fixed], want[fixed])
+                assert np.array_equal(np.signbit(got[fixed]), np.signbit(want[fixed]))
+                ok = np.isfinite(want) & (want != 0)
+                ulps = np.abs(got[ok] - want[ok]) / np.spacing(np.abs(want[ok]))
+                assert ulps.max() <= vecmath.POW_F64_ULPS
