@@ -47,15 +47,24 @@ about 15-30 vector instructions per 16 elements, which keeps a kernel close to m
   at |x| (2|x| = n ln2 + 2s, the polynomial's coefficients scaled by powers of two: the same
   roundings as at 2|x|); tiny x need no select (u is 2|x| exactly and u + 2 rounds to 2).
 - ``sigmoid_f32``: 1 / (1 + exp_f32(-x)).
-- ``pow_f32``: |x| split as log's, log(1 + f) by a degree-13 polynomial and e^z (z = y log|x|,
-  clamped to +-200) by its Taylor polynomial, both in float64 lanes (relative error 2^-35), one
-  rounding to float32, C99's special cases (``vecmath.pow_specials``). A constant exponent y
-  with 2y an integer, and a constant base, have forms of their own (``vecpow``), which the
-  renderer picks (``oplib.binary``).
+- ``pow_f32``: 2^(y log2|x|) in float64 lanes: |x| split as log's (in float32, subnormals
+  scaled first), log2(1 + f) = f P(f) with P of degree 12 (``_LG``), z = y log2|x| clamped to
+  +-200, 2^z = 2^n 2^r with 2^r by a degree-7 polynomial (``_EX``; both fitted here, relative
+  errors 2^-35.8 and 2^-34, by Estrin's scheme) and 2^n from bits, one rounding to float32;
+  C99's special cases on float32 lanes (``vecmath.pow_specials``). Kernels take
+  ``pow_inside_f32`` (the same without the special cases and the subnormal step) for strips
+  where ``pow_outside_f32`` is false for every pair (x normal and positive, y finite), and the
+  full form for the other strips (a strip with a zero, negative, subnormal, infinite or NaN
+  base, or an infinite or NaN exponent, is computed twice). A constant exponent y with 2y an
+  integer, and a constant base, have forms of their own (``vecpow``), which the renderer picks
+  (``oplib.binary``).
 
 Measured accuracy, against float64 libm (NumPy's float64 function), unrounded, in ulps of the
 float32 result, over all 2^32 float32 inputs (``python tools/ulp_sweep.py f32 NAME``; pow: 10^8
-random pairs; the tests run a sparser sample plus the special values). The
+random pairs, a quarter of them at the largest |y log2 x| (results near the overflow and in
+the subnormal range), plus every pair of 52 special values; the short form where a kernel
+takes it (``python tools/ulp_sweep.py binary pow``); the tests run a sparser sample plus the
+special values). The
 polynomials use llvm.fmuladd: fused where the CPU has FMA, as on the AVX-512 + FMA host
 (Intel Sapphire Rapids) these were measured on. For comparison, NumPy's own float32 forms
 (Intel SVML, AVX-512) are documented at up to 4 ulp.
@@ -73,7 +82,7 @@ sinh_f32    1.227      7.972576141357422      +-inf beyond +-89.4159
 cosh_f32    1.368      4.53892707824707       inf beyond +-89.4159
 tanh_f32    2.606      0.06242450699210167    exactly +-1 beyond |x| ~ 9.01
 sigmoid     2.481      -16.635704040527344    0 below -88.72 as the reference
-pow_f32     0.508      (0.789174, -360.734)   binary: 10^8 random pairs
+pow_f32     0.516      (1.00862, 8959.11)     binary: 10^8 pairs + special grid
 ==========  =========  =====================  ===================================================
 
 (``ULP_BOUNDS`` below holds the bounds the tests assert.) ``precise=True`` on a kernel keeps
