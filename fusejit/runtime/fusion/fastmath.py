@@ -1,6 +1,6 @@
 """Vectorisable float32 ``exp``, ``expm1``, ``log``, ``log1p``, ``log2``, ``log10``, ``tanh``,
-``sigmoid``, ``sinh``, ``cosh`` and ``pow`` for generated kernels (the trigonometry is
-``vectrig``).
+``sigmoid``, ``sinh`` and ``cosh`` for generated kernels (the trigonometry is ``vectrig``,
+pow ``vecpow``).
 
 The pip llvmlite has no SVML, so a kernel calling libm's ``expf`` runs one element at a time.
 These functions use only arithmetic, comparisons and bit casts, which LLVM vectorises, so
@@ -47,24 +47,9 @@ about 15-30 vector instructions per 16 elements, which keeps a kernel close to m
   at |x| (2|x| = n ln2 + 2s, the polynomial's coefficients scaled by powers of two: the same
   roundings as at 2|x|); tiny x need no select (u is 2|x| exactly and u + 2 rounds to 2).
 - ``sigmoid_f32``: 1 / (1 + exp_f32(-x)).
-- ``pow_f32``: 2^(y log2|x|) in float64 lanes: |x| split as log's (in float32, subnormals
-  scaled first), log2(1 + f) = f P(f) with P of degree 12 (``_LG``), z = y log2|x| clamped to
-  +-200, 2^z = 2^n 2^r with 2^r by a degree-7 polynomial (``_EX``; both fitted here, relative
-  errors 2^-35.8 and 2^-34, by Estrin's scheme) and 2^n from bits, one rounding to float32;
-  C99's special cases on float32 lanes (``vecmath.pow_specials``). Kernels take
-  ``pow_inside_f32`` (the same without the special cases and the subnormal step) for strips
-  where ``pow_outside_f32`` is false for every pair (x normal and positive, y finite), and the
-  full form for the other strips (a strip with a zero, negative, subnormal, infinite or NaN
-  base, or an infinite or NaN exponent, is computed twice). A constant exponent y with 2y an
-  integer, and a constant base, have forms of their own (``vecpow``), which the renderer picks
-  (``oplib.binary``).
-
 Measured accuracy, against float64 libm (NumPy's float64 function), unrounded, in ulps of the
-float32 result, over all 2^32 float32 inputs (``python tools/ulp_sweep.py f32 NAME``; pow: 10^8
-random pairs, a quarter of them at the largest |y log2 x| (results near the overflow and in
-the subnormal range), plus every pair of 52 special values; the short form where a kernel
-takes it (``python tools/ulp_sweep.py binary pow``); the tests run a sparser sample plus the
-special values). The
+float32 result, over all 2^32 float32 inputs (``python tools/ulp_sweep.py f32 NAME``; the tests
+run a sparser sample plus the special values). The
 polynomials use llvm.fmuladd: fused where the CPU has FMA, as on the AVX-512 + FMA host
 (Intel Sapphire Rapids) these were measured on. For comparison, NumPy's own float32 forms
 (Intel SVML, AVX-512) are documented at up to 4 ulp.
@@ -82,7 +67,6 @@ sinh_f32    1.227      7.972576141357422      +-inf beyond +-89.4159
 cosh_f32    1.368      4.53892707824707       inf beyond +-89.4159
 tanh_f32    2.606      0.06242450699210167    exactly +-1 beyond |x| ~ 9.01
 sigmoid     2.481      -16.635704040527344    0 below -88.72 as the reference
-pow_f32     0.516      (1.00862, 8959.11)     binary: 10^8 pairs + special grid
 ==========  =========  =====================  ===================================================
 
 (``ULP_BOUNDS`` below holds the bounds the tests assert.) ``precise=True`` on a kernel keeps
@@ -95,8 +79,6 @@ import numpy as np
 from llvmlite import ir
 from numba import njit, types
 from numba.extending import intrinsic
-
-from .vecmath import _bits_to_f64, _estrin8, _f64_to_bits, pow_specials
 
 # measured, rounded up
 ULP_BOUNDS = {"exp": 1.0, "log": 1.0, "tanh": 2.65, "sigmoid": 2.5, "log1p": 1.1,
@@ -483,86 +465,6 @@ def tanh_f32(x):
     h = _pow2_bits(t, 128)
     u = _fma(h, rest, _fma(h, s, _fma(h, _F(0.5), -_ONE)))
     return np.copysign(u / (u + _TWO), x)
-
-
-# --- pow: |x| split in float32, log2 and 2**z in float64 lanes, C99's special cases ----------
-
-# log2(1 + f) = f (_LG[0] + _LG[1] f + ... + _LG[12] f**12) for sqrt(1/2) - 1 <= f <
-# sqrt(2) - 1 (fitted here on Chebyshev nodes, relative error 2**-35.8: y log2|x| is then within
-# |y log2 x| 2**-35.7)
-_LG = (1.4426950408685875, -0.7213475208603248, 0.4808983614641188, -0.3606736765079667,
-       0.28853728783388893, -0.2404530686171824, 0.20617548807152783, -0.18030295997229767,
-       0.1587696205973132, -0.14313069245274088, 0.14472831303518427, -0.14294376657662694,
-       0.077515656233073)
-# 2**r = _EX[0] + _EX[1] r + ... + _EX[7] r**7 for |r| <= 1/2 (fitted here, relative error
-# 2**-34)
-_EX = (0.9999999999595487, 0.6931471805459306, 0.24022651213594348, 0.05550410941215758,
-       0.009618025603044568, 0.0013333450560733915, 0.0001546973195535589,
-       1.5310080963346488e-05)
-_SHIFTER_D = 6755399441055744.0            # 1.5 * 2**52, as _SHIFTER for float64
-_ONE_BITS_D = np.int64(1023 << 52)
-_POW_CLAMP = 200.0                         # 2**200 and 2**-200: far outside float32's range
-
-
-@njit(**_OPTS)
-def _log2_poly(f):
-    """_LG's polynomial by Estrin's scheme (a tree of fused multiply-adds four deep, so that
-    the vectorised loop keeps several iterations in flight: Horner's chain of 12 made the old
-    form latency-bound)."""
-    f2 = f * f
-    f4 = f2 * f2
-    top = (_LG[8] + _LG[9] * f) + (_LG[10] + _LG[11] * f) * f2 + _LG[12] * f4
-    return _estrin8(f, _LG[:8]) + top * (f4 * f4)
-
-
-@njit(**_OPTS)
-def _log2_parts(ix, e):
-    """log2 of the float32 whose bits less sqrt(1/2)'s are ``ix`` (normal), as a float64, plus
-    ``e``: e + log2(1 + f) with 1 + f in [sqrt(1/2), sqrt(2)) (as ``_split``)."""
-    f = np.float64(_bits_to_f32(_I(_I(ix & _I(0x7FFFFF)) + _SQRT_HALF_BITS)) - _ONE)
-    return _fma(f, _log2_poly(f), np.float64(_I(e + _I(ix >> _I(23)))))
-
-
-@njit(**_OPTS)
-def _exp2_f64(z):
-    """2**z in float64 for float32's range: z clamped to +-200 (NaN passes), 2**n 2**r with
-    |r| <= 1/2, 2**r by ``_EX``'s polynomial, 2**n (a normal float64) from bits."""
-    z = -_POW_CLAMP if z < -_POW_CLAMP else z
-    z = _POW_CLAMP if z > _POW_CLAMP else z
-    t = z + _SHIFTER_D                                  # z rounded to an integer n, in t's bits
-    r = z - (t - _SHIFTER_D)                            # (exact, |r| <= 1/2)
-    return _estrin8(r, _EX) * _bits_to_f64((_f64_to_bits(t) << np.int64(52)) + _ONE_BITS_D)
-
-
-# (inlined by Numba: LLVM's inliner leaves a function this size a call, and a call in a loop
-# keeps the loop from vectorising)
-@njit(**_OPTS, inline="always")
-def pow_f32(x, y):
-    """x**y for float32: 2**(y log2|x|) in float64 (log2 from |x|'s float32 split, subnormals
-    scaled first, and ``_log2_poly``; ``_exp2_f64``), one rounding to float32, C99's special
-    cases computed on float32 lanes."""
-    a = abs(x)
-    sub = a < _TINY
-    lg = _log2_parts(_I(_f32_to_bits(a * _TWO23 if sub else a) - _SQRT_HALF_BITS),
-                     _I(-23) if sub else _I(0))
-    lg = -np.inf if a == _F(0.0) else lg
-    lg = np.inf if a == _INF else lg                  # (NaN x: pow_specials returns x)
-    return pow_specials(x, y, np.float32(_exp2_f64(np.float64(y) * lg)), _ONE)
-
-
-@njit(**_OPTS)
-def pow_outside_f32(x, y):
-    """Is (x, y) outside ``pow_inside_f32``'s domain (x normal, 0 < x < inf, y finite)?"""
-    return not ((x >= _TINY) & (x < _INF) & (abs(y) < _INF))
-
-
-@njit(**_OPTS, inline="always")
-def pow_inside_f32(x, y):
-    """x**y for float32 x normal, 0 < x < inf, and y finite: ``pow_f32`` without the special
-    cases and the subnormal step (kernels take it where ``pow_outside_f32`` is false for a
-    whole strip; those took a third of pow_f32's time)."""
-    lg = _log2_parts(_I(_f32_to_bits(x) - _SQRT_HALF_BITS), _I(0))
-    return np.float32(_exp2_f64(np.float64(y) * lg))
 
 
 # --- measuring ---------------------------------------------------------------------------------

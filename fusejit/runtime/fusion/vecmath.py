@@ -33,7 +33,7 @@ Horner's rule, which ran faster than Estrin's tree at 512 bits: ``_exp_poly``):
 - ``tanh``: e / (e + 2), e = e**(2|x|) - 1 from exp's reduction and polynomial; ``sigmoid``
   from ``exp``; ``sinh``/``cosh``: ``vecspecial``; asin, acos, atan, atan2: ``vecinverse``.
 
-float32 pow is ``fastmath``'s and float32 trigonometry ``vectrig``'s, in float32 throughout;
+float32 pow is ``vecpow``'s (in float64 lanes), float32 trigonometry ``vectrig``'s (in float32);
 the float32 columns below name the module of each form.
 
 Measured maximum errors (``python tools/ulp_sweep.py --all``, which says how; the bounds the
@@ -59,7 +59,7 @@ log2       1.897 *     2         sinh        1.227 *     2
 log10      1.817 *     2         cosh        1.368 *     2
 sin        1.995 t     1         tanh        2.606 *     3
 cos        1.995 t     1         sigmoid     2.481 *     4
-tan        3.725 t     3         pow         0.516 *     1 p
+tan        3.725 t     3         pow         0.516 p     1 p
 erf        0.500 v     1 v       erfc        0.500 v     5 v
 rsqrt      1.490       0         reciprocal  0.500       0
 =========  ==========  ========  ==========  ==========  ========

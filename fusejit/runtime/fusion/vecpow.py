@@ -1,18 +1,19 @@
-"""Vectorisable ``pow`` forms for generated kernels: float64 x**y, and the forms kernels use when
-one operand is a constant (an exponent y with 2y an integer, a base).
+"""Vectorisable ``pow`` forms for generated kernels: float32 and float64 x**y, and the forms
+kernels use when one operand is a constant (an exponent y with 2y an integer, a base).
 
 Companion of ``vecmath`` (the same rules: arithmetic, selects, bit casts, ``sqrt``; no libm
 call, so LLVM vectorises a loop that calls them). The renderer (``oplib.binary``) picks::
 
     aten::pow(%x, %y)     Double    ->  vp.pow_inside_f64(x, y), strips holding a pair where
                                         vp.pow_outside_f64(x, y) again with vp.pow_f64(x, y)
+    aten::pow(%x, %y)     Float     ->  the same with pow_inside_f32/_outside_f32/pow_f32
     aten::pow(%x, 2.5)    Float     ->  vp.pow_const_f32(x, 5)      (2y = 5, a literal)
     aten::pow(%x, 2.5)    Double    ->  vp.pow_const_f64(x, 5)
     aten::pow(10.0, %y)   Float     ->  vp.pow_base_f32(y, lh, ll)   (ln 10 = lh + ll)
     aten::pow(10.0, %y)   Double    ->  vp.pow_base_f64(y, lh, ll)
 
 (pow(x, y) for y in 2, 3, 0.5, -0.5, -1, -2 stays the renderer's text, PyTorch's own forms;
-float32 x**y is ``fastmath.pow_f32``/``pow_inside_f32``, in float64 lanes. Other constant
+float32 x**y is ``pow_f32``/``pow_inside_f32`` here, in float64 lanes. Other constant
 exponents, and scalar bases that are kernel arguments, take the tensor ** tensor forms.)
 
 Method:
@@ -26,6 +27,16 @@ Method:
   positive and y finite, without the special cases and with x split by integer operations
   alone: kernels take it for strips where ``pow_outside_f64`` is false for every pair, and
   ``pow_f64`` for the others (the special cases and selects took half of pow_f64's time).
+- ``pow_f32``: x**y for float32, 2^(y log2|x|) in float64 lanes: |x| split as
+  ``fastmath``'s log splits it (in float32, subnormals scaled first), log2(1 + f) = f P(f)
+  with P of degree 12 (``_LG``), z = y log2|x| clamped to +-200, 2^z = 2^n 2^r with 2^r by a
+  degree-7 polynomial (``_EX``; both fitted here, relative errors 2^-35.8 and 2^-34, by
+  Estrin's scheme) and 2^n from bits, one rounding to float32; C99's special cases on float32
+  lanes (``vecmath.pow_specials``). Kernels take ``pow_inside_f32`` (the same without the
+  special cases and the subnormal step) for strips where ``pow_outside_f32`` is false for every
+  pair (x normal and positive, y finite), and the full form for the other strips (a strip
+  with a zero, negative, subnormal, infinite or NaN base, or an infinite or NaN exponent, is
+  computed twice).
 - ``pow_const_f32``/``pow_const_f64`` (``_pow_const``, one body for both types, 2 < |2y| <=
   16): the base b = |x| (y > 0) or 1/|x| as a double-float (y < 0: no intermediate overflow
   where the result does not overflow); b**k (k = |y| rounded down) in double-float by squaring
@@ -54,7 +65,7 @@ against 40-digit decimal arithmetic: within 0.501 ulp for normal results); ``pow
 ==============  =========================  ===============  ==============================
 form            float32 max ulp (at)       float64 max ulp  notes
 ==============  =========================  ===============  ==============================
-pow_f64         0.516 (``fastmath``)       1                (x, y) pairs, ``binary``
+pow_f32/_f64    0.516 (1.00862, 8959.11)   1                (x, y) pairs, ``binary``
 x**2.5          0.750 (5.884e-16)          1.000            float64 against libm
 x**5            0.750 (2.280e-08)          1.000
 x**-1.5         0.750 (2.743e+25)          1.000
@@ -96,6 +107,7 @@ from .vecmath import (
     SCALEF,
     _bits_to_f64,
     _estrin7,
+    _estrin8,
     _exp_poly,
     _f64_to_bits,
     _fma,
@@ -225,6 +237,87 @@ def pow_inside_f64(x, y):
     lh, ll = _log_dd_parts(_D(e), _bits_to_f64(bits - (e << _I(52))))
     th = y * lh
     return _exp_dd(th, _fma(y, lh, -th) + y * ll)
+
+
+# --- float32 pow: |x| split in float32, log2 and 2**z in float64 lanes -------------------------
+
+# log2(1 + f) = f (_LG[0] + _LG[1] f + ... + _LG[12] f**12) for sqrt(1/2) - 1 <= f <
+# sqrt(2) - 1 (fitted here on Chebyshev nodes, relative error 2**-35.8: y log2|x| is then within
+# |y log2 x| 2**-35.7)
+_LG = (1.4426950408685875, -0.7213475208603248, 0.4808983614641188, -0.3606736765079667,
+       0.28853728783388893, -0.2404530686171824, 0.20617548807152783, -0.18030295997229767,
+       0.1587696205973132, -0.14313069245274088, 0.14472831303518427, -0.14294376657662694,
+       0.077515656233073)
+# 2**r = _EX[0] + _EX[1] r + ... + _EX[7] r**7 for |r| <= 1/2 (fitted here, relative error
+# 2**-34)
+_EX = (0.9999999999595487, 0.6931471805459306, 0.24022651213594348, 0.05550410941215758,
+       0.009618025603044568, 0.0013333450560733915, 0.0001546973195535589,
+       1.5310080963346488e-05)
+_SHIFTER_D = 6755399441055744.0            # 1.5 * 2**52, as _SHIFTER for float64
+_ONE_BITS_D = np.int64(1023 << 52)
+_POW_CLAMP = 200.0                         # 2**200 and 2**-200: far outside float32's range
+
+
+@njit(**_OPTS)
+def _log2_poly(f):
+    """_LG's polynomial by Estrin's scheme (a tree of fused multiply-adds four deep, so that
+    the vectorised loop keeps several iterations in flight: Horner's chain of 12 made the old
+    form latency-bound)."""
+    f2 = f * f
+    f4 = f2 * f2
+    top = (_LG[8] + _LG[9] * f) + (_LG[10] + _LG[11] * f) * f2 + _LG[12] * f4
+    return _estrin8(f, _LG[:8]) + top * (f4 * f4)
+
+
+@njit(**_OPTS)
+def _log2_parts(ix, e):
+    """log2 of the float32 whose bits less sqrt(1/2)'s are ``ix`` (normal), as a float64, plus
+    ``e``: e + log2(1 + f) with 1 + f in [sqrt(1/2), sqrt(2)) (as ``fastmath._split``)."""
+    m = fm._bits_to_f32(fm._I(fm._I(ix & fm._I(0x7FFFFF)) + fm._SQRT_HALF_BITS))
+    f = np.float64(m - fm._ONE)
+    return _fma(f, _log2_poly(f), np.float64(fm._I(e + fm._I(ix >> fm._I(23)))))
+
+
+@njit(**_OPTS)
+def _exp2_f64(z):
+    """2**z in float64 for float32's range: z clamped to +-200 (NaN passes), 2**n 2**r with
+    |r| <= 1/2, 2**r by ``_EX``'s polynomial, 2**n (a normal float64) from bits."""
+    z = -_POW_CLAMP if z < -_POW_CLAMP else z
+    z = _POW_CLAMP if z > _POW_CLAMP else z
+    t = z + _SHIFTER_D                                  # z rounded to an integer n, in t's bits
+    r = z - (t - _SHIFTER_D)                            # (exact, |r| <= 1/2)
+    return _estrin8(r, _EX) * _bits_to_f64((_f64_to_bits(t) << np.int64(52)) + _ONE_BITS_D)
+
+
+# (inlined by Numba: LLVM's inliner leaves a function this size a call, and a call in a loop
+# keeps the loop from vectorising)
+@njit(**_OPTS, inline="always")
+def pow_f32(x, y):
+    """x**y for float32: 2**(y log2|x|) in float64 (log2 from |x|'s float32 split, subnormals
+    scaled first, and ``_log2_poly``; ``_exp2_f64``), one rounding to float32, C99's special
+    cases computed on float32 lanes."""
+    a = abs(x)
+    sub = a < fm._TINY
+    lg = _log2_parts(fm._I(fm._f32_to_bits(a * fm._TWO23 if sub else a) - fm._SQRT_HALF_BITS),
+                     fm._I(-23) if sub else fm._I(0))
+    lg = -np.inf if a == fm._F(0.0) else lg
+    lg = np.inf if a == fm._INF else lg                  # (NaN x: pow_specials returns x)
+    return pow_specials(x, y, np.float32(_exp2_f64(np.float64(y) * lg)), fm._ONE)
+
+
+@njit(**_OPTS)
+def pow_outside_f32(x, y):
+    """Is (x, y) outside ``pow_inside_f32``'s domain (x normal, 0 < x < inf, y finite)?"""
+    return not ((x >= fm._TINY) & (x < fm._INF) & (abs(y) < fm._INF))
+
+
+@njit(**_OPTS, inline="always")
+def pow_inside_f32(x, y):
+    """x**y for float32 x normal, 0 < x < inf, and y finite: ``pow_f32`` without the special
+    cases and the subnormal step (kernels take it where ``pow_outside_f32`` is false for a
+    whole strip; those took a third of pow_f32's time)."""
+    lg = _log2_parts(fm._I(fm._f32_to_bits(x) - fm._SQRT_HALF_BITS), fm._I(0))
+    return np.float32(_exp2_f64(np.float64(y) * lg))
 
 
 # --- a constant exponent y with 2y an integer ----------------------------------------------------

@@ -1,4 +1,4 @@
-"""float32 pow: tensor ** tensor (fastmath.pow_f32, and pow_inside_f32 where kernels take it),
+"""float32 pow: tensor ** tensor (vecpow.pow_f32, and pow_inside_f32 where kernels take it),
 and with a constant exponent (2y an
 integer, |y| <= 8: vecpow.pow_const_f32, double-float products and a corrected square root)
 and with a constant scalar base (vecpow.pow_base_f32, e**(y ln b) with y ln b in
@@ -67,7 +67,7 @@ def test_constant_scalar_base(b):
 
 
 def test_tensor_pow_on_random_pairs_and_special_grid():
-    """fm.pow_f32 (tensor ** tensor): every pair of the edge values, and random pairs (bit
+    """vp.pow_f32 (tensor ** tensor): every pair of the edge values, and random pairs (bit
     patterns, [-4, 4], and x in (0, 4] with y in [-40, 40]) within vecmath.F32_ULPS's bound."""
     graph = fusejit.parse_ir("graph(%x : Float(*), %y : Float(*)):\n"
                              "  %o : Tensor = aten::pow(%x, %y)\n  return (%o)\n")
