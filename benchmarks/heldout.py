@@ -3,7 +3,8 @@ user would write it, decorated with ``fusejit.jit``, against NumPy eager, ``numb
 parallel=True)`` of the same function, and ``jax.jit`` of the same function with ``np`` bound
 to ``jax.numpy``, all measured in the same run.
 
-    python benchmarks/heldout.py [--repeat N] [--quick] [--only SUBSTRING] [--no-numba]
+    python benchmarks/heldout.py [--repeat N] [--quick] [--only SUBSTRING] [--cpu]
+                                 [--no-numba] [--no-jax] [--no-chains] [--no-rows]
 
 - **Chains:** 16 elementwise chains of 8-14 ops each over #15's op list (exp, expm1, the log
   family, trigonometric and inverse, hyperbolic, sigmoid written ``1 / (1 + np.exp(-x))``,
@@ -19,7 +20,9 @@ Every result is checked against NumPy's (max relative difference printed). A Num
 that fusejit, numba or jax rejects prints as ``refused`` with the first line of the error.
 Ratios are NumPy-eager time / that time (higher is faster), medians of ``--repeat`` calls after
 one warm-up call. numba and jax compile before timing. The machine is shared: single rows move
-by several percent between runs.
+by several percent between runs. ``--cpu`` measures the process's CPU time with every runtime
+on one thread (fusejit, numba, XLA), the figure that holds on a busy machine where wall times
+follow the load (a 1024 x 1024 NumPy layer norm took 5 to 200 ms within one run at load 15).
 """
 
 from __future__ import annotations
@@ -274,13 +277,17 @@ def numba_of(fn):
     return numba.njit(parallel=True)(fn), lambda a: a
 
 
+CLOCK = [time.perf_counter]        # (--cpu: time.process_time)
+
+
 def median_time(fn, repeat: int) -> float:
     fn()        # (a second warm-up call: the first, checked one, compiled)
     times = []
+    clock = CLOCK[0]
     for _ in range(repeat):
-        start = time.perf_counter()
+        start = clock()
         fn()
-        times.append(time.perf_counter() - start)
+        times.append(clock() - start)
     return statistics.median(times)
 
 
@@ -293,13 +300,14 @@ def rel_diff(got, want) -> float:
     return float(np.max(np.where(np.isnan(diff), np.inf, diff)))
 
 
-def measure(fn, data: tuple, repeat: int, use_numba: bool) -> dict[str, str | float]:
-    """{column: median seconds, or 'refused: why'}, and the relative differences."""
+def measure(fn, data: tuple, repeat: int, others: tuple) -> dict[str, str | float]:
+    """{column: median seconds, or 'refused: why'}, and the relative differences; ``others``
+    names the alternatives to run ("numba", "jax.jit")."""
     want = fn(*data)
     row: dict[str, str | float] = {"numpy": median_time(lambda: fn(*data), repeat)}
-    makers = {"fusejit": lambda f: (fusejit.jit(f), lambda a: a), "jax.jit": jax_of}
-    if use_numba:
-        makers["numba"] = numba_of
+    makers = {"fusejit": lambda f: (fusejit.jit(f), lambda a: a)}
+    makers.update({name: make for name, make in (("numba", numba_of), ("jax.jit", jax_of))
+                   if name in others})
     for name, make in makers.items():
         made = make(fn)
         if made is None:
@@ -335,19 +343,34 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--quick", action="store_true", help="small sizes, for a smoke test")
     parser.add_argument("--only", default="", help="run the cases whose title has this")
+    parser.add_argument("--cpu", action="store_true", help="CPU time, one thread each")
+    parser.add_argument("--log2n", type=int, default=24, help="chain length 2^N")
     parser.add_argument("--no-numba", action="store_true")
+    parser.add_argument("--no-jax", action="store_true")
     parser.add_argument("--no-chains", action="store_true")
     parser.add_argument("--no-rows", action="store_true")
     args = parser.parse_args()
+    if args.cpu:
+        # (before jax's first import: XLA reads its flags then)
+        os.environ["XLA_FLAGS"] = ("--xla_cpu_multi_thread_eigen=false "
+                                   "intra_op_parallelism_threads=1")
+        fusejit.set_num_threads(1)
+        if not args.no_numba:
+            import numba
+
+            numba.set_num_threads(1)
+        CLOCK[0] = time.process_time
+    others = tuple(name for name, off in (("numba", args.no_numba), ("jax.jit", args.no_jax))
+                   if not off)
     rng = np.random.default_rng(7)
-    n = 1 << (14 if args.quick else 24)
+    n = 1 << (14 if args.quick else args.log2n)
     for fn in () if args.no_chains else CHAINS:
         for dtype in (np.float32, np.float64):
             title = f"chain {fn.__name__} 2^{n.bit_length() - 1} {np.dtype(dtype).name}"
             if args.only not in title:
                 continue
             data = tuple(rng.uniform(-1, 1, n).astype(dtype) for _ in range(2))
-            show(title, measure(fn, data, args.repeat, not args.no_numba))
+            show(title, measure(fn, data, args.repeat, others))
     for fn, shapes in () if args.no_rows else ROWS:
         for shape in shapes:
             if args.quick:
@@ -359,7 +382,7 @@ def main() -> None:
             # (the first argument, and every argument of a two-matrix workload, is a matrix)
             data = tuple(rng.standard_normal(shape if k == 0 or names[0] == "a" else shape[-1:])
                          .astype(np.float32) for k in range(len(names)))
-            show(title, measure(fn, data, args.repeat, not args.no_numba))
+            show(title, measure(fn, data, args.repeat, others))
 
 
 if __name__ == "__main__":

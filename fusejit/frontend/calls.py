@@ -138,7 +138,7 @@ _UNARY_UFUNCS: dict[Any, tuple[str, str]] = {
     np.arccos: ("acos", "float"), np.arctan: ("atan", "float"), np.sinh: ("sinh", "float"),
     np.cosh: ("cosh", "float"), np.abs: ("abs", "same"), np.floor: ("floor", "same"),
     np.ceil: ("ceil", "same"), np.trunc: ("trunc", "same"), np.rint: ("round", "same"),
-    np.sign: ("sign", "same"), np.negative: ("neg", "same"),
+    np.negative: ("neg", "same"),
     np.logical_not: ("logical_not", "bool"),
 }
 _BINARY_UFUNCS: dict[Any, tuple[str, str | None]] = {
@@ -252,6 +252,7 @@ for _name, _fn in _NUMPY_REDUCTIONS.items():
     CALLEES[_fn] = Callee(f"np.{_name}", _reduction_spec(_base, "a"),
                           _no_out(_reduction(_base), _base))
 CALLEES.update({
+    np.sign: Callee("np.sign", "x, /", U.sign, "same"),
     np.reciprocal: Callee("np.reciprocal", "x, /", U.reciprocal, "float"),
     np.fabs: Callee("np.fabs", "x, /", U.fabs, "float"),
     np.positive: Callee("np.positive", "x, /", U.positive, "same"),

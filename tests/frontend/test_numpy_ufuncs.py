@@ -1,4 +1,4 @@
-"""The NumPy ufuncs of ``frontend/numpy_ufuncs.py`` and the reductions' ``dtype=`` argument in
+"""The NumPy ufuncs of ``frontend/numpy_ufuncs.py`` (np.sign as fusible selects too) and the reductions' ``dtype=`` argument in
 ``@fusejit.jit`` against NumPy itself: values (NaN, infinities and signed zeros included),
 shapes and dtypes. One program holds them all, so each dtype compiles once."""
 
@@ -19,11 +19,12 @@ def floats(x, y):
             np.nan_to_num(x, nan=1.0, posinf=2.0, neginf=-2.0),
             np.ptp(y, axis=1), np.ptp(y, axis=-1, keepdims=True),
             np.mean(x, axis=1, dtype=np.float64), y.sum(1, np.float64),
-            np.sum(x, 0, None, None, True))
+            np.sum(x, 0, None, None, True), np.sign(x), np.sign(y) * np.sqrt(np.abs(x)))
 
 
 def integers(i):
-    return np.fabs(i) + np.deg2rad(i), np.fmax(i, 2), np.heaviside(i, 0.5), np.nan_to_num(i)
+    return (np.fabs(i) + np.deg2rad(i), np.fmax(i, 2), np.heaviside(i, 0.5), np.nan_to_num(i),
+            np.sign(i), np.sign(i.astype(np.int8)), np.sign(i.astype(np.uint8)))
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
@@ -39,6 +40,8 @@ def test_float_ufuncs_match_numpy(dtype):
     for k, (g, w) in enumerate(zip(got, want)):
         assert g.dtype == w.dtype and g.shape == w.shape, k
         np.testing.assert_allclose(g, w, rtol=rtol, atol=rtol, equal_nan=True, err_msg=str(k))
+    sign = got[-2]                       # (np.sign(-0.0) is 0.0; NaN stays NaN)
+    assert np.array_equal(np.signbit(sign), np.signbit(want[-2]))
 
 
 def test_integer_ufuncs_match_numpy():
