@@ -280,15 +280,19 @@ def numba_of(fn):
 CLOCK = [time.perf_counter]        # (--cpu: time.process_time)
 
 
-def median_time(fn, repeat: int) -> float:
-    fn()        # (a second warm-up call: the first, checked one, compiled)
-    times = []
+def median_times(calls: dict, repeat: int) -> dict[str, float]:
+    """{name: median seconds of ``repeat`` calls}, after one warm-up call each (the first,
+    checked call compiled), the calls of one repetition in turn."""
+    for call in calls.values():
+        call()
+    times: dict[str, list[float]] = {name: [] for name in calls}
     clock = CLOCK[0]
     for _ in range(repeat):
-        start = clock()
-        fn()
-        times.append(clock() - start)
-    return statistics.median(times)
+        for name, call in calls.items():
+            start = clock()
+            call()
+            times[name].append(clock() - start)
+    return {name: statistics.median(t) for name, t in times.items()}
 
 
 def rel_diff(got, want) -> float:
@@ -302,9 +306,11 @@ def rel_diff(got, want) -> float:
 
 def measure(fn, data: tuple, repeat: int, others: tuple) -> dict[str, str | float]:
     """{column: median seconds, or 'refused: why'}, and the relative differences; ``others``
-    names the alternatives to run ("numba", "jax.jit")."""
+    names the alternatives to run ("numba", "jax.jit"). The columns' calls alternate within
+    each repetition, so a change of load moves them alike."""
     want = fn(*data)
-    row: dict[str, str | float] = {"numpy": median_time(lambda: fn(*data), repeat)}
+    calls = {"numpy": lambda: fn(*data)}
+    row: dict[str, str | float] = {}
     makers = {"fusejit": lambda f: (fusejit.jit(f), lambda a: a)}
     makers.update({name: make for name, make in (("numba", numba_of), ("jax.jit", jax_of))
                    if name in others})
@@ -319,8 +325,9 @@ def measure(fn, data: tuple, repeat: int, others: tuple) -> dict[str, str | floa
         except Exception as why:  # noqa: BLE001 - a refusal is a result here
             row[name] = "refused: " + (str(why).strip().splitlines() or [type(why).__name__])[0]
             continue
-        row[name] = median_time(lambda c=call, a=args: c(*a), repeat)
+        calls[name] = lambda c=call, a=args: c(*a)
         row[name + " diff"] = rel_diff(got, want)
+    row.update(median_times(calls, repeat))
     return row
 
 
