@@ -11,7 +11,8 @@ to ``jax.numpy``, all measured in the same run.
   ``scipy.special`` erf/erfc/gammaln, pow with tensor and constant exponents, sqrt,
   ``1 / np.sqrt``, clip, where, maximum, abs), on 2^24 values, float32 and float64.
 - **Rows:** softmax, log-softmax, layer norm, RMS norm, log-sum-exp, standardisation,
-  variance/std, cosine similarity per row, row L2 normalisation, column centring, min-max
+  variance/std, cosine similarity per row, row L2 normalisation, column centring and
+  softmax over columns, min-max
   scaling, entropy, in several spellings (``keepdims=True`` against ``[:, None]``, ``x.max``
   against ``np.max``, ``axis=-1`` against ``axis=1``), at 1024 x 1024, 4096 x 256, 256 x 4096
   and 3-d shapes.
@@ -208,6 +209,11 @@ def centre_columns(x):
     return x - x.mean(axis=0)
 
 
+def softmax_columns(x):
+    e = np.exp(x - x.max(axis=0))
+    return e / e.sum(axis=0)
+
+
 def minmax_rows(x):
     lo = x.min(axis=1, keepdims=True)
     hi = np.max(x, axis=1, keepdims=True)
@@ -243,6 +249,7 @@ ROWS = (
     (cosine_rows, ((1024, 1024), (4096, 256))),
     (l2_normalise, ((1024, 1024), (4096, 256))),
     (centre_columns, ((1024, 1024), (256, 4096))),
+    (softmax_columns, ((1024, 1024), (256, 4096))),
     (minmax_rows, ((1024, 1024),)),
     (entropy_rows, ((1024, 1024), (16, 256, 256))),
     (max_abs_scale, ((1024, 1024),)),
