@@ -27,6 +27,7 @@ from .. import ops as F
 from ..ir.graph import Value
 from ..ir.types import ListType
 from . import numpy_arrays, numpy_linalg, numpy_lowering, numpy_more
+from . import numpy_ufuncs as U
 from .builder import IRBuilder, Item, is_tensor
 from .einsum import einsum
 from .lowering import (
@@ -137,7 +138,7 @@ _UNARY_UFUNCS: dict[Any, tuple[str, str]] = {
     np.arccos: ("acos", "float"), np.arctan: ("atan", "float"), np.sinh: ("sinh", "float"),
     np.cosh: ("cosh", "float"), np.abs: ("abs", "same"), np.floor: ("floor", "same"),
     np.ceil: ("ceil", "same"), np.trunc: ("trunc", "same"), np.rint: ("round", "same"),
-    np.sign: ("sign", "same"), np.negative: ("neg", "same"),
+    np.negative: ("neg", "same"),
     np.logical_not: ("logical_not", "bool"),
 }
 _BINARY_UFUNCS: dict[Any, tuple[str, str | None]] = {
@@ -209,24 +210,35 @@ def _reduction(name: str) -> Callable[..., Item]:
     return lambda b, x, axis, keepdims: numpy_lowering.reduce(b, name, x, axis, keepdims)
 
 
+_WITH_DTYPE = ("sum", "mean", "prod")     # (NumPy's order: axis, dtype, out, keepdims)
+
+
 def _reduction_spec(name: str, receiver: str) -> str:
     if name in ("var", "std"):
         return f"{receiver}, axis=None, dtype=None, out=None, ddof=0, keepdims=False"
+    if name in _WITH_DTYPE:
+        return f"{receiver}, axis=None, dtype=None, out=None, keepdims=False"
     return f"{receiver}, axis=None, out=None, keepdims=False"
 
 
 def _no_out(lower: Callable[..., Item], name: str) -> Callable[..., Item]:
-    """NumPy's signatures carry ``dtype``/``out``; only their defaults are supported."""
+    """NumPy's signatures carry ``dtype``/``out``: ``dtype`` casts the array first (NumPy
+    accumulates and answers in it); ``out`` is not supported."""
     def call(b: IRBuilder, x: Item, axis: Item, *rest: Item) -> Item:
         if name in ("var", "std"):
             dtype, out, ddof, keepdims = rest
             extra = (keepdims, ddof)
+        elif name in _WITH_DTYPE:
+            dtype, out, keepdims = rest
+            extra = (keepdims,)
         else:
             out, keepdims = rest
             dtype, extra = None, (keepdims,)
-        if out is not None or dtype is not None:
-            raise b.error(f"{name}(): the out= and dtype= arguments are not supported; cast "
-                          f"with .astype(...) first")
+        if out is not None:
+            raise b.error(f"{name}(): the out= argument is not supported; use the result "
+                          f"(with dtype= or .astype(...) for another dtype)")
+        if dtype is not None:
+            x = numpy_lowering.astype(b, x, dtype, copies=False)
         return lower(b, x, axis, *extra)
     return call
 
@@ -240,6 +252,22 @@ for _name, _fn in _NUMPY_REDUCTIONS.items():
     CALLEES[_fn] = Callee(f"np.{_name}", _reduction_spec(_base, "a"),
                           _no_out(_reduction(_base), _base))
 CALLEES.update({
+    np.sign: Callee("np.sign", "x, /", U.sign, "same"),
+    np.reciprocal: Callee("np.reciprocal", "x, /", U.reciprocal, "float"),
+    np.fabs: Callee("np.fabs", "x, /", U.fabs, "float"),
+    np.positive: Callee("np.positive", "x, /", U.positive, "same"),
+    **{fn: Callee(f"np.{fn.__name__}", "x, /", U.scaled(fn, factor), "float")
+       for fn, factor in ((np.deg2rad, math.pi / 180), (np.radians, math.pi / 180),
+                          (np.rad2deg, 180 / math.pi), (np.degrees, 180 / math.pi))},
+    np.fmax: Callee("np.fmax", "x1, x2, /", U.nan_ignoring("max"), "promote"),
+    np.fmin: Callee("np.fmin", "x1, x2, /", U.nan_ignoring("min"), "promote"),
+    np.float_power: Callee("np.float_power", "x1, x2, /", U.float_power),
+    np.heaviside: Callee("np.heaviside", "x1, x2, /", U.heaviside, "promote"),
+    np.sinc: Callee("np.sinc", "x", U.sinc, "float"),
+    np.logaddexp2: Callee("np.logaddexp2", "x1, x2, /", U.logaddexp2, "promote"),
+    np.nan_to_num: Callee("np.nan_to_num", "x, copy=True, nan=0.0, posinf=None, neginf=None",
+                          U.nan_to_num, "same"),
+    np.ptp: Callee("np.ptp", "a, axis=None, out=None, keepdims=False", U.ptp),
     np.cumsum: Callee("np.cumsum", "a, axis=None", numpy_lowering.cumsum),
     np.square: Callee("np.square", "x, /", numpy_lowering.square),
     np.dot: Callee("np.dot", "a, b, /", numpy_lowering.dot),

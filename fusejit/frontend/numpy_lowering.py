@@ -271,14 +271,15 @@ def eye(b: IRBuilder, n: Item, m: Item = None, k: Item = 0, dtype: Any = None) -
     return cast(b, on, SCALAR_TYPE_CODES[code], "np.eye")
 
 
-def astype(b: IRBuilder, x: Item, dtype: Any) -> Value:
+def astype(b: IRBuilder, x: Item, dtype: Any, copies: bool = True) -> Value:
+    """``x.astype(dtype)``; ``copies=False``: ``x`` itself when it has that dtype."""
     x = _array(b, x, ".astype")
     code = dtype_code(b, dtype, None, ".astype")
     from ..oplib.table import SCALAR_TYPE_CODES
 
     target = SCALAR_TYPE_CODES[code]
     if dtype_of(x) == target:
-        return copy(b, x)  # astype copies, as NumPy's does
+        return copy(b, x) if copies else x  # astype copies, as NumPy's does
     return cast(b, x, target, ".astype")
 
 

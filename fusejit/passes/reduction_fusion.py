@@ -54,6 +54,10 @@ ROW_REDUCTIONS = {aten.sum: 2, aten.mean: 2, aten.amax: 2, aten.amin: 2, aten.va
                   aten.std: 3}
 ELEMENT, ROW, FLAT = "element", "row", "flat"
 _FLOATS = ("float32", "float64")
+# Reshapes between per-row values with and without the kept axis (``m[:, None]``,
+# ``np.expand_dims(m, -1)``, ``m.reshape(-1, 1)``, ``r[:, 0]``): names of the same registers
+# in a kernel.
+VIEWS = (aten.unsqueeze, aten.reshape, aten.select)
 
 
 def _rank(value: Value) -> int | None:
@@ -104,6 +108,28 @@ def reduction_axis(node: Node) -> str | None:
         ok = known and (correction is None or type(correction) in (int, float))
         return axis if ok else None
     return axis
+
+
+def view_class(node: Node, axis: str | None, rank: int | None, source: str | None) -> str | None:
+    """The class of a ``VIEWS`` node's result in a group reducing ``axis`` over ``rank``
+    dimensions, its input being of class ``source``: a flat value given back its kept axis
+    (row), a row value without it (flat); None for any other reshape."""
+    if node.kind not in VIEWS or len(node.outputs) != 1 or rank is None or axis is None:
+        return None
+    args = [_constant(v) for v in node.inputs[1:]]
+    if not all(known for known, _ in args):
+        return None
+    values = [v for _, v in args]
+    kept = rank - 1 if axis == "row" else 0          # the axis a row value keeps, of size 1
+    if node.kind == aten.unsqueeze and source == FLAT:
+        return ROW if type(values[0]) is int and values[0] in (kept, kept - rank) else None
+    if node.kind == aten.reshape and source == FLAT and rank == 2:
+        return ROW if values[0] == ([-1, 1] if axis == "row" else [1, -1]) else None
+    if node.kind == aten.select and source == ROW:
+        dim, index = values
+        ok = type(dim) is int and dim in (kept, kept - rank) and type(index) is int
+        return FLAT if ok and index in (0, -1) else None
+    return None
 
 
 def _softmax_along_rows(node: Node) -> bool:
@@ -161,14 +187,15 @@ def _fuse_block(graph: Graph, block: Block) -> bool:
         return False
     group_of: dict[Node, _Group] = {}
     for node in nodes:
-        if reduction_axis(node) or _pointwise(node):
+        if reduction_axis(node) or _pointwise(node) or node.kind in VIEWS:
             _place(node, group_of)
     groups = []
     for group in dict.fromkeys(group_of.values()):
         # A group of one reduction is as fast in NumPy, except var, std and softmax (NumPy
-        # makes temporaries for the deviations and exponentials).
-        worth = len(group.members) > 1 or \
-            group.members[0].kind in (aten.var, aten.std, aten.softmax)
+        # makes temporaries for the deviations and exponentials); views compute nothing.
+        computing = [m for m in group.members if m.kind not in VIEWS]
+        worth = len(computing) > 1 or \
+            computing[0].kind in (aten.var, aten.std, aten.softmax)
         if group.axis is not None and worth:
             groups.append(group)
     for group in groups:
@@ -207,6 +234,12 @@ def _classify(node: Node, group: _Group) -> bool:
     """Record the classes of ``node``'s outputs in ``group`` (its members before ``node``
     classified already), fixing its rank and axis; False when ``node`` cannot be in it."""
     classes, rank = group.classes, group.rank
+    if node.kind in VIEWS:
+        found = view_class(node, group.axis, rank, classes.get(node.input(0)))
+        if found is None or _rank(node.output()) != (rank - 1 if found == FLAT else rank):
+            return False
+        classes[node.output()] = found
+        return True
     axis = reduction_axis(node)
     if axis is not None:
         source = node.input(0)

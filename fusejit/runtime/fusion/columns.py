@@ -35,6 +35,10 @@ from .rows import _NAMES, ELEMENT, Reduction, RowGenerator, module_text, shared_
 # The most columns per block (the caller picks the width, see row_kernel.py): the
 # accumulators (8 bytes a column each) stay in L1.
 COLUMN_BLOCK = 1024
+# float32 sums add this many rows in float32 lanes, then into the float64 accumulators: a
+# float64 add per element cost as much as reading the element (x - x.mean(0), 256 x 4096:
+# 1.0x NumPy, which sums in float32 throughout).
+ROWS_IN_FLOAT32 = 16
 
 
 class _ColumnGenerator(RowGenerator):
@@ -76,9 +80,10 @@ class _ColumnGenerator(RowGenerator):
     def _column_array(self, name: str) -> str:
         return self.columns.get(name, name)
 
-    def _rows(self, nodes: list, tail: list[str], before: list[str]) -> list[str]:
+    def _rows(self, nodes: list, tail: list[str], before: list[str],
+              after: tuple = ()) -> list[str]:
         """A sweep down the rows of the block computing ``nodes`` and then ``tail`` for each
-        element; ``before`` runs once per row."""
+        element; ``before`` runs once per row, ``after`` at its end."""
         loads = {name: f"{name} = {array}[c]" for name, array in self.columns.items()}
         starts: dict[str, str] = {}          # operand name -> its line, once per row
         for k in range(len(self.group.tensor_index)):
@@ -94,11 +99,11 @@ class _ColumnGenerator(RowGenerator):
         used = set(_NAMES.findall(" ".join(loops)))
         firsts = [line for name, line in starts.items() if name in used]
         return ["for i in range(m):"] + ["    " + line for line in
-                                         before + firsts + allocs + loops]
+                                         before + firsts + allocs + loops + list(after)]
 
     def _sweep(self, reductions: list[Reduction]) -> list[str]:
         lines = [f"# sweep: {', '.join(str(r.node.kind) for r in reductions)}"]
-        updates, finals, aliases = [], [], []
+        updates, finals, aliases, flushes = [], [], [], []
         for r in reductions:
             dtype = np.dtype(self.dtypes[r.name]).name
             acc = f"acc_{r.name}_{r.kind}"
@@ -117,6 +122,12 @@ class _ColumnGenerator(RowGenerator):
                     mean = f"acc_{r.mean.name}_sum[c] / m"
                     updates += [f"dev_{r.name} = np.float64({source}) - {mean}",
                                 f"{acc}[c] += dev_{r.name} * dev_{r.name}"]
+                elif dtype == "float32":
+                    part = f"part_{r.name}"
+                    lines.append(f"{part} = np.zeros(n, np.float32)")
+                    updates.append(f"{part}[c] += {source}")
+                    flushes += [f"    {acc}[c] += np.float64({part}[c])",
+                                f"    {part}[c] = np.float32(0.0)"]
                 else:
                     updates.append(f"{acc}[c] += np.float64({source})")
             final = self._final(r, f"{acc}[c]", "m")
@@ -126,7 +137,11 @@ class _ColumnGenerator(RowGenerator):
                 finals += ["for c in range(n):",
                            f"    {array}[c] = {final.split(' = ', 1)[1]}"]
                 self.columns[r.name] = array
-        lines += self._rows(self._closure([r.source for r in reductions]), updates, [])
+        after = ()
+        if flushes:
+            after = (f"if (i + 1) % {ROWS_IN_FLOAT32} == 0 or i == m - 1:",
+                     "    for c in range(n):", *["    " + f for f in flushes])
+        lines += self._rows(self._closure([r.source for r in reductions]), updates, [], after)
         return lines + aliases + finals
 
     def _per_column(self, node) -> list[str]:

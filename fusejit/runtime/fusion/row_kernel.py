@@ -22,8 +22,9 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import InterpreterError
+from ...ir.constants import constant_value
 from ...ir.graph import Graph, Node
-from ...ir.symbols import prim
+from ...ir.symbols import aten, prim
 from ...ir.types import TensorType
 from . import plan as plans
 from .cache import load_module, reload_module
@@ -32,7 +33,7 @@ from .columns import COLUMN_BLOCK, generate_columns
 from .compiler import FusedKernel, from_numba_cache
 from .isolated import ensure_compiled
 from .outputs import take
-from .rows import ELEMENT, FLAT, KEEPDIM_AT, ROW, RowGroup, generate_rows
+from .rows import ELEMENT, FLAT, KEEPDIM_AT, ROW, VIEWS, RowGroup, generate_rows
 
 _PLAN_LIMIT = 256
 # Estimated ns of one core per element and pass (a load, a few ops, an accumulation).
@@ -53,6 +54,23 @@ class _RowPlan:
         self.classes = classes
         self.out_shapes = out_shapes
         self.serial = serial
+
+
+def _view_shape(node: Node, shape: tuple) -> tuple:
+    """The shape of a per-row view (``rows.VIEWS``: unsqueeze, reshape to [-1, 1] or [1, -1],
+    select of index 0 or -1) of a value of ``shape``."""
+    args = [constant_value(v.node) for v in node.inputs[1:]]
+    if node.kind == aten.reshape:
+        size = int(np.prod(shape, dtype=np.int64))
+        return tuple(size if d == -1 else d for d in args[0])
+    dim = args[0]
+    if node.kind == aten.unsqueeze:
+        dim = dim % (len(shape) + 1)
+        return shape[:dim] + (1,) + shape[dim:]
+    dim = dim % len(shape)
+    if shape[dim] != 1:
+        raise InterpreterError(f"row kernel: select along an axis of size {shape[dim]}")
+    return shape[:dim] + shape[dim + 1:]
 
 
 class RowKernel:
@@ -100,6 +118,9 @@ class RowKernel:
                     shape_of[node.output()] = shape[:-1] + (1,) if keep else shape[:-1]
                 else:
                     shape_of[node.output()] = (1,) + shape[1:] if keep else shape[1:]
+                continue
+            if node.kind in VIEWS:
+                shape_of[node.output()] = _view_shape(node, shape_of[node.input(0)])
                 continue
             ins = [shape_of.get(v, ()) for v in node.inputs if isinstance(v.type, TensorType)]
             try:

@@ -45,6 +45,7 @@ from ...ir.graph import Graph, Node, Value
 from ...ir.symbols import aten, prim
 from ...ir.types import BoolType, FloatType, IntType, NumberType, TensorType
 from ...oplib.render import BOOL, Operand
+from ...passes.reduction_fusion import VIEWS, view_class
 from .codegen import (
     _SUPPORTED,
     HELPERS_DIGEST,
@@ -149,6 +150,14 @@ class RowGroup:
             self.classes[node.output()] = ROW if keepdim else FLAT
             self.levels[node.output()] = level
             return
+        if node.kind in VIEWS:
+            rank = self.reductions[0].source.type.rank if self.reductions else None
+            found = view_class(node, self.axis, rank, self.classes.get(node.input(0)))
+            if found is None:
+                raise IRError(f"{node.kind} in a reduction group is not a per-row view")
+            self.classes[node.output()] = found
+            self.levels[node.output()] = self.levels[node.input(0)]
+            return
         if node.kind == aten.softmax and self.axis == "row":
             # exp(x - max) / sum(exp(x - max)): the max, then the sum, then the elements
             source = node.input(0)
@@ -231,6 +240,9 @@ class RowGenerator(_Generator):
                 self._reduction(node)
             elif node.kind == aten.softmax:
                 self._softmax(node)
+            elif node.kind in VIEWS:       # (the same per-row register, another shape)
+                source = self.values[node.input(0)]
+                self.values[node.output()] = Operand(source.expr, source.dtype, "tensor")
             else:
                 self._pointwise(node)
 
@@ -533,4 +545,5 @@ def module_text(gen: RowGenerator, what: str) -> tuple[str, list[np.dtype]]:
     return text, out_dtypes
 
 
-__all__ = ["ELEMENT", "FLAT", "ROW", "RowGroup", "STRIDED", "UNIT", "ZERO", "generate_rows"]
+__all__ = ["ELEMENT", "FLAT", "ROW", "VIEWS", "RowGroup", "STRIDED", "UNIT", "ZERO",
+           "generate_rows"]

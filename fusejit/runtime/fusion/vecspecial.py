@@ -22,6 +22,13 @@ the range of |x|, so each call costs two divisions and one exponential whatever 
 erf(x) = 1 - erfc(x) and erfc(x) = 1 - erf(x) in the ranges where that cancels nothing, as in
 fdlibm; both are odd/even-extended by sign. The measured errors are in ``vecmath``'s table.
 
+float32 erf/erfc need far less: in float64, erf(x) / x is one degree-8 polynomial in x^2 below
+|x| = 1, and above, erfc(a) = e**(-a^2) erfcx(a) with erfcx a degree-12 polynomial in
+t = 1 / (1 + a / 2) (one division, one exponential of the exact -a^2), clamped at 10.1 where
+float32's erfc rounds to 0. Relative errors 9e-13 and 7e-12 (fits at Chebyshev nodes), so the
+result is the rounding of a value 1e-4 ulp from the exact one: 2.6-2.8 ns an element, one
+thread, against 4.8-5.0 for fdlibm's three rational forms in float64.
+
 float64 ``sinh``/``cosh``: a = |x| = n ln2 + r once (``vecmath``'s reduction); e**r - 1 = e + o
 (its even and odd parts) gives e**-r - 1 = e - o as well, so (e**a -+ e**-a) / 2 needs neither a
 division nor a second exponential; sinh for n = 0 is o alone (sinh(r), no cancellation). On
@@ -52,6 +59,7 @@ from .vecmath import (
     _ldexp,
     _pow2,
     _reduce_exp,
+    exp_f64,
 )
 
 _ERX = 8.45062911510467529297e-01
@@ -161,14 +169,56 @@ def erfc_f64(x):
     return _erf_parts(x)[1]
 
 
+# float32 erf and erfc, in float64 arithmetic: least-squares fits at 4001 Chebyshev nodes
+# (benchmarks' tools: scipy.special.erf and erfcx), relative errors 9e-13 and 7e-12, so the
+# rounding to float32 is the error (<= 0.5 ulp, plus 1e-4). erf(x) / x as a polynomial in x^2
+# on [0, 1]; erfcx(a) = e**(a^2) erfc(a) as a polynomial in t = 1 / (1 + a / 2), a in [1, 10.1].
+_ERF32_SMALL = (1.1283791670946963, -0.37612638889876265, 0.11283791313583055,
+                -0.026866133629933474, 0.0052237850191495135, -0.0008542670743456255,
+                0.00011956948150294115, -1.3911705481776838e-05, 1.059527838449634e-06)
+_ERFCX32_TAIL = (-1.9705906185115032e-07, 0.2821024717304994, 0.2819602332817322,
+                 0.24823331649997513, 0.16668163294342653, 0.12968418645791557,
+                 -0.15953409117930553, 0.31257273116394046, -0.6531108940773093,
+                 0.6015380246681273, -0.2287650567961965, 0.004543114165573433,
+                 0.014122932619523708)
+# erfc of a float32 above this rounds to 0 (below it, to subnormals down to 1.4e-45)
+_ERFC32_ZERO = 10.1
+
+
+@njit(**_OPTS)
+def _horner(z, c):
+    p = c[len(c) - 1]
+    for k in range(len(c) - 2, -1, -1):
+        p = p * z + c[k]
+    return p
+
+
+@njit(**_BIG)
+def _erf_parts_f32(x):
+    """(erf(x), erfc(x)) in float64 for a float32 x: one polynomial below |x| = 1, one
+    division, one polynomial and one exponential above (a^2 is exact: x has 24 bits), where
+    the other is 1 minus it, without cancellation; NaN gives NaN."""
+    d = _D(x)
+    a = abs(d)
+    a = _ERFC32_ZERO if a > _ERFC32_ZERO else a
+    z = a * a
+    near = a * _horner(z, _ERF32_SMALL)
+    t = 1.0 / (1.0 + 0.5 * (1.0 if a < 1.0 else a))
+    tail = exp_f64(-z) * _horner(t, _ERFCX32_TAIL)
+    small = a < 1.0
+    erf_a = near if small else 1.0 - tail
+    erfc_a = 1.0 - near if small else tail
+    return np.copysign(erf_a, d), (erfc_a if d >= 0.0 else 2.0 - erfc_a)
+
+
 @njit(**_BIG)
 def erf_f32(x):
-    return _F(_erf_parts(_D(x))[0])
+    return _F(_erf_parts_f32(x)[0])
 
 
 @njit(**_BIG)
 def erfc_f32(x):
-    return _F(_erf_parts(_D(x))[1])
+    return _F(_erf_parts_f32(x)[1])
 
 
 # --- float64 sinh and cosh ------------------------------------------------------------------------

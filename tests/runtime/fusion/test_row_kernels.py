@@ -321,3 +321,34 @@ def test_softmax_op_of_empty_rows_is_interpreted():
     x, w = np.zeros((5, 0), np.float32), np.zeros(0, np.float32)
     fused = fusejit.compile(fusejit.script(softmax_op), fuse=True, reductions=True)
     assert fused(x, w).shape == (5, 0)
+
+
+def row_views(x):
+    """Per-row values reshaped as NumPy code writes them: ``m[:, None]``, ``np.expand_dims``,
+    ``.reshape(-1, 1)``, ``[:, np.newaxis]`` and ``r[:, 0]``."""
+    m = np.max(x, axis=1)
+    e = np.exp(x - m[:, None])
+    s = e.sum(axis=1)
+    z = (x - np.expand_dims(x.mean(axis=1), 1)) / x.std(axis=1).reshape(-1, 1)
+    return e / s[:, np.newaxis], m + np.log(s), z, x.min(axis=1, keepdims=True)[:, 0]
+
+
+def column_views(x):
+    return (x - x.mean(axis=0)[None, :]) / np.expand_dims(x.std(axis=0), 0)
+
+
+@pytest.mark.parametrize(("fn", "kind"), [(row_views, prim.RowReductionGroup),
+                                          (column_views, prim.ColumnReductionGroup)])
+def test_views_of_per_row_values_stay_in_the_group(fn, kind, kernels_only):
+    rng = np.random.default_rng(11)
+    x = (rng.standard_normal((37, 1100)) * 4).astype(np.float32)
+    x[3, 5] = np.nan
+    fused = fusejit.jit(fn)        # (shapes known from the call: expand_dims needs ranks)
+    with np.errstate(all="ignore"):
+        want = fn(x)
+    got = fused(x)
+    assert [n.kind for n in fused.graph_for(x).nodes() if n.kind != prim.Constant] == [kind]
+    for g, w in zip(got if isinstance(got, tuple) else (got,),
+                    want if isinstance(want, tuple) else (want,)):
+        assert g.dtype == w.dtype and g.shape == w.shape
+        np.testing.assert_allclose(g, w, rtol=2e-5, atol=2e-5, equal_nan=True)

@@ -30,7 +30,9 @@ def special_values(dtype) -> np.ndarray:
              # float64 exp/sinh/cosh: where the reduction's k changes (ln2/2, 3 ln2/2), where
              # e**-x stops mattering to cosh, the subnormal and overflow thresholds
              0.34657359027997264, 1.0397207708399179, 18.37, 36.8, 708.3964185322641,
-             710.4758600739439, 710.475860073944, 744.44, 7.0e-17]
+             710.4758600739439, 710.475860073944, 744.44, 7.0e-17,
+             # float32 erfc: its last subnormals and the clamp of its tail form
+             10.05, 10.0708, 10.1]
     values = np.array(edges, np.float64)
     with np.errstate(over="ignore"):
         values = values.astype(dtype)

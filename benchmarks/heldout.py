@@ -1,0 +1,403 @@
+"""Held-out workloads, written to find fusejit's weaknesses (not tuned for): NumPy code as a
+user would write it, decorated with ``fusejit.jit``, against NumPy eager, ``numba.njit(
+parallel=True)`` of the same function, and ``jax.jit`` of the same function with ``np`` bound
+to ``jax.numpy``, all measured in the same run.
+
+    python benchmarks/heldout.py [--repeat N] [--quick] [--only SUBSTRING] [--cpu]
+                                 [--no-numba] [--no-jax] [--no-chains] [--no-rows]
+
+- **Chains:** 16 elementwise chains of 8-14 ops each over #15's op list (exp, expm1, the log
+  family, trigonometric and inverse, hyperbolic, sigmoid written ``1 / (1 + np.exp(-x))``,
+  ``scipy.special`` erf/erfc/gammaln, pow with tensor and constant exponents, sqrt,
+  ``1 / np.sqrt``, clip, where, maximum, abs), on 2^24 values, float32 and float64.
+- **Rows:** softmax, log-softmax, layer norm, RMS norm, log-sum-exp, standardisation,
+  variance/std, cosine similarity per row, row L2 normalisation, column centring and
+  softmax over columns, min-max
+  scaling, entropy, in several spellings (``keepdims=True`` against ``[:, None]``, ``x.max``
+  against ``np.max``, ``axis=-1`` against ``axis=1``), at 1024 x 1024, 4096 x 256, 256 x 4096
+  and 3-d shapes.
+
+Every result is checked against NumPy's (max relative difference printed). A NumPy spelling
+that fusejit, numba or jax rejects prints as ``refused`` with the first line of the error.
+Ratios are NumPy-eager time / that time (higher is faster), medians of ``--repeat`` calls after
+one warm-up call. numba and jax compile before timing. The machine is shared: single rows move
+by several percent between runs. ``--cpu`` measures the process's CPU time with every runtime
+on one thread (fusejit, numba, XLA), the figure that holds on a busy machine where wall times
+follow the load (a 1024 x 1024 NumPy layer norm took 5 to 200 ms within one run at load 15).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+import types
+
+import numpy as np
+from scipy import special
+
+import fusejit
+
+os.environ.setdefault("FUSEJIT_TIERING", "0")
+
+
+# --- elementwise chains (x, y uniform in [-1, 1]) ------------------------------------------
+
+def gelu_tanh(x, y):
+    inner = 0.7978845608 * (x + 0.044715 * x * x * x)
+    g = 0.5 * x * (1.0 + np.tanh(inner))
+    return g * y + 1 / (1 + np.exp(-y))
+
+
+def gelu_erf(x, y):
+    g = x * 0.5 * (1.0 + special.erf(x * 0.7071067811865476))
+    return np.clip(g - special.erfc(y) * 0.25, -0.5, 2.0)
+
+
+def mish_softplus(x, y):
+    sp = np.maximum(x, 0.0) + np.log1p(np.exp(-np.abs(x)))
+    m = y * np.tanh(sp)
+    return np.where(m > 0, m, 0.01 * m) - sp
+
+
+def trig_mix(x, y):
+    a = np.sin(x) * np.cos(y)
+    b = np.arctan2(a, x + 1.5)
+    c = np.tan(b * 0.5)
+    d = np.arcsin(np.clip(c, -1.0, 1.0))
+    return d + np.arccos(y * 0.9) - np.arctan(x)
+
+
+def hyperbolic(x, y):
+    a = np.sinh(x) + np.cosh(y)
+    b = np.tanh(a * y)
+    c = np.expm1(b) / (1.0 + x * x)
+    return np.where(c > 0, c, 0.1 * c) + np.exp(-np.abs(y))
+
+
+def log_family(x, y):
+    p = x * x + 1.0
+    q = np.log(p) + np.log2(p + y * y)
+    r = np.log10(np.abs(q) + 1e-3)
+    return np.sqrt(np.abs(r * x)) - np.log1p(y * y)
+
+
+def special_fns(x, y):
+    a = special.erf(x * 0.7) + special.erfc(y)
+    b = special.gammaln(np.abs(a) + 0.5)
+    c = b * np.exp(-x * x)
+    return np.maximum(c, -1.0) + 1 / np.sqrt(y * y + 1.0)
+
+
+def pow_tensor(x, y):
+    b = np.abs(x) + 0.5
+    a = b ** y
+    c = np.power(b, 1.5) + a
+    d = c ** 0.75
+    return np.sqrt(d) * np.sign(x) - 1.0 / (d + 1.0)
+
+
+def logistic_loss(x, y):
+    p = 1 / (1 + np.exp(-3.0 * x))
+    p = np.clip(p, 1e-6, 1 - 1e-6)
+    t = (y > 0).astype(x.dtype)
+    return -(t * np.log(p) + (1 - t) * np.log(1 - p))
+
+
+def gauss_pdf(x, y):
+    s = np.abs(y) + 0.1
+    z = (x - 0.25) / s
+    return np.exp(-0.5 * z * z) / (s * np.sqrt(2 * np.pi)) + np.log(s)
+
+
+def lennard_jones(x, y):
+    r = np.sqrt(x * x + y * y) + 0.5
+    inv = 1.0 / r
+    inv6 = inv ** 6
+    e = 4.0 * (inv6 * inv6 - inv6)
+    return np.clip(e, -10.0, 10.0) * np.cos(r)
+
+
+def haversine(x, y):
+    dlat = (y - x) * 0.5
+    dlon = (x + y) * 0.25
+    a = np.sin(dlat) ** 2 + np.cos(x) * np.cos(y) * np.sin(dlon) ** 2
+    return 2.0 * np.arcsin(np.sqrt(a))
+
+
+def piecewise(x, y):
+    a = np.where(x > 0, np.log1p(x), np.expm1(x))
+    b = np.where(np.abs(y) < 0.5, y, np.sign(y) * 0.5)
+    return np.minimum(a * b, 0.2) + np.maximum(np.abs(a), np.abs(b)) * 0.5
+
+
+def black_scholes(x, y):
+    s = 100.0 + 10.0 * x
+    v = 0.2 + 0.1 * np.abs(y)
+    d1 = (np.log(s / 100.0) + 0.5 * v * v) / v
+    d2 = d1 - v
+    nd1 = 0.5 * special.erfc(-d1 * 0.7071067811865476)
+    nd2 = 0.5 * special.erfc(-d2 * 0.7071067811865476)
+    return s * nd1 - 100.0 * nd2
+
+
+def rsqrt_angle(x, y):
+    inv = 1 / np.sqrt(x * x + y * y + 1e-6)
+    u = x * inv
+    v = y * inv
+    return np.arctan2(v, u) * np.reciprocal(1.0 + u * u) + np.exp2(v)
+
+
+def log_sigmoid_mix(x, y):
+    s = 1.0 / (1.0 + np.exp(-x))
+    ls = np.log(s)
+    t = np.tanh(y) * s
+    return np.abs(ls - t) ** 0.5 + np.log10(1.0 + s * s)
+
+
+CHAINS = (gelu_tanh, gelu_erf, mish_softplus, trig_mix, hyperbolic, log_family, special_fns,
+          pow_tensor, logistic_loss, gauss_pdf, lennard_jones, haversine, piecewise,
+          black_scholes, rsqrt_angle, log_sigmoid_mix)
+
+
+# --- row workloads -----------------------------------------------------------------------------
+
+def softmax_np_max(x):
+    e = np.exp(x - np.max(x, axis=1)[:, None])
+    return e / np.sum(e, axis=1)[:, None]
+
+
+def log_softmax(x):
+    m = x.max(axis=-1, keepdims=True)
+    s = x - m
+    return s - np.log(np.exp(s).sum(axis=-1, keepdims=True))
+
+
+def layer_norm_var(x, g, b):
+    mu = x.mean(1, keepdims=True)
+    return (x - mu) / np.sqrt(x.var(1, keepdims=True) + 1e-5) * g + b
+
+
+def rms_norm(x, g):
+    return x / np.sqrt(np.mean(x ** 2, axis=-1, keepdims=True) + 1e-6) * g
+
+
+def log_sum_exp_1d(x):
+    m = np.max(x, axis=1)
+    return m + np.log(np.sum(np.exp(x - m[:, None]), axis=1))
+
+
+def standardise_rows(x):
+    return (x - x.mean(axis=1)[:, None]) / x.std(axis=1)[:, None]
+
+
+def row_var_std(x):
+    return np.var(x, axis=-1) + x.std(axis=-1)
+
+
+def cosine_rows(a, b):
+    return np.sum(a * b, axis=1) / (np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1))
+
+
+def l2_normalise(x):
+    return x / np.linalg.norm(x, axis=1, keepdims=True)
+
+
+def centre_columns(x):
+    return x - x.mean(axis=0)
+
+
+def softmax_columns(x):
+    e = np.exp(x - x.max(axis=0))
+    return e / e.sum(axis=0)
+
+
+def minmax_rows(x):
+    lo = x.min(axis=1, keepdims=True)
+    hi = np.max(x, axis=1, keepdims=True)
+    return (x - lo) / (hi - lo)
+
+
+def entropy_rows(x):
+    p = np.exp(x - x.max(-1, keepdims=True))
+    p = p / p.sum(-1, keepdims=True)
+    return -np.sum(p * np.log(p), axis=-1)
+
+
+def max_abs_scale(x):
+    return x / np.max(np.abs(x), axis=-1, keepdims=True)
+
+
+def softmax_temperature(x):
+    z = x / 0.7
+    e = np.exp(z - z.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+# (function, shapes); every row workload takes float32 arrays of the first shape, then the
+# per-column parameters its signature asks for (g, b: vectors over the last axis).
+ROWS = (
+    (softmax_np_max, ((1024, 1024), (4096, 256))),
+    (log_softmax, ((1024, 1024), (256, 4096), (16, 256, 256))),
+    (layer_norm_var, ((1024, 1024), (4096, 256), (256, 4096))),
+    (rms_norm, ((1024, 1024), (8, 512, 256))),
+    (log_sum_exp_1d, ((1024, 1024), (256, 4096))),
+    (standardise_rows, ((1024, 1024), (4096, 256))),
+    (row_var_std, ((1024, 1024), (256, 4096))),
+    (cosine_rows, ((1024, 1024), (4096, 256))),
+    (l2_normalise, ((1024, 1024), (4096, 256))),
+    (centre_columns, ((1024, 1024), (256, 4096))),
+    (softmax_columns, ((1024, 1024), (256, 4096))),
+    (minmax_rows, ((1024, 1024),)),
+    (entropy_rows, ((1024, 1024), (16, 256, 256))),
+    (max_abs_scale, ((1024, 1024),)),
+    (softmax_temperature, ((1024, 1024), (16, 256, 256))),
+)
+
+
+# --- the alternatives ----------------------------------------------------------------------
+
+def rebound(fn, **names):
+    """``fn`` with its module globals ``names`` replaced (``np`` -> ``jax.numpy``, ...)."""
+    return types.FunctionType(fn.__code__, {**fn.__globals__, **names}, fn.__name__)
+
+
+def jax_of(fn):
+    try:
+        import jax
+        import jax.numpy as jnp
+        import jax.scipy.special as jspecial
+    except ImportError:
+        return None
+    jax.config.update("jax_enable_x64", True)
+    jitted = jax.jit(rebound(fn, np=jnp, special=jspecial))
+    return lambda *a: jax.block_until_ready(jitted(*a)), lambda a: jax.device_put(a)
+
+
+def numba_of(fn):
+    try:
+        import numba
+    except ImportError:
+        return None
+    return numba.njit(parallel=True)(fn), lambda a: a
+
+
+CLOCK = [time.perf_counter]        # (--cpu: time.process_time)
+
+
+def median_times(calls: dict, repeat: int) -> dict[str, float]:
+    """{name: median seconds of ``repeat`` calls}, after one warm-up call each (the first,
+    checked call compiled), the calls of one repetition in turn."""
+    for call in calls.values():
+        call()
+    times: dict[str, list[float]] = {name: [] for name in calls}
+    clock = CLOCK[0]
+    for _ in range(repeat):
+        for name, call in calls.items():
+            start = clock()
+            call()
+            times[name].append(clock() - start)
+    return {name: statistics.median(t) for name, t in times.items()}
+
+
+def rel_diff(got, want) -> float:
+    got, want = np.asarray(got, np.float64), np.asarray(want, np.float64)
+    if got.shape != want.shape:
+        return float("inf")
+    both_nan = np.isnan(got) & np.isnan(want)
+    diff = np.where(both_nan, 0.0, np.abs(got - want) / np.maximum(np.abs(want), 1.0))
+    return float(np.max(np.where(np.isnan(diff), np.inf, diff)))
+
+
+def measure(fn, data: tuple, repeat: int, others: tuple) -> dict[str, str | float]:
+    """{column: median seconds, or 'refused: why'}, and the relative differences; ``others``
+    names the alternatives to run ("numba", "jax.jit"). The columns' calls alternate within
+    each repetition, so a change of load moves them alike."""
+    want = fn(*data)
+    calls = {"numpy": lambda: fn(*data)}
+    row: dict[str, str | float] = {}
+    makers = {"fusejit": lambda f: (fusejit.jit(f), lambda a: a)}
+    makers.update({name: make for name, make in (("numba", numba_of), ("jax.jit", jax_of))
+                   if name in others})
+    for name, make in makers.items():
+        made = make(fn)
+        if made is None:
+            continue
+        call, convert = made
+        args = tuple(convert(a) for a in data)
+        try:
+            got = call(*args)
+        except Exception as why:  # noqa: BLE001 - a refusal is a result here
+            row[name] = "refused: " + (str(why).strip().splitlines() or [type(why).__name__])[0]
+            continue
+        calls[name] = lambda c=call, a=args: c(*a)
+        row[name + " diff"] = rel_diff(got, want)
+    row.update(median_times(calls, repeat))
+    return row
+
+
+def show(title: str, row: dict, file=sys.stdout) -> None:
+    base = row["numpy"]
+    cells = [f"{title:42s} numpy {base * 1e3:9.2f} ms"]
+    for name in ("fusejit", "numba", "jax.jit"):
+        value = row.get(name)
+        if value is None:
+            continue
+        if isinstance(value, str):
+            cells.append(f"{name} {value[:70]}")
+        else:
+            cells.append(f"{name} {base / value:6.2f}x (diff {row[name + ' diff']:.1e})")
+    print(" | ".join(cells), file=file, flush=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument("--quick", action="store_true", help="small sizes, for a smoke test")
+    parser.add_argument("--only", default="", help="run the cases whose title has this")
+    parser.add_argument("--cpu", action="store_true", help="CPU time, one thread each")
+    parser.add_argument("--log2n", type=int, default=24, help="chain length 2^N")
+    parser.add_argument("--no-numba", action="store_true")
+    parser.add_argument("--no-jax", action="store_true")
+    parser.add_argument("--no-chains", action="store_true")
+    parser.add_argument("--no-rows", action="store_true")
+    args = parser.parse_args()
+    if args.cpu:
+        # (before jax's first import: XLA reads its flags then)
+        os.environ["XLA_FLAGS"] = ("--xla_cpu_multi_thread_eigen=false "
+                                   "intra_op_parallelism_threads=1")
+        fusejit.set_num_threads(1)
+        if not args.no_numba:
+            import numba
+
+            numba.set_num_threads(1)
+        CLOCK[0] = time.process_time
+    others = tuple(name for name, off in (("numba", args.no_numba), ("jax.jit", args.no_jax))
+                   if not off)
+    rng = np.random.default_rng(7)
+    n = 1 << (14 if args.quick else args.log2n)
+    for fn in () if args.no_chains else CHAINS:
+        for dtype in (np.float32, np.float64):
+            title = f"chain {fn.__name__} 2^{n.bit_length() - 1} {np.dtype(dtype).name}"
+            if args.only not in title:
+                continue
+            data = tuple(rng.uniform(-1, 1, n).astype(dtype) for _ in range(2))
+            show(title, measure(fn, data, args.repeat, others))
+    for fn, shapes in () if args.no_rows else ROWS:
+        for shape in shapes:
+            if args.quick:
+                shape = tuple(max(2, s // 16) for s in shape)
+            title = f"rows {fn.__name__} {'x'.join(map(str, shape))} float32"
+            if args.only not in title:
+                continue
+            names = fn.__code__.co_varnames[:fn.__code__.co_argcount]
+            # (the first argument, and every argument of a two-matrix workload, is a matrix)
+            data = tuple(rng.standard_normal(shape if k == 0 or names[0] == "a" else shape[-1:])
+                         .astype(np.float32) for k in range(len(names)))
+            show(title, measure(fn, data, args.repeat, others))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,59 @@
+"""The NumPy ufuncs of ``frontend/numpy_ufuncs.py`` (np.sign as fusible selects too) and the reductions' ``dtype=`` argument in
+``@fusejit.jit`` against NumPy itself: values (NaN, infinities and signed zeros included),
+shapes and dtypes. One program holds them all, so each dtype compiles once."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import fusejit
+
+
+def floats(x, y):
+    return (np.reciprocal(x + 3.0) + np.fabs(x) + np.positive(x),
+            np.deg2rad(x) + np.radians(y) + np.rad2deg(x) + np.degrees(y),
+            np.fmax(x, y), np.fmin(x, y), np.fmax(x, np.nan), np.fmin(np.nan, y),
+            np.float_power(np.abs(x) + 1, 1.5), np.heaviside(x, 0.5), np.sinc(x),
+            np.logaddexp2(x, y), np.nan_to_num(np.log(x)),
+            np.nan_to_num(x, nan=1.0, posinf=2.0, neginf=-2.0),
+            np.ptp(y, axis=1), np.ptp(y, axis=-1, keepdims=True),
+            np.mean(x, axis=1, dtype=np.float64), y.sum(1, np.float64),
+            np.sum(x, 0, None, None, True), np.sign(x), np.sign(y) * np.sqrt(np.abs(x)))
+
+
+def integers(i):
+    return (np.fabs(i) + np.deg2rad(i), np.fmax(i, 2), np.heaviside(i, 0.5), np.nan_to_num(i),
+            np.sign(i), np.sign(i.astype(np.int8)), np.sign(i.astype(np.uint8)))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_float_ufuncs_match_numpy(dtype):
+    rng = np.random.default_rng(0)
+    x, y = (rng.uniform(-3, 3, (6, 9)).astype(dtype) for _ in range(2))
+    x[0, :6] = [np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0]
+    y[0, :6] = [np.nan, np.inf, -np.inf, -0.0, np.nan, 1.0]
+    x[1, :3], y[1, :3] = [1.0, np.inf, np.nan], [np.nan, np.inf, 2.0]
+    with np.errstate(all="ignore"):
+        want, got = floats(x, y), fusejit.jit(floats)(x, y)
+    rtol = 1e-5 if dtype == np.float32 else 1e-13      # (sums of rounded terms)
+    for k, (g, w) in enumerate(zip(got, want)):
+        assert g.dtype == w.dtype and g.shape == w.shape, k
+        np.testing.assert_allclose(g, w, rtol=rtol, atol=rtol, equal_nan=True, err_msg=str(k))
+    sign = got[-2]                       # (np.sign(-0.0) is 0.0; NaN stays NaN)
+    assert np.array_equal(np.signbit(sign), np.signbit(want[-2]))
+
+
+def test_integer_ufuncs_match_numpy():
+    i = np.arange(-6, 6).reshape(3, 4)
+    for g, w in zip(fusejit.jit(integers)(i), integers(i)):
+        assert g.dtype == w.dtype and g.shape == w.shape
+        np.testing.assert_allclose(g, w, rtol=1e-15)
+
+
+def test_integer_reciprocal_is_refused_with_the_line():
+    def inverse(i):
+        return np.reciprocal(i)
+
+    with pytest.raises(fusejit.FusejitError, match=r"np\.reciprocal of int64.*1 / x"):
+        fusejit.jit(inverse)(np.arange(1, 4))
