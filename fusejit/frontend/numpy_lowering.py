@@ -9,6 +9,7 @@ the operand is cast first (``numpy_dtypes``)::
     x[None, :, 0]                   aten::unsqueeze(aten::select(%x, 1, 0), 0)
     np.zeros((n, 3))                aten::zeros([%n, 3], 7, None, None, None)    7: float64
     a[i] = v                        aten::copy_(aten::select(%a, 0, %i), v)
+    a[idx] = v                      aten::index_put_(%a, [%idx], v)
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from ..ir.types import FLOAT, INT, ListType, TensorType
 from ..oplib.table import DTYPE_CODES
 from .builder import IRBuilder, Item, describe, is_none, is_tensor, scalar_type_of
 from .lowering import _array, as_tensor, binary, reshape, typed_from_appends, where
-from .numpy_arrays import advanced_index, is_int_array
+from .numpy_arrays import advanced_index, index_store, is_int_array
 from .numpy_dtypes import cast, conform, dtype_of
 
 # name -> (NumPy function for the result dtype, aten op, its argument form)
@@ -174,9 +175,8 @@ def store(b: IRBuilder, x: Value, index_item: Item, value: Item) -> None:
         return
     items = index_item if isinstance(index_item, tuple) else (index_item,)
     if any(is_int_array(b, i) for i in items):
-        raise b.error("assigning through an integer-array index (x[idx] = v) is not "
-                      "supported; build the array with np.where or write rows in a loop "
-                      "(x[i] = v)")
+        index_store(b, x, list(items), value)
+        return
     view = index(b, x, index_item)
     if is_tensor(value):
         b.emit(aten.copy_, [view, value, False], "assignment")
