@@ -595,7 +595,14 @@ def _clamp_tensor(ctx, node: Node, grads: list) -> list:
 
 # (rules.py is full: mean, amax/amin, prod, var/std, slice, flip, cumsum and appended lists'
 # stack and indexing live in these)
-from . import array_rules, list_grads, mean_rules, reduction_rules, view_rules  # noqa: E402, F401
+from . import (  # noqa: E402, F401
+    array_rules,
+    linalg_rules,
+    list_grads,
+    mean_rules,
+    reduction_rules,
+    view_rules,
+)
 
 # Each rule in its overload's derivative slot of the operator library (prim kinds have none).
 for _schema, _rule in RULES.items():

@@ -20,11 +20,13 @@ from __future__ import annotations
 import ast
 import builtins
 import inspect
+import operator
 import types
 from typing import Any
 
 import numpy as np
 
+from ..errors import ScriptError
 from ..ir.graph import Value
 from ..ir.symbols import aten, prim
 from ..ir.types import (
@@ -69,10 +71,13 @@ from .masked import count as masked_count
 from .masked import select as masked_select
 from .numpy_dtypes import dtype_of
 from .numpy_lowering import rank_of
+from .numpy_shims import SHIMS
 
 _BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.Pow: "pow",
            ast.Mod: "remainder", ast.FloorDiv: "floordiv", ast.MatMult: "matmul",
            ast.BitAnd: "and", ast.BitOr: "or", ast.BitXor: "xor"}
+_STATIC_COMPARE = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt,
+                   ast.LtE: operator.le, ast.Gt: operator.gt, ast.GtE: operator.ge}
 _COMPARE = {ast.Eq: "eq", ast.NotEq: "ne", ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt",
             ast.GtE: "ge"}
 class Sugared:
@@ -296,7 +301,12 @@ class ExpressionEmitter:
             return unary(self.b, "neg", operand, "unary '-'")
         if isinstance(node.op, ast.Not):
             return self.b.emit(aten["__not__"], [self.condition_of(operand)], "not")
-        raise self.unsupported(node, "'~'")
+        if is_tensor(operand) and dtype_of(operand) == np.dtype(np.bool_):
+            return self.b.emit("aten::logical_not", [operand], "'~'")   # ~mask
+        if scalar_type_of(operand) == INT:
+            return binary(self.b, "sub", binary(self.b, "mul", operand, -1), 1)   # ~n: -n - 1
+        raise self.unsupported(node, f"'~' of a {describe(operand)} (it inverts boolean "
+                                     f"arrays and ints)")
 
     def eval_Compare(self, node: ast.Compare) -> Item:
         """``a < b`` and chains ``a < b < c``: ``b`` evaluated once, nested short-circuit ifs."""
@@ -478,6 +488,9 @@ class ExpressionEmitter:
             return callee(self.b, args, kwargs)
         if func.obj is range:
             raise self.b.error("range() is only supported as the iterable of a for loop")
+        shim = SHIMS.get(func.obj) if not isinstance(func.obj, type) else None
+        if shim is not None:
+            return self.inline_shim(func.name, shim, args, kwargs)
         if inspect.isfunction(func.obj):
             return self.inline_call(func.obj, args, kwargs)
         inner = getattr(func.obj, "__fusejit_function__", None)
@@ -487,6 +500,21 @@ class ExpressionEmitter:
                            f"supported NumPy/fusejit.ops function nor a Python function; "
                            f"write it with the supported functions (README: What NumPy is "
                            f"supported), or call it outside the jitted function")
+
+    def inline_shim(self, name: str, shim, args: list[Item], kwargs: dict[str, Item]) -> Item:
+        """A NumPy function fusejit writes in NumPy (``numpy_shims``), inlined; what it cannot
+        take is refused at the caller's line."""
+        call_loc = self.b.loc
+        try:
+            return self.inline_call(shim, args, kwargs)
+        except ScriptError as error:
+            self.b.loc = call_loc
+            reason = str(error).split("\n", 1)[0]
+            where = getattr(error, "location", None)
+            if where is not None:
+                reason = reason.removeprefix(f"{where}: ")
+            raise self.b.error(f"{name}: {reason} (these arguments are not supported)") \
+                from None
 
     def append(self, node: ast.Call) -> Item:
         """``xs.append(v)``: on a Python list while scripting, ``aten::append`` on an IR list."""
@@ -538,11 +566,35 @@ class ExpressionEmitter:
         elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
             inner = self.static_condition(node.operand)
             return None if inner is None else not inner
+        elif isinstance(node, ast.BoolOp):   # (x.ndim == 1 and y is None)
+            values = [self.static_condition(v) for v in node.values]
+            if any(v is None for v in values):
+                return None
+            return all(values) if isinstance(node.op, ast.And) else any(values)
+        elif isinstance(node, ast.Compare) and all(
+                self._known_leaf(n) for n in (node.left, *node.comparators)):
+            # numbers known while scripting: a constant, a name bound to one, x.ndim
+            sides = [self.b.static(self.eval_value(n)) for n in (node.left, *node.comparators)]
+            folds = [_STATIC_COMPARE.get(type(op)) for op in node.ops]
+            if None in folds or not all(isinstance(v, (bool, int, float)) for v in sides):
+                return None
+            return all(fold(a, c) for fold, a, c in zip(folds, sides, sides[1:]))
         else:
             return None
         static = self.b.static(item)
         return bool(static) if isinstance(static, (bool, int, float)) or static is None \
             else None
+
+    def _known_leaf(self, node: ast.expr) -> bool:
+        """Is ``node`` a constant, a name, or ``name.ndim`` of an array of known rank (typed
+        scripting): evaluating it emits nothing."""
+        if isinstance(node, (ast.Constant, ast.Name)):
+            return True
+        if isinstance(node, ast.Attribute) and node.attr == "ndim" and \
+                isinstance(node.value, ast.Name) and self.b.facts is not None:
+            item = self.env.get(node.value.id)
+            return is_tensor(item) and item.type.rank is not None
+        return False
 
     def condition(self, node: ast.expr) -> Value:
         item = self.eval_value(node)

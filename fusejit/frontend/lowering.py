@@ -179,8 +179,13 @@ def shape(b: IRBuilder, x: Item) -> Value:
     return b.emit(aten.size, [_array(b, x, ".shape")], ".shape")
 
 
-def ndim(b: IRBuilder, x: Item) -> Value:
-    return b.emit(aten.dim, [_array(b, x, ".ndim")], ".ndim")
+def ndim(b: IRBuilder, x: Item) -> Item:
+    """``x.ndim``: a number while scripting for typed arguments (each rank is scripted on
+    its own), else ``aten::dim``."""
+    x = _array(b, x, ".ndim")
+    if b.facts is not None and x.type.rank is not None:
+        return x.type.rank
+    return b.emit(aten.dim, [x], ".ndim")
 
 
 def select(b: IRBuilder, x: Item, index: Item) -> Value:

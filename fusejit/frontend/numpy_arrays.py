@@ -28,7 +28,7 @@ import numpy as np
 
 from ..ir.graph import Value
 from ..ir.symbols import aten, prim
-from ..ir.types import INT, TENSOR, ListType, OptionalType
+from ..ir.types import INT, TENSOR, ListType, OptionalType, TensorType
 from .builder import IRBuilder, Item, describe, is_none, is_tensor, scalar_type_of
 from .lowering import _array, as_tensor, binary, reshape, transpose
 from .numpy_dtypes import cast, conform, dtype_of
@@ -170,7 +170,12 @@ def squeeze(b: IRBuilder, x: Item, axis: Item = None) -> Value:
     not of size 1."""
     x = _array(b, x, "squeeze")
     if is_none(axis):
-        return b.emit("aten::squeeze", [x], "squeeze")
+        out = b.emit("aten::squeeze", [x], "squeeze")
+        sizes = getattr(x.type, "sizes", None)
+        if isinstance(out.type, TensorType) and (sizes is None or None in sizes):
+            # (the shape rules' proxies fill unknown sizes with 1, which all squeeze away)
+            out.set_type(out.type.with_(sizes=None, strides=None))
+        return out
     rank = _rank(b, x, "squeeze with an axis")
     items = axis if isinstance(axis, (tuple, list)) else (axis,)
     dropped = {_axis(b, rank, a, "squeeze's axis") for a in items}
@@ -385,6 +390,6 @@ def _index_list(b: IRBuilder, x: Value, items: list[Item]) -> tuple[Value, Value
     return x, node.output()
 
 
-__all__ = ["advanced_index", "atleast", "clip", "diag", "diagonal", "extreme", "index_store", "is_int_array",
-           "pad", "repeat", "smooth", "squeeze", "take", "take_along_axis", "tile", "trace",
-           "transpose_axes", "triangle", "unpack_rows"]
+__all__ = ["advanced_index", "atleast", "clip", "diag", "diagonal", "extreme", "index_store",
+           "is_int_array", "pad", "repeat", "smooth", "squeeze", "take", "take_along_axis",
+           "tile", "trace", "transpose_axes", "triangle", "unpack_rows"]

@@ -489,10 +489,12 @@ class StatementEmitter(LoopStatements, ContainerStatements, ExpressionEmitter):
             item = bound.arguments[param.arg]
             if isinstance(item, np.generic):
                 item = item.item()
-            if not isinstance(item, (Value, Masked, tuple, list, bool, int, float, type(None))):
+            if not isinstance(item, (Value, Masked, tuple, list, bool, int, float, str,
+                                     type(None))):
                 self.b.loc = call_loc
                 raise self.b.error(f"{fn.__qualname__}(): the default of {param.arg!r} is a "
-                                   f"{type(item).__name__}; only numbers and None are supported")
+                                   f"{type(item).__name__}; only numbers, strings and None are "
+                                   f"supported")
             helper.at(param)
             helper.env[param.arg] = helper.materialize(item)
         result = helper.emit_function_body()
