@@ -395,14 +395,14 @@ class LoopStatements:
 
     @staticmethod
     def _scalars_that_became_arrays(carried: list[str], initial: list, body_env: dict) -> dict:
-        """Carried names holding a number before the loop and a 0-d array of known dtype
-        after its body, with that dtype."""
+        """Carried names holding a number before the loop and an array of known dtype after
+        its body (``y = 0.0; for c in p: y = y * x + c``), with that dtype."""
         promoted = {}
         for name, before in zip(carried, initial):
             after = body_env.get(name)
             if isinstance(before, Value) and scalar_type_of(before) is not None \
                     and isinstance(after, Value) and dtype_of(after) is not None \
-                    and after.type.rank == 0:
+                    and after.type.rank is not None:
                 promoted[name] = dtype_of(after)
         return promoted
 
