@@ -30,10 +30,11 @@ _SCATTERS = {"aten::select": "aten::select_scatter", "aten::slice": "aten::slice
 
 def functionalize_view_writes(graph: Graph) -> None:
     """Rewrite the ``copy_``/``fill_`` through select/slice views that no alias observes."""
+    fresh: set[Value] = set()   # what the rewrites made loops carry and ifs return
     for node in [n for n in graph.all_nodes() if _is_write(n)]:
-        found = _writable(node)
+        found = _writable(node, fresh)
         if found is not None:
-            _rewrite(graph, node, *found)
+            _rewrite(graph, node, *found, fresh)
 
 
 def _is_write(node: Node) -> bool:
@@ -53,7 +54,7 @@ def _returns_alias(node: Node) -> bool:
     return schema is None or "(" in schema.text.rsplit("->", 1)[1]
 
 
-def _writable(node: Node) -> tuple[Value, list[Node], list[Node]] | None:
+def _writable(node: Node, fresh: set[Value]) -> tuple[Value, list[Node], list[Node]] | None:
     """(the array written, the views from it to the written one, the loops between the
     array's block and the write's) when the rewrite is sound, else None."""
     if node.output().uses:
@@ -66,7 +67,8 @@ def _writable(node: Node) -> tuple[Value, list[Node], list[Node]] | None:
     if chain and chain[-1].input(0) is not target:
         return None
     base, maker = target, target.node
-    if maker.kind == prim.Param or _returns_alias(maker) or maker.schema is None:
+    if base not in fresh and (maker.kind == prim.Param or _returns_alias(maker)
+                              or maker.schema is None):
         return None
     loops: list[Node] = []
     block: Block | None = node.owning_block
@@ -128,9 +130,11 @@ def _inside(node: Node, block: Block) -> bool:
     return False
 
 
-def _rewrite(graph: Graph, node: Node, base: Value, chain: list[Node], loops: list[Node]) -> None:
+def _rewrite(graph: Graph, node: Node, base: Value, chain: list[Node], loops: list[Node],
+             fresh: set[Value]) -> None:
     for owner in loops:
         base = _carry(graph, owner, base) if owner.kind == prim.Loop else _through_if(owner, base)
+        fresh.update((base, owner.outputs[-1]))   # (a later write may write them again)
     innermost = chain[0].output() if chain else base
     with graph.inserting_before(node):
         if node.kind == "aten::fill_":
