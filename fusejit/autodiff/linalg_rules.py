@@ -5,6 +5,7 @@
                                        S = L^-T (P + tril(P, -1)^T) / 2 L^-1 (symmetric),
                                        d%a = tril(S) + tril(S, -1)   (see below)
     %s = aten::linalg_svdvals(%a)      d%a = fusejit::svdvals_backward(d%s, %a)  (U diag Vh)
+    %w = aten::linalg_eigvalsh(%a)     d%a = fusejit::eigvalsh_backward(d%w, %a, UPLO)
 
 PyTorch returns the symmetric ``S``: its input is taken to be symmetric. NumPy's (and
 ``linalg_cholesky``'s) factorisation reads the lower triangle only, so an element below the
@@ -45,3 +46,10 @@ def _linalg_cholesky(ctx, node: Node, grads: list) -> dict:
 def _linalg_svdvals(ctx, node: Node, grads: list) -> dict:
     a = node.input(0)
     return {a: ctx.emit("fusejit::svdvals_backward", grads[0], ctx.saved(a))}
+
+
+@derivative('aten::linalg_eigvalsh(Tensor self, str UPLO="L") -> Tensor')
+def _linalg_eigvalsh(ctx, node: Node, grads: list) -> dict:
+    a = node.input(0)
+    return {a: ctx.emit("fusejit::eigvalsh_backward", grads[0], ctx.saved(a),
+                        ctx.saved(node.input(1)))}

@@ -317,6 +317,8 @@ CALLEES.update({
     np.linalg.solve: Callee("np.linalg.solve", "a, b", numpy_linalg.solve),
     np.linalg.cholesky: Callee("np.linalg.cholesky", "a, /, *, upper=False",
                                numpy_linalg.cholesky),
+    np.linalg.eigvalsh: Callee("np.linalg.eigvalsh", "a, UPLO=None", lambda b, a, uplo:
+                               numpy_linalg.eigvalsh(b, a, "L" if uplo is None else uplo)),
     np.linalg.svd: Callee("np.linalg.svd", "a, full_matrices=True, compute_uv=True, "
                           "hermitian=False", numpy_linalg.svd),
     np.triu_indices: Callee("np.triu_indices", "n, k=0, m=None",

@@ -72,6 +72,7 @@ from .masked import select as masked_select
 from .numpy_dtypes import dtype_of
 from .numpy_lowering import rank_of
 from .numpy_shims import SHIMS
+from .numpy_shims import unsupported as shim_unsupported
 
 _BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.Pow: "pow",
            ast.Mod: "remainder", ast.FloorDiv: "floordiv", ast.MatMult: "matmul",
@@ -240,6 +241,8 @@ class ExpressionEmitter:
     def eval_Attribute(self, node: ast.Attribute) -> Any:
         base = self.eval(node.value)
         name = f"{_dotted(node.value)}.{node.attr}"
+        if isinstance(base, Sugared) and isinstance(base.obj, np.ufunc) and node.attr == "outer":
+            return Sugared(base.obj.outer, name)   # np.add.outer (numpy_shims)
         if isinstance(base, Sugared) and isinstance(base.obj, types.ModuleType):
             if not hasattr(base.obj, node.attr):
                 self.at(node)
@@ -488,6 +491,8 @@ class ExpressionEmitter:
             return callee(self.b, args, kwargs)
         if func.obj is range:
             raise self.b.error("range() is only supported as the iterable of a for loop")
+        if func.obj is shim_unsupported and len(args) == 1 and isinstance(args[0], str):
+            raise self.b.error(args[0])   # (a stand-in refusing its arguments)
         shim = SHIMS.get(func.obj) if not isinstance(func.obj, type) else None
         if shim is not None:
             return self.inline_shim(func.name, shim, args, kwargs)
@@ -590,6 +595,8 @@ class ExpressionEmitter:
         scripting): evaluating it emits nothing."""
         if isinstance(node, (ast.Constant, ast.Name)):
             return True
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            return isinstance(node.operand, ast.Constant)   # (-1)
         if isinstance(node, ast.Attribute) and node.attr == "ndim" and \
                 isinstance(node.value, ast.Name) and self.b.facts is not None:
             item = self.env.get(node.value.id)

@@ -12,6 +12,7 @@ small linear algebra, written with ops that have derivatives::
     np.linalg.slogdet(a)          (sign(det(a)), log(|det(a)|))
     np.linalg.norm(a, 2 / 'nuc')  the largest / the sum of aten::linalg_svdvals(%a)
     np.linalg.cholesky(a)         aten::linalg_cholesky(%a)
+    np.linalg.eigvalsh(a)         aten::linalg_eigvalsh(%a, "L")
     np.triu_indices(n, k)         aten::select(aten::triu_indices(%n, %n, %k), 0, 0 / 1)
 """
 
@@ -108,6 +109,18 @@ def svd(b: IRBuilder, a: Item, full_matrices: Item = True, compute_uv: Item = Tr
     if _rank(b, a, what) < 2:
         raise b.error(f"{what} needs a 2-D array (or a stack of matrices)")
     return b.emit("aten::linalg_svdvals", [a, None], what)
+
+
+def eigvalsh(b: IRBuilder, a: Item, UPLO: Item = "L") -> Value:  # noqa: N803 (NumPy's name)
+    """``np.linalg.eigvalsh(a)``: the eigenvalues of symmetric ``a``, ascending (the triangle
+    ``UPLO`` is read)."""
+    what = "np.linalg.eigvalsh"
+    if UPLO not in ("L", "U"):
+        raise b.error(f"{what}: UPLO must be 'L' or 'U', got {describe(UPLO)}")
+    (a,) = conform(b, np.linalg.eigvalsh, [_array(b, a, what)], what)
+    if _rank(b, a, what) < 2:
+        raise b.error(f"{what} needs a 2-D array (or a stack of matrices)")
+    return b.emit("aten::linalg_eigvalsh", [a, b.value_const(UPLO)], what)
 
 
 def cholesky(b: IRBuilder, a: Item, upper: Item = False) -> Value:
@@ -282,5 +295,5 @@ def median(b: IRBuilder, a: Item, axis: Item = None, keepdims: Item = False) -> 
 
 _LETTERS = "abcdefghijklmnopqrstuvwxy"   # (z: inner's summed axis)
 
-__all__ = ["argsort", "average", "cholesky", "inner", "linalg", "median", "norm", "slogdet",
-           "solve", "sort", "svd", "tensordot", "triangle_indices"]
+__all__ = ["argsort", "average", "cholesky", "eigvalsh", "inner", "linalg", "median", "norm",
+           "slogdet", "solve", "sort", "svd", "tensordot", "triangle_indices"]

@@ -292,6 +292,14 @@ def array(b: IRBuilder, obj: Item, dtype: Any = None, copies: bool = True) -> Va
     tuple of arrays (stacked, as NumPy builds it) or of constant numbers (a constant)."""
     if is_tensor(obj):
         result = copy(b, obj) if copies and dtype is None else obj
+    elif isinstance(obj, Value) and scalar_type_of(obj) is not None:
+        # a number: a 0-d array of NumPy's dtype for it (float64, int64, bool)
+        static = b.static(obj)
+        if isinstance(static, (bool, int, float)):
+            result = b.value_const(np.array(static))
+        else:
+            kind = {FLOAT: np.float64, INT: np.int64}.get(scalar_type_of(obj), np.bool_)
+            result = cast(b, as_tensor(b, obj, "np.array"), np.dtype(kind), "np.array")
     elif isinstance(obj, Value) or isinstance(obj, (list, tuple)) and any(
             is_tensor(i) for i in obj):
         items = b.tensor_list(obj, "np.array")

@@ -50,11 +50,17 @@ def polyval(p, x):
     return y
 
 
+def unsupported(message):
+    """Refuses the call being inlined while scripting, naming the caller's line (the
+    frontend recognises this function; it never runs)."""
+    raise NotImplementedError(message)
+
+
 def kron(a, b):
     if a.ndim == 1 and b.ndim == 1:
         return (a[:, None] * b[None, :]).reshape(-1)
     if a.ndim != 2 or b.ndim != 2:
-        raise ValueError("np.kron is supported for two 1-D or two 2-D arrays")
+        unsupported("np.kron is supported for two 1-D or two 2-D arrays")
     outer = a[:, None, :, None] * b[None, :, None, :]
     return outer.reshape(a.shape[0] * b.shape[0], a.shape[1] * b.shape[1])
 
@@ -77,7 +83,102 @@ def tri(N, M=None, k=0, dtype=None):
     return np.tril(np.ones((N, M)), k).astype(dtype)
 
 
+def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
+    if axis is not None or axisa != -1 or axisb != -1 or axisc != -1:
+        unsupported("np.cross is supported along the last axis (of 3-vectors)")
+    a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
+    b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
+    return np.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=-1)
+
+
+def convolve(a, v, mode="full"):
+    # out[k] = sum_j a[k + j] * v[m - 1 - j] over a padded where the mode asks; the shorter
+    # array slides over the longer one (convolution commutes)
+    if a.ndim != 1 or v.ndim != 1:
+        unsupported("np.convolve takes two 1-D arrays")
+    if mode != "full" and mode != "valid" and mode != "same":
+        unsupported("np.convolve's mode must be 'full', 'valid' or 'same'")
+    if a.shape[0] < v.shape[0]:
+        long, short = v, a
+    else:
+        long, short = a, v
+    n, m = long.shape[0], short.shape[0]
+    if mode == "valid":
+        padded = long
+    else:
+        zeros = np.zeros(m - 1, dtype=long.dtype)
+        padded = np.concatenate([zeros, long, zeros])
+    windows = np.arange(padded.shape[0] - m + 1)[:, None] + np.arange(m)[None, :]
+    out = padded[windows] @ short[::-1]
+    if mode == "same":
+        return out[(m - 1) // 2:(m - 1) // 2 + n]
+    return out
+
+
+def correlate(a, v, mode="valid"):
+    return convolve(a, v[::-1], mode)
+
+
+def select(condlist, choicelist, default=0):
+    # the first condition that holds picks its choice
+    result = np.where(condlist[0], choicelist[0], default)
+    taken = condlist[0]
+    for cond, choice in zip(condlist[1:], choicelist[1:]):
+        result = np.where(taken, result, np.where(cond, choice, result))
+        taken = taken | cond
+    return result
+
+
+def matrix_power(a, n):
+    if n == 0:
+        return np.eye(a.shape[-1], dtype=a.dtype) + a * 0
+    if n < 0:
+        a = np.linalg.inv(a)
+        n = -n
+    result = a
+    for _ in range(n - 1):
+        result = result @ a
+    return result
+
+
+def vdot(a, b):
+    return np.dot(np.asarray(a).reshape(-1), np.asarray(b).reshape(-1))
+
+
+def _outer_operands(a, b):
+    # (ufunc.outer: a's axes, then b's; arrays of at most one axis)
+    a, b = np.asarray(a), np.asarray(b)
+    if a.ndim > 1 or b.ndim > 1:
+        unsupported("ufunc.outer is supported for 0-d and 1-d arrays")
+    if b.ndim == 1:
+        a = a[..., None]
+    return a, b
+
+
+def add_outer(a, b):
+    a, b = _outer_operands(a, b)
+    return a + b
+
+
+def subtract_outer(a, b):
+    a, b = _outer_operands(a, b)
+    return a - b
+
+
+def multiply_outer(a, b):
+    a, b = _outer_operands(a, b)
+    return a * b
+
+
+def divide_outer(a, b):
+    a, b = _outer_operands(a, b)
+    return a / b
+
+
 SHIMS = {np.cov: cov, np.corrcoef: corrcoef, np.polyval: polyval, np.kron: kron,
-         np.meshgrid: meshgrid, np.tri: tri}
+         np.meshgrid: meshgrid, np.tri: tri, np.cross: cross, np.convolve: convolve,
+         np.correlate: correlate, np.select: select, np.linalg.matrix_power: matrix_power,
+         np.vdot: vdot, np.add.outer: add_outer, np.subtract.outer: subtract_outer,
+         np.multiply.outer: multiply_outer, np.divide.outer: divide_outer}
 
 __all__ = ["SHIMS"]

@@ -3,12 +3,14 @@
     np.linalg.cholesky(a)            %l = aten::linalg_cholesky(%a)      (lower: L @ L.T == a)
     np.linalg.svd(a, compute_uv=False), np.linalg.norm(a, 2 / 'nuc')
                                      %s = aten::linalg_svdvals(%a)       (descending)
+    np.linalg.eigvalsh(a, UPLO)      %w = aten::linalg_eigvalsh(%a, %UPLO)  (ascending)
     np.triu_indices(n, k, m)         %ij = aten::triu_indices(%n, %m, %k)   (2 x count, int64)
 
 Like NumPy's ``cholesky``, ``linalg_cholesky`` reads the lower triangle of ``a`` only (the
 upper one is assumed to mirror it). ``fusejit::svdvals_backward(grad, a)`` is the singular
 values' gradient ``U diag(grad) Vh`` (the SVD recomputed: the forward saves nothing but ``a``);
-it holds where the singular values are distinct, as PyTorch's ``svd_backward`` does. Their
+it holds where the singular values are distinct, as PyTorch's ``svd_backward`` does;
+``fusejit::eigvalsh_backward`` likewise gives ``V diag(grad) V^T``, on the triangle read. Their
 derivatives are in ``fusejit/autodiff/linalg_rules.py``.
 """
 
@@ -50,6 +52,21 @@ def _svdvals_backward(grad: np.ndarray, a: np.ndarray) -> np.ndarray:
     return as_tensor((u * grad[..., None, :]) @ vh)
 
 
+def _eigvalsh(self: np.ndarray, UPLO: str = "L") -> np.ndarray:  # noqa: N803 (NumPy's name)
+    _matrices("linalg.eigvalsh", self)
+    return as_tensor(np.linalg.eigvalsh(_float(self), UPLO=UPLO))
+
+
+def _eigvalsh_backward(grad: np.ndarray, a: np.ndarray, UPLO: str) -> np.ndarray:  # noqa: N803
+    """``V diag(grad) V^T`` (symmetric), folded onto the triangle ``UPLO`` the forward read:
+    an element off the diagonal there stands for both mirrored ones."""
+    _, v = np.linalg.eigh(_float(a), UPLO=UPLO)
+    full = (v * grad[..., None, :]) @ np.swapaxes(v, -1, -2)
+    keep, strict = (np.tril(full), np.tril(full, -1)) if UPLO == "L" else (
+        np.triu(full), np.triu(full, 1))
+    return as_tensor(keep + strict)
+
+
 def _triangle_indices(upper: bool):
     def body(row: int, col: int, offset: int = 0, dtype: int | None = None, layout=None,
              device=None, pin_memory=None) -> np.ndarray:
@@ -66,6 +83,9 @@ _FACTORY = "*, ScalarType? dtype=4, Layout? layout=None, Device? device=None, " 
 register("aten::linalg_cholesky(Tensor self, *, bool upper=False) -> Tensor", _cholesky)
 register("aten::linalg_svdvals(Tensor A, *, str? driver=None) -> Tensor", _svdvals)
 register("fusejit::svdvals_backward(Tensor grad, Tensor A) -> Tensor", _svdvals_backward)
+register("aten::linalg_eigvalsh(Tensor self, str UPLO=\"L\") -> Tensor", _eigvalsh)
+register("fusejit::eigvalsh_backward(Tensor grad, Tensor A, str UPLO) -> Tensor",
+         _eigvalsh_backward)
 register(f"aten::triu_indices(int row, int col, int offset=0, {_FACTORY}) -> Tensor",
          _triangle_indices(True))
 register(f"aten::tril_indices(int row, int col, int offset=0, {_FACTORY}) -> Tensor",

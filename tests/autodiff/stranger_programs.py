@@ -1004,6 +1004,38 @@ def index_writes_and_branches(x, flag: float):
 
 
 @fusejit.jit
+def pairwise_loop_energy(pos, w):
+    n = pos.shape[0]
+    energy = 0.0
+    for i in range(n):
+        for j in range(i + 1, n):
+            r = np.linalg.norm(pos[i] - pos[j])
+            energy += 1.0 / r
+    loss = 0.0
+    for t in range(1, n):
+        loss = loss + np.sum((pos[t] - w * pos[t - 1]) ** 2)
+    return energy + loss
+
+
+@fusejit.jit
+def more_numpy_functions(x, k, a, r, f):
+    s = a + a.T
+    e = np.exp(x - x.max())
+    e /= e.sum()
+    piece = np.select([x < -1, x < 1], [-x - 0.5, 0.5 * x ** 2], default=x - 0.5)
+    rows = r / np.linalg.norm(r, axis=1, keepdims=True)
+    return (np.sum(np.linalg.eigvalsh(s) ** 3) + np.sum(np.linalg.eigvalsh(s, UPLO="U"))
+            + np.sum(np.cross(r, f) ** 2) + np.sum(np.convolve(x, k, mode="valid") ** 2)
+            + np.sum(np.convolve(x, k) ** 2) + np.sum(np.correlate(x, k, "same") * x)
+            + np.sum(piece) + np.sum(np.linalg.matrix_power(a, 3)) + np.vdot(r, f)
+            + x[:3] @ s @ k + np.sum(np.add.outer(x, k) ** 2) + np.sum(np.multiply.outer(k, 2.0))
+            - np.log(e[2]) + np.mean(x ** 2) - np.mean(x) ** 2 + np.var(x, ddof=1)
+            + np.sum(x[::2] * x[1::2]) + np.sum(np.diff(x, n=2) ** 2)
+            + np.sum(np.triu(rows @ rows.T, 1) ** 2) + np.abs(r).max()
+            + np.sum(np.cumsum(r[:, ::-1], axis=1) ** 2))
+
+
+@fusejit.jit
 def lstm_cell(x, h, c, w):
     z = np.concatenate([x, h], axis=-1) @ w
     n = h.shape[-1]

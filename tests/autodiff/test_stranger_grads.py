@@ -167,6 +167,9 @@ HELD_OUT = [
     (P.index_writes_and_branches, lambda: [n(3, 4), -1.0], (0,)),
     (P.integer_index_assignment, lambda: [n(3, 4)], (0,)),
     (P.einsum_ellipsis, lambda: [n(2, 3), n(3, 2)], (0, 1)),
+    (P.pairwise_loop_energy, lambda: [n(4, 3), n(3)], (0, 1)),
+    (P.more_numpy_functions, lambda: [away(8) * 1.3, n(3), n(3, 3) * 0.5, n(4, 3), n(4, 3)],
+     (0, 1, 2, 3, 4)),
 ]
 
 
