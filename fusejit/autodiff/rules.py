@@ -36,7 +36,7 @@ NONDIFFERENTIABLE = frozenset(
     "aten::eq aten::ne aten::ge aten::gt aten::le aten::lt aten::__and__ aten::__or__ "
     "aten::__xor__ aten::logical_not aten::floor aten::ceil aten::round aten::trunc aten::sign "
     "aten::size aten::dim aten::numel aten::Bool aten::Int aten::Float aten::item aten::rand_like "
-    "aten::zeros_like aten::ones_like aten::_size_if_not_equal aten::remainder aten::fmod "
+    "aten::zeros_like aten::ones_like aten::_size_if_not_equal "
     "aten::floordiv aten::len aten::tensor prim::Constant "
     "prim::BroadcastSizes prim::ChunkSizes prim::Uninitialized prim::NumToTensor "
     "prim::ImplicitTensorToNum prim::dtype prim::device aten::argmax aten::argmin aten::all "
@@ -601,6 +601,7 @@ from . import (  # noqa: E402, F401
     list_grads,
     mean_rules,
     reduction_rules,
+    remainder_rules,
     view_rules,
 )
 

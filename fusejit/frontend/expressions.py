@@ -71,7 +71,7 @@ from .masked import count as masked_count
 from .masked import select as masked_select
 from .numpy_dtypes import dtype_of
 from .numpy_lowering import rank_of
-from .numpy_shims import SHIMS
+from .numpy_shims import SHIMS, SHIMS_FILE
 from .numpy_shims import unsupported as shim_unsupported
 
 _BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.Pow: "pow",
@@ -241,8 +241,9 @@ class ExpressionEmitter:
     def eval_Attribute(self, node: ast.Attribute) -> Any:
         base = self.eval(node.value)
         name = f"{_dotted(node.value)}.{node.attr}"
-        if isinstance(base, Sugared) and isinstance(base.obj, np.ufunc) and node.attr == "outer":
-            return Sugared(base.obj.outer, name)   # np.add.outer (numpy_shims)
+        if isinstance(base, Sugared) and isinstance(base.obj, np.ufunc) and \
+                node.attr in ("outer", "reduce", "accumulate"):
+            return Sugared(getattr(base.obj, node.attr), name)   # np.add.outer (numpy_shims)
         if isinstance(base, Sugared) and isinstance(base.obj, types.ModuleType):
             if not hasattr(base.obj, node.attr):
                 self.at(node)
@@ -511,7 +512,14 @@ class ExpressionEmitter:
         take is refused at the caller's line."""
         call_loc = self.b.loc
         try:
-            return self.inline_call(shim, args, kwargs)
+            result = self.inline_call(shim, args, kwargs)
+            # what it emitted is located at the call (a run-time error, an autodiff refusal
+            # name the caller's line, not the stand-in's)
+            here = call_loc.source_range() if call_loc is not None else None
+            for made in self.b.graph.all_nodes():
+                if made.source_range is not None and made.source_range.file == SHIMS_FILE:
+                    made.source_range = here
+            return result
         except ScriptError as error:
             self.b.loc = call_loc
             reason = str(error).split("\n", 1)[0]

@@ -12,6 +12,8 @@ refused naming the caller's line (``expressions.eval_Call``).
 
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 
 
@@ -175,10 +177,167 @@ def divide_outer(a, b):
     return a / b
 
 
+def _asinh_of_magnitude(a):
+    return np.log1p(a + a * a / (1 + np.sqrt(1 + a * a)))
+
+
+def arcsinh(x):
+    # (odd: the accurate form for x >= 0 mirrored; log(x + sqrt(x^2 + 1)) cancels for x < 0)
+    return np.where(x < 0, -_asinh_of_magnitude(-x), _asinh_of_magnitude(x))
+
+
+def arccosh(x):
+    t = x - 1
+    return np.log1p(t + np.sqrt(2 * t + t * t))
+
+
+def arctanh(x):
+    return 0.5 * np.log1p(2 * x / (1 - x))
+
+
+def sinc(x):
+    y = np.pi * np.where(x == 0, 1.0e-20, x)   # (NumPy's own definition)
+    return np.sin(y) / y
+
+
+def deg2rad(x):
+    return x * (np.pi / 180)
+
+
+def rad2deg(x):
+    return x * (180 / np.pi)
+
+
+def cbrt(x):
+    return np.sign(x) * np.abs(x) ** (1 / 3)
+
+
+def reciprocal(x):
+    return 1 / x
+
+
+def heaviside(x1, x2):
+    return np.where(x1 < 0, 0.0, np.where(x1 > 0, 1.0, x2))
+
+
+def fmax(x1, x2):
+    # (a NaN loses unless both are NaN)
+    return np.where((x1 >= x2) | np.isnan(x2), x1, x2)
+
+
+def fmin(x1, x2):
+    return np.where((x1 <= x2) | np.isnan(x2), x1, x2)
+
+
+def float_power(x1, x2):
+    return np.power(np.asarray(x1).astype(np.float64), x2)
+
+
+def logaddexp2(x1, x2):
+    ln2 = np.log(2.0)
+    return np.logaddexp(x1 * ln2, x2 * ln2) / ln2
+
+
+def copysign(x1, x2):
+    magnitude = np.abs(x1)
+    negative = (x2 < 0) | ((x2 == 0) & (1.0 / x2 < 0))   # (-0.0 too)
+    return np.where(negative, -magnitude, magnitude)
+
+
+def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
+    big = np.finfo(x.dtype).max
+    if posinf is None:
+        posinf = big
+    if neginf is None:
+        neginf = -big
+    return np.where(np.isnan(x), nan, np.where(np.isinf(x) & (x > 0), posinf,
+                                               np.where(np.isinf(x), neginf, x)))
+
+
+def trapezoid(y, x=None, dx=1.0, axis=-1):
+    y = np.swapaxes(np.asarray(y), axis, -1)
+    if x is None:
+        d = dx
+    else:
+        if x.ndim != 1:
+            unsupported("np.trapezoid: x must be 1-D")
+        d = np.diff(x)
+    return np.sum(d * (y[..., 1:] + y[..., :-1]) / 2.0, axis=-1)
+
+
+def ptp(a, axis=None, keepdims=False):
+    return np.max(a, axis=axis, keepdims=keepdims) - np.min(a, axis=axis, keepdims=keepdims)
+
+
+def multi_dot(arrays):
+    result = arrays[0]
+    for a in arrays[1:]:
+        result = result @ a
+    return result
+
+
+def rot90(m, k=1):
+    if m.ndim != 2:
+        unsupported("np.rot90 is supported for 2-D arrays, in the plane of their two axes")
+    turns = k % 4
+    if turns == 1:
+        return np.flip(m, 1).T
+    if turns == 2:
+        return np.flip(np.flip(m, 0), 1)
+    if turns == 3:
+        return np.flip(m.T, 1)
+    return m
+
+
+def add_reduce(a, axis=0, keepdims=False):
+    return np.sum(a, axis=axis, keepdims=keepdims)
+
+
+def multiply_reduce(a, axis=0, keepdims=False):
+    return np.prod(a, axis=axis, keepdims=keepdims)
+
+
+def maximum_reduce(a, axis=0, keepdims=False):
+    return np.max(a, axis=axis, keepdims=keepdims)
+
+
+def minimum_reduce(a, axis=0, keepdims=False):
+    return np.min(a, axis=axis, keepdims=keepdims)
+
+
+def logaddexp_reduce(a, axis=0, keepdims=False):
+    m = np.max(a, axis=axis, keepdims=True)
+    out = m + np.log(np.sum(np.exp(a - m), axis=axis, keepdims=True))
+    if keepdims:
+        return out
+    return np.squeeze(out, axis=axis)
+
+
+def add_accumulate(a, axis=0):
+    return np.cumsum(a, axis=axis)
+
+
+def multiply_accumulate(a, axis=0):
+    return np.cumprod(a, axis=axis)
+
+
 SHIMS = {np.cov: cov, np.corrcoef: corrcoef, np.polyval: polyval, np.kron: kron,
          np.meshgrid: meshgrid, np.tri: tri, np.cross: cross, np.convolve: convolve,
          np.correlate: correlate, np.select: select, np.linalg.matrix_power: matrix_power,
          np.vdot: vdot, np.add.outer: add_outer, np.subtract.outer: subtract_outer,
-         np.multiply.outer: multiply_outer, np.divide.outer: divide_outer}
+         np.multiply.outer: multiply_outer, np.divide.outer: divide_outer,
+         np.arcsinh: arcsinh, np.arccosh: arccosh, np.arctanh: arctanh, np.sinc: sinc,
+         np.deg2rad: deg2rad, np.radians: deg2rad, np.rad2deg: rad2deg, np.degrees: rad2deg,
+         np.cbrt: cbrt, np.reciprocal: reciprocal, np.heaviside: heaviside, np.fmax: fmax,
+         np.fmin: fmin, np.float_power: float_power, np.logaddexp2: logaddexp2,
+         np.copysign: copysign, np.nan_to_num: nan_to_num, np.trapezoid: trapezoid,
+         np.ptp: ptp, np.linalg.multi_dot: multi_dot, np.rot90: rot90,
+         np.add.reduce: add_reduce, np.multiply.reduce: multiply_reduce,
+         np.maximum.reduce: maximum_reduce, np.minimum.reduce: minimum_reduce,
+         np.logaddexp.reduce: logaddexp_reduce, np.add.accumulate: add_accumulate,
+         np.multiply.accumulate: multiply_accumulate}
 
-__all__ = ["SHIMS"]
+# (the file the scripted stand-ins' nodes are first located in, named as scripting names it)
+SHIMS_FILE = inspect.getsourcefile(cov) or __file__
+
+__all__ = ["SHIMS", "SHIMS_FILE", "unsupported"]

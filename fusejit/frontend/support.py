@@ -101,7 +101,7 @@ def support_rows() -> list[tuple[str, str]]:
             groups[group].add(f"`{name}`")
     for obj in SHIMS:   # (written in scripted NumPy: numpy_shims.py)
         owner = getattr(obj, "__self__", None)
-        name = f"np.{owner.__name__}.outer" if isinstance(owner, np.ufunc) else \
+        name = f"np.{owner.__name__}.{obj.__name__}" if isinstance(owner, np.ufunc) else \
             _display(obj, obj.__name__)
         groups["NumPy functions"].add(f"`{name}`")
     rows = [(group, ", ".join(sorted(names))) for group, names in groups.items()]
