@@ -20,13 +20,11 @@ from __future__ import annotations
 import ast
 import builtins
 import inspect
-import operator
 import types
 from typing import Any
 
 import numpy as np
 
-from ..errors import ScriptError
 from ..ir.graph import Value
 from ..ir.symbols import aten, prim
 from ..ir.types import (
@@ -71,14 +69,13 @@ from .masked import count as masked_count
 from .masked import select as masked_select
 from .numpy_dtypes import dtype_of
 from .numpy_lowering import rank_of
-from .numpy_shims import SHIMS, SHIMS_FILE
+from .numpy_shims import SHIMS
 from .numpy_shims import unsupported as shim_unsupported
+from .static_conditions import StaticConditions
 
 _BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.Pow: "pow",
            ast.Mod: "remainder", ast.FloorDiv: "floordiv", ast.MatMult: "matmul",
            ast.BitAnd: "and", ast.BitOr: "or", ast.BitXor: "xor"}
-_STATIC_COMPARE = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt,
-                   ast.LtE: operator.le, ast.Gt: operator.gt, ast.GtE: operator.ge}
 _COMPARE = {ast.Eq: "eq", ast.NotEq: "ne", ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt",
             ast.GtE: "ge"}
 class Sugared:
@@ -139,7 +136,7 @@ class FunctionSource:
                 pass
 
 
-class ExpressionEmitter:
+class ExpressionEmitter(StaticConditions):
     """Evaluates expressions of one function body into items, emitting nodes as it goes."""
 
     def __init__(self, b: IRBuilder, src: FunctionSource):
@@ -507,28 +504,6 @@ class ExpressionEmitter:
                            f"write it with the supported functions (README: What NumPy is "
                            f"supported), or call it outside the jitted function")
 
-    def inline_shim(self, name: str, shim, args: list[Item], kwargs: dict[str, Item]) -> Item:
-        """A NumPy function fusejit writes in NumPy (``numpy_shims``), inlined; what it cannot
-        take is refused at the caller's line."""
-        call_loc = self.b.loc
-        try:
-            result = self.inline_call(shim, args, kwargs)
-            # what it emitted is located at the call (a run-time error, an autodiff refusal
-            # name the caller's line, not the stand-in's)
-            here = call_loc.source_range() if call_loc is not None else None
-            for made in self.b.graph.all_nodes():
-                if made.source_range is not None and made.source_range.file == SHIMS_FILE:
-                    made.source_range = here
-            return result
-        except ScriptError as error:
-            self.b.loc = call_loc
-            reason = str(error).split("\n", 1)[0]
-            where = getattr(error, "location", None)
-            if where is not None:
-                reason = reason.removeprefix(f"{where}: ")
-            raise self.b.error(f"{name}: {reason} (these arguments are not supported)") \
-                from None
-
     def append(self, node: ast.Call) -> Item:
         """``xs.append(v)``: on a Python list while scripting, ``aten::append`` on an IR list."""
         items = self.eval(node.func.value)  # type: ignore[attr-defined]
@@ -560,56 +535,6 @@ class ExpressionEmitter:
         raise NotImplementedError  # provided by the statement emitter (containers.py)
 
     # -- helpers ------------------------------------------------------------------------------
-
-    def static_condition(self, node: ast.expr) -> bool | None:
-        """The value of a condition known while scripting (``x is None``, a constant), else
-        None. Only tests that emit nothing are decided here, so nothing is emitted twice."""
-        if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(
-                node.ops[0], (ast.Is, ast.IsNot)):
-            item = self.eval_value(node)
-        elif isinstance(node, (ast.Constant, ast.Name)):
-            item = self.eval_value(node)
-        elif isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(
-                node.ops[0], (ast.Eq, ast.NotEq)) and all(
-                isinstance(n, (ast.Constant, ast.Name)) for n in (node.left, *node.comparators)):
-            sides = [self.eval_value(n) for n in (node.left, *node.comparators)]
-            if not any(isinstance(v, str) for v in sides):  # (numbers: the general path)
-                return None
-            return (sides[0] == sides[1]) == isinstance(node.ops[0], ast.Eq)
-        elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
-            inner = self.static_condition(node.operand)
-            return None if inner is None else not inner
-        elif isinstance(node, ast.BoolOp):   # (x.ndim == 1 and y is None)
-            values = [self.static_condition(v) for v in node.values]
-            if any(v is None for v in values):
-                return None
-            return all(values) if isinstance(node.op, ast.And) else any(values)
-        elif isinstance(node, ast.Compare) and all(
-                self._known_leaf(n) for n in (node.left, *node.comparators)):
-            # numbers known while scripting: a constant, a name bound to one, x.ndim
-            sides = [self.b.static(self.eval_value(n)) for n in (node.left, *node.comparators)]
-            folds = [_STATIC_COMPARE.get(type(op)) for op in node.ops]
-            if None in folds or not all(isinstance(v, (bool, int, float)) for v in sides):
-                return None
-            return all(fold(a, c) for fold, a, c in zip(folds, sides, sides[1:]))
-        else:
-            return None
-        static = self.b.static(item)
-        return bool(static) if isinstance(static, (bool, int, float)) or static is None \
-            else None
-
-    def _known_leaf(self, node: ast.expr) -> bool:
-        """Is ``node`` a constant, a name, or ``name.ndim`` of an array of known rank (typed
-        scripting): evaluating it emits nothing."""
-        if isinstance(node, (ast.Constant, ast.Name)):
-            return True
-        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-            return isinstance(node.operand, ast.Constant)   # (-1)
-        if isinstance(node, ast.Attribute) and node.attr == "ndim" and \
-                isinstance(node.value, ast.Name) and self.b.facts is not None:
-            item = self.env.get(node.value.id)
-            return is_tensor(item) and item.type.rank is not None
-        return False
 
     def condition(self, node: ast.expr) -> Value:
         item = self.eval_value(node)

@@ -1036,6 +1036,22 @@ def more_numpy_functions(x, k, a, r, f):
 
 
 @fusejit.jit
+def elementwise_stand_ins(x, y):
+    # x, y in (0.2, 0.9)
+    return (np.sum(np.arcsinh(x - 0.5) + np.arccosh(1 + x) + np.arctanh(x - 0.5))
+            + np.sum(np.sinc(x) * np.deg2rad(y)) + np.sum(np.cbrt(x - 0.5) * np.reciprocal(y))
+            + np.sum(np.heaviside(x - 0.5, 0.5) * y) + np.sum(np.fmax(x, y) - np.fmin(x, y))
+            + np.sum(np.float_power(x, y)) + np.sum(np.logaddexp2(x, y))
+            + np.sum(np.copysign(x, y - 0.5)) + np.sum(np.nan_to_num(x / y))
+            + np.sum(np.trapezoid(x, axis=1)) + np.trapezoid(y[0], x[0]) + np.sum(np.ptp(x, 0))
+            + np.sum(np.linalg.multi_dot([x, y.T, x])) + np.sum(np.rot90(x) * np.rot90(y, 3))
+            + np.sum(np.mod(x * 5, 1.0) * y) + np.sum(np.fmod(x * 3, y + 0.3) ** 2)
+            + np.sum(x % (y + 0.5)) + np.sum(x, where=y > 0.5) + np.mean(x * y, where=x > 0.4)
+            + np.sum(np.logaddexp.reduce(x, axis=1)) + np.sum(np.add.accumulate(y, axis=1) ** 2)
+            + np.sum(np.broadcast_to(x[0], (2, 4)) * y[:2]))
+
+
+@fusejit.jit
 def lstm_cell(x, h, c, w):
     z = np.concatenate([x, h], axis=-1) @ w
     n = h.shape[-1]

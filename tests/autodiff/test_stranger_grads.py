@@ -168,6 +168,8 @@ HELD_OUT = [
     (P.integer_index_assignment, lambda: [n(3, 4)], (0,)),
     (P.einsum_ellipsis, lambda: [n(2, 3), n(3, 2)], (0, 1)),
     (P.pairwise_loop_energy, lambda: [n(4, 3), n(3)], (0, 1)),
+    (P.elementwise_stand_ins, lambda: [RNG.uniform(0.2, 0.9, (3, 4)),
+                                       RNG.uniform(0.2, 0.9, (3, 4))], (0, 1)),
     (P.more_numpy_functions, lambda: [away(8) * 1.3, n(3), n(3, 3) * 0.5, n(4, 3), n(4, 3)],
      (0, 1, 2, 3, 4)),
 ]
