@@ -1052,6 +1052,24 @@ def elementwise_stand_ins(x, y):
 
 
 @fusejit.jit
+def stand_in_outputs(x, y, a, v):
+    i, j = np.triu_indices(4, 1)
+    gx, gy = np.meshgrid(v, y[0], indexing="ij")
+    return (np.cov(x), np.cov(x, y), np.cov(a, rowvar=False, ddof=0), np.corrcoef(a),
+            np.polyval(v, x), np.kron(a, np.eye(2)), np.kron(v, y[0]), gx, gy,
+            np.convolve(x, v), np.convolve(v, x, "valid"), np.convolve(x, v[:2], "same"),
+            np.correlate(x, v, "full"), np.select([x < 0, x < 1], [x, 2 * x], -1.0),
+            np.linalg.matrix_power(a, 2), np.linalg.matrix_power(a, -1), np.cross(a[:, :3], v[:3]),
+            np.linalg.eigvalsh(a @ a.T), np.linalg.svd(a, compute_uv=False),
+            np.linalg.cholesky(a @ a.T + np.eye(4)), a[i, j], np.tri(3, 4, 1),
+            np.einsum('...j,j', a, v), np.subtract.outer(v, x[:2]), np.arcsinh(x),
+            np.arccosh(1 + x * x), np.sinc(x), np.ptp(a, axis=1), np.rot90(a),
+            np.trapezoid(a, dx=0.5), np.logaddexp.reduce(a, axis=0), np.nan_to_num(x / (x > 0)),
+            np.linalg.norm(a, 2), np.linalg.norm(a, 'nuc'), np.broadcast_to(v, (2, 4)),
+            np.sum(a, axis=0, where=a > 0), np.mean(a, 1, where=a < 1, keepdims=True))
+
+
+@fusejit.jit
 def lstm_cell(x, h, c, w):
     z = np.concatenate([x, h], axis=-1) @ w
     n = h.shape[-1]
@@ -1075,3 +1093,8 @@ def rnn_float32_inputs(x, w):
 def singular_vectors(a):
     u, s, vh = np.linalg.svd(a)
     return np.sum(u * s)
+
+
+@fusejit.jit
+def kron_of_3d(x):
+    return np.sum(np.kron(x, x))

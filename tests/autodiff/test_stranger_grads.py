@@ -199,12 +199,39 @@ def test_gradient_matches_finite_differences(index, fn, make_args, argnums, fuse
     (P.loop_write_through_alias, [n(2, 3), n(3)], r"aten::mul_ writes in place"),
     (P.two_names_one_buffer, [n(3)], r"aten::mul_ writes in place"),
     (P.singular_vectors, [n(3, 3)], r"np.linalg.svd: only the singular values"),
+    (P.kron_of_3d, [n(2, 2, 2)], r"np.kron: np.kron is supported for two 1-D or two 2-D"),
     (P.view_read_after_row_write, [n(2, 3), n(3)], r"aten::copy_ writes in place"),
 ], ids=lambda v: getattr(v, "__name__", ""))
 def test_what_cannot_be_differentiated_is_refused_naming_the_line(fn, args, pattern) -> None:
     with pytest.raises(FusejitError, match=pattern) as error:
         fusejit.grad(fn, argnums=0)(*args)
     assert "stranger_programs.py:" in str(error.value)
+
+
+def test_the_stand_ins_outputs_match_numpy() -> None:
+    # the NumPy functions the gradient programs above use, each output against NumPy's own
+    # (value, shape and dtype); run unfused: no kernel to compile
+    x, y, a, v = n(6), n(3, 6), n(4, 4), n(4)
+    outputs, _ = fusejit.vjp(P.stand_in_outputs, x, y, a, v, fuse=False)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        expected = P.stand_in_outputs.fn(x, y, a, v)
+    assert len(outputs) == len(expected)
+    for k, (got, want) in enumerate(zip(outputs, expected)):
+        want = np.asarray(want)
+        assert got.shape == want.shape and got.dtype == want.dtype, (k, got.shape, want.shape)
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12, err_msg=f"output {k}")
+
+
+def test_einsum_with_an_ellipsis_inside_fusejit_trace() -> None:
+    a, w = n(2, 3), n(3, 3)
+
+    def f(a, w):
+        return np.sum(np.einsum('...i,ij->...j', a, w) ** 2)
+    value, grads = fusejit.value_and_grad(fusejit.trace(f, a, w), argnums=(0, 1),
+                                          fuse=False)(a, w)
+    np.testing.assert_allclose(value, f(a, w), rtol=1e-12)
+    for k, got in enumerate(grads):
+        np.testing.assert_allclose(got, numeric_grad(f, [a, w], k), rtol=1e-6, atol=1e-7)
 
 
 def test_vjp_of_two_array_outputs_matches_finite_differences() -> None:
