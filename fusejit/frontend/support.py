@@ -68,7 +68,8 @@ _ROWS_BY_HAND = [
     ("calls", "plain Python functions and other `@fusejit.jit` functions (inlined); "
               "`fusejit.jit(lambda x: ...)`"),
     ("containers", "tuples; lists (`append`, `np.stack`/`np.array` of them); list "
-                   "comprehensions; dicts with constant keys (`d[\"k\"]`, `.items()`), "
+                   "comprehensions, generator expressions (`sum(f(x) for x in xs)`, as lists); "
+                   "dicts with constant keys (`d[\"k\"]`, `.items()`), "
                    "while scripting"),
     ("globals", "numbers, lists/tuples of numbers, dicts of numbers and arrays, read when a "
                 "signature is "

@@ -1070,6 +1070,24 @@ def stand_in_outputs(x, y, a, v):
 
 
 @fusejit.jit
+def convolution_pooling_and_steps(image, kernel, w, idx):
+    h, wd = image.shape
+    out = np.zeros((h - 2, wd - 2))
+    for i in range(h - 2):
+        for j in range(wd - 2):
+            out[i, j] = np.sum(image[i:i + 3, j:j + 3] * kernel)
+    pooled = image[:4, :4].reshape(2, 2, 2, 2).max(axis=(1, 3))
+    x, y = image[:, :3], image[:, 3]
+    for _ in range(3):
+        w = w - 0.1 * 2 * x.T @ (x @ w - y) / x.shape[0]
+    total = 0.0
+    for t in range(idx.shape[0]):
+        total = total + np.sum(np.tanh(kernel[idx[t]]))
+    return (np.sum(np.maximum(out, 0) ** 2) + np.sum(pooled ** 2) + np.mean((x @ w - y) ** 2)
+            + total + sum(np.sum(row ** 2) for row in (kernel[0], kernel[2])))
+
+
+@fusejit.jit
 def lstm_cell(x, h, c, w):
     z = np.concatenate([x, h], axis=-1) @ w
     n = h.shape[-1]

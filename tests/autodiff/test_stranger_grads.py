@@ -170,6 +170,8 @@ HELD_OUT = [
     (P.pairwise_loop_energy, lambda: [n(4, 3), n(3)], (0, 1)),
     (P.elementwise_stand_ins, lambda: [RNG.uniform(0.2, 0.9, (3, 4)),
                                        RNG.uniform(0.2, 0.9, (3, 4))], (0, 1)),
+    (P.convolution_pooling_and_steps, lambda: [n(5, 5), n(3, 3), n(3), np.array([1, 2, 2, 0])],
+     (0, 1, 2)),
     (P.more_numpy_functions, lambda: [away(8) * 1.3, n(3), n(3, 3) * 0.5, n(4, 3), n(4, 3)],
      (0, 1, 2, 3, 4)),
 ]
