@@ -25,9 +25,9 @@ import numpy as np
 
 from .. import ops as F
 from ..ir.graph import Value
-from ..ir.types import ListType
+from ..ir.types import ListType, ScalarType
 from . import numpy_arrays, numpy_linalg, numpy_lowering, numpy_more
-from .builder import IRBuilder, Item, is_tensor
+from .builder import IRBuilder, Item, describe, is_tensor
 from .einsum import einsum
 from .lowering import (
     binary,
@@ -243,8 +243,8 @@ def _no_out(lower: Callable[..., Item], name: str) -> Callable[..., Item]:
         if mask is None:
             return lower(b, x, axis, *extra)
         what = f"{name}(where=...)"
-        if not is_tensor(mask):
-            raise b.error(f"{what}: where must be a boolean array")
+        if not is_tensor(mask) or mask.type.scalar_type not in (None, ScalarType.Bool):
+            raise b.error(f"{what}: where must be a boolean array, got {describe(mask)}")
         if name == "mean":
             x = numpy_lowering._array(b, x, what)
             full = b.emit("aten::expand", [mask, b.emit("aten::size", [x], what), False], what)

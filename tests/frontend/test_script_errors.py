@@ -67,7 +67,7 @@ def star_args(x):
 
 
 def bad_keyword(x):
-    return np.sum(x, where=x)
+    return np.sum(x, initial=1.0)
 
 
 def slicing(x):
@@ -127,7 +127,7 @@ CASES = [
     (lambda_inside, "a lambda", "lambda y"),
     (with_try, "a try statement", "try:"),
     (star_args, "star-args", "*parts"),
-    (bad_keyword, "unexpected keyword argument 'where'", "np.sum(x, where=x)"),
+    (bad_keyword, "unexpected keyword argument 'initial'", "np.sum(x, initial=1.0)"),
     (slicing, "data-dependent shape", "x[x > 0]"),
     (uses_break, "break or continue in a loop over a tuple", "for _w in (x, x):"),
     (python_object, "is a Python set", "ALLOWED"),
