@@ -1,7 +1,9 @@
 """Losses and small models written the way a NumPy user writes them, for
-``test_stranger_grads.py``: each is a ``@fusejit.jit`` function returning a scalar. The last
-group are constructs that cannot be differentiated (or scripted): they must be refused with an
-error naming the line, never give a wrong gradient.
+``test_stranger_grads.py``: each is a ``@fusejit.jit`` function returning a scalar (a few
+after the refused group return arrays, for ``vjp`` and the stand-ins' outputs). The group
+marked "refused" are constructs that cannot be differentiated (or scripted): they must be
+refused with an error naming the line, never give a wrong gradient. A second stranger's
+programs follow it (several per function).
 """
 
 from __future__ import annotations
