@@ -49,6 +49,7 @@ from .builder import (
 from .calls import ATTRIBUTES, METHODS, find_callee
 from .constructs import CONSTRUCT_NAMES, INSTEAD
 from .containers import DictMethod, dict_method
+from .local_functions import LocalFunction
 from .lowering import (
     binary,
     ndim,
@@ -482,6 +483,8 @@ class ExpressionEmitter(StaticConditions):
             raise self.b.error(MASK_HINT)
         if isinstance(func, BoundMethod):
             return METHODS[func.name](self.b, [func.receiver, *args], kwargs)
+        if isinstance(func, LocalFunction):   # (a def or lambda of this function: inlined)
+            return self.inline_call(func, args, kwargs)
         if not isinstance(func, Sugared):
             raise self.b.error(f"a {describe(func)} is not callable")
         callee = find_callee(func.obj)

@@ -44,6 +44,8 @@ _STATEMENT_TEXT = {
            "read "
            "after it (an error if it ran zero times)",
     "Expr": "expression statements, `list.append(v)`, `print(...)`",
+    "FunctionDef": "`def` and `lambda` inside the function (inlined where called; they read "
+                   "the enclosing names)",
     "Pass": "`pass`",
     "Raise": '`raise ValueError("constant message")` (a `fusejit.JITException` at run time)',
     "Assert": '`assert test, "constant message"`',

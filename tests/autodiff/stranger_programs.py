@@ -1090,6 +1090,18 @@ def convolution_pooling_and_steps(image, kernel, w, idx):
 
 
 @fusejit.jit
+def local_functions(x, w, scale):
+    sigmoid = lambda z: 1 / (1 + np.exp(-z))  # noqa: E731
+
+    def layer(h, m, bias=0.1):
+        return np.tanh(h @ m + bias) * scale
+
+    def loss(h):
+        return np.sum(sigmoid(h) ** 2)
+    return loss(layer(layer(x, w), w.T @ w, bias=-0.2)) + sum(sigmoid(v) for v in (1.0, 2.0))
+
+
+@fusejit.jit
 def lstm_cell(x, h, c, w):
     z = np.concatenate([x, h], axis=-1) @ w
     n = h.shape[-1]

@@ -172,6 +172,7 @@ HELD_OUT = [
                                        RNG.uniform(0.2, 0.9, (3, 4))], (0, 1)),
     (P.convolution_pooling_and_steps, lambda: [n(5, 5), n(3, 3), n(3), np.array([1, 2, 2, 0])],
      (0, 1, 2)),
+    (P.local_functions, lambda: [n(3, 4), n(4, 4) * 0.5, 0.8], (0, 1)),
     (P.more_numpy_functions, lambda: [away(8) * 1.3, n(3), n(3, 3) * 0.5, n(4, 3), n(4, 3)],
      (0, 1, 2, 3, 4)),
 ]
