@@ -7,9 +7,12 @@ a string option a constant that selects code. So whatever a call runs also diffe
 ``np.flip(x)`` (which needs the rank), ``x.max(axis=axis)``, ``if lam > 0``, ``range(n)``.
 
 Where the graph scripted once without types takes the arguments as they are (arrays, and
-numbers where it annotates them), that graph serves every signature, as it did before; the
-typed graphs are for the rest. A string argument is no input of its graph; :class:`KeptInputs`
-runs a staged code on the arguments its graph kept.
+numbers where it annotates them), that graph serves every signature, as it did before,
+unless the typed graph casts to NumPy's dtypes where the untyped one cannot know them
+(``0.9 ** np.arange(n)``: float64 in NumPy, float32 by PyTorch's rules; float32 arguments
+with a float64 ``np.zeros`` loop state); the typed graphs are for the rest. A string
+argument is no input of its graph; :class:`KeptInputs` runs a staged code on the arguments its
+graph kept.
 """
 
 from __future__ import annotations
