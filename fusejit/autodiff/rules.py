@@ -593,8 +593,8 @@ def _clamp_tensor(ctx, node: Node, grads: list) -> list:
     return pairs
 
 
-# (rules.py is full: mean, amax/amin, prod, var/std, slice, flip, cumsum and appended lists'
-# stack and indexing live in these)
+# (rules.py is full: mean, amax/amin, prod, var/std, slice, flip, cumsum, appended lists'
+# stack and indexing, factorisations and remainder live in these)
 from . import (  # noqa: E402, F401
     array_rules,
     linalg_rules,
