@@ -321,6 +321,20 @@ def multiply_accumulate(a, axis=0):
     return np.cumprod(a, axis=axis)
 
 
+def interp(x, xp, fp, left=None, right=None, period=None):
+    # NumPy's: fp[j] + slope * (x - xp[j]) in the interval [xp[j], xp[j + 1]] holding x,
+    # fp[-1] at xp[-1], left/right (fp's ends) outside; the interval is found by counting
+    if period is not None:
+        unsupported("np.interp: period= is not supported")
+    x, xp, fp = np.asarray(x), np.asarray(xp), np.asarray(fp)
+    j = np.clip(np.sum(x[..., None] >= xp, axis=-1) - 1, 0, xp.shape[0] - 2)
+    slope = (fp[j + 1] - fp[j]) / (xp[j + 1] - xp[j])
+    inside = np.where(x == xp[-1], fp[-1], slope * (x - xp[j]) + fp[j])
+    low = fp[0] if left is None else left
+    high = fp[-1] if right is None else right
+    return np.where(x < xp[0], low, np.where(x > xp[-1], high, inside))
+
+
 SHIMS = {np.cov: cov, np.corrcoef: corrcoef, np.polyval: polyval, np.kron: kron,
          np.meshgrid: meshgrid, np.tri: tri, np.cross: cross, np.convolve: convolve,
          np.correlate: correlate, np.select: select, np.linalg.matrix_power: matrix_power,
@@ -335,7 +349,7 @@ SHIMS = {np.cov: cov, np.corrcoef: corrcoef, np.polyval: polyval, np.kron: kron,
          np.add.reduce: add_reduce, np.multiply.reduce: multiply_reduce,
          np.maximum.reduce: maximum_reduce, np.minimum.reduce: minimum_reduce,
          np.logaddexp.reduce: logaddexp_reduce, np.add.accumulate: add_accumulate,
-         np.multiply.accumulate: multiply_accumulate}
+         np.multiply.accumulate: multiply_accumulate, np.interp: interp}
 
 # (the file the scripted stand-ins' nodes are first located in, named as scripting names it)
 SHIMS_FILE = inspect.getsourcefile(cov) or __file__

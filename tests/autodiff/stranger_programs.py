@@ -957,7 +957,8 @@ def fits(coef, t, knots, slopes, params, centre):
     bump = np.sum(np.exp(-((gx - centre[0]) ** 2 + (gy - centre[1]) ** 2) / 0.64))
     return (poly + np.sum(np.diff(curve, axis=1) ** 2) + np.sum(linear ** 2)
             + np.mean((wave - time) ** 2) + bump + np.sum(np.kron(knots, slopes) ** 2)
-            + np.sum(np.kron(np.outer(knots, slopes), np.eye(2)) * 0.5))
+            + np.sum(np.kron(np.outer(knots, slopes), np.eye(2)) * 0.5)
+            + np.sum(np.interp(t, np.linspace(0.0, 1.0, 4), knots) ** 2))
 
 
 @fusejit.jit
@@ -1068,7 +1069,8 @@ def stand_in_outputs(x, y, a, v):
             np.arccosh(1 + x * x), np.sinc(x), np.ptp(a, axis=1), np.rot90(a),
             np.trapezoid(a, dx=0.5), np.logaddexp.reduce(a, axis=0), np.nan_to_num(x / (x > 0)),
             np.linalg.norm(a, 2), np.linalg.norm(a, 'nuc'), np.broadcast_to(v, (2, 4)),
-            np.sum(a, axis=0, where=a > 0), np.mean(a, 1, where=a < 1, keepdims=True))
+            np.sum(a, axis=0, where=a > 0), np.mean(a, 1, where=a < 1, keepdims=True),
+            np.interp(x, np.sort(y[0]), y[1]), np.interp(x, np.sort(y[0]), y[1], 0.0, 1.0))
 
 
 @fusejit.jit
