@@ -6,6 +6,7 @@
                                        d%a = tril(S) + tril(S, -1)   (see below)
     %s = aten::linalg_svdvals(%a)      d%a = fusejit::svdvals_backward(d%s, %a)  (U diag Vh)
     %w = aten::linalg_eigvalsh(%a)     d%a = fusejit::eigvalsh_backward(d%w, %a, UPLO)
+    %w, %v = aten::linalg_eigh(%a)     d%a = fusejit::eigh_backward(d%w, d%v, %a, UPLO)
 
 PyTorch returns the symmetric ``S``: its input is taken to be symmetric. NumPy's (and
 ``linalg_cholesky``'s) factorisation reads the lower triangle only, so an element below the
@@ -52,4 +53,13 @@ def _linalg_svdvals(ctx, node: Node, grads: list) -> dict:
 def _linalg_eigvalsh(ctx, node: Node, grads: list) -> dict:
     a = node.input(0)
     return {a: ctx.emit("fusejit::eigvalsh_backward", grads[0], ctx.saved(a),
+                        ctx.saved(node.input(1)))}
+
+
+@derivative('aten::linalg_eigh(Tensor self, str UPLO="L") -> (Tensor eigenvalues, '
+            'Tensor eigenvectors)')
+def _linalg_eigh(ctx, node: Node, grads: list) -> dict:
+    a = node.input(0)
+    g_values, g_vectors = (g if g is not None else ctx.const(None) for g in grads)
+    return {a: ctx.emit("fusejit::eigh_backward", g_values, g_vectors, ctx.saved(a),
                         ctx.saved(node.input(1)))}

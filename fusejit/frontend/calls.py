@@ -347,6 +347,8 @@ CALLEES.update({
                                numpy_linalg.cholesky),
     np.linalg.eigvalsh: Callee("np.linalg.eigvalsh", "a, UPLO=None", lambda b, a, uplo:
                                numpy_linalg.eigvalsh(b, a, "L" if uplo is None else uplo)),
+    np.linalg.eigh: Callee("np.linalg.eigh", "a, UPLO=None", lambda b, a, uplo:
+                           numpy_linalg.eigh(b, a, "L" if uplo is None else uplo)),
     np.linalg.svd: Callee("np.linalg.svd", "a, full_matrices=True, compute_uv=True, "
                           "hermitian=False", numpy_linalg.svd),
     np.triu_indices: Callee("np.triu_indices", "n, k=0, m=None",

@@ -123,6 +123,24 @@ def eigvalsh(b: IRBuilder, a: Item, UPLO: Item = "L") -> Value:  # noqa: N803 (N
     return b.emit("aten::linalg_eigvalsh", [a, b.value_const(UPLO)], what)
 
 
+def eigh(b: IRBuilder, a: Item, UPLO: Item = "L") -> tuple[Value, Value]:  # noqa: N803
+    """``w, v = np.linalg.eigh(a)``: eigenvalues (ascending) and eigenvectors (columns) of
+    symmetric ``a``; a gradient through ``v`` needs distinct eigenvalues and a loss that does
+    not depend on each vector's sign."""
+    what = "np.linalg.eigh"
+    if UPLO not in ("L", "U"):
+        raise b.error(f"{what}: UPLO must be 'L' or 'U', got {describe(UPLO)}")
+    (a,) = conform(b, np.linalg.eigvalsh, [_array(b, a, what)], what)
+    if _rank(b, a, what) < 2:
+        raise b.error(f"{what} needs a 2-D array (or a stack of matrices)")
+    node = b.create("aten::linalg_eigh", [a, b.value_const(UPLO)], 2)
+    values, vectors = node.outputs
+    values.set_type(a.type.with_(sizes=(None,) * (a.type.rank - 1), strides=None))
+    vectors.set_type(a.type.with_(sizes=(None,) * a.type.rank, strides=None))
+    b.refine(node)
+    return values, vectors
+
+
 def cholesky(b: IRBuilder, a: Item, upper: Item = False) -> Value:
     """``np.linalg.cholesky(a)``: lower-triangular ``L`` with ``L @ L.T == a`` (``a``'s lower
     triangle is read); ``upper=True`` gives ``L.T``."""
@@ -295,5 +313,5 @@ def median(b: IRBuilder, a: Item, axis: Item = None, keepdims: Item = False) -> 
 
 _LETTERS = "abcdefghijklmnopqrstuvwxy"   # (z: inner's summed axis)
 
-__all__ = ["argsort", "average", "cholesky", "eigvalsh", "inner", "linalg", "median", "norm",
-           "slogdet", "solve", "sort", "svd", "tensordot", "triangle_indices"]
+__all__ = ["argsort", "average", "cholesky", "eigh", "eigvalsh", "inner", "linalg", "median",
+           "norm", "slogdet", "solve", "sort", "svd", "tensordot", "triangle_indices"]

@@ -4,6 +4,7 @@
     np.linalg.svd(a, compute_uv=False), np.linalg.norm(a, 2 / 'nuc')
                                      %s = aten::linalg_svdvals(%a)       (descending)
     np.linalg.eigvalsh(a, UPLO)      %w = aten::linalg_eigvalsh(%a, %UPLO)  (ascending)
+    w, v = np.linalg.eigh(a, UPLO)   %w, %v = aten::linalg_eigh(%a, %UPLO)
     np.triu_indices(n, k, m)         %ij = aten::triu_indices(%n, %m, %k)   (2 x count, int64)
 
 Like NumPy's ``cholesky``, ``linalg_cholesky`` reads the lower triangle of ``a`` only (the
@@ -67,6 +68,36 @@ def _eigvalsh_backward(grad: np.ndarray, a: np.ndarray, UPLO: str) -> np.ndarray
     return as_tensor(keep + strict)
 
 
+def _eigh(self: np.ndarray, UPLO: str = "L") -> tuple:  # noqa: N803 (NumPy's name)
+    _matrices("linalg.eigh", self)
+    values, vectors = np.linalg.eigh(_float(self), UPLO=UPLO)
+    return as_tensor(values), as_tensor(vectors)
+
+
+def _eigh_backward(grad_values: np.ndarray | None, grad_vectors: np.ndarray | None,
+                   a: np.ndarray, UPLO: str) -> np.ndarray:  # noqa: N803
+    """``V (diag(gL) + F o (V^T gV)) V^T`` with ``F_ij = 1 / (L_j - L_i)`` off the diagonal
+    (PyTorch's ``linalg_eig_backward`` for a symmetric matrix), made symmetric and folded
+    onto the triangle ``UPLO`` read. Eigenvalues must be distinct where ``gV`` is given."""
+    values, v = np.linalg.eigh(_float(a), UPLO=UPLO)
+    vt = np.swapaxes(v, -1, -2)
+    inner = np.zeros(v.shape, dtype=v.dtype)
+    if grad_vectors is not None:
+        gaps = values[..., None, :] - values[..., :, None]
+        n = values.shape[-1]
+        with np.errstate(divide="ignore"):
+            f = np.where(np.eye(n, dtype=bool), 0.0, 1.0 / np.where(np.eye(n, dtype=bool), 1.0,
+                                                                      gaps))
+        inner = f * (vt @ grad_vectors)
+    if grad_values is not None:
+        inner = inner + grad_values[..., None] * np.eye(values.shape[-1], dtype=v.dtype)
+    full = v @ inner @ vt
+    full = (full + np.swapaxes(full, -1, -2)) / 2
+    keep, strict = (np.tril(full), np.tril(full, -1)) if UPLO == "L" else (
+        np.triu(full), np.triu(full, 1))
+    return as_tensor(keep + strict)
+
+
 def _triangle_indices(upper: bool):
     def body(row: int, col: int, offset: int = 0, dtype: int | None = None, layout=None,
              device=None, pin_memory=None) -> np.ndarray:
@@ -84,6 +115,10 @@ register("aten::linalg_cholesky(Tensor self, *, bool upper=False) -> Tensor", _c
 register("aten::linalg_svdvals(Tensor A, *, str? driver=None) -> Tensor", _svdvals)
 register("fusejit::svdvals_backward(Tensor grad, Tensor A) -> Tensor", _svdvals_backward)
 register("aten::linalg_eigvalsh(Tensor self, str UPLO=\"L\") -> Tensor", _eigvalsh)
+register("aten::linalg_eigh(Tensor self, str UPLO=\"L\") -> (Tensor eigenvalues, "
+         "Tensor eigenvectors)", _eigh, multiple=True)
+register("fusejit::eigh_backward(Tensor? grad_values, Tensor? grad_vectors, Tensor A, "
+         "str UPLO) -> Tensor", _eigh_backward)
 register("fusejit::eigvalsh_backward(Tensor grad, Tensor A, str UPLO) -> Tensor",
          _eigvalsh_backward)
 register(f"aten::triu_indices(int row, int col, int offset=0, {_FACTORY}) -> Tensor",

@@ -1023,6 +1023,7 @@ def pairwise_loop_energy(pos, w):
 @fusejit.jit
 def more_numpy_functions(x, k, a, r, f):
     s = a + a.T
+    values, vectors = np.linalg.eigh(a @ a.T + np.diag(np.arange(1.0, 4.0)))
     e = np.exp(x - x.max())
     e /= e.sum()
     piece = np.select([x < -1, x < 1], [-x - 0.5, 0.5 * x ** 2], default=x - 0.5)
@@ -1035,7 +1036,8 @@ def more_numpy_functions(x, k, a, r, f):
             - np.log(e[2]) + np.mean(x ** 2) - np.mean(x) ** 2 + np.var(x, ddof=1)
             + np.sum(x[::2] * x[1::2]) + np.sum(np.diff(x, n=2) ** 2)
             + np.sum(np.triu(rows @ rows.T, 1) ** 2) + np.abs(r).max()
-            + np.sum(np.cumsum(r[:, ::-1], axis=1) ** 2))
+            + np.sum(np.cumsum(r[:, ::-1], axis=1) ** 2)
+            + np.sum(values ** 2) + np.sum(vectors[:, -1] ** 4) + np.sum((vectors * values) @ r.T))
 
 
 @fusejit.jit
@@ -1070,7 +1072,8 @@ def stand_in_outputs(x, y, a, v):
             np.trapezoid(a, dx=0.5), np.logaddexp.reduce(a, axis=0), np.nan_to_num(x / (x > 0)),
             np.linalg.norm(a, 2), np.linalg.norm(a, 'nuc'), np.broadcast_to(v, (2, 4)),
             np.sum(a, axis=0, where=a > 0), np.mean(a, 1, where=a < 1, keepdims=True),
-            np.interp(x, np.sort(y[0]), y[1]), np.interp(x, np.sort(y[0]), y[1], 0.0, 1.0))
+            np.interp(x, np.sort(y[0]), y[1]), np.interp(x, np.sort(y[0]), y[1], 0.0, 1.0),
+            np.linalg.eigh(a @ a.T)[0], np.linalg.eigh(a @ a.T, UPLO="U")[1])
 
 
 @fusejit.jit

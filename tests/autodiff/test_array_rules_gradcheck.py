@@ -1,7 +1,7 @@
 """The rules of ``array_rules`` (permute, diagonal and its backward, diag_embed, triu/tril,
 logaddexp, hypot, index, index_put, select_scatter, slice_scatter, squeeze,
 constant_pad_nd, linalg_inv/det/solve, cumprod, and ``linalg_rules``/``remainder_rules``:
-cholesky, svdvals, eigvalsh, remainder, fmod) against float64 central finite differences of the IR itself, over offsets,
+cholesky, svdvals, eigvalsh, eigh, remainder, fmod) against float64 central finite differences of the IR itself, over offsets,
 dims, broadcast patterns and repeated indices; and in float32 (the gradient keeps the input's
 dtype and agrees with float64's). The reference engine runs them: no kernel is compiled.
 """
@@ -129,6 +129,10 @@ CASES += [
     (on_x("%y : Tensor = aten::linalg_svdvals(%x, %none)"), [(normal(3, 4),), (normal(2, 3, 2),)]),
     (on_x(uplo("L") + "%y : Tensor = aten::linalg_eigvalsh(%x, %u)"), [(symmetric(3, 3),)]),
     (on_x(uplo("U") + "%y : Tensor = aten::linalg_eigvalsh(%x, %u)"), [(symmetric(2, 3, 3),)]),
+    (on_x(uplo("L") + "%w : Tensor, %y : Tensor = aten::linalg_eigh(%x, %u)"),
+     [(symmetric(3, 3),)]),
+    (on_x(uplo("U") + "%y : Tensor, %v : Tensor = aten::linalg_eigh(%x, %u)"),
+     [(symmetric(2, 3, 3),)]),
     (graph("%a : Tensor, %b : Tensor", "%y : Tensor = aten::remainder(%a, %b)"),
      [(normal(3, 4), positive(3, 4) + 0.5), (normal(3, 4), -positive(4) - 0.5)]),
     (graph("%a : Tensor, %b : Tensor", "%y : Tensor = aten::fmod(%a, %b)"),
