@@ -304,8 +304,11 @@ def differentiate(graph: Graph, wrt: Sequence[int]) -> Gradient:
     from ..passes import eliminate_dead_code, loop_invariant_code_motion
 
     forward = graph.copy()
+    # (x = y.copy(); x += z: differentiated as x = y + z; first the writes before any view
+    # write, so y[:] = x; if c: y[0] = v sees a fresh y in the if)
+    remove_mutation(forward)
     functionalize_view_writes(forward)   # (out[t] = h: out = select_scatter(out, h, 0, t))
-    remove_mutation(forward)   # (x = y.copy(); x += z: differentiated as x = y + z)
+    remove_mutation(forward)
     for i in wrt:
         if not 0 <= i < len(forward.inputs):
             raise AutodiffError(f"argnum {i} is out of range for a graph with "

@@ -56,8 +56,8 @@ def _rewritable(node: Node) -> bool:
         return False
     for use in target.uses:
         user = use.user
-        if user is node:
-            continue
+        if user is node or user.is_after(node):
+            continue   # (a read after the write, in an if or loop after it too, reads the result)
         if user.owning_block is not block:
             return False
         if user.is_before(node):

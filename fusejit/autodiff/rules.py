@@ -36,7 +36,7 @@ NONDIFFERENTIABLE = frozenset(
     "aten::eq aten::ne aten::ge aten::gt aten::le aten::lt aten::__and__ aten::__or__ "
     "aten::__xor__ aten::logical_not aten::floor aten::ceil aten::round aten::trunc aten::sign "
     "aten::size aten::dim aten::numel aten::Bool aten::Int aten::Float aten::item aten::rand_like "
-    "aten::zeros_like aten::ones_like aten::_size_if_not_equal aten::remainder aten::fmod "
+    "aten::zeros_like aten::ones_like aten::_size_if_not_equal "
     "aten::floordiv aten::len aten::tensor prim::Constant "
     "prim::BroadcastSizes prim::ChunkSizes prim::Uninitialized prim::NumToTensor "
     "prim::ImplicitTensorToNum prim::dtype prim::device aten::argmax aten::argmin aten::all "
@@ -593,9 +593,17 @@ def _clamp_tensor(ctx, node: Node, grads: list) -> list:
     return pairs
 
 
-# (rules.py is full: mean, amax/amin, prod, var/std, slice, flip, cumsum and appended lists'
-# stack and indexing live in these)
-from . import array_rules, list_grads, mean_rules, reduction_rules, view_rules  # noqa: E402, F401
+# (rules.py is full: mean, amax/amin, prod, var/std, slice, flip, cumsum, appended lists'
+# stack and indexing, factorisations and remainder live in these)
+from . import (  # noqa: E402, F401
+    array_rules,
+    linalg_rules,
+    list_grads,
+    mean_rules,
+    reduction_rules,
+    remainder_rules,
+    view_rules,
+)
 
 # Each rule in its overload's derivative slot of the operator library (prim kinds have none).
 for _schema, _rule in RULES.items():

@@ -7,9 +7,12 @@ a string option a constant that selects code. So whatever a call runs also diffe
 ``np.flip(x)`` (which needs the rank), ``x.max(axis=axis)``, ``if lam > 0``, ``range(n)``.
 
 Where the graph scripted once without types takes the arguments as they are (arrays, and
-numbers where it annotates them), that graph serves every signature, as it did before; the
-typed graphs are for the rest. A string argument is no input of its graph; :class:`KeptInputs`
-runs a staged code on the arguments its graph kept.
+numbers where it annotates them), that graph serves every signature, as it did before,
+unless the typed graph casts to NumPy's dtypes where the untyped one cannot know them
+(``0.9 ** np.arange(n)``: float64 in NumPy, float32 by PyTorch's rules; float32 arguments
+with a float64 ``np.zeros`` loop state); the typed graphs are for the rest. A string
+argument is no input of its graph; :class:`KeptInputs` runs a staged code on the arguments its
+graph kept.
 """
 
 from __future__ import annotations
@@ -35,23 +38,39 @@ def signature_graph(jitted: Any, args: list, cache: dict) -> tuple[tuple, Graph,
         except FusejitError:      # (it needs ranks or constant axes: typed scripting will do)
             cache["generic"] = None
     generic = cache["generic"]
-    if generic is not None and _fits(generic, args):
-        # the graph scripted once for all signatures, as before (what the benchmarks measure)
-        return (), generic, tuple(range(len(args)))
+    fits = generic is not None and _fits(generic, args)
     strings = tuple(i for i, a in enumerate(args) if type(a) is str)
     key = (jitted._key(tuple(args)), tuple(args[i] for i in strings))
     found = cache.get(key)
     if found is None:
         types = [NONE if i in strings else argument_ir_type(name, a)
                  for i, (name, a) in enumerate(zip(jitted._names, args))]
-        graph = jitted._script(types, tuple(args), strings)
+        try:
+            graph = jitted._script(types, tuple(args), strings)
+        except FusejitError:
+            if not fits:
+                raise
+            graph = generic   # (the generic graph takes these arguments: keep it)
         for i in reversed(strings):
             graph.erase_input(i)
         kept = tuple(i for i in range(len(args)) if i not in strings)
+        if fits and _numpy_casts(graph) <= _numpy_casts(generic):
+            # the graph scripted once for all signatures, as before (what the benchmarks
+            # measure), unless typing found NumPy dtypes it lacks (0.9 ** np.arange(n) is
+            # float64 in NumPy, float32 by PyTorch's rules)
+            graph = generic
         # (the key again: scripting may have found parameters that must be constants)
         key = (jitted._key(tuple(args)), tuple(args[i] for i in strings))
         found = cache[key] = (graph, kept)
+    if found[0] is generic:
+        return (), generic, found[1]
     return (key, *found)
+
+
+def _numpy_casts(graph: Graph) -> int:
+    """How many ``aten::type_as`` casts to a constant's dtype (``numpy_dtypes.cast``)."""
+    return sum(1 for node in graph.all_nodes() if node.kind == "aten::type_as"
+               and node.input(1).node.kind == "prim::Constant")
 
 
 def _fits(graph: Graph, args: list) -> bool:

@@ -30,10 +30,11 @@ _SCATTERS = {"aten::select": "aten::select_scatter", "aten::slice": "aten::slice
 
 def functionalize_view_writes(graph: Graph) -> None:
     """Rewrite the ``copy_``/``fill_`` through select/slice views that no alias observes."""
+    fresh: set[Value] = set()   # what the rewrites made loops carry and ifs return
     for node in [n for n in graph.all_nodes() if _is_write(n)]:
-        found = _writable(node)
+        found = _writable(node, fresh)
         if found is not None:
-            _rewrite(graph, node, *found)
+            _rewrite(graph, node, *found, fresh)
 
 
 def _is_write(node: Node) -> bool:
@@ -53,7 +54,7 @@ def _returns_alias(node: Node) -> bool:
     return schema is None or "(" in schema.text.rsplit("->", 1)[1]
 
 
-def _writable(node: Node) -> tuple[Value, list[Node], list[Node]] | None:
+def _writable(node: Node, fresh: set[Value]) -> tuple[Value, list[Node], list[Node]] | None:
     """(the array written, the views from it to the written one, the loops between the
     array's block and the write's) when the rewrite is sound, else None."""
     if node.output().uses:
@@ -63,25 +64,29 @@ def _writable(node: Node) -> tuple[Value, list[Node], list[Node]] | None:
     while target.node.kind in _SCATTERS and len(target.uses) == 1:
         chain.append(target.node)
         target = target.node.input(0)
-    if not chain or chain[-1].input(0) is not target:
+    if chain and chain[-1].input(0) is not target:
         return None
     base, maker = target, target.node
-    if maker.kind == prim.Param or _returns_alias(maker) or maker.schema is None:
+    if base not in fresh and (maker.kind == prim.Param or _returns_alias(maker)
+                              or maker.schema is None):
         return None
     loops: list[Node] = []
     block: Block | None = node.owning_block
     while block is not maker.owning_block:
         owner = block.owning_node if block is not None else None
-        if owner is None or owner.kind != prim.Loop:
+        if owner is None or owner.kind not in (prim.Loop, prim.If):
             return None
         loops.append(owner)
         block = owner.owning_block
+    if not chain and not any(n.kind == prim.If for n in loops):
+        return None   # (a write into the array itself, outside any if: remove_mutation's)
     outermost = loops[-1] if loops else node   # what writes the array, in the array's block
     for use in base.uses:
         user = use.user
         # a view taken before the write must be read only before it: in the same iteration
-        # when taken inside the loops, before the loops when taken outside them
-        limit = node if loops and _inside(user, outermost.blocks[0]) else outermost
+        # (or branch) when taken inside the loops and ifs, before them when taken outside
+        inner = loops and any(_inside(user, b) for b in outermost.blocks)
+        limit = node if inner else outermost
         if user in chain or not user.is_before(limit) or not _returns_alias(user):
             continue
         for out in user.outputs:
@@ -107,6 +112,16 @@ def _carry(graph: Graph, loop: Node, value: Value) -> Value:
     return param
 
 
+def _through_if(node: Node, value: Value) -> Value:
+    """``value`` made an output of the ``if`` ``node`` (each branch returns it; the write
+    changes what its branch returns): uses after the ``if`` read that output."""
+    for block in node.blocks:
+        block.register_output(value)
+    result = node.add_output(value.type)
+    value.replace_all_uses_after_node_with(node, result)
+    return value
+
+
 def _inside(node: Node, block: Block) -> bool:
     while node is not None and node.owning_block is not None:
         if node.owning_block is block:
@@ -115,10 +130,12 @@ def _inside(node: Node, block: Block) -> bool:
     return False
 
 
-def _rewrite(graph: Graph, node: Node, base: Value, chain: list[Node], loops: list[Node]) -> None:
-    for loop in loops:
-        base = _carry(graph, loop, base)
-    innermost = chain[0].output()
+def _rewrite(graph: Graph, node: Node, base: Value, chain: list[Node], loops: list[Node],
+             fresh: set[Value]) -> None:
+    for owner in loops:
+        base = _carry(graph, owner, base) if owner.kind == prim.Loop else _through_if(owner, base)
+        fresh.update((base, owner.outputs[-1]))   # (a later write may write them again)
+    innermost = chain[0].output() if chain else base
     with graph.inserting_before(node):
         if node.kind == "aten::fill_":
             src = _insert(graph, node, "aten::full_like", [innermost, node.input(1)] +

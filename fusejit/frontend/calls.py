@@ -25,10 +25,10 @@ import numpy as np
 
 from .. import ops as F
 from ..ir.graph import Value
-from ..ir.types import ListType
+from ..ir.types import ListType, ScalarType
 from . import numpy_arrays, numpy_linalg, numpy_lowering, numpy_more
 from . import numpy_ufuncs as U
-from .builder import IRBuilder, Item, is_tensor
+from .builder import IRBuilder, Item, describe, is_tensor
 from .einsum import einsum
 from .lowering import (
     binary,
@@ -210,37 +210,54 @@ def _reduction(name: str) -> Callable[..., Item]:
     return lambda b, x, axis, keepdims: numpy_lowering.reduce(b, name, x, axis, keepdims)
 
 
-_WITH_DTYPE = ("sum", "mean", "prod")     # (NumPy's order: axis, dtype, out, keepdims)
+_WEIGHED = ("sum", "mean", "prod")   # (NumPy's dtype= and where= are taken for these)
 
 
 def _reduction_spec(name: str, receiver: str) -> str:
     if name in ("var", "std"):
         return f"{receiver}, axis=None, dtype=None, out=None, ddof=0, keepdims=False"
-    if name in _WITH_DTYPE:
-        return f"{receiver}, axis=None, dtype=None, out=None, keepdims=False"
+    if name in _WEIGHED:
+        return f"{receiver}, axis=None, dtype=None, out=None, keepdims=False, *, where=None"
     return f"{receiver}, axis=None, out=None, keepdims=False"
 
 
 def _no_out(lower: Callable[..., Item], name: str) -> Callable[..., Item]:
-    """NumPy's signatures carry ``dtype``/``out``: ``dtype`` casts the array first (NumPy
-    accumulates and answers in it); ``out`` is not supported."""
+    """NumPy's signatures carry ``dtype``/``out``/``where``: ``out`` is refused; ``dtype``
+    casts first (NumPy then accumulates in it); ``where`` leaves elements out (the sum of
+    what is left, its product, its mean)."""
     def call(b: IRBuilder, x: Item, axis: Item, *rest: Item) -> Item:
+        mask = None
         if name in ("var", "std"):
             dtype, out, ddof, keepdims = rest
             extra = (keepdims, ddof)
-        elif name in _WITH_DTYPE:
-            dtype, out, keepdims = rest
+        elif name in _WEIGHED:
+            dtype, out, keepdims, mask = rest
             extra = (keepdims,)
         else:
             out, keepdims = rest
             dtype, extra = None, (keepdims,)
-        if out is not None:
-            raise b.error(f"{name}(): the out= argument is not supported; use the result "
-                          f"(with dtype= or .astype(...) for another dtype)")
+        if out is not None or (dtype is not None and name in ("var", "std")):
+            raise b.error(f"{name}(): the out= argument (and dtype= of var/std) is not "
+                          f"supported; cast with .astype(...) first")
         if dtype is not None:
             x = numpy_lowering.astype(b, x, dtype, copies=False)
-        return lower(b, x, axis, *extra)
+        if mask is None:
+            return lower(b, x, axis, *extra)
+        what = f"{name}(where=...)"
+        if not is_tensor(mask) or mask.type.scalar_type not in (None, ScalarType.Bool):
+            raise b.error(f"{what}: where must be a boolean array, got {describe(mask)}")
+        if name == "mean":
+            x = numpy_lowering._array(b, x, what)
+            full = b.emit("aten::expand", [mask, b.emit("aten::size", [x], what), False], what)
+            total = lower_sum(b, where(b, full, x, 0), axis, *extra)
+            count = lower_sum(b, where(b, full, 1.0, 0.0), axis, *extra)
+            return binary(b, "div", total, count)
+        return lower(b, where(b, mask, x, 1 if name == "prod" else 0), axis, *extra)
     return call
+
+
+def lower_sum(b: IRBuilder, x: Item, axis: Item, keepdims: Item) -> Item:
+    return numpy_lowering.reduce(b, "sum", x, axis, keepdims)
 
 
 _NUMPY_REDUCTIONS = {"sum": np.sum, "mean": np.mean, "max": np.max, "min": np.min,
@@ -343,6 +360,18 @@ CALLEES.update({
     np.linalg.det: Callee("np.linalg.det", "a", numpy_linalg.linalg("det")),
     np.linalg.slogdet: Callee("np.linalg.slogdet", "a", numpy_linalg.slogdet),
     np.linalg.solve: Callee("np.linalg.solve", "a, b", numpy_linalg.solve),
+    np.linalg.cholesky: Callee("np.linalg.cholesky", "a, /, *, upper=False",
+                               numpy_linalg.cholesky),
+    np.linalg.eigvalsh: Callee("np.linalg.eigvalsh", "a, UPLO=None", lambda b, a, uplo:
+                               numpy_linalg.eigvalsh(b, a, "L" if uplo is None else uplo)),
+    np.linalg.eigh: Callee("np.linalg.eigh", "a, UPLO=None", lambda b, a, uplo:
+                           numpy_linalg.eigh(b, a, "L" if uplo is None else uplo)),
+    np.linalg.svd: Callee("np.linalg.svd", "a, full_matrices=True, compute_uv=True, "
+                          "hermitian=False", numpy_linalg.svd),
+    np.triu_indices: Callee("np.triu_indices", "n, k=0, m=None",
+                            numpy_linalg.triangle_indices("triu_indices")),
+    np.tril_indices: Callee("np.tril_indices", "n, k=0, m=None",
+                            numpy_linalg.triangle_indices("tril_indices")),
     np.tile: Callee("np.tile", "A, reps", numpy_arrays.tile),
     np.repeat: Callee("np.repeat", "a, repeats, axis=None", numpy_arrays.repeat),
     np.sort: Callee("np.sort", "a, axis=-1, kind=None", numpy_linalg.sort),
@@ -362,6 +391,8 @@ CALLEES.update({
     np.flipud: Callee("np.flipud", "m", lambda b, m: numpy_more.flip(b, m, 0)),
     np.fliplr: Callee("np.fliplr", "m", lambda b, m: numpy_more.flip(b, m, 1)),
     np.roll: Callee("np.roll", "a, shift, axis=None", numpy_more.roll),
+    np.broadcast_to: Callee("np.broadcast_to", "array, shape, subok=False",
+                            lambda b, a, shape, subok: numpy_more.broadcast_to(b, a, shape)),
     # (optimize= only chooses NumPy's contraction order; the result is the same)
     np.einsum: Callee("np.einsum", "subscripts, *operands, optimize=False",
                       lambda b, subscripts, operands, optimize: einsum(b, subscripts, operands)),

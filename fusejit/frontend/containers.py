@@ -70,6 +70,11 @@ class ContainerStatements:
                 self.env.pop(n, None)
             self.env.update(hidden)
 
+    def eval_GeneratorExp(self, node: ast.GeneratorExp) -> Item:
+        """``sum(f(x) for x in xs)``: the generator made a list (what sum, max, np.stack and
+        tuple() take alike)."""
+        return self.eval_ListComp(node)  # type: ignore[arg-type]
+
     def _unrolled_comprehension(self, node: ast.ListComp, gen: ast.comprehension,
                                 sequence: tuple | list) -> list:
         result = []

@@ -11,8 +11,8 @@ Each operand first loses its repeated letters (``aten::diagonal``) and the lette
 operand and not the output has (a sum); then operands are combined left to right. Two operands
 sharing one summed letter, each with at most one letter of its own, are a ``matmul`` over their
 common (batch) letters; any other pair is a broadcast product summed over the shared letters
-no later operand needs. Sizes follow NumPy (a size-1 dimension broadcasts). Ellipses ('...')
-are refused, naming the subscripts.
+no later operand needs. Sizes follow NumPy (a size-1 dimension broadcasts). An ellipsis
+('...') stands for letters of their own, one per broadcast dimension (aligned from the right).
 """
 
 from __future__ import annotations
@@ -33,9 +33,9 @@ def einsum(b: IRBuilder, subscripts: Item, operands: tuple) -> Value:
     if not isinstance(text, str):
         raise b.error(f"np.einsum: the subscripts must be a constant string, got "
                       f"{describe(subscripts)}")
-    inputs, output = _parse(b, text, len(operands))
     if not all(is_tensor(x) for x in operands):
         raise b.error(f"np.einsum({text!r}): every operand must be an array")
+    inputs, output = _parse(b, text, [x.type.rank for x in operands])
     arrays = conform(b, lambda *v: np.result_type(*v), list(operands), "np.einsum")
     terms: list[Term] = []
     for x, letters in zip(arrays, inputs):
@@ -56,15 +56,16 @@ def einsum(b: IRBuilder, subscripts: Item, operands: tuple) -> Value:
     return _permute(b, acc, output)
 
 
-def _parse(b: IRBuilder, text: str, count: int) -> tuple[list[str], str]:
+def _parse(b: IRBuilder, text: str, ranks: list[int | None]) -> tuple[list[str], str]:
     spec = text.replace(" ", "")
     what = f"np.einsum({text!r})"
-    if "." in spec:
-        raise b.error(f"{what}: ellipsis ('...') subscripts are not supported; name every axis")
     lhs, arrow, output = spec.partition("->")
     inputs = lhs.split(",")
-    if len(inputs) != count:
-        raise b.error(f"{what}: {len(inputs)} operand subscripts for {count} operands")
+    if len(inputs) != len(ranks):
+        raise b.error(f"{what}: {len(inputs)} operand subscripts for {len(ranks)} operands")
+    if "." in spec:
+        inputs, output = _ellipses(b, what, inputs, output if arrow else None, ranks)
+        arrow = "->"
     letters = "".join(inputs)
     if not all(c.isalpha() for c in letters + output):
         raise b.error(f"{what}: subscripts must be letters, with ',' between operands and "
@@ -75,6 +76,37 @@ def _parse(b: IRBuilder, text: str, count: int) -> tuple[list[str], str]:
         raise b.error(f"{what}: the output subscripts {output!r} must be distinct letters of "
                       f"the operands")
     return inputs, output
+
+
+def _ellipses(b: IRBuilder, what: str, inputs: list[str], output: str | None,
+              ranks: list[int | None]) -> tuple[list[str], str]:
+    """``'...'`` replaced by letters the subscripts do not use, one per broadcast dimension,
+    aligned from the right as NumPy broadcasts them (``'...ij,jk->...ik'`` on ranks 3 and 2:
+    ``'Aij,jk->Aik'``). Without ``'->'`` the broadcast dimensions lead the output."""
+    used = set("".join(inputs) + (output or ""))
+    spare = [c for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz" if c not in used]
+    counts = []
+    for term, rank in zip(inputs, ranks):
+        named = len(term.replace("...", ""))
+        if term.count("...") > 1 or term.replace("...", "").count(".") or (
+                "..." not in term and "." in term):
+            raise b.error(f"{what}: an operand's subscripts may hold one '...'")
+        if rank is None:
+            raise b.error(f"{what}: '...' needs operands of known rank")
+        counts.append(rank - named if "..." in term else 0)
+        if counts[-1] < 0:
+            raise b.error(f"{what}: operand {len(counts) - 1} has {rank} dimensions, its "
+                          f"subscripts {term!r} name more")
+    width = max(counts)
+    broadcast = "".join(spare[:width])
+    inputs = [term.replace("...", broadcast[width - k:]) for term, k in zip(inputs, counts)]
+    if output is None:
+        letters = "".join(t.replace("...", "") for t in inputs)
+        singles = sorted(c for c in set(letters) if letters.count(c) == 1 and c not in broadcast)
+        return inputs, broadcast + "".join(singles)
+    if output.count("...") > 1 or output.replace("...", "").count("."):
+        raise b.error(f"{what}: the output's subscripts may hold one '...'")
+    return inputs, output.replace("...", broadcast)
 
 
 def _diagonals(b: IRBuilder, x: Value, letters: str) -> Term:

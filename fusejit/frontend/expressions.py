@@ -49,6 +49,7 @@ from .builder import (
 from .calls import ATTRIBUTES, METHODS, find_callee
 from .constructs import CONSTRUCT_NAMES, INSTEAD
 from .containers import DictMethod, dict_method
+from .local_functions import LocalFunction
 from .lowering import (
     binary,
     ndim,
@@ -69,6 +70,9 @@ from .masked import count as masked_count
 from .masked import select as masked_select
 from .numpy_dtypes import dtype_of
 from .numpy_lowering import rank_of
+from .numpy_shims import SHIMS
+from .numpy_shims import unsupported as shim_unsupported
+from .static_conditions import StaticConditions
 
 _BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.Pow: "pow",
            ast.Mod: "remainder", ast.FloorDiv: "floordiv", ast.MatMult: "matmul",
@@ -133,7 +137,7 @@ class FunctionSource:
                 pass
 
 
-class ExpressionEmitter:
+class ExpressionEmitter(StaticConditions):
     """Evaluates expressions of one function body into items, emitting nodes as it goes."""
 
     def __init__(self, b: IRBuilder, src: FunctionSource):
@@ -235,6 +239,9 @@ class ExpressionEmitter:
     def eval_Attribute(self, node: ast.Attribute) -> Any:
         base = self.eval(node.value)
         name = f"{_dotted(node.value)}.{node.attr}"
+        if isinstance(base, Sugared) and isinstance(base.obj, np.ufunc) and \
+                node.attr in ("outer", "reduce", "accumulate"):
+            return Sugared(getattr(base.obj, node.attr), name)   # np.add.outer (numpy_shims)
         if isinstance(base, Sugared) and isinstance(base.obj, types.ModuleType):
             if not hasattr(base.obj, node.attr):
                 self.at(node)
@@ -296,7 +303,12 @@ class ExpressionEmitter:
             return unary(self.b, "neg", operand, "unary '-'")
         if isinstance(node.op, ast.Not):
             return self.b.emit(aten["__not__"], [self.condition_of(operand)], "not")
-        raise self.unsupported(node, "'~'")
+        if is_tensor(operand) and dtype_of(operand) == np.dtype(np.bool_):
+            return self.b.emit("aten::logical_not", [operand], "'~'")   # ~mask
+        if scalar_type_of(operand) == INT:
+            return binary(self.b, "sub", binary(self.b, "mul", operand, -1), 1)   # ~n: -n - 1
+        raise self.unsupported(node, f"'~' of a {describe(operand)} (it inverts boolean "
+                                     f"arrays and ints)")
 
     def eval_Compare(self, node: ast.Compare) -> Item:
         """``a < b`` and chains ``a < b < c``: ``b`` evaluated once, nested short-circuit ifs."""
@@ -471,6 +483,8 @@ class ExpressionEmitter:
             raise self.b.error(MASK_HINT)
         if isinstance(func, BoundMethod):
             return METHODS[func.name](self.b, [func.receiver, *args], kwargs)
+        if isinstance(func, LocalFunction):   # (a def or lambda of this function: inlined)
+            return self.inline_call(func, args, kwargs)
         if not isinstance(func, Sugared):
             raise self.b.error(f"a {describe(func)} is not callable")
         callee = find_callee(func.obj)
@@ -478,6 +492,11 @@ class ExpressionEmitter:
             return callee(self.b, args, kwargs)
         if func.obj is range:
             raise self.b.error("range() is only supported as the iterable of a for loop")
+        if func.obj is shim_unsupported and len(args) == 1 and isinstance(args[0], str):
+            raise self.b.error(args[0])   # (a stand-in refusing its arguments)
+        shim = SHIMS.get(func.obj) if not isinstance(func.obj, type) else None
+        if shim is not None:
+            return self.inline_shim(func.name, shim, args, kwargs)
         if inspect.isfunction(func.obj):
             return self.inline_call(func.obj, args, kwargs)
         inner = getattr(func.obj, "__fusejit_function__", None)
@@ -519,30 +538,6 @@ class ExpressionEmitter:
         raise NotImplementedError  # provided by the statement emitter (containers.py)
 
     # -- helpers ------------------------------------------------------------------------------
-
-    def static_condition(self, node: ast.expr) -> bool | None:
-        """The value of a condition known while scripting (``x is None``, a constant), else
-        None. Only tests that emit nothing are decided here, so nothing is emitted twice."""
-        if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(
-                node.ops[0], (ast.Is, ast.IsNot)):
-            item = self.eval_value(node)
-        elif isinstance(node, (ast.Constant, ast.Name)):
-            item = self.eval_value(node)
-        elif isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(
-                node.ops[0], (ast.Eq, ast.NotEq)) and all(
-                isinstance(n, (ast.Constant, ast.Name)) for n in (node.left, *node.comparators)):
-            sides = [self.eval_value(n) for n in (node.left, *node.comparators)]
-            if not any(isinstance(v, str) for v in sides):  # (numbers: the general path)
-                return None
-            return (sides[0] == sides[1]) == isinstance(node.ops[0], ast.Eq)
-        elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
-            inner = self.static_condition(node.operand)
-            return None if inner is None else not inner
-        else:
-            return None
-        static = self.b.static(item)
-        return bool(static) if isinstance(static, (bool, int, float)) or static is None \
-            else None
 
     def condition(self, node: ast.expr) -> Value:
         item = self.eval_value(node)

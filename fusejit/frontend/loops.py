@@ -280,7 +280,12 @@ class LoopStatements:
     def emit_loop(self, stmt, trip: Item, cond: Value, index: tuple | None,
                   breaks: str | None = None) -> None:
         self._lists_appended_in(stmt.body)
-        reads = _reads([stmt]) | self.live_after[-1] | ({breaks} if breaks else set())
+        # what the loop reads before assigning it (its next iteration among them), and what
+        # is read after it: a name assigned before it is read in each iteration is neither
+        header = _reads([stmt.iter if isinstance(stmt, ast.For) else stmt.test])
+        targets = set(_assigned([stmt.target])) if isinstance(stmt, ast.For) else set()
+        reads = (header | _exposed_reads(stmt.body, targets) | self.live_after[-1]
+                 | ({breaks} if breaks else set()))
         assigned = _assigned(stmt.body)
         carried = [n for n in assigned if n in self.env and not isinstance(self.env[n], Undefined)
                    and n in reads]
@@ -395,14 +400,14 @@ class LoopStatements:
 
     @staticmethod
     def _scalars_that_became_arrays(carried: list[str], initial: list, body_env: dict) -> dict:
-        """Carried names holding a number before the loop and a 0-d array of known dtype
-        after its body, with that dtype."""
+        """Carried names holding a number before the loop and an array of known dtype after
+        its body (``y = 0.0; for c in p: y = y * x + c``), with that dtype."""
         promoted = {}
         for name, before in zip(carried, initial):
             after = body_env.get(name)
             if isinstance(before, Value) and scalar_type_of(before) is not None \
                     and isinstance(after, Value) and dtype_of(after) is not None \
-                    and after.type.rank == 0:
+                    and after.type.rank is not None:
                 promoted[name] = dtype_of(after)
         return promoted
 
@@ -457,6 +462,33 @@ def _reads(stmts: list[ast.AST]) -> set[str]:
             elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
                 names.add(node.target.id)
     return names
+
+
+def _exposed_reads(stmts: list[ast.stmt], defined: set[str]) -> set[str]:
+    """The names ``stmts`` may read before assigning them (``defined``: assigned already):
+    a plain assignment defines its names for the statements after it; a name assigned only
+    inside an ``if`` or a loop is not surely defined after it."""
+    defined = set(defined)
+    exposed: set[str] = set()
+    for stmt in stmts:
+        if isinstance(stmt, (ast.For, ast.While)):
+            header = stmt.iter if isinstance(stmt, ast.For) else stmt.test
+            inner = set(_assigned([stmt.target])) if isinstance(stmt, ast.For) else set()
+            exposed |= _reads([header]) - defined
+            exposed |= _exposed_reads(stmt.body, defined | inner)
+            exposed |= _exposed_reads(stmt.orelse, defined)
+        elif isinstance(stmt, ast.If):
+            exposed |= _reads([stmt.test]) - defined
+            exposed |= _exposed_reads(stmt.body, defined) | _exposed_reads(stmt.orelse, defined)
+        elif isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None:
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            exposed |= _reads([stmt.value, *targets]) - defined   # (x[i] = v reads x, i)
+            defined |= {t.id for t in targets if isinstance(t, ast.Name)}
+            defined |= {e.id for t in targets if isinstance(t, (ast.Tuple, ast.List))
+                        for e in t.elts if isinstance(e, ast.Name)}
+        else:
+            exposed |= _reads([stmt]) - defined
+    return exposed
 
 
 def _assigned(stmts: list[ast.stmt]) -> list[str]:

@@ -179,8 +179,13 @@ def shape(b: IRBuilder, x: Item) -> Value:
     return b.emit(aten.size, [_array(b, x, ".shape")], ".shape")
 
 
-def ndim(b: IRBuilder, x: Item) -> Value:
-    return b.emit(aten.dim, [_array(b, x, ".ndim")], ".ndim")
+def ndim(b: IRBuilder, x: Item) -> Item:
+    """``x.ndim``: a number while scripting for typed arguments (each rank is scripted on
+    its own), else ``aten::dim``."""
+    x = _array(b, x, ".ndim")
+    if b.facts is not None and x.type.rank is not None:
+        return x.type.rank
+    return b.emit(aten.dim, [x], ".ndim")
 
 
 def select(b: IRBuilder, x: Item, index: Item) -> Value:
@@ -281,6 +286,9 @@ def _where_dtype(x, y):
     return np.where(True, x, y)
 
 
+_FLOAT32_MAX = float(np.finfo(np.float32).max)
+
+
 def as_tensor(b: IRBuilder, item: Item, what: str) -> Value:
     """A scalar operand as a 0-D tensor (weakly typed like PyTorch's wrapped numbers)."""
     if is_tensor(item):
@@ -288,7 +296,10 @@ def as_tensor(b: IRBuilder, item: Item, what: str) -> Value:
     static = b.static(item)
     if isinstance(static, (bool, int, float)):
         dtype = (np.bool_ if isinstance(static, bool) else
-                 np.int64 if isinstance(static, int) else np.float32)
+                 np.int64 if isinstance(static, int) else
+                 # (float32 like PyTorch's default, unless it would overflow: np.finfo.max;
+                 # a 0-d float64 does not promote a float32 array either)
+                 np.float32 if abs(static) <= _FLOAT32_MAX or static != static else np.float64)
         return b.value_const(np.array(static, dtype=dtype))
     if scalar_type_of(item) is None:
         raise b.error(f"{what} takes arrays or numbers, got {describe(item)}")

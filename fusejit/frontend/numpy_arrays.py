@@ -28,10 +28,10 @@ import numpy as np
 
 from ..ir.graph import Value
 from ..ir.symbols import aten, prim
-from ..ir.types import INT, TENSOR, ListType, OptionalType
+from ..ir.types import INT, TENSOR, ListType, OptionalType, TensorType
 from .builder import IRBuilder, Item, describe, is_none, is_tensor, scalar_type_of
 from .lowering import _array, as_tensor, binary, reshape, transpose
-from .numpy_dtypes import conform, dtype_of
+from .numpy_dtypes import cast, conform, dtype_of
 
 
 def _rank(b: IRBuilder, x: Value, what: str) -> int:
@@ -170,7 +170,12 @@ def squeeze(b: IRBuilder, x: Item, axis: Item = None) -> Value:
     not of size 1."""
     x = _array(b, x, "squeeze")
     if is_none(axis):
-        return b.emit("aten::squeeze", [x], "squeeze")
+        out = b.emit("aten::squeeze", [x], "squeeze")
+        sizes = getattr(x.type, "sizes", None)
+        if isinstance(out.type, TensorType) and (sizes is None or None in sizes):
+            # (the shape rules' proxies fill unknown sizes with 1, which all squeeze away)
+            out.set_type(out.type.with_(sizes=None, strides=None))
+        return out
     rank = _rank(b, x, "squeeze with an axis")
     items = axis if isinstance(axis, (tuple, list)) else (axis,)
     dropped = {_axis(b, rank, a, "squeeze's axis") for a in items}
@@ -336,6 +341,23 @@ def advanced_index(b: IRBuilder, x: Value, items: list[Item]) -> Value:
     """``x[items]`` where an item is an integer array: basic slices first (they keep their
     dimension), then one ``aten::index`` with the arrays and ints, None for a whole
     dimension."""
+    x, indices = _index_list(b, x, items)
+    return b.emit("aten::index", [x, indices], "indexing")
+
+
+def index_store(b: IRBuilder, x: Value, items: list[Item], value: Item) -> None:
+    """``x[items] = value`` where an item is an integer array: ``aten::index_put_`` into
+    ``x`` (into its slice view where an item is a slice with bounds); NumPy casts the value
+    to ``x``'s dtype, and the last write wins where indices repeat."""
+    x, indices = _index_list(b, x, items)
+    value = as_tensor(b, value, "assignment")
+    if dtype_of(x) is not None:
+        value = cast(b, value, dtype_of(x), "assignment")
+    b.emit("aten::index_put_", [x, indices, value, False], "assignment")
+
+
+def _index_list(b: IRBuilder, x: Value, items: list[Item]) -> tuple[Value, Value]:
+    """``x`` sliced by the slice items, and the ``Tensor?[]`` of the other items."""
     if any(i is None for i in items):
         raise b.error("indexing with an integer array and None (np.newaxis) together is not "
                       "supported; add the axis afterwards with x[idx][:, None]")
@@ -365,9 +387,9 @@ def advanced_index(b: IRBuilder, x: Value, items: list[Item]) -> Value:
         indices.pop()
     node = b.create(prim.ListConstruct, indices)
     node.output().set_type(ListType(OptionalType(TENSOR)))
-    return b.emit("aten::index", [x, node.output()], "indexing")
+    return x, node.output()
 
 
-__all__ = ["advanced_index", "atleast", "clip", "diag", "diagonal", "extreme", "is_int_array",
-           "pad", "repeat", "smooth", "squeeze", "take", "take_along_axis", "tile", "trace",
-           "transpose_axes", "triangle", "unpack_rows"]
+__all__ = ["advanced_index", "atleast", "clip", "diag", "diagonal", "extreme", "index_store",
+           "is_int_array", "pad", "repeat", "smooth", "squeeze", "take", "take_along_axis",
+           "tile", "trace", "transpose_axes", "triangle", "unpack_rows"]

@@ -10,9 +10,15 @@ small linear algebra, written with ops that have derivatives::
     np.median(a, axis)            the mean of the two middle elements of np.sort(a, axis)
     np.linalg.inv/det/solve       aten::linalg_inv, aten::linalg_det, aten::linalg_solve
     np.linalg.slogdet(a)          (sign(det(a)), log(|det(a)|))
+    np.linalg.norm(a, 2 / 'nuc')  the largest / the sum of aten::linalg_svdvals(%a)
+    np.linalg.cholesky(a)         aten::linalg_cholesky(%a)
+    np.linalg.eigvalsh(a)         aten::linalg_eigvalsh(%a, "L")
+    np.triu_indices(n, k)         aten::select(aten::triu_indices(%n, %n, %k), 0, 0 / 1)
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 import numpy as np
 
@@ -45,10 +51,12 @@ def norm(b: IRBuilder, x: Item, ord: Item = None, axis: Item = None,  # noqa: A0
     if matrix:
         if order == "fro":
             return two_norm(b, x, None, axis, keepdims)
-        if order not in (1, -1, np.inf, -np.inf):
-            raise b.error(f"{what} of a matrix is not supported (ord 2 and 'nuc' need singular "
-                          f"values); use ord='fro', 1 or np.inf")
         rows, cols = axes if axes is not None else (0, 1)
+        if order in (2, -2, "nuc"):
+            return _spectral(b, x, order, (rows, cols), rank, keepdims, what)
+        if order not in (1, -1, np.inf, -np.inf):
+            raise b.error(f"{what} of a matrix is not supported; use ord='fro', 'nuc', 1, 2, "
+                          f"np.inf or their negatives")
         inner, outer = (rows, cols) if order in (1, -1) else (cols, rows)
         sums = reduce(b, "sum", magnitude, inner, True)
         pick = "max" if order > 0 else "min"
@@ -70,6 +78,91 @@ def norm(b: IRBuilder, x: Item, ord: Item = None, axis: Item = None,  # noqa: A0
     powered = binary(b, "pow", magnitude, float(order))
     return binary(b, "pow", reduce(b, "sum", powered, along, keepdims), 1.0 / order)
 
+
+
+def _spectral(b: IRBuilder, x: Value, order: Any, axes: tuple, rank: int, keepdims: Item,
+              what: str) -> Value:
+    """Matrix norms of singular values: the largest (ord 2), the smallest (-2), their sum
+    ('nuc'), over the last two axes."""
+    from .numpy_lowering import reduce
+
+    pair = {b.static(a) % rank if isinstance(b.static(a), int) else None for a in axes}
+    if pair != {rank - 2, rank - 1}:
+        raise b.error(f"{what}: ord 2, -2 and 'nuc' are supported over the last two axes")
+    values = b.emit("aten::linalg_svdvals", [x, None], what)
+    pick = {2: "max", -2: "min", "nuc": "sum"}[order]
+    result = reduce(b, pick, values, -1, False)
+    if b.static_bool(keepdims, "np.linalg.norm's keepdims"):
+        for _ in range(2):
+            result = b.emit(aten.unsqueeze, [result, -1], what)
+    return result
+
+
+def svd(b: IRBuilder, a: Item, full_matrices: Item = True, compute_uv: Item = True,
+        hermitian: Item = False) -> Value:
+    """``np.linalg.svd(a, compute_uv=False)``: the singular values, largest first."""
+    what = "np.linalg.svd"
+    if b.static(compute_uv) is not False or b.static(hermitian) is not False:
+        raise b.error(f"{what}: only the singular values (compute_uv=False) are supported; "
+                      f"U and Vh are not")
+    (a,) = conform(b, np.linalg.svd, [_array(b, a, what)], what)
+    if _rank(b, a, what) < 2:
+        raise b.error(f"{what} needs a 2-D array (or a stack of matrices)")
+    return b.emit("aten::linalg_svdvals", [a, None], what)
+
+
+def eigvalsh(b: IRBuilder, a: Item, UPLO: Item = "L") -> Value:  # noqa: N803 (NumPy's name)
+    """``np.linalg.eigvalsh(a)``: the eigenvalues of symmetric ``a``, ascending (the triangle
+    ``UPLO`` is read)."""
+    what = "np.linalg.eigvalsh"
+    if UPLO not in ("L", "U"):
+        raise b.error(f"{what}: UPLO must be 'L' or 'U', got {describe(UPLO)}")
+    (a,) = conform(b, np.linalg.eigvalsh, [_array(b, a, what)], what)
+    if _rank(b, a, what) < 2:
+        raise b.error(f"{what} needs a 2-D array (or a stack of matrices)")
+    return b.emit("aten::linalg_eigvalsh", [a, b.value_const(UPLO)], what)
+
+
+def eigh(b: IRBuilder, a: Item, UPLO: Item = "L") -> tuple[Value, Value]:  # noqa: N803
+    """``w, v = np.linalg.eigh(a)``: eigenvalues (ascending) and eigenvectors (columns) of
+    symmetric ``a``; a gradient through ``v`` needs distinct eigenvalues and a loss that does
+    not depend on each vector's sign."""
+    what = "np.linalg.eigh"
+    if UPLO not in ("L", "U"):
+        raise b.error(f"{what}: UPLO must be 'L' or 'U', got {describe(UPLO)}")
+    (a,) = conform(b, np.linalg.eigvalsh, [_array(b, a, what)], what)
+    if _rank(b, a, what) < 2:
+        raise b.error(f"{what} needs a 2-D array (or a stack of matrices)")
+    node = b.create("aten::linalg_eigh", [a, b.value_const(UPLO)], 2)
+    values, vectors = node.outputs
+    values.set_type(a.type.with_(sizes=(None,) * (a.type.rank - 1), strides=None))
+    vectors.set_type(a.type.with_(sizes=(None,) * a.type.rank, strides=None))
+    b.refine(node)
+    return values, vectors
+
+
+def cholesky(b: IRBuilder, a: Item, upper: Item = False) -> Value:
+    """``np.linalg.cholesky(a)``: lower-triangular ``L`` with ``L @ L.T == a`` (``a``'s lower
+    triangle is read); ``upper=True`` gives ``L.T``."""
+    what = "np.linalg.cholesky"
+    (a,) = conform(b, np.linalg.cholesky, [_array(b, a, what)], what)
+    if _rank(b, a, what) < 2:
+        raise b.error(f"{what} needs a 2-D array (or a stack of matrices)")
+    lower = b.emit("aten::linalg_cholesky", [a, False], what)
+    if b.static_bool(upper, f"{what}(upper=...)"):
+        return b.emit(aten.transpose, [lower, -1, -2], what)
+    return lower
+
+
+def triangle_indices(name: str):
+    """``np.triu_indices(n, k, m)`` / ``np.tril_indices``: the row and column indices of the
+    triangle, as two int64 arrays."""
+    def lower(b: IRBuilder, n: Item, k: Item = 0, m: Item = None) -> tuple[Value, Value]:
+        what = f"np.{name}"
+        both = b.emit(f"aten::{name}", [n, n if is_none(m) else m, k, 4, None, None, None],
+                      what)
+        return tuple(b.emit(aten.select, [both, 0, i], what) for i in (0, 1))
+    return lower
 
 
 def average(b: IRBuilder, a: Item, axis: Item = None, weights: Item = None,
@@ -220,5 +313,5 @@ def median(b: IRBuilder, a: Item, axis: Item = None, keepdims: Item = False) -> 
 
 _LETTERS = "abcdefghijklmnopqrstuvwxy"   # (z: inner's summed axis)
 
-__all__ = ["argsort", "average", "inner", "linalg", "median", "norm", "slogdet", "solve", "sort",
-           "tensordot"]
+__all__ = ["argsort", "average", "cholesky", "eigh", "eigvalsh", "inner", "linalg", "median",
+           "norm", "slogdet", "solve", "sort", "svd", "tensordot", "triangle_indices"]

@@ -9,6 +9,7 @@ the operand is cast first (``numpy_dtypes``)::
     x[None, :, 0]                   aten::unsqueeze(aten::select(%x, 1, 0), 0)
     np.zeros((n, 3))                aten::zeros([%n, 3], 7, None, None, None)    7: float64
     a[i] = v                        aten::copy_(aten::select(%a, 0, %i), v)
+    a[idx] = v                      aten::index_put_(%a, [%idx], v)
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from ..ir.types import FLOAT, INT, ListType, TensorType
 from ..oplib.table import DTYPE_CODES
 from .builder import IRBuilder, Item, describe, is_none, is_tensor, scalar_type_of
 from .lowering import _array, as_tensor, binary, reshape, typed_from_appends, where
-from .numpy_arrays import advanced_index, is_int_array
+from .numpy_arrays import advanced_index, index_store, is_int_array
 from .numpy_dtypes import cast, conform, dtype_of
 
 # name -> (NumPy function for the result dtype, aten op, its argument form)
@@ -174,9 +175,8 @@ def store(b: IRBuilder, x: Value, index_item: Item, value: Item) -> None:
         return
     items = index_item if isinstance(index_item, tuple) else (index_item,)
     if any(is_int_array(b, i) for i in items):
-        raise b.error("assigning through an integer-array index (x[idx] = v) is not "
-                      "supported; build the array with np.where or write rows in a loop "
-                      "(x[i] = v)")
+        index_store(b, x, list(items), value)
+        return
     view = index(b, x, index_item)
     if is_tensor(value):
         b.emit(aten.copy_, [view, value, False], "assignment")
@@ -293,6 +293,14 @@ def array(b: IRBuilder, obj: Item, dtype: Any = None, copies: bool = True) -> Va
     tuple of arrays (stacked, as NumPy builds it) or of constant numbers (a constant)."""
     if is_tensor(obj):
         result = copy(b, obj) if copies and dtype is None else obj
+    elif isinstance(obj, Value) and scalar_type_of(obj) is not None:
+        # a number: a 0-d array of NumPy's dtype for it (float64, int64, bool)
+        static = b.static(obj)
+        if isinstance(static, (bool, int, float)):
+            result = b.value_const(np.array(static))
+        else:
+            kind = {FLOAT: np.float64, INT: np.int64}.get(scalar_type_of(obj), np.bool_)
+            result = cast(b, as_tensor(b, obj, "np.array"), np.dtype(kind), "np.array")
     elif isinstance(obj, Value) or isinstance(obj, (list, tuple)) and any(
             is_tensor(i) for i in obj):
         items = b.tensor_list(obj, "np.array")

@@ -218,6 +218,16 @@ def roll(b: IRBuilder, a: Item, shift: Item, axis: Item = None) -> Value:
     return b.emit(aten.reshape, [rolled, original], "np.roll") if flat else rolled
 
 
-__all__ = ["builtin_sum", "column_stack", "count_nonzero", "cumprod", "diff", "exp2",
-           "expand_dims", "finfo", "isclose", "logical", "roll", "round_", "scalar_of",
+def broadcast_to(b: IRBuilder, array: Item, shape: Item) -> Value:
+    """``np.broadcast_to(x, shape)``: ``aten::expand`` (a read-only view in NumPy too; its
+    gradient sums over the copies)."""
+    from .numpy_lowering import _shape
+
+    x = _array(b, array, "np.broadcast_to")
+    return b.emit("aten::expand", [x, _shape(b, shape, "np.broadcast_to"), False],
+                  "np.broadcast_to")
+
+
+__all__ = ["broadcast_to", "builtin_sum", "column_stack", "count_nonzero", "cumprod", "diff",
+           "exp2", "expand_dims", "finfo", "isclose", "logical", "roll", "round_", "scalar_of",
            "split_along", "swapaxes"]

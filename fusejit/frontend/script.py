@@ -48,6 +48,7 @@ from .expressions import (
     Sugared,
     Undefined,
 )
+from .local_functions import LocalFunction, LocalFunctions
 from .loops import INT64_MAX, LoopStatements, _reads
 from .lowering import binary
 from .masked import Masked
@@ -216,7 +217,7 @@ def _scalar_annotation(emitter: ExpressionEmitter, node: ast.expr | None) -> Typ
     return None
 
 
-class StatementEmitter(LoopStatements, ContainerStatements, ExpressionEmitter):
+class StatementEmitter(LoopStatements, ContainerStatements, LocalFunctions, ExpressionEmitter):
     """Emits the statements of one function body (a helper gets its own emitter)."""
 
     def __init__(self, b: IRBuilder, src: FunctionSource, inline_stack: tuple):
@@ -422,8 +423,8 @@ class StatementEmitter(LoopStatements, ContainerStatements, ExpressionEmitter):
             return item  # x[mask], until it is reduced (masked.py)
         if isinstance(item, dict):
             return {k: self.materialize(v) for k, v in item.items()}  # (containers.py)
-        if isinstance(item, str):
-            return item  # a dict's key, while scripting (for k, v in d.items())
+        if isinstance(item, (str, LocalFunction)):
+            return item  # a dict's key, while scripting (for k, v in d.items()); a lambda
         return self.b.value(item)
 
     # -- if -----------------------------------------------------------------------------------
@@ -470,29 +471,35 @@ class StatementEmitter(LoopStatements, ContainerStatements, ExpressionEmitter):
 
     def inline_call(self, fn, args: list[Item], kwargs: dict[str, Item]) -> Item:
         """Script ``fn`` and emit its body here, its parameters bound to the arguments."""
+        local = isinstance(fn, LocalFunction)
+        name = fn.name if local else fn.__qualname__
         if fn in self.inline_stack:
-            raise self.b.error(f"recursive call to {fn.__qualname__} cannot be inlined; "
+            raise self.b.error(f"recursive call to {name} cannot be inlined; "
                                f"write the recursion as a loop")
         if len(self.inline_stack) >= _MAX_INLINE_DEPTH:
             raise self.b.error("helper calls are nested too deeply")
         call_loc = self.b.loc
-        src = load_source(fn)
+        src = fn.source if local else load_source(fn)
         helper = StatementEmitter(self.b, src, self.inline_stack + (fn,))
+        if local:
+            helper.env.update(fn.scope())   # (a closure: the enclosing function's names)
         params = _parameters(helper, src.tree)
         try:
-            bound = inspect.signature(fn).bind(*args, **kwargs)
+            bound = (fn.signature if local else inspect.signature(fn)).bind(*args, **kwargs)
         except TypeError as error:
             self.b.loc = call_loc
-            raise self.b.error(f"{fn.__qualname__}(): {error}") from None
+            raise self.b.error(f"{name}(): {error}") from None
         bound.apply_defaults()
         for param in params:
             item = bound.arguments[param.arg]
             if isinstance(item, np.generic):
                 item = item.item()
-            if not isinstance(item, (Value, Masked, tuple, list, bool, int, float, type(None))):
+            if not isinstance(item, (Value, Masked, tuple, list, bool, int, float, str,
+                                     type(None))):
                 self.b.loc = call_loc
-                raise self.b.error(f"{fn.__qualname__}(): the default of {param.arg!r} is a "
-                                   f"{type(item).__name__}; only numbers and None are supported")
+                raise self.b.error(f"{name}(): the default of {param.arg!r} is a "
+                                   f"{type(item).__name__}; only numbers, strings and None are "
+                                   f"supported")
             helper.at(param)
             helper.env[param.arg] = helper.materialize(item)
         result = helper.emit_function_body()

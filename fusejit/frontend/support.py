@@ -23,6 +23,7 @@ import numpy as np
 from .. import ops as F
 from .calls import ATTRIBUTES, CALLEES, METHODS
 from .expressions import _BINOPS, _COMPARE
+from .numpy_shims import SHIMS
 from .script import StatementEmitter
 
 _OPERATOR_TEXT = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Pow: "**",
@@ -30,18 +31,21 @@ _OPERATOR_TEXT = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.P
                   ast.BitOr: "|", ast.BitXor: "^", ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<",
                   ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">="}
 _STATEMENT_TEXT = {
-    "Assign": "`a = ...`, `a, b = ...`, `a[i] = v`, `a[i, j] = v`, `a[s:t] = v`, `a[mask] = v`",
+    "Assign": "`a = ...`, `a, b = ...`, `a[i] = v`, `a[i, j] = v`, `a[s:t] = v`, `a[mask] = v`, "
+              "`a[idx] = v` (integer arrays)",
     "AnnAssign": "`a: T = ...`",
     "AugAssign": "`a += b` (in place, as NumPy: a caller's array is updated), `a[i] *= v`, "
                  "`a[mask] += v`",
     "If": "`if`/`elif`/`else` (decided while scripting when the test is known, e.g. "
-          "`x is None`)",
+          "`x is None`, `x.ndim == 2`)",
     "While": "`while` with `break`/`continue`",
     "For": "`for` over `range(...)`, an array's rows, a list, a tuple (unrolled), "
            "`enumerate(...)`, `zip(...)`; `break`/`continue`; names first assigned in a loop are "
            "read "
            "after it (an error if it ran zero times)",
     "Expr": "expression statements, `list.append(v)`, `print(...)`",
+    "FunctionDef": "`def` and `lambda` inside the function (inlined where called; they read "
+                   "the enclosing names)",
     "Pass": "`pass`",
     "Raise": '`raise ValueError("constant message")` (a `fusejit.JITException` at run time)',
     "Assert": '`assert test, "constant message"`',
@@ -66,7 +70,8 @@ _ROWS_BY_HAND = [
     ("calls", "plain Python functions and other `@fusejit.jit` functions (inlined); "
               "`fusejit.jit(lambda x: ...)`"),
     ("containers", "tuples; lists (`append`, `np.stack`/`np.array` of them); list "
-                   "comprehensions; dicts with constant keys (`d[\"k\"]`, `.items()`), "
+                   "comprehensions, generator expressions (`sum(f(x) for x in xs)`, as lists); "
+                   "dicts with constant keys (`d[\"k\"]`, `.items()`), "
                    "while scripting"),
     ("globals", "numbers, lists/tuples of numbers, dicts of numbers and arrays, read when a "
                 "signature is "
@@ -97,13 +102,19 @@ def support_rows() -> list[tuple[str, str]]:
                  else "builtins" if getattr(builtins, name, None) is obj else None)
         if group is not None:   # (None: a user's own fusejit.python_op, not fusejit's)
             groups[group].add(f"`{name}`")
+    for obj in SHIMS:   # (written in scripted NumPy: numpy_shims.py)
+        owner = getattr(obj, "__self__", None)
+        name = f"np.{owner.__name__}.{obj.__name__}" if isinstance(owner, np.ufunc) else \
+            _display(obj, obj.__name__)
+        groups["NumPy functions"].add(f"`{name}`")
     rows = [(group, ", ".join(sorted(names))) for group, names in groups.items()]
     rows.append(("array methods", ", ".join(f"`x.{m}()`" for m in sorted(METHODS))))
     rows.append(("array attributes", ", ".join(f"`x.{a}`" for a in sorted(ATTRIBUTES))))
     operators = [_OPERATOR_TEXT[op] for op in (*_BINOPS, *_COMPARE)]
     # A '|' inside a Markdown table cell must be escaped.
     rows.append(("operators", ", ".join(f"`{o}`".replace("|", "\\|") for o in operators)
-                 + ", unary `-`, `not`, `and`/`or`, `a if c else b`, `is None`"))
+                 + ", unary `-`, `~` (boolean arrays, ints), `not`, `and`/`or`, `a if c else b`, "
+                   "`is None`"))
     rows.extend(_ROWS_BY_HAND)
     statements = sorted(name[5:] for name in dir(StatementEmitter) if name.startswith("stmt_"))
     rows.append(("statements", "; ".join(_STATEMENT_TEXT.get(s, f"`{s}`")

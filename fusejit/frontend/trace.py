@@ -131,8 +131,8 @@ class _TraceState:
             return obj._ir
         if isinstance(obj, np.generic):
             obj = obj.item()
-        if isinstance(obj, (bool, int, float, slice)) or obj is None or obj is Ellipsis:
-            return obj
+        if isinstance(obj, (bool, int, float, slice, str)) or obj is None or obj is Ellipsis:
+            return obj   # (a str: an option known while tracing, np.einsum's subscripts)
         if isinstance(obj, np.dtype) or (isinstance(obj, type) and issubclass(obj, np.generic)):
             return np.dtype(obj)
         if isinstance(obj, np.ndarray):  # an array the function closes over: a constant

@@ -39,7 +39,8 @@ pointwise op is one entry in one module, plus its tests.
 Modules: ``table`` (entries, binding), ``dtypes`` (PyTorch's type promotion), ``render`` (what
 a kernel renderer sees), the pointwise ops in ``unary``, ``binary`` and ``selection`` (helpers
 in ``pointwise``), ``tensor`` (views, reductions, mm, chunking), ``numpy_ops`` (what
-NumPy-spelled code needs beyond those), ``grad_ops`` (what backward graphs use), ``scalar``
+NumPy-spelled code needs beyond those), ``grad_ops`` (what backward graphs use), ``linalg_ops``
+(factorisations, triangle indices), ``scalar``
 (int/float/bool arithmetic), ``prims`` (lists, tuples, exceptions).
 """
 
@@ -50,6 +51,7 @@ from . import (  # noqa: F401  (each module fills the table)
     binary,
     device,
     grad_ops,
+    linalg_ops,
     numpy_ops,
     prims,
     scalar,

@@ -7,6 +7,7 @@ slice writes, and two smooth binary maps, with PyTorch's schemas and semantics::
     np.diag(v, k)               %m = aten::diag_embed(%v, %k, 0, 1)
     np.triu(a, k)               %u = aten::triu(%a, %k)
     x[idx], x[rows, cols]       %g = aten::index(%x, [%idx])      (None: a full slice)
+    x[idx] = v                  aten::index_put_(%x, [%idx], %v)  (functionalised: index_put)
     out[t] = h                  %o = aten::select_scatter(%out, %h, 0, %t)   (functionalised)
     np.logaddexp(a, b)          %l = aten::logaddexp(%a, %b)
     np.linalg.inv/det/solve     aten::linalg_inv(%a), aten::linalg_det, aten::linalg_solve
@@ -132,6 +133,17 @@ def _index_put(self: np.ndarray, indices: list, values: np.ndarray,
     return out
 
 
+def _index_put_(self: np.ndarray, indices: list, values: np.ndarray,
+                accumulate: bool = False) -> np.ndarray:
+    """``x[idx] = v`` (``x[idx] += v`` with ``accumulate``) through ``self``, a view too."""
+    key = _key(indices)
+    if accumulate:
+        np.add.at(self, key, values.astype(self.dtype, copy=False))
+    else:
+        self[key] = values
+    return self
+
+
 def _select_scatter(self: np.ndarray, src: np.ndarray, dim: int, index: int) -> np.ndarray:
     out = self.copy()
     dim = wrap_dim(dim, self.ndim)
@@ -249,6 +261,8 @@ register("aten::hypot(Tensor self, Tensor other) -> Tensor", _hypot)
 register("aten::index.Tensor(Tensor self, Tensor?[] indices) -> Tensor", _index)
 register("aten::index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) "
          "-> Tensor", _index_put)
+register("aten::index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, "
+         "bool accumulate=False) -> Tensor(a!)", _index_put_, pure=False)
 register("aten::select_scatter(Tensor self, Tensor src, int dim, int index) -> Tensor",
          _select_scatter)
 register("aten::slice_scatter(Tensor self, Tensor src, int dim=0, int? start=None, "

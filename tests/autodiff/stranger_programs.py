@@ -1,7 +1,9 @@
 """Losses and small models written the way a NumPy user writes them, for
-``test_stranger_grads.py``: each is a ``@fusejit.jit`` function returning a scalar. The last
-group are constructs that cannot be differentiated (or scripted): they must be refused with an
-error naming the line, never give a wrong gradient.
+``test_stranger_grads.py``: each is a ``@fusejit.jit`` function returning a scalar (a few
+after the refused group return arrays, for ``vjp`` and the stand-ins' outputs). The group
+marked "refused" are constructs that cannot be differentiated (or scripted): they must be
+refused with an error naming the line, never give a wrong gradient. A second stranger's
+programs follow it (several per function).
 """
 
 from __future__ import annotations
@@ -805,3 +807,331 @@ def view_read_after_row_write(x, w):
     r = h[0]
     h[0] = x[1] * w
     return np.sum(r * w) + np.sum(h)
+
+
+# -- held-out style programs (a second stranger's set): classic losses, physics energies,
+# statistics, attention and normalisations, recurrences and scans, fits, matrix functions,
+# writes into integer-indexed elements and inside ifs. Several programs share one function
+# (their losses added) to keep the compiled work small.
+
+@fusejit.jit
+def margin_losses(w, x, big_w, labels, y):
+    n = x.shape[0]
+    hinge = np.mean(np.maximum(0, 1 - y * (x @ w))) + 0.5 * 0.1 * w @ w
+    scores = x @ big_w
+    correct = scores[np.arange(n), labels]
+    margins = np.maximum(0, scores - correct[:, None] + 1.0)
+    margins[np.arange(n), labels] = 0
+    r = x @ w - y
+    q = np.minimum(np.abs(r), 1.0)
+    shrunk = np.sign(scores) * np.maximum(np.abs(scores) - 0.2, 0)
+    return hinge + margins.sum() / n + np.sum(q * (np.abs(r) - 0.5 * q)) + np.sum(shrunk ** 2)
+
+
+@fusejit.jit
+def probabilistic_losses(z, a, b, mu, logvar, y):
+    p = 1 / (1 + np.exp(-z))
+    pt = np.where(y == 1, p, 1 - p)
+    alpha = np.where(y == 1, 0.25, 0.75)
+    focal = -np.sum(alpha * (1 - pt) ** 2.0 * np.log(pt))
+    pa = np.exp(a) / np.exp(a).sum(axis=-1, keepdims=True)
+    logq = b - scipy.special.logsumexp(b, axis=-1, keepdims=True)
+    kl = np.sum(pa * (np.log(pa) - logq))
+    kl_normal = -0.5 * np.sum(1 + logvar - mu ** 2 - np.exp(logvar))
+    poisson = np.mean(np.exp(z) - y * z + scipy.special.gammaln(y + 1))
+    target = np.eye(a.shape[1])[np.argmax(b, axis=1)] * 0.9 + 0.1 / a.shape[1]
+    smoothed = -np.mean(np.sum(target * (a - np.log(np.sum(np.exp(a), 1, keepdims=True))), 1))
+    cauchy = np.sum(np.log(np.pi * np.exp(logvar)) + np.log1p(((mu - z[:3]) / np.exp(logvar))
+                                                             ** 2))
+    return focal + kl + kl_normal + poisson + smoothed + cauchy
+
+
+@fusejit.jit
+def embedding_losses(anchor, positive, negative):
+    d_ap = np.sum((anchor - positive) ** 2, axis=1)
+    d_an = np.sum((anchor - negative) ** 2, axis=1)
+    triplet = np.mean(np.maximum(d_ap - d_an + 1.0, 0.0))
+    same = np.array([1.0, 0.0, 1.0, 0.0])
+    d = np.sqrt(np.sum((anchor - negative) ** 2, axis=1) + 1e-9)
+    contrastive = 0.5 * np.mean(same * d ** 2 + (1 - same) * np.maximum(2.0 - d, 0) ** 2)
+    return triplet + contrastive
+
+
+@fusejit.jit
+def physics_energies(pos, charges, stiffness):
+    n = pos.shape[0]
+    i, j = np.triu_indices(n, k=1)
+    d2 = np.sum((pos[i] - pos[j]) ** 2, axis=1)
+    inv6 = (1.0 / d2) ** 3
+    lennard_jones = 4.0 * np.sum(inv6 ** 2 - inv6)
+    diff = pos[:, None, :] - pos[None, :, :]
+    dist = np.sqrt((diff ** 2).sum(-1) + np.eye(n))
+    off_diagonal = ~np.eye(n, dtype=bool)
+    coulomb = 0.5 * np.where(off_diagonal, np.outer(charges, charges) / dist, 0.0).sum()
+    bonds = pos[1:] - pos[:-1]
+    springs = 0.5 * np.sum(stiffness * (np.linalg.norm(bonds, axis=1) - 1.0) ** 2)
+    rows, cols = np.tril_indices(n, -1)
+    return lennard_jones + coulomb + springs + np.sum(dist[rows, cols])
+
+
+@fusejit.jit
+def statistics(x, y, a, data):
+    w = np.exp(a) / np.sum(np.exp(a))
+    mu = np.sum(w * x) / np.sum(w)
+    weighted_var = np.sum(w * (x - mu) ** 2) / np.sum(w)
+    xm, ym = x - x.mean(), y - y.mean()
+    pearson = np.sum(xm * ym) / np.sqrt(np.sum(xm ** 2) * np.sum(ym ** 2))
+    c = np.cov(data, rowvar=False)
+    return (weighted_var + pearson + np.corrcoef(x, y)[0, 1] + np.sum(c ** 2)
+            + np.trace(np.cov(data.T)) + np.cov(x) + np.sum(np.cov(x, y, bias=True))
+            + np.sum(np.corrcoef(data.T) ** 2))
+
+
+@fusejit.jit
+def mixture_log_likelihood(x, mu, log_sigma, logits):
+    log_pi = logits - scipy.special.logsumexp(logits)
+    z = (x[:, None] - mu[None, :]) / np.exp(log_sigma)
+    lp = -0.5 * z ** 2 - log_sigma - 0.5 * np.log(2 * np.pi) + log_pi
+    return -np.sum(scipy.special.logsumexp(lp, axis=1))
+
+
+@fusejit.jit
+def attention_and_norms(x, w, gamma, beta):
+    t, d = x.shape
+    q, k, v = x @ w[:, :4], x @ w[:, 4:8], x @ w[:, 8:]
+    s = q @ k.T / np.sqrt(4)
+    s = np.where(np.triu(np.ones((t, t)), k=1).astype(bool), -1e9, s)
+    p = np.exp(s - s.max(axis=-1, keepdims=True))
+    p /= p.sum(axis=-1, keepdims=True)
+    heads = (x @ w).reshape(t, 3, 2, 2).transpose(1, 2, 0, 3)     # (qkv, head, t, dh)
+    scores = heads[0] @ heads[1].transpose(0, 2, 1) - 1e9 * np.tri(t, k=-1).T
+    attn = np.exp(scores - scores.max(-1, keepdims=True))
+    attn = attn / attn.sum(-1, keepdims=True)
+    mixed = (attn @ heads[2]).transpose(1, 0, 2).reshape(t, 4)
+    xhat = (x - x.mean(axis=0)) / np.sqrt(x.var(axis=0) + 1e-5)
+    groups = x.reshape(t, 2, d // 2)
+    gmu = groups.mean(axis=2, keepdims=True)
+    gvar = ((groups - gmu) ** 2).mean(axis=2, keepdims=True)
+    grouped = ((groups - gmu) / np.sqrt(gvar + 1e-5)).reshape(t, d)
+    return (np.sum((p @ v) ** 2) + np.sum(np.tanh(mixed)) + np.sum((gamma * xhat + beta) ** 3)
+            + np.sum(np.sin(grouped * gamma)))
+
+
+@fusejit.jit
+def recurrences_and_scans(x, wx, wh, r, c):
+    h = np.zeros(wh.shape[0])
+    loss = 0.0
+    for t in range(x.shape[0]):
+        h = np.tanh(wx @ x[t] + wh @ h)
+        loss += np.sum(h ** 2)
+    s = x[0]
+    for t in range(1, x.shape[0]):
+        s = 0.3 * x[t] + 0.7 * s
+    prices = 1.5 * np.exp(np.cumsum(r))
+    discounted = np.sum(prices * 0.9 ** np.arange(r.shape[0]))
+    y = 0.0
+    for ck in c:
+        y = y * r + ck
+    z = np.zeros_like(r)
+    for k in range(c.shape[0]):
+        z = z * r + c[k]
+    return (loss / x.shape[0] + np.sum(s ** 2) + discounted
+            + np.sum(np.cumsum(r[::-1])[::-1] ** 2) + np.sum(y ** 2) + np.sum(np.sin(z)))
+
+
+@fusejit.jit
+def fits(coef, t, knots, slopes, params, centre):
+    poly = np.mean((np.polyval(coef, t) - np.cos(t)) ** 2)
+    u = np.linspace(0.0, 1.0, 7)
+    h00, h10 = 2 * u ** 3 - 3 * u ** 2 + 1, u ** 3 - 2 * u ** 2 + u
+    h01, h11 = -2 * u ** 3 + 3 * u ** 2, u ** 3 - u ** 2
+    curve = (h00[None, :] * knots[:-1, None] + h10[None, :] * slopes[:-1, None]
+             + h01[None, :] * knots[1:, None] + h11[None, :] * slopes[1:, None])
+    where = np.clip(t, 0.01, 0.99) * (knots.shape[0] - 1)
+    at = np.clip(np.floor(where).astype(int), 0, knots.shape[0] - 2)
+    frac = where - at
+    linear = knots[at] * (1 - frac) + knots[at + 1] * frac
+    time = np.arange(8) / 8.0
+    wave = params[0] * np.sin(2 * np.pi * params[1] * time + params[2])
+    gx, gy = np.meshgrid(np.linspace(-1, 1, 5), np.linspace(-1, 1, 4))
+    bump = np.sum(np.exp(-((gx - centre[0]) ** 2 + (gy - centre[1]) ** 2) / 0.64))
+    return (poly + np.sum(np.diff(curve, axis=1) ** 2) + np.sum(linear ** 2)
+            + np.mean((wave - time) ** 2) + bump + np.sum(np.kron(knots, slopes) ** 2)
+            + np.sum(np.kron(np.outer(knots, slopes), np.eye(2)) * 0.5)
+            + np.sum(np.interp(t, np.linspace(0.0, 1.0, 4), knots) ** 2))
+
+
+@fusejit.jit
+def matrix_functions(a, b, x):
+    n = a.shape[0]
+    sq = (x[:, None] - x[None, :]) ** 2
+    k = np.exp(-0.5 * sq) + 0.5 * np.eye(n)
+    sign, logdet = np.linalg.slogdet(k)
+    gp = 0.5 * b @ np.linalg.solve(k, b) + 0.5 * logdet
+    s = a @ a.T + np.eye(n)
+    chol = np.linalg.cholesky(s)
+    z = np.linalg.solve(chol, b)
+    m = a + 3 * np.eye(n)
+    return (gp + 2 * np.sum(np.log(np.diag(chol))) + z @ z + np.sum(np.linalg.inv(m) ** 2)
+            + np.linalg.det(m) ** 2 + np.linalg.norm(a, 2) + np.linalg.norm(a, 'nuc')
+            + np.linalg.norm(a, -2) + np.sum(np.linalg.svd(a, compute_uv=False) ** 3)
+            + np.sum(np.einsum('...i,ij,...j->...', a, s, a) ** 2)
+            + np.sum(np.einsum('...ij,jk', a[None], s)))
+
+
+@fusejit.jit
+def piecewise_and_powers(x, e):
+    soft = np.sum(np.where(x > 2.0, x, np.log1p(np.exp(np.minimum(x, 2.0)))))
+    base = np.abs(x) + 0.5
+    return soft + np.sum(base ** e) + np.sum(np.power(base, 0.5 * e)) + np.sum(np.sign(x) * e)
+
+
+@fusejit.jit
+def index_writes_and_branches(x, flag: float):
+    y = x * 2.0
+    idx = np.array([0, 2])
+    y[idx] = x[idx] ** 2
+    y[1, [0, 3]] = x[1, :2] * 3.0
+    z = np.zeros_like(x)
+    z[:] = x
+    if flag > 0:
+        z[0] = x[0] ** 2
+    else:
+        z[:, 1] = np.tanh(x[:, 1])
+    out = np.zeros((3, 4))
+    for t in range(3):
+        if t % 2 == 0:
+            out[t] = x[t] * (t + 1)
+        out[:, t] += 0.5 * x[:, t]
+    return np.sum(y ** 2) + np.sum(z ** 3) + np.sum(out ** 2)
+
+
+@fusejit.jit
+def pairwise_loop_energy(pos, w):
+    n = pos.shape[0]
+    energy = 0.0
+    for i in range(n):
+        for j in range(i + 1, n):
+            r = np.linalg.norm(pos[i] - pos[j])
+            energy += 1.0 / r
+    loss = 0.0
+    for t in range(1, n):
+        loss = loss + np.sum((pos[t] - w * pos[t - 1]) ** 2)
+    return energy + loss
+
+
+@fusejit.jit
+def more_numpy_functions(x, k, a, r, f):
+    s = a + a.T
+    values, vectors = np.linalg.eigh(a @ a.T + np.diag(np.arange(1.0, 4.0)))
+    e = np.exp(x - x.max())
+    e /= e.sum()
+    piece = np.select([x < -1, x < 1], [-x - 0.5, 0.5 * x ** 2], default=x - 0.5)
+    rows = r / np.linalg.norm(r, axis=1, keepdims=True)
+    return (np.sum(np.linalg.eigvalsh(s) ** 3) + np.sum(np.linalg.eigvalsh(s, UPLO="U"))
+            + np.sum(np.cross(r, f) ** 2) + np.sum(np.convolve(x, k, mode="valid") ** 2)
+            + np.sum(np.convolve(x, k) ** 2) + np.sum(np.correlate(x, k, "same") * x)
+            + np.sum(piece) + np.sum(np.linalg.matrix_power(a, 3)) + np.vdot(r, f)
+            + x[:3] @ s @ k + np.sum(np.add.outer(x, k) ** 2) + np.sum(np.multiply.outer(k, 2.0))
+            - np.log(e[2]) + np.mean(x ** 2) - np.mean(x) ** 2 + np.var(x, ddof=1)
+            + np.sum(x[::2] * x[1::2]) + np.sum(np.diff(x, n=2) ** 2)
+            + np.sum(np.triu(rows @ rows.T, 1) ** 2) + np.abs(r).max()
+            + np.sum(np.cumsum(r[:, ::-1], axis=1) ** 2)
+            + np.sum(values ** 2) + np.sum(vectors[:, -1] ** 4) + np.sum((vectors * values) @ r.T))
+
+
+@fusejit.jit
+def elementwise_stand_ins(x, y):
+    # x, y in (0.2, 0.9)
+    return (np.sum(np.arcsinh(x - 0.5) + np.arccosh(1 + x) + np.arctanh(x - 0.5))
+            + np.sum(np.sinc(x) * np.deg2rad(y)) + np.sum(np.cbrt(x - 0.5) * np.reciprocal(y))
+            + np.sum(np.heaviside(x - 0.5, 0.5) * y) + np.sum(np.fmax(x, y) - np.fmin(x, y))
+            + np.sum(np.float_power(x, y)) + np.sum(np.logaddexp2(x, y))
+            + np.sum(np.copysign(x, y - 0.5)) + np.sum(np.nan_to_num(x / y))
+            + np.sum(np.trapezoid(x, axis=1)) + np.trapezoid(y[0], x[0]) + np.sum(np.ptp(x, 0))
+            + np.sum(np.linalg.multi_dot([x, y.T, x])) + np.sum(np.rot90(x) * np.rot90(y, 3))
+            + np.sum(np.mod(x * 5, 1.0) * y) + np.sum(np.fmod(x * 3, y + 0.3) ** 2)
+            + np.sum(x % (y + 0.5)) + np.sum(x, where=y > 0.5) + np.mean(x * y, where=x > 0.4)
+            + np.sum(np.logaddexp.reduce(x, axis=1)) + np.sum(np.add.accumulate(y, axis=1) ** 2)
+            + np.sum(np.broadcast_to(x[0], (2, 4)) * y[:2]))
+
+
+@fusejit.jit
+def stand_in_outputs(x, y, a, v):
+    i, j = np.triu_indices(4, 1)
+    gx, gy = np.meshgrid(v, y[0], indexing="ij")
+    return (np.cov(x), np.cov(x, y), np.cov(a, rowvar=False, ddof=0), np.corrcoef(a),
+            np.polyval(v, x), np.kron(a, np.eye(2)), np.kron(v, y[0]), gx, gy,
+            np.convolve(x, v), np.convolve(v, x, "valid"), np.convolve(x, v[:2], "same"),
+            np.correlate(x, v, "full"), np.select([x < 0, x < 1], [x, 2 * x], -1.0),
+            np.linalg.matrix_power(a, 2), np.linalg.matrix_power(a, -1), np.cross(a[:, :3], v[:3]),
+            np.linalg.eigvalsh(a @ a.T), np.linalg.svd(a, compute_uv=False),
+            np.linalg.cholesky(a @ a.T + np.eye(4)), a[i, j], np.tri(3, 4, 1),
+            np.einsum('...j,j', a, v), np.subtract.outer(v, x[:2]), np.arcsinh(x),
+            np.arccosh(1 + x * x), np.sinc(x), np.ptp(a, axis=1), np.rot90(a),
+            np.trapezoid(a, dx=0.5), np.logaddexp.reduce(a, axis=0), np.nan_to_num(x / (x > 0)),
+            np.linalg.norm(a, 2), np.linalg.norm(a, 'nuc'), np.broadcast_to(v, (2, 4)),
+            np.sum(a, axis=0, where=a > 0), np.mean(a, 1, where=a < 1, keepdims=True),
+            np.interp(x, np.sort(y[0]), y[1]), np.interp(x, np.sort(y[0]), y[1], 0.0, 1.0),
+            np.linalg.eigh(a @ a.T)[0], np.linalg.eigh(a @ a.T, UPLO="U")[1])
+
+
+@fusejit.jit
+def convolution_pooling_and_steps(image, kernel, w, idx):
+    h, wd = image.shape
+    out = np.zeros((h - 2, wd - 2))
+    for i in range(h - 2):
+        for j in range(wd - 2):
+            out[i, j] = np.sum(image[i:i + 3, j:j + 3] * kernel)
+    pooled = image[:4, :4].reshape(2, 2, 2, 2).max(axis=(1, 3))
+    x, y = image[:, :3], image[:, 3]
+    for _ in range(3):
+        w = w - 0.1 * 2 * x.T @ (x @ w - y) / x.shape[0]
+    total = 0.0
+    for t in range(idx.shape[0]):
+        total = total + np.sum(np.tanh(kernel[idx[t]]))
+    return (np.sum(np.maximum(out, 0) ** 2) + np.sum(pooled ** 2) + np.mean((x @ w - y) ** 2)
+            + total + sum(np.sum(row ** 2) for row in (kernel[0], kernel[2])))
+
+
+@fusejit.jit
+def local_functions(x, w, scale):
+    sigmoid = lambda z: 1 / (1 + np.exp(-z))  # noqa: E731
+
+    def layer(h, m, bias=0.1):
+        return np.tanh(h @ m + bias) * scale
+
+    def loss(h):
+        return np.sum(sigmoid(h) ** 2)
+    return loss(layer(layer(x, w), w.T @ w, bias=-0.2)) + sum(sigmoid(v) for v in (1.0, 2.0))
+
+
+@fusejit.jit
+def lstm_cell(x, h, c, w):
+    z = np.concatenate([x, h], axis=-1) @ w
+    n = h.shape[-1]
+    i = 1 / (1 + np.exp(-z[:, :n]))
+    f = 1 / (1 + np.exp(-z[:, n:2 * n]))
+    g = np.tanh(z[:, 2 * n:3 * n])
+    o = 1 / (1 + np.exp(-z[:, 3 * n:]))
+    c2 = f * c + i * g
+    return o * np.tanh(c2), c2
+
+
+@fusejit.jit
+def rnn_float32_inputs(x, w):
+    h = np.zeros(3)
+    for t in range(x.shape[0]):
+        h = np.tanh(w @ h + x[t])
+    return np.sum(h ** 2)
+
+
+@fusejit.jit
+def singular_vectors(a):
+    u, s, vh = np.linalg.svd(a)
+    return np.sum(u * s)
+
+
+@fusejit.jit
+def kron_of_3d(x):
+    return np.sum(np.kron(x, x))

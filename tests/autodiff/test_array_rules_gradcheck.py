@@ -1,6 +1,7 @@
 """The rules of ``array_rules`` (permute, diagonal and its backward, diag_embed, triu/tril,
 logaddexp, hypot, index, index_put, select_scatter, slice_scatter, squeeze,
-constant_pad_nd, linalg_inv/det/solve, cumprod) against float64 central finite differences of the IR itself, over offsets,
+constant_pad_nd, linalg_inv/det/solve, cumprod, and ``linalg_rules``/``remainder_rules``:
+cholesky, svdvals, eigvalsh, eigh, remainder, fmod) against float64 central finite differences of the IR itself, over offsets,
 dims, broadcast patterns and repeated indices; and in float32 (the gradient keeps the input's
 dtype and agrees with float64's). The reference engine runs them: no kernel is compiled.
 """
@@ -107,6 +108,39 @@ CASES += [
     (on_x("%y : Tensor = aten::linalg_det(%x)"), [(conditioned(3, 3),), (conditioned(2, 2, 2),)]),
     (graph("%a : Tensor, %b : Tensor", "%y : Tensor = aten::linalg_solve(%a, %b, %t)"),
      [(conditioned(3, 3), normal(3)), (conditioned(3, 3), normal(3, 2))]),
+]
+
+
+def symmetric(*shape: int) -> np.ndarray:
+    """Symmetric positive definite matrices with distinct eigenvalues."""
+    a = normal(*shape)
+    return a @ np.swapaxes(a, -1, -2) + np.diag(np.arange(1.0, shape[-1] + 1))
+
+
+def uplo(which: str) -> str:
+    return f'%u : str = prim::Constant[value="{which}"]()\n  '
+
+
+# (the factorisations read one triangle, as NumPy's do: perturbing the other changes nothing,
+# which the finite differences see too)
+CASES += [
+    (on_x("%y : Tensor = aten::linalg_cholesky(%x, %f)"), [(symmetric(3, 3),),
+                                                           (symmetric(2, 3, 3),)]),
+    (on_x("%y : Tensor = aten::linalg_svdvals(%x, %none)"), [(normal(3, 4),), (normal(2, 3, 2),)]),
+    (on_x(uplo("L") + "%y : Tensor = aten::linalg_eigvalsh(%x, %u)"), [(symmetric(3, 3),)]),
+    (on_x(uplo("U") + "%y : Tensor = aten::linalg_eigvalsh(%x, %u)"), [(symmetric(2, 3, 3),)]),
+    (on_x(uplo("L") + "%w : Tensor, %y : Tensor = aten::linalg_eigh(%x, %u)"),
+     [(symmetric(3, 3),)]),
+    (on_x(uplo("U") + "%y : Tensor, %v : Tensor = aten::linalg_eigh(%x, %u)"),
+     [(symmetric(2, 3, 3),)]),
+    (graph("%a : Tensor, %b : Tensor", "%y : Tensor = aten::remainder(%a, %b)"),
+     [(normal(3, 4), positive(3, 4) + 0.5), (normal(3, 4), -positive(4) - 0.5)]),
+    (graph("%a : Tensor, %b : Tensor", "%y : Tensor = aten::fmod(%a, %b)"),
+     [(normal(3, 4), positive(4) + 0.5)]),
+    (on_x("%h : float = prim::Constant[value=0.7]()\n  %y : Tensor = aten::remainder(%x, %h)"),
+     [(normal(3, 4),)]),
+    (on_x("%h : float = prim::Constant[value=0.7]()\n  %y : Tensor = aten::fmod(%x, %h)"),
+     [(normal(3, 4),)]),
 ]
 
 

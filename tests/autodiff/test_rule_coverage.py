@@ -20,6 +20,9 @@ BACKWARD_ONLY = {
     "aten::slice_backward": "slice's gradient; no double backward",
     "aten::digamma": "lgamma's gradient; its own (polygamma) would serve double backward only",
     "fusejit::cumprod_backward": "cumprod's gradient; no double backward",
+    "fusejit::svdvals_backward": "svdvals' gradient; no double backward",
+    "fusejit::eigvalsh_backward": "eigvalsh's gradient; no double backward",
+    "fusejit::eigh_backward": "eigh's gradient; no double backward",
 }
 
 # Overloads without a rule yet: differentiating a graph with one raises AutodiffError naming

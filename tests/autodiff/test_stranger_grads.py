@@ -140,14 +140,52 @@ CASES = [
     (P.cumulative_products, lambda: [n(3, 4), n(5)], (0, 1)),
 ]
 
+# A second stranger's programs (classic losses, physics, statistics, attention, recurrences,
+# fits, matrix functions, index and branch writes), several per function. They run unfused:
+# they cover the frontend's lowerings, the derivative rules and the write rewrites, which do
+# not depend on the engine (fused backward graphs are covered above), and unfused they
+# compile nothing (about 3 s in all, against minutes of kernel compiles cold).
+_ATOMS = np.array([[0, 0, 0], [1.1, 0, 0], [0, 1.2, 0.1], [1.0, 1.1, 0.9]])
+HELD_OUT = [
+    (P.margin_losses, lambda: [n(3), n(5, 3), n(3, 4), np.array([0, 3, 1, 1, 2]),
+                               np.sign(n(5))], (0, 1, 2)),
+    (P.probabilistic_losses, lambda: [n(6), n(3, 4), n(3, 4), n(3), n(3) * 0.3,
+                                      RNG.poisson(2.0, 6).astype(float)], (0, 1, 2, 3, 4)),
+    (P.embedding_losses, lambda: [n(4, 3), n(4, 3), n(4, 3)], (0, 1, 2)),
+    (P.physics_energies, lambda: [_ATOMS + 0.05 * n(4, 3), n(4), RNG.uniform(0.5, 2, 3)],
+     (0, 1, 2)),
+    (P.statistics, lambda: [n(7), n(7), n(7), n(6, 3)], (0, 1, 2, 3)),
+    (P.mixture_log_likelihood, lambda: [n(6), n(3), n(3) * 0.3, n(3)], (0, 1, 2, 3)),
+    (P.attention_and_norms, lambda: [n(4, 4), n(4, 12) * 0.5, n(4), n(4)], (0, 1, 2, 3)),
+    (P.recurrences_and_scans, lambda: [n(4, 2), n(3, 2), n(3, 3) * 0.5, n(5) * 0.1, n(4)],
+     (0, 1, 2, 3, 4)),
+    (P.fits, lambda: [n(4), RNG.uniform(0.05, 0.95, 6), n(4), n(4), np.array([1.0, 0.7, 0.2]),
+                      n(2) * 0.5], (0, 1, 2, 3, 4, 5)),
+    (P.matrix_functions, lambda: [n(3, 3), n(3), n(3)], (0, 1, 2)),
+    (P.piecewise_and_powers, lambda: [away(3, 4) * 2, n(3, 4)], (0, 1)),
+    (P.index_writes_and_branches, lambda: [n(3, 4), 1.0], (0,)),
+    (P.index_writes_and_branches, lambda: [n(3, 4), -1.0], (0,)),
+    (P.integer_index_assignment, lambda: [n(3, 4)], (0,)),
+    (P.einsum_ellipsis, lambda: [n(2, 3), n(3, 2)], (0, 1)),
+    (P.pairwise_loop_energy, lambda: [n(4, 3), n(3)], (0, 1)),
+    (P.elementwise_stand_ins, lambda: [RNG.uniform(0.2, 0.9, (3, 4)),
+                                       RNG.uniform(0.2, 0.9, (3, 4))], (0, 1)),
+    (P.convolution_pooling_and_steps, lambda: [n(5, 5), n(3, 3), n(3), np.array([1, 2, 2, 0])],
+     (0, 1, 2)),
+    (P.local_functions, lambda: [n(3, 4), n(4, 4) * 0.5, 0.8], (0, 1)),
+    (P.more_numpy_functions, lambda: [away(8) * 1.3, n(3), n(3, 3) * 0.5, n(4, 3), n(4, 3)],
+     (0, 1, 2, 3, 4)),
+]
 
-@pytest.mark.parametrize("index, fn, make_args, argnums", [
-    pytest.param(i, *case, id=f"{case[0].__name__}-{i}") for i, case in enumerate(CASES)])
-def test_gradient_matches_finite_differences(index, fn, make_args, argnums) -> None:
+
+@pytest.mark.parametrize("index, fn, make_args, argnums, fuse", [
+    pytest.param(i, *case, fuse, id=f"{case[0].__name__}-{i}")
+    for i, (case, fuse) in enumerate([(c, True) for c in CASES] + [(c, False) for c in HELD_OUT])])
+def test_gradient_matches_finite_differences(index, fn, make_args, argnums, fuse) -> None:
     global RNG
     RNG = np.random.default_rng(index)   # (the same inputs whichever worker runs it, in any order)
     args = make_args()
-    value, grads = fusejit.value_and_grad(fn, argnums=argnums)(*args)
+    value, grads = fusejit.value_and_grad(fn, argnums=argnums, fuse=fuse)(*args)
     np.testing.assert_allclose(value, fn.fn(*args), rtol=1e-12)
     for k, got in zip(argnums, grads):
         want = numeric_grad(fn.fn, args, k)
@@ -163,15 +201,70 @@ def test_gradient_matches_finite_differences(index, fn, make_args, argnums) -> N
     (P.list_read_in_another_loop, [n(3), n(3, 3)], r"aten::__getitem__"),
     (P.loop_write_through_alias, [n(2, 3), n(3)], r"aten::mul_ writes in place"),
     (P.two_names_one_buffer, [n(3)], r"aten::mul_ writes in place"),
-    (P.einsum_ellipsis, [n(2, 3), n(3, 2)], r"np.einsum\('\.\.\.ij,\.\.\.jk->\.\.\.ik'\): "
-                                            r"ellipsis"),
-    (P.integer_index_assignment, [n(3, 4)], r"integer-array index \(x\[idx\] = v\)"),
+    (P.singular_vectors, [n(3, 3)], r"np.linalg.svd: only the singular values"),
+    (P.kron_of_3d, [n(2, 2, 2)], r"np.kron: np.kron is supported for two 1-D or two 2-D"),
     (P.view_read_after_row_write, [n(2, 3), n(3)], r"aten::copy_ writes in place"),
 ], ids=lambda v: getattr(v, "__name__", ""))
 def test_what_cannot_be_differentiated_is_refused_naming_the_line(fn, args, pattern) -> None:
     with pytest.raises(FusejitError, match=pattern) as error:
         fusejit.grad(fn, argnums=0)(*args)
     assert "stranger_programs.py:" in str(error.value)
+
+
+def test_the_stand_ins_outputs_match_numpy() -> None:
+    # the NumPy functions the gradient programs above use, each output against NumPy's own
+    # (value, shape and dtype); run unfused: no kernel to compile
+    x, y, a, v = n(6), n(3, 6), n(4, 4), n(4)
+    outputs, _ = fusejit.vjp(P.stand_in_outputs, x, y, a, v, fuse=False)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        expected = P.stand_in_outputs.fn(x, y, a, v)
+    assert len(outputs) == len(expected)
+    for k, (got, want) in enumerate(zip(outputs, expected)):
+        want = np.asarray(want)
+        assert got.shape == want.shape and got.dtype == want.dtype, (k, got.shape, want.shape)
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12, err_msg=f"output {k}")
+
+
+def test_einsum_with_an_ellipsis_inside_fusejit_trace() -> None:
+    a, w = n(2, 3), n(3, 3)
+
+    def f(a, w):
+        return np.sum(np.einsum('...i,ij->...j', a, w) ** 2)
+    value, grads = fusejit.value_and_grad(fusejit.trace(f, a, w), argnums=(0, 1),
+                                          fuse=False)(a, w)
+    np.testing.assert_allclose(value, f(a, w), rtol=1e-12)
+    for k, got in enumerate(grads):
+        np.testing.assert_allclose(got, numeric_grad(f, [a, w], k), rtol=1e-6, atol=1e-7)
+
+
+def test_vjp_of_two_array_outputs_matches_finite_differences() -> None:
+    x, h, c, w = n(2, 3), n(2, 2), n(2, 2), n(5, 8) * 0.5
+    (h2, c2), vjp_fn = fusejit.vjp(P.lstm_cell, x, h, c, w, fuse=False)
+    dh, dc = n(2, 2), n(2, 2)
+    grads = vjp_fn(dh, dc)
+
+    def projected(*args):
+        out_h, out_c = P.lstm_cell.fn(*args)
+        return np.sum(out_h * dh) + np.sum(out_c * dc)
+    want_h, want_c = P.lstm_cell.fn(x, h, c, w)
+    np.testing.assert_allclose(h2, want_h, rtol=1e-12)
+    np.testing.assert_allclose(c2, want_c, rtol=1e-12)
+    for k, got in enumerate(grads):
+        np.testing.assert_allclose(got, numeric_grad(projected, [x, h, c, w], k), rtol=1e-6,
+                                   atol=1e-7, err_msg=f"argument {k}")
+
+
+def test_float32_arguments_with_a_float64_loop_state() -> None:
+    # NumPy computes h in float64 (np.zeros' dtype wins); the gradients come back as float32
+    x, w = n(4, 3).astype(np.float32), (n(3, 3) * 0.5).astype(np.float32)
+    value, (gx, gw) = fusejit.value_and_grad(P.rnn_float32_inputs, argnums=(0, 1),
+                                             fuse=False)(x, w)
+    np.testing.assert_allclose(value, P.rnn_float32_inputs.fn(x, w), rtol=1e-12)
+    wide = [x.astype(np.float64), w.astype(np.float64)]
+    for k, got in enumerate((gx, gw)):
+        assert got.dtype == np.float32
+        np.testing.assert_allclose(got, numeric_grad(P.rnn_float32_inputs.fn, wide, k),
+                                   rtol=1e-5, atol=1e-6)
 
 
 def test_a_gradient_function_is_not_differentiated_or_scripted_again() -> None:

@@ -50,7 +50,7 @@ def uses_global(x):
 
 
 def lambda_inside(x):
-    f = lambda y: y  # noqa: E731
+    f = lambda *ys: ys[0]  # noqa: E731
     return f(x)
 
 
@@ -67,7 +67,7 @@ def star_args(x):
 
 
 def bad_keyword(x):
-    return np.sum(x, where=x)
+    return np.sum(x, initial=1.0)
 
 
 def slicing(x):
@@ -124,10 +124,10 @@ CASES = [
     (undefined_function, "'no_such_function' is not defined", "no_such_function(x)"),
     (tensor_bound, "a tensor cannot be used as a loop bound", "range(x)"),
     (uses_global, "a global statement", "global SIDE_EFFECTS"),
-    (lambda_inside, "a lambda", "lambda y"),
+    (lambda_inside, "a nested function with *args", "lambda *ys"),
     (with_try, "a try statement", "try:"),
     (star_args, "star-args", "*parts"),
-    (bad_keyword, "unexpected keyword argument 'where'", "np.sum(x, where=x)"),
+    (bad_keyword, "unexpected keyword argument 'initial'", "np.sum(x, initial=1.0)"),
     (slicing, "data-dependent shape", "x[x > 0]"),
     (uses_break, "break or continue in a loop over a tuple", "for _w in (x, x):"),
     (python_object, "is a Python set", "ALLOWED"),

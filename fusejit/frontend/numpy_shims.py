@@ -1,0 +1,311 @@
+"""NumPy functions written in the NumPy that fusejit scripts, inlined where a program calls
+them (``SHIMS``: the NumPy function -> its stand-in here)::
+
+    c = np.cov(x, rowvar=False)      inlined: cov(x, None, False, False, None) below
+    y = np.polyval(p, t)             inlined: Horner's rule over p's entries
+
+Each stand-in follows NumPy's own definition (``numpy/lib/_function_base_impl.py`` and
+friends) for the arguments it takes, with the same operations in the same order (so the same
+rounding), and every step it takes has a derivative. A construct a stand-in does not cover is
+refused naming the caller's line (``expressions.eval_Call``).
+"""
+
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+
+
+def cov(m, y=None, rowvar=True, bias=False, ddof=None):
+    x = np.atleast_2d(m)
+    if not rowvar:
+        x = x.T
+    if y is not None:
+        other = np.atleast_2d(y)
+        if not rowvar:
+            other = other.T
+        x = np.concatenate((x, other), axis=0)
+    if ddof is None:
+        ddof = 0 if bias else 1
+    xc = x - np.mean(x, axis=1, keepdims=True)
+    c = xc @ xc.T / (x.shape[1] - ddof)   # (real arrays: no conj)
+    if m.ndim == 1 and y is None:
+        return c[0, 0]   # (NumPy squeezes the 1 x 1 matrix; other squeezes need sizes)
+    return c
+
+
+def corrcoef(x, y=None, rowvar=True):
+    c = cov(x, y, rowvar)
+    stddev = np.sqrt(np.diag(c))
+    c = c / stddev[:, None]
+    c = c / stddev[None, :]
+    return np.clip(c, -1, 1)
+
+
+def polyval(p, x):
+    # NumPy: y = zeros_like(x); for pv in p: y = y * x + pv (its first step gives p[0])
+    p = np.asarray(p)
+    y = x * 0 + p[0]
+    for i in range(1, p.shape[0]):
+        y = y * x + p[i]
+    return y
+
+
+def unsupported(message):
+    """Refuses the call being inlined while scripting, naming the caller's line (the
+    frontend recognises this function; it never runs)."""
+    raise NotImplementedError(message)
+
+
+def kron(a, b):
+    if a.ndim == 1 and b.ndim == 1:
+        return (a[:, None] * b[None, :]).reshape(-1)
+    if a.ndim != 2 or b.ndim != 2:
+        unsupported("np.kron is supported for two 1-D or two 2-D arrays")
+    outer = a[:, None, :, None] * b[None, :, None, :]
+    return outer.reshape(a.shape[0] * b.shape[0], a.shape[1] * b.shape[1])
+
+
+def meshgrid(x, y, indexing="xy"):
+    # (x + zeros: copies of x along a new axis, in x's dtype, with a gradient)
+    x, y = np.asarray(x).reshape(-1), np.asarray(y).reshape(-1)
+    if indexing == "xy":
+        return (x[None, :] + np.zeros((y.shape[0], 1), dtype=x.dtype),
+                y[:, None] + np.zeros((1, x.shape[0]), dtype=y.dtype))
+    return (x[:, None] + np.zeros((1, y.shape[0]), dtype=x.dtype),
+            y[None, :] + np.zeros((x.shape[0], 1), dtype=y.dtype))
+
+
+def tri(N, M=None, k=0, dtype=None):
+    if M is None:
+        M = N
+    if dtype is None:
+        return np.tril(np.ones((N, M)), k)
+    return np.tril(np.ones((N, M)), k).astype(dtype)
+
+
+def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
+    if axis is not None or axisa != -1 or axisb != -1 or axisc != -1:
+        unsupported("np.cross is supported along the last axis (of 3-vectors)")
+    a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
+    b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
+    return np.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=-1)
+
+
+def convolve(a, v, mode="full"):
+    # out[k] = sum_j a[k + j] * v[m - 1 - j] over a padded where the mode asks; the shorter
+    # array slides over the longer one (convolution commutes)
+    if a.ndim != 1 or v.ndim != 1:
+        unsupported("np.convolve takes two 1-D arrays")
+    if mode != "full" and mode != "valid" and mode != "same":
+        unsupported("np.convolve's mode must be 'full', 'valid' or 'same'")
+    if a.shape[0] < v.shape[0]:
+        long, short = v, a
+    else:
+        long, short = a, v
+    n, m = long.shape[0], short.shape[0]
+    if mode == "valid":
+        padded = long
+    else:
+        zeros = np.zeros(m - 1, dtype=long.dtype)
+        padded = np.concatenate([zeros, long, zeros])
+    windows = np.arange(padded.shape[0] - m + 1)[:, None] + np.arange(m)[None, :]
+    out = padded[windows] @ short[::-1]
+    if mode == "same":
+        return out[(m - 1) // 2:(m - 1) // 2 + n]
+    return out
+
+
+def correlate(a, v, mode="valid"):
+    return convolve(a, v[::-1], mode)
+
+
+def select(condlist, choicelist, default=0):
+    # the first condition that holds picks its choice
+    result = np.where(condlist[0], choicelist[0], default)
+    taken = condlist[0]
+    for cond, choice in zip(condlist[1:], choicelist[1:]):
+        result = np.where(taken, result, np.where(cond, choice, result))
+        taken = taken | cond
+    return result
+
+
+def matrix_power(a, n):
+    if n == 0:
+        return np.eye(a.shape[-1], dtype=a.dtype) + a * 0
+    if n < 0:
+        a = np.linalg.inv(a)
+        n = -n
+    result = a
+    for _ in range(n - 1):
+        result = result @ a
+    return result
+
+
+def vdot(a, b):
+    return np.dot(np.asarray(a).reshape(-1), np.asarray(b).reshape(-1))
+
+
+def _outer_operands(a, b):
+    # (ufunc.outer: a's axes, then b's; arrays of at most one axis)
+    a, b = np.asarray(a), np.asarray(b)
+    if a.ndim > 1 or b.ndim > 1:
+        unsupported("ufunc.outer is supported for 0-d and 1-d arrays")
+    if b.ndim == 1:
+        a = a[..., None]
+    return a, b
+
+
+def add_outer(a, b):
+    a, b = _outer_operands(a, b)
+    return a + b
+
+
+def subtract_outer(a, b):
+    a, b = _outer_operands(a, b)
+    return a - b
+
+
+def multiply_outer(a, b):
+    a, b = _outer_operands(a, b)
+    return a * b
+
+
+def divide_outer(a, b):
+    a, b = _outer_operands(a, b)
+    return a / b
+
+
+def _asinh_of_magnitude(a):
+    return np.log1p(a + a * a / (1 + np.sqrt(1 + a * a)))
+
+
+def arcsinh(x):
+    # (odd: the accurate form for x >= 0 mirrored; log(x + sqrt(x^2 + 1)) cancels for x < 0)
+    return np.where(x < 0, -_asinh_of_magnitude(-x), _asinh_of_magnitude(x))
+
+
+def arccosh(x):
+    t = x - 1
+    return np.log1p(t + np.sqrt(2 * t + t * t))
+
+
+def arctanh(x):
+    return 0.5 * np.log1p(2 * x / (1 - x))
+
+
+
+
+
+def cbrt(x):
+    return np.sign(x) * np.abs(x) ** (1 / 3)
+
+
+
+
+
+
+
+
+def copysign(x1, x2):
+    magnitude = np.abs(x1)
+    negative = (x2 < 0) | ((x2 == 0) & (1.0 / x2 < 0))   # (-0.0 too)
+    return np.where(negative, -magnitude, magnitude)
+
+
+
+def trapezoid(y, x=None, dx=1.0, axis=-1):
+    y = np.swapaxes(np.asarray(y), axis, -1)
+    if x is None:
+        d = dx
+    else:
+        if x.ndim != 1:
+            unsupported("np.trapezoid: x must be 1-D")
+        d = np.diff(x)
+    return np.sum(d * (y[..., 1:] + y[..., :-1]) / 2.0, axis=-1)
+
+
+
+def multi_dot(arrays):
+    result = arrays[0]
+    for a in arrays[1:]:
+        result = result @ a
+    return result
+
+
+def rot90(m, k=1):
+    if m.ndim != 2:
+        unsupported("np.rot90 is supported for 2-D arrays, in the plane of their two axes")
+    turns = k % 4
+    if turns == 1:
+        return np.flip(m, 1).T
+    if turns == 2:
+        return np.flip(np.flip(m, 0), 1)
+    if turns == 3:
+        return np.flip(m.T, 1)
+    return m
+
+
+def add_reduce(a, axis=0, keepdims=False):
+    return np.sum(a, axis=axis, keepdims=keepdims)
+
+
+def multiply_reduce(a, axis=0, keepdims=False):
+    return np.prod(a, axis=axis, keepdims=keepdims)
+
+
+def maximum_reduce(a, axis=0, keepdims=False):
+    return np.max(a, axis=axis, keepdims=keepdims)
+
+
+def minimum_reduce(a, axis=0, keepdims=False):
+    return np.min(a, axis=axis, keepdims=keepdims)
+
+
+def logaddexp_reduce(a, axis=0, keepdims=False):
+    m = np.max(a, axis=axis, keepdims=True)
+    out = m + np.log(np.sum(np.exp(a - m), axis=axis, keepdims=True))
+    if keepdims:
+        return out
+    return np.squeeze(out, axis=axis)
+
+
+def add_accumulate(a, axis=0):
+    return np.cumsum(a, axis=axis)
+
+
+def multiply_accumulate(a, axis=0):
+    return np.cumprod(a, axis=axis)
+
+
+def interp(x, xp, fp, left=None, right=None, period=None):
+    # NumPy's: fp[j] + slope * (x - xp[j]) in the interval [xp[j], xp[j + 1]] holding x,
+    # fp[-1] at xp[-1], left/right (fp's ends) outside; the interval is found by counting
+    if period is not None:
+        unsupported("np.interp: period= is not supported")
+    x, xp, fp = np.asarray(x), np.asarray(xp), np.asarray(fp)
+    j = np.clip(np.sum(x[..., None] >= xp, axis=-1) - 1, 0, xp.shape[0] - 2)
+    slope = (fp[j + 1] - fp[j]) / (xp[j + 1] - xp[j])
+    inside = np.where(x == xp[-1], fp[-1], slope * (x - xp[j]) + fp[j])
+    low = fp[0] if left is None else left
+    high = fp[-1] if right is None else right
+    return np.where(x < xp[0], low, np.where(x > xp[-1], high, inside))
+
+
+SHIMS = {np.cov: cov, np.corrcoef: corrcoef, np.polyval: polyval, np.kron: kron,
+         np.meshgrid: meshgrid, np.tri: tri, np.cross: cross, np.convolve: convolve,
+         np.correlate: correlate, np.select: select, np.linalg.matrix_power: matrix_power,
+         np.vdot: vdot, np.add.outer: add_outer, np.subtract.outer: subtract_outer,
+         np.multiply.outer: multiply_outer, np.divide.outer: divide_outer,
+         np.arcsinh: arcsinh, np.arccosh: arccosh, np.arctanh: arctanh, np.cbrt: cbrt,
+         np.copysign: copysign, np.trapezoid: trapezoid, np.linalg.multi_dot: multi_dot,
+         np.rot90: rot90, np.add.reduce: add_reduce, np.multiply.reduce: multiply_reduce,
+         np.maximum.reduce: maximum_reduce, np.minimum.reduce: minimum_reduce,
+         np.logaddexp.reduce: logaddexp_reduce, np.add.accumulate: add_accumulate,
+         np.multiply.accumulate: multiply_accumulate, np.interp: interp}
+
+# (the file the scripted stand-ins' nodes are first located in, named as scripting names it)
+SHIMS_FILE = inspect.getsourcefile(cov) or __file__
+
+__all__ = ["SHIMS", "SHIMS_FILE", "unsupported"]

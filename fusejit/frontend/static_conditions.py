@@ -1,0 +1,102 @@
+"""Conditions decided while scripting, and the NumPy stand-ins inlined at a call
+(``ExpressionEmitter``'s mixin)::
+
+    if y is None: ...             only the taken branch is scripted
+    if x.ndim == 1 and k > 0:     the same, for typed arrays (each rank is scripted on its own)
+    np.cov(x, rowvar=False)       numpy_shims.cov inlined; its nodes located at this line
+
+A test is decided only when evaluating it emits nothing (a constant, a name, ``x.ndim`` of
+an array of known rank), so nothing is emitted twice.
+"""
+
+from __future__ import annotations
+
+import ast
+import operator
+from typing import Any
+
+from ..errors import ScriptError
+from .builder import Item, is_tensor
+from .numpy_shims import SHIMS_FILE
+
+_STATIC_COMPARE = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt,
+                   ast.LtE: operator.le, ast.Gt: operator.gt, ast.GtE: operator.ge}
+
+
+class StaticConditions:
+    """``static_condition`` and ``inline_shim`` (for ``ExpressionEmitter``)."""
+
+    b: Any
+    env: dict
+
+    def static_condition(self, node: ast.expr) -> bool | None:
+        """The value of a condition known while scripting (``x is None``, a constant), else
+        None. Only tests that emit nothing are decided here, so nothing is emitted twice."""
+        if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(
+                node.ops[0], (ast.Is, ast.IsNot)):
+            item = self.eval_value(node)
+        elif isinstance(node, (ast.Constant, ast.Name)):
+            item = self.eval_value(node)
+        elif isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(
+                node.ops[0], (ast.Eq, ast.NotEq)) and all(
+                isinstance(n, (ast.Constant, ast.Name)) for n in (node.left, *node.comparators)):
+            sides = [self.eval_value(n) for n in (node.left, *node.comparators)]
+            if not any(isinstance(v, str) for v in sides):  # (numbers: the general path)
+                return None
+            return (sides[0] == sides[1]) == isinstance(node.ops[0], ast.Eq)
+        elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            inner = self.static_condition(node.operand)
+            return None if inner is None else not inner
+        elif isinstance(node, ast.BoolOp):   # (x.ndim == 1 and y is None)
+            values = [self.static_condition(v) for v in node.values]
+            if any(v is None for v in values):
+                return None
+            return all(values) if isinstance(node.op, ast.And) else any(values)
+        elif isinstance(node, ast.Compare) and all(
+                self._known_leaf(n) for n in (node.left, *node.comparators)):
+            # numbers known while scripting: a constant, a name bound to one, x.ndim
+            sides = [self.b.static(self.eval_value(n)) for n in (node.left, *node.comparators)]
+            folds = [_STATIC_COMPARE.get(type(op)) for op in node.ops]
+            if None in folds or not all(isinstance(v, (bool, int, float)) for v in sides):
+                return None
+            return all(fold(a, c) for fold, a, c in zip(folds, sides, sides[1:]))
+        else:
+            return None
+        static = self.b.static(item)
+        return bool(static) if isinstance(static, (bool, int, float)) or static is None \
+            else None
+
+    def _known_leaf(self, node: ast.expr) -> bool:
+        """Is ``node`` a constant, a name, or ``name.ndim`` of an array of known rank (typed
+        scripting): evaluating it emits nothing."""
+        if isinstance(node, (ast.Constant, ast.Name)):
+            return True
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            return isinstance(node.operand, ast.Constant)   # (-1)
+        if isinstance(node, ast.Attribute) and node.attr == "ndim" and \
+                isinstance(node.value, ast.Name) and self.b.facts is not None:
+            item = self.env.get(node.value.id)
+            return is_tensor(item) and item.type.rank is not None
+        return False
+
+    def inline_shim(self, name: str, shim, args: list[Item], kwargs: dict[str, Item]) -> Item:
+        """A NumPy function fusejit writes in NumPy (``numpy_shims``), inlined; what it cannot
+        take is refused at the caller's line."""
+        call_loc = self.b.loc
+        try:
+            result = self.inline_call(shim, args, kwargs)
+            # what it emitted is located at the call (a run-time error, an autodiff refusal
+            # name the caller's line, not the stand-in's)
+            here = call_loc.source_range() if call_loc is not None else None
+            for made in self.b.graph.all_nodes():
+                if made.source_range is not None and made.source_range.file == SHIMS_FILE:
+                    made.source_range = here
+            return result
+        except ScriptError as error:
+            self.b.loc = call_loc
+            reason = str(error).split("\n", 1)[0]
+            where = getattr(error, "location", None)
+            if where is not None:
+                reason = reason.removeprefix(f"{where}: ")
+            raise self.b.error(f"{name}: {reason} (these arguments are not supported)") \
+                from None
