@@ -29,6 +29,7 @@ from ..errors import FusejitError
 from ..ir.graph import Graph, Value
 from ..ir.symbols import aten, prim
 from ..passes import eliminate_common_subexpression, eliminate_dead_code
+from ..runtime import blas
 from .differentiate import Gradient
 from .observed import drop_sums, observe, retype
 
@@ -66,6 +67,7 @@ class WholeStages:
         from ..runtime.element_stage import compile_stage_graph
 
         self.num_outputs = gradient.num_outputs
+        self.num_grads = sum(gradient.output_has_grad)
         self.forward_fn = compile_stage_graph(forward, "forward_stage")
         self.backward_fn = compile_stage_graph(backward, "backward_stage")
         self.max_elements = max_elements
@@ -113,6 +115,34 @@ class WholeStages:
         for i, dtype in self.zero_d_outputs:
             results[i] = np.asarray(results[i], dtype)
         return tuple(results[:n]), SavedValues(results[n:], self)
+
+    def value_and_grad(self, inputs: Sequence[Any]) -> tuple[Any, list] | None:
+        """Both stages for a warm call of a scalar function (``fusejit.value_and_grad``'s
+        fast path): the value and the backward's results for the output gradient 1, without
+        a handle; None when this call runs on the interpreter (the compiled forward raised).
+        The caller has checked the arguments' types and sizes against an earlier call of
+        these stages."""
+        if self.refused:
+            return None
+        blas.refresh()
+        if self.scalar_inputs:
+            inputs = list(inputs)
+            for i in self.scalar_inputs:
+                inputs[i] = inputs[i][()]
+        try:
+            results = self.forward_fn(*inputs)
+        except Exception:  # noqa: BLE001 - the general path gives the answer or error
+            return None
+        if self.single_forward:
+            results = (results,)
+        value = results[0]
+        if self.zero_d_outputs:   # (a Numba scalar inside; a 0-d array to the caller)
+            dtype = self.zero_d_outputs[0][1]
+            value, seeds = np.asarray(value, dtype), [dtype.type(1)]
+        else:
+            seeds = [np.ones_like(value)]
+        return value, self.backward(seeds[:self.num_grads], SavedValues(list(results[1:]),
+                                                                        self))
 
     def backward(self, grads: list, saved: SavedValues) -> list:
         """The input gradients from the output gradients and the saved values (spent)."""
