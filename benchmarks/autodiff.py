@@ -300,6 +300,7 @@ def sweep(sizes: list[tuple[int, int]], repeats: int) -> None:
     NumPy's step, fusejit's and jax's, taking turns, with the ratios that matter."""
     from fusejit.runtime import blas
 
+    free_cores = getattr(blas, "free_cores", lambda: None)   # (older fusejit: not measured)
     rng = np.random.default_rng(2)
     print(f"\n{'MLP BxH':>10} {'products':>10} {'numpy':>10} {'fusejit':>10} {'jax':>10}  "
           f"numpy/fusejit  numpy/products  fusejit/jax  load  free")
@@ -314,12 +315,12 @@ def sweep(sizes: list[tuple[int, int]], repeats: int) -> None:
         np.testing.assert_allclose(value, ref_value, rtol=1e-9)
         for got, want in zip(grads, ref_grads):
             np.testing.assert_allclose(got, want, rtol=1e-7, atol=1e-9)
-        blas.free_cores()
+        free_cores()
         t_products, t_numpy, t_fusejit, t_jax = timed(
             [lambda a=args: mlp_matmuls(*a), lambda a=args: mlp_numpy(*a),
              lambda s=step, a=args: s(*a),
              jax_loss and jax_step(jax_loss, args, (2, 3, 4, 5))], repeats)
-        free = blas.free_cores()
+        free = free_cores()
         vs_jax = f"{t_fusejit / t_jax:10.2f}x" if t_jax else f"{'-':>11}"
         print(f"{batch:>5}x{width:<4} {_ms(t_products)} {_ms(t_numpy)} {_ms(t_fusejit)} "
               f"{_ms(t_jax)}  {t_numpy / t_fusejit:12.2f}x {t_numpy / t_products:14.2f}x "
