@@ -298,6 +298,8 @@ def blas_threads(mlp_args: list, repeats: int) -> None:
 def sweep(sizes: list[tuple[int, int]], repeats: int) -> None:
     """MLP steps of batch B and width H (H inputs, H hidden, 10 outputs): the products floor,
     NumPy's step, fusejit's and jax's, taking turns, with the ratios that matter."""
+    import types
+
     from fusejit.runtime import blas
 
     free_cores = getattr(blas, "free_cores", lambda: None)   # (older fusejit: not measured)
@@ -309,7 +311,9 @@ def sweep(sizes: list[tuple[int, int]], repeats: int) -> None:
         args = [rng.standard_normal((batch, width)), rng.standard_normal((batch, 10)),
                 rng.standard_normal((width, width)) * 0.1, rng.standard_normal(width) * 0.1,
                 rng.standard_normal((width, 10)) * 0.1, rng.standard_normal(10) * 0.1]
-        step = fusejit.value_and_grad(mlp_loss, argnums=(2, 3, 4, 5))
+        # (a fresh function per size: each keeps its own staged code, as a model would)
+        step = fusejit.value_and_grad(types.FunctionType(mlp_loss.__code__, globals()),
+                                      argnums=(2, 3, 4, 5))
         value, grads = step(*args)
         ref_value, ref_grads = mlp_numpy(*args)
         np.testing.assert_allclose(value, ref_value, rtol=1e-9)
