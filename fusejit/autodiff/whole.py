@@ -137,12 +137,15 @@ class WholeStages:
             results = (results,)
         value = results[0]
         if self.zero_d_outputs:   # (a Numba scalar inside; a 0-d array to the caller)
-            dtype = self.zero_d_outputs[0][1]
-            value, seeds = np.asarray(value, dtype), [dtype.type(1)]
+            dtype = self.zero_d_outputs[0][1]   # (the seed: a NumPy scalar, as backward's)
+            value, seeds = np.asarray(value, dtype), (dtype.type(1),)
         else:
-            seeds = [np.ones_like(value)]
-        return value, self.backward(seeds[:self.num_grads], SavedValues(list(results[1:]),
-                                                                        self))
+            seeds = (np.ones_like(value),)
+        try:   # (warm: no first-call warnings to quiet, as _call does)
+            grads = self.backward_fn(*seeds[:self.num_grads], *results[1:])
+        except Exception as error:
+            raise FusejitError(f"the compiled backward stage failed: {error}") from error
+        return value, self._gradients(grads)
 
     def backward(self, grads: list, saved: SavedValues) -> list:
         """The input gradients from the output gradients and the saved values (spent)."""
@@ -155,6 +158,10 @@ class WholeStages:
             raise FusejitError(f"the compiled backward stage failed: {error}") from error
         finally:
             del args
+        return self._gradients(results)
+
+    def _gradients(self, results: Any) -> list:
+        """The backward function's results as the input gradients (0-d ones as arrays)."""
         results = [results] if self.single_backward else list(results)
         for i, dtype in self.zero_d_grads:
             results[i] = np.asarray(results[i], dtype)
