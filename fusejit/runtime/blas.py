@@ -404,6 +404,7 @@ def _env_threads() -> int | None:
 
 _POOL = _openblas_threads()          # the count NumPy's BLAS started with
 _cap = [min(_POOL, _env_threads() or _POOL)]
+_STATE[0] = _cap[0]
 
 
 def max_threads() -> int:
@@ -420,46 +421,58 @@ def set_max_threads(n: int) -> None:
     _sample[0] = 0.0
 
 
-def _busy_ticks() -> tuple[int, int] | None:
-    """(busy, all) clock ticks of every core since boot, from /proc/stat (None elsewhere)."""
+def _cores() -> set[int]:
+    """The cores this process may run on."""
     try:
-        with open("/proc/stat", "rb") as stat:
-            fields = stat.readline().split()
-    except OSError:
-        return None
-    ticks = [int(f) for f in fields[1:]]
-    # user nice system idle iowait irq softirq steal ...: idle and iowait are not busy
-    return sum(ticks) - ticks[3] - ticks[4], sum(ticks)
-
-
-def _cores() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
+        return set(os.sched_getaffinity(0))
     except AttributeError:
-        return os.cpu_count() or 1
+        return set(range(os.cpu_count() or 1))
 
 
 _CORES = _cores()
+
+
+def _busy_ticks() -> int | None:
+    """Busy clock ticks since boot of the cores this process may run on, from /proc/stat
+    (None where it is missing)."""
+    try:
+        with open("/proc/stat", "rb") as stat:
+            lines = stat.read().split(b"\n")
+    except OSError:
+        return None
+    busy = 0
+    for line in lines[1:]:
+        if not line.startswith(b"cpu"):
+            break
+        name, *fields = line.split()
+        if int(name[3:]) in _CORES:
+            # user nice system idle iowait irq softirq steal ...: idle and iowait are not busy
+            ticks = [int(f) for f in fields]
+            busy += sum(ticks) - ticks[3] - ticks[4]
+    return busy
+
+
 _TICK_S = 1.0 / os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 0.01
-# (time of the last sample, busy seconds of all cores, this process's CPU seconds)
+# (time of the last sample, busy seconds of this process's cores, this process's CPU seconds)
 _sample = [0.0, 0.0, 0.0]
 
 
 def free_cores() -> float | None:
-    """Cores that processes other than this one left idle since the last call (this process's
-    own threads, spinning BLAS threads included, are not counted as others'); None before a
-    first sample, or where /proc/stat is missing."""
+    """Of the cores this process may use, how many (beyond one for itself) processes other
+    than this one left idle since the last call: their busy time less this process's own CPU
+    time, so that its spinning BLAS threads do not count as others'. None at the first call,
+    or where /proc/stat is missing (a cgroup's CPU quota is not read)."""
     ticks = _busy_ticks()
     now, own = time.monotonic(), time.process_time()
     if ticks is None:
         return None
     then, busy_then, own_then = _sample
-    busy = ticks[0] * _TICK_S
+    busy = ticks * _TICK_S
     _sample[:] = [now, busy, own]
     if then == 0.0 or now - then < 1e-3:
         return None
     others = max(0.0, (busy - busy_then) - (own - own_then)) / (now - then)
-    return max(0.0, _CORES - 1 - others)
+    return max(0.0, len(_CORES) - 1 - others)
 
 
 def refresh() -> None:
@@ -474,8 +487,6 @@ def refresh() -> None:
     else:
         _STATE[0], _STATE[1] = min(_cap[0], 1 + int(free + 0.5)), PARALLEL_WORK_NS
 
-
-_STATE[0] = _cap[0]
 
 
 def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
