@@ -290,9 +290,22 @@ def test_threads_follow_free_cores_and_set_num_threads(monkeypatch) -> None:
         fusejit.set_num_threads(1)
         blas.refresh()
         assert blas.max_threads() == 1 and inside(huge)[1:] == (1, pool)
+        # the interpreter's host matmul (oplib), on the count the rule chose
+        seen = []
+        matmul = np.matmul
+
+        def spy(a, b):
+            seen.append(get())
+            return matmul(a, b)
+
+        graph = fusejit.parse_ir("graph(%a : Tensor, %b : Tensor):\n"
+                                 "  %c : Tensor = aten::matmul(%a, %b)\n  return (%c)\n")
         a, b = RNG.standard_normal((3, 4, 5)), RNG.standard_normal((5, 2))
-        np.testing.assert_array_equal(blas.matmul(a, b), np.matmul(a, b))
-        assert get() == pool
+        with monkeypatch.context() as patched:
+            patched.setattr(np, "matmul", spy)
+            got = fusejit.compile(graph, engine="reference")(a, b)
+        np.testing.assert_array_equal(got, matmul(a, b))
+        assert seen == [1] and get() == pool
     finally:
         fusejit.set_num_threads(numba_threads)
         blas.set_max_threads(original)
