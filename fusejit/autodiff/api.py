@@ -34,6 +34,7 @@ import numpy as np
 
 from ..errors import FusejitError
 from ..ir.graph import Graph
+from ..ir.types import FloatType, IntType, TensorType
 from .signatures import KeptInputs, signature_graph
 from .staged import StagedCode, trip_count_inputs
 from .whole import SavedValues, WholeStages
@@ -81,13 +82,17 @@ class Differentiable:
         assert self._jitted is not None
         return [_convert(a) for a in self._jitted._arguments(args, kwargs)]
 
-    def remember(self, key: tuple, args: tuple, inputs: list, stages: WholeStages,
-                 computed: list, wrt: tuple[int, ...]) -> None:
-        """Let warm calls of ``key`` run ``stages`` directly, where the general path's binding
-        changed nothing (the arguments are the inputs, as they are) and the gradients
-        ``computed`` came back in the order of ``wrt`` (each input once)."""
-        if len(self.warm) >= MAX_WARM or len(args) != len(inputs) or len(set(wrt)) != len(
-                wrt) or not all(a is x for a, x in zip(args, inputs)):
+    def remember(self, key: tuple, args: tuple, inputs: list, staged: Any,
+                 stages: WholeStages, computed: list, wrt: tuple[int, ...]) -> None:
+        """Let warm calls of ``key`` run ``stages`` directly, where the general path changed
+        nothing: binding and conversion gave the arguments themselves, each the type of its
+        parameter (an int passed for a float parameter is converted there: not here), and
+        the gradients ``computed`` came back in the order of ``wrt`` (each input once)."""
+        params = getattr(staged, "params", None)
+        if len(self.warm) >= MAX_WARM or params is None or len(args) != len(inputs) or len(
+                set(wrt)) != len(wrt) or not all(a is x for a, x in zip(args, inputs)) \
+                or not all(type(p.type) is _PARAMETER_TYPES.get(type(a))
+                           for p, a in zip(params, args)):
             return
         with self._lock:
             self.warm[key] = _Warm(stages, wrt, computed, inputs)
@@ -113,6 +118,8 @@ class Differentiable:
         return code
 
 
+# The parameter type that takes each kind of argument as it is.
+_PARAMETER_TYPES = {np.ndarray: TensorType, int: IntType, float: FloatType}
 # Exact signatures whose warm calls skip the general path, per function (a training loop has
 # one or two: the batch and a last short batch).
 MAX_WARM = 8
@@ -249,7 +256,7 @@ def value_and_grad(fn: Any, argnums: int | Sequence[int] = 0, *, fuse: bool = Tr
         computed = staged.run_backward(handle, seed)
         grads = _fill(computed, inputs, wrt)
         if stages is not None and key is not None and None not in key:
-            target.remember(key, args, inputs, stages, computed, wrt)
+            target.remember(key, args, inputs, staged, stages, computed, wrt)
         return outputs[0], (tuple(grads) if many else grads[0])
 
     run.__wrapped__ = fn
