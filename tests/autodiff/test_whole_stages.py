@@ -152,6 +152,22 @@ def test_warm_calls_run_the_compiled_stages_directly(monkeypatch) -> None:
     assert fusejit.value_and_grad(broadcasting, argnums=-1)(*args)[1].shape == (3,)
 
 
+def test_an_int_for_a_float_parameter_is_not_a_warm_signature() -> None:
+    """The general path converts it (to 2.0): a warm call would pass the int itself."""
+    from fusejit.autodiff.api import differentiable
+
+    graph = fusejit.parse_ir("graph(%x : Tensor, %s : float):\n"
+                             "  %y : Tensor = aten::mul(%x, %s)\n"
+                             "  %n : NoneType = prim::Constant()\n"
+                             "  %z : Tensor = aten::sum(%y, %n)\n  return (%z)\n")
+    step, x = fusejit.value_and_grad(graph), RNG.standard_normal(3)
+    for scale in (3, 3, 3.0, 3.0):
+        value, gx = step(x, scale)
+        np.testing.assert_allclose(value, 3.0 * x.sum(), rtol=1e-12)
+        np.testing.assert_array_equal(gx, np.full(3, 3.0))
+    assert [key[2] for key in differentiable(graph).warm] == [float]
+
+
 def test_the_handle_holds_the_saved_values_once_and_lets_go() -> None:
     args = CASES[2][2]()
     whole, _ = _both(broadcasting, args, (0, 1, 2))
