@@ -247,7 +247,7 @@ def value_and_grad(fn: Any, argnums: int | Sequence[int] = 0, *, fuse: bool = Tr
             if ran is not None:
                 return ran[0], (tuple(ran[1]) if many else ran[1][0])
         inputs = target.bind(args, kwargs)
-        wrt = _normalise_argnums(argnums, len(inputs))
+        wrt = _normalise_argnums(nums, len(inputs))
         _check_differentiable(inputs, wrt)
         staged = target.staged(inputs, wrt)
         outputs, handle = staged.run_forward(*inputs)
