@@ -4,6 +4,7 @@ where they are installed, measured in the same run.
 
     python benchmarks/autodiff.py [--repeats 7] [--steps 100] [--scaling 20,40,80]
                                   [--crossover 32,64,128,256,512] [--cpu] [--blas-threads]
+                                  [--only mlp|lstm] [--sweep 32x32,256x256,1024x1024]
 
 Cases: a 2-layer MLP with a squared loss, and the 100-step LSTM loop of ``fusejit.examples``
 (``sum(h)`` of the last step; fusejit keeps the loop a loop when it differentiates: the forward
@@ -22,6 +23,12 @@ threads, which on a busy machine cost far more than they save: the ``MLP, one BL
 times both steps with NumPy's BLAS (the one fusejit calls too) held to one thread.
 ``--blas-threads`` times the MLP's products alone on one BLAS thread and on the default count,
 which is how ``runtime/blas.py`` came to run such products on one thread.
+``--sweep BxH,...`` times MLP steps of batch B, H inputs, H hidden units and 10 outputs, from
+overhead-bound to BLAS-bound: the products alone in NumPy (the floor: a step that calls the same
+BLAS cannot beat its five products by much), NumPy's step, fusejit's and jax's. NumPy's step
+over the floor is the most any step calling that BLAS can gain over NumPy: where it is under 2,
+so is a 2x goal. Each row also gives the load average and the cores ``runtime/blas.py`` found
+free of other processes when it started.
 The machine is shared and noisy: compare ratios from one run. ``--cpu`` times the process's
 CPU time instead of wall time (with ``OPENBLAS_NUM_THREADS=1``: the work a step does, which a
 loaded machine disturbs far less than wall time).
@@ -200,6 +207,11 @@ def main() -> None:
     parser.add_argument("--crossover", default="",
                         help="also time MLP steps of these widths compiled whole and on the "
                              "interpreter, e.g. 32,64,128,256,512")
+    parser.add_argument("--only", choices=("mlp", "lstm"), default=None,
+                        help="run only this case of the main table")
+    parser.add_argument("--sweep", default="",
+                        help="also time MLP steps of these sizes BxH (batch x hidden), e.g. "
+                             "32x32,128x128,256x256,1024x1024")
     parser.add_argument("--cpu", action="store_true",
                         help="time the process's CPU time, not wall time")
     options = parser.parse_args()
@@ -225,6 +237,8 @@ def main() -> None:
     print(f"{'case':28} {'first call':>10} {'fusejit':>10} {'numpy':>10} {'torch':>10} "
           f"{'jax':>10}  fusejit/numpy  fusejit/jax")
     for name, kind, fn, numpy_fn, args, wrt, static in cases:
+        if options.only not in (None, kind):
+            continue
         step = fusejit.value_and_grad(fn, argnums=wrt)
         start = time.perf_counter()
         value, grads = step(*args)
@@ -258,6 +272,9 @@ def main() -> None:
         crossover([int(n) for n in options.crossover.split(",")], options.repeats)
     if options.blas_threads:
         blas_threads(mlp_args, options.repeats)
+    if options.sweep:
+        sweep([tuple(int(n) for n in size.split("x")) for size in options.sweep.split(",")],
+              options.repeats)
 
 
 def blas_threads(mlp_args: list, repeats: int) -> None:
@@ -276,6 +293,42 @@ def blas_threads(mlp_args: list, repeats: int) -> None:
         t_default, t_one = timed([lambda a=a, b=b: a @ b, on_one], repeats)
         size = f"{a.shape[0]}x{a.shape[1]}x{b.shape[1]}"
         print(f"{name:16} {size:>14} {_ms(t_default)} {_ms(t_one)}  {t_default / t_one:10.2f}x")
+
+
+def sweep(sizes: list[tuple[int, int]], repeats: int) -> None:
+    """MLP steps of batch B and width H (H inputs, H hidden, 10 outputs): the products floor,
+    NumPy's step, fusejit's and jax's, taking turns, with the ratios that matter."""
+    import types
+
+    from fusejit.runtime import blas
+
+    free_cores = getattr(blas, "free_cores", lambda: None)   # (older fusejit: not measured)
+    rng = np.random.default_rng(2)
+    print(f"\n{'MLP BxH':>10} {'products':>10} {'numpy':>10} {'fusejit':>10} {'jax':>10}  "
+          f"numpy/fusejit  numpy/products  fusejit/jax  load  free")
+    jax_loss = _jax_version("mlp")
+    for batch, width in sizes:
+        args = [rng.standard_normal((batch, width)), rng.standard_normal((batch, 10)),
+                rng.standard_normal((width, width)) * 0.1, rng.standard_normal(width) * 0.1,
+                rng.standard_normal((width, 10)) * 0.1, rng.standard_normal(10) * 0.1]
+        # (a fresh function per size: each keeps its own staged code, as a model would)
+        step = fusejit.value_and_grad(types.FunctionType(mlp_loss.__code__, globals()),
+                                      argnums=(2, 3, 4, 5))
+        value, grads = step(*args)
+        ref_value, ref_grads = mlp_numpy(*args)
+        np.testing.assert_allclose(value, ref_value, rtol=1e-9)
+        for got, want in zip(grads, ref_grads):
+            np.testing.assert_allclose(got, want, rtol=1e-7, atol=1e-9)
+        free_cores()
+        t_products, t_numpy, t_fusejit, t_jax = timed(
+            [lambda a=args: mlp_matmuls(*a), lambda a=args: mlp_numpy(*a),
+             lambda s=step, a=args: s(*a),
+             jax_loss and jax_step(jax_loss, args, (2, 3, 4, 5))], repeats)
+        free = free_cores()
+        vs_jax = f"{t_fusejit / t_jax:10.2f}x" if t_jax else f"{'-':>11}"
+        print(f"{batch:>5}x{width:<4} {_ms(t_products)} {_ms(t_numpy)} {_ms(t_fusejit)} "
+              f"{_ms(t_jax)}  {t_numpy / t_fusejit:12.2f}x {t_numpy / t_products:14.2f}x "
+              f"{vs_jax} {os.getloadavg()[0]:5.1f} {'-' if free is None else f'{free:4.1f}'}")
 
 
 def crossover(widths: list[int], repeats: int) -> None:

@@ -36,6 +36,7 @@ import numpy as np
 from ..errors import FusejitError
 from ..ir.graph import Graph, Value
 from ..ir.symbols import prim
+from ..runtime import blas
 from .differentiate import Gradient, differentiate
 from .fused_sums import SummedGroup, strip_grad_sum_to_size
 from .whole import SavedValues, input_sizes, whole_stages
@@ -229,6 +230,7 @@ class StagedCode:
             raise FusejitError(f"the function takes {len(self.params)} arguments, got "
                                f"{len(inputs)}")
         stack = [_check_argument(p, i, x) for i, (p, x) in enumerate(zip(self.params, inputs))]
+        blas.refresh()   # (whether products may use the other cores: runtime/blas.py)
         stages = self._whole_for(stack)
         if stages is not None:
             ran = stages.forward(stack)

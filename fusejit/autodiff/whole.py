@@ -29,6 +29,7 @@ from ..errors import FusejitError
 from ..ir.graph import Graph, Value
 from ..ir.symbols import aten, prim
 from ..passes import eliminate_common_subexpression, eliminate_dead_code
+from ..runtime import blas
 from .differentiate import Gradient
 from .observed import drop_sums, observe, retype
 
@@ -66,6 +67,7 @@ class WholeStages:
         from ..runtime.element_stage import compile_stage_graph
 
         self.num_outputs = gradient.num_outputs
+        self.num_grads = sum(gradient.output_has_grad)
         self.forward_fn = compile_stage_graph(forward, "forward_stage")
         self.backward_fn = compile_stage_graph(backward, "backward_stage")
         self.max_elements = max_elements
@@ -114,6 +116,37 @@ class WholeStages:
             results[i] = np.asarray(results[i], dtype)
         return tuple(results[:n]), SavedValues(results[n:], self)
 
+    def value_and_grad(self, inputs: Sequence[Any]) -> tuple[Any, list] | None:
+        """Both stages for a warm call of a scalar function (``fusejit.value_and_grad``'s
+        fast path): the value and the backward's results for the output gradient 1, without
+        a handle; None when this call runs on the interpreter (the compiled forward raised).
+        The caller has checked the arguments' types and sizes against an earlier call of
+        these stages."""
+        if self.refused:
+            return None
+        blas.refresh()
+        if self.scalar_inputs:
+            inputs = list(inputs)
+            for i in self.scalar_inputs:
+                inputs[i] = inputs[i][()]
+        try:
+            results = self.forward_fn(*inputs)
+        except Exception:  # noqa: BLE001 - the general path gives the answer or error
+            return None
+        if self.single_forward:
+            results = (results,)
+        value = results[0]
+        if self.zero_d_outputs:   # (a Numba scalar inside; a 0-d array to the caller)
+            dtype = self.zero_d_outputs[0][1]   # (the seed: a NumPy scalar, as backward's)
+            value, seeds = np.asarray(value, dtype), (dtype.type(1),)
+        else:
+            seeds = (np.ones_like(value),)
+        try:   # (warm: no first-call warnings to quiet, as _call does)
+            grads = self.backward_fn(*seeds[:self.num_grads], *results[1:])
+        except Exception as error:
+            raise FusejitError(f"the compiled backward stage failed: {error}") from error
+        return value, self._gradients(grads)
+
     def backward(self, grads: list, saved: SavedValues) -> list:
         """The input gradients from the output gradients and the saved values (spent)."""
         args, saved.values = grads + saved.values, []
@@ -125,6 +158,10 @@ class WholeStages:
             raise FusejitError(f"the compiled backward stage failed: {error}") from error
         finally:
             del args
+        return self._gradients(results)
+
+    def _gradients(self, results: Any) -> list:
+        """The backward function's results as the input gradients (0-d ones as arrays)."""
         results = [results] if self.single_backward else list(results)
         for i, dtype in self.zero_d_grads:
             results[i] = np.asarray(results[i], dtype)

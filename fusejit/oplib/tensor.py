@@ -387,6 +387,14 @@ def _check_matmul_dtypes(a: np.ndarray, b: np.ndarray) -> None:
                            f"{b.dtype}")
 
 
+def _host_matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """np.matmul on BLAS threads chosen as compiled products choose theirs (imported at the
+    first product: ``import fusejit`` does not start Numba)."""
+    from ..runtime.blas import matmul
+
+    return matmul(a, b)
+
+
 def _mm(self: np.ndarray, mat2: np.ndarray) -> np.ndarray:
     if self.ndim != 2:
         raise RuntimeError("self must be a matrix")
@@ -396,7 +404,7 @@ def _mm(self: np.ndarray, mat2: np.ndarray) -> np.ndarray:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({self.shape[0]}x"
                            f"{self.shape[1]} and {mat2.shape[0]}x{mat2.shape[1]})")
     _check_matmul_dtypes(self, mat2)
-    return np.matmul(self, mat2)
+    return _host_matmul(self, mat2)
 
 
 def _matmul(self: np.ndarray, other: np.ndarray) -> np.ndarray:
@@ -404,7 +412,7 @@ def _matmul(self: np.ndarray, other: np.ndarray) -> np.ndarray:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are "
                            f"{self.ndim}D and {other.ndim}D")
     _check_matmul_dtypes(self, other)
-    return as_tensor(np.matmul(self, other))
+    return as_tensor(_host_matmul(self, other))
 
 
 register("aten::mm(Tensor self, Tensor mat2) -> Tensor", _mm)

@@ -14,8 +14,21 @@ BLAS's transpose flag instead of copying it::
 Writers ask ``numpy_blas()``: when it is None (the library or a symbol is missing, its integer
 width is unknown, its self-check failed, or ``FUSEJIT_BLAS=numba``) they emit ``np.dot`` as
 before, and ``fallback_reason()`` says why (also logged once on the ``fusejit`` logger).
-A small product runs its BLAS call on one thread, decided by its work as fusejit's kernels
-decide theirs (``_serially``).
+How many threads a product's BLAS call may use is decided per call (``_serially``) from its
+work and from whether the other cores are free, which ``refresh`` measures from Python:
+
+- **other cores busy** (other processes used them in the last ``SAMPLE_S`` seconds): a product
+  under ``SERIAL_WORK_NS`` of serial work runs on one thread. On a busy 2-core machine NumPy's
+  two threads took 30-47 ms for a 256x128 @ 128x256 float64 product that one thread does in
+  0.25 ms: a thread that waits for a core stalls the whole call;
+- **other cores free**: a product of at least ``PARALLEL_WORK_NS`` may use them (OpenBLAS
+  splits it as NumPy's own call would); smaller ones run on one thread, where waking a pool
+  costs about what it saves;
+- never more than ``max_threads()``: OpenBLAS's count at import, or ``fusejit.set_num_threads``
+  (or ``$FUSEJIT_NUM_THREADS``) when lower, nor more than OpenBLAS's count when the call is
+  made (a ``threadpoolctl`` limit holds).
+
+The interpreter's host products (``matmul``) follow the same rule.
 """
 
 from __future__ import annotations
@@ -24,11 +37,13 @@ import ctypes
 import functools
 import logging
 import os
+import time
 from pathlib import Path
 
 import numpy as np
-from llvmlite import binding
+from llvmlite import binding, ir
 from numba import njit, types
+from numba.extending import intrinsic
 
 from . import compile_cache  # noqa: F401  (caches the functions below with fusejit's own)
 
@@ -50,6 +65,14 @@ _NS_PER_MAC_F32, _NS_PER_MAC_F64 = 0.014, 0.028
 # thread, a fused kernel its serial entry (fusion/plan.py, which imports this value and says how
 # it was chosen).
 SERIAL_WORK_NS = 16_000_000
+# Serial work (ns) from which a product uses the cores other processes leave free: about 2M
+# float64 multiply-adds (128^3). Waking OpenBLAS's pool costs some microseconds, and OpenBLAS
+# itself keeps products under 256K multiply-adds on one thread; on an idle 2-core machine
+# NumPy's two threads made the 256x128-256-10 MLP step (two products of 8.4M) 0.77 ms against
+# 0.93 ms on one thread (last session's benchmark).
+PARALLEL_WORK_NS = 60_000
+# How often (seconds) ``refresh`` measures the other processes' use of the cores.
+SAMPLE_S = 0.25
 
 
 class NumpyBlas:
@@ -250,24 +273,48 @@ def _layout(a):
     return 0, 0
 
 
+# -- how many threads a product may use (the module docstring says the rule) --------------------
+
+# Read by compiled code at every product, written by ``refresh`` and ``set_max_threads``: the
+# threads a product may use now, and the serial work (ns) from which it uses more than one.
+_STATE = (ctypes.c_int64 * 2)(1, SERIAL_WORK_NS)
+_STATE_SYMBOL = _REGISTERED_PREFIX + "blas_threads_state"
+binding.add_symbol(_STATE_SYMBOL, ctypes.addressof(_STATE))
+
+
+@intrinsic
+def _state(typingctx, index):
+    """``_STATE[index]``, read where the compiled code runs (an external global that the
+    linker resolves to this process's ``_STATE``: cached code reads the current values)."""
+    def codegen(context, builder, signature, args):
+        try:
+            cell = builder.module.get_global(_STATE_SYMBOL)
+        except KeyError:
+            cell = ir.GlobalVariable(builder.module, ir.ArrayType(ir.IntType(64), 2),
+                                     _STATE_SYMBOL)
+            cell.linkage = "external"
+        zero = ir.Constant(ir.IntType(64), 0)
+        return builder.load(builder.gep(cell, [zero, args[0]]))
+    return types.int64(types.intp), codegen
+
+
 @njit(cache=True)
 def _serially(macs, itemsize):
-    """Before a BLAS call of ``macs`` multiply-adds: a small one runs on one thread, as
-    fusejit's own kernels do (waking the pool costs more than it saves on a small product,
-    most of all on a busy machine: 256x128 @ 128x256 in float64 took 0.25 ms on one thread and
-    30-47 ms on two while other processes held the cores). OpenBLAS's thread count is
-    process-wide: this returns the count to put back after the call (0: nothing changed), and
-    a NumPy call that another thread starts meanwhile runs on one thread too. The native loop
-    runs without the GIL, so two threads' products may interleave here: each puts back what it
-    read, which leaves the count where it began (unless something else sets it meanwhile:
-    then the last of these restores wins). Only OpenBLAS's own pthreads are switched."""
+    """Before a BLAS call of ``macs`` multiply-adds: set OpenBLAS's thread count for it by the
+    rule (one thread, or the free cores), and return the count to put back after the call (0:
+    nothing changed). The count is process-wide: a NumPy call that another thread starts
+    meanwhile runs on it too. The native loop runs without the GIL, so two threads' products
+    may interleave here: each puts back what it read, which leaves the count where it began
+    (unless something else sets it meanwhile: then the last of these restores wins). Only
+    OpenBLAS's own pthreads are switched."""
+    if not _SWITCH_THREADS:
+        return 0
     cost = _NS_PER_MAC_F32 if itemsize == 4 else _NS_PER_MAC_F64
-    if not _SWITCH_THREADS or macs * cost >= SERIAL_WORK_NS:
-        return 0
+    allowed = _state(0) if macs * cost >= _state(1) else 1
     before = _get_threads()
-    if before <= 1:
+    if before <= allowed:
         return 0
-    _set_threads(1)
+    _set_threads(max(allowed, 1))
     return before
 
 
@@ -341,6 +388,124 @@ def mm(a, b):
     return out
 
 
+def _openblas_threads() -> int:
+    """OpenBLAS's thread count now (1 where the count is not switched)."""
+    if not _SWITCH_THREADS:
+        return 1
+    return ctypes.CFUNCTYPE(ctypes.c_int)(_FOUND.addresses["openblas_get_num_threads"])()
+
+
+def _env_threads() -> int | None:
+    """``$FUSEJIT_NUM_THREADS`` when it is a positive int (``fusion/plan.py`` reports a bad
+    one)."""
+    text = os.environ.get("FUSEJIT_NUM_THREADS", "").strip()
+    return int(text) if text.isdigit() and int(text) > 0 else None
+
+
+_POOL = _openblas_threads()          # the count NumPy's BLAS started with
+_cap = [min(_POOL, _env_threads() or _POOL)]
+_STATE[0] = _cap[0]
+
+
+def max_threads() -> int:
+    """The most threads a compiled or host product may use."""
+    return _cap[0]
+
+
+def set_max_threads(n: int) -> None:
+    """Products use at most ``n`` threads (``fusejit.set_num_threads`` calls this; the
+    count is process-wide, as OpenBLAS's is). More than OpenBLAS started with is not asked."""
+    _cap[0] = max(1, min(int(n), _POOL))
+    # (small products on one thread until ``refresh`` has measured the cores again)
+    _STATE[0], _STATE[1] = _cap[0], SERIAL_WORK_NS
+    _sample[0] = 0.0
+
+
+def _cores() -> set[int]:
+    """The cores this process may run on."""
+    try:
+        return set(os.sched_getaffinity(0))
+    except AttributeError:
+        return set(range(os.cpu_count() or 1))
+
+
+_CORES = _cores()
+
+
+def _busy_ticks() -> int | None:
+    """Busy clock ticks since boot of the cores this process may run on, from /proc/stat
+    (None where it is missing)."""
+    try:
+        with open("/proc/stat", "rb") as stat:
+            lines = stat.read().split(b"\n")
+    except OSError:
+        return None
+    busy = 0
+    for line in lines[1:]:
+        if not line.startswith(b"cpu"):
+            break
+        name, *fields = line.split()
+        if int(name[3:]) in _CORES:
+            # user nice system idle iowait irq softirq steal ...: idle and iowait are not busy
+            ticks = [int(f) for f in fields]
+            busy += sum(ticks) - ticks[3] - ticks[4]
+    return busy
+
+
+_TICK_S = 1.0 / os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 0.01
+# (time of the last sample, busy seconds of this process's cores, this process's CPU seconds)
+_sample = [0.0, 0.0, 0.0]
+
+
+def free_cores() -> float | None:
+    """Of the cores this process may use, how many (beyond one for itself) processes other
+    than this one left idle since the last call: their busy time less this process's own CPU
+    time, so that its spinning BLAS threads do not count as others'. None at the first call,
+    or where /proc/stat is missing (a cgroup's CPU quota is not read)."""
+    ticks = _busy_ticks()
+    now, own = time.monotonic(), time.process_time()
+    if ticks is None:
+        return None
+    then, busy_then, own_then = _sample
+    busy = ticks * _TICK_S
+    _sample[:] = [now, busy, own]
+    if then == 0.0 or now - then < 1e-3:
+        return None
+    others = max(0.0, (busy - busy_then) - (own - own_then)) / (now - then)
+    return max(0.0, len(_CORES) - 1 - others)
+
+
+def refresh() -> None:
+    """Measure, at most every ``SAMPLE_S`` seconds, whether other cores are free, and set the
+    rule compiled products read (cheap between samples: the Python entry points of compiled
+    stages and the host products call it on every call)."""
+    if time.monotonic() - _sample[0] < SAMPLE_S:
+        return
+    free = free_cores()
+    if free is None or free < 0.5:   # busy, or not known: small products on one thread
+        _STATE[0], _STATE[1] = _cap[0], SERIAL_WORK_NS
+    else:
+        _STATE[0], _STATE[1] = min(_cap[0], 1 + int(free + 0.5)), PARALLEL_WORK_NS
+
+
+
+def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``np.matmul(a, b)`` with its BLAS threads chosen by the rule compiled products follow
+    (the interpreter's host ``aten::mm``/``matmul``)."""
+    if not _SWITCH_THREADS or a.dtype.kind != "f" or a.ndim == 0 or b.ndim == 0:
+        return np.matmul(a, b)
+    refresh()
+    k = a.shape[-1]
+    rows = a.shape[-2] if a.ndim > 1 else 1
+    cols = b.shape[-1] if b.ndim > 1 else 1
+    batches = max(a.size // max(rows * k, 1), b.size // max(k * cols, 1), 1)
+    before = _serially(batches * rows * k * cols, a.itemsize)
+    try:
+        return np.matmul(a, b)
+    finally:
+        _restore(before)
+
+
 # A vector is a one-row or one-column matrix (a view with a stride; mm copies only what BLAS
 # cannot read): one compiled product serves every rank the writers emit.
 
@@ -371,5 +536,6 @@ def _numba_dot(a, b):
 # Numba's np.dot (the digest names which, so cached code matches: ``blas_identity``).
 product = mm if _FOUND is not None else _numba_dot
 
-__all__ = ["NumpyBlas", "blas_identity", "dot", "fallback_reason", "find_numpy_blas", "mm",
-           "mv", "numpy_blas", "product", "vm"]
+__all__ = ["NumpyBlas", "PARALLEL_WORK_NS", "SAMPLE_S", "blas_identity", "dot",
+           "fallback_reason", "find_numpy_blas", "free_cores", "matmul", "max_threads", "mm",
+           "mv", "numpy_blas", "product", "refresh", "set_max_threads", "vm"]

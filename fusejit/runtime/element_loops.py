@@ -32,8 +32,10 @@ import numpy as np
 
 _TOKEN = re.compile("\x00([0-9]+)\x00")
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
-# The kinds whose expressions become loops (their element forms cannot raise).
-LOOP_KINDS = frozenset({"aten::add", "aten::sub", "aten::mul", "aten::neg"})
+# The kinds whose expressions become loops (their element forms cannot raise); ``type_as`` only
+# of a comparison written into the same loop (relu's backward mask: ``element_stage``).
+LOOP_KINDS = frozenset({"aten::add", "aten::sub", "aten::mul", "aten::neg", "aten::relu",
+                        "aten::type_as"})
 MAX_RANK = 4
 
 

@@ -74,7 +74,7 @@ from ..ir.types import (
                         TupleType,
                         Type,
 )
-from . import tiering
+from . import blas, tiering
 from .code import Code
 from .devices import CpuDevice, CudaDevice, get_device
 from .interpreter import NativeInterpreter
@@ -157,6 +157,7 @@ class CompiledFunction(Portable):
 
             return call_on_dask(self, inputs)
         start = time.perf_counter()
+        blas.refresh()   # (whether products may use the other cores: runtime/blas.py)
         stack = self.check_inputs(inputs)
         plan = self.plan_for(stack)
         code = plan.code

@@ -118,6 +118,56 @@ def test_value_and_grad_runs_small_steps_whole() -> None:
                                    atol=1e-7)
 
 
+def test_warm_calls_run_the_compiled_stages_directly(monkeypatch) -> None:
+    """A second call of one exact signature skips binding, lookup and handles (api._Warm) and
+    gives the first call's results; other signatures, and grad() made anew, still agree."""
+    from fusejit.autodiff.api import differentiable
+
+    args = CASES[2][2]()
+    step = fusejit.value_and_grad(broadcasting, argnums=(0, 1, 2))
+    value, grads = step(*args)
+    target = differentiable(broadcasting)
+    assert any(key[0] == (0, 1, 2) for key in target.warm)
+
+    def general_path(*_):
+        raise AssertionError("a warm call took the general path")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(target, "staged", general_path)
+        again, grads_again = step(*args)
+        from_grad = fusejit.grad(broadcasting, argnums=(0, 1, 2))(*args)   # made anew
+    assert again == value and isinstance(again, np.ndarray) and again.shape == ()
+    for got, want in zip(grads_again, grads):
+        np.testing.assert_array_equal(got, want)
+    for got, want in zip(from_grad, grads):
+        np.testing.assert_array_equal(got, want)
+    # a new size, keywords, an int argnums: their own way, the same gradients
+    bigger = [RNG.standard_normal((6, 3)), args[1], args[2]]
+    for call in (lambda: step(*bigger), lambda: step(*bigger)):
+        _, grads_big = call()
+        np.testing.assert_allclose(grads_big[0], numeric_grad(broadcasting, bigger, 0),
+                                   rtol=1e-6, atol=1e-7)
+    _, gb = fusejit.value_and_grad(broadcasting, argnums=2)(x=args[0], w=args[1], b=args[2])
+    np.testing.assert_array_equal(gb, grads[2])
+    assert fusejit.value_and_grad(broadcasting, argnums=-1)(*args)[1].shape == (3,)
+
+
+def test_an_int_for_a_float_parameter_is_not_a_warm_signature() -> None:
+    """The general path converts it (to 2.0): a warm call would pass the int itself."""
+    from fusejit.autodiff.api import differentiable
+
+    graph = fusejit.parse_ir("graph(%x : Tensor, %s : float):\n"
+                             "  %y : Tensor = aten::mul(%x, %s)\n"
+                             "  %n : NoneType = prim::Constant()\n"
+                             "  %z : Tensor = aten::sum(%y, %n)\n  return (%z)\n")
+    step, x = fusejit.value_and_grad(graph), RNG.standard_normal(3)
+    for scale in (3, 3, 3.0, 3.0):
+        value, gx = step(x, scale)
+        np.testing.assert_allclose(value, 3.0 * x.sum(), rtol=1e-12)
+        np.testing.assert_array_equal(gx, np.full(3, 3.0))
+    assert [key[2] for key in differentiable(graph).warm] == [float]
+
+
 def test_the_handle_holds_the_saved_values_once_and_lets_go() -> None:
     args = CASES[2][2]()
     whole, _ = _both(broadcasting, args, (0, 1, 2))

@@ -243,3 +243,78 @@ def test_compiled_stages_do_not_call_scipys_blas(tmp_path) -> None:
                          timeout=600, env=dict(os.environ))
     assert ran.returncode == 0, ran.stderr[-2000:]
     assert ran.stdout.split()[-1:] == ["ran"], ran.stdout
+
+
+def _threads_inside():
+    from numba import njit
+
+    @njit
+    def seen_from_inside(macs):
+        before = blas._serially(macs, 8)
+        during = blas._get_threads()
+        blas._restore(before)
+        return before, during, blas._get_threads()
+
+    return seen_from_inside
+
+
+@needs_blas
+def test_threads_follow_free_cores_and_set_num_threads(monkeypatch) -> None:
+    """Busy cores: only products of SERIAL_WORK_NS use more than one thread; free cores:
+    products from PARALLEL_WORK_NS do; fusejit.set_num_threads(1) holds every product (and the
+    host's matmul) to one. The count is put back after each call."""
+    import ctypes
+
+    import fusejit
+    import fusejit.runtime.fusion.plan
+
+    found = blas.numpy_blas()
+    if not found.pthreads or blas._POOL < 2:
+        pytest.skip("needs OpenBLAS's own pthreads, two or more")
+    get = ctypes.CFUNCTYPE(ctypes.c_int)(found.addresses["openblas_get_num_threads"])
+    inside = _threads_inside()
+    medium = int(2 * blas.PARALLEL_WORK_NS / blas._NS_PER_MAC_F64)   # (well under serial work)
+    huge = 10**12
+    original, numba_threads = blas.max_threads(), fusejit.runtime.fusion.plan.num_threads()
+    free = [0.0]
+    monkeypatch.setattr(blas, "free_cores", lambda: free[0])
+    try:
+        pool = get()
+        for cores, want_medium, want_huge in ((0.0, 1, pool), (1.0, 2, 2)):
+            free[0] = cores
+            blas._sample[0] = 0.0
+            blas.refresh()
+            assert inside(100)[1:] == (1, pool)
+            assert inside(medium)[1:] == (min(want_medium, pool), pool)
+            assert inside(huge)[1:] == (min(want_huge, pool), pool)
+        fusejit.set_num_threads(1)
+        blas.refresh()
+        assert blas.max_threads() == 1 and inside(huge)[1:] == (1, pool)
+        # the interpreter's host matmul (oplib), on the count the rule chose
+        seen = []
+        matmul = np.matmul
+
+        def spy(a, b):
+            seen.append(get())
+            return matmul(a, b)
+
+        graph = fusejit.parse_ir("graph(%a : Tensor, %b : Tensor):\n"
+                                 "  %c : Tensor = aten::matmul(%a, %b)\n  return (%c)\n")
+        a, b = RNG.standard_normal((3, 4, 5)), RNG.standard_normal((5, 2))
+        with monkeypatch.context() as patched:
+            patched.setattr(np, "matmul", spy)
+            got = fusejit.compile(graph, engine="reference")(a, b)
+        np.testing.assert_array_equal(got, matmul(a, b))
+        assert seen == [1] and get() == pool
+    finally:
+        fusejit.set_num_threads(numba_threads)
+        blas.set_max_threads(original)
+    assert blas.max_threads() == original
+
+
+def test_free_cores_is_measured_between_samples() -> None:
+    if not os.path.exists("/proc/stat"):
+        pytest.skip("measured from /proc/stat")
+    blas.free_cores()
+    free = blas.free_cores()
+    assert free is None or 0.0 <= free <= len(blas._CORES) - 1

@@ -54,3 +54,39 @@ def test_values_match_numpy(w_shape):
         want_f = -(want_c / x * 2.5)
     np.testing.assert_array_equal(c, want_c)
     np.testing.assert_array_equal(f, want_f)
+
+
+RELU = """graph(%x : Double(*, *), %b : Double(*), %g : Double(*, *)):
+  %one : int = prim::Constant[value=1]()
+  %zero : int = prim::Constant[value=0]()
+  %z : Double(*, *) = aten::add(%x, %b, %one)
+  %h : Double(*, *) = aten::relu(%z)
+  %m : Bool(*, *) = aten::gt(%h, %zero)
+  %t : Double(*, *) = aten::type_as(%m, %g)
+  %d : Double(*, *) = aten::mul(%g, %t)
+  return (%h, %d)
+"""
+
+
+@pytest.mark.parametrize("b_shape", [(4,), (1,)], ids=["loops", "size-1-dim"])
+def test_bias_relu_and_its_mask_are_one_loop_each(b_shape):
+    """An MLP layer's bias add + relu, and relu's backward mask g * (h > 0).type_as(g): one
+    pass each (no bool array, no astype), NaN and ties as NumPy gives them."""
+    text = stage_source(parse_ir(RELU), "stage")
+    body = text[text.index("def stage("):]
+    assert re.search(r"\] = np\.maximum\(\(v\d+\[k\d+, k\d+\] \+ v\d+\[k\d+\]\), "
+                     r"np\.float64\(0\)\)", body), body
+    assert re.search(r"\] = \(v\d+\[k\d+, k\d+\] \* \(v\d+\[k\d+, k\d+\] > "
+                     r"np\.float64\(v\d+\)\)\)", body), body
+    assert ".astype(" not in body
+    fn = load_module(text).stage.py_func
+    rng = np.random.default_rng(8)
+    x, b, g = rng.standard_normal((3, 4)), rng.standard_normal(b_shape), rng.standard_normal(
+        (3, 4))
+    x[0, 0], x[1, 1], g[2, 2] = np.nan, -b[1 % b.size], np.inf   # NaN, relu(0), inf * 0
+    with np.errstate(invalid="ignore"):
+        h, d = fn(x, b, g)
+        want_h = np.maximum(x + b, 0.0)
+        want_d = g * (want_h > 0).astype(np.float64)
+    np.testing.assert_array_equal(h, want_h)
+    np.testing.assert_array_equal(d, want_d)

@@ -49,14 +49,16 @@ _threads: list[int] = []        # the setting, once read from FUSEJIT_NUM_THREAD
 
 
 def set_num_threads(n: int) -> None:
-    """Run fused kernels on at most ``n`` threads (1: always the serial kernel). The default is
-    Numba's thread count, or ``$FUSEJIT_NUM_THREADS`` when set. Numba's setting is per calling
-    thread: this sets it for the thread that calls here."""
+    """Run fused kernels and BLAS products on at most ``n`` threads (1: always the serial
+    kernel, products on one BLAS thread). The default is Numba's thread count, or
+    ``$FUSEJIT_NUM_THREADS`` when set. Numba's setting is per calling thread: this sets it for
+    the thread that calls here; the products' limit is process-wide (``blas.max_threads``)."""
     if isinstance(n, bool) or not isinstance(n, int) or \
             not 1 <= n <= numba.config.NUMBA_NUM_THREADS:
         raise FusejitError(f"set_num_threads: n must be an int from 1 to "
                            f"{numba.config.NUMBA_NUM_THREADS}, got {n!r}")
     numba.set_num_threads(n)
+    blas.set_max_threads(n)   # (BLAS's count is process-wide)
     _threads[:] = [n]
 
 
