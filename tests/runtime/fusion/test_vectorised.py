@@ -23,7 +23,6 @@ import pytest
 
 from fusejit import parse_ir
 from fusejit.runtime.fusion import FusedKernel
-from fusejit.runtime.fusion.loops import STRIP
 from tests.conformance import test_fuser_conformance2 as conformance2
 from tests.conftest import CASES
 
@@ -48,19 +47,16 @@ class _Recording(FusedKernel):
 
 
 def _loop_probe_ir(kernel: FusedKernel, inputs: tuple, outs: tuple) -> str:
-    """The optimised LLVM IR of the kernel's inner loops, compiled uncached: the serial
-    kernel's tile body (buffers and ``for c in range(n)`` loops, or the strips of a cut loop,
-    text unchanged) as a function
-    of the row slices it reads and writes (compiling the loops alone costs far less than the
-    whole kernel)."""
+    """The optimised LLVM IR of the kernel's inner loops, compiled uncached: the module's
+    ``tile_loops`` (buffers and ``for c in range(n)`` loops, or the strips of a cut loop),
+    which every kernel calls for each tile, on row slices of a few elements (compiling the
+    loops alone costs far less than the whole kernel)."""
     _specs, flats, scalars, plan, _key = kernel._prepare(inputs)
     text = kernel.source(*inputs).replace("cache=True", "cache=False")
-    serial = text[text.index("def kernel_serial"):]
-    serial = serial[:serial.index("\n\n")].splitlines()
-    first = next(i for i, line in enumerate(serial)
-                 if line in ("        for c in range(n):", f"        for s in range(0, n, {STRIP}):"))
-    body = [line[4:] for line in serial[first:]]
-    body = [line[4:] for line in serial if line.startswith("        bt")] + body
+    tile = text[text.index("def tile_loops("):]
+    tile = tile[:tile.index("\n\n")].splitlines()
+    names = tile[0][len("def tile_loops("):-len("):")].split(", ")
+    body = tile[1:]
     layout = kernel.layout
     n = min(8, plan.numel)
     args: dict = {"n": n}
@@ -77,12 +73,9 @@ def _loop_probe_ir(kernel: FusedKernel, inputs: tuple, outs: tuple) -> str:
     for i, value in enumerate(scalars):
         args[f"s{i}"] = value
     args["status"] = np.zeros(1, np.int64)
-    names = [name for name in args if name == "n" or re.search(rf"\b{name}\b", "\n".join(body))]
-    source = (f"@njit(cache=False, error_model='numpy')\ndef probe({', '.join(names)}):\n"
-              + "\n".join(body) + "\n")
     namespace: dict = {}
-    exec(compile(text + "\n" + source, "<fused kernel loops, uncached>", "exec"), namespace)
-    probe = namespace["probe"]
+    exec(compile(text, "<fused kernel, uncached>", "exec"), namespace)
+    probe = namespace["tile_loops"]
     probe(*[args[name] for name in names])
     return probe.inspect_llvm(probe.signatures[0]), body
 
