@@ -61,15 +61,18 @@ def _loop_probe(kernel: FusedKernel, inputs: tuple, outs: tuple):
     layout = kernel.layout
     n = min(8, plan.numel)
     args: dict = {"n": n}
+    # (each row made from the first n elements of its array: offsets 0, steps 1)
     for k, op in enumerate(layout.operands):
         flat = flats[op.input]
-        args[f"r{k}"] = np.ascontiguousarray(flat[:n] if flat.size >= n else
-                                             np.resize(flat, n))
+        args[f"x{op.input}"] = np.ascontiguousarray(flat[:n] if flat.size >= n else
+                                                    np.resize(flat, n))
         args[f"a{k}"] = flat[0]
+        args[f"b{k}"], args[f"d{k}"] = 0, 1
     k = len(layout.operands)
     for j, out in enumerate(layout.outputs):
-        for _piece in out.pieces:
-            args[f"w{k}"] = np.empty(n, outs[j].dtype)
+        args[f"o{j}"] = np.empty(n * len(out.pieces), outs[j].dtype)
+        for piece in range(len(out.pieces)):
+            args[f"q{k}"], args[f"d{k}"] = piece * n, 1
             k += 1
     for i, value in enumerate(scalars):
         args[f"s{i}"] = value
