@@ -1,35 +1,35 @@
 """Python source for one fusion group, for Numba's ``@njit(parallel=True)``.
 
 The kernel walks the (coalesced) output shape as tiles: a ``prange`` over rows, each row cut
-into column blocks, and an inner loop over one block (in ``tile_loops``, a function of its own)
-that reads every operand through a row slice, so that LLVM sees unit-stride loads and
-vectorises. Index math lives in one int64 array
-``meta`` (offsets and strides per operand, outer sizes) that the caller fills from the actual
-shapes, so one kernel serves every size of a given (dtype, rank, inner-stride class) signature::
+into column blocks. ``tile_loops``, a function of its own, runs the inner loop over one block,
+reading every operand through a row slice so that LLVM sees unit-stride loads and vectorises.
+Index math lives in one int64 array ``meta`` (offsets and strides per operand, outer sizes) that
+the caller fills from the actual shapes, so one kernel serves every size of a given (dtype,
+rank, inner-stride class) signature::
 
     graph(%0 : Float(*, *), %1 : Float(*)):        # x and a row vector
       %2 : Float(*, *) = aten::mul(%0, %1)
       return (%2)
 
     @njit(cache=True, error_model="numpy")
-    def tile_loops(n, r0, r1, w0):
+    def tile_loops(n, x0, b0, x1, b1, o0, q2):
         vm.own_function()                          # (LLVM does not inline it)
+        r0 = x0[b0:b0 + n]
+        r1 = x1[b1:b1 + n]
+        w2 = o0[q2:q2 + n]
         for c in range(n):
             a0 = r0[c]
             a1 = r1[c]
             # t0 : Float = aten::mul(a0, a1)
             t0 = np.float32(a0 * a1)
-            w0[c] = t0
+            w2[c] = t0
 
     @njit(parallel=True, cache=True, error_model="numpy")
     def kernel_parallel(meta, x0, x1, o0, status):
         ...
         for tile in prange(n_tiles):
-            ...                                    # outer index -> bases b0, b1, q0
-            r0 = x0[b0:b0 + n]
-            r1 = x1[b1:b1 + n]
-            w0 = o0[q0:q0 + n]
-            tile_loops(n, r0, r1, w0)
+            ...                                    # outer index -> bases b0, b1, q2
+            tile_loops(n, x0, b0, x1, b1, o0, q2)
 
 Only identifiers made here and numbers formatted here appear in the text: node kinds come
 from the renderer table, names are ``x0 a1 t2 k3``, constants are re-formatted from validated
