@@ -22,12 +22,12 @@ from typing import Any
 
 import numpy as np
 
-from ..ir.graph import Graph, Node, Value
+from ..ir.graph import Block, Graph, Node, Value
 from ..ir.symbols import aten, prim
-from ..ir.types import ListType, NoneType, TensorType, TupleType
+from ..ir.types import FloatType, IntType, ListType, NoneType, TensorType, TupleType
 from .blas import numpy_blas
 from .element_function import _AXIS_HELPERS, _LIST_HELPERS, _cast, _ElementWriter, blas_import
-from .element_loops import LOOP_KINDS, Elements
+from .element_loops import LOOP_KINDS, Elements, Region
 from .element_support import (
     _INPLACE,
     _WRITES,
@@ -120,12 +120,16 @@ class _StageWriter(_ElementWriter):
                             for node in graph.all_nodes() if node.kind.ns == "aten")
         self.elements = Elements()
         self.products: dict[Value, tuple[str, str]] = {}   # summed by mm_add (_accumulated)
+        self.members: set[Node] = set()      # nodes computed in a Region
+        self.joined: set[Node] = set()       # the cats a Region computes (_joined)
+        self.helpers: list[str] = []         # the Regions' functions
 
     def assign(self, out: Value, expr: str, depth: int) -> None:
         node = out.node
         tokens = self.elements.on
         if self.pure and node.kind in _INLINE and _rank(out) != 0 and len(out.uses) == 1 \
                 and out.uses[0].user.owning_block is node.owning_block \
+                and node not in self.members and out.uses[0].user not in self.members \
                 and out.uses[0].user.kind in _INLINE \
                 and (not tokens or self._loops(out.uses[0].user)):   # (each operand once)
             self.exprs[out] = expr
@@ -136,6 +140,80 @@ class _StageWriter(_ElementWriter):
             super().assign(out, self.elements.resolve(expr), depth)
         for indent, line in lines or ():
             self.emit(depth + indent, line)
+
+    def block(self, block: Block, depth: int) -> None:
+        nodes = list(block.nodes())
+        runs: dict[int, list[Node]] = {}
+        i = 0
+        while i < len(nodes):
+            run = _pointwise_run(nodes, i)
+            if len(run) >= 2:
+                runs[i] = run
+                self.members.update(run)
+            i += max(len(run), 1)
+        i = 0
+        while i < len(nodes):
+            run = runs.get(i)
+            if run is not None and self._region(run, depth):
+                i += len(run)
+            else:
+                self.node(nodes[i], depth)
+                i += 1
+
+    def _region(self, run: list[Node], depth: int) -> bool:
+        """Write ``run`` (``_pointwise_run``) as one ``Region``; False when it has no operand
+        of its full rank to take the shape from (then its nodes are written one by one)."""
+        rank, dtype = _pointwise(run[0])
+        region = Region(rank)
+        elements: dict[Value, str] = {}
+        arrays: dict[str, int] = {}   # the array operands to check, by name
+        outputs = []
+        cat = _joined(run)
+        parts = list(cat.input(0).node.inputs) if cat is not None else []
+        for node in run:
+            args = []
+            for v in _operands(node):
+                if v in elements:
+                    args.append(elements[v])
+                elif isinstance(v.type, TensorType) and _rank(v) >= 1:
+                    arrays.setdefault(self.name(v), _rank(v))
+                    base, dim, start = self.views.get(v, (None, 0, ""))
+                    args.append(region.element(self.name(v), _rank(v)) if base is None else
+                                region.element(self.name(base), _rank(v), (dim, start)))
+                else:
+                    args.append(_cast(region.argument(self.name(v)), dtype))
+            out, expr = node.output(), _element_expression(node, args, dtype)
+            stored = any(u.user not in run for u in out.uses) and out not in parts
+            elements[out] = region.local(expr, stored)
+            if stored:
+                outputs.append(out)
+        for part in parts:   # (in the cat's order)
+            region.join(elements[part], _static(cat.input(1)) % rank)
+        full = next((name for name, r in arrays.items() if r == rank), None)
+        if full is None:
+            self.members.difference_update(run)
+            return False
+        fn = self.fresh("_region")
+        self.helpers.append(region.source(fn, f"{full}.shape", dtype))
+        if cat is not None:
+            outputs.append(cat.output())
+            self.joined.add(cat)
+        names = "".join(f"{self.name(v)}, " for v in outputs)
+        call = f"({names}) = {fn}({', '.join(region.arguments)})"
+        checks = [f"{name}.shape == {full}.shape" if r == rank
+                  else f"{name}.shape == {full}.shape[{rank - r}:]"
+                  for name, r in arrays.items() if name != full]
+        if not checks:
+            self.emit(depth, call)
+            return True
+        self.emit(depth, f"if {' and '.join(checks)}:")
+        self.emit(depth + 1, call)
+        self.emit(depth, "else:   # (broadcasting over a dim of size 1: node by node)")
+        for node in run:
+            self.node(node, depth + 1)
+        if cat is not None:
+            self._cat(cat, cat.output(), depth + 1)
+        return True
 
     def _loops(self, node: Node) -> bool:
         """Is ``node`` written as a loop over its output's elements (``element_loops``)?"""
@@ -165,6 +243,8 @@ class _StageWriter(_ElementWriter):
     def node(self, node: Node, depth: int) -> None:
         kind = node.kind
         out = node.outputs[0] if node.outputs else None
+        if node in self.joined:
+            return   # (computed by its Region)
         if self._loops(node):
             self.elements.on = True
             try:
@@ -292,6 +372,74 @@ def _accumulates(node: Node) -> bool:
         and _rank(acc) == _rank(x) == _rank(out) != 0 and _dtype(acc) == _dtype(out)
 
 
+def _pointwise(node: Node) -> tuple[int, np.dtype] | None:
+    """(rank, dtype) of a node a ``Region`` computes: an add/sub/mul/neg or a map of
+    ``_FAST_MAPS`` with a float array result, whose operands are arrays of that dtype and of
+    no higher rank, 0-d values or numbers; None for other nodes."""
+    kind = node.kind
+    if not (kind in LOOP_KINDS or kind.ns == "aten" and kind.name in _FAST_MAPS
+            and len(node.inputs) == 1) or len(node.outputs) != 1:
+        return None
+    if kind == "aten::add" and _accumulates(node) or kind in ("aten::add", "aten::sub") and (
+            len(node.inputs) != 3 or _static(node.input(2)) != 1):
+        return None
+    out = node.output()
+    if not isinstance(out.type, TensorType) or not _known(out) or not \
+            1 <= (_rank(out) or 0) <= _MAX_RANK or _dtype(out).kind != "f":
+        return None
+    for v in _operands(node):
+        if isinstance(v.type, TensorType):
+            if not _known(v) or _rank(v) > _rank(out) or _rank(v) != 0 and _dtype(v) != _dtype(
+                    out):
+                return None
+        elif not isinstance(v.type, (IntType, FloatType)):
+            return None
+    return _rank(out), _dtype(out)
+
+
+def _operands(node: Node) -> list[Value]:
+    return list(node.inputs[:2]) if node.kind.name in ("add", "sub") else list(node.inputs)
+
+
+def _pointwise_run(nodes: list[Node], start: int) -> list[Node]:
+    """The nodes from ``start`` on that one ``Region`` computes: consecutive pointwise nodes
+    of one rank and dtype (empty when ``nodes[start]`` is not one)."""
+    first = _pointwise(nodes[start])
+    end = start
+    while first is not None and end < len(nodes) and _pointwise(nodes[end]) == first:
+        end += 1
+    return nodes[start:end]
+
+
+def _joined(run: list[Node]) -> Node | None:
+    """An ``aten::cat`` whose parts are all distinct values of ``run`` that nothing else reads
+    (the gates' gradients an LSTM's backward joins): its ``Region`` stores them into the joined
+    array itself."""
+    for make in [u.user for node in run for u in node.output().uses]:
+        if make.kind != prim.ListConstruct or len(make.output().uses) != 1:
+            continue
+        cat = make.output().uses[0].user
+        parts = list(make.inputs)
+        if cat.kind == "aten::cat" and cat.owning_block is make.owning_block is run[0] \
+                .owning_block and isinstance(_static(cat.input(1)), int) and all(
+                p.node in run and len(p.uses) == 1 for p in parts) and len(set(parts)) == len(
+                parts) and _rank(cat.output()) == _rank(parts[0]):
+            return cat
+    return None
+
+
+def _element_expression(node: Node, args: list[str], dtype: np.dtype) -> str:
+    name = node.kind.name
+    if name == "neg":
+        return f"(-{args[0]})"
+    if name in _FAST_MAPS:
+        return f"{fast_name(node.kind, dtype)}({args[0]})"
+    return f"({args[0]} {_SYMBOLS[name]} {args[1]})"
+
+
+_SYMBOLS = {"add": "+", "sub": "-", "mul": "*"}
+
+
 def _accumulated(product: Node) -> bool:
     """Is ``product`` a 2-D ``mm``/``matmul`` read only by an accumulating add
     (``_accumulates``) of its block? Then that add sums it into the accumulator itself."""
@@ -398,10 +546,12 @@ _STAGE_HELPERS = (
 
 def stage_source(graph: Graph, name: str) -> str:
     """The module source whose function ``name`` computes ``graph``."""
-    return function_source(_StageWriter(graph), graph, name,
-                           "import numpy as np\n" + blas_import(graph) + _PRELUDE
-                           + _AXIS_HELPERS + _LIST_HELPERS + _STAGE_HELPERS,
-                           "@njit(cache=True, boundscheck=True)\n")
+    writer = _StageWriter(graph)
+    source = function_source(writer, graph, name,
+                             "import numpy as np\n" + blas_import(graph) + _PRELUDE
+                             + _AXIS_HELPERS + _LIST_HELPERS + _STAGE_HELPERS,
+                             "@njit(cache=True, boundscheck=True)\n")
+    return source + "\n\n" + "".join(writer.helpers)
 
 
 def compile_stage_graph(graph: Graph, name: str) -> Any:

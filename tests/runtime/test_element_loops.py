@@ -1,6 +1,7 @@
 """Pointwise expressions of compiled training stages written as loop nests
 (``runtime/element_loops.py``): the text the stage writer emits for typed IR, and its values
-against NumPy, run as plain Python (the stage function's ``py_func``: no Numba compile)."""
+against NumPy, run as plain Python (the stage function's and its regions' ``py_func``: no
+Numba compile)."""
 
 from __future__ import annotations
 
@@ -31,20 +32,28 @@ def source() -> str:
 
 def test_expressions_become_loop_nests_and_division_does_not():
     text = source()
-    nest = r"for (k\d+) in range.*\n +for (k\d+) in range.*\n +for (k\d+) in range.*\n"
-    found = re.search(nest + r" +(v\d+)\[\1, \2, \3\] = \(\((v\d+)\[\1, \2, \3\] \* "
-                      r"(v\d+)\[\2, \3\]\) - (v\d+)\[\3\]\)", text)
-    # x * w - b in one loop: w indexed by the two trailing indices, b by the last
+    # x * w - b in one region's loop nest: w indexed by the two trailing indices, b by the
+    # last, the product a local that is not stored (only c is read after the region)
+    found = re.search(r"for k2 in range.*\n +t0 = \(a(\d+)\[k0, k1, k2\] \* a(\d+)\[k1, k2\]\)"
+                      r"\n +t1 = \(t0 - a(\d+)\[k2\]\)\n +o0\[k0, k1, k2\] = t1\n +return "
+                      r"\(o0, \)", text)
     assert found, text
     (division,) = [line for line in text.splitlines() if " / " in line]
     assert "[k" not in division     # (Python's ZeroDivisionError in a loop; NumPy's inf)
-    assert re.search(r"\[k\d+, k\d+, k\d+\] = \(-\([ev]\d+\[k\d+, k\d+, k\d+\] \* "
-                     r"np.float64\(v\d+\)\)\)", text)   # the scalar as it is
+    assert re.search(r"t0 = \(a\d+\[k0, k1, k2\] \* np.float64\(a\d+\)\)\n +t1 = \(-t0\)",
+                     text)   # the scalar as it is
+    # the stage checks the operands' shapes before each region and else runs node by node
+    assert re.search(r"if v\d+\.shape == v\d+\.shape\[1:\] and .*:\n +\(v\d+, \) = "
+                     r"_region\d+\(.*\)\n +else:", text)
 
 
 @pytest.mark.parametrize("w_shape", [(3, 4), (1, 4)], ids=["loops", "size-1-dim"])
 def test_values_match_numpy(w_shape):
-    fn = load_module(stage_source(parse_ir(GRAPH), "stage")).stage.py_func
+    module = load_module(stage_source(parse_ir(GRAPH), "stage"))
+    for name in dir(module):   # (the regions as Python too)
+        if name.startswith("_region"):
+            setattr(module, name, getattr(module, name).py_func)
+    fn = module.stage.py_func
     rng = np.random.default_rng(7)
     x, w, b = (rng.standard_normal(s) for s in [(2, 3, 4), w_shape, (4,)])
     x[0, 0, 0] = 0.0   # x / 0: inf, as NumPy gives
