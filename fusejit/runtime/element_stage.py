@@ -412,18 +412,20 @@ def _pointwise_run(nodes: list[Node], start: int) -> list[Node]:
 
 
 def _joined(run: list[Node]) -> Node | None:
-    """An ``aten::cat`` whose parts are all distinct values of ``run`` that nothing else reads
-    (the gates' gradients an LSTM's backward joins): its ``Region`` stores them into the joined
-    array itself."""
+    """An ``aten::cat`` whose parts are all distinct values of ``run`` that nothing after
+    ``run`` reads (the gates' gradients an LSTM's backward joins): its ``Region`` stores them
+    into the joined array itself."""
     for make in [u.user for node in run for u in node.output().uses]:
         if make.kind != prim.ListConstruct or len(make.output().uses) != 1:
             continue
         cat = make.output().uses[0].user
         parts = list(make.inputs)
-        if cat.kind == "aten::cat" and cat.owning_block is make.owning_block is run[0] \
-                .owning_block and isinstance(_static(cat.input(1)), int) and all(
-                p.node in run and len(p.uses) == 1 for p in parts) and len(set(parts)) == len(
-                parts) and _rank(cat.output()) == _rank(parts[0]):
+        if cat.kind != "aten::cat" or cat.owning_block is not run[0].owning_block \
+                or not isinstance(_static(cat.input(1)), int) or len(set(parts)) != len(parts):
+            continue
+        if _rank(cat.output()) == _rank(parts[0]) and all(
+                p.node in run and all(u.user is make or u.user in run for u in p.uses)
+                for p in parts):
             return cat
     return None
 

@@ -63,3 +63,39 @@ def test_values_match_numpy(w_shape):
         want_f = -(want_c / x * 2.5)
     np.testing.assert_array_equal(c, want_c)
     np.testing.assert_array_equal(f, want_f)
+
+
+JOINED = """graph(%x : Double(*, *), %w : Double(*, *)):
+  %one : int = prim::Constant[value=1]()
+  %a : Double(*, *) = aten::mul(%x, %w)
+  %b : Double(*, *) = aten::sub(%x, %w, %one)
+  %n : Double(*, *) = aten::neg(%a)
+  %e : Double(*, *) = aten::mul(%x, %x)
+  %l : Tensor[] = prim::ListConstruct(%b, %n, %a)
+  %c : Double(*, *) = aten::cat(%l, %one)
+  %chunks : Tensor[] = aten::chunk(%c, %one, %one)
+  %p : Double(*, *) = prim::ListUnpack(%chunks)
+  %t : Double(*, *) = aten::tanh(%p)
+  %s : Double(*, *) = aten::mul(%t, %p)
+  return (%s, %e)
+"""
+
+
+@pytest.mark.parametrize("w_shape", [(3, 4), (1, 4)], ids=["region", "size-1-dim"])
+def test_a_regions_parts_are_stored_into_their_cat_and_chunks_read_in_place(w_shape):
+    text = stage_source(parse_ir(JOINED), "stage")
+    # the cat of the region's values is its output (np.concatenate only in the fallback), and
+    # e (read after the region) is stored too
+    assert re.search(r"o0\[k0, k1\] = t\d+\n +joined\[k0, s0 \+ k1\] = t\d+\n +joined\[k0, "
+                     r"s1 \+ k1\] = t\d+\n +joined\[k0, s2 \+ k1\] = t\d+\n", text), text
+    module = load_module(text)
+    for name in dir(module):
+        if name.startswith("_region"):
+            setattr(module, name, getattr(module, name).py_func)
+    module.vm = type("vm", (), {"tanh_f64": staticmethod(np.tanh)})   # (no compile)
+    rng = np.random.default_rng(8)
+    x, w = rng.standard_normal((3, 4)), rng.standard_normal(w_shape)
+    s, e = module.stage.py_func(x, w)
+    c = np.concatenate([x - w, -(x * w), x * w], axis=1)
+    np.testing.assert_allclose(s, np.tanh(c) * c, rtol=1e-15)
+    np.testing.assert_array_equal(e, x * x)
