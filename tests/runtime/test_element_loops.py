@@ -6,6 +6,7 @@ Numba compile)."""
 from __future__ import annotations
 
 import re
+import types
 
 import numpy as np
 import pytest
@@ -23,6 +24,16 @@ GRAPH = """graph(%x : Double(*, *, *), %w : Double(*, *), %b : Double(*), %s : f
   %f : Double(*, *, *) = aten::neg(%e)
   return (%c, %f)
 """
+
+
+def as_python(text: str, **replaced):
+    """The stage function of module ``text`` with its regions as plain Python (a copy of the
+    module's names: the cached module is left as it is)."""
+    module = load_module(text)
+    names = dict(vars(module), **replaced)
+    for name in [n for n in names if n.startswith("_region") or n == "stage"]:
+        names[name] = types.FunctionType(getattr(module, name).py_func.__code__, names)
+    return names["stage"]
 
 
 def source() -> str:
@@ -49,11 +60,7 @@ def test_expressions_become_loop_nests_and_division_does_not():
 
 @pytest.mark.parametrize("w_shape", [(3, 4), (1, 4)], ids=["loops", "size-1-dim"])
 def test_values_match_numpy(w_shape):
-    module = load_module(stage_source(parse_ir(GRAPH), "stage"))
-    for name in dir(module):   # (the regions as Python too)
-        if name.startswith("_region"):
-            setattr(module, name, getattr(module, name).py_func)
-    fn = module.stage.py_func
+    fn = as_python(stage_source(parse_ir(GRAPH), "stage"))
     rng = np.random.default_rng(7)
     x, w, b = (rng.standard_normal(s) for s in [(2, 3, 4), w_shape, (4,)])
     x[0, 0, 0] = 0.0   # x / 0: inf, as NumPy gives
@@ -88,14 +95,10 @@ def test_a_regions_parts_are_stored_into_their_cat_and_chunks_read_in_place(w_sh
     # e (read after the region) is stored too
     assert re.search(r"o0\[k0, k1\] = t\d+\n +joined\[k0, s0 \+ k1\] = t\d+\n +joined\[k0, "
                      r"s1 \+ k1\] = t\d+\n +joined\[k0, s2 \+ k1\] = t\d+\n", text), text
-    module = load_module(text)
-    for name in dir(module):
-        if name.startswith("_region"):
-            setattr(module, name, getattr(module, name).py_func)
-    module.vm = type("vm", (), {"tanh_f64": staticmethod(np.tanh)})   # (no compile)
+    fn = as_python(text, vm=types.SimpleNamespace(tanh_f64=np.tanh))   # (no compile)
     rng = np.random.default_rng(8)
     x, w = rng.standard_normal((3, 4)), rng.standard_normal(w_shape)
-    s, e = module.stage.py_func(x, w)
+    s, e = fn(x, w)
     c = np.concatenate([x - w, -(x * w), x * w], axis=1)
     np.testing.assert_allclose(s, np.tanh(c) * c, rtol=1e-15)
     np.testing.assert_array_equal(e, x * x)
