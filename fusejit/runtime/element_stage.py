@@ -9,7 +9,11 @@ a few more things, which this writer adds:
   the forward function to the backward one as one object, its arrays never boxed;
 - the backward forms: ``_grad_sum_to_size`` (sum over the leading dims and over the dims the
   saved size has as 1), ``expand`` of the output gradient, ``zeros_like``, ``transpose``,
-  ``sigmoid``, ``relu``; the size lists that ``aten::size`` saves are tuples.
+  ``sigmoid``, ``relu``; the size lists that ``aten::size`` saves are tuples;
+- what a loop's steps repeat, made cheaper: consecutive pointwise nodes run as one loop nest
+  in a function of their own (``element_loops.Region``), a gradient accumulator adds its
+  products by gemm with beta = 1 (``blas.mm_add``), and a transposed operand a loop's
+  products read is made contiguous once, before the loop.
 
 The forward function returns the outputs and the saved values; the backward function takes
 the output gradients and the saved values (the ``Gradient``'s graphs, unchanged). Every tensor
