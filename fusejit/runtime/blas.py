@@ -488,7 +488,6 @@ def refresh() -> None:
         _STATE[0], _STATE[1] = min(_cap[0], 1 + int(free + 0.5)), PARALLEL_WORK_NS
 
 
-
 def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """``np.matmul(a, b)`` with its BLAS threads chosen by the rule compiled products follow
     (the interpreter's host ``aten::mm``/``matmul``)."""
@@ -504,6 +503,34 @@ def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return np.matmul(a, b)
     finally:
         _restore(before)
+
+
+@njit(cache=True)
+def mm_add(c, a, b):
+    """``c += a @ b`` for C-contiguous 2-D ``c``, by one gemm with beta = 1: a gradient summed
+    over a loop's iterations (an RNN's weight gradient) without a product array per step."""
+    m, k = a.shape
+    n = b.shape[1]
+    if b.shape[0] != k or c.shape[0] != m or c.shape[1] != n or not c.flags.c_contiguous:
+        raise ValueError("matmul: the operands' sizes differ")
+    if m == 0 or n == 0 or k == 0:
+        return
+    ta, lda = _layout(a)
+    tb, ldb = _layout(b)
+    if ta == 0:
+        a = np.ascontiguousarray(a)
+        ta, lda = _NO_TRANS, k
+    if tb == 0:
+        b = np.ascontiguousarray(b)
+        tb, ldb = _NO_TRANS, n
+    before = _serially(m * n * k, a.itemsize)
+    if a.itemsize == 4:
+        _sgemm(_ROW_MAJOR, ta, tb, m, n, k, 1.0, a.ctypes, lda, b.ctypes, ldb, 1.0,
+               c.ctypes, n)
+    else:
+        _dgemm(_ROW_MAJOR, ta, tb, m, n, k, 1.0, a.ctypes, lda, b.ctypes, ldb, 1.0,
+               c.ctypes, n)
+    _restore(before)
 
 
 # A vector is a one-row or one-column matrix (a view with a stride; mm copies only what BLAS
@@ -538,4 +565,4 @@ product = mm if _FOUND is not None else _numba_dot
 
 __all__ = ["NumpyBlas", "PARALLEL_WORK_NS", "SAMPLE_S", "blas_identity", "dot",
            "fallback_reason", "find_numpy_blas", "free_cores", "matmul", "max_threads", "mm",
-           "mv", "numpy_blas", "product", "refresh", "set_max_threads", "vm"]
+           "mm_add", "mv", "numpy_blas", "product", "refresh", "set_max_threads", "vm"]

@@ -53,6 +53,7 @@ class _ElementWriter(_Writer):
     def __init__(self):
         super().__init__()
         self.exprs: dict[Value, str] = {}
+        self.views: dict[Value, tuple[Value, int, str]] = {}   # chunk -> (array, dim, start)
 
     def name(self, value: Value) -> str:
         expr = self.exprs.get(value)
@@ -153,6 +154,7 @@ class _ElementWriter(_Writer):
         self.emit(depth, f"{size} = ({self.name(x)}.shape[{dim}] + {count - 1}) // {count}")
         for i, piece in enumerate(node.outputs):
             bounds = f"{i} * {size}:{i + 1} * {size}"
+            self.views[piece] = (x, dim, f"{i} * {size}")
             self.assign(piece, f"{self.name(x)}[{':, ' * dim}{bounds}]", depth)
 
     def _append(self, node: Node, out: Value, depth: int) -> None:

@@ -14,6 +14,7 @@ import fusejit
 from fusejit import ops as F
 from fusejit.autodiff.staged import StagedCode
 from fusejit.examples import lstm_loop
+from fusejit.runtime.blas import numpy_blas
 
 from .test_api import numeric_grad
 
@@ -102,6 +103,30 @@ def test_pointwise_expressions_of_the_stages_are_loops(monkeypatch) -> None:
     assert re.search(r"\[k\d+, k(\d+)\]\)* \+ v\d+\[k\1\]", sources[0])
     # b_ih and b_hh (same size) take one row sum of the gates' gradient per step, not two
     assert sources[1].count("= _sum_to_size_2_1(") == 1
+    if numpy_blas() is not None:
+        # w_hh.T, read by the loop's product, is made contiguous once before the loop
+        assert re.search(r"= np\.ascontiguousarray\(v\d+\.T\)\n(.*\n)*\s+while ",
+                         sources[0])
+        # the weight gradient is summed by gemm (beta = 1), not a product array per step
+        assert sources[1].count("_blas.mm_add(") == 1
+
+
+@pytest.mark.parametrize("layout", ["C", "F", "strided"])
+def test_mm_add_adds_the_product_in_place(layout) -> None:
+    from fusejit.runtime import blas
+
+    if numpy_blas() is None:
+        pytest.skip("compiled products use np.dot here")
+    a = RNG.standard_normal((6, 4))
+    b = RNG.standard_normal((3, 4)).T if layout == "F" else RNG.standard_normal((4, 3))
+    if layout == "strided":
+        a = RNG.standard_normal((6, 8))[:, ::2]   # (copied: BLAS cannot read it)
+    c = RNG.standard_normal((6, 3))
+    want = c + a @ b
+    blas.mm_add(c, a, b)
+    np.testing.assert_allclose(c, want, rtol=1e-13)
+    with pytest.raises(ValueError):
+        blas.mm_add(np.zeros((3, 6)).T, a, b)   # (the sum must be C-contiguous)
 
 
 def test_value_and_grad_runs_small_steps_whole() -> None:

@@ -1,10 +1,12 @@
 """Pointwise expressions of compiled training stages written as loop nests
 (``runtime/element_loops.py``): the text the stage writer emits for typed IR, and its values
-against NumPy, run as plain Python (the stage function's ``py_func``: no Numba compile)."""
+against NumPy, run as plain Python (the stage function's and its regions' ``py_func``: no
+Numba compile)."""
 
 from __future__ import annotations
 
 import re
+import types
 
 import numpy as np
 import pytest
@@ -24,6 +26,16 @@ GRAPH = """graph(%x : Double(*, *, *), %w : Double(*, *), %b : Double(*), %s : f
 """
 
 
+def as_python(text: str, **replaced):
+    """The stage function of module ``text`` with its regions as plain Python (a copy of the
+    module's names: the cached module is left as it is)."""
+    module = load_module(text)
+    names = dict(vars(module), **replaced)
+    for name in [n for n in names if n.startswith("_region") or n == "stage"]:
+        names[name] = types.FunctionType(getattr(module, name).py_func.__code__, names)
+    return names["stage"]
+
+
 def source() -> str:
     text = stage_source(parse_ir(GRAPH), "stage")
     return text[text.index("def stage("):]
@@ -31,20 +43,24 @@ def source() -> str:
 
 def test_expressions_become_loop_nests_and_division_does_not():
     text = source()
-    nest = r"for (k\d+) in range.*\n +for (k\d+) in range.*\n +for (k\d+) in range.*\n"
-    found = re.search(nest + r" +(v\d+)\[\1, \2, \3\] = \(\((v\d+)\[\1, \2, \3\] \* "
-                      r"(v\d+)\[\2, \3\]\) - (v\d+)\[\3\]\)", text)
-    # x * w - b in one loop: w indexed by the two trailing indices, b by the last
+    # x * w - b in one region's loop nest: w indexed by the two trailing indices, b by the
+    # last, the product a local that is not stored (only c is read after the region)
+    found = re.search(r"for k2 in range.*\n +t0 = \(a(\d+)\[k0, k1, k2\] \* a(\d+)\[k1, k2\]\)"
+                      r"\n +t1 = \(t0 - a(\d+)\[k2\]\)\n +o0\[k0, k1, k2\] = t1\n +return "
+                      r"\(o0, \)", text)
     assert found, text
     (division,) = [line for line in text.splitlines() if " / " in line]
     assert "[k" not in division     # (Python's ZeroDivisionError in a loop; NumPy's inf)
-    assert re.search(r"\[k\d+, k\d+, k\d+\] = \(-\([ev]\d+\[k\d+, k\d+, k\d+\] \* "
-                     r"np.float64\(v\d+\)\)\)", text)   # the scalar as it is
+    assert re.search(r"t0 = \(a\d+\[k0, k1, k2\] \* np.float64\(a\d+\)\)\n +t1 = \(-t0\)",
+                     text)   # the scalar as it is
+    # the stage checks the operands' shapes before each region and else runs node by node
+    assert re.search(r"if v\d+\.shape == v\d+\.shape\[1:\] and .*:\n +\(v\d+, \) = "
+                     r"_region\d+\(.*\)\n +else:", text)
 
 
 @pytest.mark.parametrize("w_shape", [(3, 4), (1, 4)], ids=["loops", "size-1-dim"])
 def test_values_match_numpy(w_shape):
-    fn = load_module(stage_source(parse_ir(GRAPH), "stage")).stage.py_func
+    fn = as_python(stage_source(parse_ir(GRAPH), "stage"))
     rng = np.random.default_rng(7)
     x, w, b = (rng.standard_normal(s) for s in [(2, 3, 4), w_shape, (4,)])
     x[0, 0, 0] = 0.0   # x / 0: inf, as NumPy gives
@@ -79,7 +95,7 @@ def test_bias_relu_and_its_mask_are_one_loop_each(b_shape):
     assert re.search(r"\] = \(v\d+\[k\d+, k\d+\] \* \(v\d+\[k\d+, k\d+\] > "
                      r"np\.float64\(v\d+\)\)\)", body), body
     assert ".astype(" not in body
-    fn = load_module(text).stage.py_func
+    fn = as_python(text)
     rng = np.random.default_rng(8)
     x, b, g = rng.standard_normal((3, 4)), rng.standard_normal(b_shape), rng.standard_normal(
         (3, 4))
@@ -90,3 +106,34 @@ def test_bias_relu_and_its_mask_are_one_loop_each(b_shape):
         want_d = g * (want_h > 0).astype(np.float64)
     np.testing.assert_array_equal(h, want_h)
     np.testing.assert_array_equal(d, want_d)
+
+JOINED = """graph(%x : Double(*, *), %w : Double(*, *)):
+  %one : int = prim::Constant[value=1]()
+  %a : Double(*, *) = aten::mul(%x, %w)
+  %b : Double(*, *) = aten::sub(%x, %w, %one)
+  %n : Double(*, *) = aten::neg(%a)
+  %e : Double(*, *) = aten::mul(%x, %x)
+  %l : Tensor[] = prim::ListConstruct(%b, %n, %a)
+  %c : Double(*, *) = aten::cat(%l, %one)
+  %chunks : Tensor[] = aten::chunk(%c, %one, %one)
+  %p : Double(*, *) = prim::ListUnpack(%chunks)
+  %t : Double(*, *) = aten::tanh(%p)
+  %s : Double(*, *) = aten::mul(%t, %p)
+  return (%s, %e)
+"""
+
+
+@pytest.mark.parametrize("w_shape", [(3, 4), (1, 4)], ids=["region", "size-1-dim"])
+def test_a_regions_parts_are_stored_into_their_cat_and_chunks_read_in_place(w_shape):
+    text = stage_source(parse_ir(JOINED), "stage")
+    # the cat of the region's values is its output (np.concatenate only in the fallback), and
+    # e (read after the region) is stored too
+    assert re.search(r"o0\[k0, k1\] = t\d+\n +joined\[k0, s0 \+ k1\] = t\d+\n +joined\[k0, "
+                     r"s1 \+ k1\] = t\d+\n +joined\[k0, s2 \+ k1\] = t\d+\n", text), text
+    fn = as_python(text, vm=types.SimpleNamespace(tanh_f64=np.tanh))   # (no compile)
+    rng = np.random.default_rng(8)
+    x, w = rng.standard_normal((3, 4)), rng.standard_normal(w_shape)
+    s, e = fn(x, w)
+    c = np.concatenate([x - w, -(x * w), x * w], axis=1)
+    np.testing.assert_allclose(s, np.tanh(c) * c, rtol=1e-15)
+    np.testing.assert_array_equal(e, x * x)
