@@ -1,4 +1,6 @@
-"""One line on stderr when fusejit starts a compile that takes seconds, and progress counters.
+"""One line on stderr when fusejit starts a compile that takes seconds, and progress counters;
+and, while any Numba compile runs in the process, fewer garbage collections
+(``COMPILE_GC_THRESHOLD``).
 
 A Numba ``numba:compile`` event fires only when a function is really compiled (not loaded from
 its cache), so a listener on it sees exactly the cold compiles. The slow ones are announced
