@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -171,11 +172,25 @@ def test_two_processes_fill_one_empty_cache(tmp_path, corpus_cases):
     assert not list((cache / "kernels").glob(".tmp-*"))
 
 
+@pytest.fixture(scope="module")
+def filled_cache(tmp_path_factory):
+    """A cache that one fresh process filled with the first case's kernels, and that process's
+    report: made once, each damage below damages its own copy (copied with file times, which
+    Numba's index checks)."""
+    from tests.conftest import CORPUS
+
+    if CORPUS is None:
+        pytest.skip("conformance corpus not found")
+    cache = tmp_path_factory.mktemp("filled") / "cache"
+    return cache, _finish(_spawn(cache, CASES[:1]))
+
+
 @pytest.mark.parametrize("damage", ["truncate", "foreign", "empty", "numba_index",
                                     "directory"])
-def test_damaged_cache_is_ignored_and_rebuilt(tmp_path, corpus_cases, damage):
+def test_damaged_cache_is_ignored_and_rebuilt(tmp_path, corpus_cases, filled_cache, damage):
     cache = tmp_path / "cache"
-    first = _finish(_spawn(cache, corpus_cases[:1]))
+    shutil.copytree(filled_cache[0], cache, symlinks=True)
+    first = filled_cache[1]
     entries = sorted((cache / "kernels").glob("fk_*.py"))
     assert entries and first["max_error"] < 1e-4
     canary = tmp_path / "CANARY"

@@ -232,6 +232,40 @@ def test_progress_lines_without_a_terminal(capfd, monkeypatch):
                                                    "[2/2] warmup: second"]
 
 
+def test_collector_runs_less_often_during_a_compile_and_as_before_after():
+    """While Numba compiles (Python's own code inside it and nested compiles included), the
+    collector's first generation is status.COMPILE_GC_THRESHOLD objects; afterwards the
+    thresholds are the process's own again, also when the compile fails."""
+    import gc
+
+    from numba import njit
+    from numba.core import event
+
+    from fusejit.runtime import status
+
+    seen = []
+
+    class Probe(event.Listener):          # (registered after fusejit's listener: runs after it)
+        def on_start(self, ev):
+            seen.append(gc.get_threshold()[0])
+
+        def on_end(self, ev):
+            pass
+
+    before = gc.get_threshold()
+    gc.set_threshold(650, *before[1:])
+    try:
+        with event.install_listener("numba:compile", Probe()):
+            assert njit(cache=False)(lambda x: x + 1)(41) == 42
+            assert gc.get_threshold()[0] == 650
+            with pytest.raises(Exception, match="(?i)typing"):
+                njit(cache=False)(lambda x: x.no_such_attribute)(1)
+            assert gc.get_threshold()[0] == 650
+    finally:
+        gc.set_threshold(*before)
+    assert seen and all(t == status.COMPILE_GC_THRESHOLD for t in seen)
+
+
 def test_warmup_command_runs_each_step_with_progress(private_cache, capfd, monkeypatch):
     from fusejit.__main__ import main
     from fusejit.runtime import warmup

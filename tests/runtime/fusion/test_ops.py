@@ -1,4 +1,4 @@
-"""Every simple-map op, compiled into wide fusion groups (one kernel per dtype combination and
+"""Every simple-map op, compiled into wide fusion groups (a few kernels per dtype combination and
 layout), against the operator library's NumPy bodies evaluated node by node."""
 
 from __future__ import annotations
@@ -143,6 +143,14 @@ CASES = [(combo, "broadcast_noncontig") for combo in COMBOS] + [
     ((F32, F32, F32), "zero_dim"), ((I64, F32, I64), "mixed_zero_dim"),
     ((F32, F64, I64), "mixed_zero_dim")]
 
+# The ops of a case are split over this many fusion groups, op i into group i % GROUPS, so that
+# the costly renderings (lgamma, erf, pow...) spread evenly. Each group is still a wide kernel
+# (about 20 ops and outputs, one loop nest over the case's layout). Compiling grows faster than
+# the kernel's size: the float64 case's 74 ops took 31 s of CPU time as one kernel and 22 s as
+# four (Numba's passes 20 -> 17 s, LLVM 11 -> 5 s), and a smaller kernel cannot hold up the
+# suite's last seconds alone.
+GROUPS = 4
+
 _results: dict = {}
 
 
@@ -153,7 +161,6 @@ def _run_case(combo, layout):
     rng = np.random.default_rng(abs(hash(key)) % 2**32)
     shapes = LAYOUTS[layout]
     ops = [(name, text) for name, text, need in OPS if _valid(need, name, *combo)]
-    graph = fusejit.parse_ir(_group_text(ops, combo, [len(s) for s in shapes]))
     x = _values(combo[0], shapes[0], rng, "x")
     y = _values(combo[1], shapes[1], rng, "y")
     z = _values(combo[2], shapes[2], rng, "z")
@@ -163,17 +170,23 @@ def _run_case(combo, layout):
         y = np.repeat(y, 2, axis=1)[:, ::2]
         assert not x.flags.c_contiguous and not y.flags.c_contiguous
     s = 0.75
-    with np.errstate(all="ignore"):
-        if layout == "zero_dim":
-            # All operands 0-dim promote exactly like all 1-d ones; the operator library's
-            # vectorised bodies (lgamma, erf, ...) return Python floats for 0-dim inputs, so
-            # the oracle runs on shape (1,) and the results are reshaped back.
-            want = [np.asarray(w).reshape(()) for w in
-                    run_subgraph(graph, x.reshape(1), y.reshape(1), z.reshape(1), s)]
-        else:
-            want = run_subgraph(graph, x, y, z, s)
-    got = FusedKernel(graph)(x, y, z, s)
-    result = {name: (g, w) for (name, _), g, w in zip(ops, got, want)}
+    result = {}
+    for part in range(GROUPS):
+        group = ops[part::GROUPS]
+        graph = fusejit.parse_ir(_group_text(group, combo, [len(s) for s in shapes]))
+        with np.errstate(all="ignore"):
+            if layout == "zero_dim":
+                # All operands 0-dim promote exactly like all 1-d ones; the operator library's
+                # vectorised bodies (lgamma, erf, ...) return Python floats for 0-dim inputs,
+                # so the oracle runs on shape (1,) and the results are reshaped back.
+                want = [np.asarray(w).reshape(()) for w in
+                        run_subgraph(graph, x.reshape(1), y.reshape(1), z.reshape(1), s)]
+            else:
+                want = run_subgraph(graph, x, y, z, s)
+        got = FusedKernel(graph)(x, y, z, s)
+        assert len(got) == len(want) == len(group)
+        result.update({name: (g, w) for (name, _), g, w in zip(group, got, want)})
+    assert len(result) == len(ops) and set(result) == {name for name, _ in ops}
     _results[key] = result
     return result
 
