@@ -387,12 +387,14 @@ def _check_matmul_dtypes(a: np.ndarray, b: np.ndarray) -> None:
                            f"{b.dtype}")
 
 
-def _host_matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """np.matmul on BLAS threads chosen as compiled products choose theirs (imported at the
-    first product: ``import fusejit`` does not start Numba)."""
-    from ..runtime.blas import matmul
+# The interpreters' host products. The runtime (``runtime/executor.py``) puts
+# ``runtime.blas.matmul`` here, which picks BLAS threads as compiled products pick theirs;
+# oplib imports nothing above it, so until then it is NumPy's own.
+HOST_PRODUCT = [np.matmul]
 
-    return matmul(a, b)
+
+def _host_matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return HOST_PRODUCT[0](a, b)
 
 
 def _mm(self: np.ndarray, mat2: np.ndarray) -> np.ndarray:

@@ -498,7 +498,8 @@ def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     rows = a.shape[-2] if a.ndim > 1 else 1
     cols = b.shape[-1] if b.ndim > 1 else 1
     batches = max(a.size // max(rows * k, 1), b.size // max(k * cols, 1), 1)
-    before = _serially(batches * rows * k * cols, a.itemsize)
+    # (at most 2**62: a size NumPy refuses must reach np.matmul, not overflow Numba's int64)
+    before = _serially(min(batches * rows * k * cols, 1 << 62), a.itemsize)
     try:
         return np.matmul(a, b)
     finally:

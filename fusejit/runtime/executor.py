@@ -59,27 +59,31 @@ from ..ir.graph import Graph, Node, Value
 from ..ir.limits import fits_int64
 from ..ir.symbols import prim
 from ..ir.types import (
-                        AnyType,
-                        BoolType,
-                        DeviceType,
-                        FloatType,
-                        IntType,
-                        ListType,
-                        NoneType,
-                        NumberType,
-                        OptionalType,
-                        ScalarType,
-                        StringType,
-                        TensorType,
-                        TupleType,
-                        Type,
+    AnyType,
+    BoolType,
+    DeviceType,
+    FloatType,
+    IntType,
+    ListType,
+    NoneType,
+    NumberType,
+    OptionalType,
+    ScalarType,
+    StringType,
+    TensorType,
+    TupleType,
+    Type,
 )
+from ..oplib import tensor as _host_ops
 from . import blas, tiering
 from .code import Code
 from .devices import CpuDevice, CudaDevice, get_device
 from .interpreter import NativeInterpreter
 from .portable import Portable
 from .reference import InterpreterState
+
+# (the interpreters' host matmul follows the BLAS thread rule of compiled products)
+_host_ops.HOST_PRODUCT[0] = blas.matmul
 
 ENGINES = ("native", "reference")
 # Array dtypes a Tensor argument may have: those with a TorchScript scalar type.
