@@ -4,7 +4,6 @@ warmup``."""
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 
 from . import FusejitError, parse_ir
@@ -108,8 +107,8 @@ def _all_lines(text: str, count: int) -> None:
 
 def _inner_loop(source: str) -> str:
     """The generated kernel from its first computed value on: each IR line above its code."""
-    first = re.search(r"^ +# t0 ", source, re.MULTILINE)
-    return source[first.start():] if first else source
+    start = source.find("            # t0 ")
+    return source[start:] if start >= 0 else source
 
 
 def _native_ready() -> bool:

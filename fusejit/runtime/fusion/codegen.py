@@ -1,35 +1,29 @@
 """Python source for one fusion group, for Numba's ``@njit(parallel=True)``.
 
 The kernel walks the (coalesced) output shape as tiles: a ``prange`` over rows, each row cut
-into column blocks. ``tile_loops``, a function of its own, runs the inner loop over one block,
-reading every operand through a row slice so that LLVM sees unit-stride loads and vectorises.
-Index math lives in one int64 array ``meta`` (offsets and strides per operand, outer sizes) that
-the caller fills from the actual shapes, so one kernel serves every size of a given (dtype,
-rank, inner-stride class) signature::
+into column blocks, and an inner loop over one block that reads every operand through a row
+slice, so that LLVM sees unit-stride loads and vectorises. Index math lives in one int64 array
+``meta`` (offsets and strides per operand, outer sizes) that the caller fills from the actual
+shapes, so one kernel serves every size of a given (dtype, rank, inner-stride class) signature::
 
     graph(%0 : Float(*, *), %1 : Float(*)):        # x and a row vector
       %2 : Float(*, *) = aten::mul(%0, %1)
       return (%2)
 
-    @njit(cache=True, error_model="numpy")
-    def tile_loops(n, x0, b0, x1, b1, o0, q2):
-        vm.own_function()                          # (LLVM does not inline it)
-        r0 = x0[b0:b0 + n]
-        r1 = x1[b1:b1 + n]
-        w2 = o0[q2:q2 + n]
-        for c in range(n):
-            a0 = r0[c]
-            a1 = r1[c]
-            # t0 : Float = aten::mul(a0, a1)
-            t0 = np.float32(a0 * a1)
-            w2[c] = t0
-
     @njit(parallel=True, cache=True, error_model="numpy")
     def kernel_parallel(meta, x0, x1, o0, status):
         ...
         for tile in prange(n_tiles):
-            ...                                    # outer index -> bases b0, b1, q2
-            tile_loops(n, x0, b0, x1, b1, o0, q2)
+            ...                                    # outer index -> bases b0, b1, q0
+            r0 = x0[b0:b0 + n]
+            r1 = x1[b1:b1 + n]
+            w0 = o0[q0:q0 + n]
+            for c in range(n):
+                a0 = r0[c]
+                a1 = r1[c]
+                # t0 : Float = aten::mul(a0, a1)
+                t0 = np.float32(a0 * a1)
+                w0[c] = t0
 
 Only identifiers made here and numbers formatted here appear in the text: node kinds come
 from the renderer table, names are ``x0 a1 t2 k3``, constants are re-formatted from validated
@@ -39,7 +33,6 @@ numbers; nothing (names, comments, strings) is copied from the graph.
 from __future__ import annotations
 
 import math
-import re
 
 import numba
 import numpy as np
@@ -65,10 +58,6 @@ from .templates import (
     trig_limit,
     vector_function,
 )
-
-# The names a tile's loops may take from the kernel (with ``n``): rows, zero-stride values,
-# scalars and ``status``; the loops also read ``k`` constants, and define the rest.
-_ARG = re.compile(r"\b(?:[rwas]\d+|status)\b")
 
 # Inner-stride classes of an operand, after the caller has coalesced dimensions.
 UNIT, ZERO, STRIDED = "unit", "zero", "strided"
@@ -338,6 +327,8 @@ class _Generator(Emitter):
                  "        row = tile // n_blocks",
                  "        c0 = (tile - row * n_blocks) * block",
                  "        n = min(block, cols - c0)"]
+        if self.wide():
+            lines.append("        vm.wide_vectors()")
         outer = rank - 1
         # Decompose the row number into outer indices, innermost outer dimension first.
         lines.append("        rest = row")
@@ -356,57 +347,34 @@ class _Generator(Emitter):
             return " + ".join(terms)
 
         inner: dict[str, str] = {}
-        # row name -> (the kernel values its view is made of, the view's line in tile_loops)
-        views: dict[str, tuple[list[str], str]] = {}
-
-        def view(row: str, source: str, start: str, k: int, cls: str) -> None:
-            if cls == STRIDED:
-                lines.append(f"        d{k} = {stride_of(k, rank - 1)}")
-                views[row] = ([source, start, f"d{k}"],
-                              f"{row} = {source}[{start}:{start} + (n - 1) * d{k} + 1:d{k}]")
-            else:
-                views[row] = ([source, start], f"{row} = {source}[{start}:{start} + n]")
-
         for k in sorted(self.loaded):
             source = f"x{layout.operands[k].input}"
             lines.append(f"        b{k} = {base(k)}")
-            if self.classes[k] == ZERO:
+            cls = self.classes[k]
+            if cls == ZERO:
                 lines.append(f"        a{k} = {source}[b{k}]")
+            elif cls == UNIT:
+                lines.append(f"        r{k} = {source}[b{k}:b{k} + n]")
+                inner[f"a{k}"] = f"a{k} = r{k}[c]"
             else:
-                view(f"r{k}", source, f"b{k}", k, self.classes[k])
+                step = stride_of(k, rank - 1)
+                lines.append(f"        r{k} = {source}[b{k}:b{k} + (n - 1) * {step} + 1:{step}]")
                 inner[f"a{k}"] = f"a{k} = r{k}[c]"
         writes: list[str] = []
         k = len(layout.operands)
         for j, out in enumerate(layout.outputs):
             for value in out.pieces:
                 lines.append(f"        q{k} = {base(k)}")
-                # (STRIDED: a FusedConcat piece whose inner dimensions after the concat dim
-                # are 1s)
-                view(f"w{k}", f"o{j}", f"q{k}", k, self.classes[k])
+                if self.classes[k] == STRIDED:
+                    # a FusedConcat piece whose inner dimensions after the concat dim are 1s
+                    step = stride_of(k, rank - 1)
+                    lines.append(f"        w{k} = o{j}[q{k}:q{k} + (n - 1) * {step} + 1:{step}]")
+                else:
+                    lines.append(f"        w{k} = o{j}[q{k}:q{k} + n]")
                 writes.append(f"w{k}[c] = {self.operand_for(value).expr}")
                 k += 1
         allocs, loops = inner_loops(self.body, inner, writes, self.dtypes)
-        # The tile's loops run in a function of their own, which LLVM does not inline: there
-        # the few values live in the loops leave registers for the addresses of the math's
-        # constants. Inlined into the tile loop, whose own values (meta, bases, counts) took
-        # the registers, the loop rebuilt up to 13 such addresses (movabsq) on every vector.
-        # It takes whole arrays and offsets and makes the row views itself: passing views cost
-        # ~35 ns a call more (4096 x 64 float32 add-a-row-vector: 192 us against 81 us).
-        given = set(views) | {f"s{i}" for i in range(len(layout.scalar_index))} | {"status"}
-        given |= {f"a{k}" for k in self.loaded if self.classes[k] == ZERO}
-        used = set(_ARG.findall(" ".join(allocs + loops))) & given
-        tile_args = ["n"]
-        for name in sorted(used, key=lambda name: (name[0], int(name[1:]) if name[1:].isdigit()
-                                                   else -1)):
-            for arg in views[name][0] if name in views else [name]:
-                if arg not in tile_args:
-                    tile_args.append(arg)
-        self.tile = (['@njit(cache=True, error_model="numpy")',
-                      f"def tile_loops({', '.join(tile_args)}):", "    vm.own_function()"]
-                     + (["    vm.wide_vectors()"] if self.wide() else [])
-                     + ["    " + views[name][1] for name in sorted(views) if name in used]
-                     + ["    " + line for line in allocs + loops])
-        lines.append(f"        tile_loops({', '.join(tile_args)})")
+        lines.extend("        " + line for line in allocs + loops)
         return lines
 
     def cuda_kernel_text(self, name: str) -> list[str]:
@@ -468,14 +436,13 @@ def generate(layout: GroupLayout, specs: list[ArgSpec], classes: list[str], rank
     out_dtypes = gen.output_dtypes()
     parallel = gen.kernel_text("kernel_parallel", True)
     serial = gen.kernel_text("kernel_serial", False)
-    parallel = gen.tile + ["", ""] + parallel
     head = ["# Generated by fusejit: a fused elementwise kernel. The file name is a hash of",
             "# this text; the file is written once and never edited.",
             f"# fusejit {format_version(__version__)}, numba {format_version(numba.__version__)}",
             f"# helpers {HELPERS_DIGEST}",
             "import math", "", "import numpy as np", "from numba import njit, prange", "",
             "from fusejit.runtime.fusion import helpers as h"]
-    head += math_imports(gen.math_used | {"vm"})       # (vm.own_function, vm.wide_vectors)
+    head += math_imports(gen.math_used | ({"vm"} if gen.wide() else set()))   # (vm.wide_vectors)
     entries: list[str] = []
     if native_capable(specs, out_dtypes):
         # Entry points for the interpreter's native loop (see native_entry.py).

@@ -179,16 +179,6 @@ def wide_vectors(typingctx):
     return types.none(), codegen
 
 
-@intrinsic
-def own_function(typingctx):
-    """Keep the function this is called in a function of its own: LLVM does not inline it
-    (no code)."""
-    def codegen(context, builder, signature, args):
-        builder.function.attributes.add("noinline")
-        return context.get_dummy_value()
-    return types.none(), codegen
-
-
 _I = np.int64
 _D = np.float64
 _INF = np.inf

@@ -16,7 +16,6 @@ the default run still runs it)."""
 from __future__ import annotations
 
 import os
-import platform
 import re
 
 import numpy as np
@@ -24,6 +23,7 @@ import pytest
 
 from fusejit import parse_ir
 from fusejit.runtime.fusion import FusedKernel
+from fusejit.runtime.fusion.loops import STRIP
 from tests.conformance import test_fuser_conformance2 as conformance2
 from tests.conftest import CASES
 
@@ -47,41 +47,44 @@ class _Recording(FusedKernel):
         return outs
 
 
-def _loop_probe(kernel: FusedKernel, inputs: tuple, outs: tuple):
-    """(The kernel's inner loops, compiled uncached, their text): the module's
-    ``tile_loops`` (buffers and ``for c in range(n)`` loops, or the strips of a cut loop),
-    which every kernel calls for each tile, on row slices of a few elements (compiling the
-    loops alone costs far less than the whole kernel)."""
+def _loop_probe_ir(kernel: FusedKernel, inputs: tuple, outs: tuple) -> str:
+    """The optimised LLVM IR of the kernel's inner loops, compiled uncached: the serial
+    kernel's tile body (buffers and ``for c in range(n)`` loops, or the strips of a cut loop,
+    text unchanged) as a function
+    of the row slices it reads and writes (compiling the loops alone costs far less than the
+    whole kernel)."""
     _specs, flats, scalars, plan, _key = kernel._prepare(inputs)
     text = kernel.source(*inputs).replace("cache=True", "cache=False")
-    tile = text[text.index("def tile_loops("):]
-    tile = tile[:tile.index("\n\n")].splitlines()
-    names = tile[0][len("def tile_loops("):-len("):")].split(", ")
-    body = tile[1:]
+    serial = text[text.index("def kernel_serial"):]
+    serial = serial[:serial.index("\n\n")].splitlines()
+    first = next(i for i, line in enumerate(serial)
+                 if line in ("        for c in range(n):", f"        for s in range(0, n, {STRIP}):"))
+    body = [line[4:] for line in serial[first:]]
+    body = [line[4:] for line in serial if line.startswith("        bt")] + body
     layout = kernel.layout
     n = min(8, plan.numel)
     args: dict = {"n": n}
-    # (each row made from the first n elements of its array: offsets 0, steps 1)
     for k, op in enumerate(layout.operands):
         flat = flats[op.input]
-        args[f"x{op.input}"] = np.ascontiguousarray(flat[:n] if flat.size >= n else
-                                                    np.resize(flat, n))
+        args[f"r{k}"] = np.ascontiguousarray(flat[:n] if flat.size >= n else
+                                             np.resize(flat, n))
         args[f"a{k}"] = flat[0]
-        args[f"b{k}"], args[f"d{k}"] = 0, 1
     k = len(layout.operands)
     for j, out in enumerate(layout.outputs):
-        args[f"o{j}"] = np.empty(n * len(out.pieces), outs[j].dtype)
-        for piece in range(len(out.pieces)):
-            args[f"q{k}"], args[f"d{k}"] = piece * n, 1
+        for _piece in out.pieces:
+            args[f"w{k}"] = np.empty(n, outs[j].dtype)
             k += 1
     for i, value in enumerate(scalars):
         args[f"s{i}"] = value
     args["status"] = np.zeros(1, np.int64)
+    names = [name for name in args if name == "n" or re.search(rf"\b{name}\b", "\n".join(body))]
+    source = (f"@njit(cache=False, error_model='numpy')\ndef probe({', '.join(names)}):\n"
+              + "\n".join(body) + "\n")
     namespace: dict = {}
-    exec(compile(text, "<fused kernel, uncached>", "exec"), namespace)
-    probe = namespace["tile_loops"]
+    exec(compile(text + "\n" + source, "<fused kernel loops, uncached>", "exec"), namespace)
+    probe = namespace["probe"]
     probe(*[args[name] for name in names])
-    return probe, body
+    return probe.inspect_llvm(probe.signatures[0]), body
 
 
 # What a loop of its own may hold and stay scalar: libm, the generator, a fix-up's branch.
@@ -107,8 +110,7 @@ def _assert_recorded_groups_vectorise() -> None:
     for kernel, inputs, outs in _Recording.seen:
         if max(np.size(x) for x in inputs) < 2 and all(o.size < 2 for o in outs):
             continue        # (nothing to vectorise over)
-        probe, body = _loop_probe(kernel, inputs, outs)
-        ir = probe.inspect_llvm(probe.signatures[0])
+        ir, body = _loop_probe_ir(kernel, inputs, outs)
         lanes = [int(m.group(2)) for m in _VECTOR_OP.finditer(ir)]
         assert lanes and max(lanes) >= 2, kernel.source(*inputs)
         # every loop without a libm or generator call vectorised, not just one of them
@@ -121,46 +123,6 @@ def test_corpus_groups_vectorise(case):
     _Recording.seen = []
     run_corpus_case(case, _Recording)
     _assert_recorded_groups_vectorise()
-
-
-_JUMP_BACK = re.compile(r"^\s+j\w+\s+(\.LBB\w+)", re.MULTILINE)
-
-
-def _vector_loops(asm: str) -> list[str]:
-    """The assembly of each innermost loop (a label up to a jump back to it) that computes on
-    256- or 512-bit vectors."""
-    loops = []
-    for jump in _JUMP_BACK.finditer(asm):
-        start = asm.rfind(f"\n{jump.group(1)}:", 0, jump.start())
-        if start >= 0:
-            body = asm[start:jump.end()]
-            if re.search(r"%[yz]mm", body) and not _JUMP_BACK.search(body[:-len(jump.group(0))]):
-                loops.append(body)
-    return loops
-
-
-@pytest.mark.skipif(platform.machine().lower() not in ("x86_64", "amd64"),
-                    reason="reads x86-64 assembly")
-def test_math_constants_are_not_rebuilt_in_the_vector_loop():
-    # atan2's polynomial and reduction hold 13 constants. Numba's JIT addresses constants with
-    # 64-bit immediates (movabsq); when the tile loop's own values held the general registers,
-    # LLVM rebuilt 13 addresses on every vector (13 of the loop's 65 instructions).
-    graph = parse_ir("graph(%y : Float(*), %x : Float(*)):\n"
-                     "  %o : Float(*) = aten::atan2(%y, %x)\n  return (%o)\n")
-    kernel = FusedKernel(graph)
-    y = np.linspace(-3, 3, 64, dtype=np.float32)
-    x = y[::-1].copy()
-    _specs, flats, _scalars, plan, _key = kernel._prepare((y, x))
-    namespace: dict = {}
-    exec(compile(kernel.source(y, x).replace("cache=True", "cache=False"),
-                 "<fused kernel, uncached>", "exec"), namespace)
-    serial = namespace["kernel_serial"]       # (its code holds the loops, inlined or called)
-    out = np.empty(64, np.float32)
-    serial(plan.meta, *flats, out, np.zeros(1, np.int64))
-    np.testing.assert_allclose(out, np.arctan2(y, x), rtol=1e-6)
-    loops = _vector_loops(serial.inspect_asm(serial.signatures[0]))
-    assert loops
-    assert not [body for body in loops if "movabs" in body], loops
 
 
 # conformance2 cases whose groups between them hold every (op kind, result dtype) pair of the
