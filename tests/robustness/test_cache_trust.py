@@ -106,7 +106,7 @@ def test_fifo_in_place_of_an_index_does_not_block(private_cache):
     run_kernel()
     indexes = [f for f in numba_files(private_cache) if f.suffix == ".nbi"]
     assert indexes
-    for index in indexes:   # (a kernel module caches its tile loops' function too)
+    for index in indexes:   # (one per cached function of the kernel module)
         index.unlink()
         os.mkfifo(index)
     forget_modules()
