@@ -325,6 +325,27 @@ def _restore(before):
 
 
 @njit(cache=True)
+def _operand(a):
+    """(``a`` as BLAS reads it, its transpose flag, its leading dimension): ``a`` itself where
+    ``_layout`` finds a form, else a C-contiguous copy."""
+    flag, ld = _layout(a)
+    if flag == 0:
+        return np.ascontiguousarray(a), _NO_TRANS, a.shape[1]
+    return a, flag, ld
+
+
+@njit(cache=True)
+def _gemm_call(ta, tb, m, n, k, a, lda, b, ldb, beta, c):
+    """c = op(A) op(B) + beta c, c C-contiguous ``m`` x ``n``."""
+    if a.itemsize == 4:
+        _sgemm(_ROW_MAJOR, ta, tb, m, n, k, 1.0, a.ctypes, lda, b.ctypes, ldb, beta,
+               c.ctypes, n)
+    else:
+        _dgemm(_ROW_MAJOR, ta, tb, m, n, k, 1.0, a.ctypes, lda, b.ctypes, ldb, beta,
+               c.ctypes, n)
+
+
+@njit(cache=True)
 def _gemv_call(trans, rows, cols, a, lda, x, incx, out):
     """out = op(A) x, A stored row-major as ``rows`` x ``cols``."""
     if a.itemsize == 4:
@@ -347,14 +368,8 @@ def mm(a, b):
         raise ValueError("matmul: the operands' inner sizes differ")
     if m == 0 or n == 0 or k == 0:
         return np.zeros((m, n), a.dtype)
-    ta, lda = _layout(a)
-    tb, ldb = _layout(b)
-    if ta == 0:
-        a = np.ascontiguousarray(a)
-        ta, lda = _NO_TRANS, k
-    if tb == 0:
-        b = np.ascontiguousarray(b)
-        tb, ldb = _NO_TRANS, n
+    a, ta, lda = _operand(a)
+    b, tb, ldb = _operand(b)
     out = np.empty((m, n), a.dtype)
     before = _serially(m * n * k, a.itemsize)
     # (a's one row steps by 1, or by lda when it is a column of a stored transpose; b's one
@@ -378,12 +393,8 @@ def mm(a, b):
             _gemv_call(_NO_TRANS, m, k, a, lda, b, inc_b, out)
         else:
             _gemv_call(_TRANS, k, m, a, lda, b, inc_b, out)
-    elif a.itemsize == 4:
-        _sgemm(_ROW_MAJOR, ta, tb, m, n, k, 1.0, a.ctypes, lda, b.ctypes, ldb, 0.0,
-               out.ctypes, n)
     else:
-        _dgemm(_ROW_MAJOR, ta, tb, m, n, k, 1.0, a.ctypes, lda, b.ctypes, ldb, 0.0,
-               out.ctypes, n)
+        _gemm_call(ta, tb, m, n, k, a, lda, b, ldb, 0.0, out)
     _restore(before)
     return out
 
@@ -516,21 +527,10 @@ def mm_add(c, a, b):
         raise ValueError("matmul: the operands' sizes differ")
     if m == 0 or n == 0 or k == 0:
         return
-    ta, lda = _layout(a)
-    tb, ldb = _layout(b)
-    if ta == 0:
-        a = np.ascontiguousarray(a)
-        ta, lda = _NO_TRANS, k
-    if tb == 0:
-        b = np.ascontiguousarray(b)
-        tb, ldb = _NO_TRANS, n
+    a, ta, lda = _operand(a)
+    b, tb, ldb = _operand(b)
     before = _serially(m * n * k, a.itemsize)
-    if a.itemsize == 4:
-        _sgemm(_ROW_MAJOR, ta, tb, m, n, k, 1.0, a.ctypes, lda, b.ctypes, ldb, 1.0,
-               c.ctypes, n)
-    else:
-        _dgemm(_ROW_MAJOR, ta, tb, m, n, k, 1.0, a.ctypes, lda, b.ctypes, ldb, 1.0,
-               c.ctypes, n)
+    _gemm_call(ta, tb, m, n, k, a, lda, b, ldb, 1.0, c)
     _restore(before)
 
 
