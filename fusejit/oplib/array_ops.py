@@ -124,13 +124,7 @@ def _index(self: np.ndarray, indices: list) -> np.ndarray:
 
 def _index_put(self: np.ndarray, indices: list, values: np.ndarray,
                accumulate: bool = False) -> np.ndarray:
-    out = self.copy()
-    key = _key(indices)
-    if accumulate:
-        np.add.at(out, key, values.astype(out.dtype, copy=False))
-    else:
-        out[key] = values
-    return out
+    return _index_put_(self.copy(), indices, values, accumulate)
 
 
 def _index_put_(self: np.ndarray, indices: list, values: np.ndarray,
