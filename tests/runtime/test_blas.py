@@ -109,21 +109,13 @@ def test_small_products_run_on_one_thread_and_put_the_count_back() -> None:
     it back; a large one leaves it alone."""
     import ctypes
 
-    from numba import njit
-
     found = blas.numpy_blas()
     if not found.pthreads:
         pytest.skip("the thread count is switched only for OpenBLAS's own pthreads")
     get = ctypes.CFUNCTYPE(ctypes.c_int)(found.addresses["openblas_get_num_threads"])
     set_ = ctypes.CFUNCTYPE(None, ctypes.c_int)(found.addresses["openblas_set_num_threads"])
 
-    @njit
-    def seen_from_inside(macs):
-        before = blas._serially(macs, 8)
-        during = blas._get_threads()
-        blas._restore(before)
-        return before, during, blas._get_threads()
-
+    seen_from_inside = _threads_inside()
     original = get()
     set_(2)
     try:
