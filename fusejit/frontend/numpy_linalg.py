@@ -111,15 +111,21 @@ def svd(b: IRBuilder, a: Item, full_matrices: Item = True, compute_uv: Item = Tr
     return b.emit("aten::linalg_svdvals", [a, None], what)
 
 
-def eigvalsh(b: IRBuilder, a: Item, UPLO: Item = "L") -> Value:  # noqa: N803 (NumPy's name)
-    """``np.linalg.eigvalsh(a)``: the eigenvalues of symmetric ``a``, ascending (the triangle
-    ``UPLO`` is read)."""
-    what = "np.linalg.eigvalsh"
+def _symmetric(b: IRBuilder, a: Item, UPLO: Item, what: str) -> Value:  # noqa: N803
+    """``a`` of ``eigvalsh``/``eigh``: a float array of rank 2 or more, ``UPLO`` 'L' or 'U'."""
     if UPLO not in ("L", "U"):
         raise b.error(f"{what}: UPLO must be 'L' or 'U', got {describe(UPLO)}")
     (a,) = conform(b, np.linalg.eigvalsh, [_array(b, a, what)], what)
     if _rank(b, a, what) < 2:
         raise b.error(f"{what} needs a 2-D array (or a stack of matrices)")
+    return a
+
+
+def eigvalsh(b: IRBuilder, a: Item, UPLO: Item = "L") -> Value:  # noqa: N803 (NumPy's name)
+    """``np.linalg.eigvalsh(a)``: the eigenvalues of symmetric ``a``, ascending (the triangle
+    ``UPLO`` is read)."""
+    what = "np.linalg.eigvalsh"
+    a = _symmetric(b, a, UPLO, what)
     return b.emit("aten::linalg_eigvalsh", [a, b.value_const(UPLO)], what)
 
 
@@ -128,11 +134,7 @@ def eigh(b: IRBuilder, a: Item, UPLO: Item = "L") -> tuple[Value, Value]:  # noq
     symmetric ``a``; a gradient through ``v`` needs distinct eigenvalues and a loss that does
     not depend on each vector's sign."""
     what = "np.linalg.eigh"
-    if UPLO not in ("L", "U"):
-        raise b.error(f"{what}: UPLO must be 'L' or 'U', got {describe(UPLO)}")
-    (a,) = conform(b, np.linalg.eigvalsh, [_array(b, a, what)], what)
-    if _rank(b, a, what) < 2:
-        raise b.error(f"{what} needs a 2-D array (or a stack of matrices)")
+    a = _symmetric(b, a, UPLO, what)
     node = b.create("aten::linalg_eigh", [a, b.value_const(UPLO)], 2)
     values, vectors = node.outputs
     values.set_type(a.type.with_(sizes=(None,) * (a.type.rank - 1), strides=None))
