@@ -300,6 +300,11 @@ POW_SPECIAL = {
 # and a little more; ``vecpow``)
 _POW_PRODUCTS_MAX = 8
 
+# A constant float32 exponent up to this keeps y log2 x within the short form's unclamped range
+# (``vecpow._Z_WIDE`` = 1000) for every normal x (|log2 x| <= 128): its kernels test x alone
+# (``vp.pow_outside_x_f32``).
+POW_Y_WIDE_F32 = 7.8
+
 
 def log_parts(b: float, dtype: np.dtype) -> tuple[float, float]:
     """ln b as hi + lo, each of ``dtype`` (float32 or float64), from a 40-digit decimal
@@ -344,9 +349,14 @@ def _render_pow(cx: Emitter, node, ops: list[Operand], dtype: np.dtype) -> str:
         if fast is not None:
             # (the short form for x normal and positive, y finite: a strip holding another
             # pair is computed again with the full form, special cases included)
+            outside = f"{cx.vectorised(f'pow_outside_{kind}')}({a}, {b})"
+            if (kind == "f32" and exponent.is_constant and base.is_tensor
+                    and abs(float(exponent.value)) <= POW_Y_WIDE_F32):
+                # (|y log2 x| is within the short form's unclamped range for every normal x:
+                # only x is tested)
+                outside = f"{cx.vectorised('pow_outside_x_f32')}({a})"
             return cx.short_form(f"{cx.vectorised(f'pow_inside_{kind}')}({a}, {b})",
-                                 f"{fast}({a}, {b})",
-                                 f"{cx.vectorised(f'pow_outside_{kind}')}({a}, {b})")
+                                 f"{fast}({a}, {b})", outside)
         return f"{a} ** {b}"
     if exponent.is_constant and exponent.value < 0:
         raise fail(node, "integers to negative integer powers are not allowed")

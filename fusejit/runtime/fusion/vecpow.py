@@ -33,10 +33,13 @@ Method:
   degree-7 polynomial (``_EX``; both fitted here, relative errors 2^-35.8 and 2^-34, by
   Estrin's scheme) and 2^n from bits, one rounding to float32; C99's special cases on float32
   lanes (``vecmath.pow_specials``). Kernels take ``pow_inside_f32`` (the same without the
-  special cases and the subnormal step) for strips where ``pow_outside_f32`` is false for every
-  pair (x normal and positive, y finite), and the full form for the other strips (a strip
-  with a zero, negative, subnormal, infinite or NaN base, or an infinite or NaN exponent, is
-  computed twice).
+  special cases, the subnormal step and the clamp of z: 2**n added to the exponent bits of
+  2**r, valid for |z| <= 1000) for strips where ``pow_outside_f32`` is false for every pair (x
+  normal and positive, |y log2 x| <= 1000, a product LLVM shares with the short form), and the
+  full form for the other strips (a strip with a zero, negative, subnormal, infinite or NaN
+  base, an infinite or NaN exponent, or a result far past float32's range, is computed twice).
+  A constant exponent |y| <= 7.8 keeps every normal x within that: its kernels test x alone
+  (``pow_outside_x_f32``).
 - ``pow_const_f32``/``pow_const_f64`` (``_pow_const``, one body for both types, 2 < |2y| <=
   16): the base b = |x| (y > 0) or 1/|x| as a double-float (y < 0: no intermediate overflow
   where the result does not overflow); b**k (k = |y| rounded down) in double-float by squaring
@@ -256,6 +259,10 @@ _EX = (0.9999999999595487, 0.6931471805459306, 0.24022651213594348, 0.0555041094
 _SHIFTER_D = 6755399441055744.0            # 1.5 * 2**52, as _SHIFTER for float64
 _ONE_BITS_D = np.int64(1023 << 52)
 _POW_CLAMP = 200.0                         # 2**200 and 2**-200: far outside float32's range
+# The short forms' range of z = y log2 x: 2**z is then built from bits without a clamp (float64's
+# exponent reaches 2**-1022 and 2**1023). A constant exponent up to ``oplib.binary``'s
+# POW_Y_WIDE_F32 keeps every normal float32 x there (|log2 x| <= 128), so its kernels test x alone.
+_Z_WIDE = 1000.0
 
 
 @njit(**_OPTS)
@@ -306,18 +313,45 @@ def pow_f32(x, y):
 
 
 @njit(**_OPTS)
+def _log2_normal(x):
+    """log2 x as a float64, for float32 x normal and positive (``_log2_parts``)."""
+    return _log2_parts(fm._I(fm._f32_to_bits(x) - fm._SQRT_HALF_BITS), fm._I(0))
+
+
+@njit(**_OPTS)
+def _exp2_wide(z):
+    """2**z in float64 for |z| <= _Z_WIDE, unclamped: 2**r by ``_EX``'s polynomial (in [0.7,
+    1.42]), n added to its exponent bits (the sum stays a normal float64, |n| <= 1000; one
+    integer add where a product by 2**n took three operations). The short forms' callers keep
+    |z| within that."""
+    t = z + _SHIFTER_D
+    r = z - (t - _SHIFTER_D)
+    return _bits_to_f64(_f64_to_bits(_estrin8(r, _EX)) + (_f64_to_bits(t) << np.int64(52)))
+
+
+@njit(**_OPTS)
 def pow_outside_f32(x, y):
-    """Is (x, y) outside ``pow_inside_f32``'s domain (x normal, 0 < x < inf, y finite)?"""
-    return not ((x >= fm._TINY) & (x < fm._INF) & (abs(y) < fm._INF))
+    """Is (x, y) outside ``pow_inside_f32``'s domain (x normal, 0 < x < inf, |y log2 x| <=
+    _Z_WIDE: y finite, and the result far from float32's range only where it is 0 or inf)?
+    (y log2 x is ``pow_inside_f32``'s own product: LLVM computes it once for both.)"""
+    return not ((x >= fm._TINY) & (x < fm._INF)
+                & (abs(np.float64(y) * _log2_normal(x)) <= _Z_WIDE))
+
+
+@njit(**_OPTS)
+def pow_outside_x_f32(x):
+    """``pow_outside_f32`` for a constant exponent |y| <= ``oplib.binary.POW_Y_WIDE_F32``
+    (|y log2 x| <= _Z_WIDE for every normal x): is x not normal and positive?"""
+    return not ((x >= fm._TINY) & (x < fm._INF))
 
 
 @njit(**_OPTS, inline="always")
 def pow_inside_f32(x, y):
-    """x**y for float32 x normal, 0 < x < inf, and y finite: ``pow_f32`` without the special
-    cases and the subnormal step (kernels take it where ``pow_outside_f32`` is false for a
-    whole strip; those took a third of pow_f32's time)."""
-    lg = _log2_parts(fm._I(fm._f32_to_bits(x) - fm._SQRT_HALF_BITS), fm._I(0))
-    return np.float32(_exp2_f64(np.float64(y) * lg))
+    """x**y for float32 x normal, 0 < x < inf, and |y log2 x| <= _Z_WIDE (y finite):
+    ``pow_f32`` without the special cases, the subnormal step and the clamp of z (kernels
+    take it where ``pow_outside_f32`` is false for a whole strip; those took a third of
+    pow_f32's time, and the clamp alone 10%)."""
+    return np.float32(_exp2_wide(np.float64(y) * _log2_normal(x)))
 
 
 # --- a constant exponent y with 2y an integer ----------------------------------------------------

@@ -74,15 +74,18 @@ def test_tensor_pow_on_random_pairs_and_special_grid():
     rng = np.random.default_rng(3)
     gx, gy = (g.ravel() for g in np.meshgrid(EDGES, EDGES))
     bits = rng.integers(0, 1 << 32, (2, 3000), dtype=np.uint64).astype(np.uint32).view(np.float32)
-    # (the last 6000 pairs: x normal and positive, y finite, so their strips take the kernel's
-    # short form, pow_inside_f32; x = 2**u, y = v / u puts y log2 x = v anywhere from below
-    # the subnormal results to past the overflow, where the error is largest)
-    u = rng.uniform(-126, 128, 3000)
+    # (the last 9000 pairs: x normal and positive, y finite, so their strips take the kernel's
+    # short form, pow_inside_f32, where |y log2 x| <= 1000 in every pair; x = 2**u, y = v / u
+    # puts y log2 x = v anywhere from below the subnormal results to past the overflow, where
+    # the error is largest; then v to +-990, results 0 and inf from the short form's unclamped
+    # 2**z; then v to +-1200, strips the full form computes again)
+    u = rng.uniform(-126, 128, 9000)
+    v = np.concatenate([rng.uniform(-151, 129, 3000), rng.uniform(-990, 990, 3000),
+                        rng.uniform(-1200, 1200, 3000)])
     x = np.concatenate([gx, bits[0], rng.uniform(-4, 4, 3000).astype(np.float32),
                         rng.uniform(0, 4, 3000).astype(np.float32), np.exp2(u).astype(np.float32)])
     y = np.concatenate([gy, bits[1], rng.uniform(-4, 4, 3000).astype(np.float32),
-                        rng.uniform(-40, 40, 3000).astype(np.float32),
-                        (rng.uniform(-151, 129, 3000) / u).astype(np.float32)])
+                        rng.uniform(-40, 40, 3000).astype(np.float32), (v / u).astype(np.float32)])
     got = FusedKernel(graph)(x, y)[0]
     with np.errstate(all="ignore"):
         want = np.power(x, y)
@@ -100,9 +103,11 @@ def test_general_constant_exponents_and_scalar_argument_bases():
         "graph(%x : Float(*), %d : Double(*), %s : float):\n"
         "  %third : float = prim::Constant[value=0.3333333333333333]()\n"
         "  %c : float = prim::Constant[value=-2.2]()\n"
+        "  %w : float = prim::Constant[value=-7.7]()\n"
         "  %a : Tensor = aten::pow(%x, %third)\n  %b : Tensor = aten::pow(%s, %x)\n"
         "  %e : Tensor = aten::pow(%d, %c)\n  %f : Tensor = aten::pow(%s, %d)\n"
-        "  return (%a, %b, %e, %f)\n")
+        "  %g : Tensor = aten::pow(%x, %w)\n"
+        "  return (%a, %b, %e, %f, %g)\n")
     rng = np.random.default_rng(4)
     x = _values(rng, 10.0)
     # (exponents to +-11000: with the base 0.9408, float64 e**(th + tl) gets a tl of ~0.2,
@@ -112,11 +117,13 @@ def test_general_constant_exponents_and_scalar_argument_bases():
                         rng.uniform(-11000, 11000, 4000).astype(np.float32)])
     d = x.astype(np.float64) * np.float64(1.0 + 2.0 ** -40)
     for s in (2.0, 0.3, -2.0, 0.9408492422553973):
-        a, b, e, f = FusedKernel(graph)(x, d, s)
+        a, b, e, f, g = FusedKernel(graph)(x, d, s)
         with np.errstate(all="ignore"):
-            third = np.float32(1 / 3)       # (the op computes in float32: y is cast first)
-            _check(a, np.power(x, third), np.power(x.astype(np.float64), np.float64(third)),
-                   vecmath.F32_ULPS["pow"])
+            # (the op computes in float32: y is cast first. -7.7: |y log2 x| up to 985 in the
+            # short form, which tests x alone for a constant |y| <= 7.8, results 0 and inf)
+            for got, c in ((a, np.float32(1 / 3)), (g, np.float32(-7.7))):
+                _check(got, np.power(x, c), np.power(x.astype(np.float64), np.float64(c)),
+                       vecmath.F32_ULPS["pow"])
             _check(b, np.power(np.float32(s), x), np.power(np.float64(np.float32(s)),
                                                             x.astype(np.float64)),
                    vecmath.F32_ULPS["pow"])
