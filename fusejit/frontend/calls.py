@@ -102,8 +102,8 @@ def _unary(name: str, display: str) -> Callable[..., Item]:
     return lambda b, x: unary(b, name, x, display)
 
 
-def _binary(op: str) -> Callable[..., Item]:
-    return lambda b, x1, x2: binary(b, op, x1, x2)
+def _binary(op: str, ufunc: Any = None) -> Callable[..., Item]:
+    return lambda b, x1, x2: binary(b, op, x1, x2, ufunc)
 
 
 def _len(b: IRBuilder, x: Item) -> Item:
@@ -160,7 +160,7 @@ for _fn, (_name, _rule) in _UNARY_UFUNCS.items():
     CALLEES[_fn] = Callee(f"np.{_fn.__name__}", "x, /", _unary(_name, f"np.{_fn.__name__}"),
                           _rule)
 for _fn, (_name, _rule) in _BINARY_UFUNCS.items():
-    CALLEES[_fn] = Callee(f"np.{_fn.__name__}", "x1, x2, /", _binary(_name), _rule)
+    CALLEES[_fn] = Callee(f"np.{_fn.__name__}", "x1, x2, /", _binary(_name, _fn), _rule)
 for _fn, _name in _F_UNARY.items():
     CALLEES[_fn] = Callee(f"F.{_name}", "x", _unary(_name, f"F.{_name}"),
                           "same" if _name in ("relu", "frac") else "float")

@@ -361,18 +361,25 @@ def norm(b: IRBuilder, x: Item, ord: Item = None, axis: Item = None,
         raise b.error("np.linalg.norm: only ord=None (the 2-norm) is supported; write "
                       "np.abs(x).sum() or np.abs(x).max() for the 1- and inf-norms")
     x = _array(b, x, "np.linalg.norm")
-    (x,) = conform(b, np.sqrt, [x], "np.linalg.norm")
+    if dtype_of(x) is not None and dtype_of(x).kind not in "f":
+        x = cast(b, x, np.dtype(np.float64), "np.linalg.norm")   # (as NumPy's norm does)
     return b.emit(aten.sqrt, [reduce(b, "sum", binary(b, "mul", x, x), axis, keepdims)],
                   "np.linalg.norm")
 
 
 def square(b: IRBuilder, x: Item) -> Value:
+    if is_tensor(x):
+        (x,) = conform(b, np.square, [x], "np.square")   # (bool: int8 in NumPy)
     return binary(b, "mul", x, x)
 
 
 def dot(b: IRBuilder, x: Item, y: Item) -> Value:
     if rank_of(_array(b, x, "np.dot")) == 1 and rank_of(_array(b, y, "np.dot")) == 1:
-        return b.emit(aten.sum, [binary(b, "mul", x, y), None], "np.dot")
+        product = binary(b, "mul", x, y)
+        total = b.emit(aten.sum, [product, None], "np.dot")
+        # (aten::sum of ints or bools gives int64; NumPy's dot keeps the product's dtype)
+        dtype = dtype_of(product)
+        return total if dtype is None else cast(b, total, dtype, "np.dot")
     return binary(b, "matmul", x, y)
 
 
