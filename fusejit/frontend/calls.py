@@ -382,7 +382,8 @@ CALLEES.update({
     np.finfo: Callee("np.finfo", "dtype", numpy_more.finfo),
     np.cumprod: Callee("np.cumprod", "a, axis=None", numpy_more.cumprod),
     **{t: Callee(f"np.{t.__name__}", "x=0, /", numpy_more.scalar_of(t))
-       for t in (np.float64, np.float32, np.int64, np.int32)},
+       for t in (np.float64, np.float32, np.int64, np.int32, np.int16, np.int8, np.uint8,
+                 np.bool_)},
     np.column_stack: Callee("np.column_stack", "tup", numpy_more.column_stack),
     np.hsplit: Callee("np.hsplit", "ary, indices_or_sections",
                       numpy_more.split_along(1, "np.hsplit")),

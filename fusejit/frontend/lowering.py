@@ -25,7 +25,7 @@ from ..ir.graph import Value
 from ..ir.symbols import aten, prim
 from ..ir.types import BOOL, FLOAT, INT, TENSOR, BoolType, FloatType, IntType, ListType, TensorType
 from .builder import IRBuilder, Item, describe, is_none, is_tensor, scalar_type_of
-from .numpy_dtypes import cast, conform, numpy_dtype, numpy_scalar_result
+from .numpy_dtypes import cast, conform, dtype_of, numpy_dtype, numpy_scalar_result
 
 # Binary operators whose operands can be swapped (with the comparison mirrored).
 _MIRRORED = {"add": "add", "mul": "mul", "eq": "eq", "ne": "ne", "lt": "gt", "gt": "lt",
@@ -64,6 +64,10 @@ def binary(b: IRBuilder, op: str, lhs: Item, rhs: Item, ufunc: Any = None) -> Va
         return matmul(b, lhs, rhs)
     if not lt and not rt:
         return _scalar_binary(b, op, lhs, rhs, what)
+    if op in _ARITHMETIC and dtype_of(lhs if lt else rhs) != np.dtype(np.bool_):
+        # f32 - True: a bool is the int 1 here (aten::sub and others take no bool scalar)
+        lhs, rhs = (to_int(b, x) if not is_tensor(x) and scalar_type_of(x) == BOOL else x
+                    for x in (lhs, rhs))
     if op == "atan2" and not (lt and rt):  # (aten::atan2 has no Scalar overload)
         lhs, rhs = (as_tensor(b, v, what) for v in (lhs, rhs))
         lt = rt = True
@@ -114,9 +118,29 @@ _FOLDED = {"eq": operator.eq, "ne": operator.ne, "lt": operator.lt, "le": operat
            "gt": operator.gt, "ge": operator.ge}
 
 
+# Python's arithmetic on two literals, folded as Python computes it: ``2 ** 40`` is an int
+# (TorchScript's ``pow(int, int)`` is a float: ``i64 + 2 ** 40`` would be float64).
+_ARITHMETIC_FOLDED = {"add": operator.add, "sub": operator.sub, "mul": operator.mul,
+                      "pow": operator.pow}
+_INT_POWERS = range(1, 9)   # n ** k by k - 1 products: an int, as in Python
+
+
 def _scalar_binary(b: IRBuilder, op: str, lhs: Item, rhs: Item, what: str) -> Item:
-    if op in _FOLDED and all(isinstance(x, (bool, int, float)) for x in (lhs, rhs)):
+    literals = all(isinstance(x, (bool, int, float)) for x in (lhs, rhs))
+    if op in _FOLDED and literals:
         return _FOLDED[op](lhs, rhs)  # two literals (an unrolled loop's items): a literal
+    if op in _ARITHMETIC_FOLDED and literals and not (
+            op == "pow" and isinstance(rhs, int) and abs(rhs) > 64):
+        try:
+            return _ARITHMETIC_FOLDED[op](lhs, rhs)
+        except (OverflowError, ZeroDivisionError):
+            pass   # (TorchScript's float arithmetic gives inf or nan, as before)
+    if op == "pow" and scalar_type_of(lhs) == INT and type(rhs) is int and rhs in _INT_POWERS \
+            and lhs not in b.numpy_scalars:
+        result = lhs
+        for _ in range(rhs - 1):
+            result = b.emit(aten.mul, [result, lhs], what)
+        return result
     strong = any(x in b.numpy_scalars for x in (lhs, rhs) if isinstance(x, Value))
     items = [lhs, rhs]
     if op in _ARITHMETIC:

@@ -70,7 +70,8 @@ def _proxy(item: Item, strong: dict[Value, np.dtype]) -> Any:
 def _numpy_result(fn: Callable, items: list[Item], strong: dict[Value, np.dtype],
                   kwargs: dict[str, Item] | None = None) -> Any:
     """What NumPy's ``fn`` returns for proxies of these operands (None: unknown, or NumPy
-    refuses them)."""
+    refuses them). An OverflowError passes: NumPy refuses a Python int out of an integer
+    array's range (``int8_array + 300``), whatever the values."""
     proxies = [_proxy(i, strong) for i in items]
     named = {k: _proxy(v, strong) for k, v in (kwargs or {}).items()}
     if any(p is None for p in proxies) or any(p is None for p in named.values()):
@@ -79,6 +80,8 @@ def _numpy_result(fn: Callable, items: list[Item], strong: dict[Value, np.dtype]
         with warnings.catch_warnings(), np.errstate(all="ignore"):
             warnings.simplefilter("ignore")
             return fn(*proxies, **named)
+    except OverflowError:
+        raise
     except Exception:  # noqa: BLE001 - NumPy refuses these dtypes: PyTorch's rules decide
         return None
 
@@ -116,7 +119,10 @@ def numpy_scalar_result(b: IRBuilder, fn: Callable, items: list[Item], result: I
     as they are."""
     if scalar_type_of(result) is None or any(is_tensor(i) for i in items):
         return result
-    value = _numpy_result(fn, items, b.numpy_scalars, kwargs)
+    try:
+        value = _numpy_result(fn, items, b.numpy_scalars, kwargs)
+    except OverflowError as error:   # np.int8(300)
+        raise b.error(f"{getattr(fn, '__name__', fn)}: {error}") from None
     if not isinstance(value, np.generic):
         return result   # (a Python number: math.sqrt, np.pi, or NumPy refuses)
     return numpy_scalar(b, result, value.dtype, any(result is i for i in items))
@@ -147,7 +153,11 @@ def conform(b: IRBuilder, fn: Callable, items: list[Item], what: str,
     if not arrays:
         return items
     if result:
-        target = numpy_dtype(fn, items, b.numpy_scalars)
+        try:
+            target = numpy_dtype(fn, items, b.numpy_scalars)
+        except OverflowError as error:
+            raise b.error(f"{what}: {error} (NumPy 2 refuses a Python int out of the "
+                          f"array's range)") from None
     else:
         dtypes = {dtype_of(a) for a in arrays}
         if len(dtypes) < 2 or None in dtypes:

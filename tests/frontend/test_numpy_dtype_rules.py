@@ -5,13 +5,14 @@ Each case is an expression over ``a`` (and ``b``), scripted for its arguments' t
 frontend's, and the fused engines run the same typed graph (``test_jit_numpy``'s
 ``test_numpy_dtype_rules`` takes strong scalars through fused kernels). The result must equal
 NumPy's in dtype, shape and value, or be refused with a ``FusejitError``; never a different
-dtype. No Numba compile: the 340 cases take about two seconds.
+dtype. No Numba compile: the 372 cases take a few seconds.
 
 The rules at stake: Python numbers are weak (``f32 * 2.5`` is float32), NumPy scalars are
 strong (``f32 * np.float64(2)`` and ``f32 / np.sqrt(n)`` are float64; so is a global
 ``np.float32`` constant with an int8 array: float32), ints divide to float64, and functions
 keep NumPy's own dtype (``np.where(c, 1.0, 0.0)`` float64, ``np.round`` of ints ints,
-``np.dot`` of int32 int32, ``np.linalg.norm`` of ints float64).
+``np.dot`` of int32 int32, ``np.linalg.norm`` of ints float64). Where NumPy raises whatever
+the values (``int8_array + 300``, ``np.positive`` of bools), fusejit must raise too.
 """
 
 from __future__ import annotations
@@ -79,7 +80,10 @@ CASES += [(e, d) for d in ("f32", "i32", "i8", "b") for e in (
     "np.minimum(a, 2)", "np.round(a)", "np.dot(a[0], a[1])", "np.einsum('ij,ij->i', a, a)",
     "np.linalg.norm(a)", "np.stack([a, a.astype(np.float64)])", "a.astype(np.int32) + 0.5",
     "np.concatenate([a, a.astype(np.int64)])", "np.zeros_like(a) + 1", "np.full(a.shape, 3)",
-    "np.arange(a.shape[0]) * 0.5", "np.abs(a) < 2", "np.trace(a)", "a.cumsum(axis=1)")]
+    "np.arange(a.shape[0]) * 0.5", "np.abs(a) < 2", "np.trace(a)", "a.cumsum(axis=1)",
+    # Python's own arithmetic: bools are ints, int ** int is an int; out-of-range ints refused
+    "a - True", "a * a.shape[0] ** 2", "a + 2 ** 40", "a + 300", "a * np.uint8(3)",
+    "np.int8(3) * a", "np.int16(a)", "np.positive(a)")]
 
 
 @pytest.mark.parametrize("expression, dtypes", CASES, ids=[f"{e} {d}" for e, d in CASES])
