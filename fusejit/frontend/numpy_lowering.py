@@ -25,7 +25,7 @@ from ..oplib.table import DTYPE_CODES
 from .builder import IRBuilder, Item, describe, is_none, is_tensor, scalar_type_of
 from .lowering import _array, as_tensor, binary, reshape, typed_from_appends, where
 from .numpy_arrays import advanced_index, index_store, is_int_array
-from .numpy_dtypes import cast, conform, dtype_of
+from .numpy_dtypes import cast, conform, dtype_of, numpy_dtype
 
 # name -> (NumPy function for the result dtype, aten op, its argument form)
 _REDUCTIONS: dict[str, tuple[Any, str, str]] = {
@@ -219,7 +219,8 @@ def filled(b: IRBuilder, name: str, shape: Item, dtype: Any = None) -> Value:
 
 
 def full(b: IRBuilder, shape: Item, fill_value: Item, dtype: Any = None) -> Value:
-    default = np.asarray(b.static(fill_value) if b.static(fill_value) is not ... else 0.0).dtype
+    # (the fill value's own dtype: an int argument int64, a NumPy scalar its dtype)
+    default = numpy_dtype(np.asarray, [fill_value], b.numpy_scalars) or np.dtype(np.float64)
     code = dtype_code(b, dtype, default, "np.full")
     return b.emit("aten::full", [_shape(b, shape, "np.full"), fill_value, code, None, None,
                                  None], "np.full")
