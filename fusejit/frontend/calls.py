@@ -241,6 +241,12 @@ def _no_out(lower: Callable[..., Item], name: str) -> Callable[..., Item]:
                           f"supported; cast with .astype(...) first")
         if dtype is not None:
             x = numpy_lowering.astype(b, x, dtype, copies=False)
+            # (and the result is of it: sum(dtype=np.int32) is int32, not the int64 of ints)
+            return numpy_lowering.astype(b, reduce_where(b, x, axis, extra, mask), dtype,
+                                         copies=False)
+        return reduce_where(b, x, axis, extra, mask)
+
+    def reduce_where(b: IRBuilder, x: Item, axis: Item, extra: tuple, mask: Item) -> Item:
         if mask is None:
             return lower(b, x, axis, *extra)
         what = f"{name}(where=...)"
