@@ -122,3 +122,18 @@ def test_a_python_number_made_from_a_numpy_scalar_is_weak_again():
     got = _interpreted(f, (x,))
     assert [g.dtype for g in got] == [np.float32, np.float64]
     assert_same(got, f(x))
+
+
+def accumulate(a):
+    s = np.float32(0)        # a float32 NumPy scalar carried through the loop
+    t = 0                    # a Python int that becomes a float32 NumPy scalar in it
+    for i in range(a.shape[0]):
+        s = s + a[i, 0]
+        t = t + np.float32(i)
+    return s, a * t, np.cov(a), np.polyval(a[0], 2), a.sum(dtype=np.int32)
+
+
+@pytest.mark.parametrize("dtype", ["b", "i8", "f32"])
+def test_numpy_scalars_carried_by_loops_and_shims_keep_numpys_dtypes(dtype):
+    a = ARRAYS[dtype]
+    assert_same(_interpreted(accumulate, (a,)), accumulate(a))
