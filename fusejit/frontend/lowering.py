@@ -119,7 +119,9 @@ _FOLDED = {"eq": operator.eq, "ne": operator.ne, "lt": operator.lt, "le": operat
 
 
 # Python's arithmetic on two literals, folded as Python computes it: ``2 ** 40`` is an int
-# (TorchScript's ``pow(int, int)`` is a float: ``i64 + 2 ** 40`` would be float64).
+# (TorchScript's ``pow(int, int)`` is a float: ``i64 + 2 ** 40`` would be float64). Only
+# where NumPy's rules apply (``fusejit.jit``'s typed scripting); ``fusejit.script`` keeps
+# TorchScript's.
 _ARITHMETIC_FOLDED = {"add": operator.add, "sub": operator.sub, "mul": operator.mul,
                       "pow": operator.pow}
 _INT_POWERS = range(1, 9)   # n ** k by k - 1 products: an int, as in Python
@@ -129,14 +131,15 @@ def _scalar_binary(b: IRBuilder, op: str, lhs: Item, rhs: Item, what: str) -> It
     literals = all(isinstance(x, (bool, int, float)) for x in (lhs, rhs))
     if op in _FOLDED and literals:
         return _FOLDED[op](lhs, rhs)  # two literals (an unrolled loop's items): a literal
-    if op in _ARITHMETIC_FOLDED and literals and not (
+    python = b.facts is not None
+    if python and op in _ARITHMETIC_FOLDED and literals and not (
             op == "pow" and isinstance(rhs, int) and abs(rhs) > 64):
         try:
             return _ARITHMETIC_FOLDED[op](lhs, rhs)
         except (OverflowError, ZeroDivisionError):
             pass   # (TorchScript's float arithmetic gives inf or nan, as before)
-    if op == "pow" and scalar_type_of(lhs) == INT and type(rhs) is int and rhs in _INT_POWERS \
-            and lhs not in b.numpy_scalars:
+    if python and op == "pow" and scalar_type_of(lhs) == INT and type(rhs) is int \
+            and rhs in _INT_POWERS and lhs not in b.numpy_scalars:
         result = lhs
         for _ in range(rhs - 1):
             result = b.emit(aten.mul, [result, lhs], what)
