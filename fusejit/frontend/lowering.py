@@ -114,6 +114,7 @@ NUMPY_UNARY = {
 }
 
 
+_IDENTITY_ON_BOOLS = frozenset({"abs", "floor", "ceil", "trunc"})
 _FOLDED = {"eq": operator.eq, "ne": operator.ne, "lt": operator.lt, "le": operator.le,
            "gt": operator.gt, "ge": operator.ge}
 
@@ -161,6 +162,8 @@ def unary(b: IRBuilder, name: str, x: Item, what: str | None = None) -> Value:
     if is_tensor(x):
         if name in NUMPY_UNARY:
             (x,) = conform(b, NUMPY_UNARY[name], [x], what)
+        if name in _IDENTITY_ON_BOOLS and dtype_of(x) == np.dtype(np.bool_):
+            return b.emit("aten::clone", [x, None], what)   # (NumPy's: aten's refuse bools)
         return b.emit(aten[name], [x], what)
     st = scalar_type_of(x)
     if st is None:
