@@ -146,8 +146,9 @@ def conform(b: IRBuilder, fn: Callable, items: list[Item], what: str,
     """``items`` with every array cast to the dtype NumPy's ``fn`` computes in.
 
     ``result=True``: that is NumPy's result dtype (arithmetic, ``sqrt``...). For ops whose
-    result is bool (comparisons) the arrays are cast to their common NumPy dtype instead, and
-    only when they differ.
+    result is bool (comparisons) the arrays are cast to the common NumPy dtype of the arrays
+    and the NumPy scalars instead, and only when they differ (``f32 == np.float64(0.1)``
+    compares in float64: False for float32's 0.1, which ``f32 == 0.1`` finds).
     """
     arrays = [i for i in items if is_tensor(i)]
     if not arrays:
@@ -159,7 +160,8 @@ def conform(b: IRBuilder, fn: Callable, items: list[Item], what: str,
             raise b.error(f"{what}: {error} (NumPy 2 refuses a Python int out of the "
                           f"array's range)") from None
     else:
-        dtypes = {dtype_of(a) for a in arrays}
+        dtypes = {dtype_of(a) for a in arrays} | {
+            b.numpy_scalars[i] for i in items if isinstance(i, Value) and i in b.numpy_scalars}
         if len(dtypes) < 2 or None in dtypes:
             return items
         target = np.result_type(*dtypes)

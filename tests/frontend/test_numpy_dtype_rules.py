@@ -5,7 +5,7 @@ Each case is an expression over ``a`` (and ``b``), scripted for its arguments' t
 frontend's, and the fused engines run the same typed graph (``test_jit_numpy``'s
 ``test_numpy_dtype_rules`` takes strong scalars through fused kernels). The result must equal
 NumPy's in dtype, shape and value, or be refused with a ``FusejitError``; never a different
-dtype. No Numba compile: the 400 cases take a few seconds.
+dtype. No Numba compile: the 412 cases take a few seconds.
 
 The rules at stake: Python numbers are weak (``f32 * 2.5`` is float32), NumPy scalars are
 strong (``f32 * np.float64(2)`` and ``f32 / np.sqrt(n)`` are float64; so is a global
@@ -86,7 +86,10 @@ CASES += [(e, d) for d in ("f32", "i32", "i8", "b") for e in (
     "np.int8(3) * a", "np.int16(a)", "np.positive(a)",
     # a NumPy scalar returned: its dtype (a 0-d array of it where a Python number has another)
     "np.float32(a.shape[0])", "np.int32(a.shape[1]) * 2", "np.sqrt(a.shape[0])",
-    "np.full(a.shape, HALF)", "np.full(a.shape, a.shape[0])", "np.abs(a)", "np.floor(a)")]
+    "np.full(a.shape, HALF)", "np.full(a.shape, a.shape[0])", "np.abs(a)", "np.floor(a)",
+    # comparisons with NumPy scalars are made in their common dtype, Python numbers' not
+    "np.full(a.shape, np.float32(0.1)) == np.float64(0.1)",
+    "np.full(a.shape, np.float32(0.1)) == 0.1", "a < np.float32(2.5)")]
 
 
 @pytest.mark.parametrize("expression, dtypes", CASES, ids=[f"{e} {d}" for e, d in CASES])
