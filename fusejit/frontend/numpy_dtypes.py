@@ -19,7 +19,7 @@ is: PyTorch's rules then decide.
 A NumPy function called on numbers returns a NumPy scalar, which NEP 50 makes *strong*: with a
 float32 ``x``, ``x / np.sqrt(x.shape[1])`` is float64 (``x / math.sqrt(...)`` stays float32).
 The IR's scalars have no dtype, so the builder keeps the dtype of each scalar value that is a
-NumPy scalar (``IRBuilder.numpy_scalars``, filled by ``numpy_scalar_call``, the scalar
+NumPy scalar (``IRBuilder.numpy_scalars``, filled by ``numpy_scalar_result``, the scalar
 operators and NumPy scalar globals), and its proxy is a NumPy scalar of that dtype::
 
     x / np.sqrt(n)   %s : float = aten::sqrt(%nf)             numpy_scalars[%s] = float64
