@@ -2,8 +2,8 @@
 
 Each case is an expression over ``a`` (and ``b``), scripted for its arguments' types as
 ``fusejit.jit`` scripts it and run on the reference interpreter: the dtype rules are the
-frontend's, and the fused engines run the same typed graph (``test_jit_numpy``'s
-``test_numpy_dtype_rules`` takes strong scalars through fused kernels). The result must equal
+frontend's, and the fused engines run the same typed graph (``tools/numpy_dtype_diff.py
+--fused`` takes a larger table through them; kernels cost compile time). The result must equal
 NumPy's in dtype, shape and value, or be refused with a ``FusejitError``; never a different
 dtype. No Numba compile: the 412 cases take a few seconds.
 
