@@ -20,6 +20,8 @@ from __future__ import annotations
 import linecache
 from typing import Any
 
+import numpy as np
+
 from ..errors import ScriptError
 from ..ir.graph import Graph, Node, SourceRange, Value
 from ..ir.schema import registry
@@ -116,6 +118,10 @@ class IRBuilder:
     def __init__(self, graph: Graph, typed: bool = False):
         self.graph = graph
         self.loc: Location | None = None
+        # The dtype of each scalar value that is a NumPy scalar (``np.sqrt(n)``,
+        # ``np.float32(0.5)``): strong in NumPy's promotion, unlike Python numbers (NEP 50;
+        # ``numpy_dtypes.numpy_scalar``).
+        self.numpy_scalars: dict[Value, np.dtype] = {}
         # With typed inputs (``fusejit.jit`` specialises per call), each node's output types are
         # inferred as it is emitted, so lowerings can read dtypes (NumPy's promotion rules).
         self.facts = None

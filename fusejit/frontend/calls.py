@@ -102,8 +102,8 @@ def _unary(name: str, display: str) -> Callable[..., Item]:
     return lambda b, x: unary(b, name, x, display)
 
 
-def _binary(op: str) -> Callable[..., Item]:
-    return lambda b, x1, x2: binary(b, op, x1, x2)
+def _binary(op: str, ufunc: Any = None) -> Callable[..., Item]:
+    return lambda b, x1, x2: binary(b, op, x1, x2, ufunc)
 
 
 def _len(b: IRBuilder, x: Item) -> Item:
@@ -160,7 +160,7 @@ for _fn, (_name, _rule) in _UNARY_UFUNCS.items():
     CALLEES[_fn] = Callee(f"np.{_fn.__name__}", "x, /", _unary(_name, f"np.{_fn.__name__}"),
                           _rule)
 for _fn, (_name, _rule) in _BINARY_UFUNCS.items():
-    CALLEES[_fn] = Callee(f"np.{_fn.__name__}", "x1, x2, /", _binary(_name), _rule)
+    CALLEES[_fn] = Callee(f"np.{_fn.__name__}", "x1, x2, /", _binary(_name, _fn), _rule)
 for _fn, _name in _F_UNARY.items():
     CALLEES[_fn] = Callee(f"F.{_name}", "x", _unary(_name, f"F.{_name}"),
                           "same" if _name in ("relu", "frac") else "float")
@@ -241,6 +241,12 @@ def _no_out(lower: Callable[..., Item], name: str) -> Callable[..., Item]:
                           f"supported; cast with .astype(...) first")
         if dtype is not None:
             x = numpy_lowering.astype(b, x, dtype, copies=False)
+            # (and the result is of it: sum(dtype=np.int32) is int32, not the int64 of ints)
+            return numpy_lowering.astype(b, reduce_where(b, x, axis, extra, mask), dtype,
+                                         copies=False)
+        return reduce_where(b, x, axis, extra, mask)
+
+    def reduce_where(b: IRBuilder, x: Item, axis: Item, extra: tuple, mask: Item) -> Item:
         if mask is None:
             return lower(b, x, axis, *extra)
         what = f"{name}(where=...)"
@@ -382,7 +388,8 @@ CALLEES.update({
     np.finfo: Callee("np.finfo", "dtype", numpy_more.finfo),
     np.cumprod: Callee("np.cumprod", "a, axis=None", numpy_more.cumprod),
     **{t: Callee(f"np.{t.__name__}", "x=0, /", numpy_more.scalar_of(t))
-       for t in (np.float64, np.float32, np.int64, np.int32)},
+       for t in (np.float64, np.float32, np.int64, np.int32, np.int16, np.int8, np.uint8,
+                 np.bool_)},
     np.column_stack: Callee("np.column_stack", "tup", numpy_more.column_stack),
     np.hsplit: Callee("np.hsplit", "ary, indices_or_sections",
                       numpy_more.split_along(1, "np.hsplit")),

@@ -23,7 +23,7 @@ from ..ir.graph import Value
 from ..ir.symbols import aten
 from .builder import IRBuilder, Item, describe, is_tensor
 from .lowering import binary
-from .numpy_dtypes import conform
+from .numpy_dtypes import cast, conform, dtype_of
 
 Term = tuple[Value, str]   # an array and the letter of each of its dimensions
 
@@ -53,7 +53,11 @@ def einsum(b: IRBuilder, subscripts: Item, operands: tuple) -> Value:
         keep = set(output).union(*(t[1] for t in terms[k + 1:]))
         acc = _combine(b, acc, terms[k], keep)
     acc = _sum_out(b, acc, set(output))
-    return _permute(b, acc, output)
+    # (aten::sum of ints gives int64, NumPy's einsum keeps the operands' dtype: wrapping
+    # sums agree modulo 2^bits, so the cast gives NumPy's values too)
+    result = _permute(b, acc, output)
+    dtype = dtype_of(arrays[0])
+    return result if dtype is None else cast(b, result, dtype, "np.einsum")
 
 
 def _parse(b: IRBuilder, text: str, ranks: list[int | None]) -> tuple[list[str], str]:

@@ -68,7 +68,7 @@ from .masked import Masked
 from .masked import call as masked_call
 from .masked import count as masked_count
 from .masked import select as masked_select
-from .numpy_dtypes import dtype_of
+from .numpy_dtypes import dtype_of, is_numpy_function, numpy_scalar, numpy_scalar_result
 from .numpy_lowering import rank_of
 from .numpy_shims import SHIMS
 from .numpy_shims import unsupported as shim_unsupported
@@ -218,7 +218,8 @@ class ExpressionEmitter(StaticConditions):
         if isinstance(obj, (bool, int, float)) or obj is None:
             return obj
         if isinstance(obj, np.generic) and isinstance(obj.item(), (bool, int, float)):
-            return obj.item()
+            self.at(node)
+            return numpy_scalar(self.b, obj.item(), obj.dtype)  # (strong, as NumPy's)
         if isinstance(obj, types.ModuleType) or callable(obj):
             return Sugared(obj, name)  # resolved when called (or rejected as a value)
         # Global lists and arrays are read once, when the function is scripted for a
@@ -489,7 +490,10 @@ class ExpressionEmitter(StaticConditions):
             raise self.b.error(f"a {describe(func)} is not callable")
         callee = find_callee(func.obj)
         if callee is not None:
-            return callee(self.b, args, kwargs)
+            result = callee(self.b, args, kwargs)
+            if is_numpy_function(func.obj):   # np.sqrt(n): a NumPy scalar, strong (NEP 50)
+                return numpy_scalar_result(self.b, func.obj, args, result, kwargs)
+            return result
         if func.obj is range:
             raise self.b.error("range() is only supported as the iterable of a for loop")
         if func.obj is shim_unsupported and len(args) == 1 and isinstance(args[0], str):

@@ -23,7 +23,9 @@ natively (no ``**kwargs`` dictionary per call)::
         return BOUND(self, (a0, a1))                 # JitFunction._call_bound
 
 A signature compiled whole calls the Numba overload's ``entry_point`` (a C function that
-unboxes the arguments as its signature says, skipping Numba's type dispatch); the exact type
+unboxes the arguments as its signature says, skipping Numba's type dispatch), after its
+``before`` (``blas.refresh`` for graphs with products: the BLAS thread rule their compiled code
+reads is measured there, as on every other path); the exact type
 tests above are what make that safe (an ``int`` never reaches a ``float`` overload, a strided
 view never a C-contiguous one: arrays are also tested for ``flags.c_contiguous`` and the size
 limit of straight-line code). Arguments an element function writes are tested writeable,
@@ -151,6 +153,10 @@ def fast_call_source(n_positional: int, n_required: int, n_keyword_only: int,
                 result = f"P{s}({result})"
             # arguments it writes are saved, and put back before the interpreter reruns
             lines += [f"        s{i} = a{i}.copy()" for i in written]
+            before = getattr(run, "before", None)
+            if before is not None:   # (blas.refresh: the thread rule its products read)
+                names[f"B{s}"] = before
+                lines.append(f"        B{s}()")
             lines += ["        try:", f"            return {result}", "        except Exception:"]
             lines += [f"            COPYTO(a{i}, s{i})" for i in written]
             lines.append(f"            return F{s}{call}")

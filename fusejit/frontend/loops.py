@@ -27,13 +27,15 @@ from __future__ import annotations
 import ast
 from typing import Any
 
+import numpy as np
+
 from ..ir.graph import Block, Value
 from ..ir.symbols import prim
 from ..ir.types import INT, ListType
 from .builder import Item, describe, is_tensor, scalar_type_of
 from .expressions import Sugared, Undefined
 from .lowering import as_tensor, binary, scalar_rank, widen
-from .numpy_dtypes import cast, dtype_of
+from .numpy_dtypes import cast, dtype_of, numpy_scalar
 from .numpy_lowering import copy
 
 INT64_MAX = 9223372036854775807
@@ -297,6 +299,10 @@ class LoopStatements:
         before = self.env
         self.env = dict(before)
         block_inputs = iter([body.add_input(type=v.type) for v in init_values])
+        strong = self.b.numpy_scalars
+        for v0, block_input in zip(init_values, body.inputs[1:]):
+            if v0 in strong:   # (a NumPy scalar carried: one in every iteration)
+                strong[block_input] = strong[v0]
         for name, item in zip(carried, initial):
             self.env[name] = self._named(self.unflatten(item, block_inputs), name)
         with self.b.graph.inserting_before(body):
@@ -342,6 +348,15 @@ class LoopStatements:
                 self.at(stmt)
                 self.env[name] = widen(self.b, self.env[name], rank)
             return self.emit_loop(stmt, trip, cond, index, breaks)
+        stronger = self._numbers_that_became_numpy_scalars(carried, initial, body_env)
+        if stronger:
+            # s = 0; s = s + np.float32(x): a float32 NumPy scalar from the first iteration
+            # on (strong beside arrays). Start it as one, and emit the loop again.
+            node.destroy()
+            for name, dtype in stronger.items():
+                self.at(stmt)
+                self.env[name] = numpy_scalar(self.b, self.env[name], dtype, shared=True)
+            return self.emit_loop(stmt, trip, cond, index, breaks)
         promoted = self._scalars_that_became_arrays(carried, initial, body_env)
         if promoted:
             # s = 0.0; s += x[i]: NumPy makes s a float64 scalar (here a 0-d array) in the
@@ -362,6 +377,8 @@ class LoopStatements:
                                               "the loop")
             block_input.set_type(joined)
             node.add_output(joined)
+            if block_input in strong:
+                strong[node.outputs[-1]] = strong[block_input]
         outputs = iter(node.outputs)
         for name, item in zip(carried, initial):
             self.env[name] = self._named(self.unflatten(item, outputs), name)
@@ -397,6 +414,23 @@ class LoopStatements:
                 if rank0 is not None and rank1 is not None and rank1 > rank0:
                     wider[name] = rank1
         return wider
+
+    def _numbers_that_became_numpy_scalars(self, carried: list[str], initial: list,
+                                           body_env: dict) -> dict:
+        """Carried names holding a number before the loop (a Python number, or a NumPy
+        scalar of a narrower dtype) and a NumPy scalar after its body, with its dtype."""
+        strong = self.b.numpy_scalars
+        found = {}
+        for name, before in zip(carried, initial):
+            after = body_env.get(name)
+            if not isinstance(after, Value) or after not in strong \
+                    or scalar_type_of(before) is None:
+                continue
+            was = strong.get(before) if isinstance(before, Value) else None
+            if was is None or (was != strong[after]
+                               and np.promote_types(was, strong[after]) == strong[after]):
+                found[name] = strong[after]
+        return found
 
     @staticmethod
     def _scalars_that_became_arrays(carried: list[str], initial: list, body_env: dict) -> dict:

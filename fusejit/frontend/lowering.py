@@ -17,6 +17,7 @@ nodes TorchScript would emit for the same operation::
 from __future__ import annotations
 
 import operator
+from typing import Any
 
 import numpy as np
 
@@ -24,7 +25,7 @@ from ..ir.graph import Value
 from ..ir.symbols import aten, prim
 from ..ir.types import BOOL, FLOAT, INT, TENSOR, BoolType, FloatType, IntType, ListType, TensorType
 from .builder import IRBuilder, Item, describe, is_none, is_tensor, scalar_type_of
-from .numpy_dtypes import conform
+from .numpy_dtypes import cast, conform, dtype_of, numpy_dtype, numpy_scalar_result
 
 # Binary operators whose operands can be swapped (with the comparison mirrored).
 _MIRRORED = {"add": "add", "mul": "mul", "eq": "eq", "ne": "ne", "lt": "gt", "gt": "lt",
@@ -44,8 +45,9 @@ def _kind(op: str, tensor: bool = True) -> str:
     return aten[_ATEN_NAME.get(op, op)]
 
 
-def binary(b: IRBuilder, op: str, lhs: Item, rhs: Item) -> Value:
-    """``lhs op rhs`` for tensors and scalars, with TorchScript's overloads."""
+def binary(b: IRBuilder, op: str, lhs: Item, rhs: Item, ufunc: Any = None) -> Value:
+    """``lhs op rhs`` for tensors and scalars, with TorchScript's overloads; NumPy's result
+    dtype is the operator's (``NUMPY_BINARY``), or ``ufunc``'s when it is called by name."""
     what = f"'{_SYMBOL.get(op, op)}'"
     for side in (lhs, rhs):
         if not is_tensor(side) and scalar_type_of(side) is None:
@@ -54,13 +56,18 @@ def binary(b: IRBuilder, op: str, lhs: Item, rhs: Item) -> Value:
             raise b.error(f"{what} does not take a {describe(side)} operand{hint}")
     lt, rt = is_tensor(lhs), is_tensor(rhs)
     if (lt or rt) and op in NUMPY_BINARY:
-        lhs, rhs = conform(b, NUMPY_BINARY[op], [lhs, rhs], what, op not in _PREDICATES)
+        lhs, rhs = conform(b, ufunc or NUMPY_BINARY[op], [lhs, rhs], what,
+                           op not in _PREDICATES)
     if op == "matmul":
         if not (lt and rt):
             raise b.error("'@' needs two arrays")
         return matmul(b, lhs, rhs)
     if not lt and not rt:
         return _scalar_binary(b, op, lhs, rhs, what)
+    if op in _ARITHMETIC and dtype_of(lhs if lt else rhs) != np.dtype(np.bool_):
+        # f32 - True: a bool is the int 1 here (aten::sub and others take no bool scalar)
+        lhs, rhs = (to_int(b, x) if not is_tensor(x) and scalar_type_of(x) == BOOL else x
+                    for x in (lhs, rhs))
     if op == "atan2" and not (lt and rt):  # (aten::atan2 has no Scalar overload)
         lhs, rhs = (as_tensor(b, v, what) for v in (lhs, rhs))
         lt = rt = True
@@ -85,9 +92,11 @@ def binary(b: IRBuilder, op: str, lhs: Item, rhs: Item) -> Value:
 
 
 # The NumPy function each binary operator is, for NumPy's result dtypes (numpy_dtypes).
+# (``**`` is the operator itself: NumPy's ``bool_array ** 2`` squares, int8, where
+# ``np.power`` gives int64)
 NUMPY_BINARY = {
     "add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.true_divide,
-    "pow": np.power, "remainder": np.remainder, "floordiv": np.floor_divide,
+    "pow": operator.pow, "remainder": np.remainder, "floordiv": np.floor_divide,
     "max": np.maximum, "min": np.minimum, "fmod": np.fmod, "atan2": np.arctan2,
     "matmul": np.result_type, "and": np.bitwise_and, "or": np.bitwise_or,
     "xor": np.bitwise_xor, "eq": np.equal, "ne": np.not_equal, "lt": np.less,
@@ -105,17 +114,46 @@ NUMPY_UNARY = {
 }
 
 
+_IDENTITY_ON_BOOLS = frozenset({"abs", "floor", "ceil", "trunc"})
 _FOLDED = {"eq": operator.eq, "ne": operator.ne, "lt": operator.lt, "le": operator.le,
            "gt": operator.gt, "ge": operator.ge}
 
 
+# Python's arithmetic on two literals, folded as Python computes it: ``2 ** 40`` is an int
+# (TorchScript's ``pow(int, int)`` is a float: ``i64 + 2 ** 40`` would be float64). Only
+# where NumPy's rules apply (``fusejit.jit``'s typed scripting); ``fusejit.script`` keeps
+# TorchScript's.
+_ARITHMETIC_FOLDED = {"add": operator.add, "sub": operator.sub, "mul": operator.mul,
+                      "pow": operator.pow}
+_INT_POWERS = range(1, 9)   # n ** k by k - 1 products: an int, as in Python
+
+
 def _scalar_binary(b: IRBuilder, op: str, lhs: Item, rhs: Item, what: str) -> Item:
-    if op in _FOLDED and all(isinstance(x, (bool, int, float)) for x in (lhs, rhs)):
+    literals = all(isinstance(x, (bool, int, float)) for x in (lhs, rhs))
+    if op in _FOLDED and literals:
         return _FOLDED[op](lhs, rhs)  # two literals (an unrolled loop's items): a literal
+    python = b.facts is not None
+    if python and op in _ARITHMETIC_FOLDED and literals and not (
+            op == "pow" and isinstance(rhs, int) and abs(rhs) > 64):
+        try:
+            return _ARITHMETIC_FOLDED[op](lhs, rhs)
+        except (OverflowError, ZeroDivisionError):
+            pass   # (TorchScript's float arithmetic gives inf or nan, as before)
+    if python and op == "pow" and scalar_type_of(lhs) == INT and type(rhs) is int \
+            and rhs in _INT_POWERS and lhs not in b.numpy_scalars:
+        result = lhs
+        for _ in range(rhs - 1):
+            result = b.emit(aten.mul, [result, lhs], what)
+        return result
+    strong = any(x in b.numpy_scalars for x in (lhs, rhs) if isinstance(x, Value))
+    items = [lhs, rhs]
     if op in _ARITHMETIC:
         # Python arithmetic treats bools as ints; TorchScript's schemas do not.
         lhs, rhs = (to_int(b, x) if scalar_type_of(x) == BOOL else x for x in (lhs, rhs))
-    return b.emit(_kind(op, tensor=False), [lhs, rhs], what)
+    result = b.emit(_kind(op, tensor=False), [lhs, rhs], what)
+    if strong and op in NUMPY_BINARY:   # np.float32(2) * n: a NumPy scalar as well
+        return numpy_scalar_result(b, NUMPY_BINARY[op], items, result)
+    return result
 
 
 def unary(b: IRBuilder, name: str, x: Item, what: str | None = None) -> Value:
@@ -124,14 +162,21 @@ def unary(b: IRBuilder, name: str, x: Item, what: str | None = None) -> Value:
     if is_tensor(x):
         if name in NUMPY_UNARY:
             (x,) = conform(b, NUMPY_UNARY[name], [x], what)
+        if name in _IDENTITY_ON_BOOLS and dtype_of(x) == np.dtype(np.bool_):
+            return b.emit("aten::clone", [x, None], what)   # (NumPy's: aten's refuse bools)
         return b.emit(aten[name], [x], what)
     st = scalar_type_of(x)
     if st is None:
         raise b.error(f"{what} takes an array or a number, got {describe(x)}")
+    strong = isinstance(x, Value) and x in b.numpy_scalars
+    item = x
     if st != FLOAT and not any(isinstance(s.arguments[0].type, (IntType, BoolType))
                                for s in _schemas(name)):
         x = to_float(b, x)
-    return b.emit(aten[name], [x], what)
+    result = b.emit(aten[name], [x], what)
+    if strong and name in NUMPY_UNARY:    # -np.float32(2): a NumPy scalar as well
+        return numpy_scalar_result(b, NUMPY_UNARY[name], [item], result)
+    return result
 
 
 def _schemas(name: str):
@@ -245,14 +290,22 @@ def concatenate(b: IRBuilder, arrays: Item, axis: Item = 0) -> Value:
     if is_none(axis):
         raise b.error("np.concatenate(axis=None) is not supported")
     b.static_int(axis, "np.concatenate's axis")
-    items = b.tensor_list(arrays, "np.concatenate")
+    items = b.tensor_list(_common_dtype(b, arrays, "np.concatenate"), "np.concatenate")
     return typed_from_appends(b.emit(aten.cat, [items, axis], "np.concatenate"), items, 0)
 
 
 def stack(b: IRBuilder, arrays: Item, axis: Item = 0) -> Value:
     b.static_int(axis, "np.stack's axis")
-    items = b.tensor_list(arrays, "np.stack")
+    items = b.tensor_list(_common_dtype(b, arrays, "np.stack"), "np.stack")
     return typed_from_appends(b.emit(aten.stack, [items, axis], "np.stack"), items, 1)
+
+
+def _common_dtype(b: IRBuilder, arrays: Item, what: str) -> Item:
+    """A tuple or list of arrays cast to their NumPy result dtype (``np.stack([f32, i32])``
+    is float64); a list built in a loop as it is."""
+    if isinstance(arrays, (tuple, list)) and arrays and all(is_tensor(a) for a in arrays):
+        return conform(b, lambda *v: np.result_type(*v), list(arrays), what)
+    return arrays
 
 
 def typed_from_appends(out: Value, items: Value, extra: int) -> Value:
@@ -278,8 +331,11 @@ def where(b: IRBuilder, condition: Item, x: Item, y: Item) -> Value:
     if not is_tensor(condition):
         raise b.error(f"np.where's condition must be an array, got {describe(condition)}")
     x, y = conform(b, _where_dtype, [x, y], "np.where")
-    return b.emit(aten.where, [condition, as_tensor(b, x, "np.where"),
-                               as_tensor(b, y, "np.where")], "np.where")
+    dtype = None
+    if not is_tensor(x) and not is_tensor(y):   # np.where(c, 1.0, 0.0): float64 in NumPy
+        dtype = numpy_dtype(_where_dtype, [x, y], b.numpy_scalars)
+    return b.emit(aten.where, [condition, as_tensor(b, x, "np.where", dtype),
+                               as_tensor(b, y, "np.where", dtype)], "np.where")
 
 
 def _where_dtype(x, y):
@@ -289,10 +345,13 @@ def _where_dtype(x, y):
 _FLOAT32_MAX = float(np.finfo(np.float32).max)
 
 
-def as_tensor(b: IRBuilder, item: Item, what: str) -> Value:
-    """A scalar operand as a 0-D tensor (weakly typed like PyTorch's wrapped numbers)."""
+def as_tensor(b: IRBuilder, item: Item, what: str, dtype: np.dtype | None = None) -> Value:
+    """A scalar operand as a 0-D tensor (weakly typed like PyTorch's wrapped numbers), or
+    of ``dtype`` where it is given."""
     if is_tensor(item):
         return item
+    if dtype is not None and scalar_type_of(item) is not None:
+        return cast(b, as_tensor(b, item, what), dtype, what)
     static = b.static(item)
     if isinstance(static, (bool, int, float)):
         dtype = (np.bool_ if isinstance(static, bool) else
@@ -329,8 +388,9 @@ def _convert(b: IRBuilder, x: Item, name: str, target, python_type) -> Item:
         return python_type(x)
     if not isinstance(x, Value):
         raise b.error(f"{python_type.__name__}() takes an array or a number, got {describe(x)}")
-    if x.type == target:
+    if x.type == target and x not in b.numpy_scalars:
         return x
+    # (float(np.sqrt(2)): a Python number again, weak, so a value of its own)
     return b.emit(aten[name], [x], f"{python_type.__name__}()")
 
 

@@ -82,7 +82,7 @@ def trace(b: IRBuilder, a: Item, offset: Item = 0, axis1: Item = 0, axis2: Item 
           dtype: Item = None, out: Item = None) -> Value:
     if not is_none(dtype) or not is_none(out):
         raise b.error("np.trace: the dtype= and out= arguments are not supported")
-    (a,) = conform(b, np.trace, [_array(b, a, "np.trace")], "np.trace")
+    (a,) = conform(b, np.sum, [_array(b, a, "np.trace")], "np.trace")   # (a sum's dtype)
     return b.emit(aten.sum, [diagonal(b, a, offset, axis1, axis2, "np.trace"), [-1], False, None],
                   "np.trace")
 
@@ -139,10 +139,11 @@ def clip(b: IRBuilder, a: Item, a_min: Item = None, a_max: Item = None, out: Ite
                           f"{describe(bound)}")
     if all(is_none(v) for v in bounds):
         return b.emit("aten::clone", [x, None], "np.clip")
+    present = [v for v in bounds if not is_none(v)]
+    # (an int array with float bounds is float64, as a float32 one with np.float64 bounds)
+    x, *present = conform(b, lambda *v: np.result_type(*v), [x, *present], "np.clip")
     if not any(is_tensor(v) for v in bounds):
         return b.emit(aten.clamp, [x, a_min, a_max], "np.clip")
-    present = [v for v in bounds if not is_none(v)]
-    x, *present = conform(b, lambda *v: np.result_type(*v), [x, *present], "np.clip")
     it = iter(present)
     lo, hi = (None if is_none(v) else as_tensor(b, next(it), "np.clip") for v in bounds)
     return b.emit(aten.clamp, [x, lo, hi], "np.clip")

@@ -2,7 +2,7 @@
 
 The ops keep PyTorch's semantics (the IR path runs them unchanged). When a jitted function is
 scripted for typed arguments, each array operation first asks NumPy which dtype it would give,
-by running the NumPy function itself on 0-d proxies of the operands' dtypes (Python numbers
+by running the NumPy function itself on 1-element proxies of the operands' dtypes (Python numbers
 stay Python numbers, so they are "weak" as NumPy 2 makes them, NEP 50). Array operands of
 another dtype are cast to it with ``aten::type_as`` (which the fuser fuses), so PyTorch's op
 then computes in, and returns, NumPy's dtype::
@@ -15,6 +15,16 @@ then computes in, and returns, NumPy's dtype::
 
 Operands whose dtype is unknown (a loop-carried value whose dtype changes) leave the op as it
 is: PyTorch's rules then decide.
+
+A NumPy function called on numbers returns a NumPy scalar, which NEP 50 makes *strong*: with a
+float32 ``x``, ``x / np.sqrt(x.shape[1])`` is float64 (``x / math.sqrt(...)`` stays float32).
+The IR's scalars have no dtype, so the builder keeps the dtype of each scalar value that is a
+NumPy scalar (``IRBuilder.numpy_scalars``, filled by ``numpy_scalar_result``, the scalar
+operators and NumPy scalar globals), and its proxy is a NumPy scalar of that dtype::
+
+    x / np.sqrt(n)   %s : float = aten::sqrt(%nf)             numpy_scalars[%s] = float64
+                     %a : Double(*) = aten::type_as(%x, %c)   NumPy: float64
+                     %r : Double(*) = aten::div(%a, %s)
 """
 
 from __future__ import annotations
@@ -28,7 +38,7 @@ import numpy as np
 from ..ir.graph import Value
 from ..ir.symbols import aten
 from ..ir.types import BoolType, FloatType, IntType, TensorType
-from .builder import IRBuilder, Item, is_tensor
+from .builder import IRBuilder, Item, is_tensor, scalar_type_of
 
 # What a run-time scalar of each IR type stands for when NumPy is asked (weak, like a literal).
 _SCALAR_PROXIES = {IntType: 1, FloatType: 1.0, BoolType: True}
@@ -42,29 +52,86 @@ def dtype_of(item: Item) -> np.dtype | None:
     return None
 
 
-def _proxy(item: Item) -> Any:
+def _proxy(item: Item, strong: dict[Value, np.dtype]) -> Any:
     if isinstance(item, Value):
         if isinstance(item.type, TensorType):
             dtype = dtype_of(item)
-            return None if dtype is None else np.ones((), dtype)
+            # (1-D, not 0-d: NumPy gives a 0-d bool array ** 2 int64, an n-d one int8)
+            return None if dtype is None else np.ones(1, dtype)
+        known = strong.get(item)
+        if known is not None:
+            return known.type(1)
         return _SCALAR_PROXIES.get(type(item.type))
     if isinstance(item, (bool, int, float)):
         return item
     return None
 
 
-def numpy_dtype(fn: Callable, items: list[Item]) -> np.dtype | None:
-    """The dtype NumPy's ``fn`` gives for these operands (None: unknown, or NumPy refuses)."""
-    proxies = [_proxy(i) for i in items]
-    if any(p is None for p in proxies):
+def _numpy_result(fn: Callable, items: list[Item], strong: dict[Value, np.dtype],
+                  kwargs: dict[str, Item] | None = None) -> Any:
+    """What NumPy's ``fn`` returns for proxies of these operands (None: unknown, or NumPy
+    refuses them). An OverflowError passes: NumPy refuses a Python int out of an integer
+    array's range (``int8_array + 300``), whatever the values."""
+    proxies = [_proxy(i, strong) for i in items]
+    named = {k: _proxy(v, strong) for k, v in (kwargs or {}).items()}
+    if any(p is None for p in proxies) or any(p is None for p in named.values()):
         return None
     try:
         with warnings.catch_warnings(), np.errstate(all="ignore"):
             warnings.simplefilter("ignore")
-            result = fn(*proxies)
+            return fn(*proxies, **named)
+    except OverflowError:
+        raise
     except Exception:  # noqa: BLE001 - NumPy refuses these dtypes: PyTorch's rules decide
         return None
+
+
+def numpy_dtype(fn: Callable, items: list[Item],
+                strong: dict[Value, np.dtype] | None = None) -> np.dtype | None:
+    """The dtype NumPy's ``fn`` gives for these operands (None: unknown, or NumPy refuses);
+    ``strong``: the dtypes of the scalar values that are NumPy scalars."""
+    result = _numpy_result(fn, items, strong or {})
+    if result is None:
+        return None
     return result if isinstance(result, np.dtype) else np.asarray(result).dtype
+
+
+def numpy_scalar(b: IRBuilder, item: Item, dtype: np.dtype, shared: bool = False) -> Item:
+    """``item`` (a number) as a NumPy scalar of ``dtype``: a value recorded in
+    ``b.numpy_scalars``. A literal becomes a constant, rounded to ``dtype`` as NumPy's scalar
+    is; a ``shared`` value (one the caller's operands hold: ``np.float64(t)``) is copied, so
+    that ``t`` keeps its own kind."""
+    if dtype.kind not in "biuf" or dtype.itemsize > 8:
+        return item
+    if isinstance(item, (bool, int, float)):
+        item = b.value_const(dtype.type(item).item())
+    elif shared or b.numpy_scalars.get(item, dtype) != dtype:
+        name = {"b": "Bool", "f": "Float"}.get(dtype.kind, "Int")
+        item = b.emit(aten[name], [item], f"np.{dtype.name}")
+    b.numpy_scalars[item] = dtype
+    return item
+
+
+def numpy_scalar_result(b: IRBuilder, fn: Callable, items: list[Item], result: Item,
+                        kwargs: dict[str, Item] | None = None) -> Item:
+    """``result`` of ``fn(*items)`` marked as the NumPy scalar it is when ``fn`` (a NumPy
+    function, or a scalar operator on a NumPy scalar) gives one for numbers; other results
+    as they are."""
+    if scalar_type_of(result) is None or any(is_tensor(i) for i in items):
+        return result
+    try:
+        value = _numpy_result(fn, items, b.numpy_scalars, kwargs)
+    except OverflowError as error:   # np.int8(300)
+        raise b.error(f"{getattr(fn, '__name__', fn)}: {error}") from None
+    if not isinstance(value, np.generic):
+        return result   # (a Python number: math.sqrt, np.pi, or NumPy refuses)
+    return numpy_scalar(b, result, value.dtype, any(result is i for i in items))
+
+
+def is_numpy_function(fn: Any) -> bool:
+    """Whether ``fn`` is NumPy's (a ufunc, a function of ``numpy`` or a scalar type)."""
+    return isinstance(fn, np.ufunc) or str(getattr(fn, "__module__", "")).split(".")[0] \
+        == "numpy"
 
 
 def cast(b: IRBuilder, x: Value, dtype: np.dtype, what: str) -> Value:
@@ -79,16 +146,22 @@ def conform(b: IRBuilder, fn: Callable, items: list[Item], what: str,
     """``items`` with every array cast to the dtype NumPy's ``fn`` computes in.
 
     ``result=True``: that is NumPy's result dtype (arithmetic, ``sqrt``...). For ops whose
-    result is bool (comparisons) the arrays are cast to their common NumPy dtype instead, and
-    only when they differ.
+    result is bool (comparisons) the arrays are cast to the common NumPy dtype of the arrays
+    and the NumPy scalars instead, and only when they differ (``f32 == np.float64(0.1)``
+    compares in float64: False for float32's 0.1, which ``f32 == 0.1`` finds).
     """
     arrays = [i for i in items if is_tensor(i)]
     if not arrays:
         return items
     if result:
-        target = numpy_dtype(fn, items)
+        try:
+            target = numpy_dtype(fn, items, b.numpy_scalars)
+        except OverflowError as error:
+            raise b.error(f"{what}: {error} (NumPy 2 refuses a Python int out of the "
+                          f"array's range)") from None
     else:
-        dtypes = {dtype_of(a) for a in arrays}
+        dtypes = {dtype_of(a) for a in arrays} | {
+            b.numpy_scalars[i] for i in items if isinstance(i, Value) and i in b.numpy_scalars}
         if len(dtypes) < 2 or None in dtypes:
             return items
         target = np.result_type(*dtypes)
@@ -99,4 +172,5 @@ def conform(b: IRBuilder, fn: Callable, items: list[Item], what: str,
     return [cast(b, i, target, what) if is_tensor(i) else i for i in items]
 
 
-__all__ = ["cast", "conform", "dtype_of", "numpy_dtype"]
+__all__ = ["cast", "conform", "dtype_of", "is_numpy_function", "numpy_dtype", "numpy_scalar",
+           "numpy_scalar_result"]

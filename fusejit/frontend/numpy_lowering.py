@@ -25,7 +25,7 @@ from ..oplib.table import DTYPE_CODES
 from .builder import IRBuilder, Item, describe, is_none, is_tensor, scalar_type_of
 from .lowering import _array, as_tensor, binary, reshape, typed_from_appends, where
 from .numpy_arrays import advanced_index, index_store, is_int_array
-from .numpy_dtypes import cast, conform, dtype_of
+from .numpy_dtypes import cast, conform, dtype_of, numpy_dtype
 
 # name -> (NumPy function for the result dtype, aten op, its argument form)
 _REDUCTIONS: dict[str, tuple[Any, str, str]] = {
@@ -219,7 +219,8 @@ def filled(b: IRBuilder, name: str, shape: Item, dtype: Any = None) -> Value:
 
 
 def full(b: IRBuilder, shape: Item, fill_value: Item, dtype: Any = None) -> Value:
-    default = np.asarray(b.static(fill_value) if b.static(fill_value) is not ... else 0.0).dtype
+    # (the fill value's own dtype: an int argument int64, a NumPy scalar its dtype)
+    default = numpy_dtype(np.asarray, [fill_value], b.numpy_scalars) or np.dtype(np.float64)
     code = dtype_code(b, dtype, default, "np.full")
     return b.emit("aten::full", [_shape(b, shape, "np.full"), fill_value, code, None, None,
                                  None], "np.full")
@@ -361,18 +362,25 @@ def norm(b: IRBuilder, x: Item, ord: Item = None, axis: Item = None,
         raise b.error("np.linalg.norm: only ord=None (the 2-norm) is supported; write "
                       "np.abs(x).sum() or np.abs(x).max() for the 1- and inf-norms")
     x = _array(b, x, "np.linalg.norm")
-    (x,) = conform(b, np.sqrt, [x], "np.linalg.norm")
+    if dtype_of(x) is not None and dtype_of(x).kind not in "f":
+        x = cast(b, x, np.dtype(np.float64), "np.linalg.norm")   # (as NumPy's norm does)
     return b.emit(aten.sqrt, [reduce(b, "sum", binary(b, "mul", x, x), axis, keepdims)],
                   "np.linalg.norm")
 
 
 def square(b: IRBuilder, x: Item) -> Value:
+    if is_tensor(x):
+        (x,) = conform(b, np.square, [x], "np.square")   # (bool: int8 in NumPy)
     return binary(b, "mul", x, x)
 
 
 def dot(b: IRBuilder, x: Item, y: Item) -> Value:
     if rank_of(_array(b, x, "np.dot")) == 1 and rank_of(_array(b, y, "np.dot")) == 1:
-        return b.emit(aten.sum, [binary(b, "mul", x, y), None], "np.dot")
+        product = binary(b, "mul", x, y)
+        total = b.emit(aten.sum, [product, None], "np.dot")
+        # (aten::sum of ints or bools gives int64; NumPy's dot keeps the product's dtype)
+        dtype = dtype_of(product)
+        return total if dtype is None else cast(b, total, dtype, "np.dot")
     return binary(b, "matmul", x, y)
 
 

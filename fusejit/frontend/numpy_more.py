@@ -116,6 +116,9 @@ def isclose(b: IRBuilder, a: Item, x: Item, rtol: Item = 1e-05, atol: Item = 1e-
 
 def round_(b: IRBuilder, x: Item, decimals: Item = 0) -> Value:
     digits = b.static_int(decimals, "np.round's decimals")
+    dtype = dtype_of(x) if is_tensor(x) else None
+    if digits >= 0 and dtype is not None and dtype.kind in "iu":
+        return b.emit("aten::clone", [x, None], "np.round")   # (ints: NumPy's copy)
     if digits == 0:
         return unary(b, "round", x, "np.round")
     scale = 10.0 ** digits

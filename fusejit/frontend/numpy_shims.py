@@ -18,11 +18,11 @@ import numpy as np
 
 
 def cov(m, y=None, rowvar=True, bias=False, ddof=None):
-    x = np.atleast_2d(m)
+    x = np.atleast_2d(m).astype(np.float64)   # (NumPy: result_type(m, y, float64))
     if not rowvar:
         x = x.T
     if y is not None:
-        other = np.atleast_2d(y)
+        other = np.atleast_2d(y).astype(np.float64)
         if not rowvar:
             other = other.T
         x = np.concatenate((x, other), axis=0)
@@ -46,7 +46,8 @@ def corrcoef(x, y=None, rowvar=True):
 def polyval(p, x):
     # NumPy: y = zeros_like(x); for pv in p: y = y * x + pv (its first step gives p[0])
     p = np.asarray(p)
-    y = x * 0 + p[0]
+    x = np.asarray(x)   # (a number: a 0-d int64 or float64 array, strong, as NumPy's)
+    y = np.zeros_like(x) * x + p[0]
     for i in range(1, p.shape[0]):
         y = y * x + p[i]
     return y

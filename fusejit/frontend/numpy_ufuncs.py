@@ -66,6 +66,8 @@ def fabs(b: IRBuilder, x: Item) -> Value:
 
 
 def positive(b: IRBuilder, x: Item) -> Value:
+    if is_tensor(x) and dtype_of(x) == np.dtype(np.bool_):
+        raise b.error("np.positive of a bool array is refused by NumPy; write x.copy()")
     return copy(b, x)
 
 

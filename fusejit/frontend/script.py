@@ -50,10 +50,11 @@ from .expressions import (
 )
 from .local_functions import LocalFunction, LocalFunctions
 from .loops import INT64_MAX, LoopStatements, _reads
-from .lowering import binary
+from .lowering import as_tensor, binary
 from .masked import Masked
 from .numpy_dtypes import dtype_of
 
+_NUMBER_DTYPES = frozenset(map(np.dtype, (np.float64, np.int64, np.bool_)))
 _FELL_OFF = object()  # a statement list that ends without ``return``
 _MAX_INLINE_DEPTH = 32
 
@@ -89,6 +90,12 @@ def script(fn, arg_types: Sequence[Type] | None = None,
     result = emitter.emit_function_body()
     with graph.inserting_before(graph.block):
         for value in emitter.flatten(result, "the returned value"):
+            dtype = b.numpy_scalars.get(value) if arg_types is not None else None
+            if dtype is not None and dtype not in _NUMBER_DTYPES:
+                # np.float32(n): a 0-d array of its dtype, as x.sum() is (a float64 NumPy
+                # scalar stays a Python float: same value and dtype, and scalar graphs
+                # keep their compiled tier)
+                value = as_tensor(b, value, "the returned value", dtype)
             graph.register_output(value)
     remove_unused_constants(graph)
     if arg_types is not None:

@@ -63,8 +63,9 @@ _ROWS_BY_HAND = [
                   "parameters; an int/bool used as an axis and a string option "
                   "(`method=\"minmax\"`) are constants of their signature. complex, float16 "
                   "and object arrays are refused naming the argument"),
-    ("dtypes", "NumPy's rules (NEP 50: Python numbers are weak): `int / int` is float64, "
-               "`float32 * 0.5` stays float32; `dtype=np.float32`, `float`, `x.dtype`"),
+    ("dtypes", "NumPy's rules (NEP 50: Python numbers are weak, NumPy scalars strong): "
+               "`int / int` is float64, `float32 * 0.5` stays float32, `float32 / "
+               "np.sqrt(n)` is float64; `dtype=np.float32`, `float`, `x.dtype`"),
     ("scipy.special", "`expit`, `logit`, `logsumexp` (`axis`, `keepdims`), `softmax`, "
                       "`log_softmax`, `xlogy`, `erf`, `erfc`, `gammaln`"),
     ("calls", "plain Python functions and other `@fusejit.jit` functions (inlined); "

@@ -30,7 +30,7 @@ from ..ir.graph import Graph, Node, Value
 from ..ir.symbols import prim
 from ..ir.types import BoolType, FloatType, IntType, ListType, NoneType, TensorType
 from ..oplib.dtypes import result_type_from, scalar_dtype
-from .blas import numpy_blas
+from .blas import numpy_blas, refresh
 from .element_support import (
     _ARRAY_CALLS,
     _CONVERT,
@@ -531,7 +531,9 @@ def compile_element_graph(graph: Graph, fallback: Callable[..., Any],
     The returned function carries what ``frontend/fastcall.py`` needs to call the Numba
     function itself: ``compiled`` (the dispatcher), ``post`` (the results as the graph gives
     them, or None when they already are), ``written`` (the argument positions it writes),
-    ``max_elements`` and ``fallback``."""
+    ``max_elements``, ``fallback`` and ``before`` (what to call before the Numba function, or
+    None: ``blas.refresh`` for a graph with products, whose compiled code reads the thread
+    rule it sets)."""
     from .fusion.cache import load_module
 
     compiled = load_module(element_source(graph)).element_fn
@@ -551,6 +553,7 @@ def compile_element_graph(graph: Graph, fallback: Callable[..., Any],
 
     refused: list[BaseException] = []  # Numba could not compile it: the interpreter from now
     written = written_arguments(graph)
+    before = refresh if blas_import(graph) else None
     ndarray = np.ndarray
 
     def run(*args: Any) -> Any:
@@ -561,6 +564,8 @@ def compile_element_graph(graph: Graph, fallback: Callable[..., Any],
                 if type(a) is ndarray and a.size > max_elements:
                     return fallback(*args)
         saved = [args[i].copy() for i in written] if written else ()
+        if before is not None:
+            before()
         try:
             results = compiled(*args)
         except Exception as error:  # noqa: BLE001 - the interpreter gives the graph's answer
@@ -576,6 +581,7 @@ def compile_element_graph(graph: Graph, fallback: Callable[..., Any],
     run.refused = refused  # type: ignore[attr-defined]
     run.post, run.written = post, written  # type: ignore[attr-defined]
     run.max_elements, run.fallback = max_elements, fallback  # type: ignore[attr-defined]
+    run.before = before  # type: ignore[attr-defined]
     run.graph_for = getattr(fallback, "graph_for", None)  # type: ignore[attr-defined]
     run.code_for = getattr(fallback, "code_for", None)  # type: ignore[attr-defined]
     return run

@@ -365,25 +365,30 @@ def _all_native(code: Code) -> bool:
 NATIVE_OPS_PER_HOST_OP = 4
 
 
-def kernel_source(graph_or_group: Graph | Node, *example_inputs: Any,
+def kernel_source(graph_or_group: Graph | Node | Any, *example_inputs: Any,
                   precise: bool = False) -> str:
-    """The Python source fusejit generates for a fusion group called with ``example_inputs``;
-    for a whole graph, the sources of every kernel its fused plan runs on ``example_inputs``
-    (each headed by the group's printed name), in the order they run."""
+    """The Python source fusejit generates for a fusion group (or a row- or column-reduction
+    group) called with ``example_inputs``; for a whole graph, the sources of every kernel its
+    fused plan runs on ``example_inputs`` (each headed by the group's printed name), in the
+    order they run, with the row and column groups ``@fusejit.jit`` forms. A ``@fusejit.jit``
+    function stands for the graph it runs for these arguments (``graph_for``: typed by them,
+    with NumPy's dtypes)."""
+    from ..display import KernelSource
     from ..passes.graph_fuser import is_simple_map
     from .fusion import kernel_source as group_source
 
+    if not isinstance(graph_or_group, (Graph, Node)) and hasattr(graph_or_group, "graph_for"):
+        graph_or_group = graph_or_group.graph_for(*example_inputs)
+    if isinstance(graph_or_group, Node):   # (a RowKernel for a row or column group)
+        kernel = CpuDevice().group_kernel(graph_or_group, precise)
+        return KernelSource(kernel.source(*example_inputs))
     # A group's subgraph holds only what a kernel computes; any graph made of just that
     # compiles to one kernel directly.
-    is_group = isinstance(graph_or_group, Node) or all(
-        n.kind in _KERNEL_PLUMBING or is_simple_map(n) for n in graph_or_group.nodes())
-    from ..display import KernelSource
-
-    if is_group:
+    if all(n.kind in _KERNEL_PLUMBING or is_simple_map(n) for n in graph_or_group.nodes()):
         return KernelSource(group_source(graph_or_group, *example_inputs, precise=precise))
     fn = CompiledFunction(graph_or_group, fuse=True, engine="reference", precise=precise)
     stack = fn.check_inputs(example_inputs)
-    plan = Plan(fn.graph.copy(), stack, precise=precise)
+    plan = Plan(fn.graph.copy(), stack, precise=precise, reductions=True)
     calls: list[tuple[Any, tuple]] = []
     for i, op in enumerate(plan.code.operations):
         if op in plan.kernels and op.kernel is not None:

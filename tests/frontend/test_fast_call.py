@@ -133,6 +133,38 @@ def test_array_fast_path_calls_the_compiled_entry_only_for_c_contiguous_small_ar
     names: dict = {}
     text = fast_call_source(2, 2, 0, [(next(iter(f._specialised)), run)], names)
     assert "a0.flags.c_contiguous" in text and "E0(" in text
+    assert run.before is None and "B0()" not in text   # (no products: no thread rule to read)
+
+
+def gram(x, w):
+    return x @ w + 1.0
+
+
+def test_fast_path_refreshes_the_blas_thread_rule_before_a_graph_with_products():
+    """Compiled products read the thread rule ``blas.refresh`` measures (whether other cores
+    are free): a whole-graph function with products calls it first, on its wrapper's path
+    and on the fast path. (Nothing is compiled here: the dispatcher's overload is a stand-in.)"""
+    from types import SimpleNamespace
+
+    from numba.core import types
+
+    from fusejit.frontend.jit import argument_ir_type
+    from fusejit.frontend.script import script
+    from fusejit.runtime import blas
+    from fusejit.runtime.element_function import compile_element_graph
+
+    x = np.ones((2, 2))
+    graph = script(gram, [argument_ir_type("x", x), argument_ir_type("w", x)])
+    run = compile_element_graph(graph, gram)
+    assert run.before is blas.refresh
+    matrix = types.Array(types.float64, 2, "C")
+    stand_in = SimpleNamespace(compiled=SimpleNamespace(overloads={
+        (matrix, matrix): SimpleNamespace(entry_point=gram)}), fallback=gram,
+        before=run.before, written=(), post=None, max_elements=None)
+    names: dict = {}
+    key = ((x.dtype, 2), (x.dtype, 2))
+    text = fast_call_source(2, 2, 0, [(key, stand_in)], names)
+    assert names["B0"] is blas.refresh and text.index("B0()") < text.index("E0(")
 
 
 def shift_in_place(x, k):

@@ -288,6 +288,9 @@ def test_kernel_source_is_cached_and_holds_no_user_text():
     kernel = RowKernel(group)
     text = kernel.source(x)
     assert "evil" not in text
+    # fusejit.kernel_source shows it: for the group, and for the graph (as @jit forms groups)
+    assert str(fusejit.kernel_source(group, x)) == text
+    assert text in str(fusejit.kernel_source(fusejit.script(evil_name), x))
     kernel(x)
     directory = kcache.kernels_dir()
     if directory is not None:       # (None: no usable cache directory; the module ran in memory)

@@ -1,0 +1,142 @@
+"""NumPy 2's result dtypes (NEP 50) for one-line NumPy programs, differentially against NumPy.
+
+Each case is an expression over ``a`` (and ``b``), scripted for its arguments' types as
+``fusejit.jit`` scripts it and run on the reference interpreter: the dtype rules are the
+frontend's, and the fused engines run the same typed graph (``tools/numpy_dtype_diff.py
+--fused`` takes a larger table through them; kernels cost compile time). The result must equal
+NumPy's in dtype, shape and value, or be refused with a ``FusejitError``; never a different
+dtype. No Numba compile: the 412 cases take a few seconds.
+
+The rules at stake: Python numbers are weak (``f32 * 2.5`` is float32), NumPy scalars are
+strong (``f32 * np.float64(2)`` and ``f32 / np.sqrt(n)`` are float64; so is a global
+``np.float32`` constant with an int8 array: float32), ints divide to float64, and functions
+keep NumPy's own dtype (``np.where(c, 1.0, 0.0)`` float64, ``np.round`` of ints ints,
+``np.dot`` of int32 int32, ``np.linalg.norm`` of ints float64). Where NumPy raises whatever
+the values (``int8_array + 300``, ``np.positive`` of bools), fusejit must raise too.
+"""
+
+from __future__ import annotations
+
+import linecache
+import warnings
+
+import numpy as np
+import pytest
+
+import fusejit
+from fusejit.frontend.jit import _convert, argument_ir_type
+from fusejit.frontend.script import script
+from fusejit.runtime.executor import compile as compile_graph
+
+from .numpy_programs import assert_same
+
+HALF = np.float32(0.5)   # a NumPy scalar global: strong, as NumPy's
+
+
+def _arrays() -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(7)
+    ints = rng.integers(-9, 9, (3, 4))
+    return {"f32": (rng.standard_normal((3, 4)) * 3).astype(np.float32),
+            "f64": rng.standard_normal((3, 4)) * 3, "i32": ints.astype(np.int32),
+            "i64": ints, "i8": ints.astype(np.int8), "u8": np.abs(ints).astype(np.uint8),
+            "b": ints > 0}
+
+
+ARRAYS = _arrays()
+_count = iter(range(1 << 30))
+
+
+def _function(expression: str, params: str):
+    """``def f(params): return expression``, with its source where ``inspect`` finds it."""
+    file = f"<dtype rule {next(_count)}>"
+    text = f"def f({params}):\n    return {expression}\n"
+    linecache.cache[file] = (len(text), None, text.splitlines(True), file)
+    scope = {"np": np, "HALF": HALF}
+    exec(compile(text, file, "exec"), scope)
+    return scope["f"]
+
+
+def _interpreted(fn, args: tuple):
+    """``fn`` scripted for ``args``' types as ``fusejit.jit`` does, on the reference loop."""
+    args = tuple(_convert(a) for a in args)
+    types = [argument_ir_type(f"a{i}", a) for i, a in enumerate(args)]
+    return compile_graph(script(fn, types), engine="reference")(*args)
+
+
+# (expression, dtypes of a and b): weak Python numbers, strong NumPy scalars, mixed arrays.
+SCALARS = ["2", "2.5", "True", "np.float64(2)", "np.float32(2)", "np.int64(2)", "np.int32(3)",
+           "np.sqrt(2)", "HALF", "np.float32(a.shape[0])", "np.sqrt(a.shape[1])",
+           "float(np.sqrt(2))", "-np.float32(2)", "np.float64(2) + 1"]
+CASES = [(f"a {op} {s}", d) for d in ("f32", "i32", "i8", "u8", "b") for s in SCALARS
+         for op in ("*", "/")]
+CASES += [(f"{s} - a", d) for d in ("f32", "i8") for s in SCALARS]
+CASES += [(f"a {op} b", (d, e)) for d in ("f32", "i32", "u8", "b")
+          for e in ("f64", "i64", "i8", "b") for op in ("+", "/", "//")]
+CASES += [(e, d) for d in ("f32", "i32", "i8", "b") for e in (
+    "a @ a.T / np.sqrt(a.shape[1])", "a / len(a)", "a.sum()", "a.prod(axis=0)", "a.mean()",
+    "a.max()", "np.sum(a > 0)", "np.mean(a > 0)", "a ** 2", "np.square(a)", "np.power(a, 2)",
+    "np.where(a > 0, 1.0, 0.0)", "np.where(a > 0, 1, 0)", "np.where(a > 0, a, np.float64(0))",
+    "np.clip(a, 0.5, 2.5)", "np.clip(a, 0, 1)", "np.maximum(a, np.float32(0.5))",
+    "np.minimum(a, 2)", "np.round(a)", "np.dot(a[0], a[1])", "np.einsum('ij,ij->i', a, a)",
+    "np.linalg.norm(a)", "np.stack([a, a.astype(np.float64)])", "a.astype(np.int32) + 0.5",
+    "np.concatenate([a, a.astype(np.int64)])", "np.zeros_like(a) + 1", "np.full(a.shape, 3)",
+    "np.arange(a.shape[0]) * 0.5", "np.abs(a) < 2", "np.trace(a)", "a.cumsum(axis=1)",
+    # Python's own arithmetic: bools are ints, int ** int is an int; out-of-range ints refused
+    "a - True", "a * a.shape[0] ** 2", "a + 2 ** 40", "a + 300", "a * np.uint8(3)",
+    "np.int8(3) * a", "np.int16(a)", "np.positive(a)",
+    # a NumPy scalar returned: its dtype (a 0-d array of it where a Python number has another)
+    "np.float32(a.shape[0])", "np.int32(a.shape[1]) * 2", "np.sqrt(a.shape[0])",
+    "np.full(a.shape, HALF)", "np.full(a.shape, a.shape[0])", "np.abs(a)", "np.floor(a)",
+    # comparisons with NumPy scalars are made in their common dtype, Python numbers' not
+    "np.full(a.shape, np.float32(0.1)) == np.float64(0.1)",
+    "np.full(a.shape, np.float32(0.1)) == 0.1", "a < np.float32(2.5)")]
+
+
+@pytest.mark.parametrize("expression, dtypes", CASES, ids=[f"{e} {d}" for e, d in CASES])
+def test_result_dtype_shape_and_value_are_numpys(expression, dtypes):
+    dtypes = (dtypes,) if isinstance(dtypes, str) else dtypes
+    params = ", ".join("ab"[:len(dtypes)])
+    fn = _function(expression, params)
+    args = tuple(ARRAYS[d].copy() for d in dtypes)
+    try:
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            want = fn(*args)
+    except Exception:  # noqa: BLE001 - NumPy refuses it: fusejit must too
+        with pytest.raises(fusejit.FusejitError):
+            _interpreted(fn, args)
+        return
+    try:
+        with np.errstate(all="ignore"):
+            got = _interpreted(fn, args)
+    except fusejit.FusejitError:
+        return   # refused, with its message: allowed, a different answer is not
+    assert_same(got, want)
+
+
+def test_a_python_number_made_from_a_numpy_scalar_is_weak_again():
+    """``float(np.sqrt(2))`` is a Python float: float32 stays float32; the NumPy scalar
+    beside it still makes float64 (one value of the scripted code each)."""
+    def f(x):
+        s = np.sqrt(2)
+        return x * float(s), x * s
+
+    x = ARRAYS["f32"]
+    got = _interpreted(f, (x,))
+    assert [g.dtype for g in got] == [np.float32, np.float64]
+    assert_same(got, f(x))
+
+
+def accumulate(a):
+    s = np.float32(0)        # a float32 NumPy scalar carried through the loop
+    t = 0                    # a Python int that becomes a float32 NumPy scalar in it
+    for i in range(a.shape[0]):
+        s = s + a[i, 0]
+        t = t + np.float32(i)
+    return s, a * t, np.cov(a), np.polyval(a[0], 2), a.sum(dtype=np.int32)
+
+
+@pytest.mark.parametrize("dtype", ["b", "i8", "f32"])
+def test_numpy_scalars_carried_by_loops_and_shims_keep_numpys_dtypes(dtype):
+    a = ARRAYS[dtype]
+    assert_same(_interpreted(accumulate, (a,)), accumulate(a))
