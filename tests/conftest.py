@@ -43,21 +43,22 @@ def pytest_collection_modifyitems(config, items):
     """Kernel-only tests first on every worker. ``--dist worksteal`` (pyproject.toml) starts
     worker k on the k-th of ``workercount`` consecutive shares of the collection (the first
     ``N // n`` items, then half the rest, ...; idle workers later steal half of the longest
-    queue): each share opens with every n-th kernel-only test function (all its parameters
-    together: some share a kernel compiled once per process), then other tests fill it in their
+    queue): each share opens with every n-th kernel-only test module (all its tests together,
+    in order: tests of a module share kernels compiled once per process, and two workers
+    compiling the same kernel at once would each pay for it), then other tests fill it in their
     own order. Without workers this is the kernel-only tests, then the rest."""
     workers = getattr(config, "workerinput", {}).get("workercount", 1)
-    functions: dict[str, list] = {}
+    modules: dict[str, list] = {}
     others = []
     for item in items:
         if item.nodeid.startswith(_KERNELS_ONLY):
-            functions.setdefault(item.nodeid.split("[")[0], []).append(item)
+            modules.setdefault(item.nodeid.split("::")[0], []).append(item)
         else:
             others.append(item)
     ordered, start = [], 0
     for k in range(workers):
         share = (len(items) - start) // (workers - k)
-        mine = [item for group in list(functions.values())[k::workers] for item in group]
+        mine = [item for group in list(modules.values())[k::workers] for item in group]
         fill = max(share - len(mine), 0) if k < workers - 1 else len(others)
         ordered += mine + others[:fill]
         others = others[fill:]
