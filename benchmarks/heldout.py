@@ -5,11 +5,18 @@ to ``jax.numpy``, all measured in the same run.
 
     python benchmarks/heldout.py [--repeat N] [--quick] [--only SUBSTRING] [--cpu]
                                  [--no-numba] [--no-jax] [--no-chains] [--no-rows]
+    python benchmarks/heldout.py --random N [--seed S] [--dtypes float32,float64]
+                                 [--lowest K] [--source] [--cpu] [--log2n L] ...
 
 - **Chains:** 16 elementwise chains of 8-14 ops each over #15's op list (exp, expm1, the log
   family, trigonometric and inverse, hyperbolic, sigmoid written ``1 / (1 + np.exp(-x))``,
   ``scipy.special`` erf/erfc/gammaln, pow with tensor and constant exponents, sqrt,
   ``1 / np.sqrt``, clip, where, maximum, abs), on 2^24 values, float32 and float64.
+- **Random chains** (``--random N``): N chains per dtype from seeds S, S + 1, ...
+  (``random_chain``): 8-14 ops drawn uniformly from #15's list (pow in its three overloads),
+  each in a NumPy spelling with the guard a user writes (``np.abs``, ``np.clip``, ``+ eps``),
+  wired at random over 1-3 inputs; then the minimum and median speed-up and the lowest chains
+  (``--source`` prints them). The same seed gives the same chain on every machine.
 - **Rows:** softmax, log-softmax, layer norm, RMS norm, log-sum-exp, standardisation,
   variance/std, cosine similarity per row, row L2 normalisation, column centring and
   softmax over columns, min-max
