@@ -5,11 +5,18 @@ to ``jax.numpy``, all measured in the same run.
 
     python benchmarks/heldout.py [--repeat N] [--quick] [--only SUBSTRING] [--cpu]
                                  [--no-numba] [--no-jax] [--no-chains] [--no-rows]
+    python benchmarks/heldout.py --random N [--seed S] [--dtypes float32,float64]
+                                 [--lowest K] [--source] [--cpu] [--log2n L] ...
 
 - **Chains:** 16 elementwise chains of 8-14 ops each over #15's op list (exp, expm1, the log
   family, trigonometric and inverse, hyperbolic, sigmoid written ``1 / (1 + np.exp(-x))``,
   ``scipy.special`` erf/erfc/gammaln, pow with tensor and constant exponents, sqrt,
   ``1 / np.sqrt``, clip, where, maximum, abs), on 2^24 values, float32 and float64.
+- **Random chains** (``--random N``): N chains per dtype from seeds S, S + 1, ...
+  (``random_chain``): 8-14 ops drawn uniformly from #15's list (pow in its three overloads),
+  each in a NumPy spelling with the guard a user writes (``np.abs``, ``np.clip``, ``+ eps``),
+  wired at random over 1-3 inputs; then the minimum and median speed-up and the lowest chains
+  (``--source`` prints them). The same seed gives the same chain on every machine.
 - **Rows:** softmax, log-softmax, layer norm, RMS norm, log-sum-exp, standardisation,
   variance/std, cosine similarity per row, row L2 normalisation, column centring and
   softmax over columns, min-max
@@ -29,7 +36,9 @@ follow the load (a 1024 x 1024 NumPy layer norm took 5 to 200 ms within one run 
 from __future__ import annotations
 
 import argparse
+import linecache
 import os
+import random
 import statistics
 import sys
 import time
@@ -160,6 +169,128 @@ def log_sigmoid_mix(x, y):
 CHAINS = (gelu_tanh, gelu_erf, mish_softplus, trig_mix, hyperbolic, log_family, special_fns,
           pow_tensor, logistic_loss, gauss_pdf, lennard_jones, haversine, piecewise,
           black_scholes, rsqrt_angle, log_sigmoid_mix)
+
+
+# --- seeded random chains ----------------------------------------------------------------------
+# Each op of #15's list as NumPy users spell it, with the guard a user writes in front of a
+# domain (``np.abs``, ``np.clip``, ``+ eps``) so values stay finite; pow in its three overloads
+# (tensor ** tensor, tensor ** constant, constant ** tensor). ``{a}``: the operand, ``{b}``: a
+# second value (atan2, tensor ** tensor). Each spelling comes with a bound on |result| given
+# the bound B on |a|; an operand whose result could pass 1e6 is clipped to [-8, 8] first, as a
+# user rescales a value before a power.
+SPELLINGS = {
+    "exp": (("np.exp(-np.abs({a}))", lambda b: 1.0),
+            ("np.exp(np.clip({a}, -4.0, 4.0))", lambda b: 55.0)),
+    "expm1": (("np.expm1(np.clip({a}, -3.0, 3.0))", lambda b: 20.0),),
+    "log": (("np.log(np.abs({a}) + 1e-3)", lambda b: 7.0 + np.log1p(b)),
+            ("np.log(1.0 + {a} * {a})", lambda b: 2.0 * np.log1p(b))),
+    "log1p": (("np.log1p(np.abs({a}))", lambda b: np.log1p(b)),),
+    "log2": (("np.log2(np.abs({a}) + 0.5)", lambda b: 1.0 + np.log2(b + 1.0)),),
+    "log10": (("np.log10({a} * {a} + 1e-2)", lambda b: 2.0 + 2.0 * np.log10(b + 1.0)),),
+    "sin": (("np.sin({a})", lambda b: 1.0),),
+    "cos": (("np.cos({a})", lambda b: 1.0),),
+    "tan": (("np.tan(np.clip({a}, -1.4, 1.4))", lambda b: 6.0),),
+    "asin": (("np.arcsin(np.clip({a}, -1.0, 1.0))", lambda b: 1.6),),
+    "acos": (("np.arccos(np.clip({a}, -1.0, 1.0))", lambda b: 3.2),),
+    "atan": (("np.arctan({a})", lambda b: 1.6),),
+    "atan2": (("np.arctan2({a}, {b})", lambda b: 3.2),),
+    "sinh": (("np.sinh(np.clip({a}, -3.0, 3.0))", lambda b: 10.1),),
+    "cosh": (("np.cosh(np.clip({a}, -3.0, 3.0))", lambda b: 10.1),),
+    "tanh": (("np.tanh({a})", lambda b: 1.0),),
+    "sigmoid": (("1.0 / (1.0 + np.exp(-{a}))", lambda b: 1.0),),
+    "erf": (("special.erf({a})", lambda b: 1.0),),
+    "erfc": (("special.erfc({a})", lambda b: 2.0),),
+    "lgamma": (("special.gammaln(np.abs({a}) + 0.5)", lambda b: 1.0 + (b + 1.0) ** 1.5),
+               ("special.gammaln(1.0 + {a} * {a})", lambda b: 1.0 + (b + 1.0) ** 3)),
+    "pow": (("(np.abs({a}) + 0.5) ** np.clip({b}, -2.0, 2.0)", lambda b: 4.0 + (b + 1.0) ** 2),
+            ("np.abs({a}) ** 1.5", lambda b: b ** 1.5),
+            ("np.power(np.abs({a}) + 0.1, -0.75)", lambda b: 5.7),
+            ("np.abs({a}) ** (1 / 3)", lambda b: b ** (1 / 3)),
+            ("{a} ** 2", lambda b: b * b),
+            ("2.0 ** np.clip({a}, -4.0, 4.0)", lambda b: 16.0)),
+    "rsqrt": (("1.0 / np.sqrt(np.abs({a}) + 1e-3)", lambda b: 32.0),),
+    "reciprocal": (("np.reciprocal(1.0 + np.abs({a}))", lambda b: 1.0),
+                   ("1.0 / (1.0 + {a} * {a})", lambda b: 1.0)),
+}
+_LIMIT = 1e6
+
+
+def random_chain(seed: int):
+    """(a function of 1-3 arrays, its op names): 8-14 ops drawn from ``SPELLINGS`` (glue
+    arithmetic not counted), each applied to the latest value (60%) or any earlier one, 40% of
+    the results combined with an earlier value by +, - or *; the function returns the sum of
+    the values nothing else read. Its source is in ``linecache``, so fusejit can script it."""
+    rng = random.Random(seed)
+    bound = {name: 2.0 for name in ("x", "y", "z")[:rng.randint(1, 3)]}   # inputs in [-2, 2]
+    params = list(bound)
+    read: set[str] = set()
+    lines, ops = [], []
+    done: set[tuple[str, str]] = set()
+    for k in range(rng.randint(8, 14)):
+        values = list(bound)
+        while True:         # (not the same spelling of the same value twice)
+            op = rng.choice(list(SPELLINGS))
+            spelling, grows = rng.choice(SPELLINGS[op])
+            a = values[-1] if rng.random() < 0.6 else rng.choice(values)
+            if (spelling, a) not in done:
+                break
+        done.add((spelling, a))
+        b = rng.choice([v for v in values if v != a] or values)
+        a_text, a_bound = a, bound[a]
+        if grows(a_bound) > _LIMIT:
+            a_text, a_bound = f"np.clip({a}, -8.0, 8.0)", 8.0
+        text, out = spelling.format(a=a_text, b=b), grows(a_bound)
+        read.update((a, b) if "{b}" in spelling else (a,))
+        if rng.random() < 0.4:
+            w = rng.choice(values)
+            sign = rng.choice("+-*" if out * bound[w] <= _LIMIT else "+-")
+            text, out = f"{text} {sign} {w}", (out * bound[w] if sign == "*" else out + bound[w])
+            read.add(w)
+        name = f"v{k}"
+        lines.append(f"    {name} = {text}")
+        bound[name] = out
+        ops.append(op)
+    leaves = [v for v in bound if v not in read]
+    lines.append("    return " + " + ".join(leaves))
+    fname = f"chain_{seed}"
+    file = f"<heldout random chain {seed}>"
+    source = f"def {fname}({', '.join(params)}):\n" + "\n".join(lines) + "\n"
+    linecache.cache[file] = (len(source), None, source.splitlines(True), file)
+    space = {"np": np, "special": special}
+    exec(compile(source, file, "exec"), space)      # (the benchmark's own generated text)
+    return space[fname], ops
+
+
+def run_random(args, others: tuple) -> None:
+    """``args.random`` chains per dtype from seeds ``args.seed``, ...: each row, then per
+    dtype the distribution of fusejit's speed-ups and the lowest chains with their source."""
+    n = 1 << (14 if args.quick else args.log2n)
+    rng = np.random.default_rng(11)
+    seeds = range(args.seed, args.seed + args.random)
+    for dtype in (np.dtype(name) for name in args.dtypes.split(",")):
+        ratios = []
+        for seed in seeds:
+            fn, ops = random_chain(seed)
+            title = f"random {seed} {np.dtype(dtype).name} {len(ops)} ops"
+            data = tuple(rng.uniform(-2, 2, n).astype(dtype)
+                         for _ in range(fn.__code__.co_argcount))
+            with np.errstate(all="ignore"):
+                row = measure(fn, data, args.repeat, others)
+            show(f"{title} {','.join(ops)}", row)
+            if not isinstance(row.get("fusejit"), str):
+                ratios.append((row["numpy"] / row["fusejit"], seed, ops))
+        if not ratios:
+            continue
+        ratios.sort()
+        values = [r for r, _, _ in ratios]
+        goal = 8.0 if dtype == np.float32 else 4.0
+        print(f"== {np.dtype(dtype).name}: {len(values)} chains, speed-up min {values[0]:.2f}x"
+              f" median {statistics.median(values):.2f}x max {values[-1]:.2f}x; "
+              f"{sum(v >= goal for v in values)} at >= {goal:g}x", flush=True)
+        for ratio, seed, ops in ratios[:args.lowest]:
+            print(f"   low {ratio:6.2f}x seed {seed}: {','.join(ops)}")
+            if args.source:
+                print("".join(linecache.getlines(f"<heldout random chain {seed}>")))
 
 
 # --- row workloads -----------------------------------------------------------------------------
@@ -363,6 +494,12 @@ def main() -> None:
     parser.add_argument("--no-jax", action="store_true")
     parser.add_argument("--no-chains", action="store_true")
     parser.add_argument("--no-rows", action="store_true")
+    parser.add_argument("--random", type=int, default=0, metavar="N",
+                        help="N seeded random chains per dtype (instead of the hand ones)")
+    parser.add_argument("--seed", type=int, default=0, help="the first random chain's seed")
+    parser.add_argument("--lowest", type=int, default=5, help="random chains listed as low")
+    parser.add_argument("--source", action="store_true", help="print the low chains' source")
+    parser.add_argument("--dtypes", default="float32,float64", help="the random chains' dtypes")
     args = parser.parse_args()
     if args.cpu:
         # (before jax's first import: XLA reads its flags then)
@@ -376,6 +513,9 @@ def main() -> None:
         CLOCK[0] = time.process_time
     others = tuple(name for name, off in (("numba", args.no_numba), ("jax.jit", args.no_jax))
                    if not off)
+    if args.random:
+        run_random(args, others)
+        return
     rng = np.random.default_rng(7)
     n = 1 << (14 if args.quick else args.log2n)
     for fn in () if args.no_chains else CHAINS:

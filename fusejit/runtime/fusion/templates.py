@@ -50,25 +50,33 @@ def trig_limit(dtype: np.dtype) -> str:
     return "vt.TRIG_LIMIT_F32" if dtype == np.float32 else "vm.TRIG_LIMIT"
 
 
-# float32 logs whose kernel loops take a shorter form, valid where the arguments usually are
-# (``fm.log_outside`` false: positive, normal and finite; log1p: -1 < x < inf), and note whether
-# a strip holds another argument; only then the strip is computed again with the full form,
-# which is vectorised too. The subnormal and special-value steps took 9 of the ~30 vector
-# instructions of log10 (``fastmath``); the strip's check costs about 2.
+# float32 logs (and lgamma) whose kernel loops take a shorter form, valid where the arguments
+# usually are (``fm.log_outside`` false: positive, normal and finite; log1p: -1 < x < inf;
+# lgamma: 0 < x < inf), and note whether a strip holds another argument; only then the strip
+# is computed again with the full form, which is vectorised too. The subnormal and
+# special-value steps took 9 of the ~30 vector instructions of log10 (``fastmath``); the
+# strip's check costs about 2.
 _INSIDE32 = {aten.log: ("fm.log_inside_f32", "fm.log_outside"),
              aten.log2: ("fm.log2_inside_f32", "fm.log_outside"),
              aten.log10: ("fm.log10_inside_f32", "fm.log_outside"),
-             aten.log1p: ("fm.log1p_inside_f32", "fm.log1p_outside")}
+             aten.log1p: ("fm.log1p_inside_f32", "fm.log1p_outside"),
+             aten.lgamma: ("vl.lgamma_inside_f32", "vl.lgamma_outside_f32")}
+_INSIDE64 = {aten.lgamma: ("vl.lgamma_inside_f64", "vl.lgamma_outside_f64")}
 
 
 def inside_form(kind: str, dtype: np.dtype) -> tuple[str, str] | None:
     """(short form, its domain's test) where unary ``kind`` on ``dtype`` has a kernel-loop form
-    valid only inside a domain (``_INSIDE32``); the full form is ``fast_name``'s."""
-    return _INSIDE32.get(kind) if dtype == np.float32 else None
+    valid only inside a domain (``_INSIDE32``, ``_INSIDE64``); the full form is
+    ``fast_name``'s."""
+    if dtype == np.float32:
+        return _INSIDE32.get(kind)
+    return _INSIDE64.get(kind) if dtype == np.float64 else None
 
 
 # Vectorised forms computed in a loop of their own (``ScalarPass``, which LLVM vectorises as
-# well): lgamma's form is so long that LLVM declined to vectorise a 20-op chain that inlined it.
+# well): lgamma's full form is so long that LLVM declined to vectorise a 20-op chain that
+# inlined it. Where an op has an inside form (lgamma in float32 and float64), the kernel loop
+# inlines that short form instead, and the full form runs only on a strip's rerun.
 _SEPARATE = frozenset({aten.lgamma})
 
 # The vectorised functions (by name, as ``fast_name`` and ``Emitter.vectorised`` ask for them)
@@ -77,7 +85,8 @@ _SEPARATE = frozenset({aten.lgamma})
 _ELSEWHERE = {
     "vs": ("erf_f32", "erf_f64", "erfc_f32", "erfc_f64", "sinh_f64", "cosh_f64"),
     "vt": ("sin_f32", "cos_f32", "tan_f32", "asin_f32", "acos_f32", "atan_f32", "atan2_f32"),
-    "vl": ("lgamma_f32", "lgamma_f64"),
+    "vl": ("lgamma_f32", "lgamma_f64", "lgamma_inside_f32", "lgamma_outside_f32",
+           "lgamma_inside_f64", "lgamma_outside_f64"),
     "vi": ("asin_f64", "acos_f64", "atan_f64", "atan2_f64"),
     "vp": ("pow_f32", "pow_inside_f32", "pow_outside_f32", "pow_outside_x_f32", "pow_f64",
            "pow_inside_f64", "pow_outside_f64", "pow_const_f64", "pow_const_f32", "pow_base_f64",
@@ -125,7 +134,10 @@ _COST_TRANSCENDENTAL = 1.0
 # thread's CPU time, load ~16); one rate, since a layout serves both dtypes. (The forms before
 # them cost 2.2 and 4.7.)
 _COST_POW = 2.0
-_COST_LONG = 10.0           # (veclgamma: 10 ns an element, one thread's CPU time)
+# (veclgamma's full forms: 10 ns an element, one thread's CPU time. Kernels now run its short
+# forms, 3.0 ns float32 and 6.3 float64, where x > 0: the rate overstates them, and is left to
+# the serial/parallel decision's owner with the tests that pin it, test_threads.py.)
+_COST_LONG = 10.0
 _COST_ARITHMETIC = 0.1
 _COST_OPERAND = 0.3
 

@@ -23,23 +23,35 @@ exactly (x - n/2 is exact for n = rint(2x)) so it keeps its relative accuracy ne
 Negative integers and +-0 are poles: +inf, as NumPy's, SciPy's ``gammaln`` and glibc's; +-inf
 give +inf, NaN gives NaN.
 
+Kernels compute 0 < x < inf by a short form (``lgamma_inside_*``, ``templates.inside_form``)
+inline in the vectorised loop, and a strip of 1024 elements holding any other x again with the
+full form (the reflection's sine, cosine, log and division were about 40% of float64's cost):
+
+- float64: the full form's own arithmetic for x > 0 (``_lgamma_positive``), so its bounds hold.
+- float32 (in float64, rounded once): below 8 the shift lgamma(x) = lgamma(x + 8) -
+  log(x (x + 1) ... (x + 7)), then Stirling on z >= 8 with fdlibm's w: two logs and one
+  division. The difference of two values near 8.5-28 leaves an absolute error of a few 1e-15,
+  so within 2^-10 of the zeros at 1 and 2 the Taylor series around each takes over (zeta
+  values), and the result stays within 0.51 ulp of itself there too. The full float32 form is
+  this short form for 0 < x < inf and the float64 form rounded once elsewhere.
+
 Accuracy (``python tools/ulp_sweep.py f32 lgamma`` and ``f64 lgamma``, against glibc's
 lgamma; the tests assert ``ULPS``/``ABS``): lgamma has zeros at 1 and 2 (and two between each
 pair of negative integers below -2), where any method's relative error is unbounded unless it
 knows the zero exactly. As glibc and SVML do, the error is given in ulps of the result where
 |lgamma(x)| >= 1/4 and as an absolute error elsewhere. Measured:
 
-- float32 (the float64 result rounded once), all 2^32 inputs: 0.500 ulp; 7.5e-9 absolute
-  near the zeros (the rounding of results below 1/4).
+- float32, all 2^32 inputs: 0.500 ulp; 7.5e-9 absolute near the zeros (the rounding of
+  results below 1/4). Within 2^-8 of 1 and 2^-7 of 2, every float32: 0.50001 ulp of the result
+  itself (tested).
 - float64, 10^8 samples plus special values: 21 ulps, at x = -5.998 (x < 0 near a pole,
   where log(pi / |x sin(pi x)|) and lgamma(-x) nearly cancel; x > 0: 2 ulps, as glibc, against
   mpmath on 50 000 points); 8.1e-16 absolute near the zeros (glibc: 8e-17, by expansions
   around each negative zero that this form does not have).
 
-Speed (``benchmarks/ops.py --cpu lgamma``, 2 * 10^6 elements in (0.1, 10), one thread's CPU
-time, medians of 11, two runs on a loaded 2-core machine): float32 9.7-10.0 ns an element,
-float64 10.4-10.5, against SciPy's gammaln 20-20.5 and 19.4-19.5, and 15 / 16 for glibc's
-lgamma in a loop of its own (the kernels before this module).
+Speed (a kernel of lgamma alone, 65536 elements in (0.1, 10), one thread's CPU time, medians
+of 51, machine at load 10-15): float32 2.9-3.0 ns an element (the full form: 10.4), float64
+6.3 (10.5), against SciPy's gammaln 22.7 / 21.7.
 """
 
 from __future__ import annotations
@@ -47,7 +59,19 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .vecmath import _BIG, _D, _F, _I, _INF, cos_f64, log_f64, sin_f64
+from .vecmath import (
+    _BIG,
+    _D,
+    _F,
+    _I,
+    _INF,
+    _OPTS,
+    _log_sum,
+    _split_normal,
+    cos_f64,
+    log_f64,
+    sin_f64,
+)
 
 # fdlibm e_lgamma_r.c: lgamma(2 - y) (a), around tc (t), near 0 and 1 (u / v), on [2, 3) (s / r),
 # and Stirling's correction (w)
@@ -157,26 +181,45 @@ def _abs_sinpi(x):
 
 
 @njit(**_BIG)
+def _lgamma_positive(a):
+    """lgamma(a) for finite a >= 0 (a = |x|: the reflection's lgamma(-x) too)."""
+    small = _below_two(min(a, 2.0))
+    mid, prod = _two_to_eight(min(max(a, 2.0), 8.0))
+    big = a >= 8.0
+    # one log for the lane: of a (below 0.9, from 8 on), of the product (2 <= a < 8)
+    arg = a if (a <= 0.9) | big else (prod if a >= 2.0 else 1.0)
+    la = log_f64(arg)
+    inv = 1.0 / max(a, 8.0)
+    y = inv * inv
+    w = _W[0] + inv * (_W[1] + y * (_W[2] + y * (_W[3] + y * (_W[4] + y * (
+        _W[5] + y * _W[6])))))
+    stirling = (a - 0.5) * (la - 1.0) + w
+    stirling = a * (la - 1.0) if a >= _HUGE else stirling
+    r = small - la if a <= 0.9 else small
+    r = r if a < 2.0 else (mid + la if a < 8.0 else stirling)
+    r = 0.0 if (a == 1.0) | (a == 2.0) else r
+    return -la if a < _TINY else r
+
+
+@njit(**_OPTS)
+def lgamma_outside_f64(x):
+    """Whether x is outside ``lgamma_inside_f64``'s domain (0 < x < inf)."""
+    return not ((x > 0.0) & (x < _INF))
+
+
+@njit(**_BIG)
+def lgamma_inside_f64(x):
+    """``lgamma_f64`` for 0 < x < inf (the same arithmetic; no reflection: its sine, cosine,
+    log and division are most of the full form's cost)."""
+    return _lgamma_positive(x)
+
+
+@njit(**_BIG)
 def lgamma_f64(x):
     """log |Gamma(x)| for float64 (+inf at the poles: 0 and the negative integers)."""
     a = abs(x)
     a_ok = a if a < _INF else 2.0        # (the polynomials on a finite stand-in; fixed below)
-    small = _below_two(min(a_ok, 2.0))
-    mid, prod = _two_to_eight(min(max(a_ok, 2.0), 8.0))
-    big = a_ok >= 8.0
-    # one log for the lane: of a (below 0.9, from 8 on), of the product (2 <= a < 8)
-    arg = a_ok if (a_ok <= 0.9) | big else (prod if a_ok >= 2.0 else 1.0)
-    la = log_f64(arg)
-    inv = 1.0 / max(a_ok, 8.0)
-    y = inv * inv
-    w = _W[0] + inv * (_W[1] + y * (_W[2] + y * (_W[3] + y * (_W[4] + y * (
-        _W[5] + y * _W[6])))))
-    stirling = (a_ok - 0.5) * (la - 1.0) + w
-    stirling = a_ok * (la - 1.0) if a_ok >= _HUGE else stirling
-    r = small - la if a_ok <= 0.9 else small
-    r = r if a_ok < 2.0 else (mid + la if a_ok < 8.0 else stirling)
-    r = 0.0 if (a_ok == 1.0) | (a_ok == 2.0) else r
-    r = -la if a_ok < _TINY else r
+    r = _lgamma_positive(a_ok)
     # x < 0: log(pi / |x sin(pi x)|) - lgamma(|x|); 0 and the negative integers are poles
     sinpi = _abs_sinpi(min(a_ok, _HUGE))
     reflected = log_f64(_PI / (sinpi * max(a_ok, _TINY))) - r
@@ -186,7 +229,61 @@ def lgamma_f64(x):
     return x + x if x != x else v
 
 
+# lgamma(1 + y) = -gamma y + sum_k (-1)^k zeta(k) / k y^k and lgamma(2 + y) = lgamma(1 + y) +
+# log(1 + y) = (1 - gamma) y + sum_k (-1)^k (zeta(k) - 1) / k y^k, to y^5: for |y| <= 2^-10
+# the first left-out term is below 2^-50 of the result
+_EULER = 0.5772156649015329
+_ZETA = (1.6449340668482264, 1.2020569031595942, 1.0823232337111381, 1.0369277551433699)
+_ONE = (-_EULER, _ZETA[0] / 2, -_ZETA[1] / 3, _ZETA[2] / 4, -_ZETA[3] / 5)
+_TWO = (1.0 - _EULER, (_ZETA[0] - 1.0) / 2, -(_ZETA[1] - 1.0) / 3, (_ZETA[2] - 1.0) / 4,
+        -(_ZETA[3] - 1.0) / 5)
+_ZERO_NEAR = 2.0 ** -10
+
+
+@njit(**_OPTS)
+def _series(c, y):
+    return y * (c[0] + y * (c[1] + y * (c[2] + y * (c[3] + y * c[4]))))
+
+
+@njit(**_OPTS)
+def _log_normal(x):
+    """log x for a normal finite x > 0 (``vecmath``'s arithmetic, no special values)."""
+    e, f = _split_normal(x)
+    return _log_sum(_D(e), f)
+
+
+@njit(**_OPTS)
+def lgamma_outside_f32(x):
+    """Whether float32 x is outside ``lgamma_inside_f32``'s domain (0 < x < inf)."""
+    return not ((x > _F(0.0)) & (x < _F(_INF)))
+
+
+@njit(**_BIG)
+def lgamma_inside_f32(x):
+    """log Gamma(x) for float32 0 < x < inf, in float64 rounded once: below 8, the shift
+    lgamma(x) = lgamma(x + 8) - log(x (x + 1) ... (x + 7)), then Stirling's series on
+    z >= 8 (fdlibm's w); two logs and one division, against the full form's three logs, a
+    sine, a cosine and five divisions. The shift's difference loses relative accuracy near the
+    zeros at 1 and 2 (an absolute error of a few 1e-15): within 2^-10 of them, the series."""
+    a = _D(x)
+    small = a < 8.0
+    z = a + 8.0 if small else a
+    p = (a * (a + 1.0)) * ((a + 2.0) * (a + 3.0)) * (((a + 4.0) * (a + 5.0)) * (
+        (a + 6.0) * (a + 7.0)))
+    inv = 1.0 / z
+    y = inv * inv
+    w = _W[0] + inv * (_W[1] + y * (_W[2] + y * (_W[3] + y * (_W[4] + y * (
+        _W[5] + y * _W[6])))))
+    r = (z - 0.5) * (_log_normal(z) - 1.0) + w - _log_normal(p if small else 1.0)
+    one, two = a - 1.0, a - 2.0
+    r = _series(_ONE, one) if abs(one) <= _ZERO_NEAR else r
+    r = _series(_TWO, two) if abs(two) <= _ZERO_NEAR else r
+    return _F(r)
+
+
 @njit(**_BIG)
 def lgamma_f32(x):
-    """log |Gamma(x)| for float32: the float64 form rounded once."""
-    return _F(lgamma_f64(_D(x)))
+    """log |Gamma(x)| for float32: ``lgamma_inside_f32`` for 0 < x < inf, elsewhere the
+    float64 form rounded once."""
+    full = _F(lgamma_f64(_D(x)))
+    return full if lgamma_outside_f32(x) else lgamma_inside_f32(x)
