@@ -289,9 +289,9 @@ def _exp2_f64(z):
     return _estrin8(r, _EX) * _bits_to_f64((_f64_to_bits(t) << np.int64(52)) + _ONE_BITS_D)
 
 
-# (inlined by Numba: LLVM's inliner leaves a function this size a call, and a call in a loop
+# (inlined whole: LLVM's inliner leaves a function this size a call, and a call in a loop
 # keeps the loop from vectorising)
-@njit(**_OPTS, inline="always")
+@njit(**_BIG)
 def pow_f32(x, y):
     """x**y for float32: 2**(y log2|x|) in float64 (log2 from |x|'s float32 split, subnormals
     scaled first, and ``_log2_poly``; ``_exp2_f64``), one rounding to float32, C99's special
@@ -311,7 +311,7 @@ def pow_outside_f32(x, y):
     return not ((x >= fm._TINY) & (x < fm._INF) & (abs(y) < fm._INF))
 
 
-@njit(**_OPTS, inline="always")
+@njit(**_BIG)
 def pow_inside_f32(x, y):
     """x**y for float32 x normal, 0 < x < inf, and y finite: ``pow_f32`` without the special
     cases and the subnormal step (kernels take it where ``pow_outside_f32`` is false for a
