@@ -52,3 +52,8 @@ class _AlwaysInlineCompiler(CompilerBase):
 
 
 ALWAYS_INLINE = {"pipeline_class": _AlwaysInlineCompiler}
+
+# Numba's own inlining (its IR copied into each caller), for the functions whose kernels ran
+# slower with ``ALWAYS_INLINE``, or whose intrinsics set an attribute that must land on the
+# kernel's own function. No fastmath flags either way (a kernel has none).
+NUMBA_INLINE = {"cache": True, "error_model": "numpy", "inline": "always"}

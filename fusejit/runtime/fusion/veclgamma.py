@@ -47,7 +47,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .vecmath import _BIG, _D, _F, _I, _INF, cos_f64, log_f64, sin_f64
+from .inlining import NUMBA_INLINE
+from .vecmath import _D, _F, _I, _INF, cos_f64, log_f64, sin_f64
 
 # fdlibm e_lgamma_r.c: lgamma(2 - y) (a), around tc (t), near 0 and 1 (u / v), on [2, 3) (s / r),
 # and Stirling's correction (w)
@@ -86,7 +87,7 @@ ULPS = {"f32": 0.51, "f64": 24.0}
 ABS = {"f32": 1e-7, "f64": 1e-15}
 
 
-@njit(**_BIG)
+@njit(**NUMBA_INLINE)
 def _near_two(y):
     """lgamma(2 - y) for -0.27 <= y <= 0.27 (lgamma(1 + a) for a = 1 - y below 0.9)."""
     z = y * y
@@ -95,7 +96,7 @@ def _near_two(y):
     return (y * p1 + p2) - 0.5 * y
 
 
-@njit(**_BIG)
+@njit(**NUMBA_INLINE)
 def _near_tc(y):
     """lgamma(tc + y) for |y| <= 0.27."""
     z = y * y
@@ -106,7 +107,7 @@ def _near_tc(y):
     return _TF + (z * p1 - (_TT - w * (p2 + y * p3)))
 
 
-@njit(**_BIG)
+@njit(**NUMBA_INLINE)
 def _near_one(y):
     """lgamma(1 + y) for -0.77 <= y <= 0.24 (with the log term of the caller below 0.9)."""
     p1 = y * (_U[0] + y * (_U[1] + y * (_U[2] + y * (_U[3] + y * (_U[4] + y * _U[5])))))
@@ -114,7 +115,7 @@ def _near_one(y):
     return -0.5 * y + p1 / p2
 
 
-@njit(**_BIG)
+@njit(**NUMBA_INLINE)
 def _below_two(a):
     """lgamma(a) - (-log a if a <= 0.9 else 0) for 0 < a < 2: the polynomial part."""
     low = a <= 0.9
@@ -129,7 +130,7 @@ def _below_two(a):
     return v_two if two else (v_tc if mid else v_one)
 
 
-@njit(**_BIG)
+@njit(**NUMBA_INLINE)
 def _two_to_eight(a):
     """(lgamma(2 + f) with f = a - floor(a), the product (f + 2)...(f + floor(a) - 1))."""
     i = np.floor(a)
@@ -146,7 +147,7 @@ def _two_to_eight(a):
     return 0.5 * y + p / q, z
 
 
-@njit(**_BIG)
+@njit(**NUMBA_INLINE)
 def _abs_sinpi(x):
     """|sin(pi x)| for finite x, relatively accurate near the integers (0 at them)."""
     n = np.rint(2.0 * x)
@@ -156,7 +157,7 @@ def _abs_sinpi(x):
     return abs(cos_f64(t) if odd else sin_f64(t))
 
 
-@njit(**_BIG)
+@njit(**NUMBA_INLINE)
 def lgamma_f64(x):
     """log |Gamma(x)| for float64 (+inf at the poles: 0 and the negative integers)."""
     a = abs(x)
@@ -186,7 +187,7 @@ def lgamma_f64(x):
     return x + x if x != x else v
 
 
-@njit(**_BIG)
+@njit(**NUMBA_INLINE)
 def lgamma_f32(x):
     """log |Gamma(x)| for float32: the float64 form rounded once."""
     return _F(lgamma_f64(_D(x)))
