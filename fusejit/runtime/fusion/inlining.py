@@ -4,16 +4,18 @@ A kernel's loop vectorises only when each call in it is inlined, and LLVM's inli
 long vectorised forms (``vm.log_f64``, ``vl.lgamma_f32``...) as calls, over its size threshold.
 Numba's own ``inline="always"`` inlines them, but at the level of Numba's IR: every kernel
 copies the function's IR (a deep copy of every statement), runs Numba's untyped passes on it
-again, and types and lowers the copy, at each call site. That was about a third of compiling
-a kernel of many math ops (18 float32 ops: 4.4 CPU seconds, 2.8 of them wall in the inlining
-pass alone, on a loaded machine).
+again, and types and lowers the copy, at each call site. With LLVM inlining instead, a kernel
+of 18 float32 math ops compiled in 3.8-4.7 CPU seconds against 4.7-5.4, a float32 chain of
+transcendentals in 0.5-0.6 against 0.7-0.8, once the functions it calls are compiled (or
+loaded from the disk cache); the first kernel of a process to call them pays for compiling
+them alone, about what their inlined copies cost (``benchmarks/compile_time.py``).
 
 ``ALWAYS_INLINE`` (``@njit(**ALWAYS_INLINE)``, with the function's own options) compiles such a
 function once per process (or loads it from the disk cache) and marks its definition
 ``alwaysinline`` in the module that callers link in, so LLVM inlines it into each kernel before
 the loop vectoriser runs, as Numba's inlining did::
 
-    @njit(cache=True, error_model="numpy", fastmath={"contract"}, **ALWAYS_INLINE)
+    @njit(cache=True, error_model="numpy", **ALWAYS_INLINE)      # (vecmath._BIG)
     def log_f64(x): ...
 """
 
