@@ -268,13 +268,11 @@ def test_threads_follow_free_cores_and_set_num_threads(monkeypatch) -> None:
     medium = int(2 * blas.PARALLEL_WORK_NS / blas._NS_PER_MAC_F64)   # (well under serial work)
     huge = 10**12
     original, numba_threads = blas.max_threads(), fusejit.runtime.fusion.plan.num_threads()
-    free = [0.0]
-    monkeypatch.setattr(blas, "free_cores", lambda: free[0])
+    assumed = list(blas._assumed)
     try:
         pool = get()
         for cores, want_medium, want_huge in ((0.0, 1, pool), (1.0, 2, 2)):
-            free[0] = cores
-            blas._sample[0] = 0.0
+            blas.assume_free_cores(cores)
             blas.refresh()
             assert inside(100)[1:] == (1, pool)
             assert inside(medium)[1:] == (min(want_medium, pool), pool)
@@ -301,6 +299,7 @@ def test_threads_follow_free_cores_and_set_num_threads(monkeypatch) -> None:
     finally:
         fusejit.set_num_threads(numba_threads)
         blas.set_max_threads(original)
+        blas._assumed[:] = assumed
     assert blas.max_threads() == original
 
 

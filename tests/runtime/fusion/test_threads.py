@@ -61,3 +61,112 @@ def test_environment_variable(monkeypatch, restore_threads):
     plans._threads[:] = []
     with pytest.raises(fusejit.FusejitError, match="FUSEJIT_NUM_THREADS"):
         plans.num_threads()
+
+
+@pytest.fixture
+def free_cores():
+    """Sets the free-core measurement for the test (``blas.assume_free_cores``), restores it."""
+    saved = list(blas._assumed)
+    yield blas.assume_free_cores
+    blas._assumed[:] = saved
+    blas._sample[0] = 0.0
+
+
+def test_free_core_rule_lowers_the_parallel_threshold(restore_threads, free_cores):
+    """With the other core free a kernel of FREE_WORK_NS runs in parallel, cut into tiles; busy,
+    it stays serial until SERIAL_WORK_NS; tiny kernels and one thread are serial either way."""
+    if numba.config.NUMBA_NUM_THREADS < 2:
+        pytest.skip("one thread only")
+    fusejit.set_num_threads(2)
+    layout = _layout("neg")
+    n = 2_000_000                            # ~1.4 ms of work: over FREE_WORK_NS, under serial
+    plan = plans.make_plan(layout, [(n,)], [(1,)])
+    assert plans.FREE_WORK_NS <= plan.work < plans.SERIAL_WORK_NS
+    free_cores(1.0)
+    serial, meta = plan.launch()
+    assert not serial and meta[3] > 1        # (meta[3]: column blocks, a few per thread)
+    assert meta[0] * meta[2] >= n            # (the tiles cover the row)
+    free_cores(0.3)                          # (less than half a core: busy)
+    assert plan.launch() == (True, plan.meta) and plan.meta[3] == 1
+    free_cores(1.0)
+    assert plans.make_plan(layout, [(1000,)], [(1,)]).launch()[0]
+    fusejit.set_num_threads(1)
+    assert plans.make_plan(layout, [(n,)], [(1,)]).launch()[0]
+
+
+def test_free_core_rule_wants_a_core_for_every_thread(restore_threads, free_cores,
+                                                      monkeypatch):
+    """A kernel of 4 threads takes the low threshold only with 3 cores free (the 4th thread
+    would wait for a busy core, the floor the busy rule avoids)."""
+    monkeypatch.setattr(numba.config, "NUMBA_NUM_THREADS", 4)
+    free_cores(2.0)
+    assert plans.free_work_ns(4) == plans.SERIAL_WORK_NS
+    assert plans.free_work_ns(3) == plans.FREE_WORK_NS
+    free_cores(3.0)
+    assert plans.free_work_ns(4) == plans.FREE_WORK_NS
+    assert plans.free_work_ns(1) == plans.SERIAL_WORK_NS
+
+
+def test_free_cores_counts_other_processes_and_the_quota(monkeypatch):
+    """free = usable cores - 1 - (busy time of the cores less this process's CPU time) / time;
+    a cgroup quota lowers the usable cores."""
+    clock = {"now": 100.0, "own": 5.0, "busy": 0}
+
+    class FakeTime:
+        monotonic = staticmethod(lambda: clock["now"])
+        process_time = staticmethod(lambda: clock["own"])
+
+    monkeypatch.setattr(blas, "time", FakeTime)
+    monkeypatch.setattr(blas, "_busy_ticks", lambda: clock["busy"])
+    monkeypatch.setattr(blas, "_sample", [0.0, 0.0, 0.0])
+    for usable, want in ((4.0, 1.0), (2.0, 0.0), (3.5, 0.5)):
+        monkeypatch.setattr(blas, "_USABLE", usable)
+        assert blas.free_cores() is None     # (a first sample, or no time since: nothing)
+        # one second: the cores were busy 2.5 s in all, 0.5 s of it this process's
+        clock["now"] += 1.0
+        clock["own"] += 0.5
+        clock["busy"] += int(round(2.5 / blas._TICK_S))
+        assert blas.free_cores() == pytest.approx(want)
+
+
+@pytest.mark.parametrize("files,want", [
+    ({"cpu.max": "max 100000\n"}, None),
+    ({"cpu.max": "150000 100000\n"}, 1.5),
+    ({"cpu.max": "max 100000\n", "a/cpu.max": "300000 100000\n",
+      "a/b/cpu.max": "400000 100000\n"}, 3.0),           # (the lowest on the path)
+    ({"cpu/cpu.cfs_quota_us": "-1\n", "cpu/cpu.cfs_period_us": "100000\n"}, None),
+    ({"cpu/a/b/cpu.cfs_quota_us": "50000\n", "cpu/a/b/cpu.cfs_period_us": "100000\n"}, 0.5),
+    ({}, None),
+])
+def test_cgroup_quota(tmp_path, files, want):
+    v2 = "cpu.max" in "".join(files)
+    root = tmp_path / "cgroup"
+    (root / ("" if v2 else "cpu")).mkdir(parents=True)
+    if v2:
+        (root / "cgroup.controllers").write_text("cpu memory\n")
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    membership = tmp_path / "self_cgroup"
+    membership.write_text("0::/a/b\n" if v2 else "4:memory:/x\n1:cpu:/a/b\n0::/\n")
+    assert blas.quota_cores(root, membership) == want
+
+
+def test_quota_caps_the_default_thread_count(monkeypatch, restore_threads):
+    monkeypatch.delenv("FUSEJIT_NUM_THREADS", raising=False)
+    monkeypatch.setattr(blas, "_USABLE", 1.0)
+    plans._threads[:] = []
+    assert plans.num_threads() == 1 and blas.max_threads() == 1
+
+
+def test_free_cores_environment_variable(monkeypatch, free_cores):
+    blas._assumed[:] = []
+    monkeypatch.setenv("FUSEJIT_FREE_CORES", "1")
+    blas._sample[0] = 0.0
+    assert blas.spare_cores() == 1.0
+    for bad in ("many", "-1", "nan"):
+        blas._assumed[:] = []
+        blas._sample[0] = 0.0
+        monkeypatch.setenv("FUSEJIT_FREE_CORES", bad)
+        with pytest.raises(fusejit.FusejitError, match="FUSEJIT_FREE_CORES"):
+            blas.refresh()
