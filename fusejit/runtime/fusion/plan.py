@@ -45,7 +45,7 @@ SERIAL_WORK_NS = blas.SERIAL_WORK_NS
 # With every thread a kernel would start having a core that other processes left idle
 # (``blas.spare_cores``, measured at most every quarter second), a parallel call costs its
 # launch (~10-20 us), not a wait for a core, and kernels from this much work run in parallel.
-FREE_WORK_NS = 500_000
+FREE_WORK_NS = 250_000
 _MIN_BLOCK = 2048
 
 
@@ -54,9 +54,10 @@ _threads: list[int] = []        # the setting, once read from FUSEJIT_NUM_THREAD
 
 def set_num_threads(n: int) -> None:
     """Run fused kernels and BLAS products on at most ``n`` threads (1: always the serial
-    kernel, products on one BLAS thread). The default is Numba's thread count, or
-    ``$FUSEJIT_NUM_THREADS`` when set. Numba's setting is per calling thread: this sets it for
-    the thread that calls here; the products' limit is process-wide (``blas.max_threads``)."""
+    kernel, products on one BLAS thread). The default is Numba's thread count (fewer under a
+    cgroup CPU quota), or ``$FUSEJIT_NUM_THREADS`` when set; which calls use them:
+    ``Plan.launch``. Numba's setting is per calling thread: this sets it for the thread that
+    calls here; the products' limit is process-wide (``blas.max_threads``)."""
     if isinstance(n, bool) or not isinstance(n, int) or \
             not 1 <= n <= numba.config.NUMBA_NUM_THREADS:
         raise FusejitError(f"set_num_threads: n must be an int from 1 to "
