@@ -23,7 +23,7 @@ import time
 import numpy as np
 
 import fusejit
-from fusejit.runtime import blas
+from fusejit.runtime import cores
 from fusejit.runtime.fusion import FusedKernel
 
 try:
@@ -147,7 +147,7 @@ def main() -> None:
     if args.threads or args.cpu:
         fusejit.set_num_threads(1 if args.cpu else args.threads)
     if args.free_cores is not None:
-        blas.assume_free_cores(args.free_cores)
+        cores.assume_free_cores(args.free_cores)
     _print_load()
     clock = time.thread_time if args.cpu else time.perf_counter
     rng = np.random.default_rng(0)

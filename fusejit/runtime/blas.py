@@ -15,7 +15,8 @@ Writers ask ``numpy_blas()``: when it is None (the library or a symbol is missin
 width is unknown, its self-check failed, or ``FUSEJIT_BLAS=numba``) they emit ``np.dot`` as
 before, and ``fallback_reason()`` says why (also logged once on the ``fusejit`` logger).
 How many threads a product's BLAS call may use is decided per call (``_serially``) from its
-work and from whether the other cores are free, which ``refresh`` measures from Python:
+work and from whether the other cores are free (``runtime/cores.py``), which ``refresh`` reads
+from Python:
 
 - **other cores busy** (other processes used them in the last ``SAMPLE_S`` seconds): a product
   under ``SERIAL_WORK_NS`` of serial work runs on one thread. On a busy 2-core machine NumPy's
@@ -24,9 +25,9 @@ work and from whether the other cores are free, which ``refresh`` measures from 
 - **other cores free**: a product of at least ``PARALLEL_WORK_NS`` may use them (OpenBLAS
   splits it as NumPy's own call would); smaller ones run on one thread, where waking a pool
   costs about what it saves;
-- never more than ``max_threads()``: OpenBLAS's count at import, or ``fusejit.set_num_threads``
-  (or ``$FUSEJIT_NUM_THREADS``) when lower, nor more than OpenBLAS's count when the call is
-  made (a ``threadpoolctl`` limit holds).
+- never more than ``max_threads()``: OpenBLAS's count at import (no more than a cgroup CPU quota
+  allows), or ``fusejit.set_num_threads`` (or ``$FUSEJIT_NUM_THREADS``) when lower, nor more
+  than OpenBLAS's count when the call is made (a ``threadpoolctl`` limit holds).
 
 The interpreter's host products (``matmul``) follow the same rule.
 """
@@ -37,7 +38,6 @@ import ctypes
 import functools
 import logging
 import os
-import time
 from pathlib import Path
 
 import numpy as np
@@ -45,8 +45,8 @@ from llvmlite import binding, ir
 from numba import njit, types
 from numba.extending import intrinsic
 
-from ..errors import FusejitError
 from . import compile_cache  # noqa: F401  (caches the functions below with fusejit's own)
+from .cores import SAMPLE_S, free_cores, quota_threads, spare_cores
 
 _log = logging.getLogger("fusejit")
 
@@ -72,8 +72,6 @@ SERIAL_WORK_NS = 16_000_000
 # NumPy's two threads made the 256x128-256-10 MLP step (two products of 8.4M) 0.77 ms against
 # 0.93 ms on one thread (last session's benchmark).
 PARALLEL_WORK_NS = 60_000
-# How often (seconds) ``refresh`` measures the other processes' use of the cores.
-SAMPLE_S = 0.25
 
 
 class NumpyBlas:
@@ -425,108 +423,8 @@ def set_max_threads(n: int) -> None:
     """Products use at most ``n`` threads (``fusejit.set_num_threads`` calls this; the
     count is process-wide, as OpenBLAS's is). More than OpenBLAS started with is not asked."""
     _cap[0] = max(1, min(int(n), _POOL))
-    # (small products on one thread until ``refresh`` has measured the cores again)
+    # (small products on one thread until ``refresh`` applies the free cores again)
     _STATE[0], _STATE[1] = _cap[0], SERIAL_WORK_NS
-    _sample[0] = 0.0
-
-
-def _cores() -> set[int]:
-    """The cores this process may run on."""
-    try:
-        return set(os.sched_getaffinity(0))
-    except AttributeError:
-        return set(range(os.cpu_count() or 1))
-
-
-_CORES = _cores()
-
-
-def _busy_ticks() -> int | None:
-    """Busy clock ticks since boot of the cores this process may run on, from /proc/stat
-    (None where it is missing)."""
-    try:
-        with open("/proc/stat", "rb") as stat:
-            lines = stat.read().split(b"\n")
-    except OSError:
-        return None
-    busy = 0
-    for line in lines[1:]:
-        if not line.startswith(b"cpu"):
-            break
-        name, *fields = line.split()
-        if int(name[3:]) in _CORES:
-            # user nice system idle iowait irq softirq steal ...: idle and iowait are not busy
-            ticks = [int(f) for f in fields]
-            busy += sum(ticks) - ticks[3] - ticks[4]
-    return busy
-
-
-_TICK_S = 1.0 / os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 0.01
-# (time of the last sample, busy seconds of this process's cores, this process's CPU seconds)
-_sample = [0.0, 0.0, 0.0]
-
-
-def _quota(directory: Path) -> float | None:
-    """The CPUs the CPU quota of the cgroup at ``directory`` allows (cgroup v2 ``cpu.max``, or
-    v1 ``cpu.cfs_quota_us`` over ``cpu.cfs_period_us``); None without one."""
-    try:
-        if (directory / "cpu.max").exists():
-            quota, period = (directory / "cpu.max").read_text().split()[:2]
-        else:
-            quota = (directory / "cpu.cfs_quota_us").read_text().strip()
-            period = (directory / "cpu.cfs_period_us").read_text().strip()
-        if quota == "max" or int(quota) <= 0 or int(period) <= 0:
-            return None
-        return int(quota) / int(period)
-    except (OSError, ValueError):
-        return None
-
-
-def quota_cores(root: Path = Path("/sys/fs/cgroup"),
-                membership: Path = Path("/proc/self/cgroup")) -> float | None:
-    """The CPUs this process's cgroups let it use: the lowest CPU quota from its own cgroup up
-    to the hierarchy's root (a container sees its own cgroup as the root); None without a
-    quota or where cgroups are not mounted. A quota is time, not cores: a process over it is
-    stopped until the next period, which stalls a parallel kernel as a busy core does."""
-    try:
-        lines = membership.read_text().splitlines()
-    except OSError:
-        return None
-    found = []
-    for line in lines:
-        _id, controllers, path = line.split(":", 2)
-        if controllers == "":
-            mount = root if (root / "cgroup.controllers").exists() else root / "unified"
-        elif "cpu" in controllers.split(","):
-            mount = root / controllers
-            if not mount.exists():
-                mount = root / "cpu"
-        else:
-            continue
-        directory = mount / path.lstrip("/")
-        while True:
-            limit = _quota(directory)
-            if limit is not None:
-                found.append(limit)
-            if directory == mount or mount not in directory.parents:
-                break
-            directory = directory.parent
-        if mount != directory:
-            limit = _quota(mount)
-            if limit is not None:
-                found.append(limit)
-    return min(found) if found else None
-
-
-_QUOTA = quota_cores()
-# The cores this process can keep busy: those it may run on, fewer under a CPU quota.
-_USABLE = len(_CORES) if _QUOTA is None else max(1.0, min(len(_CORES), _QUOTA))
-
-
-def quota_threads() -> int:
-    """The most threads worth running at once here: the cores this process may run on, fewer
-    under a cgroup CPU quota (whole CPUs of it)."""
-    return max(1, int(_USABLE))
 
 
 _POOL = _openblas_threads()          # the count NumPy's BLAS started with
@@ -534,77 +432,17 @@ _cap = [min(_POOL, _env_threads() or _POOL, quota_threads())]
 _STATE[0] = _cap[0]
 
 
-def free_cores() -> float | None:
-    """Of the cores this process may use (fewer under a cgroup CPU quota), how many (beyond one
-    for itself) processes other than this one left idle since the last call: their busy time
-    less this process's own CPU time, so that its spinning threads do not count as others'.
-    None at the first call, or where /proc/stat is missing."""
-    ticks = _busy_ticks()
-    now, own = time.monotonic(), time.process_time()
-    if ticks is None:
-        return None
-    then, busy_then, own_then = _sample
-    busy = ticks * _TICK_S
-    _sample[:] = [now, busy, own]
-    if then == 0.0 or now - then < 1e-3:
-        return None
-    others = max(0.0, (busy - busy_then) - (own - own_then)) / (now - then)
-    return max(0.0, _USABLE - 1 - others)
-
-
-# The measurement ``refresh`` last took (0.0: busy or not known), and the value it takes
-# instead of measuring ([None]: measure; []: not read from $FUSEJIT_FREE_CORES yet).
-_free = [0.0]
-_assumed: list[float | None] = []
-
-
-def _env_free_cores() -> float | None:
-    """``$FUSEJIT_FREE_CORES`` as a number of free cores (unset or empty: None)."""
-    text = os.environ.get("FUSEJIT_FREE_CORES", "").strip()
-    if not text:
-        return None
-    try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if not value >= 0.0:        # (also NaN)
-        raise FusejitError(f"FUSEJIT_FREE_CORES must be a number of cores >= 0, got {text!r}")
-    return value
-
-
-def assume_free_cores(free: float | None) -> None:
-    """From now on take ``free`` cores as free instead of measuring them (None: measure
-    again). ``$FUSEJIT_FREE_CORES`` sets the same from the start: for tests and benchmarks
-    whose code paths must not depend on the machine's load (0: act as on a busy machine)."""
-    _assumed[:] = [None if free is None else float(free)]
-    _sample[0] = 0.0
-
-
 def refresh() -> None:
-    """Measure, at most every ``SAMPLE_S`` seconds, whether other cores are free, and set the
-    rule compiled products read (cheap between samples: the Python entry points of compiled
-    stages, fused kernels and the host products call it on every call)."""
-    if time.monotonic() - _sample[0] < SAMPLE_S:
-        return
-    if not _assumed:
-        _assumed.append(_env_free_cores())
-    if _assumed[0] is None:
-        free = free_cores()
+    """Set the rule compiled products read from the cores other processes leave free
+    (``cores.spare_cores``: measured at most every ``SAMPLE_S`` seconds, cheap between: the
+    Python entry points of compiled stages and the host products call this on every call)."""
+    free = spare_cores()
+    if free < 0.5:                   # busy, or not known: small products on one thread
+        threads, work = _cap[0], SERIAL_WORK_NS
     else:
-        free = _assumed[0]
-        _sample[0] = time.monotonic()
-    _free[0] = free or 0.0
-    if free is None or free < 0.5:   # busy, or not known: small products on one thread
-        _STATE[0], _STATE[1] = _cap[0], SERIAL_WORK_NS
-    else:
-        _STATE[0], _STATE[1] = min(_cap[0], 1 + int(free + 0.5)), PARALLEL_WORK_NS
-
-
-def spare_cores() -> float:
-    """The cores beyond the caller's own that other processes left idle, as ``refresh`` last
-    measured them (0.0 when busy or not known); it refreshes first."""
-    refresh()
-    return _free[0]
+        threads, work = min(_cap[0], 1 + int(free + 0.5)), PARALLEL_WORK_NS
+    if _STATE[0] != threads or _STATE[1] != work:
+        _STATE[0], _STATE[1] = threads, work
 
 
 def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -673,6 +511,5 @@ def _numba_dot(a, b):
 product = mm if _FOUND is not None else _numba_dot
 
 __all__ = ["NumpyBlas", "PARALLEL_WORK_NS", "SAMPLE_S", "blas_identity", "dot",
-           "assume_free_cores", "fallback_reason", "find_numpy_blas", "free_cores", "matmul",
-           "max_threads", "mm", "mm_add", "mv", "numpy_blas", "product", "quota_cores",
-           "quota_threads", "refresh", "set_max_threads", "spare_cores", "vm"]
+           "fallback_reason", "find_numpy_blas", "free_cores", "matmul", "max_threads", "mm",
+           "mm_add", "mv", "numpy_blas", "product", "refresh", "set_max_threads", "vm"]

@@ -20,7 +20,7 @@ import numba
 import numpy as np
 
 from ...errors import FusejitError, InterpreterError
-from .. import blas
+from .. import blas, cores
 from ..forks import serial_only
 from .codegen import STRIDED, UNIT, ZERO
 from .layout import GroupLayout
@@ -43,7 +43,7 @@ class KernelDeclined(InterpreterError):
 # (this module's imports would join the compiled-code cache digest).
 SERIAL_WORK_NS = blas.SERIAL_WORK_NS
 # With every thread a kernel would start having a core that other processes left idle
-# (``blas.spare_cores``, measured at most every quarter second), a parallel call costs its
+# (``cores.spare_cores``, measured at most every quarter second), a parallel call costs its
 # launch (~10-20 us), not a wait for a core, and kernels from this much work run in parallel.
 FREE_WORK_NS = 250_000
 _MIN_BLOCK = 2048
@@ -71,7 +71,7 @@ def free_work_ns(threads: int) -> float:
     """The work (ns of one core) from which a kernel of ``threads`` threads runs in parallel
     now: ``FREE_WORK_NS`` while each of its threads beyond the caller's has a free core, else
     ``SERIAL_WORK_NS`` (the other processes' threads would make it wait)."""
-    if threads > 1 and int(blas.spare_cores() + 0.5) + 1 >= threads:
+    if threads > 1 and int(cores.spare_cores() + 0.5) + 1 >= threads:
         return min(FREE_WORK_NS, SERIAL_WORK_NS)
     return SERIAL_WORK_NS
 
@@ -92,8 +92,8 @@ def num_threads() -> int:
             except ValueError:
                 raise FusejitError(f"FUSEJIT_NUM_THREADS must be an int, got {text!r}") \
                     from None
-        elif numba.get_num_threads() > blas.quota_threads():
-            set_num_threads(blas.quota_threads())
+        elif numba.get_num_threads() > cores.quota_threads():
+            set_num_threads(cores.quota_threads())
         else:
             _threads[:] = [numba.get_num_threads()]
     return _threads[0]

@@ -8,7 +8,7 @@ import pytest
 
 import fusejit
 from fusejit.errors import InterpreterError, IRError
-from fusejit.runtime import blas
+from fusejit.runtime import cores
 from fusejit.runtime.fusion import FusedKernel
 from fusejit.runtime.fusion import plan as plans
 
@@ -76,8 +76,8 @@ def test_parallel_path(layout, monkeypatch):
 def test_one_dim_input_is_split_into_tiles(monkeypatch):
     """Tiles are the parallel kernel's; here by the free-core rule (plan.Plan.launch): ~1 ms
     of work, under the busy rule's SERIAL_WORK_NS, with the other core taken as free."""
-    monkeypatch.setattr(blas, "_assumed", [1.0])
-    monkeypatch.setattr(blas, "_sample", [0.0, 0.0, 0.0])
+    for name, value in (("_assumed", [1.0]), ("_taken", [0.0]), ("_free", [0.0])):
+        monkeypatch.setattr(cores, name, value)            # (put back after the test)
     monkeypatch.setattr(plans, "FREE_WORK_NS", 0)
     x = np.linspace(-3, 3, 200_003, dtype=np.float32).reshape(1, -1)
     if plans.num_threads() > 1:

@@ -7,7 +7,7 @@ import numba
 import pytest
 
 import fusejit
-from fusejit.runtime import blas
+from fusejit.runtime import blas, cores
 from fusejit.runtime.fusion import plan as plans
 from fusejit.runtime.fusion.layout import analyse
 
@@ -65,11 +65,11 @@ def test_environment_variable(monkeypatch, restore_threads):
 
 @pytest.fixture
 def free_cores():
-    """Sets the free-core measurement for the test (``blas.assume_free_cores``), restores it."""
-    saved = list(blas._assumed)
-    yield blas.assume_free_cores
-    blas._assumed[:] = saved
-    blas._sample[0] = 0.0
+    """Sets the free-core measurement for the test (``cores.assume_free_cores``), restores it."""
+    saved = list(cores._assumed)
+    yield cores.assume_free_cores
+    cores.assume_free_cores(None)
+    cores._assumed[:] = saved
 
 
 def test_free_core_rule_lowers_the_parallel_threshold(restore_threads, free_cores):
@@ -116,17 +116,17 @@ def test_free_cores_counts_other_processes_and_the_quota(monkeypatch):
         monotonic = staticmethod(lambda: clock["now"])
         process_time = staticmethod(lambda: clock["own"])
 
-    monkeypatch.setattr(blas, "time", FakeTime)
-    monkeypatch.setattr(blas, "_busy_ticks", lambda: clock["busy"])
-    monkeypatch.setattr(blas, "_sample", [0.0, 0.0, 0.0])
+    monkeypatch.setattr(cores, "time", FakeTime)
+    monkeypatch.setattr(cores, "_busy_ticks", lambda: clock["busy"])
+    monkeypatch.setattr(cores, "_sample", [0.0, 0.0, 0.0])
     for usable, want in ((4.0, 1.0), (2.0, 0.0), (3.5, 0.5)):
-        monkeypatch.setattr(blas, "_USABLE", usable)
-        assert blas.free_cores() is None     # (a first sample, or no time since: nothing)
+        monkeypatch.setattr(cores, "_usable", [usable])
+        assert cores.free_cores() is None     # (a first sample, or no time since: nothing)
         # one second: the cores were busy 2.5 s in all, 0.5 s of it this process's
         clock["now"] += 1.0
         clock["own"] += 0.5
-        clock["busy"] += int(round(2.5 / blas._TICK_S))
-        assert blas.free_cores() == pytest.approx(want)
+        clock["busy"] += int(round(2.5 / cores._TICK_S))
+        assert cores.free_cores() == pytest.approx(want)
 
 
 @pytest.mark.parametrize("files,want", [
@@ -149,24 +149,27 @@ def test_cgroup_quota(tmp_path, files, want):
         (root / name).write_text(text)
     membership = tmp_path / "self_cgroup"
     membership.write_text("0::/a/b\n" if v2 else "4:memory:/x\n1:cpu:/a/b\n0::/\n")
-    assert blas.quota_cores(root, membership) == want
+    assert cores.quota_cores(root, membership) == want
 
 
 def test_quota_caps_the_default_thread_count(monkeypatch, restore_threads):
     monkeypatch.delenv("FUSEJIT_NUM_THREADS", raising=False)
-    monkeypatch.setattr(blas, "_USABLE", 1.0)
+    monkeypatch.setattr(cores, "_usable", [1.0])
     plans._threads[:] = []
     assert plans.num_threads() == 1 and blas.max_threads() == 1
 
 
 def test_free_cores_environment_variable(monkeypatch, free_cores):
-    blas._assumed[:] = []
+    """``$FUSEJIT_FREE_CORES`` is read at the first measurement; a bad value is an error
+    there (each time: nothing is taken from it)."""
+    free_cores(None)
+    cores._assumed[:] = []
     monkeypatch.setenv("FUSEJIT_FREE_CORES", "1")
-    blas._sample[0] = 0.0
-    assert blas.spare_cores() == 1.0
+    assert cores.spare_cores() == 1.0
     for bad in ("many", "-1", "nan"):
-        blas._assumed[:] = []
-        blas._sample[0] = 0.0
+        free_cores(None)
+        cores._assumed[:] = []
         monkeypatch.setenv("FUSEJIT_FREE_CORES", bad)
-        with pytest.raises(fusejit.FusejitError, match="FUSEJIT_FREE_CORES"):
-            blas.refresh()
+        for _ in range(2):
+            with pytest.raises(fusejit.FusejitError, match="FUSEJIT_FREE_CORES"):
+                blas.refresh()
