@@ -1,5 +1,7 @@
-"""The serial/parallel choice by work (elements x estimated cost), ``fusejit.set_num_threads``
-and ``$FUSEJIT_NUM_THREADS``. Plans only: no kernel is compiled here."""
+"""The serial/parallel choice by work (elements x estimated cost) and free cores (the
+measurement injected: ``cores.assume_free_cores``, fake ``/proc/stat`` readings, fake cgroup
+files), ``fusejit.set_num_threads``, ``$FUSEJIT_NUM_THREADS`` and ``$FUSEJIT_FREE_CORES``.
+Plans only: no kernel is compiled here."""
 
 from __future__ import annotations
 
