@@ -136,6 +136,11 @@ def free_cores() -> float | None:
     return max(0.0, _usable[0] - 1 - others)
 
 
+# A first sample at import: the first ``spare_cores`` call (a kernel's, after parsing and
+# compiling) then measures since the import instead of answering "not known" (busy) for the
+# whole first sample period (``benchmarks/ops.py``'s first op ran serially for that).
+free_cores()
+
 # The last measurement (0.0: busy or not known), when it was taken, and the value taken instead
 # of measuring ([None]: measure; []: $FUSEJIT_FREE_CORES not read yet).
 _free = [0.0]
