@@ -2,22 +2,28 @@
 against NumPy's ufunc (or the NumPy expression that computes it), float32 and float64, in
 nanoseconds per element.
 
-    python benchmarks/ops.py [--size N] [--repeat R] [--threads T | --cpu] [NAME ...]
+    python benchmarks/ops.py [--size N] [--repeat R] [--threads T | --cpu] [--free-cores K]
+                             [NAME ...]
 
 Medians of R timed calls each, fused and NumPy interleaved in the same run; ratio = NumPy time /
-fused time (higher is faster). erf, erfc and lgamma compare with SciPy's ufuncs when SciPy is
-installed (NumPy has none).
+fused time (higher is faster). By default kernels choose threads by their work and the cores
+other processes leave free (README, "Threads"); ``--free-cores 0`` takes the machine as busy
+(the serial rule under 16 ms of work), ``--free-cores 1`` as having one more core free. The
+load average is printed before and after. erf, erfc and lgamma compare with SciPy's ufuncs
+when SciPy is installed (NumPy has none).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import time
 
 import numpy as np
 
 import fusejit
+from fusejit.runtime import cores
 from fusejit.runtime.fusion import FusedKernel
 
 try:
@@ -121,6 +127,11 @@ def _median_pair(fused, eager, repeat: int, clock=time.perf_counter) -> tuple[fl
     return statistics.median(tf), statistics.median(te)
 
 
+def _print_load() -> None:
+    one, five, fifteen = os.getloadavg()
+    print(f"load average (1, 5, 15 min): {one:.2f} {five:.2f} {fifteen:.2f}", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("names", nargs="*")
@@ -130,9 +141,14 @@ def main() -> None:
     parser.add_argument("--cpu", action="store_true",
                         help="one thread, timed by this thread's CPU time (time.thread_time): "
                              "steadier than wall time on a machine other processes load")
+    parser.add_argument("--free-cores", type=float, default=None,
+                        help="take this many other cores as free instead of measuring them")
     args = parser.parse_intermixed_args()
     if args.threads or args.cpu:
         fusejit.set_num_threads(1 if args.cpu else args.threads)
+    if args.free_cores is not None:
+        cores.assume_free_cores(args.free_cores)
+    _print_load()
     clock = time.thread_time if args.cpu else time.perf_counter
     rng = np.random.default_rng(0)
     print(f"{args.size} elements, median of {args.repeat}; ns per element"
@@ -159,6 +175,7 @@ def main() -> None:
             print(f"{name:12s} {np.dtype(dtype).name:8s} {tf / args.size * 1e9:8.2f} "
                   f"{te / args.size * 1e9:8.2f} {ratio:11.2f}x", flush=True)
     print("slower than NumPy:", ", ".join(slower) or "none")
+    _print_load()
 
 
 if __name__ == "__main__":

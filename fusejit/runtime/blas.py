@@ -15,7 +15,8 @@ Writers ask ``numpy_blas()``: when it is None (the library or a symbol is missin
 width is unknown, its self-check failed, or ``FUSEJIT_BLAS=numba``) they emit ``np.dot`` as
 before, and ``fallback_reason()`` says why (also logged once on the ``fusejit`` logger).
 How many threads a product's BLAS call may use is decided per call (``_serially``) from its
-work and from whether the other cores are free, which ``refresh`` measures from Python:
+work and from whether the other cores are free (``runtime/cores.py``), which ``refresh`` reads
+from Python:
 
 - **other cores busy** (other processes used them in the last ``SAMPLE_S`` seconds): a product
   under ``SERIAL_WORK_NS`` of serial work runs on one thread. On a busy 2-core machine NumPy's
@@ -24,9 +25,9 @@ work and from whether the other cores are free, which ``refresh`` measures from 
 - **other cores free**: a product of at least ``PARALLEL_WORK_NS`` may use them (OpenBLAS
   splits it as NumPy's own call would); smaller ones run on one thread, where waking a pool
   costs about what it saves;
-- never more than ``max_threads()``: OpenBLAS's count at import, or ``fusejit.set_num_threads``
-  (or ``$FUSEJIT_NUM_THREADS``) when lower, nor more than OpenBLAS's count when the call is
-  made (a ``threadpoolctl`` limit holds).
+- never more than ``max_threads()``: OpenBLAS's count at import (no more than a cgroup CPU quota
+  allows), or ``fusejit.set_num_threads`` (or ``$FUSEJIT_NUM_THREADS``) when lower, nor more
+  than OpenBLAS's count when the call is made (a ``threadpoolctl`` limit holds).
 
 The interpreter's host products (``matmul``) follow the same rule.
 """
@@ -37,7 +38,6 @@ import ctypes
 import functools
 import logging
 import os
-import time
 from pathlib import Path
 
 import numpy as np
@@ -46,6 +46,7 @@ from numba import njit, types
 from numba.extending import intrinsic
 
 from . import compile_cache  # noqa: F401  (caches the functions below with fusejit's own)
+from .cores import SAMPLE_S, free_cores, quota_threads, spare_cores
 
 _log = logging.getLogger("fusejit")
 
@@ -71,8 +72,6 @@ SERIAL_WORK_NS = 16_000_000
 # NumPy's two threads made the 256x128-256-10 MLP step (two products of 8.4M) 0.77 ms against
 # 0.93 ms on one thread (last session's benchmark).
 PARALLEL_WORK_NS = 60_000
-# How often (seconds) ``refresh`` measures the other processes' use of the cores.
-SAMPLE_S = 0.25
 
 
 class NumpyBlas:
@@ -413,9 +412,6 @@ def _env_threads() -> int | None:
     return int(text) if text.isdigit() and int(text) > 0 else None
 
 
-_POOL = _openblas_threads()          # the count NumPy's BLAS started with
-_cap = [min(_POOL, _env_threads() or _POOL)]
-_STATE[0] = _cap[0]
 
 
 def max_threads() -> int:
@@ -427,76 +423,26 @@ def set_max_threads(n: int) -> None:
     """Products use at most ``n`` threads (``fusejit.set_num_threads`` calls this; the
     count is process-wide, as OpenBLAS's is). More than OpenBLAS started with is not asked."""
     _cap[0] = max(1, min(int(n), _POOL))
-    # (small products on one thread until ``refresh`` has measured the cores again)
+    # (small products on one thread until ``refresh`` applies the free cores again)
     _STATE[0], _STATE[1] = _cap[0], SERIAL_WORK_NS
-    _sample[0] = 0.0
 
 
-def _cores() -> set[int]:
-    """The cores this process may run on."""
-    try:
-        return set(os.sched_getaffinity(0))
-    except AttributeError:
-        return set(range(os.cpu_count() or 1))
-
-
-_CORES = _cores()
-
-
-def _busy_ticks() -> int | None:
-    """Busy clock ticks since boot of the cores this process may run on, from /proc/stat
-    (None where it is missing)."""
-    try:
-        with open("/proc/stat", "rb") as stat:
-            lines = stat.read().split(b"\n")
-    except OSError:
-        return None
-    busy = 0
-    for line in lines[1:]:
-        if not line.startswith(b"cpu"):
-            break
-        name, *fields = line.split()
-        if int(name[3:]) in _CORES:
-            # user nice system idle iowait irq softirq steal ...: idle and iowait are not busy
-            ticks = [int(f) for f in fields]
-            busy += sum(ticks) - ticks[3] - ticks[4]
-    return busy
-
-
-_TICK_S = 1.0 / os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 0.01
-# (time of the last sample, busy seconds of this process's cores, this process's CPU seconds)
-_sample = [0.0, 0.0, 0.0]
-
-
-def free_cores() -> float | None:
-    """Of the cores this process may use, how many (beyond one for itself) processes other
-    than this one left idle since the last call: their busy time less this process's own CPU
-    time, so that its spinning BLAS threads do not count as others'. None at the first call,
-    or where /proc/stat is missing (a cgroup's CPU quota is not read)."""
-    ticks = _busy_ticks()
-    now, own = time.monotonic(), time.process_time()
-    if ticks is None:
-        return None
-    then, busy_then, own_then = _sample
-    busy = ticks * _TICK_S
-    _sample[:] = [now, busy, own]
-    if then == 0.0 or now - then < 1e-3:
-        return None
-    others = max(0.0, (busy - busy_then) - (own - own_then)) / (now - then)
-    return max(0.0, len(_CORES) - 1 - others)
+_POOL = _openblas_threads()          # the count NumPy's BLAS started with
+_cap = [min(_POOL, _env_threads() or _POOL, quota_threads())]
+_STATE[0] = _cap[0]
 
 
 def refresh() -> None:
-    """Measure, at most every ``SAMPLE_S`` seconds, whether other cores are free, and set the
-    rule compiled products read (cheap between samples: the Python entry points of compiled
-    stages and the host products call it on every call)."""
-    if time.monotonic() - _sample[0] < SAMPLE_S:
-        return
-    free = free_cores()
-    if free is None or free < 0.5:   # busy, or not known: small products on one thread
-        _STATE[0], _STATE[1] = _cap[0], SERIAL_WORK_NS
+    """Set the rule compiled products read from the cores other processes leave free
+    (``cores.spare_cores``: measured at most every ``SAMPLE_S`` seconds, cheap between: the
+    Python entry points of compiled stages and the host products call this on every call)."""
+    free = spare_cores()
+    if free < 0.5:                   # busy, or not known: small products on one thread
+        threads, work = _cap[0], SERIAL_WORK_NS
     else:
-        _STATE[0], _STATE[1] = min(_cap[0], 1 + int(free + 0.5)), PARALLEL_WORK_NS
+        threads, work = min(_cap[0], 1 + int(free + 0.5)), PARALLEL_WORK_NS
+    if _STATE[0] != threads or _STATE[1] != work:
+        _STATE[0], _STATE[1] = threads, work
 
 
 def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -12,7 +12,7 @@ import textwrap
 import numpy as np
 import pytest
 
-from fusejit.runtime import blas
+from fusejit.runtime import blas, cores
 
 RNG = np.random.default_rng(15)
 FOUND = blas.numpy_blas() is not None
@@ -268,13 +268,11 @@ def test_threads_follow_free_cores_and_set_num_threads(monkeypatch) -> None:
     medium = int(2 * blas.PARALLEL_WORK_NS / blas._NS_PER_MAC_F64)   # (well under serial work)
     huge = 10**12
     original, numba_threads = blas.max_threads(), fusejit.runtime.fusion.plan.num_threads()
-    free = [0.0]
-    monkeypatch.setattr(blas, "free_cores", lambda: free[0])
+    assumed = list(cores._assumed)
     try:
         pool = get()
-        for cores, want_medium, want_huge in ((0.0, 1, pool), (1.0, 2, 2)):
-            free[0] = cores
-            blas._sample[0] = 0.0
+        for free, want_medium, want_huge in ((0.0, 1, pool), (1.0, 2, 2)):
+            cores.assume_free_cores(free)
             blas.refresh()
             assert inside(100)[1:] == (1, pool)
             assert inside(medium)[1:] == (min(want_medium, pool), pool)
@@ -301,12 +299,14 @@ def test_threads_follow_free_cores_and_set_num_threads(monkeypatch) -> None:
     finally:
         fusejit.set_num_threads(numba_threads)
         blas.set_max_threads(original)
+        cores.assume_free_cores(None)
+        cores._assumed[:] = assumed
     assert blas.max_threads() == original
 
 
 def test_free_cores_is_measured_between_samples() -> None:
     if not os.path.exists("/proc/stat"):
         pytest.skip("measured from /proc/stat")
-    blas.free_cores()
-    free = blas.free_cores()
-    assert free is None or 0.0 <= free <= len(blas._CORES) - 1
+    cores.free_cores()
+    free = cores.free_cores()
+    assert free is None or 0.0 <= free <= len(cores.CORES) - 1

@@ -247,8 +247,9 @@ class FusedKernel:
         outs = [take(shape, dtype) for shape, dtype in zip(plan.out_shapes, variant.out_dtypes)]
         if plan.numel:
             status = np.zeros(1, np.int64)
-            args = (plan.meta, *flats, *scalars, *[o.reshape(-1) for o in outs], status)
-            fn = variant.serial if plan.serial else variant.parallel
+            serial, meta = plan.launch()     # (by work and free cores: plan.py)
+            args = (meta, *flats, *scalars, *[o.reshape(-1) for o in outs], status)
+            fn = variant.serial if serial else variant.parallel
             if not fn.overloads:
                 ensure_compiled(variant.source, fn, tuple(fn.typeof_pyval(a) for a in args))
             try:
@@ -259,7 +260,7 @@ class FusedKernel:
                 # Numba could not load its cached code (a damaged file): drop its files and
                 # compile again; the failed call ran no kernel code.
                 variant.use(reload_module(variant.source))
-                (variant.serial if plan.serial else variant.parallel)(*args)
+                (variant.serial if serial else variant.parallel)(*args)
             if status[0]:
                 raise InterpreterError("integer division by zero in a fused remainder or fmod")
         return tuple(outs)

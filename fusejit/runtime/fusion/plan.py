@@ -20,7 +20,7 @@ import numba
 import numpy as np
 
 from ...errors import FusejitError, InterpreterError
-from .. import blas
+from .. import blas, cores
 from ..forks import serial_only
 from .codegen import STRIDED, UNIT, ZERO
 from .layout import GroupLayout
@@ -42,6 +42,14 @@ class KernelDeclined(InterpreterError):
 # runs small products on one BLAS thread by the same rule, and it cannot import this module
 # (this module's imports would join the compiled-code cache digest).
 SERIAL_WORK_NS = blas.SERIAL_WORK_NS
+# With every thread a kernel would start having a core that other processes left idle
+# (``cores.spare_cores``, measured at most every quarter second), a parallel call costs its
+# launch (~10-20 us), not a wait for a core, and kernels from this much work run in parallel.
+# Estimated work runs 2-6x over the vectorised kernels' time; at about this much, two threads
+# took float32 neg (2^18 elements) 56 -> 37 us, exp (2^17) 54 -> 36 us, pow (2^16) 90 -> 58 us
+# (wall medians of 41, load ~4); at 2^14-2^15 elements they gained nothing. A wrong reading
+# (a process takes the core just after a sample) costs the stalls of at most one sample period.
+FREE_WORK_NS = 250_000
 _MIN_BLOCK = 2048
 
 
@@ -50,9 +58,10 @@ _threads: list[int] = []        # the setting, once read from FUSEJIT_NUM_THREAD
 
 def set_num_threads(n: int) -> None:
     """Run fused kernels and BLAS products on at most ``n`` threads (1: always the serial
-    kernel, products on one BLAS thread). The default is Numba's thread count, or
-    ``$FUSEJIT_NUM_THREADS`` when set. Numba's setting is per calling thread: this sets it for
-    the thread that calls here; the products' limit is process-wide (``blas.max_threads``)."""
+    kernel, products on one BLAS thread). The default is Numba's thread count (fewer under a
+    cgroup CPU quota), or ``$FUSEJIT_NUM_THREADS`` when set; which calls use them:
+    ``Plan.launch``. Numba's setting is per calling thread: this sets it for the thread that
+    calls here; the products' limit is process-wide (``blas.max_threads``)."""
     if isinstance(n, bool) or not isinstance(n, int) or \
             not 1 <= n <= numba.config.NUMBA_NUM_THREADS:
         raise FusejitError(f"set_num_threads: n must be an int from 1 to "
@@ -62,8 +71,23 @@ def set_num_threads(n: int) -> None:
     _threads[:] = [n]
 
 
+def free_work_ns(threads: int) -> float:
+    """The work (ns of one core) from which a kernel of ``threads`` threads runs in parallel
+    now: ``FREE_WORK_NS`` while each of its threads beyond the caller's has a free core, else
+    ``SERIAL_WORK_NS`` (the other processes' threads would make it wait)."""
+    if threads > 1 and int(cores.spare_cores() + 0.5) + 1 >= threads:
+        return min(FREE_WORK_NS, SERIAL_WORK_NS)
+    return SERIAL_WORK_NS
+
+
+def parallel_now(work: float, threads: int) -> bool:
+    """Does a call of ``work`` (ns of one core) run in parallel now by the free-core rule?"""
+    return work >= free_work_ns(threads) and not serial_only()
+
+
 def num_threads() -> int:
-    """The number of threads fused kernels may use."""
+    """The number of threads fused kernels may use: ``set_num_threads``'s, else
+    ``$FUSEJIT_NUM_THREADS``, else Numba's count (no more than a cgroup CPU quota allows)."""
     if not _threads:
         text = os.environ.get("FUSEJIT_NUM_THREADS", "").strip()
         if text:
@@ -72,29 +96,47 @@ def num_threads() -> int:
             except ValueError:
                 raise FusejitError(f"FUSEJIT_NUM_THREADS must be an int, got {text!r}") \
                     from None
+        elif numba.get_num_threads() > cores.quota_threads():
+            set_num_threads(cores.quota_threads())
         else:
             _threads[:] = [numba.get_num_threads()]
     return _threads[0]
 
 
 class Plan:
-    """Everything a call needs besides the data: meta, output shapes, which kernel to run."""
+    """Everything a call needs besides the data: meta, output shapes, which kernel to run.
 
-    __slots__ = ("meta", "classes", "out_shapes", "numel", "_serial", "rank")
+    ``meta`` and ``serial`` follow the busy-machine rule (``SERIAL_WORK_NS``); ``launch`` also
+    takes the free-core rule, for which ``free_meta`` holds the parallel split (None where that
+    rule gives the same choice)."""
 
-    def __init__(self, meta, classes, out_shapes, numel, serial, rank):
+    __slots__ = ("meta", "classes", "out_shapes", "numel", "_serial", "rank", "work",
+                 "threads", "free_meta")
+
+    def __init__(self, meta, classes, out_shapes, numel, serial, rank, work=0.0, threads=1,
+                 free_meta=None):
         self.meta = meta
         self.classes = classes
         self.out_shapes = out_shapes
         self.numel = numel
         self._serial = serial
         self.rank = rank
+        self.work = work
+        self.threads = threads
+        self.free_meta = free_meta
 
     @property
     def serial(self) -> bool:
-        """Run the serial kernel: a small call, or any call in a child forked from a process
-        whose threading layer does not survive a fork (``runtime.forks``)."""
+        """Run the serial kernel by the busy rule: a call under ``SERIAL_WORK_NS`` of work, or
+        any call in a child forked from a process whose threading layer does not survive a fork
+        (``runtime.forks``). The native loop binds by this rule: its binding is for good."""
         return self._serial or serial_only()
+
+    def launch(self) -> tuple[bool, np.ndarray]:
+        """(run the serial kernel?, the meta to run it with) for a call now."""
+        if self.free_meta is not None and parallel_now(self.work, self.threads):
+            return False, self.free_meta
+        return self.serial, self.meta
 
 
 def _contiguous_strides(shape: tuple[int, ...]) -> list[int]:
@@ -180,12 +222,26 @@ def make_plan(layout: GroupLayout, shapes: list[tuple[int, ...]],
         inner = st[-1]
         classes.append(UNIT if cols == 1 or inner == 1 else ZERO if inner == 0 else STRIDED)
     threads = num_threads()
-    serial = threads == 1 or numel * element_cost(layout) < SERIAL_WORK_NS
-    if serial:
-        n_blocks = 1
-    else:
-        want = 4 * threads
-        n_blocks = max(1, min(-(-want // rows), -(-cols // _MIN_BLOCK)))
+    work = numel * element_cost(layout)
+    serial = threads == 1 or work < SERIAL_WORK_NS
+    meta = _meta(rows, cols, 1 if serial else _blocks(threads, rows, cols), sizes, offsets,
+                 operand_strides)
+    free_meta = None
+    if serial and threads > 1 and work >= min(FREE_WORK_NS, SERIAL_WORK_NS):
+        free_meta = _meta(rows, cols, _blocks(threads, rows, cols), sizes, offsets,
+                          operand_strides)
+    return Plan(meta, tuple(classes), out_shapes, numel, serial, kernel_rank, work, threads,
+                free_meta)
+
+
+def _blocks(threads: int, rows: int, cols: int) -> int:
+    """Column blocks a row is cut into for a parallel kernel: a few tiles a thread."""
+    return max(1, min(-(-4 * threads // rows), -(-cols // _MIN_BLOCK)))
+
+
+def _meta(rows: int, cols: int, n_blocks: int, sizes: list[int], offsets: list[int],
+          operand_strides: list[list[int]]) -> np.ndarray:
+    """The kernel's ``meta`` array (the module docstring shows one)."""
     block = -(-cols // n_blocks) if cols else 1
     n_blocks = -(-cols // block) if cols else 1
     meta = [rows * n_blocks, cols, block, n_blocks] + sizes[:-1]
@@ -193,8 +249,7 @@ def make_plan(layout: GroupLayout, shapes: list[tuple[int, ...]],
         meta.append(offset)
         meta.extend(st)
     # Writable, like the row slice the native entry passes: one compiled signature serves both.
-    array = np.array(meta, dtype=np.int64)
-    return Plan(array, tuple(classes), out_shapes, numel, serial, kernel_rank)
+    return np.array(meta, dtype=np.int64)
 
 
 def _views(layout: GroupLayout, shapes, strides) -> list[tuple[tuple[int, ...], list[int], int]]:

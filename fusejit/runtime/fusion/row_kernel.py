@@ -26,6 +26,7 @@ from ...ir.constants import constant_value
 from ...ir.graph import Graph, Node
 from ...ir.symbols import aten, prim
 from ...ir.types import TensorType
+from ..forks import serial_only
 from . import plan as plans
 from .cache import load_module, reload_module
 from .codegen import STRIDED, UNIT, ZERO, ArgSpec
@@ -42,18 +43,30 @@ _COST_PER_PASS = 1.0
 
 class _RowPlan:
     __slots__ = ("n", "rows", "bases", "steps", "classes", "out_shapes", "serial", "linear",
-                 "block")
+                 "block", "work", "threads", "free_block")
 
-    def __init__(self, n, rows, bases, steps, classes, out_shapes, serial, linear, block=0):
+    def __init__(self, n, rows, bases, steps, classes, out_shapes, serial, linear, block=0,
+                 work=0.0, threads=1, free_block=None):
         self.linear = linear
         self.block = block              # columns per block (column kernels)
+        self.work = work
+        self.threads = threads
+        # (the block of a parallel call by the free-core rule, None where that rule makes the
+        # busy rule's choice: plan.Plan)
+        self.free_block = free_block
         self.n = n
         self.rows = rows
         self.bases = bases
         self.steps = steps
         self.classes = classes
         self.out_shapes = out_shapes
-        self.serial = serial
+        self.serial = serial     # (by the busy rule)
+
+    def launch(self) -> tuple[bool, int]:
+        """(run the serial kernel?, columns per block) for a call now (``plan.Plan.launch``)."""
+        if self.free_block is not None and plans.parallel_now(self.work, self.threads):
+            return False, self.free_block
+        return self.serial or serial_only(), self.block
 
 
 def _view_shape(node: Node, shape: tuple) -> tuple:
@@ -172,18 +185,29 @@ class RowKernel:
         work = rows * n * group.passes * _COST_PER_PASS
         threads = plans.num_threads()
         serial = threads == 1 or work < plans.SERIAL_WORK_NS
-        block = 0
-        if group.axis == "column":
-            # Wide blocks: each row of a block is one short loop, whose overhead dominated
-            # at 64 columns (col std of 1024 x 1024 float32: 2.5 ms at 64, 1.6 at 1024,
-            # NumPy 2.4); threads want a few blocks each.
-            want = n if serial else -(-n // (4 * threads))
-            block = min(COLUMN_BLOCK, max(64, -(-want // 64) * 64))
-            serial = serial or block >= n
-        elif rows == 1:
-            serial = True
+        block = self._block(n, rows, serial, threads)
+        serial = serial or self._one_piece(n, rows, block)
+        free_block = None
+        if serial and threads > 1 and work >= min(plans.FREE_WORK_NS, plans.SERIAL_WORK_NS):
+            free_block = self._block(n, rows, False, threads)
+            if self._one_piece(n, rows, free_block):
+                free_block = None
         return _RowPlan(n, rows, bases.reshape(len(shapes), -1), steps, tuple(classes),
-                        out_shapes, serial, linear, block)
+                        out_shapes, serial, linear, block, work, threads, free_block)
+
+    def _block(self, n: int, rows: int, serial: bool, threads: int) -> int:
+        """Columns per block of a column kernel (0 for row kernels)."""
+        if self.group.axis != "column":
+            return 0
+        # Wide blocks: each row of a block is one short loop, whose overhead dominated at 64
+        # columns (col std of 1024 x 1024 float32: 2.5 ms at 64, 1.6 at 1024, NumPy 2.4);
+        # threads want a few blocks each.
+        want = n if serial else -(-n // (4 * threads))
+        return min(COLUMN_BLOCK, max(64, -(-want // 64) * 64))
+
+    def _one_piece(self, n: int, rows: int, block: int) -> bool:
+        """Is there only one piece for threads to share (one row; one block of columns)?"""
+        return block >= n if self.group.axis == "column" else rows == 1
 
     def _variant(self, specs: list[ArgSpec], plan: _RowPlan) -> tuple:
         key = (tuple(s.key() for s in specs), plan.classes, plan.linear)
@@ -207,13 +231,14 @@ class RowKernel:
         source, module, out_dtypes = self._variant(specs, plan)
         outs = [take(shape, dtype) for shape, dtype in zip(plan.out_shapes, out_dtypes)]
         status = np.zeros(1, np.int64)
+        serial, block = plan.launch()
         if self.group.axis == "row":
             sizes: tuple = (plan.n, plan.rows)
         else:   # rows to reduce over, columns, columns per block, blocks
-            sizes = (plan.rows, plan.n, plan.block, -(-plan.n // plan.block))
+            sizes = (plan.rows, plan.n, block, -(-plan.n // block))
         args = (*sizes, plan.bases, plan.steps, *flats, *scalars,
                 *[o.reshape(-1) for o in outs], status)
-        name = "kernel_serial" if plan.serial else "kernel_parallel"
+        name = "kernel_serial" if serial else "kernel_parallel"
         fn = getattr(module, name)
         if not fn.overloads:
             ensure_compiled(source, fn, tuple(fn.typeof_pyval(a) for a in args))

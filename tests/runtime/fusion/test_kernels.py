@@ -8,6 +8,7 @@ import pytest
 
 import fusejit
 from fusejit.errors import InterpreterError, IRError
+from fusejit.runtime import cores
 from fusejit.runtime.fusion import FusedKernel
 from fusejit.runtime.fusion import plan as plans
 
@@ -73,8 +74,16 @@ def test_parallel_path(layout, monkeypatch):
 
 
 def test_one_dim_input_is_split_into_tiles(monkeypatch):
-    monkeypatch.setattr(plans, "SERIAL_WORK_NS", 0)      # (tiles are the parallel kernel's)
+    """Tiles are the parallel kernel's; here by the free-core rule (plan.Plan.launch): ~1 ms
+    of work, under the busy rule's SERIAL_WORK_NS, with the other core taken as free."""
+    for name, value in (("_assumed", [1.0]), ("_taken", [0.0]), ("_free", [0.0])):
+        monkeypatch.setattr(cores, name, value)            # (put back after the test)
+    monkeypatch.setattr(plans, "FREE_WORK_NS", 0)
     x = np.linspace(-3, 3, 200_003, dtype=np.float32).reshape(1, -1)
+    if plans.num_threads() > 1:
+        plan = plans.make_plan(FusedKernel(fusejit.parse_ir(CHAIN)).layout, [x.shape] * 2,
+                               [(x.size, 1)] * 2)
+        assert plan.serial and plan.launch()[1][3] > 1    # (meta[3]: blocks of the row)
     _check(CHAIN, x, x[:, ::-1])          # a negative stride is copied first
 
 

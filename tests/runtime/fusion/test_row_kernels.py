@@ -10,7 +10,7 @@ import pytest
 import fusejit
 from fusejit.examples import layer_norm, log_sum_exp, softmax
 from fusejit.ir.symbols import prim
-from fusejit.runtime import executor
+from fusejit.runtime import cores, executor
 from fusejit.runtime.fusion import plan as plans
 from fusejit.runtime.fusion.row_kernel import RowKernel
 
@@ -213,13 +213,18 @@ def test_columns_match_numpy(layout, dtype, kernels_only):
 
 
 def test_column_parallel_kernel(monkeypatch, kernels_only):
-    monkeypatch.setattr(plans, "SERIAL_WORK_NS", 0)
+    """The parallel column kernel, here by the free-core rule (``_RowPlan.launch``): serial by
+    the busy rule, parallel in blocks of 64 columns with the other core taken as free."""
+    for name, value in (("_assumed", [1.0]), ("_taken", [0.0]), ("_free", [0.0])):
+        monkeypatch.setattr(cores, name, value)            # (put back after the test)
+    monkeypatch.setattr(plans, "FREE_WORK_NS", 0)
     rng = np.random.default_rng(7)
     x = rng.standard_normal((40, 200)).astype(np.float32)
     fused = fusejit.compile(fusejit.script(standardize), fuse=True, reductions=True)
     (group,) = [n for n in fused.graph_for(x).nodes() if n.kind == prim.ColumnReductionGroup]
     kernel = RowKernel(group)
-    assert not kernel._prepare((x,))[3].serial
+    plan = kernel._prepare((x,))[3]
+    assert plan.serial and plan.launch() == (False, 64)
     _rel_close(kernel(x)[0], standardize(x), np.float32)
 
 

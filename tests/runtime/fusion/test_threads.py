@@ -1,5 +1,7 @@
-"""The serial/parallel choice by work (elements x estimated cost), ``fusejit.set_num_threads``
-and ``$FUSEJIT_NUM_THREADS``. Plans only: no kernel is compiled here."""
+"""The serial/parallel choice by work (elements x estimated cost) and free cores (the
+measurement injected: ``cores.assume_free_cores``, fake ``/proc/stat`` readings, fake cgroup
+files), ``fusejit.set_num_threads``, ``$FUSEJIT_NUM_THREADS`` and ``$FUSEJIT_FREE_CORES``.
+Plans only: no kernel is compiled here."""
 
 from __future__ import annotations
 
@@ -7,7 +9,7 @@ import numba
 import pytest
 
 import fusejit
-from fusejit.runtime import blas
+from fusejit.runtime import blas, cores
 from fusejit.runtime.fusion import plan as plans
 from fusejit.runtime.fusion.layout import analyse
 
@@ -61,3 +63,115 @@ def test_environment_variable(monkeypatch, restore_threads):
     plans._threads[:] = []
     with pytest.raises(fusejit.FusejitError, match="FUSEJIT_NUM_THREADS"):
         plans.num_threads()
+
+
+@pytest.fixture
+def free_cores():
+    """Sets the free-core measurement for the test (``cores.assume_free_cores``), restores it."""
+    saved = list(cores._assumed)
+    yield cores.assume_free_cores
+    cores.assume_free_cores(None)
+    cores._assumed[:] = saved
+
+
+def test_free_core_rule_lowers_the_parallel_threshold(restore_threads, free_cores):
+    """With the other core free a kernel of FREE_WORK_NS runs in parallel, cut into tiles; busy,
+    it stays serial until SERIAL_WORK_NS; tiny kernels and one thread are serial either way."""
+    if numba.config.NUMBA_NUM_THREADS < 2:
+        pytest.skip("one thread only")
+    fusejit.set_num_threads(2)
+    layout = _layout("neg")
+    n = 2_000_000                            # ~1.4 ms of work: over FREE_WORK_NS, under serial
+    plan = plans.make_plan(layout, [(n,)], [(1,)])
+    assert plans.FREE_WORK_NS <= plan.work < plans.SERIAL_WORK_NS
+    free_cores(1.0)
+    serial, meta = plan.launch()
+    assert not serial and meta[3] > 1        # (meta[3]: column blocks, a few per thread)
+    assert meta[0] * meta[2] >= n            # (the tiles cover the row)
+    free_cores(0.3)                          # (less than half a core: busy)
+    assert plan.launch() == (True, plan.meta) and plan.meta[3] == 1
+    free_cores(1.0)
+    assert plans.make_plan(layout, [(1000,)], [(1,)]).launch()[0]
+    fusejit.set_num_threads(1)
+    assert plans.make_plan(layout, [(n,)], [(1,)]).launch()[0]
+
+
+def test_free_core_rule_wants_a_core_for_every_thread(restore_threads, free_cores,
+                                                      monkeypatch):
+    """A kernel of 4 threads takes the low threshold only with 3 cores free (the 4th thread
+    would wait for a busy core, the floor the busy rule avoids)."""
+    monkeypatch.setattr(numba.config, "NUMBA_NUM_THREADS", 4)
+    free_cores(2.0)
+    assert plans.free_work_ns(4) == plans.SERIAL_WORK_NS
+    assert plans.free_work_ns(3) == plans.FREE_WORK_NS
+    free_cores(3.0)
+    assert plans.free_work_ns(4) == plans.FREE_WORK_NS
+    assert plans.free_work_ns(1) == plans.SERIAL_WORK_NS
+
+
+def test_free_cores_counts_other_processes_and_the_quota(monkeypatch):
+    """free = usable cores - 1 - (busy time of the cores less this process's CPU time) / time;
+    a cgroup quota lowers the usable cores."""
+    clock = {"now": 100.0, "own": 5.0, "busy": 0}
+
+    class FakeTime:
+        monotonic = staticmethod(lambda: clock["now"])
+        process_time = staticmethod(lambda: clock["own"])
+
+    monkeypatch.setattr(cores, "time", FakeTime)
+    monkeypatch.setattr(cores, "_busy_ticks", lambda: clock["busy"])
+    monkeypatch.setattr(cores, "_sample", [0.0, 0.0, 0.0])
+    for usable, want in ((4.0, 1.0), (2.0, 0.0), (3.5, 0.5)):
+        monkeypatch.setattr(cores, "_usable", [usable])
+        assert cores.free_cores() is None     # (a first sample, or no time since: nothing)
+        # one second: the cores were busy 2.5 s in all, 0.5 s of it this process's
+        clock["now"] += 1.0
+        clock["own"] += 0.5
+        clock["busy"] += int(round(2.5 / cores._TICK_S))
+        assert cores.free_cores() == pytest.approx(want)
+
+
+@pytest.mark.parametrize("files,want", [
+    ({"cpu.max": "max 100000\n"}, None),
+    ({"cpu.max": "150000 100000\n"}, 1.5),
+    ({"cpu.max": "max 100000\n", "a/cpu.max": "300000 100000\n",
+      "a/b/cpu.max": "400000 100000\n"}, 3.0),           # (the lowest on the path)
+    ({"cpu/cpu.cfs_quota_us": "-1\n", "cpu/cpu.cfs_period_us": "100000\n"}, None),
+    ({"cpu/a/b/cpu.cfs_quota_us": "50000\n", "cpu/a/b/cpu.cfs_period_us": "100000\n"}, 0.5),
+    ({}, None),
+])
+def test_cgroup_quota(tmp_path, files, want):
+    v2 = "cpu.max" in "".join(files)
+    root = tmp_path / "cgroup"
+    (root / ("" if v2 else "cpu")).mkdir(parents=True)
+    if v2:
+        (root / "cgroup.controllers").write_text("cpu memory\n")
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    membership = tmp_path / "self_cgroup"
+    membership.write_text("0::/a/b\n" if v2 else "4:memory:/x\n1:cpu:/a/b\n0::/\n")
+    assert cores.quota_cores(root, membership) == want
+
+
+def test_quota_caps_the_default_thread_count(monkeypatch, restore_threads):
+    monkeypatch.delenv("FUSEJIT_NUM_THREADS", raising=False)
+    monkeypatch.setattr(cores, "_usable", [1.0])
+    plans._threads[:] = []
+    assert plans.num_threads() == 1 and blas.max_threads() == 1
+
+
+def test_free_cores_environment_variable(monkeypatch, free_cores):
+    """``$FUSEJIT_FREE_CORES`` is read at the first measurement; a bad value is an error
+    there (each time: nothing is taken from it)."""
+    free_cores(None)
+    cores._assumed[:] = []
+    monkeypatch.setenv("FUSEJIT_FREE_CORES", "1")
+    assert cores.spare_cores() == 1.0
+    for bad in ("many", "-1", "nan"):
+        free_cores(None)
+        cores._assumed[:] = []
+        monkeypatch.setenv("FUSEJIT_FREE_CORES", bad)
+        for _ in range(2):
+            with pytest.raises(fusejit.FusejitError, match="FUSEJIT_FREE_CORES"):
+                blas.refresh()
