@@ -158,7 +158,10 @@ class Region:
         shape = self.argument(shape)
         index = ", ".join(self.index)
         outs = [f"o{i}" for i in range(len(self.outputs))]
-        lines = ["@njit(cache=True, error_model=\"numpy\")",
+        # (no disk cache and no CPython wrapper of its own: only the stage function calls it,
+        # and the stage's cached code holds it. Each was a cached function of its own: its
+        # object code written out separately, and a wrapper boxing a tuple of arrays)
+        lines = ["@njit(error_model=\"numpy\", no_cpython_wrapper=True)",
                  f"def {fn}({', '.join(self.arguments.values())}):"]
         # (an offset LLVM cannot prove >= 0 keeps Numba's negative-index wraparound in the
         # loop, which then does not vectorise: the LSTM's forward took 4.0 ms, not 2.5)
