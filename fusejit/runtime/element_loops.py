@@ -105,11 +105,14 @@ class Region:
 
         if v22.shape == v13.shape and v5.shape == v13.shape[1:]:
             (v23, ) = _region1(v13.shape, v13, v22, v5)
-        else:
-            ... each node on its own, as without regions
+        else:   # (an operand broadcasts: the same function on broadcast copies)
+            shape2 = np.broadcast_shapes(v13.shape, v22.shape, v5.shape, )
+            (v23, ) = _region1(shape2, np.ascontiguousarray(np.broadcast_to(v13, shape2[0:])),
+                               ...)
 
     An operand that is a slice of an array along one dim (a chunk of the LSTM's gates) is
-    read from that array at an offset, so the function sees C-ordered arrays only."""
+    read from that array at an offset, so the function sees C-ordered arrays only (such a
+    region's fallback runs each node as NumPy's expression instead)."""
 
     def __init__(self, rank: int):
         self.rank = rank
