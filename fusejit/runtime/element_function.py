@@ -31,6 +31,7 @@ from ..ir.symbols import prim
 from ..ir.types import BoolType, FloatType, IntType, ListType, NoneType, TensorType
 from ..oplib.dtypes import result_type_from, scalar_dtype
 from .blas import numpy_blas, refresh
+from .element_helpers import import_line
 from .element_support import (
     _ARRAY_CALLS,
     _CONVERT,
@@ -407,79 +408,6 @@ def _cast(expr: str, dtype: np.dtype | None) -> str:
     return f"np.{dtype.name}({expr})" if dtype.name != "bool" else f"np.bool_({expr})"
 
 
-# Reductions over one axis of a 2-d array, for what Numba's NumPy lacks (fixed text). Over
-# axis 0 sums, maxima and minima run row by row, so that the inner loop reads one row and
-# vectorises (columns of a.T are strided: a lone x.max(axis=0) of 1024 x 1024 float32 would
-# run 6x slower than NumPy's); they take NumPy's order, its NaN rule and its ties
-# (np.maximum(a, b) is b where equal), so give its values.
-_AXIS_HELPERS = '''@njit(cache=True)
-def _sum0(a, zero):
-    out = np.full(a.shape[1], zero)
-    for i in range(a.shape[0]):
-        row = a[i]
-        for j in range(a.shape[1]):
-            out[j] += row[j]
-    return out
-
-
-''' + "".join(f'''@njit(cache=True)
-def _{fn}0(a):
-    if a.shape[0] == 0:
-        raise ValueError("zero-size array to a reduction which has no identity")
-    out = a[0].copy()
-    for i in range(1, a.shape[0]):
-        row = a[i]
-        for j in range(a.shape[1]):
-            o = out[j]
-            t = o if o {op} row[j] else row[j]
-            out[j] = o if o != o else t
-    return out
-
-
-''' for fn, op in (("max", ">"), ("min", "<"))) + "".join(f'''@njit(cache=True)
-def _{fn}2(a, axis):
-    if axis == 0:
-        return _{fn}0(a)
-    out = np.empty(a.shape[0], a.dtype)
-    for i in range(a.shape[0]):
-        out[i] = np.{fn}(a[i])
-    return out
-
-
-''' for fn in ("max", "min")) + "".join(f'''@njit(cache=True)
-def _{fn}2(a, axis):
-    b = a if axis == 1 else a.T
-    out = np.empty(b.shape[0], np.int64)
-    for i in range(b.shape[0]):
-        out[i] = np.{fn}(b[i])
-    return out
-
-
-''' for fn in ("argmax", "argmin")) + "".join(f'''@njit(cache=True)
-def _{fn}2(a, axis, ddof):
-    b = a if axis == 1 else a.T
-    out = np.empty(b.shape[0], np.float64)
-    n = b.shape[1]
-    for i in range(b.shape[0]):
-        row = b[i].astype(np.float64)
-        out[i] = {"np.sqrt" if fn == "std" else ""}(np.var(row) * n / (n - ddof))
-    return out
-
-
-''' for fn in ("var", "std"))
-
-
-_LIST_HELPERS = """@njit(cache=True)
-def _stack_list(items):
-    out = np.empty((len(items),) + items[0].shape, items[0].dtype)
-    for i in range(len(items)):
-        out[i] = items[i]
-    return out
-
-
-"""
-
-
 # The products of NumPy's BLAS by the operands' ranks (``blas``; rank 1 or 2, see _supported).
 _PRODUCTS = {(2, 2): "_blas.mm", (2, 1): "_blas.mv", (1, 2): "_blas.vm", (1, 1): "_blas.dot"}
 
@@ -495,7 +423,7 @@ def element_source(graph: Graph) -> str:
     """The module source whose ``element_fn`` computes ``graph``."""
     return function_source(_ElementWriter(), graph, "element_fn",
                            "import numpy as np\n" + blas_import(graph) + _PRELUDE
-                           + _AXIS_HELPERS + _LIST_HELPERS,
+                           + import_line() + "\n\n",
                            "@njit(cache=True, boundscheck=True)\n")
 
 

@@ -105,11 +105,14 @@ class Region:
 
         if v22.shape == v13.shape and v5.shape == v13.shape[1:]:
             (v23, ) = _region1(v13.shape, v13, v22, v5)
-        else:
-            ... each node on its own, as without regions
+        else:   # (an operand broadcasts: the same function on broadcast copies)
+            shape2 = np.broadcast_shapes(v13.shape, v22.shape, v5.shape, )
+            (v23, ) = _region1(shape2, np.ascontiguousarray(np.broadcast_to(v13, shape2[0:])),
+                               ...)
 
     An operand that is a slice of an array along one dim (a chunk of the LSTM's gates) is
-    read from that array at an offset, so the function sees C-ordered arrays only."""
+    read from that array at an offset, so the function sees C-ordered arrays only (such a
+    region's fallback runs each node as NumPy's expression instead)."""
 
     def __init__(self, rank: int):
         self.rank = rank
@@ -158,7 +161,10 @@ class Region:
         shape = self.argument(shape)
         index = ", ".join(self.index)
         outs = [f"o{i}" for i in range(len(self.outputs))]
-        lines = ["@njit(cache=True, error_model=\"numpy\")",
+        # (no disk cache and no CPython wrapper of its own: only the stage function calls it,
+        # and the stage's cached code holds it. Each was a cached function of its own: its
+        # object code written out separately, and a wrapper boxing a tuple of arrays)
+        lines = ["@njit(error_model=\"numpy\", no_cpython_wrapper=True)",
                  f"def {fn}({', '.join(self.arguments.values())}):"]
         # (an offset LLVM cannot prove >= 0 keeps Numba's negative-index wraparound in the
         # loop, which then does not vectorise: the LSTM's forward took 4.0 ms, not 2.5)

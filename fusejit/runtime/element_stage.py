@@ -27,10 +27,11 @@ from typing import Any
 import numpy as np
 
 from ..ir.graph import Block, Graph, Node, Value
-from ..ir.symbols import aten, prim
+from ..ir.symbols import prim
 from ..ir.types import FloatType, IntType, ListType, NoneType, TensorType, TupleType
 from .blas import numpy_blas
-from .element_function import _AXIS_HELPERS, _LIST_HELPERS, _cast, _ElementWriter, blas_import
+from .element_function import _cast, _ElementWriter, blas_import
+from .element_helpers import FAST_MAPS, MATH_IMPORTS, import_line, map_name
 from .element_loops import LOOP_KINDS, Elements, Region
 from .element_support import (
     _INPLACE,
@@ -42,16 +43,13 @@ from .element_support import (
     _supported,
     written_arguments,
 )
-from .fusion.templates import fast_name, math_imports, math_modules
+from .fusion.templates import fast_name
 from .scalar_function import _PRELUDE, function_source
 
 # The ops this writer adds (each checked by _stage_op).
 _STAGE_OPS = frozenset({"sigmoid", "relu", "zeros_like", "expand", "transpose",
                         "_grad_sum_to_size"})
 _MAX_RANK = 4
-# Unary maps on arrays written as loops over the kernels' vectorisable forms (``fast_name``):
-# Numba's np.tanh calls libm element by element, ~10x NumPy's own SIMD loops.
-_FAST_MAPS = ("exp", "log", "tanh", "sigmoid", "expm1", "log1p")
 
 
 def _tuple_list(value: Value) -> bool:
@@ -130,6 +128,7 @@ class _StageWriter(_ElementWriter):
         self.members: set[Node] = set()      # nodes computed in a Region
         self.joined: set[Node] = set()       # the cats a Region computes (_joined)
         self.helpers: list[str] = []         # the Regions' functions
+        self.plain = False                   # writing a Region's fallback: no loop nests
 
     def assign(self, out: Value, expr: str, depth: int) -> None:
         node = out.node
@@ -215,16 +214,38 @@ class _StageWriter(_ElementWriter):
             return True
         self.emit(depth, f"if {' and '.join(checks)}:")
         self.emit(depth + 1, call)
+        # The fallback runs only when an operand broadcasts over a dim of size 1. It was each
+        # node as a loop nest behind a shape check with a NumPy expression behind that: about
+        # two thirds of the compile time of an LSTM's stages (31 against 9.6 CPU-seconds with
+        # no fallback at all, loaded). Now the operands are broadcast (copied, C-ordered) and
+        # the same function runs on them, compiled once; a region reading chunks at an offset
+        # runs each node as NumPy's expression instead.
+        if not region.starts:
+            shape = self.fresh("shape")
+            self.emit(depth, "else:   # (broadcasting over a dim of size 1: operands copied)")
+            self.emit(depth + 1, f"{shape} = np.broadcast_shapes("
+                                 f"{''.join(f'{name}.shape, ' for name in arrays)})")
+            args = [f"np.ascontiguousarray(np.broadcast_to({text}, "
+                    f"{shape}[{rank - arrays[text]}:]))" if text in arrays
+                    else shape if text == f"{full}.shape" else text for text in region.arguments]
+            self.emit(depth + 1, f"({names}) = {fn}({', '.join(args)})")
+            return True
         self.emit(depth, "else:   # (broadcasting over a dim of size 1: node by node)")
-        for node in run:
-            self.node(node, depth + 1)
-        if cat is not None:
-            self._cat(cat, cat.output(), depth + 1)
+        self.plain = True
+        try:
+            for node in run:
+                self.node(node, depth + 1)
+            if cat is not None:
+                self._cat(cat, cat.output(), depth + 1)
+        finally:
+            self.plain = False
         return True
 
     def _loops(self, node: Node) -> bool:
         """Is ``node`` written as a loop over its output's elements (``element_loops``)?"""
         out = node.outputs[0] if node.outputs else None
+        if self.plain:
+            return False
         if node.kind == "aten::type_as":
             return self._masks(node.input(0).node)
         return node.kind in LOOP_KINDS and out is not None and not (
@@ -235,7 +256,7 @@ class _StageWriter(_ElementWriter):
         block? Both are written into the reader's loop (a bool element, cast by the store)."""
         out = node.outputs[0] if node.outputs else None
         reader = out.uses[0].user if out is not None and len(out.uses) == 1 else None
-        return self.pure and node.kind == "aten::gt" and reader is not None \
+        return self.pure and not self.plain and node.kind == "aten::gt" and reader is not None \
             and reader.kind == "aten::type_as" and reader.input(0) is out \
             and reader.owning_block is node.owning_block and _rank(out) == _rank(
                 reader.output()) and _elementwise(reader, reader.output()) \
@@ -299,9 +320,9 @@ class _StageWriter(_ElementWriter):
             super().node(node, depth)
 
     def _arithmetic(self, node: Node, out: Value, depth: int) -> None:
-        if node.kind.name in _FAST_MAPS and _rank(out) != 0 and _dtype(out) == _dtype(
+        if node.kind.name in FAST_MAPS and _rank(out) != 0 and _dtype(out) == _dtype(
                 node.input(0)):
-            self.assign(out, f"{_map_name(node.kind.name, _dtype(out))}("
+            self.assign(out, f"{map_name(node.kind.name, _dtype(out))}("
                              f"{self.name(node.input(0))})", depth)
         else:
             super()._arithmetic(node, out, depth)
@@ -399,10 +420,10 @@ def _accumulates(node: Node) -> bool:
 
 def _pointwise(node: Node) -> tuple[int, np.dtype] | None:
     """(rank, dtype) of a node a ``Region`` computes: an add/sub/mul/neg or a map of
-    ``_FAST_MAPS`` with a float array result, whose operands are arrays of that dtype and of
+    ``FAST_MAPS`` with a float array result, whose operands are arrays of that dtype and of
     no higher rank, 0-d values or numbers; None for other nodes."""
     kind = node.kind
-    if not (kind in _REGION_KINDS or kind.ns == "aten" and kind.name in _FAST_MAPS
+    if not (kind in _REGION_KINDS or kind.ns == "aten" and kind.name in FAST_MAPS
             and len(node.inputs) == 1) or len(node.outputs) != 1:
         return None
     if kind == "aten::add" and _accumulates(node) or kind in ("aten::add", "aten::sub") and (
@@ -459,7 +480,7 @@ def _element_expression(node: Node, args: list[str], dtype: np.dtype) -> str:
     name = node.kind.name
     if name == "neg":
         return f"(-{args[0]})"
-    if name in _FAST_MAPS:
+    if name in FAST_MAPS:
         return f"{fast_name(node.kind, dtype)}({args[0]})"
     return f"({args[0]} {_SYMBOLS[name]} {args[1]})"
 
@@ -499,86 +520,13 @@ def _read_by_products_in_loops(value: Value) -> bool:
     return False
 
 
-def _sum_to_size_helper(rank_in: int, rank_out: int) -> str:
-    """``_grad_sum_to_size`` from rank ``rank_in`` to ``rank_out`` (PyTorch's ``sum_to``):
-    the leading dims summed away, then each dim the size has as 1 summed keeping it."""
-    lines = [f"@njit(cache=True)\ndef _sum_to_size_{rank_in}_{rank_out}(x, size):",
-             "    y0 = np.ascontiguousarray(x)"]
-    lead = rank_in - rank_out
-    for k in range(lead):   # (one name per rank: Numba types each variable once)
-        lines.append(f"    y{k + 1} = _sum0(y{k})")
-    lines.append(f"    z = np.ascontiguousarray(y{lead})")
-    if rank_out == 1:   # (a 1-d sum over its only axis is a number)
-        lines += ["    if size[0] == 1 and z.shape[0] != 1:",
-                  "        z = np.full(1, z.sum(), z.dtype)"]
-    for d in range(rank_out if rank_out > 1 else 0):
-        shape = "".join("1, " if k == d else f"z.shape[{k}], " for k in range(rank_out))
-        lines += [f"    if size[{d}] == 1 and z.shape[{d}] != 1:",
-                  f"        z = z.sum(axis={d}).reshape(({shape}))"]
-    return "\n".join(lines) + "\n    return z\n\n\n"
-
-
-def _map_name(kind: str, dtype: np.dtype) -> str:
-    return f"_map_{kind}_{dtype.name}"
-
-
-def _map_helper(kind: str, dtype: np.dtype) -> str:
-    """``kind`` of each element of an array, through its vectorisable form."""
-    fn = fast_name(getattr(aten, kind), dtype)
-    return f"""@njit(cache=True, error_model="numpy")
-def {_map_name(kind, dtype)}(x):
-    flat = np.ascontiguousarray(x).reshape(x.size)
-    out = np.empty(x.size, flat.dtype)
-    for i in range(x.size):
-        out[i] = {fn}(flat[i])
-    return out.reshape(x.shape)
-
-
-"""
-
-
-# The sum over axis 0, as a loop over rows that vectorises (Numba's sum(axis=) does not).
-_SUM0 = """@njit(cache=True, error_model="numpy")
-def _sum0(x):
-    out = np.zeros(x.shape[1:], x.dtype)
-    for i in range(x.shape[0]):
-        out += x[i]
-    return out
-
-
-"""
-
-# acc += x for C-ordered acc of x's shape, as one flat loop (Numba's += on arrays is a generic
-# broadcasting loop, several times slower here).
-_ACCUMULATE = """@njit(cache=True, error_model="numpy")
-def _accumulate(acc, x):
-    if acc.shape != x.shape:
-        raise ValueError("accumulating a gradient of another shape")
-    flat = acc.reshape(acc.size)
-    other = np.ascontiguousarray(x).reshape(x.size)
-    for i in range(flat.size):
-        flat[i] += other[i]
-
-
-"""
-
-_MAP_HELPERS = "".join(_map_helper(k, np.dtype(d)) for k in _FAST_MAPS
-                      for d in ("float32", "float64"))
-_STAGE_HELPERS = (
-    "from numba.typed import List\n"
-    + "".join(f"{line}\n" for line in math_imports(math_modules(_MAP_HELPERS))) + "\n\n"
-    + _SUM0 + _ACCUMULATE
-    + "".join(_sum_to_size_helper(i, o) for i in range(1, _MAX_RANK + 1)
-              for o in range(1, i + 1))
-    + _MAP_HELPERS)
-
-
 def stage_source(graph: Graph, name: str) -> str:
     """The module source whose function ``name`` computes ``graph``."""
     writer = _StageWriter(graph)
     source = function_source(writer, graph, name,
                              "import numpy as np\n" + blas_import(graph) + _PRELUDE
-                             + _AXIS_HELPERS + _LIST_HELPERS + _STAGE_HELPERS,
+                             + "from numba.typed import List\n" + MATH_IMPORTS + import_line()
+                             + "\n\n",
                              "@njit(cache=True, boundscheck=True)\n")
     return source + "\n\n" + "".join(writer.helpers)
 

@@ -1,0 +1,214 @@
+"""The fixed helper functions of generated element and stage modules, compiled once.
+
+``element_function`` and ``element_stage`` write a graph as a Numba function in a module of its
+own; what NumPy's Numba lacks (sums and extrema along an axis, ``_grad_sum_to_size``, maps over
+the kernels' vectorisable math, a list of arrays stacked) they call as helpers. The helpers'
+text used to be part of every generated module, so each stage compiled its own copy of each
+helper it called (and cached it again under its own file): in a process taking many first
+gradients, the same few helpers compiled dozens of times. They are now one module
+(``HELPERS_TEXT``, loaded through the kernel cache), whose functions generated modules import by
+name (``import_line``), so a helper compiles once per process and signature, and once per
+machine through Numba's disk cache.
+
+The import line carries the hash of ``HELPERS_TEXT``: a generated module's cached code links the
+helpers' code into its own, so a change to a helper must change the text (and the cache file) of
+every module that calls it.
+"""
+
+from __future__ import annotations
+
+import re
+import types
+
+import numpy as np
+
+from ..ir.symbols import aten
+from .fusion.templates import fast_name, math_imports, math_modules
+
+_MAX_RANK = 4
+# Unary maps on arrays written as loops over the kernels' vectorisable forms (``fast_name``):
+# Numba's np.tanh calls libm element by element, ~10x NumPy's own SIMD loops.
+FAST_MAPS = ("exp", "log", "tanh", "sigmoid", "expm1", "log1p")
+
+
+# Reductions over one axis of a 2-d array, for what Numba's NumPy lacks (fixed text). Over
+# axis 0 sums, maxima and minima run row by row, so that the inner loop reads one row and
+# vectorises (columns of a.T are strided: a lone x.max(axis=0) of 1024 x 1024 float32 would
+# run 6x slower than NumPy's); they take NumPy's order, its NaN rule and its ties
+# (np.maximum(a, b) is b where equal), so give its values.
+_AXIS_HELPERS = '''@njit(cache=True)
+def _sum0(a, zero):
+    out = np.full(a.shape[1], zero)
+    for i in range(a.shape[0]):
+        row = a[i]
+        for j in range(a.shape[1]):
+            out[j] += row[j]
+    return out
+
+
+''' + "".join(f'''@njit(cache=True)
+def _{fn}0(a):
+    if a.shape[0] == 0:
+        raise ValueError("zero-size array to a reduction which has no identity")
+    out = a[0].copy()
+    for i in range(1, a.shape[0]):
+        row = a[i]
+        for j in range(a.shape[1]):
+            o = out[j]
+            t = o if o {op} row[j] else row[j]
+            out[j] = o if o != o else t
+    return out
+
+
+''' for fn, op in (("max", ">"), ("min", "<"))) + "".join(f'''@njit(cache=True)
+def _{fn}2(a, axis):
+    if axis == 0:
+        return _{fn}0(a)
+    out = np.empty(a.shape[0], a.dtype)
+    for i in range(a.shape[0]):
+        out[i] = np.{fn}(a[i])
+    return out
+
+
+''' for fn in ("max", "min")) + "".join(f'''@njit(cache=True)
+def _{fn}2(a, axis):
+    b = a if axis == 1 else a.T
+    out = np.empty(b.shape[0], np.int64)
+    for i in range(b.shape[0]):
+        out[i] = np.{fn}(b[i])
+    return out
+
+
+''' for fn in ("argmax", "argmin")) + "".join(f'''@njit(cache=True)
+def _{fn}2(a, axis, ddof):
+    b = a if axis == 1 else a.T
+    out = np.empty(b.shape[0], np.float64)
+    n = b.shape[1]
+    for i in range(b.shape[0]):
+        row = b[i].astype(np.float64)
+        out[i] = {"np.sqrt" if fn == "std" else ""}(np.var(row) * n / (n - ddof))
+    return out
+
+
+''' for fn in ("var", "std"))
+
+
+_LIST_HELPERS = """@njit(cache=True)
+def _stack_list(items):
+    out = np.empty((len(items),) + items[0].shape, items[0].dtype)
+    for i in range(len(items)):
+        out[i] = items[i]
+    return out
+
+
+"""
+
+
+def _sum_to_size_helper(rank_in: int, rank_out: int) -> str:
+    """``_grad_sum_to_size`` from rank ``rank_in`` to ``rank_out`` (PyTorch's ``sum_to``):
+    the leading dims summed away, then each dim the size has as 1 summed keeping it."""
+    lines = [f"@njit(cache=True)\ndef _sum_to_size_{rank_in}_{rank_out}(x, size):",
+             "    y0 = np.ascontiguousarray(x)"]
+    lead = rank_in - rank_out
+    for k in range(lead):   # (one name per rank: Numba types each variable once)
+        lines.append(f"    y{k + 1} = _sum_lead(y{k})")
+    lines.append(f"    z = np.ascontiguousarray(y{lead})")
+    if rank_out == 1:   # (a 1-d sum over its only axis is a number)
+        lines += ["    if size[0] == 1 and z.shape[0] != 1:",
+                  "        z = np.full(1, z.sum(), z.dtype)"]
+    for d in range(rank_out if rank_out > 1 else 0):
+        shape = "".join("1, " if k == d else f"z.shape[{k}], " for k in range(rank_out))
+        lines += [f"    if size[{d}] == 1 and z.shape[{d}] != 1:",
+                  f"        z = z.sum(axis={d}).reshape(({shape}))"]
+    return "\n".join(lines) + "\n    return z\n\n\n"
+
+
+def map_name(kind: str, dtype: np.dtype) -> str:
+    return f"_map_{kind}_{dtype.name}"
+
+
+def _map_helper(kind: str, dtype: np.dtype) -> str:
+    """``kind`` of each element of an array, through its vectorisable form."""
+    fn = fast_name(getattr(aten, kind), dtype)
+    return f"""@njit(cache=True, error_model="numpy")
+def {map_name(kind, dtype)}(x):
+    flat = np.ascontiguousarray(x).reshape(x.size)
+    out = np.empty(x.size, flat.dtype)
+    for i in range(x.size):
+        out[i] = {fn}(flat[i])
+    return out.reshape(x.shape)
+
+
+"""
+
+
+# The sum over axis 0 of any rank, as a loop over rows that vectorises (Numba's sum(axis=)
+# does not).
+_SUM_LEAD = """@njit(cache=True, error_model="numpy")
+def _sum_lead(x):
+    out = np.zeros(x.shape[1:], x.dtype)
+    for i in range(x.shape[0]):
+        out += x[i]
+    return out
+
+
+"""
+
+# acc += x for C-ordered acc of x's shape, as one flat loop (Numba's += on arrays is a generic
+# broadcasting loop, several times slower here).
+_ACCUMULATE = """@njit(cache=True, error_model="numpy")
+def _accumulate(acc, x):
+    if acc.shape != x.shape:
+        raise ValueError("accumulating a gradient of another shape")
+    flat = acc.reshape(acc.size)
+    other = np.ascontiguousarray(x).reshape(x.size)
+    for i in range(flat.size):
+        flat[i] += other[i]
+
+
+"""
+
+_MAP_HELPERS = "".join(_map_helper(k, np.dtype(d)) for k in FAST_MAPS
+                       for d in ("float32", "float64"))
+# The imports of the maps' math (stage modules import them too: their Regions call it)
+MATH_IMPORTS = "".join(f"{line}\n" for line in math_imports(math_modules(_MAP_HELPERS)))
+HELPERS_TEXT = (
+    "import numpy as np\nfrom numba import njit\n" + MATH_IMPORTS + "\n\n"
+    + _AXIS_HELPERS + _LIST_HELPERS + _SUM_LEAD + _ACCUMULATE
+    + "".join(_sum_to_size_helper(i, o) for i in range(1, _MAX_RANK + 1)
+              for o in range(1, i + 1))
+    + _MAP_HELPERS)
+NAMES = tuple(re.findall(r"^def (\w+)\(", HELPERS_TEXT, re.MULTILINE))
+
+
+_loaded: dict[str, types.ModuleType] = {}   # kernels directory -> the module
+
+
+def helpers_module() -> types.ModuleType:
+    """The module of ``HELPERS_TEXT`` for the current cache directory (held here, not only in
+    the kernel cache's LRU: its dispatchers keep what they compiled for the process)."""
+    from .fusion.cache import kernels_dir, load_module
+
+    key = str(kernels_dir())
+    if key not in _loaded:
+        _loaded[key] = load_module(HELPERS_TEXT)
+    return _loaded[key]
+
+
+def import_line() -> str:
+    """The line a generated module imports the helpers with (see the module's docstring)."""
+    from .fusion.cache import source_hash
+
+    return (f"from fusejit.runtime.element_helpers import {', '.join(NAMES)}"
+            f"  # helpers {source_hash(HELPERS_TEXT)}\n")
+
+
+def __getattr__(name: str):
+    """A helper's dispatcher, for ``import_line``'s import (PEP 562)."""
+    if name in NAMES:
+        return getattr(helpers_module(), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ = ["FAST_MAPS", "HELPERS_TEXT", "MATH_IMPORTS", "NAMES", "helpers_module", "import_line",
+           "map_name"]
