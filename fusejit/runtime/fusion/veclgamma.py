@@ -59,8 +59,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .inlining import NUMBA_INLINE
 from .vecmath import (
+    _BIG,
     _D,
     _F,
     _I,
@@ -110,7 +110,7 @@ ULPS = {"f32": 0.51, "f64": 24.0}
 ABS = {"f32": 1e-7, "f64": 1e-15}
 
 
-@njit(**NUMBA_INLINE)
+@njit(**_BIG)
 def _near_two(y):
     """lgamma(2 - y) for -0.27 <= y <= 0.27 (lgamma(1 + a) for a = 1 - y below 0.9)."""
     z = y * y
@@ -119,7 +119,7 @@ def _near_two(y):
     return (y * p1 + p2) - 0.5 * y
 
 
-@njit(**NUMBA_INLINE)
+@njit(**_BIG)
 def _near_tc(y):
     """lgamma(tc + y) for |y| <= 0.27."""
     z = y * y
@@ -130,7 +130,7 @@ def _near_tc(y):
     return _TF + (z * p1 - (_TT - w * (p2 + y * p3)))
 
 
-@njit(**NUMBA_INLINE)
+@njit(**_BIG)
 def _near_one(y):
     """lgamma(1 + y) for -0.77 <= y <= 0.24 (with the log term of the caller below 0.9)."""
     p1 = y * (_U[0] + y * (_U[1] + y * (_U[2] + y * (_U[3] + y * (_U[4] + y * _U[5])))))
@@ -138,7 +138,7 @@ def _near_one(y):
     return -0.5 * y + p1 / p2
 
 
-@njit(**NUMBA_INLINE)
+@njit(**_BIG)
 def _below_two(a):
     """lgamma(a) - (-log a if a <= 0.9 else 0) for 0 < a < 2: the polynomial part."""
     low = a <= 0.9
@@ -153,7 +153,7 @@ def _below_two(a):
     return v_two if two else (v_tc if mid else v_one)
 
 
-@njit(**NUMBA_INLINE)
+@njit(**_BIG)
 def _two_to_eight(a):
     """(lgamma(2 + f) with f = a - floor(a), the product (f + 2)...(f + floor(a) - 1))."""
     i = np.floor(a)
@@ -170,7 +170,7 @@ def _two_to_eight(a):
     return 0.5 * y + p / q, z
 
 
-@njit(**NUMBA_INLINE)
+@njit(**_BIG)
 def _abs_sinpi(x):
     """|sin(pi x)| for finite x, relatively accurate near the integers (0 at them)."""
     n = np.rint(2.0 * x)
@@ -180,7 +180,7 @@ def _abs_sinpi(x):
     return abs(cos_f64(t) if odd else sin_f64(t))
 
 
-@njit(**NUMBA_INLINE)
+@njit(**_BIG)
 def _lgamma_positive(a):
     """lgamma(a) for finite a >= 0 (a = |x|: the reflection's lgamma(-x) too)."""
     small = _below_two(min(a, 2.0))
@@ -207,14 +207,14 @@ def lgamma_outside_f64(x):
     return not ((x > 0.0) & (x < _INF))
 
 
-@njit(**NUMBA_INLINE)
+@njit(**_BIG)
 def lgamma_inside_f64(x):
     """``lgamma_f64`` for 0 < x < inf (the same arithmetic; no reflection: its sine, cosine,
     log and division are most of the full form's cost)."""
     return _lgamma_positive(x)
 
 
-@njit(**NUMBA_INLINE)
+@njit(**_BIG)
 def lgamma_f64(x):
     """log |Gamma(x)| for float64 (+inf at the poles: 0 and the negative integers)."""
     a = abs(x)
@@ -258,7 +258,7 @@ def lgamma_outside_f32(x):
     return not ((x > _F(0.0)) & (x < _F(_INF)))
 
 
-@njit(**NUMBA_INLINE)
+@njit(**_BIG)
 def lgamma_inside_f32(x):
     """log Gamma(x) for float32 0 < x < inf, in float64 rounded once: below 8, the shift
     lgamma(x) = lgamma(x + 8) - log(x (x + 1) ... (x + 7)), then Stirling's series on
@@ -281,7 +281,7 @@ def lgamma_inside_f32(x):
     return _F(r)
 
 
-@njit(**NUMBA_INLINE)
+@njit(**_BIG)
 def lgamma_f32(x):
     """log |Gamma(x)| for float32: ``lgamma_inside_f32`` for 0 < x < inf, elsewhere the
     float64 form rounded once."""

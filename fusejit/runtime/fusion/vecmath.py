@@ -80,8 +80,6 @@ from numba import njit, types
 from numba.core import config
 from numba.extending import intrinsic
 
-from .inlining import ALWAYS_INLINE
-
 # Contraction only (a * b + c -> fma where the CPU has one), on these functions' instructions.
 _FM = {"contract"}
 _OPTS = {"cache": True, "error_model": "numpy", "fastmath": _FM}
@@ -92,11 +90,10 @@ F64_ULPS = {"exp": 1, "expm1": 2, "log": 1, "log1p": 1, "log2": 2, "log10": 2, "
             "cos": 1, "tan": 3, "asin": 2, "acos": 2, "atan": 1, "atan2": 2, "sinh": 3,
             "cosh": 3, "tanh": 3, "sigmoid": 4, "erf": 1, "erfc": 5}
 POW_F64_ULPS = 1        # (vecpow.pow_f64, binary)
-# The functions kernels call: inlined whole (``inlining.py``), since LLVM's inliner leaves the
-# bigger ones (or several calls of one) as calls, over its size threshold, and one call keeps
-# the kernel's loop from vectorising. No fastmath flags: they were Numba-inlined into kernels,
-# which have none, and keep those results bit for bit (explicit ``_fma`` where they fuse).
-_BIG = {"cache": True, "error_model": "numpy", **ALWAYS_INLINE}
+# The functions kernels call: Numba inlines them itself, since LLVM's inliner leaves the bigger
+# ones (or several calls of one) as calls, over its size threshold, and one call keeps the
+# kernel's loop from vectorising.
+_BIG = {**_OPTS, "inline": "always"}
 
 
 @intrinsic

@@ -94,7 +94,6 @@ import numpy as np
 from numba import njit
 
 from . import fastmath as fm
-from .inlining import NUMBA_INLINE
 from .vecmath import (
     _BIG,
     _D,
@@ -298,8 +297,8 @@ def _exp2_f64(z):
 
 
 # (inlined by Numba: LLVM's inliner leaves a function this size a call, and a call in a loop
-# keeps the loop from vectorising; inlined by LLVM instead, float32 pow ran about 10% slower)
-@njit(**NUMBA_INLINE)
+# keeps the loop from vectorising)
+@njit(**_OPTS, inline="always")
 def pow_f32(x, y):
     """x**y for float32: 2**(y log2|x|) in float64 (log2 from |x|'s float32 split, subnormals
     scaled first, and ``_log2_poly``; ``_exp2_f64``), one rounding to float32, C99's special
@@ -346,7 +345,7 @@ def pow_outside_x_f32(x):
     return not ((x >= fm._TINY) & (x < fm._INF))
 
 
-@njit(**NUMBA_INLINE)
+@njit(**_OPTS, inline="always")
 def pow_inside_f32(x, y):
     """x**y for float32 x normal, 0 < x < inf, and |y log2 x| <= _Z_WIDE (y finite):
     ``pow_f32`` without the special cases, the subnormal step and the clamp of z (kernels

@@ -71,21 +71,16 @@ from numba import njit, types
 from numba.extending import intrinsic
 
 from .fastmath import _bits_to_f32, _f32_to_bits
-from .inlining import ALWAYS_INLINE
 from .vecmath import _fma
 
-# The functions kernels call are inlined into them whole (``inlining.py``: LLVM's inliner
-# leaves bigger ones as calls, and one call keeps a kernel's loop from vectorising), with no
-# fastmath flags, so a flag cannot fuse a * b + c here: the polynomials call ``_mad``
-# (llvm.fmuladd, fused where the CPU has FMA), the reduction ``_fma`` (always fused: its first
-# step must be exact).
+# Numba inlines the functions kernels call itself (LLVM's inliner leaves bigger ones as calls,
+# and one call keeps a kernel's loop from vectorising). Its inlining drops a callee's fastmath
+# flags, so a flag cannot fuse a * b + c here: the polynomials call ``_mad`` (llvm.fmuladd,
+# fused where the CPU has FMA), the reduction ``_fma`` (always fused: its first step must be
+# exact).
 _FM = {"contract"}
 _OPTS = {"cache": True, "error_model": "numpy", "fastmath": _FM}
-_BIG = {"cache": True, "error_model": "numpy", **ALWAYS_INLINE}
-# Inlined by Numba (its IR copied into each caller), where a function attribute an intrinsic
-# sets (``_recip_estimate``'s) must land on the kernel's own function: LLVM's inlining keeps
-# it on the callee, and float32 tan then rounded 105 of 65556 arguments differently.
-_NUMBA_INLINED = {"cache": True, "error_model": "numpy", "inline": "always"}
+_BIG = {**_OPTS, "inline": "always"}
 
 # measured (the table above), rounded up
 ULPS = {"sin": 2.5, "cos": 2.5, "tan": 3.8, "asin": 1.5, "acos": 1.5, "atan": 2.0,
@@ -133,7 +128,7 @@ def _recip_estimate(typingctx, b):
 
 
 # (inlined by Numba, so that the estimate's attribute lands on the kernel's own function)
-@njit(**_NUMBA_INLINED)
+@njit(**_BIG)
 def _divide(a, b):
     """a / b for finite, nonzero, normal float32 b, within about 1/2 ulp: q = a times b's
     reciprocal estimate, corrected by its residual a - b q (exact by fma), which squares the
@@ -223,7 +218,7 @@ def cos_f32(x):
     return _finish(x, _F(1.0) if abs(x) < _F(2.0 ** -12) else v)
 
 
-@njit(**_NUMBA_INLINED)       # (it calls _divide)
+@njit(**_BIG)
 def tan_f32(x):
     """Tangent for float32 with |x| <= TRIG_LIMIT_F32 (the kernel fixes up the rest):
     x = n pi/2 + r, tan x = tan r (n even) or -1 / tan r (n odd)."""
