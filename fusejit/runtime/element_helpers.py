@@ -25,7 +25,9 @@ import numpy as np
 from ..ir.symbols import aten
 from .fusion.templates import fast_name, math_imports, math_modules
 
-_MAX_RANK = 4
+# The highest rank the helpers cover (``_grad_sum_to_size`` from each rank to each lower one):
+# stages take arrays up to it (``element_stage``).
+MAX_RANK = 4
 # Unary maps on arrays written as loops over the kernels' vectorisable forms (``fast_name``):
 # Numba's np.tanh calls libm element by element, ~10x NumPy's own SIMD loops.
 FAST_MAPS = ("exp", "log", "tanh", "sigmoid", "expm1", "log1p")
@@ -175,7 +177,7 @@ MATH_IMPORTS = "".join(f"{line}\n" for line in math_imports(math_modules(_MAP_HE
 HELPERS_TEXT = (
     "import numpy as np\nfrom numba import njit\n" + MATH_IMPORTS + "\n\n"
     + _AXIS_HELPERS + _LIST_HELPERS + _SUM_LEAD + _ACCUMULATE
-    + "".join(_sum_to_size_helper(i, o) for i in range(1, _MAX_RANK + 1)
+    + "".join(_sum_to_size_helper(i, o) for i in range(1, MAX_RANK + 1)
               for o in range(1, i + 1))
     + _MAP_HELPERS)
 NAMES = tuple(re.findall(r"^def (\w+)\(", HELPERS_TEXT, re.MULTILINE))
@@ -210,5 +212,5 @@ def __getattr__(name: str):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-__all__ = ["FAST_MAPS", "HELPERS_TEXT", "MATH_IMPORTS", "NAMES", "helpers_module", "import_line",
-           "map_name"]
+__all__ = ["FAST_MAPS", "HELPERS_TEXT", "MATH_IMPORTS", "MAX_RANK", "NAMES", "helpers_module",
+           "import_line", "map_name"]

@@ -31,7 +31,7 @@ from ..ir.symbols import prim
 from ..ir.types import FloatType, IntType, ListType, NoneType, TensorType, TupleType
 from .blas import numpy_blas
 from .element_function import _cast, _ElementWriter, blas_import
-from .element_helpers import FAST_MAPS, MATH_IMPORTS, import_line, map_name
+from .element_helpers import FAST_MAPS, MATH_IMPORTS, MAX_RANK, import_line, map_name
 from .element_loops import LOOP_KINDS, Elements, Region
 from .element_support import (
     _INPLACE,
@@ -49,7 +49,6 @@ from .scalar_function import _PRELUDE, function_source
 # The ops this writer adds (each checked by _stage_op).
 _STAGE_OPS = frozenset({"sigmoid", "relu", "zeros_like", "expand", "transpose",
                         "_grad_sum_to_size"})
-_MAX_RANK = 4
 
 
 def _tuple_list(value: Value) -> bool:
@@ -78,7 +77,7 @@ def _stage_node(node: Node) -> bool | None:
 def _stage_op(node: Node) -> bool:
     name = node.kind.name
     tensors = [v for v in [*node.inputs, *node.outputs] if isinstance(v.type, TensorType)]
-    if not all(_known(v) for v in tensors) or any(_rank(v) > _MAX_RANK for v in tensors):
+    if not all(_known(v) for v in tensors) or any(_rank(v) > MAX_RANK for v in tensors):
         return False
     x, out = node.input(0), node.output()
     if name in ("sigmoid", "relu"):
@@ -395,7 +394,7 @@ class _StageWriter(_ElementWriter):
 def _elementwise(node: Node, out: Value) -> bool:
     """Can ``node``'s float output be written element by element (no operand of higher
     rank)?"""
-    return isinstance(out.type, TensorType) and 1 <= (_rank(out) or 0) <= _MAX_RANK \
+    return isinstance(out.type, TensorType) and 1 <= (_rank(out) or 0) <= MAX_RANK \
         and _dtype(out) is not None and _dtype(out).kind == "f" and all(
             (_rank(v) or 0) <= _rank(out) for v in node.inputs if isinstance(v.type, TensorType))
 
@@ -431,7 +430,7 @@ def _pointwise(node: Node) -> tuple[int, np.dtype] | None:
         return None
     out = node.output()
     if not isinstance(out.type, TensorType) or not _known(out) or not \
-            1 <= (_rank(out) or 0) <= _MAX_RANK or _dtype(out).kind != "f":
+            1 <= (_rank(out) or 0) <= MAX_RANK or _dtype(out).kind != "f":
         return None
     for v in _operands(node):
         if isinstance(v.type, TensorType):
