@@ -71,13 +71,24 @@ def set_num_threads(n: int) -> None:
     _threads[:] = [n]
 
 
+def _free_from() -> float:
+    """The least work the free-core rule runs in parallel (no more than the busy rule's)."""
+    return min(FREE_WORK_NS, SERIAL_WORK_NS)
+
+
 def free_work_ns(threads: int) -> float:
     """The work (ns of one core) from which a kernel of ``threads`` threads runs in parallel
     now: ``FREE_WORK_NS`` while each of its threads beyond the caller's has a free core, else
     ``SERIAL_WORK_NS`` (the other processes' threads would make it wait)."""
     if threads > 1 and int(cores.spare_cores() + 0.5) + 1 >= threads:
-        return min(FREE_WORK_NS, SERIAL_WORK_NS)
+        return _free_from()
     return SERIAL_WORK_NS
+
+
+def wants_free_split(serial: bool, threads: int, work: float) -> bool:
+    """Does a plan the busy rule makes serial need a parallel split as well, for calls the
+    free-core rule runs in parallel (``Plan.launch``, ``row_kernel._RowPlan.launch``)?"""
+    return serial and threads > 1 and work >= _free_from()
 
 
 def parallel_now(work: float, threads: int) -> bool:
@@ -227,7 +238,7 @@ def make_plan(layout: GroupLayout, shapes: list[tuple[int, ...]],
     meta = _meta(rows, cols, 1 if serial else _blocks(threads, rows, cols), sizes, offsets,
                  operand_strides)
     free_meta = None
-    if serial and threads > 1 and work >= min(FREE_WORK_NS, SERIAL_WORK_NS):
+    if wants_free_split(serial, threads, work):
         free_meta = _meta(rows, cols, _blocks(threads, rows, cols), sizes, offsets,
                           operand_strides)
     return Plan(meta, tuple(classes), out_shapes, numel, serial, kernel_rank, work, threads,

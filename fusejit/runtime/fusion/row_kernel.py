@@ -188,7 +188,7 @@ class RowKernel:
         block = self._block(n, rows, serial, threads)
         serial = serial or self._one_piece(n, rows, block)
         free_block = None
-        if serial and threads > 1 and work >= min(plans.FREE_WORK_NS, plans.SERIAL_WORK_NS):
+        if plans.wants_free_split(serial, threads, work):
             free_block = self._block(n, rows, False, threads)
             if self._one_piece(n, rows, free_block):
                 free_block = None
