@@ -412,8 +412,6 @@ def _env_threads() -> int | None:
     return int(text) if text.isdigit() and int(text) > 0 else None
 
 
-
-
 def max_threads() -> int:
     """The most threads a compiled or host product may use."""
     return _cap[0]
@@ -441,8 +439,7 @@ def refresh() -> None:
         threads, work = _cap[0], SERIAL_WORK_NS
     else:
         threads, work = min(_cap[0], 1 + int(free + 0.5)), PARALLEL_WORK_NS
-    if _STATE[0] != threads or _STATE[1] != work:
-        _STATE[0], _STATE[1] = threads, work
+    _STATE[0], _STATE[1] = threads, work
 
 
 def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
