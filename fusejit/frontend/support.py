@@ -23,6 +23,7 @@ import numpy as np
 from .. import ops as F
 from .calls import ATTRIBUTES, CALLEES, METHODS
 from .expressions import _BINOPS, _COMPARE
+from .numpy_dtypes import is_numpy_function
 from .numpy_shims import SHIMS
 from .script import StatementEmitter
 
@@ -81,7 +82,7 @@ _ROWS_BY_HAND = [
 
 
 def _display(obj: Any, name: str) -> str:
-    if isinstance(obj, np.ufunc) or getattr(obj, "__module__", "").startswith("numpy"):
+    if is_numpy_function(obj):
         return f"np.{obj.__name__}"
     if obj in vars(F).values():
         return f"F.{obj.__name__}"
