@@ -43,7 +43,7 @@ from ..runtime.portable import Portable
 from ..runtime.scalar_function import compile_scalar_graph, is_scalar_graph
 from .builder import NeedsConstant
 from .fastcall import install_fast_call
-from .script import script
+from .script import script, scripted
 
 # Array dtypes a jitted function takes; others are refused naming the argument.
 SUPPORTED_DTYPES = frozenset(np.dtype(t) for t in (
@@ -112,6 +112,35 @@ def _convert(value: Any) -> Any:
 # Straight-line array code compiled whole runs on arrays up to this many elements; bigger
 # calls take the fused interpreter path (see JitFunction._tiered).
 WHOLE_GRAPH_MAX_ELEMENTS = 1 << 12
+
+
+def _shaped(fn: Any, structure: Any) -> Any:
+    """``fn`` with its flat outputs put back into the tuples and lists the function returns
+    (``scripted``'s structure: ``return x, (n, m)``, ``return (x,)``); ``fn`` itself when
+    the outputs are the returned value already."""
+    if structure is None:
+        return fn
+    count = len(_leaves(structure))
+
+    def run(*args: Any) -> Any:
+        out = fn(*args)
+        return _filled(structure, (out,) if count == 1 else out or ())
+
+    for name in ("graph_for", "code_for"):
+        setattr(run, name, getattr(fn, name))
+    return run
+
+
+def _leaves(structure: Any) -> list[int]:
+    if isinstance(structure, (tuple, list)):
+        return [i for s in structure for i in _leaves(s)]
+    return [structure]
+
+
+def _filled(structure: Any, outputs: tuple) -> Any:
+    if isinstance(structure, (tuple, list)):
+        return type(structure)(_filled(s, outputs) for s in structure)
+    return outputs[structure]
 
 
 def _without(fn: Any, positions: tuple) -> Any:
@@ -198,8 +227,11 @@ class JitFunction(Portable):
 
     def _specialise(self, args: tuple) -> tuple[Any, tuple]:
         """The compiled function for these arguments' types, and the arguments converted."""
+        # (NumPy scalars are passed as 0-d arrays and read as the scalars they are)
+        scalars = {i: a.dtype for i, a in enumerate(args)
+                   if isinstance(a, np.generic) and a.dtype.kind in "biuf"}
         args = tuple(_convert(a) for a in args)
-        key = self._key(args)
+        key = self._key(args, scalars)
         compiled = self._specialised.get(key)
         if compiled is None:
             # A string argument (mode="mean") is a constant of its signature, and no input
@@ -208,7 +240,7 @@ class JitFunction(Portable):
             types = [NONE if i in strings else argument_ir_type(n, a)
                      for i, (n, a) in enumerate(zip(self._names, args))]
             try:
-                graph = self._script(types, args, strings)
+                graph, structure = self._script(types, args, strings, scalars)
             except ScriptError as error:
                 if not strings:
                     raise
@@ -219,37 +251,43 @@ class JitFunction(Portable):
             for i in reversed(strings):
                 graph.erase_input(i)
             kept = [t for i, t in enumerate(types) if i not in strings]
-            key = self._key(args)  # (with the values of parameters found to be constants)
+            key = self._key(args, scalars)  # (with the parameters found to be constants)
             compiled = self._compiled = self._compile(graph)
-            self._interpreted[key] = _without(compiled, strings)
+            self._interpreted[key] = _shaped(_without(compiled, strings), structure)
             if self.device in (None, "cpu") and [v.type for v in graph.inputs] == kept:
                 # Scalars only, or element loops and small array code: one Numba function
                 # for the whole graph (the interpreter's per-step cost would dominate).
                 whole = (compile_scalar_graph if is_scalar_graph(graph) else
                          compile_element_graph if is_element_graph(graph) else None)
                 if whole is not None:
-                    compiled = self._tiered(key, graph, compiled, whole, strings)
-            compiled = _without(compiled, strings)
+                    compiled = self._tiered(key, graph, compiled, whole, strings, structure)
+            compiled = _shaped(_without(compiled, strings), structure)
             self._specialised[key] = compiled
             self._refresh_fast_call()
         return compiled, args
 
-    def _key(self, args: tuple) -> tuple:
-        """``call_key``, and the values of the parameters scripted as constants."""
+    def _key(self, args: tuple, scalars: dict[int, np.dtype] | None = None) -> tuple:
+        """``call_key``, and the values of the parameters scripted as constants; ``scalars``:
+        the positions of the NumPy scalars ``args`` had (as 0-d arrays now)."""
         key = call_key(args)
+        if scalars:   # (no fast-call test: their calls convert them on the slow path)
+            key = tuple(("numpy scalar", k[0]) if i in scalars else k
+                        for i, k in enumerate(key))
         if self._constant_params:
             key += tuple((i, args[i]) for i in self._constant_params)
         return key
 
-    def _script(self, types: list[Type], args: tuple, strings: tuple = ()) -> Graph:
+    def _script(self, types: list[Type], args: tuple, strings: tuple = (),
+                scalars: dict[int, np.dtype] | None = None) -> tuple[Graph, Any]:
         """Script for ``types``; an int or bool argument used as an axis (``axis=-1``) or
         ``keepdims``, and a string argument (``strings``), make their parameters constants of
         each signature (their values are part of the key from then on), as JAX's static
-        arguments and Numba's literals are."""
+        arguments and Numba's literals are. Also returns the returned value's structure
+        (``scripted``)."""
         constants = {i: args[i] for i in (*self._constant_params, *strings)}
         while True:
             try:
-                graph = script(self.fn, types, constants)
+                graph, structure = scripted(self.fn, types, constants, scalars)
                 break
             except NeedsConstant as error:
                 i = error.index
@@ -257,7 +295,7 @@ class JitFunction(Portable):
                     raise
                 constants[i] = args[i]
         self._constant_params = tuple(sorted(constants))
-        return graph
+        return graph, structure
 
     def _refresh_fast_call(self) -> None:
         """Write the instance's own ``__call__`` for the signatures it has now
@@ -268,7 +306,7 @@ class JitFunction(Portable):
                               list(self._specialised.items()))
 
     def _tiered(self, key: tuple, graph: Graph, interpreted: Any, whole: Callable,
-                strings: tuple = ()) -> Any:
+                strings: tuple = (), structure: Any = None) -> Any:
         """Interpret the first call; compile the whole graph when the signature is called
         again (a function called once never waits for Numba). Straight-line array code runs
         whole only on small arrays: on big ones the fused kernels (vectorised math, threads)
@@ -289,7 +327,7 @@ class JitFunction(Portable):
                 compiled = whole(graph, interpreted, WHOLE_GRAPH_MAX_ELEMENTS)
             else:
                 compiled = whole(graph, interpreted)
-            self._specialised[key] = _without(compiled, strings)
+            self._specialised[key] = _shaped(_without(compiled, strings), structure)
             try:
                 return compiled(*args)
             finally:  # after the call: Numba has compiled its overload, whose entry it takes

@@ -52,7 +52,7 @@ from .local_functions import LocalFunction, LocalFunctions
 from .loops import INT64_MAX, LoopStatements, _reads
 from .lowering import as_tensor, binary
 from .masked import Masked
-from .numpy_dtypes import dtype_of
+from .numpy_dtypes import dtype_of, numpy_scalar
 
 _NUMBER_DTYPES = frozenset(map(np.dtype, (np.float64, np.int64, np.bool_)))
 _FELL_OFF = object()  # a statement list that ends without ``return``
@@ -61,6 +61,13 @@ _MAX_INLINE_DEPTH = 32
 
 def script(fn, arg_types: Sequence[Type] | None = None,
            constants: dict[int, Any] | None = None) -> Graph:
+    """Translate ``fn`` into a TorchScript graph (``scripted``'s graph)."""
+    return scripted(fn, arg_types, constants)[0]
+
+
+def scripted(fn, arg_types: Sequence[Type] | None = None,
+             constants: dict[int, Any] | None = None,
+             numpy_scalars: dict[int, np.dtype] | None = None) -> tuple[Graph, Any]:
     """Translate ``fn`` (a plain Python function over NumPy arrays) into a TorchScript graph.
 
     Unannotated parameters are tensors of unknown type; ``int``, ``float`` and ``bool``
@@ -71,7 +78,12 @@ def script(fn, arg_types: Sequence[Type] | None = None,
     is emitted, and array arithmetic follows NumPy's dtype rules (casts are inserted where
     PyTorch's would differ). ``constants`` binds parameters (by position) to Python values
     that are scripted as constants (``fusejit.jit`` does so for an int or bool argument used as
-    an axis); their graph inputs stay, unread.
+    an axis); their graph inputs stay, unread. ``numpy_scalars`` (position: dtype) are the
+    parameters passed NumPy scalars (``np.int64(3)``, 0-d arrays in the graph): they are read
+    as the strong scalars they are, so ``x[:k]`` and ``range(k)`` take them.
+
+    Also returns the structure of the returned value where the graph's flat outputs do not
+    show it (``returned_structure``), else None.
     """
     src = load_source(fn)
     graph = Graph()
@@ -86,10 +98,16 @@ def script(fn, arg_types: Sequence[Type] | None = None,
         emitter.env[arg.arg] = graph.add_input(arg.arg, _annotation_type(emitter, arg, given))
         if constants and i in constants:
             emitter.env[arg.arg] = constants[i]
+        elif numpy_scalars and i in numpy_scalars:
+            emitter.at(arg)
+            # (shared: the 0-d input is converted to the scalar it holds)
+            emitter.env[arg.arg] = numpy_scalar(b, emitter.env[arg.arg], numpy_scalars[i],
+                                                shared=True)
     emitter.at(src.tree)
     result = emitter.emit_function_body()
     with graph.inserting_before(graph.block):
-        for value in emitter.flatten(result, "the returned value"):
+        outputs = emitter.flatten(result, "the returned value")
+        for value in outputs:
             dtype = b.numpy_scalars.get(value) if arg_types is not None else None
             if dtype is not None and dtype not in _NUMBER_DTYPES:
                 # np.float32(n): a 0-d array of its dtype, as x.sum() is (a float64 NumPy
@@ -104,7 +122,18 @@ def script(fn, arg_types: Sequence[Type] | None = None,
         eliminate_dead_code(graph)
         constant_pooling(graph)
     graph.lint()
-    return graph
+    return graph, returned_structure(result, len(outputs))
+
+
+def returned_structure(result: Any, count: int) -> Any:
+    """Where ``result`` (the returned item, ``count`` graph outputs) is not one value or a flat
+    tuple of two or more, its tuples and lists with each output's position in its place:
+    ``return x, (n, m)`` gives ``(0, (1, 2))``, ``return (x,)`` gives ``(0,)``; else None."""
+    if not isinstance(result, (tuple, list)) or (
+            type(result) is tuple and len(result) >= 2
+            and not any(isinstance(r, (tuple, list)) for r in result)):
+        return None
+    return StatementEmitter.unflatten(result, iter(range(count)))
 
 
 _SOURCES: dict[Any, FunctionSource] = {}
