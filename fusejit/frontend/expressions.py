@@ -306,6 +306,10 @@ class ExpressionEmitter(StaticConditions):
             return self.b.emit(aten["__not__"], [self.condition_of(operand)], "not")
         if is_tensor(operand) and dtype_of(operand) == np.dtype(np.bool_):
             return self.b.emit("aten::logical_not", [operand], "'~'")   # ~mask
+        if is_tensor(operand) and dtype_of(operand) is not None \
+                and dtype_of(operand).kind in "iu":   # ~a: a ^ (all bits set), in a's dtype
+            ones = -1 if dtype_of(operand).kind == "i" else int(np.iinfo(dtype_of(operand)).max)
+            return binary(self.b, "xor", operand, ones)
         if scalar_type_of(operand) == INT:
             return binary(self.b, "sub", binary(self.b, "mul", operand, -1), 1)   # ~n: -n - 1
         raise self.unsupported(node, f"'~' of a {describe(operand)} (it inverts boolean "

@@ -32,6 +32,7 @@ _MIRRORED = {"add": "add", "mul": "mul", "eq": "eq", "ne": "ne", "lt": "gt", "gt
              "le": "ge", "ge": "le", "max": "max", "min": "min", "and": "and", "or": "or",
              "xor": "xor"}
 _ATEN_NAME = {"and": "__and__", "or": "__or__", "xor": "__xor__"}
+_BITWISE = frozenset(_ATEN_NAME)
 _ARITHMETIC = frozenset({"add", "sub", "mul", "div", "pow", "remainder", "floordiv", "max",
                          "min", "fmod", "atan2"})
 _SYMBOL = {"add": "+", "sub": "-", "mul": "*", "div": "/", "pow": "**", "remainder": "%",
@@ -58,6 +59,8 @@ def binary(b: IRBuilder, op: str, lhs: Item, rhs: Item, ufunc: Any = None) -> Va
     if (lt or rt) and op in NUMPY_BINARY:
         lhs, rhs = conform(b, ufunc or NUMPY_BINARY[op], [lhs, rhs], what,
                            op not in _PREDICATES)
+    if op == "pow":
+        _refuse_negative_int_powers(b, lhs, rhs, what)
     if op == "matmul":
         if not (lt and rt):
             raise b.error("'@' needs two arrays")
@@ -70,6 +73,12 @@ def binary(b: IRBuilder, op: str, lhs: Item, rhs: Item, ufunc: Any = None) -> Va
                     for x in (lhs, rhs))
     if op == "atan2" and not (lt and rt):  # (aten::atan2 has no Scalar overload)
         lhs, rhs = (as_tensor(b, v, what) for v in (lhs, rhs))
+        lt = rt = True
+    if op in _BITWISE and not (lt and rt):
+        # (aten::__and__ and the others take no scalar: ``a & 3`` gets a 0-d array of a's
+        # dtype, which NumPy's result dtype is: the weak int fits it, conform checked)
+        dtype = dtype_of(lhs if lt else rhs)
+        lhs, rhs = (as_tensor(b, v, what, dtype) for v in (lhs, rhs))
         lt = rt = True
     if lt and rt:
         return b.emit(_kind(op), [lhs, rhs, 1] if op in ("add", "sub") else [lhs, rhs], what)
@@ -89,6 +98,29 @@ def binary(b: IRBuilder, op: str, lhs: Item, rhs: Item, ufunc: Any = None) -> Va
     if op == "pow":
         return b.emit(aten.pow, [lhs, rhs], what)
     raise b.error(f"{what} with a scalar on the left and an array on the right is not supported")
+
+
+_NEGATIVE_INT_POWER = "Integers to negative integer powers are not allowed."
+
+
+def _refuse_negative_int_powers(b: IRBuilder, lhs: Item, rhs: Item, what: str) -> None:
+    """NumPy raises ValueError for an integer array to a negative integer power: so does a
+    literal exponent here, while scripting, and an integer array exponent when it runs (a
+    scalar variable's pow raises in the interpreter's op already)."""
+    # (conform has cast the arrays to NumPy's result dtype: float powers give inf instead)
+    dtypes = [dtype_of(x) if is_tensor(x) else None for x in (lhs, rhs)]
+    if not any(d is not None and d.kind in "iu" for d in dtypes):
+        return
+    if type(rhs) is int and rhs < 0 and dtypes[0] is not None:
+        raise b.error(f"{what}: {_NEGATIVE_INT_POWER[:-1]} (NumPy raises ValueError; write "
+                      f"a float exponent, e.g. x ** {float(rhs)})")
+    if dtypes[1] is not None and dtypes[1].kind == "i":
+        negative = b.emit(aten.any, [b.emit(aten.lt, [rhs, 0], what), None, False], what)
+        node = b.create(prim.If, [to_bool(b, negative)], 0)
+        with b.graph.inserting_before(node.add_block()):
+            b.create(prim.RaiseException, [b.value_const(f"ValueError: {_NEGATIVE_INT_POWER}")],
+                     0)
+        node.add_block()
 
 
 # The NumPy function each binary operator is, for NumPy's result dtypes (numpy_dtypes).

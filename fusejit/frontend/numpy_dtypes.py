@@ -35,9 +35,10 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import DTypeError
 from ..ir.graph import Value
 from ..ir.symbols import aten
-from ..ir.types import BoolType, FloatType, IntType, TensorType
+from ..ir.types import BoolType, FloatType, IntType, ScalarType, TensorType
 from .builder import IRBuilder, Item, is_tensor, scalar_type_of
 
 # What a run-time scalar of each IR type stands for when NumPy is asked (weak, like a literal).
@@ -138,6 +139,12 @@ def cast(b: IRBuilder, x: Value, dtype: np.dtype, what: str) -> Value:
     """``x`` as ``dtype``: ``aten::type_as`` against a 0-d constant of that dtype."""
     if dtype_of(x) == dtype:
         return x
+    try:
+        ScalarType.from_dtype(dtype)
+    except DTypeError:   # uint8_array.sum(): NumPy's uint64
+        raise b.error(f"{what}: NumPy gives {dtype} here, a dtype fusejit has no arrays of "
+                      f"(bool, uint8, int8 to int64, float32, float64); cast the operand "
+                      f"first, e.g. x.astype(np.int64)") from None
     return b.emit(aten.type_as, [x, b.value_const(np.zeros((), dtype))], what)
 
 
