@@ -28,7 +28,7 @@ from ..ir.graph import Value
 from ..ir.types import ListType, ScalarType
 from . import numpy_arrays, numpy_linalg, numpy_lowering, numpy_more
 from . import numpy_ufuncs as U
-from .builder import IRBuilder, Item, describe, is_tensor
+from .builder import IRBuilder, Item, describe, is_none, is_tensor
 from .einsum import einsum
 from .lowering import (
     binary,
@@ -43,6 +43,7 @@ from .lowering import (
     unary,
     where,
 )
+from .numpy_dtypes import dtype_of
 
 _P = inspect.Parameter
 
@@ -93,8 +94,8 @@ class Callee:
         for name, value in bound.arguments.items():
             if self.signature.parameters[name].kind == _P.VAR_POSITIONAL:
                 values.append(tuple(value))
-            else:
-                values.append(value)
+            else:   # (a variable holding None is None: dtype=d, axis=a as in NumPy)
+                values.append(None if is_none(value) else value)
         return self.lower(b, *values)
 
 
@@ -123,7 +124,14 @@ def _reshape_method(b: IRBuilder, x: Item, shape: tuple) -> Item:
 
 
 def _item(b: IRBuilder, x: Item) -> Item:
-    raise b.error(".item() has no fixed result type; use float(x), int(x) or bool(x)")
+    """``x.item()``: the Python number of ``x``'s dtype (NumPy checks the size, so does the
+    conversion when it runs)."""
+    if dtype_of(x) is None:
+        raise b.error(".item() of an array whose dtype is not known here; use float(x), "
+                      "int(x) or bool(x)")
+    kind = dtype_of(x).kind
+    convert = to_float if kind == "f" else to_bool if kind == "b" else to_int
+    return convert(b, x)
 
 
 def _aten(name: str, display: str) -> Callable[..., Item]:
@@ -311,7 +319,7 @@ CALLEES.update({
                          lambda b, x, v, d: numpy_lowering.like(b, "full_like", x, v, d)),
     np.arange: Callee("np.arange", "start, stop=None, step=1, dtype=None",
                       numpy_lowering.arange),
-    np.linspace: Callee("np.linspace", "start, stop, num=50, dtype=None",
+    np.linspace: Callee("np.linspace", "start, stop, num=50, endpoint=True, dtype=None",
                         numpy_lowering.linspace),
     np.eye: Callee("np.eye", "N, M=None, k=0, dtype=None", numpy_lowering.eye),
     np.floor_divide: Callee("np.floor_divide", "x1, x2, /", _binary("floordiv")),
@@ -417,6 +425,7 @@ METHODS: dict[str, Callee] = {
     "repeat": Callee("repeat", "self, repeats, axis=None", numpy_arrays.repeat),
     "swapaxes": Callee("swapaxes", "self, axis1, axis2", numpy_more.swapaxes),
     "item": Callee("item", "self", _item),
+    "fill": Callee("fill", "self, value", lambda b, x, v: numpy_lowering.store(b, x, ..., v)),
     "cumsum": Callee("cumsum", "self, axis=None", numpy_lowering.cumsum),
     "copy": Callee("copy", "self", numpy_lowering.copy),
     "astype": Callee("astype", "self, dtype", numpy_lowering.astype),

@@ -250,9 +250,17 @@ def _weak(b: IRBuilder, item: Item) -> Any:
     return 1.0 if scalar_type_of(item) == FLOAT else 1
 
 
-def linspace(b: IRBuilder, start: Item, stop: Item, num: Item = 50, dtype: Any = None) -> Value:
+def linspace(b: IRBuilder, start: Item, stop: Item, num: Item = 50, endpoint: Item = True,
+             dtype: Any = None) -> Value:
+    """``np.linspace``; ``endpoint=False`` is the first ``num`` of ``num + 1`` points (NumPy's
+    step, ``(stop - start) / num``)."""
     code = dtype_code(b, dtype, np.float64, "np.linspace")
-    return b.emit("aten::linspace", [start, stop, num, code, None, None, None], "np.linspace")
+    if b.static_bool(endpoint, "np.linspace(endpoint=...)"):
+        return b.emit("aten::linspace", [start, stop, num, code, None, None, None],
+                      "np.linspace")
+    more = binary(b, "add", num, 1)
+    points = b.emit("aten::linspace", [start, stop, more, code, None, None, None], "np.linspace")
+    return b.emit(aten.slice, [points, 0, None, num, 1], "np.linspace")
 
 
 def eye(b: IRBuilder, n: Item, m: Item = None, k: Item = 0, dtype: Any = None) -> Value:

@@ -294,6 +294,48 @@ def interp(x, xp, fp, left=None, right=None, period=None):
     return np.where(x < xp[0], low, np.where(x > xp[-1], high, inside))
 
 
+def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    return bool(np.all(np.isclose(a, b, rtol, atol, equal_nan)))
+
+
+def nansum(a, axis=None, dtype=None, keepdims=False):
+    # (NumPy's: NaNs replaced by 0, then sum)
+    return np.sum(np.where(np.isnan(a), 0, a), axis=axis, dtype=dtype, keepdims=keepdims)
+
+
+def nanmean(a, axis=None, keepdims=False):
+    # NumPy's: the sum of the non-NaNs over their count, divided into the sum's dtype
+    # (np.true_divide(tot, cnt, out=tot, casting="unsafe")); integers: np.mean
+    a = np.asarray(a)
+    if a.dtype != np.float32 and a.dtype != np.float64:
+        return np.mean(a, axis=axis, keepdims=keepdims)
+    mask = np.isnan(a)
+    count = np.sum(~mask, axis=axis, keepdims=keepdims)
+    total = np.sum(np.where(mask, 0, a), axis=axis, keepdims=keepdims)
+    return (total / count).astype(a.dtype)
+
+
+def _accumulate(a, axis, largest):
+    # out[i] = maximum (or minimum) of out[i - 1] and a[i] along axis, one slice at a time
+    a = np.swapaxes(np.asarray(a), axis, 0)
+    out = np.empty_like(a)
+    out[0] = a[0]
+    for i in range(1, a.shape[0]):
+        if largest:
+            out[i] = np.maximum(out[i - 1], a[i])
+        else:
+            out[i] = np.minimum(out[i - 1], a[i])
+    return np.swapaxes(out, axis, 0)
+
+
+def maximum_accumulate(a, axis=0):
+    return _accumulate(a, axis, True)
+
+
+def minimum_accumulate(a, axis=0):
+    return _accumulate(a, axis, False)
+
+
 SHIMS = {np.cov: cov, np.corrcoef: corrcoef, np.polyval: polyval, np.kron: kron,
          np.meshgrid: meshgrid, np.tri: tri, np.cross: cross, np.convolve: convolve,
          np.correlate: correlate, np.select: select, np.linalg.matrix_power: matrix_power,
@@ -304,7 +346,9 @@ SHIMS = {np.cov: cov, np.corrcoef: corrcoef, np.polyval: polyval, np.kron: kron,
          np.rot90: rot90, np.add.reduce: add_reduce, np.multiply.reduce: multiply_reduce,
          np.maximum.reduce: maximum_reduce, np.minimum.reduce: minimum_reduce,
          np.logaddexp.reduce: logaddexp_reduce, np.add.accumulate: add_accumulate,
-         np.multiply.accumulate: multiply_accumulate, np.interp: interp}
+         np.multiply.accumulate: multiply_accumulate, np.interp: interp,
+         np.allclose: allclose, np.nansum: nansum, np.nanmean: nanmean,
+         np.maximum.accumulate: maximum_accumulate, np.minimum.accumulate: minimum_accumulate}
 
 # (the file the scripted stand-ins' nodes are first located in, named as scripting names it)
 SHIMS_FILE = inspect.getsourcefile(cov) or __file__
