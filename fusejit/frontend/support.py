@@ -60,13 +60,17 @@ _ROWS_BY_HAND = [
                  "`x[mask]` reduced (`.sum()`, `.mean()`, `.max()`, `.min()`, `.any()`, "
                  "`.all()`, `len()`, `axis=0` of a row mask)"),
     ("arguments", "arrays of bool, uint8, int8/16/32/64, float32/64; Python `int`/`float`/`bool` "
-                  "(scalars, specialised per call); `None`; defaults; keyword-only "
+                  "(scalars, specialised per call); NumPy scalars (`np.int64(3)`, "
+                  "`np.float32(x)`: strong scalars of their dtype, usable as bounds and "
+                  "sizes); `None`; defaults; keyword-only "
                   "parameters; an int/bool used as an axis and a string option "
                   "(`method=\"minmax\"`) are constants of their signature. complex, float16 "
                   "and object arrays are refused naming the argument"),
     ("dtypes", "NumPy's rules (NEP 50: Python numbers are weak, NumPy scalars strong): "
                "`int / int` is float64, `float32 * 0.5` stays float32, `float32 / "
-               "np.sqrt(n)` is float64; `dtype=np.float32`, `float`, `x.dtype`"),
+               "np.sqrt(n)` is float64; `dtype=np.float32`, `float`, `x.dtype`. Where "
+               "NumPy's result dtype is one fusejit has no arrays of (`uint8_array.sum()`: "
+               "uint64) the call is refused at its line"),
     ("scipy.special", "`expit`, `logit`, `logsumexp` (`axis`, `keepdims`), `softmax`, "
                       "`log_softmax`, `xlogy`, `erf`, `erfc`, `gammaln`"),
     ("calls", "plain Python functions and other `@fusejit.jit` functions (inlined); "
@@ -115,8 +119,8 @@ def support_rows() -> list[tuple[str, str]]:
     operators = [_OPERATOR_TEXT[op] for op in (*_BINOPS, *_COMPARE)]
     # A '|' inside a Markdown table cell must be escaped.
     rows.append(("operators", ", ".join(f"`{o}`".replace("|", "\\|") for o in operators)
-                 + ", unary `-`, `~` (boolean arrays, ints), `not`, `and`/`or`, `a if c else b`, "
-                   "`is None`"))
+                 + ", unary `-`, `~` (boolean and integer arrays, ints), `not`, `and`/`or`, "
+                   "`a if c else b`, `is None`"))
     rows.extend(_ROWS_BY_HAND)
     statements = sorted(name[5:] for name in dir(StatementEmitter) if name.startswith("stmt_"))
     rows.append(("statements", "; ".join(_STATEMENT_TEXT.get(s, f"`{s}`")
