@@ -1,0 +1,182 @@
+"""Ordinary NumPy programs that fusejit got wrong or refused (issue 14's "stranger" kinds, a
+second round): each is run through ``fusejit.jit`` and compared with NumPy itself on value,
+dtype, shape and the structure of what it returns.
+
+They run on the first call of their signature with tiering on, so on the interpreter: fused
+groups interpreted, no Numba compile (the whole suite compiles kernels elsewhere; these are
+frontend fixes). Where NumPy raises whatever the values, fusejit must raise a
+``FusejitError``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import fusejit
+
+from .numpy_programs import assert_same
+
+
+@pytest.fixture(autouse=True)
+def _interpreted_first_call(monkeypatch):
+    monkeypatch.setenv("FUSEJIT_TIERING", "1")   # (conftest turns tiering off for the suite)
+    monkeypatch.setenv("FUSEJIT_BACKGROUND_COMPILE", "0")
+
+
+def _same(got, want) -> None:
+    """``assert_same``, through nested tuples and lists (their types and lengths too)."""
+    if isinstance(want, (tuple, list)):
+        assert type(got) is type(want) and len(got) == len(want), (got, want)
+        for g, w in zip(got, want):
+            _same(g, w)
+    else:
+        assert_same(got, want)
+
+
+def _r(seed: int, *shape: int, dtype=np.float64) -> np.ndarray:
+    return (np.random.default_rng(seed).standard_normal(shape) * 3).astype(dtype)
+
+
+# -- what is returned keeps its structure (it was flattened: a wrong answer) -----------------
+
+def nested_return(x):
+    n, m = x.shape
+    return x + 1, (x.shape, x * 2), [n, m]
+
+
+def shape_of_vector(v):
+    return v.shape      # (n,): was the int n
+
+
+def one_tuple(x):
+    return (x.sum(axis=0),)
+
+
+def like_shapes(x):
+    return np.zeros_like(x), np.ones_like(x) * 2, np.full_like(x, 3), np.empty_like(x).shape
+
+
+# -- NumPy scalar arguments: strong scalars of their dtype (x[:k] and range(k) were refused) --
+
+def window_sum(x, k):
+    total = x[:k].sum()
+    for i in range(k):
+        total += x[i]
+    return total, np.zeros(k), np.arange(k), x * k
+
+
+def scaled(x, s):
+    return x * s, s * 2, x[: x.shape[0] // 2] + s
+
+
+# -- integer arrays: ~ and bitwise operators with Python ints (refused) -----------------------
+
+def bits(a):
+    return ~a, a & 3, 5 | a, a ^ 5, (a & 1) == 0, ~(a > 0), (a > 0) & 1
+
+
+# -- a None held by a variable is None (np.sum(x, dtype=d) gave float64) ---------------------
+
+def total(x, dtype=None):
+    return np.sum(x, dtype=dtype)
+
+
+def none_variables(x):
+    d = None
+    return total(x), np.sum(x, dtype=d), x.mean(axis=d), np.zeros(3, dtype=d)
+
+
+# -- methods and functions a NumPy user reaches for (refused) --------------------------------
+
+def everyday_calls(x, n):
+    y = np.empty(n)
+    y.fill(0.5)
+    z = np.where(x > 1, np.nan, x)
+    return (x.sum().item(), x.argmax().item(), (x > 0).any().item(), y + 1,
+            np.linspace(0, 1, n, endpoint=False), np.linspace(-1, 1, 7, endpoint=False,
+                                                              dtype=np.float32),
+            np.allclose(x, x + 1e-9), np.allclose(x, x + 1), np.nansum(z), np.nansum(z, axis=0),
+            np.nanmean(z), np.nanmean(z, axis=1, keepdims=True), np.maximum.accumulate(x),
+            np.minimum.accumulate(x, axis=1))
+
+
+def fill_argument(x):
+    x.fill(-1)      # the caller's array, as NumPy fills it
+    return x
+
+
+PROGRAMS = [
+    ("nested_return", nested_return, lambda: (_r(1, 3, 4),)),
+    ("shape_of_vector", shape_of_vector, lambda: (_r(2, 5),)),
+    ("one_tuple", one_tuple, lambda: (_r(3, 3, 2),)),
+    ("like_shapes", like_shapes, lambda: (_r(4, 3, 4, dtype=np.float32),)),
+    ("window_sum_int64", window_sum, lambda: (_r(5, 10), np.int64(3))),
+    ("window_sum_int32", window_sum, lambda: (_r(6, 10, dtype=np.float32), np.int32(4))),
+    ("scaled_float32", scaled, lambda: (_r(7, 6, dtype=np.float32), np.float32(2.5))),
+    ("scaled_float64", scaled, lambda: (_r(8, 6, dtype=np.float32), np.float64(2.5))),
+    *[(f"bits_{t.__name__}", bits, lambda t=t: (np.arange(-6, 6).astype(t),))
+      for t in (np.int8, np.uint8, np.int32, np.int64, np.bool_)],
+    ("none_variables_float32", none_variables, lambda: (_r(9, 5, dtype=np.float32),)),
+    ("none_variables_int", none_variables, lambda: (np.arange(5),)),
+    ("everyday_calls_float64", everyday_calls, lambda: (_r(10, 4, 5), 5)),
+    ("everyday_calls_float32", everyday_calls, lambda: (_r(11, 4, 5, dtype=np.float32), 4)),
+    ("fill_argument", fill_argument, lambda: (_r(12, 4),)),
+]
+
+
+@pytest.mark.parametrize("fn, make", [p[1:] for p in PROGRAMS], ids=[p[0] for p in PROGRAMS])
+def test_program_matches_numpy(fn, make):
+    args, want_args = make(), make()
+    got = fusejit.jit(fn)(*args)
+    with np.errstate(all="ignore"):
+        want = fn(*want_args)
+    _same(got, want)
+    for a, w in zip(args, want_args):   # arguments written as NumPy writes them
+        if isinstance(a, np.ndarray):
+            np.testing.assert_array_equal(a, w)
+
+
+# -- where NumPy raises (or has no dtype for the answer), fusejit raises, at the line --------
+
+def uint8_sum(img):
+    return img.sum()
+
+
+def negative_literal_power(a):
+    return a ** -1
+
+
+def array_power(a, b):
+    return np.power(a, b)
+
+
+def floor_division(a, b):
+    return a // b
+
+
+@pytest.mark.parametrize("fn, args, match", [
+    (uint8_sum, (np.arange(5, dtype=np.uint8),), "uint64"),
+    (negative_literal_power, (np.arange(1, 4),), "negative integer powers"),
+    (array_power, (np.arange(1, 4), np.array([1, -1, 2])), "negative integer powers"),
+    (floor_division, (np.arange(3), np.array([1, 0, 2])), "floor_divide"),
+], ids=["uint8_sum", "int_negative_literal_power", "int_array_power", "int_floor_div_zero"])
+def test_refused_with_a_clear_error(fn, args, match):
+    with pytest.raises(fusejit.FusejitError, match=match) as error:
+        fusejit.jit(fn)(*args)
+    assert __file__.rsplit("/", 1)[-1] in str(error.value)   # names the program's line
+
+
+def test_numpy_agrees_these_are_errors_or_not_representable():
+    """The oracle side of the test above: NumPy raises for the negative powers, and gives
+    uint64 (a dtype fusejit has no arrays of) for the uint8 sum."""
+    assert uint8_sum(np.arange(5, dtype=np.uint8)).dtype == np.uint64
+    for fn, args in ((negative_literal_power, (np.arange(1, 4),)),
+                     (array_power, (np.arange(1, 4), np.array([1, -1, 2])))):
+        with pytest.raises(ValueError, match="negative integer powers"):
+            fn(*args)
+
+
+def test_an_array_power_with_nonnegative_exponents_still_computes():
+    a, b = np.arange(1, 5), np.array([0, 1, 2, 3])
+    _same(fusejit.jit(array_power)(a, b), array_power(a, b))
