@@ -182,6 +182,10 @@ CALLEES.update({
     np.reshape: Callee("np.reshape", "a, /, shape", reshape),
     np.transpose: Callee("np.transpose", "a, axes=None", numpy_arrays.transpose_axes),
     np.round: Callee("np.round", "a, decimals=0", numpy_more.round_, "same"),
+    np.around: Callee("np.around", "a, decimals=0", numpy_more.round_, "same"),
+    round: Callee("round", "number, ndigits=None", numpy_more.builtin_round),
+    np.divmod: Callee("np.divmod", "x1, x2, /", lambda b, x, y: (
+        binary(b, "floordiv", x, y), binary(b, "remainder", x, y))),
     F.threshold: Callee("F.threshold", "x, threshold, value", _aten("threshold", "F.threshold"),
                         "same"),
     F.lerp: Callee("F.lerp", "start, end, weight", _aten("lerp", "F.lerp"), "promote"),

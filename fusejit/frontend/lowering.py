@@ -205,7 +205,13 @@ def unary(b: IRBuilder, name: str, x: Item, what: str | None = None) -> Value:
     if st != FLOAT and not any(isinstance(s.arguments[0].type, (IntType, BoolType))
                                for s in _schemas(name)):
         x = to_float(b, x)
-    result = b.emit(aten[name], [x], what)
+    if not any(isinstance(s.arguments[0].type, (FloatType, IntType, BoolType))
+               for s in _schemas(name)):
+        # (no scalar overload, as for aten::round: through a 0-d float64 array)
+        tensor = as_tensor(b, x, what, np.dtype(np.float64))
+        result = to_float(b, b.emit(aten[name], [tensor], what))
+    else:
+        result = b.emit(aten[name], [x], what)
     if strong and name in NUMPY_UNARY:    # -np.float32(2): a NumPy scalar as well
         return numpy_scalar_result(b, NUMPY_UNARY[name], [item], result)
     return result

@@ -25,7 +25,7 @@ import numpy as np
 
 from ..ir.graph import Value
 from ..ir.symbols import aten
-from .builder import IRBuilder, Item
+from .builder import IRBuilder, Item, is_tensor
 from .lowering import binary, to_int, where
 from .numpy_dtypes import cast, dtype_of
 from .numpy_lowering import rank_of, reduce
@@ -61,6 +61,28 @@ def _spread(b: IRBuilder, masked: Masked) -> Value:
     for _ in range(extra):
         mask = b.emit(aten.unsqueeze, [mask, -1], "indexing")
     return mask
+
+
+def store(b: IRBuilder, x: Value, mask: Value, value: Item) -> None:
+    """``x[mask] = value``: ``where(mask, value, x)`` written into ``x``, the mask over the
+    leading axes of ``x``. ``value`` is a number, an array of ``x``'s trailing axes (one
+    value for every selected row), or ``y[mask]`` with the same mask and ``y`` of ``x``'s
+    rank; an array over the selected axes needs as many values as the data selects, which
+    is refused."""
+    rank, mask_rank = rank_of(x), rank_of(mask)
+    if rank is None or mask_rank is None or mask_rank > rank or mask_rank == 0:
+        raise b.error("a boolean mask must index the leading axes of an array of known rank")
+    if isinstance(value, Masked):
+        if value.mask is not mask or rank_of(value.array) != rank:
+            raise b.error("x[mask] = y[mask] takes the same mask on both sides and arrays of "
+                          "one rank; write x = np.where(mask, y, x)")
+        value = value.array
+    elif is_tensor(value) and (rank_of(value) or 0) > rank - mask_rank:
+        raise b.error("x[mask] = v takes a number or an array of x's trailing axes (NumPy "
+                      "needs one value per selected element, a data-dependent count); "
+                      "write x = np.where(mask, v, x)")
+    spread = _spread(b, Masked(x, mask))
+    b.emit(aten.copy_, [x, where(b, spread, value, x), False], "assignment")
 
 
 def _axis(b: IRBuilder, masked: Masked, axis: Item) -> list[int] | None:

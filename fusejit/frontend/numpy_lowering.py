@@ -23,7 +23,7 @@ from ..ir.symbols import aten
 from ..ir.types import FLOAT, INT, ListType, TensorType
 from ..oplib.table import DTYPE_CODES
 from .builder import IRBuilder, Item, describe, is_none, is_tensor, scalar_type_of
-from .lowering import _array, as_tensor, binary, reshape, typed_from_appends, where
+from .lowering import _array, as_tensor, binary, reshape, typed_from_appends
 from .numpy_arrays import advanced_index, index_store, is_int_array
 from .numpy_dtypes import cast, conform, dtype_of, numpy_dtype
 
@@ -168,11 +168,8 @@ def _flipped(b: IRBuilder, n: Value, bound: int) -> Item:
 
 
 def store(b: IRBuilder, x: Value, index_item: Item, value: Item) -> None:
-    """``x[index] = value``: a write through the view ``x[index]`` (``x[mask] = v`` too)."""
-    if is_tensor(index_item) and dtype_of(index_item) == np.dtype(np.bool_):
-        value = where(b, index_item, value, x)
-        b.emit(aten.copy_, [x, value, False], "assignment")
-        return
+    """``x[index] = value``: a write through the view ``x[index]`` (``x[mask] = v`` is
+    ``masked.store``'s)."""
     items = index_item if isinstance(index_item, tuple) else (index_item,)
     if any(is_int_array(b, i) for i in items):
         index_store(b, x, list(items), value)

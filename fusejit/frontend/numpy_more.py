@@ -24,8 +24,9 @@ import numpy as np
 
 from ..ir.graph import Value
 from ..ir.symbols import aten
-from .builder import IRBuilder, Item, describe, is_tensor
-from .lowering import _array, as_tensor, binary, to_bool, to_float, to_int, unary
+from ..ir.types import BOOL, INT, ListType, TensorType
+from .builder import IRBuilder, Item, describe, is_tensor, scalar_type_of
+from .lowering import _array, as_tensor, binary, stack, to_bool, to_float, to_int, unary
 from .numpy_dtypes import cast, conform, dtype_of
 from .numpy_lowering import _slice, rank_of, reduce
 
@@ -129,7 +130,23 @@ def round_(b: IRBuilder, x: Item, decimals: Item = 0) -> Value:
     return binary(b, "div", unary(b, "round", binary(b, "mul", x, scale), "np.round"), scale)
 
 
+def builtin_round(b: IRBuilder, x: Item, ndigits: Item = None) -> Item:
+    """Python's ``round``: half to even. ``round(x)`` is an int; ``round(x, n)`` of an array
+    or a NumPy scalar is ``np.round`` (NumPy's ``__round__``)."""
+    if isinstance(x, (bool, int, float)) and isinstance(ndigits, (int, type(None))):
+        return round(x, ndigits)
+    if ndigits is None:
+        return x if scalar_type_of(x) in (INT, BOOL) else to_int(b, unary(b, "round", x))
+    if is_tensor(x) or x in b.numpy_scalars:
+        return round_(b, x, ndigits)
+    raise b.error("round(x, ndigits) of a Python float rounds its exact decimal value, which "
+                  "fusejit does not; write np.round(x, ndigits) (NumPy's rounding)")
+
+
 def builtin_sum(b: IRBuilder, items: Item, start: Item = 0) -> Item:
+    if isinstance(items, Value) and isinstance(items.type, ListType) and isinstance(
+            items.type.elem, TensorType):
+        items = stack(b, items)   # (a list of arrays built by append: the rows' sum)
     if is_tensor(items):
         if rank_of(items) == 0:
             raise b.error("sum() of a 0-d array: write float(x) or x.sum()")

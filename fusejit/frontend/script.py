@@ -50,9 +50,10 @@ from .expressions import (
 )
 from .local_functions import LocalFunction, LocalFunctions
 from .loops import INT64_MAX, LoopStatements, _reads
-from .lowering import as_tensor, binary
+from .lowering import NUMPY_BINARY, as_tensor, binary
 from .masked import Masked
-from .numpy_dtypes import dtype_of, numpy_scalar
+from .masked import store as masked_store
+from .numpy_dtypes import dtype_of, numpy_dtype, numpy_scalar
 
 _NUMBER_DTYPES = frozenset(map(np.dtype, (np.float64, np.int64, np.bool_)))
 _FELL_OFF = object()  # a statement list that ends without ``return``
@@ -345,8 +346,9 @@ class StatementEmitter(LoopStatements, ContainerStatements, LocalFunctions, Expr
 
     def stmt_Assign(self, stmt: ast.Assign) -> None:
         # (a name may hold x[mask] until it is reduced: members = x[m]; members.mean())
+        # (and x[mask] = y[mask] writes y's selected elements: masked.store)
         value = self.eval_value(stmt.value, masked=all(
-            isinstance(t, ast.Name) for t in stmt.targets))
+            isinstance(t, (ast.Name, ast.Subscript)) for t in stmt.targets))
         for target in stmt.targets:
             self.assign(target, value)
 
@@ -383,6 +385,12 @@ class StatementEmitter(LoopStatements, ContainerStatements, LocalFunctions, Expr
                 raise self.unsupported(stmt, f"in-place {type(stmt.op).__name__} on an array")
             if not is_tensor(operand) and scalar_type_of(operand) is None:
                 raise self.b.error(f"cannot add a {describe(operand)} to an array in place")
+            self._check_inplace_cast(op, current, operand)
+            if is_tensor(operand) and operand is not current \
+                    and _viewed(operand) is _viewed(current):
+                # x[1:] += x[:-1]: NumPy reads the operand before writing (a compiled loop
+                # would read what it has just written)
+                operand = self.b.emit("aten::clone", [operand, None], "a copy of the operand")
             args = [current, operand, 1] if op in ("add", "sub") else [current, operand]
             result = self.b.emit(aten[f"{op}_"], args, f"'{op}='")
             if isinstance(stmt.target, ast.Subscript):
@@ -395,6 +403,18 @@ class StatementEmitter(LoopStatements, ContainerStatements, LocalFunctions, Expr
                 raise self.unsupported(stmt, f"the operator {type(stmt.op).__name__}")
             result = binary(self.b, name, current, operand)
         self.assign(stmt.target, result)
+
+    def _check_inplace_cast(self, op: str, current: Value, operand: Item) -> None:
+        """NumPy writes ``x op= v`` into ``x`` only where its result dtype casts to ``x``'s
+        "same_kind" (an int array's ``x /= 2`` and ``x += 1.5`` raise UFuncTypeError)."""
+        target = dtype_of(current)
+        result = numpy_dtype(NUMPY_BINARY[op], [current, operand], self.b.numpy_scalars)
+        if target is not None and result is not None and not np.can_cast(result, target,
+                                                                         "same_kind"):
+            symbol = {"add": "+", "sub": "-", "mul": "*", "div": "/"}[op]
+            raise self.b.error(f"'{symbol}=': NumPy cannot write the {result} result into "
+                               f"the {target} array in place (casting rule 'same_kind'); "
+                               f"write x = x {symbol} v for a new array")
 
     def _masked_update(self, stmt: ast.AugAssign, base: Value, mask: Value) -> None:
         """``x[mask] += v`` for a number ``v``: ``x[mask] = x[mask] + v`` (``store``)."""
@@ -411,7 +431,7 @@ class StatementEmitter(LoopStatements, ContainerStatements, LocalFunctions, Expr
         if not np.can_cast(dtype_of(updated), dtype_of(base), "same_kind"):
             raise self.b.error(f"x[mask] op= v: the result ({dtype_of(updated)}) cannot be "
                                f"cast to the array's dtype ({dtype_of(base)}), as in NumPy")
-        numpy_lowering.store(self.b, base, mask, updated)
+        masked_store(self.b, base, mask, Masked(updated, mask))
 
     def assign(self, target: ast.expr, value: Item) -> None:
         if isinstance(target, ast.Name):
@@ -447,7 +467,11 @@ class StatementEmitter(LoopStatements, ContainerStatements, LocalFunctions, Expr
             self.at(target)
             if not is_tensor(base):
                 raise self.b.error(f"a {describe(base)} does not support item assignment")
-            numpy_lowering.store(self.b, base, index, value)
+            if isinstance(value, Masked) or is_tensor(index) and \
+                    dtype_of(index) == np.dtype(np.bool_):
+                masked_store(self.b, base, index, value)
+            else:
+                numpy_lowering.store(self.b, base, index, value)
             return
         raise self.unsupported(target, "assignment to an attribute")
 
@@ -560,6 +584,16 @@ class StatementEmitter(LoopStatements, ContainerStatements, LocalFunctions, Expr
 
 
 _INPLACE = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div"}
+_VIEW_KINDS = frozenset(f"aten::{name}" for name in (
+    "slice", "select", "unsqueeze", "squeeze", "t", "transpose", "permute", "reshape", "view",
+    "expand", "diagonal", "numpy_T", "swapaxes"))
+
+
+def _viewed(value: Value) -> Value:
+    """The array ``value`` is a view of (through slices, transposes, reshapes ...)."""
+    while value.node.kind in _VIEW_KINDS:
+        value = value.node.inputs[0]
+    return value
 
 
 def _shape(item: Any) -> Any:
