@@ -106,6 +106,40 @@ def fill_argument(x):
     return x
 
 
+# -- boolean masks written through (a row mask over a 2-d array wrote columns) ---------------
+
+def row_mask_updates(x, y):
+    z = x.copy()
+    rows = z[:, 0] > 0
+    z[rows] = 0             # whole rows, as NumPy: the mask indexes the leading axis
+    z[~rows] += 1
+    w = x.copy()
+    w[x[:, 1] < 0] *= 2
+    v = x.copy()
+    m = x > y
+    v[m] = y[m]             # the same mask on both sides: y where m
+    u = np.zeros((3, 3))
+    u[rows] = y[0]          # one row for each selected row
+    return z, w, v, u
+
+
+# -- Python's and NumPy's rounding, divmod, sum of an appended list (refused) ----------------
+
+def rounding_and_sums(x, a, n):
+    pieces = []
+    for i in range(x.shape[0] - 1):
+        pieces.append(x[i] * x[i + 1])
+    return (round(a), round(n), round(x[0]), round(x[1], 2), np.around(x, 1), np.rint(a),
+            np.divmod(x, 0.75), sum(pieces), sum([x, x]))
+
+
+# -- in place over an overlapping view: NumPy reads the operand first ------------------------
+
+def shifted_sum(x):
+    x[1:] += x[:-1]
+    return x
+
+
 PROGRAMS = [
     ("nested_return", nested_return, lambda: (_r(1, 3, 4),)),
     ("shape_of_vector", shape_of_vector, lambda: (_r(2, 5),)),
@@ -122,6 +156,9 @@ PROGRAMS = [
     ("everyday_calls_float64", everyday_calls, lambda: (_r(10, 4, 5), 5)),
     ("everyday_calls_float32", everyday_calls, lambda: (_r(11, 4, 5, dtype=np.float32), 4)),
     ("fill_argument", fill_argument, lambda: (_r(12, 4),)),
+    ("row_mask_updates", row_mask_updates, lambda: (_r(13, 3, 3), _r(14, 3, 3))),
+    ("rounding_and_sums", rounding_and_sums, lambda: (np.array([2.5, -1.25, 3.5]), -2.5, 7)),
+    ("shifted_sum", shifted_sum, lambda: (_r(15, 6),)),
 ]
 
 
@@ -165,6 +202,41 @@ def test_refused_with_a_clear_error(fn, args, match):
     with pytest.raises(fusejit.FusejitError, match=match) as error:
         fusejit.jit(fn)(*args)
     assert __file__.rsplit("/", 1)[-1] in str(error.value)   # names the program's line
+
+
+def add_inplace(a):
+    a += 1.5
+    return a
+
+
+def divide_inplace(a):
+    a /= 2
+    return a
+
+
+def masked_array_value(x, y):
+    x[x > 0] = y    # NumPy: one value per selected element, or ValueError
+    return x
+
+
+@pytest.mark.parametrize("fn, args, match", [
+    (add_inplace, (np.arange(3),), "same_kind"),
+    (divide_inplace, (np.arange(3),), "same_kind"),
+    (masked_array_value, (np.array([1.0, -1.0, 2.0]), np.ones(3)), "data-dependent count"),
+], ids=["int_add_float_inplace", "int_divide_inplace", "mask_assign_full_array"])
+def test_refused_while_scripting_where_numpy_raises(fn, args, match):
+    with pytest.raises(Exception):   # noqa: B017 - NumPy's own error (UFuncTypeError ...)
+        fn(*(a.copy() for a in args))
+    with pytest.raises(fusejit.ScriptError, match=match):
+        fusejit.jit(fn)(*args)
+
+
+def test_a_compiled_in_place_update_reads_an_overlapping_operand_first():
+    """The second call runs the whole-graph Numba function (one small compile)."""
+    jitted = fusejit.jit(shifted_sum)
+    jitted(_r(16, 6))
+    x = _r(17, 6)
+    _same(jitted(x.copy()), shifted_sum(x.copy()))
 
 
 def test_numpy_agrees_these_are_errors_or_not_representable():
