@@ -109,8 +109,30 @@ def numpy_scalar(b: IRBuilder, item: Item, dtype: np.dtype, shared: bool = False
     elif shared or b.numpy_scalars.get(item, dtype) != dtype:
         name = {"b": "Bool", "f": "Float"}.get(dtype.kind, "Int")
         item = b.emit(aten[name], [item], f"np.{dtype.name}")
+    if dtype == _FLOAT32 and isinstance(item, Value) and not _holds_float32(item):
+        item = _rounded_to_float32(b, item)
     b.numpy_scalars[item] = dtype
     return item
+
+
+_FLOAT32 = np.dtype(np.float32)
+
+
+def _holds_float32(item: Value) -> bool:
+    """Is ``item`` a constant or the element of a float32 array (a float32 value already)?"""
+    node = item.node
+    if node.kind == "prim::Constant":
+        return True
+    return node.kind == "aten::Float" and dtype_of(node.inputs[0]) == _FLOAT32
+
+
+def _rounded_to_float32(b: IRBuilder, item: Value) -> Value:
+    """A float scalar rounded to float32, as NumPy's float32 scalar arithmetic rounds each
+    result (the IR's scalars are doubles: ``np.float32(a) * np.float32(b) + c`` computed in
+    double and rounded once differed from NumPy in the last bit in about a third of cases)."""
+    from .lowering import as_tensor, to_float  # (lowering imports this module)
+
+    return to_float(b, as_tensor(b, item, "a float32 scalar", _FLOAT32))
 
 
 def numpy_scalar_result(b: IRBuilder, fn: Callable, items: list[Item], result: Item,

@@ -239,6 +239,24 @@ def test_a_compiled_in_place_update_reads_an_overlapping_operand_first():
     _same(jitted(x.copy()), shifted_sum(x.copy()))
 
 
+def float32_scalars(a, b, c):
+    s = np.float32(0)
+    for i in range(8):
+        s = s + np.float32(a) / np.float32(b + i)
+    return np.float32(a) * np.float32(b) + np.float32(c), s
+
+
+def test_float32_scalar_arithmetic_rounds_each_result_as_numpy():
+    """Each float32 NumPy-scalar result is rounded to float32, as NumPy's is (computed in
+    double and rounded once, about a third of these differed in the last bit). The first
+    call is interpreted, the others run the compiled whole graph."""
+    jitted = fusejit.jit(float32_scalars)
+    for a, b, c in np.random.default_rng(18).standard_normal((12, 3)).tolist():
+        got, want = jitted(a, b, c), float32_scalars(a, b, c)
+        for g, w in zip(got, want):
+            assert np.asarray(g).dtype == np.float32 and np.float32(g) == w, (a, b, c)
+
+
 def test_numpy_agrees_these_are_errors_or_not_representable():
     """The oracle side of the test above: NumPy raises for the negative powers, and gives
     uint64 (a dtype fusejit has no arrays of) for the uint8 sum."""
