@@ -27,7 +27,7 @@ from ..ir.symbols import aten
 from .builder import IRBuilder, Item, describe, is_none
 from .lowering import _array, binary, reshape
 from .numpy_arrays import _axis, _rank, take_along_axis
-from .numpy_dtypes import conform
+from .numpy_dtypes import conform, dtype_of
 
 
 def norm(b: IRBuilder, x: Item, ord: Item = None, axis: Item = None,  # noqa: A002
@@ -290,7 +290,8 @@ def sort(b: IRBuilder, a: Item, axis: Item = -1, kind: Item = None) -> Value:
 def median(b: IRBuilder, a: Item, axis: Item = None, keepdims: Item = False) -> Value:
     """``np.median``: the mean of the sorted array's two middle elements along ``axis`` (the
     same one when the length is odd)."""
-    from .lowering import size
+    from .lowering import size, where
+    from .numpy_lowering import isnan
 
     x = _array(b, a, "np.median")
     (x,) = conform(b, np.median, [x], "np.median")
@@ -306,6 +307,10 @@ def median(b: IRBuilder, a: Item, axis: Item = None, keepdims: Item = False) -> 
                  "np.median")
     high = b.emit(aten.select, [ordered, along, binary(b, "floordiv", n, 2)], "np.median")
     middle = binary(b, "mul", binary(b, "add", low, high), 0.5)
+    if dtype_of(ordered) is not None and dtype_of(ordered).kind == "f":
+        # a NaN sorts last and makes NumPy's median NaN
+        last = b.emit(aten.select, [ordered, along, -1], "np.median")
+        middle = where(b, isnan(b, last), float("nan"), middle)
     if not keep:
         return middle
     if is_none(axis):

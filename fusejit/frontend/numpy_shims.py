@@ -336,6 +336,35 @@ def minimum_accumulate(a, axis=0):
     return _accumulate(a, axis, False)
 
 
+def quantile(a, q, axis=None, keepdims=False):
+    # NumPy's "linear" method for a number q: the sorted values at floor and ceil of
+    # (n - 1) * q, interpolated by _lerp (from the upper one when the weight is >= 0.5);
+    # NaN where the values hold one (sorted last)
+    if keepdims:
+        unsupported("np.quantile/np.percentile: keepdims=True is not supported")
+    a = np.asarray(a)
+    if axis is None:
+        s = np.sort(a.reshape(-1))
+    else:
+        s = np.swapaxes(np.sort(a, axis=axis), axis, 0)
+    n = s.shape[0]
+    virtual = (n - 1) * q
+    below = min(int(np.floor(virtual)), n - 1)
+    above = min(below + 1, n - 1)
+    t = virtual - below
+    lo, hi = s[below], s[above]
+    d = hi - lo
+    if t >= 0.5:
+        out = hi - d * (1 - t)
+    else:
+        out = lo + d * t
+    return np.where(np.isnan(s[-1]), np.nan, out)
+
+
+def percentile(a, q, axis=None, keepdims=False):
+    return quantile(a, q / 100, axis, keepdims)
+
+
 SHIMS = {np.cov: cov, np.corrcoef: corrcoef, np.polyval: polyval, np.kron: kron,
          np.meshgrid: meshgrid, np.tri: tri, np.cross: cross, np.convolve: convolve,
          np.correlate: correlate, np.select: select, np.linalg.matrix_power: matrix_power,
@@ -348,7 +377,8 @@ SHIMS = {np.cov: cov, np.corrcoef: corrcoef, np.polyval: polyval, np.kron: kron,
          np.logaddexp.reduce: logaddexp_reduce, np.add.accumulate: add_accumulate,
          np.multiply.accumulate: multiply_accumulate, np.interp: interp,
          np.allclose: allclose, np.nansum: nansum, np.nanmean: nanmean,
-         np.maximum.accumulate: maximum_accumulate, np.minimum.accumulate: minimum_accumulate}
+         np.maximum.accumulate: maximum_accumulate, np.minimum.accumulate: minimum_accumulate,
+         np.quantile: quantile, np.percentile: percentile}
 
 # (the file the scripted stand-ins' nodes are first located in, named as scripting names it)
 SHIMS_FILE = inspect.getsourcefile(cov) or __file__

@@ -133,6 +133,19 @@ def rounding_and_sums(x, a, n):
             np.divmod(x, 0.75), sum(pieces), sum([x, x]))
 
 
+# -- statistics: quantiles (refused) and a median with a NaN (was the median of the rest) ----
+
+def quantiles(x):
+    return (np.percentile(x, 90), np.percentile(x, 50), np.quantile(x, 0.25),
+            np.percentile(x, 100), np.percentile(x, 37.5, axis=0), np.quantile(x, 0.9, axis=1),
+            np.median(x), np.median(x, axis=0))
+
+
+def _with_nan(x: np.ndarray) -> np.ndarray:
+    x[1, 2] = np.nan
+    return x
+
+
 # -- in place over an overlapping view: NumPy reads the operand first ------------------------
 
 def shifted_sum(x):
@@ -159,6 +172,10 @@ PROGRAMS = [
     ("row_mask_updates", row_mask_updates, lambda: (_r(13, 3, 3), _r(14, 3, 3))),
     ("rounding_and_sums", rounding_and_sums, lambda: (np.array([2.5, -1.25, 3.5]), -2.5, 7)),
     ("shifted_sum", shifted_sum, lambda: (_r(15, 6),)),
+    ("quantiles_float64", quantiles, lambda: (_r(19, 5, 4),)),
+    ("quantiles_float32", quantiles, lambda: (_r(20, 4, 7, dtype=np.float32),)),
+    ("quantiles_int", quantiles, lambda: (_r(21, 6, 3, dtype=np.int64),)),
+    ("quantiles_nan", quantiles, lambda: (_with_nan(_r(22, 4, 5)),)),
 ]
 
 
