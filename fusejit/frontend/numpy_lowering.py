@@ -307,6 +307,8 @@ def array(b: IRBuilder, obj: Item, dtype: Any = None, copies: bool = True) -> Va
         else:
             kind = {FLOAT: np.float64, INT: np.int64}.get(scalar_type_of(obj), np.bool_)
             result = cast(b, as_tensor(b, obj, "np.array"), np.dtype(kind), "np.array")
+    elif isinstance(obj, (list, tuple)) and obj and _numbers_only(b, obj):
+        result = _from_numbers(b, obj)
     elif isinstance(obj, Value) or isinstance(obj, (list, tuple)) and any(
             is_tensor(i) for i in obj):
         items = b.tensor_list(obj, "np.array")
@@ -321,6 +323,51 @@ def array(b: IRBuilder, obj: Item, dtype: Any = None, copies: bool = True) -> Va
                       f"numbers, got {describe(obj)}; for numbers computed here write "
                       f"np.stack([np.asarray(a), ...]) of arrays")
     return result if dtype is None else astype(b, result, dtype)
+
+
+def _numbers_only(b: IRBuilder, obj: Item) -> bool:
+    """Is ``obj`` a (nested) list or tuple of numbers and 0-d arrays, one length per level?"""
+    if isinstance(obj, (list, tuple)):
+        if not obj or not all(_numbers_only(b, i) for i in obj):
+            return False
+        lengths = {len(i) if isinstance(i, (list, tuple)) else -1 for i in obj}
+        return len(lengths) == 1
+    return scalar_type_of(obj) is not None or is_tensor(obj) and rank_of(obj) == 0
+
+
+def _from_numbers(b: IRBuilder, obj: Item) -> Value:
+    """``np.array([[1, 2], [3, 4]])``, ``np.array([x[0], n, 0.0])``: a constant when every
+    number is one, else the numbers stacked, in the dtype NumPy finds for them (a Python
+    float is float64 here, not weak)."""
+    static = _static_numbers(b, obj)
+    if static is not None:
+        return b.value_const(np.array(static))
+    leaves = _leaves(obj)
+    dtype = np.result_type(*(dtype_of(v) if is_tensor(v) else b.numpy_scalars.get(
+        v, np.dtype({FLOAT: np.float64, INT: np.int64}.get(scalar_type_of(v), np.bool_)))
+        for v in leaves))
+    return _stacked(b, obj, dtype)
+
+
+def _static_numbers(b: IRBuilder, obj: Item) -> Any:
+    if isinstance(obj, (list, tuple)):
+        items = [_static_numbers(b, i) for i in obj]
+        return None if any(i is None for i in items) else items
+    static = b.static(obj) if not is_tensor(obj) else None
+    return static if isinstance(static, (bool, int, float)) else None
+
+
+def _leaves(obj: Item) -> list[Item]:
+    if isinstance(obj, (list, tuple)):
+        return [leaf for i in obj for leaf in _leaves(i)]
+    return [obj]
+
+
+def _stacked(b: IRBuilder, obj: Item, dtype: np.dtype) -> Value:
+    if not isinstance(obj, (list, tuple)):
+        return cast(b, as_tensor(b, obj, "np.array"), dtype, "np.array")
+    items = b.tensor_list([_stacked(b, i, dtype) for i in obj], "np.array")
+    return typed_from_appends(b.emit(aten.stack, [items, 0], "np.array"), items, 1)
 
 
 def outer(b: IRBuilder, x: Item, y: Item) -> Value:
