@@ -146,6 +146,22 @@ def _with_nan(x: np.ndarray) -> np.ndarray:
     return x
 
 
+# -- a number and a 0-d array from two branches; arrays of number literals (refused) --------
+
+def branch_scale(x):
+    m = x.max()
+    if m > 1:
+        scale = 1.0 / m
+    else:
+        scale = 1.0
+    return x * scale
+
+
+def array_literals(x, n, t):
+    return (np.array([[1, 2], [3, 4]]), np.array([[1.0, 2], [3, 4]]), np.array([x[0], x[1], 0.0]),
+            np.array([n, 2 * n]), np.array([[x[0], t], [n, 1]]), np.array([x[0], x[1]]))
+
+
 # -- in place over an overlapping view: NumPy reads the operand first ------------------------
 
 def shifted_sum(x):
@@ -176,6 +192,10 @@ PROGRAMS = [
     ("quantiles_float32", quantiles, lambda: (_r(20, 4, 7, dtype=np.float32),)),
     ("quantiles_int", quantiles, lambda: (_r(21, 6, 3, dtype=np.int64),)),
     ("quantiles_nan", quantiles, lambda: (_with_nan(_r(22, 4, 5)),)),
+    ("branch_scale_above", branch_scale, lambda: (_r(23, 5, dtype=np.float32),)),
+    ("branch_scale_below", branch_scale, lambda: (_r(24, 5, dtype=np.float32) * 0.01,)),
+    ("array_literals_float32", array_literals, lambda: (_r(25, 3, dtype=np.float32), 3, 0.5)),
+    ("array_literals_int32", array_literals, lambda: (_r(26, 3, dtype=np.int32), 3, 0.5)),
 ]
 
 
