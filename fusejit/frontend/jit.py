@@ -240,7 +240,7 @@ class JitFunction(Portable):
             types = [NONE if i in strings else argument_ir_type(n, a)
                      for i, (n, a) in enumerate(zip(self._names, args))]
             try:
-                graph, structure = self._script(types, args, strings, scalars)
+                graph, structure = self._scripted(types, args, strings, scalars)
             except ScriptError as error:
                 if not strings:
                     raise
@@ -277,8 +277,12 @@ class JitFunction(Portable):
             key += tuple((i, args[i]) for i in self._constant_params)
         return key
 
-    def _script(self, types: list[Type], args: tuple, strings: tuple = (),
-                scalars: dict[int, np.dtype] | None = None) -> tuple[Graph, Any]:
+    def _script(self, types: list[Type], args: tuple, strings: tuple = ()) -> Graph:
+        """``_scripted``'s graph (what ``fusejit.grad`` differentiates)."""
+        return self._scripted(types, args, strings)[0]
+
+    def _scripted(self, types: list[Type], args: tuple, strings: tuple = (),
+                  scalars: dict[int, np.dtype] | None = None) -> tuple[Graph, Any]:
         """Script for ``types``; an int or bool argument used as an axis (``axis=-1``) or
         ``keepdims``, and a string argument (``strings``), make their parameters constants of
         each signature (their values are part of the key from then on), as JAX's static
