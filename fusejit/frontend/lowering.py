@@ -325,8 +325,10 @@ def split(b: IRBuilder, x: Item, sections: Item, axis: Item = 0) -> tuple[Value,
 
 
 def concatenate(b: IRBuilder, arrays: Item, axis: Item = 0) -> Value:
-    if is_none(axis):
-        raise b.error("np.concatenate(axis=None) is not supported")
+    if is_none(axis):   # (NumPy's: the arrays flattened, then joined)
+        if not isinstance(arrays, (tuple, list)):
+            raise b.error("np.concatenate(axis=None) takes a list or tuple of arrays")
+        arrays, axis = [reshape(b, _array(b, a, "np.concatenate"), (-1,)) for a in arrays], 0
     b.static_int(axis, "np.concatenate's axis")
     items = b.tensor_list(_common_dtype(b, arrays, "np.concatenate"), "np.concatenate")
     return typed_from_appends(b.emit(aten.cat, [items, axis], "np.concatenate"), items, 0)

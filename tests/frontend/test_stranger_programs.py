@@ -162,6 +162,10 @@ def array_literals(x, n, t):
             np.array([n, 2 * n]), np.array([[x[0], t], [n, 1]]), np.array([x[0], x[1]]))
 
 
+def flat_concatenate(x):
+    return np.concatenate([x, x.T], axis=None), np.concatenate((x[0], x[:, 1]), axis=None)
+
+
 # -- in place over an overlapping view: NumPy reads the operand first ------------------------
 
 def shifted_sum(x):
@@ -196,6 +200,7 @@ PROGRAMS = [
     ("branch_scale_below", branch_scale, lambda: (_r(24, 5, dtype=np.float32) * 0.01,)),
     ("array_literals_float32", array_literals, lambda: (_r(25, 3, dtype=np.float32), 3, 0.5)),
     ("array_literals_int32", array_literals, lambda: (_r(26, 3, dtype=np.int32), 3, 0.5)),
+    ("flat_concatenate", flat_concatenate, lambda: (_r(27, 3, 2),)),
 ]
 
 
