@@ -51,9 +51,9 @@ from .constructs import CONSTRUCT_NAMES, INSTEAD
 from .containers import DictMethod, dict_method
 from .local_functions import LocalFunction
 from .lowering import (
-    as_tensor,
     binary,
     ndim,
+    numbers_as_0d,
     scalar_rank,
     shape,
     size,
@@ -565,7 +565,7 @@ class ExpressionEmitter(StaticConditions):
         to the widest type (bool < int < float), as Numba unifies them. Others unchanged."""
         ranks = [scalar_rank(v) for _, v in values]
         if None in ranks:
-            return self._numbers_as_0d([(block, v) for block, v in values])
+            return numbers_as_0d(self.b, values)
         if len(set(ranks)) == 1:
             return [v for _, v in values]
         target = max(ranks)
@@ -574,28 +574,6 @@ class ExpressionEmitter(StaticConditions):
             if rank != target:
                 with self.b.graph.inserting_before(block):
                     value = self.b.value(widen(self.b, value, target))
-            out.append(value)
-        return out
-
-    def _numbers_as_0d(self, values: list[tuple[Any, Value]]) -> list[Value]:
-        """``scale = 1.0 / x.max()`` in one branch, ``scale = 1.0`` in the other: a number
-        merged with 0-d arrays of one dtype that it keeps (NumPy's float32 * 1.0 is float32)
-        becomes a 0-d array of that dtype; others unchanged."""
-        dtypes = {dtype_of(v) for _, v in values if is_tensor(v) and rank_of(v) == 0}
-        numbers = [v for _, v in values if scalar_type_of(v) is not None]
-        if len(dtypes) != 1 or None in dtypes or len(numbers) + sum(
-                is_tensor(v) and rank_of(v) == 0 for _, v in values) != len(values):
-            return [v for _, v in values]
-        (dtype,) = dtypes
-        zero = np.zeros(1, dtype)
-        if any(np.result_type(zero, {INT: 1, FLOAT: 1.0}.get(scalar_type_of(v), True))
-               != dtype for v in numbers):
-            return [v for _, v in values]
-        out = []
-        for block, value in values:
-            if scalar_type_of(value) is not None:
-                with self.b.graph.inserting_before(block):
-                    value = as_tensor(self.b, value, "a number merged with arrays", dtype)
             out.append(value)
         return out
 

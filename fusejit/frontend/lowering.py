@@ -408,6 +408,29 @@ def as_tensor(b: IRBuilder, item: Item, what: str, dtype: np.dtype | None = None
     return node.output()
 
 
+def numbers_as_0d(b: IRBuilder, values: list[tuple[Any, Value]]) -> list[Value]:
+    """``scale = 1.0 / x.max()`` in one branch, ``scale = 1.0`` in the other: a number
+    merged with 0-d arrays of one dtype that it keeps (NumPy's float32 * 1.0 is float32)
+    becomes a 0-d array of that dtype; others unchanged."""
+    dtypes = {dtype_of(v) for _, v in values if is_tensor(v) and _rank(v) == 0}
+    numbers = [v for _, v in values if scalar_type_of(v) is not None]
+    if len(dtypes) != 1 or None in dtypes or len(numbers) + sum(
+            is_tensor(v) and _rank(v) == 0 for _, v in values) != len(values):
+        return [v for _, v in values]
+    (dtype,) = dtypes
+    zero = np.zeros(1, dtype)
+    if any(np.result_type(zero, {INT: 1, FLOAT: 1.0}.get(scalar_type_of(v), True))
+           != dtype for v in numbers):
+        return [v for _, v in values]
+    out = []
+    for block, value in values:
+        if scalar_type_of(value) is not None:
+            with b.graph.inserting_before(block):
+                value = as_tensor(b, value, "a number merged with arrays", dtype)
+        out.append(value)
+    return out
+
+
 # -- conversions ----------------------------------------------------------------------------
 
 

@@ -1,0 +1,122 @@
+"""Augmented assignment, ``x += v`` and ``x[i] *= v`` (``StatementEmitter``'s mixin): in place
+for arrays, as NumPy and TorchScript write them::
+
+    x += 1               aten::add_(%x, %1, %1)        the caller's array is updated
+    x[1:] += x[:-1]      aten::add_(slice(%x), aten::clone(slice(%x)))   NumPy reads first
+    x[mask] *= 2         x where not mask, x * 2 where it is (masked.store)
+    n += 1               a number: rebound
+
+NumPy's casting rule holds: ``x op= v`` is refused where the result's dtype does not cast
+"same_kind" to ``x``'s (an int array's ``x /= 2``).
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+import numpy as np
+
+from ..ir.graph import Value
+from ..ir.symbols import aten
+from . import numpy_lowering
+from .builder import Item, describe, is_tensor, scalar_type_of
+from .lowering import NUMPY_BINARY, binary
+from .masked import Masked
+from .masked import store as masked_store
+from .numpy_dtypes import dtype_of, numpy_dtype
+
+
+class InPlaceStatements:
+    """``stmt_AugAssign`` (for ``StatementEmitter``)."""
+
+    b: Any
+
+    def stmt_AugAssign(self, stmt: ast.AugAssign) -> None:
+        """``x += y``: in place for arrays (``aten::add_``, as NumPy and TorchScript do)."""
+        if isinstance(stmt.target, ast.Subscript):
+            base = self.eval_value(stmt.target.value)
+            index = self.eval_index(stmt.target.slice)
+            self.at(stmt.target)
+            if not is_tensor(base):
+                raise self.b.error(f"a {describe(base)} does not support item assignment")
+            if is_tensor(index) and dtype_of(index) == np.dtype(np.bool_):
+                return self._masked_update(stmt, base, index)
+            current = numpy_lowering.index(self.b, base, index)
+        elif isinstance(stmt.target, ast.Name):
+            current = self.eval_Name(ast.copy_location(ast.Name(stmt.target.id, ast.Load()),
+                                                       stmt))
+        else:
+            raise self.unsupported(stmt.target, "augmented assignment to an attribute")
+        operand = self.eval_value(stmt.value)
+        self.at(stmt)
+        op = _INPLACE.get(type(stmt.op))
+        # NumPy's scalars (what x[i] of a 1-d array is) are immutable: s += v rebinds s and
+        # never writes through to the array s was read from.
+        scalar = (isinstance(stmt.target, ast.Name) and is_tensor(current)
+                  and current.type.rank == 0)
+        if is_tensor(current) and not scalar:
+            if op is None:
+                raise self.unsupported(stmt, f"in-place {type(stmt.op).__name__} on an array")
+            if not is_tensor(operand) and scalar_type_of(operand) is None:
+                raise self.b.error(f"cannot add a {describe(operand)} to an array in place")
+            self._check_inplace_cast(op, current, operand)
+            if is_tensor(operand) and operand is not current \
+                    and _viewed(operand) is _viewed(current):
+                # x[1:] += x[:-1]: NumPy reads the operand before writing (a compiled loop
+                # would read what it has just written)
+                operand = self.b.emit("aten::clone", [operand, None], "a copy of the operand")
+            args = [current, operand, 1] if op in ("add", "sub") else [current, operand]
+            result = self.b.emit(aten[f"{op}_"], args, f"'{op}='")
+            if isinstance(stmt.target, ast.Subscript):
+                return  # written through the view
+        else:
+            from .expressions import _BINOPS
+
+            name = _BINOPS.get(type(stmt.op))
+            if name is None:
+                raise self.unsupported(stmt, f"the operator {type(stmt.op).__name__}")
+            result = binary(self.b, name, current, operand)
+        self.assign(stmt.target, result)
+
+    def _check_inplace_cast(self, op: str, current: Value, operand: Item) -> None:
+        """NumPy writes ``x op= v`` into ``x`` only where its result dtype casts to ``x``'s
+        "same_kind" (an int array's ``x /= 2`` and ``x += 1.5`` raise UFuncTypeError)."""
+        target = dtype_of(current)
+        result = numpy_dtype(NUMPY_BINARY[op], [current, operand], self.b.numpy_scalars)
+        if target is not None and result is not None and not np.can_cast(result, target,
+                                                                         "same_kind"):
+            symbol = {"add": "+", "sub": "-", "mul": "*", "div": "/"}[op]
+            raise self.b.error(f"'{symbol}=': NumPy cannot write the {result} result into "
+                               f"the {target} array in place (casting rule 'same_kind'); "
+                               f"write x = x {symbol} v for a new array")
+
+    def _masked_update(self, stmt: ast.AugAssign, base: Value, mask: Value) -> None:
+        """``x[mask] += v`` for a number ``v``: ``x[mask] = x[mask] + v`` (``store``)."""
+        from .expressions import _BINOPS
+
+        operand = self.eval_value(stmt.value)
+        self.at(stmt)
+        op = _BINOPS.get(type(stmt.op))
+        if op is None or not (scalar_type_of(operand) is not None
+                              or is_tensor(operand) and operand.type.rank == 0):
+            raise self.b.error("x[mask] op= v takes a number v; for arrays write "
+                               "x = np.where(mask, x op v, x)")
+        updated = binary(self.b, op, base, operand)
+        if not np.can_cast(dtype_of(updated), dtype_of(base), "same_kind"):
+            raise self.b.error(f"x[mask] op= v: the result ({dtype_of(updated)}) cannot be "
+                               f"cast to the array's dtype ({dtype_of(base)}), as in NumPy")
+        masked_store(self.b, base, mask, Masked(updated, mask))
+
+
+_INPLACE = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div"}
+_VIEW_KINDS = frozenset(f"aten::{name}" for name in (
+    "slice", "select", "unsqueeze", "squeeze", "t", "transpose", "permute", "reshape", "view",
+    "expand", "diagonal", "numpy_T", "swapaxes"))
+
+
+def _viewed(value: Value) -> Value:
+    """The array ``value`` is a view of (through slices, transposes, reshapes ...)."""
+    while value.node.kind in _VIEW_KINDS:
+        value = value.node.inputs[0]
+    return value
