@@ -235,11 +235,11 @@ class SingleOperation:
     what the loop does for it without the loop (~2 us less a call, against a fused kernel's
     ~1.5 us), failing as the loop fails; ``of(code)`` is None for any other code."""
 
-    __slots__ = ("code", "operation", "take", "n_outputs")
+    __slots__ = ("code", "index", "take", "n_outputs")
 
-    def __init__(self, code: Code, operation, positions: tuple[int, ...], n_outputs: int):
+    def __init__(self, code: Code, index: int, positions: tuple[int, ...], n_outputs: int):
         self.code = code
-        self.operation = operation
+        self.index = index                  # (read at each run, as the loop reads it)
         # the operation's inputs from the stack (None: the stack as it is)
         self.take = None if positions == tuple(range(len(positions))) else \
             operator.itemgetter(*positions) if len(positions) > 1 else \
@@ -258,7 +258,7 @@ class SingleOperation:
                 or stored != outs or len(outs) != rows[1][5] \
                 or not all(register in loaded for register, _moved in ins):
             return None
-        return cls(code, code.operations[rows[1][1]],
+        return cls(code, rows[1][1],
                    tuple(loaded.index(register) for register, _moved in ins), len(outs))
 
     def run(self, stack: list) -> None:
@@ -267,7 +267,8 @@ class SingleOperation:
             InterpreterState(self.code).run(stack)      # (its error)
             return
         try:
-            outs = self.operation(*(stack if self.take is None else self.take(stack)))
+            outs = self.code.operations[self.index](
+                *(stack if self.take is None else self.take(stack)))
             if len(outs) != self.n_outputs:
                 raise _count_error(outs, self.n_outputs)
         except Exception as error:  # noqa: BLE001 - reported with its node, as the loop does
