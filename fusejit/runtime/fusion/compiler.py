@@ -10,7 +10,11 @@
 A call checks the inputs (count, kinds, dtypes), makes or reuses a launch plan for their shapes
 and strides (bad shapes raise ``InterpreterError`` before any native code runs), picks the
 variant compiled for the inputs' (dtype, rank, inner-stride class) signature, compiling it on
-first use through the on-disk cache, and runs the serial or parallel entry point.
+first use through the on-disk cache, and runs the serial or parallel entry point. What that
+first call of a signature found (plan, variant, how each input becomes an argument) is kept
+under a key of the thread count and each input's dtype, shape and strides (a number's type):
+later calls with that key skip the checks and call the compiled code's entry point, ~1.3 us
+a call around the kernel against ~8 us.
 """
 
 from __future__ import annotations
