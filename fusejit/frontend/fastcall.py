@@ -28,7 +28,8 @@ unboxes the arguments as its signature says, skipping Numba's type dispatch), af
 reads is measured there, as on every other path); the exact type
 tests above are what make that safe (an ``int`` never reaches a ``float`` overload, a strided
 view never a C-contiguous one: arrays are also tested for ``flags.c_contiguous`` and the size
-limit of straight-line code). Arguments an element function writes are tested writeable,
+limit of straight-line code: bigger arrays go straight to the interpreter, whose fused kernels
+run them). Arguments an element function writes are tested writeable,
 copied before the call and put back before the interpreter reruns a failed one. Other
 signatures call what ``JitFunction._specialised`` holds for them (the tier's wrapper, or the
 interpreter), so every semantic stays where it was. Arrays are tested on type, dtype (by
@@ -137,15 +138,21 @@ def fast_call_source(n_positional: int, n_required: int, n_keyword_only: int,
         entry = _entry_point(run, key[:len(everything)])
         arrays = [i for i, k in enumerate(key[:len(everything)]) if isinstance(k, tuple)]
         written = getattr(run, "written", None) or ()
+        sizes: list[str] = []
         if entry is not None:
             tests += [f"a{i}.flags.c_contiguous" for i in arrays]
             # (the entry writes where its signature says the array is writeable)
             tests += [f"a{i}.flags.writeable" for i in written]
             limit = getattr(run, "max_elements", None)
-            tests += [f"a{i}.size <= {int(limit)}" for i in arrays if limit is not None]
+            sizes = [f"a{i}.size <= {int(limit)}" for i in arrays if limit is not None]
         lines.append(f"    if {' and '.join(tests) or 'True'}:")
         if entry is not None:
             names[f"E{s}"], names[f"F{s}"] = entry, run.fallback
+            if sizes:
+                # bigger arrays: straight to the interpreter (its fused kernels), as ``run``
+                # sends them, without the general path's key and lookup (~2 us a call)
+                lines.append(f"        if not ({' and '.join(sizes)}):")
+                lines.append(f"            return F{s}{call}")
             post = getattr(run, "post", None)
             result = f"E{s}{call}"
             if post is not None:

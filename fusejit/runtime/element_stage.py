@@ -31,7 +31,7 @@ from ..ir.symbols import prim
 from ..ir.types import FloatType, IntType, ListType, NoneType, TensorType, TupleType
 from .blas import numpy_blas
 from .element_function import _cast, _ElementWriter, blas_import
-from .element_helpers import FAST_MAPS, MATH_IMPORTS, MAX_RANK, import_line, map_name
+from .element_helpers import FAST_MAPS, MATH_IMPORTS, MAX_RANK, import_line
 from .element_loops import LOOP_KINDS, Elements, Region
 from .element_support import (
     _INPLACE,
@@ -317,14 +317,6 @@ class _StageWriter(_ElementWriter):
             self.exprs[out] = acc
         else:
             super().node(node, depth)
-
-    def _arithmetic(self, node: Node, out: Value, depth: int) -> None:
-        if node.kind.name in FAST_MAPS and _rank(out) != 0 and _dtype(out) == _dtype(
-                node.input(0)):
-            self.assign(out, f"{map_name(node.kind.name, _dtype(out))}("
-                             f"{self.name(node.input(0))})", depth)
-        else:
-            super()._arithmetic(node, out, depth)
 
     def _mm(self, node: Node, out: Value, depth: int) -> None:
         if self.pure and _accumulated(node) and numpy_blas() is not None:

@@ -90,12 +90,23 @@ def test_the_kernel_itself_declines_with_an_interpreter_error(case):
 
 
 def test_a_scalar_beyond_int64_is_declined():
-    group = fusejit.parse_ir("""graph(%x : Float(*), %k : int):
+    """Also on a signature called before, whose later calls skip the full checks; the group
+    takes its scalar first (the kernel takes tensors first: later calls reorder)."""
+    group = fusejit.parse_ir("""graph(%k : int, %x : Float(*)):
   %y : Float(*) = aten::mul(%x, %k)
   return (%y)
 """)
     kernel = FusedKernel(group)
     x = np.arange(4, dtype=np.float32)
     with pytest.raises(fusejit.InterpreterError, match="beyond int64"):
-        kernel(x, 2**63)
-    np.testing.assert_array_equal(kernel(x, 3)[0], x * 3)
+        kernel(2**63, x)
+    for k in (3, -7, np.int64(5), np.int32(-2), np.uint64(9), 3):
+        np.testing.assert_array_equal(kernel(k, x)[0], x * int(k))
+    for k in (2**63, -2**63 - 1, np.uint64(2**63)):
+        with pytest.raises(fusejit.InterpreterError, match="beyond int64"):
+            kernel(k, x)
+    with pytest.raises(fusejit.InterpreterError, match="must be a number"):
+        kernel("3", x)
+    with pytest.raises(fusejit.InterpreterError, match="must be a NumPy array"):
+        kernel(3, list(x))
+    np.testing.assert_array_equal(kernel(1, x[::-1])[0], x[::-1])

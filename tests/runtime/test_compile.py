@@ -240,6 +240,35 @@ def test_operator_failure_and_raise_exception_with_the_operator_library():
     assert check(False) is None
 
 
+def test_one_operation_plans_run_without_the_loop_and_fail_as_it_does():
+    """Code that is one operation on the loaded inputs (a plan fused into one group) runs it
+    directly (``reference.SingleOperation``): the same results, with inputs taken in the
+    operation's order, and the same errors as the reference loop's, node and location."""
+    from fusejit.runtime.reference import InterpreterState, SingleOperation
+
+    text = """graph(%a : Tensor, %b : Tensor):
+  %c : Tensor = aten::mm(%b, %a) # model.py:12:8
+  return (%c)
+"""
+    plan = compile(parse_ir(text))._unfused
+    single = SingleOperation.of(plan.code)
+    assert single is not None and single.take is not None
+    a, b = np.arange(6.0).reshape(2, 3), np.arange(8.0).reshape(4, 2)
+    stack = [a, b]
+    single.run(stack)
+    np.testing.assert_array_equal(stack[0], b @ a)
+    for args, message in (([a, a], "model.py:12:8"), ([a], "1 were given")):
+        errors = []
+        for run in (single.run, InterpreterState(plan.code).run):
+            with pytest.raises(InterpreterError, match=message) as info:
+                run(list(args))
+            errors.append((str(info.value), type(info.value.__cause__)))
+        assert errors[0] == errors[1]
+    two = compile(parse_ir(text.replace("  return (%c)", "  %d : Tensor = aten::neg(%c)\n"
+                                        "  return (%d)")))._unfused
+    assert SingleOperation.of(two.code) is None
+
+
 def test_auto_engine_runs_all_native_plans_natively_and_others_on_the_reference():
     import fusejit
 

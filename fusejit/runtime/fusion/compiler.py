@@ -10,10 +10,16 @@
 A call checks the inputs (count, kinds, dtypes), makes or reuses a launch plan for their shapes
 and strides (bad shapes raise ``InterpreterError`` before any native code runs), picks the
 variant compiled for the inputs' (dtype, rank, inner-stride class) signature, compiling it on
-first use through the on-disk cache, and runs the serial or parallel entry point.
+first use through the on-disk cache, and runs the serial or parallel entry point. What that
+first call of a signature found (plan, variant, how each input becomes an argument) is kept
+under a key of the thread count and each input's dtype, shape and strides (a number's type):
+later calls with that key skip the checks and call the compiled code's entry point, ~1.3 us
+a call around the kernel against ~8 us.
 """
 
 from __future__ import annotations
+
+import operator
 
 import numpy as np
 from numba.core import caching as numba_caching
@@ -29,7 +35,7 @@ from .codegen import ArgSpec, generate
 from .isolated import ensure_compiled
 from .layout import GroupLayout, analyse
 from .native_entry import RowLayout
-from .outputs import take
+from .outputs import pooled, take
 from .plan import Plan, make_plan, num_threads
 
 # A group with more tensor inputs than this runs through the host even in the native loop:
@@ -93,11 +99,14 @@ def _check_tensor(pos: int, x, xp) -> None:
 
 
 class _Variant:
-    __slots__ = ("source", "parallel", "serial", "out_dtypes", "entries")
+    __slots__ = ("source", "parallel", "serial", "out_dtypes", "entries", "guarded")
 
     def __init__(self, source: str, module, out_dtypes):
         self.source = source
         self.out_dtypes = out_dtypes
+        # Can the kernel set its status flag (integer division by zero, ``codegen``)? Calls of
+        # kernels that cannot share one flag array, which they never write.
+        self.guarded = _SETS_STATUS in source
         self.use(module)
 
     def use(self, module) -> None:
@@ -119,11 +128,10 @@ class FusedKernel:
         self.precise = precise
         self._variants: dict[tuple, _Variant] = {}
         self._plans: dict[tuple, Plan] = {}
-        # (plan, variant, how to flatten each input) of calls whose inputs are all plain
-        # arrays, by dtypes, shapes, strides and thread count: such a call skips _prepare's
-        # checks and plan keys (~60% of a small call's time), all of which its first call made
-        self._quick: dict[tuple, tuple[Plan, _Variant, tuple[int, ...]]] = {}
-        self._all_tensors = all(kind == "tensor" for kind in self.layout.input_kinds)
+        # What a call of each signature (``__call__``'s key) needs beyond its data, made by the
+        # first call of that signature after every check: later calls skip the checks, plan
+        # keys and argument specs (~80% of a small call's time).
+        self._calls: dict[tuple, _Call] = {}
 
     # -- preparing a call ------------------------------------------------------------------
     def _specs(self, inputs: tuple) -> tuple[list[ArgSpec], list[np.ndarray], list]:
@@ -208,63 +216,95 @@ class FusedKernel:
         specs, _flats, _scalars, plan, _key = self._prepare(inputs)
         return generate(self.layout, specs, list(plan.classes), plan.rank, self.precise)[0]
 
-    def _quick_key(self, inputs: tuple) -> tuple | None:
-        """The ``_quick`` key of a call whose inputs are all plain NumPy arrays: everything the
-        checks, the plan and the variant depend on (dtype, which fixes the byte order; shape,
-        which fixes the rank; strides, which fix the plan; the thread count)."""
-        if not self._all_tensors or len(inputs) != len(self.layout.input_kinds):
-            return None
-        key: list = [num_threads()]
-        for x in inputs:
-            if type(x) is not np.ndarray:
-                return None
-            key += (x.dtype, x.shape, x.strides)
-        return tuple(key)
-
     def __call__(self, *inputs) -> tuple[np.ndarray, ...]:
-        quick = self._quick_key(inputs)
-        hit = self._quick.get(quick) if quick is not None else None
-        if hit is None:
-            hows = ()
-            if quick is not None:
-                # Small strided inputs are copied (a 1-d window costs more than the copy);
-                # the plan is made for the copies, which every later call makes alike.
-                hows = tuple(_small_flattening(x) for x in inputs)
-                inputs = tuple(np.ascontiguousarray(x) if how == _COPY else x
-                               for x, how in zip(inputs, hows))
-            specs, flats, scalars, plan, key = self._prepare(inputs)
-            variant = self._variant(specs, plan, key)
-            if quick is not None:
-                if len(self._quick) >= _PLAN_LIMIT:
-                    self._quick.clear()
-                self._quick[quick] = plan, variant, hows
+        # The signature key (what the checks, plan and variant depend on): the thread count;
+        # an array's dtype (which fixes its byte order), shape (its rank) and strides; another
+        # value's type. Strides and shapes are new tuples at each read: ~0.1 us an array.
+        key = [num_threads()]
+        for x in inputs:
+            if type(x) is _NDARRAY:
+                key += (x.dtype, x.shape, x.strides)
+            else:
+                key.append(type(x))
+        call = self._calls.get(tuple(key))
+        if call is None:
+            call, data = self._first_call(inputs, tuple(key))
+        elif call.direct:
+            data = inputs if call.order is None else call.order(inputs)
         else:
-            plan, variant, hows = hit
-            flats = [x.reshape(-1) if how == _VIEW else _flat(x, how, np)
-                     for x, how in zip(inputs, hows)]
-            scalars = []
-        # (big outputs: pooled memory, which skips the page faults of a fresh allocation)
-        outs = [take(shape, dtype) for shape, dtype in zip(plan.out_shapes, variant.out_dtypes)]
-        if plan.numel:
-            status = np.zeros(1, np.int64)
-            serial, meta = plan.launch()     # (by work and free cores: plan.py)
-            args = (meta, *flats, *scalars, *[o.reshape(-1) for o in outs], status)
-            fn = variant.serial if serial else variant.parallel
-            if not fn.overloads:
-                ensure_compiled(variant.source, fn, tuple(fn.typeof_pyval(a) for a in args))
-            try:
-                fn(*args)
-            except Exception as why:
-                if not from_numba_cache(why):
-                    raise
-                # Numba could not load its cached code (a damaged file): drop its files and
-                # compile again; the failed call ran no kernel code.
-                variant.use(reload_module(variant.source))
-                (variant.serial if serial else variant.parallel)(*args)
-            if status[0]:
-                raise InterpreterError("integer division by zero in a fused remainder or fmod")
-        return tuple(outs)
+            data = call.arguments(inputs)
+            if data is None:          # (an int beyond int64: the checks' error)
+                call, data = self._first_call(inputs, None)
+        # Run the kernel on data (the tensors' 1-d windows, then the scalars), here rather than
+        # in a method of its own: a call costs ~0.1 us.
+        if call.single is not None:
+            outs = (_empty(*call.single),)
+        else:
+            # (big outputs: pooled memory, which skips the page faults of a fresh allocation)
+            outs = tuple(map(take if call.pooled else _empty, call.out_shapes,
+                             call.out_dtypes))
+        plan = call.plan
+        if not plan.numel:
+            return outs
+        variant = call.variant
+        status = np.zeros(1, np.int64) if variant.guarded else _NO_STATUS
+        serial, meta = plan.launch()     # (by work and free cores: plan.py)
+        flats = outs if call.flat_outs is None else map(_reshape, outs, call.flat_outs)
+        args = (meta, *data, *flats, status)
+        entry = call.entries[serial]
+        if entry is not None:
+            entry(*args)
+        else:
+            self._dispatch(call, serial, args)
+        if variant.guarded and status[0]:
+            raise InterpreterError("integer division by zero in a fused remainder or fmod")
+        return outs
 
+    def _first_call(self, inputs: tuple, key: tuple | None) -> tuple[_Call, tuple]:
+        """Check a call in full, make its plan and variant, and remember them under ``key``
+        (None: nowhere) when its values allow (plain arrays where the group takes tensors,
+        Python or NumPy numbers where it takes scalars)."""
+        hows = _call_hows(self.layout.input_kinds, inputs)
+        if hows is not None:
+            # Small strided inputs are copied (a 1-d window costs more than the copy);
+            # the plan is made for the copies, which every later call makes alike.
+            inputs = tuple(np.ascontiguousarray(x) if how == _COPY else x
+                           for x, how in zip(inputs, hows))
+        specs, flats, scalars, plan, vkey = self._prepare(inputs)
+        call = _Call(plan, self._variant(specs, plan, vkey), hows, self.layout.input_kinds)
+        if hows is not None and key is not None:
+            if len(self._calls) >= _PLAN_LIMIT:
+                self._calls.clear()
+            self._calls[key] = call
+        return call, (*flats, *scalars)
+
+    def _dispatch(self, call: _Call, serial: bool, args: tuple) -> None:
+        """Run the kernel through its Numba dispatcher (compiling it, or loading it from the
+        disk cache, for these argument types), and keep the compiled code's entry point for
+        the call's later runs."""
+        variant = call.variant
+        fn = variant.serial if serial else variant.parallel
+        if not fn.overloads:
+            ensure_compiled(variant.source, fn, tuple(fn.typeof_pyval(a) for a in args))
+        try:
+            fn(*args)
+        except Exception as why:
+            if not from_numba_cache(why):
+                raise
+            # Numba could not load its cached code (a damaged file): drop its files and
+            # compile again; the failed call ran no kernel code.
+            variant.use(reload_module(variant.source))
+            fn = variant.serial if serial else variant.parallel
+            fn(*args)
+        # The entry point is the overload's C wrapper: it unboxes its arguments as its types
+        # say, without Numba's dispatch (~0.12 us a call). Later calls of this signature pass
+        # arguments of the same types: the key fixes every dtype and rank, and every array is
+        # a C-contiguous 1-d window. It leaves out an input's read-only and aligned flags,
+        # which give other Numba types but the same reads (kernels never write their inputs,
+        # and the loads are unaligned vector loads either way).
+        overload = fn.overloads.get(tuple(fn.typeof_pyval(a) for a in args))
+        if overload is not None:
+            call.entries[serial] = overload.entry_point
 
     def native_binding(self, *inputs) -> tuple | None:
         """For inputs like these (just run by ``__call__``): the native loop's entry point and
@@ -328,6 +368,92 @@ def _flattening(x) -> int:
 def _small_flattening(x) -> int:
     how = _flattening(x)
     return _COPY if how == _WINDOW and x.size * x.itemsize <= _COPY_BYTES else how
+
+
+# How ``_Call.arguments`` passes the other values: a 1-d C-contiguous array or a Python float or
+# bool as it is, a Python int after its int64 range check, a NumPy number as a Python one.
+_SELF, _AS_IS, _CHECK_INT, _AS_INT, _AS_FLOAT, _AS_BOOL = -3, -4, -5, -6, -7, -8
+_SCALAR_HOWS = {float: _AS_IS, bool: _AS_IS, int: _CHECK_INT, np.bool_: _AS_BOOL,
+                **{t: _AS_INT for t in (np.int8, np.int16, np.int32, np.int64, np.uint8,
+                                        np.uint16, np.uint32, np.uint64)},
+                **{t: _AS_FLOAT for t in (np.float16, np.float32, np.float64)}}
+_CONVERT = {_AS_INT: int, _AS_FLOAT: float, _AS_BOOL: bool}
+_NDARRAY = np.ndarray
+_empty = np.empty
+_reshape = np.ndarray.reshape
+# (the flag of kernels that never set it: ``_Variant.guarded``)
+_NO_STATUS = np.zeros(1, np.int64)
+_SETS_STATUS = "status[0] = 1"
+
+
+def _call_hows(kinds: list[str], inputs: tuple) -> list[int] | None:
+    """How each input of a call becomes a kernel argument, when a later call of the same
+    ``__call__`` key may skip the checks: None where it may not (a wrong count, or a value
+    other than a plain array for a tensor input or a number for a scalar one)."""
+    if len(inputs) != len(kinds):
+        return None
+    hows = []
+    for kind, x in zip(kinds, inputs):
+        if kind == "tensor":
+            if type(x) is not np.ndarray:
+                return None
+            hows.append(_SELF if x.ndim == 1 and x.flags.c_contiguous else
+                        _small_flattening(x))
+        else:
+            how = _SCALAR_HOWS.get(type(x))
+            if how is None:
+                return None
+            hows.append(how)
+    return hows
+
+
+class _Call:
+    """What a call of one signature needs beyond its data: plan, variant, how each input
+    becomes an argument (``hows``; None: the call's own, remembered nowhere), the outputs."""
+
+    __slots__ = ("plan", "variant", "direct", "order", "steps", "out_shapes", "out_dtypes",
+                 "pooled", "single", "flat_outs", "entries")
+
+    def __init__(self, plan: Plan, variant: _Variant, hows: list[int] | None,
+                 kinds: list[str]):
+        self.plan = plan
+        self.variant = variant
+        # kernel argument order: tensors, then scalars (each in input order)
+        order = sorted(range(len(kinds)), key=lambda pos: kinds[pos] != "tensor")
+        self.steps = [(pos, hows[pos]) for pos in order] if hows is not None else []
+        # every input passes as it is: the call's arguments are its inputs (reordered)
+        self.direct = hows is not None and all(how in (_SELF, _AS_IS) for how in hows)
+        self.order = None if order == sorted(order) else operator.itemgetter(*order)
+        self.out_shapes = plan.out_shapes
+        self.out_dtypes = variant.out_dtypes
+        self.pooled = any(map(pooled, self.out_shapes, self.out_dtypes))
+        # (shape, dtype) of the one output of a call that does not pool it
+        self.single = None if self.pooled or len(self.out_shapes) != 1 else \
+            (self.out_shapes[0], self.out_dtypes[0])
+        self.entries: list = [None, None]       # (parallel, serial) kernel entry points
+        # the shapes outputs are reshaped to for the kernel (None: all are 1-d already)
+        one_d = all(len(shape) == 1 for shape in self.out_shapes)
+        self.flat_outs = None if one_d else (-1,) * len(self.out_shapes)
+
+    def arguments(self, inputs: tuple) -> tuple | None:
+        """The kernel's data arguments for ``inputs`` (None: an int beyond int64)."""
+        data = []
+        for pos, how in self.steps:
+            x = inputs[pos]
+            if how == _SELF or how == _AS_IS:
+                data.append(x)
+            elif how == _CHECK_INT:
+                if not _INT64_MIN <= x <= _INT64_MAX:
+                    return None
+                data.append(x)
+            elif how in _CONVERT:
+                x = _CONVERT[how](x)
+                if how == _AS_INT and not _INT64_MIN <= x <= _INT64_MAX:
+                    return None
+                data.append(x)
+            else:
+                data.append(_flat(x, how, np))
+        return tuple(data)
 
 
 def _flat(x, how: int, xp):

@@ -56,13 +56,24 @@ def _limit_bytes() -> int:
     return _limit[0]
 
 
-def take(shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
-    """An uninitialised C-contiguous array of ``shape`` and ``dtype``, like ``np.empty``."""
-    dtype = np.dtype(dtype)
+def _nbytes(shape: tuple[int, ...], dtype: np.dtype) -> int:
     count = 1
     for size in shape:
         count *= size
-    nbytes = count * dtype.itemsize
+    return count * dtype.itemsize
+
+
+def pooled(shape: tuple[int, ...], dtype: np.dtype) -> bool:
+    """Does ``take`` serve an array of ``shape`` and ``dtype`` from the pool (its size, and the
+    pool's limit, which is read once)? Callers that remember this call ``np.empty`` for the
+    others directly."""
+    return _nbytes(shape, np.dtype(dtype)) >= MIN_BYTES and _limit_bytes() > 0
+
+
+def take(shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
+    """An uninitialised C-contiguous array of ``shape`` and ``dtype``, like ``np.empty``."""
+    dtype = np.dtype(dtype)
+    nbytes = _nbytes(shape, dtype)
     if nbytes < MIN_BYTES or not _limit_bytes():
         return np.empty(shape, dtype)
     size = -(-(nbytes + _ALIGN) // _ROUND) * _ROUND

@@ -147,7 +147,7 @@ class Plan:
         """(run the serial kernel?, the meta to run it with) for a call now."""
         if self.free_meta is not None and parallel_now(self.work, self.threads):
             return False, self.free_meta
-        return self.serial, self.meta
+        return self._serial or serial_only(), self.meta     # (self.serial, without a call)
 
 
 def _contiguous_strides(shape: tuple[int, ...]) -> list[int]:

@@ -130,6 +130,8 @@ def test_integer_remainder_by_zero_raises():
     np.testing.assert_array_equal(ok, [1, 2])
     with pytest.raises(InterpreterError, match="division by zero"):
         kernel(np.array([7, -7]), np.array([3, 0]))
+    # (the flag is the call's own: the next call of the same signature is not refused)
+    np.testing.assert_array_equal(kernel(np.array([8, -8]), np.array([3, 3]))[0], [2, 1])
 
 
 @pytest.mark.parametrize("body,message", [
