@@ -221,20 +221,27 @@ def cos_f32(x):
     return _finish(x, _F(1.0) if abs(x) < _F(2.0 ** -12) else v)
 
 
+# x 2/pi + _SHIFTER (1.5 * 2**23) is rounded to a whole number, whose parity is its last bit
+# (for |x 2/pi| < 2**22)
+_SHIFTER = _F(12582912.0)
+
+
 @njit(**_BIG)
 def tan_f32(x):
     """Tangent for float32 with |x| <= TRIG_LIMIT_F32 (the kernel fixes up the rest):
     x = n pi/2 + r, tan x = tan r (n even) or -1 / tan r (n odd)."""
-    # No range select and no integer quadrant: n's parity by float arithmetic is defined for
-    # every x (NaN and inf give NaN all through; beyond the limit the kernel's fix-up replaces
-    # the value), where int32(NaN) would be undefined (10% faster than those selects)
-    n = np.rint(x * _TWO_OVER_PI)
+    # No range select and no conversion to an integer: n and its parity come from the bits of
+    # x 2/pi + _SHIFTER, defined for every x (NaN and inf give NaN all through; beyond the
+    # limit the kernel's fix-up replaces the value), where int32(NaN) would be undefined. (Two
+    # rounding instructions and a comparison before: vrndscaleps is two µops.)
+    k = _fma(x, _TWO_OVER_PI, _SHIFTER)
+    n = k - _SHIFTER
     r = _reduce(x, n)
     z = r * r
     p = _mad(_mad(_mad(_mad(_mad(_mad(_T6, z, _T5), z, _T4), z, _T3), z, _T2), z, _T1), z, _T0)
     t = _mad(r * z, p, r)
-    h = _F(0.5) * n
-    v = _divide(_F(-1.0), t) if np.rint(h) != h else t      # (t is not 0 where n is odd)
+    odd = (_f32_to_bits(k) & _I(1)) != _I(0)
+    v = _divide(_F(-1.0), t) if odd else t          # (t is not 0 where n is odd)
     return x if x == _F(0.0) else v
 
 
@@ -243,6 +250,11 @@ def tan_f32(x):
 # atan t = t + t z P(z), z = t**2, |t| <= 1/2
 _A0, _A1, _A2 = _F(-0.333333283662796), _F(0.19999489188194275), _F(-0.14272074401378632)
 _A3, _A4, _A5 = _F(0.10940941423177719), _F(-0.07983899861574173), _F(0.03872082754969597)
+
+
+# _PIO4_LO / _PIO4_HI, which is also _PIO2_LO / _PIO2_HI (both parts of pi/2 are twice those of
+# pi/4, exactly): hi times it is lo to 2**-24 of lo
+_LO_OVER_HI = _F(float(_PIO4_LO) / float(_PIO4_HI))
 
 
 @njit(**_OPTS)
@@ -261,10 +273,10 @@ def atan_f32(x):
     num = _F(-1.0) if far else (a - _F(1.0) if mid else a)
     den = a if far else (a + _F(1.0) if mid else _F(1.0))
     hi = _PIO2_HI if far else (_PIO4_HI if mid else _F(0.0))
-    lo = _PIO2_LO if far else (_PIO4_LO if mid else _F(0.0))
     # (a = inf: -1 / inf = -0, pi/2; NaN stays NaN through the division. A true division:
-    # the reciprocal estimate made atan slower, 0.39 -> 0.45 ns/element, a bare loop)
-    v = hi + (_atan_poly(num / den) + lo)
+    # the reciprocal estimate made atan slower, 0.39 -> 0.45 ns/element, a bare loop. The low
+    # part of pi/2 or pi/4 is hi's times one constant: a product instead of two selects)
+    v = hi + _mad(hi, _LO_OVER_HI, _atan_poly(num / den))
     return np.copysign(v, x)
 
 
