@@ -108,8 +108,8 @@ def asin_f64(x):
     s, q = _asin_parts(a)
     mid = _PIO4_HI - ((2.0 * q - _ATAN_INF[1]) - (_PIO4_HI - 2.0 * s))
     v = s + q if a < 0.5 else mid
-    v = np.nan if a > 1.0 else v
-    return np.copysign(v, x)            # (NaN stays NaN throughout)
+    # (a > 1, inf included: s = sqrt of a negative number, NaN; NaN stays NaN throughout)
+    return np.copysign(v, x)
 
 
 @njit(**_BIG)
@@ -123,8 +123,7 @@ def acos_f64(x):
     low = _PI - 2.0 * (s + (-q - _ATAN_INF[1]))                              # x <= -0.5
     high = 2.0 * (s + q)                                                     # x >= 0.5
     v = small if a < 0.5 else (low if x < 0.0 else high)
-    v = np.nan if a > 1.0 else v
-    return x if x != x else v
+    return x if x != x else v           # (a > 1: s and so v are NaN, as in asin_f64)
 
 
 # above this, atan2's operands are halved, so that mx + c mn cannot overflow (the ratio is
