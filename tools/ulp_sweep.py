@@ -418,10 +418,11 @@ def sweep_binary(name: str, dtype: str, samples: int, chunk: int = 1 << 22) -> d
     oracle = np.arctan2 if name == "atan2" else np.power
     real = np.float32 if dtype == "f32" else np.float64
     run = _apply2(fast)
-    if name == "pow":
+    if name == "pow" or (name, dtype) == ("atan2", "f32"):
         # kernels take the short form where no pair of a strip is outside its domain: it is
         # swept on the pairs inside (the full form on the others)
-        run = _short_or_full(run, *(_apply2(fast_function(f"pow_{part}_{dtype}", dtype, True))
+        run = _short_or_full(run, *(_apply2(fast_function(f"{name}_{part}_{dtype}", dtype,
+                                                          True))
                                     for part in ("inside", "outside")))
     rng = np.random.default_rng(2)
     bits = np.uint32 if real == np.float32 else np.uint64

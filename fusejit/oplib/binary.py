@@ -228,6 +228,12 @@ def _atan2(self: np.ndarray, other: np.ndarray) -> np.ndarray:
 def _render_atan2(cx: Emitter, node, ops: list[Operand], dtype: np.dtype) -> str:
     y, x = cx.cast(ops[0], dtype), cx.cast(ops[1], dtype)
     fast = cx.vectorised(f"atan2_{'f32' if dtype == np.float32 else 'f64'}")
+    if fast is not None and dtype == np.float32:
+        # (the short form for finite pairs, not both zero, below the reduction's overflow: a
+        # strip holding another pair is computed again with the full form)
+        return cx.short_form(f"{cx.vectorised('atan2_inside_f32')}({y}, {x})",
+                             f"{fast}({y}, {x})",
+                             f"{cx.vectorised('atan2_outside_f32')}({y}, {x})")
     return f"{fast or 'math.atan2'}({y}, {x})"
 
 

@@ -84,7 +84,8 @@ _SEPARATE = frozenset({aten.lgamma})
 # (``MATH_MODULES``).
 _ELSEWHERE = {
     "vs": ("erf_f32", "erf_f64", "erfc_f32", "erfc_f64", "sinh_f64", "cosh_f64"),
-    "vt": ("sin_f32", "cos_f32", "tan_f32", "asin_f32", "acos_f32", "atan_f32", "atan2_f32"),
+    "vt": ("sin_f32", "cos_f32", "tan_f32", "asin_f32", "acos_f32", "atan_f32", "atan2_f32",
+           "atan2_inside_f32", "atan2_outside_f32"),
     "vl": ("lgamma_f32", "lgamma_f64", "lgamma_inside_f32", "lgamma_outside_f32",
            "lgamma_inside_f64", "lgamma_outside_f64"),
     "vi": ("asin_f64", "acos_f64", "atan_f64", "atan2_f64"),

@@ -17,17 +17,25 @@ Methods (every branch is a select: both sides are computed, then one is kept):
   and |r| < 2). sin: m = 2 rint(x / pi), |r| <= pi/2, sin x = +-sin r; cos: m = 2n + 1 with
   n = rint(x / pi - 1/2), cos x = +-sin r; one polynomial sin r = r + r z S(z), z = r**2, S of
   degree 4 (fitted here, near-minimax by Lawson's iteration: below 2**-35 relative), the sign
-  flipped by an xor of the quadrant's bit. tan: m = rint(x 2/pi), |r| <= pi/4,
-  t = r + r z T(z) (T of degree 6, below 2**-29), tan x = t or -1 / t.
+  flipped by an xor of the quadrant's bit. tan: m = rint(x 2/pi) and its parity from the bits
+  of x 2/pi + 1.5 * 2**23, |r| <= pi/4, t = r + r z T(z) (T of degree 6, below 2**-29),
+  tan x = t or -1 / t.
   Valid for |x| <= ``TRIG_LIMIT_F32``; beyond, the kernel recomputes the element with libm
   (``loops``: the strip is computed again, with libm where the argument is out of range).
 - ``atan``: |x| reduced to |t| <= 1/2 by t = |x| (|x| <= 1/2), (|x| - 1) / (|x| + 1) (+ pi/4,
   |x| <= 2; |x| - 1 is exact there) or -1 / |x| (+ pi/2), numerator and denominator chosen
-  first so there is one division; atan t = t + t z P(z), P of degree 5 (below 2**-31).
+  first so there is one division; atan t = t + t z Q(z), Q of degree 4 (below 2**-26.8
+  relative; fitted here as S was), plus pi/4 or pi/2 in two parts, the low part hi's times a
+  constant. (Degree 5, 2**-27.8, and two selects for the low part: 0.283 -> 0.274
+  ns/element, one thread, a kernel-shaped loop, NumPy 0.367 in the same run.)
 - ``atan2(y, x)``: a = min(|x|, |y|), b = max: t = a / b or (a - b) / (a + b) (+ pi/4) for
-  a > b/2, the same polynomial, then pi/2 - v where |y| > |x|, pi - v where x's sign bit is
+  a > b/2, atan t = t + t z P(z), P of degree 5 (2**-27.8: atan2's error has less room),
+  then pi/2 - v where |y| > |x|, pi - v where x's sign bit is
   set (-0 too), y's sign; C99's zeros and infinities as NumPy's; both scaled by 1/4 above
-  1e38 (a + b would overflow).
+  1e38 (a + b would overflow). Kernels take a short form without the zeros', infinities' and
+  overflow's steps (``atan2_inside_f32``) for strips where every pair has
+  0 < max(|x|, |y|) <= 1e38, and compute any other strip again with the full form (0.59 ->
+  0.50 ns an element, one thread, a kernel's loop, NumPy 0.57 in the same run).
 - ``asin``: |x| <= 0.6: |x| + |x| w P(w), w = x**2; above: pi/2 - 2 (s + s w P(w)) with
   w = (1 - |x|) / 2, s = sqrt(w) (asin a = pi/2 - 2 asin sqrt((1 - a) / 2)); one P of degree
   6 on [0, 0.36] (below 2**-30). Switching at 0.6, not 1/2, keeps pi/2 - 2p from cancelling
@@ -50,8 +58,8 @@ cos       1.995 (22.01614)         1.995 in [1, 64] (22.01614)                 2
 tan       3.725 (62604.215)        2.429 in [0.5, 64], 2.743 in [2^16, 1e5]    3.8
 asin      1.302 (0.64589196)       1.302 in [0.5, 1] (0.64589196)              1.5
 acos      1.053 (0.6718147)        1.053 in [0.5, 1] (0.6718147)               1.5
-atan      1.617 (0.50026447)       1.617 in [0.25, 4] (0.50026447)             2.0
-atan2     1.771 (2.7172232, 5.3075824), 10^8 random pairs                      2.0
+atan      1.692 (0.50137407)       1.692 in [0.25, 4] (0.50137407)             2.0
+atan2     1.752 (2.7347102, 5.3345175), 10^8 random pairs                      2.0
 ========  =======================  ==========================================  =========
 
 The sine's single polynomial on |r| <= pi/2 is why sin and cos reach 2 ulp (r + r z S(z) near
@@ -218,34 +226,59 @@ def cos_f32(x):
     return _finish(x, _F(1.0) if abs(x) < _F(2.0 ** -12) else v)
 
 
+# x 2/pi + _SHIFTER (1.5 * 2**23) is rounded to a whole number, whose parity is its last bit
+# (for |x 2/pi| < 2**22)
+_SHIFTER = _F(12582912.0)
+
+
 @njit(**_BIG)
 def tan_f32(x):
     """Tangent for float32 with |x| <= TRIG_LIMIT_F32 (the kernel fixes up the rest):
     x = n pi/2 + r, tan x = tan r (n even) or -1 / tan r (n odd)."""
-    # No range select and no integer quadrant: n's parity by float arithmetic is defined for
-    # every x (NaN and inf give NaN all through; beyond the limit the kernel's fix-up replaces
-    # the value), where int32(NaN) would be undefined (10% faster than those selects)
-    n = np.rint(x * _TWO_OVER_PI)
+    # No range select and no conversion to an integer: n and its parity come from the bits of
+    # x 2/pi + _SHIFTER, defined for every x (NaN and inf give NaN all through; beyond the
+    # limit the kernel's fix-up replaces the value), where int32(NaN) would be undefined. (Two
+    # rounding instructions and a comparison before: vrndscaleps is two µops.)
+    k = _fma(x, _TWO_OVER_PI, _SHIFTER)
+    n = k - _SHIFTER
     r = _reduce(x, n)
     z = r * r
     p = _mad(_mad(_mad(_mad(_mad(_mad(_T6, z, _T5), z, _T4), z, _T3), z, _T2), z, _T1), z, _T0)
     t = _mad(r * z, p, r)
-    h = _F(0.5) * n
-    v = _divide(_F(-1.0), t) if np.rint(h) != h else t      # (t is not 0 where n is odd)
+    odd = (_f32_to_bits(k) & _I(1)) != _I(0)
+    v = _divide(_F(-1.0), t) if odd else t          # (t is not 0 where n is odd)
     return x if x == _F(0.0) else v
 
 
 # --- inverse trigonometric ----------------------------------------------------------------------
 
-# atan t = t + t z P(z), z = t**2, |t| <= 1/2
+# atan t = t + t z P(z), z = t**2, |t| <= 1/2 (atan2's; below 2**-27.8 relative)
 _A0, _A1, _A2 = _F(-0.333333283662796), _F(0.19999489188194275), _F(-0.14272074401378632)
 _A3, _A4, _A5 = _F(0.10940941423177719), _F(-0.07983899861574173), _F(0.03872082754969597)
+
+
+# _PIO4_LO / _PIO4_HI, which is also _PIO2_LO / _PIO2_HI (both parts of pi/2 are twice those of
+# pi/4, exactly): hi times it is lo to 2**-24 of lo
+_LO_OVER_HI = _F(float(_PIO4_LO) / float(_PIO4_HI))
 
 
 @njit(**_OPTS)
 def _atan_poly(t):
     z = t * t
     p = _mad(_mad(_mad(_mad(_mad(_A5, z, _A4), z, _A3), z, _A2), z, _A1), z, _A0)
+    return _mad(t * z, p, t)
+
+
+# atan t = t + t z Q(z), |t| <= 1/2, one degree lower than P (for atan alone: below 2**-26.8
+# relative against P's 2**-27.8, an ulp of float32 being 2**-24 to 2**-23)
+_Q0, _Q1, _Q2 = _F(-0.3333323299884796), _F(0.19994226098060608), _F(-0.14175011217594147)
+_Q3, _Q4 = _F(0.10160017013549805), _F(-0.05132600665092468)
+
+
+@njit(**_OPTS)
+def _atan_poly4(t):
+    z = t * t
+    p = _mad(_mad(_mad(_mad(_Q4, z, _Q3), z, _Q2), z, _Q1), z, _Q0)
     return _mad(t * z, p, t)
 
 
@@ -258,11 +291,24 @@ def atan_f32(x):
     num = _F(-1.0) if far else (a - _F(1.0) if mid else a)
     den = a if far else (a + _F(1.0) if mid else _F(1.0))
     hi = _PIO2_HI if far else (_PIO4_HI if mid else _F(0.0))
-    lo = _PIO2_LO if far else (_PIO4_LO if mid else _F(0.0))
     # (a = inf: -1 / inf = -0, pi/2; NaN stays NaN through the division. A true division:
-    # the reciprocal estimate made atan slower, 0.39 -> 0.45 ns/element, a bare loop)
-    v = hi + (_atan_poly(num / den) + lo)
+    # the reciprocal estimate made atan slower, 0.39 -> 0.45 ns/element, a bare loop. The low
+    # part of pi/2 or pi/4 is hi's times one constant: a product instead of two selects)
+    v = hi + _mad(hi, _LO_OVER_HI, _atan_poly4(num / den))
     return np.copysign(v, x)
+
+
+# above this a + b (atan2's reduction) could overflow
+_ATAN2_HUGE = _F(1e38)
+
+
+@njit(**_OPTS)
+def _atan2_quadrant(y, x, v, mid, swap):
+    """atan2(y, x) from v = atan(t) and the reduction's choices (``atan2_f32``)."""
+    v = (_PIO4_HI + (v + _PIO4_LO)) if mid else v
+    v = (_PIO2_HI + (_PIO2_LO - v)) if swap else v
+    v = (_PI_HI + (_PI_LO - v)) if np.signbit(x) else v
+    return np.copysign(v, y)
 
 
 @njit(**_BIG)
@@ -276,7 +322,7 @@ def atan2_f32(y, x):
     a = _F(1.0) if both_inf else a
     b = _F(1.0) if both_inf else b
     # a + b below would overflow: both scaled by 1/4 (exact where it matters: a >= b/2 there)
-    huge = b > _F(1e38)
+    huge = b > _ATAN2_HUGE
     a = a * _F(0.25) if huge else a
     b = b * _F(0.25) if huge else b
     mid = a > _F(0.5) * b
@@ -285,11 +331,36 @@ def atan2_f32(y, x):
     # both zero: 0 / 1 (atan2(+-0, +-0) is +-0 or +-pi). A NaN x or y stays NaN from here on
     # (a NaN a or b reaches the division, b == 0 and both_inf never hold for it): no test
     den = _F(1.0) if b == _F(0.0) else den
-    v = _atan_poly(num / den)
-    v = (_PIO4_HI + (v + _PIO4_LO)) if mid else v
-    v = (_PIO2_HI + (_PIO2_LO - v)) if swap else v
-    v = (_PI_HI + (_PI_LO - v)) if np.signbit(x) else v
-    return np.copysign(v, y)
+    return _atan2_quadrant(y, x, _atan_poly(num / den), mid, swap)
+
+
+# Kernels take ``atan2_inside_f32`` for strips where ``atan2_outside_f32`` is false for every pair
+# (the larger magnitude nonzero and at most _ATAN2_HUGE, the smaller finite or NaN); a strip
+# holding another pair is computed again with ``atan2_f32``: the zeros', infinities' and
+# overflow's selects took 11 of the loop's ~47 vector instructions, the strip's test takes 3.
+
+
+@njit(**_OPTS)
+def atan2_outside_f32(y, x):
+    """Is (y, x) outside ``atan2_inside_f32``'s domain (0 < max(|x|, |y|) <= 1e38, so not
+    infinite, nor NaN where |x| is)? (The same max as the short form's: LLVM computes it once.)"""
+    ay, ax = abs(y), abs(x)
+    b = ay if ay > ax else ax
+    return not ((b > _F(0.0)) & (b <= _ATAN2_HUGE))
+
+
+@njit(**_BIG)
+def atan2_inside_f32(y, x):
+    """``atan2_f32`` where not ``atan2_outside_f32(y, x)`` (a NaN y gives NaN: it reaches the
+    division)."""
+    ay, ax = abs(y), abs(x)
+    swap = ay > ax
+    a = ax if swap else ay
+    b = ay if swap else ax
+    mid = a > _F(0.5) * b
+    num = a - b if mid else a
+    den = a + b if mid else b
+    return _atan2_quadrant(y, x, _atan_poly(num / den), mid, swap)
 
 
 # asin u = u + u w P(w), w = u**2 <= 0.36

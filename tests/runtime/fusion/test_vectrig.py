@@ -114,6 +114,10 @@ def test_atan2_quadrants_zeros_and_infinities():
     rng = np.random.default_rng(12)
     y = np.concatenate([y, rng.uniform(-10, 10, 1 << 16).astype(np.float32)])
     x = np.concatenate([x, rng.uniform(-10, 10, 1 << 16).astype(np.float32)])
+    # the special pairs fill the first strip (the full form); a later strip holds one NaN y and
+    # one subnormal pair among ordinary pairs, which its short form takes
+    y[3 * loops.STRIP + 7] = np.nan
+    y[3 * loops.STRIP + 9], x[3 * loops.STRIP + 9] = 1e-40, -3e-41
     got = _atan2(y, x)
     exact = np.arctan2(y.astype(np.float64), x.astype(np.float64))
     err = _ulps(got, exact)
