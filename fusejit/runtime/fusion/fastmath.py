@@ -44,8 +44,9 @@ about 15-30 vector instructions per 16 elements, which keeps a kernel close to m
 - ``cosh_f32``: h + 0.25 / h with h = e^|x| / 2 = 2^(n-2) (2 e^r) (exp's polynomial doubled,
   so h stays finite up to cosh's own overflow at 89.4159): one reduction, one division.
 - ``tanh_f32``: u / (u + 2) with u = expm1(2|x|) (|x| clamped at 10), x's sign; u is formed
-  at |x| (2|x| = n ln2 + 2s, the polynomial's coefficients scaled by powers of two: the same
-  roundings as at 2|x|); tiny x need no select (u is 2|x| exactly and u + 2 rounds to 2).
+  at |x| (2|x| = n ln2 + 2s, the polynomial's coefficients scaled by powers of two), ln2/2 in
+  one part (n <= 29: the constant's error reaches tanh damped; no change in the error measured
+  over all 2^32 inputs); tiny x need no select (u is 2|x| exactly and u + 2 rounds to 2).
 - ``sigmoid_f32``: 1 / (1 + exp_f32(-x)).
 Measured accuracy, against float64 libm (NumPy's float64 function), unrounded, in ulps of the
 float32 result, over all 2^32 float32 inputs (``python tools/ulp_sweep.py f32 NAME``; the tests
