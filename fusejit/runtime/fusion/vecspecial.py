@@ -223,16 +223,20 @@ def erfc_f32(x):
 
 # --- float64 sinh and cosh ------------------------------------------------------------------------
 
-# e**r - 1 = z E(z) + r + r z O(z), z = r**2: the even and odd Taylor coefficients, to r**12 and
-# r**13 (the first terms left out are below 2**-57 of the result for |r| <= 0.35)
-_EVEN = (1 / 2, 1 / 24, 1 / 720, 1 / 40320, 1 / 3628800, 1 / 479001600)
-_ODD = (1 / 6, 1 / 120, 1 / 5040, 1 / 362880, 1 / 39916800, 1 / 6227020800)
+# e**r - 1 = z E(z) + r + r z O(z), z = r**2, for |r| <= 0.35: E and O of degree 4 in z,
+# interpolated at the five Chebyshev nodes of [0, 0.35**2] (exact arithmetic, from their Taylor
+# series): z |E - exact| < 1.4e-17 and z |O - exact| < 2.1e-18 with these rounded coefficients,
+# against Taylor to r**12 and r**13 (one more fused multiply-add for each)
+_EVEN = (0.5000000000000001, 0.04166666666662068, 0.0013888888918918907,
+         2.4801518672268355e-05, 2.7621324269313687e-07)
+_ODD = (0.16666666666666669, 0.008333333333329796, 0.00019841269864364933,
+        2.7557266442353424e-06, 2.5101335854788522e-08)
 
 
 @njit(**_OPTS)
-def _horner6(z, c):
-    """c[0] + c[1] z + ... + c[5] z**5 by Horner's rule (see ``vecmath._exp_poly``)."""
-    return _fma(_fma(_fma(_fma(_fma(c[5], z, c[4]), z, c[3]), z, c[2]), z, c[1]), z, c[0])
+def _horner5(z, c):
+    """c[0] + c[1] z + ... + c[4] z**4 by Horner's rule (see ``vecmath._exp_poly``)."""
+    return _fma(_fma(_fma(_fma(c[4], z, c[3]), z, c[2]), z, c[1]), z, c[0])
 
 
 @njit(**_OPTS)
@@ -240,7 +244,7 @@ def _exp_both(r):
     """(e, o), the even and odd parts of e**r - 1 for |r| <= 0.35: e**r - 1 = e + o and
     e**-r - 1 = e - o, from one pair of polynomials."""
     z = r * r
-    return z * _horner6(z, _EVEN), _fma(r * z, _horner6(z, _ODD), r)
+    return z * _horner5(z, _EVEN), _fma(r * z, _horner5(z, _ODD), r)
 
 
 @njit(**_OPTS)
