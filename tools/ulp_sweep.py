@@ -34,7 +34,9 @@ pow with a constant operand (``powc``; names ``pow_C`` for x**C, ``base_B`` for 
 function the renderer calls for it (``vecpow``'s, with the renderer's constants), swept as a
 unary function of the tensor operand in both dtypes; the oracle is libm's float64 pow (through
 Numba; correctly rounded in practice, unlike NumPy's SVML power on AVX-512 hosts). The float32
-base is B rounded to float32, as the op casts it.
+base is B rounded to float32, as the op casts it. A C that is no half-integer takes the general
+forms as kernels do: the short one where x is normal and positive (float32 |C| <= 7.8:
+``pow_small_f32``), the full one elsewhere; C rounded to the dtype first.
 
 sin/cos/tan are measured as the kernel computes them: the fast form for |x| <= the dtype's
 limit (``templates.trig_limit``: 1e5 for float32, ``vm.TRIG_LIMIT`` for float64); beyond,
@@ -65,7 +67,7 @@ import numpy as np
 from numba import njit, prange
 
 from fusejit.ir.symbols import aten
-from fusejit.oplib.binary import log_parts
+from fusejit.oplib.binary import POW_Y_WIDE_F32, log_parts
 from fusejit.oplib.unary import FLOAT_FUNCTIONS
 from fusejit.runtime.fusion import templates
 from fusejit.runtime.fusion import vecmath as vm
@@ -84,7 +86,8 @@ NUMPY64 = {"exp": np.exp, "expm1": np.expm1, "log": np.log, "log1p": np.log1p, "
            "tanh": np.tanh, "sigmoid": lambda x: 1 / (1 + np.exp(-x)),
            "rsqrt": lambda x: 1 / np.sqrt(x), "reciprocal": lambda x: 1 / x}
 BINARY = ("atan2", "pow")
-POWC = ("pow_2.5", "pow_-1.5", "pow_7.5", "pow_-8", "pow_5", "base_2", "base_10", "base_0.5")
+POWC = ("pow_2.5", "pow_-1.5", "pow_7.5", "pow_-8", "pow_5", "base_2", "base_10", "base_0.5",
+        "pow_1.7", "pow_-2.2", "pow_7.8", "pow_-7.8")
 CHUNK = 1 << 14
 NAN_LO = 0x7F800001          # float32 bit patterns NAN_LO..0x7FFFFFFF (and with the sign) are NaN
 
@@ -144,7 +147,18 @@ def powc_functions(name: str, dtype: str):
     kind, text = name.split("_", 1)
     value = float(text)
     real = np.dtype(f"float{dtype[1:]}")
-    if kind == "pow":
+    short = outside = None
+    if kind == "pow" and not (2 * value).is_integer():
+        # a general exponent: the kernel's short form for x normal and positive (float32,
+        # |C| <= POW_Y_WIDE_F32: pow_small_f32), its full form elsewhere; C cast to the dtype
+        value = float(real.type(value))
+        fast = fast_function(f"pow_{dtype}", dtype, qualified=True)
+        small = dtype == "f32" and abs(value) <= POW_Y_WIDE_F32
+        short = fast_function("pow_small_f32" if small else f"pow_inside_{dtype}", dtype, True)
+        outside = fast_function(f"pow_outside_{dtype}", dtype, True)
+        call = "fs(x, Y) if not out(x, Y) else fn(x, Y)"
+        oracle_body = f"math.pow(x, {value!r})"
+    elif kind == "pow":
         fast = fast_function(f"pow_const_{dtype}", dtype, qualified=True)
         call, oracle_body = f"fn(x, {int(2 * value)})", f"math.pow(x, {value!r})"
     else:
@@ -153,7 +167,7 @@ def powc_functions(name: str, dtype: str):
         call, oracle_body = "fn(x, HI, LO)", f"math.pow({value!r}, x)"
     hi, lo = log_parts(value, real) if kind == "base" else (0.0, 0.0)
     space = {"math": math, "np": np, "njit": njit, "fn": fast, "HI": real.type(hi),
-             "LO": real.type(lo)}
+             "LO": real.type(lo), "fs": short, "out": outside, "Y": real.type(value)}
     # (the texts hold numbers formatted here, no input)
     exec(f"@njit(error_model='numpy')\ndef fast(x):\n    return {call}\n\n"
          f"@njit(error_model='numpy')\ndef oracle(x):\n    return {oracle_body}\n", space)
