@@ -151,9 +151,9 @@ def powc_functions(name: str, dtype: str):
     if kind == "pow" and not (2 * value).is_integer():
         # a general exponent: the kernel's short form for x normal and positive (float32,
         # |C| <= POW_Y_WIDE_F32: pow_small_f32), its full form elsewhere; C cast to the dtype
+        small = dtype == "f32" and abs(value) <= POW_Y_WIDE_F32     # (as the renderer tests)
         value = float(real.type(value))
         fast = fast_function(f"pow_{dtype}", dtype, qualified=True)
-        small = dtype == "f32" and abs(value) <= POW_Y_WIDE_F32
         short = fast_function("pow_small_f32" if small else f"pow_inside_{dtype}", dtype, True)
         outside = fast_function(f"pow_outside_{dtype}", dtype, True)
         call = "fs(x, Y) if not out(x, Y) else fn(x, Y)"

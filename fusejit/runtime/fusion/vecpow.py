@@ -123,7 +123,7 @@ from .vecmath import (
     pow_specials,
     split_f64,
 )
-from .vecspecial import _exp_sum
+from .vecspecial import _exp_sum, _horner
 
 # The bounds the tests assert, in ulps of the result's dtype (measured, rounded up).
 ULPS = {"pow_const_f64": 0.501, "pow_const_f32": 0.501, "pow_const_subnormal": 0.8,
@@ -386,22 +386,21 @@ _EX_SMALL = (1.0000000005541674, 0.6931472057372652, 0.24022646890627825,
              0.00015345811820504548)
 
 
+# (Horner's rule here, unlike the tensor form's Estrin: with a constant y, 0.829 -> 0.731
+# ns/element in one run, where the tensor form ran slower with it)
 @njit(**_OPTS)
 def _log2_small(x):
     """log2 x as a float64 for float32 x normal and positive, by _LG_SMALL's polynomial."""
     ix = fm._I(fm._f32_to_bits(x) - fm._SQRT_HALF_BITS)
     f = _mantissa_f64(ix)
-    f2 = f * f
-    top = (_LG_SMALL[8] + _LG_SMALL[9] * f) + _LG_SMALL[10] * f2
-    p = _estrin8(f, _LG_SMALL[:8]) + top * ((f2 * f2) * (f2 * f2))
-    return _fma(f, p, np.float64(fm._I(ix >> fm._I(23))))
+    return _fma(f, _horner(f, _LG_SMALL), np.float64(fm._I(ix >> fm._I(23))))
 
 
 @njit(**_OPTS)
 def _exp2_small(z):
     """2**z in float64 for |z| <= _Z_WIDE, by _EX_SMALL's polynomial (``_exp2_wide``'s method)."""
     t = z + _SHIFTER_D
-    return _times_2n(_estrin7(z - (t - _SHIFTER_D), _EX_SMALL), t)
+    return _times_2n(_horner(z - (t - _SHIFTER_D), _EX_SMALL), t)
 
 
 # (the arithmetic is in the functions above: Numba inlines this one into the kernel, whose own
