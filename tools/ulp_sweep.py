@@ -4,6 +4,7 @@
     python tools/ulp_sweep.py f32 [--step K] [NAME ...]     # every K-th float32 (K=1: all 2^32)
     python tools/ulp_sweep.py f64 [--samples N] [NAME ...]  # N random float64s + specials
     python tools/ulp_sweep.py binary [--samples N] [NAME ...]  # atan2 and pow, random pairs
+    python tools/ulp_sweep.py binary --numpy [NAME ...]     # NumPy's own float32 ufuncs, the same
     python tools/ulp_sweep.py powc [--step K] [--samples N] [NAME ...]  # pow, one operand fixed
 
 Each function is the one the kernel generator renders (``templates.fast_name`` for the unary
@@ -421,18 +422,24 @@ def special_pairs(real) -> np.ndarray:
     return np.concatenate([v, -v])
 
 
-def sweep_binary(name: str, dtype: str, samples: int, chunk: int = 1 << 22) -> dict:
+def sweep_binary(name: str, dtype: str, samples: int, chunk: int = 1 << 22,
+                 numpy_own: bool = False) -> dict:
     """Random pairs: a quarter uniform bit patterns, a quarter uniform in [-4, 4], a quarter
     with x in (0, 4] and y in [-40, 40] (pow's useful range), a quarter with x = 2**u (u uniform
     over the dtype's exponent range, either sign) and y = v / u for v uniform from below the
     subnormal results to past the overflow (pow's largest |y log2 x|, where its error is
     largest); float32 results are compared with the float64 oracle unrounded, float64 ones with
-    NumPy's. atan2 takes (y, x)."""
-    fast = fast_function(name, dtype)
+    NumPy's. atan2 takes (y, x). ``numpy_own``: sweep NumPy's own ufunc of the dtype instead
+    (the yardstick: its float32 error against the float64 oracle)."""
     oracle = np.arctan2 if name == "atan2" else np.power
     real = np.float32 if dtype == "f32" else np.float64
-    run = _apply2(fast)
-    if name == "pow":
+    if numpy_own:
+        def run(x, y, out):
+            with np.errstate(all="ignore"):
+                oracle(x, y, out=out)
+    else:
+        run = _apply2(fast_function(name, dtype))
+    if name == "pow" and not numpy_own:
         # kernels take the short form where no pair of a strip is outside its domain: it is
         # swept on the pairs inside (the full form on the others)
         run = _short_or_full(run, *(_apply2(fast_function(f"pow_{part}_{dtype}", dtype, True))
@@ -490,18 +497,20 @@ def _row(name: str, dtype: str, res: dict, what: str, seconds: float) -> str:
             f"| {res['count']:,} ({what}) | {seconds:.0f} |")
 
 
-def run(kind: str, names: list[str], step: int, samples: int, pair_samples: int):
-    """Yield the table rows of ``kind`` ('f32', 'f64', 'binary') for ``names`` (all: empty)."""
+def run(kind: str, names: list[str], step: int, samples: int, pair_samples: int,
+        numpy_own: bool = False):
+    """Yield the table rows of ``kind`` ('f32', 'f64', 'binary') for ``names`` (all: empty);
+    ``numpy_own``: NumPy's own float32 ufuncs on ``binary``'s pairs."""
     if kind in ("binary", "powc"):
         jobs = [(n, d) for n in names or (BINARY if kind == "binary" else POWC)
-                for d in ("f32", "f64")]
+                for d in (("f32",) if numpy_own else ("f32", "f64"))]
     else:
         jobs = [(n, kind) for n in names or ORACLE]
     for name, dtype in jobs:
         start = time.perf_counter()
         if kind == "binary":
-            res = sweep_binary(name, dtype, pair_samples)
-            what = f"{pair_samples:.1e} random pairs"
+            res = sweep_binary(name, dtype, pair_samples, numpy_own=numpy_own)
+            what = f"{pair_samples:.1e} random pairs" + (", NumPy's own" if numpy_own else "")
         elif dtype == "f32":
             res = sweep_f32(name, step)
             what = "all 2^32" if step == 1 else f"every {step}th of 2^32"
@@ -524,13 +533,15 @@ def main() -> None:
     parser.add_argument("--samples", type=int, default=10 ** 8)
     parser.add_argument("--pair-samples", type=int, default=10 ** 8)
     parser.add_argument("--markdown", help="also write the table to this file")
+    parser.add_argument("--numpy", action="store_true",
+                        help="binary: sweep NumPy's own float32 ufuncs instead of the kernels'")
     args = parser.parse_intermixed_args()
     kinds = ["f32", "f64", "binary", "powc"] if args.all else [args.kind or "f32"]
     lines = [HEADER]
     print(HEADER, flush=True)
     for kind in kinds:
         for row in run(kind, [] if args.all else args.names, args.step, args.samples,
-                       args.pair_samples):
+                       args.pair_samples, args.numpy and kind == "binary"):
             print(row, flush=True)
             lines.append(row)
             if args.markdown:

@@ -81,15 +81,20 @@ x**-8           0.750 (56944.867)          1.000
 2**y            1.069 (-85.506)            1.000
 10**y           1.089 (-2.5436)            1.000
 0.5**y          1.069 (85.506)             1.000
+x**7.8          0.553 (92.0047)            1.000            float32: ``pow_small_f32`` for
+x**-7.8         0.553 (0.0220968)          1.000            x normal and positive, else
+x**1.7          0.533 (1.30502e-12)        1.000            ``pow_f32``; float64: pow_f64's
+x**-2.2         0.534 (8.35508e+11)        1.000            forms, 10^6 samples
 ==============  =========================  ===============  ==============================
 
-The float32 worst cases of the constant exponents are subnormal results (double rounding,
+The float32 worst cases of the half-integer exponents are subnormal results (double rounding,
 bound 0.8 ulp); normal results stay within 0.501 ulp of the exact value on the tests' samples
 (float64: against 40-digit decimal arithmetic), so the float64 1.000s of the constant
 exponents are libm's misroundings (checked by hand at x = 7.986 for x**2.5); the float64
 bases, e**(th + tl) like ``pow_f64``, are within ``ULPS``'s 1.1 ulp of the exact value on the
 tests' samples. ``ULPS`` holds the bounds the tests assert. ``precise=True`` on a kernel
-keeps NumPy's power.
+keeps NumPy's power. For comparison, NumPy's own float32 power (SVML's on AVX-512 hosts)
+measures 1.437 ulp at (0.98804, 5958.34) on the ``binary`` sweep's pairs (10^8 and the grid).
 """
 
 from __future__ import annotations
