@@ -4,6 +4,7 @@
     python tools/ulp_sweep.py f32 [--step K] [NAME ...]     # every K-th float32 (K=1: all 2^32)
     python tools/ulp_sweep.py f64 [--samples N] [NAME ...]  # N random float64s + specials
     python tools/ulp_sweep.py binary [--samples N] [NAME ...]  # atan2 and pow, random pairs
+    python tools/ulp_sweep.py binary --numpy [NAME ...]     # NumPy's own float32 ufuncs, the same
     python tools/ulp_sweep.py powc [--step K] [--samples N] [NAME ...]  # pow, one operand fixed
 
 Each function is the one the kernel generator renders (``templates.fast_name`` for the unary
@@ -34,7 +35,9 @@ pow with a constant operand (``powc``; names ``pow_C`` for x**C, ``base_B`` for 
 function the renderer calls for it (``vecpow``'s, with the renderer's constants), swept as a
 unary function of the tensor operand in both dtypes; the oracle is libm's float64 pow (through
 Numba; correctly rounded in practice, unlike NumPy's SVML power on AVX-512 hosts). The float32
-base is B rounded to float32, as the op casts it.
+base is B rounded to float32, as the op casts it. A C that is no half-integer takes the general
+forms as kernels do: the short one where x is normal and positive (float32 |C| <= 7.8:
+``pow_small_f32``), the full one elsewhere; C rounded to the dtype first.
 
 sin/cos/tan are measured as the kernel computes them: the fast form for |x| <= the dtype's
 limit (``templates.trig_limit``: 1e5 for float32, ``vm.TRIG_LIMIT`` for float64); beyond,
@@ -65,7 +68,7 @@ import numpy as np
 from numba import njit, prange
 
 from fusejit.ir.symbols import aten
-from fusejit.oplib.binary import log_parts
+from fusejit.oplib.binary import POW_Y_WIDE_F32, log_parts
 from fusejit.oplib.unary import FLOAT_FUNCTIONS
 from fusejit.runtime.fusion import templates
 from fusejit.runtime.fusion import vecmath as vm
@@ -84,7 +87,8 @@ NUMPY64 = {"exp": np.exp, "expm1": np.expm1, "log": np.log, "log1p": np.log1p, "
            "tanh": np.tanh, "sigmoid": lambda x: 1 / (1 + np.exp(-x)),
            "rsqrt": lambda x: 1 / np.sqrt(x), "reciprocal": lambda x: 1 / x}
 BINARY = ("atan2", "pow")
-POWC = ("pow_2.5", "pow_-1.5", "pow_7.5", "pow_-8", "pow_5", "base_2", "base_10", "base_0.5")
+POWC = ("pow_2.5", "pow_-1.5", "pow_7.5", "pow_-8", "pow_5", "base_2", "base_10", "base_0.5",
+        "pow_1.7", "pow_-2.2", "pow_7.8", "pow_-7.8")
 CHUNK = 1 << 14
 NAN_LO = 0x7F800001          # float32 bit patterns NAN_LO..0x7FFFFFFF (and with the sign) are NaN
 
@@ -144,7 +148,18 @@ def powc_functions(name: str, dtype: str):
     kind, text = name.split("_", 1)
     value = float(text)
     real = np.dtype(f"float{dtype[1:]}")
-    if kind == "pow":
+    short = outside = None
+    if kind == "pow" and not (2 * value).is_integer():
+        # a general exponent: the kernel's short form for x normal and positive (float32,
+        # |C| <= POW_Y_WIDE_F32: pow_small_f32), its full form elsewhere; C cast to the dtype
+        small = dtype == "f32" and abs(value) <= POW_Y_WIDE_F32     # (as the renderer tests)
+        value = float(real.type(value))
+        fast = fast_function(f"pow_{dtype}", dtype, qualified=True)
+        short = fast_function("pow_small_f32" if small else f"pow_inside_{dtype}", dtype, True)
+        outside = fast_function(f"pow_outside_{dtype}", dtype, True)
+        call = "fs(x, Y) if not out(x, Y) else fn(x, Y)"
+        oracle_body = f"math.pow(x, {value!r})"
+    elif kind == "pow":
         fast = fast_function(f"pow_const_{dtype}", dtype, qualified=True)
         call, oracle_body = f"fn(x, {int(2 * value)})", f"math.pow(x, {value!r})"
     else:
@@ -153,7 +168,7 @@ def powc_functions(name: str, dtype: str):
         call, oracle_body = "fn(x, HI, LO)", f"math.pow({value!r}, x)"
     hi, lo = log_parts(value, real) if kind == "base" else (0.0, 0.0)
     space = {"math": math, "np": np, "njit": njit, "fn": fast, "HI": real.type(hi),
-             "LO": real.type(lo)}
+             "LO": real.type(lo), "fs": short, "out": outside, "Y": real.type(value)}
     # (the texts hold numbers formatted here, no input)
     exec(f"@njit(error_model='numpy')\ndef fast(x):\n    return {call}\n\n"
          f"@njit(error_model='numpy')\ndef oracle(x):\n    return {oracle_body}\n", space)
@@ -407,18 +422,24 @@ def special_pairs(real) -> np.ndarray:
     return np.concatenate([v, -v])
 
 
-def sweep_binary(name: str, dtype: str, samples: int, chunk: int = 1 << 22) -> dict:
+def sweep_binary(name: str, dtype: str, samples: int, chunk: int = 1 << 22,
+                 numpy_own: bool = False) -> dict:
     """Random pairs: a quarter uniform bit patterns, a quarter uniform in [-4, 4], a quarter
     with x in (0, 4] and y in [-40, 40] (pow's useful range), a quarter with x = 2**u (u uniform
     over the dtype's exponent range, either sign) and y = v / u for v uniform from below the
     subnormal results to past the overflow (pow's largest |y log2 x|, where its error is
     largest); float32 results are compared with the float64 oracle unrounded, float64 ones with
-    NumPy's. atan2 takes (y, x)."""
-    fast = fast_function(name, dtype)
+    NumPy's. atan2 takes (y, x). ``numpy_own``: sweep NumPy's own ufunc of the dtype instead
+    (the yardstick: its float32 error against the float64 oracle)."""
     oracle = np.arctan2 if name == "atan2" else np.power
     real = np.float32 if dtype == "f32" else np.float64
-    run = _apply2(fast)
-    if name == "pow" or (name, dtype) == ("atan2", "f32"):
+    if numpy_own:
+        def run(x, y, out):
+            with np.errstate(all="ignore"):
+                oracle(x, y, out=out)
+    else:
+        run = _apply2(fast_function(name, dtype))
+    if not numpy_own and (name == "pow" or (name, dtype) == ("atan2", "f32")):
         # kernels take the short form where no pair of a strip is outside its domain: it is
         # swept on the pairs inside (the full form on the others)
         run = _short_or_full(run, *(_apply2(fast_function(f"{name}_{part}_{dtype}", dtype,
@@ -477,18 +498,20 @@ def _row(name: str, dtype: str, res: dict, what: str, seconds: float) -> str:
             f"| {res['count']:,} ({what}) | {seconds:.0f} |")
 
 
-def run(kind: str, names: list[str], step: int, samples: int, pair_samples: int):
-    """Yield the table rows of ``kind`` ('f32', 'f64', 'binary') for ``names`` (all: empty)."""
+def run(kind: str, names: list[str], step: int, samples: int, pair_samples: int,
+        numpy_own: bool = False):
+    """Yield the table rows of ``kind`` ('f32', 'f64', 'binary') for ``names`` (all: empty);
+    ``numpy_own``: NumPy's own float32 ufuncs on ``binary``'s pairs."""
     if kind in ("binary", "powc"):
         jobs = [(n, d) for n in names or (BINARY if kind == "binary" else POWC)
-                for d in ("f32", "f64")]
+                for d in (("f32",) if numpy_own else ("f32", "f64"))]
     else:
         jobs = [(n, kind) for n in names or ORACLE]
     for name, dtype in jobs:
         start = time.perf_counter()
         if kind == "binary":
-            res = sweep_binary(name, dtype, pair_samples)
-            what = f"{pair_samples:.1e} random pairs"
+            res = sweep_binary(name, dtype, pair_samples, numpy_own=numpy_own)
+            what = f"{pair_samples:.1e} random pairs" + (", NumPy's own" if numpy_own else "")
         elif dtype == "f32":
             res = sweep_f32(name, step)
             what = "all 2^32" if step == 1 else f"every {step}th of 2^32"
@@ -511,13 +534,15 @@ def main() -> None:
     parser.add_argument("--samples", type=int, default=10 ** 8)
     parser.add_argument("--pair-samples", type=int, default=10 ** 8)
     parser.add_argument("--markdown", help="also write the table to this file")
+    parser.add_argument("--numpy", action="store_true",
+                        help="binary: sweep NumPy's own float32 ufuncs instead of the kernels'")
     args = parser.parse_intermixed_args()
     kinds = ["f32", "f64", "binary", "powc"] if args.all else [args.kind or "f32"]
     lines = [HEADER]
     print(HEADER, flush=True)
     for kind in kinds:
         for row in run(kind, [] if args.all else args.names, args.step, args.samples,
-                       args.pair_samples):
+                       args.pair_samples, args.numpy and kind == "binary"):
             print(row, flush=True)
             lines.append(row)
             if args.markdown:

@@ -356,13 +356,14 @@ def _render_pow(cx: Emitter, node, ops: list[Operand], dtype: np.dtype) -> str:
             # (the short form for x normal and positive, y finite: a strip holding another
             # pair is computed again with the full form, special cases included)
             outside = f"{cx.vectorised(f'pow_outside_{kind}')}({a}, {b})"
+            short = f"{cx.vectorised(f'pow_inside_{kind}')}({a}, {b})"
             if (kind == "f32" and exponent.is_constant and base.is_tensor
                     and abs(float(exponent.value)) <= POW_Y_WIDE_F32):
                 # (|y log2 x| is within the short form's unclamped range for every normal x:
-                # only x is tested)
+                # only x is tested; and the small |y| lets it take shorter polynomials)
                 outside = f"{cx.vectorised('pow_outside_x_f32')}({a})"
-            return cx.short_form(f"{cx.vectorised(f'pow_inside_{kind}')}({a}, {b})",
-                                 f"{fast}({a}, {b})", outside)
+                short = f"{cx.vectorised('pow_small_f32')}({a}, {b})"
+            return cx.short_form(short, f"{fast}({a}, {b})", outside)
         return f"{a} ** {b}"
     if exponent.is_constant and exponent.value < 0:
         raise fail(node, "integers to negative integer powers are not allowed")

@@ -89,9 +89,9 @@ _ELSEWHERE = {
     "vl": ("lgamma_f32", "lgamma_f64", "lgamma_inside_f32", "lgamma_outside_f32",
            "lgamma_inside_f64", "lgamma_outside_f64"),
     "vi": ("asin_f64", "acos_f64", "atan_f64", "atan2_f64"),
-    "vp": ("pow_f32", "pow_inside_f32", "pow_outside_f32", "pow_outside_x_f32", "pow_f64",
-           "pow_inside_f64", "pow_outside_f64", "pow_const_f64", "pow_const_f32", "pow_base_f64",
-           "pow_base_f32"),
+    "vp": ("pow_f32", "pow_inside_f32", "pow_outside_f32", "pow_outside_x_f32", "pow_small_f32",
+           "pow_f64", "pow_inside_f64", "pow_outside_f64", "pow_const_f64", "pow_const_f32",
+           "pow_base_f64", "pow_base_f32"),
 }
 _MODULE_OF = {name: alias for alias, names in _ELSEWHERE.items() for name in names}
 
