@@ -13,7 +13,11 @@ text we generated, never from bytes read off disk. Whatever sits where an entry 
 aside within the cache directory first (a directory is then deleted; symbolic links are never
 followed). When the cache cannot be written the module runs from memory all the same.
 
-Loaded modules are kept in a small LRU; the disk holds at most ``FUSEJIT_CACHE_MAX_MB`` MiB
+Loaded modules are kept in a small LRU; one it lets go of leaves ``sys.modules`` but stays
+importable for as long as any of its functions lives (``_Evicted``): Numba imports a function's
+module by name whenever the function compiles a new signature, and would otherwise compile it
+against a blank stand-in module (``'<dynamic>'``), whose cache entries no later process can load.
+The disk holds at most ``FUSEJIT_CACHE_MAX_MB`` MiB
 (default 1024): after a new entry, the least recently used kernels (and native caches of other
 fusejit versions) are deleted until it fits.
 """
@@ -21,12 +25,15 @@ fusejit versions) are deleted until it fits.
 from __future__ import annotations
 
 import hashlib
+import importlib.abc
+import importlib.machinery
 import math
 import os
 import stat
 import sys
 import tempfile
 import types
+import weakref
 from collections import OrderedDict
 from pathlib import Path
 
@@ -37,6 +44,10 @@ _stats = {"hits": 0, "misses": 0}
 # (kernels directory, source hash) -> module, least recently used first
 _modules: OrderedDict[tuple[str, str], types.ModuleType] = OrderedDict()
 LRU_SIZE = 64
+_PACKAGE = "fusejit_kernels"
+# module name -> every module loaded here that is still alive (a module refers to itself from
+# its own globals, so it lives as long as its functions do)
+_alive: weakref.WeakValueDictionary[str, types.ModuleType] = weakref.WeakValueDictionary()
 _DEFAULT_MAX_MB = 1024.0
 
 
@@ -154,9 +165,11 @@ def load_module(text: str) -> types.ModuleType:
         path = cc.configured_root() / "kernels" / f"fk_{key}.py"
     else:
         cc.touch_use(path)
-    name = f"fusejit_kernels.fk_{key}"
+    name = f"{_PACKAGE}.fk_{key}"
     module = types.ModuleType(name)
     module.__file__ = str(path)
+    module.__dict__["__fusejit_module__"] = module
+    _install_finder()
     sys.modules[name] = module
     try:
         # Execute the text we generated, labelled with the cache file's path (for tracebacks
@@ -166,12 +179,41 @@ def load_module(text: str) -> types.ModuleType:
         sys.modules.pop(name, None)
         raise
     _modules[memo] = module
+    _alive[name] = module
     while len(_modules) > LRU_SIZE:
         # Callers holding a kernel keep its functions; only the cache lets go of it.
         _memo, old = _modules.popitem(last=False)
         if sys.modules.get(old.__name__) is old:
             del sys.modules[old.__name__]
     return module
+
+
+class _Evicted(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Finds a kernel module the LRU took out of ``sys.modules`` while its functions live."""
+
+    def find_spec(self, name, path=None, target=None):
+        if name.startswith(f"{_PACKAGE}.") and name in _alive:
+            return importlib.machinery.ModuleSpec(name, self)
+        return None
+
+    def create_module(self, spec):
+        module = _alive.get(spec.name)
+        if module is None:
+            raise ImportError(f"kernel module {spec.name} is gone", name=spec.name)
+        return module
+
+    def exec_module(self, module):
+        pass        # already executed from its text when it was loaded
+
+
+def _install_finder() -> None:
+    """Make ``fusejit_kernels.*`` importable: the package, and the finder of evicted modules."""
+    if _PACKAGE not in sys.modules:
+        package = types.ModuleType(_PACKAGE, "fusejit's generated kernel modules")
+        package.__path__ = []
+        sys.modules[_PACKAGE] = package
+    if not any(isinstance(finder, _Evicted) for finder in sys.meta_path):
+        sys.meta_path.append(_Evicted())
 
 
 # -- size, eviction, clearing -----------------------------------------------------------------

@@ -122,6 +122,25 @@ def test_damaged_numba_files_are_dropped_and_recompiled(private_cache, damage):
     assert rebuilt and all(f.read_bytes() != damaged.get(f) for f in rebuilt)
 
 
+def test_a_module_the_lru_let_go_of_compiles_new_signatures_in_its_own_globals(
+        private_cache, monkeypatch):
+    # Numba imports a function's module by name for each new signature; a module the LRU had
+    # taken out of sys.modules made it compile against a blank '<dynamic>' module, and the
+    # cache entry it wrote could not be loaded again (ModuleNotFoundError: '<dynamic>').
+    import pickle
+
+    module = kcache.load_module("from numba import njit\n\n\n@njit(cache=True)\n"
+                                "def lru_twice(x):\n    return x * 2\n")
+    assert module.lru_twice(np.arange(3.0))[2] == 4.0
+    monkeypatch.setattr(kcache, "LRU_SIZE", 0)
+    kcache.load_module("# another module, to make the LRU let go\nZ = 3\n")
+    assert module.__name__ not in sys.modules
+    assert module.lru_twice(np.arange(3, dtype=np.int32)[::2])[1] == 4     # a new signature
+    environments = [r.environment for r in module.lru_twice.overloads.values()]
+    assert [e.globals is module.__dict__ for e in environments] == [True, True]
+    assert all(pickle.loads(pickle.dumps(e)) is e for e in environments)
+
+
 def test_source_holds_no_graph_text(private_cache):
     x = np.ones((3, 4), np.float32)
     source = kernel_source(fusejit.parse_ir(IR), x, x)
