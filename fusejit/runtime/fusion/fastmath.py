@@ -22,21 +22,25 @@ about 15-30 vector instructions per 16 elements, which keeps a kernel close to m
   results down in the subnormal range round once.
 - ``expm1_f32``: with h = 2^(n-1) and rest = e^r - 1 - r = r^2 P4(r),
   2 (h rest + (h r + (h - 1/2))): the inner sum is exact for |n| <= 24 and nothing overflows
-  before e^x does; x itself where |x| < 2^-24.
+  before e^x does; x itself where |x| < 2^-24. Kernel loops use ``expm1_inside_f32`` for
+  |x| <= 88 (below): h = 2^n itself, so neither the clamps nor the select for tiny x.
 - ``log_f32``/``log2_f32``/``log10_f32``: subnormals scaled by 2^23; the bits of x minus those of
   sqrt(1/2) give e (shift) and m = 1 + f in [sqrt(1/2), sqrt(2)) (mask and add back), so the
   exponent's step needs no compare; a polynomial of f (no division): log(1 + f) = f + f^2 Q8(f),
   then e ln2 (two parts) + it; log2(1 + f) = f P8(f), e added by its last fused multiply-add;
   log10(1 + f) = f P8'(f) + e log10(2) (two parts).
 - Kernel loops use ``*_inside_f32`` (``templates.inside_form``): the same arithmetic for
-  positive normal finite x (log1p: -1 < x < inf) without the subnormal and special-value
-  steps (9 of log10's ~30 vector instructions); the loop notes whether a strip holds another
-  x (``log_outside``, ``log1p_outside``) and only then computes that strip again with the full
-  form (measured: a zero in every strip of a 2^22 log10 took it from 0.69 to 1.08 ns an
+  positive normal finite x (log1p: -1 < x < 1.2e38; expm1: |x| <= 88) without the subnormal
+  and special-value steps (9 of log10's ~30 vector instructions); the loop notes whether a
+  strip holds another x (``log_outside``, ``log1p_outside``, ``expm1_outside``: one integer
+  add and compare on the bits for the logs) and only then computes that strip again with the
+  full form (measured: a zero in every strip of a 2^22 log10 took it from 0.69 to 1.08 ns an
   element, one thread).
-- ``log1p_f32``: u = 1 + x rounded, its rounding error c by Fast2Sum (exact); with
-  u = (1 + f) 2^e, log(1 + x) = e ln2 + log(1 + f + c 2^-e): f + c 2^-e rounded, and what that
-  rounding lost added at log's slope; x's sign (so -0.0 stays -0.0).
+- ``log1p_f32``: e from u = 1 + x rounded (as ``_split``), then f = x 2^-e + (2^-e - 1) by one
+  fused multiply-add and its rounding error d by another (d is 0 but for 1.41 < 1 + x < 1.5,
+  where x's ulp times 2^-e is finer than f's): log(1 + x) = e ln2 + log(1 + f) + d / (1 + f),
+  d's slope a constant (the Fast2Sum of 1 + x and a second split it replaced cost 6 more
+  vector instructions); x's sign (so -0.0 stays -0.0).
 - ``sinh_f32`` (``_hyperbolic``): |x| = n ln2 + r, A, B = 2^(n-2) -+ 2^(-n-2),
   sinh = 2A + 2B r + A (2 cosh r - 2) + B (2 sinh r - 2r), even and odd polynomials in r, the
   smallest terms added first with fused multiply-adds (A = 0 at n = 0, so sinh near 0 is r
@@ -198,6 +202,33 @@ def expm1_f32(x):
     # x itself where |x| < 2**-24 (e**x - 1 rounds to x there): also -0.0 and subnormals,
     # which the halving by h would round
     return x if abs(x) < _F(5.9604645e-08) else _expm1_core(y)
+
+
+# expm1's short form: |x| <= 88, where 2**n (n = rint(x / ln2), |n| <= 127) is normal or, at
+# n = -127, its bits make 0 (and the result -1 either way)
+_EXPM1_INSIDE = _F(88.0)
+
+
+@njit(**_OPTS)
+def expm1_outside(x):
+    """Whether float32 x is outside ``expm1_inside_f32``'s domain (|x| <= 88): beyond it, inf
+    and NaN, which a kernel's fix-up gives ``expm1_f32``."""
+    return not abs(x) <= _EXPM1_INSIDE
+
+
+@njit(**_OPTS)
+def expm1_inside_f32(x):
+    """``expm1_f32`` for |x| <= 88: ``_expm1_core``'s sum with h = 2**n itself, not halved and
+    doubled, since 2**n stays finite, so it needs neither the clamps nor the select for tiny
+    x: for n = 0 the sum is r + rest, r = x exactly (subnormals too) and rest below half its
+    ulp where |x| < 2**-24; x's sign keeps -0.0. The same roundings, scaled by 2, as
+    ``expm1_f32`` (tested bit-equal)."""
+    t = _fma(x, _LOG2E, _SHIFTER)
+    n = t - _SHIFTER
+    r = _fma(n, -_LN2_LO, _fma(n, -_LN2_HI, x))
+    rest = r * r * _fma(_fma(_fma(_fma(_E4, r, _E3), r, _E2), r, _E1), r, _E0)
+    h = _pow2_bits(t, 127)
+    return np.copysign(_fma(h, rest, _fma(h, r, h - _ONE)), x)
 
 
 # log(1 + f) = f + f**2 (_Q0 + _Q1 f + ... + _Q8 f**8) for sqrt(1/2) - 1 <= f < sqrt(2) - 1

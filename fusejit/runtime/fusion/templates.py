@@ -60,6 +60,7 @@ _INSIDE32 = {aten.log: ("fm.log_inside_f32", "fm.log_outside"),
              aten.log2: ("fm.log2_inside_f32", "fm.log_outside"),
              aten.log10: ("fm.log10_inside_f32", "fm.log_outside"),
              aten.log1p: ("fm.log1p_inside_f32", "fm.log1p_outside"),
+             aten.expm1: ("fm.expm1_inside_f32", "fm.expm1_outside"),
              aten.lgamma: ("vl.lgamma_inside_f32", "vl.lgamma_outside_f32")}
 _INSIDE64 = {aten.log: ("vm.log_inside_f64", "vm.log_outside_f64"),
              aten.log2: ("vm.log2_inside_f64", "vm.log_outside_f64"),

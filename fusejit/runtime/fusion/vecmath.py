@@ -25,7 +25,10 @@ Horner's rule, which ran faster than Estrin's tree at 512 bits: ``_exp_poly``):
   with fdlibm's published minimax R, summed with e ln2 (in two parts) as fdlibm orders it.
   ``log2``/``log10`` scale log(1 + f) and add e (times log10(2) in two parts).
 - ``log1p``: e from u = 1 + x rounded; then f = x 2**-e + (2**-e - 1), exact, and log's
-  reduction (no correction term c / u, so no second division).
+  reduction (no correction term c / u, so no second division); x's sign by copysign.
+- Kernel loops take the logs' short forms (``*_inside_f64``: positive normal finite x;
+  log1p: -1 < x < 2**1000), the same arithmetic without the subnormal and special-value
+  steps, and rerun a strip holding any other x with the full form (``templates.inside_form``).
 - ``sin``/``cos``/``tan``: n = rint(x 2/pi), r = x - n pi/2 with pi/2 in three parts (the first
   33 bits long, so n pi/2_1 is exact while |n| < 2**20, |x| < ``TRIG_LIMIT``), fused
   multiply-adds for the rest; Taylor polynomials to r**17 / r**18. Beyond ``TRIG_LIMIT`` the
@@ -433,20 +436,6 @@ def _lg10(e, f):
     return _fma(e, _LOG10_2_HI, _fma(_log1p_reduced(f), _INV_LN10, e * _LOG10_2_LO))
 
 
-@njit(**_OPTS)
-def _full_log(log_of, x):
-    """log_of(e, f) for any x, with log's special values (``_log_special``)."""
-    e, f = _log_parts(x)
-    return _log_special(x, log_of(e, f))
-
-
-@njit(**_OPTS)
-def _inside_log(log_of, x):
-    """log_of(e, f) for a positive normal finite x: ``_full_log``'s arithmetic there."""
-    e, f = _split_normal(x)
-    return log_of(_D(e), f)
-
-
 # Kernel loops take the logs' short forms (``*_inside_f64``, ``templates.inside_form``) where
 # x is positive, normal and finite, and rerun a strip holding any other x with the full form
 # (as ``fastmath``'s float32 logs): the subnormal scaling and the special values took 9 of
@@ -480,37 +469,46 @@ def log_outside_f64(x):
 @njit(**_BIG)
 def log_f64(x):
     """Natural log for float64."""
-    return _full_log(_ln, x)
+    e, f = _log_parts(x)
+    return _log_special(x, _ln(e, f))
 
 
 @njit(**_BIG)
 def log_inside_f64(x):
-    """``log_f64`` where not ``log_outside_f64(x)``."""
-    return _inside_log(_ln, x)
+    """``log_f64`` where not ``log_outside_f64(x)``: its arithmetic without the subnormal and
+    special-value steps. (No function passed as an argument, as ``fastmath``'s float32 forms
+    do: inlined by Numba into a kernel beside the others, it became a first-class function
+    value, which Numba's cache refuses.)"""
+    e, f = _split_normal(x)
+    return _ln(_D(e), f)
 
 
 @njit(**_BIG)
 def log2_f64(x):
     """Base-2 log for float64: e + log(m) / ln 2 (exact at powers of two)."""
-    return _full_log(_lg2, x)
+    e, f = _log_parts(x)
+    return _log_special(x, _lg2(e, f))
 
 
 @njit(**_BIG)
 def log2_inside_f64(x):
     """``log2_f64`` where not ``log_outside_f64(x)``."""
-    return _inside_log(_lg2, x)
+    e, f = _split_normal(x)
+    return _lg2(_D(e), f)
 
 
 @njit(**_BIG)
 def log10_f64(x):
     """Base-10 log for float64."""
-    return _full_log(_lg10, x)
+    e, f = _log_parts(x)
+    return _log_special(x, _lg10(e, f))
 
 
 @njit(**_BIG)
 def log10_inside_f64(x):
     """``log10_f64`` where not ``log_outside_f64(x)``."""
-    return _inside_log(_lg10, x)
+    e, f = _split_normal(x)
+    return _lg10(_D(e), f)
 
 
 @njit(**_OPTS)

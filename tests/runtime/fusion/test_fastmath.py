@@ -71,12 +71,13 @@ def test_special_values_as_numpy(name):
     assert err.max() <= ULP_BOUNDS[name], SPECIAL[np.argmax(err)]
 
 
-# The kernels' short log forms (``templates.inside_form``) against the full forms, over their
+# The kernels' short forms (``templates.inside_form``) against the full forms, over their
 # domain: the same arithmetic, so the same bits (the full forms are the ones swept and bounded).
 _INSIDE = {"log": (fastmath.log_inside_f32, fastmath.log_f32, fastmath.log_outside),
            "log2": (fastmath.log2_inside_f32, fastmath.log2_f32, fastmath.log_outside),
            "log10": (fastmath.log10_inside_f32, fastmath.log10_f32, fastmath.log_outside),
            "log1p": (fastmath.log1p_inside_f32, fastmath.log1p_f32, fastmath.log1p_outside),
+           "expm1": (fastmath.expm1_inside_f32, fastmath.expm1_f32, fastmath.expm1_outside),
            # (float64 log2 and log10 share log's reduction, test and special values: the
            # kernel test below runs them)
            "log_f64": (vecmath.log_inside_f64, vecmath.log_f64, vecmath.log_outside_f64),
@@ -117,10 +118,10 @@ def test_inside_forms_are_the_full_forms_on_their_domain(name):
     outside = np.empty(x.size, np.bool_)
     _both(*forms, x, a, b, outside)
     with np.errstate(invalid="ignore", over="ignore"):
-        # (log1p: 1 + x below the bits where 2**-e stops being normal)
+        # (log1p: 1 + x below the bits where 2**-e stops being normal; expm1: 2**n normal)
         top = np.array(module._LOG1P_HI, uint).view(x.dtype)
-        domain = (x > -1) & (x + 1 < top) if name == "log1p" else \
-            (x >= np.finfo(x.dtype).tiny) & (x < np.inf)
+        domain = {"log1p": (x > -1) & (x + 1 < top), "expm1": np.abs(x) <= 88}.get(
+            name, (x >= np.finfo(x.dtype).tiny) & (x < np.inf))
     assert np.array_equal(~outside, domain)
     assert np.array_equal(a[domain].view(uint), b[domain].view(uint))
 
