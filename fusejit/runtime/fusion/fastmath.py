@@ -22,21 +22,25 @@ about 15-30 vector instructions per 16 elements, which keeps a kernel close to m
   results down in the subnormal range round once.
 - ``expm1_f32``: with h = 2^(n-1) and rest = e^r - 1 - r = r^2 P4(r),
   2 (h rest + (h r + (h - 1/2))): the inner sum is exact for |n| <= 24 and nothing overflows
-  before e^x does; x itself where |x| < 2^-24.
+  before e^x does; x itself where |x| < 2^-24. Kernel loops use ``expm1_inside_f32`` for
+  |x| <= 88 (below): h = 2^n itself, so neither the clamps nor the select for tiny x.
 - ``log_f32``/``log2_f32``/``log10_f32``: subnormals scaled by 2^23; the bits of x minus those of
   sqrt(1/2) give e (shift) and m = 1 + f in [sqrt(1/2), sqrt(2)) (mask and add back), so the
   exponent's step needs no compare; a polynomial of f (no division): log(1 + f) = f + f^2 Q8(f),
   then e ln2 (two parts) + it; log2(1 + f) = f P8(f), e added by its last fused multiply-add;
   log10(1 + f) = f P8'(f) + e log10(2) (two parts).
 - Kernel loops use ``*_inside_f32`` (``templates.inside_form``): the same arithmetic for
-  positive normal finite x (log1p: -1 < x < inf) without the subnormal and special-value
-  steps (9 of log10's ~30 vector instructions); the loop notes whether a strip holds another
-  x (``log_outside``, ``log1p_outside``) and only then computes that strip again with the full
-  form (measured: a zero in every strip of a 2^22 log10 took it from 0.69 to 1.08 ns an
+  positive normal finite x (log1p: -1 < x < 1.2e38; expm1: |x| <= 88) without the subnormal
+  and special-value steps (9 of log10's ~30 vector instructions); the loop notes whether a
+  strip holds another x (``log_outside``, ``log1p_outside``, ``expm1_outside``: one integer
+  add and compare on the bits for the logs) and only then computes that strip again with the
+  full form (measured: a zero in every strip of a 2^22 log10 took it from 0.69 to 1.08 ns an
   element, one thread).
-- ``log1p_f32``: u = 1 + x rounded, its rounding error c by Fast2Sum (exact); with
-  u = (1 + f) 2^e, log(1 + x) = e ln2 + log(1 + f + c 2^-e): f + c 2^-e rounded, and what that
-  rounding lost added at log's slope; x's sign (so -0.0 stays -0.0).
+- ``log1p_f32``: e from u = 1 + x rounded (as ``_split``), then f = x 2^-e + (2^-e - 1) by one
+  fused multiply-add and its rounding error d by another (d is 0 but for 1.41 < 1 + x < 1.5,
+  where x's ulp times 2^-e is finer than f's): log(1 + x) = e ln2 + log(1 + f) + d / (1 + f),
+  d's slope a constant (the Fast2Sum of 1 + x and a second split it replaced cost 6 more
+  vector instructions); x's sign (so -0.0 stays -0.0).
 - ``sinh_f32`` (``_hyperbolic``): |x| = n ln2 + r, A, B = 2^(n-2) -+ 2^(-n-2),
   sinh = 2A + 2B r + A (2 cosh r - 2) + B (2 sinh r - 2r), even and odd polynomials in r, the
   smallest terms added first with fused multiply-adds (A = 0 at n = 0, so sinh near 0 is r
@@ -201,6 +205,33 @@ def expm1_f32(x):
     return x if abs(x) < _F(5.9604645e-08) else _expm1_core(y)
 
 
+# expm1's short form: |x| <= 88, where 2**n (n = rint(x / ln2), |n| <= 127) is normal or, at
+# n = -127, its bits make 0 (and the result -1 either way)
+_EXPM1_INSIDE = _F(88.0)
+
+
+@njit(**_OPTS)
+def expm1_outside(x):
+    """Whether float32 x is outside ``expm1_inside_f32``'s domain (|x| <= 88): beyond it, inf
+    and NaN, which a kernel's fix-up gives ``expm1_f32``."""
+    return not abs(x) <= _EXPM1_INSIDE
+
+
+@njit(**_OPTS)
+def expm1_inside_f32(x):
+    """``expm1_f32`` for |x| <= 88: ``_expm1_core``'s sum with h = 2**n itself, not halved and
+    doubled, since 2**n stays finite, so it needs neither the clamps nor the select for tiny
+    x: for n = 0 the sum is r + rest, r = x exactly (subnormals too) and rest below half its
+    ulp where |x| < 2**-24; x's sign keeps -0.0. The same roundings, scaled by 2, as
+    ``expm1_f32`` (tested bit-equal)."""
+    t = _fma(x, _LOG2E, _SHIFTER)
+    n = t - _SHIFTER
+    r = _fma(n, -_LN2_LO, _fma(n, -_LN2_HI, x))
+    rest = r * r * _fma(_fma(_fma(_fma(_E4, r, _E3), r, _E2), r, _E1), r, _E0)
+    h = _pow2_bits(t, 127)
+    return np.copysign(_fma(h, rest, _fma(h, r, h - _ONE)), x)
+
+
 # log(1 + f) = f + f**2 (_Q0 + _Q1 f + ... + _Q8 f**8) for sqrt(1/2) - 1 <= f < sqrt(2) - 1
 # (fitted here, 0.07 ulp): a polynomial of f, no division
 _Q = (_F(-0.49999988079071045), _F(0.33333325386047363), _F(-0.25001588463783264),
@@ -246,11 +277,32 @@ def _split_any(x):
     return _I(e - _I(23)) if sub else e, f
 
 
+def _wrap32(v: int) -> np.int32:
+    """Python integer ``v`` modulo 2**32, as an int32 (two's complement)."""
+    return _I((v + (1 << 31)) % (1 << 32) - (1 << 31))
+
+
+# Bit patterns of the positive normal finite float32s: [_NORMAL_LO, _INF_BITS)
+_NORMAL_LO, _INF_BITS = 0x00800000, 0x7F800000
+
+
+@njit(**_OPTS)
+def _bits_outside(bits, add, limit):
+    """Whether int32 ``bits`` lies outside [lo, hi) as an unsigned number, with
+    ``add = _wrap32(2**31 - lo)`` and ``limit = _wrap32(hi - lo - 2**31)``: bits - lo + 2**31
+    (wrapping) is below ``limit`` exactly inside. One add and one compare, where the float
+    compares (x >= tiny) & (x < inf) took LLVM four vector instructions and a mask negation."""
+    return _I(bits + add) >= limit
+
+
+_LOG_ADD, _LOG_LIMIT = _wrap32((1 << 31) - _NORMAL_LO), _wrap32(_INF_BITS - _NORMAL_LO - (1 << 31))
+
+
 @njit(**_OPTS)
 def log_outside(x):
     """Whether float32 x is outside the domain of the ``*_inside_f32`` logs (positive, normal,
     finite): 0, subnormals, negatives, inf and NaN, which a kernel's fix-up gives the full form."""
-    return not ((x >= _TINY) & (x < _INF))
+    return _bits_outside(_f32_to_bits(x), _LOG_ADD, _LOG_LIMIT)
 
 
 @njit(**_OPTS)
@@ -339,47 +391,68 @@ def log10_inside_f32(x):
     return _inside(_log10_of, x)
 
 
+# log1p's short form takes 1 + x up to where 2**-e is still normal (e <= 126): 1 + x rounded
+# below these bits (x < 1.2e38)
+_LOG1P_HI = 0x3F3504F3 + (127 << 23)
+_LOG1P_ADD, _LOG1P_LIMIT = _LOG_ADD, _wrap32(_LOG1P_HI - _NORMAL_LO - (1 << 31))
+
+
+# 1 / (1 + f) in the middle of [sqrt(1/2) - 1, -1/4], the only f whose rounding ``_log1p_reduce``'s
+# d holds (off by 3% at its ends: 0.04 of d, which is at most 2**-26)
+_D_SLOPE = _F(1.3725)
+
+
 @njit(**_OPTS)
-def _log1p_parts(x):
-    """(u, v) for -1 < x < inf: u = 1 + x rounded and v = log(1 + x) up to its sign (see
-    ``log1p_f32``)."""
+def _log1p_reduce(x):
+    """(u, e, f, d) for x > -1: u = 1 + x rounded = (1 + f') 2**e as ``_split`` takes it apart,
+    f + d = x 2**-e + (2**-e - 1) = (1 + x) 2**-e - 1, f rounded by one fused multiply-add and
+    d its rounding error by another, so no correction term for u's rounding is needed. (d is 0
+    but where e = 1 and x < 1/2, whose ulp 2**-e makes finer than f's; above e = 24, 2**-e - 1
+    rounds, where e ln2 dwarfs it.) 2**-e comes from e's bits: right for e <= 126
+    (``log1p_f32`` takes f from u's bits above)."""
     u = _ONE + x
-    big = x if x > _ONE else _ONE                # (Fast2Sum: |big| >= |small| for x >= -1)
-    small = _ONE if x > _ONE else x
-    c = small - (u - big)
-    # (u is 0 or at least 2**-24 when x >= -1: never subnormal; other x are special below)
-    e, f = _split(u)
-    # 2**-e from the bits; from e = 126 on c 2**-e no longer counts (2**-126 at most)
-    scale = _bits_to_f32(_I(_I(0x3F800000) - _I(min(e, _I(126)) << _I(23))))
-    g = c * scale
-    fc = f + g
-    # (what that sum's rounding lost, |d| <= ulp(f) / 2, at log's slope 1 / (1 + f))
-    d = (f - fc) + g
+    ubits = _f32_to_bits(u)
+    e = _I(_I(ubits - _SQRT_HALF_BITS) >> _I(23))
+    scale = _bits_to_f32(_I(_I(0x3F800000) - _I(e << _I(23))))
+    less = scale - _ONE
+    f = _fma(x, scale, less)
+    return u, e, f, _fma(x, scale, less - f)
+
+
+@njit(**_OPTS)
+def _log1p_of(e, f, d):
+    """e ln2 + log(1 + f + d) for ``_log1p_reduce``'s parts: d added at log's slope there."""
     ef = _F(e)
-    return u, _fma(ef, _LN2_HI, _fma(ef, _LN2_LO, _log1p_poly(fc)) + _fma(-d, fc, d))
+    return _fma(ef, _LN2_HI, _fma(ef, _LN2_LO, _fma(d, _D_SLOPE, _log1p_poly(f))))
 
 
 @njit(**_OPTS)
 def log1p_f32(x):
-    """log(1 + x) for float32: u = 1 + x rounded and its rounding error c (Fast2Sum, exact);
-    with u = (1 + f) 2**e, log(1 + x) = e ln2 + log(1 + f + c 2**-e) (see the docstring)."""
-    u, v = _log1p_parts(x)
+    """log(1 + x) for float32: with u = 1 + x rounded = (1 + f') 2**e, log(1 + x) =
+    e ln2 + log(1 + f + d), f + d = (1 + x) 2**-e - 1 from x itself (``_log1p_reduce``)."""
+    u, e, f, d = _log1p_reduce(x)
+    # (from e = 127 on, 2**-e is subnormal: f from u's bits, where x's part below u's ulp
+    # no longer counts)
+    big = e > _I(126)
+    f = _bits_to_f32(_I(_f32_to_bits(u) - _I(e << _I(23)))) - _ONE if big else f
     # log1p has x's sign (and -0.0 stays -0.0)
-    return np.copysign(_log_special(u, v), x)
+    return np.copysign(_log_special(u, _log1p_of(e, f, _F(0.0) if big else d)), x)
 
 
 @njit(**_OPTS)
 def log1p_outside(x):
-    """Whether float32 x is outside the domain of ``log1p_inside_f32`` (-1 < x < inf): x <= -1,
-    inf and NaN, which a kernel's fix-up gives ``log1p_f32``."""
-    return not ((x > -_ONE) & (x < _INF))
+    """Whether float32 x is outside the domain of ``log1p_inside_f32`` (-1 < x < 1.2e38, where
+    1 + x is positive, normal and below ``_LOG1P_HI``'s bits): x <= -1, huge x, inf and NaN,
+    which a kernel's fix-up gives ``log1p_f32``. (1 + x is the short form's own sum, which
+    LLVM computes once for both.)"""
+    return _bits_outside(_f32_to_bits(_ONE + x), _LOG1P_ADD, _LOG1P_LIMIT)
 
 
 @njit(**_OPTS)
 def log1p_inside_f32(x):
     """``log1p_f32`` where not ``log1p_outside(x)``."""
-    u, v = _log1p_parts(x)
-    return np.copysign(v, x)
+    u, e, f, d = _log1p_reduce(x)
+    return np.copysign(_log1p_of(e, f, d), x)
 
 
 @njit(**_OPTS)

@@ -50,18 +50,24 @@ def trig_limit(dtype: np.dtype) -> str:
     return "vt.TRIG_LIMIT_F32" if dtype == np.float32 else "vm.TRIG_LIMIT"
 
 
-# float32 logs (and lgamma) whose kernel loops take a shorter form, valid where the arguments
-# usually are (``fm.log_outside`` false: positive, normal and finite; log1p: -1 < x < inf;
-# lgamma: 0 < x < inf), and note whether a strip holds another argument; only then the strip
-# is computed again with the full form, which is vectorised too. The subnormal and
-# special-value steps took 9 of the ~30 vector instructions of log10 (``fastmath``); the
-# strip's check costs about 2.
+# Logs, float32 expm1 (and lgamma) whose kernel loops take a shorter form, valid where the
+# arguments usually are (``fm.log_outside``/``vm.log_outside_f64`` false: positive, normal and
+# finite; log1p: -1 < x < inf, short of the largest x; expm1: |x| <= 88; lgamma:
+# 0 < x < inf), and note whether a strip holds another argument; only then the strip is
+# computed again with the full form, which is vectorised too. The subnormal and special-value
+# steps took 9 of the ~30 vector instructions of float32 log10 (``fastmath``) and of float64
+# log; the strip's check costs 2.
 _INSIDE32 = {aten.log: ("fm.log_inside_f32", "fm.log_outside"),
              aten.log2: ("fm.log2_inside_f32", "fm.log_outside"),
              aten.log10: ("fm.log10_inside_f32", "fm.log_outside"),
              aten.log1p: ("fm.log1p_inside_f32", "fm.log1p_outside"),
+             aten.expm1: ("fm.expm1_inside_f32", "fm.expm1_outside"),
              aten.lgamma: ("vl.lgamma_inside_f32", "vl.lgamma_outside_f32")}
-_INSIDE64 = {aten.lgamma: ("vl.lgamma_inside_f64", "vl.lgamma_outside_f64")}
+_INSIDE64 = {aten.log: ("vm.log_inside_f64", "vm.log_outside_f64"),
+             aten.log2: ("vm.log2_inside_f64", "vm.log_outside_f64"),
+             aten.log10: ("vm.log10_inside_f64", "vm.log_outside_f64"),
+             aten.log1p: ("vm.log1p_inside_f64", "vm.log1p_outside_f64"),
+             aten.lgamma: ("vl.lgamma_inside_f64", "vl.lgamma_outside_f64")}
 
 
 def inside_form(kind: str, dtype: np.dtype) -> tuple[str, str] | None:

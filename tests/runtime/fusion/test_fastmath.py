@@ -8,7 +8,7 @@ import pytest
 from numba import njit
 
 import fusejit
-from fusejit.runtime.fusion import FusedKernel, fastmath
+from fusejit.runtime.fusion import FusedKernel, fastmath, vecmath
 from fusejit.runtime.fusion.fastmath import ULP_BOUNDS, ulp_errors
 
 EDGES = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0, 88.72283, 88.72284, 89.0,
@@ -71,12 +71,18 @@ def test_special_values_as_numpy(name):
     assert err.max() <= ULP_BOUNDS[name], SPECIAL[np.argmax(err)]
 
 
-# The kernels' short log forms (``templates.inside_form``) against the full forms, over their
+# The kernels' short forms (``templates.inside_form``) against the full forms, over their
 # domain: the same arithmetic, so the same bits (the full forms are the ones swept and bounded).
 _INSIDE = {"log": (fastmath.log_inside_f32, fastmath.log_f32, fastmath.log_outside),
            "log2": (fastmath.log2_inside_f32, fastmath.log2_f32, fastmath.log_outside),
            "log10": (fastmath.log10_inside_f32, fastmath.log10_f32, fastmath.log_outside),
-           "log1p": (fastmath.log1p_inside_f32, fastmath.log1p_f32, fastmath.log1p_outside)}
+           "log1p": (fastmath.log1p_inside_f32, fastmath.log1p_f32, fastmath.log1p_outside),
+           "expm1": (fastmath.expm1_inside_f32, fastmath.expm1_f32, fastmath.expm1_outside),
+           # (float64 log2 and log10 share log's reduction, test and special values: the
+           # kernel test below runs them)
+           "log_f64": (vecmath.log_inside_f64, vecmath.log_f64, vecmath.log_outside_f64),
+           "log1p_f64": (vecmath.log1p_inside_f64, vecmath.log1p_f64,
+                         vecmath.log1p_outside_f64)}
 
 
 @njit(cache=False)
@@ -87,33 +93,57 @@ def _both(inside, full, outside, x, a, b, out):
         out[i] = outside(x[i])
 
 
+def _sample64(rng) -> np.ndarray:
+    """float64s of every magnitude and sign, the specials, every power of two, and their
+    neighbours."""
+    x = np.concatenate([rng.integers(0, 1 << 64, 1 << 16, dtype=np.uint64).view(np.float64),
+                        rng.uniform(-1, 3, 1 << 12), 2.0 ** rng.uniform(-60, 1030, 1 << 12),
+                        SPECIAL.astype(np.float64), 2.0 ** np.arange(-1074.0, 1024.0)])
+    return np.concatenate([x, np.nextafter(x, np.inf), np.nextafter(x, -np.inf)])
+
+
 @pytest.mark.parametrize("name", sorted(_INSIDE))
 def test_inside_forms_are_the_full_forms_on_their_domain(name):
-    bits = np.arange(0, 1 << 32, 7919, dtype=np.uint64).astype(np.uint32)
-    x = np.concatenate([bits.view(np.float32), SPECIAL])
+    forms = _INSIDE[name]
+    if name.endswith("_f64"):
+        rng = np.random.default_rng(3)
+        with np.errstate(over="ignore", invalid="ignore"):
+            x = _sample64(rng)
+        module, uint, name = vecmath, np.uint64, name[:-4]
+    else:
+        bits = np.arange(0, 1 << 32, 7919, dtype=np.uint64).astype(np.uint32)
+        x = np.concatenate([bits.view(np.float32), SPECIAL])
+        module, uint = fastmath, np.uint32
     a, b = np.empty_like(x), np.empty_like(x)
     outside = np.empty(x.size, np.bool_)
-    _both(*_INSIDE[name], x, a, b, outside)
-    with np.errstate(invalid="ignore"):
-        domain = (x > -1) & (x < np.inf) if name == "log1p" else \
-            (x >= np.finfo(np.float32).tiny) & (x < np.inf)
+    _both(*forms, x, a, b, outside)
+    with np.errstate(invalid="ignore", over="ignore"):
+        # (log1p: 1 + x below the bits where 2**-e stops being normal; expm1: 2**n normal)
+        top = np.array(module._LOG1P_HI, uint).view(x.dtype)
+        domain = {"log1p": (x > -1) & (x + 1 < top), "expm1": np.abs(x) <= 88}.get(
+            name, (x >= np.finfo(x.dtype).tiny) & (x < np.inf))
     assert np.array_equal(~outside, domain)
-    assert np.array_equal(a[domain].view(np.uint32), b[domain].view(np.uint32))
+    assert np.array_equal(a[domain].view(uint), b[domain].view(uint))
 
 
-def test_log_kernels_fix_up_the_strips_with_special_arguments():
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_log_kernels_fix_up_the_strips_with_special_arguments(dtype):
     """A kernel of the four logs (short forms in the loop, the full forms where a strip of 1024
-    holds 0, a subnormal, a negative, inf or NaN) against NumPy, special values scattered over
-    some strips and absent from others."""
-    graph = fusejit.parse_ir("graph(%x : Float(*)):\n"
+    holds 0, a subnormal, a negative, inf, NaN or, for log1p, a huge x) against NumPy, special
+    values scattered over some strips and absent from others."""
+    ty = "Float" if dtype == "float32" else "Double"
+    graph = fusejit.parse_ir(f"graph(%x : {ty}(*)):\n"
                              "  %a : Tensor = aten::log(%x)\n  %b : Tensor = aten::log2(%x)\n"
                              "  %c : Tensor = aten::log10(%x)\n  %d : Tensor = aten::log1p(%x)\n"
                              "  return (%a, %b, %c, %d)\n")
     rng = np.random.default_rng(5)
-    x = rng.uniform(0.0, 50.0, 5000).astype(np.float32)
-    where = rng.choice(2048, SPECIAL.size, replace=False) + 2048     # (strips 2 and 3 only)
-    x[where] = SPECIAL
-    source = fastmath.log_inside_f32.__name__
+    x = rng.uniform(0.0, 50.0, 5000).astype(dtype)
+    special = SPECIAL.astype(dtype)
+    if dtype == "float64":
+        special = np.concatenate([special, [2.0 ** 1005, 1.7e308, 5e-324, -5e-324, 2e-308]])
+    where = rng.choice(2048, special.size, replace=False) + 2048     # (strips 2 and 3 only)
+    x[where] = special
+    source = (fastmath.log_inside_f32 if dtype == "float32" else vecmath.log_inside_f64).__name__
     kernel = FusedKernel(graph)
     assert source in kernel.source(x)
     got = kernel(x)
@@ -124,4 +154,9 @@ def test_log_kernels_fix_up_the_strips_with_special_arguments():
         exact = ~np.isfinite(want) | (want == 0)
         assert np.array_equal(g[exact], want[exact], equal_nan=True), name
         assert np.array_equal(np.signbit(g[want == 0]), np.signbit(want[want == 0])), name
-        assert ulp_errors(name, x, g).max() <= ULP_BOUNDS[name], name
+        if dtype == "float32":
+            assert ulp_errors(name, x, g).max() <= ULP_BOUNDS[name], name
+        else:
+            ok = ~exact
+            err = np.abs(g[ok] - want[ok]) / np.spacing(np.abs(want[ok]))
+            assert err.max() <= vecmath.F64_ULPS[name], name
