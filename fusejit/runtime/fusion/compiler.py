@@ -371,9 +371,10 @@ def _small_flattening(x) -> int:
 
 
 # How ``_Call.arguments`` passes the other values: a 1-d C-contiguous array or a Python float or
-# bool as it is, a Python int after its int64 range check, a NumPy number as a Python one.
-_SELF, _AS_IS, _CHECK_INT, _AS_INT, _AS_FLOAT, _AS_BOOL = -3, -4, -5, -6, -7, -8
-_SCALAR_HOWS = {float: _AS_IS, bool: _AS_IS, int: _CHECK_INT, np.bool_: _AS_BOOL,
+# bool as it is, an int (Python or NumPy) as a Python one after its int64 range check, another
+# NumPy number as a Python one.
+_SELF, _AS_IS, _AS_INT, _AS_FLOAT, _AS_BOOL = -3, -4, -6, -7, -8
+_SCALAR_HOWS = {float: _AS_IS, bool: _AS_IS, int: _AS_INT, np.bool_: _AS_BOOL,
                 **{t: _AS_INT for t in (np.int8, np.int16, np.int32, np.int64, np.uint8,
                                         np.uint16, np.uint32, np.uint64)},
                 **{t: _AS_FLOAT for t in (np.float16, np.float32, np.float64)}}
@@ -441,10 +442,6 @@ class _Call:
         for pos, how in self.steps:
             x = inputs[pos]
             if how == _SELF or how == _AS_IS:
-                data.append(x)
-            elif how == _CHECK_INT:
-                if not _INT64_MIN <= x <= _INT64_MAX:
-                    return None
                 data.append(x)
             elif how in _CONVERT:
                 x = _CONVERT[how](x)
