@@ -16,6 +16,7 @@ from ...ir.constants import constant_value
 from ...ir.symbols import aten, prim
 from ...oplib import KERNELS, OpEntry
 from ...oplib.binary import POW_SPECIAL
+from . import simd
 
 # kind -> the op's entry (dtype rule and renderer), for the kinds a fused kernel computes
 RENDERERS: dict[str, OpEntry] = dict(KERNELS)
@@ -96,6 +97,7 @@ _ELSEWHERE = {
            "lgamma_inside_f64", "lgamma_outside_f64"),
     "vi": ("asin_f64", "acos_f64", "atan_f64", "atan2_f64"),
     "vp": ("pow_f32", "pow_inside_f32", "pow_outside_f32", "pow_outside_x_f32", "pow_small_f32",
+           "pow_simd_f32", "pow_outside_simd_f32",
            "pow_f64", "pow_inside_f64", "pow_outside_f64", "pow_const_f64", "pow_const_f32",
            "pow_base_f64", "pow_base_f32"),
 }
@@ -119,8 +121,17 @@ def math_imports(aliases: set[str]) -> list[str]:
             for alias, module in MATH_MODULES.items() if alias in aliases]
 
 
+# On AVX-512 hosts (``simd.HOST_AVX512``, decided at import) these functions give way to the
+# hand-written vector forms beside them: the renderer asks for the portable name, and the
+# generated source names what it computes, so Numba's caches never mix the two.
+HOST_FORMS = ({"pow_inside_f32": "pow_simd_f32", "pow_outside_f32": "pow_outside_simd_f32"}
+              if simd.HOST_AVX512 else {})
+
+
 def vector_function(name: str) -> str:
-    """The qualified name of vectorised function ``name`` in a kernel module."""
+    """The qualified name of vectorised function ``name`` in a kernel module (this host's
+    form of it: ``HOST_FORMS``)."""
+    name = HOST_FORMS.get(name, name)
     return f"{_MODULE_OF.get(name, 'vm')}.{name}"
 
 

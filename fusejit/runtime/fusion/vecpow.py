@@ -103,6 +103,7 @@ import numpy as np
 from numba import njit
 
 from . import fastmath as fm
+from . import simd
 from .vecmath import (
     _BIG,
     _D,
@@ -373,6 +374,24 @@ def pow_inside_f32(x, y):
     take it where ``pow_outside_f32`` is false for a whole strip; those took a third of
     pow_f32's time, and the clamp alone 10%)."""
     return np.float32(_exp2_wide(np.float64(y) * _log2_normal(x)))
+
+
+# On AVX-512 hosts (``simd.HOST_AVX512``) kernels take these two instead of pow_inside_f32 and
+# pow_outside_f32 (``oplib.binary``): ``simd``'s hand-written vector pow, whose clamps make its
+# domain independent of y log2 x.
+@njit(**_OPTS, inline="always")
+def pow_simd_f32(x, y):
+    """x**y for float32 x normal, 0 < x < inf, and |y| <= ``simd.Y_LIMIT`` (``simd``)."""
+    return simd.powf_avx512(x, y)
+
+
+@njit(**_OPTS)
+def pow_outside_simd_f32(x, y):
+    """Is (x, y) outside ``pow_simd_f32``'s domain (x normal, 0 < x < inf, |y| <= 2**100)?"""
+    return not ((x >= fm._TINY) & (x < fm._INF) & (abs(y) <= _Y_LIMIT))
+
+
+_Y_LIMIT = np.float32(simd.Y_LIMIT)
 
 
 # A constant exponent |y| <= ``oplib.binary.POW_Y_WIDE_F32`` (no half-integer: those are

@@ -1,0 +1,280 @@
+"""Hand-written AVX-512 vector functions that LLVM's loop vectoriser calls from kernel loops:
+float32 x**y with register-resident tables (``vpermi2ps``), which LLVM never produces from the
+element-wise code of ``vecpow`` (its table lookups become gathers, slower than the polynomials).
+
+A kernel line ``t2 = vp.pow_simd_f32(t0, t1)`` lowers to a call of the scalar function
+``fj_powf``, defined in the kernel's own LLVM module with the attribute
+
+    "vector-function-abi-variant"="_ZGV_LLVM_N16vv_fj_powf(fj_powf_v16),..."
+
+(the way LLVM maps libm's calls to SVML or libmvec): the vectoriser widens the loop and calls
+``fj_powf_v16`` on 16 lanes at a time (``fj_powf_v8``/``_v4`` if it picks a narrower loop; they
+widen to 16). ``fj_powf`` itself (a loop's scalar remainder) calls ``fj_powf_v16`` on one lane.
+The vector function must exist in the module when the vectoriser looks (it is ``noinline``, and
+its caller keeps it alive), and its body is never inlined: Numba's one vectorising pipeline
+runs no inliner after the vectoriser. The kernel pays a call per 16 elements.
+
+Only where ``HOST_AVX512`` holds (Numba compiles for this host, which has AVX-512F: the same
+test as ``vecmath.SCALEF``); elsewhere the renderer keeps ``vecpow``'s portable forms, and the
+CUDA path never sees these names.
+
+Method of ``fj_powf_v16`` (float32 lanes throughout, one rounding at the end): for x normal,
+0 < x < inf, and |y| <= 2**100 (the domain kernels check per strip, ``vecpow.pow_outside_simd_
+f32``; other strips take ``vecpow.pow_f32``):
+
+- x = 2**e m with m in [0.75, 1.5) from the bits (integer add, shift, and); k = round(32 m) in
+  the low bits of 32 m + 1.5 * 2**23 indexes 32-entry tables (one ``vpermi2ps`` each);
+  r_k = round(32 / (k/32)) / 32 has 5 significant bits, so t = m r_k - 1 (|t| <= 0.0298) is
+  exact in one fused multiply-add.
+- log2 x = e - log2 r_k + log2(1 + t) in double-float: -log2 r_k as a float32 pair; (1/ln 2) t
+  and -(1/(2 ln 2)) t**2 (t**2 split exactly) as pairs; t**3 R(t) in float32 (R of degree 3,
+  fitted here, relative error 2**-24.3); the parts summed by Fast2Sum (each larger one is at
+  least the next in exponent: |e| >= 1 > |log2 r_k|, |log2 x| >= 0.022 where log2 r_k != 0).
+- z = y log2 x as zh + zl (one FMA for the product's error); zh clamped to +-200 and zl to
+  +-1 (past float32's range either way); n32 = round(32 (zh + zl)) from the bits of the sum
+  plus 1.5 * 2**18, r = (zh - n32/32) + zl (|r| <= 1/64 + 2**-20).
+- 2**z = 2**(n32 >> 5) 2**(j/32) 2**r, j = n32 & 31: 2**(j/32) as a float32 pair (two more
+  tables), 2**r - 1 = r P2(r) (fitted, relative error 2**-25.9), 2**(n32 >> 5) by
+  ``vscalefps`` (overflow to inf, gradual underflow).
+
+  A vector holding a subnormal result (n <= -126) adds th and its low part in float64 and
+  scales that instead (``llvm.ldexp``): one rounding (a branch the common case skips).
+
+Measured (``tools/ulp_sweep.py binary``, as ``vecpow``'s table): within 0.53 ulp.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from llvmlite import ir
+from numba import types
+from numba.extending import intrinsic
+
+from .vecmath import SCALEF
+
+# Numba compiles for this host and it has AVX-512F (vpermi2ps, vscalefps, 512-bit vectors):
+# decided once, at import.
+HOST_AVX512 = SCALEF
+
+_LD = np.longdouble
+_F32 = ir.FloatType()
+_I32 = ir.IntType(32)
+_I16 = ir.IntType(16)
+_V = ir.VectorType(_F32, 16)
+_VI = ir.VectorType(_I32, 16)
+_VD = ir.VectorType(ir.DoubleType(), 16)
+
+_LN2 = np.log(_LD(2))
+_C1 = 1 / _LN2                       # log2(1 + t) = C1 t + C2 t**2 + t**3 R(t)
+_C2 = -1 / (2 * _LN2)
+# R(t) = _R[0] + _R[1] t + _R[2] t**2 + _R[3] t**3 for |t| <= 0.0305 (relative error 2**-24.3)
+_R = (0.48089832067489624, -0.360673725605011, 0.2887308597564697, -0.24062898755073547)
+# 2**r - 1 = r (_EX[0] + _EX[1] r + _EX[2] r**2) for |r| <= 1/60 (relative error 2**-25.9)
+_EX = (0.6931471824645996, 0.24022850394248962, 0.05550410971045494)
+_SHIFT_K = 1.5 * 2.0**23             # + 32 m: round(32 m) in the sum's low bits
+_SHIFT_Z = 1.5 * 2.0**18             # + z: z rounded to 1/32, 32 z in the low bits
+_Z_CLAMP = 200.0                     # 2**200, 2**-200: far past float32's range
+# The largest |y| kernels pass (``vecpow.pow_outside_simd_f32``): y log2 x stays finite.
+Y_LIMIT = 2.0**100
+_X_BITS_075 = 0x3F400000             # the bits of 0.75
+
+
+def _split(value) -> tuple[float, float]:
+    """``value`` (long double) as float32 hi + lo."""
+    hi = np.float32(value)
+    return float(hi), float(np.float32(value - _LD(hi)))
+
+
+def _tables() -> dict[str, list[float]]:
+    """The 32-entry tables, by name: r_k and -log2 r_k (hi, lo) at k & 31 for k = 24..48;
+    2**(j/32) (hi, lo) at j."""
+    tab = {name: [0.0] * 32 for name in ("r", "lch", "lcl", "th", "tl")}
+    for k in range(24, 49):
+        r = np.float32(np.rint(1024 / k) / 32)
+        tab["r"][k & 31] = float(r)
+        tab["lch"][k & 31], tab["lcl"][k & 31] = _split(-np.log2(_LD(r)))
+    for j in range(32):
+        tab["th"][j], tab["tl"][j] = _split(np.exp2(_LD(j) / 32))
+    return tab
+
+
+class _Pool:
+    """The function's constants in one global array of 16-lane rows (tables two rows each,
+    scalars splat across one): one base address and offsets, vector loads rather than the
+    large code model's address per constant pool entry. (The global is not marked constant, so
+    LLVM keeps the loads instead of folding them back into that pool.)"""
+
+    def __init__(self, module: ir.Module, builder: ir.IRBuilder, name: str):
+        rows: list[list[float]] = []
+        self.rows: dict[object, int] = {}
+        for key, values in _tables().items():
+            self.rows[key] = len(rows)
+            rows += [values[:16], values[16:]]
+        scalars = (0.0, 32.0, _SHIFT_K, -1.0, _Z_CLAMP, -_Z_CLAMP, 1.0, _SHIFT_Z, -_SHIFT_Z,
+                   *_split(_C1), *_split(_C2), *_R, *_EX)
+        for value in scalars:
+            if value not in self.rows:
+                self.rows[value] = len(rows)
+                rows.append([float(np.float32(value))] * 16)
+        self.type = ir.ArrayType(_V, len(rows))
+        pool = module.globals.get(name)
+        if pool is None:
+            pool = ir.GlobalVariable(module, self.type, name)
+            pool.linkage = "linkonce_odr"
+            pool.align = 64
+            pool.initializer = ir.Constant(self.type, [ir.Constant(_V, row) for row in rows])
+        self.pool, self.builder, self.loaded = pool, builder, {}
+
+    def row(self, index: int) -> ir.Value:
+        ptr = self.builder.gep(self.pool, [ir.Constant(_I32, 0), ir.Constant(_I32, index)],
+                               inbounds=True, source_etype=self.type)
+        return self.builder.load(ptr, typ=_V, align=64)
+
+    def __call__(self, value: float) -> ir.Value:
+        """The splat constant ``value`` (one of the scalars above)."""
+        if value not in self.loaded:
+            self.loaded[value] = self.row(self.rows[value])
+        return self.loaded[value]
+
+    def table(self, name: str) -> tuple[ir.Value, ir.Value]:
+        return self.row(self.rows[name]), self.row(self.rows[name] + 1)
+
+
+def _ints(value: int) -> ir.Constant:
+    return ir.Constant(_VI, [ir.Constant(_I32, value)] * 16)
+
+
+def _pow_body(module: ir.Module, b: ir.IRBuilder, x: ir.Value, y: ir.Value) -> ir.Value:
+    """Emit x**y for 16 float32 lanes (the module docstring's method); returns the result."""
+    k = _Pool(module, b, "fj_powf_k")
+    perm = module.declare_intrinsic("llvm.x86.avx512.vpermi2var.ps.512", (),
+                                    ir.FunctionType(_V, [_V, _VI, _V]))
+    scalef = module.declare_intrinsic("llvm.x86.avx512.mask.scalef.ps.512", (),
+                                      ir.FunctionType(_V, [_V, _V, _V, _I16, _I32]))
+    fma_fn = module.declare_intrinsic("llvm.fma.v16f32", (), ir.FunctionType(_V, [_V] * 3))
+
+    def fma(a, c, d):
+        return b.call(fma_fn, [a, c, d])
+
+    def look(name, index):
+        low, high = k.table(name)
+        return b.call(perm, [low, index, high])
+
+    def fast_two_sum(big, small):
+        s = b.fadd(big, small)
+        return s, b.fsub(small, b.fsub(s, big))
+
+    c1h, c1l = _split(_C1)
+    c2h, c2l = _split(_C2)
+    # x = 2**e m, m in [0.75, 1.5); k = round(32 m); t = m r_k - 1 exactly
+    ix = b.bitcast(x, _VI)
+    tmp = b.sub(ix, _ints(_X_BITS_075))
+    e = b.sitofp(b.ashr(tmp, _ints(23)), _V)
+    m = b.bitcast(b.sub(ix, b.and_(tmp, _ints(-(1 << 23)))), _V)
+    index = b.bitcast(fma(m, k(32.0), k(_SHIFT_K)), _VI)
+    t = fma(m, look("r", index), k(-1.0))
+    # log2 x = (e + lch) + C1 t + C2 t**2 + t**3 R(t) + lcl, as h + lo
+    a, ea = fast_two_sum(e, look("lch", index))
+    ph = b.fmul(t, k(c1h))
+    pl = fma(t, k(c1l), fma(t, k(c1h), b.fneg(ph)))
+    t2h = b.fmul(t, t)
+    t2l = fma(t, t, b.fneg(t2h))
+    u = b.fmul(k(c2h), t2h)
+    ul = fma(k(c2h), t2h, b.fneg(u))
+    rest = fma(t, fma(t, fma(t, fma(t, k(_R[3]), k(_R[2])), k(_R[1])), k(_R[0])), k(c2l))
+    small = fma(k(c2h), t2l, b.fmul(t2h, rest))
+    h1, e1 = fast_two_sum(a, ph)
+    h, e2 = fast_two_sum(h1, u)
+    lo = b.fadd(b.fadd(b.fadd(look("lcl", index), pl), b.fadd(ul, small)),
+                b.fadd(b.fadd(e1, e2), ea))
+    # z = y log2 x = zh + zl, clamped
+    zh = b.fmul(y, h)
+    zl = fma(y, lo, fma(y, h, b.fneg(zh)))
+    zh = b.select(b.fcmp_ordered("<", zh, k(-_Z_CLAMP)), k(-_Z_CLAMP), zh)
+    zh = b.select(b.fcmp_ordered(">", zh, k(_Z_CLAMP)), k(_Z_CLAMP), zh)
+    zl = b.select(b.fcmp_ordered("<", zl, k(-1.0)), k(-1.0), zl)
+    zl = b.select(b.fcmp_ordered(">", zl, k(1.0)), k(1.0), zl)
+    # 2**z = 2**(n32 >> 5) 2**(j/32) 2**r
+    shifted = b.fadd(b.fadd(zh, zl), k(_SHIFT_Z))
+    r = b.fadd(b.fsub(zh, b.fadd(shifted, k(-_SHIFT_Z))), zl)
+    n32 = b.sub(b.bitcast(shifted, _VI), _ints(int(np.float32(_SHIFT_Z).view(np.int32))))
+    q = b.fmul(r, fma(r, fma(r, k(_EX[2]), k(_EX[1])), k(_EX[0])))
+    th = look("th", n32)
+    w = fma(th, q, look("tl", n32))
+    n = b.ashr(n32, _ints(5))
+    fast = b.call(scalef, [b.fadd(th, w), b.sitofp(n, _V), ir.Constant(_V, None),
+                           ir.Constant(_I16, -1), ir.Constant(_I32, 4)])
+    # A subnormal result (n <= -126: p < 2) would round twice, p to float32 and then the
+    # scaled p: rare strips take p = th + w in float64, scaled and rounded once.
+    tiny = b.icmp_signed("<", n, _ints(-125))
+    common = b.block
+    precise = b.append_basic_block("subnormal")
+    done = b.append_basic_block("done")
+    b.cbranch(b.icmp_unsigned("!=", b.bitcast(tiny, _I16), ir.Constant(_I16, 0)),
+              precise, done)
+    b.position_at_end(precise)
+    ldexp = module.declare_intrinsic("llvm.ldexp.v16f64.v16i32", (),
+                                     ir.FunctionType(_VD, [_VD, _VI]))
+    wide = b.fadd(b.fpext(th, _VD), b.fpext(w, _VD))
+    rounded = b.fptrunc(b.call(ldexp, [wide, n]), _V)
+    b.branch(done)
+    b.position_at_end(done)
+    result = b.phi(_V)
+    result.add_incoming(fast, common)
+    result.add_incoming(rounded, precise)
+    return result
+
+
+def _lanes(count: int, width: int) -> ir.Constant:
+    """A shufflevector mask: lanes 0..count-1 of a ``width``-lane vector (0 past its end)."""
+    return ir.Constant(ir.VectorType(_I32, count),
+                       [ir.Constant(_I32, i if i < width else 0) for i in range(count)])
+
+
+def _define_pow(module: ir.Module) -> ir.Function:
+    """Define fj_powf_v16, its narrower variants and the scalar fj_powf in ``module``."""
+    wide = ir.Function(module, ir.FunctionType(_V, [_V, _V]), "fj_powf_v16")
+    wide.linkage = "linkonce_odr"
+    wide.attributes.add("noinline")
+    wide.attributes.add("nounwind")
+    b = ir.IRBuilder(wide.append_basic_block())
+    b.ret(_pow_body(module, b, *wide.args))
+    mappings = ["_ZGV_LLVM_N16vv_fj_powf(fj_powf_v16)"]
+    for lanes in (8, 4):
+        vtype = ir.VectorType(_F32, lanes)
+        narrow = ir.Function(module, ir.FunctionType(vtype, [vtype, vtype]), f"fj_powf_v{lanes}")
+        narrow.linkage = "linkonce_odr"
+        narrow.attributes.add("nounwind")
+        b = ir.IRBuilder(narrow.append_basic_block())
+        spread = [b.shuffle_vector(v, v, _lanes(16, lanes)) for v in narrow.args]
+        out = b.call(wide, spread)
+        b.ret(b.shuffle_vector(out, out, _lanes(lanes, 16)))
+        mappings.append(f"_ZGV_LLVM_N{lanes}vv_fj_powf(fj_powf_v{lanes})")
+    scalar = ir.Function(module, ir.FunctionType(_F32, [_F32, _F32]), "fj_powf")
+    scalar.linkage = "linkonce_odr"
+    scalar.attributes.add("noinline")
+    scalar.attributes.add("nounwind")
+    # (string and memory attributes bypass llvmlite's list of known ones, as
+    # vecmath.wide_vectors does; without memory(none) the vectoriser would not widen the call)
+    for attribute in (f'"vector-function-abi-variant"="{",".join(mappings)}"',
+                      "memory(none)", "willreturn"):
+        set.add(scalar.attributes, attribute)
+    b = ir.IRBuilder(scalar.append_basic_block())
+    zero = ir.Constant(_I32, 0)
+    lanes = [b.insert_element(ir.Constant(_V, ir.Undefined), v, zero) for v in scalar.args]
+    b.ret(b.extract_element(b.call(wide, lanes), zero))
+    return scalar
+
+
+@intrinsic
+def powf_avx512(typingctx, x, y):
+    """x**y for float32 x normal, 0 < x < inf, and |y| <= Y_LIMIT (anything for other
+    arguments, without a fault): a call of ``fj_powf``, which the vectoriser widens to
+    ``fj_powf_v16``. Only where HOST_AVX512 holds."""
+    if not (x == y == types.float32):
+        return None
+
+    def codegen(context, builder, signature, args):
+        function = builder.module.globals.get("fj_powf") or _define_pow(builder.module)
+        return builder.call(function, args)
+    return types.float32(types.float32, types.float32), codegen
