@@ -30,9 +30,9 @@ f32``; other strips take ``vecpow.pow_f32``):
   and -(1/(2 ln 2)) t**2 (t**2 split exactly) as pairs; t**3 R(t) in float32 (R of degree 3,
   fitted here, relative error 2**-24.3); the parts summed by Fast2Sum (each larger one is at
   least the next in exponent: |e| >= 1 > |log2 r_k|, |log2 x| >= 0.022 where log2 r_k != 0).
-- z = y log2 x as zh + zl (one FMA for the product's error); zh clamped to +-200 and zl to
-  +-1 (past float32's range either way); n32 = round(32 (zh + zl)) from the bits of the sum
-  plus 1.5 * 2**18, r = (zh - n32/32) + zl (|r| <= 1/64 + 2**-20).
+- z = y log2 x as zh + zl (one FMA for the product's error); zh clamped to +-200 (past
+  float32's range), zl dropped where it was; n32 = round(32 zh) from the bits of zh plus
+  1.5 * 2**18, r = (zh - n32/32) + zl (|r| <= 1/64 + 2**-14).
 - 2**z = 2**(n32 >> 5) 2**(j/32) 2**r, j = n32 & 31: 2**(j/32) as a float32 pair (two more
   tables), 2**r - 1 = r P2(r) (fitted, relative error 2**-25.9), 2**(n32 >> 5) by
   ``vscalefps`` (overflow to inf, gradual underflow).
@@ -110,7 +110,7 @@ class _Pool:
         for key, values in _tables().items():
             self.rows[key] = len(rows)
             rows += [values[:16], values[16:]]
-        scalars = (0.0, 32.0, _SHIFT_K, -1.0, _Z_CLAMP, -_Z_CLAMP, 1.0, _SHIFT_Z, -_SHIFT_Z,
+        scalars = (0.0, 32.0, _SHIFT_K, -1.0, _Z_CLAMP, -_Z_CLAMP, _SHIFT_Z, -_SHIFT_Z,
                    *_split(_C1), *_split(_C2), *_R, *_EX)
         for value in scalars:
             if value not in self.rows:
@@ -185,22 +185,25 @@ def _pow_body(module: ir.Module, b: ir.IRBuilder, x: ir.Value, y: ir.Value) -> i
     small = fma(k(c2h), t2l, b.fmul(t2h, rest))
     h1, e1 = fast_two_sum(a, ph)
     h, e2 = fast_two_sum(h1, u)
-    lo = b.fadd(b.fadd(b.fadd(look("lcl", index), pl), b.fadd(ul, small)),
-                b.fadd(b.fadd(e1, e2), ea))
+    # (e2 comes last in the chain: added last)
+    lo = b.fadd(b.fadd(b.fadd(b.fadd(look("lcl", index), pl), b.fadd(ul, small)),
+                       b.fadd(e1, ea)), e2)
     # z = y log2 x = zh + zl, clamped
     zh = b.fmul(y, h)
     zl = fma(y, lo, fma(y, h, b.fneg(zh)))
-    zh = b.select(b.fcmp_ordered("<", zh, k(-_Z_CLAMP)), k(-_Z_CLAMP), zh)
-    zh = b.select(b.fcmp_ordered(">", zh, k(_Z_CLAMP)), k(_Z_CLAMP), zh)
-    zl = b.select(b.fcmp_ordered("<", zl, k(-1.0)), k(-1.0), zl)
-    zl = b.select(b.fcmp_ordered(">", zl, k(1.0)), k(1.0), zl)
-    # 2**z = 2**(n32 >> 5) 2**(j/32) 2**r
-    shifted = b.fadd(b.fadd(zh, zl), k(_SHIFT_Z))
+    clamped = b.select(b.fcmp_ordered("<", zh, k(-_Z_CLAMP)), k(-_Z_CLAMP), zh)
+    clamped = b.select(b.fcmp_ordered(">", clamped, k(_Z_CLAMP)), k(_Z_CLAMP), clamped)
+    # (off the critical path: a clamped zh drops zl, which may then be large)
+    zl = b.select(b.fcmp_ordered("==", zh, clamped), zl, k(0.0))
+    zh = clamped
+    # 2**z = 2**(n32 >> 5) 2**(j/32) 2**r (n32 from zh alone: |zl| <= 2**-21 |zh|)
+    shifted = b.fadd(zh, k(_SHIFT_Z))
     r = b.fadd(b.fsub(zh, b.fadd(shifted, k(-_SHIFT_Z))), zl)
     n32 = b.sub(b.bitcast(shifted, _VI), _ints(int(np.float32(_SHIFT_Z).view(np.int32))))
-    q = b.fmul(r, fma(r, fma(r, k(_EX[2]), k(_EX[1])), k(_EX[0])))
+    # 2**(j/32) 2**r = th + (th r P2(r) + tl), th r beside P2(r) (a shorter chain)
     th = look("th", n32)
-    w = fma(th, q, look("tl", n32))
+    w = fma(b.fmul(th, r), fma(b.fmul(r, r), k(_EX[2]), fma(r, k(_EX[1]), k(_EX[0]))),
+            look("tl", n32))
     n = b.ashr(n32, _ints(5))
     fast = b.call(scalef, [b.fadd(th, w), b.sitofp(n, _V), ir.Constant(_V, None),
                            ir.Constant(_I16, -1), ir.Constant(_I32, 4)])

@@ -387,11 +387,12 @@ def pow_simd_f32(x, y):
 
 @njit(**_OPTS)
 def pow_outside_simd_f32(x, y):
-    """Is (x, y) outside ``pow_simd_f32``'s domain (x normal, 0 < x < inf, |y| <= 2**100)?"""
-    return not ((x >= fm._TINY) & (x < fm._INF) & (abs(y) <= _Y_LIMIT))
+    """Is (x, y) outside ``pow_simd_f32``'s domain (x normal, 0 < x < inf, |y| <= 2**100)?
+    (On the bits, as ``fm.log_outside``: a NaN y's are above the limit's.)"""
+    return fm.log_outside(x) | (fm._I(fm._f32_to_bits(y) & fm._I(0x7FFFFFFF)) > _Y_LIMIT_BITS)
 
 
-_Y_LIMIT = np.float32(simd.Y_LIMIT)
+_Y_LIMIT_BITS = np.float32(simd.Y_LIMIT).view(np.int32)
 
 
 # A constant exponent |y| <= ``oplib.binary.POW_Y_WIDE_F32`` (no half-integer: those are
