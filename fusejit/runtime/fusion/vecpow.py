@@ -7,6 +7,8 @@ call, so LLVM vectorises a loop that calls them). The renderer (``oplib.binary``
     aten::pow(%x, %y)     Double    ->  vp.pow_inside_f64(x, y), strips holding a pair where
                                         vp.pow_outside_f64(x, y) again with vp.pow_f64(x, y)
     aten::pow(%x, %y)     Float     ->  the same with pow_inside_f32/_outside_f32/pow_f32
+                                        (AVX-512 hosts: pow_simd_f32/_outside_simd_f32, the
+                                        hand-written vector form of ``simd``)
     aten::pow(%x, 1.7)    Float     ->  the same with pow_small_f32/_outside_x_f32/pow_f32
                                         (a constant |y| <= 7.8, no half-integer)
     aten::pow(%x, 2.5)    Float     ->  vp.pow_const_f32(x, 5)      (2y = 5, a literal)
@@ -44,6 +46,13 @@ Method:
   (``pow_outside_x_f32``), and take ``pow_small_f32``, the short form with shorter
   polynomials (log2(1 + f) to 2**-30.5, 2**r to 2**-29.0): |y log2(1 + f)| <= 3.9 there, so
   log2's error counts 2**8 times less than for a tensor y.
+- On AVX-512 hosts (``templates.HOST_FORMS``) kernels take ``pow_simd_f32`` for a tensor y
+  instead of ``pow_inside_f32``, in strips where ``pow_outside_simd_f32`` is false for every
+  pair (x normal and positive, |y| <= 2**100): ``simd``'s 16-lane function (float32 lanes,
+  log2 x in double-float, register tables), which the loop vectoriser calls; ``pow_f32``
+  elsewhere, as above. Measured, one thread, 2^18 pairs (x, y in [0.1, 3]): 1.0-1.05 ns an
+  element against 1.1-1.23 for ``pow_inside_f32`` in the same process, NumPy 0.69-0.72;
+  ``simd`` says why it is not faster.
 - ``pow_const_f32``/``pow_const_f64`` (``_pow_const``, one body for both types, 2 < |2y| <=
   16): the base b = |x| (y > 0) or 1/|x| as a double-float (y < 0: no intermediate overflow
   where the result does not overflow); b**k (k = |y| rounded down) in double-float by squaring
