@@ -47,12 +47,12 @@ and y in [0.1, 3], load 3-12 on the 2-core machine, medians of 101-151 alternate
 ``vecpow`` has the kernel's figures): a plain loop over this function ran 0.77-0.86 ns an
 element against NumPy's 0.69-0.77 (``out=``), 0.87-0.90x, in three runs; a first form in
 float64 lanes (``vpermi2pd`` tables, ``vgetmantpd``/``vgetexppd``, the same call) ran
-0.94-1.06 against 0.69-0.76 (0.68-0.73x). The function is ~57 port-0/5 instructions (5 of them ``vpermi2ps``, port 5 only)
-for 16 lanes, a dependency chain of about 75 cycles, and each call reloads its constants and
-makes the caller spill its vector registers; Numba's one vectorising pipeline has no inliner
-after the vectoriser, so the call stays. The double-float log2 (about 20 of those
-instructions) is what keeps 0.53 ulp where |y log2 x| reaches 150 with x near 1 (NumPy:
-1.437 ulp there).
+0.94-1.06 against 0.69-0.76 (0.68-0.73x). The function is ~57 port-0/5 instructions (5 of
+them ``vpermi2ps``, port 5 only) for 16 lanes, a dependency chain of about 75 cycles, and each
+call reloads its constants and makes the caller spill its vector registers; Numba's one
+vectorising pipeline has no inliner after the vectoriser, so the call stays. The double-float
+log2 (about 20 of those instructions) is what keeps 0.53 ulp where |y log2 x| reaches 150 with
+x near 1 (NumPy: 1.437 ulp there).
 """
 
 from __future__ import annotations
