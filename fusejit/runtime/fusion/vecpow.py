@@ -50,9 +50,13 @@ Method:
   instead of ``pow_inside_f32``, in strips where ``pow_outside_simd_f32`` is false for every
   pair (x normal and positive, |y| <= 2**100): ``simd``'s 16-lane function (float32 lanes,
   log2 x in double-float, register tables), which the loop vectoriser calls; ``pow_f32``
-  elsewhere, as above. Measured, one thread, 2^18 pairs (x, y in [0.1, 3]): 1.0-1.05 ns an
-  element against 1.1-1.23 for ``pow_inside_f32`` in the same process, NumPy 0.69-0.72;
-  ``simd`` says why it is not faster.
+  elsewhere, as above. Measured (one thread's CPU time, x and y in [0.1, 3], both kernels
+  and NumPy's power in one process, medians of 61, load 6-12, 2-4 runs): 2^14 pairs 0.99-1.05
+  ns an element against 1.12-1.23 for ``pow_inside_f32`` (NumPy 0.65-0.69); 2^16: 0.88-0.89
+  against 1.02-1.06 (NumPy 0.63-0.66); 2^18, whose three arrays leave L2: no difference
+  (1.24-1.30 against 1.21-1.30, NumPy 0.85-0.89). In ``benchmarks/heldout.py``'s pow_tensor
+  chain (float32, 2^24, ``--cpu``), 42-48 ms against 59-63 on ``main``. ``simd`` says why it
+  is not faster than NumPy.
 - ``pow_const_f32``/``pow_const_f64`` (``_pow_const``, one body for both types, 2 < |2y| <=
   16): the base b = |x| (y > 0) or 1/|x| as a double-float (y < 0: no intermediate overflow
   where the result does not overflow); b**k (k = |y| rounded down) in double-float by squaring
