@@ -116,7 +116,6 @@ from .vecmath import (
     _ROUNDER,
     _ROUNDER_BITS,
     _SQRT_HALF_BITS,
-    _TINY,
     SCALEF,
     _bits_to_f64,
     _estrin8,
@@ -124,6 +123,7 @@ from .vecmath import (
     _fma,
     _ldexp,
     _pow2,
+    log_outside_f64,
     pow_specials,
     split_f64,
 )
@@ -235,27 +235,43 @@ def _exp_poly_tree(r):
 
 
 @njit(**_OPTS)
-def _exp_dd_inside(th, tl):
-    """e**(th + tl) for a double-double exponent, -746 < th < 710. On AVX-512 hosts 2**k e**r
-    with e**r by ``_exp_poly_tree`` and 2**k by ``_ldexp`` (one vscalefpd, gradual underflow
-    included); elsewhere ``vecspecial._exp_sum``."""
-    if SCALEF:
-        t = _fma(th + tl, _LOG2E, _ROUNDER)     # (tl may be ~1e-5 th: log_dd's lo holds
-        n = t - _ROUNDER                        # the series' tail, |r| stays <= ln2 / 2)
-        r = _fma(-n, _LN2_LO, _fma(-n, _LN2_HI, th) + tl)    # (th - n ln2_hi is exact)
-        return _ldexp(_exp_poly_tree(r), _f64_to_bits(t) - _ROUNDER_BITS)
-    return _exp_sum(th, tl)
+def _exp_reduce(th, tl):
+    """(t, r) with th + tl = n ln2 + r, |r| <= ln2 / 2 (about) and t = n + _ROUNDER, for
+    |th| < 2**50."""
+    t = _fma(th + tl, _LOG2E, _ROUNDER)     # (tl may be ~1e-5 th: log_dd's lo holds
+    n = t - _ROUNDER                        # the series' tail, |r| stays <= ln2 / 2)
+    return t, _fma(-n, _LN2_LO, _fma(-n, _LN2_HI, th) + tl)    # (th - n ln2_hi is exact)
 
 
 @njit(**_OPTS)
 def _exp_dd(th, tl):
     """e**(th + tl) for a double-double exponent (a NaN th gives 1: the callers' special cases
-    replace it); th beyond [-746, 710] is clamped there, past both over- and underflow
-    (``_exp_dd_inside``)."""
+    replace it); th beyond [-746, 710] is clamped there, past both over- and underflow. On
+    AVX-512 hosts 2**n e**r with e**r by ``_exp_poly_tree`` and 2**n by ``_ldexp`` (one
+    vscalefpd, gradual underflow included); elsewhere ``vecspecial._exp_sum``."""
     inside = (th > -746.0) & (th < 710.0)
     tl = tl if inside else 0.0
     th = th if inside else (0.0 if th != th else min(max(th, -746.0), 710.0))
-    return _exp_dd_inside(th, tl)
+    if SCALEF:
+        t, r = _exp_reduce(th, tl)
+        return _ldexp(_exp_poly_tree(r), _f64_to_bits(t) - _ROUNDER_BITS)
+    return _exp_sum(th, tl)
+
+
+# The short form's range of y log x: e**(y log x) = 2**n e**r is a normal number, which n added
+# to e**r's exponent bits builds (two integer operations where ``_ldexp`` took three)
+_TH_LOW, _TH_HIGH = -708.0, 709.0
+
+
+@njit(**_OPTS)
+def _exp_dd_normal(th, tl):
+    """``_exp_dd`` for _TH_LOW < th < _TH_HIGH, whose results are normal: no clamp, and on
+    AVX-512 hosts 2**n e**r by adding n to the exponent bits of e**r (the same bits as
+    ``_ldexp`` there)."""
+    if SCALEF:
+        t, r = _exp_reduce(th, tl)
+        return _times_2n(_exp_poly_tree(r), t)
+    return _exp_sum(th, tl)
 
 
 @njit(**_BIG)
@@ -281,21 +297,21 @@ def _pow_exponent(x, y):
 
 @njit(**_BIG)
 def pow_outside_f64(x, y):
-    """Is (x, y) outside ``pow_inside_f64``'s domain (x normal, 0 < x < inf, -746 < y log x <
-    710: y finite, and the result neither far past overflow nor far below the subnormals)?
+    """Is (x, y) outside ``pow_inside_f64``'s domain (x normal, 0 < x < inf, _TH_LOW < y log x
+    < _TH_HIGH: y finite, and the result normal)?
     (y log x is ``pow_inside_f64``'s own: LLVM computes it once for both.)"""
     th = _pow_exponent(x, y)[0]
-    return not ((x >= _TINY) & (x < np.inf) & (th > -746.0) & (th < 710.0))
+    return log_outside_f64(x) | (not ((th > _TH_LOW) & (th < _TH_HIGH)))
 
 
 @njit(**_BIG)
 def pow_inside_f64(x, y):
-    """x**y for float64 x normal, 0 < x < inf, and -746 < y log x < 710 (y finite):
+    """x**y for float64 x normal, 0 < x < inf, and -708 < y log x < 709 (y finite):
     ``pow_f64`` without its special cases, the clamp of y log x and the selects in the split of
     x (kernels take it where ``pow_outside_f64`` is false for a whole strip; the special cases
     and selects took half of pow_f64's time, the clamp a tenth of what was left)."""
     th, tl = _pow_exponent(x, y)
-    return _exp_dd_inside(th, tl)
+    return _exp_dd_normal(th, tl)
 
 
 # --- float32 pow: |x| split in float32, log2 and 2**z in float64 lanes -------------------------
@@ -393,7 +409,8 @@ def _exp2_wide(z):
 
 @njit(**_OPTS)
 def _times_2n(p, t):
-    """p 2**n for t = n + _SHIFTER_D (``_exp2_wide``'s: n added to p's exponent bits)."""
+    """p 2**n for t = n + _SHIFTER_D (n added to p's exponent bits: the caller keeps the result
+    a normal number)."""
     return _bits_to_f64(_f64_to_bits(p) + (_f64_to_bits(t) << np.int64(52)))
 
 
