@@ -126,6 +126,7 @@ from .vecmath import (
     SCALEF,
     _bits_to_f64,
     _estrin8,
+    _exp_poly,
     _f64_to_bits,
     _fma,
     _ldexp,
@@ -154,14 +155,6 @@ _LOGC_LO = (4.053543780278539e-11, 4.385125962419471e-11, 0.0, 3.906172487875993
 _ATANH = (2 / 3, 2 / 5, 2 / 7, 2 / 9, 2 / 11, 2 / 13)
 # m + _C_ROUNDER - _C_ROUNDER is m rounded to a multiple of 1/8 (ties to even, as rint(8 m) / 8)
 _C_ROUNDER = 1.5 * 2.0 ** 49
-
-
-@njit(**_OPTS)
-def _two_sum(a, b):
-    """(s, e) with s = a + b rounded and s + e = a + b exactly."""
-    s = a + b
-    bb = s - a
-    return s, (a - (s - bb)) + (b - bb)
 
 
 @njit(**_OPTS)
@@ -251,18 +244,24 @@ def _exp_reduce(th, tl):
 
 
 @njit(**_OPTS)
-def _exp_dd(th, tl):
+def _exp_dd_by(poly, th, tl):
     """e**(th + tl) for a double-double exponent (a NaN th gives 1: the callers' special cases
     replace it); th beyond [-746, 710] is clamped there, past both over- and underflow. On
-    AVX-512 hosts 2**n e**r with e**r by ``_exp_poly_tree`` and 2**n by ``_ldexp`` (one
-    vscalefpd, gradual underflow included); elsewhere ``vecspecial._exp_sum``."""
+    AVX-512 hosts 2**n e**r with e**r by ``poly`` and 2**n by ``_ldexp`` (one vscalefpd,
+    gradual underflow included); elsewhere ``vecspecial._exp_sum``."""
     inside = (th > -746.0) & (th < 710.0)
     tl = tl if inside else 0.0
     th = th if inside else (0.0 if th != th else min(max(th, -746.0), 710.0))
     if SCALEF:
         t, r = _exp_reduce(th, tl)
-        return _ldexp(_exp_poly_tree(r), _f64_to_bits(t) - _ROUNDER_BITS)
+        return _ldexp(poly(r), _f64_to_bits(t) - _ROUNDER_BITS)
     return _exp_sum(th, tl)
+
+
+@njit(**_OPTS)
+def _exp_dd(th, tl):
+    """``_exp_dd_by`` with ``_exp_poly_tree``: pow_f64's, the same bits as its short form."""
+    return _exp_dd_by(_exp_poly_tree, th, tl)
 
 
 # The short form's range of y log x: e**(y log x) = 2**n e**r is a normal number, which n added
@@ -597,7 +596,8 @@ def pow_const_f32(x, k2):
 def pow_base_f64(y, lh, ll):
     """b**y for float64 and a constant 0 < b < inf, b != 1, given ln b = lh + ll: e**(y ln b),
     y ln b in double-double. 1 at y = +-0, inf or 0 at y = +-inf, NaN at NaN."""
-    v = _exp_dd(*_times_dd(y, lh, ll))
+    # (Horner's rule: in this shorter loop it ran 3-4% faster than Estrin's tree)
+    v = _exp_dd_by(_exp_poly, *_times_dd(y, lh, ll))
     return v if y == y else y
 
 
