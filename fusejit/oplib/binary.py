@@ -311,6 +311,11 @@ _POW_PRODUCTS_MAX = 8
 # (``vp.pow_outside_x_f32``).
 POW_Y_WIDE_F32 = 7.8
 
+# A constant float64 exponent up to this keeps y log x within the short form's range
+# (``vecpow._TH_LOW``, ``_TH_HIGH``: -708 and 709) for every normal x (-708.4 <= log x <= 709.8):
+# its kernels test x alone (``vm.log_outside_f64``: normal and positive).
+POW_Y_NARROW_F64 = 0.99
+
 
 def log_parts(b: float, dtype: np.dtype) -> tuple[float, float]:
     """ln b as hi + lo, each of ``dtype`` (float32 or float64), from a 40-digit decimal
@@ -363,6 +368,9 @@ def _render_pow(cx: Emitter, node, ops: list[Operand], dtype: np.dtype) -> str:
                 # only x is tested; and the small |y| lets it take shorter polynomials)
                 outside = f"{cx.vectorised('pow_outside_x_f32')}({a})"
                 short = f"{cx.vectorised('pow_small_f32')}({a}, {b})"
+            elif (kind == "f64" and exponent.is_constant and base.is_tensor
+                    and abs(float(exponent.value)) <= POW_Y_NARROW_F64):
+                outside = f"{cx.vectorised('log_outside_f64')}({a})"
             return cx.short_form(short, f"{fast}({a}, {b})", outside)
         return f"{a} ** {b}"
     if exponent.is_constant and exponent.value < 0:

@@ -23,14 +23,19 @@ exponents, and scalar bases that are kernel arguments, take the tensor ** tensor
 Method:
 
 - ``pow_f64``: e**(y log|x|) with log|x| in double-double (``log_dd``: a = 2**e m, m = c (1 + t)
-  with c = rint(8 m) / 8 picked by selects, log m = log c + 2 atanh(s), s = (m - c)/(m + c)
-  carried as two floats), y log|x| in double-double (one fused multiply-add), then e**(th + tl)
-  without rounding the sum (on AVX-512 hosts 2**n e**r, n from th + tl, e**r by
-  ``vecmath._exp_poly``, 2**n by one vscalefpd; elsewhere ``vecspecial._exp_sum``); C99's
-  special cases (``vecmath.pow_specials``). ``pow_inside_f64`` is the same for x normal and
-  positive and y finite, without the special cases and with x split by integer operations
-  alone: kernels take it for strips where ``pow_outside_f64`` is false for every pair, and
-  ``pow_f64`` for the others (the special cases and selects took half of pow_f64's time).
+  with c = m rounded to a multiple of 1/8, log c picked by selects, log m = log c +
+  2 atanh(s), s = (m - c)/(m + c) carried as two floats), y log|x| in double-double (two fused
+  multiply-adds), then e**(th + tl) without rounding the sum (on AVX-512 hosts 2**n e**r, n
+  from th + tl, e**r by ``vecmath._EXP_P``'s polynomial, 2**n by one vscalefpd; elsewhere
+  ``vecspecial._exp_sum``); C99's special cases (``vecmath.pow_specials``).
+  ``pow_inside_f64`` is the same for x normal and positive and -708 < y log x < 709 (y finite
+  and a normal result), without the special cases and the clamp of y log x, with x split by
+  integer operations alone and (AVX-512 hosts) 2**n added to e**r's exponent bits: kernels
+  take it for strips where ``pow_outside_f64`` is false for every pair (its y log x is the
+  short form's, which LLVM computes once for both; a constant |y| <= 0.99 tests x alone,
+  ``oplib.binary.POW_Y_NARROW_F64``), and ``pow_f64`` for the others. The loop is bound by
+  its latency (the division in atanh's s, then the series, then exp): the polynomials are
+  evaluated by Estrin's scheme and sums as trees.
 - ``pow_f32``: x**y for float32, 2^(y log2|x|) in float64 lanes: |x| split as
   ``fastmath``'s log splits it (in float32, subnormals scaled first), log2(1 + f) = f P(f)
   with P of degree 12 (``_LG``), z = y log2|x| clamped to +-200, 2^z = 2^n 2^r with 2^r by a
@@ -109,6 +114,8 @@ bases, e**(th + tl) like ``pow_f64``, are within ``ULPS``'s 1.1 ulp of the exact
 tests' samples. ``ULPS`` holds the bounds the tests assert. ``precise=True`` on a kernel
 keeps NumPy's power. For comparison, NumPy's own float32 power (SVML's on AVX-512 hosts)
 measures 1.437 ulp at (0.98804, 5958.34) on the ``binary`` sweep's pairs (10^8 and the grid).
+The float64 column was measured again after the rewrite of the float64 short form and of
+e**(th + tl) (the same sweeps, ``binary`` 10^8 pairs and ``powc`` 10^6 samples): unchanged.
 """
 
 from __future__ import annotations
@@ -121,6 +128,7 @@ from . import simd
 from .vecmath import (
     _BIG,
     _D,
+    _EXP_P,
     _F,
     _I,
     _LN2_HI,
@@ -130,16 +138,15 @@ from .vecmath import (
     _ROUNDER,
     _ROUNDER_BITS,
     _SQRT_HALF_BITS,
-    _TINY,
     SCALEF,
     _bits_to_f64,
-    _estrin7,
     _estrin8,
     _exp_poly,
     _f64_to_bits,
     _fma,
     _ldexp,
     _pow2,
+    log_outside_f64,
     pow_specials,
     split_f64,
 )
@@ -151,22 +158,18 @@ ULPS = {"pow_const_f64": 0.501, "pow_const_f32": 0.501, "pow_const_subnormal": 0
 
 # --- float64 pow: e**(y log|x|) with log|x| and the product in double-double -------------------
 
-# log(j/8) for j = 6..11 as hi + lo (the centres c of log_dd's second reduction; j = 8 is 0)
-_LOGC_HI = (-0.2876820724517809, -0.13353139262452263, 0.0, 0.11778303565638346,
-            0.22314355131420976, 0.3184537311185346)
-_LOGC_LO = (-2.607160616442564e-17, 3.664457663660085e-18, 0.0, -1.1971685747593677e-18,
-            -9.091270597324799e-18, 2.7114779367326236e-17)
+# log(j/8) for j = 6..11 as hi + lo, hi a multiple of 2**-33 (as e ln2_hi is: their sum is
+# exact), lo the rest (j = 8 is 0)
+_LOGC_HI = (-0.28768207249231637, -0.13353139266837388, 0.0, 0.11778303561732173,
+            0.22314355126582086, 0.3184537311317399)
+_LOGC_LO = (4.053543780278539e-11, 4.385125962419471e-11, 0.0, 3.906172487875993e-11,
+            4.838889490356316e-11, -1.3205298607019631e-11)
 
-# 2 atanh(s) = 2 s + s w (2/3 + 2/5 w + ...), w = s**2
-_ATANH = (2 / 3, 2 / 5, 2 / 7, 2 / 9, 2 / 11, 2 / 13, 2 / 15)
-
-
-@njit(**_OPTS)
-def _two_sum(a, b):
-    """(s, e) with s = a + b rounded and s + e = a + b exactly."""
-    s = a + b
-    bb = s - a
-    return s, (a - (s - bb)) + (b - bb)
+# 2 atanh(s) = 2 s + s w (2/3 + 2/5 w + ...), w = s**2: six terms, the first left out 2 s w**7
+# / 15 < 2**-68 |2 s| (|s| <= 0.04)
+_ATANH = (2 / 3, 2 / 5, 2 / 7, 2 / 9, 2 / 11, 2 / 13)
+# m + _C_ROUNDER - _C_ROUNDER is m rounded to a multiple of 1/8 (ties to even, as rint(8 m) / 8)
+_C_ROUNDER = 1.5 * 2.0 ** 49
 
 
 @njit(**_OPTS)
@@ -177,33 +180,40 @@ def _fast_two_sum(a, b):
 
 
 @njit(**_OPTS)
-def _pick(j, table):
-    """table[j - 6] for j in 6..11, by selects (vectorises without a gather)."""
+def _estrin6(z, c):
+    """c[0] + c[1] z + ... + c[5] z**5."""
+    z2 = z * z
+    return ((c[0] + c[1] * z) + (c[2] + c[3] * z) * z2) + (c[4] + c[5] * z) * (z2 * z2)
+
+
+@njit(**_OPTS)
+def _pick(c, table):
+    """table[8 c - 6] for c in 6/8..11/8, by selects (vectorises without a gather)."""
     v = table[0]
-    v = table[1] if j >= 7.0 else v
-    v = table[2] if j >= 8.0 else v
-    v = table[3] if j >= 9.0 else v
-    v = table[4] if j >= 10.0 else v
-    return table[5] if j >= 11.0 else v
+    v = table[1] if c >= 0.875 else v
+    v = table[2] if c >= 1.0 else v
+    v = table[3] if c >= 1.125 else v
+    v = table[4] if c >= 1.25 else v
+    return table[5] if c >= 1.375 else v
 
 
 @njit(**_OPTS)
 def _log_dd_parts(ef, m):
     """log(2**ef m) as hi + lo for m in [sqrt(1/2), sqrt(2)) (``log_dd``'s method)."""
-    j = np.rint(m * 8.0)
-    c = j * 0.125
-    num = m - c                                    # (exact: c / 2 <= m <= 2 c)
-    dh, dl = _two_sum(m, c)
+    c = (m + _C_ROUNDER) - _C_ROUNDER               # (two additions where rint took a
+    num = m - c                                     # multiply, a round and a multiply)
+    # (exact: c / 2 <= m <= 2 c; and c's exponent is at least m's, so Fast2Sum is exact)
+    dh, dl = _fast_two_sum(c, m)
     inv = 1.0 / dh
     sh = num * inv
     sl = (_fma(-sh, dh, num) - sh * dl) * inv       # (the remainder is exact)
     w = sh * sh
-    tail = sh * w * _estrin7(w, _ATANH)
-    # (Fast2Sum: |e ln2_hi| >= ln 2 > |log c| unless e = 0, and |log c| >= 0.118 > |2 s| unless
-    # c = 1; a zero first term is exact too)
-    hi, err1 = _fast_two_sum(ef * _LN2_HI, _pick(j, _LOGC_HI))
-    hi, err2 = _fast_two_sum(hi, 2.0 * sh)
-    lo = err1 + err2 + ef * _LN2_LO + _pick(j, _LOGC_LO) + 2.0 * sl + tail
+    tail = sh * w * _estrin6(w, _ATANH)
+    # (e ln2_hi + log c's hi is exact, both multiples of 2**-33 below 2**11. Fast2Sum: |that|
+    # >= 0.118 > |2 s| unless e = 0 and c = 1, where it is 0)
+    hi, err = _fast_two_sum(_fma(ef, _LN2_HI, _pick(c, _LOGC_HI)), 2.0 * sh)
+    # (the terms that wait for the division last: the loop is bound by its latency)
+    lo = (_fma(ef, _LN2_LO, _pick(c, _LOGC_LO)) + _fma(2.0, sl, err)) + tail
     return hi, lo
 
 
@@ -212,27 +222,85 @@ def log_dd(a):
     """log(a) as hi + lo, relative error below 2**-62 (about), for finite a > 0.
 
     a = 2**e m with m in [sqrt(1/2), sqrt(2)), then m = c (1 + t) with c = rint(8 m) / 8, so
-    log m = log c + 2 atanh(s), s = (m - c) / (m + c), |s| < 0.046: the series' tail past 2s is
-    under 0.07% of it, and 2s itself is carried as sh + sl.
+    log m = log c + 2 atanh(s), s = (m - c) / (m + c), |s| <= 0.04: the series' tail past 2s is
+    under 0.06% of it, and 2s itself is carried as sh + sl.
     """
     e, m = split_f64(a)
     return _log_dd_parts(_D(e), m)
 
 
 @njit(**_OPTS)
-def _exp_dd(th, tl):
+def _times_dd(y, lh, ll):
+    """y (lh + ll) as th + tl (th = y lh rounded; its error and y ll in two fused
+    multiply-adds)."""
+    th = y * lh
+    return th, _fma(y, ll, _fma(y, lh, -th))
+
+
+# e**r = 1 + r + r**2 P(r): ``vecmath._EXP_P``'s P by Estrin's scheme. (exp_f64 runs faster
+# with Horner's rule; pow's loop, twice as long, is bound by its latency: 2.03 -> 1.95
+# ns/element, one thread, 2^18 pairs)
+@njit(**_OPTS)
+def _exp_poly_tree(r):
+    """e**r for |r| <= ln2/2 (about), P by Estrin's scheme."""
+    c = _EXP_P
+    r4 = (r * r) * (r * r)
+    p = _estrin8(r, c[:8]) + _fma(c[9], r, c[8]) * (r4 * r4)
+    return _fma(_fma(p, r, 1.0), r, 1.0)
+
+
+@njit(**_OPTS)
+def _exp_reduce(th, tl):
+    """(t, r) with th + tl = n ln2 + r, |r| <= ln2 / 2 (about) and t = n + _ROUNDER, for
+    |th| < 2**50."""
+    t = _fma(th + tl, _LOG2E, _ROUNDER)     # (tl may be ~1e-5 th: log_dd's lo holds
+    n = t - _ROUNDER                        # the series' tail, |r| stays <= ln2 / 2)
+    return t, _fma(-n, _LN2_LO, _fma(-n, _LN2_HI, th) + tl)    # (th - n ln2_hi is exact)
+
+
+@njit(**_OPTS)
+def _exp_dd_by(poly, th, tl):
     """e**(th + tl) for a double-double exponent (a NaN th gives 1: the callers' special cases
     replace it); th beyond [-746, 710] is clamped there, past both over- and underflow. On
-    AVX-512 hosts 2**k e**r with e**r by ``_exp_poly`` and 2**k by ``_ldexp`` (one vscalefpd,
+    AVX-512 hosts 2**n e**r with e**r by ``poly`` and 2**n by ``_ldexp`` (one vscalefpd,
     gradual underflow included); elsewhere ``vecspecial._exp_sum``."""
     inside = (th > -746.0) & (th < 710.0)
     tl = tl if inside else 0.0
     th = th if inside else (0.0 if th != th else min(max(th, -746.0), 710.0))
     if SCALEF:
-        t = _fma(th + tl, _LOG2E, _ROUNDER)     # (tl may be ~1e-5 th: log_dd's lo holds
-        n = t - _ROUNDER                        # the series' tail, |r| stays <= ln2 / 2)
-        r = _fma(-n, _LN2_LO, _fma(-n, _LN2_HI, th) + tl)    # (th - n ln2_hi is exact)
-        return _ldexp(_exp_poly(r), _f64_to_bits(t) - _ROUNDER_BITS)
+        t, r = _exp_reduce(th, tl)
+        return _ldexp(poly(r), _f64_to_bits(t) - _ROUNDER_BITS)
+    return _exp_sum(th, tl)
+
+
+# (the polynomial is passed from functions LLVM inlines, never from one Numba inlines into a
+# kernel, where it would become a first-class function value, which Numba's cache refuses)
+@njit(**_OPTS)
+def _exp_dd(th, tl):
+    """``_exp_dd_by`` with ``_exp_poly_tree``: pow_f64's, the same bits as its short form."""
+    return _exp_dd_by(_exp_poly_tree, th, tl)
+
+
+@njit(**_OPTS)
+def _exp_dd_horner(th, tl):
+    """``_exp_dd_by`` with ``vecmath._exp_poly`` (Horner's rule): pow_base_f64's, whose shorter
+    loop ran 3-4% faster with it than with Estrin's tree."""
+    return _exp_dd_by(_exp_poly, th, tl)
+
+
+# The short form's range of y log x: e**(y log x) = 2**n e**r is a normal number, which n added
+# to e**r's exponent bits builds (two integer operations where ``_ldexp`` took three)
+_TH_LOW, _TH_HIGH = -708.0, 709.0
+
+
+@njit(**_OPTS)
+def _exp_dd_normal(th, tl):
+    """``_exp_dd`` for _TH_LOW < th < _TH_HIGH, whose results are normal: no clamp, and on
+    AVX-512 hosts 2**n e**r by adding n to the exponent bits of e**r (the same bits as
+    ``_ldexp`` there)."""
+    if SCALEF:
+        t, r = _exp_reduce(th, tl)
+        return _times_2n(_exp_poly_tree(r), t)
     return _exp_sum(th, tl)
 
 
@@ -244,26 +312,36 @@ def pow_f64(x, y):
     finite = (a > 0.0) & (a < np.inf)
     lh, ll = log_dd(a if finite else 1.0)
     lh = lh if finite else (-np.inf if a == 0.0 else a)      # (NaN stays NaN)
-    th = y * lh
-    return pow_specials(x, y, _exp_dd(th, _fma(y, lh, -th) + y * ll), 1.0)
+    th, tl = _times_dd(y, lh, ll)
+    return pow_specials(x, y, _exp_dd(th, tl), 1.0)
 
 
 @njit(**_OPTS)
+def _pow_exponent(x, y):
+    """y log x as th + tl for x normal, 0 < x < inf (no select in the split of x)."""
+    bits = _f64_to_bits(x)
+    e = (bits - _SQRT_HALF_BITS) >> _I(52)
+    lh, ll = _log_dd_parts(_D(e), _bits_to_f64(bits - (e << _I(52))))
+    return _times_dd(y, lh, ll)
+
+
+@njit(**_BIG)
 def pow_outside_f64(x, y):
-    """Is (x, y) outside ``pow_inside_f64``'s domain (x normal, 0 < x < inf, y finite)?"""
-    return not ((x >= _TINY) & (x < np.inf) & (abs(y) < np.inf))
+    """Is (x, y) outside ``pow_inside_f64``'s domain (x normal, 0 < x < inf, _TH_LOW < y log x
+    < _TH_HIGH: y finite, and the result normal)?
+    (y log x is ``pow_inside_f64``'s own: LLVM computes it once for both.)"""
+    th = _pow_exponent(x, y)[0]
+    return log_outside_f64(x) | (not ((th > _TH_LOW) & (th < _TH_HIGH)))
 
 
 @njit(**_BIG)
 def pow_inside_f64(x, y):
-    """x**y for float64 x normal, 0 < x < inf, and y finite: ``pow_f64`` without its special
-    cases and with no select in the split of x (kernels take it where ``pow_outside_f64`` is
-    false for a whole strip; the special cases and selects took half of pow_f64's time)."""
-    bits = _f64_to_bits(x)
-    e = (bits - _SQRT_HALF_BITS) >> _I(52)
-    lh, ll = _log_dd_parts(_D(e), _bits_to_f64(bits - (e << _I(52))))
-    th = y * lh
-    return _exp_dd(th, _fma(y, lh, -th) + y * ll)
+    """x**y for float64 x normal, 0 < x < inf, and -708 < y log x < 709 (y finite):
+    ``pow_f64`` without its special cases, the clamp of y log x and the selects in the split of
+    x (kernels take it where ``pow_outside_f64`` is false for a whole strip; the special cases
+    and selects took half of pow_f64's time, the clamp a tenth of what was left)."""
+    th, tl = _pow_exponent(x, y)
+    return _exp_dd_normal(th, tl)
 
 
 # --- float32 pow: |x| split in float32, log2 and 2**z in float64 lanes -------------------------
@@ -361,7 +439,8 @@ def _exp2_wide(z):
 
 @njit(**_OPTS)
 def _times_2n(p, t):
-    """p 2**n for t = n + _SHIFTER_D (``_exp2_wide``'s: n added to p's exponent bits)."""
+    """p 2**n for t = n + _SHIFTER_D (n added to p's exponent bits: the caller keeps the result
+    a normal number)."""
     return _bits_to_f64(_f64_to_bits(p) + (_f64_to_bits(t) << np.int64(52)))
 
 
@@ -560,8 +639,7 @@ def pow_const_f32(x, k2):
 def pow_base_f64(y, lh, ll):
     """b**y for float64 and a constant 0 < b < inf, b != 1, given ln b = lh + ll: e**(y ln b),
     y ln b in double-double. 1 at y = +-0, inf or 0 at y = +-inf, NaN at NaN."""
-    th = y * lh
-    v = _exp_dd(th, _fma(y, lh, -th) + y * ll)
+    v = _exp_dd_horner(*_times_dd(y, lh, ll))
     return v if y == y else y
 
 

@@ -336,3 +336,28 @@ def test_forms_for_hosts_without_avx512():
         assert ulps(e, np.exp(x)).max() <= vecmath.F64_ULPS["exp"]
         assert ulps(c, np.cosh(x)).max() <= vecmath.F64_ULPS["cosh"]
         assert ulps(s, np.sinh(x)).max() <= vecmath.F64_ULPS["sinh"]
+
+
+def test_float64_pow_short_form_at_its_edges():
+    """float64 x**y where y log x is just inside the short form's range (results near the
+    overflow threshold and down to the smallest normals, built from exponent bits) and just
+    outside it (subnormal and overflowing results): within the pow bound of NumPy's power, and
+    bit-equal whether a strip is computed by the short form or, holding a pair outside it
+    (x = 0), by the full form. (The kernel of ``test_float64_pow_on_random_pairs``.)"""
+    rng = np.random.default_rng(10)
+    n = loops.STRIP
+    x = np.concatenate([np.full(n, 2.0), np.full(n, 0.5), rng.uniform(0.9, 1.1, n),
+                        np.full(2 * n, 2.0)])
+    ln2 = np.log(2.0)
+    y = np.concatenate([rng.uniform(700.0, 708.99, n) / ln2, rng.uniform(700.0, 707.99, n) / ln2,
+                        rng.uniform(700.0, 708.99, n) / np.log(x[2 * n:3 * n]),
+                        rng.uniform(-745.0, -708.01, n) / ln2,
+                        rng.uniform(709.01, 710.0, n) / ln2])
+    spoiled = x.copy()
+    spoiled[n - 1::n] = 0.0                  # one pair outside in every strip
+    got, want = _binary("aten::pow(%x, %y)", "float64", x, y)
+    full = _binary("aten::pow(%x, %y)", "float64", spoiled, y)[0]
+    assert ulps(got, want).max() <= vecmath.POW_F64_ULPS
+    keep = spoiled != 0.0
+    np.testing.assert_array_equal(got[keep], full[keep])
+    assert np.isinf(got[4 * n:]).any() and (got[3 * n:4 * n] < np.finfo(np.float64).tiny).any()

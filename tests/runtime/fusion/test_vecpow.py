@@ -10,7 +10,7 @@ import decimal
 import numpy as np
 
 import fusejit
-from fusejit.runtime.fusion import FusedKernel, vecpow
+from fusejit.runtime.fusion import FusedKernel, vecmath, vecpow
 
 EXPONENTS = (2.5, -2.5, -1.5, 5.0, -3.0, 7.5, -8.0)
 BASES = (2.0, 10.0, 0.5, 1e-3)
@@ -97,3 +97,33 @@ def test_float64_constant_bases():
         assert np.array_equal(got[fixed], want[fixed]), y[fixed][got[fixed] != want[fixed]]
         ulps = _ulps(got[sample], exact)
         assert ulps.max() <= vecpow.ULPS["pow_base_f64"], (b, y[sample][np.argmax(ulps)])
+
+
+def test_float64_small_general_constant_exponents():
+    """float64 x**y for constants |y| <= ``oplib.binary.POW_Y_NARROW_F64`` that are no
+    half-integers: kernels test x alone for the short form (y log x stays in its range for every
+    normal x), so strips of normal positive x from the smallest normal to the largest finite
+    take it. Specials as NumPy's; the rest within POW_F64_ULPS of NumPy's power, and bit-equal
+    whether a strip is computed by the short form or, holding a zero, by the full one."""
+    exponents = (1 / 3, -0.99, -1.7)       # (-1.7: y log x tested as well)
+    lines = [f"%c{i} : float = prim::Constant[value={y!r}]()" for i, y in enumerate(exponents)]
+    lines += [f"%o{i} : Tensor = aten::pow(%x, %c{i})" for i in range(len(exponents))]
+    kernel = _kernel(lines, [f"%o{i}" for i in range(len(exponents))])
+    rng = np.random.default_rng(13)
+    n = 1024                                 # (``loops.STRIP``: whole strips of positive x)
+    x = np.concatenate([np.exp(rng.uniform(-708.39, 709.78, 2 * n)), rng.uniform(0, 10, n),
+                        [np.finfo(np.float64).tiny, np.finfo(np.float64).max] * (n // 2)])
+    spoiled = np.where(np.arange(x.size) % n == 7, 0.0, x)
+    both = np.concatenate([x, EDGES])
+    outs = kernel(both)
+    for y, got, full in zip(exponents, outs, kernel(np.concatenate([spoiled, EDGES]))):
+        with np.errstate(all="ignore"):
+            want = np.power(both, y)
+        assert np.array_equal(np.isnan(got), np.isnan(want))
+        fixed = (~np.isfinite(want) | (want == 0)) & ~np.isnan(want)
+        assert np.array_equal(got[fixed], want[fixed])
+        ok = np.isfinite(want) & (want != 0)
+        ulps = np.abs(got[ok] - want[ok]) / np.spacing(np.abs(want[ok]))
+        assert ulps.max() <= vecmath.POW_F64_ULPS
+        keep = spoiled != 0.0
+        np.testing.assert_array_equal(got[:x.size][keep], full[:x.size][keep])
