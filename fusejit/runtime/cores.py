@@ -13,8 +13,10 @@ the measurement (tests pin 0, so that no code path depends on the machine's load
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from ..errors import FusejitError
@@ -170,6 +172,19 @@ def assume_free_cores(free: float | None) -> None:
     _taken[0] = 0.0
 
 
+@contextlib.contextmanager
+def free_cores_assumed(free: float) -> Iterator[None]:
+    """``assume_free_cores(free)`` inside the ``with`` block; the setting before it (assumed,
+    measured, or still to be read from ``$FUSEJIT_FREE_CORES``) afterwards."""
+    before = list(_assumed)
+    assume_free_cores(free)
+    try:
+        yield
+    finally:
+        _assumed[:] = before
+        _taken[0] = 0.0
+
+
 def spare_cores() -> float:
     """The cores beyond the caller's own that other processes left idle, as last measured (at
     most ``SAMPLE_S`` seconds ago); 0.0 when busy or not known."""
@@ -183,5 +198,5 @@ def spare_cores() -> float:
     return _free[0]
 
 
-__all__ = ["CORES", "QUOTA", "SAMPLE_S", "assume_free_cores", "free_cores", "quota_cores",
-           "quota_threads", "spare_cores"]
+__all__ = ["CORES", "QUOTA", "SAMPLE_S", "assume_free_cores", "free_cores", "free_cores_assumed",
+           "quota_cores", "quota_threads", "spare_cores"]

@@ -1,0 +1,126 @@
+"""Hostile and careless inputs found by the ``attack`` pass, each once wrong or a crash:
+
+- a float converted to int beyond int64 (``int(1e300)``, ``math.floor(9.3e18)``) wrapped to 0
+  on the interpreter and gave INT64_MIN in the compiled whole-graph function, and
+  ``math.floor(nan)`` gave INT64_MIN there: the same call changed its answer between the
+  first and the second call. Now it is an error on every tier (Python's int does not fit);
+- ``python -m fusejit run`` on an ``.npz`` whose header declares 4 TiB raised ``MemoryError``,
+  on a malformed header ``tokenize.TokenError`` and on a single ``.npy`` ``TypeError``, all as
+  tracebacks; ``fuse /dev/zero`` read until memory ran out; IR that is not UTF-8 gave a bare
+  ``UnicodeDecodeError``. Each is now one ``fusejit:`` line naming the file;
+- ``python -m fusejit warmup`` failed with ``ImportError`` (a constant of ``plan.py`` it read
+  had been removed; the test of the command replaces its steps).
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import zipfile
+
+import numpy as np
+import pytest
+
+import fusejit
+from fusejit.__main__ import main
+
+CONVERSIONS = ["aten::Int", "aten::floor", "aten::ceil"]
+BEYOND = [1e300, -1e300, 9.3e18, -9.3e18, 2.0**63, math.nan, math.inf, -math.inf]
+
+
+@pytest.mark.parametrize("op", CONVERSIONS)
+def test_float_to_int_beyond_int64_is_an_error_on_the_interpreter(op):
+    graph = fusejit.parse_ir(f"graph(%x : float):\n  %y : int = {op}(%x)\n  return (%y)\n")
+    fn = fusejit.compile(graph, engine="reference")
+    python = {"aten::Int": int, "aten::floor": math.floor, "aten::ceil": math.ceil}[op]
+    for x in (2.5, -2.5, -2.0**63, 9.2e18, -9.2e18):
+        assert fn(x) == python(x)
+    for x in BEYOND:
+        with pytest.raises(fusejit.InterpreterError, match="cannot convert float"):
+            fn(x)
+
+
+def conversions(x):
+    return int(x), math.floor(x), math.ceil(x)
+
+
+def test_float_to_int_gives_one_answer_on_every_tier():
+    """First call (interpreter) and later calls (the whole graph compiled by Numba) agree:
+    Python's value, or an error where Python's int does not fit int64."""
+    fn = fusejit.jit(conversions)
+    for x in (2.5, -3.5, 1e18, -(2.0**63)):
+        for _ in range(2):
+            assert fn(x) == conversions(x)
+    assert hasattr(fn._specialised[(float,)], "compiled")   # (the Numba tier ran)
+    for x in BEYOND:
+        for _ in range(2):
+            with pytest.raises(fusejit.FusejitError, match="cannot convert float"):
+                fn(x)
+
+
+def _npz_with_header(tmp_path, header: bytes, data: bytes = b"\0" * 16):
+    path = tmp_path / "in.npz"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("x.npy", header + data)
+    return path
+
+
+def _header(shape) -> bytes:
+    out = io.BytesIO()
+    np.lib.format.write_array_header_1_0(
+        out, {"descr": "<f4", "fortran_order": False, "shape": shape})
+    return out.getvalue()
+
+
+@pytest.fixture
+def ir_file(tmp_path):
+    path = tmp_path / "g.ir"
+    path.write_text("graph(%x : Tensor):\n  %y : Tensor = aten::neg(%x)\n  return (%y)\n")
+    return path
+
+
+@pytest.mark.parametrize("make, words", [
+    (lambda tmp: _npz_with_header(tmp, _header((2**40,))), "declares 4398046511104 bytes"),
+    (lambda tmp: _npz_with_header(tmp, _header((2**62, 2**62))), "the archive holds"),
+    (lambda tmp: _npz_with_header(
+        tmp, b"\x93NUMPY\x01\x00\x10\x00{'descr': os.system('id')}     \n", b""),
+     "not a readable .npz archive of arrays"),
+    (lambda tmp: (np.save(tmp / "one.npy", np.ones(3)), tmp / "one.npy")[1],
+     "an .npz archive of named arrays is needed"),
+], ids=["4TiB_header", "overflowing_header", "code_in_header", "single_npy"])
+def test_run_refuses_a_hostile_npz_naming_it(capsys, tmp_path, ir_file, make, words):
+    npz = make(tmp_path)
+    assert main(["run", str(ir_file), str(npz)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("fusejit: FusejitError: ") and str(npz) in err and words in err, err
+    assert err.count("\n") == 1     # one line, no traceback
+
+
+def test_ir_files_that_are_not_text_are_refused(capsys, tmp_path, monkeypatch):
+    import fusejit.__main__ as cli
+
+    binary = tmp_path / "bad.ir"
+    binary.write_bytes(b"\xff\xfe graph")
+    assert main(["fuse", str(binary)]) == 1
+    assert "not UTF-8 text" in capsys.readouterr().err
+    # (reading stops after the limit: /dev/zero is refused instead of filling memory)
+    monkeypatch.setattr(cli, "MAX_IR_BYTES", 64)
+    big = tmp_path / "big.ir"
+    big.write_text("graph(%x : Tensor):\n" + "  # comment\n" * 20 + "  return (%x)\n")
+    assert main(["fuse", str(big)]) == 1
+    assert "not a graph's IR text" in capsys.readouterr().err
+
+
+def test_warmup_steps_run_and_size_the_parallel_call(monkeypatch):
+    """The real ``_lstm`` step (its kernels replaced by a recorder): its imports resolve, its
+    big call has work for a parallel kernel, and the free-core setting is put back."""
+    from fusejit.runtime import cores, warmup
+    from fusejit.runtime.fusion.plan import FREE_WORK_NS
+
+    shapes = []
+    monkeypatch.setattr(fusejit, "jit", lambda fn: lambda *a: shapes.append(a[0].shape))
+    before = cores.spare_cores()
+    warmup._lstm(np.float32)
+    assert shapes == list(warmup.lstm_sizes())
+    assert math.prod(shapes[-1]) >= FREE_WORK_NS    # at least a nanosecond an element
+    assert cores.spare_cores() == before
