@@ -14,6 +14,7 @@ the measurement (tests pin 0, so that no code path depends on the machine's load
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import time
 from collections.abc import Iterator
@@ -159,8 +160,9 @@ def _env_free_cores() -> float | None:
         value = float(text)
     except ValueError:
         value = -1.0
-    if not value >= 0.0:        # (also NaN)
-        raise FusejitError(f"FUSEJIT_FREE_CORES must be a number of cores >= 0, got {text!r}")
+    if not 0.0 <= value < math.inf:        # (also NaN)
+        raise FusejitError(f"FUSEJIT_FREE_CORES must be a finite number of cores >= 0, "
+                           f"got {text!r}")
     return value
 
 

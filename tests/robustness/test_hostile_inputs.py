@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import io
 import math
+import re
 import zipfile
 
 import numpy as np
@@ -124,3 +125,34 @@ def test_warmup_steps_run_and_size_the_parallel_call(monkeypatch):
     assert shapes == list(warmup.lstm_sizes())
     assert math.prod(shapes[-1]) >= FREE_WORK_NS    # at least a nanosecond an element
     assert cores.spare_cores() == before
+
+
+@pytest.mark.parametrize("dtype, hint", [
+    (">f8", "astype(np.float64)"), (">i4", "astype(np.int32)"), ("uint32", "astype(np.int64)"),
+    ("complex64", ".real or np.abs()"), ("float16", "astype(np.float32)"),
+    ("V8", "bool, int or float"),
+])
+def test_an_unsupported_array_dtype_gets_a_hint_that_fits_it(dtype, hint):
+    """(A big-endian float64 array was told to convert to float32, a uint32 one to "pass a
+    numeric array", a complex one to drop its imaginary part silently.)"""
+    with pytest.raises(fusejit.FusejitError, match=rf"argument 'x': .*{dtype}.*{re.escape(hint)}"):
+        fusejit.jit(lambda x: x + 1)(np.zeros(2, dtype))
+
+
+def test_bad_environment_values_are_named(monkeypatch):
+    """``FUSEJIT_FREE_CORES=inf`` raised a bare OverflowError inside a kernel launch; a
+    ``FUSEJIT_WHOLE_STAGE_ELEMENTS`` typo made ``import fusejit.autodiff`` fail."""
+    import importlib
+
+    from fusejit.autodiff import whole
+    from fusejit.runtime import cores
+
+    monkeypatch.setenv("FUSEJIT_FREE_CORES", "inf")
+    with pytest.raises(fusejit.FusejitError, match="FUSEJIT_FREE_CORES must be a finite"):
+        cores._env_free_cores()
+    monkeypatch.setenv("FUSEJIT_WHOLE_STAGE_ELEMENTS", "12k")
+    with pytest.warns(UserWarning, match="FUSEJIT_WHOLE_STAGE_ELEMENTS must be a count"):
+        assert whole._env_elements() == whole._DEFAULT_ELEMENTS
+    monkeypatch.setenv("FUSEJIT_WHOLE_STAGE_ELEMENTS", "4096")
+    assert whole._env_elements() == 4096
+    assert importlib.import_module("fusejit.autodiff.whole") is whole
