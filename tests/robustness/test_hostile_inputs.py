@@ -156,3 +156,24 @@ def test_bad_environment_values_are_named(monkeypatch):
     monkeypatch.setenv("FUSEJIT_WHOLE_STAGE_ELEMENTS", "4096")
     assert whole._env_elements() == 4096
     assert importlib.import_module("fusejit.autodiff.whole") is whole
+
+
+def floor_divide_and_sqrt(x):
+    return x // 0.3, x ** 0.5, x // x
+
+
+def test_whole_graph_floor_divide_and_half_power_give_numpys_values():
+    """The compiled whole-graph function (second call on) took Numba's np.floor_divide,
+    floor(a / b): float32 3 // 0.3 gave 10 (NumPy 9), inf // 0.3 inf (NumPy nan); and C's pow
+    for x ** 0.5, where NumPy takes sqrt: -inf ** 0.5 gave inf (NumPy nan), -0.0 gave 0.0."""
+    x = np.array([3.0, np.inf, -np.inf, -0.0, 0.0, np.nan, 7.0, -5.5, 1e30, 2.0], np.float32)
+    fn = fusejit.jit(floor_divide_and_sqrt)
+    with np.errstate(all="ignore"):
+        want = floor_divide_and_sqrt(x)
+        for _ in range(2):
+            got = fn(x)
+            for g, w in zip(got, want):
+                assert g.dtype == w.dtype
+                np.testing.assert_array_equal(g, w)
+                np.testing.assert_array_equal(np.signbit(g), np.signbit(w))
+    assert hasattr(fn._specialised[((np.dtype(np.float32), 1),)], "compiled")
