@@ -177,3 +177,21 @@ def test_whole_graph_floor_divide_and_half_power_give_numpys_values():
                 np.testing.assert_array_equal(g, w)
                 np.testing.assert_array_equal(np.signbit(g), np.signbit(w))
     assert hasattr(fn._specialised[((np.dtype(np.float32), 1),)], "compiled")
+
+
+def test_kernel_source_of_a_graph_with_an_unused_string_constant():
+    """(``kernel_source`` took such a graph for one kernel and refused the constant with an
+    IRError, while ``compile`` ran it.)"""
+    from fusejit.runtime.fusion import FusedKernel
+
+    graph = fusejit.parse_ir("""graph(%x : Float(*, *)):
+  %s : str = prim::Constant[value="<b>not code</b>"]()
+  %one : int = prim::Constant[value=1]()
+  %a : Float(*, *) = aten::mul(%x, %x)
+  %b : Float(*, *) = aten::sub(%a, %x, %one)
+  return (%b)
+""")
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    source = str(fusejit.kernel_source(graph, x))
+    assert "not code" not in source
+    assert FusedKernel(graph).source(x) == source
