@@ -195,3 +195,10 @@ def test_kernel_source_of_a_graph_with_an_unused_string_constant():
     source = str(fusejit.kernel_source(graph, x))
     assert "not code" not in source
     assert FusedKernel(graph).source(x) == source
+
+
+@pytest.mark.parametrize("thing", [None, "graph(%x : Tensor):\n  return (%x)\n", 3])
+def test_kernel_source_of_something_else_is_named(thing):
+    """(It raised AttributeError: 'NoneType' object has no attribute 'nodes'.)"""
+    with pytest.raises(fusejit.FusejitError, match="kernel_source needs a Graph"):
+        fusejit.kernel_source(thing, np.ones(3, np.float32))
