@@ -202,3 +202,11 @@ def test_kernel_source_of_something_else_is_named(thing):
     """(It raised AttributeError: 'NoneType' object has no attribute 'nodes'.)"""
     with pytest.raises(fusejit.FusejitError, match="kernel_source needs a Graph"):
         fusejit.kernel_source(thing, np.ones(3, np.float32))
+
+
+def test_a_cache_dir_written_with_a_tilde_is_the_home_directory(monkeypatch, tmp_path):
+    from fusejit.runtime import compile_cache
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("FUSEJIT_CACHE_DIR", "~/kernels")
+    assert compile_cache.configured_root() == tmp_path / "kernels"
