@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import argparse
 import sys
+import zipfile
+from typing import IO
 
 from . import FusejitError, parse_ir
 
@@ -159,7 +161,6 @@ def fuse(args: argparse.Namespace) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-
     import numpy as np
 
     from . import compile
@@ -184,8 +185,6 @@ def read_npz(path: str) -> dict:
     arrays is a ``FusejitError`` naming the file, and so is an array whose header declares more
     bytes than the archive holds for it (NumPy would allocate the declared size first: 4 TiB
     for a 100-byte file)."""
-    import zipfile
-
     import numpy as np
 
     try:
@@ -205,7 +204,8 @@ def read_npz(path: str) -> dict:
                            f"({type(exc).__name__}: {exc})") from None
 
 
-def _check_declared_size(member, info, path: str) -> None:
+def _check_declared_size(member: IO[bytes], info: zipfile.ZipInfo, path: str) -> None:
+    """Refuse an array member whose header declares more bytes than the member holds."""
     import numpy as np
 
     if not info.filename.endswith(".npy"):
