@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import argparse
 import sys
+import zipfile
+from typing import IO
 
 from . import FusejitError, parse_ir
 
@@ -132,9 +134,21 @@ def _median_ms(fns, data, repeat: int) -> tuple[float, float]:
     return 1000 * statistics.median(times[0]), 1000 * statistics.median(times[1])
 
 
+# IR text beyond this is refused: no printed graph comes near it, and reading stops there (a
+# path such as /dev/zero would otherwise be read until memory runs out).
+MAX_IR_BYTES = 256 * 2**20
+
+
 def _read_graph(path: str):
-    with open(path, encoding="utf-8") as f:
-        return parse_ir(f.read())
+    with open(path, "rb") as f:
+        data = f.read(MAX_IR_BYTES + 1)
+    if len(data) > MAX_IR_BYTES:
+        raise FusejitError(f"{path}: more than {MAX_IR_BYTES >> 20} MiB; not a graph's IR text")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise FusejitError(f"{path}: not UTF-8 text ({exc})") from None
+    return parse_ir(text)
 
 
 def fuse(args: argparse.Namespace) -> int:
@@ -147,21 +161,12 @@ def fuse(args: argparse.Namespace) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    import zipfile
-
     import numpy as np
 
     from . import compile
 
     graph = _read_graph(args.file)
-    try:
-        with np.load(args.inputs, allow_pickle=False) as data:
-            if not hasattr(data, "files"):
-                raise FusejitError(f"{args.inputs}: an .npz archive of named arrays is needed, "
-                                   f"not a single .npy array")
-            arrays = {key: data[key] for key in data.files}
-    except (zipfile.BadZipFile, EOFError, ValueError) as exc:
-        raise FusejitError(f"{args.inputs}: not a readable .npz archive ({exc})") from None
+    arrays = read_npz(args.inputs)
     inputs = bind_npz(graph, arrays, args.inputs)
     outputs = compile(graph, fuse=not args.no_fuse)(*inputs)
     if not isinstance(outputs, tuple):
@@ -173,6 +178,49 @@ def run(args: argparse.Namespace) -> int:
         else:
             print(f"out{i}: {out!r}")
     return 0
+
+
+def read_npz(path: str) -> dict:
+    """The named arrays of the ``.npz`` at ``path``. Anything that is not an archive of plain
+    arrays is a ``FusejitError`` naming the file, and so is an array whose header declares more
+    bytes than the archive holds for it (NumPy would allocate the declared size first: 4 TiB
+    for a 100-byte file)."""
+    import numpy as np
+
+    try:
+        with zipfile.ZipFile(path) as archive:
+            for info in archive.infolist():
+                with archive.open(info) as member:
+                    _check_declared_size(member, info, path)
+        with np.load(path, allow_pickle=False) as data:
+            return {key: data[key] for key in data.files}
+    except (OSError, FusejitError):
+        raise
+    except zipfile.BadZipFile as exc:
+        raise FusejitError(f"{path}: not a readable .npz archive ({exc}); an .npz archive of "
+                           f"named arrays is needed (np.savez)") from None
+    except Exception as exc:  # noqa: BLE001 - NumPy's header parsing raises many kinds
+        raise FusejitError(f"{path}: not a readable .npz archive of arrays "
+                           f"({type(exc).__name__}: {exc})") from None
+
+
+def _check_declared_size(member: IO[bytes], info: zipfile.ZipInfo, path: str) -> None:
+    """Refuse an array member whose header declares more bytes than the member holds."""
+    import numpy as np
+
+    if not info.filename.endswith(".npy"):
+        return
+    read = {(1, 0): np.lib.format.read_array_header_1_0,
+            (2, 0): np.lib.format.read_array_header_2_0}.get(np.lib.format.read_magic(member))
+    if read is None:
+        return   # (np.load reports the version it cannot read)
+    shape, _, dtype = read(member)
+    declared = dtype.itemsize
+    for n in shape:
+        declared *= n
+    if declared > info.file_size:
+        raise FusejitError(f"{path}: {info.filename} declares {declared} bytes of {dtype} "
+                           f"{shape}; the archive holds {info.file_size}")
 
 
 def bind_npz(graph, arrays: dict, source: str = "inputs") -> list:

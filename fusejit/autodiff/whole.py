@@ -38,7 +38,23 @@ from .observed import drop_sums, observe, retype
 # ``benchmarks/autodiff.py --crossover`` (MLP steps, one thread, loaded 2-core machine): whole
 # 0.35x the interpreter's time at width 32, 0.51x at 128, even at 256 and 512 (arguments of
 # 131072 elements), 1.12x at 1024, where BLAS time dominates and fused kernels use threads.
-WHOLE_STAGE_MAX_ELEMENTS = int(os.environ.get("FUSEJIT_WHOLE_STAGE_ELEMENTS", "131072"))
+_DEFAULT_ELEMENTS = 131072
+
+
+def _env_elements() -> int:
+    """``$FUSEJIT_WHOLE_STAGE_ELEMENTS``; a value that is not a count warns and keeps the
+    default (at import, so a typo must not make ``import fusejit.autodiff`` fail)."""
+    text = os.environ.get("FUSEJIT_WHOLE_STAGE_ELEMENTS", "").strip()
+    if not text:
+        return _DEFAULT_ELEMENTS
+    if text.isdigit():
+        return int(text)
+    warnings.warn(f"FUSEJIT_WHOLE_STAGE_ELEMENTS must be a count of elements, got "
+                  f"{text[:40]!r}; using {_DEFAULT_ELEMENTS}", stacklevel=2)
+    return _DEFAULT_ELEMENTS
+
+
+WHOLE_STAGE_MAX_ELEMENTS = _env_elements()
 
 
 class SavedValues:

@@ -79,8 +79,14 @@ def argument_ir_type(name: str, value: Any) -> Type:
     A Dask array is typed as the NumPy arrays its chunks are (``fusejit/dask.py``)."""
     if isinstance(value, np.ndarray) or is_dask_array(value):
         if value.dtype not in SUPPORTED_DTYPES:
-            hint = ("convert it with .astype(np.float32)" if value.dtype.kind in "fc"
-                    else "pass a numeric or bool array")
+            native = value.dtype.newbyteorder("=")
+            kind = value.dtype.kind
+            hint = (f"convert it with .astype(np.{native.name})"
+                    if not value.dtype.isnative and native in SUPPORTED_DTYPES
+                    else "convert it with .astype(np.float32)" if kind == "f"
+                    else "convert it with .astype(np.int64)" if kind in "iu"
+                    else "take its .real or np.abs() first" if kind == "c"
+                    else "pass an array of bool, int or float dtype")
             raise FusejitError(f"argument {name!r}: arrays of dtype {value.dtype} are not "
                                f"supported ({hint})")
         return TensorType(ScalarType.from_dtype(value.dtype), (None,) * value.ndim, None, None,

@@ -14,7 +14,8 @@ Semantics chosen (TorchScript's, where it is defined):
   practice. Integer ``//`` and ``%`` by zero raise ``ZeroDivisionError``.
 - ``float`` follows IEEE-754: ``/`` by zero gives inf or nan, ``sqrt(-1.0)`` is nan, ``pow`` of
   a negative base and a fractional exponent is nan; nothing warns. ``pow(int, int)`` is a float.
-- ``min``/``max`` of floats propagate nan. ``floor``/``ceil``/``Int`` of inf or nan are errors.
+- ``min``/``max`` of floats propagate nan. ``floor``/``ceil``/``Int`` of inf or nan, or of a
+  float whose integer is beyond int64 (1e300), are errors (they do not wrap around).
 - ``Scalar`` overloads (operands whose kind is only known at run time) give an ``int`` when both
   operands are ints (bools count as ints) and a ``float`` otherwise.
 """
@@ -101,16 +102,30 @@ BINARY: dict[str, Callable[[Number, Number], Any]] = {
 }
 
 
-def _to_int(value: Number) -> int:
-    if isinstance(value, float) and not math.isfinite(value):
-        raise ValueError(f"cannot convert float {value} to integer")
+def _int64_of(value: float, rounded: int) -> int:
+    """``rounded`` (an integral float ``value`` rounded), refused unless it is an int64: the
+    int that Python would give does not fit, and wrapping it around would give a number
+    unrelated to ``value`` (1e300 would be 0)."""
+    if not _INT_MIN <= rounded < -_INT_MIN:
+        raise ValueError(f"cannot convert float {value!r} to integer: beyond the 64-bit range")
+    return rounded
+
+
+def to_int64(value: Number) -> int:
+    """``int(value)``, refused for a non-finite float or one beyond int64."""
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise ValueError(f"cannot convert float {value} to integer")
+        return _int64_of(value, int(value))
     return int(value)
 
 
 def _rounding(fn: Callable[[float], int]) -> Callable[[Number], int]:
     def body(a: Number) -> int:
-        if isinstance(a, float) and not math.isfinite(a):
-            raise ValueError(f"cannot convert float {a} to integer")
+        if isinstance(a, float):
+            if not math.isfinite(a):
+                raise ValueError(f"cannot convert float {a} to integer")
+            return _int64_of(a, fn(a))
         return fn(a)
 
     return body
@@ -122,7 +137,7 @@ UNARY: dict[str, Callable[[Number], Any]] = {
     "sqrt": lambda a: _ieee(np.sqrt, a), "exp": lambda a: _ieee(np.exp, a),
     "log": lambda a: _ieee(np.log, a), "tanh": lambda a: _ieee(np.tanh, a),
     "__not__": lambda a: not a,
-    "Int": _to_int, "Float": float, "Bool": bool,
+    "Int": to_int64, "Float": float, "Bool": bool,
 }
 # Python's math functions of one float (NumPy-spelled code calls them on scalars too).
 MATH = {"sin": np.sin, "cos": np.cos, "tan": np.tan, "asin": np.arcsin, "acos": np.arccos,

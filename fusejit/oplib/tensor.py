@@ -23,6 +23,7 @@ import numpy as np
 
 from ..ir.types import BoolType, FloatType, IntType, Type
 from .dtypes import DEFAULT_FLOAT, category, promote_types
+from .scalar import to_int64
 from .table import as_tensor, dtype_of_code, register, wrap_dim
 
 _BOOL = np.dtype(np.bool_)
@@ -430,10 +431,7 @@ def _item(self: np.ndarray) -> bool | int | float:
 
 
 def _tensor_to_int(a: np.ndarray) -> int:
-    value = _item(a)
-    if isinstance(value, float) and not math.isfinite(value):
-        raise RuntimeError(f"cannot convert {value} to an integer")
-    return int(value)
+    return to_int64(_item(a))
 
 
 def _num_to_tensor(value: bool | int | float) -> np.ndarray:

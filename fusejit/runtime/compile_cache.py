@@ -64,7 +64,9 @@ def configured_root() -> Path:
     """The cache root the environment asks for (not checked or created here)."""
     env = os.environ.get("FUSEJIT_CACHE_DIR")
     if env:
-        return Path(env).absolute()
+        # (expanded: a "~/..." from a .env file or a Dockerfile ENV, which no shell expanded,
+        # would otherwise be a directory named "~" under the working directory)
+        return Path(env).expanduser().absolute()
     home = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return Path(home).absolute() / "fusejit"
 

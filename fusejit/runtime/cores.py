@@ -13,8 +13,11 @@ the measurement (tests pin 0, so that no code path depends on the machine's load
 
 from __future__ import annotations
 
+import contextlib
+import math
 import os
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from ..errors import FusejitError
@@ -157,8 +160,9 @@ def _env_free_cores() -> float | None:
         value = float(text)
     except ValueError:
         value = -1.0
-    if not value >= 0.0:        # (also NaN)
-        raise FusejitError(f"FUSEJIT_FREE_CORES must be a number of cores >= 0, got {text!r}")
+    if not 0.0 <= value < math.inf:        # (also NaN)
+        raise FusejitError(f"FUSEJIT_FREE_CORES must be a finite number of cores >= 0, "
+                           f"got {text!r}")
     return value
 
 
@@ -168,6 +172,19 @@ def assume_free_cores(free: float | None) -> None:
     whose code paths must not depend on the machine's load (0: act as on a busy machine)."""
     _assumed[:] = [None if free is None else float(free)]
     _taken[0] = 0.0
+
+
+@contextlib.contextmanager
+def free_cores_assumed(free: float) -> Iterator[None]:
+    """``assume_free_cores(free)`` inside the ``with`` block; the setting before it (assumed,
+    measured, or still to be read from ``$FUSEJIT_FREE_CORES``) afterwards."""
+    before = list(_assumed)
+    assume_free_cores(free)
+    try:
+        yield
+    finally:
+        _assumed[:] = before
+        _taken[0] = 0.0
 
 
 def spare_cores() -> float:
@@ -183,5 +200,5 @@ def spare_cores() -> float:
     return _free[0]
 
 
-__all__ = ["CORES", "QUOTA", "SAMPLE_S", "assume_free_cores", "free_cores", "quota_cores",
-           "quota_threads", "spare_cores"]
+__all__ = ["CORES", "QUOTA", "SAMPLE_S", "assume_free_cores", "free_cores", "free_cores_assumed",
+           "quota_cores", "quota_threads", "spare_cores"]

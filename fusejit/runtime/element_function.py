@@ -244,7 +244,11 @@ class _ElementWriter(_Writer):
     def _pow(self, node: Node, out: Value, depth: int) -> None:
         dtype = _dtype(out)
         base = self.operand(node.input(0), dtype)
-        self.assign(out, f"np.power({base}, {_cast(self.name(node.input(1)), dtype)})", depth)
+        exponent = _cast(self.name(node.input(1)), dtype)
+        # NumPy's power is sqrt for 0.5 (nan at -inf, -0 at -0); C's pow, which Numba's
+        # calls, gives inf and 0 there
+        self.assign(out, f"(np.sqrt({base}) if {exponent} == 0.5 else "
+                         f"np.power({base}, {exponent}))", depth)
 
     def _reciprocal(self, node: Node, out: Value, depth: int) -> None:
         dtype = _dtype(out)
@@ -287,6 +291,8 @@ class _ElementWriter(_Writer):
         x, y = (self.operand(v, dtype) for v in node.inputs[:2])
         fn = "floor_divide" if node.kind.name == "floor_divide" else "remainder"
         expr = f"np.{fn}({x}, {y})"
+        if fn == "floor_divide" and dtype.kind == "f":
+            expr = f"_floor_divide_{dtype.name}({x}, {y})"   # (NumPy's, not Numba's)
         self.assign(out, expr if _rank(out) != 0 else _cast(expr, dtype), depth)
 
     _remainder = _floor_divide

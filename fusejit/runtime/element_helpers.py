@@ -170,13 +170,36 @@ def _accumulate(acc, x):
 
 """
 
+# NumPy's float floor division (npy_floor_divide: from fmod, rounded to the nearest integer
+# quotient), which Numba's np.floor_divide is not: it takes floor(a / b), so float32
+# 3 // 0.3 is 10 there (NumPy and Python: 9) and inf // 0.3 is inf (NumPy: nan). One per
+# dtype, its constants of that dtype (a float64 literal would make the float32 one float64);
+# compiled on first use.
+_FLOOR_DIVIDE = "".join(f"""@vectorize(cache=True)
+def _floor_divide_{t}(a, b):
+    if b == 0:
+        return np.divide(a, b)
+    mod = np.fmod(a, b)
+    div = (a - mod) / b
+    if mod != 0 and (b < 0) != (mod < 0):
+        div -= np.{t}(1)
+    if div == 0:
+        return np.copysign(div, np.divide(a, b))
+    floor = np.floor(div)
+    if div - floor > np.{t}(0.5):
+        floor += np.{t}(1)
+    return floor
+
+
+""" for t in ("float32", "float64"))
+
 _MAP_HELPERS = "".join(_map_helper(k, np.dtype(d)) for k in FAST_MAPS
                        for d in ("float32", "float64"))
 # The imports of the maps' math (stage modules import them too: their Regions call it)
 MATH_IMPORTS = "".join(f"{line}\n" for line in math_imports(math_modules(_MAP_HELPERS)))
 HELPERS_TEXT = (
-    "import numpy as np\nfrom numba import njit\n" + MATH_IMPORTS + "\n\n"
-    + _AXIS_HELPERS + _LIST_HELPERS + _SUM_LEAD + _ACCUMULATE
+    "import numpy as np\nfrom numba import njit, vectorize\n" + MATH_IMPORTS + "\n\n"
+    + _AXIS_HELPERS + _LIST_HELPERS + _SUM_LEAD + _ACCUMULATE + _FLOOR_DIVIDE
     + "".join(_sum_to_size_helper(i, o) for i in range(1, MAX_RANK + 1)
               for o in range(1, i + 1))
     + _MAP_HELPERS)

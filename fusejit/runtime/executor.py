@@ -387,6 +387,9 @@ def kernel_source(graph_or_group: Graph | Node | Any, *example_inputs: Any,
 
     if not isinstance(graph_or_group, (Graph, Node)) and hasattr(graph_or_group, "graph_for"):
         graph_or_group = graph_or_group.graph_for(*example_inputs)
+    if not isinstance(graph_or_group, (Graph, Node)):
+        raise FusejitError(f"kernel_source needs a Graph, a fusion group node or a "
+                           f"@fusejit.jit function, got {type(graph_or_group).__name__}")
     if isinstance(graph_or_group, Node):   # (a RowKernel for a row or column group)
         kernel = CpuDevice().group_kernel(graph_or_group, precise)
         return KernelSource(kernel.source(*example_inputs))

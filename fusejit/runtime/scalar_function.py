@@ -35,23 +35,43 @@ _ZERO = {IntType: "0", FloatType: "0.0", BoolType: "False"}
 _INFIX = {"add": "+", "sub": "-", "mul": "*", "div": "/", "floordiv": "//", "remainder": "%",
           "eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">=",
           "__and__": "&", "__or__": "|", "__xor__": "^"}
-_CALLS = {"min": "min", "max": "max", "abs": "abs", "Float": "float", "floor": "math.floor",
-          "ceil": "math.ceil", "sqrt": "math.sqrt", "exp": "math.exp", "log": "math.log",
+_CALLS = {"min": "min", "max": "max", "abs": "abs", "Float": "float", "floor": "_floor_int",
+          "ceil": "_ceil_int", "sqrt": "math.sqrt", "exp": "math.exp", "log": "math.log",
           "tanh": "math.tanh", "sin": "math.sin", "cos": "math.cos", "tan": "math.tan",
           "asin": "math.asin", "acos": "math.acos", "atan": "math.atan", "sinh": "math.sinh",
           "cosh": "math.cosh", "log1p": "math.log1p", "expm1": "math.expm1",
           "log2": "math.log2", "log10": "math.log10", "Int": "_to_int"}
 
+# Float to int conversions raise where the int would not fit int64 (Numba's int() of 1e300 or
+# nan is whatever the CPU gives); the interpreter then reruns the call and gives its error. (An
+# int operand near 2**63 compares as a float and is refused too: the rerun gives its value.)
 _PRELUDE = '''\
 import math
 from numba import njit
 
 
 @njit(cache=True)
+def _int64_range(x):
+    if not -9223372036854775808.0 <= x < 9223372036854775808.0:
+        raise ValueError("cannot convert the float to an int64")
+
+
+@njit(cache=True)
 def _to_int(x):
-    if x != x or x == math.inf or x == -math.inf:
-        raise ValueError("cannot convert a non-finite float to int")
+    _int64_range(x)
     return int(x)
+
+
+@njit(cache=True)
+def _floor_int(x):
+    _int64_range(x)
+    return math.floor(x)
+
+
+@njit(cache=True)
+def _ceil_int(x):
+    _int64_range(x)
+    return math.ceil(x)
 
 
 '''

@@ -37,16 +37,30 @@ def _helpers() -> None:
     fn(np.ones((2, 3), np.float32))
 
 
+def lstm_sizes() -> list[tuple[int, int]]:
+    """(batch, hidden) of the two warmup calls: one below the parallel threshold, one whose
+    kernel work passes it even at one nanosecond an element (``FREE_WORK_NS``, the threshold
+    while cores are free, which ``_lstm`` assumes)."""
+    from .fusion.plan import FREE_WORK_NS
+
+    hidden = 64
+    return [(2, 8), (FREE_WORK_NS // hidden + 1, hidden)]
+
+
 def _lstm(dtype) -> None:
     from .. import jit
     from ..examples import lstm_cell
-    from .fusion.plan import SERIAL_LIMIT
+    from . import cores
+    from .fusion.plan import num_threads
 
     cell = jit(lstm_cell)
     rng = np.random.default_rng(0)
-    for batch, hidden in ((2, 8), (SERIAL_LIMIT // 64 + 1, 64)):
-        shapes = [(batch, hidden)] * 3 + [(4 * hidden, hidden)] * 2 + [(4 * hidden,)] * 2
-        cell(*[rng.standard_normal(s).astype(dtype) for s in shapes])
+    # With every thread's core taken as free, the big call runs (and compiles) the parallel
+    # form on any machine load; the native loop then binds that form.
+    with cores.free_cores_assumed(num_threads()):
+        for batch, hidden in lstm_sizes():
+            shapes = [(batch, hidden)] * 3 + [(4 * hidden, hidden)] * 2 + [(4 * hidden,)] * 2
+            cell(*[rng.standard_normal(s).astype(dtype) for s in shapes])
 
 
 STEPS = [("the native interpreter loop", _loop),

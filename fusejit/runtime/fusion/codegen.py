@@ -240,6 +240,8 @@ class _Generator(Emitter):
                 self.values[value] = Operand(f"s{layout.scalar_index[pos]}", spec.dtype, "scalar")
         for node in layout.graph.nodes():
             if node.kind == prim.Constant:
+                if not node.output().has_uses():
+                    continue   # (a graph passed whole may hold an unused string constant)
                 value = constant_value(node)
                 if value is not None and type(value) not in (bool, int, float):
                     raise IRError(f"constant of type {type(value).__name__} in a fused kernel")
