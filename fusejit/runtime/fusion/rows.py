@@ -95,12 +95,13 @@ def shared_with(r: Reduction, reductions: list[Reduction]) -> Reduction:
 class RowGroup:
     """The static structure of a row-reduction subgraph: input kinds, value classes, levels."""
 
-    __slots__ = ("graph", "axis", "input_kinds", "tensor_index", "scalar_index", "classes",
-                 "levels", "reductions", "outputs", "keepdim")
+    __slots__ = ("graph", "axis", "dim", "input_kinds", "tensor_index", "scalar_index",
+                 "classes", "levels", "reductions", "outputs", "keepdim")
 
     def __init__(self, graph: Graph, axis: str = "row"):
         self.graph = graph
-        self.axis = axis                  # "row": last-axis reductions; "column": axis 0 of 2-d
+        self.axis = axis        # "row": last-axis reductions; "column": one other axis
+        self.dim: int | None = None       # the axis reduced (0 to rank - 1), from the first
         self.input_kinds: list[str] = []
         self.tensor_index: dict[int, int] = {}
         self.scalar_index: dict[int, int] = {}
@@ -136,6 +137,7 @@ class RowGroup:
             source = node.input(0)
             if self.classes.get(source) != ELEMENT:
                 raise IRError(f"{node.kind} of a value that is not an element value")
+            self._reduces(node)
             level = self.levels[source] + 1
             keepdim = constant_value(node.input(KEEPDIM_AT[node.kind]).node)
             self.keepdim[node] = bool(keepdim)
@@ -152,7 +154,7 @@ class RowGroup:
             return
         if node.kind in VIEWS:
             rank = self.reductions[0].source.type.rank if self.reductions else None
-            found = view_class(node, self.axis, rank, self.classes.get(node.input(0)))
+            found = view_class(node, self.dim, rank, self.classes.get(node.input(0)))
             if found is None:
                 raise IRError(f"{node.kind} in a reduction group is not a per-row view")
             self.classes[node.output()] = found
@@ -163,6 +165,7 @@ class RowGroup:
             source = node.input(0)
             if self.classes.get(source) != ELEMENT:
                 raise IRError("aten::softmax of a value that is not an element value")
+            self._reduces(node)
             level = self.levels[source] + 1
             top = Reduction(node, "max", source, level)
             self.reductions += [top, Reduction(node, "sumexp", source, level + 1, top)]
@@ -177,6 +180,28 @@ class RowGroup:
         self.classes[node.output()] = (ELEMENT if ELEMENT in found else
                                        ROW if ROW in found else FLAT)
         self.levels[node.output()] = max(self.levels[v] for v in node.inputs)
+
+    def _reduces(self, node: Node) -> None:
+        """Record the axis reduction ``node`` reduces: one for the group, the last in a row
+        group, another in a column group."""
+        t = node.input(0).type
+        rank = t.rank if isinstance(t, TensorType) else None
+        if not rank:
+            if self.axis == "row":
+                return          # (the row kernel reads the last axis, whatever the rank)
+            raise IRError(f"{node.kind} in a column-reduction group needs a known rank")
+        dims = [-1] if node.kind == aten.softmax else \
+            constant_value(node.input(1).node) if node.input(1).node.kind == prim.Constant \
+            else None
+        if not isinstance(dims, list) or len(dims) != 1 or type(dims[0]) is not int \
+                or not -rank <= dims[0] < rank:
+            raise IRError(f"{node.kind} in a reduction group needs one constant axis")
+        dim = dims[0] % rank
+        if self.dim is None:
+            self.dim = dim
+        if dim != self.dim or (dim == rank - 1) != (self.axis == "row"):
+            raise IRError(f"{node.kind} reduces axis {dim} in a {self.axis}-reduction group "
+                          f"of axis {self.dim}")
 
     @property
     def passes(self) -> int:
