@@ -38,6 +38,7 @@ import numpy as np
 
 from ...errors import InterpreterError
 from .codegen import STRIDED, UNIT, ZERO
+from .plan import _contiguous_strides
 from .rows import _NAMES, ELEMENT, Reduction, RowGenerator, module_text, shared_with
 
 # The most columns per block (the caller picks the width, see row_kernel.py): the
@@ -57,14 +58,6 @@ def column_block(lanes: int, batch: int, serial: bool, threads: int) -> int:
     return min(COLUMN_BLOCK, max(64, -(-want // 64) * 64))
 
 
-def _contiguous(shape: tuple) -> list[int]:
-    strides, acc = [], 1
-    for size in reversed(shape):
-        strides.append(acc)
-        acc *= size
-    return strides[::-1]
-
-
 def column_layout(full: tuple, d: int, shapes: list, strides: list,
                   element_outputs: list[bool]) -> tuple:
     """(m, columns, batches, bases, steps, classes) of a column kernel reducing axis ``d`` of
@@ -77,9 +70,9 @@ def column_layout(full: tuple, d: int, shapes: list, strides: list,
     for shape, st in zip(shapes, strides):
         pad = rank - len(shape)
         walks.append([0] * pad + [s if size != 1 else 0 for size, s in zip(shape, st)])
-    per_column = _contiguous(full[:d] + full[d + 1:])
-    for element in element_outputs:
-        walks.append(_contiguous(full) if element else per_column[:d] + [0] + per_column[d:])
+    element, per_column = _contiguous_strides(full), _contiguous_strides(full[:d] + full[d + 1:])
+    walks += [element if is_element else per_column[:d] + [0] + per_column[d:]
+              for is_element in element_outputs]
     dims = [e for e in range(rank) if e != d and full[e] != 1]
     lane_dims = dims[-1:]
     # (a dim joins the columns while every operand steps over it as over one longer column)
