@@ -11,7 +11,8 @@ arrays reduced along the middle axis), decorated with ``fusejit.jit``, against N
   mean squared error per column, column sums of clipped values.
 - **Rows:** z-scores with ``keepdims``, weighted means, clip then sum, ``x.std(1, ddof=1)``,
   L1 normalisation, a matrix-vector product written ``(x * v).sum(axis=1)``.
-- **3-d:** mean, max and centring along the middle axis, and along the first axis.
+- **3-d:** mean, max and centring along the middle axis, and along the first axis; means and
+  instance norm over the last two axes; standardising by the whole array's mean and std.
 
 Timing, checks and the printed row are ``heldout.py``'s (``measure``, ``show``): medians of
 ``--repeat`` calls after a checked warm-up call, the columns' calls alternating within each
@@ -141,6 +142,19 @@ def standardise_first_axis_3d(x):
     return (x - x.mean(axis=0)) / (x.std(axis=0) + 1e-6)
 
 
+def standardise_whole(x):
+    return (x - x.mean()) / x.std()
+
+
+def mean_last_two_axes(x):
+    return x.mean(axis=(1, 2))
+
+
+def instance_norm(x):
+    mu = x.mean(axis=(1, 2), keepdims=True)
+    return (x - mu) / np.sqrt(x.var(axis=(1, 2), keepdims=True) + 1e-5)
+
+
 # (function, shapes, argument kinds): "x" a normal matrix of the shape, "y" another, "p" a
 # positive one, "g" a normal vector over the last axis, "w" a positive one.
 WORKLOADS = (
@@ -166,6 +180,9 @@ WORKLOADS = (
     (max_middle_axis, ((16, 256, 256),), "x"),
     (mean_first_axis_3d, ((16, 256, 256),), "x"),
     (standardise_first_axis_3d, ((16, 256, 256),), "x"),
+    (standardise_whole, ((1024, 1024),), "x"),
+    (mean_last_two_axes, ((16, 256, 256),), "x"),
+    (instance_norm, ((16, 256, 256),), "x"),
 )
 
 
