@@ -82,9 +82,10 @@ def _constant(value: Value) -> tuple[bool, object]:
 
 
 def reduction_axis(node: Node) -> str | None:
-    """``"row"`` when ``node`` reduces the last axis (only) of a float tensor with constant
-    arguments (or is a softmax along it), ``"column"`` when it reduces one other axis
-    (``reduced_dim``), else None."""
+    """``"row"`` when ``node`` reduces the last axis of a float tensor with constant arguments,
+    or its last few (``x.mean(axis=(1, 2))`` of 3-d: rows of the two coalesced), or is a
+    softmax along the last; ``"column"`` when it reduces one other axis (``reduced_dim``);
+    else None."""
     if node.kind == aten.softmax:
         return "row" if _softmax_along_rows(node) else None
     at = ROW_REDUCTIONS.get(node.kind)
@@ -96,10 +97,8 @@ def reduction_axis(node: Node) -> str | None:
             or _dtype_name(node.output()) != _dtype_name(node.input(0)):
         return None
     known, dims = _constant(node.input(1))
-    if not known or not isinstance(dims, list) or len(dims) != 1 or type(dims[0]) is not int:
-        return None
-    axis = "row" if dims[0] in (-1, rank - 1) else \
-        "column" if -rank <= dims[0] < rank else None
+    start = _suffix_start(dims, rank) if known else None
+    axis = None if start is None else "row" if start == rank - 1 or len(dims) > 1 else "column"
     known, keepdim = _constant(node.input(at))
     if axis is None or not known or type(keepdim) is not bool:
         return None
@@ -113,12 +112,33 @@ def reduction_axis(node: Node) -> str | None:
     return axis
 
 
+def _suffix_start(dims: object, rank: int) -> int | None:
+    """The axis ``dims`` (a list of ints) reduce, when one; the first of them when they are
+    the last few axes; else None."""
+    if not isinstance(dims, list) or not dims or any(type(d) is not int for d in dims) \
+            or not all(-rank <= d < rank for d in dims):
+        return None
+    axes = sorted({d % rank for d in dims})
+    if len(axes) != len(dims) or (len(axes) > 1 and axes != list(range(axes[0], rank))):
+        return None
+    return axes[0]
+
+
 def reduced_dim(node: Node) -> int:
-    """The axis (0 to rank - 1) a node ``reduction_axis`` accepts reduces."""
+    """The axis (0 to rank - 1) a node ``reduction_axis`` accepts reduces; the first one of
+    a row reduction over the last few."""
     rank = _rank(node.input(0))
     if node.kind == aten.softmax:
         return rank - 1
-    return constant_value(node.input(1).node)[0] % rank
+    return _suffix_start(constant_value(node.input(1).node), rank)
+
+
+def kept_axis(axis: str | None, dim: int | None, rank: int | None) -> int | None:
+    """The axis per-row values keep (of size 1) in a group reducing ``dim`` onwards (rows) or
+    ``dim`` (columns); None where views of them are not understood (several axes)."""
+    if axis == "column" or (rank is not None and dim == rank - 1):
+        return dim
+    return None
 
 
 def view_class(node: Node, kept: int | None, rank: int | None, source: str | None) -> str | None:
@@ -204,14 +224,15 @@ def _fuse_block(graph: Graph, block: Block) -> bool:
     groups = []
     for group in dict.fromkeys(group_of.values()):
         # A group of one reduction is as fast in NumPy, except var, std and softmax (NumPy
-        # makes temporaries for the deviations and exponentials), and a column reduction of
-        # more than 2 dims: NumPy's own, called from the interpreter, ran 0.76-0.91x NumPy's
-        # time alone (a lone one of 2 dims runs compiled whole instead,
-        # ``element_function.lone_column_reduction``). Views compute nothing.
+        # makes temporaries for the deviations and exponentials), a column reduction of
+        # more than 2 dims and one over several axes: NumPy's own, called from the
+        # interpreter, ran 0.76-0.91x NumPy's time alone (a lone one of 2 dims runs compiled
+        # whole instead, ``element_function.lone_column_reduction``). Views compute nothing.
         computing = [m for m in group.members if m.kind not in VIEWS]
         worth = len(computing) > 1 or \
             computing[0].kind in (aten.var, aten.std, aten.softmax) or \
-            (group.axis == "column" and group.rank > 2)
+            (group.axis == "column" and group.rank > 2) or \
+            (group.axis == "row" and group.dim < group.rank - 1)
         if group.axis is not None and worth:
             groups.append(group)
     for group in groups:
@@ -251,7 +272,8 @@ def _classify(node: Node, group: _Group) -> bool:
     classified already), fixing its rank and axis; False when ``node`` cannot be in it."""
     classes, rank = group.classes, group.rank
     if node.kind in VIEWS:
-        found = view_class(node, group.dim, rank, classes.get(node.input(0)))
+        found = view_class(node, kept_axis(group.axis, group.dim, rank),
+                           rank, classes.get(node.input(0)))
         if found is None or _rank(node.output()) != (rank - 1 if found == FLAT else rank):
             return False
         classes[node.output()] = found
@@ -262,7 +284,7 @@ def _classify(node: Node, group: _Group) -> bool:
         r = _rank(source)
         dim = reduced_dim(node)
         if classes.get(source, ELEMENT) != ELEMENT or rank not in (None, r) \
-                or group.dim not in (None, dim):
+                or group.dim not in (None, dim) or group.axis not in (None, axis):
             return False
         if node.kind == aten.softmax:
             classes[node.output()] = ELEMENT
@@ -278,19 +300,20 @@ def _classify(node: Node, group: _Group) -> bool:
         for n in sub.nodes():
             if n.kind != prim.Constant:
                 local[n.output()] = _combine([local.get(v) for v in n.inputs
-                                              if isinstance(v.type, TensorType)], group.dim)
+                                              if isinstance(v.type, TensorType)], group)
         found = [local.get(v) for v in sub.outputs]
     else:
         found = [_combine([_class_of(v, classes, rank) for v in node.inputs
-                           if isinstance(v.type, TensorType)], group.dim)]
+                           if isinstance(v.type, TensorType)], group)]
     if any(c in (None, "bad") for c in found):
         return False
     if rank is None:
         if FLAT in found:
             return False    # (a group starts from a reduction or from element values)
         rank = _rank(node.outputs[0])
+    flat = rank - 1 if group.axis != "row" or group.dim is None else group.dim
     for out, cls in zip(node.outputs, found):
-        if _rank(out) != (rank - 1 if cls == FLAT else rank):
+        if _rank(out) != (flat if cls == FLAT else rank):
             return False
         classes[out] = cls
     group.rank = rank
@@ -309,15 +332,15 @@ def _class_of(value: Value, classes: dict[Value, str], rank: int | None) -> str 
     return ELEMENT
 
 
-def _combine(found: list[str | None], dim: int | None) -> str | None:
-    """The class of a pointwise result in a group reducing axis ``dim``. Reducing axis 0, a
-    flat ``[N]`` broadcasts against ``[M, N]`` and ``[1, N]`` along the columns, as a
-    per-column value should; reducing a later axis, a flat ``[B]`` against ``[B, N]`` would
-    broadcast along the wrong axis: refused."""
+def _combine(found: list[str | None], group: _Group) -> str | None:
+    """The class of a pointwise result in ``group``. Reducing columns along axis 0, a flat
+    ``[N]`` broadcasts against ``[M, N]`` and ``[1, N]`` along the columns, as a per-column
+    value should; reducing another axis, a flat ``[B]`` against ``[B, N]`` would broadcast
+    along the wrong axis: refused."""
     if not found or any(c in (None, "bad") for c in found):
         return "bad"
     kinds = set(found)
-    if FLAT in kinds and kinds != {FLAT} and dim != 0:
+    if FLAT in kinds and kinds != {FLAT} and (group.axis, group.dim) != ("column", 0):
         return "bad"
     return ELEMENT if ELEMENT in kinds else ROW if ROW in kinds else FLAT
 

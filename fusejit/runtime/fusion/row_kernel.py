@@ -129,9 +129,7 @@ class RowKernel:
                 continue
             if node.kind in KEEPDIM_AT:
                 shape = shape_of[node.input(0)]
-                keep = group.keepdim[node]
-                d = len(shape) - 1 if group.axis == "row" else group.dim
-                shape_of[node.output()] = shape[:d] + (1,) * keep + shape[d + 1:]
+                shape_of[node.output()] = self._reduced(shape, group.keepdim[node])
                 continue
             if node.kind in VIEWS:
                 shape_of[node.output()] = _view_shape(node, shape_of[node.input(0)])
@@ -149,10 +147,7 @@ class RowKernel:
                                        f"{shape_of[r.source]}")
         if 0 in full or not full:
             raise InterpreterError("row kernel: an empty row or no rows")
-        d = len(full) - 1 if group.axis == "row" else group.dim
-        if d >= len(full):
-            raise InterpreterError(f"row kernel: axis {d} of {full}")
-        want = {ELEMENT: full, ROW: full[:d] + (1,) + full[d + 1:], FLAT: full[:d] + full[d + 1:]}
+        want = {ELEMENT: full, ROW: self._reduced(full, True), FLAT: self._reduced(full, False)}
         out_shapes = []
         for value in group.outputs:
             if shape_of[value] != want[group.classes[value]]:
@@ -162,9 +157,11 @@ class RowKernel:
         if group.axis == "column":
             return self._column_plan(full, shapes, strides, out_shapes)
         rank = len(full)
-        outer = full[:-1]
-        n = full[-1]
+        start = self._start(full)
+        outer = full[:start]
+        n = int(np.prod(full[start:], dtype=np.int64))
         rows = int(np.prod(outer, dtype=np.int64)) if outer else 1
+        along = [e for e in range(start, rank) if full[e] != 1]    # (the row's own dims)
         steps = np.empty(len(shapes), np.int64)
         classes, outer_strides = [], []
         for k, (shape, st) in enumerate(zip(shapes, strides)):
@@ -173,10 +170,13 @@ class RowKernel:
                                        f"broadcast to {full}")
             pad = rank - len(shape)
             padded = [0] * pad + [s if size != 1 else 0 for size, s in zip(shape, st)]
-            outer_strides.append(padded[:-1])
-            steps[k] = padded[-1]
-            classes.append(UNIT if n == 1 or padded[-1] == 1 else
-                           ZERO if padded[-1] == 0 else STRIDED)
+            if any(padded[e] != padded[f] * full[f] for e, f in zip(along, along[1:])):
+                raise InterpreterError(f"row kernel: input {k}'s rows over axes {start} on "
+                                       f"of {full} are not at one step")
+            outer_strides.append(padded[:start])
+            steps[k] = padded[along[-1]] if along else 0
+            classes.append(UNIT if n == 1 or steps[k] == 1 else
+                           ZERO if steps[k] == 0 else STRIDED)
         # Rows at one step in every input (contiguous, broadcast, sliced rows) need no table.
         linear = all(st[d] == st[d + 1] * outer[d + 1]
                      for st in outer_strides for d in range(len(outer) - 1))
@@ -191,6 +191,23 @@ class RowKernel:
         free_block = 0 if plans.wants_free_split(serial, threads, work) and rows > 1 else None
         return _RowPlan(n, rows, bases.reshape(len(shapes), -1), steps, tuple(classes),
                         out_shapes, serial, linear, 0, work, threads, free_block)
+
+    def _start(self, shape: tuple) -> int:
+        """The first axis the group reduces in values of ``shape`` (its only one in a column
+        group; rows are the axes from it on)."""
+        dim = self.group.dim
+        if dim is None:
+            return len(shape) - 1
+        if dim >= len(shape):
+            raise InterpreterError(f"row kernel: axis {dim} of a value of shape {shape}")
+        return dim
+
+    def _reduced(self, shape: tuple, keep: bool) -> tuple:
+        """The shape of a reduction of a value of ``shape``."""
+        start = self._start(shape)
+        if self.group.axis == "row":
+            return shape[:start] + (1,) * (len(shape) - start) * keep
+        return shape[:start] + (1,) * keep + shape[start + 1:]
 
     def _column_plan(self, full: tuple, shapes: list, strides: list,
                      out_shapes: list) -> _RowPlan:

@@ -45,7 +45,7 @@ from ...ir.graph import Graph, Node, Value
 from ...ir.symbols import aten, prim
 from ...ir.types import BoolType, FloatType, IntType, NumberType, TensorType
 from ...oplib.render import BOOL, Operand
-from ...passes.reduction_fusion import VIEWS, view_class
+from ...passes.reduction_fusion import VIEWS, kept_axis, reduced_dim, view_class
 from .codegen import (
     _SUPPORTED,
     HELPERS_DIGEST,
@@ -154,7 +154,8 @@ class RowGroup:
             return
         if node.kind in VIEWS:
             rank = self.reductions[0].source.type.rank if self.reductions else None
-            found = view_class(node, self.dim, rank, self.classes.get(node.input(0)))
+            found = view_class(node, kept_axis(self.axis, self.dim, rank), rank,
+                               self.classes.get(node.input(0)))
             if found is None:
                 raise IRError(f"{node.kind} in a reduction group is not a per-row view")
             self.classes[node.output()] = found
@@ -182,8 +183,8 @@ class RowGroup:
         self.levels[node.output()] = max(self.levels[v] for v in node.inputs)
 
     def _reduces(self, node: Node) -> None:
-        """Record the axis reduction ``node`` reduces: one for the group, the last in a row
-        group, another in a column group."""
+        """Record the axes reduction ``node`` reduces: the same for the whole group, the last
+        (or the last few) in a row group, one other in a column group."""
         t = node.input(0).type
         rank = t.rank if isinstance(t, TensorType) else None
         if not rank:
@@ -193,15 +194,15 @@ class RowGroup:
         dims = [-1] if node.kind == aten.softmax else \
             constant_value(node.input(1).node) if node.input(1).node.kind == prim.Constant \
             else None
-        if not isinstance(dims, list) or len(dims) != 1 or type(dims[0]) is not int \
-                or not -rank <= dims[0] < rank:
-            raise IRError(f"{node.kind} in a reduction group needs one constant axis")
-        dim = dims[0] % rank
+        dim = None if dims is None else reduced_dim(node)
+        if dim is None:
+            raise IRError(f"{node.kind} in a reduction group needs constant axes, one or "
+                          "the last few")
         if self.dim is None:
             self.dim = dim
-        if dim != self.dim or (dim == rank - 1) != (self.axis == "row"):
-            raise IRError(f"{node.kind} reduces axis {dim} in a {self.axis}-reduction group "
-                          f"of axis {self.dim}")
+        if dim != self.dim or (self.axis == "column") != (len(dims) == 1 and dim < rank - 1):
+            raise IRError(f"{node.kind} reduces {dims} in a {self.axis}-reduction group of "
+                          f"axis {self.dim}")
 
     @property
     def passes(self) -> int:
@@ -277,8 +278,9 @@ class RowGenerator(_Generator):
             raise IRError(f"{node.kind} of {dtype} in a row kernel (floats only)")
         name = self.name()
         self.dtypes[name] = dtype
-        # A 1-d row reduced without keepdim is a 0-dim tensor, which promotes as one.
-        flat_scalar = not self.group.keepdim[node] and node.input(0).type.rank == 1
+        # A reduction of every axis without keepdim is a 0-dim tensor, which promotes as one.
+        flat_scalar = not self.group.keepdim[node] and (
+            node.input(0).type.rank == 1 or (self.group.axis == "row" and self.group.dim == 0))
         self.values[node.output()] = Operand(name, dtype, "zero_dim" if flat_scalar else "tensor")
         for r in self.group.reductions:
             if r.node is node:

@@ -1,6 +1,8 @@
-"""Column kernels over any axis but the last (``columns.column_layout``): the middle axis of 3-d
-arrays and axis 0 of 3-d and 4-d ones, against NumPy, from contiguous, strided, transposed and
-broadcast inputs; the answer comes from the kernel (the group is never interpreted)."""
+"""Reduction kernels over other axes than the last alone: column kernels over the middle axis
+of 3-d arrays and axis 0 of 3-d and 4-d ones (``columns.column_layout``), row kernels over the
+last few axes (``x.mean(axis=(1, 2))``), against NumPy, from contiguous, strided and broadcast
+inputs; the answer comes from the kernel (the group is never interpreted) where the layout
+allows one."""
 
 from __future__ import annotations
 
@@ -29,8 +31,16 @@ def column_stats(x):
         x.max(axis=0, keepdims=True) - x.sum(axis=0)
 
 
+def moments_over(x):
+    """test_row_kernels.py's ``moments`` over the last two axes (the same kernel text)."""
+    c = x - x.mean(axis=(1, 2), keepdims=True)
+    return c / x.std(axis=(1, 2), keepdims=True), (c * c).sum(axis=(1, 2)), \
+        np.amin(c, axis=(1, 2)), x.var(axis=(1, 2), keepdims=True) + c.max(axis=(1, 2),
+                                                                         keepdims=True)
+
+
 COMPILED = {f: fusejit.compile(fusejit.script(f), fuse=True, reductions=True)
-            for f in (middle, standardize, column_stats)}
+            for f in (middle, standardize, column_stats, moments_over)}
 
 
 @pytest.fixture
@@ -41,10 +51,9 @@ def kernels_only(monkeypatch):
     monkeypatch.setattr(executor.GroupOperation, "interpret", refuse)
 
 
-def _check(fn, *args):
+def _check(fn, *args, kind=prim.ColumnReductionGroup):
     graph = COMPILED[fn].graph_for(*args)
-    assert [n.kind for n in graph.nodes() if n.kind != prim.Constant] == \
-        [prim.ColumnReductionGroup]
+    assert [n.kind for n in graph.nodes() if n.kind != prim.Constant] == [kind]
     got, want = COMPILED[fn](*args), fn(*args)
     for g, w in zip(got if isinstance(got, tuple) else (got,),
                     want if isinstance(want, tuple) else (want,)):
@@ -88,3 +97,16 @@ def test_a_size_one_last_axis_is_interpreted():
     for g, w in zip(got, want):
         assert g.shape == w.shape
         np.testing.assert_allclose(g, w, rtol=3e-5, atol=3e-5)
+
+
+def test_rows_over_the_last_two_axes_match_numpy(kernels_only):
+    x = np.random.default_rng(4).standard_normal((6, 20, 300)).astype(np.float32) * 4
+    _check(moments_over, x, kind=prim.RowReductionGroup)
+    _check(moments_over, x[::2], kind=prim.RowReductionGroup)          # rows at a step
+
+
+def test_rows_over_axes_at_no_single_step_are_interpreted():
+    x = np.random.default_rng(5).standard_normal((6, 20, 30)).astype(np.float32)[:, ::2]
+    for got, want in zip(COMPILED[moments_over](x), moments_over(x)):
+        assert got.shape == want.shape and got.dtype == want.dtype
+        np.testing.assert_allclose(got, want, rtol=3e-5, atol=3e-5)
