@@ -88,6 +88,12 @@ def reduction_axis(node: Node) -> str | None:
     else None."""
     if node.kind == aten.softmax:
         return "row" if _softmax_along_rows(node) else None
+    if node.kind in (aten.sum, aten.mean) and len(node.inputs) == 2:    # (x.mean(): all axes)
+        rank = _rank(node.input(0))
+        known, dtype = _constant(node.input(1))
+        ok = known and dtype is None and rank and _dtype_name(node.input(0)) in _FLOATS \
+            and _dtype_name(node.output()) == _dtype_name(node.input(0))
+        return "row" if ok else None
     at = ROW_REDUCTIONS.get(node.kind)
     if at is None or len(node.inputs) != at + (2 if node.kind in (aten.sum, aten.mean) else 1) \
             or len(node.outputs) != 1:
@@ -98,7 +104,8 @@ def reduction_axis(node: Node) -> str | None:
         return None
     known, dims = _constant(node.input(1))
     start = _suffix_start(dims, rank) if known else None
-    axis = None if start is None else "row" if start == rank - 1 or len(dims) > 1 else "column"
+    axis = None if start is None else \
+        "row" if start == rank - 1 or dims is None or len(dims) > 1 else "column"
     known, keepdim = _constant(node.input(at))
     if axis is None or not known or type(keepdim) is not bool:
         return None
@@ -114,7 +121,9 @@ def reduction_axis(node: Node) -> str | None:
 
 def _suffix_start(dims: object, rank: int) -> int | None:
     """The axis ``dims`` (a list of ints) reduce, when one; the first of them when they are
-    the last few axes; else None."""
+    the last few axes (0 for None: all of them); else None."""
+    if dims is None:
+        return 0
     if not isinstance(dims, list) or not dims or any(type(d) is not int for d in dims) \
             or not all(-rank <= d < rank for d in dims):
         return None
@@ -130,7 +139,16 @@ def reduced_dim(node: Node) -> int:
     rank = _rank(node.input(0))
     if node.kind == aten.softmax:
         return rank - 1
+    if len(node.inputs) == 2:       # (sum and mean of every axis)
+        return 0
     return _suffix_start(constant_value(node.input(1).node), rank)
+
+
+def keeps_dim(node: Node) -> bool:
+    """Does reduction ``node`` (one ``reduction_axis`` accepts) keep the axes it reduces?"""
+    if len(node.inputs) == 2:
+        return False
+    return bool(constant_value(node.input(ROW_REDUCTIONS[node.kind]).node))
 
 
 def kept_axis(axis: str | None, dim: int | None, rank: int | None) -> int | None:
@@ -232,7 +250,7 @@ def _fuse_block(graph: Graph, block: Block) -> bool:
         worth = len(computing) > 1 or \
             computing[0].kind in (aten.var, aten.std, aten.softmax) or \
             (group.axis == "column" and group.rank > 2) or \
-            (group.axis == "row" and group.dim < group.rank - 1)
+            (group.axis == "row" and 0 < group.dim < group.rank - 1)
         if group.axis is not None and worth:
             groups.append(group)
     for group in groups:
@@ -289,8 +307,7 @@ def _classify(node: Node, group: _Group) -> bool:
         if node.kind == aten.softmax:
             classes[node.output()] = ELEMENT
         else:
-            keepdim = constant_value(node.input(ROW_REDUCTIONS[node.kind]).node)
-            classes[node.output()] = ROW if keepdim else FLAT
+            classes[node.output()] = ROW if keeps_dim(node) else FLAT
         group.rank, group.axis, group.dim = r, axis, dim
         return True
     if node.kind == prim.FusionGroup:
@@ -335,12 +352,12 @@ def _class_of(value: Value, classes: dict[Value, str], rank: int | None) -> str 
 def _combine(found: list[str | None], group: _Group) -> str | None:
     """The class of a pointwise result in ``group``. Reducing columns along axis 0, a flat
     ``[N]`` broadcasts against ``[M, N]`` and ``[1, N]`` along the columns, as a per-column
-    value should; reducing another axis, a flat ``[B]`` against ``[B, N]`` would broadcast
-    along the wrong axis: refused."""
+    value should, and so does a 0-d reduction of every axis; reducing another axis, a flat
+    ``[B]`` against ``[B, N]`` would broadcast along the wrong axis: refused."""
     if not found or any(c in (None, "bad") for c in found):
         return "bad"
     kinds = set(found)
-    if FLAT in kinds and kinds != {FLAT} and (group.axis, group.dim) != ("column", 0):
+    if FLAT in kinds and kinds != {FLAT} and group.dim != 0:
         return "bad"
     return ELEMENT if ELEMENT in kinds else ROW if ROW in kinds else FLAT
 

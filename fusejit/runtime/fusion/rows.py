@@ -45,7 +45,7 @@ from ...ir.graph import Graph, Node, Value
 from ...ir.symbols import aten, prim
 from ...ir.types import BoolType, FloatType, IntType, NumberType, TensorType
 from ...oplib.render import BOOL, Operand
-from ...passes.reduction_fusion import VIEWS, kept_axis, reduced_dim, view_class
+from ...passes.reduction_fusion import VIEWS, keeps_dim, kept_axis, reduced_dim, view_class
 from .codegen import (
     _SUPPORTED,
     HELPERS_DIGEST,
@@ -137,10 +137,13 @@ class RowGroup:
             source = node.input(0)
             if self.classes.get(source) != ELEMENT:
                 raise IRError(f"{node.kind} of a value that is not an element value")
+            arity = (2, 4) if node.kind in (aten.sum, aten.mean) else (KEEPDIM_AT[node.kind] + 1,)
+            if len(node.inputs) not in arity or len(node.outputs) != 1:
+                raise IRError(f"{node.kind} with {len(node.inputs)} inputs in a reduction group")
             self._reduces(node)
             level = self.levels[source] + 1
-            keepdim = constant_value(node.input(KEEPDIM_AT[node.kind]).node)
-            self.keepdim[node] = bool(keepdim)
+            keepdim = keeps_dim(node)
+            self.keepdim[node] = keepdim
             kind = {aten.sum: "sum", aten.mean: "sum", aten.amax: "max",
                     aten.amin: "min"}.get(node.kind)
             if kind is None:      # var, std: the mean first, then squared deviations
@@ -176,7 +179,8 @@ class RowGroup:
         if node.kind not in RENDERERS or len(node.outputs) != 1 or node.blocks:
             raise IRError(f"{node.kind} cannot run in a row-reduction kernel")
         found = {self.classes[v] for v in node.inputs if isinstance(v.type, TensorType)}
-        if not found or (FLAT in found and found != {FLAT} and self.axis == "row"):
+        if not found or (FLAT in found and found != {FLAT} and self.axis == "row"
+                         and self.dim != 0):
             raise IRError(f"{node.kind} mixes per-row and per-element values")
         self.classes[node.output()] = (ELEMENT if ELEMENT in found else
                                        ROW if ROW in found else FLAT)
@@ -191,16 +195,20 @@ class RowGroup:
             if self.axis == "row":
                 return          # (the row kernel reads the last axis, whatever the rank)
             raise IRError(f"{node.kind} in a column-reduction group needs a known rank")
-        dims = [-1] if node.kind == aten.softmax else \
-            constant_value(node.input(1).node) if node.input(1).node.kind == prim.Constant \
-            else None
-        dim = None if dims is None else reduced_dim(node)
+        if node.kind == aten.softmax or len(node.inputs) == 2:
+            dims: object = [-1] if node.kind == aten.softmax else None
+        elif node.input(1).node.kind == prim.Constant:
+            dims = constant_value(node.input(1).node)
+        else:
+            raise IRError(f"{node.kind} in a reduction group needs constant axes")
+        dim = reduced_dim(node)
         if dim is None:
-            raise IRError(f"{node.kind} in a reduction group needs constant axes, one or "
-                          "the last few")
+            raise IRError(f"{node.kind} in a reduction group reduces {dims}: not one axis, "
+                          "the last few or all")
         if self.dim is None:
             self.dim = dim
-        if dim != self.dim or (self.axis == "column") != (len(dims) == 1 and dim < rank - 1):
+        single = isinstance(dims, list) and len(dims) == 1
+        if dim != self.dim or (self.axis == "column") != (single and dim < rank - 1):
             raise IRError(f"{node.kind} reduces {dims} in a {self.axis}-reduction group of "
                           f"axis {self.dim}")
 

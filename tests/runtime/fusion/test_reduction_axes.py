@@ -39,8 +39,15 @@ def moments_over(x):
                                                                          keepdims=True)
 
 
+def moments_all(x):
+    """The same over every axis: ``x.mean()``, ``x.std()`` (no axes given), and all listed."""
+    c = x - x.mean()
+    return c / x.std(), (c * c).sum(axis=(0, 1, 2)), np.amin(c, axis=(0, 1, 2)), \
+        x.var(keepdims=True) + c.max(axis=(0, 1, 2), keepdims=True)
+
+
 COMPILED = {f: fusejit.compile(fusejit.script(f), fuse=True, reductions=True)
-            for f in (middle, standardize, column_stats, moments_over)}
+            for f in (middle, standardize, column_stats, moments_over, moments_all)}
 
 
 @pytest.fixture
@@ -105,8 +112,14 @@ def test_rows_over_the_last_two_axes_match_numpy(kernels_only):
     _check(moments_over, x[::2], kind=prim.RowReductionGroup)          # rows at a step
 
 
-def test_rows_over_axes_at_no_single_step_are_interpreted():
+def test_one_row_of_every_axis_matches_numpy(kernels_only):
+    x = np.random.default_rng(6).standard_normal((6, 20, 300)).astype(np.float32) * 4 + 1
+    _check(moments_all, x, kind=prim.RowReductionGroup)     # (0-d and [1, 1, 1] results)
+
+
+@pytest.mark.parametrize("fn", [moments_over, moments_all])
+def test_rows_over_axes_at_no_single_step_are_interpreted(fn):
     x = np.random.default_rng(5).standard_normal((6, 20, 30)).astype(np.float32)[:, ::2]
-    for got, want in zip(COMPILED[moments_over](x), moments_over(x)):
+    for got, want in zip(COMPILED[fn](x), fn(x)):
         assert got.shape == want.shape and got.dtype == want.dtype
         np.testing.assert_allclose(got, want, rtol=3e-5, atol=3e-5)
