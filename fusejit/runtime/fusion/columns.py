@@ -183,18 +183,23 @@ class _ColumnGenerator(RowGenerator):
                 updates.append(f"{acc}[c] = {fn}({acc}[c], {source})")
             else:
                 lines.append(f"{acc} = np.zeros(n, np.float64)")
+                value = f"np.{dtype}({source})"
                 if r.kind == "sqdev":
-                    mean = f"acc_{r.mean.name}_sum[c] / m"
-                    updates += [f"dev_{r.name} = np.float64({source}) - {mean}",
-                                f"{acc}[c] += dev_{r.name} * dev_{r.name}"]
-                elif dtype == "float32":
-                    part = f"part_{r.name}"
+                    # deviations from the mean in the input's float, as NumPy's var and the
+                    # row kernels take them (in float64 the sweep ran at half the width)
+                    mean = f"mean_{r.name}"
+                    lines += [f"{mean} = np.empty(n, np.{dtype})", "for c in range(n):",
+                              f"    {mean}[c] = np.{dtype}(acc_{r.mean.name}_sum[c] / m)"]
+                    updates.append(f"dev_{r.name} = np.{dtype}({source} - {mean}[c])")
+                    value = f"dev_{r.name} * dev_{r.name}"
+                if dtype == "float32":
+                    part = f"part_{r.name}_{r.kind}"
                     lines.append(f"{part} = np.zeros(n, np.float32)")
-                    updates.append(f"{part}[c] += {source}")
+                    updates.append(f"{part}[c] += {value}")
                     flushes += [f"    {acc}[c] += np.float64({part}[c])",
                                 f"    {part}[c] = np.float32(0.0)"]
                 else:
-                    updates.append(f"{acc}[c] += np.float64({source})")
+                    updates.append(f"{acc}[c] += np.float64({value})")
             final = self._final(r, f"{acc}[c]", "m")
             if final:       # (none for the mean inside var and std)
                 array = f"col_{r.name}"
