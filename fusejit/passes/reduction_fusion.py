@@ -23,7 +23,10 @@ from outside the group), **row** values have shape ``S[:-1] + (1,)`` (a reductio
 ``keepdim``, or pointwise ops on such values and numbers), **flat** values have ``S[:-1]`` (a
 reduction without ``keepdim``, and pointwise ops on those). A pointwise op may not mix flat
 values with the other two (``[B] + [B, N]`` broadcasts the rows along the columns); a reduction
-reads an element value. Column groups reduce one axis ``d`` other than the last (axis 0 of a
+reads an element value. Row groups may also reduce the last few axes together
+(``x.mean(axis=(1, 2))``: rows of ``S[1:]``) or all of them (``x.mean()``, ``x.std()``: one
+row, whose 0-d flat values do broadcast against ``S``). Column groups reduce one axis ``d``
+other than the last (axis 0 of a
 2-d array, the middle axis of ``[B, M, N]``); their per-column values have ``S`` with 1 at
 ``d``, or ``S`` without ``d``. Reducing axis 0, those broadcast against ``S`` as they should
 (``[N]`` against ``[M, N]``); reducing a later axis, flat values may not mix with element
