@@ -86,8 +86,6 @@ def test_column_groups_and_their_limits():
     assert _kinds(standardize, np.ones((2, 4, 8), np.float32)) == [prim.ColumnReductionGroup]
     cube = np.arange(64, dtype=np.float32).reshape(4, 4, 4)
     assert aten.sub in _kinds(middle_flat, cube)       # (outside the lone mean's group)
-    compiled = fusejit.compile(fusejit.script(middle_flat), fuse=True, reductions=True)
-    np.testing.assert_allclose(compiled(cube), middle_flat(cube), rtol=1e-6)
     kinds = _kinds(mixed, X)        # rows and columns never share a group
     assert kinds.count(prim.ColumnReductionGroup) + kinds.count(prim.RowReductionGroup) <= 1
 
