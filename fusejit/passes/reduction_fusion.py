@@ -1,6 +1,7 @@
 """Reduction groups: last-axis reductions with their pointwise producers and consumers in one
 ``prim::RowReductionGroup``, which the runtime compiles into one kernel that walks the rows;
-axis-0 reductions of 2-d arrays (column statistics) likewise in a ``prim::ColumnReductionGroup``.
+reductions over one other axis (column statistics: axis 0 of a 2-d array, the middle axis of a
+3-d one) likewise in a ``prim::ColumnReductionGroup``.
 Reductions of one value join one group even when nothing else links them (mean and std).
 
 This goes beyond PyTorch's legacy fuser, whose groups hold pointwise ops only: ``fuse_graph``
@@ -22,10 +23,15 @@ from outside the group), **row** values have shape ``S[:-1] + (1,)`` (a reductio
 ``keepdim``, or pointwise ops on such values and numbers), **flat** values have ``S[:-1]`` (a
 reduction without ``keepdim``, and pointwise ops on those). A pointwise op may not mix flat
 values with the other two (``[B] + [B, N]`` broadcasts the rows along the columns); a reduction
-reads an element value. In column groups the per-column values have shape ``[1, N]`` or
-``[N]``, and those broadcast against ``[M, N]`` as they should. The kernel checks the actual
-shapes on each call and hands the group to the interpreter when they are not what the classes
-say.
+reads an element value. Row groups may also reduce the last few axes together
+(``x.mean(axis=(1, 2))``: rows of ``S[1:]``) or all of them (``x.mean()``, ``x.std()``: one
+row, whose 0-d flat values do broadcast against ``S``). Column groups reduce one axis ``d``
+other than the last (axis 0 of a
+2-d array, the middle axis of ``[B, M, N]``); their per-column values have ``S`` with 1 at
+``d``, or ``S`` without ``d``. Reducing axis 0, those broadcast against ``S`` as they should
+(``[N]`` against ``[M, N]``); reducing a later axis, flat values may not mix with element
+values, as in row groups. The kernel checks the actual shapes on each call and hands the group
+to the interpreter when they are not what the classes say.
 
 Groups are convex, as fusion groups are: no path leaves a group and comes back into it::
 
@@ -79,11 +85,18 @@ def _constant(value: Value) -> tuple[bool, object]:
 
 
 def reduction_axis(node: Node) -> str | None:
-    """``"row"`` when ``node`` reduces the last axis (only) of a float tensor with constant
-    arguments (or is a softmax along it), ``"column"`` when it reduces the first axis of a 2-d
-    one, else None."""
+    """``"row"`` when ``node`` reduces the last axis of a float tensor with constant arguments,
+    or its last few (``x.mean(axis=(1, 2))`` of 3-d: rows of the two coalesced), or is a
+    softmax along the last; ``"column"`` when it reduces one other axis (``reduced_dim``);
+    else None."""
     if node.kind == aten.softmax:
         return "row" if _softmax_along_rows(node) else None
+    if node.kind in (aten.sum, aten.mean) and len(node.inputs) == 2:    # (x.mean(): all axes)
+        rank = _rank(node.input(0))
+        known, dtype = _constant(node.input(1))
+        ok = known and dtype is None and rank and _dtype_name(node.input(0)) in _FLOATS \
+            and _dtype_name(node.output()) == _dtype_name(node.input(0))
+        return "row" if ok else None
     at = ROW_REDUCTIONS.get(node.kind)
     if at is None or len(node.inputs) != at + (2 if node.kind in (aten.sum, aten.mean) else 1) \
             or len(node.outputs) != 1:
@@ -93,10 +106,9 @@ def reduction_axis(node: Node) -> str | None:
             or _dtype_name(node.output()) != _dtype_name(node.input(0)):
         return None
     known, dims = _constant(node.input(1))
-    if not known or not isinstance(dims, list) or len(dims) != 1 or type(dims[0]) is not int:
-        return None
-    axis = "row" if dims[0] in (-1, rank - 1) else \
-        "column" if rank == 2 and dims[0] in (0, -2) else None
+    start = _suffix_start(dims, rank) if known else None
+    axis = None if start is None else \
+        "row" if start == rank - 1 or dims is None or len(dims) > 1 else "column"
     known, keepdim = _constant(node.input(at))
     if axis is None or not known or type(keepdim) is not bool:
         return None
@@ -110,17 +122,57 @@ def reduction_axis(node: Node) -> str | None:
     return axis
 
 
-def view_class(node: Node, axis: str | None, rank: int | None, source: str | None) -> str | None:
-    """The class of a ``VIEWS`` node's result in a group reducing ``axis`` over ``rank``
+def _suffix_start(dims: object, rank: int) -> int | None:
+    """The axis ``dims`` (a list of ints) reduce, when one; the first of them when they are
+    the last few axes (0 for None: all of them); else None."""
+    if dims is None:
+        return 0
+    if not isinstance(dims, list) or not dims or any(type(d) is not int for d in dims) \
+            or not all(-rank <= d < rank for d in dims):
+        return None
+    axes = sorted({d % rank for d in dims})
+    if len(axes) != len(dims) or (len(axes) > 1 and axes != list(range(axes[0], rank))):
+        return None
+    return axes[0]
+
+
+def reduced_dim(node: Node) -> int:
+    """The axis (0 to rank - 1) a node ``reduction_axis`` accepts reduces; the first one of
+    a row reduction over the last few."""
+    rank = _rank(node.input(0))
+    if node.kind == aten.softmax:
+        return rank - 1
+    if len(node.inputs) == 2:       # (sum and mean of every axis)
+        return 0
+    return _suffix_start(constant_value(node.input(1).node), rank)
+
+
+def keeps_dim(node: Node) -> bool:
+    """Does reduction ``node`` (one ``reduction_axis`` accepts) keep the axes it reduces?"""
+    if len(node.inputs) == 2:
+        return False
+    return bool(constant_value(node.input(ROW_REDUCTIONS[node.kind]).node))
+
+
+def kept_axis(axis: str | None, dim: int | None, rank: int | None) -> int | None:
+    """The axis per-row values keep (of size 1) in a group reducing ``dim`` onwards (rows) or
+    ``dim`` (columns); None where views of them are not understood (several axes)."""
+    if axis == "column" or (rank is not None and dim == rank - 1):
+        return dim
+    return None
+
+
+def view_class(node: Node, kept: int | None, rank: int | None, source: str | None) -> str | None:
+    """The class of a ``VIEWS`` node's result in a group reducing axis ``kept`` of ``rank``
     dimensions, its input being of class ``source``: a flat value given back its kept axis
     (row), a row value without it (flat); None for any other reshape."""
-    if node.kind not in VIEWS or len(node.outputs) != 1 or rank is None or axis is None:
+    if node.kind not in VIEWS or len(node.outputs) != 1 or rank is None or kept is None:
         return None
     args = [_constant(v) for v in node.inputs[1:]]
     if not all(known for known, _ in args):
         return None
     values = [v for _, v in args]
-    kept = rank - 1 if axis == "row" else 0          # the axis a row value keeps, of size 1
+    axis = "row" if kept == rank - 1 else "column"
     if node.kind == aten.unsqueeze and source == FLAT:
         return ROW if type(values[0]) is int and values[0] in (kept, kept - rank) else None
     if node.kind == aten.reshape and source == FLAT and rank == 2:
@@ -156,12 +208,13 @@ def _pointwise(node: Node) -> bool:
 
 
 class _Group:
-    __slots__ = ("members", "rank", "axis", "classes")
+    __slots__ = ("members", "rank", "axis", "dim", "classes")
 
     def __init__(self, members: list[Node]):
         self.members = members
         self.rank: int | None = None
         self.axis: str | None = None       # "row" or "column" once a reduction is in
+        self.dim: int | None = None        # the axis it reduces, once a reduction is in
         self.classes: dict[Value, str] = {}
 
 
@@ -192,10 +245,15 @@ def _fuse_block(graph: Graph, block: Block) -> bool:
     groups = []
     for group in dict.fromkeys(group_of.values()):
         # A group of one reduction is as fast in NumPy, except var, std and softmax (NumPy
-        # makes temporaries for the deviations and exponentials); views compute nothing.
+        # makes temporaries for the deviations and exponentials), a column reduction of
+        # more than 2 dims and one over several axes: NumPy's own, called from the
+        # interpreter, ran 0.76-0.91x NumPy's time alone (a lone one of 2 dims runs compiled
+        # whole instead, ``element_function.lone_column_reduction``). Views compute nothing.
         computing = [m for m in group.members if m.kind not in VIEWS]
         worth = len(computing) > 1 or \
-            computing[0].kind in (aten.var, aten.std, aten.softmax)
+            computing[0].kind in (aten.var, aten.std, aten.softmax) or \
+            (group.axis == "column" and group.rank > 2) or \
+            (group.axis == "row" and 0 < group.dim < group.rank - 1)
         if group.axis is not None and worth:
             groups.append(group)
     for group in groups:
@@ -235,7 +293,8 @@ def _classify(node: Node, group: _Group) -> bool:
     classified already), fixing its rank and axis; False when ``node`` cannot be in it."""
     classes, rank = group.classes, group.rank
     if node.kind in VIEWS:
-        found = view_class(node, group.axis, rank, classes.get(node.input(0)))
+        found = view_class(node, kept_axis(group.axis, group.dim, rank),
+                           rank, classes.get(node.input(0)))
         if found is None or _rank(node.output()) != (rank - 1 if found == FLAT else rank):
             return False
         classes[node.output()] = found
@@ -244,15 +303,15 @@ def _classify(node: Node, group: _Group) -> bool:
     if axis is not None:
         source = node.input(0)
         r = _rank(source)
+        dim = reduced_dim(node)
         if classes.get(source, ELEMENT) != ELEMENT or rank not in (None, r) \
-                or group.axis not in (None, axis):
+                or group.dim not in (None, dim) or group.axis not in (None, axis):
             return False
         if node.kind == aten.softmax:
             classes[node.output()] = ELEMENT
         else:
-            keepdim = constant_value(node.input(ROW_REDUCTIONS[node.kind]).node)
-            classes[node.output()] = ROW if keepdim else FLAT
-        group.rank, group.axis = r, axis
+            classes[node.output()] = ROW if keeps_dim(node) else FLAT
+        group.rank, group.axis, group.dim = r, axis, dim
         return True
     if node.kind == prim.FusionGroup:
         sub = node.g("Subgraph")
@@ -261,19 +320,20 @@ def _classify(node: Node, group: _Group) -> bool:
         for n in sub.nodes():
             if n.kind != prim.Constant:
                 local[n.output()] = _combine([local.get(v) for v in n.inputs
-                                              if isinstance(v.type, TensorType)], group.axis)
+                                              if isinstance(v.type, TensorType)], group)
         found = [local.get(v) for v in sub.outputs]
     else:
         found = [_combine([_class_of(v, classes, rank) for v in node.inputs
-                           if isinstance(v.type, TensorType)], group.axis)]
+                           if isinstance(v.type, TensorType)], group)]
     if any(c in (None, "bad") for c in found):
         return False
     if rank is None:
         if FLAT in found:
             return False    # (a group starts from a reduction or from element values)
         rank = _rank(node.outputs[0])
+    flat = rank - 1 if group.axis != "row" or group.dim is None else group.dim
     for out, cls in zip(node.outputs, found):
-        if _rank(out) != (rank - 1 if cls == FLAT else rank):
+        if _rank(out) != (flat if cls == FLAT else rank):
             return False
         classes[out] = cls
     group.rank = rank
@@ -292,14 +352,15 @@ def _class_of(value: Value, classes: dict[Value, str], rank: int | None) -> str 
     return ELEMENT
 
 
-def _combine(found: list[str | None], axis: str | None) -> str | None:
-    """The class of a pointwise result. Reducing columns, a flat ``[N]`` broadcasts against
-    ``[M, N]`` and ``[1, N]`` along the columns, as a per-column value should; reducing rows,
-    a flat ``[B]`` against ``[B, N]`` would broadcast along the columns: refused."""
+def _combine(found: list[str | None], group: _Group) -> str | None:
+    """The class of a pointwise result in ``group``. Reducing columns along axis 0, a flat
+    ``[N]`` broadcasts against ``[M, N]`` and ``[1, N]`` along the columns, as a per-column
+    value should, and so does a 0-d reduction of every axis; reducing another axis, a flat
+    ``[B]`` against ``[B, N]`` would broadcast along the wrong axis: refused."""
     if not found or any(c in (None, "bad") for c in found):
         return "bad"
     kinds = set(found)
-    if FLAT in kinds and kinds != {FLAT} and axis != "column":
+    if FLAT in kinds and kinds != {FLAT} and group.dim != 0:
         return "bad"
     return ELEMENT if ELEMENT in kinds else ROW if ROW in kinds else FLAT
 

@@ -79,8 +79,13 @@ def test_column_groups_and_their_limits():
     def mixed(x):
         return x - x.mean(axis=0) - x.mean(axis=-1, keepdims=True)
 
+    def middle_flat(x):
+        return x - x.mean(axis=1)     # [4, 4] against [4, 4, 4]: broadcasts along axis 0
+
     assert _kinds(standardize, X) == [prim.ColumnReductionGroup]
-    assert prim.ColumnReductionGroup not in _kinds(standardize, np.ones((2, 4, 8), np.float32))
+    assert _kinds(standardize, np.ones((2, 4, 8), np.float32)) == [prim.ColumnReductionGroup]
+    cube = np.arange(64, dtype=np.float32).reshape(4, 4, 4)
+    assert aten.sub in _kinds(middle_flat, cube)       # (outside the lone mean's group)
     kinds = _kinds(mixed, X)        # rows and columns never share a group
     assert kinds.count(prim.ColumnReductionGroup) + kinds.count(prim.RowReductionGroup) <= 1
 
@@ -106,3 +111,20 @@ def test_the_option_survives_pickling():
     again = pickle.loads(pickle.dumps(compiled))
     assert again.reductions
     assert prim.RowReductionGroup in [n.kind for n in again.graph_for(X).nodes()]
+
+
+def test_reductions_of_several_or_all_axes_are_row_groups():
+    def instance_norm(x):
+        return (x - x.mean(axis=(1, 2), keepdims=True)) / x.std(axis=(1, 2), keepdims=True)
+
+    def whole(x):
+        return (x - x.mean()) / x.std()
+
+    def not_a_suffix(x):
+        return x - x.mean(axis=(0, 2), keepdims=True)
+
+    cube = np.ones((2, 4, 8), np.float32)
+    assert _kinds(instance_norm, cube) == [prim.RowReductionGroup]
+    assert _kinds(whole, cube) == [prim.RowReductionGroup]
+    assert prim.RowReductionGroup not in _kinds(not_a_suffix, cube)
+    assert _kinds(lambda x: x.sum(), cube) == [aten.sum]     # (a lone sum of all: NumPy's)

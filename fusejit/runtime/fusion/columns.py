@@ -1,23 +1,30 @@
-"""Python source for one column-reduction group: reductions over axis 0 of a 2-d ``[m, cols]``
-iteration shape (column statistics), with their pointwise producers and consumers.
+"""Python source for one column-reduction group: reductions over one axis ``d`` other than the
+last (axis 0 of ``[m, cols]``: column statistics; the middle axis of ``[B, m, N]``), with their
+pointwise producers and consumers.
 
-The kernel cuts the columns into blocks (a ``prange`` over blocks in the parallel variant).
-Within a block it makes one sweep down the rows per level of reductions, accumulating into one
-array per reduction, a lane per column, so the inner loop along a row is unit-stride and
-vectorises without reordering any sum; per-column values are arrays of the block's width.
-Standardising columns, ``(x - x.mean(0)) / x.std(0)``::
+``column_layout`` views the iteration shape as batches x ``m`` rows x columns: the columns are
+the last dims, coalesced as far as every operand allows, the batches every other dim but ``d``
+(none for 2-d). Each operand (inputs, then outputs) gets an offset per batch (``bases[k, b]``)
+and a step per row and per column (``steps[k]``). The kernel cuts the columns of each batch
+into blocks (a ``prange`` over batches x blocks in the parallel variant). Within a block it
+makes one sweep down the rows per level of reductions, accumulating into one array per
+reduction, a lane per column, so the inner loop along a row is unit-stride and vectorises
+without reordering any sum; per-column values are arrays of the block's width. Standardising
+columns, ``(x - x.mean(0)) / x.std(0)``::
 
-    for blk in prange(n_blocks):
-        j0 = blk * block
+    for t in prange(n_batch * n_blocks):
+        b = t // n_blocks
+        j0 = (t - b * n_blocks) * block
         n = min(block, cols - j0)
         acc_t0_sum = np.zeros(n)                        # sweep 1: the means
         for i in range(m):
-            r0 = x0[bases[0, i] + j0:...]
+            r0 = x0[bases[0, b] + steps[0, 0] * i + j0 * steps[0, 1]:...]
             for c in range(n):
                 acc_t0_sum[c] += np.float64(r0[c])
         ...                                             # sweep 2: squared deviations
         for i in range(m):                              # last sweep: the outputs
-            w0 = o0[i * cols + j0:i * cols + j0 + n]
+            e0 = ob0 + i * os0 + j0
+            w0 = o0[e0:e0 + n]
             for c in range(n):
                 w0[c] = ...
 
@@ -29,7 +36,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .codegen import UNIT, ZERO
+from ...errors import InterpreterError
+from .codegen import STRIDED, UNIT, ZERO
+from .plan import _contiguous_strides
 from .rows import _NAMES, ELEMENT, Reduction, RowGenerator, module_text, shared_with
 
 # The most columns per block (the caller picks the width, see row_kernel.py): the
@@ -41,20 +50,75 @@ COLUMN_BLOCK = 1024
 ROWS_IN_FLOAT32 = 16
 
 
+def column_block(lanes: int, batch: int, serial: bool, threads: int) -> int:
+    """Columns per block: wide blocks, as each row of a block is one short loop, whose
+    overhead dominated at 64 columns (col std of 1024 x 1024 float32: 2.5 ms at 64, 1.6 at
+    1024, NumPy 2.4); threads want a few pieces each, counting every batch's blocks."""
+    want = lanes if serial else -(-lanes // max(1, -(-4 * threads // batch)))
+    return min(COLUMN_BLOCK, max(64, -(-want // 64) * 64))
+
+
+def column_layout(full: tuple, d: int, shapes: list, strides: list,
+                  element_outputs: list[bool]) -> tuple:
+    """(m, columns, batches, bases, steps, classes) of a column kernel reducing axis ``d`` of
+    the iteration shape ``full``, for tensor inputs of these shapes and element strides, and
+    outputs (contiguous; ``element_outputs``: of shape ``full``, else per-column). Declines
+    (``InterpreterError``) when an output's columns are not unit-stride (the columns end at a
+    dim of size 1 with ``d`` after them)."""
+    rank = len(full)
+    walks = []                            # each operand's strides over full, 0 where broadcast
+    for shape, st in zip(shapes, strides):
+        pad = rank - len(shape)
+        walks.append([0] * pad + [s if size != 1 else 0 for size, s in zip(shape, st)])
+    element, per_column = _contiguous_strides(full), _contiguous_strides(full[:d] + full[d + 1:])
+    walks += [element if is_element else per_column[:d] + [0] + per_column[d:]
+              for is_element in element_outputs]
+    dims = [e for e in range(rank) if e != d and full[e] != 1]
+    lane_dims = dims[-1:]
+    # (a dim joins the columns while every operand steps over it as over one longer column)
+    while len(lane_dims) < len(dims):
+        e, f = dims[-len(lane_dims) - 1], lane_dims[0]
+        if any(w[e] != w[f] * full[f] for w in walks):
+            break
+        lane_dims.insert(0, e)
+    lanes = int(np.prod([full[e] for e in lane_dims], dtype=np.int64))
+    lane_steps = [w[lane_dims[-1]] if lane_dims else 0 for w in walks]
+    if lanes > 1 and any(s != 1 for s in lane_steps[len(shapes):]):
+        raise InterpreterError(f"column kernel: the columns of {full} reduced along {d} are "
+                               "not contiguous in the outputs")
+    batch_dims = [e for e in dims if e not in lane_dims]
+    bases = np.zeros((len(walks), 1), np.int64)
+    if batch_dims:
+        index = np.indices([full[e] for e in batch_dims], dtype=np.int64).reshape(
+            len(batch_dims), -1)
+        bases = np.array([np.asarray([w[e] for e in batch_dims], np.int64) @ index
+                          for w in walks], np.int64)
+    steps = np.array([[w[d], s] for w, s in zip(walks, lane_steps)], np.int64)
+    classes = tuple(UNIT if lanes == 1 or s == 1 else ZERO if s == 0 else STRIDED
+                    for s in lane_steps[:len(shapes)])
+    return full[d], lanes, bases.shape[1], bases, steps, classes
+
+
 class _ColumnGenerator(RowGenerator):
+    def row_base(self, k: int, index: str) -> str:
+        """Where row ``index`` of batch ``b`` of operand ``k`` starts (``column_layout``)."""
+        return f"bases[{k}, b] + steps[{k}, 0] * {index}"
+
     def kernel_text(self, name: str, parallel: bool) -> list[str]:
         group = self.group
         n_tensors = len(group.tensor_index)
-        args = (["m", "cols", "block", "n_blocks", "bases", "steps"]
+        args = (["m", "cols", "block", "n_blocks", "n_batch", "bases", "steps"]
                 + [f"x{i}" for i in range(n_tensors)]
                 + [f"s{i}" for i in range(len(group.scalar_index))]
                 + [f"o{j}" for j in range(len(group.outputs))] + ["status"])
         loop = "prange" if parallel else "range"
         lines = [f'@njit(parallel={parallel}, cache=True, error_model="numpy")',
                  f"def {name}({', '.join(args)}):",
-                 f"    for blk in {loop}(n_blocks):",
-                 "        j0 = blk * block",
+                 f"    for t in {loop}(n_batch * n_blocks):",
+                 "        b = t // n_blocks",
+                 "        j0 = (t - b * n_blocks) * block",
                  "        n = min(block, cols - j0)"]
+        lines += [f"        ob{j} = bases[{n_tensors + j}, b]" for j in range(len(group.outputs))]
         body: list[str] = []
         # per-column values: their names in the loops, read from arrays col_tK
         self.columns: dict[str, str] = {}
@@ -68,13 +132,14 @@ class _ColumnGenerator(RowGenerator):
         if element_outputs:
             writes = [f"w{j}[c] = {self.values[v].expr}" for j, v in enumerate(group.outputs)
                       if v in element_outputs]
-            outs = [f"w{j} = o{j}[i * cols + j0:i * cols + j0 + n]"
-                    for j, v in enumerate(group.outputs) if v in element_outputs]
+            outs = [line for j, v in enumerate(group.outputs) if v in element_outputs
+                    for line in (f"e{j} = ob{j} + i * steps[{n_tensors + j}, 0] + j0",
+                                 f"w{j} = o{j}[e{j}:e{j} + n]")]
             body += self._rows(self._closure(element_outputs), writes, outs)
         for j, value in enumerate(group.outputs):
             if group.classes[value] != ELEMENT:
-                body += ["for c in range(n):",
-                         f"    o{j}[j0 + c] = {self._column_array(self.values[value].expr)}[c]"]
+                column = self._column_array(self.values[value].expr)
+                body += ["for c in range(n):", f"    o{j}[ob{j} + j0 + c] = {column}[c]"]
         return lines + ["        " + line for line in body]
 
     def _column_array(self, name: str) -> str:
@@ -87,12 +152,12 @@ class _ColumnGenerator(RowGenerator):
         loads = {name: f"{name} = {array}[c]" for name, array in self.columns.items()}
         starts: dict[str, str] = {}          # operand name -> its line, once per row
         for k in range(len(self.group.tensor_index)):
-            base = f"{self.row_base(k, 'i')} + j0 * steps[{k}]"
+            base = f"{self.row_base(k, 'i')} + j0 * steps[{k}, 1]"
             if self.classes[k] == ZERO:
                 starts[f"a{k}"] = f"a{k} = x{k}[{self.row_base(k, 'i')}]"
             else:
-                step = "" if self.classes[k] == UNIT else f":steps[{k}]"
-                end = "n" if not step else f"(n - 1) * steps[{k}] + 1"
+                step = "" if self.classes[k] == UNIT else f":steps[{k}, 1]"
+                end = "n" if not step else f"(n - 1) * steps[{k}, 1] + 1"
                 starts[f"a{k}"] = f"r{k} = x{k}[{base}:{base} + {end}{step}]"
                 loads[f"a{k}"] = f"a{k} = r{k}[c]"
         allocs, loops = self._loop(nodes, loads, tail)
@@ -118,18 +183,23 @@ class _ColumnGenerator(RowGenerator):
                 updates.append(f"{acc}[c] = {fn}({acc}[c], {source})")
             else:
                 lines.append(f"{acc} = np.zeros(n, np.float64)")
+                value = f"np.{dtype}({source})"
                 if r.kind == "sqdev":
-                    mean = f"acc_{r.mean.name}_sum[c] / m"
-                    updates += [f"dev_{r.name} = np.float64({source}) - {mean}",
-                                f"{acc}[c] += dev_{r.name} * dev_{r.name}"]
-                elif dtype == "float32":
-                    part = f"part_{r.name}"
+                    # deviations from the mean in the input's float, as NumPy's var and the
+                    # row kernels take them (in float64 the sweep ran at half the width)
+                    mean = f"mean_{r.name}"
+                    lines += [f"{mean} = np.empty(n, np.{dtype})", "for c in range(n):",
+                              f"    {mean}[c] = np.{dtype}(acc_{r.mean.name}_sum[c] / m)"]
+                    updates.append(f"dev_{r.name} = np.{dtype}({source} - {mean}[c])")
+                    value = f"dev_{r.name} * dev_{r.name}"
+                if dtype == "float32":
+                    part = f"part_{r.name}_{r.kind}"
                     lines.append(f"{part} = np.zeros(n, np.float32)")
-                    updates.append(f"{part}[c] += {source}")
+                    updates.append(f"{part}[c] += {value}")
                     flushes += [f"    {acc}[c] += np.float64({part}[c])",
                                 f"    {part}[c] = np.float32(0.0)"]
                 else:
-                    updates.append(f"{acc}[c] += np.float64({source})")
+                    updates.append(f"{acc}[c] += np.float64({value})")
             final = self._final(r, f"{acc}[c]", "m")
             if final:       # (none for the mean inside var and std)
                 array = f"col_{r.name}"

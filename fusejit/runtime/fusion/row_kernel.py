@@ -30,7 +30,7 @@ from ..forks import serial_only
 from . import plan as plans
 from .cache import load_module, reload_module
 from .codegen import STRIDED, UNIT, ZERO, ArgSpec
-from .columns import COLUMN_BLOCK, generate_columns
+from .columns import column_block, column_layout, generate_columns
 from .compiler import FusedKernel, from_numba_cache
 from .isolated import ensure_compiled
 from .outputs import take
@@ -43,12 +43,15 @@ _COST_PER_PASS = 1.0
 
 class _RowPlan:
     __slots__ = ("n", "rows", "bases", "steps", "classes", "out_shapes", "serial", "linear",
-                 "block", "work", "threads", "free_block")
+                 "block", "work", "threads", "free_block", "batch")
 
     def __init__(self, n, rows, bases, steps, classes, out_shapes, serial, linear, block=0,
-                 work=0.0, threads=1, free_block=None):
+                 work=0.0, threads=1, free_block=None, batch=1):
         self.linear = linear
-        self.block = block              # columns per block (column kernels)
+        # column kernels: columns per block, and the batches (positions of the dims that are
+        # neither the reduced one nor the columns)
+        self.block = block
+        self.batch = batch
         self.work = work
         self.threads = threads
         # (the block of a parallel call by the free-core rule, None where that rule makes the
@@ -126,11 +129,7 @@ class RowKernel:
                 continue
             if node.kind in KEEPDIM_AT:
                 shape = shape_of[node.input(0)]
-                keep = group.keepdim[node]
-                if group.axis == "row":
-                    shape_of[node.output()] = shape[:-1] + (1,) if keep else shape[:-1]
-                else:
-                    shape_of[node.output()] = (1,) + shape[1:] if keep else shape[1:]
+                shape_of[node.output()] = self._reduced(shape, group.keepdim[node])
                 continue
             if node.kind in VIEWS:
                 shape_of[node.output()] = _view_shape(node, shape_of[node.input(0)])
@@ -148,20 +147,21 @@ class RowKernel:
                                        f"{shape_of[r.source]}")
         if 0 in full or not full:
             raise InterpreterError("row kernel: an empty row or no rows")
-        if group.axis == "row":
-            want = {ELEMENT: full, ROW: full[:-1] + (1,), FLAT: full[:-1]}
-        else:
-            want = {ELEMENT: full, ROW: (1,) + full[1:], FLAT: full[1:]}
+        want = {ELEMENT: full, ROW: self._reduced(full, True), FLAT: self._reduced(full, False)}
         out_shapes = []
         for value in group.outputs:
             if shape_of[value] != want[group.classes[value]]:
                 raise InterpreterError(f"row kernel: output of shape {shape_of[value]} in "
                                        f"a group over rows of {full}")
             out_shapes.append(shape_of[value])
+        if group.axis == "column":
+            return self._column_plan(full, shapes, strides, out_shapes)
         rank = len(full)
-        outer = full[:-1]
-        n = full[-1]
+        start = self._start(full)
+        outer = full[:start]
+        n = int(np.prod(full[start:], dtype=np.int64))
         rows = int(np.prod(outer, dtype=np.int64)) if outer else 1
+        along = [e for e in range(start, rank) if full[e] != 1]    # (the row's own dims)
         steps = np.empty(len(shapes), np.int64)
         classes, outer_strides = [], []
         for k, (shape, st) in enumerate(zip(shapes, strides)):
@@ -170,10 +170,13 @@ class RowKernel:
                                        f"broadcast to {full}")
             pad = rank - len(shape)
             padded = [0] * pad + [s if size != 1 else 0 for size, s in zip(shape, st)]
-            outer_strides.append(padded[:-1])
-            steps[k] = padded[-1]
-            classes.append(UNIT if n == 1 or padded[-1] == 1 else
-                           ZERO if padded[-1] == 0 else STRIDED)
+            if any(padded[e] != padded[f] * full[f] for e, f in zip(along, along[1:])):
+                raise InterpreterError(f"row kernel: input {k}'s rows over axes {start} on "
+                                       f"of {full} are not at one step")
+            outer_strides.append(padded[:start])
+            steps[k] = padded[along[-1]] if along else 0
+            classes.append(UNIT if n == 1 or steps[k] == 1 else
+                           ZERO if steps[k] == 0 else STRIDED)
         # Rows at one step in every input (contiguous, broadcast, sliced rows) need no table.
         linear = all(st[d] == st[d + 1] * outer[d + 1]
                      for st in outer_strides for d in range(len(outer) - 1))
@@ -184,30 +187,47 @@ class RowKernel:
             bases = np.array([np.asarray(st, np.int64) @ index for st in outer_strides])
         work = rows * n * group.passes * _COST_PER_PASS
         threads = plans.num_threads()
+        serial = threads == 1 or work < plans.SERIAL_WORK_NS or rows == 1
+        free_block = 0 if plans.wants_free_split(serial, threads, work) and rows > 1 else None
+        return _RowPlan(n, rows, bases.reshape(len(shapes), -1), steps, tuple(classes),
+                        out_shapes, serial, linear, 0, work, threads, free_block)
+
+    def _start(self, shape: tuple) -> int:
+        """The first axis the group reduces in values of ``shape`` (its only one in a column
+        group; rows are the axes from it on)."""
+        dim = self.group.dim
+        if dim is None:
+            return len(shape) - 1
+        if dim >= len(shape):
+            raise InterpreterError(f"row kernel: axis {dim} of a value of shape {shape}")
+        return dim
+
+    def _reduced(self, shape: tuple, keep: bool) -> tuple:
+        """The shape of a reduction of a value of ``shape``."""
+        start = self._start(shape)
+        if self.group.axis == "row":
+            return shape[:start] + (1,) * (len(shape) - start) * keep
+        return shape[:start] + (1,) * keep + shape[start + 1:]
+
+    def _column_plan(self, full: tuple, shapes: list, strides: list,
+                     out_shapes: list) -> _RowPlan:
+        """The plan of a column kernel (``columns.column_layout``): its threads share blocks
+        of columns of every batch."""
+        layout = column_layout(full, self.group.dim, shapes, strides,
+                               [self.group.classes[v] == ELEMENT for v in self.group.outputs])
+        m, lanes, batch, bases, steps, classes = layout
+        work = m * lanes * batch * self.group.passes * _COST_PER_PASS
+        threads = plans.num_threads()
         serial = threads == 1 or work < plans.SERIAL_WORK_NS
-        block = self._block(n, rows, serial, threads)
-        serial = serial or self._one_piece(n, rows, block)
+        block = column_block(lanes, batch, serial, threads)
+        serial = serial or (batch == 1 and block >= lanes)
         free_block = None
         if plans.wants_free_split(serial, threads, work):
-            free_block = self._block(n, rows, False, threads)
-            if self._one_piece(n, rows, free_block):
+            free_block = column_block(lanes, batch, False, threads)
+            if batch == 1 and free_block >= lanes:
                 free_block = None
-        return _RowPlan(n, rows, bases.reshape(len(shapes), -1), steps, tuple(classes),
-                        out_shapes, serial, linear, block, work, threads, free_block)
-
-    def _block(self, n: int, rows: int, serial: bool, threads: int) -> int:
-        """Columns per block of a column kernel (0 for row kernels)."""
-        if self.group.axis != "column":
-            return 0
-        # Wide blocks: each row of a block is one short loop, whose overhead dominated at 64
-        # columns (col std of 1024 x 1024 float32: 2.5 ms at 64, 1.6 at 1024, NumPy 2.4);
-        # threads want a few blocks each.
-        want = n if serial else -(-n // (4 * threads))
-        return min(COLUMN_BLOCK, max(64, -(-want // 64) * 64))
-
-    def _one_piece(self, n: int, rows: int, block: int) -> bool:
-        """Is there only one piece for threads to share (one row; one block of columns)?"""
-        return block >= n if self.group.axis == "column" else rows == 1
+        return _RowPlan(lanes, m, bases, steps, classes, out_shapes, serial, True, block, work,
+                        threads, free_block, batch)
 
     def _variant(self, specs: list[ArgSpec], plan: _RowPlan) -> tuple:
         key = (tuple(s.key() for s in specs), plan.classes, plan.linear)
@@ -234,8 +254,8 @@ class RowKernel:
         serial, block = plan.launch()
         if self.group.axis == "row":
             sizes: tuple = (plan.n, plan.rows)
-        else:   # rows to reduce over, columns, columns per block, blocks
-            sizes = (plan.rows, plan.n, block, -(-plan.n // block))
+        else:   # rows to reduce over, columns, columns per block, blocks, batches
+            sizes = (plan.rows, plan.n, block, -(-plan.n // block), plan.batch)
         args = (*sizes, plan.bases, plan.steps, *flats, *scalars,
                 *[o.reshape(-1) for o in outs], status)
         name = "kernel_serial" if serial else "kernel_parallel"

@@ -45,7 +45,7 @@ from ...ir.graph import Graph, Node, Value
 from ...ir.symbols import aten, prim
 from ...ir.types import BoolType, FloatType, IntType, NumberType, TensorType
 from ...oplib.render import BOOL, Operand
-from ...passes.reduction_fusion import VIEWS, view_class
+from ...passes.reduction_fusion import VIEWS, keeps_dim, kept_axis, reduced_dim, view_class
 from .codegen import (
     _SUPPORTED,
     HELPERS_DIGEST,
@@ -95,12 +95,13 @@ def shared_with(r: Reduction, reductions: list[Reduction]) -> Reduction:
 class RowGroup:
     """The static structure of a row-reduction subgraph: input kinds, value classes, levels."""
 
-    __slots__ = ("graph", "axis", "input_kinds", "tensor_index", "scalar_index", "classes",
-                 "levels", "reductions", "outputs", "keepdim")
+    __slots__ = ("graph", "axis", "dim", "input_kinds", "tensor_index", "scalar_index",
+                 "classes", "levels", "reductions", "outputs", "keepdim")
 
     def __init__(self, graph: Graph, axis: str = "row"):
         self.graph = graph
-        self.axis = axis                  # "row": last-axis reductions; "column": axis 0 of 2-d
+        self.axis = axis        # "row": last-axis reductions; "column": one other axis
+        self.dim: int | None = None       # the axis reduced (0 to rank - 1), from the first
         self.input_kinds: list[str] = []
         self.tensor_index: dict[int, int] = {}
         self.scalar_index: dict[int, int] = {}
@@ -136,9 +137,13 @@ class RowGroup:
             source = node.input(0)
             if self.classes.get(source) != ELEMENT:
                 raise IRError(f"{node.kind} of a value that is not an element value")
+            arity = (2, 4) if node.kind in (aten.sum, aten.mean) else (KEEPDIM_AT[node.kind] + 1,)
+            if len(node.inputs) not in arity or len(node.outputs) != 1:
+                raise IRError(f"{node.kind} with {len(node.inputs)} inputs in a reduction group")
+            self._reduces(node)
             level = self.levels[source] + 1
-            keepdim = constant_value(node.input(KEEPDIM_AT[node.kind]).node)
-            self.keepdim[node] = bool(keepdim)
+            keepdim = keeps_dim(node)
+            self.keepdim[node] = keepdim
             kind = {aten.sum: "sum", aten.mean: "sum", aten.amax: "max",
                     aten.amin: "min"}.get(node.kind)
             if kind is None:      # var, std: the mean first, then squared deviations
@@ -152,7 +157,8 @@ class RowGroup:
             return
         if node.kind in VIEWS:
             rank = self.reductions[0].source.type.rank if self.reductions else None
-            found = view_class(node, self.axis, rank, self.classes.get(node.input(0)))
+            found = view_class(node, kept_axis(self.axis, self.dim, rank), rank,
+                               self.classes.get(node.input(0)))
             if found is None:
                 raise IRError(f"{node.kind} in a reduction group is not a per-row view")
             self.classes[node.output()] = found
@@ -163,6 +169,7 @@ class RowGroup:
             source = node.input(0)
             if self.classes.get(source) != ELEMENT:
                 raise IRError("aten::softmax of a value that is not an element value")
+            self._reduces(node)
             level = self.levels[source] + 1
             top = Reduction(node, "max", source, level)
             self.reductions += [top, Reduction(node, "sumexp", source, level + 1, top)]
@@ -172,11 +179,38 @@ class RowGroup:
         if node.kind not in RENDERERS or len(node.outputs) != 1 or node.blocks:
             raise IRError(f"{node.kind} cannot run in a row-reduction kernel")
         found = {self.classes[v] for v in node.inputs if isinstance(v.type, TensorType)}
-        if not found or (FLAT in found and found != {FLAT} and self.axis == "row"):
+        if not found or (FLAT in found and found != {FLAT} and self.axis == "row"
+                         and self.dim != 0):
             raise IRError(f"{node.kind} mixes per-row and per-element values")
         self.classes[node.output()] = (ELEMENT if ELEMENT in found else
                                        ROW if ROW in found else FLAT)
         self.levels[node.output()] = max(self.levels[v] for v in node.inputs)
+
+    def _reduces(self, node: Node) -> None:
+        """Record the axes reduction ``node`` reduces: the same for the whole group, the last
+        (or the last few) in a row group, one other in a column group."""
+        t = node.input(0).type
+        rank = t.rank if isinstance(t, TensorType) else None
+        if not rank:
+            if self.axis == "row":
+                return          # (the row kernel reads the last axis, whatever the rank)
+            raise IRError(f"{node.kind} in a column-reduction group needs a known rank")
+        if node.kind == aten.softmax or len(node.inputs) == 2:
+            dims: object = [-1] if node.kind == aten.softmax else None
+        elif node.input(1).node.kind == prim.Constant:
+            dims = constant_value(node.input(1).node)
+        else:
+            raise IRError(f"{node.kind} in a reduction group needs constant axes")
+        dim = reduced_dim(node)
+        if dim is None:
+            raise IRError(f"{node.kind} in a reduction group reduces {dims}: not one axis, "
+                          "the last few or all")
+        if self.dim is None:
+            self.dim = dim
+        single = isinstance(dims, list) and len(dims) == 1
+        if dim != self.dim or (self.axis == "column") != (single and dim < rank - 1):
+            raise IRError(f"{node.kind} reduces {dims} in a {self.axis}-reduction group of "
+                          f"axis {self.dim}")
 
     @property
     def passes(self) -> int:
@@ -252,8 +286,9 @@ class RowGenerator(_Generator):
             raise IRError(f"{node.kind} of {dtype} in a row kernel (floats only)")
         name = self.name()
         self.dtypes[name] = dtype
-        # A 1-d row reduced without keepdim is a 0-dim tensor, which promotes as one.
-        flat_scalar = not self.group.keepdim[node] and node.input(0).type.rank == 1
+        # A reduction of every axis without keepdim is a 0-dim tensor, which promotes as one.
+        flat_scalar = not self.group.keepdim[node] and (
+            node.input(0).type.rank == 1 or (self.group.axis == "row" and self.group.dim == 0))
         self.values[node.output()] = Operand(name, dtype, "zero_dim" if flat_scalar else "tensor")
         for r in self.group.reductions:
             if r.node is node:

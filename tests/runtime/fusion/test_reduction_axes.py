@@ -1,0 +1,125 @@
+"""Reduction kernels over other axes than the last alone: column kernels over the middle axis
+of 3-d arrays and axis 0 of 3-d and 4-d ones (``columns.column_layout``), row kernels over the
+last few axes (``x.mean(axis=(1, 2))``), against NumPy, from contiguous, strided and broadcast
+inputs; the answer comes from the kernel (the group is never interpreted) where the layout
+allows one."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import fusejit
+from fusejit.ir.symbols import prim
+from fusejit.runtime import executor
+from fusejit.runtime.fusion.columns import column_layout
+
+
+def middle(x):
+    """Over axis 1, keeping it."""
+    return (x - x.mean(axis=1, keepdims=True)) / x.std(axis=1, keepdims=True)
+
+
+# (``standardize`` and ``column_stats`` of test_row_kernels.py, and ``middle``, make the same
+# kernel text as those 2-d ones do: the layouts below reuse their compiled kernels)
+def standardize(x):
+    return (x - x.mean(axis=0)) / x.std(axis=0)
+
+
+def column_stats(x):
+    return x.mean(axis=0), x.var(axis=0, keepdims=True), x.min(axis=0), \
+        x.max(axis=0, keepdims=True) - x.sum(axis=0)
+
+
+def moments_over(x):
+    """test_row_kernels.py's ``moments`` over the last two axes (the same kernel text)."""
+    c = x - x.mean(axis=(1, 2), keepdims=True)
+    return c / x.std(axis=(1, 2), keepdims=True), (c * c).sum(axis=(1, 2)), \
+        np.amin(c, axis=(1, 2)), x.var(axis=(1, 2), keepdims=True) + c.max(axis=(1, 2),
+                                                                         keepdims=True)
+
+
+def moments_all(x):
+    """The same over every axis: ``x.mean()``, ``x.std()`` (no axes given), and all listed."""
+    c = x - x.mean()
+    return c / x.std(), (c * c).sum(axis=(0, 1, 2)), np.amin(c, axis=(0, 1, 2)), \
+        x.var(keepdims=True) + c.max(axis=(0, 1, 2), keepdims=True)
+
+
+COMPILED = {f: fusejit.compile(fusejit.script(f), fuse=True, reductions=True)
+            for f in (middle, standardize, column_stats, moments_over, moments_all)}
+
+
+@pytest.fixture
+def kernels_only(monkeypatch):
+    def refuse(self, args):
+        raise AssertionError(f"{self.node.kind} was interpreted, not run by its kernel")
+
+    monkeypatch.setattr(executor.GroupOperation, "interpret", refuse)
+
+
+def _check(fn, *args, kind=prim.ColumnReductionGroup):
+    graph = COMPILED[fn].graph_for(*args)
+    assert [n.kind for n in graph.nodes() if n.kind != prim.Constant] == [kind]
+    got, want = COMPILED[fn](*args), fn(*args)
+    for g, w in zip(got if isinstance(got, tuple) else (got,),
+                    want if isinstance(want, tuple) else (want,)):
+        assert g.dtype == w.dtype and g.shape == w.shape
+        np.testing.assert_allclose(g, w, rtol=3e-5, atol=3e-5)
+
+
+@pytest.mark.parametrize("layout", ["contiguous", "strided"])
+def test_middle_axis_matches_numpy(layout, kernels_only):
+    x = np.random.default_rng(1).standard_normal((6, 33, 150)).astype(np.float32)
+    if layout == "strided":
+        x = x[::2, :, 3::2]                     # batches and columns at steps
+    _check(middle, x)
+
+
+@pytest.mark.parametrize("shape", [(9, 20, 70), (5, 3, 4, 70)])
+def test_first_axis_of_more_dims_matches_numpy(shape, kernels_only):
+    x = np.random.default_rng(2).standard_normal(shape).astype(np.float32) * 3 + 1
+    _check(standardize, x)                      # one batch: the columns coalesce
+    _check(standardize, x[..., ::2, :])         # batches: they do not
+    _check(column_stats, x[..., ::2, :])        # per-column outputs of every batch
+
+
+def test_layout_coalesces_what_every_operand_allows():
+    full = (5, 3, 4, 70)
+    x = ((5, 3, 4, 70), (840, 280, 70, 1))
+    g = ((70,), (1,))
+    # x alone: the columns are the 3 x 4 x 70 after axis 0, one batch
+    m, lanes, batch, bases, steps, _ = column_layout(full, 0, *zip(x), [True])
+    assert (m, lanes, batch) == (5, 840, 1) and steps.tolist() == [[840, 1], [840, 1]]
+    # with g: columns of 70, batches over 3 x 4, each at its offset in x and in the output
+    m, lanes, batch, bases, steps, _ = column_layout(full, 0, *zip(x, g), [True])
+    assert (m, lanes, batch) == (5, 70, 12)
+    assert bases[0].tolist() == bases[2].tolist() == list(range(0, 840, 70))
+    assert bases[1].tolist() == [0] * 12 and steps[1].tolist() == [0, 1]
+
+
+def test_a_size_one_last_axis_is_interpreted():
+    x = np.random.default_rng(3).standard_normal((4, 30, 1)).astype(np.float32)
+    got, want = COMPILED[middle](x), middle(x)
+    for g, w in zip(got, want):
+        assert g.shape == w.shape
+        np.testing.assert_allclose(g, w, rtol=3e-5, atol=3e-5)
+
+
+def test_rows_over_the_last_two_axes_match_numpy(kernels_only):
+    x = np.random.default_rng(4).standard_normal((6, 20, 300)).astype(np.float32) * 4
+    _check(moments_over, x, kind=prim.RowReductionGroup)
+    _check(moments_over, x[::2], kind=prim.RowReductionGroup)          # rows at a step
+
+
+def test_one_row_of_every_axis_matches_numpy(kernels_only):
+    x = np.random.default_rng(6).standard_normal((6, 20, 300)).astype(np.float32) * 4 + 1
+    _check(moments_all, x, kind=prim.RowReductionGroup)     # (0-d and [1, 1, 1] results)
+
+
+@pytest.mark.parametrize("fn", [moments_over, moments_all])
+def test_rows_over_axes_at_no_single_step_are_interpreted(fn):
+    x = np.random.default_rng(5).standard_normal((6, 20, 30)).astype(np.float32)[:, ::2]
+    for got, want in zip(COMPILED[fn](x), fn(x)):
+        assert got.shape == want.shape and got.dtype == want.dtype
+        np.testing.assert_allclose(got, want, rtol=3e-5, atol=3e-5)
