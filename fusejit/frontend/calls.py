@@ -434,7 +434,9 @@ METHODS: dict[str, Callee] = {
     "copy": Callee("copy", "self", numpy_lowering.copy),
     "astype": Callee("astype", "self, dtype", numpy_lowering.astype),
     "dot": Callee("dot", "self, b", numpy_lowering.dot),
-    "flatten": Callee("flatten", "self", lambda b, x: reshape(b, x, (-1,))),
+    # (flatten is always a copy in NumPy, ravel a view where the layout allows)
+    "flatten": Callee("flatten", "self", lambda b, x: numpy_lowering.copy(
+        b, reshape(b, x, (-1,)))),
     "ravel": Callee("ravel", "self", lambda b, x: reshape(b, x, (-1,))),
     "trace": Callee("trace", "self, offset=0, axis1=0, axis2=1, dtype=None, out=None",
                     numpy_arrays.trace),
