@@ -25,8 +25,8 @@ from .lowering import NUMPY_BINARY, binary
 from .masked import Masked
 from .masked import store as masked_store
 from .numpy_arrays import is_int_array
-from .numpy_lowering import refuse_reversed_target, viewed
 from .numpy_dtypes import dtype_of, numpy_dtype
+from .numpy_lowering import refuse_reversed_target, viewed
 
 
 class InPlaceStatements:

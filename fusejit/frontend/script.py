@@ -174,8 +174,44 @@ def load_source(fn) -> FunctionSource:
     if not isinstance(tree, ast.FunctionDef):
         raise ScriptError(f"{fn.__qualname__}: expected a def statement in its source")
     src = FunctionSource(fn, tree, file, first_line - 1, indent)
+    _ErrstateBlocks(src).visit(tree)
     _SOURCES[fn] = src
     return src
+
+
+class _ErrstateBlocks(ast.NodeTransformer):
+    """``with np.errstate(divide="ignore"): body`` becomes ``body``: a compiled function
+    gives no floating-point warnings to silence (its values are NumPy's either way). Blocks
+    that ask for errors (``all="raise"``) or bind a name stay ``with`` statements, which
+    are refused at their line."""
+
+    _QUIET = frozenset({"ignore", "warn", "print", "log"})
+
+    def __init__(self, src: FunctionSource):
+        self.src = src
+
+    def visit_With(self, node: ast.With) -> Any:
+        self.generic_visit(node)
+        if all(self._quiet(item) for item in node.items):
+            return node.body
+        return node
+
+    def _quiet(self, item: ast.withitem) -> bool:
+        call = item.context_expr
+        return (item.optional_vars is None and isinstance(call, ast.Call) and not call.args
+                and self._resolve(call.func) is np.errstate
+                and all(k.arg is not None and isinstance(k.value, ast.Constant)
+                        and k.value.value in self._QUIET for k in call.keywords))
+
+    def _resolve(self, node: ast.expr) -> Any:
+        """The module-level object a dotted name (``np.errstate``) is, or None."""
+        if isinstance(node, ast.Attribute):
+            return getattr(self._resolve(node.value), node.attr, None)
+        if isinstance(node, ast.Name):
+            for scope in (self.src.closure, self.src.globals):
+                if node.id in scope:
+                    return scope[node.id]
+        return None
 
 
 def _lambda_source(fn) -> FunctionSource:
