@@ -184,8 +184,8 @@ CALLEES.update({
     np.round: Callee("np.round", "a, decimals=0", numpy_more.round_, "same"),
     np.around: Callee("np.around", "a, decimals=0", numpy_more.round_, "same"),
     round: Callee("round", "number, ndigits=None", numpy_more.builtin_round),
-    np.divmod: Callee("np.divmod", "x1, x2, /", lambda b, x, y: (
-        binary(b, "floordiv", x, y), binary(b, "remainder", x, y))),
+    np.divmod: Callee("np.divmod", "x1, x2, /", lambda b, x, y: _divmod(b, x, y)),
+    divmod: Callee("divmod", "a, b, /", lambda b, x, y: _divmod(b, x, y)),
     F.threshold: Callee("F.threshold", "x, threshold, value", _aten("threshold", "F.threshold"),
                         "same"),
     F.lerp: Callee("F.lerp", "start, end, weight", _aten("lerp", "F.lerp"), "promote"),
@@ -416,6 +416,11 @@ CALLEES.update({
     np.einsum: Callee("np.einsum", "subscripts, *operands, optimize=False",
                       lambda b, subscripts, operands, optimize: einsum(b, subscripts, operands)),
 })
+
+def _divmod(b: IRBuilder, x: Item, y: Item) -> tuple[Value, Value]:
+    """``divmod(n, k)`` and ``np.divmod(x, y)``: the floor quotient and the remainder."""
+    return binary(b, "floordiv", x, y), binary(b, "remainder", x, y)
+
 
 # Methods and attributes of arrays (the receiver is the first argument).
 METHODS: dict[str, Callee] = {

@@ -21,7 +21,7 @@ from ..ir.graph import Value
 from ..ir.symbols import aten
 from . import numpy_lowering
 from .builder import Item, describe, is_tensor, scalar_type_of
-from .lowering import NUMPY_BINARY, binary
+from .lowering import _SYMBOL, NUMPY_BINARY, binary
 from .masked import Masked
 from .masked import store as masked_store
 from .numpy_arrays import is_int_array
@@ -64,10 +64,10 @@ class InPlaceStatements:
                   and current.type.rank == 0)
         if is_tensor(current) and not scalar:
             refuse_reversed_target(self.b, current)
-            if op is None:
-                raise self.unsupported(stmt, f"in-place {type(stmt.op).__name__} on an array")
             if not is_tensor(operand) and scalar_type_of(operand) is None:
                 raise self.b.error(f"cannot add a {describe(operand)} to an array in place")
+            if op is None:
+                return self._written_back(stmt, current, operand)
             self._check_inplace_cast(op, current, operand)
             if is_tensor(operand) and operand is not current \
                     and viewed(operand) is viewed(current):
@@ -87,6 +87,21 @@ class InPlaceStatements:
             result = binary(self.b, name, current, operand)
         self.assign(stmt.target, result)
 
+    def _written_back(self, stmt: ast.AugAssign, current: Value, operand: Item) -> None:
+        """``x //= v``, ``x %= v``, ``x **= v``, ``x &= v`` ... (ops aten has no in-place
+        form of here): computed out of place, which reads the operands first as NumPy
+        does, and copied into ``x`` (the caller's array, or the view written through)."""
+        from .expressions import _BINOPS
+
+        name = _BINOPS.get(type(stmt.op))
+        if name is None or name == "matmul":
+            raise self.unsupported(stmt, f"in-place {type(stmt.op).__name__} on an array")
+        self._check_inplace_cast(name, current, operand)
+        updated = binary(self.b, name, current, operand)
+        result = self.b.emit(aten.copy_, [current, updated, False], f"'{_SYMBOL[name]}='")
+        if isinstance(stmt.target, ast.Name):
+            self.assign(stmt.target, result)
+
     def _check_inplace_cast(self, op: str, current: Value, operand: Item) -> None:
         """NumPy writes ``x op= v`` into ``x`` only where its result dtype casts to ``x``'s
         "same_kind" (an int array's ``x /= 2`` and ``x += 1.5`` raise UFuncTypeError)."""
@@ -94,7 +109,7 @@ class InPlaceStatements:
         result = numpy_dtype(NUMPY_BINARY[op], [current, operand], self.b.numpy_scalars)
         if target is not None and result is not None and not np.can_cast(result, target,
                                                                          "same_kind"):
-            symbol = {"add": "+", "sub": "-", "mul": "*", "div": "/"}[op]
+            symbol = _SYMBOL[op]
             raise self.b.error(f"'{symbol}=': NumPy cannot write the {result} result into "
                                f"the {target} array in place (casting rule 'same_kind'); "
                                f"write x = x {symbol} v for a new array")

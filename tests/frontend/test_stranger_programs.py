@@ -357,7 +357,25 @@ def quiet_blocks(x):
         return y, x / 0.0
 
 
+def inplace_operators(a, x, n):
+    a -= 1                      # (a number operand: sub_ and div_ had no overload)
+    a //= 2                     # (//=, %=, **=, &= ... were refused)
+    b = a.copy()
+    b %= 3
+    b **= 2
+    b &= 6
+    b ^= 1
+    x -= 0.1                    # float32 stays float32, rounded as NumPy's
+    x /= 3
+    y = x.copy()
+    y //= 0.7
+    y %= 0.5
+    return a, b, x, y, divmod(n, 4), divmod(-n, 4), divmod(n + 0.5, 2)
+
+
 WRITES = [
+    ("inplace_operators", inplace_operators,
+     lambda: (np.arange(-5, 7, dtype=np.int32), _r(34, 7, dtype=np.float32), 7)),
     ("indexed_updates", indexed_updates, lambda: (np.array([0, 4, 4, 1, 0, 2]), _r(30, 6))),
     ("reversed_writes", reversed_writes, lambda: (_r(31, 8),)),
     ("flatten_is_a_copy", flatten_is_a_copy, lambda: (_r(32, 3, 4),)),
