@@ -103,6 +103,17 @@ def _unary(name: str, display: str) -> Callable[..., Item]:
     return lambda b, x: unary(b, name, x, display)
 
 
+def _math(name: str, display: str) -> Callable[..., Item]:
+    """``math.sqrt(x[0])``: a function of ``math`` takes the Python float of a NumPy scalar
+    (a 0-d array here) and computes in double, as Python does (in float32 it differed in
+    the last bits, and came back as an array)."""
+    def call(b: IRBuilder, x: Item) -> Item:
+        if is_tensor(x) or isinstance(x, Value) and x in b.numpy_scalars:
+            x = b.emit("aten::Float", [x], display)   # (a fresh Python float)
+        return unary(b, name, x, display)
+    return call
+
+
 def _binary(op: str, ufunc: Any = None) -> Callable[..., Item]:
     return lambda b, x1, x2: binary(b, op, x1, x2, ufunc)
 
@@ -202,17 +213,17 @@ CALLEES.update({
     min: Callee("min", "*args", numpy_arrays.extreme("min"), "promote"),
     max: Callee("max", "*args", numpy_arrays.extreme("max"), "promote"),
     len: Callee("len", "x, /", _len),
-    math.exp: Callee("math.exp", "x, /", _unary("exp", "math.exp")),
-    math.log: Callee("math.log", "x, /", _unary("log", "math.log")),
-    math.sqrt: Callee("math.sqrt", "x, /", _unary("sqrt", "math.sqrt")),
-    math.tanh: Callee("math.tanh", "x, /", _unary("tanh", "math.tanh")),
-    math.floor: Callee("math.floor", "x, /", _unary("floor", "math.floor")),
-    **{getattr(math, _m): Callee(f"math.{_m}", "x, /", _unary(_a, f"math.{_m}"))
+    math.exp: Callee("math.exp", "x, /", _math("exp", "math.exp")),
+    math.log: Callee("math.log", "x, /", _math("log", "math.log")),
+    math.sqrt: Callee("math.sqrt", "x, /", _math("sqrt", "math.sqrt")),
+    math.tanh: Callee("math.tanh", "x, /", _math("tanh", "math.tanh")),
+    math.floor: Callee("math.floor", "x, /", _math("floor", "math.floor")),
+    **{getattr(math, _m): Callee(f"math.{_m}", "x, /", _math(_a, f"math.{_m}"))
        for _m, _a in (("sin", "sin"), ("cos", "cos"), ("tan", "tan"), ("asin", "asin"),
                       ("acos", "acos"), ("atan", "atan"), ("sinh", "sinh"), ("cosh", "cosh"),
                       ("log1p", "log1p"), ("expm1", "expm1"), ("log2", "log2"),
                       ("log10", "log10"))},
-    math.ceil: Callee("math.ceil", "x, /", _unary("ceil", "math.ceil")),
+    math.ceil: Callee("math.ceil", "x, /", _math("ceil", "math.ceil")),
 })
 
 def _reduction(name: str) -> Callable[..., Item]:

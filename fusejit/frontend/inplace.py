@@ -42,6 +42,7 @@ class InPlaceStatements:
             self.at(stmt.target)
             if not is_tensor(base):
                 raise self.b.error(f"a {describe(base)} does not support item assignment")
+            self.keep_read_elements(base)
             if is_tensor(index) and dtype_of(index) == np.dtype(np.bool_):
                 return self._masked_update(stmt, base, index)
             items = index if isinstance(index, tuple) else (index,)
@@ -64,6 +65,7 @@ class InPlaceStatements:
                   and current.type.rank == 0)
         if is_tensor(current) and not scalar:
             refuse_reversed_target(self.b, current)
+            self.keep_read_elements(current)
             if not is_tensor(operand) and scalar_type_of(operand) is None:
                 raise self.b.error(f"cannot add a {describe(operand)} to an array in place")
             if op is None:

@@ -40,6 +40,7 @@ from ..passes.constant_pooling import constant_pooling
 from ..passes.dead_code_elimination import eliminate_dead_code
 from . import numpy_arrays, numpy_lowering
 from .builder import IRBuilder, Item, describe, is_tensor, remove_unused_constants
+from .constructs import ErrstateBlocks
 from .containers import ContainerStatements
 from .expressions import (
     SCALAR_ANNOTATIONS,
@@ -174,44 +175,9 @@ def load_source(fn) -> FunctionSource:
     if not isinstance(tree, ast.FunctionDef):
         raise ScriptError(f"{fn.__qualname__}: expected a def statement in its source")
     src = FunctionSource(fn, tree, file, first_line - 1, indent)
-    _ErrstateBlocks(src).visit(tree)
+    ErrstateBlocks(src.closure, src.globals).visit(tree)
     _SOURCES[fn] = src
     return src
-
-
-class _ErrstateBlocks(ast.NodeTransformer):
-    """``with np.errstate(divide="ignore"): body`` becomes ``body``: a compiled function
-    gives no floating-point warnings to silence (its values are NumPy's either way). Blocks
-    that ask for errors (``all="raise"``) or bind a name stay ``with`` statements, which
-    are refused at their line."""
-
-    _QUIET = frozenset({"ignore", "warn", "print", "log"})
-
-    def __init__(self, src: FunctionSource):
-        self.src = src
-
-    def visit_With(self, node: ast.With) -> Any:
-        self.generic_visit(node)
-        if all(self._quiet(item) for item in node.items):
-            return node.body
-        return node
-
-    def _quiet(self, item: ast.withitem) -> bool:
-        call = item.context_expr
-        return (item.optional_vars is None and isinstance(call, ast.Call) and not call.args
-                and self._resolve(call.func) is np.errstate
-                and all(k.arg is not None and isinstance(k.value, ast.Constant)
-                        and k.value.value in self._QUIET for k in call.keywords))
-
-    def _resolve(self, node: ast.expr) -> Any:
-        """The module-level object a dotted name (``np.errstate``) is, or None."""
-        if isinstance(node, ast.Attribute):
-            return getattr(self._resolve(node.value), node.attr, None)
-        if isinstance(node, ast.Name):
-            for scope in (self.src.closure, self.src.globals):
-                if node.id in scope:
-                    return scope[node.id]
-        return None
 
 
 def _lambda_source(fn) -> FunctionSource:
@@ -417,6 +383,11 @@ class StatementEmitter(LoopStatements, ContainerStatements, InPlaceStatements,
                 self.at(target)
                 raise self.b.error(f"cannot unpack {len(value)} values into "
                                    f"{len(target.elts)} names")
+            if any(isinstance(t, ast.Subscript) for t in target.elts):
+                # a[0], a[1] = a[1], a[0]: every value is read before the first write
+                value = [self.b.emit("aten::clone", [v, None], "a copy of the element")
+                         if is_tensor(v) and v.type.rank == 0
+                         and v.node.kind in numpy_lowering.VIEW_KINDS else v for v in value]
             for t, v in zip(target.elts, value):
                 self.assign(t, v)
             return
@@ -429,6 +400,7 @@ class StatementEmitter(LoopStatements, ContainerStatements, InPlaceStatements,
             self.at(target)
             if not is_tensor(base):
                 raise self.b.error(f"a {describe(base)} does not support item assignment")
+            self.keep_read_elements(base)
             if isinstance(value, Masked) or is_tensor(index) and \
                     dtype_of(index) == np.dtype(np.bool_):
                 masked_store(self.b, base, index, value)
@@ -436,6 +408,25 @@ class StatementEmitter(LoopStatements, ContainerStatements, InPlaceStatements,
                 numpy_lowering.store(self.b, base, index, value)
             return
         raise self.unsupported(target, "assignment to an attribute")
+
+    def keep_read_elements(self, written: Value) -> None:
+        """Before a write into ``written``'s array: a name bound to one of its elements
+        (``t = x[0]``: a 0-d view here, a NumPy scalar in NumPy) keeps the value it read, so
+        ``t = x[0]; x[0] = x[1]; x[1] = t`` swaps. The copy goes right after the read, every
+        use of the read takes it, and so do the names that held it."""
+        base = numpy_lowering.viewed(written)
+        copies = self.element_copies
+        for name, item in list(self.env.items()):
+            item = copies.get(item, item)
+            if is_tensor(item) and item.type.rank == 0 and \
+                    item.node.kind in numpy_lowering.VIEW_KINDS and \
+                    numpy_lowering.viewed(item) is base:
+                with self.b.graph.inserting_after(item.node):
+                    copy = self.b.emit("aten::clone", [item, None], "a copy of the element")
+                item.replace_all_uses_with(copy)
+                copy.node.replace_input(0, item)
+                copies[item] = copy
+            self.env[name] = item
 
     def materialize(self, item: Item) -> Any:
         """Literals in ``item`` as constants (so a variable is always a graph value)."""

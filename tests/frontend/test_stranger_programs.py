@@ -10,6 +10,8 @@ frontend fixes). Where NumPy raises whatever the values, fusejit must raise a
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -373,7 +375,23 @@ def inplace_operators(a, x, n):
     return a, b, x, y, divmod(n, 4), divmod(-n, 4), divmod(n + 0.5, 2)
 
 
+def element_swaps(x):
+    a = x.copy()
+    t = a[0]                    # a NumPy scalar: it keeps its value when a[0] is written
+    a[0] = a[1]
+    a[1] = t
+    a[2], a[3] = a[3], a[2]
+    for i in range(len(a)):     # bubble sort, both swaps
+        for j in range(len(a) - 1 - i):
+            if a[j] > a[j + 1]:
+                a[j], a[j + 1] = a[j + 1], a[j]
+    first = x[0]
+    x += 1                      # the caller's array
+    return a, first, x, math.sqrt(abs(first)), math.floor(x[1]), math.tanh(np.float32(0.5))
+
+
 WRITES = [
+    ("element_swaps", element_swaps, lambda: (_r(35, 7),)),
     ("inplace_operators", inplace_operators,
      lambda: (np.arange(-5, 7, dtype=np.int32), _r(34, 7, dtype=np.float32), 7)),
     ("indexed_updates", indexed_updates, lambda: (np.array([0, 4, 4, 1, 0, 2]), _r(30, 6))),
