@@ -42,9 +42,8 @@ _STATEMENT_TEXT = {
           "`x is None`, `x.ndim == 2`)",
     "While": "`while` with `break`/`continue`",
     "For": "`for` over `range(...)`, an array's rows, a list, a tuple (unrolled), "
-           "`enumerate(...)`, `zip(...)`; `break`/`continue`; names first assigned in a loop are "
-           "read "
-           "after it (an error if it ran zero times)",
+           "`enumerate(...)`, `zip(...)`, `enumerate(zip(...))`; `break`/`continue`; names "
+           "first assigned in a loop are read after it (an error if it ran zero times)",
     "Expr": "expression statements, `list.append(v)`, `print(...)`",
     "FunctionDef": "`def` and `lambda` inside the function (inlined where called; they read "
                    "the enclosing names)",

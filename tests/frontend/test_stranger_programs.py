@@ -451,3 +451,16 @@ def test_int_division_by_zero_says_what_numpy_does_instead():
     with pytest.raises(fusejit.InterpreterError, match="NumPy returns 0") as error:
         fusejit.jit(floor_division)(np.arange(3), np.array([1, 0, 2]))
     assert __file__.rsplit("/", 1)[-1] in str(error.value)
+
+
+def enumerate_zip(x, y):
+    s = 0.0
+    for i, (a, b) in enumerate(zip(x, y)):          # (was: call to unknown function 'zip')
+        s += i * a * b
+    for k, (u, v) in enumerate(zip((1.0, 2.0), (x[0], y[1]))):
+        s -= k * u * v
+    return s
+
+
+def test_enumerate_over_zip_matches_numpy():
+    test_program_matches_numpy(enumerate_zip, lambda: (_r(36, 5), _r(37, 4)))
