@@ -268,6 +268,9 @@ class StatementEmitter(LoopStatements, ContainerStatements, InPlaceStatements,
         self.live_after: list[set[str]] = [set()]
         self.loop_depth = 0
         self.loop_count = 0  # numbers the hidden names of rewritten loops ($break1 ...)
+        # The emitters of the functions this one is inlined into (their names' elements
+        # are kept too when a helper writes an array: keep_read_elements).
+        self.callers: tuple[StatementEmitter, ...] = ()
 
     def emit_function_body(self) -> Item:
         result = self.emit_statements(self.src.tree.body)
@@ -415,18 +418,20 @@ class StatementEmitter(LoopStatements, ContainerStatements, InPlaceStatements,
         ``t = x[0]; x[0] = x[1]; x[1] = t`` swaps. The copy goes right after the read, every
         use of the read takes it, and so do the names that held it."""
         base = numpy_lowering.viewed(written)
-        copies = self.element_copies
-        for name, item in list(self.env.items()):
-            item = copies.get(item, item)
-            if is_tensor(item) and item.type.rank == 0 and \
-                    item.node.kind in numpy_lowering.VIEW_KINDS and \
-                    numpy_lowering.viewed(item) is base:
-                with self.b.graph.inserting_after(item.node):
-                    copy = self.b.emit("aten::clone", [item, None], "a copy of the element")
-                item.replace_all_uses_with(copy)
-                copy.node.replace_input(0, item)
-                copies[item] = copy
-            self.env[name] = item
+        for emitter in (self, *self.callers):
+            copies = emitter.element_copies
+            for name, item in list(emitter.env.items()):
+                item = copies.get(item, item)
+                if is_tensor(item) and item.type.rank == 0 and \
+                        item.node.kind in numpy_lowering.VIEW_KINDS and \
+                        numpy_lowering.viewed(item) is base:
+                    with self.b.graph.inserting_after(item.node):
+                        copy = self.b.emit("aten::clone", [item, None], "a copy of the element")
+                    item.replace_all_uses_with(copy)
+                    copy.node.replace_input(0, item)
+                    copies[item] = copy
+                    item = copy
+                emitter.env[name] = item
 
     def materialize(self, item: Item) -> Any:
         """Literals in ``item`` as constants (so a variable is always a graph value)."""
@@ -494,6 +499,7 @@ class StatementEmitter(LoopStatements, ContainerStatements, InPlaceStatements,
         call_loc = self.b.loc
         src = fn.source if local else load_source(fn)
         helper = StatementEmitter(self.b, src, self.inline_stack + (fn,))
+        helper.callers = (*self.callers, self)
         if local:
             helper.env.update(fn.scope())   # (a closure: the enclosing function's names)
         params = _parameters(helper, src.tree)
