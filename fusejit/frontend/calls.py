@@ -314,7 +314,7 @@ CALLEES.update({
     np.nan_to_num: Callee("np.nan_to_num", "x, copy=True, nan=0.0, posinf=None, neginf=None",
                           U.nan_to_num, "same"),
     np.ptp: Callee("np.ptp", "a, axis=None, out=None, keepdims=False", U.ptp),
-    np.cumsum: Callee("np.cumsum", "a, axis=None", numpy_lowering.cumsum),
+    np.cumsum: Callee("np.cumsum", "a, axis=None, dtype=None", numpy_lowering.cumsum),
     np.square: Callee("np.square", "x, /", numpy_lowering.square),
     np.dot: Callee("np.dot", "a, b, /", numpy_lowering.dot),
     np.zeros: Callee("np.zeros", "shape, dtype=None", lambda b, s, d: numpy_lowering.filled(
@@ -446,7 +446,10 @@ METHODS: dict[str, Callee] = {
     "swapaxes": Callee("swapaxes", "self, axis1, axis2", numpy_more.swapaxes),
     "item": Callee("item", "self", _item),
     "fill": Callee("fill", "self, value", lambda b, x, v: numpy_lowering.store(b, x, ..., v)),
-    "cumsum": Callee("cumsum", "self, axis=None", numpy_lowering.cumsum),
+    "cumsum": Callee("cumsum", "self, axis=None, dtype=None", numpy_lowering.cumsum),
+    # (in place, as NumPy's: the sorted copy written back)
+    "sort": Callee("sort", "self, axis=-1, kind=None", lambda b, x, axis, kind:
+                   numpy_lowering.store(b, x, ..., numpy_linalg.sort(b, x, axis, kind))),
     "copy": Callee("copy", "self", numpy_lowering.copy),
     "astype": Callee("astype", "self, dtype", numpy_lowering.astype),
     "dot": Callee("dot", "self, b", numpy_lowering.dot),

@@ -493,7 +493,7 @@ class ExpressionEmitter(StaticConditions):
                 isinstance(func, Sugared) and inspect.isfunction(func.obj)):
             raise self.b.error(MASK_HINT)
         if isinstance(func, BoundMethod):
-            if func.name == "fill" and hasattr(self, "keep_read_elements"):
+            if func.name in ("fill", "sort") and hasattr(self, "keep_read_elements"):
                 self.keep_read_elements(func.receiver)   # (x.fill(v) writes x)
             return METHODS[func.name](self.b, [func.receiver, *args], kwargs)
         if isinstance(func, LocalFunction):   # (a def or lambda of this function: inlined)

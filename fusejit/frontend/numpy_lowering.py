@@ -90,12 +90,18 @@ def reduce(b: IRBuilder, name: str, x: Item, axis: Item = None, keepdims: Item =
     return b.emit(kind, [x, dims, keep], what)
 
 
-def cumsum(b: IRBuilder, x: Item, axis: Item = None) -> Value:
+def cumsum(b: IRBuilder, x: Item, axis: Item = None, dtype: Any = None) -> Value:
+    """``np.cumsum``/``x.cumsum()``; ``dtype=`` sums in that dtype (``x`` cast first)."""
     x = _array(b, x, "cumsum")
-    (x,) = conform(b, np.cumsum, [x], "cumsum")
+    code = None
+    if is_none(dtype):
+        (x,) = conform(b, np.cumsum, [x], "cumsum")
+    else:
+        code = dtype_code(b, dtype, None, "cumsum")
+        x = cast(b, x, np.dtype(dtype), "cumsum")
     if is_none(axis):
         x, axis = reshape(b, x, (-1,)), 0
-    return b.emit(aten.cumsum, [x, b.static_int(axis, "cumsum's axis"), None], "cumsum")
+    return b.emit(aten.cumsum, [x, b.static_int(axis, "cumsum's axis"), code], "cumsum")
 
 
 # -- indexing -------------------------------------------------------------------------------

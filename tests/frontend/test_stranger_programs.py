@@ -474,3 +474,18 @@ def enumerate_zip(x, y):
 
 def test_enumerate_over_zip_matches_numpy():
     test_program_matches_numpy(enumerate_zip, lambda: (_r(36, 5), _r(37, 4)))
+
+
+def sorts_and_comparisons(x, y, a):
+    t = x[0]
+    x.sort()                    # in place, the caller's array (was refused)
+    a.sort(axis=0)
+    z = np.where(y > 0, np.nan, y)
+    return (t, x, a, np.array_equal(x, y), np.array_equal(x, x[:3]), np.array_equal(z, z),
+            np.array_equal(z, z, equal_nan=True), np.cumsum(a, axis=0, dtype=np.float32),
+            a.cumsum(dtype=np.int32))
+
+
+def test_in_place_sort_array_equal_and_cumsum_dtype_match_numpy():
+    test_program_matches_numpy(sorts_and_comparisons, lambda: (_r(38, 6), _r(39, 6),
+                                                               _r(40, 3, 4)))
