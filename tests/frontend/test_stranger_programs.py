@@ -489,3 +489,13 @@ def sorts_and_comparisons(x, y, a):
 def test_in_place_sort_array_equal_and_cumsum_dtype_match_numpy():
     test_program_matches_numpy(sorts_and_comparisons, lambda: (_r(38, 6), _r(39, 6),
                                                                _r(40, 3, 4)))
+
+
+def beyond_range_comparisons(u, i):
+    # NumPy 2 compares with a Python int outside the dtype exactly (was an OverflowError)
+    return u > -1, u == -1, -1 < u, u < 300, u != 256, i < 200, i >= -200, 1000 == i
+
+
+def test_comparisons_with_ints_beyond_the_dtype_match_numpy():
+    test_program_matches_numpy(beyond_range_comparisons, lambda: (
+        np.array([0, 7, 255], dtype=np.uint8), np.array([-128, 0, 127], dtype=np.int8)))
