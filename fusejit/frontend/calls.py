@@ -103,6 +103,17 @@ def _unary(name: str, display: str) -> Callable[..., Item]:
     return lambda b, x: unary(b, name, x, display)
 
 
+def _math(name: str, display: str) -> Callable[..., Item]:
+    """``math.sqrt(x[0])``: a function of ``math`` takes the Python float of a NumPy scalar
+    (a 0-d array here) and computes in double, as Python does (in float32 it differed in
+    the last bits, and came back as an array)."""
+    def call(b: IRBuilder, x: Item) -> Item:
+        if is_tensor(x) or isinstance(x, Value) and x in b.numpy_scalars:
+            x = b.emit("aten::Float", [x], display)   # (a fresh Python float)
+        return unary(b, name, x, display)
+    return call
+
+
 def _binary(op: str, ufunc: Any = None) -> Callable[..., Item]:
     return lambda b, x1, x2: binary(b, op, x1, x2, ufunc)
 
@@ -184,8 +195,8 @@ CALLEES.update({
     np.round: Callee("np.round", "a, decimals=0", numpy_more.round_, "same"),
     np.around: Callee("np.around", "a, decimals=0", numpy_more.round_, "same"),
     round: Callee("round", "number, ndigits=None", numpy_more.builtin_round),
-    np.divmod: Callee("np.divmod", "x1, x2, /", lambda b, x, y: (
-        binary(b, "floordiv", x, y), binary(b, "remainder", x, y))),
+    np.divmod: Callee("np.divmod", "x1, x2, /", lambda b, x, y: _divmod(b, x, y)),
+    divmod: Callee("divmod", "a, b, /", lambda b, x, y: _divmod(b, x, y)),
     F.threshold: Callee("F.threshold", "x, threshold, value", _aten("threshold", "F.threshold"),
                         "same"),
     F.lerp: Callee("F.lerp", "start, end, weight", _aten("lerp", "F.lerp"), "promote"),
@@ -202,17 +213,17 @@ CALLEES.update({
     min: Callee("min", "*args", numpy_arrays.extreme("min"), "promote"),
     max: Callee("max", "*args", numpy_arrays.extreme("max"), "promote"),
     len: Callee("len", "x, /", _len),
-    math.exp: Callee("math.exp", "x, /", _unary("exp", "math.exp")),
-    math.log: Callee("math.log", "x, /", _unary("log", "math.log")),
-    math.sqrt: Callee("math.sqrt", "x, /", _unary("sqrt", "math.sqrt")),
-    math.tanh: Callee("math.tanh", "x, /", _unary("tanh", "math.tanh")),
-    math.floor: Callee("math.floor", "x, /", _unary("floor", "math.floor")),
-    **{getattr(math, _m): Callee(f"math.{_m}", "x, /", _unary(_a, f"math.{_m}"))
+    math.exp: Callee("math.exp", "x, /", _math("exp", "math.exp")),
+    math.log: Callee("math.log", "x, /", _math("log", "math.log")),
+    math.sqrt: Callee("math.sqrt", "x, /", _math("sqrt", "math.sqrt")),
+    math.tanh: Callee("math.tanh", "x, /", _math("tanh", "math.tanh")),
+    math.floor: Callee("math.floor", "x, /", _math("floor", "math.floor")),
+    **{getattr(math, _m): Callee(f"math.{_m}", "x, /", _math(_a, f"math.{_m}"))
        for _m, _a in (("sin", "sin"), ("cos", "cos"), ("tan", "tan"), ("asin", "asin"),
                       ("acos", "acos"), ("atan", "atan"), ("sinh", "sinh"), ("cosh", "cosh"),
                       ("log1p", "log1p"), ("expm1", "expm1"), ("log2", "log2"),
                       ("log10", "log10"))},
-    math.ceil: Callee("math.ceil", "x, /", _unary("ceil", "math.ceil")),
+    math.ceil: Callee("math.ceil", "x, /", _math("ceil", "math.ceil")),
 })
 
 def _reduction(name: str) -> Callable[..., Item]:
@@ -303,7 +314,7 @@ CALLEES.update({
     np.nan_to_num: Callee("np.nan_to_num", "x, copy=True, nan=0.0, posinf=None, neginf=None",
                           U.nan_to_num, "same"),
     np.ptp: Callee("np.ptp", "a, axis=None, out=None, keepdims=False", U.ptp),
-    np.cumsum: Callee("np.cumsum", "a, axis=None", numpy_lowering.cumsum),
+    np.cumsum: Callee("np.cumsum", "a, axis=None, dtype=None", numpy_lowering.cumsum),
     np.square: Callee("np.square", "x, /", numpy_lowering.square),
     np.dot: Callee("np.dot", "a, b, /", numpy_lowering.dot),
     np.zeros: Callee("np.zeros", "shape, dtype=None", lambda b, s, d: numpy_lowering.filled(
@@ -417,6 +428,11 @@ CALLEES.update({
                       lambda b, subscripts, operands, optimize: einsum(b, subscripts, operands)),
 })
 
+def _divmod(b: IRBuilder, x: Item, y: Item) -> tuple[Value, Value]:
+    """``divmod(n, k)`` and ``np.divmod(x, y)``: the floor quotient and the remainder."""
+    return binary(b, "floordiv", x, y), binary(b, "remainder", x, y)
+
+
 # Methods and attributes of arrays (the receiver is the first argument).
 METHODS: dict[str, Callee] = {
     "reshape": Callee("reshape", "self, *shape", _reshape_method),
@@ -430,11 +446,16 @@ METHODS: dict[str, Callee] = {
     "swapaxes": Callee("swapaxes", "self, axis1, axis2", numpy_more.swapaxes),
     "item": Callee("item", "self", _item),
     "fill": Callee("fill", "self, value", lambda b, x, v: numpy_lowering.store(b, x, ..., v)),
-    "cumsum": Callee("cumsum", "self, axis=None", numpy_lowering.cumsum),
+    "cumsum": Callee("cumsum", "self, axis=None, dtype=None", numpy_lowering.cumsum),
+    # (in place, as NumPy's: the sorted copy written back)
+    "sort": Callee("sort", "self, axis=-1, kind=None", lambda b, x, axis, kind:
+                   numpy_lowering.store(b, x, ..., numpy_linalg.sort(b, x, axis, kind))),
     "copy": Callee("copy", "self", numpy_lowering.copy),
     "astype": Callee("astype", "self, dtype", numpy_lowering.astype),
     "dot": Callee("dot", "self, b", numpy_lowering.dot),
-    "flatten": Callee("flatten", "self", lambda b, x: reshape(b, x, (-1,))),
+    # (flatten is always a copy in NumPy, ravel a view where the layout allows)
+    "flatten": Callee("flatten", "self", lambda b, x: numpy_lowering.copy(
+        b, reshape(b, x, (-1,)))),
     "ravel": Callee("ravel", "self", lambda b, x: reshape(b, x, (-1,))),
     "trace": Callee("trace", "self, offset=0, axis1=0, axis2=1, dtype=None, out=None",
                     numpy_arrays.trace),

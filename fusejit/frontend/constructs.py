@@ -1,9 +1,13 @@
 """What the frontend calls each Python construct it does not translate, and what to write
-instead (``ExpressionEmitter.unsupported`` puts both in the error)."""
+instead (``ExpressionEmitter.unsupported`` puts both in the error); and the one ``with``
+it does translate (``ErrstateBlocks``)."""
 
 from __future__ import annotations
 
 import ast
+from typing import Any
+
+import numpy as np
 
 # What the error message calls a construct the frontend does not translate.
 CONSTRUCT_NAMES = {
@@ -46,4 +50,40 @@ if hasattr(ast, "Match"):
     CONSTRUCT_NAMES[ast.Match] = "a match statement"
 
 
-__all__ = ["CONSTRUCT_NAMES", "INSTEAD"]
+
+class ErrstateBlocks(ast.NodeTransformer):
+    """``with np.errstate(divide="ignore"): body`` becomes ``body``: a compiled function
+    gives no floating-point warnings to silence (its values are NumPy's either way). Blocks
+    that ask for errors (``all="raise"``) or bind a name stay ``with`` statements, which
+    are refused at their line."""
+
+    _QUIET = frozenset({"ignore", "warn", "print", "log"})
+
+    def __init__(self, *scopes: dict[str, Any]):
+        self.scopes = scopes   # (the function's closure and globals)
+
+    def visit_With(self, node: ast.With) -> Any:
+        self.generic_visit(node)
+        if all(self._quiet(item) for item in node.items):
+            return node.body
+        return node
+
+    def _quiet(self, item: ast.withitem) -> bool:
+        call = item.context_expr
+        return (item.optional_vars is None and isinstance(call, ast.Call) and not call.args
+                and self._resolve(call.func) is np.errstate
+                and all(k.arg is not None and isinstance(k.value, ast.Constant)
+                        and k.value.value in self._QUIET for k in call.keywords))
+
+    def _resolve(self, node: ast.expr) -> Any:
+        """The module-level object a dotted name (``np.errstate``) is, or None."""
+        if isinstance(node, ast.Attribute):
+            return getattr(self._resolve(node.value), node.attr, None)
+        if isinstance(node, ast.Name):
+            for scope in self.scopes:
+                if node.id in scope:
+                    return scope[node.id]
+        return None
+
+
+__all__ = ["CONSTRUCT_NAMES", "INSTEAD", "ErrstateBlocks"]

@@ -145,6 +145,9 @@ class ExpressionEmitter(StaticConditions):
         self.b = b
         self.src = src
         self.env: dict[str, Any] = {}
+        # An element read into a name, and its copy once its array is written (the names
+        # that held the read now hold the copy: ``StatementEmitter.keep_read_elements``).
+        self.element_copies: dict[Value, Value] = {}
 
     # -- locations ----------------------------------------------------------------------------
 
@@ -201,6 +204,8 @@ class ExpressionEmitter(StaticConditions):
         name = node.id
         if name in self.env:
             item = self.env[name]
+            if isinstance(item, Value):  # (an element read before a write: its copy)
+                item = self.element_copies.get(item, item)
             if isinstance(item, Undefined):
                 self.at(node)
                 raise self.b.error(f"{name!r} is not defined here: {item.reason}")
@@ -488,6 +493,8 @@ class ExpressionEmitter(StaticConditions):
                 isinstance(func, Sugared) and inspect.isfunction(func.obj)):
             raise self.b.error(MASK_HINT)
         if isinstance(func, BoundMethod):
+            if func.name in ("fill", "sort") and hasattr(self, "keep_read_elements"):
+                self.keep_read_elements(func.receiver)   # (x.fill(v) writes x)
             return METHODS[func.name](self.b, [func.receiver, *args], kwargs)
         if isinstance(func, LocalFunction):   # (a def or lambda of this function: inlined)
             return self.inline_call(func, args, kwargs)
@@ -519,6 +526,11 @@ class ExpressionEmitter(StaticConditions):
     def append(self, node: ast.Call) -> Item:
         """``xs.append(v)``: on a Python list while scripting, ``aten::append`` on an IR list."""
         items = self.eval(node.func.value)  # type: ignore[attr-defined]
+        if isinstance(items, Sugared):   # np.append(x, v): not a list's method
+            self.at(node)
+            raise self.b.error(f"{items.name}.append is not supported (it copies the whole "
+                               f"array each call); write np.concatenate((x, np.array([v]))), or "
+                               f"append to a list and np.array(...) it after the loop")
         if len(node.args) != 1 or node.keywords:
             raise self.unsupported(node, "append() with other than one argument")
         value = self.eval_value(node.args[0])

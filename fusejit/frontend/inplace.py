@@ -21,10 +21,12 @@ from ..ir.graph import Value
 from ..ir.symbols import aten
 from . import numpy_lowering
 from .builder import Item, describe, is_tensor, scalar_type_of
-from .lowering import NUMPY_BINARY, binary
+from .lowering import _SYMBOL, NUMPY_BINARY, binary
 from .masked import Masked
 from .masked import store as masked_store
+from .numpy_arrays import is_int_array
 from .numpy_dtypes import dtype_of, numpy_dtype
+from .numpy_lowering import refuse_reversed_target, viewed
 
 
 class InPlaceStatements:
@@ -40,8 +42,14 @@ class InPlaceStatements:
             self.at(stmt.target)
             if not is_tensor(base):
                 raise self.b.error(f"a {describe(base)} does not support item assignment")
+            self.keep_read_elements(base)
             if is_tensor(index) and dtype_of(index) == np.dtype(np.bool_):
                 return self._masked_update(stmt, base, index)
+            items = index if isinstance(index, tuple) else (index,)
+            if any(is_int_array(self.b, i) or isinstance(i, slice)
+                   and numpy_lowering.negative_step(self.b, i) for i in items):
+                # (a gathered or flipped copy, not a view: computed, then stored)
+                return self._indexed_update(stmt, base, index)
             current = numpy_lowering.index(self.b, base, index)
         elif isinstance(stmt.target, ast.Name):
             current = self.eval_Name(ast.copy_location(ast.Name(stmt.target.id, ast.Load()),
@@ -56,13 +64,15 @@ class InPlaceStatements:
         scalar = (isinstance(stmt.target, ast.Name) and is_tensor(current)
                   and current.type.rank == 0)
         if is_tensor(current) and not scalar:
-            if op is None:
-                raise self.unsupported(stmt, f"in-place {type(stmt.op).__name__} on an array")
+            refuse_reversed_target(self.b, current)
+            self.keep_read_elements(current)
             if not is_tensor(operand) and scalar_type_of(operand) is None:
                 raise self.b.error(f"cannot add a {describe(operand)} to an array in place")
+            if op is None:
+                return self._written_back(stmt, current, operand)
             self._check_inplace_cast(op, current, operand)
             if is_tensor(operand) and operand is not current \
-                    and _viewed(operand) is _viewed(current):
+                    and viewed(operand) is viewed(current):
                 # x[1:] += x[:-1]: NumPy reads the operand before writing (a compiled loop
                 # would read what it has just written)
                 operand = self.b.emit("aten::clone", [operand, None], "a copy of the operand")
@@ -79,6 +89,21 @@ class InPlaceStatements:
             result = binary(self.b, name, current, operand)
         self.assign(stmt.target, result)
 
+    def _written_back(self, stmt: ast.AugAssign, current: Value, operand: Item) -> None:
+        """``x //= v``, ``x %= v``, ``x **= v``, ``x &= v`` ... (ops aten has no in-place
+        form of here): computed out of place, which reads the operands first as NumPy
+        does, and copied into ``x`` (the caller's array, or the view written through)."""
+        from .expressions import _BINOPS
+
+        name = _BINOPS.get(type(stmt.op))
+        if name is None or name == "matmul":
+            raise self.unsupported(stmt, f"in-place {type(stmt.op).__name__} on an array")
+        self._check_inplace_cast(name, current, operand)
+        updated = binary(self.b, name, current, operand)
+        result = self.b.emit(aten.copy_, [current, updated, False], f"'{_SYMBOL[name]}='")
+        if isinstance(stmt.target, ast.Name):
+            self.assign(stmt.target, result)
+
     def _check_inplace_cast(self, op: str, current: Value, operand: Item) -> None:
         """NumPy writes ``x op= v`` into ``x`` only where its result dtype casts to ``x``'s
         "same_kind" (an int array's ``x /= 2`` and ``x += 1.5`` raise UFuncTypeError)."""
@@ -86,7 +111,7 @@ class InPlaceStatements:
         result = numpy_dtype(NUMPY_BINARY[op], [current, operand], self.b.numpy_scalars)
         if target is not None and result is not None and not np.can_cast(result, target,
                                                                          "same_kind"):
-            symbol = {"add": "+", "sub": "-", "mul": "*", "div": "/"}[op]
+            symbol = _SYMBOL[op]
             raise self.b.error(f"'{symbol}=': NumPy cannot write the {result} result into "
                                f"the {target} array in place (casting rule 'same_kind'); "
                                f"write x = x {symbol} v for a new array")
@@ -109,14 +134,25 @@ class InPlaceStatements:
         masked_store(self.b, base, mask, Masked(updated, mask))
 
 
+    def _indexed_update(self, stmt: ast.AugAssign, base: Value, index: Item) -> None:
+        """``x[idx] += v`` with an integer-array index (``counts[a[i]] += 1`` too) or a
+        negative-step slice (``x[::-1] += v``):
+        ``x[idx] = x[idx] + v``, as NumPy runs it (a gathered copy updated, then written back
+        with ``index_put_``, the last write winning where indices repeat). Updating the
+        gathered copy in place would leave ``x`` as it was."""
+        from .expressions import _BINOPS
+
+        current = numpy_lowering.index(self.b, base, index)
+        operand = self.eval_value(stmt.value)
+        self.at(stmt)
+        op = _BINOPS.get(type(stmt.op))
+        if op is None:
+            raise self.unsupported(stmt, f"the operator {type(stmt.op).__name__}")
+        updated = binary(self.b, op, current, operand)
+        if not np.can_cast(dtype_of(updated), dtype_of(base), "same_kind"):
+            raise self.b.error(f"x[idx] op= v: the result ({dtype_of(updated)}) cannot be "
+                               f"cast to the array's dtype ({dtype_of(base)}), as in NumPy")
+        numpy_lowering.store(self.b, base, index, updated)
+
+
 _INPLACE = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div"}
-_VIEW_KINDS = frozenset(f"aten::{name}" for name in (
-    "slice", "select", "unsqueeze", "squeeze", "t", "transpose", "permute", "reshape", "view",
-    "expand", "diagonal", "numpy_T", "swapaxes"))
-
-
-def _viewed(value: Value) -> Value:
-    """The array ``value`` is a view of (through slices, transposes, reshapes ...)."""
-    while value.node.kind in _VIEW_KINDS:
-        value = value.node.inputs[0]
-    return value

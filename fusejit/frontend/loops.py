@@ -123,6 +123,11 @@ def is_enumerate(node: ast.expr) -> bool:
             and node.func.id == "enumerate" and len(node.args) == 1 and not node.keywords)
 
 
+def _is_zip(node: ast.expr) -> bool:
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+            and node.func.id == "zip" and bool(node.args) and not node.keywords)
+
+
 def appended_names(stmts: list[ast.stmt]) -> set[str]:
     """Names ``x`` of ``x.append(...)`` calls in ``stmts``."""
     names = set()
@@ -174,16 +179,17 @@ class LoopStatements:
             else ast.While(stmt.test, body, [])
         return ast.copy_location(new, stmt), breaks
 
-    def _for_over_zip(self, stmt: ast.For) -> None:
-        """``for a, b in zip(xs, ys)``: unrolled over tuples and lists, else indexed by
-        ``range(min(len(xs), len(ys)))``."""
-        sequences = [self.eval_value(arg) for arg in stmt.iter.args]
+    def _for_over_zip(self, stmt: ast.For, call: ast.Call, enumerated: bool = False) -> None:
+        """``for a, b in zip(xs, ys)`` (``call`` is the zip; ``for i, (a, b) in
+        enumerate(zip(xs, ys))`` when ``enumerated``): unrolled over tuples and lists, else
+        indexed by ``range(min(len(xs), len(ys)))``."""
+        sequences = [self.eval_value(arg) for arg in call.args]
         if all(isinstance(s, (tuple, list)) for s in sequences):
             if exit_kinds(stmt.body):
                 raise self.unsupported(stmt, "break or continue in a loop over tuples (write "
                                              "an if around the rest of the body)")
-            for items in zip(*sequences):
-                self.assign(stmt.target, tuple(items))
+            for i, items in enumerate(zip(*sequences)):
+                self.assign(stmt.target, (i, tuple(items)) if enumerated else tuple(items))
                 self.emit_statements(stmt.body)
             return
         self.loop_count += 1
@@ -205,6 +211,8 @@ class LoopStatements:
         items = ast.copy_location(ast.Tuple([ast.copy_location(ast.Subscript(
             name_node(n, at), name_node(counter, at), ast.Load()), at) for n in names],
             ast.Load()), at)
+        if enumerated:
+            items = ast.copy_location(ast.Tuple([name_node(counter, at), items], ast.Load()), at)
         unpack = ast.copy_location(ast.Assign([stmt.target], items), at)
         bounds = ast.copy_location(ast.Call(name_node("range", at), [length], []), at)
         loop = ast.For(name_node(counter, at, store=True), bounds, [unpack, *stmt.body], [])
@@ -212,9 +220,11 @@ class LoopStatements:
 
     def _for_over_sequence(self, stmt: ast.For) -> None:
         """``for x in xs`` / ``enumerate(xs)``: unrolled over a tuple, else indexed by range."""
-        if isinstance(stmt.iter, ast.Call) and isinstance(stmt.iter.func, ast.Name) \
-                and stmt.iter.func.id == "zip" and stmt.iter.args and not stmt.iter.keywords:
-            return self._for_over_zip(stmt)
+        if _is_zip(stmt.iter):
+            return self._for_over_zip(stmt, stmt.iter)
+        if is_enumerate(stmt.iter) and _is_zip(stmt.iter.args[0]) and isinstance(
+                stmt.target, (ast.Tuple, ast.List)) and len(stmt.target.elts) == 2:
+            return self._for_over_zip(stmt, stmt.iter.args[0], enumerated=True)
         source = stmt.iter.args[0] if is_enumerate(stmt.iter) else stmt.iter
         sequence = self.eval_value(source)
         if isinstance(sequence, (tuple, list)):

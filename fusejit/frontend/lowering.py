@@ -24,6 +24,7 @@ import numpy as np
 from ..ir.graph import Value
 from ..ir.symbols import aten, prim
 from ..ir.types import BOOL, FLOAT, INT, TENSOR, BoolType, FloatType, IntType, ListType, TensorType
+from ..oplib.table import DTYPE_CODES
 from .builder import IRBuilder, Item, describe, is_none, is_tensor, scalar_type_of
 from .numpy_dtypes import cast, conform, dtype_of, numpy_dtype, numpy_scalar_result
 
@@ -56,6 +57,11 @@ def binary(b: IRBuilder, op: str, lhs: Item, rhs: Item, ufunc: Any = None) -> Va
                 if isinstance(side, str) else ""
             raise b.error(f"{what} does not take a {describe(side)} operand{hint}")
     lt, rt = is_tensor(lhs), is_tensor(rhs)
+    if op in _PREDICATES and lt != rt:
+        decided = _beyond_range(b, op, lhs, rhs) if lt else _beyond_range(
+            b, _MIRRORED[op], rhs, lhs)
+        if decided is not None:
+            return decided
     if (lt or rt) and op in NUMPY_BINARY:
         lhs, rhs = conform(b, ufunc or NUMPY_BINARY[op], [lhs, rhs], what,
                            op not in _PREDICATES)
@@ -98,6 +104,24 @@ def binary(b: IRBuilder, op: str, lhs: Item, rhs: Item, ufunc: Any = None) -> Va
     if op == "pow":
         return b.emit(aten.pow, [lhs, rhs], what)
     raise b.error(f"{what} with a scalar on the left and an array on the right is not supported")
+
+
+def _beyond_range(b: IRBuilder, op: str, x: Value, number: Item) -> Value | None:
+    """``uint8_array > -1``, ``int8_array == 1000``: NumPy 2 compares an integer array with
+    a Python int outside its dtype's range exactly (every element is on one side of it), so
+    the answer is one constant; None where the number fits (or is not known here)."""
+    value, dtype = b.static(number), dtype_of(x)
+    if type(value) is not int or number in b.numpy_scalars or dtype is None \
+            or dtype.kind not in "iu":
+        return None
+    info = np.iinfo(dtype)
+    if info.min <= value <= info.max:
+        return None
+    above = value > info.max   # (every element is below the number)
+    truth = {"eq": False, "ne": True, "lt": above, "le": above, "gt": not above,
+             "ge": not above}[op]
+    return b.emit("aten::full_like", [x, truth, DTYPE_CODES[np.dtype(np.bool_)], None, None,
+                                      None, None], f"'{_SYMBOL[op]}'")
 
 
 _NEGATIVE_INT_POWER = "Integers to negative integer powers are not allowed."

@@ -28,7 +28,7 @@ from ..ir.symbols import aten
 from .builder import IRBuilder, Item, is_tensor
 from .lowering import binary, to_int, where
 from .numpy_dtypes import cast, dtype_of
-from .numpy_lowering import rank_of, reduce
+from .numpy_lowering import rank_of, reduce, refuse_reversed_target
 
 REDUCTIONS = ("sum", "mean", "max", "min", "any", "all")
 HINT = ("x[mask] has a data-dependent shape: reduce it (x[mask].sum(), .mean(), .max(), "
@@ -69,6 +69,7 @@ def store(b: IRBuilder, x: Value, mask: Value, value: Item) -> None:
     value for every selected row), or ``y[mask]`` with the same mask and ``y`` of ``x``'s
     rank; an array over the selected axes needs as many values as the data selects, which
     is refused."""
+    refuse_reversed_target(b, x)
     rank, mask_rank = rank_of(x), rank_of(mask)
     if rank is None or mask_rank is None or mask_rank > rank or mask_rank == 0:
         raise b.error("a boolean mask must index the leading axes of an array of known rank")

@@ -90,12 +90,18 @@ def reduce(b: IRBuilder, name: str, x: Item, axis: Item = None, keepdims: Item =
     return b.emit(kind, [x, dims, keep], what)
 
 
-def cumsum(b: IRBuilder, x: Item, axis: Item = None) -> Value:
+def cumsum(b: IRBuilder, x: Item, axis: Item = None, dtype: Any = None) -> Value:
+    """``np.cumsum``/``x.cumsum()``; ``dtype=`` sums in that dtype (``x`` cast first)."""
     x = _array(b, x, "cumsum")
-    (x,) = conform(b, np.cumsum, [x], "cumsum")
+    code = None
+    if is_none(dtype):
+        (x,) = conform(b, np.cumsum, [x], "cumsum")
+    else:
+        code = dtype_code(b, dtype, None, "cumsum")
+        x = cast(b, x, np.dtype(dtype), "cumsum")
     if is_none(axis):
         x, axis = reshape(b, x, (-1,)), 0
-    return b.emit(aten.cumsum, [x, b.static_int(axis, "cumsum's axis"), None], "cumsum")
+    return b.emit(aten.cumsum, [x, b.static_int(axis, "cumsum's axis"), code], "cumsum")
 
 
 # -- indexing -------------------------------------------------------------------------------
@@ -136,26 +142,66 @@ def index(b: IRBuilder, x: Value, index: Item) -> Value:
 
 
 def _slice(b: IRBuilder, x: Value, dim: int, s: slice) -> Value:
+    step = _step(b, s)
+    if is_none(s.start) and is_none(s.stop) and step == 1:
+        return x
+    if step < 0:
+        s = _mirrored(b, x, dim, s)
+        x = b.emit(aten.flip, [x, [dim]], "indexing")
+        step = s.step
+        if step == 1 and s.start is None and s.stop is None:
+            return x
+    start, stop = (None if is_none(v) else v for v in (s.start, s.stop))
+    return b.emit(aten.slice, [x, dim, start, stop, step], "indexing")
+
+
+def _step(b: IRBuilder, s: slice) -> int:
     step = 1 if is_none(s.step) else b.static(s.step)
     if not isinstance(step, int) or isinstance(step, bool) or step == 0:
         raise b.error("a slice step must be a constant non-zero int")
-    if is_none(s.start) and is_none(s.stop) and step == 1:
-        return x
+    return step
+
+
+def _mirrored(b: IRBuilder, x: Value, dim: int, s: slice) -> slice:
+    """The slice of ``flip(x, dim)`` that holds ``x[s]`` (``s`` of negative step), in
+    order: ``x[a:b:-k]`` is ``flip(x)[n-1-a : n-1-b : k]``, Python's clamping kept."""
     start, stop = (None if is_none(v) else v for v in (s.start, s.stop))
-    if step < 0:
-        # x[a:b:-k] is flip(x)[n-1-a : n-1-b : k] (Python's clamping kept): constant bounds
-        bounds = [b.static(v) for v in (start, stop) if v is not None]
-        if any(isinstance(v, bool) or not isinstance(v, int) for v in bounds):
-            raise b.error("a negative slice step needs constant bounds (x[5:1:-2]); write "
-                          "np.flip(x[b + 1:a + 1], axis)[::k] instead")
-        n = b.emit(aten.size, [x, dim], "indexing") if bounds else None
-        start, stop = (_flipped(b, n, b.static(v)) if v is not None else None
-                       for v in (start, stop))
-        x = b.emit(aten.flip, [x, [dim]], "indexing")
-        step = -step
-        if step == 1 and start is None and stop is None:
-            return x
-    return b.emit(aten.slice, [x, dim, start, stop, step], "indexing")
+    bounds = [b.static(v) for v in (start, stop) if v is not None]
+    if any(isinstance(v, bool) or not isinstance(v, int) for v in bounds):
+        raise b.error("a negative slice step needs constant bounds (x[5:1:-2]); write "
+                      "np.flip(x[b + 1:a + 1], axis)[::k] instead")
+    n = b.emit(aten.size, [x, dim], "indexing") if bounds else None
+    start, stop = (_flipped(b, n, b.static(v)) if v is not None else None
+                   for v in (start, stop))
+    return slice(start, stop, -_step(b, s))
+
+
+def negative_step(b: IRBuilder, s: slice) -> bool:
+    return _step(b, s) < 0
+
+
+def _reversing(b: IRBuilder, items: list[Item]) -> bool:
+    return any(isinstance(i, slice) and negative_step(b, i) for i in items)
+
+
+def _store_reversed(b: IRBuilder, x: Value, items: list[Item], value: Item) -> None:
+    """``x[::-1] = v``, ``x[:, 5:1:-2] = v``: aten's slices take no negative step (reading
+    flips a copy, ``_slice``), so the write goes into ``flip(x)`` at the mirrored slices,
+    and that is flipped back into ``x``."""
+    if any(i is Ellipsis for i in items):
+        raise b.error("assigning through a negative-step slice together with '...' is not "
+                      "supported; write the axes out with ':'")
+    dims, mirrored, dim = [], [], 0
+    for i in items:
+        if isinstance(i, slice) and _step(b, i) < 0:
+            dims.append(dim)
+            i = _mirrored(b, x, dim, i)
+        mirrored.append(i)
+        dim += i is not None
+    flipped = b.emit(aten.flip, [x, dims], "assignment")
+    _store(b, flipped, tuple(mirrored), value)
+    b.emit(aten.copy_, [x, b.emit(aten.flip, [flipped, dims], "assignment"), False],
+           "assignment")
 
 
 def _flipped(b: IRBuilder, n: Value, bound: int) -> Item:
@@ -170,9 +216,44 @@ def _flipped(b: IRBuilder, n: Value, bound: int) -> Item:
 def store(b: IRBuilder, x: Value, index_item: Item, value: Item) -> None:
     """``x[index] = value``: a write through the view ``x[index]`` (``x[mask] = v`` is
     ``masked.store``'s)."""
+    refuse_reversed_target(b, x)
+    _store(b, x, index_item, value)
+
+
+# The ops whose result shares its input's memory, in NumPy's terms and aten's.
+VIEW_KINDS = frozenset(f"aten::{name}" for name in (
+    "slice", "select", "unsqueeze", "squeeze", "t", "transpose", "permute", "reshape", "view",
+    "expand", "diagonal", "numpy_T", "swapaxes"))
+
+
+def viewed(value: Value) -> Value:
+    """The array ``value`` is a view of (through slices, transposes, reshapes ...)."""
+    while value.node.kind in VIEW_KINDS:
+        value = value.node.inputs[0]
+    return value
+
+
+def refuse_reversed_target(b: IRBuilder, x: Value) -> None:
+    """A write into ``x[::-1]``, ``np.flip(x)`` or a view of one: NumPy writes through to
+    ``x``, but those are copies here (aten's flip), so the write would be lost."""
+    if viewed(x).node.kind == "aten::flip":
+        raise b.error("writing into a reversed view (x[::-1], np.flip(x), or a view of one) "
+                      "is not supported: it would not reach the array it reverses; assign "
+                      "through the reversed slice directly (x[::-1] = v) or write "
+                      "x = np.flip(...) for a new array")
+
+
+def _store(b: IRBuilder, x: Value, index_item: Item, value: Item) -> None:
     items = index_item if isinstance(index_item, tuple) else (index_item,)
+    reversing = _reversing(b, list(items))
     if any(is_int_array(b, i) for i in items):
+        if reversing:
+            raise b.error("assigning through an integer array and a negative-step slice "
+                          "together is not supported; flip the value instead")
         index_store(b, x, list(items), value)
+        return
+    if reversing:
+        _store_reversed(b, x, list(items), value)
         return
     view = index(b, x, index_item)
     if is_tensor(value):

@@ -298,6 +298,17 @@ def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     return bool(np.all(np.isclose(a, b, rtol, atol, equal_nan)))
 
 
+def array_equal(a1, a2, equal_nan=False):
+    # NumPy: False where the shapes differ; NaNs equal each other with equal_nan
+    a1 = np.asarray(a1)
+    a2 = np.asarray(a2)
+    if a1.shape != a2.shape:
+        return False
+    if equal_nan:
+        return bool(((a1 == a2) | (np.isnan(a1) & np.isnan(a2))).all())
+    return bool((a1 == a2).all())
+
+
 def nansum(a, axis=None, dtype=None, keepdims=False):
     # (NumPy's: NaNs replaced by 0, then sum)
     return np.sum(np.where(np.isnan(a), 0, a), axis=axis, dtype=dtype, keepdims=keepdims)
@@ -376,7 +387,7 @@ SHIMS = {np.cov: cov, np.corrcoef: corrcoef, np.polyval: polyval, np.kron: kron,
          np.maximum.reduce: maximum_reduce, np.minimum.reduce: minimum_reduce,
          np.logaddexp.reduce: logaddexp_reduce, np.add.accumulate: add_accumulate,
          np.multiply.accumulate: multiply_accumulate, np.interp: interp,
-         np.allclose: allclose, np.nansum: nansum, np.nanmean: nanmean,
+         np.allclose: allclose, np.array_equal: array_equal, np.nansum: nansum, np.nanmean: nanmean,
          np.maximum.accumulate: maximum_accumulate, np.minimum.accumulate: minimum_accumulate,
          np.quantile: quantile, np.percentile: percentile}
 

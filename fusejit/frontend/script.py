@@ -40,6 +40,7 @@ from ..passes.constant_pooling import constant_pooling
 from ..passes.dead_code_elimination import eliminate_dead_code
 from . import numpy_arrays, numpy_lowering
 from .builder import IRBuilder, Item, describe, is_tensor, remove_unused_constants
+from .constructs import ErrstateBlocks
 from .containers import ContainerStatements
 from .expressions import (
     SCALAR_ANNOTATIONS,
@@ -174,6 +175,7 @@ def load_source(fn) -> FunctionSource:
     if not isinstance(tree, ast.FunctionDef):
         raise ScriptError(f"{fn.__qualname__}: expected a def statement in its source")
     src = FunctionSource(fn, tree, file, first_line - 1, indent)
+    ErrstateBlocks(src.closure, src.globals).visit(tree)
     _SOURCES[fn] = src
     return src
 
@@ -266,6 +268,9 @@ class StatementEmitter(LoopStatements, ContainerStatements, InPlaceStatements,
         self.live_after: list[set[str]] = [set()]
         self.loop_depth = 0
         self.loop_count = 0  # numbers the hidden names of rewritten loops ($break1 ...)
+        # The emitters of the functions this one is inlined into (their names' elements
+        # are kept too when a helper writes an array: keep_read_elements).
+        self.callers: tuple[StatementEmitter, ...] = ()
 
     def emit_function_body(self) -> Item:
         result = self.emit_statements(self.src.tree.body)
@@ -381,6 +386,11 @@ class StatementEmitter(LoopStatements, ContainerStatements, InPlaceStatements,
                 self.at(target)
                 raise self.b.error(f"cannot unpack {len(value)} values into "
                                    f"{len(target.elts)} names")
+            if any(isinstance(t, ast.Subscript) for t in target.elts):
+                # a[0], a[1] = a[1], a[0]: every value is read before the first write
+                value = [self.b.emit("aten::clone", [v, None], "a copy of the element")
+                         if is_tensor(v) and v.type.rank == 0
+                         and v.node.kind in numpy_lowering.VIEW_KINDS else v for v in value]
             for t, v in zip(target.elts, value):
                 self.assign(t, v)
             return
@@ -393,6 +403,7 @@ class StatementEmitter(LoopStatements, ContainerStatements, InPlaceStatements,
             self.at(target)
             if not is_tensor(base):
                 raise self.b.error(f"a {describe(base)} does not support item assignment")
+            self.keep_read_elements(base)
             if isinstance(value, Masked) or is_tensor(index) and \
                     dtype_of(index) == np.dtype(np.bool_):
                 masked_store(self.b, base, index, value)
@@ -400,6 +411,27 @@ class StatementEmitter(LoopStatements, ContainerStatements, InPlaceStatements,
                 numpy_lowering.store(self.b, base, index, value)
             return
         raise self.unsupported(target, "assignment to an attribute")
+
+    def keep_read_elements(self, written: Value) -> None:
+        """Before a write into ``written``'s array: a name bound to one of its elements
+        (``t = x[0]``: a 0-d view here, a NumPy scalar in NumPy) keeps the value it read, so
+        ``t = x[0]; x[0] = x[1]; x[1] = t`` swaps. The copy goes right after the read, every
+        use of the read takes it, and so do the names that held it."""
+        base = numpy_lowering.viewed(written)
+        for emitter in (self, *self.callers):
+            copies = emitter.element_copies
+            for name, item in list(emitter.env.items()):
+                item = copies.get(item, item)
+                if is_tensor(item) and item.type.rank == 0 and \
+                        item.node.kind in numpy_lowering.VIEW_KINDS and \
+                        numpy_lowering.viewed(item) is base:
+                    with self.b.graph.inserting_after(item.node):
+                        copy = self.b.emit("aten::clone", [item, None], "a copy of the element")
+                    item.replace_all_uses_with(copy)
+                    copy.node.replace_input(0, item)
+                    copies[item] = copy
+                    item = copy
+                emitter.env[name] = item
 
     def materialize(self, item: Item) -> Any:
         """Literals in ``item`` as constants (so a variable is always a graph value)."""
@@ -467,6 +499,7 @@ class StatementEmitter(LoopStatements, ContainerStatements, InPlaceStatements,
         call_loc = self.b.loc
         src = fn.source if local else load_source(fn)
         helper = StatementEmitter(self.b, src, self.inline_stack + (fn,))
+        helper.callers = (*self.callers, self)
         if local:
             helper.env.update(fn.scope())   # (a closure: the enclosing function's names)
         params = _parameters(helper, src.tree)

@@ -33,21 +33,22 @@ _OPERATOR_TEXT = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.P
                   ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">="}
 _STATEMENT_TEXT = {
     "Assign": "`a = ...`, `a, b = ...`, `a[i] = v`, `a[i, j] = v`, `a[s:t] = v`, `a[mask] = v`, "
-              "`a[idx] = v` (integer arrays)",
+              "`a[idx] = v` (integer arrays), `a[::-1] = v` (negative steps)",
     "AnnAssign": "`a: T = ...`",
-    "AugAssign": "`a += b` (in place, as NumPy: a caller's array is updated), `a[i] *= v`, "
-                 "`a[mask] += v`",
+    "AugAssign": "`a += b` (in place, as NumPy: a caller's array is updated; also `-=`, "
+                 "`*=`, `/=`, `//=`, `%=`, `**=`, `&=`, `|=`, `^=`), `a[i] *= v`, "
+                 "`a[mask] += v`, `a[idx] += v` (integer arrays), `a[::-1] += v`",
     "If": "`if`/`elif`/`else` (decided while scripting when the test is known, e.g. "
           "`x is None`, `x.ndim == 2`)",
     "While": "`while` with `break`/`continue`",
     "For": "`for` over `range(...)`, an array's rows, a list, a tuple (unrolled), "
-           "`enumerate(...)`, `zip(...)`; `break`/`continue`; names first assigned in a loop are "
-           "read "
-           "after it (an error if it ran zero times)",
+           "`enumerate(...)`, `zip(...)`, `enumerate(zip(...))`; `break`/`continue`; names "
+           "first assigned in a loop are read after it (an error if it ran zero times)",
     "Expr": "expression statements, `list.append(v)`, `print(...)`",
     "FunctionDef": "`def` and `lambda` inside the function (inlined where called; they read "
                    "the enclosing names)",
-    "Pass": "`pass`",
+    "Pass": "`pass`; `with np.errstate(...)` blocks that ignore or warn (their body: "
+            "compiled code has no warnings to silence)",
     "Raise": '`raise ValueError("constant message")` (a `fusejit.JITException` at run time)',
     "Assert": '`assert test, "constant message"`',
 }

@@ -453,11 +453,15 @@ register("aten::add_(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!
          inplace("add_", _add), pure=False)
 register("aten::sub_(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)",
          inplace("sub_", _sub), pure=False)
+register("aten::sub_(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)",
+         inplace("sub_", _sub), pure=False)
 register("aten::mul_(Tensor(a!) self, Tensor other) -> Tensor(a!)",
          inplace("mul_", _mul), pure=False)
 register("aten::mul_(Tensor(a!) self, Scalar other) -> Tensor(a!)",
          inplace("mul_", _mul), pure=False)
 register("aten::div_(Tensor(a!) self, Tensor other) -> Tensor(a!)",
+         inplace("div_", _div), pure=False)
+register("aten::div_(Tensor(a!) self, Scalar other) -> Tensor(a!)",
          inplace("div_", _div), pure=False)
 register("aten::copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)",
          _copy_, pure=False)

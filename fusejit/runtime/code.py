@@ -385,7 +385,11 @@ def _node_error(cls: type[FusejitError], what: str, node: Node | None,
     """``cls`` with PyTorch's wording: what failed, the node, its source location, the cause."""
     location = node.location if node is not None else "unknown"
     shown = str(node).strip() if node is not None else "?"
-    error = cls(f"{what} (at {location}):\n  {shown}\n{type(cause).__name__}: {cause}")
+    hint = ""
+    if "ZeroDivisionError" in f"{type(cause).__name__}: {cause}":
+        hint = ("\n(an integer // or % by zero: NumPy returns 0 there with a RuntimeWarning; "
+                "fusejit raises, as PyTorch does: check the divisor, or divide floats)")
+    error = cls(f"{what} (at {location}):\n  {shown}\n{type(cause).__name__}: {cause}{hint}")
     error.node = node
     error.source_range = node.source_range if node is not None else None
     return error
