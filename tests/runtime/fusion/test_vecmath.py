@@ -1,6 +1,6 @@
 """The vectorised transcendentals in fused kernels against the operator library's NumPy bodies
 on the special values: NaN, +-inf, +-0, subnormals, domain edges and the points where the fast
-forms switch method. Every unary op of a dtype shares one kernel, so this compiles a few."""
+forms switch method. The unary ops of a dtype share six kernels, compiled once per dtype."""
 
 from __future__ import annotations
 
@@ -57,16 +57,37 @@ def ulps(got: np.ndarray, want: np.ndarray) -> np.ndarray:
 
 
 _cache: dict = {}
+_kernels: dict = {}
+
+# The UNARY ops of a dtype are split over this many kernels, op i into kernel i % GROUPS:
+# compiling grows faster than a kernel's size (float64, CPU time of a cold compile on a loaded
+# 2-core machine, two runs each: one kernel of all 22 ops 12.6-13.1 s, 4 kernels 9.1-9.2 s,
+# 6 or 8 kernels 8.2 s; float32: 6.5 s, 5.8 s for 4, 6.0 s for 8).
+GROUPS = 6
+
+
+def unary_kernels(dtype: str, x: np.ndarray) -> dict[str, np.ndarray]:
+    """Every UNARY op of ``dtype`` on ``x``, from the GROUPS kernels that hold them (compiled
+    once per dtype and shared by the tests below)."""
+    if dtype not in _kernels:
+        _kernels[dtype] = [(UNARY[k::GROUPS], FusedKernel(_graph(dtype, UNARY[k::GROUPS])))
+                           for k in range(GROUPS)]
+    results = {}
+    for ops, kernel in _kernels[dtype]:
+        got = kernel(x)
+        assert len(got) == len(ops)
+        results.update(zip(ops, got))
+    assert set(results) == set(UNARY)
+    return results
 
 
 def _unary_results(dtype: str):
     if dtype not in _cache:
-        graph = _graph(dtype, UNARY)
         x = special_values(np.dtype(dtype).type)
-        got = FusedKernel(graph)(x)
+        got = unary_kernels(dtype, x)
         with np.errstate(all="ignore"):
-            want = run_subgraph(graph, x)
-        _cache[dtype] = x, dict(zip(UNARY, zip(got, want)))
+            want = run_subgraph(_graph(dtype, UNARY), x)
+        _cache[dtype] = x, {op: (got[op], w) for op, w in zip(UNARY, want)}
     return _cache[dtype]
 
 
@@ -118,9 +139,9 @@ def test_documented_ulp_bounds_on_a_dense_sample(dtype):
                             rng.uniform(-30, 30, 1 << 15)])
         x = np.concatenate([x, -x])
     x = x[np.isfinite(x)]
-    # (the kernel of every UNARY op, which test_unary_special_values compiles too: one
-    # compile per dtype, not two; the FAST ops are checked here)
-    every = dict(zip(UNARY, FusedKernel(_graph(dtype, UNARY))(x)))
+    # (the kernels of every UNARY op, which test_unary_special_values compiles too: compiled
+    # once per dtype, not twice; the FAST ops are checked here)
+    every = unary_kernels(dtype, x)
     got = [every[op] for op in FAST]
     with np.errstate(all="ignore"):
         wide = run_subgraph(_graph("float64", FAST), x.astype(np.float64))
