@@ -301,6 +301,13 @@ class Plan:
         if not tiering.enabled():
             self._tier = self.engine
             return self._tier
+        if not _loops(self.code) and _count_ops(self.code) < NATIVE_MIN_OPS:
+            # (what ``engine`` says for it, without building its native tables) A plan the
+            # native loop would never take runs where it settles from its first call: one
+            # fused group, ``x.mean(axis=0)``, ran the timed full loop for its first 0.5 s of
+            # calls instead of ``SingleOperation`` (~4 us more a call).
+            self._tier = "reference"
+            return self._tier
         if self.warming < tiering.promote_after():
             return "warming"
         if self.engine != "native":

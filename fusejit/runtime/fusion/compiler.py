@@ -217,9 +217,7 @@ class FusedKernel:
         return generate(self.layout, specs, list(plan.classes), plan.rank, self.precise)[0]
 
     def __call__(self, *inputs) -> tuple[np.ndarray, ...]:
-        # The signature key (what the checks, plan and variant depend on): the thread count;
-        # an array's dtype (which fixes its byte order), shape (its rank) and strides; another
-        # value's type. Strides and shapes are new tuples at each read: ~0.1 us an array.
+        # The signature key (``signature_key``, inlined here: ~0.1 us less a call).
         key = [num_threads()]
         for x in inputs:
             if type(x) is _NDARRAY:
@@ -385,6 +383,19 @@ _reshape = np.ndarray.reshape
 # (the flag of kernels that never set it: ``_Variant.guarded``)
 _NO_STATUS = np.zeros(1, np.int64)
 _SETS_STATUS = "status[0] = 1"
+
+
+def signature_key(inputs: tuple) -> tuple:
+    """What the checks, plan and variant of a kernel's call depend on: the thread count; an
+    array's dtype (which fixes its byte order), shape (its rank) and strides; another value's
+    type. Strides and shapes are new tuples at each read: ~0.1 us an array."""
+    key = [num_threads()]
+    for x in inputs:
+        if type(x) is _NDARRAY:
+            key += (x.dtype, x.shape, x.strides)
+        else:
+            key.append(type(x))
+    return tuple(key)
 
 
 def _call_hows(kinds: list[str], inputs: tuple) -> list[int] | None:
