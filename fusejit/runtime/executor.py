@@ -516,14 +516,16 @@ class GroupOperation:
             return False
 
     def __call__(self, *args):
-        if self._kernel is None and self.spent < tiering.KERNEL_AFTER_SECONDS:
-            start = time.perf_counter()
-            try:
-                return self.interpret(args)
-            finally:
-                self.spent += time.perf_counter() - start
-        kernel = self.kernel
+        kernel = self._kernel      # (read once: a compiled group's calls skip the property)
         if kernel is None:
+            if self.spent < tiering.KERNEL_AFTER_SECONDS:
+                start = time.perf_counter()
+                try:
+                    return self.interpret(args)
+                finally:
+                    self.spent += time.perf_counter() - start
+            kernel = self.kernel
+        if not kernel:          # (None, or False: it cannot be compiled)
             return self.interpret(args)
         try:
             return kernel(*args)

@@ -35,7 +35,7 @@ from . import plan as plans
 from .cache import load_module
 from .codegen import STRIDED, UNIT, ZERO, ArgSpec
 from .columns import column_block, column_layout, generate_columns
-from .compiler import _NO_STATUS, FusedKernel, _Call, _Variant, signature_key
+from .compiler import _NO_STATUS, FusedKernel, _Call, _reshape, _Variant, signature_key
 from .outputs import take
 from .rows import ELEMENT, FLAT, KEEPDIM_AT, ROW, VIEWS, RowGroup, generate_rows
 
@@ -280,12 +280,17 @@ class RowKernel:
             data = call.arguments(inputs)
             if data is None:          # (an int beyond int64: the checks' error)
                 call, data = self._first_call(inputs, None)
-        outs = tuple(map(take if call.pooled else np.empty, call.out_shapes, call.out_dtypes))
+        if call.single is not None:
+            outs: tuple = (np.empty(*call.single),)
+        else:
+            outs = tuple(map(take if call.pooled else np.empty, call.out_shapes,
+                             call.out_dtypes))
         variant = call.variant
         status = np.zeros(1, np.int64) if variant.guarded else _NO_STATUS
         plan = call.plan
         serial, block = plan.launch()
-        args = (*plan.head(block), *data, *[o.reshape(-1) for o in outs], status)
+        flats = outs if call.flat_outs is None else map(_reshape, outs, call.flat_outs)
+        args = (*plan.head(block), *data, *flats, status)
         entry = call.entries[serial]
         if entry is not None:
             entry(*args)
