@@ -35,7 +35,7 @@ from . import plan as plans
 from .cache import load_module
 from .codegen import STRIDED, UNIT, ZERO, ArgSpec
 from .columns import column_block, column_layout, generate_columns
-from .compiler import _NO_STATUS, FusedKernel, _Call, _reshape, _Variant, signature_key
+from .compiler import _NO_STATUS, FusedKernel, _Call, _reshape, _Variant
 from .outputs import take
 from .rows import ELEMENT, FLAT, KEEPDIM_AT, ROW, VIEWS, RowGroup, generate_rows
 
@@ -110,12 +110,15 @@ class RowKernel:
 
     xp = np
     # FusedKernel's argument checks and 1-d windows (they read ``layout.input_kinds``, ``xp``),
-    # its first call of a signature (``_prepare``, ``_variant``, ``_calls``) and its dispatch
-    # through Numba that keeps the compiled entry point.
+    # its remembered calls and the first call of a signature (``_prepare``, ``_variant``,
+    # ``_calls``), and its dispatch through Numba that keeps the compiled entry point.
     _specs = FusedKernel._specs
     _flatten = FusedKernel._flatten
     _first_call = FusedKernel._first_call
+    _call_and_data = FusedKernel._call_and_data
     _dispatch = FusedKernel._dispatch
+    _run = FusedKernel._run
+    _WHAT = "a row kernel"
 
     def __init__(self, group: Node | Graph, *, precise: bool = False, axis: str = "row"):
         if isinstance(group, Node):
@@ -270,16 +273,7 @@ class RowKernel:
         return make(self.group, specs, list(plan.classes), self.precise, plan.linear)
 
     def __call__(self, *inputs) -> tuple[np.ndarray, ...]:
-        key = signature_key(inputs)
-        call = self._calls.get(key)
-        if call is None:
-            call, data = self._first_call(inputs, key)
-        elif call.direct:
-            data = inputs if call.order is None else call.order(inputs)
-        else:
-            data = call.arguments(inputs)
-            if data is None:          # (an int beyond int64: the checks' error)
-                call, data = self._first_call(inputs, None)
+        call, data = self._call_and_data(inputs)
         if call.single is not None:
             outs: tuple = (np.empty(*call.single),)
         else:
@@ -290,12 +284,5 @@ class RowKernel:
         plan = call.plan
         serial, block = plan.launch()
         flats = outs if call.flat_outs is None else map(_reshape, outs, call.flat_outs)
-        args = (*plan.head(block), *data, *flats, status)
-        entry = call.entries[serial]
-        if entry is not None:
-            entry(*args)
-        else:
-            self._dispatch(call, serial, args)
-        if variant.guarded and status[0]:
-            raise InterpreterError("integer division by zero in a row kernel")
+        self._run(call, serial, (*plan.head(block), *data, *flats, status))
         return outs
