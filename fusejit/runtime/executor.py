@@ -165,9 +165,10 @@ class CompiledFunction(Portable):
 
             return call_on_dask(self, inputs)
         start = time.perf_counter()
-        blas.refresh()   # (whether products may use the other cores: runtime/blas.py)
         stack = self.check_inputs(inputs)
         plan = self.plan_for(stack)
+        if plan.products:
+            blas.refresh()   # (whether products may use the other cores: runtime/blas.py)
         code = plan.code
         engine = plan.tier() if self.engine == "auto" else self.engine
         if engine == "native":
@@ -267,7 +268,8 @@ def compile(graph: Graph, fuse: bool = False, engine: str = "auto", device: str 
 class Plan:
     """What runs for one argument spec: the optimised graph, its kernels and its ``Code``."""
 
-    __slots__ = ("graph", "code", "kernels", "device", "_engine", "_tier", "warming", "single")
+    __slots__ = ("graph", "code", "kernels", "device", "_engine", "_tier", "warming", "single",
+                 "products")
 
     def __init__(self, graph: Graph, inputs: Sequence[Any] | None, precise: bool = False,
                  device: CpuDevice | CudaDevice | None = None,
@@ -286,6 +288,10 @@ class Plan:
                          make_group_operation=group_operation if inputs is not None else None)
         device.place_constants(self.code)
         self.single = SingleOperation.of(self.code)
+        # May it run a product, whose thread rule a call refreshes? Not when its one operation
+        # is a fused or reduction group (x.mean(axis=0) of 16x256x256: the refresh cost ~6 us
+        # a call there, its code and data cold after the kernel's pass over 8 MB).
+        self.products = self.single is None or not self.kernels
         self._engine: str | None = None
         self._tier: str | None = None   # where auto runs it: None while still warming up
         self.warming = 0.0                # seconds on the reference loop while warming up

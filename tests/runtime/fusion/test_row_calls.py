@@ -12,6 +12,7 @@ import fusejit
 from fusejit.errors import InterpreterError
 from fusejit.examples import softmax
 from fusejit.ir.symbols import prim
+from fusejit.runtime import blas
 from fusejit.runtime.fusion.row_kernel import RowKernel
 
 
@@ -89,3 +90,21 @@ def test_one_operation_plans_skip_the_warming_loop(monkeypatch):
     for _ in range(2):
         np.testing.assert_allclose(fn(x), softmax(x), rtol=2e-6, atol=1e-7)
     assert plan.warming == 0.0 and plan.tier() == "reference"
+
+
+def product_then_map(x, y):
+    return np.tanh(x @ y)
+
+
+def test_only_plans_that_may_run_products_refresh_the_blas_rule(monkeypatch):
+    """A plan of one group (no product inside) skips ``blas.refresh``; one with a product
+    still refreshes the rule its product reads."""
+    refreshed: list[int] = []
+    monkeypatch.setattr(blas, "refresh", lambda: refreshed.append(1))
+    x = np.random.default_rng(3).standard_normal((3, 8)).astype(np.float32)
+    grouped = fusejit.compile(fusejit.script(softmax), fuse=True, reductions=True)
+    np.testing.assert_allclose(grouped(x), softmax(x), rtol=2e-6, atol=1e-7)
+    assert not refreshed and not grouped.plan_for([x]).products
+    product = fusejit.compile(fusejit.script(product_then_map), fuse=True, reductions=True)
+    np.testing.assert_allclose(product(x, x.T), product_then_map(x, x.T), rtol=1e-5)
+    assert refreshed and product.plan_for([x, x.T]).products
