@@ -1,5 +1,7 @@
 """What a warm call costs around the kernel: ``FusedKernel`` (one float32 op, as ``ops.py``
-builds it) and a ``fusejit.jit`` function of a few ops, against NumPy, per call.
+builds it), a ``fusejit.jit`` function of a few ops, and lone reductions of a 3-d array
+(``x.mean(axis=0)``: a column kernel; ``x.mean(axis=(1, 2))``: a row kernel) against NumPy,
+per call.
 
     python benchmarks/call_overhead.py [--sizes 16,4096,65536,1048576] [--rounds 9]
 
@@ -7,8 +9,10 @@ Rows: microseconds per call, medians of ``--rounds`` rounds of back-to-back call
 fit in about 20 ms), one thread's CPU time (``time.thread_time``) with kernels on one thread.
 "kernel" calls the compiled kernel's entry point directly on a preallocated output: what the
 call costs besides it is the overhead. For ``jit`` it is the fused group's ``FusedKernel``
-called alone, or "(whole)" where arrays this small run as one Numba function. The machine
-is shared and noisy: compare columns of one run.
+called alone, or "(whole)" where arrays this small run as one Numba function. "RowKernel"
+rows: the group's kernel called alone, and its entry point on a preallocated output; "jit"
+rows of reductions: the jitted function and that kernel. The 3-d arrays are
+``(4, 4, size // 16)``. The machine is shared and noisy: compare columns of one run.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from ops import _kernel  # noqa: E402
 import fusejit  # noqa: E402
 from fusejit.frontend.jit import WHOLE_GRAPH_MAX_ELEMENTS  # noqa: E402
 from fusejit.runtime.fusion import FusedKernel  # noqa: E402
+from fusejit.runtime.fusion.row_kernel import RowKernel  # noqa: E402
 
 
 def _per_call(fn: Callable[[], object], rounds: int) -> float:
@@ -85,6 +90,42 @@ def _rows(size: int, rng: np.random.Generator, rounds: int, jitted) -> None:
           f"{group:>9s} {_per_call(lambda: chain(x, y), rounds):9.2f}", flush=True)
 
 
+def mean_first_axis(x):
+    return x.mean(axis=0)
+
+
+def mean_last_axes(x):
+    return x.mean(axis=(1, 2))
+
+
+def _reduction_rows(size: int, rng: np.random.Generator, rounds: int) -> None:
+    x = rng.uniform(-2, 2, size).astype(np.float32).reshape(4, 4, -1)
+    for fn in (mean_first_axis, mean_last_axes):
+        _reduction_row(fn, x, size, rounds)
+
+
+def _reduction_row(fn: Callable, x: np.ndarray, size: int, rounds: int) -> None:
+    jitted = fusejit.jit(fn)
+    for _ in range(3):
+        jitted(x)
+    (group,) = [n for n in jitted.graph_for(x).all_nodes()
+                if n.kind in ("prim::RowReductionGroup", "prim::ColumnReductionGroup")]
+    kernel = RowKernel(group)
+    kernel(x)
+    (call,) = kernel._calls.values()
+    serial, block = call.plan.launch()
+    entry, head = call.entries[serial], call.plan.head(block)
+    out = np.empty(call.out_shapes[0], call.out_dtypes[0]).reshape(-1)
+    flat, status = x.reshape(-1), np.zeros(1, np.int64)
+    timed = [_per_call(lambda: kernel(x), rounds),
+             _per_call(lambda: entry(*head, flat, out, status), rounds),
+             _per_call(lambda: fn(x), rounds)]
+    print(f"{'RowKernel ' + fn.__name__:22s} {size:8d} "
+          + " ".join(f"{t:9.2f}" for t in timed), flush=True)
+    print(f"{'jit ' + fn.__name__:22s} {size:8d} {_per_call(lambda: jitted(x), rounds):9.2f} "
+          f"{timed[0]:9.2f} {timed[2]:9.2f}", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--sizes", default="16,4096,65536,1048576")
@@ -96,6 +137,7 @@ def main() -> None:
     print(f"{'what':22s} {'size':>8s} {'fusejit':>9s} {'kernel':>9s} {'numpy':>9s}   (us a call)")
     for size in (int(s) for s in args.sizes.split(",")):
         _rows(size, rng, args.rounds, jitted)
+        _reduction_rows(size, rng, args.rounds)
 
 
 if __name__ == "__main__":

@@ -165,9 +165,10 @@ class CompiledFunction(Portable):
 
             return call_on_dask(self, inputs)
         start = time.perf_counter()
-        blas.refresh()   # (whether products may use the other cores: runtime/blas.py)
         stack = self.check_inputs(inputs)
         plan = self.plan_for(stack)
+        if plan.products:
+            blas.refresh()   # (whether products may use the other cores: runtime/blas.py)
         code = plan.code
         engine = plan.tier() if self.engine == "auto" else self.engine
         if engine == "native":
@@ -267,7 +268,8 @@ def compile(graph: Graph, fuse: bool = False, engine: str = "auto", device: str 
 class Plan:
     """What runs for one argument spec: the optimised graph, its kernels and its ``Code``."""
 
-    __slots__ = ("graph", "code", "kernels", "device", "_engine", "_tier", "warming", "single")
+    __slots__ = ("graph", "code", "kernels", "device", "_engine", "_tier", "warming", "single",
+                 "products")
 
     def __init__(self, graph: Graph, inputs: Sequence[Any] | None, precise: bool = False,
                  device: CpuDevice | CudaDevice | None = None,
@@ -286,6 +288,10 @@ class Plan:
                          make_group_operation=group_operation if inputs is not None else None)
         device.place_constants(self.code)
         self.single = SingleOperation.of(self.code)
+        # May it run a product, whose thread rule a call refreshes? Not when its one operation
+        # is a fused or reduction group (x.mean(axis=0) of 16x256x256: the refresh cost ~6 us
+        # a call there, its code and data cold after the kernel's pass over 8 MB).
+        self.products = self.single is None or not self.kernels
         self._engine: str | None = None
         self._tier: str | None = None   # where auto runs it: None while still warming up
         self.warming = 0.0                # seconds on the reference loop while warming up
@@ -300,6 +306,13 @@ class Plan:
             return self._tier
         if not tiering.enabled():
             self._tier = self.engine
+            return self._tier
+        if not _loops(self.code) and _count_ops(self.code) < NATIVE_MIN_OPS:
+            # (what ``engine`` says for it, without building its native tables) A plan the
+            # native loop would never take runs where it settles from its first call: one
+            # fused group, ``x.mean(axis=0)``, ran the timed full loop for its first 0.5 s of
+            # calls instead of ``SingleOperation`` (~4 us more a call).
+            self._tier = "reference"
             return self._tier
         if self.warming < tiering.promote_after():
             return "warming"
@@ -509,14 +522,16 @@ class GroupOperation:
             return False
 
     def __call__(self, *args):
-        if self._kernel is None and self.spent < tiering.KERNEL_AFTER_SECONDS:
-            start = time.perf_counter()
-            try:
-                return self.interpret(args)
-            finally:
-                self.spent += time.perf_counter() - start
-        kernel = self.kernel
+        kernel = self._kernel      # (read once: a compiled group's calls skip the property)
         if kernel is None:
+            if self.spent < tiering.KERNEL_AFTER_SECONDS:
+                start = time.perf_counter()
+                try:
+                    return self.interpret(args)
+                finally:
+                    self.spent += time.perf_counter() - start
+            kernel = self.kernel
+        if not kernel:          # (None, or False: it cannot be compiled)
             return self.interpret(args)
         try:
             return kernel(*args)

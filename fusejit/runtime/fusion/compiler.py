@@ -122,6 +122,7 @@ class FusedKernel:
 
     # The array module of the tensors a call takes (CuPy, or NumPy, for CUDA kernels).
     xp = np
+    _WHAT = "a fused remainder or fmod"       # (where a division by zero was, in its error)
 
     def __init__(self, group: Node | Graph, *, precise: bool = False):
         self.layout: GroupLayout = analyse(_subgraph(group))
@@ -217,24 +218,7 @@ class FusedKernel:
         return generate(self.layout, specs, list(plan.classes), plan.rank, self.precise)[0]
 
     def __call__(self, *inputs) -> tuple[np.ndarray, ...]:
-        # The signature key (what the checks, plan and variant depend on): the thread count;
-        # an array's dtype (which fixes its byte order), shape (its rank) and strides; another
-        # value's type. Strides and shapes are new tuples at each read: ~0.1 us an array.
-        key = [num_threads()]
-        for x in inputs:
-            if type(x) is _NDARRAY:
-                key += (x.dtype, x.shape, x.strides)
-            else:
-                key.append(type(x))
-        call = self._calls.get(tuple(key))
-        if call is None:
-            call, data = self._first_call(inputs, tuple(key))
-        elif call.direct:
-            data = inputs if call.order is None else call.order(inputs)
-        else:
-            data = call.arguments(inputs)
-            if data is None:          # (an int beyond int64: the checks' error)
-                call, data = self._first_call(inputs, None)
+        call, data = self._call_and_data(inputs)
         # Run the kernel on data (the tensors' 1-d windows, then the scalars), here rather than
         # in a method of its own: a call costs ~0.1 us.
         if call.single is not None:
@@ -250,15 +234,41 @@ class FusedKernel:
         status = np.zeros(1, np.int64) if variant.guarded else _NO_STATUS
         serial, meta = plan.launch()     # (by work and free cores: plan.py)
         flats = outs if call.flat_outs is None else map(_reshape, outs, call.flat_outs)
-        args = (meta, *data, *flats, status)
+        self._run(call, serial, (meta, *data, *flats, status))
+        return outs
+
+    def _run(self, call: _Call, serial: bool, args: tuple) -> None:
+        """Run the serial or parallel kernel of ``call`` on ``args`` (whose last is the status
+        flag): through its entry point once known, else through Numba's dispatcher."""
         entry = call.entries[serial]
         if entry is not None:
             entry(*args)
         else:
             self._dispatch(call, serial, args)
-        if variant.guarded and status[0]:
-            raise InterpreterError("integer division by zero in a fused remainder or fmod")
-        return outs
+        if call.variant.guarded and args[-1][0]:
+            raise InterpreterError(f"integer division by zero in {self._WHAT}")
+
+    def _call_and_data(self, inputs: tuple) -> tuple[_Call, tuple]:
+        """The call's ``_Call`` and the kernel's data arguments (the tensors' 1-d windows, then
+        the scalars): remembered under the call's signature key, else from ``_first_call``.
+        The key is what the checks, plan and variant depend on: the thread count; an array's
+        dtype (which fixes its byte order), shape (its rank) and strides; another value's type.
+        Strides and shapes are new tuples at each read: ~0.1 us an array."""
+        key = [num_threads()]
+        for x in inputs:
+            if type(x) is _NDARRAY:
+                key += (x.dtype, x.shape, x.strides)
+            else:
+                key.append(type(x))
+        call = self._calls.get(tuple(key))
+        if call is None:
+            return self._first_call(inputs, tuple(key))
+        if call.direct:
+            return call, inputs if call.order is None else call.order(inputs)
+        data = call.arguments(inputs)
+        if data is None:          # (an int beyond int64: the checks' error)
+            return self._first_call(inputs, None)
+        return call, data
 
     def _first_call(self, inputs: tuple, key: tuple | None) -> tuple[_Call, tuple]:
         """Check a call in full, make its plan and variant, and remember them under ``key``

@@ -14,6 +14,10 @@ own bodies) where they differ, where a row or the rows are empty (NumPy's errors
 warnings for those come from the interpreted ops), and where an input is an array kernels do
 not read. Plans (per-row offsets of every input) are memoised by shapes and strides; kernel
 variants by dtypes and step classes, compiled through the on-disk cache like fused kernels.
+As ``FusedKernel`` does, a call whose signature (thread count; each array's dtype, shape and
+strides; each number's type) passed every check before goes straight to the compiled code's
+entry point with the plan and variant its first call found (``compiler._Call``); other
+inputs keep the full checks and their errors.
 The CUDA executor does not run the pass: reductions on the GPU stay unfused.
 """
 
@@ -28,11 +32,10 @@ from ...ir.symbols import aten, prim
 from ...ir.types import TensorType
 from ..forks import serial_only
 from . import plan as plans
-from .cache import load_module, reload_module
+from .cache import load_module
 from .codegen import STRIDED, UNIT, ZERO, ArgSpec
 from .columns import column_block, column_layout, generate_columns
-from .compiler import FusedKernel, from_numba_cache
-from .isolated import ensure_compiled
+from .compiler import _NO_STATUS, FusedKernel, _Call, _reshape, _Variant
 from .outputs import take
 from .rows import ELEMENT, FLAT, KEEPDIM_AT, ROW, VIEWS, RowGroup, generate_rows
 
@@ -43,7 +46,7 @@ _COST_PER_PASS = 1.0
 
 class _RowPlan:
     __slots__ = ("n", "rows", "bases", "steps", "classes", "out_shapes", "serial", "linear",
-                 "block", "work", "threads", "free_block", "batch")
+                 "block", "work", "threads", "free_block", "batch", "_heads")
 
     def __init__(self, n, rows, bases, steps, classes, out_shapes, serial, linear, block=0,
                  work=0.0, threads=1, free_block=None, batch=1):
@@ -64,12 +67,25 @@ class _RowPlan:
         self.classes = classes
         self.out_shapes = out_shapes
         self.serial = serial     # (by the busy rule)
+        self._heads: dict[int, tuple] = {}
 
     def launch(self) -> tuple[bool, int]:
         """(run the serial kernel?, columns per block) for a call now (``plan.Plan.launch``)."""
         if self.free_block is not None and plans.parallel_now(self.work, self.threads):
             return False, self.free_block
         return self.serial or serial_only(), self.block
+
+    def head(self, block: int) -> tuple:
+        """The kernel's arguments before the data, for a call with ``block`` columns per block
+        (0: a row kernel's call): the sizes, ``bases`` and ``steps``."""
+        head = self._heads.get(block)
+        if head is None:
+            if block == 0:          # (row kernels: elements per row, rows)
+                sizes: tuple = (self.n, self.rows)
+            else:   # rows to reduce over, columns, columns per block, blocks, batches
+                sizes = (self.rows, self.n, block, -(-self.n // block), self.batch)
+            head = self._heads[block] = (*sizes, self.bases, self.steps)
+        return head
 
 
 def _view_shape(node: Node, shape: tuple) -> tuple:
@@ -93,9 +109,16 @@ class RowKernel:
     """One row-reduction group, compiled per input signature; ``kernel(*inputs) -> tuple``."""
 
     xp = np
-    # FusedKernel's argument checks and 1-d windows (they read ``layout.input_kinds``, ``xp``).
+    # FusedKernel's argument checks and 1-d windows (they read ``layout.input_kinds``, ``xp``),
+    # its remembered calls and the first call of a signature (``_prepare``, ``_variant``,
+    # ``_calls``), and its dispatch through Numba that keeps the compiled entry point.
     _specs = FusedKernel._specs
     _flatten = FusedKernel._flatten
+    _first_call = FusedKernel._first_call
+    _call_and_data = FusedKernel._call_and_data
+    _dispatch = FusedKernel._dispatch
+    _run = FusedKernel._run
+    _WHAT = "a row kernel"
 
     def __init__(self, group: Node | Graph, *, precise: bool = False, axis: str = "row"):
         if isinstance(group, Node):
@@ -104,8 +127,11 @@ class RowKernel:
         self.group = RowGroup(group, axis)
         self.layout = self.group          # (what FusedKernel's argument checks read)
         self.precise = precise
-        self._variants: dict[tuple, tuple] = {}
+        self._variants: dict[tuple, _Variant] = {}
         self._plans: dict[tuple, _RowPlan] = {}
+        # What a call of each signature needs beyond its data (``__call__``'s key), made by
+        # the first call of that signature after every check.
+        self._calls: dict[tuple, _Call] = {}
 
     def _prepare(self, inputs: tuple):
         specs, flats, scalars, shapes, strides = self._flatten(inputs)
@@ -115,7 +141,8 @@ class RowKernel:
             if len(self._plans) >= _PLAN_LIMIT:
                 self._plans.clear()
             plan = self._plans[key] = self._make_plan(specs, shapes, strides)
-        return specs, flats, scalars, plan
+        return specs, flats, scalars, plan, (tuple(s.key() for s in specs), plan.classes,
+                                             plan.linear)
 
     def _make_plan(self, specs: list[ArgSpec], shapes: list, strides: list) -> _RowPlan:
         group = self.group
@@ -229,17 +256,16 @@ class RowKernel:
         return _RowPlan(lanes, m, bases, steps, classes, out_shapes, serial, True, block, work,
                         threads, free_block, batch)
 
-    def _variant(self, specs: list[ArgSpec], plan: _RowPlan) -> tuple:
-        key = (tuple(s.key() for s in specs), plan.classes, plan.linear)
+    def _variant(self, specs: list[ArgSpec], plan: _RowPlan, key: tuple) -> _Variant:
         variant = self._variants.get(key)
         if variant is None:
             source, out_dtypes = self._generate(specs, plan)
-            variant = self._variants[key] = (source, load_module(source), out_dtypes)
+            variant = self._variants[key] = _Variant(source, load_module(source), out_dtypes)
         return variant
 
     def source(self, *inputs) -> str:
         """The generated module's text for inputs like these."""
-        specs, _flats, _scalars, plan = self._prepare(inputs)
+        specs, _flats, _scalars, plan, _key = self._prepare(inputs)
         return self._generate(specs, plan)[0]
 
     def _generate(self, specs: list[ArgSpec], plan: _RowPlan) -> tuple[str, list]:
@@ -247,31 +273,16 @@ class RowKernel:
         return make(self.group, specs, list(plan.classes), self.precise, plan.linear)
 
     def __call__(self, *inputs) -> tuple[np.ndarray, ...]:
-        specs, flats, scalars, plan = self._prepare(inputs)
-        source, module, out_dtypes = self._variant(specs, plan)
-        outs = [take(shape, dtype) for shape, dtype in zip(plan.out_shapes, out_dtypes)]
-        status = np.zeros(1, np.int64)
+        call, data = self._call_and_data(inputs)
+        if call.single is not None:
+            outs: tuple = (np.empty(*call.single),)
+        else:
+            outs = tuple(map(take if call.pooled else np.empty, call.out_shapes,
+                             call.out_dtypes))
+        variant = call.variant
+        status = np.zeros(1, np.int64) if variant.guarded else _NO_STATUS
+        plan = call.plan
         serial, block = plan.launch()
-        if self.group.axis == "row":
-            sizes: tuple = (plan.n, plan.rows)
-        else:   # rows to reduce over, columns, columns per block, blocks, batches
-            sizes = (plan.rows, plan.n, block, -(-plan.n // block), plan.batch)
-        args = (*sizes, plan.bases, plan.steps, *flats, *scalars,
-                *[o.reshape(-1) for o in outs], status)
-        name = "kernel_serial" if serial else "kernel_parallel"
-        fn = getattr(module, name)
-        if not fn.overloads:
-            ensure_compiled(source, fn, tuple(fn.typeof_pyval(a) for a in args))
-        try:
-            fn(*args)
-        except Exception as why:
-            if not from_numba_cache(why):
-                raise
-            # A damaged cache file: compile again (the failed call ran no kernel code).
-            module = reload_module(source)
-            self._variants[(tuple(s.key() for s in specs), plan.classes, plan.linear)] = \
-                (source, module, out_dtypes)
-            getattr(module, name)(*args)
-        if status[0]:
-            raise InterpreterError("integer division by zero in a row kernel")
-        return tuple(outs)
+        flats = outs if call.flat_outs is None else map(_reshape, outs, call.flat_outs)
+        self._run(call, serial, (*plan.head(block), *data, *flats, status))
+        return outs
