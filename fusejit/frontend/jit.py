@@ -120,20 +120,62 @@ def _convert(value: Any) -> Any:
 WHOLE_GRAPH_MAX_ELEMENTS = 1 << 12
 
 
-def _shaped(fn: Any, structure: Any) -> Any:
+# Nodes whose 0-d result NumPy returns as a 0-d array too (``np.array(3.0)``,
+# ``np.zeros(())``); NumPy returns every other 0-d result (``x.sum()``, ``x[0]``, ``s * 2``) as a
+# NumPy scalar.
+_ARRAY_MAKERS = frozenset({
+    "prim::Param", "prim::Constant", "aten::zeros", "aten::ones", "aten::full", "aten::empty",
+    "aten::zeros_like", "aten::ones_like", "aten::full_like", "aten::empty_like",
+    "aten::tensor", "aten::scalar_tensor"})
+
+
+def numpy_scalar_outputs(graph: Graph) -> dict[int, type]:
+    """The outputs of ``graph`` that NumPy would return as NumPy scalars, by position, with
+    their scalar type: 0-d results of reductions, indexing and arithmetic. Not a 0-d argument
+    returned as it came, nor a 0-d array made on purpose (``_ARRAY_MAKERS``)."""
+    return {i: v.type.scalar_type.dtype.type for i, v in enumerate(graph.outputs)
+            if isinstance(v.type, TensorType) and v.type.sizes == ()
+            and v.type.scalar_type is not None and v.node.kind not in _ARRAY_MAKERS}
+
+
+def _shaped(fn: Any, structure: Any, scalars: dict[int, type] | None = None,
+            count: int = 1) -> Any:
     """``fn`` with its flat outputs put back into the tuples and lists the function returns
-    (``scripted``'s structure: ``return x, (n, m)``, ``return (x,)``); ``fn`` itself when
-    the outputs are the returned value already."""
-    if structure is None:
+    (``scripted``'s structure: ``return x, (n, m)``, ``return (x,)``), and the outputs at
+    ``scalars`` (``numpy_scalar_outputs``; ``count`` outputs in all) as NumPy scalars, as NumPy
+    returns them: ``x.sum()`` is an ``np.float64``, not a 0-d array (which a later write to
+    ``x`` could change, when it is a view like ``x[0]``). ``fn`` itself when the outputs are
+    the returned value already."""
+    if structure is None and not scalars:
         return fn
-    count = len(_leaves(structure))
+    if structure is not None:
+        count = len(_leaves(structure))
+
+    def shape(out: Any) -> Any:
+        flat = (out,) if count == 1 else out or ()
+        if scalars:
+            flat = list(flat)
+            for i, make in scalars.items():
+                value = flat[i]
+                flat[i] = value[()] if isinstance(value, np.ndarray) else make(value)
+            if structure is None:
+                return flat[0] if count == 1 else tuple(flat)
+        return _filled(structure, flat)
 
     def run(*args: Any) -> Any:
-        out = fn(*args)
-        return _filled(structure, (out,) if count == 1 else out or ())
+        return shape(fn(*args))
 
     for name in ("graph_for", "code_for"):
         setattr(run, name, getattr(fn, name))
+    if hasattr(fn, "fallback"):
+        # A compiled tier whose Numba entry the fast call enters itself (``fastcall``): its
+        # attributes, with the shaping after its own ``post`` and around its fallback.
+        for name in ("compiled", "refused", "written", "max_elements", "before"):
+            if hasattr(fn, name):
+                setattr(run, name, getattr(fn, name))
+        post, fallback = getattr(fn, "post", None), fn.fallback
+        run.post = shape if post is None else (lambda out: shape(post(out)))
+        run.fallback = lambda *args: shape(fallback(*args))
     return run
 
 
@@ -259,15 +301,17 @@ class JitFunction(Portable):
             kept = [t for i, t in enumerate(types) if i not in strings]
             key = self._key(args, scalars)  # (with the parameters found to be constants)
             compiled = self._compiled = self._compile(graph)
+            # (Dask arrays stay lazy, 0-d ones too: only the NumPy tiers make scalars)
             self._interpreted[key] = _shaped(_without(compiled, strings), structure)
+            shape = (structure, numpy_scalar_outputs(graph), len(graph.outputs))
             if self.device in (None, "cpu") and [v.type for v in graph.inputs] == kept:
                 # Scalars only, or element loops and small array code: one Numba function
                 # for the whole graph (the interpreter's per-step cost would dominate).
                 whole = (compile_scalar_graph if is_scalar_graph(graph) else
                          compile_element_graph if is_element_graph(graph) else None)
                 if whole is not None:
-                    compiled = self._tiered(key, graph, compiled, whole, strings, structure)
-            compiled = _shaped(_without(compiled, strings), structure)
+                    compiled = self._tiered(key, graph, compiled, whole, strings, shape)
+            compiled = _shaped(_without(compiled, strings), *shape)
             self._specialised[key] = compiled
             self._refresh_fast_call()
         return compiled, args
@@ -316,7 +360,7 @@ class JitFunction(Portable):
                               list(self._specialised.items()))
 
     def _tiered(self, key: tuple, graph: Graph, interpreted: Any, whole: Callable,
-                strings: tuple = (), structure: Any = None) -> Any:
+                strings: tuple = (), shape: tuple = (None,)) -> Any:
         """Interpret the first call; compile the whole graph when the signature is called
         again (a function called once never waits for Numba). Straight-line array code runs
         whole only on small arrays: on big ones the fused kernels (vectorised math, threads)
@@ -337,7 +381,7 @@ class JitFunction(Portable):
                 compiled = whole(graph, interpreted, WHOLE_GRAPH_MAX_ELEMENTS)
             else:
                 compiled = whole(graph, interpreted)
-            self._specialised[key] = _shaped(_without(compiled, strings), structure)
+            self._specialised[key] = _shaped(_without(compiled, strings), *shape)
             try:
                 return compiled(*args)
             finally:  # after the call: Numba has compiled its overload, whose entry it takes

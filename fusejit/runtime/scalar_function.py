@@ -42,11 +42,15 @@ _CALLS = {"min": "min", "max": "max", "abs": "abs", "Float": "float", "floor": "
           "cosh": "math.cosh", "log1p": "math.log1p", "expm1": "math.expm1",
           "log2": "math.log2", "log10": "math.log10", "Int": "_to_int"}
 
-# Float to int conversions raise where the int would not fit int64 (Numba's int() of 1e300 or
-# nan is whatever the CPU gives); the interpreter then reruns the call and gives its error. (An
-# int operand near 2**63 compares as a float and is refused too: the rerun gives its value.)
+# int() is an int64 (Numba's int() of a uint8 element is unsigned: int(a[0]) - int(a[1])
+# wrapped to 2**64 - 158). Float to int conversions raise where the int would not fit int64
+# (Numba's int() of 1e300 or nan is whatever the CPU gives); the interpreter then reruns the call
+# and gives its error. (An int operand near 2**63 compares as a float and is refused too: the
+# rerun gives its value.)
 _PRELUDE = '''\
 import math
+
+import numpy as np
 from numba import njit
 
 
@@ -59,7 +63,7 @@ def _int64_range(x):
 @njit(cache=True)
 def _to_int(x):
     _int64_range(x)
-    return int(x)
+    return np.int64(x)
 
 
 @njit(cache=True)

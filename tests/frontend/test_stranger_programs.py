@@ -499,3 +499,39 @@ def beyond_range_comparisons(u, i):
 def test_comparisons_with_ints_beyond_the_dtype_match_numpy():
     test_program_matches_numpy(beyond_range_comparisons, lambda: (
         np.array([0, 7, 255], dtype=np.uint8), np.array([-128, 0, 127], dtype=np.int8)))
+
+
+def zero_d_results(x, y32):
+    first = x[0]
+    return (x.sum(), first, x.max() * 2, np.float32(y32[1]) * 2, y32.mean(), x.argmax(), x,
+            np.array(3.0))
+
+
+def uint8_elements(a):
+    return a[0] + a[1], a[0] * 3, int(a[0]) - int(a[1])     # (int(): was uint64 when compiled)
+
+
+def _every_tier(fn, *args):
+    """``fn`` jitted, called three times (interpreted, then compiled whole): the results and
+    their types against NumPy's."""
+    jitted = fusejit.jit(fn)
+    with np.errstate(all="ignore"):
+        want = fn(*args)
+    for _ in range(3):
+        with np.errstate(all="ignore"):
+            got = jitted(*args)
+        assert [type(g) for g in got] == [type(w) for w in want]
+        _same(got, want)
+    return jitted, want
+
+
+def test_zero_d_results_are_numpy_scalars_as_numpy_returns_them():
+    # x.sum(), x[0], ... are NumPy scalars (they were 0-d arrays, and x[0] a view of x); a 0-d
+    # array made on purpose, and an array, stay arrays. The first call runs interpreted, the
+    # later ones compiled whole: every tier.
+    x, y = _r(41, 5), _r(42, 4, dtype=np.float32)
+    fn, want = _every_tier(zero_d_results, x, y)
+    _every_tier(uint8_elements, np.array([10, 168, 3], dtype=np.uint8))
+    first = fn(x, y)[1]
+    x[0] += 1                   # a returned element is a value: a later write leaves it
+    assert first == want[1]
