@@ -4,7 +4,8 @@
 
     %z : Float(3) = aten::add(%x, %y, %alpha)      z = x + alpha * y, broadcast, promoted
     %m : Bool(3) = aten::gt(%x, %half)             comparisons give bool tensors
-    %q : Long(3) = aten::remainder(%i, %j)         int remainder takes the divisor's sign
+    %q : Long(3) = aten::remainder(%i, %j)         remainder takes the divisor's sign
+                                                   (a zero result too: NumPy's, not PyTorch's)
 
 Integer division or remainder by zero raises ``ZeroDivisionError`` as PyTorch does (in a fused
 kernel, a guard sets the status flag the caller turns into that error); float division by zero
@@ -177,8 +178,9 @@ def _remainder(self: Any, other: Any) -> np.ndarray:
     dtype = result_type(self, other)
     a, b = to(self, dtype), to(other, dtype)
     if category(dtype) == 2:
-        mod = np.fmod(a, b)
-        return as_tensor(np.where((mod != 0) & ((b < 0) != (mod < 0)), mod + b, mod))
+        # (NumPy's remainder: the divisor's sign, for a zero too; PyTorch's -0.0 % 0.3 is
+        # -0.0, NumPy's and Python's 0.0)
+        return as_tensor(np.remainder(a, b))
     check_int_divisor(b)
     return as_tensor(np.remainder(a, b))  # Python's %: the divisor's sign
 
