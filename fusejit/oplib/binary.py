@@ -402,14 +402,26 @@ def _compare_body(name: str, fn: Callable) -> Callable:
     @quiet
     def body(self: np.ndarray, other: Any) -> np.ndarray:
         dtype = result_type(self, other)
+        if dtype.kind in "iu" and type(other) is int and not _fits(other, dtype):
+            # NumPy compares an int array with any Python int exactly (uint8_array < 300 is
+            # all True), where converting it to the array's dtype would overflow
+            dtype = np.dtype(np.int64) if _fits(other, np.dtype(np.int64)) else np.dtype(object)
+            return as_tensor(fn(to(self, dtype), to(other, dtype)).astype(BOOL))
         return as_tensor(fn(to(self, dtype), to(other, dtype)))
 
     body.__name__ = name
     return body
 
 
+def _fits(value: int, dtype: np.dtype) -> bool:
+    info = np.iinfo(dtype)
+    return info.min <= value <= info.max
+
+
 def _render_compare(cx: Emitter, node, ops: list[Operand], dtype: np.dtype) -> str:
     compute = promote_operands(ops)
+    if compute.kind in "iu" and any(op.kind == "scalar" for op in ops):
+        compute = np.dtype(np.int64)   # (a Python int beyond the array's dtype: see the body)
     symbol = COMPARISONS[node.kind.removeprefix("aten::")][1]
     return f"({cx.cast(ops[0], compute)} {symbol} {cx.cast(ops[1], compute)})"
 

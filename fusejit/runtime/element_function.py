@@ -404,6 +404,9 @@ class _ElementWriter(_Writer):
             return
         operands = node.inputs[:2] if name in ("add", "sub") else node.inputs
         compute = _compute_dtype(operands) if name in _PREDICATES else _dtype(out)
+        if name in _PREDICATES and compute.kind in "iu" and any(
+                isinstance(v.type, IntType) for v in operands):
+            compute = np.dtype(np.int64)   # (NumPy's uint8_array < 300: exact, all True)
         args = [self.operand(v, compute) for v in operands]
         array = _rank(out) != 0
         if name in _INFIX:
