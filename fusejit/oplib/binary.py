@@ -420,8 +420,12 @@ def _fits(value: int, dtype: np.dtype) -> bool:
 
 def _render_compare(cx: Emitter, node, ops: list[Operand], dtype: np.dtype) -> str:
     compute = promote_operands(ops)
-    if compute.kind in "iu" and any(op.kind == "scalar" for op in ops):
-        compute = np.dtype(np.int64)   # (a Python int beyond the array's dtype: see the body)
+    if compute.kind in "iu" and any(
+            op.kind == "scalar" and not (op.is_constant and type(op.value) is int
+                                         and _fits(op.value, compute)) for op in ops):
+        # (a Python int beyond the array's dtype, see the body; a constant that fits, as in
+        # image > 128, keeps the narrow compare)
+        compute = np.dtype(np.int64)
     symbol = COMPARISONS[node.kind.removeprefix("aten::")][1]
     return f"({cx.cast(ops[0], compute)} {symbol} {cx.cast(ops[1], compute)})"
 
