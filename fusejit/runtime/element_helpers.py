@@ -227,7 +227,8 @@ def _block_sum(a, lo, n):
 def _pairwise(a, lo, n):
     if n <= 128:
         return _block_sum(a, lo, n)
-    # NumPy's recursion, with stacks (a recursive function that Numba caches fails to link):
+    # NumPy's recursion, with stacks: a recursive function (native.tensor_ops._pairwise)
+    # called from here aborts the process with "LLVM ERROR: Symbol not found" once cached;
     # a segment is split once (flag 1), then its halves' two sums are added
     starts = np.empty(256, np.int64)
     sizes = np.empty(256, np.int64)

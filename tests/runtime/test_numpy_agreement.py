@@ -139,3 +139,23 @@ def test_integer_modulo_by_zero_names_its_line(interpreted):
     where = r"^operation failed in interpreter \(at [^)]*test_numpy_agreement\.py:\d+"
     with pytest.raises(fusejit.FusejitError, match=where):
         fusejit.jit(modulo_of_zero)(np.arange(3))
+
+
+def test_native_maximum_and_minimum_ties_are_numpys():
+    from fusejit import parse_ir
+    from fusejit.runtime.code import Code
+    from fusejit.runtime.interpreter import NativeInterpreter
+
+    text = """graph(%a : Tensor, %b : Tensor):
+  %m : Tensor = aten::max(%a, %b)
+  %n : Tensor = aten::min(%a, %b)
+  return (%m, %n)
+"""
+    a = np.array([-0.0, 0.0, -0.0, 0.0, np.nan, 1.0, -2.0])
+    b = np.array([0.0, -0.0, -0.0, 0.0, 1.0, np.nan, 3.0])
+    native = NativeInterpreter(Code(parse_ir(text)))
+    stack = [a, b]
+    native.run(stack)
+    assert native.host_calls == 2    # (test_native_ops' count for a graph run natively)
+    for got, want in zip(stack, (np.maximum(a, b), np.minimum(a, b)), strict=True):
+        _identical(got, want)
