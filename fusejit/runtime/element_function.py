@@ -227,18 +227,23 @@ class _ElementWriter(_Writer):
         x, lo, hi = node.inputs
         dtype, array = _dtype(out), _rank(out) != 0
         expr = self.name(x)
-        # (one float bound: NumPy's maximum/minimum, the bound where equal; both: np.clip's
-        # x where equal, which Numba's np.maximum/np.minimum give: their first operand)
+        # Numba's np.maximum/np.minimum give their first operand where the two are equal. One
+        # float bound is NumPy's maximum/minimum, the bound where equal: the bound goes first.
+        # Both are np.clip's, x where equal: x goes first.
         one = dtype.kind == "f" and isinstance(lo.type, NoneType) != isinstance(hi.type, NoneType)
         for bound, fn in ((lo, "maximum"), (hi, "minimum")):
             if not isinstance(bound.type, NoneType):
-                call = (f"_{fn}_nan" if array else f"_{fn[:3]}_nan0") if one else \
-                    f"np.{fn}" if array else fn[:3]
                 value = self.name(bound)
                 if dtype.kind in "iu" and isinstance(bound.type, IntType):
                     info = np.iinfo(dtype)
                     value = f"_int_bound({value}, {info.min}, {info.max}, {fn == 'maximum'})"
-                expr = f"{call}({expr}, {_cast(value, dtype)})"
+                pair = [expr, _cast(value, dtype)]
+                if one and array:
+                    expr = f"np.{fn}({pair[1]}, {pair[0]})"
+                elif one:
+                    expr = f"_{fn[:3]}_nan0({pair[0]}, {pair[1]})"
+                else:
+                    expr = f"{f'np.{fn}' if array else fn[:3]}({pair[0]}, {pair[1]})"
         self.assign(out, expr if array else _cast(expr, dtype), depth)
 
     def _mm(self, node: Node, out: Value, depth: int) -> None:
@@ -414,8 +419,10 @@ class _ElementWriter(_Writer):
         elif name == "neg":
             expr = f"(-{args[0]})"
         elif name in ("max", "min") and getattr(_dtype(out), "kind", "") == "f":
-            fn = f"_{name}imum_nan" if array else f"_{name}_nan0"   # (NumPy's ties and NaN)
-            expr = f"{fn}({', '.join(args)})"
+            # NumPy's ties (b where equal) and NaN: Numba's np.maximum gives its first
+            # operand where equal, so b goes first; Python's max would drop a NaN b
+            expr = f"np.{name}imum({args[1]}, {args[0]})" if array else \
+                f"_{name}_nan0({args[0]}, {args[1]})"
         else:
             expr = f"{(_ARRAY_CALLS if array else _CALLS)[name]}({', '.join(args)})"
         self.assign(out, expr if array else _cast(expr, _dtype(out)), depth)

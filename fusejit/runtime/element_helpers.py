@@ -286,8 +286,8 @@ def _cumsum(a):
     return out
 
 
-# NumPy's maximum/minimum (below): NaN from either operand, and b where they are equal
-# (Numba's give a: np.maximum(-0.0, 0.0) would be -0.0, NumPy's is 0.0); arrays, 0-d values.
+# NumPy's maximum/minimum of 0-d values (below): NaN from either operand, and b where they
+# are equal (np.maximum(-0.0, 0.0) is 0.0; Python's max gives a, and drops a NaN b).
 #
 # An int clip bound of an int array, in the array's range: one beyond it on the side where
 # it binds nothing is NumPy's dropped bound (np.clip(uint8_array, -3, 3)); beyond it on the
@@ -300,11 +300,6 @@ def _int_bound(v, lo, hi, low):
 
 
 """ + "".join(f"""@njit(cache=True)
-def _{fn}_nan(a, b):
-    return np.where((a {op} b) | (a != a), a, b)
-
-
-@njit(cache=True)
 def _{fn[:3]}_nan0(a, b):
     return a if (a {op} b or a != a) else b
 
