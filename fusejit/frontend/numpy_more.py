@@ -9,7 +9,7 @@ Each is NumPy's own definition spelled in ops fusejit has, so values and dtypes 
     np.expand_dims(x, axis)      aten::unsqueeze
     np.swapaxes(x, a, b)         aten::transpose
     np.flip(x, axis)             aten::flip over axis (every axis for None)
-    np.isclose(a, b)             |a - b| <= atol + rtol * |b|, or a == b (equal infinities)
+    np.isclose(a, b)             |a - b| <= atol + rtol * |b| for a finite float b, or a == b
     np.round(x, d)               rint(x * 10**d) / 10**d, as NumPy computes it
     sum(x)                       x.sum(axis=0) for an array, a + b + ... for a tuple
     np.finfo(float).eps          NumPy's number, read while scripting
@@ -110,9 +110,16 @@ def isclose(b: IRBuilder, a: Item, x: Item, rtol: Item = 1e-05, atol: Item = 1e-
     if b.static(equal_nan) is not False:
         raise b.error("np.isclose: equal_nan=True is not supported; write "
                       "np.isclose(a, b) | (np.isnan(a) & np.isnan(b))")
+    # NumPy's: b as a float (an int's |a - b| could wrap at the int minimum), and an
+    # infinite b is close only to itself
+    if not is_tensor(x):
+        x = to_float(b, x)
+    elif dtype_of(x) is not None and dtype_of(x).kind in "biu":
+        x = cast(b, x, np.dtype(np.float64), "np.isclose")
     near = binary(b, "le", unary(b, "abs", binary(b, "sub", a, x)),
                   binary(b, "add", atol, binary(b, "mul", rtol, unary(b, "abs", x))))
-    return binary(b, "or", near, binary(b, "eq", a, x))
+    finite = binary(b, "lt", unary(b, "abs", x), float("inf"))
+    return binary(b, "or", binary(b, "and", near, finite), binary(b, "eq", a, x))
 
 
 def round_(b: IRBuilder, x: Item, decimals: Item = 0) -> Value:

@@ -212,7 +212,9 @@ def cbrt(x):
 def copysign(x1, x2):
     magnitude = np.abs(x1)
     negative = (x2 < 0) | ((x2 == 0) & (1.0 / x2 < 0))   # (-0.0 too)
-    return np.where(negative, -magnitude, magnitude)
+    # (NumPy's dtype: x1's and x2's promoted as floats; np.copysign(1.0, f32) is float32,
+    # which np.where of two Python floats is not)
+    return np.where(negative, -magnitude, magnitude).astype((x1 + x2 * 1.0).dtype)
 
 
 

@@ -4,7 +4,8 @@
 
     %z : Float(3) = aten::add(%x, %y, %alpha)      z = x + alpha * y, broadcast, promoted
     %m : Bool(3) = aten::gt(%x, %half)             comparisons give bool tensors
-    %q : Long(3) = aten::remainder(%i, %j)         int remainder takes the divisor's sign
+    %q : Long(3) = aten::remainder(%i, %j)         remainder takes the divisor's sign
+                                                   (a zero result too: NumPy's, not PyTorch's)
 
 Integer division or remainder by zero raises ``ZeroDivisionError`` as PyTorch does (in a fused
 kernel, a guard sets the status flag the caller turns into that error); float division by zero
@@ -177,8 +178,9 @@ def _remainder(self: Any, other: Any) -> np.ndarray:
     dtype = result_type(self, other)
     a, b = to(self, dtype), to(other, dtype)
     if category(dtype) == 2:
-        mod = np.fmod(a, b)
-        return as_tensor(np.where((mod != 0) & ((b < 0) != (mod < 0)), mod + b, mod))
+        # (NumPy's remainder: the divisor's sign, for a zero too; PyTorch's -0.0 % 0.3 is
+        # -0.0, NumPy's and Python's 0.0)
+        return as_tensor(np.remainder(a, b))
     check_int_divisor(b)
     return as_tensor(np.remainder(a, b))  # Python's %: the divisor's sign
 
@@ -400,14 +402,30 @@ def _compare_body(name: str, fn: Callable) -> Callable:
     @quiet
     def body(self: np.ndarray, other: Any) -> np.ndarray:
         dtype = result_type(self, other)
+        if dtype.kind in "iu" and type(other) is int and not _fits(other, dtype):
+            # NumPy compares an int array with any Python int exactly (uint8_array < 300 is
+            # all True), where converting it to the array's dtype would overflow
+            dtype = np.dtype(np.int64) if _fits(other, np.dtype(np.int64)) else np.dtype(object)
+            return as_tensor(fn(to(self, dtype), to(other, dtype)).astype(BOOL))
         return as_tensor(fn(to(self, dtype), to(other, dtype)))
 
     body.__name__ = name
     return body
 
 
+def _fits(value: int, dtype: np.dtype) -> bool:
+    info = np.iinfo(dtype)
+    return info.min <= value <= info.max
+
+
 def _render_compare(cx: Emitter, node, ops: list[Operand], dtype: np.dtype) -> str:
     compute = promote_operands(ops)
+    if compute.kind in "iu" and any(
+            op.kind == "scalar" and not (op.is_constant and type(op.value) is int
+                                         and _fits(op.value, compute)) for op in ops):
+        # (a Python int beyond the array's dtype, see the body; a constant that fits, as in
+        # image > 128, keeps the narrow compare)
+        compute = np.dtype(np.int64)
     symbol = COMPARISONS[node.kind.removeprefix("aten::")][1]
     return f"({cx.cast(ops[0], compute)} {symbol} {cx.cast(ops[1], compute)})"
 

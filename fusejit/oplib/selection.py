@@ -61,12 +61,25 @@ define("aten::where", fuses=(_WHERE,), dtype=promoted(1, 3), render=_render_wher
 def _clamp(self: np.ndarray, min: Any = None, max: Any = None) -> np.ndarray:
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if self.dtype.kind in "iu":
+        # An int bound beyond the array's range binds no element: NumPy's clip drops it
+        # (np.clip(uint8_array, -3, 3) is clip to 3), where converting it would overflow
+        info = np.iinfo(self.dtype)
+        if type(min) is int and min <= info.min:
+            min = None
+        if type(max) is int and max >= info.max:
+            max = None
+        if min is None and max is None:
+            return as_tensor(self.copy())
     dtype = result_type(self, *(v for v in (min, max) if v is not None))
     x = to(self, dtype)
-    # maximum/minimum propagate NaN from the input; min > max gives max, as in PyTorch
-    if min is not None:
+    # NaN from the input or a bound; min > max gives max, as in PyTorch. Where x equals a
+    # bound (-0.0 and 0.0) NumPy's clip keeps x, its maximum/minimum (one bound) give the bound
+    if min is not None and max is not None:
+        x = np.clip(x, to(min, dtype), to(max, dtype))
+    elif min is not None:
         x = np.maximum(x, to(min, dtype))
-    if max is not None:
+    elif max is not None:
         x = np.minimum(x, to(max, dtype))
     return as_tensor(x.copy() if x is self else x)
 
@@ -82,13 +95,14 @@ def _render_clamp(cx: Emitter, node, ops: list[Operand], dtype: np.dtype) -> str
     if dtype == BOOL:
         raise fail(node, "not defined for Bool tensors")
     v = cx.cast(x, dtype)
-    # A NaN bound gives NaN, as NumPy's maximum/minimum (the reference) give.
+    # NumPy's maximum/minimum (the reference): NaN from either, and the bound where they are
+    # equal (np.maximum(-0.0, 0.0) is 0.0)
     if hi.is_none:
         low = cx.cast(lo, dtype)
-        return f"({low} if ({v} < {low} or {low} != {low}) else {v})"
+        return f"({v} if ({v} > {low} or {v} != {v}) else {low})"
     if lo.is_none:
         high = cx.cast(hi, dtype)
-        return f"({high} if ({v} > {high} or {high} != {high}) else {v})"
+        return f"({v} if ({v} < {high} or {v} != {v}) else {high})"
     return f"h.clamp({v}, {cx.cast(lo, dtype)}, {cx.cast(hi, dtype)})"
 
 

@@ -384,6 +384,11 @@ def _node_error(cls: type[FusejitError], what: str, node: Node | None,
                 cause: BaseException) -> FusejitError:
     """``cls`` with PyTorch's wording: what failed, the node, its source location, the cause."""
     location = node.location if node is not None else "unknown"
+    source_range = node.source_range if node is not None else None
+    inner = getattr(cause, "source_range", None) if isinstance(cause, FusejitError) else None
+    if location == "unknown" and inner is not None:
+        # (a node the passes made, a FusionGroup: where its failing member came from)
+        location, source_range = str(inner), inner
     shown = str(node).strip() if node is not None else "?"
     hint = ""
     if "ZeroDivisionError" in f"{type(cause).__name__}: {cause}":
@@ -391,5 +396,5 @@ def _node_error(cls: type[FusejitError], what: str, node: Node | None,
                 "fusejit raises, as PyTorch does: check the divisor, or divide floats)")
     error = cls(f"{what} (at {location}):\n  {shown}\n{type(cause).__name__}: {cause}{hint}")
     error.node = node
-    error.source_range = node.source_range if node is not None else None
+    error.source_range = source_range
     return error

@@ -227,10 +227,23 @@ class _ElementWriter(_Writer):
         x, lo, hi = node.inputs
         dtype, array = _dtype(out), _rank(out) != 0
         expr = self.name(x)
+        # Numba's np.maximum/np.minimum give their first operand where the two are equal. One
+        # float bound is NumPy's maximum/minimum, the bound where equal: the bound goes first.
+        # Both are np.clip's, x where equal: x goes first.
+        one = dtype.kind == "f" and isinstance(lo.type, NoneType) != isinstance(hi.type, NoneType)
         for bound, fn in ((lo, "maximum"), (hi, "minimum")):
             if not isinstance(bound.type, NoneType):
-                call = f"np.{fn}" if array else fn[:3]
-                expr = f"{call}({expr}, {_cast(self.name(bound), dtype)})"
+                value = self.name(bound)
+                if dtype.kind in "iu" and isinstance(bound.type, IntType):
+                    info = np.iinfo(dtype)
+                    value = f"_int_bound({value}, {info.min}, {info.max}, {fn == 'maximum'})"
+                pair = [expr, _cast(value, dtype)]
+                if one and array:
+                    expr = f"np.{fn}({pair[1]}, {pair[0]})"
+                elif one:
+                    expr = f"_{fn[:3]}_nan0({pair[0]}, {pair[1]})"
+                else:
+                    expr = f"{f'np.{fn}' if array else fn[:3]}({pair[0]}, {pair[1]})"
         self.assign(out, expr if array else _cast(expr, dtype), depth)
 
     def _mm(self, node: Node, out: Value, depth: int) -> None:
@@ -269,7 +282,8 @@ class _ElementWriter(_Writer):
     _add_ = _sub_ = _mul_ = _div_ = _inplace
 
     def _cumsum(self, node: Node, out: Value, depth: int) -> None:
-        self.assign(out, f"np.cumsum({self._wide(node.input(0))}).astype("
+        # (floats in their own dtype, one by one from the first element: NumPy's order)
+        self.assign(out, f"_cumsum({self._wide(node.input(0), floats=False)}).astype("
                          f"np.{_dtype(out).name})", depth)
 
     def _arange(self, node: Node, out: Value, depth: int) -> None:
@@ -312,23 +326,30 @@ class _ElementWriter(_Writer):
             expr = f"np.expand_dims({expr}, {axis})"
         self.assign(out, f"{expr}.astype(np.{_dtype(out).name})", depth)
 
-    # -- reductions (floating ones accumulate in float64, as NumPy's pairwise sums nearly do) --
+    # -- reductions (float sums in NumPy's pairwise order and dtype; moments in float64) --
 
-    def _wide(self, x: Value) -> str:
+    def _wide(self, x: Value, floats: bool = True) -> str:
         dtype = _dtype(x)
-        wide = "float64" if dtype.kind == "f" else "int64" if dtype.kind in "iub" else None
+        wide = "float64" if dtype.kind == "f" and floats else \
+            "int64" if dtype.kind in "iub" else None
         return f"{self.name(x)}.astype(np.{wide})" if wide and dtype.name != wide \
             else self.name(x)
 
     def _sum(self, node: Node, out: Value, depth: int, mean: bool = False) -> None:
         x, dtype = node.input(0), _dtype(out)
         dims = _static(node.input(1)) if len(node.inputs) == 4 else None
+        pairwise = _dtype(x).kind == "f"
         if dims is None:
             expr = f"np.{'mean' if mean else 'sum'}({self._wide(x)})"
+            if pairwise:   # (NumPy's mean: that sum over the count, in the array's dtype)
+                count = f" / np.{_dtype(x).name}({self.name(x)}.size)" if mean else ""
+                expr = f"(_sum_pw({self.name(x)}){count})"
             self.assign(out, _cast(expr, dtype), depth)
             return
         axis = dims[0] % _rank(x)
         expr = f"np.sum({self._wide(x)}, axis={axis})"
+        if pairwise and _rank(x) == 2 and axis == 1:
+            expr = f"_sum_rows_pw({self.name(x)})"
         if _rank(x) == 2 and axis == 0:
             # row by row, in the input's float dtype: NumPy's order and rounding (it sums
             # columns so, not pairwise), with no float64 copy of the array
@@ -336,7 +357,8 @@ class _ElementWriter(_Writer):
             zero = f"np.{_dtype(x).name}(0)" if kind == "f" else "np.int64(0)"
             expr = f"_sum0({self.name(x)}, {zero})"
         if mean:
-            expr = f"({expr} / {self.name(x)}.shape[{axis}])"
+            count = f"{self.name(x)}.shape[{axis}]"
+            expr = f"({expr} / {f'np.{_dtype(x).name}({count})' if pairwise else count})"
         if _static(node.input(2)):
             expr = f"np.expand_dims({expr}, {axis})"
         if _rank(out) == 0:
@@ -387,12 +409,20 @@ class _ElementWriter(_Writer):
             return
         operands = node.inputs[:2] if name in ("add", "sub") else node.inputs
         compute = _compute_dtype(operands) if name in _PREDICATES else _dtype(out)
+        if name in _PREDICATES and compute.kind in "iu" and any(
+                isinstance(v.type, IntType) for v in operands):
+            compute = np.dtype(np.int64)   # (NumPy's uint8_array < 300: exact, all True)
         args = [self.operand(v, compute) for v in operands]
         array = _rank(out) != 0
         if name in _INFIX:
             expr = f"({args[0]} {_INFIX[name]} {args[1]})"
         elif name == "neg":
             expr = f"(-{args[0]})"
+        elif name in ("max", "min") and getattr(_dtype(out), "kind", "") == "f":
+            # NumPy's ties (b where equal) and NaN: Numba's np.maximum gives its first
+            # operand where equal, so b goes first; Python's max would drop a NaN b
+            expr = f"np.{name}imum({args[1]}, {args[0]})" if array else \
+                f"_{name}_nan0({args[0]}, {args[1]})"
         else:
             expr = f"{(_ARRAY_CALLS if array else _CALLS)[name]}({', '.join(args)})"
         self.assign(out, expr if array else _cast(expr, _dtype(out)), depth)

@@ -193,13 +193,126 @@ def _floor_divide_{t}(a, b):
 
 """ for t in ("float32", "float64"))
 
+# NumPy's float sums (pairwise_sum in loops_utils.h): under 8 elements one by one, up to 128
+# in 8 running sums, above that the two halves (cut at a multiple of 8) summed alike; a
+# whole-array sum is 0 plus that of the C-ordered elements, a row sum 0 plus that of the row.
+# Written out so that float32 sums round as NumPy's do (a float64 sum is more accurate but not
+# NumPy's answer) and float64 ones are NumPy's too (Numba's np.sum adds one by one).
+_PAIRWISE = """@njit(cache=True, error_model="numpy")
+def _block_sum(a, lo, n):
+    if n < 8:   # (n >= 1: NumPy starts from -0.0, and -0.0 + x is x)
+        res = a[lo]
+        for i in range(lo + 1, lo + n):
+            res += a[i]
+        return res
+    r0, r1, r2, r3 = a[lo], a[lo + 1], a[lo + 2], a[lo + 3]
+    r4, r5, r6, r7 = a[lo + 4], a[lo + 5], a[lo + 6], a[lo + 7]
+    end = lo + n - n % 8
+    for i in range(lo + 8, end, 8):
+        r0 += a[i]
+        r1 += a[i + 1]
+        r2 += a[i + 2]
+        r3 += a[i + 3]
+        r4 += a[i + 4]
+        r5 += a[i + 5]
+        r6 += a[i + 6]
+        r7 += a[i + 7]
+    res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+    for i in range(end, lo + n):
+        res += a[i]
+    return res
+
+
+@njit(cache=True, error_model="numpy")
+def _pairwise(a, lo, n):
+    if n <= 128:
+        return _block_sum(a, lo, n)
+    # NumPy's recursion, with stacks: a recursive function (native.tensor_ops._pairwise)
+    # called from here aborts the process with "LLVM ERROR: Symbol not found" once cached;
+    # a segment is split once (flag 1), then its halves' two sums are added
+    starts = np.empty(256, np.int64)
+    sizes = np.empty(256, np.int64)
+    split = np.zeros(256, np.bool_)
+    sums = np.empty(256, a.dtype)
+    top, count = 0, 0
+    starts[0], sizes[0], split[0] = lo, n, False
+    while top >= 0:
+        start, size = starts[top], sizes[top]
+        if split[top]:
+            top -= 1
+            sums[count - 2] = sums[count - 2] + sums[count - 1]
+            count -= 1
+        elif size <= 128:
+            top -= 1
+            sums[count] = _block_sum(a, start, size)
+            count += 1
+        else:
+            split[top] = True
+            half = size // 2
+            half -= half % 8
+            starts[top + 1], sizes[top + 1], split[top + 1] = start + half, size - half, False
+            starts[top + 2], sizes[top + 2], split[top + 2] = start, half, False
+            top += 2
+    return sums[0]
+
+
+@njit(cache=True, error_model="numpy")
+def _sum_pw(a):
+    flat = np.ascontiguousarray(a).reshape(a.size)
+    zero = np.zeros(1, flat.dtype)
+    if a.size == 0:
+        return zero[0]
+    return zero[0] + _pairwise(flat, 0, a.size)
+
+
+@njit(cache=True, error_model="numpy")
+def _sum_rows_pw(a):
+    rows = np.ascontiguousarray(a)
+    out = np.zeros(rows.shape[0], rows.dtype)
+    for i in range(rows.shape[0]):
+        if rows.shape[1]:
+            out[i] += _pairwise(rows[i], 0, rows.shape[1])
+    return out
+
+
+@njit(cache=True, error_model="numpy")
+def _cumsum(a):
+    flat = np.ascontiguousarray(a).reshape(a.size)
+    out = np.empty(a.size, flat.dtype)
+    if a.size:
+        out[0] = flat[0]     # (not 0 + x[0]: NumPy's cumsum of -0.0 is -0.0)
+    for i in range(1, a.size):
+        out[i] = out[i - 1] + flat[i]
+    return out
+
+
+# NumPy's maximum/minimum of 0-d values (below): NaN from either operand, and b where they
+# are equal (np.maximum(-0.0, 0.0) is 0.0; Python's max gives a, and drops a NaN b).
+#
+# An int clip bound of an int array, in the array's range: one beyond it on the side where
+# it binds nothing is NumPy's dropped bound (np.clip(uint8_array, -3, 3)); beyond it on the
+# other side NumPy raises, and so does this (the interpreter then gives the error)
+@njit(cache=True)
+def _int_bound(v, lo, hi, low):
+    if (v > hi) if low else (v < lo):
+        raise OverflowError("a clip bound out of the array's range")
+    return max(v, lo) if low else min(v, hi)
+
+
+""" + "".join(f"""@njit(cache=True)
+def _{fn[:3]}_nan0(a, b):
+    return a if (a {op} b or a != a) else b
+
+
+""" for fn, op in (("maximum", ">"), ("minimum", "<")))
+
 _MAP_HELPERS = "".join(_map_helper(k, np.dtype(d)) for k in FAST_MAPS
                        for d in ("float32", "float64"))
 # The imports of the maps' math (stage modules import them too: their Regions call it)
 MATH_IMPORTS = "".join(f"{line}\n" for line in math_imports(math_modules(_MAP_HELPERS)))
 HELPERS_TEXT = (
     "import numpy as np\nfrom numba import njit, vectorize\n" + MATH_IMPORTS + "\n\n"
-    + _AXIS_HELPERS + _LIST_HELPERS + _SUM_LEAD + _ACCUMULATE + _FLOOR_DIVIDE
+    + _AXIS_HELPERS + _LIST_HELPERS + _SUM_LEAD + _ACCUMULATE + _FLOOR_DIVIDE + _PAIRWISE
     + "".join(_sum_to_size_helper(i, o) for i in range(1, MAX_RANK + 1)
               for o in range(1, i + 1))
     + _MAP_HELPERS)

@@ -170,17 +170,18 @@ def _arith(op, x, y, c):
         return x * y
     if op == NativeOp.DIV:
         return x / y
+    # (NumPy's maximum/minimum: y where they are equal, np.maximum(-0.0, 0.0) is 0.0)
     if op == NativeOp.MAXIMUM:
         if x != x:
             return x
         if y != y:
             return y
-        return x if x >= y else y
+        return x if x > y else y
     if x != x:
         return x
     if y != y:
         return y
-    return x if x <= y else y
+    return x if x < y else y
 
 
 @njit(inline="always")
