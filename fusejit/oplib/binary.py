@@ -4,8 +4,7 @@
 
     %z : Float(3) = aten::add(%x, %y, %alpha)      z = x + alpha * y, broadcast, promoted
     %m : Bool(3) = aten::gt(%x, %half)             comparisons give bool tensors
-    %q : Long(3) = aten::remainder(%i, %j)         remainder takes the divisor's sign
-                                                   (a zero result too: NumPy's, not PyTorch's)
+    %q : Long(3) = aten::remainder(%i, %j)         int remainder takes the divisor's sign
 
 Integer division or remainder by zero raises ``ZeroDivisionError`` as PyTorch does (in a fused
 kernel, a guard sets the status flag the caller turns into that error); float division by zero
@@ -178,9 +177,8 @@ def _remainder(self: Any, other: Any) -> np.ndarray:
     dtype = result_type(self, other)
     a, b = to(self, dtype), to(other, dtype)
     if category(dtype) == 2:
-        # (NumPy's remainder: the divisor's sign, for a zero too; PyTorch's -0.0 % 0.3 is
-        # -0.0, NumPy's and Python's 0.0)
-        return as_tensor(np.remainder(a, b))
+        mod = np.fmod(a, b)
+        return as_tensor(np.where((mod != 0) & ((b < 0) != (mod < 0)), mod + b, mod))
     check_int_divisor(b)
     return as_tensor(np.remainder(a, b))  # Python's %: the divisor's sign
 

@@ -78,7 +78,7 @@ def remainder_f(a, b):
     m = fmod(a, b)
     if m != 0 and (b < 0) != (m < 0):
         m += b
-    return m if m != 0 else math.copysign(m, b)
+    return m
 
 
 remainder_i = _device(helpers.remainder_i.py_func)

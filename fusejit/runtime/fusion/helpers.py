@@ -21,9 +21,11 @@ from .vecmath import _fma  # (llvm.fma: one instruction, vectorised)
 
 @njit(cache=True, error_model="numpy")
 def remainder_f(a, b):
-    """Python-style modulus (sign of the divisor), PyTorch's float remainder; a zero takes
-    the divisor's sign too, as in NumPy and Python (PyTorch keeps the dividend's)."""
-    return remainder_of(np.fmod(a, b), b)
+    """Python-style modulus (sign of the divisor), PyTorch's float remainder."""
+    m = np.fmod(a, b)
+    if m != 0 and (b < 0) != (m < 0):
+        m += b
+    return m
 
 
 # fmod_wide is exact while |a / b| is below this (and b is finite): see its docstring.
@@ -63,7 +65,7 @@ def remainder_of(m, b):
     remainder, as ``remainder_f``)."""
     if m != 0 and (b < 0) != (m < 0):
         m += b
-    return m if m != 0 else np.copysign(m, b)   # (NumPy's -0.0 % 0.3 is 0.0)
+    return m
 
 
 @njit(cache=True, error_model="numpy")
