@@ -66,10 +66,9 @@ from .vecmath import (
     _I,
     _INF,
     _OPTS,
-    _log_sum,
-    _split_normal,
     cos_f64,
     log_f64,
+    log_inside_f64,
     sin_f64,
 )
 
@@ -246,13 +245,6 @@ def _series(c, y):
 
 
 @njit(**_OPTS)
-def _log_normal(x):
-    """log x for a normal finite x > 0 (``vecmath``'s arithmetic, no special values)."""
-    e, f = _split_normal(x)
-    return _log_sum(_D(e), f)
-
-
-@njit(**_OPTS)
 def lgamma_outside_f32(x):
     """Whether float32 x is outside ``lgamma_inside_f32``'s domain (0 < x < inf)."""
     return not ((x > _F(0.0)) & (x < _F(_INF)))
@@ -274,7 +266,7 @@ def lgamma_inside_f32(x):
     y = inv * inv
     w = _W[0] + inv * (_W[1] + y * (_W[2] + y * (_W[3] + y * (_W[4] + y * (
         _W[5] + y * _W[6])))))
-    r = (z - 0.5) * (_log_normal(z) - 1.0) + w - _log_normal(p if small else 1.0)
+    r = (z - 0.5) * (log_inside_f64(z) - 1.0) + w - log_inside_f64(p if small else 1.0)
     one, two = a - 1.0, a - 2.0
     r = _series(_ONE, one) if abs(one) <= _ZERO_NEAR else r
     r = _series(_TWO, two) if abs(two) <= _ZERO_NEAR else r

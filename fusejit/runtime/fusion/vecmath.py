@@ -420,12 +420,6 @@ def _log_special(x, result):
     return x if (x != x) | (x == _INF) else result
 
 
-@njit(**_OPTS)
-def _ln(e, f):
-    """e ln2 + log(1 + f) (``_split_normal``'s f, e a float)."""
-    return _log_sum(e, f)
-
-
 _INV_LN2 = 1.4426950408889634
 _INV_LN10 = 0.4342944819032518
 _LOG10_2_HI = 3.01029995663611771306e-01     # log10(2), 33 leading bits
@@ -478,7 +472,7 @@ def log_outside_f64(x):
 def log_f64(x):
     """Natural log for float64."""
     e, f = _log_parts(x)
-    return _log_special(x, _ln(e, f))
+    return _log_special(x, _log_sum(e, f))
 
 
 @njit(**_BIG)
@@ -488,7 +482,7 @@ def log_inside_f64(x):
     do: inlined by Numba into a kernel beside the others, it became a first-class function
     value, which Numba's cache refuses.)"""
     e, f = _split_normal(x)
-    return _ln(_D(e), f)
+    return _log_sum(_D(e), f)
 
 
 @njit(**_BIG)
