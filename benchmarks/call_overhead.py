@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
 import sys
 import time
 from collections.abc import Callable
@@ -28,6 +27,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 os.environ.setdefault("FUSEJIT_TIERING", "0")     # steady state from the first calls
+from interpreter import median_time  # noqa: E402
 from ops import _kernel  # noqa: E402
 
 import fusejit  # noqa: E402
@@ -42,13 +42,7 @@ def _per_call(fn: Callable[[], object], rounds: int) -> float:
     while time.thread_time() - start < 0.02:
         fn()
         count += 1
-    times = []
-    for _ in range(rounds):
-        start = time.thread_time()
-        for _ in range(count):
-            fn()
-        times.append((time.thread_time() - start) / count)
-    return statistics.median(times) * 1e6
+    return median_time(fn, rounds, count, clock=time.thread_time) * 1e6
 
 
 def _entry(kernel: FusedKernel, args: tuple) -> Callable[[], object]:
