@@ -156,7 +156,7 @@ def function_html(fn, plans: list[tuple[tuple, Any]], timings: dict | None = Non
         groups = _groups(plan.graph)
         timed = (timings or {}).get(plan)
         calls = timed.calls if timed else 0
-        mean = (timed.total_s - timed.first_call_s) / (calls - 1) if calls > 1 else None
+        mean = timed.mean_s if timed else None
         engine = plan.engine if fn.engine == "auto" else fn.engine
         shown_spec = _spec_text(spec) if fn.fuse else "any (not specialised: fuse=False)"
         rows.append(

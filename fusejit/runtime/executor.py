@@ -75,7 +75,7 @@ from ..ir.types import (
     Type,
 )
 from ..oplib import tensor as _host_ops
-from . import blas, tiering
+from . import blas, remembered, tiering
 from .code import Code
 from .devices import CpuDevice, CudaDevice, get_device
 from .interpreter import NativeInterpreter
@@ -86,6 +86,7 @@ from .reference import InterpreterState, SingleOperation
 _host_ops.HOST_PRODUCT[0] = blas.matmul
 
 ENGINES = ("native", "reference")
+_NDARRAY = np.ndarray
 # Array dtypes a Tensor argument may have: those with a TorchScript scalar type.
 _TENSOR_DTYPES = frozenset(st.value for st in ScalarType)
 ENGINE_CHOICES = ("auto", *ENGINES)
@@ -123,6 +124,7 @@ class CompiledFunction(Portable):
         self._plans: dict[tuple, Plan] = {}
         self._plans_lock = threading.Lock()
         self._timings: dict[Plan, PlanTimings] = {}     # shown by _repr_html_
+        self._remembered: dict[tuple, Any] = {}         # (see __call__)
         if not fuse:
             # One plan serves every input: the graph as given, unspecialised.
             self._unfused = Plan(self.graph.copy(), None, device=self.device)
@@ -160,6 +162,18 @@ class CompiledFunction(Portable):
                 for i, (p, x, tensor) in enumerate(zip(self.params, inputs, self._tensors))]
 
     def __call__(self, *inputs: Any) -> Any:
+        # A remembered call (``runtime/remembered.py``): its key (``call_key``, inlined) is
+        # all the checks, the plan and its tier depend on.
+        run = self._remembered.get(tuple([
+            (x.dtype, x.ndim, x.flags.c_contiguous) if type(x) is _NDARRAY else type(x)
+            for x in inputs]))
+        if run is not None:
+            return run(inputs)
+        return self._call(inputs)
+
+    def _call(self, inputs: tuple) -> Any:
+        """The general path: check, find the plan, run it on its tier, time the call; and
+        remember what calls like this one run from now on, once its plan has settled."""
         if has_dask_arrays(inputs):  # chunk by chunk, returning Dask arrays (fusejit/dask.py)
             from ..dask import call_on_dask
 
@@ -180,17 +194,22 @@ class CompiledFunction(Portable):
                 InterpreterState(code).run(stack)
         else:   # a plan on its way to the native loop: count its time on the reference loop
             plan.warming += tiering.timed(InterpreterState(code).run, stack)
-        if len(stack) == 1:
-            return self._timed(plan, start, stack[0])
-        return self._timed(plan, start, tuple(stack) if stack else None)
-
-    def _timed(self, plan: Plan, start: float, result: Any) -> Any:
-        """``result``, once this call's time is added to ``plan``'s timings."""
         timings = self._timings.get(plan)
         if timings is None:
             timings = self._timings.setdefault(plan, PlanTimings(None))
         timings.record(time.perf_counter() - start)
-        return result
+        self._remember(plan, engine, inputs, timings)
+        if len(stack) == 1:
+            return stack[0]
+        return tuple(stack) if stack else None
+
+    def _remember(self, plan: Plan, engine: str, inputs: tuple, timings: PlanTimings) -> None:
+        """Remember the runner of calls with ``inputs``' key, where the checks allow."""
+        run = remembered.runner(self, plan, engine, inputs, timings, self._call)
+        if run is not None:
+            if len(self._remembered) >= remembered.MAX_REMEMBERED:
+                self._remembered.clear()
+            self._remembered[remembered.call_key(inputs)] = run
 
     def graph_for(self, *inputs: Any) -> Graph:
         """The optimised graph that runs for these inputs (specialised and fused with
@@ -228,23 +247,38 @@ class CompiledFunction(Portable):
 
 
 class PlanTimings:
-    """Seconds to build a plan (None: built with its function) and the time of its calls, the
-    first of which compiles the plan's kernels; for display only."""
+    """Seconds to build a plan (None: built with its function), its number of calls and the
+    time of the ``timed`` ones among them (the first, which compiles the plan's kernels, and
+    every call on the general path, and a sample of remembered calls); for display only."""
 
-    __slots__ = ("build_s", "calls", "first_call_s", "total_s")
+    __slots__ = ("build_s", "calls", "first_call_s", "total_s", "timed")
 
     def __init__(self, build_s: float | None):
         self.build_s = build_s
         self.calls = 0
+        self.timed = 0
         self.first_call_s: float | None = None
         self.total_s = 0.0
 
     def record(self, seconds: float) -> None:
+        """A call, timed."""
         # Unlocked: concurrent calls may lose a count; these numbers are only shown.
+        self.calls += 1
+        self.sample(seconds)
+
+    def sample(self, seconds: float) -> None:
+        """The time of a call already counted."""
         if self.first_call_s is None:
             self.first_call_s = seconds
-        self.calls += 1
+        self.timed += 1
         self.total_s += seconds
+
+    @property
+    def mean_s(self) -> float | None:
+        """The mean time of a call after the first (None: no such call timed)."""
+        if self.timed < 2 or self.first_call_s is None:
+            return None
+        return (self.total_s - self.first_call_s) / (self.timed - 1)
 
 
 def compile(graph: Graph, fuse: bool = False, engine: str = "auto", device: str = "cpu",
