@@ -138,21 +138,21 @@ def fast_call_source(n_positional: int, n_required: int, n_keyword_only: int,
         entry = _entry_point(run, key[:len(everything)])
         arrays = [i for i, k in enumerate(key[:len(everything)]) if isinstance(k, tuple)]
         written = getattr(run, "written", None) or ()
-        sizes: list[str] = []
+        limit = getattr(run, "max_elements", None) if hasattr(run, "fallback") else None
+        sizes = [f"a{i}.size <= {int(limit)}" for i in arrays if limit is not None]
         if entry is not None:
             tests += [f"a{i}.flags.c_contiguous" for i in arrays]
             # (the entry writes where its signature says the array is writeable)
             tests += [f"a{i}.flags.writeable" for i in written]
-            limit = getattr(run, "max_elements", None)
-            sizes = [f"a{i}.size <= {int(limit)}" for i in arrays if limit is not None]
         lines.append(f"    if {' and '.join(tests) or 'True'}:")
+        if sizes:
+            # bigger arrays: straight to the interpreter (its fused kernels), as ``run``
+            # sends them, without the general path's key and lookup (~2 us a call)
+            names[f"F{s}"] = run.fallback
+            lines.append(f"        if not ({' and '.join(sizes)}):")
+            lines.append(f"            return F{s}{call}")
         if entry is not None:
             names[f"E{s}"], names[f"F{s}"] = entry, run.fallback
-            if sizes:
-                # bigger arrays: straight to the interpreter (its fused kernels), as ``run``
-                # sends them, without the general path's key and lookup (~2 us a call)
-                lines.append(f"        if not ({' and '.join(sizes)}):")
-                lines.append(f"            return F{s}{call}")
             post = getattr(run, "post", None)
             result = f"E{s}{call}"
             if post is not None:

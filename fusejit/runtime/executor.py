@@ -86,7 +86,6 @@ from .reference import InterpreterState, SingleOperation
 _host_ops.HOST_PRODUCT[0] = blas.matmul
 
 ENGINES = ("native", "reference")
-_NDARRAY = np.ndarray
 # Array dtypes a Tensor argument may have: those with a TorchScript scalar type.
 _TENSOR_DTYPES = frozenset(st.value for st in ScalarType)
 ENGINE_CHOICES = ("auto", *ENGINES)
@@ -124,7 +123,7 @@ class CompiledFunction(Portable):
         self._plans: dict[tuple, Plan] = {}
         self._plans_lock = threading.Lock()
         self._timings: dict[Plan, PlanTimings] = {}     # shown by _repr_html_
-        self._remembered: dict[tuple, Any] = {}         # (see __call__)
+        self._remembered = remembered.RememberedCalls(self, self._call)   # (see __call__)
         if not fuse:
             # One plan serves every input: the graph as given, unspecialised.
             self._unfused = Plan(self.graph.copy(), None, device=self.device)
@@ -162,14 +161,8 @@ class CompiledFunction(Portable):
                 for i, (p, x, tensor) in enumerate(zip(self.params, inputs, self._tensors))]
 
     def __call__(self, *inputs: Any) -> Any:
-        # A remembered call (``runtime/remembered.py``): its key (``call_key``, inlined) is
-        # all the checks, the plan and its tier depend on.
-        run = self._remembered.get(tuple([
-            (x.dtype, x.ndim, x.flags.c_contiguous) if type(x) is _NDARRAY else type(x)
-            for x in inputs]))
-        if run is not None:
-            return run(inputs)
-        return self._call(inputs)
+        # A remembered call (``runtime/remembered.py``), or the general path (``_call``).
+        return self._remembered.dispatch(inputs)
 
     def _call(self, inputs: tuple) -> Any:
         """The general path: check, find the plan, run it on its tier, time the call; and
@@ -198,18 +191,11 @@ class CompiledFunction(Portable):
         if timings is None:
             timings = self._timings.setdefault(plan, PlanTimings(None))
         timings.record(time.perf_counter() - start)
-        self._remember(plan, engine, inputs, timings)
+        self._remembered.remember(plan, engine, inputs, timings)
         if len(stack) == 1:
             return stack[0]
         return tuple(stack) if stack else None
 
-    def _remember(self, plan: Plan, engine: str, inputs: tuple, timings: PlanTimings) -> None:
-        """Remember the runner of calls with ``inputs``' key, where the checks allow."""
-        run = remembered.runner(self, plan, engine, inputs, timings, self._call)
-        if run is not None:
-            if len(self._remembered) >= remembered.MAX_REMEMBERED:
-                self._remembered.clear()
-            self._remembered[remembered.call_key(inputs)] = run
 
     def graph_for(self, *inputs: Any) -> Graph:
         """The optimised graph that runs for these inputs (specialised and fused with

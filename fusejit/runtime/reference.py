@@ -266,9 +266,14 @@ class SingleOperation:
         if len(stack) != self.code.n_inputs:
             InterpreterState(self.code).run(stack)      # (its error)
             return
+        stack[:] = self.outputs(stack)
+
+    def outputs(self, inputs: Sequence) -> Sequence:
+        """The code's outputs for its ``inputs`` (as many as it takes: the caller's test),
+        without a stack (``runtime/remembered.py``); the loop's error where it fails."""
         try:
             outs = self.code.operations[self.index](
-                *(stack if self.take is None else self.take(stack)))
+                *(inputs if self.take is None else self.take(inputs)))
             if len(outs) != self.n_outputs:
                 raise _count_error(outs, self.n_outputs)
         except Exception as error:  # noqa: BLE001 - reported with its node, as the loop does
@@ -276,7 +281,7 @@ class SingleOperation:
             if cause is None:
                 raise failure  # noqa: B904 - as _handle_error raises it
             raise failure from cause
-        stack[:] = outs
+        return outs
 
 
 def _count_error(outs, out_size: int) -> InterpreterError:

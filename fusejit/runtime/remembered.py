@@ -16,11 +16,13 @@ Anything else (a NumPy scalar, an int for a float, a list, an array subclass, a 
 wrong count) has a key nothing is remembered under, and takes the general path and its errors.
 A plan still warming up (``tiering``) is not remembered: its calls are timed for the move.
 
-A remembered call is timed one in ``SAMPLE_EVERY`` (the display's mean call time), and counted.
+A remembered call is counted, and timed (the display's mean call time) while the plan has had
+at most ``SAMPLE_FIRST`` calls and then one in ``SAMPLE_EVERY``.
 """
 
 from __future__ import annotations
 
+import itertools
 import time
 from collections.abc import Callable
 from typing import Any
@@ -36,14 +38,17 @@ from .reference import InterpreterState
 _NDARRAY = np.ndarray
 # How many keys one function remembers (a function called with ever new ranks or dtypes
 # forgets the old ones: they take the general path again).
-MAX_REMEMBERED = 32
-# Remembered calls are timed one in this many (a power of two: a mask test).
+MAX_REMEMBERED = 16
+# Remembered calls are timed one in this many (a power of two: a mask test), after the first
+# ``SAMPLE_FIRST`` calls of the plan, which are all timed.
 SAMPLE_EVERY = 64
+SAMPLE_FIRST = 8
+_count = itertools.count()
 
 
 def call_key(inputs: tuple) -> tuple:
-    """What a remembered call is found under (``CompiledFunction.__call__`` inlines it):
-    per array its dtype, rank and C-contiguity; per other value its type."""
+    """What a call is remembered under: per array its dtype, rank and C-contiguity; per other
+    value its type (the dispatcher tests the same, dtypes by identity)."""
     return tuple([(x.dtype, x.ndim, x.flags.c_contiguous) if type(x) is _NDARRAY else type(x)
                   for x in inputs])
 
@@ -67,6 +72,73 @@ def _taken_as_is(t: Type, value: Any) -> bool:
     return False
 
 
+class RememberedCalls:
+    """The calls a ``CompiledFunction`` remembers, and ``dispatch``: a generated function of
+    the call's inputs (a tuple) that tests them against each remembered key and runs its
+    runner, or the general path. The text numbers the inputs; every value it tests against
+    (types, dtypes, callables) is a global of the generated code, so no user text enters it::
+
+        def dispatch(inputs):
+            if len(inputs) != 2:
+                return GENERAL(inputs)
+            a0, a1 = inputs
+            if type(a0) is NDARRAY and a0.dtype is D0_0 and a0.ndim == 1 \\
+                    and a0.flags.c_contiguous and type(a1) is T_float:
+                return R0(inputs)
+            return GENERAL(inputs)
+    """
+
+    def __init__(self, fn: Any, general: Callable[[tuple], Any]):
+        self.fn = fn
+        self.general = general
+        self.runners: dict[tuple, Callable[[tuple], Any]] = {}
+        self.dispatch: Callable[[tuple], Any] = general
+
+    def remember(self, plan: Any, engine: str, inputs: tuple, timings: Any) -> None:
+        """Remember what calls with ``inputs``' key run from now on (``plan`` on ``engine``),
+        where the checks allow."""
+        key = call_key(inputs)
+        if key in self.runners:
+            return      # (an equal dtype of another identity: the general path it is)
+        run = runner(self.fn, plan, engine, inputs, timings, self.general)
+        if run is None:
+            return
+        if len(self.runners) >= MAX_REMEMBERED:
+            self.runners.clear()
+        self.runners[key] = run
+        self.dispatch = _dispatcher(len(inputs), list(self.runners.items()), self.general)
+
+
+def _dispatcher(n_inputs: int, runners: list[tuple[tuple, Callable]],
+                general: Callable[[tuple], Any]) -> Callable[[tuple], Any]:
+    names: dict[str, Any] = {"GENERAL": general, "NDARRAY": _NDARRAY}
+    lines = ["def dispatch(inputs):",
+             f"    if len(inputs) != {n_inputs}:",
+             "        return GENERAL(inputs)"]
+    if n_inputs:
+        lines.append(f"    {''.join(f'a{i}, ' for i in range(n_inputs))}= inputs")
+    for r, (key, run) in enumerate(runners):
+        tests = []
+        for i, k in enumerate(key):
+            if isinstance(k, tuple):
+                dtype, rank, contiguous = k
+                names[f"D{i}_{r}"] = dtype
+                tests.append(f"type(a{i}) is NDARRAY and a{i}.dtype is D{i}_{r} "
+                             f"and a{i}.ndim == {int(rank)} and "
+                             f"{'' if contiguous else 'not '}a{i}.flags.c_contiguous")
+            elif k is type(None):
+                tests.append(f"a{i} is None")
+            else:
+                names[f"T{i}_{r}"] = k
+                tests.append(f"type(a{i}) is T{i}_{r}")
+        names[f"R{r}"] = run
+        lines += [f"    if {' and '.join(tests) or 'True'}:", f"        return R{r}(inputs)"]
+    lines.append("    return GENERAL(inputs)")
+    text = "\n".join(lines) + "\n"
+    exec(compile(text, f"<fusejit remembered calls {next(_count)}>", "exec"), names)
+    return names["dispatch"]
+
+
 def runner(fn: Any, plan: Any, engine: str, inputs: tuple, timings: Any,
            general: Callable[[tuple], Any]) -> Callable[[tuple], Any] | None:
     """What a call with ``inputs``' key runs from now on, for ``fn``'s ``plan`` on ``engine``
@@ -74,19 +146,23 @@ def runner(fn: Any, plan: Any, engine: str, inputs: tuple, timings: Any,
     ``general`` is the general path, which the runner takes for an int beyond int64."""
     if fn.device.name != "cpu" or engine not in ("native", "reference"):
         return None
-    if not all(_taken_as_is(p.type, x) for p, x in zip(fn.params, inputs)):
+    if len(inputs) != len(fn.params) or \
+            not all(_taken_as_is(p.type, x) for p, x in zip(fn.params, inputs)):
         return None
     ints = tuple(i for i, x in enumerate(inputs) if type(x) is int)
     code, single, products = plan.code, plan.single, plan.products
-    if engine == "native":
-        def body(stack: list) -> None:
-            NativeInterpreter(code).run(stack)
-    elif single is not None:
-        body = single.run
-    else:
-        def body(stack: list) -> None:
-            InterpreterState(code).run(stack)
     clock, mask = time.perf_counter, SAMPLE_EVERY - 1
+
+    def body(args: tuple) -> Any:
+        stack = list(args)
+        if engine == "native":
+            NativeInterpreter(code).run(stack)
+        else:
+            InterpreterState(code).run(stack)
+        return stack
+
+    if engine == "reference" and single is not None:
+        body = single.outputs       # (one fused group: its outputs, without a stack)
 
     def run(args: tuple) -> Any:
         for i in ints:
@@ -94,19 +170,18 @@ def runner(fn: Any, plan: Any, engine: str, inputs: tuple, timings: Any,
                 return general(args)        # (its error)
         if products:
             blas.refresh()
-        stack = list(args)
         calls = timings.calls = timings.calls + 1
-        if calls & mask:
-            body(stack)
+        if calls > SAMPLE_FIRST and calls & mask:
+            outs = body(args)
         else:
             start = clock()
-            body(stack)
+            outs = body(args)
             timings.sample(clock() - start)
-        if len(stack) == 1:
-            return stack[0]
-        return tuple(stack) if stack else None
+        if len(outs) == 1:
+            return outs[0]
+        return tuple(outs) if outs else None
 
     return run
 
 
-__all__ = ["MAX_REMEMBERED", "SAMPLE_EVERY", "call_key", "runner"]
+__all__ = ["MAX_REMEMBERED", "SAMPLE_EVERY", "RememberedCalls", "call_key", "runner"]

@@ -87,6 +87,54 @@ def test_wrong_argument_count_lists_the_parameters():
         fn(*GOOD[:2])
 
 
+SCALE_SHIFT = """graph(%x : Tensor, %a : float, %n : int):
+  %one : int = prim::Constant[value=1]()
+  %y : Tensor = aten::mul(%x, %a)
+  %z : Tensor = aten::add(%y, %n, %one)
+  return (%z)
+"""
+
+
+def test_remembered_calls_still_check_every_input_that_changes(engine, monkeypatch):
+    """After many calls of one kind (remembered: ``runtime/remembered.py``), a call whose
+    dtype, rank, strides, type, count or int range differs is checked anew and runs the plan
+    the checks select for it (its call count goes up), with NumPy's values; the remembered
+    call then still runs its own plan. (Fused, with tiering on: the group is interpreted,
+    so no kernel compiles; one engine is enough, the test does not choose one.)"""
+    if engine != "reference":
+        pytest.skip("engine='auto' on one of the fixture's runs")
+    monkeypatch.setenv("FUSEJIT_TIERING", "1")
+    fn = executor.compile(parse_ir(SCALE_SHIFT), fuse=True)
+    x = np.arange(12, dtype=np.float32)
+    x64 = np.arange(12.0)
+
+    def run(*args):
+        plan = fn.plan_for(fn.check_inputs(args))
+        before = fn._timings[plan].calls if plan in fn._timings else 0
+        out = fn(*args)
+        assert fn._timings[plan].calls == before + 1
+        return out
+
+    for _ in range(20):
+        out = run(x, 0.5, 3)
+    assert fn._remembered.runners and out.dtype == np.float32
+    np.testing.assert_array_equal(out, x * np.float32(0.5) + 3)
+    for arg, a, expected in [(x64, 0.5, x64 * 0.5 + 3),                          # dtype
+                             (x.reshape(3, 4), 0.5, x.reshape(3, 4) * 0.5 + 3),  # rank
+                             (x64[::3], 2.0, x64[::3] * 2 + 3),                  # strides
+                             (x, 2, x * np.float32(2) + 3),                      # int for float
+                             (x.reshape(3, 4).T, 0.5, x.reshape(3, 4).T * 0.5 + 3)]:
+        got = run(arg, a, 3)
+        assert got.dtype == expected.dtype and got.shape == expected.shape
+        np.testing.assert_array_equal(got, expected)
+    for args, message in [(([1.0, 2.0], 0.5, 3), "%x"), ((x, "0.5", 3), "%a"),
+                          ((x, 0.5, True), "%n"), ((x, 0.5, 2 ** 63), "64-bit range of int"),
+                          ((x, 0.5), "expected 3 arguments")]:
+        with pytest.raises(InterpreterError, match=message):
+            fn(*args)
+    np.testing.assert_array_equal(run(x, 0.5, 3), out)
+
+
 def test_if_without_operators():
     fn = compile(parse_ir("""graph(%x : Tensor, %y : Tensor, %c : bool):
   %z : Tensor = prim::If(%c)
