@@ -174,9 +174,34 @@ def _shaped(fn: Any, structure: Any, scalars: dict[int, type] | None = None,
             if hasattr(fn, name):
                 setattr(run, name, getattr(fn, name))
         post, fallback = getattr(fn, "post", None), fn.fallback
-        run.post = shape if post is None else (lambda out: shape(post(out)))
+        zero_d = getattr(fn, "zero_d", None)
+        if post is not None and zero_d is not None:
+            run.post = _shaped_at_once(zero_d, structure, scalars or {}, count)
+        else:
+            run.post = shape if post is None else (lambda out: shape(post(out)))
         run.fallback = lambda *args: shape(fallback(*args))
     return run
+
+
+def _shaped_at_once(zero_d: tuple, structure: Any, scalars: dict[int, type],
+                    count: int) -> Callable[[Any], Any]:
+    """What ``_shaped``'s ``shape`` of a compiled tier's ``post`` gives, from the compiled
+    function's results directly: its 0-d outputs (``zero_d``: position and dtype) made
+    NumPy scalars (``scalars``) or 0-d arrays in one step, not a 0-d array each first
+    (~0.3 us a call of ``x.max()``)."""
+    if structure is not None:
+        count = len(_leaves(structure))
+    makes = tuple((i, scalars.get(i), dtype) for i, dtype in zero_d)
+
+    def shape(out: Any) -> Any:
+        flat = [out] if count == 1 else list(out)
+        for i, make, dtype in makes:
+            flat[i] = make(flat[i]) if make is not None else np.asarray(flat[i], dtype)
+        if structure is not None:
+            return _filled(structure, flat)
+        return flat[0] if count == 1 else tuple(flat)
+
+    return shape
 
 
 def _leaves(structure: Any) -> list[int]:

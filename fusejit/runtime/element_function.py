@@ -500,7 +500,8 @@ def compile_element_graph(graph: Graph, fallback: Callable[..., Any],
 
     The returned function carries what ``frontend/fastcall.py`` needs to call the Numba
     function itself: ``compiled`` (the dispatcher), ``post`` (the results as the graph gives
-    them, or None when they already are), ``written`` (the argument positions it writes),
+    them, or None when they already are), ``zero_d`` (the positions and dtypes of the 0-d
+    outputs post makes 0-d arrays), ``written`` (the argument positions it writes),
     ``max_elements``, ``fallback`` and ``before`` (what to call before the Numba function, or
     None: ``blas.refresh`` for a graph with products, whose compiled code reads the thread
     rule it sets)."""
@@ -550,6 +551,7 @@ def compile_element_graph(graph: Graph, fallback: Callable[..., Any],
     run.compiled = compiled  # type: ignore[attr-defined]
     run.refused = refused  # type: ignore[attr-defined]
     run.post, run.written = post, written  # type: ignore[attr-defined]
+    run.zero_d = zero_d  # type: ignore[attr-defined]  # (what post converts: jit's shaping)
     run.max_elements, run.fallback = max_elements, fallback  # type: ignore[attr-defined]
     run.before = before  # type: ignore[attr-defined]
     run.graph_for = getattr(fallback, "graph_for", None)  # type: ignore[attr-defined]

@@ -81,6 +81,7 @@ from .devices import CpuDevice, CudaDevice, get_device
 from .interpreter import NativeInterpreter
 from .portable import Portable
 from .reference import InterpreterState, SingleOperation
+from .straight import straight_line
 
 # (the interpreters' host matmul follows the BLAS thread rule of compiled products)
 _host_ops.HOST_PRODUCT[0] = blas.matmul
@@ -183,6 +184,8 @@ class CompiledFunction(Portable):
         elif engine == "reference":
             if plan.single is not None:
                 plan.single.run(stack)      # (one fused group: no loop needed)
+            elif plan.straight() is not None:
+                stack[:] = plan.straight()(stack)   # (no jumps: no loop needed)
             else:
                 InterpreterState(code).run(stack)
         else:   # a plan on its way to the native loop: count its time on the reference loop
@@ -289,7 +292,7 @@ class Plan:
     """What runs for one argument spec: the optimised graph, its kernels and its ``Code``."""
 
     __slots__ = ("graph", "code", "kernels", "device", "_engine", "_tier", "warming", "single",
-                 "products")
+                 "products", "_straight")
 
     def __init__(self, graph: Graph, inputs: Sequence[Any] | None, precise: bool = False,
                  device: CpuDevice | CudaDevice | None = None,
@@ -315,6 +318,14 @@ class Plan:
         self._engine: str | None = None
         self._tier: str | None = None   # where auto runs it: None while still warming up
         self.warming = 0.0                # seconds on the reference loop while warming up
+        self._straight: Any = False       # (see straight)
+
+    def straight(self) -> Any:
+        """The plan's code as one Python function of its inputs, made on first use, where it
+        has no jumps, calls or forks (``runtime/straight.py``); else None."""
+        if self._straight is False:
+            self._straight = straight_line(self.code)
+        return self._straight
 
     def tier(self) -> str:
         """Where ``engine="auto"`` runs this plan now: "native", "reference", or "warming" (the

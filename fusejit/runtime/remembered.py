@@ -163,6 +163,8 @@ def runner(fn: Any, plan: Any, engine: str, inputs: tuple, timings: Any,
 
     if engine == "reference" and single is not None:
         body = single.outputs       # (one fused group: its outputs, without a stack)
+    elif engine == "reference" and plan.straight() is not None:
+        body = plan.straight()      # (no jumps: no loop)
 
     def run(args: tuple) -> Any:
         for i in ints:

@@ -317,6 +317,53 @@ def test_one_operation_plans_run_without_the_loop_and_fail_as_it_does():
     assert SingleOperation.of(two.code) is None
 
 
+STRAIGHT = """graph(%a : Tensor, %b : Tensor, %s : float):
+  %one : int = prim::Constant[value=1]()
+  %c : Tensor = aten::mm(%b, %a) # model.py:12:8
+  %d : Tensor = aten::mul(%c, %s)
+  %e : Tensor = aten::add(%d, %c, %one) # model.py:13:4
+  %t : (Tensor, Tensor) = prim::TupleConstruct(%e, %c)
+  %f : Tensor, %g : Tensor = prim::TupleUnpack(%t)
+  return (%g, %f, %a)
+"""
+
+
+def test_straight_line_plans_run_without_the_loop_and_fail_as_it_does():
+    """Code without jumps runs as one generated function (``runtime/straight.py``): the same
+    outputs as the reference loop, and the same errors, node and source location (a failing
+    first and a failing later instruction)."""
+    from fusejit.runtime.reference import InterpreterState
+    from fusejit.runtime.straight import straight_line
+
+    plan = compile(parse_ir(STRAIGHT))._unfused
+    run = straight_line(plan.code)
+    assert run is not None and plan.single is None
+    a, b = np.arange(6.0).reshape(2, 3), np.arange(8.0).reshape(4, 2)
+    stack = [a, b, 0.5]
+    InterpreterState(plan.code).run(stack)
+    got = run((a, b, 0.5))
+    assert len(got) == 3 and got[2] is a
+    for value, expected in zip(got, stack):
+        np.testing.assert_array_equal(value, expected)
+    np.testing.assert_array_equal(got[1], (b @ a) * 0.5 + b @ a)
+    for args, message in (((a, a, 0.5), "model.py:12:8"), ((a, b, "x"), "aten::mul")):
+        errors = []
+        for runs in (run, lambda args: InterpreterState(plan.code).run(list(args))):
+            with pytest.raises(InterpreterError, match=message) as info:
+                runs(args)
+            errors.append((str(info.value), type(info.value.__cause__)))
+        assert errors[0] == errors[1]
+    assert straight_line(compile(parse_ir("""graph(%x : Tensor, %c : bool):
+  %z : Tensor = prim::If(%c)
+    block0():
+      -> (%x)
+    block1():
+      %y : Tensor = aten::neg(%x)
+      -> (%y)
+  return (%z)
+"""))._unfused.code) is None       # (jumps: the loop runs it)
+
+
 def test_auto_engine_runs_all_native_plans_natively_and_others_on_the_reference():
     import fusejit
 
