@@ -92,16 +92,22 @@ class RememberedCalls:
         self.fn = fn
         self.general = general
         self.runners: dict[tuple, Callable[[tuple], Any]] = {}
+        self.refused: set[tuple] = set()    # keys whose calls always need the checks
         self.dispatch: Callable[[tuple], Any] = general
 
     def remember(self, plan: Any, engine: str, inputs: tuple, timings: Any) -> None:
         """Remember what calls with ``inputs``' key run from now on (``plan`` on ``engine``),
         where the checks allow."""
+        if engine not in ("native", "reference"):
+            return      # (still warming up: asked again at its next call)
         key = call_key(inputs)
-        if key in self.runners:
+        if key in self.runners or key in self.refused:
             return      # (an equal dtype of another identity: the general path it is)
         run = runner(self.fn, plan, engine, inputs, timings, self.general)
         if run is None:
+            if len(self.refused) >= MAX_REMEMBERED:
+                self.refused.clear()
+            self.refused.add(key)
             return
         if len(self.runners) >= MAX_REMEMBERED:
             self.runners.clear()
