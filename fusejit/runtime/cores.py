@@ -121,8 +121,9 @@ def _busy_ticks() -> int | None:
             break
         name, *fields = line.split()
         if int(name[3:]) in CORES:
-            # user nice system idle iowait irq softirq steal ...: idle and iowait are not busy
-            ticks = [int(f) for f in fields]
+            # user nice system idle iowait irq softirq steal guest guest_nice: idle and iowait
+            # are not busy, and guest time is in user and nice already
+            ticks = [int(f) for f in fields[:8]]
             busy += sum(ticks) - ticks[3] - ticks[4]
     return busy
 

@@ -59,10 +59,36 @@ def test_environment_variable(monkeypatch, restore_threads):
     monkeypatch.setenv("FUSEJIT_NUM_THREADS", "1")
     plans._threads[:] = []
     assert plans.num_threads() == 1 and numba.get_num_threads() == 1
-    monkeypatch.setenv("FUSEJIT_NUM_THREADS", "many")
-    plans._threads[:] = []
-    with pytest.raises(fusejit.FusejitError, match="FUSEJIT_NUM_THREADS"):
-        plans.num_threads()
+    for bad in ("many", "0", str(numba.config.NUMBA_NUM_THREADS + 1)):
+        monkeypatch.setenv("FUSEJIT_NUM_THREADS", bad)
+        plans._threads[:] = []
+        with pytest.raises(fusejit.FusejitError, match=f"FUSEJIT_NUM_THREADS .*'{bad}'"):
+            plans.num_threads()
+
+
+def test_the_setting_holds_in_every_calling_thread(restore_threads):
+    """Numba's count is per thread: a kernel launched from another thread (a Dask worker's)
+    ran on all NUMBA_NUM_THREADS, whatever ``set_num_threads`` said. A parallel launch gives
+    that thread the setting; a serial one leaves Numba's count alone."""
+    import threading
+
+    if numba.config.NUMBA_NUM_THREADS < 2:
+        pytest.skip("one thread only")
+    fusejit.set_num_threads(2)
+    plan = plans.make_plan(_layout("lgamma"), [(1 << 24,)], [(1,)])    # (busy rule: parallel)
+    seen = []
+
+    def worker():
+        numba.set_num_threads(1)            # (not the setting: as a new thread's default is not)
+        seen.append(plans.make_plan(_layout("neg"), [(64,)], [(1,)]).launch()[0])
+        seen.append(numba.get_num_threads())
+        seen.append(plan.launch()[0])
+        seen.append(numba.get_num_threads())
+
+    thread = threading.Thread(target=worker)
+    thread.start()
+    thread.join()
+    assert seen == [True, 1, False, 2]
 
 
 @pytest.fixture
