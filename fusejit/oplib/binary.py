@@ -27,7 +27,7 @@ from .pointwise import (
     dtype_name,
     inplace,
     is_bool,
-    pooled_out,
+    pooled,
     quiet,
     tensor_schemas,
     to,
@@ -61,10 +61,10 @@ def _add(self: Any, other: Any, alpha: Any = 1) -> np.ndarray:
     if type(self) is np.ndarray and type(other) is np.ndarray and self.dtype is other.dtype \
             and self.dtype.kind == "f" and type(alpha) is int and alpha == 1:
         # (the common case, in which result_type is that dtype and nothing is cast or scaled)
-        return as_tensor(np.add(self, other, out=pooled_out(self.dtype, self, other)))
+        return as_tensor(pooled(np.add, self.dtype, self, other))
     dtype = result_type(self, other)
     a, b = to(self, dtype), _scaled(to(other, dtype), alpha, "alpha", dtype)
-    return as_tensor(np.add(a, b, out=pooled_out(dtype, a, b)))
+    return as_tensor(pooled(np.add, dtype, a, b))
 
 
 @quiet
@@ -75,7 +75,7 @@ def _sub(self: Any, other: Any, alpha: Any = 1) -> np.ndarray:
                            "operator instead.")
     dtype = result_type(self, other)
     a, b = to(self, dtype), _scaled(to(other, dtype), alpha, "alpha", dtype)
-    return as_tensor(np.subtract(a, b, out=pooled_out(dtype, a, b)))
+    return as_tensor(pooled(np.subtract, dtype, a, b))
 
 
 def _alpha(cx: Emitter, node, ops: list[Operand], dtype: np.dtype) -> str | None:
@@ -118,7 +118,7 @@ def _mul(self: Any, other: Any) -> np.ndarray:
     a, b = to(self, dtype), to(other, dtype)
     if dtype == BOOL:
         return as_tensor(np.logical_and(a, b))
-    return as_tensor(np.multiply(a, b, out=pooled_out(dtype, a, b)))
+    return as_tensor(pooled(np.multiply, dtype, a, b))
 
 
 def _render_mul(cx: Emitter, node, ops: list[Operand], dtype: np.dtype) -> str:
@@ -140,7 +140,7 @@ def _div(self: Any, other: Any, rounding_mode: str | None = None) -> np.ndarray:
         if category(dtype) < 2:
             dtype = DEFAULT_FLOAT
         a, b = to(self, dtype), to(other, dtype)
-        return as_tensor(np.true_divide(a, b, out=pooled_out(dtype, a, b)))
+        return as_tensor(pooled(np.true_divide, dtype, a, b))
     if rounding_mode not in ("trunc", "floor"):
         raise RuntimeError("div expected rounding_mode to be one of None, 'trunc', or 'floor' "
                            f"but found '{rounding_mode}'")

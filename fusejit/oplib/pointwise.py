@@ -39,10 +39,24 @@ def pooled_out(dtype: np.dtype, *operands: Any) -> np.ndarray | None:
     ``dtype``: reused memory from the kernel outputs' pool where the result is big
     (``runtime/fusion/outputs.py``: a fresh big array costs a page fault per 4 KiB), else
     None (NumPy allocates). ``dtype`` must be what the call gives for these operands."""
-    if not OUTPUT_POOL or \
-            max((op.nbytes for op in operands if type(op) is np.ndarray), default=0) < _POOL_GATE:
-        return None
-    return OUTPUT_POOL[0](np.dtype(dtype), *operands)
+    if OUTPUT_POOL:
+        for op in operands:   # (a loop, not max() over a generator: ~0.3 us less a call)
+            if type(op) is np.ndarray and op.nbytes >= _POOL_GATE:
+                return OUTPUT_POOL[0](np.dtype(dtype), *operands)
+    return None
+
+
+def pooled(ufunc: Callable, dtype: np.dtype, *operands: Any) -> np.ndarray:
+    """``ufunc(*operands)``, written into ``pooled_out``'s memory where it gives some (the
+    small call passes no ``out=``, whose parsing alone costs NumPy ~0.1 us)."""
+    if OUTPUT_POOL:
+        for op in operands:
+            if type(op) is np.ndarray and op.nbytes >= _POOL_GATE:
+                out = OUTPUT_POOL[0](np.dtype(dtype), *operands)
+                if out is not None:
+                    return ufunc(*operands, out=out)
+                break
+    return ufunc(*operands)
 
 
 # The pool's ``out_for(dtype, *operands)``, which the runtime installs (``fusejit/runtime``'s

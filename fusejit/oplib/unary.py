@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from .dtypes import DEFAULT_FLOAT, category
-from .pointwise import BOOL, dtype_name, inplace, pooled_out, quiet, same_dtype_ufunc, to
+from .pointwise import BOOL, dtype_name, inplace, pooled, pooled_out, quiet, same_dtype_ufunc, to
 from .render import Emitter, Operand, fail, floating, is_float, same_as
 from .table import as_tensor, define, register
 
@@ -146,7 +146,7 @@ def _neg(x: np.ndarray) -> np.ndarray:
         raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you "
                            "are trying to invert a mask, use the `~` or `logical_not()` operator "
                            "instead.")
-    return np.negative(x, out=pooled_out(x.dtype, x))
+    return pooled(np.negative, x.dtype, x)
 
 
 def _render_same(cx: Emitter, node, ops: list[Operand], dtype: np.dtype) -> str:
