@@ -9,7 +9,9 @@ Medians of R timed calls each, fused and NumPy interleaved in the same run; rati
 fused time (higher is faster). By default kernels choose threads by their work and the cores
 other processes leave free (README, "Threads"); ``--free-cores 0`` takes the machine as busy
 (the serial rule under 16 ms of work), ``--free-cores 1`` as having one more core free. The
-load average is printed before and after. erf, erfc and lgamma compare with SciPy's ufuncs
+load average is printed before and after, and each row's "free" column is the free cores the
+rule saw at its end (``cores.spare_cores``: with 2 threads, 0 runs kernels under 16 ms of
+work serially, 1 in parallel). erf, erfc and lgamma compare with SciPy's ufuncs
 when SciPy is installed (NumPy has none).
 """
 
@@ -153,7 +155,8 @@ def main() -> None:
     rng = np.random.default_rng(0)
     print(f"{args.size} elements, median of {args.repeat}; ns per element"
           + (" of one thread's CPU time" if args.cpu else ""))
-    print(f"{'op':12s} {'dtype':8s} {'fused':>8s} {'numpy':>8s} {'numpy/fused':>12s}")
+    print(f"{'op':12s} {'dtype':8s} {'fused':>8s} {'numpy':>8s} {'numpy/fused':>12s} "
+          f"{'free':>5s}")
     slower = []
     for name in args.names or list(OPS):
         eager, (lo, hi), call = OPS[name]
@@ -173,7 +176,8 @@ def main() -> None:
             if ratio < 1:
                 slower.append(f"{name} {np.dtype(dtype).name}")
             print(f"{name:12s} {np.dtype(dtype).name:8s} {tf / args.size * 1e9:8.2f} "
-                  f"{te / args.size * 1e9:8.2f} {ratio:11.2f}x", flush=True)
+                  f"{te / args.size * 1e9:8.2f} {ratio:11.2f}x {cores.spare_cores():5.1f}",
+                  flush=True)
     print("slower than NumPy:", ", ".join(slower) or "none")
     _print_load()
 

@@ -27,6 +27,7 @@ from .pointwise import (
     dtype_name,
     inplace,
     is_bool,
+    pooled,
     quiet,
     tensor_schemas,
     to,
@@ -60,9 +61,10 @@ def _add(self: Any, other: Any, alpha: Any = 1) -> np.ndarray:
     if type(self) is np.ndarray and type(other) is np.ndarray and self.dtype is other.dtype \
             and self.dtype.kind == "f" and type(alpha) is int and alpha == 1:
         # (the common case, in which result_type is that dtype and nothing is cast or scaled)
-        return as_tensor(np.add(self, other))
+        return as_tensor(pooled(np.add, self.dtype, self, other))
     dtype = result_type(self, other)
-    return as_tensor(np.add(to(self, dtype), _scaled(to(other, dtype), alpha, "alpha", dtype)))
+    a, b = to(self, dtype), _scaled(to(other, dtype), alpha, "alpha", dtype)
+    return as_tensor(pooled(np.add, dtype, a, b))
 
 
 @quiet
@@ -72,8 +74,8 @@ def _sub(self: Any, other: Any, alpha: Any = 1) -> np.ndarray:
                            "If you are trying to invert a mask, use the `~` or `logical_not()` "
                            "operator instead.")
     dtype = result_type(self, other)
-    return as_tensor(np.subtract(to(self, dtype),
-                                 _scaled(to(other, dtype), alpha, "alpha", dtype)))
+    a, b = to(self, dtype), _scaled(to(other, dtype), alpha, "alpha", dtype)
+    return as_tensor(pooled(np.subtract, dtype, a, b))
 
 
 def _alpha(cx: Emitter, node, ops: list[Operand], dtype: np.dtype) -> str | None:
@@ -114,7 +116,9 @@ for _name, _body, _native in (("add", _add, "ADD"), ("sub", _sub, "SUB")):
 def _mul(self: Any, other: Any) -> np.ndarray:
     dtype = result_type(self, other)
     a, b = to(self, dtype), to(other, dtype)
-    return as_tensor(np.logical_and(a, b) if dtype == BOOL else np.multiply(a, b))
+    if dtype == BOOL:
+        return as_tensor(np.logical_and(a, b))
+    return as_tensor(pooled(np.multiply, dtype, a, b))
 
 
 def _render_mul(cx: Emitter, node, ops: list[Operand], dtype: np.dtype) -> str:
@@ -135,7 +139,8 @@ def _div(self: Any, other: Any, rounding_mode: str | None = None) -> np.ndarray:
     if rounding_mode is None:
         if category(dtype) < 2:
             dtype = DEFAULT_FLOAT
-        return as_tensor(np.true_divide(to(self, dtype), to(other, dtype)))
+        a, b = to(self, dtype), to(other, dtype)
+        return as_tensor(pooled(np.true_divide, dtype, a, b))
     if rounding_mode not in ("trunc", "floor"):
         raise RuntimeError("div expected rounding_mode to be one of None, 'trunc', or 'floor' "
                            f"but found '{rounding_mode}'")

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from .dtypes import DEFAULT_FLOAT, result_type
+from .pointwise import pooled_out
 from .table import as_tensor, dtype_of_code, register, wrap_dim
 from .tensor import _reduce_dims
 
@@ -173,7 +174,11 @@ def _eye(n: int, m: int, dtype: int | None = None, layout: Any = None, device: A
 
 
 def _clone(self: np.ndarray, memory_format: Any = None) -> np.ndarray:
-    return np.array(self, copy=True)
+    out = pooled_out(self.dtype, self)
+    if out is None:
+        return np.array(self, copy=True)
+    np.copyto(out, self)
+    return out
 
 
 def _fill_(self: np.ndarray, value: Any) -> np.ndarray:

@@ -34,6 +34,45 @@ def quiet(fn: Callable) -> Callable:
     return run
 
 
+def pooled_out(dtype: np.dtype, *operands: Any) -> np.ndarray | None:
+    """The ``out=`` of a host op's elementwise NumPy call on ``operands`` with a result in
+    ``dtype``: reused memory from the kernel outputs' pool where the result is big
+    (``runtime/fusion/outputs.py``: a fresh big array costs a page fault per 4 KiB), else
+    None (NumPy allocates). ``dtype`` must be what the call gives for these operands."""
+    if OUTPUT_POOL:
+        for op in operands:   # (a loop, not max() over a generator: ~0.3 us less a call)
+            if type(op) is np.ndarray and op.nbytes >= _POOL_GATE:
+                return OUTPUT_POOL[0](np.dtype(dtype), *operands)
+    return None
+
+
+def pooled(ufunc: Callable, dtype: np.dtype, *operands: Any) -> np.ndarray:
+    """``ufunc(*operands)``, written into ``pooled_out``'s memory where it gives some (the
+    small call passes no ``out=``, whose parsing alone costs NumPy ~0.1 us)."""
+    if OUTPUT_POOL:
+        for op in operands:
+            if type(op) is np.ndarray and op.nbytes >= _POOL_GATE:
+                out = OUTPUT_POOL[0](np.dtype(dtype), *operands)
+                if out is not None:
+                    return ufunc(*operands, out=out)
+                break
+    return ufunc(*operands)
+
+
+# The pool's ``out_for(dtype, *operands)``, which the runtime installs (``fusejit/runtime``'s
+# ``__init__``: oplib sits below the runtime and imports nothing of it).
+OUTPUT_POOL: list[Callable[..., np.ndarray | None]] = []
+# Results from operands of less than this many bytes are never pooled (the pool starts far
+# above it): the common small call stops here.
+_POOL_GATE = 1 << 20
+
+
+def same_dtype_ufunc(fn: Any, dtype: np.dtype) -> bool:
+    """Is ``fn`` a one-input NumPy ufunc whose result for ``dtype`` is ``dtype``?"""
+    return isinstance(fn, np.ufunc) and fn.nin == 1 and fn.nout == 1 and \
+        fn.resolve_dtypes((dtype, None))[1] == dtype
+
+
 def to(x: Any, dtype: np.dtype) -> np.ndarray:
     """An operand (array or Python scalar) in the computation dtype."""
     if isinstance(x, np.ndarray):

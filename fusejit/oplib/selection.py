@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from .dtypes import category, result_type
-from .pointwise import BOOL, check_scalar_fits, dtype_name, quiet, to
+from .pointwise import BOOL, check_scalar_fits, dtype_name, pooled_out, quiet, to
 from .render import (
     FLOAT32,
     Emitter,
@@ -214,7 +214,13 @@ define("aten::addcmul", fuses=(_ADDCMUL,), dtype=promoted(0, 3), render=_render_
 
 def _type_as(self: np.ndarray, other: np.ndarray) -> np.ndarray:
     # Like Tensor.to: the same tensor back when the dtype already matches.
-    return self if self.dtype == other.dtype else self.astype(other.dtype)
+    if self.dtype == other.dtype:
+        return self
+    out = pooled_out(other.dtype, self)
+    if out is None:
+        return self.astype(other.dtype)
+    np.copyto(out, self, casting="unsafe")     # (astype's casting)
+    return out
 
 
 def _render_cast(cx: Emitter, node, ops: list[Operand], dtype: np.dtype) -> str:

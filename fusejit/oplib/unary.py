@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from .dtypes import DEFAULT_FLOAT, category
-from .pointwise import BOOL, dtype_name, inplace, quiet, to
+from .pointwise import BOOL, dtype_name, inplace, pooled, pooled_out, quiet, same_dtype_ufunc, to
 from .render import Emitter, Operand, fail, floating, is_float, same_as
 from .table import as_tensor, define, register
 
@@ -36,6 +36,10 @@ def unary_body(name: str, fn: Callable[[np.ndarray], np.ndarray], rule: str) -> 
     @quiet
     def body(self: np.ndarray) -> np.ndarray:
         if category(self.dtype) == 2:
+            if isinstance(fn, np.ufunc):   # (a big result into pooled memory: pooled_out)
+                out = pooled_out(self.dtype, self)
+                if out is not None and same_dtype_ufunc(fn, self.dtype):
+                    return as_tensor(fn(self, out=out))
             return as_tensor(fn(self))
         if rule == FLOAT:
             return as_tensor(fn(self.astype(DEFAULT_FLOAT)))
@@ -142,7 +146,7 @@ def _neg(x: np.ndarray) -> np.ndarray:
         raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you "
                            "are trying to invert a mask, use the `~` or `logical_not()` operator "
                            "instead.")
-    return np.negative(x)
+    return pooled(np.negative, x.dtype, x)
 
 
 def _render_same(cx: Emitter, node, ops: list[Operand], dtype: np.dtype) -> str:

@@ -3,12 +3,22 @@ products (``blas.py``) read to choose between one thread and several.
 
 ``spare_cores()`` is the cores beyond the caller's own that other processes left idle, measured
 from ``/proc/stat`` at most every ``SAMPLE_S`` seconds (cheap between samples): the busy time of
-the cores this process may run on, less this process's own CPU time (so that its own spinning
-threads do not count as others'), over the time since the last sample. A cgroup CPU quota
-lowers the cores counted (``quota_cores``): a process over its quota is stopped until the next
-period, which stalls a parallel call as a busy core does. Where ``/proc/stat`` is missing the
-answer is 0 (busy). ``$FUSEJIT_FREE_CORES`` or ``assume_free_cores`` put a value in place of
-the measurement (tests pin 0, so that no code path depends on the machine's load).
+the cores this process may run on, less this process's own CPU time (its threads, Numba's
+spinning workers included) and that of the helper processes it waits for (the kernel compile
+child, ``count_as_own``), over the time since the last sample. A cgroup CPU quota lowers the
+cores counted (``quota_cores``): a process over its quota is stopped until the next period,
+which stalls a parallel call as a busy core does. The answer is a whole number of cores that
+moves only when a measurement is ``HYSTERESIS`` past the halfway point (``settle``), so a load
+near it does not flip kernels between one thread and several from one sample to the next.
+Where ``/proc/stat`` is missing the answer is 0 (busy). ``$FUSEJIT_FREE_CORES`` or
+``assume_free_cores`` put a value in place of the measurement (tests pin 0, so that no code
+path depends on the machine's load).
+
+Why the helpers count as this process's own: after ``FUSEJIT_COMPILE_IN_PROCESS`` kernels a
+child compiles each new kernel while this process waits, a core-second or more per kernel. As
+another process's load, that made the next samples busy, so a full ``benchmarks/ops.py`` run
+went from two threads to one core after its 32nd kernel. Processes that run beside this one
+(the tiering's background compile of the native loop) do take a core, and count as others.
 """
 
 from __future__ import annotations
@@ -111,8 +121,9 @@ def _busy_ticks() -> int | None:
             break
         name, *fields = line.split()
         if int(name[3:]) in CORES:
-            # user nice system idle iowait irq softirq steal ...: idle and iowait are not busy
-            ticks = [int(f) for f in fields]
+            # user nice system idle iowait irq softirq steal guest guest_nice: idle and iowait
+            # are not busy, and guest time is in user and nice already
+            ticks = [int(f) for f in fields[:8]]
             busy += sum(ticks) - ticks[3] - ticks[4]
     return busy
 
@@ -120,14 +131,50 @@ def _busy_ticks() -> int | None:
 _TICK_S = 1.0 / os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 0.01
 # (time of the last sample, busy seconds of this process's cores, this process's CPU seconds)
 _sample = [0.0, 0.0, 0.0]
+# The helper processes whose CPU time is this process's own (``count_as_own``): pid -> CPU
+# seconds as last read; and the seconds of helpers since forgotten.
+_helpers: dict[int, float] = {}
+_retired = [0.0]
+
+
+def _process_seconds(pid: int) -> float | None:
+    """CPU seconds (user and system) process ``pid`` has used, from /proc (None: gone)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            fields = stat.read().rsplit(b")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) * _TICK_S    # (utime, stime)
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def _own_seconds() -> float:
+    """CPU seconds of this process and of its helpers, those forgotten included."""
+    for pid, seen in list(_helpers.items()):
+        _helpers[pid] = max(seen, _process_seconds(pid) or 0.0)
+    return time.process_time() + _retired[0] + sum(_helpers.values())
+
+
+def count_as_own(pid: int) -> None:
+    """Count the CPU time of child ``pid`` from now on as this process's own: a helper that
+    works while this process waits for it (``fusion/isolated.py``'s compile child)."""
+    _helpers[pid] = 0.0
+
+
+def forget(pid: int) -> None:
+    """Stop reading helper ``pid`` (call it before the helper is reaped: its last CPU time is
+    read here and kept)."""
+    if pid in _helpers:
+        seen = max(_helpers.pop(pid), _process_seconds(pid) or 0.0)
+        _retired[0] += seen
 
 
 def free_cores() -> float | None:
     """Of the cores this process may use, how many (beyond one for itself) processes other than
-    this one left idle since the last call; None at the first call, or where /proc/stat is
-    missing. (A measurement, uncached: ``spare_cores`` is what callers read.)"""
+    this one and its helpers left idle since the last call; None at the first call, or where
+    /proc/stat is missing. (A measurement, uncached and unsettled: ``spare_cores`` is what
+    callers read.)"""
     ticks = _busy_ticks()
-    now, own = time.monotonic(), time.process_time()
+    now, own = time.monotonic(), _own_seconds()
     if ticks is None:
         return None
     then, busy_then, own_then = _sample
@@ -139,15 +186,42 @@ def free_cores() -> float | None:
     return max(0.0, _usable[0] - 1 - others)
 
 
+# How far past the halfway point between two whole numbers of free cores a measurement must be
+# to move the answer (cores): on a 2-core machine the other core turns busy at 0.7 of it used
+# by others, and free again at 0.3.
+HYSTERESIS = 0.2
+
+
+def settle(held: float | None, measured: float | None) -> float | None:
+    """The whole number of free cores to act on after ``measured``: ``held`` (the last answer;
+    None: none yet) while the measurement is within ``HYSTERESIS`` of its halfway points or
+    not known, else the whole number nearest the measurement."""
+    if measured is None or held is not None and abs(measured - held) < 0.5 + HYSTERESIS:
+        return held
+    return float(math.floor(measured + 0.5))
+
+
+def _after_fork_in_child() -> None:
+    """A forked child has its own CPU time from 0 and none of its parent's helpers."""
+    _sample[:] = [0.0, 0.0, 0.0]
+    _helpers.clear()
+    _retired[0] = 0.0
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
+
 # A first sample at import: the first ``spare_cores`` call (a kernel's, after parsing and
 # compiling) then measures since the import instead of answering "not known" (busy) for the
 # whole first sample period (``benchmarks/ops.py``'s first op ran serially for that).
 free_cores()
 
-# The last measurement (0.0: busy or not known), when it was taken, and the value taken instead
-# of measuring ([None]: measure; []: $FUSEJIT_FREE_CORES not read yet).
+# The answer (0.0: busy or not known), when it was taken, the last settled measurement (None:
+# none yet), and the value taken instead of measuring ([None]: measure; []:
+# $FUSEJIT_FREE_CORES not read yet).
 _free = [0.0]
 _taken = [0.0]
+_held: list[float | None] = [None]
 _assumed: list[float | None] = []
 
 
@@ -189,16 +263,21 @@ def free_cores_assumed(free: float) -> Iterator[None]:
 
 def spare_cores() -> float:
     """The cores beyond the caller's own that other processes left idle, as last measured (at
-    most ``SAMPLE_S`` seconds ago); 0.0 when busy or not known."""
+    most ``SAMPLE_S`` seconds ago) and settled (``settle``); 0.0 when busy or not known."""
     now = time.monotonic()
     if now - _taken[0] < SAMPLE_S:
         return _free[0]
     if not _assumed:
         _assumed.append(_env_free_cores())
-    free = free_cores() if _assumed[0] is None else _assumed[0]
-    _free[0], _taken[0] = free or 0.0, now
+    if _assumed[0] is None:
+        _held[0] = settle(_held[0], free_cores())
+        _free[0] = _held[0] or 0.0
+    else:
+        _free[0] = _assumed[0]
+    _taken[0] = now
     return _free[0]
 
 
-__all__ = ["CORES", "QUOTA", "SAMPLE_S", "assume_free_cores", "free_cores", "free_cores_assumed",
-           "quota_cores", "quota_threads", "spare_cores"]
+__all__ = ["CORES", "HYSTERESIS", "QUOTA", "SAMPLE_S", "assume_free_cores", "count_as_own",
+           "forget", "free_cores", "free_cores_assumed", "quota_cores", "quota_threads",
+           "settle", "spare_cores"]

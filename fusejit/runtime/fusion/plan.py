@@ -15,6 +15,7 @@ Plans depend only on shapes and strides and are memoised by the caller.
 from __future__ import annotations
 
 import os
+import threading
 
 import numba
 import numpy as np
@@ -54,14 +55,18 @@ _MIN_BLOCK = 2048
 
 
 _threads: list[int] = []        # the setting, once read from FUSEJIT_NUM_THREADS or set
+# Numba's thread count is per calling thread, and a thread that never set it runs parallel
+# kernels on all NUMBA_NUM_THREADS: ``.threads`` is the count this thread last gave Numba.
+_here = threading.local()
 
 
 def set_num_threads(n: int) -> None:
     """Run fused kernels and BLAS products on at most ``n`` threads (1: always the serial
     kernel, products on one BLAS thread). The default is Numba's thread count (fewer under a
     cgroup CPU quota), or ``$FUSEJIT_NUM_THREADS`` when set; which calls use them:
-    ``Plan.launch``. Numba's setting is per calling thread: this sets it for the thread that
-    calls here; the products' limit is process-wide (``blas.max_threads``)."""
+    ``Plan.launch``. The setting holds for kernels called from any thread: Numba's own count
+    is per thread, so a parallel launch gives it to a thread that has not had it yet
+    (``threads_here``); the products' limit is process-wide (``blas.max_threads``)."""
     if isinstance(n, bool) or not isinstance(n, int) or \
             not 1 <= n <= numba.config.NUMBA_NUM_THREADS:
         raise FusejitError(f"set_num_threads: n must be an int from 1 to "
@@ -69,6 +74,17 @@ def set_num_threads(n: int) -> None:
     numba.set_num_threads(n)
     blas.set_max_threads(n)   # (BLAS's count is process-wide)
     _threads[:] = [n]
+    _here.threads = n
+
+
+def threads_here(serial: bool) -> bool:
+    """``serial``, after giving Numba the setting in the calling thread when it is a parallel
+    launch (a kernel called from a thread other than the one that set the count, a Dask
+    worker's say, would otherwise run on every thread Numba started)."""
+    if not serial and getattr(_here, "threads", 0) != num_threads():
+        numba.set_num_threads(_threads[0])
+        _here.threads = _threads[0]
+    return serial
 
 
 def _free_from() -> float:
@@ -93,7 +109,7 @@ def wants_free_split(serial: bool, threads: int, work: float) -> bool:
 
 def parallel_now(work: float, threads: int) -> bool:
     """Does a call of ``work`` (ns of one core) run in parallel now by the free-core rule?"""
-    return work >= free_work_ns(threads) and not serial_only()
+    return not threads_here(work < free_work_ns(threads) or serial_only())
 
 
 def num_threads() -> int:
@@ -104,13 +120,15 @@ def num_threads() -> int:
         if text:
             try:
                 set_num_threads(int(text))
-            except ValueError:
-                raise FusejitError(f"FUSEJIT_NUM_THREADS must be an int, got {text!r}") \
-                    from None
+            except (ValueError, FusejitError):
+                raise FusejitError(f"FUSEJIT_NUM_THREADS must be an int from 1 to "
+                                   f"{numba.config.NUMBA_NUM_THREADS} (Numba's thread count), "
+                                   f"got {text!r}") from None
         elif numba.get_num_threads() > cores.quota_threads():
             set_num_threads(cores.quota_threads())
         else:
             _threads[:] = [numba.get_num_threads()]
+            _here.threads = _threads[0]
     return _threads[0]
 
 
@@ -147,7 +165,7 @@ class Plan:
         """(run the serial kernel?, the meta to run it with) for a call now."""
         if self.free_meta is not None and parallel_now(self.work, self.threads):
             return False, self.free_meta
-        return self._serial or serial_only(), self.meta     # (self.serial, without a call)
+        return threads_here(self._serial or serial_only()), self.meta    # (self.serial)
 
 
 def _contiguous_strides(shape: tuple[int, ...]) -> list[int]:

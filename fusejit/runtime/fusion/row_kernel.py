@@ -73,7 +73,7 @@ class _RowPlan:
         """(run the serial kernel?, columns per block) for a call now (``plan.Plan.launch``)."""
         if self.free_block is not None and plans.parallel_now(self.work, self.threads):
             return False, self.free_block
-        return self.serial or serial_only(), self.block
+        return plans.threads_here(self.serial or serial_only()), self.block
 
     def head(self, block: int) -> tuple:
         """The kernel's arguments before the data, for a call with ``block`` columns per block

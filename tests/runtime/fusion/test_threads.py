@@ -59,10 +59,36 @@ def test_environment_variable(monkeypatch, restore_threads):
     monkeypatch.setenv("FUSEJIT_NUM_THREADS", "1")
     plans._threads[:] = []
     assert plans.num_threads() == 1 and numba.get_num_threads() == 1
-    monkeypatch.setenv("FUSEJIT_NUM_THREADS", "many")
-    plans._threads[:] = []
-    with pytest.raises(fusejit.FusejitError, match="FUSEJIT_NUM_THREADS"):
-        plans.num_threads()
+    for bad in ("many", "0", str(numba.config.NUMBA_NUM_THREADS + 1)):
+        monkeypatch.setenv("FUSEJIT_NUM_THREADS", bad)
+        plans._threads[:] = []
+        with pytest.raises(fusejit.FusejitError, match=f"FUSEJIT_NUM_THREADS .*'{bad}'"):
+            plans.num_threads()
+
+
+def test_the_setting_holds_in_every_calling_thread(restore_threads):
+    """Numba's count is per thread: a kernel launched from another thread (a Dask worker's)
+    ran on all NUMBA_NUM_THREADS, whatever ``set_num_threads`` said. A parallel launch gives
+    that thread the setting; a serial one leaves Numba's count alone."""
+    import threading
+
+    if numba.config.NUMBA_NUM_THREADS < 2:
+        pytest.skip("one thread only")
+    fusejit.set_num_threads(2)
+    plan = plans.make_plan(_layout("lgamma"), [(1 << 24,)], [(1,)])    # (busy rule: parallel)
+    seen = []
+
+    def worker():
+        numba.set_num_threads(1)            # (not the setting: as a new thread's default is not)
+        seen.append(plans.make_plan(_layout("neg"), [(64,)], [(1,)]).launch()[0])
+        seen.append(numba.get_num_threads())
+        seen.append(plan.launch()[0])
+        seen.append(numba.get_num_threads())
+
+    thread = threading.Thread(target=worker)
+    thread.start()
+    thread.join()
+    assert seen == [True, 1, False, 2]
 
 
 @pytest.fixture
@@ -109,10 +135,11 @@ def test_free_core_rule_wants_a_core_for_every_thread(restore_threads, free_core
     assert plans.free_work_ns(1) == plans.SERIAL_WORK_NS
 
 
-def test_free_cores_counts_other_processes_and_the_quota(monkeypatch):
-    """free = usable cores - 1 - (busy time of the cores less this process's CPU time) / time;
-    a cgroup quota lowers the usable cores."""
-    clock = {"now": 100.0, "own": 5.0, "busy": 0}
+@pytest.fixture
+def fake_machine(monkeypatch):
+    """A clock, this process's CPU seconds, /proc/stat's busy ticks and helpers' CPU seconds,
+    all set by the test; no helper registered, no sample taken."""
+    clock = {"now": 100.0, "own": 5.0, "busy": 0, "helpers": {}}
 
     class FakeTime:
         monotonic = staticmethod(lambda: clock["now"])
@@ -120,15 +147,71 @@ def test_free_cores_counts_other_processes_and_the_quota(monkeypatch):
 
     monkeypatch.setattr(cores, "time", FakeTime)
     monkeypatch.setattr(cores, "_busy_ticks", lambda: clock["busy"])
+    monkeypatch.setattr(cores, "_process_seconds", lambda pid: clock["helpers"].get(pid))
     monkeypatch.setattr(cores, "_sample", [0.0, 0.0, 0.0])
+    monkeypatch.setattr(cores, "_helpers", {})
+    monkeypatch.setattr(cores, "_retired", [0.0])
+    monkeypatch.setattr(cores, "_usable", [2.0])
+
+    def run(seconds: float, own: float, others: float, helpers: dict[int, float] | None = None):
+        """``seconds`` pass; this process uses ``own`` CPU seconds, other processes ``others``
+        and each helper its own (all busy time of the machine's cores)."""
+        clock["now"] += seconds
+        clock["own"] += own
+        helpers = helpers or {}
+        for pid, used in helpers.items():
+            clock["helpers"][pid] = clock["helpers"].get(pid, 0.0) + used
+        clock["busy"] += int(round((own + others + sum(helpers.values())) / cores._TICK_S))
+    return run
+
+
+def test_free_cores_counts_other_processes_and_the_quota(fake_machine, monkeypatch):
+    """free = usable cores - 1 - (busy time of the cores less this process's CPU time) / time;
+    a cgroup quota lowers the usable cores."""
     for usable, want in ((4.0, 1.0), (2.0, 0.0), (3.5, 0.5)):
         monkeypatch.setattr(cores, "_usable", [usable])
         assert cores.free_cores() is None     # (a first sample, or no time since: nothing)
-        # one second: the cores were busy 2.5 s in all, 0.5 s of it this process's
-        clock["now"] += 1.0
-        clock["own"] += 0.5
-        clock["busy"] += int(round(2.5 / cores._TICK_S))
+        fake_machine(1.0, own=0.5, others=2.0)  # (busy 2.5 s in all, 0.5 s this process's)
         assert cores.free_cores() == pytest.approx(want)
+
+
+def test_a_helper_this_process_waits_for_is_not_another_process(fake_machine):
+    """A full ops.py run went serial from its 33rd kernel on a quiet 2-core machine: the compile
+    child (``fusion/isolated.py``) burnt a core while this process waited, and counted as another
+    process's load. Its CPU time is this process's own, up to when it is forgotten; a process
+    that runs beside this one (not registered) still counts as another's."""
+    cores.free_cores()
+    fake_machine(2.0, own=0.1, others=0.0, helpers={7: 1.9})
+    assert cores.free_cores() == pytest.approx(1.0 - 1.9 / 2)       # (not registered)
+    cores.count_as_own(7)
+    fake_machine(2.0, own=0.1, others=0.0, helpers={7: 1.9})
+    assert cores.free_cores() == pytest.approx(1.0)
+    fake_machine(0.5, own=0.1, others=0.0, helpers={7: 0.4})
+    cores.forget(7)                                  # (read here, before it is reaped)
+    fake_machine(0.5, own=0.1, others=0.4)
+    assert cores.free_cores() == pytest.approx(1.0 - 0.4 / 1.0)
+    assert cores._helpers == {} and cores._retired[0] == pytest.approx(4.2)
+
+
+def test_settled_free_cores_do_not_flip_near_the_halfway_point(fake_machine, monkeypatch):
+    """Others' load around half a core must not flip kernels between one thread and two from
+    one sample to the next: the answer moves HYSTERESIS past the halfway point, to a whole
+    number, and the first measurement is taken as it is (rounded)."""
+    assert cores.settle(None, 0.62) == 1.0 and cores.settle(None, None) is None
+    assert cores.settle(1.0, 0.35) == 1.0 and cores.settle(1.0, 0.25) == 0.0
+    assert cores.settle(0.0, 0.65) == 0.0 and cores.settle(0.0, 0.75) == 1.0
+    assert cores.settle(3.0, 1.2) == 1.0 and cores.settle(1.0, None) == 1.0
+    monkeypatch.setattr(cores, "_assumed", [None])
+    monkeypatch.setattr(cores, "_held", [None])
+    monkeypatch.setattr(cores, "_taken", [0.0])
+    cores.free_cores()
+    seen = []
+    for others in (0.1, 0.45, 0.6, 0.4, 0.65, 0.9, 0.55, 0.35, 0.6, 0.2):
+        fake_machine(cores.SAMPLE_S, own=0.2, others=others * cores.SAMPLE_S)
+        seen.append(cores.spare_cores())
+    assert seen == [1.0] * 5 + [0.0] * 4 + [1.0]
+    fake_machine(cores.SAMPLE_S / 2, own=0.0, others=cores.SAMPLE_S)
+    assert cores.spare_cores() == 1.0                 # (cached until the next sample is due)
 
 
 @pytest.mark.parametrize("files,want", [
