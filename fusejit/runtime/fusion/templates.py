@@ -97,7 +97,7 @@ _ELSEWHERE = {
            "lgamma_inside_f64", "lgamma_outside_f64"),
     "vi": ("asin_f64", "acos_f64", "atan_f64", "atan2_f64"),
     "vp": ("pow_f32", "pow_inside_f32", "pow_outside_f32", "pow_outside_x_f32", "pow_small_f32",
-           "pow_simd_f32", "pow_outside_simd_f32",
+           "pow_simd_f32", "pow_outside_simd_f32", "pow_strip_f32",
            "pow_f64", "pow_inside_f64", "pow_outside_f64", "pow_const_f64", "pow_const_f32",
            "pow_base_f64", "pow_base_f32"),
 }
@@ -126,6 +126,14 @@ def math_imports(aliases: set[str]) -> list[str]:
 # generated source names what it computes, so Numba's caches never mix the two.
 HOST_FORMS = ({"pow_inside_f32": "pow_simd_f32", "pow_outside_f32": "pow_outside_simd_f32"}
               if simd.HOST_AVX512 else {})
+
+
+# On AVX-512 hosts a strip whose whole work is one of these host forms (two loaded float32 rows,
+# the value written to one output row) calls the strip form beside it instead of running the
+# element loop: ``simd``'s loop in IR, constants loaded once (``loops``). Each maps to (strip
+# form, the test of the host form's domain that the strip form's flag covers).
+STRIP_FORMS = ({"vp.pow_simd_f32": ("vp.pow_strip_f32", "vp.pow_outside_simd_f32")}
+               if simd.HOST_AVX512 else {})
 
 
 def vector_function(name: str) -> str:

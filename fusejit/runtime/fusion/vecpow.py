@@ -478,14 +478,16 @@ def pow_simd_f32(x, y):
     return simd.powf_avx512(x, y)
 
 
-@njit(**_OPTS)
-def pow_outside_simd_f32(x, y):
-    """Is (x, y) outside ``pow_simd_f32``'s domain (x normal, 0 < x < inf, |y| <= 2**100)?
-    (On the bits, as ``fm.log_outside``: a NaN y's are above the limit's.)"""
-    return fm.log_outside(x) | (fm._I(fm._f32_to_bits(y) & fm._I(0x7FFFFFFF)) > _Y_LIMIT_BITS)
+# (x normal and positive, |y| <= 2**100: the domain of pow_simd_f32)
+pow_outside_simd_f32 = simd.pow_outside
 
 
-_Y_LIMIT_BITS = np.float32(simd.Y_LIMIT).view(np.int32)
+@njit(**_OPTS, inline="always")
+def pow_strip_f32(x, y, out):
+    """out = x**y for a strip of float32 rows, by ``simd``'s loop in IR; whether any pair
+    is outside ``pow_outside_simd_f32``'s domain, or its |y log2 x| beyond 200 (the strip
+    is then computed again with ``pow_f32``)."""
+    return simd.powf_strip(x, y, out)
 
 
 # A constant exponent |y| <= ``oplib.binary.POW_Y_WIDE_F32`` (no half-integer: those are
