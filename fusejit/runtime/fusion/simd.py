@@ -18,41 +18,51 @@ Only where ``HOST_AVX512`` holds (Numba compiles for this host, which has AVX-51
 test as ``vecmath.SCALEF``); elsewhere the renderer keeps ``vecpow``'s portable forms, and the
 CUDA path never sees these names.
 
-Method of ``fj_powf_v16`` (float32 lanes throughout, one rounding at the end): for x normal,
-0 < x < inf, and |y| <= 2**100 (the domain kernels check per strip, ``vecpow.pow_outside_simd_
-f32``; other strips take ``vecpow.pow_f32``):
+A kernel whose whole work in a strip is that pow (``loops._strip_call``: two float32 rows
+read, one written) calls ``fj_powf_strip`` instead (``powf_strip``, ``vecpow.pow_strip_f32``):
+the loop over the strip written here in IR, the constants and tables loaded once (into
+registers, or spilled to the stack once), no call per 16 lanes, the last elements by masked
+loads and stores. Its flag (the running maximum of |nf|'s bits) says whether a pair had
+|y log2 x| beyond 200 or was outside the domain, which every such pair's nf shows (``_Strip``):
+the kernel then computes the strip again with ``vecpow.pow_f32``.
 
-- x = 2**e m with m in [0.75, 1.5) from the bits (integer add, shift, and); k = round(32 m) in
-  the low bits of 32 m + 1.5 * 2**23 indexes 32-entry tables (one ``vpermi2ps`` each);
-  r_k = round(32 / (k/32)) / 32 has 5 significant bits, so t = m r_k - 1 (|t| <= 0.0298) is
-  exact in one fused multiply-add.
-- log2 x = e - log2 r_k + log2(1 + t) in double-float: -log2 r_k as a float32 pair; (1/ln 2) t
-  and -(1/(2 ln 2)) t**2 (t**2 split exactly) as pairs; t**3 R(t) in float32 (R of degree 3,
-  fitted here, relative error 2**-24.3); the parts summed by Fast2Sum (each larger one is at
-  least the next in exponent: |e| >= 1 > |log2 r_k|, |log2 x| >= 0.022 where log2 r_k != 0).
-- z = y log2 x as zh + zl (one FMA for the product's error); zh clamped to +-200 (past
-  float32's range), zl dropped where it was; n32 = round(32 zh) from the bits of zh plus
-  1.5 * 2**18, r = (zh - n32/32) + zl (|r| <= 1/64 + 2**-14).
-- 2**z = 2**(n32 >> 5) 2**(j/32) 2**r, j = n32 & 31: 2**(j/32) as a float32 pair (two more
-  tables), 2**r - 1 = r P2(r) (fitted, relative error 2**-25.9), 2**(n32 >> 5) by
-  ``vscalefps`` (overflow to inf, gradual underflow).
+Method of ``fj_powf_v16`` and of the strip (float32 lanes throughout, one rounding at the
+end): for x normal, 0 < x < inf, and |y| <= 2**100 (the domain kernels check per strip,
+``vecpow.pow_outside_simd_f32``; other strips take ``vecpow.pow_f32``):
 
-  A vector holding a subnormal result (n <= -126) adds th and its low part in float64 and
+- x = 2**e m with m in [0.75, 1.5) by ``vgetmantps`` (interval 3); e = getexp(x) - getexp(m)
+  (the strip: getexp(x 4/3), the same for every mantissa; x 4/3 overflows only for x >= 1.5
+  2**127, whose nf is then inf or NaN, flagged); k = round(32 m) in the low bits of 32 m +
+  1.5 * 2**23 indexes 32-entry tables (one ``vpermi2ps`` each); r_k = round(32 / (k/32)) / 32
+  has 5 significant bits, so t = m r_k - 1 (|t| <= 0.0298) is exact in one fused
+  multiply-add.
+- log2 x = e - log2 r_k + log2(1 + t) in double-float: -log2 r_k as lch + lcl, lch on the
+  2**-16 grid so that e + lch is exact (|lcl| <= 2**-17); (1/ln 2) t and -(1/(2 ln 2)) t**2
+  (t**2 split exactly) as pairs; t**3 R(t) in float32 (R of degree 3, fitted here, relative
+  error 2**-24.3); e + lch, (1/ln 2) t and the t**2 term summed by Fast2Sum into h (each larger
+  one is at least the next: |e + lch| >= 0.044 > |(1/ln 2) t| where it is not 0), the rest
+  (lcl included) into lo.
+- nf = round(32 y (h + lcl)) / 32 by one FMA with 1.5 * 2**18 (whose low bits are n32 = 32 n
+  + j); r = (y h - nf) + y lo in two FMAs (|y h - nf| <= 1/64 + |y lcl|, so the first rounds
+  by 2**-28 or less; |r| <= 1/64 + 2**-24). ``fj_powf_v16`` clamps nf to +-200 (past float32's
+  range) and drops r where it did; the strip flags such strips instead.
+- 2**z = 2**n 2**(j/32) 2**r: 2**(j/32) as a float32 pair (two more tables, indexed by the
+  low bits of nf + 1.5 * 2**18), 2**r - 1 = r P2(r) (fitted, relative error 2**-25.9), 2**n by
+  ``vscalefps``, which scales by 2**floor(nf) (overflow to inf, gradual underflow).
+
+  A vector holding a subnormal result (nf < -125) adds th and its low part in float64 and
   scales that instead (``llvm.ldexp``): one rounding (a branch the common case skips).
 
-Measured (``tools/ulp_sweep.py binary``, as ``vecpow``'s table): within 0.53 ulp.
+Measured (``tools/ulp_sweep.py binary``, as ``vecpow``'s table): within 0.53 ulp, both.
 
-Speed, and why it is not faster than NumPy's SVML powf (one thread's CPU time, 2^18 pairs, x
-and y in [0.1, 3], load 3-12 on the 2-core machine, medians of 101-151 alternated runs;
-``vecpow`` has the kernel's figures): a plain loop over this function ran 0.77-0.86 ns an
-element against NumPy's 0.69-0.77 (``out=``), 0.87-0.90x, in three runs; a first form in
-float64 lanes (``vpermi2pd`` tables, ``vgetmantpd``/``vgetexppd``, the same call) ran
-0.94-1.06 against 0.69-0.76 (0.68-0.73x). The function is ~57 port-0/5 instructions (5 of
-them ``vpermi2ps``, port 5 only) for 16 lanes, a dependency chain of about 75 cycles, and each
-call reloads its constants and makes the caller spill its vector registers; Numba's one
-vectorising pipeline has no inliner after the vectoriser, so the call stays. The double-float
-log2 (about 20 of those instructions) is what keeps 0.53 ulp where |y log2 x| reaches 150 with
-x near 1 (NumPy: 1.437 ulp there).
+Speed (one thread's CPU time): SPEED.
+
+(Before the strip and the shorter method: a plain loop over ``fj_powf_v16`` ran 0.87-0.90x
+NumPy's SVML powf, about 69 port-0/5 instructions for 16 lanes with the call, the reloaded
+constants and the caller's spills; a first form in float64 lanes, ``vpermi2pd`` tables and
+``vgetmantpd``/``vgetexppd``, 0.68-0.73x. The double-float log2, about 20 of those
+instructions, is what keeps 0.53 ulp where |y log2 x| reaches 150 with x near 1; NumPy: 1.437
+ulp there.)
 """
 
 from __future__ import annotations
@@ -199,7 +209,9 @@ def _pow_parts(module: ir.Module, b: ir.IRBuilder, k: _Pool, x: ir.Value, y: ir.
     c2h, c2l = _split(_C2)
     # x = 2**e m, m in [0.75, 1.5) (vgetmantps' interval 3; e = floor(log2 x) less m's
     # floor(log2 m), 0 or -1); k = round(32 m); t = m r_k - 1 exactly
-    m = b.call(getmant, [x, ir.Constant(_I32, 3), ir.Constant(_V, None), lanes, current])
+    # (the strip's: sign control 2, NaN for a negative x, so that its nf is NaN and flagged)
+    m = b.call(getmant, [x, ir.Constant(_I32, 3 if clamp else 11), ir.Constant(_V, None),
+                         lanes, current])
     if clamp:
         e = b.fsub(exponent(x), exponent(m))
     else:
@@ -342,8 +354,11 @@ def powf_avx512(typingctx, x, y):
 # --- a whole strip: the loop in IR ---------------------------------------------------------------
 
 _Y_LIMIT_BITS = int(np.float32(Y_LIMIT).view(np.int32))
-# 16-lane groups per iteration of the strip's loop (two chains of ~75 cycles side by side)
-_GROUPS = 2
+# 16-lane groups an iteration of the strip's loop. (Two, side by side, were slower: 1.03-1.06x
+# NumPy against 1.13-1.18x for one, 2^16 pairs, two alternated runs; the out-of-order core
+# overlaps the iterations, and two groups spill more of the 30 constants. Three: 0.70 ns an
+# element against 0.59.)
+_GROUPS = 1
 
 
 @njit(**_OPTS)
@@ -358,11 +373,10 @@ def _splat(b: ir.IRBuilder, value: ir.Value) -> ir.Value:
     return b.shuffle_vector(lane, lane, ir.Constant(_VI, [ir.Constant(_I32, 0)] * 16))
 
 
-# A strip's flag: two running unsigned maxima, of x's bits less those of the smallest normal
-# (at or past _X_SPAN exactly where x is not normal and positive) and of |nf|'s bits (past
-# 200's where |y log2 x| is, or nf is NaN): two operations per 16 lanes, no mask registers.
-_X_LOW = 0x00800000
-_X_SPAN = 0x7F800000 - _X_LOW
+# A strip's flag: the running unsigned maximum of |nf|'s bits, past 200's where |y log2 x| is
+# or nf is NaN. Every other pair outside the domain has such an nf: x = +-0 or +-inf (getexp
+# -inf or inf), x < 0 (vgetmantps gives NaN) or NaN, y infinite or NaN (and NaN where x = 1);
+# a subnormal x is computed right (vgetmantps and vgetexpps normalise it).
 _NF_LIMIT = int(np.float32(_Z_CLAMP).view(np.int32))
 
 
@@ -382,8 +396,7 @@ class _Strip:
         self.umax = module.declare_intrinsic("llvm.umax.v16i32", (),
                                              ir.FunctionType(_VI, [_VI, _VI]))
 
-    def groups(self, i: ir.Value, limit: ir.Value | None,
-               flags: list[ir.Value]) -> list[ir.Value]:
+    def groups(self, i: ir.Value, limit: ir.Value | None, flags: ir.Value) -> ir.Value:
         b, k = self.b, self.k
         xs, ys, outs = self.pointers
         align = ir.Constant(_I32, 4)
@@ -402,11 +415,9 @@ class _Strip:
                 x, y = (b.call(self.load, [place, align, mask, ir.Constant(_V, None)])
                         for place in at[:2])
             parts = _pow_parts(self.module, b, k, x, y, clamp=False)
-            keys = (b.sub(b.bitcast(x, _VI), _ints(_X_LOW)),
-                    b.and_(b.bitcast(parts[3], _VI), _ints(0x7FFFFFFF)))
-            for f, key in enumerate(keys):
-                top = b.call(self.umax, [flags[f], key])
-                flags[f] = top if mask is None else b.select(mask, top, flags[f])
+            top = b.call(self.umax, [flags, b.and_(b.bitcast(parts[3], _VI),
+                                                    _ints(0x7FFFFFFF))])
+            flags = top if mask is None else b.select(mask, top, flags)
             groups.append(parts)
             places.append((at[2], mask))
         for value, (place, mask) in zip(_round_subnormal(self.module, b, groups), places):
@@ -420,8 +431,8 @@ class _Strip:
 def _define_strip(module: ir.Module, ptr: ir.Type) -> ir.Function:
     """Define fj_powf_strip(x, y, out, n) in ``module``: out[i] = x[i]**y[i] for i < n by
     ``_pow_parts``, _GROUPS groups of 16 lanes an iteration (then the rest, masked), the
-    constants loaded once; returns whether any pair is outside the domain (``pow_outside``,
-    or |y log2 x| > _Z_CLAMP: those the caller computes again)."""
+    constants loaded once; returns whether any pair had |nf| > _Z_CLAMP or NaN (outside the
+    domain, or |y log2 x| past 200: the caller computes those strips again)."""
     fn = ir.Function(module, ir.FunctionType(ir.IntType(8), [ptr, ptr, ptr, _I64]),
                      "fj_powf_strip")
     fn.linkage = "linkonce_odr"
@@ -435,37 +446,30 @@ def _define_strip(module: ir.Module, ptr: ir.Type) -> ir.Function:
     k.load_all()
     strip = _Strip(module, b, k, pointers)
     step = 16 * _GROUPS
-    full = b.and_(n, ir.Constant(_I64, -step))
-    zero = ir.Constant(_VI, None)
+    full = b.sub(n, b.urem(n, ir.Constant(_I64, step)))
     b.branch(blocks["head"])
     b.position_at_end(blocks["head"])
     i = b.phi(_I64)
-    flags = [b.phi(_VI), b.phi(_VI)]
+    flags = b.phi(_VI)
     i.add_incoming(ir.Constant(_I64, 0), blocks["entry"])
-    for flag in flags:
-        flag.add_incoming(zero, blocks["entry"])
+    flags.add_incoming(ir.Constant(_VI, None), blocks["entry"])
     b.cbranch(b.icmp_signed("<", i, full), blocks["body"], blocks["tail"])
     b.position_at_end(blocks["body"])
-    after = strip.groups(i, None, list(flags))
+    after = strip.groups(i, None, flags)
     i.add_incoming(b.add(i, ir.Constant(_I64, step)), b.block)
-    for flag, value in zip(flags, after):
-        flag.add_incoming(value, b.block)
+    flags.add_incoming(after, b.block)
     b.branch(blocks["head"])
     b.position_at_end(blocks["tail"])
     b.cbranch(b.icmp_signed("<", full, n), blocks["last"], blocks["end"])
     b.position_at_end(blocks["last"])
-    last = strip.groups(full, _splat(b, b.trunc(b.sub(n, full), _I32)), list(flags))
+    last = strip.groups(full, _splat(b, b.trunc(b.sub(n, full), _I32)), flags)
     came = b.block
     b.branch(blocks["end"])
     b.position_at_end(blocks["end"])
-    final = []
-    for flag, value in zip(flags, last):
-        merged = b.phi(_VI)
-        merged.add_incoming(flag, blocks["tail"])
-        merged.add_incoming(value, came)
-        final.append(merged)
-    outside = b.or_(b.icmp_unsigned(">=", final[0], _ints(_X_SPAN)),
-                    b.icmp_unsigned(">", final[1], _ints(_NF_LIMIT)))
+    final = b.phi(_VI)
+    final.add_incoming(flags, blocks["tail"])
+    final.add_incoming(last, came)
+    outside = b.icmp_unsigned(">", final, _ints(_NF_LIMIT))
     b.ret(b.zext(b.icmp_unsigned("!=", b.bitcast(outside, _I16), ir.Constant(_I16, 0)),
                  ir.IntType(8)))
     return fn
@@ -483,10 +487,11 @@ def _strip_loop(x, y, out):
 
 @intrinsic
 def powf_strip(typingctx, x, y, out):
-    """out[i] = x[i]**y[i] for float32 arrays of one length (``powf_avx512``'s values: right
-    where the pair is inside its domain), and whether any pair is outside it
-    (``pow_outside``): for C-contiguous arrays a call of fj_powf_strip, the whole loop in IR.
-    Only where HOST_AVX512 holds."""
+    """out[i] = x[i]**y[i] for float32 arrays of one length, right where the returned flag is
+    false; the flag is true where some pair is outside the domain (a subnormal x is inside) or
+    has |y log2 x| past 200 (``_define_strip``). C-contiguous arrays: a call of fj_powf_strip,
+    the whole loop in IR; others: the element loop over ``powf_avx512``, flagged by
+    ``pow_outside``. Only where HOST_AVX512 holds."""
     arrays = (x, y, out)
     if not all(isinstance(a, types.Array) and a.ndim == 1 and a.dtype == types.float32
                for a in arrays):

@@ -484,9 +484,10 @@ pow_outside_simd_f32 = simd.pow_outside
 
 @njit(**_OPTS, inline="always")
 def pow_strip_f32(x, y, out):
-    """out = x**y for a strip of float32 rows, by ``simd``'s loop in IR; whether any pair
-    is outside ``pow_outside_simd_f32``'s domain, or its |y log2 x| beyond 200 (the strip
-    is then computed again with ``pow_f32``)."""
+    """out = x**y for a strip of float32 rows by ``simd``'s loop in IR (``simd.powf_strip``),
+    right unless the returned flag is set: some pair outside its domain (a subnormal x is
+    inside) or with |y log2 x| past 200, where kernels compute the strip again with
+    ``pow_f32``."""
     return simd.powf_strip(x, y, out)
 
 
