@@ -159,7 +159,8 @@ _COST_TRANSCENDENTAL = 1.0
 # general pow (``pow_inside_f32``/``_f64``): 1.1 ns float32, 2.6-3.0 ns float64 (2^22 pairs, one
 # thread's CPU time, load ~16); one rate, since a layout serves both dtypes. (The forms before
 # them cost 2.2 and 4.7; float64's short form has since dropped to 2.0-2.3 at 2^18, and
-# float32's AVX-512 form ``pow_simd_f32`` to 0.9-1.3: the rate still sits between them.)
+# float32's AVX-512 form ``pow_simd_f32`` to 0.9-1.3, and its strip form ``pow_strip_f32`` to
+# 0.6-1.0 at 2^18-2^22: the rate still sits between them, and overstates float32's.)
 _COST_POW = 2.0
 # (veclgamma's full forms: 10 ns an element, one thread's CPU time. Kernels now run its short
 # forms, 3.0 ns float32 and 6.3 float64, where x > 0: the rate overstates them, and is left to
