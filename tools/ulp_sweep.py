@@ -4,6 +4,7 @@
     python tools/ulp_sweep.py f32 [--step K] [NAME ...]     # every K-th float32 (K=1: all 2^32)
     python tools/ulp_sweep.py f64 [--samples N] [NAME ...]  # N random float64s + specials
     python tools/ulp_sweep.py binary [--samples N] [NAME ...]  # atan2 and pow, random pairs
+                                                            # (pow_strip: the strip form)
     python tools/ulp_sweep.py binary --numpy [NAME ...]     # NumPy's own float32 ufuncs, the same
     python tools/ulp_sweep.py powc [--step K] [--samples N] [NAME ...]  # pow, one operand fixed
 
@@ -87,6 +88,9 @@ NUMPY64 = {"exp": np.exp, "expm1": np.expm1, "log": np.log, "log1p": np.log1p, "
            "tanh": np.tanh, "sigmoid": lambda x: 1 / (1 + np.exp(-x)),
            "rsqrt": lambda x: 1 / np.sqrt(x), "reciprocal": lambda x: 1 / x}
 BINARY = ("atan2", "pow")
+# float32 pow's strip form (``templates.STRIP_FORMS``: a kernel whose whole work is pow), where
+# this host has one; swept with ``binary`` too, float32 only
+STRIP = ("pow_strip",) if templates.STRIP_FORMS else ()
 POWC = ("pow_2.5", "pow_-1.5", "pow_7.5", "pow_-8", "pow_5", "base_2", "base_10", "base_0.5",
         "pow_1.7", "pow_-2.2", "pow_7.8", "pow_-7.8")
 CHUNK = 1 << 14
@@ -393,6 +397,26 @@ def _apply2(fast):
     return run
 
 
+def _strip_runs():
+    """(run, outside) for float32 pow's strip form: run(x, y, out) by strips of 1024, as
+    kernels call it; outside(x, y, where): the form's own flag, pair by pair (where a kernel
+    takes pow_f32 for the strip instead)."""
+    strip = getattr(_aliases()["vp"], next(iter(templates.STRIP_FORMS.values()))[0][3:])
+
+    @njit
+    def run(x, y, out):
+        for s in range(0, x.size, 1024):
+            m = min(1024, x.size - s)
+            strip(x[s:s + m], y[s:s + m], out[s:s + m])
+
+    @njit
+    def outside(x, y, where):
+        one = np.empty(1, np.float32)
+        for i in range(x.size):
+            where[i] = strip(x[i:i + 1], y[i:i + 1], one)
+    return run, outside
+
+
 def _short_or_full(full, short, outside):
     """A run(x, y, out) that gives ``short``'s results where ``outside`` is false and
     ``full``'s elsewhere."""
@@ -439,7 +463,9 @@ def sweep_binary(name: str, dtype: str, samples: int, chunk: int = 1 << 22,
                 oracle(x, y, out=out)
     else:
         run = _apply2(fast_function(name, dtype))
-    if not numpy_own and (name == "pow" or (name, dtype) == ("atan2", "f32")):
+    if name == "pow_strip":
+        run = _short_or_full(_apply2(fast_function("pow", dtype)), *_strip_runs())
+    elif not numpy_own and (name == "pow" or (name, dtype) == ("atan2", "f32")):
         # kernels take the short form where no pair of a strip is outside its domain: it is
         # swept on the pairs inside (the full form on the others)
         run = _short_or_full(run, *(_apply2(fast_function(f"{name}_{part}_{dtype}", dtype,
@@ -503,8 +529,9 @@ def run(kind: str, names: list[str], step: int, samples: int, pair_samples: int,
     """Yield the table rows of ``kind`` ('f32', 'f64', 'binary') for ``names`` (all: empty);
     ``numpy_own``: NumPy's own float32 ufuncs on ``binary``'s pairs."""
     if kind in ("binary", "powc"):
-        jobs = [(n, d) for n in names or (BINARY if kind == "binary" else POWC)
-                for d in (("f32",) if numpy_own else ("f32", "f64"))]
+        jobs = [(n, d) for n in names or ((BINARY if numpy_own else BINARY + STRIP)
+                                          if kind == "binary" else POWC)
+                for d in (("f32",) if numpy_own or n in STRIP else ("f32", "f64"))]
     else:
         jobs = [(n, kind) for n in names or ORACLE]
     for name, dtype in jobs:

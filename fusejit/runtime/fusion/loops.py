@@ -25,6 +25,8 @@ import re
 
 import numpy as np
 
+from .templates import STRIP_FORMS
+
 _NAME = re.compile(r"\b[at]\d+\b")
 # Elements per strip of a cut loop: its buffers (a few of them, 4 or 8 bytes an element) stay
 # in the L1 cache from one pass to the next.
@@ -193,10 +195,35 @@ def _rerun_loops(body: list, loads: dict[str, str], writes: list[str]) -> list[s
             slow.append(item)
     reads = [_in_strip(loads[name]) for name in sorted(_used(fast + writes)) if name in loads]
     stores = [_in_strip(line) for line in writes]
-    return (["fix = False", "for c in range(m):"]
-            + ["    " + line for line in reads + fast + stores]
-            + ["if fix:", "    for c in range(m):"]
+    # (a strip whose whole work has a strip form calls it: ``_strip_call``)
+    call = _strip_call(body, loads, writes)
+    first = [call] if call else (["fix = False", "for c in range(m):"]
+                                 + ["    " + line for line in reads + fast + stores])
+    return (first + ["if fix:", "    for c in range(m):"]
             + ["        " + line for line in reads + slow + stores])
+
+
+_ONE_OP = re.compile(r"(t\d+) = np\.float32\(([\w.]+)\((a\d+), (a\d+)\)\)")
+_ROW_LOAD = re.compile(r"a\d+ = (r\d+)\[c\]")
+_ROW_WRITE = re.compile(r"(w\d+)\[c\] = (t\d+)")
+
+
+def _strip_call(body: list, loads: dict[str, str], writes: list[str]) -> str | None:
+    """``fix = STRIP(sr0, sr1, sw2)`` where a strip's whole work is one op with a strip form
+    (``templates.STRIP_FORMS``: two rows loaded, the value written to one output row, and the
+    rerun's test that form's domain); else None."""
+    work = [item for item in body if not (isinstance(item, str) and item.startswith("#"))]
+    if len(work) != 2 or len(writes) != 1 or not isinstance(work[1], ScalarPass):
+        return None
+    op, write = _ONE_OP.fullmatch(work[0]), _ROW_WRITE.fullmatch(writes[0])
+    if op is None or write is None or write.group(2) != op.group(1):
+        return None
+    form, outside = STRIP_FORMS.get(op.group(2), (None, None))
+    rows = [_ROW_LOAD.fullmatch(loads.get(name, "")) for name in op.group(3, 4)]
+    if form is None or work[1].when != f"{outside}({op.group(3)}, {op.group(4)})" or not all(
+            rows):
+        return None
+    return f"fix = {form}(s{rows[0].group(1)}, s{rows[1].group(1)}, s{write.group(1)})"
 
 
 def _strip_loops(loops: list[str]) -> list[str]:

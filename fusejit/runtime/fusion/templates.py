@@ -97,7 +97,7 @@ _ELSEWHERE = {
            "lgamma_inside_f64", "lgamma_outside_f64"),
     "vi": ("asin_f64", "acos_f64", "atan_f64", "atan2_f64"),
     "vp": ("pow_f32", "pow_inside_f32", "pow_outside_f32", "pow_outside_x_f32", "pow_small_f32",
-           "pow_simd_f32", "pow_outside_simd_f32",
+           "pow_simd_f32", "pow_outside_simd_f32", "pow_strip_f32",
            "pow_f64", "pow_inside_f64", "pow_outside_f64", "pow_const_f64", "pow_const_f32",
            "pow_base_f64", "pow_base_f32"),
 }
@@ -128,6 +128,14 @@ HOST_FORMS = ({"pow_inside_f32": "pow_simd_f32", "pow_outside_f32": "pow_outside
               if simd.HOST_AVX512 else {})
 
 
+# On AVX-512 hosts a strip whose whole work is one of these host forms (two loaded float32 rows,
+# the value written to one output row) calls the strip form beside it instead of running the
+# element loop: ``simd``'s loop in IR, constants loaded once (``loops``). Each maps to (strip
+# form, the test of the host form's domain that the strip form's flag covers).
+STRIP_FORMS = ({"vp.pow_simd_f32": ("vp.pow_strip_f32", "vp.pow_outside_simd_f32")}
+               if simd.HOST_AVX512 else {})
+
+
 def vector_function(name: str) -> str:
     """The qualified name of vectorised function ``name`` in a kernel module (this host's
     form of it: ``HOST_FORMS``)."""
@@ -151,7 +159,8 @@ _COST_TRANSCENDENTAL = 1.0
 # general pow (``pow_inside_f32``/``_f64``): 1.1 ns float32, 2.6-3.0 ns float64 (2^22 pairs, one
 # thread's CPU time, load ~16); one rate, since a layout serves both dtypes. (The forms before
 # them cost 2.2 and 4.7; float64's short form has since dropped to 2.0-2.3 at 2^18, and
-# float32's AVX-512 form ``pow_simd_f32`` to 0.9-1.3: the rate still sits between them.)
+# float32's AVX-512 form ``pow_simd_f32`` to 0.9-1.3, and its strip form ``pow_strip_f32`` to
+# 0.6-1.0 at 2^18-2^22: the rate still sits between them, and overstates float32's.)
 _COST_POW = 2.0
 # (veclgamma's full forms: 10 ns an element, one thread's CPU time. Kernels now run its short
 # forms, 3.0 ns float32 and 6.3 float64, where x > 0: the rate overstates them, and is left to

@@ -95,7 +95,7 @@ _FM = {"contract"}
 _OPTS = {"cache": True, "error_model": "numpy", "fastmath": _FM}
 # The error bounds the tests assert, in ulps (the table above, rounded up; float32 ones for the
 # forms here, fastmath.ULP_BOUNDS for its own).
-# (pow: 0.516 measured for vecpow.pow_f32/pow_inside_f32, 0.529 for simd's form on AVX-512 hosts)
+# (pow: 0.516 measured for vecpow.pow_f32/pow_inside_f32, 0.529 for simd's forms on AVX-512 hosts)
 F32_ULPS = {"pow": 0.53, "erf": 0.51, "erfc": 0.51}
 F64_ULPS = {"exp": 1, "expm1": 2, "log": 1, "log1p": 1, "log2": 2, "log10": 2, "sin": 1,
             "cos": 1, "tan": 3, "asin": 2, "acos": 2, "atan": 1, "atan2": 2, "sinh": 3,

@@ -55,13 +55,16 @@ Method:
   instead of ``pow_inside_f32``, in strips where ``pow_outside_simd_f32`` is false for every
   pair (x normal and positive, |y| <= 2**100): ``simd``'s 16-lane function (float32 lanes,
   log2 x in double-float, register tables), which the loop vectoriser calls; ``pow_f32``
-  elsewhere, as above. Measured (one thread's CPU time, x and y in [0.1, 3], both kernels
-  and NumPy's power in one process, medians of 61, load 6-12, 2-4 runs): 2^14 pairs 0.99-1.05
-  ns an element against 1.12-1.23 for ``pow_inside_f32`` (NumPy 0.65-0.69); 2^16: 0.88-0.89
-  against 1.02-1.06 (NumPy 0.63-0.66); 2^18, whose three arrays leave L2: no difference
-  (1.24-1.30 against 1.21-1.30, NumPy 0.85-0.89). In ``benchmarks/heldout.py``'s pow_tensor
-  chain (float32, 2^24, ``--cpu``), 42-48 ms against 59-63 on ``main``. ``simd`` says why it
-  is not faster than NumPy.
+  elsewhere, as above. A kernel whose whole work is that pow (two float32 rows in, one out)
+  calls ``pow_strip_f32`` once a strip instead (``simd``'s loop in IR, with no call per 16
+  lanes; its flag sends a strip with a pair outside the domain, or with |y log2 x| past 200,
+  to ``pow_f32``). Measured (one thread's CPU time, x and y in [0.1, 3], load 14-22 on the
+  2-core machine, 3 runs alternated with the code before, ``benchmarks/ops.py --cpu``):
+  2^18 pairs 0.63-0.64 ns an element against NumPy's 0.66-0.69, 1.04-1.07x (before:
+  0.88-0.95 ns, 0.75-0.78x); 2^22, 0.91-0.98 against 0.96-1.02, 1.04-1.06x (before
+  0.71-0.72x). The strip loop alone, 2^16 pairs: 1.18-1.23x NumPy. ``pow_simd_f32`` (chains)
+  is shorter too: a plain loop over it, 2^18 pairs, ran 0.83-0.85 ns an element before
+  (NumPy 0.62-0.64, load 6) and 0.64-0.67 after (NumPy 0.62-0.63, load 14), one run each.
 - ``pow_const_f32``/``pow_const_f64`` (``_pow_const``, one body for both types, 2 < |2y| <=
   16): the base b = |x| (y > 0) or 1/|x| as a double-float (y < 0: no intermediate overflow
   where the result does not overflow); b**k (k = |y| rounded down) in double-float by squaring
@@ -91,7 +94,9 @@ against 40-digit decimal arithmetic: within 0.501 ulp for normal results); ``pow
 form            float32 max ulp (at)       float64 max ulp  notes
 ==============  =========================  ===============  ==============================
 pow_f32/_f64    0.516 (1.00862, 8959.11)   1                (x, y) pairs, ``binary``
-pow_simd_f32    0.529 (1.35806, -3.29075)                   the same, AVX-512 hosts
+pow_simd_f32    0.529 (2.93094, 19.3252)                    the same, AVX-512 hosts
+pow_strip_f32   0.529 (2.93094, 19.3252)                    ``pow_strip``: the same
+                                                            (flagged strips: pow_f32)
 x**2.5          0.750 (5.884e-16)          1.000            float64 against libm
 x**5            0.750 (2.280e-08)          1.000
 x**-1.5         0.750 (2.743e+25)          1.000
@@ -478,14 +483,17 @@ def pow_simd_f32(x, y):
     return simd.powf_avx512(x, y)
 
 
-@njit(**_OPTS)
-def pow_outside_simd_f32(x, y):
-    """Is (x, y) outside ``pow_simd_f32``'s domain (x normal, 0 < x < inf, |y| <= 2**100)?
-    (On the bits, as ``fm.log_outside``: a NaN y's are above the limit's.)"""
-    return fm.log_outside(x) | (fm._I(fm._f32_to_bits(y) & fm._I(0x7FFFFFFF)) > _Y_LIMIT_BITS)
+# (x normal and positive, |y| <= 2**100: the domain of pow_simd_f32)
+pow_outside_simd_f32 = simd.pow_outside
 
 
-_Y_LIMIT_BITS = np.float32(simd.Y_LIMIT).view(np.int32)
+@njit(**_OPTS, inline="always")
+def pow_strip_f32(x, y, out):
+    """out = x**y for a strip of float32 rows by ``simd``'s loop in IR (``simd.powf_strip``),
+    right unless the returned flag is set: some pair outside its domain (a subnormal x is
+    inside) or with |y log2 x| past 200, where kernels compute the strip again with
+    ``pow_f32``."""
+    return simd.powf_strip(x, y, out)
 
 
 # A constant exponent |y| <= ``oplib.binary.POW_Y_WIDE_F32`` (no half-integer: those are
