@@ -33,6 +33,7 @@ from .einsum import einsum
 from .lowering import (
     binary,
     concatenate,
+    invert,
     reshape,
     size,
     split,
@@ -170,6 +171,7 @@ _BINARY_UFUNCS: dict[Any, tuple[str, str | None]] = {
     np.less_equal: ("le", "bool"), np.greater: ("gt", "bool"),
     np.greater_equal: ("ge", "bool"), np.bitwise_and: ("and", "promote"),
     np.bitwise_or: ("or", "promote"), np.bitwise_xor: ("xor", "promote"),
+    np.left_shift: ("lshift", "promote"), np.right_shift: ("rshift", "promote"),
 }
 _F_UNARY = {F.sigmoid: "sigmoid", F.relu: "relu", F.rsqrt: "rsqrt", F.reciprocal: "reciprocal",
             F.frac: "frac", F.logit: "logit", F.erf: "erf", F.erfc: "erfc", F.lgamma: "lgamma"}
@@ -185,6 +187,7 @@ for _fn, _name in _F_UNARY.items():
                           "same" if _name in ("relu", "frac") else "float")
 CALLEES.update({
     np.where: Callee("np.where", "condition, x, y, /", where, "promote_last2"),
+    np.invert: Callee("np.invert", "x, /", lambda b, x: invert(b, x, "np.invert"), "same"),
     np.clip: Callee("np.clip", "a, a_min=None, a_max=None, out=None, *, min=None, max=None",
                     numpy_arrays.clip, "same"),
     np.split: Callee("np.split", "ary, indices_or_sections, axis=0", split),

@@ -52,6 +52,7 @@ from .containers import DictMethod, dict_method
 from .local_functions import LocalFunction
 from .lowering import (
     binary,
+    invert,
     ndim,
     numbers_as_0d,
     scalar_rank,
@@ -77,7 +78,8 @@ from .static_conditions import StaticConditions
 
 _BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.Pow: "pow",
            ast.Mod: "remainder", ast.FloorDiv: "floordiv", ast.MatMult: "matmul",
-           ast.BitAnd: "and", ast.BitOr: "or", ast.BitXor: "xor"}
+           ast.BitAnd: "and", ast.BitOr: "or", ast.BitXor: "xor", ast.LShift: "lshift",
+           ast.RShift: "rshift"}
 _COMPARE = {ast.Eq: "eq", ast.NotEq: "ne", ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt",
             ast.GtE: "ge"}
 class Sugared:
@@ -310,16 +312,7 @@ class ExpressionEmitter(StaticConditions):
             return unary(self.b, "neg", operand, "unary '-'")
         if isinstance(node.op, ast.Not):
             return self.b.emit(aten["__not__"], [self.condition_of(operand)], "not")
-        if is_tensor(operand) and dtype_of(operand) == np.dtype(np.bool_):
-            return self.b.emit("aten::logical_not", [operand], "'~'")   # ~mask
-        if is_tensor(operand) and dtype_of(operand) is not None \
-                and dtype_of(operand).kind in "iu":   # ~a: a ^ (all bits set), in a's dtype
-            ones = -1 if dtype_of(operand).kind == "i" else int(np.iinfo(dtype_of(operand)).max)
-            return binary(self.b, "xor", operand, ones)
-        if scalar_type_of(operand) == INT:
-            return binary(self.b, "sub", binary(self.b, "mul", operand, -1), 1)   # ~n: -n - 1
-        raise self.unsupported(node, f"'~' of a {describe(operand)} (it inverts boolean "
-                                     f"arrays and ints)")
+        return invert(self.b, operand, "'~'")
 
     def eval_Compare(self, node: ast.Compare) -> Item:
         """``a < b`` and chains ``a < b < c``: ``b`` evaluated once, nested short-circuit ifs."""

@@ -180,12 +180,16 @@ def _shaped(fn: Any, structure: Any, scalars: dict[int, type] | None = None,
 
 
 def _leaves(structure: Any) -> list[int]:
+    if isinstance(structure, dict):
+        return _leaves(tuple(structure.values()))
     if isinstance(structure, (tuple, list)):
         return [i for s in structure for i in _leaves(s)]
     return [structure]
 
 
 def _filled(structure: Any, outputs: tuple) -> Any:
+    if isinstance(structure, dict):
+        return {k: _filled(s, outputs) for k, s in structure.items()}
     if isinstance(structure, (tuple, list)):
         return type(structure)(_filled(s, outputs) for s in structure)
     return outputs[structure]
@@ -288,7 +292,7 @@ class JitFunction(Portable):
             types = [NONE if i in strings else argument_ir_type(n, a)
                      for i, (n, a) in enumerate(zip(self._names, args))]
             try:
-                graph, structure = self._scripted(types, args, strings, scalars)
+                graph, structure, kinds = self._scripted(types, args, strings, scalars)
             except ScriptError as error:
                 if not strings:
                     raise
@@ -303,7 +307,7 @@ class JitFunction(Portable):
             compiled = self._compiled = self._compile(graph)
             # (Dask arrays stay lazy, 0-d ones too: only the NumPy tiers make scalars)
             self._interpreted[key] = _shaped(_without(compiled, strings), structure)
-            shape = (structure, numpy_scalar_outputs(graph), len(graph.outputs))
+            shape = (structure, numpy_scalar_outputs(graph) | kinds, len(graph.outputs))
             if self.device in (None, "cpu") and [v.type for v in graph.inputs] == kept:
                 # Scalars only, or element loops and small array code: one Numba function
                 # for the whole graph (the interpreter's per-step cost would dominate).
@@ -332,16 +336,17 @@ class JitFunction(Portable):
         return self._scripted(types, args, strings)[0]
 
     def _scripted(self, types: list[Type], args: tuple, strings: tuple = (),
-                  scalars: dict[int, np.dtype] | None = None) -> tuple[Graph, Any]:
+                  scalars: dict[int, np.dtype] | None = None
+                  ) -> tuple[Graph, Any, dict[int, type]]:
         """Script for ``types``; an int or bool argument used as an axis (``axis=-1``) or
         ``keepdims``, and a string argument (``strings``), make their parameters constants of
         each signature (their values are part of the key from then on), as JAX's static
-        arguments and Numba's literals are. Also returns the returned value's structure
-        (``scripted``)."""
+        arguments and Numba's literals are. Also returns the returned value's structure and
+        its NumPy scalars held as numbers (``scripted``)."""
         constants = {i: args[i] for i in (*self._constant_params, *strings)}
         while True:
             try:
-                graph, structure = scripted(self.fn, types, constants, scalars)
+                graph, structure, kinds = scripted(self.fn, types, constants, scalars)
                 break
             except NeedsConstant as error:
                 i = error.index
@@ -349,7 +354,7 @@ class JitFunction(Portable):
                     raise
                 constants[i] = args[i]
         self._constant_params = tuple(sorted(constants))
-        return graph, structure
+        return graph, structure, kinds
 
     def _refresh_fast_call(self) -> None:
         """Write the instance's own ``__call__`` for the signatures it has now

@@ -27,7 +27,7 @@ from ..ir.symbols import aten
 from ..ir.types import BOOL, INT, ListType, TensorType
 from .builder import IRBuilder, Item, describe, is_tensor, scalar_type_of
 from .lowering import _array, as_tensor, binary, stack, to_bool, to_float, to_int, unary
-from .numpy_dtypes import cast, conform, dtype_of
+from .numpy_dtypes import cast, conform, dtype_of, numpy_scalar
 from .numpy_lowering import _slice, rank_of, reduce
 
 
@@ -60,7 +60,10 @@ def _truth(b: IRBuilder, x: Item, what: str) -> Value:
 
 def count_nonzero(b: IRBuilder, x: Item, axis: Item = None) -> Item:
     total = reduce(b, "sum", _truth(b, x, "np.count_nonzero"), axis)
-    return to_int(b, total) if axis is None else total
+    if axis is not None:
+        return total
+    # (NumPy's count is an np.int64: a number here, returned as the NumPy scalar it is)
+    return numpy_scalar(b, to_int(b, total), np.dtype(np.int64))
 
 
 def logical(op: str):

@@ -70,7 +70,8 @@ def script(fn, arg_types: Sequence[Type] | None = None,
 
 def scripted(fn, arg_types: Sequence[Type] | None = None,
              constants: dict[int, Any] | None = None,
-             numpy_scalars: dict[int, np.dtype] | None = None) -> tuple[Graph, Any]:
+             numpy_scalars: dict[int, np.dtype] | None = None
+             ) -> tuple[Graph, Any, dict[int, type]]:
     """Translate ``fn`` (a plain Python function over NumPy arrays) into a TorchScript graph.
 
     Unannotated parameters are tensors of unknown type; ``int``, ``float`` and ``bool``
@@ -86,7 +87,9 @@ def scripted(fn, arg_types: Sequence[Type] | None = None,
     as the strong scalars they are, so ``x[:k]`` and ``range(k)`` take them.
 
     Also returns the structure of the returned value where the graph's flat outputs do not
-    show it (``returned_structure``), else None.
+    show it (``returned_structure``), else None, and the outputs (by position) that are
+    NumPy scalars held as numbers (``np.count_nonzero(x)``: an ``np.int64``), with their
+    scalar type.
     """
     src = load_source(fn)
     graph = Graph()
@@ -108,15 +111,19 @@ def scripted(fn, arg_types: Sequence[Type] | None = None,
                                                 shared=True)
     emitter.at(src.tree)
     result = emitter.emit_function_body()
+    kinds: dict[int, type] = {}
     with graph.inserting_before(graph.block):
-        outputs = emitter.flatten(result, "the returned value")
-        for value in outputs:
+        outputs = emitter.flatten(result, "the returned value", dicts=True)
+        for i, value in enumerate(outputs):
             dtype = b.numpy_scalars.get(value) if arg_types is not None else None
             if dtype is not None and dtype not in _NUMBER_DTYPES:
-                # np.float32(n): a 0-d array of its dtype, as x.sum() is (a float64 NumPy
-                # scalar stays a Python float: same value and dtype, and scalar graphs
-                # keep their compiled tier)
+                # np.float32(n): a 0-d array of its dtype, as x.sum() is
                 value = as_tensor(b, value, "the returned value", dtype)
+            elif dtype is not None:
+                # (an int64, float64 or bool NumPy scalar stays a number in the graph, so
+                # that scalar graphs keep their compiled tier: the caller makes it the
+                # NumPy scalar NumPy returns)
+                kinds[i] = dtype.type
             graph.register_output(value)
     remove_unused_constants(graph)
     if arg_types is not None:
@@ -125,16 +132,17 @@ def scripted(fn, arg_types: Sequence[Type] | None = None,
         eliminate_dead_code(graph)
         constant_pooling(graph)
     graph.lint()
-    return graph, returned_structure(result, len(outputs))
+    return graph, returned_structure(result, len(outputs)), kinds
 
 
 def returned_structure(result: Any, count: int) -> Any:
     """Where ``result`` (the returned item, ``count`` graph outputs) is not one value or a flat
-    tuple of two or more, its tuples and lists with each output's position in its place:
-    ``return x, (n, m)`` gives ``(0, (1, 2))``, ``return (x,)`` gives ``(0,)``; else None."""
-    if not isinstance(result, (tuple, list)) or (
+    tuple of two or more, its tuples, lists and dicts with each output's position in its
+    place: ``return x, (n, m)`` gives ``(0, (1, 2))``, ``return (x,)`` gives ``(0,)``,
+    ``return {"a": x}`` gives ``{"a": 0}``; else None."""
+    if not isinstance(result, (tuple, list, dict)) or (
             type(result) is tuple and len(result) >= 2
-            and not any(isinstance(r, (tuple, list)) for r in result)):
+            and not any(isinstance(r, (tuple, list, dict)) for r in result)):
         return None
     return StatementEmitter.unflatten(result, iter(range(count)))
 
@@ -319,13 +327,14 @@ class StatementEmitter(LoopStatements, ContainerStatements, InPlaceStatements,
             with self.b.graph.inserting_before(block):
                 result = self.emit_statements(stmts)
                 result = None if result is _FELL_OFF else result
-                values = self.flatten(result, "the returned value")
+                values = self.flatten(result, "the returned value", dicts=True)
             results.append((result, values))
             self.env = saved
-        (first, then_values), (_, else_values) = results
-        if len(then_values) != len(else_values):
+        (first, then_values), (second, else_values) = results
+        if len(then_values) != len(else_values) or _shape(first) != _shape(second):
             self.at(stmt)
-            raise self.b.error("the branches of this if return different numbers of values")
+            raise self.b.error("the branches of this if return different numbers of values "
+                               "(or differently nested tuples, or dicts of other keys)")
         outputs = []
         for t, e in zip(then_values, else_values):
             self.at(stmt)
@@ -527,9 +536,12 @@ class StatementEmitter(LoopStatements, ContainerStatements, InPlaceStatements,
 
     # -- flattening (tuples in if/loop outputs) -----------------------------------------------
 
-    def flatten(self, item: Any, what: str) -> list[Value]:
-        if isinstance(item, (tuple, list)):
-            return [v for i in item for v in self.flatten(i, what)]
+    def flatten(self, item: Any, what: str, dicts: bool = False) -> list[Value]:
+        """The graph values of ``item``, its tuples and lists flattened (and its dicts' values
+        with ``dicts``: a returned dict, whose keys the caller's structure keeps)."""
+        if isinstance(item, (tuple, list)) or dicts and isinstance(item, dict):
+            parts = item.values() if isinstance(item, dict) else item
+            return [v for i in parts for v in self.flatten(i, what, dicts)]
         if isinstance(item, (Value, bool, int, float)) or item is None:
             return [self.b.value(item)]
         raise self.b.error(f"{what} is a {describe(item)}, which cannot be a graph value; "
@@ -537,6 +549,8 @@ class StatementEmitter(LoopStatements, ContainerStatements, InPlaceStatements,
 
     @staticmethod
     def unflatten(template: Any, values) -> Any:
+        if isinstance(template, dict):
+            return {k: StatementEmitter.unflatten(t, values) for k, t in template.items()}
         if isinstance(template, (tuple, list)):
             return type(template)(StatementEmitter.unflatten(t, values) for t in template)
         return next(values)
@@ -547,6 +561,8 @@ class StatementEmitter(LoopStatements, ContainerStatements, InPlaceStatements,
 def _shape(item: Any) -> Any:
     if isinstance(item, (tuple, list)):
         return tuple(_shape(i) for i in item)
+    if isinstance(item, dict):
+        return dict, tuple((k, _shape(i)) for k, i in item.items())
     return None
 
 

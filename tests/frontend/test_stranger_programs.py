@@ -27,8 +27,12 @@ def _interpreted_first_call(monkeypatch):
 
 
 def _same(got, want) -> None:
-    """``assert_same``, through nested tuples and lists (their types and lengths too)."""
-    if isinstance(want, (tuple, list)):
+    """``assert_same``, through nested tuples, lists and dicts (their types, lengths and
+    keys too)."""
+    if isinstance(want, dict):
+        assert type(got) is dict and list(got) == list(want), (got, want)
+        _same(tuple(got.values()), tuple(want.values()))
+    elif isinstance(want, (tuple, list)):
         assert type(got) is type(want) and len(got) == len(want), (got, want)
         for g, w in zip(got, want):
             _same(g, w)
@@ -75,7 +79,14 @@ def scaled(x, s):
 # -- integer arrays: ~ and bitwise operators with Python ints (refused) -----------------------
 
 def bits(a):
-    return ~a, a & 3, 5 | a, a ^ 5, (a & 1) == 0, ~(a > 0), (a > 0) & 1
+    return (~a, a & 3, 5 | a, a ^ 5, (a & 1) == 0, ~(a > 0), (a > 0) & 1, a << 2, a >> 1,
+            1 << (a & 3), np.invert(a), np.right_shift(a, 2))
+
+
+def int_bits(n, k):
+    m = n
+    m >>= 1                 # (scalar &, |, ^, << and >> were refused: aten's are logical)
+    return n & k, n | 6, n ^ k, n << k, m, 1 << 20, -n >> 2, ~n, np.int32(n) << 2
 
 
 # -- a None held by a variable is None (np.sum(x, dtype=d) gave float64) ---------------------
@@ -186,6 +197,7 @@ PROGRAMS = [
     ("scaled_float64", scaled, lambda: (_r(8, 6, dtype=np.float32), np.float64(2.5))),
     *[(f"bits_{t.__name__}", bits, lambda t=t: (np.arange(-6, 6).astype(t),))
       for t in (np.int8, np.uint8, np.int32, np.int64, np.bool_)],
+    ("int_bits", int_bits, lambda: (45, 3)),
     ("none_variables_float32", none_variables, lambda: (_r(9, 5, dtype=np.float32),)),
     ("none_variables_int", none_variables, lambda: (np.arange(5),)),
     ("everyday_calls_float64", everyday_calls, lambda: (_r(10, 4, 5), 5)),
@@ -504,7 +516,7 @@ def test_comparisons_with_ints_beyond_the_dtype_match_numpy():
 def zero_d_results(x, y32):
     first = x[0]
     return (x.sum(), first, x.max() * 2, np.float32(y32[1]) * 2, y32.mean(), x.argmax(), x,
-            np.array(3.0))
+            np.array(3.0), np.count_nonzero(x > 0), {"n": len(x), "sqrt": np.sqrt(2.0)})
 
 
 def uint8_elements(a):
