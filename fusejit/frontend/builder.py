@@ -122,6 +122,9 @@ class IRBuilder:
         # ``np.float32(0.5)``): strong in NumPy's promotion, unlike Python numbers (NEP 50;
         # ``numpy_dtypes.numpy_scalar``).
         self.numpy_scalars: dict[Value, np.dtype] = {}
+        # The 0-d values made as arrays (``np.array(x.sum())``): NumPy returns them as 0-d
+        # arrays, where it returns other 0-d results as NumPy scalars.
+        self.zero_d_arrays: set[Value] = set()
         # With typed inputs (``fusejit.jit`` specialises per call), each node's output types are
         # inferred as it is emitted, so lowerings can read dtypes (NumPy's promotion rules).
         self.facts = None

@@ -31,6 +31,7 @@ from . import numpy_ufuncs as U
 from .builder import IRBuilder, Item, describe, is_none, is_tensor
 from .einsum import einsum
 from .lowering import (
+    as_tensor,
     binary,
     concatenate,
     invert,
@@ -113,6 +114,34 @@ def _math(name: str, display: str) -> Callable[..., Item]:
             x = b.emit("aten::Float", [x], display)   # (a fresh Python float)
         return unary(b, name, x, display)
     return call
+
+
+def _math_of(lower: Callable[..., Item], display: str) -> Callable[..., Item]:
+    """``math.atan2(y, x)``, ``math.isnan(x)`` ...: ``lower`` (a NumPy-spelled form) of the
+    arguments as Python floats, and a Python number back (``math`` gives one)."""
+    def call(b: IRBuilder, *xs: Item) -> Item:
+        xs = tuple(b.emit("aten::Float", [x], display) if is_tensor(x) or isinstance(
+            x, Value) and x in b.numpy_scalars else x for x in xs)
+        result = lower(b, *xs)
+        return b.emit("aten::Float", [result], display) if is_tensor(result) else result
+    return call
+
+
+def _float64(b: IRBuilder, x: Item) -> Value:
+    return as_tensor(b, to_float(b, x), "math", np.dtype(np.float64))
+
+
+_MATH_MORE = {
+    math.atan2: ("y, x, /", lambda b, y, x: binary(b, "atan2", _float64(b, y), x)),
+    math.hypot: ("x, y, /", lambda b, x, y: numpy_arrays.smooth("hypot", np.hypot)(
+        b, _float64(b, x), y)),
+    math.isnan: ("x, /", lambda b, x: binary(b, "ne", x, x)),
+    math.isinf: ("x, /", lambda b, x: binary(b, "eq", unary(b, "abs", x), math.inf)),
+    math.isfinite: ("x, /", lambda b, x: binary(b, "lt", unary(b, "abs", x), math.inf)),
+    math.fabs: ("x, /", lambda b, x: unary(b, "abs", to_float(b, x))),
+    math.radians: ("x, /", lambda b, x: binary(b, "mul", x, math.pi / 180)),
+    math.degrees: ("x, /", lambda b, x: binary(b, "mul", x, 180 / math.pi)),
+}
 
 
 def _binary(op: str, ufunc: Any = None) -> Callable[..., Item]:
@@ -227,6 +256,8 @@ CALLEES.update({
                       ("log1p", "log1p"), ("expm1", "expm1"), ("log2", "log2"),
                       ("log10", "log10"))},
     math.ceil: Callee("math.ceil", "x, /", _math("ceil", "math.ceil")),
+    **{fn: Callee(f"math.{fn.__name__}", spec, _math_of(lower, f"math.{fn.__name__}"))
+       for fn, (spec, lower) in _MATH_MORE.items()},
 })
 
 def _reduction(name: str) -> Callable[..., Item]:
@@ -340,6 +371,8 @@ CALLEES.update({
     np.linspace: Callee("np.linspace", "start, stop, num=50, endpoint=True, dtype=None",
                         numpy_lowering.linspace),
     np.eye: Callee("np.eye", "N, M=None, k=0, dtype=None", numpy_lowering.eye),
+    np.identity: Callee("np.identity", "n, dtype=None",
+                        lambda b, n, dtype: numpy_lowering.eye(b, n, dtype=dtype)),
     np.floor_divide: Callee("np.floor_divide", "x1, x2, /", _binary("floordiv")),
     np.copy: Callee("np.copy", "a", numpy_lowering.copy),
     np.array: Callee("np.array", "object, dtype=None", numpy_lowering.array),

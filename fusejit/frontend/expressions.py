@@ -506,7 +506,7 @@ class ExpressionEmitter(StaticConditions):
         shim = SHIMS.get(func.obj) if not isinstance(func.obj, type) else None
         if shim is not None:
             return self.inline_shim(func.name, shim, args, kwargs)
-        if inspect.isfunction(func.obj):
+        if inspect.isfunction(func.obj) and not is_numpy_function(func.obj):
             return self.inline_call(func.obj, args, kwargs)
         inner = getattr(func.obj, "__fusejit_function__", None)
         if inspect.isfunction(inner):  # another @fusejit.jit function: inlined like a helper

@@ -307,7 +307,9 @@ class JitFunction(Portable):
             compiled = self._compiled = self._compile(graph)
             # (Dask arrays stay lazy, 0-d ones too: only the NumPy tiers make scalars)
             self._interpreted[key] = _shaped(_without(compiled, strings), structure)
-            shape = (structure, numpy_scalar_outputs(graph) | kinds, len(graph.outputs))
+            made = {i: kind for i, kind in (numpy_scalar_outputs(graph) | kinds).items()
+                    if kind is not None}
+            shape = (structure, made, len(graph.outputs))
             if self.device in (None, "cpu") and [v.type for v in graph.inputs] == kept:
                 # Scalars only, or element loops and small array code: one Numba function
                 # for the whole graph (the interpreter's per-step cost would dominate).

@@ -380,6 +380,9 @@ def array(b: IRBuilder, obj: Item, dtype: Any = None, copies: bool = True) -> Va
     tuple of arrays (stacked, as NumPy builds it) or of constant numbers (a constant)."""
     if is_tensor(obj):
         result = copy(b, obj) if copies and dtype is None else obj
+        if rank_of(obj) == 0 and dtype is None:
+            result = copy(b, obj) if result is obj else result
+            b.zero_d_arrays.add(result)
     elif isinstance(obj, Value) and scalar_type_of(obj) is not None:
         # a number: a 0-d array of NumPy's dtype for it (float64, int64, bool)
         static = b.static(obj)

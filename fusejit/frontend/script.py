@@ -35,7 +35,7 @@ import numpy as np
 from ..errors import ScriptError
 from ..ir.graph import Graph, Value
 from ..ir.symbols import prim
-from ..ir.types import BoolType, FloatType, IntType, Type
+from ..ir.types import INT, BoolType, FloatType, IntType, ListType, Type
 from ..passes.constant_pooling import constant_pooling
 from ..passes.dead_code_elimination import eliminate_dead_code
 from . import numpy_arrays, numpy_lowering
@@ -87,9 +87,9 @@ def scripted(fn, arg_types: Sequence[Type] | None = None,
     as the strong scalars they are, so ``x[:k]`` and ``range(k)`` take them.
 
     Also returns the structure of the returned value where the graph's flat outputs do not
-    show it (``returned_structure``), else None, and the outputs (by position) that are
-    NumPy scalars held as numbers (``np.count_nonzero(x)``: an ``np.int64``), with their
-    scalar type.
+    show it (``returned_structure``), else None, and what the caller makes of some outputs
+    (by position): NumPy scalars held as numbers (``np.count_nonzero(x)``: ``np.int64``),
+    shapes held as lists (``tuple``), 0-d arrays NumPy returns as arrays (``None``: kept).
     """
     src = load_source(fn)
     graph = Graph()
@@ -124,6 +124,10 @@ def scripted(fn, arg_types: Sequence[Type] | None = None,
                 # that scalar graphs keep their compiled tier: the caller makes it the
                 # NumPy scalar NumPy returns)
                 kinds[i] = dtype.type
+            elif value in b.zero_d_arrays:
+                kinds[i] = None   # (np.array(x.sum()): a 0-d array, as NumPy's)
+            elif value.type == ListType(INT):
+                kinds[i] = tuple  # (x.squeeze().shape, of a rank known when it runs)
             graph.register_output(value)
     remove_unused_constants(graph)
     if arg_types is not None:
