@@ -51,8 +51,10 @@ from .constructs import CONSTRUCT_NAMES, INSTEAD
 from .containers import DictMethod, dict_method
 from .local_functions import LocalFunction
 from .lowering import (
+    appended,
     binary,
     invert,
+    list_element,
     ndim,
     numbers_as_0d,
     scalar_rank,
@@ -434,7 +436,8 @@ class ExpressionEmitter(StaticConditions):
                 raise self.b.error(f"index {i} is out of range for a tuple of {len(base)}")
             return base[i]
         if isinstance(base, Value) and isinstance(base.type, ListType):
-            return self.b.emit(aten["__getitem__"], [base, index], "indexing")
+            return list_element(self.b, base,
+                                self.b.emit(aten["__getitem__"], [base, index], "indexing"))
         if is_tensor(base) and is_tensor(index) and dtype_of(index) == np.dtype(np.bool_):
             return masked_select(self.b, base, index)
         if is_tensor(base):
@@ -532,10 +535,7 @@ class ExpressionEmitter(StaticConditions):
             items.append(value)
             return None
         if isinstance(items, Value) and isinstance(items.type, ListType):
-            if not is_tensor(value):
-                raise self.b.error(f"only arrays can be appended to this list, got "
-                                   f"{describe(value)}")
-            self.b.emit("aten::append", [items, value], "append")
+            self.b.emit("aten::append", [items, appended(self.b, items, value)], "append")
             return None
         raise self.b.error(f"a {describe(items)} has no append()")
 

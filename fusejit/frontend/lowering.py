@@ -244,6 +244,46 @@ def _integer_bits(b: IRBuilder, op: str, lhs: Item, rhs: Item, what: str,
     return to_int(b, result)
 
 
+LIST_NUMBER_DTYPES = {FLOAT: np.dtype(np.float64), INT: np.dtype(np.int64),
+                       BOOL: np.dtype(np.bool_)}
+
+
+def appended(b: IRBuilder, items: Value, value: Item) -> Value:
+    """What ``items.append(value)`` appends to a list built by append (``Tensor[]``): an
+    array, or a number as the 0-d array of NumPy's dtype for it (``history.append(loss)``:
+    ``np.array(history)`` is then NumPy's float64 array), recorded in ``b.list_items`` so
+    that reading an element gives the number back. One list holds one kind."""
+    kind = TENSOR if is_tensor(value) else scalar_type_of(value)
+    if kind is None:
+        raise b.error(f"only arrays and numbers can be appended to this list, got "
+                      f"{describe(value)}")
+    held = b.list_items.setdefault(items, kind)
+    if kind == TENSOR:
+        note_scalar_item(b, items, value)
+    if held != kind:
+        raise b.error(f"this list holds {_HELD[held]}; appending {_HELD[kind]} to it is not "
+                      f"supported (convert it first, e.g. float(v) or np.asarray(v))")
+    return value if kind == TENSOR else as_tensor(b, value, "append", LIST_NUMBER_DTYPES[kind])
+
+
+def note_scalar_item(b: IRBuilder, items: Value, value: Value) -> None:
+    """Records whether every array in ``items`` so far is a NumPy scalar (``x[i]``,
+    ``x.sum()``): such a list is returned with NumPy scalars, as NumPy's list holds."""
+    scalar = value.type.rank == 0 and value not in b.zero_d_arrays
+    b.scalar_lists[items] = b.scalar_lists.get(items, True) and scalar
+
+
+_HELD = {TENSOR: "arrays", FLOAT: "floats", INT: "ints", BOOL: "bools"}
+
+
+def list_element(b: IRBuilder, items: Value, element: Value) -> Item:
+    """``element`` read from ``items``: the number again where the list holds numbers."""
+    kind = b.list_items.get(items)
+    if kind in LIST_NUMBER_DTYPES:
+        return {FLOAT: to_float, INT: to_int, BOOL: to_bool}[kind](b, element)
+    return element
+
+
 def invert(b: IRBuilder, x: Item, what: str) -> Item:
     """``~x`` (``np.invert``): logical not of bools, every bit flipped for integers."""
     dtype = dtype_of(x) if is_tensor(x) else None

@@ -24,9 +24,19 @@ import numpy as np
 
 from ..ir.graph import Value
 from ..ir.symbols import aten
-from ..ir.types import BOOL, INT, ListType, TensorType
+from ..ir.types import BOOL, FLOAT, INT, ListType, TensorType
 from .builder import IRBuilder, Item, describe, is_tensor, scalar_type_of
-from .lowering import _array, as_tensor, binary, stack, to_bool, to_float, to_int, unary
+from .lowering import (
+    LIST_NUMBER_DTYPES,
+    _array,
+    as_tensor,
+    binary,
+    stack,
+    to_bool,
+    to_float,
+    to_int,
+    unary,
+)
 from .numpy_dtypes import cast, conform, dtype_of, numpy_scalar
 from .numpy_lowering import _slice, rank_of, reduce
 
@@ -156,6 +166,9 @@ def builtin_round(b: IRBuilder, x: Item, ndigits: Item = None) -> Item:
 def builtin_sum(b: IRBuilder, items: Item, start: Item = 0) -> Item:
     if isinstance(items, Value) and isinstance(items.type, ListType) and isinstance(
             items.type.elem, TensorType):
+        if b.list_items.get(items) in LIST_NUMBER_DTYPES:   # (numbers: a Python number)
+            total = binary(b, "add", reduce(b, "sum", stack(b, items), 0), start)
+            return (to_float if b.list_items[items] == FLOAT else to_int)(b, total)
         items = stack(b, items)   # (a list of arrays built by append: the rows' sum)
     if is_tensor(items):
         if rank_of(items) == 0:

@@ -24,6 +24,7 @@ evaluated.
 from __future__ import annotations
 
 import ast
+import functools
 import inspect
 import linecache
 import textwrap
@@ -35,7 +36,7 @@ import numpy as np
 from ..errors import ScriptError
 from ..ir.graph import Graph, Value
 from ..ir.symbols import prim
-from ..ir.types import INT, BoolType, FloatType, IntType, ListType, Type
+from ..ir.types import BOOL, FLOAT, INT, BoolType, FloatType, IntType, ListType, Type
 from ..passes.constant_pooling import constant_pooling
 from ..passes.dead_code_elimination import eliminate_dead_code
 from . import numpy_arrays, numpy_lowering
@@ -128,6 +129,10 @@ def scripted(fn, arg_types: Sequence[Type] | None = None,
                 kinds[i] = None   # (np.array(x.sum()): a 0-d array, as NumPy's)
             elif value.type == ListType(INT):
                 kinds[i] = tuple  # (x.squeeze().shape, of a rank known when it runs)
+            elif b.list_items.get(value) in _PYTHON_NUMBERS:   # (numbers appended)
+                kinds[i] = functools.partial(_numbers, _PYTHON_NUMBERS[b.list_items[value]])
+            elif b.scalar_lists.get(value):   # (x[i] appended: NumPy scalars)
+                kinds[i] = _numpy_scalars
             graph.register_output(value)
     remove_unused_constants(graph)
     if arg_types is not None:
@@ -137,6 +142,17 @@ def scripted(fn, arg_types: Sequence[Type] | None = None,
         constant_pooling(graph)
     graph.lint()
     return graph, returned_structure(result, len(outputs)), kinds
+
+
+_PYTHON_NUMBERS = {FLOAT: float, INT: int, BOOL: bool}
+
+
+def _numbers(kind: type, items: list) -> list:
+    return [kind(x) for x in items]
+
+
+def _numpy_scalars(items: list) -> list:
+    return [x[()] if isinstance(x, np.ndarray) else x for x in items]
 
 
 def returned_structure(result: Any, count: int) -> Any:

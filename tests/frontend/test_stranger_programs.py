@@ -37,6 +37,8 @@ def _same(got, want) -> None:
         for g, w in zip(got, want):
             _same(g, w)
     else:
+        if isinstance(want, np.generic):   # (a NumPy scalar, not a 0-d array)
+            assert type(got) is type(want), (got, want)
         assert_same(got, want)
 
 
@@ -146,6 +148,20 @@ def rounding_and_sums(x, a, n):
             np.divmod(x, 0.75), sum(pieces), sum([x, x]))
 
 
+# -- lists of appended numbers (refused) and of NumPy scalars (came back as 0-d arrays) -----
+
+def appended_numbers(x, rate, n):
+    balance, history, signs, elements = 100.0, [], [0], []
+    for _ in range(n):
+        balance = balance * (1 + rate)
+        history.append(balance)
+    for v in x:
+        signs.append(int(v > 0))
+        elements.append(v * 2)
+    return (history, history[-1], np.array(history), sum(history), signs, sum(signs),
+            [float(v) ** 2 for v in x], elements)
+
+
 # -- statistics: quantiles (refused) and a median with a NaN (was the median of the rest) ----
 
 def quantiles(x):
@@ -198,6 +214,7 @@ PROGRAMS = [
     *[(f"bits_{t.__name__}", bits, lambda t=t: (np.arange(-6, 6).astype(t),))
       for t in (np.int8, np.uint8, np.int32, np.int64, np.bool_)],
     ("int_bits", int_bits, lambda: (45, 3)),
+    ("appended_numbers", appended_numbers, lambda: (_r(28, 5), 0.05, 4)),
     ("none_variables_float32", none_variables, lambda: (_r(9, 5, dtype=np.float32),)),
     ("none_variables_int", none_variables, lambda: (np.arange(5),)),
     ("everyday_calls_float64", everyday_calls, lambda: (_r(10, 4, 5), 5)),
