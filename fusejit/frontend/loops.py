@@ -283,11 +283,16 @@ class LoopStatements:
         self.emit_loop(stmt, trip, self.b.value(True), (stmt.target.id, start, step), breaks)
 
     def _trip_count(self, start: Item, stop: Item, step: Item) -> Item:
-        """max(0, ceil((stop - start) / step)) as TorchScript computes it, for a constant step."""
+        """max(0, ceil((stop - start) / step)) as TorchScript computes it."""
         b = self.b
         step_value = b.static(step)
-        if not isinstance(step_value, int) or step_value == 0:
-            raise b.error("range() needs a constant non-zero step")
+        if step_value == 0:
+            raise b.error("range() arg 3 must not be zero")
+        if not isinstance(step_value, int):
+            # a run-time step (range(i * i, n, i)): -((start - stop) // step), whose sign
+            # the loop needs not (zero of it raises, as Python's range does)
+            return binary(b, "sub", 0, binary(b, "floordiv", binary(b, "sub", start, stop),
+                                              step))
         span = stop if b.static(start) == 0 else binary(b, "sub", stop, start)
         if step_value == 1:
             return span

@@ -162,6 +162,21 @@ def appended_numbers(x, rate, n):
             [float(v) ** 2 for v in x], elements)
 
 
+# -- range() with a step known when it runs (refused) -----------------------------------------
+
+def stepped_ranges(x, step):
+    marks = np.zeros(x.shape[0], dtype=np.int64)
+    for i in range(1, 4):
+        for j in range(i * i, x.shape[0], i):
+            marks[j] += 1
+    total = 0
+    for k in range(x.shape[0] - 1, -3, -step):
+        total += k
+    for k in range(0, x.shape[0], -step):   # (no iterations)
+        total += 100
+    return marks, total
+
+
 # -- statistics: quantiles (refused) and a median with a NaN (was the median of the rest) ----
 
 def quantiles(x):
@@ -215,6 +230,7 @@ PROGRAMS = [
       for t in (np.int8, np.uint8, np.int32, np.int64, np.bool_)],
     ("int_bits", int_bits, lambda: (45, 3)),
     ("appended_numbers", appended_numbers, lambda: (_r(28, 5), 0.05, 4)),
+    ("stepped_ranges", stepped_ranges, lambda: (_r(29, 11), 3)),
     ("none_variables_float32", none_variables, lambda: (_r(9, 5, dtype=np.float32),)),
     ("none_variables_int", none_variables, lambda: (np.arange(5),)),
     ("everyday_calls_float64", everyday_calls, lambda: (_r(10, 4, 5), 5)),
