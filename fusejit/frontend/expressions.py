@@ -340,6 +340,8 @@ class ExpressionEmitter(StaticConditions):
                 result = binary(self.b, ops[i], left, right)
             if i + 1 == len(ops):
                 return result
+            if is_tensor(result) and rank_of(result) == 0:
+                return self.scalar_chain(node, result, lambda: chain(i + 1, right))
             return self.short_circuit(node, self.condition_of(result), True,
                                       lambda: chain(i + 1, right))
 
@@ -380,6 +382,21 @@ class ExpressionEmitter(StaticConditions):
             result = self.short_circuit(node, result, isinstance(node.op, ast.And),
                                         lambda operand=operand: self.eval_value(operand))
         return result
+
+    def scalar_chain(self, node: ast.AST, first: Value, rest) -> Value:
+        """``lo < v < hi`` of a NumPy scalar ``v``: Python's ``first and rest()``, whose value
+        is the NumPy bool that decided it (an ``np.bool_``, as NumPy's comparisons give)."""
+        if_node = self.b.create(prim.If, [self.condition_of(first)], 1)
+        taken, short = if_node.add_block(), if_node.add_block()
+        with self.b.graph.inserting_before(taken):
+            later = rest()
+            scalar = is_tensor(later) and rank_of(later) == 0
+            taken.register_output(self.b.value(later if scalar else self.condition_of(later)))
+        with self.b.graph.inserting_before(short):
+            self.at(node)
+            short.register_output(first if scalar else self.condition_of(first))
+        return if_node.output().set_type(self.join_types(taken.outputs[0], short.outputs[0],
+                                                         "the comparisons"))
 
     def short_circuit(self, node: ast.AST, first: Value, is_and: bool, second) -> Value:
         """``first and second()`` / ``first or second()``: ``second`` runs in one branch only."""

@@ -551,7 +551,7 @@ def zero_d_results(x, y32):
     return (x.sum(), first, x.max() * 2, np.float32(y32[1]) * 2, y32.mean(), x.argmax(), x,
             np.array(3.0), np.count_nonzero(x > 0), {"n": len(x), "sqrt": np.sqrt(2.0)},
             np.array(x.sum()), x[None, :, None].squeeze().shape, math.atan2(x[0], 2.0),
-            math.isnan(x[1]), math.hypot(x[2], 1))
+            math.isnan(x[1]), math.hypot(x[2], 1), -9 < x[0] < x[1] + 9)
 
 
 def uint8_elements(a):
