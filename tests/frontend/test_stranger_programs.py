@@ -207,7 +207,8 @@ def array_literals(x, n, t):
 
 
 def flat_concatenate(x):
-    return np.concatenate([x, x.T], axis=None), np.concatenate((x[0], x[:, 1]), axis=None)
+    return (np.concatenate([x, x.T], axis=None), np.concatenate((x[0], x[:, 1]), axis=None),
+            np.vstack([x, x[0]]), np.hstack([x[0], [1.0]]), np.vstack((x[0], x[1].T)))
 
 
 # -- in place over an overlapping view: NumPy reads the operand first ------------------------
