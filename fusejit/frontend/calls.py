@@ -131,6 +131,17 @@ def _float64(b: IRBuilder, x: Item) -> Value:
     return as_tensor(b, to_float(b, x), "math", np.dtype(np.float64))
 
 
+def _sequence(kind: type) -> Callable[..., Item]:
+    """``tuple(xs)`` / ``list(xs)`` of a tuple or list known while scripting (``map``'s)."""
+    def make(b: IRBuilder, items: Item = None) -> Item:
+        items = () if items is None else items
+        if not isinstance(items, (tuple, list)):
+            raise b.error(f"{kind.__name__}() takes a tuple or list here, got "
+                          f"{describe(items)}")
+        return kind(items)
+    return make
+
+
 _MATH_MORE = {
     math.atan2: ("y, x, /", lambda b, y, x: binary(b, "atan2", _float64(b, y), x)),
     math.hypot: ("x, y, /", lambda b, x, y: numpy_arrays.smooth("hypot", np.hypot)(
@@ -245,6 +256,8 @@ CALLEES.update({
     min: Callee("min", "*args", numpy_arrays.extreme("min"), "promote"),
     max: Callee("max", "*args", numpy_arrays.extreme("max"), "promote"),
     len: Callee("len", "x, /", _len),
+    tuple: Callee("tuple", "iterable=None, /", _sequence(tuple)),
+    list: Callee("list", "iterable=None, /", _sequence(list)),
     math.exp: Callee("math.exp", "x, /", _math("exp", "math.exp")),
     math.log: Callee("math.log", "x, /", _math("log", "math.log")),
     math.sqrt: Callee("math.sqrt", "x, /", _math("sqrt", "math.sqrt")),

@@ -478,6 +478,8 @@ class ExpressionEmitter(StaticConditions):
         func = self.eval(node.func)
         if isinstance(func, Sugared) and func.obj is print:
             return self.eval_print(node)
+        if isinstance(func, Sugared) and func.obj is map:
+            return self.eval_map(node)
         args = []
         for arg in node.args:
             if isinstance(arg, ast.Starred):
@@ -490,6 +492,24 @@ class ExpressionEmitter(StaticConditions):
                                                     "keywords one by one")
             kwargs[keyword.arg] = self.eval_value(keyword.value)
         self.at(node)
+        return self.call(func, args, kwargs)
+
+    def eval_map(self, node: ast.Call) -> tuple:
+        """``map(f, xs, ...)`` over tuples or lists known while scripting (``a, b =
+        map(np.radians, (a, b))``): the tuple of the calls, unrolled."""
+        if len(node.args) < 2 or node.keywords or any(isinstance(a, ast.Starred)
+                                                      for a in node.args):
+            raise self.unsupported(node, "this form of map() (write map(f, xs))")
+        func = self.eval(node.args[0])
+        sequences = [self.eval_value(a) for a in node.args[1:]]
+        self.at(node)
+        if not all(isinstance(s, (tuple, list)) for s in sequences):
+            raise self.b.error("map() here takes tuples or lists known while scripting; for "
+                               "arrays call the function on the array itself")
+        return tuple(self.call(func, list(items), {}) for items in zip(*sequences))
+
+    def call(self, func: Any, args: list[Item], kwargs: dict[str, Item]) -> Item:
+        """``func(*args, **kwargs)`` for an evaluated callee."""
         if isinstance(func, DictMethod):
             if args or kwargs:
                 raise self.b.error(f"{func.name}() takes no arguments")

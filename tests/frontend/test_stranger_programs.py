@@ -172,9 +172,16 @@ def stepped_ranges(x, step):
     total = 0
     for k in range(x.shape[0] - 1, -3, -step):
         total += k
-    for k in range(0, x.shape[0], -step):   # (no iterations)
+    for _k in range(0, x.shape[0], -step):   # (no iterations)
         total += 100
     return marks, total
+
+
+# -- map() over a tuple, tuple() and list() (refused) ----------------------------------------
+
+def mapped(x, y):
+    a, b = map(np.radians, (x, y))
+    return a, b, list(map(abs, (x[0], -2))), tuple(x.shape), list(map(max, (1, 5), (3, 4)))
 
 
 # -- statistics: quantiles (refused) and a median with a NaN (was the median of the rest) ----
@@ -232,6 +239,7 @@ PROGRAMS = [
     ("int_bits", int_bits, lambda: (45, 3)),
     ("appended_numbers", appended_numbers, lambda: (_r(28, 5), 0.05, 4)),
     ("stepped_ranges", stepped_ranges, lambda: (_r(29, 11), 3)),
+    ("mapped", mapped, lambda: (_r(30, 4), _r(31, 4, dtype=np.float32))),
     ("none_variables_float32", none_variables, lambda: (_r(9, 5, dtype=np.float32),)),
     ("none_variables_int", none_variables, lambda: (np.arange(5),)),
     ("everyday_calls_float64", everyday_calls, lambda: (_r(10, 4, 5), 5)),
