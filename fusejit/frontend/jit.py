@@ -129,13 +129,34 @@ _ARRAY_MAKERS = frozenset({
     "aten::tensor", "aten::scalar_tensor"})
 
 
-def numpy_scalar_outputs(graph: Graph) -> dict[int, type]:
+# ... and nodes whose result of a rank known only when it runs is a 0-d array when it is 0-d
+# (x.squeeze() of a (1, 1) array, a view).
+_VIEWS_OF_ANY_RANK = _ARRAY_MAKERS | {
+    "aten::squeeze", "aten::reshape", "aten::view", "aten::clone", "aten::expand",
+    "aten::permute", "aten::transpose", "aten::t", "aten::unsqueeze", "aten::contiguous",
+    "aten::flatten", "aten::copy_", "aten::type_as", "aten::to"}
+
+
+def _scalar_if_0d(value: Any) -> Any:
+    """An output of a rank known only when it runs: a NumPy scalar where it is 0-d."""
+    return value[()] if isinstance(value, np.ndarray) and value.ndim == 0 else value
+
+
+def numpy_scalar_outputs(graph: Graph) -> dict[int, Any]:
     """The outputs of ``graph`` that NumPy would return as NumPy scalars, by position, with
     their scalar type: 0-d results of reductions, indexing and arithmetic. Not a 0-d argument
-    returned as it came, nor a 0-d array made on purpose (``_ARRAY_MAKERS``)."""
-    return {i: v.type.scalar_type.dtype.type for i, v in enumerate(graph.outputs)
-            if isinstance(v.type, TensorType) and v.type.sizes == ()
-            and v.type.scalar_type is not None and v.node.kind not in _ARRAY_MAKERS}
+    returned as it came, nor a 0-d array made on purpose (``_ARRAY_MAKERS``). Outputs whose
+    rank is known only when they run (``np.dot(x, y)`` of arrays of unknown rank, an element
+    of a list built by append) are made scalars when they turn out 0-d (``_scalar_if_0d``)."""
+    made: dict[int, Any] = {}
+    for i, v in enumerate(graph.outputs):
+        if not isinstance(v.type, TensorType) or v.node.kind in _ARRAY_MAKERS:
+            continue
+        if v.type.sizes == () and v.type.scalar_type is not None:
+            made[i] = v.type.scalar_type.dtype.type
+        elif v.type.sizes is None and v.node.kind not in _VIEWS_OF_ANY_RANK:
+            made[i] = _scalar_if_0d
+    return made
 
 
 def _shaped(fn: Any, structure: Any, scalars: dict[int, type] | None = None,
@@ -157,7 +178,8 @@ def _shaped(fn: Any, structure: Any, scalars: dict[int, type] | None = None,
             flat = list(flat)
             for i, make in scalars.items():
                 value = flat[i]
-                flat[i] = value[()] if isinstance(value, np.ndarray) else make(value)
+                flat[i] = make(value) if make is _scalar_if_0d or not isinstance(
+                    value, np.ndarray) else value[()]
             if structure is None:
                 return flat[0] if count == 1 else tuple(flat)
         return _filled(structure, flat)

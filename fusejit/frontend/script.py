@@ -501,8 +501,8 @@ class StatementEmitter(LoopStatements, ContainerStatements, InPlaceStatements,
             self.env[name] = self._merge(node, name, t, e)
 
     def _merge(self, node, name: str, t: Any, e: Any) -> Any:
-        then_values = self.flatten(t, repr(name))
-        else_values = self.flatten(e, repr(name))
+        then_values = self.flatten(t, repr(name), dicts=True)   # (dicts of the same keys too)
+        else_values = self.flatten(e, repr(name), dicts=True)
         if len(then_values) != len(else_values) or _shape(t) != _shape(e):
             raise self.b.error(f"{name!r} holds values of different shapes in the two branches")
         outs = []
@@ -511,7 +511,7 @@ class StatementEmitter(LoopStatements, ContainerStatements, InPlaceStatements,
             node.blocks[0].register_output(tv)
             node.blocks[1].register_output(ev)
             out = node.add_output(self.join_types(tv, ev, f"the branches' values of {name!r}"))
-            outs.append(out.set_debug_name(name) if not isinstance(t, tuple) else out)
+            outs.append(out.set_debug_name(name) if not isinstance(t, (tuple, dict)) else out)
         return self.unflatten(t, iter(outs))
 
     # -- helpers (inlined calls) --------------------------------------------------------------

@@ -557,10 +557,19 @@ def test_comparisons_with_ints_beyond_the_dtype_match_numpy():
 
 def zero_d_results(x, y32):
     first = x[0]
+    doubled = []
+    for v in x:
+        doubled.append(v * 2)
+    if x[0] > 0:                # (a dict from two branches: was refused)
+        signed = {"sign": 1, "x": x}
+    else:
+        signed = {"sign": -1, "x": -x}
+    p = x[:2]
     return (x.sum(), first, x.max() * 2, np.float32(y32[1]) * 2, y32.mean(), x.argmax(), x,
             np.array(3.0), np.count_nonzero(x > 0), {"n": len(x), "sqrt": np.sqrt(2.0)},
             np.array(x.sum()), x[None, :, None].squeeze().shape, math.atan2(x[0], 2.0),
-            math.isnan(x[1]), math.hypot(x[2], 1), -9 < x[0] < x[1] + 9)
+            math.isnan(x[1]), math.hypot(x[2], 1), -9 < x[0] < x[1] + 9,
+            doubled[-1], 0.5 * np.abs(np.dot(p, np.roll(p, 1))), signed)   # (were 0-d arrays)
 
 
 def uint8_elements(a):
