@@ -494,20 +494,6 @@ class ExpressionEmitter(StaticConditions):
         self.at(node)
         return self.call(func, args, kwargs)
 
-    def eval_map(self, node: ast.Call) -> tuple:
-        """``map(f, xs, ...)`` over tuples or lists known while scripting (``a, b =
-        map(np.radians, (a, b))``): the tuple of the calls, unrolled."""
-        if len(node.args) < 2 or node.keywords or any(isinstance(a, ast.Starred)
-                                                      for a in node.args):
-            raise self.unsupported(node, "this form of map() (write map(f, xs))")
-        func = self.eval(node.args[0])
-        sequences = [self.eval_value(a) for a in node.args[1:]]
-        self.at(node)
-        if not all(isinstance(s, (tuple, list)) for s in sequences):
-            raise self.b.error("map() here takes tuples or lists known while scripting; for "
-                               "arrays call the function on the array itself")
-        return tuple(self.call(func, list(items), {}) for items in zip(*sequences))
-
     def call(self, func: Any, args: list[Item], kwargs: dict[str, Item]) -> Item:
         """``func(*args, **kwargs)`` for an evaluated callee."""
         if isinstance(func, DictMethod):
@@ -580,6 +566,9 @@ class ExpressionEmitter(StaticConditions):
         raise NotImplementedError  # provided by the statement emitter
 
     def dict_item(self, items: dict, key: Any) -> Item:
+        raise NotImplementedError  # provided by the statement emitter (containers.py)
+
+    def eval_map(self, node: ast.Call) -> tuple:
         raise NotImplementedError  # provided by the statement emitter (containers.py)
 
     def dict_key(self, node: ast.expr) -> Any:
