@@ -122,6 +122,14 @@ class IRBuilder:
         # ``np.float32(0.5)``): strong in NumPy's promotion, unlike Python numbers (NEP 50;
         # ``numpy_dtypes.numpy_scalar``).
         self.numpy_scalars: dict[Value, np.dtype] = {}
+        # The 0-d values made as arrays (``np.array(x.sum())``): NumPy returns them as 0-d
+        # arrays, where it returns other 0-d results as NumPy scalars.
+        self.zero_d_arrays: set[Value] = set()
+        # What each list built by append holds: arrays (``TENSOR``), or numbers of one type
+        # (``FLOAT``, ``INT``, ``BOOL``) held as 0-d arrays and read back as numbers.
+        self.list_items: dict[Value, Type] = {}
+        # The lists of arrays whose every item is a 0-d NumPy scalar (``out.append(x[i])``).
+        self.scalar_lists: dict[Value, bool] = {}
         # With typed inputs (``fusejit.jit`` specialises per call), each node's output types are
         # inferred as it is emitted, so lowerings can read dtypes (NumPy's promotion rules).
         self.facts = None

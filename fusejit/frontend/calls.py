@@ -31,8 +31,10 @@ from . import numpy_ufuncs as U
 from .builder import IRBuilder, Item, describe, is_none, is_tensor
 from .einsum import einsum
 from .lowering import (
+    as_tensor,
     binary,
     concatenate,
+    invert,
     reshape,
     size,
     split,
@@ -114,6 +116,45 @@ def _math(name: str, display: str) -> Callable[..., Item]:
     return call
 
 
+def _math_of(lower: Callable[..., Item], display: str) -> Callable[..., Item]:
+    """``math.atan2(y, x)``, ``math.isnan(x)`` ...: ``lower`` (a NumPy-spelled form) of the
+    arguments as Python floats, and a Python number back (``math`` gives one)."""
+    def call(b: IRBuilder, *xs: Item) -> Item:
+        xs = tuple(b.emit("aten::Float", [x], display) if is_tensor(x) or isinstance(
+            x, Value) and x in b.numpy_scalars else x for x in xs)
+        result = lower(b, *xs)
+        return b.emit("aten::Float", [result], display) if is_tensor(result) else result
+    return call
+
+
+def _float64(b: IRBuilder, x: Item) -> Value:
+    return as_tensor(b, to_float(b, x), "math", np.dtype(np.float64))
+
+
+def _sequence(kind: type) -> Callable[..., Item]:
+    """``tuple(xs)`` / ``list(xs)`` of a tuple or list known while scripting (``map``'s)."""
+    def make(b: IRBuilder, items: Item = None) -> Item:
+        items = () if items is None else items
+        if not isinstance(items, (tuple, list)):
+            raise b.error(f"{kind.__name__}() takes a tuple or list here, got "
+                          f"{describe(items)}")
+        return kind(items)
+    return make
+
+
+_MATH_MORE = {
+    math.atan2: ("y, x, /", lambda b, y, x: binary(b, "atan2", _float64(b, y), x)),
+    math.hypot: ("x, y, /", lambda b, x, y: numpy_arrays.smooth("hypot", np.hypot)(
+        b, _float64(b, x), y)),
+    math.isnan: ("x, /", lambda b, x: binary(b, "ne", x, x)),
+    math.isinf: ("x, /", lambda b, x: binary(b, "eq", unary(b, "abs", x), math.inf)),
+    math.isfinite: ("x, /", lambda b, x: binary(b, "lt", unary(b, "abs", x), math.inf)),
+    math.fabs: ("x, /", lambda b, x: unary(b, "abs", to_float(b, x))),
+    math.radians: ("x, /", lambda b, x: binary(b, "mul", x, math.pi / 180)),
+    math.degrees: ("x, /", lambda b, x: binary(b, "mul", x, 180 / math.pi)),
+}
+
+
 def _binary(op: str, ufunc: Any = None) -> Callable[..., Item]:
     return lambda b, x1, x2: binary(b, op, x1, x2, ufunc)
 
@@ -170,6 +211,7 @@ _BINARY_UFUNCS: dict[Any, tuple[str, str | None]] = {
     np.less_equal: ("le", "bool"), np.greater: ("gt", "bool"),
     np.greater_equal: ("ge", "bool"), np.bitwise_and: ("and", "promote"),
     np.bitwise_or: ("or", "promote"), np.bitwise_xor: ("xor", "promote"),
+    np.left_shift: ("lshift", "promote"), np.right_shift: ("rshift", "promote"),
 }
 _F_UNARY = {F.sigmoid: "sigmoid", F.relu: "relu", F.rsqrt: "rsqrt", F.reciprocal: "reciprocal",
             F.frac: "frac", F.logit: "logit", F.erf: "erf", F.erfc: "erfc", F.lgamma: "lgamma"}
@@ -185,6 +227,7 @@ for _fn, _name in _F_UNARY.items():
                           "same" if _name in ("relu", "frac") else "float")
 CALLEES.update({
     np.where: Callee("np.where", "condition, x, y, /", where, "promote_last2"),
+    np.invert: Callee("np.invert", "x, /", lambda b, x: invert(b, x, "np.invert"), "same"),
     np.clip: Callee("np.clip", "a, a_min=None, a_max=None, out=None, *, min=None, max=None",
                     numpy_arrays.clip, "same"),
     np.split: Callee("np.split", "ary, indices_or_sections, axis=0", split),
@@ -213,6 +256,8 @@ CALLEES.update({
     min: Callee("min", "*args", numpy_arrays.extreme("min"), "promote"),
     max: Callee("max", "*args", numpy_arrays.extreme("max"), "promote"),
     len: Callee("len", "x, /", _len),
+    tuple: Callee("tuple", "iterable=None, /", _sequence(tuple)),
+    list: Callee("list", "iterable=None, /", _sequence(list)),
     math.exp: Callee("math.exp", "x, /", _math("exp", "math.exp")),
     math.log: Callee("math.log", "x, /", _math("log", "math.log")),
     math.sqrt: Callee("math.sqrt", "x, /", _math("sqrt", "math.sqrt")),
@@ -224,6 +269,8 @@ CALLEES.update({
                       ("log1p", "log1p"), ("expm1", "expm1"), ("log2", "log2"),
                       ("log10", "log10"))},
     math.ceil: Callee("math.ceil", "x, /", _math("ceil", "math.ceil")),
+    **{fn: Callee(f"math.{fn.__name__}", spec, _math_of(lower, f"math.{fn.__name__}"))
+       for fn, (spec, lower) in _MATH_MORE.items()},
 })
 
 def _reduction(name: str) -> Callable[..., Item]:
@@ -337,6 +384,8 @@ CALLEES.update({
     np.linspace: Callee("np.linspace", "start, stop, num=50, endpoint=True, dtype=None",
                         numpy_lowering.linspace),
     np.eye: Callee("np.eye", "N, M=None, k=0, dtype=None", numpy_lowering.eye),
+    np.identity: Callee("np.identity", "n, dtype=None",
+                        lambda b, n, dtype: numpy_lowering.eye(b, n, dtype=dtype)),
     np.floor_divide: Callee("np.floor_divide", "x1, x2, /", _binary("floordiv")),
     np.copy: Callee("np.copy", "a", numpy_lowering.copy),
     np.array: Callee("np.array", "object, dtype=None", numpy_lowering.array),

@@ -70,6 +70,20 @@ class ContainerStatements:
                 self.env.pop(n, None)
             self.env.update(hidden)
 
+    def eval_map(self, node: ast.Call) -> tuple:
+        """``map(f, xs, ...)`` over tuples or lists known while scripting (``a, b =
+        map(np.radians, (a, b))``): the tuple of the calls, unrolled."""
+        if len(node.args) < 2 or node.keywords or any(isinstance(a, ast.Starred)
+                                                      for a in node.args):
+            raise self.unsupported(node, "this form of map() (write map(f, xs))")
+        func = self.eval(node.args[0])
+        sequences = [self.eval_value(a) for a in node.args[1:]]
+        self.at(node)
+        if not all(isinstance(s, (tuple, list)) for s in sequences):
+            raise self.b.error("map() here takes tuples or lists known while scripting; for "
+                               "arrays call the function on the array itself")
+        return tuple(self.call(func, list(items), {}) for items in zip(*sequences))
+
     def eval_GeneratorExp(self, node: ast.GeneratorExp) -> Item:
         """``sum(f(x) for x in xs)``: the generator made a list (what sum, max, np.stack and
         tuple() take alike)."""

@@ -51,7 +51,10 @@ from .constructs import CONSTRUCT_NAMES, INSTEAD
 from .containers import DictMethod, dict_method
 from .local_functions import LocalFunction
 from .lowering import (
+    appended,
     binary,
+    invert,
+    list_element,
     ndim,
     numbers_as_0d,
     scalar_rank,
@@ -77,7 +80,8 @@ from .static_conditions import StaticConditions
 
 _BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.Pow: "pow",
            ast.Mod: "remainder", ast.FloorDiv: "floordiv", ast.MatMult: "matmul",
-           ast.BitAnd: "and", ast.BitOr: "or", ast.BitXor: "xor"}
+           ast.BitAnd: "and", ast.BitOr: "or", ast.BitXor: "xor", ast.LShift: "lshift",
+           ast.RShift: "rshift"}
 _COMPARE = {ast.Eq: "eq", ast.NotEq: "ne", ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt",
             ast.GtE: "ge"}
 class Sugared:
@@ -310,16 +314,7 @@ class ExpressionEmitter(StaticConditions):
             return unary(self.b, "neg", operand, "unary '-'")
         if isinstance(node.op, ast.Not):
             return self.b.emit(aten["__not__"], [self.condition_of(operand)], "not")
-        if is_tensor(operand) and dtype_of(operand) == np.dtype(np.bool_):
-            return self.b.emit("aten::logical_not", [operand], "'~'")   # ~mask
-        if is_tensor(operand) and dtype_of(operand) is not None \
-                and dtype_of(operand).kind in "iu":   # ~a: a ^ (all bits set), in a's dtype
-            ones = -1 if dtype_of(operand).kind == "i" else int(np.iinfo(dtype_of(operand)).max)
-            return binary(self.b, "xor", operand, ones)
-        if scalar_type_of(operand) == INT:
-            return binary(self.b, "sub", binary(self.b, "mul", operand, -1), 1)   # ~n: -n - 1
-        raise self.unsupported(node, f"'~' of a {describe(operand)} (it inverts boolean "
-                                     f"arrays and ints)")
+        return invert(self.b, operand, "'~'")
 
     def eval_Compare(self, node: ast.Compare) -> Item:
         """``a < b`` and chains ``a < b < c``: ``b`` evaluated once, nested short-circuit ifs."""
@@ -345,6 +340,8 @@ class ExpressionEmitter(StaticConditions):
                 result = binary(self.b, ops[i], left, right)
             if i + 1 == len(ops):
                 return result
+            if is_tensor(result) and rank_of(result) == 0:
+                return self.scalar_chain(node, result, lambda: chain(i + 1, right))
             return self.short_circuit(node, self.condition_of(result), True,
                                       lambda: chain(i + 1, right))
 
@@ -385,6 +382,21 @@ class ExpressionEmitter(StaticConditions):
             result = self.short_circuit(node, result, isinstance(node.op, ast.And),
                                         lambda operand=operand: self.eval_value(operand))
         return result
+
+    def scalar_chain(self, node: ast.AST, first: Value, rest) -> Value:
+        """``lo < v < hi`` of a NumPy scalar ``v``: Python's ``first and rest()``, whose value
+        is the NumPy bool that decided it (an ``np.bool_``, as NumPy's comparisons give)."""
+        if_node = self.b.create(prim.If, [self.condition_of(first)], 1)
+        taken, short = if_node.add_block(), if_node.add_block()
+        with self.b.graph.inserting_before(taken):
+            later = rest()
+            scalar = is_tensor(later) and rank_of(later) == 0
+            taken.register_output(self.b.value(later if scalar else self.condition_of(later)))
+        with self.b.graph.inserting_before(short):
+            self.at(node)
+            short.register_output(first if scalar else self.condition_of(first))
+        return if_node.output().set_type(self.join_types(taken.outputs[0], short.outputs[0],
+                                                         "the comparisons"))
 
     def short_circuit(self, node: ast.AST, first: Value, is_and: bool, second) -> Value:
         """``first and second()`` / ``first or second()``: ``second`` runs in one branch only."""
@@ -441,7 +453,8 @@ class ExpressionEmitter(StaticConditions):
                 raise self.b.error(f"index {i} is out of range for a tuple of {len(base)}")
             return base[i]
         if isinstance(base, Value) and isinstance(base.type, ListType):
-            return self.b.emit(aten["__getitem__"], [base, index], "indexing")
+            return list_element(self.b, base,
+                                self.b.emit(aten["__getitem__"], [base, index], "indexing"))
         if is_tensor(base) and is_tensor(index) and dtype_of(index) == np.dtype(np.bool_):
             return masked_select(self.b, base, index)
         if is_tensor(base):
@@ -465,6 +478,8 @@ class ExpressionEmitter(StaticConditions):
         func = self.eval(node.func)
         if isinstance(func, Sugared) and func.obj is print:
             return self.eval_print(node)
+        if isinstance(func, Sugared) and func.obj is map:
+            return self.eval_map(node)
         args = []
         for arg in node.args:
             if isinstance(arg, ast.Starred):
@@ -477,6 +492,10 @@ class ExpressionEmitter(StaticConditions):
                                                     "keywords one by one")
             kwargs[keyword.arg] = self.eval_value(keyword.value)
         self.at(node)
+        return self.call(func, args, kwargs)
+
+    def call(self, func: Any, args: list[Item], kwargs: dict[str, Item]) -> Item:
+        """``func(*args, **kwargs)`` for an evaluated callee."""
         if isinstance(func, DictMethod):
             if args or kwargs:
                 raise self.b.error(f"{func.name}() takes no arguments")
@@ -513,7 +532,7 @@ class ExpressionEmitter(StaticConditions):
         shim = SHIMS.get(func.obj) if not isinstance(func.obj, type) else None
         if shim is not None:
             return self.inline_shim(func.name, shim, args, kwargs)
-        if inspect.isfunction(func.obj):
+        if inspect.isfunction(func.obj) and not is_numpy_function(func.obj):
             return self.inline_call(func.obj, args, kwargs)
         inner = getattr(func.obj, "__fusejit_function__", None)
         if inspect.isfunction(inner):  # another @fusejit.jit function: inlined like a helper
@@ -539,10 +558,7 @@ class ExpressionEmitter(StaticConditions):
             items.append(value)
             return None
         if isinstance(items, Value) and isinstance(items.type, ListType):
-            if not is_tensor(value):
-                raise self.b.error(f"only arrays can be appended to this list, got "
-                                   f"{describe(value)}")
-            self.b.emit("aten::append", [items, value], "append")
+            self.b.emit("aten::append", [items, appended(self.b, items, value)], "append")
             return None
         raise self.b.error(f"a {describe(items)} has no append()")
 
@@ -550,6 +566,9 @@ class ExpressionEmitter(StaticConditions):
         raise NotImplementedError  # provided by the statement emitter
 
     def dict_item(self, items: dict, key: Any) -> Item:
+        raise NotImplementedError  # provided by the statement emitter (containers.py)
+
+    def eval_map(self, node: ast.Call) -> tuple:
         raise NotImplementedError  # provided by the statement emitter (containers.py)
 
     def dict_key(self, node: ast.expr) -> Any:

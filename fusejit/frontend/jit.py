@@ -129,13 +129,34 @@ _ARRAY_MAKERS = frozenset({
     "aten::tensor", "aten::scalar_tensor"})
 
 
-def numpy_scalar_outputs(graph: Graph) -> dict[int, type]:
+# ... and nodes whose result of a rank known only when it runs is a 0-d array when it is 0-d
+# (x.squeeze() of a (1, 1) array, a view).
+_VIEWS_OF_ANY_RANK = _ARRAY_MAKERS | {
+    "aten::squeeze", "aten::reshape", "aten::view", "aten::clone", "aten::expand",
+    "aten::permute", "aten::transpose", "aten::t", "aten::unsqueeze", "aten::contiguous",
+    "aten::flatten", "aten::copy_", "aten::type_as", "aten::to"}
+
+
+def _scalar_if_0d(value: Any) -> Any:
+    """An output of a rank known only when it runs: a NumPy scalar where it is 0-d."""
+    return value[()] if isinstance(value, np.ndarray) and value.ndim == 0 else value
+
+
+def numpy_scalar_outputs(graph: Graph) -> dict[int, Any]:
     """The outputs of ``graph`` that NumPy would return as NumPy scalars, by position, with
     their scalar type: 0-d results of reductions, indexing and arithmetic. Not a 0-d argument
-    returned as it came, nor a 0-d array made on purpose (``_ARRAY_MAKERS``)."""
-    return {i: v.type.scalar_type.dtype.type for i, v in enumerate(graph.outputs)
-            if isinstance(v.type, TensorType) and v.type.sizes == ()
-            and v.type.scalar_type is not None and v.node.kind not in _ARRAY_MAKERS}
+    returned as it came, nor a 0-d array made on purpose (``_ARRAY_MAKERS``). Outputs whose
+    rank is known only when they run (``np.dot(x, y)`` of arrays of unknown rank, an element
+    of a list built by append) are made scalars when they turn out 0-d (``_scalar_if_0d``)."""
+    made: dict[int, Any] = {}
+    for i, v in enumerate(graph.outputs):
+        if not isinstance(v.type, TensorType) or v.node.kind in _ARRAY_MAKERS:
+            continue
+        if v.type.sizes == () and v.type.scalar_type is not None:
+            made[i] = v.type.scalar_type.dtype.type
+        elif v.type.sizes is None and v.node.kind not in _VIEWS_OF_ANY_RANK:
+            made[i] = _scalar_if_0d
+    return made
 
 
 def _shaped(fn: Any, structure: Any, scalars: dict[int, type] | None = None,
@@ -157,7 +178,8 @@ def _shaped(fn: Any, structure: Any, scalars: dict[int, type] | None = None,
             flat = list(flat)
             for i, make in scalars.items():
                 value = flat[i]
-                flat[i] = value[()] if isinstance(value, np.ndarray) else make(value)
+                flat[i] = make(value) if make is _scalar_if_0d or not isinstance(
+                    value, np.ndarray) else value[()]
             if structure is None:
                 return flat[0] if count == 1 else tuple(flat)
         return _filled(structure, flat)
@@ -205,12 +227,16 @@ def _shaped_at_once(zero_d: tuple, structure: Any, scalars: dict[int, type],
 
 
 def _leaves(structure: Any) -> list[int]:
+    if isinstance(structure, dict):
+        return _leaves(tuple(structure.values()))
     if isinstance(structure, (tuple, list)):
         return [i for s in structure for i in _leaves(s)]
     return [structure]
 
 
 def _filled(structure: Any, outputs: tuple) -> Any:
+    if isinstance(structure, dict):
+        return {k: _filled(s, outputs) for k, s in structure.items()}
     if isinstance(structure, (tuple, list)):
         return type(structure)(_filled(s, outputs) for s in structure)
     return outputs[structure]
@@ -313,7 +339,7 @@ class JitFunction(Portable):
             types = [NONE if i in strings else argument_ir_type(n, a)
                      for i, (n, a) in enumerate(zip(self._names, args))]
             try:
-                graph, structure = self._scripted(types, args, strings, scalars)
+                graph, structure, kinds = self._scripted(types, args, strings, scalars)
             except ScriptError as error:
                 if not strings:
                     raise
@@ -328,7 +354,9 @@ class JitFunction(Portable):
             compiled = self._compiled = self._compile(graph)
             # (Dask arrays stay lazy, 0-d ones too: only the NumPy tiers make scalars)
             self._interpreted[key] = _shaped(_without(compiled, strings), structure)
-            shape = (structure, numpy_scalar_outputs(graph), len(graph.outputs))
+            made = {i: kind for i, kind in (numpy_scalar_outputs(graph) | kinds).items()
+                    if kind is not None}
+            shape = (structure, made, len(graph.outputs))
             if self.device in (None, "cpu") and [v.type for v in graph.inputs] == kept:
                 # Scalars only, or element loops and small array code: one Numba function
                 # for the whole graph (the interpreter's per-step cost would dominate).
@@ -357,16 +385,17 @@ class JitFunction(Portable):
         return self._scripted(types, args, strings)[0]
 
     def _scripted(self, types: list[Type], args: tuple, strings: tuple = (),
-                  scalars: dict[int, np.dtype] | None = None) -> tuple[Graph, Any]:
+                  scalars: dict[int, np.dtype] | None = None
+                  ) -> tuple[Graph, Any, dict[int, type]]:
         """Script for ``types``; an int or bool argument used as an axis (``axis=-1``) or
         ``keepdims``, and a string argument (``strings``), make their parameters constants of
         each signature (their values are part of the key from then on), as JAX's static
-        arguments and Numba's literals are. Also returns the returned value's structure
-        (``scripted``)."""
+        arguments and Numba's literals are. Also returns the returned value's structure and
+        its NumPy scalars held as numbers (``scripted``)."""
         constants = {i: args[i] for i in (*self._constant_params, *strings)}
         while True:
             try:
-                graph, structure = scripted(self.fn, types, constants, scalars)
+                graph, structure, kinds = scripted(self.fn, types, constants, scalars)
                 break
             except NeedsConstant as error:
                 i = error.index
@@ -374,7 +403,7 @@ class JitFunction(Portable):
                     raise
                 constants[i] = args[i]
         self._constant_params = tuple(sorted(constants))
-        return graph, structure
+        return graph, structure, kinds
 
     def _refresh_fast_call(self) -> None:
         """Write the instance's own ``__call__`` for the signatures it has now

@@ -31,10 +31,17 @@ import numpy as np
 
 from ..ir.graph import Block, Value
 from ..ir.symbols import prim
-from ..ir.types import INT, ListType
+from ..ir.types import INT, TENSOR, ListType
 from .builder import Item, describe, is_tensor, scalar_type_of
 from .expressions import Sugared, Undefined
-from .lowering import as_tensor, binary, scalar_rank, widen
+from .lowering import (
+    LIST_NUMBER_DTYPES,
+    as_tensor,
+    binary,
+    note_scalar_item,
+    scalar_rank,
+    widen,
+)
 from .numpy_dtypes import cast, dtype_of, numpy_scalar
 from .numpy_lowering import copy
 
@@ -276,11 +283,16 @@ class LoopStatements:
         self.emit_loop(stmt, trip, self.b.value(True), (stmt.target.id, start, step), breaks)
 
     def _trip_count(self, start: Item, stop: Item, step: Item) -> Item:
-        """max(0, ceil((stop - start) / step)) as TorchScript computes it, for a constant step."""
+        """max(0, ceil((stop - start) / step)) as TorchScript computes it."""
         b = self.b
         step_value = b.static(step)
-        if not isinstance(step_value, int) or step_value == 0:
-            raise b.error("range() needs a constant non-zero step")
+        if step_value == 0:
+            raise b.error("range() arg 3 must not be zero")
+        if not isinstance(step_value, int):
+            # a run-time step (range(i * i, n, i)): -((start - stop) // step), whose sign
+            # the loop needs not (zero of it raises, as Python's range does)
+            return binary(b, "sub", 0, binary(b, "floordiv", binary(b, "sub", start, stop),
+                                              step))
         span = stop if b.static(start) == 0 else binary(b, "sub", stop, start)
         if step_value == 1:
             return span
@@ -462,11 +474,18 @@ class LoopStatements:
             if not isinstance(items, list):
                 continue
             self.b.loc = None
-            if all(is_tensor(i) for i in items):
-                self.env[name] = self.b.tensor_list(items, name, allow_empty=True)
-            else:
-                raise self.b.error(f"{name!r}: only a list of arrays can be appended to in a "
-                                   f"loop")
+            kinds = {TENSOR if is_tensor(i) else scalar_type_of(i) for i in items}
+            if len(kinds) > 1 or None in kinds:
+                raise self.b.error(f"{name!r}: only a list of arrays, or of numbers of one "
+                                   f"type, can be appended to in a loop")
+            listed = self.b.tensor_list([as_tensor(self.b, i, name, LIST_NUMBER_DTYPES.get(
+                scalar_type_of(i))) for i in items], name, allow_empty=True)
+            if kinds:   # (what it holds: an empty list takes its first append's kind)
+                self.b.list_items[listed] = kinds.pop()
+            for item in items:
+                if is_tensor(item):
+                    note_scalar_item(self.b, listed, item)
+            self.env[name] = listed
 
     def _bind_index(self, body: Block, counter: Value, index: tuple | None) -> None:
         if index is None:

@@ -32,13 +32,15 @@ from .numpy_dtypes import cast, conform, dtype_of, numpy_dtype, numpy_scalar_res
 _MIRRORED = {"add": "add", "mul": "mul", "eq": "eq", "ne": "ne", "lt": "gt", "gt": "lt",
              "le": "ge", "ge": "le", "max": "max", "min": "min", "and": "and", "or": "or",
              "xor": "xor"}
-_ATEN_NAME = {"and": "__and__", "or": "__or__", "xor": "__xor__"}
+_ATEN_NAME = {"and": "__and__", "or": "__or__", "xor": "__xor__", "lshift": "__lshift__",
+              "rshift": "__rshift__"}
 _BITWISE = frozenset(_ATEN_NAME)
 _ARITHMETIC = frozenset({"add", "sub", "mul", "div", "pow", "remainder", "floordiv", "max",
                          "min", "fmod", "atan2"})
 _SYMBOL = {"add": "+", "sub": "-", "mul": "*", "div": "/", "pow": "**", "remainder": "%",
            "floordiv": "//", "matmul": "@", "eq": "==", "ne": "!=", "lt": "<", "le": "<=",
-           "gt": ">", "ge": ">=", "and": "&", "or": "|", "xor": "^"}
+           "gt": ">", "ge": ">=", "and": "&", "or": "|", "xor": "^", "lshift": "<<",
+           "rshift": ">>"}
 
 
 def _kind(op: str, tensor: bool = True) -> str:
@@ -57,6 +59,8 @@ def binary(b: IRBuilder, op: str, lhs: Item, rhs: Item, ufunc: Any = None) -> Va
                 if isinstance(side, str) else ""
             raise b.error(f"{what} does not take a {describe(side)} operand{hint}")
     lt, rt = is_tensor(lhs), is_tensor(rhs)
+    if op in _BITWISE and any(_is_float(x) for x in (lhs, rhs)):
+        raise b.error(f"{what} takes integers and bools, not floats (NumPy raises TypeError)")
     if op in _PREDICATES and lt != rt:
         decided = _beyond_range(b, op, lhs, rhs) if lt else _beyond_range(
             b, _MIRRORED[op], rhs, lhs)
@@ -104,6 +108,12 @@ def binary(b: IRBuilder, op: str, lhs: Item, rhs: Item, ufunc: Any = None) -> Va
     if op == "pow":
         return b.emit(aten.pow, [lhs, rhs], what)
     raise b.error(f"{what} with a scalar on the left and an array on the right is not supported")
+
+
+def _is_float(x: Item) -> bool:
+    if is_tensor(x):
+        return dtype_of(x) is not None and dtype_of(x).kind == "f"
+    return scalar_type_of(x) == FLOAT
 
 
 def _beyond_range(b: IRBuilder, op: str, x: Value, number: Item) -> Value | None:
@@ -155,8 +165,9 @@ NUMPY_BINARY = {
     "pow": operator.pow, "remainder": np.remainder, "floordiv": np.floor_divide,
     "max": np.maximum, "min": np.minimum, "fmod": np.fmod, "atan2": np.arctan2,
     "matmul": np.result_type, "and": np.bitwise_and, "or": np.bitwise_or,
-    "xor": np.bitwise_xor, "eq": np.equal, "ne": np.not_equal, "lt": np.less,
-    "le": np.less_equal, "gt": np.greater, "ge": np.greater_equal,
+    "xor": np.bitwise_xor, "lshift": np.left_shift, "rshift": np.right_shift,
+    "eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal, "gt": np.greater,
+    "ge": np.greater_equal,
 }
 _PREDICATES = frozenset({"eq", "ne", "lt", "le", "gt", "ge"})
 # The NumPy function each unary aten op is (the ones NumPy has).
@@ -188,6 +199,8 @@ def _scalar_binary(b: IRBuilder, op: str, lhs: Item, rhs: Item, what: str) -> It
     literals = all(isinstance(x, (bool, int, float)) for x in (lhs, rhs))
     if op in _FOLDED and literals:
         return _FOLDED[op](lhs, rhs)  # two literals (an unrolled loop's items): a literal
+    if op in _BITWISE and not all(scalar_type_of(x) == BOOL for x in (lhs, rhs)):
+        return _integer_bits(b, op, lhs, rhs, what, literals)
     python = b.facts is not None
     if python and op in _ARITHMETIC_FOLDED and literals and not (
             op == "pow" and isinstance(rhs, int) and abs(rhs) > 64):
@@ -210,6 +223,79 @@ def _scalar_binary(b: IRBuilder, op: str, lhs: Item, rhs: Item, what: str) -> It
     if strong and op in NUMPY_BINARY:   # np.float32(2) * n: a NumPy scalar as well
         return numpy_scalar_result(b, NUMPY_BINARY[op], items, result)
     return result
+
+
+_BITS_FOLDED = {"and": operator.and_, "or": operator.or_, "xor": operator.xor,
+                "lshift": operator.lshift, "rshift": operator.rshift}
+
+
+def _integer_bits(b: IRBuilder, op: str, lhs: Item, rhs: Item, what: str,
+                  literals: bool) -> Item:
+    """``n & m``, ``n << k`` ... of numbers, not both bools: folded for two literals (``1 <<
+    20``), else NumPy's op on 0-d arrays of NumPy's result dtype (aten's scalar ``__and__``
+    and the others are logical ops of bools, and there is no scalar shift)."""
+    if literals and not (op == "lshift" and rhs > 62):
+        return _BITS_FOLDED[op](lhs, rhs)
+    dtype = numpy_dtype(NUMPY_BINARY[op], [lhs, rhs], b.numpy_scalars) or np.dtype(np.int64)
+    tensors = [as_tensor(b, x, what, dtype) for x in (lhs, rhs)]
+    result = b.emit(_kind(op), tensors, what)
+    if any(x in b.numpy_scalars for x in (lhs, rhs) if isinstance(x, Value)):
+        return numpy_scalar_result(b, NUMPY_BINARY[op], [lhs, rhs], to_int(b, result))
+    return to_int(b, result)
+
+
+LIST_NUMBER_DTYPES = {FLOAT: np.dtype(np.float64), INT: np.dtype(np.int64),
+                       BOOL: np.dtype(np.bool_)}
+
+
+def appended(b: IRBuilder, items: Value, value: Item) -> Value:
+    """What ``items.append(value)`` appends to a list built by append (``Tensor[]``): an
+    array, or a number as the 0-d array of NumPy's dtype for it (``history.append(loss)``:
+    ``np.array(history)`` is then NumPy's float64 array), recorded in ``b.list_items`` so
+    that reading an element gives the number back. One list holds one kind."""
+    kind = TENSOR if is_tensor(value) else scalar_type_of(value)
+    if kind is None:
+        raise b.error(f"only arrays and numbers can be appended to this list, got "
+                      f"{describe(value)}")
+    held = b.list_items.setdefault(items, kind)
+    if kind == TENSOR:
+        note_scalar_item(b, items, value)
+    if held != kind:
+        raise b.error(f"this list holds {_HELD[held]}; appending {_HELD[kind]} to it is not "
+                      f"supported (convert it first, e.g. float(v) or np.asarray(v))")
+    return value if kind == TENSOR else as_tensor(b, value, "append", LIST_NUMBER_DTYPES[kind])
+
+
+def note_scalar_item(b: IRBuilder, items: Value, value: Value) -> None:
+    """Records whether every array in ``items`` so far is a NumPy scalar (``x[i]``,
+    ``x.sum()``): such a list is returned with NumPy scalars, as NumPy's list holds."""
+    scalar = value.type.rank == 0 and value not in b.zero_d_arrays
+    b.scalar_lists[items] = b.scalar_lists.get(items, True) and scalar
+
+
+_HELD = {TENSOR: "arrays", FLOAT: "floats", INT: "ints", BOOL: "bools"}
+
+
+def list_element(b: IRBuilder, items: Value, element: Value) -> Item:
+    """``element`` read from ``items``: the number again where the list holds numbers."""
+    kind = b.list_items.get(items)
+    if kind in LIST_NUMBER_DTYPES:
+        return {FLOAT: to_float, INT: to_int, BOOL: to_bool}[kind](b, element)
+    return element
+
+
+def invert(b: IRBuilder, x: Item, what: str) -> Item:
+    """``~x`` (``np.invert``): logical not of bools, every bit flipped for integers."""
+    dtype = dtype_of(x) if is_tensor(x) else None
+    if dtype == np.dtype(np.bool_):
+        return b.emit("aten::logical_not", [x], what)   # ~mask
+    if dtype is not None and dtype.kind in "iu":   # ~a: a ^ (all bits set), in a's dtype
+        ones = -1 if dtype.kind == "i" else int(np.iinfo(dtype).max)
+        return binary(b, "xor", x, ones)
+    if scalar_type_of(x) == INT:
+        return binary(b, "sub", binary(b, "mul", x, -1), 1)   # ~n: -n - 1
+    raise b.error(f"{what} of a {describe(x)} is not supported (it inverts boolean arrays "
+                  f"and ints)")
 
 
 def unary(b: IRBuilder, name: str, x: Item, what: str | None = None) -> Value:

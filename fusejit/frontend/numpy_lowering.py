@@ -23,7 +23,7 @@ from ..ir.symbols import aten
 from ..ir.types import FLOAT, INT, ListType, TensorType
 from ..oplib.table import DTYPE_CODES
 from .builder import IRBuilder, Item, describe, is_none, is_tensor, scalar_type_of
-from .lowering import _array, as_tensor, binary, reshape, typed_from_appends
+from .lowering import _array, as_tensor, binary, concatenate, reshape, typed_from_appends
 from .numpy_arrays import advanced_index, index_store, is_int_array
 from .numpy_dtypes import cast, conform, dtype_of, numpy_dtype
 
@@ -380,6 +380,9 @@ def array(b: IRBuilder, obj: Item, dtype: Any = None, copies: bool = True) -> Va
     tuple of arrays (stacked, as NumPy builds it) or of constant numbers (a constant)."""
     if is_tensor(obj):
         result = copy(b, obj) if copies and dtype is None else obj
+        if rank_of(obj) == 0 and dtype is None:
+            result = copy(b, obj) if result is obj else result
+            b.zero_d_arrays.add(result)
     elif isinstance(obj, Value) and scalar_type_of(obj) is not None:
         # a number: a 0-d array of NumPy's dtype for it (float64, int64, bool)
         static = b.static(obj)
@@ -462,15 +465,18 @@ def stack_along(b: IRBuilder, name: str, arrays: Item) -> Value:
     items = list(arrays) if isinstance(arrays, (tuple, list)) else arrays
     if not isinstance(items, list) or not items:
         raise b.error(f"np.{name} takes a non-empty list or tuple of arrays")
-    ranks = {rank_of(_array(b, a, f"np.{name}")) for a in items}
-    if None in ranks or len(ranks) != 1:
+    # (NumPy's: each item as an array, at least 2-d for vstack (a vector is a row), at least
+    # 1-d for hstack, which joins along axis 1 unless the first is 1-d)
+    least = 2 if name == "vstack" else 1
+    items = [a if is_tensor(a) else array(b, a) for a in items]
+    items = [reshape(b, a, (1,) * (least - rank_of(a)) + (-1,) * min(rank_of(a), 1))
+             if rank_of(a) is not None and rank_of(a) < least else a for a in items]
+    ranks = [rank_of(a) for a in items]
+    if None in ranks or len(set(ranks)) != 1:
         raise b.error(f"np.{name} needs arrays of one known rank; use np.concatenate with "
                       f"an axis")
-    rank = ranks.pop()
-    if name == "vstack" and rank == 1:
-        items = [reshape(b, a, (1, -1)) for a in items]
-    axis = 1 if name == "hstack" and rank > 1 else 0
-    return b.emit(aten.cat, [b.tensor_list(items, f"np.{name}"), axis], f"np.{name}")
+    axis = 1 if name == "hstack" and ranks[0] > 1 else 0
+    return concatenate(b, items, axis)
 
 
 def isnan(b: IRBuilder, x: Item) -> Value:

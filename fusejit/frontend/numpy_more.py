@@ -24,10 +24,20 @@ import numpy as np
 
 from ..ir.graph import Value
 from ..ir.symbols import aten
-from ..ir.types import BOOL, INT, ListType, TensorType
+from ..ir.types import BOOL, FLOAT, INT, ListType, TensorType
 from .builder import IRBuilder, Item, describe, is_tensor, scalar_type_of
-from .lowering import _array, as_tensor, binary, stack, to_bool, to_float, to_int, unary
-from .numpy_dtypes import cast, conform, dtype_of
+from .lowering import (
+    LIST_NUMBER_DTYPES,
+    _array,
+    as_tensor,
+    binary,
+    stack,
+    to_bool,
+    to_float,
+    to_int,
+    unary,
+)
+from .numpy_dtypes import cast, conform, dtype_of, numpy_scalar
 from .numpy_lowering import _slice, rank_of, reduce
 
 
@@ -60,7 +70,10 @@ def _truth(b: IRBuilder, x: Item, what: str) -> Value:
 
 def count_nonzero(b: IRBuilder, x: Item, axis: Item = None) -> Item:
     total = reduce(b, "sum", _truth(b, x, "np.count_nonzero"), axis)
-    return to_int(b, total) if axis is None else total
+    if axis is not None:
+        return total
+    # (NumPy's count is an np.int64: a number here, returned as the NumPy scalar it is)
+    return numpy_scalar(b, to_int(b, total), np.dtype(np.int64))
 
 
 def logical(op: str):
@@ -153,6 +166,9 @@ def builtin_round(b: IRBuilder, x: Item, ndigits: Item = None) -> Item:
 def builtin_sum(b: IRBuilder, items: Item, start: Item = 0) -> Item:
     if isinstance(items, Value) and isinstance(items.type, ListType) and isinstance(
             items.type.elem, TensorType):
+        if b.list_items.get(items) in LIST_NUMBER_DTYPES:   # (numbers: a Python number)
+            total = binary(b, "add", reduce(b, "sum", stack(b, items), 0), start)
+            return (to_float if b.list_items[items] == FLOAT else to_int)(b, total)
         items = stack(b, items)   # (a list of arrays built by append: the rows' sum)
     if is_tensor(items):
         if rank_of(items) == 0:

@@ -24,6 +24,7 @@ evaluated.
 from __future__ import annotations
 
 import ast
+import functools
 import inspect
 import linecache
 import textwrap
@@ -35,7 +36,7 @@ import numpy as np
 from ..errors import ScriptError
 from ..ir.graph import Graph, Value
 from ..ir.symbols import prim
-from ..ir.types import BoolType, FloatType, IntType, Type
+from ..ir.types import BOOL, FLOAT, INT, BoolType, FloatType, IntType, ListType, Type
 from ..passes.constant_pooling import constant_pooling
 from ..passes.dead_code_elimination import eliminate_dead_code
 from . import numpy_arrays, numpy_lowering
@@ -70,7 +71,8 @@ def script(fn, arg_types: Sequence[Type] | None = None,
 
 def scripted(fn, arg_types: Sequence[Type] | None = None,
              constants: dict[int, Any] | None = None,
-             numpy_scalars: dict[int, np.dtype] | None = None) -> tuple[Graph, Any]:
+             numpy_scalars: dict[int, np.dtype] | None = None
+             ) -> tuple[Graph, Any, dict[int, type]]:
     """Translate ``fn`` (a plain Python function over NumPy arrays) into a TorchScript graph.
 
     Unannotated parameters are tensors of unknown type; ``int``, ``float`` and ``bool``
@@ -86,7 +88,9 @@ def scripted(fn, arg_types: Sequence[Type] | None = None,
     as the strong scalars they are, so ``x[:k]`` and ``range(k)`` take them.
 
     Also returns the structure of the returned value where the graph's flat outputs do not
-    show it (``returned_structure``), else None.
+    show it (``returned_structure``), else None, and what the caller makes of some outputs
+    (by position): NumPy scalars held as numbers (``np.count_nonzero(x)``: ``np.int64``),
+    shapes held as lists (``tuple``), 0-d arrays NumPy returns as arrays (``None``: kept).
     """
     src = load_source(fn)
     graph = Graph()
@@ -108,15 +112,27 @@ def scripted(fn, arg_types: Sequence[Type] | None = None,
                                                 shared=True)
     emitter.at(src.tree)
     result = emitter.emit_function_body()
+    kinds: dict[int, type] = {}
     with graph.inserting_before(graph.block):
-        outputs = emitter.flatten(result, "the returned value")
-        for value in outputs:
+        outputs = emitter.flatten(result, "the returned value", dicts=True)
+        for i, value in enumerate(outputs):
             dtype = b.numpy_scalars.get(value) if arg_types is not None else None
             if dtype is not None and dtype not in _NUMBER_DTYPES:
-                # np.float32(n): a 0-d array of its dtype, as x.sum() is (a float64 NumPy
-                # scalar stays a Python float: same value and dtype, and scalar graphs
-                # keep their compiled tier)
+                # np.float32(n): a 0-d array of its dtype, as x.sum() is
                 value = as_tensor(b, value, "the returned value", dtype)
+            elif dtype is not None:
+                # (an int64, float64 or bool NumPy scalar stays a number in the graph, so
+                # that scalar graphs keep their compiled tier: the caller makes it the
+                # NumPy scalar NumPy returns)
+                kinds[i] = dtype.type
+            elif value in b.zero_d_arrays:
+                kinds[i] = None   # (np.array(x.sum()): a 0-d array, as NumPy's)
+            elif value.type == ListType(INT):
+                kinds[i] = tuple  # (x.squeeze().shape, of a rank known when it runs)
+            elif b.list_items.get(value) in _PYTHON_NUMBERS:   # (numbers appended)
+                kinds[i] = functools.partial(_numbers, _PYTHON_NUMBERS[b.list_items[value]])
+            elif b.scalar_lists.get(value):   # (x[i] appended: NumPy scalars)
+                kinds[i] = _numpy_scalars
             graph.register_output(value)
     remove_unused_constants(graph)
     if arg_types is not None:
@@ -125,16 +141,28 @@ def scripted(fn, arg_types: Sequence[Type] | None = None,
         eliminate_dead_code(graph)
         constant_pooling(graph)
     graph.lint()
-    return graph, returned_structure(result, len(outputs))
+    return graph, returned_structure(result, len(outputs)), kinds
+
+
+_PYTHON_NUMBERS = {FLOAT: float, INT: int, BOOL: bool}
+
+
+def _numbers(kind: type, items: list) -> list:
+    return [kind(x) for x in items]
+
+
+def _numpy_scalars(items: list) -> list:
+    return [x[()] if isinstance(x, np.ndarray) else x for x in items]
 
 
 def returned_structure(result: Any, count: int) -> Any:
     """Where ``result`` (the returned item, ``count`` graph outputs) is not one value or a flat
-    tuple of two or more, its tuples and lists with each output's position in its place:
-    ``return x, (n, m)`` gives ``(0, (1, 2))``, ``return (x,)`` gives ``(0,)``; else None."""
-    if not isinstance(result, (tuple, list)) or (
+    tuple of two or more, its tuples, lists and dicts with each output's position in its
+    place: ``return x, (n, m)`` gives ``(0, (1, 2))``, ``return (x,)`` gives ``(0,)``,
+    ``return {"a": x}`` gives ``{"a": 0}``; else None."""
+    if not isinstance(result, (tuple, list, dict)) or (
             type(result) is tuple and len(result) >= 2
-            and not any(isinstance(r, (tuple, list)) for r in result)):
+            and not any(isinstance(r, (tuple, list, dict)) for r in result)):
         return None
     return StatementEmitter.unflatten(result, iter(range(count)))
 
@@ -319,13 +347,14 @@ class StatementEmitter(LoopStatements, ContainerStatements, InPlaceStatements,
             with self.b.graph.inserting_before(block):
                 result = self.emit_statements(stmts)
                 result = None if result is _FELL_OFF else result
-                values = self.flatten(result, "the returned value")
+                values = self.flatten(result, "the returned value", dicts=True)
             results.append((result, values))
             self.env = saved
-        (first, then_values), (_, else_values) = results
-        if len(then_values) != len(else_values):
+        (first, then_values), (second, else_values) = results
+        if len(then_values) != len(else_values) or _shape(first) != _shape(second):
             self.at(stmt)
-            raise self.b.error("the branches of this if return different numbers of values")
+            raise self.b.error("the branches of this if return different numbers of values "
+                               "(or differently nested tuples, or dicts of other keys)")
         outputs = []
         for t, e in zip(then_values, else_values):
             self.at(stmt)
@@ -472,8 +501,8 @@ class StatementEmitter(LoopStatements, ContainerStatements, InPlaceStatements,
             self.env[name] = self._merge(node, name, t, e)
 
     def _merge(self, node, name: str, t: Any, e: Any) -> Any:
-        then_values = self.flatten(t, repr(name))
-        else_values = self.flatten(e, repr(name))
+        then_values = self.flatten(t, repr(name), dicts=True)   # (dicts of the same keys too)
+        else_values = self.flatten(e, repr(name), dicts=True)
         if len(then_values) != len(else_values) or _shape(t) != _shape(e):
             raise self.b.error(f"{name!r} holds values of different shapes in the two branches")
         outs = []
@@ -482,7 +511,7 @@ class StatementEmitter(LoopStatements, ContainerStatements, InPlaceStatements,
             node.blocks[0].register_output(tv)
             node.blocks[1].register_output(ev)
             out = node.add_output(self.join_types(tv, ev, f"the branches' values of {name!r}"))
-            outs.append(out.set_debug_name(name) if not isinstance(t, tuple) else out)
+            outs.append(out.set_debug_name(name) if not isinstance(t, (tuple, dict)) else out)
         return self.unflatten(t, iter(outs))
 
     # -- helpers (inlined calls) --------------------------------------------------------------
@@ -527,9 +556,12 @@ class StatementEmitter(LoopStatements, ContainerStatements, InPlaceStatements,
 
     # -- flattening (tuples in if/loop outputs) -----------------------------------------------
 
-    def flatten(self, item: Any, what: str) -> list[Value]:
-        if isinstance(item, (tuple, list)):
-            return [v for i in item for v in self.flatten(i, what)]
+    def flatten(self, item: Any, what: str, dicts: bool = False) -> list[Value]:
+        """The graph values of ``item``, its tuples and lists flattened (and its dicts' values
+        with ``dicts``: a returned dict, whose keys the caller's structure keeps)."""
+        if isinstance(item, (tuple, list)) or dicts and isinstance(item, dict):
+            parts = item.values() if isinstance(item, dict) else item
+            return [v for i in parts for v in self.flatten(i, what, dicts)]
         if isinstance(item, (Value, bool, int, float)) or item is None:
             return [self.b.value(item)]
         raise self.b.error(f"{what} is a {describe(item)}, which cannot be a graph value; "
@@ -537,6 +569,8 @@ class StatementEmitter(LoopStatements, ContainerStatements, InPlaceStatements,
 
     @staticmethod
     def unflatten(template: Any, values) -> Any:
+        if isinstance(template, dict):
+            return {k: StatementEmitter.unflatten(t, values) for k, t in template.items()}
         if isinstance(template, (tuple, list)):
             return type(template)(StatementEmitter.unflatten(t, values) for t in template)
         return next(values)
@@ -547,6 +581,8 @@ class StatementEmitter(LoopStatements, ContainerStatements, InPlaceStatements,
 def _shape(item: Any) -> Any:
     if isinstance(item, (tuple, list)):
         return tuple(_shape(i) for i in item)
+    if isinstance(item, dict):
+        return dict, tuple((k, _shape(i)) for k, i in item.items())
     return None
 
 

@@ -29,14 +29,16 @@ from .script import StatementEmitter
 
 _OPERATOR_TEXT = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Pow: "**",
                   ast.Mod: "%", ast.FloorDiv: "//", ast.MatMult: "@", ast.BitAnd: "&",
-                  ast.BitOr: "|", ast.BitXor: "^", ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<",
+                  ast.BitOr: "|", ast.BitXor: "^", ast.LShift: "<<", ast.RShift: ">>",
+                  ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<",
                   ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">="}
 _STATEMENT_TEXT = {
     "Assign": "`a = ...`, `a, b = ...`, `a[i] = v`, `a[i, j] = v`, `a[s:t] = v`, `a[mask] = v`, "
               "`a[idx] = v` (integer arrays), `a[::-1] = v` (negative steps)",
     "AnnAssign": "`a: T = ...`",
     "AugAssign": "`a += b` (in place, as NumPy: a caller's array is updated; also `-=`, "
-                 "`*=`, `/=`, `//=`, `%=`, `**=`, `&=`, `|=`, `^=`), `a[i] *= v`, "
+                 "`*=`, `/=`, `//=`, `%=`, `**=`, `&=`, `|=`, `^=`, `<<=`, `>>=`), "
+                 "`a[i] *= v`, "
                  "`a[mask] += v`, `a[idx] += v` (integer arrays), `a[::-1] += v`",
     "If": "`if`/`elif`/`else` (decided while scripting when the test is known, e.g. "
           "`x is None`, `x.ndim == 2`)",
@@ -79,7 +81,7 @@ _ROWS_BY_HAND = [
     ("containers", "tuples; lists (`append`, `np.stack`/`np.array` of them); list "
                    "comprehensions, generator expressions (`sum(f(x) for x in xs)`, as lists); "
                    "dicts with constant keys (`d[\"k\"]`, `.items()`), "
-                   "while scripting"),
+                   "while scripting, and returned (`return {\"loss\": l, \"grad\": g}`)"),
     ("globals", "numbers, lists/tuples of numbers, dicts of numbers and arrays, read when a "
                 "signature is "
                 "scripted (as Numba and JAX freeze them)"),
@@ -101,7 +103,7 @@ def _display(obj: Any, name: str) -> str:
 def support_rows() -> list[tuple[str, str]]:
     """(what, the supported names) rows, from the frontend's tables."""
     groups: dict[str, set[str]] = {"NumPy functions": set(), "fusejit.ops": set(),
-                                   "math": set(), "builtins": set()}
+                                   "math": set(), "builtins": {"`map`"}}   # (map: unrolled)
     for obj, callee in CALLEES.items():
         name = _display(obj, callee.name)
         group = ("NumPy functions" if name.startswith("np.") else "fusejit.ops"

@@ -302,6 +302,9 @@ class TracerArray:
     __and__, __rand__ = _ufunc_operator(np.bitwise_and), _ufunc_operator(np.bitwise_and, True)
     __or__, __ror__ = _ufunc_operator(np.bitwise_or), _ufunc_operator(np.bitwise_or, True)
     __xor__, __rxor__ = _ufunc_operator(np.bitwise_xor), _ufunc_operator(np.bitwise_xor, True)
+    __lshift__, __rlshift__ = _ufunc_operator(np.left_shift), _ufunc_operator(np.left_shift, True)
+    __rshift__ = _ufunc_operator(np.right_shift)
+    __rrshift__ = _ufunc_operator(np.right_shift, True)
     __lt__, __le__ = _ufunc_operator(np.less), _ufunc_operator(np.less_equal)
     __gt__, __ge__ = _ufunc_operator(np.greater), _ufunc_operator(np.greater_equal)
     __eq__, __ne__ = _ufunc_operator(np.equal), _ufunc_operator(np.not_equal)  # type: ignore

@@ -442,6 +442,8 @@ for _name, (_fn, _symbol, _native) in COMPARISONS.items():
 
 BITWISE: dict[str, Callable] = {
     "__and__": np.bitwise_and, "__or__": np.bitwise_or, "__xor__": np.bitwise_xor,
+    # (NumPy's shifts: by the width or more gives 0, or -1 for a negative number shifted right)
+    "__lshift__": np.left_shift, "__rshift__": np.right_shift,
 }
 
 

@@ -17,8 +17,11 @@ ALLOWED = {1, 2}
 
 
 def with_dict(x):
-    d = {"a": x}
-    return d
+    d = {"a": x}    # (a returned dict is supported; one carried by a loop is not)
+    while x.sum() > 0:
+        x = x - 1
+        d = {"a": d["a"] + 1}
+    return d["a"]
 
 
 def with_listcomp(x):
@@ -117,7 +120,7 @@ def item_call(x):
 
 
 CASES = [
-    (with_dict, "a dict", "d = {"),
+    (with_dict, "a dict", "while x.sum() > 0:"),
     (with_listcomp, "a list comprehension with several for clauses", "return ["),
     (with_with, "a with statement", "with open"),
     (unknown_call, "unknown function 'np.fft.fft'", "return np.fft.fft"),

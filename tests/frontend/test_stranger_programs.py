@@ -27,12 +27,18 @@ def _interpreted_first_call(monkeypatch):
 
 
 def _same(got, want) -> None:
-    """``assert_same``, through nested tuples and lists (their types and lengths too)."""
-    if isinstance(want, (tuple, list)):
+    """``assert_same``, through nested tuples, lists and dicts (their types, lengths and
+    keys too)."""
+    if isinstance(want, dict):
+        assert type(got) is dict and list(got) == list(want), (got, want)
+        _same(tuple(got.values()), tuple(want.values()))
+    elif isinstance(want, (tuple, list)):
         assert type(got) is type(want) and len(got) == len(want), (got, want)
         for g, w in zip(got, want):
             _same(g, w)
     else:
+        if isinstance(want, np.generic):   # (a NumPy scalar, not a 0-d array)
+            assert type(got) is type(want), (got, want)
         assert_same(got, want)
 
 
@@ -75,7 +81,14 @@ def scaled(x, s):
 # -- integer arrays: ~ and bitwise operators with Python ints (refused) -----------------------
 
 def bits(a):
-    return ~a, a & 3, 5 | a, a ^ 5, (a & 1) == 0, ~(a > 0), (a > 0) & 1
+    return (~a, a & 3, 5 | a, a ^ 5, (a & 1) == 0, ~(a > 0), (a > 0) & 1, a << 2, a >> 1,
+            1 << (a & 3), np.invert(a), np.right_shift(a, 2))
+
+
+def int_bits(n, k):
+    m = n
+    m >>= 1                 # (scalar &, |, ^, << and >> were refused: aten's are logical)
+    return n & k, n | 6, n ^ k, n << k, m, 1 << 20, -n >> 2, ~n, np.int32(n) << 2
 
 
 # -- a None held by a variable is None (np.sum(x, dtype=d) gave float64) ---------------------
@@ -135,6 +148,42 @@ def rounding_and_sums(x, a, n):
             np.divmod(x, 0.75), sum(pieces), sum([x, x]))
 
 
+# -- lists of appended numbers (refused) and of NumPy scalars (came back as 0-d arrays) -----
+
+def appended_numbers(x, rate, n):
+    balance, history, signs, elements = 100.0, [], [0], []
+    for _ in range(n):
+        balance = balance * (1 + rate)
+        history.append(balance)
+    for v in x:
+        signs.append(int(v > 0))
+        elements.append(v * 2)
+    return (history, history[-1], np.array(history), sum(history), signs, sum(signs),
+            [float(v) ** 2 for v in x], elements)
+
+
+# -- range() with a step known when it runs (refused) -----------------------------------------
+
+def stepped_ranges(x, step):
+    marks = np.zeros(x.shape[0], dtype=np.int64)
+    for i in range(1, 4):
+        for j in range(i * i, x.shape[0], i):
+            marks[j] += 1
+    total = 0
+    for k in range(x.shape[0] - 1, -3, -step):
+        total += k
+    for _k in range(0, x.shape[0], -step):   # (no iterations)
+        total += 100
+    return marks, total
+
+
+# -- map() over a tuple, tuple() and list() (refused) ----------------------------------------
+
+def mapped(x, y):
+    a, b = map(np.radians, (x, y))
+    return a, b, list(map(abs, (x[0], -2))), tuple(x.shape), list(map(max, (1, 5), (3, 4)))
+
+
 # -- statistics: quantiles (refused) and a median with a NaN (was the median of the rest) ----
 
 def quantiles(x):
@@ -165,7 +214,8 @@ def array_literals(x, n, t):
 
 
 def flat_concatenate(x):
-    return np.concatenate([x, x.T], axis=None), np.concatenate((x[0], x[:, 1]), axis=None)
+    return (np.concatenate([x, x.T], axis=None), np.concatenate((x[0], x[:, 1]), axis=None),
+            np.vstack([x, x[0]]), np.hstack([x[0], [1.0]]), np.vstack((x[0], x[1].T)))
 
 
 # -- in place over an overlapping view: NumPy reads the operand first ------------------------
@@ -186,6 +236,10 @@ PROGRAMS = [
     ("scaled_float64", scaled, lambda: (_r(8, 6, dtype=np.float32), np.float64(2.5))),
     *[(f"bits_{t.__name__}", bits, lambda t=t: (np.arange(-6, 6).astype(t),))
       for t in (np.int8, np.uint8, np.int32, np.int64, np.bool_)],
+    ("int_bits", int_bits, lambda: (45, 3)),
+    ("appended_numbers", appended_numbers, lambda: (_r(28, 5), 0.05, 4)),
+    ("stepped_ranges", stepped_ranges, lambda: (_r(29, 11), 3)),
+    ("mapped", mapped, lambda: (_r(30, 4), _r(31, 4, dtype=np.float32))),
     ("none_variables_float32", none_variables, lambda: (_r(9, 5, dtype=np.float32),)),
     ("none_variables_int", none_variables, lambda: (np.arange(5),)),
     ("everyday_calls_float64", everyday_calls, lambda: (_r(10, 4, 5), 5)),
@@ -503,8 +557,19 @@ def test_comparisons_with_ints_beyond_the_dtype_match_numpy():
 
 def zero_d_results(x, y32):
     first = x[0]
+    doubled = []
+    for v in x:
+        doubled.append(v * 2)
+    if x[0] > 0:                # (a dict from two branches: was refused)
+        signed = {"sign": 1, "x": x}
+    else:
+        signed = {"sign": -1, "x": -x}
+    p = x[:2]
     return (x.sum(), first, x.max() * 2, np.float32(y32[1]) * 2, y32.mean(), x.argmax(), x,
-            np.array(3.0))
+            np.array(3.0), np.count_nonzero(x > 0), {"n": len(x), "sqrt": np.sqrt(2.0)},
+            np.array(x.sum()), x[None, :, None].squeeze().shape, math.atan2(x[0], 2.0),
+            math.isnan(x[1]), math.hypot(x[2], 1), -9 < x[0] < x[1] + 9,
+            doubled[-1], 0.5 * np.abs(np.dot(p, np.roll(p, 1))), signed)   # (were 0-d arrays)
 
 
 def uint8_elements(a):
