@@ -465,8 +465,12 @@ def element_source(graph: Graph) -> str:
     """The module source whose ``element_fn`` computes ``graph``."""
     return function_source(_ElementWriter(), graph, "element_fn",
                            "import numpy as np\n" + blas_import(graph) + _PRELUDE
-                           + import_line() + "\n\n",
-                           "@njit(cache=True, boundscheck=True)\n")
+                           + import_line() + _ELEMENT_JIT + "\n\n",
+                           "@element_jit\n")
+
+
+# (LLVM's loop vectoriser off: ``element_jit.py`` says which miscompiled loops it avoids)
+_ELEMENT_JIT = "from fusejit.runtime.element_jit import element_jit\n"
 
 
 _COLUMN_REDUCTIONS = frozenset({"sum", "mean", "amax", "amin"})

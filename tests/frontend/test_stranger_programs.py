@@ -600,3 +600,21 @@ def test_zero_d_results_are_numpy_scalars_as_numpy_returns_them():
     first = fn(x, y)[1]
     x[0] += 1                   # a returned element is a value: a later write leaves it
     assert first == want[1]
+
+
+# -- a loop that stores into a bool array inside a loop reading it (crashed compiled whole) ---
+
+def sieve(n):
+    is_prime = np.ones(n + 1, dtype=bool)
+    is_prime[:2] = False
+    for i in range(2, n + 1):
+        if is_prime[i]:
+            for k in range((n - i * i) // i + 1):
+                is_prime[i * i + k * i] = False
+    return is_prime, is_prime.astype(np.int64).sum()
+
+
+def test_a_sieve_over_a_bool_array_runs_compiled_whole():
+    """LLVM's loop vectoriser made this segfault from its second (compiled) call on
+    (``runtime/element_jit.py``)."""
+    _every_tier(sieve, 60)

@@ -1,0 +1,49 @@
+"""``element_jit``: the decorator of compiled whole-graph functions (``element_function.py``).
+
+It is Numba's ``njit(cache=True, boundscheck=True)`` with one difference: LLVM's loop
+vectoriser is off while the function compiles. LLVM 22 (llvmlite 0.46, under Numba 0.68)
+miscompiles a loop that can leave early (an index check that raises) and stores into a
+one-byte array (bool, uint8, int8) that an enclosing loop reads: the vectorised code crashes
+the process. A sieve of Eratosthenes over a bool array, as a newcomer writes it, segfaulted on
+its compiled call. The vectoriser off (``NUMBA_LOOP_VECTORIZE=0``) gives correct code; so does
+a compile without the index checks, which a user's loop needs.
+
+Whole-graph functions run user loops on arrays of a few thousand elements at most
+(``frontend/fastcall.py``'s limit), where vectorised loops gain little; fused kernels, which
+keep the vectoriser, have no loop that leaves early. Numba reads ``config.LOOP_VECTORIZE`` when
+it builds each optimisation pipeline, so the switch holds for this function's compile only:
+it is made under Numba's global compiler lock, which every compile in the process takes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from numba.core import config
+from numba.core.compiler_lock import global_compiler_lock
+from numba.core.registry import CPUDispatcher
+
+
+class ElementDispatcher(CPUDispatcher):
+    """A CPU dispatcher whose compiles run without LLVM's loop vectoriser."""
+
+    def compile(self, sig):
+        with global_compiler_lock:
+            before = config.LOOP_VECTORIZE
+            config.LOOP_VECTORIZE = False
+            try:
+                return super().compile(sig)
+            finally:
+                config.LOOP_VECTORIZE = before
+
+
+def element_jit(fn: Callable) -> ElementDispatcher:
+    """``fn`` compiled as ``njit(cache=True, boundscheck=True)`` would, without the loop
+    vectoriser (see the module's docstring)."""
+    dispatcher = ElementDispatcher(py_func=fn, locals={},
+                                   targetoptions={"nopython": True, "boundscheck": True})
+    dispatcher.enable_caching()
+    return dispatcher
+
+
+__all__ = ["ElementDispatcher", "element_jit"]
