@@ -4,8 +4,8 @@ CPython runs a signal's Python handler (``KeyboardInterrupt`` for SIGINT) only b
 bytecodes of the main thread, so a loop in compiled code that never ends cannot be stopped
 unless it gives Python a turn now and then. Two kinds of compiled code loop for long:
 
-- The native interpreter loop (``native/loop.py``) runs without the GIL. It counts its taken
-  conditional jumps (every loop iteration takes one) and the instructions it runs outside the
+- The native interpreter loop (``native/loop.py``) runs without the GIL. It counts its
+  conditional jumps (every loop iteration makes one) and the instructions it runs outside the
   scalar fast path, and when ``BUDGET`` of these are spent it reads the CPU's cycle counter:
   after ``YIELD_CYCLES`` cycles (some 5-10 ms) it returns ``YIELDED`` to its Python driver with
   the pc on an instruction boundary. The driver's next bytecode lets CPython run the pending
@@ -21,6 +21,12 @@ unless it gives Python a turn now and then. Two kinds of compiled code loop for 
   whose handler's exception leaves the compiled function as a Python exception.
 
 A single call into a fused kernel, BLAS or NumPy is not interrupted: it ends first.
+
+What the counting costs: the while+if benchmark's native loop went from 25.0 to 26.8 ns an
+iteration (CPU time, medians of 9, three alternated runs on a loaded machine). Two variants
+cost more: counting only jumps back (27.4 ns) and keeping the count in a register returned
+by an inlined loop (27.5 ns); the fast path's registers are already spilled, and any change
+there moves its code.
 """
 
 from __future__ import annotations
@@ -30,7 +36,7 @@ from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-BUDGET = 1 << 16         # units between two looks at the clock: a taken jump is one unit,
+BUDGET = 1 << 16         # units between two looks at the clock: a conditional jump is one,
 TENSOR_UNITS = 1 << 8    # an instruction outside the fast path (a tensor op) this many
 YIELD_CYCLES = 1 << 24   # cycles between two returns to Python (~5-10 ms at 1.7-3.5 GHz)
 YIELDED = 2              # native loop status next to DONE (0) and HOSTCALL (1)

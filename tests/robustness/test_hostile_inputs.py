@@ -222,7 +222,7 @@ def add_into(a, b):
 
 def test_an_in_place_operand_that_overlaps_its_target_is_read_as_numpy_reads_it():
     fn = fusejit.jit(add_into)
-    for call in range(3):
+    for _ in range(3):   # (the second call on runs the compiled whole-graph function)
         for forward in (True, False):
             x, y = np.arange(10.0), np.arange(10.0)
             got = fn(x[1:], x[:-1]) if forward else fn(x[:-1], x[1:])
