@@ -12,7 +12,9 @@
   had been removed; the test of the command replaces its steps);
 - (``hostile3``) ``a += b`` where ``b`` overlaps ``a`` (``f(x[1:], x[:-1])``) gave NumPy's
   answer on the first call and a running sum from the second on: the compiled whole-graph
-  function's ``+=`` read elements it had already written.
+  function's ``+=`` read elements it had already written;
+- (``hostile3``) arithmetic on NumPy integer scalars narrower than int64 did not wrap:
+  ``s += np.uint8(200) * 2`` added 400 (NumPy: 144), ``x * k + k * 200`` of uint8 raised.
 """
 
 from __future__ import annotations
@@ -230,3 +232,19 @@ def test_an_in_place_operand_that_overlaps_its_target_is_read_as_numpy_reads_it(
             np.testing.assert_array_equal(got, want)
             np.testing.assert_array_equal(x, y)
     assert hasattr(fn._specialised[((np.dtype(np.float64), 1),) * 2], "compiled")
+
+
+def scalar_wraps(k, j):
+    s = 0.0
+    s += k * 2
+    return s + (k + j) - k * j
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.int8, np.int32])
+def test_numpy_integer_scalars_wrap_around_as_numpy_does(dtype):
+    k, j = np.iinfo(dtype).max - 3, np.iinfo(dtype).max // 2
+    fn = fusejit.jit(scalar_wraps)
+    with np.errstate(over="ignore"):
+        # (the wrap is in the graph, which every tier runs: the interpreter's first call checks it)
+        got, want = fn(dtype(k), dtype(j)), scalar_wraps(dtype(k), dtype(j))
+    assert got == want   # (a Python float where NumPy gives np.float64: a known difference)
