@@ -148,7 +148,28 @@ def numpy_scalar_result(b: IRBuilder, fn: Callable, items: list[Item], result: I
         raise b.error(f"{getattr(fn, '__name__', fn)}: {error}") from None
     if not isinstance(value, np.generic):
         return result   # (a Python number: math.sqrt, np.pi, or NumPy refuses)
-    return numpy_scalar(b, result, value.dtype, any(result is i for i in items))
+    shared = any(result is i for i in items)
+    if value.dtype.kind in "iu" and value.dtype.itemsize < 8 and not shared \
+            and not isinstance(result, bool):
+        result = _wrapped(b, result, value.dtype)
+    return numpy_scalar(b, result, value.dtype, shared)
+
+
+def _wrapped(b: IRBuilder, item: Item, dtype: np.dtype) -> Item:
+    """An int result of NumPy scalar arithmetic wrapped into ``dtype``'s range, as NumPy's
+    fixed-width scalars wrap: ``np.uint8(200) * 2`` is 144 (the IR's ints are int64; unwrapped,
+    ``s += k * 2`` added 400)."""
+    bits = 8 * dtype.itemsize
+    half = 1 << (bits - 1) if dtype.kind == "i" else 0
+    if isinstance(item, int):
+        return (item + half) % (1 << bits) - half
+    what = f"np.{dtype.name} arithmetic"
+    if half:
+        item = b.emit(aten.add, [item, b.value_const(half)], what)
+    item = b.emit(aten.remainder, [item, b.value_const(1 << bits)], what)
+    if half:
+        item = b.emit(aten.sub, [item, b.value_const(half)], what)
+    return item
 
 
 def is_numpy_function(fn: Any) -> bool:

@@ -276,6 +276,8 @@ class _ElementWriter(_Writer):
         if _rank(target) == 0:
             self.emit(depth, f"{name} = {_cast(f'({name} {symbol} {other})', dtype)}")
         else:
+            if other == self.name(node.input(1)) and _rank(node.input(1)):
+                other = f"_unaliased({name}, {other})"   # (an array: it may overlap the target)
             self.emit(depth, f"{name} {symbol}= {other}")
         self.exprs[out] = name
 

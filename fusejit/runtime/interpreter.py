@@ -30,6 +30,7 @@ from ..errors import FusejitError, InterpreterError
 from . import futures, tiering
 from .code import Code, Opcode
 from .futures import Future
+from .interrupts import YIELDED
 from .reference import RunDriver, host_step, node_failure
 
 _lock = threading.Lock()
@@ -69,6 +70,15 @@ class NativeInterpreter(RunDriver):
 
     def _run_impl(self, stack: list) -> bool:
         """Execute from pc. True when suspended on an unfinished future, False when finished."""
+        try:
+            return self._steps(stack)
+        except BaseException:
+            # A KeyboardInterrupt (raised while the native loop gave Python a turn) or an
+            # error: the run is over, and its emptied registers serve the next run.
+            self._finish()
+            raise
+
+    def _steps(self, stack: list) -> bool:
         code = self.code
         last = self._stop()
         pc_box = self.pc_box
@@ -82,7 +92,10 @@ class NativeInterpreter(RunDriver):
             # past the end of a stage.)
             if pc < last and not on_host[pc]:   # (Load and Store never run natively)
                 try:
-                    self.state.run()
+                    if self.state.run() == YIELDED:
+                        # Python's turn: a pending signal's handler runs at this jump (a
+                        # KeyboardInterrupt ends the run); else the loop resumes at pc.
+                        continue
                 except MemoryError:
                     # A native op body could not allocate its result. It changed nothing, and
                     # pc_box[0] is on its instruction: the host runs it below, whose NumPy body

@@ -29,6 +29,7 @@ from typing import Any
 from ..ir.graph import Block, Graph, Node, Value
 from ..ir.symbols import prim
 from ..ir.types import BoolType, FloatType, IntType, StringType
+from .interrupts import LOOP_CHECK_MASK
 
 _SCALAR = (IntType, FloatType, BoolType)
 _ZERO = {IntType: "0", FloatType: "0.0", BoolType: "False"}
@@ -52,6 +53,8 @@ import math
 
 import numpy as np
 from numba import njit
+
+from fusejit.runtime.interrupts import check_signals
 
 
 @njit(cache=True)
@@ -200,6 +203,9 @@ class _Writer:
         targets = ", ".join([cond, *carried])
         results = ", ".join(self.name(v) for v in body.outputs)
         self.emit(depth + 1, f"{targets}, = {results},")
+        # Ctrl-C: a loop that never ends still runs Python's signal handlers (interrupts.py)
+        self.emit(depth + 1, f"if ({counter} & {LOOP_CHECK_MASK}) == {LOOP_CHECK_MASK}:")
+        self.emit(depth + 2, "check_signals()")
         self.emit(depth + 1, f"{counter} += 1")
         for out, name in zip(node.outputs, carried):
             self.emit(depth, f"{self.name(out)} = {name}")

@@ -9,7 +9,12 @@
   tracebacks; ``fuse /dev/zero`` read until memory ran out; IR that is not UTF-8 gave a bare
   ``UnicodeDecodeError``. Each is now one ``fusejit:`` line naming the file;
 - ``python -m fusejit warmup`` failed with ``ImportError`` (a constant of ``plan.py`` it read
-  had been removed; the test of the command replaces its steps).
+  had been removed; the test of the command replaces its steps);
+- (``hostile3``) ``a += b`` where ``b`` overlaps ``a`` (``f(x[1:], x[:-1])``) gave NumPy's
+  answer on the first call and a running sum from the second on: the compiled whole-graph
+  function's ``+=`` read elements it had already written;
+- (``hostile3``) arithmetic on NumPy integer scalars narrower than int64 did not wrap:
+  ``s += np.uint8(200) * 2`` added 400 (NumPy: 144), ``x * k + k * 200`` of uint8 raised.
 """
 
 from __future__ import annotations
@@ -210,3 +215,36 @@ def test_a_cache_dir_written_with_a_tilde_is_the_home_directory(monkeypatch, tmp
     monkeypatch.setenv("HOME", str(tmp_path))
     monkeypatch.setenv("FUSEJIT_CACHE_DIR", "~/kernels")
     assert compile_cache.configured_root() == tmp_path / "kernels"
+
+
+def add_into(a, b):
+    a += b
+    return a
+
+
+def test_an_in_place_operand_that_overlaps_its_target_is_read_as_numpy_reads_it():
+    fn = fusejit.jit(add_into)
+    for _ in range(3):   # (the second call on runs the compiled whole-graph function)
+        for forward in (True, False):
+            x, y = np.arange(10.0), np.arange(10.0)
+            got = fn(x[1:], x[:-1]) if forward else fn(x[:-1], x[1:])
+            want = add_into(y[1:], y[:-1]) if forward else add_into(y[:-1], y[1:])
+            np.testing.assert_array_equal(got, want)
+            np.testing.assert_array_equal(x, y)
+    assert hasattr(fn._specialised[((np.dtype(np.float64), 1),) * 2], "compiled")
+
+
+def scalar_wraps(k, j):
+    s = 0.0
+    s += k * 2
+    return s + (k + j) - k * j
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.int8, np.int32])
+def test_numpy_integer_scalars_wrap_around_as_numpy_does(dtype):
+    k, j = np.iinfo(dtype).max - 3, np.iinfo(dtype).max // 2
+    fn = fusejit.jit(scalar_wraps)
+    with np.errstate(over="ignore"):
+        # (the wrap is in the graph, which every tier runs: the interpreter's first call checks it)
+        got, want = fn(dtype(k), dtype(j)), scalar_wraps(dtype(k), dtype(j))
+    assert got == want   # (a Python float where NumPy gives np.float64: a known difference)

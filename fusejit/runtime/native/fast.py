@@ -42,6 +42,10 @@ non-scalar register, an integer division by zero...). It changes nothing for tha
 instruction, so the general loop runs it whole, with the same result. Before the table, the
 general loop alone spent ~10.5 ns per scalar instruction (the benchmark's while+if).
 
+Every conditional jump also takes a unit from the budget in ``box[1]`` (``pc_box[1]``), so that
+a loop that never ends still reaches the general loop, which gives Python a turn for Ctrl-C
+now and then (``runtime/interrupts.py``).
+
 ``run_fast`` is a function of its own, called, not inlined into ``run_loop``: compiled alone
 it keeps its registers to itself, and the benchmark's loop ran 23-25 ns an iteration against
 26-28 inlined (a tensor op pays the call, a few ns of its ~90).
@@ -262,6 +266,15 @@ def _copy(tags, ints, floats, moves, int_data, start, out_start, size):
 
 
 @njit(inline="always")
+def _spent(box):
+    """Take one unit (a conditional jump: every loop iteration makes one) from the budget in
+    ``box[1]`` (``interrupts.py``); True when none is left."""
+    left = box[1] - 1
+    box[1] = left
+    return left <= 0
+
+
+@njit(inline="always")
 def _condition(r, moved, tags, ints, floats):
     """A JumpZ/JumpNZ's test of register ``r``: 1 or 0, or -1 when ``r`` is not a scalar."""
     tag = tags[r]
@@ -278,12 +291,13 @@ def _condition(r, moved, tags, ints, floats):
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def run_fast(pc, rows, tags, ints, floats, moves, int_data, const_tags, const_ints,
-             const_floats):
+             const_floats, box):
     """Run from ``pc`` while the instructions are the scalar kinds above; return the pc of the
-    first one left to the general loop. Every argument is a pointer or a number (no reference
-    counts); a register whose tag is above NONE (a tensor, list or Python object) is never
-    touched here. An int or bool register's float payload is never read (readers go by tag),
-    so the int bodies do not write it."""
+    first one left to the general loop, or of the next one when a conditional jump spent the
+    last unit of the budget in ``box[1]`` (the general loop then looks at the clock). Every
+    argument is a pointer or a number (no reference counts); a register whose tag is above
+    NONE (a tensor, list or Python object) is never touched here. An int or bool register's
+    float payload is never read (readers go by tag), so the int bodies do not write it."""
     while True:
         row = pc * WIDTH
         kind = rows[row + KIND]
@@ -339,6 +353,8 @@ def run_fast(pc, rows, tags, ints, floats, moves, int_data, const_tags, const_in
                     pc = rows[row + TARGET]
                 else:
                     pc += 1
+                if _spent(box):
+                    return pc
                 continue
             if kind != F_COMPARE_ASSIGN_BRANCH:
                 continue
@@ -359,6 +375,8 @@ def run_fast(pc, rows, tags, ints, floats, moves, int_data, const_tags, const_in
                         pc = rows[row + TARGET]
                     else:
                         pc += 2   # past the Assign and its jump
+                    if _spent(box):
+                        return pc
                     continue
         if kind == F_ASSIGN or kind == F_ASSIGN_BRANCH:
             if not _assign(rows, row, tags, ints, floats, moves, int_data):
@@ -374,6 +392,8 @@ def run_fast(pc, rows, tags, ints, floats, moves, int_data, const_tags, const_in
                     pc = rows[row + TARGET]
                 else:
                     pc += 1
+                if _spent(box):
+                    return pc
         elif kind == F_BINARY:
             a, b, out = rows[row + A], rows[row + B], rows[row + OUT]
             if tags[out] > NONE:
@@ -399,6 +419,8 @@ def run_fast(pc, rows, tags, ints, floats, moves, int_data, const_tags, const_in
                 pc = rows[row + TARGET]
             else:
                 pc += 1
+            if _spent(box):
+                return pc
         elif kind == F_CONST:
             out, k = rows[row + OUT], rows[row + TARGET]
             if tags[out] > NONE:

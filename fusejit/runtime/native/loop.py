@@ -7,7 +7,9 @@ body, or any operand a native body refuses, such as a shape mismatch whose error
 reports). Before returning it has changed nothing for that instruction, so the driver runs it
 whole and resumes at the next pc. An op body that raises (a failed allocation) leaves
 ``pc_box[0]`` at its instruction, which the driver then runs on the host. ``DONE`` means the
-program ran to its end::
+program ran to its end. ``YIELDED`` gives Python a turn (for Ctrl-C, ``runtime/interrupts.py``):
+the loop has spent its budget of jumps and instructions in ``pc_box[1]`` and ``YIELD_CYCLES``
+have passed since the cycle count in ``pc_box[2]``; the driver resumes at ``pc_box[0]``::
 
     0, 1 = prim::Load                    HOSTCALL (the driver writes the arguments)
     2 = aten::mul move(0), 1             native: pointwise kernel, register 0 freed
@@ -33,6 +35,7 @@ import numpy as np
 from numba import njit
 
 from ..code import ARG, IN_SIZE, IN_START, OPCODE, OUT_SIZE, OUT_START, Opcode
+from ..interrupts import BUDGET, TENSOR_UNITS, YIELD_CYCLES, YIELDED, cycles
 from .dispatch import (
     _binary,
     _is_plain,
@@ -62,6 +65,7 @@ from .slots import data, items
 from .views import fast_tensor_op
 
 DONE, HOSTCALL = 0, 1
+PC_BOX_SIZE = 3   # pc, budget units left, cycle count at the last YIELDED
 
 _OP, _CONSTANT, _DROP, _ASSIGN = int(Opcode.OP), int(Opcode.CONSTANT), int(Opcode.DROP), \
     int(Opcode.ASSIGN)
@@ -107,15 +111,24 @@ def run_loop(a):
     fast_p, moves_p, int_data_p = data(a.fast), data(bool_data.view(np.uint8)), data(int_data)
     const_tags_p, const_ints_p, const_floats_p = data(const_tags), data(const_ints), \
         data(const_floats)
+    box_p = data(pc_box)
     sentinel = len(tags)
     n = len(instructions)
     pc = pc_box[0]
     while pc < n:
         pc = run_fast(pc, fast_p, tags_p, ints_p, floats_p, moves_p, int_data_p, const_tags_p,
-                      const_ints_p, const_floats_p)
+                      const_ints_p, const_floats_p, box_p)
         if pc >= n:
             break
         pc_box[0] = pc   # where an op body that raises (a failed allocation) stopped
+        left = pc_box[1] - TENSOR_UNITS
+        pc_box[1] = left
+        if left <= 0:
+            pc_box[1] = BUDGET
+            now = cycles()
+            if now == 0 or now - pc_box[2] >= YIELD_CYCLES:
+                pc_box[2] = now
+                return YIELDED
         opcode = instructions[pc, OPCODE]
         arg = instructions[pc, ARG]
         in_start, in_size = instructions[pc, IN_START], instructions[pc, IN_SIZE]
@@ -275,4 +288,4 @@ def run_loop(a):
     return DONE if pc >= n else HOSTCALL
 
 
-__all__ = ["DONE", "HOSTCALL", "run_loop", "OFFSET", "STRIDES"]
+__all__ = ["DONE", "HOSTCALL", "PC_BOX_SIZE", "YIELDED", "run_loop", "OFFSET", "STRIDES"]

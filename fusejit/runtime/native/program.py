@@ -31,6 +31,7 @@ from ...errors import InterpreterError
 from ...ir.types import TensorType
 from ..code import Code, Opcode
 from ..forks import after_fork_in_child, serial_only
+from ..interrupts import BUDGET
 from .fast import decode
 from .kernel_entry import (
     BOUND,
@@ -41,6 +42,7 @@ from .kernel_entry import (
     set_entry,
 )
 from .kernel_entry import row_width as kernel_row_width
+from .loop import PC_BOX_SIZE
 from .opcodes import NativeOp
 from .registers import BOOL, FLOAT, ILIST, INT, NONE, PY, RegisterFile, int_list_table
 from .state import InterpreterState, new_state
@@ -145,7 +147,8 @@ class NativeProgram:
             return self._pool.pop()
         except IndexError:
             regs = RegisterFile(self.total_registers)
-            pc_box = np.zeros(1, np.int64)
+            pc_box = np.zeros(PC_BOX_SIZE, np.int64)
+            pc_box[1] = BUDGET   # (loop.py: the budget of jumps before the loop reads the clock)
             return regs, pc_box, new_state(self, regs, pc_box)
 
     def release(self, regs: RegisterFile, pc_box: np.ndarray, state: InterpreterState) -> None:

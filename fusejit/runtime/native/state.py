@@ -3,13 +3,15 @@
 One state per register file: it holds the pc (in ``pc_box``, an array the Python driver
 shares), the scalar banks (``tags``, ``ints``, ``floats``; bools live in ``ints``), the tensor
 register file (``meta`` and the per-dtype buffer Lists), the code arrays of the program and
-the loop itself. ``state.run()`` executes from pc until the program ends (``DONE``) or an
-instruction needs the host (``HOSTCALL``, pc left on it)::
+the loop itself. ``state.run()`` executes from pc until the program ends (``DONE``), an
+instruction needs the host (``HOSTCALL``, pc left on it) or Python's signal handlers get a
+turn (``YIELDED``, ``runtime/interrupts.py``)::
 
-    pc_box = np.zeros(1, np.int64)
+    pc_box = np.array([0, BUDGET, 0])            # pc, budget, cycle count (loop.py)
     state = new_state(program, regs, pc_box)     # program_of(code), a RegisterFile
-    while state.run() == HOSTCALL:
-        ...run instruction pc_box[0] in Python, set pc_box[0] to the next pc...
+    while (status := state.run()) != DONE:
+        if status == HOSTCALL:
+            ...run instruction pc_box[0] in Python, set pc_box[0] to the next pc...
 
 The class is thin on purpose. A jitclass cannot be cached on disk, so everything Numba
 compiles for it is compiled again in every process; here that is the constructor and one
@@ -39,7 +41,7 @@ from numba.experimental import jitclass
 from numba.extending import intrinsic
 
 from .kernel_entry import _LISTS, ENTRY_TYPE
-from .loop import DONE, HOSTCALL, run_loop
+from .loop import DONE, HOSTCALL, YIELDED, run_loop
 from .registers import META_WIDTH
 
 _I1, _I2, _F1 = types.int64[::1], types.int64[:, ::1], types.float64[::1]
@@ -64,8 +66,8 @@ LOOP_TYPE = types.FunctionType(LOOP_SIGNATURE)
 @jitclass([("args", LOOP_ARGS_TYPE), ("loop", LOOP_TYPE)])
 class InterpreterState:
     """The ``LoopArgs`` of one native run (pc, scalar banks, tensor register file, code
-    arrays; see the module docstring); ``run`` executes from pc and returns DONE or
-    HOSTCALL."""
+    arrays; see the module docstring); ``run`` executes from pc and returns DONE, HOSTCALL
+    or YIELDED."""
 
     def __init__(self, args, c_address, jit_address):
         self.args = args
@@ -182,5 +184,5 @@ def new_state(program, regs, pc_box: np.ndarray) -> InterpreterState:
     return InterpreterState(args, c_address, jit_address)
 
 
-__all__ = ["DONE", "HOSTCALL", "InterpreterState", "LOOP_ARGS", "LOOP_SIGNATURE", "LoopArgs",
-           "loop_compiled", "new_state"]
+__all__ = ["DONE", "HOSTCALL", "YIELDED", "InterpreterState", "LOOP_ARGS", "LOOP_SIGNATURE",
+           "LoopArgs", "loop_compiled", "new_state"]
