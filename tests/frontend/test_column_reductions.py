@@ -63,5 +63,11 @@ def test_lone_column_reduction_strided_and_empty():
     col_max(x.T.copy())
     for view in (x.T, x[::2]):          # not C-contiguous
         assert np.array_equal(col_max(view), view.max(axis=0))
+    # down the contiguous columns of x.T, 8 at a time: each summed in the rows' order, as
+    # row by row (NumPy sums contiguous columns pairwise: close, not equal)
+    col_sum(x.T)
+    got = col_sum(x.T)
+    assert np.array_equal(got, col_sum(x.T.copy()))
+    np.testing.assert_allclose(got, x.T.sum(axis=0), rtol=1e-5)
     with pytest.raises(fusejit.FusejitError, match=r"(?s)amax.*numel\(\) == 0"):
         col_max(np.zeros((0, 5000), np.float32))
