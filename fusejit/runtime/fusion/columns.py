@@ -17,10 +17,16 @@ columns, ``(x - x.mean(0)) / x.std(0)``::
         j0 = (t - b * n_blocks) * block
         n = min(block, cols - j0)
         acc_t0_sum = np.zeros(n)                        # sweep 1: the means
-        for i in range(m):
-            r0 = x0[bases[0, b] + steps[0, 0] * i + j0 * steps[0, 1]:...]
+        for g in range(m // 4):                         # 4 rows a pass, in their order
+            i = g * 4
+            r0_0 = x0[bases[0, b] + steps[0, 0] * (i + 0) + j0 * steps[0, 1]:...]
+            ...                                         # (r0_1 to r0_3)
             for c in range(n):
-                acc_t0_sum[c] += np.float64(r0[c])
+                s_acc_t0_sum = acc_t0_sum[c]
+                s_acc_t0_sum += np.float64(r0_0[c])
+                ...                                     # (rows 1 to 3)
+                acc_t0_sum[c] = s_acc_t0_sum
+        for i in range(m - m % 4, m): ...               # the rows left, one a pass
         ...                                             # sweep 2: squared deviations
         for i in range(m):                              # last sweep: the outputs
             e0 = ob0 + i * os0 + j0
@@ -29,7 +35,10 @@ columns, ``(x - x.mean(0)) / x.std(0)``::
                 w0[c] = ...
 
 Element expressions are the fused kernels' renderers, through ``rows._RowGenerator``; sums
-accumulate in float64, max and min propagate NaN as NumPy does.
+accumulate in float64, max and min propagate NaN as NumPy does. Per-column outputs are
+written through slices of the block as their values are made. A group whose inputs are
+strided along the columns but not along the reduced axis (a Fortran-ordered array) runs the
+row kernel instead, and a row group strided along its rows this one (``RowKernel``'s plans).
 """
 
 from __future__ import annotations

@@ -13,7 +13,10 @@ declines with ``InterpreterError`` (the executor then interprets the group, with
 own bodies) where they differ, where a row or the rows are empty (NumPy's errors and
 warnings for those come from the interpreted ops), and where an input is an array kernels do
 not read. Plans (per-row offsets of every input) are memoised by shapes and strides; kernel
-variants by dtypes and step classes, compiled through the on-disk cache like fused kernels.
+variants by dtypes, step classes and traversal, compiled through the on-disk cache like fused
+kernels. The traversal follows the strides: a group whose outputs are all per-row runs the
+other kernel (``columns.py`` for a row group, ``rows.py`` for a column group) where its
+inputs are strided along the axis its own kernel walks and unit-stride along the other.
 As ``FusedKernel`` does, a call whose signature (thread count; each array's dtype, shape and
 strides; each number's type) passed every check before goes straight to the compiled code's
 entry point with the plan and variant its first call found (``compiler._Call``); other
