@@ -39,6 +39,11 @@ def add(typingctx, a, b):
 
 def _extremum(name: str, op: str):
     def typer(typingctx, a, b):
+        if isinstance(a, types.Boolean) and a == b:       # (bools: or, and)
+            def logic(context, builder, signature, args):
+                return (builder.or_ if op == ">" else builder.and_)(args[0], args[1])
+
+            return a(a, b), logic
         if isinstance(a, types.Integer) and a == b:
             # (integers: a plain compare and select, which has no NaN or signed zero)
             def pick(context, builder, signature, args):
@@ -60,8 +65,8 @@ def _extremum(name: str, op: str):
 
 
 maximum = intrinsic(_extremum("llvm.maximum", ">"))
-maximum.__doc__ = ("NumPy's ``maximum`` of two floats (NaN wins; 0.0 above -0.0) or two integers, "
-                   "vectorisable as a reduction.")
+maximum.__doc__ = ("NumPy's ``maximum`` of two floats (NaN wins; 0.0 above -0.0), integers or "
+                   "bools, vectorisable as a reduction.")
 minimum = intrinsic(_extremum("llvm.minimum", "<"))
-minimum.__doc__ = ("NumPy's ``minimum`` of two floats (NaN wins; -0.0 below 0.0) or two integers, "
-                   "vectorisable as a reduction.")
+minimum.__doc__ = ("NumPy's ``minimum`` of two floats (NaN wins; -0.0 below 0.0), integers or "
+                   "bools, vectorisable as a reduction.")
