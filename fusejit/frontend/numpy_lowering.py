@@ -50,6 +50,15 @@ def _axes(b: IRBuilder, axis: Item, what: str) -> list[int] | None:
     return [b.static_int(a, f"{what}'s axis") for a in items]
 
 
+def _sum_widens(x: Value) -> bool:
+    """Is ``x`` an array of ints or bools that ``aten::sum`` adds up in int64, NumPy's dtype
+    for its sum, by itself? (Cast to int64 first, the interpreter made an int64 copy of the
+    array: int32 ``x.sum(axis=0)`` of 1024 x 1024 ran 0.27-0.45x NumPy.)"""
+    dtype = dtype_of(x)
+    return dtype is not None and dtype.kind in "bi" and \
+        np.sum(np.zeros(1, dtype)).dtype == np.dtype(np.int64)
+
+
 def reduce(b: IRBuilder, name: str, x: Item, axis: Item = None, keepdims: Item = False,
            ddof: Item = 0) -> Value:
     """``x.name(axis=..., keepdims=...)`` / ``np.name(x, ...)`` for the reductions above."""
@@ -57,7 +66,7 @@ def reduce(b: IRBuilder, name: str, x: Item, axis: Item = None, keepdims: Item =
     x = _array(b, x, what)
     keep = b.static_bool(keepdims, f"{what}(keepdims=...)")
     fn, kind, form = _REDUCTIONS[name]
-    if fn is not None:
+    if fn is not None and not (name == "sum" and _sum_widens(x)):
         (x,) = conform(b, fn, [x], what)
     axes = _axes(b, axis, what)
     if form == "arg":

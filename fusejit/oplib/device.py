@@ -56,7 +56,7 @@ def _sum_dtype(self, dtype: int | None):
 
 def _sum_all(xp, self, dtype: int | None = None):
     out = _sum_dtype(self, dtype)
-    return xp.asarray(xp.sum(self.astype(out, copy=False), dtype=out))
+    return xp.asarray(xp.sum(tensor._summed(self, out), dtype=out))
 
 
 def _sum_dims(xp, self, dim: list[int] | None, keepdim: bool = False,
@@ -65,7 +65,7 @@ def _sum_dims(xp, self, dim: list[int] | None, keepdim: bool = False,
     if self.ndim == 0:
         return self.astype(out)
     axes = tensor._reduce_dims(dim, self.ndim)
-    return xp.asarray(xp.sum(self.astype(out, copy=False), axis=axes, keepdims=keepdim,
+    return xp.asarray(xp.sum(tensor._summed(self, out), axis=axes, keepdims=keepdim,
                              dtype=out))
 
 

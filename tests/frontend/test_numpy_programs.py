@@ -43,7 +43,9 @@ def test_program_matches_numpy(name, fn, make):
     got = fusejit.jit(fn)(*args)
     _check(got, want)
     for a, w in zip(args, want_args):  # arguments updated in place as NumPy updates them
-        if isinstance(a, np.ndarray):
+        if isinstance(a, np.ndarray) and a.dtype.kind == "f":
+            _check(a, w)    # (to the outputs' tolerance: a reduction kernel adds in its order)
+        elif isinstance(a, np.ndarray):
             np.testing.assert_array_equal(a, w)
 
 

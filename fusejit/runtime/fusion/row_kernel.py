@@ -13,7 +13,10 @@ declines with ``InterpreterError`` (the executor then interprets the group, with
 own bodies) where they differ, where a row or the rows are empty (NumPy's errors and
 warnings for those come from the interpreted ops), and where an input is an array kernels do
 not read. Plans (per-row offsets of every input) are memoised by shapes and strides; kernel
-variants by dtypes and step classes, compiled through the on-disk cache like fused kernels.
+variants by dtypes, step classes and traversal, compiled through the on-disk cache like fused
+kernels. The traversal follows the strides: a group whose outputs are all per-row runs the
+other kernel (``columns.py`` for a row group, ``rows.py`` for a column group) where its
+inputs are strided along the axis its own kernel walks and unit-stride along the other.
 As ``FusedKernel`` does, a call whose signature (thread count; each array's dtype, shape and
 strides; each number's type) passed every check before goes straight to the compiled code's
 entry point with the plan and variant its first call found (``compiler._Call``); other
@@ -46,11 +49,14 @@ _COST_PER_PASS = 1.0
 
 class _RowPlan:
     __slots__ = ("n", "rows", "bases", "steps", "classes", "out_shapes", "serial", "linear",
-                 "block", "work", "threads", "free_block", "batch", "_heads")
+                 "block", "work", "threads", "free_block", "batch", "columns", "_heads")
 
     def __init__(self, n, rows, bases, steps, classes, out_shapes, serial, linear, block=0,
-                 work=0.0, threads=1, free_block=None, batch=1):
+                 work=0.0, threads=1, free_block=None, batch=1, columns=False):
         self.linear = linear
+        # the traversal: a column kernel's (sweeps down the rows of blocks of columns), else
+        # a row kernel's (``RowKernel._make_plan`` picks it by the inputs' strides)
+        self.columns = columns
         # column kernels: columns per block, and the batches (positions of the dims that are
         # neither the reduced one nor the columns)
         self.block = block
@@ -105,6 +111,20 @@ def _view_shape(node: Node, shape: tuple) -> tuple:
     return shape[:dim] + shape[dim + 1:]
 
 
+def _moved_last(full: tuple, d: int, shapes: list, strides: list) -> tuple:
+    """(``full``, input shapes, input strides) with axis ``d`` moved last: a reduction of it
+    as a row reduction of the moved arrays (inputs padded to the rank of ``full``)."""
+    rank = len(full)
+    order = [e for e in range(rank) if e != d] + [d]
+    moved_shapes, moved_strides = [], []
+    for shape, st in zip(shapes, strides):
+        pad = rank - len(shape)
+        shape, st = (1,) * pad + tuple(shape), (0,) * pad + tuple(st)
+        moved_shapes.append(tuple(shape[e] for e in order))
+        moved_strides.append(tuple(st[e] for e in order))
+    return tuple(full[e] for e in order), moved_shapes, moved_strides
+
+
 class RowKernel:
     """One row-reduction group, compiled per input signature; ``kernel(*inputs) -> tuple``."""
 
@@ -142,7 +162,7 @@ class RowKernel:
                 self._plans.clear()
             plan = self._plans[key] = self._make_plan(specs, shapes, strides)
         return specs, flats, scalars, plan, (tuple(s.key() for s in specs), plan.classes,
-                                             plan.linear)
+                                             plan.linear, plan.columns)
 
     def _make_plan(self, specs: list[ArgSpec], shapes: list, strides: list) -> _RowPlan:
         group = self.group
@@ -181,10 +201,41 @@ class RowKernel:
                 raise InterpreterError(f"row kernel: output of shape {shape_of[value]} in "
                                        f"a group over rows of {full}")
             out_shapes.append(shape_of[value])
-        if group.axis == "column":
-            return self._column_plan(full, shapes, strides, out_shapes)
         rank = len(full)
+        if group.axis == "column":
+            plan = self._column_plan(full, shapes, strides, out_shapes, group.dim)
+            if STRIDED in plan.classes and self._turns():
+                # the row traversal of the reduced axis moved last
+                turned = self._row_plan(*_moved_last(full, group.dim, shapes, strides),
+                                        out_shapes, rank - 1)
+                plan = plan if STRIDED in turned.classes else turned
+            return plan
         start = self._start(full)
+        plan = self._row_plan(full, shapes, strides, out_shapes, start)
+        if STRIDED in plan.classes and start == rank - 1 and rank > 1 and self._turns():
+            try:
+                turned = self._column_plan(full, shapes, strides, out_shapes, start)
+            except InterpreterError:      # (outputs whose columns are not unit-stride)
+                return plan
+            plan = plan if STRIDED in turned.classes else turned
+        return plan
+
+    def _turns(self) -> bool:
+        """May this group run with the other traversal (rows of a column group, columns of a
+        row group) where its inputs are strided along the one it has and unit-stride along
+        the other (``x.std(axis=0)`` of a Fortran-ordered or transposed array: 0.24x NumPy,
+        each element a cache line)? Only where every output is per-row (the other traversal
+        would write element outputs across their rows) and no softmax (column kernels have
+        none)."""
+        group = self.group
+        return all(group.classes[v] != ELEMENT for v in group.outputs) and \
+            all(r.kind != "sumexp" for r in group.reductions)
+
+    def _row_plan(self, full: tuple, shapes: list, strides: list, out_shapes: list,
+                  start: int) -> _RowPlan:
+        """The plan of a row kernel over rows of ``full[start:]``."""
+        group = self.group
+        rank = len(full)
         outer = full[:start]
         n = int(np.prod(full[start:], dtype=np.int64))
         rows = int(np.prod(outer, dtype=np.int64)) if outer else 1
@@ -217,7 +268,8 @@ class RowKernel:
         serial = threads == 1 or work < plans.SERIAL_WORK_NS or rows == 1
         free_block = 0 if plans.wants_free_split(serial, threads, work) and rows > 1 else None
         return _RowPlan(n, rows, bases.reshape(len(shapes), -1), steps, tuple(classes),
-                        out_shapes, serial, linear, 0, work, threads, free_block)
+                        out_shapes, serial, linear, 0, work, threads, free_block,
+                        columns=False)
 
     def _start(self, shape: tuple) -> int:
         """The first axis the group reduces in values of ``shape`` (its only one in a column
@@ -236,11 +288,11 @@ class RowKernel:
             return shape[:start] + (1,) * (len(shape) - start) * keep
         return shape[:start] + (1,) * keep + shape[start + 1:]
 
-    def _column_plan(self, full: tuple, shapes: list, strides: list,
-                     out_shapes: list) -> _RowPlan:
-        """The plan of a column kernel (``columns.column_layout``): its threads share blocks
-        of columns of every batch."""
-        layout = column_layout(full, self.group.dim, shapes, strides,
+    def _column_plan(self, full: tuple, shapes: list, strides: list, out_shapes: list,
+                     dim: int) -> _RowPlan:
+        """The plan of a column kernel reducing axis ``dim`` (``columns.column_layout``): its
+        threads share blocks of columns of every batch."""
+        layout = column_layout(full, dim, shapes, strides,
                                [self.group.classes[v] == ELEMENT for v in self.group.outputs])
         m, lanes, batch, bases, steps, classes = layout
         work = m * lanes * batch * self.group.passes * _COST_PER_PASS
@@ -254,7 +306,7 @@ class RowKernel:
             if batch == 1 and free_block >= lanes:
                 free_block = None
         return _RowPlan(lanes, m, bases, steps, classes, out_shapes, serial, True, block, work,
-                        threads, free_block, batch)
+                        threads, free_block, batch, columns=True)
 
     def _variant(self, specs: list[ArgSpec], plan: _RowPlan, key: tuple) -> _Variant:
         variant = self._variants.get(key)
@@ -269,7 +321,7 @@ class RowKernel:
         return self._generate(specs, plan)[0]
 
     def _generate(self, specs: list[ArgSpec], plan: _RowPlan) -> tuple[str, list]:
-        make = generate_rows if self.group.axis == "row" else generate_columns
+        make = generate_columns if plan.columns else generate_rows
         return make(self.group, specs, list(plan.classes), self.precise, plan.linear)
 
     def __call__(self, *inputs) -> tuple[np.ndarray, ...]:

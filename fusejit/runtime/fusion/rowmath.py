@@ -37,8 +37,20 @@ def add(typingctx, a, b):
     return a(a, b), codegen
 
 
-def _extremum(name: str):
+def _extremum(name: str, op: str):
     def typer(typingctx, a, b):
+        if isinstance(a, types.Boolean) and a == b:       # (bools: or, and)
+            def logic(context, builder, signature, args):
+                return (builder.or_ if op == ">" else builder.and_)(args[0], args[1])
+
+            return a(a, b), logic
+        if isinstance(a, types.Integer) and a == b:
+            # (integers: a plain compare and select, which has no NaN or signed zero)
+            def pick(context, builder, signature, args):
+                compare = builder.icmp_signed if a.signed else builder.icmp_unsigned
+                return builder.select(compare(op, args[0], args[1]), args[0], args[1])
+
+            return a(a, b), pick
         if not _same_floats(a, b):
             return None
 
@@ -52,7 +64,9 @@ def _extremum(name: str):
     return typer
 
 
-maximum = intrinsic(_extremum("llvm.maximum"))
-maximum.__doc__ = "NumPy's ``maximum`` of two floats (NaN wins), vectorisable as a reduction."
-minimum = intrinsic(_extremum("llvm.minimum"))
-minimum.__doc__ = "NumPy's ``minimum`` of two floats (NaN wins), vectorisable as a reduction."
+maximum = intrinsic(_extremum("llvm.maximum", ">"))
+maximum.__doc__ = ("NumPy's ``maximum`` of two floats (NaN wins; 0.0 above -0.0), integers or "
+                   "bools, vectorisable as a reduction.")
+minimum = intrinsic(_extremum("llvm.minimum", "<"))
+minimum.__doc__ = ("NumPy's ``minimum`` of two floats (NaN wins; -0.0 below 0.0), integers or "
+                   "bools, vectorisable as a reduction.")

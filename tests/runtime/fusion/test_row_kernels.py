@@ -126,6 +126,30 @@ def test_float32_sums_are_accurate(kernels_only):
     assert ours <= max(2 * numpys, 1e-5)
 
 
+def test_traversal_follows_the_strides(kernels_only):
+    """A group whose outputs are all per-row takes the other kernel where its inputs are
+    strided along its own walk: log-sum-exp of a Fortran-ordered array walks its columns
+    (column statistics of one walk its rows: ``test_columns_match_numpy``); a group with
+    element outputs (softmax) keeps its own."""
+    rng = np.random.default_rng(9)
+    c = (rng.standard_normal((300, 70)) * 4).astype(np.float32)
+    c[7, 3] = np.nan
+    f = np.asfortranarray(c)
+    (lse,) = _row_groups(log_sum_exp, c)
+    (soft,) = _row_groups(softmax, c)
+    (stats,) = [n for n in COLUMNS[column_stats].graph_for(c).nodes()
+                if n.kind == prim.ColumnReductionGroup]
+    traversal = {name: [RowKernel(g)._prepare((x,))[3].columns for x in (c, f)]
+                 for name, g in (("lse", lse), ("softmax", soft), ("stats", stats))}
+    assert traversal == {"lse": [False, True], "softmax": [False, False],
+                         "stats": [True, False]}
+    with np.errstate(all="ignore"):
+        want = log_sum_exp(f)
+    got = RowKernel(lse)(f)[0]
+    assert got.shape == want.shape
+    np.testing.assert_allclose(got, want, rtol=2e-5, atol=2e-5, equal_nan=True)
+
+
 def test_parallel_kernel(monkeypatch, kernels_only):
     monkeypatch.setattr(plans, "SERIAL_WORK_NS", 0)
     rng = np.random.default_rng(4)
