@@ -195,3 +195,23 @@ def test_a_whole_stage_whose_shapes_changed_runs_its_general_form(monkeypatch):
     assert written[1:] == [None]
     with pytest.raises(ValueError, match="cannot be broadcast"):   # (the general form's error)
         stages._call(0, specialised, [x, rng.standard_normal((2, 4)), b, 2.5])
+
+
+NUMEL = """graph(%x : Double(*, *)):
+  %none : NoneType = prim::Constant()
+  %m : Double() = aten::mean(%x, %none)
+  %n : int = aten::numel(%m)
+  %k : int = aten::numel(%x)
+  return (%m, %n, %k)
+"""
+
+
+def test_the_numel_of_a_0_d_value_is_one():
+    # a mean's backward asks for its 0-d output's numel: a Numba scalar inside the stage, with
+    # no .size (the stage failed to compile and the program ran on the interpreter)
+    text = stage_source(parse_ir(NUMEL), "stage")
+    body = text[text.index("def stage("):]
+    assert re.search(r"\n +v\d+ = 1\n", body) and body.count(".size") == 2, body   # (mean, k)
+    x = np.random.default_rng(11).standard_normal((3, 4))
+    m, n, k = as_python(text)(x)
+    assert (n, k) == (1, 12) and m == np.mean(x)
