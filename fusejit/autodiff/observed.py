@@ -39,10 +39,11 @@ def _signature(value: Any) -> tuple:
     return (type(value).__name__,)
 
 
-def observe(graph: Graph, inputs: Sequence[Any]) -> tuple[list[Any], Observed, set]:
+def observe(graph: Graph, inputs: Sequence[Any],
+            shapes: dict[Value, set] | None = None) -> tuple[list[Any], Observed, set]:
     """Run ``graph`` on copies of ``inputs``: its outputs, each value's signatures, and the
     ``_grad_sum_to_size`` nodes that summed nothing (their operand had the size already) every
-    time they ran."""
+    time they ran. ``shapes``, if given, collects each array value's shapes."""
     from ..oplib.table import make_operation
 
     seen: Observed = {}
@@ -55,6 +56,8 @@ def observe(graph: Graph, inputs: Sequence[Any]) -> tuple[list[Any], Observed, s
         for v, r in zip(values, results):
             env[v] = r
             seen.setdefault(v, set()).add(_signature(r))
+            if shapes is not None and isinstance(r, np.ndarray):
+                shapes.setdefault(v, set()).add(r.shape)
 
     def run(block: Block) -> None:
         for node in block.nodes():

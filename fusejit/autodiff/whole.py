@@ -79,13 +79,18 @@ class WholeStages:
     """The compiled forward and backward functions of ``gradient``."""
 
     def __init__(self, gradient: Gradient, forward: Graph, backward: Graph,
-                 max_elements: int | None):
+                 max_elements: int | None, shapes: dict[Value, tuple] | None = None):
         from ..runtime.element_stage import compile_stage_graph
 
         self.num_outputs = gradient.num_outputs
         self.num_grads = sum(gradient.output_has_grad)
-        self.forward_fn = compile_stage_graph(forward, "forward_stage")
-        self.backward_fn = compile_stage_graph(backward, "backward_stage")
+        # Written for the example's shapes (``shapes``): a call whose operands' shapes differ
+        # there (a size computed from data) runs the general form, compiled then (``_retry``).
+        self.forward_fn = compile_stage_graph(forward, "forward_stage", shapes)
+        self.backward_fn = compile_stage_graph(backward, "backward_stage", shapes)
+        self.graphs = (forward, backward)
+        self.general: list[Any] = [None, None] if shapes else [self.forward_fn,
+                                                                self.backward_fn]
         self.max_elements = max_elements
         # 0-d tensors are Numba scalars inside the functions; NumPy 0-d arrays outside.
         self.scalar_inputs = [i for i, _ in _zero_d(forward, forward.inputs)]
@@ -100,12 +105,33 @@ class WholeStages:
 
     def _call(self, which: int, fn: Any, args: list) -> Any:
         if self.warm[which]:
-            return fn(*args)
+            try:
+                return fn(*args)
+            except ValueError as error:
+                return self._retry(which, error, args)
         with warnings.catch_warnings():   # (np.dot of a chunk copies it: said once here)
             warnings.simplefilter("ignore", NumbaPerformanceWarning)
-            results = fn(*args)
+            try:
+                results = fn(*args)
+            except ValueError as error:
+                results = self._retry(which, error, args)
         self.warm[which] = True
         return results
+
+    def _retry(self, which: int, error: ValueError, args: Sequence[Any]) -> Any:
+        """Stage ``which`` run in its general form: ``error`` said an operand's shape differs
+        from the example's (else it is raised again)."""
+        from ..runtime.element_loops import SHAPES_CHANGED
+        from ..runtime.element_stage import compile_stage_graph
+
+        if SHAPES_CHANGED not in str(error):
+            raise error
+        if self.general[which] is None:
+            name = ("forward_stage", "backward_stage")[which]
+            self.general[which] = compile_stage_graph(self.graphs[which], name)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", NumbaPerformanceWarning)
+            return self.general[which](*args)
 
     def forward(self, inputs: Sequence[Any]) -> tuple[tuple, SavedValues] | None:
         """The outputs and the saved values; None when this call runs on the interpreter."""
@@ -158,7 +184,11 @@ class WholeStages:
         else:
             seeds = (np.ones_like(value),)
         try:   # (warm: no first-call warnings to quiet, as _call does)
-            grads = self.backward_fn(*seeds[:self.num_grads], *results[1:])
+            args = [*seeds[:self.num_grads], *results[1:]]
+            try:
+                grads = self.backward_fn(*args)
+            except ValueError as changed:
+                grads = self._retry(1, changed, args)
         except Exception as error:
             raise FusejitError(f"the compiled backward stage failed: {error}") from error
         return value, self._gradients(grads)
@@ -187,16 +217,19 @@ class WholeStages:
 def whole_stages(gradient: Gradient, example_inputs: Sequence[Any]) -> WholeStages | None:
     """The compiled stages of ``gradient``, or None when a stage does not qualify."""
     from ..runtime.element_stage import is_stage_graph
+    from ..runtime.element_support import written_arguments
 
     forward, backward = gradient.forward.copy(), gradient.backward.copy()
     if any(node.kind == prim.PythonOp for g in (forward, backward) for node in g.all_nodes()):
         return None
     n = gradient.num_outputs
+    seen_shapes: dict[Value, set] = {}
     try:
-        outputs, seen, idle = observe(forward, example_inputs)
+        outputs, seen, idle = observe(forward, example_inputs, seen_shapes)
         grads = [np.ones_like(np.asarray(o)) for o, has in zip(outputs[:n],
                                                                gradient.output_has_grad) if has]
-        grad_inputs, seen_backward, idle_backward = observe(backward, grads + outputs[n:])
+        grad_inputs, seen_backward, idle_backward = observe(backward, grads + outputs[n:],
+                                                            seen_shapes)
     except Exception:  # noqa: BLE001 - the interpreter reports the graph's own error
         return None
     retype(forward, seen)
@@ -213,7 +246,12 @@ def whole_stages(gradient: Gradient, example_inputs: Sequence[Any]) -> WholeStag
     if not (is_stage_graph(forward) and is_stage_graph(backward)):
         return None
     limit = None if _has_loop(forward) or _has_loop(backward) else WHOLE_STAGE_MAX_ELEMENTS
-    stages = WholeStages(gradient, forward, backward, None)
+    # Written for the example's shapes where each value had one (in a loop it may have had
+    # several: those checks stay in the code) and no stage writes its arguments (a stage that
+    # finds other shapes stops and its general form runs again from the same arguments).
+    shapes = None if written_arguments(forward) or written_arguments(backward) else {
+        v: next(iter(s)) for v, s in seen_shapes.items() if len(s) == 1}
+    stages = WholeStages(gradient, forward, backward, None, shapes)
     stages.sizes = input_sizes(example_inputs)
     # Compiled now, on the example, and checked against the run above: a stage Numba cannot
     # type, or one that computes something else, leaves the graph to the interpreter.

@@ -212,7 +212,9 @@ class _ElementWriter(_Writer):
     _view = _reshape
 
     def _numel(self, node: Node, out: Value, depth: int) -> None:
-        self.assign(out, f"{self.name(node.input(0))}.size", depth)
+        # (a 0-d tensor is a Numba scalar here, which has no .size: a mean's backward asks)
+        x = node.input(0)
+        self.assign(out, "1" if _rank(x) == 0 else f"{self.name(x)}.size", depth)
 
     def _dim(self, node: Node, out: Value, depth: int) -> None:
         self.assign(out, f"{self.name(node.input(0))}.ndim", depth)

@@ -17,6 +17,12 @@ becomes::
     else:   # (broadcast over a dim of size 1: NumPy's own expression)
         v43 = ((v27 * v35) * (v36 * ((-v36) + np.float64(v16))))
 
+A stage compiled for known shapes (the example's, ``autodiff/whole.py``) writes one of the
+two: the loop nest, whose else raises ``SHAPES_CHANGED``, where the example's operands have the
+output's shape, and NumPy's expression alone where one broadcasts. The fallback that is never
+run was a fifth of the stages' compile time (six losses of ``test_stranger_grads``: 36.0 CPU
+seconds with both, 29.1 with one).
+
 While the writer builds such an expression its operands are *tokens* (``Elements.leaf``), so
 that each operand can be indexed once the whole expression is known; operands of lower rank are
 indexed by the trailing indices (a bias row). ``div`` is left out: the stage functions raise
@@ -37,14 +43,18 @@ _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
 LOOP_KINDS = frozenset({"aten::add", "aten::sub", "aten::mul", "aten::neg", "aten::relu",
                         "aten::type_as"})
 MAX_RANK = 4
+# Raised by a stage compiled for its example's shapes (``decide``) when an operand's shape
+# differs from the example's there (``autodiff/whole.py`` then runs the stage's general form).
+SHAPES_CHANGED = "fusejit: an operand's shape differs from the compiled example's"
 
 
 class Elements:
     """The operands (leaves) of the expressions being built, by token."""
 
-    def __init__(self):
+    def __init__(self, shape_of: Callable[[str], tuple | None] = lambda name: None):
         self.leaves: list[tuple[str, int]] = []   # (text in the stage function, rank)
         self.on = False                            # building a loop expression now
+        self.shape_of = shape_of                   # an operand's shape in the example
 
     def leaf(self, text: str, rank: int) -> str:
         """A token for operand ``text`` of ``rank`` (0: a number, used as it is)."""
@@ -80,10 +90,14 @@ class Elements:
             return names[k] if r == 0 else f"{names[k]}[{', '.join(index[rank - r:])}]"
 
         shape = f"{names[full[0]]}.shape"
-        checks = list(dict.fromkeys(
-            f"{names[k]}.shape == {shape}" if self.leaves[k][1] == rank
-            else f"{names[k]}.shape == {shape}[{rank - self.leaves[k][1]}:]"
-            for k in ids if self.leaves[k][1] != 0 and names[k] != names[full[0]]))
+        pairs = list(dict.fromkeys((names[k], names[full[0]], rank - self.leaves[k][1])
+                                   for k in ids if self.leaves[k][1] != 0
+                                   and names[k] != names[full[0]]))
+        checks = shape_checks(pairs)
+        verdict = decide(pairs, self.shape_of) if checks else None
+        whole = _TOKEN.sub(lambda m: names[int(m.group(1))], expr)
+        if verdict is False:   # (an operand broadcasts in the example: NumPy's expression)
+            return lines + [(0, f"{out} = {whole}")]
         indent = 1 if checks else 0
         if checks:
             lines.append((0, f"if {' and '.join(checks)}:"))
@@ -92,9 +106,28 @@ class Elements:
             lines.append((indent + d, f"for {i} in range({out}.shape[{d}]):"))
         lines.append((indent + rank, f"{out}[{', '.join(index)}] = {_TOKEN.sub(element, expr)}"))
         if checks:
-            whole = _TOKEN.sub(lambda m: names[int(m.group(1))], expr)
-            lines += [(0, "else:"), (1, f"{out} = {whole}")]
+            lines += [(0, "else:"), (1, f"raise ValueError({SHAPES_CHANGED!r})" if verdict
+                                     else f"{out} = {whole}")]
         return lines
+
+
+def shape_checks(pairs: list[tuple[str, str, int]]) -> list[str]:
+    """``name.shape == full.shape[drop:]`` for each ``(name, full, drop)``."""
+    return [f"{name}.shape == {full}.shape" if drop == 0
+            else f"{name}.shape == {full}.shape[{drop}:]" for name, full, drop in pairs]
+
+
+def decide(pairs: list[tuple[str, str, int]],
+           shape_of: Callable[[str], tuple | None]) -> bool | None:
+    """Do all of ``shape_checks(pairs)`` hold in the example a stage is compiled for (its
+    operands' shapes there: ``shape_of``)? None where an operand's shape is not known."""
+    verdict = True
+    for name, full, drop in pairs:
+        mine, theirs = shape_of(name), shape_of(full)
+        if mine is None or theirs is None:
+            return None
+        verdict = verdict and mine == theirs[drop:]
+    return verdict
 
 
 class Region:

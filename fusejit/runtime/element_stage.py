@@ -32,7 +32,7 @@ from ..ir.types import FloatType, IntType, ListType, NoneType, TensorType, Tuple
 from .blas import numpy_blas
 from .element_function import _cast, _ElementWriter, blas_import
 from .element_helpers import FAST_MAPS, MATH_IMPORTS, MAX_RANK, import_line
-from .element_loops import LOOP_KINDS, Elements, Region
+from .element_loops import LOOP_KINDS, SHAPES_CHANGED, Elements, Region, decide, shape_checks
 from .element_support import (
     _INPLACE,
     _WRITES,
@@ -117,17 +117,26 @@ _INLINE = frozenset({"aten::add", "aten::sub", "aten::mul", "aten::div", "aten::
 class _StageWriter(_ElementWriter):
     """The element writer with tuples, lists of tuples and the backward forms."""
 
-    def __init__(self, graph: Graph):
+    def __init__(self, graph: Graph, shapes: dict[Value, tuple] | None = None):
         super().__init__()
+        self.shapes = shapes or {}   # each value's shape in the example (autodiff/whole.py)
+        self._by_name: dict[str, tuple] = {}
         # (an in-place write between a value and its reader would change an inlined operand)
         self.pure = not any(node.kind.name in _INPLACE or node.kind.name in _WRITES
                             for node in graph.all_nodes() if node.kind.ns == "aten")
-        self.elements = Elements()
+        self.elements = Elements(self.shape_of)
         self.products: dict[Value, tuple[str, str]] = {}   # summed by mm_add (_accumulated)
         self.members: set[Node] = set()      # nodes computed in a Region
         self.joined: set[Node] = set()       # the cats a Region computes (_joined)
         self.helpers: list[str] = []         # the Regions' functions
         self.plain = False                   # writing a Region's fallback: no loop nests
+
+    def shape_of(self, name: str) -> tuple | None:
+        """The shape in the example of the value named ``name`` (None: not known)."""
+        if len(self._by_name) < len(self.names):
+            self._by_name = {text: self.shapes[v] for v, text in self.names.items()
+                             if v in self.shapes}
+        return self._by_name.get(name)
 
     def assign(self, out: Value, expr: str, depth: int) -> None:
         node = out.node
@@ -205,14 +214,22 @@ class _StageWriter(_ElementWriter):
             self.joined.add(cat)
         names = "".join(f"{self.name(v)}, " for v in outputs)
         call = f"({names}) = {fn}({', '.join(region.arguments)})"
-        checks = [f"{name}.shape == {full}.shape" if r == rank
-                  else f"{name}.shape == {full}.shape[{rank - r}:]"
-                  for name, r in arrays.items() if name != full]
+        pairs = [(name, full, rank - r) for name, r in arrays.items() if name != full]
+        checks = shape_checks(pairs)
         if not checks:
             self.emit(depth, call)
             return True
-        self.emit(depth, f"if {' and '.join(checks)}:")
-        self.emit(depth + 1, call)
+        verdict = decide(pairs, self.elements.shape_of)
+        inner = depth + 1
+        if verdict is False:   # (an operand broadcasts in the example: the fallback alone)
+            inner = depth
+        else:
+            self.emit(depth, f"if {' and '.join(checks)}:")
+            self.emit(depth + 1, call)
+        if verdict:   # (the example's shapes: the fallback would never run)
+            self.emit(depth, "else:")
+            self.emit(depth + 1, f"raise ValueError({SHAPES_CHANGED!r})")
+            return True
         # The fallback runs only when an operand broadcasts over a dim of size 1. It was each
         # node as a loop nest behind a shape check with a NumPy expression behind that: about
         # two thirds of the compile time of an LSTM's stages (31 against 9.6 CPU-seconds with
@@ -221,21 +238,23 @@ class _StageWriter(_ElementWriter):
         # runs each node as NumPy's expression instead.
         if not region.starts:
             shape = self.fresh("shape")
-            self.emit(depth, "else:   # (broadcasting over a dim of size 1: operands copied)")
-            self.emit(depth + 1, f"{shape} = np.broadcast_shapes("
-                                 f"{''.join(f'{name}.shape, ' for name in arrays)})")
+            if verdict is None:
+                self.emit(depth, "else:   # (broadcasting over a dim of size 1: operands copied)")
+            self.emit(inner, f"{shape} = np.broadcast_shapes("
+                             f"{''.join(f'{name}.shape, ' for name in arrays)})")
             args = [f"np.ascontiguousarray(np.broadcast_to({text}, "
                     f"{shape}[{rank - arrays[text]}:]))" if text in arrays
                     else shape if text == f"{full}.shape" else text for text in region.arguments]
-            self.emit(depth + 1, f"({names}) = {fn}({', '.join(args)})")
+            self.emit(inner, f"({names}) = {fn}({', '.join(args)})")
             return True
-        self.emit(depth, "else:   # (broadcasting over a dim of size 1: node by node)")
+        if verdict is None:
+            self.emit(depth, "else:   # (broadcasting over a dim of size 1: node by node)")
         self.plain = True
         try:
             for node in run:
-                self.node(node, depth + 1)
+                self.node(node, inner)
             if cat is not None:
-                self._cat(cat, cat.output(), depth + 1)
+                self._cat(cat, cat.output(), inner)
         finally:
             self.plain = False
         return True
@@ -511,9 +530,10 @@ def _read_by_products_in_loops(value: Value) -> bool:
     return False
 
 
-def stage_source(graph: Graph, name: str) -> str:
-    """The module source whose function ``name`` computes ``graph``."""
-    writer = _StageWriter(graph)
+def stage_source(graph: Graph, name: str, shapes: dict[Value, tuple] | None = None) -> str:
+    """The module source whose function ``name`` computes ``graph``; with ``shapes`` (values'
+    shapes in an example), for operands of those shapes (``element_loops.decide``)."""
+    writer = _StageWriter(graph, shapes)
     source = function_source(writer, graph, name,
                              "import numpy as np\n" + blas_import(graph) + _PRELUDE
                              + "from numba.typed import List\n" + MATH_IMPORTS + import_line()
@@ -522,11 +542,12 @@ def stage_source(graph: Graph, name: str) -> str:
     return source + "\n\n" + "".join(writer.helpers)
 
 
-def compile_stage_graph(graph: Graph, name: str) -> Any:
+def compile_stage_graph(graph: Graph, name: str, shapes: dict[Value, tuple] | None = None
+                        ) -> Any:
     """The Numba dispatcher computing ``graph`` (compiled at its first call)."""
     from .fusion.cache import load_module
 
-    return getattr(load_module(stage_source(graph, name)), name)
+    return getattr(load_module(stage_source(graph, name, shapes)), name)
 
 
 __all__ = ["compile_stage_graph", "is_stage_graph", "stage_source"]

@@ -93,9 +93,9 @@ def test_pointwise_expressions_of_the_stages_are_loops(monkeypatch) -> None:
     sources: list[str] = []
     compile_stage = element_stage.compile_stage_graph
 
-    def spy(graph, name):
-        sources.append(element_stage.stage_source(graph, name))
-        return compile_stage(graph, name)
+    def spy(graph, name, shapes=None):
+        sources.append(element_stage.stage_source(graph, name, shapes))
+        return compile_stage(graph, name, shapes)
 
     monkeypatch.setattr(element_stage, "compile_stage_graph", spy)
     _both(lstm_loss, _lstm_args(), tuple(range(7)))

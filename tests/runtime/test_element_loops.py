@@ -12,6 +12,8 @@ import numpy as np
 import pytest
 
 from fusejit import parse_ir
+from fusejit.ir.symbols import prim
+from fusejit.runtime.element_loops import SHAPES_CHANGED
 from fusejit.runtime.element_stage import stage_source
 from fusejit.runtime.fusion.cache import load_module
 
@@ -137,3 +139,79 @@ def test_a_regions_parts_are_stored_into_their_cat_and_chunks_read_in_place(w_sh
     c = np.concatenate([x - w, -(x * w), x * w], axis=1)
     np.testing.assert_allclose(s, np.tanh(c) * c, rtol=1e-15)
     np.testing.assert_array_equal(e, x * x)
+
+
+def _example_shapes(graph, x_shape, w_shape, b_shape) -> dict:
+    """GRAPH's array values and their shapes in an example (as ``autodiff/whole.py``
+    observes them): x, w, b, then a, c, d, e and f, each of x's shape."""
+    values = [*graph.inputs[:3]] + [n.output() for n in graph.nodes()
+                                    if n.kind != prim.Constant]
+    return dict(zip(values, [x_shape, w_shape, b_shape] + [x_shape] * 5))
+
+
+@pytest.mark.parametrize("w_shape", [(3, 4), (1, 4)], ids=["example-equal", "example-size-1"])
+def test_a_stage_written_for_its_examples_shapes_keeps_one_form(w_shape):
+    # the shapes decide each check where the stage is written: the loop nest or the fallback,
+    # not both; a check that held in the example raises SHAPES_CHANGED if a call breaks it
+    graph = parse_ir(GRAPH)
+    text = stage_source(graph, "stage", _example_shapes(graph, (2, 3, 4), w_shape, (4,)))
+    fn = as_python(text)
+    rng = np.random.default_rng(9)
+    x, b = rng.standard_normal((2, 3, 4)), rng.standard_normal(4)
+    for w in (rng.standard_normal((3, 4)), rng.standard_normal((1, 4))):
+        if w.shape == w_shape or w_shape == (1, 4):   # (the fallback takes both)
+            c, f = fn(x, w, b, 2.5)
+            np.testing.assert_array_equal(c, x * w - b)
+            np.testing.assert_array_equal(f, -((x * w - b) / x * 2.5))
+        else:
+            with pytest.raises(ValueError, match=SHAPES_CHANGED):
+                fn(x, w, b, 2.5)
+    assert (SHAPES_CHANGED in text) == (w_shape == (3, 4))
+    assert ("np.broadcast_to(" in text) == (w_shape == (1, 4))
+
+
+def test_a_whole_stage_whose_shapes_changed_runs_its_general_form(monkeypatch):
+    from fusejit.autodiff.whole import WholeStages
+    from fusejit.runtime import element_stage
+
+    graph = parse_ir(GRAPH)
+    written = []
+
+    def compile_stage_graph(graph, name, shapes=None):   # (as Python: no compile)
+        written.append(shapes)
+        return as_python(stage_source(graph, "stage", shapes))
+
+    monkeypatch.setattr(element_stage, "compile_stage_graph", compile_stage_graph)
+    stages = WholeStages.__new__(WholeStages)
+    stages.graphs, stages.general, stages.warm = (graph, graph), [None, None], [True, True]
+    specialised = compile_stage_graph(graph, "forward_stage",
+                                      _example_shapes(graph, (2, 3, 4), (3, 4), (4,)))
+    rng = np.random.default_rng(10)
+    x, w, b = rng.standard_normal((2, 3, 4)), rng.standard_normal((1, 4)), rng.standard_normal(4)
+    for _ in range(2):   # (the general form is compiled once)
+        c, f = stages._call(0, specialised, [x, w, b, 2.5])
+        np.testing.assert_array_equal(c, x * w - b)
+        np.testing.assert_array_equal(f, -((x * w - b) / x * 2.5))
+    assert written[1:] == [None]
+    with pytest.raises(ValueError, match="cannot be broadcast"):   # (the general form's error)
+        stages._call(0, specialised, [x, rng.standard_normal((2, 4)), b, 2.5])
+
+
+NUMEL = """graph(%x : Double(*, *)):
+  %none : NoneType = prim::Constant()
+  %m : Double() = aten::mean(%x, %none)
+  %n : int = aten::numel(%m)
+  %k : int = aten::numel(%x)
+  return (%m, %n, %k)
+"""
+
+
+def test_the_numel_of_a_0_d_value_is_one():
+    # a mean's backward asks for its 0-d output's numel: a Numba scalar inside the stage, with
+    # no .size (the stage failed to compile and the program ran on the interpreter)
+    text = stage_source(parse_ir(NUMEL), "stage")
+    body = text[text.index("def stage("):]
+    assert re.search(r"\n +v\d+ = 1\n", body) and body.count(".size") == 2, body   # (mean, k)
+    x = np.random.default_rng(11).standard_normal((3, 4))
+    m, n, k = as_python(text)(x)
+    assert (n, k) == (1, 12) and m == np.mean(x)
