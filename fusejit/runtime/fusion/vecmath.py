@@ -101,10 +101,18 @@ F64_ULPS = {"exp": 1, "expm1": 2, "log": 1, "log1p": 1, "log2": 2, "log10": 2, "
             "cos": 1, "tan": 3, "asin": 2, "acos": 2, "atan": 1, "atan2": 2, "sinh": 3,
             "cosh": 3, "tanh": 3, "sigmoid": 4, "erf": 1, "erfc": 5}
 POW_F64_ULPS = 1        # (vecpow.pow_f64, binary)
-# The functions kernels call: Numba inlines them itself, since LLVM's inliner leaves the bigger
-# ones (or several calls of one) as calls, over its size threshold, and one call keeps the
-# kernel's loop from vectorising.
-_BIG = {**_OPTS, "inline": "always"}
+# The functions kernels call: each is compiled once (and cached on disk) and carries LLVM's
+# ``alwaysinline``, since LLVM's inliner would leave the bigger ones (or several calls of one)
+# as calls, over its size threshold, and one call keeps the kernel's loop from vectorising.
+# No fastmath flag: their instructions get none, as when Numba inlined them into the kernels
+# (whose own instructions carry none); the polynomials they call keep their contraction. Numba's
+# own inlining (``inline="always"``) typed and lowered each body again in every kernel calling
+# it: about a quarter of a kernel's compile time.
+_BIG = {"cache": True, "error_model": "numpy", "forceinline": True}
+# The few whose intrinsics act on the LLVM function or module they are lowered into (a function
+# attribute, a vector function the vectoriser must find in the kernel's module) are still
+# inlined by Numba, so that those land in the kernel's own.
+_INLINE_IR = {**_OPTS, "inline": "always"}
 
 
 @intrinsic

@@ -136,6 +136,7 @@ from .vecmath import (
     _EXP_P,
     _F,
     _I,
+    _INLINE_IR,
     _LN2_HI,
     _LN2_LO,
     _LOG2E,
@@ -410,9 +411,9 @@ def _exp2_f64(z):
     return _estrin8(r, _EX) * _bits_to_f64((_f64_to_bits(t) << np.int64(52)) + _ONE_BITS_D)
 
 
-# (inlined by Numba: LLVM's inliner leaves a function this size a call, and a call in a loop
-# keeps the loop from vectorising)
-@njit(**_OPTS, inline="always")
+# (``_BIG``: always inlined, as LLVM's inliner would leave a function this size a call, and a
+# call in a loop keeps the loop from vectorising)
+@njit(**_BIG)
 def pow_f32(x, y):
     """x**y for float32: 2**(y log2|x|) in float64 (log2 from |x|'s float32 split, subnormals
     scaled first, and ``_log2_poly``; ``_exp2_f64``), one rounding to float32, C99's special
@@ -465,7 +466,7 @@ def pow_outside_x_f32(x):
     return not ((x >= fm._TINY) & (x < fm._INF))
 
 
-@njit(**_OPTS, inline="always")
+@njit(**_BIG)
 def pow_inside_f32(x, y):
     """x**y for float32 x normal, 0 < x < inf, and |y log2 x| <= _Z_WIDE (y finite):
     ``pow_f32`` without the special cases, the subnormal step and the clamp of z (kernels
@@ -476,8 +477,9 @@ def pow_inside_f32(x, y):
 
 # On AVX-512 hosts (``simd.HOST_AVX512``) kernels take these two instead of pow_inside_f32 and
 # pow_outside_f32 (``oplib.binary``): ``simd``'s hand-written vector pow, whose clamps make its
-# domain independent of y log2 x.
-@njit(**_OPTS, inline="always")
+# domain independent of y log2 x. (Inlined by Numba: the vector function must be defined in the
+# kernel's own module.)
+@njit(**_INLINE_IR)
 def pow_simd_f32(x, y):
     """x**y for float32 x normal, 0 < x < inf, and |y| <= ``simd.Y_LIMIT`` (``simd``)."""
     return simd.powf_avx512(x, y)
@@ -531,9 +533,9 @@ def _exp2_small(z):
     return _times_2n(_horner(z - (t - _SHIFTER_D), _EX_SMALL), t)
 
 
-# (the arithmetic is in the functions above: Numba inlines this one into the kernel, whose own
-# instructions carry no contraction flag, and LLVM inlines those with theirs)
-@njit(**_OPTS, inline="always")
+# (the arithmetic is in the functions above: this one's own instructions carry no contraction
+# flag, as the kernel's, and LLVM inlines those functions with theirs)
+@njit(**_BIG)
 def pow_small_f32(x, y):
     """x**y for float32 x normal, 0 < x < inf, and a constant |y| <= ``POW_Y_WIDE_F32``:
     ``pow_inside_f32`` with _LG_SMALL's and _EX_SMALL's polynomials (kernels take it where

@@ -79,16 +79,15 @@ from numba import njit, types
 from numba.extending import intrinsic
 
 from .fastmath import _bits_to_f32, _f32_to_bits
-from .vecmath import _fma
+from .vecmath import _BIG, _INLINE_IR, _fma
 
-# Numba inlines the functions kernels call itself (LLVM's inliner leaves bigger ones as calls,
-# and one call keeps a kernel's loop from vectorising). Its inlining drops a callee's fastmath
-# flags, so a flag cannot fuse a * b + c here: the polynomials call ``_mad`` (llvm.fmuladd,
-# fused where the CPU has FMA), the reduction ``_fma`` (always fused: its first step must be
-# exact).
+# The functions kernels call are always inlined (``vecmath._BIG``: LLVM's inliner leaves bigger
+# ones as calls, and one call keeps a kernel's loop from vectorising) and carry no fastmath
+# flag, as the kernels' own instructions, so a flag cannot fuse a * b + c here: the polynomials
+# call ``_mad`` (llvm.fmuladd, fused where the CPU has FMA), the reduction ``_fma`` (always
+# fused: its first step must be exact).
 _FM = {"contract"}
 _OPTS = {"cache": True, "error_model": "numpy", "fastmath": _FM}
-_BIG = {**_OPTS, "inline": "always"}
 
 # measured (the table above), rounded up
 ULPS = {"sin": 2.5, "cos": 2.5, "tan": 3.8, "asin": 1.5, "acos": 1.5, "atan": 2.0,
@@ -136,7 +135,7 @@ def _recip_estimate(typingctx, b):
 
 
 # (inlined by Numba, so that the estimate's attribute lands on the kernel's own function)
-@njit(**_BIG)
+@njit(**_INLINE_IR)
 def _divide(a, b):
     """a / b for finite, nonzero, normal float32 b, within about 1/2 ulp: q = a times b's
     reciprocal estimate, corrected by its residual a - b q (exact by fma), which squares the
@@ -231,7 +230,7 @@ def cos_f32(x):
 _SHIFTER = _F(12582912.0)
 
 
-@njit(**_BIG)
+@njit(**_INLINE_IR)     # (calls _divide: inlined by Numba as well)
 def tan_f32(x):
     """Tangent for float32 with |x| <= TRIG_LIMIT_F32 (the kernel fixes up the rest):
     x = n pi/2 + r, tan x = tan r (n even) or -1 / tan r (n odd)."""

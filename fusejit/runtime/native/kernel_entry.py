@@ -49,6 +49,13 @@ def row_width(n_tensors: int, n_operands: int, n_outputs: int) -> int:
     return HEADER + key + plan + n_outputs * OUTPUT_WIDTH
 
 
+# The helpers every generated entry calls: compiled once per signature (and cached on disk),
+# then inlined by LLVM (``forceinline``: its ``alwaysinline``), under the entries' numpy error
+# model. Numba's own inlining (``inline="always"``) re-typed and re-lowered their bodies, with
+# ``write_tensor``'s, in every entry: about two thirds of an entry's compile time.
+_HELPER = {"cache": True, "error_model": "numpy", "nogil": True, "forceinline": True}
+
+
 @njit(ENTRY_SIGNATURE, cache=True, nogil=True)
 def declined(tags, ints, floats, meta, b8, i64, f32, f64, ilists, int_data, in_start, out_start,
              row):
@@ -56,7 +63,7 @@ def declined(tags, ints, floats, meta, b8, i64, f32, f64, ilists, int_data, in_s
     return False
 
 
-@njit(inline="always")
+@njit(**_HELPER)
 def matches(tags, meta, r, code, rank, row, at):
     """Does register ``r`` hold a tensor of dtype ``code`` and rank ``rank`` with the sizes and
     strides recorded at ``row[at:]``?"""
@@ -71,7 +78,7 @@ def matches(tags, meta, r, code, rank, row, at):
     return True
 
 
-@njit(inline="always")
+@njit(**_HELPER)
 def output_numel(row, at):
     n = 1
     for d in range(row[at]):
@@ -79,7 +86,7 @@ def output_numel(row, at):
     return n
 
 
-@njit(inline="always")
+@njit(**_HELPER)
 def put_output(tags, ints, meta, b8, i64, f32, f64, ilists, buffers, r, code, buffer, row, at):
     """Register ``r`` = a new contiguous tensor over ``buffer`` (``buffers`` is the typed List
     of its dtype ``code``) with the shape recorded at ``row[at:]``."""
