@@ -28,6 +28,7 @@ from .pointwise import (
     inplace,
     is_bool,
     pooled,
+    promoted_pair,
     quiet,
     tensor_schemas,
     to,
@@ -58,12 +59,9 @@ def _scaled(b: np.ndarray, factor: Any, name: str, dtype: np.dtype) -> np.ndarra
 
 @quiet
 def _add(self: Any, other: Any, alpha: Any = 1) -> np.ndarray:
-    if type(self) is np.ndarray and type(other) is np.ndarray and self.dtype is other.dtype \
-            and self.dtype.kind == "f" and type(alpha) is int and alpha == 1:
-        # (the common case, in which result_type is that dtype and nothing is cast or scaled)
-        return as_tensor(pooled(np.add, self.dtype, self, other))
-    dtype = result_type(self, other)
-    a, b = to(self, dtype), _scaled(to(other, dtype), alpha, "alpha", dtype)
+    dtype, a, b = promoted_pair(self, other)
+    if type(alpha) is not int or alpha != 1:
+        b = _scaled(b, alpha, "alpha", dtype)
     return as_tensor(pooled(np.add, dtype, a, b))
 
 
@@ -73,8 +71,9 @@ def _sub(self: Any, other: Any, alpha: Any = 1) -> np.ndarray:
         raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
                            "If you are trying to invert a mask, use the `~` or `logical_not()` "
                            "operator instead.")
-    dtype = result_type(self, other)
-    a, b = to(self, dtype), _scaled(to(other, dtype), alpha, "alpha", dtype)
+    dtype, a, b = promoted_pair(self, other)
+    if type(alpha) is not int or alpha != 1:
+        b = _scaled(b, alpha, "alpha", dtype)
     return as_tensor(pooled(np.subtract, dtype, a, b))
 
 
@@ -114,8 +113,7 @@ for _name, _body, _native in (("add", _add, "ADD"), ("sub", _sub, "SUB")):
 
 @quiet
 def _mul(self: Any, other: Any) -> np.ndarray:
-    dtype = result_type(self, other)
-    a, b = to(self, dtype), to(other, dtype)
+    dtype, a, b = promoted_pair(self, other)
     if dtype == BOOL:
         return as_tensor(np.logical_and(a, b))
     return as_tensor(pooled(np.multiply, dtype, a, b))
@@ -135,6 +133,9 @@ def _trunc_divide_int(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 @quiet
 def _div(self: Any, other: Any, rounding_mode: str | None = None) -> np.ndarray:
+    if rounding_mode is None and type(self) is np.ndarray and self.dtype.kind == "f":
+        dtype, a, b = promoted_pair(self, other)   # (a float: no integer cast to overflow)
+        return as_tensor(pooled(np.true_divide, dtype, a, b))
     dtype = result_type(self, other)
     if rounding_mode is None:
         if category(dtype) < 2:
@@ -250,8 +251,8 @@ define("aten::atan2", fuses=tensor_schemas("atan2", "Tensor other"), dtype=float
 def _extremum(fn: Callable) -> Callable:
     @quiet
     def body(self: np.ndarray, other: np.ndarray) -> np.ndarray:
-        dtype = result_type(self, other)
-        return as_tensor(fn(to(self, dtype), to(other, dtype)))
+        _dtype, a, b = promoted_pair(self, other)
+        return as_tensor(fn(a, b))
     return body
 
 
@@ -404,6 +405,9 @@ COMPARISONS: dict[str, tuple[Callable, str, str]] = {
 def _compare_body(name: str, fn: Callable) -> Callable:
     @quiet
     def body(self: np.ndarray, other: Any) -> np.ndarray:
+        if type(self) is np.ndarray and self.dtype.kind == "f":
+            _dtype, a, b = promoted_pair(self, other)   # (a float: other's range is no matter)
+            return as_tensor(fn(a, b))
         dtype = result_type(self, other)
         if dtype.kind in "iu" and type(other) is int and not _fits(other, dtype):
             # NumPy compares an int array with any Python int exactly (uint8_array < 300 is

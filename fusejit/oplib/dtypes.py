@@ -24,7 +24,8 @@ _INT64 = np.dtype(np.int64)
 
 def category(dtype: np.dtype) -> int:
     """0 for bool, 1 for integers, 2 for floating types."""
-    dtype = np.dtype(dtype)
+    if not isinstance(dtype, np.dtype):     # (np.dtype of a dtype costs ~0.15 us)
+        dtype = np.dtype(dtype)
     if dtype == _BOOL:
         return 0
     return 2 if dtype.kind == "f" else 1

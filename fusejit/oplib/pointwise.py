@@ -18,20 +18,79 @@ from typing import Any
 import numpy as np
 
 from ..ir.types import ScalarType
-from .dtypes import category
+from .dtypes import category, result_type
 
 BOOL = np.dtype(np.bool_)
+
+
+try:
+    # NumPy >= 2 keeps the floating-point error state in a context variable: setting a
+    # prepared state and resetting it costs ~0.1 us, where ``np.errstate`` (which builds the
+    # state each time it is entered) costs ~1 us, as much as a ufunc on 10^3 elements
+    from numpy._core.umath import _extobj_contextvar as _ERRORS
+    from numpy._core.umath import _make_extobj
+except ImportError:       # NumPy 1.x: the state is a thread's global, set by np.errstate
+    _ERRORS = None
+
+# (a state seen last, the same with every error ignored): a race between threads at worst
+# makes the second one again
+_ignoring: tuple[Any, Any] = (None, None)
+
+
+def _ignoring_state(current: Any) -> Any:
+    """``current`` (the state now) with every floating-point error ignored, its buffer size and
+    error callback kept as ``np.errstate`` keeps them; remembered for the next call."""
+    global _ignoring
+    ignoring = _make_extobj(all="ignore")
+    _ignoring = (current, ignoring)
+    return ignoring
 
 
 def quiet(fn: Callable) -> Callable:
     """Float overflow, 0/0 and domain errors give inf/nan silently, as in PyTorch."""
 
-    @functools.wraps(fn)
-    def run(*args: Any, **kwargs: Any):
-        with np.errstate(all="ignore"):
-            return fn(*args, **kwargs)
+    if _ERRORS is None:
+        @functools.wraps(fn)
+        def run(*args: Any, **kwargs: Any):
+            with np.errstate(all="ignore"):
+                return fn(*args, **kwargs)
 
-    return run
+        return run
+
+    get, set_, reset = _ERRORS.get, _ERRORS.set, _ERRORS.reset    # (~0.1 us less a call)
+
+    @functools.wraps(fn)
+    def run_quietly(*args: Any, **kwargs: Any):
+        current = get()
+        seen, ignoring = _ignoring
+        if current is ignoring:     # (within another quiet body, or the caller's errstate)
+            return fn(*args, **kwargs)
+        if current is not seen:
+            ignoring = _ignoring_state(current)
+        token = set_(ignoring)
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            reset(token)
+
+    return run_quietly
+
+
+def promoted_pair(a: Any, b: Any) -> tuple[np.dtype, Any, Any]:
+    """(the computation dtype of a binary op on ``a`` and ``b``, both in it): ``result_type``
+    and ``to``, with a short way for the common case of a float array and an array of its
+    dtype or a Python float (~0.1 us where ``result_type`` takes ~1.5)."""
+    if type(a) is np.ndarray:
+        dtype = a.dtype
+        if dtype.kind == "f":
+            if type(b) is np.ndarray:
+                if b.dtype is dtype:
+                    return dtype, a, b
+            elif type(b) is float:
+                # (a NumPy scalar, not the Python float: NumPy 1.x would widen for that)
+                return dtype, a, dtype.type(b)
+    dtype = result_type(a, b)
+    return dtype, to(a, dtype), to(b, dtype)
 
 
 def pooled_out(dtype: np.dtype, *operands: Any) -> np.ndarray | None:

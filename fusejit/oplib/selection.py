@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from .dtypes import category, result_type
-from .pointwise import BOOL, check_scalar_fits, dtype_name, pooled_out, quiet, to
+from .pointwise import BOOL, check_scalar_fits, dtype_name, pooled_out, promoted_pair, quiet, to
 from .render import (
     FLOAT32,
     Emitter,
@@ -32,13 +32,15 @@ from .table import as_tensor, define, register
 
 # -- where ----------------------------------------------------------------------------------------
 
+_CONDITIONS = (BOOL, np.dtype(np.uint8))
+
+
 def _where(condition: np.ndarray, self: Any, other: Any) -> np.ndarray:
-    if condition.dtype not in (BOOL, np.dtype(np.uint8)):
+    if condition.dtype not in _CONDITIONS:
         raise RuntimeError("where expected condition to be a boolean tensor, but got a tensor "
                            f"with dtype {dtype_name(condition.dtype)}")
-    dtype = result_type(self, other)
-    return as_tensor(np.where(condition.astype(BOOL, copy=False), to(self, dtype),
-                              to(other, dtype)))
+    _dtype, a, b = promoted_pair(self, other)
+    return as_tensor(np.where(condition.astype(BOOL, copy=False), a, b))
 
 
 def _render_where(cx: Emitter, node, ops: list[Operand], dtype: np.dtype) -> str:

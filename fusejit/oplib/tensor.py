@@ -305,7 +305,7 @@ register("prim::FusedConcat", _fused_concat, binds=("dim",))
 def _sum_dtype(x: np.ndarray, dtype: int | None) -> np.dtype:
     if dtype is not None:
         return dtype_of_code(dtype)
-    return x.dtype if category(x.dtype) == 2 else _INT64  # ints and bools sum to int64
+    return x.dtype if x.dtype.kind == "f" else _INT64  # ints and bools sum to int64
 
 
 def _reduce_dims(dims: list[int] | None, rank: int) -> tuple[int, ...]:
@@ -326,6 +326,9 @@ def _summed(x, out: np.dtype):
 
 
 def _sum_all(self: np.ndarray, dtype: int | None = None) -> np.ndarray:
+    if dtype is None and type(self) is np.ndarray and self.dtype.kind == "f":
+        # (what np.sum runs for an ndarray, without its ~1 us of Python)
+        return as_tensor(np.add.reduce(self, axis=None, dtype=self.dtype))
     out = _sum_dtype(self, dtype)
     return as_tensor(np.sum(_summed(self, out), dtype=out))
 
@@ -336,6 +339,8 @@ def _sum_dims(self: np.ndarray, dim: list[int] | None, keepdim: bool = False,
     axes = _reduce_dims(dim, self.ndim)
     if self.ndim == 0:
         return as_tensor(self.astype(out))
+    if type(self) is np.ndarray and self.dtype is out:
+        return as_tensor(np.add.reduce(self, axis=axes, keepdims=keepdim, dtype=out))
     return as_tensor(np.sum(_summed(self, out), axis=axes, keepdims=keepdim, dtype=out))
 
 

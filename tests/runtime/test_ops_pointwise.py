@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -80,6 +81,43 @@ def test_float_division_by_zero_gives_inf_and_nan_without_warning() -> None:
         warnings.simplefilter("error")
         got = call("aten::div", arr([1.0, -1.0, 0.0], F32), arr([0.0, 0.0, 0.0], F32))
     assert got[0] == math.inf and got[1] == -math.inf and math.isnan(got[2])
+
+
+def test_quiet_ops_leave_the_callers_error_state_and_buffer_size() -> None:
+    # the op library sets NumPy's error state for each op (not np.errstate: a prepared state)
+    x = arr([3e38, 1.0], F32)
+    size = np.getbufsize()
+    try:
+        for state in ("raise", "warn"):
+            with np.errstate(all=state):
+                np.setbufsize(16384)
+                got = call("aten::mul", x, 10.0)
+                assert got.dtype == F32 and got[0] == math.inf and got[1] == 10.0
+                assert np.geterr()["over"] == state and np.getbufsize() == 16384
+                with pytest.raises(FloatingPointError if state == "raise" else RuntimeWarning):
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("error")
+                        np.multiply(x, F32(10.0))
+    finally:
+        np.setbufsize(size)
+
+
+_PAIRS = [(np.array(2.0, F64), 0.5, F64), (arr([1, 2], I32), 0.5, F32),
+          (arr([1.5], F32), np.array(2.0, F64), F32), (arr([1.5], F32), arr([2.0], F64), F64),
+          (arr([1.5], F32), arr([2.0], F32), F32), (np.array(1.5, F32), arr([2.0], F32), F32)]
+
+
+@pytest.mark.parametrize("op, a, b, dtype", [
+    (op, a, b, dtype) for op in ("add", "sub", "mul", "div", "max", "gt")
+    for a, b, dtype in _PAIRS if op != "max" or isinstance(b, np.ndarray)])
+def test_binary_ops_promote_as_result_type(op: str, a, b, dtype) -> None:
+    # (float arrays with an array of their dtype or a Python float take a short way)
+    got = call(f"aten::{op}", a, b, *((1,) if op in ("add", "sub") else ()))
+    numpy = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.true_divide,
+             "max": np.maximum, "gt": np.greater}[op]
+    expected = numpy(np.asarray(a, dtype), np.asarray(b, dtype))
+    assert got.dtype == expected.dtype and got.shape == np.shape(expected)
+    assert got.tobytes() == np.asarray(expected).tobytes()
 
 
 # -- pow -------------------------------------------------------------------------------------

@@ -197,6 +197,22 @@ def test_sum_variants() -> None:
         call("aten::sum", x, [1, -1], False, None)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_whole_reductions_are_numpys_to_the_bit(dtype) -> None:
+    # (float sum, mean, amax and amin call NumPy's reductions without its Python wrappers)
+    x = np.random.default_rng(3).uniform(-1, 1, 1001).astype(dtype)
+    for got, want in ((call("aten::sum", x, None), np.sum(x)),
+                      (call("aten::sum", x.reshape(7, 143), [1], True, None),
+                       np.sum(x.reshape(7, 143), axis=1, keepdims=True)),
+                      (call("aten::mean", x, None), np.mean(x)),
+                      (call("aten::mean", x[:1], None), np.mean(x[:1])),
+                      (call("aten::amax", x, [], False), np.max(x)),
+                      (call("aten::amin", x.reshape(7, 143), [0], True),
+                       np.min(x.reshape(7, 143), axis=0, keepdims=True))):
+        assert type(got) is np.ndarray and got.dtype == want.dtype and got.shape == want.shape
+        assert got.tobytes() == want.tobytes()
+
+
 def test_grad_sum_to_size_is_the_inverse_of_broadcasting() -> None:
     x = np.ones((2, 3, 4), F32)
     assert call("aten::_grad_sum_to_size", x, [3, 1]).tolist() == [[8.0]] * 3
