@@ -108,7 +108,7 @@ def reduction_axis(node: Node) -> str | None:
     known, dims = _constant(node.input(1))
     start = _suffix_start(dims, rank) if known else None
     axis = None if start is None else \
-        "row" if start == rank - 1 or dims is None or len(dims) > 1 else "column"
+        "row" if start == rank - 1 or not dims or len(dims) > 1 else "column"
     known, keepdim = _constant(node.input(at))
     if axis is None or not known or type(keepdim) is not bool:
         return None
@@ -125,7 +125,7 @@ def reduction_axis(node: Node) -> str | None:
 def _suffix_start(dims: object, rank: int) -> int | None:
     """The axis ``dims`` (a list of ints) reduce, when one; the first of them when they are
     the last few axes (0 for None: all of them); else None."""
-    if dims is None:
+    if dims is None or dims == []:      # (an empty list: every axis, as the ops read it)
         return 0
     if not isinstance(dims, list) or not dims or any(type(d) is not int for d in dims) \
             or not all(-rank <= d < rank for d in dims):
