@@ -285,8 +285,10 @@ class RowGenerator(_Generator):
 
     def _reduction(self, node: Node) -> None:
         dtype = self.values[node.input(0)].dtype
-        if dtype.kind != "f":
-            raise IRError(f"{node.kind} of {dtype} in a row kernel (floats only)")
+        extremum = node.kind in (aten.amax, aten.amin) and self.group.axis == "row"
+        if dtype.kind != "f" and not (extremum and dtype.kind in "biu"):
+            raise IRError(f"{node.kind} of {dtype} in a row kernel (floats only, and the "
+                          "max and min of integers and bools along rows)")
         name = self.name()
         self.dtypes[name] = dtype
         # A reduction of every axis without keepdim is a 0-dim tensor, which promotes as one.
@@ -498,7 +500,7 @@ class RowGenerator(_Generator):
             source = self.values[r.source].expr
             if r.kind in ("max", "min"):
                 fn = "rm.maximum" if r.kind == "max" else "rm.minimum"
-                start = f"np.{dtype}({'-' if r.kind == 'max' else ''}np.inf)"
+                start = _extremum_start(r.kind, np.dtype(dtype))
                 lines.append(f"{acc} = {start}")
                 exact = f"{part} = {fn}({part}, {source})"
                 combine = f"{acc} = {fn}({acc}, {part})"
@@ -556,6 +558,8 @@ class RowGenerator(_Generator):
     def _redone(self, r: Reduction) -> bool:
         """Does the max or min ``r`` take the fast pass and the exact one where needed? Not
         where its element values draw random numbers (the exact pass would draw others)."""
+        if np.dtype(self.dtypes[r.name]).kind != "f":
+            return False            # (integers and bools: no NaN and one zero)
         return not any("np.random" in line for n in self._closure([r.source])
                        for line in self.code[n] if isinstance(line, str))
 
@@ -577,6 +581,16 @@ class RowGenerator(_Generator):
         ddof = self.literal(1 if correction is None else correction, np.float64)
         root = "np.sqrt" if kind == aten.std else ""
         return f"{r.name} = np.{dtype}({root}({acc} / ({count} - {ddof})))"
+
+
+def _extremum_start(kind: str, dtype: np.dtype) -> str:
+    """The literal a ``kind`` (max or min) accumulator of ``dtype`` starts from."""
+    if dtype.kind == "f":
+        return f"np.{dtype.name}({'-' if kind == 'max' else ''}np.inf)"
+    if dtype.kind == "b":
+        return f"np.bool_({kind == 'min'})"
+    info = np.iinfo(dtype)
+    return f"np.{dtype.name}({info.min if kind == 'max' else info.max})"
 
 
 def _in_block(line: str) -> str:
