@@ -125,6 +125,9 @@ def column_layout(full: tuple, d: int, shapes: list, strides: list,
 
 
 class _ColumnGenerator(RowGenerator):
+    WHAT = "column"
+    INTEGER_SUMS = False
+
     def row_base(self, k: int, index: str) -> str:
         """Where row ``index`` of batch ``b`` of operand ``k`` starts (``column_layout``)."""
         return f"bases[{k}, b] + steps[{k}, 0] * {index}"

@@ -223,6 +223,9 @@ class RowGroup:
 class RowGenerator(_Generator):
     """The fused kernels' emitter (literals, casts, guards, cut loops) over a ``RowGroup``."""
 
+    WHAT = "row"
+    INTEGER_SUMS = True     # (column kernels sum in float64 columns: integers not exactly)
+
     def __init__(self, group: RowGroup, specs: list[ArgSpec], classes: list[str],
                  precise: bool, linear: bool = False):
         self.group = group
@@ -285,10 +288,14 @@ class RowGenerator(_Generator):
 
     def _reduction(self, node: Node) -> None:
         dtype = self.values[node.input(0)].dtype
-        extremum = node.kind in (aten.amax, aten.amin) and self.group.axis == "row"
-        if dtype.kind != "f" and not (extremum and dtype.kind in "biu"):
-            raise IRError(f"{node.kind} of {dtype} in a row kernel (floats only, and the "
-                          "max and min of integers and bools along rows)")
+        if dtype.kind != "f":
+            extremum = node.kind in (aten.amax, aten.amin) and self.group.axis == "row"
+            if not (extremum or (node.kind == aten.sum and self.INTEGER_SUMS)) \
+                    or dtype.kind not in "biu":
+                raise IRError(f"{node.kind} of {dtype} in a {self.WHAT} kernel (floats only, "
+                              "and the max, min and sum of integers and bools along rows)")
+            if node.kind == aten.sum:
+                dtype = np.dtype(np.int64)      # (NumPy's sum of int32, int8 or bool)
         name = self.name()
         self.dtypes[name] = dtype
         # A reduction of every axis without keepdim is a 0-dim tensor, which promotes as one.
@@ -527,10 +534,15 @@ class RowGenerator(_Generator):
                 elif r.kind == "sumexp":
                     value = self.exps[r.node]
                     exps.append(self.code[r.node][1])      # (its line ``tE = exp(x - max)``)
-                lines.append(f"{acc} = 0.0")
-                updates.append((f"{part} = np.{dtype}(0.0)",
-                                [f"{part} = rm.add({part}, np.{dtype}({value}))"],
-                                f"{acc} += np.float64({part})"))
+                if np.dtype(dtype).kind == "i":   # (int64: exact, wrapping as NumPy's)
+                    lines.append(f"{acc} = np.int64(0)")
+                    updates.append((f"{part} = np.int64(0)",
+                                    [f"{part} += np.int64({value})"], f"{acc} += {part}"))
+                else:
+                    lines.append(f"{acc} = 0.0")
+                    updates.append((f"{part} = np.{dtype}(0.0)",
+                                    [f"{part} = rm.add({part}, np.{dtype}({value}))"],
+                                    f"{acc} += np.float64({part})"))
             finals.append(self._final(r, acc))
         nodes = self._closure([r.source for r in reductions])
         # Within a block the operands are read through block slices ``q0`` (indexing the row
