@@ -12,7 +12,9 @@ Softmax, ``e = exp(x - x.max(-1)); e / e.sum(-1)``::
     for row in range(rows):
         r0 = x0[b0:b0 + n]                             # b0: where the row starts
         acc_t0_max = -inf                              # pass 1: the max, NaN-propagating
-        for c0 in range(0, n, BLOCK): ...  part = rm.maximum(part, a0)
+        for c0 in range(0, n, EXTREMA_BLOCK):          # (vmaxpd; x != x or-reduced)
+            ...  part = rm.fmax(part, a0); odd = rm.unordered(odd, a0)
+            if odd or part == 0.0: ...  part = rm.maximum(part, a0)    # the block again
         t0 = acc_t0_max
         acc_t3_sum = 0.0                               # pass 2: sum of exp(x - max)
         for c0 in range(0, n, BLOCK):                  # float32 partial sums per block
@@ -29,7 +31,8 @@ Tensor inputs are read from where their rows start (a constant step per input, o
 specialised as unit, zero or strided. Element expressions come from the fused kernels'
 renderer table (``templates.RENDERERS``), so they compute exactly what a fusion group computes.
 Sums accumulate blocks of ``BLOCK`` elements in vectorised partial sums, added up in float64
-(accurate like NumPy's pairwise sums); max and min propagate NaN as NumPy does.
+(accurate like NumPy's pairwise sums); max and min propagate NaN as NumPy does, and order
+-0.0 below 0.0. Integers and bools: their max and min, and sums in int64 (NumPy's dtype).
 """
 
 from __future__ import annotations
