@@ -41,15 +41,22 @@ def test_without_the_option_the_fuser_graph_is_unchanged():
     assert aten.amax in kinds and aten.sum in kinds and prim.FusionGroup in kinds
 
 
-def test_other_axes_and_integers_are_left_alone():
+def test_other_axes_and_integer_columns_are_left_alone():
     def columns(x):
         return x - x.mean(axis=0, keepdims=True)
 
     def counts(x):
         return x - x.sum(axis=-1, keepdims=True)
 
+    def column_counts(x):
+        return x - x.sum(axis=0, keepdims=True)
+
+    ints = np.ones((4, 8), np.int64)
     assert prim.RowReductionGroup not in _kinds(columns, X)
-    assert prim.RowReductionGroup not in _kinds(counts, np.ones((4, 8), np.int64))
+    # (integer rows: the row kernels sum them in int64; integer columns stay NumPy's)
+    assert _kinds(counts, ints) == [prim.RowReductionGroup]
+    assert not {prim.RowReductionGroup, prim.ColumnReductionGroup} & set(
+        _kinds(column_counts, ints))
 
 
 def test_a_path_through_an_outside_op_keeps_the_group_convex():

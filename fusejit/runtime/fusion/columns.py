@@ -51,7 +51,16 @@ from ...errors import InterpreterError
 from ...ir.symbols import prim
 from .codegen import STRIDED, UNIT, ZERO
 from .plan import _contiguous_strides
-from .rows import _NAMES, ELEMENT, VIEWS, Reduction, RowGenerator, module_text, shared_with
+from .rows import (
+    _NAMES,
+    ELEMENT,
+    VIEWS,
+    Reduction,
+    RowGenerator,
+    _extremum_start,
+    module_text,
+    shared_with,
+)
 
 # The most columns per block (the caller picks the width, see row_kernel.py): the
 # accumulators (8 bytes a column each) stay in L1.
@@ -116,6 +125,9 @@ def column_layout(full: tuple, d: int, shapes: list, strides: list,
 
 
 class _ColumnGenerator(RowGenerator):
+    WHAT = "column"
+    INTEGER_SUMS = False
+
     def row_base(self, k: int, index: str) -> str:
         """Where row ``index`` of batch ``b`` of operand ``k`` starts (``column_layout``)."""
         return f"bases[{k}, b] + steps[{k}, 0] * {index}"
@@ -256,8 +268,8 @@ class _ColumnGenerator(RowGenerator):
                 aliases.append(f"{acc} = acc_{first.name}_{first.kind}")
             elif r.kind in ("max", "min"):
                 fn = "rm.maximum" if r.kind == "max" else "rm.minimum"
-                sign = "-" if r.kind == "max" else ""
-                lines.append(f"{acc} = np.full(n, {sign}np.inf, np.{dtype})")
+                start = _extremum_start(r.kind, np.dtype(dtype))
+                lines.append(f"{acc} = np.full(n, {start}, np.{dtype})")
                 updates.append(f"s_{acc} = {fn}(s_{acc}, {source})")
                 accs.append(acc)
             else:

@@ -70,3 +70,38 @@ maximum.__doc__ = ("NumPy's ``maximum`` of two floats (NaN wins; 0.0 above -0.0)
 minimum = intrinsic(_extremum("llvm.minimum", "<"))
 minimum.__doc__ = ("NumPy's ``minimum`` of two floats (NaN wins; -0.0 below 0.0), integers or "
                    "bools, vectorisable as a reduction.")
+
+
+def _loose(name: str):
+    def typer(typingctx, a, b):
+        if not _same_floats(a, b):
+            return None
+
+        def codegen(context, builder, signature, args):
+            ty = context.get_value_type(signature.return_type)
+            fn = builder.module.declare_intrinsic(name, [ty], ir.FunctionType(ty, [ty, ty]))
+            return builder.call(fn, args, fastmath=("nnan", "nsz", "reassoc"))
+
+        return a(a, b), codegen
+
+    return typer
+
+
+fmax = intrinsic(_loose("llvm.maxnum"))
+fmax.__doc__ = ("The larger of two floats neither of which is NaN, either zero where both are "
+                "zeros (one ``vmaxpd``): the fast pass of a maximum, whose NaN and zeros "
+                "``unordered`` and the caller's exact pass take care of.")
+fmin = intrinsic(_loose("llvm.minnum"))
+fmin.__doc__ = "The smaller of two floats, as ``fmax`` (one ``vminpd``)."
+
+
+@intrinsic
+def unordered(typingctx, seen, a):
+    """``seen or a != a``: whether a NaN was seen, as an or-reduction LLVM vectorises."""
+    if not (isinstance(seen, types.Boolean) and isinstance(a, types.Float)):
+        return None
+
+    def codegen(context, builder, signature, args):
+        return builder.or_(args[0], builder.fcmp_unordered("uno", args[1], args[1]))
+
+    return types.boolean(seen, a), codegen

@@ -12,7 +12,9 @@ Softmax, ``e = exp(x - x.max(-1)); e / e.sum(-1)``::
     for row in range(rows):
         r0 = x0[b0:b0 + n]                             # b0: where the row starts
         acc_t0_max = -inf                              # pass 1: the max, NaN-propagating
-        for c0 in range(0, n, BLOCK): ...  part = rm.maximum(part, a0)
+        for c0 in range(0, n, EXTREMA_BLOCK):          # (vmaxpd; x != x or-reduced)
+            ...  part = rm.fmax(part, a0); odd = rm.unordered(odd, a0)
+            if odd or part == 0.0: ...  part = rm.maximum(part, a0)    # the block again
         t0 = acc_t0_max
         acc_t3_sum = 0.0                               # pass 2: sum of exp(x - max)
         for c0 in range(0, n, BLOCK):                  # float32 partial sums per block
@@ -29,7 +31,8 @@ Tensor inputs are read from where their rows start (a constant step per input, o
 specialised as unit, zero or strided. Element expressions come from the fused kernels'
 renderer table (``templates.RENDERERS``), so they compute exactly what a fusion group computes.
 Sums accumulate blocks of ``BLOCK`` elements in vectorised partial sums, added up in float64
-(accurate like NumPy's pairwise sums); max and min propagate NaN as NumPy does.
+(accurate like NumPy's pairwise sums); max and min propagate NaN as NumPy does, and order
+-0.0 below 0.0. Integers and bools: their max and min, and sums in int64 (NumPy's dtype).
 """
 
 from __future__ import annotations
@@ -66,6 +69,9 @@ ELEMENT, ROW, FLAT = "element", "row", "flat"
 KEEPDIM_AT = {aten.sum: 2, aten.mean: 2, aten.amax: 2, aten.amin: 2, aten.var: 3,
               aten.std: 3}
 BLOCK = 1024          # elements summed in float32 (or the input's float) before float64
+# elements of a pass of maxima and minima between its checks for NaN and zeros (8192: 7% less
+# time than 1024 over rows of 10^5 float32, one thread)
+EXTREMA_BLOCK = 8192
 _NAMES = re.compile(r"\b[at]\d+\b")
 
 
@@ -220,6 +226,9 @@ class RowGroup:
 class RowGenerator(_Generator):
     """The fused kernels' emitter (literals, casts, guards, cut loops) over a ``RowGroup``."""
 
+    WHAT = "row"
+    INTEGER_SUMS = True     # (column kernels sum in float64 columns: integers not exactly)
+
     def __init__(self, group: RowGroup, specs: list[ArgSpec], classes: list[str],
                  precise: bool, linear: bool = False):
         self.group = group
@@ -283,7 +292,13 @@ class RowGenerator(_Generator):
     def _reduction(self, node: Node) -> None:
         dtype = self.values[node.input(0)].dtype
         if dtype.kind != "f":
-            raise IRError(f"{node.kind} of {dtype} in a row kernel (floats only)")
+            extremum = node.kind in (aten.amax, aten.amin) and self.group.axis == "row"
+            if not (extremum or (node.kind == aten.sum and self.INTEGER_SUMS)) \
+                    or dtype.kind not in "biu":
+                raise IRError(f"{node.kind} of {dtype} in a {self.WHAT} kernel (floats only, "
+                              "and the max, min and sum of integers and bools along rows)")
+            if node.kind == aten.sum:
+                dtype = np.dtype(np.int64)      # (NumPy's sum of int32, int8 or bool)
         name = self.name()
         self.dtypes[name] = dtype
         # A reduction of every axis without keepdim is a 0-dim tensor, which promotes as one.
@@ -483,6 +498,7 @@ class RowGenerator(_Generator):
         and their per-row results."""
         lines = [f"# pass: {', '.join(str(r.node.kind) for r in reductions)}"]
         updates, finals, aliases, exps = [], [], [], []
+        redos: list[tuple] = []
         for r in reductions:
             dtype = np.dtype(self.dtypes[r.name]).name
             acc, part = f"acc_{r.name}_{r.kind}", f"part_{r.name}_{r.kind}"
@@ -494,10 +510,24 @@ class RowGenerator(_Generator):
             source = self.values[r.source].expr
             if r.kind in ("max", "min"):
                 fn = "rm.maximum" if r.kind == "max" else "rm.minimum"
-                start = f"np.{dtype}({'-' if r.kind == 'max' else ''}np.inf)"
+                start = _extremum_start(r.kind, np.dtype(dtype))
                 lines.append(f"{acc} = {start}")
-                updates.append((f"{part} = {start}", f"{part} = {fn}({part}, {source})",
-                                f"{acc} = {fn}({acc}, {part})"))
+                exact = f"{part} = {fn}({part}, {source})"
+                combine = f"{acc} = {fn}({acc}, {part})"
+                # A fast pass (vmaxpd into independent vector accumulators, and an
+                # or-reduction of x != x), then the exact one again over a block where it
+                # saw a NaN or a zero (whose sign vmaxpd may have lost), as NumPy does.
+                # llvm.maximum alone (6 ops a vector, one chain of 4 of them) ran 0.72-0.87x
+                # NumPy over rows of 10^6, this 0.91-0.97x (memory-bound there); rows of 256
+                # float32 2.1-2.3x -> 2.5-3.0x (benchmarks/reductions.py --cpu).
+                if not self._redone(r):
+                    updates.append((f"{part} = {start}", [exact], combine))
+                else:
+                    odd = f"odd_{r.name}_{r.kind}"
+                    redos.append((r, part, start, exact, odd))
+                    updates.append((f"{part} = {start}; {odd} = False",
+                                    [f"{part} = rm.f{r.kind}({part}, {source})",
+                                     f"{odd} = rm.unordered({odd}, {source})"], combine))
             else:
                 value = source
                 if r.kind == "sqdev":
@@ -508,26 +538,46 @@ class RowGenerator(_Generator):
                 elif r.kind == "sumexp":
                     value = self.exps[r.node]
                     exps.append(self.code[r.node][1])      # (its line ``tE = exp(x - max)``)
-                lines.append(f"{acc} = 0.0")
-                updates.append((f"{part} = np.{dtype}(0.0)",
-                                f"{part} = rm.add({part}, np.{dtype}({value}))",
-                                f"{acc} += np.float64({part})"))
+                if np.dtype(dtype).kind == "i":   # (int64: exact, wrapping as NumPy's)
+                    lines.append(f"{acc} = np.int64(0)")
+                    updates.append((f"{part} = np.int64(0)",
+                                    [f"{part} += np.int64({value})"], f"{acc} += {part}"))
+                else:
+                    lines.append(f"{acc} = 0.0")
+                    updates.append((f"{part} = np.{dtype}(0.0)",
+                                    [f"{part} = rm.add({part}, np.{dtype}({value}))"],
+                                    f"{acc} += np.float64({part})"))
             finals.append(self._final(r, acc))
         nodes = self._closure([r.source for r in reductions])
         # Within a block the operands are read through block slices ``q0`` (indexing the row
         # slices from c0 kept LLVM from vectorising: 3.6 ms against 1.5 ms a sum of exp).
         blocked = {name: line.replace(" = r", " = q") for name, line in loads.items()}
         stores = [f"kq_{name}[c] = {name}" for name in kept]
-        allocs, loops = self._loop(nodes, blocked, exps + [u[1] for u in updates] + stores)
+        steps = [line for u in updates for line in u[1]]
+        allocs, loops = self._loop(nodes, blocked, exps + steps + stores)
         used = sorted({name for line in loops for name in _NAMES.findall(line)} & set(loads))
-        loops = [("    for c in range(c1 - c0):" if line == "for c in range(n):" else
-                  "    " + line) for line in loops]
-        lines += ["for c0 in range(0, n, BLOCK):", "    c1 = min(c0 + BLOCK, n)"]
+        loops = ["    " + _in_block(line) for line in loops]
+        # (a pass of maxima and minima only needs no float64 partial sums: longer blocks)
+        block = "BLOCK" if len(redos) < len(reductions) else "EXTREMA_BLOCK"
+        lines += [f"for c0 in range(0, n, {block}):", f"    c1 = min(c0 + {block}, n)"]
         lines += [f"    q{name[1:]} = r{name[1:]}[c0:c1]" for name in used]
         lines += [f"    kq_{name} = keep_{name}[c0:c1]" for name in kept]
         lines += ["    " + u[0] for u in updates] + ["    " + a for a in allocs] + loops
+        for r, part, start, exact, odd in redos:
+            lines += [f"    if {odd} or {part} == 0.0:", f"        {part} = {start}"]
+            allocs, loops = self._loop(self._closure([r.source]), blocked, [exact])
+            lines += ["        " + a for a in allocs]
+            lines += ["        " + _in_block(line) for line in loops]
         lines += ["    " + u[2] for u in updates]
         return lines + aliases + [f for f in finals if f]
+
+    def _redone(self, r: Reduction) -> bool:
+        """Does the max or min ``r`` take the fast pass and the exact one where needed? Not
+        where its element values draw random numbers (the exact pass would draw others)."""
+        if np.dtype(self.dtypes[r.name]).kind != "f":
+            return False            # (integers and bools: no NaN and one zero)
+        return not any("np.random" in line for n in self._closure([r.source])
+                       for line in self.code[n] if isinstance(line, str))
 
     def _final(self, r: Reduction, acc: str, count: str = "n") -> str:
         """The per-row result of ``r`` from its accumulator over ``count`` elements."""
@@ -547,6 +597,21 @@ class RowGenerator(_Generator):
         ddof = self.literal(1 if correction is None else correction, np.float64)
         root = "np.sqrt" if kind == aten.std else ""
         return f"{r.name} = np.{dtype}({root}({acc} / ({count} - {ddof})))"
+
+
+def _extremum_start(kind: str, dtype: np.dtype) -> str:
+    """The literal a ``kind`` (max or min) accumulator of ``dtype`` starts from."""
+    if dtype.kind == "f":
+        return f"np.{dtype.name}({'-' if kind == 'max' else ''}np.inf)"
+    if dtype.kind == "b":
+        return f"np.bool_({kind == 'min'})"
+    info = np.iinfo(dtype)
+    return f"np.{dtype.name}({info.min if kind == 'max' else info.max})"
+
+
+def _in_block(line: str) -> str:
+    """A line of a loop over the row (``_loop``) as a line of the loop over a block."""
+    return "for c in range(c1 - c0):" if line == "for c in range(n):" else line
 
 
 def generate_rows(group: RowGroup, specs: list[ArgSpec], classes: list[str],
@@ -572,7 +637,7 @@ def module_text(gen: RowGenerator, what: str) -> tuple[str, list[np.dtype]]:
             "from fusejit.runtime.fusion import helpers as h",
             "from fusejit.runtime.fusion import rowmath as rm"]
     head += math_imports(gen.modules)
-    head += ["", f"BLOCK = {BLOCK}"]
+    head += ["", f"BLOCK = {BLOCK}", f"EXTREMA_BLOCK = {EXTREMA_BLOCK}"]
     parallel = gen.kernel_text("kernel_parallel", True)
     serial = gen.kernel_text("kernel_serial", False)
     head += [f"{name} = {text}" for text, name in gen.constants.items()]

@@ -13,6 +13,7 @@ from fusejit.ir.symbols import prim
 from fusejit.runtime import cores, executor
 from fusejit.runtime.fusion import plan as plans
 from fusejit.runtime.fusion.row_kernel import RowKernel
+from fusejit.runtime.fusion.rows import EXTREMA_BLOCK
 
 
 def moments(x):
@@ -104,6 +105,45 @@ def test_special_rows(kernels_only):
                         want if isinstance(want, tuple) else (want,)):
             assert g.dtype == w.dtype and g.shape == w.shape
             np.testing.assert_allclose(g, w, rtol=2e-5, atol=1e-6, equal_nan=True)
+
+
+def test_extrema_of_long_rows(kernels_only):
+    """Max and min take a fast pass over blocks of ``EXTREMA_BLOCK`` and the exact one again
+    over a block holding a NaN or a zero: a NaN in a later block wins, and a min of zeros is
+    -0.0 where one of them is (IEEE maximum's order; NumPy's sign there follows its element
+    order). The kernel is test_special_rows's (float32, contiguous)."""
+    block = EXTREMA_BLOCK
+    x = np.random.default_rng(11).standard_normal((4, 3 * block + 5)).astype(np.float32)
+    x[0, 2 * block + 7] = np.nan
+    x[1] = 0.0
+    x[1, 2 * block + 1] = -0.0          # c = x - mean: -0.0 there, +0.0 elsewhere
+    x[2] = 0.0
+    with np.errstate(all="ignore"):
+        want = moments(x)
+    got = FUSED[moments](x)
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype and g.shape == w.shape
+        np.testing.assert_allclose(g, w, rtol=2e-5, atol=2e-5, equal_nan=True)
+    assert np.isnan(got[2][0]) and np.isnan(got[3][0, 0])
+    assert list(np.signbit(got[2][1:3])) == [True, False]
+
+
+def extrema(x):
+    return x.max(axis=-1), np.min(x, axis=-1, keepdims=True), x.sum(axis=-1)
+
+
+def test_integer_and_bool_rows(kernels_only):
+    """The max, min and sum (int64, as NumPy's) of integers and bools along rows run as one
+    row kernel (~0.35 s cold each)."""
+    rng = np.random.default_rng(12)
+    fused = fusejit.compile(fusejit.script(extrema), fuse=True, reductions=True)
+    for x in (rng.integers(-2**31, 2**31 - 1, (9, 300), dtype=np.int32),
+              rng.random((9, 300)) < 0.5):
+        x[3] = x[3, 0]                   # a constant row
+        assert [n.kind for n in fused.graph_for(x).nodes() if n.kind != prim.Constant] == \
+            [prim.RowReductionGroup]
+        for g, w in zip(fused(x), extrema(x)):
+            assert g.dtype == w.dtype and g.shape == w.shape and np.array_equal(g, w)
 
 
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")     # (NumPy's 0 / 0 in the oracle)
