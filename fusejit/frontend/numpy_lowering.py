@@ -69,6 +69,11 @@ def reduce(b: IRBuilder, name: str, x: Item, axis: Item = None, keepdims: Item =
     if fn is not None and not (name == "sum" and _sum_widens(x)):
         (x,) = conform(b, fn, [x], what)
     axes = _axes(b, axis, what)
+    if axes == [] and form != "arg":
+        # NumPy reduces over no axis at all (the result has x's shape, in the reduction's
+        # dtype); PyTorch reads an empty dim list as every axis. A new unit axis, reduced,
+        # gives NumPy's values for each reduction (a std of one element, a mean of itself).
+        x, axes, keep = b.emit(aten.unsqueeze, [x, -1], what), [-1], False
     if form == "arg":
         if axes is not None and len(axes) != 1:
             raise b.error(f"{what}: axis must be one int or None")

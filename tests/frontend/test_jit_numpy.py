@@ -227,6 +227,21 @@ def test_axis_reductions_compiled_whole_match_numpy(dtype):
         assert_same(f(a), axis_stats(a))
 
 
+def over_no_axis(a):
+    return (a.sum(axis=()), np.max(a, axis=()), a.min(axis=(), keepdims=True), a.mean(axis=()),
+            np.std(a, axis=()), a.var(axis=(), ddof=0), np.prod(a, axis=()), np.any(a, axis=()))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int32])
+def test_reductions_over_no_axis_keep_every_element_as_numpy_does(dtype):
+    # axis=() reduces nothing in NumPy; PyTorch would read the empty dim list as "all dims"
+    a = np.arange(-3, 9).reshape(3, 4).astype(dtype)
+    got, want = fusejit.jit(over_no_axis)(a), over_no_axis(a)
+    for g, w in zip(got, want):
+        assert g.shape == w.shape == a.shape and g.dtype == w.dtype
+        np.testing.assert_array_equal(g, w)
+
+
 def grid_and_division(i, n):
     e = np.eye(n) + np.linspace(0.0, 1.0, n)
     return i // 3, i % 4, -i // 2, e, e.sum(axis=0)
