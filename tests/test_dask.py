@@ -266,7 +266,7 @@ def test_pickles_as_text_and_rebuilds_once_per_process():
     rebuilt = jit_from_source(function, device, file, lines)
     assert str(rebuilt.graph) == str(chain.graph)
     np.testing.assert_array_equal(rebuilt(x, y), chain(x, y))
-    np.testing.assert_allclose(rebuilt.__wrapped__(x, y), chain(x, y), rtol=1e-6)
+    np.testing.assert_allclose(rebuilt.__wrapped__(x, y), chain(x, y), **TOL)
     # Where the source file is missing (a notebook cell's), the text sent stands in for it.
     file = "/nonexistent/fusejit-sent-source.py"
     code = function.__code__.replace(co_filename=file)
