@@ -30,8 +30,12 @@ other than the last (axis 0 of a
 2-d array, the middle axis of ``[B, M, N]``); their per-column values have ``S`` with 1 at
 ``d``, or ``S`` without ``d``. Reducing axis 0, those broadcast against ``S`` as they should
 (``[N]`` against ``[M, N]``); reducing a later axis, flat values may not mix with element
-values, as in row groups. The kernel checks the actual shapes on each call and hands the group
-to the interpreter when they are not what the classes say.
+values, as in row groups. Column groups also reduce any other set of axes
+(``x.sum(axis=(0, 2))``, ``several_axes``): their per-column values have ``S`` with 1 at those
+axes, or ``S`` without them; flat values may not mix with element values, and no element value
+may leave such a group (its kernels write per-column values only: ``runtime/fusion/segments.py``).
+The kernel checks the actual shapes on each call and hands the group to the interpreter when
+they are not what the classes say.
 
 Groups are convex, as fusion groups are: no path leaves a group and comes back into it::
 

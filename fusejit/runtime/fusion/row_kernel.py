@@ -16,7 +16,9 @@ not read. Plans (per-row offsets of every input) are memoised by shapes and stri
 variants by dtypes, step classes and traversal, compiled through the on-disk cache like fused
 kernels. The traversal follows the strides: a group whose outputs are all per-row runs the
 other kernel (``columns.py`` for a row group, ``rows.py`` for a column group) where its
-inputs are strided along the axis its own kernel walks and unit-stride along the other.
+inputs are strided along the axis its own kernel walks and unit-stride along the other; a
+column group over a set of axes runs the column kernel or the segmented row kernel
+(``segments.py``), as the strides say.
 As ``FusedKernel`` does, a call whose signature (thread count; each array's dtype, shape and
 strides; each number's type) passed every check before goes straight to the compiled code's
 entry point with the plan and variant its first call found (``compiler._Call``); other
