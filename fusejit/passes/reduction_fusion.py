@@ -30,8 +30,12 @@ other than the last (axis 0 of a
 2-d array, the middle axis of ``[B, M, N]``); their per-column values have ``S`` with 1 at
 ``d``, or ``S`` without ``d``. Reducing axis 0, those broadcast against ``S`` as they should
 (``[N]`` against ``[M, N]``); reducing a later axis, flat values may not mix with element
-values, as in row groups. The kernel checks the actual shapes on each call and hands the group
-to the interpreter when they are not what the classes say.
+values, as in row groups. Column groups also reduce any other set of axes
+(``x.sum(axis=(0, 2))``, ``several_axes``): their per-column values have ``S`` with 1 at those
+axes, or ``S`` without them; flat values may not mix with element values, and no element value
+may leave such a group (its kernels write per-column values only: ``runtime/fusion/segments.py``).
+The kernel checks the actual shapes on each call and hands the group to the interpreter when
+they are not what the classes say.
 
 Groups are convex, as fusion groups are: no path leaves a group and comes back into it::
 
@@ -112,6 +116,8 @@ def reduction_axis(node: Node) -> str | None:
     start = _suffix_start(dims, rank) if known else None
     axis = None if start is None else \
         "row" if start == rank - 1 or not dims or len(dims) > 1 else "column"
+    if known and start is None and several_axes(dims, rank):
+        axis = "column"     # (any set of axes: ``several_axes``)
     if dtype not in _FLOATS and axis != "row":
         return None     # (integers and bools along rows only: the row kernels')
     known, keepdim = _constant(node.input(at))
@@ -153,15 +159,32 @@ def _suffix_start(dims: object, rank: int) -> int | None:
     return axes[0]
 
 
-def reduced_dim(node: Node) -> int:
+def several_axes(dims: object, rank: int) -> tuple[int, ...] | None:
+    """The axes ``dims`` (a list of ints) reduce, sorted, when they are two or more and not
+    the last few (``x.sum(axis=(0, 2))``); else None. Column groups reduce such a set:
+    their per-column values keep the other axes (``row_kernel``'s plans pick the traversal
+    by the strides, ``segments.py``)."""
+    if not isinstance(dims, list) or len(dims) < 2 or any(type(d) is not int for d in dims) \
+            or not all(-rank <= d < rank for d in dims):
+        return None
+    axes = tuple(sorted({d % rank for d in dims}))
+    if len(axes) != len(dims) or _suffix_start(dims, rank) is not None:
+        return None
+    return axes
+
+
+def reduced_dim(node: Node) -> int | tuple[int, ...]:
     """The axis (0 to rank - 1) a node ``reduction_axis`` accepts reduces; the first one of
-    a row reduction over the last few."""
+    a row reduction over the last few; the sorted axes of a column reduction over several
+    (``several_axes``)."""
     rank = _rank(node.input(0))
     if node.kind == aten.softmax:
         return rank - 1
     if len(node.inputs) == 2:       # (sum and mean of every axis)
         return 0
-    return _suffix_start(constant_value(node.input(1).node), rank)
+    dims = constant_value(node.input(1).node)
+    start = _suffix_start(dims, rank)
+    return several_axes(dims, rank) if start is None else start
 
 
 def keeps_dim(node: Node) -> bool:
@@ -171,9 +194,12 @@ def keeps_dim(node: Node) -> bool:
     return bool(constant_value(node.input(ROW_REDUCTIONS[node.kind]).node))
 
 
-def kept_axis(axis: str | None, dim: int | None, rank: int | None) -> int | None:
+def kept_axis(axis: str | None, dim: int | tuple | None, rank: int | None) -> int | None:
     """The axis per-row values keep (of size 1) in a group reducing ``dim`` onwards (rows) or
-    ``dim`` (columns); None where views of them are not understood (several axes)."""
+    ``dim`` (columns); None where views of them are not understood (several axes, and a
+    column group's set of axes)."""
+    if isinstance(dim, tuple):
+        return None
     if axis == "column" or (rank is not None and dim == rank - 1):
         return dim
     return None
@@ -231,7 +257,8 @@ class _Group:
         self.members = members
         self.rank: int | None = None
         self.axis: str | None = None       # "row" or "column" once a reduction is in
-        self.dim: int | None = None        # the axis it reduces, once a reduction is in
+        # the axis it reduces once a reduction is in (a column group's set: a tuple)
+        self.dim: int | tuple[int, ...] | None = None
         self.classes: dict[Value, str] = {}
 
 
@@ -269,12 +296,23 @@ def _fuse_block(graph: Graph, block: Block) -> bool:
         # (``element_function.lone_column_reduction``). Views compute nothing.
         computing = [m for m in group.members if m.kind not in VIEWS]
         worth = len(computing) > 1 or group.axis == "row" or \
-            computing[0].kind in (aten.var, aten.std) or group.rank > 2
-        if group.axis is not None and worth:
+            computing[0].kind in (aten.var, aten.std) or group.rank > 2 or \
+            isinstance(group.dim, tuple)
+        if group.axis is not None and worth and not _element_outputs_of_axes(group):
             groups.append(group)
     for group in groups:
         _make_group(graph, group)
     return bool(groups)
+
+
+def _element_outputs_of_axes(group: _Group) -> bool:
+    """Does a group reducing a set of axes (``several_axes``) give an element value to the
+    graph? Its kernels write per-row values only (``runtime/fusion/segments.py``)."""
+    if not isinstance(group.dim, tuple):
+        return False
+    inside = set(group.members)
+    return any(group.classes.get(out) == ELEMENT and any(u.user not in inside for u in out.uses)
+               for m in group.members for out in m.outputs)
 
 
 def _place(node: Node, group_of: dict[Node, _Group]) -> None:
@@ -347,7 +385,8 @@ def _classify(node: Node, group: _Group) -> bool:
         if FLAT in found:
             return False    # (a group starts from a reduction or from element values)
         rank = _rank(node.outputs[0])
-    flat = rank - 1 if group.axis != "row" or group.dim is None else group.dim
+    flat = rank - len(group.dim) if isinstance(group.dim, tuple) else \
+        rank - 1 if group.axis != "row" or group.dim is None else group.dim
     for out, cls in zip(node.outputs, found):
         if _rank(out) != (flat if cls == FLAT else rank):
             return False

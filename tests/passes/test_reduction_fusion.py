@@ -135,5 +135,11 @@ def test_reductions_of_several_or_all_axes_are_row_groups():
     assert _kinds(instance_norm, cube) == [prim.RowReductionGroup]
     assert _kinds(whole, cube) == [prim.RowReductionGroup]
     assert prim.RowReductionGroup not in _kinds(not_a_suffix, cube)
+    # other sets of axes: column groups, whose kernels write per-row values only (an element
+    # output leaves the reduction unfused, as before)
+    assert _kinds(lambda x: x.sum(axis=(0, 2)), cube) == [prim.ColumnReductionGroup]
+    assert _kinds(lambda x: (x.mean(axis=(2, 0)), x.std(axis=(0, 2))), cube)[0] == \
+        prim.ColumnReductionGroup
+    assert prim.ColumnReductionGroup not in _kinds(not_a_suffix, cube)
     # a lone reduction is a group too: its kernel beats NumPy's behind the interpreter
     assert _kinds(lambda x: x.sum(), cube) == [prim.RowReductionGroup]

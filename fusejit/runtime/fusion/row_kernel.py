@@ -16,7 +16,9 @@ not read. Plans (per-row offsets of every input) are memoised by shapes and stri
 variants by dtypes, step classes and traversal, compiled through the on-disk cache like fused
 kernels. The traversal follows the strides: a group whose outputs are all per-row runs the
 other kernel (``columns.py`` for a row group, ``rows.py`` for a column group) where its
-inputs are strided along the axis its own kernel walks and unit-stride along the other.
+inputs are strided along the axis its own kernel walks and unit-stride along the other; a
+column group over a set of axes runs the column kernel or the segmented row kernel
+(``segments.py``), as the strides say.
 As ``FusedKernel`` does, a call whose signature (thread count; each array's dtype, shape and
 strides; each number's type) passed every check before goes straight to the compiled code's
 entry point with the plan and variant its first call found (``compiler._Call``); other
@@ -41,6 +43,7 @@ from .columns import column_block, column_layout, generate_columns
 from .compiler import _NO_STATUS, FusedKernel, _Call, _reshape, _Variant
 from .outputs import take
 from .rows import ELEMENT, FLAT, KEEPDIM_AT, ROW, VIEWS, RowGroup, generate_rows
+from .segments import axes_layout, generate_segments, per_row_only
 
 _PLAN_LIMIT = 256
 # Estimated ns of one core per element and pass (a load, a few ops, an accumulation).
@@ -91,6 +94,25 @@ class _RowPlan:
             else:   # rows to reduce over, columns, columns per block, blocks, batches
                 sizes = (self.rows, self.n, block, -(-self.n // block), self.batch)
             head = self._heads[block] = (*sizes, self.bases, self.steps)
+        return head
+
+
+class _SegmentPlan(_RowPlan):
+    """A segmented row kernel's plan (``segments.py``): rows of ``n_seg`` runs of ``n``."""
+
+    __slots__ = ("n_seg", "segs")
+
+    def __init__(self, n_seg, segs, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.n_seg = n_seg
+        self.segs = segs
+        self.columns = "segments"       # (the variant's key, and the generator)
+
+    def head(self, block: int) -> tuple:
+        head = self._heads.get(0)
+        if head is None:
+            head = self._heads[0] = (self.n, self.rows, self.n_seg, self.bases, self.segs,
+                                     self.steps)
         return head
 
 
@@ -202,6 +224,8 @@ class RowKernel:
                                        f"a group over rows of {full}")
             out_shapes.append(shape_of[value])
         rank = len(full)
+        if isinstance(group.dim, tuple):
+            return self._axes_plan(full, shapes, strides, out_shapes, group.dim)
         if group.axis == "column":
             plan = self._column_plan(full, shapes, strides, out_shapes, group.dim)
             if STRIDED in plan.classes and self._turns():
@@ -271,6 +295,23 @@ class RowKernel:
                         out_shapes, serial, linear, 0, work, threads, free_block,
                         columns=False)
 
+    def _axes_plan(self, full: tuple, shapes: list, strides: list, out_shapes: list,
+                   dims: tuple) -> _RowPlan:
+        """The plan of a group reducing the axes ``dims`` (``segments.axes_layout``): the
+        column kernel's, or the segmented row kernel's."""
+        per_row_only(self.group)
+        layout = axes_layout(full, dims, shapes, strides)
+        if layout[0] == "columns":
+            _kind, merged, d, shapes_v, strides_v = layout
+            return self._column_plan(merged, shapes_v, strides_v, out_shapes, d)
+        n, rows, n_seg, bases, segs, steps, classes = layout[1:]
+        work = rows * n * n_seg * self.group.passes * _COST_PER_PASS
+        threads = plans.num_threads()
+        serial = threads == 1 or work < plans.SERIAL_WORK_NS or rows == 1
+        free_block = 0 if plans.wants_free_split(serial, threads, work) and rows > 1 else None
+        return _SegmentPlan(n_seg, segs, n, rows, bases, steps, classes, out_shapes, serial,
+                            False, 0, work, threads, free_block)
+
     def _start(self, shape: tuple) -> int:
         """The first axis the group reduces in values of ``shape`` (its only one in a column
         group; rows are the axes from it on)."""
@@ -283,6 +324,12 @@ class RowKernel:
 
     def _reduced(self, shape: tuple, keep: bool) -> tuple:
         """The shape of a reduction of a value of ``shape``."""
+        dims = self.group.dim
+        if isinstance(dims, tuple):         # (a column group's set of axes)
+            if dims[-1] >= len(shape):
+                raise InterpreterError(f"row kernel: axes {dims} of a value of shape {shape}")
+            return tuple(1 if e in dims else s for e, s in enumerate(shape) if keep or
+                         e not in dims)
         start = self._start(shape)
         if self.group.axis == "row":
             return shape[:start] + (1,) * (len(shape) - start) * keep
@@ -321,7 +368,8 @@ class RowKernel:
         return self._generate(specs, plan)[0]
 
     def _generate(self, specs: list[ArgSpec], plan: _RowPlan) -> tuple[str, list]:
-        make = generate_columns if plan.columns else generate_rows
+        make = generate_segments if plan.columns == "segments" else \
+            generate_columns if plan.columns else generate_rows
         return make(self.group, specs, list(plan.classes), self.precise, plan.linear)
 
     def __call__(self, *inputs) -> tuple[np.ndarray, ...]:

@@ -214,7 +214,9 @@ class RowGroup:
         if self.dim is None:
             self.dim = dim
         single = isinstance(dims, list) and len(dims) == 1
-        if dim != self.dim or (self.axis == "column") != (single and dim < rank - 1):
+        several = isinstance(dim, tuple)        # (a column group's set of axes)
+        if dim != self.dim or \
+                (self.axis == "column") != (several or (single and dim < rank - 1)):
             raise IRError(f"{node.kind} reduces {dims} in a {self.axis}-reduction group of "
                           f"axis {self.dim}")
 

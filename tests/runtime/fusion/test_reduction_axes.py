@@ -12,6 +12,7 @@ import pytest
 import fusejit
 from fusejit.ir.symbols import prim
 from fusejit.runtime import executor
+from fusejit.runtime.devices import CpuDevice
 from fusejit.runtime.fusion.columns import column_layout
 
 
@@ -46,8 +47,21 @@ def moments_all(x):
         x.var(keepdims=True) + c.max(axis=(0, 1, 2), keepdims=True)
 
 
+def over_axes(x):
+    """Reductions over a set of axes that is not a suffix (``segments.py``)."""
+    return x.sum(axis=(0, 2)), x.mean(axis=(2, 0), keepdims=True), x.max(axis=(0, 2)), \
+        x.min(axis=(0, 2)), x.std(axis=(0, 2), ddof=1)
+
+
+def over_first_two(x):
+    """The same over axes 0 and 1 (one merged axis where the strides allow)."""
+    return x.sum(axis=(0, 1)), x.mean(axis=(1, 0), keepdims=True), x.max(axis=(0, 1)), \
+        x.min(axis=(0, 1)), x.std(axis=(0, 1), ddof=1)
+
+
 COMPILED = {f: fusejit.compile(fusejit.script(f), fuse=True, reductions=True)
-            for f in (middle, standardize, column_stats, moments_over, moments_all)}
+            for f in (middle, standardize, column_stats, moments_over, moments_all, over_axes,
+                      over_first_two)}
 
 
 @pytest.fixture
@@ -123,3 +137,49 @@ def test_rows_over_axes_at_no_single_step_are_interpreted(fn):
     for got, want in zip(COMPILED[fn](x), fn(x)):
         assert got.shape == want.shape and got.dtype == want.dtype
         np.testing.assert_allclose(got, want, rtol=3e-5, atol=3e-5)
+
+
+def _exact_extrema(got, want):
+    """The max and min (outputs 2 and 3) bit for bit: NaN where NumPy's, the sign of zeros."""
+    for g, w in zip(got[2:4], want[2:4]):
+        np.testing.assert_array_equal(g, w)
+        assert np.array_equal(np.signbit(g), np.signbit(w))
+
+
+def _cube(seed: int) -> np.ndarray:
+    """Over 32 KiB: kernels read it through its strides (smaller arrays are copied)."""
+    x = np.random.default_rng(seed).standard_normal((5, 6, 300)).astype(np.float32) * 3 + 1
+    x[1, 2, 7] = np.nan                         # a NaN in one kept index
+    x[:, 4, :] = -0.0                           # one kept index all -0.0
+    return x
+
+
+@pytest.mark.parametrize("layout", ["C", "F", "T", "reversed", "slice"])
+def test_several_axes_match_numpy(layout, kernels_only):
+    x = _cube(7)
+    x = {"C": x, "F": np.asfortranarray(x), "T": np.ascontiguousarray(x.T).T,
+         "reversed": x[::-1, :, ::-1],
+         "slice": np.repeat(x, 2, axis=2)[:, :, ::2]}[layout]  # (runs at a step of 2)
+    _check(over_axes, x)
+    _exact_extrema(COMPILED[over_axes](x), over_axes(x))
+
+
+def test_several_axes_merge_where_the_strides_allow(kernels_only):
+    x = _cube(8)
+    def plan(fn, y):
+        graph = COMPILED[fn].graph_for(y)
+        group = next(n for n in graph.nodes() if n.kind == prim.ColumnReductionGroup)
+        return CpuDevice().group_kernel(group, False)._prepare((y,))[3]
+
+    y = np.asfortranarray(x)
+    # axes (0, 2), C order: 6 rows of 5 segments (axis 0) of runs of 300 (axis 2)
+    found = plan(over_axes, x)
+    assert found.columns == "segments" and (found.rows, found.n_seg, found.n) == (6, 5, 300)
+    # axes (0, 1), C order: they merge into one of 30, reduced down 300 contiguous columns
+    # (the column kernel's traversal); Fortran order: one run of 30 along both
+    found = plan(over_first_two, x)
+    assert found.columns is True and (found.rows, found.n) == (30, 300)
+    found = plan(over_first_two, y)
+    assert found.columns == "segments" and (found.rows, found.n_seg, found.n) == (300, 1, 30)
+    _check(over_first_two, y)
+    _exact_extrema(COMPILED[over_first_two](y), over_first_two(y))
