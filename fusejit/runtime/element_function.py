@@ -328,7 +328,14 @@ class _ElementWriter(_Writer):
             keep = _static(node.input(2))
         if keep:
             expr = f"np.expand_dims({expr}, {axis})"
-        self.assign(out, f"{expr}.astype(np.{_dtype(out).name})", depth)
+        # the helpers return new arrays, in x's dtype (max, min) or int64 (argmax, argmin):
+        # a cast to the same dtype would only copy (a lone x.max(axis=0) of 4 x 10^6 float32
+        # paid 30% for it)
+        made = np.dtype(np.int64) if fn.startswith("arg") else \
+            _dtype(x) if fn in ("max", "min") else None
+        if made != _dtype(out):
+            expr = f"{expr}.astype(np.{_dtype(out).name})"
+        self.assign(out, expr, depth)
 
     # -- reductions (float sums in NumPy's pairwise order and dtype; moments in float64) --
 
@@ -367,6 +374,8 @@ class _ElementWriter(_Writer):
             expr = f"np.expand_dims({expr}, {axis})"
         if _rank(out) == 0:
             self.assign(out, _cast(expr, dtype), depth)
+        elif expr.startswith("_sum0(") and dtype == _dtype(x):   # a new array, in x's dtype
+            self.assign(out, expr, depth)
         else:
             self.assign(out, f"np.asarray({expr}).astype(np.{dtype.name})", depth)
 

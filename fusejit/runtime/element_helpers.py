@@ -367,7 +367,8 @@ _MAP_HELPERS = "".join(_map_helper(k, np.dtype(d)) for k in FAST_MAPS
 # The imports of the maps' math (stage modules import them too: their Regions call it)
 MATH_IMPORTS = "".join(f"{line}\n" for line in math_imports(math_modules(_MAP_HELPERS)))
 HELPERS_TEXT = (
-    "import numpy as np\nfrom numba import njit, vectorize\n"
+    "import numpy as np\nfrom numba import vectorize\n"
+    "from fusejit.runtime.element_jit import helper_jit as njit\n"
     "from fusejit.runtime.fusion import rowmath as rm\n" + MATH_IMPORTS + "\n\n"
     + _AXIS_HELPERS + _LIST_HELPERS + _SUM_LEAD + _ACCUMULATE + _FLOOR_DIVIDE + _PAIRWISE
     + "".join(_sum_to_size_helper(i, o) for i in range(1, MAX_RANK + 1)
