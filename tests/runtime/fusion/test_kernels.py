@@ -247,7 +247,7 @@ def test_repeated_calls_follow_each_calls_layout():
              (column, base), (base, base), (column, column), (base, np.ascontiguousarray(other.T))]
     # a short last dimension that does not coalesce runs as the outer one (plan._long_rows)
     tall = rng.standard_normal((40, 3)).astype(np.float32)
-    calls += [(tall, tall[:, :1]), (tall, tall[:1]), (tall[:, 1:], tall[:, :1])]
+    calls += [(tall, tall[:, :1]), (tall[:, 1:], tall[:, :1])]      # (one kernel variant)
     for x, y in calls:
         got = kernel(x, y)
         want = run_subgraph(graph, x, y)
