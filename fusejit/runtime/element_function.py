@@ -41,6 +41,7 @@ from .element_support import (
     _dtype,
     _rank,
     _static,
+    argument_limit,
     is_element_graph,
     list_element,
     written_arguments,
@@ -513,7 +514,10 @@ def lone_column_reduction(graph: Graph) -> bool:
 def compile_element_graph(graph: Graph, fallback: Callable[..., Any],
                           max_elements: int | None = None) -> Callable[..., Any]:
     """``graph`` as one compiled function; on an exception the call runs ``fallback``, and so
-    does a call with an array of more than ``max_elements`` elements (None: no limit).
+    does a call that could make an array of more than ``max_elements`` elements (None: no
+    limit): one whose array arguments are bigger than ``argument_limit`` allows, as Numba's
+    NumPy computes op by op (an outer difference of two 2048-element float32 vectors took
+    45 ms whole against 13 ms for NumPy).
 
     The returned function carries what ``frontend/fastcall.py`` needs to call the Numba
     function itself: ``compiled`` (the dispatcher), ``post`` (the results as the graph gives
@@ -525,6 +529,8 @@ def compile_element_graph(graph: Graph, fallback: Callable[..., Any],
     from .fusion.cache import load_module
 
     compiled = load_module(element_source(graph)).element_fn
+    if max_elements is not None:
+        max_elements = argument_limit(graph, max_elements)
     zero_d = tuple((i, _dtype(v)) for i, v in enumerate(graph.outputs) if _rank(v) == 0)
     post = None
     if zero_d and len(graph.outputs) == 1:

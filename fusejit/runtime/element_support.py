@@ -317,3 +317,59 @@ def _static(value: Value) -> Any:
     from ..ir.constants import constant_value
 
     return constant_value(value.node)
+
+
+# Views that may give their result size-1 dimensions its input lacked; broadcasting such a
+# value against another makes an array bigger than either (``x[:, None] - y[None, :]``).
+_ADDS_ONES = frozenset({"unsqueeze", "reshape", "view"})
+_PRODUCTS = frozenset({"mm", "matmul"})
+
+
+def growth_degree(graph: Graph) -> int:
+    """The least ``d`` found such that no array the graph makes has more than ``S ** d``
+    elements, ``S`` the most elements of an array argument (at least 1).
+
+    Each tensor gets a degree and a flag, "may have size-1 dimensions an argument's array
+    lacks" (from ``x[:, None]``, ``reshape``, a ``keepdims`` reduction, a product's output).
+    A broadcasting op whose result has the rank of an unflagged operand has that operand's
+    shape (dimensions without 1s only broadcast to themselves); otherwise its degree is the sum
+    of its operands' (``x[:, None] - y[None, :]``: 2). An argument that itself has size-1
+    dimensions (``f(x[:, None], y[None, :])``) is not seen."""
+    info: dict[Value, tuple[int, bool]] = {}
+    for value in graph.inputs:
+        if (_rank(value) or 0) > 0:
+            info[value] = (1, False)
+    highest = 1
+    for node in graph.all_nodes():
+        operands = [(*info.get(v, (highest, True)), _rank(v)) for v in node.inputs
+                    if (_rank(v) or 0) > 0 or isinstance(v.type, ListType) and v in info]
+        name = node.kind.name
+        for out in node.outputs:
+            rank = _rank(out)
+            if node.kind == prim.ListConstruct and operands:
+                info[out] = (max(d for d, _, _ in operands), True)
+                continue
+            if not rank:
+                continue
+            same = [d for d, ones, r in operands if not ones and r == rank]
+            if not operands:                  # (created from numbers: np.zeros(n))
+                degree, ones = 1, rank > 1
+            elif name in _PRODUCTS:
+                degree, ones = sum(d for d, _, _ in operands), True
+            elif len(operands) == 1:          # (a view or a reduction of one array)
+                degree, flagged, had = operands[0]
+                ones = flagged or name in _ADDS_ONES or rank > (had or 0) or (
+                    name in _REDUCTIONS and rank == had)
+            elif same:
+                degree, ones = max(same), False
+            else:
+                degree, ones = sum(d for d, _, _ in operands), True
+            info[out] = (degree, ones)
+            highest = max(highest, degree)
+    return highest
+
+
+def argument_limit(graph: Graph, max_elements: int) -> int:
+    """The most elements an array argument may have for no array the graph makes to exceed
+    ``max_elements`` (``growth_degree``)."""
+    return max(1, int(max_elements ** (1.0 / growth_degree(graph)) + 1e-9))

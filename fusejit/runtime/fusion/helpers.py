@@ -140,6 +140,21 @@ def pow_half(x, inf):
 
 
 @njit(cache=True, error_model="numpy")
+def plus_zero_as_one(x, one):
+    """x, or ``one`` where x is +0: a base that a fast pow form's domain holds, so that a +0
+    base (a clipped or rectified value: common) does not send its strip to the full form."""
+    return one if (x == 0) & (math.copysign(1.0, x) > 0) else x
+
+
+@njit(cache=True, error_model="numpy")
+def pow_plus_zero(x, y, value, one, inf):
+    """``value`` (x**y by a fast form of ``plus_zero_as_one(x)``), or x**y at x = +0: 0, inf or
+    1 for y > 0, < 0 or 0 (a NaN y is outside the fast forms' domain; its fix-up gives NaN)."""
+    at_zero = (one - one) if y > 0 else (inf if y < 0 else one)
+    return at_zero if (x == 0) & (math.copysign(1.0, x) > 0) else value
+
+
+@njit(cache=True, error_model="numpy")
 def lerp(a, b, w, one):
     """PyTorch's two-sided lerp formula, exact at both ends (``one`` carries the dtype)."""
     if abs(w) < 0.5:

@@ -237,6 +237,7 @@ def make_plan(layout: GroupLayout, shapes: list[tuple[int, ...]],
         out_shapes.append(tuple(full))
 
     sizes, operand_strides = _coalesce(list(iter_shape), operand_strides)
+    sizes, operand_strides = _long_rows(sizes, operand_strides)
     kernel_rank = max(rank, 1)
     pad = kernel_rank - len(sizes)
     sizes = [1] * pad + sizes
@@ -326,6 +327,24 @@ def _output_shapes(layout: GroupLayout, views, iter_shape: tuple[int, ...]) -> l
                                    "zero-dimensional tensors")
         result.append(found[0])
     return result
+
+
+# A last dimension shorter than this, under a longer one, is iterated as the outer one.
+SHORT_ROW = 16
+
+
+def _long_rows(sizes: list[int], operand_strides: list[list[int]]):
+    """Swap the last two dimensions where the last is short and the one before it long: an
+    inner loop of a few elements (an image's 3 channels against an alpha of one, which stops
+    the dimensions coalescing) runs the per-row work for every few elements; the swapped loop
+    walks the long dimension with a stride. (alpha * fg + (1 - alpha) * bg over 1448 x 1448 x 3
+    float32 ran at 0.78-0.82x NumPy, swapped 0.94-1.04x: one thread's CPU time, medians of 9
+    in two alternated runs. An inner loop over both dimensions, the short one by index
+    arithmetic, would read the memory once rather than once per short index.)"""
+    if len(sizes) < 2 or sizes[-1] >= SHORT_ROW or sizes[-2] <= sizes[-1]:
+        return sizes, operand_strides
+    sizes = sizes[:-2] + [sizes[-1], sizes[-2]]
+    return sizes, [st[:-2] + [st[-1], st[-2]] for st in operand_strides]
 
 
 def _coalesce(sizes: list[int], operand_strides: list[list[int]]):

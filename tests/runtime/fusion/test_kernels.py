@@ -245,6 +245,9 @@ def test_repeated_calls_follow_each_calls_layout():
     column = rng.standard_normal(6).astype(np.float32)[:, None]    # (6, 1): relaxed strides
     calls = [(base, base), (base, other.T), (base, base), (base[:3], base[:3]),
              (column, base), (base, base), (column, column), (base, np.ascontiguousarray(other.T))]
+    # a short last dimension that does not coalesce runs as the outer one (plan._long_rows)
+    tall = rng.standard_normal((40, 3)).astype(np.float32)
+    calls += [(tall, tall[:, :1]), (tall[:, 1:], tall[:, :1])]      # (one kernel variant)
     for x, y in calls:
         got = kernel(x, y)
         want = run_subgraph(graph, x, y)

@@ -106,8 +106,8 @@ def test_general_constant_exponents_and_scalar_argument_bases():
         "  %w : float = prim::Constant[value=-7.7]()\n"
         "  %a : Tensor = aten::pow(%x, %third)\n  %b : Tensor = aten::pow(%s, %x)\n"
         "  %e : Tensor = aten::pow(%d, %c)\n  %f : Tensor = aten::pow(%s, %d)\n"
-        "  %g : Tensor = aten::pow(%x, %w)\n"
-        "  return (%a, %b, %e, %f, %g)\n")
+        "  %g : Tensor = aten::pow(%x, %w)\n  %h : Tensor = aten::pow(%x, %s)\n"
+        "  return (%a, %b, %e, %f, %g, %h)\n")
     rng = np.random.default_rng(4)
     x = _values(rng, 10.0)
     # (exponents to +-11000: with the base 0.9408, float64 e**(th + tl) gets a tl of ~0.2,
@@ -116,9 +116,13 @@ def test_general_constant_exponents_and_scalar_argument_bases():
                         rng.uniform(-150, 128, 4000).astype(np.float32),
                         rng.uniform(-11000, 11000, 4000).astype(np.float32)])
     d = x.astype(np.float64) * np.float64(1.0 + 2.0 ** -40)
-    for s in (2.0, 0.3, -2.0, 0.9408492422553973):
-        a, b, e, f, g = FusedKernel(graph)(x, d, s)
+    # (x ** s: a +0 base takes the short form on 1, then its exact value: s = 0, NaN too)
+    for s in (2.0, 0.3, -2.0, 0.9408492422553973, 0.0, np.nan):
+        a, b, e, f, g, h = FusedKernel(graph)(x, d, s)
         with np.errstate(all="ignore"):
+            _check(h, np.power(x, np.float32(s)), np.power(x.astype(np.float64),
+                                                           np.float64(np.float32(s))),
+                   vecmath.F32_ULPS["pow"])
             # (the op computes in float32: y is cast first. -7.7: |y log2 x| up to 985 in the
             # short form, which tests x alone for a constant |y| <= 7.8, results 0 and inf;
             # its shorter polynomials have their own bound)
