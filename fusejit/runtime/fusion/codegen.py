@@ -308,9 +308,10 @@ class _Generator(Emitter):
         """Do this kernel's loops ask LLVM for 512-bit vectors (``vm.wide_vectors``)? Where
         they call vectorised math: on an AVX-512 host float64 exp ran 2.3 -> 0.94 ns/element,
         float32 sigmoid 0.66 -> 0.49, the float64 12-op chain 11.1 -> 8.0. Memory-bound
-        kernels keep 256-bit ones: their 64-byte loads of arrays NumPy aligns to 16 bytes
-        split cache lines, and float64 add ran 1.39 -> 1.64, floor 1.06 -> 1.27 (one thread,
-        CPU time, medians of 7-31)."""
+        kernels ask for 256-bit ones (``vm.narrow_vectors``), which LLVM's tuning gives some
+        CPUs by default and not others (AMD Zen 4): with 512-bit vectors float64 add ran 1.39
+        -> 1.64, floor 1.06 -> 1.27 (one thread, CPU time, medians of 7-31), float32 add of
+        2^22 elements 0.44 -> 0.50 (NumPy 0.44)."""
         return self.target == "cpu" and bool(self.math_used)
 
     def kernel_text(self, name: str, parallel: bool) -> list[str]:
@@ -331,6 +332,8 @@ class _Generator(Emitter):
                  "        n = min(block, cols - c0)"]
         if self.wide():
             lines.append("        vm.wide_vectors()")
+        elif self.target == "cpu":
+            lines.append("        vm.narrow_vectors()")
         outer = rank - 1
         # Decompose the row number into outer indices, innermost outer dimension first.
         lines.append("        rest = row")
@@ -444,7 +447,8 @@ def generate(layout: GroupLayout, specs: list[ArgSpec], classes: list[str], rank
             f"# helpers {HELPERS_DIGEST}",
             "import math", "", "import numpy as np", "from numba import njit, prange", "",
             "from fusejit.runtime.fusion import helpers as h"]
-    head += math_imports(gen.math_used | ({"vm"} if gen.wide() else set()))   # (vm.wide_vectors)
+    # (vm: the vector width, ``wide``)
+    head += math_imports(gen.math_used | ({"vm"} if gen.target == "cpu" else set()))
     entries: list[str] = []
     if native_capable(specs, out_dtypes):
         # Entry points for the interpreter's native loop (see native_entry.py).

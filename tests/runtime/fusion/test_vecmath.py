@@ -247,9 +247,10 @@ def test_precise_keeps_libm():
     assert "fm.log1p_f32" in fusejit.kernel_source(graph, x)
 
 
-def test_wide_vectors_marks_only_its_function():
+def test_vector_width_marks_only_its_function():
     """``vm.wide_vectors()`` gives the function it is called in LLVM's 512-bit preference
-    (machine code with zmm registers on AVX-512 hosts), and no other function."""
+    (machine code with zmm registers on AVX-512 hosts), ``vm.narrow_vectors()`` the 256-bit
+    one (no zmm register), and neither touches another function."""
     from llvmlite import binding
     from numba import njit
 
@@ -260,19 +261,42 @@ def test_wide_vectors_marks_only_its_function():
             out[i] = x[i] * np.float32(2.0) + np.float32(1.0)
 
     @njit(cache=False)
+    def narrow(x, out):
+        vecmath.narrow_vectors()
+        for i in range(x.size):
+            out[i] = x[i] * np.float32(2.0) + np.float32(1.0)
+
+    @njit(cache=False)
     def plain(x, out):
         for i in range(x.size):
             out[i] = x[i] * np.float32(2.0) + np.float32(1.0)
 
     x = np.arange(100, dtype=np.float32)
-    for fn in (wide, plain):
+    for fn in (wide, narrow, plain):
         out = np.empty_like(x)
         fn(x, out)
         np.testing.assert_array_equal(out, x * 2 + 1)
     assert vecmath.WIDE_ATTRIBUTE in wide.inspect_llvm(wide.signatures[0])
-    assert vecmath.WIDE_ATTRIBUTE not in plain.inspect_llvm(plain.signatures[0])
+    assert vecmath.NARROW_ATTRIBUTE in narrow.inspect_llvm(narrow.signatures[0])
+    text = plain.inspect_llvm(plain.signatures[0])
+    assert vecmath.WIDE_ATTRIBUTE not in text and vecmath.NARROW_ATTRIBUTE not in text
     if binding.get_host_cpu_features().get("avx512f"):
         assert "%zmm" in wide.inspect_asm(wide.signatures[0])
+        assert "%zmm" not in narrow.inspect_asm(narrow.signatures[0])
+
+
+@pytest.mark.parametrize("call, width", [("aten::exp(%x)", "wide"),
+                                         ("aten::add(%x, %x, %one)", "narrow"),
+                                         ("aten::relu(%x)", "narrow")])
+def test_kernels_ask_for_their_vector_width(call, width):
+    """Kernels that call vectorised math ask for 512-bit vectors, memory-bound ones for
+    256-bit ones (``codegen._Generator.wide``), in both kernels of the module."""
+    graph = fusejit.parse_ir(f"graph(%x : Float(*)):\n  %one : int = prim::Constant[value=1]()\n"
+                             f"  %o : Tensor = {call}\n  return (%o)\n")
+    text = fusejit.kernel_source(graph, np.ones(4, np.float32))
+    assert text.count(f"vm.{width}_vectors()") == 2
+    other = "narrow" if width == "wide" else "wide"
+    assert f"vm.{other}_vectors()" not in text
 
 
 def test_float64_pow_on_random_pairs():
