@@ -307,12 +307,24 @@ class _Generator(Emitter):
     def wide(self) -> bool:
         """Do this kernel's loops ask LLVM for 512-bit vectors (``vm.wide_vectors``)? Where
         they call vectorised math: on an AVX-512 host float64 exp ran 2.3 -> 0.94 ns/element,
-        float32 sigmoid 0.66 -> 0.49, the float64 12-op chain 11.1 -> 8.0. Memory-bound
-        kernels ask for 256-bit ones (``vm.narrow_vectors``), which LLVM's tuning gives some
-        CPUs by default and not others (AMD Zen 4): with 512-bit vectors float64 add ran 1.39
-        -> 1.64, floor 1.06 -> 1.27 (one thread, CPU time, medians of 7-31), float32 add of
-        2^22 elements 0.44 -> 0.50 (NumPy 0.44)."""
+        float32 sigmoid 0.66 -> 0.49, the float64 12-op chain 11.1 -> 8.0."""
         return self.target == "cpu" and bool(self.math_used)
+
+    def vector_bits(self) -> int:
+        """The widest vectors this CPU kernel's loops ask LLVM for: 512 bits where they call
+        vectorised math (``wide``); memory-bound ones narrower, as NumPy's loops are (LLVM's
+        tuning gives some CPUs 256 bits by default and others, AMD Zen 4, 512). There, at 2^22
+        elements (one thread's CPU time, medians of 3 alternated runs of benchmarks/ops.py
+        --cpu, 21 calls each, load 6-15): float32 add 0.85 -> 0.94x NumPy, sub 0.83 -> 0.98x
+        with 256 bits instead of 512 (earlier: float64 add ran 1.39 -> 1.64 ns/element with
+        512 bits, floor 1.06 -> 1.27). Reading one array, 128
+        bits, whose 16-byte accesses NumPy's 16-byte-aligned arrays never split across cache
+        lines: against 256 bits, float32 floor 0.84 -> 0.98x, abs 0.88 -> 0.95x, relu 1.29
+        -> 1.56x; reading two, 256 (float64 mul 0.84x with 128 bits, 0.93x with 256)."""
+        if self.wide():
+            return 512
+        streams = sum(1 for k in self.loaded if self.classes[k] != ZERO)
+        return 128 if streams <= 1 else 256
 
     def kernel_text(self, name: str, parallel: bool) -> list[str]:
         layout, rank = self.layout, self.rank
@@ -330,10 +342,8 @@ class _Generator(Emitter):
                  "        row = tile // n_blocks",
                  "        c0 = (tile - row * n_blocks) * block",
                  "        n = min(block, cols - c0)"]
-        if self.wide():
-            lines.append("        vm.wide_vectors()")
-        elif self.target == "cpu":
-            lines.append("        vm.narrow_vectors()")
+        bits = self.vector_bits()
+        lines.append(f"        vm.{'wide_vectors' if bits == 512 else f'vectors_{bits}'}()")
         outer = rank - 1
         # Decompose the row number into outer indices, innermost outer dimension first.
         lines.append("        rest = row")

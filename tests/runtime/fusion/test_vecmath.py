@@ -249,8 +249,8 @@ def test_precise_keeps_libm():
 
 def test_vector_width_marks_only_its_function():
     """``vm.wide_vectors()`` gives the function it is called in LLVM's 512-bit preference
-    (machine code with zmm registers on AVX-512 hosts), ``vm.narrow_vectors()`` the 256-bit
-    one (no zmm register), and neither touches another function."""
+    (machine code with zmm registers on AVX-512 hosts), ``vm.vectors_256()`` the 256-bit one
+    (no zmm register), and neither touches another function."""
     from llvmlite import binding
     from numba import njit
 
@@ -262,7 +262,7 @@ def test_vector_width_marks_only_its_function():
 
     @njit(cache=False)
     def narrow(x, out):
-        vecmath.narrow_vectors()
+        vecmath.vectors_256()
         for i in range(x.size):
             out[i] = x[i] * np.float32(2.0) + np.float32(1.0)
 
@@ -277,26 +277,30 @@ def test_vector_width_marks_only_its_function():
         fn(x, out)
         np.testing.assert_array_equal(out, x * 2 + 1)
     assert vecmath.WIDE_ATTRIBUTE in wide.inspect_llvm(wide.signatures[0])
-    assert vecmath.NARROW_ATTRIBUTE in narrow.inspect_llvm(narrow.signatures[0])
+    assert vecmath.VECTORS_256 in narrow.inspect_llvm(narrow.signatures[0])
     text = plain.inspect_llvm(plain.signatures[0])
-    assert vecmath.WIDE_ATTRIBUTE not in text and vecmath.NARROW_ATTRIBUTE not in text
+    assert vecmath.WIDE_ATTRIBUTE not in text and vecmath.VECTORS_256 not in text
     if binding.get_host_cpu_features().get("avx512f"):
         assert "%zmm" in wide.inspect_asm(wide.signatures[0])
         assert "%zmm" not in narrow.inspect_asm(narrow.signatures[0])
 
 
-@pytest.mark.parametrize("call, width", [("aten::exp(%x)", "wide"),
-                                         ("aten::add(%x, %x, %one)", "narrow"),
-                                         ("aten::relu(%x)", "narrow")])
+@pytest.mark.parametrize("call, width", [("aten::exp(%x)", "wide_vectors"),
+                                         ("aten::add(%x, %y, %one)", "vectors_256"),
+                                         ("aten::add(%x, %x, %one)", "vectors_128"),
+                                         ("aten::relu(%x)", "vectors_128")])
 def test_kernels_ask_for_their_vector_width(call, width):
-    """Kernels that call vectorised math ask for 512-bit vectors, memory-bound ones for
-    256-bit ones (``codegen._Generator.wide``), in both kernels of the module."""
-    graph = fusejit.parse_ir(f"graph(%x : Float(*)):\n  %one : int = prim::Constant[value=1]()\n"
+    """Kernels that call vectorised math ask for 512-bit vectors, memory-bound ones for 256-bit
+    ones, or 128-bit ones where they read one array (``codegen._Generator.vector_bits``), in
+    both kernels of the module."""
+    graph = fusejit.parse_ir(f"graph(%x : Float(*), %y : Float(*)):\n"
+                             f"  %one : int = prim::Constant[value=1]()\n"
                              f"  %o : Tensor = {call}\n  return (%o)\n")
-    text = fusejit.kernel_source(graph, np.ones(4, np.float32))
-    assert text.count(f"vm.{width}_vectors()") == 2
-    other = "narrow" if width == "wide" else "wide"
-    assert f"vm.{other}_vectors()" not in text
+    x = np.ones(4, np.float32)
+    text = fusejit.kernel_source(graph, x, x)
+    assert text.count(f"vm.{width}()") == 2
+    for other in {"wide_vectors", "vectors_256", "vectors_128"} - {width}:
+        assert f"vm.{other}()" not in text
 
 
 def test_float64_pow_on_random_pairs():
