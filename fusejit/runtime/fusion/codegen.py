@@ -312,19 +312,24 @@ class _Generator(Emitter):
 
     def vector_bits(self) -> int:
         """The widest vectors this CPU kernel's loops ask LLVM for: 512 bits where they call
-        vectorised math (``wide``); memory-bound ones narrower, as NumPy's loops are (LLVM's
-        tuning gives some CPUs 256 bits by default and others, AMD Zen 4, 512). There, at 2^22
-        elements (one thread's CPU time, medians of 3 alternated runs of benchmarks/ops.py
-        --cpu, 21 calls each, load 6-15): float32 add 0.85 -> 0.94x NumPy, sub 0.83 -> 0.98x
-        with 256 bits instead of 512 (earlier: float64 add ran 1.39 -> 1.64 ns/element with
-        512 bits, floor 1.06 -> 1.27). Reading one array, 128
-        bits, whose 16-byte accesses NumPy's 16-byte-aligned arrays never split across cache
-        lines: against 256 bits, float32 floor 0.84 -> 0.98x, abs 0.88 -> 0.95x, relu 1.29
-        -> 1.56x; reading two, 256 (float64 mul 0.84x with 128 bits, 0.93x with 256)."""
+        vectorised math (``wide``); memory-bound ones narrower, as NumPy's own loops are (AVX2
+        for add, SSE for abs and floor). LLVM's tuning gives some CPUs 256 bits by default and
+        others (AMD Zen 4) 512. On the Zen 4 host, 2^22 elements, one thread's CPU time,
+        medians of 3 alternated runs of benchmarks/ops.py --cpu (21 calls each, load 6-16):
+        256 bits instead of 512, float32 add 0.85 -> 0.94x NumPy, sub 0.83 -> 0.98x (earlier:
+        float64 add 1.39 -> 1.64 ns/element with 512 bits, floor 1.06 -> 1.27). Reading one
+        array, 128 bits against 256: float32 floor 0.84 -> 0.98x, abs 0.88 -> 0.95x, relu
+        1.29 -> 1.56x (a C loop of 16-byte accesses matched np.abs where 32-byte ones ran
+        0.87-0.94x, whatever the arrays' alignment); reading two, 256 (float64 mul 0.84x with
+        128 bits, 0.93x with 256). A division or square root keeps 256 bits: their vector
+        instructions are slow enough for the width to count (float32 sqrt 0.97 -> 1.18x,
+        rsqrt 1.16 -> 2.06x with 256 bits instead of 128)."""
         if self.wide():
             return 512
         streams = sum(1 for k in self.loaded if self.classes[k] != ZERO)
-        return 128 if streams <= 1 else 256
+        slow = any(isinstance(line, str) and not line.startswith("#")
+                   and ("/" in line or "sqrt(" in line) for line in self.body)
+        return 128 if streams <= 1 and not slow else 256
 
     def kernel_text(self, name: str, parallel: bool) -> list[str]:
         layout, rank = self.layout, self.rank

@@ -288,11 +288,13 @@ def test_vector_width_marks_only_its_function():
 @pytest.mark.parametrize("call, width", [("aten::exp(%x)", "wide_vectors"),
                                          ("aten::add(%x, %y, %one)", "vectors_256"),
                                          ("aten::add(%x, %x, %one)", "vectors_128"),
-                                         ("aten::relu(%x)", "vectors_128")])
+                                         ("aten::relu(%x)", "vectors_128"),
+                                         ("aten::sqrt(%x)", "vectors_256"),
+                                         ("aten::reciprocal(%x)", "vectors_256")])
 def test_kernels_ask_for_their_vector_width(call, width):
     """Kernels that call vectorised math ask for 512-bit vectors, memory-bound ones for 256-bit
-    ones, or 128-bit ones where they read one array (``codegen._Generator.vector_bits``), in
-    both kernels of the module."""
+    ones, or 128-bit ones where they read one array and neither divide nor take a square root
+    (``codegen._Generator.vector_bits``), in both kernels of the module."""
     graph = fusejit.parse_ir(f"graph(%x : Float(*), %y : Float(*)):\n"
                              f"  %one : int = prim::Constant[value=1]()\n"
                              f"  %o : Tensor = {call}\n  return (%o)\n")
