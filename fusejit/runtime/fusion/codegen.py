@@ -307,11 +307,29 @@ class _Generator(Emitter):
     def wide(self) -> bool:
         """Do this kernel's loops ask LLVM for 512-bit vectors (``vm.wide_vectors``)? Where
         they call vectorised math: on an AVX-512 host float64 exp ran 2.3 -> 0.94 ns/element,
-        float32 sigmoid 0.66 -> 0.49, the float64 12-op chain 11.1 -> 8.0. Memory-bound
-        kernels keep 256-bit ones: their 64-byte loads of arrays NumPy aligns to 16 bytes
-        split cache lines, and float64 add ran 1.39 -> 1.64, floor 1.06 -> 1.27 (one thread,
-        CPU time, medians of 7-31)."""
+        float32 sigmoid 0.66 -> 0.49, the float64 12-op chain 11.1 -> 8.0."""
         return self.target == "cpu" and bool(self.math_used)
+
+    def vector_bits(self) -> int:
+        """The widest vectors this CPU kernel's loops ask LLVM for: 512 bits where they call
+        vectorised math (``wide``); memory-bound ones narrower, as NumPy's own loops are (AVX2
+        for add, SSE for abs and floor). LLVM's tuning gives some CPUs 256 bits by default and
+        others (AMD Zen 4) 512. On the Zen 4 host, 2^22 elements, one thread's CPU time,
+        medians of 3 alternated runs of benchmarks/ops.py --cpu (21 calls each, load 6-16):
+        256 bits instead of 512, float32 add 0.85 -> 0.94x NumPy, sub 0.83 -> 0.98x (earlier:
+        float64 add 1.39 -> 1.64 ns/element with 512 bits, floor 1.06 -> 1.27). Reading one
+        array, 128 bits against 256: float32 floor 0.84 -> 0.98x, abs 0.88 -> 0.95x, relu
+        1.29 -> 1.56x (a C loop of 16-byte accesses matched np.abs where 32-byte ones ran
+        0.87-0.94x, whatever the arrays' alignment); reading two, 256 (float64 mul 0.84x with
+        128 bits, 0.93x with 256). A division or square root keeps 256 bits: their vector
+        instructions are slow enough for the width to count (float32 sqrt 0.97 -> 1.18x,
+        rsqrt 1.16 -> 2.06x with 256 bits instead of 128)."""
+        if self.wide():
+            return 512
+        streams = sum(1 for k in self.loaded if self.classes[k] != ZERO)
+        slow = any(isinstance(line, str) and not line.startswith("#")
+                   and ("/" in line or "sqrt(" in line) for line in self.body)
+        return 128 if streams <= 1 and not slow else 256
 
     def kernel_text(self, name: str, parallel: bool) -> list[str]:
         layout, rank = self.layout, self.rank
@@ -329,8 +347,8 @@ class _Generator(Emitter):
                  "        row = tile // n_blocks",
                  "        c0 = (tile - row * n_blocks) * block",
                  "        n = min(block, cols - c0)"]
-        if self.wide():
-            lines.append("        vm.wide_vectors()")
+        bits = self.vector_bits()
+        lines.append(f"        vm.{'wide_vectors' if bits == 512 else f'vectors_{bits}'}()")
         outer = rank - 1
         # Decompose the row number into outer indices, innermost outer dimension first.
         lines.append("        rest = row")
@@ -444,7 +462,8 @@ def generate(layout: GroupLayout, specs: list[ArgSpec], classes: list[str], rank
             f"# helpers {HELPERS_DIGEST}",
             "import math", "", "import numpy as np", "from numba import njit, prange", "",
             "from fusejit.runtime.fusion import helpers as h"]
-    head += math_imports(gen.math_used | ({"vm"} if gen.wide() else set()))   # (vm.wide_vectors)
+    # (vm: the vector width, ``wide``)
+    head += math_imports(gen.math_used | ({"vm"} if gen.target == "cpu" else set()))
     entries: list[str] = []
     if native_capable(specs, out_dtypes):
         # Entry points for the interpreter's native loop (see native_entry.py).

@@ -187,13 +187,47 @@ SCALEF = _host_scalef()
 WIDE_ATTRIBUTE = '"prefer-vector-width"="512"'
 
 
+# LLVM's tuning for AMD Zen 4 does not have that preference: there loops get 512-bit vectors
+# unless asked otherwise. Memory-bound kernels ask for narrower ones, as NumPy's own loops are
+# (AVX2 for add, SSE for abs and floor): a loop of 64-byte loads and stores moved arrays larger
+# than the caches slower than one of 32-byte accesses, and a one-input loop of 32-byte ones
+# slower than one of 16-byte ones (``codegen._Generator.vector_bits`` has the figures; the
+# alignment of the arrays made no difference to the first). Ignored by CPUs without such vectors.
+VECTORS_256 = '"prefer-vector-width"="256"'
+VECTORS_128 = '"prefer-vector-width"="128"'
+
+
+def _prefer(builder, attribute: str) -> None:
+    # (llvmlite's FunctionAttributes accepts only enum attributes through ``add``; the set's own
+    # add stores the string attribute, which it prints into the definition)
+    set.add(builder.function.attributes, attribute)
+
+
 @intrinsic
 def wide_vectors(typingctx):
     """Let LLVM vectorise the function this is called in with 512-bit vectors (no code)."""
     def codegen(context, builder, signature, args):
-        # (llvmlite's FunctionAttributes accepts only enum attributes through ``add``; the
-        # set's own add stores the string attribute, which it prints into the definition)
-        set.add(builder.function.attributes, WIDE_ATTRIBUTE)
+        _prefer(builder, WIDE_ATTRIBUTE)
+        return context.get_dummy_value()
+    return types.none(), codegen
+
+
+@intrinsic
+def vectors_256(typingctx):
+    """Have LLVM vectorise the function this is called in with vectors of at most 256 bits
+    (no code)."""
+    def codegen(context, builder, signature, args):
+        _prefer(builder, VECTORS_256)
+        return context.get_dummy_value()
+    return types.none(), codegen
+
+
+@intrinsic
+def vectors_128(typingctx):
+    """Have LLVM vectorise the function this is called in with vectors of at most 128 bits
+    (no code)."""
+    def codegen(context, builder, signature, args):
+        _prefer(builder, VECTORS_128)
         return context.get_dummy_value()
     return types.none(), codegen
 

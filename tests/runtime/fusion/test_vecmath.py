@@ -247,9 +247,10 @@ def test_precise_keeps_libm():
     assert "fm.log1p_f32" in fusejit.kernel_source(graph, x)
 
 
-def test_wide_vectors_marks_only_its_function():
+def test_vector_width_marks_only_its_function():
     """``vm.wide_vectors()`` gives the function it is called in LLVM's 512-bit preference
-    (machine code with zmm registers on AVX-512 hosts), and no other function."""
+    (machine code with zmm registers on AVX-512 hosts), ``vm.vectors_256()`` the 256-bit one
+    (no zmm register), and neither touches another function."""
     from llvmlite import binding
     from numba import njit
 
@@ -260,19 +261,48 @@ def test_wide_vectors_marks_only_its_function():
             out[i] = x[i] * np.float32(2.0) + np.float32(1.0)
 
     @njit(cache=False)
+    def narrow(x, out):
+        vecmath.vectors_256()
+        for i in range(x.size):
+            out[i] = x[i] * np.float32(2.0) + np.float32(1.0)
+
+    @njit(cache=False)
     def plain(x, out):
         for i in range(x.size):
             out[i] = x[i] * np.float32(2.0) + np.float32(1.0)
 
     x = np.arange(100, dtype=np.float32)
-    for fn in (wide, plain):
+    for fn in (wide, narrow, plain):
         out = np.empty_like(x)
         fn(x, out)
         np.testing.assert_array_equal(out, x * 2 + 1)
     assert vecmath.WIDE_ATTRIBUTE in wide.inspect_llvm(wide.signatures[0])
-    assert vecmath.WIDE_ATTRIBUTE not in plain.inspect_llvm(plain.signatures[0])
+    assert vecmath.VECTORS_256 in narrow.inspect_llvm(narrow.signatures[0])
+    text = plain.inspect_llvm(plain.signatures[0])
+    assert vecmath.WIDE_ATTRIBUTE not in text and vecmath.VECTORS_256 not in text
     if binding.get_host_cpu_features().get("avx512f"):
         assert "%zmm" in wide.inspect_asm(wide.signatures[0])
+        assert "%zmm" not in narrow.inspect_asm(narrow.signatures[0])
+
+
+@pytest.mark.parametrize("call, width", [("aten::exp(%x)", "wide_vectors"),
+                                         ("aten::add(%x, %y, %one)", "vectors_256"),
+                                         ("aten::add(%x, %x, %one)", "vectors_128"),
+                                         ("aten::relu(%x)", "vectors_128"),
+                                         ("aten::sqrt(%x)", "vectors_256"),
+                                         ("aten::reciprocal(%x)", "vectors_256")])
+def test_kernels_ask_for_their_vector_width(call, width):
+    """Kernels that call vectorised math ask for 512-bit vectors, memory-bound ones for 256-bit
+    ones, or 128-bit ones where they read one array and neither divide nor take a square root
+    (``codegen._Generator.vector_bits``), in both kernels of the module."""
+    graph = fusejit.parse_ir(f"graph(%x : Float(*), %y : Float(*)):\n"
+                             f"  %one : int = prim::Constant[value=1]()\n"
+                             f"  %o : Tensor = {call}\n  return (%o)\n")
+    x = np.ones(4, np.float32)
+    text = fusejit.kernel_source(graph, x, x)
+    assert text.count(f"vm.{width}()") == 2
+    for other in {"wide_vectors", "vectors_256", "vectors_128"} - {width}:
+        assert f"vm.{other}()" not in text
 
 
 def test_float64_pow_on_random_pairs():
