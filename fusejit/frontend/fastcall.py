@@ -33,7 +33,18 @@ run them). Arguments an element function writes are tested writeable,
 copied before the call and put back before the interpreter reruns a failed one. Other
 signatures call what ``JitFunction._specialised`` holds for them (the tier's wrapper, or the
 interpreter), so every semantic stays where it was. Arrays are tested on type, dtype (by
-identity: a byte-swapped dtype takes the slow path) and rank.
+identity: a byte-swapped dtype takes the slow path) and rank. A signature whose graph is a few
+NumPy ufunc calls (``runtime/direct.py``: ``x + y``, ``(x * y).max()``) has them written into
+its branch, run where its arrays are small enough (and, for a graph compiled whole, too big
+for that), any exception sending the call on to the path it would have taken::
+
+        if a0.size <= 262144 and a1.size <= 262144:
+            try:
+                v0_0 = U0_0(a0, a1)                  # np.add
+                return v0_0
+            except Exception:
+                pass                                 # the graph's own path: its error
+        return R0(a0, a1)
 """
 
 from __future__ import annotations
@@ -145,12 +156,18 @@ def fast_call_source(n_positional: int, n_required: int, n_keyword_only: int,
             # (the entry writes where its signature says the array is writeable)
             tests += [f"a{i}.flags.writeable" for i in written]
         lines.append(f"    if {' and '.join(tests) or 'True'}:")
+        direct = _direct_lines(s, run, arrays, names)
         if sizes:
             # bigger arrays: straight to the interpreter (its fused kernels), as ``run``
             # sends them, without the general path's key and lookup (~2 us a call)
             names[f"F{s}"] = run.fallback
             lines.append(f"        if not ({' and '.join(sizes)}):")
+            lines += [f"    {line}" for line in direct]
             lines.append(f"            return F{s}{call}")
+        elif entry is None and direct and not run.direct.temporary:
+            # (a graph with a temporary runs whole on small arrays, once compiled: above)
+            lines += direct
+            run = run.without_direct    # (what follows when the NumPy calls fail)
         if entry is not None:
             names[f"E{s}"], names[f"F{s}"] = entry, run.fallback
             post = getattr(run, "post", None)
@@ -172,6 +189,24 @@ def fast_call_source(n_positional: int, n_required: int, n_keyword_only: int,
             lines.append(f"        return R{s}{call}")
     lines.append(f"    return BOUND(self, ({''.join(p + ', ' for p in everything)}))")
     return "\n".join(lines) + "\n"
+
+
+def _direct_lines(s: int, run: Any, arrays: list[int], names: dict[str, Any]) -> list[str]:
+    """The lines (at the depth of a signature's body) that call the signature's NumPy calls
+    (``run.direct``: ``runtime/direct.py``) where its arrays are small enough for them; on
+    any exception the lines after them run the graph's own path (its error)."""
+    direct = getattr(run, "direct", None)
+    if direct is None:
+        return []
+    body, returned, made = direct.inline(str(s))      # (its text here: one call less)
+    names.update(made)
+    sizes = [f"a{i}.size <= {int(direct.max_elements)}" for i in arrays]
+    return [f"        if {' and '.join(sizes) or 'True'}:",
+            "            try:",
+            *(f"                {line}" for line in body),
+            f"                return {returned}",
+            "            except Exception:",
+            "                pass"]
 
 
 def _unbound(slow: Any, fn: Any, values: tuple) -> Any:
