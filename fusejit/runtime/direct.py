@@ -215,6 +215,8 @@ def _scalar_operand(value: Value, dtype: np.dtype) -> Any:
         return None
     number = constant_value(value.node)
     if type(number) is float and dtype.kind == "f":
+        if abs(number) > float(np.finfo(dtype).max) and abs(number) != float("inf"):
+            return None     # (overflows in the cast: the graph's own path says what it gives)
         return dtype.type(number)
     if type(number) is int:
         if dtype.kind == "f":
