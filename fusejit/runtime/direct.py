@@ -45,8 +45,9 @@ from ..oplib.table import find_entry
 _count = itertools.count()
 
 # Arrays a graph with a temporary (an op feeding a reduction) runs directly up to: beyond, the
-# fused kernel, which reads its inputs once and writes no temporary, is faster (measured:
-# see ``benchmarks/small_calls.py``, ``zero_d``).
+# fused kernel, which reads its inputs once and writes no temporary, is faster. Measured for
+# (x * y).max(), one thread, us a call, direct / fused: float32 16000 elements 4.3 / 6.0,
+# 32000 8.3 / 7.1; float64 8000 4.6 / 5.1, 16000 7.6 / 6.5.
 TEMPORARY_MAX_BYTES = 1 << 16
 # ... and a graph without one: the output pool of the graph's own path starts here
 # (``oplib.pointwise._POOL_GATE``: a fresh big array costs a page fault per 4 KiB).
