@@ -6,7 +6,9 @@ own loops are as fast, and every layer between the call and them (the executor's
 interpreter, the operator table's promotion and casts) costs more than the loop itself below
 ~10^4 elements. Where each op of such a graph is a NumPy ufunc for its operand dtypes (the
 table's ``Overload.ufunc``: every tensor operand already of the result dtype, every other
-argument at its schema default), the graph is written out as those calls::
+argument at its schema default; a Python number, constant or argument, is NumPy's weak
+scalar: a float with a float array, an int with an integer one, in the array's dtype), the
+graph is written out as those calls::
 
     graph(%x : Float(*), %y : Float(*)):         def direct(a0, a1):
       %2 : int = prim::Constant[value=1]()
@@ -39,7 +41,7 @@ from ..ir.constants import constant_value
 from ..ir.graph import Graph, Node, Value
 from ..ir.schema import registry
 from ..ir.symbols import prim
-from ..ir.types import TensorType
+from ..ir.types import FloatType, IntType, TensorType
 from ..oplib.table import find_entry
 
 _count = itertools.count()
@@ -66,7 +68,7 @@ def direct_function(graph: Graph, scalars: dict[int, Any]) -> Callable[..., Any]
     names: dict[str, Any] = {}
     text: dict[Value, str] = {}
     for i, v in enumerate(graph.inputs):
-        if not _array_of_known_dtype(v):
+        if not _array_of_known_dtype(v) and not isinstance(v.type, (FloatType, IntType)):
             return None
         text[v] = f"a{i}"
     lines: list[str] = []
@@ -167,6 +169,15 @@ def _call(node: Node, text: dict[Value, str], names: dict[str, Any]
                 return None
             args.append(text[value])
             read.append(value)
+        elif value in text:
+            # a Python number argument: NumPy's weak scalar, in the array's dtype (a float
+            # for a float array, an int for an integer one, which NumPy range-checks)
+            if not (isinstance(value.type, FloatType) and dtype.kind == "f" or
+                    isinstance(value.type, IntType) and dtype.kind in "iu"):
+                return None
+            name = f"C{len(names)}"
+            names[name] = dtype.type
+            args.append(f"{name}({text[value]})")
         else:
             number = _scalar_operand(value, dtype)
             if number is None:

@@ -175,3 +175,33 @@ def test_direct_function_reads_only_the_tables_ufuncs():
     assert "max" not in direct.source and "product_max" not in direct.source
     # a 0-d result the graph returns as an array is not what a reduction gives
     assert direct_function(graph, {}) is None
+
+
+def scale(x, a):
+    return x * a
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64, np.int8])
+def test_python_number_arguments_are_numpys_weak_scalars(dtype):
+    """A float argument with a float array, an int with an integer one: computed in the
+    array's dtype, as NumPy computes ``x * a``; any other pair (a cast first) and a number out
+    of the dtype's range run the graph's own path."""
+    jitted = fusejit.jit(scale)
+    x = np.arange(-3, 4).astype(dtype)
+    for a in (0.1, 3.0, 1e300, 7, -2, 300):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                want = scale(x, a)
+            except OverflowError:      # (NumPy 2: 300 is out of range for int8)
+                with pytest.raises(fusejit.FusejitError, match="out of bounds"):
+                    jitted(x, a)
+                continue
+            direct = (type(a) is float) == (np.dtype(dtype).kind == "f")
+            for _ in range(3 if direct else 1):    # (again: it would compile it whole)
+                got = jitted(x, a)
+                assert type(got) is type(want) and got.dtype == want.dtype
+                np.testing.assert_array_equal(got, want)
+    direct = {key[1]: d is not None for key, d in jitted._direct.items()}
+    assert direct == ({float: True, int: False} if np.dtype(dtype).kind == "f"
+                      else {float: False, int: True})
