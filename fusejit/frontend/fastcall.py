@@ -10,7 +10,9 @@ callables) is a global of the generated code, so no user text enters it; the com
 object then takes the function's own parameter names and defaults, so keyword calls bind
 natively (no ``**kwargs`` dictionary per call)::
 
-    def __call__(self, a0=MISSING, a1=MISSING, *rest):  # renamed (a, x0=1.0, *args)
+    def __call__(self, a0=MISSING, a1=MISSING, *rest, **unknown):  # renamed (a, x0=1.0, ...)
+        if unknown:
+            return KEYWORDS(self, unknown)       # FusejitError: "unexpected keyword 'z'"
         if rest:
             return SLOW(self, a0, a1, *rest)         # JitFunction.__call__: its error
         if a0 is MISSING:
@@ -33,7 +35,18 @@ run them). Arguments an element function writes are tested writeable,
 copied before the call and put back before the interpreter reruns a failed one. Other
 signatures call what ``JitFunction._specialised`` holds for them (the tier's wrapper, or the
 interpreter), so every semantic stays where it was. Arrays are tested on type, dtype (by
-identity: a byte-swapped dtype takes the slow path) and rank.
+identity: a byte-swapped dtype takes the slow path) and rank. A signature whose graph is a few
+NumPy ufunc calls (``runtime/direct.py``: ``x + y``, ``(x * y).max()``) has them written into
+its branch, run where its arrays are small enough (and, for a graph compiled whole, too big
+for that), any exception sending the call on to the path it would have taken::
+
+        if a0.size <= 262144 and a1.size <= 262144:
+            try:
+                v0_0 = U0_0(a0, a1)                  # np.add
+                return v0_0
+            except Exception:
+                pass                                 # the graph's own path: its error
+        return R0(a0, a1)
 """
 
 from __future__ import annotations
@@ -43,6 +56,8 @@ import itertools
 from typing import Any
 
 import numpy as np
+
+from ..errors import FusejitError
 
 # Signatures written into one generated ``__call__`` (the most recently specialised ones);
 # others take the slow path, which still finds them.
@@ -119,7 +134,10 @@ def fast_call_source(n_positional: int, n_required: int, n_keyword_only: int,
     params = [f"{p}=MISSING" for p in positional]
     params.append("*rest")
     params += [f"{p}=MISSING" for p in everything[n_positional:]]
+    params.append("**unknown")
     lines = [f"def __call__(self, {', '.join(params)}):",
+             "    if unknown:",
+             "        return KEYWORDS(self, unknown)",
              "    if rest:",
              f"        return SLOW(self, {''.join(p + ', ' for p in positional)}*rest)"]
     if n_required:
@@ -145,12 +163,18 @@ def fast_call_source(n_positional: int, n_required: int, n_keyword_only: int,
             # (the entry writes where its signature says the array is writeable)
             tests += [f"a{i}.flags.writeable" for i in written]
         lines.append(f"    if {' and '.join(tests) or 'True'}:")
+        direct = _direct_lines(s, run, arrays, names)
         if sizes:
             # bigger arrays: straight to the interpreter (its fused kernels), as ``run``
             # sends them, without the general path's key and lookup (~2 us a call)
             names[f"F{s}"] = run.fallback
             lines.append(f"        if not ({' and '.join(sizes)}):")
+            lines += [f"    {line}" for line in direct]
             lines.append(f"            return F{s}{call}")
+        elif entry is None and direct and not run.direct.temporary:
+            # (a graph with a temporary runs whole on small arrays, once compiled: above)
+            lines += direct
+            run = run.without_direct    # (what follows when the NumPy calls fail)
         if entry is not None:
             names[f"E{s}"], names[f"F{s}"] = entry, run.fallback
             post = getattr(run, "post", None)
@@ -174,6 +198,31 @@ def fast_call_source(n_positional: int, n_required: int, n_keyword_only: int,
     return "\n".join(lines) + "\n"
 
 
+def _direct_lines(s: int, run: Any, arrays: list[int], names: dict[str, Any]) -> list[str]:
+    """The lines (at the depth of a signature's body) that call the signature's NumPy calls
+    (``run.direct``: ``runtime/direct.py``) where its arrays are small enough for them; on
+    any exception the lines after them run the graph's own path (its error)."""
+    direct = getattr(run, "direct", None)
+    if direct is None:
+        return []
+    body, returned, made = direct.inline(str(s))      # (its text here: one call less)
+    names.update(made)
+    sizes = [f"a{i}.size <= {int(direct.max_elements)}" for i in arrays]
+    return [f"        if {' and '.join(sizes) or 'True'}:",
+            "            try:",
+            *(f"                {line}" for line in body),
+            f"                return {returned}",
+            "            except Exception:",
+            "                pass"]
+
+
+def _keywords(fn: Any, unknown: dict) -> Any:
+    """A keyword no parameter has (the function takes no ``**kwargs``, or it would have no
+    fast call): Python's error for it, as the general path raises it (a ``FusejitError``)."""
+    name = next(iter(unknown))
+    raise FusejitError(f"{fn.fn.__qualname__}(): got an unexpected keyword argument {name!r}")
+
+
 def _unbound(slow: Any, fn: Any, values: tuple) -> Any:
     """A required parameter was not passed: the general path's error, from the arguments
     that were (by name, as they may have been)."""
@@ -187,10 +236,12 @@ def install_fast_call(fn: Any, slow: Any, bound: Any,
     ``slow`` is the general ``__call__``, ``bound`` its part after binding (one value per
     parameter). The generated function's parameters take the function's own names and
     defaults (renamed in its code object, so keyword calls bind as they would on the
-    original; an unknown keyword is Python's TypeError, as for the plain function)."""
+    original; an unknown keyword is a ``FusejitError`` naming it, the general path's error:
+    ``**unknown`` costs a positional call ~25 ns, an empty dict)."""
     names: dict[str, Any] = {"MISSING": MISSING, "SLOW": slow, "BOUND": bound,
                              "NDARRAY": np.ndarray, "COPYTO": np.copyto,
-                             "UNBOUND": functools.partial(_unbound, slow)}
+                             "UNBOUND": functools.partial(_unbound, slow),
+                             "KEYWORDS": _keywords}
     n_keyword_only = fn._total - fn._positional
     n_required = fn._required
     recent = signatures[-MAX_SIGNATURES:][::-1]
@@ -198,9 +249,9 @@ def install_fast_call(fn: Any, slow: Any, bound: Any,
     exec(compile(text, f"<fusejit fast call {next(_count)}>", "exec"), names)
     call = names["__call__"]
     own = list(fn._names)
-    this, rest = (_unused(stem, own) for stem in ("self", "args"))
+    this, rest, unknown = (_unused(stem, own) for stem in ("self", "args", "kwargs"))
     code = call.__code__
-    varnames = (this, *own, rest)  # (keyword-only parameters come before *rest)
+    varnames = (this, *own, rest, unknown)  # (keyword-only parameters come before *rest)
     call.__code__ = code.replace(co_varnames=varnames + code.co_varnames[len(varnames):],
                                  co_name=fn.fn.__name__, co_qualname=fn.fn.__qualname__)
     call.__name__, call.__qualname__ = fn.fn.__name__, fn.fn.__qualname__  # (in its errors)

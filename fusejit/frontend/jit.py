@@ -34,6 +34,7 @@ from ..dask import has_dask_arrays, is_dask_array
 from ..errors import FusejitError, ScriptError
 from ..ir.graph import Graph
 from ..ir.types import BOOL, FLOAT, INT, NONE, ScalarType, TensorType, Type
+from ..runtime.direct import direct_function
 from ..runtime.element_function import (
     compile_element_graph,
     is_element_graph,
@@ -205,6 +206,39 @@ def _shaped(fn: Any, structure: Any, scalars: dict[int, type] | None = None,
     return run
 
 
+def _with_direct(fn: Any, direct: Any) -> Any:
+    """``fn`` (a signature's callable) running ``direct`` (``runtime/direct.py``) first where
+    every array argument is small enough for it, and itself where ``direct`` fails (with the
+    graph's own error) or the arrays are bigger; ``fn`` itself when ``direct`` is None. The
+    fast call (``fastcall.py``) reads ``direct`` from it and calls the same way. A graph with
+    a temporary runs whole on small arrays: only the fast call runs its ``direct``, on arrays
+    too big for that (``fn.max_elements``) and small enough for ``direct``."""
+    if direct is None:
+        return fn
+    if direct.temporary:
+        try:    # (the fast call's, between the whole graph's sizes and its own)
+            fn.direct = direct
+        except AttributeError:
+            pass
+        return fn
+    limit = direct.max_elements
+
+    def run(*args: Any) -> Any:
+        if all(a.size <= limit for a in args if type(a) is _NDARRAY):
+            try:
+                return direct(*args)
+            except Exception:  # noqa: BLE001, S110 - fn raises the graph's own error
+                pass
+        return fn(*args)
+
+    for name in ("graph_for", "code_for", "compiled", "refused", "written", "max_elements",
+                 "before", "post", "fallback", "zero_d"):
+        if hasattr(fn, name):
+            setattr(run, name, getattr(fn, name))
+    run.direct, run.without_direct = direct, fn
+    return run
+
+
 def _shaped_at_once(zero_d: tuple, structure: Any, scalars: dict[int, type],
                     count: int) -> Callable[[Any], Any]:
     """What ``_shaped``'s ``shape`` of a compiled tier's ``post`` gives, from the compiled
@@ -293,6 +327,8 @@ class JitFunction(Portable):
         # Dask calls run it chunk by chunk, displays show the latest one.
         self._interpreted: dict[tuple, Any] = {}
         self._compiled: Any = None
+        # The NumPy calls each signature runs directly on small arrays (runtime/direct.py).
+        self._direct: dict[tuple, Any] = {}
         self._constant_params: tuple[int, ...] = ()   # (see _script)
 
     @property
@@ -357,14 +393,21 @@ class JitFunction(Portable):
             made = {i: kind for i, kind in (numpy_scalar_outputs(graph) | kinds).items()
                     if kind is not None}
             shape = (structure, made, len(graph.outputs))
+            direct = None
             if self.device in (None, "cpu") and [v.type for v in graph.inputs] == kept:
+                if not strings and not self._constant_params and structure is None:
+                    direct = self._direct[key] = direct_function(graph, made)
                 # Scalars only, or element loops and small array code: one Numba function
-                # for the whole graph (the interpreter's per-step cost would dominate).
+                # for the whole graph (the interpreter's per-step cost would dominate);
+                # not for NumPy calls with no temporary, faster than it at any size.
                 whole = (compile_scalar_graph if is_scalar_graph(graph) else
-                         compile_element_graph if is_element_graph(graph) else None)
+                         compile_element_graph if is_element_graph(graph) and (
+                             direct is None or direct.temporary) else None)
                 if whole is not None:
                     compiled = self._tiered(key, graph, compiled, whole, strings, shape)
             compiled = _shaped(_without(compiled, strings), *shape)
+            if direct is not None:
+                compiled = _with_direct(compiled, direct)
             self._specialised[key] = compiled
             self._refresh_fast_call()
         return compiled, args
@@ -435,7 +478,8 @@ class JitFunction(Portable):
                 compiled = whole(graph, interpreted, WHOLE_GRAPH_MAX_ELEMENTS)
             else:
                 compiled = whole(graph, interpreted)
-            self._specialised[key] = _shaped(_without(compiled, strings), *shape)
+            self._specialised[key] = _with_direct(
+                _shaped(_without(compiled, strings), *shape), self._direct.get(key))
             try:
                 return compiled(*args)
             finally:  # after the call: Numba has compiled its overload, whose entry it takes

@@ -102,9 +102,12 @@ def _render_add_sub(cx: Emitter, node, ops: list[Operand], dtype: np.dtype) -> s
     return f"{a} {op} {b}" if alpha is None else f"{a} {op} {alpha} * {b}"
 
 
-for _name, _body, _native in (("add", _add, "ADD"), ("sub", _sub, "SUB")):
-    register(f"aten::{_name}(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", _body)
-    register(f"aten::{_name}(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", _body)
+for _name, _body, _native, _ufunc in (("add", _add, "ADD", np.add),
+                                      ("sub", _sub, "SUB", np.subtract)):
+    register(f"aten::{_name}(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", _body,
+             ufunc=_ufunc)
+    register(f"aten::{_name}(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", _body,
+             ufunc=_ufunc)
     _tensor = f"aten::{_name}(Tensor self, Tensor other, *, Scalar alpha) -> Tensor"
     define(f"aten::{_name}", dtype=promoted(0, 2), render=_render_add_sub, native=_native,
            fuses=(_tensor, f"aten::{_name}(Tensor self, Scalar other, Scalar alpha) -> Tensor"),
@@ -166,8 +169,8 @@ def _render_div(cx: Emitter, node, ops: list[Operand], dtype: np.dtype) -> str:
 
 register("aten::div(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor", _div)
 for _kind in _TENSOR_OR_SCALAR:
-    register(f"aten::mul(Tensor self, {_kind} other) -> Tensor", _mul)
-    register(f"aten::div(Tensor self, {_kind} other) -> Tensor", _div)
+    register(f"aten::mul(Tensor self, {_kind} other) -> Tensor", _mul, ufunc=np.multiply)
+    register(f"aten::div(Tensor self, {_kind} other) -> Tensor", _div, ufunc=np.true_divide)
 _MUL = tensor_schemas("mul", "Tensor other", "Scalar other")
 _DIV = tensor_schemas("div", "Tensor other", "Scalar other")
 define("aten::mul", fuses=_MUL, dtype=promoted(), render=_render_mul, native="MUL",

@@ -202,9 +202,9 @@ register("aten::mean(Tensor self, *, ScalarType? dtype=None) -> Tensor", _mean_a
 register("aten::mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, "
          "ScalarType? dtype=None) -> Tensor", _mean)
 register("aten::amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor",
-         _extreme(np.max, np.maximum.reduce))
+         _extreme(np.max, np.maximum.reduce), ufunc=np.maximum, reduces=True)
 register("aten::amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor",
-         _extreme(np.min, np.minimum.reduce))
+         _extreme(np.min, np.minimum.reduce), ufunc=np.minimum, reduces=True)
 register("aten::prod(Tensor self, *, ScalarType? dtype=None) -> Tensor", _prod_all)
 register("aten::prod.dim_int(Tensor self, int dim, bool keepdim=False, *, "
          "ScalarType? dtype=None) -> Tensor", _prod_dim)

@@ -37,14 +37,19 @@ class Overload:
     tuple of all outputs (else it returns the one output). ``binds`` names what is read from the
     node when binding: attribute names, or the specials ``"num_outputs"``, ``"outputs_used"``
     and ``"output_types"``. ``derivative`` is the autodiff rule of this overload, filled in by
-    ``fusejit.autodiff.rules`` (which sits above this package).
+    ``fusejit.autodiff.rules`` (which sits above this package). ``ufunc`` is the NumPy ufunc
+    that computes the overload exactly as its body does where every tensor operand already has
+    the result dtype and every argument after the ufunc's operands has its schema default
+    (``x + y`` of two float32 arrays is ``np.add(x, y)``); with ``reduces`` the overload is that
+    ufunc's ``reduce`` over all axes (``x.max()``). ``runtime/direct.py`` calls it directly.
     """
 
     __slots__ = ("schema", "op", "numpy_body", "cupy_body", "pure", "multiple", "binds",
-                 "derivative")
+                 "derivative", "ufunc", "reduces")
 
     def __init__(self, schema: str, op: OpEntry, numpy_body: Body, pure: bool = True,
-                 multiple: bool = False, binds: tuple[str, ...] = ()):
+                 multiple: bool = False, binds: tuple[str, ...] = (), ufunc: Any = None,
+                 reduces: bool = False):
         self.schema = schema
         self.op = op
         self.numpy_body = numpy_body
@@ -53,6 +58,8 @@ class Overload:
         self.multiple = multiple
         self.binds = binds
         self.derivative: Body | None = None
+        self.ufunc = ufunc
+        self.reduces = reduces
 
     def __repr__(self) -> str:
         return f"Overload({self.schema!r}, pure={self.pure})"
@@ -115,14 +122,16 @@ def entry(kind: str) -> OpEntry:
 
 
 def register(schema: str, body: Body, *, pure: bool = True, multiple: bool = False,
-             binds: tuple[str, ...] = ()) -> Overload:
-    """Add ``body`` under ``schema`` (registering the schema if it is new) or a ``prim::`` kind."""
+             binds: tuple[str, ...] = (), ufunc: Any = None, reduces: bool = False) -> Overload:
+    """Add ``body`` under ``schema`` (registering the schema if it is new) or a ``prim::`` kind;
+    ``ufunc`` and ``reduces``: see :class:`Overload`."""
     key = kind = schema
     if "(" in schema:
         parsed = registry.register(schema)
         key, kind = parsed.text, parsed.name
     op = entry(kind)
-    overload = Overload(key, op, body, pure=pure, multiple=multiple, binds=binds)
+    overload = Overload(key, op, body, pure=pure, multiple=multiple, binds=binds, ufunc=ufunc,
+                        reduces=reduces)
     if key in OPS:
         op.overloads.remove(OPS[key])
     op.overloads.append(overload)

@@ -383,7 +383,8 @@ def _softmax(self: np.ndarray, dim: int, dtype: int | None = None) -> np.ndarray
         return as_tensor(shifted / np.sum(shifted, axis=axis, keepdims=True))
 
 
-register("aten::sum(Tensor self, *, ScalarType? dtype=None) -> Tensor", _sum_all)
+register("aten::sum(Tensor self, *, ScalarType? dtype=None) -> Tensor", _sum_all, ufunc=np.add,
+         reduces=True)
 register("aten::sum(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) "
          "-> Tensor", _sum_dims)
 register("aten::_grad_sum_to_size(Tensor(a) self, int[]? size) -> Tensor(a)", _grad_sum_to_size)

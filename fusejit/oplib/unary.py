@@ -120,11 +120,12 @@ def register_inplace(name: str, body: Callable, formals: str = "") -> None:
 
 
 def unary_entry(name: str, body: Callable, *, dtype: Callable, render: Callable,
-                native: str | None = None, fuses: bool = True) -> None:
+                native: str | None = None, fuses: bool = True, ufunc: Any = None) -> None:
     """The entry of ``aten::name(Tensor self) -> Tensor`` and its in-place form ``name_``
-    (never fused: PyTorch's fuser takes no in-place op)."""
+    (never fused: PyTorch's fuser takes no in-place op); ``ufunc``: the NumPy ufunc ``body``
+    is for a tensor of the result dtype (``table.Overload``)."""
     schema = f"aten::{name}(Tensor self) -> Tensor"
-    register(schema, body)
+    register(schema, body, ufunc=ufunc)
     register_inplace(name, body)
     define(f"aten::{name}", fuses=(schema,) if fuses else (), dtype=dtype, render=render,
            native=native, sum_to_size=(schema,) if name == "neg" else ())
@@ -132,7 +133,7 @@ def unary_entry(name: str, body: Callable, *, dtype: Callable, render: Callable,
 
 for _name, (_fn, _text, _native) in FLOAT_FUNCTIONS.items():
     unary_entry(_name, unary_body(_name, _fn, FLOAT), dtype=floating(), render=_render_math(_text),
-                native=_native)
+                native=_native, ufunc=_fn if isinstance(_fn, np.ufunc) else None)
 
 
 # -- ops that keep the dtype --------------------------------------------------------------------
@@ -184,7 +185,8 @@ SAME_DTYPE: dict[str, tuple[Callable[[np.ndarray], np.ndarray], str, str | None]
 for _name, (_fn, _rule, _native) in SAME_DTYPE.items():
     # (abs and neg change the sign bit alone: no floating-point error to silence)
     unary_entry(_name, unary_body(_name, _fn, _rule, signals=_name not in ("abs", "neg")),
-                dtype=same_as(0), render=_render_same, native=_native)
+                dtype=same_as(0), render=_render_same, native=_native,
+                ufunc=_fn if isinstance(_fn, np.ufunc) else None)
 
 # Not in the fuser's list (PyTorch's neither): bodies only.
 for _name, _body in (("sign", unary_body("sign", np.sign, KEEP)),

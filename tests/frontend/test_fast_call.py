@@ -65,8 +65,12 @@ def test_fast_path_errors_are_the_general_paths():
         f(1.0, 2.0, 3.0)
     with pytest.raises(fusejit.FusejitError, match="argument 'x': a str is not supported"):
         f(1.0, "x")
-    with pytest.raises(TypeError, match=r"newton\(\) got an unexpected keyword argument"):
-        f(1.0, eps=3)                                  # as the plain function says it
+    for g in (f, fusejit.jit(newton)):                # fast path, and general path
+        with pytest.raises(fusejit.FusejitError,
+                           match=r"newton\(\): got an unexpected keyword argument 'eps'"):
+            g(1.0, eps=3)                              # as the plain function says it
+        with pytest.raises(fusejit.FusejitError, match="unexpected keyword argument 'eps'"):
+            g(1.0, steps=2, eps=3)
 
 
 def test_compiled_scalar_errors_on_the_fast_path_come_from_the_interpreter():
