@@ -251,7 +251,10 @@ def _extreme_search(context, builder, array_type, array, beats, floats, signed, 
     span = lanes * _UNROLL
     vector = ir.VectorType(element, lanes)
     i64 = ir.IntType(64)
-    steps_type = ir.VectorType(i64, lanes)
+    # (steps as int32 numbers: twice the lanes of int64 indices; n < 2^31 steps)
+    i32 = ir.IntType(32)
+    steps_type = ir.VectorType(i32, lanes)
+    shift = ir.Constant(i64, span.bit_length() - 1)
     mask_type = ir.IntType(lanes)
     wide = ir.IntType(span)
     data = builder.bitcast(ary.data, element.as_pointer())
@@ -333,7 +336,8 @@ def _extreme_search(context, builder, array_type, array, beats, floats, signed, 
     builder.position_at_end(update)
     wins = beats(builder, m, acc)
     new_acc = builder.select(wins, m, acc)
-    new_rec = builder.select(wins, _splat(builder, i, rec), rec)
+    number = builder.trunc(builder.lshr(i, shift), i32)
+    new_rec = builder.select(wins, _splat(builder, number, rec), rec)
     builder.branch(head)
     i.add_incoming(i_next, update)
     acc.add_incoming(new_acc, update)
@@ -348,10 +352,11 @@ def _extreme_search(context, builder, array_type, array, beats, floats, signed, 
     wanted = _splat(builder, best, acc)
     same = builder.fcmp_ordered("==", acc, wanted) if floats else \
         builder.icmp_signed("==", acc, wanted)
-    big = ir.Constant(steps_type, [ir.Constant(i64, 2 ** 62)] * lanes)
-    step = builder.call(cgutils.get_or_insert_function(builder.module, ir.FunctionType(
-        i64, [steps_type]), f"llvm.vector.reduce.smin.v{lanes}i64"),
+    big = ir.Constant(steps_type, [ir.Constant(i32, 2 ** 31 - 1)] * lanes)
+    number = builder.call(cgutils.get_or_insert_function(builder.module, ir.FunctionType(
+        i32, [steps_type]), f"llvm.vector.reduce.smin.v{lanes}i32"),
         [builder.select(same, rec, big)])
+    step = builder.shl(builder.zext(number, i64), shift)
     found = fn.append_basic_block("extreme.found")
     scalar_first = builder.extract_element(first, ir.Constant(ir.IntType(32), 0))
     builder.cbranch(builder.icmp_signed("<", i, ir.Constant(i64, span)), tail_head, found)
