@@ -61,13 +61,18 @@ COLUMN_GROUP = prim.ColumnReductionGroup
 
 # Reductions a row kernel computes; the position of the keepdim input of each.
 ROW_REDUCTIONS = {aten.sum: 2, aten.mean: 2, aten.amax: 2, aten.amin: 2, aten.var: 3,
-                  aten.std: 3}
+                  aten.std: 3, aten.argmax: 2, aten.argmin: 2}
+# (argmax and argmin take one axis as an int, or None for the flattened array)
+ARG_REDUCTIONS = (aten.argmax, aten.argmin)
 ELEMENT, ROW, FLAT = "element", "row", "flat"
 _FLOATS = ("float32", "float64")
 # (the max, min and sum of integers and bools along rows: NumPy's, interpreted, ran 0.88-0.98x
 # NumPy alone at 1024 x 1024, the row kernels 0.95-3.3x: reductions.py --cpu, section dtypes)
 _EXTREMA = _FLOATS + ("int8", "int16", "int32", "int64", "uint8", "bool")
 _INT_SUMS = ("int8", "int16", "int32", "int64", "bool")
+# (argmax of int64 rows: NumPy's, interpreted, ran 1.04x NumPy at 1024 x 1024, the row
+# kernel's search 0.77x (reductions.py --cpu, load 14); its columns run in column kernels)
+_ARG_ROWS_NUMPY = ("int64",)
 # Reshapes between per-row values with and without the kept axis (``m[:, None]``,
 # ``np.expand_dims(m, -1)``, ``m.reshape(-1, 1)``, ``r[:, 0]``): names of the same registers
 # in a kernel.
@@ -113,13 +118,16 @@ def reduction_axis(node: Node) -> str | None:
         return None
     dtype = _dtype_name(node.input(0))
     known, dims = _constant(node.input(1))
+    dims = _listed(node, dims)
     start = _suffix_start(dims, rank) if known else None
     axis = None if start is None else \
         "row" if start == rank - 1 or not dims or len(dims) > 1 else "column"
     if known and start is None and several_axes(dims, rank):
         axis = "column"     # (any set of axes: ``several_axes``)
-    if dtype not in _FLOATS and axis != "row":
+    if dtype not in _FLOATS and node.kind not in ARG_REDUCTIONS and axis != "row":
         return None     # (integers and bools along rows only: the row kernels')
+    if node.kind in ARG_REDUCTIONS and dtype in _ARG_ROWS_NUMPY and axis == "row":
+        return None
     known, keepdim = _constant(node.input(at))
     if axis is None or not known or type(keepdim) is not bool:
         return None
@@ -133,6 +141,11 @@ def reduction_axis(node: Node) -> str | None:
     return axis
 
 
+def _listed(node: Node, dims: object) -> object:
+    """The axes a reduction's dim argument names, as a list (argmax's one int) or None."""
+    return [dims] if node.kind in ARG_REDUCTIONS and type(dims) is int else dims
+
+
 def _row_dtypes(node: Node) -> bool:
     """Does a kernel compute reduction ``node`` of its input's dtype: floats to the same
     float; the max and min of integers and bools; their sums to int64 (NumPy's, for the
@@ -140,6 +153,8 @@ def _row_dtypes(node: Node) -> bool:
     dtype, out = _dtype_name(node.input(0)), _dtype_name(node.output())
     if node.kind in (aten.amax, aten.amin):
         return dtype in _EXTREMA and out == dtype
+    if node.kind in ARG_REDUCTIONS:
+        return dtype in _EXTREMA and out == "int64"
     if node.kind == aten.sum and dtype in _INT_SUMS:
         return out == "int64"
     return dtype in _FLOATS and out == dtype
@@ -182,9 +197,14 @@ def reduced_dim(node: Node) -> int | tuple[int, ...]:
         return rank - 1
     if len(node.inputs) == 2:       # (sum and mean of every axis)
         return 0
-    dims = constant_value(node.input(1).node)
+    dims = reduced_dims(node)
     start = _suffix_start(dims, rank)
     return several_axes(dims, rank) if start is None else start
+
+
+def reduced_dims(node: Node) -> object:
+    """The constant axes argument of reduction ``node``: a list of ints, or None (all)."""
+    return _listed(node, constant_value(node.input(1).node))
 
 
 def keeps_dim(node: Node) -> bool:
@@ -296,7 +316,7 @@ def _fuse_block(graph: Graph, block: Block) -> bool:
         # (``element_function.lone_column_reduction``). Views compute nothing.
         computing = [m for m in group.members if m.kind not in VIEWS]
         worth = len(computing) > 1 or group.axis == "row" or \
-            computing[0].kind in (aten.var, aten.std) or group.rank > 2 or \
+            computing[0].kind in (aten.var, aten.std, *ARG_REDUCTIONS) or group.rank > 2 or \
             isinstance(group.dim, tuple)
         if group.axis is not None and worth and not _element_outputs_of_axes(group):
             groups.append(group)

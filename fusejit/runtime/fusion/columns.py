@@ -51,6 +51,7 @@ from ...errors import InterpreterError
 from ...ir.symbols import prim
 from .codegen import STRIDED, UNIT, ZERO
 from .plan import _contiguous_strides
+from .rowargs import ARG_KINDS, column_arg_starts, column_arg_updates
 from .rows import (
     _NAMES,
     ELEMENT,
@@ -73,6 +74,7 @@ ROWS_IN_FLOAT32 = 16
 UNROLL = 4
 # The names a sweep's loop body gives per row (operands, values, row slices, deviations).
 _PER_ROW = re.compile(r"\b(?:[atr]\d+|dev_\w+)\b")
+_ROW_INDEX = re.compile(r"\browi\b")
 
 
 def column_block(lanes: int, batch: int, serial: bool, threads: int) -> int:
@@ -237,7 +239,7 @@ class _ColumnGenerator(RowGenerator):
             return (f"if ({last} + 1) % {ROWS_IN_FLOAT32} == 0 or {last} == m - 1:",
                     "    for c in range(n):", *["    " + f for f in flushes])
 
-        single = self._rows(nodes, tail, [], flush("i"))
+        single = self._rows(nodes, [_ROW_INDEX.sub("i", t) for t in tail], [], flush("i"))
         _starts, loads = self._operands("i")
         allocs, loops = self._loop(nodes, loads, updates)
         if allocs or loops[0] != "for c in range(n):" or \
@@ -266,6 +268,18 @@ class _ColumnGenerator(RowGenerator):
             first = shared_with(r, reductions)
             if first is not r:
                 aliases.append(f"{acc} = acc_{first.name}_{first.kind}")
+            elif r.kind in ARG_KINDS:
+                best, at = f"{acc}_best", f"{acc}_at"
+                lines += column_arg_starts(r.kind, best, at, np.dtype(self.values[r.source].dtype))
+                updates += column_arg_updates(r.kind, f"s_{best}", f"s_{at}", source,
+                                              self.values[r.source].dtype.kind == "f")
+                accs += [best, at]
+                stores, array = self._stores(r.name, r.node)
+                if array:
+                    lines.append(f"{array} = np.empty(n, np.int64)")
+                finals += ["for c in range(n):", f"    {r.name} = {at}[c]"] + \
+                    ["    " + t for t in stores]
+                continue
             elif r.kind in ("max", "min"):
                 fn = "rm.maximum" if r.kind == "max" else "rm.minimum"
                 start = _extremum_start(r.kind, np.dtype(dtype))
@@ -314,8 +328,9 @@ class _ColumnGenerator(RowGenerator):
 
 
 def _suffixed(line: str, u: int) -> str:
-    """``line`` of row ``u`` of an unrolled sweep: its per-row names made its own."""
-    return _PER_ROW.sub(lambda m: f"{m.group(0)}_{u}", line)
+    """``line`` of row ``u`` of an unrolled sweep: its per-row names made its own, and the
+    row's index (``rowi``: argmax's) its own."""
+    return _ROW_INDEX.sub(f"(i + {u})", _PER_ROW.sub(lambda m: f"{m.group(0)}_{u}", line))
 
 
 def _only_returned(value) -> bool:

@@ -12,9 +12,9 @@ Softmax, ``e = exp(x - x.max(-1)); e / e.sum(-1)``::
     for row in range(rows):
         r0 = x0[b0:b0 + n]                             # b0: where the row starts
         acc_t0_max = -inf                              # pass 1: the max, NaN-propagating
-        for c0 in range(0, n, EXTREMA_BLOCK):          # (vmaxpd; x != x or-reduced)
-            ...  part = rm.fmax(part, a0); odd = rm.unordered(odd, a0)
-            if odd or part == 0.0: ...  part = rm.maximum(part, a0)    # the block again
+        for c0 in range(0, n, EXTREMA_BLOCK):          # (float32: a sum for NaN)
+            ...  part = rm.fmax(part, a0); odd = rm.add(odd, a0)   # (NaN if a0 is)
+            if odd != odd or part == 0.0: ...  part = rm.maximum(part, a0)  # the block again
         t0 = acc_t0_max
         acc_t3_sum = 0.0                               # pass 2: sum of exp(x - max)
         for c0 in range(0, n, BLOCK):                  # float32 partial sums per block
@@ -48,7 +48,14 @@ from ...ir.graph import Graph, Node, Value
 from ...ir.symbols import aten, prim
 from ...ir.types import BoolType, FloatType, IntType, NumberType, TensorType
 from ...oplib.render import BOOL, Operand
-from ...passes.reduction_fusion import VIEWS, keeps_dim, kept_axis, reduced_dim, view_class
+from ...passes.reduction_fusion import (
+    VIEWS,
+    keeps_dim,
+    kept_axis,
+    reduced_dim,
+    reduced_dims,
+    view_class,
+)
 from .codegen import (
     _SUPPORTED,
     HELPERS_DIGEST,
@@ -62,12 +69,13 @@ from .codegen import (
     format_version,
 )
 from .loops import ScalarPass, inner_loops
+from .rowargs import ARG_KINDS, ArgReduction
 from .templates import RENDERERS, fast_name, math_imports, math_modules
 
 ELEMENT, ROW, FLAT = "element", "row", "flat"
 # Position of the keepdim input of each reduction the kernels compute.
 KEEPDIM_AT = {aten.sum: 2, aten.mean: 2, aten.amax: 2, aten.amin: 2, aten.var: 3,
-              aten.std: 3}
+              aten.std: 3, aten.argmax: 2, aten.argmin: 2}
 BLOCK = 1024          # elements summed in float32 (or the input's float) before float64
 # elements of a pass of maxima and minima between its checks for NaN and zeros (8192: 7% less
 # time than 1024 over rows of 10^5 float32, one thread)
@@ -150,8 +158,8 @@ class RowGroup:
             level = self.levels[source] + 1
             keepdim = keeps_dim(node)
             self.keepdim[node] = keepdim
-            kind = {aten.sum: "sum", aten.mean: "sum", aten.amax: "max",
-                    aten.amin: "min"}.get(node.kind)
+            kind = {aten.sum: "sum", aten.mean: "sum", aten.amax: "max", aten.amin: "min",
+                    aten.argmax: "argmax", aten.argmin: "argmin"}.get(node.kind)
             if kind is None:      # var, std: the mean first, then squared deviations
                 mean = Reduction(node, "sum", source, level)
                 self.reductions += [mean, Reduction(node, "sqdev", source, level + 1, mean)]
@@ -204,7 +212,7 @@ class RowGroup:
         if node.kind == aten.softmax or len(node.inputs) == 2:
             dims: object = [-1] if node.kind == aten.softmax else None
         elif node.input(1).node.kind == prim.Constant:
-            dims = constant_value(node.input(1).node)
+            dims = reduced_dims(node)
         else:
             raise IRError(f"{node.kind} in a reduction group needs constant axes")
         dim = reduced_dim(node)
@@ -294,13 +302,16 @@ class RowGenerator(_Generator):
     def _reduction(self, node: Node) -> None:
         dtype = self.values[node.input(0)].dtype
         if dtype.kind != "f":
-            extremum = node.kind in (aten.amax, aten.amin) and self.group.axis == "row"
+            extremum = node.kind in (aten.amax, aten.amin) and self.group.axis == "row" \
+                or node.kind in (aten.argmax, aten.argmin)
             if not (extremum or (node.kind == aten.sum and self.INTEGER_SUMS)) \
                     or dtype.kind not in "biu":
                 raise IRError(f"{node.kind} of {dtype} in a {self.WHAT} kernel (floats only, "
                               "and the max, min and sum of integers and bools along rows)")
             if node.kind == aten.sum:
                 dtype = np.dtype(np.int64)      # (NumPy's sum of int32, int8 or bool)
+        if node.kind in (aten.argmax, aten.argmin):
+            dtype = np.dtype(np.int64)          # (an index)
         name = self.name()
         self.dtypes[name] = dtype
         # A reduction of every axis without keepdim is a 0-dim tensor, which promotes as one.
@@ -499,8 +510,15 @@ class RowGenerator(_Generator):
         """One pass over the row accumulating ``reductions`` (and storing the ``kept`` values),
         and their per-row results."""
         lines = [f"# pass: {', '.join(str(r.node.kind) for r in reductions)}"]
+        if len(reductions) == 1 and reductions[0].kind in ARG_KINDS and not kept:
+            r = reductions[0]
+            whole = ArgReduction(self, r, self.values[r.source].expr,
+                                 self.values[r.source].dtype).whole_row(loads)
+            if whole is not None:
+                return lines + whole
         updates, finals, aliases, exps = [], [], [], []
         redos: list[tuple] = []
+        args: list[ArgReduction] = []
         for r in reductions:
             dtype = np.dtype(self.dtypes[r.name]).name
             acc, part = f"acc_{r.name}_{r.kind}", f"part_{r.name}_{r.kind}"
@@ -510,6 +528,13 @@ class RowGenerator(_Generator):
                 finals.append(self._final(r, acc))
                 continue
             source = self.values[r.source].expr
+            if r.kind in ARG_KINDS:
+                arg = ArgReduction(self, r, source, self.values[r.source].dtype)
+                args.append(arg)
+                lines += arg.before()
+                updates.append(arg.update())
+                finals.append(arg.final())
+                continue
             if r.kind in ("max", "min"):
                 fn = "rm.maximum" if r.kind == "max" else "rm.minimum"
                 start = _extremum_start(r.kind, np.dtype(dtype))
@@ -527,9 +552,18 @@ class RowGenerator(_Generator):
                 else:
                     odd = f"odd_{r.name}_{r.kind}"
                     redos.append((r, part, start, exact, odd))
-                    updates.append((f"{part} = {start}; {odd} = False",
+                    # (float32's NaN test: a sum of the elements, NaN if one is, or where +inf
+                    # and -inf meet, which only costs the exact pass; one vaddps an element,
+                    # where x != x or-reduced took two: 1M float32, 59-69 -> 51-57 us, NumPy
+                    # 51-56; float64 rows of 10^6 ran 0.89x NumPy with it, 1.02x without)
+                    summed = dtype == "float32"
+                    updates.append((f"{part} = {start}; {odd} = "
+                                    + (f"np.{dtype}(0.0)" if summed else "False"),
                                     [f"{part} = rm.f{r.kind}({part}, {source})",
-                                     f"{odd} = rm.unordered({odd}, {source})"], combine))
+                                     f"{odd} = rm.{'add' if summed else 'unordered'}({odd}, "
+                                     f"{source})"], combine))
+                    if summed:
+                        redos[-1] = (r, part, start, exact, f"{odd} != {odd}")
             else:
                 value = source
                 if r.kind == "sqdev":
@@ -560,7 +594,7 @@ class RowGenerator(_Generator):
         used = sorted({name for line in loops for name in _NAMES.findall(line)} & set(loads))
         loops = ["    " + _in_block(line) for line in loops]
         # (a pass of maxima and minima only needs no float64 partial sums: longer blocks)
-        block = "BLOCK" if len(redos) < len(reductions) else "EXTREMA_BLOCK"
+        block = "BLOCK" if len(redos) + len(args) < len(reductions) else "EXTREMA_BLOCK"
         # (the buffers of a cut loop hold one block, made once a row)
         lines += [_block_buffer(a, block) for a in allocs]
         lines += [f"for c0 in range(0, n, {block}):", f"    c1 = min(c0 + {block}, n)"]
@@ -572,7 +606,10 @@ class RowGenerator(_Generator):
             allocs, loops = self._loop(self._closure([r.source]), blocked, [exact])
             lines += ["        " + _block_buffer(a, block) for a in allocs]
             lines += ["        " + _in_block(line) for line in loops]
-        lines += ["    " + u[2] for u in updates]
+        lines += ["    " + line for arg in args for line in arg.block_end(blocked)]
+        lines += ["    " + u[2] for u in updates if u[2]]
+        slices = {name: f"q{name[1:]} = r{name[1:]}[c0:c1]" for name in loads}
+        lines += [line for arg in args for line in arg.after(block, slices, blocked)]
         return lines + aliases + [f for f in finals if f]
 
     def _redone(self, r: Reduction) -> bool:
@@ -649,7 +686,8 @@ def module_text(gen: RowGenerator, what: str) -> tuple[str, list[np.dtype]]:
             f"# helpers {HELPERS_DIGEST}",
             "import math", "", "import numpy as np", "from numba import njit, prange", "",
             "from fusejit.runtime.fusion import helpers as h",
-            "from fusejit.runtime.fusion import rowmath as rm"]
+            "from fusejit.runtime.fusion import rowmath as rm",
+            "from fusejit.runtime.fusion import rowsearch as rs"]
     head += math_imports(gen.modules)
     head += ["", f"BLOCK = {BLOCK}", f"EXTREMA_BLOCK = {EXTREMA_BLOCK}"]
     parallel = gen.kernel_text("kernel_parallel", True)
