@@ -68,8 +68,10 @@ def native_capable(specs: list[ArgSpec], out_dtypes: list[np.dtype]) -> bool:
 
 
 def entry_text(layout: GroupLayout, specs: list[ArgSpec], out_dtypes: list[np.dtype],
-               rank: int, name: str, kernel: str) -> list[str]:
-    """The lines of entry ``name`` calling ``kernel`` (``rank`` is the kernel's rank)."""
+               rank: int, name: str, kernel: str, deferred: bool = False) -> list[str]:
+    """The lines of entry ``name`` calling ``kernel`` (``rank`` is the kernel's rank). A
+    ``deferred`` kernel (the parallel one of a kernel with fix-ups, ``loops.DEFER``) gets a
+    status mark per tile, and the serial kernel computes the marked tiles again."""
     rows = RowLayout(layout, specs, rank)
     lines = ['@njit(cache=True, nogil=True, error_model="numpy")',
              f"def {name}(tags, ints, floats, meta, b8, i64, f32, f64, ilists, int_data, "
@@ -98,10 +100,14 @@ def entry_text(layout: GroupLayout, specs: list[ArgSpec], out_dtypes: list[np.dt
     args = ([f"row[{rows.meta_at}:{rows.meta_at + rows.meta_len}]"]
             + [f"x{i}" for i in range(len(layout.tensor_index))]
             + [f"s{i}" for i in range(len(layout.scalar_index))] + outs + ["status"])
+    size = f"1 + row[{rows.meta_at}]" if deferred else "1"      # (meta[0]: the tiles)
     lines += [f"    if row[{NUMEL}] != 0:",
-              "        status = np.zeros(1, np.int64)",
-              f"        {kernel}({', '.join(args)})",
-              "        if status[0] != 0:",
+              f"        status = np.zeros({size}, np.int64)",
+              f"        {kernel}({', '.join(args)})"]
+    if deferred:
+        lines += ["        if status[1:].any():",
+                  f"            kernel_serial({', '.join(args)})"]
+    lines += ["        if status[0] != 0:",
               "            return False"]
     for j, dtype in enumerate(out_dtypes):
         code, bank = _NATIVE[np.dtype(dtype)]
