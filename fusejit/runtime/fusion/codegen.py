@@ -315,9 +315,9 @@ class _Generator(Emitter):
 
     def kernel_text(self, name: str, parallel: bool, fixer: bool = False) -> list[str]:
         """A CPU kernel's lines. The parallel one defers the second loop of a strip that holds
-        an argument outside a fast form's domain (``loops.DEFER``: it marks the tile); the
-        serial one, ``fixer``, then computes only the marked tiles when its status array holds
-        marks (a call's plain status array, of length 1, holds none)."""
+        an argument outside a fast form's domain (``loops.DEFER``: it marks the strip); the
+        serial one, ``fixer``, then computes only the marked strips when its status array
+        holds marks (a call's plain status array, of length 1, holds none)."""
         layout, rank = self.layout, self.rank
         n_tensors = len(layout.tensor_index)
         args = (["meta"] + [f"x{i}" for i in range(n_tensors)]
@@ -329,11 +329,8 @@ class _Generator(Emitter):
                  f"def {name}({', '.join(args)}):",
                  "    n_tiles = meta[0]", "    cols = meta[1]", "    block = meta[2]",
                  "    n_blocks = meta[3]",
-                 f"    for tile in {loop}(n_tiles):"]
-        if fixer:
-            lines += ["        if len(status) > 1 and status[tile + 1] == 0:",
-                      "            continue"]
-        lines += ["        row = tile // n_blocks",
+                 f"    for tile in {loop}(n_tiles):",
+                 "        row = tile // n_blocks",
                  "        c0 = (tile - row * n_blocks) * block",
                  "        n = min(block, cols - c0)"]
         if self.wide():
@@ -382,7 +379,8 @@ class _Generator(Emitter):
                     lines.append(f"        w{k} = o{j}[q{k}:q{k} + n]")
                 writes.append(f"w{k}[c] = {self.operand_for(value).expr}")
                 k += 1
-        allocs, loops = inner_loops(self.body, inner, writes, self.dtypes, defer=parallel)
+        marks = "set" if parallel else "read" if fixer else None
+        allocs, loops = inner_loops(self.body, inner, writes, self.dtypes, marks=marks)
         lines.extend("        " + line for line in allocs + loops)
         return lines
 

@@ -34,7 +34,7 @@ from .codegen import _SUPPORTED as SUPPORTED_DTYPES  # (the dtypes generate() ta
 from .codegen import ArgSpec, generate
 from .isolated import ensure_compiled
 from .layout import GroupLayout, analyse
-from .loops import DEFER
+from .loops import DEFER, marks_size
 from .native_entry import RowLayout
 from .outputs import pooled, take
 from .plan import Plan, make_plan, num_threads
@@ -109,8 +109,8 @@ class _Variant:
         # Can the kernel set its status flag (integer division by zero, ``codegen``)? Calls of
         # kernels that cannot share one flag array, which they never write.
         self.guarded = _SETS_STATUS in source
-        # Does the parallel kernel mark tiles for the serial one to compute again
-        # (``loops.DEFER``)? Its calls pass a status array with a mark per tile.
+        # Does the parallel kernel mark strips for the serial one to compute again
+        # (``loops.DEFER``)? Its calls pass a status array with a mark per strip.
         self.deferred = DEFER in source
         self.use(module)
 
@@ -238,7 +238,7 @@ class FusedKernel:
         variant = call.variant
         serial, meta = plan.launch()     # (by work and free cores: plan.py)
         if variant.deferred and not serial:
-            status = np.zeros(1 + meta[0], np.int64)      # (meta[0]: the tiles)
+            status = np.zeros(marks_size(meta[0], meta[2]), np.int64)
         else:
             status = np.zeros(1, np.int64) if variant.guarded else _NO_STATUS
         flats = outs if call.flat_outs is None else map(_reshape, outs, call.flat_outs)
@@ -254,7 +254,7 @@ class FusedKernel:
         else:
             self._dispatch(call, serial, args)
         if not serial and call.variant.deferred and args[-1][1:].any():
-            # (tiles the parallel kernel marked: the serial one computes them again)
+            # (strips the parallel kernel marked: the serial one computes them again)
             self._run(call, True, args)
         if call.variant.guarded and args[-1][0]:
             raise InterpreterError(f"integer division by zero in {self._WHAT}")

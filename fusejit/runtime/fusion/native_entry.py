@@ -28,6 +28,7 @@ import numpy as np
 
 from ..native.kernel_entry import HEADER, NUMEL, OUTPUT_WIDTH
 from ..native.registers import BOOL, DTYPE_CODE, FLOAT, INT, OFFSET
+from .loops import STRIP
 
 if TYPE_CHECKING:
     from .codegen import ArgSpec
@@ -71,7 +72,7 @@ def entry_text(layout: GroupLayout, specs: list[ArgSpec], out_dtypes: list[np.dt
                rank: int, name: str, kernel: str, deferred: bool = False) -> list[str]:
     """The lines of entry ``name`` calling ``kernel`` (``rank`` is the kernel's rank). A
     ``deferred`` kernel (the parallel one of a kernel with fix-ups, ``loops.DEFER``) gets a
-    status mark per tile, and the serial kernel computes the marked tiles again."""
+    status mark per strip, and the serial kernel computes the marked strips again."""
     rows = RowLayout(layout, specs, rank)
     lines = ['@njit(cache=True, nogil=True, error_model="numpy")',
              f"def {name}(tags, ints, floats, meta, b8, i64, f32, f64, ilists, int_data, "
@@ -100,7 +101,9 @@ def entry_text(layout: GroupLayout, specs: list[ArgSpec], out_dtypes: list[np.dt
     args = ([f"row[{rows.meta_at}:{rows.meta_at + rows.meta_len}]"]
             + [f"x{i}" for i in range(len(layout.tensor_index))]
             + [f"s{i}" for i in range(len(layout.scalar_index))] + outs + ["status"])
-    size = f"1 + row[{rows.meta_at}]" if deferred else "1"      # (meta[0]: the tiles)
+    # (loops.marks_size: a mark per strip of each of meta[0] tiles of meta[2] elements)
+    size = (f"1 + row[{rows.meta_at}] * ((row[{rows.meta_at + 2}] + {STRIP - 1}) // {STRIP})"
+            if deferred else "1")
     lines += [f"    if row[{NUMEL}] != 0:",
               f"        status = np.zeros({size}, np.int64)",
               f"        {kernel}({', '.join(args)})"]

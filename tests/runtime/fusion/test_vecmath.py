@@ -323,7 +323,7 @@ def test_fix_ups_across_strips(dtype):
 
 def test_parallel_kernel_leaves_fix_ups_to_the_serial_one(monkeypatch):
     """A parallel kernel (forced: no work threshold, two threads) of float64 log and sine marks
-    the tiles whose strips hold an argument outside the fast forms (0, negatives, subnormals,
+    the strips holding an argument outside the fast forms (0, negatives, subnormals,
     inf, NaN for log; beyond TRIG_LIMIT for sine), and the serial kernel computes just those
     again (``loops.DEFER``): the result equals the serial kernel's bit for bit, and NumPy's."""
     import numba
