@@ -34,6 +34,7 @@ from .codegen import _SUPPORTED as SUPPORTED_DTYPES  # (the dtypes generate() ta
 from .codegen import ArgSpec, generate
 from .isolated import ensure_compiled
 from .layout import GroupLayout, analyse
+from .loops import DEFER, marks_size
 from .native_entry import RowLayout
 from .outputs import pooled, take
 from .plan import Plan, make_plan, num_threads
@@ -99,7 +100,8 @@ def _check_tensor(pos: int, x, xp) -> None:
 
 
 class _Variant:
-    __slots__ = ("source", "parallel", "serial", "out_dtypes", "entries", "guarded")
+    __slots__ = ("source", "parallel", "serial", "out_dtypes", "entries", "guarded",
+                 "deferred")
 
     def __init__(self, source: str, module, out_dtypes):
         self.source = source
@@ -107,6 +109,9 @@ class _Variant:
         # Can the kernel set its status flag (integer division by zero, ``codegen``)? Calls of
         # kernels that cannot share one flag array, which they never write.
         self.guarded = _SETS_STATUS in source
+        # Does the parallel kernel mark strips for the serial one to compute again
+        # (``loops.DEFER``)? Its calls pass a status array with a mark per strip.
+        self.deferred = DEFER in source
         self.use(module)
 
     def use(self, module) -> None:
@@ -231,8 +236,11 @@ class FusedKernel:
         if not plan.numel:
             return outs
         variant = call.variant
-        status = np.zeros(1, np.int64) if variant.guarded else _NO_STATUS
         serial, meta = plan.launch()     # (by work and free cores: plan.py)
+        if variant.deferred and not serial:
+            status = np.zeros(marks_size(meta[0], meta[2]), np.int64)
+        else:
+            status = np.zeros(1, np.int64) if variant.guarded else _NO_STATUS
         flats = outs if call.flat_outs is None else map(_reshape, outs, call.flat_outs)
         self._run(call, serial, (meta, *data, *flats, status))
         return outs
@@ -245,6 +253,9 @@ class FusedKernel:
             entry(*args)
         else:
             self._dispatch(call, serial, args)
+        if not serial and call.variant.deferred and args[-1][1:].any():
+            # (strips the parallel kernel marked: the serial one computes them again)
+            self._run(call, True, args)
         if call.variant.guarded and args[-1][0]:
             raise InterpreterError(f"integer division by zero in {self._WHAT}")
 

@@ -32,6 +32,19 @@ _NAME = re.compile(r"\b[at]\d+\b")
 # in the L1 cache from one pass to the next.
 STRIP = 1024
 _DEF = re.compile(r"^(t\d+) = ")
+# A parallel kernel's strip that needs the second loop of ``_rerun_loops`` marks itself in
+# the status array instead (``status[0]`` stays the division flag; then a mark per strip of
+# each tile: ``marks_size``): the full forms that loop inlines are as long again as the fast
+# loop and doubled a parallel kernel's compile time, while few calls need them. The serial
+# kernel, given the marks (``inner_loops``' ``marks="read"``), computes the marked strips again
+# and skips the others; a plain status array (length 1) holds no marks.
+_MARK = f"status[1 + tile * ((block + {STRIP - 1}) // {STRIP}) + s // {STRIP}]"
+DEFER = f"{_MARK} = 1"
+
+
+def marks_size(n_tiles: int, block: int) -> int:
+    """The length of a status array with a mark per strip of ``n_tiles`` tiles of ``block``."""
+    return 1 + n_tiles * (-(-block // STRIP))
 
 
 class ScalarPass:
@@ -91,13 +104,17 @@ def _used(lines: list[str]) -> set[str]:
 
 
 def inner_loops(body: list, loads: dict[str, str], writes: list[str],
-                dtypes: dict[str, np.dtype], strips: bool = True) -> tuple[list[str], list[str]]:
+                dtypes: dict[str, np.dtype], strips: bool = True,
+                marks: str | None = None) -> tuple[list[str], list[str]]:
     """(buffer allocations for the tile, the loops) for ``body`` (lines and ``ScalarPass``es),
     ``loads`` (operand name -> its load line) and the output ``writes``.
 
     With ``strips`` the cut passes run strip by strip over the fused kernel's row slices
     (``r0``, ``w0``); without, each pass runs over all ``n`` elements with whatever loads and
-    writes the caller gives (the row kernels index their own block and row buffers)."""
+    writes the caller gives (the row kernels index their own block and row buffers).
+    ``marks``: "set" (a parallel kernel), a strip that would be computed again
+    (``_rerun_loops``) only marks itself (``DEFER``); "read" (the serial kernel), given marks
+    it computes only the marked strips."""
     pieces: list = []
     current: list[str] = []
     for item in body:
@@ -111,7 +128,7 @@ def inner_loops(body: list, loads: dict[str, str], writes: list[str],
     if (strips and len(pieces) > 1 and all(isinstance(piece, list) or piece.when is not None
                                            for piece in pieces)
             and not any("np.random" in line for line in body if isinstance(line, str))):
-        return [], _strip_loops(_rerun_loops(body, loads, writes))
+        return [], _strip_loops(_rerun_loops(body, loads, writes, marks))
     if strips and len(pieces) > 1:
         pieces = _write_through(pieces, writes)
     if len(pieces) == 1:
@@ -178,12 +195,14 @@ def inner_loops(body: list, loads: dict[str, str], writes: list[str],
     return allocs, _strip_loops(loops)
 
 
-def _rerun_loops(body: list, loads: dict[str, str], writes: list[str]) -> list[str]:
+def _rerun_loops(body: list, loads: dict[str, str], writes: list[str],
+                 marks: str | None = None) -> list[str]:
     """The loops of a strip whose only cuts are fix-ups (sine beyond its limit): one vectorised
     loop computes every element with the fast forms and notes whether any argument is out of
     range; only then a second, scalar loop computes the strip again, taking libm's value where
     it must. (A cut loop would store and reload every value crossing the fix-up, and scan the
-    arguments in a pass of its own: float32 sin ran 0.46 ns/element this way, 0.88 cut.)"""
+    arguments in a pass of its own: float32 sin ran 0.46 ns/element this way, 0.88 cut.)
+    ``marks``: see ``inner_loops``."""
     fast, slow = [], []
     for item in body:
         if isinstance(item, ScalarPass):
@@ -199,6 +218,10 @@ def _rerun_loops(body: list, loads: dict[str, str], writes: list[str]) -> list[s
     call = _strip_call(body, loads, writes)
     first = [call] if call else (["fix = False", "for c in range(m):"]
                                  + ["    " + line for line in reads + fast + stores])
+    if marks == "set":
+        return first + ["if fix:", "    " + DEFER]
+    if marks == "read":
+        first = [f"if len(status) > 1 and {_MARK} == 0:", "    continue"] + first
     return (first + ["if fix:", "    for c in range(m):"]
             + ["        " + line for line in reads + slow + stores])
 

@@ -28,6 +28,7 @@ import numpy as np
 
 from ..native.kernel_entry import HEADER, NUMEL, OUTPUT_WIDTH
 from ..native.registers import BOOL, DTYPE_CODE, FLOAT, INT, OFFSET
+from .loops import STRIP
 
 if TYPE_CHECKING:
     from .codegen import ArgSpec
@@ -68,8 +69,10 @@ def native_capable(specs: list[ArgSpec], out_dtypes: list[np.dtype]) -> bool:
 
 
 def entry_text(layout: GroupLayout, specs: list[ArgSpec], out_dtypes: list[np.dtype],
-               rank: int, name: str, kernel: str) -> list[str]:
-    """The lines of entry ``name`` calling ``kernel`` (``rank`` is the kernel's rank)."""
+               rank: int, name: str, kernel: str, deferred: bool = False) -> list[str]:
+    """The lines of entry ``name`` calling ``kernel`` (``rank`` is the kernel's rank). A
+    ``deferred`` kernel (the parallel one of a kernel with fix-ups, ``loops.DEFER``) gets a
+    status mark per strip, and the serial kernel computes the marked strips again."""
     rows = RowLayout(layout, specs, rank)
     lines = ['@njit(cache=True, nogil=True, error_model="numpy")',
              f"def {name}(tags, ints, floats, meta, b8, i64, f32, f64, ilists, int_data, "
@@ -98,10 +101,16 @@ def entry_text(layout: GroupLayout, specs: list[ArgSpec], out_dtypes: list[np.dt
     args = ([f"row[{rows.meta_at}:{rows.meta_at + rows.meta_len}]"]
             + [f"x{i}" for i in range(len(layout.tensor_index))]
             + [f"s{i}" for i in range(len(layout.scalar_index))] + outs + ["status"])
+    # (loops.marks_size: a mark per strip of each of meta[0] tiles of meta[2] elements)
+    size = (f"1 + row[{rows.meta_at}] * ((row[{rows.meta_at + 2}] + {STRIP - 1}) // {STRIP})"
+            if deferred else "1")
     lines += [f"    if row[{NUMEL}] != 0:",
-              "        status = np.zeros(1, np.int64)",
-              f"        {kernel}({', '.join(args)})",
-              "        if status[0] != 0:",
+              f"        status = np.zeros({size}, np.int64)",
+              f"        {kernel}({', '.join(args)})"]
+    if deferred:
+        lines += ["        if status[1:].any():",
+                  f"            kernel_serial({', '.join(args)})"]
+    lines += ["        if status[0] != 0:",
               "            return False"]
     for j, dtype in enumerate(out_dtypes):
         code, bank = _NATIVE[np.dtype(dtype)]

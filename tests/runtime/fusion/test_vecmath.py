@@ -351,6 +351,41 @@ def test_fix_ups_across_strips(dtype):
     np.testing.assert_allclose(e, np.tan(a), rtol=rtol * 4, atol=rtol)
 
 
+def test_parallel_kernel_leaves_fix_ups_to_the_serial_one(monkeypatch):
+    """A parallel kernel (forced: no work threshold, two threads) of float64 log marks the
+    strips holding an argument outside log's short form (0, negatives, subnormals, inf, NaN),
+    and the serial kernel computes just those again (``loops.DEFER``): the result equals the
+    serial kernel's bit for bit, and NumPy's."""
+    import numba
+
+    from fusejit.runtime.fusion import plan as plans
+
+    if numba.config.NUMBA_NUM_THREADS < 2:
+        pytest.skip("one thread only")
+    graph = _graph("float64", ["log"])
+    rng = np.random.default_rng(6)
+    n = 3 * 2048 - 5                                 # (three tiles of two threads' plan)
+    x = rng.uniform(0.5, 4.0, n)
+    x[[10, 2100, 2500, 4000]] = [-1.0, 0.0, -np.inf, 5e-324]
+    x[-3:] = [np.inf, np.nan, 1e-310]
+    serial = FusedKernel(graph)(x)[0]
+    before = plans.num_threads()
+    fusejit.set_num_threads(2)
+    try:
+        monkeypatch.setattr(plans, "SERIAL_WORK_NS", 0.0)
+        kernel = FusedKernel(graph)
+        got = kernel(x)[0]
+        source = kernel.source(x)
+    finally:
+        fusejit.set_num_threads(before)
+    parallel = source.split("def kernel_parallel")[1].split("def kernel_serial")[0]
+    assert loops.DEFER in parallel and "vm.log_f64(" not in parallel
+    np.testing.assert_array_equal(got, serial)
+    with np.errstate(all="ignore"):
+        want = np.log(x)
+    np.testing.assert_allclose(got, want, rtol=2.3e-16)
+
+
 def test_fix_up_writes_outputs_in_place():
     """A lone tangent (its value only written out): the vectorised loop writes the output and
     the fix-up patches it, with no buffer and copy loop between them (``loops._write_through``);

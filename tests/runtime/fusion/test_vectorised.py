@@ -77,6 +77,7 @@ def _loop_probe_ir(kernel: FusedKernel, inputs: tuple, outs: tuple) -> str:
     for i, value in enumerate(scalars):
         args[f"s{i}"] = value
     args["status"] = np.zeros(1, np.int64)
+    args["tile"], args["block"] = 0, n      # (a serial kernel's test for strips marked for it)
     names = [name for name in args if name == "n" or re.search(rf"\b{name}\b", "\n".join(body))]
     source = (f"@njit(cache=False, error_model='numpy')\ndef probe({', '.join(names)}):\n"
               + "\n".join(body) + "\n")
