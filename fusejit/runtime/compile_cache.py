@@ -200,6 +200,20 @@ def _write_new(path: Path, data: bytes) -> None:
         f.write(data)
 
 
+def count_written(n: int) -> None:
+    """Add ``n`` to the bytes this process has written into the cache (``bytes_written``)."""
+    _written[0] += n
+
+
+def bytes_written() -> int:
+    """The bytes this process has written into any cache directory so far (what the disk cap,
+    ``fusion/cache.py``, adds to the size it last found)."""
+    return _written[0]
+
+
+_written = [0]
+
+
 def atomic_write(path: Path, data: bytes) -> bool:
     """Write ``data`` to ``path`` through a temporary file and a rename; False (after one
     warning) when it cannot."""
@@ -209,6 +223,7 @@ def atomic_write(path: Path, data: bytes) -> bool:
     try:
         _write_new(tmp, data)
         os.replace(tmp, path)
+        count_written(len(data))
         return True
     except OSError as why:
         try:

@@ -245,6 +245,27 @@ def test_disk_cap_evicts_least_recently_used(private_cache, monkeypatch):
     assert cache_info()["size"] <= cache_info()["max_bytes"]
 
 
+def test_the_cap_walks_the_cache_once_per_process_until_it_may_be_reached(private_cache,
+                                                                           monkeypatch):
+    # (walking after every new entry made filling a cache quadratic in its kernels)
+    walks = []
+    evict = kcache.evict
+    monkeypatch.setattr(kcache, "evict", lambda keep=None: walks.append(keep) or evict(keep))
+    texts = [f"# kernel {k}\n" + "X = 1\n" * 60 for k in range(kcache.REWALK + 4)]
+    for text in texts[:3]:
+        kcache.store(text)
+    assert len(walks) == 1
+    size = cache_info()["size"]
+    # another process's writes are found within REWALK new entries of this one's
+    for text in texts[3:kcache.REWALK + 4]:
+        kcache.store(text)
+    assert len(walks) == 2
+    # the bytes this process wrote since could pass a cap: walked, and the oldest evicted
+    monkeypatch.setenv("FUSEJIT_CACHE_MAX_MB", str((size + 100) / 2**20))
+    kcache.store("# one more\n")
+    assert len(walks) == 3 and cache_info()["size"] <= cache_info()["max_bytes"]
+
+
 def test_info_shows_sizes_and_clear_removes_everything(private_cache, capsys):
     from fusejit.__main__ import main
 

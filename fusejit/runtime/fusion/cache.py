@@ -102,10 +102,12 @@ def store(text: str) -> Path | None:
             cc.write_failed(directory, why)
         return None
     try:
+        # (no fsync: an entry is read back and compared with its text before every use, so
+        # one torn by a crash is rewritten, never trusted; a flush to disk cost a wait per
+        # kernel compiled)
         with os.fdopen(fd, "wb") as f:
             f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
+        cc.count_written(len(data))
         os.chmod(tmp, 0o600)
         try:
             os.link(tmp, path)             # never clobbers an entry another process wrote
@@ -129,7 +131,7 @@ def store(text: str) -> Path | None:
             os.unlink(tmp)
         except FileNotFoundError:
             pass
-    evict(keep=path)
+    _keep_under_cap(path)
     return path
 
 
@@ -307,6 +309,31 @@ def _units(root: Path) -> list[tuple[float, int, list[Path]]]:
     return units
 
 
+# Finding the cache's size walks it (about 5 us a file, 5 to 15 files a kernel). Walked after
+# every new entry, filling a cache took time quadratic in its kernels (1000 new kernels of six
+# files each: 16-20 CPU s, now 4.6-5.4, most of it writing), and a user with a large cache
+# paid about 5 ms per thousand files for each new kernel. A process walks it at its
+# first new entry under a root, then again only when the bytes it has written since
+# (``compile_cache.bytes_written``) could have taken it past the cap, or after ``REWALK`` more
+# new entries: other processes' writes, which it does not count, are found by then.
+REWALK = 64
+_walked: dict[str, tuple[int, int, int]] = {}   # root -> (size found, bytes_written then, entries)
+
+
+def _keep_under_cap(keep: Path) -> None:
+    """After a new entry ``keep``: ``evict`` when the cache may have passed the cap."""
+    root = cache_dir()
+    if root is None:
+        return
+    seen = _walked.get(str(root))
+    if seen is not None:
+        size, mark, entries = seen
+        if entries < REWALK and size + cc.bytes_written() - mark <= max_bytes():
+            _walked[str(root)] = (size, mark, entries + 1)
+            return
+    evict(keep)
+
+
 def evict(keep: Path | None = None) -> int:
     """Delete the least recently used kernels (and other versions' native caches) until the
     cache fits ``FUSEJIT_CACHE_MAX_MB``; returns the bytes freed. ``keep`` is never deleted."""
@@ -314,8 +341,10 @@ def evict(keep: Path | None = None) -> int:
     if root is None:
         return 0
     limit = max_bytes()
+    mark = cc.bytes_written()
     total = _tree_size(root / "kernels") + _tree_size(root / "native")
     freed = 0
+    _walked[str(root)] = (total, mark, 0)
     if total <= limit:
         return 0
     for _used, size, paths in sorted(_units(root), key=lambda unit: unit[0]):
@@ -329,6 +358,7 @@ def evict(keep: Path | None = None) -> int:
             else:
                 _remove([path])
         freed += size
+    _walked[str(root)] = (total - freed, mark, 0)
     return freed
 
 
