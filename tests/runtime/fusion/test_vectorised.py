@@ -60,7 +60,7 @@ def _loop_probe_ir(kernel: FusedKernel, inputs: tuple, outs: tuple) -> str:
     first = next(i for i, line in enumerate(serial)
                  if line in ("        for c in range(n):", f"        for s in range(0, n, {STRIP}):"))
     body = [line[4:] for line in serial[first:]]
-    body = [line[4:] for line in serial if line.startswith("        bt")] + body
+    body = [line[4:] for line in serial if line.startswith(("        bt", "        ba"))] + body
     layout = kernel.layout
     n = min(8, plan.numel)
     args: dict = {"n": n}
@@ -69,6 +69,10 @@ def _loop_probe_ir(kernel: FusedKernel, inputs: tuple, outs: tuple) -> str:
         args[f"r{k}"] = np.ascontiguousarray(flat[:n] if flat.size >= n else
                                              np.resize(flat, n))
         args[f"a{k}"] = flat[0]
+        # A strided operand's loads index its whole array, x[b + c * d]: the probe, like its
+        # rows, gives it unit steps (a constant 1 for d, below), so that what is checked is
+        # that the group's work vectorises, whatever the strides of the recorded call.
+        args[f"x{op.input}"], args[f"b{k}"] = args[f"r{k}"], 0
     k = len(layout.operands)
     for j, out in enumerate(layout.outputs):
         for _piece in out.pieces:
@@ -78,6 +82,7 @@ def _loop_probe_ir(kernel: FusedKernel, inputs: tuple, outs: tuple) -> str:
         args[f"s{i}"] = value
     args["status"] = np.zeros(1, np.int64)
     args["tile"], args["block"] = 0, n      # (a serial kernel's test for strips marked for it)
+    body = [re.sub(r"\bd\d+\b", "1", line) for line in body]
     names = [name for name in args if name == "n" or re.search(rf"\b{name}\b", "\n".join(body))]
     source = (f"@njit(cache=False, error_model='numpy')\ndef probe({', '.join(names)}):\n"
               + "\n".join(body) + "\n")
