@@ -279,9 +279,13 @@ class _ElementWriter(_Writer):
         if _rank(target) == 0:
             self.emit(depth, f"{name} = {_cast(f'({name} {symbol} {other})', dtype)}")
         else:
-            if other == self.name(node.input(1)) and _rank(node.input(1)):
-                other = f"_unaliased({name}, {other})"   # (an array: it may overlap the target)
-            self.emit(depth, f"{name} {symbol}= {other}")
+            if _rank(node.input(1)):
+                # An array: written as a new value stored into the target, whose store
+                # checks the shapes (Numba's ``x += v`` broadcast a (6, n) v into a (1, n) x
+                # without an error, where NumPy raises) and which may overlap the target.
+                self.emit(depth, f"{name}[...] = {name} {symbol} {other}")
+            else:
+                self.emit(depth, f"{name} {symbol}= {other}")
         self.exprs[out] = name
 
     _add_ = _sub_ = _mul_ = _div_ = _inplace

@@ -317,31 +317,6 @@ def _cumsum(a):
     return out
 
 
-# The operand of an in-place array op that overlaps its target (a[1:] += a[:-1], a -= a[::-1]) is
-# read from a copy, as NumPy reads it: Numba's in-place operators read and write element by
-# element, so they would read elements the op had already written.
-@njit(cache=True)
-def _extent(a):
-    low = high = a.ctypes.data
-    for k in range(a.ndim):
-        step = (a.shape[k] - 1) * a.strides[k]
-        if step < 0:
-            low += step
-        else:
-            high += step
-    return low, high + a.itemsize
-
-
-@njit(cache=True)
-def _unaliased(target, b):
-    if target.size and b.size:
-        low, high = _extent(target)
-        b_low, b_high = _extent(b)
-        if low < b_high and b_low < high:
-            return b.copy()
-    return b
-
-
 # NumPy's maximum/minimum of 0-d values (below): NaN from either operand, and b where they
 # are equal (np.maximum(-0.0, 0.0) is 0.0; Python's max gives a, and drops a NaN b).
 #

@@ -234,6 +234,18 @@ def test_an_in_place_operand_that_overlaps_its_target_is_read_as_numpy_reads_it(
     assert hasattr(fn._specialised[((np.dtype(np.float64), 1),) * 2], "compiled")
 
 
+def test_an_in_place_operand_that_would_broadcast_the_target_raises_on_every_call():
+    # NumPy: "non-broadcastable output operand"; the compiled whole-graph function (second
+    # call on) once broadcast the (6, n) operand into the (1, n) target without an error
+    fn = fusejit.jit(add_into)
+    for _ in range(3):
+        x = np.ones((1, 8))
+        with pytest.raises(fusejit.FusejitError):
+            fn(x, np.full((6, 8), 0.5))
+        np.testing.assert_array_equal(x, 1.0)
+        np.testing.assert_array_equal(fn(np.ones((6, 8)), np.full(8, 0.5)), 1.5)
+
+
 def scalar_wraps(k, j):
     s = 0.0
     s += k * 2
