@@ -86,6 +86,8 @@ def _writes_inside(block: Block) -> bool:
 
 
 def _may_write(node: Node) -> bool:
+    if node.has_attribute("written_into"):
+        return True     # a fusion group writing into an input (passes/inplace_fusion.py)
     schema = node.schema
     if schema is not None:
         return schema.is_mutable

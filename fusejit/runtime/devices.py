@@ -70,9 +70,12 @@ class CpuDevice:
         """A fusion group's ``FusedKernel``; a row- or column-reduction group's ``RowKernel``."""
         from .fusion import FusedKernel
         from .fusion.row_kernel import RowKernel
+        from .fusion.written_into import WrittenInto
 
         if group.kind in (prim.RowReductionGroup, prim.ColumnReductionGroup):
             return RowKernel(group, precise=precise)
+        if group.has_attribute("written_into"):
+            return WrittenInto(FusedKernel(group, precise=precise), group)
         return FusedKernel(group, precise=precise)
 
     def place_constants(self, code: Any) -> None:

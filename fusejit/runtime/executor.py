@@ -493,10 +493,12 @@ _DTYPE_STR: dict[np.dtype, str] = {}
 def _optimise(graph: Graph, inputs: Sequence[Any], device: CpuDevice | CudaDevice,
               reductions: bool = False) -> None:
     """Specialise types to ``inputs``, then canonicalise and fuse (PyTorch's optimised path);
-    with ``reductions`` (CPU only), then form row-reduction groups (beyond PyTorch)."""
+    with ``reductions`` (CPU only), then form row-reduction groups and fold in-place updates
+    into their fusion groups (both beyond PyTorch)."""
     from ..passes import (
         FUSION_PIPELINE,
         eliminate_dead_code,
+        fuse_inplace_updates,
         fuse_row_reductions,
         propagate_input_shapes,
     )
@@ -508,6 +510,8 @@ def _optimise(graph: Graph, inputs: Sequence[Any], device: CpuDevice | CudaDevic
         run_pass(graph)
     if reductions and device.name == "cpu" and fuse_row_reductions(graph):
         eliminate_dead_code(graph)      # (the constants the groups took copies of)
+    if reductions and device.name == "cpu":
+        fuse_inplace_updates(graph)
 
 
 def _tensor_type(array: Any, device: str) -> TensorType:
@@ -586,6 +590,10 @@ class GroupOperation:
             self._fallback = Code(self.node.g("Subgraph"), self.device.make_operation)
         stack = list(args)
         InterpreterState(self._fallback).run(stack)
+        if self.node.has_attribute("written_into"):     # (passes/inplace_fusion.py)
+            from .fusion.written_into import copy_into
+
+            return copy_into(args[self.node.i("written_into")], stack[0])
         return tuple(stack)
 
 

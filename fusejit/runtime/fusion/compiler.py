@@ -245,6 +245,23 @@ class FusedKernel:
         self._run(call, serial, (meta, *data, *flats, status))
         return outs
 
+    def write_into(self, target: np.ndarray, inputs: tuple) -> np.ndarray:
+        """Run the kernel with ``target`` (C-contiguous, sharing no memory with an input it
+        does not read at the positions it writes) as its one output; InterpreterError where
+        the output would not have that shape and dtype."""
+        call, data = self._call_and_data(inputs)
+        if len(call.out_shapes) != 1 or tuple(call.out_shapes[0]) != target.shape \
+                or call.out_dtypes[0] != target.dtype:
+            raise InterpreterError("the kernel's output is not the updated array's shape "
+                                   "and dtype")
+        plan = call.plan
+        if plan.numel:
+            status = np.zeros(1, np.int64) if call.variant.guarded else _NO_STATUS
+            serial, meta = plan.launch()
+            out = target if call.flat_outs is None else target.reshape(-1)
+            self._run(call, serial, (meta, *data, out, status))
+        return target
+
     def _run(self, call: _Call, serial: bool, args: tuple) -> None:
         """Run the serial or parallel kernel of ``call`` on ``args`` (whose last is the status
         flag): through its entry point once known, else through Numba's dispatcher."""
