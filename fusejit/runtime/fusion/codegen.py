@@ -33,7 +33,6 @@ numbers; nothing (names, comments, strings) is copied from the graph.
 from __future__ import annotations
 
 import math
-import re
 
 import numba
 import numpy as np
@@ -62,8 +61,6 @@ from .templates import (
 
 # Inner-stride classes of an operand, after the caller has coalesced dimensions.
 UNIT, ZERO, STRIDED = "unit", "zero", "strided"
-# a call of a helpers function in a kernel line
-_HELPER_CALL = re.compile(r"\bh\.\w+\(")
 
 _SUPPORTED = {np.dtype(t) for t in ("bool", "int8", "uint8", "int16", "int32", "int64",
                                     "float32", "float64")}
@@ -384,11 +381,9 @@ class _Generator(Emitter):
                 lines.append(f"        r{k} = {source}[b{k}:b{k} + n]")
                 inner[f"a{k}"] = f"a{k} = r{k}[c]"
             else:
-                # Index arithmetic on the 1-d window, not a strided row slice: LLVM made the
-                # slice's loads gathers (vgatherdps), slower than scalar loads on this AMD host
-                # (x[:, ::s] * y[:, ::s] + 1, 1M outputs: 2.1-2.8x faster for s = 2, 3, 4).
-                lines.append(f"        d{k} = {stride_of(k, rank - 1)}")
-                inner[f"a{k}"] = f"a{k} = {source}[b{k} + c * d{k}]"
+                step = stride_of(k, rank - 1)
+                lines.append(f"        r{k} = {source}[b{k}:b{k} + (n - 1) * {step} + 1:{step}]")
+                inner[f"a{k}"] = f"a{k} = r{k}[c]"
         writes: list[str] = []
         k = len(layout.operands)
         for j, out in enumerate(layout.outputs):
@@ -402,19 +397,8 @@ class _Generator(Emitter):
                     lines.append(f"        w{k} = o{j}[q{k}:q{k} + n]")
                 writes.append(f"w{k}[c] = {self.operand_for(value).expr}")
                 k += 1
-        # Where the loop calls functions (vectorised math, helpers), strided operands are first
-        # copied to strip buffers: their scalar loads would keep LLVM from vectorising the
-        # calls (x[:, ::s], 1M outputs: exp 1.6-2.6x faster than gathers and 1.2-3x than
-        # in-loop loads, fmod 1.8x); plain arithmetic is faster on the in-loop loads (1.2-2x).
-        calls = self.math_used or any(_HELPER_CALL.search(str(getattr(line, "expr", line)))
-                                      for line in self.body)
-        copied = tuple(f"a{k}" for k in sorted(self.loaded)
-                       if self.classes[k] == STRIDED and calls)
-        dtypes = {**self.dtypes, **{f"a{k}": self.specs[self._tensor_position(
-            layout.operands[k].input)].dtype for k in sorted(self.loaded)}}
         marks = "set" if parallel else "read" if fixer else None
-        allocs, loops = inner_loops(self.body, inner, writes, dtypes, marks=marks,
-                                    copied=copied)
+        allocs, loops = inner_loops(self.body, inner, writes, self.dtypes, marks=marks)
         lines.extend("        " + line for line in allocs + loops)
         return lines
 

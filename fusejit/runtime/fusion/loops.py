@@ -105,8 +105,7 @@ def _used(lines: list[str]) -> set[str]:
 
 def inner_loops(body: list, loads: dict[str, str], writes: list[str],
                 dtypes: dict[str, np.dtype], strips: bool = True,
-                marks: str | None = None,
-                copied: tuple[str, ...] = ()) -> tuple[list[str], list[str]]:
+                marks: str | None = None) -> tuple[list[str], list[str]]:
     """(buffer allocations for the tile, the loops) for ``body`` (lines and ``ScalarPass``es),
     ``loads`` (operand name -> its load line) and the output ``writes``.
 
@@ -115,18 +114,7 @@ def inner_loops(body: list, loads: dict[str, str], writes: list[str],
     writes the caller gives (the row kernels index their own block and row buffers).
     ``marks``: "set" (a parallel kernel), a strip that would be computed again
     (``_rerun_loops``) only marks itself (``DEFER``); "read" (the serial kernel), given marks
-    it computes only the marked strips.
-
-    ``copied`` operands (strided ones, with ``strips``) are first copied strip by strip into
-    buffers by a loop of scalar loads, which the vectorised loops read as unit-stride rows."""
-    copy: list[str] = []
-    extra: list[str] = []
-    if copied and strips:
-        copy = ["for c in range(m):"] + [
-            f"    b{name}[c] = {_in_strip(loads[name]).split(' = ', 1)[1]}" for name in copied]
-        loads = {**loads, **{name: f"{name} = b{name}[c]" for name in copied}}
-        extra = [f"b{name} = np.empty(min(n, {STRIP}), np.{np.dtype(dtypes[name]).name})"
-                 for name in copied]
+    it computes only the marked strips."""
     pieces: list = []
     current: list[str] = []
     for item in body:
@@ -140,12 +128,9 @@ def inner_loops(body: list, loads: dict[str, str], writes: list[str],
     if (strips and len(pieces) > 1 and all(isinstance(piece, list) or piece.when is not None
                                            for piece in pieces)
             and not any("np.random" in line for line in body if isinstance(line, str))):
-        return extra, _strip_loops(copy + _rerun_loops(body, loads, writes, marks))
+        return [], _strip_loops(_rerun_loops(body, loads, writes, marks))
     if strips and len(pieces) > 1:
         pieces = _write_through(pieces, writes)
-    if len(pieces) == 1 and copy:
-        return extra, _strip_loops(copy + ["for c in range(m):"] + [
-            "    " + _in_strip(line) for line in list(loads.values()) + pieces[0]])
     if len(pieces) == 1:
         return [], ["for c in range(n):"] + ["    " + line for line in
                                              list(loads.values()) + pieces[0]]
@@ -207,7 +192,7 @@ def inner_loops(body: list, loads: dict[str, str], writes: list[str],
         loops += ["    " + line for line in body_lines]
     if not strips:
         return allocs, loops
-    return allocs + extra, _strip_loops(copy + loops)
+    return allocs, _strip_loops(loops)
 
 
 def _rerun_loops(body: list, loads: dict[str, str], writes: list[str],
@@ -272,20 +257,14 @@ def _strip_loops(loops: list[str]) -> list[str]:
                    key=lambda name: (name[1], int(name[2:])))
     strips = [f"for s in range(0, n, {STRIP}):", f"    m = min({STRIP}, n - s)"]
     strips += [f"    {view} = {view[1:]}[s:s + m]" for view in views]
-    bases = sorted(set(_STRIP_BASE.findall("\n".join(loops))), key=lambda pair: int(pair[0][2:]))
-    strips += [f"    {base} = {base[1:]} + s * {step}" for base, step in bases]
     return strips + ["    " + line for line in loops]
 
 
 _ROW = re.compile(r"\b([rw]\d+)\[c\]")
 _STRIP_VIEW = re.compile(r"\b(s[rw]\d+)\[c\]")
-# a strided operand's load, by index arithmetic on its window: ``x1[b0 + c * d0]``
-_INDEXED = re.compile(r"\[(b\d+) \+ c \* (d\d+)\]")
-_STRIP_BASE = re.compile(r"\[(sb\d+) \+ c \* (d\d+)\]")
 
 
 def _in_strip(line: str) -> str:
-    """A load (``a0 = r0[c]``, ``a1 = x1[b1 + c * d1]``) or output write (``w3[c] = t2``)
-    of the tile, moved to the strip's slice of that row (``sr0``, ``sw3``) or the strip's
-    first element (``sb1``)."""
-    return _INDEXED.sub(r"[s\1 + c * \2]", _ROW.sub(r"s\1[c]", line))
+    """A load (``a0 = r0[c]``) or output write (``w3[c] = t2``) of the tile, moved to the
+    strip's slice of that row (``sr0``, ``sw3``)."""
+    return _ROW.sub(r"s\1[c]", line)

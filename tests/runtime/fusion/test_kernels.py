@@ -305,39 +305,3 @@ def test_cached_plan_does_not_admit_declined_arrays():
         kernel(x.astype(">f4"), x)
     with pytest.raises(InterpreterError, match="not a plain array"):
         kernel(np.asmatrix(x), x)
-
-
-SINE_FMOD = """graph(%x : Float(*, *), %y : Float(*, *)):
-  %one : int = prim::Constant[value=1]()
-  %a : Float(*, *) = aten::sin(%x)
-  %b : Float(*, *) = aten::fmod(%x, %y)
-  %c : Float(*, *) = aten::add(%a, %b, %one)
-  return (%c)
-"""
-
-RAND_ZEROED = """graph(%x : Float(*, *), %y : Float(*, *)):
-  %one : int = prim::Constant[value=1]()
-  %zero : float = prim::Constant[value=0.]()
-  %none : NoneType = prim::Constant()
-  %r : Float(*, *) = aten::rand_like(%x, %none, %none, %none, %none, %none)
-  %a : Float(*, *) = aten::mul(%r, %zero)
-  %b : Float(*, *) = aten::mul(%x, %y)
-  %c : Float(*, *) = aten::add(%a, %b, %one)
-  return (%c)
-"""
-
-
-@pytest.mark.parametrize("graph_text", [CHAIN, SINE_FMOD, RAND_ZEROED],
-                         ids=["chain", "sine_fmod", "rand_zeroed"])
-def test_strided_rows_longer_than_a_strip(graph_text):
-    """Inputs read through a strided window, with rows of several strips (loops.STRIP): a
-    kernel calling functions copies them strip by strip into buffers (CHAIN; SINE_FMOD with
-    its fix-up passes, which some elements in later strips need: sines beyond the fast range,
-    fmod with a huge quotient); one without reads them by index (RAND_ZEROED, whose random
-    draws run in a loop of their own)."""
-    rng = np.random.default_rng(11)
-    wide = rng.uniform(0.5, 3.0, (3, 2 * 3000)).astype(np.float32)
-    x, y = wide[:, 1::2], wide[:, ::2]
-    x[1, 1500], x[2, 2999], y[2, 2100] = 3e4, -1e7, 1e-6
-    assert not x.flags.c_contiguous and x.nbytes > 32 * 1024      # (a window, not a copy)
-    _check(graph_text, x, y)
