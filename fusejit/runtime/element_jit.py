@@ -31,31 +31,32 @@ from numba.core.compiler_lock import global_compiler_lock
 from numba.core.registry import CPUDispatcher
 
 
-class ElementDispatcher(CPUDispatcher):
-    """A CPU dispatcher whose compiles run without LLVM's loop vectoriser."""
+class _VectoriserDispatcher(CPUDispatcher):
+    """A CPU dispatcher whose compiles run with LLVM's loop vectoriser set to ``VECTORISE``."""
+
+    VECTORISE: bool
 
     def compile(self, sig):
         with global_compiler_lock:
             before = config.LOOP_VECTORIZE
-            config.LOOP_VECTORIZE = False
+            config.LOOP_VECTORIZE = self.VECTORISE
             try:
                 return super().compile(sig)
             finally:
                 config.LOOP_VECTORIZE = before
 
 
-class HelperDispatcher(CPUDispatcher):
+class ElementDispatcher(_VectoriserDispatcher):
+    """A CPU dispatcher whose compiles run without LLVM's loop vectoriser."""
+
+    VECTORISE = False
+
+
+class HelperDispatcher(_VectoriserDispatcher):
     """A CPU dispatcher whose compiles run with LLVM's loop vectoriser, inside an
     ``ElementDispatcher``'s compile too."""
 
-    def compile(self, sig):
-        with global_compiler_lock:
-            before = config.LOOP_VECTORIZE
-            config.LOOP_VECTORIZE = True
-            try:
-                return super().compile(sig)
-            finally:
-                config.LOOP_VECTORIZE = before
+    VECTORISE = True
 
 
 def helper_jit(fn: Callable | None = None, *, cache: bool = False,
