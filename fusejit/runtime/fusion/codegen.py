@@ -353,6 +353,9 @@ class _Generator(Emitter):
                  "        n = min(block, cols - c0)"]
         bits = self.vector_bits()
         lines.append(f"        vm.{'wide_vectors' if bits == 512 else f'vectors_{bits}'}()")
+        if any(self.classes[k] == STRIDED for k in self.loaded):
+            # (a strided row slice's loads: scalar loads, not gathers; vm.no_gathers)
+            lines.append("        vm.no_gathers()")
         outer = rank - 1
         # Decompose the row number into outer indices, innermost outer dimension first.
         lines.append("        rest = row")

@@ -73,6 +73,37 @@ def test_parallel_path(layout, monkeypatch):
     _check(CHAIN, x, y)
 
 
+def test_strided_inputs_are_read_without_gathers():
+    """A kernel reading a strided row slice asks LLVM for no gathers (``vm.no_gathers``, in
+    its serial and parallel kernels), one reading only unit-stride and broadcast inputs does
+    not; the attribute is in the function's LLVM IR, the values are right, and on an AVX-512
+    host the machine code has no gather instruction (the loads are scalar)."""
+    from llvmlite import binding
+    from numba import njit
+
+    from fusejit.runtime.fusion import vecmath
+
+    graph = fusejit.parse_ir(CHAIN)
+    x = np.ones((4, 16), np.float32)
+    assert fusejit.kernel_source(graph, x[:, ::2], x[:, :8]).count("vm.no_gathers()") == 2
+    assert "no_gathers" not in fusejit.kernel_source(graph, x[:, :8], x[:1, :8])
+
+    @njit(cache=False)
+    def strided(x, out):
+        vecmath.no_gathers()
+        row = x[::3]
+        for i in range(out.size):
+            out[i] = row[i] * np.float32(2.0) + np.float32(1.0)
+
+    x = np.arange(300, dtype=np.float32)
+    out = np.empty(100, np.float32)
+    strided(x, out)
+    np.testing.assert_array_equal(out, x[::3] * 2 + 1)
+    assert "+prefer-no-gather" in strided.inspect_llvm(strided.signatures[0])
+    if binding.get_host_cpu_features().get("avx512f"):
+        assert "gather" not in strided.inspect_asm(strided.signatures[0])
+
+
 def test_one_dim_input_is_split_into_tiles(monkeypatch):
     """Tiles are the parallel kernel's; here by the free-core rule (plan.Plan.launch): ~1 ms
     of work, under the busy rule's SERIAL_WORK_NS, with the other core taken as free."""
