@@ -123,11 +123,15 @@ class ArgReduction:
         return [f"{self.found} = rs.first_equal({row}, np.bool_({wanted}))",
                 f"if {self.found} == n:", f"    {self.found} = 0", self.final()]
 
-    def block_end(self, blocked: dict[str, str]) -> list[str]:
-        """Lines at the end of each block (after its loop)."""
+    def block_end(self, blocked: dict[str, str], alone: bool = False) -> list[str]:
+        """Lines at the end of each block (after its loop); the pass's only reduction
+        (``alone``) of bools stops at the first block holding a True (argmax) or a False
+        (argmin): no later block beats it (``rows.SEARCH_BLOCK``)."""
         beats = ">" if self.r.kind == "argmax" else "<"
         take = [f"if {self.part} {beats} {self.best}:",
                 f"    {self.best} = {self.part}; {self.at} = c0"]
+        if self.stops(alone):
+            take.append("    break")
         if not self.floats:
             return take
         nan = self._search(f"{self.source} != {self.source}", blocked, "rs.first_nan(Q)")
@@ -135,13 +139,17 @@ class ArgReduction:
                 + ["        " + line for line in nan]
                 + [f"        {self.found} = c0 + {self.first}", "el" + take[0]] + take[1:])
 
+    def stops(self, alone: bool) -> bool:
+        """Does the pass stop at the first block that has the extreme (bools)?"""
+        return alone and self.dtype.kind == "b"
+
     def after(self, block: str, slices: dict[str, str], blocked: dict[str, str]) -> list[str]:
         """Lines after the pass's blocks: the search of the best block, the result."""
         search = self._search(f"{self.source} == {self.best}", blocked,
                               f"rs.first_equal(Q, {self.best})")
         text = " ".join(search)
-        heads = [line for name, line in slices.items()
-                 if re.search(rf"\bq{name[1:]}\b", text)]
+        heads = [part for name, line in slices.items()
+                 if re.search(rf"\bq{name[1:]}\b", text) for part in line.split("\n")]
         return ([f"if {self.found} < 0:",
                  f"    c0 = {self.at}",
                  f"    c1 = min(c0 + {block}, n)"]

@@ -355,6 +355,52 @@ def test_rows_at_no_single_step(kernels_only):
     _rel_close(kernel(x)[0], softmax(x), np.float32)
 
 
+def energy(m, v):
+    """Reductions of every axis of a product with an input broadcast inside the rows."""
+    e = m * v
+    return np.sum(e * v), np.argmax(e), (m * v).sum(axis=0)
+
+
+ENERGY = fusejit.compile(fusejit.script(energy), fuse=True, reductions=True)
+
+
+@pytest.mark.parametrize("m_shape", [(700, 1), (1, 3)])
+def test_inputs_broadcast_inside_the_rows(m_shape, kernels_only):
+    """``m`` of (700, 1) or (1, 3) against ``v`` of (700, 3): the row kernel over every axis
+    reads ``m`` by runs (``rows.NESTED``; 2100 elements, runs across blocks), the column
+    kernel with a step of 0 along either axis; argmax of every axis in NumPy's order."""
+    rng = np.random.default_rng(10)
+    m = rng.uniform(1, 2, m_shape)
+    v = rng.standard_normal((700, 3))
+    v[400, 1] = 9.0                      # (the argmax, in a run crossing no block edge)
+    kinds = [n.kind for n in ENERGY.graph_for(m, v).nodes() if n.kind != prim.Constant]
+    assert prim.RowReductionGroup in kinds and prim.ColumnReductionGroup in kinds
+    got, want = ENERGY(m, v), energy(m, v)
+    np.testing.assert_allclose(got[0], want[0], rtol=1e-12)
+    assert got[1] == want[1]
+    np.testing.assert_allclose(got[2], want[2], rtol=1e-12)
+
+
+def test_rows_of_more_levels_or_element_outputs_fall_back():
+    """Rows that inputs walk in three levels, element outputs over rows an input does not
+    walk at one step: interpreted, still right; shapes that do not broadcast: an error."""
+    def spread(x, y):
+        d = x * y
+        return d - d.mean()
+
+    rng = np.random.default_rng(11)
+    x = rng.standard_normal((4, 5, 6))
+    fused = fusejit.compile(fusejit.script(spread), fuse=True, reductions=True)
+    for y in (rng.standard_normal((4, 1, 6)), rng.standard_normal((4, 5, 1))):
+        np.testing.assert_allclose(fused(x, y), spread(x, y), rtol=1e-12)
+        (group,) = [n for n in fused.graph_for(x, y).nodes()
+                    if n.kind == prim.RowReductionGroup]
+        with pytest.raises(fusejit.InterpreterError, match="levels|one step"):
+            RowKernel(group)(x, y)
+    with pytest.raises(fusejit.FusejitError, match="broadcast"):
+        ENERGY(np.ones((699, 1)), np.ones((700, 3)))
+
+
 def test_kernel_source_is_cached_and_holds_no_user_text():
     """The module goes to the kernel cache under the hash of its text, like fused kernels'; no
     name from the program (``evil_name``) reaches it."""
