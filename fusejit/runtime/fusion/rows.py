@@ -84,7 +84,7 @@ BLOCK = 1024          # elements summed in float32 (or the input's float) before
 # time than 1024 over rows of 10^5 float32, one thread)
 EXTREMA_BLOCK = 8192
 # elements of a pass of an argmax (argmin) of bools between its checks for a True (False),
-# where it stops (``rowargs.ArgReduction.stops``)
+# where it stops (``rowargs.ArgReduction``)
 SEARCH_BLOCK = 256
 _NAMES = re.compile(r"\b[at]\d+\b")
 
@@ -539,7 +539,8 @@ class RowGenerator(_Generator):
                 continue
             source = self.values[r.source].expr
             if r.kind in ARG_KINDS:
-                arg = ArgReduction(self, r, source, self.values[r.source].dtype)
+                arg = ArgReduction(self, r, source, self.values[r.source].dtype,
+                                   len(reductions) == 1 and not kept)
                 args.append(arg)
                 lines += arg.before()
                 updates.append(arg.update())
@@ -605,8 +606,7 @@ class RowGenerator(_Generator):
         loops = ["    " + _in_block(line) for line in loops]
         # (a pass of maxima and minima only needs no float64 partial sums: longer blocks)
         block = "BLOCK" if len(redos) + len(args) < len(reductions) else "EXTREMA_BLOCK"
-        alone = len(args) == len(reductions) == 1 and not kept
-        if alone and args[0].stops(alone):
+        if any(arg.stops for arg in args):
             block = "SEARCH_BLOCK"
         # (the buffers of a cut loop hold one block, made once a row)
         lines += [_block_buffer(a, block) for a in allocs]
@@ -619,7 +619,7 @@ class RowGenerator(_Generator):
             allocs, loops = self._loop(self._closure([r.source]), blocked, [exact])
             lines += ["        " + _block_buffer(a, block) for a in allocs]
             lines += ["        " + _in_block(line) for line in loops]
-        lines += ["    " + line for arg in args for line in arg.block_end(blocked, alone)]
+        lines += ["    " + line for arg in args for line in arg.block_end(blocked)]
         lines += ["    " + u[2] for u in updates if u[2]]
         slices = {name: "\n".join(self._block_slice(name)) for name in loads}
         lines += [line for arg in args for line in arg.after(block, slices, blocked)]
