@@ -46,6 +46,11 @@ from .rows import ELEMENT, FLAT, KEEPDIM_AT, NESTED, ROW, VIEWS, RowGroup, gener
 from .segments import axes_layout, generate_segments, per_row_only
 
 _PLAN_LIMIT = 256
+# Rows shorter than this run the column kernel (one lane a row) where it can: a row kernel
+# pays ~20 ns a row around its loops. 4M float32 in rows of n, (x * w).sum(-1), one thread,
+# ms row/column kernel: n = 2: 51/9.3, 4: 32/9.0, 8: 20/8.5, 16: 9.8/9.4, 32: 6.3/8.4;
+# x.std(-1): n = 4: 39/20, 8: 18/13, 16: 12/16 (NumPy 52, 30, 21, 14; 82, 53, 33).
+_SHORT_ROW = 16
 # Estimated ns of one core per element and pass (a load, a few ops, an accumulation).
 _COST_PER_PASS = 1.0
 
@@ -255,12 +260,14 @@ class RowKernel:
             return plan
         start = self._start(full)
         plan = self._row_plan(full, shapes, strides, out_shapes, start)
-        if STRIDED in plan.classes and start == rank - 1 and rank > 1 and self._turns():
+        short = plan.n < _SHORT_ROW
+        if (short or STRIDED in plan.classes) and start == rank - 1 and rank > 1 and \
+                self._turns():
             try:
                 turned = self._column_plan(full, shapes, strides, out_shapes, start)
             except InterpreterError:      # (outputs whose columns are not unit-stride)
                 return plan
-            plan = plan if STRIDED in turned.classes else turned
+            plan = plan if STRIDED in turned.classes and not short else turned
         return plan
 
     def _turns(self) -> bool:

@@ -170,24 +170,27 @@ def test_traversal_follows_the_strides(kernels_only):
     """A group whose outputs are all per-row takes the other kernel where its inputs are
     strided along its own walk: log-sum-exp of a Fortran-ordered array walks its columns
     (column statistics of one walk its rows: ``test_columns_match_numpy``); a group with
-    element outputs (softmax) keeps its own."""
+    element outputs (softmax) keeps its own. Rows shorter than ``_SHORT_ROW`` (5 here) walk
+    the columns whatever the strides."""
     rng = np.random.default_rng(9)
     c = (rng.standard_normal((300, 70)) * 4).astype(np.float32)
     c[7, 3] = np.nan
     f = np.asfortranarray(c)
+    short = c[:, 1:6]
     (lse,) = _row_groups(log_sum_exp, c)
     (soft,) = _row_groups(softmax, c)
     (stats,) = [n for n in COLUMNS[column_stats].graph_for(c).nodes()
                 if n.kind == prim.ColumnReductionGroup]
-    traversal = {name: [RowKernel(g)._prepare((x,))[3].columns for x in (c, f)]
+    traversal = {name: [RowKernel(g)._prepare((x,))[3].columns for x in (c, f, short)]
                  for name, g in (("lse", lse), ("softmax", soft), ("stats", stats))}
-    assert traversal == {"lse": [False, True], "softmax": [False, False],
-                         "stats": [True, False]}
-    with np.errstate(all="ignore"):
-        want = log_sum_exp(f)
-    got = RowKernel(lse)(f)[0]
-    assert got.shape == want.shape
-    np.testing.assert_allclose(got, want, rtol=2e-5, atol=2e-5, equal_nan=True)
+    assert traversal == {"lse": [False, True, True], "softmax": [False, False, False],
+                         "stats": [True, False, True]}
+    for x in (f, short):
+        with np.errstate(all="ignore"):
+            want = log_sum_exp(x)
+        got = RowKernel(lse)(x)[0]
+        assert got.shape == want.shape
+        np.testing.assert_allclose(got, want, rtol=2e-5, atol=2e-5, equal_nan=True)
 
 
 def test_parallel_kernel(monkeypatch, kernels_only):
