@@ -639,17 +639,22 @@ class RowGenerator(_Generator):
             return [f"q{k} = r{k}[c0:c1]"]
         count = len(self.group.tensor_index)
         step, out, n_in = f"steps[{k}]", f"steps[{count + k}]", f"steps[{2 * count}]"
+        gather = [f"while d{k} < c1 - c0:",
+                  f"    run{k} = min({n_in} - j{k}, c1 - c0 - d{k})",
+                  f"    p{k} = b{k} + i{k} * {out} + j{k} * {step}",
+                  f"    if {step} == 1:       # (a slice copy: twice the speed of the loop)",
+                  f"        g{k}[d{k}:d{k} + run{k}] = x{k}[p{k}:p{k} + run{k}]",
+                  "    else:",
+                  f"        for e in range(run{k}):",
+                  f"            g{k}[d{k} + e] = x{k}[p{k} + e * {step}]",
+                  f"    d{k} += run{k}; i{k} += 1; j{k} = 0",
+                  f"q{k} = g{k}[:c1 - c0]"]
+        # (a block inside one unit-stride run is read where it is: no copy)
         return [f"i{k} = c0 // {n_in}; j{k} = c0 - i{k} * {n_in}; d{k} = 0",
-                f"while d{k} < c1 - c0:",
-                f"    run{k} = min({n_in} - j{k}, c1 - c0 - d{k})",
-                f"    p{k} = b{k} + i{k} * {out} + j{k} * {step}",
-                f"    if {step} == 1:       # (a slice copy: twice the speed of the loop)",
-                f"        g{k}[d{k}:d{k} + run{k}] = x{k}[p{k}:p{k} + run{k}]",
-                "    else:",
-                f"        for e in range(run{k}):",
-                f"            g{k}[d{k} + e] = x{k}[p{k} + e * {step}]",
-                f"    d{k} += run{k}; i{k} += 1; j{k} = 0",
-                f"q{k} = g{k}[:c1 - c0]"]
+                f"if {step} == 1 and j{k} + c1 - c0 <= {n_in}:",
+                f"    p{k} = b{k} + i{k} * {out} + j{k}",
+                f"    q{k} = x{k}[p{k}:p{k} + c1 - c0]",
+                "else:"] + ["    " + line for line in gather]
 
     def _redone(self, r: Reduction) -> bool:
         """Does the max or min ``r`` take the fast pass and the exact one where needed? Not

@@ -367,15 +367,17 @@ def energy(m, v):
 ENERGY = fusejit.compile(fusejit.script(energy), fuse=True, reductions=True)
 
 
-@pytest.mark.parametrize("m_shape", [(700, 1), (1, 3)])
-def test_inputs_broadcast_inside_the_rows(m_shape, kernels_only):
-    """``m`` of (700, 1) or (1, 3) against ``v`` of (700, 3): the row kernel over every axis
-    reads ``m`` by runs (``rows.NESTED``; 2100 elements, runs across blocks), the column
-    kernel with a step of 0 along either axis; argmax of every axis in NumPy's order."""
+@pytest.mark.parametrize(("m_shape", "v_shape"), [((700, 1), (700, 3)), ((1, 3), (700, 3)),
+                                                  ((1, 1500), (3, 1500))])
+def test_inputs_broadcast_inside_the_rows(m_shape, v_shape, kernels_only):
+    """``m`` of (700, 1) or (1, 3) against ``v`` of (700, 3), (1, 1500) against (3, 1500):
+    the row kernel over every axis reads ``m`` by runs (``rows.NESTED``; runs across blocks,
+    and blocks inside one run), the column kernel with a step of 0 along either axis;
+    argmax of every axis in NumPy's order."""
     rng = np.random.default_rng(10)
     m = rng.uniform(1, 2, m_shape)
-    v = rng.standard_normal((700, 3))
-    v[400, 1] = 9.0                      # (the argmax, in a run crossing no block edge)
+    v = rng.standard_normal(v_shape)
+    v.flat[1201] = 9.0                   # (the argmax)
     kinds = [n.kind for n in ENERGY.graph_for(m, v).nodes() if n.kind != prim.Constant]
     assert prim.RowReductionGroup in kinds and prim.ColumnReductionGroup in kinds
     got, want = ENERGY(m, v), energy(m, v)
