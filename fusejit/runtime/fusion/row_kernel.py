@@ -35,6 +35,7 @@ from ...ir.constants import constant_value
 from ...ir.graph import Graph, Node
 from ...ir.symbols import aten, prim
 from ...ir.types import TensorType
+from ...passes.reduction_fusion import _FLOATS, _dtype_name
 from ..forks import serial_only
 from . import plan as plans
 from .cache import load_module
@@ -260,7 +261,9 @@ class RowKernel:
             return plan
         start = self._start(full)
         plan = self._row_plan(full, shapes, strides, out_shapes, start)
-        short = plan.n < _SHORT_ROW
+        # (sums of floats only: column kernels do not sum integers exactly, and decline them)
+        short = plan.n < _SHORT_ROW and all(
+            _dtype_name(r.source) in _FLOATS for r in self.group.reductions if r.kind == "sum")
         if (short or STRIDED in plan.classes) and start == rank - 1 and rank > 1 and \
                 self._turns():
             try:
