@@ -35,6 +35,7 @@ from ...ir.constants import constant_value
 from ...ir.graph import Graph, Node
 from ...ir.symbols import aten, prim
 from ...ir.types import TensorType
+from ...passes.reduction_fusion import _FLOATS, _dtype_name
 from ..forks import serial_only
 from . import plan as plans
 from .cache import load_module
@@ -42,10 +43,15 @@ from .codegen import STRIDED, UNIT, ZERO, ArgSpec
 from .columns import column_block, column_layout, generate_columns
 from .compiler import _NO_STATUS, FusedKernel, _Call, _reshape, _Variant
 from .outputs import take
-from .rows import ELEMENT, FLAT, KEEPDIM_AT, ROW, VIEWS, RowGroup, generate_rows
+from .rows import ELEMENT, FLAT, KEEPDIM_AT, NESTED, ROW, VIEWS, RowGroup, generate_rows
 from .segments import axes_layout, generate_segments, per_row_only
 
 _PLAN_LIMIT = 256
+# Rows shorter than this run the column kernel (one lane a row) where it can: a row kernel
+# pays ~20 ns a row around its loops. 4M float32 in rows of n, (x * w).sum(-1), one thread,
+# ms row/column kernel: n = 2: 51/9.3, 4: 32/9.0, 8: 20/8.5, 16: 9.8/9.4, 32: 6.3/8.4;
+# x.std(-1): n = 4: 39/20, 8: 18/13, 16: 12/16 (NumPy 52, 30, 21, 14; 82, 53, 33).
+_SHORT_ROW = 16
 # Estimated ns of one core per element and pass (a load, a few ops, an accumulation).
 _COST_PER_PASS = 1.0
 
@@ -131,6 +137,25 @@ def _view_shape(node: Node, shape: tuple) -> tuple:
     if shape[dim] != 1:
         raise InterpreterError(f"row kernel: select along an axis of size {shape[dim]}")
     return shape[:dim] + shape[dim + 1:]
+
+
+def _row_split(full: tuple, along: list[int], walks: list) -> tuple[int | None, int]:
+    """How the row kernel walks rows over the axes ``along`` of ``full`` (size-1 axes left
+    out) for inputs stepping ``walks`` over them: ``(None, 0)`` where every input walks each
+    row at one step; else ``(axis, n_in)``, rows as runs of ``n_in`` elements each input
+    walks at one step (the axes after ``axis``), the runs at one step too (``axis`` and the
+    axes before it): an input broadcast along one of them (``m[:, None]`` or a ``(1, n)``
+    against ``(n, 3)`` in a sum of every axis) is read by runs (``rows.NESTED``). Declines
+    (``InterpreterError``) rows that take more levels than two."""
+    cuts = [e for e, f in zip(along, along[1:])
+            if any(w[e] != w[f] * full[f] for w in walks)]
+    if not cuts:
+        return None, 0
+    if len(cuts) > 1:
+        raise InterpreterError(f"row kernel: rows over axes {along} of {full} that inputs "
+                               "walk in more than two levels")
+    inner = along[along.index(cuts[0]) + 1:]
+    return cuts[0], int(np.prod([full[e] for e in inner], dtype=np.int64))
 
 
 def _moved_last(full: tuple, d: int, shapes: list, strides: list) -> tuple:
@@ -236,12 +261,16 @@ class RowKernel:
             return plan
         start = self._start(full)
         plan = self._row_plan(full, shapes, strides, out_shapes, start)
-        if STRIDED in plan.classes and start == rank - 1 and rank > 1 and self._turns():
+        # (sums of floats only: column kernels do not sum integers exactly, and decline them)
+        short = plan.n < _SHORT_ROW and all(
+            _dtype_name(r.source) in _FLOATS for r in self.group.reductions if r.kind == "sum")
+        if (short or STRIDED in plan.classes) and start == rank - 1 and rank > 1 and \
+                self._turns():
             try:
                 turned = self._column_plan(full, shapes, strides, out_shapes, start)
             except InterpreterError:      # (outputs whose columns are not unit-stride)
                 return plan
-            plan = plan if STRIDED in turned.classes else turned
+            plan = plan if STRIDED in turned.classes and not short else turned
         return plan
 
     def _turns(self) -> bool:
@@ -264,21 +293,31 @@ class RowKernel:
         n = int(np.prod(full[start:], dtype=np.int64))
         rows = int(np.prod(outer, dtype=np.int64)) if outer else 1
         along = [e for e in range(start, rank) if full[e] != 1]    # (the row's own dims)
-        steps = np.empty(len(shapes), np.int64)
-        classes, outer_strides = [], []
-        for k, (shape, st) in enumerate(zip(shapes, strides)):
+        walks = []
+        for shape, st in zip(shapes, strides):
             if np.broadcast_shapes(shape, full) != full:
                 raise InterpreterError(f"row kernel: input of shape {shape} does not "
                                        f"broadcast to {full}")
             pad = rank - len(shape)
-            padded = [0] * pad + [s if size != 1 else 0 for size, s in zip(shape, st)]
-            if any(padded[e] != padded[f] * full[f] for e, f in zip(along, along[1:])):
-                raise InterpreterError(f"row kernel: input {k}'s rows over axes {start} on "
-                                       f"of {full} are not at one step")
-            outer_strides.append(padded[:start])
-            steps[k] = padded[along[-1]] if along else 0
+            walks.append([0] * pad + [s if size != 1 else 0 for size, s in zip(shape, st)])
+        inner, n_in = _row_split(full, along, walks)
+        # (per input its step along the row, then between the runs of a nested row; n_in)
+        steps = np.zeros(2 * len(shapes) + 1, np.int64)
+        steps[-1] = n_in
+        classes, outer_strides = [], []
+        for k, walk in enumerate(walks):
+            outer_strides.append(walk[:start])
+            steps[k] = walk[along[-1]] if along else 0
+            if inner is not None:       # (the step between the row's runs of ``n_in``)
+                steps[len(shapes) + k] = walk[inner]
+                if walk[inner] != steps[k] * n_in:
+                    classes.append(NESTED)
+                    continue
             classes.append(UNIT if n == 1 or steps[k] == 1 else
                            ZERO if steps[k] == 0 else STRIDED)
+        if NESTED in classes and any(group.classes[v] == ELEMENT for v in group.outputs):
+            raise InterpreterError(f"row kernel: element outputs over rows of {full[start:]} "
+                                   "that an input does not walk at one step")
         # Rows at one step in every input (contiguous, broadcast, sliced rows) need no table.
         linear = all(st[d] == st[d + 1] * outer[d + 1]
                      for st in outer_strides for d in range(len(outer) - 1))

@@ -58,8 +58,8 @@ class ArgReduction:
     """The lines of one argmax or argmin ``r`` (a ``rows.Reduction``) in a row pass whose
     element value is ``source`` of ``dtype``."""
 
-    def __init__(self, gen, r, source: str, dtype: np.dtype):
-        # (``gen``: the ``rows.RowGenerator`` writing the pass)
+    def __init__(self, gen, r, source: str, dtype: np.dtype, alone: bool = False):
+        # (``gen``: the ``rows.RowGenerator`` writing the pass; ``alone``: its only reduction)
         if any("np.random" in line for n in gen._closure([r.source])
                for line in gen.code[n] if isinstance(line, str)):
             # (the search computes the elements again: random draws would differ)
@@ -72,6 +72,12 @@ class ArgReduction:
         self.best, self.at, self.found = f"best_{name}", f"at_{name}", f"nan_{name}"
         self.part, self.odd, self.first = f"part_{name}", f"odd_{name}", f"first_{name}"
         self.floats = dtype.kind == "f"
+        # The pass's only reduction, of bools, stops at the first block holding a True
+        # (argmax) or a False (argmin), found in the block's own pass (a min-reduction of
+        # indices): nothing later beats it (``rows.SEARCH_BLOCK``). (A pass taking the block's
+        # max, then a search of the best block, ran rows of 64 float32 compares at 0.6-0.8x
+        # NumPy; this one pass 1.1x.)
+        self.stops = alone and dtype.kind == "b"
 
     def before(self) -> list[str]:
         """Lines before the pass's blocks."""
@@ -83,6 +89,11 @@ class ArgReduction:
         source, part, odd = self.source, self.part, self.odd
         start = f"{part} = {_start(self.r.kind, self.dtype)}"
         pick = "max" if self.r.kind == "argmax" else "min"
+        if self.stops:
+            lim, wanted = f"lim_{self.r.name}", self.r.kind == "argmax"
+            return (f"{lim} = np.int32(c1 - c0); {self.first} = {lim}",
+                    [f"{self.first} = min({self.first}, np.int32(c) if {source} == "
+                     f"np.bool_({wanted}) else {lim})"], "")
         if not self.floats:
             return start, [f"{part} = rm.{pick}imum({part}, {source})"], ""
         return (f"{start}; {odd} = False",
@@ -125,6 +136,9 @@ class ArgReduction:
 
     def block_end(self, blocked: dict[str, str]) -> list[str]:
         """Lines at the end of each block (after its loop)."""
+        if self.stops:
+            return [f"if {self.first} < lim_{self.r.name}:",
+                    f"    {self.found} = c0 + {self.first}", "    break"]
         beats = ">" if self.r.kind == "argmax" else "<"
         take = [f"if {self.part} {beats} {self.best}:",
                 f"    {self.best} = {self.part}; {self.at} = c0"]
@@ -137,11 +151,13 @@ class ArgReduction:
 
     def after(self, block: str, slices: dict[str, str], blocked: dict[str, str]) -> list[str]:
         """Lines after the pass's blocks: the search of the best block, the result."""
+        if self.stops:          # (no True (False) in the row: 0, as NumPy's)
+            return [f"if {self.found} < 0:", f"    {self.found} = 0"]
         search = self._search(f"{self.source} == {self.best}", blocked,
                               f"rs.first_equal(Q, {self.best})")
         text = " ".join(search)
-        heads = [line for name, line in slices.items()
-                 if re.search(rf"\bq{name[1:]}\b", text)]
+        heads = [part for name, line in slices.items()
+                 if re.search(rf"\bq{name[1:]}\b", text) for part in line.split("\n")]
         return ([f"if {self.found} < 0:",
                  f"    c0 = {self.at}",
                  f"    c1 = min(c0 + {block}, n)"]

@@ -73,6 +73,9 @@ from .rowargs import ARG_KINDS, ArgReduction
 from .templates import RENDERERS, fast_name, math_imports, math_modules
 
 ELEMENT, ROW, FLAT = "element", "row", "flat"
+# An input's class in rows it does not walk at one step (``row_kernel._row_split``): read by
+# runs of elements at one step into a buffer per block of the row.
+NESTED = "nested"
 # Position of the keepdim input of each reduction the kernels compute.
 KEEPDIM_AT = {aten.sum: 2, aten.mean: 2, aten.amax: 2, aten.amin: 2, aten.var: 3,
               aten.std: 3, aten.argmax: 2, aten.argmin: 2}
@@ -80,6 +83,9 @@ BLOCK = 1024          # elements summed in float32 (or the input's float) before
 # elements of a pass of maxima and minima between its checks for NaN and zeros (8192: 7% less
 # time than 1024 over rows of 10^5 float32, one thread)
 EXTREMA_BLOCK = 8192
+# elements of a pass of an argmax (argmin) of bools between its checks for a True (False),
+# where it stops (``rowargs.ArgReduction``)
+SEARCH_BLOCK = 256
 _NAMES = re.compile(r"\b[at]\d+\b")
 
 
@@ -444,9 +450,13 @@ class RowGenerator(_Generator):
             elif self.classes[k] == UNIT:
                 body.append(f"r{k} = x{k}[b{k}:b{k} + n]")
                 loads[f"a{k}"] = f"a{k} = r{k}[c]"
-            else:
+            elif self.classes[k] == STRIDED:
                 body.append(f"r{k} = x{k}[b{k}:b{k} + (n - 1) * steps[{k}] + 1:steps[{k}]]")
                 loads[f"a{k}"] = f"a{k} = r{k}[c]"
+            else:       # (read by runs into a block buffer: ``_nested_block``)
+                dtype = np.dtype(self.specs[self._position(k)].dtype).name
+                head.append(f"g{k} = np.empty(min(n, max(BLOCK, EXTREMA_BLOCK)), np.{dtype})")
+                loads[f"a{k}"] = f"a{k} = n{k}[c]"      # (only ever read by blocks)
         row_nodes = [n for n in group.graph.nodes()
                      if n in self.code and group.classes[n.output()] != ELEMENT]
         element_outputs = [v for v in group.outputs if group.classes[v] == ELEMENT]
@@ -529,7 +539,8 @@ class RowGenerator(_Generator):
                 continue
             source = self.values[r.source].expr
             if r.kind in ARG_KINDS:
-                arg = ArgReduction(self, r, source, self.values[r.source].dtype)
+                arg = ArgReduction(self, r, source, self.values[r.source].dtype,
+                                   len(reductions) == 1 and not kept)
                 args.append(arg)
                 lines += arg.before()
                 updates.append(arg.update())
@@ -587,7 +598,7 @@ class RowGenerator(_Generator):
         nodes = self._closure([r.source for r in reductions])
         # Within a block the operands are read through block slices ``q0`` (indexing the row
         # slices from c0 kept LLVM from vectorising: 3.6 ms against 1.5 ms a sum of exp).
-        blocked = {name: line.replace(" = r", " = q") for name, line in loads.items()}
+        blocked = {name: f"{name} = q{name[1:]}[c]" for name in loads}
         stores = [f"kq_{name}[c] = {name}" for name in kept]
         steps = [line for u in updates for line in u[1]]
         allocs, loops = self._loop(nodes, blocked, exps + steps + stores)
@@ -595,10 +606,12 @@ class RowGenerator(_Generator):
         loops = ["    " + _in_block(line) for line in loops]
         # (a pass of maxima and minima only needs no float64 partial sums: longer blocks)
         block = "BLOCK" if len(redos) + len(args) < len(reductions) else "EXTREMA_BLOCK"
+        if any(arg.stops for arg in args):
+            block = "SEARCH_BLOCK"
         # (the buffers of a cut loop hold one block, made once a row)
         lines += [_block_buffer(a, block) for a in allocs]
         lines += [f"for c0 in range(0, n, {block}):", f"    c1 = min(c0 + {block}, n)"]
-        lines += [f"    q{name[1:]} = r{name[1:]}[c0:c1]" for name in used]
+        lines += ["    " + line for name in used for line in self._block_slice(name)]
         lines += [f"    kq_{name} = keep_{name}[c0:c1]" for name in kept]
         lines += ["    " + u[0] for u in updates] + loops
         for r, part, start, exact, odd in redos:
@@ -608,9 +621,40 @@ class RowGenerator(_Generator):
             lines += ["        " + _in_block(line) for line in loops]
         lines += ["    " + line for arg in args for line in arg.block_end(blocked)]
         lines += ["    " + u[2] for u in updates if u[2]]
-        slices = {name: f"q{name[1:]} = r{name[1:]}[c0:c1]" for name in loads}
+        slices = {name: "\n".join(self._block_slice(name)) for name in loads}
         lines += [line for arg in args for line in arg.after(block, slices, blocked)]
         return lines + aliases + [f for f in finals if f]
+
+    def _position(self, k: int) -> int:
+        """The graph input position of tensor input ``k``."""
+        return next(pos for pos, j in self.group.tensor_index.items() if j == k)
+
+    def _block_slice(self, name: str) -> list[str]:
+        """The lines giving the block ``c0:c1`` of the row of operand ``name`` (``aK``) as
+        ``qK``: a slice of its row, or for a nested one (``NESTED``) a buffer filled by its
+        runs of ``n_in = steps[2K]`` elements, ``steps[k]`` apart, the runs ``steps[K + k]``
+        apart (an odometer: no division per element)."""
+        k = int(name[1:])
+        if self.classes[k] != NESTED:
+            return [f"q{k} = r{k}[c0:c1]"]
+        count = len(self.group.tensor_index)
+        step, out, n_in = f"steps[{k}]", f"steps[{count + k}]", f"steps[{2 * count}]"
+        gather = [f"while d{k} < c1 - c0:",
+                  f"    run{k} = min({n_in} - j{k}, c1 - c0 - d{k})",
+                  f"    p{k} = b{k} + i{k} * {out} + j{k} * {step}",
+                  f"    if {step} == 1:       # (a slice copy: twice the speed of the loop)",
+                  f"        g{k}[d{k}:d{k} + run{k}] = x{k}[p{k}:p{k} + run{k}]",
+                  "    else:",
+                  f"        for e in range(run{k}):",
+                  f"            g{k}[d{k} + e] = x{k}[p{k} + e * {step}]",
+                  f"    d{k} += run{k}; i{k} += 1; j{k} = 0",
+                  f"q{k} = g{k}[:c1 - c0]"]
+        # (a block inside one unit-stride run is read where it is: no copy)
+        return [f"i{k} = c0 // {n_in}; j{k} = c0 - i{k} * {n_in}; d{k} = 0",
+                f"if {step} == 1 and j{k} + c1 - c0 <= {n_in}:",
+                f"    p{k} = b{k} + i{k} * {out} + j{k}",
+                f"    q{k} = x{k}[p{k}:p{k} + c1 - c0]",
+                "else:"] + ["    " + line for line in gather]
 
     def _redone(self, r: Reduction) -> bool:
         """Does the max or min ``r`` take the fast pass and the exact one where needed? Not
@@ -689,7 +733,8 @@ def module_text(gen: RowGenerator, what: str) -> tuple[str, list[np.dtype]]:
             "from fusejit.runtime.fusion import rowmath as rm",
             "from fusejit.runtime.fusion import rowsearch as rs"]
     head += math_imports(gen.modules)
-    head += ["", f"BLOCK = {BLOCK}", f"EXTREMA_BLOCK = {EXTREMA_BLOCK}"]
+    head += ["", f"BLOCK = {BLOCK}", f"EXTREMA_BLOCK = {EXTREMA_BLOCK}",
+             f"SEARCH_BLOCK = {SEARCH_BLOCK}"]
     parallel = gen.kernel_text("kernel_parallel", True)
     serial = gen.kernel_text("kernel_serial", False)
     head += [f"{name} = {text}" for text, name in gen.constants.items()]
@@ -697,5 +742,5 @@ def module_text(gen: RowGenerator, what: str) -> tuple[str, list[np.dtype]]:
     return text, out_dtypes
 
 
-__all__ = ["ELEMENT", "FLAT", "ROW", "VIEWS", "RowGroup", "STRIDED", "UNIT", "ZERO",
+__all__ = ["ELEMENT", "FLAT", "NESTED", "ROW", "VIEWS", "RowGroup", "STRIDED", "UNIT", "ZERO",
            "generate_rows"]

@@ -13,7 +13,7 @@ import fusejit
 from fusejit.ir.symbols import prim
 from fusejit.runtime import executor
 from fusejit.runtime.fusion import rowsearch as rs
-from fusejit.runtime.fusion.rows import EXTREMA_BLOCK
+from fusejit.runtime.fusion.rows import EXTREMA_BLOCK, SEARCH_BLOCK
 
 
 @pytest.fixture
@@ -122,6 +122,24 @@ def test_rows(kernels_only):
     long[3, [1, 2 * EXTREMA_BLOCK + 1]] = np.inf, -np.inf
     long[4] = -np.inf
     _check(args_of_rows, long)
+
+
+def first_of_bools(x, t: float):
+    return np.argmax(x > t, axis=-1), np.argmin(x < t, axis=-1)
+
+
+def test_bool_rows_stop_at_the_first_hit(kernels_only):
+    """argmax (argmin) of a bool chain stops at the first block with a True (False): the
+    first hit in the first, a later or the last block, none at all (0, as NumPy's)."""
+    rng = np.random.default_rng(8)
+    x = rng.uniform(0, 1, (6, 3 * SEARCH_BLOCK + 5))
+    x[x > 0.5] = 0.0
+    x[0, 0] = x[1, SEARCH_BLOCK + 7] = x[2, -1] = x[4, [9, 2 * SEARCH_BLOCK]] = 1.0
+    x[5, SEARCH_BLOCK - 1:] = 1.0
+    fused = fusejit.compile(fusejit.script(first_of_bools), fuse=True, reductions=True)
+    got, want = fused(x, 0.75), first_of_bools(x, 0.75)
+    assert [list(g) for g in got] == [list(w) for w in want] == \
+        [[0, SEARCH_BLOCK + 7, x.shape[1] - 1, 0, 9, SEARCH_BLOCK - 1]] * 2
 
 
 def test_columns(kernels_only):

@@ -170,24 +170,27 @@ def test_traversal_follows_the_strides(kernels_only):
     """A group whose outputs are all per-row takes the other kernel where its inputs are
     strided along its own walk: log-sum-exp of a Fortran-ordered array walks its columns
     (column statistics of one walk its rows: ``test_columns_match_numpy``); a group with
-    element outputs (softmax) keeps its own."""
+    element outputs (softmax) keeps its own. Rows shorter than ``_SHORT_ROW`` (5 here) walk
+    the columns whatever the strides."""
     rng = np.random.default_rng(9)
     c = (rng.standard_normal((300, 70)) * 4).astype(np.float32)
     c[7, 3] = np.nan
     f = np.asfortranarray(c)
+    short = c[:, 1:6]
     (lse,) = _row_groups(log_sum_exp, c)
     (soft,) = _row_groups(softmax, c)
     (stats,) = [n for n in COLUMNS[column_stats].graph_for(c).nodes()
                 if n.kind == prim.ColumnReductionGroup]
-    traversal = {name: [RowKernel(g)._prepare((x,))[3].columns for x in (c, f)]
+    traversal = {name: [RowKernel(g)._prepare((x,))[3].columns for x in (c, f, short)]
                  for name, g in (("lse", lse), ("softmax", soft), ("stats", stats))}
-    assert traversal == {"lse": [False, True], "softmax": [False, False],
-                         "stats": [True, False]}
-    with np.errstate(all="ignore"):
-        want = log_sum_exp(f)
-    got = RowKernel(lse)(f)[0]
-    assert got.shape == want.shape
-    np.testing.assert_allclose(got, want, rtol=2e-5, atol=2e-5, equal_nan=True)
+    assert traversal == {"lse": [False, True, True], "softmax": [False, False, False],
+                         "stats": [True, False, True]}
+    for x in (f, short):
+        with np.errstate(all="ignore"):
+            want = log_sum_exp(x)
+        got = RowKernel(lse)(x)[0]
+        assert got.shape == want.shape
+        np.testing.assert_allclose(got, want, rtol=2e-5, atol=2e-5, equal_nan=True)
 
 
 def test_parallel_kernel(monkeypatch, kernels_only):
@@ -353,6 +356,54 @@ def test_rows_at_no_single_step(kernels_only):
     assert kernel._prepare((x[:, :, ::2],))[3].linear is False
     assert kernel._prepare((np.ascontiguousarray(x),))[3].linear
     _rel_close(kernel(x)[0], softmax(x), np.float32)
+
+
+def energy(m, v):
+    """Reductions of every axis of a product with an input broadcast inside the rows."""
+    e = m * v
+    return np.sum(e * v), np.argmax(e), (m * v).sum(axis=0)
+
+
+ENERGY = fusejit.compile(fusejit.script(energy), fuse=True, reductions=True)
+
+
+@pytest.mark.parametrize(("m_shape", "v_shape"), [((700, 1), (700, 3)), ((1, 3), (700, 3)),
+                                                  ((1, 1500), (3, 1500))])
+def test_inputs_broadcast_inside_the_rows(m_shape, v_shape, kernels_only):
+    """``m`` of (700, 1) or (1, 3) against ``v`` of (700, 3), (1, 1500) against (3, 1500):
+    the row kernel over every axis reads ``m`` by runs (``rows.NESTED``; runs across blocks,
+    and blocks inside one run), the column kernel with a step of 0 along either axis;
+    argmax of every axis in NumPy's order."""
+    rng = np.random.default_rng(10)
+    m = rng.uniform(1, 2, m_shape)
+    v = rng.standard_normal(v_shape)
+    v.flat[1201] = 9.0                   # (the argmax)
+    kinds = [n.kind for n in ENERGY.graph_for(m, v).nodes() if n.kind != prim.Constant]
+    assert prim.RowReductionGroup in kinds and prim.ColumnReductionGroup in kinds
+    got, want = ENERGY(m, v), energy(m, v)
+    np.testing.assert_allclose(got[0], want[0], rtol=1e-12)
+    assert got[1] == want[1]
+    np.testing.assert_allclose(got[2], want[2], rtol=1e-12)
+
+
+def test_rows_of_more_levels_or_element_outputs_fall_back():
+    """Rows that inputs walk in three levels, element outputs over rows an input does not
+    walk at one step: interpreted, still right; shapes that do not broadcast: an error."""
+    def spread(x, y):
+        d = x * y
+        return d - d.mean()
+
+    rng = np.random.default_rng(11)
+    x = rng.standard_normal((4, 5, 6))
+    fused = fusejit.compile(fusejit.script(spread), fuse=True, reductions=True)
+    for y in (rng.standard_normal((4, 1, 6)), rng.standard_normal((4, 5, 1))):
+        np.testing.assert_allclose(fused(x, y), spread(x, y), rtol=1e-12)
+        (group,) = [n for n in fused.graph_for(x, y).nodes()
+                    if n.kind == prim.RowReductionGroup]
+        with pytest.raises(fusejit.InterpreterError, match="levels|one step"):
+            RowKernel(group)(x, y)
+    with pytest.raises(fusejit.FusejitError, match="broadcast"):
+        ENERGY(np.ones((699, 1)), np.ones((700, 3)))
 
 
 def test_kernel_source_is_cached_and_holds_no_user_text():
