@@ -1,4 +1,4 @@
-"""Workloads written by a stranger to fusejit: about 30 numerical functions as a NumPy user
+"""Workloads written by a stranger to fusejit: about 50 numerical functions as a NumPy user
 writes them and would decorate with ``@fusejit.jit`` (image and signal processing, finance,
 physics, machine learning, statistics), written without looking at what fusejit handles well,
 against NumPy eager and ``numba.njit(parallel=True)`` of the same function in the same run.
@@ -253,6 +253,54 @@ def clip_outliers(x, k=3.0):
     return out
 
 
+# --- integers, loops, out= and tuple arguments (session 10) ----------------------------------
+
+
+def bucket_and_phase(t, period):
+    return t // period, t % period, -t // 3
+
+
+def blend_u8(a, b):
+    return a + b, (a.astype(np.int16) + b) // 2, a > b
+
+
+def to_uint8(img):
+    return (np.clip(img, 0.0, 1.0) * 255).astype(np.uint8)
+
+
+def harmonic_euler(x, v, dt):
+    for _ in range(5):
+        v = v - dt * x
+        x = x + dt * v
+    return x, v
+
+
+def central_difference(f, h):
+    d = np.empty_like(f)
+    d[1:-1] = (f[2:] - f[:-2]) / (2 * h)
+    d[0] = (f[1] - f[0]) / h
+    d[-1] = (f[-1] - f[-2]) / h
+    return d
+
+
+def exp_sum_out(x, y):
+    z = np.empty_like(x)
+    np.add(x, y, out=z)
+    np.exp(z, out=z)
+    return z
+
+
+def polynomial(x, coeffs):
+    acc = np.zeros_like(x)
+    for k, c in enumerate(coeffs):
+        acc += c * x ** k
+    return acc
+
+
+def quadrant_counts(x, y):
+    return ((x > 0) & (y > 0)).sum(), ((x < 0) * (y < 0)).sum(), (x > y).mean()
+
+
 # --- the cases --------------------------------------------------------------------------------
 
 F32, F64 = np.float32, np.float64
@@ -351,6 +399,22 @@ def cases(rng, scale: float):
            lambda: ((rng.poisson(3.0, mid), u(mid, 0.5, 6, F64)), {}), False)
     yield ("clip_outliers out[...] f32", clip_outliers,
            lambda: ((rng.standard_normal(mid).astype(F32),), {"k": 2.5}), False)
+    yield ("bucket_and_phase // % int64", bucket_and_phase,
+           lambda: ((rng.integers(-10 ** 6, 10 ** 6, mid), 7), {}), False)
+    yield ("blend_u8 wrap uint8", blend_u8,
+           lambda: ((rng.integers(0, 256, mid, dtype=np.uint8),
+                     rng.integers(0, 256, mid, dtype=np.uint8)), {}), False)
+    yield ("to_uint8 clip astype f32", to_uint8, lambda: ((u((h, h), -0.2, 1.2),), {}), False)
+    yield ("harmonic_euler range loop f64", harmonic_euler,
+           lambda: ((u(mid, dtype=F64), u(mid, dtype=F64), 0.01), {}), False)
+    yield ("central_difference slices f64", central_difference,
+           lambda: ((u(mid, dtype=F64), 0.1), {}), False)
+    yield ("exp_sum_out out= f64", exp_sum_out,
+           lambda: ((u(mid, dtype=F64), u(mid, dtype=F64)), {}), False)
+    yield ("polynomial tuple arg f32", polynomial,
+           lambda: ((u(mid),), {"coeffs": (0.5, -1.0, 0.25, 0.125)}), False)
+    yield ("quadrant_counts masks f64", quadrant_counts,
+           lambda: ((u(mid, dtype=F64), u(mid, dtype=F64)), {}), False)
 
 
 # --- measuring --------------------------------------------------------------------------------

@@ -477,6 +477,16 @@ CALLEES.update({
                       lambda b, subscripts, operands, optimize: einsum(b, subscripts, operands)),
 })
 
+# NumPy's out= and dtype= for every ufunc called by name (np.add(x, y, out=z))
+for _fn, _callee in list(CALLEES.items()):
+    _params = _callee.signature.parameters
+    if isinstance(_fn, np.ufunc) and not {"out", "dtype"} & set(_params) and all(
+            p.kind == _P.POSITIONAL_ONLY for p in _params.values()):
+        _name = _callee.name
+        CALLEES[_fn] = Callee(_name, ", ".join(_params) + ", /, out=None, *, dtype=None",
+                              U.with_out_and_dtype(_callee.lower, _fn, _name), _callee.rule)
+
+
 def _divmod(b: IRBuilder, x: Item, y: Item) -> tuple[Value, Value]:
     """``divmod(n, k)`` and ``np.divmod(x, y)``: the floor quotient and the remainder."""
     return binary(b, "floordiv", x, y), binary(b, "remainder", x, y)

@@ -146,9 +146,10 @@ def fast_call_source(n_positional: int, n_required: int, n_keyword_only: int,
                   f"        return UNBOUND(self, ({''.join(p + ', ' for p in everything)}))"]
     call = f"({', '.join(everything)})"
     for s, (key, run) in enumerate(signatures):
-        # (a key goes on with (position, value) of the parameters scripted as constants)
+        # (a key goes on with (position, value, types) of the parameters scripted as
+        # constants; the types are the position's own test, or a tuple's, which has none)
         tests = [_test(i, k, names) for i, k in enumerate(key[:len(everything)])]
-        for i, value in key[len(everything):]:
+        for i, value, _types in key[len(everything):]:
             names[f"V{s}_{i}"] = value
             tests.append(f"a{i} == V{s}_{i}")
         if len(key) < len(everything) or None in tests:

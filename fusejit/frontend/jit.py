@@ -102,6 +102,17 @@ def argument_ir_type(name: str, value: Any) -> Type:
                        f"None)")
 
 
+def _numbers(value: Any) -> bool:
+    """A tuple of Python numbers (nested tuples too): scripted as a constant, keyed by value."""
+    return type(value) is tuple and all(
+        type(v) in _SCALARS or _numbers(v) for v in value)
+
+
+def _types_of(value: Any) -> Any:
+    """What tells ``(1, 2)`` from ``(1.0, 2.0)`` and ``(True,)`` in a key (they are equal)."""
+    return tuple(map(_types_of, value)) if type(value) is tuple else type(value)
+
+
 def _convert(value: Any) -> Any:
     """NumPy scalars become 0-d arrays (they keep their dtype, as in NumPy's own rules)."""
     if isinstance(value, np.generic) and not isinstance(value, (np.complexfloating,
@@ -369,17 +380,19 @@ class JitFunction(Portable):
         key = self._key(args, scalars)
         compiled = self._specialised.get(key)
         if compiled is None:
-            # A string argument (mode="mean") is a constant of its signature, and no input
-            # of the graph: it selects code while scripting, as JAX's static arguments do.
-            strings = tuple(i for i, a in enumerate(args) if type(a) is str)
+            # A string argument (mode="mean"), or a tuple of numbers (weights=(0.5, 0.25)),
+            # is a constant of its signature, and no input of the graph: it selects code
+            # while scripting, as JAX's static arguments do.
+            strings = tuple(i for i, a in enumerate(args) if type(a) is str or _numbers(a))
             types = [NONE if i in strings else argument_ir_type(n, a)
                      for i, (n, a) in enumerate(zip(self._names, args))]
             try:
                 graph, structure, kinds = self._scripted(types, args, strings, scalars)
             except ScriptError as error:
-                if not strings:
+                if not any(type(args[i]) is str for i in strings):
                     raise
-                names = ", ".join(repr(self._names[i]) for i in strings)
+                names = ", ".join(repr(self._names[i]) for i in strings
+                                  if type(args[i]) is str)
                 raise FusejitError(f"argument {names}: a str is not supported here (only as "
                                    f"an option compared with ==, mode == \"mean\", or a dict "
                                    f"key): {error}") from None
@@ -420,7 +433,7 @@ class JitFunction(Portable):
             key = tuple(("numpy scalar", k[0]) if i in scalars else k
                         for i, k in enumerate(key))
         if self._constant_params:
-            key += tuple((i, args[i]) for i in self._constant_params)
+            key += tuple((i, args[i], _types_of(args[i])) for i in self._constant_params)
         return key
 
     def _script(self, types: list[Type], args: tuple, strings: tuple = ()) -> Graph:
@@ -503,7 +516,7 @@ class JitFunction(Portable):
         types = tuple(map(type, args))  # call_key, inlined: this runs on every call
         key = tuple(map(argument_key, args)) if _NDARRAY in types else types
         if self._constant_params:
-            key += tuple((i, args[i]) for i in self._constant_params)
+            key += tuple((i, args[i], _types_of(args[i])) for i in self._constant_params)
         compiled = self._specialised.get(key)
         if compiled is None:
             if has_dask_arrays(args):

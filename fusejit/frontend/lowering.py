@@ -53,6 +53,8 @@ def binary(b: IRBuilder, op: str, lhs: Item, rhs: Item, ufunc: Any = None) -> Va
     """``lhs op rhs`` for tensors and scalars, with TorchScript's overloads; NumPy's result
     dtype is the operator's (``NUMPY_BINARY``), or ``ufunc``'s when it is called by name."""
     what = f"'{_SYMBOL.get(op, op)}'"
+    if op == "add" and isinstance(lhs, tuple) and isinstance(rhs, tuple):
+        return lhs + rhs    # (2,) + x.shape: a tuple known while scripting, as in Python
     for side in (lhs, rhs):
         if not is_tensor(side) and scalar_type_of(side) is None:
             hint = " (compare strings with ==, or write them as dict keys)" \
@@ -107,7 +109,13 @@ def binary(b: IRBuilder, op: str, lhs: Item, rhs: Item, ufunc: Any = None) -> Va
         return b.emit(aten.mul, [b.emit(aten.reciprocal, [rhs]), lhs], what)
     if op == "pow":
         return b.emit(aten.pow, [lhs, rhs], what)
-    raise b.error(f"{what} with a scalar on the left and an array on the right is not supported")
+    # ``10 // a``, ``1.0 % x``: no Scalar-first overloads, so the number becomes a 0-d array
+    # of the array's dtype (conform cast the array to NumPy's result dtype, which a weak
+    # number takes)
+    static, dtype = b.static(lhs), dtype_of(rhs)
+    if isinstance(static, (int, float)) and dtype is not None:
+        lhs = b.value_const(np.array(static, dtype))   # (not a cast constant: folded)
+    return b.emit(_kind(op), [as_tensor(b, lhs, what, dtype), rhs], what)
 
 
 def _is_float(x: Item) -> bool:

@@ -155,6 +155,8 @@ def extreme(op: str):
         items = list(args)
         if len(items) == 1 and isinstance(items[0], (tuple, list)):
             items = list(items[0])
+            if len(items) == 1:     # min(x.shape) of a 1-d x: its one item, as in Python
+                return items[0]
         if len(items) < 2:
             raise b.error(f"{op}() of one array or of an empty sequence is not supported; "
                           f"write np.{op}(x) or {op}(a, b, ...)")

@@ -13,6 +13,8 @@
     np.logaddexp2(a, b)          max + log1p(2 ** -|a - b|) / ln 2; a + 1 where a == b
     np.nan_to_num(x, ...)        where(isnan), where(+inf), where(-inf) with finfo's bounds
     np.ptp(x, axis, keepdims)    max - min
+    np.add(x, y, out=z)          aten::copy_(%z, x + y): the result cast "same_kind" into z
+    np.exp(x, dtype=np.float32)  x cast to the loop's dtype NumPy resolves, then exp
 
 Each casts as NumPy's own function does (``numpy_dtypes.conform``), so dtypes follow NumPy.
 """
@@ -25,10 +27,12 @@ import numpy as np
 
 from ..ir.graph import Value
 from ..ir.symbols import aten
-from .builder import IRBuilder, Item, is_none, is_tensor
-from .lowering import _array, binary, unary, where
+from ..ir.types import BOOL, INT
+from ..oplib.table import SCALAR_TYPE_CODES
+from .builder import IRBuilder, Item, describe, is_none, is_tensor, scalar_type_of
+from .lowering import _array, as_tensor, binary, unary, where
 from .numpy_dtypes import cast, conform, dtype_of
-from .numpy_lowering import copy, isnan, reduce
+from .numpy_lowering import copy, dtype_code, isnan, reduce
 
 
 def _floats(b: IRBuilder, fn, x: Item, what: str) -> Value:
@@ -157,5 +161,52 @@ def ptp(b: IRBuilder, a: Item, axis: Item = None, out: Item = None,
                   reduce(b, "min", x, axis, keepdims))
 
 
+def with_out_and_dtype(lower, ufunc: np.ufunc, name: str):
+    """A ufunc's lowering taking NumPy's ``out=`` (an array written in place and returned;
+    the result must cast to it "same_kind", and broadcast to its shape as NumPy requires
+    of the inputs) and ``dtype=`` (the inputs cast to the loop NumPy resolves for that
+    output dtype, as ``signature=(None, ..., dtype)`` does)."""
+    def call(b: IRBuilder, *args: Item) -> Item:
+        *xs, out, dtype = args
+        if dtype is not None:
+            xs = _in_loop_dtypes(b, ufunc, name, xs, dtype)
+        result = lower(b, *xs)
+        if out is None:
+            return result
+        if isinstance(out, tuple) and len(out) == 1:
+            out = out[0]
+        if not is_tensor(out) or not is_tensor(result):
+            raise b.error(f"{name}(out=...) takes an array to write an array result into, "
+                          f"got {describe(out)}")
+        have, want = dtype_of(result), dtype_of(out)
+        if have is not None and want is not None and not np.can_cast(have, want, "same_kind"):
+            raise b.error(f"{name}: cannot cast the {have} result to the {want} out array "
+                          f"(casting rule 'same_kind'), as NumPy refuses")
+        return b.emit(aten.copy_, [out, result, False], f"{name}(out=...)")
+    return call
+
+
+def _in_loop_dtypes(b: IRBuilder, ufunc: np.ufunc, name: str, xs: list[Item],
+                    dtype: Item) -> list[Item]:
+    target = SCALAR_TYPE_CODES[dtype_code(b, dtype, None, f"{name}(dtype=...)")]
+    kinds = []
+    for x in xs:
+        if is_tensor(x):
+            kinds.append(dtype_of(x))
+        elif isinstance(x, Value) and x in b.numpy_scalars:
+            kinds.append(b.numpy_scalars[x])
+        else:
+            kind = scalar_type_of(x)
+            kinds.append(bool if kind == BOOL else int if kind == INT else float)
+    if any(k is None for k in kinds) or not any(is_tensor(x) for x in xs):
+        raise b.error(f"{name}(dtype=...) takes an array of known dtype here")
+    try:
+        loop = ufunc.resolve_dtypes((*kinds, None), signature=(None,) * len(xs) + (target,))
+    except (TypeError, ValueError) as error:      # (UFuncTypeError is a TypeError)
+        raise b.error(f"{name}(dtype={target}): {error}") from None
+    return [cast(b, x, d, name) if is_tensor(x) else as_tensor(b, x, name, d)
+            for x, d in zip(xs, loop)]
+
+
 __all__ = ["fabs", "float_power", "heaviside", "logaddexp2", "nan_ignoring", "nan_to_num",
-           "positive", "ptp", "reciprocal", "scaled", "sign", "sinc"]
+           "positive", "ptp", "reciprocal", "scaled", "sign", "sinc", "with_out_and_dtype"]

@@ -50,11 +50,17 @@ def _mean_all(self: np.ndarray, dtype: int | None = None) -> np.ndarray:
     return _mean(self, None, False, dtype)
 
 
+def _no_empty_axis(self: np.ndarray, axes: tuple[int, ...] | None, name: str) -> None:
+    """NumPy's refusal of a max/min/argmax over a zero-length axis (other axes may be empty:
+    ``np.zeros((0, 3)).max(axis=1)`` is an empty array)."""
+    if self.size == 0 and (axes is None or not self.ndim
+                           or any(self.shape[a] == 0 for a in axes)):
+        raise ValueError(f"zero-size array to reduction operation {name} which has no identity")
+
+
 def _extreme(fn, reduce):
     def body(self: np.ndarray, dim: list[int] | None = None, keepdim: bool = False):
-        if self.size == 0:
-            raise RuntimeError("max(): Expected reduction dim to be specified for input.numel()"
-                               " == 0")
+        _no_empty_axis(self, _axes(self, dim), fn.__name__)
         if type(self) is np.ndarray:    # (what fn runs for an ndarray, without its Python)
             return as_tensor(reduce(self, axis=_axes(self, dim), keepdims=keepdim))
         return as_tensor(fn(self, axis=_axes(self, dim), keepdims=keepdim))
@@ -80,10 +86,8 @@ def _accumulate(x: np.ndarray, dtype: int | None) -> np.dtype:
 
 def _arg(fn):
     def body(self: np.ndarray, dim: int | None = None, keepdim: bool = False) -> np.ndarray:
-        if self.size == 0:
-            raise RuntimeError("argmax(): Expected reduction dim to be specified for "
-                               "input.numel() == 0.")
         axis = None if dim is None or self.ndim == 0 else wrap_dim(dim, self.ndim)
+        _no_empty_axis(self, None if axis is None else (axis,), fn.__name__)
         return as_tensor(fn(self, axis=axis, keepdims=keepdim).astype(np.int64))
     return body
 

@@ -97,6 +97,8 @@ def _{fn}0(a):
 def _{fn}2(a, axis):
     if axis == 0:
         return _{fn}0(a)
+    if a.shape[1] == 0:     # (NumPy's error even where there are no rows)
+        raise ValueError("zero-size array to a reduction which has no identity")
     out = np.empty(a.shape[0], a.dtype)
     for i in range(a.shape[0]):
         out[i] = np.{fn}(a[i])
@@ -106,6 +108,8 @@ def _{fn}2(a, axis):
 ''' for fn in ("max", "min")) + "".join(f'''@njit(cache=True)
 def _{fn}2(a, axis):
     b = a if axis == 1 else a.T
+    if b.shape[1] == 0:
+        raise ValueError("attempt to get {fn} of an empty sequence")
     out = np.empty(b.shape[0], np.int64)
     for i in range(b.shape[0]):
         out[i] = np.{fn}(b[i])

@@ -247,6 +247,11 @@ def grid_and_division(i, n):
     return i // 3, i % 4, -i // 2, e, e.sum(axis=0)
 
 
+def number_on_the_left(i):
+    odd = (2 * i + 1).astype(np.int8)   # (NumPy's weak scalar takes the array's dtype)
+    return -17 // odd, 17 % odd, -2.5 % (i + 0.5), np.float32(1.5) // odd, 7 // (odd * 1.5)
+
+
 def divide_by(i, d):
     return i // d
 
@@ -257,6 +262,7 @@ def test_division_and_creation_compiled_whole_match_numpy():
     for _ in range(2):
         assert_same(f(i, 4), grid_and_division(i, 4))
     assert hasattr(f._specialised[next(iter(f._specialised))], "compiled")
+    assert_same(fusejit.jit(number_on_the_left)(i), number_on_the_left(i))
     g = fusejit.jit(divide_by)  # a divisor known only at run time stays on the interpreter
     for _ in range(2):
         assert_same(g(i, 3), divide_by(i, 3))
@@ -457,3 +463,21 @@ def test_string_options_are_constants_of_the_signature():
     with pytest.raises(fusejit.JITException, match="ValueError: unknown method"):
         f(x, "median")
     assert f.graph_for(x, "minmax").inputs[0].debug_name == "x"   # the string is no input
+
+
+def affine_by(x, coeffs):
+    out = np.zeros(x.shape)
+    for k, c in enumerate(coeffs):
+        out = out + c * x ** k
+    return out, x * coeffs[0] + min(x.shape)     # (the min of a 1-tuple: its item)
+
+
+def test_tuples_of_numbers_are_constants_of_the_signature():
+    """``coeffs=(1, 2)`` is scripted as a constant keyed by its values and their types:
+    ``(1, 2)`` and ``(1.0, 2.0)`` are equal, but give int64 and float64 as in NumPy."""
+    f = fusejit.jit(affine_by)
+    x = np.arange(-2, 3)
+    for coeffs in [(1, 2), (1.0, 2.0), (True, 0.5, 3)]:    # (each scripted once)
+        _same(f(x, coeffs), affine_by(x, coeffs))
+    with pytest.raises(fusejit.FusejitError, match="argument 'coeffs': a tuple"):
+        f(x, (1, "a"))

@@ -57,3 +57,48 @@ def test_integer_reciprocal_is_refused_with_the_line():
 
     with pytest.raises(fusejit.FusejitError, match=r"np\.reciprocal of int64.*1 / x"):
         fusejit.jit(inverse)(np.arange(1, 4))
+
+
+def written_out(x, y, i):
+    z = np.empty_like(x)
+    np.add(x, y, out=z)
+    np.exp(z, out=z)
+    np.multiply(y, 2.0, out=y)                        # the caller's array
+    view = np.sqrt(np.abs(x[1::2]), out=x[:8:2])      # a view, returned
+    wide = np.empty((2,) + x.shape)                   # (a tuple sum, as in Python)
+    np.subtract(x, 1.0, out=wide)                     # the result broadcast to out
+    np.add(x[1:], x[:-1], out=x[1:])                  # overlapping: NumPy reads first
+    narrow = np.zeros(x.shape, np.float32)
+    np.maximum(i, x, out=narrow)                      # float64 -> float32: same kind
+    return (z, view, wide, narrow, np.negative(x, out=(np.empty_like(x),)),
+            np.multiply(x, 3, dtype=np.float32), np.sqrt(i, dtype=np.float32),
+            np.add(i, 1, dtype=np.float64), np.true_divide(i, 2, dtype=np.float32))
+
+
+def test_ufunc_out_and_dtype_arguments_match_numpy():
+    rng = np.random.default_rng(3)
+    args = (rng.standard_normal(9), rng.standard_normal(9), rng.integers(0, 9, 9))
+    mine, theirs = [a.copy() for a in args], [a.copy() for a in args]
+    got, want = fusejit.jit(written_out)(*mine), written_out(*theirs)
+    for g, w in zip([*got, *mine], [*want, *theirs]):
+        assert g.dtype == w.dtype and g.shape == w.shape
+        np.testing.assert_allclose(g, w, rtol=1e-6)
+
+
+def into_int(i):
+    np.true_divide(i, 2, out=i)
+    return i
+
+
+def int_sqrt(x):
+    return np.sqrt(x, dtype=np.int64)
+
+
+@pytest.mark.parametrize("fn, message", [(into_int, "cannot cast the float64 result to the "
+                                          "int64 out array"),
+                                         (int_sqrt, r"np\.sqrt\(dtype=int64\): No loop")])
+def test_ufunc_out_and_dtype_refuse_what_numpy_refuses(fn, message):
+    with pytest.raises(TypeError):
+        fn(np.arange(3))
+    with pytest.raises(fusejit.FusejitError, match=message):
+        fusejit.jit(fn)(np.arange(3))
