@@ -74,6 +74,9 @@ def pytest_collection_modifyitems(config, items):
 # are not counted) is appended to ``PATH.<pid>`` as a JSON line naming the test that caused it,
 # the function and whether it was compiled on its own or inside another compile: the number of
 # kernels a cold suite compiles, and which tests compile them, to keep the suite's time down.
+# Kernels that fusejit compiles in its compile child (runtime/fusion/isolated.py: every kernel
+# after the first ``FUSEJIT_COMPILE_IN_PROCESS`` of a process) are not seen here: set that
+# high to log them all, or count the kernel files (``kernels/fk_*.py``) in the cache.
 _COMPILE_LOG = os.environ.get("FUSEJIT_COMPILE_LOG")
 _RUNNING = {"test": "<collect>"}
 
