@@ -70,6 +70,47 @@ def pytest_collection_modifyitems(config, items):
     items[:] = ordered + others
 
 
+# ``FUSEJIT_COMPILE_LOG=PATH``: every Numba compile (a cache miss: loads from the on-disk cache
+# are not counted) is appended to ``PATH.<pid>`` as a JSON line naming the test that caused it,
+# the function and whether it was compiled on its own or inside another compile: the number of
+# kernels a cold suite compiles, and which tests compile them, to keep the suite's time down.
+# Kernels that fusejit compiles in its compile child (runtime/fusion/isolated.py: every kernel
+# after the first ``FUSEJIT_COMPILE_IN_PROCESS`` of a process) are not seen here: set that
+# high to log them all, or count the kernel files (``kernels/fk_*.py``) in the cache.
+_COMPILE_LOG = os.environ.get("FUSEJIT_COMPILE_LOG")
+_RUNNING = {"test": "<collect>"}
+
+if _COMPILE_LOG:
+    import json
+    import time
+
+    from numba.core import event
+
+    class _CompileLog(event.Listener):
+        def __init__(self) -> None:
+            self.started: list[float] = []
+
+        def on_start(self, ev) -> None:
+            self.started.append(time.perf_counter())
+
+        def on_end(self, ev) -> None:
+            seconds = time.perf_counter() - self.started.pop()
+            fn = getattr(ev.data["dispatcher"], "py_func", None)
+            name = f"{getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', '?')}"
+            record = {"test": _RUNNING["test"], "fn": name, "nested": bool(self.started),
+                      "args": str(ev.data["args"])[:200], "s": round(seconds, 4)}
+            with open(f"{_COMPILE_LOG}.{os.getpid()}", "a", encoding="utf-8") as log:
+                log.write(json.dumps(record) + "\n")
+
+    event.register("numba:compile", _CompileLog())
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_protocol(item, nextitem):
+        _RUNNING["test"] = item.nodeid
+        yield
+        _RUNNING["test"] = "<between>"
+
+
 def pytest_unconfigure(config):
     warm = getattr(config, "_fusejit_warm", None)
     if warm is not None and warm.poll() is None:
