@@ -6,7 +6,9 @@ it was written in, and from what size on is it faster?
                                      [--only chain3,softmax] [--rounds 15]
 
 Functions are written the NumPy way (one op, 3- and 10-op chains, a chain and a sum, softmax
-over the last axis of ``(size // c, c)``, a Python float argument, two outputs, a 0-d result).
+over the last axis of ``(size // c, c)``, a Python float argument, two outputs, a 0-d result,
+lone reductions: ``np.max(x)``, the max of each of 10 long rows, the sum over the first axis
+of a ``(4, 4, size // 16)`` array).
 Tiering stays as users have it (on, unless ``FUSEJIT_TIERING`` is set): each case is called for
 ``--warm`` seconds first, which is past the tiers' switch points. Times: microseconds per call,
 median of ``--rounds`` rounds of back-to-back calls (as many as take about 10 ms), one thread's
@@ -67,8 +69,21 @@ def zero_d(x, y):
     return (x * y).max()
 
 
+def max_all(x, y):
+    return np.max(x)
+
+
+def long_rows_max(x, y):
+    return x.max(axis=1)
+
+
+def sum_first_axis(x, y):
+    return x.sum(axis=0)
+
+
 FUNCTIONS: dict[str, Callable] = {f.__name__: f for f in (
-    op1, chain3, chain10, chain_sum, softmax, scaled, two_outputs, zero_d)}
+    op1, chain3, chain10, chain_sum, softmax, scaled, two_outputs, zero_d, max_all,
+    long_rows_max, sum_first_axis)}
 
 
 def _calls_in_10ms(fn: Callable[[], object]) -> int:
@@ -88,6 +103,12 @@ def _arguments(name: str, size: int, dtype: str, rng: np.random.Generator) -> tu
         return x.reshape(size // columns, columns), y
     if name == "scaled":
         return x, 0.5
+    if name == "long_rows_max":         # (10 rows)
+        rows = min(size, 10)
+        return x[:size // rows * rows].reshape(rows, -1), y
+    if name == "sum_first_axis":        # (a 3-d array: 4 x 4 x size // 16)
+        side = 4 if size >= 16 else 1
+        return x[:size // side ** 2 * side ** 2].reshape(side, side, -1), y
     return x, y
 
 

@@ -15,13 +15,13 @@ natively (no ``**kwargs`` dictionary per call)::
             return KEYWORDS(self, unknown)       # FusejitError: "unexpected keyword 'z'"
         if rest:
             return SLOW(self, a0, a1, *rest)         # JitFunction.__call__: its error
-        if a0 is MISSING:
-            return UNBOUND(self, (a0, a1))           # "missing a required argument: 'a'"
         if type(a0) is T_float and type(a1) is T_float:  # (float, float): compiled whole
             try:
                 return E0(a0, a1)                    # Numba's entry point for that signature
             except Exception:
                 return F0(a0, a1)                    # the interpreter: the graph's own error
+        if a0 is MISSING:                            # (no signature's tests pass it)
+            return UNBOUND(self, (a0, a1))           # "missing a required argument: 'a'"
         return BOUND(self, (a0, a1))                 # JitFunction._call_bound
 
 A signature compiled whole calls the Numba overload's ``entry_point`` (a C function that
@@ -140,10 +140,6 @@ def fast_call_source(n_positional: int, n_required: int, n_keyword_only: int,
              "        return KEYWORDS(self, unknown)",
              "    if rest:",
              f"        return SLOW(self, {''.join(p + ', ' for p in positional)}*rest)"]
-    if n_required:
-        missing = " or ".join(f"a{i} is MISSING" for i in range(n_required))
-        lines += [f"    if {missing}:",
-                  f"        return UNBOUND(self, ({''.join(p + ', ' for p in everything)}))"]
     call = f"({', '.join(everything)})"
     for s, (key, run) in enumerate(signatures):
         # (a key goes on with (position, value, types) of the parameters scripted as
@@ -195,6 +191,12 @@ def fast_call_source(n_positional: int, n_required: int, n_keyword_only: int,
         else:
             names[f"R{s}"] = run
             lines.append(f"        return R{s}{call}")
+    if n_required:
+        # (after the signatures, whose tests no MISSING passes: a call that binds costs
+        # nothing for it)
+        missing = " or ".join(f"a{i} is MISSING" for i in range(n_required))
+        lines += [f"    if {missing}:",
+                  f"        return UNBOUND(self, ({''.join(p + ', ' for p in everything)}))"]
     lines.append(f"    return BOUND(self, ({''.join(p + ', ' for p in everything)}))")
     return "\n".join(lines) + "\n"
 

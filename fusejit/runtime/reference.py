@@ -227,39 +227,49 @@ def host_step(code: Code, pc: int, row: Sequence[int], args: list, stack: list, 
 
 
 _OP, _CONSTANT, _STORE = int(Opcode.OP), int(Opcode.CONSTANT), int(Opcode.STORE)
+_DROP = int(Opcode.DROP)
 
 
 class SingleOperation:
     """Code that loads its inputs, runs one operation on them and stores that operation's
-    outputs as they are: a plan that fused into one group (``np.exp(-x) * y + 1``). ``run`` does
-    what the loop does for it without the loop (~2 us less a call, against a fused kernel's
-    ~1.5 us), failing as the loop fails; ``of(code)`` is None for any other code."""
+    outputs as they are: a plan that fused into one group (``np.exp(-x) * y + 1``), after the
+    drops of the inputs it does not read, if any. ``run`` does what the loop does for it
+    without the loop (~2 us less a call, against a fused kernel's ~1.5 us), failing as the
+    loop fails; ``of(code)`` is None for any other code."""
 
-    __slots__ = ("code", "index", "take", "n_outputs")
+    __slots__ = ("code", "index", "take", "n_outputs", "pc")
 
-    def __init__(self, code: Code, index: int, positions: tuple[int, ...], n_outputs: int):
+    def __init__(self, code: Code, index: int, positions: tuple[int, ...], n_outputs: int,
+                 pc: int = 1):
         self.code = code
         self.index = index                  # (read at each run, as the loop reads it)
         # the operation's inputs from the stack (None: the stack as it is)
-        self.take = None if positions == tuple(range(len(positions))) else \
+        self.take = None if positions == tuple(range(code.n_inputs)) else \
             operator.itemgetter(*positions) if len(positions) > 1 else \
-            (lambda stack, at=positions[0]: (stack[at],))
+            (lambda stack, at=positions[0]: (stack[at],)) if positions else \
+            (lambda stack: ())
         self.n_outputs = n_outputs
+        self.pc = pc                        # (the operation's instruction)
 
     @classmethod
     def of(cls, code: Code) -> SingleOperation | None:
         rows = code.rows
-        if [row[0] for row in rows] != [Opcode.LOAD, _OP, _STORE]:
+        opcodes = [row[0] for row in rows]
+        if len(opcodes) < 3 or opcodes[0] != Opcode.LOAD or opcodes[-2:] != [_OP, _STORE] \
+                or any(op != _DROP for op in opcodes[1:-2]):
             return None
         loaded = code.operands[0][1]
-        ins, outs = code.operands[1]
-        stored = tuple(register for register, _moved in code.operands[2][0])
+        pc = len(rows) - 2
+        ins, outs = code.operands[pc]
+        stored = tuple(register for register, _moved in code.operands[pc + 1][0])
+        read = {register for register, _moved in ins}
+        dropped = [register for k in range(1, pc) for register, _moved in code.operands[k][0]]
         if len(set(loaded)) != len(loaded) or len(loaded) != code.n_inputs \
-                or stored != outs or len(outs) != rows[1][5] \
-                or not all(register in loaded for register, _moved in ins):
+                or stored != outs or len(outs) != rows[pc][5] or not read <= set(loaded) \
+                or not set(dropped) <= set(loaded) - read:
             return None
-        return cls(code, rows[1][1],
-                   tuple(loaded.index(register) for register, _moved in ins), len(outs))
+        return cls(code, rows[pc][1],
+                   tuple(loaded.index(register) for register, _moved in ins), len(outs), pc)
 
     def run(self, stack: list) -> None:
         """As ``InterpreterState(code).run(stack)``."""
@@ -277,11 +287,19 @@ class SingleOperation:
             if len(outs) != self.n_outputs:
                 raise _count_error(outs, self.n_outputs)
         except Exception as error:  # noqa: BLE001 - reported with its node, as the loop does
-            failure, cause = node_failure(error, self.code, 1)
+            failure, cause = node_failure(error, self.code, self.pc)
             if cause is None:
                 raise failure  # noqa: B904 - as _handle_error raises it
             raise failure from cause
         return outs
+
+    def group(self) -> Any:
+        """The operation where it runs a fusion group's kernel (``executor.GroupOperation``),
+        on the inputs ``take`` picks, else None."""
+        from .executor import GroupOperation
+
+        operation = self.code.operations[self.index]
+        return operation if isinstance(operation, GroupOperation) else None
 
 
 def _count_error(outs, out_size: int) -> InterpreterError:

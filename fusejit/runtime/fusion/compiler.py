@@ -14,12 +14,15 @@ first use through the on-disk cache, and runs the serial or parallel entry point
 first call of a signature found (plan, variant, how each input becomes an argument) is kept
 under a key of the thread count and each input's dtype, shape and strides (a number's type):
 later calls with that key skip the checks and call the compiled code's entry point, ~1.3 us
-a call around the kernel against ~8 us.
+a call around the kernel against ~8 us. The signature called last, where its plan runs
+serially, has a function written for it that repeats the call for inputs exactly like those
+(``quick.py``): a kernel tries it first.
 """
 
 from __future__ import annotations
 
 import operator
+from typing import Any
 
 import numpy as np
 from numba.core import caching as numba_caching
@@ -38,6 +41,7 @@ from .loops import DEFER, marks_size
 from .native_entry import RowLayout
 from .outputs import pooled, take
 from .plan import Plan, make_plan, num_threads
+from .quick import quick_call
 
 # A group with more tensor inputs than this runs through the host even in the native loop:
 # its native entry checks every input's registers, and compiling it grew to about a minute
@@ -223,6 +227,11 @@ class FusedKernel:
         return generate(self.layout, specs, list(plan.classes), plan.rank, self.precise)[0]
 
     def __call__(self, *inputs) -> tuple[np.ndarray, ...]:
+        quick = self._quick
+        if quick is not None:
+            outs = quick(inputs)
+            if outs is not None:
+                return outs
         call, data = self._call_and_data(inputs)
         # Run the kernel on data (the tensors' 1-d windows, then the scalars), here rather than
         # in a method of its own: a call costs ~0.1 us.
@@ -243,7 +252,25 @@ class FusedKernel:
             status = np.zeros(1, np.int64) if variant.guarded else _NO_STATUS
         flats = outs if call.flat_outs is None else map(_reshape, outs, call.flat_outs)
         self._run(call, serial, (meta, *data, *flats, status))
+        if call.quick is None:
+            self._make_quick(call, inputs)
         return outs
+
+    # The quick call of the signature called last (``quick.py``), or None.
+    _quick = None
+
+    def _make_quick(self, call: _Call, inputs: tuple) -> None:
+        """Write ``call``'s quick call (or remember that it has none), and make it the one
+        this kernel tries first."""
+        call.quick = quick_call(call, inputs, self._quick_head(call.plan)) or False
+        self._quick = call.quick or None
+
+    def _quick_head(self, plan: Plan) -> tuple | None:
+        """The entry's arguments before the data where ``plan`` runs serially whatever the
+        machine's load (``Plan.launch``), else None."""
+        if plan.free_meta is not None or not plan._serial or not plan.numel:
+            return None
+        return (plan.meta,)
 
     def write_into(self, target: np.ndarray, inputs: tuple) -> np.ndarray:
         """Run the kernel with ``target`` (C-contiguous, sharing no memory with an input it
@@ -291,6 +318,7 @@ class FusedKernel:
         call = self._calls.get(tuple(key))
         if call is None:
             return self._first_call(inputs, tuple(key))
+        self._quick = call.quick or None
         if call.direct:
             return call, inputs if call.order is None else call.order(inputs)
         data = call.arguments(inputs)
@@ -451,7 +479,7 @@ class _Call:
     becomes an argument (``hows``; None: the call's own, remembered nowhere), the outputs."""
 
     __slots__ = ("plan", "variant", "direct", "order", "steps", "out_shapes", "out_dtypes",
-                 "pooled", "single", "flat_outs", "entries")
+                 "pooled", "single", "flat_outs", "entries", "quick")
 
     def __init__(self, plan: Plan, variant: _Variant, hows: list[int] | None,
                  kinds: list[str]):
@@ -473,6 +501,8 @@ class _Call:
         # the shapes outputs are reshaped to for the kernel (None: all are 1-d already)
         one_d = all(len(shape) == 1 for shape in self.out_shapes)
         self.flat_outs = None if one_d else (-1,) * len(self.out_shapes)
+        # its quick call (``quick.py``): None until its kernel has run it, False: none
+        self.quick: Any = None
 
     def arguments(self, inputs: tuple) -> tuple | None:
         """The kernel's data arguments for ``inputs`` (None: an int beyond int64)."""

@@ -412,6 +412,11 @@ class RowKernel:
         return make(self.group, specs, list(plan.classes), self.precise, plan.linear)
 
     def __call__(self, *inputs) -> tuple[np.ndarray, ...]:
+        quick = self._quick
+        if quick is not None:
+            outs = quick(inputs)
+            if outs is not None:
+                return outs
         call, data = self._call_and_data(inputs)
         if call.single is not None:
             outs: tuple = (np.empty(*call.single),)
@@ -424,4 +429,16 @@ class RowKernel:
         serial, block = plan.launch()
         flats = outs if call.flat_outs is None else map(_reshape, outs, call.flat_outs)
         self._run(call, serial, (*plan.head(block), *data, *flats, status))
+        if call.quick is None:
+            self._make_quick(call, inputs)
         return outs
+
+    _quick = None
+    _make_quick = FusedKernel._make_quick
+
+    def _quick_head(self, plan: _RowPlan) -> tuple | None:
+        """The entry's arguments before the data where ``plan`` runs serially whatever the
+        machine's load (``_RowPlan.launch``), else None."""
+        if plan.free_block is not None or not plan.serial:
+            return None
+        return plan.head(plan.block)

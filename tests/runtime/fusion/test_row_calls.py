@@ -108,3 +108,44 @@ def test_only_plans_that_may_run_products_refresh_the_blas_rule(monkeypatch):
     product = fusejit.compile(fusejit.script(product_then_map), fuse=True, reductions=True)
     np.testing.assert_allclose(product(x, x.T), product_then_map(x, x.T), rtol=1e-5)
     assert refreshed and product.plan_for([x, x.T]).products
+
+
+def test_quick_calls_take_only_inputs_exactly_like_the_last_ones():
+    """A kernel repeats its last call for inputs of the same dtype (by identity), shape and
+    strides (``fusion/quick.py``), at any offset; other inputs, an equal dtype of another
+    identity and inputs the kernel declines go the full way: NumPy's softmax each time, in
+    fresh arrays, or the checks' error. A compiled function whose plan is that one group
+    calls it the same way (``remembered.py``), and still sees each input that changes."""
+    rng = np.random.default_rng(7)
+    big = rng.standard_normal((7, 40)).astype(np.float32)
+    kernel = _kernel(softmax, big)
+    kernel(big[:6])
+    quick = kernel._quick
+    assert quick is not None and quick((big[:5],)) is None and quick((big[:6, :20],)) is None
+    assert quick((big[:6].astype(big.dtype.newbyteorder(">")),)) is None
+    tagged = big[:6].view(np.dtype(np.float32, metadata={"tag": 1}))
+    assert tagged.dtype == big.dtype and quick((tagged,)) is None
+    seen: list[np.ndarray] = []
+    for x in (big[1:], big[:6], big[:5], big[:6, :20], tagged, big[1:], big[:6]):
+        (got,) = kernel(x)
+        np.testing.assert_allclose(got, softmax(x), rtol=2e-6, atol=1e-7)
+        assert got.shape == x.shape and not np.shares_memory(got, big)
+        assert not any(np.shares_memory(got, s) for s in seen)
+        seen.append(got)
+    with pytest.raises(InterpreterError, match="non-native byte order"):
+        kernel(big[:6].astype(">f4"))
+    fn = fusejit.compile(fusejit.script(softmax), fuse=True, reductions=True)
+    for x in (big[:6], big[:6], big[1:], big[:5], big[:6, :20], big[:6]):
+        np.testing.assert_allclose(fn(x), softmax(x), rtol=2e-6, atol=1e-7)
+    group = fn.plan_for([big]).single.group()
+    assert group is not None and group.kernel._quick is not None
+    # (a parameter it does not read: the plan drops it, and is still one operation)
+    fn = fusejit.compile(fusejit.script(softmax_of_first), fuse=True, reductions=True)
+    for x in (big[:6], big[:6], big[1:], big[:5], big[:6]):
+        np.testing.assert_allclose(fn(x, big), softmax(x), rtol=2e-6, atol=1e-7)
+    assert fn.plan_for([big, big]).single.group() is not None
+
+
+def softmax_of_first(x, unused):
+    e = np.exp(x - x.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
