@@ -20,6 +20,7 @@ location ("operation failed in interpreter"), with the original exception chaine
 
 from __future__ import annotations
 
+import importlib
 import operator
 from collections.abc import Sequence
 from typing import Any
@@ -296,10 +297,12 @@ class SingleOperation:
     def group(self) -> Any:
         """The operation where it runs a fusion group's kernel (``executor.GroupOperation``),
         on the inputs ``take`` picks, else None."""
-        from .executor import GroupOperation
-
+        # (executor.py imports this module; by name here, so that the kernel-cache digest,
+        # which follows import statements, does not take the executor and what it imports for
+        # modules the native loop's compiled code reads)
+        executor = importlib.import_module(f"{__package__}.executor")
         operation = self.code.operations[self.index]
-        return operation if isinstance(operation, GroupOperation) else None
+        return operation if isinstance(operation, executor.GroupOperation) else None
 
 
 def _count_error(outs, out_size: int) -> InterpreterError:
