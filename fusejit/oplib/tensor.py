@@ -401,7 +401,7 @@ def _check_matmul_dtypes(a: np.ndarray, b: np.ndarray) -> None:
                            f"{b.dtype}")
 
 
-# The interpreters' host products. The runtime (``runtime/executor.py``) puts
+# The interpreters' host products. The runtime package (``runtime/__init__.py``) puts
 # ``runtime.blas.matmul`` here, which picks BLAS threads as compiled products pick theirs;
 # oplib imports nothing above it, so until then it is NumPy's own.
 HOST_PRODUCT = [np.matmul]

@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from ..oplib import pointwise as _pointwise
+from ..oplib import tensor as _tensor_ops
 
 
 def _output_pool(dtype: np.dtype, *operands: Any) -> np.ndarray | None:
@@ -17,4 +18,15 @@ def _output_pool(dtype: np.dtype, *operands: Any) -> np.ndarray | None:
     return out_for(dtype, *operands)
 
 
+def _host_product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The interpreters' host ``aten::mm``/``matmul``: ``blas.matmul``, which picks BLAS threads
+    by the rule compiled products follow (imported on the first product, not with the package).
+    Installed here, with the runtime package, so that every host product follows the one rule
+    whichever module of the runtime a program imported first."""
+    from .blas import matmul
+
+    return matmul(a, b)
+
+
 _pointwise.OUTPUT_POOL[:] = [_output_pool]
+_tensor_ops.HOST_PRODUCT[:] = [_host_product]

@@ -81,7 +81,6 @@ from ..ir.types import (
     TupleType,
     Type,
 )
-from ..oplib import tensor as _host_ops
 from . import blas, remembered, tiering
 from .code import Code
 from .devices import CpuDevice, CudaDevice, get_device
@@ -89,9 +88,6 @@ from .interpreter import NativeInterpreter
 from .portable import Portable
 from .reference import InterpreterState, SingleOperation
 from .straight import straight_line
-
-# (the interpreters' host matmul follows the BLAS thread rule of compiled products)
-_host_ops.HOST_PRODUCT[0] = blas.matmul
 
 ENGINES = ("native", "reference")
 # Array dtypes a Tensor argument may have: those with a TorchScript scalar type.

@@ -7,6 +7,8 @@ when a native body refuses its operands; plus memory, threads and native coverag
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import gc
 import threading
 import tracemalloc
@@ -384,17 +386,39 @@ def test_mm_and_sum_match_within_rounding(dtype, shape):
     assert calls == (2 if dtype != np.int64 else 3)  # integer mm runs on the host
 
 
+@contextlib.contextmanager
+def openblas_on_one_thread():
+    """NumPy's OpenBLAS on one thread while the block runs (then its count as before): a
+    float32 gemm's rounding depends on how many threads split it, and the host product picks
+    its threads by the machine's load (``runtime/blas.py``), so bit-for-bit needs one count on
+    both sides. Skips where NumPy's BLAS is not an OpenBLAS whose threads can be set."""
+    from fusejit.runtime import blas
+    found = blas.numpy_blas()
+    if found is None or not found.pthreads:
+        pytest.skip("NumPy's BLAS thread count cannot be set here")
+    get = ctypes.CFUNCTYPE(ctypes.c_int)(found.addresses["openblas_get_num_threads"])
+    put = ctypes.CFUNCTYPE(None, ctypes.c_int)(found.addresses["openblas_set_num_threads"])
+    before = get()
+    put(1)
+    try:
+        yield
+    finally:
+        put(before)
+
+
 @pytest.mark.parametrize("transposed", [False, True])
 def test_large_mm_runs_on_the_host_with_numpys_blas(transposed):
     """From HOST_MM_MACS multiply-adds on, the loop hands mm to the host (NumPy's matmul, the
-    same BLAS and threads as NumPy; a transposed operand is not copied): one more host call,
-    and NumPy's result bit for bit."""
+    same BLAS as NumPy; a transposed operand is not copied): one more host call, and NumPy's
+    result bit for bit when both run on the same number of BLAS threads."""
     from fusejit.runtime.native.tensor_ops import HOST_MM_MACS
     x = tensor((128, 256), np.float32)
     y = tensor((64, 256), np.float32).T if transposed else tensor((256, 64), np.float32)
     assert 128 * 256 * 64 >= HOST_MM_MACS
-    got, want, calls = run_both(REDUCE, x, y)
-    np.testing.assert_array_equal(got[0], x @ y)
+    with openblas_on_one_thread():
+        got, want, calls = run_both(REDUCE, x, y)
+        expected = x @ y
+    np.testing.assert_array_equal(got[0], expected)
     assert calls == 3
 
 
