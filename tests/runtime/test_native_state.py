@@ -10,12 +10,18 @@ import time
 
 import numpy as np
 import pytest
+from numba import njit
 from numba.core import event
+from numba.core.errors import TypingError
 
 from fusejit import InterpreterError, parse_ir
 from fusejit.examples import WHILE_IF
 from fusejit.runtime.code import Code
 from fusejit.runtime.interpreter import NativeInterpreter, _load
+from fusejit.runtime.native import bodies
+from fusejit.runtime.native.opcodes import NativeOp
+from fusejit.runtime.native.registers import META_WIDTH, RegisterFile
+from fusejit.runtime.native.slots import data
 from fusejit.runtime.reference import InterpreterState as ReferenceState
 from tests.runtime.conftest import nrt_live
 
@@ -170,6 +176,42 @@ def test_an_allocation_failing_inside_the_loop_is_reported_like_the_reference():
     gc.collect()
     leaked = [b - a for a, b in zip(before, nrt_live())]
     assert all(n <= 10 * 4 for n in leaked), leaked
+
+
+@njit
+def _unary_body(table, regs, op, ra, out):
+    return bodies.UNARY(data(table), regs, op, ra, out)
+
+
+def _register_tuple(regs: RegisterFile) -> tuple:
+    return (regs.tags, regs.ints, regs.floats, regs.meta, *regs.lists(),
+            np.zeros((3, META_WIDTH), np.int64))
+
+
+def test_a_body_called_through_its_address_runs_and_its_exceptions_reach_the_caller():
+    # ``bodies.UNARY`` calls ``dispatch._unary`` at its address in the table. Register 0 holds
+    # a 2^46-element broadcast view (free); its negation must allocate 256 TiB, and the body's
+    # MemoryError comes back through the call as it came through a linked-in call.
+    regs = RegisterFile(4)
+    x = np.linspace(-2, 2, 7).astype(np.float32)
+    regs.write(0, np.broadcast_to(x[:1], (1 << 23, 1 << 23)))
+    regs.write(1, x)
+    table = bodies.addresses()
+    assert _unary_body(table, _register_tuple(regs), int(NativeOp.NEG), 1, 2)
+    np.testing.assert_array_equal(regs.read(2), np.negative(x))
+    assert not _unary_body(table, _register_tuple(regs), int(NativeOp.NEG), 3, 2)   # empty
+    with pytest.raises(MemoryError):
+        _unary_body(table, _register_tuple(regs), int(NativeOp.NEG), 0, 3)
+    regs.reset()
+
+
+def test_a_call_through_an_address_refuses_arguments_its_body_does_not_take():
+    @njit
+    def float_op(table, regs):
+        return bodies.UNARY(data(table), regs, 1.5, 0, 1)   # op: an int64 parameter
+
+    with pytest.raises(TypingError):
+        float_op(bodies.addresses(), _register_tuple(RegisterFile(2)))
 
 
 class _FailingOnce:

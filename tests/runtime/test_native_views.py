@@ -1,7 +1,7 @@
 """``native/views.py`` (select, t, view/reshape, ConstantChunk, int ListConstruct without the
 register tuple) against the reference engine: every native dtype, views made again and again
 in a loop (the output registers hold earlier views and lists), and the operands it leaves to
-``_tensor_instruction`` or the host (a bad index, a non-contiguous view, rank 3)."""
+``dispatch._tensor_op`` or the host (a bad index, a non-contiguous view, rank 3)."""
 
 from __future__ import annotations
 

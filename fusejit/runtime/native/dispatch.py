@@ -3,7 +3,8 @@ tensors and lists. Each returns False, having changed nothing, when the host mus
 instruction::
 
     _binary(regs, ADD, int_data, in_start, 3, out)     aten::add(%x, %y, %alpha)
-    _tensor_op(regs, SELECT, 0, 0, ins, 3, outs, 1)    aten::select(%x, %dim, %index)
+    _tensor_op(regs, SELECT, 0, 0, int_data, in_start, 3, out_start, 1)
+                                                       aten::select(%x, %dim, %index)
 
 The general paths take the register tuple (see ``moves``); the fast paths (``fast_binary``,
 ``fast_unary``, ``move_register``) are inlined into the loop and take data pointers. Both run
@@ -44,6 +45,7 @@ from .registers import (
     DTYPE_CODE,
     EMPTY,
     FLOAT,
+    FORCEINLINE,
     ILIST,
     INT,
     MAX_RANK,
@@ -55,6 +57,7 @@ from .registers import (
     SIZES,
     TENSOR,
     clear_slots,
+    copy_meta,
 )
 from .slots import at, slot_alloc, slot_data, slot_move, slot_share
 
@@ -177,14 +180,14 @@ def _unary(regs, op, ra, out):
 # ``tmp`` row 2 receives the result's meta; rows 0 and 1 the operands' aligned strides.
 
 
-@njit(inline="always")
+@njit(**FORCEINLINE)
 def _row(rows, r):
     """Row ``r`` of a flat meta table, as a data pointer: indexed without the negative-index
     test an array (even a ``numba.carray``) pays at each access."""
     return at(rows, r * _W)
 
 
-@njit(inline="always")
+@njit(**FORCEINLINE)
 def fast_binary(op, tags, ints, floats, meta, tmp, b8, i64, f32, f64, ilists, sentinel, ra, rb,
                 rc, out):
     """Arithmetic on two float tensors of one dtype, each contiguous or broadcast along the
@@ -223,7 +226,7 @@ def fast_binary(op, tags, ints, floats, meta, tmp, b8, i64, f32, f64, ilists, se
     return True
 
 
-@njit(inline="always")
+@njit(**FORCEINLINE)
 def fast_unary(op, tags, ints, meta, tmp, b8, i64, f32, f64, ilists, sentinel, ra, out):
     """``fast_binary``'s counterpart for a contiguous float tensor."""
     if tags[ra] != TENSOR or out == ra:
@@ -247,7 +250,7 @@ def fast_unary(op, tags, ints, meta, tmp, b8, i64, f32, f64, ilists, sentinel, r
     return True
 
 
-@njit(inline="always")
+@njit(**FORCEINLINE)
 def move_register(tags, ints, floats, meta, b8, i64, f32, f64, ilists, sentinel, src, dst, move):
     """Register ``dst`` = register ``src`` (a tensor or list shares its buffer); with ``move``
     ``src`` is emptied and its buffer passes to ``dst`` without a reference count."""
@@ -275,8 +278,10 @@ def move_register(tags, ints, floats, meta, b8, i64, f32, f64, ilists, sentinel,
 # -- shapes, views, reductions, lists ---------------------------------------------------------
 
 @njit(**_OPTIONS)
-def _tensor_op(regs, op, p0, p1, ins, n_in, outs, n_out):
+def _tensor_op(regs, op, p0, p1, int_data, in_start, n_in, out_start, n_out):
     tags, ints, floats, meta, b8, i64, f32, f64, ilists, tmp = regs
+    ins = int_data[in_start:in_start + n_in]
+    outs = int_data[out_start:out_start + n_out]
     ra = ins[0]
     if op == NativeOp.LIST_INT:
         values = np.empty(n_in, np.int64)
@@ -346,18 +351,18 @@ def _tensor_op(regs, op, p0, p1, ins, n_in, outs, n_out):
         if op == NativeOp.EXPAND:
             if n_in > 2 and tags[ins[2]] != BOOL:
                 return False
-            tmp[2, :] = m
+            copy_meta(tmp[2], m)
             if not to.expand(m, ilists[ins[1]], tmp[2]):
                 return False
         else:
-            tmp[2, :] = m
+            copy_meta(tmp[2], m)
             if not to.infer_view(m, ilists[ins[1]], tmp[2]):
                 return False
         _set_view(regs, ra, outs[0], 2)
     elif op == NativeOp.CONTIGUOUS:
         if not to.is_contiguous(m):
             return False
-        tmp[2, :] = m
+        copy_meta(tmp[2], m)
         _set_view(regs, ra, outs[0], 2)
     elif op == NativeOp.CONSTANT_CHUNK:
         if to.chunk_count(m, p0, p1) != n_out:   # more pieces: the reference's error
@@ -518,16 +523,7 @@ def _full_like(regs, ra, rf, rd, out):
     return True
 
 
-@njit(inline="always")
+@njit(**FORCEINLINE)
 def _is_plain(tag):
     """A register the loop moves without touching a buffer list."""
     return tag != TENSOR and tag != ILIST
-
-
-@njit(**_OPTIONS)
-def _tensor_instruction(regs, op, p0, p1, int_data, in_start, in_size, out_start, out_size):
-    ins = int_data[in_start:in_start + in_size]
-    if op < NativeOp.MM:
-        return _unary(regs, op, ins[0], int_data[out_start])
-    return _tensor_op(regs, op, p0, p1, ins, in_size,
-                      int_data[out_start:out_start + out_size], out_size)

@@ -23,7 +23,7 @@ from numba import njit
 from . import tensor_ops as to
 from .moves import _clear, _set_view
 from .pointwise import merge_sizes
-from .registers import MAX_RANK, RANK, SIZES, TENSOR
+from .registers import MAX_RANK, RANK, SIZES, TENSOR, copy_meta
 
 _OPTIONS = {"cache": True, "error_model": "numpy", "nogil": True}
 
@@ -51,12 +51,12 @@ def broadcast_list(regs, int_data, bool_data, in_start, in_size, out_start, out_
             return False
     for k in range(in_size):
         r = int_data[in_start + k]
-        tmp[2, :] = meta[r]
+        copy_meta(tmp[2], meta[r])
         if not to.expand(meta[r], shape, tmp[2]):
             return False
     for k in range(in_size):
         r = int_data[in_start + k]
-        tmp[2, :] = meta[r]
+        copy_meta(tmp[2], meta[r])
         to.expand(meta[r], shape, tmp[2])
         _set_view(regs, r, int_data[out_start + k], 2)
     for k in range(in_size):

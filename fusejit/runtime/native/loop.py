@@ -19,14 +19,16 @@ Everything here is ``@njit(cache=True)``: a process that finds the on-disk cache
 compile it again. Scalar instructions run in ``fast.run_fast`` (pre-decoded fixed-width rows
 read through pointers, with superinstructions: ~2.5 ns an instruction, from ~10.5 in this
 loop). The other hot paths (tensor moves and drops, float pointwise ops on contiguous or
-broadcast operands, views, int lists and mm) are inlined into ``run_loop`` and reach the banks
-through data pointers and the Lists through ``slots``: every array, List or tuple a helper
-takes costs atomic reference counts at each call (a small op paid ~60 of them, ~940 ns; now ~90
-ns). The general paths (``_binary``, ``_tensor_instruction``) still take the register tuple.
-Numba's cache of these functions lives under ``$FUSEJIT_CACHE_DIR/native/<digest>``, the digest
-taken over every runtime module they read (``runtime/compile_cache.py``): editing any of them
-(dispatch, fast, moves, pointwise, slots, views...) compiles the loop afresh, never runs stale
-inlined code.
+broadcast operands, views and int lists) are inlined into ``run_loop`` (by LLVM:
+``registers.FORCEINLINE``) and reach the banks through data pointers and the Lists through
+``slots``: every array, List or tuple a helper takes costs atomic reference counts at each call
+(a small op paid ~60 of them, ~940 ns; now ~90 ns). The general paths (``_binary``,
+``_unary``, ``_tensor_op``, which take the register tuple), ``mm`` and the fuser's list
+broadcast are compiled on their own and called through their addresses (``bodies``), so the
+loop's compile does not optimise them again. Numba's cache of these functions lives under
+``$FUSEJIT_CACHE_DIR/native/<digest>``, the digest taken over every runtime module they read
+(``runtime/compile_cache.py``): editing any of them (dispatch, fast, moves, pointwise, slots,
+views...) compiles the loop afresh, never runs stale inlined code.
 """
 
 from __future__ import annotations
@@ -36,21 +38,15 @@ from numba import njit
 
 from ..code import ARG, IN_SIZE, IN_START, OPCODE, OUT_SIZE, OUT_START, Opcode
 from ..interrupts import BUDGET, TENSOR_UNITS, YIELD_CYCLES, YIELDED, cycles
-from .dispatch import (
-    _binary,
-    _is_plain,
-    _tensor_instruction,
-    fast_binary,
-    fast_unary,
-    move_register,
-)
+from .bodies import BINARY, BROADCAST_LIST, TENSOR_OP, UNARY
+from .dispatch import _is_plain, fast_binary, fast_unary, move_register
 from .fast import run_fast
-from .lists import broadcast_list
 from .opcodes import NativeOp
 from .registers import (
     BOOL,
     EMPTY,
     FLOAT,
+    FORCEINLINE,
     ILIST,
     INT,
     NONE,
@@ -73,7 +69,7 @@ _JUMP, _JUMPZ, _JUMPNZ = int(Opcode.JUMP), int(Opcode.JUMPZ), int(Opcode.JUMPNZ)
 _OPTIONS = {"cache": True, "error_model": "numpy", "nogil": True}
 
 
-@njit(inline="always")
+@njit(**FORCEINLINE)
 def _holds_py(tags, int_data, start, size):
     """Whether an operand is a Python object. The early exit keeps LLVM from vectorising this
     1-4 element loop into gathers (no measurable change in the scalar benchmark)."""
@@ -112,6 +108,7 @@ def run_loop(a):
     const_tags_p, const_ints_p, const_floats_p = data(const_tags), data(const_ints), \
         data(const_floats)
     box_p = data(pc_box)
+    bodies = data(a.bodies)   # the out-of-line bodies' addresses (``bodies``)
     sentinel = len(tags)
     n = len(instructions)
     pc = pc_box[0]
@@ -160,11 +157,11 @@ def run_loop(a):
                                    b8_s, i64_s, f32_s, f64_s, ilists_s, sentinel, ra, rb, rc,
                                    int_data[out_start])
                 if not done:
-                    done = _binary(regs, op, int_data, in_start, in_size,
-                                   int_data[out_start])
+                    done = BINARY(bodies, regs, op, int_data, in_start, in_size,
+                                  int_data[out_start])
             elif op == NativeOp.BROADCAST_LIST:
                 last = op_params[pc, 0]
-                if not broadcast_list(regs, int_data, bool_data, in_start, in_size,
+                if not BROADCAST_LIST(bodies, regs, int_data, bool_data, in_start, in_size,
                                       instructions[last, OUT_START], instructions[last, OUT_SIZE],
                                       int_data[out_start], int_data[instructions[last, IN_START]]):
                     break
@@ -177,18 +174,19 @@ def run_loop(a):
                     out_start, kernel_rows[k])
             else:
                 if op < NativeOp.MM:   # TENSOR_UNARY; else STRUCTURAL, LISTS
+                    ra, out = int_data[in_start], int_data[out_start]
                     done = fast_unary(op, tags_p, ints_p, meta_p, tmp_p, b8_s,
-                                      i64_s, f32_s, f64_s, ilists_s, sentinel,
-                                      int_data[in_start], int_data[out_start])
+                                      i64_s, f32_s, f64_s, ilists_s, sentinel, ra, out)
+                    if not done:
+                        done = UNARY(bodies, regs, op, ra, out)
                 else:
                     done = fast_tensor_op(op, op_params[pc, 0], op_params[pc, 1], tags_p,
                                           ints_p, meta_p, tmp_p, b8_s, i64_s, f32_s, f64_s,
                                           ilists_s, sentinel, int_data_p, in_start, in_size,
-                                          out_start, out_size)
-                if not done:
-                    done = _tensor_instruction(regs, op, op_params[pc, 0], op_params[pc, 1],
-                                               int_data, in_start, in_size, out_start,
-                                               out_size)
+                                          out_start, out_size, bodies)
+                    if not done:
+                        done = TENSOR_OP(bodies, regs, op, op_params[pc, 0], op_params[pc, 1],
+                                         int_data, in_start, in_size, out_start, out_size)
             if not done:
                 break
             for k in range(in_start, in_start + in_size):

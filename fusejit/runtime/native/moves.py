@@ -26,6 +26,7 @@ from .registers import (
     DTYPE,
     EMPTY,
     FLOAT,
+    FORCEINLINE,
     ILIST,
     INT,
     META_WIDTH,
@@ -34,6 +35,7 @@ from .registers import (
     TENSOR,
     clear_register,
     clear_slots,
+    copy_meta,
 )
 from .slots import data, items, slot_move, slot_put, slot_share
 
@@ -47,7 +49,7 @@ _OPTIONS = {"cache": True, "error_model": "numpy", "nogil": True}
 _W = META_WIDTH
 
 
-@njit(inline="always")
+@njit(**FORCEINLINE)
 def write_tensor(tags, ints, meta, b8, i64, f32, f64, ilists, sentinel, r, code, m, readonly):
     """Make register ``r`` a new tensor of dtype ``code`` whose meta is ``m`` (``META_WIDTH``
     values: an array, a row or a pointer), read-only or not. Its buffer slot must be filled
@@ -66,7 +68,7 @@ def write_tensor(tags, ints, meta, b8, i64, f32, f64, ilists, sentinel, r, code,
     tags[r] = TENSOR
 
 
-@njit(inline="always")
+@njit(**FORCEINLINE)
 def pass_buffer(b8, i64, f32, f64, code, src, dst, sentinel, move):
     """Register ``dst``'s slot of the bank of dtype ``code`` = ``src``'s buffer; with ``move``
     ``src`` gets the sentinel and the buffer passes without a reference count."""
@@ -80,7 +82,7 @@ def pass_buffer(b8, i64, f32, f64, code, src, dst, sentinel, move):
         _pass(b8, src, dst, sentinel, move)
 
 
-@njit(inline="always")
+@njit(**FORCEINLINE)
 def _pass(buffers, src, dst, sentinel, move):
     if move:
         slot_move(buffers, src, dst, sentinel)
@@ -183,7 +185,7 @@ def _operand_meta(regs, r, row):
     """Row ``row`` of tmp = the meta of operand ``r`` (a scalar is a 0-dim view at 0)."""
     tags, meta, tmp = regs[0], regs[3], regs[9]
     if tags[r] == TENSOR:
-        tmp[row, :] = meta[r, :]
+        copy_meta(tmp[row], meta[r])
     else:
         tmp[row, :] = 0
 

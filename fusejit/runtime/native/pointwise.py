@@ -25,7 +25,7 @@ import numpy as np
 from numba import njit
 
 from .opcodes import Group, NativeOp
-from .registers import MAX_RANK, OFFSET, RANK, SIZES, STRIDES
+from .registers import FORCEINLINE, MAX_RANK, OFFSET, RANK, SIZES, STRIDES
 
 EXACT_UNARY = Group.EXACT_UNARY
 # Measured bound on the difference from NumPy's bodies, in units in the last place, float32 and
@@ -45,7 +45,7 @@ MAX_ELEMENTS = 1 << 59
 _SMALL = 1 << 29   # two factors below this multiply to less than MAX_ELEMENTS
 
 
-@njit(inline="always")
+@njit(**FORCEINLINE)
 def grow(count, size):
     """``count * max(size, 1)`` for a running element count ``count`` (>= 1), or -1 when
     ``size`` is negative or the product passes ``MAX_ELEMENTS``; -1 stays -1."""
@@ -58,7 +58,7 @@ def grow(count, size):
     return count * size
 
 
-@njit(inline="always")
+@njit(**FORCEINLINE)
 def sizes_fit(m):
     """Can a tensor of meta ``m``'s sizes exist natively (``grow`` over every dimension)?"""
     count = 1
@@ -67,7 +67,7 @@ def sizes_fit(m):
     return count > 0
 
 
-@njit(inline="always")
+@njit(**FORCEINLINE)
 def keeps_c_order(m):
     """Does NumPy give a C-contiguous result for an elementwise op or axis sum over this
     operand (and others that keep it)? Yes when its strides, over dimensions of size > 1 that
@@ -85,7 +85,7 @@ def keeps_c_order(m):
     return True
 
 
-@njit(inline="always")
+@njit(**FORCEINLINE)
 def merge_sizes(out, at, rank, sizes, start, n):
     """Broadcast the ``n`` sizes ``sizes[start:]`` into the ``rank`` sizes ``out[at:]``,
     right-aligned (``out`` starts as ones); False when they clash. The one broadcast walk:
@@ -100,7 +100,7 @@ def merge_sizes(out, at, rank, sizes, start, n):
     return True
 
 
-@njit(inline="always")
+@njit(**FORCEINLINE)
 def broadcast_meta(am, bm, om):
     """Write into ``om`` the contiguous meta of the broadcast of two operands; returns its
     element count, -1 if their shapes do not broadcast or the result would be too large
@@ -117,7 +117,7 @@ def broadcast_meta(am, bm, om):
     return contiguous_strides(om)
 
 
-@njit(inline="always")
+@njit(**FORCEINLINE)
 def contiguous_strides(meta):
     """Fill ``meta``'s strides for a C-contiguous layout; returns the element count (0 when a
     size is 0), or -1 when the sizes pass ``MAX_ELEMENTS`` (``grow``)."""
@@ -132,7 +132,7 @@ def contiguous_strides(meta):
     return 0 if empty else step
 
 
-@njit(inline="always")
+@njit(**FORCEINLINE)
 def operand_strides(xm, om, strides):
     """``x``'s strides aligned to the output's dimensions (0 where it is broadcast) into
     ``strides``; returns 1 if it walks the output contiguously, 0 if it is constant, -1

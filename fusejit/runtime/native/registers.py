@@ -215,6 +215,14 @@ def _contiguous_strides(shape: tuple[int, ...]) -> list[int]:
 
 # -- native helpers (cached: they are also called from the loop) -------------------------------
 
+# The small helpers of the loop's hot paths: compiled once per signature (and cached), then
+# inlined by LLVM (``forceinline`` gives them its ``alwaysinline``), under the loop's numpy error
+# model. Numba's own inlining (``inline="always"``) copies a helper's IR into its caller before
+# typing, so the loop was typed and lowered again with every helper at every call site
+# (``clear_slots``, ``write_tensor``, ``move_register``, the fast paths...), nested.
+FORCEINLINE = {"forceinline": True, "cache": True, "error_model": "numpy", "nogil": True}
+
+
 @njit(cache=True)
 def new_buffer_lists(size):
     """Five typed Lists of ``size`` + 1 slots, each slot the shared empty sentinel."""
@@ -246,7 +254,7 @@ def int_list_table(values, bounds):
     return table
 
 
-@njit(inline="always")
+@njit(**FORCEINLINE)
 def clear_slots(tags, meta, b8, i64, f32, f64, ilists, sentinel, r):
     """``clear_register`` over data pointers and List ``items`` (``slots``), for the loop: a
     helper taking arrays or Lists costs an atomic reference count per argument and call."""
@@ -264,6 +272,14 @@ def clear_slots(tags, meta, b8, i64, f32, f64, ilists, sentinel, r):
     elif tag == ILIST:
         slot_clear(ilists, r, sentinel)
     tags[r] = EMPTY
+
+
+@njit(**FORCEINLINE)
+def copy_meta(dst, src):
+    """``dst[:] = src`` for two meta rows, without the slice assignment's shape check: the
+    code formatting its error message took ~4 s of the loop's cold compile (one core)."""
+    for c in range(META_WIDTH):
+        dst[c] = src[c]
 
 
 @njit(cache=True)

@@ -18,7 +18,7 @@ import numpy as np
 from numba import njit
 
 from .opcodes import NativeOp
-from .registers import BOOL, FLOAT, INT
+from .registers import BOOL, FLOAT, FORCEINLINE, INT
 
 # TorchScript's names of the scalar ops -> their native op
 SCALAR_BINARY = {
@@ -42,7 +42,7 @@ _INT_MIN = np.iinfo(np.int64).min
 _LIMIT = 2.0 ** 63
 
 
-@njit(inline="always")
+@njit(**FORCEINLINE)
 def _result(tag, i, f, ret):
     """A result of kind ``tag`` coerced to ``ret``: (ok, tag, int payload, float payload); not
     ok when the coercion cannot be exact."""
@@ -57,14 +57,14 @@ def _result(tag, i, f, ret):
     return True, tag, i, f
 
 
-@njit(inline="always")
+@njit(**FORCEINLINE)
 def _mixed_inexact(ta, tb, ia, ib):
     # An int beyond 2**53 compared with a float: float64 would round it.
     return (ta == FLOAT) != (tb == FLOAT) and (
         (ta != FLOAT and abs(float(ia)) > _EXACT) or (tb != FLOAT and abs(float(ib)) > _EXACT))
 
 
-@njit(inline="always")
+@njit(**FORCEINLINE)
 def scalar_binary(op, ret, ta, ia, fa, tb, ib, fb):
     """``a op b`` over register payloads (tag, int, float); returns (ok, tag, int, float).
     Takes and returns plain numbers only, so the loop pays no reference counting for it."""
@@ -128,7 +128,7 @@ def scalar_binary(op, ret, ta, ia, fa, tb, ib, fb):
     return _result(BOOL, int(c), 0.0, ret)
 
 
-@njit(inline="always")
+@njit(**FORCEINLINE)
 def scalar_unary(op, ret, ta, i, f):
     """``op(a)`` over a register payload; returns (ok, tag, int, float)."""
     if not INT <= ta <= BOOL:

@@ -20,7 +20,9 @@ method whose body is a single indirect call, passing its one ``LoopArgs`` field.
 through a first-class function pointer: calling it directly would link it into ``run`` and
 re-optimise all of it in every process (9 s measured), and even converting the dispatcher to a
 function value inside the class costs that (11 s); building the function value from its
-compiled addresses costs nothing.
+compiled addresses costs nothing. The loop in turn calls its big, rarely hot op bodies at
+their addresses (``bodies``), read once a process beside the loop's and passed in
+``LoopArgs.bodies``.
 
 Boxing a jitclass instance for Python normally compiles a getter for every field (~2 s with
 the loop's 24 arguments as fields). Python never reads these fields (the driver keeps
@@ -40,6 +42,7 @@ from numba.core import cgutils
 from numba.experimental import jitclass
 from numba.extending import intrinsic
 
+from . import bodies
 from .kernel_entry import _LISTS, ENTRY_TYPE
 from .loop import DONE, HOSTCALL, YIELDED, run_loop
 from .registers import META_WIDTH
@@ -55,7 +58,7 @@ LOOP_ARGS = {
     "instructions": _I2, "int_data": _I1, "bool_data": types.boolean[::1], "native_op": _I1,
     "op_params": _I2, "const_tags": _I1, "const_ints": _I1, "const_floats": _F1,
     "const_ilists": types.ListType(_I1), "scratch": types.int64,
-    "kernel_fns": types.ListType(ENTRY_TYPE), "kernel_rows": _I2, "fast": _I2,
+    "kernel_fns": types.ListType(ENTRY_TYPE), "kernel_rows": _I2, "fast": _I2, "bodies": _I1,
 }
 LoopArgs = namedtuple("LoopArgs", tuple(LOOP_ARGS))
 LOOP_ARGS_TYPE = types.NamedTuple(tuple(LOOP_ARGS.values()), LoopArgs)
@@ -109,6 +112,7 @@ def _function_value(typingctx, c_address, jit_address):
 
 _lock = threading.Lock()
 _addresses: tuple[int, int] | None = None
+_bodies: np.ndarray | None = None   # the out-of-line bodies' addresses (``bodies``)
 
 
 def _loop_addresses(lock_held: bool = False) -> tuple[int, int]:
@@ -116,23 +120,30 @@ def _loop_addresses(lock_held: bool = False) -> tuple[int, int]:
     machine). A compile holds the cache directory's lock (``tiering.native_compile_lock``;
     ``lock_held``: the caller holds it), so a process that finds another compiling waits for
     it and loads the result instead of compiling the same loop beside it."""
-    global _addresses
+    global _addresses, _bodies
     if _addresses is None:
         with _lock:
             if _addresses is None:
                 if lock_held or loop_compiled():
-                    run_loop.compile(LOOP_SIGNATURE)
+                    _bodies = _compile()
                 else:
                     from ..tiering import native_compile_lock
 
                     with native_compile_lock(wait=True):
-                        run_loop.compile(LOOP_SIGNATURE)
+                        _bodies = _compile()
                 result = run_loop.overloads[LOOP_SIGNATURE.args]
                 library, names = result.library, result.fndesc
                 _register_box()
                 _addresses = (library.get_pointer_to_function(names.llvm_cfunc_wrapper_name),
                               library.get_pointer_to_function(names.llvm_func_name))
     return _addresses
+
+
+def _compile() -> np.ndarray:
+    """Compile (or load) the loop and the bodies it calls through their addresses; returns
+    those addresses."""
+    run_loop.compile(LOOP_SIGNATURE)
+    return bodies.addresses()
 
 
 def loop_compiled() -> bool:
@@ -142,11 +153,11 @@ def loop_compiled() -> bool:
         return True
     try:
         index = run_loop._cache._cache_file._load_index()
+        return any(key[0] == LOOP_SIGNATURE for key in index) and bodies.compiled_on_disk()
     except AttributeError:
         # A Numba whose cache internals moved: say yes, so plans move as they did before
         # tiering (paying the compile in the foreground) rather than never.
         return True
-    return any(key[0] == LOOP_SIGNATURE for key in index)
 
 
 def _register_box() -> None:
@@ -180,7 +191,7 @@ def new_state(program, regs, pc_box: np.ndarray) -> InterpreterState:
         bool_data=p.bool_data, native_op=p.native_op, op_params=p.op_params,
         const_tags=p.const_tags, const_ints=p.const_ints, const_floats=p.const_floats,
         const_ilists=p.const_ilists, scratch=p.scratch, kernel_fns=p.kernel_fns,
-        kernel_rows=p.kernel_rows, fast=p.fast)
+        kernel_rows=p.kernel_rows, fast=p.fast, bodies=_bodies)
     return InterpreterState(args, c_address, jit_address)
 
 

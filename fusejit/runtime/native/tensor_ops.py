@@ -20,7 +20,7 @@ from numba import njit
 
 from ..blas import product
 from .pointwise import contiguous_strides, grow, merge_sizes, sizes_fit
-from .registers import MAX_RANK, OFFSET, RANK, SIZES, STRIDES
+from .registers import MAX_RANK, OFFSET, RANK, SIZES, STRIDES, copy_meta
 
 _OPTIONS = {"cache": True, "error_model": "numpy", "nogil": True}
 
@@ -80,7 +80,7 @@ def infer_view(m, shape, om):
 def transpose(m, om):
     if m[RANK] > 2:
         return False
-    om[:] = m
+    copy_meta(om, m)
     if m[RANK] == 2:
         om[SIZES], om[SIZES + 1] = m[SIZES + 1], m[SIZES]
         om[STRIDES], om[STRIDES + 1] = m[STRIDES + 1], m[STRIDES]
@@ -108,7 +108,7 @@ def select(m, dim, index, om):
         return False
     if index < 0:
         index += size
-    om[:] = m
+    copy_meta(om, m)
     om[RANK] = rank - 1
     om[OFFSET] = m[OFFSET] + index * m[STRIDES + d]
     for k in range(d, rank - 1):
@@ -124,7 +124,7 @@ def expand(m, size, om):
     if n < rank or n > MAX_RANK:
         return False
     lead = n - rank
-    om[:] = m
+    copy_meta(om, m)
     om[RANK] = n
     for i in range(n):
         s = size[i]
@@ -182,7 +182,7 @@ def chunk_piece(m, chunks, dim, k, om):
     split = _ceil_div(n, chunks)
     start = min(k * split, n)
     size = split if k < count - 1 else n - split * (count - 1)
-    om[:] = m
+    copy_meta(om, m)
     om[SIZES + d] = size
     om[OFFSET] = m[OFFSET] + start * m[STRIDES + d]
     return 1

@@ -7,10 +7,11 @@ over data pointers and List slots (``slots``) like the pointwise fast paths::
     %y : Tensor = aten::mm(%x, %w)                 tensor_ops.mm's new buffer in y's slot
 
 The arithmetic is ``tensor_ops``' own, called on ``numba.carray`` views of the meta rows and
-buffers (arrays without a meminfo: passing one counts nothing). Through ``_tensor_op`` (which
+buffers (arrays without a meminfo: passing one counts nothing); ``mm`` is ``bodies.mm``,
+called through its address (``bodies``: the table's data pointer). Through ``_tensor_op`` (which
 takes the register tuple and slices of ``int_data``) each of these cost ~0.3-0.5 us more in
 reference counts. ``fast_tensor_op`` returns False, having changed nothing, for anything else;
-the loop then calls ``_tensor_instruction``.
+the loop then calls ``dispatch._tensor_op``.
 """
 
 from __future__ import annotations
@@ -18,29 +19,27 @@ from __future__ import annotations
 from numba import carray, njit
 
 from . import tensor_ops as to
+from .bodies import MM
 from .moves import pass_buffer, write_tensor
 from .opcodes import NativeOp
 from .registers import (
-    D_F32,
-    D_F64,
     DTYPE,
+    FORCEINLINE,
     ILIST,
     INT,
     META_WIDTH,
     PY,
-    RANK,
     READONLY,
-    SIZES,
     TENSOR,
     clear_slots,
 )
-from .slots import at, slot_alloc, slot_data, slot_put, slot_size
+from .slots import at, slot_alloc, slot_data, slot_size
 
 _W = META_WIDTH
 _O = 2 * META_WIDTH   # tmp row 2: the new view's meta
 
 
-@njit(inline="always")
+@njit(**FORCEINLINE)
 def _view_into(tags, ints, meta, tmp, b8, i64, f32, f64, ilists, sentinel, src, dst):
     """Register ``dst`` = a view of ``src``'s buffer with the meta in ``tmp`` row 2
     (``moves._set_view``; ``dst`` is neither ``src`` nor a Python object)."""
@@ -51,7 +50,7 @@ def _view_into(tags, ints, meta, tmp, b8, i64, f32, f64, ilists, sentinel, src, 
     pass_buffer(b8, i64, f32, f64, code, src, dst, sentinel, False)
 
 
-@njit(inline="always")
+@njit(**FORCEINLINE)
 def _list_int(tags, ints, meta, b8, i64, f32, f64, ilists, sentinel, int_data, in_start,
               in_size, out):
     for k in range(in_start, in_start + in_size):
@@ -68,43 +67,11 @@ def _list_int(tags, ints, meta, b8, i64, f32, f64, ilists, sentinel, int_data, i
     return True
 
 
-@njit(inline="always")
-def _buffer(lst, r):
-    """Register ``r``'s whole buffer as an array that counts nothing (borrowed)."""
-    return carray(slot_data(lst, r), slot_size(lst, r))
-
-
-@njit(cache=True, error_model="numpy", nogil=True)
-def _mm(tags, ints, meta, tmp, b8, i64, f32, f64, ilists, sentinel, ra, rb, out):
-    """``_tensor_op``'s MM for two 2-d float tensors of one dtype (``moves._set_f32``). Not
-    inlined: in ``run_loop`` it slowed the small pointwise op from ~88 to ~120 ns."""
-    a, b = ra * _W, rb * _W
-    code = meta[a + DTYPE]
-    if tags[rb] != TENSOR or out == rb or meta[a + RANK] != 2 or meta[b + RANK] != 2 \
-            or meta[b + DTYPE] != code or meta[a + SIZES + 1] != meta[b + SIZES] \
-            or (code != D_F32 and code != D_F64) \
-            or not to.mm_fits(meta[a + SIZES], meta[b + SIZES + 1]):
-        return False
-    m, bm, om = carray(at(meta, a), _W), carray(at(meta, b), _W), carray(at(tmp, _O), _W)
-    if to.mm_on_host(m, bm):
-        return False
-    if code == D_F32:
-        buffer32 = to.mm(_buffer(f32, ra), m, _buffer(f32, rb), bm, om)
-    else:
-        buffer64 = to.mm(_buffer(f64, ra), m, _buffer(f64, rb), bm, om)
-    write_tensor(tags, ints, meta, b8, i64, f32, f64, ilists, sentinel, out, code, om, 0)
-    if code == D_F32:
-        slot_put(f32, out, buffer32)
-    else:
-        slot_put(f64, out, buffer64)
-    return True
-
-
-@njit(inline="always")
+@njit(**FORCEINLINE)
 def fast_tensor_op(op, p0, p1, tags, ints, meta, tmp, b8, i64, f32, f64, ilists, sentinel,
-                   int_data, in_start, in_size, out_start, out_size):
+                   int_data, in_start, in_size, out_start, out_size, bodies):
     """Run instruction ``op`` if it is one of the module docstring's; False, with nothing
-    changed, when ``_tensor_instruction`` must (other ops and operands, an output that is an
+    changed, when ``dispatch._tensor_op`` must (other ops and operands, an output that is an
     input or a Python object)."""
     out = int_data[out_start]
     if op == NativeOp.LIST_INT:
@@ -129,8 +96,8 @@ def fast_tensor_op(op, p0, p1, tags, ints, meta, tmp, b8, i64, f32, f64, ilists,
     if out == ra or tags[out] == PY:
         return False
     if op == NativeOp.MM:
-        return _mm(tags, ints, meta, tmp, b8, i64, f32, f64, ilists, sentinel, ra,
-                   int_data[in_start + 1], out)
+        return MM(bodies, tags, ints, meta, tmp, b8, i64, f32, f64, ilists, sentinel, ra,
+                  int_data[in_start + 1], out)
     if op == NativeOp.SELECT:
         rd, ri = int_data[in_start + 1], int_data[in_start + 2]
         if tags[rd] != INT or tags[ri] != INT or not to.select(m, ints[rd], ints[ri], om):
