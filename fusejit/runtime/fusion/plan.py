@@ -9,6 +9,14 @@ one row of 120, cut into column blocks for the threads::
     operands: x -> offset 0, strides (1, 0);  y -> (0, 1);  out -> (5, 1)
     meta = [n_tiles, cols, block, n_blocks, size_0, offset_x, 1, 0, offset_y, 0, 1, 0, 5, 1]
 
+Outputs are laid out as NumPy lays out a ufunc's (``order='K'``, ``_memory_order``): an F-ordered
+or transposed input gives an output in the same order, allocated in that order and returned
+transposed (``Plan.out_axes``), and the dimensions are first put in memory order, so that the
+inner loop is the contiguous one for inputs and outputs alike::
+
+    x.T : (3, 4) strides (1, 3)                                  out : (3, 4) strides (1, 3)
+    dimensions in memory order (4, 3): x.T -> (3, 1), out -> (3, 1); coalesced: one row of 12
+
 Plans depend only on shapes and strides and are memoised by the caller.
 """
 
