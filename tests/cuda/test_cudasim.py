@@ -65,6 +65,9 @@ def test_broadcasting(device, a_shape, b_shape, transpose):
     (got,) = CudaFusedKernel(parse_ir(BROADCAST), device)(a, b, 1.5, z)
     want = (a * b + np.float32(1.5)) - z
     np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
+    # (in the inputs' memory order, as NumPy's result: F-ordered for the transposed a)
+    assert (got.flags.c_contiguous, got.flags.f_contiguous) == \
+        (want.flags.c_contiguous, want.flags.f_contiguous)
 
 
 def test_integer_division_by_zero_raises(device):

@@ -337,3 +337,19 @@ def test_a_declined_first_call_leaves_the_slot_for_a_later_one():
     assert all(program.kernel_rows[:, 0] == 0)       # declined: not bound, not refused
     np.testing.assert_allclose(fn(x, y, 3), loop_numpy(x, y, 3), rtol=1e-5, atol=1e-6)
     assert all(program.kernel_rows[:, 0] == 1)
+
+
+def test_a_group_with_f_ordered_outputs_runs_on_the_host_in_numpy_order():
+    """Outputs in their F-ordered inputs' memory order (``fusion/plan.py``) are not what a
+    native entry makes (C-contiguous): such a group stays on the host, each call a host call,
+    and its results keep NumPy's layout through the loop."""
+    fn = compile_graph(fusejit.parse_ir(LOOP), fuse=True)
+    x, y = np.asfortranarray(rand(6, 8)), rand(8, seed=1)
+    reference = compile_graph(fusejit.parse_ir(LOOP), fuse=True, engine="reference")
+    want = loop_numpy(x, y, 3)
+    for _ in range(2):
+        out, calls = native_run(fn, x, y, 3)
+        assert calls == 2 + 3
+        assert out[0].flags.f_contiguous and want.flags.f_contiguous
+        np.testing.assert_array_equal(out[0], reference(x, y, 3))
+        np.testing.assert_allclose(out[0], want, rtol=1e-5, atol=1e-6)

@@ -205,7 +205,8 @@ class FusedKernel:
         for x in arrays:
             how = _flattening(x)
             if how == _COPY:
-                x = xp.ascontiguousarray(x)
+                x = _copy(x, xp)
+                how = _flattening(x)
             flats.append(_flat(x, how, xp))
             shapes.append(x.shape)
             strides.append(tuple(s // x.itemsize for s in x.strides) if x.ndim else ())
@@ -243,7 +244,8 @@ class FusedKernel:
                              call.out_dtypes))
         plan = call.plan
         if not plan.numel:
-            return outs
+            return outs if plan.out_axes is None else tuple(map(_transpose, outs,
+                                                                plan.out_axes))
         variant = call.variant
         serial, meta = plan.launch()     # (by work and free cores: plan.py)
         if variant.deferred and not serial:
@@ -254,7 +256,8 @@ class FusedKernel:
         self._run(call, serial, (meta, *data, *flats, status))
         if call.quick is None:
             self._make_quick(call, inputs)
-        return outs
+        # (outputs in the inputs' memory order: allocated permuted, returned in their shape)
+        return outs if plan.out_axes is None else tuple(map(_transpose, outs, plan.out_axes))
 
     # The quick call of the signature called last (``quick.py``), or None.
     _quick = None
@@ -281,6 +284,11 @@ class FusedKernel:
                 or call.out_dtypes[0] != target.dtype:
             raise InterpreterError("the kernel's output is not the updated array's shape "
                                    "and dtype")
+        if call.plan.out_axes is not None:
+            # (a C-contiguous target is itself an operand in C order, so this is for the
+            # rare inputs whose other operands decide alone, in dimensions it does not walk)
+            raise InterpreterError("the kernel's output is not in the updated array's "
+                                   "memory order")
         plan = call.plan
         if plan.numel:
             status = np.zeros(1, np.int64) if call.variant.guarded else _NO_STATUS
@@ -334,7 +342,7 @@ class FusedKernel:
         if hows is not None:
             # Small strided inputs are copied (a 1-d window costs more than the copy);
             # the plan is made for the copies, which every later call makes alike.
-            inputs = tuple(np.ascontiguousarray(x) if how == _COPY else x
+            inputs = tuple(_copy(x, np) if how == _COPY else x
                            for x, how in zip(inputs, hows))
         specs, flats, scalars, plan, vkey = self._prepare(inputs)
         call = _Call(plan, self._variant(specs, plan, vkey), hows, self.layout.input_kinds)
@@ -384,6 +392,10 @@ class FusedKernel:
         if variant is None:
             return None
         entry = variant.entries[0 if plan.serial else 1]
+        if plan.out_axes is not None:
+            # (the entry makes C-contiguous outputs: calls with such inputs run on the host,
+            # which the executor specialises apart from C-contiguous ones)
+            return None
         if entry is None or max([len(shape) for shape in (*shapes, *plan.out_shapes)],
                                 default=0) > MAX_RANK:
             return None   # (registers hold tensors of rank <= MAX_RANK only)
@@ -408,12 +420,14 @@ class FusedKernel:
         return entry, row
 
 
-# How a kernel input becomes the 1-d array the kernel reads: itself reshaped (C-contiguous), a
-# window from its first element to the last one it reaches (non-negative strides), or a
-# contiguous copy of it (negative strides; or small, as a copy costs ~1-2 us against ~5 us for
-# as_strided's window). A positive number k: the window is its element [0, ..., 0] along its
-# first k dimensions, of stride 0 (an expanded bias, a broadcast scalar), which is C-contiguous.
-_VIEW, _WINDOW, _COPY = 0, -1, -2
+# How a kernel input becomes the 1-d array the kernel reads: itself reshaped (C-contiguous);
+# its elements in memory order (``ravel('K')``, a view: contiguous in another order, F or a
+# transposition, maybe broadcast along some axes); a window from its first element to the last
+# one it reaches (non-negative strides); or a copy of it in its own memory order (negative
+# strides; or small, as a copy costs ~1-2 us against ~5 us for as_strided's window; ``_copy``).
+# A positive number k: the window is its element [0, ..., 0] along its first k dimensions, of
+# stride 0 (an expanded bias, a broadcast scalar), which is C-contiguous.
+_VIEW, _WINDOW, _COPY, _DENSE = 0, -1, -2, -5
 _COPY_BYTES = 32 * 1024
 
 
@@ -428,7 +442,37 @@ def _flattening(x) -> int:
         lead += 1
     if lead and x.size and x[(0,) * lead].flags.c_contiguous:
         return lead
+    if x.size and _dense(x.shape, strides, item):
+        return _DENSE
     return _WINDOW
+
+
+def _dense(shape: tuple[int, ...], strides: tuple[int, ...], item: int) -> bool:
+    """Do positive ``strides`` lay the elements out without gaps, in some order of the axes
+    (broadcast axes, of stride 0, left out)?"""
+    step = item
+    for s, n in sorted((s, n) for s, n in zip(strides, shape) if n != 1 and s):
+        if s != step:
+            return False
+        step *= n
+    return True
+
+
+def _core(x):
+    """``x`` without its broadcasting: its axes of stride 0 cut to length 1."""
+    return x[tuple(slice(0, 1) if s == 0 else slice(None) for s in x.strides)]
+
+
+def _copy(x, xp):
+    """A copy of ``x`` with positive strides in its axes' memory order (``order='K'``), as
+    NumPy's own results of ``x`` are laid out (``plan._memory_order``), still broadcast along
+    the axes it was (whose stride 0 orders nothing there); C-contiguous on a device (CuPy's
+    copies)."""
+    if xp is not np:
+        return xp.ascontiguousarray(x)
+    if 0 in x.strides:
+        return np.broadcast_to(_core(x).copy(order="K"), x.shape)
+    return x.copy(order="K")
 
 
 def _small_flattening(x) -> int:
@@ -448,6 +492,7 @@ _CONVERT = {_AS_INT: int, _AS_FLOAT: float, _AS_BOOL: bool}
 _NDARRAY = np.ndarray
 _empty = np.empty
 _reshape = np.ndarray.reshape
+_transpose = np.ndarray.transpose
 # (the flag of kernels that never set it: ``_Variant.guarded``)
 _NO_STATUS = np.zeros(1, np.int64)
 _SETS_STATUS = "status[0] = 1"
@@ -529,7 +574,11 @@ def _flat(x, how: int, xp):
     if how > 0:
         return x[(0,) * how].reshape(-1)
     if how == _COPY:
-        return xp.ascontiguousarray(x).reshape(-1)
+        x = _copy(x, xp)
+        return _flat(x, _flattening(x), xp)
+    if how == _DENSE and xp is np:
+        # (from element [0, ..., 0], the lowest address of positive strides)
+        return (_core(x) if 0 in x.strides else x).ravel("K")
     item = x.itemsize
     span = 1 + sum((n - 1) * s // item for n, s in zip(x.shape, x.strides)) if x.size else 0
     strided = as_strided if xp is np else xp.lib.stride_tricks.as_strided

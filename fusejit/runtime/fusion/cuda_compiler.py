@@ -118,4 +118,7 @@ class CudaFusedKernel(FusedKernel):
                 device.launch(variant.kernel, plan.numel, args)
             if variant.guarded and int(status[0]):
                 raise InterpreterError("integer division by zero in a fused remainder or fmod")
+        if plan.out_axes is not None:
+            # (allocated in the inputs' memory order, as on the CPU: plan.py)
+            return tuple(o.transpose(axes) for o, axes in zip(outs, plan.out_axes))
         return tuple(outs)

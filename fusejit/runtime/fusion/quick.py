@@ -48,7 +48,7 @@ def quick_call(call: Any, inputs: tuple, head: tuple | None) -> Callable[[tuple]
         _AS_FLOAT,
         _AS_INT,
         _AS_IS,
-        _COPY,
+        _DENSE,
         _NO_STATUS,
         _SELF,
         _VIEW,
@@ -60,8 +60,7 @@ def quick_call(call: Any, inputs: tuple, head: tuple | None) -> Callable[[tuple]
     if head is None or entry is None or call.variant.guarded or not call.steps:
         return None
     names: dict[str, Any] = {"NDARRAY": np.ndarray, "THREADS": plans._threads,
-                             "ENTRY": entry, "ASCONTIGUOUS": np.ascontiguousarray,
-                             "FLAT": _flat, "NP": np, "STATUS": _NO_STATUS}
+                             "ENTRY": entry, "FLAT": _flat, "NP": np, "STATUS": _NO_STATUS}
     n = len(inputs)
     lines = ["def quick(inputs):",
              f"    if len(inputs) != {n} or THREADS[0] != {int(plans.num_threads())}:",
@@ -76,7 +75,7 @@ def quick_call(call: Any, inputs: tuple, head: tuple | None) -> Callable[[tuple]
                       f"{a}.shape != S{pos} or {a}.strides != T{pos}:",
                       "        return None"]
             data[pos] = (a if how == _SELF else f"{a}.reshape(-1)" if how == _VIEW else
-                         f"ASCONTIGUOUS({a}).reshape(-1)" if how == _COPY else
+                         f"{a}.ravel('K')" if how == _DENSE and 0 not in x.strides else
                          f"{a}[{(0,) * how}].reshape(-1)" if how > 0 else
                          f"FLAT({a}, {how}, NP)")
             continue
@@ -103,8 +102,15 @@ def quick_call(call: Any, inputs: tuple, head: tuple | None) -> Callable[[tuple]
         names[f"H{k}"] = value
     args = [*(f"H{k}" for k in range(len(head))), *(data[pos] for pos, _how in call.steps),
             *outs, "STATUS"]
+    results = [f"o{j}" for j in range(len(outs))]
+    turns = getattr(call.plan, "out_axes", None)     # (a row kernel's plan has none)
+    if turns is not None:
+        # (outputs allocated in memory order, returned in their own shapes: plan.py)
+        for j, axes in enumerate(turns):
+            names[f"A_{j}"] = axes
+            results[j] = f"o{j}.transpose(A_{j})"
     lines += [f"    ENTRY({', '.join(args)})",
-              f"    return ({''.join(f'o{j}, ' for j in range(len(outs)))})"]
+              f"    return ({''.join(f'{r}, ' for r in results)})"]
     text = "\n".join(lines) + "\n"
     exec(compile(text, f"<fusejit quick kernel call {next(_count)}>", "exec"), names)
     return names["quick"]
