@@ -265,14 +265,20 @@ def test_streamed_in_place_update_on_two_threads(monkeypatch, dtype):
 
 
 def test_streamed_from_the_host_threshold():
-    """With the host's threshold (about its last-level cache): a map moving more than it
-    streams, one moving less does not; both NumPy's values."""
+    """With the host's threshold (about its last-level cache): a map moving less than it runs
+    the plain module, and the module that streams is made (and compiled) only when a call
+    moves more; NumPy's values from both."""
     neg = FusedKernel(fusejit.parse_ir("graph(%x : Float(*)):\n"
                                        "  %o : Tensor = aten::neg(%x)\n  return (%o)\n"))
     big = np.arange(streams.streams_from(8) + 5, dtype=np.float32)
+    small = big[:1 << 12]
+    assert np.array_equal(neg(small)[0], -small)
+    assert "st." not in neg.source(small)
+    assert [stream for _key, stream in neg._variants] == [False]
     source = neg.source(big)
-    assert f">= {streams.streams_from(8)}" in source and "st.store_fence()" in source
-    for x in (big, big[3:], big[:1 << 12]):
+    assert f"STREAMS_FROM = {streams.streams_from(8)}" in source
+    assert "st.store_fence()" in source
+    for x in (big, big[3:], small):
         assert np.array_equal(neg(x)[0], -x)
 
 
@@ -283,7 +289,7 @@ def test_streaming_kernel_keeps_vector_loops_and_stores_around_the_cache(monkeyp
     kernel = _streaming_kernel(monkeypatch, (
         "graph(%x : Float(*), %y : Float(*)):\n  %one : int = prim::Constant[value=1]()\n"
         "  %o : Tensor = aten::add(%x, %y, %one)\n  return (%o)\n"), 1 << 16)
-    x = np.linspace(-1, 1, 3 * STRIP + 5, dtype=np.float32)
+    x = np.linspace(-1, 1, 6 * STRIP + 5, dtype=np.float32)     # (more than 64 KiB moved)
     _specs, flats, scalars, plan, _key = kernel._prepare((x, x))
     text = kernel.source(x, x).replace("cache=True", "cache=False")
     namespace: dict = {}
