@@ -401,7 +401,6 @@ class _Generator(Emitter):
                 lines.append(f"        r{k} = {source}[b{k}:b{k} + (n - 1) * {step} + 1:{step}]")
                 inner[f"a{k}"] = f"a{k} = r{k}[c]"
         writes: list[str] = []
-        row_dtypes: dict[str, np.dtype] = {}
         k = len(layout.operands)
         for j, out in enumerate(layout.outputs):
             for value in out.pieces:
@@ -413,12 +412,11 @@ class _Generator(Emitter):
                 else:
                     lines.append(f"        w{k} = o{j}[q{k}:q{k} + n]")
                 writes.append(f"w{k}[c] = {self.operand_for(value).expr}")
-                row_dtypes[f"w{k}"] = self.output_dtypes()[j]
                 k += 1
         marks = "set" if parallel else "read" if fixer else None
         allocs, loops = inner_loops(self.body, inner, writes, self.dtypes, marks=marks)
         if streamed:
-            allocs_s, loops_s = stream_loops(inner, self.body, writes, row_dtypes)
+            allocs_s, loops_s = stream_loops(inner, self.body, writes)
             lines.append("        if stream:")
             lines.extend("            " + line for line in allocs_s + loops_s)
             lines.append("        else:")
