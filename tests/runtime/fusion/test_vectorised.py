@@ -50,21 +50,20 @@ class _Recording(FusedKernel):
 def _loop_probe_ir(kernel: FusedKernel, inputs: tuple, outs: tuple) -> str:
     """The optimised LLVM IR of the kernel's inner loops, compiled uncached: the serial
     kernel's tile body (buffers and ``for c in range(n)`` loops, or the strips of a cut loop,
-    text unchanged; both branches of a kernel that streams big outputs, ``streams``) as a
-    function of the row slices it reads and writes (compiling the loops alone costs far less
-    than the whole kernel)."""
+    text unchanged) as a function
+    of the row slices it reads and writes (compiling the loops alone costs far less than the
+    whole kernel)."""
     _specs, flats, scalars, plan, _key = kernel._prepare(inputs)
     text = kernel.source(*inputs).replace("cache=True", "cache=False")
     serial = text[text.index("def kernel_serial"):]
     serial = serial[:serial.index("\n\n")].splitlines()
     first = next(i for i, line in enumerate(serial)
-                 if line in ("        for c in range(n):", f"        for s in range(0, n, {STRIP}):",
-                             "        if stream:"))
+                 if line in ("        for c in range(n):", f"        for s in range(0, n, {STRIP}):"))
     body = [line[4:] for line in serial[first:]]
     body = [line[4:] for line in serial if line.startswith(("        bt", "        ba"))] + body
     layout = kernel.layout
     n = min(8, plan.numel)
-    args: dict = {"n": n, "stream": True}
+    args: dict = {"n": n}
     for k, op in enumerate(layout.operands):
         flat = flats[op.input]
         args[f"r{k}"] = np.ascontiguousarray(flat[:n] if flat.size >= n else
