@@ -22,12 +22,14 @@ the stores that follow, so the thread that joins a parallel kernel sees its resu
 kernels stream (``streams_from``): the output of a small one is read again soon, from the
 cache, where a streamed one would have to come back from memory.
 
-Measured on the AMD Zen 4 host (2 cores of an EPYC VM, 32 MiB L3, load 2-3), 2^22 elements,
-one thread's CPU time, the same kernel with and without streaming in one process (medians of
-21-31): one-input maps ran 1.07-1.27x faster in float32 (neg 1.07-1.19, relu 1.27, ceil 1.21,
-reciprocal 1.24) and 1.08-1.25x in float64; two-input float32 maps (add, sub, mul, div)
-1.07-1.23x in most runs, 0.71-0.89x in some (the machine's other load moves them as much);
-the 12-op chain of ``benchmarks/fusion.py`` (2^24) 1.06x in float32, 1.14x in float64.
+Measured on the AMD Zen 4 host (2 cores of an EPYC VM, 32 MiB L3, load 2-3), one thread's
+CPU time, the same kernel with and without streaming in one process (medians of 11-31, runs
+alternated): at 2^22 elements one-input maps ran 1.07-1.27x faster in float32 (neg 1.07-1.19,
+relu 1.27, ceil 1.21, reciprocal 1.24) and 1.02-1.25x in float64, two-input maps (add, sub,
+mul, div) 0.90-1.30x in float32 and 0.84-1.07x in float64 (the machine's other load moves
+them as much); at 2^24 one-input maps 1.19-1.32x (float64 floor once 0.92), two-input ones
+1.00-1.09x in float32, 0.99-1.13x in float64; the 12-op chain of ``benchmarks/fusion.py``
+(2^24) 1.06x in float32, 1.14x in float64.
 """
 
 from __future__ import annotations
