@@ -45,8 +45,9 @@ from ...ir.types import ScalarType
 from ...oplib.render import BOOL, Emitter, Operand
 from ..compile_cache import runtime_digest
 from .layout import GroupLayout
-from .loops import DEFER, ScalarPass, inner_loops
+from .loops import DEFER, STRIP, ScalarPass, inner_loops, stream_loops
 from .native_entry import entry_text, native_capable
+from .streams import streams_from
 from .templates import (
     _SEPARATE,
     _TRIG,
@@ -58,6 +59,10 @@ from .templates import (
     trig_limit,
     vector_function,
 )
+
+# The name a kernel module gives the elements from which a call streams its outputs.
+STREAMS_FROM = "STREAMS_FROM"
+
 
 # Inner-stride classes of an operand, after the caller has coalesced dimensions.
 UNIT, ZERO, STRIDED = "unit", "zero", "strided"
@@ -331,11 +336,14 @@ class _Generator(Emitter):
                    and ("/" in line or "sqrt(" in line) for line in self.body)
         return 128 if streams <= 1 and not slow else 256
 
-    def kernel_text(self, name: str, parallel: bool, fixer: bool = False) -> list[str]:
+    def kernel_text(self, name: str, parallel: bool, fixer: bool = False,
+                    stream: bool = False) -> list[str]:
         """A CPU kernel's lines. The parallel one defers the second loop of a strip that holds
         an argument outside a fast form's domain (``loops.DEFER``: it marks the strip); the
         serial one, ``fixer``, then computes only the marked strips when its status array
-        holds marks (a call's plain status array, of length 1, holds none)."""
+        holds marks (a call's plain status array, of length 1, holds none). ``stream``: a
+        call of ``STREAMS_FROM`` elements or more streams its outputs, where the kernel can
+        (``streamed``)."""
         layout, rank = self.layout, self.rank
         n_tensors = len(layout.tensor_index)
         args = (["meta"] + [f"x{i}" for i in range(n_tensors)]
@@ -346,8 +354,13 @@ class _Generator(Emitter):
         lines = [f'@njit(parallel={flag}, cache=True, error_model="numpy")',
                  f"def {name}({', '.join(args)}):",
                  "    n_tiles = meta[0]", "    cols = meta[1]", "    block = meta[2]",
-                 "    n_blocks = meta[3]",
-                 f"    for tile in {loop}(n_tiles):",
+                 "    n_blocks = meta[3]"]
+        streamed = stream and self.streamed()
+        if streamed:
+            # (rows * cols elements; a tile shorter than a strip keeps plain stores)
+            lines.append(f"    stream = block >= {STRIP} and (n_tiles // n_blocks) * cols >= "
+                         f"{STREAMS_FROM}")
+        lines += [f"    for tile in {loop}(n_tiles):",
                  "        row = tile // n_blocks",
                  "        c0 = (tile - row * n_blocks) * block",
                  "        n = min(block, cols - c0)"]
@@ -402,8 +415,33 @@ class _Generator(Emitter):
                 k += 1
         marks = "set" if parallel else "read" if fixer else None
         allocs, loops = inner_loops(self.body, inner, writes, self.dtypes, marks=marks)
-        lines.extend("        " + line for line in allocs + loops)
+        if streamed:
+            allocs_s, loops_s = stream_loops(inner, self.body, writes)
+            lines.append("        if stream:")
+            lines.extend("            " + line for line in allocs_s + loops_s)
+            lines.append("        else:")
+            lines.extend("            " + line for line in allocs + loops)
+        else:
+            lines.extend("        " + line for line in allocs + loops)
         return lines
+
+    def streamed(self) -> bool:
+        """Can this CPU kernel stream its outputs (``streams``)? Where its loop is one pass
+        (no cut) and every output row it writes is contiguous."""
+        n_reads = len(self.layout.operands)
+        return (self.target == "cpu"
+                and not any(isinstance(item, ScalarPass) for item in self.body)
+                and all(cls != STRIDED for cls in self.classes[n_reads:]))
+
+    def bytes_per_element(self) -> int:
+        """Bytes a call moves per element of its iteration space: each row it reads (not a
+        broadcast one), each output piece it writes."""
+        layout = self.layout
+        read = sum(self.specs[self._tensor_position(layout.operands[k].input)].dtype.itemsize
+                   for k in self.loaded if self.classes[k] != ZERO)
+        written = sum(dtype.itemsize * len(out.pieces)
+                      for dtype, out in zip(self.output_dtypes(), layout.outputs))
+        return read + written
 
     def cuda_kernel_text(self, name: str) -> list[str]:
         """The same element computation as ``kernel_text``, as a ``@cuda.jit`` grid-stride
@@ -450,11 +488,15 @@ class _Generator(Emitter):
 
 
 def generate(layout: GroupLayout, specs: list[ArgSpec], classes: list[str], rank: int,
-             precise: bool = False) -> tuple[str, list[np.dtype]]:
+             precise: bool = False, stream: bool = False) -> tuple[str, list[np.dtype]]:
     """The kernel module's source and the group outputs' dtypes.
 
     ``specs`` describes every group input, ``classes`` gives each operand's inner-stride class
     (reads first, then output pieces), ``rank`` is the iteration rank (at least 1).
+    ``stream``: the kernels stream the outputs of calls of the module's ``STREAMS_FROM``
+    elements or more. A module whose kernels can stream defines that number either way: the
+    caller compiles the streaming module, whose loops are twice as long, only for calls of
+    that size (``compiler.FusedKernel._variant``).
     """
     for spec in specs:
         if spec.dtype not in _SUPPORTED:
@@ -462,9 +504,9 @@ def generate(layout: GroupLayout, specs: list[ArgSpec], classes: list[str], rank
     gen = _Generator(layout, specs, classes, max(rank, 1), precise)
     gen.run()
     out_dtypes = gen.output_dtypes()
-    parallel = gen.kernel_text("kernel_parallel", True)
+    parallel = gen.kernel_text("kernel_parallel", True, stream=stream)
     deferred = any(line.strip() == DEFER for line in parallel)
-    serial = gen.kernel_text("kernel_serial", False, fixer=deferred)
+    serial = gen.kernel_text("kernel_serial", False, fixer=deferred, stream=stream)
     head = ["# Generated by fusejit: a fused elementwise kernel. The file name is a hash of",
             "# this text; the file is written once and never edited.",
             f"# fusejit {format_version(__version__)}, numba {format_version(numba.__version__)}",
@@ -473,6 +515,9 @@ def generate(layout: GroupLayout, specs: list[ArgSpec], classes: list[str], rank
             "from fusejit.runtime.fusion import helpers as h"]
     # (vm: the vector width, ``wide``)
     head += math_imports(gen.math_used | ({"vm"} if gen.target == "cpu" else set()))
+    streamed = gen.streamed()
+    if streamed and stream:
+        head.append("from fusejit.runtime.fusion import streams as st")
     entries: list[str] = []
     if native_capable(specs, out_dtypes):
         # Entry points for the interpreter's native loop (see native_entry.py).
@@ -483,6 +528,8 @@ def generate(layout: GroupLayout, specs: list[ArgSpec], classes: list[str], rank
                                              deferred and kernel == "kernel_parallel")
     head.append("")
     head += [f"{name} = {text}" for text, name in gen.constants.items()]
+    if streamed:
+        head.append(f"{STREAMS_FROM} = {streams_from(gen.bytes_per_element())}")
     text = "\n".join(head + ["", ""] + parallel + ["", ""] + serial + entries) + "\n"
     return text, out_dtypes
 

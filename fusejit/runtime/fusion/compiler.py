@@ -34,7 +34,7 @@ from ..native.kernel_entry import ENTRY_SIGNATURE, NUMEL, OUTPUT_WIDTH
 from ..native.registers import MAX_RANK
 from .cache import load_module, reload_module
 from .codegen import _SUPPORTED as SUPPORTED_DTYPES  # (the dtypes generate() takes)
-from .codegen import ArgSpec, generate
+from .codegen import STREAMS_FROM, ArgSpec, generate
 from .isolated import ensure_compiled
 from .layout import GroupLayout, analyse
 from .loops import DEFER, marks_size
@@ -105,11 +105,14 @@ def _check_tensor(pos: int, x, xp) -> None:
 
 class _Variant:
     __slots__ = ("source", "parallel", "serial", "out_dtypes", "entries", "guarded",
-                 "deferred")
+                 "deferred", "streams_from")
 
     def __init__(self, source: str, module, out_dtypes):
         self.source = source
         self.out_dtypes = out_dtypes
+        # The elements from which a call streams its outputs (``streams``), where the kernel
+        # can: ``FusedKernel._variant`` then takes the module that does.
+        self.streams_from = getattr(module, STREAMS_FROM, None)
         # Can the kernel set its status flag (integer division by zero, ``codegen``)? Calls of
         # kernels that cannot share one flag array, which they never write.
         self.guarded = _SETS_STATUS in source
@@ -213,19 +216,30 @@ class FusedKernel:
         return specs, flats, scalars, shapes, strides
 
     def _variant(self, specs: list[ArgSpec], plan: Plan, key: tuple) -> _Variant:
-        variant = self._variants.get(key)
+        """The variant for ``plan``: the module that streams big outputs (``streams``) for a
+        call of its size, else the plain one. The streaming kernels test a call's size
+        themselves (the native loop runs one binding for every size), but their loops are
+        twice as long, and so is their compile: programs of smaller calls never compile
+        them. (Loading a module compiles nothing: the plain one's size test costs nothing.)"""
+        variant = self._module(specs, plan, key, False)
+        if variant.streams_from is not None and plan.numel >= variant.streams_from:
+            variant = self._module(specs, plan, key, True)
+        return variant
+
+    def _module(self, specs: list[ArgSpec], plan: Plan, key: tuple, stream: bool) -> _Variant:
+        variant = self._variants.get((key, stream))
         if variant is None:
             source, out_dtypes = generate(self.layout, specs, list(plan.classes), plan.rank,
-                                          self.precise)
+                                          self.precise, stream)
             variant = _Variant(source, load_module(source), out_dtypes)
-            self._variants[key] = variant
+            self._variants[(key, stream)] = variant
         return variant
 
     # -- public ------------------------------------------------------------------------------
     def source(self, *inputs) -> str:
         """The generated module's text for inputs like these."""
-        specs, _flats, _scalars, plan, _key = self._prepare(inputs)
-        return generate(self.layout, specs, list(plan.classes), plan.rank, self.precise)[0]
+        specs, _flats, _scalars, plan, key = self._prepare(inputs)
+        return self._variant(specs, plan, key).source
 
     def __call__(self, *inputs) -> tuple[np.ndarray, ...]:
         quick = self._quick
@@ -388,7 +402,8 @@ class FusedKernel:
         stays unbound, for a later call with other inputs."""
         specs, _flats, _scalars, shapes, strides = self._flatten(inputs)
         plan, key = self._plan(specs, shapes, strides)
-        variant = self._variants.get(key)
+        # (the streaming module where a call has made it: its kernels test each call's size)
+        variant = self._variants.get((key, True)) or self._variants.get((key, False))
         if variant is None:
             return None
         entry = variant.entries[0 if plan.serial else 1]

@@ -195,6 +195,20 @@ def inner_loops(body: list, loads: dict[str, str], writes: list[str],
     return allocs, _strip_loops(loops)
 
 
+def stream_loops(loads: dict[str, str], lines: list[str],
+                 writes: list[str]) -> tuple[list[str], list[str]]:
+    """(buffer allocations for the tile, the loops) of a one-pass body (``lines``) whose output
+    rows (``writes``: ``w2[c] = t0``) are streamed: each strip is computed into buffers that
+    stay in the L1 cache (``bw2``), vectorised as the plain loop is, then moved to the rows by
+    ``streams.stream_copy``; a fence ends the tile."""
+    targets = [line.split("[c] = ")[0] for line in writes]
+    allocs = [f"b{row} = np.empty(min(n, {STRIP}), {row}.dtype)" for row in targets]
+    loop = ["for c in range(m):"] + ["    " + _in_strip(line) for line in loads.values()]
+    loop += ["    " + line for line in lines] + ["    b" + line for line in writes]
+    loop += [f"st.stream_copy({row}[s:s + m], b{row})" for row in targets]
+    return allocs, _strip_loops(loop) + ["st.store_fence()"]
+
+
 def _rerun_loops(body: list, loads: dict[str, str], writes: list[str],
                  marks: str | None = None) -> list[str]:
     """The loops of a strip whose only cuts are fix-ups (sine beyond its limit): one vectorised

@@ -1,15 +1,20 @@
-"""The cheap maps' kernels against NumPy, on the layouts their loops treat differently, and the
-pooled memory of big outputs (``runtime/fusion/outputs.py``)."""
+"""The cheap maps' kernels against NumPy, on the layouts their loops treat differently, the
+pooled memory of big outputs (``runtime/fusion/outputs.py``) and their streamed stores
+(``runtime/fusion/streams.py``)."""
 
 from __future__ import annotations
 
+import re
+
+import numba
 import numpy as np
 import pytest
 
 import fusejit
 from fusejit.errors import FusejitError
-from fusejit.runtime.fusion import FusedKernel
+from fusejit.runtime.fusion import FusedKernel, streams
 from fusejit.runtime.fusion import outputs as pool
+from fusejit.runtime.fusion.loops import STRIP
 
 _TYPE = {np.float32: "Float", np.float64: "Double"}
 # (output, the NumPy form): one kernel computes them all
@@ -188,3 +193,140 @@ def test_fmod_and_remainder_are_exact(dtype):
             assert np.array_equal(got, want, equal_nan=True)
             numbers = ~np.isnan(want)        # (the sign of every zero; a NaN's is not asked)
             assert np.array_equal(np.signbit(got[numbers]), np.signbit(want[numbers]))
+
+
+# -- streamed outputs (``streams``): below and above the threshold, on every alignment ----------
+
+def _streaming_kernel(monkeypatch, text: str, threshold: int) -> FusedKernel:
+    """A kernel of ``text`` generated while kernels stream from ``threshold`` bytes moved."""
+    monkeypatch.setattr(streams, "STREAM_BYTES", threshold)
+    return FusedKernel(fusejit.parse_ir(text))
+
+
+_STREAMED = [("Float", np.float32), ("Double", np.float64), ("Long", np.int64),
+             ("Int", np.int32)]
+
+
+@pytest.mark.parametrize("ty,dtype", _STREAMED)
+def test_streamed_outputs_match_numpy_around_the_threshold(monkeypatch, ty, dtype):
+    """Two outputs (one of them bool: 1-byte elements) of sizes below and above the threshold
+    (64 KiB moved), odd lengths, inputs and outputs off any 32-byte boundary: equal to NumPy's."""
+    kernel = _streaming_kernel(monkeypatch, (
+        f"graph(%x : {ty}(*), %y : {ty}(*)):\n  %one : int = prim::Constant[value=1]()\n"
+        "  %s : Tensor = aten::sub(%x, %y, %one)\n  %m : Tensor = aten::mul(%s, %y)\n"
+        "  %g : Tensor = aten::gt(%x, %y)\n  return (%m, %g)\n"), 1 << 16)
+    rng = np.random.default_rng(7)
+    n_max = 3 * STRIP * 4 + 37
+    x = rng.integers(-1000, 1000, n_max + 8).astype(dtype)
+    y = rng.integers(-1000, 1000, n_max + 8).astype(dtype)
+    assert "st.stream_copy(" in kernel.source(x, y)
+    for n in (5, 1000, 2 * STRIP + 3, n_max):     # (n_max streams for each dtype, 1000 none)
+        for a, b in ((0, 0), (1, 3), (5, 0)):
+            xs, ys = x[a:a + n], y[b:b + n]
+            got, gt = kernel(xs, ys)
+            assert got.dtype == dtype and np.array_equal(got, (xs - ys) * ys), (n, a, b)
+            assert np.array_equal(gt, xs > ys), (n, a, b)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_streamed_in_place_update_on_two_threads(monkeypatch, dtype):
+    """``x`` updated in place (``write_into``: the output is an input, here off a 32-byte
+    boundary), and a parallel call whose tiles start anywhere: NumPy's values, NaN and the
+    sign of zero included."""
+    from fusejit.runtime.fusion import plan as plans
+
+    ty = _TYPE[dtype]
+    kernel = _streaming_kernel(monkeypatch, (
+        f"graph(%x : {ty}(*), %y : {ty}(*)):\n  %one : int = prim::Constant[value=1]()\n"
+        "  %o : Tensor = aten::add(%x, %y, %one)\n  return (%o)\n"), 1 << 16)
+    rng = np.random.default_rng(8)
+    x, y = _special(7 * STRIP + 11, dtype, rng)      # (more than 64 KiB moved)
+    want = x[1:] + y[:-1]
+    target = x[1:].copy()
+    unaligned = np.empty(target.size + 1, dtype)[1:]
+    unaligned[...] = target
+    for out in (target, unaligned):
+        assert kernel.write_into(out, (out, y[:-1])) is out
+        assert np.array_equal(out, want, equal_nan=True)
+        assert np.array_equal(np.signbit(out), np.signbit(want))
+    if numba.config.NUMBA_NUM_THREADS < 2:
+        return
+    before = plans.num_threads()
+    fusejit.set_num_threads(2)
+    try:
+        monkeypatch.setattr(plans, "SERIAL_WORK_NS", 0.0)
+        monkeypatch.setattr(plans, "_MIN_BLOCK", STRIP + 3)    # (tiles off any boundary)
+        parallel = FusedKernel(kernel.layout.graph)
+        (got,) = parallel(x[1:], y[:-1])
+    finally:
+        fusejit.set_num_threads(before)
+    assert np.array_equal(got, want, equal_nan=True)
+    assert np.array_equal(np.signbit(got), np.signbit(want))
+
+
+def test_streamed_from_the_host_threshold():
+    """With the host's threshold (about its last-level cache): a map moving less than it runs
+    the plain module, and the module that streams is made (and compiled) only when a call
+    moves more; NumPy's values from both."""
+    neg = FusedKernel(fusejit.parse_ir("graph(%x : Float(*)):\n"
+                                       "  %o : Tensor = aten::neg(%x)\n  return (%o)\n"))
+    big = np.arange(streams.streams_from(8) + 5, dtype=np.float32)
+    small = big[:1 << 12]
+    assert np.array_equal(neg(small)[0], -small)
+    assert "st." not in neg.source(small)
+    assert [stream for _key, stream in neg._variants] == [False]
+    source = neg.source(big)
+    assert f"STREAMS_FROM = {streams.streams_from(8)}" in source
+    assert "st.store_fence()" in source
+    for x in (big, big[3:], small):
+        assert np.array_equal(neg(x)[0], -x)
+
+
+def test_streaming_kernel_keeps_vector_loops_and_stores_around_the_cache(monkeypatch):
+    """The serial kernel of a big-output map, compiled uncached: its IR has non-temporal vector
+    stores and a fence, and both its loops (the streamed one into the strip buffer, the plain
+    one) vectorised."""
+    kernel = _streaming_kernel(monkeypatch, (
+        "graph(%x : Float(*), %y : Float(*)):\n  %one : int = prim::Constant[value=1]()\n"
+        "  %o : Tensor = aten::add(%x, %y, %one)\n  return (%o)\n"), 1 << 16)
+    x = np.linspace(-1, 1, 6 * STRIP + 5, dtype=np.float32)     # (more than 64 KiB moved)
+    _specs, flats, scalars, plan, _key = kernel._prepare((x, x))
+    text = kernel.source(x, x).replace("cache=True", "cache=False")
+    namespace: dict = {}
+    exec(compile(text, "<streaming kernel, uncached>", "exec"), namespace)
+    serial = namespace["kernel_serial"]
+    out = np.empty_like(x)
+    serial(plan.meta, *flats, *scalars, out, np.zeros(1, np.int64))
+    assert np.array_equal(out, x + x)
+    ir = serial.inspect_llvm(serial.signatures[0])
+    stores = re.findall(r"store <(\d+) x \w+> [^\n]*!nontemporal", ir)
+    assert stores and all(int(lanes) >= 2 for lanes in stores)
+    assert re.search(r"call void @llvm\.x86\.sse\.sfence|fence seq_cst", ir)
+    assert len(re.findall(r"fadd [^\n]*<\d+ x float>", ir)) >= 2
+    assert len(re.findall(r"^vector\.body\d*:", ir, re.MULTILINE)) >= 2
+    # (only the copy's stores are non-temporal: the loops' own stores stay plain)
+    assert not re.search(r"store float [^\n]*!nontemporal", ir)
+
+
+def test_streaming_is_bit_identical_on_chunks_and_concats(monkeypatch):
+    """A kernel reading chunks of an input and writing a FusedConcat (pieces at offsets within
+    each row) and a second output, over rows of 3000: with streaming, every bit of what it
+    computes without (the same kernel, generated with streaming out of reach)."""
+    text = ("graph(%x : Float(*, *), %y : Float(*, *), %s : float):\n"
+            "  %one : int = prim::Constant[value=1]()\n"
+            "  %a : Float(*, *), %b : Float(*, *) = prim::ConstantChunk[chunks=2, dim=1](%x)\n"
+            "  %c : Float(*, *) = aten::mul(%a, %s)\n"
+            "  %d : Float(*, *) = aten::add(%c, %y, %one)\n"
+            "  %e : Float(*, *) = aten::tanh(%b)\n"
+            "  %f : Float(*, *) = prim::FusedConcat[dim=1](%d, %e)\n  return (%f, %d)\n")
+    rng = np.random.default_rng(9)
+    x = rng.standard_normal((3, 6001)).astype(np.float32)[:, 1:]
+    y = rng.standard_normal((3, 3000)).astype(np.float32)
+    plain = _streaming_kernel(monkeypatch, text, 1 << 62)
+    want = plain(x, y, 0.75)
+    streamed = _streaming_kernel(monkeypatch, text, 1 << 16)
+    got = streamed(x, y, 0.75)
+    assert "st.stream_copy(" in streamed.source(x, y, 0.75)
+    assert "st." not in plain._variants[next(iter(plain._variants))].source
+    for g, w in zip(got, want):
+        assert g.shape == w.shape and np.array_equal(g.view(np.int32), w.view(np.int32))
