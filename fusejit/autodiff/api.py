@@ -233,7 +233,8 @@ def value_and_grad(fn: Any, argnums: int | Sequence[int] = 0, *, fuse: bool = Tr
     """``fn`` made to return ``(value, gradient)``; the gradient is one array for an int
     ``argnums`` and a tuple for a sequence, as in JAX. ``fn`` must return one scalar.
     ``whole``: run both stages as compiled functions where they qualify (None: for small
-    arrays with ``fuse`` on the auto engine; ``autodiff/whole.py``), False: never."""
+    arrays with ``fuse`` on the auto engine, once they have warmed up on the interpreter,
+    ``runtime/tiering.py``; True: from the first call; ``autodiff/whole.py``), False: never."""
     target = differentiable(fn, fuse=fuse, engine=engine, whole=whole)
     many = not isinstance(argnums, (int, np.integer))
     nums = tuple(argnums) if many else argnums

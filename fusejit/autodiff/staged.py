@@ -28,6 +28,7 @@ so nothing moves across the boundary and the backward stage's groups hold its
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -36,7 +37,7 @@ import numpy as np
 from ..errors import FusejitError
 from ..ir.graph import Graph, Value
 from ..ir.symbols import prim
-from ..runtime import blas
+from ..runtime import blas, tiering
 from .differentiate import Gradient, differentiate
 from .fused_sums import SummedGroup, strip_grad_sum_to_size
 from .whole import SavedValues, input_sizes, whole_stages
@@ -55,10 +56,11 @@ class AutogradHandle:
     interpreter state paused between the stages, whose registers hold the saved values, or
     the saved values the compiled forward stage returned (``autodiff/whole.py``)."""
 
-    __slots__ = ("state", "__weakref__")
+    __slots__ = ("state", "sizes", "__weakref__")
 
-    def __init__(self, state: Any):
+    def __init__(self, state: Any, sizes: tuple | None = None):
         self.state = state
+        self.sizes = sizes   # the inputs' sizes, where the interpreter ran a tiered forward
 
     def saved_values(self) -> list[Any]:
         """The values held for the backward stage (the live registers)."""
@@ -150,12 +152,21 @@ class StagedCode:
                                        for x in example_inputs])
         self.gradient = differentiate(graph, wrt)
         # Small arrays: both stages compiled whole (autodiff/whole.py), by default where the
-        # interpreter would run fused code; whole=True asks for it on any engine.
+        # interpreter would run fused code; whole=True asks for it on any engine, at once.
+        # By default (whole=None, tiering on) the interpreter runs a size's first calls and
+        # the stages compile once it has spent WHOLE_AFTER_SECONDS on them (runtime/tiering.py)
         self.whole = None
         self._wholes: dict[tuple, Any] = {}   # input sizes -> WholeStages or None
-        if whole or whole is None and fuse and engine == "auto":
-            self.whole = whole_stages(self.gradient, example_inputs)
-            self._wholes[input_sizes(example_inputs)] = self.whole
+        self._whole_wanted = bool(whole or whole is None and fuse and engine == "auto")
+        # input sizes -> interpreter seconds, while those sizes warm up (None: untiered)
+        self._warming: dict[tuple, float] | None = None
+        if self._whole_wanted:
+            if whole is None and tiering.enabled():
+                self._warming = {}
+            else:
+                self.whole = whole_stages(self.gradient, example_inputs)
+                self._wholes[input_sizes(example_inputs)] = self.whole
+                self._whole_wanted = self.whole is not None
         self._code = None
         self.kernels: list[GroupOperation] = []
 
@@ -210,17 +221,33 @@ class StagedCode:
 
     def _whole_for(self, inputs: list) -> Any:
         """The stages compiled whole for these input sizes (made at the first call with them,
-        for up to ``MAX_WHOLE_SIZES`` sizes), or None: the interpreter runs them."""
-        if not self._wholes:
+        or once they have warmed up on the interpreter, for up to ``MAX_WHOLE_SIZES`` sizes),
+        or None: the interpreter runs them."""
+        if not self._whole_wanted and not self._wholes:
             return None
         sizes = input_sizes(inputs)
         stages = self._wholes.get(sizes, self)
         if stages is self:
-            stages = None
-            if len(self._wholes) < MAX_WHOLE_SIZES and self.whole is not None:
-                stages = whole_stages(self.gradient, inputs)
+            if not self._whole_wanted or len(self._wholes) >= MAX_WHOLE_SIZES:
+                self._wholes[sizes] = None
+                return None
+            if self._warming is not None and (
+                    self._warming.get(sizes, 0.0) < tiering.WHOLE_AFTER_SECONDS):
+                return None
+            stages = whole_stages(self.gradient, inputs)
             self._wholes[sizes] = stages
+            if self.whole is None:
+                self.whole = stages
+                # (a graph whose stages do not qualify at one size is left to the interpreter)
+                self._whole_wanted = stages is not None
+            if self._warming is not None:
+                self._warming.pop(sizes, None)
         return stages
+
+    def _warm(self, sizes: tuple | None, seconds: float) -> None:
+        """Count interpreter time towards compiling the stages whole for ``sizes``."""
+        if sizes is not None and self._warming is not None and self._whole_wanted:
+            self._warming[sizes] = self._warming.get(sizes, 0.0) + seconds
 
     def run_forward(self, *inputs: Any) -> tuple[tuple, AutogradHandle]:
         """Stage 0: the outputs (a tuple) and the handle for stage 1."""
@@ -237,9 +264,12 @@ class StagedCode:
             if ran is not None:
                 outputs, saved = ran
                 return outputs, AutogradHandle(saved)
+        sizes = input_sizes(stack) if self._warming is not None else None
+        started = time.perf_counter()
         state = self._state()
         state.run_one_stage(stack)
-        return tuple(stack), AutogradHandle(state)
+        self._warm(sizes, time.perf_counter() - started)
+        return tuple(stack), AutogradHandle(state, sizes)
 
     def run_backward(self, handle: AutogradHandle, *grad_outputs: Any) -> list[Any]:
         """Stage 1: one gradient per ``wrt`` input (None where no output depends on it)."""
@@ -248,11 +278,14 @@ class StagedCode:
                                f"gradients, got {len(grad_outputs)}")
         stack = [g for g, has in zip(grad_outputs, self.gradient.output_has_grad) if has]
         del grad_outputs
+        sizes = handle.sizes
         state = handle.take()
         if isinstance(state, SavedValues):
             stack = state.stages.backward(stack, state)
         else:
+            started = time.perf_counter()
             state.run_one_stage(stack)
+            self._warm(sizes, time.perf_counter() - started)
         del state
         computed = iter(stack)
         return [next(computed) if reached else None for reached in self.gradient.wrt_reached]

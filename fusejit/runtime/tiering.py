@@ -1,7 +1,8 @@
 """Tiered execution: fusion groups start interpreted and plans on the reference loop; kernels
 compile, and plans move to the native loop, once they are hot.
 
-Kernels: see ``KERNEL_AFTER_SECONDS`` (``executor.GroupOperation``). The native loop
+Kernels: see ``KERNEL_AFTER_SECONDS`` (``executor.GroupOperation``). A gradient's stages
+compiled whole: see ``WHOLE_AFTER_SECONDS`` (``autodiff/staged.py``). The native loop
 (``engine="auto"``):
 
 Building the native engine costs once per machine (Numba compiling the instruction loop: one to
@@ -50,6 +51,12 @@ PROMOTE_SECONDS_WARM = 0.02
 # Numba's CPU target), compiling one 2-10 s, so a function called once on small inputs never
 # pays for either, and one on big inputs compiles on its second call.
 KERNEL_AFTER_SECONDS = 0.2
+# A differentiated function's stages run on the interpreter, per input sizes, until they have
+# taken this long there, then compile whole (``autodiff/staged.py``, ``autodiff/whole.py``):
+# compiling a pair costs 2-12 s cold (0.2-0.5 s from the disk cache) and saves 0.2-1 ms a call
+# on small arrays, so a gradient taken a few times never pays for it, and a training loop
+# compiles after its first second of steps (some thousands of them).
+WHOLE_AFTER_SECONDS = 1.0
 # How long a plan waits between asking again whether a background compile has finished.
 RECHECK_SECONDS = 1.0
 

@@ -2,6 +2,14 @@
 ``fusejit.grad`` as a user takes them (default engine and fusion), against float64 central
 finite differences of the plain Python function: 1e-6 relative error. Constructs that cannot be
 differentiated must be refused with a FusejitError naming the source line.
+
+A user's first calls of a gradient run on the interpreter, tiered (fusion groups op by op
+until they have taken 0.2 s, then compiled), and once warm as stages compiled whole
+(``tiering.WHOLE_AFTER_SECONDS``). The programs take turns at the three: every fourth compiled
+whole at once (``whole=True``, 2-3 s of compiling a program), every fourth on the interpreter
+with its kernels compiled (the suite's FUSEJIT_TIERING=0, about 1 s), the others as a user's
+first call runs them (tiering on, about 0.1 s). ``test_whole_stages.py`` compares the whole
+stages with the interpreter on its own programs.
 """
 
 from __future__ import annotations
@@ -181,11 +189,15 @@ HELD_OUT = [
 @pytest.mark.parametrize("index, fn, make_args, argnums, fuse", [
     pytest.param(i, *case, fuse, id=f"{case[0].__name__}-{i}")
     for i, (case, fuse) in enumerate([(c, True) for c in CASES] + [(c, False) for c in HELD_OUT])])
-def test_gradient_matches_finite_differences(index, fn, make_args, argnums, fuse) -> None:
+def test_gradient_matches_finite_differences(index, fn, make_args, argnums, fuse,
+                                            monkeypatch) -> None:
     global RNG
     RNG = np.random.default_rng(index)   # (the same inputs whichever worker runs it, in any order)
     args = make_args()
-    value, grads = fusejit.value_and_grad(fn, argnums=argnums, fuse=fuse)(*args)
+    whole = None if index % 4 > 1 else fuse and index % 4 == 0
+    if whole is None:
+        monkeypatch.setenv("FUSEJIT_TIERING", "1")
+    value, grads = fusejit.value_and_grad(fn, argnums=argnums, fuse=fuse, whole=whole)(*args)
     np.testing.assert_allclose(value, fn.fn(*args), rtol=1e-12)
     for k, got in zip(argnums, grads):
         want = numeric_grad(fn.fn, args, k)

@@ -145,6 +145,53 @@ def test_value_and_grad_runs_small_steps_whole() -> None:
                                    atol=1e-7)
 
 
+def test_tiered_stages_compile_whole_once_warm(monkeypatch) -> None:
+    """With tiering on (the default outside the suite), a size's first calls run on the
+    interpreter and cost no compile; once they have spent ``WHOLE_AFTER_SECONDS`` there,
+    the next call compiles the stages whole and gives the interpreter's results. Sizes warm
+    up separately; ``whole=True`` compiles at once."""
+    from fusejit.autodiff.whole import input_sizes
+    from fusejit.runtime import tiering
+
+    monkeypatch.setenv("FUSEJIT_TIERING", "1")
+    monkeypatch.setattr(tiering, "WHOLE_AFTER_SECONDS", 3600.0)
+    args = CASES[1][2]()
+    graph = fusejit.jit(mlp_loss).graph
+    wrt = (2, 3, 4, 5)
+    staged = StagedCode(graph, wrt, args)   # (fused: kernels too run interpreted while tiered)
+    assert staged.whole is None   # nothing compiled yet
+    seed = np.ones(())
+    results = []
+    for _ in range(3):
+        outputs, handle = staged.run_forward(*args)
+        assert handle.sizes is not None   # (ran on the interpreter, timed)
+        results.append((outputs, staged.run_backward(handle, seed)))
+    assert staged.whole is None and staged._code is not None
+    assert staged._warming[input_sizes(list(args))] > 0   # forward and backward times counted
+
+    monkeypatch.setattr(tiering, "WHOLE_AFTER_SECONDS", 0.0)
+    other = [a[:3] if i < 2 else a for i, a in enumerate(args)]   # a batch of 3: not warm
+    outputs, handle = staged.run_forward(*args)
+    assert staged.whole is not None and staged._wholes[input_sizes(list(args))] is staged.whole
+    whole_results = (outputs, staged.run_backward(handle, seed))
+    for got, want in zip([*whole_results[0], *whole_results[1]],
+                         [*results[0][0], *results[0][1]]):
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-14)
+    # another batch size warms up on its own
+    monkeypatch.setattr(tiering, "WHOLE_AFTER_SECONDS", 3600.0)
+    _, handle = staged.run_forward(*other)
+    staged.run_backward(handle, seed)
+    assert input_sizes(list(other)) not in staged._wholes
+    monkeypatch.setattr(tiering, "WHOLE_AFTER_SECONDS", 0.0)
+    _, handle = staged.run_forward(*other)
+    assert isinstance(handle.saved_values(), list) and handle.sizes is None   # ran whole
+    staged.run_backward(handle, seed)
+    assert staged._wholes[input_sizes(list(other))] is not None
+
+    monkeypatch.setattr(tiering, "WHOLE_AFTER_SECONDS", 3600.0)
+    assert StagedCode(graph, wrt, args, fuse=False, whole=True).whole is not None
+
+
 def test_warm_calls_run_the_compiled_stages_directly(monkeypatch) -> None:
     """A second call of one exact signature skips binding, lookup and handles (api._Warm) and
     gives the first call's results; other signatures, and grad() made anew, still agree."""
