@@ -15,12 +15,11 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
-import time
 
 os.environ.setdefault("FUSEJIT_TIERING", "0")      # (kernels from the first call)
 
 import numpy as np  # noqa: E402
+from fusion import median_time  # noqa: E402  (this folder's benchmarks/fusion.py)
 
 import fusejit  # noqa: E402
 from fusejit.runtime.fusion import FusedKernel, set_num_threads  # noqa: E402
@@ -37,16 +36,6 @@ GROUP = """graph(%x : Tensor):
 
 def expression(a):
     return np.exp(a) * 0.5 + a
-
-
-def median_time(fn, repeat: int) -> float:
-    fn()
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
 
 
 def layouts(n: int, dtype) -> dict[str, np.ndarray]:
