@@ -60,7 +60,8 @@ class AutogradHandle:
 
     def __init__(self, state: Any, sizes: tuple | None = None):
         self.state = state
-        self.sizes = sizes   # the inputs' sizes, where the interpreter ran a tiered forward
+        self.sizes = sizes   # the inputs' sizes, where the interpreter ran a forward that
+        # counts towards compiling the stages whole (``StagedCode._warm``)
 
     def saved_values(self) -> list[Any]:
         """The values held for the backward stage (the live registers)."""
@@ -219,16 +220,15 @@ class StagedCode:
 
         return InterpreterState(self.code)
 
-    def _whole_for(self, inputs: list) -> Any:
-        """The stages compiled whole for these input sizes (made at the first call with them,
-        or once they have warmed up on the interpreter, for up to ``MAX_WHOLE_SIZES`` sizes),
-        or None: the interpreter runs them."""
-        if not self._whole_wanted and not self._wholes:
+    def _whole_for(self, inputs: list, sizes: tuple | None) -> Any:
+        """The stages compiled whole for these inputs, of sizes ``sizes`` (made at the first
+        call with them, or once they have warmed up on the interpreter, for up to
+        ``MAX_WHOLE_SIZES`` sizes), or None: the interpreter runs them."""
+        if not self._whole_wanted:
             return None
-        sizes = input_sizes(inputs)
         stages = self._wholes.get(sizes, self)
         if stages is self:
-            if not self._whole_wanted or len(self._wholes) >= MAX_WHOLE_SIZES:
+            if len(self._wholes) >= MAX_WHOLE_SIZES:
                 self._wholes[sizes] = None
                 return None
             if self._warming is not None and (
@@ -258,13 +258,13 @@ class StagedCode:
                                f"{len(inputs)}")
         stack = [_check_argument(p, i, x) for i, (p, x) in enumerate(zip(self.params, inputs))]
         blas.refresh()   # (whether products may use the other cores: runtime/blas.py)
-        stages = self._whole_for(stack)
+        sizes = input_sizes(stack) if self._whole_wanted else None
+        stages = self._whole_for(stack, sizes)
         if stages is not None:
             ran = stages.forward(stack)
             if ran is not None:
                 outputs, saved = ran
                 return outputs, AutogradHandle(saved)
-        sizes = input_sizes(stack) if self._warming is not None else None
         started = time.perf_counter()
         state = self._state()
         state.run_one_stage(stack)
