@@ -4,6 +4,7 @@ choice between the two."""
 
 from __future__ import annotations
 
+import functools
 import os
 import subprocess
 import sys
@@ -51,17 +52,16 @@ def _products(a, b, u, v):
     return blas.mm(a, b), blas.mv(a, u), blas.vm(u, b), blas.dot(u, v)
 
 
+@functools.cache
 def _driver():
     """mm, mv, vm and dot compiled once per dtype for operands of any layout ('A'): the
     layout each case has is read at run time, so one compile covers them all (and the suite
-    stays quick)."""
+    stays quick). Compiled at the first test that calls it, not when the module is imported:
+    every pytest-xdist worker imports every test module, and this takes about 5 s a dtype."""
     from numba import njit, types
 
     return njit([(types.Array(f, 2, "A"), types.Array(f, 2, "A"), types.Array(f, 1, "A"),
                   types.Array(f, 1, "A")) for f in (types.float32, types.float64)])(_products)
-
-
-PRODUCTS = _driver() if FOUND else None
 
 
 def _tolerance(dtype) -> dict:
@@ -85,7 +85,7 @@ def test_products_equal_numpys_matmul(dtype) -> None:
                 name_u, u = vectors[(i + j) % len(vectors)]
                 name_v, v = vectors[(i + j + 1) % len(vectors)]
                 case = f"{name_a} @ {name_b}, vectors {name_u} and {name_v}, of {m, k, n}"
-                mm, mv, vm, dot = PRODUCTS(a, b, u, v)
+                mm, mv, vm, dot = _driver()(a, b, u, v)
                 for got, want in ((mm, a @ b), (mv, a @ u), (vm, u @ b)):
                     assert got.dtype == dtype and got.shape == want.shape, case
                     np.testing.assert_allclose(got, want, **tol, err_msg=case)
@@ -98,9 +98,9 @@ def test_products_equal_numpys_matmul(dtype) -> None:
 def test_products_refuse_mismatched_sizes() -> None:
     a = np.ones((2, 3))
     with pytest.raises(ValueError, match="inner sizes"):
-        PRODUCTS(a, np.ones((2, 3)), np.ones(3), np.ones(3))
+        _driver()(a, np.ones((2, 3)), np.ones(3), np.ones(3))
     with pytest.raises(ValueError, match="inner sizes"):
-        PRODUCTS(a, np.ones((3, 3)), np.ones(2), np.ones(2))
+        _driver()(a, np.ones((3, 3)), np.ones(2), np.ones(2))
 
 
 @needs_blas
@@ -121,7 +121,7 @@ def test_small_products_run_on_one_thread_and_put_the_count_back() -> None:
     try:
         assert seen_from_inside(1000) == (2, 1, 2)
         assert seen_from_inside(10**12) == (0, 2, 2)
-        np.testing.assert_array_equal(PRODUCTS(np.ones((8, 8)), np.ones((8, 8)), np.ones(8),
+        np.testing.assert_array_equal(_driver()(np.ones((8, 8)), np.ones((8, 8)), np.ones(8),
                                                np.ones(8))[0], np.full((8, 8), 8.0))
         assert get() == 2
     finally:
