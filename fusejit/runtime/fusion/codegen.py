@@ -332,9 +332,7 @@ class _Generator(Emitter):
         if self.wide():
             return 512
         streams = sum(1 for k in self.loaded if self.classes[k] != ZERO)
-        slow = any(isinstance(line, str) and not line.startswith("#")
-                   and ("/" in line or "sqrt(" in line) for line in self.body)
-        return 128 if streams <= 1 and not slow else 256
+        return 128 if streams <= 1 and not self._computes("/", "sqrt(") else 256
 
     def kernel_text(self, name: str, parallel: bool, fixer: bool = False,
                     stream: bool = False) -> list[str]:
@@ -432,11 +430,20 @@ class _Generator(Emitter):
         host, 2^22 float32, one thread, ns/element plain -> streamed (3 alternated runs):
         sinh 0.36-0.38 -> 0.42-0.43 (0.85x NumPy), tanh 0.31-0.32 -> 0.35-0.36, log1p and sin
         even; abs 0.21-0.23 -> 0.17-0.18, mul 0.39-0.52 -> 0.31-0.38. (The 12-op chain of
-        ``benchmarks/fusion.py``, 2^24, ran 0-20% faster streamed, within the runs' noise.)"""
+        ``benchmarks/fusion.py``, 2^24, ran 0-20% faster streamed, within the runs' noise.)
+        Nor where it takes a square root: plain -> streamed, 3 runs of 61 alternated calls,
+        float32 sqrt 0.25-0.33 -> 0.29-0.46, rsqrt 0.33-0.38 -> 0.36-0.52, float64 sqrt
+        0.71-0.75 -> 0.85-0.99 (float32 reciprocal, a division, 0.26-0.31 -> 0.21-0.25, and
+        float32 div 0.40-0.54 -> 0.36-0.60: divisions still stream)."""
         n_reads = len(self.layout.operands)
-        return (self.target == "cpu" and not self.wide()
+        return (self.target == "cpu" and not self.wide() and not self._computes("sqrt(")
                 and not any(isinstance(item, ScalarPass) for item in self.body)
                 and all(cls != STRIDED for cls in self.classes[n_reads:]))
+
+    def _computes(self, *texts: str) -> bool:
+        """Does a line of the element computation hold one of ``texts``?"""
+        return any(isinstance(line, str) and not line.startswith("#")
+                   and any(text in line for text in texts) for line in self.body)
 
     def bytes_per_element(self) -> int:
         """Bytes a call moves per element of its iteration space: each row it reads (not a

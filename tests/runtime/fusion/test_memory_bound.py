@@ -264,6 +264,22 @@ def test_streamed_in_place_update_on_two_threads(monkeypatch, dtype):
     assert np.array_equal(np.signbit(got), np.signbit(want))
 
 
+@pytest.mark.parametrize("call, streamed", [("aten::neg(%x)", True),
+                                             ("aten::div(%x, %y)", True),
+                                             ("aten::reciprocal(%x)", True),
+                                             ("aten::sqrt(%x)", False),
+                                             ("aten::rsqrt(%x)", False),
+                                             ("aten::tanh(%x)", False)])
+def test_which_kernels_stream(monkeypatch, call, streamed):
+    """Cheap maps and divisions stream their big outputs; kernels that call vectorised math
+    or take a square root keep plain stores (``codegen._Generator.streamed`` has the figures).
+    The source alone is made: nothing is compiled."""
+    kernel = _streaming_kernel(monkeypatch, "graph(%x : Float(*), %y : Float(*)):\n"
+                               f"  %o : Tensor = {call}\n  return (%o)\n", 1 << 16)
+    x = np.ones(1 << 15, np.float32)
+    assert ("st.stream_copy(" in kernel.source(x, x)) is streamed
+
+
 def test_streamed_from_the_host_threshold():
     """With the host's threshold (about its last-level cache): a map moving less than it runs
     the plain module, and the module that streams is made (and compiled) only when a call
