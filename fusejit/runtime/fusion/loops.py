@@ -275,7 +275,8 @@ def _strip_loops(loops: list[str]) -> list[str]:
 
 
 _ROW = re.compile(r"\b([rw]\d+)\[c\]")
-_STRIP_VIEW = re.compile(r"\b(s[rw]\d+)\[c\]")
+# (any use: a strip form takes the views whole, ``fix = vp.pow_strip_f32(sr0, sr1, sw2)``)
+_STRIP_VIEW = re.compile(r"\b(s[rw]\d+)\b")
 
 
 def _in_strip(line: str) -> str:

@@ -255,7 +255,7 @@ def test_streamed_in_place_update_on_two_threads(monkeypatch, dtype):
     fusejit.set_num_threads(2)
     try:
         monkeypatch.setattr(plans, "SERIAL_WORK_NS", 0.0)
-        monkeypatch.setattr(plans, "_MIN_BLOCK", STRIP + 3)    # (tiles off any boundary)
+        monkeypatch.setattr(plans, "_MIN_BLOCK", STRIP + 3)    # (tiles of two strips)
         parallel = FusedKernel(kernel.layout.graph)
         (got,) = parallel(x[1:], y[:-1])
     finally:

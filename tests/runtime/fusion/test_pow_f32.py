@@ -66,11 +66,13 @@ def test_constant_scalar_base(b):
                vecpow.ULPS["pow_base_f32"])
 
 
-def test_tensor_pow_on_random_pairs_and_special_grid():
-    """vp.pow_f32 (tensor ** tensor): every pair of the edge values, and random pairs (bit
-    patterns, [-4, 4], and x in (0, 4] with y in [-40, 40]) within vecmath.F32_ULPS's bound."""
-    graph = fusejit.parse_ir("graph(%x : Float(*), %y : Float(*)):\n"
-                             "  %o : Tensor = aten::pow(%x, %y)\n  return (%o)\n")
+_TENSOR_POW = ("graph(%x : Float(*), %y : Float(*)):\n"
+               "  %o : Tensor = aten::pow(%x, %y)\n  return (%o)\n")
+
+
+def _pairs() -> tuple[np.ndarray, np.ndarray]:
+    """Every pair of the edge values, and random pairs (bit patterns, [-4, 4], and x in (0, 4]
+    with y in [-40, 40])."""
     rng = np.random.default_rng(3)
     gx, gy = (g.ravel() for g in np.meshgrid(EDGES, EDGES))
     bits = rng.integers(0, 1 << 32, (2, 3000), dtype=np.uint64).astype(np.uint32).view(np.float32)
@@ -86,11 +88,44 @@ def test_tensor_pow_on_random_pairs_and_special_grid():
                         rng.uniform(0, 4, 3000).astype(np.float32), np.exp2(u).astype(np.float32)])
     y = np.concatenate([gy, bits[1], rng.uniform(-4, 4, 3000).astype(np.float32),
                         rng.uniform(-40, 40, 3000).astype(np.float32), (v / u).astype(np.float32)])
-    got = FusedKernel(graph)(x, y)[0]
+    return x, y
+
+
+def test_tensor_pow_on_random_pairs_and_special_grid():
+    """vp.pow_f32 (tensor ** tensor) on ``_pairs`` within vecmath.F32_ULPS's bound."""
+    x, y = _pairs()
+    got = FusedKernel(fusejit.parse_ir(_TENSOR_POW))(x, y)[0]
     with np.errstate(all="ignore"):
         want = np.power(x, y)
         exact = np.power(x.astype(np.float64), y.astype(np.float64))
     _check(got, want, exact, vecmath.F32_ULPS["pow"])
+
+
+def test_tensor_pow_in_a_parallel_kernel(monkeypatch):
+    """The parallel kernel (tiles of a few strips on two threads): its strips outside the short
+    form's domain are marked and computed again by the serial kernel, so the result is the
+    serial kernel's, bit for bit. (On AVX-512 hosts the parallel kernel's strips call the
+    strip form, ``vp.pow_strip_f32``, and it did not compile: its strip views were missing.)"""
+    import numba
+
+    from fusejit.runtime.fusion import plan as plans
+    from fusejit.runtime.fusion.loops import STRIP
+
+    if numba.config.NUMBA_NUM_THREADS < 2:
+        pytest.skip("one thread only")
+    x, y = _pairs()
+    want = FusedKernel(fusejit.parse_ir(_TENSOR_POW))(x, y)[0]
+    before = plans.num_threads()
+    fusejit.set_num_threads(2)
+    try:
+        monkeypatch.setattr(plans, "SERIAL_WORK_NS", 0.0)
+        monkeypatch.setattr(plans, "_MIN_BLOCK", 2 * STRIP + 5)
+        kernel = FusedKernel(fusejit.parse_ir(_TENSOR_POW))
+        got = kernel(x, y)[0]
+    finally:
+        fusejit.set_num_threads(before)
+    assert "prange" in kernel.source(x, y)
+    assert np.array_equal(got, want, equal_nan=True)
 
 
 def test_general_constant_exponents_and_scalar_argument_bases():

@@ -43,6 +43,25 @@ def test_cheap_small_is_serial_and_expensive_small_is_not(restore_threads):
     assert not _serial("neg", 1 << 26)
 
 
+@pytest.mark.parametrize("shape", [(1_000_003,), (3, 700_001), (5, 4099)])
+def test_parallel_tiles_are_whole_strips(restore_threads, monkeypatch, shape):
+    """A row cut into blocks is cut on strip boundaries (``loops.STRIP``), so a parallel
+    kernel's strips are the serial kernel's, and results that depend on a strip (a short form
+    computed again whole where one of its elements is outside its domain) do not depend on the
+    number of threads; the blocks still cover each row once."""
+    from fusejit.runtime.fusion.loops import STRIP
+
+    if numba.config.NUMBA_NUM_THREADS < 2:
+        pytest.skip("one thread only")
+    fusejit.set_num_threads(2)
+    monkeypatch.setattr(plans, "SERIAL_WORK_NS", 0.0)
+    plan = plans.make_plan(_layout("neg"), [shape], [(1,) * len(shape)])
+    n_tiles, cols, block, n_blocks = (int(v) for v in plan.meta[:4])
+    assert not plan.serial and n_blocks > 1
+    assert block % STRIP == 0 and (n_blocks - 1) * block < cols <= n_blocks * block
+    assert n_tiles == n_blocks * (plan.numel // cols)
+
+
 def test_one_thread_is_always_serial(restore_threads):
     fusejit.set_num_threads(1)
     assert numba.get_num_threads() == 1 and blas.max_threads() == 1
