@@ -81,11 +81,13 @@ POW_LOOP = """graph(%x : Tensor, %y : Tensor, %n : int):
 """
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_a_parallel_kernel_bound_in_the_loop_matches_the_serial_reference(dtype, monkeypatch):
+def test_a_parallel_kernel_bound_in_the_loop_matches_the_serial_reference(monkeypatch):
     """The native entry of a parallel kernel (``native_parallel``: strips outside the fast
     forms' domains marked by the parallel kernel, computed again by the serial one), bound and
-    run inside the loop on two threads, against the reference engine run serially."""
+    run inside the loop on two threads, against the reference engine run serially. (float32:
+    its pow's short form differs from the full one in the last bit, so a strip computed again
+    that should not be, or not again that should, shows.)"""
+    dtype = np.float32
     import numba
 
     from fusejit.runtime.fusion import plan as plans
