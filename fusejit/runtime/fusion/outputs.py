@@ -1,4 +1,4 @@
-"""The memory of big kernel outputs: 64-byte aligned, and reused once nothing refers to it.
+"""The memory of big kernel outputs: page-aligned, and reused once nothing refers to it.
 
 glibc serves an allocation above its mmap threshold (at most 32 MiB) with fresh pages, which the
 kernel zeroes on first touch; NumPy's arrays of that size get the same. For a cheap kernel that
@@ -9,7 +9,7 @@ again only when the pool holds the sole reference to it: every array whose memor
 (the output, its views, arrays made from its buffer) refers to it through its ``base`` chain,
 so a buffer some value still reads is never reused::
 
-    out = take((4096, 1024), np.float64)     # a view of a pooled buffer, 64-byte aligned
+    out = take((4096, 1024), np.float64)     # a view of a pooled buffer, page-aligned
     view = out[1:]
     del out                                  # view still refers to the buffer: not reused
     del view                                 # now it is: the next take of that size gets it
@@ -36,7 +36,14 @@ from ...errors import FusejitError
 # outputs cannot reuse, so more of it competes for the caches.
 MIN_BYTES = 32 << 20
 _ROUND = 2 << 20            # buffer sizes are rounded up to this (a huge page)
-_ALIGN = 64
+# Outputs start on a page. An output a little ahead of its input in the page (NumPy's big
+# arrays start 16 bytes into one) makes the loop's loads wait on its stores to the same address
+# bits ("4K aliasing"): with outputs 64-byte aligned (48 bytes ahead of such an input), one
+# thread, ns an element, 64 -> page: float64 cosh of 2^22 1.13 -> 1.01, expm1 1.32 -> 1.22,
+# float32 tanh of 2^23 0.51 -> 0.42; neg, mul even. (16 bytes into the page, as NumPy's, was
+# as good for those, but float64 neg, whose stores stream, ran 0.63 -> 0.78: its strips
+# began and ended off cache lines.)
+_ALIGN = 4096
 
 _lock = threading.Lock()
 _held: list[np.ndarray] = []        # the pool's buffers (uint8), in use or free
@@ -71,7 +78,8 @@ def pooled(shape: tuple[int, ...], dtype: np.dtype) -> bool:
 
 
 def take(shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
-    """An uninitialised C-contiguous array of ``shape`` and ``dtype``, like ``np.empty``."""
+    """An uninitialised C-contiguous array of ``shape`` and ``dtype``, like ``np.empty``
+    (page-aligned when it comes from the pool)."""
     dtype = np.dtype(dtype)
     nbytes = _nbytes(shape, dtype)
     if nbytes < MIN_BYTES or not _limit_bytes():
