@@ -352,8 +352,9 @@ def _memory_order(iter_shape: tuple[int, ...],
 
 
 def _blocks(threads: int, rows: int, cols: int) -> int:
-    """Column blocks a row is cut into for a parallel kernel: a few tiles a thread."""
-    return max(1, min(-(-4 * threads // rows), -(-cols // _MIN_BLOCK)))
+    """Column blocks a row is cut into for a parallel kernel: a few tiles a thread. (No rows:
+    one; a plan of no elements is serial unless the thresholds are set to zero.)"""
+    return max(1, min(-(-4 * threads // max(rows, 1)), -(-cols // _MIN_BLOCK)))
 
 
 def _meta(rows: int, cols: int, n_blocks: int, sizes: list[int], offsets: list[int],

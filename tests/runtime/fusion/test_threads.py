@@ -62,6 +62,17 @@ def test_parallel_tiles_are_whole_strips(restore_threads, monkeypatch, shape):
     assert n_tiles == n_blocks * (plan.numel // cols)
 
 
+def test_a_plan_of_no_rows_with_the_thresholds_at_zero(restore_threads, monkeypatch):
+    """With every plan taken as parallel work (thresholds set to zero, as tests do), a shape
+    with no rows still plans (its blocks were divided by its row count)."""
+    if numba.config.NUMBA_NUM_THREADS < 2:
+        pytest.skip("one thread only")
+    fusejit.set_num_threads(2)
+    monkeypatch.setattr(plans, "SERIAL_WORK_NS", 0.0)
+    plan = plans.make_plan(_layout("neg"), [(5, 0, 3)], [(0, 3, 1)])
+    assert plan.numel == 0 and not plan.serial
+
+
 def test_one_thread_is_always_serial(restore_threads):
     fusejit.set_num_threads(1)
     assert numba.get_num_threads() == 1 and blas.max_threads() == 1
