@@ -1,9 +1,11 @@
-"""Fixtures for the interpreter tests: Numba's NRT allocation counters must balance."""
+"""Fixtures for the runtime tests: Numba's NRT allocation counters must balance; every fused
+kernel's plan made parallel for a while."""
 
 from __future__ import annotations
 
 import gc
 import time
+from contextlib import contextmanager
 
 import pytest
 
@@ -50,3 +52,31 @@ def nrt_balanced():
     # Fewer is fine: an earlier failure's traceback may have let go of its arrays meanwhile.
     assert all(a <= b for a, b in zip(after, before)), \
         f"NRT live (allocations, meminfos) {before} -> {after}"
+
+
+@pytest.fixture
+def parallel_plans(monkeypatch):
+    """``with parallel_plans(min_block):`` every fused kernel planned inside runs in parallel on
+    two threads (``plan.SERIAL_WORK_NS`` at zero), its rows cut into blocks of at least
+    ``min_block`` elements. The suite takes the machine as busy, so kernels elsewhere run
+    serially. Skips the test where Numba has one thread."""
+    import numba
+
+    import fusejit
+    from fusejit.runtime.fusion import plan as plans
+
+    @contextmanager
+    def parallel(min_block: int):
+        if numba.config.NUMBA_NUM_THREADS < 2:
+            pytest.skip("one thread only")
+        before = plans.num_threads()
+        fusejit.set_num_threads(2)
+        try:
+            with monkeypatch.context() as patch:
+                patch.setattr(plans, "SERIAL_WORK_NS", 0.0)
+                patch.setattr(plans, "_MIN_BLOCK", min_block)
+                yield
+        finally:
+            fusejit.set_num_threads(before)
+
+    return parallel

@@ -74,36 +74,24 @@ POW_LOOP = LOOP.replace("      %c : Tensor = aten::add(%b, %y, %one)\n",
                         "      %c : Tensor = aten::add(%l, %y, %one)\n")
 
 
-def test_a_parallel_kernel_bound_in_the_loop_matches_the_serial_reference(monkeypatch):
+def test_a_parallel_kernel_bound_in_the_loop_matches_the_serial_reference(parallel_plans):
     """The native entry of a parallel kernel (``native_parallel``: strips outside the fast
     forms' domains marked by the parallel kernel, computed again by the serial one), bound and
     run inside the loop on two threads, against the reference engine run serially. (float32:
     its pow's short form differs from the full one in the last bit, so a strip computed again
     that should not be, or not again that should, shows.)"""
-    dtype = np.float32
-    import numba
-
-    from fusejit.runtime.fusion import plan as plans
     from fusejit.runtime.fusion.loops import STRIP
 
-    if numba.config.NUMBA_NUM_THREADS < 2:
-        pytest.skip("one thread only")
-    x, y = rand(3, 3 * STRIP + 9, dtype=dtype), rand(3 * STRIP + 9, dtype=dtype, seed=1)
+    x, y = rand(3, 3 * STRIP + 9), rand(3 * STRIP + 9, seed=1)
     y[[5, 2000, 3000]] = [np.inf, -np.inf, np.nan]      # (strips the fix-ups compute again)
     reference = compile_graph(fusejit.parse_ir(POW_LOOP), fuse=True, engine="reference")
     with np.errstate(all="ignore"):
         want = reference(x, y, 4)
-        before = plans.num_threads()
-        fusejit.set_num_threads(2)
-        try:
-            monkeypatch.setattr(plans, "SERIAL_WORK_NS", 0.0)
-            monkeypatch.setattr(plans, "_MIN_BLOCK", STRIP + 3)
+        with parallel_plans(STRIP + 3):
             fn = compile_graph(fusejit.parse_ir(POW_LOOP), fuse=True)
             assert fn.plan_for(fn.check_inputs([x, y, 4])).engine == "native"
             first, calls_first = native_run(fn, x, y, 4)
             again, calls_again = native_run(fn, x, y, 4)
-        finally:
-            fusejit.set_num_threads(before)
     assert calls_first == 3 and calls_again == 2      # (bound after the first host call)
     for got in (first[0], again[0]):
         assert np.array_equal(got, want, equal_nan=True)

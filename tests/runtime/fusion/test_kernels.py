@@ -88,14 +88,10 @@ FIXUPS = """graph(%x : {t}(*), %y : {t}(*)):
 
 
 @pytest.mark.parametrize("ty", ["Float", "Double"])
-def test_parallel_kernel_with_fixups_matches_the_serial_one(ty, monkeypatch):
+def test_parallel_kernel_with_fixups_matches_the_serial_one(ty, parallel_plans):
     """Two threads (tiles of two strips) against one, bit for bit, on arguments in the fast
     forms' domains with some outside scattered through them (NaN, inf, zeros, negatives,
     subnormals, huge): only some strips are computed again, whichever thread runs them."""
-    import numba
-
-    if numba.config.NUMBA_NUM_THREADS < 2:
-        pytest.skip("one thread only")
     dtype = np.float32 if ty == "Float" else np.float64
     rng = np.random.default_rng(5)
     n = 9 * 1024 + 77
@@ -107,16 +103,10 @@ def test_parallel_kernel_with_fixups_matches_the_serial_one(ty, monkeypatch):
     graph = FIXUPS.format(t=ty)
     with np.errstate(all="ignore"):
         want = FusedKernel(fusejit.parse_ir(graph))(x, y)
-        before = plans.num_threads()
-        fusejit.set_num_threads(2)
-        try:
-            monkeypatch.setattr(plans, "SERIAL_WORK_NS", 0.0)
-            monkeypatch.setattr(plans, "_MIN_BLOCK", 1024 + 3)
+        with parallel_plans(1024 + 3):
             kernel = FusedKernel(fusejit.parse_ir(graph))
+            assert not kernel._prepare((x, y))[3].serial
             got = kernel(x, y)
-        finally:
-            fusejit.set_num_threads(before)
-    assert "prange" in kernel.source(x, y)
     for k, (g, w) in enumerate(zip(got, want)):
         assert np.array_equal(g, w, equal_nan=True), f"output {k}"
 

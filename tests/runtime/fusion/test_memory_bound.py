@@ -229,12 +229,10 @@ def test_streamed_outputs_match_numpy_around_the_threshold(monkeypatch, ty, dtyp
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_streamed_in_place_update_on_two_threads(monkeypatch, dtype):
+def test_streamed_in_place_update_on_two_threads(monkeypatch, parallel_plans, dtype):
     """``x`` updated in place (``write_into``: the output is an input, here off a 32-byte
-    boundary), and a parallel call whose tiles start anywhere: NumPy's values, NaN and the
-    sign of zero included."""
-    from fusejit.runtime.fusion import plan as plans
-
+    boundary), and a parallel call in tiles of two strips: NumPy's values, NaN and the sign of
+    zero included."""
     ty = _TYPE[dtype]
     kernel = _streaming_kernel(monkeypatch, (
         f"graph(%x : {ty}(*), %y : {ty}(*)):\n  %one : int = prim::Constant[value=1]()\n"
@@ -251,15 +249,9 @@ def test_streamed_in_place_update_on_two_threads(monkeypatch, dtype):
         assert np.array_equal(np.signbit(out), np.signbit(want))
     if numba.config.NUMBA_NUM_THREADS < 2:
         return
-    before = plans.num_threads()
-    fusejit.set_num_threads(2)
-    try:
-        monkeypatch.setattr(plans, "SERIAL_WORK_NS", 0.0)
-        monkeypatch.setattr(plans, "_MIN_BLOCK", STRIP + 3)    # (tiles of two strips)
+    with parallel_plans(STRIP + 3):                  # (tiles of two strips)
         parallel = FusedKernel(kernel.layout.graph)
         (got,) = parallel(x[1:], y[:-1])
-    finally:
-        fusejit.set_num_threads(before)
     assert np.array_equal(got, want, equal_nan=True)
     assert np.array_equal(np.signbit(got), np.signbit(want))
 

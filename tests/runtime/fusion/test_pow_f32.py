@@ -101,30 +101,19 @@ def test_tensor_pow_on_random_pairs_and_special_grid():
     _check(got, want, exact, vecmath.F32_ULPS["pow"])
 
 
-def test_tensor_pow_in_a_parallel_kernel(monkeypatch):
+def test_tensor_pow_in_a_parallel_kernel(parallel_plans):
     """The parallel kernel (tiles of a few strips on two threads): its strips outside the short
     form's domain are marked and computed again by the serial kernel, so the result is the
     serial kernel's, bit for bit. (On AVX-512 hosts the parallel kernel's strips call the
     strip form, ``vp.pow_strip_f32``, and it did not compile: its strip views were missing.)"""
-    import numba
-
-    from fusejit.runtime.fusion import plan as plans
     from fusejit.runtime.fusion.loops import STRIP
 
-    if numba.config.NUMBA_NUM_THREADS < 2:
-        pytest.skip("one thread only")
     x, y = _pairs()
     want = FusedKernel(fusejit.parse_ir(_TENSOR_POW))(x, y)[0]
-    before = plans.num_threads()
-    fusejit.set_num_threads(2)
-    try:
-        monkeypatch.setattr(plans, "SERIAL_WORK_NS", 0.0)
-        monkeypatch.setattr(plans, "_MIN_BLOCK", 2 * STRIP + 5)
+    with parallel_plans(2 * STRIP + 5):
         kernel = FusedKernel(fusejit.parse_ir(_TENSOR_POW))
+        assert not kernel._prepare((x, y))[3].serial
         got = kernel(x, y)[0]
-    finally:
-        fusejit.set_num_threads(before)
-    assert "prange" in kernel.source(x, y)
     assert np.array_equal(got, want, equal_nan=True)
 
 
