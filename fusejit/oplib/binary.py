@@ -373,7 +373,7 @@ def _render_pow(cx: Emitter, node, ops: list[Operand], dtype: np.dtype) -> str:
             short = f"{cx.vectorised(f'pow_inside_{kind}')}({a}, {b})"
             if (kind == "f32" and exponent.is_constant and base.is_tensor
                     and abs(float(exponent.value)) <= POW_Y_WIDE_F32
-                    and short != f"{cx.vectorised('pow_simd_f32')}({a}, {b})"):
+                    and cx.vectorised("pow_inside_f32") != cx.vectorised("pow_simd_f32")):
                 # (|y log2 x| is within the short form's unclamped range for every normal x:
                 # only x is tested; and the small |y| lets it take shorter polynomials. Not
                 # on AVX-512 hosts, whose short form is simd's: x ** (1 / 3) over 2^22 float32,
