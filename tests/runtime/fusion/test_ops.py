@@ -92,7 +92,8 @@ def _valid(need: str, name: str, dx: str, dy: str, dz: str) -> bool:
     if name in UNARY and not dx == dy == dz:
         # The mixed cases test type promotion, which a one-operand op does not have: the
         # cases of one dtype cover every unary op on each x dtype, and compiling the
-        # transcendentals again took about a third of this module's time.
+        # transcendentals again took about a fifth of this module's time (132.7 -> 105.8 s
+        # alone, cold).
         return False
     floating = dx in (F32, F64)
     if need == "float" and not floating:
