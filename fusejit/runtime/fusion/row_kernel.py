@@ -40,7 +40,7 @@ from ..forks import serial_only
 from . import plan as plans
 from .cache import load_module
 from .codegen import STRIDED, UNIT, ZERO, ArgSpec
-from .columns import column_block, column_layout, generate_columns
+from .columns import UNROLL, column_block, column_layout, generate_columns
 from .compiler import _NO_STATUS, FusedKernel, _Call, _reshape, _Variant
 from .outputs import take
 from .rows import ELEMENT, FLAT, KEEPDIM_AT, NESTED, ROW, VIEWS, RowGroup, generate_rows
@@ -58,7 +58,8 @@ _COST_PER_PASS = 1.0
 
 class _RowPlan:
     __slots__ = ("n", "rows", "bases", "steps", "classes", "out_shapes", "serial", "linear",
-                 "block", "work", "threads", "free_block", "batch", "columns", "_heads")
+                 "block", "work", "threads", "free_block", "batch", "columns", "short",
+                 "_heads")
 
     def __init__(self, n, rows, bases, steps, classes, out_shapes, serial, linear, block=0,
                  work=0.0, threads=1, free_block=None, batch=1, columns=False):
@@ -66,6 +67,9 @@ class _RowPlan:
         # the traversal: a column kernel's (sweeps down the rows of blocks of columns), else
         # a row kernel's (``RowKernel._make_plan`` picks it by the inputs' strides)
         self.columns = columns
+        # column kernels over at most ``columns.UNROLL`` rows: that count, for a kernel made
+        # for it (one loop over a block per sweep, ``columns._short_sweep``); else 0
+        self.short = rows if columns is True and rows <= UNROLL else 0
         # column kernels: columns per block, and the batches (positions of the dims that are
         # neither the reduced one nor the columns)
         self.block = block
@@ -209,7 +213,7 @@ class RowKernel:
                 self._plans.clear()
             plan = self._plans[key] = self._make_plan(specs, shapes, strides)
         return specs, flats, scalars, plan, (tuple(s.key() for s in specs), plan.classes,
-                                             plan.linear, plan.columns)
+                                             plan.linear, plan.columns, plan.short)
 
     def _make_plan(self, specs: list[ArgSpec], shapes: list, strides: list) -> _RowPlan:
         group = self.group
@@ -407,9 +411,13 @@ class RowKernel:
         return self._generate(specs, plan)[0]
 
     def _generate(self, specs: list[ArgSpec], plan: _RowPlan) -> tuple[str, list]:
-        make = generate_segments if plan.columns == "segments" else \
-            generate_columns if plan.columns else generate_rows
-        return make(self.group, specs, list(plan.classes), self.precise, plan.linear)
+        if plan.columns == "segments":
+            return generate_segments(self.group, specs, list(plan.classes), self.precise,
+                                     plan.linear)
+        if plan.columns:
+            return generate_columns(self.group, specs, list(plan.classes), self.precise,
+                                    plan.linear, rows=plan.short)
+        return generate_rows(self.group, specs, list(plan.classes), self.precise, plan.linear)
 
     def __call__(self, *inputs) -> tuple[np.ndarray, ...]:
         quick = self._quick

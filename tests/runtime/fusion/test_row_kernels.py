@@ -12,6 +12,7 @@ from fusejit.examples import layer_norm, log_sum_exp, softmax
 from fusejit.ir.symbols import prim
 from fusejit.runtime import cores, executor
 from fusejit.runtime.fusion import plan as plans
+from fusejit.runtime.fusion import row_kernel
 from fusejit.runtime.fusion.row_kernel import RowKernel
 from fusejit.runtime.fusion.rows import EXTREMA_BLOCK
 
@@ -304,6 +305,51 @@ def test_columns_of_no_rows_are_interpreted():
     assert got.shape == want.shape and got.dtype == want.dtype
     with pytest.raises(fusejit.FusejitError, match="amin"):   # NumPy: no identity for min
         COLUMNS[column_stats](x)
+
+
+def few_rows(x, y):
+    """A sweep of every kind: float32 partial or float64 sums behind a producer, a mean, a std
+    (a second sweep on the mean), min, max, argmax, and an element output."""
+    c = x * y - 0.5
+    return (c.sum(axis=0), x.mean(axis=0), x.std(axis=0), np.amin(c, axis=0),
+            c.max(axis=0, keepdims=True), np.argmax(x, axis=0), x - x.mean(axis=0))
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")     # (NumPy's inf - inf in the oracle)
+@pytest.mark.parametrize(("dtype", "rows"), [(np.float32, 1), (np.float32, 2),
+                                             (np.float32, 4), (np.float64, 3)])
+def test_kernels_for_few_rows_match_the_general_kernel(dtype, rows, monkeypatch,
+                                                       kernels_only):
+    """Column kernels over at most ``columns.UNROLL`` rows are made for their row count (one
+    loop over a block per sweep): the same bits as the kernel for any number of rows, NaN,
+    inf and -0.0 included, over blocks of columns and a strided input."""
+    rng = np.random.default_rng(rows)
+    x = (rng.standard_normal((rows, 2300)) * 3).astype(dtype)[:, ::2]   # (2 blocks, strided)
+    y = rng.standard_normal((rows, 1150)).astype(dtype)
+    x[0, 3], x[rows - 1, 5] = np.nan, np.inf
+    x[:, 4], y[:, 4] = -0.0, 0.0
+
+    def run():
+        fused = fusejit.compile(fusejit.script(few_rows), fuse=True, reductions=True)
+        groups = [n for n in fused.graph_for(x, y).nodes()
+                  if n.kind == prim.ColumnReductionGroup]
+        plans_ = [RowKernel(g)._prepare(tuple({"x": x, "y": y}[v.debug_name]
+                                              for v in g.inputs))[3] for g in groups]
+        # (a group of per-column outputs over one row may take the row kernel instead)
+        return fused(x, y), [p.short for p in plans_ if p.columns is True]
+
+    got, shorts = run()
+    assert shorts and shorts == [rows] * len(shorts)
+    monkeypatch.setattr(row_kernel, "UNROLL", 0)              # (every plan: any row count)
+    general, shorts = run()
+    assert shorts and not any(shorts)
+    with np.errstate(all="ignore"):
+        want = few_rows(x, y)
+    for g, r, w in zip(got, general, want):
+        assert g.dtype == r.dtype == w.dtype and g.shape == r.shape == w.shape
+        assert g.tobytes() == r.tobytes()
+        np.testing.assert_allclose(g, w, rtol=2e-5 if dtype == np.float32 else 1e-12,
+                                   equal_nan=True)
 
 
 def mixed_ops(x, scale: float):
