@@ -20,6 +20,11 @@ def col_mean(x):
 
 
 @fusejit.jit
+def col_mean_flat(x):
+    return x.mean(axis=0)
+
+
+@fusejit.jit
 def col_max(x):
     return x.max(axis=0)
 
@@ -43,13 +48,15 @@ def _calls(fn, x):
 @pytest.mark.parametrize("fn,numpy_form,dtype", [
     (col_sum, lambda x: x.sum(0), np.float32),
     (col_mean, lambda x: x.mean(axis=-2, keepdims=True), np.float64),
+    (col_mean_flat, lambda x: x.mean(axis=0), np.float32),
+    (col_mean_flat, lambda x: x.mean(axis=0), np.int32),
     (col_max, lambda x: x.max(axis=0), np.float32),
     (col_min, lambda x: np.min(x, axis=0), np.int64),
     (col_max, lambda x: x.max(axis=0), np.bool_)])
 def test_lone_column_reductions_match_numpy_past_the_whole_graph_size(fn, numpy_form, dtype):
     rng = np.random.default_rng(7)
     x = (rng.standard_normal((90, 70)) * 50).astype(dtype)    # 6300 elements: over 4096
-    if dtype != np.int64:
+    if np.dtype(dtype).kind not in "iu":
         x[3, 5] = x[80, 5] = x[89, 6] = x[0, 7] = np.nan        # NaN first, inside, last
         x[10, 8], x[11, 8] = -0.0, 0.0
     results, unlimited = _calls(fn, x)
