@@ -121,7 +121,8 @@ def test_big_host_op_results_come_from_the_pool(monkeypatch):
     """An op the interpreter runs on the host (a graph run op by op) writes a big result into
     pooled memory (NumPy's fresh array faults each page in: float64 x + y of 2^22 elements ran
     1.93 -> 1.16 ns/element), equal to NumPy's and of its dtype; a result NumPy would not make
-    C-contiguous, or a ufunc whose result dtype differs, is NumPy's own."""
+    C-contiguous, or a ufunc whose result dtype differs, is NumPy's own. Operands of one
+    shape, and of two that broadcast."""
     from fusejit.oplib import pointwise
 
     monkeypatch.setattr(pool, "_held", [])
@@ -135,7 +136,8 @@ def test_big_host_op_results_come_from_the_pool(monkeypatch):
                                  "  %none : NoneType = prim::Constant()\n"
                                  f"  %o : Tensor = {call}\n  return (%o)\n")
         run = fusejit.compile(graph, engine="reference")
-        for a, b, pooled in ((x, y, True), (x.reshape(2, -1).T, y.reshape(2, -1).T, False)):
+        for a, b, pooled in ((x, y, True), (x.reshape(2, -1), y[:x.size // 2], True),
+                             (x.reshape(2, -1).T, y.reshape(2, -1).T, False)):
             got, want = run(a, b, np.zeros(1)), numpy_form(a, b)
             assert got.dtype == want.dtype and np.array_equal(got, want), call
             assert (not got.flags.owndata) == pooled, call
