@@ -34,6 +34,11 @@ columns, ``(x - x.mean(0)) / x.std(0)``::
             for c in range(n):
                 w0[c] = ...
 
+A call over at most ``UNROLL`` rows (``x.sum(axis=1)`` of 64 x 4 x 4000) gets a kernel made for
+its row count (``_short_sweep``): each sweep is one loop over the block that reads every row,
+keeps its accumulators in registers from their starting values, stores them once and makes
+the per-column results in the same loop; the same values as the kernel for any row count.
+
 Element expressions are the fused kernels' renderers, through ``rows._RowGenerator``; sums
 accumulate in float64, max and min propagate NaN as NumPy does. Per-column outputs are
 written through slices of the block as their values are made. A group whose inputs are
