@@ -14,7 +14,8 @@ Sections:
 - **dtypes:** sum, mean, max, argmax of 1024 x 1024 int32, int64 and bool arrays;
 - **layouts:** sum, mean, std over axes 0 and -1 of a Fortran-ordered array, of ``x.T`` and
   of ``x[:, ::2]``;
-- **shapes:** 10 x 10, 10^6 x 4, 4 x 10^6 and 8 x 16 x 64 x 64;
+- **shapes:** 10 x 10, 10^6 x 4, 4 x 10^6 and 8 x 16 x 64 x 64; a short axis of 3-d
+  arrays (2 x 4 x 131072 over axis 0, 64 x 3 x 4096 over axis 1, 4 x 4 x 65536 over both);
 - **chains:** ``np.sqrt(x * x + 1.0) * 0.5`` feeding each reduction.
 
 Timing, checks and rows are ``heldout.py``'s (``measure``, ``show``); ratio = NumPy's time /
@@ -81,10 +82,13 @@ def layout_cases(dtypes: list[str]) -> list[tuple]:
 
 
 def shape_cases(dtypes: list[str]) -> list[tuple]:
+    # (and reductions over a short axis of a 3-d array: column kernels of 2 to 4 rows)
+    shapes = [((10, 10), ("0", "-1")), ((1_000_000, 4), ("0", "-1")),
+              ((4, 1_000_000), ("0", "-1")), ((8, 16, 64, 64), ("0", "-1")),
+              ((2, 4, 131072), ("0",)), ((64, 3, 4096), ("1",)), ((4, 4, 65536), ("0", "1"))]
     return [(call_text(op, axis), shape, dtype, "C")
-            for dtype in dtypes
-            for shape in ((10, 10), (1_000_000, 4), (4, 1_000_000), (8, 16, 64, 64))
-            for op in ("sum", "std", "max") for axis in ("0", "-1")]
+            for dtype in dtypes for shape, axes in shapes
+            for op in ("sum", "std", "max") for axis in axes]
 
 
 def chain_cases(dtypes: list[str]) -> list[tuple]:
