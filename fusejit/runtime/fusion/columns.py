@@ -277,6 +277,9 @@ class _ColumnGenerator(RowGenerator):
         # accumulator: what a short sweep needs instead of the arrays and flushes)
         starts: dict[str, str] = {}
         parts: dict[str, str] = {}
+        # (per float max or min: its update, and what it is for the first row: that row's
+        # value, which the update from the start, -inf or inf, gives to the bit)
+        firsts: dict[str, str] = {}
         for r in reductions:
             dtype = np.dtype(self.dtypes[r.name]).name
             acc = f"acc_{r.name}_{r.kind}"
@@ -305,6 +308,8 @@ class _ColumnGenerator(RowGenerator):
                 updates.append(f"s_{acc} = {fn}(s_{acc}, {source})")
                 accs.append(acc)
                 starts[acc] = start
+                if np.dtype(dtype).kind == "f" and self.values[r.source].dtype == np.dtype(dtype):
+                    firsts[updates[-1]] = f"s_{acc} = {source}"
             else:
                 lines.append(f"{acc} = np.zeros(n, np.float64)")
                 value = f"np.{dtype}({source})"
@@ -336,7 +341,7 @@ class _ColumnGenerator(RowGenerator):
                 finals += ["for c in range(n):", f"    {final}"] + ["    " + t for t in stores]
         nodes = self._closure([r.source for r in reductions])
         if self.short:
-            short = self._short_sweep(nodes, updates, accs, starts, parts, finals)
+            short = self._short_sweep(nodes, updates, accs, starts, parts, finals, firsts)
             if short is not None:
                 # (the accumulators are written whole by the sweep: no zeros to start from;
                 # the partial sums live in registers)
@@ -348,8 +353,8 @@ class _ColumnGenerator(RowGenerator):
         return lines + aliases + finals
 
     def _short_sweep(self, nodes: list, updates: list[str], accs: list[str],
-                     starts: dict[str, str], parts: dict[str, str],
-                     finals: list[str]) -> list[str] | None:
+                     starts: dict[str, str], parts: dict[str, str], finals: list[str],
+                     firsts: dict[str, str]) -> list[str] | None:
         """A sweep of a kernel for ``self.short`` rows: one loop over the block's columns that
         reads every row, starts each accumulator in a register, stores it once and computes
         the per-column results in the same loop (None where the sweep's loop is cut or has
@@ -369,13 +374,16 @@ class _ColumnGenerator(RowGenerator):
         for u in range(self.short):
             row_starts, _loads = self._operands(f"(i + {u})")
             heads += [_suffixed(line, u) for name, line in row_starts.items() if name in used]
-            copies += [_suffixed(line, u) for line in loops[1:]]
+            copies += [_suffixed("    " + firsts[line[4:]] if u == 0 and line[4:] in firsts
+                                 else line, u) for line in loops[1:]]
+        first = {line.split(" = ")[0][2:] for line in firsts.values()}
         stores = [f"    {parts[a]}[c] = np.float64(0.0) + np.float64(s_{a})" if a in parts
                   else f"    {a}[c] = s_{a}" for a in accs]
         # (each final is ``for c in range(n):`` and its indented body: the bodies join the loop)
         results = [line for line in finals if line != "for c in range(n):"]
         return (["i = 0"] + heads + ["for c in range(n):"]
-                + [f"    s_{a} = {starts[a]}" for a in accs] + copies + stores + results)
+                + [f"    s_{a} = {starts[a]}" for a in accs if a not in first]
+                + copies + stores + results)
 
     def _per_column(self, node) -> list[str]:
         """A pointwise node on per-column values: one loop over the block's columns."""
