@@ -72,6 +72,11 @@ from .rows import (
 # The most columns per block (the caller picks the width, see row_kernel.py): the
 # accumulators (8 bytes a column each) stay in L1.
 COLUMN_BLOCK = 1024
+# The same for kernels made for at most ``UNROLL`` rows, whose accumulators are written and read
+# once in one loop: at 1024 columns a block's set-up (its arrays and row slices) weighed on a
+# block of so few rows. Maxima over 4 rows of 4 x 4 x 65536 float32, one thread: 0.67-0.91x
+# NumPy at 1024 columns, 1.06-1.19x at 4096 and 16384 (one run each).
+SHORT_BLOCK = 8192
 # float32 sums add this many rows in float32 lanes, then into the float64 accumulators: a
 # float64 add per element cost as much as reading the element (x - x.mean(0), 256 x 4096:
 # 1.0x NumPy, which sums in float32 throughout).
@@ -83,12 +88,14 @@ _PER_ROW = re.compile(r"\b(?:[atr]\d+|dev_\w+)\b")
 _ROW_INDEX = re.compile(r"\browi\b")
 
 
-def column_block(lanes: int, batch: int, serial: bool, threads: int) -> int:
+def column_block(lanes: int, batch: int, serial: bool, threads: int, rows: int = 0) -> int:
     """Columns per block: wide blocks, as each row of a block is one short loop, whose
     overhead dominated at 64 columns (col std of 1024 x 1024 float32: 2.5 ms at 64, 1.6 at
-    1024, NumPy 2.4); threads want a few pieces each, counting every batch's blocks."""
+    1024, NumPy 2.4); threads want a few pieces each, counting every batch's blocks. ``rows``:
+    the rows reduced (a kernel for at most ``UNROLL`` takes ``SHORT_BLOCK``)."""
     want = lanes if serial else -(-lanes // max(1, -(-4 * threads // batch)))
-    return min(COLUMN_BLOCK, max(64, -(-want // 64) * 64))
+    most = SHORT_BLOCK if 0 < rows <= UNROLL else COLUMN_BLOCK
+    return min(most, max(64, -(-want // 64) * 64))
 
 
 def column_layout(full: tuple, d: int, shapes: list, strides: list,

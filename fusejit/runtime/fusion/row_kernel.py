@@ -388,11 +388,11 @@ class RowKernel:
         work = m * lanes * batch * self.group.passes * _COST_PER_PASS
         threads = plans.num_threads()
         serial = threads == 1 or work < plans.SERIAL_WORK_NS
-        block = column_block(lanes, batch, serial, threads)
+        block = column_block(lanes, batch, serial, threads, m)
         serial = serial or (batch == 1 and block >= lanes)
         free_block = None
         if plans.wants_free_split(serial, threads, work):
-            free_block = column_block(lanes, batch, False, threads)
+            free_block = column_block(lanes, batch, False, threads, m)
             if batch == 1 and free_block >= lanes:
                 free_block = None
         return _RowPlan(lanes, m, bases, steps, classes, out_shapes, serial, True, block, work,
