@@ -309,10 +309,12 @@ def test_columns_of_no_rows_are_interpreted():
 
 def few_rows(x, y):
     """A sweep of every kind: float32 partial or float64 sums behind a producer, a mean, a std
-    (a second sweep on the mean), min, max, argmax, and an element output."""
+    (a second sweep on the mean), min, max (of the input too: its NaN and -0.0 in the first
+    row), argmax, and an element output."""
     c = x * y - 0.5
     return (c.sum(axis=0), x.mean(axis=0), x.std(axis=0), np.amin(c, axis=0),
-            c.max(axis=0, keepdims=True), np.argmax(x, axis=0), x - x.mean(axis=0))
+            c.max(axis=0, keepdims=True), np.argmax(x, axis=0), x - x.mean(axis=0),
+            x.max(axis=0))
 
 
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")     # (NumPy's inf - inf in the oracle)
@@ -328,6 +330,7 @@ def test_kernels_for_few_rows_match_the_general_kernel(dtype, rows, monkeypatch,
     y = rng.standard_normal((rows, 1150)).astype(dtype)
     x[0, 3], x[rows - 1, 5] = np.nan, np.inf
     x[:, 4], y[:, 4] = -0.0, 0.0
+    x[0, 6], x[1:, 6] = -0.0, 0.0                   # (a max of -0.0 first, then 0.0)
 
     def run():
         fused = fusejit.compile(fusejit.script(few_rows), fuse=True, reductions=True)
