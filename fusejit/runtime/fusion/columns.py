@@ -34,7 +34,7 @@ columns, ``(x - x.mean(0)) / x.std(0)``::
             for c in range(n):
                 w0[c] = ...
 
-A call over at most ``UNROLL`` rows (``x.sum(axis=1)`` of 64 x 4 x 4000) gets a kernel made for
+A call over at most ``SHORT_ROWS`` rows (``x.sum(axis=1)`` of 64 x 4 x 4000) gets a kernel made for
 its row count (``_short_sweep``): each sweep is one loop over the block that reads every row,
 keeps its accumulators in registers from their starting values, stores them once and makes
 the per-column results in the same loop; the same values as the kernel for any row count.
@@ -72,7 +72,7 @@ from .rows import (
 # The most columns per block (the caller picks the width, see row_kernel.py): the
 # accumulators (8 bytes a column each) stay in L1.
 COLUMN_BLOCK = 1024
-# The same for kernels made for at most ``UNROLL`` rows, whose accumulators are written and read
+# The same for kernels made for at most ``SHORT_ROWS`` rows, whose accumulators are written and read
 # once in one loop: at 1024 columns a block's set-up (its arrays and row slices) weighed on a
 # block of so few rows. Maxima over 4 rows of 4 x 4 x 65536 float32, one thread: 0.67-0.91x
 # NumPy at 1024 columns, 1.06-1.19x at 4096 and 16384 (one run each).
@@ -83,18 +83,23 @@ SHORT_BLOCK = 8192
 ROWS_IN_FLOAT32 = 16
 # Rows a sweep reads per pass over its block (a divisor of ROWS_IN_FLOAT32).
 UNROLL = 4
+# Calls over at most this many rows get a kernel made for their row count, whose sweeps read
+# every row in one loop (``_short_sweep``; at most ROWS_IN_FLOAT32: one flush of the float32
+# partial sums). Maxima over axis 0 of 8 x 16 x 64 x 64 float32 ran 0.73x NumPy with the
+# general sweep (two passes of 4 rows over the accumulators).
+SHORT_ROWS = 8
 # The names a sweep's loop body gives per row (operands, values, row slices, deviations).
 _PER_ROW = re.compile(r"\b(?:[atr]\d+|dev_\w+)\b")
 _ROW_INDEX = re.compile(r"\browi\b")
 
 
-def column_block(lanes: int, batch: int, serial: bool, threads: int, rows: int = 0) -> int:
+def column_block(lanes: int, batch: int, serial: bool, threads: int, short: int = 0) -> int:
     """Columns per block: wide blocks, as each row of a block is one short loop, whose
     overhead dominated at 64 columns (col std of 1024 x 1024 float32: 2.5 ms at 64, 1.6 at
-    1024, NumPy 2.4); threads want a few pieces each, counting every batch's blocks. ``rows``:
-    the rows reduced (a kernel for at most ``UNROLL`` takes ``SHORT_BLOCK``)."""
+    1024, NumPy 2.4); threads want a few pieces each, counting every batch's blocks. A kernel
+    made for ``short`` rows (not 0) takes up to ``SHORT_BLOCK``."""
     want = lanes if serial else -(-lanes // max(1, -(-4 * threads // batch)))
-    most = SHORT_BLOCK if 0 < rows <= UNROLL else COLUMN_BLOCK
+    most = SHORT_BLOCK if short else COLUMN_BLOCK
     return min(most, max(64, -(-want // 64) * 64))
 
 
@@ -145,7 +150,7 @@ class _ColumnGenerator(RowGenerator):
 
     def __init__(self, *args, rows: int = 0):
         super().__init__(*args)
-        # a kernel for exactly this many rows (1 to ``UNROLL``; 0: any number), whose sweeps
+        # a kernel for exactly this many rows (1 to ``SHORT_ROWS``; 0: any number), whose sweeps
         # take every row in one loop over the block (``_short_sweep``)
         self.short = rows
 
@@ -432,6 +437,6 @@ def _only_returned(value) -> bool:
 def generate_columns(group, specs, classes, precise: bool = False, linear: bool = False,
                      rows: int = 0):
     """The column kernel module's source and the outputs' dtypes (see ``rows.generate_rows``);
-    ``rows``: a kernel for exactly that many rows, 1 to ``UNROLL`` (0: for any number)."""
+    ``rows``: a kernel for exactly that many rows, 1 to ``SHORT_ROWS`` (0: for any number)."""
     return module_text(_ColumnGenerator(group, specs, classes, precise, linear, rows=rows),
                        "column-reduction")

@@ -40,7 +40,7 @@ from ..forks import serial_only
 from . import plan as plans
 from .cache import load_module
 from .codegen import STRIDED, UNIT, ZERO, ArgSpec
-from .columns import UNROLL, column_block, column_layout, generate_columns
+from .columns import SHORT_ROWS, column_block, column_layout, generate_columns
 from .compiler import _NO_STATUS, FusedKernel, _Call, _reshape, _Variant
 from .outputs import take
 from .rows import ELEMENT, FLAT, KEEPDIM_AT, NESTED, ROW, VIEWS, RowGroup, generate_rows
@@ -62,14 +62,14 @@ class _RowPlan:
                  "_heads")
 
     def __init__(self, n, rows, bases, steps, classes, out_shapes, serial, linear, block=0,
-                 work=0.0, threads=1, free_block=None, batch=1, columns=False):
+                 work=0.0, threads=1, free_block=None, batch=1, columns=False, short=0):
         self.linear = linear
         # the traversal: a column kernel's (sweeps down the rows of blocks of columns), else
         # a row kernel's (``RowKernel._make_plan`` picks it by the inputs' strides)
         self.columns = columns
-        # column kernels over at most ``columns.UNROLL`` rows: that count, for a kernel made
+        # column kernels over at most ``columns.SHORT_ROWS`` rows: that count, for a kernel made
         # for it (one loop over a block per sweep, ``columns._short_sweep``); else 0
-        self.short = rows if columns is True and rows <= UNROLL else 0
+        self.short = short
         # column kernels: columns per block, and the batches (positions of the dims that are
         # neither the reduced one nor the columns)
         self.block = block
@@ -388,15 +388,16 @@ class RowKernel:
         work = m * lanes * batch * self.group.passes * _COST_PER_PASS
         threads = plans.num_threads()
         serial = threads == 1 or work < plans.SERIAL_WORK_NS
-        block = column_block(lanes, batch, serial, threads, m)
+        short = m if m <= SHORT_ROWS else 0
+        block = column_block(lanes, batch, serial, threads, short)
         serial = serial or (batch == 1 and block >= lanes)
         free_block = None
         if plans.wants_free_split(serial, threads, work):
-            free_block = column_block(lanes, batch, False, threads, m)
+            free_block = column_block(lanes, batch, False, threads, short)
             if batch == 1 and free_block >= lanes:
                 free_block = None
         return _RowPlan(lanes, m, bases, steps, classes, out_shapes, serial, True, block, work,
-                        threads, free_block, batch, columns=True)
+                        threads, free_block, batch, columns=True, short=short)
 
     def _variant(self, specs: list[ArgSpec], plan: _RowPlan, key: tuple) -> _Variant:
         variant = self._variants.get(key)

@@ -318,16 +318,17 @@ def few_rows(x, y):
 
 
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")     # (NumPy's inf - inf in the oracle)
-@pytest.mark.parametrize(("dtype", "rows"), [(np.float32, 1), (np.float32, 4),
+@pytest.mark.parametrize(("dtype", "rows"), [(np.float32, 1), (np.float32, 8),
                                              (np.float64, 3)])
 def test_kernels_for_few_rows_match_the_general_kernel(dtype, rows, monkeypatch,
                                                        kernels_only):
-    """Column kernels over at most ``columns.UNROLL`` rows are made for their row count (one
+    """Column kernels over at most ``columns.SHORT_ROWS`` rows are made for their row count (one
     loop over a block per sweep): the same bits as the kernel for any number of rows, NaN,
     inf and -0.0 included, over blocks of columns and a strided input."""
     rng = np.random.default_rng(rows)
-    x = (rng.standard_normal((rows, 2300)) * 3).astype(dtype)[:, ::2]   # (2 blocks, strided)
-    y = rng.standard_normal((rows, 1150)).astype(dtype)
+    # (two blocks of the kernel made for the rows, 9 of the general one; strided)
+    x = (rng.standard_normal((rows, 2 * 8300)) * 3).astype(dtype)[:, ::2]
+    y = rng.standard_normal((rows, 8300)).astype(dtype)
     x[0, 3], x[rows - 1, 5] = np.nan, np.inf
     x[:, 4], y[:, 4] = -0.0, 0.0
     x[0, 6], x[1:, 6] = -0.0, 0.0                   # (a max of -0.0 first, then 0.0)
@@ -343,7 +344,7 @@ def test_kernels_for_few_rows_match_the_general_kernel(dtype, rows, monkeypatch,
 
     got, shorts = run()
     assert shorts and shorts == [rows] * len(shorts)
-    monkeypatch.setattr(row_kernel, "UNROLL", 0)              # (every plan: any row count)
+    monkeypatch.setattr(row_kernel, "SHORT_ROWS", 0)          # (every plan: any row count)
     general, shorts = run()
     assert shorts and not any(shorts)
     with np.errstate(all="ignore"):
