@@ -356,6 +356,32 @@ def test_kernels_for_few_rows_match_the_general_kernel(dtype, rows, monkeypatch,
                                    equal_nan=True)
 
 
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_kernels_for_few_rows_on_two_threads_match_one(parallel_plans, kernels_only):
+    """The parallel kernel made for 3 rows (blocks of columns shared by two threads) gives the
+    serial one's bits."""
+    rng = np.random.default_rng(11)
+    x = (rng.standard_normal((3, 2 * 20000)) * 3).astype(np.float32)[:, ::2]
+    y = rng.standard_normal((3, 20000)).astype(np.float32)
+    x[0, 3], x[2, 5] = np.nan, np.inf
+
+    def run():
+        fused = fusejit.compile(fusejit.script(few_rows), fuse=True, reductions=True)
+        groups = [n for n in fused.graph_for(x, y).nodes()
+                  if n.kind == prim.ColumnReductionGroup]
+        plans_ = [RowKernel(g)._prepare(tuple({"x": x, "y": y}[v.debug_name]
+                                              for v in g.inputs))[3] for g in groups]
+        return fused(x, y), plans_
+
+    one, serial = run()
+    with parallel_plans(64):
+        two, parallel = run()
+        assert parallel and all(p.short == 3 and p.launch()[0] is False for p in parallel)
+    assert all(p.short == 3 and p.serial for p in serial)
+    for a, b in zip(one, two):
+        assert a.tobytes() == b.tobytes()
+
+
 def mixed_ops(x, scale: float):
     """A float argument, a comparison and where, erf (libm, in a loop of its own) and sin of
     large arguments (its fix-up loop), inside the reduction passes and the output pass."""
