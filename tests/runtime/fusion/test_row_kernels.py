@@ -317,14 +317,19 @@ def few_rows(x, y):
             x.max(axis=0))
 
 
+def sum_and_max(x):
+    return (x * 0.5).sum(axis=0), x.max(axis=0)
+
+
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")     # (NumPy's inf - inf in the oracle)
 @pytest.mark.parametrize(("dtype", "rows"), [(np.float32, 1), (np.float32, 8),
                                              (np.float64, 3)])
 def test_kernels_for_few_rows_match_the_general_kernel(dtype, rows, monkeypatch,
-                                                       kernels_only):
+                                                       parallel_plans, kernels_only):
     """Column kernels over at most ``columns.SHORT_ROWS`` rows are made for their row count (one
     loop over a block per sweep): the same bits as the kernel for any number of rows, NaN,
-    inf and -0.0 included, over blocks of columns and a strided input."""
+    inf and -0.0 included, over blocks of columns and a strided input; for 8 rows, a sum and
+    a max also in parallel (two threads sharing the blocks: the suite's kernels run serially)."""
     rng = np.random.default_rng(rows)
     # (two blocks of the kernel made for the rows, 9 of the general one; strided)
     x = (rng.standard_normal((rows, 2 * 8300)) * 3).astype(dtype)[:, ::2]
@@ -340,13 +345,24 @@ def test_kernels_for_few_rows_match_the_general_kernel(dtype, rows, monkeypatch,
         plans_ = [RowKernel(g)._prepare(tuple({"x": x, "y": y}[v.debug_name]
                                               for v in g.inputs))[3] for g in groups]
         # (a group of per-column outputs over one row may take the row kernel instead)
-        return fused(x, y), [p.short for p in plans_ if p.columns is True]
+        return fused(x, y), [p for p in plans_ if p.columns is True]
 
-    got, shorts = run()
-    assert shorts and shorts == [rows] * len(shorts)
+    got, plans_ = run()
+    assert plans_ and all(p.short == rows and p.serial for p in plans_)
+    if rows == 8:       # (a small group: a parallel kernel takes long to compile)
+        fused = fusejit.compile(fusejit.script(sum_and_max), fuse=True, reductions=True)
+        (group,) = [n for n in fused.graph_for(x).nodes() if n.kind == prim.ColumnReductionGroup]
+        one = fused(x)
+        with parallel_plans(64):
+            kernel = RowKernel(group)
+            assert kernel._prepare((x,))[3].short == rows
+            assert kernel._prepare((x,))[3].launch()[0] is False
+            two = kernel(x)
+        for g, t in zip(one, two):
+            assert g.tobytes() == t.tobytes()
     monkeypatch.setattr(row_kernel, "SHORT_ROWS", 0)          # (every plan: any row count)
-    general, shorts = run()
-    assert shorts and not any(shorts)
+    general, plans_ = run()
+    assert plans_ and not any(p.short for p in plans_)
     with np.errstate(all="ignore"):
         want = few_rows(x, y)
     for g, r, w in zip(got, general, want):
@@ -354,32 +370,6 @@ def test_kernels_for_few_rows_match_the_general_kernel(dtype, rows, monkeypatch,
         assert g.tobytes() == r.tobytes()
         np.testing.assert_allclose(g, w, rtol=2e-5 if dtype == np.float32 else 1e-12,
                                    equal_nan=True)
-
-
-@pytest.mark.filterwarnings("ignore::RuntimeWarning")
-def test_kernels_for_few_rows_on_two_threads_match_one(parallel_plans, kernels_only):
-    """The parallel kernel made for 3 rows (blocks of columns shared by two threads) gives the
-    serial one's bits."""
-    rng = np.random.default_rng(11)
-    x = (rng.standard_normal((3, 2 * 20000)) * 3).astype(np.float32)[:, ::2]
-    y = rng.standard_normal((3, 20000)).astype(np.float32)
-    x[0, 3], x[2, 5] = np.nan, np.inf
-
-    def run():
-        fused = fusejit.compile(fusejit.script(few_rows), fuse=True, reductions=True)
-        groups = [n for n in fused.graph_for(x, y).nodes()
-                  if n.kind == prim.ColumnReductionGroup]
-        plans_ = [RowKernel(g)._prepare(tuple({"x": x, "y": y}[v.debug_name]
-                                              for v in g.inputs))[3] for g in groups]
-        return fused(x, y), plans_
-
-    one, serial = run()
-    with parallel_plans(64):
-        two, parallel = run()
-        assert parallel and all(p.short == 3 and p.launch()[0] is False for p in parallel)
-    assert all(p.short == 3 and p.serial for p in serial)
-    for a, b in zip(one, two):
-        assert a.tobytes() == b.tobytes()
 
 
 def mixed_ops(x, scale: float):
