@@ -264,17 +264,10 @@ class _ColumnGenerator(RowGenerator):
                     "    for c in range(n):", *["    " + f for f in flushes])
 
         single = self._rows(nodes, [_ROW_INDEX.sub("i", t) for t in tail], [], flush("i"))
-        _starts, loads = self._operands("i")
-        allocs, loops = self._loop(nodes, loads, updates)
-        if allocs or loops[0] != "for c in range(n):" or \
-                any(not line.startswith("    ") for line in loops[1:]):
+        unrolled = self._unrolled(nodes, updates, UNROLL)
+        if unrolled is None:
             return single         # (cut loops, buffers: one row at a time)
-        used = set(_NAMES.findall(" ".join(loops)))
-        heads, copies = [], []
-        for u in range(UNROLL):
-            starts, _loads = self._operands(f"(i + {u})")
-            heads += [_suffixed(line, u) for name, line in starts.items() if name in used]
-            copies += [_suffixed(line, u) for line in loops[1:]]
+        heads, copies = unrolled
         passes = ([f"for g in range(m // {UNROLL}):", f"    i = g * {UNROLL}"]
                   + ["    " + line for line in heads] + ["    for c in range(n):"]
                   + [f"        s_{a} = {a}[c]" for a in accs] + ["    " + line for line in copies]
@@ -282,16 +275,39 @@ class _ColumnGenerator(RowGenerator):
                   + ["    " + line for line in flush(f"(i + {UNROLL - 1})")])
         return passes + [f"for i in range(m - m % {UNROLL}, m):"] + single[1:]
 
+    def _unrolled(self, nodes: list, updates: list[str], rows: int,
+                  first: dict[str, str] | None = None) -> tuple[list, list] | None:
+        """(the row slices, the loop body) of ``rows`` rows from row ``i`` on, read in one
+        loop over the block, each row's elements computed and ``updates`` applied in the
+        rows' order; None where the sweep's loop is cut or has buffers (one row at a time
+        then). ``first``: updates replaced in the first row."""
+        _starts, loads = self._operands("i")
+        allocs, loops = self._loop(nodes, loads, updates)
+        if allocs or loops[0] != "for c in range(n):" or \
+                any(not line.startswith("    ") for line in loops[1:]):
+            return None
+        used = set(_NAMES.findall(" ".join(loops)))
+        heads, copies = [], []
+        for u in range(rows):
+            starts, _loads = self._operands(f"(i + {u})")
+            heads += [_suffixed(line, u) for name, line in starts.items() if name in used]
+            body = loops[1:] if u or not first else \
+                ["    " + first.get(line[4:], line[4:]) for line in loops[1:]]
+            copies += [_suffixed(line, u) for line in body]
+        return heads, copies
+
     def _sweep(self, reductions: list[Reduction]) -> list[str]:
         lines = [f"# sweep: {', '.join(str(r.node.kind) for r in reductions)}"]
         updates, finals, aliases, flushes, accs = [], [], [], [], []
-        # (per accumulator the literal it starts from; per float32 partial sum its float64
-        # accumulator: what a short sweep needs instead of the arrays and flushes)
+        # What a short sweep needs instead of the arrays and flushes: per accumulator the
+        # literal it starts from; per float32 partial sum its float64 accumulator; per
+        # allocation of an accumulator the line that leaves it unfilled (None: no array); per
+        # float max or min its update and that row's value, which the update from the start,
+        # -inf or inf, gives to the bit in the first row.
         starts: dict[str, str] = {}
         parts: dict[str, str] = {}
-        # (per float max or min: its update, and what it is for the first row: that row's
-        # value, which the update from the start, -inf or inf, gives to the bit)
-        firsts: dict[str, str] = {}
+        unfilled: dict[str, str | None] = {}
+        firsts: dict[str, tuple[str, str]] = {}
         for r in reductions:
             dtype = np.dtype(self.dtypes[r.name]).name
             acc = f"acc_{r.name}_{r.kind}"
@@ -301,9 +317,12 @@ class _ColumnGenerator(RowGenerator):
                 aliases.append(f"{acc} = acc_{first.name}_{first.kind}")
             elif r.kind in ARG_KINDS:
                 best, at = f"{acc}_best", f"{acc}_at"
-                lines += column_arg_starts(r.kind, best, at, np.dtype(self.values[r.source].dtype))
-                starts[best] = _arg_start(r.kind, np.dtype(self.values[r.source].dtype))
-                starts[at] = "np.int64(0)"
+                kind = np.dtype(self.values[r.source].dtype)
+                allocs = column_arg_starts(r.kind, best, at, kind)
+                lines += allocs
+                starts[best], starts[at] = _arg_start(r.kind, kind), "np.int64(0)"
+                unfilled[allocs[0]] = f"{best} = np.empty(n, np.{kind.name})"
+                unfilled[allocs[1]] = f"{at} = np.empty(n, np.int64)"
                 updates += column_arg_updates(r.kind, f"s_{best}", f"s_{at}", source,
                                               self.values[r.source].dtype.kind == "f")
                 accs += [best, at]
@@ -320,10 +339,12 @@ class _ColumnGenerator(RowGenerator):
                 updates.append(f"s_{acc} = {fn}(s_{acc}, {source})")
                 accs.append(acc)
                 starts[acc] = start
+                unfilled[lines[-1]] = f"{acc} = np.empty(n, np.{dtype})"
                 if np.dtype(dtype).kind == "f" and self.values[r.source].dtype == np.dtype(dtype):
-                    firsts[updates[-1]] = f"s_{acc} = {source}"
+                    firsts[acc] = (updates[-1], f"s_{acc} = {source}")
             else:
                 lines.append(f"{acc} = np.zeros(n, np.float64)")
+                unfilled[lines[-1]] = f"{acc} = np.empty(n, np.float64)"
                 value = f"np.{dtype}({source})"
                 if r.kind == "sqdev":
                     # deviations from the mean in the input's float, as NumPy's var and the
@@ -336,6 +357,7 @@ class _ColumnGenerator(RowGenerator):
                 if dtype == "float32":
                     part = f"part_{r.name}_{r.kind}"
                     lines.append(f"{part} = np.zeros(n, np.float32)")
+                    unfilled[lines[-1]] = None
                     updates.append(f"s_{part} += {value}")
                     accs.append(part)
                     flushes += [f"    {acc}[c] += np.float64({part}[c])",
@@ -357,16 +379,14 @@ class _ColumnGenerator(RowGenerator):
             if short is not None:
                 # (the accumulators are written whole by the sweep: no zeros to start from;
                 # the partial sums live in registers)
-                filled = set(starts) | set(parts.values())
-                kept = [_unfilled(line, filled) for line in lines
-                        if not any(line.startswith(f"{p} = ") for p in parts)]
-                return kept + aliases + short
+                kept = [unfilled.get(line, line) for line in lines]
+                return [line for line in kept if line is not None] + aliases + short
         lines += self._sweep_rows(nodes, updates, accs, flushes)
         return lines + aliases + finals
 
     def _short_sweep(self, nodes: list, updates: list[str], accs: list[str],
                      starts: dict[str, str], parts: dict[str, str], finals: list[str],
-                     firsts: dict[str, str]) -> list[str] | None:
+                     firsts: dict[str, tuple[str, str]]) -> list[str] | None:
         """A sweep of a kernel for ``self.short`` rows: one loop over the block's columns that
         reads every row, starts each accumulator in a register, stores it once and computes
         the per-column results in the same loop (None where the sweep's loop is cut or has
@@ -378,25 +398,16 @@ class _ColumnGenerator(RowGenerator):
         an array but no flush or zeroed arrays 190-205 us, this way 75-81 us (NumPy 152-159
         us): at few rows the accumulators' and partial sums' loads and stores, and the
         separate passes over the block, cost more than the rows."""
-        _starts, loads = self._operands("i")
-        allocs, loops = self._loop(nodes, loads, updates)
-        if allocs or loops[0] != "for c in range(n):" or \
-                any(not line.startswith("    ") for line in loops[1:]):
+        unrolled = self._unrolled(nodes, updates, self.short, dict(firsts.values()))
+        if unrolled is None:
             return None
-        used = set(_NAMES.findall(" ".join(loops)))
-        heads, copies = [], []
-        for u in range(self.short):
-            row_starts, _loads = self._operands(f"(i + {u})")
-            heads += [_suffixed(line, u) for name, line in row_starts.items() if name in used]
-            copies += [_suffixed("    " + firsts[line[4:]] if u == 0 and line[4:] in firsts
-                                 else line, u) for line in loops[1:]]
-        first = {line.split(" = ")[0][2:] for line in firsts.values()}
+        heads, copies = unrolled
         stores = [f"    {parts[a]}[c] = np.float64(0.0) + np.float64(s_{a})" if a in parts
                   else f"    {a}[c] = s_{a}" for a in accs]
         # (each final is ``for c in range(n):`` and its indented body: the bodies join the loop)
         results = [line for line in finals if line != "for c in range(n):"]
         return (["i = 0"] + heads + ["for c in range(n):"]
-                + [f"    s_{a} = {starts[a]}" for a in accs if a not in first]
+                + [f"    s_{a} = {starts[a]}" for a in accs if a not in firsts]
                 + copies + stores + results)
 
     def _per_column(self, node) -> list[str]:
@@ -407,17 +418,6 @@ class _ColumnGenerator(RowGenerator):
         allocs, loops = self._loop([node], loads, stores)
         dtype = np.dtype(self.dtypes[name]).name
         return ([f"{array} = np.empty(n, np.{dtype})"] if array else []) + allocs + loops
-
-
-def _unfilled(line: str, names: set[str]) -> str:
-    """The allocation of one of the accumulators ``names`` (``acc_t0_sum = np.zeros(n,
-    np.float64)``) without its filling, for a short sweep, which writes every column; other
-    lines as they are."""
-    name, _eq, rest = line.partition(" = ")
-    if name not in names:
-        return line
-    dtype = re.search(r"np\.(\w+)\)$", rest)
-    return f"{name} = np.empty(n, np.{dtype.group(1)})" if dtype else line
 
 
 def _suffixed(line: str, u: int) -> str:
