@@ -533,6 +533,11 @@ class RowGenerator(_Generator):
             dtype = np.dtype(self.dtypes[r.name]).name
             acc, part = f"acc_{r.name}_{r.kind}", f"part_{r.name}_{r.kind}"
             first = shared_with(r, reductions)
+            if first is not r and r.kind in ARG_KINDS:
+                # (``np.argmax(x, -1)`` beside its ``keepdims=True``: the first's index, its
+                # final made before this one's)
+                finals.append(f"{r.name} = {first.name}")
+                continue
             if first is not r:
                 aliases.append(f"{acc} = acc_{first.name}_{first.kind}")
                 finals.append(self._final(r, acc))

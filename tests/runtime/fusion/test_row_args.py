@@ -124,6 +124,23 @@ def test_rows(kernels_only):
     _check(args_of_rows, long)
 
 
+def same_arg_twice(x):
+    return np.argmax(x, axis=-1), np.argmax(x, axis=-1, keepdims=True)
+
+
+def test_one_argmax_read_twice(kernels_only):
+    """``np.argmax`` with and without ``keepdims`` of one value share its search: the kernel
+    compiles (it named an accumulator argmax has none) and both read its index."""
+    rng = np.random.default_rng(6)
+    x = np.stack(_special_rows(rng, 300))
+    fused = fusejit.compile(fusejit.script(same_arg_twice), fuse=True, reductions=True)
+    assert [n.kind for n in fused.graph_for(x).nodes() if n.kind != prim.Constant] == \
+        [prim.RowReductionGroup]
+    with np.errstate(all="ignore"):
+        for got, want in zip(fused(x), same_arg_twice(x)):
+            assert got.dtype == want.dtype and np.array_equal(got, want)
+
+
 def first_of_bools(x, t: float):
     return np.argmax(x > t, axis=-1), np.argmin(x < t, axis=-1)
 
