@@ -88,6 +88,11 @@ UNROLL = 4
 # partial sums). Maxima over axis 0 of 8 x 16 x 64 x 64 float32 ran 0.73x NumPy with the
 # general sweep (two passes of 4 rows over the accumulators).
 SHORT_ROWS = 8
+# From this many rows, the float maxima and minima of those kernels take a fast sweep and the
+# exact one again over a block where a column held a NaN or its extremum is a zero. Over 2-4
+# rows they ran as fast as the exact one alone, over 8 rows in 0.57-0.63 of its time (x.max(0)
+# of 8 x 65536 in loops written by hand, one thread, float32 and float64; 5 rows: 0.90-0.97).
+FAST_EXTREMA_ROWS = 5
 # The names a sweep's loop body gives per row (operands, values, row slices, deviations).
 _PER_ROW = re.compile(r"\b(?:[atr]\d+|dev_\w+)\b")
 _ROW_INDEX = re.compile(r"\browi\b")
@@ -301,28 +306,43 @@ class _ColumnGenerator(RowGenerator):
         updates, finals, aliases, flushes, accs = [], [], [], [], []
         # What a short sweep needs instead of the arrays and flushes: per accumulator the
         # literal it starts from; per float32 partial sum its float64 accumulator; per
-        # allocation of an accumulator the line that leaves it unfilled (None: no array); per
-        # float max or min its update and that row's value, which the update from the start,
-        # -inf or inf, gives to the bit in the first row.
+        # allocation of an accumulator that accumulator and the line that leaves it unfilled
+        # (None: never an array); per float max or min its update and that row's value, which
+        # the update from the start, -inf or inf, gives to the bit in the first row, and
+        # where it may take the fast pass its fast update and element value (``_redone``);
+        # per reduction the accumulator it reads and its per-column results, read from the
+        # accumulators' registers (``s_`` and their names).
         starts: dict[str, str] = {}
         parts: dict[str, str] = {}
-        unfilled: dict[str, str | None] = {}
+        unfilled: dict[str, tuple[str, str] | None] = {}
         firsts: dict[str, tuple[str, str]] = {}
+        fast: dict[str, tuple[str, str]] = {}
+        in_registers: list[tuple[str, list[str]]] = []
         for r in reductions:
             dtype = np.dtype(self.dtypes[r.name]).name
             acc = f"acc_{r.name}_{r.kind}"
             source = self.values[r.source].expr
             first = shared_with(r, reductions)
+            held = f"acc_{first.name}_{first.kind}"        # (the accumulator r reads)
+            if first is not r and r.kind in ARG_KINDS:
+                # (the row of the first: ``np.argmax(x, 0)`` beside its ``keepdims=True``)
+                stores, array = self._stores(r.name, r.node)
+                if array:
+                    lines.append(f"{array} = np.empty(n, np.int64)")
+                finals += ["for c in range(n):", f"    {r.name} = {held}_at[c]"] + \
+                    ["    " + t for t in stores]
+                in_registers.append((held, [f"{r.name} = s_{held}_at"] + stores))
+                continue
             if first is not r:
-                aliases.append(f"{acc} = acc_{first.name}_{first.kind}")
+                aliases.append(f"{acc} = {held}")
             elif r.kind in ARG_KINDS:
                 best, at = f"{acc}_best", f"{acc}_at"
                 kind = np.dtype(self.values[r.source].dtype)
                 allocs = column_arg_starts(r.kind, best, at, kind)
                 lines += allocs
                 starts[best], starts[at] = _arg_start(r.kind, kind), "np.int64(0)"
-                unfilled[allocs[0]] = f"{best} = np.empty(n, np.{kind.name})"
-                unfilled[allocs[1]] = f"{at} = np.empty(n, np.int64)"
+                unfilled[allocs[0]] = (best, f"{best} = np.empty(n, np.{kind.name})")
+                unfilled[allocs[1]] = (at, f"{at} = np.empty(n, np.int64)")
                 updates += column_arg_updates(r.kind, f"s_{best}", f"s_{at}", source,
                                               self.values[r.source].dtype.kind == "f")
                 accs += [best, at]
@@ -331,6 +351,7 @@ class _ColumnGenerator(RowGenerator):
                     lines.append(f"{array} = np.empty(n, np.int64)")
                 finals += ["for c in range(n):", f"    {r.name} = {at}[c]"] + \
                     ["    " + t for t in stores]
+                in_registers.append((acc, [f"{r.name} = s_{at}"] + stores))
                 continue
             elif r.kind in ("max", "min"):
                 fn = "rm.maximum" if r.kind == "max" else "rm.minimum"
@@ -339,12 +360,14 @@ class _ColumnGenerator(RowGenerator):
                 updates.append(f"s_{acc} = {fn}(s_{acc}, {source})")
                 accs.append(acc)
                 starts[acc] = start
-                unfilled[lines[-1]] = f"{acc} = np.empty(n, np.{dtype})"
+                unfilled[lines[-1]] = (acc, f"{acc} = np.empty(n, np.{dtype})")
                 if np.dtype(dtype).kind == "f" and self.values[r.source].dtype == np.dtype(dtype):
                     firsts[acc] = (updates[-1], f"s_{acc} = {source}")
+                    if self.short >= FAST_EXTREMA_ROWS and self._redone(r):
+                        fast[acc] = (f"s_{acc} = rm.{r.kind}num(s_{acc}, {source})", source)
             else:
                 lines.append(f"{acc} = np.zeros(n, np.float64)")
-                unfilled[lines[-1]] = f"{acc} = np.empty(n, np.float64)"
+                unfilled[lines[-1]] = (acc, f"{acc} = np.empty(n, np.float64)")
                 value = f"np.{dtype}({source})"
                 if r.kind == "sqdev":
                     # deviations from the mean in the input's float, as NumPy's var and the
@@ -373,42 +396,95 @@ class _ColumnGenerator(RowGenerator):
                 if array:
                     lines.append(f"{array} = np.empty(n, np.{dtype})")
                 finals += ["for c in range(n):", f"    {final}"] + ["    " + t for t in stores]
+                in_registers.append((held, [self._final(r, f"s_{held}", "m")] + stores))
         nodes = self._closure([r.source for r in reductions])
         if self.short:
-            short = self._short_sweep(nodes, updates, accs, starts, parts, finals, firsts)
+            # the accumulators read after the sweep, which it stores: var's and std's sums
+            # for the mean (``acc_`` of the mean's reduction, or what that one aliases)
+            later = {s.mean for s in self.group.reductions if s.kind == "sqdev"}
+            kept = {f"acc_{r.name}_{r.kind}" for r in reductions if r in later}
+            stored = {f"acc_{shared_with(r, reductions).name}_{r.kind}"
+                      for r in reductions if r in later}
+            short = self._short_sweep(reductions, updates, accs, starts, parts, in_registers,
+                                      firsts, fast, stored)
             if short is not None:
-                # (the accumulators are written whole by the sweep: no zeros to start from;
-                # the partial sums live in registers)
-                kept = [unfilled.get(line, line) for line in lines]
-                return [line for line in kept if line is not None] + aliases + short
+                # (what the sweep stores is written whole by it: no zeros to start from; the
+                # rest, and the partial sums, live in registers)
+                allocs = [line if line not in unfilled else
+                          unfilled[line][1] if unfilled[line] and unfilled[line][0] in stored
+                          else None for line in lines]
+                return ([line for line in allocs if line is not None]
+                        + [line for line in aliases if line.split(" = ")[0] in kept] + short)
         lines += self._sweep_rows(nodes, updates, accs, flushes)
         return lines + aliases + finals
 
-    def _short_sweep(self, nodes: list, updates: list[str], accs: list[str],
-                     starts: dict[str, str], parts: dict[str, str], finals: list[str],
-                     firsts: dict[str, tuple[str, str]]) -> list[str] | None:
+    def _short_sweep(self, reductions: list[Reduction], updates: list[str], accs: list[str],
+                     starts: dict[str, str], parts: dict[str, str],
+                     results: list[tuple[str, list[str]]], firsts: dict[str, tuple[str, str]],
+                     fast: dict[str, tuple[str, str]], stored: set[str]) -> list[str] | None:
         """A sweep of a kernel for ``self.short`` rows: one loop over the block's columns that
-        reads every row, starts each accumulator in a register, stores it once and computes
-        the per-column results in the same loop (None where the sweep's loop is cut or has
+        reads every row, starts each accumulator in a register, computes the per-column
+        ``results`` from the registers and stores only the accumulators in ``stored`` (read
+        by a later sweep), all in the same loop (None where the sweep's loop is cut or has
         buffers: the general sweep then). Each column's values are those of the general
         sweep: the same updates in the rows' order from the same starts, a float32 partial
         sum flushed once into float64 zero (every row falls in one flush, ``ROWS_IN_FLOAT32``).
+
         Summing the 2 rows of 2 x 512000 float32 in loops written by hand, one thread: the
         general sweep's structure 417 us (NumPy 198 us in that run), with its partial sums in
         an array but no flush or zeroed arrays 190-205 us, this way 75-81 us (NumPy 152-159
         us): at few rows the accumulators' and partial sums' loads and stores, and the
-        separate passes over the block, cost more than the rows."""
-        unrolled = self._unrolled(nodes, updates, self.short, dict(firsts.values()))
-        if unrolled is None:
+        separate passes over the block, cost more than the rows. A store of an accumulator no
+        later sweep reads cost a third: maxima of 4 x 2 x 131072 over axis 1 took 110 us with
+        it and 76 us without (float32), 336 and 211 us (float64).
+
+        The float maxima and minima in ``fast`` take ``rm.maxnum`` (``minnum``) and a sum of
+        their elements down the column (NaN where one is); the block is swept again with
+        ``rm.maximum`` for them where a column's sum is NaN or its extremum a zero (whose sign
+        the fast one may lose). Maxima of 8 x 65536 by hand: 47-50 us with ``rm.maximum``,
+        30 this way (float32; NumPy 56-62), 100-115 and 70 us (float64; NumPy 119-132); with
+        ``rm.unordered`` for the NaN test instead of the sum, 38 and 89 us."""
+        nodes = self._closure([r.source for r in reductions])
+        exact = self._unrolled(nodes, updates, self.short, dict(firsts.values()))
+        if exact is None:
             return None
-        heads, copies = unrolled
-        stores = [f"    {parts[a]}[c] = np.float64(0.0) + np.float64(s_{a})" if a in parts
-                  else f"    {a}[c] = s_{a}" for a in accs]
-        # (each final is ``for c in range(n):`` and its indented body: the bodies join the loop)
-        results = [line for line in finals if line != "for c in range(n):"]
-        return (["i = 0"] + heads + ["for c in range(n):"]
+        heads, copies = exact
+        redo: list[str] = []
+        if fast:
+            # (per element value its sum down the column: NaN where one is, or where +inf
+            # and -inf meet, which only costs the exact sweep)
+            sums = {source: f"s_seen{k}" for k, source in
+                    enumerate(dict.fromkeys(source for _, source in fast.values()))}
+            tests = [f"{name} = {name} + {source}" for source, name in sums.items()]
+            first = {line: start for line, start in firsts.values()}
+            quick = [fast[a][0] if a in fast else line
+                     for a, line in zip([_updated(line) for line in updates], updates)]
+            first.update({fast[a][0]: firsts[a][1] for a in fast})
+            first.update({f"{name} = {name} + {source}": f"{name} = {source}"
+                          for source, name in sums.items()})
+            heads, copies = self._unrolled(nodes, quick + tests, self.short, first)
+            again = self._unrolled(self._closure([r.source for r in reductions
+                                                  if f"acc_{r.name}_{r.kind}" in fast]),
+                                   [firsts[a][0] for a in fast], self.short,
+                                   {firsts[a][0]: firsts[a][1] for a in fast})
+            odd = [f"({name} != {name})" for name in sums.values()] + \
+                [f"(s_{a} == 0.0)" for a in fast]
+            copies += [f"    redo = redo | {' | '.join(odd)}"]
+            redo = (["if redo:", "    for c in range(n):"]
+                    + ["    " + line for line in again[1]]
+                    + ["        " + line for held, lines in results if held in fast
+                       for line in lines])
+        stores = []
+        for a in accs:
+            if a in parts:
+                stores.append(f"    s_{parts[a]} = np.float64(0.0) + np.float64(s_{a})")
+                a = parts[a]
+            if a in stored:
+                stores.append(f"    {a}[c] = s_{a}")
+        return (["i = 0"] + (["redo = False"] if fast else []) + heads + ["for c in range(n):"]
                 + [f"    s_{a} = {starts[a]}" for a in accs if a not in firsts]
-                + copies + stores + results)
+                + copies + stores
+                + ["    " + line for _, lines in results for line in lines] + redo)
 
     def _per_column(self, node) -> list[str]:
         """A pointwise node on per-column values: one loop over the block's columns."""
@@ -418,6 +494,12 @@ class _ColumnGenerator(RowGenerator):
         allocs, loops = self._loop([node], loads, stores)
         dtype = np.dtype(self.dtypes[name]).name
         return ([f"{array} = np.empty(n, np.{dtype})"] if array else []) + allocs + loops
+
+
+def _updated(line: str) -> str:
+    """The accumulator an update line ``s_A = ...`` sets (``A``; else the line's target)."""
+    target = line.split(" = ")[0].split(" += ")[0]
+    return target[2:] if target.startswith("s_") else target
 
 
 def _suffixed(line: str, u: int) -> str:

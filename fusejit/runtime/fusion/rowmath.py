@@ -72,7 +72,7 @@ minimum.__doc__ = ("NumPy's ``minimum`` of two floats (NaN wins; -0.0 below 0.0)
                    "bools, vectorisable as a reduction.")
 
 
-def _loose(name: str):
+def _loose(name: str, flags: tuple = ("nnan", "nsz", "reassoc")):
     def typer(typingctx, a, b):
         if not _same_floats(a, b):
             return None
@@ -80,7 +80,7 @@ def _loose(name: str):
         def codegen(context, builder, signature, args):
             ty = context.get_value_type(signature.return_type)
             fn = builder.module.declare_intrinsic(name, [ty], ir.FunctionType(ty, [ty, ty]))
-            return builder.call(fn, args, fastmath=("nnan", "nsz", "reassoc"))
+            return builder.call(fn, args, fastmath=flags)
 
         return a(a, b), codegen
 
@@ -93,6 +93,12 @@ fmax.__doc__ = ("The larger of two floats neither of which is NaN, either zero w
                 "``unordered`` and the caller's exact pass take care of.")
 fmin = intrinsic(_loose("llvm.minnum"))
 fmin.__doc__ = "The smaller of two floats, as ``fmax`` (one ``vminpd``)."
+maxnum = intrinsic(_loose("llvm.maxnum", ("nsz",)))
+maxnum.__doc__ = ("The larger of two floats, the other where one is NaN, either zero where both "
+                  "are zeros: a value for any input (``fmax`` assumes no NaN), for a fast sweep "
+                  "whose caller tests the inputs for NaN and the result for zero.")
+minnum = intrinsic(_loose("llvm.minnum", ("nsz",)))
+minnum.__doc__ = "The smaller of two floats, as ``maxnum``."
 
 
 @intrinsic

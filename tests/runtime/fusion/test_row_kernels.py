@@ -11,6 +11,7 @@ import fusejit
 from fusejit.examples import layer_norm, log_sum_exp, softmax
 from fusejit.ir.symbols import prim
 from fusejit.runtime import cores, executor
+from fusejit.runtime.fusion import columns
 from fusejit.runtime.fusion import plan as plans
 from fusejit.runtime.fusion import row_kernel
 from fusejit.runtime.fusion.row_kernel import RowKernel
@@ -309,12 +310,13 @@ def test_columns_of_no_rows_are_interpreted():
 
 def few_rows(x, y):
     """A sweep of every kind: float32 partial or float64 sums behind a producer, a mean, a std
-    (a second sweep on the mean), min, max (of the input too: its NaN and -0.0 in the first
-    row), argmax, and an element output."""
+    (a second sweep on the mean), min and max (of the input too: its NaN and -0.0 in the first
+    row), argmax (twice: with keepdims it reads the same accumulator), and an element
+    output."""
     c = x * y - 0.5
     return (c.sum(axis=0), x.mean(axis=0), x.std(axis=0), np.amin(c, axis=0),
             c.max(axis=0, keepdims=True), np.argmax(x, axis=0), x - x.mean(axis=0),
-            x.max(axis=0))
+            x.max(axis=0), np.argmax(x, axis=0, keepdims=True), np.amin(x, axis=0))
 
 
 def sum_and_max(x):
@@ -323,20 +325,27 @@ def sum_and_max(x):
 
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")     # (NumPy's inf - inf in the oracle)
 @pytest.mark.parametrize(("dtype", "rows"), [(np.float32, 1), (np.float32, 8),
-                                             (np.float64, 3)])
+                                             (np.float64, 3), (np.float64, 6)])
 def test_kernels_for_few_rows_match_the_general_kernel(dtype, rows, monkeypatch,
                                                        parallel_plans, kernels_only):
     """Column kernels over at most ``columns.SHORT_ROWS`` rows are made for their row count (one
-    loop over a block per sweep): the same bits as the kernel for any number of rows, NaN,
-    inf and -0.0 included, over blocks of columns and a strided input; for 8 rows, a sum and
-    a max also in parallel (two threads sharing the blocks: the suite's kernels run serially)."""
+    loop over a block per sweep; from ``FAST_EXTREMA_ROWS`` rows, fast maxima and minima): the
+    same bits as the kernel for any number of rows, NaN, inf and -0.0 included, over blocks
+    of columns and a strided input; for 8 rows, a sum and a max also in parallel (two threads
+    sharing the blocks: the suite's kernels run serially)."""
     rng = np.random.default_rng(rows)
-    # (two blocks of the kernel made for the rows, 9 of the general one; strided)
-    x = (rng.standard_normal((rows, 2 * 8300)) * 3).astype(dtype)[:, ::2]
-    y = rng.standard_normal((rows, 8300)).astype(dtype)
+    # (three blocks of the kernel made for the rows, 17 of the general one; strided)
+    cols = 2 * columns.SHORT_BLOCK + 116
+    x = (rng.standard_normal((rows, 2 * cols)) * 3).astype(dtype)[:, ::2]
+    y = rng.standard_normal((rows, cols)).astype(dtype)
     x[0, 3], x[rows - 1, 5] = np.nan, np.inf
     x[:, 4], y[:, 4] = -0.0, 0.0
     x[0, 6], x[1:, 6] = -0.0, 0.0                   # (a max of -0.0 first, then 0.0)
+    # (a block whose only odd columns are zeros of both signs, and one whose only odd column
+    # has a NaN in its last row: the fast maxima and minima would miss both)
+    x[:, 8200], x[-1, 8200] = 0.0, -0.0
+    x[:, 8201], x[-1, 8201] = -0.0, 0.0
+    x[-1, cols - 50] = np.nan
 
     def run():
         fused = fusejit.compile(fusejit.script(few_rows), fuse=True, reductions=True)
