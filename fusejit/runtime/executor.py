@@ -59,6 +59,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+from numba.core.errors import NumbaError
 
 from ..dask import has_dask_arrays
 from ..errors import FusejitError, InterpreterError, IRError
@@ -517,6 +518,12 @@ def _tensor_type(array: Any, device: str) -> TensorType:
                       device)
 
 
+# The start of the warning a group gives when Numba refuses its kernel (the suite makes it an
+# error: every kernel fusejit generates must compile).
+KERNEL_REFUSED = ("Numba refused the kernel fusejit generated for a fusion group (it runs "
+                  "interpreted)")
+
+
 class GroupOperation:
     """The operation running one FusionGroup: its compiled kernel, falling back to interpreting
     the subgraph for inputs the kernel declines or rejects (as PyTorch's fusion executor falls
@@ -578,6 +585,15 @@ class GroupOperation:
             # checks caught (incompatible shapes, integer division by zero): the interpreted
             # subgraph computes the answer, or raises the error at the op that fails, with
             # its source location.
+            return self.interpret(args)
+        except NumbaError as why:
+            # Numba refused the source fusejit generated for these argument types: a fault of
+            # fusejit's code generation, not of the caller's program. The group runs
+            # interpreted from now on (the same values), and says so once.
+            self._kernel = False
+            summary = " ".join(str(why).split())[:300]
+            warnings.warn(f"{KERNEL_REFUSED}: {type(why).__name__}: {summary}",
+                          RuntimeWarning, stacklevel=2)
             return self.interpret(args)
 
     def interpret(self, args) -> tuple:

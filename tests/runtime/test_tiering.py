@@ -74,6 +74,27 @@ def test_a_group_runs_interpreted_until_hot_then_its_kernel(tiered, monkeypatch)
     assert isinstance(group._kernel, FusedKernel)
 
 
+def test_a_kernel_numba_refuses_leaves_its_group_interpreted_with_a_warning(tiered,
+                                                                           monkeypatch):
+    """A kernel fusejit generated that Numba refuses (a fault of fusejit's, as an aliased
+    argmax's once was) is not the caller's error: the group warns once and runs interpreted,
+    with the same values."""
+    from numba.core.errors import TypingError
+
+    def refused(*args):
+        raise TypingError("NameError: name 'acc_t0_argmax' is not defined")
+
+    fn = fusejit.compile(fusejit.parse_ir(LOOP), fuse=True)
+    x, y = _inputs()
+    fn(x, y)
+    (group,) = fn.plan_for(fn.check_inputs([x, y])).kernels
+    group._kernel = refused
+    with pytest.warns(RuntimeWarning, match=r"Numba refused .* TypingError: NameError: name"):
+        np.testing.assert_allclose(fn(x, y), _expected(x, y), rtol=1e-6)
+    assert group._kernel is False and group.kernel is None
+    np.testing.assert_allclose(fn(x, y), _expected(x, y), rtol=1e-6)    # (no warning again)
+
+
 def test_without_tiering_kernels_compile_with_the_plan(monkeypatch):
     monkeypatch.setenv("FUSEJIT_TIERING", "0")
     fn = fusejit.compile(fusejit.parse_ir(LOOP), fuse=True)
