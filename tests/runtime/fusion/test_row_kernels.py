@@ -11,9 +11,8 @@ import fusejit
 from fusejit.examples import layer_norm, log_sum_exp, softmax
 from fusejit.ir.symbols import prim
 from fusejit.runtime import cores, executor
-from fusejit.runtime.fusion import columns
+from fusejit.runtime.fusion import columns, row_kernel
 from fusejit.runtime.fusion import plan as plans
-from fusejit.runtime.fusion import row_kernel
 from fusejit.runtime.fusion.row_kernel import RowKernel
 from fusejit.runtime.fusion.rows import EXTREMA_BLOCK
 
