@@ -303,7 +303,8 @@ class _ColumnGenerator(RowGenerator):
 
     def _sweep(self, reductions: list[Reduction]) -> list[str]:
         lines = [f"# sweep: {', '.join(str(r.node.kind) for r in reductions)}"]
-        updates, finals, aliases, flushes, accs = [], [], [], [], []
+        updates, finals, flushes, accs = [], [], [], []
+        aliases: dict[str, str] = {}        # (per accumulator taken from another, its line)
         # What a short sweep needs instead of the arrays and flushes: per accumulator the
         # literal it starts from; per float32 partial sum its float64 accumulator; per
         # allocation of an accumulator that accumulator and the line that leaves it unfilled
@@ -334,7 +335,7 @@ class _ColumnGenerator(RowGenerator):
                 in_registers.append((held, [f"{r.name} = s_{held}_at"] + stores))
                 continue
             if first is not r:
-                aliases.append(f"{acc} = {held}")
+                aliases[acc] = f"{acc} = {held}"
             elif r.kind in ARG_KINDS:
                 best, at = f"{acc}_best", f"{acc}_at"
                 kind = np.dtype(self.values[r.source].dtype)
@@ -414,9 +415,9 @@ class _ColumnGenerator(RowGenerator):
                           unfilled[line][1] if unfilled[line] and unfilled[line][0] in stored
                           else None for line in lines]
                 return ([line for line in allocs if line is not None]
-                        + [line for line in aliases if line.split(" = ")[0] in kept] + short)
+                        + [line for acc, line in aliases.items() if acc in kept] + short)
         lines += self._sweep_rows(nodes, updates, accs, flushes)
-        return lines + aliases + finals
+        return lines + list(aliases.values()) + finals
 
     def _short_sweep(self, reductions: list[Reduction], updates: list[str], accs: list[str],
                      starts: dict[str, str], parts: dict[str, str],
@@ -457,8 +458,8 @@ class _ColumnGenerator(RowGenerator):
                     enumerate(dict.fromkeys(source for _, source in fast.values()))}
             tests = [f"{name} = {name} + {source}" for source, name in sums.items()]
             first = {line: start for line, start in firsts.values()}
-            quick = [fast[a][0] if a in fast else line
-                     for a, line in zip([_updated(line) for line in updates], updates)]
+            swap = {firsts[a][0]: fast[a][0] for a in fast}
+            quick = [swap.get(line, line) for line in updates]
             first.update({fast[a][0]: firsts[a][1] for a in fast})
             first.update({f"{name} = {name} + {source}": f"{name} = {source}"
                           for source, name in sums.items()})
@@ -494,12 +495,6 @@ class _ColumnGenerator(RowGenerator):
         allocs, loops = self._loop([node], loads, stores)
         dtype = np.dtype(self.dtypes[name]).name
         return ([f"{array} = np.empty(n, np.{dtype})"] if array else []) + allocs + loops
-
-
-def _updated(line: str) -> str:
-    """The accumulator an update line ``s_A = ...`` sets (``A``; else the line's target)."""
-    target = line.split(" = ")[0].split(" += ")[0]
-    return target[2:] if target.startswith("s_") else target
 
 
 def _suffixed(line: str, u: int) -> str:
