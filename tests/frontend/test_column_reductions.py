@@ -68,6 +68,29 @@ def test_lone_column_reductions_match_numpy_past_the_whole_graph_size(fn, numpy_
         assert np.array_equal(got, want, equal_nan=True)
 
 
+@pytest.mark.parametrize("fn,numpy_form", [
+    (col_sum, lambda x: x.sum(0)), (col_max, lambda x: x.max(axis=0)),
+    (col_min, lambda x: np.min(x, axis=0))])
+def test_lone_column_reductions_of_any_row_count(fn, numpy_form):
+    """The compiled form reads up to 4 rows a pass, then 3 a pass, then the 2 or 1 left: at
+    every row count NumPy's values, its maxima and minima to the bit (a NaN in the first or
+    the last row, -0.0 tied with 0.0)."""
+    rng = np.random.default_rng(11)
+    for rows in (1, 2, 3, 4, 5, 6, 7, 8, 9, 13):
+        x = rng.standard_normal((rows, 300)).astype(np.float32)
+        x[0, 3], x[rows - 1, 4] = np.nan, np.nan
+        x[:, 5], x[rows // 2, 5] = -0.0, 0.0
+        results, unlimited = _calls(fn, x)
+        assert unlimited
+        want = numpy_form(x)
+        for got in results:
+            assert got.dtype == want.dtype and got.shape == want.shape
+            if fn is col_sum:
+                np.testing.assert_allclose(got, want, rtol=1e-6)
+            else:
+                assert got.tobytes() == want.tobytes()
+
+
 def test_lone_column_reduction_strided_and_empty():
     x = np.random.default_rng(8).random((70, 90)).astype(np.float32)
     col_max(x.T.copy())
