@@ -490,12 +490,14 @@ _DTYPE_STR: dict[np.dtype, str] = {}
 def _optimise(graph: Graph, inputs: Sequence[Any], device: CpuDevice | CudaDevice,
               reductions: bool = False) -> None:
     """Specialise types to ``inputs``, then canonicalise and fuse (PyTorch's optimised path);
-    with ``reductions`` (CPU only), then form row-reduction groups and fold in-place updates
-    into their fusion groups (both beyond PyTorch)."""
+    with ``reductions`` (CPU only), then form row-reduction groups, groups of one costly map
+    (``passes/lone_maps.py``), and fold in-place updates into their fusion groups (all beyond
+    PyTorch)."""
     from ..passes import (
         FUSION_PIPELINE,
         eliminate_dead_code,
         fuse_inplace_updates,
+        fuse_lone_maps,
         fuse_row_reductions,
         propagate_input_shapes,
     )
@@ -508,6 +510,7 @@ def _optimise(graph: Graph, inputs: Sequence[Any], device: CpuDevice | CudaDevic
     if reductions and device.name == "cpu" and fuse_row_reductions(graph):
         eliminate_dead_code(graph)      # (the constants the groups took copies of)
     if reductions and device.name == "cpu":
+        fuse_lone_maps(graph)
         fuse_inplace_updates(graph)
 
 

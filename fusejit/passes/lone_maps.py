@@ -1,0 +1,83 @@
+"""Lone costly maps as fusion groups of their own, for ``@fusejit.jit`` (beyond PyTorch).
+
+PyTorch's fuser makes a group only where a map fuses with a neighbour: ``np.log1p(x)`` alone,
+or beside ops it cannot fuse (a matmul, a reduction of another axis), stays a node the
+interpreter runs with NumPy's loop. For transcendentals, square roots and pow a kernel is
+faster: its vectorised forms of them beat NumPy's loops (``benchmarks/ops.py``: 1.04-31x on one
+thread, most at 1.2-3x), and it may use the free cores. Through NumPy such a function ran at
+0.89-0.98x NumPy's own time (its call on top of NumPy's loop), and on a strided input
+(``x[:, ::2]``), where NumPy's loops are scalar, at 0.92-0.96x where a kernel is several times
+faster. This pass gives each such node a ``prim::FusionGroup`` of one node::
+
+    %y = aten::log1p(%x)          ==>      %y = prim::FusionGroup_0(%x)
+                                           with prim::FusionGroup_0 = graph(%x):
+                                             %y = aten::log1p(%x)
+                                             return (%y)
+
+Cheap maps (add, mul, abs) stay NumPy's: one of them alone is as fast either way, memory
+bound. ``fuse_graph`` is unchanged (its groups are checked against PyTorch's); the executor
+runs this after it and after the reduction groups (``fuse_row_reductions``), which take a
+map feeding a reduction themselves.
+"""
+
+from __future__ import annotations
+
+from ..ir.constants import constant_value
+from ..ir.graph import Block, Graph, Node
+from ..ir.symbols import aten, prim
+from ..ir.types import ScalarType, TensorType
+from .graph_fuser import GraphFuser, is_simple_map
+from .pass_checks import graph_pass
+
+# The maps a kernel computes with vectorised forms (``runtime/fusion/templates.py``).
+COSTLY = frozenset({
+    aten.exp, aten.expm1, aten.log, aten.log1p, aten.log2, aten.log10, aten.sin, aten.cos,
+    aten.tan, aten.asin, aten.acos, aten.atan, aten.atan2, aten.sinh, aten.cosh, aten.tanh,
+    aten.sigmoid, aten.erf, aten.erfc, aten.lgamma, aten.sqrt, aten.rsqrt, aten.pow})
+# pow exponents the kernels compute by products or a square root, as NumPy does
+# (``oplib.binary.POW_SPECIAL``): those stay NumPy's.
+_CHEAP_EXPONENTS = frozenset({2.0, 3.0, 0.5, -0.5, -1.0, -2.0, 1.0, 0.0})
+_FLOATS = frozenset({ScalarType.Float, ScalarType.Double})
+
+
+def _costly(node: Node) -> bool:
+    """Is ``node`` a map of ``COSTLY`` on float tensors whose kernel form beats NumPy's?"""
+    if node.kind not in COSTLY or len(node.outputs) != 1:
+        return False
+    out = node.output().type
+    if not isinstance(out, TensorType) or out.scalar_type not in _FLOATS:
+        return False
+    if node.kind == aten.sqrt and out.scalar_type == ScalarType.Float:
+        # (NumPy's float32 square root is one vector instruction, contiguous or strided: a
+        # kernel's ran 1.8x faster on a C-ordered array, 0.76-0.90x on x[:, ::2])
+        return False
+    if not all(v.type.scalar_type in _FLOATS for v in node.inputs
+               if isinstance(v.type, TensorType)):
+        return False
+    if node.kind == aten.pow and node.input(1).node.kind == prim.Constant:
+        exponent = constant_value(node.input(1).node)
+        if isinstance(exponent, (int, float)) and float(exponent) in _CHEAP_EXPONENTS:
+            return False
+    return is_simple_map(node)
+
+
+def _fuse_block(block: Block, graph: Graph) -> bool:
+    changed = False
+    fuser = GraphFuser(block, graph)
+    for node in list(block.nodes()):
+        for sub in node.blocks:
+            changed |= _fuse_block(sub, graph)
+        if _costly(node) and fuser.is_fusable(node):
+            fuser.create_singleton_fusion_group(node)
+            changed = True
+    return changed
+
+
+@graph_pass
+def fuse_lone_maps(graph: Graph) -> bool:
+    """Give each lone costly map (``COSTLY``, on float tensors) a fusion group of its own;
+    whether any changed."""
+    return _fuse_block(graph.block, graph)
+
+
+__all__ = ["COSTLY", "fuse_lone_maps"]

@@ -1,0 +1,104 @@
+"""``fuse_lone_maps``: which lone maps ``@fusejit.jit`` gives a fusion group of their own (costly
+float maps, also inside loops) and which stay NumPy's (cheap maps, product exponents, float32
+square roots, integers); that plain ``fuse_graph`` leaves them alone; and their kernels' values
+against NumPy's on contiguous, strided and transposed inputs."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import fusejit
+from fusejit.ir.lint import lint
+from fusejit.ir.symbols import aten, prim
+from fusejit.passes import fuse_graph, fuse_lone_maps
+from fusejit.runtime import executor
+
+
+def _kinds(graph) -> list:
+    return [n.kind for n in graph.nodes() if n.kind != prim.Constant]
+
+
+def _grouped(graph) -> list:
+    return sorted(str(n.kind) for g in graph.nodes() if g.kind == prim.FusionGroup
+                  for n in g.g("Subgraph").nodes() if n.kind != prim.Constant)
+
+
+IR = """graph(%x : Float(4, 8, device=cpu), %d : Double(4, 8, device=cpu),
+      %i : Long(4, 8, device=cpu), %w : Float(8, 8, device=cpu)):
+  %two : int = prim::Constant[value=2]()
+  %q : float = prim::Constant[value=0.75]()
+  %a : Float(4, 8, device=cpu) = aten::exp(%x)
+  %b : Float(4, 8, device=cpu) = aten::mm(%a, %w)
+  %c : Float(4, 8, device=cpu) = aten::pow(%x, %two)
+  %e : Float(4, 8, device=cpu) = aten::pow(%x, %q)
+  %f : Float(4, 8, device=cpu) = aten::sqrt(%x)
+  %g : Double(4, 8, device=cpu) = aten::sqrt(%d)
+  %h : Float(4, 8, device=cpu) = aten::abs(%x)
+  %k : Long(4, 8, device=cpu) = aten::neg(%i)
+  %m : Float(4, 8, device=cpu) = aten::log1p(%b)
+  return (%c, %e, %f, %g, %h, %k, %m)
+"""
+
+
+def test_costly_lone_maps_get_groups_of_their_own():
+    graph = fusejit.parse_ir(IR)
+    fuse_graph(graph)
+    assert prim.FusionGroup not in _kinds(graph)        # (PyTorch's fuser: all lone ops)
+    assert fuse_lone_maps(graph)
+    lint(graph)
+    # exp (before the mm), pow by 0.75, the float64 square root, log1p (after the mm)
+    assert _grouped(graph) == sorted(["aten::exp", "aten::pow", "aten::sqrt", "aten::log1p"])
+    left = _kinds(graph)
+    for kind in (aten.mm, aten.pow, aten.sqrt, aten.abs, aten.neg):
+        assert kind in left                 # (x ** 2, float32 sqrt, abs, an integer map)
+    assert not fuse_lone_maps(graph)        # (nothing more to do)
+
+
+def loop_body(x, n: int):
+    for _ in range(n):
+        x = np.tanh(x) @ x
+    return x
+
+
+def lone_maps(x, y):
+    return np.log1p(x), np.arctan2(x, y), x ** 0.75, np.cosh(y), x * 2.0
+
+
+@pytest.fixture
+def kernels_only(monkeypatch):
+    def refuse(self, args):
+        raise AssertionError(f"{self.node.kind} was interpreted, not run by its kernel")
+
+    monkeypatch.setattr(executor.GroupOperation, "interpret", refuse)
+
+
+def test_a_lone_map_in_a_loop_body_is_grouped_and_fuse_graph_alone_leaves_it():
+    x = np.eye(4, dtype=np.float32)
+    fused = fusejit.compile(fusejit.script(loop_body), fuse=True, reductions=True)
+    (loop,) = [n for n in fused.graph_for(x, 3).nodes() if n.kind == prim.Loop]
+    assert prim.FusionGroup in _kinds(loop.blocks[0])
+    plain = fusejit.compile(fusejit.script(loop_body), fuse=True)
+    (loop,) = [n for n in plain.graph_for(x, 3).nodes() if n.kind == prim.Loop]
+    assert prim.FusionGroup not in _kinds(loop.blocks[0])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_lone_maps_run_as_kernels_with_numpy_values(dtype, kernels_only):
+    """Kernels (not NumPy) compute them, on C-ordered, strided and transposed inputs, with
+    NumPy's values to a few ulp, NaN, inf and -0.0 included."""
+    rng = np.random.default_rng(3)
+    base = (rng.random((64, 160)) * 4).astype(dtype)
+    base[0, :6] = [np.nan, np.inf, -0.0, 0.0, 1e-30, -1.0]
+    y = (rng.standard_normal((64, 80)) * 3).astype(dtype)
+    fused = fusejit.compile(fusejit.script(lone_maps), fuse=True, reductions=True)
+    for x in (base[:, :80].copy(), base[:, ::2], base[:80, :64].T):
+        yy = y[:, :x.shape[1]] if x.shape == y[:, :x.shape[1]].shape else y[:64, :64]
+        kinds = _kinds(fused.graph_for(x, yy))
+        assert kinds.count(prim.FusionGroup) == 4 and aten.mul in kinds
+        with np.errstate(all="ignore"):
+            got, want = fused(x, yy), lone_maps(x, yy)
+        for g, w in zip(got, want):
+            assert g.dtype == w.dtype and g.shape == w.shape
+            np.testing.assert_allclose(g, w, rtol=2e-6 if dtype == np.float32 else 1e-14,
+                                       equal_nan=True)
