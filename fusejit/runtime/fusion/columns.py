@@ -61,6 +61,7 @@ from .rowargs import _start as _arg_start
 from .rows import (
     _NAMES,
     ELEMENT,
+    NO_GATHERS,
     VIEWS,
     Reduction,
     RowGenerator,
@@ -177,6 +178,8 @@ class _ColumnGenerator(RowGenerator):
                  "        b = t // n_blocks",
                  "        j0 = (t - b * n_blocks) * block",
                  "        n = min(block, cols - j0)"]
+        if STRIDED in self.classes:
+            lines.append(f"        {NO_GATHERS}")
         lines += [f"        ob{j} = bases[{n_tensors + j}, b]" for j in range(len(group.outputs))]
         # per-column outputs are written through slices of the block's columns (an indexed
         # store ``o0[ob0 + j0 + c]`` may wrap around and did not vectorise: x.mean(axis=0) of

@@ -155,6 +155,36 @@ def test_extrema_of_long_float64_rows(kernels_only):
     assert not np.signbit(got[0][2]) and np.signbit(got[1][2, 0])
 
 
+def row_moments(x):
+    return x.sum(axis=-1) * (x * x).mean(axis=-1)
+
+
+def test_strided_rows_and_columns_are_read_without_gathers(kernels_only):
+    """Row and column kernels reading a strided operand (``x[:, ::2]``) ask LLVM for scalar
+    loads, not AVX-512 gathers (``rows.NO_GATHERS``, in both their kernels; 2-4x faster on
+    an AMD Zen 4 host), those reading unit-stride rows do not; the values are NumPy's."""
+    rng = np.random.default_rng(14)
+    x = rng.standard_normal((6, 5, 40)).astype(np.float32)
+    fused = fusejit.compile(fusejit.script(row_moments), fuse=True, reductions=True)
+    for view, strided in ((x[..., ::2], True), (x[..., :20], False), (x[:, ::2], False)):
+        (group,) = [n for n in fused.graph_for(view).nodes()
+                    if n.kind == prim.RowReductionGroup]
+        assert str(fusejit.kernel_source(group, view)).count("vm.no_gathers()") == \
+            (2 if strided else 0)
+        np.testing.assert_allclose(fused(view), row_moments(view), rtol=1e-5, atol=1e-5)
+    columns_strided = x.transpose(1, 0, 2)[..., ::2]        # (the columns at a step of 2)
+    fused = fusejit.compile(fusejit.script(column_sums), fuse=True, reductions=True)
+    (group,) = [n for n in fused.graph_for(columns_strided).nodes()
+                if n.kind == prim.ColumnReductionGroup]
+    assert str(fusejit.kernel_source(group, columns_strided)).count("vm.no_gathers()") == 2
+    for got, want in zip(fused(columns_strided), column_sums(columns_strided)):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+def column_sums(x):
+    return x.sum(axis=1), x.max(axis=1)
+
+
 def test_integer_and_bool_rows(kernels_only):
     """The max, min and sum (int64, as NumPy's) of integers and bools along rows run as one
     row kernel (~0.35 s cold each)."""
