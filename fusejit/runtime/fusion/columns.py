@@ -330,12 +330,10 @@ class _ColumnGenerator(RowGenerator):
             held = f"acc_{first.name}_{first.kind}"        # (the accumulator r reads)
             if first is not r and r.kind in ARG_KINDS:
                 # (the row of the first: ``np.argmax(x, 0)`` beside its ``keepdims=True``)
-                stores, array = self._stores(r.name, r.node)
-                if array:
-                    lines.append(f"{array} = np.empty(n, np.int64)")
-                finals += ["for c in range(n):", f"    {r.name} = {held}_at[c]"] + \
-                    ["    " + t for t in stores]
-                in_registers.append((held, [f"{r.name} = s_{held}_at"] + stores))
+                allocs, general, registers = self._index_results(r, f"{held}_at")
+                lines += allocs
+                finals += general
+                in_registers.append((held, registers))
                 continue
             if first is not r:
                 aliases[acc] = f"{acc} = {held}"
@@ -350,12 +348,10 @@ class _ColumnGenerator(RowGenerator):
                 updates += column_arg_updates(r.kind, f"s_{best}", f"s_{at}", source,
                                               self.values[r.source].dtype.kind == "f")
                 accs += [best, at]
-                stores, array = self._stores(r.name, r.node)
-                if array:
-                    lines.append(f"{array} = np.empty(n, np.int64)")
-                finals += ["for c in range(n):", f"    {r.name} = {at}[c]"] + \
-                    ["    " + t for t in stores]
-                in_registers.append((acc, [f"{r.name} = s_{at}"] + stores))
+                allocs, general, registers = self._index_results(r, at)
+                lines += allocs
+                finals += general
+                in_registers.append((acc, registers))
                 continue
             elif r.kind in ("max", "min"):
                 fn = "rm.maximum" if r.kind == "max" else "rm.minimum"
@@ -421,6 +417,15 @@ class _ColumnGenerator(RowGenerator):
                         + [line for acc, line in aliases.items() if acc in kept] + short)
         lines += self._sweep_rows(nodes, updates, accs, flushes)
         return lines + list(aliases.values()) + finals
+
+    def _index_results(self, r: Reduction, at: str) -> tuple[list[str], list[str], list[str]]:
+        """For argmax (argmin) ``r``, whose rows the accumulator ``at`` holds: (the
+        allocation of its per-column array, if later code reads one; its results after the
+        general sweep; its results in a short sweep, from the register ``s_`` + ``at``)."""
+        stores, array = self._stores(r.name, r.node)
+        allocs = [f"{array} = np.empty(n, np.int64)"] if array else []
+        return (allocs, ["for c in range(n):", f"    {r.name} = {at}[c]"]
+                + ["    " + t for t in stores], [f"{r.name} = s_{at}"] + stores)
 
     def _short_sweep(self, reductions: list[Reduction], updates: list[str], accs: list[str],
                      starts: dict[str, str], parts: dict[str, str],
