@@ -41,6 +41,9 @@ _VEC = {aten.exp: "exp", aten.expm1: "expm1", aten.log: "log", aten.log1p: "log1
         aten.tan: "tan", aten.asin: "asin", aten.acos: "acos", aten.atan: "atan",
         aten.sinh: "sinh", aten.cosh: "cosh", aten.tanh: "tanh", aten.sigmoid: "sigmoid",
         aten.erf: "erf", aten.erfc: "erfc", aten.lgamma: "lgamma"}
+# The ops a kernel computes with vectorised math (a loop of them wants vectors, not scalars).
+VECTOR_MATH = frozenset(_VEC) | {aten.pow, aten.atan2, aten.fmod, aten.remainder, aten.sqrt,
+                                 aten.rsqrt}
 # Fast only for |x| <= the dtype's limit (``trig_limit``): a fix-up loop recomputes larger
 # arguments with libm.
 _TRIG = frozenset({aten.sin, aten.cos, aten.tan})

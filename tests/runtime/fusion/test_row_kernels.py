@@ -11,7 +11,7 @@ import fusejit
 from fusejit.examples import layer_norm, log_sum_exp, softmax
 from fusejit.ir.symbols import prim
 from fusejit.runtime import cores, executor
-from fusejit.runtime.fusion import columns, row_kernel
+from fusejit.runtime.fusion import columns, row_kernel, rows
 from fusejit.runtime.fusion import plan as plans
 from fusejit.runtime.fusion.row_kernel import RowKernel
 from fusejit.runtime.fusion.rows import EXTREMA_BLOCK
@@ -179,6 +179,50 @@ def test_strided_rows_and_columns_are_read_without_gathers(kernels_only):
     assert str(fusejit.kernel_source(group, columns_strided)).count("vm.no_gathers()") == 2
     for got, want in zip(fused(columns_strided), column_sums(columns_strided)):
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+def strided_rows(x):
+    return x.sum(axis=-1), x.max(axis=-1), np.min(x, axis=-1, keepdims=True), \
+        (x * 2 - 1).mean(axis=-1)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32])
+def test_passes_over_strided_rows_run_in_lanes(dtype, kernels_only):
+    """A pass of cheap elements over strided rows runs as ``rows.LANES`` lanes of scalars with
+    partials of their own (sums, and maxima and minima whose NaN and zeros the exact pass
+    redoes): NumPy's values, with a NaN or a zero in any lane, the elements past the last
+    whole step of lanes, and rows of more than one block; softmax's pass with exp stays in
+    vectors."""
+    rng = np.random.default_rng(15)
+    n = 2 * EXTREMA_BLOCK + 2 * 8 + 3               # (blocks, then 3 past the lanes)
+    x = (rng.standard_normal((5, 2 * n)) * 100).astype(dtype)
+    if dtype != np.int32:
+        x[0, 2 * 5] = np.nan                         # (lane 5 of the first step)
+        x[1, 2 * (n - 1)] = np.nan                   # (the last element, past the lanes)
+        x[2, ::2] = -0.0
+        x[2, 2 * 13] = 0.0                           # (a max of zeros: 0.0; a min: -0.0)
+        x[3, 2 * (EXTREMA_BLOCK + 6)] = np.inf
+    view = x[:, ::2]
+    fused = fusejit.compile(fusejit.script(strided_rows), fuse=True, reductions=True)
+    groups = [n for n in fused.graph_for(view).nodes() if n.kind == prim.RowReductionGroup]
+    assert groups and all(f"while c + {rows.LANES} <= c1 - c0:" in
+                          str(fusejit.kernel_source(g, view)) for g in groups)
+    with np.errstate(all="ignore"):
+        got, want = fused(view), strided_rows(view)
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype and g.shape == w.shape
+        if dtype == np.int32 or g.dtype.kind != "f":
+            assert np.array_equal(g, w)
+        else:
+            np.testing.assert_allclose(g, w, rtol=1e-5 if dtype == np.float32 else 1e-12,
+                                       equal_nan=True)
+    if dtype != np.int32:
+        assert not np.signbit(got[1][2]) and np.signbit(got[2][2, 0])
+        (group,) = [n for n in FUSED[softmax].graph_for(view).nodes()
+                    if n.kind == prim.RowReductionGroup]
+        # (its pass of maxima runs in lanes, its pass of exp(x - max) in vectors: in each of
+        # the serial and the parallel kernel, one pass in lanes)
+        assert str(fusejit.kernel_source(group, view)).count("while c + ") == 2
 
 
 def column_sums(x):
