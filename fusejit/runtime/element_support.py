@@ -354,6 +354,9 @@ def growth_degree(graph: Graph) -> int:
             same = [d for d, ones, r in operands if not ones and r == rank]
             if not operands:                  # (created from numbers: np.zeros(n))
                 degree, ones = 1, rank > 1
+            elif name in _PRODUCTS and any(r == 1 for _, _, r in operands):
+                # (a product with a vector, X @ w: no more elements than its matrix has)
+                degree, ones = max(d for d, _, _ in operands), True
             elif name in _PRODUCTS:
                 degree, ones = sum(d for d, _, _ in operands), True
             elif len(operands) == 1:          # (a view or a reduction of one array)

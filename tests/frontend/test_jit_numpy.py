@@ -350,11 +350,16 @@ def _gram(x):
     return x @ x.T
 
 
+def _logistic_gradient(w, x):
+    return x.T @ (x @ w)
+
+
 @pytest.mark.parametrize("fn, shapes, degree", [
     (_rows_mean, [(8, 4), (4,)], 1),          # a keepdims mean against its own rows
     (_self_distance, [(8,)], 2),              # one argument, broadcast against itself
     (_outer_times, [(8,), (5,)], 2),          # a new axis against a vector
     (_gram, [(8, 4)], 2),                     # a product
+    (_logistic_gradient, [(4,), (8, 4)], 1),  # products with a vector: no bigger than x
 ])
 def test_growth_degree_bounds_the_arrays_a_graph_makes(fn, shapes, degree):
     """The whole-graph function (Numba's NumPy, op by op) is for small arrays: arguments of
