@@ -26,17 +26,19 @@ from ..ir.constants import constant_value
 from ..ir.graph import Block, Graph, Node
 from ..ir.symbols import aten, prim
 from ..ir.types import ScalarType, TensorType
+from ..oplib.binary import POW_SPECIAL
 from .graph_fuser import GraphFuser, is_simple_map
 from .pass_checks import graph_pass
 
-# The maps a kernel computes with vectorised forms (``runtime/fusion/templates.py``).
+# The maps a kernel computes with vectorised forms (``runtime/fusion/templates.py``, whose
+# ``VECTOR_MATH`` is these and fmod and remainder).
 COSTLY = frozenset({
     aten.exp, aten.expm1, aten.log, aten.log1p, aten.log2, aten.log10, aten.sin, aten.cos,
     aten.tan, aten.asin, aten.acos, aten.atan, aten.atan2, aten.sinh, aten.cosh, aten.tanh,
     aten.sigmoid, aten.erf, aten.erfc, aten.lgamma, aten.sqrt, aten.rsqrt, aten.pow})
 # pow exponents the kernels compute by products or a square root, as NumPy does
-# (``oplib.binary.POW_SPECIAL``): those stay NumPy's.
-_CHEAP_EXPONENTS = frozenset({2.0, 3.0, 0.5, -0.5, -1.0, -2.0, 1.0, 0.0})
+# (``POW_SPECIAL``), and the trivial ones: those stay NumPy's.
+_CHEAP_EXPONENTS = frozenset(POW_SPECIAL) | {0.0, 1.0}
 _FLOATS = frozenset({ScalarType.Float, ScalarType.Double})
 
 

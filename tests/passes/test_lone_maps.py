@@ -12,6 +12,7 @@ import fusejit
 from fusejit.ir.lint import lint
 from fusejit.ir.symbols import aten, prim
 from fusejit.passes import fuse_graph, fuse_lone_maps
+from fusejit.passes.lone_maps import COSTLY
 from fusejit.runtime import executor
 
 
@@ -53,6 +54,16 @@ def test_costly_lone_maps_get_groups_of_their_own():
     for kind in (aten.mm, aten.pow, aten.sqrt, aten.abs, aten.neg):
         assert kind in left                 # (x ** 2, float32 sqrt, abs, an integer map)
     assert not fuse_lone_maps(graph)        # (nothing more to do)
+
+
+def test_costly_maps_are_those_kernels_compute_with_vectorised_math():
+    """A lone map takes a kernel only for an op with a vectorised form, and every op with one
+    (``templates._VEC``) counts as costly."""
+    from fusejit.runtime.fusion import templates
+
+    assert set(templates._VEC) <= COSTLY <= templates.VECTOR_MATH
+    assert all(kind in templates._VEC or kind in (aten.atan2, aten.sqrt, aten.rsqrt, aten.pow)
+               for kind in COSTLY)
 
 
 def loop_body(x, n: int):

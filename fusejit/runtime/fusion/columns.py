@@ -405,8 +405,8 @@ class _ColumnGenerator(RowGenerator):
             kept = {f"acc_{r.name}_{r.kind}" for r in reductions if r in later}
             stored = {f"acc_{shared_with(r, reductions).name}_{r.kind}"
                       for r in reductions if r in later}
-            short = self._short_sweep(reductions, updates, accs, starts, parts, in_registers,
-                                      firsts, fast, stored)
+            short = self._short_sweep(nodes, reductions, updates, accs, starts, parts,
+                                      in_registers, firsts, fast, stored)
             if short is not None:
                 # (what the sweep stores is written whole by it: no zeros to start from; the
                 # rest, and the partial sums, live in registers)
@@ -427,12 +427,13 @@ class _ColumnGenerator(RowGenerator):
         return (allocs, ["for c in range(n):", f"    {r.name} = {at}[c]"]
                 + ["    " + t for t in stores], [f"{r.name} = s_{at}"] + stores)
 
-    def _short_sweep(self, reductions: list[Reduction], updates: list[str], accs: list[str],
-                     starts: dict[str, str], parts: dict[str, str],
+    def _short_sweep(self, nodes: list, reductions: list[Reduction], updates: list[str],
+                     accs: list[str], starts: dict[str, str], parts: dict[str, str],
                      results: list[tuple[str, list[str]]], firsts: dict[str, tuple[str, str]],
                      fast: dict[str, tuple[str, str]], stored: set[str]) -> list[str] | None:
-        """A sweep of a kernel for ``self.short`` rows: one loop over the block's columns that
-        reads every row, starts each accumulator in a register, computes the per-column
+        """A sweep of a kernel for ``self.short`` rows (of the ``reductions``, whose elements
+        ``nodes`` compute): one loop over the block's columns that reads every row, starts each
+        accumulator in a register, computes the per-column
         ``results`` from the registers and stores only the accumulators in ``stored`` (read
         by a later sweep), all in the same loop (None where the sweep's loop is cut or has
         buffers: the general sweep then). Each column's values are those of the general
@@ -453,8 +454,8 @@ class _ColumnGenerator(RowGenerator):
         the fast one may lose). Maxima of 8 x 65536 by hand: 47-50 us with ``rm.maximum``,
         30 this way (float32; NumPy 56-62), 100-115 and 70 us (float64; NumPy 119-132); with
         ``rm.unordered`` for the NaN test instead of the sum, 38 and 89 us."""
-        nodes = self._closure([r.source for r in reductions])
-        exact = self._unrolled(nodes, updates, self.short, dict(firsts.values()))
+        first = dict(firsts.values())
+        exact = self._unrolled(nodes, updates, self.short, first)
         if exact is None:
             return None
         heads, copies = exact
@@ -465,7 +466,6 @@ class _ColumnGenerator(RowGenerator):
             sums = {source: f"s_seen{k}" for k, source in
                     enumerate(dict.fromkeys(source for _, source in fast.values()))}
             tests = [f"{name} = {name} + {source}" for source, name in sums.items()]
-            first = {line: start for line, start in firsts.values()}
             swap = {firsts[a][0]: fast[a][0] for a in fast}
             quick = [swap.get(line, line) for line in updates]
             first.update({fast[a][0]: firsts[a][1] for a in fast})

@@ -570,38 +570,31 @@ class RowGenerator(_Generator):
                 # llvm.maximum alone (6 ops a vector, one chain of 4 of them) ran 0.72-0.87x
                 # NumPy over rows of 10^6, this 0.91-0.97x (memory-bound there); rows of 256
                 # float32 2.1-2.3x -> 2.5-3.0x (benchmarks/reductions.py --cpu).
+                # (in lanes, ``_lanes``: a compare and select, exact for integers; for floats
+                # it drops a NaN and keeps the first of equal zeros, both of which the exact
+                # pass then redoes: 8 lanes of maxima of x[:, ::2] took 308 us against 391
+                # with rm.maxnum, float32)
+                beats = ">" if r.kind == "max" else "<"
+                select = f"{part} = {source} if {source} {beats} {part} else {part}"
                 if not self._redone(r):
                     updates.append((f"{part} = {start}", [exact], combine))
-                    if np.dtype(dtype).kind in "iu":      # (exact as a compare and select)
-                        beats = ">" if r.kind == "max" else "<"
-                        plain[len(updates) - 1] = [
-                            f"{part} = {source} if {source} {beats} {part} else {part}"]
+                    if np.dtype(dtype).kind in "iu":
+                        plain[len(updates) - 1] = [select]
                         combines[part] = f"{fn}({{a}}, {{b}})"
                 else:
-                    odd = f"odd_{r.name}_{r.kind}"
-                    redos.append((r, part, start, exact, odd))
                     # (the NaN test: a sum of the elements, NaN if one is, or where +inf and
                     # -inf meet, which only costs the exact pass; one vaddps an element, where
                     # x != x or-reduced took two: 1M float32, 59-69 -> 51-57 us, NumPy 51-56.
                     # float64 too: rows of 10^4 to 10^6 and 100 x 4096, loops written by hand,
                     # one thread, took 0.73-0.96 of the time of the or-reduced test, two runs)
-                    summed = True
-                    updates.append((f"{part} = {start}; {odd} = "
-                                    + (f"np.{dtype}(0.0)" if summed else "False"),
+                    odd = f"odd_{r.name}_{r.kind}"
+                    redos.append((r, part, start, exact, f"{odd} != {odd}"))
+                    updates.append((f"{part} = {start}; {odd} = np.{dtype}(0.0)",
                                     [f"{part} = rm.f{r.kind}({part}, {source})",
-                                     f"{odd} = rm.{'add' if summed else 'unordered'}({odd}, "
-                                     f"{source})"], combine))
-                    if summed:
-                        redos[-1] = (r, part, start, exact, f"{odd} != {odd}")
+                                     f"{odd} = rm.add({odd}, {source})"], combine))
+                    plain[len(updates) - 1] = [select, f"{odd} = {odd} + {source}"]
                     combines[part] = f"rm.{r.kind}num({{a}}, {{b}})"
                     combines[odd] = "({a} + {b})"
-                    # (in lanes a compare and select, which drops a NaN and keeps the first
-                    # of equal zeros, both of which the exact pass then redoes: 8 lanes of
-                    # maxima of x[:, ::2] took 308 us against 391 with rm.maxnum, float32)
-                    beats = ">" if r.kind == "max" else "<"
-                    plain[len(updates) - 1] = [
-                        f"{part} = {source} if {source} {beats} {part} else {part}",
-                        f"{odd} = {odd} + {source}"]
             else:
                 value = source
                 if r.kind == "sqdev":

@@ -16,6 +16,7 @@ from ...ir.constants import constant_value
 from ...ir.symbols import aten, prim
 from ...oplib import KERNELS, OpEntry
 from ...oplib.binary import POW_SPECIAL
+from ...passes.lone_maps import COSTLY
 from . import simd
 
 # kind -> the op's entry (dtype rule and renderer), for the kinds a fused kernel computes
@@ -41,9 +42,10 @@ _VEC = {aten.exp: "exp", aten.expm1: "expm1", aten.log: "log", aten.log1p: "log1
         aten.tan: "tan", aten.asin: "asin", aten.acos: "acos", aten.atan: "atan",
         aten.sinh: "sinh", aten.cosh: "cosh", aten.tanh: "tanh", aten.sigmoid: "sigmoid",
         aten.erf: "erf", aten.erfc: "erfc", aten.lgamma: "lgamma"}
-# The ops a kernel computes with vectorised math (a loop of them wants vectors, not scalars).
-VECTOR_MATH = frozenset(_VEC) | {aten.pow, aten.atan2, aten.fmod, aten.remainder, aten.sqrt,
-                                 aten.rsqrt}
+# The ops a kernel computes with vectorised math (a loop of them wants vectors, not scalars):
+# those a lone map gets a kernel for (``passes/lone_maps.py``: ``_VEC``'s, atan2, sqrt, rsqrt,
+# pow), and fmod and remainder.
+VECTOR_MATH = COSTLY | {aten.fmod, aten.remainder}
 # Fast only for |x| <= the dtype's limit (``trig_limit``): a fix-up loop recomputes larger
 # arguments with libm.
 _TRIG = frozenset({aten.sin, aten.cos, aten.tan})
