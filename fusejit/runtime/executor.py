@@ -52,6 +52,7 @@ side; ``NATIVE_MIN_OPS`` has not been changed for them.
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 import warnings
@@ -526,6 +527,10 @@ def _tensor_type(array: Any, device: str) -> TensorType:
 KERNEL_REFUSED = ("Numba refused the kernel fusejit generated for a fusion group (it runs "
                   "interpreted)")
 
+# Numba styles its error messages with terminal escapes where colorama is installed; a warning
+# carries the plain text.
+_TERMINAL_STYLE = re.compile(r"\x1b\[[0-9;]*m")
+
 
 class GroupOperation:
     """The operation running one FusionGroup: its compiled kernel, falling back to interpreting
@@ -594,7 +599,7 @@ class GroupOperation:
             # fusejit's code generation, not of the caller's program. The group runs
             # interpreted from now on (the same values), and says so once.
             self._kernel = False
-            summary = " ".join(str(why).split())[:300]
+            summary = " ".join(_TERMINAL_STYLE.sub("", str(why)).split())[:300]
             warnings.warn(f"{KERNEL_REFUSED}: {type(why).__name__}: {summary}",
                           RuntimeWarning, stacklevel=2)
             return self.interpret(args)
