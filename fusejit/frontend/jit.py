@@ -204,7 +204,7 @@ def _shaped(fn: Any, structure: Any, scalars: dict[int, type] | None = None,
     if hasattr(fn, "fallback"):
         # A compiled tier whose Numba entry the fast call enters itself (``fastcall``): its
         # attributes, with the shaping after its own ``post`` and around its fallback.
-        for name in ("compiled", "refused", "written", "max_elements", "before"):
+        for name in ("compiled", "refused", "written", "max_elements", "max_extent", "before"):
             if hasattr(fn, name):
                 setattr(run, name, getattr(fn, name))
         post, fallback = getattr(fn, "post", None), fn.fallback
@@ -243,7 +243,7 @@ def _with_direct(fn: Any, direct: Any) -> Any:
         return fn(*args)
 
     for name in ("graph_for", "code_for", "compiled", "refused", "written", "max_elements",
-                 "before", "post", "fallback", "zero_d"):
+                 "max_extent", "before", "post", "fallback", "zero_d"):
         if hasattr(fn, name):
             setattr(run, name, getattr(fn, name))
     run.direct, run.without_direct = direct, fn

@@ -374,6 +374,72 @@ def test_growth_degree_bounds_the_arrays_a_graph_makes(fn, shapes, degree):
     assert growth_degree(graph) == degree
     assert argument_limit(graph, 4096) == {1: 4096, 2: 64}[degree]
 
+def _rbf(x, y):
+    return np.exp((x * x).sum(axis=1)[:, None] + (y * y).sum(axis=1)[None, :] - 2.0 * x @ y.T)
+
+
+def _cumsum_shift(x):
+    c = np.cumsum(x)
+    return c[1:] - c[:-1] + np.zeros(x.shape)
+
+
+def _flat_outer(x):
+    return (x[:, None] * x[None, :]).reshape(-1, 1) + 1.0
+
+
+def _counted(n, x):
+    return np.arange(n) * x.sum()
+
+
+@pytest.mark.parametrize("fn, shapes, rank", [
+    (_rbf, [(40, 3), (30, 3)], 2),            # rows x rows: no dimension but the arguments'
+    (_gram, [(8, 4)], 2),
+    (_self_distance, [(8,)], 2),
+    (_cumsum_shift, [(8,)], 1),               # (np.cumsum reshapes to 1-d; zeros of x.shape)
+    (_flat_outer, [(8,)], None),              # a reshape may make a longer dimension
+    (_counted, [(), (8,)], None),             # so may np.arange(n)
+])
+def test_extent_rank_bounds_the_arrays_a_graph_makes_by_the_arguments_dimensions(fn, shapes,
+                                                                                rank):
+    """No array the graph makes has more than ``E ** rank`` elements, ``E`` the longest
+    dimension of an argument: the whole-graph function takes ``_rbf`` of 40 x 3 and 30 x 3
+    arrays (1200 elements made), which ``growth_degree`` alone (degree 4) leaves to the
+    interpreter."""
+    from fusejit.frontend.jit import argument_ir_type
+    from fusejit.runtime.element_support import extent_limit, extent_rank
+
+    args = [np.ones(shape) if shape else 5 for shape in shapes]
+    graph = fusejit.jit(fn)._script([argument_ir_type(f"a{i}", a) for i, a in enumerate(args)],
+                                    args)
+    assert extent_rank(graph) == rank
+    assert extent_limit(graph, 4096) == {None: None, 1: 4096, 2: 64}[rank]
+
+
+@pytest.mark.parametrize("m", [30, 64, 65])
+def test_whole_graph_runs_where_every_dimension_is_short(m):
+    """``_rbf`` of 40 x 3 and m x 3 arrays: compiled whole (no interpreter call) while no
+    dimension passes 64 (4096 ** (1 / 2)), on the interpreter beyond; NumPy's values both
+    ways, through the fast call and the general path."""
+    import importlib
+
+    jit_module = importlib.import_module("fusejit.frontend.jit")
+    rng = np.random.default_rng(3)
+    x, y = rng.standard_normal((40, 3)), rng.standard_normal((m, 3))
+    fn = fusejit.jit(_rbf)
+    for _ in range(3):
+        np.testing.assert_allclose(fn(x, y), _rbf(x, y), rtol=1e-12)
+    interpreted = fn._interpreted[jit_module.call_key((x, y))]
+    calls = []
+    original = type(interpreted).__call__
+    try:
+        type(interpreted).__call__ = lambda self, *a: calls.append(1) or original(self, *a)
+        np.testing.assert_allclose(fn(x, y), _rbf(x, y), rtol=1e-12)          # (fast call)
+        np.testing.assert_allclose(fn._call_bound((x, y)), _rbf(x, y), rtol=1e-12)
+        assert bool(calls) == (m > 64)
+    finally:
+        type(interpreted).__call__ = original
+
+
 def newton_from_int(a, x=1, steps=4):
     for _ in range(steps):
         x = x - (x * x - a) / (2 * x)

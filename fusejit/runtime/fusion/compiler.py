@@ -144,7 +144,7 @@ class FusedKernel:
         # What a call of each signature (``__call__``'s key) needs beyond its data, made by the
         # first call of that signature after every check: later calls skip the checks, plan
         # keys and argument specs (~80% of a small call's time).
-        self._calls: dict[tuple, _Call] = {}
+        self._calls: dict[tuple, _Call | _Declined] = {}
 
     # -- preparing a call ------------------------------------------------------------------
     def _specs(self, inputs: tuple) -> tuple[list[ArgSpec], list[np.ndarray], list]:
@@ -340,6 +340,8 @@ class FusedKernel:
         call = self._calls.get(tuple(key))
         if call is None:
             return self._first_call(inputs, tuple(key))
+        if type(call) is _Declined:
+            raise InterpreterError(call.reason)
         self._quick = call.quick or None
         if call.direct:
             return call, inputs if call.order is None else call.order(inputs)
@@ -358,13 +360,24 @@ class FusedKernel:
             # the plan is made for the copies, which every later call makes alike.
             inputs = tuple(_copy(x, np) if how == _COPY else x
                            for x, how in zip(inputs, hows))
-        specs, flats, scalars, plan, vkey = self._prepare(inputs)
-        call = _Call(plan, self._variant(specs, plan, vkey), hows, self.layout.input_kinds)
+        try:
+            specs, flats, scalars, plan, vkey = self._prepare(inputs)
+            call = _Call(plan, self._variant(specs, plan, vkey), hows, self.layout.input_kinds)
+        except InterpreterError as why:
+            # Declined (shapes the kernel cannot plan, ``x.sum(1)[:, None] + y`` with rows
+            # longer than x's): the signature's later calls go straight to the interpreter,
+            # without checking and planning again (~60 us a call of a 7-op row group).
+            if hows is not None and key is not None:
+                self._remember(key, _Declined(str(why)))
+            raise
         if hows is not None and key is not None:
-            if len(self._calls) >= _PLAN_LIMIT:
-                self._calls.clear()
-            self._calls[key] = call
+            self._remember(key, call)
         return call, (*flats, *scalars)
+
+    def _remember(self, key: tuple, call: _Call | _Declined) -> None:
+        if len(self._calls) >= _PLAN_LIMIT:
+            self._calls.clear()
+        self._calls[key] = call
 
     def _dispatch(self, call: _Call, serial: bool, args: tuple) -> None:
         """Run the kernel through its Numba dispatcher (compiling it, or loading it from the
@@ -532,6 +545,15 @@ def _call_hows(kinds: list[str], inputs: tuple) -> list[int] | None:
                 return None
             hows.append(how)
     return hows
+
+
+class _Declined:
+    """A signature the kernel declined: the reason, raised again at each of its calls."""
+
+    __slots__ = ("reason",)
+
+    def __init__(self, reason: str):
+        self.reason = reason
 
 
 class _Call:

@@ -41,7 +41,7 @@ from . import plan as plans
 from .cache import load_module
 from .codegen import STRIDED, UNIT, ZERO, ArgSpec
 from .columns import SHORT_ROWS, column_block, column_layout, generate_columns
-from .compiler import _NO_STATUS, FusedKernel, _Call, _reshape, _Variant
+from .compiler import _NO_STATUS, FusedKernel, _Call, _Declined, _reshape, _Variant
 from .outputs import take
 from .rows import ELEMENT, FLAT, KEEPDIM_AT, NESTED, ROW, VIEWS, RowGroup, generate_rows
 from .segments import axes_layout, generate_segments, per_row_only
@@ -186,6 +186,7 @@ class RowKernel:
     _specs = FusedKernel._specs
     _flatten = FusedKernel._flatten
     _first_call = FusedKernel._first_call
+    _remember = FusedKernel._remember
     _call_and_data = FusedKernel._call_and_data
     _dispatch = FusedKernel._dispatch
     _run = FusedKernel._run
@@ -202,7 +203,7 @@ class RowKernel:
         self._plans: dict[tuple, _RowPlan] = {}
         # What a call of each signature needs beyond its data (``__call__``'s key), made by
         # the first call of that signature after every check.
-        self._calls: dict[tuple, _Call] = {}
+        self._calls: dict[tuple, _Call | _Declined] = {}
 
     def _prepare(self, inputs: tuple):
         specs, flats, scalars, shapes, strides = self._flatten(inputs)

@@ -315,10 +315,14 @@ def test_empty_inputs_are_interpreted(shape):
     np.testing.assert_array_equal(got, want)
 
 
-def test_other_shapes_fall_back():
-    """A group whose output is wider than the rows it reduces: interpreted, still right."""
+def test_other_shapes_fall_back(monkeypatch):
+    """A group whose output is wider than the rows it reduces: interpreted, still right; the
+    kernel remembers that it declined those shapes, and plans them only once."""
     def wider(x, y):
         return np.exp(x - x.max(axis=-1, keepdims=True)) + y
+
+    def longer_rows(x, y):
+        return np.exp((x * x).sum(axis=1)[:, None] - y)
 
     rng = np.random.default_rng(5)
     x = rng.standard_normal((1, 6)).astype(np.float32)
@@ -328,6 +332,19 @@ def test_other_shapes_fall_back():
     assert any(n.kind == prim.RowReductionGroup for n in graph.nodes())
     _rel_close(fused(x, y), wider(x, y), np.float32)
     _rel_close(fused(y, y), wider(y, y), np.float32)
+
+    planned = []
+    make_plan = RowKernel._make_plan
+    monkeypatch.setattr(RowKernel, "_make_plan",
+                        lambda self, *a: planned.append(1) or make_plan(self, *a))
+    fused = fusejit.compile(fusejit.script(longer_rows), fuse=True, reductions=True)
+    z = rng.standard_normal((4, 9)).astype(np.float32)
+    assert any(n.kind == prim.RowReductionGroup for n in fused.graph_for(y, z).nodes())
+    for _ in range(3):                       # rows of 6 reduced, rows of 9 written
+        _rel_close(fused(y, z), longer_rows(y, z), np.float32)
+    assert len(planned) == 1
+    _rel_close(fused(y, y), longer_rows(y, y), np.float32)     # (these shapes it runs)
+    assert len(planned) == 2
 
 
 # -- column statistics: reductions over axis 0 of a 2-d array ------------------------------------
