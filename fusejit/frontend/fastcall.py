@@ -155,11 +155,10 @@ def fast_call_source(n_positional: int, n_required: int, n_keyword_only: int,
         written = getattr(run, "written", None) or ()
         limit = getattr(run, "max_elements", None) if hasattr(run, "fallback") else None
         sizes = [f"a{i}.size <= {int(limit)}" for i in arrays if limit is not None]
-        extent = getattr(run, "max_extent", None) if sizes else None
-        if extent is not None:   # (or no dimension longer than the graph's extent limit)
-            sizes = [f"({' and '.join(sizes)} or "
-                     + " and ".join(f"max(a{i}.shape, default=0) <= {int(extent)}"
-                                    for i in arrays) + ")"]
+        made = getattr(run, "made_elements", None) if sizes else None
+        if made is not None:     # (or no array the graph makes bigger than its limit)
+            names[f"M{s}"] = made
+            sizes = [f"({' and '.join(sizes)} or M{s}{call} <= {int(run.made_limit)})"]
         if entry is not None:
             tests += [f"a{i}.flags.c_contiguous" for i in arrays]
             # (the entry writes where its signature says the array is writeable)

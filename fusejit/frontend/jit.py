@@ -40,6 +40,7 @@ from ..runtime.element_function import (
     is_element_graph,
     lone_column_reduction,
 )
+from ..runtime.element_support import makes_arrays_in_loops
 from ..runtime.portable import Portable
 from ..runtime.scalar_function import compile_scalar_graph, is_scalar_graph
 from .builder import NeedsConstant
@@ -204,7 +205,8 @@ def _shaped(fn: Any, structure: Any, scalars: dict[int, type] | None = None,
     if hasattr(fn, "fallback"):
         # A compiled tier whose Numba entry the fast call enters itself (``fastcall``): its
         # attributes, with the shaping after its own ``post`` and around its fallback.
-        for name in ("compiled", "refused", "written", "max_elements", "max_extent", "before"):
+        for name in ("compiled", "refused", "written", "max_elements", "made_elements",
+                     "made_limit", "before"):
             if hasattr(fn, name):
                 setattr(run, name, getattr(fn, name))
         post, fallback = getattr(fn, "post", None), fn.fallback
@@ -243,7 +245,7 @@ def _with_direct(fn: Any, direct: Any) -> Any:
         return fn(*args)
 
     for name in ("graph_for", "code_for", "compiled", "refused", "written", "max_elements",
-                 "max_extent", "before", "post", "fallback", "zero_d"):
+                 "made_elements", "made_limit", "before", "post", "fallback", "zero_d"):
         if hasattr(fn, name):
             setattr(run, name, getattr(fn, name))
     run.direct, run.without_direct = direct, fn
@@ -479,9 +481,9 @@ class JitFunction(Portable):
         reduction (``x.sum(0)``) runs whole at any size: it reads its input once either way,
         and the interpreter's path around NumPy's reduction cost more than the reduction
         (``element_function.lone_column_reduction``)."""
-        sized = whole is compile_element_graph and not any(
-            node.kind == "prim::Loop" for node in graph.all_nodes()) \
-            and not lone_column_reduction(graph)
+        sized = whole is compile_element_graph and not lone_column_reduction(graph) and (
+            makes_arrays_in_loops(graph) or not any(
+                node.kind == "prim::Loop" for node in graph.all_nodes()))
 
         def first_calls(*args: Any) -> Any:
             if first_calls.calls == 0:

@@ -372,68 +372,26 @@ def growth_degree(graph: Graph) -> int:
     return highest
 
 
-def argument_limit(graph: Graph, max_elements: int) -> int:
-    """The most elements an array argument may have for no array the graph makes to exceed
-    ``max_elements`` (``growth_degree``)."""
-    return max(1, int(max_elements ** (1.0 / growth_degree(graph)) + 1e-9))
-
-
-# Ops whose tensors' dimensions are each 1 or at most one of their tensor inputs' dimensions
-# (elementwise and broadcasting ops, reductions, slices and new axes, products).
-_SAME_EXTENTS = (_ARITHMETIC | _PREDICATES | _REDUCTIONS | _WRITES | frozenset(_INPLACE)
-                 | frozenset(_CONVERT) | frozenset({
-                     "select", "slice", "unsqueeze", "t", "where", "clamp", "type_as",
-                     "clone", "mm", "matmul", "pow", "full_like", "cumsum", "chunk",
-                     "__and__", "__or__", "__xor__", "reciprocal", "floor_divide",
-                     "remainder"}))
-
-
 # Nodes whose arrays are arrays other nodes made (a branch's or loop's results, a list's
 # items) or none (a loop variable before the loop).
 _PASSES_ON = frozenset({prim.If, prim.Loop, prim.ListUnpack, prim.Uninitialized})
 
 
-def extent_rank(graph: Graph) -> int | None:
-    """The highest rank (at least 1) of an array the graph makes, where no array it makes has
-    a dimension longer than the longest dimension of an array argument, ``E``: then no array
-    it makes has more than ``E ** rank`` elements. None where an op may make a longer
-    dimension (a ``reshape`` to 2-d, ``np.arange(n)``, a ``np.concatenate``).
-
-    A tighter bound than ``growth_degree``'s for products and outer operations of arrays with
-    a short dimension: ``X @ Y.T`` of 40 x 3 and 30 x 3 makes 1200 elements, while the
-    arguments' own sizes only bound it by ``120 ** 2``."""
-    highest = 0
-    for node in graph.all_nodes():
-        made = [v for v in node.outputs if isinstance(v.type, TensorType) and _rank(v) != 0]
-        if not made:
-            continue
-        name = node.kind.name
-        if node.kind in _PASSES_ON:
-            continue
-        if node.kind.ns != "aten" or name not in _SAME_EXTENTS and not (
-                name in _CREATE and _sizes_of_arguments(node.input(0))) and not (
-                name in ("reshape", "view") and _rank(node.input(0)) == 1 == _rank(made[0])):
-            return None         # (a 1-d array reshaped to 1-d, as np.cumsum does, is itself)
-        highest = max(highest, *(_rank(v) or 0 for v in made))
-    return max(highest, 1)
-
-
-def _sizes_of_arguments(sizes: Value) -> bool:
-    """Is ``sizes`` (a shape argument, ``np.zeros(x.shape)``) made of array dimensions and
-    ones only?"""
-    node = sizes.node
-    if node.kind == "aten::size":
-        return True
-    if node.kind != prim.ListConstruct:
+def makes_arrays_in_loops(graph: Graph) -> bool:
+    """Does a loop of ``graph`` make new arrays (``for _ in range(5): v = v - dt * x``), not
+    only views, in-place updates and elements (``out[i] = a * x[i] + out[i - 1]``)?"""
+    def in_block(block: Block, looped: bool) -> bool:
+        for node in block.nodes():
+            if looped and node.kind not in _PASSES_ON and node.kind not in _ALIASING and any(
+                    isinstance(v.type, TensorType) and _rank(v) != 0 for v in node.outputs):
+                return True
+            if any(in_block(b, looped or node.kind == prim.Loop) for b in node.blocks):
+                return True
         return False
-    return all(item.node.kind == "aten::size" or _static(item) in (0, 1)
-               for item in node.inputs)
+    return in_block(graph.block, False)
 
 
-def extent_limit(graph: Graph, max_elements: int) -> int | None:
-    """The longest dimension an array argument may have for no array the graph makes to
-    exceed ``max_elements`` (``extent_rank``); None where the graph has no such bound."""
-    rank = extent_rank(graph)
-    if rank is None:
-        return None
-    return max(1, int(max_elements ** (1.0 / rank) + 1e-9))
+def argument_limit(graph: Graph, max_elements: int) -> int:
+    """The most elements an array argument may have for no array the graph makes to exceed
+    ``max_elements`` (``growth_degree``)."""
+    return max(1, int(max_elements ** (1.0 / growth_degree(graph)) + 1e-9))

@@ -391,34 +391,47 @@ def _counted(n, x):
     return np.arange(n) * x.sum()
 
 
-@pytest.mark.parametrize("fn, shapes, rank", [
-    (_rbf, [(40, 3), (30, 3)], 2),            # rows x rows: no dimension but the arguments'
-    (_gram, [(8, 4)], 2),
-    (_self_distance, [(8,)], 2),
-    (_cumsum_shift, [(8,)], 1),               # (np.cumsum reshapes to 1-d; zeros of x.shape)
+def _kmeans_step(points, centers):
+    for _ in range(2):
+        labels = ((points[:, None, :] - centers[None, :, :]) ** 2).sum(-1).argmin(1)
+        new = np.zeros_like(centers)
+        for k in range(centers.shape[0]):
+            new[k] = (points * (labels == k)[:, None]).sum(0)
+        centers = new
+    return centers
+
+
+@pytest.mark.parametrize("fn, shapes, most", [
+    (_rbf, [(40, 3), (30, 3)], 40 * 30),     # rows x rows, not (40 * 3) * (30 * 3)
+    (_gram, [(8, 4)], 8 * 8),
+    (_self_distance, [(8,)], 8 * 8),
+    (_outer_times, [(8,), (5,)], 8 * 5),
+    (_rows_mean, [(8, 4), (4,)], 8 * 4),
+    (_cumsum_shift, [(8,)], 8),               # (np.cumsum reshapes to 1-d; zeros of x.shape)
+    (_kmeans_step, [(60, 2), (3, 2)], 60 * 3 * 2),     # loops: what enters and comes back
     (_flat_outer, [(8,)], None),              # a reshape may make a longer dimension
     (_counted, [(), (8,)], None),             # so may np.arange(n)
 ])
-def test_extent_rank_bounds_the_arrays_a_graph_makes_by_the_arguments_dimensions(fn, shapes,
-                                                                                rank):
-    """No array the graph makes has more than ``E ** rank`` elements, ``E`` the longest
-    dimension of an argument: the whole-graph function takes ``_rbf`` of 40 x 3 and 30 x 3
-    arrays (1200 elements made), which ``growth_degree`` alone (degree 4) leaves to the
+def test_made_elements_bounds_the_arrays_a_graph_makes_by_the_arguments_dimensions(
+        fn, shapes, most):
+    """The most elements an array the graph makes can have, from the arguments' shapes: the
+    whole-graph function takes ``_rbf`` of 40 x 3 and 30 x 3 arrays (1200 elements made),
+    which ``growth_degree`` alone (degree 4: arguments of 8 elements) leaves to the
     interpreter."""
     from fusejit.frontend.jit import argument_ir_type
-    from fusejit.runtime.element_support import extent_limit, extent_rank
+    from fusejit.runtime.array_bounds import made_elements
 
     args = [np.ones(shape) if shape else 5 for shape in shapes]
     graph = fusejit.jit(fn)._script([argument_ir_type(f"a{i}", a) for i, a in enumerate(args)],
                                     args)
-    assert extent_rank(graph) == rank
-    assert extent_limit(graph, 4096) == {None: None, 1: 4096, 2: 64}[rank]
+    bound = made_elements(graph)
+    assert (bound if bound is None else bound(*args)) == most
 
 
-@pytest.mark.parametrize("m", [30, 64, 65])
-def test_whole_graph_runs_where_every_dimension_is_short(m):
-    """``_rbf`` of 40 x 3 and m x 3 arrays: compiled whole (no interpreter call) while no
-    dimension passes 64 (4096 ** (1 / 2)), on the interpreter beyond; NumPy's values both
+@pytest.mark.parametrize("m", [30, 102, 103])
+def test_whole_graph_runs_where_the_arrays_it_makes_are_small(m):
+    """``_rbf`` of 40 x 3 and m x 3 arrays: compiled whole (no interpreter call) while the
+    arrays it makes stay within 4096 elements, on the interpreter beyond; NumPy's values both
     ways, through the fast call and the general path."""
     import importlib
 
@@ -435,7 +448,50 @@ def test_whole_graph_runs_where_every_dimension_is_short(m):
         type(interpreted).__call__ = lambda self, *a: calls.append(1) or original(self, *a)
         np.testing.assert_allclose(fn(x, y), _rbf(x, y), rtol=1e-12)          # (fast call)
         np.testing.assert_allclose(fn._call_bound((x, y)), _rbf(x, y), rtol=1e-12)
-        assert bool(calls) == (m > 64)
+        assert bool(calls) == (40 * m > 4096)
+    finally:
+        type(interpreted).__call__ = original
+
+
+def _euler(x, v, dt):
+    for _ in range(3):
+        v = v - dt * x
+        x = x + dt * v
+    return x, v
+
+
+def _running(x):
+    out = np.zeros_like(x)
+    for i in range(1, x.shape[0]):
+        out[i] = 0.5 * out[i - 1] + x[i]
+    return out
+
+
+@pytest.mark.parametrize("fn, makes_arrays", [(_euler, True), (_running, False)])
+def test_loops_that_make_arrays_leave_big_arrays_to_the_fused_kernels(fn, makes_arrays):
+    """A loop that makes arrays (``v = v - dt * x``) runs whole only on small arrays, as
+    straight-line array code does (on 2^22 float64 elements, whole: 0.21x NumPy; fused
+    kernels: 4.5x); a loop over elements runs whole at any size."""
+    import importlib
+
+    from fusejit.frontend.jit import argument_ir_type
+    from fusejit.runtime.element_support import makes_arrays_in_loops
+
+    jit_module = importlib.import_module("fusejit.frontend.jit")
+    x, v = np.random.default_rng(2).random((2, jit_module.WHOLE_GRAPH_MAX_ELEMENTS + 1))
+    args = [x, v, 0.1] if makes_arrays else [x]
+    jitted = fusejit.jit(fn)
+    graph = jitted._script([argument_ir_type(f"a{i}", a) for i, a in enumerate(args)], args)
+    assert makes_arrays_in_loops(graph) == makes_arrays
+    for _ in range(3):
+        _same(jitted(*args), fn(*args))
+    interpreted = jitted._interpreted[jit_module.call_key(tuple(args))]
+    calls = []
+    original = type(interpreted).__call__
+    try:
+        type(interpreted).__call__ = lambda self, *a: calls.append(1) or original(self, *a)
+        _same(jitted(*args), fn(*args))
+        assert bool(calls) == makes_arrays
     finally:
         type(interpreted).__call__ = original
 

@@ -1,0 +1,268 @@
+"""How many elements the arrays a graph makes can have, from its arguments' shapes.
+
+A whole-graph function (``element_function.py``: Numba's NumPy, one op at a time) pays off on
+small arrays only; the fused kernels win on big ones. The size that decides is that of the
+biggest array the graph makes, which the arguments' own sizes bound only loosely: ``X @ Y.T``
+of 40 x 3 and 30 x 3 makes 1200 elements, and a bound from the sizes alone, ``120 * 90``, is
+nine times that. ``made_elements`` follows each array's dimensions back to the arguments'
+dimensions they are, so that a call can compute the exact most (``40 * 30``).
+
+Each dimension of an array the graph makes is a set of argument dimensions, ``(argument,
+axis)``: the array's dimension is at most the longest of them (broadcasting makes a dimension
+of the operands' equal ones, or of the one that is not 1); the empty set stands for 1. Ops that
+could make a dimension of another length (``reshape`` to another rank, ``np.arange(n)``,
+``np.concatenate``, a product of stacked matrices) leave the graph without a bound. A loop's
+variables take the union of what enters the loop and what each iteration gives back.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ..ir.graph import Block, Graph, Node, Value
+from ..ir.symbols import prim
+from ..ir.types import TensorType
+from .element_support import (
+    _ARITHMETIC,
+    _CONVERT,
+    _INPLACE,
+    _PREDICATES,
+    _REDUCTIONS,
+    _WRITES,
+    _rank,
+    _static,
+)
+
+Dims = tuple[frozenset, ...]
+
+# Ops whose result has their tensor operands' shape, broadcast.
+_BROADCASTING = (_ARITHMETIC | _PREDICATES | frozenset(_CONVERT) | frozenset({
+    "where", "clamp", "pow", "clone", "reciprocal", "floor_divide", "remainder",
+    "__and__", "__or__", "__xor__", "full_like", "cumsum"}))
+# Ops whose result is their first operand, written (its shape).
+_UPDATES = frozenset(_INPLACE) | _WRITES | frozenset({"type_as"})
+_ONE: frozenset = frozenset()      # a dimension of length 1
+
+
+class _Unbounded(Exception):
+    """An op may make a dimension no argument's dimension bounds."""
+
+
+def made_elements(graph: Graph) -> Callable[..., int] | None:
+    """A function of the graph's arguments giving the most elements an array the graph makes
+    (or an array argument) can have: the product, over its dimensions, of the longest
+    argument dimension each may be. None where an op may make a dimension no argument's
+    dimension bounds."""
+    dims: dict[Value, Dims] = {}
+    for i, value in enumerate(graph.inputs):
+        rank = _rank(value)
+        if isinstance(value.type, TensorType) and rank:
+            dims[value] = tuple(frozenset({(i, axis)}) for axis in range(rank))
+    # (the arguments count too: a copy or an update of one has its elements)
+    made: set[Dims] = set(dims.values())
+    try:
+        _walk(graph.block, dims, made)
+    except _Unbounded:
+        return None
+    return _bound_function(made)
+
+
+def _walk(block: Block, dims: dict[Value, Dims], made: set[Dims]) -> None:
+    for node in block.nodes():
+        if node.kind == prim.Loop:
+            _loop(node, dims, made)
+        elif node.kind == prim.If:
+            for sub in node.blocks:
+                _walk(sub, dims, made)
+            for k, out in enumerate(node.outputs):
+                if _is_array(out):
+                    dims[out] = _union([dims.get(b.outputs[k]) for b in node.blocks], out)
+        else:
+            _node(node, dims, made)
+
+
+def _loop(node: Node, dims: dict[Value, Dims], made: set[Dims]) -> None:
+    """A loop's variables: what enters it, joined with what its body gives back, until the
+    two agree (the sets only grow, so that comes within a few passes)."""
+    body = node.blocks[0]
+    carried = list(zip(node.inputs[2:], body.inputs[1:], body.outputs[1:], node.outputs))
+    for entering, param, _, _ in carried:
+        if _is_array(param):
+            dims[param] = _union([dims.get(entering)], param)
+    for _ in range(8):
+        _walk(body, dims, made)
+        changed = False
+        for _, param, returned, _ in carried:
+            if _is_array(param):
+                joined = _union([dims[param], dims.get(returned)], param)
+                if joined != dims[param]:
+                    dims[param], changed = joined, True
+        if not changed:
+            break
+    else:
+        raise _Unbounded
+    for _, param, _, out in carried:
+        if _is_array(out):
+            dims[out] = dims[param]
+
+
+def _node(node: Node, dims: dict[Value, Dims], made: set[Dims]) -> None:
+    outs = [v for v in node.outputs if _is_array(v)]
+    if node.kind == prim.ListUnpack:          # (the pieces of a chunk: at most its shape)
+        source = node.input(0).node
+        if source.kind != "aten::chunk" or source.input(0) not in dims:
+            raise _Unbounded
+        for out in outs:
+            dims[out] = dims[source.input(0)]
+        return
+    if not outs:
+        return
+    if node.kind == prim.Uninitialized:        # (a loop's variable before the loop)
+        dims[outs[0]] = (_ONE,) * _rank(outs[0])
+        return
+    if node.kind.ns != "aten" or len(outs) != 1:
+        raise _Unbounded
+    out = outs[0]
+    shape = _op_dims(node, out, dims)
+    if shape is None or len(shape) != _rank(out):
+        raise _Unbounded
+    dims[out] = shape
+    if node.kind.name not in _VIEWS:
+        made.add(shape)
+
+
+# Ops whose result is an array an argument or another op made (no new elements).
+_VIEWS = _UPDATES | frozenset({"select", "slice", "unsqueeze", "t", "reshape", "view"})
+
+
+def _op_dims(node: Node, out: Value, dims: dict[Value, Dims]) -> Dims | None:
+    name = node.kind.name
+    tensors = [v for v in node.inputs if isinstance(v.type, TensorType)]
+    if any(_is_array(v) and v not in dims for v in tensors):
+        return None
+    if name in _UPDATES:
+        return dims.get(node.input(0))
+    if name in _BROADCASTING:
+        return _broadcast([dims[v] for v in tensors if _is_array(v)], _rank(out))
+    if name in _REDUCTIONS:
+        return _reduced(node, out, dims[node.input(0)])
+    x = dims.get(node.input(0)) if node.inputs else None
+    if name == "slice":
+        return x
+    if name == "select":
+        axis = _axis(node.input(1), len(x))
+        return None if axis is None else x[:axis] + x[axis + 1:]
+    if name == "unsqueeze":
+        axis = _axis(node.input(1), len(x) + 1)
+        return None if axis is None else x[:axis] + (_ONE,) + x[axis:]
+    if name == "t":
+        return x[::-1]
+    if name in ("reshape", "view"):
+        return x if len(x) == 1 == _rank(out) else None
+    if name in ("mm", "matmul"):
+        a, b = dims[node.input(0)], dims[node.input(1)]
+        if len(a) > 2 or len(b) > 2:
+            return None
+        return a[:-1] + b[1:]
+    if name in ("zeros", "ones", "full"):
+        return _sized(node.input(0), dims)
+    return None
+
+
+def _reduced(node: Node, out: Value, x: Dims) -> Dims | None:
+    """A reduction's result: the reduced axes dropped, or 1 where it keeps them."""
+    if _rank(out) == 0:
+        return ()
+    axes = _static(node.input(1))
+    axes = [axes] if isinstance(axes, int) else axes
+    if not isinstance(axes, list):
+        return None
+    axes = {a % len(x) for a in axes}
+    if _rank(out) == len(x):
+        return tuple(_ONE if a in axes else d for a, d in enumerate(x))
+    if _rank(out) == len(x) - len(axes):
+        return tuple(d for a, d in enumerate(x) if a not in axes)
+    return None
+
+
+def _sized(sizes: Value, dims: dict[Value, Dims]) -> Dims | None:
+    """The shape ``np.zeros(shape)`` makes, where ``shape`` is an array's (``x.shape``) or a
+    tuple of its dimensions (``(x.shape[0], 1)``)."""
+    node = sizes.node
+    if node.kind == "aten::size" and len(node.inputs) == 1:
+        return dims.get(node.input(0))
+    if node.kind != prim.ListConstruct:
+        return None
+    shape = []
+    for item in node.inputs:
+        source = item.node
+        if source.kind == "aten::size" and len(source.inputs) == 2:
+            x = dims.get(source.input(0))
+            axis = None if x is None else _axis(source.input(1), len(x))
+            if axis is None:
+                return None
+            shape.append(x[axis])
+        elif _static(item) in (0, 1) and not isinstance(_static(item), bool):
+            shape.append(_ONE)
+        else:
+            return None
+    return tuple(shape)
+
+
+def _axis(value: Value, rank: int) -> int | None:
+    axis = _static(value)
+    if not isinstance(axis, int) or isinstance(axis, bool) or not -rank <= axis < rank:
+        return None
+    return axis % rank
+
+
+def _broadcast(shapes: list[Dims], rank: int) -> Dims | None:
+    if any(len(shape) > rank for shape in shapes):
+        return None
+    joined = []
+    for position in range(rank):
+        axis: set = set()
+        for shape in shapes:
+            k = position - (rank - len(shape))
+            if k >= 0:
+                axis |= shape[k]
+        joined.append(frozenset(axis))
+    return tuple(joined)
+
+
+def _union(shapes: list[Dims | None], value: Value) -> Dims:
+    """The dimensions that any of ``shapes`` may give ``value``."""
+    if any(shape is None or len(shape) != _rank(value) for shape in shapes):
+        raise _Unbounded
+    return tuple(frozenset().union(*axis) for axis in zip(*shapes)) if shapes[0] else ()
+
+
+def _is_array(value: Value) -> bool:
+    return isinstance(value.type, TensorType) and bool(_rank(value))
+
+
+def _bound_function(made: set[Dims]) -> Callable[..., int]:
+    """The function computing ``made``'s most elements from the arguments: generated source
+    holding only argument positions and axes (numbers this module made)."""
+    products = []
+    for shape in sorted(made, key=repr):
+        factors = []
+        for axis in shape:
+            sizes = [f"a{int(i)}.shape[{int(d)}]" for i, d in sorted(axis)]
+            if len(sizes) == 1:
+                factors.append(sizes[0])
+            elif sizes:
+                factors.append(f"max({', '.join(sizes)})")
+        products.append(" * ".join(factors) or "1")
+    arguments = sorted({i for shape in made for axis in shape for i, _ in axis})
+    params = "".join(f"a{i}, " for i in range(max(arguments, default=-1) + 1))
+    body = f"max({', '.join(products)}, 0)" if products else "0"
+    source = f"def made_elements({params}*rest):\n    return {body}\n"
+    scope: dict = {}
+    exec(compile(source, "<fusejit array bound>", "exec"), scope)  # noqa: S102 - see above
+    fn = scope["made_elements"]
+    fn.source = source
+    return fn
+
+
+__all__ = ["made_elements"]
