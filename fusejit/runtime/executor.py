@@ -86,6 +86,7 @@ from ..ir.types import (
 from . import blas, remembered, tiering
 from .code import Code
 from .devices import CpuDevice, CudaDevice, get_device
+from .fusion.outputs import pooled_inputs
 from .interpreter import NativeInterpreter
 from .portable import Portable
 from .reference import InterpreterState, SingleOperation
@@ -184,9 +185,9 @@ class CompiledFunction(Portable):
             blas.refresh()   # (whether products may use the other cores: runtime/blas.py)
         code = plan.code
         engine = plan.tier() if self.engine == "auto" else self.engine
-        if engine == "native":
+        if engine == "native" and not (self.engine == "auto" and pooled_inputs(stack)):
             NativeInterpreter(code).run(stack)
-        elif engine == "reference":
+        elif engine in ("reference", "native"):    # (native: big arrays, fusion/outputs.py)
             if plan.single is not None:
                 plan.single.run(stack)      # (one fused group: no loop needed)
             elif plan.straight() is not None:

@@ -32,6 +32,7 @@ import numpy as np
 from ..ir.limits import fits_int64
 from ..ir.types import BoolType, FloatType, IntType, NoneType, OptionalType, TensorType, Type
 from . import blas
+from .fusion.outputs import pooled_inputs
 from .interpreter import NativeInterpreter
 from .reference import InterpreterState
 
@@ -159,11 +160,13 @@ def runner(fn: Any, plan: Any, engine: str, inputs: tuple, timings: Any,
     code, single, products = plan.code, plan.single, plan.products
     clock, mask = time.perf_counter, SAMPLE_EVERY - 1
 
+    native = engine == "native" and fn.engine == "auto"
+
     def body(args: tuple) -> Any:
         stack = list(args)
-        if engine == "native":
+        if engine == "native" and not (native and pooled_inputs(args)):
             NativeInterpreter(code).run(stack)
-        else:
+        else:   # (big arrays run on the host's loop: fusion/outputs.py, pooled_inputs)
             InterpreterState(code).run(stack)
         return stack
 

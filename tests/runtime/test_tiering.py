@@ -199,3 +199,32 @@ def test_a_compile_waits_for_the_process_holding_the_lock_then_loads(monkeypatch
         worker.join(600)
     assert not worker.is_alive() and len(compiled) == 1
     assert state._addresses is not None
+
+
+def test_calls_with_arrays_the_output_pool_serves_run_on_the_host_loop(monkeypatch):
+    """A native plan (``engine="auto"``) runs a call whose arrays are as big as the output
+    pool serves on the reference loop, whose kernels take their outputs from the pool (the
+    native loop's come from Numba's allocator: a fresh page fault per 4 KiB); smaller calls
+    of the same plan stay native, on the general path and remembered alike."""
+    from fusejit.runtime import remembered
+    from fusejit.runtime.fusion import outputs
+
+    monkeypatch.setenv("FUSEJIT_TIERING", "0")
+    natives = []
+    real = remembered.NativeInterpreter
+
+    def counting(code):
+        natives.append(code)
+        return real(code)
+
+    monkeypatch.setattr(executor, "NativeInterpreter", counting)
+    monkeypatch.setattr(remembered, "NativeInterpreter", counting)
+    fn = fusejit.compile(fusejit.parse_ir(LOOP), fuse=True)
+    small, y = _inputs()
+    big = np.tile(small, (64, 1))                            # 64 x 5 float32: 1280 bytes
+    monkeypatch.setattr(outputs, "MIN_BYTES", big.nbytes)
+    for x in (small, big, small, big, big, small):
+        count = len(natives)
+        np.testing.assert_allclose(fn(x, y), _expected(x, y), rtol=1e-6)
+        assert len(natives) == count + (x is small)
+    assert fn.plan_for(fn.check_inputs([big, y])).engine == "native"
