@@ -22,7 +22,9 @@ where that is plainly safe: the group has one output used by the update alone an
 concat (so it reads each input, ``x`` included, at the output's position, broadcast: an ``x``
 of the output's shape, which the runtime checks, is read only where it is written), ``x``, the
 group's result and the update have one dtype (no cast on the write) and one rank, and no node
-between the group and the update takes or makes a tensor (nothing sees ``x`` written early).
+between the group and the update takes or makes a tensor (nothing sees ``x`` written early)
+but views (``d[1:-1] = expr``: ``d``'s slice comes after the group), which the group then moves
+past.
 """
 
 from __future__ import annotations
@@ -39,6 +41,10 @@ WRITTEN_INTO = "written_into"
 _UPDATES = {aten.add_: aten.add, aten.sub_: aten.sub, aten.mul_: aten.mul, aten.div_: aten.div,
             aten.copy_: None}
 _SHIFTED = (prim.ConstantChunk, prim.FusedConcat)
+# Views between the group and its update (``d[1:-1] = <fused expression>`` slices ``d`` after
+# the group): they read no elements, so the group moves past them, to just before the update.
+_VIEWS = frozenset({aten.slice, aten.select, aten.unsqueeze, aten.squeeze, aten.t,
+                    aten.transpose, aten.permute})
 
 
 @graph_pass
@@ -79,8 +85,8 @@ def _foldable_group(node: Node) -> Node | None:
         return None
     between = group.next
     while between is not node:
-        if any(isinstance(v.type, TensorType) for v in (*between.inputs, *between.outputs)) \
-                or between.blocks:
+        if between.blocks or between.kind not in _VIEWS and any(
+                isinstance(v.type, TensorType) for v in (*between.inputs, *between.outputs)):
             return None
         between = between.next
     return group
@@ -88,6 +94,8 @@ def _foldable_group(node: Node) -> Node | None:
 
 def _fold(node: Node, group: Node) -> None:
     target = node.input(0)
+    if group.next is not node:     # (past the views and numbers between: see _VIEWS)
+        group.move_before(node)
     subgraph = group.g("Subgraph")
     if target in group.inputs:      # (read by the group: where it is written, see above)
         index = group.inputs.index(target)

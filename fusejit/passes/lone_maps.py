@@ -15,9 +15,12 @@ faster. This pass gives each such node a ``prim::FusionGroup`` of one node::
                                              return (%y)
 
 Cheap maps (add, mul, abs) stay NumPy's: one of them alone is as fast either way, memory
-bound. ``fuse_graph`` is unchanged (its groups are checked against PyTorch's); the executor
-runs this after it and after the reduction groups (``fuse_row_reductions``), which take a
-map feeding a reduction themselves.
+bound; but one that an in-place update takes (``np.add(x, y, out=z)``, ``z[1:] = x - y``)
+gets a group too, which ``fuse_inplace_updates`` folds the update into: the kernel writes
+into ``z``, where NumPy's op would make an array and ``aten::copy_`` copy it.
+``fuse_graph`` is unchanged (its groups are checked against PyTorch's); the executor runs this
+after it and after the reduction groups (``fuse_row_reductions``), which take a map feeding a
+reduction themselves.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from ..ir.symbols import aten, prim
 from ..ir.types import ScalarType, TensorType
 from ..oplib.binary import POW_SPECIAL
 from .graph_fuser import GraphFuser, is_simple_map
+from .inplace_fusion import _UPDATES
 from .pass_checks import graph_pass
 
 # The maps a kernel computes with vectorised forms (``runtime/fusion/templates.py``, whose
@@ -63,13 +67,31 @@ def _costly(node: Node) -> bool:
     return is_simple_map(node)
 
 
-def _fuse_block(block: Block, graph: Graph) -> bool:
+def _feeds_update(node: Node) -> bool:
+    """Is ``node`` a map whose one use is an in-place update of an array of its dtype and
+    rank (``np.add(x, y, out=z)``, ``z[1:] = x * y``), which ``fuse_inplace_updates`` then
+    folds into its group: one pass writing into ``z``, not a new array copied in?"""
+    if len(node.outputs) != 1 or len(node.output().uses) != 1:
+        return False
+    use = node.output().uses[0]
+    update = use.user
+    if update.kind not in _UPDATES or use.offset != 1 or len(update.inputs) not in (2, 3):
+        return False
+    types = [update.input(0).type, node.output().type, update.output().type]
+    if not all(isinstance(t, TensorType) and t.dtype is not None and t.rank is not None
+               for t in types):
+        return False
+    return len({t.dtype for t in types}) == 1 and len({t.rank for t in types}) == 1 \
+        and is_simple_map(node)
+
+
+def _fuse_block(block: Block, graph: Graph, top: bool = True) -> bool:
     changed = False
     fuser = GraphFuser(block, graph)
     for node in list(block.nodes()):
         for sub in node.blocks:
-            changed |= _fuse_block(sub, graph)
-        if _costly(node) and fuser.is_fusable(node):
+            changed |= _fuse_block(sub, graph, False)
+        if (_costly(node) or top and _feeds_update(node)) and fuser.is_fusable(node):
             fuser.create_singleton_fusion_group(node)
             changed = True
     return changed
@@ -77,8 +99,9 @@ def _fuse_block(block: Block, graph: Graph) -> bool:
 
 @graph_pass
 def fuse_lone_maps(graph: Graph) -> bool:
-    """Give each lone costly map (``COSTLY``, on float tensors) a fusion group of its own;
-    whether any changed."""
+    """Give each lone costly map (``COSTLY``, on float tensors), and each lone map that an
+    in-place update of the graph's top block takes (``_feeds_update``), a fusion group of its
+    own; whether any changed."""
     return _fuse_block(graph.block, graph)
 
 

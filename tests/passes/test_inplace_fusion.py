@@ -29,8 +29,20 @@ def reads_target(x, v):
 
 
 def chunked(x, v):
-    x += np.concatenate([v, v]) * 2.0     # a concat in the group: left to aten::add_
+    x += np.concatenate([v * 2.0, v - 1.0])     # a concat in the group: left to aten::add_
     return x
+
+
+def lone_map(x, v):
+    x += np.concatenate([v, v]) * 2.0     # a lone map the update takes: a group of its own
+    return x
+
+
+def slice_written(x, h):
+    d = np.zeros_like(x)
+    d[1:-1] = (x[2:] - x[:-2]) / (2 * h)   # the group moves past d's slice, writes into it
+    np.add(x, d, out=d)
+    return d
 
 
 _ADD = fusejit.jit(add_update)
@@ -70,6 +82,31 @@ def test_group_reading_the_target_writes_into_it():
 def test_group_with_a_concat_keeps_the_update():
     graph = fusejit.jit(chunked).graph_for(np.ones(8), np.ones(4))
     assert aten.add_ in _kinds(graph)
+
+
+def test_lone_maps_and_slices_of_the_target_join_the_update(monkeypatch):
+    """A lone map the update takes gets a group (``passes/lone_maps.py``); a slice of the
+    target made after the group is passed over; neither needs aten::copy_ or add_, and a
+    group that does not read the target writes into it directly."""
+    copies, copy_into = [], written_into.copy_into
+    monkeypatch.setattr(written_into, "copy_into",
+                        lambda *args: copies.append(1) or copy_into(*args))
+    rng = np.random.default_rng(4)
+    x, v = rng.random(10000), rng.random(5000)
+    compiled = fusejit.jit(lone_map)
+    assert aten.add_ not in _kinds(compiled.graph_for(x, v))
+    expected = lone_map(x.copy(), v)
+    assert compiled(x, v) is x
+    np.testing.assert_allclose(x, expected, rtol=1e-13)
+
+    compiled = fusejit.jit(slice_written)
+    graph = compiled.graph_for(x, 0.1)
+    assert aten.copy_ not in _kinds(graph) and aten.add_ not in _kinds(graph)
+    groups = [n for n in graph.block.nodes() if n.kind == prim.FusionGroup]
+    assert len(groups) == 2 and all(g.has_attribute("written_into") for g in groups)
+    assert written_into.WrittenInto(None, groups[0]).direct      # (d not read: a division)
+    np.testing.assert_allclose(compiled(x, 0.1), slice_written(x, 0.1), rtol=1e-13)
+    assert not copies
 
 
 # (sizes above jit's WHOLE_GRAPH_MAX_ELEMENTS, where calls run the plan and its kernels)
