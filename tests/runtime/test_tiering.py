@@ -45,7 +45,8 @@ def tiered(monkeypatch):
 
 @pytest.fixture
 def engines(monkeypatch):
-    """Counts the native drivers the executor builds."""
+    """Counts the native drivers the executor builds (and, where a test passes the counting
+    one on, the remembered calls)."""
     built = []
     real = executor.NativeInterpreter
 
@@ -201,7 +202,7 @@ def test_a_compile_waits_for_the_process_holding_the_lock_then_loads(monkeypatch
     assert state._addresses is not None
 
 
-def test_calls_with_arrays_the_output_pool_serves_run_on_the_host_loop(monkeypatch):
+def test_calls_with_arrays_the_output_pool_serves_run_on_the_host_loop(monkeypatch, engines):
     """A native plan (``engine="auto"``) runs a call whose arrays are as big as the output
     pool serves on the reference loop, whose kernels take their outputs from the pool (the
     native loop's come from Numba's allocator: a fresh page fault per 4 KiB); smaller calls
@@ -210,15 +211,8 @@ def test_calls_with_arrays_the_output_pool_serves_run_on_the_host_loop(monkeypat
     from fusejit.runtime.fusion import outputs
 
     monkeypatch.setenv("FUSEJIT_TIERING", "0")
-    natives = []
-    real = remembered.NativeInterpreter
-
-    def counting(code):
-        natives.append(code)
-        return real(code)
-
-    monkeypatch.setattr(executor, "NativeInterpreter", counting)
-    monkeypatch.setattr(remembered, "NativeInterpreter", counting)
+    natives = engines
+    monkeypatch.setattr(remembered, "NativeInterpreter", executor.NativeInterpreter)
     fn = fusejit.compile(fusejit.parse_ir(LOOP), fuse=True)
     small, y = _inputs()
     big = np.tile(small, (64, 1))                            # 64 x 5 float32: 1280 bytes
