@@ -40,7 +40,7 @@ from .layout import GroupLayout, analyse
 from .loops import DEFER, marks_size
 from .native_entry import RowLayout
 from .outputs import pooled, take
-from .plan import Plan, make_plan, num_threads
+from .plan import KernelDeclined, Plan, make_plan, num_threads
 from .quick import quick_call
 
 # A group with more tensor inputs than this runs through the host even in the native loop:
@@ -341,7 +341,7 @@ class FusedKernel:
         if call is None:
             return self._first_call(inputs, tuple(key))
         if type(call) is _Declined:
-            raise InterpreterError(call.reason)
+            raise KernelDeclined(call.reason)
         self._quick = call.quick or None
         if call.direct:
             return call, inputs if call.order is None else call.order(inputs)
@@ -363,10 +363,11 @@ class FusedKernel:
         try:
             specs, flats, scalars, plan, vkey = self._prepare(inputs)
             call = _Call(plan, self._variant(specs, plan, vkey), hows, self.layout.input_kinds)
-        except InterpreterError as why:
+        except KernelDeclined as why:
             # Declined (shapes the kernel cannot plan, ``x.sum(1)[:, None] + y`` with rows
-            # longer than x's): the signature's later calls go straight to the interpreter,
-            # without checking and planning again (~60 us a call of a 7-op row group).
+            # longer than x's): the signature's later calls, whose shapes are the same, go
+            # straight to the interpreter without checking and planning again (~60 us a call
+            # of a 7-op row group). (Other errors, an int beyond int64, depend on values.)
             if hows is not None and key is not None:
                 self._remember(key, _Declined(str(why)))
             raise

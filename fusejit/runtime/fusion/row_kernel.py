@@ -43,6 +43,7 @@ from .codegen import STRIDED, UNIT, ZERO, ArgSpec
 from .columns import SHORT_ROWS, column_block, column_layout, generate_columns
 from .compiler import _NO_STATUS, FusedKernel, _Call, _Declined, _reshape, _Variant
 from .outputs import take
+from .plan import KernelDeclined
 from .rows import ELEMENT, FLAT, KEEPDIM_AT, NESTED, ROW, VIEWS, RowGroup, generate_rows
 from .segments import axes_layout, generate_segments, per_row_only
 
@@ -139,7 +140,7 @@ def _view_shape(node: Node, shape: tuple) -> tuple:
         return shape[:dim] + (1,) + shape[dim:]
     dim = dim % len(shape)
     if shape[dim] != 1:
-        raise InterpreterError(f"row kernel: select along an axis of size {shape[dim]}")
+        raise KernelDeclined(f"row kernel: select along an axis of size {shape[dim]}")
     return shape[:dim] + shape[dim + 1:]
 
 
@@ -156,7 +157,7 @@ def _row_split(full: tuple, along: list[int], walks: list) -> tuple[int | None, 
     if not cuts:
         return None, 0
     if len(cuts) > 1:
-        raise InterpreterError(f"row kernel: rows over axes {along} of {full} that inputs "
+        raise KernelDeclined(f"row kernel: rows over axes {along} of {full} that inputs "
                                "walk in more than two levels")
     inner = along[along.index(cuts[0]) + 1:]
     return cuts[0], int(np.prod([full[e] for e in inner], dtype=np.int64))
@@ -237,20 +238,20 @@ class RowKernel:
             try:
                 shape_of[node.output()] = tuple(np.broadcast_shapes(*ins))
             except ValueError:
-                raise InterpreterError(f"row kernel: {node.kind} inputs of shapes {ins} do "
+                raise KernelDeclined(f"row kernel: {node.kind} inputs of shapes {ins} do "
                                        f"not broadcast") from None
         full = shape_of[group.reductions[0].source]
         for r in group.reductions:
             if shape_of[r.source] != full:
-                raise InterpreterError(f"row kernel: reductions of shapes {full} and "
+                raise KernelDeclined(f"row kernel: reductions of shapes {full} and "
                                        f"{shape_of[r.source]}")
         if 0 in full or not full:
-            raise InterpreterError("row kernel: an empty row or no rows")
+            raise KernelDeclined("row kernel: an empty row or no rows")
         want = {ELEMENT: full, ROW: self._reduced(full, True), FLAT: self._reduced(full, False)}
         out_shapes = []
         for value in group.outputs:
             if shape_of[value] != want[group.classes[value]]:
-                raise InterpreterError(f"row kernel: output of shape {shape_of[value]} in "
+                raise KernelDeclined(f"row kernel: output of shape {shape_of[value]} in "
                                        f"a group over rows of {full}")
             out_shapes.append(shape_of[value])
         rank = len(full)
@@ -301,7 +302,7 @@ class RowKernel:
         walks = []
         for shape, st in zip(shapes, strides):
             if np.broadcast_shapes(shape, full) != full:
-                raise InterpreterError(f"row kernel: input of shape {shape} does not "
+                raise KernelDeclined(f"row kernel: input of shape {shape} does not "
                                        f"broadcast to {full}")
             pad = rank - len(shape)
             walks.append([0] * pad + [s if size != 1 else 0 for size, s in zip(shape, st)])
@@ -321,7 +322,7 @@ class RowKernel:
             classes.append(UNIT if n == 1 or steps[k] == 1 else
                            ZERO if steps[k] == 0 else STRIDED)
         if NESTED in classes and any(group.classes[v] == ELEMENT for v in group.outputs):
-            raise InterpreterError(f"row kernel: element outputs over rows of {full[start:]} "
+            raise KernelDeclined(f"row kernel: element outputs over rows of {full[start:]} "
                                    "that an input does not walk at one step")
         # Rows at one step in every input (contiguous, broadcast, sliced rows) need no table.
         linear = all(st[d] == st[d + 1] * outer[d + 1]
@@ -363,7 +364,7 @@ class RowKernel:
         if dim is None:
             return len(shape) - 1
         if dim >= len(shape):
-            raise InterpreterError(f"row kernel: axis {dim} of a value of shape {shape}")
+            raise KernelDeclined(f"row kernel: axis {dim} of a value of shape {shape}")
         return dim
 
     def _reduced(self, shape: tuple, keep: bool) -> tuple:
@@ -371,7 +372,7 @@ class RowKernel:
         dims = self.group.dim
         if isinstance(dims, tuple):         # (a column group's set of axes)
             if dims[-1] >= len(shape):
-                raise InterpreterError(f"row kernel: axes {dims} of a value of shape {shape}")
+                raise KernelDeclined(f"row kernel: axes {dims} of a value of shape {shape}")
             return tuple(1 if e in dims else s for e, s in enumerate(shape) if keep or
                          e not in dims)
         start = self._start(shape)
