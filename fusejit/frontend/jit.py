@@ -34,6 +34,7 @@ from ..dask import has_dask_arrays, is_dask_array
 from ..errors import FusejitError, ScriptError
 from ..ir.graph import Graph
 from ..ir.types import BOOL, FLOAT, INT, NONE, ScalarType, TensorType, Type
+from ..runtime.array_bounds import made_elements
 from ..runtime.direct import direct_function
 from ..runtime.element_function import (
     compile_element_graph,
@@ -477,13 +478,16 @@ class JitFunction(Portable):
         again (a function called once never waits for Numba). Straight-line array code runs
         whole only on small arrays: on big ones the fused kernels (vectorised math, threads)
         beat Numba's NumPy, which computes one op at a time (a 12-op chain on 2^22 float32:
-        whole 148 ms, fused 16 ms, NumPy 58 ms; equal near 2^10 elements). A lone column
+        whole 148 ms, fused 16 ms, NumPy 58 ms; equal near 2^10 elements). So does a loop
+        that makes arrays, where ``array_bounds.made_elements`` bounds them (a 5-step loop of
+        ``v = v - dt * x`` on 2^22 float64 ran whole at 0.21x NumPy); other loops (over
+        elements, or appending arrays to stack) run whole at any size. A lone column
         reduction (``x.sum(0)``) runs whole at any size: it reads its input once either way,
         and the interpreter's path around NumPy's reduction cost more than the reduction
         (``element_function.lone_column_reduction``)."""
+        loops = any(node.kind == "prim::Loop" for node in graph.all_nodes())
         sized = whole is compile_element_graph and not lone_column_reduction(graph) and (
-            makes_arrays_in_loops(graph) or not any(
-                node.kind == "prim::Loop" for node in graph.all_nodes()))
+            not loops or makes_arrays_in_loops(graph) and made_elements(graph) is not None)
 
         def first_calls(*args: Any) -> Any:
             if first_calls.calls == 0:
