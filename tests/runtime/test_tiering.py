@@ -204,7 +204,7 @@ def test_a_compile_waits_for_the_process_holding_the_lock_then_loads(monkeypatch
 
 def test_calls_with_arrays_the_output_pool_serves_run_on_the_host_loop(monkeypatch, engines):
     """A native plan (``engine="auto"``) runs a call whose arrays are as big as the output
-    pool serves on the reference loop, whose kernels take their outputs from the pool (the
+    pool serves (in float64) on the reference loop, whose kernels take their outputs from the pool (the
     native loop's come from Numba's allocator: a fresh page fault per 4 KiB); smaller calls
     of the same plan stay native, on the general path and remembered alike."""
     from fusejit.runtime import remembered
@@ -215,8 +215,8 @@ def test_calls_with_arrays_the_output_pool_serves_run_on_the_host_loop(monkeypat
     monkeypatch.setattr(remembered, "NativeInterpreter", executor.NativeInterpreter)
     fn = fusejit.compile(fusejit.parse_ir(LOOP), fuse=True)
     small, y = _inputs()
-    big = np.tile(small, (64, 1))                            # 64 x 5 float32: 1280 bytes
-    monkeypatch.setattr(outputs, "MIN_BYTES", big.nbytes)
+    big = np.tile(small, (64, 1))                  # 64 x 5 float32: 320 elements, whose
+    monkeypatch.setattr(outputs, "MIN_BYTES", big.size * 8)     # float64 results are pooled
     for x in (small, big, small, big, big, small):
         count = len(natives)
         np.testing.assert_allclose(fn(x, y), _expected(x, y), rtol=1e-6)

@@ -78,14 +78,15 @@ def pooled(shape: tuple[int, ...], dtype: np.dtype) -> bool:
 
 
 def pooled_inputs(inputs) -> bool:
-    """Is an array among ``inputs`` at least as big as the pool serves? The native loop
+    """Is an array among ``inputs`` one whose float64 counterpart the pool serves (results
+    are often wider than inputs: ``np.arange(n)`` times a float32 array)? The native loop
     (``runtime/interpreter.py``) makes its arrays with Numba's allocator, without this pool:
     a call with such arrays runs on the host's loop, whose kernels and NumPy calls take their
     outputs from the pool. (A 5-step loop of one fused kernel over two float64 arrays of
     2^22 elements, 32 MiB each: 219 ms natively, 21 ms on the host's loop, 98 ms for NumPy;
     on 2^17 elements the two loops took 3.2 and 3.4 ms.)"""
     for x in inputs:
-        if type(x) is np.ndarray and x.nbytes >= MIN_BYTES:
+        if type(x) is np.ndarray and x.size * 8 >= MIN_BYTES:
             return True
     return False
 
