@@ -86,7 +86,7 @@ from ..ir.types import (
 from . import blas, remembered, tiering
 from .code import Code
 from .devices import CpuDevice, CudaDevice, get_device
-from .fusion.outputs import pooled_inputs
+from .fusion.outputs import host_sized
 from .interpreter import NativeInterpreter
 from .portable import Portable
 from .reference import InterpreterState, SingleOperation
@@ -185,9 +185,9 @@ class CompiledFunction(Portable):
             blas.refresh()   # (whether products may use the other cores: runtime/blas.py)
         code = plan.code
         engine = plan.tier() if self.engine == "auto" else self.engine
-        if engine == "native" and not (self.engine == "auto" and pooled_inputs(stack)):
+        if engine == "native" and not (self.engine == "auto" and host_sized(stack)):
             NativeInterpreter(code).run(stack)
-        elif engine in ("reference", "native"):    # (native: big arrays, fusion/outputs.py)
+        elif engine in ("reference", "native"):    # (native: big arrays, outputs.host_sized)
             if plan.single is not None:
                 plan.single.run(stack)      # (one fused group: no loop needed)
             elif plan.straight() is not None:

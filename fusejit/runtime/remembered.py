@@ -32,7 +32,7 @@ import numpy as np
 from ..ir.limits import fits_int64
 from ..ir.types import BoolType, FloatType, IntType, NoneType, OptionalType, TensorType, Type
 from . import blas
-from .fusion.outputs import pooled_inputs
+from .fusion.outputs import host_sized
 from .interpreter import NativeInterpreter
 from .reference import InterpreterState
 
@@ -164,9 +164,9 @@ def runner(fn: Any, plan: Any, engine: str, inputs: tuple, timings: Any,
 
     def body(args: tuple) -> Any:
         stack = list(args)
-        if engine == "native" and not (native and pooled_inputs(args)):
+        if engine == "native" and not (native and host_sized(args)):
             NativeInterpreter(code).run(stack)
-        else:   # (big arrays run on the host's loop: fusion/outputs.py, pooled_inputs)
+        else:   # (big arrays run on the host's loop: fusion/outputs.py, host_sized)
             InterpreterState(code).run(stack)
         return stack
 

@@ -202,11 +202,12 @@ def test_a_compile_waits_for_the_process_holding_the_lock_then_loads(monkeypatch
     assert state._addresses is not None
 
 
-def test_calls_with_arrays_the_output_pool_serves_run_on_the_host_loop(monkeypatch, engines):
-    """A native plan (``engine="auto"``) runs a call whose arrays are as big as the output
-    pool serves (in float64) on the reference loop, whose kernels take their outputs from the pool (the
-    native loop's come from Numba's allocator: a fresh page fault per 4 KiB); smaller calls
-    of the same plan stay native, on the general path and remembered alike."""
+def test_calls_with_big_arrays_run_on_the_host_loop(monkeypatch, engines):
+    """A native plan (``engine="auto"``) runs a call with big arrays (``HOST_LOOP_BYTES`` in
+    float64) on the reference loop, whose kernels and NumPy calls allocate as NumPy does, or
+    from the output pool (the native loop's arrays come from Numba's allocator: a page fault
+    per 4 KiB); smaller calls of the same plan stay native, on the general path and
+    remembered alike."""
     from fusejit.runtime import remembered
     from fusejit.runtime.fusion import outputs
 
@@ -215,8 +216,8 @@ def test_calls_with_arrays_the_output_pool_serves_run_on_the_host_loop(monkeypat
     monkeypatch.setattr(remembered, "NativeInterpreter", executor.NativeInterpreter)
     fn = fusejit.compile(fusejit.parse_ir(LOOP), fuse=True)
     small, y = _inputs()
-    big = np.tile(small, (64, 1))                  # 64 x 5 float32: 320 elements, whose
-    monkeypatch.setattr(outputs, "MIN_BYTES", big.size * 8)     # float64 results are pooled
+    big = np.tile(small, (64, 1))                  # 64 x 5 float32: 320 elements, by their
+    monkeypatch.setattr(outputs, "HOST_LOOP_BYTES", big.size * 8)     # float64 counterpart
     for x in (small, big, small, big, big, small):
         count = len(natives)
         np.testing.assert_allclose(fn(x, y), _expected(x, y), rtol=1e-6)

@@ -77,16 +77,24 @@ def pooled(shape: tuple[int, ...], dtype: np.dtype) -> bool:
     return _nbytes(shape, np.dtype(dtype)) >= MIN_BYTES and _limit_bytes() > 0
 
 
-def pooled_inputs(inputs) -> bool:
-    """Is an array among ``inputs`` one whose float64 counterpart the pool serves (results
-    are often wider than inputs: ``np.arange(n)`` times a float32 array)? The native loop
-    (``runtime/interpreter.py``) makes its arrays with Numba's allocator, without this pool:
-    a call with such arrays runs on the host's loop, whose kernels and NumPy calls take their
-    outputs from the pool. (A 5-step loop of one fused kernel over two float64 arrays of
-    2^22 elements, 32 MiB each: 219 ms natively, 21 ms on the host's loop, 98 ms for NumPy;
-    on 2^17 elements the two loops took 3.2 and 3.4 ms.)"""
+# A call with an input of this many bytes in float64 runs on the host's loop, not the native
+# one (``host_sized``).
+HOST_LOOP_BYTES = 2 << 20
+
+
+def host_sized(inputs) -> bool:
+    """Should a call with ``inputs`` run on the host's loop, not the native one? The native
+    loop (``runtime/interpreter.py``) makes its arrays with Numba's allocator: above glibc's
+    mmap threshold that is fresh memory, a page fault per 4 KiB, where NumPy's arrays of 4 MiB
+    and more take huge pages and this pool serves the biggest; its saving, a Python round trip
+    per op (~10 us), is small next to ops on such arrays. So an input whose float64
+    counterpart (results are often wider: ``np.arange(n)`` times a float32 signal) has
+    ``HOST_LOOP_BYTES`` sends the call to the host's loop. A 5-step loop of one fused kernel
+    over two float64 arrays, native against host loop: 2^22 elements 219 against 21 ms (NumPy
+    98); 2^20 34 against 12 ms (NumPy 22-26); 2^18 4.6 against 4.4 ms; 2^17 3.2 against 3.4 ms;
+    2^13 53 against 87 us."""
     for x in inputs:
-        if type(x) is np.ndarray and x.size * 8 >= MIN_BYTES:
+        if type(x) is np.ndarray and x.size * 8 >= HOST_LOOP_BYTES:
             return True
     return False
 
