@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from .dtypes import DEFAULT_FLOAT, result_type
-from .pointwise import pooled_out
+from .pointwise import any_zero, pooled_out
 from .table import as_tensor, dtype_of_code, register, wrap_dim
 from .tensor import _reduce_dims
 
@@ -117,7 +117,7 @@ def _cumsum(self: np.ndarray, dim: int, dtype: int | None = None) -> np.ndarray:
 
 def _floor_divide(self: Any, other: Any) -> np.ndarray:
     out = result_type(self, other)
-    if out.kind in "iub" and np.any(np.asarray(other) == 0):
+    if out.kind in "iub" and any_zero(other):
         raise RuntimeError("ZeroDivisionError")
     with np.errstate(all="ignore"):
         return as_tensor(np.floor_divide(self, other).astype(out, copy=False))
