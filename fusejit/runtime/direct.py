@@ -40,9 +40,10 @@ import numpy as np
 from ..ir.constants import constant_value
 from ..ir.graph import Graph, Node, Value
 from ..ir.schema import registry
-from ..ir.symbols import prim
+from ..ir.symbols import aten, prim
 from ..ir.types import FloatType, IntType, TensorType
 from ..oplib.table import find_entry
+from .fusion.outputs import MIN_BYTES
 
 _count = itertools.count()
 
@@ -52,8 +53,10 @@ _count = itertools.count()
 # 32000 8.3 / 7.1; float64 8000 4.6 / 5.1, 16000 7.6 / 6.5.
 TEMPORARY_MAX_BYTES = 1 << 16
 # ... and a graph without one: the output pool of the graph's own path starts here
-# (``oplib.pointwise._POOL_GATE``: a fresh big array costs a page fault per 4 KiB).
-MAX_BYTES = 1 << 20
+# (``fusion/outputs.py``: a fresh big array costs a page fault per 4 KiB); below it that path
+# calls the same NumPy functions, through the interpreter (x[1:] - x[:-1] of 2^17 float64:
+# 44 us against NumPy's 31 when the limit was 1 MiB).
+MAX_BYTES = MIN_BYTES
 
 
 def direct_function(graph: Graph, scalars: dict[int, Any]) -> Callable[..., Any] | None:
@@ -78,6 +81,13 @@ def direct_function(graph: Graph, scalars: dict[int, Any]) -> Callable[..., Any]
     itemsize = 1
     for node in graph.nodes():
         if node.kind == prim.Constant:
+            continue
+        if node.kind == aten.slice:       # (x[1:] - x[:-1]: views of the arguments)
+            view = _slice_view(node, text)
+            if view is None or node.input(0) in computed or node.input(0) in reduced:
+                return None
+            text[node.output()] = f"v{len(lines)}"
+            lines.append(f"    v{len(lines)} = {view}")
             continue
         call = _call(node, text, names)
         if call is None:
@@ -136,6 +146,23 @@ def _inliner(lines: list[str], returned: str, names: dict[str, Any]
                 {f"{name}_{tag}": value for name, value in made.items()})
 
     return inline
+
+
+def _slice_view(node: Node, text: dict[Value, str]) -> str | None:
+    """``aten::slice`` of a value the function has, by constants, as NumPy's basic indexing
+    (``oplib``'s ``_slice``: the same view); None for any other."""
+    x = node.input(0)
+    if x not in text or not _array_of_known_dtype(x) or len(node.inputs) != 5 or \
+            any(v.node.kind != prim.Constant for v in node.inputs[1:]):
+        return None
+    dim, start, end, step = (constant_value(v.node) for v in node.inputs[1:])
+    rank = len(x.type.sizes)
+    if not isinstance(dim, int) or not -rank <= dim < rank or \
+            not all(v is None or type(v) is int for v in (start, end)) or \
+            type(step) is not int or step <= 0:
+        return None
+    bounds = ":".join("" if v is None else str(int(v)) for v in (start, end, step))
+    return f"{text[x]}[{':, ' * (dim % rank)}{bounds}]"
 
 
 def _array_of_known_dtype(v: Value) -> bool:

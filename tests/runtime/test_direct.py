@@ -90,6 +90,33 @@ def test_direct_calls_give_numpys_results(fn):
         assert any(jitted._direct.values()), f"{fn.__name__} ran no NumPy calls for {dtype}"
 
 
+def differences(x, y):
+    return x[1:] - x[:-1], y[:, 2::3] * 2
+
+
+def differences_of_a_product(x, y):
+    return (x * y)[1:]                        # a slice of a computed value: not direct
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.int32])
+def test_slices_of_the_arguments_are_numpys_views(dtype):
+    """``x[1:] - x[:-1]`` is NumPy's basic indexing and one ufunc call; short slices, empty
+    ones and rows past the end give NumPy's shapes."""
+    jitted = fusejit.jit(differences)
+    rng = np.random.default_rng(7)
+    for n, shape in ((5000, (40, 7)), (1, (3, 2)), (2, (5, 0))):
+        x = rng.integers(-50, 50, n).astype(dtype)
+        y = rng.integers(-50, 50, shape).astype(dtype)
+        for _ in range(3):
+            _same(jitted(x, y), differences(x, y))
+        _same(jitted(x[::-1], y[::2]), differences(x[::-1], y[::2]))
+    assert any(jitted._direct.values())
+    product = fusejit.jit(differences_of_a_product)
+    x = np.arange(1.0, 5.0)
+    _same(product(x, x), differences_of_a_product(x, x))
+    assert not any(product._direct.values())
+
+
 def test_direct_results_are_new_arrays_and_arguments_unchanged():
     x, y = _arguments(np.float32, ((5,), (5,)))
     copies = x.copy(), y.copy()
