@@ -46,7 +46,7 @@ _CHEAP_EXPONENTS = frozenset(POW_SPECIAL) | {0.0, 1.0}
 _FLOATS = frozenset({ScalarType.Float, ScalarType.Double})
 
 
-def _costly(node: Node) -> bool:
+def costly_map(node: Node) -> bool:
     """Is ``node`` a map of ``COSTLY`` on float tensors whose kernel form beats NumPy's?"""
     if node.kind not in COSTLY or len(node.outputs) != 1:
         return False
@@ -91,7 +91,7 @@ def _fuse_block(block: Block, graph: Graph, top: bool = True) -> bool:
     for node in list(block.nodes()):
         for sub in node.blocks:
             changed |= _fuse_block(sub, graph, False)
-        if (_costly(node) or top and _feeds_update(node)) and fuser.is_fusable(node):
+        if (costly_map(node) or top and _feeds_update(node)) and fuser.is_fusable(node):
             fuser.create_singleton_fusion_group(node)
             changed = True
     return changed
@@ -105,4 +105,4 @@ def fuse_lone_maps(graph: Graph) -> bool:
     return _fuse_block(graph.block, graph)
 
 
-__all__ = ["COSTLY", "fuse_lone_maps"]
+__all__ = ["COSTLY", "costly_map", "fuse_lone_maps"]

@@ -43,6 +43,7 @@ from ..ir.schema import registry
 from ..ir.symbols import aten, prim
 from ..ir.types import FloatType, IntType, TensorType
 from ..oplib.table import find_entry
+from ..passes.lone_maps import costly_map
 from .fusion.outputs import MIN_BYTES
 
 _count = itertools.count()
@@ -89,6 +90,8 @@ def direct_function(graph: Graph, scalars: dict[int, Any]) -> Callable[..., Any]
             text[node.output()] = f"v{len(lines)}"
             lines.append(f"    v{len(lines)} = {view}")
             continue
+        if costly_map(node):
+            return None          # (its kernel beats NumPy's loop: passes/lone_maps.py)
         call = _call(node, text, names)
         if call is None:
             return None
