@@ -60,29 +60,36 @@ def fuse_inplace_updates(graph: Graph) -> bool:
     return changed
 
 
+def foldable_update(node: Node) -> bool:
+    """Is ``node`` an in-place update a group computing its operand could take in, as far as
+    the update itself decides: one of ``_UPDATES`` with alpha 1, its target, operand and
+    result of one dtype and rank (no cast on the write), a float target for a division?"""
+    if node.kind not in _UPDATES or len(node.inputs) not in (2, 3):
+        return False
+    if node.kind != aten.copy_ and len(node.inputs) == 3:
+        alpha = node.input(2).node
+        if alpha.kind != prim.Constant or constant_value(alpha) != 1:
+            return False     # (alpha != 1: rare, left to aten::add_)
+    types = [node.input(0).type, node.input(1).type, node.output().type]
+    if not all(isinstance(t, TensorType) and t.dtype is not None and t.rank is not None
+               for t in types):
+        return False
+    if len({t.dtype for t in types}) != 1 or len({t.rank for t in types}) != 1:
+        return False
+    return node.kind != aten.div_ or types[0].dtype.kind == "f"
+
+
 def _foldable_group(node: Node) -> Node | None:
     """The fusion group whose output ``node`` (an in-place update) may take in, else None."""
-    if node.kind not in _UPDATES or len(node.inputs) not in (2, 3):
+    if not foldable_update(node):
         return None
-    target, operand = node.input(0), node.input(1)
+    operand = node.input(1)
     group = operand.node
     if group.kind != prim.FusionGroup or len(group.outputs) != 1 \
             or group.has_attribute(WRITTEN_INTO) or len(operand.uses) != 1:
         return None
     if any(n.kind in _SHIFTED for n in group.g("Subgraph").block.nodes()):
         return None      # (reads or writes at other positions than the output's)
-    if node.kind != aten.copy_ and len(node.inputs) == 3:
-        alpha = node.input(2).node
-        if alpha.kind != prim.Constant or constant_value(alpha) != 1:
-            return None      # (alpha != 1: rare, left to aten::add_)
-    types = [target.type, operand.type, node.output().type]
-    if not all(isinstance(t, TensorType) and t.dtype is not None and t.rank is not None
-               for t in types):
-        return None
-    if len({t.dtype for t in types}) != 1 or len({t.rank for t in types}) != 1:
-        return None
-    if node.kind == aten.div_ and target.type.dtype.kind != "f":
-        return None
     between = group.next
     while between is not node:
         if between.blocks or between.kind not in _VIEWS and any(

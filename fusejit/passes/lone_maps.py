@@ -31,7 +31,7 @@ from ..ir.symbols import aten, prim
 from ..ir.types import ScalarType, TensorType
 from ..oplib.binary import POW_SPECIAL
 from .graph_fuser import GraphFuser, is_simple_map
-from .inplace_fusion import _UPDATES
+from .inplace_fusion import foldable_update
 from .pass_checks import graph_pass
 
 # The maps a kernel computes with vectorised forms (``runtime/fusion/templates.py``, whose
@@ -74,15 +74,7 @@ def _feeds_update(node: Node) -> bool:
     if len(node.outputs) != 1 or len(node.output().uses) != 1:
         return False
     use = node.output().uses[0]
-    update = use.user
-    if update.kind not in _UPDATES or use.offset != 1 or len(update.inputs) not in (2, 3):
-        return False
-    types = [update.input(0).type, node.output().type, update.output().type]
-    if not all(isinstance(t, TensorType) and t.dtype is not None and t.rank is not None
-               for t in types):
-        return False
-    return len({t.dtype for t in types}) == 1 and len({t.rank for t in types}) == 1 \
-        and is_simple_map(node)
+    return use.offset == 1 and foldable_update(use.user) and is_simple_map(node)
 
 
 def _fuse_block(block: Block, graph: Graph, top: bool = True) -> bool:
