@@ -23,6 +23,7 @@ from ..ir.graph import Block, Graph, Node, Value
 from ..ir.symbols import prim
 from ..ir.types import TensorType
 from .element_support import (
+    _ALIASING,
     _ARITHMETIC,
     _CONVERT,
     _INPLACE,
@@ -127,12 +128,8 @@ def _node(node: Node, dims: dict[Value, Dims], made: set[Dims]) -> None:
     if shape is None or len(shape) != _rank(out):
         raise _Unbounded
     dims[out] = shape
-    if node.kind.name not in _VIEWS:
+    if node.kind not in _ALIASING:     # (views and updates make no new elements)
         made.add(shape)
-
-
-# Ops whose result is an array an argument or another op made (no new elements).
-_VIEWS = _UPDATES | frozenset({"select", "slice", "unsqueeze", "t", "reshape", "view"})
 
 
 def _op_dims(node: Node, out: Value, dims: dict[Value, Dims]) -> Dims | None:
