@@ -76,24 +76,24 @@ def result_type(*operands) -> np.dtype:
     key = []
     for x in operands:
         t = type(x)
-        if t is _NDARRAY:
-            key.append((x.dtype, x.ndim == 0))
-        elif t is float or t is int or t is bool or isinstance(x, _WRAPPED):
+        # (arrays first: the isinstance test of the wrapped types costs ~0.45 us)
+        if t is not _NDARRAY and (t is float or t is int or t is bool or isinstance(x, _WRAPPED)):
             key.append(t)
-        else:       # (CuPy arrays)
+        else:                       # (NumPy and CuPy arrays)
             key.append((x.dtype, x.ndim == 0))
-    result = _RESULTS.get(tuple(key))
+    key = tuple(key)
+    result = _RESULTS.get(key)
     if result is None:
         result = _result_type(operands)
         if len(_RESULTS) < 4096:
-            _RESULTS[tuple(key)] = result
+            _RESULTS[key] = result
     return result
 
 
 def _result_type(operands: tuple) -> np.dtype:
     dim = zero = wrapped = None
     for x in operands:
-        if isinstance(x, (bool, int, float, np.bool_, np.integer, np.floating)):
+        if isinstance(x, _WRAPPED):
             wrapped = promote_types(wrapped, scalar_dtype(x))
         elif getattr(x, "ndim", 0) == 0:
             zero = promote_types(zero, x.dtype)

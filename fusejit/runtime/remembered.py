@@ -160,11 +160,11 @@ def runner(fn: Any, plan: Any, engine: str, inputs: tuple, timings: Any,
     code, single, products = plan.code, plan.single, plan.products
     clock, mask = time.perf_counter, SAMPLE_EVERY - 1
 
-    native = engine == "native" and fn.engine == "auto"
+    auto = fn.engine == "auto"
 
     def body(args: tuple) -> Any:
         stack = list(args)
-        if engine == "native" and not (native and host_sized(args)):
+        if engine == "native" and not (auto and host_sized(args)):
             NativeInterpreter(code).run(stack)
         else:   # (big arrays run on the host's loop: fusion/outputs.py, host_sized)
             InterpreterState(code).run(stack)
