@@ -158,7 +158,7 @@ def _row_split(full: tuple, along: list[int], walks: list) -> tuple[int | None, 
         return None, 0
     if len(cuts) > 1:
         raise KernelDeclined(f"row kernel: rows over axes {along} of {full} that inputs "
-                               "walk in more than two levels")
+                             "walk in more than two levels")
     inner = along[along.index(cuts[0]) + 1:]
     return cuts[0], int(np.prod([full[e] for e in inner], dtype=np.int64))
 
@@ -239,12 +239,12 @@ class RowKernel:
                 shape_of[node.output()] = tuple(np.broadcast_shapes(*ins))
             except ValueError:
                 raise KernelDeclined(f"row kernel: {node.kind} inputs of shapes {ins} do "
-                                       f"not broadcast") from None
+                                     f"not broadcast") from None
         full = shape_of[group.reductions[0].source]
         for r in group.reductions:
             if shape_of[r.source] != full:
                 raise KernelDeclined(f"row kernel: reductions of shapes {full} and "
-                                       f"{shape_of[r.source]}")
+                                     f"{shape_of[r.source]}")
         if 0 in full or not full:
             raise KernelDeclined("row kernel: an empty row or no rows")
         want = {ELEMENT: full, ROW: self._reduced(full, True), FLAT: self._reduced(full, False)}
@@ -252,7 +252,7 @@ class RowKernel:
         for value in group.outputs:
             if shape_of[value] != want[group.classes[value]]:
                 raise KernelDeclined(f"row kernel: output of shape {shape_of[value]} in "
-                                       f"a group over rows of {full}")
+                                     f"a group over rows of {full}")
             out_shapes.append(shape_of[value])
         rank = len(full)
         if isinstance(group.dim, tuple):
@@ -303,7 +303,7 @@ class RowKernel:
         for shape, st in zip(shapes, strides):
             if np.broadcast_shapes(shape, full) != full:
                 raise KernelDeclined(f"row kernel: input of shape {shape} does not "
-                                       f"broadcast to {full}")
+                                     f"broadcast to {full}")
             pad = rank - len(shape)
             walks.append([0] * pad + [s if size != 1 else 0 for size, s in zip(shape, st)])
         inner, n_in = _row_split(full, along, walks)
@@ -323,7 +323,7 @@ class RowKernel:
                            ZERO if steps[k] == 0 else STRIDED)
         if NESTED in classes and any(group.classes[v] == ELEMENT for v in group.outputs):
             raise KernelDeclined(f"row kernel: element outputs over rows of {full[start:]} "
-                                   "that an input does not walk at one step")
+                                 "that an input does not walk at one step")
         # Rows at one step in every input (contiguous, broadcast, sliced rows) need no table.
         linear = all(st[d] == st[d + 1] * outer[d + 1]
                      for st in outer_strides for d in range(len(outer) - 1))
