@@ -166,6 +166,20 @@ def _full_like(self: np.ndarray, fill_value: Any, dtype: int | None = None, layo
     return np.full(self.shape, fill_value, _dtype(dtype, self.dtype))
 
 
+def _empty(size: list[int], dtype: int | None = None, layout: Any = None, device: Any = None,
+           pin_memory: Any = None, memory_format: Any = None) -> np.ndarray:
+    # (as ``_empty_like``: made only for an array a kernel writes whole before it is read)
+    return np.empty(tuple(size), _dtype(dtype))
+
+
+def _empty_like(self: np.ndarray, dtype: int | None = None, layout: Any = None,
+                device: Any = None, pin_memory: Any = None,
+                memory_format: Any = None) -> np.ndarray:
+    # (graphs from Python have none: ``np.empty_like`` is lowered to a zero fill, deterministic;
+    # ``passes/inplace_fusion.py`` makes one where a kernel writes the whole array first)
+    return np.empty(self.shape, _dtype(dtype, self.dtype))
+
+
 def _arange(start: Any, end: Any, step: Any = 1, dtype: int | None = None, layout: Any = None,
             device: Any = None, pin_memory: Any = None) -> np.ndarray:
     if step == 0:
@@ -236,6 +250,10 @@ register(f"aten::ones(SymInt[] size, {_FACTORY}) -> Tensor", _filled(1))
 register(f"aten::full(SymInt[] size, Scalar fill_value, {_FACTORY}) -> Tensor", _full)
 register(f"aten::full_like(Tensor self, Scalar fill_value, {_FACTORY}, "
          f"MemoryFormat? memory_format=None) -> Tensor", _full_like)
+register(f"aten::empty.memory_format(SymInt[] size, {_FACTORY}, "
+         f"MemoryFormat? memory_format=None) -> Tensor", _empty)
+register(f"aten::empty_like(Tensor self, {_FACTORY}, "
+         f"MemoryFormat? memory_format=None) -> Tensor", _empty_like)
 register(f"aten::arange.start_step(Scalar start, Scalar end, Scalar step=1, {_FACTORY}) "
          f"-> Tensor", _arange)
 register(f"aten::linspace(Scalar start, Scalar end, int steps, {_FACTORY}) -> Tensor",

@@ -45,6 +45,47 @@ def slice_written(x, h):
     return d
 
 
+def out_chain(x, y, s):
+    z = np.empty_like(x)
+    np.subtract(x, y, out=z)
+    z *= s
+    z += 2
+    np.exp(z, out=z)
+    z /= 3.0
+    return z
+
+
+def empty_shape(x, y):
+    z = np.empty(x.shape, dtype=x.dtype)
+    np.multiply(x, y, out=z)
+    return z
+
+
+def argument_target(z, w):
+    z[...] = w * 2.0          # w may be z itself: the second group must read it updated
+    z *= w + 1.0
+    return z
+
+
+def view_between(x, y):
+    z = np.zeros_like(x)
+    np.add(x, y, out=z)
+    np.multiply(z[::-1], 3.0, out=z)     # reads z (reversed) as it was after the add
+    return z
+
+
+def written_in_part(x):
+    z = np.zeros_like(x)
+    z[1:] = x[1:] * 2.0      # z[0] stays 0
+    return z
+
+
+def read_first(x):
+    z = np.ones_like(x)
+    z += np.sqrt(x)
+    return z
+
+
 _ADD = fusejit.jit(add_update)
 _DIV = fusejit.jit(div_update)
 
@@ -154,3 +195,65 @@ def test_target_broadcast_to_a_larger_shape_raises():
     with pytest.raises(FusejitError, match="broadcast shape"):
         _ADD(x, v, 0.1)
     assert np.all(x == 1.0)
+
+
+def _updates(graph):
+    return [n for n in graph.block.nodes()
+            if n.kind == prim.FusionGroup and n.has_attribute("written_into")
+            or n.kind in (aten.add_, aten.mul_, aten.div_, aten.copy_)]
+
+
+@pytest.mark.parametrize("shape", [(10000,), (300, 40), (7,)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_successive_updates_of_a_new_array_are_one_kernel(shape, dtype):
+    """``np.empty_like`` then ``out=`` and ``op=`` updates, by arrays and numbers: one group
+    writing into the array, which it does not read, and no zero fill (``aten::empty_like``)."""
+    rng = np.random.default_rng(5)
+    x, y = rng.random(shape).astype(dtype), rng.random(shape).astype(dtype)
+    compiled = fusejit.jit(out_chain)
+    graph = compiled.graph_for(x, y, 0.7)
+    (group,) = _updates(graph)
+    assert not group.g("Subgraph").inputs[group.i("written_into")].uses
+    assert aten.full_like not in _kinds(graph) and aten.empty_like in _kinds(graph)
+    assert written_into.WrittenInto(None, group).direct
+    for _ in range(2):
+        np.testing.assert_allclose(compiled(x, y, 0.7), out_chain(x, y, 0.7),
+                                   rtol=2e-6 if dtype == np.float32 else 1e-13)
+    with pytest.raises(FusejitError, match="broadcast shape"):
+        compiled(np.ones((1, 5000), dtype), np.ones((6, 5000), dtype), 0.7)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_an_empty_array_written_whole_is_not_filled(dtype):
+    rng = np.random.default_rng(8)
+    x, y = rng.random((300, 40)).astype(dtype), rng.random(40).astype(dtype)
+    compiled = fusejit.jit(empty_shape)
+    kinds = _kinds(compiled.graph_for(x, y))
+    assert aten.empty in kinds and aten.zeros not in kinds
+    for _ in range(2):
+        np.testing.assert_array_equal(compiled(x, y), empty_shape(x, y))
+
+
+def test_updates_that_may_see_an_alias_stay_apart():
+    """The merged group would read its other inputs before writing: not where one may share
+    the array's memory (an argument, which the caller may pass twice; a view of the array)."""
+    rng = np.random.default_rng(6)
+    compiled = fusejit.jit(argument_target)
+    z = rng.random(10000)
+    assert len(_updates(compiled.graph_for(z, z))) == 2
+    for _ in range(2):
+        a, b = z.copy(), z.copy()
+        np.testing.assert_allclose(compiled(a, a), argument_target(b, b), rtol=1e-13)
+    x, y = rng.random((2, 10000))
+    compiled = fusejit.jit(view_between)
+    assert len(_updates(compiled.graph_for(x, y))) == 2
+    np.testing.assert_allclose(compiled(x, y), view_between(x, y), rtol=1e-13)
+
+
+@pytest.mark.parametrize("fn", [written_in_part, read_first])
+def test_arrays_read_or_written_in_part_keep_their_fill(fn):
+    x = np.random.default_rng(7).random(10000)
+    compiled = fusejit.jit(fn)
+    assert aten.full_like in _kinds(compiled.graph_for(x))
+    for _ in range(2):
+        np.testing.assert_array_equal(compiled(x), fn(x))

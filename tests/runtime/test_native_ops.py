@@ -354,6 +354,36 @@ def test_full_like_matches_the_reference(x_dtype, kind, fill, dtype):
     assert calls == (2 if exact else 3)   # natively exactly when the conversion is exact
 
 
+EMPTY_LIKE = """graph(%x : Tensor, %src : Tensor):
+  %none : NoneType = prim::Constant()
+  %false : bool = prim::Constant[value=0]()
+  %dtype : {dtype_type} = prim::Constant{dtype_value}()
+  %y : Tensor = aten::empty_like(%x, %dtype, %none, %none, %none, %none)
+  %z : Tensor = aten::copy_(%y, %src, %false)
+  return (%z)
+"""
+
+
+@pytest.mark.parametrize("x_dtype", [np.float32, np.float64, np.int64, np.bool_])
+@pytest.mark.parametrize("dtype", [None, 6, 7, 4, 11, 3])   # ScalarType: float32 ... int32
+def test_empty_like_matches_the_reference(x_dtype, dtype):
+    """``aten::empty_like`` (made by ``fuse_inplace_updates`` for an array written whole first):
+    a new array of ``x``'s shape and the dtype asked for, natively for its four dtypes; filled
+    here by a copy, whose values both loops must then agree on."""
+    text = EMPTY_LIKE.format(
+        dtype_type="NoneType" if dtype is None else "int",
+        dtype_value="" if dtype is None else f"[value={dtype}]")
+    x = tensor((2, 3), x_dtype)
+    target = np.dtype(x_dtype) if dtype is None else np.dtype(
+        {6: np.float32, 7: np.float64, 4: np.int64, 11: np.bool_, 3: np.int32}[dtype])
+    src = tensor((3,), target)
+    got, want, calls = run_both(text, x, src)
+    assert_same(got, want)
+    assert got[0].shape == (2, 3) and got[0].dtype == target
+    # (int32 arrays are the host's: empty_like and copy_ run there, one call each)
+    assert calls == (4 if target == np.int32 else 2)
+
+
 REDUCE = """graph(%x : Tensor, %y : Tensor):
   %none : NoneType = prim::Constant()
   %zero : int = prim::Constant[value=0]()

@@ -420,6 +420,8 @@ def _tensor_op(regs, op, p0, p1, int_data, in_start, n_in, out_start, n_out):
         return _copy(regs, ra, ins[1], outs[0])
     elif op == NativeOp.FULL_LIKE:
         return _full_like(regs, ra, ins[1], ins[2], outs[0])
+    elif op == NativeOp.EMPTY_LIKE:
+        return _empty_like(regs, ra, ins[1], outs[0])
     else:
         return False
     return True
@@ -478,7 +480,8 @@ def _copy_into(dst, q, src, p, s, k, om, n):
     return True
 
 
-# ScalarType code -> native dtype code (-1: not native), for full_like's dtype argument.
+# ScalarType code -> native dtype code (-1: not native), for full_like's and empty_like's dtype
+# argument.
 _DTYPE_OF_SCALAR_TYPE = np.full(max(SCALAR_TYPE_CODES) + 1, -1, np.int64)
 for _code, _dtype in SCALAR_TYPE_CODES.items():
     _DTYPE_OF_SCALAR_TYPE[_code] = DTYPE_CODE.get(np.dtype(_dtype), -1)
@@ -527,3 +530,30 @@ def _full_like(regs, ra, rf, rd, out):
 def _is_plain(tag):
     """A register the loop moves without touching a buffer list."""
     return tag != TENSOR and tag != ILIST
+
+
+@njit(**_OPTIONS)
+def _empty_like(regs, ra, rd, out):
+    """``aten::empty_like(self, dtype, ...)``: a new contiguous tensor of ``self``'s shape whose
+    elements are not set (``passes/inplace_fusion.py`` makes these only for arrays a kernel
+    writes whole before anything reads them)."""
+    tags, ints, floats, meta, b8, i64, f32, f64, ilists, tmp = regs
+    code = meta[ra, DTYPE]
+    if tags[rd] == INT:
+        if ints[rd] < 0 or ints[rd] >= len(_DTYPE_OF_SCALAR_TYPE):
+            return False
+        code = _DTYPE_OF_SCALAR_TYPE[ints[rd]]
+    elif tags[rd] != NONE:
+        return False
+    n = pw.broadcast_meta(meta[ra], meta[ra], tmp[2])
+    if n < 0 or code < 0:
+        return False
+    if code == D_F32:
+        _set_result(regs, out, np.empty(n, np.float32), 2)
+    elif code == D_F64:
+        _set_result(regs, out, np.empty(n, np.float64), 2)
+    elif code == D_I64:
+        _set_result(regs, out, np.empty(n, np.int64), 2)
+    else:
+        _set_result(regs, out, np.empty(n, np.bool_), 2)
+    return True

@@ -100,6 +100,7 @@ class NativeOp(IntEnum):
     CONSTANT_CHUNK = 409
     COPY_ = 410
     FULL_LIKE = 411
+    EMPTY_LIKE = 412
     # LISTS: sizes and int lists (tensor_ops.py, lists.py)
     SIZE = 500
     SIZE_DIM = 501

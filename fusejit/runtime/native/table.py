@@ -68,6 +68,8 @@ def _build() -> dict[str, NativeOp]:
     for key in OPS:
         if key.startswith("aten::full_like("):
             table[key] = NativeOp.FULL_LIKE
+        if key.startswith("aten::empty_like("):
+            table[key] = NativeOp.EMPTY_LIKE
         if "(" not in key:
             continue
         name = key.split("(")[0].removeprefix("aten::")
