@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from .dtypes import DEFAULT_FLOAT, result_type
-from .pointwise import any_zero, pooled_out
+from .pointwise import any_zero, new_array, pooled_out
 from .table import as_tensor, dtype_of_code, register, wrap_dim
 from .tensor import _reduce_dims
 
@@ -169,7 +169,7 @@ def _full_like(self: np.ndarray, fill_value: Any, dtype: int | None = None, layo
 def _empty(size: list[int], dtype: int | None = None, layout: Any = None, device: Any = None,
            pin_memory: Any = None, memory_format: Any = None) -> np.ndarray:
     # (as ``_empty_like``: made only for an array a kernel writes whole before it is read)
-    return np.empty(tuple(size), _dtype(dtype))
+    return new_array(tuple(size), _dtype(dtype))
 
 
 def _empty_like(self: np.ndarray, dtype: int | None = None, layout: Any = None,
@@ -177,7 +177,7 @@ def _empty_like(self: np.ndarray, dtype: int | None = None, layout: Any = None,
                 memory_format: Any = None) -> np.ndarray:
     # (graphs from Python have none: ``np.empty_like`` is lowered to a zero fill, deterministic;
     # ``passes/inplace_fusion.py`` makes one where a kernel writes the whole array first)
-    return np.empty(self.shape, _dtype(dtype, self.dtype))
+    return new_array(self.shape, _dtype(dtype, self.dtype))
 
 
 def _arange(start: Any, end: Any, step: Any = 1, dtype: int | None = None, layout: Any = None,

@@ -147,8 +147,8 @@ def _fold(node: Node, group: Node) -> None:
 #
 # ``np.add(x, y, out=z); z *= 0.5`` folds its first update into a group writing into ``z``; the
 # second, by a number, is one more pass over ``z``. The group takes it in too (``(x + y) * 0.5``
-# written into ``z``), where nothing that takes or makes a tensor runs between them and the
-# group's own result is not used (it is ``z`` before the update).
+# written into ``z``), where nothing that takes or makes a tensor runs between them. So does a
+# group making the array (``y = a * b + c; y *= 2.0``): the number changes no shape or dtype.
 
 
 def _previous_tensor_node(node: Node) -> Node:
@@ -171,18 +171,17 @@ def _scalar_update_group(node: Node) -> Node | None:
         alpha = node.input(2).node
         if alpha.kind != prim.Constant or constant_value(alpha) != 1:
             return None
-    kind = number.type if number.node.kind == prim.Constant else None
-    if not (isinstance(number.type, FloatType) or kind is not None
-            and isinstance(kind, (IntType, FloatType))):
-        return None     # (an int or bool that is not a constant: left to the update)
+    constant = number.node.kind == prim.Constant
+    if not (isinstance(number.type, FloatType) or constant and isinstance(number.type, IntType)):
+        return None     # (an int that is not a constant, a bool: left to the update)
     types = (target.type, node.output().type)
     if not all(isinstance(t, TensorType) and t.dtype is not None and t.dtype.kind == "f"
                for t in types) or types[0].dtype != types[1].dtype:
         return None
     group = _previous_tensor_node(node)
-    if not _writes_before(group, target):
+    if not _writes_before(group, target) and not _makes(group, target):
         return None
-    if number.node.kind != prim.Constant and not number.node.is_before(group):
+    if not constant and not number.node.is_before(group):
         return None     # (a number worked out after the group: left to the update)
     return group
 
@@ -194,6 +193,14 @@ def _writes_before(group: Node, target: Value) -> bool:
     see the array updated, as before.)"""
     return group.kind == prim.FusionGroup and group.has_attribute(WRITTEN_INTO) and (
         target is group.output() or target is group.inputs[group.i(WRITTEN_INTO)])
+
+
+def _makes(group: Node, target: Value) -> bool:
+    """Is ``target`` the new array ``group`` (a pure group, reading and writing each element
+    at the output's position) makes?"""
+    return group.kind == prim.FusionGroup and not group.has_attribute(WRITTEN_INTO) \
+        and group.outputs == (target,) and not any(
+            n.kind in _SHIFTED for n in group.g("Subgraph").block.nodes())
 
 
 def _fold_scalar(node: Node, group: Node) -> None:

@@ -18,6 +18,13 @@ def _output_pool(dtype: np.dtype, *operands: Any) -> np.ndarray | None:
     return out_for(dtype, *operands)
 
 
+def _new_array(shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
+    """``np.empty`` for the host's ``aten::empty``/``empty_like``, from the same pool."""
+    from .fusion.outputs import take
+
+    return take(shape, dtype)
+
+
 def _host_product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """The interpreters' host ``aten::mm``/``matmul``: ``blas.matmul``, which picks BLAS threads
     by the rule compiled products follow (imported on the first product, not with the package).
@@ -29,4 +36,5 @@ def _host_product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 _pointwise.OUTPUT_POOL[:] = [_output_pool]
+_pointwise.NEW_ARRAY[:] = [_new_array]
 _tensor_ops.HOST_PRODUCT[:] = [_host_product]

@@ -61,6 +61,20 @@ def empty_shape(x, y):
     return z
 
 
+def scaled_after(a, b, c, s):
+    y = a * b + c
+    y *= 2.0
+    y -= s
+    return y
+
+
+def scaled_after_a_use(a, b):
+    y = a * b
+    t = y.sum()       # (sees y before the update: the update stays apart)
+    y *= 3
+    return y, t
+
+
 def argument_target(z, w):
     z[...] = w * 2.0          # w may be z itself: the second group must read it updated
     z *= w + 1.0
@@ -221,6 +235,23 @@ def test_successive_updates_of_a_new_array_are_one_kernel(shape, dtype):
                                    rtol=2e-6 if dtype == np.float32 else 1e-13)
     with pytest.raises(FusejitError, match="broadcast shape"):
         compiled(np.ones((1, 5000), dtype), np.ones((6, 5000), dtype), 0.7)
+
+
+def test_numbers_updating_a_new_array_join_its_group():
+    rng = np.random.default_rng(9)
+    a, b, c = rng.random((3, 10000))
+    compiled = fusejit.jit(scaled_after)
+    kinds = _kinds(compiled.graph_for(a, b, c, 0.3))
+    assert kinds.count(prim.FusionGroup) == 1 and aten.mul_ not in kinds \
+        and aten.sub_ not in kinds
+    for _ in range(2):
+        np.testing.assert_allclose(compiled(a, b, c, 0.3), scaled_after(a, b, c, 0.3),
+                                   rtol=1e-13)
+    compiled = fusejit.jit(scaled_after_a_use)
+    assert aten.mul_ in _kinds(compiled.graph_for(a, b))
+    for _ in range(2):
+        for got, want in zip(compiled(a, b), scaled_after_a_use(a, b)):
+            np.testing.assert_allclose(got, want, rtol=1e-13)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])

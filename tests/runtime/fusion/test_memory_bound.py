@@ -146,6 +146,28 @@ def test_big_host_op_results_come_from_the_pool(monkeypatch):
     assert not pointwise.same_dtype_ufunc(lambda v: -v, np.dtype(np.float32))
 
 
+def test_big_empty_arrays_come_from_the_pool(monkeypatch):
+    """``aten::empty_like``/``aten::empty`` (made for arrays a kernel then writes whole: see
+    ``passes/inplace_fusion.py``) take big arrays from the pool, as kernel outputs do (a fresh
+    one takes its page faults on the kernel's threads), of the shape and dtype asked for."""
+    monkeypatch.setattr(pool, "_held", [])
+    graph = fusejit.parse_ir("graph(%x : Tensor):\n"
+                             "  %none : NoneType = prim::Constant()\n"
+                             "  %f64 : int = prim::Constant[value=7]()\n"
+                             "  %size : int[] = aten::size(%x)\n"
+                             "  %a : Tensor = aten::empty_like(%x, %none, %none, %none, %none,"
+                             " %none)\n"
+                             "  %b : Tensor = aten::empty(%size, %f64, %none, %none, %none,"
+                             " %none)\n"
+                             "  return (%a, %b)\n")
+    run = fusejit.compile(graph, engine="reference")
+    for shape, pooled in (((pool.MIN_BYTES // 4,), True), ((2, pool.MIN_BYTES // 8), True),
+                          ((1000,), False)):
+        for a, dtype in zip(run(np.ones(shape, np.float32)), (np.float32, np.float64)):
+            assert a.shape == shape and a.dtype == dtype and a.flags.c_contiguous
+            assert (not a.flags.owndata) == pooled
+
+
 def test_pool_limit_from_the_environment(monkeypatch):
     monkeypatch.setattr(pool, "_limit", [])
     monkeypatch.setenv("FUSEJIT_OUTPUT_POOL_MB", "0")
