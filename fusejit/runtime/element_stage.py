@@ -117,6 +117,8 @@ _INLINE = frozenset({"aten::add", "aten::sub", "aten::mul", "aten::div", "aten::
 class _StageWriter(_ElementWriter):
     """The element writer with tuples, lists of tuples and the backward forms."""
 
+    inline_arrays = False
+
     def __init__(self, graph: Graph, shapes: dict[Value, tuple] | None = None):
         super().__init__()
         self.shapes = shapes or {}   # each value's shape in the example (autodiff/whole.py)

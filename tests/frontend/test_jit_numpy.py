@@ -4,6 +4,7 @@ NumPy's dtype rules (NEP 50 weak Python scalars), each checked against NumPy its
 from __future__ import annotations
 
 import math
+import re
 from typing import Optional
 
 import numpy as np
@@ -619,3 +620,45 @@ def test_tuples_of_numbers_are_constants_of_the_signature():
         _same(f(x, coeffs), affine_by(x, coeffs))
     with pytest.raises(fusejit.FusejitError, match="argument 'coeffs': a tuple"):
         f(x, (1, "a"))
+
+
+_CHAIN_IR = """graph(%a : Double(*, *), %b : Double(*, *), %c : Double(*, *)):
+  %one : int = prim::Constant[value=1]()
+  %p : Double(*, *) = aten::mul(%a, %b)
+  %s : Double(*, *) = aten::add(%p, %c, %one)
+  %d : Double(*, *) = aten::sub(%a, %c, %one)
+  %r : Double(*, *) = aten::mul(%s, %d)
+  %w : Double(*, *) = aten::add_(%c, %one, %one)
+  %q : Double(*, *) = aten::mul(%r, %b)
+  %t : Double(*, *) = aten::add(%d, %w, %one)
+  return (%q, %t)
+"""
+
+
+def _written_between(a, b):
+    p = a * b
+    a += b            # p was read before: computing it at its reader would see a updated
+    return p + a, np.sqrt(np.abs(p * b - a))
+
+
+def test_whole_graph_arrays_read_once_are_computed_in_their_readers_expression():
+    """Numba makes one loop and one array of an expression of NumPy operators, but one per
+    statement: a whole-graph function writes an array read once, with no write between, into
+    its reader's expression (``p`` and ``s`` into ``r``'s); ``d`` (read twice) and ``r`` (read
+    after ``c`` is written) keep their own statements."""
+    from fusejit.runtime.element_function import element_source
+
+    source = element_source(fusejit.parse_ir(_CHAIN_IR))
+    body = source[source.index("def element_fn"):].splitlines()[1:]
+    assigned = [line.strip() for line in body if re.match(r" +v\d+ = \(", line)]
+    assert len(assigned) == 4, source       # d, r, q, t
+    assert re.fullmatch(r"v\d+ = \(+v0 \* v1\)+ \+ v2\)+ \* v\d+\)", assigned[1]), source
+    write = next(i for i, line in enumerate(body) if "+=" in line)
+    assert body.index("    " + assigned[1]) < write < body.index("    " + assigned[2])
+    rng = np.random.default_rng(11)
+    fn = fusejit.jit(_written_between)
+    for _ in range(3):
+        a, b = rng.random((2, 30, 20)) + 1.0
+        got, want = fn(a.copy(), b), _written_between(a.copy(), b)
+        for g, w in zip(got, want):
+            np.testing.assert_array_equal(g, w)
