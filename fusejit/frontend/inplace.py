@@ -62,7 +62,7 @@ class InPlaceStatements:
         # NumPy's scalars (what x[i] of a 1-d array is) are immutable: s += v rebinds s and
         # never writes through to the array s was read from.
         scalar = (isinstance(stmt.target, ast.Name) and is_tensor(current)
-                  and current.type.rank == 0)
+                  and current.type.rank == 0 and current not in self.b.zero_d_arrays)
         if is_tensor(current) and not scalar:
             refuse_reversed_target(self.b, current)
             self.keep_read_elements(current)
@@ -80,6 +80,8 @@ class InPlaceStatements:
             result = self.b.emit(aten[f"{op}_"], args, f"'{op}='")
             if isinstance(stmt.target, ast.Subscript):
                 return  # written through the view
+            if current in self.b.zero_d_arrays:
+                self.b.zero_d_arrays.add(result)      # (the same 0-d array, updated)
         else:
             from .expressions import _BINOPS
 
@@ -102,6 +104,8 @@ class InPlaceStatements:
         updated = binary(self.b, name, current, operand)
         result = self.b.emit(aten.copy_, [current, updated, False], f"'{_SYMBOL[name]}='")
         if isinstance(stmt.target, ast.Name):
+            if current in self.b.zero_d_arrays:
+                self.b.zero_d_arrays.add(result)
             self.assign(stmt.target, result)
 
     def _check_inplace_cast(self, op: str, current: Value, operand: Item) -> None:

@@ -32,7 +32,7 @@ from ..oplib.table import SCALAR_TYPE_CODES
 from .builder import IRBuilder, Item, describe, is_none, is_tensor, scalar_type_of
 from .lowering import _array, as_tensor, binary, unary, where
 from .numpy_dtypes import cast, conform, dtype_of
-from .numpy_lowering import copy, dtype_code, isnan, reduce
+from .numpy_lowering import copy, dtype_code, isnan, reduce, refuse_reversed_target
 
 
 def _floats(b: IRBuilder, fn, x: Item, what: str) -> Value:
@@ -178,6 +178,7 @@ def with_out_and_dtype(lower, ufunc: np.ufunc, name: str):
         if not is_tensor(out) or not is_tensor(result):
             raise b.error(f"{name}(out=...) takes an array to write an array result into, "
                           f"got {describe(out)}")
+        refuse_reversed_target(b, out)      # (a copy here: the write would be lost)
         have, want = dtype_of(result), dtype_of(out)
         if have is not None and want is not None and not np.can_cast(have, want, "same_kind"):
             raise b.error(f"{name}: cannot cast the {have} result to the {want} out array "

@@ -36,7 +36,17 @@ import numpy as np
 from ..errors import ScriptError
 from ..ir.graph import Graph, Value
 from ..ir.symbols import prim
-from ..ir.types import BOOL, FLOAT, INT, BoolType, FloatType, IntType, ListType, Type
+from ..ir.types import (
+    BOOL,
+    FLOAT,
+    INT,
+    BoolType,
+    FloatType,
+    IntType,
+    ListType,
+    TensorType,
+    Type,
+)
 from ..passes.constant_pooling import constant_pooling
 from ..passes.dead_code_elimination import eliminate_dead_code
 from . import numpy_arrays, numpy_lowering
@@ -110,6 +120,10 @@ def scripted(fn, arg_types: Sequence[Type] | None = None,
             # (shared: the 0-d input is converted to the scalar it holds)
             emitter.env[arg.arg] = numpy_scalar(b, emitter.env[arg.arg], numpy_scalars[i],
                                                 shared=True)
+        elif isinstance(given, TensorType) and given.rank == 0:
+            # a 0-d array the caller passed (its NumPy scalars are numpy_scalars'): x *= 2
+            # writes into it, where it rebinds a NumPy scalar
+            b.zero_d_arrays.add(emitter.env[arg.arg])
     emitter.at(src.tree)
     result = emitter.emit_function_body()
     kinds: dict[int, type] = {}

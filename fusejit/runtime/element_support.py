@@ -180,6 +180,8 @@ def is_element_graph(graph: Graph) -> bool:
         return False
     if not any(isinstance(v.type, TensorType) for v in [*graph.inputs, *graph.outputs]):
         return False  # scalar graphs: scalar_function
+    if any(_rank(graph.inputs[i]) == 0 for i in written_arguments(graph)):
+        return False  # (a 0-d value is a Numba number here: the caller's array is not written)
     return _supported(graph.block, set(graph.inputs))
 
 

@@ -482,6 +482,12 @@ def flipped_update(x):
     return x
 
 
+def reversed_out(x):
+    out = np.empty_like(x)
+    np.multiply(x, 2.0, out=out[::-1])     # NumPy writes out back to front
+    return out
+
+
 def int_indexed_float_update(a):
     a[a[:2]] += 1.5     # NumPy: UFuncTypeError (same_kind)
     return a
@@ -489,12 +495,34 @@ def int_indexed_float_update(a):
 
 @pytest.mark.parametrize("fn, match", [
     (view_of_reversed, "reversed view"), (flipped_update, "reversed view"),
-    (int_indexed_float_update, "cannot be cast"),
-], ids=["view_of_reversed", "flipped_update", "int_indexed_float_update"])
+    (reversed_out, "reversed view"), (int_indexed_float_update, "cannot be cast"),
+], ids=["view_of_reversed", "flipped_update", "reversed_out", "int_indexed_float_update"])
 def test_writes_that_cannot_be_numpys_are_refused_at_their_line(fn, match):
     with pytest.raises(fusejit.ScriptError, match=match) as error:
         fusejit.jit(fn)(np.arange(4) if fn is int_indexed_float_update else _r(33, 4))
     assert __file__.rsplit("/", 1)[-1] in str(error.value)
+
+
+def zero_d_updates(x, y):
+    x *= 2.0
+    x[...] += y
+    t = x
+    x -= 1.0
+    return t, x
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_a_0_d_array_argument_is_written_in_place_on_every_call(dtype):
+    """A 0-d array the caller passes is an array: ``x *= 2.0`` writes into it (a NumPy scalar
+    would be rebound). The first call runs on the interpreter, later ones compiled; none may
+    leave the caller's array unwritten or return a NumPy scalar for it."""
+    fn = fusejit.jit(zero_d_updates)
+    for _ in range(4):
+        a, b = np.array(1.5, dtype), np.array(1.5, dtype)
+        got, want = fn(a, 0.25), zero_d_updates(b, 0.25)
+        assert a.dtype == b.dtype and a == b
+        for g, w in zip(got, want):
+            assert type(g) is type(w) and g.dtype == w.dtype and g == w
 
 
 def int_by_minus_one(a):
