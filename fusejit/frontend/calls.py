@@ -51,8 +51,8 @@ _P = inspect.Parameter
 
 
 def _signature(spec: str) -> inspect.Signature:
-    """``"x, axis=0, *, keepdims=False"`` -> a Signature; defaults are None, bools, ints and
-    floats."""
+    """``"x, axis=0, *, keepdims=False"`` -> a Signature; defaults are None, bools, ints,
+    floats and quoted strings."""
     params: list[inspect.Parameter] = []
     kind = _P.POSITIONAL_OR_KEYWORD
     for piece in (p.strip() for p in spec.split(",") if p.strip()):
@@ -68,7 +68,9 @@ def _signature(spec: str) -> inspect.Signature:
             continue
         name, _, default = piece.partition("=")
         value = {"None": None, "False": False, "True": True}.get(default, default)
-        if isinstance(value, str) and value:
+        if isinstance(value, str) and value[:1] == "'" == value[-1:]:
+            value = value[1:-1]
+        elif isinstance(value, str) and value:
             value = float(value) if any(c in value for c in ".e") else int(value)
         params.append(_P(name, kind) if not default else _P(name, kind, default=value))
     return inspect.Signature(params)
@@ -483,7 +485,8 @@ for _fn, _callee in list(CALLEES.items()):
     if isinstance(_fn, np.ufunc) and not {"out", "dtype"} & set(_params) and all(
             p.kind == _P.POSITIONAL_ONLY for p in _params.values()):
         _name = _callee.name
-        CALLEES[_fn] = Callee(_name, ", ".join(_params) + ", /, out=None, *, dtype=None",
+        CALLEES[_fn] = Callee(_name, ", ".join(_params) + ", /, out=None, *, dtype=None, "
+                              "casting='same_kind'",
                               U.with_out_and_dtype(_callee.lower, _fn, _name), _callee.rule)
 
 

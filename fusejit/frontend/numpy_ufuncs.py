@@ -161,15 +161,25 @@ def ptp(b: IRBuilder, a: Item, axis: Item = None, out: Item = None,
                   reduce(b, "min", x, axis, keepdims))
 
 
+# The casting rules a ufunc call may name (NumPy's "no" and "equiv" forbid the casts between
+# byte orders and dtypes that fusejit's arrays make freely: refused).
+_CASTINGS = ("same_kind", "safe", "unsafe")
+
+
 def with_out_and_dtype(lower, ufunc: np.ufunc, name: str):
     """A ufunc's lowering taking NumPy's ``out=`` (an array written in place and returned;
-    the result must cast to it "same_kind", and broadcast to its shape as NumPy requires
-    of the inputs) and ``dtype=`` (the inputs cast to the loop NumPy resolves for that
-    output dtype, as ``signature=(None, ..., dtype)`` does)."""
+    the result must cast to it by ``casting``, "same_kind" unless given, and broadcast to its
+    shape as NumPy requires of the inputs), ``dtype=`` (the inputs cast to the loop NumPy
+    resolves for that output dtype, as ``signature=(None, ..., dtype)`` does, each by
+    ``casting`` too) and ``casting=`` ("same_kind", "safe" or "unsafe")."""
     def call(b: IRBuilder, *args: Item) -> Item:
-        *xs, out, dtype = args
+        *xs, out, dtype, casting = args
+        casting = b.static(casting)
+        if casting not in _CASTINGS:
+            raise b.error(f"{name}(casting=...) must be a constant 'same_kind', 'safe' or "
+                          f"'unsafe', got {describe(args[-1])}")
         if dtype is not None:
-            xs = _in_loop_dtypes(b, ufunc, name, xs, dtype)
+            xs = _in_loop_dtypes(b, ufunc, name, xs, dtype, casting)
         result = lower(b, *xs)
         if out is None:
             return result
@@ -180,15 +190,15 @@ def with_out_and_dtype(lower, ufunc: np.ufunc, name: str):
                           f"got {describe(out)}")
         refuse_reversed_target(b, out)      # (a copy here: the write would be lost)
         have, want = dtype_of(result), dtype_of(out)
-        if have is not None and want is not None and not np.can_cast(have, want, "same_kind"):
+        if have is not None and want is not None and not np.can_cast(have, want, casting):
             raise b.error(f"{name}: cannot cast the {have} result to the {want} out array "
-                          f"(casting rule 'same_kind'), as NumPy refuses")
+                          f"(casting rule {casting!r}), as NumPy refuses")
         return b.emit(aten.copy_, [out, result, False], f"{name}(out=...)")
     return call
 
 
 def _in_loop_dtypes(b: IRBuilder, ufunc: np.ufunc, name: str, xs: list[Item],
-                    dtype: Item) -> list[Item]:
+                    dtype: Item, casting: str = "same_kind") -> list[Item]:
     target = SCALAR_TYPE_CODES[dtype_code(b, dtype, None, f"{name}(dtype=...)")]
     kinds = []
     for x in xs:
@@ -202,7 +212,8 @@ def _in_loop_dtypes(b: IRBuilder, ufunc: np.ufunc, name: str, xs: list[Item],
     if any(k is None for k in kinds) or not any(is_tensor(x) for x in xs):
         raise b.error(f"{name}(dtype=...) takes an array of known dtype here")
     try:
-        loop = ufunc.resolve_dtypes((*kinds, None), signature=(None,) * len(xs) + (target,))
+        loop = ufunc.resolve_dtypes((*kinds, None), signature=(None,) * len(xs) + (target,),
+                                    casting=casting)
     except (TypeError, ValueError) as error:      # (UFuncTypeError is a TypeError)
         raise b.error(f"{name}(dtype={target}): {error}") from None
     return [cast(b, x, d, name) if is_tensor(x) else as_tensor(b, x, name, d)

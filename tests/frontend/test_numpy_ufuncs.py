@@ -90,15 +90,53 @@ def into_int(i):
     return i
 
 
+def cast_as_told(x, i):
+    np.multiply(x, 2.5, out=i, casting="unsafe")      # float64 -> int64: truncated
+    narrow = np.empty(x.shape, np.float32)
+    np.add(x, 1.0, out=narrow, casting="same_kind")
+    wide = np.empty(x.shape)
+    np.sqrt(narrow, out=wide, casting="safe")
+    return i, narrow, wide, np.add(x, 1, dtype=np.float32, casting="unsafe")
+
+
+def test_ufunc_casting_argument_matches_numpy():
+    x = np.random.default_rng(4).standard_normal(9) * 4
+    mine, theirs = np.zeros(9, np.int64), np.zeros(9, np.int64)
+    with np.errstate(invalid="ignore"):
+        got, want = fusejit.jit(cast_as_told)(x, mine), cast_as_told(x, theirs)
+    for g, w in zip([*got, mine], [*want, theirs]):
+        assert g.dtype == w.dtype
+        np.testing.assert_array_equal(g, w)
+
+
+def safe_narrowing(x):
+    out = np.empty(x.shape, np.float32)
+    np.add(x, 1.0, out=out, casting="safe")      # float64 -> float32 is not safe
+    return out
+
+
+def safe_loop(x):
+    return np.add(x, 1.0, dtype=np.float32, casting="safe")
+
+
+def no_casting(x):
+    return np.add(x, 1.0, casting="no")
+
+
 def int_sqrt(x):
     return np.sqrt(x, dtype=np.int64)
 
 
-@pytest.mark.parametrize("fn, message", [(into_int, "cannot cast the float64 result to the "
-                                          "int64 out array"),
-                                         (int_sqrt, r"np\.sqrt\(dtype=int64\): No loop")])
+@pytest.mark.parametrize("fn, message", [
+    (into_int, "cannot cast the float64 result to the int64 out array"),
+    (int_sqrt, r"np\.sqrt\(dtype=int64\): No loop"),
+    (safe_narrowing, "cannot cast the float64 result to the float32 out array .*'safe'"),
+    (safe_loop, r"np\.add\(dtype=float32\): .*safe"),
+    (no_casting, r"casting=\.\.\.\) must be a constant 'same_kind', 'safe' or 'unsafe'")])
 def test_ufunc_out_and_dtype_refuse_what_numpy_refuses(fn, message):
-    with pytest.raises(TypeError):
-        fn(np.arange(3))
+    x = np.arange(3) if fn in (into_int, int_sqrt) else np.ones(3)
+    if fn is not no_casting:      # (NumPy runs casting="no" here; fusejit refuses it)
+        with pytest.raises(TypeError):
+            fn(x)
     with pytest.raises(fusejit.FusejitError, match=message):
-        fusejit.jit(fn)(np.arange(3))
+        fusejit.jit(fn)(x)
