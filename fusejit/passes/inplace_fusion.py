@@ -113,6 +113,18 @@ def _foldable_group(node: Node) -> Node | None:
     return group
 
 
+def _compute_update(subgraph: Graph, node: Node, operands: list[Value]) -> None:
+    """Make ``node``'s out-of-place op (``_UPDATES``) of ``operands`` ``subgraph``'s one
+    output, of ``node``'s result type."""
+    with subgraph.inserting_before(subgraph.block.return_node):
+        if node.kind in (aten.add_, aten.sub_):
+            operands.append(subgraph.insert_constant(1))     # (alpha)
+        combined = subgraph.insert(_UPDATES[node.kind], operands).output()
+    combined.set_type(node.output().type)
+    subgraph.erase_output(0)
+    subgraph.register_output(combined)
+
+
 def _fold(node: Node, group: Node) -> None:
     target = node.input(0)
     if group.next is not node:     # (past the views and numbers between: see _VIEWS)
@@ -125,16 +137,8 @@ def _fold(node: Node, group: Node) -> None:
         index = len(group.inputs)
         group.add_input(target)
         inner_target = subgraph.add_input(type=target.type)
-    combined = subgraph.outputs[0]
     if node.kind != aten.copy_:
-        with subgraph.inserting_before(subgraph.block.return_node):
-            inputs = [inner_target, combined]
-            if node.kind in (aten.add_, aten.sub_):
-                inputs.append(subgraph.insert_constant(1))
-            combined = subgraph.insert(_UPDATES[node.kind], inputs).output()
-        combined.set_type(node.output().type)
-        subgraph.erase_output(0)
-        subgraph.register_output(combined)
+        _compute_update(subgraph, node, [inner_target, subgraph.outputs[0]])
     group.i_(WRITTEN_INTO, index)
     group.output().set_type(node.output().type)
     if group.source_range is None:      # (the fuser's groups have none: errors name the update)
@@ -214,13 +218,7 @@ def _fold_scalar(node: Node, group: Node) -> None:
         else:
             group.add_input(number)
             inner = subgraph.add_input(type=number.type)
-        inputs = [subgraph.outputs[0], inner]
-        if node.kind in (aten.add_, aten.sub_):
-            inputs.append(subgraph.insert_constant(1))
-        combined = subgraph.insert(_UPDATES[node.kind], inputs).output()
-    combined.set_type(node.output().type)
-    subgraph.erase_output(0)
-    subgraph.register_output(combined)
+    _compute_update(subgraph, node, [subgraph.outputs[0], inner])
     node.output().replace_all_uses_with(group.output())
     node.destroy()
 

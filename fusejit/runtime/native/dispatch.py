@@ -488,6 +488,19 @@ for _code, _dtype in SCALAR_TYPE_CODES.items():
 _EXACT_F32 = 1 << 24   # ints of at most this magnitude are exact in float32 and float64
 
 
+@njit(**FORCEINLINE)
+def _like_code(tags, ints, meta, ra, rd):
+    """The native dtype code of a ``*_like(self, ..., dtype)`` result: ``self``'s, or the
+    ScalarType ``dtype`` names; -1 where it has none (not native: the host runs the op)."""
+    if tags[rd] == INT:
+        if ints[rd] < 0 or ints[rd] >= len(_DTYPE_OF_SCALAR_TYPE):
+            return -1
+        return _DTYPE_OF_SCALAR_TYPE[ints[rd]]
+    if tags[rd] != NONE:
+        return -1
+    return meta[ra, DTYPE]
+
+
 @njit(**_OPTIONS)
 def _full_like(regs, ra, rf, rd, out):
     """``aten::full_like(self, fill, dtype, ...)``: a new contiguous tensor of ``self``'s shape
@@ -495,13 +508,7 @@ def _full_like(regs, ra, rf, rd, out):
     fills whose conversion is exact or rounds as NumPy's does: a float or small int into a float
     dtype, an int or bool into int64, a bool into bool."""
     tags, ints, floats, meta, b8, i64, f32, f64, ilists, tmp = regs
-    code = meta[ra, DTYPE]
-    if tags[rd] == INT:
-        if ints[rd] < 0 or ints[rd] >= len(_DTYPE_OF_SCALAR_TYPE):
-            return False
-        code = _DTYPE_OF_SCALAR_TYPE[ints[rd]]
-    elif tags[rd] != NONE:
-        return False
+    code = _like_code(tags, ints, meta, ra, rd)
     fill = tags[rf]
     n = pw.broadcast_meta(meta[ra], meta[ra], tmp[2])
     if n < 0 or code < 0:
@@ -538,13 +545,7 @@ def _empty_like(regs, ra, rd, out):
     elements are not set (``passes/inplace_fusion.py`` makes these only for arrays a kernel
     writes whole before anything reads them)."""
     tags, ints, floats, meta, b8, i64, f32, f64, ilists, tmp = regs
-    code = meta[ra, DTYPE]
-    if tags[rd] == INT:
-        if ints[rd] < 0 or ints[rd] >= len(_DTYPE_OF_SCALAR_TYPE):
-            return False
-        code = _DTYPE_OF_SCALAR_TYPE[ints[rd]]
-    elif tags[rd] != NONE:
-        return False
+    code = _like_code(tags, ints, meta, ra, rd)
     n = pw.broadcast_meta(meta[ra], meta[ra], tmp[2])
     if n < 0 or code < 0:
         return False
