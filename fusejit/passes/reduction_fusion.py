@@ -53,6 +53,7 @@ from ..ir.constants import constant_value
 from ..ir.graph import Block, Graph, Node, Value
 from ..ir.symbols import aten, prim
 from ..ir.types import TensorType
+from .alias_analysis import AliasDb
 from .graph_fuser import is_simple_map
 from .pass_checks import graph_pass
 
@@ -303,9 +304,10 @@ def _fuse_block(graph: Graph, block: Block) -> bool:
     if not any(reduction_axis(n) for n in nodes):
         return False
     group_of: dict[Node, _Group] = {}
+    db = AliasDb(graph)
     for node in nodes:
         if reduction_axis(node) or _pointwise(node) or node.kind in VIEWS:
-            _place(node, group_of)
+            _place(node, group_of, db)
     groups = []
     for group in dict.fromkeys(group_of.values()):
         # A group of one reduction is worth its kernel too: NumPy's own, called from the
@@ -335,7 +337,7 @@ def _element_outputs_of_axes(group: _Group) -> bool:
                for m in group.members for out in m.outputs)
 
 
-def _place(node: Node, group_of: dict[Node, _Group]) -> None:
+def _place(node: Node, group_of: dict[Node, _Group], db: AliasDb) -> None:
     """Put ``node`` into the group of its producers (merging them) when the classes and
     convexity allow; else with one producer's group; else into a group of its own."""
     producers = list(dict.fromkeys(group_of[v.node] for v in node.inputs if v.node in group_of))
@@ -351,7 +353,8 @@ def _place(node: Node, group_of: dict[Node, _Group]) -> None:
         members = sorted([m for g in take for m in g.members] + [node], key=_position)
         group = _Group(members)
         if not all(_classify(m, group) for m in members) or \
-                (take and not (_convex(members) and _placeable(group))):
+                (take and not (_convex(members) and _placeable(group)
+                               and _unwritten(group, db))):
             continue
         for m in members:
             group_of[m] = group
@@ -481,6 +484,22 @@ def _placeable(group: _Group) -> bool:
                 user = use.user
                 if user not in inside and user.kind != prim.Return and user.is_before(last):
                     return False
+    return True
+
+
+def _unwritten(group: _Group, db: AliasDb) -> bool:
+    """Does nothing between the group's first member and its last write memory a member
+    reads? The group runs at the last member's place, so its early members read their
+    inputs there: ``p = a * b; a += 1; p.sum()`` must not sum ``(a + 1) * b``."""
+    inside = set(group.members)
+    reads: set[int] = set()
+    for m in group.members:
+        reads |= db.get_reads(m)
+    between = group.members[0].next
+    while between is not group.members[-1]:
+        if between not in inside and db.get_writes(between) & reads:
+            return False
+        between = between.next
     return True
 
 
