@@ -311,6 +311,10 @@ class LoopStatements:
         reads = (header | _exposed_reads(stmt.body, targets) | self.live_after[-1]
                  | ({breaks} if breaks else set()))
         assigned = _assigned(stmt.body)
+        if index is not None and index[0] not in assigned:
+            # (a range loop's name keeps its last value after the loop, as Python's does:
+            # for i in range(n): ... break; return i)
+            assigned.insert(0, index[0])
         carried = [n for n in assigned if n in self.env and not isinstance(self.env[n], Undefined)
                    and n in reads]
         initial = [self.env[n] for n in carried]

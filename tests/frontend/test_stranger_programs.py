@@ -646,3 +646,50 @@ def test_a_sieve_over_a_bool_array_runs_compiled_whole():
     """LLVM's loop vectoriser made this segfault from its second (compiled) call on
     (``runtime/element_jit.py``)."""
     _every_tier(sieve, 60)
+
+
+def break_index(x):
+    total = 0.0
+    for i in range(x.shape[0]):
+        if x[i] < 0:
+            break
+        total += x[i]
+    return total, i          # the loop's name after it: where it broke, else the last index
+
+
+def stepped_index(n):
+    k = -1
+    for k in range(2, n, 3):  # noqa: B007 (read after the loop: the point of the test)
+        pass
+    return k
+
+
+def rebound_index(x):
+    for i in range(x.shape[0]):
+        x[i] += i
+        i = i * 10           # rebinding it changes nothing the loop does, but is seen after
+    return x, i
+
+
+def unrun_index(n):
+    for i in range(n):  # noqa: B007 (read after the loop)
+        pass
+    return i
+
+
+@pytest.mark.parametrize("fn, make", [
+    (break_index, lambda: (np.array([1.0, 2.0, -1.0, 4.0]),)),
+    (break_index, lambda: (np.arange(5, dtype=np.int64),)),
+    (stepped_index, lambda: (10,)), (stepped_index, lambda: (2,)),
+    (rebound_index, lambda: (np.zeros(4),)), (unrun_index, lambda: (3,))],
+    ids=["break", "no_break", "stepped", "stepped_unrun", "rebound", "unrun"])
+def test_a_range_loops_name_is_read_after_it_on_every_call(fn, make):
+    jitted = fusejit.jit(fn)
+    for _ in range(3):
+        args, want_args = make(), make()
+        assert repr(jitted(*args)) == repr(fn(*want_args))
+        assert repr(args) == repr(want_args)
+    with pytest.raises(UnboundLocalError):
+        unrun_index(0)
+    with pytest.raises(fusejit.JITException, match="UnboundLocalError: 'i' is assigned only"):
+        fusejit.jit(unrun_index)(0)
