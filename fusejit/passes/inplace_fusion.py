@@ -40,6 +40,7 @@ from ..ir.constants import constant_value
 from ..ir.graph import Graph, Node, Value
 from ..ir.symbols import aten, prim
 from ..ir.types import FloatType, IntType, TensorType
+from .alias_analysis import _VIEW_PRIMS, _same_block_ancestor
 from .graph_fuser import FUSION_KERNEL_ARGS_LIMIT, GraphFuser
 from .pass_checks import graph_pass
 
@@ -237,9 +238,6 @@ def _fold_scalar(node: Node, group: Node) -> None:
 # the second group has made a view of or an alias of: its earlier uses are groups and ops whose
 # results are new arrays (or, for groups writing into ``z``, unused).
 
-_VALUE_VIEWS = frozenset({prim.ConstantChunk, prim.BroadcastingChunk, prim.unchecked_cast})
-
-
 def _merge_updates_of_one_array(graph: Graph) -> bool:
     changed = False
     for node in list(graph.block.nodes()):
@@ -278,11 +276,9 @@ def _unaliased(target: Value, writer: Node, before: Node) -> bool:
             target.node, target):
         return False
     for use in target.uses:
-        user = use.user
-        while user.owning_block is not before.owning_block:
-            user = user.owning_block.owning_node
-            if user is None:
-                return False
+        user = _same_block_ancestor(use.user, before.owning_block)
+        if user is None:
+            return False
         if user is before or user is writer or not user.is_before(before):
             continue
         if user is not use.user or not _makes_new_arrays(user, target):
@@ -295,7 +291,7 @@ def _makes_new_arrays(node: Node, value: Value) -> bool:
     if node.kind == prim.FusionGroup:
         return not node.has_attribute(WRITTEN_INTO) or not node.output().uses \
             or node.inputs[node.i(WRITTEN_INTO)] is not value
-    if node.blocks or node.kind in _VALUE_VIEWS:
+    if node.blocks or node.kind in _VIEW_PRIMS:
         return False
     schema = node.schema
     if schema is None:
@@ -360,12 +356,7 @@ def _leave_unfilled(graph: Graph) -> bool:
 def _written_whole_first(node: Node) -> bool:
     """Is the first use of ``node``'s result a group writing into it without reading it?"""
     array = node.output()
-    users = []
-    for use in array.uses:
-        user = use.user
-        while user.owning_block is not node.owning_block:
-            user = user.owning_block.owning_node
-        users.append(user)
+    users = [_same_block_ancestor(use.user, node.owning_block) for use in array.uses]
     if not users:
         return False
     first = users[0]
