@@ -43,7 +43,28 @@ def pytest_configure(config):
 _KERNELS_ONLY = "tests/runtime/fusion/"
 
 
+# Cases marked ``exhaustive`` repeat, for one more dtype, size or program, what a case the default
+# suite runs already checks the same way; each compiles kernels of its own, which is most of a
+# cold suite's time. They run with ``FUSEJIT_FULL_SUITE=1`` (or ``-m exhaustive``) and are
+# reported as skipped otherwise, so the default suite stays under 10 minutes on 2 cores.
+FULL_SUITE = os.environ.get("FUSEJIT_FULL_SUITE", "") not in ("", "0")
+
+
+def _skip_exhaustive(config, items) -> None:
+    if FULL_SUITE or "exhaustive" in (config.getoption("markexpr", "") or ""):
+        return
+    skip = pytest.mark.skip(reason="exhaustive case: FUSEJIT_FULL_SUITE=1 runs it")
+    for item in items:
+        if item.get_closest_marker("exhaustive") is not None:
+            item.add_marker(skip)
+
+
 def pytest_collection_modifyitems(config, items):
+    _skip_exhaustive(config, items)
+    _order_for_workers(config, items)
+
+
+def _order_for_workers(config, items):
     """Kernel-only tests first on every worker. ``--dist worksteal`` (pyproject.toml) starts
     worker k on the k-th of ``workercount`` consecutive shares of the collection (the first
     ``N // n`` items, then half the rest, ...; idle workers later steal half of the longest

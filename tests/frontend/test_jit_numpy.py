@@ -141,7 +141,8 @@ def write_argument(x, v):
     return x
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("dtype", [pytest.param(np.float32, marks=pytest.mark.exhaustive),
+                                   np.float64])    # (float32: the same code, another dtype)
 def test_element_loops_compile_whole_and_match_numpy(dtype):
     x = np.random.default_rng(3).standard_normal(300).astype(dtype)
     f = fusejit.jit(ewma)
@@ -220,7 +221,8 @@ def axis_stats(a):
             a.argmin(axis=1), a.sum(axis=0, keepdims=True), a.mean(axis=1), a.cumsum(axis=0))
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("dtype", [pytest.param(np.float32, marks=pytest.mark.exhaustive),
+                                   np.float64])    # (float32: the same code, another dtype)
 def test_axis_reductions_compiled_whole_match_numpy(dtype):
     a = np.random.default_rng(1).standard_normal((7, 4)).astype(dtype)
     f = fusejit.jit(axis_stats)

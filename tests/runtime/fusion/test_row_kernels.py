@@ -365,7 +365,9 @@ COLUMNS = {f: fusejit.compile(fusejit.script(f), fuse=True, reductions=True)
 
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")     # (NumPy's 0 / 0 in the oracle)
 @pytest.mark.parametrize(("layout", "dtype"), [
-    ("contiguous", np.float32), ("contiguous", np.float64), ("strided", np.float32),
+    ("contiguous", np.float32),
+    pytest.param("contiguous", np.float64, marks=pytest.mark.exhaustive),   # ("nan" is float64)
+    ("strided", np.float32),
     ("fortran", np.float32), ("one_row", np.float32), ("nan", np.float64)])
 def test_columns_match_numpy(layout, dtype, kernels_only):
     rng = np.random.default_rng(6)
@@ -436,8 +438,9 @@ def sum_and_max(x):
 
 
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")     # (NumPy's inf - inf in the oracle)
-@pytest.mark.parametrize(("dtype", "rows"), [(np.float32, 3), (np.float32, 8),
-                                             (np.float64, 6)])
+@pytest.mark.parametrize(("dtype", "rows"), [
+    (np.float32, 3), (np.float32, 8),
+    pytest.param(np.float64, 6, marks=pytest.mark.exhaustive)])   # (float32 takes both paths)
 def test_kernels_for_few_rows_match_the_general_kernel(dtype, rows, monkeypatch,
                                                        parallel_plans, kernels_only):
     """Column kernels over at most ``columns.SHORT_ROWS`` rows are made for their row count (one
