@@ -12,8 +12,8 @@ which raises the proper error or computes the answer another way::
     def native_serial(tags, ints, floats, meta, b8, i64, f32, f64, ilists, int_data,
                       in_start, out_start, row):
         r0 = int_data[in_start + 0]
-        if not ke.matches(tags, meta, r0, 2, 2, row, 4):    # float32, rank 2, key at row[4]
-            return False
+        if not ke.matches(tags, meta, r0, np.int64(2), np.int64(2), row, np.int64(4)):
+            return False                     # (float32, rank 2, its key at row[4])
         ...
         kernel_serial(row[12:25], x0, x1, o0, status)
 
@@ -40,6 +40,14 @@ _NATIVE = {dtype: (code, _BANKS[code]) for dtype, code in DTYPE_CODE.items()}
 # scalar dtype -> (register tag, how to read its payload): registers.py's INT, FLOAT, BOOL.
 _SCALAR = {np.dtype(np.int64): (INT, "ints[{r}]"), np.dtype(np.float64): (FLOAT, "floats[{r}]"),
            np.dtype(np.bool_): (BOOL, "ints[{r}] != 0")}
+
+
+def _n(value: int) -> str:
+    """An int argument of a helper call in an entry, typed int64 rather than as a literal: Numba
+    compiles a helper called with a literal once per value (``matches`` for every key offset,
+    ``put_output`` for every output offset: about 0.25 s each, over and over), but once for
+    int64."""
+    return f"np.int64({int(value)})"
 
 
 class RowLayout:
@@ -84,8 +92,8 @@ def entry_text(layout: GroupLayout, specs: list[ArgSpec], out_dtypes: list[np.dt
         if spec.kind == "tensor":
             number = layout.tensor_index[pos]
             code, bank = _NATIVE[spec.dtype]
-            lines.append(f"    if not ke.matches(tags, meta, {r}, {code}, {spec.rank}, row, "
-                         f"{rows.key_at[number]}):")
+            lines.append(f"    if not ke.matches(tags, meta, {r}, {_n(code)}, {_n(spec.rank)}, "
+                         f"row, {_n(rows.key_at[number])}):")
             reads.append(f"    x{number} = {bank}[{r}][meta[{r}, {OFFSET}]:]")
         else:
             tag, payload = _SCALAR[spec.dtype]
@@ -96,7 +104,7 @@ def entry_text(layout: GroupLayout, specs: list[ArgSpec], out_dtypes: list[np.dt
     outs = []
     for j, dtype in enumerate(out_dtypes):
         lines.append(f"    o{j} = np.empty(ke.output_numel(row, "
-                     f"{rows.out_at + j * OUTPUT_WIDTH}), np.{np.dtype(dtype).name})")
+                     f"{_n(rows.out_at + j * OUTPUT_WIDTH)}), np.{np.dtype(dtype).name})")
         outs.append(f"o{j}")
     args = ([f"row[{rows.meta_at}:{rows.meta_at + rows.meta_len}]"]
             + [f"x{i}" for i in range(len(layout.tensor_index))]
@@ -115,8 +123,8 @@ def entry_text(layout: GroupLayout, specs: list[ArgSpec], out_dtypes: list[np.dt
     for j, dtype in enumerate(out_dtypes):
         code, bank = _NATIVE[np.dtype(dtype)]
         lines.append(f"    ke.put_output(tags, ints, meta, b8, i64, f32, f64, ilists, {bank}, "
-                     f"int_data[out_start + {j}], {code}, o{j}, row, "
-                     f"{rows.out_at + j * OUTPUT_WIDTH})")
+                     f"int_data[out_start + {j}], {_n(code)}, o{j}, row, "
+                     f"{_n(rows.out_at + j * OUTPUT_WIDTH)})")
     lines.append("    return True")
     return lines
 
