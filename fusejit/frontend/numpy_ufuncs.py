@@ -198,7 +198,7 @@ def with_out_and_dtype(lower, ufunc: np.ufunc, name: str):
 
 
 def _in_loop_dtypes(b: IRBuilder, ufunc: np.ufunc, name: str, xs: list[Item],
-                    dtype: Item, casting: str = "same_kind") -> list[Item]:
+                    dtype: Item, casting: str) -> list[Item]:
     target = SCALAR_TYPE_CODES[dtype_code(b, dtype, None, f"{name}(dtype=...)")]
     kinds = []
     for x in xs:

@@ -14,13 +14,12 @@ stages with the interpreter on its own programs.
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 import pytest
 
 import fusejit
 from fusejit.errors import FusejitError
+from tests.conftest import FULL_SUITE
 
 from . import stranger_programs as P
 from .test_api import numeric_grad
@@ -192,11 +191,10 @@ HELD_OUT = [
 # tiered one twice. In the default suite the second tiered quarter (index % 4 == 3) runs unfused:
 # its derivative rules are still checked, but it compiles no kernels (about a fifth of this
 # module's cold time); FUSEJIT_FULL_SUITE=1 (tests/conftest.py) runs it fused too.
-_FULL = os.environ.get("FUSEJIT_FULL_SUITE", "") not in ("", "0")
 
 
 @pytest.mark.parametrize("index, fn, make_args, argnums, fuse", [
-    pytest.param(i, *case, fuse and (_FULL or i % 4 != 3), id=f"{case[0].__name__}-{i}")
+    pytest.param(i, *case, fuse and (FULL_SUITE or i % 4 != 3), id=f"{case[0].__name__}-{i}")
     for i, (case, fuse) in enumerate([(c, True) for c in CASES] + [(c, False) for c in HELD_OUT])])
 def test_gradient_matches_finite_differences(index, fn, make_args, argnums, fuse,
                                             monkeypatch) -> None:
