@@ -10,6 +10,10 @@ whole at once (``whole=True``, 2-3 s of compiling a program), every fourth on th
 with its kernels compiled (the suite's FUSEJIT_TIERING=0, about 1 s), the others as a user's
 first call runs them (tiering on, about 0.1 s). ``test_whole_stages.py`` compares the whole
 stages with the interpreter on its own programs.
+
+The default suite compiles half as many: of every eight programs, the fifth and sixth run
+tiered instead of whole or with their kernels (``_whole``), and the fourth and eighth run unfused;
+``FUSEJIT_FULL_SUITE=1`` (tests/conftest.py) runs every program in its own mode, fused.
 """
 
 from __future__ import annotations
@@ -188,9 +192,19 @@ HELD_OUT = [
 
 
 # Fused cases run in three modes by their index (whole, not whole, tiered: ``index % 4``), the
-# tiered one twice. In the default suite the second tiered quarter (index % 4 == 3) runs unfused:
-# its derivative rules are still checked, but it compiles no kernels (about a fifth of this
-# module's cold time); FUSEJIT_FULL_SUITE=1 (tests/conftest.py) runs it fused too.
+# tiered one twice. In the default suite the second tiered quarter (index % 4 == 3) runs unfused,
+# and half of the compiled ones (index % 8 in (4, 5)) run tiered: every program's derivative
+# rules are still checked and each mode runs on a quarter of them, but they compile half as much
+# (the whole and kernel modes were 109 of this module's 112 s in a cold suite);
+# FUSEJIT_FULL_SUITE=1 (tests/conftest.py) runs each in its own mode, fused.
+
+
+def _whole(index: int) -> bool | None:
+    """``whole=`` of case ``index``: True (compiled whole at once), False (interpreted, with its
+    kernels compiled) or None (tiered, as a user's first calls run)."""
+    if index % 4 > 1 or (not FULL_SUITE and index % 8 in (4, 5)):
+        return None
+    return index % 4 == 0
 
 
 @pytest.mark.parametrize("index, fn, make_args, argnums, fuse", [
@@ -201,7 +215,8 @@ def test_gradient_matches_finite_differences(index, fn, make_args, argnums, fuse
     global RNG
     RNG = np.random.default_rng(index)   # (the same inputs whichever worker runs it, in any order)
     args = make_args()
-    whole = None if index % 4 > 1 else fuse and index % 4 == 0
+    whole = _whole(index)
+    whole = whole if whole is None else fuse and whole
     if whole is None:
         monkeypatch.setenv("FUSEJIT_TIERING", "1")
     value, grads = fusejit.value_and_grad(fn, argnums=argnums, fuse=fuse, whole=whole)(*args)

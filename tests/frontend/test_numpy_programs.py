@@ -51,14 +51,19 @@ def test_program_matches_numpy(name, fn, make):
 
 # Programs called twice: the second call runs the whole-graph Numba function (scalar graphs,
 # element loops, small array code). Every program takes that path where it can; this subset
-# (one of each kind) keeps the cold-cache compile time of the suite small.
+# (one of each kind) keeps the cold-cache compile time of the suite small. Two repeat a kind
+# another covers (lstm_cell and rnn_sequence the loop over time steps, softmax and logsumexp the
+# row reductions) and are exhaustive cases (tests/conftest.py): 8 s of a cold suite.
 WHOLE = ["collatz", "newton_sqrt", "ewma", "running_max", "first_above", "softmax",
          "row_norms", "logsumexp", "mandelbrot", "loop_len", "mse", "norm_rows", "rbf_kernel",
          "normalize_inplace", "image_gradient", "lstm_cell", "softmax_temperature", "lstm",
          "rnn_sequence"]
+_REPEATED_KIND = {"lstm", "softmax_temperature"}
 
 
-@pytest.mark.parametrize("name", WHOLE)
+@pytest.mark.parametrize("name", [
+    pytest.param(name, marks=[pytest.mark.exhaustive] if name in _REPEATED_KIND else [])
+    for name in WHOLE])
 def test_second_call_compiles_whole_and_matches_numpy(name):
     fn, make = next((f, m) for n, f, m in PROGRAMS if n == name)
     jitted = fusejit.jit(fn)

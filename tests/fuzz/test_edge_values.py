@@ -1,7 +1,8 @@
 """Edge values through the three paths of the differential harness: every pair of int64
 extremes (overflow wraps; remainder and fmod by zero raise a FusejitError everywhere) and of
 float specials (NaN, +-inf, -0.0, denormals, the float32 maximum) in float32 and float64,
-for binary and unary ops, each inside a two-op fusion group so the kernel runs too."""
+for binary and unary ops, each inside a two-op fusion group so the kernel runs too (each float op
+in one dtype by default, both with FUSEJIT_FULL_SUITE=1)."""
 
 from __future__ import annotations
 
@@ -70,14 +71,26 @@ def test_int64_remainder_by_zero_raises_everywhere(op):
     assert stats["errors"] == 1
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.float64])
-@pytest.mark.parametrize("op", FLOAT_BINARY)
+def _alternating(ops: list[str]) -> list:
+    """(op, dtype) for every op and float dtype; each op's second dtype (float64 for every other
+    op, float32 for the rest) is an exhaustive case (tests/conftest.py). The default suite runs
+    each op's specials through the three paths in one dtype; the kernels' own special values in
+    both dtypes are checked in tests/runtime/fusion/test_vecmath.py (wide kernels, no paths)."""
+    cases = []
+    for i, op in enumerate(ops):
+        first, second = (np.float32, np.float64) if i % 2 == 0 else (np.float64, np.float32)
+        cases += [pytest.param(op, first, id=f"{op}-{first.__name__}"),
+                  pytest.param(op, second, id=f"{op}-{second.__name__}",
+                               marks=pytest.mark.exhaustive)]
+    return cases
+
+
+@pytest.mark.parametrize("op, dtype", _alternating(FLOAT_BINARY))
 def test_float_specials_binary(op, dtype):
     values = np.array(FLOATS, dtype)
     _assert_agree(_binary_case(op, values[:, None].copy(), values[None, :].copy()))
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.float64])
-@pytest.mark.parametrize("op", UNARY)
+@pytest.mark.parametrize("op, dtype", _alternating(UNARY))
 def test_float_specials_unary(op, dtype):
     _assert_agree(_unary_case(op, np.array(FLOATS, dtype)))

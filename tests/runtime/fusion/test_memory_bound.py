@@ -252,7 +252,8 @@ def test_streamed_outputs_match_numpy_around_the_threshold(monkeypatch, ty, dtyp
             assert np.array_equal(gt, xs > ys), (n, a, b)
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+# (float64 takes the same streamed path with 8-byte elements: an exhaustive case, 4 s cold)
+@pytest.mark.parametrize("dtype", [np.float32, pytest.param(np.float64, marks=pytest.mark.exhaustive)])
 def test_streamed_in_place_update_on_two_threads(monkeypatch, parallel_plans, dtype):
     """``x`` updated in place (``write_into``: the output is an input, here off a 32-byte
     boundary), and a parallel call in tiles of two strips: NumPy's values, NaN and the sign of

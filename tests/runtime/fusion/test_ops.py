@@ -147,12 +147,14 @@ LAYOUTS = {
 COMBOS = [(F32, F32, F32), (F64, F64, F64), (I64, I64, I64), (BOOL, BOOL, BOOL),
           (F32, I64, BOOL), (I64, F64, F32)]
 # The mixed-dtype cases repeat type promotion, which (I64, F32, I64) over mixed 0-dim operands
-# covers in the default suite: they are exhaustive cases (tests/conftest.py), about 22 s of a
-# cold suite's kernel compiles.
-_MORE_PROMOTION = {((F32, I64, BOOL), "broadcast_noncontig"),
-                   ((I64, F64, F32), "broadcast_noncontig"), ((F32, F64, I64), "mixed_zero_dim")}
+# covers in the default suite, and the float32 ops on all-0-dim operands repeat the
+# broadcast_noncontig case's kernels on the rank-0 plan, which the mixed 0-dim case runs too: they
+# are exhaustive cases (tests/conftest.py), about 33 s of a cold suite's kernel compiles.
+_EXHAUSTIVE = {((F32, I64, BOOL), "broadcast_noncontig"),
+               ((I64, F64, F32), "broadcast_noncontig"), ((F32, F64, I64), "mixed_zero_dim"),
+               ((F32, F32, F32), "zero_dim")}
 CASES = [pytest.param(combo, layout, id=f"{'-'.join(combo)}-{layout}",
-                      marks=[pytest.mark.exhaustive] if (combo, layout) in _MORE_PROMOTION else [])
+                      marks=[pytest.mark.exhaustive] if (combo, layout) in _EXHAUSTIVE else [])
          for combo, layout in [(combo, "broadcast_noncontig") for combo in COMBOS] + [
              ((F32, F32, F32), "zero_dim"), ((I64, F32, I64), "mixed_zero_dim"),
              ((F32, F64, I64), "mixed_zero_dim")]]
