@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -40,10 +41,12 @@ from ..runtime.element_function import (
     compile_element_graph,
     is_element_graph,
     lone_column_reduction,
+    whole_size,
 )
 from ..runtime.element_support import makes_arrays_in_loops
 from ..runtime.portable import Portable
 from ..runtime.scalar_function import compile_scalar_graph, is_scalar_graph
+from ..runtime.tiering import timed_choice
 from .builder import NeedsConstant
 from .fastcall import install_fast_call
 from .script import script, scripted
@@ -132,6 +135,14 @@ def _convert(value: Any) -> Any:
 # Straight-line array code compiled whole runs on arrays up to this many elements; bigger
 # calls take the fused interpreter path (see JitFunction._tiered).
 WHOLE_GRAPH_MAX_ELEMENTS = 1 << 12
+# Where both may run a signature's size, its calls after the compiling one time the whole form
+# and the interpreter, TIMED_CALLS each, on arguments of one size; the interpreter takes that
+# size and bigger ones when its fastest call was this much faster. A signature whose calls keep
+# changing size stops measuring after MEASURED_CALLS calls and keeps the whole form (see
+# JitFunction._tiered).
+INTERPRETER_MARGIN = 1.25
+TIMED_CALLS = 2
+MEASURED_CALLS = 10
 
 
 # Nodes whose 0-d result NumPy returns as a 0-d array too (``np.array(3.0)``,
@@ -484,27 +495,69 @@ class JitFunction(Portable):
         elements, or appending arrays to stack) run whole at any size. A lone column
         reduction (``x.sum(0)``) runs whole at any size: it reads its input once either way,
         and the interpreter's path around NumPy's reduction cost more than the reduction
-        (``element_function.lone_column_reduction``)."""
+        (``element_function.lone_column_reduction``). Graphs held to the size bound time the
+        two forms before keeping one (``measured``; ``tiering.timed_choice``)."""
         loops = any(node.kind == "prim::Loop" for node in graph.all_nodes())
         sized = whole is compile_element_graph and not lone_column_reduction(graph) and (
             not loops or makes_arrays_in_loops(graph) and made_elements(graph) is not None)
 
-        def first_calls(*args: Any) -> Any:
-            if first_calls.calls == 0:
-                first_calls.calls = 1
-                return interpreted(*args)
-            if sized:
-                compiled = whole(graph, interpreted, WHOLE_GRAPH_MAX_ELEMENTS)
-            else:
-                compiled = whole(graph, interpreted)
+        limit = (WHOLE_GRAPH_MAX_ELEMENTS,) if sized else ()
+
+        def install(compiled: Any) -> None:
             self._specialised[key] = _with_direct(
                 _shaped(_without(compiled, strings), *shape), self._direct.get(key))
-            try:
-                return compiled(*args)
-            finally:  # after the call: Numba has compiled its overload, whose entry it takes
+            first_calls.chosen = compiled
+
+        def first_calls(*args: Any) -> Any:
+            calls = first_calls.calls
+            first_calls.calls = calls + 1
+            if calls == 0:
+                return interpreted(*args)
+            if calls == 1:
+                if not (sized and timed_choice()):
+                    compiled = whole(graph, interpreted, *limit)
+                    install(compiled)
+                    try:
+                        return compiled(*args)
+                    finally:  # after the call: Numba has compiled its overload, its entry
+                        self._refresh_fast_call()
+                first_calls.whole = whole(graph, interpreted, *limit)
+                return first_calls.whole(*args)     # (Numba compiles it here)
+            return measured(args)
+
+        def measured(args: tuple) -> Any:
+            """Sized graphs: near the size limit, Numba's NumPy (an op at a time, a new array
+            each) and the interpreter's fused kernels trade places by program (a 20-step
+            escape-time loop on 3072 elements: whole 819 us, interpreted 457 us, NumPy 516 us;
+            at 1024: 360, 479 and 450). Calls on arguments of one size alternate between the
+            two, ``TIMED_CALLS`` each (their first calls run slower: the fastest counts); the
+            slower form gives that size up (smaller sizes stay whole)."""
+            compiled = first_calls.whole
+            size = whole_size(compiled, args)
+            if size is None or compiled.refused or first_calls.calls > MEASURED_CALLS:
+                install(compiled)       # (the bigger arguments went to the interpreter anyway)
+                try:
+                    return compiled(*args)
+                finally:
+                    self._refresh_fast_call()
+            timed = first_calls.timed
+            if timed.get("size") != size:
+                timed.clear()
+                timed.update(size=size, whole=[], interpreted=[])
+            form = "whole" if len(timed["whole"]) <= len(timed["interpreted"]) else "interpreted"
+            start = time.perf_counter()
+            result = (compiled if form == "whole" else interpreted)(*args)
+            timed[form].append(time.perf_counter() - start)
+            if len(timed["interpreted"]) == TIMED_CALLS:
+                if min(timed["interpreted"]) * INTERPRETER_MARGIN < min(timed["whole"]):
+                    compiled = whole(graph, interpreted, size - 1)
+                install(compiled)
                 self._refresh_fast_call()
+            return result
 
         first_calls.calls = 0  # type: ignore[attr-defined]
+        first_calls.timed = {}  # type: ignore[attr-defined]
+        first_calls.chosen = None  # type: ignore[attr-defined]
         first_calls.graph_for = interpreted.graph_for  # type: ignore[attr-defined]
         first_calls.code_for = interpreted.code_for  # type: ignore[attr-defined]
         return first_calls

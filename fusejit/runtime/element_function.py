@@ -637,5 +637,19 @@ def compile_element_graph(graph: Graph, fallback: Callable[..., Any],
     return run
 
 
+def whole_size(run: Callable[..., Any], args: tuple) -> int | None:
+    """The size ``run`` (``compile_element_graph``'s, with a limit) holds ``args`` to: the most
+    elements an array its graph makes can have for them (``made_elements``). None where it
+    has no such bound, or where ``args`` go to its fallback."""
+    made = getattr(run, "made_elements", None)
+    if made is None or run.max_elements is None:
+        return None
+    size = int(made(*args))
+    if size > run.made_limit and any(type(a) is np.ndarray and a.size > run.max_elements
+                                     for a in args):
+        return None
+    return size
+
+
 __all__ = ["compile_element_graph", "element_source", "is_element_graph",
-           "lone_column_reduction"]
+           "lone_column_reduction", "whole_size"]

@@ -73,6 +73,14 @@ def enabled() -> bool:
     return os.environ.get("FUSEJIT_TIERING", "1") != "0"
 
 
+def timed_choice() -> bool:
+    """Whether a signature compiled whole near its size limit times the whole form against the
+    interpreter before keeping one (``frontend/jit.py``, ``JitFunction._tiered``); off with
+    ``FUSEJIT_TIMED_CHOICE=0`` (the test suite does this, so that which form runs a call never
+    depends on the machine's load; ``tests/frontend/test_timed_choice.py`` turns it on)."""
+    return os.environ.get("FUSEJIT_TIMED_CHOICE", "1") != "0"
+
+
 def mark_built() -> None:
     """The native engine ran in this process (called by the native driver)."""
     global _built

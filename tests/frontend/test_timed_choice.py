@@ -1,0 +1,129 @@
+"""A signature compiled whole near its size limit times the whole form against the interpreter
+(``JitFunction._tiered``, ``FUSEJIT_TIMED_CHOICE``): the calls after the compiling one alternate
+between the two on arguments of one size, and the slower gives that size up. The clock here is
+scripted, so that each test decides what the timing finds; every call's result is NumPy's."""
+
+from __future__ import annotations
+
+import importlib
+
+import numpy as np
+import pytest
+
+import fusejit
+
+jit_module = importlib.import_module("fusejit.frontend.jit")
+
+
+def escape_time(c_re, c_im):
+    z_re = np.zeros_like(c_re)
+    z_im = np.zeros_like(c_im)
+    count = np.zeros(c_re.shape, dtype=np.int64)
+    for _ in range(6):
+        inside = z_re * z_re + z_im * z_im <= 4.0
+        z_re, z_im = (np.where(inside, z_re * z_re - z_im * z_im + c_re, z_re),
+                      np.where(inside, 2.0 * z_re * z_im + c_im, z_im))
+        count += inside
+    return count
+
+
+class ScriptedClock:
+    """``time`` for jit.py: a timed call of the whole form takes ``whole`` seconds, one of the
+    interpreter ``interpreted`` seconds (told apart by what ran between the two readings)."""
+
+    def __init__(self, whole: float, interpreted: float):
+        self.whole, self.interpreted = whole, interpreted
+        self.now, self.readings = 0.0, 0
+
+    def perf_counter(self) -> float:
+        self.readings += 1
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
+def _grid(n: int):
+    return tuple(np.meshgrid(np.linspace(-2.0, 0.5, n), np.linspace(-1.2, 1.2, n)))
+
+
+def _jitted(monkeypatch, clock: ScriptedClock):
+    """escape_time under ``fusejit.jit`` with timing on, and its interpreter and whole form
+    advancing ``clock`` by their scripted seconds on each call."""
+    monkeypatch.setenv("FUSEJIT_TIMED_CHOICE", "1")
+    monkeypatch.setattr(jit_module, "time", clock)
+    compile_whole = jit_module.compile_element_graph
+
+    def timed_whole(graph, fallback, *limit):
+        run = compile_whole(graph, fallback, *limit)
+
+        def timed_run(*args):
+            clock.advance(clock.whole)
+            return run(*args)
+        for name in ("compiled", "refused", "post", "written", "zero_d", "max_elements",
+                     "fallback", "made_elements", "made_limit", "before", "graph_for",
+                     "code_for"):
+            setattr(timed_run, name, getattr(run, name))
+        return timed_run
+    monkeypatch.setattr(jit_module, "compile_element_graph", timed_whole)
+    f = fusejit.jit(escape_time)
+    real_tiered = f._tiered
+
+    def tiered(key, graph, interpreted, whole, *rest):
+        def timed_interpreted(*args):
+            clock.advance(clock.interpreted)
+            return interpreted(*args)
+        for name in ("graph_for", "code_for"):
+            setattr(timed_interpreted, name, getattr(interpreted, name))
+        return real_tiered(key, graph, timed_interpreted, whole, *rest)
+    monkeypatch.setattr(f, "_tiered", tiered)
+    return f
+
+
+def _installed(f):
+    (run,) = f._specialised.values()
+    return run
+
+
+@pytest.mark.parametrize("whole, interpreted, keeps_whole", [
+    (10.0, 1.0, False),       # the interpreter 10x faster: it takes this size
+    (1.0, 10.0, True),        # the whole form faster: it stays
+    (1.1, 1.0, True)])        # within the margin: the whole form stays
+def test_the_faster_form_runs_the_size_it_was_timed_on(monkeypatch, whole, interpreted,
+                                                       keeps_whole):
+    clock = ScriptedClock(whole, interpreted)
+    f = _jitted(monkeypatch, clock)
+    args = _grid(24)                                     # 576 elements: under the limit
+    want = escape_time(*args)
+    for call in range(2 + 2 * jit_module.TIMED_CALLS):
+        np.testing.assert_array_equal(f(*args), want)
+        settled = call == 1 + 2 * jit_module.TIMED_CALLS
+        assert hasattr(_installed(f), "compiled") == settled, call
+    assert clock.readings == 4 * jit_module.TIMED_CALLS      # (two readings a timed call)
+    run = _installed(f)
+    assert run.made_limit == (jit_module.WHOLE_GRAPH_MAX_ELEMENTS if keeps_whole else 24 * 24 - 1)
+    small = _grid(8)                 # smaller arguments run whole either way
+    np.testing.assert_array_equal(f(*small), escape_time(*small))
+    assert fusejit.runtime.element_function.whole_size(run, small) == 64
+    assert (fusejit.runtime.element_function.whole_size(run, args) is not None) == keeps_whole
+
+
+def test_calls_that_keep_changing_size_stop_timing_and_keep_the_whole_form(monkeypatch):
+    clock = ScriptedClock(10.0, 1.0)
+    f = _jitted(monkeypatch, clock)
+    sizes = [10 + k for k in range(jit_module.MEASURED_CALLS + 1)]
+    for n in sizes:
+        args = _grid(n)
+        np.testing.assert_array_equal(f(*args), escape_time(*args))
+    run = _installed(f)
+    assert hasattr(run, "compiled") and run.made_limit == jit_module.WHOLE_GRAPH_MAX_ELEMENTS
+
+
+def test_timing_off_keeps_the_whole_form_from_the_second_call(monkeypatch):
+    clock = ScriptedClock(10.0, 1.0)
+    f = _jitted(monkeypatch, clock)
+    monkeypatch.setenv("FUSEJIT_TIMED_CHOICE", "0")
+    args = _grid(24)
+    f(*args)
+    np.testing.assert_array_equal(f(*args), escape_time(*args))
+    assert hasattr(_installed(f), "compiled") and clock.readings == 0
