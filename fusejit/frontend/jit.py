@@ -140,9 +140,9 @@ WHOLE_GRAPH_MAX_ELEMENTS = 1 << 12
 # size and bigger ones when its fastest call was this much faster. A signature whose calls keep
 # changing size stops measuring after MEASURED_CALLS calls and keeps the whole form (see
 # JitFunction._tiered).
-INTERPRETER_MARGIN = 1.25
-TIMED_CALLS = 2
-MEASURED_CALLS = 10
+INTERPRETER_MARGIN = 1.2
+TIMED_CALLS = 3
+MEASURED_CALLS = 12
 
 
 # Nodes whose 0-d result NumPy returns as a 0-d array too (``np.array(3.0)``,
