@@ -43,11 +43,17 @@ def _copy(args: tuple) -> tuple:
     return tuple(a.copy() if isinstance(a, np.ndarray) else a for a in args)
 
 
+WARM_CALLS = 10
+
+
 def median_call_us(fn: Callable, args: tuple, repeat: int, pick: Callable = statistics.median
                    ) -> float:
     """Median (or ``pick``) over ``repeat`` rounds of the mean time of one warm call, in
-    microseconds."""
-    fn(*_copy(args))
+    microseconds. Warm: after ``WARM_CALLS`` calls (a jitted signature compiles whole on its
+    second call, and one held to the size bound times that form against the interpreter for
+    six more before keeping one: README, "small array code")."""
+    for _ in range(WARM_CALLS):
+        fn(*_copy(args))
     start = time.perf_counter()
     fn(*_copy(args))
     once = max(time.perf_counter() - start, 1e-7)

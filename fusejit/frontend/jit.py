@@ -140,7 +140,7 @@ WHOLE_GRAPH_MAX_ELEMENTS = 1 << 12
 # size and bigger ones when its fastest call was this much faster. A signature whose calls keep
 # changing size stops measuring after MEASURED_CALLS calls and keeps the whole form (see
 # JitFunction._tiered).
-INTERPRETER_MARGIN = 1.2
+INTERPRETER_MARGIN = 1.1
 TIMED_CALLS = 3
 MEASURED_CALLS = 12
 
