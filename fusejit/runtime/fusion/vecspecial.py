@@ -204,16 +204,25 @@ _ERF32_SPLIT, _ERF32_Z0, _ERF32_MID, _ERF32_ONE = _F(1.25), _F(0.4), _F(2.625), 
 
 
 @njit(**_OPTS)
-def _exp_neg_square_f32(a):
-    """e**(-a**2) for float32 1 <= a <= 4: a**2 = h + l exactly (one fused multiply-add for
-    l), e**-h by ``fastmath``'s reduction and polynomial with l taken off the reduced
-    argument, so the square's rounding is not in the result; normal throughout (>= e**-16)."""
+def _exp_neg_square_parts_f32(a):
+    """(p, t) with e**(-a**2) = p 2**n, n held in t's bits (``fastmath._reduce_exp``), for
+    float32 a with a**2 < 2**21: a**2 = h + l exactly (one fused multiply-add for l), e**-h by
+    ``fastmath``'s reduction and polynomial with l taken off the reduced argument, so the
+    square's rounding is not in the result."""
     h = a * a
     lo = _fma(a, a, -h)              # (exact: always fused)
     t, r = fm._reduce_exp(-h)
     r = r - lo
     p = fm._fma(r, fm._fma(r, fm._fma(fm._fma(fm._fma(fm._fma(
         fm._E4, r, fm._E3), r, fm._E2), r, fm._E1), r, fm._E0), _F(1.0)), _F(1.0))
+    return p, t
+
+
+@njit(**_OPTS)
+def _exp_neg_square_f32(a):
+    """e**(-a**2) for float32 1 <= a <= 4 (``_exp_neg_square_parts_f32``); normal throughout
+    (>= e**-16)."""
+    p, t = _exp_neg_square_parts_f32(a)
     return p * fm._pow2_bits(t, 127)
 
 
@@ -261,15 +270,10 @@ _ERFC32_ZERO = _F(10.1)
 
 @njit(**_OPTS)
 def _erfc_tail_f32(a):
-    """erfc(a) for float32 0.85 <= a <= 10.1: e**(-a**2) (``_exp_neg_square_f32``'s split
-    square and reduction, the power of two in two factors so that subnormal results round
-    once) times erfcx(a) = u G(u) by ``_ERFCX32``."""
-    h = a * a
-    lo = _fma(a, a, -h)              # (exact: always fused)
-    t, r = fm._reduce_exp(-h)
-    r = r - lo
-    p = fm._fma(r, fm._fma(r, fm._fma(fm._fma(fm._fma(fm._fma(
-        fm._E4, r, fm._E3), r, fm._E2), r, fm._E1), r, fm._E0), _F(1.0)), _F(1.0))
+    """erfc(a) for float32 0.85 <= a <= 10.1: e**(-a**2) (``_exp_neg_square_parts_f32``, the
+    power of two in two factors so that subnormal results round once) times erfcx(a) = u G(u)
+    by ``_ERFCX32``."""
+    p, t = _exp_neg_square_parts_f32(a)
     # u = 1 / (1 + a / 2) = u0 (1 + rho): 1 + a / 2 = d + e exactly (e is d's rounding
     # error), u0 = 1 / d rounded, rho = 1 - u0 d - u0 e to first order; then erfcx(a) =
     # u0 G(u0) (1 + s rho), s = d log(u G) / d log u (between 1.19 and 1.96) by _ERFCX32_S
