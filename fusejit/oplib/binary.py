@@ -492,18 +492,56 @@ def _copy_(self: np.ndarray, src: np.ndarray, non_blocking: bool = False) -> np.
     return self
 
 
+def _in_place(name: str, ufunc: Callable, compute: Callable) -> Callable:
+    """``inplace(name, compute)`` for add_, sub_ and mul_, with ``ufunc`` writing into ``self``
+    directly where that computes the same: ``self`` a writeable int64 or floating array,
+    ``other`` an array of its shape whose promotion with it keeps ``self``'s dtype (``x += mask``
+    of an int64 count, ``x *= y`` of one dtype), or a Python float (floating ``self``) or int,
+    alpha 1. NumPy casts ``other`` in its loop and buffers memory ``other`` shares with
+    ``self``; the general form computes out of place (a cast copy of ``other``, the result),
+    checks, and copies back: for ``count += inside`` on 3072 elements, ~10 of the ~27 us an
+    iteration of an escape-time loop took on the interpreter. Elsewhere, the general form,
+    with PyTorch's checks and errors (a bool operand of sub_, a float result into ints)."""
+    general = inplace(name, compute)
+    no_bool = name == "sub_"
+
+    @quiet
+    def direct(self: np.ndarray, other: Any) -> np.ndarray:
+        ufunc(self, other, out=self)
+        return self
+
+    def body(self: Any, other: Any, *alpha: Any) -> np.ndarray:     # (mul_ has no alpha)
+        if type(self) is np.ndarray and (not alpha or type(alpha[0]) is int and alpha[0] == 1) \
+                and self.flags.writeable:
+            dtype = self.dtype
+            kind = dtype.kind
+            if kind == "f" or dtype == np.int64:
+                kind_of = type(other)
+                if kind_of is np.ndarray:
+                    if other.shape == self.shape and not (no_bool and other.dtype.kind == "b") \
+                            and (other.dtype is dtype or result_type(self, other) == dtype):
+                        return direct(self, other)
+                elif (kind_of is float and kind == "f") or (
+                        kind_of is int and -(1 << 62) < other < (1 << 62)):
+                    return direct(self, other)
+        return general(self, other, *alpha)
+
+    body.__name__ = name
+    return body
+
+
 register("aten::add_(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)",
-         inplace("add_", _add), pure=False)
+         _in_place("add_", np.add, _add), pure=False)
 register("aten::add_(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)",
-         inplace("add_", _add), pure=False)
+         _in_place("add_", np.add, _add), pure=False)
 register("aten::sub_(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)",
-         inplace("sub_", _sub), pure=False)
+         _in_place("sub_", np.subtract, _sub), pure=False)
 register("aten::sub_(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)",
-         inplace("sub_", _sub), pure=False)
+         _in_place("sub_", np.subtract, _sub), pure=False)
 register("aten::mul_(Tensor(a!) self, Tensor other) -> Tensor(a!)",
-         inplace("mul_", _mul), pure=False)
+         _in_place("mul_", np.multiply, _mul), pure=False)
 register("aten::mul_(Tensor(a!) self, Scalar other) -> Tensor(a!)",
-         inplace("mul_", _mul), pure=False)
+         _in_place("mul_", np.multiply, _mul), pure=False)
 register("aten::div_(Tensor(a!) self, Tensor other) -> Tensor(a!)",
          inplace("div_", _div), pure=False)
 register("aten::div_(Tensor(a!) self, Scalar other) -> Tensor(a!)",
