@@ -493,8 +493,9 @@ def _copy_(self: np.ndarray, src: np.ndarray, non_blocking: bool = False) -> np.
 
 
 def _in_place(name: str, ufunc: Callable, compute: Callable) -> Callable:
-    """``inplace(name, compute)`` for add_, sub_ and mul_, with ``ufunc`` writing into ``self``
-    directly where that computes the same: ``self`` a writeable int64 or floating array,
+    """``inplace(name, compute)`` for add_, sub_, mul_ and div_, with ``ufunc`` writing into
+    ``self`` directly where that computes the same: ``self`` a writeable int64 (not for div_,
+    whose result is a float) or floating array,
     ``other`` an array of its shape whose promotion with it keeps ``self``'s dtype (``x += mask``
     of an int64 count, ``x *= y`` of one dtype), or a Python float (floating ``self``) or int,
     alpha 1. NumPy casts ``other`` in its loop and buffers memory ``other`` shares with
@@ -504,6 +505,7 @@ def _in_place(name: str, ufunc: Callable, compute: Callable) -> Callable:
     with PyTorch's checks and errors (a bool operand of sub_, a float result into ints)."""
     general = inplace(name, compute)
     no_bool = name == "sub_"
+    floats_only = name == "div_"
 
     @quiet
     def direct(self: np.ndarray, other: Any) -> np.ndarray:
@@ -515,7 +517,7 @@ def _in_place(name: str, ufunc: Callable, compute: Callable) -> Callable:
                 and self.flags.writeable:
             dtype = self.dtype
             kind = dtype.kind
-            if kind == "f" or dtype == np.int64:
+            if kind == "f" or dtype == np.int64 and not floats_only:
                 kind_of = type(other)
                 if kind_of is np.ndarray:
                     if other.shape == self.shape and not (no_bool and other.dtype.kind == "b") \
@@ -543,8 +545,8 @@ register("aten::mul_(Tensor(a!) self, Tensor other) -> Tensor(a!)",
 register("aten::mul_(Tensor(a!) self, Scalar other) -> Tensor(a!)",
          _in_place("mul_", np.multiply, _mul), pure=False)
 register("aten::div_(Tensor(a!) self, Tensor other) -> Tensor(a!)",
-         inplace("div_", _div), pure=False)
+         _in_place("div_", np.true_divide, _div), pure=False)
 register("aten::div_(Tensor(a!) self, Scalar other) -> Tensor(a!)",
-         inplace("div_", _div), pure=False)
+         _in_place("div_", np.true_divide, _div), pure=False)
 register("aten::copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)",
          _copy_, pure=False)

@@ -1,4 +1,4 @@
-"""The in-place add_, sub_ and mul_ write into ``self`` with NumPy's ufunc where that computes
+"""The in-place add_, sub_, mul_ and div_ write into ``self`` with NumPy's ufunc where that computes
 what the general in-place form computes (``oplib/binary.py``, ``_in_place``): the same values
 and dtype, ``self`` returned, and every other case (other dtypes, broadcasting, alpha, read-only
 or bool ``self``, a bool operand of sub_, a float result into ints) through the general form,
@@ -9,11 +9,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from fusejit.oplib.binary import _add, _mul, _sub
+from fusejit.oplib.binary import _add, _div, _mul, _sub
 from fusejit.oplib.pointwise import inplace
 from fusejit.oplib.table import OPS
 
-_COMPUTE = {"add_": _add, "sub_": _sub, "mul_": _mul}
+_COMPUTE = {"add_": _add, "sub_": _sub, "mul_": _mul, "div_": _div}
 
 
 def _body(name: str, overload: str):
@@ -41,10 +41,12 @@ def _cases():
         ("general: int32 self", i64.astype(np.int32), 2),
         ("general: huge int", i64, 1 << 63),
         ("general: float32 op NaN", f32, float("nan")),
+        ("direct: float64 op an array with zeros", f64, np.where(mask, 0.0, f64)),
+        ("general: int64 op int64 (div_: a float result)", i64, i64 + 100),
     ]
 
 
-@pytest.mark.parametrize("name", ["add_", "sub_", "mul_"])
+@pytest.mark.parametrize("name", ["add_", "sub_", "mul_", "div_"])
 @pytest.mark.parametrize("label, self, other", _cases(), ids=[c[0] for c in _cases()])
 def test_the_direct_form_computes_what_the_general_form_computes(name, label, self, other):
     body = _body(name, "Tensor" if isinstance(other, np.ndarray) else "Scalar")
@@ -62,7 +64,7 @@ def test_the_direct_form_computes_what_the_general_form_computes(name, label, se
     np.testing.assert_array_equal(got, want)
 
 
-@pytest.mark.parametrize("name", ["add_", "sub_", "mul_"])
+@pytest.mark.parametrize("name", ["add_", "sub_", "mul_", "div_"])
 def test_an_operand_that_is_a_view_of_self_reads_the_values_before_the_update(name):
     x = np.arange(36.0).reshape(6, 6)
     want = inplace(name, _COMPUTE[name])(x.copy(), x.copy().T)
@@ -77,6 +79,8 @@ def test_errors_stay_the_general_forms():
     add = _body("add_", "Scalar")
     with pytest.raises(RuntimeError, match="can't be cast"):
         add(np.arange(3), 0.5)                      # a float result into int64
+    with pytest.raises(RuntimeError, match="can't be cast"):
+        _body("div_", "Tensor")(np.arange(3), np.arange(1, 4))
     frozen = np.arange(3.0)
     frozen.flags.writeable = False
     with pytest.raises(ValueError):
