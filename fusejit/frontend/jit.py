@@ -506,7 +506,14 @@ class JitFunction(Portable):
         def install(compiled: Any) -> None:
             self._specialised[key] = _with_direct(
                 _shaped(_without(compiled, strings), *shape), self._direct.get(key))
-            first_calls.chosen = compiled
+
+        def settle(compiled: Any, args: tuple) -> Any:
+            """Install ``compiled`` for good and run this call on it."""
+            install(compiled)
+            try:
+                return compiled(*args)
+            finally:  # after the call: Numba has compiled its overload, whose entry it takes
+                self._refresh_fast_call()
 
         def first_calls(*args: Any) -> Any:
             calls = first_calls.calls
@@ -515,12 +522,7 @@ class JitFunction(Portable):
                 return interpreted(*args)
             if calls == 1:
                 if not (sized and timed_choice()):
-                    compiled = whole(graph, interpreted, *limit)
-                    install(compiled)
-                    try:
-                        return compiled(*args)
-                    finally:  # after the call: Numba has compiled its overload, its entry
-                        self._refresh_fast_call()
+                    return settle(whole(graph, interpreted, *limit), args)
                 first_calls.whole = whole(graph, interpreted, *limit)
                 return first_calls.whole(*args)     # (Numba compiles it here)
             return measured(args)
@@ -535,11 +537,7 @@ class JitFunction(Portable):
             compiled = first_calls.whole
             size = whole_size(compiled, args)
             if size is None or compiled.refused or first_calls.calls > MEASURED_CALLS:
-                install(compiled)       # (the bigger arguments went to the interpreter anyway)
-                try:
-                    return compiled(*args)
-                finally:
-                    self._refresh_fast_call()
+                return settle(compiled, args)   # (bigger arguments go to the interpreter anyway)
             timed = first_calls.timed
             if timed.get("size") != size:
                 timed.clear()
@@ -557,7 +555,6 @@ class JitFunction(Portable):
 
         first_calls.calls = 0  # type: ignore[attr-defined]
         first_calls.timed = {}  # type: ignore[attr-defined]
-        first_calls.chosen = None  # type: ignore[attr-defined]
         first_calls.graph_for = interpreted.graph_for  # type: ignore[attr-defined]
         first_calls.code_for = interpreted.code_for  # type: ignore[attr-defined]
         return first_calls

@@ -601,15 +601,16 @@ def compile_element_graph(graph: Graph, fallback: Callable[..., Any],
     before = refresh if blas_import(graph) else None
     ndarray = np.ndarray
 
+    def too_big(args: tuple) -> bool:
+        """Do ``args`` go to ``fallback`` for their size (with a ``max_elements``)?"""
+        for a in args:
+            if type(a) is ndarray and a.size > max_elements:
+                return made is None or made(*args) > bound
+        return False
+
     def run(*args: Any) -> Any:
-        if refused:
+        if refused or max_elements is not None and too_big(args):
             return fallback(*args)
-        if max_elements is not None:
-            for a in args:
-                if type(a) is ndarray and a.size > max_elements:
-                    if made is None or made(*args) > bound:
-                        return fallback(*args)
-                    break
         saved = [args[i].copy() for i in written] if written else ()
         if before is not None:
             before()
@@ -631,6 +632,7 @@ def compile_element_graph(graph: Graph, fallback: Callable[..., Any],
     run.max_elements, run.fallback = max_elements, fallback  # type: ignore[attr-defined]
     # (what frontend/fastcall.py tests where the arguments are bigger than max_elements)
     run.made_elements, run.made_limit = made, bound  # type: ignore[attr-defined]
+    run.too_big = too_big  # type: ignore[attr-defined]
     run.before = before  # type: ignore[attr-defined]
     run.graph_for = getattr(fallback, "graph_for", None)  # type: ignore[attr-defined]
     run.code_for = getattr(fallback, "code_for", None)  # type: ignore[attr-defined]
@@ -642,13 +644,9 @@ def whole_size(run: Callable[..., Any], args: tuple) -> int | None:
     elements an array its graph makes can have for them (``made_elements``). None where it
     has no such bound, or where ``args`` go to its fallback."""
     made = getattr(run, "made_elements", None)
-    if made is None or run.max_elements is None:
+    if made is None or run.max_elements is None or run.too_big(args):
         return None
-    size = int(made(*args))
-    if size > run.made_limit and any(type(a) is np.ndarray and a.size > run.max_elements
-                                     for a in args):
-        return None
-    return size
+    return int(made(*args))
 
 
 __all__ = ["compile_element_graph", "element_source", "is_element_graph",
