@@ -167,6 +167,16 @@ def _pow2_bits(t, bias):
 
 
 @njit(**_OPTS)
+def _times_pow2(p, t):
+    """p 2**n, n held in ``_reduce_exp``'s t (|n| <= 252), 2**n as two factors so
+    that results in the subnormal range round once."""
+    k = _I(_f32_to_bits(t) - _SHIFTER_BITS)
+    k1 = _I(k >> _I(1))
+    return p * _bits_to_f32(_I((k1 + _I(127)) << _I(23))) * _bits_to_f32(
+        _I((k - k1 + _I(127)) << _I(23)))
+
+
+@njit(**_OPTS)
 def exp_f32(x):
     """e**x for float32, max error 1 ulp (see the module docstring)."""
     y = _EXP_LO if x < _EXP_LO else x           # (NaN passes both and stays NaN)
@@ -174,11 +184,7 @@ def exp_f32(x):
     t, r = _reduce_exp(y)
     p = _fma(r, _fma(r, _fma(_fma(_fma(_fma(_E4, r, _E3), r, _E2), r, _E1), r, _E0), _ONE),
              _ONE)
-    # 2**n as two factors, so that results in the subnormal range round once
-    k = _I(_f32_to_bits(t) - _SHIFTER_BITS)
-    k1 = _I(k >> _I(1))
-    return p * _bits_to_f32(_I((k1 + _I(127)) << _I(23))) * _bits_to_f32(
-        _I((k - k1 + _I(127)) << _I(23)))
+    return _times_pow2(p, t)
 
 
 @njit(**_OPTS)

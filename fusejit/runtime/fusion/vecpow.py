@@ -669,9 +669,5 @@ def pow_base_f32(y, lh, ll):
     r = r + ul
     p = _fma(r, _fma(r, _fma(_fma(_fma(_fma(fm._E4, r, fm._E3), r, fm._E2), r, fm._E1), r,
                              fm._E0), _F(1.0)), _F(1.0))
-    # 2**n as two factors, so that results in the subnormal range round once
-    k = fm._I(fm._f32_to_bits(t) - fm._SHIFTER_BITS)
-    k1 = fm._I(k >> fm._I(1))
-    return p * fm._bits_to_f32(fm._I((k1 + fm._I(127)) << fm._I(23))) * fm._bits_to_f32(
-        fm._I((k - k1 + fm._I(127)) << fm._I(23)))
+    return fm._times_pow2(p, t)
 

@@ -227,17 +227,24 @@ def _exp_neg_square_f32(a):
 
 
 @njit(**_BIG)
+def _erf_near_f32(a):
+    """erf(a) for float32 0 <= a <= 1.25 by a + a Q(a**2 - 0.4) (``_ERF32_Q``). (Without
+    contraction, as in the forms that call it: a**2 - 0.4 rounded twice, as fitted.)"""
+    z = a * a - _ERF32_Z0
+    q = _ERF32_Q
+    p = fm._fma(fm._fma(fm._fma(q[7], z, q[6]), z, q[5]), z, q[4])
+    p = fm._fma(fm._fma(fm._fma(fm._fma(p, z, q[3]), z, q[2]), z, q[1]), z, q[0])
+    return fm._fma(a, p, a)
+
+
+@njit(**_BIG)
 def erf_f32(x):
     """erf for float32 in float32 arithmetic: a = |x|; below 1.25, a + a Q(a**2); above,
     1 - e**(-a**2) R(a - 2.625), a clamped at 4 (where erf rounds to 1; inf too); x's sign
     (-0 stays -0, NaN stays NaN through both forms). Both forms are computed, one kept."""
     a = abs(x)
     a = _ERF32_ONE if a > _ERF32_ONE else a
-    z = a * a - _ERF32_Z0
-    q = _ERF32_Q
-    p = fm._fma(fm._fma(fm._fma(q[7], z, q[6]), z, q[5]), z, q[4])
-    p = fm._fma(fm._fma(fm._fma(fm._fma(p, z, q[3]), z, q[2]), z, q[1]), z, q[0])
-    near = fm._fma(a, p, a)
+    near = _erf_near_f32(a)
     u = a - _ERF32_MID
     c = _ERF32_R
     rr = fm._fma(fm._fma(fm._fma(c[6], u, c[5]), u, c[4]), u, c[3])
@@ -289,24 +296,16 @@ def _erfc_tail_f32(a):
     sens = fm._fma(fm._fma(fm._fma(cs[3], u0, cs[2]), u0, cs[1]), u0, cs[0])
     q0 = u0 * g
     q = fm._fma(q0, sens * rho, q0)
-    i32 = fm._I
-    k = i32(fm._f32_to_bits(t) - fm._SHIFTER_BITS)
-    k1 = i32(k >> i32(1))
-    return p * q * fm._bits_to_f32(i32((k1 + i32(127)) << i32(23))) * fm._bits_to_f32(
-        i32((k - k1 + i32(127)) << i32(23)))
+    return fm._times_pow2(p * q, t)
 
 
 @njit(**_BIG)
 def erfc_f32(x):
-    """erfc for float32 in float32 arithmetic: 1 -+ erf(a) below a = |x| = 0.85 (``erf_f32``'s
-    a + a Q(a**2)), above e**(-a**2) erfcx(a) (``_erfc_tail_f32``, a clamped at 10.1 where
+    """erfc for float32 in float32 arithmetic: 1 -+ erf(a) below a = |x| = 0.85
+    (``_erf_near_f32``), above e**(-a**2) erfcx(a) (``_erfc_tail_f32``, a clamped at 10.1 where
     erfc rounds to 0), and 2 minus it for x < 0; NaN gives NaN."""
     a = abs(x)
-    z = a * a - _ERF32_Z0
-    q = _ERF32_Q
-    p = fm._fma(fm._fma(fm._fma(q[7], z, q[6]), z, q[5]), z, q[4])
-    p = fm._fma(fm._fma(fm._fma(fm._fma(p, z, q[3]), z, q[2]), z, q[1]), z, q[0])
-    near = fm._fma(a, p, a)
+    near = _erf_near_f32(a)
     b = _ERFC32_SPLIT if a < _ERFC32_SPLIT else (_ERFC32_ZERO if a > _ERFC32_ZERO else a)
     tail = _erfc_tail_f32(b)
     small = a < _ERFC32_SPLIT
