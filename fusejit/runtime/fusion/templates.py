@@ -168,7 +168,7 @@ _COST_TRANSCENDENTAL = 1.0
 # 0.6-1.0 at 2^18-2^22: the rate still sits between them, and overstates float32's.)
 _COST_POW = 2.0
 # (veclgamma's full forms: 10 ns an element, one thread's CPU time. Kernels now run its short
-# forms, 3.0 ns float32 and 6.3 float64, where x > 0: the rate overstates them, and is left to
+# forms, 1.1 ns float32 and 6.3 float64, where x > 0: the rate overstates them, and is left to
 # the serial/parallel decision's owner with the tests that pin it, test_threads.py.)
 _COST_LONG = 10.0
 _COST_ARITHMETIC = 0.1

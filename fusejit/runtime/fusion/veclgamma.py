@@ -1,4 +1,4 @@
-"""Vectorisable lgamma (float64, and float32 through float64) for generated kernels.
+"""Vectorisable lgamma (float64; float32 in float32 for x > 0) for generated kernels.
 
 A companion of ``vecmath`` and ``vecspecial`` (the same rules: arithmetic, selects, bit casts
 and ``vecmath``'s log and sine, so LLVM vectorises a loop that calls it); before it, lgamma was
@@ -28,12 +28,15 @@ inline in the vectorised loop, and a strip of 1024 elements holding any other x 
 full form (the reflection's sine, cosine, log and division were about 40% of float64's cost):
 
 - float64: the full form's own arithmetic for x > 0 (``_lgamma_positive``), so its bounds hold.
-- float32 (in float64, rounded once): below 8 the shift lgamma(x) = lgamma(x + 8) -
-  log(x (x + 1) ... (x + 7)), then Stirling on z >= 8 with fdlibm's w: two logs and one
-  division. The difference of two values near 8.5-28 leaves an absolute error of a few 1e-15,
-  so within 2^-10 of the zeros at 1 and 2 the Taylor series around each takes over (zeta
-  values), and the result stays within 0.51 ulp of itself there too. The full float32 form is
-  this short form for 0 < x < inf and the float64 form rounded once elsewhere.
+- float32, in float32 arithmetic with one log (``lgamma_inside_f32``): below 8 the argument is
+  taken to t in [1, 3) (lgamma(x) = lgamma(x + 1) - log x below 1; lgamma(t) + log(t (t + 1)
+  ... (x - 1)) from 3, a sum of two positives), where lgamma(t) = (t - 1)(t - 2) q(t - 2) with
+  q a polynomial of degree 12 (``tools/fit_lgamma_f32.py``), the factors exact, so the result
+  keeps its relative accuracy at the zeros 1 and 2; from 8 on, Stirling's series with the
+  log's exact part e ln2_hi added last. The full float32 form is this short form for
+  0 < x < inf and the float64 form rounded once elsewhere (negative x, the poles, inf, NaN).
+  (The short form before it computed in float64: shift to x + 8, two logs and a division,
+  0.500 ulp at 2.3x the cost.)
 
 Accuracy (``python tools/ulp_sweep.py f32 lgamma`` and ``f64 lgamma``, against glibc's
 lgamma; the tests assert ``ULPS``/``ABS``): lgamma has zeros at 1 and 2 (and two between each
@@ -41,17 +44,20 @@ pair of negative integers below -2), where any method's relative error is unboun
 knows the zero exactly. As glibc and SVML do, the error is given in ulps of the result where
 |lgamma(x)| >= 1/4 and as an absolute error elsewhere. Measured:
 
-- float32, all 2^32 inputs: 0.500 ulp; 7.5e-9 absolute near the zeros (the rounding of
-  results below 1/4). Within 2^-8 of 1 and 2^-7 of 2, every float32: 0.50001 ulp of the result
-  itself (tested).
+- float32, all 2^32 inputs: 1.625 ulp (at 2.7628, where q's last rounding counts most;
+  below 1 at most 1.41, 3 to 8 1.21, from 8 on 1.44); 3.5e-8 absolute near the zeros. Within
+  1/4 of 1 and 1/2 of 2, every float32: 2.33 ulp of the result itself (``NEAR_ZEROS_ULPS``;
+  the worst just below 1, where lgamma(x + 1) and log x partly cancel). Negative x: the
+  float64 form rounded once.
 - float64, 10^8 samples plus special values: 21 ulps, at x = -5.998 (x < 0 near a pole,
   where log(pi / |x sin(pi x)|) and lgamma(-x) nearly cancel; x > 0: 2 ulps, as glibc, against
   mpmath on 50 000 points); 8.1e-16 absolute near the zeros (glibc: 8e-17, by expansions
   around each negative zero that this form does not have).
 
-Speed (a kernel of lgamma alone, 65536 elements in (0.1, 10), one thread's CPU time, medians
-of 51, machine at load 10-15): float32 2.9-3.0 ns an element (the full form: 10.4), float64
-6.3 (10.5), against SciPy's gammaln 22.7 / 21.7.
+Speed (``benchmarks/ops.py lgamma``: a kernel of lgamma alone, 2^24 elements in (0.1, 10),
+2 threads, medians of 7): float32 0.89 ns an element (the float64-computed short form before
+it: 1.86), float64 3.9, against SciPy's gammaln 27 / 28. (One thread's CPU time, 2^20
+elements: 1.13 ns against 2.54.)
 """
 
 from __future__ import annotations
@@ -59,6 +65,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from . import fastmath as fm
 from .vecmath import (
     _BIG,
     _D,
@@ -66,9 +73,9 @@ from .vecmath import (
     _I,
     _INF,
     _OPTS,
+    _fma,
     cos_f64,
     log_f64,
-    log_inside_f64,
     sin_f64,
 )
 
@@ -105,8 +112,9 @@ _HUGE = 2.0 ** 58
 
 # Measured maximum errors (tools/ulp_sweep.py) rounded up: ulps where |lgamma| >= 1/4,
 # absolute error where |lgamma| < 1/4.
-ULPS = {"f32": 0.51, "f64": 24.0}
-ABS = {"f32": 1e-7, "f64": 1e-15}
+ULPS = {"f32": 1.7, "f64": 24.0}
+NEAR_ZEROS_ULPS = 2.4      # float32: of the result itself, within 1/4 of 1 and 1/2 of 2
+ABS = {"f32": 4e-8, "f64": 1e-15}
 
 
 @njit(**_BIG)
@@ -228,20 +236,15 @@ def lgamma_f64(x):
     return x + x if x != x else v
 
 
-# lgamma(1 + y) = -gamma y + sum_k (-1)^k zeta(k) / k y^k and lgamma(2 + y) = lgamma(1 + y) +
-# log(1 + y) = (1 - gamma) y + sum_k (-1)^k (zeta(k) - 1) / k y^k, to y^5: for |y| <= 2^-10
-# the first left-out term is below 2^-50 of the result
-_EULER = 0.5772156649015329
-_ZETA = (1.6449340668482264, 1.2020569031595942, 1.0823232337111381, 1.0369277551433699)
-_ONE = (-_EULER, _ZETA[0] / 2, -_ZETA[1] / 3, _ZETA[2] / 4, -_ZETA[3] / 5)
-_TWO = (1.0 - _EULER, (_ZETA[0] - 1.0) / 2, -(_ZETA[1] - 1.0) / 3, (_ZETA[2] - 1.0) / 4,
-        -(_ZETA[3] - 1.0) / 5)
-_ZERO_NEAR = 2.0 ** -10
-
-
-@njit(**_OPTS)
-def _series(c, y):
-    return y * (c[0] + y * (c[1] + y * (c[2] + y * (c[3] + y * c[4]))))
+# lgamma(t) / ((t - 1)(t - 2)) on 1 <= t <= 3, a polynomial of u = t - 2 (tools/fit_lgamma_f32.py:
+# relative error 0.09 float32 ulps before rounding to float32)
+_Q32 = tuple(_F(c) for c in (
+    0.42278432846069336, -0.10031726956367493, 0.03296494483947754, -0.01238497719168663,
+    0.004999483469873667, -0.0021020499989390373, 0.000910493079572916,
+    -0.0004255977983120829, 0.00019582670938689262, -5.239289748715237e-05,
+    2.0223917090333998e-05, -3.874389949487522e-05, 1.931758197315503e-05))
+_W32 = tuple(_F(c) for c in _W[:5])
+_ONE32, _TWO32 = _F(1.0), _F(2.0)
 
 
 @njit(**_OPTS)
@@ -251,26 +254,54 @@ def lgamma_outside_f32(x):
 
 
 @njit(**_BIG)
+def _near_zeros_f32(u, t1):
+    """t1 u q(u) = lgamma(t) for t = 2 + u, -1 <= u < 1, t1 = t - 1, in float32: the product
+    t1 u split exactly into two floats (a fused multiply-add gives the low part), so the
+    result keeps q's relative accuracy at the zeros and the product adds one rounding."""
+    q = _Q32[12]
+    for k in range(11, -1, -1):
+        q = _fma(q, u, _Q32[k])
+    hi = t1 * u
+    lo = _fma(t1, u, -hi)
+    return _fma(hi, q, lo * q)
+
+
+@njit(**_BIG)
 def lgamma_inside_f32(x):
-    """log Gamma(x) for float32 0 < x < inf, in float64 rounded once: below 8, the shift
-    lgamma(x) = lgamma(x + 8) - log(x (x + 1) ... (x + 7)), then Stirling's series on
-    z >= 8 (fdlibm's w); two logs and one division, against the full form's three logs, a
-    sine, a cosine and five divisions. The shift's difference loses relative accuracy near the
-    zeros at 1 and 2 (an absolute error of a few 1e-15): within 2^-10 of them, the series."""
-    a = _D(x)
-    small = a < 8.0
-    z = a + 8.0 if small else a
-    p = (a * (a + 1.0)) * ((a + 2.0) * (a + 3.0)) * (((a + 4.0) * (a + 5.0)) * (
-        (a + 6.0) * (a + 7.0)))
-    inv = 1.0 / z
+    """log Gamma(x) for float32 0 < x < inf, in float32 arithmetic with one log:
+
+    - x < 8 is taken to t in [1, 3), where ``_near_zeros_f32`` gives lgamma(t): below 1,
+      lgamma(x) = lgamma(x + 1) - log x; from 3, lgamma(x) = lgamma(t) + log(t (t + 1) ...
+      (x - 1)) with t = 2 + x - floor(x) (every factor exact; the sum of two positives);
+    - x >= 8: Stirling's series, (x - 1/2)(log x - 1) + w(1/x) (fdlibm's w, five terms).
+
+    The log's e ln2_hi (exact) is added last, so the sums keep a rounding of their smaller
+    parts only."""
+    below = x < _ONE32
+    above = x >= _F(3.0)
+    big = x >= _F(8.0)
+    xs = _F(2.5) if big else x                       # (Stirling's lanes: any t will do)
+    n = np.floor(xs)
+    u = xs - (_ONE32 if below else (n if above else _TWO32))      # t - 2, exact
+    r = _near_zeros_f32(u, xs if below else u + _ONE32)      # (t - 1: exact)
+    # the product t (t + 1) ... (x - 1): n - 2 factors from 3 on, 1 otherwise
+    t = u + _TWO32
+    z = t if above else _ONE32
+    z *= (t + _ONE32) if n > _F(3.0) else _ONE32
+    z *= (t + _TWO32) if n > _F(4.0) else _ONE32
+    z *= (t + _F(3.0)) if n > _F(5.0) else _ONE32
+    z *= (t + _F(4.0)) if n > _F(6.0) else _ONE32
+    e, f = fm._split_any(x if below | big else z)
+    ef = _F(e)
+    low = _fma(ef, fm._LN2_LO, fm._log1p_poly(f))    # log = ef ln2_hi + low
+    sign = _F(-1.0) if below else _ONE32
+    small = _fma(sign * ef, fm._LN2_HI, _fma(sign, low, r))
+    inv = _ONE32 / max(x, _F(8.0))
     y = inv * inv
-    w = _W[0] + inv * (_W[1] + y * (_W[2] + y * (_W[3] + y * (_W[4] + y * (
-        _W[5] + y * _W[6])))))
-    r = (z - 0.5) * (log_inside_f64(z) - 1.0) + w - log_inside_f64(p if small else 1.0)
-    one, two = a - 1.0, a - 2.0
-    r = _series(_ONE, one) if abs(one) <= _ZERO_NEAR else r
-    r = _series(_TWO, two) if abs(two) <= _ZERO_NEAR else r
-    return _F(r)
+    w = _fma(inv, _fma(y, _fma(y, _fma(y, _W32[4], _W32[3]), _W32[2]), _W32[1]), _W32[0])
+    half = x - _F(0.5)
+    stirling = _fma(half, _fma(ef, fm._LN2_HI, -_ONE32), _fma(half, low, w))
+    return stirling if big else small
 
 
 @njit(**_BIG)
