@@ -48,6 +48,7 @@ from ..ir.types import (
     Type,
 )
 from ..passes.constant_pooling import constant_pooling
+from ..passes.constant_propagation import constant_propagation
 from ..passes.dead_code_elimination import eliminate_dead_code
 from . import numpy_arrays, numpy_lowering
 from .builder import IRBuilder, Item, describe, is_tensor, remove_unused_constants
@@ -150,8 +151,10 @@ def scripted(fn, arg_types: Sequence[Type] | None = None,
             graph.register_output(value)
     remove_unused_constants(graph)
     if arg_types is not None:
-        # What jit runs: constants hoisted out of loop bodies (a while+if loop otherwise
+        # What jit runs: arithmetic on constants folded (1 / 3 a constant exponent, which
+        # kernels specialise), constants hoisted out of loop bodies (a while+if loop otherwise
         # reloads them every iteration), dead conversions dropped.
+        constant_propagation(graph, numbers_only=True)
         eliminate_dead_code(graph)
         constant_pooling(graph)
     graph.lint()

@@ -17,6 +17,11 @@ constants (tensor results become tensor constants); an output that cannot be a c
 list of tensors) is left to the node. A node whose operation raises is left in place, so the
 error happens at run time, where it belongs.
 
+``numbers_only=True`` folds only nodes whose outputs are all numbers (int, float, bool):
+``@fusejit.jit`` runs it that way, so ``x ** (1 / 3)`` or ``math.sqrt(2 / math.pi) * x`` reach the
+fuser with a constant (kernels specialise constant exponents and factors) while an array
+made from constants (``np.zeros(3)``) stays a node, a new array on every call.
+
 Control flow: a ``prim::If`` with a constant condition is replaced by the chosen block's nodes;
 otherwise its blocks are propagated and outputs both branches agree on (the same outer value,
 or equal constants) are removed. A ``prim::Loop`` that cannot run (constant trip count <= 0 or
@@ -46,12 +51,14 @@ __all__ = ["constant_propagation"]
 # Kinds never folded even with constant inputs (PyTorch's skip list, for the kinds we have):
 # folding prim::Uninitialized would turn "no value yet" into a None constant.
 _SKIP = frozenset({prim.Constant, prim.If, prim.Loop, prim.Uninitialized})
+_NUMBERS = (INT, FLOAT, BOOL)
 
 
 @graph_pass
-def constant_propagation(graph: Graph) -> bool:
-    """Fold constant subcomputations of ``graph`` in place; True when anything changed."""
-    propagator = _ConstantPropagator(graph)
+def constant_propagation(graph: Graph, numbers_only: bool = False) -> bool:
+    """Fold constant subcomputations of ``graph`` in place (with ``numbers_only``, only those
+    that give numbers); True when anything changed."""
+    propagator = _ConstantPropagator(graph, numbers_only)
     propagator.run_block(graph.block)
     if propagator.changed:
         eliminate_dead_code(graph)
@@ -64,8 +71,9 @@ def _is_constant(value: Value) -> bool:
 
 
 class _ConstantPropagator:
-    def __init__(self, graph: Graph):
+    def __init__(self, graph: Graph, numbers_only: bool = False):
         self.graph = graph
+        self.numbers_only = numbers_only
         self.changed = False
         self._alias_db: AliasDb | None = None
         self._written: set[int] = set()
@@ -111,6 +119,8 @@ class _ConstantPropagator:
         if node.kind in _SKIP or node.blocks or node.kind in SIDE_EFFECTS:
             return False
         if node.kind in NONDETERMINISTIC:
+            return False
+        if self.numbers_only and not all(out.type in _NUMBERS for out in node.outputs):
             return False
         entry = find_entry(node)
         if entry is None or not entry.pure:

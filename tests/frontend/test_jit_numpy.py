@@ -664,3 +664,29 @@ def test_whole_graph_arrays_read_once_are_computed_in_their_readers_expression()
         got, want = fn(a.copy(), b), _written_between(a.copy(), b)
         for g, w in zip(got, want):
             np.testing.assert_array_equal(g, w)
+
+
+def cube_root_shifted(x):
+    return np.abs(x) ** (1 / 3) + math.sqrt(2 / math.pi) * x
+
+
+def fresh_zeros(x):
+    z = np.zeros(3)
+    return z + x
+
+
+def test_arithmetic_on_literals_is_folded_but_arrays_are_made_each_call():
+    """1 / 3 and math.sqrt(2 / pi) reach the fused kernel as constants (a constant exponent takes
+    pow's short form); an array made from constants is still a new array on every call."""
+    f = fusejit.jit(cube_root_shifted)
+    x = np.linspace(-2, 2, 101, dtype=np.float32)
+    _same(f(x), cube_root_shifted(x))
+    graph = f.graph_for(x)
+    (group,) = [n for n in graph.nodes() if n.kind.startswith("prim::FusionGroup")]
+    assert [v.debug_name for v in group.inputs] == ["x"], str(graph)   # (no scalar operands)
+    assert "aten::div" not in str(graph) and "aten::pow" in str(graph)
+    g = fusejit.jit(fresh_zeros)
+    y = np.ones(3)
+    first = g(y)
+    first[0] = 99.0
+    assert g(y).tolist() == [1.0, 1.0, 1.0]

@@ -99,6 +99,27 @@ def test_list_construct_of_constants_becomes_an_int_list() -> None:
     assert view.input(1).type == ListType(INT)
 
 
+def test_numbers_only_folds_numbers_and_leaves_arrays_and_lists() -> None:
+    """``numbers_only`` (what ``@fusejit.jit`` runs): the int and float arithmetic folds; a
+    tensor op and a list construct on constants stay nodes (a new array every call)."""
+    graph = parse_ir("""graph(%x : Float(6)):
+  %one : int = prim::Constant[value=1]()
+  %three : int = prim::Constant[value=3]()
+  %third : float = aten::div(%one, %three)
+  %a : Float(3) = prim::Constant[value= 1  2  3 [ CPUFloatType{3} ]]()
+  %na : Float(3) = aten::neg(%a)
+  %m : int = prim::Constant[value=-1]()
+  %s : int[] = prim::ListConstruct(%three, %m)
+  %v : Float(3, 2) = aten::view(%x, %s)
+  %p : Float(6) = aten::pow(%x, %third)
+  return (%p, %na, %v)""")
+    assert constant_propagation(graph, numbers_only=True)
+    graph.lint()
+    assert _canon(graph) == ["v1 = aten::neg([1.0, 2.0, 3.0])", "v2 = prim::ListConstruct(3, -1)",
+                             "v3 = aten::view(in0, v2)", f"v4 = aten::pow(in0, {1 / 3!r})",
+                             "return (v4, v1, v3)"]
+
+
 @pytest.mark.parametrize("flag, expected", [(1, "aten::sin"), (0, "aten::cos")])
 def test_if_with_constant_condition_is_inlined(flag: int, expected: str) -> None:
     graph, changed = _fold(f"""graph(%x : Float(3)):
