@@ -552,8 +552,7 @@ def _scipy_callees() -> dict[Any, Callee]:
             special.xlogy: Callee("scipy.special.xlogy", "x, y, /", S.xlogy),
             special.erf: Callee("scipy.special.erf", "x, /", _unary("erf", "erf"), "float"),
             special.erfc: Callee("scipy.special.erfc", "x, /", _unary("erfc", "erfc"), "float"),
-            special.gammaln: Callee("scipy.special.gammaln", "x, /",
-                                    _unary("lgamma", "gammaln"), "float"),
+            special.gammaln: Callee("scipy.special.gammaln", "x, /", S.gammaln, "float"),
         })
     return _SCIPY_CALLEES
 

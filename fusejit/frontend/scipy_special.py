@@ -6,9 +6,11 @@
     softmax(x, axis)            exp(x - m) / sum(exp(x - m), axis, keepdims)
     log_softmax(x, axis)        x - logsumexp(x, axis, keepdims=True)
     xlogy(x, y)                 where(x == 0, 0, x * log(y))
-    erf, erfc, gammaln          aten::erf, aten::erfc, aten::lgamma
+    erf, erfc                   aten::erf, aten::erfc
+    gammaln(x)                  where(x == -inf, -inf, lgamma(x))
 
 ``m`` keeps ``exp`` from overflowing, as SciPy's own does; its gradient cancels exactly.
+``aten::lgamma`` is PyTorch's (and glibc's): +inf at -inf, where SciPy's gammaln gives -inf.
 """
 
 from __future__ import annotations
@@ -17,8 +19,8 @@ import numpy as np
 
 from ..ir.graph import Value
 from ..ir.symbols import aten
-from .builder import IRBuilder, Item, is_none
-from .lowering import _array, binary, unary, where
+from .builder import IRBuilder, Item, is_none, is_tensor
+from .lowering import _array, as_tensor, binary, unary, where
 from .numpy_dtypes import conform
 from .numpy_lowering import reduce
 
@@ -61,9 +63,17 @@ def xlogy(b: IRBuilder, x: Item, y: Item) -> Value:
     return where(b, binary(b, "eq", x, 0), 0.0, product)
 
 
+def gammaln(b: IRBuilder, x: Item) -> Value:
+    what = "scipy.special.gammaln"
+    if not is_tensor(x):    # (a number: SciPy's float64 result, a NumPy scalar)
+        x = as_tensor(b, x, what, np.dtype(np.float64))
+    y = unary(b, "lgamma", x, what)
+    return where(b, binary(b, "eq", x, -np.inf), -np.inf, y)
+
+
 def logit(b: IRBuilder, p: Item) -> Value:
     return b.emit(aten.logit, [_floating(b, p, "scipy.special.logit"), None],
                   "scipy.special.logit")
 
 
-__all__ = ["log_softmax", "logit", "logsumexp", "softmax", "xlogy"]
+__all__ = ["gammaln", "log_softmax", "logit", "logsumexp", "softmax", "xlogy"]
