@@ -15,7 +15,8 @@ Modules: ``layout`` (what a group reads and writes), ``templates`` (the vectoris
 the per-op renderers and dtype rules are the entries of ``fusejit.oplib``), ``codegen`` (the
 kernel text), ``plan`` (shapes and strides -> ``meta``), ``cache``
 (hash-named source files in the user's cache directory, an LRU of loaded modules, the disk cap),
-``isolated`` (kernels compiled in a child process once a process compiled many), ``compiler``
+``isolated`` (kernels compiled in a child process once a process compiled many), ``interleave``
+(long kernels compiled with four vectors a loop iteration), ``compiler``
 (``FusedKernel``), ``fastmath`` (vectorisable float32 exp/log/log1p/tanh/sigmoid with measured
 error), ``vecmath`` (the other transcendentals, float32 and float64, with measured error; and
 the 512-bit vector preference of kernels), ``vecspecial`` (erf, erfc), ``vecpow`` (float64 pow,

@@ -44,6 +44,8 @@ from ...ir.symbols import prim
 from ...ir.types import ScalarType
 from ...oplib.render import BOOL, Emitter, Operand
 from ..compile_cache import runtime_digest
+from .interleave import NAME as INTERLEAVE
+from .interleave import count_for
 from .layout import GroupLayout
 from .loops import DEFER, STRIP, ScalarPass, inner_loops, stream_loops
 from .native_entry import entry_text, native_capable
@@ -52,6 +54,7 @@ from .templates import (
     _SEPARATE,
     _TRIG,
     RENDERERS,
+    element_cost,
     fast_name,
     inside_form,
     math_imports,
@@ -542,6 +545,10 @@ def generate(layout: GroupLayout, specs: list[ArgSpec], classes: list[str], rank
     head += [f"{name} = {text}" for text, name in gen.constants.items()]
     if streamed:
         head.append(f"{STREAMS_FROM} = {streams_from(gen.bytes_per_element())}")
+    interleave = count_for(element_cost(layout), gen.wide())
+    if interleave:
+        # (compile with that many vectors a loop iteration: ``interleave``)
+        head.append(f"{INTERLEAVE} = {interleave}")
     text = "\n".join(head + ["", ""] + parallel + ["", ""] + serial + entries) + "\n"
     return text, out_dtypes
 

@@ -35,6 +35,7 @@ from ..native.registers import MAX_RANK
 from .cache import load_module, reload_module
 from .codegen import _SUPPORTED as SUPPORTED_DTYPES  # (the dtypes generate() takes)
 from .codegen import STREAMS_FROM, ArgSpec, generate
+from .interleave import compiled
 from .isolated import ensure_compiled
 from .layout import GroupLayout, analyse
 from .loops import DEFER, marks_size
@@ -104,7 +105,7 @@ def _check_tensor(pos: int, x, xp) -> None:
 
 
 class _Variant:
-    __slots__ = ("source", "parallel", "serial", "out_dtypes", "entries", "guarded",
+    __slots__ = ("source", "module", "parallel", "serial", "out_dtypes", "entries", "guarded",
                  "deferred", "streams_from")
 
     def __init__(self, source: str, module, out_dtypes):
@@ -122,6 +123,7 @@ class _Variant:
         self.use(module)
 
     def use(self, module) -> None:
+        self.module = module
         self.parallel = module.kernel_parallel
         self.serial = module.kernel_serial
         # (serial, parallel) entry points for the native loop, when the dtypes allow them
@@ -386,9 +388,12 @@ class FusedKernel:
         the call's later runs."""
         variant = call.variant
         fn = variant.serial if serial else variant.parallel
+        signature = tuple(fn.typeof_pyval(a) for a in args)
         if not fn.overloads:
-            ensure_compiled(variant.source, fn, tuple(fn.typeof_pyval(a) for a in args))
+            ensure_compiled(variant.source, fn, signature)
         try:
+            if not fn.overloads:
+                compiled(variant.module, fn, signature)
             fn(*args)
         except Exception as why:
             if not from_numba_cache(why):
@@ -397,6 +402,7 @@ class FusedKernel:
             # compile again; the failed call ran no kernel code.
             variant.use(reload_module(variant.source))
             fn = variant.serial if serial else variant.parallel
+            compiled(variant.module, fn, signature)
             fn(*args)
         # The entry point is the overload's C wrapper: it unboxes its arguments as its types
         # say, without Numba's dispatch (~0.12 us a call). Later calls of this signature pass
@@ -404,7 +410,7 @@ class FusedKernel:
         # a C-contiguous 1-d window. It leaves out an input's read-only and aligned flags,
         # which give other Numba types but the same reads (kernels never write their inputs,
         # and the loads are unaligned vector loads either way).
-        overload = fn.overloads.get(tuple(fn.typeof_pyval(a) for a in args))
+        overload = fn.overloads.get(signature)
         if overload is not None:
             call.entries[serial] = overload.entry_point
 
@@ -446,6 +452,7 @@ class FusedKernel:
             row[at + 1:at + 1 + len(shape)] = shape
         if not entry.overloads:
             ensure_compiled(variant.source, entry, ENTRY_SIGNATURE)
+            compiled(variant.module, entry, ENTRY_SIGNATURE)
         return entry, row
 
 

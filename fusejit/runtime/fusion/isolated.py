@@ -27,6 +27,7 @@ from .. import compile_cache as cc
 from .. import cores
 from ..status import LISTENER
 from .cache import load_module
+from .interleave import compiled
 
 _DEFAULT = 32
 _STALE = "its fusejit sources differ from this process's"
@@ -172,7 +173,8 @@ def serve() -> None:
             continue
         os.environ["FUSEJIT_CACHE_DIR"] = root     # where the parent looks for it
         try:
-            getattr(load_module(text), name).compile(sig)
+            module = load_module(text)
+            compiled(module, getattr(module, name), sig)
             reply: bool | str = True
         except Exception as why:  # noqa: BLE001 - the parent compiles it itself, and warns
             reply = f"{type(why).__name__}: {why}"
