@@ -545,7 +545,10 @@ def generate(layout: GroupLayout, specs: list[ArgSpec], classes: list[str], rank
     head += [f"{name} = {text}" for text, name in gen.constants.items()]
     if streamed:
         head.append(f"{STREAMS_FROM} = {streams_from(gen.bytes_per_element())}")
-    interleave = count_for(element_cost(layout), gen.wide())
+    # (not where the loop calls a vector function, simd's pow: a call spills every live
+    # vector, and four chains have four times as many)
+    calls = any("pow_simd_f32(" in line for line in parallel)
+    interleave = count_for(element_cost(layout), gen.wide() and not calls)
     if interleave:
         # (compile with that many vectors a loop iteration: ``interleave``)
         head.append(f"{INTERLEAVE} = {interleave}")

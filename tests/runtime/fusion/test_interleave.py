@@ -71,3 +71,12 @@ def test_the_option_is_put_back_even_when_the_compile_fails(monkeypatch):
     with interleave.interleaved(0):      # (nothing to set)
         pass
     assert seen == []
+
+
+def test_a_loop_that_calls_a_vector_function_is_not_interleaved():
+    """simd's pow is a call in the loop (AVX-512 hosts): it spills every live vector, so such
+    kernels keep LLVM's own choice; elsewhere pow is inline and the long kernel interleaves."""
+    text = LONG.replace("  return (%e)", "  %f : Float(*) = aten::pow(%e, %y)\n  return (%f)")
+    x, y = _inputs(64)
+    source = kernel_source(fusejit.parse_ir(text), np.abs(x), y)
+    assert (interleave.NAME in source) == ("pow_simd_f32(" not in source)
