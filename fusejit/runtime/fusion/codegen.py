@@ -547,8 +547,7 @@ def generate(layout: GroupLayout, specs: list[ArgSpec], classes: list[str], rank
         head.append(f"{STREAMS_FROM} = {streams_from(gen.bytes_per_element())}")
     # (not where the loop calls a vector function, simd's pow: a call spills every live
     # vector, and four chains have four times as many)
-    calls = any("pow_simd_f32(" in line for line in parallel)
-    interleave = count_for(element_cost(layout), gen.wide() and not calls)
+    interleave = count_for(element_cost(layout), gen.wide() and not gen._computes("pow_simd_f32("))
     if interleave:
         # (compile with that many vectors a loop iteration: ``interleave``)
         head.append(f"{INTERLEAVE} = {interleave}")
