@@ -78,6 +78,7 @@ from .vecmath import (
     log_f64,
     sin_f64,
 )
+from .vecspecial import _horner
 
 # fdlibm e_lgamma_r.c: lgamma(2 - y) (a), around tc (t), near 0 and 1 (u / v), on [2, 3) (s / r),
 # and Stirling's correction (w)
@@ -258,9 +259,7 @@ def _near_zeros_f32(u, t1):
     """t1 u q(u) = lgamma(t) for t = 2 + u, -1 <= u < 1, t1 = t - 1, in float32: the product
     t1 u split exactly into two floats (a fused multiply-add gives the low part), so the
     result keeps q's relative accuracy at the zeros and the product adds one rounding."""
-    q = _Q32[12]
-    for k in range(11, -1, -1):
-        q = _fma(q, u, _Q32[k])
+    q = _horner(u, _Q32)
     hi = t1 * u
     lo = _fma(t1, u, -hi)
     return _fma(hi, q, lo * q)
