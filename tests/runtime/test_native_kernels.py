@@ -15,7 +15,7 @@ import fusejit
 from fusejit.errors import InterpreterError
 from fusejit.runtime.executor import compile as compile_graph
 from fusejit.runtime.interpreter import NativeInterpreter
-from fusejit.runtime.native.program import program_of
+from fusejit.runtime.native.program import BIND_ON_RUN, program_of
 
 pytestmark = pytest.mark.usefixtures("nrt_balanced")
 
@@ -58,8 +58,9 @@ def test_a_bound_kernel_runs_inside_the_loop_and_matches_the_reference(dtype):
     assert fn.plan_for(fn.check_inputs([x, y, 3])).engine == "native"
     first, calls_first = native_run(fn, x, y, 50)
     again, calls_again = native_run(fn, x, y, 50)
-    # The first run binds the slot after one host call of the group; later runs need none.
-    assert calls_first == 3 and calls_again == 2
+    # The first run binds the slot after the group's second host call (``BIND_ON_RUN``);
+    # later runs need none.
+    assert calls_first == 2 + BIND_ON_RUN and calls_again == 2
     reference = compile_graph(fusejit.parse_ir(LOOP), fuse=True, engine="reference")
     np.testing.assert_array_equal(again[0], reference(x, y, 50))
     np.testing.assert_array_equal(first[0], again[0])
@@ -92,7 +93,7 @@ def test_a_parallel_kernel_bound_in_the_loop_matches_the_serial_reference(parall
             assert fn.plan_for(fn.check_inputs([x, y, 4])).engine == "native"
             first, calls_first = native_run(fn, x, y, 4)
             again, calls_again = native_run(fn, x, y, 4)
-    assert calls_first == 3 and calls_again == 2      # (bound after the first host call)
+    assert calls_first == 2 + BIND_ON_RUN and calls_again == 2   # (bound on the second)
     for got in (first[0], again[0]):
         assert np.array_equal(got, want, equal_nan=True)
 
@@ -113,6 +114,31 @@ def test_other_shapes_after_binding_run_on_the_host_and_stay_right():
     assert calls == 2
 
 
+def test_a_group_run_once_compiles_no_entry():
+    """A slot binds on the group's second host run: a graph run once, on the host, never
+    compiles the kernel's native entry (as long again as the kernel); the next run binds it,
+    and the one after runs the group in the loop."""
+    text = """graph(%x : Tensor, %y : Tensor):
+  %a : Tensor = aten::mul(%x, %y)
+  %b : Tensor = aten::sin(%a)
+  return (%b)
+"""
+    fn = compile_graph(fusejit.parse_ir(text), fuse=True)
+    x, y = rand(3, 5), rand(5, seed=1)
+    program = program_of(fn.code_for(x, y))
+    compiles = []
+    for kernel in program.kernels:
+        original = kernel.native_binding
+        kernel.native_binding = lambda *inputs, original=original: (
+            compiles.append(1), original(*inputs))[1]
+    outs = [native_run(fn, x, y) for _ in range(3)]
+    assert BIND_ON_RUN == 2 and len(compiles) == 1
+    assert [calls for _, calls in outs] == [3, 3, 2]      # host, host and bind, in the loop
+    assert all(program.kernel_rows[:, 0] == 1)
+    for out, _ in outs:
+        np.testing.assert_allclose(out[0], np.sin(x * y), rtol=1e-6)
+
+
 def test_a_kernel_fault_in_the_loop_reports_like_the_host():
     text = """graph(%x : Tensor, %y : Tensor):
   %a : Tensor = aten::mul(%x, %y)
@@ -122,7 +148,8 @@ def test_a_kernel_fault_in_the_loop_reports_like_the_host():
     fn = compile_graph(fusejit.parse_ir(text), fuse=True)
     x = np.arange(1, 7, dtype=np.int64).reshape(2, 3)
     y = np.array([1, 2, 3], np.int64)
-    native_run(fn, x, y)
+    for _ in range(BIND_ON_RUN):
+        native_run(fn, x, y)
     out, calls = native_run(fn, x, y)
     assert calls == 2
     np.testing.assert_array_equal(out[0], np.remainder(x * y, y))

@@ -50,6 +50,13 @@ from .state import loop_compiled as compiled_on_disk
 from .table import native_op_for, read_only_use
 
 _POOL_LIMIT = 4
+# The host run of a fusion group after which its slot binds (``NativeProgram.bind_kernel``):
+# the second. Binding compiles the kernel's native entry, which compiles the kernel once more
+# inside it (about as long as the kernel itself took: a call of tests/frontend/
+# test_numpy_ufuncs.py's 16 float64 groups compiled for 16 s through the host and 16 s more for
+# the entries). A graph run once never calls the entries, nor does a ``jit`` signature, whose
+# second call compiles the whole graph; a loop's group binds on its second iteration.
+BIND_ON_RUN = 2
 
 __all__ = ["InterpreterState", "NativeProgram", "RegisterFile", "compiled_on_disk", "new_state",
            "program_of"]
@@ -60,8 +67,8 @@ class NativeProgram:
 
     __slots__ = ("native_op", "op_params", "const_tags", "const_ints", "const_floats",
                  "const_ilists", "scratch", "total_registers", "bool_data", "instructions",
-                 "int_data", "kernels", "kernel_fns", "kernel_rows", "_bind_lock", "on_host",
-                 "_pool", "fast", "__weakref__")
+                 "int_data", "kernels", "kernel_fns", "kernel_rows", "host_runs", "_bind_lock",
+                 "on_host", "_pool", "fast", "__weakref__")
 
     def __init__(self, code: Code):
         n = len(code.instructions)
@@ -131,6 +138,7 @@ class NativeProgram:
                            self.op_params[:, 0])
         self.kernel_fns = new_entries(len(self.kernels))
         self.kernel_rows = empty_rows(len(self.kernels), row_width)
+        self.host_runs = np.zeros(len(self.kernels), np.int64)   # slot -> host runs so far
         self._bind_lock = threading.Lock()
         # Instructions only the host runs (entering the loop there would return at once);
         # one more entry for the end of the program.
@@ -161,10 +169,14 @@ class NativeProgram:
             self._pool.append((regs, pc_box, state))
 
     def bind_kernel(self, pc: int, inputs: list) -> None:
-        """After the host ran fusion group ``pc`` on ``inputs`` through its kernel: let the loop
-        call that kernel variant and plan itself from now on (see ``kernel_entry``)."""
+        """After the host ran fusion group ``pc`` on ``inputs`` through its kernel, for the
+        ``BIND_ON_RUN``-th time or later: let the loop call that kernel variant and plan itself
+        from now on (see ``kernel_entry``)."""
         slot = int(self.native_op[pc]) - NativeOp.KERNEL
         if slot < 0 or self.kernel_rows[slot, BOUND]:
+            return
+        self.host_runs[slot] += 1
+        if self.host_runs[slot] < BIND_ON_RUN:
             return
         with self._bind_lock:
             if self.kernel_rows[slot, BOUND]:
