@@ -6,9 +6,10 @@ zero until the host has run the group twice through its ``FusedKernel`` (``BIND_
 ``program.py``: a graph run once compiles no entry); the driver then binds the slot: it stores
 the generated ``native_serial`` / ``native_parallel`` entry of the variant that call used in
 ``kernel_fns[slot]`` and fills the row with what that call's launch plan depends on (the
-inputs' sizes and strides) and what it computed (the plan's ``meta``, the outputs' shapes). From then on the loop calls the entry directly; the entry checks that its
-registers still hold tensors of exactly those dtypes, ranks, sizes and strides, and returns
-False (nothing changed: the host runs the group) when they do not::
+inputs' sizes and strides) and what it computed (the plan's ``meta``, the outputs' shapes).
+From then on the loop calls the entry directly; the entry checks that its registers still hold
+tensors of exactly those dtypes, ranks, sizes and strides, and returns False (nothing changed:
+the host runs the group) when they do not::
 
     row = [bound, numel, 0 ... | sizes_0, strides_0, sizes_1, ... | plan meta | rank_0, sizes_0 ...]
            HEADER                KEY (2 * rank per tensor input)    static offsets per variant
