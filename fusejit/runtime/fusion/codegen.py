@@ -45,7 +45,7 @@ from ...ir.types import ScalarType
 from ...oplib.render import BOOL, Emitter, Operand
 from ..compile_cache import runtime_digest
 from .interleave import NAME as INTERLEAVE
-from .interleave import count_for
+from .interleave import count_for, inline_pow
 from .layout import GroupLayout
 from .loops import DEFER, STRIP, ScalarPass, inner_loops, stream_loops
 from .native_entry import entry_text, native_capable
@@ -131,8 +131,10 @@ def _type_name(dtype: np.dtype) -> str:
 
 class _Generator(Emitter):
     def __init__(self, layout: GroupLayout, specs: list[ArgSpec], classes: list[str],
-                 rank: int, precise: bool, target: str = "cpu"):
+                 rank: int, precise: bool, target: str = "cpu", host_forms: bool = True):
         self.layout = layout
+        # (False: the portable forms of ``templates.HOST_FORMS``' functions, ``generate``)
+        self.host_forms = host_forms
         self.specs = specs
         self.classes = classes
         self.rank = rank
@@ -203,7 +205,7 @@ class _Generator(Emitter):
         return short
 
     def vectorised(self, name: str) -> str | None:
-        return vector_function(name) if self.fast else None
+        return vector_function(name, self.host_forms) if self.fast else None
 
     def function(self, name: str) -> str:
         # CUDA has no NumPy ufuncs in kernels: the helpers module maps them to libdevice.
@@ -516,7 +518,11 @@ def generate(layout: GroupLayout, specs: list[ArgSpec], classes: list[str], rank
     for spec in specs:
         if spec.dtype not in _SUPPORTED:
             raise IRError(f"fused kernels do not support dtype {spec.dtype}")
-    gen = _Generator(layout, specs, classes, max(rank, 1), precise)
+    # (a long kernel computes float32 pow inline, the portable form, rather than by a call of
+    # the host's vector function, AVX-512's ``pow_simd_f32``: ``interleave.inline_pow``)
+    cost = element_cost(layout)
+    gen = _Generator(layout, specs, classes, max(rank, 1), precise,
+                     host_forms=not inline_pow(cost))
     gen.run()
     out_dtypes = gen.output_dtypes()
     parallel = gen.kernel_text("kernel_parallel", True, stream=stream)
@@ -547,7 +553,7 @@ def generate(layout: GroupLayout, specs: list[ArgSpec], classes: list[str], rank
         head.append(f"{STREAMS_FROM} = {streams_from(gen.bytes_per_element())}")
     # (not where the loop calls a vector function, simd's pow: a call spills every live
     # vector, and four chains have four times as many)
-    interleave = count_for(element_cost(layout), gen.wide() and not gen._computes("pow_simd_f32("))
+    interleave = count_for(cost, gen.wide() and not gen._computes("pow_simd_f32("))
     if interleave:
         # (compile with that many vectors a loop iteration: ``interleave``)
         head.append(f"{INTERLEAVE} = {interleave}")

@@ -26,6 +26,9 @@ own choice, and so do kernels whose loop calls a vector function (``simd``'s pow
 spills every live vector, four chains have four times as many, and heldout.py's pow_tensor ran
 0.68x as fast interleaved (``benchmarks/interleave.py``, which measures all 16 of its chains:
 11 faster, up to 1.31x, and log_sigmoid_mix 0.85x, haversine 0.88x, gauss_pdf 0.94x slower).
+Kernels from ``INLINE_POW_FROM_NS`` compute float32 pow inline instead (``inline_pow``), with
+no call, and interleave: eight held-out random chains with a pow, not among those the bound was
+chosen on, ran 0.99-1.58x as fast as with the call (median 1.05x).
 """
 
 from __future__ import annotations
@@ -42,6 +45,27 @@ NAME = "INTERLEAVE"
 COUNT = 4
 FROM_NS = 3.0
 _OPTION = "-force-vector-interleave"
+
+
+# The element cost from which a kernel computes float32 pow inline (the portable form) rather
+# than by calling the host's vector function (AVX-512: ``simd``'s ``pow_simd_f32``), and so
+# interleaves. Below it the call is faster: one thread's time, 2^24 float32, 3 alternated runs
+# each, the call and no interleaving against inline and interleaved (``benchmarks/
+# interleave.py``), in ``inline_pow``'s docstring.
+INLINE_POW_FROM_NS = 10.0
+
+
+def inline_pow(cost: float) -> bool:
+    """Does a CPU kernel of estimated element ``cost`` compute float32 pow inline (so that its
+    loop, with no call in it, interleaves)?
+
+    A call in the loop spills every live vector; interleaved, four chains' worth. Measured as
+    above: random chains of heldout.py, seed 5606 (cost 17.0) 7.61 -> 5.75 ns an element,
+    5305 (14.4) 5.74 -> 4.81, 5611 (11.4) 7.44 -> 6.46; under the bound, the call stays
+    faster or as fast: pow_tensor (9.3) 2.88 -> 2.81, a pow and five transcendentals (8.7)
+    2.50 -> 2.78, with three (6.4) 2.02 -> 1.98, (|x| + 0.5) ** y * exp(y) (4.2) 1.17 -> 1.41,
+    |x| ** 1.7 + y (3.1) 1.03 -> 1.19."""
+    return cost >= INLINE_POW_FROM_NS
 
 
 def count_for(cost: float, vector_math: bool) -> int:
@@ -72,4 +96,4 @@ def compiled(module, function, signature) -> None:
         function.compile(signature)
 
 
-__all__ = ["COUNT", "FROM_NS", "NAME", "compiled", "count_for", "interleaved"]
+__all__ = ["COUNT", "FROM_NS", "NAME", "compiled", "count_for", "inline_pow", "interleaved"]

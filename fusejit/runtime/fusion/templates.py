@@ -141,10 +141,10 @@ STRIP_FORMS = ({"vp.pow_simd_f32": ("vp.pow_strip_f32", "vp.pow_outside_simd_f32
                if simd.HOST_AVX512 else {})
 
 
-def vector_function(name: str) -> str:
-    """The qualified name of vectorised function ``name`` in a kernel module (this host's
-    form of it: ``HOST_FORMS``)."""
-    name = HOST_FORMS.get(name, name)
+def vector_function(name: str, host: bool = True) -> str:
+    """The qualified name of vectorised function ``name`` in a kernel module: this host's form
+    of it (``HOST_FORMS``), or with ``host`` false the portable one."""
+    name = HOST_FORMS.get(name, name) if host else name
     return f"{_MODULE_OF.get(name, 'vm')}.{name}"
 
 

@@ -52,7 +52,9 @@ Method:
   polynomials (log2(1 + f) to 2**-30.5, 2**r to 2**-29.0): |y log2(1 + f)| <= 3.9 there, so
   log2's error counts 2**8 times less than for a tensor y.
 - On AVX-512 hosts (``templates.HOST_FORMS``) kernels take ``pow_simd_f32`` for a tensor y
-  instead of ``pow_inside_f32``, in strips where ``pow_outside_simd_f32`` is false for every
+  instead of ``pow_inside_f32`` (kernels of an element cost below
+  ``interleave.INLINE_POW_FROM_NS``: longer ones keep ``pow_inside_f32``, inline, which lets
+  their loops interleave), in strips where ``pow_outside_simd_f32`` is false for every
   pair (x normal and positive, |y| <= 2**100): ``simd``'s 16-lane function (float32 lanes,
   log2 x in double-float, register tables), which the loop vectoriser calls; ``pow_f32``
   elsewhere, as above. A kernel whose whole work is that pow (two float32 rows in, one out)

@@ -80,3 +80,43 @@ def test_a_loop_that_calls_a_vector_function_is_not_interleaved():
     x, y = _inputs(64)
     source = kernel_source(fusejit.parse_ir(text), np.abs(x), y)
     assert (interleave.NAME in source) == ("pow_simd_f32(" not in source)
+
+
+# LONG with a pow and seven more transcendentals: an element cost past INLINE_POW_FROM_NS
+VERY_LONG = LONG.replace("  return (%e)", """  %f : Float(*) = aten::pow(%e, %y)
+  %g : Float(*) = aten::cos(%f)
+  %h : Float(*) = aten::log1p(%g)
+  %i : Float(*) = aten::sin(%h)
+  %j : Float(*) = aten::exp(%i)
+  %k : Float(*) = aten::tanh(%j)
+  %l : Float(*) = aten::atan(%k)
+  %m : Float(*) = aten::sin(%l)
+  return (%e, %f, %m)""")
+
+
+def test_a_very_long_kernel_computes_pow_inline_and_interleaves():
+    """Past ``INLINE_POW_FROM_NS`` a kernel takes the portable inline pow (no call in its loop,
+    on any host) and interleaves; its values are the full pow's where the short form's domain
+    ends (a zero, negative or non-finite base is computed again by the fix-up)."""
+    from fusejit.runtime.fusion.templates import element_cost
+
+    graph = fusejit.parse_ir(VERY_LONG)
+    kernel = FusedKernel(graph)
+    assert interleave.inline_pow(element_cost(kernel.layout))
+    assert not interleave.inline_pow(interleave.INLINE_POW_FROM_NS - 0.01)
+    x, y = _inputs(3000)
+    x[[3, 700, 2999]] = [0.0, np.inf, np.nan]
+    source = kernel.source(x, y)
+    assert "pow_simd_f32(" not in source and "vp.pow_inside_f32(" in source
+    assert f"\n{interleave.NAME} = {interleave.COUNT}\n" in source
+    with np.errstate(all="ignore"):
+        got_e, got_pow, got = kernel(x, y)
+        e = np.arctan(np.tanh(np.exp(np.sin(x) * y)))
+        # (pow of the kernel's own base, within 2 ulps of the exact value)
+        want_pow = (got_e.astype(np.float64) ** y).astype(np.float32)
+        want = np.sin(np.arctan(np.tanh(np.exp(np.sin(np.log1p(np.cos(e ** y)))))))
+    np.testing.assert_array_max_ulp(got_pow[np.isfinite(want_pow)],
+                                    want_pow[np.isfinite(want_pow)], maxulp=2)
+    # (the chain after pow: float32 rounding of each op, amplified by the chain)
+    np.testing.assert_allclose(got, want, rtol=1e-3, atol=1e-5)
+    assert np.array_equal(np.isnan(got), np.isnan(want))
