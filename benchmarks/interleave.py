@@ -5,7 +5,8 @@ fresh process with a cache directory of its own.
     python benchmarks/interleave.py [--rounds R] [--log2n L] [CHAIN ...]
 
 A CHAIN is a hand-written chain's name (``trig_mix``) or a random chain's seed (``5412``);
-by default all 16 hand-written ones. "off" raises ``interleave.FROM_NS`` past every kernel.
+by default all 16 hand-written ones. "off" raises ``interleave.FROM_NS`` past every kernel
+(which also turns off long kernels' inline pow, ``interleave.inline_pow``).
 Prints each run's ns an element and the ratio of the medians (off / on: above 1, the
 interleaved kernels are faster).
 """

@@ -64,8 +64,9 @@ def inline_pow(cost: float) -> bool:
     5305 (14.4) 5.74 -> 4.81, 5611 (11.4) 7.44 -> 6.46; under the bound, the call stays
     faster or as fast: pow_tensor (9.3) 2.88 -> 2.81, a pow and five transcendentals (8.7)
     2.50 -> 2.78, with three (6.4) 2.02 -> 1.98, (|x| + 0.5) ** y * exp(y) (4.2) 1.17 -> 1.41,
-    |x| ** 1.7 + y (3.1) 1.03 -> 1.19."""
-    return cost >= INLINE_POW_FROM_NS
+    |x| ** 1.7 + y (3.1) 1.03 -> 1.19. Only where the kernel interleaves at all: ``FROM_NS``
+    raised past every kernel turns the inline pow off with the interleaving."""
+    return cost >= max(FROM_NS, INLINE_POW_FROM_NS)
 
 
 def count_for(cost: float, vector_math: bool) -> int:
