@@ -32,7 +32,11 @@ tests above are what make that safe (an ``int`` never reaches a ``float`` overlo
 view never a C-contiguous one: arrays are also tested for ``flags.c_contiguous`` and the size
 limit of straight-line code: bigger arrays go straight to the interpreter, whose fused kernels
 run them). Arguments an element function writes are tested writeable,
-copied before the call and put back before the interpreter reruns a failed one. Other
+copied before the call and put back before the interpreter reruns a failed one (only those in
+the signature's ``saved``: none where the call can only fail before it writes them). Outputs
+that are array arguments (written in place) are not among the Numba function's results: the
+call returns the argument itself (``return a0`` after the entry's call), or ``J0(E0(a0, a1),
+(a0, a1))`` rebuilds the outputs (the signature's ``rejoin``) before ``post``. Other
 signatures call what ``JitFunction._specialised`` holds for them (the tier's wrapper, or the
 interpreter), so every semantic stays where it was. Arrays are tested on type, dtype (by
 identity: a byte-swapped dtype takes the slow path) and rank. A signature whose graph is a few
@@ -179,19 +183,30 @@ def fast_call_source(n_positional: int, n_required: int, n_keyword_only: int,
         if entry is not None:
             names[f"E{s}"], names[f"F{s}"] = entry, run.fallback
             post = getattr(run, "post", None)
+            rejoin = getattr(run, "rejoin", None)
             result = f"E{s}{call}"
+            # (the array arguments it returns: left out of its results, put back here)
+            passes = rejoin is not None and post is None and rejoin.argument is not None
+            if rejoin is not None and not passes:
+                names[f"J{s}"] = rejoin
+                result = f"J{s}({result}, ({''.join(p + ', ' for p in everything)}))"
             if post is not None:
                 names[f"P{s}"] = post
                 result = f"P{s}({result})"
             # arguments it writes are saved, and put back before the interpreter reruns
-            lines += [f"        s{i} = a{i}.copy()" for i in written]
+            saved = getattr(run, "saved", written)
+            lines += [f"        s{i} = a{i}.copy()" for i in saved]
             before = getattr(run, "before", None)
             if before is not None:   # (blas.refresh: the thread rule its products read)
                 names[f"B{s}"] = before
                 lines.append(f"        B{s}()")
-            lines += ["        try:", f"            return {result}", "        except Exception:"]
-            lines += [f"            COPYTO(a{i}, s{i})" for i in written]
+            lines += ["        try:",
+                      f"            {result}" if passes else f"            return {result}",
+                      "        except Exception:"]
+            lines += [f"            COPYTO(a{i}, s{i})" for i in saved]
             lines.append(f"            return F{s}{call}")
+            if passes:
+                lines.append(f"        return a{int(rejoin.argument)}")
         else:
             names[f"R{s}"] = run
             lines.append(f"        return R{s}{call}")

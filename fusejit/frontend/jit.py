@@ -218,7 +218,7 @@ def _shaped(fn: Any, structure: Any, scalars: dict[int, type] | None = None,
         # A compiled tier whose Numba entry the fast call enters itself (``fastcall``): its
         # attributes, with the shaping after its own ``post`` and around its fallback.
         for name in ("compiled", "refused", "written", "max_elements", "made_elements",
-                     "made_limit", "before"):
+                     "made_limit", "before", "rejoin", "saved"):
             if hasattr(fn, name):
                 setattr(run, name, getattr(fn, name))
         post, fallback = getattr(fn, "post", None), fn.fallback
@@ -257,7 +257,8 @@ def _with_direct(fn: Any, direct: Any) -> Any:
         return fn(*args)
 
     for name in ("graph_for", "code_for", "compiled", "refused", "written", "max_elements",
-                 "made_elements", "made_limit", "before", "post", "fallback", "zero_d"):
+                 "made_elements", "made_limit", "before", "post", "fallback", "zero_d",
+                 "rejoin", "saved"):
         if hasattr(fn, name):
             setattr(run, name, getattr(fn, name))
     run.direct, run.without_direct = direct, fn

@@ -45,6 +45,7 @@ from .element_support import (
     argument_limit,
     is_element_graph,
     list_element,
+    raises_before_writes,
     written_arguments,
 )
 from .scalar_function import _CALLS, _INFIX, _PRELUDE, _literal, _Writer, function_source
@@ -522,12 +523,33 @@ def blas_import(graph: Graph) -> str:
         numpy_blas() is not None else ""
 
 
-def element_source(graph: Graph) -> str:
-    """The module source whose ``element_fn`` computes ``graph``."""
+def element_source(graph: Graph, passed: list[tuple[int, int]] | None = None) -> str:
+    """The module source whose ``element_fn`` computes ``graph``; with a list ``passed``, it
+    leaves out of its results the outputs that are array parameters, which it appends to
+    ``passed`` (``function_source``; ``rejoined`` puts them back)."""
     return function_source(_ElementWriter(), graph, "element_fn",
                            "import numpy as np\n" + blas_import(graph) + _PRELUDE
                            + import_line() + _ELEMENT_JIT + "\n\n",
-                           "@element_jit\n")
+                           "@element_jit\n", passed)
+
+
+def rejoined(passed: list[tuple[int, int]], count: int) -> Callable[[Any, tuple], Any]:
+    """``rejoin(results, args)``: the ``count`` outputs of a graph whose compiled function
+    returned ``results`` without the outputs ``passed`` ((output index, argument index)
+    pairs, ``element_source``), which are its arguments ``args`` at those indices: one value
+    or a tuple, as the function returned them with every output. ``rejoin.argument`` is the
+    index of the argument a graph of one output returns (else None)."""
+    where = dict(passed)
+    kept = count - len(where)
+
+    def rejoin(results: Any, args: tuple) -> Any:
+        if count == 1:
+            return args[passed[0][1]]
+        values = iter((results,) if kept == 1 else results or ())
+        return tuple(args[where[i]] if i in where else next(values) for i in range(count))
+
+    rejoin.argument = passed[0][1] if count == 1 else None  # type: ignore[attr-defined]
+    return rejoin
 
 
 # (LLVM's loop vectoriser off: ``element_jit.py`` says which miscompiled loops it avoids)
@@ -569,14 +591,19 @@ def compile_element_graph(graph: Graph, fallback: Callable[..., Any],
 
     The returned function carries what ``frontend/fastcall.py`` needs to call the Numba
     function itself: ``compiled`` (the dispatcher), ``post`` (the results as the graph gives
-    them, or None when they already are), ``zero_d`` (the positions and dtypes of the 0-d
-    outputs post makes 0-d arrays), ``written`` (the argument positions it writes),
+    them, or None when they already are), ``rejoin`` (None, or what puts back into the
+    compiled function's results the array arguments it returns, which it leaves out:
+    ``rejoined``; ``post`` takes what it gives), ``zero_d`` (the positions and dtypes of the 0-d
+    outputs post makes 0-d arrays), ``written`` (the argument positions it writes), ``saved``
+    (those of them copied before a call: ``raises_before_writes``),
     ``max_elements``, ``made_elements`` and ``made_limit``, ``fallback`` and ``before`` (what
     to call before the Numba function, or None: ``blas.refresh`` for a graph with products,
     whose compiled code reads the thread rule it sets)."""
     from .fusion.cache import load_module
 
-    compiled = load_module(element_source(graph)).element_fn
+    passed: list[tuple[int, int]] = []
+    compiled = load_module(element_source(graph, passed)).element_fn
+    rejoin = rejoined(passed, len(graph.outputs)) if passed else None
     bound = made = None
     if max_elements is not None:
         made = made_elements(graph)
@@ -598,6 +625,9 @@ def compile_element_graph(graph: Graph, fallback: Callable[..., Any],
 
     refused: list[BaseException] = []  # Numba could not compile it: the interpreter from now
     written = written_arguments(graph)
+    # (the arguments copied before each call, to be put back before a rerun: none where a
+    # call that raises has written nothing)
+    saved = () if raises_before_writes(graph) else tuple(written)
     before = refresh if blas_import(graph) else None
     ndarray = np.ndarray
 
@@ -611,23 +641,26 @@ def compile_element_graph(graph: Graph, fallback: Callable[..., Any],
     def run(*args: Any) -> Any:
         if refused or max_elements is not None and too_big(args):
             return fallback(*args)
-        saved = [args[i].copy() for i in written] if written else ()
+        copies = [args[i].copy() for i in saved] if saved else ()
         if before is not None:
             before()
         try:
             results = compiled(*args)
         except Exception as error:  # noqa: BLE001 - the interpreter gives the graph's answer
-            for i, values in zip(written, saved):  # or error, from the caller's values
+            for i, values in zip(saved, copies):  # or error, from the caller's values
                 if args[i].flags.writeable:  # (a read-only one was not written)
                     np.copyto(args[i], values)
             if isinstance(error, NumbaError):
                 refused.append(error)
             return fallback(*args)
+        if rejoin is not None:
+            results = rejoin(results, args)
         return results if post is None else post(results)
 
     run.compiled = compiled  # type: ignore[attr-defined]
     run.refused = refused  # type: ignore[attr-defined]
-    run.post, run.written = post, written  # type: ignore[attr-defined]
+    run.post, run.written, run.saved = post, written, saved  # type: ignore[attr-defined]
+    run.rejoin = rejoin  # type: ignore[attr-defined]  # (before post: the outputs it left out)
     run.zero_d = zero_d  # type: ignore[attr-defined]  # (what post converts: jit's shaping)
     run.max_elements, run.fallback = max_elements, fallback  # type: ignore[attr-defined]
     # (what frontend/fastcall.py tests where the arguments are bigger than max_elements)

@@ -157,6 +157,35 @@ def written_arguments(graph: Graph) -> list[int]:
     return [i for i, v in enumerate(graph.inputs) if v in written]
 
 
+def raises_before_writes(graph: Graph) -> bool:
+    """Can ``graph``'s compiled function raise only before it first writes an argument, so
+    that a call which raised left every argument as it was (and the interpreter may rerun it
+    without a copy saved first)? True for a straight graph whose first write of an argument
+    is an in-place ``+ - * /`` of that argument itself (``a += b``: written out as
+    ``a[...] = a + b``, whose temporary and store check the shapes before anything is
+    written), followed only by constants and in-place ``+ - * /`` by a number or a 0-d
+    tensor (``a *= 2.0``), which cannot raise. Any other graph keeps its copies."""
+    inputs = set(graph.inputs)
+    nodes = list(graph.block.nodes())
+    if any(node.blocks for node in nodes):
+        return False
+    first = next((i for i, node in enumerate(nodes) if node.kind.ns == "aten" and (
+        node.kind.name in _INPLACE or node.kind.name in _WRITES)
+        and _root(node.input(0)) in inputs), None)
+    if first is None:
+        return True
+    node = nodes[first]
+    if node.kind.name not in _INPLACE or node.input(0) not in inputs:
+        return False
+    for node in nodes[first + 1:]:
+        if node.kind == prim.Constant:
+            continue
+        if node.kind.ns != "aten" or node.kind.name not in _INPLACE or \
+                _rank(node.input(1)) != 0 and isinstance(node.input(1).type, TensorType):
+            return False
+    return True
+
+
 def _owned(value: Value, seen: frozenset = frozenset()) -> bool:
     """Is ``value`` memory this graph made (not an argument, nor a view of one)? A loop-carried
     value is when its value before the loop and its value after the body are."""

@@ -207,6 +207,76 @@ def test_fast_path_of_a_function_writing_its_argument_restores_it_on_failure():
     np.testing.assert_array_equal(frozen, np.arange(5.0))
 
 
+def scale_in_place(a, b):
+    a += b
+    a *= 2.0
+    return a
+
+
+def scale_and_total(a, b):
+    a += b
+    a *= 0.5
+    return b * 3.0, a, a.sum()
+
+
+def add_twice(a, b):
+    a += b
+    a -= b * b
+    return a
+
+
+def _text(f) -> str:
+    key = next(iter(f._specialised))
+    return fast_call_source(2, 2, 0, [(key, f._specialised[key])], {})
+
+
+@pytest.mark.parametrize("fn", [scale_in_place, scale_and_total])
+def test_arguments_written_in_place_come_back_as_themselves(fn):
+    """An output that is an array argument (written in place) is left out of what the
+    compiled function returns, and the caller's own object put back in its place
+    (``function_source``'s ``passed``): on the fast path and on the wrapper's (a strided
+    view), the same objects and values as NumPy's."""
+    f = fusejit.jit(fn)
+    for make in (lambda: (np.arange(6.0), np.linspace(0, 1, 6)),
+                 lambda: (np.arange(12.0)[::2], np.linspace(0, 1, 6))):
+        for _ in range(4):
+            got_args, want_args = make(), make()
+            got, want = f(*got_args), fn(*want_args)
+            assert_same(got, want)
+            np.testing.assert_array_equal(got_args[0], want_args[0])
+            outs = got if isinstance(got, tuple) else (got,)
+            wants = want if isinstance(want, tuple) else (want,)
+            assert [o is got_args[0] for o in outs] == [w is want_args[0] for w in wants]
+    run = f._specialised[next(iter(f._specialised))]
+    assert run.rejoin is not None     # (compiled whole: the wrapper around its Numba function)
+    outs = len(outs)
+    assert run.rejoin(None if outs == 1 else tuple(range(outs - 1)), ("a", "b")) == (
+        "a" if outs == 1 else (0, "a", 1))
+
+
+def test_a_call_that_raises_before_writing_copies_nothing_first():
+    """``a += b; a *= 2.0`` can only raise before it writes ``a`` (the shapes), so no copy is
+    made before a call; a failed call leaves ``a`` as it was and gives the interpreter's
+    located error. A second in-place op with an array operand, or a sum after the write,
+    keeps the copy (``raises_before_writes``)."""
+    _, first = inspect.getsourcelines(scale_in_place)
+    f = fusejit.jit(scale_in_place)
+    _warm(f, np.arange(6.0), np.ones(6))
+    assert ".copy()" not in _text(f) and "a0.flags.writeable" in _text(f)
+    a = np.arange(6.0)
+    with pytest.raises(fusejit.FusejitError, match=f"{__file__}:{first + 1}:"):
+        f(a, np.ones(5))
+    np.testing.assert_array_equal(a, np.arange(6.0))
+    for fn in (add_twice, scale_and_total):
+        g = fusejit.jit(fn)
+        _warm(g, np.arange(6.0), np.ones(6))
+        assert "s0 = a0.copy()" in _text(g) and "COPYTO(a0, s0)" in _text(g)
+        a = np.arange(6.0)
+        with pytest.raises(fusejit.FusejitError):
+            g(a, np.ones(5))
+        np.testing.assert_array_equal(a, np.arange(6.0))
+
+
 def soft(x, y):
     return np.exp(-x) * y + np.tanh(y)
 
