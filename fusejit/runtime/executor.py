@@ -544,7 +544,8 @@ class GroupOperation:
     loop asks when it binds the group).
     """
 
-    __slots__ = ("node", "precise", "device", "spent", "_kernel", "_fallback", "_lock")
+    __slots__ = ("node", "precise", "device", "spent", "_kernel", "_fallback", "_straight",
+                 "_lock")
 
     def __init__(self, node: Node, precise: bool,
                  device: CpuDevice | CudaDevice | None = None):
@@ -554,6 +555,7 @@ class GroupOperation:
         self.spent = 0.0                    # seconds interpreted while the kernel waits
         self._kernel: Any = None            # the FusedKernel; False: it cannot be compiled
         self._fallback: Code | None = None
+        self._straight: Any = None          # the subgraph's straight-line function, if any
         self._lock = threading.Lock()
         if not tiering.enabled():
             self.kernel  # noqa: B018 - compile now
@@ -606,11 +608,20 @@ class GroupOperation:
             return self.interpret(args)
 
     def interpret(self, args) -> tuple:
-        """The group's subgraph on the reference loop (with the device's operations)."""
+        """The group's subgraph on the reference loop (with the device's operations), or as
+        the same instructions written out as one function (``straight.py``: a group with no
+        control flow, the usual case), which saves ~0.5-1 us an instruction: a group runs
+        here until its kernel is compiled (``KERNEL_AFTER_SECONDS``), and on 10^4 elements
+        the loop had made ``(x - x.mean()) / x.std()`` 1.6x slower than NumPy's own calls."""
         if self._fallback is None:
-            self._fallback = Code(self.node.g("Subgraph"), self.device.make_operation)
-        stack = list(args)
-        InterpreterState(self._fallback).run(stack)
+            code = Code(self.node.g("Subgraph"), self.device.make_operation)
+            self._straight = straight_line(code)
+            self._fallback = code
+        if self._straight is not None and len(args) == self._fallback.n_inputs:
+            stack = list(self._straight(args))
+        else:
+            stack = list(args)
+            InterpreterState(self._fallback).run(stack)
         if self.node.has_attribute("written_into"):     # (passes/inplace_fusion.py)
             from .fusion.written_into import copy_into
 
