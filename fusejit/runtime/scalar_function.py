@@ -240,11 +240,12 @@ def function_source(writer: _Writer, graph: Graph, name: str, header: str,
     outs = [writer.name(v) for v in graph.outputs]
     if passed is not None:
         assigned = {name for line in writer.lines for name in _bound_names(line)}
+        position = {param: i for i, param in enumerate(params)}
         kept = []
         for i, out in enumerate(outs):
-            if out in params and out not in assigned and passed_kind(graph.inputs[
-                    params.index(out)]):
-                passed.append((i, params.index(out)))
+            j = position.get(out)
+            if j is not None and out not in assigned and passed_kind(graph.inputs[j]):
+                passed.append((i, j))
             else:
                 kept.append(out)
         outs = kept
@@ -273,8 +274,7 @@ def _bound_names(line: str) -> list[str]:
 def passed_kind(value: Value) -> bool:
     """May a parameter for ``value`` be left out of a compiled function's results? Arrays of
     rank 1 or more only: a 0-d tensor is a Numba scalar, which the function rebinds."""
-    t = value.type
-    return isinstance(t, TensorType) and t.sizes is not None and len(t.sizes) > 0
+    return isinstance(value.type, TensorType) and (value.type.rank or 0) > 0
 
 
 def scalar_source(graph: Graph) -> str:
