@@ -274,11 +274,18 @@ def _shaped_at_once(zero_d: tuple, structure: Any, scalars: dict[int, type],
     if structure is not None:
         count = len(_leaves(structure))
     makes = tuple((i, scalars.get(i), dtype) for i, dtype in zero_d)
+    # (outputs the graph holds as numbers, np.count_nonzero(x)'s np.int64: made as shape does)
+    numbers = tuple((i, make) for i, make in scalars.items()
+                    if i not in {j for j, _ in zero_d})
 
     def shape(out: Any) -> Any:
         flat = [out] if count == 1 else list(out)
         for i, make, dtype in makes:
             flat[i] = make(flat[i]) if make is not None else np.asarray(flat[i], dtype)
+        for i, make in numbers:
+            value = flat[i]
+            flat[i] = make(value) if make is _scalar_if_0d or not isinstance(
+                value, np.ndarray) else value[()]
         if structure is not None:
             return _filled(structure, flat)
         return flat[0] if count == 1 else tuple(flat)

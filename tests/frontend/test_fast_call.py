@@ -254,6 +254,27 @@ def test_arguments_written_in_place_come_back_as_themselves(fn):
         "a" if outs == 1 else (0, "a", 1))
 
 
+def count_and_total(x):
+    return np.count_nonzero(x == 0), x.sum()
+
+
+def count_in_range(x, lo, hi):
+    inside = (x >= lo) & (x < hi)
+    return inside.sum(), np.count_nonzero(x == 0), inside
+
+
+@pytest.mark.parametrize("fn, extra", [(count_and_total, ()), (count_in_range, (0, 10))])
+def test_numpy_scalars_held_as_numbers_keep_their_type_on_every_call(fn, extra):
+    """``np.count_nonzero(x)`` is a number in the graph, an ``np.int64`` in NumPy: every call
+    (interpreted, compiled whole, the fast path) returns the same types as NumPy does."""
+    f = fusejit.jit(fn)
+    x = np.array([0, 1, 0, 3, 12, -2, 7])
+    for _ in range(6):
+        got, want = f(x, *extra), fn(x, *extra)
+        assert [type(v) for v in got] == [type(v) for v in want]
+        assert_same(got, want)
+
+
 def test_a_call_that_raises_before_writing_copies_nothing_first():
     """``a += b; a *= 2.0`` can only raise before it writes ``a`` (the shapes), so no copy is
     made before a call; a failed call leaves ``a`` as it was and gives the interpreter's
