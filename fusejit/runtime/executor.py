@@ -540,12 +540,14 @@ class GroupOperation:
 
     Under tiering (``runtime/tiering.py``) the kernel is compiled (or loaded from the disk cache)
     only once the interpreted group has taken ``KERNEL_AFTER_SECONDS``: a function called once on
-    small inputs never waits for Numba. ``kernel`` compiles it at once when asked (the native
-    loop asks when it binds the group).
+    small inputs never waits for Numba. Before that (``KERNEL_ASK_SECONDS``) it asks for the
+    kernel of the inputs it runs: taken at once where the disk cache holds it, else compiled in
+    a background process while the group runs on interpreted (``_ask``). ``kernel`` compiles
+    it at once when asked (the native loop asks when it binds the group).
     """
 
     __slots__ = ("node", "precise", "device", "spent", "_kernel", "_fallback", "_straight",
-                 "_lock")
+                 "_lock", "_later")
 
     def __init__(self, node: Node, precise: bool,
                  device: CpuDevice | CudaDevice | None = None):
@@ -557,6 +559,9 @@ class GroupOperation:
         self._fallback: Code | None = None
         self._straight: Any = None          # the subgraph's straight-line function, if any
         self._lock = threading.Lock()
+        # None until the group asks for its kernel (``_ask``); then (the background compile,
+        # the kernel it is for) while one runs, and False
+        self._later: Any = None
         if not tiering.enabled():
             self.kernel  # noqa: B018 - compile now
 
@@ -580,13 +585,13 @@ class GroupOperation:
     def __call__(self, *args):
         kernel = self._kernel      # (read once: a compiled group's calls skip the property)
         if kernel is None:
-            if self.spent < tiering.KERNEL_AFTER_SECONDS:
+            kernel = self._warming(args)
+            if kernel is None:
                 start = time.perf_counter()
                 try:
                     return self.interpret(args)
                 finally:
                     self.spent += time.perf_counter() - start
-            kernel = self.kernel
         if not kernel:          # (None, or False: it cannot be compiled)
             return self.interpret(args)
         try:
@@ -606,6 +611,61 @@ class GroupOperation:
             warnings.warn(f"{KERNEL_REFUSED}: {type(why).__name__}: {summary}",
                           RuntimeWarning, stacklevel=2)
             return self.interpret(args)
+
+    def _warming(self, args) -> Any:
+        """Under tiering, before the group has its kernel: the kernel where this call runs
+        it, else None (the call runs interpreted)."""
+        later = self._later
+        if later:
+            job, kernel = later
+            if job.done is None:        # (compiling in the background: interpreted meanwhile)
+                return None
+            self._later = False
+            if job.done:
+                with self._lock:
+                    if self._kernel is None:
+                        self._kernel = kernel
+                return self._kernel
+        if self.spent < tiering.KERNEL_AFTER_SECONDS:
+            if later is None and self.spent >= tiering.KERNEL_ASK_SECONDS:
+                self._later = False
+                return self._ask(args)
+            return None
+        return self.kernel
+
+    def _ask(self, args) -> Any:
+        """The kernel, where this process or the disk cache holds what a call on ``args``
+        runs (it loads at the call: milliseconds); else None, after asking a background
+        process to compile it into the disk cache (``isolated.compile_later``), where it can.
+        Inputs the kernel declines, a kernel Numba has no cache for, a device other than
+        the CPU: None, and ``KERNEL_AFTER_SECONDS`` decides as without asking."""
+        if self.device.name != "cpu" or not tiering.background_compiles():
+            return None
+        from .fusion.isolated import cached, compile_later, shared_root
+
+        kernel = self._compile()
+        if not kernel:
+            self._kernel = False        # (it cannot be compiled: said once, by _compile)
+            return None
+        try:
+            missing = kernel.uncompiled(*args)
+        except Exception:  # noqa: BLE001 - declined inputs: their calls decide, later
+            return None
+        requests = []
+        for variant, dispatcher, signature in missing:
+            if cached(dispatcher, signature):
+                continue
+            root = shared_root(dispatcher)
+            if root is None:
+                return None
+            requests.append((root, variant.source, dispatcher.py_func.__name__, signature))
+        if not requests:
+            with self._lock:
+                if self._kernel is None:
+                    self._kernel = kernel
+            return self._kernel
+        self._later = (compile_later(requests), kernel)
+        return None
 
     def interpret(self, args) -> tuple:
         """The group's subgraph on the reference loop (with the device's operations), or as

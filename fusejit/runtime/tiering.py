@@ -1,7 +1,8 @@
 """Tiered execution: fusion groups start interpreted and plans on the reference loop; kernels
 compile, and plans move to the native loop, once they are hot.
 
-Kernels: see ``KERNEL_AFTER_SECONDS`` (``executor.GroupOperation``). A gradient's stages
+Kernels: see ``KERNEL_ASK_SECONDS`` and ``KERNEL_AFTER_SECONDS`` (``executor.GroupOperation``).
+A gradient's stages
 compiled whole: see ``WHOLE_AFTER_SECONDS`` (``autodiff/staged.py``). The native loop
 (``engine="auto"``):
 
@@ -51,6 +52,15 @@ PROMOTE_SECONDS_WARM = 0.02
 # Numba's CPU target), compiling one 2-10 s, so a function called once on small inputs never
 # pays for either, and one on big inputs compiles on its second call.
 KERNEL_AFTER_SECONDS = 0.2
+# Before that, once a group has taken this long interpreted, it asks for its kernel for the
+# inputs it runs: where the disk cache holds it (loading costs milliseconds) it runs the kernel
+# from then on; where not, a background process compiles it (``fusion/isolated.py``,
+# ``compile_later``) while the group goes on interpreted, and the group takes the kernel once
+# it is there, without a pause: a function called many times on 10^4 elements (30-40 us a call
+# interpreted, 0.7x NumPy; 3-4x NumPy with its kernels) otherwise ran interpreted for some
+# thousands of calls, then stopped seconds for the compile. ``FUSEJIT_BACKGROUND_COMPILE=0``
+# leaves only the rule above.
+KERNEL_ASK_SECONDS = 0.01
 # A differentiated function's stages run on the interpreter, per input sizes, until they have
 # taken this long there, then compile whole (``autodiff/staged.py``, ``autodiff/whole.py``):
 # compiling a pair costs 2-12 s cold (0.2-0.5 s from the disk cache) and saves 0.2-1 ms a call
@@ -79,6 +89,12 @@ def timed_choice() -> bool:
     ``FUSEJIT_TIMED_CHOICE=0`` (the test suite does this, so that which form runs a call never
     depends on the machine's load; ``tests/frontend/test_timed_choice.py`` turns it on)."""
     return os.environ.get("FUSEJIT_TIMED_CHOICE", "1") != "0"
+
+
+def background_compiles() -> bool:
+    """May fusejit compile in background processes (the native loop, kernels)? Unless
+    ``FUSEJIT_BACKGROUND_COMPILE=0`` (the test suite sets it: its calls never wait on one)."""
+    return os.environ.get("FUSEJIT_BACKGROUND_COMPILE", "1") != "0"
 
 
 def mark_built() -> None:
@@ -111,7 +127,7 @@ def request_native() -> None:
     per process; ``FUSEJIT_BACKGROUND_COMPILE=0`` disables it)."""
     global _background
     with _lock:
-        if _background is not None or os.environ.get("FUSEJIT_BACKGROUND_COMPILE", "1") == "0":
+        if _background is not None or not background_compiles():
             return
         code = "from fusejit.runtime.tiering import warm_native; warm_native()"
         _background = subprocess.Popen(

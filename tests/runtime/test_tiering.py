@@ -6,6 +6,7 @@ from __future__ import annotations
 import fcntl
 import subprocess
 import sys
+import time
 
 import numpy as np
 import pytest
@@ -75,6 +76,81 @@ def test_a_group_runs_interpreted_until_hot_then_its_kernel(tiered, monkeypatch)
     assert isinstance(group._kernel, FusedKernel)
 
 
+def _unseen():
+    """A one-group graph whose kernel no earlier run compiled (a float constant drawn now),
+    and what it computes."""
+    c = float(np.random.default_rng().integers(1, 2**40)) / 2**20
+    text = SHORT.replace("%z : Tensor = aten::mul(%x, %y)",
+                         f"%c : float = prim::Constant[value={c!r}]()\n"
+                         f"  %m : Tensor = aten::mul(%x, %y)\n"
+                         f"  %z : Tensor = aten::mul(%m, %c)")
+    return text, lambda x, y: x * y * np.float32(c)
+
+
+@pytest.fixture
+def asking(tiered, monkeypatch):
+    """Tiering with background compiles: groups ask for their kernel at their first call and
+    never compile it in this process (``KERNEL_AFTER_SECONDS``); a background service of the
+    test's own."""
+    from fusejit.runtime.fusion import isolated
+
+    monkeypatch.setenv("FUSEJIT_BACKGROUND_COMPILE", "1")
+    monkeypatch.setattr(tiering, "KERNEL_ASK_SECONDS", 0.0)
+    monkeypatch.setattr(tiering, "KERNEL_AFTER_SECONDS", float("inf"))
+    background = isolated._Background()
+    monkeypatch.setattr(isolated, "_BACKGROUND", background)
+    yield
+    background.stop()
+
+
+def test_a_warm_group_takes_its_kernel_once_a_background_process_compiled_it(asking):
+    """A group whose kernel the disk cache lacks asks a background process to compile it,
+    runs interpreted meanwhile, and runs the kernel (loaded from the disk cache: nothing
+    compiles in this process) from the first call after the compile is done. A new function
+    of the same graph, in a process that has not loaded the kernel, takes it at its first
+    call (``GroupOperation._ask``)."""
+    from fusejit.runtime.fusion import cache as kcache
+    from fusejit.runtime.status import LISTENER
+
+    text, want = _unseen()
+    x, y = _inputs()
+    compiled_here = LISTENER.kernels
+    fn = fusejit.compile(fusejit.parse_ir(text), fuse=True)
+    np.testing.assert_allclose(fn(x, y), want(x, y), rtol=1e-6)
+    (group,) = fn.plan_for(fn.check_inputs([x, y])).kernels
+    assert group._kernel is None and group._later      # interpreted, the compile asked for
+    job, kernel = group._later
+    deadline = time.monotonic() + 300
+    while job.done is None and time.monotonic() < deadline:
+        np.testing.assert_allclose(fn(x, y), want(x, y), rtol=1e-6)
+        time.sleep(0.02)
+    assert job.done is True and group._kernel is None
+    np.testing.assert_allclose(fn(x, y), want(x, y), rtol=1e-6)
+    assert group._kernel is kernel and group._later is False
+    assert LISTENER.kernels == compiled_here
+
+    kcache._modules.clear()           # (as in a new process: the module executed again)
+    again = fusejit.compile(fusejit.parse_ir(text), fuse=True)
+    np.testing.assert_allclose(again(x, y), want(x, y), rtol=1e-6)
+    (group,) = again.plan_for(again.check_inputs([x, y])).kernels
+    assert isinstance(group._kernel, FusedKernel) and group._later is False
+    assert LISTENER.kernels == compiled_here
+
+
+def test_a_dry_run_records_what_a_call_compiles_and_compiles_nothing():
+    """``FusedKernel.uncompiled``: the Numba functions and signatures a call on these inputs
+    compiles, none of them compiled by the dry run; the call then compiles exactly those."""
+    text, want = _unseen()
+    x, y = _inputs()
+    kernel = FusedKernel(fusejit.parse_ir(text))
+    missing = kernel.uncompiled(x, y)
+    assert missing and all(sig not in fn.overloads for _, fn, sig in missing)
+    (out,) = kernel(x, y)
+    np.testing.assert_allclose(out, want(x, y), rtol=1e-6)
+    assert all(sig in fn.overloads for _, fn, sig in missing)
+    assert kernel.uncompiled(x, y) == []
+
+
 def test_a_kernel_numba_refuses_leaves_its_group_interpreted_with_a_warning(tiered,
                                                                            monkeypatch):
     """A kernel fusejit generated that Numba refuses (a fault of fusejit's, as an aliased
@@ -136,6 +212,7 @@ def test_a_hot_plan_asks_once_for_a_background_compile(tiered, monkeypatch, caps
     monkeypatch.setattr(tiering, "_built", False)
     monkeypatch.setattr(tiering, "_background", None)
     monkeypatch.setattr(tiering, "native_ready", lambda: False)
+    monkeypatch.setattr(tiering, "KERNEL_ASK_SECONDS", float("inf"))  # (the plan's asking only)
     started = []
     monkeypatch.setattr(subprocess, "Popen", lambda args, **kw: started.append(args) or object())
     fn = fusejit.compile(fusejit.parse_ir(LOOP), fuse=True)

@@ -104,6 +104,10 @@ def _check_tensor(pos: int, x, xp) -> None:
         raise InterpreterError(f"fused kernel input {pos} {why}")
 
 
+class _Recorded(Exception):
+    """Where a dry run (``FusedKernel.uncompiled``) stops."""
+
+
 class _Variant:
     __slots__ = ("source", "module", "parallel", "serial", "out_dtypes", "entries", "guarded",
                  "deferred", "streams_from")
@@ -238,6 +242,24 @@ class FusedKernel:
         return variant
 
     # -- public ------------------------------------------------------------------------------
+    # A dry run's record (``uncompiled``), else None.
+    _recording: list | None = None
+
+    def uncompiled(self, *inputs, run=None) -> list[tuple[_Variant, Any, tuple]]:
+        """What a call on ``inputs`` would compile, each (variant, Numba dispatcher, Numba
+        signature) that this process has not compiled yet, from a dry run of the call
+        (``run``, or this kernel) that stops where the first kernel would start: it checks,
+        plans and loads the modules as the call would, and runs no kernel code. Raises what
+        the call would for inputs the kernel declines."""
+        self._recording = recording = []
+        try:
+            (run or self)(*inputs)
+        except _Recorded:
+            pass
+        finally:
+            self._recording = None
+        return recording
+
     def source(self, *inputs) -> str:
         """The generated module's text for inputs like these."""
         specs, _flats, _scalars, plan, key = self._prepare(inputs)
@@ -389,6 +411,12 @@ class FusedKernel:
         variant = call.variant
         fn = variant.serial if serial else variant.parallel
         signature = tuple(fn.typeof_pyval(a) for a in args)
+        if self._recording is not None:
+            # (a dry run: the parallel kernel of a deferring variant runs the serial one too)
+            for f in (fn, variant.serial) if variant.deferred and not serial else (fn,):
+                if signature not in f.overloads:
+                    self._recording.append((variant, f, signature))
+            raise _Recorded
         if not fn.overloads:
             ensure_compiled(variant.source, fn, signature)
         try:

@@ -10,6 +10,10 @@ cache root, kernel module text, function name and Numba signature in; True, or w
 out) and is replaced after ``_Child.RECYCLE`` kernels. Without a usable, writable cache root,
 when the child fails (warned once), or when fusejit changed on disk since this process
 started (the child would cache under another digest), the kernel compiles here as before.
+
+A second child compiles in the background (``compile_later``): under tiering, a fusion group
+whose kernel the disk cache lacks asks for it once it is warm and runs interpreted until it is
+there (``executor.GroupOperation``), rather than stopping a call for the compile.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from __future__ import annotations
 import atexit
 import os
 import pickle
+import queue
 import struct
 import subprocess
 import sys
@@ -25,7 +30,7 @@ from pathlib import Path
 
 from .. import compile_cache as cc
 from .. import cores
-from ..status import LISTENER
+from ..status import LISTENER, say
 from .cache import load_module
 from .interleave import compiled
 
@@ -50,14 +55,32 @@ def in_process_limit() -> int:
 def _cache_root(dispatcher, sig) -> Path | None:
     """The cache root of a kernel function whose disk cache lacks ``sig`` (None when it holds
     it, or is not a cache fusejit keeps)."""
+    root = shared_root(dispatcher)
+    return None if root is None or cached(dispatcher, sig) else root
+
+
+def shared_root(dispatcher) -> Path | None:
+    """The cache root through which a child can hand this process ``dispatcher``'s compiled
+    code (a cache fusejit keeps, usable and writable), else None."""
     cache = getattr(dispatcher, "_cache", None)
     cache_file = getattr(cache, "_cache_file", None)
     if not isinstance(cache_file, cc.TrustedCacheFile) or cache_file.root is None:
         return None
-    if cc.usable_root(cache_file.root) != cache_file.root:
+    if cc.usable_root(cache_file.root) != cache_file.root or not cc.writes_enabled():
         return None              # unusable: nothing to share through it
+    return cache_file.root
+
+
+def cached(dispatcher, sig) -> bool:
+    """Is ``dispatcher`` compiled for ``sig``, in this process or in its disk cache?"""
+    if sig in dispatcher.overloads:
+        return True
+    cache = getattr(dispatcher, "_cache", None)
+    cache_file = getattr(cache, "_cache_file", None)
+    if cache_file is None:
+        return False
     key = cache._index_key(sig, dispatcher.targetctx.codegen())
-    return None if key in cache_file._load_index() else cache_file.root
+    return key in cache_file._load_index()
 
 
 def ensure_compiled(text: str, dispatcher, sig) -> None:
@@ -81,20 +104,25 @@ class _Child:
 
     RECYCLE = 200
 
-    def __init__(self):
+    def __init__(self, waited: bool = True):
         self.proc: subprocess.Popen | None = None
         self.served = 0
         self.lock = threading.Lock()
         self.usable = True
+        # (does this process wait while it compiles? its CPU time is then counted as this
+        # process's own, not as another's load: cores.count_as_own)
+        self.waited = waited
+        self.closed = False     # (at exit: a compile cut short is no failure to warn of)
 
     def compile(self, root: str, text: str, name: str, sig) -> bool:
         with self.lock:
-            if not self.usable:
+            if not self.usable or self.closed:
                 return False
             if self.proc is None or self.proc.poll() is not None or self.served >= self.RECYCLE:
                 self.stop()
                 self.proc = _start()
-                cores.count_as_own(self.proc.pid)   # (this process waits while it compiles)
+                if self.waited:
+                    cores.count_as_own(self.proc.pid)
                 self.served = 0
             self.served += 1
             try:
@@ -109,20 +137,23 @@ class _Child:
                     self.usable = False
                     self.stop()
             except Exception as why:  # noqa: BLE001 - a broken pipe, a dead child, a bad reply
+                if self.closed:
+                    return False
                 failure = f"{type(why).__name__}, exit code {self.proc.poll()}"
                 self.stop()
             cc.warn_once("child", f"the kernel compile helper process failed ({failure}); "
                          "compiling kernels in this process")
             return False
 
-    def stop(self) -> None:
+    def stop(self, wait: float = 10) -> None:
         if self.proc is not None:
             cores.forget(self.proc.pid)
             try:
                 self.proc.stdin.close()
-                self.proc.wait(timeout=10)
+                self.proc.wait(timeout=wait)
             except (OSError, subprocess.TimeoutExpired):
                 self.proc.kill()
+                self.proc.wait()
             self.proc = None
 
 
@@ -151,11 +182,73 @@ def _receive(stream):
     return pickle.loads(stream.read(size))
 
 
+class Later:
+    """A background compile (``compile_later``): ``done`` is None while it runs, then True
+    (every function is in the disk cache) or False (the child failed: the caller compiles)."""
+
+    __slots__ = ("requests", "done")
+
+    def __init__(self, requests: list):
+        self.requests = requests
+        self.done: bool | None = None
+
+
+class _Background:
+    """One thread handing ``Later`` jobs, in turn, to a child of its own (``_Child``), which
+    compiles while this process goes on."""
+
+    def __init__(self):
+        self.child = _Child(waited=False)
+        self.jobs: queue.SimpleQueue = queue.SimpleQueue()
+        self.thread: threading.Thread | None = None
+        self.lock = threading.Lock()
+
+    def submit(self, job: Later) -> None:
+        with self.lock:
+            if self.thread is None or not self.thread.is_alive():
+                self.thread = threading.Thread(target=self._work, name="fusejit-compile",
+                                               daemon=True)
+                self.thread.start()
+        self.jobs.put(job)
+
+    def _work(self) -> None:
+        while True:
+            job = self.jobs.get()
+            if job is None:
+                return
+            try:
+                job.done = all(self.child.compile(root, text, name, sig)
+                               for root, text, name, sig in job.requests)
+            except Exception:  # noqa: BLE001 - the waiting group compiles it itself
+                job.done = False
+
+    def stop(self) -> None:
+        """At exit: a compile in flight is abandoned (its cache files are written whole or
+        not at all), not waited for."""
+        self.jobs.put(None)
+        self.child.closed = True
+        self.child.stop(wait=0.05)
+
+
+def compile_later(requests: list[tuple[Path, str, str, tuple]]) -> Later:
+    """Have a background child compile each (cache root, kernel module text, function name,
+    Numba signature) into the disk cache; the returned job's ``done`` says when it is."""
+    job = Later([(str(root), text, name, sig) for root, text, name, sig in requests])
+    if _BACKGROUND.thread is None:
+        say("compiling fused kernels in a background process (once per machine and input "
+            "signature); calls run interpreted until each is ready")
+    _BACKGROUND.submit(job)
+    return job
+
+
 _CHILD = _Child()
+_BACKGROUND = _Background()
 atexit.register(_CHILD.stop)
+atexit.register(_BACKGROUND.stop)
 if hasattr(os, "register_at_fork"):
-    # a forked process must not talk to its parent's child over the same pipes
+    # a forked process must not talk to its parent's children over the same pipes
     os.register_at_fork(after_in_child=_CHILD.__init__)
+    os.register_at_fork(after_in_child=_BACKGROUND.__init__)
 
 
 def serve() -> None:

@@ -191,6 +191,8 @@ class RowKernel:
     _call_and_data = FusedKernel._call_and_data
     _dispatch = FusedKernel._dispatch
     _run = FusedKernel._run
+    _recording = None
+    uncompiled = FusedKernel.uncompiled
     _WHAT = "a row kernel"
 
     def __init__(self, group: Node | Graph, *, precise: bool = False, axis: str = "row"):

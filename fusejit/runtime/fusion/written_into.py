@@ -50,6 +50,10 @@ class WrittenInto:
         self.direct = not subgraph.inputs[self.index].uses or all(
             n.kind in _CHEAP for n in subgraph.block.nodes())
 
+    def uncompiled(self, *inputs) -> list:
+        """``FusedKernel.uncompiled`` of a call of this one."""
+        return self.kernel.uncompiled(*inputs, run=self)
+
     def __call__(self, *inputs) -> tuple[np.ndarray]:
         target = inputs[self.index]
         if type(target) is not np.ndarray or not target.flags.c_contiguous \
