@@ -542,12 +542,13 @@ class GroupOperation:
     only once the interpreted group has taken ``KERNEL_AFTER_SECONDS``: a function called once on
     small inputs never waits for Numba. Before that (``KERNEL_ASK_SECONDS``) it asks for the
     kernel of the inputs it runs: taken at once where the disk cache holds it, else compiled in
-    a background process while the group runs on interpreted (``_ask``). ``kernel`` compiles
-    it at once when asked (the native loop asks when it binds the group).
+    a background process while the group runs on interpreted (``_ask``); a group of long calls
+    waits for that compile once it has taken ``KERNEL_AFTER_SECONDS`` (``WAIT_CALL_SECONDS``).
+    ``kernel`` compiles it at once when asked (the native loop asks when it binds the group).
     """
 
-    __slots__ = ("node", "precise", "device", "spent", "_kernel", "_fallback", "_straight",
-                 "_lock", "_later")
+    __slots__ = ("node", "precise", "device", "spent", "last", "_kernel", "_fallback",
+                 "_straight", "_lock", "_later")
 
     def __init__(self, node: Node, precise: bool,
                  device: CpuDevice | CudaDevice | None = None):
@@ -555,6 +556,7 @@ class GroupOperation:
         self.precise = precise
         self.device = device if device is not None else CpuDevice()
         self.spent = 0.0                    # seconds interpreted while the kernel waits
+        self.last = 0.0                     # (of which the last call's)
         self._kernel: Any = None            # the FusedKernel; False: it cannot be compiled
         self._fallback: Code | None = None
         self._straight: Any = None          # the subgraph's straight-line function, if any
@@ -591,7 +593,8 @@ class GroupOperation:
                 try:
                     return self.interpret(args)
                 finally:
-                    self.spent += time.perf_counter() - start
+                    self.last = time.perf_counter() - start
+                    self.spent += self.last
         if not kernel:          # (None, or False: it cannot be compiled)
             return self.interpret(args)
         try:
@@ -615,30 +618,40 @@ class GroupOperation:
     def _warming(self, args) -> Any:
         """Under tiering, before the group has its kernel: the kernel where this call runs
         it, else None (the call runs interpreted)."""
+        hot = self.spent >= tiering.KERNEL_AFTER_SECONDS
+        # (long calls: see WAIT_CALL_SECONDS)
+        wait = hot and self.last >= tiering.WAIT_CALL_SECONDS
+        if self._later is None and self.spent >= tiering.KERNEL_ASK_SECONDS:
+            self._later = False
+            kernel = self._ask(args, here=wait)
+            if kernel is not None:
+                return kernel
         later = self._later
         if later:
             job, kernel = later
             if job.done is None:        # (compiling in the background: interpreted meanwhile)
-                return None
+                if not wait:
+                    return None
+                job.wait()
             self._later = False
             if job.done:
-                with self._lock:
-                    if self._kernel is None:
-                        self._kernel = kernel
-                return self._kernel
-        if self.spent < tiering.KERNEL_AFTER_SECONDS:
-            if later is None and self.spent >= tiering.KERNEL_ASK_SECONDS:
-                self._later = False
-                return self._ask(args)
-            return None
-        return self.kernel
+                return self._take(kernel)
+        return self.kernel if hot else None
 
-    def _ask(self, args) -> Any:
-        """The kernel, where this process or the disk cache holds what a call on ``args``
-        runs (it loads at the call: milliseconds); else None, after asking a background
-        process to compile it into the disk cache (``isolated.compile_later``), where it can.
-        Inputs the kernel declines, a kernel Numba has no cache for, a device other than
-        the CPU: None, and ``KERNEL_AFTER_SECONDS`` decides as without asking."""
+    def _take(self, kernel: Any) -> Any:
+        with self._lock:
+            if self._kernel is None:
+                self._kernel = kernel
+        return self._kernel
+
+    def _ask(self, args, here: bool) -> Any:
+        """The kernel, where this process or the disk cache holds the code a call on ``args``
+        runs now (it loads at the call: milliseconds), or where it is to compile ``here``, in
+        this process; else None, after asking a background process to compile it into the
+        disk cache (``isolated.compile_later``). The other code the call may run, as the
+        machine's load changes (serial and parallel kernels), is asked for in the background
+        either way. Inputs the kernel declines, a kernel Numba has no cache for, a device
+        other than the CPU: None, and ``KERNEL_AFTER_SECONDS`` decides as without asking."""
         if self.device.name != "cpu" or not tiering.background_compiles():
             return None
         from .fusion.isolated import cached, compile_later, shared_root
@@ -651,20 +664,21 @@ class GroupOperation:
             missing = kernel.uncompiled(*args)
         except Exception:  # noqa: BLE001 - declined inputs: their calls decide, later
             return None
-        requests = []
-        for variant, dispatcher, signature in missing:
+        requests, now = [], False
+        for variant, dispatcher, signature, runs_now in missing:
             if cached(dispatcher, signature):
                 continue
+            if runs_now and here:
+                continue            # (compiled by the call)
             root = shared_root(dispatcher)
             if root is None:
                 return None
             requests.append((root, variant.source, dispatcher.py_func.__name__, signature))
-        if not requests:
-            with self._lock:
-                if self._kernel is None:
-                    self._kernel = kernel
-            return self._kernel
-        self._later = (compile_later(requests), kernel)
+            now = now or runs_now
+        job = compile_later(requests) if requests else None
+        if not now:
+            return self._take(kernel)
+        self._later = (job, kernel)
         return None
 
     def interpret(self, args) -> tuple:

@@ -61,6 +61,13 @@ KERNEL_AFTER_SECONDS = 0.2
 # thousands of calls, then stopped seconds for the compile. ``FUSEJIT_BACKGROUND_COMPILE=0``
 # leaves only the rule above.
 KERNEL_ASK_SECONDS = 0.01
+# A group whose interpreted calls take this long (its last one) still waits for its background
+# compile once it has taken KERNEL_AFTER_SECONDS, as it would have compiled in the calling
+# process then: a few calls of a big array pay for a compile in one pause, where every call
+# until it lands would cost far more (a 12-op chain on 2^24 float32: about 400 ms a call
+# interpreted, 50 ms from its kernel), and a program timing a few calls after one warm-up call
+# times the kernel.
+WAIT_CALL_SECONDS = 0.005
 # A differentiated function's stages run on the interpreter, per input sizes, until they have
 # taken this long there, then compile whole (``autodiff/staged.py``, ``autodiff/whole.py``):
 # compiling a pair costs 2-12 s cold (0.2-0.5 s from the disk cache) and saves 0.2-1 ms a call

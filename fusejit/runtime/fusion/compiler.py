@@ -245,12 +245,14 @@ class FusedKernel:
     # A dry run's record (``uncompiled``), else None.
     _recording: list | None = None
 
-    def uncompiled(self, *inputs, run=None) -> list[tuple[_Variant, Any, tuple]]:
-        """What a call on ``inputs`` would compile, each (variant, Numba dispatcher, Numba
-        signature) that this process has not compiled yet, from a dry run of the call
-        (``run``, or this kernel) that stops where the first kernel would start: it checks,
-        plans and loads the modules as the call would, and runs no kernel code. Raises what
-        the call would for inputs the kernel declines."""
+    def uncompiled(self, *inputs, run=None) -> list[tuple[_Variant, Any, tuple, bool]]:
+        """What a call on ``inputs`` may compile, each (variant, Numba dispatcher, Numba
+        signature, whether the call would run it now) that this process has not compiled
+        yet: the serial and the parallel kernel where the plan may launch either as the
+        machine's load changes (``Plan.launches``). From a dry run of the call (``run``, or
+        this kernel) that stops where the first kernel would start: it checks, plans and
+        loads the modules as the call would, and runs no kernel code. Raises what the call
+        would for inputs the kernel declines."""
         self._recording = recording = []
         try:
             (run or self)(*inputs)
@@ -412,10 +414,16 @@ class FusedKernel:
         fn = variant.serial if serial else variant.parallel
         signature = tuple(fn.typeof_pyval(a) for a in args)
         if self._recording is not None:
-            # (a dry run: the parallel kernel of a deferring variant runs the serial one too)
-            for f in (fn, variant.serial) if variant.deferred and not serial else (fn,):
+            # (a dry run: every kernel the plan may launch as the machine's load changes,
+            # which take the same argument types; the parallel kernel of a deferring variant
+            # runs the serial one too)
+            launches = call.plan.launches()
+            if variant.deferred and False in launches:
+                launches.add(True)
+            for s in sorted(launches):
+                f = variant.serial if s else variant.parallel
                 if signature not in f.overloads:
-                    self._recording.append((variant, f, signature))
+                    self._recording.append((variant, f, signature, f is fn))
             raise _Recorded
         if not fn.overloads:
             ensure_compiled(variant.source, fn, signature)

@@ -186,11 +186,21 @@ class Later:
     """A background compile (``compile_later``): ``done`` is None while it runs, then True
     (every function is in the disk cache) or False (the child failed: the caller compiles)."""
 
-    __slots__ = ("requests", "done")
+    __slots__ = ("requests", "done", "_finished")
 
     def __init__(self, requests: list):
         self.requests = requests
         self.done: bool | None = None
+        self._finished = threading.Event()
+
+    def finish(self, done: bool) -> None:
+        self.done = done
+        self._finished.set()
+
+    def wait(self) -> bool:
+        """Wait until the compile is done; True when it succeeded."""
+        self._finished.wait()
+        return bool(self.done)
 
 
 class _Background:
@@ -217,17 +227,40 @@ class _Background:
             if job is None:
                 return
             try:
-                job.done = all(self.child.compile(root, text, name, sig)
-                               for root, text, name, sig in job.requests)
+                done = all(self.child.compile(root, text, name, sig)
+                           for root, text, name, sig in job.requests)
             except Exception:  # noqa: BLE001 - the waiting group compiles it itself
-                job.done = False
+                done = False
+            job.finish(done)
 
     def stop(self) -> None:
-        """At exit: a compile in flight is abandoned (its cache files are written whole or
-        not at all), not waited for."""
+        """At exit: the child is left to finish the compile in flight and the queued ones
+        (handed to it now), and exits when its input ends; this process waits for none of
+        them. (A script that ends before its kernels are compiled finds them in the disk
+        cache when it runs again, as it did when they compiled in the calling process.)"""
+        child = self.child
+        child.closed = True
+        queued = []
+        while True:
+            try:
+                job = self.jobs.get_nowait()
+            except queue.Empty:
+                break
+            if job is not None:
+                queued.append(job)
+                job.finish(False)
         self.jobs.put(None)
-        self.child.closed = True
-        self.child.stop(wait=0.05)
+        proc, child.proc = child.proc, None
+        if proc is None:
+            return
+        cores.forget(proc.pid)
+        try:
+            for job in queued:
+                for request in job.requests:
+                    _send(proc.stdin, (_digest(), *request))
+            proc.stdin.close()
+        except (OSError, ValueError):   # (the child has ended)
+            pass
 
 
 def compile_later(requests: list[tuple[Path, str, str, tuple]]) -> Later:
@@ -271,4 +304,7 @@ def serve() -> None:
             reply: bool | str = True
         except Exception as why:  # noqa: BLE001 - the parent compiles it itself, and warns
             reply = f"{type(why).__name__}: {why}"
-        _send(replies, reply)
+        try:
+            _send(replies, reply)
+        except OSError:
+            pass    # (the parent has ended: its last requests are compiled all the same)

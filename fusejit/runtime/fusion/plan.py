@@ -180,6 +180,12 @@ class Plan:
             return False, self.free_meta
         return threads_here(self._serial or serial_only()), self.meta    # (self.serial)
 
+    def launches(self) -> set[bool]:
+        """Whether a call may run the serial kernel, the parallel one, or either (``launch``,
+        as the machine's load changes)."""
+        return {self._serial or serial_only()} | ({False} if self.free_meta is not None
+                                                  else set())
+
 
 def _contiguous_strides(shape: tuple[int, ...]) -> list[int]:
     strides, acc = [], 1

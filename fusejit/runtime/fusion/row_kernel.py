@@ -95,6 +95,11 @@ class _RowPlan:
             return False, self.free_block
         return plans.threads_here(self.serial or serial_only()), self.block
 
+    def launches(self) -> set[bool]:
+        """``plan.Plan.launches``."""
+        return {self.serial or serial_only()} | ({False} if self.free_block is not None
+                                                 else set())
+
     def head(self, block: int) -> tuple:
         """The kernel's arguments before the data, for a call with ``block`` columns per block
         (0: a row kernel's call): the sizes, ``bases`` and ``steps``."""
