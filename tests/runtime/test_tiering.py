@@ -4,6 +4,7 @@ they are hot; then kernels compile and plans move to the native loop, if it is c
 from __future__ import annotations
 
 import fcntl
+import os
 import subprocess
 import sys
 import time
@@ -135,6 +136,68 @@ def test_a_warm_group_takes_its_kernel_once_a_background_process_compiled_it(ask
     (group,) = again.plan_for(again.check_inputs([x, y])).kernels
     assert isinstance(group._kernel, FusedKernel) and group._later is False
     assert LISTENER.kernels == compiled_here
+
+
+def test_long_calls_wait_for_their_kernel_once_hot(asking, monkeypatch):
+    """A group whose calls are long (``WAIT_CALL_SECONDS``) waits for its background compile
+    once it has taken ``KERNEL_AFTER_SECONDS``, and runs that call on the kernel; one already
+    hot and long when it first asks compiles what it runs here, in the calling process."""
+    from fusejit.runtime.status import LISTENER
+
+    x, y = _inputs()
+    text, want = _unseen()
+    fn = fusejit.compile(fusejit.parse_ir(text), fuse=True)
+    compiled_here = LISTENER.kernels
+    np.testing.assert_allclose(fn(x, y), want(x, y), rtol=1e-6)
+    (group,) = fn.plan_for(fn.check_inputs([x, y])).kernels
+    job, kernel = group._later
+    monkeypatch.setattr(tiering, "KERNEL_AFTER_SECONDS", 0.0)
+    monkeypatch.setattr(tiering, "WAIT_CALL_SECONDS", 0.0)
+    np.testing.assert_allclose(fn(x, y), want(x, y), rtol=1e-6)
+    assert job.done is True and group._kernel is kernel and group._later is False
+    assert LISTENER.kernels == compiled_here
+
+    text, want = _unseen()
+    fn = fusejit.compile(fusejit.parse_ir(text), fuse=True)
+    np.testing.assert_allclose(fn(x, y), want(x, y), rtol=1e-6)
+    (group,) = fn.plan_for(fn.check_inputs([x, y])).kernels
+    assert isinstance(group._kernel, FusedKernel) and group._later is False
+    assert LISTENER.kernels == compiled_here + 1
+
+
+_ASKS_THEN_ENDS = """
+import sys
+import numpy as np
+import fusejit
+from fusejit.runtime import tiering
+from fusejit.runtime.fusion import FusedKernel
+tiering.KERNEL_ASK_SECONDS, tiering.KERNEL_AFTER_SECONDS = 0.0, float("inf")
+fn = fusejit.compile(fusejit.parse_ir(sys.stdin.read()), fuse=True)
+x, y = np.ones((4, 5), np.float32), np.ones(5, np.float32)
+fn(x, y)
+(group,) = fn.plan_for(fn.check_inputs([x, y])).kernels
+print("cached" if isinstance(group._kernel, FusedKernel) else "asked" if group._later else "?")
+"""
+
+
+def test_a_process_that_ends_leaves_its_background_compiles_to_finish(tmp_path):
+    """A script that ends while its kernel compiles in the background does not wait for it,
+    and the compile finishes all the same: a later process finds the kernel in the disk cache
+    at its first ask."""
+    text, _want = _unseen()
+    env = dict(os.environ, FUSEJIT_TIERING="1", FUSEJIT_BACKGROUND_COMPILE="1",
+               FUSEJIT_QUIET="1")
+
+    def run() -> str:
+        done = subprocess.run([sys.executable, "-c", _ASKS_THEN_ENDS], input=text, env=env,
+                              capture_output=True, text=True, timeout=300, check=True)
+        return done.stdout.strip()
+
+    assert run() == "asked"
+    deadline = time.monotonic() + 300
+    while (seen := run()) != "cached" and time.monotonic() < deadline:
+        time.sleep(1.0)
+    assert seen == "cached"
 
 
 def test_a_dry_run_records_what_a_call_compiles_and_compiles_nothing():

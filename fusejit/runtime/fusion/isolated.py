@@ -212,6 +212,8 @@ class _Background:
         self.jobs: queue.SimpleQueue = queue.SimpleQueue()
         self.thread: threading.Thread | None = None
         self.lock = threading.Lock()
+        self.submitted: list[Later] = []
+        self.sending: Later | None = None       # (the job the child compiles now)
 
     def submit(self, job: Later) -> None:
         with self.lock:
@@ -219,6 +221,8 @@ class _Background:
                 self.thread = threading.Thread(target=self._work, name="fusejit-compile",
                                                daemon=True)
                 self.thread.start()
+            self.submitted = [j for j in self.submitted if j.done is None]
+            self.submitted.append(job)
         self.jobs.put(job)
 
     def _work(self) -> None:
@@ -226,40 +230,38 @@ class _Background:
             job = self.jobs.get()
             if job is None:
                 return
+            self.sending = job
             try:
                 done = all(self.child.compile(root, text, name, sig)
                            for root, text, name, sig in job.requests)
             except Exception:  # noqa: BLE001 - the waiting group compiles it itself
                 done = False
             job.finish(done)
+            self.sending = None
 
     def stop(self) -> None:
-        """At exit: the child is left to finish the compile in flight and the queued ones
-        (handed to it now), and exits when its input ends; this process waits for none of
-        them. (A script that ends before its kernels are compiled finds them in the disk
+        """At exit: this process waits for no compile. The child finishes the one in flight
+        and ends with this process's pipe; the others go to a new child, left to compile them
+        and end. (A script that ends before its kernels are compiled finds them in the disk
         cache when it runs again, as it did when they compiled in the calling process.)"""
         child = self.child
         child.closed = True
-        queued = []
-        while True:
-            try:
-                job = self.jobs.get_nowait()
-            except queue.Empty:
-                break
-            if job is not None:
-                queued.append(job)
-                job.finish(False)
         self.jobs.put(None)
-        proc, child.proc = child.proc, None
-        if proc is None:
+        proc = child.proc
+        in_flight = self.sending if proc is not None and proc.poll() is None else None
+        with self.lock:
+            left = [r for j in self.submitted if j.done is None and j is not in_flight
+                    for r in j.requests]
+        if proc is not None:
+            cores.forget(proc.pid)
+        if not left:
             return
-        cores.forget(proc.pid)
         try:
-            for job in queued:
-                for request in job.requests:
-                    _send(proc.stdin, (_digest(), *request))
-            proc.stdin.close()
-        except (OSError, ValueError):   # (the child has ended)
+            heir = _start()
+            for request in left:
+                _send(heir.stdin, (_digest(), *request))
+            heir.stdin.close()
+        except (OSError, ValueError):   # (no child to be had: they compile when next asked)
             pass
 
 
