@@ -548,7 +548,7 @@ class GroupOperation:
     """
 
     __slots__ = ("node", "precise", "device", "spent", "last", "_kernel", "_fallback",
-                 "_straight", "_lock", "_later")
+                 "_straight", "_lock", "_later", "_unfused")
 
     def __init__(self, node: Node, precise: bool,
                  device: CpuDevice | CudaDevice | None = None):
@@ -564,6 +564,7 @@ class GroupOperation:
         # None until the group asks for its kernel (``_ask``); then (the background compile,
         # the kernel it is for) while one runs, and False
         self._later: Any = None
+        self._unfused: Any = None           # (a reduction group's: see _declined)
         if not tiering.enabled():
             self.kernel  # noqa: B018 - compile now
 
@@ -604,7 +605,7 @@ class GroupOperation:
             # checks caught (incompatible shapes, integer division by zero): the interpreted
             # subgraph computes the answer, or raises the error at the op that fails, with
             # its source location.
-            return self.interpret(args)
+            return self._declined(args)
         except NumbaError as why:
             # Numba refused the source fusejit generated for these argument types: a fault of
             # fusejit's code generation, not of the caller's program. The group runs
@@ -680,6 +681,27 @@ class GroupOperation:
             return self._take(kernel)
         self._later = (job, kernel)
         return None
+
+    def _declined(self, args) -> tuple:
+        """A call the kernel declined: a reduction group runs as the graph fuser alone would
+        have left it, its reductions on NumPy and its maps in fused kernels (a plan of the
+        subgraph, ``reductions=False``, kept for later calls): ``(X ** 2).sum(1)[:, None] +
+        yy - d`` with rows of 3 broadcast to 1000 x 1000, which no row kernel plans, ran every
+        op on NumPy (0.44x NumPy's time for pairwise squared distances). Any other group, or
+        an error, goes to ``interpret``, which raises it at the op that fails."""
+        if self.node.kind in (prim.RowReductionGroup, prim.ColumnReductionGroup):
+            unfused = self._unfused
+            if unfused is None:
+                unfused = self._unfused = CompiledFunction(
+                    self.node.g("Subgraph").copy(), fuse=True, engine="reference",
+                    precise=self.precise, device=self.device.name)
+            try:
+                out = unfused(*args)
+            except Exception:  # noqa: BLE001, S110 - interpret raises the error, located
+                pass
+            else:
+                return out if type(out) is tuple else (out,)
+        return self.interpret(args)
 
     def interpret(self, args) -> tuple:
         """The group's subgraph on the reference loop (with the device's operations), or as

@@ -347,6 +347,50 @@ def test_other_shapes_fall_back(monkeypatch):
     assert len(planned) == 2
 
 
+def pairwise_sq_dists(X, Y):
+    xx = (X ** 2).sum(axis=1)[:, None]
+    yy = (Y ** 2).sum(axis=1)[None, :]
+    return np.maximum(xx + yy - 2.0 * X @ Y.T, 0.0)
+
+
+def test_a_declined_group_runs_its_maps_fused(monkeypatch):
+    """Rows of 3 reduced, then broadcast to a 300 x 200 output: no row kernel plans it, and
+    the group runs as the graph fuser alone would have left it, its sums on NumPy and its
+    maps in one fused kernel (``GroupOperation._declined``), not op by op; a call that fails
+    raises the located error of the op that fails."""
+    interpreted = []
+    interpret = executor.GroupOperation.interpret
+    monkeypatch.setattr(executor.GroupOperation, "interpret",
+                        lambda self, args: interpreted.append(1) or interpret(self, args))
+    rng = np.random.default_rng(6)
+    x, y = rng.standard_normal((300, 3)), rng.standard_normal((200, 3))
+    jitted = fusejit.jit(pairwise_sq_dists)
+    for _ in range(3):
+        np.testing.assert_allclose(jitted(x, y), pairwise_sq_dists(x, y), rtol=1e-12,
+                                   atol=1e-12)
+    assert not interpreted
+    compiled = jitted._compiled       # (the signature's CompiledFunction)
+    groups = [g for g in compiled.plan_for(compiled.check_inputs([x, y])).kernels
+              if g.node.kind == prim.RowReductionGroup and g._unfused is not None]
+    assert groups
+    (inner,) = groups[0]._unfused._plans.values()
+    assert any(g.node.kind == prim.FusionGroup and g._kernel for g in inner.kernels)
+
+
+def subtract_row_norms(x, z):
+    return np.exp((x * x).sum(axis=1)[:, None] - z)
+
+
+def test_a_declined_group_that_fails_raises_the_located_error():
+    rng = np.random.default_rng(7)
+    x, z = rng.standard_normal((4, 6)), rng.standard_normal((4, 9))
+    jitted = fusejit.jit(subtract_row_norms)
+    for _ in range(2):
+        np.testing.assert_allclose(jitted(x, z), subtract_row_norms(x, z), rtol=1e-13)
+    with pytest.raises(fusejit.FusejitError, match=r"test_row_kernels.py:\d+.*\n.*aten::sub"):
+        jitted(x, rng.standard_normal((5, 9)))
+
+
 # -- column statistics: reductions over axis 0 of a 2-d array ------------------------------------
 
 def standardize(x):
