@@ -144,6 +144,8 @@ def test_long_calls_wait_for_their_kernel_once_hot(asking, monkeypatch):
     hot and long when it first asks compiles what it runs here, in the calling process."""
     from fusejit.runtime.status import LISTENER
 
+    # (as early in a process: a compile here is in this process, not the isolated child's)
+    monkeypatch.setenv("FUSEJIT_COMPILE_IN_PROCESS", "1000000")
     x, y = _inputs()
     text, want = _unseen()
     fn = fusejit.compile(fusejit.parse_ir(text), fuse=True)
