@@ -35,7 +35,7 @@ from ..dask import has_dask_arrays, is_dask_array
 from ..errors import FusejitError, ScriptError
 from ..ir.graph import Graph
 from ..ir.types import BOOL, FLOAT, INT, NONE, ScalarType, TensorType, Type
-from ..runtime.array_bounds import made_elements
+from ..runtime.array_bounds import loop_steps, made_elements
 from ..runtime.direct import direct_function
 from ..runtime.element_function import (
     compile_element_graph,
@@ -135,6 +135,11 @@ def _convert(value: Any) -> Any:
 # Straight-line array code compiled whole runs on arrays up to this many elements; bigger
 # calls take the fused interpreter path (see JitFunction._tiered).
 WHOLE_GRAPH_MAX_ELEMENTS = 1 << 12
+# A first call whose loops run this many nodes (``array_bounds.loop_steps``: a loop over the
+# elements of a 10^5-element array, say) compiles whole at once rather than interpreting: the
+# reference interpreter takes 2-4 us a node (a 7-node loop body over 10^6 prices: 23.5 s),
+# compiling whole 1-3 s.
+FIRST_CALL_WHOLE_STEPS = 500_000
 # Where both may run a signature's size, its calls after the compiling one time the whole form
 # and the interpreter, TIMED_CALLS each, on arguments of one size; the interpreter takes that
 # size and bigger ones when its fastest call was this much faster. A signature whose calls keep
@@ -494,7 +499,9 @@ class JitFunction(Portable):
     def _tiered(self, key: tuple, graph: Graph, interpreted: Any, whole: Callable,
                 strings: tuple = (), shape: tuple = (None,)) -> Any:
         """Interpret the first call; compile the whole graph when the signature is called
-        again (a function called once never waits for Numba). Straight-line array code runs
+        again (a function called once never waits for Numba), or at once where the first
+        call's loops would run longer interpreted than the compile takes
+        (``FIRST_CALL_WHOLE_STEPS``). Straight-line array code runs
         whole only on small arrays: on big ones the fused kernels (vectorised math, threads)
         beat Numba's NumPy, which computes one op at a time (a 12-op chain on 2^22 float32:
         whole 148 ms, fused 16 ms, NumPy 58 ms; equal near 2^10 elements). So does a loop
@@ -526,8 +533,10 @@ class JitFunction(Portable):
         def first_calls(*args: Any) -> Any:
             calls = first_calls.calls
             first_calls.calls = calls + 1
-            if calls == 0:
+            if calls == 0 and (sized or loop_steps(graph, args) < FIRST_CALL_WHOLE_STEPS):
                 return interpreted(*args)
+            if calls == 0:      # (a loop too long to interpret: compiled whole at once)
+                first_calls.calls = calls = 1
             if calls == 1:
                 if not (sized and timed_choice()):
                     return settle(whole(graph, interpreted, *limit), args)

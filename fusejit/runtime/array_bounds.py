@@ -263,3 +263,66 @@ def _bound_function(made: set[Dims]) -> Callable[..., int]:
 
 
 __all__ = ["made_elements"]
+
+
+# -- how long a graph's loops run ----------------------------------------------------------
+
+
+def loop_steps(graph: Graph, args: tuple) -> int:
+    """About how many node runs the loops of ``graph`` take on ``args``: each loop's trip
+    count, where it is a constant or a size of an argument (``range(len(x))``,
+    ``range(1, x.shape[0] - 1)``), times the nodes its body runs an iteration (a nested
+    loop's counted the same way, else once). 0 for a graph without such loops."""
+    inputs = {value: arg for value, arg in zip(graph.inputs, args)}
+    return _block_steps(graph.block, inputs) - sum(1 for _ in graph.block.nodes())
+
+
+def _block_steps(block: Block, inputs: dict) -> int:
+    steps = 0
+    for node in block.nodes():
+        steps += 1
+        if node.kind == prim.Loop:
+            trips = _int_value(node.inputs[0], inputs)
+            body = _block_steps(node.blocks[0], inputs)
+            steps += body * (trips if trips is not None and trips > 0 else 1)
+        elif node.kind == prim.If:
+            steps += max(_block_steps(b, inputs) for b in node.blocks)
+    return steps
+
+
+def _int_value(value: Value, inputs: dict, depth: int = 0) -> int | None:
+    """``value``'s int on these arguments, where it is a constant, an int argument, a size of
+    an array argument, or sums, differences and products of such; else None."""
+    if value in inputs:
+        arg = inputs[value]
+        return arg if type(arg) is int else None
+    node = value.node
+    if depth > 8 or node is None:
+        return None
+    kind = node.kind
+    if kind == prim.Constant:
+        constant = _static(value)
+        return constant if type(constant) is int else None
+    if kind.ns != "aten":
+        return None
+    operands = [_int_value(v, inputs, depth + 1) for v in node.inputs]
+    if kind.name in ("size", "len", "numel") and node.inputs and node.inputs[0] in inputs:
+        array = inputs[node.inputs[0]]
+        shape = getattr(array, "shape", None)
+        if shape is None:
+            return None
+        if kind.name == "size" and len(node.inputs) == 2 and type(operands[1]) is int \
+                and -len(shape) <= operands[1] < len(shape):
+            return int(shape[operands[1]])
+        if kind.name == "len" and shape:
+            return int(shape[0])
+        if kind.name == "numel":
+            return int(getattr(array, "size", 0))
+        return None
+    if kind.name in ("add", "sub", "mul", "floordiv") and len(operands) == 2 and all(
+            type(o) is int for o in operands):
+        a, b = operands
+        if kind.name == "floordiv":
+            return a // b if b else None
+        return a + b if kind.name == "add" else a - b if kind.name == "sub" else a * b
+    return None

@@ -155,6 +155,31 @@ def test_element_loops_compile_whole_and_match_numpy(dtype):
     _same(g(x, 7), peak(x, 7))
 
 
+def running_peak_total(x, start: int):
+    best = x[0]
+    total = 0.0
+    for i in range(start, x.shape[0] - 1):
+        if x[i] > best:
+            best = x[i]
+        total += best
+    return total
+
+
+def test_a_first_call_whose_loop_runs_long_compiles_whole_at_once(monkeypatch):
+    """A function called once never waits for Numba, unless its first call's loops would
+    take longer interpreted than the compile (``FIRST_CALL_WHOLE_STEPS``, node runs counted
+    from the trip counts the arguments give: ``range(start, x.shape[0] - 1)``)."""
+    import importlib
+
+    jit_module = importlib.import_module("fusejit.frontend.jit")
+    monkeypatch.setattr(jit_module, "FIRST_CALL_WHOLE_STEPS", 2000)
+    x = np.random.default_rng(4).standard_normal(1000)
+    for size, start, whole in ((1000, 0, True), (1000, 900, False), (100, 0, False)):
+        f = fusejit.jit(running_peak_total)
+        _same(f(x[:size], start), running_peak_total(x[:size], start))
+        assert hasattr(f._specialised[next(iter(f._specialised))], "compiled") == whole
+
+
 def write_then_read(x, i):
     x += 1.0
     x[1:] = x[:-1] * 2          # the source overlaps the target
