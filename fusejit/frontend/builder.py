@@ -125,6 +125,10 @@ class IRBuilder:
         # The 0-d values made as arrays (``np.array(x.sum())``): NumPy returns them as 0-d
         # arrays, where it returns other 0-d results as NumPy scalars.
         self.zero_d_arrays: set[Value] = set()
+        # Returned values that are a Python number or a NumPy scalar by the branch taken
+        # (``script.py``'s ``_branched``): value -> (its flag, True where the number was
+        # returned; the number's Python type; the NumPy scalar's dtype). None: not made.
+        self.branched: dict[Value, tuple[Value, type, np.dtype]] | None = None
         # What each list built by append holds: arrays (``TENSOR``), or numbers of one type
         # (``FLOAT``, ``INT``, ``BOOL``) held as 0-d arrays and read back as numbers.
         self.list_items: dict[Value, Type] = {}

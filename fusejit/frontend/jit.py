@@ -49,7 +49,7 @@ from ..runtime.scalar_function import compile_scalar_graph, is_scalar_graph
 from ..runtime.tiering import timed_choice
 from .builder import NeedsConstant
 from .fastcall import install_fast_call
-from .script import script, scripted
+from .script import Branched, script, scripted
 
 # Array dtypes a jitted function takes; others are refused naming the argument.
 SUPPORTED_DTYPES = frozenset(np.dtype(t) for t in (
@@ -199,16 +199,17 @@ def _shaped(fn: Any, structure: Any, scalars: dict[int, type] | None = None,
     the returned value already."""
     if structure is None and not scalars:
         return fn
-    if structure is not None:
-        count = len(_leaves(structure))
+    if structure is not None:   # (its leaves, and any flags after them: script.Branched)
+        count = max(count, len(_leaves(structure)))
 
     def shape(out: Any) -> Any:
         flat = (out,) if count == 1 else out or ()
         if scalars:
-            flat = list(flat)
+            outputs, flat = flat, list(flat)
             for i, make in scalars.items():
                 value = flat[i]
-                flat[i] = make(value) if make is _scalar_if_0d or not isinstance(
+                flat[i] = make(value, outputs) if type(make) is Branched else make(
+                    value) if make is _scalar_if_0d or not isinstance(
                     value, np.ndarray) else value[()]
             if structure is None:
                 return flat[0] if count == 1 else tuple(flat)
@@ -277,7 +278,7 @@ def _shaped_at_once(zero_d: tuple, structure: Any, scalars: dict[int, type],
     NumPy scalars (``scalars``) or 0-d arrays in one step, not a 0-d array each first
     (~0.3 us a call of ``x.max()``)."""
     if structure is not None:
-        count = len(_leaves(structure))
+        count = max(count, len(_leaves(structure)))
     makes = tuple((i, scalars.get(i), dtype) for i, dtype in zero_d)
     # (outputs the graph holds as numbers, np.count_nonzero(x)'s np.int64: made as shape does)
     numbers = tuple((i, make) for i, make in scalars.items()
@@ -286,7 +287,8 @@ def _shaped_at_once(zero_d: tuple, structure: Any, scalars: dict[int, type],
     def shape(out: Any) -> Any:
         flat = [out] if count == 1 else list(out)
         for i, make, dtype in makes:
-            flat[i] = make(flat[i]) if make is not None else np.asarray(flat[i], dtype)
+            flat[i] = make(flat[i], flat) if type(make) is Branched else make(
+                flat[i]) if make is not None else np.asarray(flat[i], dtype)
         for i, make in numbers:
             value = flat[i]
             flat[i] = make(value) if make is _scalar_if_0d or not isinstance(
@@ -414,7 +416,8 @@ class JitFunction(Portable):
             types = [NONE if i in strings else argument_ir_type(n, a)
                      for i, (n, a) in enumerate(zip(self._names, args))]
             try:
-                graph, structure, kinds = self._scripted(types, args, strings, scalars)
+                graph, structure, kinds = self._scripted(types, args, strings, scalars,
+                                                         branched=True)
             except ScriptError as error:
                 if not any(type(args[i]) is str for i in strings):
                     raise
@@ -429,7 +432,8 @@ class JitFunction(Portable):
             key = self._key(args, scalars)  # (with the parameters found to be constants)
             compiled = self._compiled = self._compile(graph)
             # (Dask arrays stay lazy, 0-d ones too: only the NumPy tiers make scalars)
-            self._interpreted[key] = _shaped(_without(compiled, strings), structure)
+            self._interpreted[key] = _shaped(_without(compiled, strings), structure, None,
+                                             len(graph.outputs))
             made = {i: kind for i, kind in (numpy_scalar_outputs(graph) | kinds).items()
                     if kind is not None}
             shape = (structure, made, len(graph.outputs))
@@ -468,7 +472,7 @@ class JitFunction(Portable):
         return self._scripted(types, args, strings)[0]
 
     def _scripted(self, types: list[Type], args: tuple, strings: tuple = (),
-                  scalars: dict[int, np.dtype] | None = None
+                  scalars: dict[int, np.dtype] | None = None, branched: bool = False
                   ) -> tuple[Graph, Any, dict[int, type]]:
         """Script for ``types``; an int or bool argument used as an axis (``axis=-1``) or
         ``keepdims``, and a string argument (``strings``), make their parameters constants of
@@ -478,7 +482,8 @@ class JitFunction(Portable):
         constants = {i: args[i] for i in (*self._constant_params, *strings)}
         while True:
             try:
-                graph, structure, kinds = scripted(self.fn, types, constants, scalars)
+                graph, structure, kinds = scripted(self.fn, types, constants, scalars,
+                                                   branched)
                 break
             except NeedsConstant as error:
                 i = error.index

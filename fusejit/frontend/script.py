@@ -51,7 +51,14 @@ from ..passes.constant_pooling import constant_pooling
 from ..passes.constant_propagation import constant_propagation
 from ..passes.dead_code_elimination import eliminate_dead_code
 from . import numpy_arrays, numpy_lowering
-from .builder import IRBuilder, Item, describe, is_tensor, remove_unused_constants
+from .builder import (
+    IRBuilder,
+    Item,
+    describe,
+    is_tensor,
+    remove_unused_constants,
+    scalar_type_of,
+)
 from .constructs import ErrstateBlocks
 from .containers import ContainerStatements
 from .expressions import (
@@ -67,7 +74,7 @@ from .loops import INT64_MAX, LoopStatements, _reads
 from .lowering import as_tensor
 from .masked import Masked
 from .masked import store as masked_store
-from .numpy_dtypes import dtype_of, numpy_scalar
+from .numpy_dtypes import cast, dtype_of, numpy_scalar
 
 _NUMBER_DTYPES = frozenset(map(np.dtype, (np.float64, np.int64, np.bool_)))
 _FELL_OFF = object()  # a statement list that ends without ``return``
@@ -82,7 +89,7 @@ def script(fn, arg_types: Sequence[Type] | None = None,
 
 def scripted(fn, arg_types: Sequence[Type] | None = None,
              constants: dict[int, Any] | None = None,
-             numpy_scalars: dict[int, np.dtype] | None = None
+             numpy_scalars: dict[int, np.dtype] | None = None, branched: bool = False
              ) -> tuple[Graph, Any, dict[int, type]]:
     """Translate ``fn`` (a plain Python function over NumPy arrays) into a TorchScript graph.
 
@@ -102,10 +109,15 @@ def scripted(fn, arg_types: Sequence[Type] | None = None,
     show it (``returned_structure``), else None, and what the caller makes of some outputs
     (by position): NumPy scalars held as numbers (``np.count_nonzero(x)``: ``np.int64``),
     shapes held as lists (``tuple``), 0-d arrays NumPy returns as arrays (``None``: kept).
+    ``branched`` (with ``arg_types``): a returned value that is a Python number or a NumPy
+    scalar by the branch taken (``if s < eps: return 0.0``) is one too, its flag a graph
+    output after the returned ones (``Branched``); the structure is then never None.
     """
     src = load_source(fn)
     graph = Graph()
     b = IRBuilder(graph, typed=arg_types is not None)
+    if branched and arg_types is not None:
+        b.branched = {}
     emitter = StatementEmitter(b, src, inline_stack=(fn,))
     params = _parameters(emitter, src.tree)
     if arg_types is not None and len(arg_types) != len(params):
@@ -128,11 +140,16 @@ def scripted(fn, arg_types: Sequence[Type] | None = None,
     emitter.at(src.tree)
     result = emitter.emit_function_body()
     kinds: dict[int, type] = {}
+    flags: list[Value] = []
     with graph.inserting_before(graph.block):
         outputs = emitter.flatten(result, "the returned value", dicts=True)
         for i, value in enumerate(outputs):
             dtype = b.numpy_scalars.get(value) if arg_types is not None else None
-            if dtype is not None and dtype not in _NUMBER_DTYPES:
+            if b.branched and value in b.branched:
+                flag, python, scalar = b.branched[value]
+                kinds[i] = Branched(python, scalar, len(outputs) + len(flags))
+                flags.append(flag)
+            elif dtype is not None and dtype not in _NUMBER_DTYPES:
                 # np.float32(n): a 0-d array of its dtype, as x.sum() is
                 value = as_tensor(b, value, "the returned value", dtype)
             elif dtype is not None:
@@ -149,6 +166,8 @@ def scripted(fn, arg_types: Sequence[Type] | None = None,
             elif b.scalar_lists.get(value):   # (x[i] appended: NumPy scalars)
                 kinds[i] = _numpy_scalars
             graph.register_output(value)
+        for flag in flags:
+            graph.register_output(flag)
     remove_unused_constants(graph)
     if arg_types is not None:
         # What jit runs: arithmetic on constants folded (1 / 3 a constant exponent, which
@@ -158,10 +177,30 @@ def scripted(fn, arg_types: Sequence[Type] | None = None,
         eliminate_dead_code(graph)
         constant_pooling(graph)
     graph.lint()
-    return graph, returned_structure(result, len(outputs)), kinds
+    structure = returned_structure(result, len(outputs))
+    if flags and structure is None:     # (the flags are outputs the caller leaves out)
+        structure = 0 if len(outputs) == 1 else tuple(range(len(outputs)))
+    return graph, structure, kinds
+
+
+class Branched:
+    """What the caller makes of a returned value that is a Python number or a NumPy scalar by
+    the branch taken (``StatementEmitter._branched``): from its 0-d array and its flag (the
+    graph output at ``flag``), the ``python`` number or the ``dtype`` scalar, exactly."""
+
+    __slots__ = ("python", "dtype", "flag")
+
+    def __init__(self, python: type, dtype: np.dtype, flag: int):
+        self.python, self.dtype, self.flag = python, np.dtype(dtype), flag
+
+    def __call__(self, value: Any, outputs: Sequence[Any]) -> Any:
+        if isinstance(value, np.ndarray):
+            value = value[()]
+        return self.python(value) if outputs[self.flag] else self.dtype.type(value)
 
 
 _PYTHON_NUMBERS = {FLOAT: float, INT: int, BOOL: bool}
+_NUMBER_OF = {float: np.float64, int: np.int64, bool: np.bool_}
 
 
 def _numbers(kind: type, items: list) -> list:
@@ -375,11 +414,67 @@ class StatementEmitter(LoopStatements, ContainerStatements, InPlaceStatements,
         outputs = []
         for t, e in zip(then_values, else_values):
             self.at(stmt)
+            branched = self._branched(node, t, e)
+            if branched is not None:
+                outputs.append(branched)
+                continue
             t, e = self.widened([(node.blocks[0], t), (node.blocks[1], e)])
             node.blocks[0].register_output(t)
             node.blocks[1].register_output(e)
             outputs.append(node.add_output(self.join_types(t, e, "the returned values")))
         return self.unflatten(first, iter(outputs))
+
+    def _branched(self, node, *values: Value) -> Value | None:
+        """``if s < eps: return 0.0`` / ``return s`` with ``s`` a float32 NumPy scalar, in the
+        function ``fusejit.jit`` compiles (not a helper it inlines): NumPy returns the Python
+        float from one branch and the ``np.float32`` from the other. Where one branch returns
+        a Python number and the other a NumPy scalar (or such a value itself), the If gives a
+        0-d array of a dtype that holds both exactly (float64 for a float and a float32) and a
+        flag saying which branch ran, which the caller reads to return what NumPy returns
+        (``b.branched``). Else None: the values merge as ``widened`` merges them."""
+        b = self.b
+        if b.branched is None or self.callers:
+            return None
+        kinds = []          # (the branch's kind, its Python number type, its scalar dtype)
+        for value in values:
+            if value in b.branched:
+                kinds.append(("both", *b.branched[value][1:]))
+            elif scalar_type_of(value) in _PYTHON_NUMBERS and value not in b.numpy_scalars:
+                kinds.append(("number", _PYTHON_NUMBERS[scalar_type_of(value)], None))
+            elif is_tensor(value) and value.type.rank == 0 and value not in b.zero_d_arrays \
+                    and dtype_of(value) is not None:
+                kinds.append(("scalar", None, dtype_of(value)))
+            else:
+                return None
+        pythons = {p for _, p, _ in kinds if p is not None}
+        dtypes = {d for _, _, d in kinds if d is not None}
+        if len(pythons) != 1 or len(dtypes) != 1:
+            return None       # (numbers only, scalars only, or of several types)
+        (python,), (dtype,) = pythons, dtypes
+        target = np.result_type(dtype, _NUMBER_OF[python])
+        if not (np.issubdtype(target, np.inexact) or np.issubdtype(dtype, np.integer)
+                and python is not float):
+            return None       # (no dtype holds both exactly)
+        merged = []
+        for block, value, (kind, _, _) in zip(node.blocks, values, kinds):
+            with b.graph.inserting_before(block):
+                flag = b.branched[value][0] if kind == "both" else b.value_const(
+                    kind == "number")
+                static = b.static(value) if kind == "number" else None
+                if isinstance(static, (bool, int, float)):
+                    value = b.value_const(np.array(static, target))   # (exact: not float32)
+                elif kind == "number":
+                    value = as_tensor(b, value, "the returned value")
+                if dtype_of(value) != target:
+                    value = cast(b, value, target, "the returned value")
+                value = b.value(value)
+            block.register_output(value)
+            block.register_output(flag)
+            merged.append(value)
+        out = node.add_output(self.join_types(*merged, "the returned values"))
+        flag = node.add_output(BOOL)
+        b.branched[out] = (flag, python, dtype)
+        return out
 
     # -- statements ---------------------------------------------------------------------------
 

@@ -180,6 +180,59 @@ def test_a_first_call_whose_loop_runs_long_compiles_whole_at_once(monkeypatch):
         assert hasattr(f._specialised[next(iter(f._specialised))], "compiled") == whole
 
 
+def spread(x):
+    s = x.std()
+    if s < 1e-12:
+        return 0.1
+    return s
+
+
+def scaled_or_centred(x):
+    mu = x.mean()
+    s = x.std()
+    if s < 1e-12:
+        return x - mu, 0.0
+    return (x - mu) / s, s
+
+
+def tiers_of_answers(x):
+    if x.size == 0:
+        return 0
+    t = x.sum()
+    if t > 100:
+        return 100
+    return t
+
+
+def half_size_or_mean(x):
+    if x.size < 3:
+        return x.size * 0.3
+    return x.mean()
+
+
+@pytest.mark.parametrize("fn, makes", [
+    (half_size_or_mean, [lambda: np.arange(2, dtype=np.float32),
+                         lambda: np.arange(5, dtype=np.float32)]),
+    (spread, [lambda: np.full(5, 3.0, np.float32), lambda: np.arange(5, dtype=np.float32),
+              lambda: np.full(5, 3.0), lambda: np.arange(5.0)]),
+    (scaled_or_centred, [lambda: np.full(4, 2.5, np.float32), lambda: np.arange(4.0)]),
+    (tiers_of_answers, [lambda: np.arange(3, dtype=np.int32), lambda: np.arange(30),
+                        lambda: np.zeros(0, np.int64), lambda: np.arange(4, dtype=np.int8)]),
+])
+def test_a_returned_number_or_numpy_scalar_by_branch_is_numpys_on_every_call(fn, makes):
+    """``if s < eps: return 0.1`` / ``return s``: NumPy returns the Python number from one
+    branch and the NumPy scalar from the other; so does every tier (interpreted, compiled
+    whole, the fast path), exactly (0.1 is no float32 rounded back)."""
+    f = fusejit.jit(fn)
+    for make in makes:
+        for _ in range(4):
+            got, want = f(make()), fn(make())
+            gots, wants = (got, want) if isinstance(want, tuple) else ((got,), (want,))
+            assert [type(g) for g in gots] == [type(w) for w in wants]
+            for g, w in zip(gots, wants):
+                np.testing.assert_array_equal(g, w)
+
+
 def write_then_read(x, i):
     x += 1.0
     x[1:] = x[:-1] * 2          # the source overlaps the target
