@@ -202,6 +202,39 @@ def test_a_process_that_ends_leaves_its_background_compiles_to_finish(tmp_path):
     assert seen == "cached"
 
 
+_FORKS_WHILE_ASKING = """
+import os
+import sys
+import numpy as np
+import fusejit
+from fusejit.runtime import tiering
+tiering.KERNEL_ASK_SECONDS, tiering.KERNEL_AFTER_SECONDS = 0.0, float("inf")
+fn = fusejit.compile(fusejit.parse_ir(sys.stdin.read()), fuse=True)
+x, y = np.ones((4, 5), np.float32), np.ones(5, np.float32)
+fn(x, y)
+(group,) = fn.plan_for(fn.check_inputs([x, y])).kernels
+assert group._later
+pid = os.fork()
+if pid == 0:
+    tiering.KERNEL_AFTER_SECONDS = tiering.WAIT_CALL_SECONDS = 0.0
+    fn(x, y)
+    os._exit(0 if group._kernel else 1)
+_, status = os.waitpid(pid, 0)
+print(os.waitstatus_to_exitcode(status))
+"""
+
+
+def test_a_forked_child_does_not_wait_for_its_parents_background_compile():
+    """A child forked while its parent's compile runs in the background (the parent's thread
+    and helper are not the child's) compiles the kernel itself when it would wait for it."""
+    text, _want = _unseen()
+    env = dict(os.environ, FUSEJIT_TIERING="1", FUSEJIT_BACKGROUND_COMPILE="1",
+               FUSEJIT_QUIET="1")
+    done = subprocess.run([sys.executable, "-c", _FORKS_WHILE_ASKING], input=text, env=env,
+                          capture_output=True, text=True, timeout=300, check=True)
+    assert done.stdout.strip() == "0"
+
+
 def test_a_dry_run_records_what_a_call_compiles_and_compiles_nothing():
     """``FusedKernel.uncompiled``: the Numba functions and signatures a call on these inputs
     may compile, none of them compiled by the dry run, one marked as what the call runs now;

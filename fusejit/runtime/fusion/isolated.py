@@ -239,6 +239,15 @@ class _Background:
             job.finish(done)
             self.sending = None
 
+    def after_fork(self) -> None:
+        """In a forked child: its parent's jobs are nobody's here (no thread or child serves
+        them), so their groups compile themselves rather than wait; then a service of its
+        own."""
+        for job in self.submitted:
+            if job.done is None:
+                job.finish(False)
+        self.__init__()
+
     def stop(self) -> None:
         """At exit: this process waits for no compile. The child finishes the one in flight
         and ends with this process's pipe; the others go to a new child, left to compile them
@@ -283,7 +292,7 @@ atexit.register(_BACKGROUND.stop)
 if hasattr(os, "register_at_fork"):
     # a forked process must not talk to its parent's children over the same pipes
     os.register_at_fork(after_in_child=_CHILD.__init__)
-    os.register_at_fork(after_in_child=_BACKGROUND.__init__)
+    os.register_at_fork(after_in_child=_BACKGROUND.after_fork)
 
 
 def serve() -> None:
