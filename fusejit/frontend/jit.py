@@ -207,10 +207,7 @@ def _shaped(fn: Any, structure: Any, scalars: dict[int, type] | None = None,
         if scalars:
             outputs, flat = flat, list(flat)
             for i, make in scalars.items():
-                value = flat[i]
-                flat[i] = make(value, outputs) if type(make) is Branched else make(
-                    value) if make is _scalar_if_0d or not isinstance(
-                    value, np.ndarray) else value[()]
+                flat[i] = _made(make, flat[i], outputs)
             if structure is None:
                 return flat[0] if count == 1 else tuple(flat)
         return _filled(structure, flat)
@@ -271,6 +268,16 @@ def _with_direct(fn: Any, direct: Any) -> Any:
     return run
 
 
+def _made(make: Any, value: Any, outputs: Any) -> Any:
+    """An output as the caller gets it (``_shaped``'s ``scalars``): ``make`` of it (of it and
+    the other outputs, for ``script.Branched``), or a 0-d array's NumPy scalar."""
+    if type(make) is Branched:
+        return make(value, outputs)
+    if make is _scalar_if_0d or not isinstance(value, np.ndarray):
+        return make(value)
+    return value[()]
+
+
 def _shaped_at_once(zero_d: tuple, structure: Any, scalars: dict[int, type],
                     count: int) -> Callable[[Any], Any]:
     """What ``_shaped``'s ``shape`` of a compiled tier's ``post`` gives, from the compiled
@@ -286,13 +293,12 @@ def _shaped_at_once(zero_d: tuple, structure: Any, scalars: dict[int, type],
 
     def shape(out: Any) -> Any:
         flat = [out] if count == 1 else list(out)
+        outputs = tuple(flat)
         for i, make, dtype in makes:
-            flat[i] = make(flat[i], flat) if type(make) is Branched else make(
-                flat[i]) if make is not None else np.asarray(flat[i], dtype)
+            flat[i] = np.asarray(flat[i], dtype) if make is None else _made(make, flat[i],
+                                                                             outputs)
         for i, make in numbers:
-            value = flat[i]
-            flat[i] = make(value) if make is _scalar_if_0d or not isinstance(
-                value, np.ndarray) else value[()]
+            flat[i] = _made(make, flat[i], outputs)
         if structure is not None:
             return _filled(structure, flat)
         return flat[0] if count == 1 else tuple(flat)
