@@ -14,6 +14,16 @@ Runtime names are imported on first use, so ``import fusejit`` does not start Nu
 from __future__ import annotations
 
 import importlib
+import os
+
+# Numba runs parallel kernels on GNU OpenMP (libgomp) threads, which spin for 300000 rounds
+# after each kernel before they sleep. On a 2-core machine that spinning takes the cores from
+# what runs next, OpenBLAS's threads or NumPy: a parallel kernel followed by a product took
+# 8.0 ms a call, against 1.1-1.9 ms with a short spin (an MLP layer pair, 512 x 256 float32;
+# pairwise distances 8.0 -> 3.1-4.6 ms), back-to-back kernels the same within noise. Set
+# before Numba loads libgomp, unless the user chose a wait policy or spin count.
+if "OMP_WAIT_POLICY" not in os.environ:
+    os.environ.setdefault("GOMP_SPINCOUNT", "10000")
 
 from . import oplib  # noqa: F401,E402  (fills the operator registry the IR checks nodes against)
 from .errors import (

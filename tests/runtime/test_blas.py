@@ -310,3 +310,23 @@ def test_free_cores_is_measured_between_samples() -> None:
     cores.free_cores()
     free = cores.free_cores()
     assert free is None or 0.0 <= free <= len(cores.CORES) - 1
+
+
+_SPIN = """
+import os
+import fusejit
+print(os.environ.get("GOMP_SPINCOUNT"))
+"""
+
+
+@pytest.mark.parametrize("given, want", [({}, "10000"), ({"GOMP_SPINCOUNT": "5"}, "5"),
+                                         ({"OMP_WAIT_POLICY": "ACTIVE"}, "None")])
+def test_openmp_threads_spin_briefly_unless_the_user_chose(given, want) -> None:
+    """``import fusejit`` shortens libgomp's spin after a parallel kernel (its threads had
+    kept the cores from the products and NumPy calls that followed), before Numba loads it;
+    a spin count or wait policy the user set stays theirs."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("GOMP_SPINCOUNT", "OMP_WAIT_POLICY")} | given
+    done = subprocess.run([sys.executable, "-c", _SPIN], env=env, capture_output=True,
+                          text=True, timeout=120, check=True)
+    assert done.stdout.strip() == want
