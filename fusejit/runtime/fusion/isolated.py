@@ -28,6 +28,11 @@ import sys
 import threading
 from pathlib import Path
 
+try:
+    import fcntl
+except ImportError:     # (no pipe sizes to set on this platform)
+    fcntl = None
+
 from .. import compile_cache as cc
 from .. import cores
 from ..status import LISTENER, say
@@ -168,10 +173,20 @@ def _start() -> subprocess.Popen:
                             stderr=subprocess.DEVNULL, env=env)
 
 
-def _send(stream, obj) -> None:
+def _framed(obj) -> bytes:
     data = pickle.dumps(obj)
-    stream.write(struct.pack("<Q", len(data)) + data)
+    return struct.pack("<Q", len(data)) + data
+
+
+def _send(stream, obj) -> None:
+    stream.write(_framed(obj))
     stream.flush()
+
+
+# What a pipe holds before a writer waits (Linux's default), and what the requests handed on
+# at exit may ask it to hold (Linux allows up to /proc/sys/fs/pipe-max-size, 1 MiB by default).
+_PIPE_BYTES = 1 << 16
+_HANDED_BYTES = 1 << 20
 
 
 def _receive(stream):
@@ -267,8 +282,18 @@ class _Background:
             return
         try:
             heir = _start()
+            room = _PIPE_BYTES
+            if fcntl is not None and hasattr(fcntl, "F_SETPIPE_SZ"):
+                try:
+                    room = fcntl.fcntl(heir.stdin, fcntl.F_SETPIPE_SZ, _HANDED_BYTES)
+                except OSError:
+                    pass
             for request in left:
-                _send(heir.stdin, (_digest(), *request))
+                data = _framed((_digest(), *request))
+                if len(data) > room:
+                    break       # (no more than the pipe holds: this process never waits)
+                heir.stdin.write(data)
+                room -= len(data)
             heir.stdin.close()
         except (OSError, ValueError):   # (no child to be had: they compile when next asked)
             pass
