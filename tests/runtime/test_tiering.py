@@ -167,7 +167,10 @@ def test_long_calls_wait_for_their_kernel_once_hot(asking, monkeypatch):
     assert LISTENER.kernels == compiled_here + 1
 
 
-_ASKS_THEN_ENDS = """
+# (a script's start: the graph on stdin compiled, called once with groups that ask for their
+# kernel at their first call and never compile it themselves; its one group)
+_ASKING = """
+import os
 import sys
 import numpy as np
 import fusejit
@@ -178,41 +181,36 @@ fn = fusejit.compile(fusejit.parse_ir(sys.stdin.read()), fuse=True)
 x, y = np.ones((4, 5), np.float32), np.ones(5, np.float32)
 fn(x, y)
 (group,) = fn.plan_for(fn.check_inputs([x, y])).kernels
+"""
+_ASKS_THEN_ENDS = _ASKING + """
 print("cached" if isinstance(group._kernel, FusedKernel) else "asked" if group._later else "?")
 """
 
 
-def test_a_process_that_ends_leaves_its_background_compiles_to_finish(tmp_path):
+def _run_asking(script: str, text: str) -> str:
+    """What ``script`` prints, run on graph ``text`` in a new process with tiering and
+    background compiles on."""
+    env = dict(os.environ, FUSEJIT_TIERING="1", FUSEJIT_BACKGROUND_COMPILE="1",
+               FUSEJIT_QUIET="1")
+    done = subprocess.run([sys.executable, "-c", script], input=text, env=env,
+                          capture_output=True, text=True, timeout=300, check=True)
+    return done.stdout.strip()
+
+
+def test_a_process_that_ends_leaves_its_background_compiles_to_finish():
     """A script that ends while its kernel compiles in the background does not wait for it,
     and the compile finishes all the same: a later process finds the kernel in the disk cache
     at its first ask."""
     text, _want = _unseen()
-    env = dict(os.environ, FUSEJIT_TIERING="1", FUSEJIT_BACKGROUND_COMPILE="1",
-               FUSEJIT_QUIET="1")
-
-    def run() -> str:
-        done = subprocess.run([sys.executable, "-c", _ASKS_THEN_ENDS], input=text, env=env,
-                              capture_output=True, text=True, timeout=300, check=True)
-        return done.stdout.strip()
-
-    assert run() == "asked"
+    assert _run_asking(_ASKS_THEN_ENDS, text) == "asked"
     deadline = time.monotonic() + 300
-    while (seen := run()) != "cached" and time.monotonic() < deadline:
+    while (seen := _run_asking(_ASKS_THEN_ENDS, text)) != "cached" and \
+            time.monotonic() < deadline:
         time.sleep(1.0)
     assert seen == "cached"
 
 
-_FORKS_WHILE_ASKING = """
-import os
-import sys
-import numpy as np
-import fusejit
-from fusejit.runtime import tiering
-tiering.KERNEL_ASK_SECONDS, tiering.KERNEL_AFTER_SECONDS = 0.0, float("inf")
-fn = fusejit.compile(fusejit.parse_ir(sys.stdin.read()), fuse=True)
-x, y = np.ones((4, 5), np.float32), np.ones(5, np.float32)
-fn(x, y)
-(group,) = fn.plan_for(fn.check_inputs([x, y])).kernels
+_FORKS_WHILE_ASKING = _ASKING + """
 assert group._later
 pid = os.fork()
 if pid == 0:
@@ -228,11 +226,7 @@ def test_a_forked_child_does_not_wait_for_its_parents_background_compile():
     """A child forked while its parent's compile runs in the background (the parent's thread
     and helper are not the child's) compiles the kernel itself when it would wait for it."""
     text, _want = _unseen()
-    env = dict(os.environ, FUSEJIT_TIERING="1", FUSEJIT_BACKGROUND_COMPILE="1",
-               FUSEJIT_QUIET="1")
-    done = subprocess.run([sys.executable, "-c", _FORKS_WHILE_ASKING], input=text, env=env,
-                          capture_output=True, text=True, timeout=300, check=True)
-    assert done.stdout.strip() == "0"
+    assert _run_asking(_FORKS_WHILE_ASKING, text) == "0"
 
 
 def test_a_dry_run_records_what_a_call_compiles_and_compiles_nothing():
