@@ -228,3 +228,21 @@ def test_digamma_values_and_poles():
     as_float = OPS["aten::digamma(Tensor self) -> Tensor"].numpy_body(np.arange(1, 3))
     assert as_float.dtype == np.float32
     np.testing.assert_allclose(as_float, [-euler, 1 - euler], rtol=1e-7)
+
+
+@pytest.mark.parametrize("fill", [0, 0.0, -0.0, False, True, 2, 1.5, float("nan"), float("-inf")])
+def test_filled_arrays_are_numpys_bit_for_bit(fill):
+    """``aten::full``/``full_like``/``zeros`` take zeroed memory from the allocator for a fill
+    of +0 (``np.zeros``): the same bits as ``np.full``, -0.0 kept."""
+    from fusejit.oplib.numpy_ops import _full, _full_like, _new_filled
+
+    for dtype in (np.float32, np.float64, np.int64, np.bool_):
+        if not np.isfinite(fill) and not np.issubdtype(dtype, np.floating):
+            continue            # (NumPy refuses or is undefined there)
+        want = np.full((3, 5), fill, dtype)
+        assert _new_filled((3, 5), fill, np.dtype(dtype)).tobytes() == want.tobytes()
+    got = _full([2, 3], fill)
+    assert got.tobytes() == np.full((2, 3), fill, got.dtype).tobytes()
+    like = _full_like(np.ones((2, 2), np.float32), fill)
+    assert like.dtype == np.float32
+    assert like.tobytes() == np.full((2, 2), fill, np.float32).tobytes()
