@@ -305,3 +305,55 @@ def test_arrays_read_or_written_in_part_keep_their_fill(fn):
     assert aten.full_like in _kinds(compiled.graph_for(x))
     for _ in range(2):
         np.testing.assert_array_equal(compiled(x), fn(x))
+
+
+def relu_in_place(a):
+    a[a < 0] = 0
+
+
+def clip_in_place(a, lo, hi):
+    a[a < lo] = lo
+    a[a > hi] = hi
+    return a
+
+
+def take_where_larger(x, y):
+    larger = y > x
+    x[larger] = y[larger]
+    return x
+
+
+def cap_rows(x, caps):
+    x[x > caps] = -1.5
+    return x
+
+
+@pytest.mark.parametrize("fn, make", [
+    (relu_in_place, lambda r: (r.standard_normal((300, 40)).astype(np.float32),)),
+    (relu_in_place, lambda r: (r.integers(-5, 5, 9000),)),
+    (clip_in_place, lambda r: (r.standard_normal(9000) * 3, -1.0, 1.5)),
+    (take_where_larger, lambda r: (r.standard_normal(9000), r.standard_normal(9000))),
+    (cap_rows, lambda r: (r.standard_normal((200, 50)), r.standard_normal(50))),
+], ids=["relu f32", "relu int", "clip", "array values", "broadcast mask"])
+def test_masked_stores_write_where_numpy_writes(fn, make, monkeypatch):
+    """``a[a < 0] = 0`` as one group written into ``a``: the kernel computes the mask (and
+    the values, unless they are an input) and NumPy's masked assignment writes them
+    (``WrittenInto._store``), on arrays with masked elements and without."""
+    stores = []
+    store = written_into.WrittenInto._store
+    monkeypatch.setattr(written_into.WrittenInto, "_store",
+                        lambda self, *a: stores.append(store(self, *a)) or stores[-1])
+    rng = np.random.default_rng(8)
+    compiled = fusejit.jit(fn)
+    for _ in range(3):
+        args = make(rng)
+        want_args = tuple(a.copy() if isinstance(a, np.ndarray) else a for a in args)
+        want = fn(*want_args)
+        got = compiled(*args)
+        np.testing.assert_array_equal(args[0], want_args[0])
+        if want is not None:
+            assert got is args[0]
+        compiled(*args)                  # (again: nothing left to mask)
+        fn(*want_args)
+        np.testing.assert_array_equal(args[0], want_args[0])
+    assert stores and all(stores)

@@ -34,6 +34,7 @@ import numpy as np
 from ...errors import InterpreterError
 from ...ir.graph import Node
 from ...ir.symbols import aten, prim
+from ...passes.dead_code_elimination import eliminate_dead_code
 
 # Ops whose loop stays memory-bound on the scalar path (see above).
 _CHEAP = {aten.add, aten.sub, aten.mul, aten.neg, prim.Constant}
@@ -43,7 +44,7 @@ class WrittenInto:
     """A ``FusedKernel`` whose one output is its input ``index``. It has no native entry: the
     native loop runs it through the host (a few hundred ns, next to a pass over the data)."""
 
-    __slots__ = ("kernel", "index", "direct")
+    __slots__ = ("kernel", "index", "direct", "masked", "value_at")
 
     def __init__(self, kernel: Any, group: Node):
         self.kernel = kernel
@@ -53,15 +54,19 @@ class WrittenInto:
         # its vector loop to: the checks below keep its inputs out of the array's memory)
         self.direct = not subgraph.inputs[self.index].uses or all(
             n.kind in _CHEAP for n in subgraph.block.nodes())
+        self.masked, self.value_at = _masked_store(subgraph, self.index, kernel)
 
     def uncompiled(self, *inputs) -> list:
         """``FusedKernel.uncompiled`` of a call of this one."""
-        return self.kernel.uncompiled(*inputs, run=self)
+        kernel = self.masked if self.masked is not None else self.kernel
+        return kernel.uncompiled(*inputs, run=self)
 
     def __call__(self, *inputs) -> tuple[np.ndarray]:
         target = inputs[self.index]
         if type(target) is not np.ndarray or not target.flags.writeable:
             raise InterpreterError("the updated array is not a plain writeable array")
+        if self.masked is not None and self._store(target, inputs):
+            return (target,)
         if self.direct and target.flags.c_contiguous and not any(
                 i != self.index and isinstance(other, np.ndarray)
                 and np.may_share_memory(target, other) for i, other in enumerate(inputs)):
@@ -73,6 +78,59 @@ class WrittenInto:
                                    "and dtype")
         np.copyto(target, result)
         return (target,)
+
+
+    def _store(self, target: np.ndarray, inputs: tuple) -> bool:
+        """A masked store, ``a[a < 0] = 0``: the kernel computes the mask (and the stored
+        values, unless they are an input), and ``np.copyto`` writes them where it is true, as
+        NumPy's own masked assignment does (it writes nothing where no element is masked;
+        the group computed into a new array copied whole had run at 0.3-0.5x NumPy). False
+        where the mask or values do not fit the array (the general path decides)."""
+        outs = self.masked(*inputs)
+        mask = outs[0]
+        value = outs[1] if self.value_at is None else inputs[self.value_at]
+        if mask.shape != target.shape or mask.dtype != np.bool_:
+            return False
+        if isinstance(value, np.ndarray) and value.ndim:
+            if value.dtype != target.dtype or np.broadcast_shapes(
+                    value.shape, target.shape) != target.shape:
+                return False
+            np.copyto(target, value, where=mask)
+            return True
+        if not isinstance(value, (np.ndarray, int, float, bool)):
+            return False
+        # (a number: NumPy's boolean assignment, 2.5x faster than copyto's where= on 10^6
+        # float32 with nothing masked)
+        target[mask] = value
+        return True
+
+
+def _masked_store(subgraph: Any, index: int, kernel: Any) -> tuple[Any, int | None]:
+    """For a group whose output is ``where(mask, value, target)`` (``a[a < lo] = lo``), the
+    kernel of the mask (and of the value, unless it is one of the group's inputs: its
+    position then), else (None, None)."""
+    (out,) = subgraph.outputs
+    node = out.node
+    if node is None or node.kind != aten.where or len(node.inputs) != 3 \
+            or node.inputs[2] is not subgraph.inputs[index]:
+        return None, None
+    value = node.inputs[1]
+    inputs = list(subgraph.inputs)
+    value_at = inputs.index(value) if value in inputs else None
+    if value_at is None and value.node is not None and value.node.kind == prim.Constant:
+        return None, None        # (a constant array: the general path)
+    graph = subgraph.copy()
+    (where,) = [n for n in graph.block.nodes() if n.kind == aten.where and n.outputs[0] is
+                graph.outputs[0]]
+    graph.erase_output(0)
+    graph.register_output(where.inputs[0])
+    if value_at is None:
+        graph.register_output(where.inputs[1])
+    eliminate_dead_code(graph)
+    try:
+        return type(kernel)(graph, precise=kernel.precise), value_at
+    except Exception:  # noqa: BLE001 - a mask the kernel compiler cannot express: as before
+        return None, None
 
 
 def copy_into(target: Any, result: Any) -> tuple[Any]:
