@@ -19,8 +19,8 @@ import os
 # Numba runs parallel kernels on GNU OpenMP (libgomp) threads, which spin for 300000 rounds
 # after each kernel before they sleep. On a 2-core machine that spinning takes the cores from
 # what runs next, OpenBLAS's threads or NumPy: a parallel kernel followed by a product took
-# 8.0 ms a call, against 1.1-1.9 ms with a short spin (an MLP layer pair, 512 x 256 float32;
-# pairwise distances 8.0 -> 3.1-4.6 ms), back-to-back kernels the same within noise. Set
+# 8.0 ms a call, against 1.7-2.5 ms with this spin (an MLP layer pair, 512 x 256 float32;
+# pairwise distances 8.0 -> 3.1-5.3 ms), back-to-back kernels the same within noise. Set
 # before Numba loads libgomp, unless the user chose a wait policy or spin count.
 if "OMP_WAIT_POLICY" not in os.environ:
     os.environ.setdefault("GOMP_SPINCOUNT", "10000")

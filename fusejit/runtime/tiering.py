@@ -2,9 +2,8 @@
 compile, and plans move to the native loop, once they are hot.
 
 Kernels: see ``KERNEL_ASK_SECONDS`` and ``KERNEL_AFTER_SECONDS`` (``executor.GroupOperation``).
-A gradient's stages
-compiled whole: see ``WHOLE_AFTER_SECONDS`` (``autodiff/staged.py``). The native loop
-(``engine="auto"``):
+A gradient's stages compiled whole: see ``WHOLE_AFTER_SECONDS`` (``autodiff/staged.py``). The
+native loop (``engine="auto"``):
 
 Building the native engine costs once per machine (Numba compiling the instruction loop: one to
 three minutes on two cores, then cached on disk) and once per process (the ``InterpreterState``

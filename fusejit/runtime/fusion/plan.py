@@ -183,8 +183,13 @@ class Plan:
     def launches(self) -> set[bool]:
         """Whether a call may run the serial kernel, the parallel one, or either (``launch``,
         as the machine's load changes)."""
-        return {self._serial or serial_only()} | ({False} if self.free_meta is not None
-                                                  else set())
+        return launches(self._serial, self.free_meta)
+
+
+def launches(serial: bool, free: object) -> set[bool]:
+    """The kernels (serial: True) a plan launching as ``Plan.launch`` does may run: its own
+    choice (``serial``), and the parallel one where it has a launch for free cores."""
+    return {serial or serial_only()} | ({False} if free is not None else set())
 
 
 def _contiguous_strides(shape: tuple[int, ...]) -> list[int]:

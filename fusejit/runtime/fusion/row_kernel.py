@@ -97,8 +97,7 @@ class _RowPlan:
 
     def launches(self) -> set[bool]:
         """``plan.Plan.launches``."""
-        return {self.serial or serial_only()} | ({False} if self.free_block is not None
-                                                 else set())
+        return plans.launches(self.serial, self.free_block)
 
     def head(self, block: int) -> tuple:
         """The kernel's arguments before the data, for a call with ``block`` columns per block

@@ -79,13 +79,13 @@ class WrittenInto:
         np.copyto(target, result)
         return (target,)
 
-
     def _store(self, target: np.ndarray, inputs: tuple) -> bool:
         """A masked store, ``a[a < 0] = 0``: the kernel computes the mask (and the stored
-        values, unless they are an input), and ``np.copyto`` writes them where it is true, as
-        NumPy's own masked assignment does (it writes nothing where no element is masked;
-        the group computed into a new array copied whole had run at 0.3-0.5x NumPy). False
-        where the mask or values do not fit the array (the general path decides)."""
+        values, unless they are an input), and NumPy's boolean assignment (``np.copyto``'s
+        ``where=`` for arrays of values) writes them where it is true, as NumPy's own masked
+        assignment does: nothing where no element is masked (the group computed into a new
+        array copied whole had run at 0.3-0.5x NumPy). False where the mask or values do not
+        fit the array (the general path decides)."""
         outs = self.masked(*inputs)
         mask = outs[0]
         value = outs[1] if self.value_at is None else inputs[self.value_at]
