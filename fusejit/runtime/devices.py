@@ -117,9 +117,12 @@ class CudaDevice:
         self.xp = cupy
         device = cuda.get_current_device()
         self.compute_capability = tuple(device.compute_capability)
-        self.sm_count = int(device.MULTIPROCESSOR_COUNT)
-        self.max_threads_per_sm = int(device.MAX_THREADS_PER_MULTI_PROCESSOR)
-        self.max_threads_per_block = int(device.MAX_THREADS_PER_BLOCK)
+        # (from the CUDA runtime through CuPy: numba-cuda's attribute names follow the driver
+        # bindings it runs on, and MAX_THREADS_PER_MULTI_PROCESSOR is missing from some)
+        properties = cupy.cuda.runtime.getDeviceProperties(device.id)
+        self.sm_count = int(properties["multiProcessorCount"])
+        self.max_threads_per_sm = int(properties["maxThreadsPerMultiProcessor"])
+        self.max_threads_per_block = int(properties["maxThreadsPerBlock"])
 
     def __repr__(self) -> str:
         major, minor = self.compute_capability
