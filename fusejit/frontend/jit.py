@@ -36,6 +36,7 @@ from ..errors import FusejitError, ScriptError
 from ..ir.graph import Graph
 from ..ir.types import BOOL, FLOAT, INT, NONE, ScalarType, TensorType, Type
 from ..runtime.array_bounds import loop_steps, made_elements
+from ..runtime.devices import is_cuda_array
 from ..runtime.direct import direct_function
 from ..runtime.element_function import (
     compile_element_graph,
@@ -63,7 +64,8 @@ _NDARRAY = np.ndarray
 def call_key(args: tuple) -> tuple:
     """What a call is specialised on: the argument types, and dtype and rank for arrays."""
     types = tuple(map(type, args))
-    return tuple(map(argument_key, args)) if _NDARRAY in types else types
+    arrays = _NDARRAY in types or any(map(is_cuda_array, args))
+    return tuple(map(argument_key, args)) if arrays else types
 
 
 def argument_key(value: Any) -> Any:
@@ -73,6 +75,8 @@ def argument_key(value: Any) -> Any:
         return value.dtype, value.ndim
     if cls in _SCALARS or value is None:
         return cls  # the same as call_key's for scalar-only calls
+    if is_cuda_array(value):
+        return "cuda", value.dtype, value.ndim
     return _Other  # checked (and refused or converted) by the slow path
 
 
@@ -82,8 +86,10 @@ class _Other:
 
 def argument_ir_type(name: str, value: Any) -> Type:
     """The IR type of a graph input for a (converted) argument, or a FusejitError naming it.
-    A Dask array is typed as the NumPy arrays its chunks are (``fusejit/dask.py``)."""
-    if isinstance(value, np.ndarray) or is_dask_array(value):
+    A Dask array is typed as the NumPy arrays its chunks are (``fusejit/dask.py``); a CuPy
+    array as a tensor on cuda (the executor's current device)."""
+    cuda = is_cuda_array(value)
+    if isinstance(value, np.ndarray) or is_dask_array(value) or cuda:
         if value.dtype not in SUPPORTED_DTYPES:
             native = value.dtype.newbyteorder("=")
             kind = value.dtype.kind
@@ -96,15 +102,16 @@ def argument_ir_type(name: str, value: Any) -> Type:
             raise FusejitError(f"argument {name!r}: arrays of dtype {value.dtype} are not "
                                f"supported ({hint})")
         return TensorType(ScalarType.from_dtype(value.dtype), (None,) * value.ndim, None, None,
-                          "cpu")
+                          "cuda" if cuda else "cpu")
     if value is None:
         return NONE
     scalar = _SCALARS.get(type(value))
     if scalar is not None:
         return scalar
-    raise FusejitError(f"argument {name!r}: a {type(value).__name__} is not supported "
-                       f"(pass NumPy arrays of bool, int or float dtypes, Python numbers or "
-                       f"None)")
+    cls = type(value)
+    what = cls.__name__ if cls.__module__ == "builtins" else f"{cls.__module__}.{cls.__name__}"
+    raise FusejitError(f"argument {name!r}: a {what} is not supported (pass NumPy or CuPy "
+                       f"arrays of bool, int or float dtypes, Python numbers or None)")
 
 
 def _numbers(value: Any) -> bool:
@@ -351,6 +358,8 @@ class JitFunction(Portable):
         self.fn = fn
         self.__fusejit_function__ = fn  # what a jitted caller inlines
         self.device = device
+        # (CuPy arrays are keyed by dtype and rank as NumPy arrays are, on every call)
+        self._device_arrays = device not in (None, "cpu")
         self._signature = inspect.signature(fn)
         params = list(self._signature.parameters.values())
         self._names = [p.name for p in params]
@@ -412,6 +421,12 @@ class JitFunction(Portable):
         scalars = {i: a.dtype for i, a in enumerate(args)
                    if isinstance(a, np.generic) and a.dtype.kind in "biuf"}
         args = tuple(_convert(a) for a in args)
+        if not self._device_arrays:
+            for name, a in zip(self._names, args):
+                if is_cuda_array(a):
+                    raise FusejitError(f"argument {name!r} is a CuPy array, and "
+                                       f"{self.fn.__qualname__} runs on the CPU: decorate it "
+                                       f"with @fusejit.jit(device=\"cuda\")")
         key = self._key(args, scalars)
         compiled = self._specialised.get(key)
         if compiled is None:
@@ -442,6 +457,8 @@ class JitFunction(Portable):
                                              len(graph.outputs))
             made = {i: kind for i, kind in (numpy_scalar_outputs(graph) | kinds).items()
                     if kind is not None}
+            if self._device_arrays:
+                made = {}   # (CuPy returns 0-d device arrays where NumPy returns scalars)
             shape = (structure, made, len(graph.outputs))
             direct = None
             if self.device in (None, "cpu") and [v.type for v in graph.inputs] == kept:
@@ -598,7 +615,8 @@ class JitFunction(Portable):
     def _call_bound(self, args: tuple) -> Any:
         """Run on ``args``, one value per parameter (keyword-only ones included)."""
         types = tuple(map(type, args))  # call_key, inlined: this runs on every call
-        key = tuple(map(argument_key, args)) if _NDARRAY in types else types
+        key = (tuple(map(argument_key, args)) if _NDARRAY in types or self._device_arrays
+               else types)
         if self._constant_params:
             key += tuple((i, args[i], _types_of(args[i])) for i in self._constant_params)
         compiled = self._specialised.get(key)

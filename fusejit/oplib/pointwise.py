@@ -149,8 +149,9 @@ def same_dtype_ufunc(fn: Any, dtype: np.dtype) -> bool:
 
 
 def to(x: Any, dtype: np.dtype) -> np.ndarray:
-    """An operand (array or Python scalar) in the computation dtype."""
-    if isinstance(x, np.ndarray):
+    """An operand (array or Python scalar) in the computation dtype (a CuPy array stays on its
+    device: NumPy bodies run on them where an op has no device body of its own)."""
+    if isinstance(x, np.ndarray) or type(x).__module__[:4] == "cupy":
         return x.astype(dtype, copy=False)
     return np.asarray(x, dtype=dtype)
 

@@ -264,8 +264,10 @@ def dtype_of_code(code: int) -> np.dtype:
 
 
 def as_tensor(value: Any) -> np.ndarray:
-    """Wrap NumPy's scalar results (reductions and ufuncs on 0-dim input) as 0-dim arrays."""
-    return value if type(value) is np.ndarray else np.asarray(value)
+    """Wrap NumPy's scalar results (reductions and ufuncs on 0-dim input) as 0-dim arrays
+    (CuPy's are 0-d device arrays already: a NumPy body run on the device keeps them)."""
+    cls = type(value)
+    return value if cls is np.ndarray or cls.__module__[:4] == "cupy" else np.asarray(value)
 
 
 def wrap_dim(dim: int, rank: int, what: str = "dim") -> int:
