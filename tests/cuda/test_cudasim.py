@@ -50,6 +50,45 @@ BROADCAST = """graph(%a : Float(*, *), %b : Float(*), %s : float, %z : Float()):
 """
 
 
+THREE_D = """graph(%x : Float(*, *, *), %y : Float(*, *, *)):
+  %one : int = prim::Constant[value=1]()
+  %m : Float(*, *, *) = aten::mul(%x, %y)
+  %r : Float(*, *, *) = aten::add(%m, %x, %one)
+  return (%r)
+"""
+
+
+def test_kernels_index_random_layouts_as_numpy_does(device):
+    """Transposed, sliced with steps, broadcast and size-1 dimensions: the kernel's index
+    arithmetic (unit and zero strides, leading size-1 dimensions dropped) against NumPy."""
+    kernel = CudaFusedKernel(parse_ir(THREE_D), device)
+    rng = np.random.default_rng(7)
+
+    def operand(shape):
+        base = rng.standard_normal(tuple(2 * s for s in shape)).astype(np.float32)
+        view = base[tuple(slice(None, None, 2) if rng.random() < 0.4 else slice(0, s)
+                          for s in shape)]
+        order = rng.permutation(3) if rng.random() < 0.4 else np.arange(3)
+        return np.ascontiguousarray(view).transpose(order).copy().transpose(np.argsort(order)) \
+            if rng.random() < 0.5 else view
+
+    for _ in range(25):
+        shape = tuple(int(v) for v in rng.choice([1, 2, 3, 5], 3))
+        x = operand(shape)
+        y = operand(tuple(1 if rng.random() < 0.4 else s for s in shape))
+        (got,) = kernel(x, y)
+        np.testing.assert_allclose(got, x * y + x, rtol=1e-6)
+
+
+def test_contiguous_calls_index_without_division(device):
+    kernel = CudaFusedKernel(parse_ir(THREE_D), device)
+    x = np.ones((4, 5, 6), np.float32)
+    source = kernel.source(x, x)
+    assert "//" not in source and "x0[f0 + i2]" in source
+    transposed = np.ones((6, 5, 4), np.float32).transpose(2, 1, 0)
+    assert "//" in kernel.source(x, transposed)
+
+
 @pytest.mark.parametrize("a_shape, b_shape, transpose", [
     ((3, 1), (5,), False),          # column against row: both broadcast
     ((4, 6), (6,), False),          # row vector

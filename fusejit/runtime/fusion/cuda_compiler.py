@@ -59,6 +59,16 @@ class _CudaVariant:
         self.guarded = guarded
 
 
+def _leading_ones(plan: Plan) -> int:
+    """How many of the plan's first dimensions have size 1 (the last one is never counted):
+    its coalesced sizes are padded to the group's rank with leading 1s."""
+    sizes = [int(plan.meta[4 + d]) for d in range(plan.rank - 1)]
+    lead = 0
+    while lead < len(sizes) and sizes[lead] == 1:
+        lead += 1
+    return lead
+
+
 class CudaFusedKernel(FusedKernel):
     """One fusion group for one CUDA device; ``kernel(*device_arrays) -> tuple``."""
 
@@ -70,10 +80,12 @@ class CudaFusedKernel(FusedKernel):
 
     def _cuda_variant(self, specs: list[ArgSpec], plan: Plan) -> _CudaVariant:
         cc = tuple(self.device.compute_capability)
-        key = (tuple(s.key() for s in specs), plan.rank, cc)
+        lead = _leading_ones(plan)
+        key = (tuple(s.key() for s in specs), plan.rank, cc, plan.classes, lead)
         variant = self._variants.get(key)
         if variant is None:
-            source, out_dtypes, guarded = generate_cuda(self.layout, specs, plan.rank, cc)
+            source, out_dtypes, guarded = generate_cuda(self.layout, specs, plan.rank, cc,
+                                                        list(plan.classes), lead)
             module = load_module(source)
             variant = _CudaVariant(source, module.kernel_cuda, out_dtypes, guarded)
             self._variants[key] = variant
