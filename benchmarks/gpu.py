@@ -13,7 +13,11 @@ Steps, each printed as it runs:
    2^26 float32 values: fusejit's kernel, CuPy eager, PyTorch eager and ``torch.compile``
    (when PyTorch is installed), with each one's achieved GB/s (bytes the fused kernel must
    move / time) as a fraction of the copy bandwidth. Goal: >= 80% of copy bandwidth and >= 3x
-   CuPy eager.
+   CuPy eager;
+5. runs NumPy-style programs through ``@fusejit.jit(device="cuda")`` on 4096 x 4096 float32
+   CuPy arrays: the first call's time, the largest error against NumPy on the host, and the
+   time against the same function run eagerly on the CuPy arrays (NumPy's functions dispatch
+   to CuPy's).
 """
 
 from __future__ import annotations
@@ -25,6 +29,8 @@ import statistics
 import subprocess
 import sys
 import time
+
+import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SITE = "/tmp/site"
@@ -219,6 +225,66 @@ def bench_chain(args, xp, device, timer, copy_gbs) -> None:
            times, copy_gbs)
 
 
+def _softplus(x):
+    return np.log1p(np.exp(-np.abs(x))) + np.maximum(x, 0)
+
+
+def _gelu(x):
+    return 0.5 * x * (1.0 + np.tanh(0.7978845608 * (x + 0.044715 * x ** 3)))
+
+
+def _where_mix(x, y):
+    return np.where(x > 0.5, x * y, y - x) * 2.0
+
+
+def _zscore(x):
+    return (x - x.mean()) / x.std()
+
+
+def _softmax_rows(x):
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def _chain_log1p(x, y):
+    c = 1 / (1 + np.exp(-(x * y + x)))
+    f = np.tanh(c * 0.5 - y)
+    return np.maximum(-np.exp(f * f + x * y), 0) + np.log1p(np.abs(x))
+
+
+def _lerp_clip(x, y):
+    return np.clip(x + 0.3 * (y - x), -1.0, 1.0)
+
+
+PROGRAMS = (_softplus, _gelu, _where_mix, _zscore, _softmax_rows, _chain_log1p, _lerp_clip)
+
+
+def bench_jit(args, xp, timer) -> None:
+    import inspect
+
+    import fusejit
+
+    shape = (8, 16) if args.sim else (4096, 4096)
+    rng = np.random.default_rng(2)
+    print(f"@fusejit.jit(device='cuda') on {shape} float32 (eager: the same function on CuPy "
+          f"arrays)")
+    for fn in PROGRAMS:
+        n_args = len(inspect.signature(fn).parameters)
+        host = [rng.uniform(-2, 2, shape).astype(np.float32) for _ in range(n_args)]
+        device_args = [xp.asarray(h) for h in host]
+        jitted = fusejit.jit(fn, device="cuda")
+        start = time.perf_counter()
+        got = jitted(*device_args)
+        first = time.perf_counter() - start
+        want = fn(*host)
+        err = float(np.max(np.abs(_host(xp, got) - want) / np.maximum(np.abs(want), 1)))
+        t_jit = timer(lambda: jitted(*device_args))  # noqa: B023
+        t_eager = timer(lambda: fn(*device_args))  # noqa: B023
+        print(f"  {fn.__name__[1:]:12s} first call {first:5.2f} s  max rel diff {err:.1e}  "
+              f"jit {t_jit * 1e3:7.3f} ms  eager {t_eager * 1e3:7.3f} ms  "
+              f"eager/jit {t_eager / t_jit:5.2f}x")
+
+
 def _host(xp, a):
     return a.get() if hasattr(a, "get") else a
 
@@ -254,6 +320,7 @@ def main() -> None:
     print(f"[copy] device-to-device copy: {copy_gbs:.1f} GB/s (read + write)")
     bench_lstm(args, xp, device, timer, copy_gbs)
     bench_chain(args, xp, device, timer, copy_gbs)
+    bench_jit(args, xp, timer)
     print(f"[done] {time.perf_counter() - start:.1f} s")
 
 
