@@ -25,6 +25,12 @@ os.environ.setdefault("FUSEJIT_TIMED_CHOICE", "0")
 # test's code path (nor which kernels it compiles) depends on it. Tests of the free-core rule
 # set the measurement themselves (``runtime.cores.assume_free_cores``).
 os.environ.setdefault("FUSEJIT_FREE_CORES", "0")
+# A worker compiles its first 256 kernels itself rather than its first 32 (the default): a
+# kernel the compile child makes is compiled there and then loaded here, which a cold suite of
+# some 1200 kernels paid for in its time (506 s against 484 s with every kernel compiled in the
+# worker, one run each). tests/robustness/test_cache_trust.py and test_tiering.py run the child
+# themselves, with limits of their own.
+os.environ.setdefault("FUSEJIT_COMPILE_IN_PROCESS", "256")
 
 
 def pytest_configure(config):
