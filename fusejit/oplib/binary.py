@@ -222,8 +222,9 @@ for _kind in _TENSOR_OR_SCALAR:
     register(f"aten::remainder(Tensor self, {_kind} other) -> Tensor", _remainder)
     register(f"aten::fmod(Tensor self, {_kind} other) -> Tensor", _fmod)
 for _name in ("remainder", "fmod"):
+    # (the Scalar form, x % 7, is not in PyTorch's list: @fusejit.jit's fusion takes it)
     define(f"aten::{_name}", fuses=tensor_schemas(_name, "Tensor other"), dtype=promoted(),
-           render=_render_remainder)
+           render=_render_remainder, extends=tensor_schemas(_name, "Scalar other"))
 
 
 @quiet
@@ -480,9 +481,25 @@ def _bitwise_body(name: str, fn: Callable) -> Callable:
     return body
 
 
-# Not in the fuser's list (PyTorch's neither): bodies only.
+_BITWISE_SYMBOLS = {"__and__": "&", "__or__": "|", "__xor__": "^"}
+
+
+def _render_bitwise(cx: Emitter, node, ops: list[Operand], dtype: np.dtype) -> str:
+    name = node.kind.removeprefix("aten::")
+    if category(dtype) == 2:
+        raise fail(node, f"{name} is not implemented for {dtype_name(dtype)} tensors")
+    return f"({cx.cast(ops[0], dtype)} {_BITWISE_SYMBOLS[name]} {cx.cast(ops[1], dtype)})"
+
+
+# Not in the fuser's list (PyTorch's neither): fuse_graph leaves them alone. And, or and xor
+# have a kernel form, which @fusejit.jit's own fusion (passes/more_maps.py) uses: a mask made
+# of comparisons, (x >= lo) & (x < hi), is one kernel. (Shifts: bodies only, NumPy's rules
+# for shifts by the width or more are not C's.)
 for _name, _fn in BITWISE.items():
-    register(f"aten::{_name}(Tensor self, Tensor other) -> Tensor", _bitwise_body(_name, _fn))
+    _schema = f"aten::{_name}(Tensor self, Tensor other) -> Tensor"
+    register(_schema, _bitwise_body(_name, _fn))
+    if _name in _BITWISE_SYMBOLS:
+        define(f"aten::{_name}", dtype=promoted(), render=_render_bitwise, extends=(_schema,))
 
 
 # -- in-place forms: compute out of place, check the cast, write through (views included) --------

@@ -18,7 +18,8 @@ import numpy as np
 
 from .dtypes import DEFAULT_FLOAT, result_type
 from .pointwise import any_zero, new_array, pooled_out
-from .table import as_tensor, dtype_of_code, register, wrap_dim
+from .render import Emitter, Operand, fail, promoted
+from .table import as_tensor, define, dtype_of_code, register, wrap_dim
 from .tensor import _reduce_dims
 
 _FACTORY = "*, ScalarType? dtype=None, Layout? layout=None, Device? device=None, " \
@@ -252,6 +253,25 @@ register("aten::std.correction(Tensor self, int[1]? dim=None, *, Scalar? correct
 register("aten::cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor", _cumsum)
 register("aten::floor_divide(Tensor self, Tensor other) -> Tensor", _floor_divide)
 register("aten::floor_divide.Scalar(Tensor self, Scalar other) -> Tensor", _floor_divide)
+
+
+def _render_floor_divide(cx: Emitter, node, ops: list[Operand], dtype: np.dtype) -> str:
+    if dtype.kind == "f":
+        # (libm's fmod, one call an element: passes/more_maps.py fuses only the integer form,
+        # which keeps a float kernel vectorised)
+        a, b = cx.cast(ops[0], dtype), cx.cast(ops[1], dtype)
+        return f"np.{dtype.name}(h.floor_divide_f({a}, {b}))"
+    if dtype.kind == "b":
+        raise fail(node, "not defined for Bool tensors")     # (as remainder)
+    a, b = cx.cast(ops[0], dtype), cx.cast(ops[1], dtype)
+    cx.guard(f"{b} == 0")
+    return f"h.floor_divide_i({a}, {b})"
+
+
+# Not in PyTorch's list; @fusejit.jit's own fusion takes the integer form (x // 2).
+define("aten::floor_divide", dtype=promoted(), render=_render_floor_divide,
+       extends=("aten::floor_divide(Tensor self, Tensor other) -> Tensor",
+                "aten::floor_divide.Scalar(Tensor self, Scalar other) -> Tensor"))
 register("aten::slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, "
          "SymInt step=1) -> Tensor(a)", _slice)
 register("aten::unsqueeze(Tensor(a) self, int dim) -> Tensor(a)", _unsqueeze)

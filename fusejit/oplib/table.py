@@ -78,11 +78,13 @@ class OpEntry:
       kernel, for CPU and CUDA alike (``cx`` is the generator: ``render.Emitter``).
     - ``dtype_only``: input positions that give only a dtype (``type_as``'s ``other``).
     - ``sum_to_size``: the fusible schemas through which a ``_grad_sum_to_size`` may be delayed.
+    - ``extends``: schemas with a kernel form that PyTorch's list leaves out, which
+      ``@fusejit.jit``'s own fusion takes (``passes/more_maps.py``): ``x & y``, ``x % 7``.
     - ``native``: the name of the native interpreter's body for its tensor overloads (``"ADD"``).
     """
 
     __slots__ = ("kind", "overloads", "fuses", "dtype", "render", "dtype_only", "sum_to_size",
-                 "native")
+                 "native", "extends")
 
     def __init__(self, kind: str):
         self.kind = kind
@@ -93,6 +95,7 @@ class OpEntry:
         self.dtype_only: frozenset[int] = frozenset()
         self.sum_to_size: tuple[str, ...] = ()
         self.native: str | None = None
+        self.extends: tuple[str, ...] = ()
 
     @property
     def fusible(self) -> bool:
@@ -146,7 +149,8 @@ def declare(schema: str) -> None:
 
 def define(kind: str, *, fuses: Iterable[str] = (), dtype: Callable[[list], np.dtype],
            render: Callable[..., str], dtype_only: Iterable[int] = (),
-           sum_to_size: Iterable[str] = (), native: str | None = None) -> OpEntry:
+           sum_to_size: Iterable[str] = (), native: str | None = None,
+           extends: Iterable[str] = ()) -> OpEntry:
     """Give ``kind``'s entry its kernel facts (see :class:`OpEntry`)."""
     op = entry(kind)
     op.fuses = tuple(fuses)
@@ -155,6 +159,7 @@ def define(kind: str, *, fuses: Iterable[str] = (), dtype: Callable[[list], np.d
     op.dtype_only = frozenset(dtype_only)
     op.sum_to_size = tuple(sum_to_size)
     op.native = native
+    op.extends = tuple(extends)
     return op
 
 

@@ -128,6 +128,7 @@ def unary_entry(name: str, body: Callable, *, dtype: Callable, render: Callable,
     register(schema, body, ufunc=ufunc)
     register_inplace(name, body)
     define(f"aten::{name}", fuses=(schema,) if fuses else (), dtype=dtype, render=render,
+           extends=() if fuses else (schema,),
            native=native, sum_to_size=(schema,) if name == "neg" else ())
 
 
@@ -314,4 +315,4 @@ def _render_softplus(cx: Emitter, node, ops: list[Operand], dtype: np.dtype) -> 
 
 _SOFTPLUS = "aten::softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor"
 register(_SOFTPLUS, _softplus)
-define("aten::softplus", dtype=same_as(0), render=_render_softplus)
+define("aten::softplus", dtype=same_as(0), render=_render_softplus, extends=(_SOFTPLUS,))

@@ -77,8 +77,9 @@ def cases() -> list[Case]:
     for kind, op in sorted(KERNELS.items()):
         overloads = [o for o in op.overloads if not o.pure]
         # the schemas it fuses under, or (an op fuse_graph leaves alone) its tensor overloads
-        for text in op.fuses or [o.schema for o in op.overloads if o.schema.startswith(
-                f"{kind}(Tensor ")]:
+        # (and those @fusejit.jit's own fusion takes beyond PyTorch's: ``extends``)
+        for text in (op.fuses + op.extends) or [o.schema for o in op.overloads
+                                                if o.schema.startswith(f"{kind}(Tensor ")]:
             schema = parse_schema(text)
             optional = any(_numeric_optional(a) for a in schema.arguments)
             for with_value in ((False, True) if optional else (True,)):

@@ -83,6 +83,8 @@ def remainder_f(a, b):
 
 remainder_i = _device(helpers.remainder_i.py_func)
 fmod_i = _device(helpers.fmod_i.py_func)
+floor_divide_i = _device(helpers.floor_divide_i.py_func)
+floor_divide_f = _device(helpers.floor_divide_f.py_func)
 pow_i = _device(helpers.pow_i.py_func)
 maximum_f = _device(helpers.maximum_f.py_func)
 minimum_f = _device(helpers.minimum_f.py_func)

@@ -78,6 +78,33 @@ def remainder_i(a, b):
 
 
 @njit(cache=True, error_model="numpy")
+def floor_divide_i(a, b):
+    """Integer division rounded down (Python's ``//``); a zero divisor gives 0 (the kernel
+    flags it)."""
+    if b == 0:
+        return a - a
+    return a // b
+
+
+@njit(cache=True, error_model="numpy")
+def floor_divide_f(a, b):
+    """NumPy's float floor division (its ``npy_divmod``): from the exact ``fmod``, not
+    ``floor(a / b)``, whose rounding can give the next integer; ``a / b`` for a zero ``b``."""
+    if b == 0:
+        return a / b
+    mod = np.fmod(a, b)
+    div = (a - mod) / b
+    if mod != 0 and (b < 0) != (mod < 0):
+        div -= 1
+    if div != 0:
+        whole = np.floor(div)
+        if div - whole > 0.5:
+            whole += 1
+        return whole
+    return np.copysign(div - div, a / b)
+
+
+@njit(cache=True, error_model="numpy")
 def fmod_i(a, b):
     """C ``fmod`` on integers: the result has the dividend's sign."""
     if b == 0:
