@@ -462,7 +462,7 @@ class GraphFuser:
             node = node.next
         for node in self.block.nodes():
             for sub in node.blocks:
-                GraphFuser(sub, self.graph, self._callback, self.kind, self.arg_limit,
+                type(self)(sub, self.graph, self._callback, self.kind, self.arg_limit,
                            self.strict_fuser_check, self.fuse_grad_sum_to_size).run()
 
 

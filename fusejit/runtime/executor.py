@@ -492,7 +492,8 @@ _DTYPE_STR: dict[np.dtype, str] = {}
 def _optimise(graph: Graph, inputs: Sequence[Any], device: CpuDevice | CudaDevice,
               reductions: bool = False) -> None:
     """Specialise types to ``inputs``, then canonicalise and fuse (PyTorch's optimised path);
-    with ``reductions`` (CPU only), then form row-reduction groups, groups of one costly map
+    with ``reductions`` (CPU only), then fuse the maps PyTorch's list leaves out
+    (``passes/more_maps.py``), form row-reduction groups, groups of one costly map
     (``passes/lone_maps.py``), and fold in-place updates into their fusion groups (all beyond
     PyTorch)."""
     from ..passes import (
@@ -500,6 +501,7 @@ def _optimise(graph: Graph, inputs: Sequence[Any], device: CpuDevice | CudaDevic
         eliminate_dead_code,
         fuse_inplace_updates,
         fuse_lone_maps,
+        fuse_more_maps,
         fuse_row_reductions,
         propagate_input_shapes,
     )
@@ -509,6 +511,8 @@ def _optimise(graph: Graph, inputs: Sequence[Any], device: CpuDevice | CudaDevic
                                    else None for x in inputs])
     for run_pass in FUSION_PIPELINE:
         run_pass(graph)
+    if reductions and device.name == "cpu":
+        fuse_more_maps(graph)
     if reductions and device.name == "cpu" and fuse_row_reductions(graph):
         eliminate_dead_code(graph)      # (the constants the groups took copies of)
     if reductions and device.name == "cpu":

@@ -1,0 +1,79 @@
+"""Fusion of the maps PyTorch's fuser leaves out, for ``@fusejit.jit`` (beyond PyTorch).
+
+PyTorch's list of simple maps (``graph_fuser.cpp``) has no bitwise ops, so a mask made of
+comparisons stays three NumPy calls and a kernel for each comparison alone::
+
+    %a : Bool(*) = aten::ge(%x, %lo)
+    %b : Bool(*) = aten::lt(%x, %hi)          # np.count_nonzero((x >= lo) & (x < hi))
+    %m : Bool(*) = aten::__and__(%a, %b)
+
+This pass runs the fuser again over the graph that ``fuse_graph`` made, taking also the ops
+of the operator library that have a kernel form but no place in PyTorch's list: each entry's
+``extends`` (``&``, ``|``, ``^``, ``x % 7`` and ``fmod`` by a number, integer ``//``,
+``hardsigmoid``, ``softplus``). Their
+groups merge with the groups already there, so the mask above is one group, which the
+row-reduction pass then takes into its sum. ``fuse_graph`` is unchanged (its groups are checked
+against PyTorch's); the executor runs this after it where it runs the other passes beyond
+PyTorch (``compile(..., reductions=True)``, which ``@fusejit.jit`` asks for on the CPU).
+"""
+
+from __future__ import annotations
+
+from ..ir.graph import Graph, Node
+from ..ir.schema import parse_schema
+from ..ir.types import FloatType, TensorType
+from ..oplib.table import ENTRIES
+from .common_subexpression_elimination import eliminate_common_subexpression
+from .dead_code_elimination import eliminate_dead_code
+from .graph_fuser import GraphFuser, peephole_optimize_shape_expressions
+from .pass_checks import graph_pass
+
+_CONSTANT = "prim::Constant"
+
+
+def _extra_schemas() -> dict[str, list]:
+    """kind -> the parsed schemas each op's entry lists as ``extends``."""
+    return {kind: [parse_schema(text) for text in entry.extends]
+            for kind, entry in ENTRIES.items() if entry.extends and entry.render is not None}
+
+
+_EXTRA = _extra_schemas()
+# Kinds whose kernel form is for integer tensors only (NumPy's float floor division is an
+# algorithm of its own, which the interpreter's body runs).
+_INTEGER_ONLY = frozenset({"aten::floor_divide"})
+
+
+def is_extra_map(node: Node) -> bool:
+    """Is ``node`` one of the maps with a kernel form that PyTorch's fuser does not take, with
+    only constant non-float scalars (as the fuser requires of its own maps)?"""
+    schemas = _EXTRA.get(node.kind)
+    if not schemas or not any(s.matches(node) for s in schemas):
+        return False
+    if node.kind in _INTEGER_ONLY:
+        out = node.output().type
+        if not isinstance(out, TensorType) or out.dtype is None or out.dtype.kind not in "iu":
+            return False
+    return all(isinstance(v.type, (TensorType, FloatType)) or v.node.kind == _CONSTANT
+               for v in node.inputs)
+
+
+class _MoreMapsFuser(GraphFuser):
+    def is_fusable_map(self, node: Node) -> bool:
+        if super().is_fusable_map(node):
+            return True
+        return node.owning_block is self.block and is_extra_map(node)
+
+
+@graph_pass
+def fuse_more_maps(graph: Graph) -> None:
+    """The fuser again, with the maps PyTorch's list leaves out (``is_extra_map``)."""
+    if any(is_extra_map(node) for node in graph.all_nodes()):
+        _MoreMapsFuser(graph.block, graph).run()
+        # (fuse_graph's own tail: the fuser leaves size expressions for the shapes of the
+        # groups' outputs, which would keep a group's output in use outside it)
+        eliminate_common_subexpression(graph)
+        eliminate_dead_code(graph)
+        peephole_optimize_shape_expressions(graph.block)
+
+
+__all__ = ["fuse_more_maps", "is_extra_map"]

@@ -1,0 +1,115 @@
+"""``fuse_more_maps``: the maps with a kernel form that PyTorch's fuser list leaves out (``&``,
+``|``, ``^``, ``x % 7``, integer ``//``) join ``@fusejit.jit``'s fusion groups and their
+row reductions, while plain ``fuse_graph`` still leaves them alone; the values against NumPy's,
+integer division by zero as the interpreter reports it, and float floor division (not fused,
+NumPy's own algorithm) in a kernel against ``np.floor_divide`` on signed zeros, infinities and
+NaN."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import fusejit
+from fusejit.ir.parser import parse_ir
+from fusejit.ir.symbols import aten, prim
+from fusejit.passes import fuse_graph, fuse_more_maps
+from fusejit.runtime.fusion.compiler import FusedKernel
+
+
+def _top(graph) -> list:
+    return [n.kind for n in graph.nodes() if n.kind != prim.Constant]
+
+
+def in_range(x, lo, hi):
+    return np.count_nonzero((x >= lo) & (x < hi))
+
+
+def int_mix(a, b):
+    return (a * 3 + b // 2) % 7 - (a & b)
+
+
+def masks(x, y):
+    m = (x > 0) | (y < 0.5)
+    return np.where(m ^ (x < y), x * y, 0.0)
+
+
+def float_floor(x, y):
+    return np.exp(x // y) * 2
+
+
+RNG = np.random.default_rng(3)
+X, Y = RNG.standard_normal(300), RNG.standard_normal(300)
+A, B = RNG.integers(-50, 50, 300), RNG.integers(1, 9, 300) * RNG.choice([-1, 1], 300)
+
+
+def test_a_mask_of_comparisons_is_one_group_inside_its_reduction():
+    f = fusejit.jit(in_range)
+    assert f(X, -0.5, 0.5) == in_range(X, -0.5, 0.5)
+    assert _top(f.graph_for(X, -0.5, 0.5)) == [prim.RowReductionGroup, aten.Int]
+
+
+def test_integer_arithmetic_with_floor_division_remainder_and_bitwise_is_one_kernel():
+    f = fusejit.jit(int_mix)
+    got = f(A, B)
+    assert got.dtype == np.int64 and np.array_equal(got, int_mix(A, B))
+    assert _top(f.graph_for(A, B)) == [prim.FusionGroup]
+
+
+def test_bool_masks_with_or_and_xor_fuse_with_their_comparisons():
+    f = fusejit.jit(masks)
+    np.testing.assert_array_equal(f(X, Y), masks(X, Y))
+    assert _top(f.graph_for(X, Y)) == [prim.FusionGroup]
+
+
+def test_integer_division_by_zero_in_a_group_is_the_interpreters_error():
+    f = fusejit.jit(divide_plus_one)
+    np.testing.assert_array_equal(f(A, B), divide_plus_one(A, B))
+    assert _top(f.graph_for(A, B)) == [prim.FusionGroup]
+    with pytest.raises(fusejit.FusejitError, match="(?s)aten::floor_divide.*ZeroDivision"):
+        f(A, np.where(np.arange(300) == 7, 0, B))
+
+
+def divide_plus_one(a, b):
+    return a // b + 1
+
+
+def test_float_floor_division_stays_out_and_matches_numpy():
+    f = fusejit.jit(float_floor)
+    with np.errstate(all="ignore"):
+        np.testing.assert_allclose(f(X, Y), float_floor(X, Y), rtol=1e-12)
+    assert aten.floor_divide in _top(f.graph_for(X, Y))
+
+
+def test_fuse_graph_alone_leaves_them_as_pytorch_does():
+    ir = """graph(%x : Long(*, device=cpu), %y : Long(*, device=cpu)):
+  %seven : int = prim::Constant[value=7]()
+  %a : Long(*, device=cpu) = aten::__and__(%x, %y)
+  %b : Long(*, device=cpu) = aten::remainder(%a, %seven)
+  %c : Long(*, device=cpu) = aten::floor_divide(%b, %y)
+  return (%c)
+"""
+    graph = parse_ir(ir)
+    fuse_graph(graph)
+    assert prim.FusionGroup not in _top(graph)
+    fuse_more_maps(graph)
+    assert _top(graph) == [prim.FusionGroup]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_float_floor_division_kernel_is_numpys(dtype):
+    ty = "Float" if dtype == np.float32 else "Double"
+    graph = parse_ir(f"""graph(%x : {ty}(*), %y : {ty}(*)):
+  %q : {ty}(*) = aten::floor_divide(%x, %y)
+  return (%q)
+""")
+    special = [0.0, -0.0, 1.0, -1.0, 0.5, -7.25, 3.0, 1e30, -1e-30, np.inf, -np.inf, np.nan]
+    x, y = (np.array(v, dtype) for v in zip(*[(a, b) for a in special for b in special]))
+    x = np.concatenate([x, RNG.uniform(-1e3, 1e3, 500).astype(dtype)])
+    y = np.concatenate([y, RNG.uniform(-9, 9, 500).astype(dtype)])
+    (got,) = FusedKernel(graph)(x, y)
+    with np.errstate(all="ignore"):
+        want = np.floor_divide(x, y)
+    assert got.dtype == dtype
+    np.testing.assert_array_equal(got, want)
+    assert np.array_equal(np.signbit(got), np.signbit(want))
