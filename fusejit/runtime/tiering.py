@@ -35,7 +35,6 @@ import os
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -181,10 +180,3 @@ def warm_native(wait: bool = False) -> bool:
         if held:
             _loop_addresses(lock_held=True)
         return held
-
-
-def timed(run, stack: list) -> float:
-    """Run ``run(stack)`` and return the seconds it took."""
-    start = time.perf_counter()
-    run(stack)
-    return time.perf_counter() - start

@@ -77,6 +77,40 @@ def test_a_group_runs_interpreted_until_hot_then_its_kernel(tiered, monkeypatch)
     assert isinstance(group._kernel, FusedKernel)
 
 
+# Straight-line (no loop), with enough operations that the native loop would take it.
+STRAIGHT = """graph(%x : Tensor, %y : Tensor):
+  %one : int = prim::Constant[value=1]()
+  %a : Tensor = aten::add(%x, %y, %one)
+  %s : int = aten::size(%a, %one)
+  %b : Tensor = aten::mul(%a, %s)
+  %c : Tensor = aten::mm(%b, %b)
+  %d : Tensor = aten::sub(%c, %x, %one)
+  %e : Tensor = aten::mm(%d, %b)
+  %f : Tensor = aten::add(%e, %y, %one)
+  return (%f)
+"""
+
+
+def test_a_warming_plan_runs_its_straight_line_form(tiered, monkeypatch):
+    """On its way to the native loop a plan is timed on the reference side: through its
+    straight-line function where it has one, not the general loop (~3x slower a step)."""
+    loops = []
+    real = executor.InterpreterState
+    monkeypatch.setattr(executor, "InterpreterState", lambda code: loops.append(code) or real(code))
+    monkeypatch.setattr(tiering, "promote_after", lambda: float("inf"))
+    fn = fusejit.compile(fusejit.parse_ir(STRAIGHT), fuse=True)
+    x = np.random.default_rng(1).standard_normal((3, 3))
+    y = np.eye(3)
+    a = x + y
+    b = a * 3
+    want = (b @ b - x) @ b + y
+    for _ in range(3):
+        np.testing.assert_allclose(fn(x, y), want)
+    plan = fn.plan_for(fn.check_inputs([x, y]))
+    assert plan.engine == "native" and plan.tier() == "warming" and plan.warming > 0
+    assert plan.straight() is not None and not loops
+
+
 def _unseen():
     """A one-group graph whose kernel no earlier run compiled (a float constant drawn now),
     and what it computes."""
