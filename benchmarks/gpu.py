@@ -18,6 +18,11 @@ Steps, each printed as it runs:
    CuPy arrays: the first call's time, the largest error against NumPy on the host, and the
    time against the same function run eagerly on the CuPy arrays (NumPy's functions dispatch
    to CuPy's).
+
+On the lent H200 image (numba 0.68.0, numba-cuda 0.30.4, CuPy 14.2, NumPy 2.5), numba-cuda
+fails to import its own array module: it reads ``np.row_stack``, which NumPy 2.5 removed. The
+runs behind the figures in the notes put a ``sitecustomize.py`` on ``PYTHONPATH`` there that
+sets ``numpy.row_stack = numpy.vstack``; fusejit itself never changes NumPy.
 """
 
 from __future__ import annotations
