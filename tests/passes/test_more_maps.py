@@ -113,3 +113,22 @@ def test_float_floor_division_kernel_is_numpys(dtype):
     assert got.dtype == dtype
     np.testing.assert_array_equal(got, want)
     assert np.array_equal(np.signbit(got), np.signbit(want))
+
+
+@pytest.mark.parametrize("ty, dtype", [("Long", np.int64), ("Int", np.int32)])
+def test_integer_floor_division_at_the_extremes_is_numpys(ty, dtype):
+    """Every pair of extremes and small values, in one kernel with remainder: the minimum
+    divided by -1 wraps to the minimum, as in NumPy (Numba's own // gives 0 there)."""
+    graph = parse_ir(f"""graph(%x : {ty}(*), %y : {ty}(*)):
+  %q : {ty}(*) = aten::floor_divide(%x, %y)
+  %r : {ty}(*) = aten::remainder(%x, %y)
+  return (%q, %r)
+""")
+    info = np.iinfo(dtype)
+    values = np.array([info.min, info.max, -1, 1, 7, -7, 2, -2], dtype)
+    x, y = np.repeat(values, len(values)), np.tile(values, len(values))
+    q, r = FusedKernel(graph)(x, y)
+    with np.errstate(all="ignore"):
+        np.testing.assert_array_equal(q, np.floor_divide(x, y))
+        np.testing.assert_array_equal(r, np.remainder(x, y))
+    assert q.dtype == r.dtype == dtype

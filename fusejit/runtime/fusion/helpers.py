@@ -83,6 +83,8 @@ def floor_divide_i(a, b):
     flags it)."""
     if b == 0:
         return a - a
+    if b == -1:
+        return -a       # (NumPy's wrap for the minimum, where Numba's // gives 0)
     return a // b
 
 
