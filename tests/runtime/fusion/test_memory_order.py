@@ -162,7 +162,7 @@ def test_random_layouts_match_numpy_add():
     them): the kernel makes the same for dimensions longer than 1."""
     rng = np.random.default_rng(7)
     kernel = _kernel(ADD)
-    for _ in range(60):
+    for _ in range(40):       # (each new layout compiles its plan's variant: 12-15 s for 60)
         shape = tuple(rng.choice([1, 3, 4, 7], size=rng.integers(2, 5)))
         x, y = _random_view(rng, shape), _random_view(rng, shape)
         (got,) = kernel(x, y)

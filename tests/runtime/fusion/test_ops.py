@@ -149,8 +149,11 @@ COMBOS = [(F32, F32, F32), (F64, F64, F64), (I64, I64, I64), (BOOL, BOOL, BOOL),
 # The mixed-dtype cases repeat type promotion, which (I64, F32, I64) over mixed 0-dim operands
 # covers in the default suite, and the float32 ops on all-0-dim operands repeat the
 # broadcast_noncontig case's kernels on the rank-0 plan, which the mixed 0-dim case runs too: they
-# are exhaustive cases (tests/conftest.py), about 33 s of a cold suite's kernel compiles.
-_EXHAUSTIVE = {((F32, I64, BOOL), "broadcast_noncontig"),
+# are exhaustive cases (tests/conftest.py), about 33 s of a cold suite's kernel compiles. The
+# all-bool case (8-12 s) is one too: its layouts are the other dtypes' (the plan and indexing
+# do not depend on the dtype), and bool kernels run in tests/passes/test_more_maps.py, the
+# corpus's int_bool_tensors and tests/fuzz/test_edge_values.py's comparisons.
+_EXHAUSTIVE = {((F32, I64, BOOL), "broadcast_noncontig"), ((BOOL, BOOL, BOOL), "broadcast_noncontig"),
                ((I64, F64, F32), "broadcast_noncontig"), ((F32, F64, I64), "mixed_zero_dim"),
                ((F32, F32, F32), "zero_dim")}
 CASES = [pytest.param(combo, layout, id=f"{'-'.join(combo)}-{layout}",
