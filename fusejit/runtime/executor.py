@@ -188,21 +188,12 @@ class CompiledFunction(Portable):
         if engine == "native" and not (self.engine == "auto" and host_sized(stack)):
             NativeInterpreter(code).run(stack)
         elif engine in ("reference", "native"):    # (native: big arrays, outputs.host_sized)
-            if plan.single is not None:
-                plan.single.run(stack)      # (one fused group: no loop needed)
-            elif plan.straight() is not None:
-                stack[:] = plan.straight()(stack)   # (no jumps: no loop needed)
-            else:
-                InterpreterState(code).run(stack)
-        else:   # a plan on its way to the native loop: count its time on the reference loop
+            plan.run_reference(stack)
+        else:   # a plan on its way to the native loop: count its time on the reference side
             # (its straight-line form where it has one: one_hot's 17-row plan warmed at 39 us
-            # a call through the loop, against NumPy's 11)
-            straight = plan.straight()
+            # a call through the general loop, against NumPy's 11)
             start_run = time.perf_counter()
-            if straight is not None:
-                stack[:] = straight(stack)
-            else:
-                InterpreterState(code).run(stack)
+            plan.run_reference(stack)
             plan.warming += time.perf_counter() - start_run
         timings = self._timings.get(plan)
         if timings is None:
@@ -341,6 +332,17 @@ class Plan:
         if self._straight is False:
             self._straight = straight_line(self.code)
         return self._straight
+
+    def run_reference(self, stack: list) -> None:
+        """Run on the reference side: the one operation of a plan that fused into one group,
+        the straight-line function of one with no jumps, else the loop (``InterpreterState``);
+        the outputs replace the inputs on ``stack``."""
+        if self.single is not None:
+            self.single.run(stack)
+        elif self.straight() is not None:
+            stack[:] = self.straight()(stack)
+        else:
+            InterpreterState(self.code).run(stack)
 
     def tier(self) -> str:
         """Where ``engine="auto"`` runs this plan now: "native", "reference", or "warming" (the
