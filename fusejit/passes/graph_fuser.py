@@ -56,7 +56,7 @@ from .fuser_shapes import (
 from .pass_checks import graph_pass
 
 __all__ = ["GraphFuser", "custom_fuse_graph", "fuse_backward_graph", "fuse_graph",
-           "is_simple_map", "peephole_optimize_shape_expressions"]
+           "is_simple_map", "matches_map", "peephole_optimize_shape_expressions"]
 
 # The kernel argument limit (nvrtc's, applied to every device), counted as PyTorch counts it.
 FUSION_KERNEL_ARGS_LIMIT = 128
@@ -92,7 +92,13 @@ def _is_int_list(v: Value) -> bool:
 
 def is_simple_map(node: Node) -> bool:
     """A pointwise op the fuser can generate code for, with only constant non-float scalars."""
-    schemas = _SIMPLE_MAP_SCHEMAS.get(node.kind)
+    return matches_map(node, _SIMPLE_MAP_SCHEMAS)
+
+
+def matches_map(node: Node, schemas_of: dict[str, list]) -> bool:
+    """Does ``node`` match one of the schemas ``schemas_of`` lists for its kind, with only
+    constant non-float scalars (the fuser's rule for its maps)?"""
+    schemas = schemas_of.get(node.kind)
     if not schemas or not any(s.matches(node) for s in schemas):
         return False
     for v in node.inputs:

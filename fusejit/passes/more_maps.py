@@ -21,14 +21,12 @@ from __future__ import annotations
 
 from ..ir.graph import Graph, Node
 from ..ir.schema import parse_schema
-from ..ir.types import FloatType, TensorType
+from ..ir.types import TensorType
 from ..oplib.table import ENTRIES
 from .common_subexpression_elimination import eliminate_common_subexpression
 from .dead_code_elimination import eliminate_dead_code
-from .graph_fuser import GraphFuser, peephole_optimize_shape_expressions
+from .graph_fuser import GraphFuser, matches_map, peephole_optimize_shape_expressions
 from .pass_checks import graph_pass
-
-_CONSTANT = "prim::Constant"
 
 
 def _extra_schemas() -> dict[str, list]:
@@ -46,15 +44,12 @@ _INTEGER_ONLY = frozenset({"aten::floor_divide"})
 def is_extra_map(node: Node) -> bool:
     """Is ``node`` one of the maps with a kernel form that PyTorch's fuser does not take, with
     only constant non-float scalars (as the fuser requires of its own maps)?"""
-    schemas = _EXTRA.get(node.kind)
-    if not schemas or not any(s.matches(node) for s in schemas):
+    if not matches_map(node, _EXTRA):
         return False
     if node.kind in _INTEGER_ONLY:
         out = node.output().type
-        if not isinstance(out, TensorType) or out.dtype is None or out.dtype.kind not in "iu":
-            return False
-    return all(isinstance(v.type, (TensorType, FloatType)) or v.node.kind == _CONSTANT
-               for v in node.inputs)
+        return isinstance(out, TensorType) and out.dtype is not None and out.dtype.kind in "iu"
+    return True
 
 
 class _MoreMapsFuser(GraphFuser):
