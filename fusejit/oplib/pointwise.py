@@ -19,6 +19,7 @@ import numpy as np
 
 from ..ir.types import ScalarType
 from .dtypes import category, result_type
+from .table import is_cuda_array
 
 BOOL = np.dtype(np.bool_)
 
@@ -151,7 +152,7 @@ def same_dtype_ufunc(fn: Any, dtype: np.dtype) -> bool:
 def to(x: Any, dtype: np.dtype) -> np.ndarray:
     """An operand (array or Python scalar) in the computation dtype (a CuPy array stays on its
     device: NumPy bodies run on them where an op has no device body of its own)."""
-    if isinstance(x, np.ndarray) or type(x).__module__[:4] == "cupy":
+    if isinstance(x, np.ndarray) or is_cuda_array(x):
         return x.astype(dtype, copy=False)
     return np.asarray(x, dtype=dtype)
 

@@ -268,11 +268,16 @@ def dtype_of_code(code: int) -> np.dtype:
         raise ValueError(f"unsupported ScalarType code {code}") from None
 
 
+def is_cuda_array(value: Any) -> bool:
+    """Is ``value`` a CuPy array? Checked by its type's module, so CuPy is never imported."""
+    module = type(value).__module__
+    return module == "cupy" or module.startswith("cupy.")
+
+
 def as_tensor(value: Any) -> np.ndarray:
     """Wrap NumPy's scalar results (reductions and ufuncs on 0-dim input) as 0-dim arrays
     (CuPy's are 0-d device arrays already: a NumPy body run on the device keeps them)."""
-    cls = type(value)
-    return value if cls is np.ndarray or cls.__module__[:4] == "cupy" else np.asarray(value)
+    return value if type(value) is np.ndarray or is_cuda_array(value) else np.asarray(value)
 
 
 def wrap_dim(dim: int, rank: int, what: str = "dim") -> int:

@@ -37,6 +37,7 @@ from ..errors import FusejitError, InterpreterError, IRError
 from ..ir.graph import Graph, Node, Value
 from ..ir.symbols import prim
 from ..ir.types import TensorType
+from ..oplib.table import is_cuda_array
 
 INSTALL_HINT = ('install the CUDA extras with `pip install -e ".[cuda]"` (CuPy and numba-cuda) '
                 "on a machine with an NVIDIA driver, or set NUMBA_ENABLE_CUDASIM=1 before "
@@ -241,12 +242,6 @@ def get_device(name: str) -> CpuDevice | CudaDevice:
     if isinstance(name, str) and (name == "cuda" or name.startswith("cuda:")):
         return cuda_device()
     raise FusejitError(f"unknown device {name!r}; choose 'cpu' or 'cuda'")
-
-
-def is_cuda_array(value: Any) -> bool:
-    """Is ``value`` a CuPy array? Checked by its type's module, so CuPy is never imported."""
-    module = type(value).__module__
-    return module == "cupy" or module.startswith("cupy.")
 
 
 def infer_device(values: Sequence[Any]) -> str | None:

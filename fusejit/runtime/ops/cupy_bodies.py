@@ -61,8 +61,7 @@ def make_device_operation(node, xp) -> Operation:
 def _through_numpy(reference: Operation, xp) -> Operation:
     """``reference`` (a NumPy body) run on device arrays, its NumPy array outputs copied to the
     device, and any failure raised as an error naming the op."""
-    schema = reference.entry.schema if reference.entry is not None else reference.kind
-    body = reference.fn
+    schema, body = reference.entry.schema, reference.fn
 
     def run(*args: Any) -> Any:
         try:
