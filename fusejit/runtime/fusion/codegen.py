@@ -469,21 +469,18 @@ class _Generator(Emitter):
         loop over the linear output index (one element per thread and iteration).
 
         ``classes`` are the plan's inner-stride classes of the operands (reads, then output
-        pieces): in a one-dimensional loop, a unit stride is no multiplication and a zero one
-        no term. The first ``lead``
-        dimensions have size 1 (the plan pads its coalesced sizes to the group's rank): they
-        take no index arithmetic, so a contiguous call of any rank indexes with ``lin``
-        itself, without the 64-bit divisions that split it. Offsets, strides and sizes are
+        pieces), or None (every one strided): a unit stride is no multiplication in the last
+        dimension, and a zero one no term. The first ``lead`` dimensions have size 1 (the plan
+        pads its coalesced sizes to the group's rank): they take no index arithmetic, so a
+        contiguous call of any rank indexes with ``lin`` itself, without the 64-bit divisions
+        that split it. Offsets, strides and sizes are
         read from ``meta`` once, before the loop, where they are few (``CUDA_HOISTED_META``):
         the loop's stores could alias ``meta`` for all Numba knows, so it reads them again
         for every element, from the L1 cache, which costs less than the registers that
         many of them would hold."""
         layout, rank = self.layout, self.rank
         n_operands = len(layout.operands) + sum(len(out.pieces) for out in layout.outputs)
-        lead = min(max(lead, 0), rank - 1)
-        if classes is None or lead < rank - 1:
-            # (unit strides only in one-dimensional loops: in the LSTM cell's rank-2 loop
-            # over chunks, H200, i1 for i1 * stride ran 2.33 ms against 2.07 at 8192 x 8192)
+        if classes is None:
             classes = [STRIDED] * n_operands
         n_tensors = len(layout.tensor_index)
         args = (["meta", "numel"] + [f"x{i}" for i in range(n_tensors)]
@@ -614,8 +611,8 @@ def generate_cuda(layout: GroupLayout, specs: list[ArgSpec], rank: int,
                   lead: int = 0) -> tuple[str, list[np.dtype], bool]:
     """The CUDA kernel module's source, the outputs' dtypes, and whether the kernel can set
     its status flag (integer division by zero), which costs the caller a device sync to read.
-    ``classes`` and ``lead``: the plan's stride classes and leading size-1 dimensions
-    (``cuda_kernel_text``).
+    ``classes`` and ``lead``: the plan's stride classes (or None) and leading size-1 dimensions
+    (``cuda_kernel_text``; ``CudaFusedKernel`` passes classes for one-dimensional loops only).
 
     The compute capability is written into the text, so the file, its hash and Numba's cache
     entry are per device generation.

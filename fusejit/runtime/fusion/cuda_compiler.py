@@ -81,11 +81,14 @@ class CudaFusedKernel(FusedKernel):
     def _cuda_variant(self, specs: list[ArgSpec], plan: Plan) -> _CudaVariant:
         cc = tuple(self.device.compute_capability)
         lead = _leading_ones(plan)
-        key = (tuple(s.key() for s in specs), plan.rank, cc, plan.classes, lead)
+        # Unit and zero strides only in one-dimensional loops: in the LSTM cell's rank-2 loop
+        # over chunks (H200, 8192 x 8192) i1 for i1 * stride ran 2.33 ms against 2.07.
+        classes = plan.classes if lead == plan.rank - 1 else None
+        key = (tuple(s.key() for s in specs), plan.rank, cc, classes, lead)
         variant = self._variants.get(key)
         if variant is None:
             source, out_dtypes, guarded = generate_cuda(self.layout, specs, plan.rank, cc,
-                                                        list(plan.classes), lead)
+                                                        classes, lead)
             module = load_module(source)
             variant = _CudaVariant(source, module.kernel_cuda, out_dtypes, guarded)
             self._variants[key] = variant
