@@ -17,7 +17,9 @@ faster. This pass gives each such node a ``prim::FusionGroup`` of one node::
 Cheap maps (add, mul, abs) stay NumPy's: one of them alone is as fast either way, memory
 bound; but one that an in-place update takes (``np.add(x, y, out=z)``, ``z[1:] = x - y``)
 gets a group too, which ``fuse_inplace_updates`` folds the update into: the kernel writes
-into ``z``, where NumPy's op would make an array and ``aten::copy_`` copy it.
+into ``z``, where NumPy's op would make an array and ``aten::copy_`` copy it. So does one that
+reads a view with constant arguments (``x[1:] - x[:-1]``), which ``move_views_into_groups``
+then moves into the group: one kernel reading ``x``.
 ``fuse_graph`` is unchanged (its groups are checked against PyTorch's); the executor runs this
 after it and after the reduction groups (``fuse_row_reductions``), which take a map feeding a
 reduction themselves.
@@ -33,6 +35,7 @@ from ..oplib.binary import POW_SPECIAL
 from .graph_fuser import GraphFuser, is_simple_map
 from .inplace_fusion import foldable_update
 from .pass_checks import graph_pass
+from .view_inputs import view_step
 
 # The maps a kernel computes with vectorised forms (``runtime/fusion/templates.py``, whose
 # ``VECTOR_MATH`` is these and fmod and remainder).
@@ -83,17 +86,25 @@ def _fuse_block(block: Block, graph: Graph, top: bool = True) -> bool:
     for node in list(block.nodes()):
         for sub in node.blocks:
             changed |= _fuse_block(sub, graph, False)
-        if (costly_map(node) or top and _feeds_update(node)) and fuser.is_fusable(node):
+        if (costly_map(node) or top and _feeds_update(node) or _reads_views(node)) \
+                and fuser.is_fusable(node):
             fuser.create_singleton_fusion_group(node)
             changed = True
     return changed
 
 
+def _reads_views(node: Node) -> bool:
+    """Is ``node`` a map reading a view that ``move_views_into_groups`` moves into its group
+    (``x[1:] - x[:-1]``: one kernel reading ``x`` twice, not two views made by the interpreter
+    and NumPy's loop over them)?"""
+    return any(view_step(v.node) is not None for v in node.inputs) and is_simple_map(node)
+
+
 @graph_pass
 def fuse_lone_maps(graph: Graph) -> bool:
-    """Give each lone costly map (``COSTLY``, on float tensors), and each lone map that an
-    in-place update of the graph's top block takes (``_feeds_update``), a fusion group of its
-    own; whether any changed."""
+    """Give each lone costly map (``COSTLY``, on float tensors), each lone map that an
+    in-place update of the graph's top block takes (``_feeds_update``) and each lone map of
+    views (``_reads_views``) a fusion group of its own; whether any changed."""
     return _fuse_block(graph.block, graph)
 
 

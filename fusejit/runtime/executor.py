@@ -507,8 +507,8 @@ def _optimise(graph: Graph, inputs: Sequence[Any], device: CpuDevice | CudaDevic
     """Specialise types to ``inputs``, then canonicalise and fuse (PyTorch's optimised path);
     with ``reductions`` (CPU only), then fuse the maps PyTorch's list leaves out
     (``passes/more_maps.py``), form row-reduction groups, groups of one costly map
-    (``passes/lone_maps.py``), and fold in-place updates into their fusion groups (all beyond
-    PyTorch)."""
+    (``passes/lone_maps.py``), fold in-place updates into their fusion groups, and move the
+    views the groups read into them (``passes/view_inputs.py``; all beyond PyTorch)."""
     from ..passes import (
         FUSION_PIPELINE,
         eliminate_dead_code,
@@ -516,6 +516,7 @@ def _optimise(graph: Graph, inputs: Sequence[Any], device: CpuDevice | CudaDevic
         fuse_lone_maps,
         fuse_more_maps,
         fuse_row_reductions,
+        move_views_into_groups,
         propagate_input_shapes,
     )
 
@@ -531,6 +532,7 @@ def _optimise(graph: Graph, inputs: Sequence[Any], device: CpuDevice | CudaDevic
     if reductions and device.name == "cpu":
         fuse_lone_maps(graph)
         fuse_inplace_updates(graph)
+        move_views_into_groups(graph)
 
 
 def _tensor_type(array: Any, device: str) -> TensorType:

@@ -54,6 +54,7 @@ from .templates import (
     _SEPARATE,
     _TRIG,
     RENDERERS,
+    STRUCTURAL,
     element_cost,
     fast_name,
     inside_form,
@@ -262,8 +263,8 @@ class _Generator(Emitter):
                 dtype = np.dtype(np.float64 if isinstance(value, float) else
                                  np.bool_ if isinstance(value, bool) else np.int64)
                 self.values[node.output()] = Operand(text, dtype, "scalar", value)
-            elif node.kind in (prim.ConstantChunk, prim.FusedConcat):
-                continue
+            elif node.kind in STRUCTURAL:
+                continue    # (cuts make operands, see layout.py; concats are outputs)
             else:
                 self._emit(node)
 

@@ -1,7 +1,9 @@
 """What a fusion group reads and writes, found once from its subgraph (no dtypes, no sizes).
 
-A tensor *operand* is one strided view the kernel reads: a group input, or one piece of a
-``prim::ConstantChunk`` of a group input (or of such a piece). Outputs are plain values or
+A tensor *operand* is one strided view the kernel reads: a group input, one piece of a
+``prim::ConstantChunk`` of a group input (or of such a piece), or a view of a group input with
+constant arguments (``VIEWS``: a slice or a transposition, which ``passes/view_inputs.py``
+moves into groups; or such a view of a view or of a chunk piece). Outputs are plain values or
 ``prim::FusedConcat``s, whose pieces are written into slices of one array::
 
     graph(%x : Tensor, %y : Tensor, %s : float):
@@ -10,6 +12,16 @@ A tensor *operand* is one strided view the kernel reads: a group input, or one p
       %d = aten::add(%c, %y, ...)
       %e = prim::FusedConcat[dim=0](%d, %b)               output 0: concat of pieces d, b
       return (%e)
+
+A view read only by other views or chunks is no operand itself (it is not broadcast into the
+iteration shape): ``u[1:-1]`` below only gives the two operands their rows::
+
+    graph(%u : Tensor):
+      %r = aten::slice(%u, 0, 1, -1, 1)        operands: u[1:-1, :-2], u[1:-1, 2:]
+      %a = aten::slice(%r, 1, None, -2, 1)
+      %b = aten::slice(%r, 1, 2, None, 1)
+      %d = aten::sub(%b, %a, 1)
+      return (%d)
 
 Some inputs give only a dtype (``type_as``'s ``other``, see ``templates.DTYPE_ONLY``): values
 reached from the outputs only through such inputs are not ``needed``, and an operand that is
@@ -26,20 +38,27 @@ from ...errors import IRError
 from ...ir.graph import Graph, Node, Value
 from ...ir.symbols import prim
 from ...ir.types import BoolType, FloatType, IntType, NumberType, TensorType
+from ...passes.view_inputs import VIEWS, view_step
 from .templates import DTYPE_ONLY, RENDERERS
+
+# Nodes that cut a view out of a value without reading its elements.
+_CUTS = VIEWS | {prim.ConstantChunk}
 
 
 class TensorOperand:
-    """A view the kernel reads: group input ``input`` (a tensor-input index), maybe chunked.
+    """A view the kernel reads: group input ``input`` (a tensor-input index), maybe cut.
 
-    ``steps`` lists the chunks applied to the input, outermost first, each as
-    ``(chunks, dim, index)``: a ``prim::ConstantChunk`` of a chunk piece (PyTorch's fuser forms
-    such groups) is a second step on the first one's view.
+    ``steps`` lists the cuts applied to the input, outermost first, each a tuple tagged by its
+    first item: ``("chunk", chunks, dim, index)`` (a ``prim::ConstantChunk`` of a chunk piece,
+    which PyTorch's fuser forms, is a second step on the first one's view), ``("slice", dim,
+    start, end, step)``, ``("select", dim, index)``, ``("t",)``, ``("transpose", dim0, dim1)``
+    or ``("permute", dims)`` (the ops' own arguments, dims maybe negative). ``plan._views``
+    applies them to the input's shape and strides, as the ops would.
     """
 
     __slots__ = ("input", "steps")
 
-    def __init__(self, input: int, steps: tuple[tuple[int, int, int], ...] = ()):
+    def __init__(self, input: int, steps: tuple[tuple, ...] = ()):
         self.input = input
         self.steps = steps
 
@@ -62,7 +81,8 @@ class GroupLayout:
     """The static structure of a fusion group's subgraph."""
 
     __slots__ = ("graph", "input_kinds", "tensor_index", "scalar_index", "operands",
-                 "operand_of", "outputs", "depends", "needed", "data_operands", "element_cost")
+                 "operand_of", "cut_of", "outputs", "depends", "needed", "data_operands",
+                 "element_cost")
 
     def __init__(self, graph: Graph):
         self.graph = graph
@@ -71,6 +91,7 @@ class GroupLayout:
         self.scalar_index: dict[int, int] = {}    # graph input position -> scalar input number
         self.operands: list[TensorOperand] = []
         self.operand_of: dict[Value, int] = {}    # input or chunk-output value -> operand
+        self.cut_of: dict[Value, TensorOperand] = {}  # input or cut value -> its view
         self.outputs: list[OutputLayout] = []
         self.depends: dict[Value, frozenset[int]] = {}   # value -> operands it reads
         self.needed: set[Value] = set()           # values whose elements an output reads
@@ -89,8 +110,10 @@ def analyse(graph: Graph) -> GroupLayout:
         if isinstance(value.type, TensorType):
             layout.tensor_index[pos] = len(layout.tensor_index)
             layout.input_kinds.append("tensor")
-            if any(use.user.kind != prim.ConstantChunk for use in value.uses) or not value.uses:
-                _add_operand(layout, value, TensorOperand(layout.tensor_index[pos]))
+            base = TensorOperand(layout.tensor_index[pos])
+            layout.cut_of[value] = base
+            if any(use.user.kind not in _CUTS for use in value.uses) or not value.uses:
+                _add_operand(layout, value, base)
         elif isinstance(value.type, (FloatType, IntType, BoolType, NumberType)):
             layout.scalar_index[pos] = len(layout.scalar_index)
             layout.input_kinds.append("scalar")
@@ -133,6 +156,15 @@ def _add_operand(layout: GroupLayout, value: Value, operand: TensorOperand) -> N
     layout.operands.append(operand)
 
 
+def _cut_source(layout: GroupLayout, node: Node, what: str) -> TensorOperand:
+    """The view that ``node`` (a chunk or a view) cuts further: a group input's or a cut's."""
+    view = layout.cut_of.get(node.input())
+    if view is None:
+        raise IRError(f"{what} of a computed value{_where(node)}: a fusion group only cuts its "
+                      "inputs and their chunk pieces and views")
+    return view
+
+
 def _analyse_node(layout: GroupLayout, node: Node) -> None:
     kind = node.kind
     if kind == prim.Constant:
@@ -142,21 +174,29 @@ def _analyse_node(layout: GroupLayout, node: Node) -> None:
         layout.depends[node.output()] = frozenset()
         return
     if kind == prim.ConstantChunk:
-        source = node.input()
-        if source in layout.graph.inputs:
-            base = TensorOperand(layout.tensor_index[layout.graph.inputs.index(source)])
-        elif source in layout.operand_of and source.node.kind == prim.ConstantChunk:
-            # A chunk of a chunk piece: a further cut of that piece's view.
-            base = layout.operands[layout.operand_of[source]]
-        else:
-            raise IRError(f"prim::ConstantChunk of a computed value{_where(node)}: the fuser "
-                          "only chunks group inputs and their chunk pieces")
+        # (a chunk of a chunk piece or of a view: a further cut of that view)
+        base = _cut_source(layout, node, "prim::ConstantChunk")
         chunks, dim = node.i("chunks"), node.i("dim")
         if chunks < 1 or chunks != len(node.outputs):
             raise IRError(f"prim::ConstantChunk with chunks={chunks} and {len(node.outputs)} "
                           f"outputs{_where(node)}")
         for j, out in enumerate(node.outputs):
-            _add_operand(layout, out, TensorOperand(base.input, base.steps + ((chunks, dim, j),)))
+            piece = TensorOperand(base.input, base.steps + (("chunk", chunks, dim, j),))
+            layout.cut_of[out] = piece
+            _add_operand(layout, out, piece)
+        return
+    if kind in VIEWS:
+        step = view_step(node)
+        if step is None:
+            raise IRError(f"{kind} in a fusion group with arguments other than constants of "
+                          f"its schema's types{_where(node)}")
+        base = _cut_source(layout, node, kind)
+        out = node.output()
+        view = layout.cut_of[out] = TensorOperand(base.input, base.steps + (step,))
+        if any(use.user.kind not in _CUTS for use in out.uses):
+            _add_operand(layout, out, view)
+        else:
+            layout.depends[out] = frozenset()
         return
     if kind == prim.FusedConcat:
         users = [use.user for out in node.outputs for use in out.uses]

@@ -29,6 +29,7 @@ import numba
 import numpy as np
 
 from ...errors import FusejitError, InterpreterError
+from ...oplib.table import wrap_dim
 from .. import blas, cores
 from ..forks import serial_only
 from .codegen import STRIDED, UNIT, ZERO
@@ -204,9 +205,22 @@ def _describe(layout: GroupLayout, k: int) -> str:
     op = layout.operands[k]
     pos = [p for p, n in layout.tensor_index.items() if n == op.input][0]
     name = layout.graph.inputs[pos].debug_name
-    piece = "".join(f", chunk {index} of {chunks} along dim {dim}"
-                    for chunks, dim, index in op.steps)
+    piece = "".join(f", {_step_text(step)}" for step in op.steps)
     return f"group input {pos} (%{name}{piece})"
+
+
+def _step_text(step: tuple) -> str:
+    kind = step[0]
+    if kind == "chunk":
+        return f"chunk {step[3]} of {step[1]} along dim {step[2]}"
+    if kind == "slice":
+        start, end = ("" if v is None else v for v in step[2:4])
+        return f"slice {start}:{end}:{step[4]} along dim {step[1]}"
+    if kind == "select":
+        return f"index {step[2]} along dim {step[1]}"
+    if kind == "t":
+        return "transposed"
+    return f"{kind} of dims {list(step[1:]) if kind == 'transpose' else list(step[1])}"
 
 
 def make_plan(layout: GroupLayout, shapes: list[tuple[int, ...]],
@@ -390,24 +404,73 @@ def _meta(rows: int, cols: int, n_blocks: int, sizes: list[int], offsets: list[i
 
 
 def _views(layout: GroupLayout, shapes, strides) -> list[tuple[tuple[int, ...], list[int], int]]:
-    """(shape, element strides, offset) of every operand, chunk pieces cut out."""
+    """(shape, element strides, offset) of every operand, its cuts (chunk pieces, views) made."""
     views = []
     for k, op in enumerate(layout.operands):
         shape, st = list(shapes[op.input]), list(strides[op.input])
         offset = 0
-        for chunks, chunk_dim, index in op.steps:
-            ndim = len(shape)
-            dim = chunk_dim + ndim if chunk_dim < 0 else chunk_dim
-            if not 0 <= dim < ndim:
-                raise InterpreterError(f"{_describe(layout, k)}: chunk dim {chunk_dim} is out "
-                                       f"of range for a tensor of rank {ndim}")
-            if shape[dim] % chunks:
-                raise InterpreterError(f"{_describe(layout, k)}: size {shape[dim]} along dim "
-                                       f"{dim} does not split into {chunks} equal chunks")
-            shape[dim] //= chunks
-            offset += index * shape[dim] * st[dim]
+        for step in op.steps:
+            try:
+                offset += _cut(shape, st, step)
+            except (IndexError, ValueError) as why:
+                raise InterpreterError(f"{_describe(layout, k)}: {why}") from None
         views.append((tuple(shape), st, offset))
     return views
+
+
+def _cut(shape: list[int], st: list[int], step: tuple) -> int:
+    """Cut the view of ``shape`` and element strides ``st`` (changed in place) as ``step``
+    (``TensorOperand.steps``) says, as its op would; the offset it adds."""
+    ndim = len(shape)
+    kind = step[0]
+    if kind == "chunk":
+        _, chunks, chunk_dim, index = step
+        dim = chunk_dim + ndim if chunk_dim < 0 else chunk_dim
+        if not 0 <= dim < ndim:
+            raise IndexError(f"chunk dim {chunk_dim} is out of range for a tensor of rank "
+                             f"{ndim}")
+        if shape[dim] % chunks:
+            raise ValueError(f"size {shape[dim]} along dim {dim} does not split into "
+                             f"{chunks} equal chunks")
+        shape[dim] //= chunks
+        return index * shape[dim] * st[dim]
+    if kind == "slice":
+        _, dim, start, end, by = step
+        if not ndim:
+            raise IndexError("slice() cannot be applied to a 0-dim tensor")
+        dim = wrap_dim(dim, ndim)
+        first, stop, by = slice(start, end, by).indices(shape[dim])
+        shape[dim] = len(range(first, stop, by))
+        offset = first * st[dim] if shape[dim] else 0
+        st[dim] *= by
+        return offset
+    if kind == "select":
+        _, dim, index = step
+        if not ndim:
+            raise IndexError("select() cannot be applied to a 0-dim tensor")
+        dim = wrap_dim(dim, ndim)
+        if not -shape[dim] <= index < shape[dim]:
+            raise IndexError(f"select(): index {index} out of range for size {shape[dim]} at "
+                             f"dimension {dim}")
+        offset = (index % shape[dim]) * st[dim]
+        del shape[dim], st[dim]
+        return offset
+    if kind == "t":
+        if ndim > 2:
+            raise ValueError(f"t() expects a tensor with <= 2 dimensions, but self is {ndim}D")
+        order = list(range(ndim))[::-1]
+    elif kind == "transpose":
+        order = list(range(ndim))
+        if ndim:
+            a, b = wrap_dim(step[1], ndim), wrap_dim(step[2], ndim)
+            order[a], order[b] = order[b], order[a]
+    else:
+        order = [wrap_dim(d, ndim) for d in step[1]]
+        if sorted(order) != list(range(ndim)):
+            raise ValueError(f"permute dims {list(step[1])} for a tensor of rank {ndim}")
+    shape[:] = [shape[d] for d in order]
+    st[:] = [st[d] for d in order]
+    return 0
 
 
 def _output_shapes(layout: GroupLayout, views, iter_shape: tuple[int, ...]) -> list[tuple]:

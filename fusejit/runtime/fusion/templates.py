@@ -17,6 +17,7 @@ from ...ir.symbols import aten, prim
 from ...oplib import KERNELS, OpEntry
 from ...oplib.binary import POW_SPECIAL
 from ...passes.lone_maps import COSTLY
+from ...passes.view_inputs import VIEWS
 from . import simd
 
 # kind -> the op's entry (dtype rule and renderer), for the kinds a fused kernel computes
@@ -204,5 +205,5 @@ def element_cost(layout) -> float:
     return cost
 
 
-# Kinds handled by the generator itself rather than by a renderer.
-STRUCTURAL = frozenset({prim.Constant, prim.ConstantChunk, prim.FusedConcat})
+# Kinds handled by the generator itself rather than by a renderer (views: ``layout.VIEWS``).
+STRUCTURAL = frozenset({prim.Constant, prim.ConstantChunk, prim.FusedConcat}) | VIEWS
