@@ -17,6 +17,12 @@ with ``reductions=True``). Softmax after ``fuse_graph``::
                                                         %y = aten::div(%e, %s)
                                                         return (%y)
 
+Running sums and products along the last axis (``np.cumsum(x, axis=-1)``, ``SCANS``) join row
+groups too: their values are element values, which the kernel computes in its last pass over
+each row, so no reduction of the group may read them (``_Group.scanned``). NumPy's own
+``cumsum`` takes ~3-7 ns an element; a row kernel's running sum ~1, and its pointwise
+neighbours come in the same pass.
+
 Every value of a group is one of three *classes*, decided from ranks alone: **element**
 values have the iteration shape ``S = (rows..., n)`` (anything computed from a tensor read
 from outside the group), **row** values have shape ``S[:-1] + (1,)`` (a reduction with
@@ -66,6 +72,9 @@ ROW_REDUCTIONS = {aten.sum: 2, aten.mean: 2, aten.amax: 2, aten.amin: 2, aten.va
                   aten.std: 3, aten.argmax: 2, aten.argmin: 2}
 # (argmax and argmin take one axis as an int, or None for the flattened array)
 ARG_REDUCTIONS = (aten.argmax, aten.argmin)
+# Running sums and products along the last axis (``np.cumsum(x, axis=-1)``): element values,
+# computed in the kernel's last pass over each row (``scans_along_rows``).
+SCANS = (aten.cumsum, aten.cumprod)
 ELEMENT, ROW, FLAT = "element", "row", "flat"
 _FLOATS = ("float32", "float64")
 # (the max, min and sum of integers and bools along rows: NumPy's, interpreted, ran 0.88-0.98x
@@ -106,6 +115,8 @@ def reduction_axis(node: Node) -> str | None:
     else None."""
     if node.kind == aten.softmax:
         return "row" if _softmax_along_rows(node) else None
+    if node.kind in SCANS:
+        return "row" if scans_along_rows(node) else None
     if node.kind in (aten.sum, aten.mean) and len(node.inputs) == 2:    # (x.mean(): all axes)
         rank = _rank(node.input(0))
         known, dtype = _constant(node.input(1))
@@ -195,7 +206,7 @@ def reduced_dim(node: Node) -> int | tuple[int, ...]:
     a row reduction over the last few; the sorted axes of a column reduction over several
     (``several_axes``)."""
     rank = _rank(node.input(0))
-    if node.kind == aten.softmax:
+    if node.kind == aten.softmax or node.kind in SCANS:
         return rank - 1
     if len(node.inputs) == 2:       # (sum and mean of every axis)
         return 0
@@ -249,6 +260,22 @@ def view_class(node: Node, kept: int | None, rank: int | None, source: str | Non
     return None
 
 
+def scans_along_rows(node: Node) -> bool:
+    """``aten::cumsum(x, -1, None)`` or ``aten::cumprod`` along the last axis of a tensor of
+    known rank and a dtype the row kernels read (floats, to the same float; integers and bools,
+    to int64: NumPy's accumulation, sequential, wrapping as NumPy's does)."""
+    if node.kind not in SCANS or len(node.inputs) != 3 or len(node.outputs) != 1:
+        return False
+    rank = _rank(node.input(0))
+    known, dim = _constant(node.input(1))
+    no_dtype, dtype = _constant(node.input(2))
+    if not (rank and known and type(dim) is int and dim in (-1, rank - 1) and no_dtype
+            and dtype is None):
+        return False
+    source, out = _dtype_name(node.input(0)), _dtype_name(node.output())
+    return source in _EXTREMA and out == (source if source in _FLOATS else "int64")
+
+
 def _softmax_along_rows(node: Node) -> bool:
     """``aten::softmax(x, -1, None)`` of a float tensor (``fusejit.ops.softmax``)."""
     if len(node.inputs) != 3 or len(node.outputs) != 1:
@@ -273,7 +300,7 @@ def _pointwise(node: Node) -> bool:
 
 
 class _Group:
-    __slots__ = ("members", "rank", "axis", "dim", "classes")
+    __slots__ = ("members", "rank", "axis", "dim", "classes", "scanned")
 
     def __init__(self, members: list[Node]):
         self.members = members
@@ -282,6 +309,9 @@ class _Group:
         # the axis it reduces once a reduction is in (a column group's set: a tuple)
         self.dim: int | tuple[int, ...] | None = None
         self.classes: dict[Value, str] = {}
+        # values computed from a running sum or product (``SCANS``), which the kernel has in
+        # its last pass only: no reduction of the group may read them
+        self.scanned: set[Value] = set()
 
 
 @graph_pass
@@ -304,6 +334,8 @@ def _fuse_block(graph: Graph, block: Block) -> bool:
     nodes = list(block.nodes())
     if not any(reduction_axis(n) for n in nodes):
         return False
+    if any(_drop_flattening(n) for n in nodes):
+        nodes = list(block.nodes())
     group_of: dict[Node, _Group] = {}
     db = AliasDb(graph)
     for node in nodes:
@@ -326,6 +358,24 @@ def _fuse_block(graph: Graph, block: Block) -> bool:
     for group in groups:
         _make_group(graph, group)
     return bool(groups)
+
+
+def _drop_flattening(node: Node) -> bool:
+    """Drop ``node`` if it is a ``reshape(x, [-1])`` of a one-dimensional ``x`` feeding a
+    reduction (``np.cumsum(r)``, which NumPy defines on the flattened array), so that the
+    group of ``r`` joins the reduction's: its uses read ``x`` (the same elements, the same
+    memory). Kept where the graph returns it (the caller's array would come back, not a
+    view of it)."""
+    if node.kind != aten.reshape or len(node.inputs) != 2 or _rank(node.input(0)) != 1 \
+            or _rank(node.output()) != 1 or _constant(node.input(1)) != (True, [-1]):
+        return False
+    out = node.output()
+    if any(u.user.kind == prim.Return for u in out.uses) or \
+            not any(reduction_axis(u.user) for u in out.uses):
+        return False
+    out.replace_all_uses_with(node.input(0))
+    node.destroy()
+    return True
 
 
 def _element_outputs_of_axes(group: _Group) -> bool:
@@ -370,6 +420,10 @@ def _classify(node: Node, group: _Group) -> bool:
     """Record the classes of ``node``'s outputs in ``group`` (its members before ``node``
     classified already), fixing its rank and axis; False when ``node`` cannot be in it."""
     classes, rank = group.classes, group.rank
+    if any(v in group.scanned for v in node.inputs):
+        if reduction_axis(node) and node.kind not in SCANS:
+            return False
+        group.scanned.update(node.outputs)
     if node.kind in VIEWS:
         found = view_class(node, kept_axis(group.axis, group.dim, rank),
                            rank, classes.get(node.input(0)))
@@ -387,6 +441,9 @@ def _classify(node: Node, group: _Group) -> bool:
             return False
         if node.kind == aten.softmax:
             classes[node.output()] = ELEMENT
+        elif node.kind in SCANS:
+            classes[node.output()] = ELEMENT
+            group.scanned.add(node.output())
         else:
             classes[node.output()] = ROW if keeps_dim(node) else FLAT
         group.rank, group.axis, group.dim = r, axis, dim

@@ -246,11 +246,12 @@ class RowKernel:
             except ValueError:
                 raise KernelDeclined(f"row kernel: {node.kind} inputs of shapes {ins} do "
                                      f"not broadcast") from None
-        full = shape_of[group.reductions[0].source]
-        for r in group.reductions:
-            if shape_of[r.source] != full:
+        sources = group.sources
+        full = shape_of[sources[0]]
+        for source in sources:
+            if shape_of[source] != full:
                 raise KernelDeclined(f"row kernel: reductions of shapes {full} and "
-                                     f"{shape_of[r.source]}")
+                                     f"{shape_of[source]}")
         if 0 in full or not full:
             raise KernelDeclined("row kernel: an empty row or no rows")
         want = {ELEMENT: full, ROW: self._reduced(full, True), FLAT: self._reduced(full, False)}

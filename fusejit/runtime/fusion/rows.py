@@ -49,6 +49,7 @@ from ...ir.symbols import aten, prim
 from ...ir.types import BoolType, FloatType, IntType, NumberType, TensorType
 from ...oplib.render import BOOL, Operand
 from ...passes.reduction_fusion import (
+    SCANS,
     VIEWS,
     keeps_dim,
     kept_axis,
@@ -116,7 +117,7 @@ class RowGroup:
     """The static structure of a row-reduction subgraph: input kinds, value classes, levels."""
 
     __slots__ = ("graph", "axis", "dim", "input_kinds", "tensor_index", "scalar_index",
-                 "classes", "levels", "reductions", "outputs", "keepdim")
+                 "classes", "levels", "reductions", "scans", "scanned", "outputs", "keepdim")
 
     def __init__(self, graph: Graph, axis: str = "row"):
         self.graph = graph
@@ -128,6 +129,10 @@ class RowGroup:
         self.classes: dict[Value, str] = {}
         self.levels: dict[Value, int] = {}
         self.reductions: list[Reduction] = []
+        # running sums and products (``SCANS``): computed in the last pass, where their
+        # values are (``scanned``: values computed from them, which no reduction may read)
+        self.scans: list[Node] = []
+        self.scanned: set[Value] = set()
         self.keepdim: dict[Node, bool] = {}
         for pos, value in enumerate(graph.inputs):
             if isinstance(value.type, TensorType):
@@ -142,7 +147,7 @@ class RowGroup:
             self.levels[value] = 0
         for node in graph.nodes():
             self._analyse(node)
-        if not self.reductions:
+        if not self.reductions and not self.scans:
             raise IRError("a row-reduction group needs a reduction")
         self.outputs = list(graph.outputs)
         for value in self.outputs:
@@ -152,6 +157,22 @@ class RowGroup:
     def _analyse(self, node: Node) -> None:
         if node.kind == prim.Constant:
             self.levels[node.output()] = 0
+            return
+        if any(v in self.scanned for v in node.inputs):
+            if node.kind in KEEPDIM_AT or node.kind == aten.softmax:
+                raise IRError(f"{node.kind} of a running sum or product in a row group")
+            self.scanned.update(node.outputs)
+        if node.kind in SCANS and self.axis == "row":
+            # a running sum or product along the rows, in the last pass (no level of its own)
+            source = node.input(0)
+            if self.classes.get(source) != ELEMENT or len(node.inputs) != 3 \
+                    or len(node.outputs) != 1:
+                raise IRError(f"{node.kind} of a value that is not an element value")
+            self._reduces(node)
+            self.scans.append(node)
+            self.scanned.add(node.output())
+            self.classes[node.output()] = ELEMENT
+            self.levels[node.output()] = self.levels[source]
             return
         if node.kind in KEEPDIM_AT:
             source = node.input(0)
@@ -215,8 +236,8 @@ class RowGroup:
             if self.axis == "row":
                 return          # (the row kernel reads the last axis, whatever the rank)
             raise IRError(f"{node.kind} in a column-reduction group needs a known rank")
-        if node.kind == aten.softmax or len(node.inputs) == 2:
-            dims: object = [-1] if node.kind == aten.softmax else None
+        if node.kind == aten.softmax or node.kind in SCANS or len(node.inputs) == 2:
+            dims: object = None if len(node.inputs) == 2 else [-1]
         elif node.input(1).node.kind == prim.Constant:
             dims = reduced_dims(node)
         else:
@@ -236,7 +257,12 @@ class RowGroup:
 
     @property
     def passes(self) -> int:
-        return max(r.level for r in self.reductions) + 1
+        return max((r.level for r in self.reductions), default=0) + 1
+
+    @property
+    def sources(self) -> list[Value]:
+        """The element values the group reduces or scans (all of the iteration shape)."""
+        return [r.source for r in self.reductions] + [n.input(0) for n in self.scans]
 
 
 class RowGenerator(_Generator):
@@ -264,6 +290,7 @@ class RowGenerator(_Generator):
         self.counter = 0
         self.modules: set[str] = set()
         self.exps: dict[Node, str] = {}          # softmax node -> the name of its exp(x - max)
+        self.scan_starts: dict[Node, str] = {}   # scan node -> its accumulator's start
 
     def row_base(self, k: int, index: str) -> str:
         """Where row ``index`` of tensor input ``k`` starts."""
@@ -295,6 +322,8 @@ class RowGenerator(_Generator):
                     dtype = np.dtype(np.float64 if isinstance(value, float) else
                                      np.bool_ if isinstance(value, bool) else np.int64)
                     self.values[node.output()] = Operand(_plain(value), dtype, "scalar", value)
+            elif node.kind in SCANS:
+                self._scan(node)
             elif node.kind in KEEPDIM_AT:
                 self._reduction(node)
             elif node.kind == aten.softmax:
@@ -350,6 +379,23 @@ class RowGenerator(_Generator):
         self.code[node] = [f"# {name} : {_type_name(dtype)} = aten::softmax({source.expr})",
                            f"{exp} = {d}({self.exp_of(dtype)}({d}({source.expr} - {top})))",
                            f"{name} = {d}({exp} / {total})"]
+        self.values[node.output()] = Operand(name, dtype, "tensor")
+
+    def _scan(self, node: Node) -> None:
+        """A running sum or product: its accumulator (``run_tK``, started per row before the
+        last pass: ``scan_starts``) updated in the element loop, in the output's dtype (the
+        input's float; int64 for integers and bools), one element after the other as NumPy's
+        ``cumsum`` and ``cumprod`` do."""
+        source = self.values[node.input(0)]
+        dtype = np.dtype(source.dtype if source.dtype.kind == "f" else np.int64)
+        name = self.name()
+        d = f"np.{dtype.name}"
+        op = "+" if node.kind == aten.cumsum else "*"
+        self.dtypes[name] = dtype
+        self.code[node] = [f"# {name} : {_type_name(dtype)} = {node.kind}({source.expr})",
+                           f"run_{name} = {d}(run_{name} {op} {d}({source.expr}))",
+                           f"{name} = run_{name}"]
+        self.scan_starts[node] = f"run_{name} = {d}({0 if op == '+' else 1})"
         self.values[node.output()] = Operand(name, dtype, "tensor")
 
     def _pointwise(self, node: Node) -> None:
@@ -487,6 +533,7 @@ class RowGenerator(_Generator):
                 body.append(f"o{j}[row] = {expr}")
         if writes:
             computed = self._closure(element_outputs, frozenset(kept), soft)
+            body += [self.scan_starts[n] for n in computed if n in self.scan_starts]
             reads = dict(loads)
             for name in names:
                 reads[name] = f"{name} = keep_{name}[c]"
