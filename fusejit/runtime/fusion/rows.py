@@ -280,6 +280,7 @@ class RowGenerator(_Generator):
         self.classes = classes           # per tensor input: unit, zero or strided
         self.target = "cpu"
         self.fast = not precise
+        self.host_forms = True           # (this machine's vector math: ``vector_function``)
         self.has_guards = False
         self.constants: dict[str, str] = {}
         self.guards: list[str] = []
