@@ -24,9 +24,9 @@ from typing import Any
 import numpy as np
 
 from ..ir.graph import Value
-from ..ir.symbols import aten
+from ..ir.symbols import aten, prim
 from .builder import IRBuilder, Item, is_tensor
-from .lowering import binary, to_int, where
+from .lowering import binary, size, to_int, where
 from .numpy_dtypes import cast, dtype_of
 from .numpy_lowering import rank_of, reduce, refuse_reversed_target
 
@@ -51,7 +51,22 @@ def select(b: IRBuilder, array: Value, mask: Value) -> Masked:
     rank, mask_rank = rank_of(array), rank_of(mask)
     if rank is None or mask_rank is None or mask_rank > rank or mask_rank == 0:
         raise b.error("a boolean mask must index the leading axes of an array of known rank")
+    _check_sizes(b, array, mask, mask_rank)
     return Masked(array, mask)
+
+
+def _check_sizes(b: IRBuilder, array: Value, mask: Value, mask_rank: int) -> None:
+    """NumPy's IndexError, at run time, where the mask's size along an axis is not the array's
+    (the lowerings broadcast the mask: a mask of one row over four would select in each)."""
+    for axis in range(mask_rank):
+        fits = b.create(prim.If, [b.value(binary(b, "eq", size(b, mask, axis),
+                                                 size(b, array, axis)))], 0)
+        fits.add_block()
+        fail = fits.add_block()
+        with b.graph.inserting_before(fail):
+            b.create(prim.RaiseException, [b.value_const(
+                f"IndexError: boolean index did not match indexed array along axis {axis}")],
+                0)
 
 
 def _spread(b: IRBuilder, masked: Masked) -> Value:
@@ -73,6 +88,7 @@ def store(b: IRBuilder, x: Value, mask: Value, value: Item) -> None:
     rank, mask_rank = rank_of(x), rank_of(mask)
     if rank is None or mask_rank is None or mask_rank > rank or mask_rank == 0:
         raise b.error("a boolean mask must index the leading axes of an array of known rank")
+    _check_sizes(b, x, mask, mask_rank)
     if isinstance(value, Masked):
         if value.mask is not mask or rank_of(value.array) != rank:
             raise b.error("x[mask] = y[mask] takes the same mask on both sides and arrays of "

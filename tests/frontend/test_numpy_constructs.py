@@ -335,3 +335,32 @@ def test_scalars_read_from_arrays_are_copies_and_constants_stay_constant():
         x = np.arange(4.0)
         _same(f(x), scalar_is_a_copy(np.arange(4.0)))
         np.testing.assert_array_equal(x, np.arange(4.0))
+
+
+def mask_uses(x, m):
+    y = x.copy()
+    y[m] = 0.0
+    return y, x[m].sum(), len(x[m])
+
+
+def mask_update(x, m):
+    x[m] += 1.0
+    return x
+
+
+@pytest.mark.parametrize("fn", [mask_uses, mask_update])
+def test_a_mask_of_other_sizes_is_numpys_index_error(fn):
+    """The lowerings broadcast a mask over the array: one whose sizes differ from the array's
+    leading ones would select along the broadcast (one row of a mask for every row), where
+    NumPy raises IndexError; each use checks the sizes at run time."""
+    x = RNG.standard_normal((4, 5))
+    good = RNG.random((4, 5)) > 0.5
+    f = fusejit.jit(fn)
+    _same(f(x.copy(), good), fn(x.copy(), good))
+    _same(f(x.copy(), good[:, 0]), fn(x.copy(), good[:, 0]))      # (a mask over rows)
+    for bad in (good[:1], good[:, :1], good[0], np.ones(3, bool)):
+        with pytest.raises(IndexError):
+            fn(x.copy(), bad)
+        with pytest.raises(fusejit.FusejitError, match="IndexError: boolean index did not "
+                                                       "match indexed array along axis"):
+            f(x.copy(), bad)
