@@ -90,19 +90,22 @@ def _is_int_list(v: Value) -> bool:
     return isinstance(v.type, ListType) and isinstance(v.type.elem, IntType)
 
 
-def is_simple_map(node: Node) -> bool:
-    """A pointwise op the fuser can generate code for, with only constant non-float scalars."""
-    return matches_map(node, _SIMPLE_MAP_SCHEMAS)
+def is_simple_map(node: Node, int_scalars: bool = False) -> bool:
+    """A pointwise op the fuser can generate code for, with only constant non-float scalars
+    (``int_scalars``: and ints of any source)."""
+    return matches_map(node, _SIMPLE_MAP_SCHEMAS, int_scalars)
 
 
-def matches_map(node: Node, schemas_of: dict[str, list]) -> bool:
+def matches_map(node: Node, schemas_of: dict[str, list], int_scalars: bool = False) -> bool:
     """Does ``node`` match one of the schemas ``schemas_of`` lists for its kind, with only
-    constant non-float scalars (the fuser's rule for its maps)?"""
+    constant non-float scalars (the fuser's rule for its maps; ``int_scalars``: ints need not
+    be constants either)?"""
     schemas = schemas_of.get(node.kind)
     if not schemas or not any(s.matches(node) for s in schemas):
         return False
     for v in node.inputs:
-        if _is_tensor(v) or isinstance(v.type, FloatType):
+        if _is_tensor(v) or isinstance(v.type, FloatType) or \
+                int_scalars and isinstance(v.type, IntType):
             continue
         if v.node.kind != _CONSTANT:
             return False

@@ -10,7 +10,9 @@ comparisons stays three NumPy calls and a kernel for each comparison alone::
 This pass runs the fuser again over the graph that ``fuse_graph`` made, taking also the ops
 of the operator library that have a kernel form but no place in PyTorch's list: each entry's
 ``extends`` (``&``, ``|``, ``^``, ``x % 7`` and ``fmod`` by a number, integer ``//``,
-``hardsigmoid``, ``softplus``). Their
+``hardsigmoid``, ``softplus``), and maps of an int argument or other computed int, which
+PyTorch's fuser takes only as constants (``(c[w:] - c[:-w]) / w``, ``t % period``: kernel
+arguments; on int64 and float tensors, ``_int_scalars``). Their
 groups merge with the groups already there, so the mask above is one group, which the
 row-reduction pass then takes into its sum. ``fuse_graph`` is unchanged (its groups are checked
 against PyTorch's); the executor runs this after it where it runs the other passes beyond
@@ -19,13 +21,21 @@ PyTorch (``compile(..., reductions=True)``, which ``@fusejit.jit`` asks for on t
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..ir.graph import Graph, Node
 from ..ir.schema import parse_schema
-from ..ir.types import TensorType
+from ..ir.symbols import prim
+from ..ir.types import IntType, TensorType
 from ..oplib.table import ENTRIES
 from .common_subexpression_elimination import eliminate_common_subexpression
 from .dead_code_elimination import eliminate_dead_code
-from .graph_fuser import GraphFuser, matches_map, peephole_optimize_shape_expressions
+from .graph_fuser import (
+    GraphFuser,
+    is_simple_map,
+    matches_map,
+    peephole_optimize_shape_expressions,
+)
 from .pass_checks import graph_pass
 
 
@@ -41,15 +51,37 @@ _EXTRA = _extra_schemas()
 _INTEGER_ONLY = frozenset({"aten::floor_divide"})
 
 
+# Tensor dtypes a map may combine with an int that is not a constant (``_int_scalars``).
+_WIDE = frozenset({np.dtype(np.int64), np.dtype(np.float32), np.dtype(np.float64)})
+
+
 def is_extra_map(node: Node) -> bool:
     """Is ``node`` one of the maps with a kernel form that PyTorch's fuser does not take, with
-    only constant non-float scalars (as the fuser requires of its own maps)?"""
-    if not matches_map(node, _EXTRA):
+    only constant non-float scalars (as the fuser requires of its own maps); or a map of
+    either list that takes an int which is not a constant (``_int_scalars``)?"""
+    if not matches_map(node, _EXTRA) and not _int_scalars(node):
         return False
     if node.kind in _INTEGER_ONLY:
         out = node.output().type
         return isinstance(out, TensorType) and out.dtype is not None and out.dtype.kind in "iu"
     return True
+
+
+def _int_scalars(node: Node) -> bool:
+    """A map of the fuser's list or of ``_EXTRA`` taking an int that is not a constant
+    (``t // period``, ``x / n``), on tensors of int64, float32 or float64 only: an int64 kernel
+    argument is such a tensor's element exactly, or is converted as NumPy converts a Python
+    int for it (kernel arguments are int64: the call refuses larger ints). PyTorch's fuser
+    takes only constant ints."""
+    if not any(isinstance(v.type, IntType) and v.node.kind != prim.Constant
+               for v in node.inputs):
+        return False
+    ins = [v.type.dtype for v in node.inputs if isinstance(v.type, TensorType)]
+    outs = [v.type.dtype for v in node.outputs if isinstance(v.type, TensorType)]
+    if not ins or not all(d in _WIDE for d in ins) or \
+            not all(d in _WIDE or d == np.dtype(np.bool_) for d in outs):
+        return False    # (comparisons give bools)
+    return matches_map(node, _EXTRA, int_scalars=True) or is_simple_map(node, int_scalars=True)
 
 
 class _MoreMapsFuser(GraphFuser):

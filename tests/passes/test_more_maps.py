@@ -14,6 +14,7 @@ import fusejit
 from fusejit.ir.parser import parse_ir
 from fusejit.ir.symbols import aten, prim
 from fusejit.passes import fuse_graph, fuse_more_maps
+from fusejit.runtime import executor
 from fusejit.runtime.fusion.compiler import FusedKernel
 
 
@@ -132,3 +133,73 @@ def test_integer_floor_division_at_the_extremes_is_numpys(ty, dtype):
         np.testing.assert_array_equal(q, np.floor_divide(x, y))
         np.testing.assert_array_equal(r, np.remainder(x, y))
     assert q.dtype == r.dtype == dtype
+
+
+def windowed(c, w):
+    return (c[w:] - c[:-w]) / w
+
+
+def int_mix_by(t, p, k):
+    return (t // p) * k + t % p - (t > k)
+
+
+def float_by(x, n, k):
+    return (x * n - k) / n + (x >= k) + x ** n
+
+
+# ints near float32's and float64's exactness limits, zero, and int64's extremes
+EDGE_INTS = [0, 1, -1, 3, -7, 2 ** 24 + 1, -(2 ** 24) - 3, 2 ** 53 + 1, 2 ** 62, -(2 ** 63)]
+
+
+def test_ints_that_are_not_constants_join_the_groups():
+    c = np.cumsum(X)
+    f = fusejit.jit(windowed)
+    np.testing.assert_allclose(f(c, 5), windowed(c, 5), rtol=1e-15)
+    graph = f.graph_for(c, 5)
+    assert aten.div not in _top(graph) and aten.sub not in _top(graph)
+    g = fusejit.jit(int_mix_by)
+    np.testing.assert_array_equal(g(A, 7, 3), int_mix_by(A, 7, 3))
+    assert _top(g.graph_for(A, 7, 3)).count(prim.FusionGroup) == 1
+
+
+@pytest.fixture
+def kernels_only(monkeypatch):
+    """Fail if a group is interpreted: the answer must come from its kernel."""
+    def refuse(self, args):
+        raise AssertionError(f"{self.node.kind} was interpreted, not run by its kernel")
+
+    monkeypatch.setattr(executor.GroupOperation, "interpret", refuse)
+
+
+@pytest.mark.parametrize("p", [k for k in EDGE_INTS if k])
+def test_integer_maps_by_any_int_are_numpys(p, kernels_only):
+    t = np.concatenate([A, [np.iinfo(np.int64).min, np.iinfo(np.int64).max, 0, -1]])
+    g = fusejit.jit(int_mix_by)
+    with np.errstate(all="ignore"):
+        np.testing.assert_array_equal(g(t, p, 3), int_mix_by(t, p, 3))
+        np.testing.assert_array_equal(g(t, 9, p), int_mix_by(t, 9, p))
+
+
+def test_integer_division_by_an_int_argument_of_zero_is_the_interpreters_error():
+    g = fusejit.jit(int_mix_by)
+    g(A, 7, 3)
+    with pytest.raises(fusejit.FusejitError, match="ZeroDivision"):
+        g(A, 0, 3)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("n", [k for k in EDGE_INTS if k and abs(k) < 2 ** 62])
+def test_float_maps_by_any_int_are_numpys(dtype, n, kernels_only):
+    x = np.concatenate([X * 2 ** 24, [2.0 ** 24, 2.0 ** 24 + 2, 2.0 ** 53, -0.0, np.inf,
+                                      np.nan]]).astype(dtype)
+    f = fusejit.jit(float_by)
+    with np.errstate(all="ignore"):
+        got, want = f(x, n, 2 ** 24 + 1), float_by(x, n, 2 ** 24 + 1)
+    assert got.dtype == want.dtype
+    np.testing.assert_allclose(got, want, rtol=4e-7 if dtype == np.float32 else 1e-15)
+    with np.errstate(all="ignore"):      # (the comparison alone: exact)
+        np.testing.assert_array_equal(fusejit.jit(compare_with)(x, n), compare_with(x, n))
+
+
+def compare_with(x, k):
+    return (x >= k) & (x < k + 2) | (x == k)
