@@ -25,6 +25,8 @@ import numpy as np
 
 from ..ir.graph import Value
 from ..ir.symbols import aten, prim
+from ..ir.types import TensorType
+from ..passes.more_maps import is_map
 from .builder import IRBuilder, Item, is_tensor
 from .lowering import binary, size, to_int, where
 from .numpy_dtypes import cast, dtype_of
@@ -57,7 +59,12 @@ def select(b: IRBuilder, array: Value, mask: Value) -> Masked:
 
 def _check_sizes(b: IRBuilder, array: Value, mask: Value, mask_rank: int) -> None:
     """NumPy's IndexError, at run time, where the mask's size along an axis is not the array's
-    (the lowerings broadcast the mask: a mask of one row over four would select in each)."""
+    (the lowerings broadcast the mask: a mask of one row over four would select in each).
+    None for a mask computed from the array and numbers by maps (``x[x < 0]``), of the
+    array's shape: the checks, which read the mask's sizes, would keep its computation out
+    of the kernel computing the ``where``."""
+    if _shaped_like(mask, array, 8):
+        return
     for axis in range(mask_rank):
         fits = b.create(prim.If, [b.value(binary(b, "eq", size(b, mask, axis),
                                                  size(b, array, axis)))], 0)
@@ -67,6 +74,15 @@ def _check_sizes(b: IRBuilder, array: Value, mask: Value, mask_rank: int) -> Non
             b.create(prim.RaiseException, [b.value_const(
                 f"IndexError: boolean index did not match indexed array along axis {axis}")],
                 0)
+
+
+def _shaped_like(value: Value, array: Value, depth: int) -> bool:
+    """Is ``value`` ``array``, a 0-d tensor or a number, or a map of such values?"""
+    if value is array or not isinstance(value.type, TensorType) or value.type.rank == 0:
+        return True
+    node = value.node
+    return depth > 0 and node is not None and is_map(node) and \
+        all(_shaped_like(v, array, depth - 1) for v in node.inputs)
 
 
 def _spread(b: IRBuilder, masked: Masked) -> Value:

@@ -17,6 +17,7 @@ from .desugar_trip_counts import desugar_trip_counts
 from .drop_unused import drop_unused
 from .find_last_uses import find_last_uses
 from .flatten_io import flatten_io
+from .fresh_stores import functionalize_fresh_stores
 from .graph_fuser import (
     custom_fuse_graph,
     fuse_backward_graph,
@@ -35,7 +36,8 @@ __all__ = [
     "AliasDb", "BACKWARD_FUSION_PIPELINE", "FUSION_PIPELINE", "argument_type",
     "canonicalize_graph_fuser_ops", "constant_pooling", "constant_propagation",
     "custom_fuse_graph", "desugar_trip_counts", "drop_unused", "eliminate_common_subexpression",
-    "eliminate_dead_code", "find_last_uses", "flatten_io", "fuse_backward_graph", "fuse_graph",
+    "eliminate_dead_code", "find_last_uses", "flatten_io", "functionalize_fresh_stores",
+    "fuse_backward_graph", "fuse_graph",
     "fuse_inplace_updates", "fuse_lone_maps", "fuse_more_maps", "move_views_into_groups",
     "fuse_row_reductions", "loop_invariant_code_motion",
     "peephole_optimize_shape_expressions", "propagate_input_shapes",

@@ -84,6 +84,13 @@ def _int_scalars(node: Node) -> bool:
     return matches_map(node, _EXTRA, int_scalars=True) or is_simple_map(node, int_scalars=True)
 
 
+def is_map(node: Node) -> bool:
+    """Is ``node`` a map of the fuser's list or of ``_EXTRA``, whatever its scalars (its result
+    has the broadcast shape of its tensor inputs)?"""
+    return len(node.outputs) == 1 and (matches_map(node, _EXTRA, int_scalars=True) or
+                                       is_simple_map(node, int_scalars=True))
+
+
 class _MoreMapsFuser(GraphFuser):
     def is_fusable_map(self, node: Node) -> bool:
         if super().is_fusable_map(node):
@@ -103,4 +110,4 @@ def fuse_more_maps(graph: Graph) -> None:
         peephole_optimize_shape_expressions(graph.block)
 
 
-__all__ = ["fuse_more_maps", "is_extra_map"]
+__all__ = ["fuse_more_maps", "is_extra_map", "is_map"]

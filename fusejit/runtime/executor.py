@@ -505,13 +505,15 @@ _DTYPE_STR: dict[np.dtype, str] = {}
 def _optimise(graph: Graph, inputs: Sequence[Any], device: CpuDevice | CudaDevice,
               reductions: bool = False) -> None:
     """Specialise types to ``inputs``, then canonicalise and fuse (PyTorch's optimised path);
-    with ``reductions`` (CPU only), then fuse the maps PyTorch's list leaves out
+    with ``reductions`` (CPU only), first make masked stores into fresh arrays values
+    (``passes/fresh_stores.py``), then after the fuser fuse the maps PyTorch's list leaves out
     (``passes/more_maps.py``), form row-reduction groups, groups of one costly map
     (``passes/lone_maps.py``), fold in-place updates into their fusion groups, and move the
     views the groups read into them (``passes/view_inputs.py``; all beyond PyTorch)."""
     from ..passes import (
         FUSION_PIPELINE,
         eliminate_dead_code,
+        functionalize_fresh_stores,
         fuse_inplace_updates,
         fuse_lone_maps,
         fuse_more_maps,
@@ -523,6 +525,8 @@ def _optimise(graph: Graph, inputs: Sequence[Any], device: CpuDevice | CudaDevic
     arrays = device.array_type
     propagate_input_shapes(graph, [_tensor_type(x, device.name) if isinstance(x, arrays)
                                    else None for x in inputs])
+    if reductions and device.name == "cpu":
+        functionalize_fresh_stores(graph)
     for run_pass in FUSION_PIPELINE:
         run_pass(graph)
     if reductions and device.name == "cpu":

@@ -1,0 +1,210 @@
+"""Masked stores into arrays nobody else holds, as values (for ``@fusejit.jit``, beyond PyTorch).
+
+NumPy code often copies an array and then fixes some of its elements::
+
+    y = x.copy()
+    y[y < 0] = 0                      # the frontend: aten::copy_(%y, aten::where(%m, %0, %y))
+    return y * 2
+
+Through the store, that is a copy, a kernel computing the ``where`` written back into ``y``
+(``inplace_fusion``), and a second pass for ``y * 2``: 0.73x NumPy's time at 10^4 float32.
+But nothing else can see ``y`` (it is a new array, and no view or container of it exists), so
+the store changes only what the later uses of ``y`` read. This pass gives them the ``where``
+itself and drops the store::
+
+    %y = aten::clone(%x)                       %y = aten::clone(%x)          (dead: removed)
+    %w = aten::where(%m, %0, %y)      ==>      %w = aten::where(%m, %0, %y)
+    %r = aten::copy_(%y, %w)                   %z = aten::mul(%w, %2)
+    %z = aten::mul(%y, %2)
+
+and the fuser then makes ``where(x < 0, 0, x) * 2`` one kernel. It applies where:
+
+* ``y`` is made by a clone or a map (a new array), in the store's block;
+* no use of ``y`` before the store makes a value that may alias it (a view, a list holding
+  it, an in-place op: it would see the store), and each has a schema (no unknown op could
+  keep it); the uses after the store read the ``where`` instead, whatever they do (a later
+  store into ``y`` is a store into the ``where``, made a value in turn);
+* the stored value is ``where(mask, v, y)`` with ``y`` itself as the kept branch, of ``y``'s
+  dtype, used by the store alone, and the mask and ``v`` are no larger than ``y``: the mask
+  is checked against ``y``'s sizes (the frontend's masked lowerings check them: see
+  ``frontend/masked.py``) and ``v`` is a number or is computed from ``y`` and numbers by maps
+  (``x[m] += 1``); so the ``where`` has ``y``'s shape and the store would copy it whole.
+
+Uses of ``y`` before the store keep reading ``y``; those after it (in later nodes' blocks too)
+read the ``where``. A copy then read by maps alone, before anything may write the array it
+copies, is dropped too (its readers read that array): the example is one kernel reading
+``x``. ``fuse_graph`` is unchanged; the executor runs this before it, on CPU
+plans of ``@fusejit.jit``.
+"""
+
+from __future__ import annotations
+
+from ..ir.constants import constant_value
+from ..ir.graph import Graph, Node, Value
+from ..ir.symbols import aten, prim
+from ..ir.types import TensorType
+from .alias_analysis import AliasDb, _same_block_ancestor
+from .dead_code_elimination import eliminate_dead_code
+from .graph_fuser import is_simple_map
+from .more_maps import is_extra_map, is_map
+from .pass_checks import graph_pass
+
+# Ops making a new array from another (beside the maps): y = x.copy(), np.array(x).
+_FRESH = frozenset({aten.clone})
+# Maps that give their input back where its dtype is the one asked for (as Tensor.to does):
+# their result may be the array itself, never a new one.
+_SAME_ARRAY = frozenset({aten.type_as, aten._cast_Float})
+# Depth of the maps checked for a stored value computed from ``y`` (``x[m] = x * 2 + 1``).
+_DEPTH = 8
+
+
+@graph_pass
+def functionalize_fresh_stores(graph: Graph) -> bool:
+    """Replace each store of ``where(mask, v, y)`` into a fresh ``y`` by the ``where`` (see
+    the module's docstring); True if any was."""
+    changed = False
+    while True:
+        db = AliasDb(graph)
+        store = next((n for n in graph.all_nodes() if n.kind == aten.copy_ and
+                      _functional(n, db)), None)
+        if store is None:
+            break
+        _replace(store)
+        changed = True
+    if changed:
+        db = AliasDb(graph)
+        for node in list(graph.all_nodes()):
+            if node.kind in _FRESH and _only_read(node, db):
+                node.output().replace_all_uses_with(node.input(0))
+                node.destroy()
+        eliminate_dead_code(graph)
+    return changed
+
+
+def _functional(store: Node, db: AliasDb) -> bool:
+    if len(store.inputs) != 3 or len(store.outputs) != 1:
+        return False
+    y, stored = store.input(0), store.input(1)
+    made = y.node
+    if made.owning_block is not store.owning_block or not _is_fresh(made):
+        return False
+    where = stored.node
+    if where.kind != aten.where or len(where.inputs) != 3 or where.input(2) is not y \
+            or len(stored.uses) != 1:
+        return False
+    if not (_same_dtype(stored, y) and _mask_fits(where.input(0), y)
+            and _within(where.input(1), y, _DEPTH)):
+        return False
+    block = store.owning_block
+    for use in y.uses:
+        user = use.user
+        if user is store or user is where:
+            continue
+        here = _same_block_ancestor(user, block)
+        if here is not None and here.is_after(store):
+            continue        # (it will read the where, whatever it does with it)
+        if user.schema is None or any(db.may_alias(out, y) for out in user.outputs):
+            return False    # (a view or container of y made before the store sees it)
+    return True
+
+
+def _only_read(copy: Node, db: AliasDb) -> bool:
+    """Is ``copy`` (``y = x.copy()``) only read, by maps, before anything may write ``x``,
+    and not returned? Then its uses may read ``x`` itself (the copy the store needed is gone:
+    ``where(x < 0, 0, x) * 2`` reads ``x``)."""
+    y, x = copy.output(), copy.input(0)
+    if not y.uses or not isinstance(x.type, TensorType):
+        return False
+    block = copy.owning_block
+    last = copy
+    for use in y.uses:
+        here = _same_block_ancestor(use.user, block)
+        if here is None or not is_map(use.user) or use.user.kind in _SAME_ARRAY or \
+                use.user.owning_block is not block:
+            return False
+        if here.is_after(last):
+            last = here
+    at, x_locations = copy.next, db.points_to(x)
+    while at is not last:
+        if db.get_writes(at) & x_locations:
+            return False
+        at = at.next
+    return True
+
+
+def _is_fresh(node: Node) -> bool:
+    return node.kind in _FRESH or node.kind not in _SAME_ARRAY and len(node.outputs) == 1 and (
+        is_simple_map(node) or is_extra_map(node))
+
+
+def _same_dtype(a: Value, b: Value) -> bool:
+    ta, tb = a.type, b.type
+    return isinstance(ta, TensorType) and isinstance(tb, TensorType) and \
+        ta.dtype is not None and ta.dtype == tb.dtype and ta.rank is not None \
+        and ta.rank == tb.rank
+
+
+def _mask_fits(mask: Value, y: Value) -> bool:
+    """Is ``mask`` no larger than ``y``: computed from ``y`` and numbers by maps (``y < 0``:
+    ``y``'s shape), or checked against ``y``'s leading sizes, with size-1 trailing axes
+    (``frontend.masked._spread``)? The frontend's checks are ``aten::size`` comparisons of the
+    mask before the unsqueezes: a mask that passes them broadcasts into ``y``'s shape."""
+    if _within(mask, y, _DEPTH):
+        return True
+    base = mask
+    while base.node.kind == aten.unsqueeze:
+        base = base.node.input(0)
+    checked = {axis for axis, size in _sizes_compared(base, y)}
+    rank = base.type.rank if isinstance(base.type, TensorType) else None
+    return rank is not None and rank >= 1 and checked >= set(range(rank))
+
+
+def _sizes_compared(mask: Value, y: Value):
+    """The axes ``a`` with an ``aten::eq(size(mask, a), size(y, a))`` feeding an ``If``."""
+    for use in mask.uses:
+        sized = use.user
+        if sized.kind != aten.size or len(sized.inputs) != 2 or \
+                sized.input(1).node.kind != prim.Constant:
+            continue
+        axis = constant_value(sized.input(1).node)
+        for u in sized.output().uses:
+            eq = u.user
+            if eq.kind != aten.eq or len(eq.inputs) != 2:
+                continue
+            other = eq.input(1 - u.offset).node
+            if other.kind == aten.size and other.input(0) is y and \
+                    other.input(1).node.kind == prim.Constant and \
+                    constant_value(other.input(1).node) == axis and \
+                    any(w.user.kind == prim.If for w in eq.output().uses):
+                yield axis, sized
+
+
+def _within(value: Value, y: Value, depth: int) -> bool:
+    """Is ``value`` a number, a 0-d tensor, ``y``, or a map of such values (no larger than
+    ``y``)?"""
+    t = value.type
+    if value is y or not isinstance(t, TensorType) or t.rank == 0:
+        return True
+    node = value.node
+    if depth == 0 or not is_map(node):
+        return False
+    return all(_within(v, y, depth - 1) for v in node.inputs)
+
+
+def _replace(store: Node) -> None:
+    y, stored = store.input(0), store.input(1)
+    block = store.owning_block
+    later = []
+    for use in list(y.uses):
+        if use.user is store:
+            continue
+        here = _same_block_ancestor(use.user, block)
+        if here is not None and here.is_after(store):
+            later.append(use)
+    for use in later:
+        use.user.replace_input(use.offset, stored)
+    store.output().replace_all_uses_with(stored)
+    store.destroy()
+
+
+__all__ = ["functionalize_fresh_stores"]

@@ -1,0 +1,148 @@
+"""``functionalize_fresh_stores``: a masked store into an array nobody else holds becomes the
+``where`` it stores, so the fuser makes one kernel of the copy, the mask, the store and what
+reads the array after (``y = x.copy(); y[y < 0] = 0; y * 2``). Checked: the graphs, the
+values against NumPy, the caller's arrays left (or updated) as NumPy leaves them, and the
+programs where it must not apply: a store into an argument, into an array a view or a later
+in-place update holds, after the copied array changed, inside a loop, through a cast that may
+give its input back."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import fusejit
+from fusejit.ir.symbols import aten, prim
+
+
+def _top(graph) -> list:
+    return [n.kind for n in graph.nodes() if n.kind != prim.Constant]
+
+
+RNG = np.random.default_rng(21)
+X = RNG.standard_normal(300).astype(np.float32)
+M = RNG.standard_normal((20, 30))
+
+
+def clip_and_scale(x):
+    y = x.copy()
+    y[y < 0] = 0
+    return y * 2
+
+
+def nan_to_zero_sum(x, w):
+    y = x * w
+    y[np.isnan(y)] = 0.0
+    return y.sum(axis=-1)
+
+
+def bump_large(x):
+    y = x * 2.0
+    y[y > 1] += 1.0
+    y[y < -1] *= 0.5
+    return y - x
+
+
+def store_into_argument(x):
+    x[x < 0] = 0
+    return x * 2
+
+
+def store_seen_through_a_view(x):
+    y = x.copy()
+    v = y[1:]
+    y[y < 0] = 0
+    return v * 1.0
+
+
+def copy_then_change_the_original(x):
+    y = x.copy()
+    x += 1.0
+    y[y < 0] = 0
+    return y * 2, x
+
+
+def read_copy_after_the_original_changes(x):
+    y = x.copy()
+    x[x > 0] = 0
+    return y + x
+
+
+def store_in_a_loop(x):
+    y = x.copy()
+    for i in range(3):
+        y[y < i] = i
+    return y
+
+
+def cast_then_store(x):
+    y = x.astype(np.float32)
+    y[y < 0] = 0
+    return y, x
+
+
+def mask_of_another_array(x, m):
+    y = x.copy()
+    y[m] = -1.0
+    return y * 3
+
+
+def _same(got, want):
+    got = got if isinstance(got, tuple) else (got,)
+    want = want if isinstance(want, tuple) else (want,)
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype and g.shape == w.shape
+        np.testing.assert_array_equal(g, w)
+
+
+def _check(fn, *args):
+    """fusejit's results and the arguments it leaves, against NumPy's, twice."""
+    f = fusejit.jit(fn)
+    for _ in range(2):
+        mine = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+        theirs = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+        _same(f(*mine), fn(*theirs))
+        for a, b in zip(mine, theirs):
+            if isinstance(a, np.ndarray):
+                np.testing.assert_array_equal(a, b)
+    return f.graph_for(*args)
+
+
+def test_a_copy_fixed_by_a_mask_is_one_kernel_reading_the_original():
+    graph = _check(clip_and_scale, X)
+    assert _top(graph) == [prim.FusionGroup]
+    (group,) = [n for n in graph.nodes() if n.kind == prim.FusionGroup]
+    assert graph.inputs[0] in group.inputs          # (no copy: the kernel reads x)
+
+
+def test_a_fixed_map_joins_the_reduction_that_reads_it():
+    x = np.where(X > 1, np.nan, X)
+    f = fusejit.jit(nan_to_zero_sum)
+    # (the row kernel's float32 sum is NumPy's to within rounding, not bit for bit)
+    np.testing.assert_allclose(f(x, 2.0), nan_to_zero_sum(x, 2.0), rtol=1e-6)
+    assert _top(f.graph_for(x, 2.0)) == [prim.RowReductionGroup]
+
+
+def test_updates_of_a_masked_selection_of_a_fresh_array():
+    graph = _check(bump_large, X)
+    assert _top(graph) == [prim.FusionGroup]
+
+
+@pytest.mark.parametrize("fn", [store_into_argument, store_seen_through_a_view,
+                                copy_then_change_the_original,
+                                read_copy_after_the_original_changes, store_in_a_loop,
+                                cast_then_store])
+def test_stores_others_may_see_stay_stores(fn):
+    graph = _check(fn, X)
+    if fn in (store_into_argument, store_seen_through_a_view, store_in_a_loop):
+        assert any(n.kind in (aten.copy_, prim.FusionGroup, prim.Loop)
+                   for n in graph.all_nodes())
+
+
+def test_a_mask_from_another_array_is_checked_then_stored():
+    m = RNG.random(M.shape) < 0.3
+    graph = _check(mask_of_another_array, M, m)
+    assert aten.copy_ not in _top(graph)
+    f = fusejit.jit(mask_of_another_array)
+    with pytest.raises(fusejit.FusejitError, match="IndexError"):
+        f(M, m[:1])
