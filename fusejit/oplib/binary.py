@@ -39,6 +39,7 @@ from .render import (
     fail,
     fixed,
     floating,
+    integer_division,
     is_float,
     promote_operands,
     promoted,
@@ -214,6 +215,9 @@ def _render_remainder(cx: Emitter, node, ops: list[Operand], dtype: np.dtype) ->
         if not is_fmod:
             fast = f"h.remainder_of({fast}, {b})"
         return cx.checked(fast, exact, f"h.fmod_wide_fails({a}, {b})")
+    by = integer_division(cx, "fmod" if is_fmod else "remainder", a, ops[1], dtype)
+    if by is not None:
+        return by
     cx.guard(f"{b} == 0")
     return f"h.{'fmod_i' if is_fmod else 'remainder_i'}({a}, {b})"
 

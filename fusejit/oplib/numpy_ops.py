@@ -18,7 +18,7 @@ import numpy as np
 
 from .dtypes import DEFAULT_FLOAT, result_type
 from .pointwise import any_zero, new_array, pooled_out
-from .render import Emitter, Operand, fail, promoted
+from .render import Emitter, Operand, fail, integer_division, promoted
 from .table import as_tensor, define, dtype_of_code, register, wrap_dim
 from .tensor import _reduce_dims
 
@@ -264,6 +264,9 @@ def _render_floor_divide(cx: Emitter, node, ops: list[Operand], dtype: np.dtype)
     if dtype.kind == "b":
         raise fail(node, "not defined for Bool tensors")     # (as remainder)
     a, b = cx.cast(ops[0], dtype), cx.cast(ops[1], dtype)
+    by = integer_division(cx, "floor_divide", a, ops[1], dtype)
+    if by is not None:
+        return by
     cx.guard(f"{b} == 0")
     return f"h.floor_divide_i({a}, {b})"
 

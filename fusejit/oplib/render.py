@@ -96,6 +96,36 @@ class Emitter:
         """A uniform sample in [0, 1) of ``dtype``, fresh for every element."""
         raise NotImplementedError
 
+    def hoist(self, expr: str) -> str | None:
+        """A name for the value of ``expr`` (of the kernel's number arguments ``s0``, ``s1``
+        and constants only), computed once per call before the loops; None where the target
+        has no place for it (the renderer then computes per element)."""
+        return None
+
+    def guard_once(self, condition: str) -> None:
+        """``guard`` for a ``condition`` of the kernel's number arguments alone: tested once
+        per call where the target hoists (a test and store in the loop cost an int64 division
+        by an argument a third of its time), else per element."""
+        self.guard(condition)
+
+
+def integer_division(cx: Emitter, helper: str, a: str, b: Operand, dtype: np.dtype) -> \
+        str | None:
+    """``h.<helper>_by(a, b, ...)``: int64 ``a`` divided by the kernel's number argument ``b``
+    with the magic number ``h.divider`` computes once per call (``Emitter.hoist``), rather than
+    an idiv per element (NumPy divides by a scalar so, with libdivide), its zero test once per
+    call too; None where ``b`` is not such an argument or the target has no hoist: the caller
+    then divides per element, and guards."""
+    if dtype != np.dtype(np.int64) or b.kind != "scalar" or b.is_constant or \
+            b.dtype != np.dtype(np.int64):
+        return None
+    divider = cx.hoist(f"h.divider({b.expr})")
+    if divider is None:
+        return None
+    cx.guard_once(f"{b.expr} == 0")
+    numbers = ", ".join(f"{divider}[{i}]" for i in range(4))
+    return f"h.{helper}_by({a}, {b.expr}, {numbers})"
+
 
 # render(cx, node, operands, dtype) -> expression text
 Renderer = Callable[[Emitter, object, list[Operand], np.dtype], str]

@@ -203,3 +203,38 @@ def test_float_maps_by_any_int_are_numpys(dtype, n, kernels_only):
 
 def compare_with(x, k):
     return (x >= k) & (x < k + 2) | (x == k)
+
+
+DIVIDE_BY = """graph(%t : Long(*), %p : int):
+  %q : Long(*) = aten::floor_divide(%t, %p)
+  %r : Long(*) = aten::remainder(%t, %p)
+  %f : Long(*) = aten::fmod(%t, %p)
+  return (%q, %r, %f)
+"""
+
+
+def test_division_by_an_int_argument_uses_a_magic_number_and_is_numpys():
+    """A kernel divides int64s by a number argument with the multiplier ``h.divider`` makes
+    once per call (its zero test once too), not an idiv per element; every divisor's
+    quotients and remainders are NumPy's: the extremes, -1, 1, powers of two and their
+    neighbours, random ones."""
+    kernel = FusedKernel(parse_ir(DIVIDE_BY))
+    info = np.iinfo(np.int64)
+    edges = [info.min, info.min + 1, info.max, info.max - 1, 1, -1, 2, -2, 3, -3, 7, -7,
+             2 ** 32, -(2 ** 32), 2 ** 62, -(2 ** 62)]
+    t = np.concatenate([np.array(edges + [0], np.int64),
+                        RNG.integers(info.min, info.max, 3000, dtype=np.int64),
+                        RNG.integers(-1000, 1000, 1000)])
+    divisors = edges + [2 ** k + e for k in range(2, 63) for e in (-1, 0, 1)] + \
+        [-(2 ** k) for k in range(1, 64)] + \
+        [int(d) for d in RNG.integers(info.min, info.max, 100, dtype=np.int64) if d]
+    source = kernel.source(t, 7)
+    assert "h.divider(s0)" in source and "h.floor_divide_i" not in source
+    loop = source[source.index("for c in range(n)"):]
+    assert "status[0] = 1" not in loop.split("def ")[0]     # (tested before the loops)
+    for p in divisors:
+        q, r, f = kernel(t, p)
+        with np.errstate(all="ignore"):
+            np.testing.assert_array_equal(q, np.floor_divide(t, np.int64(p)), err_msg=str(p))
+            np.testing.assert_array_equal(r, np.remainder(t, np.int64(p)), err_msg=str(p))
+            np.testing.assert_array_equal(f, np.fmod(t, np.int64(p)), err_msg=str(p))

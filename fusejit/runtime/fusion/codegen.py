@@ -156,6 +156,9 @@ class _Generator(Emitter):
         self.values: dict[object, Operand] = {}
         self.loaded: set[int] = set()
         self.counter = 0
+        # expression -> name of a value computed once per call (``hoist``; CPU kernels only)
+        self.hoisted: dict[str, str] | None = {} if target == "cpu" else None
+        self.once_guards: set[str] = set()      # (``guard_once``'s conditions)
 
     # -- Emitter interface used by the renderers -------------------------------------------
     def literal(self, value: object, dtype: np.dtype) -> str:
@@ -224,6 +227,20 @@ class _Generator(Emitter):
         if self.fast:
             self.pending = ScalarPass("", "")
         return "np.random.random()"
+
+    def hoist(self, expr: str) -> str | None:
+        if self.hoisted is None:
+            return None
+        if expr not in self.hoisted:
+            self.hoisted[expr] = f"once{len(self.hoisted)}"
+        return self.hoisted[expr]
+
+    def guard_once(self, condition: str) -> None:
+        if self.hoisted is None:
+            self.guard(condition)
+        else:
+            self.once_guards.add(condition)
+            self.has_guards = True
 
     # -- walking the subgraph --------------------------------------------------------------
     def operand_for(self, value, load: bool = True) -> Operand:
@@ -362,6 +379,9 @@ class _Generator(Emitter):
                  f"def {name}({', '.join(args)}):",
                  "    n_tiles = meta[0]", "    cols = meta[1]", "    block = meta[2]",
                  "    n_blocks = meta[3]"]
+        lines += [f"    {name} = {expr}" for expr, name in (self.hoisted or {}).items()]
+        for condition in sorted(self.once_guards):
+            lines += [f"    if {condition}:", "        status[0] = 1"]
         streamed = stream and self.streamed()
         if streamed:
             # (rows * cols elements; a tile shorter than a strip keeps plain stores)

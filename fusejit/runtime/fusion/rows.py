@@ -281,6 +281,7 @@ class RowGenerator(_Generator):
         self.target = "cpu"
         self.fast = not precise
         self.host_forms = True           # (this machine's vector math: ``vector_function``)
+        self.hoisted = None              # (no values computed once per call: ``hoist``)
         self.has_guards = False
         self.constants: dict[str, str] = {}
         self.guards: list[str] = []
