@@ -30,6 +30,7 @@ from .lone_maps import fuse_lone_maps
 from .more_maps import fuse_more_maps
 from .reduction_fusion import fuse_row_reductions
 from .shape_analysis import argument_type, propagate_input_shapes
+from .sibling_maps import fuse_sibling_maps
 from .view_inputs import move_views_into_groups
 
 __all__ = [
@@ -38,7 +39,8 @@ __all__ = [
     "custom_fuse_graph", "desugar_trip_counts", "drop_unused", "eliminate_common_subexpression",
     "eliminate_dead_code", "find_last_uses", "flatten_io", "functionalize_fresh_stores",
     "fuse_backward_graph", "fuse_graph",
-    "fuse_inplace_updates", "fuse_lone_maps", "fuse_more_maps", "move_views_into_groups",
+    "fuse_inplace_updates", "fuse_lone_maps", "fuse_more_maps", "fuse_sibling_maps",
+    "move_views_into_groups",
     "fuse_row_reductions", "loop_invariant_code_motion",
     "peephole_optimize_shape_expressions", "propagate_input_shapes",
 ]

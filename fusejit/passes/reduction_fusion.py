@@ -356,7 +356,7 @@ def _fuse_block(graph: Graph, block: Block) -> bool:
         if group.axis is not None and worth and not _element_outputs_of_axes(group):
             groups.append(group)
     for group in groups:
-        _make_group(graph, group)
+        make_group(graph, group.members, ROW_GROUP if group.axis == "row" else COLUMN_GROUP)
     return bool(groups)
 
 
@@ -404,8 +404,8 @@ def _place(node: Node, group_of: dict[Node, _Group], db: AliasDb) -> None:
         members = sorted([m for g in take for m in g.members] + [node], key=_position)
         group = _Group(members)
         if not all(_classify(m, group) for m in members) or \
-                (take and not (_convex(members) and _placeable(group)
-                               and _unwritten(group, db))):
+                (take and not (convex(members) and placeable(members)
+                               and unwritten(members, db))):
             continue
         for m in members:
             group_of[m] = group
@@ -501,7 +501,7 @@ def _combine(found: list[str | None], group: _Group) -> str | None:
     return ELEMENT if ELEMENT in kinds else ROW if ROW in kinds else FLAT
 
 
-def _convex(members: list[Node]) -> bool:
+def convex(members: list[Node]) -> bool:
     """No value outside ``members`` both depends on a member and feeds one."""
     inside = set(members)
     first = min(members, key=_position)
@@ -531,12 +531,12 @@ def _convex(members: list[Node]) -> bool:
     return True
 
 
-def _placeable(group: _Group) -> bool:
-    """Can one node at the last member's place replace the group? Not when a value of an
-    early member is used outside before that place."""
-    last = group.members[-1]
-    inside = set(group.members)
-    for m in group.members:
+def placeable(members: list[Node]) -> bool:
+    """Can one node at the last member's place replace the group of ``members``? Not when a
+    value of an early member is used outside before that place."""
+    last = members[-1]
+    inside = set(members)
+    for m in members:
         for out in m.outputs:
             for use in out.uses:
                 user = use.user
@@ -545,27 +545,29 @@ def _placeable(group: _Group) -> bool:
     return True
 
 
-def _unwritten(group: _Group, db: AliasDb) -> bool:
-    """Does nothing between the group's first member and its last write memory a member
+def unwritten(members: list[Node], db: AliasDb) -> bool:
+    """Does nothing between the first of ``members`` and the last write memory a member
     reads? The group runs at the last member's place, so its early members read their
     inputs there: ``p = a * b; a += 1; p.sum()`` must not sum ``(a + 1) * b``."""
-    inside = set(group.members)
+    inside = set(members)
     reads: set[int] = set()
-    for m in group.members:
+    for m in members:
         reads |= db.get_reads(m)
-    between = group.members[0].next
-    while between is not group.members[-1]:
+    between = members[0].next
+    while between is not members[-1]:
         if between not in inside and db.get_writes(between) & reads:
             return False
         between = between.next
     return True
 
 
-def _make_group(graph: Graph, group: _Group) -> Node:
-    members = group.members
+def make_group(graph: Graph, members: list[Node], kind: str) -> Node:
+    """A group node of ``kind`` at the place of the last of ``members`` (in program order,
+    one block; fusion groups among them inlined) computing them all: their constants copied
+    in, the values they read from outside as inputs, and as outputs those read outside."""
     inside = set(members)
     last = members[-1]
-    node = graph.create_with_subgraph(ROW_GROUP if group.axis == "row" else COLUMN_GROUP)
+    node = graph.create_with_subgraph(kind)
     sub = node.g("Subgraph")
     env: dict[Value, Value] = {}
 

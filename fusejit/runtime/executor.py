@@ -507,7 +507,8 @@ def _optimise(graph: Graph, inputs: Sequence[Any], device: CpuDevice | CudaDevic
     """Specialise types to ``inputs``, then canonicalise and fuse (PyTorch's optimised path);
     with ``reductions`` (CPU only), first make masked stores into fresh arrays values
     (``passes/fresh_stores.py``), then after the fuser fuse the maps PyTorch's list leaves out
-    (``passes/more_maps.py``), form row-reduction groups, groups of one costly map
+    (``passes/more_maps.py``) and the maps of one array that feed nothing of each other
+    (``passes/sibling_maps.py``), form row-reduction groups, groups of one costly map
     (``passes/lone_maps.py``), fold in-place updates into their fusion groups, and move the
     views the groups read into them (``passes/view_inputs.py``; all beyond PyTorch)."""
     from ..passes import (
@@ -518,6 +519,7 @@ def _optimise(graph: Graph, inputs: Sequence[Any], device: CpuDevice | CudaDevic
         fuse_lone_maps,
         fuse_more_maps,
         fuse_row_reductions,
+        fuse_sibling_maps,
         move_views_into_groups,
         propagate_input_shapes,
     )
@@ -531,6 +533,7 @@ def _optimise(graph: Graph, inputs: Sequence[Any], device: CpuDevice | CudaDevic
         run_pass(graph)
     if reductions and device.name == "cpu":
         fuse_more_maps(graph)
+        fuse_sibling_maps(graph)
     if reductions and device.name == "cpu" and fuse_row_reductions(graph):
         eliminate_dead_code(graph)      # (the constants the groups took copies of)
     if reductions and device.name == "cpu":

@@ -106,7 +106,9 @@ def test_lone_maps_run_as_kernels_with_numpy_values(dtype, kernels_only):
     for x in (base[:, :80].copy(), base[:, ::2], base[:80, :64].T):
         yy = y[:, :x.shape[1]] if x.shape == y[:, :x.shape[1]].shape else y[:64, :64]
         kinds = _kinds(fused.graph_for(x, yy))
-        assert kinds.count(prim.FusionGroup) == 4 and aten.mul in kinds
+        # (the maps of x alone, x * 2.0 with them, are one group: ``fuse_sibling_maps``;
+        # arctan2 of x and y, and cosh of y, a group each)
+        assert kinds.count(prim.FusionGroup) == 3 and aten.mul not in kinds
         with np.errstate(all="ignore"):
             got, want = fused(x, yy), lone_maps(x, yy)
         for g, w in zip(got, want):

@@ -1,0 +1,84 @@
+"""Maps of one array that feed nothing of each other, in one fusion group (for ``@fusejit.jit``,
+beyond PyTorch).
+
+PyTorch's fuser merges a producer into its consumer; maps that only share an input stay apart,
+each a pass over the array::
+
+    def bucket_and_phase(t, period):
+        return t // period, t % period          # two NumPy calls, two passes over t
+
+This pass puts such siblings in one ``prim::FusionGroup`` with an output each, so one kernel
+reads the array once and writes both. Candidates are fusion groups of maps (no chunks or
+concats) and lone maps; they join when they read the same array and no other array (numbers
+and 0-d tensors aside), so every output has that array's shape and the kernel's iteration
+shape is it. Groups stay convex and run at the last member's place, where nothing in between
+may have written what they read (``reduction_fusion``'s rules). Runs after ``fuse_more_maps``
+and before the reduction groups, which may then take the merged group in.
+"""
+
+from __future__ import annotations
+
+from ..ir.graph import Block, Graph, Node, Value
+from ..ir.symbols import prim
+from ..ir.types import TensorType
+from .alias_analysis import AliasDb
+from .graph_fuser import is_simple_map
+from .more_maps import is_extra_map
+from .pass_checks import graph_pass
+from .reduction_fusion import convex, make_group, placeable, unwritten
+
+_SHIFTED = frozenset({prim.ConstantChunk, prim.FusedConcat})
+
+
+@graph_pass
+def fuse_sibling_maps(graph: Graph) -> bool:
+    """Merge the maps of each block that read one array alone (see the module's docstring);
+    True if any merged."""
+    changed = False
+    db: AliasDb | None = None
+    for block in _blocks(graph.block):
+        by_array: dict[Value, list[Node]] = {}
+        for node in block.nodes():
+            array = _only_array(node)
+            if array is not None:
+                by_array.setdefault(array, []).append(node)
+        for members in by_array.values():
+            if len(members) < 2:
+                continue
+            db = db or AliasDb(graph)
+            if convex(members) and placeable(members) and unwritten(members, db):
+                make_group(graph, members, prim.FusionGroup)
+                changed = True
+                db = None       # (the graph changed: analysed again when next needed)
+    return changed
+
+
+def _blocks(block: Block):
+    yield block
+    for node in block.nodes():
+        for sub in node.blocks:
+            yield from _blocks(sub)
+
+
+def _only_array(node: Node) -> Value | None:
+    """The one array ``node`` reads, when it is a map or a group of maps reading that array
+    and numbers only (0-d tensors count as numbers), with tensor outputs of its rank."""
+    if node.kind == prim.FusionGroup:
+        sub = node.g("Subgraph")
+        if node.attribute_names() != ["Subgraph"] or \
+                any(n.kind in _SHIFTED for n in sub.nodes()):
+            return None
+    elif len(node.outputs) != 1 or not (is_simple_map(node) or is_extra_map(node)):
+        return None
+    arrays = {v for v in node.inputs if isinstance(v.type, TensorType) and v.type.rank != 0}
+    if len(arrays) != 1:
+        return None
+    (array,) = arrays
+    rank = array.type.rank
+    if rank is None or not all(isinstance(out.type, TensorType) and out.type.rank == rank
+                               for out in node.outputs):
+        return None
+    return array
+
+
+__all__ = ["fuse_sibling_maps"]
