@@ -318,16 +318,17 @@ class _Group:
 def fuse_row_reductions(graph: Graph) -> bool:
     """Form ``prim::RowReductionGroup``s in every block of ``graph``; True if any formed."""
     changed = False
-    for block in _blocks(graph.block):
+    for block in blocks_within(graph.block):
         changed |= _fuse_block(graph, block)
     return changed
 
 
-def _blocks(block: Block):
+def blocks_within(block: Block):
+    """``block`` and every block nested in its nodes, outer ones first."""
     yield block
     for node in block.nodes():
         for sub in node.blocks:
-            yield from _blocks(sub)
+            yield from blocks_within(sub)
 
 
 def _fuse_block(graph: Graph, block: Block) -> bool:

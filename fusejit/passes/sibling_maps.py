@@ -18,14 +18,14 @@ and before the reduction groups, which may then take the merged group in.
 
 from __future__ import annotations
 
-from ..ir.graph import Block, Graph, Node, Value
+from ..ir.graph import Graph, Node, Value
 from ..ir.symbols import prim
 from ..ir.types import TensorType
 from .alias_analysis import AliasDb
 from .graph_fuser import is_simple_map
 from .more_maps import is_extra_map
 from .pass_checks import graph_pass
-from .reduction_fusion import convex, make_group, placeable, unwritten
+from .reduction_fusion import blocks_within, convex, make_group, placeable, unwritten
 
 _SHIFTED = frozenset({prim.ConstantChunk, prim.FusedConcat})
 
@@ -36,7 +36,7 @@ def fuse_sibling_maps(graph: Graph) -> bool:
     True if any merged."""
     changed = False
     db: AliasDb | None = None
-    for block in _blocks(graph.block):
+    for block in blocks_within(graph.block):
         by_array: dict[Value, list[Node]] = {}
         for node in block.nodes():
             array = _only_array(node)
@@ -51,13 +51,6 @@ def fuse_sibling_maps(graph: Graph) -> bool:
                 changed = True
                 db = None       # (the graph changed: analysed again when next needed)
     return changed
-
-
-def _blocks(block: Block):
-    yield block
-    for node in block.nodes():
-        for sub in node.blocks:
-            yield from _blocks(sub)
 
 
 def _only_array(node: Node) -> Value | None:
