@@ -66,7 +66,7 @@ from ..dask import has_dask_arrays
 from ..errors import FusejitError, InterpreterError, IRError
 from ..ir.graph import Graph, Node, Value
 from ..ir.limits import fits_int64
-from ..ir.symbols import prim
+from ..ir.symbols import aten, prim
 from ..ir.types import (
     AnyType,
     BoolType,
@@ -316,10 +316,15 @@ class Plan:
                          make_group_operation=group_operation if inputs is not None else None)
         device.place_constants(self.code)
         self.single = SingleOperation.of(self.code)
-        # May it run a product, whose thread rule a call refreshes? Not when its one operation
-        # is a fused or reduction group (x.mean(axis=0) of 16x256x256: the refresh cost ~6 us
-        # a call there, its code and data cold after the kernel's pass over 8 MB).
-        self.products = self.single is None or not self.kernels
+        # May it run a product, whose thread rule a call refreshes? Only a plan with a matrix
+        # product the native loop runs (its own BLAS call reads the rule; host products and
+        # compiled stages refresh it themselves), or a subgraph other than a group's, which
+        # may hold one (x.mean(axis=0) of 16x256x256: the refresh cost ~6 us a call there,
+        # its code and data cold after the kernel's pass over 8 MB; a row group and its
+        # aten::Int, 10^4 elements: ~0.5 us of a 5 us call).
+        self.products = any(
+            n.kind in _PRODUCTS or n.kind not in _GROUPS and n.has_attribute("Subgraph")
+            for n in graph.all_nodes())
         self._engine: str | None = None
         self._tier: str | None = None   # where auto runs it: None while still warming up
         self._short: bool | None = None  # no loop and fewer than NATIVE_MIN_OPS operations
@@ -477,6 +482,10 @@ def kernel_source(graph_or_group: Graph | Node | Any, *example_inputs: Any,
 
 
 _KERNEL_PLUMBING = frozenset({prim.Constant, prim.ConstantChunk, prim.FusedConcat})
+# Products whose BLAS threads follow the rule ``blas.refresh`` sets (the native loop's ``mm``),
+# and the groups, whose subgraphs hold none.
+_PRODUCTS = frozenset({aten.mm, aten.matmul})
+_GROUPS = frozenset({prim.FusionGroup, prim.RowReductionGroup, prim.ColumnReductionGroup})
 
 
 def argument_spec(inputs: Sequence[Any], array_type: type = np.ndarray) -> tuple:

@@ -105,9 +105,17 @@ def test_only_plans_that_may_run_products_refresh_the_blas_rule(monkeypatch):
     grouped = fusejit.compile(fusejit.script(softmax), fuse=True, reductions=True)
     np.testing.assert_allclose(grouped(x), softmax(x), rtol=2e-6, atol=1e-7)
     assert not refreshed and not grouped.plan_for([x]).products
+    # (two operations, none a product: a row group and its aten::Int)
+    counted = fusejit.compile(fusejit.script(count_positive), fuse=True, reductions=True)
+    assert counted(x) == count_positive(x)
+    assert not refreshed and not counted.plan_for([x]).products
     product = fusejit.compile(fusejit.script(product_then_map), fuse=True, reductions=True)
     np.testing.assert_allclose(product(x, x.T), product_then_map(x, x.T), rtol=1e-5)
     assert refreshed and product.plan_for([x, x.T]).products
+
+
+def count_positive(x):
+    return np.count_nonzero(x > 0)
 
 
 def test_quick_calls_take_only_inputs_exactly_like_the_last_ones():
