@@ -199,6 +199,10 @@ def fuse_chunk_by_reusing_existing_fused_chunk(fuser: GraphFuser, group: Node, c
         return
     subgraph = fuser.get_subgraph(group)
     for replacement, value in zip(existing.outputs, chunk.outputs):
+        if value not in group.inputs:
+            # A piece nothing uses (can_fuse_chunk: every use is the group's): nothing to
+            # rewrite. PyTorch's loop indexes past the inputs here and throws.
+            continue
         index = group.inputs.index(value)
         subgraph.inputs[index].replace_all_uses_with(replacement)
         group.remove_input(index)

@@ -59,7 +59,7 @@ from ..ir.constants import constant_value
 from ..ir.graph import Block, Graph, Node, Value
 from ..ir.symbols import aten, prim
 from ..ir.types import TensorType
-from .alias_analysis import AliasDb
+from .alias_analysis import AliasDb, _same_block_ancestor
 from .graph_fuser import is_simple_map
 from .more_maps import is_extra_map
 from .pass_checks import graph_pass
@@ -536,12 +536,16 @@ def placeable(members: list[Node]) -> bool:
     """Can one node at the last member's place replace the group of ``members``? Not when a
     value of an early member is used outside before that place."""
     last = members[-1]
+    block = last.owning_block
     inside = set(members)
     for m in members:
         for out in m.outputs:
             for use in out.uses:
-                user = use.user
-                if user not in inside and user.kind != prim.Return and user.is_before(last):
+                # (a use inside a node's block counts at that node: an If before the last
+                # member returning the value from its branches uses it there)
+                user = _same_block_ancestor(use.user, block)
+                if user is not None and user not in inside and user is not block.return_node \
+                        and user.is_before(last):
                     return False
     return True
 

@@ -230,3 +230,54 @@ def test_group_chunking_a_chunk_piece_compiles():
     np.testing.assert_allclose(s, sq, rtol=1e-6)
     np.testing.assert_allclose(r, sq + v11[:1] * (i2 - sq), rtol=1e-6)
     assert "kernel" in fusejit.kernel_source(group, i2, v11)
+
+
+CHUNK_AND_UNUSED_PIECE = """graph(%x : Float(6, device=cpu)):
+  %a : Tensor, %b : Tensor = prim::ConstantChunk[chunks=2, dim=0](%x)
+  %two : int = prim::Constant[value=2]()
+  %zero : int = prim::Constant[value=0]()
+  %l : Tensor[] = aten::chunk(%x, %two, %zero)
+  %c : Tensor, %d : Tensor = prim::ListUnpack(%l)
+  %e : Tensor = aten::lerp(%d, %d, %d)
+  %y : Tensor = aten::addcmul(%b, %e, %c, %two)
+  return (%y)
+"""
+
+
+def test_a_chunk_reused_by_a_group_with_a_piece_nothing_uses():
+    """The fuser merges a second chunk of ``x`` into a group that already chunks ``x``; a
+    piece of the first (``%a``) is used by nothing, so it is no group input: the fuser looked
+    it up among them and failed (ValueError) on a valid graph."""
+    x = np.arange(1.0, 7.0, dtype=np.float32)
+    got = fusejit.compile(fusejit.parse_ir(CHUNK_AND_UNUSED_PIECE), fuse=True)(x)
+    c, d = x[:3], x[3:]
+    np.testing.assert_allclose(got, x[3:] + 2 * (d + d * (d - d)) * c, rtol=1e-6)
+
+
+ALSO_READ_IN_A_BRANCH = """graph(%x : Float(6, device=cpu), %flag : bool):
+  %f : bool = prim::Constant[value=0]()
+  %c : Float(6, device=cpu) = aten::_cast_Float(%x, %f)
+  %m : Bool(6, device=cpu) = aten::ge(%c, %c)
+  %picked : Bool(6, device=cpu) = prim::If(%flag)
+    block0():
+      -> (%m)
+    block1():
+      -> (%m)
+  %two : float = prim::Constant[value=2.]()
+  %e : Bool(6, device=cpu) = aten::eq(%x, %two)
+  %g : Bool(6, device=cpu) = aten::gt(%x, %x)
+  return (%g, %e, %picked)
+"""
+
+
+def test_maps_of_one_array_stay_apart_where_a_branch_reads_one_before_the_last():
+    """``fuse_sibling_maps`` put the maps of ``x`` into one group at the last one's place,
+    though an ``If`` before it returns the first's value from its branches (its uses there
+    are the blocks' return nodes, which the placement rule had taken for the graph's own):
+    the graph used a value before its definition."""
+    x = np.array([0.5, 2.0, -1.0, 2.0, np.nan, 3.0], np.float32)
+    fn = fusejit.compile(fusejit.parse_ir(ALSO_READ_IN_A_BRANCH), fuse=True, reductions=True)
+    g, e, picked = fn(x, True)
+    np.testing.assert_array_equal(g, x > x)
+    np.testing.assert_array_equal(e, x == 2.0)
+    np.testing.assert_array_equal(picked, x >= x)
