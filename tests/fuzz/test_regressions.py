@@ -281,3 +281,26 @@ def test_maps_of_one_array_stay_apart_where_a_branch_reads_one_before_the_last()
     np.testing.assert_array_equal(g, x > x)
     np.testing.assert_array_equal(e, x == 2.0)
     np.testing.assert_array_equal(picked, x >= x)
+
+
+TYPE_AS_INTO_A_ROW_GROUP = """graph(%x : Long(2, device=cpu), %like : Long(1, 2, device=cpu)):
+  %t : Tensor = aten::type_as(%x, %like)
+  %zero : int = prim::Constant[value=0]()
+  %one : int = prim::Constant[value=1]()
+  %u : Tensor = aten::threshold(%t, %zero, %one)
+  %minus : int = prim::Constant[value=-1]()
+  %none : NoneType = prim::Constant()
+  %c : Tensor = aten::cumsum(%u, %minus, %none)
+  return (%c)
+"""
+
+
+def test_a_row_group_takes_no_shape_from_type_as_other():
+    """A row group's plan broadcast ``type_as``'s ``other`` (which gives a dtype only) into the
+    value's shape: a running sum of a (2,) vector came out (1, 2) where ``other`` was."""
+    x, like = np.array([3, -2]), np.zeros((1, 2), np.int64)
+    fn = fusejit.compile(fusejit.parse_ir(TYPE_AS_INTO_A_ROW_GROUP), fuse=True, reductions=True)
+    got = fn(x, like)
+    want = np.cumsum(np.where(x > 0, x, 1))
+    assert got.shape == want.shape
+    np.testing.assert_array_equal(got, want)

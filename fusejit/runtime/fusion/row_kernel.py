@@ -46,6 +46,7 @@ from .outputs import take
 from .plan import KernelDeclined
 from .rows import ELEMENT, FLAT, KEEPDIM_AT, NESTED, ROW, VIEWS, RowGroup, generate_rows
 from .segments import axes_layout, generate_segments, per_row_only
+from .templates import DTYPE_ONLY
 
 _PLAN_LIMIT = 256
 # Rows shorter than this run the column kernel (one lane a row) where it can: a row kernel
@@ -240,7 +241,11 @@ class RowKernel:
             if node.kind in VIEWS:
                 shape_of[node.output()] = _view_shape(node, shape_of[node.input(0)])
                 continue
-            ins = [shape_of.get(v, ()) for v in node.inputs if isinstance(v.type, TensorType)]
+            # (type_as's ``other`` gives a dtype only: it takes no part in the shape; an input
+            # read only so then does not broadcast to the rows either, and the plan declines)
+            skip = DTYPE_ONLY.get(node.kind, ())
+            ins = [shape_of.get(v, ()) for i, v in enumerate(node.inputs)
+                   if isinstance(v.type, TensorType) and i not in skip]
             try:
                 shape_of[node.output()] = tuple(np.broadcast_shapes(*ins))
             except ValueError:
