@@ -156,6 +156,15 @@ class IRBuilder:
             node.source_range = self.loc.source_range()
         return node
 
+    def raise_unless(self, condition: Item, message: str) -> None:
+        """At run time, ``prim::RaiseException(message)`` where the bool ``condition`` is
+        False: an ``If`` whose false branch raises (a ``JITException`` naming the line)."""
+        check = self.create(prim.If, [self.value(condition)], 0)
+        check.add_block()
+        fail = check.add_block()
+        with self.graph.inserting_before(fail):
+            self.create(prim.RaiseException, [self.value_const(message)], 0)
+
     def emit(self, kind: str, inputs: list[Item], what: str | None = None) -> Value:
         """An operator node with one output, checked against the registered schemas."""
         values = [self.value(i) for i in inputs]

@@ -419,14 +419,9 @@ class LoopStatements:
         b = self.b
         self.at(stmt)
         ran = b.emit("aten::__and__", [cond, binary(b, "gt", trip, 0)], "loop")
-        check = b.create(prim.If, [b.value(ran)], 0)
-        check.add_block()
-        fail = check.add_block()
         listed = ", ".join(repr(n) for n in names)
-        message = (f"UnboundLocalError: {listed} is assigned only inside the loop at line "
-                   f"{stmt.lineno + self.src.line_offset}, which ran zero times")
-        with b.graph.inserting_before(fail):
-            b.create(prim.RaiseException, [b.value_const(message)], 0)
+        b.raise_unless(ran, f"UnboundLocalError: {listed} is assigned only inside the loop at "
+                            f"line {stmt.lineno + self.src.line_offset}, which ran zero times")
 
     @staticmethod
     def _numbers_that_widened(carried: list[str], initial: list, body_env: dict) -> dict:

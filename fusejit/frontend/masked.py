@@ -24,9 +24,8 @@ from typing import Any
 import numpy as np
 
 from ..ir.graph import Value
-from ..ir.symbols import aten, prim
-from ..ir.types import TensorType
-from ..passes.more_maps import is_map
+from ..ir.symbols import aten
+from ..passes.more_maps import computed_from
 from .builder import IRBuilder, Item, is_tensor
 from .lowering import binary, size, to_int, where
 from .numpy_dtypes import cast, dtype_of
@@ -63,26 +62,12 @@ def _check_sizes(b: IRBuilder, array: Value, mask: Value, mask_rank: int) -> Non
     None for a mask computed from the array and numbers by maps (``x[x < 0]``), of the
     array's shape: the checks, which read the mask's sizes, would keep its computation out
     of the kernel computing the ``where``."""
-    if _shaped_like(mask, array, 8):
+    if computed_from(mask, array):
         return
     for axis in range(mask_rank):
-        fits = b.create(prim.If, [b.value(binary(b, "eq", size(b, mask, axis),
-                                                 size(b, array, axis)))], 0)
-        fits.add_block()
-        fail = fits.add_block()
-        with b.graph.inserting_before(fail):
-            b.create(prim.RaiseException, [b.value_const(
-                f"IndexError: boolean index did not match indexed array along axis {axis}")],
-                0)
-
-
-def _shaped_like(value: Value, array: Value, depth: int) -> bool:
-    """Is ``value`` ``array``, a 0-d tensor or a number, or a map of such values?"""
-    if value is array or not isinstance(value.type, TensorType) or value.type.rank == 0:
-        return True
-    node = value.node
-    return depth > 0 and node is not None and is_map(node) and \
-        all(_shaped_like(v, array, depth - 1) for v in node.inputs)
+        b.raise_unless(binary(b, "eq", size(b, mask, axis), size(b, array, axis)),
+                       f"IndexError: boolean index did not match indexed array along axis "
+                       f"{axis}")
 
 
 def _spread(b: IRBuilder, masked: Masked) -> Value:

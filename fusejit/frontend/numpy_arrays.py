@@ -266,13 +266,9 @@ def unpack_rows(b: IRBuilder, x: Value, count: int) -> tuple[Value, ...]:
     if x.type.rank == 0:
         raise b.error("cannot unpack a 0-d array")
     rows = size(b, x, 0)
-    fits = b.create(prim.If, [b.value(binary(b, "eq", rows, count))], 0)
-    fits.add_block()
-    fail = fits.add_block()
-    with b.graph.inserting_before(fail):
-        b.create(prim.RaiseException, [b.value_const(
-            f"ValueError: cannot unpack an array into {count} names: its length is not "
-            f"{count}")], 0)
+    b.raise_unless(binary(b, "eq", rows, count),
+                   f"ValueError: cannot unpack an array into {count} names: its length is not "
+                   f"{count}")
     return tuple(b.emit(aten.select, [x, 0, i], "unpacking") for i in range(count))
 
 

@@ -45,8 +45,7 @@ from ..ir.symbols import aten, prim
 from ..ir.types import TensorType
 from .alias_analysis import AliasDb, _same_block_ancestor
 from .dead_code_elimination import eliminate_dead_code
-from .graph_fuser import is_simple_map
-from .more_maps import is_extra_map, is_map
+from .more_maps import computed_from, is_map, jit_map
 from .pass_checks import graph_pass
 
 # Ops making a new array from another (beside the maps): y = x.copy(), np.array(x).
@@ -54,8 +53,6 @@ _FRESH = frozenset({aten.clone})
 # Maps that give their input back where its dtype is the one asked for (as Tensor.to does):
 # their result may be the array itself, never a new one.
 _SAME_ARRAY = frozenset({aten.type_as, aten._cast_Float})
-# Depth of the maps checked for a stored value computed from ``y`` (``x[m] = x * 2 + 1``).
-_DEPTH = 8
 
 
 @graph_pass
@@ -63,7 +60,7 @@ def functionalize_fresh_stores(graph: Graph) -> bool:
     """Replace each store of ``where(mask, v, y)`` into a fresh ``y`` by the ``where`` (see
     the module's docstring); True if any was."""
     changed = False
-    while True:
+    while any(n.kind == aten.copy_ for n in graph.all_nodes()):
         db = AliasDb(graph)
         store = next((n for n in graph.all_nodes() if n.kind == aten.copy_ and
                       _functional(n, db)), None)
@@ -93,15 +90,13 @@ def _functional(store: Node, db: AliasDb) -> bool:
             or len(stored.uses) != 1:
         return False
     if not (_same_dtype(stored, y) and _mask_fits(where.input(0), y)
-            and _within(where.input(1), y, _DEPTH)):
+            and computed_from(where.input(1), y)):
         return False
-    block = store.owning_block
     for use in y.uses:
         user = use.user
         if user is store or user is where:
             continue
-        here = _same_block_ancestor(user, block)
-        if here is not None and here.is_after(store):
+        if _after(user, store):
             continue        # (it will read the where, whatever it does with it)
         if user.schema is None or any(db.may_alias(out, y) for out in user.outputs):
             return False    # (a view or container of y made before the store sees it)
@@ -133,8 +128,8 @@ def _only_read(copy: Node, db: AliasDb) -> bool:
 
 
 def _is_fresh(node: Node) -> bool:
-    return node.kind in _FRESH or node.kind not in _SAME_ARRAY and len(node.outputs) == 1 and (
-        is_simple_map(node) or is_extra_map(node))
+    return node.kind in _FRESH or node.kind not in _SAME_ARRAY and len(node.outputs) == 1 and \
+        jit_map(node)
 
 
 def _same_dtype(a: Value, b: Value) -> bool:
@@ -149,17 +144,17 @@ def _mask_fits(mask: Value, y: Value) -> bool:
     ``y``'s shape), or checked against ``y``'s leading sizes, with size-1 trailing axes
     (``frontend.masked._spread``)? The frontend's checks are ``aten::size`` comparisons of the
     mask before the unsqueezes: a mask that passes them broadcasts into ``y``'s shape."""
-    if _within(mask, y, _DEPTH):
+    if computed_from(mask, y):
         return True
     base = mask
     while base.node.kind == aten.unsqueeze:
         base = base.node.input(0)
-    checked = {axis for axis, size in _sizes_compared(base, y)}
+    checked = set(_axes_compared(base, y))
     rank = base.type.rank if isinstance(base.type, TensorType) else None
     return rank is not None and rank >= 1 and checked >= set(range(rank))
 
 
-def _sizes_compared(mask: Value, y: Value):
+def _axes_compared(mask: Value, y: Value):
     """The axes ``a`` with an ``aten::eq(size(mask, a), size(y, a))`` feeding an ``If``."""
     for use in mask.uses:
         sized = use.user
@@ -176,31 +171,18 @@ def _sizes_compared(mask: Value, y: Value):
                     other.input(1).node.kind == prim.Constant and \
                     constant_value(other.input(1).node) == axis and \
                     any(w.user.kind == prim.If for w in eq.output().uses):
-                yield axis, sized
+                yield axis
 
 
-def _within(value: Value, y: Value, depth: int) -> bool:
-    """Is ``value`` a number, a 0-d tensor, ``y``, or a map of such values (no larger than
-    ``y``)?"""
-    t = value.type
-    if value is y or not isinstance(t, TensorType) or t.rank == 0:
-        return True
-    node = value.node
-    if depth == 0 or not is_map(node):
-        return False
-    return all(_within(v, y, depth - 1) for v in node.inputs)
+def _after(user: Node, store: Node) -> bool:
+    """Does ``user`` (in the store's block, or in a block of one of its nodes) run after it?"""
+    here = _same_block_ancestor(user, store.owning_block)
+    return here is not None and here.is_after(store)
 
 
 def _replace(store: Node) -> None:
     y, stored = store.input(0), store.input(1)
-    block = store.owning_block
-    later = []
-    for use in list(y.uses):
-        if use.user is store:
-            continue
-        here = _same_block_ancestor(use.user, block)
-        if here is not None and here.is_after(store):
-            later.append(use)
+    later = [use for use in y.uses if use.user is not store and _after(use.user, store)]
     for use in later:
         use.user.replace_input(use.offset, stored)
     store.output().replace_all_uses_with(stored)

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..ir.graph import Graph, Node
+from ..ir.graph import Graph, Node, Value
 from ..ir.schema import parse_schema
 from ..ir.symbols import prim
 from ..ir.types import IntType, TensorType
@@ -84,11 +84,28 @@ def _int_scalars(node: Node) -> bool:
     return matches_map(node, _EXTRA, int_scalars=True) or is_simple_map(node, int_scalars=True)
 
 
+def jit_map(node: Node) -> bool:
+    """Is ``node`` a map ``@fusejit.jit``'s fusion takes: one of the fuser's simple maps, or
+    an extra one (``is_extra_map``)?"""
+    return is_simple_map(node) or is_extra_map(node)
+
+
 def is_map(node: Node) -> bool:
     """Is ``node`` a map of the fuser's list or of ``_EXTRA``, whatever its scalars (its result
     has the broadcast shape of its tensor inputs)?"""
     return len(node.outputs) == 1 and (matches_map(node, _EXTRA, int_scalars=True) or
                                        is_simple_map(node, int_scalars=True))
+
+
+def computed_from(value: Value, array: Value, depth: int = 8) -> bool:
+    """Is ``value`` ``array``, a number, a 0-d tensor, or a map of such values (``is_map``,
+    to ``depth`` levels), so that it is no larger than ``array`` (``x < 0``, ``x * 2 + 1``)?"""
+    t = value.type
+    if value is array or not isinstance(t, TensorType) or t.rank == 0:
+        return True
+    node = value.node
+    return depth > 0 and node is not None and is_map(node) and \
+        all(computed_from(v, array, depth - 1) for v in node.inputs)
 
 
 class _MoreMapsFuser(GraphFuser):
@@ -110,4 +127,4 @@ def fuse_more_maps(graph: Graph) -> None:
         peephole_optimize_shape_expressions(graph.block)
 
 
-__all__ = ["fuse_more_maps", "is_extra_map", "is_map"]
+__all__ = ["computed_from", "fuse_more_maps", "is_extra_map", "is_map", "jit_map"]

@@ -60,8 +60,7 @@ from ..ir.graph import Block, Graph, Node, Value
 from ..ir.symbols import aten, prim
 from ..ir.types import TensorType
 from .alias_analysis import AliasDb, _same_block_ancestor
-from .graph_fuser import is_simple_map
-from .more_maps import is_extra_map
+from .more_maps import jit_map
 from .pass_checks import graph_pass
 
 ROW_GROUP = prim.RowReductionGroup
@@ -294,9 +293,9 @@ def _pointwise(node: Node) -> bool:
         return False
     if node.kind == prim.FusionGroup:
         # (no chunks, concats or autodiff's _grad_sum_to_size: shapes stay those of a map)
-        return all(n.kind == prim.Constant or is_simple_map(n) or is_extra_map(n)
+        return all(n.kind == prim.Constant or jit_map(n)
                    for n in node.g("Subgraph").nodes())
-    return len(node.outputs) == 1 and (is_simple_map(node) or is_extra_map(node))
+    return len(node.outputs) == 1 and jit_map(node)
 
 
 class _Group:

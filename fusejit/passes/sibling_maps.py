@@ -22,8 +22,7 @@ from ..ir.graph import Graph, Node, Value
 from ..ir.symbols import prim
 from ..ir.types import TensorType
 from .alias_analysis import AliasDb
-from .graph_fuser import is_simple_map
-from .more_maps import is_extra_map
+from .more_maps import jit_map
 from .pass_checks import graph_pass
 from .reduction_fusion import blocks_within, convex, make_group, placeable, unwritten
 
@@ -61,7 +60,7 @@ def _only_array(node: Node) -> Value | None:
         if node.attribute_names() != ["Subgraph"] or \
                 any(n.kind in _SHIFTED for n in sub.nodes()):
             return None
-    elif len(node.outputs) != 1 or not (is_simple_map(node) or is_extra_map(node)):
+    elif len(node.outputs) != 1 or not jit_map(node):
         return None
     arrays = {v for v in node.inputs if isinstance(v.type, TensorType) and v.type.rank != 0}
     if len(arrays) != 1:
