@@ -73,10 +73,6 @@ def view_step(node: Node) -> tuple | None:
     return None
 
 
-def _no_inputs(value):
-    raise AssertionError("a constant has no inputs")
-
-
 def _is_int(value) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
@@ -116,7 +112,7 @@ def _take_views(group: Node) -> bool:
         inner = subgraph.inputs[i]
         first = next(iter(subgraph.block.nodes()), None)
         with subgraph.inserting_before(first if first is not None else subgraph.block):
-            args = {v: subgraph.insert_node(subgraph.create_clone(v.node, _no_inputs)).output()
+            args = {v: subgraph.insert_node(subgraph.create_clone(v.node, lambda v: v)).output()
                     for v in view.inputs[1:]}
             args[base] = inner_base
             cut = subgraph.insert_node(subgraph.create_clone(view, args.__getitem__))

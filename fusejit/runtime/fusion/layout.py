@@ -195,8 +195,6 @@ def _analyse_node(layout: GroupLayout, node: Node) -> None:
         view = layout.cut_of[out] = TensorOperand(base.input, base.steps + (step,))
         if any(use.user.kind not in _CUTS for use in out.uses):
             _add_operand(layout, out, view)
-        else:
-            layout.depends[out] = frozenset()
         return
     if kind == prim.FusedConcat:
         users = [use.user for out in node.outputs for use in out.uses]
