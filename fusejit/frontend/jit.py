@@ -44,7 +44,7 @@ from ..runtime.element_function import (
     lone_column_reduction,
     whole_size,
 )
-from ..runtime.element_support import makes_arrays_in_loops
+from ..runtime.element_support import computes_arrays, makes_arrays_in_loops
 from ..runtime.portable import Portable
 from ..runtime.scalar_function import compile_scalar_graph, is_scalar_graph
 from ..runtime.tiering import timed_choice
@@ -538,11 +538,14 @@ class JitFunction(Portable):
         elements, or appending arrays to stack) run whole at any size. A lone column
         reduction (``x.sum(0)``) runs whole at any size: it reads its input once either way,
         and the interpreter's path around NumPy's reduction cost more than the reduction
-        (``element_function.lone_column_reduction``). Graphs held to the size bound time the
+        (``element_function.lone_column_reduction``). So does a graph that computes no
+        array, only makes, copies and moves elements (``np.zeros`` and a scatter into it:
+        ``element_support.computes_arrays``). Graphs held to the size bound time the
         two forms before keeping one (``measured``; ``tiering.timed_choice``)."""
         loops = any(node.kind == "prim::Loop" for node in graph.all_nodes())
-        sized = whole is compile_element_graph and not lone_column_reduction(graph) and (
-            not loops or makes_arrays_in_loops(graph) and made_elements(graph) is not None)
+        sized = whole is compile_element_graph and not lone_column_reduction(graph) and \
+            computes_arrays(graph) and (not loops or makes_arrays_in_loops(graph)
+                                        and made_elements(graph) is not None)
 
         limit = (WHOLE_GRAPH_MAX_ELEMENTS,) if sized else ()
 

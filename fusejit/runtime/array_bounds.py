@@ -32,6 +32,7 @@ from .element_support import (
     _WRITES,
     _rank,
     _static,
+    index_list,
 )
 
 Dims = tuple[frozenset, ...]
@@ -144,6 +145,18 @@ def _op_dims(node: Node, out: Value, dims: dict[Value, Dims]) -> Dims | None:
     if name in _REDUCTIONS:
         return _reduced(node, out, dims[node.input(0)])
     x = dims.get(node.input(0)) if node.inputs else None
+    if name == "index":     # (x[:, rows, cols]: the indices' broadcast shape in their place)
+        listed = index_list(node.input(1))
+        if x is None or listed is None:
+            return None
+        p, indices = listed
+        if any(_is_array(v) and v not in dims for v in indices):
+            return None
+        rank = max(_rank(v) for v in indices)
+        middle = _broadcast([dims.get(v, ()) for v in indices], rank)
+        return None if middle is None else x[:p] + middle + x[p + len(indices):]
+    if name == "arange":    # (np.arange(len(x)): from 0 by 1 to a dimension)
+        return _counted(node, dims)
     if name == "slice":
         return x
     if name == "select":
@@ -180,6 +193,25 @@ def _reduced(node: Node, out: Value, x: Dims) -> Dims | None:
     if _rank(out) == len(x) - len(axes):
         return tuple(d for a, d in enumerate(x) if a not in axes)
     return None
+
+
+def _counted(node: Node, dims: dict[Value, Dims]) -> Dims | None:
+    """``np.arange(x.shape[d])``, ``np.arange(0, x.shape[d], 1)``: that dimension's length;
+    None for other ranges."""
+    count = {5: 1, 6: 2, 7: 3}.get(len(node.inputs))   # (end | start, end | .., step)
+    if count is None:
+        return None
+    bounds = [_static(v) for v in node.inputs[:count]]
+    if count > 1 and (bounds[0] != 0 or isinstance(bounds[0], bool)) or \
+            count == 3 and (bounds[2] != 1 or isinstance(bounds[2], bool)):
+        return None
+    end = node.input(min(count, 2) - 1)
+    source = end.node
+    if source.kind != "aten::size" or len(source.inputs) != 2:
+        return None
+    x = dims.get(source.input(0))
+    axis = None if x is None else _axis(source.input(1), len(x))
+    return None if axis is None else (x[axis],)
 
 
 def _sized(sizes: Value, dims: dict[Value, Dims]) -> Dims | None:

@@ -43,6 +43,7 @@ from .element_support import (
     _rank,
     _static,
     argument_limit,
+    index_list,
     is_element_graph,
     list_element,
     raises_before_writes,
@@ -114,6 +115,76 @@ class _ElementWriter(_Writer):
             self.exprs[out] = expr  # read at each use
         else:
             self.emit(depth, f"{self.name(out)} = {expr}")
+
+    def _indexed(self, node: Node, depth: int) -> tuple[str, list[str], list[str], str]:
+        """What ``x[:, i, j]`` (``aten::index``, ``index_put_``; ``index_list``) reads and
+        writes: the array, the loops over the kept leading dimensions and the index arrays'
+        broadcast shape (lines to emit, nested), the subscript of ``x`` inside them and that
+        of the indexed part (the result), with the indices' shape in a variable. Numba's
+        integer indexing wraps negative indices and checks bounds (``element_jit``): an index
+        out of range raises, and the interpreter gives the graph's error."""
+        x = self.name(node.input(0))
+        p, indices = index_list(node.input(1))
+        arrays = [v for v in indices if _rank(v)]
+        rank = max((_rank(v) for v in arrays), default=0)
+        loops, kept, positions = [], [], []
+        for d in range(p):
+            kept.append(self.fresh("a"))
+            loops.append(f"for {kept[-1]} in range({x}.shape[{d}]):")
+        shape, broadcast = "()", {}
+        if len(arrays) == 1:
+            shape = f"{self.name(arrays[0])}.shape"
+            broadcast[arrays[0]] = self.name(arrays[0])
+        elif arrays:
+            shape = self.fresh("shape")
+            shapes = "".join(f"{self.name(v)}.shape, " for v in arrays)
+            self.emit(depth, f"{shape} = np.broadcast_shapes({shapes})")
+            for v in arrays:
+                broadcast[v] = self.fresh("index")
+                self.emit(depth, f"{broadcast[v]} = np.broadcast_to({self.name(v)}, {shape})")
+        for d in range(rank):
+            positions.append(self.fresh("b"))
+            loops.append(f"for {positions[-1]} in range({shape}[{d}]):")
+        at = "".join(f"{b}, " for b in positions)
+        picks = [f"{broadcast[v]}[{at}]" if v in broadcast else self.name(v) for v in indices]
+        source = f"{x}[{''.join(f'{a}, ' for a in kept)}{', '.join(picks)}]"
+        target = f"[{''.join(f'{a}, ' for a in kept + positions)}]"
+        return shape, loops, [source, target], f"{x}.shape[:{p}] + {shape} + " \
+                                               f"{x}.shape[{p + len(indices)}:]"
+
+    def _index(self, node: Node, out: Value, depth: int) -> None:
+        shape, loops, (source, target), result = self._indexed(node, depth)
+        name = self.name(out)
+        if not loops:   # (every index 0-d: an element, or a copy of a part)
+            self.emit(depth, f"{name} = {source}" + (".copy()" if _rank(out) else ""))
+            return
+        self.emit(depth, f"{name} = np.empty({result}, {_np(_dtype(out))})")
+        for k, loop in enumerate(loops):
+            self.emit(depth + k, loop)
+        self.emit(depth + len(loops), f"{name}{target} = {source}")
+
+    def _index_put_(self, node: Node, out: Value, depth: int) -> None:
+        x, values = node.input(0), node.input(2)
+        dtype, accumulate = _dtype(x), bool(_static(node.input(3)))
+        shape, loops, (place, at), result = self._indexed(node, depth)
+        value = _cast(self.name(values), dtype)
+        if _rank(values):   # (a copy in x's dtype: it may be a view of x itself)
+            value = self.fresh("values")
+            self.emit(depth, f"{value} = np.broadcast_to({self.name(values)}.astype("
+                             f"{_np(dtype)}), {result})")
+            if loops:
+                value += at
+        inner = depth + len(loops)
+        for k, loop in enumerate(loops):
+            self.emit(depth + k, loop)
+        part = _rank(x) > len(index_list(node.input(1))[1]) + index_list(node.input(1))[0]
+        if not part:        # (an element)
+            self.emit(inner, f"{place} {'+' if accumulate else ''}= {value}")
+        else:               # (a part of x: its view, written in place)
+            view = self.fresh("part")
+            self.emit(inner, f"{view} = {place}")
+            self.emit(inner, f"{view}[...] = {f'{view} + ' if accumulate else ''}{value}")
+        self.exprs[out] = self.name(x)
 
     def _size(self, node: Node, out: Value, depth: int) -> None:
         index = f"[{self.name(node.input(1))}]" if len(node.inputs) == 2 else ""

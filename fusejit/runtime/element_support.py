@@ -47,7 +47,7 @@ _INPLACE = {"add_": "+", "sub_": "-", "mul_": "*", "div_": "/"}
 _WHOLE_REDUCTIONS = {"amax": "max", "amin": "min", "argmax": "argmax", "argmin": "argmin",
                      "any": "any", "all": "all", "var": "var", "std": "std"}
 _PREDICATES = frozenset({"eq", "ne", "lt", "le", "gt", "ge"})
-_WRITES = frozenset({"copy_", "fill_"})
+_WRITES = frozenset({"copy_", "fill_", "index_put_"})
 _CREATE = frozenset({"full_like", "zeros", "ones", "full"})
 _CONVERT = {"Bool": "bool", "Float": "float", "Int": "_to_int"}
 
@@ -69,7 +69,7 @@ def _known(value: Value) -> bool:
         return True
     if isinstance(t, ListType):
         return isinstance(t.elem, IntType) or _joined_list(value) or _appended_list(value) \
-            or _chunked_list(value)
+            or _chunked_list(value) or index_list(value) is not None
     return isinstance(t, TensorType) and t.scalar_type is not None and t.rank is not None
 
 
@@ -116,6 +116,29 @@ def _chunked_list(value: Value) -> bool:
         and len(value.uses[0].user.outputs) == _static(node.input(1))
 
 
+def index_list(value: Value) -> tuple[int, list[Value]] | None:
+    """``x[:, idx]``, ``x[rows, cols]``: the ``Tensor?[]`` of ``aten::index`` and
+    ``aten::index_put_`` as ``(p, indices)``, where its items are ``p`` Nones (whole
+    dimensions) and then integer tensors of known ranks (no bools: masks, no uint64: an index
+    past 2**63 would wrap); None for any other list (Nones between tensors move NumPy's
+    broadcast dimensions first) or one read by anything else."""
+    node = value.node
+    if node.kind != prim.ListConstruct or not node.inputs or not all(
+            use.offset == 1 and use.user.kind in ("aten::index", "aten::index_put_")
+            for use in value.uses):
+        return None
+    items = list(node.inputs)
+    p = 0
+    while p < len(items) and isinstance(items[p].type, NoneType):
+        p += 1
+    indices = items[p:]
+    if not indices or not all(
+            _dtype(v) is not None and _dtype(v).kind in "iu" and _dtype(v).name != "uint64"
+            and _rank(v) is not None for v in indices):
+        return None
+    return p, indices
+
+
 def list_element(value: Value) -> tuple[np.dtype, int]:
     """The dtype and rank of the arrays appended to ``value`` (an ``_appended_list``)."""
     append = next(u.user for u in value.uses if u.user.kind == "aten::append")
@@ -125,7 +148,8 @@ def list_element(value: Value) -> tuple[np.dtype, int]:
 # Ops whose result is (or may be) their first input, or a view of it.
 _ALIASING = frozenset({"aten::select", "aten::slice", "aten::unsqueeze", "aten::t",
                        "aten::reshape", "aten::view", "aten::type_as", "aten::copy_",
-                       "aten::fill_", "aten::add_", "aten::sub_", "aten::mul_", "aten::div_"})
+                       "aten::fill_", "aten::add_", "aten::sub_", "aten::mul_", "aten::div_",
+                       "aten::index_put_"})
 
 
 def _root(value: Value, seen: frozenset = frozenset()) -> Value:
@@ -268,8 +292,9 @@ def _supported_op(node: Node, arguments: set) -> bool:
     if name == "cumsum":
         return _rank(node.input(0)) == 1 and isinstance(_static(node.input(2)), type(None)) \
             and node.input(2).node.kind == prim.Constant
-    if name == "arange":
-        return all(v.node.kind == prim.Constant for v in node.inputs[3:])
+    if name == "arange":   # (start, end, step, dtype, ...: the writer's form)
+        return len(node.inputs) == 7 and all(v.node.kind == prim.Constant
+                                              for v in node.inputs[3:])
     if name in ("eye", "linspace"):
         return all(v.node.kind == prim.Constant for v in node.inputs[3:])
     if name in ("floor_divide", "remainder"):
@@ -281,6 +306,8 @@ def _supported_op(node: Node, arguments: set) -> bool:
             and divisor not in (0, -1))
     if name in ("select", "unsqueeze"):
         return _constant_int(node.input(1))
+    if name in ("index", "index_put_"):
+        return _indexing_supported(node, arguments)
     if name in _WRITES:
         target, rank = node.input(0), _rank(node.input(0))
         return _writable(target, arguments) and (
@@ -313,6 +340,25 @@ def _supported_op(node: Node, arguments: set) -> bool:
         return not (name in ("add", "sub") and len(node.inputs) == 3
                     and _static(node.input(2)) != 1)
     return False
+
+
+def _indexing_supported(node: Node, arguments: set) -> bool:
+    """``x[idx]``, ``x[:, idx]``, ``x[rows, cols]`` (``index_list``) of an array, and
+    ``x[...] = v`` (``+= v`` accumulating) into one the graph may write, whose ``v`` has no
+    more dimensions than the indexed part and casts to ``x``'s dtype as NumPy's same-kind
+    rule allows (Numba's float to int conversion is not NumPy's for NaN and overflow)."""
+    x, listed = node.input(0), index_list(node.input(1))
+    if not _rank(x) or listed is None or listed[0] + len(listed[1]) > _rank(x):
+        return False
+    if node.kind.name == "index":
+        return True
+    p, indices = listed
+    values = node.input(2)
+    indexed = _rank(x) - len(indices) + max(_rank(v) for v in indices)
+    return _writable(x, arguments) and isinstance(values.type, TensorType) and \
+        _dtype(values) is not None and (_rank(values) or 0) <= indexed and \
+        np.can_cast(_dtype(values), _dtype(x), "same_kind") and \
+        node.input(3).node.kind == prim.Constant
 
 
 def _reduction_supported(node: Node) -> bool:
@@ -391,6 +437,8 @@ def growth_degree(graph: Graph) -> int:
                 degree, ones = max(d for d, _, _ in operands), True
             elif name in _PRODUCTS:
                 degree, ones = sum(d for d, _, _ in operands), True
+            elif name == "index":             # (x[idx]: up to an element per index each)
+                degree, ones = sum(d for d, _, _ in operands), True
             elif len(operands) == 1:          # (a view or a reduction of one array)
                 degree, flagged, had = operands[0]
                 ones = flagged or name in _ADDS_ONES or rank > (had or 0) or (
@@ -407,6 +455,21 @@ def growth_degree(graph: Graph) -> int:
 # Nodes whose arrays are arrays other nodes made (a branch's or loop's results, a list's
 # items) or none (a loop variable before the loop).
 _PASSES_ON = frozenset({prim.If, prim.Loop, prim.ListUnpack, prim.Uninitialized})
+
+
+# Ops that make, move or view elements without arithmetic: compiled whole, as fast at any size
+# as the interpreter's path (a fused kernel has nothing to compute for them).
+_MOVES = _VIEWS | _CREATE | _WRITES | frozenset({
+    "arange", "eye", "linspace", "index", "clone", "type_as", "chunk", "cat", "stack",
+    "append"})
+
+
+def computes_arrays(graph: Graph) -> bool:
+    """Does ``graph`` compute an array by arithmetic (or a reduction), where fused kernels
+    (vectorised math, threads) would beat Numba's NumPy on big arrays? ``np.zeros`` and a
+    scatter into it (a one-hot encoding), a gather into a copy, do not."""
+    return any(node.kind.ns == "aten" and node.kind.name not in _MOVES and any(
+        (_rank(v) or 0) > 0 for v in node.outputs) for node in graph.all_nodes())
 
 
 def makes_arrays_in_loops(graph: Graph) -> bool:

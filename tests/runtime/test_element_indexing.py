@@ -1,0 +1,191 @@
+"""Integer-array indexing in whole-graph functions (``element_function``): gathers
+(``x[idx]``, ``X[:, idx]``, ``X[rows, cols]``), stores and accumulations into them
+(``y[idx] = v``, ``counts[labels[i]] += 1`` in a loop), against NumPy. Each program is compiled
+with a fallback that fails the test, so every value checked here is the compiled function's;
+the calls that must fail (an index out of range) go to the interpreter, which raises NumPy's
+error with the arguments as the caller passed them."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import fusejit
+from fusejit.frontend.jit import argument_ir_type
+from fusejit.frontend.script import script
+from fusejit.runtime.array_bounds import made_elements
+from fusejit.runtime.element_function import compile_element_graph
+from fusejit.runtime.element_support import computes_arrays, is_element_graph
+
+
+def _refuse(*args):
+    raise AssertionError("the compiled function fell back to the interpreter")
+
+
+def _graph(fn, args):
+    return script(fn, [argument_ir_type(f"a{i}", a) for i, a in enumerate(args)])
+
+
+def _compiled(fn, args):
+    graph = _graph(fn, args)
+    assert is_element_graph(graph), graph
+    return compile_element_graph(graph, _refuse)
+
+
+def _same(got, want) -> None:
+    got = got if isinstance(got, tuple) else (got,)
+    want = want if isinstance(want, tuple) else (want,)
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        g, w = np.asarray(g), np.asarray(w)
+        assert (g.dtype, g.shape) == (w.dtype, w.shape)
+        np.testing.assert_array_equal(g, w)
+
+
+def gathers(x, X, idx, rows, cols, i32, u8):
+    # one index (negative ones wrap), rows of a matrix, columns, two broadcast index arrays,
+    # a 0-d index among arrays, narrow index dtypes
+    return (x[idx], X[idx], X[:, cols], X[rows[:, None], cols], X[rows[:4], cols] * 2.0,
+            X[0, i32], x[u8], X[rows][:, 1:], X[-1][cols])
+
+
+def _gather_args(rng, n, m):
+    x = rng.standard_normal(n)
+    X = rng.standard_normal((n, m))
+    idx = rng.integers(-n, n, 7)
+    rows = rng.integers(0, n, 5)
+    cols = rng.integers(-m, m, 4)
+    return (x, X, idx, rows, cols, rng.integers(0, m, 3).astype(np.int32),
+            rng.integers(0, n, 6).astype(np.uint8))
+
+
+def test_gathers_are_numpys():
+    rng = np.random.default_rng(0)
+    run = _compiled(gathers, _gather_args(rng, 9, 6))
+    for n, m in ((9, 6), (1, 1), (40, 13)):
+        args = _gather_args(rng, n, m)
+        _same(run(*args), gathers(*args))
+
+
+def stores(x, X, idx, v, rows, cols):
+    y = x.copy()
+    y[idx] = v                 # an array, duplicates in idx: NumPy keeps the last
+    z = x.copy()
+    z[idx] = 0.5
+    z[idx] += 1.0              # a read, an add and a store (not an accumulation)
+    Y = X.copy()
+    Y[rows[:2], cols] = -1.0
+    Y[:, cols] = Y[:, cols] * 3.0
+    Y[rows] = v[: X.shape[1]]  # whole rows, from a row
+    W = np.zeros_like(X)
+    W[rows[:, None], cols] = X[rows[:, None], cols]
+    return y, z, Y, W
+
+
+def _store_args(rng, n):
+    x = rng.standard_normal(n)
+    X = rng.standard_normal((n, n))
+    idx = rng.integers(-n, n, n)        # (duplicates)
+    v = rng.standard_normal(n)
+    return x, X, idx, v, rng.integers(0, n, 3), rng.integers(-n, n, 2)
+
+
+def test_stores_are_numpys():
+    rng = np.random.default_rng(1)
+    run = _compiled(stores, _store_args(rng, 5))
+    for n in (5, 1, 17):
+        args = _store_args(rng, n)
+        _same(run(*args), stores(*args))
+
+
+def counts_in_a_loop(labels, weights, pairs, k):
+    counts = np.zeros(k)
+    sums = np.zeros(k, np.float32)
+    table = np.zeros((k, k), np.int64)
+    for i in range(labels.shape[0]):
+        counts[labels[i]] += 1.0
+        sums[labels[i]] += weights[i]
+        table[pairs[i, 0], pairs[i, 1]] += 1
+    return counts, sums, table
+
+
+def test_scatters_in_loops_are_numpys():
+    rng = np.random.default_rng(2)
+
+    def args(n, k):
+        return (rng.integers(-k, k, n), rng.standard_normal(n).astype(np.float32),
+                rng.integers(0, k, (n, 2)), k)
+
+    run = _compiled(counts_in_a_loop, args(10, 3))
+    for n, k in ((10, 3), (0, 2), (500, 7)):
+        a = args(n, k)
+        _same(run(*a), counts_in_a_loop(*a))
+
+
+def one_hot(labels, k):
+    out = np.zeros((labels.shape[0], k), np.float32)
+    out[np.arange(labels.shape[0]), labels] = 1.0
+    return out
+
+
+def test_one_hot_is_compiled_whole_at_any_size():
+    labels = np.array([2, 0, 1, 2])
+    graph = _graph(one_hot, (labels, 3))
+    assert is_element_graph(graph) and not computes_arrays(graph)
+    run = compile_element_graph(graph, _refuse)
+    for n, k in ((4, 3), (20000, 10)):
+        labels = np.random.default_rng(n).integers(0, k, n)
+        _same(run(labels, k), one_hot(labels, k))
+
+
+def test_made_elements_follow_index_shapes_and_counted_ranges():
+    rng = np.random.default_rng(3)
+    args = _gather_args(rng, 9, 6)
+    bound = made_elements(_graph(gathers, args))
+    # the biggest array made: X[rows[:, None], cols] (5 x 4) or the arguments themselves
+    assert bound(*args) == 9 * 6
+    big_rows = rng.integers(0, 9, 100)
+    args = args[:3] + (big_rows,) + args[4:]
+    assert bound(*args) == 100 * 6      # X[rows]: a row per index
+    labels = np.zeros(50, np.int64)
+    assert made_elements(_graph(one_hot, (labels, 3))) is None   # (k: any number)
+
+    def ranks(x):
+        return x[np.arange(x.shape[0])] * 2.0
+    assert made_elements(_graph(ranks, (labels,)))(labels) == 50
+
+
+@pytest.mark.parametrize("bad", [9, -10])
+def test_an_index_out_of_range_is_numpys_error_and_writes_nothing(bad):
+    def put(x, idx):
+        x[idx] = 7.0
+        return x
+
+    jitted = fusejit.jit(put)
+    x = np.arange(9.0)
+    idx = np.array([1, 2, 3])
+    for _ in range(3):                       # interpreted, compiled whole, the fast path
+        _same(jitted(x.copy(), idx), put(x.copy(), idx))
+    idx = np.array([1, bad, 3])
+    y = x.copy()
+    with pytest.raises(IndexError):
+        put(y.copy(), idx)
+    with pytest.raises(fusejit.FusejitError, match="IndexError: index -?\\d+ is out of bounds"):
+        jitted(y, idx)
+    np.testing.assert_array_equal(y, x)      # (the element before the bad one put back)
+
+
+def casting_stores(a, f, idx, v):
+    a[idx] = 2.5            # (NumPy truncates the value to the array's dtype)
+    f[idx] = v              # (float64 values into float32)
+    return a, f
+
+
+def test_stores_cast_values_to_the_arrays_dtype():
+    def args():
+        return (np.arange(5), np.zeros(5, np.float32), np.array([1, -1]),
+                np.array([1 / 3, 1e39]))
+
+    run = _compiled(casting_stores, args())
+    with np.errstate(over="ignore"):
+        _same(run(*args()), casting_stores(*args()))
