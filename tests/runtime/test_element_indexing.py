@@ -189,3 +189,23 @@ def test_stores_cast_values_to_the_arrays_dtype():
     run = _compiled(casting_stores, args())
     with np.errstate(over="ignore"):
         _same(run(*args()), casting_stores(*args()))
+
+
+def test_only_graphs_that_move_elements_run_whole_at_any_size():
+    x, X, idx = np.arange(6.0), np.ones((3, 4)), np.array([0, 2])
+    codes, table = np.array([1, 0], np.uint8), np.arange(4.0)
+
+    def moves(fn, *args):
+        return not computes_arrays(_graph(fn, args))
+
+    def copy_and_fix(x, idx):
+        y = x.copy()
+        y[idx] = 0.0
+        return y
+
+    assert moves(lambda codes, table: table[codes], codes, table)
+    assert moves(copy_and_fix, x, idx)
+    # the kernels beat Numba's NumPy on big arrays: arithmetic, copies of rows and matrices
+    assert not moves(lambda X, idx: X[idx], X, idx)
+    assert not moves(lambda X: X.T.copy(), X)
+    assert not moves(lambda x, idx: x[idx] * 2.0, x, idx)
