@@ -330,14 +330,18 @@ def nanmean(a, axis=None, keepdims=False):
 
 def _accumulate(a, axis, largest):
     # out[i] = maximum (or minimum) of out[i - 1] and a[i] along axis, one slice at a time
+    # (the running value carried in a variable: not read back from out, a store and a load
+    # on the loop's chain of dependences)
     a = np.swapaxes(np.asarray(a), axis, 0)
     out = np.empty_like(a)
-    out[0] = a[0]
+    m = a[0]
+    out[0] = m
     for i in range(1, a.shape[0]):
         if largest:
-            out[i] = np.maximum(out[i - 1], a[i])
+            m = np.maximum(m, a[i])
         else:
-            out[i] = np.minimum(out[i - 1], a[i])
+            m = np.minimum(m, a[i])
+        out[i] = m
     return np.swapaxes(out, axis, 0)
 
 

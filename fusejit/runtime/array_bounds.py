@@ -167,6 +167,14 @@ def _op_dims(node: Node, out: Value, dims: dict[Value, Dims]) -> Dims | None:
         return None if axis is None else x[:axis] + (_ONE,) + x[axis:]
     if name == "t":
         return x[::-1]
+    if name == "transpose":
+        a, b = (_axis(v, len(x)) if x else 0 for v in node.inputs[1:3])
+        if a is None or b is None:
+            return None
+        swapped = list(x)
+        if swapped:
+            swapped[a], swapped[b] = swapped[b], swapped[a]
+        return tuple(swapped)
     if name in ("reshape", "view"):
         return x if len(x) == 1 == _rank(out) else None
     if name in ("mm", "matmul"):

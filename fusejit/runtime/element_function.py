@@ -279,6 +279,18 @@ class _ElementWriter(_Writer):
     def _t(self, node: Node, out: Value, depth: int) -> None:
         self.assign(out, f"{self.name(node.input(0))}.T", depth)
 
+    def _transpose(self, node: Node, out: Value, depth: int) -> None:
+        x = node.input(0)
+        rank = max(_rank(x), 1)
+        axes = list(range(_rank(x)))
+        a, b = (_static(v) % rank for v in node.inputs[1:3])
+        if a == b or _rank(x) == 0:         # (np.swapaxes of an axis with itself: x)
+            self.assign(out, self.name(x), depth)
+            return
+        axes[a], axes[b] = axes[b], axes[a]
+        self.assign(out, f"{self.name(x)}.transpose(({''.join(f'{d}, ' for d in axes)}))",
+                    depth)
+
     def _reshape(self, node: Node, out: Value, depth: int) -> None:
         self.assign(out, f"np.ascontiguousarray({self.name(node.input(0))})"
                          f".reshape({self.name(node.input(1))})", depth)

@@ -147,6 +147,7 @@ def list_element(value: Value) -> tuple[np.dtype, int]:
 
 # Ops whose result is (or may be) their first input, or a view of it.
 _ALIASING = frozenset({"aten::select", "aten::slice", "aten::unsqueeze", "aten::t",
+                       "aten::transpose",
                        "aten::reshape", "aten::view", "aten::type_as", "aten::copy_",
                        "aten::fill_", "aten::add_", "aten::sub_", "aten::mul_", "aten::div_",
                        "aten::index_put_"})
@@ -306,6 +307,10 @@ def _supported_op(node: Node, arguments: set) -> bool:
             and divisor not in (0, -1))
     if name in ("select", "unsqueeze"):
         return _constant_int(node.input(1))
+    if name == "transpose":     # (np.swapaxes(x, a, b) by constant axes)
+        rank = _rank(node.input(0))
+        return all(_constant_int(v) and -max(rank, 1) <= _static(v) < max(rank, 1)
+                   for v in node.inputs[1:3])
     if name in ("index", "index_put_"):
         return _indexing_supported(node, arguments)
     if name in _WRITES:

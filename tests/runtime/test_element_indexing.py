@@ -1,6 +1,7 @@
 """Integer-array indexing in whole-graph functions (``element_function``): gathers
 (``x[idx]``, ``X[:, idx]``, ``X[rows, cols]``), stores and accumulations into them
-(``y[idx] = v``, ``counts[labels[i]] += 1`` in a loop), against NumPy. Each program is compiled
+(``y[idx] = v``, ``counts[labels[i]] += 1`` in a loop), against NumPy; and the swapped axes of
+running extremes (``np.maximum.accumulate``). Each program is compiled
 with a fallback that fails the test, so every value checked here is the compiled function's;
 the calls that must fail (an index out of range) go to the interpreter, which raises NumPy's
 error with the arguments as the caller passed them."""
@@ -209,3 +210,26 @@ def test_only_graphs_that_move_elements_run_whole_at_any_size():
     assert not moves(lambda X, idx: X[idx], X, idx)
     assert not moves(lambda X: X.T.copy(), X)
     assert not moves(lambda x, idx: x[idx] * 2.0, x, idx)
+
+
+def running_extremes(x, X):
+    # (np.maximum.accumulate is a loop over np.swapaxes(a, axis, 0): aten::transpose)
+    return (np.maximum.accumulate(x), np.minimum.accumulate(X, axis=1),
+            np.maximum.accumulate(X, axis=0), np.swapaxes(X, 0, 1) * 2.0)
+
+
+def test_running_extremes_through_swapaxes_compile_whole():
+    rng = np.random.default_rng(4)
+
+    def args(n, m):
+        x, X = rng.standard_normal(n), rng.standard_normal((n, m))
+        x[n // 2] = np.nan          # (NaN carries on, as NumPy's maximum does)
+        x[0] = -0.0
+        return x, X
+
+    run = _compiled(running_extremes, args(6, 3))
+    for n, m in ((6, 3), (1, 1), (300, 7)):
+        a = args(n, m)
+        got, want = run(*a), running_extremes(*a)
+        _same(got, want)
+        np.testing.assert_array_equal(np.signbit(got[0]), np.signbit(want[0]))
