@@ -16,6 +16,9 @@ slice writes, and two smooth binary maps, with PyTorch's schemas and semantics::
 PyTorch's ``cumprod_backward``; quadratic in the length of the axis).
 ``fusejit::cat_offsets(%list, %dim)`` (not PyTorch's: its TorchScript ``cat`` gradient builds
 the same list in a loop) gives where each element of a ``cat`` starts.
+``fusejit::sort_values(%x, %dim)`` is ``np.sort`` itself, and ``fusejit::select_sorted(%x,
+[%k, ...])`` an array holding at positions ``k`` the values a sort would (``np.partition``):
+what ``passes/sorted_values.py`` puts for a sort whose values alone are read.
 ``index_put`` with ``accumulate=True`` is the gather's gradient (``index_backward``): repeated
 indices add up (``np.add.at``). ``diagonal_backward`` puts a diagonal's gradient into zeros.
 Their derivatives are in ``fusejit/autodiff/array_rules.py``.
@@ -211,6 +214,28 @@ def _argsort(self: np.ndarray, dim: int = -1, descending: bool = False) -> np.nd
     return order.astype(np.int64)
 
 
+def _sort_values(self: np.ndarray, dim: int) -> np.ndarray:
+    if self.ndim == 0:
+        return self.copy()
+    return as_tensor(np.sort(self, axis=wrap_dim(dim, self.ndim)))
+
+
+def _select_sorted(self: np.ndarray, positions: list[int]) -> np.ndarray:
+    """A vector holding at each of ``positions`` the value ``np.sort(self)`` holds there;
+    ``np.sort`` itself where one is out of range (the caller's read then fails as on it)."""
+    n = self.shape[0] if self.ndim == 1 else 0
+    if self.ndim != 1 or not all(-n <= k < n for k in positions):
+        return _sort_values(self, 0)
+    kth = sorted({k % n for k in positions})
+    if len(kth) > 1 and kth[-1] == n - 1:
+        # (the last, which the median reads for a NaN: the largest after the others'
+        # partition, np.max's NaN as a sort's NaN last; a third kth cost ~40% more)
+        out = np.partition(self, kth[:-1])
+        out[-1] = out[kth[-2]:].max()
+        return as_tensor(out)
+    return as_tensor(np.partition(self, kth))
+
+
 def _cumprod(self: np.ndarray, dim: int, dtype: int | None = None) -> np.ndarray:
     from .table import dtype_of_code
 
@@ -277,3 +302,5 @@ register("aten::cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tens
 register("fusejit::cumprod_backward(Tensor grad, Tensor self, int dim) -> Tensor",
          _cumprod_backward)
 register("fusejit::cat_offsets(Tensor[] tensors, int dim) -> int[]", _cat_offsets)
+register("fusejit::sort_values(Tensor self, int dim) -> Tensor", _sort_values)
+register("fusejit::select_sorted(Tensor self, int[] positions) -> Tensor", _select_sorted)

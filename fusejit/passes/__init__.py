@@ -31,6 +31,7 @@ from .more_maps import fuse_more_maps
 from .reduction_fusion import fuse_row_reductions
 from .shape_analysis import argument_type, propagate_input_shapes
 from .sibling_maps import fuse_sibling_maps
+from .sorted_values import sort_values_only
 from .view_inputs import move_views_into_groups
 
 __all__ = [
@@ -42,7 +43,7 @@ __all__ = [
     "fuse_inplace_updates", "fuse_lone_maps", "fuse_more_maps", "fuse_sibling_maps",
     "move_views_into_groups",
     "fuse_row_reductions", "loop_invariant_code_motion",
-    "peephole_optimize_shape_expressions", "propagate_input_shapes",
+    "peephole_optimize_shape_expressions", "propagate_input_shapes", "sort_values_only",
 ]
 
 # What the executor runs on a graph after specialising its types to the inputs (PyTorch's

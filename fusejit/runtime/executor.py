@@ -515,7 +515,8 @@ def _optimise(graph: Graph, inputs: Sequence[Any], device: CpuDevice | CudaDevic
               reductions: bool = False) -> None:
     """Specialise types to ``inputs``, then canonicalise and fuse (PyTorch's optimised path);
     with ``reductions`` (CPU only), first make masked stores into fresh arrays values
-    (``passes/fresh_stores.py``), then after the fuser fuse the maps PyTorch's list leaves out
+    (``passes/fresh_stores.py``) and sort only for the values read (``passes/sorted_values.py``),
+    then after the fuser fuse the maps PyTorch's list leaves out
     (``passes/more_maps.py``) and the maps of one array that feed nothing of each other
     (``passes/sibling_maps.py``), form row-reduction groups, groups of one costly map
     (``passes/lone_maps.py``), fold in-place updates into their fusion groups, and move the
@@ -531,6 +532,7 @@ def _optimise(graph: Graph, inputs: Sequence[Any], device: CpuDevice | CudaDevic
         fuse_sibling_maps,
         move_views_into_groups,
         propagate_input_shapes,
+        sort_values_only,
     )
 
     arrays = device.array_type
@@ -538,6 +540,7 @@ def _optimise(graph: Graph, inputs: Sequence[Any], device: CpuDevice | CudaDevic
                                    else None for x in inputs])
     if reductions and device.name == "cpu":
         functionalize_fresh_stores(graph)
+        sort_values_only(graph)
     for run_pass in FUSION_PIPELINE:
         run_pass(graph)
     if reductions and device.name == "cpu":

@@ -1,0 +1,165 @@
+"""Sorting for values only (for ``@fusejit.jit``, beyond PyTorch).
+
+The frontend writes ``np.sort(x)`` as ``x`` taken in its ``argsort`` order, so that a
+gradient goes back to where each value came from; ``np.median`` and ``np.percentile`` read a
+few elements of that sorted array. Run as written, that is a stable argsort, a gather, and for
+the median a whole sort to read two elements: 10^4 float64, ``np.sort`` 0.38x NumPy's time,
+``np.median`` 0.07x (NumPy selects them with ``np.partition``, in linear time). Where the
+values are all a call needs (this runs on the plans ``@fusejit.jit`` executes, after any
+gradient was taken), this pass computes only them::
+
+    %o = aten::argsort(%x, 0, False)           %s = fusejit::sort_values(%x, 0)
+    %l = prim::ListConstruct(%o)         ==>   (the values np.sort gives: its own call)
+    %s = aten::index(%x, %l)
+
+    %s = fusejit::sort_values(%x, 0)           %s = fusejit::select_sorted(%x, [%k0, %k1])
+    %a = aten::select(%s, 0, %k0)        ==>   %a = aten::select(%s, 0, %k0)
+    %b = aten::select(%s, 0, %k1)              %b = aten::select(%s, 0, %k1)
+
+``fusejit::select_sorted`` is ``np.partition`` at the positions read (the sorted values
+there, NumPy's own for its median); where a position is out of range it sorts, and the
+select raises its error as before. It applies to vectors only (``np.sort(x)``, the median
+and percentiles of a flattened array), where every use of the sorted array is a select of
+one of its elements or its length, and every position read is computed before the first
+read (or by ops on numbers that can move there: ``n // 2``). ``fuse_graph`` is unchanged.
+"""
+
+from __future__ import annotations
+
+from ..ir.graph import Graph, Node, Value
+from ..ir.symbols import prim
+from ..ir.types import BoolType, FloatType, IntType, ListType, TensorType
+from .alias_analysis import _same_block_ancestor
+from .pass_checks import graph_pass
+
+SORT_VALUES = "fusejit::sort_values"
+SELECT_SORTED = "fusejit::select_sorted"
+
+
+@graph_pass
+def sort_values_only(graph: Graph) -> bool:
+    """Rewrite the sorts whose values alone are read (see the module's docstring); True if
+    any was."""
+    changed = False
+    for node in list(graph.all_nodes()):
+        if node.kind == "aten::index" and _sorted_gather(node):
+            node = _sort_values(graph, node)
+            changed = True
+        if node.kind == SORT_VALUES:
+            changed |= _select_sorted(graph, node)
+    return changed
+
+
+def _vector(value: Value) -> bool:
+    return isinstance(value.type, TensorType) and value.type.rank == 1 and \
+        value.type.scalar_type is not None
+
+
+def _constant(value: Value):
+    if value.node.kind != prim.Constant:
+        return None
+    from ..ir.constants import constant_value
+
+    return constant_value(value.node)
+
+
+def _sorted_gather(node: Node) -> bool:
+    """``aten::index(x, [aten::argsort(x, 0, False)])`` of a vector, the order read there
+    alone."""
+    x, listed = node.input(0), node.input(1)
+    if not _vector(x) or listed.node.kind != prim.ListConstruct or len(listed.uses) != 1 \
+            or len(listed.node.inputs) != 1:
+        return False
+    order = listed.node.input(0)
+    argsort = order.node
+    return argsort.kind == "aten::argsort" and argsort.input(0) is x and \
+        len(order.uses) == 1 and _constant(argsort.input(1)) in (0, -1) and \
+        _constant(argsort.input(2)) is False
+
+
+def _sort_values(graph: Graph, gather: Node) -> Node:
+    x = gather.input(0)
+    with graph.inserting_before(gather):
+        zero = graph.insert_constant(0)
+        sort = graph.insert(SORT_VALUES, [x, zero])
+    sort.output().type = gather.output().type
+    sort.source_range, sort.text_line = gather.source_range, gather.text_line
+    listed, argsort = gather.input(1).node, gather.input(1).node.input(0).node
+    gather.output().replace_all_uses_with(sort.output())
+    gather.destroy()
+    listed.destroy()
+    argsort.destroy()
+    return sort
+
+
+def _select_sorted(graph: Graph, sort: Node) -> bool:
+    """``sort``'s values read only at a few positions, each known before the first read:
+    ``np.partition`` at them."""
+    s, x = sort.output(), sort.input(0)
+    selects, sizes = [], []
+    for use in s.uses:
+        user = use.user
+        if user.kind == "aten::select" and use.offset == 0 and _constant(user.input(1)) in (0, -1):
+            selects.append(user)
+        elif user.kind == "aten::size" and len(user.inputs) == 2 and \
+                _constant(user.input(1)) in (0, -1):
+            sizes.append(user)
+        else:
+            return False
+    if not selects or any(user.owning_block is not sort.owning_block for user in selects):
+        return False
+    for size in sizes:              # (the sorted array's length is the vector's)
+        size.replace_input(0, x)
+    first = selects[0]
+    for user in selects:
+        if user.is_before(first):
+            first = user
+    positions = []
+    for user in selects:
+        k = user.input(2)
+        if not isinstance(k.type, IntType) or not _available(k, first):
+            return False
+        if k not in positions:
+            positions.append(k)
+    with graph.inserting_before(first):
+        listed = graph.insert(prim.ListConstruct, positions)
+        listed.output().type = ListType(IntType())
+        picked = graph.insert(SELECT_SORTED, [x, listed.output()])
+    picked.output().type = s.type
+    picked.source_range, picked.text_line = sort.source_range, sort.text_line
+    s.replace_all_uses_with(picked.output())
+    sort.destroy()
+    return True
+
+
+_SCALARS = (IntType, FloatType, BoolType)
+
+
+def _available(value: Value, node: Node, depth: int = 0) -> bool:
+    """Is ``value`` defined where ``node`` runs, or can it be: a number computed from such
+    values by ops on numbers alone (``n // 2`` after a first read of the sorted array), which
+    move before ``node``?"""
+    if _defined_before(value, node):
+        return True
+    made = value.node
+    if depth > 8 or made.owning_block is not node.owning_block or made.blocks or \
+            made.kind.ns != "aten" or made.schema is None or made.schema.written or \
+            not all(isinstance(v.type, _SCALARS) for v in [*made.inputs, *made.outputs]):
+        return False
+    if not all(_available(v, node, depth + 1) for v in made.inputs):
+        return False
+    made.move_before(node)
+    return True
+
+
+def _defined_before(value: Value, node: Node) -> bool:
+    """Is ``value`` defined where ``node`` runs: before it in its block or an enclosing one,
+    or a parameter of one of those blocks?"""
+    made = value.node
+    here = _same_block_ancestor(node, made.owning_block)
+    if here is None:
+        return False
+    return made.kind == prim.Param or made.is_before(here)
+
+
+__all__ = ["SELECT_SORTED", "SORT_VALUES", "sort_values_only"]

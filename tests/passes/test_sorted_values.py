@@ -1,0 +1,113 @@
+"""``sort_values_only``: ``np.sort`` of a vector is NumPy's own sort, not a stable argsort and a
+gather, and a median or percentile reads the positions it needs from ``np.partition``.
+Checked: the graphs ``@fusejit.jit`` runs, the values against NumPy (NaN, signed zeros, odd
+and even lengths, a single element), and the programs where it must not apply (the order is
+read too; the sorted array is returned or read whole; rows of a matrix)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import fusejit
+from fusejit.oplib.array_ops import _select_sorted
+from fusejit.passes.sorted_values import SELECT_SORTED, SORT_VALUES
+
+
+def _kinds(jitted, *args) -> set:
+    return {n.kind for n in jitted.graph_for(*args).all_nodes()}
+
+
+def _same(got, want) -> None:
+    got, want = np.asarray(got), np.asarray(want)
+    assert (got.dtype, got.shape) == (want.dtype, want.shape)
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
+
+
+def _vectors():
+    rng = np.random.default_rng(11)
+    with_nan = rng.standard_normal(101)
+    with_nan[[5, 40]] = np.nan
+    zeros = np.array([0.0, -0.0, 1.0, -0.0, 0.0, -1.0])
+    ties = rng.integers(0, 4, 64).astype(np.float32)
+    return [rng.standard_normal(100), rng.standard_normal(7), with_nan, zeros, ties,
+            np.array([3.0]), rng.integers(-50, 50, 33)]
+
+
+def sort(x):
+    return np.sort(x)
+
+
+def median(x):
+    return np.median(x)
+
+
+def quantiles(x):
+    return np.percentile(x, 90), np.quantile(x, 0.25), np.median(x) * 2.0
+
+
+@pytest.mark.parametrize("x", _vectors(), ids=lambda x: f"{x.dtype}-{x.size}")
+def test_sort_is_numpys_sort(x):
+    jitted = fusejit.jit(sort)
+    for _ in range(2):
+        _same(jitted(x), np.sort(x))
+    kinds = _kinds(jitted, x)
+    assert SORT_VALUES in kinds and "aten::argsort" not in kinds
+
+
+@pytest.mark.parametrize("x", _vectors(), ids=lambda x: f"{x.dtype}-{x.size}")
+def test_medians_and_percentiles_read_a_partition(x):
+    for fn in (median, quantiles):
+        jitted = fusejit.jit(fn)
+        for _ in range(2):
+            got, want = jitted(x), fn(x)
+            for g, w in zip(np.atleast_1d(got), np.atleast_1d(want)):
+                np.testing.assert_allclose(g, w, rtol=1e-15)
+        kinds = _kinds(jitted, x)
+        assert SELECT_SORTED in kinds and "aten::argsort" not in kinds
+        assert SORT_VALUES not in kinds
+
+
+def order_and_values(x):
+    order = np.argsort(x)
+    return order, x[order]
+
+
+def sorted_and_median(x):
+    s = np.sort(x)
+    return s, s[len(s) // 2]
+
+
+def rows_sorted(X):
+    return np.sort(X, axis=1)
+
+
+def test_where_the_order_or_the_whole_sort_is_read_it_stays():
+    x = np.random.default_rng(12).standard_normal(50)
+    X = x.reshape(5, 10)
+    jitted = fusejit.jit(order_and_values)
+    assert "aten::argsort" in _kinds(jitted, x)
+    for g, w in zip(jitted(x), order_and_values(x)):
+        _same(g, w)
+    jitted = fusejit.jit(sorted_and_median)
+    assert SORT_VALUES in _kinds(jitted, x) and SELECT_SORTED not in _kinds(jitted, x)
+    for g, w in zip(jitted(x), sorted_and_median(x)):
+        _same(g, w)
+    jitted = fusejit.jit(rows_sorted)
+    _same(jitted(X), rows_sorted(X))
+
+
+def test_select_sorted_holds_the_sorted_values_at_its_positions():
+    rng = np.random.default_rng(13)
+    for n in (1, 2, 5, 100, 1001):
+        x = rng.standard_normal(n)
+        x[rng.integers(0, n, n // 10)] = np.nan
+        want = np.sort(x)
+        for positions in ([0], [n - 1], [n // 2, (n - 1) // 2, -1], [-n, n - 1, 0],
+                          list(rng.integers(-n, n, 4))):
+            got = _select_sorted(x, positions)
+            np.testing.assert_array_equal(got[positions], want[positions])
+    # a position out of range: the whole sort (the read then raises as it would)
+    x = rng.standard_normal(4)
+    np.testing.assert_array_equal(_select_sorted(x, [1, 4]), np.sort(x))
