@@ -4,7 +4,8 @@ call around the arithmetic decides: ``@fusejit.jit`` against NumPy eager in the 
     python benchmarks/medium.py [--n N] [--repeat R] [--only NAME,...]
 
 Stencils and differences of slices, running sums and products, masked fixes of a copy, integer
-bucketing, a one-hot scatter, transposed broadcasting: the programs are written as a NumPy
+bucketing, a one-hot scatter, gathers and scatters by index arrays, a counting loop,
+transposed broadcasting: the programs are written as a NumPy
 user writes them. Each is called until its kernels are compiled (``FUSEJIT_TIERING`` as set:
 the first calls may run interpreted while a background process compiles), then timed: per
 round, as many calls of each engine as fit in ~20 ms, NumPy and fusejit alternating; the
@@ -85,6 +86,27 @@ def one_hot(labels, k):
     return out
 
 
+def gather_scale(x, idx):
+    return x[idx] * 2.0
+
+
+def palette_lookup(codes, table):
+    return table[codes]
+
+
+def count_labels(labels, k):
+    counts = np.zeros(k)
+    for i in range(labels.shape[0]):
+        counts[labels[i]] += 1.0
+    return counts
+
+
+def scatter_fix(x, idx):
+    y = x.copy()
+    y[idx] = 0.0
+    return y
+
+
 def softplus(x):
     return np.log1p(np.exp(-np.abs(x))) + np.maximum(x, 0)
 
@@ -106,6 +128,11 @@ def cases(n: int):
     yield "nan_to_zero_mean", nan_to_zero_mean, (with_nans,)
     yield "bucket_and_phase", bucket_and_phase, (rng.integers(-10 ** 6, 10 ** 6, n), 7)
     yield "one_hot", one_hot, (rng.integers(0, 10, max(1, n // 10)), 10)
+    yield "gather_scale", gather_scale, (rng.standard_normal(n), rng.integers(-n, n, n))
+    yield "palette_lookup", palette_lookup, (rng.integers(0, 256, n).astype(np.uint8),
+                                             rng.standard_normal(256).astype(np.float32))
+    yield "count_labels", count_labels, (rng.integers(0, 10, n), 10)
+    yield "scatter_fix", scatter_fix, (rng.standard_normal(n), rng.integers(0, n, n // 4))
     yield "softplus", softplus, (rng.standard_normal(n).astype(np.float32),)
 
 
