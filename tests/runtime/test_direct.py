@@ -250,3 +250,22 @@ def test_python_number_arguments_are_numpys_weak_scalars(dtype):
     direct = {key[1]: d is not None for key, d in jitted._direct.items()}
     assert direct == ({float: True, int: False} if np.dtype(dtype).kind == "f"
                       else {float: False, int: True})
+
+
+def clipped(x):
+    return np.clip(x, -1, 0.5), np.clip(x, 0.0, -0.0), np.clip(x, 2, -2)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_clip_by_numbers_is_numpys_clip_ufunc(dtype):
+    """np.clip between two numbers is one call of its ufunc (NumPy's Python wrapper around
+    it took 4 of its 7 us on 10^4 float64): NaN kept, signed zeros and bounds given in the
+    wrong order as NumPy gives them."""
+    x = np.array([np.nan, -0.0, 0.0, 0.7, -3.0, np.inf, -np.inf, 0.5], dtype)
+    jitted = fusejit.jit(clipped)
+    for _ in range(3):
+        got, want = jitted(x), clipped(x)
+        for g, w in zip(got, want):
+            _same(g, w)
+            np.testing.assert_array_equal(np.signbit(g), np.signbit(w))
+    assert any(jitted._direct.values())
