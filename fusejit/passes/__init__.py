@@ -27,6 +27,7 @@ from .graph_fuser import (
 from .inplace_fusion import fuse_inplace_updates
 from .licm import loop_invariant_code_motion
 from .lone_maps import fuse_lone_maps
+from .maps_over_cat import distribute_maps_over_cat
 from .more_maps import fuse_more_maps
 from .reduction_fusion import fuse_row_reductions
 from .shape_analysis import argument_type, propagate_input_shapes
@@ -37,7 +38,8 @@ from .view_inputs import move_views_into_groups
 __all__ = [
     "AliasDb", "BACKWARD_FUSION_PIPELINE", "FUSION_PIPELINE", "argument_type",
     "canonicalize_graph_fuser_ops", "constant_pooling", "constant_propagation",
-    "custom_fuse_graph", "desugar_trip_counts", "drop_unused", "eliminate_common_subexpression",
+    "custom_fuse_graph", "desugar_trip_counts", "distribute_maps_over_cat", "drop_unused",
+    "eliminate_common_subexpression",
     "eliminate_dead_code", "find_last_uses", "flatten_io", "functionalize_fresh_stores",
     "fuse_backward_graph", "fuse_graph",
     "fuse_inplace_updates", "fuse_lone_maps", "fuse_more_maps", "fuse_sibling_maps",

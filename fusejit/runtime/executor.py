@@ -515,14 +515,16 @@ def _optimise(graph: Graph, inputs: Sequence[Any], device: CpuDevice | CudaDevic
               reductions: bool = False) -> None:
     """Specialise types to ``inputs``, then canonicalise and fuse (PyTorch's optimised path);
     with ``reductions`` (CPU only), first make masked stores into fresh arrays values
-    (``passes/fresh_stores.py``) and sort only for the values read (``passes/sorted_values.py``),
-    then after the fuser fuse the maps PyTorch's list leaves out
+    (``passes/fresh_stores.py``), sort only for the values read (``passes/sorted_values.py``)
+    and map the pieces of a concatenation (``passes/maps_over_cat.py``), then after the
+    fuser fuse the maps PyTorch's list leaves out
     (``passes/more_maps.py``) and the maps of one array that feed nothing of each other
     (``passes/sibling_maps.py``), form row-reduction groups, groups of one costly map
     (``passes/lone_maps.py``), fold in-place updates into their fusion groups, and move the
     views the groups read into them (``passes/view_inputs.py``; all beyond PyTorch)."""
     from ..passes import (
         FUSION_PIPELINE,
+        distribute_maps_over_cat,
         eliminate_dead_code,
         functionalize_fresh_stores,
         fuse_inplace_updates,
@@ -541,6 +543,7 @@ def _optimise(graph: Graph, inputs: Sequence[Any], device: CpuDevice | CudaDevic
     if reductions and device.name == "cpu":
         functionalize_fresh_stores(graph)
         sort_values_only(graph)
+        distribute_maps_over_cat(graph)
     for run_pass in FUSION_PIPELINE:
         run_pass(graph)
     if reductions and device.name == "cpu":

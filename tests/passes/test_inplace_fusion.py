@@ -34,7 +34,9 @@ def chunked(x, v):
 
 
 def lone_map(x, v):
-    x += np.concatenate([v, v]) * 2.0     # a lone map the update takes: a group of its own
+    # a lone map the update takes: a group of its own (of the reversed concatenation: a map
+    # of the concatenation itself is a kernel writing one, passes/maps_over_cat.py)
+    x += np.concatenate([v, v])[::-1] * 2.0
     return x
 
 
