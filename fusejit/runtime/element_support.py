@@ -472,13 +472,14 @@ _MOVES = _VIEWS | _CREATE | frozenset({
 
 
 def computes_arrays(graph: Graph) -> bool:
-    """Does ``graph`` compute an array by arithmetic (or a reduction, or a copy), where fused
+    """Does ``graph`` compute an array by arithmetic (or reduce one, or copy one), where fused
     kernels (vectorised math, threads) would beat Numba's NumPy on big arrays? ``np.zeros``
     and a scatter into it (a one-hot encoding), a gather of elements (``table[codes]``), a
     copy of a vector, do not. (A gather of rows, ``X[idx]``, does: NumPy copies each row as
     one block, Numba's loop ran 1.45x its time for 1000 rows of 1000 float64.)"""
     return any(node.kind.ns == "aten" and node.kind.name not in _MOVES and any(
-        (_rank(v) or 0) > 0 for v in node.outputs) and not _element_gather(node)
+        (_rank(v) or 0) > 0 for v in [*node.inputs, *node.outputs])
+        and not _element_gather(node)
         and not (node.kind == "aten::clone" and _rank(node.output()) == 1)
         for node in graph.all_nodes())
 
