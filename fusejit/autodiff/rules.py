@@ -40,7 +40,8 @@ NONDIFFERENTIABLE = frozenset(
     "aten::floordiv aten::len aten::tensor prim::Constant "
     "prim::BroadcastSizes prim::ChunkSizes prim::Uninitialized prim::NumToTensor "
     "prim::ImplicitTensorToNum prim::dtype prim::device aten::argmax aten::argmin aten::all "
-    "aten::any aten::floor_divide aten::full_like aten::empty_like aten::argsort".split())
+    "aten::any aten::floor_divide aten::full_like aten::empty_like aten::argsort "
+    "aten::searchsorted".split())
 
 
 def derivative(*schemas: str) -> Callable[[Rule], Rule]:

@@ -456,6 +456,8 @@ CALLEES.update({
     np.repeat: Callee("np.repeat", "a, repeats, axis=None", numpy_arrays.repeat),
     np.sort: Callee("np.sort", "a, axis=-1, kind=None", numpy_linalg.sort),
     np.argsort: Callee("np.argsort", "a, axis=-1, kind=None", numpy_linalg.argsort),
+    np.searchsorted: Callee("np.searchsorted", "a, v, side='left', sorter=None",
+                            numpy_linalg.searchsorted),
     np.median: Callee("np.median", "a, axis=None, out=None, overwrite_input=False, "
                       "keepdims=False", lambda b, a, axis, out, overwrite, keep:
                       numpy_linalg.median(b, a, axis, keep)),

@@ -7,6 +7,7 @@ small linear algebra, written with ops that have derivatives::
     np.tensordot(a, b, axes)      np.einsum over the paired axes
     np.average(a, axis, weights)  sum(a * w, axis) / sum(w, axis)
     np.sort(a, axis)              take_along_axis(a, aten::argsort(%a, axis), axis)
+    np.searchsorted(a, v, side)   aten::searchsorted(%a, %v, right=side == 'right')
     np.median(a, axis)            the mean of the two middle elements of np.sort(a, axis)
     np.linalg.inv/det/solve       aten::linalg_inv, aten::linalg_det, aten::linalg_solve
     np.linalg.slogdet(a)          (sign(det(a)), log(|det(a)|))
@@ -24,7 +25,7 @@ import numpy as np
 
 from ..ir.graph import Value
 from ..ir.symbols import aten
-from .builder import IRBuilder, Item, describe, is_none
+from .builder import IRBuilder, Item, describe, is_none, is_tensor
 from .lowering import _array, binary, reshape
 from .numpy_arrays import _axis, _rank, take_along_axis
 from .numpy_dtypes import conform, dtype_of
@@ -273,6 +274,40 @@ def argsort(b: IRBuilder, a: Item, axis: Item = -1, kind: Item = None) -> Value:
     return b.emit("aten::argsort", [x, _axis(b, rank, axis, "np.argsort's axis") if rank
                                     else 0, False], "np.argsort")
 
+
+
+def searchsorted(b: IRBuilder, a: Item, v: Item, side: Item = "left",
+                 sorter: Item = None) -> Value:
+    """``np.searchsorted``: ``aten::searchsorted`` of a vector ``a`` (NumPy's own search: its
+    order for NaN, its common dtype of ``a`` and ``v``); int64 positions of ``v``'s shape, a
+    NumPy scalar for a number."""
+    from .lowering import as_tensor
+
+    x = _array(b, a, "np.searchsorted")
+    if _rank(b, x, "np.searchsorted") != 1:
+        raise b.error("np.searchsorted: a must be 1-D")
+    if not is_none(sorter):
+        raise b.error("np.searchsorted: sorter= is not supported; search np.sort(a), or "
+                      "a[order] for order = np.argsort(a)")
+    where = b.static(side)
+    if where not in ("left", "right"):
+        raise b.error(f"np.searchsorted: side must be 'left' or 'right', got {describe(side)}")
+    values = v
+    if not is_tensor(v):
+        # (a number: NumPy's weak scalar, in a's dtype where the kinds agree, as it compares)
+        number, dtype = b.static(v), dtype_of(x)
+        same_kind = dtype is not None and (
+            isinstance(number, float) and dtype.kind == "f" or
+            isinstance(number, int) and not isinstance(number, bool) and dtype.kind in "iu"
+            and np.iinfo(dtype).min <= number <= np.iinfo(dtype).max)
+        if isinstance(number, (int, float)) and not isinstance(number, bool):
+            kind = dtype if same_kind else np.dtype(
+                np.float64 if isinstance(number, float) else np.int64)
+            values = b.value_const(np.array(number, dtype=kind))
+        else:
+            values = as_tensor(b, v, "np.searchsorted")
+    return b.emit("aten::searchsorted", [x, values, False, where == "right", None, None],
+                  "np.searchsorted")
 
 
 def sort(b: IRBuilder, a: Item, axis: Item = -1, kind: Item = None) -> Value:

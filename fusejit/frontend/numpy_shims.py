@@ -296,6 +296,22 @@ def interp(x, xp, fp, left=None, right=None, period=None):
     return np.where(x < xp[0], low, np.where(x > xp[-1], high, inside))
 
 
+def digitize(x, bins, right=False):
+    # NumPy's: which bin each x falls in, by searchsorted on bins that increase, on the
+    # reversed bins where they decrease; neither is NumPy's ValueError
+    x = np.asarray(x)
+    bins = np.asarray(bins)
+    if not np.all(bins[1:] >= bins[:-1]):
+        if not np.all(bins[1:] <= bins[:-1]):
+            raise ValueError("bins must be monotonically increasing or decreasing")
+        if right:
+            return bins.shape[0] - np.searchsorted(bins[::-1], x, side="left")
+        return bins.shape[0] - np.searchsorted(bins[::-1], x, side="right")
+    if right:
+        return np.searchsorted(bins, x, side="left")
+    return np.searchsorted(bins, x, side="right")
+
+
 def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     return bool(np.all(np.isclose(a, b, rtol, atol, equal_nan)))
 
@@ -395,7 +411,7 @@ SHIMS = {np.cov: cov, np.corrcoef: corrcoef, np.polyval: polyval, np.kron: kron,
          np.multiply.accumulate: multiply_accumulate, np.interp: interp,
          np.allclose: allclose, np.array_equal: array_equal, np.nansum: nansum, np.nanmean: nanmean,
          np.maximum.accumulate: maximum_accumulate, np.minimum.accumulate: minimum_accumulate,
-         np.quantile: quantile, np.percentile: percentile}
+         np.quantile: quantile, np.percentile: percentile, np.digitize: digitize}
 
 # (the file the scripted stand-ins' nodes are first located in, named as scripting names it)
 SHIMS_FILE = inspect.getsourcefile(cov) or __file__

@@ -233,6 +233,25 @@ def _select_sorted(self: np.ndarray, positions: list[int]) -> np.ndarray:
     return as_tensor(np.partition(self, kth))
 
 
+def _searchsorted(sorted_sequence: np.ndarray, self: np.ndarray, out_int32: bool = False,
+                  right: bool = False, side: str | None = None,
+                  sorter: np.ndarray | None = None) -> np.ndarray:
+    """``np.searchsorted`` of a vector of boundaries (PyTorch's batched boundaries and
+    ``sorter`` are not supported)."""
+    if sorter is not None:
+        raise RuntimeError("searchsorted: sorter is not supported")
+    if side is not None:
+        if side not in ("left", "right") or right and side == "left":
+            raise RuntimeError("searchsorted: side must be 'left' or 'right', and agree with "
+                               "right=True")
+        right = side == "right"
+    if sorted_sequence.ndim != 1:
+        raise RuntimeError("searchsorted: only 1-D boundaries are supported, got "
+                           f"{sorted_sequence.ndim}-D")
+    found = np.searchsorted(sorted_sequence, self, side="right" if right else "left")
+    return as_tensor(np.asarray(found, np.int32 if out_int32 else np.int64))
+
+
 def _cumprod(self: np.ndarray, dim: int, dtype: int | None = None) -> np.ndarray:
     from .table import dtype_of_code
 
@@ -299,5 +318,7 @@ register("aten::cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tens
 register("fusejit::cumprod_backward(Tensor grad, Tensor self, int dim) -> Tensor",
          _cumprod_backward)
 register("fusejit::cat_offsets(Tensor[] tensors, int dim) -> int[]", _cat_offsets)
+register("aten::searchsorted(Tensor sorted_sequence, Tensor self, *, bool out_int32=False, "
+         "bool right=False, str? side=None, Tensor? sorter=None) -> Tensor", _searchsorted)
 register("fusejit::sort_values(Tensor self, int dim) -> Tensor", _sort_values)
 register("fusejit::select_sorted(Tensor self, int[] positions) -> Tensor", _select_sorted)

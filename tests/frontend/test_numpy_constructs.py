@@ -227,6 +227,20 @@ def negative_steps(x):
             np.eye(4, k=1), np.eye(3, 5, -1, dtype=np.int32))
 
 
+EDGES = np.array([-1.0, -0.25, 0.0, 0.0, 0.5, 2.0])
+SEARCHED = np.array([np.nan, -np.inf, -1.0, 0.0, 0.1, 0.5, 3.0, np.inf, -0.25])
+
+
+@case(EDGES, SEARCHED, I32)
+def binning(edges, v, i):
+    # (a number is NumPy's weak scalar: 0.1 compared in the edges' dtype)
+    return (np.searchsorted(edges, v), np.searchsorted(edges, v, side="right"),
+            np.searchsorted(edges, 0.1), np.searchsorted(edges.astype(np.float32), 0.1),
+            np.searchsorted(np.sort(i.ravel()), 3), np.digitize(v, edges),
+            np.digitize(v, edges, right=True), np.digitize(v, edges[::-1]),
+            np.digitize(v, edges[::-1], right=True), np.digitize(i, [0, 2, 4]))
+
+
 @pytest.mark.filterwarnings("ignore:Mean of empty slice", "ignore:invalid value")
 @pytest.mark.parametrize("fn, args", CASES)
 def test_construct_matches_numpy(fn, args):
@@ -364,3 +378,19 @@ def test_a_mask_of_other_sizes_is_numpys_index_error(fn):
         with pytest.raises(fusejit.FusejitError, match="IndexError: boolean index did not "
                                                        "match indexed array along axis"):
             f(x.copy(), bad)
+
+
+def test_binning_errors_are_numpys():
+    def unsorted_bins(x, bins):
+        return np.digitize(x, bins)
+
+    def with_sorter(a, v):
+        return np.searchsorted(a, v, sorter=np.argsort(a))
+
+    x = np.array([0.1, 0.7])
+    with pytest.raises(ValueError):
+        unsorted_bins(x, np.array([0.0, 1.0, 0.5]))
+    with pytest.raises(fusejit.JITException, match="bins must be monotonically increasing"):
+        fusejit.jit(unsorted_bins)(x, np.array([0.0, 1.0, 0.5]))
+    with pytest.raises(fusejit.FusejitError, match="sorter= is not supported"):
+        fusejit.jit(with_sorter)(x, x)
