@@ -458,6 +458,9 @@ CALLEES.update({
     np.argsort: Callee("np.argsort", "a, axis=-1, kind=None", numpy_linalg.argsort),
     np.searchsorted: Callee("np.searchsorted", "a, v, side='left', sorter=None",
                             numpy_linalg.searchsorted),
+    np.bincount: Callee("np.bincount", "x, /, weights=None, minlength=0", numpy_linalg.bincount),
+    np.unique: Callee("np.unique", "ar, return_index=False, return_inverse=False, "
+                      "return_counts=False, axis=None, *, equal_nan=True", numpy_linalg.unique),
     np.median: Callee("np.median", "a, axis=None, out=None, overwrite_input=False, "
                       "keepdims=False", lambda b, a, axis, out, overwrite, keep:
                       numpy_linalg.median(b, a, axis, keep)),

@@ -8,6 +8,8 @@ small linear algebra, written with ops that have derivatives::
     np.average(a, axis, weights)  sum(a * w, axis) / sum(w, axis)
     np.sort(a, axis)              take_along_axis(a, aten::argsort(%a, axis), axis)
     np.searchsorted(a, v, side)   aten::searchsorted(%a, %v, right=side == 'right')
+    np.bincount(x, w, minlength)  aten::bincount(%x, %w, minlength)
+    np.unique(x)                  fusejit::unique_values(%x)
     np.median(a, axis)            the mean of the two middle elements of np.sort(a, axis)
     np.linalg.inv/det/solve       aten::linalg_inv, aten::linalg_det, aten::linalg_solve
     np.linalg.slogdet(a)          (sign(det(a)), log(|det(a)|))
@@ -308,6 +310,33 @@ def searchsorted(b: IRBuilder, a: Item, v: Item, side: Item = "left",
             values = as_tensor(b, v, "np.searchsorted")
     return b.emit("aten::searchsorted", [x, values, False, where == "right", None, None],
                   "np.searchsorted")
+
+
+def bincount(b: IRBuilder, x: Item, weights: Item = None, minlength: Item = 0) -> Value:
+    """``np.bincount``: ``aten::bincount`` (NumPy's counts, int64, or sums of the weights,
+    float64; an array as long as the largest value + 1, so its length is known at run time)."""
+    x = _array(b, x, "np.bincount")
+    if _rank(b, x, "np.bincount") != 1 or dtype_of(x) is None or dtype_of(x).kind not in "iub":
+        raise b.error("np.bincount: x must be a 1-D array of non-negative ints")
+    if not is_none(weights):
+        weights = _array(b, weights, "np.bincount's weights")
+    return b.emit("aten::bincount", [x, None if is_none(weights) else weights,
+                                     b.static_int(minlength, "np.bincount's minlength")],
+                  "np.bincount")
+
+
+def unique(b: IRBuilder, ar: Item, return_index: Item = False, return_inverse: Item = False,
+           return_counts: Item = False, axis: Item = None, equal_nan: Item = True) -> Value:
+    """``np.unique(x)``: the sorted distinct values of the flattened array (its length known
+    at run time); not its index, inverse or counts arrays, nor ``axis``."""
+    x = _array(b, ar, "np.unique")
+    for flag, name in ((return_index, "return_index"), (return_inverse, "return_inverse"),
+                       (return_counts, "return_counts")):
+        if b.static_bool(flag, f"np.unique's {name}"):
+            raise b.error(f"np.unique: {name}=True is not supported (only the values)")
+    if not is_none(axis) or not b.static_bool(equal_nan, "np.unique's equal_nan"):
+        raise b.error("np.unique: axis= and equal_nan=False are not supported")
+    return b.emit("fusejit::unique_values", [x], "np.unique")
 
 
 def sort(b: IRBuilder, a: Item, axis: Item = -1, kind: Item = None) -> Value:

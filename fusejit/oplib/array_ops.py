@@ -16,6 +16,7 @@ slice writes, and two smooth binary maps, with PyTorch's schemas and semantics::
 PyTorch's ``cumprod_backward``; quadratic in the length of the axis).
 ``fusejit::cat_offsets(%list, %dim)`` (not PyTorch's: its TorchScript ``cat`` gradient builds
 the same list in a loop) gives where each element of a ``cat`` starts.
+``fusejit::unique_values(%x)`` is ``np.unique(x)`` (PyTorch's ``_unique2`` has three results).
 ``fusejit::sort_values(%x, %dim)`` is ``np.sort`` itself, and ``fusejit::select_sorted(%x,
 [%k, ...])`` an array holding at positions ``k`` the values a sort would (``np.partition``):
 what ``passes/sorted_values.py`` puts for a sort whose values alone are read.
@@ -252,6 +253,18 @@ def _searchsorted(sorted_sequence: np.ndarray, self: np.ndarray, out_int32: bool
     return as_tensor(np.asarray(found, np.int32 if out_int32 else np.int64))
 
 
+def _bincount(self: np.ndarray, weights: np.ndarray | None = None,
+              minlength: int = 0) -> np.ndarray:
+    """``np.bincount``: its counts (int64), or sums of ``weights`` (float64), and its errors
+    (a negative value, an array not 1-D)."""
+    return as_tensor(np.bincount(self, weights, minlength))
+
+
+def _unique_values(self: np.ndarray) -> np.ndarray:
+    """``np.unique(x)``: the sorted distinct values of the flattened array (NaNs as one)."""
+    return as_tensor(np.unique(self))
+
+
 def _cumprod(self: np.ndarray, dim: int, dtype: int | None = None) -> np.ndarray:
     from .table import dtype_of_code
 
@@ -318,6 +331,9 @@ register("aten::cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tens
 register("fusejit::cumprod_backward(Tensor grad, Tensor self, int dim) -> Tensor",
          _cumprod_backward)
 register("fusejit::cat_offsets(Tensor[] tensors, int dim) -> int[]", _cat_offsets)
+register("aten::bincount(Tensor self, Tensor? weights=None, int minlength=0) -> Tensor",
+         _bincount)
+register("fusejit::unique_values(Tensor self) -> Tensor", _unique_values)
 register("aten::searchsorted(Tensor sorted_sequence, Tensor self, *, bool out_int32=False, "
          "bool right=False, str? side=None, Tensor? sorter=None) -> Tensor", _searchsorted)
 register("fusejit::sort_values(Tensor self, int dim) -> Tensor", _sort_values)

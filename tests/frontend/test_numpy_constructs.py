@@ -241,6 +241,18 @@ def binning(edges, v, i):
             np.digitize(v, edges[::-1], right=True), np.digitize(i, [0, 2, 4]))
 
 
+LABELS = np.array([3, 0, 3, 1, 7, 0, 3])
+WEIGHTS = np.array([0.5, np.nan, 1.0, -2.0, 0.25, np.nan, 4.0], np.float32)
+
+
+@case(LABELS, WEIGHTS)
+def counting(labels, w):
+    # (lengths known when they run: the largest label + 1, the number of distinct values)
+    return (np.bincount(labels), np.bincount(labels, minlength=10),
+            np.bincount(labels, weights=w), np.unique(labels), np.unique(w),
+            np.unique(labels.reshape(7, 1) * 2))
+
+
 @pytest.mark.filterwarnings("ignore:Mean of empty slice", "ignore:invalid value")
 @pytest.mark.parametrize("fn, args", CASES)
 def test_construct_matches_numpy(fn, args):
@@ -394,3 +406,11 @@ def test_binning_errors_are_numpys():
         fusejit.jit(unsorted_bins)(x, np.array([0.0, 1.0, 0.5]))
     with pytest.raises(fusejit.FusejitError, match="sorter= is not supported"):
         fusejit.jit(with_sorter)(x, x)
+
+    def counted(labels):
+        return np.bincount(labels)
+
+    with pytest.raises(ValueError):
+        counted(np.array([1, -1]))
+    with pytest.raises(fusejit.FusejitError, match="must have no negative elements"):
+        fusejit.jit(counted)(np.array([1, -1]))
