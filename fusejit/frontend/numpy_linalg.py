@@ -320,8 +320,7 @@ def bincount(b: IRBuilder, x: Item, weights: Item = None, minlength: Item = 0) -
         raise b.error("np.bincount: x must be a 1-D array of non-negative ints")
     if not is_none(weights):
         weights = _array(b, weights, "np.bincount's weights")
-    return b.emit("aten::bincount", [x, None if is_none(weights) else weights,
-                                     b.static_int(minlength, "np.bincount's minlength")],
+    return b.emit("aten::bincount", [x, None if is_none(weights) else weights, minlength],
                   "np.bincount")
 
 

@@ -312,6 +312,99 @@ def digitize(x, bins, right=False):
     return np.searchsorted(bins, x, side="right")
 
 
+def histogram(a, bins=10, range=None, density=None, weights=None):  # noqa: A002
+    # NumPy's equal-width bins: edges as its np.linspace makes them (in the data's float
+    # dtype from its extremes, float64 for integers; from a given range in float64, then
+    # cast), each value's bin from its offset, moved by one where that lands off its edges
+    # (NumPy's correction), values outside the range counted in one more bin, dropped
+    a = np.asarray(a).reshape(-1)
+    edges = np.asarray(bins)
+    if edges.ndim != 0:
+        # edges given: NumPy's counts of the sorted values up to each edge (the last bin
+        # closed), their differences
+        if edges.ndim != 1:
+            raise ValueError("`bins` must be 1d, when an array")
+        if weights is not None:
+            unsupported("np.histogram: weights= with bins given as edges is not supported")
+        if np.any(edges[:-1] > edges[1:]):
+            raise ValueError("`bins` must increase monotonically, when an array")
+        ordered = np.sort(a)
+        below = np.concatenate((np.searchsorted(ordered, edges[:-1], side="left"),
+                                np.searchsorted(ordered, edges[-1:], side="right")))
+        n = np.diff(below)
+        if density:
+            return n / np.diff(edges).astype(np.float64) / n.sum(), edges
+        return n, edges
+    zero = np.zeros((), dtype=(a[:0] * 1.0).dtype)
+    if bins < 1:
+        raise ValueError("`bins` must be positive, when an integer")
+    if range is None:
+        first = a.min() + zero
+        last = a.max() + zero
+        if not (np.isfinite(first) and np.isfinite(last)):
+            raise ValueError("autodetected range of `a` is not finite")
+        if first == last:
+            first = first - 0.5
+            last = last + 0.5
+        edges = np.arange(bins + 1).astype(zero.dtype) * ((last - first) / bins) + first
+        edges[-1] = last
+    else:
+        start = range[0] * 1.0
+        stop = range[1] * 1.0
+        if start > stop:
+            raise ValueError("max must be larger than min in range parameter.")
+        if not (-np.inf < start < np.inf and -np.inf < stop < np.inf):
+            raise ValueError("supplied range of `histogram` is not finite")
+        if start == stop:
+            start = start - 0.5
+            stop = stop + 0.5
+        wide = np.arange(bins + 1) * ((stop - start) / bins) + start
+        wide[-1] = stop
+        edges = wide.astype(zero.dtype)
+        first = zero + start
+        last = zero + stop
+    x = a.astype(zero.dtype)
+    keep = (x >= first) & (x <= last)
+    i = np.where(keep, (x - first) / (last - first) * bins, 0.0).astype(np.int64)
+    i = np.where(i >= bins, bins - 1, i)
+    i = np.where(x < edges[i], i - 1, i)
+    i = np.where((x >= edges[i + 1]) & (i != bins - 1), i + 1, i)
+    i = np.where(keep, i, bins)
+    if weights is None:
+        n = np.bincount(i, minlength=bins + 1)[:bins]
+    else:
+        w = np.asarray(weights).reshape(-1)
+        n = np.bincount(i, weights=w, minlength=bins + 1)[:bins].astype(w.dtype)
+    if density:
+        return n / np.diff(edges).astype(np.float64) / n.sum(), edges
+    return n, edges
+
+
+def isin(element, test_elements, assume_unique=False, invert=False, *, kind=None):
+    # NumPy's answer (== against each test element: NaN is in nothing), by a binary search
+    # of the sorted test elements: n log m, not an n x m comparison
+    element = np.asarray(element)
+    tests = np.sort(np.asarray(test_elements).reshape(-1))
+    if tests.shape[0] == 0:
+        return np.zeros(element.shape, np.bool_) != invert
+    at = np.minimum(np.searchsorted(tests, element), tests.shape[0] - 1)
+    return (tests[at] == element) != invert
+
+
+def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
+    # NumPy's: base ** np.linspace(start, stop, num)
+    # (tests of names and None: decided while scripting)
+    if endpoint:
+        pass
+    else:
+        unsupported("np.logspace: endpoint=False is not supported")
+    if dtype is not None:
+        unsupported("np.logspace: dtype= is not supported")
+    if axis:
+        unsupported("np.logspace: axis= is not supported")
+    return np.power(base, np.linspace(start, stop, num))
+
+
 def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     return bool(np.all(np.isclose(a, b, rtol, atol, equal_nan)))
 
@@ -411,7 +504,8 @@ SHIMS = {np.cov: cov, np.corrcoef: corrcoef, np.polyval: polyval, np.kron: kron,
          np.multiply.accumulate: multiply_accumulate, np.interp: interp,
          np.allclose: allclose, np.array_equal: array_equal, np.nansum: nansum, np.nanmean: nanmean,
          np.maximum.accumulate: maximum_accumulate, np.minimum.accumulate: minimum_accumulate,
-         np.quantile: quantile, np.percentile: percentile, np.digitize: digitize}
+         np.quantile: quantile, np.percentile: percentile, np.digitize: digitize,
+         np.histogram: histogram, np.isin: isin, np.logspace: logspace}
 
 # (the file the scripted stand-ins' nodes are first located in, named as scripting names it)
 SHIMS_FILE = inspect.getsourcefile(cov) or __file__

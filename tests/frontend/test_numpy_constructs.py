@@ -253,6 +253,38 @@ def counting(labels, w):
             np.unique(labels.reshape(7, 1) * 2))
 
 
+@case(LABELS, np.array([3.0, np.nan, -1.0]), np.array([], np.int64))
+def membership_and_log_grids(labels, tests, none):
+    return (np.isin(labels, tests), np.isin(labels, [0, 7], invert=True),
+            np.isin(labels * 0.5, tests), np.isin(labels, none), np.isin(tests, tests),
+            np.logspace(0, 2, 5), np.logspace(-1.0, 1.0, 4, base=2.0))
+
+
+# (values on the edges np.histogram makes for them, a constant array, float32)
+ON_EDGES = np.concatenate([np.linspace(-2.0, 3.0, 11), [0.1, 2.95, -1.999]])
+
+
+def histograms(x, x32, labels, w):
+    return (np.histogram(x), np.histogram(x, bins=5), np.histogram(x32, bins=10),
+            np.histogram(labels, bins=4), np.histogram(x, bins=3, range=(-1.0, 1.0)),
+            np.histogram(x32, bins=7, range=(0.1, 2.9)),
+            np.histogram(labels.astype(np.float64), bins=3, weights=w),
+            np.histogram(x, bins=4, density=True), np.histogram(x * 0.0 + 1.5, bins=3),
+            np.histogram(x, bins=np.array([-1.0, 0.0, 0.1, 3.0])),
+            np.histogram(labels, bins=np.array([0, 1, 3, 8]), density=True))
+
+
+def test_histograms_are_numpys_exactly():
+    args = (ON_EDGES, ON_EDGES.astype(np.float32), LABELS, WEIGHTS)
+    jitted = fusejit.jit(histograms)
+    for _ in range(2):
+        for (n, edges), (want_n, want_edges) in zip(jitted(*args), histograms(*args),
+                                                    strict=True):
+            for got, want in ((n, want_n), (edges, want_edges)):
+                assert (got.dtype, got.shape) == (want.dtype, want.shape)
+                np.testing.assert_array_equal(got, want)
+
+
 @pytest.mark.filterwarnings("ignore:Mean of empty slice", "ignore:invalid value")
 @pytest.mark.parametrize("fn, args", CASES)
 def test_construct_matches_numpy(fn, args):
@@ -406,6 +438,20 @@ def test_binning_errors_are_numpys():
         fusejit.jit(unsorted_bins)(x, np.array([0.0, 1.0, 0.5]))
     with pytest.raises(fusejit.FusejitError, match="sorter= is not supported"):
         fusejit.jit(with_sorter)(x, x)
+
+    def histogram(x, edges):
+        return np.histogram(x, bins=edges)
+
+    def unranged(x):
+        return np.histogram(x, bins=4)
+
+    for bad_edges in (np.array([0.0, 2.0, 1.0]), np.ones((2, 2))):
+        with pytest.raises(ValueError):
+            histogram(x, bad_edges)
+        with pytest.raises(fusejit.FusejitError, match="`bins` must"):
+            fusejit.jit(histogram)(x, bad_edges)
+    with pytest.raises(fusejit.FusejitError, match="autodetected range of `a` is not finite"):
+        fusejit.jit(unranged)(np.array([0.0, np.nan]))
 
     def counted(labels):
         return np.bincount(labels)
