@@ -345,7 +345,19 @@ def _weak(b: IRBuilder, item: Item) -> Any:
 def linspace(b: IRBuilder, start: Item, stop: Item, num: Item = 50, endpoint: Item = True,
              dtype: Any = None) -> Value:
     """``np.linspace``; ``endpoint=False`` is the first ``num`` of ``num + 1`` points (NumPy's
-    step, ``(stop - start) / num``)."""
+    step, ``(stop - start) / num``). 0-d arrays as bounds (``x.min()``) are read as floats;
+    float32 ones give float32 points, computed in float32 as NumPy does."""
+    from .lowering import to_float
+
+    bounds = [v for v in (start, stop) if is_tensor(v)]
+    for v in bounds:
+        if rank_of(v) != 0:
+            raise b.error("np.linspace: start and stop must be numbers or 0-d arrays here "
+                          "(x.min(), x[0])")
+    if bounds and dtype is None and all(dtype_of(v) == np.float32 for v in bounds):
+        return _linspace_float32(b, start, stop, num, b.static_bool(
+            endpoint, "np.linspace(endpoint=...)"))
+    start, stop = (to_float(b, v) if is_tensor(v) else v for v in (start, stop))
     code = dtype_code(b, dtype, np.float64, "np.linspace")
     if b.static_bool(endpoint, "np.linspace(endpoint=...)"):
         return b.emit("aten::linspace", [start, stop, num, code, None, None, None],
@@ -353,6 +365,30 @@ def linspace(b: IRBuilder, start: Item, stop: Item, num: Item = 50, endpoint: It
     more = binary(b, "add", num, 1)
     points = b.emit("aten::linspace", [start, stop, more, code, None, None, None], "np.linspace")
     return b.emit(aten.slice, [points, 0, None, num, 1], "np.linspace")
+
+
+def _linspace_float32(b: IRBuilder, start: Item, stop: Item, num: Item,
+                      endpoint: bool) -> Value:
+    """``np.linspace`` between float32 0-d arrays (and numbers), in float32 as NumPy computes
+    it: ``arange(num) * ((stop - start) / div) + start`` (``/ div * delta`` where that step
+    is 0, ``* delta`` where there is no step), the last point ``stop``."""
+    from .lowering import where
+
+    start, stop = (cast(b, as_tensor(b, v, "np.linspace"), np.dtype(np.float32), "np.linspace")
+                   for v in (start, stop))
+    div = binary(b, "sub", num, 1) if endpoint else num
+    delta = binary(b, "sub", stop, start)
+    y = arange(b, 0, num, 1, np.float32)
+    step = binary(b, "div", delta, div)
+    scaled = where(b, binary(b, "eq", step, 0.0),
+                   binary(b, "mul", binary(b, "div", y, div), delta), binary(b, "mul", y, step))
+    positive = as_tensor(b, binary(b, "gt", div, 0), "np.linspace")
+    y = binary(b, "add", where(b, positive, scaled, binary(b, "mul", y, delta)), start)
+    if not endpoint:
+        return y
+    last = binary(b, "eq", arange(b, 0, num, 1, np.int64), binary(b, "sub", num, 1))
+    several = as_tensor(b, binary(b, "gt", num, 1), "np.linspace")   # (one point: start)
+    return where(b, binary(b, "__and__", last, several), stop, y)
 
 
 def eye(b: IRBuilder, n: Item, m: Item = None, k: Item = 0, dtype: Any = None) -> Value:

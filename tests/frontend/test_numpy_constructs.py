@@ -460,3 +460,20 @@ def test_binning_errors_are_numpys():
         counted(np.array([1, -1]))
     with pytest.raises(fusejit.FusejitError, match="must have no negative elements"):
         fusejit.jit(counted)(np.array([1, -1]))
+
+
+def grids_between_values(x, n):
+    return (np.linspace(x.min(), x.max(), 11), np.linspace(0, x[3], 5),
+            np.linspace(x[0], 2.0, 4, endpoint=False), np.linspace(x[1], x[2], n),
+            np.linspace(x[0], x[0], n))
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.int64, np.float32])
+def test_linspace_between_values_of_arrays(dtype):
+    """0-d arrays as bounds: NumPy's points, for float32 ones computed in float32."""
+    x = (np.random.default_rng(9).standard_normal(20) * 10).astype(dtype)
+    jitted = fusejit.jit(grids_between_values)
+    for n in (0, 1, 2, 9, 9):
+        for got, want in zip(jitted(x, n), grids_between_values(x, n), strict=True):
+            assert (got.dtype, got.shape) == (want.dtype, want.shape)
+            np.testing.assert_array_equal(got, want)
