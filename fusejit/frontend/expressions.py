@@ -66,12 +66,12 @@ from .lowering import (
     widen,
 )
 from .masked import FUNCTIONS as MASKED_FUNCTIONS
-from .masked import HINT as MASK_HINT
 from .masked import REDUCTIONS as MASK_REDUCTIONS
 from .masked import Masked
 from .masked import call as masked_call
 from .masked import count as masked_count
 from .masked import select as masked_select
+from .masked import values as masked_values
 from .numpy_dtypes import dtype_of, is_numpy_function, numpy_scalar, numpy_scalar_result
 from .numpy_lowering import rank_of
 from .numpy_shims import SHIMS
@@ -183,7 +183,7 @@ class ExpressionEmitter(StaticConditions):
         item = self.eval(node)
         if isinstance(item, Masked) and not masked:
             self.at(node)
-            raise self.b.error(MASK_HINT)
+            return masked_values(self.b, item)   # (the selection as an array)
         if isinstance(item, ShapeOf):
             self.at(node)
             rank = item.array.type.rank
@@ -269,7 +269,7 @@ class ExpressionEmitter(StaticConditions):
                 return BoundMethod(base, node.attr)
             if node.attr == "size" and rank_of(base.mask) == rank_of(base.array):
                 return masked_count(self.b, base)
-            raise self.b.error(MASK_HINT)
+            base = masked_values(self.b, base)      # (x[m].std(), x[m].shape: the array)
         if is_tensor(base):
             self.at(node)
             if node.attr == "T":
@@ -510,7 +510,8 @@ class ExpressionEmitter(StaticConditions):
             return masked_call(self.b, MASKED_FUNCTIONS[func.obj], args[0], args[1:], kwargs)
         if any(isinstance(a, Masked) for a in args) and not (
                 isinstance(func, Sugared) and inspect.isfunction(func.obj)):
-            raise self.b.error(MASK_HINT)
+            # (np.sort(x[m]), np.median(x[m]): the selection as an array)
+            args = [masked_values(self.b, a) if isinstance(a, Masked) else a for a in args]
         if isinstance(func, BoundMethod):
             if func.name in ("fill", "sort") and hasattr(self, "keep_read_elements"):
                 self.keep_read_elements(func.receiver)   # (x.fill(v) writes x)

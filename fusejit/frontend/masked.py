@@ -2,9 +2,9 @@
 data: reduced (``x[mask].sum()``, ``np.mean(x[mask])``, ``points[labels == k].mean(axis=0)``),
 counted (``len(x[mask])``, ``x[mask].size``) or written (``x[mask] += 1``, in script.py).
 
-The selection itself has a data-dependent length, which fusejit's graphs cannot hold, so
-``x[mask]`` evaluates to a ``Masked`` item that only these uses accept; each is written with
-the mask broadcast over ``x`` instead::
+The selection itself has a data-dependent length, so ``x[mask]`` evaluates to a ``Masked``
+item first; these uses are written with the mask broadcast over ``x`` instead, which makes
+no selection and fuses with what computes the mask::
 
     x[m].sum()            aten::sum(aten::where(%m, %x, 0))
     x[m].mean()           that / aten::sum(%m)                (NaN when nothing is selected)
@@ -13,7 +13,9 @@ the mask broadcast over ``x`` instead::
 
 A mask indexes the leading ``mask.ndim`` axes of ``x`` (NumPy's rule); ``axis=0`` reduces the
 selected axis of a row selection, ``axis=None`` everything. ``max``/``min`` of an empty
-selection give -inf/+inf (the dtype's extremes for integers) where NumPy raises.
+selection give -inf/+inf (the dtype's extremes for integers) where NumPy raises. Any other
+use (``x[x > 0] * 2``, ``np.sort(x[m])``, returning it) makes the selection itself, an array
+whose length is known when it runs (``values``: NumPy's selection).
 """
 
 from __future__ import annotations
@@ -24,7 +26,8 @@ from typing import Any
 import numpy as np
 
 from ..ir.graph import Value
-from ..ir.symbols import aten
+from ..ir.symbols import aten, prim
+from ..ir.types import TENSOR, ListType, OptionalType
 from ..passes.more_maps import computed_from
 from .builder import IRBuilder, Item, is_tensor
 from .lowering import binary, size, to_int, where
@@ -32,11 +35,6 @@ from .numpy_dtypes import cast, dtype_of
 from .numpy_lowering import rank_of, reduce, refuse_reversed_target
 
 REDUCTIONS = ("sum", "mean", "max", "min", "any", "all")
-HINT = ("x[mask] has a data-dependent shape: reduce it (x[mask].sum(), .mean(), .max(), "
-        ".min(), .any(), .all(), len(x[mask])), assign through it (x[mask] = v, x[mask] += v) "
-        "or write np.where(mask, x, 0)")
-
-
 class Masked:
     """``array[mask]`` before it is reduced or counted."""
 
@@ -68,6 +66,16 @@ def _check_sizes(b: IRBuilder, array: Value, mask: Value, mask_rank: int) -> Non
         b.raise_unless(binary(b, "eq", size(b, mask, axis), size(b, array, axis)),
                        f"IndexError: boolean index did not match indexed array along axis "
                        f"{axis}")
+
+
+def values(b: IRBuilder, masked: Masked) -> Value:
+    """``x[mask]`` as an array, where it is used as one (``x[x > 0] * 2``, returned, passed
+    on): the selected elements (rows, for a mask over the leading axes) in C order, NumPy's
+    own selection (``aten::index`` with the bool mask), an array whose length is known when
+    it runs."""
+    node = b.create(prim.ListConstruct, [masked.mask])
+    node.output().set_type(ListType(OptionalType(TENSOR)))
+    return b.emit(aten.index, [masked.array, node.output()], "x[mask]")
 
 
 def _spread(b: IRBuilder, masked: Masked) -> Value:
@@ -180,4 +188,5 @@ def call(b: IRBuilder, name: str, masked: Masked, args: list, kwargs: dict) -> I
     return reduction(b, name, masked, *bound.args, **bound.kwargs)
 
 
-__all__ = ["FUNCTIONS", "HINT", "Masked", "REDUCTIONS", "call", "count", "reduction", "select"]
+__all__ = ["FUNCTIONS", "Masked", "REDUCTIONS", "call", "count", "reduction", "select",
+           "values"]

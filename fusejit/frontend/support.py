@@ -60,8 +60,10 @@ _ROWS_BY_HAND = [
                  "`x[None]`/`np.newaxis`, `x[...]`, mixed int/slice, in `jit` and `trace`; "
                  "integer arrays (`x[idx]`, `x[rows, cols]`, `x[:, [2, 0]]`: NumPy's advanced "
                  "indexing, in `jit`); "
-                 "`x[mask]` reduced (`.sum()`, `.mean()`, `.max()`, `.min()`, `.any()`, "
-                 "`.all()`, `len()`, `axis=0` of a row mask)"),
+                 "`x[mask]` (reduced, `.sum()`, `.mean()`, `.max()`, `.min()`, `.any()`, "
+                 "`.all()`, `len()`, `axis=0` of a row mask, with the mask broadcast; any "
+                 "other use makes NumPy's selection, an array whose length is known when it "
+                 "runs)"),
     ("arguments", "arrays of bool, uint8, int8/16/32/64, float32/64; Python `int`/`float`/`bool` "
                   "(scalars, specialised per call); NumPy scalars (`np.int64(3)`, "
                   "`np.float32(x)`: strong scalars of their dtype, usable as bounds and "

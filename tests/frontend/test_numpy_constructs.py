@@ -241,6 +241,13 @@ def binning(edges, v, i):
             np.digitize(v, edges[::-1], right=True), np.digitize(i, [0, 2, 4]))
 
 
+@case(F64[0])
+def selections_as_arrays(x):
+    # (x[mask] used as an array: NumPy's selection, of a length known when it runs)
+    return (x[x > 0], (x[x > 0] + 1).sum(), x[x > 0].cumsum(), x[x[:, 0] > 0] * 2,
+            np.sort(x[x < 0]), x[x > 0].std(), x[x > 0].shape[0], x[x > 9])
+
+
 LABELS = np.array([3, 0, 3, 1, 7, 0, 3])
 WEIGHTS = np.array([0.5, np.nan, 1.0, -2.0, 0.25, np.nan, 4.0], np.float32)
 
@@ -345,9 +352,6 @@ def test_calling_another_jit_function():
 
 
 @pytest.mark.parametrize("source, what, hint", [
-    ("x[x > 0]", "data-dependent shape", "np.where"),
-    ("(x[x > 0] + 1).sum()", "data-dependent shape", "x[mask].sum()"),
-    ("x[x > 0].cumsum()", "data-dependent shape", "np.where"),
     ("x[x > 0].sum(axis=1)", "axis=None, or axis=0", "axis=0"),
     ("x.sum(out=x)", "out= argument .* is not supported", ".astype"),
     ("x[len(x) - 1:0:-1]", "negative slice step needs constant bounds", "np.flip"),
