@@ -103,6 +103,15 @@ class Callee:
         return self.lower(b, *values)
 
 
+def _where_or_nonzero(b: IRBuilder, condition: Item, x: Item, y: Item) -> Item:
+    """``np.where(c, x, y)``; ``np.where(c)`` is ``np.nonzero(c)``, as in NumPy."""
+    if x is None and y is None:
+        return numpy_linalg.nonzero(b, condition)
+    if x is None or y is None:
+        raise b.error("np.where takes the condition alone or with both x and y")
+    return where(b, condition, x, y)
+
+
 def _unary(name: str, display: str) -> Callable[..., Item]:
     return lambda b, x: unary(b, name, x, display)
 
@@ -228,7 +237,8 @@ for _fn, _name in _F_UNARY.items():
     CALLEES[_fn] = Callee(f"F.{_name}", "x", _unary(_name, f"F.{_name}"),
                           "same" if _name in ("relu", "frac") else "float")
 CALLEES.update({
-    np.where: Callee("np.where", "condition, x, y, /", where, "promote_last2"),
+    np.where: Callee("np.where", "condition, x=None, y=None, /", _where_or_nonzero,
+                     "promote_last2"),
     np.invert: Callee("np.invert", "x, /", lambda b, x: invert(b, x, "np.invert"), "same"),
     np.clip: Callee("np.clip", "a, a_min=None, a_max=None, out=None, *, min=None, max=None",
                     numpy_arrays.clip, "same"),
@@ -459,6 +469,9 @@ CALLEES.update({
     np.searchsorted: Callee("np.searchsorted", "a, v, side='left', sorter=None",
                             numpy_linalg.searchsorted),
     np.bincount: Callee("np.bincount", "x, /, weights=None, minlength=0", numpy_linalg.bincount),
+    np.nonzero: Callee("np.nonzero", "a", numpy_linalg.nonzero),
+    np.argwhere: Callee("np.argwhere", "a", numpy_linalg.argwhere),
+    np.flatnonzero: Callee("np.flatnonzero", "a", numpy_linalg.flatnonzero),
     np.unique: Callee("np.unique", "ar, return_index=False, return_inverse=False, "
                       "return_counts=False, axis=None, *, equal_nan=True", numpy_linalg.unique),
     np.median: Callee("np.median", "a, axis=None, out=None, overwrite_input=False, "

@@ -10,6 +10,7 @@ small linear algebra, written with ops that have derivatives::
     np.searchsorted(a, v, side)   aten::searchsorted(%a, %v, right=side == 'right')
     np.bincount(x, w, minlength)  aten::bincount(%x, %w, minlength)
     np.unique(x)                  fusejit::unique_values(%x)
+    np.nonzero(x), np.argwhere    aten::nonzero(%x) (a row per position; its columns)
     np.median(a, axis)            the mean of the two middle elements of np.sort(a, axis)
     np.linalg.inv/det/solve       aten::linalg_inv, aten::linalg_det, aten::linalg_solve
     np.linalg.slogdet(a)          (sign(det(a)), log(|det(a)|))
@@ -322,6 +323,32 @@ def bincount(b: IRBuilder, x: Item, weights: Item = None, minlength: Item = 0) -
         weights = _array(b, weights, "np.bincount's weights")
     return b.emit("aten::bincount", [x, None if is_none(weights) else weights, minlength],
                   "np.bincount")
+
+
+def nonzero(b: IRBuilder, a: Item) -> tuple[Value, ...]:
+    """``np.nonzero(a)`` (and ``np.where(condition)``): one int64 array of positions per
+    axis, from ``aten::nonzero``'s rows (their count known when it runs)."""
+    x = _array(b, a, "np.nonzero")
+    rank = _rank(b, x, "np.nonzero")
+    if rank == 0:
+        raise b.error("np.nonzero of a 0-d array is not supported (NumPy deprecates it); "
+                      "write np.nonzero(np.atleast_1d(a))")
+    found = b.emit("aten::nonzero", [x], "np.nonzero")
+    return tuple(b.emit(aten.select, [found, 1, d], "np.nonzero") for d in range(rank))
+
+
+def argwhere(b: IRBuilder, a: Item) -> Value:
+    """``np.argwhere(a)``: the positions of the nonzero elements, a row each."""
+    x = _array(b, a, "np.argwhere")
+    if _rank(b, x, "np.argwhere") == 0:
+        raise b.error("np.argwhere of a 0-d array is not supported; write "
+                      "np.argwhere(np.atleast_1d(a))")
+    return b.emit("aten::nonzero", [x], "np.argwhere")
+
+
+def flatnonzero(b: IRBuilder, a: Item) -> Value:
+    """``np.flatnonzero(a)``: the positions of the nonzero elements of the flattened array."""
+    return nonzero(b, reshape(b, _array(b, a, "np.flatnonzero"), [-1]))[0]
 
 
 def unique(b: IRBuilder, ar: Item, return_index: Item = False, return_inverse: Item = False,

@@ -260,6 +260,12 @@ def _bincount(self: np.ndarray, weights: np.ndarray | None = None,
     return as_tensor(np.bincount(self, weights, minlength))
 
 
+def _nonzero(self: np.ndarray) -> np.ndarray:
+    """The positions of the nonzero elements, one row each (PyTorch's nonzero: NumPy's
+    np.argwhere), in C order."""
+    return as_tensor(np.argwhere(self).astype(np.int64, copy=False))
+
+
 def _unique_values(self: np.ndarray) -> np.ndarray:
     """``np.unique(x)``: the sorted distinct values of the flattened array (NaNs as one)."""
     return as_tensor(np.unique(self))
@@ -334,6 +340,7 @@ register("fusejit::cat_offsets(Tensor[] tensors, int dim) -> int[]", _cat_offset
 register("aten::bincount(Tensor self, Tensor? weights=None, int minlength=0) -> Tensor",
          _bincount)
 register("fusejit::unique_values(Tensor self) -> Tensor", _unique_values)
+register("aten::nonzero(Tensor self) -> Tensor", _nonzero)
 register("aten::searchsorted(Tensor sorted_sequence, Tensor self, *, bool out_int32=False, "
          "bool right=False, str? side=None, Tensor? sorter=None) -> Tensor", _searchsorted)
 register("fusejit::sort_values(Tensor self, int dim) -> Tensor", _sort_values)

@@ -248,6 +248,14 @@ def selections_as_arrays(x):
             np.sort(x[x < 0]), x[x > 0].std(), x[x > 0].shape[0], x[x > 9])
 
 
+@case(F64[0], B)
+def positions(x, m):
+    # (np.nonzero's arrays and np.argwhere's rows: their count known when they run)
+    rows, cols = np.nonzero(x > 0)
+    return (rows, cols, np.where(m)[1], np.argwhere(m), np.flatnonzero(x < 0),
+            x[np.nonzero(x > 0)] * 2, np.where(x > 9)[0])
+
+
 LABELS = np.array([3, 0, 3, 1, 7, 0, 3])
 WEIGHTS = np.array([0.5, np.nan, 1.0, -2.0, 0.25, np.nan, 4.0], np.float32)
 
