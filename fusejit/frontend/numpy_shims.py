@@ -405,6 +405,41 @@ def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
     return np.power(base, np.linspace(start, stop, num))
 
 
+def unravel_index(indices, shape, order="C"):
+    # NumPy's: the position along each axis of a C-order flat index, from the last axis
+    if order != "C":
+        unsupported("np.unravel_index: order='F' is not supported")
+    flat = np.asarray(indices)
+    size = 1
+    for extent in shape:
+        size = size * extent
+    if np.any((flat < 0) | (flat >= size)):
+        raise ValueError("index is out of bounds for array in np.unravel_index")
+    found = ()
+    for extent in shape[::-1]:
+        found = (flat % extent,) + found
+        flat = flat // extent
+    return found
+
+
+def gradient(f, spacing=None, axis=None):
+    # NumPy's for a vector, unit spacing and edge_order=1: central differences inside,
+    # one-sided ones at the two ends (its spacings are *varargs, which the stand-ins cannot
+    # take: one here; edge_order=2 is refused as an unknown argument)
+    if spacing is not None:
+        unsupported("np.gradient: spacings are not supported (unit spacing only)")
+    if axis is not None:
+        unsupported("np.gradient: axis= is not supported (vectors only)")
+    f = np.asarray(f)
+    if f.ndim != 1:
+        unsupported("np.gradient of an array of more than one dimension is not supported")
+    if f.shape[0] < 2:
+        raise ValueError("Shape of array too small to calculate a numerical gradient, at "
+                         "least (edge_order + 1) elements are required.")
+    return np.concatenate(((f[1:2] - f[:1]) / 1.0, (f[2:] - f[:-2]) / 2.0,
+                           (f[-1:] - f[-2:-1]) / 1.0))
+
+
 def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     return bool(np.all(np.isclose(a, b, rtol, atol, equal_nan)))
 
@@ -505,7 +540,8 @@ SHIMS = {np.cov: cov, np.corrcoef: corrcoef, np.polyval: polyval, np.kron: kron,
          np.allclose: allclose, np.array_equal: array_equal, np.nansum: nansum, np.nanmean: nanmean,
          np.maximum.accumulate: maximum_accumulate, np.minimum.accumulate: minimum_accumulate,
          np.quantile: quantile, np.percentile: percentile, np.digitize: digitize,
-         np.histogram: histogram, np.isin: isin, np.logspace: logspace}
+         np.histogram: histogram, np.isin: isin, np.logspace: logspace,
+         np.unravel_index: unravel_index, np.gradient: gradient}
 
 # (the file the scripted stand-ins' nodes are first located in, named as scripting names it)
 SHIMS_FILE = inspect.getsourcefile(cov) or __file__

@@ -256,6 +256,15 @@ def positions(x, m):
             x[np.nonzero(x > 0)] * 2, np.where(x > 9)[0])
 
 
+@case(F64[0], np.array([0, 7, 14]))
+def unravelled_and_gradients(x, flat):
+    (r, c), (rs, cs) = np.unravel_index(np.argmax(x), x.shape), np.unravel_index(flat, x.shape)
+    v = x[:, 0]
+    return (r, c, rs, cs, np.unravel_index(7, (2, 3, 4))[2], np.gradient(v),
+            np.gradient(v[:2]), np.gradient(v.astype(np.float32)),
+            np.gradient((v * 10).astype(np.int64)))
+
+
 LABELS = np.array([3, 0, 3, 1, 7, 0, 3])
 WEIGHTS = np.array([0.5, np.nan, 1.0, -2.0, 0.25, np.nan, 4.0], np.float32)
 
