@@ -21,7 +21,7 @@ and put back before that rerun, so running twice is safe. Which graphs qualify:
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from numba.core.errors import NumbaError
@@ -50,6 +50,18 @@ from .element_support import (
     written_arguments,
 )
 from .scalar_function import _CALLS, _INFIX, _PRELUDE, _literal, _Writer, function_source
+
+
+class _Indexing(NamedTuple):
+    """The walk of an indexing node (``_ElementWriter._indexed``): nested loop headers, the
+    subscripted ``x`` and the result's subscript inside them, the result's shape (text),
+    and whether each step reaches a part of ``x`` (trailing dimensions), not an element."""
+
+    loops: list[str]
+    source: str
+    target: str
+    shape: str
+    part: bool
 
 
 class _ElementWriter(_Writer):
@@ -116,17 +128,16 @@ class _ElementWriter(_Writer):
         else:
             self.emit(depth, f"{self.name(out)} = {expr}")
 
-    def _indexed(self, node: Node, depth: int) -> tuple[str, list[str], list[str], str]:
-        """What ``x[:, i, j]`` (``aten::index``, ``index_put_``; ``index_list``) reads and
-        writes: the array, the loops over the kept leading dimensions and the index arrays'
-        broadcast shape (lines to emit, nested), the subscript of ``x`` inside them and that
-        of the indexed part (the result), with the indices' shape in a variable. Numba's
-        integer indexing wraps negative indices and checks bounds (``element_jit``): an index
-        out of range raises, and the interpreter gives the graph's error."""
+    def _indexed(self, node: Node, depth: int) -> _Indexing:
+        """How ``x[:, i, j]`` (``aten::index``, ``index_put_``; ``index_list``) is walked: loops
+        over the kept leading dimensions and the index arrays' broadcast shape (emitting
+        that shape and the broadcast index arrays before them), and the subscripts of ``x``
+        and of the result inside them. Numba's integer indexing wraps negative indices and
+        checks bounds (``element_jit``): an index out of range raises, and the interpreter
+        gives the graph's error."""
         x = self.name(node.input(0))
         p, indices = index_list(node.input(1))
         arrays = [v for v in indices if _rank(v)]
-        rank = max((_rank(v) for v in arrays), default=0)
         loops, kept, positions = [], [], []
         for d in range(p):
             kept.append(self.fresh("a"))
@@ -142,47 +153,49 @@ class _ElementWriter(_Writer):
             for v in arrays:
                 broadcast[v] = self.fresh("index")
                 self.emit(depth, f"{broadcast[v]} = np.broadcast_to({self.name(v)}, {shape})")
-        for d in range(rank):
+        for d in range(max((_rank(v) for v in arrays), default=0)):
             positions.append(self.fresh("b"))
             loops.append(f"for {positions[-1]} in range({shape}[{d}]):")
         at = "".join(f"{b}, " for b in positions)
         picks = [f"{broadcast[v]}[{at}]" if v in broadcast else self.name(v) for v in indices]
-        source = f"{x}[{''.join(f'{a}, ' for a in kept)}{', '.join(picks)}]"
-        target = f"[{''.join(f'{a}, ' for a in kept + positions)}]"
-        return shape, loops, [source, target], f"{x}.shape[:{p}] + {shape} + " \
-                                               f"{x}.shape[{p + len(indices)}:]"
+        return _Indexing(
+            loops, f"{x}[{''.join(f'{a}, ' for a in kept)}{', '.join(picks)}]",
+            f"[{''.join(f'{a}, ' for a in kept + positions)}]",
+            f"{x}.shape[:{p}] + {shape} + {x}.shape[{p + len(indices)}:]",
+            _rank(node.input(0)) > p + len(indices))
 
-    def _index(self, node: Node, out: Value, depth: int) -> None:
-        shape, loops, (source, target), result = self._indexed(node, depth)
-        name = self.name(out)
-        if not loops:   # (every index 0-d: an element, or a copy of a part)
-            self.emit(depth, f"{name} = {source}" + (".copy()" if _rank(out) else ""))
-            return
-        self.emit(depth, f"{name} = np.empty({result}, {_np(_dtype(out))})")
+    def _nest(self, loops: list[str], depth: int) -> int:
+        """Emit ``loops`` nested from ``depth``; the depth of their body."""
         for k, loop in enumerate(loops):
             self.emit(depth + k, loop)
-        self.emit(depth + len(loops), f"{name}{target} = {source}")
+        return depth + len(loops)
+
+    def _index(self, node: Node, out: Value, depth: int) -> None:
+        walk = self._indexed(node, depth)
+        name = self.name(out)
+        if not walk.loops:   # (every index 0-d: an element, or a copy of a part)
+            self.emit(depth, f"{name} = {walk.source}" + (".copy()" if _rank(out) else ""))
+            return
+        self.emit(depth, f"{name} = np.empty({walk.shape}, {_np(_dtype(out))})")
+        self.emit(self._nest(walk.loops, depth), f"{name}{walk.target} = {walk.source}")
 
     def _index_put_(self, node: Node, out: Value, depth: int) -> None:
         x, values = node.input(0), node.input(2)
         dtype, accumulate = _dtype(x), bool(_static(node.input(3)))
-        shape, loops, (place, at), result = self._indexed(node, depth)
+        walk = self._indexed(node, depth)
         value = _cast(self.name(values), dtype)
         if _rank(values):   # (a copy in x's dtype: it may be a view of x itself)
             value = self.fresh("values")
             self.emit(depth, f"{value} = np.broadcast_to({self.name(values)}.astype("
-                             f"{_np(dtype)}), {result})")
-            if loops:
-                value += at
-        inner = depth + len(loops)
-        for k, loop in enumerate(loops):
-            self.emit(depth + k, loop)
-        part = _rank(x) > len(index_list(node.input(1))[1]) + index_list(node.input(1))[0]
-        if not part:        # (an element)
-            self.emit(inner, f"{place} {'+' if accumulate else ''}= {value}")
+                             f"{_np(dtype)}), {walk.shape})")
+            if walk.loops:
+                value += walk.target
+        inner = self._nest(walk.loops, depth)
+        if not walk.part:   # (an element; accumulating, each repeated index adds)
+            self.emit(inner, f"{walk.source} {'+' if accumulate else ''}= {value}")
         else:               # (a part of x: its view, written in place)
             view = self.fresh("part")
-            self.emit(inner, f"{view} = {place}")
+            self.emit(inner, f"{view} = {walk.source}")
             self.emit(inner, f"{view}[...] = {f'{view} + ' if accumulate else ''}{value}")
         self.exprs[out] = self.name(x)
 
