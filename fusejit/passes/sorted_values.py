@@ -108,8 +108,6 @@ def _select_sorted(graph: Graph, sort: Node) -> bool:
             return False
     if not selects or any(user.owning_block is not sort.owning_block for user in selects):
         return False
-    for size in sizes:              # (the sorted array's length is the vector's)
-        size.replace_input(0, x)
     first = selects[0]
     for user in selects:
         if user.is_before(first):
@@ -121,6 +119,8 @@ def _select_sorted(graph: Graph, sort: Node) -> bool:
             return False
         if k not in positions:
             positions.append(k)
+    for size in sizes:              # (the sorted array's length is the vector's)
+        size.replace_input(0, x)
     with graph.inserting_before(first):
         listed = graph.insert(prim.ListConstruct, positions)
         listed.output().type = ListType(IntType())
