@@ -440,6 +440,28 @@ def gradient(f, spacing=None, axis=None):
                            (f[-1:] - f[-2:-1]) / 1.0))
 
 
+def intersect1d(ar1, ar2, assume_unique=False, return_indices=False):
+    # NumPy's: the sorted distinct values in both
+    if return_indices:
+        unsupported("np.intersect1d: return_indices=True is not supported")
+    a = np.unique(np.asarray(ar1))
+    return a[np.isin(a, np.asarray(ar2))]
+
+
+def union1d(ar1, ar2):
+    # NumPy's: the sorted distinct values in either
+    return np.unique(np.concatenate((np.asarray(ar1).reshape(-1), np.asarray(ar2).reshape(-1))))
+
+
+def setdiff1d(ar1, ar2, assume_unique=False):
+    # NumPy's: the distinct values of ar1 (ar1 itself, flattened, if assume_unique) not in ar2
+    if assume_unique:
+        a = np.asarray(ar1).reshape(-1)
+    else:
+        a = np.unique(np.asarray(ar1))
+    return a[~np.isin(a, ar2)]
+
+
 def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     return bool(np.all(np.isclose(a, b, rtol, atol, equal_nan)))
 
@@ -541,7 +563,8 @@ SHIMS = {np.cov: cov, np.corrcoef: corrcoef, np.polyval: polyval, np.kron: kron,
          np.maximum.accumulate: maximum_accumulate, np.minimum.accumulate: minimum_accumulate,
          np.quantile: quantile, np.percentile: percentile, np.digitize: digitize,
          np.histogram: histogram, np.isin: isin, np.logspace: logspace,
-         np.unravel_index: unravel_index, np.gradient: gradient}
+         np.unravel_index: unravel_index, np.gradient: gradient, np.intersect1d: intersect1d,
+         np.union1d: union1d, np.setdiff1d: setdiff1d}
 
 # (the file the scripted stand-ins' nodes are first located in, named as scripting names it)
 SHIMS_FILE = inspect.getsourcefile(cov) or __file__
