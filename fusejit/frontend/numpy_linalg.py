@@ -28,6 +28,7 @@ import numpy as np
 
 from ..ir.graph import Value
 from ..ir.symbols import aten
+from ..ir.types import ScalarType, TensorType
 from .builder import IRBuilder, Item, describe, is_none, is_tensor
 from .lowering import _array, binary, reshape
 from .numpy_arrays import _axis, _rank, take_along_axis
@@ -279,6 +280,15 @@ def argsort(b: IRBuilder, a: Item, axis: Item = -1, kind: Item = None) -> Value:
 
 
 
+def _typed(value: Value, like: Value, dtype: Any, rank: int) -> Value:
+    """``value`` typed as an array of ``dtype`` and ``rank`` on ``like``'s device, its sizes
+    unknown (they depend on the data): what later lowerings read (a mask's dtype)."""
+    if isinstance(like.type, TensorType):
+        value.set_type(like.type.with_(scalar_type=ScalarType.from_dtype(np.dtype(dtype)),
+                                       sizes=(None,) * rank, strides=None))
+    return value
+
+
 def searchsorted(b: IRBuilder, a: Item, v: Item, side: Item = "left",
                  sorter: Item = None) -> Value:
     """``np.searchsorted``: ``aten::searchsorted`` of a vector ``a`` (NumPy's own search: its
@@ -287,7 +297,7 @@ def searchsorted(b: IRBuilder, a: Item, v: Item, side: Item = "left",
     from .lowering import as_tensor
 
     x = _array(b, a, "np.searchsorted")
-    if _rank(b, x, "np.searchsorted") != 1:
+    if x.type.rank not in (None, 1):   # (unknown: the op's own check when it runs)
         raise b.error("np.searchsorted: a must be 1-D")
     if not is_none(sorter):
         raise b.error("np.searchsorted: sorter= is not supported; search np.sort(a), or "
@@ -321,8 +331,9 @@ def bincount(b: IRBuilder, x: Item, weights: Item = None, minlength: Item = 0) -
         raise b.error("np.bincount: x must be a 1-D array of non-negative ints")
     if not is_none(weights):
         weights = _array(b, weights, "np.bincount's weights")
-    return b.emit("aten::bincount", [x, None if is_none(weights) else weights, minlength],
-                  "np.bincount")
+    counted = b.emit("aten::bincount", [x, None if is_none(weights) else weights, minlength],
+                     "np.bincount")
+    return _typed(counted, x, np.int64 if is_none(weights) else np.float64, 1)
 
 
 def nonzero(b: IRBuilder, a: Item) -> tuple[Value, ...]:
@@ -333,7 +344,7 @@ def nonzero(b: IRBuilder, a: Item) -> tuple[Value, ...]:
     if rank == 0:
         raise b.error("np.nonzero of a 0-d array is not supported (NumPy deprecates it); "
                       "write np.nonzero(np.atleast_1d(a))")
-    found = b.emit("aten::nonzero", [x], "np.nonzero")
+    found = _typed(b.emit("aten::nonzero", [x], "np.nonzero"), x, np.int64, 2)
     return tuple(b.emit(aten.select, [found, 1, d], "np.nonzero") for d in range(rank))
 
 
@@ -343,7 +354,7 @@ def argwhere(b: IRBuilder, a: Item) -> Value:
     if _rank(b, x, "np.argwhere") == 0:
         raise b.error("np.argwhere of a 0-d array is not supported; write "
                       "np.argwhere(np.atleast_1d(a))")
-    return b.emit("aten::nonzero", [x], "np.argwhere")
+    return _typed(b.emit("aten::nonzero", [x], "np.argwhere"), x, np.int64, 2)
 
 
 def flatnonzero(b: IRBuilder, a: Item) -> Value:
@@ -362,7 +373,8 @@ def unique(b: IRBuilder, ar: Item, return_index: Item = False, return_inverse: I
             raise b.error(f"np.unique: {name}=True is not supported (only the values)")
     if not is_none(axis) or not b.static_bool(equal_nan, "np.unique's equal_nan"):
         raise b.error("np.unique: axis= and equal_nan=False are not supported")
-    return b.emit("fusejit::unique_values", [x], "np.unique")
+    found = b.emit("fusejit::unique_values", [x], "np.unique")
+    return found if dtype_of(x) is None else _typed(found, x, dtype_of(x), 1)
 
 
 def sort(b: IRBuilder, a: Item, axis: Item = -1, kind: Item = None) -> Value:

@@ -388,7 +388,8 @@ def isin(element, test_elements, assume_unique=False, invert=False, *, kind=None
     if tests.shape[0] == 0:
         return np.zeros(element.shape, np.bool_) != invert
     at = np.minimum(np.searchsorted(tests, element), tests.shape[0] - 1)
-    return (tests[at] == element) != invert
+    # (reshaped to element's shape: the gather from a constant list has no known rank)
+    return ((tests[at] == element) != invert).reshape(element.shape)
 
 
 def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
@@ -459,7 +460,7 @@ def setdiff1d(ar1, ar2, assume_unique=False):
         a = np.asarray(ar1).reshape(-1)
     else:
         a = np.unique(np.asarray(ar1))
-    return a[~np.isin(a, ar2)]
+    return a[np.isin(a, ar2, invert=True)]
 
 
 def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
