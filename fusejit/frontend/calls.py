@@ -31,6 +31,7 @@ from . import numpy_ufuncs as U
 from .builder import IRBuilder, Item, describe, is_none, is_tensor
 from .einsum import einsum
 from .lowering import (
+    array_split,
     as_tensor,
     binary,
     concatenate,
@@ -243,6 +244,7 @@ CALLEES.update({
     np.clip: Callee("np.clip", "a, a_min=None, a_max=None, out=None, *, min=None, max=None",
                     numpy_arrays.clip, "same"),
     np.split: Callee("np.split", "ary, indices_or_sections, axis=0", split),
+    np.array_split: Callee("np.array_split", "ary, indices_or_sections, axis=0", array_split),
     np.concatenate: Callee("np.concatenate", "arrays, /, axis=0", concatenate),
     np.stack: Callee("np.stack", "arrays, axis=0", stack),
     np.reshape: Callee("np.reshape", "a, /, shape", reshape),

@@ -442,6 +442,25 @@ def split(b: IRBuilder, x: Item, sections: Item, axis: Item = 0) -> tuple[Value,
     return unpack.outputs
 
 
+def array_split(b: IRBuilder, x: Item, sections: Item, axis: Item = 0) -> tuple[Value, ...]:
+    """``np.array_split(x, n, axis=d)``: ``n`` slices, the first ``len % n`` of them one
+    element longer (NumPy's rule), their bounds computed when it runs."""
+    x = _array(b, x, "np.array_split")
+    if isinstance(sections, (tuple, list)) or is_tensor(sections):
+        raise b.error("np.array_split: only an int number of sections is supported, not a "
+                      "list of split points")
+    n = b.static_int(sections, "np.array_split's number of sections")
+    dim = b.static_int(axis, "np.array_split's axis")
+    if n < 1:
+        raise b.error(f"np.array_split: the number of sections must be positive, got {n}")
+    length = size(b, x, dim)
+    each, extras = binary(b, "floordiv", length, n), binary(b, "remainder", length, n)
+    bounds = [binary(b, "add", binary(b, "mul", i, each), binary(b, "min", i, extras))
+              for i in range(n + 1)]
+    return tuple(b.emit(aten.slice, [x, dim, bounds[i], bounds[i + 1], 1], "np.array_split")
+                 for i in range(n))
+
+
 def concatenate(b: IRBuilder, arrays: Item, axis: Item = 0) -> Value:
     if is_none(axis):   # (NumPy's: the arrays flattened, then joined)
         if not isinstance(arrays, (tuple, list)):

@@ -277,6 +277,13 @@ def counting(labels, w):
             np.unique(labels.reshape(7, 1) * 2))
 
 
+@case(F64[0], LABELS)
+def uneven_splits(x, labels):
+    a, b, c = np.array_split(labels, 3)              # (7 elements: 3, 2, 2)
+    left, right = np.array_split(x, 2, axis=1)
+    return a, b, c, left, right, np.array_split(labels[:2], 4)[3], np.array_split(x, 1)[0]
+
+
 @case(LABELS, np.array([3.0, np.nan, -1.0, np.nan]), np.array([], np.int64))
 def set_operations(labels, floats, none):
     return (np.intersect1d(labels, [0, 3, 9]), np.union1d(labels, floats),
