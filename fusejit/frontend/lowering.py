@@ -419,16 +419,22 @@ def reshape(b: IRBuilder, x: Item, new_shape: Item) -> Value:
     return b.emit(aten.reshape, [x, b.int_list(dims, "reshape's shape")], "reshape")
 
 
+def _sections(b: IRBuilder, sections: Item, axis: Item, what: str) -> tuple[int, int]:
+    """The number of sections (a constant positive int, not split points) and the axis of
+    ``np.split``/``np.array_split``."""
+    if isinstance(sections, (tuple, list)) or is_tensor(sections):
+        raise b.error(f"{what}: only an int number of sections is supported, not a list of "
+                      f"split points")
+    n = b.static_int(sections, f"{what}'s number of sections")
+    if n < 1:
+        raise b.error(f"{what}: the number of sections must be positive, got {n}")
+    return n, b.static_int(axis, f"{what}'s axis")
+
+
 def split(b: IRBuilder, x: Item, sections: Item, axis: Item = 0) -> tuple[Value, ...]:
     """``np.split(x, n, axis=d)`` into equal parts: ``aten::chunk`` + ``prim::ListUnpack``."""
     x = _array(b, x, "np.split")
-    if isinstance(sections, (tuple, list)) or is_tensor(sections):
-        raise b.error("np.split: only an int number of equal sections is supported, "
-                      "not a list of split points")
-    n = b.static_int(sections, "np.split's number of sections")
-    dim = b.static_int(axis, "np.split's axis")
-    if n < 1:
-        raise b.error(f"np.split: the number of sections must be positive, got {n}")
+    n, dim = _sections(b, sections, axis, "np.split")
     sizes = x.type.sizes if isinstance(x.type, TensorType) else None
     if sizes is not None and -len(sizes) <= dim < len(sizes) and sizes[dim] is not None:
         if sizes[dim] % n:
@@ -446,13 +452,7 @@ def array_split(b: IRBuilder, x: Item, sections: Item, axis: Item = 0) -> tuple[
     """``np.array_split(x, n, axis=d)``: ``n`` slices, the first ``len % n`` of them one
     element longer (NumPy's rule), their bounds computed when it runs."""
     x = _array(b, x, "np.array_split")
-    if isinstance(sections, (tuple, list)) or is_tensor(sections):
-        raise b.error("np.array_split: only an int number of sections is supported, not a "
-                      "list of split points")
-    n = b.static_int(sections, "np.array_split's number of sections")
-    dim = b.static_int(axis, "np.array_split's axis")
-    if n < 1:
-        raise b.error(f"np.array_split: the number of sections must be positive, got {n}")
+    n, dim = _sections(b, sections, axis, "np.array_split")
     length = size(b, x, dim)
     each, extras = binary(b, "floordiv", length, n), binary(b, "remainder", length, n)
     bounds = [binary(b, "add", binary(b, "mul", i, each), binary(b, "min", i, extras))
