@@ -508,9 +508,9 @@ def where(b: IRBuilder, condition: Item, x: Item, y: Item) -> Value:
     if not is_tensor(condition):
         raise b.error(f"np.where's condition must be an array, got {describe(condition)}")
     x, y = conform(b, _where_dtype, [x, y], "np.where")
-    dtype = None
-    if not is_tensor(x) and not is_tensor(y):   # np.where(c, 1.0, 0.0): float64 in NumPy
-        dtype = numpy_dtype(_where_dtype, [x, y], b.numpy_scalars)
+    # a number branch is made in NumPy's result dtype (np.where(c, 1.0, 0.0): float64;
+    # np.where(c, x64, 0.1): float64's 0.1, not float32's widened)
+    dtype = numpy_dtype(_where_dtype, [x, y], b.numpy_scalars)
     return b.emit(aten.where, [condition, as_tensor(b, x, "np.where", dtype),
                                as_tensor(b, y, "np.where", dtype)], "np.where")
 
@@ -528,6 +528,15 @@ def as_tensor(b: IRBuilder, item: Item, what: str, dtype: np.dtype | None = None
     if is_tensor(item):
         return item
     if dtype is not None and scalar_type_of(item) is not None:
+        static = b.static(item)
+        if isinstance(static, (bool, int, float)):
+            # (a number known now: made in dtype at once; through the default float32
+            # constant, np.where(c, 0.1, 0.2) of float64 gave float32's 0.1, 1.5e-9 off)
+            try:
+                with np.errstate(all="ignore"):
+                    return b.value_const(np.array(static, dtype=dtype))
+            except (OverflowError, ValueError):
+                pass    # (an int out of dtype's range: the cast's own rule)
         return cast(b, as_tensor(b, item, what), dtype, what)
     static = b.static(item)
     if isinstance(static, (bool, int, float)):

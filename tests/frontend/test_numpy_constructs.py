@@ -513,3 +513,23 @@ def test_linspace_between_values_of_arrays(dtype):
         for got, want in zip(jitted(x, n), grids_between_values(x, n), strict=True):
             assert (got.dtype, got.shape) == (want.dtype, want.shape)
             np.testing.assert_array_equal(got, want)
+
+
+def number_branches(c, x):
+    return (np.where(c, x, 0.1), np.where(c, 0.3, x), np.where(c, x, 3), np.where(c, 2, x),
+            np.where(c, 0.1, 0.2), np.where(c, 1, 2), np.where(c, True, x))
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64, np.int8, np.bool_,
+                                   np.uint8])
+def test_numbers_are_made_in_numpys_result_dtype_exactly(dtype):
+    """A Python number beside arrays is made in NumPy's result dtype at once: through the
+    default float32 constant, np.where(c, 0.1, 0.2) and np.where(c, x64, 0.1) gave float32's
+    0.1 widened, 1.5e-9 off (exact equality, where the other tests allow 1e-5)."""
+    c = np.array([True, False, True])
+    x = np.array([1.5, -2.0, 0.25]).astype(dtype)
+    jitted = fusejit.jit(number_branches)
+    for _ in range(2):
+        for got, want in zip(jitted(c, x), number_branches(c, x), strict=True):
+            assert got.dtype == want.dtype
+            np.testing.assert_array_equal(got, want)
