@@ -349,7 +349,7 @@ def index_store(b: IRBuilder, x: Value, items: list[Item], value: Item) -> None:
     ``x`` (into its slice view where an item is a slice with bounds); NumPy casts the value
     to ``x``'s dtype, and the last write wins where indices repeat."""
     x, indices = _index_list(b, x, items)
-    value = as_tensor(b, value, "assignment")
+    value = as_tensor(b, value, "assignment", dtype_of(x))   # (a number: made in x's dtype)
     if dtype_of(x) is not None:
         value = cast(b, value, dtype_of(x), "assignment")
     b.emit("aten::index_put_", [x, indices, value, False], "assignment")

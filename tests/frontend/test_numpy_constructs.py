@@ -516,8 +516,10 @@ def test_linspace_between_values_of_arrays(dtype):
 
 
 def number_branches(c, x):
+    y = x.copy()
+    y[np.array([0, 2])] = 0.1          # (an integer-array store of a number)
     return (np.where(c, x, 0.1), np.where(c, 0.3, x), np.where(c, x, 3), np.where(c, 2, x),
-            np.where(c, 0.1, 0.2), np.where(c, 1, 2), np.where(c, True, x))
+            np.where(c, 0.1, 0.2), np.where(c, 1, 2), np.where(c, True, x), y)
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64, np.int8, np.bool_,
