@@ -374,8 +374,7 @@ def _linspace_float32(b: IRBuilder, start: Item, stop: Item, num: Item,
     is 0, ``* delta`` where there is no step), the last point ``stop``."""
     from .lowering import where
 
-    start, stop = (cast(b, as_tensor(b, v, "np.linspace"), np.dtype(np.float32), "np.linspace")
-                   for v in (start, stop))
+    start, stop = (as_tensor(b, v, "np.linspace", np.dtype(np.float32)) for v in (start, stop))
     div = binary(b, "sub", num, 1) if endpoint else num
     delta = binary(b, "sub", stop, start)
     y = arange(b, 0, num, 1, np.float32)
