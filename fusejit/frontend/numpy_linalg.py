@@ -29,7 +29,7 @@ import numpy as np
 from ..ir.graph import Value
 from ..ir.symbols import aten
 from ..ir.types import ScalarType, TensorType
-from .builder import IRBuilder, Item, describe, is_none, is_tensor
+from .builder import IRBuilder, Item, describe, is_none
 from .lowering import _array, binary, reshape
 from .numpy_arrays import _axis, _rank, take_along_axis
 from .numpy_dtypes import conform, dtype_of
@@ -292,8 +292,8 @@ def _typed(value: Value, like: Value, dtype: Any, rank: int) -> Value:
 def searchsorted(b: IRBuilder, a: Item, v: Item, side: Item = "left",
                  sorter: Item = None) -> Value:
     """``np.searchsorted``: ``aten::searchsorted`` of a vector ``a`` (NumPy's own search: its
-    order for NaN, its common dtype of ``a`` and ``v``); int64 positions of ``v``'s shape, a
-    NumPy scalar for a number."""
+    order for NaN, its common dtype of ``a`` and ``v``, a number taken as ``np.asarray``
+    takes it); int64 positions of ``v``'s shape, a NumPy scalar for a number."""
     from .lowering import as_tensor
 
     x = _array(b, a, "np.searchsorted")
@@ -305,20 +305,11 @@ def searchsorted(b: IRBuilder, a: Item, v: Item, side: Item = "left",
     where = b.static(side)
     if where not in ("left", "right"):
         raise b.error(f"np.searchsorted: side must be 'left' or 'right', got {describe(side)}")
-    values = v
-    if not is_tensor(v):
-        # (a number: NumPy's weak scalar, in a's dtype where the kinds agree, as it compares)
-        number, dtype = b.static(v), dtype_of(x)
-        same_kind = dtype is not None and (
-            isinstance(number, float) and dtype.kind == "f" or
-            isinstance(number, int) and not isinstance(number, bool) and dtype.kind in "iu"
-            and np.iinfo(dtype).min <= number <= np.iinfo(dtype).max)
-        if isinstance(number, (int, float)) and not isinstance(number, bool):
-            kind = dtype if same_kind else np.dtype(
-                np.float64 if isinstance(number, float) else np.int64)
-            values = b.value_const(np.array(number, dtype=kind))
-        else:
-            values = as_tensor(b, v, "np.searchsorted")
+    # (a number is made as np.searchsorted's np.asarray makes it, float64 or int64, not as
+    # a weak scalar: 0.1 is compared with a float32 array in float64)
+    number = b.static(v)
+    known = isinstance(number, (int, float)) and not isinstance(number, bool)
+    values = as_tensor(b, v, "np.searchsorted", np.asarray(number).dtype if known else None)
     return b.emit("aten::searchsorted", [x, values, False, where == "right", None, None],
                   "np.searchsorted")
 

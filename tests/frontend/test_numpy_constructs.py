@@ -233,9 +233,13 @@ SEARCHED = np.array([np.nan, -np.inf, -1.0, 0.0, 0.1, 0.5, 3.0, np.inf, -0.25])
 
 @case(EDGES, SEARCHED, I32)
 def binning(edges, v, i):
-    # (a number is NumPy's weak scalar: 0.1 compared in the edges' dtype)
+    # (a number is taken as np.asarray takes it, not as a weak scalar: 0.1 and 2**24 + 1
+    # are compared with float32 edges in float64, where float32's 0.1 is above 0.1)
+    e32 = edges.astype(np.float32)
     return (np.searchsorted(edges, v), np.searchsorted(edges, v, side="right"),
-            np.searchsorted(edges, 0.1), np.searchsorted(edges.astype(np.float32), 0.1),
+            np.searchsorted(edges, 0.1), np.searchsorted(e32, 0.1),
+            np.searchsorted(e32 * 0.0 + 0.1, 0.1, side="right"),
+            np.searchsorted(e32 * 0.0 + 16777216.0, 16777217),
             np.searchsorted(np.sort(i.ravel()), 3), np.digitize(v, edges),
             np.digitize(v, edges, right=True), np.digitize(v, edges[::-1]),
             np.digitize(v, edges[::-1], right=True), np.digitize(i, [0, 2, 4]))
