@@ -32,16 +32,14 @@ from .pass_checks import graph_pass
 def distribute_maps_over_cat(graph: Graph) -> bool:
     """Rewrite each map of a ``cat`` as the ``cat`` of the maps of its pieces (see the
     module's docstring); True if any was."""
+    # (one pass in program order: a rewrite removes only the map and the cat and list before
+    # it, and the map that reads its new cat comes later)
     changed = False
-    progress = True
-    while progress:
-        progress = False
-        for node in list(graph.all_nodes()):
-            joined = _joined_operand(node)
-            if joined is not None:
-                _distribute(graph, node, joined)
-                progress = changed = True
-                break
+    for node in list(graph.all_nodes()):
+        joined = _joined_operand(node)
+        if joined is not None:
+            _distribute(graph, node, joined)
+            changed = True
     return changed
 
 
@@ -56,8 +54,8 @@ def _joined_operand(node: Node) -> int | None:
     numbers or 0-d tensors; None otherwise."""
     if len(node.outputs) != 1 or not jit_map(node):
         return None
-    arrays = [i for i, v in enumerate(node.inputs) if _rank(v) != 0 and _rank(v) is not None
-              or isinstance(v.type, TensorType) and v.type.rank is None]
+    arrays = [i for i, v in enumerate(node.inputs)
+              if isinstance(v.type, TensorType) and v.type.rank != 0]
     if len(arrays) != 1:
         return None
     joined = node.input(arrays[0])
