@@ -44,7 +44,7 @@ from .render import (
     promote_operands,
     promoted,
 )
-from .table import as_tensor, define, register
+from .table import REUSING, as_tensor, define, register
 
 _TENSOR_OR_SCALAR = ("Tensor", "Scalar")
 
@@ -178,6 +178,49 @@ define("aten::mul", fuses=_MUL, dtype=promoted(), render=_render_mul, native="MU
        sum_to_size=_MUL)
 define("aten::div", fuses=_DIV, dtype=floating(0, 2), render=_render_div, native="DIV",
        sum_to_size=_DIV)
+
+
+# -- written into a dead temporary ---------------------------------------------------------------
+
+# Results of at least this many bytes go into a dead temporary operand where the executor found
+# one (``table.REUSES``), as NumPy elides a temporary of this size in ``x[idx] * 2``: a fresh big
+# array costs a page fault per 4 KiB (``runtime/fusion/outputs.py``), and a second one freed
+# beside the first makes glibc return both to the system, to fault again on the next call.
+REUSE_MIN_BYTES = 1 << 18
+
+
+@quiet
+def _into(ufunc: Callable, a: Any, b: Any, target: np.ndarray) -> np.ndarray:
+    return ufunc(a, b, out=target)
+
+
+def _reusing(ufunc: Callable, floats_only: bool = False) -> Callable[[Callable, int], Callable]:
+    """For add, sub, mul and div (``floats_only``): ``reuse(body, position)`` is ``body``
+    writing its result into its operand ``position``, a dead temporary, where that is the
+    result ``body`` would make: the operand an array of ``REUSE_MIN_BYTES`` or more, of the
+    computation's dtype (a number type: bool operands take ``body``'s rules and errors) and of
+    the result's shape, with alpha 1 and no rounding mode. The operands are cast as ``body``
+    casts them (``promoted_pair``); only where the result goes differs."""
+    def reuse(body: Callable, position: int) -> Callable:
+        def run(self: Any, other: Any, *rest: Any) -> Any:
+            target = other if position else self
+            if type(target) is np.ndarray and target.nbytes >= REUSE_MIN_BYTES \
+                    and target.flags.writeable and not is_bool(self) and not is_bool(other) \
+                    and (not rest or rest[0] is None or type(rest[0]) is int and rest[0] == 1):
+                dtype, a, b = promoted_pair(self, other)
+                if dtype == target.dtype and dtype.kind in ("f" if floats_only else "iuf") \
+                        and np.broadcast_shapes(np.shape(a), np.shape(b)) == target.shape:
+                    return _into(ufunc, a, b, target)
+            return body(self, other, *rest)
+
+        run.__name__ = f"{getattr(body, '__name__', 'body')}_reusing"
+        return run
+    return reuse
+
+
+REUSING.update({"aten::add": _reusing(np.add), "aten::sub": _reusing(np.subtract),
+                "aten::mul": _reusing(np.multiply),
+                "aten::div": _reusing(np.true_divide, floats_only=True)})
 
 
 # -- remainder, fmod, atan2, max, min -------------------------------------------------------------

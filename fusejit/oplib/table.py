@@ -221,7 +221,16 @@ def make_operation(node) -> Operation:
                           f"has {len(node.outputs)} outputs:\n  {str(node).strip()}")
     bound = {name: _bind_value(node, name) for name in entry.binds}
     fn = functools.partial(entry.numpy_body, **bound) if bound else entry.numpy_body
+    if node.has_attribute(REUSES) and node.kind in REUSING:
+        fn = REUSING[node.kind](fn, node.i(REUSES))
     return Operation(entry, node.kind, fn, len(node.outputs))
+
+
+# A node's ``reuses`` attribute names an input that is a dead temporary, an array no other
+# value reads or aliases (``passes/reused_temporaries.py``): its body may write the result
+# into it. ``REUSING[kind](body, position)`` is that body, which the op modules register.
+REUSES = "reuses"
+REUSING: dict[str, Callable[[Body, int], Body]] = {}
 
 
 def _bind_value(node, name: str) -> Any:

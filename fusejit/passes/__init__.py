@@ -30,6 +30,7 @@ from .lone_maps import fuse_lone_maps
 from .maps_over_cat import distribute_maps_over_cat
 from .more_maps import fuse_more_maps
 from .reduction_fusion import fuse_row_reductions
+from .reused_temporaries import reuse_dead_temporaries
 from .shape_analysis import argument_type, propagate_input_shapes
 from .sibling_maps import fuse_sibling_maps
 from .sorted_values import sort_values_only
@@ -45,7 +46,8 @@ __all__ = [
     "fuse_inplace_updates", "fuse_lone_maps", "fuse_more_maps", "fuse_sibling_maps",
     "move_views_into_groups",
     "fuse_row_reductions", "loop_invariant_code_motion",
-    "peephole_optimize_shape_expressions", "propagate_input_shapes", "sort_values_only",
+    "peephole_optimize_shape_expressions", "propagate_input_shapes", "reuse_dead_temporaries",
+    "sort_values_only",
 ]
 
 # What the executor runs on a graph after specialising its types to the inputs (PyTorch's

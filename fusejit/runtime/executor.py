@@ -520,8 +520,10 @@ def _optimise(graph: Graph, inputs: Sequence[Any], device: CpuDevice | CudaDevic
     fuser fuse the maps PyTorch's list leaves out
     (``passes/more_maps.py``) and the maps of one array that feed nothing of each other
     (``passes/sibling_maps.py``), form row-reduction groups, groups of one costly map
-    (``passes/lone_maps.py``), fold in-place updates into their fusion groups, and move the
-    views the groups read into them (``passes/view_inputs.py``; all beyond PyTorch)."""
+    (``passes/lone_maps.py``), fold in-place updates into their fusion groups, move the
+    views the groups read into them (``passes/view_inputs.py``), and let the arithmetic left
+    to NumPy write into dead temporaries (``passes/reused_temporaries.py``; all beyond
+    PyTorch)."""
     from ..passes import (
         FUSION_PIPELINE,
         distribute_maps_over_cat,
@@ -534,6 +536,7 @@ def _optimise(graph: Graph, inputs: Sequence[Any], device: CpuDevice | CudaDevic
         fuse_sibling_maps,
         move_views_into_groups,
         propagate_input_shapes,
+        reuse_dead_temporaries,
         sort_values_only,
     )
 
@@ -555,6 +558,7 @@ def _optimise(graph: Graph, inputs: Sequence[Any], device: CpuDevice | CudaDevic
         fuse_lone_maps(graph)
         fuse_inplace_updates(graph)
         move_views_into_groups(graph)
+        reuse_dead_temporaries(graph)
 
 
 def _tensor_type(array: Any, device: str) -> TensorType:

@@ -1,0 +1,172 @@
+"""``reuse_dead_temporaries``: an add, sub, mul or div whose operand is a new array nothing else
+reads may write its result into it (``reuses=<position>``), as NumPy's temporary elision does
+for ``x[idx] * 2.0``. Checked: which nodes are marked, that the marked body writes into the
+temporary exactly where that is the result it would make (and computes as before elsewhere),
+and ``@fusejit.jit`` results against NumPy with the arguments left unchanged."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import fusejit
+from fusejit.ir.graph import Graph
+from fusejit.ir.parser import parse_ir
+from fusejit.oplib.binary import REUSE_MIN_BYTES
+from fusejit.oplib.table import REUSES, make_operation
+from fusejit.passes.reused_temporaries import reuse_dead_temporaries
+
+
+def _marked(graph: Graph) -> dict[str, int]:
+    return {n.kind: n.i(REUSES) for n in graph.all_nodes() if n.has_attribute(REUSES)}
+
+
+def test_a_gathered_operand_is_marked_at_its_position():
+    graph = parse_ir("""
+graph(%x : Double(*), %idx : Long(*), %y : Double(*)):
+  %two : float = prim::Constant[value=2.]()
+  %one : int = prim::Constant[value=1]()
+  %l : Tensor?[] = prim::ListConstruct(%idx)
+  %g : Double(*) = aten::index(%x, %l)
+  %d : Double(*) = aten::sub(%y, %g, %one)
+  return (%d)""")
+    assert reuse_dead_temporaries(graph)
+    assert _marked(graph) == {"aten::sub": 1}
+
+
+@pytest.mark.parametrize("body", [
+    # the operand is an argument: the caller's array
+    "%p : Double(*) = aten::mul(%x, %two)\n  return (%p)",
+    # the temporary is read again after the product
+    "%g : Double(*) = aten::index(%x, %l)\n  %p : Double(*) = aten::mul(%g, %two)\n"
+    "  return (%p, %g)",
+    # a view shares the temporary's memory
+    "%g : Double(*) = aten::index(%x, %l)\n  %v : Double(*) = aten::slice(%g, %zero, %zero, "
+    "%one, %one)\n  %p : Double(*) = aten::mul(%g, %two)\n  return (%p, %v)",
+    # a reshape may be a view of its input: not an op that always makes a new array
+    "%s : int[] = prim::ListConstruct(%one)\n  %g : Double(*) = aten::reshape(%x, %s)\n"
+    "  %p : Double(*) = aten::mul(%g, %two)\n  return (%p)",
+], ids=["argument", "read-again", "viewed", "maybe-view"])
+def test_what_is_not_a_dead_temporary(body):
+    graph = parse_ir(f"""
+graph(%x : Double(*), %idx : Long(*)):
+  %two : float = prim::Constant[value=2.]()
+  %one : int = prim::Constant[value=1]()
+  %zero : int = prim::Constant[value=0]()
+  %l : Tensor?[] = prim::ListConstruct(%idx)
+  {body}""")
+    assert not reuse_dead_temporaries(graph)
+    assert _marked(graph) == {}
+
+
+def test_a_temporary_made_before_a_loop_is_not_written_in_it():
+    graph = parse_ir("""
+graph(%x : Double(*), %idx : Long(*), %n : int):
+  %two : float = prim::Constant[value=2.]()
+  %true : bool = prim::Constant[value=1]()
+  %l : Tensor?[] = prim::ListConstruct(%idx)
+  %g : Double(*) = aten::index(%x, %l)
+  %acc : Double(*) = prim::Loop(%n, %true, %x)
+    block0(%i : int, %a : Double(*)):
+      %p : Double(*) = aten::mul(%g, %two)
+      -> (%true, %p)
+  return (%acc)""")
+    assert not reuse_dead_temporaries(graph)
+
+
+def _mul_node(position: int | None):
+    graph = parse_ir("""
+graph(%a : Tensor, %b : Tensor):
+  %p : Tensor = aten::mul(%a, %b)
+  return (%p)""")
+    (node,) = [n for n in graph.nodes() if n.kind == "aten::mul"]
+    if position is not None:
+        node.i_(REUSES, position)
+    return node
+
+
+BIG = REUSE_MIN_BYTES // 8 + 1
+
+
+@pytest.mark.parametrize("position", [0, 1])
+def test_the_marked_body_writes_into_the_temporary_when_it_holds_the_result(position):
+    rng = np.random.default_rng(0)
+    t, y = rng.standard_normal(BIG), rng.standard_normal(BIG)
+    run = make_operation(_mul_node(position))
+    want = t * y
+    args = (t, y) if position == 0 else (y, t)
+    (got,) = run(*args)
+    assert got is t
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("case", ["small", "promotes", "broadcasts", "bool", "int-by-float"])
+def test_the_marked_body_computes_as_before_elsewhere(case):
+    rng = np.random.default_rng(1)
+    t = rng.standard_normal(BIG)
+    other = rng.standard_normal(BIG)
+    if case == "small":
+        t, other = t[:100].copy(), other[:100]
+    elif case == "promotes":             # (float32 temporary, float64 result)
+        t = t.astype(np.float32)
+    elif case == "broadcasts":           # (the temporary is one row of the result)
+        t, other = t[:BIG // 4].copy(), rng.standard_normal((4, BIG // 4))
+    elif case == "bool":
+        t, other = t > 0, other > 0
+    else:
+        t, other = np.arange(BIG, dtype=np.int64), 0.5
+    before = t.copy()
+    (want,) = make_operation(_mul_node(None))(t, other)     # (the body without the mark)
+    (got,) = make_operation(_mul_node(0))(t, other)
+    assert got is not t
+    np.testing.assert_array_equal(t, before)
+    assert (got.dtype, got.shape) == (want.dtype, want.shape)
+    np.testing.assert_array_equal(got, want)
+
+
+def gather_scale(x, idx):
+    return x[idx] * 2.0
+
+
+def gather_plus_argument(x, idx):
+    return x - x[idx]
+
+
+def sorted_shifted(x):
+    return np.sort(x) - 0.5
+
+
+def product_scaled(a):
+    return (a @ a) * 0.5
+
+
+def gather_rows_plus_row(m, idx, row):
+    return m[idx] + row
+
+
+N = 3 * BIG
+RNG = np.random.default_rng(7)
+X = RNG.standard_normal(N)
+IDX = RNG.integers(-N, N, N)
+M = RNG.standard_normal((400, 300))
+
+
+@pytest.mark.parametrize("fn,args,reuses", [
+    (gather_scale, (X, IDX), True), (gather_plus_argument, (X, IDX), True),
+    (sorted_shifted, (X,), True), (product_scaled, (M[:300].copy(),), True),
+    (gather_scale, (X.astype(np.float32), IDX), True),
+    (gather_scale, (np.arange(N), IDX), False),  # (int64 gathered: a kernel casts and scales)
+    (gather_rows_plus_row, (M, RNG.integers(0, 400, 900), RNG.standard_normal(300)), True),
+    (gather_rows_plus_row, (M, np.array([3]), RNG.standard_normal((1000, 300))), True),
+], ids=["scale", "argument-minus", "sort", "product", "float32", "int64", "rows", "grows"])
+def test_jit_results_match_numpy_and_arguments_are_kept(fn, args, reuses):
+    jitted = fusejit.jit(fn)
+    copies = [a.copy() for a in args]
+    for _ in range(3):
+        got, want = jitted(*args), fn(*copies)
+        assert (got.dtype, got.shape) == (want.dtype, want.shape)
+        # (exact but for the product: the plan's BLAS call may block the sums otherwise)
+        np.testing.assert_allclose(got, want, rtol=1e-13 if fn is product_scaled else 0)
+        for a, c in zip(args, copies, strict=True):
+            np.testing.assert_array_equal(a, c)
+    assert bool(_marked(jitted.graph_for(*args))) == reuses
