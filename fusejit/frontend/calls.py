@@ -405,6 +405,8 @@ CALLEES.update({
     np.array: Callee("np.array", "object, dtype=None", numpy_lowering.array),
     np.asarray: Callee("np.asarray", "a, dtype=None", lambda b, a, dtype: numpy_lowering.array(
         b, a, dtype, copies=False)),
+    np.ascontiguousarray: Callee("np.ascontiguousarray", "a, dtype=None",
+                                 numpy_lowering.contiguous),
     np.outer: Callee("np.outer", "a, b", numpy_lowering.outer),
     np.hstack: Callee("np.hstack", "tup", lambda b, t: numpy_lowering.stack_along(
         b, "hstack", t)),

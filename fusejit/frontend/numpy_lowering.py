@@ -458,6 +458,20 @@ def array(b: IRBuilder, obj: Item, dtype: Any = None, copies: bool = True) -> Va
     return result if dtype is None else astype(b, result, dtype)
 
 
+def contiguous(b: IRBuilder, a: Item, dtype: Any = None) -> Value:
+    """``np.ascontiguousarray(a, dtype)``: ``np.asarray``'s array, itself where it is
+    C-contiguous (``aten::contiguous``: a write into the result writes into ``a`` then, as in
+    NumPy), else a contiguous copy; a 0-d array becomes a 1-element vector, as NumPy's does."""
+    x = array(b, a, dtype, copies=False)
+    rank = rank_of(x)
+    if rank is None:
+        raise b.error("np.ascontiguousarray of an array whose rank is known only when it "
+                      "runs is not supported; write np.asarray(a).reshape(...) of a known rank")
+    if rank == 0:
+        return reshape(b, x, (1,))
+    return b.emit(aten.contiguous, [x, 0], "np.ascontiguousarray")
+
+
 def _numbers_only(b: IRBuilder, obj: Item) -> bool:
     """Is ``obj`` a (nested) list or tuple of numbers and 0-d arrays, one length per level?"""
     if isinstance(obj, (list, tuple)):
@@ -572,6 +586,6 @@ def dot(b: IRBuilder, x: Item, y: Item) -> Value:
     return binary(b, "matmul", x, y)
 
 
-__all__ = ["REDUCTION_NAMES", "arange", "as_tensor", "astype", "copy", "cumsum", "dot",
-           "dtype_code", "eye", "filled", "full", "index", "isfinite", "isinf", "isnan", "like",
-           "linspace", "norm", "outer", "reduce", "square", "stack_along", "store"]
+__all__ = ["REDUCTION_NAMES", "arange", "as_tensor", "astype", "contiguous", "copy",
+           "cumsum", "dot", "dtype_code", "eye", "filled", "full", "index", "isfinite", "isinf",
+           "isnan", "like", "linspace", "norm", "outer", "reduce", "square", "stack_along", "store"]

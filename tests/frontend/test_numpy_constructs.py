@@ -303,6 +303,16 @@ def membership_and_log_grids(labels, tests, none):
             np.logspace(0, 2, 5), np.logspace(-1.0, 1.0, 4, base=2.0))
 
 
+@case(F64)
+def contiguous_arrays(x):
+    t = np.ascontiguousarray(x.T)       # (a copy: writing it leaves x alone)
+    t[0] = -1.0
+    same = np.ascontiguousarray(x)      # (x itself: writing it writes x, as in NumPy)
+    same[1, 1] = 7.0
+    return (t * 2.0, np.ascontiguousarray(x[:, ::2], dtype=np.float32),
+            np.ascontiguousarray(x.sum()), np.ascontiguousarray(x[0]) + same)
+
+
 # (values on the edges np.histogram makes for them, a constant array, float32)
 ON_EDGES = np.concatenate([np.linspace(-2.0, 3.0, 11), [0.1, 2.95, -1.999]])
 
