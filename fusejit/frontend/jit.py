@@ -149,12 +149,17 @@ WHOLE_GRAPH_MAX_ELEMENTS = 1 << 12
 FIRST_CALL_WHOLE_STEPS = 500_000
 # Where both may run a signature's size, its calls after the compiling one time the whole form
 # and the interpreter, TIMED_CALLS each, on arguments of one size; the interpreter takes that
-# size and bigger ones when its fastest call was this much faster. A signature whose calls keep
+# size and bigger ones when its fastest call was this much faster (else the whole form keeps
+# that size and smaller ones). A signature whose calls keep
 # changing size stops measuring after MEASURED_CALLS calls and keeps the whole form (see
 # JitFunction._tiered).
 INTERPRETER_MARGIN = 1.1
 TIMED_CALLS = 3
 MEASURED_CALLS = 12
+# ... and on arguments up to this many elements (made arrays, ``array_bounds.made_elements``)
+# beyond WHOLE_GRAPH_MAX_ELEMENTS, where some programs still run faster whole (the
+# interpreter's ~1 us an op and no kernel to gain).
+TIMED_MAX_ELEMENTS = 1 << 16
 
 
 # Nodes whose 0-d result NumPy returns as a 0-d array too (``np.array(3.0)``,
@@ -571,7 +576,7 @@ class JitFunction(Portable):
             if calls == 1:
                 if not (sized and timed_choice()):
                     return settle(whole(graph, interpreted, *limit), args)
-                first_calls.whole = whole(graph, interpreted, *limit)
+                first_calls.whole = whole(graph, interpreted, TIMED_MAX_ELEMENTS)
                 return first_calls.whole(*args)     # (Numba compiles it here)
             return measured(args)
 
@@ -579,13 +584,22 @@ class JitFunction(Portable):
             """Sized graphs: near the size limit, Numba's NumPy (an op at a time, a new array
             each) and the interpreter's fused kernels trade places by program (a 20-step
             escape-time loop on 3072 elements: whole 819 us, interpreted 457 us, NumPy 516 us;
-            at 1024: 360, 479 and 450). Calls on arguments of one size alternate between the
-            two, ``TIMED_CALLS`` each (their first calls run slower: the fastest counts); the
-            slower form gives that size up (smaller sizes stay whole)."""
+            at 1024: 360, 479 and 450); and beyond the limit, up to ``TIMED_MAX_ELEMENTS``,
+            where the interpreter runs op by op with nothing to fuse (``np.outer`` of two
+            100-element vectors: whole 3.8 us, interpreted 13.0, NumPy 7.0), or fuses (a
+            masked ``where`` on 10^4 elements: 14.5, 2.8, 14.7). Calls on arguments of one
+            size alternate between the two, ``TIMED_CALLS`` each (their first calls run
+            slower: the fastest counts). The faster keeps that size: the whole form every size
+            up to it (at least the limit), or the interpreter every size from it (at most the
+            limit). Sizes never timed keep the limit."""
             compiled = first_calls.whole
             size = whole_size(compiled, args)
-            if size is None or compiled.refused or first_calls.calls > MEASURED_CALLS:
-                return settle(compiled, args)   # (bigger arguments go to the interpreter anyway)
+            if compiled.refused:
+                return settle(compiled, args)
+            if size is None or first_calls.calls > MEASURED_CALLS:
+                # (the usual limit: bigger arguments go to the interpreter, as sizes above it
+                # that were never timed; the module is the one compiled, its limit another)
+                return settle(whole(graph, interpreted, *limit), args)
             timed = first_calls.timed
             if timed.get("size") != size:
                 timed.clear()
@@ -596,8 +610,10 @@ class JitFunction(Portable):
             timed[form].append(time.perf_counter() - start)
             if len(timed["interpreted"]) == TIMED_CALLS:
                 if min(timed["interpreted"]) * INTERPRETER_MARGIN < min(timed["whole"]):
-                    compiled = whole(graph, interpreted, size - 1)
-                install(compiled)
+                    kept = min(size - 1, WHOLE_GRAPH_MAX_ELEMENTS)
+                else:
+                    kept = max(size, WHOLE_GRAPH_MAX_ELEMENTS)
+                install(whole(graph, interpreted, kept))
                 self._refresh_fast_call()
             return result
 

@@ -246,19 +246,24 @@ def roll(b: IRBuilder, a: Item, shift: Item, axis: Item = None) -> Value:
     """``np.roll`` by a constant shift: the last ``shift % n`` elements moved to the front."""
     from .lowering import concatenate, reshape, size
 
-    x = _array(b, a, "np.roll")
+    x = given = _array(b, a, "np.roll")
     steps = b.static_int(shift, "np.roll's shift")
-    flat = axis is None
+    flat = axis is None and rank_of(x) != 1       # (a vector rolls along its one axis)
     if flat:
         original = b.emit(aten.size, [x], "np.roll")
         x, dim = reshape(b, x, (-1,)), 0
     else:
-        dim = _axis(b, x, axis)
+        dim = _axis(b, x, 0 if axis is None else axis)
     n = size(b, x, dim)
     cut = binary(b, "sub", n, binary(b, "remainder", steps, n))
     rolled = concatenate(b, [_slice(b, x, dim, slice(cut, None)),
                              _slice(b, x, dim, slice(None, cut))], dim)
-    return b.emit(aten.reshape, [rolled, original], "np.roll") if flat else rolled
+    if not flat:
+        return rolled
+    rolled = b.emit(aten.reshape, [rolled, original], "np.roll")
+    if isinstance(given.type, TensorType):   # (the argument's shape: what later ops fuse on)
+        rolled.set_type(given.type.with_(strides=None))
+    return rolled
 
 
 def broadcast_to(b: IRBuilder, array: Item, shape: Item) -> Value:

@@ -43,6 +43,7 @@ from .element_support import (
     _rank,
     _static,
     argument_limit,
+    growth_degree,
     index_list,
     is_element_graph,
     list_element,
@@ -701,6 +702,7 @@ def compile_element_graph(graph: Graph, fallback: Callable[..., Any],
     compiled = load_module(element_source(graph, passed)).element_fn
     rejoin = rejoined(passed, len(graph.outputs)) if passed else None
     bound = made = None
+    degree = growth_degree(graph)
     if max_elements is not None:
         made = made_elements(graph)
         bound = max_elements
@@ -761,6 +763,7 @@ def compile_element_graph(graph: Graph, fallback: Callable[..., Any],
     run.max_elements, run.fallback = max_elements, fallback  # type: ignore[attr-defined]
     # (what frontend/fastcall.py tests where the arguments are bigger than max_elements)
     run.made_elements, run.made_limit = made, bound  # type: ignore[attr-defined]
+    run.degree = degree  # type: ignore[attr-defined]
     run.too_big = too_big  # type: ignore[attr-defined]
     run.before = before  # type: ignore[attr-defined]
     run.graph_for = getattr(fallback, "graph_for", None)  # type: ignore[attr-defined]
@@ -770,12 +773,17 @@ def compile_element_graph(graph: Graph, fallback: Callable[..., Any],
 
 def whole_size(run: Callable[..., Any], args: tuple) -> int | None:
     """The size ``run`` (``compile_element_graph``'s, with a limit) holds ``args`` to: the most
-    elements an array its graph makes can have for them (``made_elements``). None where it
-    has no such bound, or where ``args`` go to its fallback."""
+    elements an array its graph makes can have for them (``made_elements``), or where that has
+    no bound, the most elements of an array argument to the graph's ``growth_degree`` (what
+    ``argument_limit`` takes back to the argument: ``np.outer`` of two 100-element vectors,
+    10^4). None where ``run`` has no limit, or where ``args`` go to its fallback."""
     made = getattr(run, "made_elements", None)
-    if made is None or run.max_elements is None or run.too_big(args):
+    if getattr(run, "max_elements", None) is None or run.too_big(args):
         return None
-    return int(made(*args))
+    if made is not None:
+        return int(made(*args))
+    biggest = max((a.size for a in args if isinstance(a, np.ndarray)), default=1)
+    return max(biggest, 1) ** run.degree
 
 
 __all__ = ["compile_element_graph", "element_source", "is_element_graph",
