@@ -27,6 +27,7 @@ from .graph_fuser import (
 from .inplace_fusion import fuse_inplace_updates
 from .licm import loop_invariant_code_motion
 from .lone_maps import fuse_lone_maps
+from .loop_unrolling import unroll_constant_loops
 from .maps_over_cat import distribute_maps_over_cat
 from .more_maps import fuse_more_maps
 from .reduction_fusion import fuse_row_reductions
@@ -47,7 +48,7 @@ __all__ = [
     "move_views_into_groups",
     "fuse_row_reductions", "loop_invariant_code_motion",
     "peephole_optimize_shape_expressions", "propagate_input_shapes", "reuse_dead_temporaries",
-    "sort_values_only",
+    "sort_values_only", "unroll_constant_loops",
 ]
 
 # What the executor runs on a graph after specialising its types to the inputs (PyTorch's

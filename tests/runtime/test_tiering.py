@@ -77,7 +77,8 @@ def test_a_group_runs_interpreted_until_hot_then_its_kernel(tiered, monkeypatch)
     assert isinstance(group._kernel, FusedKernel)
 
 
-# Straight-line (no loop), with enough operations that the native loop would take it.
+# Straight-line (no loop), with enough operations that the native loop would take it
+# (executor.NATIVE_MIN_OPS: ten transposes back to the sum's layout make up the count).
 STRAIGHT = """graph(%x : Tensor, %y : Tensor):
   %one : int = prim::Constant[value=1]()
   %a : Tensor = aten::add(%x, %y, %one)
@@ -86,8 +87,18 @@ STRAIGHT = """graph(%x : Tensor, %y : Tensor):
   %c : Tensor = aten::mm(%b, %b)
   %d : Tensor = aten::sub(%c, %x, %one)
   %e : Tensor = aten::mm(%d, %b)
-  %f : Tensor = aten::add(%e, %y, %one)
-  return (%f)
+  %t0 : Tensor = aten::add(%e, %y, %one)
+  %t1 : Tensor = aten::t(%t0)
+  %t2 : Tensor = aten::t(%t1)
+  %t3 : Tensor = aten::t(%t2)
+  %t4 : Tensor = aten::t(%t3)
+  %t5 : Tensor = aten::t(%t4)
+  %t6 : Tensor = aten::t(%t5)
+  %t7 : Tensor = aten::t(%t6)
+  %t8 : Tensor = aten::t(%t7)
+  %t9 : Tensor = aten::t(%t8)
+  %t10 : Tensor = aten::t(%t9)
+  return (%t10)
 """
 
 
