@@ -179,6 +179,15 @@ _VIEWS_OF_ANY_RANK = _ARRAY_MAKERS | {
     "aten::flatten", "aten::copy_", "aten::type_as", "aten::to"}
 
 
+def _fuses(interpreted: Any, args: tuple) -> bool:
+    """Does the interpreter's plan for ``args`` run a fused kernel? (True where that cannot
+    be told.)"""
+    try:
+        return bool(interpreted.plan_for(interpreted.check_inputs(list(args))).kernels)
+    except Exception:  # noqa: BLE001 - not a CompiledFunction, or arguments it refuses
+        return True
+
+
 def _scalar_if_0d(value: Any) -> Any:
     """An output of a rank known only when it runs: a NumPy scalar where it is 0-d."""
     return value[()] if isinstance(value, np.ndarray) and value.ndim == 0 else value
@@ -576,7 +585,10 @@ class JitFunction(Portable):
             if calls == 1:
                 if not (sized and timed_choice()):
                     return settle(whole(graph, interpreted, *limit), args)
-                first_calls.whole = whole(graph, interpreted, TIMED_MAX_ELEMENTS)
+                # (beyond the limit only where the interpreter fuses nothing: its kernels
+                # may still be compiling while it is timed, and would win once compiled)
+                wide = TIMED_MAX_ELEMENTS if not _fuses(interpreted, args) else limit[0]
+                first_calls.whole = whole(graph, interpreted, wide)
                 return first_calls.whole(*args)     # (Numba compiles it here)
             return measured(args)
 
@@ -585,9 +597,11 @@ class JitFunction(Portable):
             each) and the interpreter's fused kernels trade places by program (a 20-step
             escape-time loop on 3072 elements: whole 819 us, interpreted 457 us, NumPy 516 us;
             at 1024: 360, 479 and 450); and beyond the limit, up to ``TIMED_MAX_ELEMENTS``,
-            where the interpreter runs op by op with nothing to fuse (``np.outer`` of two
-            100-element vectors: whole 3.8 us, interpreted 13.0, NumPy 7.0), or fuses (a
-            masked ``where`` on 10^4 elements: 14.5, 2.8, 14.7). Calls on arguments of one
+            where the interpreter runs op by op with no fused kernel (``np.outer`` of two
+            100-element vectors: whole 3.8 us, interpreted 13.0, NumPy 7.0). (A plan with a
+            kernel keeps the limit: timed while its kernels compile in the background, it lost
+            sizes it then wins, a masked ``where`` on 10^4 elements 14.5 us whole, 2.8
+            interpreted.) Calls on arguments of one
             size alternate between the two, ``TIMED_CALLS`` each (their first calls run
             slower: the fastest counts). The faster keeps that size: the whole form every size
             up to it (at least the limit), or the interpreter every size from it (at most the

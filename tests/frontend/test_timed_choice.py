@@ -126,54 +126,101 @@ def test_timing_off_keeps_the_whole_form_from_the_second_call(monkeypatch):
     assert hasattr(_installed(f), "compiled") and clock.readings == 0
 
 
+def rolled_difference(x):
+    return np.roll(x, 3) - x
+
+
+def _jitted_plain(monkeypatch, clock: ScriptedClock, fn):
+    """``fn`` under ``fusejit.jit`` with timing on, its two forms advancing ``clock``."""
+    monkeypatch.setenv("FUSEJIT_TIMED_CHOICE", "1")
+    monkeypatch.setattr(jit_module, "time", clock)
+    compile_whole = jit_module.compile_element_graph
+
+    def timed_whole(graph, fallback, *limit):
+        run = compile_whole(graph, fallback, *limit)
+
+        def timed_run(*args):
+            if not run.too_big(args):
+                clock.advance(clock.whole)
+            return run(*args)
+        timed_run.__dict__.update(run.__dict__)
+        return timed_run
+    monkeypatch.setattr(jit_module, "compile_element_graph", timed_whole)
+    jitted = fusejit.jit(fn)
+    real_tiered = jitted._tiered
+
+    def tiered(key, graph, interpreted, whole, *rest):
+        class Timed:
+            def __call__(self, *args):
+                clock.advance(clock.interpreted)
+                return interpreted(*args)
+
+            def __getattr__(self, name):
+                return getattr(interpreted, name)
+        return real_tiered(key, graph, Timed(), whole, *rest)
+    monkeypatch.setattr(jitted, "_tiered", tiered)
+    return jitted
+
+
 @pytest.mark.parametrize("whole, interpreted, limit", [
-    (1.0, 10.0, 80 * 80),                                # the whole form keeps this size
+    (1.0, 10.0, 6400),                                   # the whole form keeps this size
     (10.0, 1.0, jit_module.WHOLE_GRAPH_MAX_ELEMENTS)])   # the interpreter takes it
-def test_sizes_beyond_the_limit_are_timed_too(monkeypatch, whole, interpreted, limit):
+def test_sizes_beyond_the_limit_are_timed_where_nothing_fuses(monkeypatch, whole, interpreted,
+                                                               limit):
     clock = ScriptedClock(whole, interpreted)
-    f = _jitted(monkeypatch, clock)
-    args = _grid(80)                  # 6400 elements: over the limit, under TIMED_MAX_ELEMENTS
+    f = _jitted_plain(monkeypatch, clock, rolled_difference)
+    x = np.linspace(-1.0, 1.0, 6400)     # over the limit, under TIMED_MAX_ELEMENTS
     for _ in range(2 + 2 * jit_module.TIMED_CALLS):
-        np.testing.assert_array_equal(f(*args), escape_time(*args))
+        np.testing.assert_array_equal(f(x), rolled_difference(x))
     assert clock.readings == 4 * jit_module.TIMED_CALLS
     run = _installed(f)
     assert run.made_limit == limit
     whole_size = fusejit.runtime.element_function.whole_size
-    assert (whole_size(run, args) is not None) == (whole < interpreted)
-    bigger = _grid(81)                # (not timed: the interpreter's where the whole form won)
-    np.testing.assert_array_equal(f(*bigger), escape_time(*bigger))
-    assert whole_size(run, bigger) is None
+    assert (whole_size(run, (x,)) is not None) == (whole < interpreted)
+    bigger = np.linspace(-1.0, 1.0, 6401)   # (the interpreter's where the whole form won)
+    np.testing.assert_array_equal(f(bigger), rolled_difference(bigger))
+    assert whole_size(run, (bigger,)) is None
 
 
-def test_sizes_beyond_timing_are_not_timed(monkeypatch):
+def test_sizes_beyond_the_limit_keep_it_where_the_interpreter_fuses(monkeypatch):
+    """escape_time's plan has kernels: timed while they compile in the background, the
+    interpreter would lose sizes it wins once they have; beyond the limit nothing is timed."""
     clock = ScriptedClock(1.0, 10.0)
     f = _jitted(monkeypatch, clock)
-    args = _grid(260)                 # 67600 elements: over TIMED_MAX_ELEMENTS
-    assert 260 * 260 > jit_module.TIMED_MAX_ELEMENTS
-    for _ in range(4):
+    args = _grid(80)                     # 6400 elements
+    for _ in range(2 + 2 * jit_module.TIMED_CALLS):
         np.testing.assert_array_equal(f(*args), escape_time(*args))
     assert clock.readings == 0
     assert _installed(f).made_limit == jit_module.WHOLE_GRAPH_MAX_ELEMENTS
 
 
-def outer_plus_one(a, b):
-    return np.outer(a, b) + 1.0
+def test_sizes_beyond_timing_are_not_timed(monkeypatch):
+    clock = ScriptedClock(1.0, 10.0)
+    f = _jitted_plain(monkeypatch, clock, rolled_difference)
+    x = np.linspace(-1.0, 1.0, jit_module.TIMED_MAX_ELEMENTS + 1)
+    for _ in range(4):
+        np.testing.assert_array_equal(f(x), rolled_difference(x))
+    assert clock.readings == 0
+    assert _installed(f).made_limit == jit_module.WHOLE_GRAPH_MAX_ELEMENTS
+
+
+def outer(a, b):
+    return np.outer(a, b)
 
 
 def test_a_graph_without_a_made_bound_is_timed_by_its_arguments(monkeypatch):
     """``np.outer``'s made arrays have no ``made_elements`` bound: its size is the biggest
     argument to its growth degree (100-element vectors: 10^4, over the limit)."""
     clock = ScriptedClock(1.0, 10.0)
-    monkeypatch.setenv("FUSEJIT_TIMED_CHOICE", "1")
-    monkeypatch.setattr(jit_module, "time", clock)
-    f = fusejit.jit(outer_plus_one)
+    f = _jitted_plain(monkeypatch, clock, outer)
     a, b = np.linspace(0.0, 1.0, 100), np.linspace(-1.0, 2.0, 100)
     f(a, b)
     f(a, b)
     whole = _installed(f).whole
     assert whole.made_elements is None
     assert fusejit.runtime.element_function.whole_size(whole, (a, b)) == 100 ** whole.degree
-    for _ in range(2 * jit_module.TIMED_CALLS + 1):   # (a tie on this clock: whole keeps)
-        np.testing.assert_allclose(f(a, b), outer_plus_one(a, b), rtol=1e-15)
+    for _ in range(2 * jit_module.TIMED_CALLS):
+        np.testing.assert_array_equal(f(a, b), outer(a, b))
+    assert clock.readings == 4 * jit_module.TIMED_CALLS
     run = _installed(f)
     assert run.made_limit == 100 ** whole.degree and run.max_elements == 100
