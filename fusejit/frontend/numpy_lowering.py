@@ -18,8 +18,9 @@ from typing import Any
 
 import numpy as np
 
-from ..ir.graph import Value
-from ..ir.symbols import aten
+from ..errors import ScriptError
+from ..ir.graph import Graph, Node, Value
+from ..ir.symbols import aten, prim
 from ..ir.types import FLOAT, INT, ListType, TensorType
 from ..oplib.table import DTYPE_CODES
 from .builder import IRBuilder, Item, describe, is_none, is_tensor, scalar_type_of
@@ -255,6 +256,87 @@ def refuse_reversed_target(b: IRBuilder, x: Value) -> None:
                       "is not supported: it would not reach the array it reverses; assign "
                       "through the reversed slice directly (x[::-1] = v) or write "
                       "x = np.flip(...) for a new array")
+
+
+def _memory_of(value: Value) -> Value:
+    """The array whose memory ``value`` is, as far as a write can tell: through views,
+    in-place results and a loop's variables (taken as their value before the loop, which an
+    update in place keeps)."""
+    while True:
+        node = value.node
+        if node.kind in VIEW_KINDS or (
+                node.kind.ns == "aten" and node.kind.name.endswith("_") and node.inputs):
+            value = node.inputs[0]
+        elif node.kind == prim.Param and node.owning_block is not None \
+                and node.owning_block.owning_node is not None \
+                and node.owning_block.owning_node.kind == prim.Loop and value.offset >= 1:
+            value = node.owning_block.owning_node.inputs[value.offset + 1]
+        else:
+            return value
+
+
+def refuse_stale_reversals(graph: Graph) -> None:
+    """A write into ``x`` (or a view of it) after ``np.flip(x)`` or ``x[::-1]`` was taken,
+    where the reversed array is read after the write: NumPy's reversal is a view, which sees
+    the write; here it is a copy made before it (aten's flip), so the read would be stale, a
+    silent difference. Refused, naming the write. A use inside a loop counts as read at the
+    loop's end (a later trip reads it again after the write)."""
+    nodes = list(graph.all_nodes())
+    order = {node: i for i, node in enumerate(nodes)}
+    for flip in (n for n in nodes if n.kind == "aten::flip"):
+        memory = _memory_of(flip.input(0))
+        last = max((_read_until(use.user, flip, order) for value in _views_of(flip.output())
+                    for use in value.uses), default=-1)
+        for write in nodes[order[flip] + 1:last]:
+            if write.kind.ns == "aten" and write.kind.name.endswith("_") and write.inputs \
+                    and _memory_of(write.input(0)) is memory:
+                raise ScriptError(
+                    f"{write.location}: this writes into an array after np.flip or a "
+                    f"negative-step slice of it was taken ({flip.location}), and the "
+                    f"reversed array is read after the write: in NumPy it is a view that "
+                    f"sees the write, here a copy made before it; take the reversal after "
+                    f"the write, or write np.flip(x).copy() if the values before the write "
+                    f"are meant")
+
+
+def _views_of(value: Value) -> list[Value]:
+    found, pending = [], [value]
+    while pending:
+        value = pending.pop()
+        found.append(value)
+        pending.extend(out for use in value.uses if use.user.kind in VIEW_KINDS
+                       for out in use.user.outputs)
+    return found
+
+
+def _read_until(user: Node, flip: Node, order: dict) -> int:
+    """Where a read by ``user`` counts as happening: its place, or the end of the outermost
+    loop around it that is not around ``flip``."""
+    until = order.get(user, -1)
+    block = user.owning_block
+    while block is not None and block.owning_node is not None:
+        loop = block.owning_node
+        if loop.kind == prim.Loop and not _inside(flip, loop):
+            until = max(until, _last_position(loop, order) + 1)   # (after its last node)
+        block = loop.owning_block
+    return until
+
+
+def _inside(node: Node, outer: Node) -> bool:
+    block = node.owning_block
+    while block is not None and block.owning_node is not None:
+        if block.owning_node is outer:
+            return True
+        block = block.owning_node.owning_block
+    return False
+
+
+def _last_position(node: Node, order: dict) -> int:
+    last = order.get(node, -1)
+    for block in node.blocks:
+        for inner in block.nodes():
+            last = max(last, _last_position(inner, order))
+    return last
 
 
 def _store(b: IRBuilder, x: Value, index_item: Item, value: Item) -> None:

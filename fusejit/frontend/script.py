@@ -168,6 +168,7 @@ def scripted(fn, arg_types: Sequence[Type] | None = None,
             graph.register_output(value)
         for flag in flags:
             graph.register_output(flag)
+    numpy_lowering.refuse_stale_reversals(graph)
     remove_unused_constants(graph)
     if arg_types is not None:
         # What jit runs: arithmetic on constants folded (1 / 3 a constant exponent, which

@@ -549,3 +549,59 @@ def test_numbers_are_made_in_numpys_result_dtype_exactly(dtype):
         for got, want in zip(jitted(c, x), number_branches(c, x), strict=True):
             assert got.dtype == want.dtype
             np.testing.assert_array_equal(got, want)
+
+
+def flip_read_after_write(x):
+    y = np.flip(x)
+    x[0] = -1.0
+    return y + 0
+
+
+def slice_reversed_read_after_view_write(x):
+    y = x[::-1]
+    x[1:][0] = -1.0          # (through a view of x)
+    return y * 2
+
+
+def flip_read_in_loop_after_write(x):
+    y = np.flip(x)
+    out = np.zeros_like(x)
+    for i in range(3):
+        out += y             # (read again on the next trip, after the write below)
+        x[0] = float(i)
+    return out
+
+
+@pytest.mark.parametrize("fn", [flip_read_after_write, slice_reversed_read_after_view_write,
+                                flip_read_in_loop_after_write])
+def test_a_reversal_read_after_a_write_into_its_array_is_refused(fn):
+    """NumPy's reversal is a view that sees a later write; here it is a copy made before it:
+    refused at the write, where the result would otherwise silently differ."""
+    with pytest.raises(fusejit.ScriptError, match="reversed array is read after the write"):
+        fusejit.jit(fn)(np.arange(6.0))
+
+
+def flip_used_before_write(x):
+    y = x[::-1] * 2
+    x[0] = 5.0
+    return y + x
+
+
+def write_then_flip(x):
+    out = np.zeros_like(x)
+    for i in range(3):
+        out += np.flip(x)    # (made on each trip, after the last write)
+        x[0] = float(i)
+    return out, x[::-1] + 1
+
+
+def add_own_reversal(x):
+    x += x[::-1]
+    return x
+
+
+@pytest.mark.parametrize("fn", [flip_used_before_write, write_then_flip, add_own_reversal])
+def test_reversals_read_before_a_write_are_numpys(fn):
+    mine, theirs = np.arange(6.0), np.arange(6.0)
+    _same(fusejit.jit(fn)(mine), fn(theirs))
+    np.testing.assert_array_equal(mine, theirs)
