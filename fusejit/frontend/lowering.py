@@ -462,6 +462,7 @@ def array_split(b: IRBuilder, x: Item, sections: Item, axis: Item = 0) -> tuple[
 
 
 def concatenate(b: IRBuilder, arrays: Item, axis: Item = 0) -> Value:
+    arrays = _array_likes(b, arrays)
     if is_none(axis):   # (NumPy's: the arrays flattened, then joined)
         if not isinstance(arrays, (tuple, list)):
             raise b.error("np.concatenate(axis=None) takes a list or tuple of arrays")
@@ -473,8 +474,18 @@ def concatenate(b: IRBuilder, arrays: Item, axis: Item = 0) -> Value:
 
 def stack(b: IRBuilder, arrays: Item, axis: Item = 0) -> Value:
     b.static_int(axis, "np.stack's axis")
-    items = b.tensor_list(_common_dtype(b, arrays, "np.stack"), "np.stack")
+    items = b.tensor_list(_common_dtype(b, _array_likes(b, arrays), "np.stack"), "np.stack")
     return typed_from_appends(b.emit(aten.stack, [items, axis], "np.stack"), items, 1)
+
+
+def _array_likes(b: IRBuilder, arrays: Item) -> Item:
+    """The items of a tuple or list of arrays that are lists or tuples of numbers made arrays,
+    as ``np.asarray`` makes them (``np.concatenate([[0.0], x])``)."""
+    if not isinstance(arrays, (tuple, list)):
+        return arrays
+    from .numpy_lowering import array
+
+    return [array(b, a) if isinstance(a, (tuple, list)) else a for a in arrays]
 
 
 def _common_dtype(b: IRBuilder, arrays: Item, what: str) -> Item:

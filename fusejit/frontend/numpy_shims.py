@@ -567,7 +567,11 @@ SHIMS = {np.cov: cov, np.corrcoef: corrcoef, np.polyval: polyval, np.kron: kron,
          np.unravel_index: unravel_index, np.gradient: gradient, np.intersect1d: intersect1d,
          np.union1d: union1d, np.setdiff1d: setdiff1d}
 
+# Shims whose argument (position, name) may be a list or tuple of numbers, as NumPy's may be
+# array_like: mapped over its items, the results stacked (np.percentile(x, [5, 95])).
+OVER_ITEMS = {quantile: (1, "q"), percentile: (1, "q")}
+
 # (the file the scripted stand-ins' nodes are first located in, named as scripting names it)
 SHIMS_FILE = inspect.getsourcefile(cov) or __file__
 
-__all__ = ["SHIMS", "SHIMS_FILE", "unsupported"]
+__all__ = ["OVER_ITEMS", "SHIMS", "SHIMS_FILE", "unsupported"]

@@ -17,7 +17,7 @@ from typing import Any
 
 from ..errors import ScriptError
 from .builder import Item, is_tensor
-from .numpy_shims import SHIMS_FILE
+from .numpy_shims import OVER_ITEMS, SHIMS_FILE
 
 _STATIC_COMPARE = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt,
                    ast.LtE: operator.le, ast.Gt: operator.gt, ast.GtE: operator.ge}
@@ -83,6 +83,28 @@ class StaticConditions:
         """A NumPy function fusejit writes in NumPy (``numpy_shims``), inlined; what it cannot
         take is refused at the caller's line."""
         call_loc = self.b.loc
+        position, keyword = OVER_ITEMS.get(shim, (None, None))
+        items = args[position] if position is not None and len(args) > position else \
+            kwargs.get(keyword) if keyword is not None else None
+        if isinstance(items, (list, tuple)) and items:
+            # (an array_like of numbers: the shim on each of its elements, 0-d arrays of the
+            # dtype np.asarray gives it (strong, as NumPy's array q), stacked)
+            from .lowering import stack
+            from .numpy_lowering import array
+
+            whole = array(self.b, items)
+            results = []
+            for i in range(len(items)):
+                self.b.loc = call_loc
+                item = self.b.emit("aten::select", [whole, 0, i], name)
+                if position is not None and len(args) > position:
+                    one = self.inline_shim(name, shim, [*args[:position], item,
+                                                        *args[position + 1:]], kwargs)
+                else:
+                    one = self.inline_shim(name, shim, args, {**kwargs, keyword: item})
+                results.append(one)
+            self.b.loc = call_loc
+            return stack(self.b, results, 0)
         try:
             result = self.inline_call(shim, args, kwargs)
             # what it emitted is located at the call (a run-time error, an autodiff refusal

@@ -313,6 +313,14 @@ def contiguous_arrays(x):
             np.ascontiguousarray(x.sum()), np.ascontiguousarray(x[0]) + same)
 
 
+@case(F64, F32)
+def array_likes_of_numbers(x, x32):
+    c = np.cumsum(np.concatenate([[0.0], x.reshape(-1)]))   # (a list of numbers: an array)
+    return (c[5:] - c[:-5], np.concatenate(([1, 2], x32[0])), np.stack([(1.0, 2.0, 3.0),
+            x[0, 0]]), np.percentile(x, [5, 50, 95]), np.quantile(x32, q=(0.25, 0.75)),
+            np.percentile(x, (10, 90), axis=0))
+
+
 # (values on the edges np.histogram makes for them, a constant array, float32)
 ON_EDGES = np.concatenate([np.linspace(-2.0, 3.0, 11), [0.1, 2.95, -1.999]])
 
