@@ -12,6 +12,7 @@
                                             d%h = aten::select(d%o, 0, %t)
     %l = aten::logaddexp(%a, %b)            d%a = d%l / (1 + exp(%b - %a))
     %r = aten::hypot(%a, %b)                d%a = d%l * %a / %r
+    %c = fusejit::convolve(%a, %v, %mode)   d%a = fusejit::convolve_grad(d%c, %v, len(%a), %mode)
 
 The gather's gradient adds where indices repeat (``index_put`` with ``accumulate``): an
 embedding row used twice gets both rows' gradients.
@@ -36,6 +37,17 @@ def _permute(ctx, node: Node, grads: list) -> dict:
     order = [d % rank if rank else d for d in constant_value(dims.node)]
     inverse = [order.index(d) for d in range(len(order))]
     return {self: ctx.emit("aten::permute", grads[0], ctx.const(inverse))}
+
+
+@derivative("fusejit::convolve(Tensor a, Tensor v, int mode) -> Tensor")
+def _convolve(ctx, node: Node, grads: list) -> dict:
+    # each operand's gradient: the output's correlated with the other operand
+    a, v, mode = node.inputs
+    first = ctx.const(0)
+    return {a: ctx.emit("fusejit::convolve_grad", grads[0], ctx.saved(v),
+                        ctx.saved_size_at(a, first), ctx.saved(mode)),
+            v: ctx.emit("fusejit::convolve_grad", grads[0], ctx.saved(a),
+                        ctx.saved_size_at(v, first), ctx.saved(mode))}
 
 
 @derivative("aten::diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)")

@@ -41,7 +41,8 @@ NONDIFFERENTIABLE = frozenset(
     "prim::BroadcastSizes prim::ChunkSizes prim::Uninitialized prim::NumToTensor "
     "prim::ImplicitTensorToNum prim::dtype prim::device aten::argmax aten::argmin aten::all "
     "aten::any aten::floor_divide aten::full_like aten::empty_like aten::argsort "
-    "aten::searchsorted aten::bincount fusejit::unique_values aten::nonzero".split())
+    "aten::searchsorted aten::bincount fusejit::unique_values aten::nonzero "
+    "fusejit::argsort".split())
 
 
 def derivative(*schemas: str) -> Callable[[Rule], Rule]:

@@ -405,6 +405,7 @@ CALLEES.update({
     np.array: Callee("np.array", "object, dtype=None", numpy_lowering.array),
     np.asarray: Callee("np.asarray", "a, dtype=None", lambda b, a, dtype: numpy_lowering.array(
         b, a, dtype, copies=False)),
+    np.convolve: Callee("np.convolve", "a, v, mode='full'", numpy_more.convolve),
     np.ascontiguousarray: Callee("np.ascontiguousarray", "a, dtype=None",
                                  numpy_lowering.contiguous),
     np.outer: Callee("np.outer", "a, b", numpy_lowering.outer),

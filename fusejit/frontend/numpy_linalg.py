@@ -269,14 +269,30 @@ def solve(b: IRBuilder, a: Item, x: Item) -> Value:
 
 
 def argsort(b: IRBuilder, a: Item, axis: Item = -1, kind: Item = None) -> Value:
-    """``np.argsort`` (stable, whatever ``kind`` asks: the order of ties is then NumPy's
-    stable one); ``axis=None`` sorts the flattened array."""
+    """``np.argsort``: ``fusejit::argsort``, NumPy's own for ``kind``, so that tied keys come
+    in NumPy's order (its default sort is not stable); ``axis=None`` sorts the flattened
+    array."""
     x = _array(b, a, "np.argsort")
     if is_none(axis):
         x, axis = reshape(b, x, [-1]), 0
+    from ..oplib.array_ops import SORT_KINDS
+
+    name = None if is_none(kind) else b.static(kind)
+    if name not in SORT_KINDS:
+        raise b.error(f"np.argsort's kind must be one of 'quicksort', 'mergesort', "
+                      f"'heapsort', 'stable', got {describe(kind)}")
     rank = _rank(b, x, "np.argsort")
-    return b.emit("aten::argsort", [x, _axis(b, rank, axis, "np.argsort's axis") if rank
-                                    else 0, False], "np.argsort")
+    dim = _axis(b, rank, axis, "np.argsort's axis") if rank else 0
+    return _typed(b.emit("fusejit::argsort", [x, dim, SORT_KINDS.index(name)], "np.argsort"),
+                  x, np.int64, rank)
+
+
+def _stable_order(b: IRBuilder, x: Value, axis: Item) -> Value:
+    """The stable ``aten::argsort`` of ``x`` along ``axis`` (what orders ``np.sort``'s values:
+    equal values, any order of them gives them)."""
+    rank = _rank(b, x, "np.sort")
+    return b.emit("aten::argsort", [x, _axis(b, rank, axis, "np.sort's axis") if rank
+                                    else 0, False], "np.sort")
 
 
 
@@ -376,7 +392,7 @@ def sort(b: IRBuilder, a: Item, axis: Item = -1, kind: Item = None) -> Value:
         x, axis = reshape(b, x, [-1]), 0
     if _rank(b, x, "np.sort") == 0:
         raise b.error("np.sort of a 0-d array: there is no axis to sort")
-    return take_along_axis(b, x, argsort(b, x, axis), axis)
+    return take_along_axis(b, x, _stable_order(b, x, axis), axis)
 
 
 

@@ -266,6 +266,23 @@ def roll(b: IRBuilder, a: Item, shift: Item, axis: Item = None) -> Value:
     return rolled
 
 
+def convolve(b: IRBuilder, a: Item, v: Item, mode: Item = "full") -> Value:
+    """``np.convolve`` of two vectors: ``fusejit::convolve``, NumPy's own (its result dtype,
+    its errors); its gradient correlates (``autodiff/array_rules.py``)."""
+    from ..oplib.array_ops import CONVOLVE_MODES
+    from .numpy_linalg import _typed
+
+    x, k = _array(b, a, "np.convolve"), _array(b, v, "np.convolve")
+    if rank_of(x) != 1 or rank_of(k) != 1:
+        raise b.error("np.convolve takes two 1-D arrays (of known rank)")
+    name = b.static(mode)
+    if name not in CONVOLVE_MODES:
+        raise b.error(f"np.convolve's mode must be 'full', 'valid' or 'same', got "
+                      f"{describe(mode)}")
+    out = b.emit("fusejit::convolve", [x, k, CONVOLVE_MODES.index(name)], "np.convolve")
+    return _typed(out, x, np.result_type(dtype_of(x), dtype_of(k)), 1)
+
+
 def broadcast_to(b: IRBuilder, array: Item, shape: Item) -> Value:
     """``np.broadcast_to(x, shape)``: ``aten::expand`` (a read-only view in NumPy too; its
     gradient sums over the copies)."""
@@ -276,6 +293,6 @@ def broadcast_to(b: IRBuilder, array: Item, shape: Item) -> Value:
                   "np.broadcast_to")
 
 
-__all__ = ["broadcast_to", "builtin_sum", "column_stack", "count_nonzero", "cumprod", "diff",
-           "exp2", "expand_dims", "finfo", "isclose", "logical", "roll", "round_", "scalar_of",
-           "split_along", "swapaxes"]
+__all__ = ["broadcast_to", "builtin_sum", "column_stack", "convolve", "count_nonzero",
+           "cumprod", "diff", "exp2", "expand_dims", "finfo", "isclose", "logical", "roll",
+           "round_", "scalar_of", "split_along", "swapaxes"]

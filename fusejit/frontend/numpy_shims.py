@@ -94,32 +94,8 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     return np.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=-1)
 
 
-def convolve(a, v, mode="full"):
-    # out[k] = sum_j a[k + j] * v[m - 1 - j] over a padded where the mode asks; the shorter
-    # array slides over the longer one (convolution commutes)
-    if a.ndim != 1 or v.ndim != 1:
-        unsupported("np.convolve takes two 1-D arrays")
-    if mode != "full" and mode != "valid" and mode != "same":
-        unsupported("np.convolve's mode must be 'full', 'valid' or 'same'")
-    if a.shape[0] < v.shape[0]:
-        long, short = v, a
-    else:
-        long, short = a, v
-    n, m = long.shape[0], short.shape[0]
-    if mode == "valid":
-        padded = long
-    else:
-        zeros = np.zeros(m - 1, dtype=long.dtype)
-        padded = np.concatenate([zeros, long, zeros])
-    windows = np.arange(padded.shape[0] - m + 1)[:, None] + np.arange(m)[None, :]
-    out = padded[windows] @ short[::-1]
-    if mode == "same":
-        return out[(m - 1) // 2:(m - 1) // 2 + n]
-    return out
-
-
 def correlate(a, v, mode="valid"):
-    return convolve(a, v[::-1], mode)
+    return np.convolve(a, v[::-1], mode)
 
 
 def select(condlist, choicelist, default=0):
@@ -550,7 +526,7 @@ def percentile(a, q, axis=None, keepdims=False):
 
 
 SHIMS = {np.cov: cov, np.corrcoef: corrcoef, np.polyval: polyval, np.kron: kron,
-         np.meshgrid: meshgrid, np.tri: tri, np.cross: cross, np.convolve: convolve,
+         np.meshgrid: meshgrid, np.tri: tri, np.cross: cross,
          np.correlate: correlate, np.select: select, np.linalg.matrix_power: matrix_power,
          np.vdot: vdot, np.add.outer: add_outer, np.subtract.outer: subtract_outer,
          np.multiply.outer: multiply_outer, np.divide.outer: divide_outer,

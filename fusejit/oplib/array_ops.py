@@ -17,6 +17,10 @@ PyTorch's ``cumprod_backward``; quadratic in the length of the axis).
 ``fusejit::cat_offsets(%list, %dim)`` (not PyTorch's: its TorchScript ``cat`` gradient builds
 the same list in a loop) gives where each element of a ``cat`` starts.
 ``fusejit::unique_values(%x)`` is ``np.unique(x)`` (PyTorch's ``_unique2`` has three results).
+``fusejit::argsort(%x, %dim, %kind)`` is ``np.argsort`` itself, NumPy's order of ties for its
+kind (``aten::argsort``, stable, orders ``np.sort``'s values).
+``fusejit::convolve(%a, %v, %mode)`` is ``np.convolve`` itself (a NumPy function PyTorch has no
+1-D form of), ``fusejit::convolve_grad`` its gradient for either operand.
 ``fusejit::sort_values(%x, %dim)`` is ``np.sort`` itself, and ``fusejit::select_sorted(%x,
 [%k, ...])`` an array holding at positions ``k`` the values a sort would (``np.partition``):
 what ``passes/sorted_values.py`` puts for a sort whose values alone are read.
@@ -216,6 +220,42 @@ def _argsort(self: np.ndarray, dim: int = -1, descending: bool = False) -> np.nd
     return order.astype(np.int64)
 
 
+# np.argsort's kinds, by the int fusejit::argsort takes (0: its default)
+SORT_KINDS = (None, "quicksort", "mergesort", "heapsort", "stable")
+
+
+def _numpy_argsort(self: np.ndarray, dim: int, kind: int = 0) -> np.ndarray:
+    """``np.argsort(self, axis=dim, kind=SORT_KINDS[kind])``: NumPy's own order of ties for
+    each kind (its default sort is not stable: it orders tied keys otherwise than ``stable``)."""
+    if self.ndim == 0:
+        return np.zeros((), np.int64)
+    return np.argsort(self, axis=wrap_dim(dim, self.ndim), kind=SORT_KINDS[kind]).astype(
+        np.int64, copy=False)
+
+
+# np.convolve's modes, by the int fusejit::convolve takes
+CONVOLVE_MODES = ("full", "valid", "same")
+
+
+def _convolve(a: np.ndarray, v: np.ndarray, mode: int) -> np.ndarray:
+    """``np.convolve(a, v, CONVOLVE_MODES[mode])`` of two vectors, NumPy's own (its errors for
+    an empty one)."""
+    if a.ndim != 1 or v.ndim != 1:
+        raise RuntimeError(f"np.convolve takes two 1-D arrays, got {a.ndim}-D and {v.ndim}-D")
+    return as_tensor(np.convolve(a, v, CONVOLVE_MODES[mode]))
+
+
+def _convolve_grad(grad: np.ndarray, other: np.ndarray, length: int, mode: int) -> np.ndarray:
+    """The gradient of ``np.convolve(x, other, mode)`` with respect to ``x`` (``length``
+    elements; convolution commutes, so either operand): the output's gradient placed where the
+    mode's output lies in the full convolution, correlated with ``other`` (``'valid'``)."""
+    short = min(length, other.shape[0])
+    full = np.zeros(length + other.shape[0] - 1, dtype=grad.dtype)
+    start = 0 if mode == 0 else short - 1 if mode == 1 else (short - 1) // 2
+    full[start:start + grad.shape[0]] = grad
+    return as_tensor(np.correlate(full, other, "valid"))
+
+
 def _sort_values(self: np.ndarray, dim: int) -> np.ndarray:
     if self.ndim == 0:
         return self.copy()
@@ -347,5 +387,9 @@ register("fusejit::unique_values(Tensor self) -> Tensor", _unique_values)
 register("aten::nonzero(Tensor self) -> Tensor", _nonzero)
 register("aten::searchsorted(Tensor sorted_sequence, Tensor self, *, bool out_int32=False, "
          "bool right=False, str? side=None, Tensor? sorter=None) -> Tensor", _searchsorted)
+register("fusejit::argsort(Tensor self, int dim, int kind=0) -> Tensor", _numpy_argsort)
+register("fusejit::convolve(Tensor a, Tensor v, int mode) -> Tensor", _convolve)
+register("fusejit::convolve_grad(Tensor grad, Tensor other, int length, int mode) -> Tensor",
+         _convolve_grad)
 register("fusejit::sort_values(Tensor self, int dim) -> Tensor", _sort_values)
 register("fusejit::select_sorted(Tensor self, int[] positions) -> Tensor", _select_sorted)

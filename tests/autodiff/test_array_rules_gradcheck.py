@@ -1,5 +1,5 @@
 """The rules of ``array_rules`` (permute, diagonal and its backward, diag_embed, triu/tril,
-logaddexp, hypot, index, index_put, select_scatter, slice_scatter, squeeze,
+logaddexp, hypot, convolve, index, index_put, select_scatter, slice_scatter, squeeze,
 constant_pad_nd, linalg_inv/det/solve, cumprod, and ``linalg_rules``/``remainder_rules``:
 cholesky, svdvals, eigvalsh, eigh, remainder, fmod) against float64 central finite differences of the IR itself, over offsets,
 dims, broadcast patterns and repeated indices; and in float32 (the gradient keeps the input's
@@ -56,6 +56,10 @@ CASES = [
      [(normal(*sa), normal(*sb)) for sa, sb in PAIRS]),
     (graph("%a : Tensor, %b : Tensor", "%y : Tensor = aten::hypot(%a, %b)"),
      [(positive(*sa), -positive(*sb)) for sa, sb in PAIRS]),
+    # (np.convolve in its three modes, the first operand longer, shorter and as long)
+    *[(graph("%a : Tensor, %b : Tensor", f"%y : Tensor = fusejit::convolve(%a, %b, %{mode})"),
+       [(normal(7), normal(3)), (normal(2), normal(5)), (normal(4), normal(4))])
+      for mode in ("z", "one", "two")],
     (graph(INDEX_INPUTS, "%l : Tensor?[] = prim::ListConstruct(%i)\n"
                          "  %y : Tensor = aten::index(%x, %l)"),
      [(normal(5, 3), REPEATED), (normal(5), REPEATED[:, None] % 5)]),
@@ -146,7 +150,7 @@ CASES += [
 
 
 def _kind(ir: str) -> str:
-    return "aten::" + ir.split("= aten::")[-1].split("(")[0]
+    return ir.split(" = ")[-1].split("(")[0]
 
 
 # The rules these cases check (for test_rules_gradcheck's "every rule has a check"): each

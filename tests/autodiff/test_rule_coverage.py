@@ -23,6 +23,7 @@ BACKWARD_ONLY = {
     "fusejit::svdvals_backward": "svdvals' gradient; no double backward",
     "fusejit::eigvalsh_backward": "eigvalsh's gradient; no double backward",
     "fusejit::eigh_backward": "eigh's gradient; no double backward",
+    "fusejit::convolve_grad": "np.convolve's gradient; no double backward",
 }
 
 # Ops that only the plans @fusejit.jit runs hold, put there after any gradient was taken.

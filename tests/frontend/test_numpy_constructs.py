@@ -321,6 +321,24 @@ def array_likes_of_numbers(x, x32):
             np.percentile(x, (10, 90), axis=0))
 
 
+TIES = np.random.default_rng(5).integers(0, 10, 400)
+
+
+@case(TIES, TIES.reshape(20, 20).astype(np.float32))
+def argsorts_of_ties(keys, grid):
+    # (NumPy's default sort is not stable: tied keys come in its own order, not stable's)
+    return (np.argsort(keys), np.argsort(keys, kind="stable"), np.argsort(grid, axis=0),
+            np.argsort(grid, axis=None, kind="mergesort"), np.argsort(-keys)[-5:],
+            np.sort(keys))
+
+
+@case(F64.reshape(-1), np.array([1.0, -2.0, 0.5]), np.arange(7))
+def convolutions(x, k, ints):
+    return (np.convolve(x, k), np.convolve(k, x, "valid"), np.convolve(x, k[:2], "same"),
+            np.correlate(x, k, "same"), np.convolve(ints, ints[:3]), np.convolve(x, np.ones(5) / 5,
+                                                                                mode="valid"))
+
+
 # (values on the edges np.histogram makes for them, a constant array, float32)
 ON_EDGES = np.concatenate([np.linspace(-2.0, 3.0, 11), [0.1, 2.95, -1.999]])
 
