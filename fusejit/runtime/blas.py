@@ -62,6 +62,11 @@ _REGISTERED_PREFIX = "fusejit_"
 # The time of one multiply-add in a serial float32 / float64 gemm (measured here: 256x128 @
 # 128x256 took 112 us and 231 us on one thread of a busy 2-core machine).
 _NS_PER_MAC_F32, _NS_PER_MAC_F64 = 0.014, 0.028
+# A product with a vector (gemv, or dot) reads a matrix element for each multiply-add: memory-
+# bound, about this many times a gemm's time per multiply-add (1000x1000 @ 1000 float64: 120 us
+# on one thread, 58 us on NumPy's two; the gemm rate put it at 28 us, under PARALLEL_WORK_NS,
+# so it ran on one thread at 0.48x NumPy).
+_VECTOR_PRODUCT_FACTOR = 4
 # Work (nanoseconds of one core) under which fusejit runs serially: a product here on one BLAS
 # thread, a fused kernel its serial entry (fusion/plan.py, which imports this value and says how
 # it was chosen).
@@ -318,6 +323,14 @@ def _serially(macs, itemsize):
 
 
 @njit(cache=True)
+def _macs(m, n, k):
+    """The multiply-adds ``_serially`` weighs for an ``m x k @ k x n`` product: a product with a
+    vector counts ``_VECTOR_PRODUCT_FACTOR`` times its own."""
+    macs = m * n * k
+    return macs * _VECTOR_PRODUCT_FACTOR if m == 1 or n == 1 else macs
+
+
+@njit(cache=True)
 def _restore(before):
     if before > 1:
         _set_threads(before)
@@ -370,7 +383,7 @@ def mm(a, b):
     a, ta, lda = _operand(a)
     b, tb, ldb = _operand(b)
     out = np.empty((m, n), a.dtype)
-    before = _serially(m * n * k, a.itemsize)
+    before = _serially(_macs(m, n, k), a.itemsize)
     # (a's one row steps by 1, or by lda when it is a column of a stored transpose; b's one
     # column steps by ldb, or by 1 in a stored transpose)
     if m == 1 and n == 1:
@@ -453,7 +466,8 @@ def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     cols = b.shape[-1] if b.ndim > 1 else 1
     batches = max(a.size // max(rows * k, 1), b.size // max(k * cols, 1), 1)
     # (at most 2**62: a size NumPy refuses must reach np.matmul, not overflow Numba's int64)
-    before = _serially(min(batches * rows * k * cols, 1 << 62), a.itemsize)
+    macs = batches * rows * k * cols * (_VECTOR_PRODUCT_FACTOR if rows == 1 or cols == 1 else 1)
+    before = _serially(min(macs, 1 << 62), a.itemsize)
     try:
         return np.matmul(a, b)
     finally:
@@ -472,7 +486,7 @@ def mm_add(c, a, b):
         return
     a, ta, lda = _operand(a)
     b, tb, ldb = _operand(b)
-    before = _serially(m * n * k, a.itemsize)
+    before = _serially(_macs(m, n, k), a.itemsize)
     _gemm_call(ta, tb, m, n, k, a, lda, b, ldb, 1.0, c)
     _restore(before)
 

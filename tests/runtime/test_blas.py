@@ -330,3 +330,31 @@ def test_openmp_threads_spin_briefly_unless_the_user_chose(given, want) -> None:
     done = subprocess.run([sys.executable, "-c", _SPIN], env=env, capture_output=True,
                           text=True, timeout=120, check=True)
     assert done.stdout.strip() == want
+
+
+@needs_blas
+def test_a_product_with_a_vector_weighs_its_memory_reads() -> None:
+    """gemv reads a matrix element per multiply-add (memory-bound, ~4x gemm's time for one):
+    1000x1000 @ 1000 float64 uses the free cores, as NumPy's call does, where gemm's rate would
+    keep it on one thread."""
+    import ctypes
+
+    assert blas._macs(1000, 1, 1000) == blas._VECTOR_PRODUCT_FACTOR * 10**6
+    assert blas._macs(1, 7, 3) == blas._VECTOR_PRODUCT_FACTOR * 21
+    assert blas._macs(10, 10, 10) == 1000
+    found = blas.numpy_blas()
+    if not found.pthreads or blas._POOL < 2:
+        pytest.skip("needs OpenBLAS's own pthreads, two or more")
+    get = ctypes.CFUNCTYPE(ctypes.c_int)(found.addresses["openblas_get_num_threads"])
+    inside = _threads_inside()
+    assumed = list(cores._assumed)
+    try:
+        pool = get()
+        cores.assume_free_cores(1.0)
+        blas.refresh()
+        assert 10**6 * blas._NS_PER_MAC_F64 < blas.PARALLEL_WORK_NS   # (gemm's rate: serial)
+        assert inside(blas._macs(1000, 1, 1000))[1] == min(2, pool)
+        assert inside(10**6)[1] == 1
+    finally:
+        cores._assumed[:] = assumed
+        blas.refresh()
