@@ -43,6 +43,7 @@ from .element_support import (
     _rank,
     _static,
     argument_limit,
+    expand_sizes,
     growth_degree,
     index_list,
     is_element_graph,
@@ -303,6 +304,19 @@ class _ElementWriter(_Writer):
             return
         axes[a], axes[b] = axes[b], axes[a]
         self.assign(out, f"{self.name(x)}.transpose(({''.join(f'{d}, ' for d in axes)}))",
+                    depth)
+
+    def _expand(self, node: Node, out: Value, depth: int) -> None:
+        x = node.input(0)
+        items = expand_sizes(node.input(1))
+        lead = len(items) - _rank(x)
+        parts = []
+        for i, item in enumerate(items):
+            size = self.name(item) if isinstance(item, Value) else str(int(item))
+            # (-1 keeps x's size there, as aten's expand; NumPy's broadcast_to has no -1)
+            parts.append(size if i < lead else
+                         f"({size} if {size} != -1 else {self.name(x)}.shape[{i - lead}])")
+        self.assign(out, f"np.broadcast_to({self.name(x)}, ({''.join(p + ', ' for p in parts)}))",
                     depth)
 
     def _reshape(self, node: Node, out: Value, depth: int) -> None:

@@ -38,7 +38,8 @@ _ARRAY_SAFE = frozenset({"add", "sub", "mul", "div", "max", "min", "neg", "abs",
 _ARRAY_CALLS = {"max": "np.maximum", "min": "np.minimum", "abs": "np.abs", "sqrt": "np.sqrt",
                 "exp": "np.exp", "log": "np.log", "tanh": "np.tanh", "sin": "np.sin",
                 "cos": "np.cos", "floor": "np.floor", "ceil": "np.ceil"}
-_VIEWS = frozenset({"select", "slice", "unsqueeze", "t", "reshape", "view", "size", "numel",
+_VIEWS = frozenset({"select", "slice", "unsqueeze", "t", "reshape", "view", "expand", "size",
+                    "numel",
                     "dim"})
 _REDUCTIONS = frozenset({"sum", "mean", "amax", "amin", "argmax", "argmin", "any", "all",
                          "var", "std"})
@@ -147,7 +148,7 @@ def list_element(value: Value) -> tuple[np.dtype, int]:
 
 # Ops whose result is (or may be) their first input, or a view of it.
 _ALIASING = frozenset({"aten::select", "aten::slice", "aten::unsqueeze", "aten::t",
-                       "aten::transpose",
+                       "aten::transpose", "aten::expand",
                        "aten::reshape", "aten::view", "aten::type_as", "aten::copy_",
                        "aten::fill_", "aten::add_", "aten::sub_", "aten::mul_", "aten::div_",
                        "aten::index_put_"})
@@ -327,6 +328,8 @@ def _supported_op(node: Node, arguments: set) -> bool:
     if name in _CREATE:
         return name == "full_like" or node.input(0).node.kind in (
             prim.ListConstruct, prim.Constant, "aten::size")
+    if name == "expand":
+        return _expandable(node)
     if name in _VIEWS or name in _CONVERT or name in ("type_as", "clone", "where", "clamp"):
         return name not in _CONVERT or not arrays
     if name in _REDUCTIONS:
@@ -345,6 +348,28 @@ def _supported_op(node: Node, arguments: set) -> bool:
         return not (name in ("add", "sub") and len(node.inputs) == 3
                     and _static(node.input(2)) != 1)
     return False
+
+
+def _expandable(node: Node) -> bool:
+    """``aten::expand(x, sizes, implicit)`` as ``np.broadcast_to``: sizes a list of ints made
+    here (each -1 keeps x's size), x of known rank no more than their count, and the view only
+    read (NumPy's broadcast view is read-only; an in-place op on it is PyTorch's error)."""
+    sizes = node.input(1)
+    items = expand_sizes(sizes)
+    rank = _rank(node.input(0))
+    return items is not None and rank is not None and rank <= len(items) and \
+        node.input(2).node.kind == prim.Constant and \
+        not any(use.user.kind.name.endswith("_") for use in node.output().uses)
+
+
+def expand_sizes(sizes: Value) -> list | None:
+    """The items of an ``int[]`` made here (a constant list: its ints; a ``ListConstruct``:
+    its values), else None."""
+    if sizes.node.kind == prim.ListConstruct:
+        return list(sizes.node.inputs)
+    if sizes.node.kind == prim.Constant and isinstance(_static(sizes), list):
+        return list(_static(sizes))
+    return None
 
 
 def _indexing_supported(node: Node, arguments: set) -> bool:

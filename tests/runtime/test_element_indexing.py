@@ -233,3 +233,18 @@ def test_running_extremes_through_swapaxes_compile_whole():
         got, want = run(*a), running_extremes(*a)
         _same(got, want)
         np.testing.assert_array_equal(np.signbit(got[0]), np.signbit(want[0]))
+
+
+def broadcast_copies(v, M, x):
+    # np.tile and np.repeat (aten::expand of a reshape, copied by the reshape after), and a
+    # broadcast read (a read-only view, summed)
+    return (np.tile(v, (3, 1)) + 1, np.repeat(v, 2) * 3, np.tile(M, (2, 2)),
+            np.repeat(M, 3, axis=1), np.broadcast_to(x, (4, x.shape[0])).sum(axis=0))
+
+
+def test_broadcast_copies_compile_whole():
+    rng = np.random.default_rng(3)
+    args = (rng.standard_normal(5), rng.standard_normal((2, 3)), rng.standard_normal(4))
+    compiled = _compiled(broadcast_copies, args)
+    for _ in range(2):
+        _same(compiled(*args), broadcast_copies(*args))
