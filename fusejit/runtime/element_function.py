@@ -34,6 +34,7 @@ from .array_bounds import made_elements
 from .blas import numpy_blas, refresh
 from .element_helpers import FAST_MAPS, import_line, map_name
 from .element_support import (
+    _ALIASING,
     _ARRAY_CALLS,
     _CONVERT,
     _INPLACE,
@@ -305,6 +306,18 @@ class _ElementWriter(_Writer):
         axes[a], axes[b] = axes[b], axes[a]
         self.assign(out, f"{self.name(x)}.transpose(({''.join(f'{d}, ' for d in axes)}))",
                     depth)
+
+    def _flip(self, node: Node, out: Value, depth: int) -> None:
+        # A reversed view where only arithmetic reads it in a graph that writes nothing (so no
+        # write can reach it, nor it the caller); else a copy, as aten's flip makes
+        x = node.input(0)
+        rank = max(_rank(x), 1)
+        dims = {d % rank for d in _static(node.input(1))}
+        view = f"{self.name(x)}[{''.join('::-1, ' if d in dims else ':, ' for d in range(rank))}]"
+        read_only = all(use.user.kind not in _ALIASING and use.user.kind != prim.Return
+                        for use in out.uses) and not any(
+            n.kind.ns == "aten" and n.kind.name.endswith("_") for n in node.graph.all_nodes())
+        self.assign(out, view if read_only else f"{view}.copy()", depth)
 
     def _expand(self, node: Node, out: Value, depth: int) -> None:
         x = node.input(0)

@@ -330,6 +330,8 @@ def _supported_op(node: Node, arguments: set) -> bool:
             prim.ListConstruct, prim.Constant, "aten::size")
     if name == "expand":
         return _expandable(node)
+    if name == "flip":   # (by constant dims of an array of known rank)
+        return _rank(node.input(0)) not in (None, 0) and isinstance(_static(node.input(1)), list)
     if name in _VIEWS or name in _CONVERT or name in ("type_as", "clone", "where", "clamp"):
         return name not in _CONVERT or not arrays
     if name in _REDUCTIONS:

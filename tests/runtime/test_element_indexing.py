@@ -248,3 +248,28 @@ def test_broadcast_copies_compile_whole():
     compiled = _compiled(broadcast_copies, args)
     for _ in range(2):
         _same(compiled(*args), broadcast_copies(*args))
+
+
+def reversals(x, y, M):
+    # read by arithmetic (a reversed view), returned (a copy: not the argument's memory),
+    # along one axis of a matrix and along both
+    return np.flip(x) + y, x[::-1], M[:, ::-1] * 2.0, np.flip(M)
+
+
+def reversal_where_the_graph_writes(x):
+    out = np.zeros(3)
+    out[0] = 2.0
+    return np.flip(x) * out[0]
+
+
+@pytest.mark.parametrize("fn", [reversals, reversal_where_the_graph_writes])
+def test_reversals_compile_whole_and_return_copies(fn):
+    rng = np.random.default_rng(4)
+    args = (rng.standard_normal(6), rng.standard_normal(6), rng.standard_normal((3, 4)))
+    args = args[:1] if fn is reversal_where_the_graph_writes else args
+    compiled = _compiled(fn, args)
+    for _ in range(2):
+        got = compiled(*args)
+        _same(got, fn(*args))
+        for g in got if isinstance(got, tuple) else (got,):
+            assert not any(np.shares_memory(g, a) for a in args)
