@@ -387,8 +387,10 @@ class Plan:
     def engine(self) -> str:
         """The engine ``engine="auto"`` runs this plan on (see the module docstring)."""
         if self._engine is None:
-            native = self.device.name == "cpu" and _all_native(self.code) and (
-                _loops(self.code) or _count_ops(self.code) >= NATIVE_MIN_OPS)
+            loops = _loops(self.code)
+            native = self.device.name == "cpu" and _all_native(
+                self.code, host_ops=None if loops else 0) and (
+                loops or _count_ops(self.code) >= NATIVE_MIN_OPS)
             self._engine = "native" if native else "reference"
         return self._engine
 
@@ -411,10 +413,13 @@ def _count_ops(code: Code) -> int:
     return sum(row[0] == Opcode.OP for row in code.rows)
 
 
-def _all_native(code: Code) -> bool:
+def _all_native(code: Code, host_ops: int | None = None) -> bool:
     """Does ``code`` run well inside the native loop (loads and stores aside): no call, fork or
     wait, and at most one operation the host runs for every ``NATIVE_OPS_PER_HOST_OP`` tensor
-    operations that run natively?"""
+    operations that run natively (with ``host_ops``, at most that many)? A plan without a loop
+    takes none: its straight-line function runs each host operation without the round trip
+    (np.median(np.abs(x - np.median(x))) of 10^4 elements, 28 operations of which 2 host ones:
+    185 us natively, 75.5 on the reference side, 69 in NumPy)."""
     from .code import Opcode
     from .native.opcodes import Group, NativeOp
     from .native.program import program_of
@@ -431,7 +436,7 @@ def _all_native(code: Code) -> bool:
                 host += 1
             elif op not in Group.SCALAR_BINARY and op not in Group.SCALAR_UNARY:
                 native += 1   # (scalar ops are cheap on both loops: they do not count)
-    return host * NATIVE_OPS_PER_HOST_OP <= native
+    return host * NATIVE_OPS_PER_HOST_OP <= native and (host_ops is None or host <= host_ops)
 
 
 # A host operation inside the native loop costs a round trip to Python (~11 us measured on a
