@@ -165,6 +165,12 @@ def scripted(fn, arg_types: Sequence[Type] | None = None,
                 kinds[i] = functools.partial(_numbers, _PYTHON_NUMBERS[b.list_items[value]])
             elif b.scalar_lists.get(value):   # (x[i] appended: NumPy scalars)
                 kinds[i] = _numpy_scalars
+            if isinstance(value.type, TensorType) and value.type.rank != 0 and \
+                    numpy_lowering.viewed(value).node.kind == prim.Constant:
+                # (a constant array, or a view of one, is the graph's and read-only: the caller
+                # gets a copy, writeable as NumPy's new array is; 0-d ones are returned as
+                # they were, NumPy scalars or 0-d arrays by their kind)
+                value = b.emit("aten::clone", [value, None], "the returned value")
             graph.register_output(value)
         for flag in flags:
             graph.register_output(flag)

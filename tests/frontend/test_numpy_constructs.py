@@ -631,3 +631,18 @@ def test_reversals_read_before_a_write_are_numpys(fn):
     mine, theirs = np.arange(6.0), np.arange(6.0)
     _same(fusejit.jit(fn)(mine), fn(theirs))
     np.testing.assert_array_equal(mine, theirs)
+
+
+def constant_arrays(x):
+    return np.array([1.0, 2.0, 3.0]), np.arange(4.0)[::2], x + 1
+
+
+def test_returned_constant_arrays_are_new_writeable_arrays():
+    """NumPy makes a new array on each call: the caller may write into it, and the next call's
+    is unchanged (a graph constant is read-only, shared by every call)."""
+    jitted = fusejit.jit(constant_arrays)
+    x = np.zeros(3)
+    first = jitted(x)
+    for array in first:
+        array[0] = 99.0
+    _same(jitted(x), constant_arrays(x))
