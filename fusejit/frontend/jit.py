@@ -150,9 +150,8 @@ FIRST_CALL_WHOLE_STEPS = 500_000
 # Where both may run a signature's size, its calls after the compiling one time the whole form
 # and the interpreter, TIMED_CALLS each, on arguments of one size; the interpreter takes that
 # size and bigger ones when its fastest call was this much faster (else the whole form keeps
-# that size and smaller ones). A signature whose calls keep
-# changing size stops measuring after MEASURED_CALLS calls and keeps the whole form (see
-# JitFunction._tiered).
+# that size and smaller ones). A signature whose calls keep changing size stops measuring
+# after MEASURED_CALLS calls and keeps the whole form (see JitFunction._tiered).
 INTERPRETER_MARGIN = 1.1
 TIMED_CALLS = 3
 MEASURED_CALLS = 12
@@ -598,14 +597,14 @@ class JitFunction(Portable):
             escape-time loop on 3072 elements: whole 819 us, interpreted 457 us, NumPy 516 us;
             at 1024: 360, 479 and 450); and beyond the limit, up to ``TIMED_MAX_ELEMENTS``,
             where the interpreter runs op by op with no fused kernel (``np.outer`` of two
-            100-element vectors: whole 3.8 us, interpreted 13.0, NumPy 7.0). (A plan with a
+            100-element vectors: whole 3.8 us, interpreted 13.0, NumPy 7.0). A plan with a
             kernel keeps the limit: timed while its kernels compile in the background, it lost
-            sizes it then wins, a masked ``where`` on 10^4 elements 14.5 us whole, 2.8
-            interpreted.) Calls on arguments of one
-            size alternate between the two, ``TIMED_CALLS`` each (their first calls run
-            slower: the fastest counts). The faster keeps that size: the whole form every size
-            up to it (at least the limit), or the interpreter every size from it (at most the
-            limit). Sizes never timed keep the limit."""
+            sizes it then wins (a masked ``where`` on 10^4 elements: 14.5 us whole, 2.8
+            interpreted). Calls on arguments of one size alternate between the two,
+            ``TIMED_CALLS`` each (their first calls run slower: the fastest counts). The
+            faster keeps that size: the whole form every size up to it (at least the limit),
+            or the interpreter every size from it (at most the limit). Sizes never timed keep
+            the limit."""
             compiled = first_calls.whole
             size = whole_size(compiled, args)
             if compiled.refused:
