@@ -40,12 +40,15 @@ from .code import Code, Opcode
 
 _count = itertools.count()
 _BODY = (int(Opcode.OP), int(Opcode.CONSTANT), int(Opcode.ASSIGN), int(Opcode.DROP))
+_JUMPS = (int(Opcode.JUMP), int(Opcode.JUMPZ), int(Opcode.JUMPNZ))
 
 
 def straight_line(code: Code) -> Callable[[Sequence], tuple] | None:
     """``code`` as a function of its inputs (exactly ``code.n_inputs`` of them: the caller
     tests the count) returning its outputs; None unless ``code`` is Load, then operations,
-    constants, assigns and drops, then Store (with drops after it)."""
+    constants, assigns, drops and the forward jumps of ``prim::If``s (written as Python's
+    ``if``/``else``: ``_structured``), then Store (with drops after it). A loop's backward
+    jump leaves it to the loop."""
     from .reference import _count_error, node_failure
 
     rows = code.rows
@@ -53,8 +56,12 @@ def straight_line(code: Code) -> Callable[[Sequence], tuple] | None:
     if len(rows) < 2 or opcodes[0] != Opcode.LOAD or Opcode.STORE not in opcodes:
         return None
     store = opcodes.index(Opcode.STORE)
-    if any(op not in _BODY for op in opcodes[1:store]) or \
+    if any(op not in _BODY and op not in _JUMPS for op in opcodes[1:store]) or \
             any(op != Opcode.DROP for op in opcodes[store + 1:]):
+        return None
+    branches = any(op in _JUMPS for op in opcodes[1:store])
+    plan = _structured(rows, 1, store) if branches else [(pc,) for pc in range(1, store)]
+    if plan is None:
         return None
     operands = code.operands
     loaded = operands[0][1]
@@ -73,29 +80,91 @@ def straight_line(code: Code) -> Callable[[Sequence], tuple] | None:
     if loaded:
         lines.append(f"    {''.join(f'r{r}, ' for r in loaded)}= inputs")
     lines.append("    try:")
-    for pc in range(1, store + 1):
-        (opcode, arg, *_rest, out_size), (ins, outs) = rows[pc], operands[pc]
-        args = ", ".join(f"r{r}" for r, _moved in ins)
-        moved = [f"r{r}" for r, is_moved in ins if is_moved]
-        body: list[str] = [f"pc = {pc}"]
-        if opcode == Opcode.STORE:
-            body.append(f"return ({args}{',' if len(ins) == 1 else ''})")
-        elif opcode == Opcode.CONSTANT:
-            body.append(f"o = (CONSTANTS[{int(arg)}],)")
-        elif opcode == Opcode.OP:
-            body += [f"o = OPERATIONS[{int(arg)}]({args})",
-                     f"if len(o) != {int(out_size)}:", f"    COUNT(o, {int(out_size)})"]
-        elif opcode == Opcode.ASSIGN:
-            body.append(f"o = ({args}{',' if len(ins) == 1 else ''})")
-        if moved and opcode != Opcode.STORE:
-            body.append(f"del {', '.join(moved)}")
-        if opcode != Opcode.DROP and opcode != Opcode.STORE and outs:
-            body.append(f"{''.join(f'r{r}, ' for r in outs)}= o")
-        lines += [f"        {line}" for line in body]
+
+    def write(steps: list, indent: str) -> None:
+        for step in steps:
+            if len(step) == 3:      # (a branch: its jump's pc, the code when it is taken, not)
+                pc, taken, fallen = step
+                (opcode, *_rest), ((condition, _moved),) = rows[pc], operands[pc][0]
+                test = f"r{condition}" if opcode == Opcode.JUMPNZ else f"not r{condition}"
+                lines.append(f"{indent}pc = {pc}")
+                lines.append(f"{indent}if {test}:")
+                write(taken, indent + "    ")
+                lines.append(f"{indent}    pass")
+                lines.append(f"{indent}else:")
+                write(fallen, indent + "    ")
+                lines.append(f"{indent}    pass")
+                continue
+            (pc,) = step
+            (opcode, arg, *_rest, out_size), (ins, outs) = rows[pc], operands[pc]
+            args = ", ".join(f"r{r}" for r, _moved in ins)
+            moved = [f"r{r}" for r, is_moved in ins if is_moved]
+            body: list[str] = [f"pc = {pc}"]
+            if opcode == Opcode.CONSTANT:
+                body.append(f"o = (CONSTANTS[{int(arg)}],)")
+            elif opcode == Opcode.OP:
+                body += [f"o = OPERATIONS[{int(arg)}]({args})",
+                         f"if len(o) != {int(out_size)}:", f"    COUNT(o, {int(out_size)})"]
+            elif opcode == Opcode.ASSIGN:
+                body.append(f"o = ({args}{',' if len(ins) == 1 else ''})")
+            if moved:
+                # (in branched code a register one branch moved may be dropped after both:
+                # released by None, which a second drop repeats harmlessly)
+                body.append(f"{', '.join(moved)} = {', '.join(['None'] * len(moved))}"
+                            if branches else f"del {', '.join(moved)}")
+            if opcode != Opcode.DROP and outs:
+                body.append(f"{''.join(f'r{r}, ' for r in outs)}= o")
+            lines.extend(f"{indent}{line}" for line in body)
+
+    write(plan, "        ")
+    (ins, _outs) = operands[store]
+    lines.append(f"        pc = {store}")
+    lines.append(f"        return ({', '.join(f'r{r}' for r, _m in ins)}"
+                 f"{',' if len(ins) == 1 else ''})")
     lines += ["    except Exception as error:", "        FAIL(error, pc)"]
     text = "\n".join(lines) + "\n"
     exec(compile(text, f"<fusejit straight-line code {next(_count)}>", "exec"), names)
     return names["run"]
+
+
+def _structured(rows: list, start: int, end: int) -> list | None:
+    """The instructions ``start`` to ``end`` (exclusive) as steps: ``(pc,)`` for an
+    instruction, ``(pc, taken, fallen)`` for a conditional jump forward and the steps run when
+    it is taken and when it is not, as the lowering of a ``prim::If`` lays them out::
+
+        p:      JumpNZ c -> t           (JumpZ likewise, the test negated)
+        p+1..:  the steps run when c is false
+        t-1:    Jump -> e               (absent for an If without an else)
+        t..e-1: the steps run when c is true
+
+    None where a jump leaves that shape (a loop's backward jump, a jump out of its region)."""
+    steps: list = []
+    pc = start
+    while pc < end:
+        opcode, arg = rows[pc][0], int(rows[pc][1])
+        if opcode == Opcode.JUMP:
+            return None         # (only the end of a branch's fallen part, handled below)
+        if opcode not in (Opcode.JUMPZ, Opcode.JUMPNZ):
+            steps.append((pc,))
+            pc += 1
+            continue
+        target = pc + 1 + arg
+        if not pc < target <= end:
+            return None
+        last = target - 1
+        if last > pc and rows[last][0] == Opcode.JUMP:
+            after = last + 1 + int(rows[last][1])
+            if not target <= after <= end:
+                return None
+            fallen, taken = _structured(rows, pc + 1, last), _structured(rows, target, after)
+        else:
+            after = target
+            fallen, taken = _structured(rows, pc + 1, target), []
+        if fallen is None or taken is None:
+            return None
+        steps.append((pc, taken, fallen))
+        pc = after
+    return steps
 
 
 def _raise_count(count_error: Callable) -> Callable:

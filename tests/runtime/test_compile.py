@@ -355,15 +355,71 @@ def test_straight_line_plans_run_without_the_loop_and_fail_as_it_does(engine):
                 runs(args)
             errors.append((str(info.value), type(info.value.__cause__)))
         assert errors[0] == errors[1]
-    assert straight_line(compile(parse_ir("""graph(%x : Tensor, %c : bool):
+
+
+BRANCHED = """graph(%x : Tensor, %c : bool, %d : bool):
+  %one : int = prim::Constant[value=1]()
   %z : Tensor = prim::If(%c)
     block0():
-      -> (%x)
+      %w : Tensor = prim::If(%d)
+        block0():
+          %n : Tensor = aten::neg(%x)
+          -> (%n)
+        block1():
+          %m : Tensor = aten::mul(%x, %x)
+          -> (%m)
+      -> (%w)
     block1():
-      %y : Tensor = aten::neg(%x)
+      %y : Tensor = aten::add(%x, %one, %one)
       -> (%y)
-  return (%z)
-"""))._unfused.code) is None       # (jumps: the loop runs it)
+   = prim::If(%d)
+    block0():
+      %bad : Tensor = aten::mm(%x, %x)
+      -> ()
+    block1():
+      -> ()
+  %r : Tensor = aten::sub(%z, %x, %one)
+  return (%r, %z)
+"""
+
+
+def test_branched_plans_run_as_python_ifs_as_the_loop_does():
+    """Forward jumps of ``prim::If`` (nested, one with no else branch) are written as
+    Python's if/else: every path gives the loop's outputs, and an error inside a branch the
+    loop's error; a loop's backward jump leaves the plan to the loop."""
+    from fusejit.runtime.reference import InterpreterState
+    from fusejit.runtime.straight import straight_line
+
+    plan = compile(parse_ir(BRANCHED))._unfused
+    run = straight_line(plan.code)
+    assert run is not None
+    x = np.arange(6.0).reshape(2, 3)
+    for c, d in ((True, False), (False, False)):
+        stack = [x, c, d]
+        InterpreterState(plan.code).run(stack)
+        got = run((x, c, d))
+        for value, expected in zip(got, stack, strict=True):
+            np.testing.assert_array_equal(value, expected)
+    square = np.arange(4.0).reshape(2, 2)
+    for c in (True, False):
+        stack = [square, c, True]
+        InterpreterState(plan.code).run(stack)
+        np.testing.assert_array_equal(run((square, c, True))[0], stack[0])
+    errors = []
+    for runs in (run, lambda args: InterpreterState(plan.code).run(list(args))):
+        with pytest.raises(InterpreterError, match="aten::mm") as info:
+            runs((x, True, True))        # (the inner branch computes; then the mm fails)
+        errors.append(str(info.value))
+    assert errors[0] == errors[1]
+    looped = compile(parse_ir("""graph(%x : Tensor, %n : int):
+  %true : bool = prim::Constant[value=1]()
+  %y : Tensor = prim::Loop(%n, %true, %x)
+    block0(%i : int, %a : Tensor):
+      %b : Tensor = aten::neg(%a)
+      -> (%true, %b)
+  return (%y)
+"""))._unfused.code
+    assert straight_line(looped) is None       # (a backward jump: the loop runs it)
 
 
 def test_auto_engine_runs_all_native_plans_natively_and_others_on_the_reference():
