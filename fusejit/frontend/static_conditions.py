@@ -15,6 +15,8 @@ import ast
 import operator
 from typing import Any
 
+import numpy as np
+
 from ..errors import ScriptError
 from .builder import Item, is_tensor
 from .numpy_shims import OVER_ITEMS, SHIMS_FILE
@@ -89,14 +91,28 @@ class StaticConditions:
         if isinstance(items, (list, tuple)) and items:
             # (an array_like of numbers: the shim on each of its elements, 0-d arrays of the
             # dtype np.asarray gives it (strong, as NumPy's array q), stacked)
-            from .lowering import stack
+            from .lowering import _array, stack
+            from .numpy_dtypes import cast, dtype_of
             from .numpy_lowering import array
 
-            whole = array(self.b, items)
+            numbers = [self.b.static(i) for i in items]
+            x = _array(self.b, args[0], name) if args and position != 0 else None
+            if x is not None and all(type(v) in (int, float) for v in numbers) and \
+                    dtype_of(x) is not None and dtype_of(x).kind in "iuf":
+                # (numbers, with the array in float64 as NumPy computes for an array q: the
+                # same values, and positions computed from numbers, which one partition of
+                # the sorted array can take together: passes/sorted_values.py)
+                if dtype_of(x) != np.float64:
+                    x = cast(self.b, x, np.dtype(np.float64), name)
+                args = [x, *args[1:]]
+                whole = None
+            else:
+                whole = array(self.b, items)
             results = []
             for i in range(len(items)):
                 self.b.loc = call_loc
-                item = self.b.emit("aten::select", [whole, 0, i], name)
+                item = numbers[i] if whole is None else \
+                    self.b.emit("aten::select", [whole, 0, i], name)
                 if position is not None and len(args) > position:
                     one = self.inline_shim(name, shim, [*args[:position], item,
                                                         *args[position + 1:]], kwargs)

@@ -43,11 +43,67 @@ def sort_values_only(graph: Graph) -> bool:
     changed = False
     for node in list(graph.all_nodes()):
         if node.kind == "aten::index" and _sorted_gather(node):
-            node = _sort_values(graph, node)
+            _sort_values(graph, node)
             changed = True
-        if node.kind == SORT_VALUES:
-            changed |= _select_sorted(graph, node)
+    _share_sorts([node for node in graph.all_nodes() if node.kind == SORT_VALUES])
+    for node in [node for node in graph.all_nodes() if node.kind == SORT_VALUES]:
+        changed |= _select_sorted(graph, node)
     return changed
+
+
+def _share_sorts(sorts: list[Node]) -> None:
+    """Later sorts of a vector one sort already made, in its block, read that one instead
+    (``np.percentile(x, [5, 95])``: one sort per q as written; one partition at every position
+    read then), where the graph writes nothing and every position the reads of both take is
+    available before their first read (else each keeps its own partition)."""
+    graph_writes = sorts and any(n.kind.ns == "aten" and n.kind.name.endswith("_")
+                                 for n in sorts[0].graph.all_nodes())
+    if graph_writes:
+        return
+    first: dict[tuple, Node] = {}
+    for sort in sorts:
+        key = (_flattened_from(sort.input(0)), _constant(sort.input(1)), sort.owning_block)
+        kept = first.setdefault(key, sort)
+        if kept is sort:
+            continue
+        for use in list(sort.output().uses):    # (its length: the kept sort's input's)
+            if use.user.kind == "aten::size" and len(use.user.inputs) == 2 and \
+                    _constant(use.user.input(1)) in (0, -1):
+                use.user.replace_input(0, kept.input(0))
+        if _readable_together([kept, sort]):
+            sort.output().replace_all_uses_with(kept.output())
+            sort.destroy()
+
+
+def _flattened_from(value: Value) -> Value:
+    """The array ``value`` flattens (``x.reshape(-1)``, each call of a shim its own), else
+    ``value``."""
+    while value.node.kind == "aten::reshape" and _constant(value.node.input(1)) == [-1]:
+        value = value.node.input(0)
+    return value
+
+
+def _readable_together(sorts: list[Node]) -> bool:
+    """Could one partition serve every read of ``sorts``' values (``_select_sorted``'s
+    conditions over all of them)?"""
+    selects = []
+    for sort in sorts:
+        for use in sort.output().uses:
+            user = use.user
+            if user.kind == "aten::select" and use.offset == 0 and \
+                    _constant(user.input(1)) in (0, -1) and user.owning_block is sort.owning_block:
+                selects.append(user)
+            elif not (user.kind == "aten::size" and len(user.inputs) == 2
+                      and _constant(user.input(1)) in (0, -1)):
+                return False
+    if not selects:
+        return False
+    earliest = selects[0]
+    for user in selects:
+        if user.is_before(earliest):
+            earliest = user
+    return all(isinstance(user.input(2).type, IntType) and _available(user.input(2), earliest)
+               for user in selects)
 
 
 def _vector(value: Value) -> bool:
@@ -142,14 +198,22 @@ def _available(value: Value, node: Node, depth: int = 0) -> bool:
     if _defined_before(value, node):
         return True
     made = value.node
+    # (an array's length moves where the array is defined)
+    sized = made.kind == "aten::size" and _defined_before(made.input(0), node)
     if depth > 8 or made.owning_block is not node.owning_block or made.blocks or \
             made.kind.ns != "aten" or made.schema is None or made.schema.written or \
-            not all(isinstance(v.type, _SCALARS) for v in [*made.inputs, *made.outputs]):
+            not all(_scalar(v) for v in [*made.inputs[sized:], *made.outputs]):
         return False
     if not all(_available(v, node, depth + 1) for v in made.inputs):
         return False
     made.move_before(node)
     return True
+
+
+def _scalar(value: Value) -> bool:
+    """A number, or a 0-d array (``np.floor(virtual)`` of a number is one)."""
+    return isinstance(value.type, _SCALARS) or (
+        isinstance(value.type, TensorType) and value.type.rank == 0)
 
 
 def _defined_before(value: Value, node: Node) -> bool:

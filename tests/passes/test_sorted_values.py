@@ -111,3 +111,23 @@ def test_select_sorted_holds_the_sorted_values_at_its_positions():
     # a position out of range: the whole sort (the read then raises as it would)
     x = rng.standard_normal(4)
     np.testing.assert_array_equal(_select_sorted(x, [1, 4]), np.sort(x))
+
+
+def clipped_at_percentiles(x):
+    lo, hi = np.percentile(x, [5, 95])       # (the shim runs once for each q: two sorts)
+    return np.clip(x, lo, hi), np.median(x)
+
+
+def test_sorts_of_one_vector_share_one_partition():
+    """Later sorts of a vector an earlier sort made read that one, where every position both
+    read can be computed before the first read: one partition at all of them."""
+    x = np.random.default_rng(14).standard_normal(1001)
+    # (float32: the percentiles read a float64 copy, as NumPy computes them, the median x)
+    for arg, partitions in ((x, 1), (x.astype(np.float32), 2)):
+        jitted = fusejit.jit(clipped_at_percentiles)
+        graph = jitted.graph_for(arg)
+        kinds = [n.kind for n in graph.all_nodes()]
+        assert kinds.count(SELECT_SORTED) == partitions and SORT_VALUES not in kinds
+        for g, w in zip(jitted(arg), clipped_at_percentiles(arg), strict=True):
+            assert (g.dtype, g.shape) == (w.dtype, w.shape)
+            np.testing.assert_array_equal(g, w)
