@@ -21,7 +21,10 @@ there, NumPy's own for its median); where a position is out of range it sorts, a
 select raises its error as before. It applies to vectors only (``np.sort(x)``, the median
 and percentiles of a flattened array), where every use of the sorted array is a select of
 one of its elements or its length, and every position read is computed before the first
-read (or by ops on numbers that can move there: ``n // 2``). ``fuse_graph`` is unchanged.
+read (or by ops on numbers and 0-d arrays, and lengths, that can move there: ``n // 2``).
+Later sorts of the same (flattened) vector read the first where the graph writes nothing and
+one partition can serve all their reads (``_share_sorts``: ``np.percentile(x, [5, 95])``, whose
+stand-in runs once for each q, and ``np.median(x)`` beside it). ``fuse_graph`` is unchanged.
 """
 
 from __future__ import annotations
