@@ -69,10 +69,9 @@ def _share_sorts(sorts: list[Node]) -> None:
         kept = first.setdefault(key, sort)
         if kept is sort:
             continue
-        for use in list(sort.output().uses):    # (its length: the kept sort's input's)
-            if use.user.kind == "aten::size" and len(use.user.inputs) == 2 and \
-                    _constant(use.user.input(1)) in (0, -1):
-                use.user.replace_input(0, kept.input(0))
+        reads = _reads(sort)
+        for size in reads[1] if reads is not None else ():  # (the kept sort's input's length)
+            size.replace_input(0, kept.input(0))
         if _readable_together([kept, sort]):
             sort.output().replace_all_uses_with(kept.output())
             sort.destroy()
@@ -91,22 +90,46 @@ def _readable_together(sorts: list[Node]) -> bool:
     conditions over all of them)?"""
     selects = []
     for sort in sorts:
-        for use in sort.output().uses:
-            user = use.user
-            if user.kind == "aten::select" and use.offset == 0 and \
-                    _constant(user.input(1)) in (0, -1) and user.owning_block is sort.owning_block:
-                selects.append(user)
-            elif not (user.kind == "aten::size" and len(user.inputs) == 2
-                      and _constant(user.input(1)) in (0, -1)):
-                return False
-    if not selects:
-        return False
-    earliest = selects[0]
-    for user in selects:
-        if user.is_before(earliest):
-            earliest = user
-    return all(isinstance(user.input(2).type, IntType) and _available(user.input(2), earliest)
-               for user in selects)
+        reads = _reads(sort)
+        if reads is None:
+            return False
+        selects += reads[0]
+    first = _earliest(selects)
+    return all(_position_before(user, first) for user in selects)
+
+
+def _reads(sort: Node) -> tuple[list[Node], list[Node]] | None:
+    """The selects of one element (of ``sort``'s block, at least one) and the lengths that
+    are every use of ``sort``'s values, else None."""
+    selects, sizes = [], []
+    for use in sort.output().uses:
+        user = use.user
+        if user.kind == "aten::select" and use.offset == 0 and _constant(user.input(1)) in (0, -1):
+            selects.append(user)
+        elif user.kind == "aten::size" and len(user.inputs) == 2 and \
+                _constant(user.input(1)) in (0, -1):
+            sizes.append(user)
+        else:
+            return None
+    if not selects or any(user.owning_block is not sort.owning_block for user in selects):
+        return None
+    return selects, sizes
+
+
+def _earliest(nodes: list[Node]) -> Node:
+    """The first of ``nodes`` (of one block) in program order."""
+    first = nodes[0]
+    for node in nodes:
+        if node.is_before(first):
+            first = node
+    return first
+
+
+def _position_before(select: Node, first: Node) -> bool:
+    """Is the position ``select`` reads an int available before ``first`` (``_available``,
+    which moves it there)?"""
+    k = select.input(2)
+    return isinstance(k.type, IntType) and _available(k, first)
 
 
 def _vector(value: Value) -> bool:
@@ -155,29 +178,17 @@ def _select_sorted(graph: Graph, sort: Node) -> bool:
     """``sort``'s values read only at a few positions, each known before the first read:
     ``np.partition`` at them."""
     s, x = sort.output(), sort.input(0)
-    selects, sizes = [], []
-    for use in s.uses:
-        user = use.user
-        if user.kind == "aten::select" and use.offset == 0 and _constant(user.input(1)) in (0, -1):
-            selects.append(user)
-        elif user.kind == "aten::size" and len(user.inputs) == 2 and \
-                _constant(user.input(1)) in (0, -1):
-            sizes.append(user)
-        else:
-            return False
-    if not selects or any(user.owning_block is not sort.owning_block for user in selects):
+    reads = _reads(sort)
+    if reads is None:
         return False
-    first = selects[0]
-    for user in selects:
-        if user.is_before(first):
-            first = user
+    selects, sizes = reads
+    first = _earliest(selects)
     positions = []
     for user in selects:
-        k = user.input(2)
-        if not isinstance(k.type, IntType) or not _available(k, first):
+        if not _position_before(user, first):
             return False
-        if k not in positions:
-            positions.append(k)
+        if user.input(2) not in positions:
+            positions.append(user.input(2))
     for size in sizes:              # (the sorted array's length is the vector's)
         size.replace_input(0, x)
     with graph.inserting_before(first):
