@@ -47,9 +47,10 @@ def _grid(n: int):
     return tuple(np.meshgrid(np.linspace(-2.0, 0.5, n), np.linspace(-1.2, 1.2, n)))
 
 
-def _jitted(monkeypatch, clock: ScriptedClock):
-    """escape_time under ``fusejit.jit`` with timing on, and its interpreter and whole form
-    advancing ``clock`` by their scripted seconds on each call."""
+def _jitted(monkeypatch, clock: ScriptedClock, fn=escape_time):
+    """``fn`` under ``fusejit.jit`` with timing on, and its interpreter and whole form
+    advancing ``clock`` by their scripted seconds on each call (the whole form's only where
+    it runs, not where its arguments go to the interpreter)."""
     monkeypatch.setenv("FUSEJIT_TIMED_CHOICE", "1")
     monkeypatch.setattr(jit_module, "time", clock)
     compile_whole = jit_module.compile_element_graph
@@ -58,23 +59,26 @@ def _jitted(monkeypatch, clock: ScriptedClock):
         run = compile_whole(graph, fallback, *limit)
 
         def timed_run(*args):
-            clock.advance(clock.whole)
+            if not run.too_big(args):
+                clock.advance(clock.whole)
             return run(*args)
         timed_run.__dict__.update(run.__dict__)    # (what jit and the fast call read)
         return timed_run
     monkeypatch.setattr(jit_module, "compile_element_graph", timed_whole)
-    f = fusejit.jit(escape_time)
-    real_tiered = f._tiered
+    jitted = fusejit.jit(fn)
+    real_tiered = jitted._tiered
 
     def tiered(key, graph, interpreted, whole, *rest):
-        def timed_interpreted(*args):
-            clock.advance(clock.interpreted)
-            return interpreted(*args)
-        for name in ("graph_for", "code_for"):
-            setattr(timed_interpreted, name, getattr(interpreted, name))
-        return real_tiered(key, graph, timed_interpreted, whole, *rest)
-    monkeypatch.setattr(f, "_tiered", tiered)
-    return f
+        class Timed:       # (the interpreter, timed; what jit reads of it passed through)
+            def __call__(self, *args):
+                clock.advance(clock.interpreted)
+                return interpreted(*args)
+
+            def __getattr__(self, name):
+                return getattr(interpreted, name)
+        return real_tiered(key, graph, Timed(), whole, *rest)
+    monkeypatch.setattr(jitted, "_tiered", tiered)
+    return jitted
 
 
 def _installed(f):
@@ -130,45 +134,13 @@ def rolled_difference(x):
     return np.roll(x, 3) - x
 
 
-def _jitted_plain(monkeypatch, clock: ScriptedClock, fn):
-    """``fn`` under ``fusejit.jit`` with timing on, its two forms advancing ``clock``."""
-    monkeypatch.setenv("FUSEJIT_TIMED_CHOICE", "1")
-    monkeypatch.setattr(jit_module, "time", clock)
-    compile_whole = jit_module.compile_element_graph
-
-    def timed_whole(graph, fallback, *limit):
-        run = compile_whole(graph, fallback, *limit)
-
-        def timed_run(*args):
-            if not run.too_big(args):
-                clock.advance(clock.whole)
-            return run(*args)
-        timed_run.__dict__.update(run.__dict__)
-        return timed_run
-    monkeypatch.setattr(jit_module, "compile_element_graph", timed_whole)
-    jitted = fusejit.jit(fn)
-    real_tiered = jitted._tiered
-
-    def tiered(key, graph, interpreted, whole, *rest):
-        class Timed:
-            def __call__(self, *args):
-                clock.advance(clock.interpreted)
-                return interpreted(*args)
-
-            def __getattr__(self, name):
-                return getattr(interpreted, name)
-        return real_tiered(key, graph, Timed(), whole, *rest)
-    monkeypatch.setattr(jitted, "_tiered", tiered)
-    return jitted
-
-
 @pytest.mark.parametrize("whole, interpreted, limit", [
     (1.0, 10.0, 6400),                                   # the whole form keeps this size
     (10.0, 1.0, jit_module.WHOLE_GRAPH_MAX_ELEMENTS)])   # the interpreter takes it
 def test_sizes_beyond_the_limit_are_timed_where_nothing_fuses(monkeypatch, whole, interpreted,
                                                                limit):
     clock = ScriptedClock(whole, interpreted)
-    f = _jitted_plain(monkeypatch, clock, rolled_difference)
+    f = _jitted(monkeypatch, clock, rolled_difference)
     x = np.linspace(-1.0, 1.0, 6400)     # over the limit, under TIMED_MAX_ELEMENTS
     for _ in range(2 + 2 * jit_module.TIMED_CALLS):
         np.testing.assert_array_equal(f(x), rolled_difference(x))
@@ -196,7 +168,7 @@ def test_sizes_beyond_the_limit_keep_it_where_the_interpreter_fuses(monkeypatch)
 
 def test_sizes_beyond_timing_are_not_timed(monkeypatch):
     clock = ScriptedClock(1.0, 10.0)
-    f = _jitted_plain(monkeypatch, clock, rolled_difference)
+    f = _jitted(monkeypatch, clock, rolled_difference)
     x = np.linspace(-1.0, 1.0, jit_module.TIMED_MAX_ELEMENTS + 1)
     for _ in range(4):
         np.testing.assert_array_equal(f(x), rolled_difference(x))
@@ -212,7 +184,7 @@ def test_a_graph_without_a_made_bound_is_timed_by_its_arguments(monkeypatch):
     """``np.outer``'s made arrays have no ``made_elements`` bound: its size is the biggest
     argument to its growth degree (100-element vectors: 10^4, over the limit)."""
     clock = ScriptedClock(1.0, 10.0)
-    f = _jitted_plain(monkeypatch, clock, outer)
+    f = _jitted(monkeypatch, clock, outer)
     a, b = np.linspace(0.0, 1.0, 100), np.linspace(-1.0, 2.0, 100)
     f(a, b)
     f(a, b)
