@@ -12,14 +12,17 @@ gradient was taken), this pass computes only them::
     %l = prim::ListConstruct(%o)         ==>   (the values np.sort gives: its own call)
     %s = aten::index(%x, %l)
 
+and ``np.take_along_axis``'s form of the same along axis ``d`` of an array (its other axes
+indexed by their positions, each an ``arange`` shaped to broadcast) is ``sort_values(%x, d)``::
+
     %s = fusejit::sort_values(%x, 0)           %s = fusejit::select_sorted(%x, [%k0, %k1])
     %a = aten::select(%s, 0, %k0)        ==>   %a = aten::select(%s, 0, %k0)
     %b = aten::select(%s, 0, %k1)              %b = aten::select(%s, 0, %k1)
 
 ``fusejit::select_sorted`` is ``np.partition`` at the positions read (the sorted values
 there, NumPy's own for its median); where a position is out of range it sorts, and the
-select raises its error as before. It applies to vectors only (``np.sort(x)``, the median
-and percentiles of a flattened array), where every use of the sorted array is a select of
+select raises its error as before. It applies to sorts of vectors only (``np.sort(x)``, the
+median and percentiles of a flattened array), where every use of the sorted array is a select of
 one of its elements or its length, and every position read is computed before the first
 read (or by ops on numbers and 0-d arrays, and lengths, that can move there: ``n // 2``).
 Later sorts of the same (flattened) vector read the first where the graph writes nothing and
@@ -65,6 +68,8 @@ def _share_sorts(sorts: list[Node]) -> None:
         return
     first: dict[tuple, Node] = {}
     for sort in sorts:
+        if not _vector(sort.input(0)):
+            continue
         key = (_flattened_from(sort.input(0)), _constant(sort.input(1)), sort.owning_block)
         kept = first.setdefault(key, sort)
         if kept is sort:
@@ -146,30 +151,64 @@ def _constant(value: Value):
 
 
 def _sorted_gather(node: Node) -> bool:
-    """``aten::index(x, [aten::argsort(x, 0, False)])`` of a vector, the order read there
-    alone."""
+    """``aten::index(x, [aten::argsort(x, d, False)])`` of a vector, or ``np.take_along_axis``'s
+    form of it along axis ``d`` of an array (each other axis ``k`` indexed by
+    ``arange(x.shape[k])`` shaped to broadcast), the order read there alone."""
     x, listed = node.input(0), node.input(1)
-    if not _vector(x) or listed.node.kind != prim.ListConstruct or len(listed.uses) != 1 \
-            or len(listed.node.inputs) != 1:
+    rank = x.type.rank if isinstance(x.type, TensorType) else None
+    if not rank or x.type.scalar_type is None or listed.node.kind != prim.ListConstruct or \
+            len(listed.uses) != 1 or len(listed.node.inputs) != rank:
         return False
-    order = listed.node.input(0)
+    along = _sort_axis(x, listed.node.inputs)
+    return along is not None and all(
+        _positions_along(index, x, k, rank)
+        for k, index in enumerate(listed.node.inputs) if k != along)
+
+
+def _sort_axis(x: Value, indices: list[Value]) -> int | None:
+    """The axis whose index is the stable ascending ``argsort`` of ``x`` along it (read
+    there alone), else None."""
+    orders = [k for k, index in enumerate(indices) if index.node.kind == "aten::argsort"]
+    if len(orders) != 1:
+        return None
+    along, order = orders[0], indices[orders[0]]
     argsort = order.node
-    return argsort.kind == "aten::argsort" and argsort.input(0) is x and \
-        len(order.uses) == 1 and _constant(argsort.input(1)) in (0, -1) and \
-        _constant(argsort.input(2)) is False
+    dim = _constant(argsort.input(1))
+    if argsort.input(0) is not x or len(order.uses) != 1 or not isinstance(dim, int) or \
+            not -len(indices) <= dim < len(indices) or dim % len(indices) != along or \
+            _constant(argsort.input(2)) is not False:
+        return None
+    return along
+
+
+def _positions_along(index: Value, x: Value, k: int, rank: int) -> bool:
+    """Is ``index`` ``arange(0, x.shape[k], 1)`` reshaped to lie along axis ``k`` of ``rank``
+    (``-1`` there, ``1`` elsewhere)?"""
+    shaped = index.node
+    if shaped.kind != "aten::reshape" or \
+            _constant(shaped.input(1)) != [-1 if j == k else 1 for j in range(rank)]:
+        return False
+    arange = shaped.input(0).node
+    if arange.kind != "aten::arange" or len(arange.inputs) != 7 or \
+            _constant(arange.input(0)) != 0 or _constant(arange.input(2)) != 1:
+        return False
+    length = arange.input(1).node
+    return length.kind == "aten::size" and len(length.inputs) == 2 and \
+        length.input(0) is x and _constant(length.input(1)) in (k, k - rank)
 
 
 def _sort_values(graph: Graph, gather: Node) -> Node:
-    x = gather.input(0)
+    x, listed = gather.input(0), gather.input(1).node
+    along = _sort_axis(x, listed.inputs)
+    argsort = listed.input(along).node
     with graph.inserting_before(gather):
-        zero = graph.insert_constant(0)
-        sort = graph.insert(SORT_VALUES, [x, zero])
+        dim = graph.insert_constant(along)
+        sort = graph.insert(SORT_VALUES, [x, dim])
     sort.output().type = gather.output().type
     sort.source_range, sort.text_line = gather.source_range, gather.text_line
-    listed, argsort = gather.input(1).node, gather.input(1).node.input(0).node
     gather.output().replace_all_uses_with(sort.output())
     gather.destroy()
-    listed.destroy()
+    listed.destroy()        # (the positions along the other axes: dead code now)
     argsort.destroy()
     return sort
 
@@ -178,7 +217,7 @@ def _select_sorted(graph: Graph, sort: Node) -> bool:
     """``sort``'s values read only at a few positions, each known before the first read:
     ``np.partition`` at them."""
     s, x = sort.output(), sort.input(0)
-    reads = _reads(sort)
+    reads = _reads(sort) if _vector(x) else None
     if reads is None:
         return False
     selects, sizes = reads

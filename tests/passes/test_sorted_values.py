@@ -1,8 +1,9 @@
-"""``sort_values_only``: ``np.sort`` of a vector is NumPy's own sort, not a stable argsort and a
-gather, and a median or percentile reads the positions it needs from ``np.partition``.
+"""``sort_values_only``: ``np.sort`` along any axis is NumPy's own sort, not a stable argsort
+and a gather, and a median or percentile of a vector reads the positions it needs from
+``np.partition``.
 Checked: the graphs ``@fusejit.jit`` runs, the values against NumPy (NaN, signed zeros, odd
 and even lengths, a single element), and the programs where it must not apply (the order is
-read too; the sorted array is returned or read whole; rows of a matrix)."""
+read too; the sorted array is returned or read whole; another array's order)."""
 
 from __future__ import annotations
 
@@ -81,6 +82,37 @@ def sorted_and_median(x):
 
 def rows_sorted(X):
     return np.sort(X, axis=1)
+
+
+def sorted_along(X, axis):
+    return np.sort(X, axis=axis)
+
+
+def median_along(X, axis):
+    return np.median(X, axis=axis)
+
+
+def ordered_by_other(X, Y):
+    return np.take_along_axis(X, np.argsort(Y, axis=0), axis=0)
+
+
+@pytest.mark.parametrize("shape", [(6, 9), (3, 4, 5)])
+def test_sorts_along_any_axis_are_numpys_sort(shape):
+    rng = np.random.default_rng(13)
+    X = rng.standard_normal(shape)
+    X.flat[[1, 7, 20]] = [np.nan, -0.0, 0.0]
+    for data in (X, X.astype(np.float32), rng.integers(-9, 9, shape)):
+        for axis in range(-len(shape), len(shape)):
+            jitted = fusejit.jit(sorted_along)
+            _same(jitted(data, axis), np.sort(data, axis=axis))
+            kinds = _kinds(jitted, data, axis)
+            assert SORT_VALUES in kinds and "aten::argsort" not in kinds
+            np.testing.assert_array_equal(fusejit.jit(median_along)(data, axis),
+                                          np.median(data, axis=axis))
+    Y = rng.standard_normal(shape)
+    jitted = fusejit.jit(ordered_by_other)     # (another array's order: a gather as written)
+    _same(jitted(X, Y), ordered_by_other(X, Y))
+    assert SORT_VALUES not in _kinds(jitted, X, Y)
 
 
 def test_where_the_order_or_the_whole_sort_is_read_it_stays():
