@@ -191,6 +191,25 @@ def _linalg_det(ctx, node: Node, grads: list) -> dict:
     return {a: _times(ctx, scale, inverse_t)}
 
 
+@derivative("fusejit::partition(Tensor self, int[] kth, int dim) -> Tensor")
+def _partition(ctx, node: Node, grads: list) -> dict:
+    x, kth, dim = node.inputs
+    return {x: ctx.emit("fusejit::partition_backward", grads[0], ctx.saved(x), ctx.saved(kth),
+                        ctx.saved(dim))}
+
+
+@derivative("aten::linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)")
+def _linalg_slogdet(ctx, node: Node, grads: list) -> dict:
+    # log|det A| has gradient A^-T (the sign is piecewise constant: none)
+    if grads[1] is None:
+        return {}
+    scale = grads[1]
+    for _ in range(2):
+        scale = ctx.emit("aten::unsqueeze", scale, ctx.const(-1))
+    a = node.input(0)
+    return {a: _times(ctx, scale, _mT(ctx, ctx.emit("aten::linalg_inv", ctx.saved(a))))}
+
+
 @derivative("aten::linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor")
 def _linalg_solve(ctx, node: Node, grads: list) -> list:
     # linalg_solve_backward: gB = A^-T grad; gA = -gB X^T (X the result; outer for a vector B)

@@ -471,6 +471,10 @@ CALLEES.update({
     np.repeat: Callee("np.repeat", "a, repeats, axis=None", numpy_arrays.repeat),
     np.sort: Callee("np.sort", "a, axis=-1, kind=None", numpy_linalg.sort),
     np.argsort: Callee("np.argsort", "a, axis=-1, kind=None", numpy_linalg.argsort),
+    np.partition: Callee("np.partition", "a, kth, axis=-1, kind='introselect', order=None",
+                         numpy_linalg.partition(False)),
+    np.argpartition: Callee("np.argpartition", "a, kth, axis=-1, kind='introselect', "
+                            "order=None", numpy_linalg.partition(True)),
     np.searchsorted: Callee("np.searchsorted", "a, v, side='left', sorter=None",
                             numpy_linalg.searchsorted),
     np.bincount: Callee("np.bincount", "x, /, weights=None, minlength=0", numpy_linalg.bincount),

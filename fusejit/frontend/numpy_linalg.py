@@ -13,7 +13,7 @@ small linear algebra, written with ops that have derivatives::
     np.nonzero(x), np.argwhere    aten::nonzero(%x) (a row per position; its columns)
     np.median(a, axis)            the mean of the two middle elements of np.sort(a, axis)
     np.linalg.inv/det/solve       aten::linalg_inv, aten::linalg_det, aten::linalg_solve
-    np.linalg.slogdet(a)          (sign(det(a)), log(|det(a)|))
+    np.linalg.slogdet(a)          aten::linalg_slogdet: sign, log|det| (NumPy's own)
     np.linalg.norm(a, 2 / 'nuc')  the largest / the sum of aten::linalg_svdvals(%a)
     np.linalg.cholesky(a)         aten::linalg_cholesky(%a)
     np.linalg.eigvalsh(a)         aten::linalg_eigvalsh(%a, "L")
@@ -250,12 +250,18 @@ def linalg(name: str):
 
 
 def slogdet(b: IRBuilder, a: Item) -> tuple[Value, Value]:
-    """``sign, logdet = np.linalg.slogdet(a)``: the sign and log of ``|det(a)|`` (computed
-    from the determinant: its range is float's)."""
-    det = linalg("det")(b, a)
-    sign = b.emit(aten.sign, [det], "np.linalg.slogdet")
-    return sign, b.emit(aten.log, [b.emit(aten.abs, [det], "np.linalg.slogdet")],
-                        "np.linalg.slogdet")
+    """``sign, logdet = np.linalg.slogdet(a)``: the sign and log of ``|det(a)|``, NumPy's own
+    (finite where the determinant over- or underflows)."""
+    what = "np.linalg.slogdet"
+    (a,) = conform(b, np.linalg.slogdet, [_array(b, a, what)], what)
+    rank = _rank(b, a, what)
+    if rank < 2:
+        raise b.error(f"{what} needs a 2-D array (or a stack of matrices)")
+    node = b.create("aten::linalg_slogdet", [a], 2)
+    for out in node.outputs:
+        out.set_type(a.type.with_(sizes=(None,) * (rank - 2), strides=None))
+    b.refine(node)
+    return node.outputs[0], node.outputs[1]
 
 
 
@@ -285,6 +291,30 @@ def argsort(b: IRBuilder, a: Item, axis: Item = -1, kind: Item = None) -> Value:
     dim = _axis(b, rank, axis, "np.argsort's axis") if rank else 0
     return _typed(b.emit("fusejit::argsort", [x, dim, SORT_KINDS.index(name)], "np.argsort"),
                   x, np.int64, rank)
+
+
+def partition(arg: bool):
+    """``np.partition`` / ``np.argpartition``: NumPy's own (``fusejit::partition``,
+    ``fusejit::argpartition``), ``kth`` an int or a list of them; ``axis=None`` partitions the
+    flattened array."""
+    what = "np.argpartition" if arg else "np.partition"
+
+    def lower(b: IRBuilder, a: Item, kth: Item, axis: Item = -1, kind: Item = "introselect",
+              order: Item = None) -> Value:
+        x = _array(b, a, what)
+        if b.static(kind) != "introselect" or not is_none(order):
+            raise b.error(f"{what}: only kind='introselect' (its default) and no order= are "
+                          "supported")
+        if is_none(axis):
+            x, axis = reshape(b, x, [-1]), 0
+        rank = _rank(b, x, what)
+        if rank == 0:
+            raise b.error(f"{what} of a 0-d array: there is no axis to partition")
+        dim = _axis(b, rank, axis, f"{what}'s axis")
+        found = b.emit("fusejit::argpartition" if arg else "fusejit::partition",
+                       [x, b.int_list(kth, f"{what}'s kth"), dim], what)
+        return _typed(found, x, np.int64, rank) if arg else found
+    return lower
 
 
 def _stable_order(b: IRBuilder, x: Value, axis: Item) -> Value:
@@ -430,4 +460,4 @@ def median(b: IRBuilder, a: Item, axis: Item = None, keepdims: Item = False) -> 
 _LETTERS = "abcdefghijklmnopqrstuvwxy"   # (z: inner's summed axis)
 
 __all__ = ["argsort", "average", "cholesky", "eigh", "eigvalsh", "inner", "linalg", "median",
-           "norm", "slogdet", "solve", "sort", "svd", "tensordot", "triangle_indices"]
+           "norm", "partition", "slogdet", "solve", "sort", "svd", "tensordot", "triangle_indices"]

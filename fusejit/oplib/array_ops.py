@@ -11,6 +11,7 @@ slice writes, and two smooth binary maps, with PyTorch's schemas and semantics::
     out[t] = h                  %o = aten::select_scatter(%out, %h, 0, %t)   (functionalised)
     np.logaddexp(a, b)          %l = aten::logaddexp(%a, %b)
     np.linalg.inv/det/solve     aten::linalg_inv(%a), aten::linalg_det, aten::linalg_solve
+    np.linalg.slogdet           %sign, %logabsdet = aten::linalg_slogdet(%a)
 
 ``fusejit::cumprod_backward`` is cumprod's gradient without divisions (exact at zeros, as
 PyTorch's ``cumprod_backward``; quadratic in the length of the axis).
@@ -21,6 +22,10 @@ the same list in a loop) gives where each element of a ``cat`` starts.
 kind (``aten::argsort``, stable, orders ``np.sort``'s values).
 ``fusejit::convolve(%a, %v, %mode)`` is ``np.convolve`` itself (a NumPy function PyTorch has no
 1-D form of), ``fusejit::convolve_grad`` its gradient for either operand.
+``fusejit::partition(%x, [%k, ...], %dim)`` and ``fusejit::argpartition`` are ``np.partition``
+and ``np.argpartition`` themselves (their arrangement off the ``k``-th positions is NumPy's,
+which the order ``argpartition`` gives need not reproduce); ``fusejit::partition_backward``
+sends each output's gradient to the input element it came from.
 ``fusejit::sort_values(%x, %dim)`` is ``np.sort`` itself, and ``fusejit::select_sorted(%x,
 [%k, ...])`` an array holding at positions ``k`` the values a sort would (``np.partition``):
 what ``passes/sorted_values.py`` puts for a sort whose values alone are read.
@@ -203,6 +208,15 @@ def _linalg(what: str, fn):
     return body
 
 
+def _linalg_slogdet(a: np.ndarray) -> tuple:
+    """``np.linalg.slogdet``: the sign and ``log|det(a)|``, NumPy's own (from the LU factors:
+    finite where the determinant itself over- or underflows)."""
+    _square("linalg.slogdet", a)
+    sign, logabsdet = np.linalg.slogdet(a.astype(np.result_type(a.dtype, np.float32),
+                                                 copy=False))
+    return as_tensor(np.asarray(sign)), as_tensor(np.asarray(logabsdet))
+
+
 def _linalg_solve(a: np.ndarray, b: np.ndarray, left: bool = True) -> np.ndarray:
     _square("linalg.solve", a)
     if not left:
@@ -254,6 +268,44 @@ def _convolve_grad(grad: np.ndarray, other: np.ndarray, length: int, mode: int) 
     start = 0 if mode == 0 else short - 1 if mode == 1 else (short - 1) // 2
     full[start:start + grad.shape[0]] = grad
     return as_tensor(np.correlate(full, other, "valid"))
+
+
+def _partition_axis(what: str, self: np.ndarray, kth: list[int], dim: int) -> int:
+    if self.ndim == 0:
+        raise RuntimeError(f"{what}: a 0-d array has no axis to partition")
+    axis = wrap_dim(dim, self.ndim)
+    n = self.shape[axis]
+    for k in kth:
+        if not -n <= k < n:
+            raise RuntimeError(f"{what}: kth(={k}) out of bounds ({n})")
+    return axis
+
+
+def _partition(self: np.ndarray, kth: list[int], dim: int) -> np.ndarray:
+    """``np.partition(self, kth, axis=dim)``, NumPy's own."""
+    axis = _partition_axis("np.partition", self, kth, dim)
+    return as_tensor(np.partition(self, kth, axis=axis))
+
+
+def _argpartition(self: np.ndarray, kth: list[int], dim: int) -> np.ndarray:
+    """``np.argpartition(self, kth, axis=dim)``, NumPy's own (int64)."""
+    axis = _partition_axis("np.argpartition", self, kth, dim)
+    return as_tensor(np.argpartition(self, kth, axis=axis).astype(np.int64, copy=False))
+
+
+def _partition_backward(grad: np.ndarray, self: np.ndarray, kth: list[int],
+                        dim: int) -> np.ndarray:
+    """The gradient of ``np.partition(self, kth, axis=dim)``: each output position's gradient
+    added where its value came from. The partition is a permutation of each slice; the output
+    element of rank ``r`` in its slice (stable ranks: equal values in order, NaNs last) is the
+    input element of rank ``r``, so that one is its source (of equal values, one each)."""
+    axis = wrap_dim(dim, self.ndim)
+    out = np.partition(self, kth, axis=axis)
+    sources = np.argsort(self, axis=axis, kind="stable")
+    ranks = np.argsort(np.argsort(out, axis=axis, kind="stable"), axis=axis, kind="stable")
+    found = np.zeros(self.shape, dtype=grad.dtype)
+    np.put_along_axis(found, np.take_along_axis(sources, ranks, axis), grad, axis)
+    return as_tensor(found)
 
 
 def _sort_values(self: np.ndarray, dim: int) -> np.ndarray:
@@ -375,6 +427,8 @@ register("aten::constant_pad_nd(Tensor self, int[] pad, Scalar value=0) -> Tenso
          _constant_pad_nd)
 register("aten::linalg_inv(Tensor A) -> Tensor", _linalg("linalg.inv", np.linalg.inv))
 register("aten::linalg_det(Tensor A) -> Tensor", _linalg("linalg.det", np.linalg.det))
+register("aten::linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)", _linalg_slogdet,
+         multiple=True)
 register("aten::linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor", _linalg_solve)
 register("aten::argsort(Tensor self, int dim=-1, bool descending=False) -> Tensor", _argsort)
 register("aten::cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor", _cumprod)
@@ -392,4 +446,8 @@ register("fusejit::convolve(Tensor a, Tensor v, int mode) -> Tensor", _convolve)
 register("fusejit::convolve_grad(Tensor grad, Tensor other, int length, int mode) -> Tensor",
          _convolve_grad)
 register("fusejit::sort_values(Tensor self, int dim) -> Tensor", _sort_values)
+register("fusejit::partition(Tensor self, int[] kth, int dim) -> Tensor", _partition)
+register("fusejit::argpartition(Tensor self, int[] kth, int dim) -> Tensor", _argpartition)
+register("fusejit::partition_backward(Tensor grad, Tensor self, int[] kth, int dim) -> Tensor",
+         _partition_backward)
 register("fusejit::select_sorted(Tensor self, int[] positions) -> Tensor", _select_sorted)

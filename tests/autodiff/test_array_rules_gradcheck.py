@@ -1,6 +1,6 @@
 """The rules of ``array_rules`` (permute, diagonal and its backward, diag_embed, triu/tril,
 logaddexp, hypot, convolve, index, index_put, select_scatter, slice_scatter, squeeze,
-constant_pad_nd, linalg_inv/det/solve, cumprod, and ``linalg_rules``/``remainder_rules``:
+constant_pad_nd, partition, linalg_inv/det/slogdet/solve, cumprod, and ``linalg_rules``/``remainder_rules``:
 cholesky, svdvals, eigvalsh, eigh, remainder, fmod) against float64 central finite differences of the IR itself, over offsets,
 dims, broadcast patterns and repeated indices; and in float32 (the gradient keeps the input's
 dtype and agrees with float64's). The reference engine runs them: no kernel is compiled.
@@ -110,6 +110,15 @@ CASES += [
     (on_x("%y : Tensor = aten::cumprod(%x, %z, %none)"), [(normal(5),), (normal(),)]),
     (on_x("%y : Tensor = aten::linalg_inv(%x)"), [(conditioned(3, 3),), (conditioned(2, 3, 3),)]),
     (on_x("%y : Tensor = aten::linalg_det(%x)"), [(conditioned(3, 3),), (conditioned(2, 2, 2),)]),
+    # (np.partition: each output's gradient back where its value came from, along either
+    # axis, the kth negative and several)
+    (on_x(ints("k", [2]) + "%y : Tensor = fusejit::partition(%x, %k, %z)"), [(normal(7),)]),
+    (on_x(ints("k", [1, -2]) + "%y : Tensor = fusejit::partition(%x, %k, %one)"),
+     [(normal(3, 6),)]),
+    (on_x(ints("k", [0]) + "%y : Tensor = fusejit::partition(%x, %k, %z)"), [(normal(4, 3),)]),
+    # (log|det|, of a negative determinant too; the sign has no gradient)
+    (on_x("%s : Tensor, %y : Tensor = aten::linalg_slogdet(%x)"),
+     [(conditioned(3, 3),), (-conditioned(3, 3),), (conditioned(2, 2, 2),)]),
     (graph("%a : Tensor, %b : Tensor", "%y : Tensor = aten::linalg_solve(%a, %b, %t)"),
      [(conditioned(3, 3), normal(3)), (conditioned(3, 3), normal(3, 2))]),
 ]

@@ -22,6 +22,7 @@ BACKWARD_ONLY = {
     "fusejit::cumprod_backward": "cumprod's gradient; no double backward",
     "fusejit::svdvals_backward": "svdvals' gradient; no double backward",
     "fusejit::eigvalsh_backward": "eigvalsh's gradient; no double backward",
+    "fusejit::partition_backward": "np.partition's gradient; no double backward",
     "fusejit::eigh_backward": "eigh's gradient; no double backward",
     "fusejit::convolve_grad": "np.convolve's gradient; no double backward",
 }
