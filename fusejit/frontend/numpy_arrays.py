@@ -182,6 +182,8 @@ def squeeze(b: IRBuilder, x: Item, axis: Item = None) -> Value:
     rank = _rank(b, x, "squeeze with an axis")
     items = axis if isinstance(axis, (tuple, list)) else (axis,)
     dropped = {_axis(b, rank, a, "squeeze's axis") for a in items}
+    if len(dropped) != len(items):
+        raise b.error("squeeze: duplicate value in 'axis'")
     from .lowering import size
 
     return reshape(b, x, [size(b, x, d) for d in range(rank) if d not in dropped])

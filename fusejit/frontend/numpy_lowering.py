@@ -88,8 +88,14 @@ def reduce(b: IRBuilder, name: str, x: Item, axis: Item = None, keepdims: Item =
                               f"rank")
             return reshape(b, out, (1,) * rank) if keep else out
         rank = rank_of(x)
-        order = sorted((a % rank if rank else a for a in axes), reverse=True) \
-            if rank is not None else axes
+        if rank is not None:
+            for a in axes:      # (NumPy's AxisError: no axis wraps around)
+                if not -rank <= a < rank:
+                    raise b.error(f"{what}: axis {a} is out of bounds for an array of "
+                                  f"dimension {rank}")
+            if len({a % rank for a in axes}) != len(axes):
+                raise b.error(f"{what}: duplicate value in 'axis'")
+        order = sorted((a % rank for a in axes), reverse=True) if rank is not None else axes
         for a in order:
             x = b.emit(kind, [x, a, keep, None], what)
         return x

@@ -471,6 +471,122 @@ def nanmean(a, axis=None, keepdims=False):
     return (total / count).astype(a.dtype)
 
 
+def _nan_reduction(a, axis, keepdims, largest):
+    # NumPy's nanmax/nanmin: the NaNs skipped, NaN where a slice holds nothing else (NumPy
+    # warns there); integers: np.max/np.min
+    a = np.asarray(a)
+    if a.dtype != np.float32 and a.dtype != np.float64:
+        if largest:
+            return np.max(a, axis=axis, keepdims=keepdims)
+        return np.min(a, axis=axis, keepdims=keepdims)
+    mask = np.isnan(a)
+    if largest:
+        found = np.max(np.where(mask, -np.inf, a), axis=axis, keepdims=keepdims)
+    else:
+        found = np.min(np.where(mask, np.inf, a), axis=axis, keepdims=keepdims)
+    return np.where(np.all(mask, axis=axis, keepdims=keepdims), np.nan, found)
+
+
+def nanmax(a, axis=None, keepdims=False):
+    return _nan_reduction(a, axis, keepdims, True)
+
+
+def nanmin(a, axis=None, keepdims=False):
+    return _nan_reduction(a, axis, keepdims, False)
+
+
+def _nan_arg(a, axis, largest):
+    # NumPy's nanargmax/nanargmin: the NaNs replaced by -inf (+inf), then argmax (argmin);
+    # NumPy's ValueError where a slice is all NaN
+    a = np.asarray(a)
+    if a.dtype != np.float32 and a.dtype != np.float64:
+        if largest:
+            return np.argmax(a, axis=axis)
+        return np.argmin(a, axis=axis)
+    mask = np.isnan(a)
+    if np.any(np.all(mask, axis=axis)):
+        raise ValueError("All-NaN slice encountered")
+    if largest:
+        return np.argmax(np.where(mask, -np.inf, a), axis=axis)
+    return np.argmin(np.where(mask, np.inf, a), axis=axis)
+
+
+def nanargmax(a, axis=None):
+    return _nan_arg(a, axis, True)
+
+
+def nanargmin(a, axis=None):
+    return _nan_arg(a, axis, False)
+
+
+def nanprod(a, axis=None, keepdims=False):
+    # (NumPy's: NaNs replaced by 1, then prod)
+    return np.prod(np.where(np.isnan(a), 1, a), axis=axis, keepdims=keepdims)
+
+
+def nancumsum(a, axis=None):
+    return np.cumsum(np.where(np.isnan(a), 0, a), axis=axis)
+
+
+def nancumprod(a, axis=None):
+    return np.cumprod(np.where(np.isnan(a), 1, a), axis=axis)
+
+
+def nanvar(a, axis=None, ddof=0, keepdims=False):
+    # NumPy's: the mean of the non-NaNs, then the sum of their squared deviations over
+    # count - ddof (NaN where that is not positive); integers: np.var
+    a = np.asarray(a)
+    if a.dtype != np.float32 and a.dtype != np.float64:
+        return np.var(a, axis=axis, ddof=ddof, keepdims=keepdims)
+    mask = np.isnan(a)
+    count = np.sum(~mask, axis=axis, keepdims=True)
+    mean = (np.sum(np.where(mask, 0, a), axis=axis, keepdims=True) / count).astype(a.dtype)
+    deviation = np.where(mask, 0, a - mean)
+    squares = np.sum(deviation * deviation, axis=axis, keepdims=keepdims)
+    dof = np.sum(~mask, axis=axis, keepdims=keepdims) - ddof
+    return np.where(dof > 0, squares / np.maximum(dof, 1), np.nan).astype(a.dtype)
+
+
+def nanstd(a, axis=None, ddof=0, keepdims=False):
+    return np.sqrt(nanvar(a, axis, ddof, keepdims))
+
+
+def nanmedian(a, axis=None, keepdims=False):
+    # NumPy's: the median of each slice's non-NaNs (they sort before the NaNs: the middle of
+    # the first count of the sorted slice); NaN for a slice of NaNs alone (NumPy warns)
+    a = np.asarray(a)
+    if a.dtype != np.float32 and a.dtype != np.float64:
+        return np.median(a, axis=axis, keepdims=keepdims)
+    if axis is None:
+        if keepdims:
+            unsupported("np.nanmedian: keepdims=True without an axis is not supported")
+        s = np.sort(a.reshape(-1))
+        n = np.sum(~np.isnan(s))
+        if n == 0:
+            return np.asarray(np.nan, dtype=a.dtype)
+        return (s[(n - 1) // 2] + s[n // 2]) / 2
+    s = np.sort(a, axis=axis)
+    n = np.sum(~np.isnan(s), axis=axis, keepdims=True)
+    low = np.take_along_axis(s, np.maximum(n - 1, 0) // 2, axis=axis)
+    high = np.take_along_axis(s, np.minimum(n // 2, s.shape[axis] - 1), axis=axis)
+    middle = np.where(n > 0, (low + high) / 2, np.nan).astype(a.dtype)
+    if keepdims:
+        return middle
+    return np.squeeze(middle, axis=axis)
+
+
+def ediff1d(ary, to_end=None, to_begin=None):
+    # NumPy's: the differences of the flattened array, with to_begin and to_end (flattened,
+    # in its dtype) around them
+    a = np.asarray(ary).reshape(-1)
+    d = a[1:] - a[:-1]
+    if to_begin is not None:
+        d = np.concatenate((np.asarray(to_begin).astype(a.dtype).reshape(-1), d))
+    if to_end is not None:
+        d = np.concatenate((d, np.asarray(to_end).astype(a.dtype).reshape(-1)))
+    return d
+
+
 def _accumulate(a, axis, largest):
     # out[i] = maximum (or minimum) of out[i - 1] and a[i] along axis, one slice at a time
     # (the running value carried in a variable: not read back from out, a store and a load
@@ -541,7 +657,10 @@ SHIMS = {np.cov: cov, np.corrcoef: corrcoef, np.polyval: polyval, np.kron: kron,
          np.quantile: quantile, np.percentile: percentile, np.digitize: digitize,
          np.histogram: histogram, np.isin: isin, np.logspace: logspace,
          np.unravel_index: unravel_index, np.gradient: gradient, np.intersect1d: intersect1d,
-         np.union1d: union1d, np.setdiff1d: setdiff1d}
+         np.union1d: union1d, np.setdiff1d: setdiff1d, np.nanmax: nanmax, np.nanmin: nanmin,
+         np.nanargmax: nanargmax, np.nanargmin: nanargmin, np.nanprod: nanprod,
+         np.nancumsum: nancumsum, np.nancumprod: nancumprod, np.nanvar: nanvar,
+         np.nanstd: nanstd, np.nanmedian: nanmedian, np.ediff1d: ediff1d}
 
 # Shims whose argument (position, name) may be a list or tuple of numbers, as NumPy's may be
 # array_like: mapped over its items, the results stacked (np.percentile(x, [5, 95])).

@@ -431,6 +431,10 @@ def test_calling_another_jit_function():
     ("np.linalg.svd(x[None])", "only the singular values", "compute_uv=False"),
     ("np.kron(x[None, None], x[None, None])", "np.kron is supported for two 1-D or two 2-D",
      "np.kron"),
+    # (NumPy's AxisError and ValueError: an axis is never wrapped around, nor taken twice)
+    ("np.prod(x, axis=2)", "axis 2 is out of bounds", "dimension 2"),
+    ("x.prod(axis=(1, -1))", "duplicate value in 'axis'", "prod"),
+    ("np.squeeze(x[None], axis=(0, 0))", "duplicate value in 'axis'", "squeeze"),
 ])
 def test_unsupported_constructs_name_the_line_and_the_alternative(tmp_path, source, what, hint):
     import importlib.util

@@ -225,6 +225,24 @@ def shifted_sum(x):
     return x
 
 
+# -- NumPy's NaN-skipping statistics and ediff1d (refused) -----------------------------------
+
+def nan_statistics(x):
+    return (np.nanmax(x), np.nanmin(x, axis=0), np.nanmax(x, axis=1, keepdims=True),
+            np.nanargmax(x[:2]), np.nanargmin(x[:2], axis=1), np.nanprod(x, axis=1),
+            np.nancumsum(x), np.nancumprod(x, axis=1), np.nanvar(x), np.nanvar(x, axis=1, ddof=1),
+            np.nanstd(x, axis=0, keepdims=True), np.nanmedian(x), np.nanmedian(x, axis=1),
+            np.nanmedian(x, axis=0, keepdims=True), np.ediff1d(x), np.ediff1d(x[0], [9], -1))
+
+
+def _nan_rows(x: np.ndarray) -> np.ndarray:
+    """NaN at a few places and along the whole last row (where NumPy gives NaN and warns)."""
+    if x.dtype.kind == "f":
+        x[0, 1] = x[1, 3] = x[2, 2] = np.nan
+        x[-1] = np.nan
+    return x
+
+
 PROGRAMS = [
     ("nested_return", nested_return, lambda: (_r(1, 3, 4),)),
     ("shape_of_vector", shape_of_vector, lambda: (_r(2, 5),)),
@@ -257,6 +275,9 @@ PROGRAMS = [
     ("array_literals_float32", array_literals, lambda: (_r(25, 3, dtype=np.float32), 3, 0.5)),
     ("array_literals_int32", array_literals, lambda: (_r(26, 3, dtype=np.int32), 3, 0.5)),
     ("flat_concatenate", flat_concatenate, lambda: (_r(27, 3, 2),)),
+    ("nan_statistics_float64", nan_statistics, lambda: (_nan_rows(_r(32, 4, 5)),)),
+    ("nan_statistics_float32", nan_statistics, lambda: (_nan_rows(_r(33, 5, 4, dtype=np.float32)),)),
+    ("nan_statistics_int", nan_statistics, lambda: (_r(34, 4, 4, dtype=np.int64),)),
 ]
 
 
@@ -290,12 +311,18 @@ def floor_division(a, b):
     return a // b
 
 
+def nan_argmax(a):
+    return np.nanargmax(a, axis=1)
+
+
 @pytest.mark.parametrize("fn, args, match", [
     (uint8_sum, (np.arange(5, dtype=np.uint8),), "uint64"),
     (negative_literal_power, (np.arange(1, 4),), "negative integer powers"),
     (array_power, (np.arange(1, 4), np.array([1, -1, 2])), "negative integer powers"),
     (floor_division, (np.arange(3), np.array([1, 0, 2])), "floor_divide"),
-], ids=["uint8_sum", "int_negative_literal_power", "int_array_power", "int_floor_div_zero"])
+    (nan_argmax, (_nan_rows(_r(35, 3, 4)),), "All-NaN slice encountered"),
+], ids=["uint8_sum", "int_negative_literal_power", "int_array_power", "int_floor_div_zero",
+        "nanargmax_all_nan_row"])
 def test_refused_with_a_clear_error(fn, args, match):
     with pytest.raises(fusejit.FusejitError, match=match) as error:
         fusejit.jit(fn)(*args)
