@@ -69,6 +69,8 @@ from ..ir.graph import Graph, Node, Value
 from ..ir.limits import fits_int64
 from ..ir.symbols import aten, prim
 from ..ir.types import (
+    INT,
+    TENSOR,
     AnyType,
     BoolType,
     DeviceType,
@@ -745,19 +747,37 @@ class GroupOperation:
         yy - d`` with rows of 3 broadcast to 1000 x 1000, which no row kernel plans, ran every
         op on NumPy (0.44x NumPy's time for pairwise squared distances). Any other group, or
         an error, goes to ``interpret``, which raises it at the op that fails."""
-        if self.node.kind in (prim.RowReductionGroup, prim.ColumnReductionGroup):
-            unfused = self._unfused
-            if unfused is None:
-                unfused = self._unfused = CompiledFunction(
-                    self.node.g("Subgraph").copy(), fuse=True, engine="reference",
-                    precise=self.precise, device=self.device.name)
+        unfused = self._unfused
+        if unfused is None:
+            unfused = self._unfused = self._apart()
+        if unfused:
+            function, extra = unfused
             try:
-                out = unfused(*args)
+                out = function(*args, *extra)
             except Exception:  # noqa: BLE001, S110 - interpret raises the error, located
                 pass
             else:
                 return out if type(out) is tuple else (out,)
         return self.interpret(args)
+
+    def _apart(self) -> tuple | bool:
+        """The plan ``_declined`` runs, with the arguments it takes after the group's; False
+        where the group has none (it interprets)."""
+        if self.node.kind in (prim.RowReductionGroup, prim.ColumnReductionGroup):
+            return CompiledFunction(self.node.g("Subgraph").copy(), fuse=True,
+                                    engine="reference", precise=self.precise,
+                                    device=self.device.name), ()
+        subgraph = self.node.g("Subgraph")
+        if self.node.has_attribute("written_into") or not any(
+                n.kind == prim.FusedConcat for n in subgraph.nodes()):
+            return False
+        # A FusedConcat's pieces of different lengths (np.gradient's one-sided ends around
+        # its central differences, x[1:2] - x[:1] beside x[2:] - x[:-2]), which one kernel
+        # cannot iterate: each piece fused on its own, then np.concatenate. Each concat's
+        # dim is an argument of the plan, so that the fuser leaves it a concatenation.
+        graph, dims = _concats_apart(subgraph)
+        return CompiledFunction(graph, fuse=True, engine="reference", precise=self.precise,
+                                device=self.device.name, reductions=True), tuple(dims)
 
     def interpret(self, args) -> tuple:
         """The group's subgraph on the reference loop (with the device's operations), or as
@@ -779,6 +799,25 @@ class GroupOperation:
 
             return copy_into(args[self.node.i("written_into")], stack[0])
         return tuple(stack)
+
+
+def _concats_apart(subgraph: Graph) -> tuple[Graph, list[int]]:
+    """A copy of a fusion group's ``subgraph`` with each ``prim::FusedConcat`` an
+    ``aten::cat`` of its pieces along a dim the graph takes as a new trailing input, and
+    those dims."""
+    graph = subgraph.copy()
+    dims = []
+    for node in [n for n in graph.nodes() if n.kind == prim.FusedConcat]:
+        dim = graph.add_input(f"concat_dim{len(dims)}", INT)
+        dims.append(node.i("dim"))
+        with graph.inserting_before(node):
+            pieces = graph.insert(prim.ListConstruct, list(node.inputs))
+            pieces.output().type = ListType(TENSOR)
+            cat = graph.insert(aten.cat, [pieces.output(), dim])
+        cat.output().type = node.output().type
+        node.output().replace_all_uses_with(cat.output())
+        node.destroy()
+    return graph, dims
 
 
 class _Mismatch(Exception):

@@ -373,8 +373,44 @@ def test_a_declined_group_runs_its_maps_fused(monkeypatch):
     groups = [g for g in compiled.plan_for(compiled.check_inputs([x, y])).kernels
               if g.node.kind == prim.RowReductionGroup and g._unfused is not None]
     assert groups
-    (inner,) = groups[0]._unfused._plans.values()
+    (inner,) = groups[0]._unfused[0]._plans.values()
     assert any(g.node.kind == prim.FusionGroup and g._kernel for g in inner.kernels)
+
+
+def ends_and_middle(x):
+    return np.concatenate((x[1:2] - x[:1], (x[2:] - x[:-2]) / 2.0, x[-1:] - x[-2:-1]))
+
+
+def central_gradient(x):
+    return np.gradient(x)
+
+
+def wider_columns(a):
+    return np.concatenate((a[:, :1] * 2.0, a[:, 1:] * 3.0 + a[:, :-1]), axis=1)
+
+
+@pytest.mark.parametrize("fn, shape", [(ends_and_middle, (1000,)), (central_gradient, (1000,)),
+                                       (wider_columns, (40, 30))])
+def test_a_concat_of_pieces_of_different_lengths_runs_each_piece_fused(monkeypatch, fn, shape):
+    """One group computes every piece of a concatenation (``prim::FusedConcat``); a kernel
+    iterates one shape, so pieces of different lengths are declined, and each piece then
+    runs in its own kernel before NumPy concatenates them (``GroupOperation._declined``),
+    not op by op."""
+    interpreted = []
+    interpret = executor.GroupOperation.interpret
+    monkeypatch.setattr(executor.GroupOperation, "interpret",
+                        lambda self, args: interpreted.append(1) or interpret(self, args))
+    x = np.random.default_rng(8).standard_normal(shape)
+    jitted = fusejit.jit(fn)
+    for _ in range(3):
+        np.testing.assert_array_equal(jitted(x), fn(x))
+    assert not interpreted
+    compiled = jitted._compiled
+    (group,) = [g for g in compiled.plan_for(compiled.check_inputs([x])).kernels
+                if g._unfused is not None]
+    assert any(n.kind == prim.FusedConcat for n in group.node.g("Subgraph").nodes())
+    (inner,) = group._unfused[0]._plans.values()
+    assert len([g for g in inner.kernels if g.node.kind == prim.FusionGroup and g._kernel]) >= 2
 
 
 def subtract_row_norms(x, z):
