@@ -31,10 +31,10 @@ and the fuser then makes ``where(x < 0, 0, x) * 2`` one kernel. It applies where
   (``x[m] += 1``); so the ``where`` has ``y``'s shape and the store would copy it whole.
 
 Uses of ``y`` before the store keep reading ``y``; those after it (in later nodes' blocks too)
-read the ``where``. A copy then read by maps alone, before anything may write the array it
-copies, is dropped too (its readers read that array): the example is one kernel reading
-``x``. ``fuse_graph`` is unchanged; the executor runs this before it, on CPU
-plans of ``@fusejit.jit``.
+read the ``where``. A copy only read (by ops that neither write it nor keep a view of it),
+before anything may write the array it copies, is dropped too, whether or not a store was
+(its readers read that array): the example is one kernel reading ``x``. ``fuse_graph`` is
+unchanged; the executor runs this before it, on CPU plans of ``@fusejit.jit``.
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ from ..ir.symbols import aten, prim
 from ..ir.types import TensorType
 from .alias_analysis import AliasDb, _same_block_ancestor
 from .dead_code_elimination import eliminate_dead_code
-from .more_maps import computed_from, is_map, jit_map
+from .more_maps import computed_from, jit_map
 from .pass_checks import graph_pass
 
 # Ops making a new array from another (beside the maps): y = x.copy(), np.array(x).
@@ -68,14 +68,16 @@ def functionalize_fresh_stores(graph: Graph) -> bool:
             break
         _replace(store)
         changed = True
-    if changed:
-        db = AliasDb(graph)
-        for node in list(graph.all_nodes()):
-            if node.kind in _FRESH and _only_read(node, db):
-                node.output().replace_all_uses_with(node.input(0))
-                node.destroy()
+    db = AliasDb(graph)
+    dropped = False
+    for node in list(graph.all_nodes()):
+        if node.kind in _FRESH and _only_read(node, db):
+            node.output().replace_all_uses_with(node.input(0))
+            node.destroy()
+            dropped = True
+    if changed or dropped:
         eliminate_dead_code(graph)
-    return changed
+    return changed or dropped
 
 
 def _functional(store: Node, db: AliasDb) -> bool:
@@ -104,27 +106,55 @@ def _functional(store: Node, db: AliasDb) -> bool:
 
 
 def _only_read(copy: Node, db: AliasDb) -> bool:
-    """Is ``copy`` (``y = x.copy()``) only read, by maps, before anything may write ``x``,
-    and not returned? Then its uses may read ``x`` itself (the copy the store needed is gone:
-    ``where(x < 0, 0, x) * 2`` reads ``x``)."""
+    """Is ``copy`` (``y = x.copy()``) only read, before anything may write ``x``, and not
+    returned? Each use, in the copy's block, is an op (with a schema) that neither writes nor
+    keeps ``y`` (the array itself given back), a view of it only read in turn (``y.T``), or a
+    list of arrays only read (``np.concatenate``). Then its uses may read ``x`` itself (the
+    copy the store needed is gone: ``where(x < 0, 0, x) * 2`` reads ``x``; ``np.cov(x, y)``'s
+    ``astype`` copies)."""
     y, x = copy.output(), copy.input(0)
     if not y.uses or not isinstance(x.type, TensorType):
         return False
-    block = copy.owning_block
+    readers = _readers(y, copy.owning_block, db)
+    if readers is None:
+        return False
     last = copy
-    for use in y.uses:
-        here = _same_block_ancestor(use.user, block)
-        if here is None or not is_map(use.user) or use.user.kind in _SAME_ARRAY or \
-                use.user.owning_block is not block:
-            return False
-        if here.is_after(last):
-            last = here
+    for reader in readers:
+        if reader.is_after(last):
+            last = reader
     at, x_locations = copy.next, db.points_to(x)
     while at is not last:
         if db.get_writes(at) & x_locations:
             return False
         at = at.next
     return True
+
+
+def _readers(value: Value, block, db: AliasDb, depth: int = 0) -> list[Node] | None:
+    """The nodes of ``block`` that read ``value``, directly, through views of it or through
+    lists holding it, where none writes it or lets it out (returns it, keeps it in a block's
+    result, gives it back as it is); else None."""
+    readers = []
+    for use in value.uses:
+        user = use.user
+        if user.owning_block is not block or depth > 4:
+            return None
+        if user.kind == prim.ListConstruct:
+            found = _readers(user.output(), block, db, depth + 1)
+        elif user.schema is None or user.schema.written or user.kind in _SAME_ARRAY:
+            return None
+        else:
+            found = [user]
+            for out in user.outputs:        # (a view of it: read in turn)
+                if db.may_alias(out, value):
+                    more = _readers(out, block, db, depth + 1)
+                    if more is None:
+                        return None
+                    found += more
+        if found is None:
+            return None
+        readers += found
+    return readers
 
 
 def _is_fresh(node: Node) -> bool:

@@ -4,7 +4,8 @@ reads the array after (``y = x.copy(); y[y < 0] = 0; y * 2``). Checked: the grap
 values against NumPy, the caller's arrays left (or updated) as NumPy leaves them, and the
 programs where it must not apply: a store into an argument, into an array a view or a later
 in-place update holds, after the copied array changed, inside a loop, through a cast that may
-give its input back."""
+give its input back. A copy only read (by a map, a concatenation, a product, a sort) is
+dropped; one returned, viewed, or read after its original changes stays."""
 
 from __future__ import annotations
 
@@ -87,6 +88,20 @@ def mask_of_another_array(x, m):
     return y * 3
 
 
+def copies_only_read(x, m):
+    a = x.astype(np.float32)        # (a copy: x is float32)
+    b = np.array(m)
+    return np.concatenate([a, x.copy()]).max(), b @ b.T, np.sort(x.copy()) * 2
+
+
+def copies_others_may_see(x, m):
+    a = x.copy()
+    b = m.copy()
+    c = x.copy()
+    x[0] = 5.0                      # (after the copy, before its read)
+    return a, b.T, c.sum(), np.copy(m)[0]
+
+
 def _same(got, want):
     got = got if isinstance(got, tuple) else (got,)
     want = want if isinstance(want, tuple) else (want,)
@@ -146,3 +161,15 @@ def test_a_mask_from_another_array_is_checked_then_stored():
     f = fusejit.jit(mask_of_another_array)
     with pytest.raises(fusejit.FusejitError, match="IndexError"):
         f(M, m[:1])
+
+
+def test_copies_only_read_are_dropped():
+    graph = _check(copies_only_read, X, M)
+    assert not any(n.kind == aten.clone for n in graph.all_nodes())
+
+
+def test_copies_returned_viewed_or_read_after_a_write_stay():
+    graph = _check(copies_others_may_see, X, M)
+    # a and b (returned, viewed), c (x written before it is read), np.copy(m) (a row of it
+    # returned: a view)
+    assert len([n for n in graph.all_nodes() if n.kind == aten.clone]) == 4
