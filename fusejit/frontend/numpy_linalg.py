@@ -375,12 +375,15 @@ def bincount(b: IRBuilder, x: Item, weights: Item = None, minlength: Item = 0) -
 
 def nonzero(b: IRBuilder, a: Item) -> tuple[Value, ...]:
     """``np.nonzero(a)`` (and ``np.where(condition)``): one int64 array of positions per
-    axis, from ``aten::nonzero``'s rows (their count known when it runs)."""
+    axis, from ``aten::nonzero``'s rows (their count known when it runs); of a vector,
+    ``fusejit::flatnonzero``."""
     x = _array(b, a, "np.nonzero")
     rank = _rank(b, x, "np.nonzero")
     if rank == 0:
         raise b.error("np.nonzero of a 0-d array is not supported (NumPy deprecates it); "
                       "write np.nonzero(np.atleast_1d(a))")
+    if rank == 1:       # (its one array at once, contiguous, as NumPy's)
+        return (_typed(b.emit("fusejit::flatnonzero", [x], "np.nonzero"), x, np.int64, 1),)
     found = _typed(b.emit("aten::nonzero", [x], "np.nonzero"), x, np.int64, 2)
     return tuple(b.emit(aten.select, [found, 1, d], "np.nonzero") for d in range(rank))
 
@@ -396,7 +399,8 @@ def argwhere(b: IRBuilder, a: Item) -> Value:
 
 def flatnonzero(b: IRBuilder, a: Item) -> Value:
     """``np.flatnonzero(a)``: the positions of the nonzero elements of the flattened array."""
-    return nonzero(b, reshape(b, _array(b, a, "np.flatnonzero"), [-1]))[0]
+    x = _array(b, a, "np.flatnonzero")
+    return _typed(b.emit("fusejit::flatnonzero", [x], "np.flatnonzero"), x, np.int64, 1)
 
 
 def unique(b: IRBuilder, ar: Item, return_index: Item = False, return_inverse: Item = False,

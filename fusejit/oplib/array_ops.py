@@ -17,6 +17,7 @@ slice writes, and two smooth binary maps, with PyTorch's schemas and semantics::
 PyTorch's ``cumprod_backward``; quadratic in the length of the axis).
 ``fusejit::cat_offsets(%list, %dim)`` (not PyTorch's: its TorchScript ``cat`` gradient builds
 the same list in a loop) gives where each element of a ``cat`` starts.
+``fusejit::flatnonzero(%x)`` is ``np.flatnonzero(x)`` (``np.nonzero`` of a vector).
 ``fusejit::unique_values(%x)`` is ``np.unique(x)`` (PyTorch's ``_unique2`` has three results).
 ``fusejit::argsort(%x, %dim, %kind)`` is ``np.argsort`` itself, NumPy's order of ties for its
 kind (``aten::argsort``, stable, orders ``np.sort``'s values).
@@ -362,6 +363,13 @@ def _nonzero(self: np.ndarray) -> np.ndarray:
     return as_tensor(np.argwhere(self).astype(np.int64, copy=False))
 
 
+def _flatnonzero(self: np.ndarray) -> np.ndarray:
+    """``np.flatnonzero``: the positions of the nonzero elements of the flattened array
+    (``np.nonzero`` of a vector: its one array, contiguous)."""
+    found = self.ravel().nonzero()[0]       # (np.flatnonzero, without its Python)
+    return found if found.dtype == np.int64 else found.astype(np.int64)
+
+
 def _unique_values(self: np.ndarray) -> np.ndarray:
     """``np.unique(x)``: the sorted distinct values of the flattened array (NaNs as one)."""
     return as_tensor(np.unique(self))
@@ -439,6 +447,7 @@ register("aten::bincount(Tensor self, Tensor? weights=None, int minlength=0) -> 
          _bincount)
 register("fusejit::unique_values(Tensor self) -> Tensor", _unique_values)
 register("aten::nonzero(Tensor self) -> Tensor", _nonzero)
+register("fusejit::flatnonzero(Tensor self) -> Tensor", _flatnonzero)
 register("aten::searchsorted(Tensor sorted_sequence, Tensor self, *, bool out_int32=False, "
          "bool right=False, str? side=None, Tensor? sorter=None) -> Tensor", _searchsorted)
 register("fusejit::argsort(Tensor self, int dim, int kind=0) -> Tensor", _numpy_argsort)

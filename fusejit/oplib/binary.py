@@ -506,7 +506,8 @@ def _render_compare(cx: Emitter, node, ops: list[Operand], dtype: np.dtype) -> s
 for _name, (_fn, _symbol, _native) in COMPARISONS.items():
     _schemas = tensor_schemas(_name, "Tensor other", "Scalar other")
     for _schema in _schemas:
-        register(_schema, _compare_body(_name, _fn))
+        # (runtime/direct.py calls the ufunc where both operands have one dtype)
+        register(_schema, _compare_body(_name, _fn), ufunc=_fn)
     define(f"aten::{_name}", fuses=_schemas, dtype=fixed(BOOL), render=_render_compare,
            native=_native)
 

@@ -66,6 +66,8 @@ def _view(self: np.ndarray, size: list[int]) -> np.ndarray:
 
 
 def _reshape(self: np.ndarray, shape: list[int]) -> np.ndarray:
+    if len(shape) == 1 and shape[0] == -1 and type(self) is np.ndarray:
+        return self.reshape(-1)    # (x.ravel(), the usual case: ~1 us less than the checks)
     return np.reshape(self, infer_size(shape, self.size))  # a view when possible, else a copy
 
 

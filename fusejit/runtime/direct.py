@@ -7,8 +7,9 @@ interpreter, the operator table's promotion and casts) costs more than the loop 
 ~10^4 elements. Where each op of such a graph is a NumPy ufunc for its operand dtypes (the
 table's ``Overload.ufunc``: every tensor operand already of the result dtype, every other
 argument at its schema default; a Python number, constant or argument, is NumPy's weak
-scalar: a float with a float array, an int with an integer one, in the array's dtype), the
-graph is written out as those calls::
+scalar: a float with a float array, an int with an integer one, in the array's dtype; a
+comparison's operands of one dtype, its result bool), the graph is written out as those
+calls::
 
     graph(%x : Float(*), %y : Float(*)):         def direct(a0, a1):
       %2 : int = prim::Constant[value=1]()
@@ -47,6 +48,10 @@ from ..passes.lone_maps import costly_map
 from .fusion.outputs import MIN_BYTES
 
 _count = itertools.count()
+
+# Comparisons: a bool result of operands of another dtype.
+_COMPARISONS = frozenset({np.equal, np.not_equal, np.less, np.less_equal, np.greater,
+                          np.greater_equal})
 
 # Arrays a graph with a temporary (an op feeding a reduction) runs directly up to: beyond, the
 # fused kernel, which reads its inputs once and writes no temporary, is faster. Measured for
@@ -105,7 +110,8 @@ def direct_function(graph: Graph, scalars: dict[int, Any]) -> Callable[..., Any]
         out = node.outputs[0]
         name = text[out] = f"v{len(lines)}"
         (reduced if reduces else computed).add(out)
-        itemsize = max(itemsize, out.type.dtype.itemsize)
+        itemsize = max(itemsize, out.type.dtype.itemsize, *(v.type.dtype.itemsize
+                                                            for v in operands))
         lines.append(f"    {name} = {expression}")
     if not lines:
         return None
@@ -180,10 +186,18 @@ def _call(node: Node, text: dict[Value, str], names: dict[str, Any]
     whether it is a reduction; None where ``node`` is not one exactly."""
     overload = find_entry(node)
     ufunc = overload.ufunc if overload is not None else None
-    if ufunc is None or len(node.outputs) != 1 or not _array_of_known_dtype(node.outputs[0]):
+    if ufunc is None or len(node.outputs) != 1 or not (
+            _array_of_known_dtype(node.outputs[0]) or ufunc in _COMPARISONS and
+            isinstance(node.outputs[0].type, TensorType) and
+            node.outputs[0].type.sizes is not None and node.outputs[0].type.dtype == np.bool_):
         return None
     schema = registry.find(node)
-    dtype = node.outputs[0].type.dtype
+    out_dtype = dtype = node.outputs[0].type.dtype
+    if ufunc in _COMPARISONS:     # (bool results of operands compared in their own dtype)
+        arrays = [v for v in node.inputs[:2] if isinstance(v.type, TensorType)]
+        if not arrays or not _array_of_known_dtype(arrays[0]):
+            return None
+        dtype = arrays[0].type.dtype
     n_operands = 1 if overload.reduces else ufunc.nin
     if schema is None or len(node.inputs) != len(schema.arguments) or \
             len(node.inputs) < n_operands:
@@ -215,7 +229,7 @@ def _call(node: Node, text: dict[Value, str], names: dict[str, Any]
             name = f"C{len(names)}"
             names[name] = number
             args.append(name)
-    if not read or not _exact(ufunc, dtype, overload.reduces):
+    if not read or not _exact(ufunc, dtype, overload.reduces, out_dtype):
         return None
     name = f"U{len(names)}"
     names[name] = ufunc
@@ -224,13 +238,13 @@ def _call(node: Node, text: dict[Value, str], names: dict[str, Any]
     return f"{name}({', '.join(args)})", read, False
 
 
-def _exact(ufunc: np.ufunc, dtype: np.dtype, reduces: bool) -> bool:
-    """Does ``ufunc`` compute in ``dtype`` and give ``dtype`` for operands of ``dtype``?"""
+def _exact(ufunc: np.ufunc, dtype: np.dtype, reduces: bool, out: np.dtype) -> bool:
+    """Does ``ufunc`` compute in ``dtype`` and give ``out`` for operands of ``dtype``?"""
     try:
         if reduces:
-            return ufunc.nin == 2 and ufunc.reduce(np.ones(1, dtype)).dtype == dtype
+            return ufunc.nin == 2 and ufunc.reduce(np.ones(1, dtype)).dtype == dtype == out
         return ufunc.nout == 1 and \
-            ufunc.resolve_dtypes((dtype,) * ufunc.nin + (None,)) == (dtype,) * (ufunc.nin + 1)
+            ufunc.resolve_dtypes((dtype,) * ufunc.nin + (None,)) == (dtype,) * ufunc.nin + (out,)
     except (TypeError, ValueError):
         return False
 

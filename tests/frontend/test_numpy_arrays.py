@@ -91,3 +91,19 @@ def test_an_index_out_of_range_is_an_error_naming_the_line() -> None:
 def test_bad_einsum_subscripts_are_named() -> None:
     with pytest.raises(fusejit.FusejitError, match=r"np.einsum\('ij,jk->iz'\): the output"):
         fusejit.jit(wrong_output)(np.ones((3, 3)))
+
+
+def positions(v, m):
+    return np.nonzero(v > 0)[0], np.where(v < 0), np.flatnonzero(m), np.nonzero(m)
+
+
+def test_nonzero_positions_are_numpys_arrays():
+    """np.nonzero of a vector (and np.where of one condition, np.flatnonzero of any array):
+    one contiguous int64 array, as NumPy's; of a matrix, one array per axis."""
+    v, m = R.standard_normal(50), R.standard_normal((4, 5)) > 0
+    got, want = fusejit.jit(positions)(v, m), positions(v, m)
+    flat = [got[0], *got[1], got[2], *got[3]]
+    for g, w in zip(flat, [want[0], *want[1], want[2], *want[3]]):
+        assert g.dtype == w.dtype == np.int64
+        np.testing.assert_array_equal(g, w)
+    assert all(g.flags.c_contiguous for g in flat[:3])

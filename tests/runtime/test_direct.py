@@ -95,6 +95,32 @@ def test_direct_calls_give_numpys_results(fn):
         assert any(jitted._direct.values()), f"{fn.__name__} ran no NumPy calls for {dtype}"
 
 
+def compared(x, y):
+    return x > y, x <= 2, x == y
+
+
+def compared_with_python_numbers(x, n):
+    return x < n, x != 3
+
+
+@pytest.mark.parametrize("dtype", DTYPES + (np.uint8,))
+def test_comparisons_are_numpys_calls(dtype):
+    """A comparison's operands share a dtype and its result is bool: NumPy's ufunc on them,
+    NaN and the weak scalar's rule included (a uint8 array against 300: NumPy's exact answer,
+    through the graph's own path)."""
+    x, y = _arguments(dtype, ((4, 6), (6,)))
+    if x.dtype.kind == "f":
+        x[0, :2] = np.nan
+    jitted = fusejit.jit(compared)
+    for _ in range(3):
+        _same(jitted(x, y), compared(x, y))
+    assert any(jitted._direct.values())
+    jitted = fusejit.jit(compared_with_python_numbers)
+    for n in ([2.5, 2.0] if x.dtype.kind == "f" else [2, 300, -1]):
+        for _ in range(2):
+            _same(jitted(x, n), compared_with_python_numbers(x, n))
+
+
 def differences(x, y):
     return x[1:] - x[:-1], y[:, 2::3] * 2
 
