@@ -42,7 +42,8 @@ NONDIFFERENTIABLE = frozenset(
     "prim::ImplicitTensorToNum prim::dtype prim::device aten::argmax aten::argmin aten::all "
     "aten::any aten::floor_divide aten::full_like aten::empty_like aten::argsort "
     "aten::searchsorted aten::bincount fusejit::unique_values aten::nonzero "
-    "fusejit::argsort fusejit::argpartition fusejit::flatnonzero".split())
+    "fusejit::argsort fusejit::argpartition fusejit::flatnonzero fusejit::unique_all "
+    "fusejit::matrix_rank".split())
 
 
 def derivative(*schemas: str) -> Callable[[Rule], Rule]:

@@ -105,15 +105,102 @@ def _spectral(b: IRBuilder, x: Value, order: Any, axes: tuple, rank: int, keepdi
 
 def svd(b: IRBuilder, a: Item, full_matrices: Item = True, compute_uv: Item = True,
         hermitian: Item = False) -> Value:
-    """``np.linalg.svd(a, compute_uv=False)``: the singular values, largest first."""
+    """``np.linalg.svd(a, compute_uv=False)``: the singular values, largest first; with
+    ``compute_uv`` (its default), ``(U, S, Vh)``, NumPy's own (``aten::linalg_svd``)."""
     what = "np.linalg.svd"
-    if b.static(compute_uv) is not False or b.static(hermitian) is not False:
-        raise b.error(f"{what}: only the singular values (compute_uv=False) are supported; "
-                      f"U and Vh are not")
+    if b.static(hermitian) is not False:
+        raise b.error(f"{what}: hermitian=True is not supported")
     (a,) = conform(b, np.linalg.svd, [_array(b, a, what)], what)
-    if _rank(b, a, what) < 2:
+    rank = _rank(b, a, what)
+    if rank < 2:
         raise b.error(f"{what} needs a 2-D array (or a stack of matrices)")
-    return b.emit("aten::linalg_svdvals", [a, None], what)
+    if b.static(compute_uv) is False:
+        return b.emit("aten::linalg_svdvals", [a, None], what)
+    full = b.static_bool(full_matrices, f"{what}(full_matrices=...)")
+    return _outputs(b, "aten::linalg_svd", [a, full, None], a, [rank, rank - 1, rank])
+
+
+def _outputs(b: IRBuilder, kind: str, inputs: list, like: Value, ranks: list[int],
+             dtypes: list | None = None) -> tuple[Value, ...]:
+    """The results of a node of several (NumPy's own call), typed as arrays of ``ranks``, of
+    ``like``'s dtype (or ``dtypes``' where given), their sizes known when it runs."""
+    node = b.create(kind, [b.value_const(i) if isinstance(i, str) else b.value(i)
+                           for i in inputs], len(ranks))
+    for i, (out, rank) in enumerate(zip(node.outputs, ranks)):
+        dtype = dtypes[i] if dtypes is not None and dtypes[i] is not None else dtype_of(like)
+        _typed(out, like, dtype, rank)
+    b.refine(node)
+    return tuple(node.outputs)
+
+
+def qr(b: IRBuilder, a: Item, mode: Item = "reduced") -> Value | tuple[Value, Value]:
+    """``q, r = np.linalg.qr(a, mode)``: NumPy's own (``aten::linalg_qr``); ``mode='r'``
+    gives ``r`` alone."""
+    what = "np.linalg.qr"
+    name = b.static(mode)
+    if name not in ("reduced", "complete", "r"):
+        raise b.error(f"{what}: mode must be 'reduced', 'complete' or 'r', got {describe(mode)}")
+    (a,) = conform(b, np.linalg.qr, [_array(b, a, what)], what)
+    rank = _rank(b, a, what)
+    if rank < 2:
+        raise b.error(f"{what} needs a 2-D array (or a stack of matrices)")
+    q, r = _outputs(b, "aten::linalg_qr", [a, "reduced" if name == "r" else name], a,
+                    [rank, rank])
+    return r if name == "r" else (q, r)
+
+
+def pinv(b: IRBuilder, a: Item, rcond: Item = None, hermitian: Item = False) -> Value:
+    """``np.linalg.pinv(a)``: NumPy's own (``fusejit::pinv``)."""
+    what = "np.linalg.pinv"
+    (a,) = conform(b, np.linalg.pinv, [_array(b, a, what)], what)
+    rank = _rank(b, a, what)
+    if rank < 2:
+        raise b.error(f"{what} needs a 2-D array (or a stack of matrices)")
+    cutoff = None if is_none(rcond) else binary(b, "mul", rcond, 1.0)
+    (found,) = _outputs(b, "fusejit::pinv", [a, cutoff, b.static_bool(hermitian, what)], a,
+                        [rank])
+    return found
+
+
+def matrix_rank(b: IRBuilder, A: Item, tol: Item = None, hermitian: Item = False) -> Value:  # noqa: N803
+    """``np.linalg.matrix_rank(A)``: NumPy's own (``fusejit::matrix_rank``, int64)."""
+    what = "np.linalg.matrix_rank"
+    x = _array(b, A, what)
+    rank = _rank(b, x, what)
+    cutoff = None if is_none(tol) else binary(b, "mul", tol, 1.0)
+    (found,) = _outputs(b, "fusejit::matrix_rank", [x, cutoff, b.static_bool(hermitian, what)],
+                        x, [max(rank - 2, 0)], [np.int64])
+    return found
+
+
+def lstsq(b: IRBuilder, a: Item, y: Item, rcond: Item = None) -> tuple[Value, ...]:
+    """``x, residuals, rank, s = np.linalg.lstsq(a, b)``: NumPy's own (``fusejit::lstsq``);
+    ``rank`` NumPy's int32."""
+    what = "np.linalg.lstsq"
+    a, y = _array(b, a, what), _array(b, y, what)
+    if _rank(b, a, what) != 2 or _rank(b, y, what) not in (1, 2):
+        raise b.error(f"{what}: a 2-D matrix and a 1-D or 2-D right-hand side are supported")
+    (like,) = conform(b, np.linalg.lstsq, [a], what)
+    cutoff = None if is_none(rcond) else binary(b, "mul", rcond, 1.0)
+    dtype = np.result_type(dtype_of(a) or np.float64, dtype_of(y) or np.float64, np.float32)
+    return _outputs(b, "fusejit::lstsq", [a, y, cutoff], like,
+                    [_rank(b, y, what), 1, 0, 1], [dtype, dtype, np.int32, dtype])
+
+
+def polyfit(b: IRBuilder, x: Item, y: Item, deg: Item, rcond: Item = None, full: Item = False,
+            w: Item = None, cov: Item = False) -> Value:
+    """``np.polyfit(x, y, deg)``: NumPy's own (``fusejit::polyfit``), the coefficients
+    highest power first; not ``rcond``, ``full``, ``w`` nor ``cov``."""
+    what = "np.polyfit"
+    if not is_none(rcond) or not is_none(w) or b.static(full) is not False or \
+            b.static(cov) is not False:
+        raise b.error(f"{what}: only x, y and deg are supported (not rcond, full, w, cov)")
+    x, y = _array(b, x, what), _array(b, y, what)
+    if _rank(b, x, what) != 1 or _rank(b, y, what) not in (1, 2):
+        raise b.error(f"{what}: x must be 1-D and y 1-D or 2-D")
+    (found,) = _outputs(b, "fusejit::polyfit", [x, y, b.static_int(deg, f"{what}'s deg")], y,
+                        [_rank(b, y, what)], [np.float64])
+    return found
 
 
 def _symmetric(b: IRBuilder, a: Item, UPLO: Item, what: str) -> Value:  # noqa: N803
@@ -406,16 +493,26 @@ def flatnonzero(b: IRBuilder, a: Item) -> Value:
 def unique(b: IRBuilder, ar: Item, return_index: Item = False, return_inverse: Item = False,
            return_counts: Item = False, axis: Item = None, equal_nan: Item = True) -> Value:
     """``np.unique(x)``: the sorted distinct values of the flattened array (its length known
-    at run time); not its index, inverse or counts arrays, nor ``axis``."""
+    at run time); with ``return_index``, ``return_inverse``, ``return_counts``, the tuple of
+    those NumPy returns (int64 positions and counts; the inverse in ``x``'s shape, as NumPy
+    2's); not ``axis``."""
     x = _array(b, ar, "np.unique")
-    for flag, name in ((return_index, "return_index"), (return_inverse, "return_inverse"),
-                       (return_counts, "return_counts")):
-        if b.static_bool(flag, f"np.unique's {name}"):
-            raise b.error(f"np.unique: {name}=True is not supported (only the values)")
+    wanted = [b.static_bool(flag, f"np.unique's {name}") for flag, name in (
+        (return_index, "return_index"), (return_inverse, "return_inverse"),
+        (return_counts, "return_counts"))]
     if not is_none(axis) or not b.static_bool(equal_nan, "np.unique's equal_nan"):
         raise b.error("np.unique: axis= and equal_nan=False are not supported")
-    found = b.emit("fusejit::unique_values", [x], "np.unique")
-    return found if dtype_of(x) is None else _typed(found, x, dtype_of(x), 1)
+    if not any(wanted):
+        found = b.emit("fusejit::unique_values", [x], "np.unique")
+        return found if dtype_of(x) is None else _typed(found, x, dtype_of(x), 1)
+    rank = _rank(b, x, "np.unique")
+    node = b.create("fusejit::unique_all", [x], 4)
+    values, index, inverse, counts = node.outputs
+    if dtype_of(x) is not None:
+        _typed(values, x, dtype_of(x), 1)
+    for out, out_rank in ((index, 1), (inverse, rank), (counts, 1)):
+        _typed(out, x, np.int64, out_rank)
+    return (values, *(out for out, keep in zip((index, inverse, counts), wanted) if keep))
 
 
 def sort(b: IRBuilder, a: Item, axis: Item = -1, kind: Item = None) -> Value:
@@ -464,4 +561,5 @@ def median(b: IRBuilder, a: Item, axis: Item = None, keepdims: Item = False) -> 
 _LETTERS = "abcdefghijklmnopqrstuvwxy"   # (z: inner's summed axis)
 
 __all__ = ["argsort", "average", "cholesky", "eigh", "eigvalsh", "inner", "linalg", "median",
-           "norm", "partition", "slogdet", "solve", "sort", "svd", "tensordot", "triangle_indices"]
+           "lstsq", "matrix_rank", "norm", "partition", "pinv", "polyfit", "qr", "slogdet",
+           "solve", "sort", "svd", "tensordot", "triangle_indices"]

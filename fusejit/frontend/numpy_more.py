@@ -25,7 +25,7 @@ import numpy as np
 from ..ir.graph import Value
 from ..ir.symbols import aten
 from ..ir.types import BOOL, FLOAT, INT, ListType, TensorType
-from .builder import IRBuilder, Item, describe, is_tensor, scalar_type_of
+from .builder import IRBuilder, Item, describe, is_none, is_tensor, scalar_type_of
 from .lowering import (
     LIST_NUMBER_DTYPES,
     _array,
@@ -243,9 +243,25 @@ def split_along(axis: int, name: str):
 
 
 def roll(b: IRBuilder, a: Item, shift: Item, axis: Item = None) -> Value:
-    """``np.roll`` by a constant shift: the last ``shift % n`` elements moved to the front."""
+    """``np.roll`` by a constant shift: the last ``shift % n`` elements moved to the front;
+    shifts and axes as tuples roll along each pair in turn (one of them broadcast to the
+    other's length, as NumPy's)."""
     from .lowering import concatenate, reshape, size
 
+    if isinstance(shift, (tuple, list)) or isinstance(axis, (tuple, list)):
+        shifts = list(shift) if isinstance(shift, (tuple, list)) else None
+        axes = list(axis) if isinstance(axis, (tuple, list)) else None
+        if axes is None and is_none(axis):
+            axes = [None] * len(shifts)     # (the flattened array, by each shift in turn)
+        shifts = shifts if shifts is not None else [shift] * len(axes)
+        axes = axes if axes is not None else [axis] * len(shifts)
+        if len(shifts) != len(axes):
+            raise b.error(f"np.roll: {len(shifts)} shifts for {len(axes)} axes (NumPy's "
+                          "ValueError: shape mismatch)")
+        x = _array(b, a, "np.roll")
+        for one_shift, one_axis in zip(shifts, axes):
+            x = roll(b, x, one_shift, one_axis)
+        return x
     x = given = _array(b, a, "np.roll")
     steps = b.static_int(shift, "np.roll's shift")
     flat = axis is None and rank_of(x) != 1       # (a vector rolls along its one axis)

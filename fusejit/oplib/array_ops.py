@@ -18,6 +18,7 @@ PyTorch's ``cumprod_backward``; quadratic in the length of the axis).
 ``fusejit::cat_offsets(%list, %dim)`` (not PyTorch's: its TorchScript ``cat`` gradient builds
 the same list in a loop) gives where each element of a ``cat`` starts.
 ``fusejit::flatnonzero(%x)`` is ``np.flatnonzero(x)`` (``np.nonzero`` of a vector).
+``fusejit::unique_all(%x)`` is ``np.unique(x)`` with its index, inverse and counts.
 ``fusejit::unique_values(%x)`` is ``np.unique(x)`` (PyTorch's ``_unique2`` has three results).
 ``fusejit::argsort(%x, %dim, %kind)`` is ``np.argsort`` itself, NumPy's order of ties for its
 kind (``aten::argsort``, stable, orders ``np.sort``'s values).
@@ -363,6 +364,15 @@ def _nonzero(self: np.ndarray) -> np.ndarray:
     return as_tensor(np.argwhere(self).astype(np.int64, copy=False))
 
 
+def _unique_all(self: np.ndarray) -> tuple:
+    """``np.unique(x, return_index=True, return_inverse=True, return_counts=True)``, NumPy's
+    own (its inverse's shape is NumPy's too), the positions int64."""
+    values, index, inverse, counts = np.unique(self, return_index=True, return_inverse=True,
+                                               return_counts=True)
+    return (as_tensor(values), *(as_tensor(a.astype(np.int64, copy=False))
+                                 for a in (index, inverse, counts)))
+
+
 def _flatnonzero(self: np.ndarray) -> np.ndarray:
     """``np.flatnonzero``: the positions of the nonzero elements of the flattened array
     (``np.nonzero`` of a vector: its one array, contiguous)."""
@@ -448,6 +458,8 @@ register("aten::bincount(Tensor self, Tensor? weights=None, int minlength=0) -> 
 register("fusejit::unique_values(Tensor self) -> Tensor", _unique_values)
 register("aten::nonzero(Tensor self) -> Tensor", _nonzero)
 register("fusejit::flatnonzero(Tensor self) -> Tensor", _flatnonzero)
+register("fusejit::unique_all(Tensor self) -> (Tensor values, Tensor indices, Tensor inverse, "
+         "Tensor counts)", _unique_all, multiple=True)
 register("aten::searchsorted(Tensor sorted_sequence, Tensor self, *, bool out_int32=False, "
          "bool right=False, str? side=None, Tensor? sorter=None) -> Tensor", _searchsorted)
 register("fusejit::argsort(Tensor self, int dim, int kind=0) -> Tensor", _numpy_argsort)

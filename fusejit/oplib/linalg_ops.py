@@ -6,6 +6,15 @@
     np.linalg.eigvalsh(a, UPLO)      %w = aten::linalg_eigvalsh(%a, %UPLO)  (ascending)
     w, v = np.linalg.eigh(a, UPLO)   %w, %v = aten::linalg_eigh(%a, %UPLO)
     np.triu_indices(n, k, m)         %ij = aten::triu_indices(%n, %m, %k)   (2 x count, int64)
+    u, s, vh = np.linalg.svd(a, fm)  %u, %s, %vh = aten::linalg_svd(%a, %fm)
+    q, r = np.linalg.qr(a, mode)     %q, %r = aten::linalg_qr(%a, %mode)  ('reduced', 'complete')
+    np.linalg.pinv(a, rcond, h)      %p = fusejit::pinv(%a, %rcond, %h)
+    np.linalg.matrix_rank(a, tol, h) %k = fusejit::matrix_rank(%a, %tol, %h)   (int64)
+    np.linalg.lstsq(a, b, rcond)     %x, %res, %k, %s = fusejit::lstsq(%a, %b, %rcond)
+    np.polyfit(x, y, deg)            %p = fusejit::polyfit(%x, %y, %deg)
+
+These last are NumPy's own calls; they have no derivative yet (differentiating through one
+raises ``AutodiffError`` naming it).
 
 Like NumPy's ``cholesky``, ``linalg_cholesky`` reads the lower triangle of ``a`` only (the
 upper one is assumed to mirror it). ``fusejit::svdvals_backward(grad, a)`` is the singular
@@ -98,6 +107,51 @@ def _eigh_backward(grad_values: np.ndarray | None, grad_vectors: np.ndarray | No
     return as_tensor(keep + strict)
 
 
+def _svd(A: np.ndarray, full_matrices: bool = True, driver: str | None = None) -> tuple:  # noqa: N803
+    _matrices("linalg.svd", A)
+    u, values, vh = np.linalg.svd(_float(A), full_matrices=full_matrices)
+    return as_tensor(u), as_tensor(values), as_tensor(vh)
+
+
+def _qr(A: np.ndarray, mode: str = "reduced") -> tuple:  # noqa: N803
+    _matrices("linalg.qr", A)
+    if mode not in ("reduced", "complete"):
+        raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of "
+                           "'reduced' (default), 'r', or 'complete'")
+    q, r = np.linalg.qr(_float(A), mode=mode)
+    return as_tensor(q), as_tensor(r)
+
+
+def _pinv(a: np.ndarray, rcond: float | None = None, hermitian: bool = False) -> np.ndarray:
+    _matrices("linalg.pinv", a)
+    if rcond is None:
+        return as_tensor(np.linalg.pinv(_float(a), hermitian=hermitian))
+    return as_tensor(np.linalg.pinv(_float(a), rcond, hermitian=hermitian))
+
+
+def _matrix_rank(A: np.ndarray, tol: float | None = None,  # noqa: N803
+                 hermitian: bool = False) -> np.ndarray:
+    return as_tensor(np.asarray(np.linalg.matrix_rank(A, tol, hermitian), np.int64))
+
+
+def _lstsq(a: np.ndarray, b: np.ndarray, rcond: float | None = None) -> tuple:
+    """``np.linalg.lstsq`` (its default rcond: machine precision times the larger size):
+    the solution, the residuals (empty unless full rank and more rows), the rank (0-d int32,
+    NumPy's LAPACK int)
+    and the singular values."""
+    dtype = np.result_type(a.dtype, b.dtype, np.float32)
+    x, residuals, rank, values = np.linalg.lstsq(a.astype(dtype, copy=False),
+                                                 b.astype(dtype, copy=False), rcond=rcond)
+    return (as_tensor(x), as_tensor(residuals), as_tensor(np.asarray(rank, np.int32)),
+            as_tensor(values))
+
+
+def _polyfit(x: np.ndarray, y: np.ndarray, deg: int) -> np.ndarray:
+    if deg < 0:
+        raise ValueError("expected deg >= 0")
+    return as_tensor(np.polyfit(x, y, deg))
+
+
 def _triangle_indices(upper: bool):
     def body(row: int, col: int, offset: int = 0, dtype: int | None = None, layout=None,
              device=None, pin_memory=None) -> np.ndarray:
@@ -112,6 +166,15 @@ def _triangle_indices(upper: bool):
 _FACTORY = "*, ScalarType? dtype=4, Layout? layout=None, Device? device=None, " \
            "bool? pin_memory=None"
 register("aten::linalg_cholesky(Tensor self, *, bool upper=False) -> Tensor", _cholesky)
+register("aten::linalg_svd(Tensor A, bool full_matrices=True, *, str? driver=None) -> "
+         "(Tensor U, Tensor S, Tensor Vh)", _svd, multiple=True)
+register("aten::linalg_qr(Tensor A, str mode=\"reduced\") -> (Tensor Q, Tensor R)", _qr,
+         multiple=True)
+register("fusejit::pinv(Tensor a, float? rcond, bool hermitian) -> Tensor", _pinv)
+register("fusejit::matrix_rank(Tensor A, float? tol, bool hermitian) -> Tensor", _matrix_rank)
+register("fusejit::lstsq(Tensor a, Tensor b, float? rcond) -> (Tensor solution, "
+         "Tensor residuals, Tensor rank, Tensor singular_values)", _lstsq, multiple=True)
+register("fusejit::polyfit(Tensor x, Tensor y, int deg) -> Tensor", _polyfit)
 register("aten::linalg_svdvals(Tensor A, *, str? driver=None) -> Tensor", _svdvals)
 register("fusejit::svdvals_backward(Tensor grad, Tensor A) -> Tensor", _svdvals_backward)
 register("aten::linalg_eigvalsh(Tensor self, str UPLO=\"L\") -> Tensor", _eigvalsh)

@@ -36,9 +36,18 @@ EXECUTION_ONLY = {
 
 # Overloads without a rule yet: differentiating a graph with one raises AutodiffError naming
 # the node (tests/autodiff/test_api.py).
-NO_RULE_YET: set[str] = set()
+NO_RULE_YET: set[str] = {
+    "aten::linalg_svd(Tensor A, bool full_matrices=True, *, str? driver=None) -> "
+    "(Tensor U, Tensor S, Tensor Vh)",
+    'aten::linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)',
+    "fusejit::pinv(Tensor a, float? rcond, bool hermitian) -> Tensor",
+    "fusejit::lstsq(Tensor a, Tensor b, float? rcond) -> (Tensor solution, Tensor residuals, "
+    "Tensor rank, Tensor singular_values)",
+    "fusejit::polyfit(Tensor x, Tensor y, int deg) -> Tensor",
+}
 
-_TENSOR_RESULT = re.compile(r"-> Tensor(\([a-z]!?\))?$")
+# (one array, or a tuple of them: linalg_svd's U, S, Vh)
+_TENSOR_RESULT = re.compile(r"-> (Tensor(\([a-z]!?\))?|\(Tensor \w+(, Tensor \w+)*\))$")
 
 
 def _differentiable(schema: str, kind: str) -> bool:

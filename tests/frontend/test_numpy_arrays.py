@@ -107,3 +107,53 @@ def test_nonzero_positions_are_numpys_arrays():
         assert g.dtype == w.dtype == np.int64
         np.testing.assert_array_equal(g, w)
     assert all(g.flags.c_contiguous for g in flat[:3])
+
+
+S3 = R.standard_normal((3, 5, 5))
+LINALG = {
+    "svd": (lambda a: np.linalg.svd(a), (a,)),
+    "svd stack reduced": (lambda s: np.linalg.svd(s, full_matrices=False), (S3,)),
+    "svd int": (lambda i: np.linalg.svd(i), (i2,)),
+    "qr complete f32": (lambda a: np.linalg.qr(a.T, mode="complete"), (a.astype(np.float32),)),
+    "qr r": (lambda s: np.linalg.qr(s, mode="r"), (S3,)),
+    "pinv": (lambda a: np.linalg.pinv(a), (a,)),
+    "pinv rcond stack": (lambda s: np.linalg.pinv(s, rcond=0.5), (S3,)),
+    "matrix_rank": (lambda s: (np.linalg.matrix_rank(s), np.linalg.matrix_rank(s[0], tol=0.5)),
+                    (S3,)),
+    "matrix_rank zero": (lambda a: np.linalg.matrix_rank(a * 0.0), (a,)),
+    "lstsq overdetermined": (lambda a, v: np.linalg.lstsq(a.T, v, rcond=None),
+                             (a, R.standard_normal(4))),
+    "lstsq underdetermined": (lambda a, v: np.linalg.lstsq(a, v), (a, R.standard_normal(3))),
+    "lstsq f32 matrix rhs": (lambda a, m: np.linalg.lstsq(a.T, m), (a.astype(np.float32), b)),
+    "polyfit": (lambda v: np.polyfit(np.arange(4.0), v, 2), (a[0],)),
+    "polyfit columns": (lambda m: np.polyfit(np.arange(4.0), m, 1), (b,)),
+    "unique counts": (lambda i: np.unique(i, return_counts=True), (i2,)),
+    "unique all": (lambda v: np.unique(v, return_index=True, return_inverse=True,
+                                       return_counts=True), (np.round(a * 2),)),
+    "roll pairs": (lambda c: np.roll(c, (1, -2), axis=(0, 2)), (c,)),
+    "roll flat shifts": (lambda a: np.roll(a, (1, 2)), (a,)),
+}
+
+
+@pytest.mark.parametrize("name", list(LINALG))
+def test_results_of_several_arrays_match_numpy(name: str) -> None:
+    """NumPy's own calls (np.linalg.svd/qr/lstsq ..., np.unique's extra arrays): each result
+    exactly NumPy's, in its dtype and shape (lstsq's rank NumPy's int32)."""
+    f, args = LINALG[name]
+    got, want = fusejit.jit(f)(*args), f(*args)
+    got, want = (got if isinstance(got, tuple) else (got,)), (
+        tuple(want) if isinstance(want, tuple) else (want,))
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        assert np.shape(g) == np.shape(w) and np.asarray(g).dtype == np.asarray(w).dtype
+        np.testing.assert_array_equal(g, w)
+
+
+def singular_value_loss(a):
+    u, s, vh = np.linalg.svd(a)
+    return s.sum() + u.sum()
+
+
+def test_a_gradient_through_a_call_with_no_rule_names_it():
+    with pytest.raises(fusejit.FusejitError, match="linalg_svd"):
+        fusejit.grad(singular_value_loss)(a)
