@@ -54,6 +54,12 @@ CASES = {
  "slogdet f32 stack": (lambda c: np.linalg.slogdet(c[:, :, :3]), (c.astype(np.float32),)),
  "median even": (lambda a: np.median(a, axis=1), (a,)),
  "pad 2d": (lambda a: np.pad(a, 2), (a,)),
+ "pad edge": (lambda a: np.pad(a, ((1, 2), (0, 3)), mode="edge"), (a,)),
+ "pad wrap past the length": (lambda v: np.pad(v, (5, 9), mode="wrap"), (a[0],)),
+ "pad reflect past the length f32": (lambda c: np.pad(c, 7, mode="reflect"),
+                                     (c.astype(np.float32),)),
+ "pad symmetric int": (lambda i: np.pad(i, ((3, 1), (2, 5)), mode="symmetric"), (i2,)),
+ "pad reflect one element": (lambda v: np.pad(v[:1], 2, mode="reflect"), (a[0],)),
  "repeat none": (lambda a: np.repeat(a, 3), (a,)),
  "tile short reps": (lambda c: np.tile(c, 2), (c,)),
  "squeeze all": (lambda a: a[:1, None].squeeze(), (a,)),
@@ -157,3 +163,14 @@ def singular_value_loss(a):
 def test_a_gradient_through_a_call_with_no_rule_names_it():
     with pytest.raises(fusejit.FusejitError, match="linalg_svd"):
         fusejit.grad(singular_value_loss)(a)
+
+
+def padded_sum(v, w):
+    return np.sum(np.pad(v, (4, 6), mode="reflect") * w)
+
+
+def test_a_padded_arrays_gradient_adds_up_where_each_element_was_copied():
+    v, w = R.standard_normal(5), R.standard_normal(15)
+    sources = np.pad(np.arange(5), (4, 6), mode="reflect")      # (np.pad's own positions)
+    np.testing.assert_allclose(fusejit.grad(padded_sum)(v, w),
+                               np.bincount(sources, weights=w, minlength=5), rtol=1e-12)
