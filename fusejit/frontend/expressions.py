@@ -67,7 +67,7 @@ from .lowering import (
 )
 from .masked import FUNCTIONS as MASKED_FUNCTIONS
 from .masked import REDUCTIONS as MASK_REDUCTIONS
-from .masked import Masked
+from .masked import Masked, mask_among, split_mask
 from .masked import call as masked_call
 from .masked import count as masked_count
 from .masked import select as masked_select
@@ -457,6 +457,12 @@ class ExpressionEmitter(StaticConditions):
                                 self.b.emit(aten["__getitem__"], [base, index], "indexing"))
         if is_tensor(base) and is_tensor(index) and dtype_of(index) == np.dtype(np.bool_):
             return masked_select(self.b, base, index)
+        if is_tensor(base) and mask_among(self.b, index) is not None:
+            at = mask_among(self.b, index)
+            if any(isinstance(i, slice) for i in index[:at]):
+                raise self.b.error("x[:, mask] (a mask after a sliced axis) is not supported "
+                                   "as a value; write x.T[mask] or np.where")
+            return masked_select(self.b, *split_mask(self.b, base, index, at, False))
         if is_tensor(base):
             return numpy_lowering.index(self.b, base, index)
         raise self.b.error(f"a {describe(base)} cannot be indexed")

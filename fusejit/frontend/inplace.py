@@ -22,7 +22,7 @@ from ..ir.symbols import aten
 from . import numpy_lowering
 from .builder import Item, describe, is_tensor, scalar_type_of
 from .lowering import _SYMBOL, NUMPY_BINARY, binary
-from .masked import Masked
+from .masked import Masked, mask_among, split_mask
 from .masked import store as masked_store
 from .numpy_arrays import is_int_array
 from .numpy_dtypes import dtype_of, numpy_dtype
@@ -45,6 +45,9 @@ class InPlaceStatements:
             self.keep_read_elements(base)
             if is_tensor(index) and dtype_of(index) == np.dtype(np.bool_):
                 return self._masked_update(stmt, base, index)
+            at = mask_among(self.b, index)
+            if at is not None:      # (x[mask, 1] += v: the mask over the view x[:, 1])
+                return self._masked_update(stmt, *split_mask(self.b, base, index, at, True))
             items = index if isinstance(index, tuple) else (index,)
             if any(is_int_array(self.b, i) or isinstance(i, slice)
                    and numpy_lowering.negative_step(self.b, i) for i in items):

@@ -1,6 +1,8 @@
 """Boolean-mask selections ``x[mask]`` used in ways whose result shape does not depend on the
 data: reduced (``x[mask].sum()``, ``np.mean(x[mask])``, ``points[labels == k].mean(axis=0)``),
-counted (``len(x[mask])``, ``x[mask].size``) or written (``x[mask] += 1``, in script.py).
+counted (``len(x[mask])``, ``x[mask].size``) or written (``x[mask] += 1``, in script.py);
+also beside ints and slices (``x[mask, 1] = 0``, ``X[labels == k, 0].mean()``: the mask over
+the basic view ``x[:, 1]``, ``split_mask``).
 
 The selection itself has a data-dependent length, so ``x[mask]`` evaluates to a ``Masked``
 item first; these uses are written with the mask broadcast over ``x`` instead, which makes
@@ -52,6 +54,41 @@ def select(b: IRBuilder, array: Value, mask: Value) -> Masked:
         raise b.error("a boolean mask must index the leading axes of an array of known rank")
     _check_sizes(b, array, mask, mask_rank)
     return Masked(array, mask)
+
+
+def mask_among(b: IRBuilder, index: Any) -> int | None:
+    """Where a tuple ``index`` holds a boolean mask among basic items (ints, slices):
+    ``x[mask, 1]``, ``x[2, mask]``, ``x[:, mask]``, its position, else None."""
+    from .numpy_lowering import is_int_array
+
+    if not isinstance(index, tuple):
+        return None
+    masks = [k for k, i in enumerate(index) if is_tensor(i) and dtype_of(i) == np.bool_]
+    if len(masks) != 1 or any(i is Ellipsis or i is None or is_int_array(b, i)
+                              for i in index):
+        return None
+    return masks[0]
+
+
+def split_mask(b: IRBuilder, x: Value, index: tuple, at: int, numbers_only: bool
+               ) -> tuple[Value, Value]:
+    """``x[index]`` with the mask at ``at``: the basic view ``x[index]`` with ``:`` for the
+    mask, and the mask, over the view's leading axes. A mask after a kept axis (``x[:, m]``)
+    is moved to the front by a transpose (a view too), where ``numbers_only``: a value of
+    other shape would broadcast against the moved axes, not NumPy's."""
+    from .numpy_lowering import index as basic_index
+
+    mask = index[at]
+    items = list(index)
+    items[at] = slice(None)
+    view = basic_index(b, x, tuple(items))
+    axis = sum(1 for i in index[:at] if isinstance(i, slice))
+    if axis:
+        if not numbers_only or rank_of(mask) != 1:
+            raise b.error("a boolean mask after a sliced axis (x[:, mask]) takes a number "
+                          "here; write x = np.where(mask, v, x) with the mask broadcast")
+        view = b.emit(aten.transpose, [view, 0, axis], "indexing")
+    return view, mask
 
 
 def _check_sizes(b: IRBuilder, array: Value, mask: Value, mask_rank: int) -> None:

@@ -72,7 +72,7 @@ from .inplace import InPlaceStatements
 from .local_functions import LocalFunction, LocalFunctions
 from .loops import INT64_MAX, LoopStatements, _reads
 from .lowering import as_tensor
-from .masked import Masked
+from .masked import Masked, mask_among, split_mask
 from .masked import store as masked_store
 from .numpy_dtypes import cast, dtype_of, numpy_scalar
 
@@ -552,9 +552,14 @@ class StatementEmitter(LoopStatements, ContainerStatements, InPlaceStatements,
             if not is_tensor(base):
                 raise self.b.error(f"a {describe(base)} does not support item assignment")
             self.keep_read_elements(base)
+            at = mask_among(self.b, index)
             if isinstance(value, Masked) or is_tensor(index) and \
                     dtype_of(index) == np.dtype(np.bool_):
                 masked_store(self.b, base, index, value)
+            elif at is not None:     # (x[mask, 1] = v: the mask over the view x[:, 1])
+                numbers = scalar_type_of(value) is not None or \
+                    is_tensor(value) and value.type.rank == 0
+                masked_store(self.b, *split_mask(self.b, base, index, at, numbers), value)
             else:
                 numpy_lowering.store(self.b, base, index, value)
             return

@@ -481,7 +481,19 @@ def _bump(v):
     v += 1
 
 
+def masks_beside_indices(x, labels):
+    y = x.copy()
+    y[y[:, 0] > 0, 1] = 0.0            # (a row mask and a column: the view y[:, 1])
+    y[2, y[2] < 0] = -1.0
+    y[:, y[0] > 0] = 5.0               # (a column mask after a slice)
+    y[y[:, 3] < 1, 1:3] += 1.5
+    y[labels == 2, :2] = np.array([7.0, 8.0])
+    return y, x, x[labels == 1, 0].mean(), x[labels == 0, 1:3].sum()
+
+
 WRITES = [
+    ("masks_beside_indices", masks_beside_indices, lambda: (_r(36, 6, 4),
+                                                            np.array([0, 1, 2, 1, 0, 2]))),
     ("element_swaps", element_swaps, lambda: (_r(35, 7),)),
     ("inplace_operators", inplace_operators,
      lambda: (np.arange(-5, 7, dtype=np.int32), _r(34, 7, dtype=np.float32), 7)),
