@@ -172,8 +172,8 @@ class ContainerStatements:
 
     def stmt_Assert(self, stmt: ast.Assert) -> None:
         """``assert test, "message"``: ``if not test: raise AssertionError("message")``."""
-        message = [stmt.msg] if isinstance(stmt.msg, ast.Constant) and isinstance(
-            stmt.msg.value, str) else []
+        text = _message_text(stmt.msg) if stmt.msg is not None else None
+        message = [ast.Constant(text)] if text is not None else []
         if stmt.msg is not None and not message:
             raise self.unsupported(stmt.msg, "an assert message that is not a constant string "
                                              "(write a constant string)")
@@ -202,12 +202,12 @@ class ContainerStatements:
     def stmt_Raise(self, stmt: ast.Raise) -> None:
         exc = stmt.exc
         if isinstance(exc, ast.Call):
-            if len(exc.args) > 1 or exc.keywords or exc.args and not (
-                    isinstance(exc.args[0], ast.Constant) and isinstance(exc.args[0].value,
-                                                                          str)):
+            message = _message_text(exc.args[0]) if len(exc.args) == 1 else None
+            if len(exc.args) > 1 or exc.keywords or exc.args and message is None:
                 raise self.unsupported(exc, "raise with a message that is not one constant "
-                                            "string (write raise ValueError(\"...\"))")
-            message = exc.args[0].value if exc.args else ""
+                                            "string or f-string (write raise "
+                                            "ValueError(\"...\"))")
+            message = message or ""
             exc = exc.func
         else:
             message = ""
@@ -219,6 +219,25 @@ class ContainerStatements:
         self.at(stmt)
         text = f"{kind.__name__}: {message}" if message else kind.__name__
         self.b.create(prim.RaiseException, [self.b.value_const(text)], 0)
+
+
+def _message_text(node: ast.expr) -> str | None:
+    """An exception's message: a constant string, or an f-string's text with each value
+    written as its source in braces (``f"bad n: {n}"`` -> ``"bad n: {n}"``: strings are not
+    run-time values here); None for anything else."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if not isinstance(node, ast.JoinedStr):
+        return None
+    parts = []
+    for part in node.values:
+        if isinstance(part, ast.Constant) and isinstance(part.value, str):
+            parts.append(part.value)
+        elif isinstance(part, ast.FormattedValue):
+            parts.append("{" + ast.unparse(part.value) + "}")
+        else:
+            return None
+    return "".join(parts)
 
 
 def dict_method(items: dict, name: str, error: Any) -> DictMethod:

@@ -393,6 +393,25 @@ def test_raise_with_a_constant_message_is_a_run_time_error_at_its_line():
         assert f"{__file__}:{first + 2}:" in str(info.value)
 
 
+def checked_length(x, n):
+    if x.shape[0] > n:
+        raise ValueError(f"{x.shape[0]} elements, more than n={n:d}")
+    assert x.min() > -100, f"too small: {x.min()}"
+    return x[:n]
+
+
+def test_an_f_string_message_names_each_value_by_its_source():
+    """Strings are not run-time values here: the message keeps the f-string's text, each
+    value as its source in braces, raised where Python raises."""
+    f = fusejit.jit(checked_length)
+    _same(f(np.arange(3.0), 3), checked_length(np.arange(3.0), 3))
+    with pytest.raises(fusejit.JITException,
+                       match=r"ValueError: \{x.shape\[0\]\} elements, more than n=\{n\}"):
+        f(np.arange(5.0), 3)
+    with pytest.raises(fusejit.JITException, match=r"AssertionError: too small: \{x.min\(\)\}"):
+        f(np.full(2, -500.0), 3)
+
+
 def printing(x):
     print("total:", x.sum(), 3)
     assert x.min() > -100, "too small"
