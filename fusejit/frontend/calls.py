@@ -509,6 +509,11 @@ CALLEES.update({
     np.roll: Callee("np.roll", "a, shift, axis=None", numpy_more.roll),
     np.broadcast_to: Callee("np.broadcast_to", "array, shape, subok=False",
                             lambda b, a, shape, subok: numpy_more.broadcast_to(b, a, shape)),
+    np.ix_: Callee("np.ix_", "*args", numpy_arrays.ix_),
+    np.lib.stride_tricks.sliding_window_view: Callee(
+        "np.lib.stride_tricks.sliding_window_view",
+        "x, window_shape, axis=None, *, subok=False, writeable=False",
+        numpy_arrays.sliding_window_view),
     # (optimize= only chooses NumPy's contraction order; the result is the same)
     np.einsum: Callee("np.einsum", "subscripts, *operands, optimize=False",
                       lambda b, subscripts, operands, optimize: einsum(b, subscripts, operands)),

@@ -278,6 +278,68 @@ def take(b: IRBuilder, a: Item, indices: Item, axis: Item = None) -> Value:
     return advanced_index(b, a, [slice(None)] * along + [indices])
 
 
+def ix_(b: IRBuilder, sequences: tuple) -> tuple[Value, ...]:
+    """``np.ix_(a, b, ...)``: each integer sequence shaped to lie along its own axis (an open
+    mesh, for ``x[np.ix_(rows, cols)]``); a boolean one would need its positions, whose count
+    the data decides (refused)."""
+    from .numpy_lowering import array
+
+    found = []
+    for k, item in enumerate(sequences):
+        x = item if is_tensor(item) else array(b, item, None, False)
+        if _rank(b, x, "np.ix_") != 1:
+            raise b.error("np.ix_ takes 1-D sequences")
+        if dtype_of(x) is not None and dtype_of(x).kind not in "iu":
+            raise b.error(f"np.ix_ takes integer sequences here, got {dtype_of(x)}; for a "
+                          "mask write np.flatnonzero(mask)")
+        found.append(reshape(b, x, [-1 if j == k else 1 for j in range(len(sequences))]))
+    return tuple(found)
+
+
+def sliding_window_view(b: IRBuilder, x: Item, window_shape: Item, axis: Item = None,
+                        subok: Item = False, writeable: Item = False) -> Value:
+    """``np.lib.stride_tricks.sliding_window_view``: for each window length ``w`` along an
+    axis of length ``n``, the axis becomes its ``n - w + 1`` starts and a new last axis the
+    ``w`` elements of each window (a gather: a copy where NumPy gives a read-only view of the
+    same values)."""
+    from .lowering import size
+    from .numpy_lowering import arange
+
+    what = "sliding_window_view"
+    x = _array(b, x, what)
+    rank = _rank(b, x, what)
+    if b.static(writeable) is not False:
+        raise b.error(f"{what}: writeable=True is not supported (the windows are a copy here)")
+    shape = b.static(window_shape)
+    shape = list(shape) if isinstance(shape, (tuple, list)) else [shape]
+    if not all(isinstance(w, int) and not isinstance(w, bool) and w >= 0 for w in shape):
+        raise b.error(f"{what}: window_shape must be constant non-negative ints")
+    if is_none(axis):
+        if len(shape) != rank:
+            raise b.error(f"{what}: window_shape has {len(shape)} entries for an array of "
+                          f"dimension {rank} (give axis=)")
+        axes = list(range(rank))
+    else:
+        given = b.static(axis)
+        axes = [_axis(b, rank, a, f"{what}'s axis") for a in (
+            given if isinstance(given, (tuple, list)) else [given])]
+        if len(axes) != len(shape):
+            raise b.error(f"{what}: window_shape and axis have different lengths")
+    for along, w in zip(axes, shape):
+        n = size(b, x, along)
+        starts = binary(b, "add", binary(b, "sub", n, w), 1)
+        b.raise_unless(binary(b, "ge", starts, 0),
+                       f"ValueError: {what}: window shape cannot be larger than input array "
+                       "shape")
+        offsets = binary(b, "add", reshape(b, arange(b, 0, starts, 1, np.int64), [-1, 1]),
+                         reshape(b, arange(b, 0, w, 1, np.int64), [1, -1]))
+        x = take(b, x, offsets, along)       # (the window axis next to its starts ...)
+        order = [d for d in range(rank + 1) if d != along + 1] + [along + 1]
+        x = b.emit(aten.permute, [x, order], what)    # (... moved last, as NumPy's)
+        rank += 1
+    return x
+
+
 def take_along_axis(b: IRBuilder, arr: Item, indices: Item, axis: Item) -> Value:
     """``np.take_along_axis``: ``aten::index`` with ``indices`` along ``axis`` and, along each
     other axis, its positions (an ``arange`` shaped to broadcast)."""

@@ -54,6 +54,14 @@ CASES = {
  "slogdet f32 stack": (lambda c: np.linalg.slogdet(c[:, :, :3]), (c.astype(np.float32),)),
  "median even": (lambda a: np.median(a, axis=1), (a,)),
  "pad 2d": (lambda a: np.pad(a, 2), (a,)),
+ "sliding windows mean": (lambda v: np.lib.stride_tricks.sliding_window_view(v, 3).mean(
+     axis=-1), (R.standard_normal(10),)),
+ "sliding windows 2d f32": (lambda c: np.lib.stride_tricks.sliding_window_view(c[0], (2, 3)),
+                            (c.astype(np.float32),)),
+ "sliding windows axes": (lambda c: np.lib.stride_tricks.sliding_window_view(
+     c, (2, 2), axis=(2, 0)), (c,)),
+ "ix_ lists": (lambda a: a[np.ix_([0, 2], [3, 1, 1])], (a,)),
+ "ix_ arrays": (lambda c, j: c[np.ix_(j, j, np.array([0, 3]))], (c, np.array([1, 0]))),
  "pad edge": (lambda a: np.pad(a, ((1, 2), (0, 3)), mode="edge"), (a,)),
  "pad wrap past the length": (lambda v: np.pad(v, (5, 9), mode="wrap"), (a[0],)),
  "pad reflect past the length f32": (lambda c: np.pad(c, 7, mode="reflect"),
