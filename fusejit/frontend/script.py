@@ -78,6 +78,7 @@ from .numpy_dtypes import cast, dtype_of, numpy_scalar
 
 _NUMBER_DTYPES = frozenset(map(np.dtype, (np.float64, np.int64, np.bool_)))
 _FELL_OFF = object()  # a statement list that ends without ``return``
+_RAISED = object()    # ... or that ends in ``raise``: it never returns
 _MAX_INLINE_DEPTH = 32
 
 
@@ -365,7 +366,7 @@ class StatementEmitter(LoopStatements, ContainerStatements, InPlaceStatements,
 
     def emit_function_body(self) -> Item:
         result = self.emit_statements(self.src.tree.body)
-        return None if result is _FELL_OFF else result
+        return None if result is _FELL_OFF or result is _RAISED else result
 
     # -- statement lists and returns ----------------------------------------------------------
 
@@ -376,6 +377,9 @@ class StatementEmitter(LoopStatements, ContainerStatements, InPlaceStatements,
             if self.loop_depth and isinstance(stmt, (ast.Return, ast.If)) and _returns(stmt):
                 raise self.unsupported(stmt, "return inside a loop (write the result to a "
                                              "variable and break, then return after the loop)")
+            if isinstance(stmt, ast.Raise):     # (what follows it never runs)
+                self.emit_statement(stmt)
+                return _RAISED
             if isinstance(stmt, ast.Return):
                 if rest:
                     raise self.unsupported(rest[0], "code after return")
@@ -410,9 +414,27 @@ class StatementEmitter(LoopStatements, ContainerStatements, InPlaceStatements,
             with self.b.graph.inserting_before(block):
                 result = self.emit_statements(stmts)
                 result = None if result is _FELL_OFF else result
-                values = self.flatten(result, "the returned value", dicts=True)
+                values = None if result is _RAISED else self.flatten(
+                    result, "the returned value", dicts=True)
             results.append((result, values))
             self.env = saved
+        raised = [values is None for _, values in results]
+        if all(raised):
+            return _RAISED
+        if any(raised):
+            # (a branch that raises returns nothing: its block gives placeholders of the
+            # other's types, as TorchScript's prim::Uninitialized)
+            k = raised.index(True)
+            result, values = results[1 - k]
+            placeholders = []
+            with self.b.graph.inserting_before(node.blocks[k]):
+                for v in values:
+                    if not isinstance(v, Value):
+                        v = self.b.value(v)
+                    made = self.b.create(prim.Uninitialized, [])
+                    made.output().set_type(v.type)
+                    placeholders.append(made.output())
+            results[k] = (result, placeholders)
         (first, then_values), (second, else_values) = results
         if len(then_values) != len(else_values) or _shape(first) != _shape(second):
             self.at(stmt)
@@ -605,17 +627,25 @@ class StatementEmitter(LoopStatements, ContainerStatements, InPlaceStatements,
         self.at(stmt)
         node = self.b.create(prim.If, [cond], 0)
         before = self.env
-        branch_envs = []
+        branch_envs, raised = [], []
         for body in (stmt.body, stmt.orelse):
             block = node.add_block()
             self.env = dict(before)
             with self.b.graph.inserting_before(block):
-                self.emit_statements(body)
+                raised.append(self.emit_statements(body) is _RAISED)
             branch_envs.append(self.env)
         self.env = before
         then_env, else_env = branch_envs
         for name in _changed(before, then_env, else_env):
             t, e = then_env.get(name), else_env.get(name)
+            if any(raised) and not all(raised):
+                # (after the if, only the branch that does not raise has run: its values)
+                k = raised.index(True)
+                live = (t, e)[1 - k]
+                if live is not None and not isinstance(live, Undefined):
+                    self.at(stmt)
+                    self.env[name] = self._merge_one_side(node, name, live, k)
+                continue
             if t is None or e is None or isinstance(t, Undefined) or isinstance(e, Undefined):
                 self.env[name] = Undefined(f"it is assigned in only one branch of the if at "
                                            f"line {stmt.lineno + self.src.line_offset} "
@@ -623,6 +653,23 @@ class StatementEmitter(LoopStatements, ContainerStatements, InPlaceStatements,
                 continue
             self.at(stmt)
             self.env[name] = self._merge(node, name, t, e)
+
+    def _merge_one_side(self, node, name: str, live: Any, raising: int) -> Any:
+        """``name``'s value after an if whose branch ``raising`` raises: the other branch's,
+        through the if (the raising block gives placeholders of its types)."""
+        outs = []
+        for value in self.flatten(live, repr(name), dicts=True):
+            if not isinstance(value, Value):
+                with self.b.graph.inserting_before(node.blocks[1 - raising]):
+                    value = self.b.value(value)
+            with self.b.graph.inserting_before(node.blocks[raising]):
+                placeholder = self.b.create(prim.Uninitialized, [])
+            placeholder.output().set_type(value.type)
+            node.blocks[raising].register_output(placeholder.output())
+            node.blocks[1 - raising].register_output(value)
+            out = node.add_output(value.type)
+            outs.append(out.set_debug_name(name) if not isinstance(live, (tuple, dict)) else out)
+        return self.unflatten(live, iter(outs))
 
     def _merge(self, node, name: str, t: Any, e: Any) -> Any:
         then_values = self.flatten(t, repr(name), dicts=True)   # (dicts of the same keys too)
@@ -731,7 +778,7 @@ def _always_returns(stmts: list[ast.stmt]) -> bool:
     if not stmts:
         return False
     last = stmts[-1]
-    if isinstance(last, ast.Return):
+    if isinstance(last, (ast.Return, ast.Raise)):
         return True
     return isinstance(last, ast.If) and _always_returns(last.body) and _always_returns(last.orelse)
 

@@ -412,6 +412,38 @@ def test_an_f_string_message_names_each_value_by_its_source():
         f(np.full(2, -500.0), 3)
 
 
+def guarded_scale(x, k):
+    if k == 0:
+        raise ValueError("k must not be 0")
+    else:
+        y = x / k
+        n = 3
+    return y * n, k + 1
+
+
+def short_or_raise(x):
+    if x.shape[0] < 10:
+        return x * 2, 1
+    elif x.shape[0] > 100:
+        return x[:3], 2
+    raise ValueError("between 10 and 100 elements")
+
+
+def test_a_branch_that_raises_leaves_the_other_branchs_values():
+    """After an if whose branch raises, only the other branch has run: the names it assigns
+    are defined after the if, and a function whose last path raises returns the others'
+    values (TorchScript's placeholders, prim::Uninitialized, for the raising block)."""
+    f, g = fusejit.jit(guarded_scale), fusejit.jit(short_or_raise)
+    for _ in range(3):                       # interpreted, compiled whole, the fast path
+        _same(f(np.arange(3.0), 2), guarded_scale(np.arange(3.0), 2))
+        _same(g(np.arange(4.0)), short_or_raise(np.arange(4.0)))
+        _same(g(np.arange(200.0)), short_or_raise(np.arange(200.0)))
+        with pytest.raises(fusejit.JITException, match="ValueError: k must not be 0"):
+            f(np.arange(3.0), 0)
+        with pytest.raises(fusejit.JITException, match="between 10 and 100"):
+            g(np.arange(50.0))
+
+
 def printing(x):
     print("total:", x.sum(), 3)
     assert x.min() > -100, "too small"
