@@ -51,9 +51,8 @@ class ContainerStatements:
     loop_count: int
 
     def eval_ListComp(self, node: ast.ListComp) -> Item:
-        if len(node.generators) != 1 or node.generators[0].is_async:
-            raise self.unsupported(node, "a list comprehension with several for clauses "
-                                         "(write nested for loops that append)")
+        if any(gen.is_async for gen in node.generators):
+            raise self.unsupported(node, "an async comprehension")
         gen = node.generators[0]
         targets = [n.id for n in ast.walk(gen.target) if isinstance(n, ast.Name)]
         hidden = {n: self.env[n] for n in targets if n in self.env}
@@ -63,6 +62,10 @@ class ContainerStatements:
                 isinstance(iterable, ast.Call) else None
             if isinstance(sequence, (tuple, list)):
                 return self._unrolled_comprehension(node, gen, sequence)
+            if len(node.generators) > 1:
+                raise self.unsupported(node, "a list comprehension with several for clauses "
+                                             "whose first runs over run-time values (write "
+                                             "nested for loops that append)")
             return self._comprehension_loop(node, gen, iterable if sequence is None
                                             else ast.Name("$compseq", ast.Load()), sequence)
         finally:
@@ -105,7 +108,16 @@ class ContainerStatements:
                                                  "whose if depends on run-time values (write "
                                                  "a for loop, or np.where)")
                 keep = keep and bool(static)
-            if keep:
+            if keep and len(node.generators) > 1:
+                # (several for clauses: the rest of them, for this item, each unrolled too)
+                inner = ast.copy_location(ast.ListComp(node.elt, node.generators[1:]), node)
+                items = self.eval_ListComp(inner)
+                if not isinstance(items, list):
+                    raise self.unsupported(node, "a list comprehension with several for "
+                                                 "clauses over run-time values (write nested "
+                                                 "for loops that append)")
+                result.extend(items)
+            elif keep:
                 result.append(self.eval_value(node.elt))
         return result
 
@@ -130,14 +142,14 @@ class ContainerStatements:
         return self.env.pop(name)
 
     def _unrolled_range(self, iterable: ast.expr) -> ast.expr:
-        """``range(3)`` (constant bounds, at most MAX_UNROLL items) as the tuple (0, 1, 2)."""
+        """``range(3)`` (constant bounds, ``-1`` too, at most MAX_UNROLL items) as the tuple
+        (0, 1, 2)."""
         if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) \
                 and iterable.func.id == "range" and not iterable.keywords \
                 and 1 <= len(iterable.args) <= 3 \
                 and getattr(self.eval(iterable.func), "obj", None) is range \
-                and all(isinstance(a, ast.Constant) and type(a.value) is int
-                        for a in iterable.args):
-            values = range(*(a.value for a in iterable.args))
+                and all(type(_literal_int(a)) is int for a in iterable.args):
+            values = range(*(_literal_int(a) for a in iterable.args))
             if len(values) <= MAX_UNROLL:
                 return ast.copy_location(ast.Tuple([ast.Constant(v) for v in values],
                                                    ast.Load()), iterable)
@@ -219,6 +231,16 @@ class ContainerStatements:
         self.at(stmt)
         text = f"{kind.__name__}: {message}" if message else kind.__name__
         self.b.create(prim.RaiseException, [self.b.value_const(text)], 0)
+
+
+def _literal_int(node: ast.expr) -> int | None:
+    """An int literal, negated or not (``3``, ``-1``), else None."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        inner = _literal_int(node.operand)
+        return -inner if inner is not None else None
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return node.value
+    return None
 
 
 def _message_text(node: ast.expr) -> str | None:

@@ -25,7 +25,7 @@ def with_dict(x):
 
 
 def with_listcomp(x):
-    return [y for _ in range(3) for y in (x, x)]
+    return [y for y in x for _ in range(3)]
 
 
 def with_with(x):
@@ -121,7 +121,7 @@ def item_call(x):
 
 CASES = [
     (with_dict, "a dict", "while x.sum() > 0:"),
-    (with_listcomp, "a list comprehension with several for clauses", "return ["),
+    (with_listcomp, "several for clauses whose first runs over run-time values", "return ["),
     (with_with, "a with statement", "with open"),
     (unknown_call, "unknown function 'np.fft.fft'", "return np.fft.fft"),
     (undefined_function, "'no_such_function' is not defined", "no_such_function(x)"),

@@ -225,6 +225,16 @@ def shifted_sum(x):
     return x
 
 
+# -- comprehensions of several for clauses over constants (refused) --------------------------
+
+def neighbour_counts(grid):
+    a = (grid > 0).astype(np.int64)
+    n = sum(np.roll(np.roll(a, i, 0), j, 1) for i in (-1, 0, 1) for j in range(-1, 2)
+            if (i, j) != (0, 0))
+    pairs = [i * 10 + j for i in range(3) if i != 1 for j in (4, 5)]
+    return n, pairs, [[k * v for v in (1, 2)] for k in (3, 4)]
+
+
 # -- NumPy's NaN-skipping statistics and ediff1d (refused) -----------------------------------
 
 def nan_statistics(x):
@@ -275,6 +285,7 @@ PROGRAMS = [
     ("array_literals_float32", array_literals, lambda: (_r(25, 3, dtype=np.float32), 3, 0.5)),
     ("array_literals_int32", array_literals, lambda: (_r(26, 3, dtype=np.int32), 3, 0.5)),
     ("flat_concatenate", flat_concatenate, lambda: (_r(27, 3, 2),)),
+    ("neighbour_counts", neighbour_counts, lambda: (_r(37, 6, 5),)),
     ("nan_statistics_float64", nan_statistics, lambda: (_nan_rows(_r(32, 4, 5)),)),
     ("nan_statistics_float32", nan_statistics, lambda: (_nan_rows(_r(33, 5, 4, dtype=np.float32)),)),
     ("nan_statistics_int", nan_statistics, lambda: (_r(34, 4, 4, dtype=np.int64),)),
