@@ -86,6 +86,14 @@ def _logaddexp(ctx, node: Node, grads: list) -> list:
     return [(self, ctx.sum_to(share(a, b), self)), (other, ctx.sum_to(share(b, a), other))]
 
 
+@derivative("fusejit::cbrt(Tensor self) -> Tensor")
+def _cbrt(ctx, node: Node, grads: list) -> dict:
+    # d cbrt(x) = 1 / (3 cbrt(x)^2): grad / (3 * result * result) (inf at 0, as x ** (1/3)'s)
+    result = ctx.saved(node.output())
+    cube = ctx.emit("aten::mul", _times(ctx, result, result), ctx.const(3.0))
+    return {node.input(0): ctx.emit("aten::div", grads[0], cube)}
+
+
 @derivative("aten::hypot(Tensor self, Tensor other) -> Tensor")
 def _hypot(ctx, node: Node, grads: list) -> list:
     # derivatives.yaml: grad * self / result, grad * other / result

@@ -439,6 +439,8 @@ CALLEES.update({
     np.logaddexp: Callee("np.logaddexp", "x1, x2, /", numpy_arrays.smooth("logaddexp",
                                                                            np.logaddexp)),
     np.hypot: Callee("np.hypot", "x1, x2, /", numpy_arrays.smooth("hypot", np.hypot)),
+    np.cbrt: Callee("np.cbrt", "x, /", numpy_arrays.own_unary("fusejit::cbrt", np.cbrt),
+                    "float"),
     np.squeeze: Callee("np.squeeze", "a, axis=None", numpy_arrays.squeeze),
     np.atleast_1d: Callee("np.atleast_1d", "a", numpy_arrays.atleast(1)),
     np.atleast_2d: Callee("np.atleast_2d", "a", numpy_arrays.atleast(2)),

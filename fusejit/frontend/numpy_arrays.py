@@ -121,6 +121,23 @@ def smooth(name: str, fn):
     return lower
 
 
+def own_unary(kind: str, fn):
+    """A NumPy ufunc of one array that is ``kind``, NumPy's own call (``np.cbrt``): the
+    argument cast as NumPy computes it."""
+    def lower(b: IRBuilder, x: Item) -> Item:
+        from .lowering import to_float
+
+        what = f"np.{fn.__name__}"
+        if not is_tensor(x):     # (a number: through a 0-d float64 array, a number back)
+            if scalar_type_of(x) is None:
+                raise b.error(f"{what} takes an array or a number, got {describe(x)}")
+            return to_float(b, b.emit(kind, [as_tensor(b, x, what, np.dtype(np.float64))],
+                                      what))
+        (x,) = conform(b, fn, [x], what)
+        return b.emit(kind, [x], what)
+    return lower
+
+
 def clip(b: IRBuilder, a: Item, a_min: Item = None, a_max: Item = None, out: Item = None,
          min: Item = None, max: Item = None) -> Value:   # noqa: A002  (NumPy's names)
     """``np.clip(a, a_min, a_max)``, ``np.clip(a, min=..., max=...)``, ``x.clip(lo, hi)``:

@@ -175,8 +175,6 @@ def arctanh(x):
 
 
 
-def cbrt(x):
-    return np.sign(x) * np.abs(x) ** (1 / 3)
 
 
 
@@ -646,7 +644,7 @@ SHIMS = {np.cov: cov, np.corrcoef: corrcoef, np.polyval: polyval, np.kron: kron,
          np.correlate: correlate, np.select: select, np.linalg.matrix_power: matrix_power,
          np.vdot: vdot, np.add.outer: add_outer, np.subtract.outer: subtract_outer,
          np.multiply.outer: multiply_outer, np.divide.outer: divide_outer,
-         np.arcsinh: arcsinh, np.arccosh: arccosh, np.arctanh: arctanh, np.cbrt: cbrt,
+         np.arcsinh: arcsinh, np.arccosh: arccosh, np.arctanh: arctanh,
          np.copysign: copysign, np.trapezoid: trapezoid, np.linalg.multi_dot: multi_dot,
          np.rot90: rot90, np.add.reduce: add_reduce, np.multiply.reduce: multiply_reduce,
          np.maximum.reduce: maximum_reduce, np.minimum.reduce: minimum_reduce,

@@ -17,6 +17,8 @@ slice writes, and two smooth binary maps, with PyTorch's schemas and semantics::
 PyTorch's ``cumprod_backward``; quadratic in the length of the axis).
 ``fusejit::cat_offsets(%list, %dim)`` (not PyTorch's: its TorchScript ``cat`` gradient builds
 the same list in a loop) gives where each element of a ``cat`` starts.
+``fusejit::cbrt(%x)`` is ``np.cbrt`` itself (PyTorch has none), its derivative in
+``fusejit/autodiff/array_rules.py``.
 ``fusejit::flatnonzero(%x)`` is ``np.flatnonzero(x)`` (``np.nonzero`` of a vector).
 ``fusejit::unique_all(%x)`` is ``np.unique(x)`` with its index, inverse and counts.
 ``fusejit::unique_values(%x)`` is ``np.unique(x)`` (PyTorch's ``_unique2`` has three results).
@@ -41,6 +43,7 @@ from __future__ import annotations
 import numpy as np
 
 from .dtypes import DEFAULT_FLOAT, category, result_type
+from .pointwise import inplace
 from .table import as_tensor, register, wrap_dim
 
 
@@ -114,6 +117,11 @@ def _logaddexp(self: np.ndarray, other: np.ndarray) -> np.ndarray:
     dtype = _floating(self, other)
     return as_tensor(np.logaddexp(self.astype(dtype, copy=False),
                                   other.astype(dtype, copy=False)))
+
+
+def _cbrt(self: np.ndarray) -> np.ndarray:
+    """``np.cbrt``, NumPy's own (exact at cubes: cbrt(-27.0) is -3.0); integers in float64."""
+    return as_tensor(np.cbrt(self if self.dtype.kind == "f" else self.astype(np.float64)))
 
 
 def _hypot(self: np.ndarray, other: np.ndarray) -> np.ndarray:
@@ -431,6 +439,9 @@ register("aten::triu(Tensor self, int diagonal=0) -> Tensor", _triangle(np.triu)
 register("aten::tril(Tensor self, int diagonal=0) -> Tensor", _triangle(np.tril))
 register("aten::logaddexp(Tensor self, Tensor other) -> Tensor", _logaddexp)
 register("aten::hypot(Tensor self, Tensor other) -> Tensor", _hypot)
+# (runtime/direct.py calls np.cbrt where the array is already float)
+register("fusejit::cbrt(Tensor self) -> Tensor", _cbrt, ufunc=np.cbrt)
+register("fusejit::cbrt_(Tensor(a!) self) -> Tensor(a!)", inplace("cbrt_", _cbrt), pure=False)
 register("aten::index.Tensor(Tensor self, Tensor?[] indices) -> Tensor", _index)
 register("aten::index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) "
          "-> Tensor", _index_put)

@@ -1,5 +1,5 @@
 """The rules of ``array_rules`` (permute, diagonal and its backward, diag_embed, triu/tril,
-logaddexp, hypot, convolve, index, index_put, select_scatter, slice_scatter, squeeze,
+logaddexp, hypot, cbrt, convolve, index, index_put, select_scatter, slice_scatter, squeeze,
 constant_pad_nd, partition, linalg_inv/det/slogdet/solve, cumprod, and ``linalg_rules``/``remainder_rules``:
 cholesky, svdvals, eigvalsh, eigh, remainder, fmod) against float64 central finite differences of the IR itself, over offsets,
 dims, broadcast patterns and repeated indices; and in float32 (the gradient keeps the input's
@@ -54,6 +54,8 @@ CASES = [
     (on_x("%y : Tensor = aten::tril(%x, %m1)"), [(normal(3, 4),)]),
     (graph("%a : Tensor, %b : Tensor", "%y : Tensor = aten::logaddexp(%a, %b)"),
      [(normal(*sa), normal(*sb)) for sa, sb in PAIRS]),
+    # (np.cbrt, both signs, away from 0 where its slope is infinite)
+    (on_x("%y : Tensor = fusejit::cbrt(%x)"), [(positive(3, 4) + 0.5,), (-positive(5) - 0.5,)]),
     (graph("%a : Tensor, %b : Tensor", "%y : Tensor = aten::hypot(%a, %b)"),
      [(positive(*sa), -positive(*sb)) for sa, sb in PAIRS]),
     # (np.convolve in its three modes, the first operand longer, shorter and as long)

@@ -182,3 +182,20 @@ def test_a_padded_arrays_gradient_adds_up_where_each_element_was_copied():
     sources = np.pad(np.arange(5), (4, 6), mode="reflect")      # (np.pad's own positions)
     np.testing.assert_allclose(fusejit.grad(padded_sum)(v, w),
                                np.bincount(sources, weights=w, minlength=5), rtol=1e-12)
+
+
+def cube_roots(x, f, i, n):
+    return np.cbrt(x), np.cbrt(f), np.cbrt(i), np.cbrt(n), np.cbrt(-8), np.cbrt(f[0])
+
+
+def test_cbrt_is_numpys_exactly():
+    """np.cbrt is NumPy's own call: exact at cubes (cbrt(-27.0) is -3.0, which x ** (1/3)
+    misses by an ulp), at the specials, in float32, of integers (float64) and of numbers."""
+    x = np.concatenate([np.arange(-30.0, 31.0) ** 3, R.standard_normal(200) * 50,
+                        [np.inf, -np.inf, np.nan, -0.0, 5e-324]])
+    args = (x, x[:60].astype(np.float32), np.arange(-9, 10), 27.0)
+    got, want = fusejit.jit(cube_roots)(*args), cube_roots(*args)
+    for g, w in zip(got, want):
+        assert type(g) is type(w) and np.asarray(g).dtype == np.asarray(w).dtype
+        np.testing.assert_array_equal(g, w)
+        np.testing.assert_array_equal(np.signbit(g), np.signbit(w))
