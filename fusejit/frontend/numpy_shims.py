@@ -155,21 +155,29 @@ def divide_outer(a, b):
 
 
 def _asinh_of_magnitude(a):
-    return np.log1p(a + a * a / (1 + np.sqrt(1 + a * a)))
+    # (beyond 2^28, log(2a) to within 1/(4a^2): libm's form; a * a would overflow near 1e154
+    # in float64, 1e19 in float32, and the quotient be NaN)
+    return np.where(a > 268435456.0, np.log(a) + 0.6931471805599453,
+                    np.log1p(a + a * a / (1 + np.sqrt(1 + a * a))))
 
 
 def arcsinh(x):
-    # (odd: the accurate form for x >= 0 mirrored; log(x + sqrt(x^2 + 1)) cancels for x < 0)
-    return np.where(x < 0, -_asinh_of_magnitude(-x), _asinh_of_magnitude(x))
+    # (odd: the accurate form for x >= 0 mirrored, -0.0 too; log(x + sqrt(x^2 + 1)) cancels
+    # for x < 0)
+    return np.copysign(_asinh_of_magnitude(np.abs(x)), x)
 
 
 def arccosh(x):
+    # (beyond 2^28, log(2x), as libm: t * t overflows for the largest x)
     t = x - 1
-    return np.log1p(t + np.sqrt(2 * t + t * t))
+    return np.where(x > 268435456.0, np.log(x) + 0.6931471805599453,
+                    np.log1p(t + np.sqrt(2 * t + t * t)))
 
 
 def arctanh(x):
-    return 0.5 * np.log1p(2 * x / (1 - x))
+    # (odd, as arcsinh: for x near -1, 1 + 2x / (1 - x) cancels in log1p's argument)
+    a = np.abs(x)
+    return np.copysign(0.5 * np.log1p(2 * a / (1 - a)), x)
 
 
 

@@ -143,3 +143,30 @@ def test_ufunc_out_and_dtype_refuse_what_numpy_refuses(fn, message):
             fn(x)
     with pytest.raises(fusejit.FusejitError, match=message):
         fusejit.jit(fn)(x)
+
+
+def inverse_hyperbolics(x, c, t):
+    return np.arcsinh(x), np.arccosh(c), np.arctanh(t)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_inverse_hyperbolics_hold_their_ulp_bound_to_the_ends_of_the_range(dtype):
+    """np.arcsinh, np.arccosh and np.arctanh (stand-ins of log1p and sqrt) within 2 ulp of
+    NumPy's across the range: the largest magnitudes (x * x overflowed: NaN and inf), next
+    to -1 for arctanh (1 + 2x / (1 - x) cancelled: 1e14 ulp off), signed zeros, infinities."""
+    big = float(np.finfo(dtype).max)
+    x = np.concatenate([-np.geomspace(1e-30, big, 400), np.geomspace(1e-30, big, 400),
+                        [0.0, -0.0, np.inf, -np.inf]]).astype(dtype)
+    c = np.concatenate([1 + np.geomspace(1e-7, big / 2, 400), [1.0, np.inf]]).astype(dtype)
+    near = np.geomspace(np.finfo(dtype).eps, 0.5, 200)
+    t = np.concatenate([-1 + near, 1 - near, np.geomspace(1e-30, 0.5, 200), [0.0, -0.0, 1.0,
+                                                                            -1.0]]).astype(dtype)
+    with np.errstate(all="ignore"):
+        got, want = fusejit.jit(inverse_hyperbolics)(x, c, t), inverse_hyperbolics(x, c, t)
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype
+        finite = np.isfinite(w)
+        np.testing.assert_array_equal(g[~finite], w[~finite])
+        np.testing.assert_array_equal(np.signbit(g), np.signbit(w))
+        ulps = np.abs(g[finite].astype(np.float64) - w[finite]) / np.spacing(np.abs(w[finite]))
+        assert ulps.max() <= 2, ulps.max()
