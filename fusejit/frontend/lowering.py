@@ -52,6 +52,20 @@ def _kind(op: str, tensor: bool = True) -> str:
 def binary(b: IRBuilder, op: str, lhs: Item, rhs: Item, ufunc: Any = None) -> Value:
     """``lhs op rhs`` for tensors and scalars, with TorchScript's overloads; NumPy's result
     dtype is the operator's (``NUMPY_BINARY``), or ``ufunc``'s when it is called by name."""
+    result = _binary(b, op, lhs, rhs, ufunc)
+    if op == "remainder" and is_tensor(result) and _is_float(result):
+        # PyTorch's float remainder keeps fmod's zero (-7.0 % 1.0 is -0.0); NumPy's, as
+        # Python's, gives a zero the divisor's sign (a divisor of +-0 gives NaN, not a zero)
+        zero = binary(b, "eq", result, 0)
+        divisor = b.static(rhs)
+        if isinstance(divisor, (int, float)) and not isinstance(divisor, bool):
+            return where(b, zero, -0.0 if divisor < 0 else 0.0, result)
+        below = binary(b, "and", zero, binary(b, "lt", rhs, 0))
+        result = where(b, below, -0.0, where(b, zero, 0.0, result))
+    return result
+
+
+def _binary(b: IRBuilder, op: str, lhs: Item, rhs: Item, ufunc: Any = None) -> Value:
     what = f"'{_SYMBOL.get(op, op)}'"
     if op == "add" and isinstance(lhs, tuple) and isinstance(rhs, tuple):
         return lhs + rhs    # (2,) + x.shape: a tuple known while scripting, as in Python

@@ -530,7 +530,7 @@ def sort(b: IRBuilder, a: Item, axis: Item = -1, kind: Item = None) -> Value:
 def median(b: IRBuilder, a: Item, axis: Item = None, keepdims: Item = False) -> Value:
     """``np.median``: the mean of the sorted array's two middle elements along ``axis`` (the
     same one when the length is odd)."""
-    from .lowering import size, where
+    from .lowering import as_tensor, size, where
     from .numpy_lowering import isnan
 
     x = _array(b, a, "np.median")
@@ -547,6 +547,11 @@ def median(b: IRBuilder, a: Item, axis: Item = None, keepdims: Item = False) -> 
                  "np.median")
     high = b.emit(aten.select, [ordered, along, binary(b, "floordiv", n, 2)], "np.median")
     middle = binary(b, "mul", binary(b, "add", low, high), 0.5)
+    # (an odd count has one middle element, NumPy's median itself: its double overflows
+    # near the float's largest)
+    odd = as_tensor(b, binary(b, "eq", binary(b, "remainder", n, 2), 1), "np.median",
+                    np.dtype(np.bool_))
+    middle = where(b, odd, high, middle)
     if dtype_of(ordered) is not None and dtype_of(ordered).kind == "f":
         # a NaN sorts last and makes NumPy's median NaN
         last = b.emit(aten.select, [ordered, along, -1], "np.median")

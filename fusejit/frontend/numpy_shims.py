@@ -570,12 +570,15 @@ def nanmedian(a, axis=None, keepdims=False):
         n = np.sum(~np.isnan(s))
         if n == 0:
             return np.asarray(np.nan, dtype=a.dtype)
+        if n % 2 == 1:      # (one middle element: the mean of two of it may overflow)
+            return s[n // 2]
         return (s[(n - 1) // 2] + s[n // 2]) / 2
     s = np.sort(a, axis=axis)
     n = np.sum(~np.isnan(s), axis=axis, keepdims=True)
     low = np.take_along_axis(s, np.maximum(n - 1, 0) // 2, axis=axis)
     high = np.take_along_axis(s, np.minimum(n // 2, s.shape[axis] - 1), axis=axis)
-    middle = np.where(n > 0, (low + high) / 2, np.nan).astype(a.dtype)
+    middle = np.where(n > 0, np.where(n % 2 == 1, high, (low + high) / 2),
+                      np.nan).astype(a.dtype)
     if keepdims:
         return middle
     return np.squeeze(middle, axis=axis)

@@ -170,3 +170,22 @@ def test_inverse_hyperbolics_hold_their_ulp_bound_to_the_ends_of_the_range(dtype
         np.testing.assert_array_equal(np.signbit(g), np.signbit(w))
         ulps = np.abs(g[finite].astype(np.float64) - w[finite]) / np.spacing(np.abs(w[finite]))
         assert ulps.max() <= 2, ulps.max()
+
+
+def zeros_and_extremes(x, big):
+    return (x % 1.0, (x * 2.0) % -1.5, np.cumsum(x), np.median(big), np.median(big[:2]),
+            np.nanmedian(big), np.median(big.reshape(1, 3), axis=1))
+
+
+@pytest.mark.parametrize("n", [4, 40000])      # (compiled whole, and fused kernels)
+def test_signed_zeros_and_extremes_are_numpys(n):
+    """A zero remainder takes the divisor's sign (-7.0 % 1.0 is 0.0); a running sum starts at
+    -0.0, so a row of -0.0 sums to -0.0 as NumPy's cumsum does; a median of an odd count is its
+    middle element (the mean of it with itself overflowed near the largest float)."""
+    x = np.resize(np.array([-0.0, 0.0, -7.0, 3.0, -0.0, 2.25]), n)
+    x[:2] = -0.0
+    big = np.array([1e308, 1e308, -1e308])
+    got, want = fusejit.jit(zeros_and_extremes)(x, big), zeros_and_extremes(x, big)
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g, w)
+        np.testing.assert_array_equal(np.signbit(g), np.signbit(w))

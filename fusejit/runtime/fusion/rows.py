@@ -397,7 +397,10 @@ class RowGenerator(_Generator):
         self.code[node] = [f"# {name} : {_type_name(dtype)} = {node.kind}({source.expr})",
                            f"run_{name} = {d}(run_{name} {op} {d}({source.expr}))",
                            f"{name} = run_{name}"]
-        self.scan_starts[node] = f"run_{name} = {d}({0 if op == '+' else 1})"
+        # (a float sum starts at -0.0, the one zero that gives every x back: NumPy's cumsum
+        # starts at the first element, -0.0 for a row that begins with it)
+        start = 1 if op == "*" else "-0.0" if dtype.kind == "f" else 0
+        self.scan_starts[node] = f"run_{name} = {d}({start})"
         self.values[node.output()] = Operand(name, dtype, "tensor")
 
     def _pointwise(self, node: Node) -> None:
