@@ -302,6 +302,8 @@ def _reduction_spec(name: str, receiver: str) -> str:
         return f"{receiver}, axis=None, dtype=None, out=None, ddof=0, keepdims=False"
     if name in _WEIGHED:
         return f"{receiver}, axis=None, dtype=None, out=None, keepdims=False, *, where=None"
+    if name in ("max", "min"):
+        return f"{receiver}, axis=None, out=None, keepdims=False, initial=None, where=None"
     return f"{receiver}, axis=None, out=None, keepdims=False"
 
 
@@ -317,12 +319,17 @@ def _no_out(lower: Callable[..., Item], name: str) -> Callable[..., Item]:
         elif name in _WEIGHED:
             dtype, out, keepdims, mask = rest
             extra = (keepdims,)
+        elif name in ("max", "min"):
+            out, keepdims, initial, mask = rest
+            if out is None and (initial is not None or mask is not None):
+                return _extreme_from(b, name, x, axis, keepdims, initial, mask)
+            dtype, extra = None, (keepdims,)
         else:
             out, keepdims = rest
             dtype, extra = None, (keepdims,)
-        if out is not None or (dtype is not None and name in ("var", "std")):
-            raise b.error(f"{name}(): the out= argument (and dtype= of var/std) is not "
-                          f"supported; cast with .astype(...) first")
+        if out is not None:
+            raise b.error(f"{name}(): the out= argument is not supported; assign the result "
+                          f"(x[...] = {name}(...)) instead")
         if dtype is not None:
             x = numpy_lowering.astype(b, x, dtype, copies=False)
             # (and the result is of it: sum(dtype=np.int32) is int32, not the int64 of ints)
@@ -344,6 +351,25 @@ def _no_out(lower: Callable[..., Item], name: str) -> Callable[..., Item]:
             return binary(b, "div", total, count)
         return lower(b, where(b, mask, x, 1 if name == "prod" else 0), axis, *extra)
     return call
+
+
+def _extreme_from(b: IRBuilder, name: str, x: Item, axis: Item, keepdims: Item,
+                  initial: Item, mask: Item) -> Item:
+    """``x.max(initial=v, where=m)``: NumPy's reduction started at ``v`` (in ``x``'s dtype),
+    over the elements ``m`` keeps (a mask needs ``initial``: max has no identity)."""
+    what = f"{name}(initial=..., where=...)"
+    x = numpy_lowering._array(b, x, what)
+    if initial is None:
+        raise b.error(f"{what}: reduction operation {'maximum' if name == 'max' else 'minimum'}"
+                      f" does not have an identity, so to use a where mask one has to specify "
+                      f"'initial'")
+    start = as_tensor(b, initial, what, dtype_of(x))
+    if mask is not None:
+        if not is_tensor(mask) or mask.type.scalar_type not in (None, ScalarType.Bool):
+            raise b.error(f"{what}: where must be a boolean array, got {describe(mask)}")
+        x = where(b, mask, x, start)
+    reduced = numpy_lowering.reduce(b, name, x, axis, keepdims)
+    return binary(b, name, reduced, start)
 
 
 def lower_sum(b: IRBuilder, x: Item, axis: Item, keepdims: Item) -> Item:

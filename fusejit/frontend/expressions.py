@@ -478,8 +478,8 @@ class ExpressionEmitter(StaticConditions):
             return tuple(self.eval_index(e) for e in node.elts)
         return self.eval_value(node)
 
-    def eval_Call(self, node: ast.Call) -> Item:
-        if isinstance(node.func, ast.Attribute) and node.func.attr == "append":
+    def eval_Call(self, node: ast.Call, method: bool = True) -> Item:
+        if method and isinstance(node.func, ast.Attribute) and node.func.attr == "append":
             return self.append(node)
         func = self.eval(node.func)
         if isinstance(func, Sugared) and func.obj is print:
@@ -552,11 +552,8 @@ class ExpressionEmitter(StaticConditions):
     def append(self, node: ast.Call) -> Item:
         """``xs.append(v)``: on a Python list while scripting, ``aten::append`` on an IR list."""
         items = self.eval(node.func.value)  # type: ignore[attr-defined]
-        if isinstance(items, Sugared):   # np.append(x, v): not a list's method
-            self.at(node)
-            raise self.b.error(f"{items.name}.append is not supported (it copies the whole "
-                               f"array each call); write np.concatenate((x, np.array([v]))), or "
-                               f"append to a list and np.array(...) it after the loop")
+        if isinstance(items, Sugared):   # np.append(x, v): NumPy's function, not a method
+            return self.eval_Call(node, method=False)
         if len(node.args) != 1 or node.keywords:
             raise self.unsupported(node, "append() with other than one argument")
         value = self.eval_value(node.args[0])

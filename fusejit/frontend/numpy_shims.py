@@ -584,6 +584,16 @@ def nanmedian(a, axis=None, keepdims=False):
     return np.squeeze(middle, axis=axis)
 
 
+def append(arr, values, axis=None):
+    # NumPy's: both flattened and concatenated, or concatenated along axis (a new array:
+    # in a loop that grows an array, appending to a list costs less, in NumPy too)
+    arr = np.asarray(arr)
+    values = np.asarray(values)
+    if axis is None:
+        return np.concatenate((arr.reshape(-1), values.reshape(-1)))
+    return np.concatenate((arr, values), axis=axis)
+
+
 def ediff1d(ary, to_end=None, to_begin=None):
     # NumPy's: the differences of the flattened array, with to_begin and to_end (flattened,
     # in its dtype) around them
@@ -669,7 +679,8 @@ SHIMS = {np.cov: cov, np.corrcoef: corrcoef, np.polyval: polyval, np.kron: kron,
          np.union1d: union1d, np.setdiff1d: setdiff1d, np.nanmax: nanmax, np.nanmin: nanmin,
          np.nanargmax: nanargmax, np.nanargmin: nanargmin, np.nanprod: nanprod,
          np.nancumsum: nancumsum, np.nancumprod: nancumprod, np.nanvar: nanvar,
-         np.nanstd: nanstd, np.nanmedian: nanmedian, np.ediff1d: ediff1d}
+         np.nanstd: nanstd, np.nanmedian: nanmedian, np.ediff1d: ediff1d,
+         np.append: append}
 
 # Shims whose argument (position, name) may be a list or tuple of numbers, as NumPy's may be
 # array_like: mapped over its items, the results stacked (np.percentile(x, [5, 95])).

@@ -225,6 +225,24 @@ def shifted_sum(x):
     return x
 
 
+# -- reductions' initial=, where= and var/std dtype=; np.append (refused) ---------------------
+
+def started_reductions(x, i):
+    return (x.max(initial=10.0), x.min(where=x > 0, initial=np.inf), np.max(x, initial=-1.0),
+            x.max(axis=0, initial=0.5), np.min(x, axis=1, where=x > 0, initial=9.0,
+                                               keepdims=True),
+            i.max(initial=7), np.var(x.astype(np.float32), dtype=np.float64),
+            x.std(axis=1, dtype=np.float32), np.append(x, 5.0), np.append(i, [1, 2]),
+            np.append(x, x[:1], axis=0), np.append(i, 2.5))
+
+
+def appended_in_a_loop(x):
+    out = np.zeros(0)
+    for k in range(3):
+        out = np.append(out, x[k] * 2)
+    return out
+
+
 # -- comprehensions of several for clauses over constants (refused) --------------------------
 
 def neighbour_counts(grid):
@@ -286,6 +304,9 @@ PROGRAMS = [
     ("array_literals_int32", array_literals, lambda: (_r(26, 3, dtype=np.int32), 3, 0.5)),
     ("flat_concatenate", flat_concatenate, lambda: (_r(27, 3, 2),)),
     ("neighbour_counts", neighbour_counts, lambda: (_r(37, 6, 5),)),
+    ("started_reductions", started_reductions, lambda: (_r(38, 4, 5),
+                                                        np.arange(-4, 5) * 3)),
+    ("appended_in_a_loop", appended_in_a_loop, lambda: (_r(39, 5),)),
     ("nan_statistics_float64", nan_statistics, lambda: (_nan_rows(_r(32, 4, 5)),)),
     ("nan_statistics_float32", nan_statistics, lambda: (_nan_rows(_r(33, 5, 4, dtype=np.float32)),)),
     ("nan_statistics_int", nan_statistics, lambda: (_r(34, 4, 4, dtype=np.int64),)),
