@@ -252,6 +252,8 @@ CALLEES.update({
     np.round: Callee("np.round", "a, decimals=0", numpy_more.round_, "same"),
     np.around: Callee("np.around", "a, decimals=0", numpy_more.round_, "same"),
     round: Callee("round", "number, ndigits=None", numpy_more.builtin_round),
+    sorted: Callee("sorted", "iterable, /, *, key=None, reverse=False",
+                   lambda b, items, key, reverse: _sorted(b, items, key, reverse)),
     np.divmod: Callee("np.divmod", "x1, x2, /", lambda b, x, y: _divmod(b, x, y)),
     divmod: Callee("divmod", "a, b, /", lambda b, x, y: _divmod(b, x, y)),
     F.threshold: Callee("F.threshold", "x, threshold, value", _aten("threshold", "F.threshold"),
@@ -556,6 +558,17 @@ for _fn, _callee in list(CALLEES.items()):
         CALLEES[_fn] = Callee(_name, ", ".join(_params) + ", /, out=None, *, dtype=None, "
                               "casting='same_kind'",
                               U.with_out_and_dtype(_callee.lower, _fn, _name), _callee.rule)
+
+
+def _sorted(b: IRBuilder, items: Item, key: Item, reverse: Item) -> list:
+    """``sorted(xs)`` of numbers known while scripting (a list, as Python's); of run-time
+    values, refused (np.sort of an array sorts them)."""
+    values = [b.static(i) for i in items] if isinstance(items, (tuple, list)) else None
+    if key is not None or values is None or not all(
+            isinstance(v, (int, float)) for v in values):
+        raise b.error("sorted() takes a tuple or list of numbers known while scripting (no "
+                      "key=); for run-time values write np.sort(np.array(...))")
+    return sorted(values, reverse=b.static_bool(reverse, "sorted(reverse=...)"))
 
 
 def _divmod(b: IRBuilder, x: Item, y: Item) -> tuple[Value, Value]:

@@ -482,6 +482,8 @@ class ExpressionEmitter(StaticConditions):
         if method and isinstance(node.func, ast.Attribute) and node.func.attr == "append":
             return self.append(node)
         func = self.eval(node.func)
+        if isinstance(func, Sugared) and func.obj is isinstance:
+            return self.eval_isinstance(node)
         if isinstance(func, Sugared) and func.obj is print:
             return self.eval_print(node)
         if isinstance(func, Sugared) and func.obj is map:
@@ -577,6 +579,46 @@ class ExpressionEmitter(StaticConditions):
 
     def dict_key(self, node: ast.expr) -> Any:
         raise NotImplementedError  # provided by the statement emitter (containers.py)
+
+    def eval_isinstance(self, node: ast.Call) -> bool:
+        """``isinstance(x, np.ndarray)``, ``isinstance(v, (int, float))``: decided while
+        scripting, from the type the value has in NumPy (an array, a NumPy scalar of its
+        dtype, a Python number, a tuple ...)."""
+        if len(node.args) != 2 or node.keywords:
+            raise self.unsupported(node, "isinstance() with other than two arguments")
+        item = self.eval(node.args[0])
+        given = node.args[1]
+        classes = tuple(self.eval(e) for e in given.elts) if isinstance(given, ast.Tuple) \
+            else (self.eval(given),)
+        self.at(node)
+        if not all(isinstance(c, Sugared) and isinstance(c.obj, type) for c in classes):
+            raise self.b.error("isinstance() takes a class or a tuple of classes here")
+        kind = self._numpy_type(item)
+        if kind is None:
+            raise self.b.error(f"isinstance() of a {describe(item)}: its type is known only "
+                               f"when it runs")
+        return issubclass(kind, tuple(c.obj for c in classes))
+
+    def _numpy_type(self, item: Any) -> type | None:
+        """The Python type ``item`` has in NumPy, where scripting knows it."""
+        if isinstance(item, Masked):
+            return np.ndarray
+        if isinstance(item, Value):
+            if isinstance(item.type, TensorType):
+                rank = item.type.rank
+                if rank is None:
+                    return None
+                if rank or item in self.b.zero_d_arrays:
+                    return np.ndarray
+                dtype = item.type.dtype
+                return dtype.type if dtype is not None else None
+            if item in self.b.numpy_scalars:
+                return self.b.numpy_scalars[item].type
+            scalar = scalar_type_of(item)
+            return {BOOL: bool, INT: int, FLOAT: float}.get(scalar)
+        if isinstance(item, (bool, int, float, str, tuple, list, dict)) or item is None:
+            return type(item)
+        return None
 
     def eval_print(self, node: ast.Call) -> None:
         raise NotImplementedError  # provided by the statement emitter (containers.py)

@@ -300,13 +300,17 @@ def _lambda_source(fn) -> FunctionSource:
     return FunctionSource(fn, tree, file, 0, 0)
 
 
-def _parameters(emitter: ExpressionEmitter, tree: ast.FunctionDef) -> list[ast.arg]:
+def _parameters(emitter: ExpressionEmitter, tree: ast.FunctionDef,
+                inlined: bool = False) -> list[ast.arg]:
+    """The parameters of the function scripted; a helper inlined at a call also takes
+    ``*args`` (a tuple of what the call passed) and ``**kwargs`` (a dict)."""
     args = tree.args
-    if args.vararg is not None:
+    if args.vararg is not None and not inlined:
         raise emitter.unsupported(args.vararg, "a *args parameter")
-    if args.kwarg is not None:
+    if args.kwarg is not None and not inlined:
         raise emitter.unsupported(args.kwarg, "a **kwargs parameter")
-    return [*args.posonlyargs, *args.args, *args.kwonlyargs]
+    extra = [a for a in (args.vararg, args.kwarg) if a is not None]
+    return [*args.posonlyargs, *args.args, *args.kwonlyargs, *extra]
 
 
 def _annotation_type(emitter: ExpressionEmitter, arg: ast.arg, given: Type | None = None):
@@ -534,6 +538,12 @@ class StatementEmitter(LoopStatements, ContainerStatements, InPlaceStatements,
             raise self.unsupported(stmt, "a declaration without a value")
         self.assign(stmt.target, self.eval_value(stmt.value))
 
+    def eval_NamedExpr(self, node: ast.NamedExpr) -> Item:
+        """``(m := x.max())``: the value, bound to the name as an assignment would."""
+        value = self.eval_value(node.value)
+        self.assign(node.target, value)
+        return value
+
     def assign(self, target: ast.expr, value: Item) -> None:
         if isinstance(target, ast.Name):
             self.at(target)
@@ -702,7 +712,7 @@ class StatementEmitter(LoopStatements, ContainerStatements, InPlaceStatements,
         helper.callers = (*self.callers, self)
         if local:
             helper.env.update(fn.scope())   # (a closure: the enclosing function's names)
-        params = _parameters(helper, src.tree)
+        params = _parameters(helper, src.tree, inlined=True)
         try:
             bound = (fn.signature if local else inspect.signature(fn)).bind(*args, **kwargs)
         except TypeError as error:
@@ -713,7 +723,7 @@ class StatementEmitter(LoopStatements, ContainerStatements, InPlaceStatements,
             item = bound.arguments[param.arg]
             if isinstance(item, np.generic):
                 item = item.item()
-            if not isinstance(item, (Value, Masked, tuple, list, bool, int, float, str,
+            if not isinstance(item, (Value, Masked, tuple, list, dict, bool, int, float, str,
                                      type(None))):
                 self.b.loc = call_loc
                 raise self.b.error(f"{name}(): the default of {param.arg!r} is a "

@@ -243,6 +243,22 @@ def appended_in_a_loop(x):
     return out
 
 
+# -- isinstance, :=, *args and **kwargs of helpers, sorted of constants (refused) ------------
+
+def _total(*parts, **scales):
+    return sum(parts) * scales["by"]
+
+
+def python_forms(x, n):
+    kinds = (isinstance(x, np.ndarray), isinstance(x[0], float), isinstance(x.sum(), np.floating),
+             isinstance(n, (int, float)), isinstance(n, bool), isinstance((x, n), tuple),
+             isinstance(x[0], np.float32))
+    if (top := x.max()) > 0:
+        top = top * 2
+    return kinds, top, _total(x, x[::-1], by=0.5), sorted([3, 1, -1.5]), sorted((2, 1),
+                                                                                  reverse=True)
+
+
 # -- comprehensions of several for clauses over constants (refused) --------------------------
 
 def neighbour_counts(grid):
@@ -304,6 +320,8 @@ PROGRAMS = [
     ("array_literals_int32", array_literals, lambda: (_r(26, 3, dtype=np.int32), 3, 0.5)),
     ("flat_concatenate", flat_concatenate, lambda: (_r(27, 3, 2),)),
     ("neighbour_counts", neighbour_counts, lambda: (_r(37, 6, 5),)),
+    ("python_forms_float64", python_forms, lambda: (_r(40, 5), 2)),
+    ("python_forms_float32", python_forms, lambda: (_r(41, 5, dtype=np.float32), 7)),
     ("started_reductions", started_reductions, lambda: (_r(38, 4, 5),
                                                         np.arange(-4, 5) * 3)),
     ("appended_in_a_loop", appended_in_a_loop, lambda: (_r(39, 5),)),
