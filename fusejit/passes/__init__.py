@@ -17,7 +17,7 @@ from .desugar_trip_counts import desugar_trip_counts
 from .drop_unused import drop_unused
 from .find_last_uses import find_last_uses
 from .flatten_io import flatten_io
-from .fresh_stores import functionalize_fresh_stores
+from .fresh_stores import broadcast_read_fills, functionalize_fresh_stores
 from .graph_fuser import (
     custom_fuse_graph,
     fuse_backward_graph,
@@ -39,6 +39,7 @@ from .view_inputs import move_views_into_groups
 
 __all__ = [
     "AliasDb", "BACKWARD_FUSION_PIPELINE", "FUSION_PIPELINE", "argument_type",
+    "broadcast_read_fills",
     "canonicalize_graph_fuser_ops", "constant_pooling", "constant_propagation",
     "custom_fuse_graph", "desugar_trip_counts", "distribute_maps_over_cat", "drop_unused",
     "eliminate_common_subexpression",

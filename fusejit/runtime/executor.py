@@ -535,6 +535,7 @@ def _optimise(graph: Graph, inputs: Sequence[Any], device: CpuDevice | CudaDevic
     PyTorch)."""
     from ..passes import (
         FUSION_PIPELINE,
+        broadcast_read_fills,
         constant_propagation,
         distribute_maps_over_cat,
         eliminate_dead_code,
@@ -558,6 +559,7 @@ def _optimise(graph: Graph, inputs: Sequence[Any], device: CpuDevice | CudaDevic
         if unroll_constant_loops(graph):
             constant_propagation(graph, numbers_only=True)   # (the trips' counters)
         functionalize_fresh_stores(graph)
+        broadcast_read_fills(graph)
         sort_values_only(graph)
         distribute_maps_over_cat(graph)
     for run_pass in FUSION_PIPELINE:

@@ -173,3 +173,26 @@ def test_copies_returned_viewed_or_read_after_a_write_stay():
     # a and b (returned, viewed), c (x written before it is read), np.copy(m) (a row of it
     # returned: a view)
     assert len([n for n in graph.all_nodes() if n.kind == aten.clone]) == 4
+
+
+def fills_read_and_kept(x, m):
+    ones = np.ones_like(x)
+    kept = np.zeros_like(m)
+    kept[0] = 5.0                   # (written: a new array still)
+    return ((x * ones).sum(), np.full_like(m, 2, dtype=np.int32) + m, kept,
+            np.full_like(x, 7) * x, np.zeros_like(x), np.full_like(m, 1.5).T @ m)
+
+
+def test_fills_only_read_are_broadcast_values():
+    """np.full_like/zeros_like/ones_like only read are the value broadcast (aten::expand of
+    a 0-d constant: no array filled); a fill written into, returned, or read by an op that may
+    give it back stays a new, writeable array, as NumPy's."""
+    m = RNG.standard_normal((3, 4))
+    graph = _check(fills_read_and_kept, X, m)
+    fills = [n for n in graph.all_nodes() if n.kind == aten.full_like]
+    # (kept, the returned zeros_like, and the int32 fill that a cast to float64 reads: the
+    # cast may give its input back)
+    assert len(fills) == 3
+    assert len([n for n in graph.all_nodes() if n.kind == aten.expand]) == 3
+    for out in fusejit.jit(fills_read_and_kept)(X, m):
+        assert not isinstance(out, np.ndarray) or out.flags.writeable
