@@ -159,9 +159,10 @@ def _readers(value: Value, block, db: AliasDb, depth: int = 0) -> list[Node] | N
 
 @graph_pass
 def broadcast_read_fills(graph: Graph) -> bool:
-    """``np.full_like(x, v)`` (``zeros_like``, ``ones_like``) only read (as ``_readers``
-    finds: not written, returned or kept) is the value broadcast to ``x``'s shape, a view
-    of one element: ``aten::expand`` of a 0-d constant of the result's dtype. The fill made
+    """``np.full_like(x, v)`` (``zeros_like``, ``ones_like``; ``np.full``, ``np.zeros`` and
+    ``np.ones`` of a shape) only read (as ``_readers`` finds: not written, returned or kept)
+    is the value broadcast to that shape, a view of one element: ``aten::expand`` of a 0-d
+    constant of the result's dtype. The fill made
     a new array each call, which a map then read again (``np.full_like(x, 3.0) + x`` at 10^6
     float64: 0.66x NumPy's time); the fuser's kernels read the view's one element. True if
     any was rewritten."""
@@ -170,26 +171,40 @@ def broadcast_read_fills(graph: Graph) -> bool:
     db = AliasDb(graph)
     changed = False
     for node in list(graph.all_nodes()):
-        if node.kind != aten.full_like or node.input(1).node.kind != prim.Constant:
+        value = _fill_value(node)
+        if value is None:
             continue
         out = node.output()
         dtype = out.type.dtype if isinstance(out.type, TensorType) else None
-        value = constant_value(node.input(1).node)
         if dtype is None or isinstance(value, bool) or not isinstance(value, (int, float)) \
                 or _readers(out, node.owning_block, db) is None:
             continue
         with graph.inserting_before(node):
             filled = graph.insert_constant(np.array(value, dtype=dtype))
-            sizes = graph.insert(aten.size, [node.input(0)])
-            sizes.output().type = ListType(IntType())
+            if node.kind == aten.full_like:
+                sizes = graph.insert(aten.size, [node.input(0)])
+                sizes.output().type = ListType(IntType())
+                sizes = sizes.output()
+            else:       # (np.zeros(shape): the shape given)
+                sizes = node.input(0)
             false = graph.insert_constant(False)
-            expanded = graph.insert(aten.expand, [filled, sizes.output(), false])
+            expanded = graph.insert(aten.expand, [filled, sizes, false])
         expanded.output().type = out.type.with_(strides=None)
         expanded.source_range, expanded.text_line = node.source_range, node.text_line
         out.replace_all_uses_with(expanded.output())
         node.destroy()
         changed = True
     return changed
+
+
+def _fill_value(node: Node):
+    """The number a fill (``full_like``, ``full``, ``zeros``, ``ones``) writes everywhere,
+    where it is a constant; else None."""
+    if node.kind in (aten.zeros, aten.ones):
+        return 0 if node.kind == aten.zeros else 1
+    if node.kind in (aten.full_like, aten.full) and node.input(1).node.kind == prim.Constant:
+        return constant_value(node.input(1).node)
+    return None
 
 
 def _is_fresh(node: Node) -> bool:

@@ -180,19 +180,21 @@ def fills_read_and_kept(x, m):
     kept = np.zeros_like(m)
     kept[0] = 5.0                   # (written: a new array still)
     return ((x * ones).sum(), np.full_like(m, 2, dtype=np.int32) + m, kept,
-            np.full_like(x, 7) * x, np.zeros_like(x), np.full_like(m, 1.5).T @ m)
+            np.full_like(x, 7) * x, np.zeros_like(x), np.full_like(m, 1.5).T @ m,
+            np.ones(x.shape[0]) * 2.5 + x, np.zeros((2, 3)) + 1, np.full(m.shape, 4.0) * m)
 
 
 def test_fills_only_read_are_broadcast_values():
-    """np.full_like/zeros_like/ones_like only read are the value broadcast (aten::expand of
-    a 0-d constant: no array filled); a fill written into, returned, or read by an op that may
-    give it back stays a new, writeable array, as NumPy's."""
+    """np.full_like/zeros_like/ones_like and np.full/zeros/ones only read are the value
+    broadcast (aten::expand of a 0-d constant: no array filled); a fill written into,
+    returned, or read by an op that may give it back stays a new, writeable array, as
+    NumPy's."""
     m = RNG.standard_normal((3, 4))
     graph = _check(fills_read_and_kept, X, m)
     fills = [n for n in graph.all_nodes() if n.kind == aten.full_like]
     # (kept, the returned zeros_like, and the int32 fill that a cast to float64 reads: the
     # cast may give its input back)
     assert len(fills) == 3
-    assert len([n for n in graph.all_nodes() if n.kind == aten.expand]) == 3
+    assert len([n for n in graph.all_nodes() if n.kind == aten.expand]) == 6
     for out in fusejit.jit(fills_read_and_kept)(X, m):
         assert not isinstance(out, np.ndarray) or out.flags.writeable
