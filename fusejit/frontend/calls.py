@@ -540,6 +540,9 @@ CALLEES.update({
     np.broadcast_to: Callee("np.broadcast_to", "array, shape, subok=False",
                             lambda b, a, shape, subok: numpy_more.broadcast_to(b, a, shape)),
     np.ix_: Callee("np.ix_", "*args", numpy_arrays.ix_),
+    np.add.at: Callee("np.add.at", "a, indices, b=None, /", numpy_arrays.add_at),
+    np.copyto: Callee("np.copyto", "dst, src, casting='same_kind', where=True",
+                      numpy_arrays.copyto),
     np.lib.stride_tricks.sliding_window_view: Callee(
         "np.lib.stride_tricks.sliding_window_view",
         "x, window_shape, axis=None, *, subok=False, writeable=False",

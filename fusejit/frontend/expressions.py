@@ -251,7 +251,7 @@ class ExpressionEmitter(StaticConditions):
         base = self.eval(node.value)
         name = f"{_dotted(node.value)}.{node.attr}"
         if isinstance(base, Sugared) and isinstance(base.obj, np.ufunc) and \
-                node.attr in ("outer", "reduce", "accumulate"):
+                node.attr in ("outer", "reduce", "accumulate", "at"):
             return Sugared(getattr(base.obj, node.attr), name)   # np.add.outer (numpy_shims)
         if isinstance(base, Sugared) and isinstance(base.obj, types.ModuleType):
             if not hasattr(base.obj, node.attr):

@@ -478,6 +478,51 @@ def index_store(b: IRBuilder, x: Value, items: list[Item], value: Item) -> None:
     b.emit("aten::index_put_", [x, indices, value, False], "assignment")
 
 
+def add_at(b: IRBuilder, a: Item, indices: Item, values: Item = None) -> None:
+    """``np.add.at(a, idx, v)``: ``v`` added into ``a`` at ``idx``, every repeat of an index
+    counted (``aten::index_put_`` with ``accumulate``: the gather's gradient's scatter);
+    ``idx`` an integer array or list, or a tuple of them over the leading axes."""
+    what = "np.add.at"
+    x = _array(b, a, what)
+    items = list(indices) if isinstance(indices, tuple) else [indices]
+    if not all(is_int_array(b, i) or isinstance(i, slice) for i in items) or not any(
+            is_int_array(b, i) for i in items):
+        raise b.error(f"{what}: the indices must be integer arrays (or a tuple of them and "
+                      f"slices), got {describe(indices)}")
+    if values is None:
+        raise b.error(f"{what} of a binary ufunc takes the values to add")
+    view, found = _index_list(b, x, items)
+    value = as_tensor(b, values, what, dtype_of(x))
+    if dtype_of(x) is not None:
+        value = cast(b, value, dtype_of(x), what)   # (NumPy's unsafe cast into a)
+    b.emit("aten::index_put_", [view, found, value, True], what)
+
+
+def copyto(b: IRBuilder, dst: Item, src: Item, casting: Item = "same_kind",
+           where: Item = True) -> None:
+    """``np.copyto(dst, src)``: ``dst[...] = src`` after NumPy's casting check (same_kind
+    by default: float into int raises); ``where=mask`` keeps ``dst`` where it is False."""
+    from .lowering import where as select
+    from .numpy_lowering import store
+
+    what = "np.copyto"
+    x = _array(b, dst, what)
+    rule = b.static(casting)
+    if rule not in ("no", "equiv", "safe", "same_kind", "unsafe"):
+        raise b.error(f"{what}: casting must be one of 'no', 'equiv', 'safe', 'same_kind' or "
+                      f"'unsafe', got {describe(casting)}")
+    source = dtype_of(src) if is_tensor(src) else np.result_type(b.static(src)) \
+        if isinstance(b.static(src), (bool, int, float)) else None
+    if source is not None and dtype_of(x) is not None and not np.can_cast(
+            source, dtype_of(x), rule) and not (not is_tensor(src) and rule == "same_kind"):
+        raise b.error(f"{what}: cannot cast array data from {source} to {dtype_of(x)} "
+                      f"according to the rule {rule!r} (NumPy's TypeError)")
+    if b.static(where) is True:
+        store(b, x, Ellipsis, src)
+    else:
+        store(b, x, Ellipsis, select(b, where, src, x))
+
+
 def _index_list(b: IRBuilder, x: Value, items: list[Item]) -> tuple[Value, Value]:
     """``x`` sliced by the slice items, and the ``Tensor?[]`` of the other items."""
     if any(i is None for i in items):

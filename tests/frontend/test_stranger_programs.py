@@ -365,14 +365,20 @@ def nan_argmax(a):
     return np.nanargmax(a, axis=1)
 
 
+def copy_float_into_int(a, f):
+    np.copyto(a, f)
+    return a
+
+
 @pytest.mark.parametrize("fn, args, match", [
     (uint8_sum, (np.arange(5, dtype=np.uint8),), "uint64"),
     (negative_literal_power, (np.arange(1, 4),), "negative integer powers"),
     (array_power, (np.arange(1, 4), np.array([1, -1, 2])), "negative integer powers"),
     (floor_division, (np.arange(3), np.array([1, 0, 2])), "floor_divide"),
     (nan_argmax, (_nan_rows(_r(35, 3, 4)),), "All-NaN slice encountered"),
+    (copy_float_into_int, (np.zeros(3, np.int64), np.ones(3)), "cannot cast array data"),
 ], ids=["uint8_sum", "int_negative_literal_power", "int_array_power", "int_floor_div_zero",
-        "nanargmax_all_nan_row"])
+        "nanargmax_all_nan_row", "copyto_float_into_int"])
 def test_refused_with_a_clear_error(fn, args, match):
     with pytest.raises(fusejit.FusejitError, match=match) as error:
         fusejit.jit(fn)(*args)
@@ -541,7 +547,20 @@ def masks_beside_indices(x, labels):
     return y, x, x[labels == 1, 0].mean(), x[labels == 0, 1:3].sum()
 
 
+def scatter_and_copy(a, labels, m):
+    counts = np.zeros(4, np.int64)
+    np.add.at(counts, labels, 1)            # (repeats counted, unlike counts[labels] += 1)
+    np.add.at(a, [0, 0, 2], 1.5)
+    np.add.at(m, (np.array([2, 2, 0]),), np.ones((3, 3)))
+    b = np.zeros_like(a)
+    np.copyto(b, a, where=a > 0)
+    np.copyto(m[0], 7)
+    return counts, a, b, m
+
+
 WRITES = [
+    ("scatter_and_copy", scatter_and_copy, lambda: (_r(42, 6), np.array([0, 3, 3, 1, 3]),
+                                                    _r(43, 3, 3))),
     ("masks_beside_indices", masks_beside_indices, lambda: (_r(36, 6, 4),
                                                             np.array([0, 1, 2, 1, 0, 2]))),
     ("element_swaps", element_swaps, lambda: (_r(35, 7),)),
