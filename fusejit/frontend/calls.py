@@ -302,6 +302,9 @@ _WEIGHED = ("sum", "mean", "prod")   # (NumPy's dtype= and where= are taken for 
 def _reduction_spec(name: str, receiver: str) -> str:
     if name in ("var", "std"):
         return f"{receiver}, axis=None, dtype=None, out=None, ddof=0, keepdims=False"
+    if name in ("sum", "prod"):
+        return f"{receiver}, axis=None, dtype=None, out=None, keepdims=False, initial=None, " \
+               f"*, where=None"
     if name in _WEIGHED:
         return f"{receiver}, axis=None, dtype=None, out=None, keepdims=False, *, where=None"
     if name in ("max", "min"):
@@ -318,6 +321,13 @@ def _no_out(lower: Callable[..., Item], name: str) -> Callable[..., Item]:
         if name in ("var", "std"):
             dtype, out, ddof, keepdims = rest
             extra = (keepdims, ddof)
+        elif name in ("sum", "prod"):
+            dtype, out, keepdims, initial, mask = rest
+            if initial is not None and out is None:   # (NumPy's start: added, or multiplied)
+                rest = (dtype, out, keepdims, None, mask)
+                total = call(b, x, axis, *rest)
+                return binary(b, "add" if name == "sum" else "mul", total, initial)
+            extra = (keepdims,)
         elif name in _WEIGHED:
             dtype, out, keepdims, mask = rest
             extra = (keepdims,)

@@ -261,14 +261,20 @@ def triangle_indices(name: str):
 
 def average(b: IRBuilder, a: Item, axis: Item = None, weights: Item = None,
             returned: Item = False, keepdims: Item = False) -> Value:
-    """``np.average``: the mean, or ``sum(a * w) / sum(w)`` (1-D weights lie along ``axis``)."""
+    """``np.average``: the mean, or ``sum(a * w) / sum(w)`` (1-D weights lie along ``axis``);
+    ``returned=True`` adds the sum of the weights (the count without them), in the
+    average's shape, as NumPy's pair."""
     from .numpy_lowering import reduce
 
-    if b.static(returned) is not False:
-        raise b.error("np.average(returned=True) is not supported; compute np.sum(w) too")
+    pair = b.static_bool(returned, "np.average(returned=...)")
     a = _array(b, a, "np.average")
     if is_none(weights):
-        return reduce(b, "mean", a, axis, keepdims)
+        mean = reduce(b, "mean", a, axis, keepdims)
+        if not pair:
+            return mean
+        count = binary(b, "div", b.emit("aten::numel", [a], "np.average"),
+                       b.emit("aten::numel", [mean], "np.average"))
+        return mean, binary(b, "mul", b.emit("aten::ones_like", [mean], "np.average"), count)
     w = _array(b, weights, "np.average's weights")
     rank, wrank = _rank(b, a, "np.average"), _rank(b, w, "np.average's weights")
     if wrank != rank:
@@ -277,8 +283,10 @@ def average(b: IRBuilder, a: Item, axis: Item = None, weights: Item = None,
         along = _axis(b, rank, axis, "np.average's axis")
         w = reshape(b, w, [-1 if d == along else 1 for d in range(rank)])
     total = reduce(b, "sum", binary(b, "mul", a, w), axis, keepdims)
-    return binary(b, "div", total, reduce(b, "sum", binary(b, "mul", w, b.emit(
-        "aten::ones_like", [a], "np.average")), axis, keepdims))
+    scale = reduce(b, "sum", binary(b, "mul", w, b.emit("aten::ones_like", [a], "np.average")),
+                   axis, keepdims)
+    mean = binary(b, "div", total, scale)
+    return (mean, scale) if pair else mean
 
 
 

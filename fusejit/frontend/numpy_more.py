@@ -287,7 +287,11 @@ def convolve(b: IRBuilder, a: Item, v: Item, mode: Item = "full") -> Value:
     its errors); its gradient correlates (``autodiff/array_rules.py``)."""
     from ..oplib.array_ops import CONVOLVE_MODES
     from .numpy_linalg import _typed
+    from .numpy_lowering import array
 
+    # (a list or tuple of numbers: the array NumPy makes of it)
+    a, v = (array(b, item, None, False) if isinstance(item, (list, tuple)) else item
+            for item in (a, v))
     x, k = _array(b, a, "np.convolve"), _array(b, v, "np.convolve")
     if rank_of(x) != 1 or rank_of(k) != 1:
         raise b.error("np.convolve takes two 1-D arrays (of known rank)")

@@ -631,12 +631,17 @@ def minimum_accumulate(a, axis=0):
     return _accumulate(a, axis, False)
 
 
-def quantile(a, q, axis=None, keepdims=False):
+def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+             keepdims=False):
     # NumPy's "linear" method for a number q: the sorted values at floor and ceil of
     # (n - 1) * q, interpolated by _lerp (from the upper one when the weight is >= 0.5);
-    # NaN where the values hold one (sorted last)
+    # NaN where the values hold one (sorted last). "lower", "higher" and "nearest" (half to
+    # even) take one of the two values; "midpoint" their _lerp at 0.5 (the lower value where
+    # the two are one).
     if keepdims:
         unsupported("np.quantile/np.percentile: keepdims=True is not supported")
+    if out is not None:
+        unsupported("np.quantile/np.percentile: out= is not supported")
     a = np.asarray(a)
     if axis is None:
         s = np.sort(a.reshape(-1))
@@ -647,17 +652,42 @@ def quantile(a, q, axis=None, keepdims=False):
     below = min(int(np.floor(virtual)), n - 1)
     above = min(below + 1, n - 1)
     t = virtual - below
-    lo, hi = s[below], s[above]
-    d = hi - lo
-    if t >= 0.5:
-        out = hi - d * (1 - t)
+    if method == "linear":
+        lo, hi = s[below], s[above]
+        d = hi - lo
+        if t >= 0.5:
+            result = hi - d * (1 - t)
+        else:
+            result = lo + d * t
+    elif method == "lower":
+        result = s[below]
+    elif method == "higher":
+        if t > 0:
+            result = s[above]
+        else:
+            result = s[below]
+    elif method == "nearest":
+        if t > 0.5 or t == 0.5 and below % 2 == 1:
+            result = s[above]
+        else:
+            result = s[below]
+    elif method == "midpoint":
+        if t > 0:
+            lo, hi = s[below], s[above]
+            result = hi - (hi - lo) * 0.5
+        else:
+            result = s[below]
     else:
-        out = lo + d * t
-    return np.where(np.isnan(s[-1]), np.nan, out)
+        unsupported("np.quantile/np.percentile: method must be 'linear', 'lower', 'higher', "
+                    "'nearest' or 'midpoint' here")
+    if s.dtype != np.float32 and s.dtype != np.float64:
+        return result       # (integers: "lower", "higher" and "nearest" keep the dtype)
+    return np.where(np.isnan(s[-1]), np.nan, result)
 
 
-def percentile(a, q, axis=None, keepdims=False):
-    return quantile(a, q / 100, axis, keepdims)
+def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+               keepdims=False):
+    return quantile(a, q / 100, axis, out, overwrite_input, method, keepdims)
 
 
 SHIMS = {np.cov: cov, np.corrcoef: corrcoef, np.polyval: polyval, np.kron: kron,

@@ -102,7 +102,9 @@ class StaticConditions:
                 # (numbers, with the array in float64 as NumPy computes for an array q: the
                 # same values, and positions computed from numbers, which one partition of
                 # the sorted array can take together: passes/sorted_values.py)
-                if dtype_of(x) != np.float64:
+                method = kwargs.get("method", args[5] if len(args) > 5 else "linear")
+                if dtype_of(x) != np.float64 and self.b.static(method) not in (
+                        "lower", "higher", "nearest"):   # (those keep the array's dtype)
                     x = cast(self.b, x, np.dtype(np.float64), name)
                 args = [x, *args[1:]]
                 whole = None

@@ -145,6 +145,20 @@ LINALG = {
     "unique all": (lambda v: np.unique(v, return_index=True, return_inverse=True,
                                        return_counts=True), (np.round(a * 2),)),
     "roll pairs": (lambda c: np.roll(c, (1, -2), axis=(0, 2)), (c,)),
+ "average returned": (lambda a: np.average(a, axis=0, weights=np.arange(1.0, 4.0),
+                                           returned=True), (a,)),
+ "average returned unweighted": (lambda c: np.average(c, axis=(0, 2), returned=True),
+                                 (np.round(c * 4),)),
+ "sum initial": (lambda a: (np.sum(a, initial=10.0), a.prod(axis=1, initial=2.0)), (a,)),
+ "convolve lists": (lambda v: (np.convolve(v, [1.0, 2.0, 1.0], mode="same"),
+                               np.correlate(v, [1.0, -1.0])), (a[0],)),
+ **{f"quantile {method} {kind}": (
+     lambda v, m=method: (np.quantile(v, 0.3, method=m), np.percentile(v, [10, 50, 90], method=m),
+                          np.quantile(v.reshape(3, -1), 0.125, axis=1, method=m)),
+     (data,))
+    for method in ("linear", "lower", "higher", "nearest", "midpoint")
+    for kind, data in (("f64", R.standard_normal(12)), ("f32", np.arange(12, dtype=np.float32)),
+                       ("int", np.arange(12)))},
     "roll flat shifts": (lambda a: np.roll(a, (1, 2)), (a,)),
 }
 

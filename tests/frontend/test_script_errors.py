@@ -70,7 +70,7 @@ def star_args(x):
 
 
 def bad_keyword(x):
-    return np.sum(x, initial=1.0)
+    return np.mean(x, initial=1.0)
 
 
 def slicing(x):
@@ -130,7 +130,7 @@ CASES = [
     (lambda_inside, "a nested function with *args", "lambda *ys"),
     (with_try, "a try statement", "try:"),
     (star_args, "star-args", "*parts"),
-    (bad_keyword, "unexpected keyword argument 'initial'", "np.sum(x, initial=1.0)"),
+    (bad_keyword, "unexpected keyword argument 'initial'", "np.mean(x, initial=1.0)"),
     (slicing, "data-dependent shape", "x[x > 0]"),
     (uses_break, "break or continue in a loop over a tuple", "for _w in (x, x):"),
     (python_object, "is a Python set", "ALLOWED"),
