@@ -519,6 +519,7 @@ CALLEES.update({
     np.repeat: Callee("np.repeat", "a, repeats, axis=None", numpy_arrays.repeat),
     np.sort: Callee("np.sort", "a, axis=-1, kind=None", numpy_linalg.sort),
     np.argsort: Callee("np.argsort", "a, axis=-1, kind=None", numpy_linalg.argsort),
+    np.lexsort: Callee("np.lexsort", "keys, axis=-1", numpy_linalg.lexsort),
     np.partition: Callee("np.partition", "a, kth, axis=-1, kind='introselect', order=None",
                          numpy_linalg.partition(False)),
     np.argpartition: Callee("np.argpartition", "a, kth, axis=-1, kind='introselect', "

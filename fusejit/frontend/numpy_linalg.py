@@ -412,6 +412,21 @@ def partition(arg: bool):
     return lower
 
 
+def lexsort(b: IRBuilder, keys: Item, axis: Item = -1) -> Value:
+    """``np.lexsort(keys)``: NumPy's own (``fusejit::lexsort``) for a tuple or list of 1-D
+    keys of one length (the last key sorts first), int64 positions."""
+    what = "np.lexsort"
+    if not isinstance(keys, (tuple, list)) or not keys:
+        raise b.error(f"{what} takes a tuple or list of 1-D arrays here")
+    if b.static(axis) != -1:
+        raise b.error(f"{what}: only axis=-1 is supported")
+    arrays = [_array(b, k, what) for k in keys]
+    if any(_rank(b, k, what) != 1 for k in arrays):
+        raise b.error(f"{what}: the keys must be 1-D arrays here")
+    found = b.emit("fusejit::lexsort", [b.tensor_list(arrays, what)], what)
+    return _typed(found, arrays[0], np.int64, 1)
+
+
 def _stable_order(b: IRBuilder, x: Value, axis: Item) -> Value:
     """The stable ``aten::argsort`` of ``x`` along ``axis`` (what orders ``np.sort``'s values:
     equal values, any order of them gives them)."""
@@ -573,6 +588,6 @@ def median(b: IRBuilder, a: Item, axis: Item = None, keepdims: Item = False) -> 
 
 _LETTERS = "abcdefghijklmnopqrstuvwxy"   # (z: inner's summed axis)
 
-__all__ = ["argsort", "average", "cholesky", "eigh", "eigvalsh", "inner", "linalg", "median",
-           "lstsq", "matrix_rank", "norm", "partition", "pinv", "polyfit", "qr", "slogdet",
-           "solve", "sort", "svd", "tensordot", "triangle_indices"]
+__all__ = ["argsort", "average", "cholesky", "eigh", "eigvalsh", "inner", "lexsort", "linalg",
+           "lstsq", "matrix_rank", "median", "norm", "partition", "pinv", "polyfit", "qr",
+           "slogdet", "solve", "sort", "svd", "tensordot", "triangle_indices"]

@@ -594,6 +594,16 @@ def append(arr, values, axis=None):
     return np.concatenate((arr, values), axis=axis)
 
 
+def cond(x, p=None):
+    # NumPy's for p=None (the 2-norm): the largest singular value over the smallest, of each
+    # matrix; inf for a singular one (0 / 0), NaN only where the matrix holds one
+    if p is not None:
+        unsupported("np.linalg.cond: only p=None (the 2-norm) is supported")
+    s = np.linalg.svd(x, compute_uv=False)
+    r = s[..., 0] / s[..., -1]
+    return np.where(np.isnan(r) & ~np.isnan(x).any(axis=(-2, -1)), np.inf, r)
+
+
 def ediff1d(ary, to_end=None, to_begin=None):
     # NumPy's: the differences of the flattened array, with to_begin and to_end (flattened,
     # in its dtype) around them
@@ -710,7 +720,7 @@ SHIMS = {np.cov: cov, np.corrcoef: corrcoef, np.polyval: polyval, np.kron: kron,
          np.nanargmax: nanargmax, np.nanargmin: nanargmin, np.nanprod: nanprod,
          np.nancumsum: nancumsum, np.nancumprod: nancumprod, np.nanvar: nanvar,
          np.nanstd: nanstd, np.nanmedian: nanmedian, np.ediff1d: ediff1d,
-         np.append: append}
+         np.append: append, np.linalg.cond: cond}
 
 # Shims whose argument (position, name) may be a list or tuple of numbers, as NumPy's may be
 # array_like: mapped over its items, the results stacked (np.percentile(x, [5, 95])).

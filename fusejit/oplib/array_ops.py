@@ -19,6 +19,7 @@ PyTorch's ``cumprod_backward``; quadratic in the length of the axis).
 the same list in a loop) gives where each element of a ``cat`` starts.
 ``fusejit::cbrt(%x)`` is ``np.cbrt`` itself (PyTorch has none), its derivative in
 ``fusejit/autodiff/array_rules.py``.
+``fusejit::lexsort(%keys)`` is ``np.lexsort`` itself.
 ``fusejit::flatnonzero(%x)`` is ``np.flatnonzero(x)`` (``np.nonzero`` of a vector).
 ``fusejit::unique_all(%x)`` is ``np.unique(x)`` with its index, inverse and counts.
 ``fusejit::unique_values(%x)`` is ``np.unique(x)`` (PyTorch's ``_unique2`` has three results).
@@ -381,6 +382,11 @@ def _unique_all(self: np.ndarray) -> tuple:
                                  for a in (index, inverse, counts)))
 
 
+def _lexsort(keys: list) -> np.ndarray:
+    """``np.lexsort(keys)``: NumPy's own order (the last key primary; stable), int64."""
+    return as_tensor(np.lexsort(tuple(keys)).astype(np.int64, copy=False))
+
+
 def _flatnonzero(self: np.ndarray) -> np.ndarray:
     """``np.flatnonzero``: the positions of the nonzero elements of the flattened array
     (``np.nonzero`` of a vector: its one array, contiguous)."""
@@ -469,6 +475,7 @@ register("aten::bincount(Tensor self, Tensor? weights=None, int minlength=0) -> 
 register("fusejit::unique_values(Tensor self) -> Tensor", _unique_values)
 register("aten::nonzero(Tensor self) -> Tensor", _nonzero)
 register("fusejit::flatnonzero(Tensor self) -> Tensor", _flatnonzero)
+register("fusejit::lexsort(Tensor[] keys) -> Tensor", _lexsort)
 register("fusejit::unique_all(Tensor self) -> (Tensor values, Tensor indices, Tensor inverse, "
          "Tensor counts)", _unique_all, multiple=True)
 register("aten::searchsorted(Tensor sorted_sequence, Tensor self, *, bool out_int32=False, "
