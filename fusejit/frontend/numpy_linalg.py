@@ -560,6 +560,19 @@ def median(b: IRBuilder, a: Item, axis: Item = None, keepdims: Item = False) -> 
     (x,) = conform(b, np.median, [x], "np.median")
     keep = b.static_bool(keepdims, "np.median(keepdims=...)")
     rank = _rank(b, x, "np.median")
+    if isinstance(axis, (tuple, list)):
+        # (several axes: moved last and merged into one, NumPy's way; keepdims puts them back
+        # as axes of one)
+        axes = sorted({_axis(b, rank, d, "np.median's axis") for d in axis})
+        if len(axes) != len(axis):
+            raise b.error("np.median: duplicate value in 'axis'")
+        others = [d for d in range(rank) if d not in axes]
+        moved = b.emit(aten.permute, [x, others + axes], "np.median")
+        merged = reshape(b, moved, [size(b, x, d) for d in others] + [-1])
+        found = median(b, merged, -1)
+        for d in axes if keep else ():
+            found = b.emit(aten.unsqueeze, [found, d], "np.median")
+        return found
     if is_none(axis):
         along, ordered = 0, sort(b, reshape(b, x, [-1]), 0)
     else:

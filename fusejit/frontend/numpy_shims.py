@@ -594,6 +594,27 @@ def append(arr, values, axis=None):
     return np.concatenate((arr, values), axis=axis)
 
 
+def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+                keepdims=False):
+    # NumPy's: the quantile of the non-NaN values (the first count of the sorted array, NaNs
+    # sorting last); NaN where there are none (NumPy warns); integers: np.quantile
+    a = np.asarray(a)
+    if a.dtype != np.float32 and a.dtype != np.float64:
+        return quantile(a, q, axis, out, overwrite_input, method, keepdims)
+    if axis is not None:
+        unsupported("np.nanquantile/np.nanpercentile: axis= is not supported (the whole array)")
+    s = np.sort(a.reshape(-1))
+    n = int(np.sum(~np.isnan(s)))
+    if n == 0:
+        return np.asarray(np.nan, dtype=a.dtype)
+    return quantile(s[:n], q, None, out, overwrite_input, method, keepdims)
+
+
+def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+                  keepdims=False):
+    return nanquantile(a, q / 100, axis, out, overwrite_input, method, keepdims)
+
+
 def cond(x, p=None):
     # NumPy's for p=None (the 2-norm): the largest singular value over the smallest, of each
     # matrix; inf for a singular one (0 / 0), NaN only where the matrix holds one
@@ -720,11 +741,13 @@ SHIMS = {np.cov: cov, np.corrcoef: corrcoef, np.polyval: polyval, np.kron: kron,
          np.nanargmax: nanargmax, np.nanargmin: nanargmin, np.nanprod: nanprod,
          np.nancumsum: nancumsum, np.nancumprod: nancumprod, np.nanvar: nanvar,
          np.nanstd: nanstd, np.nanmedian: nanmedian, np.ediff1d: ediff1d,
-         np.append: append, np.linalg.cond: cond}
+         np.append: append, np.linalg.cond: cond, np.nanquantile: nanquantile,
+         np.nanpercentile: nanpercentile}
 
 # Shims whose argument (position, name) may be a list or tuple of numbers, as NumPy's may be
 # array_like: mapped over its items, the results stacked (np.percentile(x, [5, 95])).
-OVER_ITEMS = {quantile: (1, "q"), percentile: (1, "q")}
+OVER_ITEMS = {quantile: (1, "q"), percentile: (1, "q"), nanquantile: (1, "q"),
+              nanpercentile: (1, "q")}
 
 # (the file the scripted stand-ins' nodes are first located in, named as scripting names it)
 SHIMS_FILE = inspect.getsourcefile(cov) or __file__
