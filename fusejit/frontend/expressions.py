@@ -84,6 +84,12 @@ _BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.
            ast.RShift: "rshift"}
 _COMPARE = {ast.Eq: "eq", ast.NotEq: "ne", ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt",
             ast.GtE: "ge"}
+
+# NumPy's reductions of one axis, which np.apply_along_axis(f, axis, arr) computes
+_ALONG_AXIS = frozenset({np.sum, np.mean, np.max, np.min, np.prod, np.std, np.var, np.median,
+                         np.any, np.all, np.argmax, np.argmin, np.ptp, np.amax, np.amin,
+                         np.nansum, np.nanmean, np.nanmax, np.nanmin, np.count_nonzero})
+
 class Sugared:
     """A compile-time-only value: a module, function or other Python object from the scope."""
 
@@ -484,6 +490,8 @@ class ExpressionEmitter(StaticConditions):
         func = self.eval(node.func)
         if isinstance(func, Sugared) and func.obj is isinstance:
             return self.eval_isinstance(node)
+        if isinstance(func, Sugared) and func.obj is np.apply_along_axis:
+            return self.eval_apply_along_axis(node)
         if isinstance(func, Sugared) and func.obj is print:
             return self.eval_print(node)
         if isinstance(func, Sugared) and func.obj is map:
@@ -579,6 +587,27 @@ class ExpressionEmitter(StaticConditions):
 
     def dict_key(self, node: ast.expr) -> Any:
         raise NotImplementedError  # provided by the statement emitter (containers.py)
+
+    def eval_apply_along_axis(self, node: ast.Call) -> Item:
+        """``np.apply_along_axis(np.sum, axis, arr, *args, **kwargs)`` for NumPy's reductions
+        of one axis: the reduction along it (``np.sum(arr, axis)``: the same values; a sum of
+        a long axis may round its last bit otherwise than NumPy's slice-by-slice sums, whose
+        additions go in another order); other functions are refused (their results would be
+        stacked slice by slice)."""
+        if len(node.args) < 3 or any(isinstance(a, ast.Starred) for a in node.args):
+            raise self.unsupported(node, "np.apply_along_axis without (func, axis, arr)")
+        fn = self.eval(node.args[0])
+        self.at(node)
+        if not isinstance(fn, Sugared) or fn.obj not in _ALONG_AXIS:
+            raise self.b.error("np.apply_along_axis takes one of NumPy's reductions here "
+                               f"({', '.join(sorted(f.__name__ for f in _ALONG_AXIS))}); for "
+                               "another function loop over the slices and np.stack them")
+        axis = self.eval_value(node.args[1])
+        arr = self.eval_value(node.args[2], masked=True)
+        extra = [self.eval_value(a) for a in node.args[3:]]
+        kwargs = {k.arg: self.eval_value(k.value) for k in node.keywords}
+        self.at(node)
+        return self.call(fn, [arr, axis, *extra], kwargs)
 
     def eval_isinstance(self, node: ast.Call) -> bool:
         """``isinstance(x, np.ndarray)``, ``isinstance(v, (int, float))``: decided while

@@ -152,6 +152,10 @@ LINALG = {
                                np.nanpercentile(v, 30, method="lower"),
                                np.nanquantile(v[:2] * np.nan, 0.5)),
                    (np.where(R.standard_normal(15) > 1, np.nan, R.standard_normal(15)),)),
+ "apply_along_axis reductions": (lambda a: (
+     np.apply_along_axis(np.max, 1, a), np.apply_along_axis(np.median, -1, a),
+     np.apply_along_axis(np.argmin, 0, a), np.apply_along_axis(np.sum, 0, np.round(a * 8))),
+     (a,)),
  "median over axes": (lambda c: (np.median(c, axis=(0, 1)), np.median(c, axis=(2, 0),
                                                                      keepdims=True)), (c,)),
  "average returned": (lambda a: np.average(a, axis=0, weights=np.arange(1.0, 4.0),

@@ -486,6 +486,7 @@ def test_calling_another_jit_function():
     ("np.prod(x, axis=2)", "axis 2 is out of bounds", "dimension 2"),
     ("x.prod(axis=(1, -1))", "duplicate value in 'axis'", "prod"),
     ("np.squeeze(x[None], axis=(0, 0))", "duplicate value in 'axis'", "squeeze"),
+    ("np.apply_along_axis(np.cumsum, 0, x)", "takes one of NumPy's reductions", "np.stack"),
 ])
 def test_unsupported_constructs_name_the_line_and_the_alternative(tmp_path, source, what, hint):
     import importlib.util
