@@ -520,6 +520,8 @@ CALLEES.update({
     np.sort: Callee("np.sort", "a, axis=-1, kind=None", numpy_linalg.sort),
     np.argsort: Callee("np.argsort", "a, axis=-1, kind=None", numpy_linalg.argsort),
     np.lexsort: Callee("np.lexsort", "keys, axis=-1", numpy_linalg.lexsort),
+    np.histogram2d: Callee("np.histogram2d", "x, y, bins=10, range=None, density=None, "
+                           "weights=None", numpy_linalg.histogram2d),
     np.partition: Callee("np.partition", "a, kth, axis=-1, kind='introselect', order=None",
                          numpy_linalg.partition(False)),
     np.argpartition: Callee("np.argpartition", "a, kth, axis=-1, kind='introselect', "

@@ -296,10 +296,24 @@ class ExpressionEmitter(StaticConditions):
                            f"(arrays have: {supported})")
 
     def eval_Tuple(self, node: ast.Tuple) -> tuple:
-        return tuple(self.eval_value(e) for e in node.elts)
+        return tuple(self._elements(node.elts))
 
     def eval_List(self, node: ast.List) -> list:
-        return [self.eval_value(e) for e in node.elts]
+        return list(self._elements(node.elts))
+
+    def _elements(self, elts: list[ast.expr]) -> list:
+        """A tuple's or list's items, ``*xs`` of a tuple or list known while scripting
+        spliced in (``(*np.histogram2d(x, y), n)``)."""
+        items = []
+        for e in elts:
+            if isinstance(e, ast.Starred):
+                inner = self.eval(e.value)
+                if not isinstance(inner, (tuple, list)):
+                    raise self.unsupported(e, "star-args of other than a tuple or list")
+                items.extend(inner)
+            else:
+                items.append(self.eval_value(e))
+        return items
 
     def eval_BinOp(self, node: ast.BinOp) -> Item:
         op = _BINOPS.get(type(node.op))

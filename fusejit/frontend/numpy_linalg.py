@@ -427,6 +427,31 @@ def lexsort(b: IRBuilder, keys: Item, axis: Item = -1) -> Value:
     return _typed(found, arrays[0], np.int64, 1)
 
 
+def histogram2d(b: IRBuilder, x: Item, y: Item, bins: Item = 10, range: Item = None,  # noqa: A002
+                density: Item = None, weights: Item = None) -> tuple[Value, Value, Value]:
+    """``H, xedges, yedges = np.histogram2d(x, y, bins)``: NumPy's own
+    (``fusejit::histogram2d``), ``bins`` an int or a pair of ints; not ``range``,
+    ``density`` nor ``weights``."""
+    what = "np.histogram2d"
+    if not (is_none(range) and is_none(density) and is_none(weights)):
+        raise b.error(f"{what}: only x, y and bins (ints) are supported")
+    counts = b.static(bins)
+    counts = list(counts) if isinstance(counts, (tuple, list)) else [counts, counts]
+    if len(counts) != 2 or not all(isinstance(n, int) and not isinstance(n, bool) and n > 0
+                                   for n in counts):
+        raise b.error(f"{what}: bins must be a positive int or a pair of them here, got "
+                      f"{describe(bins)}")
+    x, y = _array(b, x, what), _array(b, y, what)
+    if _rank(b, x, what) != 1 or _rank(b, y, what) != 1:
+        raise b.error(f"{what}: x and y must be 1-D arrays")
+    # (NumPy stacks x and y into one sample array: the edges are in its dtype, float64 for
+    # integers)
+    edges = np.result_type(dtype_of(x) or np.float64, dtype_of(y) or np.float64)
+    edges = edges if edges.kind == "f" else np.dtype(np.float64)
+    return _outputs(b, "fusejit::histogram2d", [x, y, b.value_const(counts)], x, [2, 1, 1],
+                    [np.float64, edges, edges])
+
+
 def _stable_order(b: IRBuilder, x: Value, axis: Item) -> Value:
     """The stable ``aten::argsort`` of ``x`` along ``axis`` (what orders ``np.sort``'s values:
     equal values, any order of them gives them)."""
@@ -601,6 +626,7 @@ def median(b: IRBuilder, a: Item, axis: Item = None, keepdims: Item = False) -> 
 
 _LETTERS = "abcdefghijklmnopqrstuvwxy"   # (z: inner's summed axis)
 
-__all__ = ["argsort", "average", "cholesky", "eigh", "eigvalsh", "inner", "lexsort", "linalg",
+__all__ = ["argsort", "average", "cholesky", "eigh", "eigvalsh", "histogram2d", "inner",
+           "lexsort", "linalg",
            "lstsq", "matrix_rank", "median", "norm", "partition", "pinv", "polyfit", "qr",
            "slogdet", "solve", "sort", "svd", "tensordot", "triangle_indices"]

@@ -19,7 +19,7 @@ PyTorch's ``cumprod_backward``; quadratic in the length of the axis).
 the same list in a loop) gives where each element of a ``cat`` starts.
 ``fusejit::cbrt(%x)`` is ``np.cbrt`` itself (PyTorch has none), its derivative in
 ``fusejit/autodiff/array_rules.py``.
-``fusejit::lexsort(%keys)`` is ``np.lexsort`` itself.
+``fusejit::lexsort(%keys)`` is ``np.lexsort`` itself, ``fusejit::histogram2d`` ``np.histogram2d``.
 ``fusejit::flatnonzero(%x)`` is ``np.flatnonzero(x)`` (``np.nonzero`` of a vector).
 ``fusejit::unique_all(%x)`` is ``np.unique(x)`` with its index, inverse and counts.
 ``fusejit::unique_values(%x)`` is ``np.unique(x)`` (PyTorch's ``_unique2`` has three results).
@@ -382,6 +382,12 @@ def _unique_all(self: np.ndarray) -> tuple:
                                  for a in (index, inverse, counts)))
 
 
+def _histogram2d(x: np.ndarray, y: np.ndarray, bins: list[int]) -> tuple:
+    """``np.histogram2d(x, y, bins)``, NumPy's own: the counts (float64) and both edges."""
+    counts, xedges, yedges = np.histogram2d(x, y, bins=list(bins))
+    return as_tensor(counts), as_tensor(xedges), as_tensor(yedges)
+
+
 def _lexsort(keys: list) -> np.ndarray:
     """``np.lexsort(keys)``: NumPy's own order (the last key primary; stable), int64."""
     return as_tensor(np.lexsort(tuple(keys)).astype(np.int64, copy=False))
@@ -476,6 +482,8 @@ register("fusejit::unique_values(Tensor self) -> Tensor", _unique_values)
 register("aten::nonzero(Tensor self) -> Tensor", _nonzero)
 register("fusejit::flatnonzero(Tensor self) -> Tensor", _flatnonzero)
 register("fusejit::lexsort(Tensor[] keys) -> Tensor", _lexsort)
+register("fusejit::histogram2d(Tensor x, Tensor y, int[] bins) -> (Tensor counts, "
+         "Tensor xedges, Tensor yedges)", _histogram2d, multiple=True)
 register("fusejit::unique_all(Tensor self) -> (Tensor values, Tensor indices, Tensor inverse, "
          "Tensor counts)", _unique_all, multiple=True)
 register("aten::searchsorted(Tensor sorted_sequence, Tensor self, *, bool out_int32=False, "
