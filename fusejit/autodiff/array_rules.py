@@ -192,11 +192,15 @@ def _linalg_det(ctx, node: Node, grads: list) -> dict:
     # linalg_det_backward for an invertible A: grad * det * A^-T (a singular A gives inf/nan
     # here, where PyTorch goes through the SVD)
     a = node.input(0)
-    scale = _times(ctx, grads[0], ctx.saved(node.output()))
+    return {a: _scaled_inverse_t(ctx, _times(ctx, grads[0], ctx.saved(node.output())), a)}
+
+
+def _scaled_inverse_t(ctx, scale: Value, a: Value) -> Value:
+    """``scale[..., None, None] * A^-T``: the gradient of det (scale ``grad * det``) and of
+    log|det| (scale ``grad``) with respect to a stack of matrices ``A``."""
     for _ in range(2):
         scale = ctx.emit("aten::unsqueeze", scale, ctx.const(-1))
-    inverse_t = _mT(ctx, ctx.emit("aten::linalg_inv", ctx.saved(a)))
-    return {a: _times(ctx, scale, inverse_t)}
+    return _times(ctx, scale, _mT(ctx, ctx.emit("aten::linalg_inv", ctx.saved(a))))
 
 
 @derivative("fusejit::partition(Tensor self, int[] kth, int dim) -> Tensor")
@@ -211,11 +215,7 @@ def _linalg_slogdet(ctx, node: Node, grads: list) -> dict:
     # log|det A| has gradient A^-T (the sign is piecewise constant: none)
     if grads[1] is None:
         return {}
-    scale = grads[1]
-    for _ in range(2):
-        scale = ctx.emit("aten::unsqueeze", scale, ctx.const(-1))
-    a = node.input(0)
-    return {a: _times(ctx, scale, _mT(ctx, ctx.emit("aten::linalg_inv", ctx.saved(a))))}
+    return {node.input(0): _scaled_inverse_t(ctx, grads[1], node.input(0))}
 
 
 @derivative("aten::linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor")

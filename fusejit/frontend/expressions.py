@@ -477,8 +477,8 @@ class ExpressionEmitter(StaticConditions):
                                 self.b.emit(aten["__getitem__"], [base, index], "indexing"))
         if is_tensor(base) and is_tensor(index) and dtype_of(index) == np.dtype(np.bool_):
             return masked_select(self.b, base, index)
-        if is_tensor(base) and mask_among(self.b, index) is not None:
-            at = mask_among(self.b, index)
+        at = mask_among(self.b, index) if is_tensor(base) else None
+        if at is not None:
             if any(isinstance(i, slice) for i in index[:at]):
                 raise self.b.error("x[:, mask] (a mask after a sliced axis) is not supported "
                                    "as a value; write x.T[mask] or np.where")

@@ -128,7 +128,10 @@ def _outputs(b: IRBuilder, kind: str, inputs: list, like: Value, ranks: list[int
                            for i in inputs], len(ranks))
     for i, (out, rank) in enumerate(zip(node.outputs, ranks)):
         dtype = dtypes[i] if dtypes is not None and dtypes[i] is not None else dtype_of(like)
-        _typed(out, like, dtype, rank)
+        if dtype is None and isinstance(like.type, TensorType):   # (like's, unknown)
+            out.set_type(like.type.with_(sizes=(None,) * rank, strides=None))
+        else:
+            _typed(out, like, dtype, rank)
     b.refine(node)
     return tuple(node.outputs)
 
@@ -227,12 +230,8 @@ def eigh(b: IRBuilder, a: Item, UPLO: Item = "L") -> tuple[Value, Value]:  # noq
     not depend on each vector's sign."""
     what = "np.linalg.eigh"
     a = _symmetric(b, a, UPLO, what)
-    node = b.create("aten::linalg_eigh", [a, b.value_const(UPLO)], 2)
-    values, vectors = node.outputs
-    values.set_type(a.type.with_(sizes=(None,) * (a.type.rank - 1), strides=None))
-    vectors.set_type(a.type.with_(sizes=(None,) * a.type.rank, strides=None))
-    b.refine(node)
-    return values, vectors
+    rank = a.type.rank
+    return _outputs(b, "aten::linalg_eigh", [a, UPLO], a, [rank - 1, rank])
 
 
 def cholesky(b: IRBuilder, a: Item, upper: Item = False) -> Value:
@@ -352,11 +351,7 @@ def slogdet(b: IRBuilder, a: Item) -> tuple[Value, Value]:
     rank = _rank(b, a, what)
     if rank < 2:
         raise b.error(f"{what} needs a 2-D array (or a stack of matrices)")
-    node = b.create("aten::linalg_slogdet", [a], 2)
-    for out in node.outputs:
-        out.set_type(a.type.with_(sizes=(None,) * (rank - 2), strides=None))
-    b.refine(node)
-    return node.outputs[0], node.outputs[1]
+    return _outputs(b, "aten::linalg_slogdet", [a], a, [rank - 2, rank - 2])
 
 
 
@@ -554,12 +549,8 @@ def unique(b: IRBuilder, ar: Item, return_index: Item = False, return_inverse: I
         found = b.emit("fusejit::unique_values", [x], "np.unique")
         return found if dtype_of(x) is None else _typed(found, x, dtype_of(x), 1)
     rank = _rank(b, x, "np.unique")
-    node = b.create("fusejit::unique_all", [x], 4)
-    values, index, inverse, counts = node.outputs
-    if dtype_of(x) is not None:
-        _typed(values, x, dtype_of(x), 1)
-    for out, out_rank in ((index, 1), (inverse, rank), (counts, 1)):
-        _typed(out, x, np.int64, out_rank)
+    values, index, inverse, counts = _outputs(b, "fusejit::unique_all", [x], x,
+                                              [1, 1, rank, 1], [None, *[np.int64] * 3])
     return (values, *(out for out, keep in zip((index, inverse, counts), wanted) if keep))
 
 

@@ -39,6 +39,8 @@ unchanged; the executor runs this before it, on CPU plans of ``@fusejit.jit``.
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..ir.constants import constant_value
 from ..ir.graph import Graph, Node, Value
 from ..ir.symbols import aten, prim
@@ -166,8 +168,6 @@ def broadcast_read_fills(graph: Graph) -> bool:
     a new array each call, which a map then read again (``np.full_like(x, 3.0) + x`` at 10^6
     float64: 0.66x NumPy's time); the fuser's kernels read the view's one element. True if
     any was rewritten."""
-    import numpy as np
-
     db = AliasDb(graph)
     changed = False
     for node in list(graph.all_nodes()):
