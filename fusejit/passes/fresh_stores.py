@@ -70,10 +70,11 @@ def functionalize_fresh_stores(graph: Graph) -> bool:
             break
         _replace(store)
         changed = True
-    db = AliasDb(graph)
+    copies = [n for n in graph.all_nodes() if n.kind in _FRESH]
+    db = AliasDb(graph) if copies else None     # (the analysis only where a copy is)
     dropped = False
-    for node in list(graph.all_nodes()):
-        if node.kind in _FRESH and _only_read(node, db):
+    for node in copies:
+        if _only_read(node, db):
             node.output().replace_all_uses_with(node.input(0))
             node.destroy()
             dropped = True
@@ -168,12 +169,11 @@ def broadcast_read_fills(graph: Graph) -> bool:
     a new array each call, which a map then read again (``np.full_like(x, 3.0) + x`` at 10^6
     float64: 0.66x NumPy's time); the fuser's kernels read the view's one element. True if
     any was rewritten."""
-    db = AliasDb(graph)
+    fills = [(n, _fill_value(n)) for n in graph.all_nodes()]
+    fills = [(n, v) for n, v in fills if v is not None]
+    db = AliasDb(graph) if fills else None      # (the analysis only where a fill is)
     changed = False
-    for node in list(graph.all_nodes()):
-        value = _fill_value(node)
-        if value is None:
-            continue
+    for node, value in fills:
         out = node.output()
         dtype = out.type.dtype if isinstance(out.type, TensorType) else None
         if dtype is None or isinstance(value, bool) or not isinstance(value, (int, float)) \
