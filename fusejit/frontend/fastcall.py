@@ -161,8 +161,12 @@ def fast_call_source(n_positional: int, n_required: int, n_keyword_only: int,
         sizes = [f"a{i}.size <= {int(limit)}" for i in arrays if limit is not None]
         made = getattr(run, "made_elements", None) if sizes else None
         if made is not None:     # (or no array the graph makes bigger than its limit)
-            names[f"M{s}"] = made
-            sizes = [f"({' and '.join(sizes)} or M{s}{call} <= {int(run.made_limit)})"]
+            # (``array_bounds``' expression of the parameters a0...: positions, axes, max)
+            bound = getattr(made, "expression", None)
+            if bound is None:
+                names[f"M{s}"] = made
+                bound = f"M{s}{call}"
+            sizes = [f"({' and '.join(sizes)} or {bound} <= {int(run.made_limit)})"]
         if entry is not None:
             tests += [f"a{i}.flags.c_contiguous" for i in arrays]
             # (the entry writes where its signature says the array is writeable)

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import itertools
 import time
 from collections.abc import Callable
 from typing import Any
@@ -51,6 +52,8 @@ from ..runtime.tiering import timed_choice
 from .builder import NeedsConstant
 from .fastcall import install_fast_call
 from .script import Branched, script, scripted
+
+_count = itertools.count()
 
 # Array dtypes a jitted function takes; others are refused naming the argument.
 SUPPORTED_DTYPES = frozenset(np.dtype(t) for t in (
@@ -221,16 +224,17 @@ def _shaped(fn: Any, structure: Any, scalars: dict[int, type] | None = None,
         return fn
     if structure is not None:   # (its leaves, and any flags after them: script.Branched)
         count = max(count, len(_leaves(structure)))
-
-    def shape(out: Any) -> Any:
-        flat = (out,) if count == 1 else out or ()
-        if scalars:
-            outputs, flat = flat, list(flat)
-            for i, make in scalars.items():
-                flat[i] = _made(make, flat[i], outputs)
-            if structure is None:
-                return flat[0] if count == 1 else tuple(flat)
-        return _filled(structure, flat)
+    shape = _written_shape(structure, scalars or {}, count)
+    if shape is None:
+        def shape(out: Any) -> Any:
+            flat = (out,) if count == 1 else out or ()
+            if scalars:
+                outputs, flat = flat, list(flat)
+                for i, make in scalars.items():
+                    flat[i] = _made(make, flat[i], outputs)
+                if structure is None:
+                    return flat[0] if count == 1 else tuple(flat)
+            return _filled(structure, flat)
 
     def run(*args: Any) -> Any:
         return shape(fn(*args))
@@ -286,6 +290,57 @@ def _with_direct(fn: Any, direct: Any) -> Any:
             setattr(run, name, getattr(fn, name))
     run.direct, run.without_direct = direct, fn
     return run
+
+
+def _written_shape(structure: Any, scalars: dict[int, Any],
+                   count: int) -> Callable[[Any], Any] | None:
+    """``_shaped``'s ``shape`` written out for its outputs, or None where the general one
+    is needed (a dict in the structure, a ``script.Branched`` flag, no outputs). Its loop
+    over ``scalars`` and ``_made``'s tests cost ~0.5 us a call of ``np.count_nonzero(x)``;
+    the text makes each output in place::
+
+        def shape(out):                          # return x.sum(), (y, n)
+            v0, v1, v2, = out
+            return (v0[()] if isinstance(v0, NDARRAY) else M0(v0), (v1, v2))
+
+    ``Mi`` is the output's NumPy scalar type (``x.sum()`` an ndarray, made ``v0[()]``; a
+    number the graph holds, ``np.count_nonzero``'s int, ``np.int64(v)``) or
+    ``_scalar_if_0d``; the text holds only positions, so no user text enters it."""
+    if count < 1 or any(type(make) is Branched for make in scalars.values()):
+        return None
+    names: dict[str, Any] = {"NDARRAY": np.ndarray}
+
+    def item(i: int) -> str:
+        make = scalars.get(i)
+        if make is None:
+            return f"v{i}"
+        names[f"M{i}"] = make
+        if make is _scalar_if_0d:
+            return f"M{i}(v{i})"
+        # (an ndarray subclass would be made an element too, as _made makes it)
+        return f"(v{i}[()] if isinstance(v{i}, NDARRAY) else M{i}(v{i}))"
+
+    def filled(s: Any) -> str | None:
+        if isinstance(s, int) and not isinstance(s, bool):
+            return item(s) if 0 <= s < count else None
+        if type(s) in (tuple, list):
+            parts = [filled(p) for p in s]
+            if None in parts:
+                return None
+            inner = "".join(p + ", " for p in parts)
+            return f"({inner})" if type(s) is tuple else f"[{inner}]"
+        return None
+
+    if structure is None:
+        body = item(0) if count == 1 else f"({''.join(item(i) + ', ' for i in range(count))})"
+    else:
+        body = filled(structure)
+        if body is None:
+            return None
+    unpack = "v0 = out" if count == 1 else f"{''.join(f'v{i}, ' for i in range(count))}= out"
+    text = f"def shape(out):\n    {unpack}\n    return {body}\n"
+    exec(compile(text, f"<fusejit returned values {next(_count)}>", "exec"), names)
+    return names["shape"]
 
 
 def _made(make: Any, value: Any, outputs: Any) -> Any:

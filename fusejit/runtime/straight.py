@@ -100,8 +100,16 @@ def straight_line(code: Code) -> Callable[[Sequence], tuple] | None:
             args = ", ".join(f"r{r}" for r, _moved in ins)
             moved = [f"r{r}" for r, is_moved in ins if is_moved]
             body: list[str] = [f"pc = {pc}"]
+            # (an instruction of one value: held in ``o`` itself, not in a tuple around it)
+            one = len(outs) == 1 and (opcode == Opcode.CONSTANT or opcode == Opcode.OP and
+                                      _single(code.operations[int(arg)], out_size))
             if opcode == Opcode.CONSTANT:
-                body.append(f"o = (CONSTANTS[{int(arg)}],)")
+                body.append(f"o = CONSTANTS[{int(arg)}]" if one else
+                            f"o = (CONSTANTS[{int(arg)}],)")
+            elif one:
+                # (a table operation of one result: its body, called directly)
+                names[f"B{int(arg)}"] = code.operations[int(arg)].fn
+                body.append(f"o = B{int(arg)}({args})")
             elif opcode == Opcode.OP:
                 body += [f"o = OPERATIONS[{int(arg)}]({args})",
                          f"if len(o) != {int(out_size)}:", f"    COUNT(o, {int(out_size)})"]
@@ -112,7 +120,9 @@ def straight_line(code: Code) -> Callable[[Sequence], tuple] | None:
                 # released by None, which a second drop repeats harmlessly)
                 body.append(f"{', '.join(moved)} = {', '.join(['None'] * len(moved))}"
                             if branches else f"del {', '.join(moved)}")
-            if opcode != Opcode.DROP and outs:
+            if one:
+                body.append(f"r{outs[0]} = o")
+            elif opcode != Opcode.DROP and outs:
                 body.append(f"{''.join(f'r{r}, ' for r in outs)}= o")
             lines.extend(f"{indent}{line}" for line in body)
 
@@ -125,6 +135,14 @@ def straight_line(code: Code) -> Callable[[Sequence], tuple] | None:
     text = "\n".join(lines) + "\n"
     exec(compile(text, f"<fusejit straight-line code {next(_count)}>", "exec"), names)
     return names["run"]
+
+
+def _single(operation: Any, out_size: int) -> bool:
+    """Is ``operation`` a table ``Operation`` of one result (``(fn(*args),)`` a call)?"""
+    from ..oplib.table import Operation
+
+    return type(operation) is Operation and not operation.multiple and \
+        operation.num_outputs == 1 and out_size == 1
 
 
 def _structured(rows: list, start: int, end: int) -> list | None:

@@ -3,6 +3,7 @@ must bind, dispatch and fail exactly as the general path and plain Python do."""
 
 from __future__ import annotations
 
+import importlib
 import inspect
 
 import numpy as np
@@ -316,3 +317,51 @@ def test_small_arrays_compiled_whole_take_the_vectorised_maps():
     source = inspect.getsource(run.compiled.py_func)
     assert "_map_exp_float32(" in source and "_map_tanh_float32(" in source
     assert "np.exp(" not in source and "np.tanh(" not in source
+
+
+@pytest.mark.parametrize("structure, count", [
+    (None, 1), (None, 3), ((0,), 1), ((0, (1, 2)), 3), ([0, 1], 2), (((0,), [1, (2,)]), 3),
+    ({"a": 0, "b": (1, 2)}, 3)])
+def test_returned_values_are_shaped_as_the_general_loop_shapes_them(structure, count):
+    """``_shaped`` writes its outputs' shaping out as text (``_written_shape``): the same
+    nesting, types and NumPy scalars as the general loop over ``scalars``, for a 0-d array
+    output, a number the graph holds and an output of a rank known only when it runs; a dict
+    takes the general loop."""
+    jit_module = importlib.import_module("fusejit.frontend.jit")
+
+    def shaped(written):
+        real = jit_module._written_shape
+        jit_module._written_shape = real if written else (lambda *a: None)
+        def fn(out):
+            return out
+
+        fn.graph_for = fn.code_for = None
+        try:
+            return jit_module._shaped(fn, structure, scalars, count)
+        finally:
+            jit_module._written_shape = real
+
+    makes = [np.float64, np.int64, jit_module._scalar_if_0d]
+    scalars = {i: makes[i % 3] for i in range(count) if i != 1}
+    values = [np.array(2.5), 7, np.array(3.0), np.arange(3.0)][:count]
+    out = values[0] if count == 1 else tuple(values)
+    got, want = shaped(True)(out), shaped(False)(out)
+    assert (jit_module._written_shape(structure, scalars, count) is None) == \
+        isinstance(structure, dict)
+
+    def same(g, w):
+        assert type(g) is type(w)
+        if isinstance(w, (tuple, list)):
+            assert len(g) == len(w)
+            for a, b in zip(g, w):
+                same(a, b)
+        elif isinstance(w, dict):
+            assert g.keys() == w.keys()
+            for k in w:
+                same(g[k], w[k])
+        else:
+            np.testing.assert_array_equal(g, w)
+
+    same(got, want)
+    if structure is None and count == 1:
+        assert type(got) is np.float64 and got == 2.5
