@@ -161,12 +161,15 @@ def fast_call_source(n_positional: int, n_required: int, n_keyword_only: int,
         sizes = [f"a{i}.size <= {int(limit)}" for i in arrays if limit is not None]
         made = getattr(run, "made_elements", None) if sizes else None
         if made is not None:     # (or no array the graph makes bigger than its limit)
-            # (``array_bounds``' expression of the parameters a0...: positions, axes, max)
-            bound = getattr(made, "expression", None)
-            if bound is None:
+            # (``array_bounds``' terms, of the parameters a0...: positions, axes, max; the
+            # most of them is at most the limit where each is)
+            terms = getattr(made, "terms", None)
+            if terms:
+                bound = " and ".join(f"{term} <= {int(run.made_limit)}" for term in terms)
+            else:
                 names[f"M{s}"] = made
-                bound = f"M{s}{call}"
-            sizes = [f"({' and '.join(sizes)} or {bound} <= {int(run.made_limit)})"]
+                bound = f"M{s}{call} <= {int(run.made_limit)}"
+            sizes = [f"({' and '.join(sizes)} or {bound})"]
         if entry is not None:
             tests += [f"a{i}.flags.c_contiguous" for i in arrays]
             # (the entry writes where its signature says the array is writeable)
@@ -179,6 +182,8 @@ def fast_call_source(n_positional: int, n_required: int, n_keyword_only: int,
             names[f"F{s}"] = run.fallback
             lines.append(f"        if not ({' and '.join(sizes)}):")
             lines += [f"    {line}" for line in direct]
+            lines += _remembered_lines(f"F{s}", run.fallback, key, arrays, everything, names,
+                                       "            ")
             lines.append(f"            return F{s}{call}")
         elif entry is None and direct and not run.direct.temporary:
             # (a graph with a temporary runs whole on small arrays, once compiled: above)
@@ -213,6 +218,8 @@ def fast_call_source(n_positional: int, n_required: int, n_keyword_only: int,
                 lines.append(f"        return a{int(rejoin.argument)}")
         else:
             names[f"R{s}"] = run
+            lines += _remembered_lines(f"R{s}", run, key, arrays, everything, names,
+                                       "        ")
             lines.append(f"        return R{s}{call}")
     if n_required:
         # (after the signatures, whose tests no MISSING passes: a call that binds costs
@@ -222,6 +229,36 @@ def fast_call_source(n_positional: int, n_required: int, n_keyword_only: int,
                   f"        return UNBOUND(self, ({''.join(p + ', ' for p in everything)}))"]
     lines.append(f"    return BOUND(self, ({''.join(p + ', ' for p in everything)}))")
     return "\n".join(lines) + "\n"
+
+
+def _remembered_lines(name: str, target: Any, key: tuple, arrays: list[int],
+                      everything: list[str], names: dict[str, Any], indent: str) -> list[str]:
+    """Where ``target`` (what the text calls as ``name``) is a ``CompiledFunction``, or its
+    outputs shaped (``jit._shaped``'s ``parts``), and the function has remembered a runner
+    for C-contiguous arrays of ``key`` (``runtime/remembered.py``): the lines that call that
+    runner for such arrays, skipping the layers between (``_shaped``'s call, the function's
+    ``__call__``, its dispatch's tests: ~0.3 us); otherwise none. The runner is what the
+    dispatch would run, and it keeps its own tests (ints within int64) and its timing. A key
+    remembered later writes the text again (``RememberedCalls.listeners``)."""
+    shape, compiled = (None, target) if hasattr(target, "_remembered") else \
+        getattr(target, "parts", (None, None))
+    remembered = getattr(compiled, "_remembered", None)
+    if remembered is None:
+        return []
+    wanted = tuple((k[0], k[1], True) if isinstance(k, tuple) else k
+                   for k in key[:len(everything)])
+    found = remembered.runners.get(wanted)
+    if found is None:
+        return []
+    names[f"Q{name}"] = found
+    result = f"Q{name}(({''.join(p + ', ' for p in everything)}))"
+    if shape is not None:
+        names[f"S{name}"] = shape
+        result = f"S{name}({result})"
+    contiguous = " and ".join(f"a{i}.flags.c_contiguous" for i in arrays)
+    if not contiguous:
+        return [f"{indent}return {result}"]
+    return [f"{indent}if {contiguous}:", f"{indent}    return {result}"]
 
 
 def _direct_lines(s: int, run: Any, arrays: list[int], names: dict[str, Any]) -> list[str]:

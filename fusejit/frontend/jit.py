@@ -241,6 +241,8 @@ def _shaped(fn: Any, structure: Any, scalars: dict[int, type] | None = None,
 
     for name in ("graph_for", "code_for"):
         setattr(run, name, getattr(fn, name))
+    if hasattr(fn, "_remembered"):
+        run.parts = (shape, fn)     # (the fast call calls fn's remembered runners: fastcall)
     if hasattr(fn, "fallback"):
         # A compiled tier whose Numba entry the fast call enters itself (``fastcall``): its
         # attributes, with the shaping after its own ``post`` and around its fallback.
@@ -255,6 +257,8 @@ def _shaped(fn: Any, structure: Any, scalars: dict[int, type] | None = None,
         else:
             run.post = shape if post is None else (lambda out: shape(post(out)))
         run.fallback = lambda *args: shape(fallback(*args))
+        if hasattr(fallback, "_remembered"):
+            run.fallback.parts = (shape, fallback)
     return run
 
 
@@ -520,6 +524,9 @@ class JitFunction(Portable):
             kept = [t for i, t in enumerate(types) if i not in strings]
             key = self._key(args, scalars)  # (with the parameters found to be constants)
             compiled = self._compiled = self._compile(graph)
+            if self._total >= 0 and hasattr(compiled, "_remembered"):
+                # (a remembered runner is written into the fast call: fastcall.py)
+                compiled._remembered.listeners.append(self._refresh_fast_call)
             # (Dask arrays stay lazy, 0-d ones too: only the NumPy tiers make scalars)
             self._interpreted[key] = _shaped(_without(compiled, strings), structure, None,
                                              len(graph.outputs))

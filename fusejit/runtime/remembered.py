@@ -95,6 +95,9 @@ class RememberedCalls:
         self.runners: dict[tuple, Callable[[tuple], Any]] = {}
         self.refused: set[tuple] = set()    # keys whose calls always need the checks
         self.dispatch: Callable[[tuple], Any] = general
+        # (called after a key is remembered: a caller that wrote runners into its own text,
+        # ``frontend/fastcall.py``, writes it again)
+        self.listeners: list[Callable[[], None]] = []
 
     def remember(self, plan: Any, engine: str, inputs: tuple, timings: Any) -> None:
         """Remember what calls with ``inputs``' key run from now on (``plan`` on ``engine``),
@@ -114,6 +117,8 @@ class RememberedCalls:
             self.runners.clear()
         self.runners[key] = run
         self.dispatch = _dispatcher(len(inputs), list(self.runners.items()), self.general)
+        for listener in self.listeners:
+            listener()
 
 
 def _dispatcher(n_inputs: int, runners: list[tuple[tuple, Callable]],

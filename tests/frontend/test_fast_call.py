@@ -365,3 +365,30 @@ def test_returned_values_are_shaped_as_the_general_loop_shapes_them(structure, c
     same(got, want)
     if structure is None and count == 1:
         assert type(got) is np.float64 and got == 2.5
+
+
+def positives_and_total(x, y):
+    return np.count_nonzero(x > 0), (x * y).sum()
+
+
+def test_the_fast_call_runs_a_remembered_runner_itself():
+    """Once the interpreter's function remembers a runner for C-contiguous arrays of a
+    signature (``runtime/remembered.py``), the fast call is written again to call it (the
+    same runner its dispatch would run: counted, timed, the same values); other arrays of the
+    signature (strided views) still take the function's own path, and get its answers."""
+    jit_module = importlib.import_module("fusejit.frontend.jit")
+    n = jit_module.WHOLE_GRAPH_MAX_ELEMENTS * 4       # (beyond the whole-graph size)
+    rng = np.random.default_rng(3)
+    x, y = rng.standard_normal((2, n))
+    fn = fusejit.jit(positives_and_total)
+    _warm(fn, x, y)
+    runners = fn._compiled._remembered.runners
+    assert len(runners) == 1
+    written = type(fn).__call__.__globals__
+    assert any(value is runner for value in written.values() for runner in runners.values())
+    timings = next(iter(fn._compiled._timings.values()))
+    before = timings.calls
+    for args in ((x, y), (x[::2], y[::2]), (y, x)):
+        assert_same(fn(*args), positives_and_total(*args))
+        assert type(fn(*args)[0]) is np.int64
+    assert timings.calls == before + 4      # (the strided calls: a plan of their own)
