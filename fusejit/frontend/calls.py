@@ -456,7 +456,7 @@ CALLEES.update({
     np.isfinite: Callee("np.isfinite", "x, /", numpy_lowering.isfinite),
     np.linalg.norm: Callee("np.linalg.norm", "x, ord=None, axis=None, keepdims=False",
                            numpy_linalg.norm),
-    np.diff: Callee("np.diff", "a, n=1, axis=-1", numpy_more.diff),
+    np.diff: Callee("np.diff", "a, n=1, axis=-1, prepend=None, append=None", numpy_more.diff),
     np.count_nonzero: Callee("np.count_nonzero", "a, axis=None", numpy_more.count_nonzero),
     np.logical_and: Callee("np.logical_and", "x1, x2, /", numpy_more.logical("and")),
     np.logical_or: Callee("np.logical_or", "x1, x2, /", numpy_more.logical("or")),

@@ -327,7 +327,10 @@ def tensordot(b: IRBuilder, x: Item, y: Item, axes: Item = 2) -> Value:
         right[c] = left[a]
     summed = {left[a] for a, _ in pairs}
     out = [c for c in left if c not in summed] + [c for c in right if c not in summed]
-    return einsum(b, f"{''.join(left)},{''.join(right)}->{''.join(out)}", (x, y))
+    result = einsum(b, f"{''.join(left)},{''.join(right)}->{''.join(out)}", (x, y))
+    if not out:     # (every axis summed: NumPy's reshape to () gives a 0-d array, no scalar)
+        b.zero_d_arrays.add(result)
+    return result
 
 
 

@@ -521,13 +521,15 @@ def array(b: IRBuilder, obj: Item, dtype: Any = None, copies: bool = True) -> Va
             result = copy(b, obj) if result is obj else result
             b.zero_d_arrays.add(result)
     elif isinstance(obj, Value) and scalar_type_of(obj) is not None:
-        # a number: a 0-d array of NumPy's dtype for it (float64, int64, bool)
+        # a number: a 0-d array of NumPy's dtype for it (float64, int64, bool), or of a
+        # NumPy scalar's own (np.asarray(np.float32(1.5)) is float32)
+        kind = b.numpy_scalars.get(obj) or np.dtype(
+            {FLOAT: np.float64, INT: np.int64}.get(scalar_type_of(obj), np.bool_))
         static = b.static(obj)
         if isinstance(static, (bool, int, float)):
-            result = b.value_const(np.array(static))
+            result = b.value_const(np.array(static, dtype=kind))
         else:
-            kind = {FLOAT: np.float64, INT: np.int64}.get(scalar_type_of(obj), np.bool_)
-            result = cast(b, as_tensor(b, obj, "np.array"), np.dtype(kind), "np.array")
+            result = cast(b, as_tensor(b, obj, "np.array"), kind, "np.array")
     elif isinstance(obj, (list, tuple)) and obj and _numbers_only(b, obj):
         result = _from_numbers(b, obj)
     elif isinstance(obj, Value) or isinstance(obj, (list, tuple)) and any(

@@ -51,12 +51,32 @@ def _axis(b: IRBuilder, x: Value, axis: Item, extra: int = 0) -> int:
     return value % (rank + extra)
 
 
-def diff(b: IRBuilder, x: Item, n: Item = 1, axis: Item = -1) -> Value:
+def diff(b: IRBuilder, x: Item, n: Item = 1, axis: Item = -1, prepend: Item = None,
+         append: Item = None) -> Value:
+    """``np.diff``; ``prepend``/``append`` join ``x`` along the axis first, as NumPy joins
+    them (a number, or a 0-d array, broadcast to one slice of ``x``; the dtypes promoted as
+    ``np.concatenate`` promotes them), except where ``n`` is 0 (``x`` itself)."""
+    from .lowering import concatenate, size
+    from .numpy_lowering import array
+
     x = _array(b, x, "np.diff")
     times = b.static_int(n, "np.diff's n")
     if times < 0:
         raise b.error("np.diff: n must be non-negative")
     dim = _axis(b, x, axis)
+    if times and not (is_none(prepend) and is_none(append)):
+        pieces: list[Item] = []
+        for value in (prepend, x, append):
+            if value is not x and is_none(value):
+                continue
+            if value is not x:
+                value = array(b, value, copies=False) if not is_tensor(value) else value
+                if rank_of(value) == 0:
+                    # (one slice of x: its sizes, 1 along the axis)
+                    sizes = tuple(1 if d == dim else size(b, x, d) for d in range(rank_of(x)))
+                    value = broadcast_to(b, value, sizes)
+            pieces.append(value)
+        x = concatenate(b, pieces, dim)
     for _ in range(times):
         hi, lo = _slice(b, x, dim, slice(1, None)), _slice(b, x, dim, slice(None, -1))
         x = binary(b, "ne" if dtype_of(x) == np.dtype(np.bool_) else "sub", hi, lo)

@@ -145,6 +145,9 @@ def _op_dims(node: Node, out: Value, dims: dict[Value, Dims]) -> Dims | None:
     if name in _REDUCTIONS:
         return _reduced(node, out, dims[node.input(0)])
     x = dims.get(node.input(0)) if node.inputs else None
+    if x is None and node.inputs and isinstance(node.input(0).type, TensorType) and \
+            _rank(node.input(0)) == 0:
+        x = ()      # (a 0-d array: no dimensions; np.asarray(t)[None] is one element)
     if name == "index":     # (x[:, rows, cols]: the indices' broadcast shape in their place)
         listed = index_list(node.input(1))
         if x is None or listed is None:
@@ -157,6 +160,9 @@ def _op_dims(node: Node, out: Value, dims: dict[Value, Dims]) -> Dims | None:
         return None if middle is None else x[:p] + middle + x[p + len(indices):]
     if name == "arange":    # (np.arange(len(x)): from 0 by 1 to a dimension)
         return _counted(node, dims)
+    if x is None and name in ("slice", "select", "unsqueeze", "t", "transpose", "reshape",
+                              "view"):
+        return None     # (an array of a rank known only when it runs: no bound)
     if name == "slice":
         return x
     if name == "select":

@@ -801,3 +801,45 @@ def test_a_range_loops_name_is_read_after_it_on_every_call(fn, make):
         unrun_index(0)
     with pytest.raises(fusejit.JITException, match="UnboundLocalError: 'i' is assigned only"):
         fusejit.jit(unrun_index)(0)
+
+
+# -- NumPy scalars made arrays, 0-d arrays indexed with None, np.diff's prepend/append -------
+
+def numpy_scalar_arrays(x):
+    return (np.asarray(np.float32(1.5)), np.array(np.int8(3)) + np.int8(1),
+            np.concatenate([x, np.asarray(np.float32(2))[None]]), np.asarray(x.sum())[None])
+
+
+def test_a_numpy_scalar_made_an_array_keeps_its_dtype():
+    """``np.asarray(np.float32(1.5))`` is float32 (it was float64, silently); a 0-d array
+    indexed with None (``[None]``) is a vector of one (the whole-graph size bound raised a
+    TypeError on it from the second call)."""
+    _every_tier(numpy_scalar_arrays, _r(43, 5, dtype=np.float32))
+    _every_tier(numpy_scalar_arrays, _r(44, 3))
+
+
+def diffs_joined(x, a, ints, f32):
+    return (np.diff(x, prepend=0.0), np.diff(x, append=x[-1]), np.diff(a, axis=0, prepend=0),
+            np.diff(a, n=2, axis=1, prepend=a[:, :1], append=1.5), np.diff(ints, prepend=0),
+            np.diff(ints, prepend=0.5), np.diff(f32, prepend=0.0),
+            np.diff(f32, prepend=np.float32(0)), np.diff(x, n=0, prepend=1.0),
+            np.diff(ints > 0, prepend=False), np.diff(x, prepend=[1.0, 2.0]))
+
+
+def test_diff_joins_prepend_and_append_as_numpy_does():
+    """A number or 0-d array broadcast to one slice of the array, arrays joined as they are,
+    the dtypes promoted as np.concatenate promotes them (float32 with 0.0: float64; with
+    np.float32(0): float32); n=0 leaves the array as it is."""
+    rng = np.random.default_rng(45)
+    _every_tier(diffs_joined, rng.standard_normal(9), rng.standard_normal((4, 6)),
+                rng.integers(-9, 9, 7), rng.standard_normal(5).astype(np.float32))
+
+
+def test_diff_refuses_a_prepend_of_the_wrong_shape():
+    def joined(a):
+        return np.diff(a, prepend=a[:1])
+
+    with pytest.raises(ValueError):
+        joined(np.ones((3, 4)))
+    with pytest.raises(fusejit.FusejitError):
+        fusejit.jit(joined)(np.ones((3, 4)))
