@@ -181,10 +181,10 @@ def _len(b: IRBuilder, x: Item) -> Item:
     return size(b, x, 0)
 
 
-def _reshape_method(b: IRBuilder, x: Item, shape: tuple) -> Item:
+def _reshape_method(b: IRBuilder, x: Item, shape: tuple, order: Item = "C") -> Item:
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         shape = tuple(shape[0])
-    return reshape(b, x, shape)
+    return numpy_arrays.reshape_ordered(b, x, shape, order)
 
 
 def _item(b: IRBuilder, x: Item) -> Item:
@@ -247,7 +247,9 @@ CALLEES.update({
     np.array_split: Callee("np.array_split", "ary, indices_or_sections, axis=0", array_split),
     np.concatenate: Callee("np.concatenate", "arrays, /, axis=0", concatenate),
     np.stack: Callee("np.stack", "arrays, axis=0", stack),
-    np.reshape: Callee("np.reshape", "a, /, shape", reshape),
+    np.reshape: Callee("np.reshape", "a, /, shape, order='C'", numpy_arrays.reshape_ordered),
+    np.ravel: Callee("np.ravel", "a, order='C'", numpy_arrays.ravel),
+    np.moveaxis: Callee("np.moveaxis", "a, source, destination", numpy_arrays.moveaxis),
     np.transpose: Callee("np.transpose", "a, axes=None", numpy_arrays.transpose_axes),
     np.round: Callee("np.round", "a, decimals=0", numpy_more.round_, "same"),
     np.around: Callee("np.around", "a, decimals=0", numpy_more.round_, "same"),
@@ -479,6 +481,7 @@ CALLEES.update({
     np.hypot: Callee("np.hypot", "x1, x2, /", numpy_arrays.smooth("hypot", np.hypot)),
     np.cbrt: Callee("np.cbrt", "x, /", numpy_arrays.own_unary("fusejit::cbrt", np.cbrt),
                     "float"),
+    np.signbit: Callee("np.signbit", "x, /", numpy_arrays.signbit),
     np.squeeze: Callee("np.squeeze", "a, axis=None", numpy_arrays.squeeze),
     np.atleast_1d: Callee("np.atleast_1d", "a", numpy_arrays.atleast(1)),
     np.atleast_2d: Callee("np.atleast_2d", "a", numpy_arrays.atleast(2)),
@@ -594,7 +597,7 @@ def _divmod(b: IRBuilder, x: Item, y: Item) -> tuple[Value, Value]:
 
 # Methods and attributes of arrays (the receiver is the first argument).
 METHODS: dict[str, Callee] = {
-    "reshape": Callee("reshape", "self, *shape", _reshape_method),
+    "reshape": Callee("reshape", "self, *shape, order='C'", _reshape_method),
     "clip": Callee("clip", "self, min=None, max=None", lambda b, x, lo, hi: numpy_arrays.clip(
         b, x, lo, hi), "same"),
     "transpose": Callee("transpose", "self, *axes", numpy_arrays.transpose_axes),

@@ -68,6 +68,57 @@ def transpose_axes(b: IRBuilder, x: Item, axes: Item) -> Value:
     return b.emit("aten::permute", [x, order], "transpose")
 
 
+def moveaxis(b: IRBuilder, a: Item, source: Item, destination: Item) -> Value:
+    """``np.moveaxis(a, source, destination)``: ``aten::permute`` with the moved axes at
+    their destinations and the others in their order, as NumPy builds the permutation."""
+    x = _array(b, a, "np.moveaxis")
+    rank = _rank(b, x, "np.moveaxis")
+
+    def axes(item: Item, name: str) -> list[int]:
+        items = item if isinstance(item, (tuple, list)) else (item,)
+        found = [_axis(b, rank, v, f"np.moveaxis's {name}") for v in items]
+        if len(set(found)) != len(found):
+            raise b.error(f"np.moveaxis: repeated axis in `{name}` argument")
+        return found
+
+    moved, to = axes(source, "source"), axes(destination, "destination")
+    if len(moved) != len(to):
+        raise b.error("np.moveaxis: `source` and `destination` arguments must have the same "
+                      "number of elements")
+    order = [d for d in range(rank) if d not in moved]
+    for at, d in sorted(zip(to, moved)):
+        order.insert(at, d)
+    return x if order == list(range(rank)) else b.emit("aten::permute", [x, order],
+                                                          "np.moveaxis")
+
+
+def _order(b: IRBuilder, order: Item, what: str) -> str:
+    """A static ``order=`` of ``np.ravel``/``reshape``: "C" or "F" ("A" and "K" follow the
+    argument's memory layout, which scripting does not know)."""
+    value = b.static(order)
+    if value not in ("C", "F"):
+        raise b.error(f"{what}: order={value!r} is not supported; order='C' or 'F' is")
+    return value
+
+
+def ravel(b: IRBuilder, a: Item, order: Item = "C") -> Value:
+    """``np.ravel(a, order)``: the elements in C order, or in F order (those of ``a.T``)."""
+    x = _array(b, a, "np.ravel")
+    if _order(b, order, "np.ravel") == "F":
+        x = transpose(b, x)
+    return reshape(b, x, (-1,))
+
+
+def reshape_ordered(b: IRBuilder, a: Item, shape: Item, order: Item = "C") -> Value:
+    """``np.reshape(a, shape, order)`` / ``a.reshape(shape, order=...)``: order "F" reads and
+    writes the elements in F order, ``a.T`` reshaped to the reversed shape, transposed."""
+    x = _array(b, a, "reshape")
+    if _order(b, order, "reshape") == "C":
+        return reshape(b, x, shape)
+    dims = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
+    return transpose(b, reshape(b, transpose(b, x), dims[::-1]))
+
+
 def diagonal(b: IRBuilder, a: Item, offset: Item = 0, axis1: Item = 0, axis2: Item = 1,
              what: str = "np.diagonal") -> Value:
     a = _array(b, a, what)
@@ -136,6 +187,15 @@ def own_unary(kind: str, fn):
         (x,) = conform(b, fn, [x], what)
         return b.emit(kind, [x], what)
     return lower
+
+
+def signbit(b: IRBuilder, x: Item) -> Value:
+    """``np.signbit(x)``: ``aten::signbit``, NumPy's own call (the sign bit of -0.0 and of a
+    NaN); a number as NumPy's float64 (or int64, bool) 0-d array."""
+    from .numpy_lowering import array
+
+    x = x if is_tensor(x) else array(b, x, copies=False)
+    return b.emit("aten::signbit", [x], "np.signbit")
 
 
 def clip(b: IRBuilder, a: Item, a_min: Item = None, a_max: Item = None, out: Item = None,

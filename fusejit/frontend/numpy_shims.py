@@ -192,11 +192,12 @@ def arctanh(x):
 
 
 def copysign(x1, x2):
-    magnitude = np.abs(x1)
-    negative = (x2 < 0) | ((x2 == 0) & (1.0 / x2 < 0))   # (-0.0 too)
     # (NumPy's dtype: x1's and x2's promoted as floats; np.copysign(1.0, f32) is float32,
-    # which np.where of two Python floats is not)
-    return np.where(negative, -magnitude, magnitude).astype((x1 + x2 * 1.0).dtype)
+    # which np.where of two Python floats is not; the magnitude in it before its sign is
+    # set: np.copysign(0, -1) is -0.0)
+    magnitude = np.asarray(np.abs(x1)).astype((x1 + x2 * 1.0).dtype)
+    negative = np.signbit(x2)      # (-0.0 and a NaN's sign bit too: NumPy copies the bit)
+    return np.where(negative, -magnitude, magnitude)
 
 
 
@@ -721,6 +722,48 @@ def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear"
     return quantile(a, q / 100, axis, out, overwrite_input, method, keepdims)
 
 
+def _atleast_3d(a):
+    # NumPy's: a 0-d array (1, 1, 1), a vector (1, n, 1), a matrix (m, n, 1)
+    a = np.asarray(a)
+    if a.ndim == 0:
+        return a.reshape(1, 1, 1)
+    if a.ndim == 1:
+        return a[None, :, None]
+    if a.ndim == 2:
+        return a[:, :, None]
+    return a
+
+
+def dstack(tup):
+    # NumPy's: the arrays made at least 3-D, joined along the third axis
+    return np.concatenate([_atleast_3d(a) for a in tup], axis=2)
+
+
+def fix(x):
+    # NumPy's: rounded toward zero (np.ceil of the negatives, np.floor of the others: a
+    # float's truncation, -0.0 for -0.5); integers and bools as they are, in a new array
+    x = np.asarray(x)
+    if x.dtype == np.float32 or x.dtype == np.float64:
+        return np.trunc(x)
+    return x.copy()
+
+
+def geomspace(start, stop, num=50, endpoint=True):
+    # NumPy's for real bounds: 10 ** linspace of the logs of start and stop divided by
+    # start's sign (bounds of two signs: NaN, as NumPy's real result is), the ends exactly
+    # start and stop, the sign put back; a zero bound is NumPy's ValueError
+    if start == 0 or stop == 0:
+        raise ValueError("Geometric sequence cannot include zero")
+    sign = -1.0 if start < 0 else 1.0
+    r = 10.0 ** np.linspace(np.log10(start / sign), np.log10(stop / sign), num,
+                            endpoint=endpoint)
+    if num > 0:
+        r[0] = start / sign
+        if endpoint and num > 1:
+            r[-1] = stop / sign
+    return sign * r
+
+
 SHIMS = {np.cov: cov, np.corrcoef: corrcoef, np.polyval: polyval, np.kron: kron,
          np.meshgrid: meshgrid, np.tri: tri, np.cross: cross,
          np.correlate: correlate, np.select: select, np.linalg.matrix_power: matrix_power,
@@ -742,7 +785,8 @@ SHIMS = {np.cov: cov, np.corrcoef: corrcoef, np.polyval: polyval, np.kron: kron,
          np.nancumsum: nancumsum, np.nancumprod: nancumprod, np.nanvar: nanvar,
          np.nanstd: nanstd, np.nanmedian: nanmedian, np.ediff1d: ediff1d,
          np.append: append, np.linalg.cond: cond, np.nanquantile: nanquantile,
-         np.nanpercentile: nanpercentile}
+         np.nanpercentile: nanpercentile, np.dstack: dstack,
+         np.fix: fix, np.geomspace: geomspace}
 
 # Shims whose argument (position, name) may be a list or tuple of numbers, as NumPy's may be
 # array_like: mapped over its items, the results stacked (np.percentile(x, [5, 95])).

@@ -125,6 +125,12 @@ def _cbrt(self: np.ndarray) -> np.ndarray:
     return as_tensor(np.cbrt(self if self.dtype.kind == "f" else self.astype(np.float64)))
 
 
+def _signbit(self: np.ndarray) -> np.ndarray:
+    """``np.signbit``: the sign bit, of -0.0 and of a NaN too (no comparison sees those);
+    an integer's sign, never a bool's."""
+    return as_tensor(np.signbit(self))
+
+
 def _hypot(self: np.ndarray, other: np.ndarray) -> np.ndarray:
     dtype = _floating(self, other)
     return as_tensor(np.hypot(self.astype(dtype, copy=False), other.astype(dtype, copy=False)))
@@ -454,6 +460,7 @@ register("aten::hypot(Tensor self, Tensor other) -> Tensor", _hypot)
 # (runtime/direct.py calls np.cbrt where the array is already float)
 register("fusejit::cbrt(Tensor self) -> Tensor", _cbrt, ufunc=np.cbrt)
 register("fusejit::cbrt_(Tensor(a!) self) -> Tensor(a!)", inplace("cbrt_", _cbrt), pure=False)
+register("aten::signbit(Tensor self) -> Tensor", _signbit)
 register("aten::index.Tensor(Tensor self, Tensor?[] indices) -> Tensor", _index)
 register("aten::index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) "
          "-> Tensor", _index_put)

@@ -74,6 +74,24 @@ CASES = {
  "take negative": (lambda a: np.take(a, np.array([-1, 3])), (a,)),
  "norm -inf": (lambda v: np.linalg.norm(v, -np.inf), (a[0],)),
  "tensordot 0": (lambda a, b: np.tensordot(a[0], b[:, 0], axes=0), (a, b)),
+ "moveaxis one": (lambda c: np.moveaxis(c, 0, -1), (c,)),
+ "moveaxis two": (lambda c: np.moveaxis(c, [0, 1], [-1, -2]) * 2, (c,)),
+ "ravel F": (lambda a: np.ravel(a, order="F"), (a,)),
+ "ravel F of a view": (lambda c: np.ravel(c.transpose(1, 0, 2), "F"), (c,)),
+ "reshape F method": (lambda c: c.reshape(4, 6, order="F"), (c,)),
+ "reshape F function": (lambda a: np.reshape(a, (2, -1), order="F"), (a,)),
+ "dstack matrices": (lambda a: np.dstack([a, a * 2]), (a,)),
+ "dstack vectors": (lambda a: np.dstack((a[0], a[1])), (a,)),
+ "signbit zeros nans": (lambda z: np.signbit(z), (np.array([0.0, -0.0, np.nan, -np.nan, -np.inf, 2.0]),)),
+ "signbit ints": (lambda i: np.signbit(i - 1), (i2,)),
+ "copysign nan sign": (lambda z: np.copysign(np.ones_like(z), z), (np.array([np.nan, -np.nan, -0.0, 0.0]),)),
+ "copysign int zero": (lambda i: np.copysign(i - 1, -1), (i2,)),
+ "fix floats": (lambda a: np.fix(a * 3), (a,)),
+ "fix negative halves": (lambda z: np.fix(z), (np.array([-0.5, 0.5, -1.5, np.inf, -np.inf, np.nan]),)),
+ "fix ints": (lambda i: np.fix(i - 1), (i2,)),
+ "geomspace": (lambda: np.geomspace(1, 1000, 4), ()),
+ "geomspace negative no end": (lambda: np.geomspace(-2.0, -50.0, 7, endpoint=False), ()),
+ "geomspace of array ends": (lambda a: np.geomspace(abs(a[0, 0]), abs(a[0, 1]), 6), (a,)),
  "tensordot every axis": (lambda a: np.tensordot(a, a, axes=([0, 1], [0, 1])), (a,)),
  "tensordot vectors": (lambda a: np.tensordot(a[0], a[1], axes=1), (a,)),
  "inner 1d 2d": (lambda a: np.inner(a[0], a), (a,)),
@@ -98,6 +116,15 @@ def gather(x, i):
 
 def wrong_output(x):
     return np.einsum('ij,jk->iz', x, x)
+
+
+def test_moveaxis_and_geomspace_refuse_as_numpy_does() -> None:
+    with pytest.raises(fusejit.FusejitError, match="out of bounds"):
+        fusejit.jit(lambda c: np.moveaxis(c, 3, 0))(c)
+    with pytest.raises(fusejit.FusejitError, match="repeated axis"):
+        fusejit.jit(lambda c: np.moveaxis(c, [0, 0], [1, 2]))(c)
+    with pytest.raises(fusejit.FusejitError, match="cannot include zero"):
+        fusejit.jit(lambda a: np.geomspace(a[0, 0] * 0.0, 8.0, 3))(a)
 
 
 def test_an_index_out_of_range_is_an_error_naming_the_line() -> None:

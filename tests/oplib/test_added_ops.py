@@ -154,7 +154,8 @@ def test_clamp_with_no_tensor_bound_is_refused():
 # Factories take a tensor only for its shape and dtype: PyTorch has no in-place form of them;
 # nor has an op whose result is not of its input's shape (np.unique's values, nonzero).
 NO_INPLACE_FORM = {"aten::zeros_like", "aten::ones_like", "aten::rand_like",
-                   "fusejit::unique_values", "aten::nonzero", "fusejit::flatnonzero"}
+                   "fusejit::unique_values", "aten::nonzero", "fusejit::flatnonzero",
+                   "aten::signbit"}
 
 
 def _unary_inplace_pairs() -> list[tuple[str, str | None]]:
