@@ -250,6 +250,7 @@ CALLEES.update({
     np.reshape: Callee("np.reshape", "a, /, shape, order='C'", numpy_arrays.reshape_ordered),
     np.ravel: Callee("np.ravel", "a, order='C'", numpy_arrays.ravel),
     np.moveaxis: Callee("np.moveaxis", "a, source, destination", numpy_arrays.moveaxis),
+    np.indices: Callee("np.indices", "dimensions, dtype=None, sparse=False", numpy_arrays.indices),
     np.transpose: Callee("np.transpose", "a, axes=None", numpy_arrays.transpose_axes),
     np.round: Callee("np.round", "a, decimals=0", numpy_more.round_, "same"),
     np.around: Callee("np.around", "a, decimals=0", numpy_more.round_, "same"),

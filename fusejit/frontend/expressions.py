@@ -458,6 +458,8 @@ class ExpressionEmitter(StaticConditions):
             return self.dict_item(base, self.dict_key(node.slice))
         index = self.eval_index(node.slice)
         self.at(node)
+        if isinstance(base, Masked):     # (x[mask][:5], x[mask][0]: the selected values)
+            base = masked_values(self.b, base)
         if isinstance(base, ShapeOf):
             if isinstance(index, slice):
                 raise self.b.error("slicing x.shape is not supported; index it with an int")

@@ -24,6 +24,8 @@ indices put their dimensions first): ``aten::index`` runs NumPy's own indexing.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ..ir.graph import Value
@@ -90,6 +92,31 @@ def moveaxis(b: IRBuilder, a: Item, source: Item, destination: Item) -> Value:
         order.insert(at, d)
     return x if order == list(range(rank)) else b.emit("aten::permute", [x, order],
                                                           "np.moveaxis")
+
+
+def indices(b: IRBuilder, dimensions: Item, dtype: Any = None, sparse: Item = False) -> Value:
+    """``np.indices(dimensions)``: one grid per axis, its index along that axis (an arange
+    shaped to the axis and broadcast to the others), stacked; ``dtype`` cast as NumPy casts
+    it (int, the default: int64)."""
+    from .lowering import stack
+    from .numpy_lowering import arange, astype
+    from .numpy_more import broadcast_to
+
+    if b.static_bool(sparse, "np.indices(sparse=...)"):
+        raise b.error("np.indices(sparse=True) is not supported; write np.ix_ of aranges")
+    items = dimensions if isinstance(dimensions, (tuple, list)) else (dimensions,)
+    dims = tuple(items)     # (ints, known while scripting or when it runs: x.shape)
+    for n in dims:
+        if scalar_type_of(n) is not INT and not isinstance(b.static(n), int):
+            raise b.error(f"np.indices: dimensions must be ints, got {describe(n)}")
+    grids = []
+    for axis, n in enumerate(dims):
+        line = reshape(b, arange(b, n), tuple(n if a == axis else 1 for a in range(len(dims))))
+        grids.append(broadcast_to(b, line, dims))
+    if not grids:
+        raise b.error("np.indices(()) is not supported (an empty grid)")
+    grid = stack(b, grids, 0)
+    return grid if dtype is None or dtype is int else astype(b, grid, dtype)
 
 
 def _order(b: IRBuilder, order: Item, what: str) -> str:

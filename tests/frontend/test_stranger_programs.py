@@ -843,3 +843,15 @@ def test_diff_refuses_a_prepend_of_the_wrong_shape():
         joined(np.ones((3, 4)))
     with pytest.raises(fusejit.FusejitError):
         fusejit.jit(joined)(np.ones((3, 4)))
+
+
+def masked_then_indexed(x, a):
+    return x[x > 0][0], x[x > 0][::2].sum(), a[a[:, 0] > 0][:, 1], x[np.abs(x) > 0.1][[0, 1]]
+
+
+def test_a_masked_selection_is_indexed_as_the_array_it_is():
+    """``x[mask][:5]``, ``x[mask][0]``: the selected values indexed (a Masked could not be)."""
+    rng = np.random.default_rng(46)
+    x, a = rng.standard_normal(40), rng.standard_normal((6, 3))
+    a[0, 0] = 1.0
+    _every_tier(masked_then_indexed, x, a)
