@@ -764,6 +764,40 @@ def geomspace(start, stop, num=50, endpoint=True):
     return sign * r
 
 
+def delete(arr, obj, axis=None):
+    # NumPy's: the entries along axis (of the flattened array for None) that obj (an int, a
+    # list of them or a slice) does not name; an index out of range is NumPy's IndexError
+    a = np.asarray(arr)
+    if axis is None:
+        a = a.reshape(-1)
+        axis = 0
+    a = np.moveaxis(a, axis, 0)
+    keep = np.ones(a.shape[0], dtype=np.bool_)
+    keep[obj] = False
+    return np.moveaxis(a[keep], 0, axis)
+
+
+def insert(arr, obj, values, axis=None):
+    # NumPy's for one position (an int, before which the values go; negative from the end):
+    # values cast to arr's dtype, a number or 0-d array broadcast to one slice along axis, a
+    # vector inserted as a block into a vector
+    a = np.asarray(arr)
+    if axis is None:
+        a = a.reshape(-1)
+        axis = 0
+    a = np.moveaxis(a, axis, 0)
+    n = a.shape[0]
+    if obj < -n or obj > n:
+        raise IndexError("index is out of bounds for np.insert")
+    at = obj + n if obj < 0 else obj
+    v = np.asarray(values).astype(a.dtype)
+    if v.ndim == 0:
+        v = np.broadcast_to(v, a[:1].shape)
+    elif a.ndim != 1 or v.ndim != 1:
+        unsupported("np.insert: values must be a number, or a vector inserted into a vector")
+    return np.moveaxis(np.concatenate((a[:at], v, a[at:]), axis=0), 0, axis)
+
+
 SHIMS = {np.cov: cov, np.corrcoef: corrcoef, np.polyval: polyval, np.kron: kron,
          np.meshgrid: meshgrid, np.tri: tri, np.cross: cross,
          np.correlate: correlate, np.select: select, np.linalg.matrix_power: matrix_power,
@@ -786,7 +820,7 @@ SHIMS = {np.cov: cov, np.corrcoef: corrcoef, np.polyval: polyval, np.kron: kron,
          np.nanstd: nanstd, np.nanmedian: nanmedian, np.ediff1d: ediff1d,
          np.append: append, np.linalg.cond: cond, np.nanquantile: nanquantile,
          np.nanpercentile: nanpercentile, np.dstack: dstack,
-         np.fix: fix, np.geomspace: geomspace}
+         np.fix: fix, np.geomspace: geomspace, np.delete: delete, np.insert: insert}
 
 # Shims whose argument (position, name) may be a list or tuple of numbers, as NumPy's may be
 # array_like: mapped over its items, the results stacked (np.percentile(x, [5, 95])).

@@ -599,13 +599,22 @@ class StatementEmitter(LoopStatements, ContainerStatements, InPlaceStatements,
 
     def keep_read_elements(self, written: Value) -> None:
         """Before a write into ``written``'s array: a name bound to one of its elements
-        (``t = x[0]``: a 0-d view here, a NumPy scalar in NumPy) keeps the value it read, so
-        ``t = x[0]; x[0] = x[1]; x[1] = t`` swaps. The copy goes right after the read, every
-        use of the read takes it, and so do the names that held it."""
+        (``t = x[0]``: a 0-d view here, a NumPy scalar in NumPy), or to a tuple or list
+        holding one (``t = (x[0], x[1])``), keeps the value it read, so ``t = x[0]; x[0] =
+        x[1]; x[1] = t`` swaps. The copy goes right after the read, every use of the read
+        takes it, and so do the names that held it."""
         base = numpy_lowering.viewed(written)
         for emitter in (self, *self.callers):
             copies = emitter.element_copies
-            for name, item in list(emitter.env.items()):
+
+            def kept(item: Any, copies: dict = copies) -> Any:
+                if isinstance(item, list):      # (in place: other names may hold the list)
+                    item[:] = [kept(i, copies) for i in item]
+                    return item
+                if isinstance(item, tuple):
+                    return tuple(kept(i, copies) for i in item)
+                if not isinstance(item, Value):
+                    return item
                 item = copies.get(item, item)
                 if is_tensor(item) and item.type.rank == 0 and \
                         item.node.kind in numpy_lowering.VIEW_KINDS and \
@@ -616,7 +625,10 @@ class StatementEmitter(LoopStatements, ContainerStatements, InPlaceStatements,
                     copy.node.replace_input(0, item)
                     copies[item] = copy
                     item = copy
-                emitter.env[name] = item
+                return item
+
+            for name, item in list(emitter.env.items()):
+                emitter.env[name] = kept(item)
 
     def materialize(self, item: Item) -> Any:
         """Literals in ``item`` as constants (so a variable is always a graph value)."""

@@ -98,6 +98,14 @@ CASES = {
  "masked then sliced": (lambda a: a[a > 0][::2].sum(), (a,)),
  "masked then indexed": (lambda a: a[a > 0][-1], (a,)),
  "masked rows then a column": (lambda a: a[a[:, 0] > -5][:, 1], (a,)),
+ "delete one": (lambda a: np.delete(a, 2), (a,)),
+ "delete a list along an axis": (lambda a: np.delete(a, [0, -1], axis=1), (a,)),
+ "delete negative": (lambda a: np.delete(a[0], -1), (a,)),
+ "insert a number": (lambda a: np.insert(a[0], 2, 99.0), (a,)),
+ "insert a vector before the last": (lambda a: np.insert(a[0], -1, [7.0, 8.0]), (a,)),
+ "insert cast to ints": (lambda i: np.insert(i, 0, 2.7), (i2,)),
+ "insert a column": (lambda a: np.insert(a, 1, 0.0, axis=1), (a,)),
+ "insert at the end": (lambda a: np.insert(a, 3, 5.0, axis=0), (a,)),
  "tensordot every axis": (lambda a: np.tensordot(a, a, axes=([0, 1], [0, 1])), (a,)),
  "tensordot vectors": (lambda a: np.tensordot(a[0], a[1], axes=1), (a,)),
  "inner 1d 2d": (lambda a: np.inner(a[0], a), (a,)),
@@ -129,6 +137,10 @@ def test_moveaxis_and_geomspace_refuse_as_numpy_does() -> None:
         fusejit.jit(lambda c: np.moveaxis(c, 3, 0))(c)
     with pytest.raises(fusejit.FusejitError, match="repeated axis"):
         fusejit.jit(lambda c: np.moveaxis(c, [0, 0], [1, 2]))(c)
+    with pytest.raises(fusejit.FusejitError):
+        fusejit.jit(lambda a: np.insert(a[0], 5, 1.0))(a)
+    with pytest.raises(fusejit.FusejitError):
+        fusejit.jit(lambda a: np.delete(a[0], 4))(a)
     with pytest.raises(fusejit.FusejitError, match="cannot include zero"):
         fusejit.jit(lambda a: np.geomspace(a[0, 0] * 0.0, 8.0, 3))(a)
 

@@ -855,3 +855,34 @@ def test_a_masked_selection_is_indexed_as_the_array_it_is():
     x, a = rng.standard_normal(40), rng.standard_normal((6, 3))
     a[0, 0] = 1.0
     _every_tier(masked_then_indexed, x, a)
+
+
+def elements_in_a_tuple(x):
+    t = (x[0], x[1])
+    x[0] = 9.0
+    return t[0] + t[1]
+
+
+def elements_in_a_list(x):
+    vals = [x[0], x[2]]
+    x[0] = -1.0
+    return vals[0] - vals[1]
+
+
+def a_list_held_beside_a_write(x):
+    idx = [1, 3]
+    y = x.copy()
+    y[0] = 5.0
+    return y[idx]
+
+
+@pytest.mark.parametrize("fn", [elements_in_a_tuple, elements_in_a_list,
+                                a_list_held_beside_a_write])
+def test_elements_read_into_a_tuple_or_list_keep_their_values_after_a_write(fn):
+    """NumPy's x[0] is a scalar, read when it is: a tuple or list of them keeps what was
+    read when the array is written later (they read the new values, silently); a name bound
+    to a list of numbers beside a write raised TypeError."""
+    for _ in range(3):
+        x, y = np.arange(5.0), np.arange(5.0)
+        assert_same(fusejit.jit(fn)(x), fn(y))
+        np.testing.assert_array_equal(x, y)
