@@ -25,7 +25,7 @@ loop is read again on each pass).
 from __future__ import annotations
 
 from ..ir.graph import Graph, Node, Value
-from ..ir.symbols import aten
+from ..ir.symbols import aten, prim
 from ..ir.types import TensorType
 from ..oplib.table import REUSES, REUSING
 from .pass_checks import graph_pass
@@ -38,17 +38,39 @@ _FRESH = frozenset({
     aten.cat, aten.stack, aten.clone, aten.add, aten.sub, aten.mul, aten.div})
 
 
+# A row-reduction group may write an element output into a dead temporary input, as NumPy's
+# ``np.cov`` subtracts the mean in place (``X -= avg[:, None]``): the group's element ops are
+# these (the output loop then loses LLVM's vector loop to the overlap check, and stays
+# memory-bound only for these: ``runtime/fusion/written_into.py``), its reductions any; no
+# per-row view (x[:, 0] read after the row's first element is written) and no running sum.
+_CHEAP_IN_ROWS = frozenset({aten.add, aten.sub, aten.mul, aten.neg, prim.Constant, aten.sum,
+                            aten.mean, aten.amax, aten.amin, aten.var, aten.std})
+# Uses of a temporary that read its shape only (which writing its elements leaves).
+_SHAPE_READS = frozenset({aten.size, aten.dim})
+
+
 @graph_pass
 def reuse_dead_temporaries(graph: Graph) -> bool:
     """Mark each add, sub, mul and div of ``graph`` with a dead temporary operand (see the
-    module's docstring) ``reuses=<its position>``; True if any was."""
+    module's docstring) ``reuses=<its position>``, and each row-reduction group of cheap
+    element ops with a dead temporary input whose shape alone is read after it
+    (``_CHEAP_IN_ROWS``; ``runtime/fusion/row_kernel.py`` writes an element output of the
+    input's shape and dtype into it); True if any was."""
     changed = False
     for node in graph.all_nodes():
-        if node.kind in REUSING and not node.has_attribute(REUSES):
+        if node.has_attribute(REUSES):
+            continue
+        if node.kind in REUSING:
             position = _dead_temporary(node)
-            if position is not None:
-                node.i_(REUSES, position)
-                changed = True
+        elif node.kind == prim.RowReductionGroup and all(
+                n.kind in _CHEAP_IN_ROWS for n in node.g("Subgraph").nodes()):
+            position = next((i for i, value in enumerate(node.inputs)
+                             if _temporary(value, node, _SHAPE_READS)), None)
+        else:
+            continue
+        if position is not None:
+            node.i_(REUSES, position)
+            changed = True
     return changed
 
 
@@ -60,11 +82,14 @@ def _dead_temporary(node: Node) -> int | None:
     return None
 
 
-def _temporary(value: Value, node: Node) -> bool:
+def _temporary(value: Value, node: Node, also: frozenset = frozenset()) -> bool:
+    """Is ``value`` a new array made in ``node``'s block, read by ``node`` alone (and by nodes
+    of the kinds ``also``)?"""
     made = value.node
     return (isinstance(value.type, TensorType) and made is not None
             and made.kind in _FRESH and made.owning_block is node.owning_block
-            and all(use.user is node for use in value.uses))
+            and all(use.user is node or use.user.kind in also for use in value.uses)
+            and (not also or sum(use.user is node for use in value.uses) == 1))
 
 
 __all__ = ["reuse_dead_temporaries"]

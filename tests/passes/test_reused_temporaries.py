@@ -170,3 +170,86 @@ def test_jit_results_match_numpy_and_arguments_are_kept(fn, args, reuses):
         for a, c in zip(args, copies, strict=True):
             np.testing.assert_array_equal(a, c)
     assert bool(_marked(jitted.graph_for(*args))) == reuses
+
+
+# -- a row-reduction group writing an element output into its dead temporary input ---------
+
+_ROWS = """
+graph(%x : Double(*, *), %y : Double(*, *)):
+  %zero : int = prim::Constant[value=0]()
+  %l : Tensor[] = prim::ListConstruct(%x, %y)
+  %m : Double(*, *) = aten::cat(%l, %zero)
+  %c : Double(*, *) = prim::RowReductionGroup_0(%m)
+  %n : int = aten::size(%m, %zero)
+  return (%c, %n)
+with prim::RowReductionGroup_0 = graph(%m : Double(*, *)):
+  %dims : int[] = prim::Constant[value=[1]]()
+  %keep : bool = prim::Constant[value=1]()
+  %none : NoneType = prim::Constant()
+  %one : int = prim::Constant[value=1]()
+  %mu : Double(*, *) = aten::mean(%m, %dims, %keep, %none)
+  {element}
+  return (%c)"""
+_CENTRED = "%c : Double(*, *) = aten::sub(%m, %mu, %one)"
+
+
+def test_a_row_group_of_cheap_element_ops_may_write_into_its_dead_temporary():
+    """The concatenation feeds the group, and only its shape is read after: marked. An
+    expensive element op (exp: its output loop would lose its vector form), a per-row view
+    (a row's first element read after it is written) or a temporary read again are not."""
+    graph = parse_ir(_ROWS.format(element=_CENTRED))
+    assert reuse_dead_temporaries(graph)
+    assert _marked(graph) == {"prim::RowReductionGroup": 0}
+    for element in ("%e : Double(*, *) = aten::exp(%m)\n  %c : Double(*, *) = "
+                    "aten::sub(%e, %mu, %one)",
+                    "%f : Double(*) = aten::select(%m, %one, %one)\n  %g : Double(*, *) = "
+                    "aten::unsqueeze(%f, %one)\n  %c : Double(*, *) = aten::sub(%m, %g, %one)"):
+        graph = parse_ir(_ROWS.format(element=element))
+        reuse_dead_temporaries(graph)
+        assert _marked(graph) == {}
+    read_again = parse_ir(_ROWS.format(element=_CENTRED).replace("return (%c, %n)",
+                                                                 "return (%c, %m)"))
+    reuse_dead_temporaries(read_again)
+    assert _marked(read_again) == {}
+
+
+@pytest.mark.parametrize("rows, cols, written", [(2, 1 << 19, True), (4, 1000, False)])
+def test_the_row_kernel_writes_into_a_big_dead_input_with_numpys_values(rows, cols, written):
+    """Big enough (``REUSE_MIN_BYTES``), the centred rows are written into the concatenation
+    itself; small, into a new array; the values are NumPy's either way."""
+    from fusejit.ir.symbols import prim
+    from fusejit.runtime.fusion.row_kernel import RowKernel
+
+    graph = parse_ir(_ROWS.format(element=_CENTRED))
+    reuse_dead_temporaries(graph)
+    kernel = RowKernel(next(n for n in graph.nodes() if n.kind == prim.RowReductionGroup))
+    rng = np.random.default_rng(7)
+    m = rng.standard_normal((rows, cols))
+    want = m - m.mean(axis=1, keepdims=True)
+    for _ in range(2):          # (the first call of a signature, then a remembered one)
+        held = m.copy()
+        (out,) = kernel(held)
+        assert (out is held) == written
+        np.testing.assert_allclose(out, want, rtol=1e-12, atol=1e-12)
+    held = m.copy()
+    held.flags.writeable = False
+    (out,) = kernel(held)
+    assert out is not held
+    np.testing.assert_allclose(out, want, rtol=1e-12, atol=1e-12)
+
+
+def covariance(x, y):
+    return np.cov(x, y), np.corrcoef(x, y)
+
+
+def test_cov_of_long_vectors_matches_numpy_with_the_arguments_kept():
+    rng = np.random.default_rng(8)
+    x, y = rng.standard_normal((2, 1 << 19))
+    keep = x.copy(), y.copy()
+    fn = fusejit.jit(covariance)
+    for _ in range(3):
+        got, want = fn(x, y), covariance(x, y)
+        for g, w in zip(got, want):
+            np.testing.assert_allclose(g, w, rtol=1e-10)
+    np.testing.assert_array_equal(x, keep[0])
+    np.testing.assert_array_equal(y, keep[1])

@@ -49,6 +49,14 @@ from .segments import axes_layout, generate_segments, per_row_only
 from .templates import DTYPE_ONLY
 
 _PLAN_LIMIT = 256
+# Inputs a row kernel writes its output into, where its group may (``RowKernel.reuses``),
+# are at least this big: below, a new array costs no page faults, and the output loop keeps
+# its vector form.
+REUSE_MIN_BYTES = 1 << 22
+
+
+def _big_enough(x) -> bool:
+    return type(x) is np.ndarray and x.nbytes >= REUSE_MIN_BYTES
 # Rows shorter than this run the column kernel (one lane a row) where it can: a row kernel
 # pays ~20 ns a row around its loops. 4M float32 in rows of n, (x * w).sum(-1), one thread,
 # ms row/column kernel: n = 2: 51/9.3, 4: 32/9.0, 8: 20/8.5, 16: 9.8/9.4, 32: 6.3/8.4;
@@ -201,8 +209,12 @@ class RowKernel:
     _WHAT = "a row kernel"
 
     def __init__(self, group: Node | Graph, *, precise: bool = False, axis: str = "row"):
+        # (the input an element output may be written into: ``passes/reused_temporaries.py``)
+        self.reuses: int | None = None
         if isinstance(group, Node):
             axis = "column" if group.kind == prim.ColumnReductionGroup else "row"
+            if axis == "row" and group.has_attribute("reuses"):
+                self.reuses = group.i("reuses")
             group = group.g("Subgraph")
         self.group = RowGroup(group, axis)
         self.layout = self.group          # (what FusedKernel's argument checks read)
@@ -436,12 +448,15 @@ class RowKernel:
 
     def __call__(self, *inputs) -> tuple[np.ndarray, ...]:
         quick = self._quick
-        if quick is not None:
+        reused = self.reuses is not None and _big_enough(inputs[self.reuses])
+        if quick is not None and not reused:
             outs = quick(inputs)
             if outs is not None:
                 return outs
         call, data = self._call_and_data(inputs)
-        if call.single is not None:
+        if reused:
+            outs = self._into_input(call, inputs)
+        elif call.single is not None:
             outs: tuple = (np.empty(*call.single),)
         else:
             outs = tuple(map(take if call.pooled else np.empty, call.out_shapes,
@@ -455,6 +470,28 @@ class RowKernel:
         if call.quick is None:
             self._make_quick(call, inputs)
         return outs
+
+    def _into_input(self, call: _Call, inputs: tuple) -> tuple:
+        """The outputs of a call whose group may write an element output into its dead input
+        ``reuses`` (a big array: ``_big_enough``): that input for the first such output of
+        its shape and dtype, where it is a plain writeable C-contiguous array sharing no
+        memory with another input; new arrays for the others. The output pass reads each
+        element before it writes it (the group has no per-row views and no running sums), as
+        NumPy's ``X -= avg[:, None]`` does: at 2 x 10^6 float64, ``np.cov`` made one 16 MB
+        array fewer a call, and glibc no longer gave the freed pair back to be faulted in."""
+        target = inputs[self.reuses]
+        at = None
+        if not call.variant.guarded and target.flags.c_contiguous and \
+                target.flags.writeable and not any(
+                    i != self.reuses and type(x) is np.ndarray and
+                    np.may_share_memory(target, x) for i, x in enumerate(inputs)):
+            at = next((j for j, value in enumerate(self.group.outputs)
+                       if self.group.classes[value] == ELEMENT and
+                       call.out_shapes[j] == target.shape and
+                       call.out_dtypes[j] == target.dtype), None)
+        new = take if call.pooled else np.empty
+        return tuple(target if j == at else new(shape, dtype)
+                     for j, (shape, dtype) in enumerate(zip(call.out_shapes, call.out_dtypes)))
 
     _quick = None
     _make_quick = FusedKernel._make_quick
