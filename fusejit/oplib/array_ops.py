@@ -144,11 +144,21 @@ def _key(indices: list) -> tuple:
     return tuple(slice(None) if i is None else i for i in indices)
 
 
+# Gathers of at least this many elements from a vector go through np.take (10^5: 124 -> 99
+# us; at 1000 elements NumPy's indexing is sooner, 0.98 against 1.68 us).
+_TAKE_FROM = 1 << 14
+
+
 def _index(self: np.ndarray, indices: list) -> np.ndarray:
     if len(indices) == 1:
         only = indices[0]
         if type(only) is np.ndarray and only.ndim and only.dtype.kind in "iu" and self.ndim:
-            return self[only]   # (x[idx], the common gather: a new array, ~1 us sooner)
+            # (x[idx], the common gather: a new array, ~1 us sooner; rows, or many elements,
+            # by np.take, which copies each row whole: W[tokens] of 10^5 rows of 8 float64,
+            # 1574 -> 397 us; the same values and IndexError)
+            if only.dtype.kind == "i" and (self.ndim > 1 or only.size > _TAKE_FROM):
+                return np.take(self, only, axis=0)
+            return self[only]
     key = _key(indices)
     if len(key) > self.ndim:
         raise IndexError(f"too many indices for tensor of dimension {self.ndim} (got "

@@ -265,3 +265,23 @@ def test_unknown_overload_names_kind_types_and_known_overloads() -> None:
         make_operation(node)
     text = str(info.value)
     assert "aten::mm(int[], int)" in text and "aten::mm(Tensor self, Tensor mat2)" in text
+
+
+@pytest.mark.parametrize("shape, count", [((7, 5), 9), ((40000,), 30000), ((20,), 6)])
+def test_a_gather_by_an_int_array_is_numpys_indexing(shape, count) -> None:
+    """``aten::index`` with one int array (``x[idx]``: rows by np.take, many elements by
+    np.take, few by indexing) gives NumPy's values, a new C-contiguous array, and NumPy's
+    IndexError for an index out of range; negative indices count from the end."""
+    from fusejit.oplib.array_ops import _index
+
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal(shape)
+    for dtype in (np.int64, np.int32, np.uint8):
+        idx = rng.integers(-shape[0] if dtype != np.uint8 else 0, min(shape[0], 255),
+                           count).astype(dtype)
+        got = _index(x, [idx])
+        np.testing.assert_array_equal(got, x[idx])
+        assert got.flags.c_contiguous and not np.shares_memory(got, x)
+    bad = np.array([0, shape[0]])
+    with pytest.raises(IndexError, match=f"index {shape[0]} is out of bounds"):
+        _index(x, [bad])
