@@ -92,6 +92,17 @@ def argument_ir_type(name: str, value: Any) -> Type:
     A Dask array is typed as the NumPy arrays its chunks are (``fusejit/dask.py``); a CuPy
     array as a tensor on cuda (the executor's current device)."""
     cuda = is_cuda_array(value)
+    if isinstance(value, np.ndarray) and type(value) is not np.ndarray:
+        # (a subclass's own semantics would be lost silently: np.matrix's * is a product,
+        # a masked array's mask would be read as data by the kernels)
+        cls = type(value)
+        hint = ("pass x.filled(value), or x.compressed() for the unmasked values"
+                if isinstance(value, np.ma.MaskedArray) else
+                "pass np.asarray(x), whose * is elementwise: x @ y for products"
+                if isinstance(value, np.matrix) else "pass np.asarray(x)")
+        raise FusejitError(f"argument {name!r}: a {cls.__module__}.{cls.__name__} (an ndarray "
+                           f"subclass) is not supported: fusejit computes with plain arrays; "
+                           f"{hint}")
     if isinstance(value, np.ndarray) or is_dask_array(value) or cuda:
         if value.dtype not in SUPPORTED_DTYPES:
             native = value.dtype.newbyteorder("=")
@@ -129,10 +140,13 @@ def _types_of(value: Any) -> Any:
 
 
 def _convert(value: Any) -> Any:
-    """NumPy scalars become 0-d arrays (they keep their dtype, as in NumPy's own rules)."""
+    """NumPy scalars become 0-d arrays (they keep their dtype, as in NumPy's own rules); a
+    ``np.memmap`` is the array it maps (its operators are ndarray's)."""
     if isinstance(value, np.generic) and not isinstance(value, (np.complexfloating,
                                                                 np.object_)):
         return np.asarray(value)
+    if isinstance(value, np.memmap):
+        return value.view(np.ndarray)
     if isinstance(value, bool):
         return bool(value)
     if isinstance(value, int) and type(value) is not int:  # IntEnum members and the like

@@ -886,3 +886,26 @@ def test_elements_read_into_a_tuple_or_list_keep_their_values_after_a_write(fn):
         x, y = np.arange(5.0), np.arange(5.0)
         assert_same(fusejit.jit(fn)(x), fn(y))
         np.testing.assert_array_equal(x, y)
+
+
+def squared(x):
+    return x * x
+
+
+@pytest.mark.parametrize("value, hint", [
+    (np.matrix([[1.0, 2.0], [3.0, 4.0]]), "np.asarray"),
+    (np.ma.masked_array([1.0, 2.0], mask=[True, False]), "filled")])
+def test_an_ndarray_subclass_argument_is_refused_naming_it(value, hint):
+    """np.matrix's * is a product (it ran elementwise: silently not NumPy's answer), and a
+    masked array's mask would be read as data by the kernels: a FusejitError naming the
+    argument, its type and what to pass."""
+    with pytest.raises(fusejit.FusejitError, match=f"argument 'x'.*subclass.*{hint}"):
+        fusejit.jit(squared)(value)
+
+
+def test_a_memmap_argument_runs_as_the_array_it_maps(tmp_path):
+    mapped = np.memmap(tmp_path / "a.dat", dtype=np.float64, mode="w+", shape=(6,))
+    mapped[:] = np.arange(6.0)
+    got = fusejit.jit(squared)(mapped)
+    assert type(got) is np.ndarray
+    np.testing.assert_array_equal(got, np.arange(6.0) ** 2)
