@@ -396,10 +396,19 @@ class ExpressionEmitter(StaticConditions):
         return is_none(other) == positive
 
     def eval_BoolOp(self, node: ast.BoolOp) -> Item:
-        """``a and b`` / ``a or b`` short-circuit, as a ``prim::If`` on bools."""
+        """``a and b`` / ``a or b`` short-circuit, as a ``prim::If`` on bools; decided while
+        scripting where an operand is known then (``x.dtype != np.float32 and ...``), so an
+        ``if`` on it stays decided (its branches' arrays keep their own dtypes)."""
+        is_and = isinstance(node.op, ast.And)
         result = self.condition_of(self.eval_value(node.values[0]))
         for operand in node.values[1:]:
-            result = self.short_circuit(node, result, isinstance(node.op, ast.And),
+            known = self.b.static(result)
+            if isinstance(known, bool):
+                if known != is_and:     # (False and ..., True or ...: the rest never runs)
+                    return result
+                result = self.condition_of(self.eval_value(operand))
+                continue
+            result = self.short_circuit(node, result, is_and,
                                         lambda operand=operand: self.eval_value(operand))
         return result
 

@@ -163,6 +163,7 @@ def index(b: IRBuilder, x: Value, index: Item) -> Value:
 
 
 def _slice(b: IRBuilder, x: Value, dim: int, s: slice) -> Value:
+    s = slice(*(_bound(b, v) for v in (s.start, s.stop, s.step)))
     step = _step(b, s)
     if is_none(s.start) and is_none(s.stop) and step == 1:
         return x
@@ -174,6 +175,18 @@ def _slice(b: IRBuilder, x: Value, dim: int, s: slice) -> Value:
             return x
     start, stop = (None if is_none(v) else v for v in (s.start, s.stop))
     return b.emit(aten.slice, [x, dim, start, stop, step], "indexing")
+
+
+def _bound(b: IRBuilder, v: Any) -> Any:
+    """A slice bound: a 0-d integer array (``x[idx[0]:idx[-1] + 1]``) is the int it holds, as
+    NumPy reads it through ``__index__`` (a float or bool one is NumPy's TypeError)."""
+    if not is_tensor(v) or rank_of(v) != 0:
+        return v
+    if dtype_of(v) is None or dtype_of(v).kind not in "iu":
+        raise b.error(f"slice indices must be integers, got a 0-d {dtype_of(v)} array")
+    from .lowering import to_int
+
+    return to_int(b, v)
 
 
 def _step(b: IRBuilder, s: slice) -> int:

@@ -798,6 +798,44 @@ def insert(arr, obj, values, axis=None):
     return np.moveaxis(np.concatenate((a[:at], v, a[at:]), axis=0), 0, axis)
 
 
+def modf(x):
+    # NumPy's: the fractional and the integral parts, both with x's sign (np.modf(-3.0) is
+    # (-0.0, -3.0)); of an infinity, a zero and the infinity; integers as float64
+    x = np.asarray(x)
+    if x.dtype != np.float32 and x.dtype != np.float64:
+        x = x.astype(np.float64)
+    whole = np.trunc(x)
+    return np.copysign(np.where(np.isinf(x), 0.0, x - whole), x), whole
+
+
+def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
+    # NumPy's for mode="raise", order="C": the flat C-order index of each coordinate tuple;
+    # a coordinate outside its dimension is NumPy's ValueError
+    if mode != "raise" or order != "C":
+        unsupported("np.ravel_multi_index: only mode='raise' and order='C' are supported")
+    flat = np.asarray(multi_index[0]).astype(np.int64) * 0
+    for index, extent in zip(multi_index, dims):
+        index = np.asarray(index)
+        if np.any((index < 0) | (index >= extent)):
+            raise ValueError("invalid entry in coordinates array")
+        flat = flat * extent + index
+    return flat
+
+
+def trim_zeros(filt, trim="fb"):
+    # NumPy's for a vector: the slice from the first to the last nonzero ("f": from the
+    # first, "b": to the last); empty where all are zero
+    if trim != "fb" and trim != "bf" and trim != "f" and trim != "b":
+        unsupported("np.trim_zeros: trim must be 'f', 'b' or 'fb'")
+    a = np.asarray(filt)
+    nz = np.flatnonzero(a)
+    if nz.shape[0] == 0:
+        return a[:0]
+    start = 0 if trim == "b" else nz[0]
+    stop = a.shape[0] if trim == "f" else nz[-1] + 1
+    return a[start:stop]
+
+
 SHIMS = {np.cov: cov, np.corrcoef: corrcoef, np.polyval: polyval, np.kron: kron,
          np.meshgrid: meshgrid, np.tri: tri, np.cross: cross,
          np.correlate: correlate, np.select: select, np.linalg.matrix_power: matrix_power,
@@ -820,7 +858,8 @@ SHIMS = {np.cov: cov, np.corrcoef: corrcoef, np.polyval: polyval, np.kron: kron,
          np.nanstd: nanstd, np.nanmedian: nanmedian, np.ediff1d: ediff1d,
          np.append: append, np.linalg.cond: cond, np.nanquantile: nanquantile,
          np.nanpercentile: nanpercentile, np.dstack: dstack,
-         np.fix: fix, np.geomspace: geomspace, np.delete: delete, np.insert: insert}
+         np.fix: fix, np.geomspace: geomspace, np.delete: delete, np.insert: insert, np.modf: modf,
+         np.ravel_multi_index: ravel_multi_index, np.trim_zeros: trim_zeros}
 
 # Shims whose argument (position, name) may be a list or tuple of numbers, as NumPy's may be
 # array_like: mapped over its items, the results stacked (np.percentile(x, [5, 95])).

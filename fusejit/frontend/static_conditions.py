@@ -13,16 +13,24 @@ from __future__ import annotations
 
 import ast
 import operator
+from types import ModuleType
 from typing import Any
 
 import numpy as np
 
 from ..errors import ScriptError
 from .builder import Item, is_tensor
+from .numpy_dtypes import dtype_of
 from .numpy_shims import OVER_ITEMS, SHIMS_FILE
 
 _STATIC_COMPARE = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt,
                    ast.LtE: operator.le, ast.Gt: operator.gt, ast.GtE: operator.ge}
+
+
+def _dtype_like(value: Any) -> bool:
+    """A NumPy dtype, or a scalar type (np.float32) standing for one."""
+    return isinstance(value, np.dtype) or isinstance(value, type) and issubclass(value,
+                                                                                np.generic)
 
 
 class StaticConditions:
@@ -30,6 +38,7 @@ class StaticConditions:
 
     b: Any
     env: dict
+    src: Any
 
     def static_condition(self, node: ast.expr) -> bool | None:
         """The value of a condition known while scripting (``x is None``, a constant), else
@@ -59,7 +68,13 @@ class StaticConditions:
             # numbers known while scripting: a constant, a name bound to one, x.ndim
             sides = [self.b.static(self.eval_value(n)) for n in (node.left, *node.comparators)]
             folds = [_STATIC_COMPARE.get(type(op)) for op in node.ops]
-            if None in folds or not all(isinstance(v, (bool, int, float)) for v in sides):
+            if None in folds:
+                return None
+            if len(sides) == 2 and all(map(_dtype_like, sides)) and \
+                    isinstance(node.ops[0], (ast.Eq, ast.NotEq)):
+                # (x.dtype == np.float32: the dtypes, as NumPy compares them)
+                return folds[0](np.dtype(sides[0]), np.dtype(sides[1]))
+            if not all(isinstance(v, (bool, int, float)) for v in sides):
                 return None
             return all(fold(a, c) for fold, a, c in zip(folds, sides, sides[1:]))
         else:
@@ -79,6 +94,14 @@ class StaticConditions:
                 isinstance(node.value, ast.Name) and self.b.facts is not None:
             item = self.env.get(node.value.id)
             return is_tensor(item) and item.type.rank is not None
+        if isinstance(node, ast.Attribute) and node.attr == "dtype" and \
+                isinstance(node.value, ast.Name):   # (x.dtype of an array of known dtype)
+            item = self.env.get(node.value.id)
+            return is_tensor(item) and dtype_of(item) is not None
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and \
+                node.value.id not in self.env:   # (np.float32: a module's attribute)
+            scope = self.src.closure if node.value.id in self.src.closure else self.src.globals
+            return isinstance(scope.get(node.value.id), ModuleType)
         return False
 
     def inline_shim(self, name: str, shim, args: list[Item], kwargs: dict[str, Item]) -> Item:

@@ -106,6 +106,16 @@ CASES = {
  "insert cast to ints": (lambda i: np.insert(i, 0, 2.7), (i2,)),
  "insert a column": (lambda a: np.insert(a, 1, 0.0, axis=1), (a,)),
  "insert at the end": (lambda a: np.insert(a, 3, 5.0, axis=0), (a,)),
+ "modf": (lambda z: np.modf(z), (np.array([-3.0, -2.5, -0.5, -0.0, 0.5, np.inf, -np.inf, np.nan]),)),
+ "modf f32": (lambda a: np.modf(a.astype(np.float32) * 3), (a,)),
+ "modf ints": (lambda i: np.modf(i - 1), (i2,)),
+ "ravel_multi_index": (lambda i: np.ravel_multi_index((i[0], i[1]), (10, 10)), (i2,)),
+ "ravel_multi_index 3": (lambda i: np.ravel_multi_index((i[0], i[1], i[0]), (6, 10, 7)), (i2,)),
+ "trim_zeros": (lambda t: np.trim_zeros(t), (np.array([0.0, 0.0, 1.0, 0.0, 2.0, 0.0]),)),
+ "trim_zeros front": (lambda t: np.trim_zeros(t, "f"), (np.array([0.0, 1.0, 0.0, 2.0, 0.0]),)),
+ "trim_zeros back": (lambda t: np.trim_zeros(t, trim="b"), (np.array([0.0, 1.0, 2.0, 0.0]),)),
+ "trim_zeros all zero": (lambda t: np.trim_zeros(t * 0.0), (np.array([0.0, 1.0]),)),
+ "slice bounds of 0-d arrays": (lambda a, i: a[0, i[0, 0]:i[0, 1] + 1], (a, i2)),
  "tensordot every axis": (lambda a: np.tensordot(a, a, axes=([0, 1], [0, 1])), (a,)),
  "tensordot vectors": (lambda a: np.tensordot(a[0], a[1], axes=1), (a,)),
  "inner 1d 2d": (lambda a: np.inner(a[0], a), (a,)),
@@ -141,6 +151,8 @@ def test_moveaxis_and_geomspace_refuse_as_numpy_does() -> None:
         fusejit.jit(lambda a: np.insert(a[0], 5, 1.0))(a)
     with pytest.raises(fusejit.FusejitError):
         fusejit.jit(lambda a: np.delete(a[0], 4))(a)
+    with pytest.raises(fusejit.FusejitError):
+        fusejit.jit(lambda i: np.ravel_multi_index((i[0], i[1]), (2, 2)))(i2 + 1)
     with pytest.raises(fusejit.FusejitError, match="cannot include zero"):
         fusejit.jit(lambda a: np.geomspace(a[0, 0] * 0.0, 8.0, 3))(a)
 

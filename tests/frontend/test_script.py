@@ -7,6 +7,7 @@ import inspect
 
 import numpy as np
 
+import fusejit
 from fusejit import ops as F
 from fusejit.frontend import script
 from fusejit.frontend.script import INT64_MAX
@@ -286,3 +287,19 @@ def test_the_undecorated_function_is_untouched():
     x = np.arange(4, dtype=np.float32)
     script(located)
     np.testing.assert_array_equal(located(x), np.exp(x) * 2.0)
+
+
+def _as_float(x):
+    if x.dtype != np.float32 and x.dtype != np.float64:
+        x = x.astype(np.float64)
+    return np.trunc(x).dtype == np.float64, x.dtype == np.float32 or x.ndim > 5
+
+
+def test_dtype_tests_and_their_and_or_are_decided_while_scripting():
+    """``x.dtype != np.float32 and x.dtype != np.float64`` is known while scripting: the if
+    keeps one branch, so the array after it has a known dtype (a runtime if joined an int64
+    and a float64 array into one of no dtype, whose .dtype was refused)."""
+    for x, want in ((np.arange(3), (True, False)), (np.ones(2, np.float32), (False, True)),
+                    (np.ones(2), (True, False))):
+        got = fusejit.jit(_as_float)(x)
+        assert tuple(map(bool, got)) == want == _as_float(x)
