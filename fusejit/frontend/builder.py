@@ -87,6 +87,14 @@ def is_tensor(item: Item) -> bool:
     return isinstance(item, Value) and isinstance(item.type, TensorType)
 
 
+def rebuilt(template: tuple | list, items: Any) -> tuple | list:
+    """``items`` in a container of ``template``'s type: a list, a tuple, or a named tuple
+    (NumPy's ``SlogdetResult``), made from its fields by position."""
+    if hasattr(template, "_fields"):
+        return type(template)(*items)
+    return type(template)(items)
+
+
 def describe(item: Item) -> str:
     """A short type description for error messages."""
     if isinstance(item, Value):

@@ -267,6 +267,8 @@ class ExpressionEmitter(StaticConditions):
         if isinstance(base, dict):
             self.at(node)
             return dict_method(base, node.attr, self.b.error)
+        if isinstance(base, tuple) and node.attr in getattr(base, "_fields", ()):
+            return getattr(base, node.attr)    # (np.linalg.eigh(a).eigenvalues)
         if isinstance(base, np.finfo) and hasattr(base, node.attr):
             return self.from_python(node, getattr(base, node.attr), name)   # np.finfo(f).eps
         if isinstance(base, Masked):

@@ -49,7 +49,7 @@ from ..runtime.element_support import computes_arrays, makes_arrays_in_loops
 from ..runtime.portable import Portable
 from ..runtime.scalar_function import compile_scalar_graph, is_scalar_graph
 from ..runtime.tiering import timed_choice
-from .builder import NeedsConstant
+from .builder import NeedsConstant, rebuilt
 from .fastcall import install_fast_call
 from .script import Branched, script, scripted
 
@@ -411,7 +411,7 @@ def _filled(structure: Any, outputs: tuple) -> Any:
     if isinstance(structure, dict):
         return {k: _filled(s, outputs) for k, s in structure.items()}
     if isinstance(structure, (tuple, list)):
-        return type(structure)(_filled(s, outputs) for s in structure)
+        return rebuilt(structure, [_filled(s, outputs) for s in structure])
     return outputs[structure]
 
 

@@ -117,7 +117,18 @@ def svd(b: IRBuilder, a: Item, full_matrices: Item = True, compute_uv: Item = Tr
     if b.static(compute_uv) is False:
         return b.emit("aten::linalg_svdvals", [a, None], what)
     full = b.static_bool(full_matrices, f"{what}(full_matrices=...)")
-    return _outputs(b, "aten::linalg_svd", [a, full, None], a, [rank, rank - 1, rank])
+    return _named("SVDResult", _outputs(b, "aten::linalg_svd", [a, full, None], a,
+                                        [rank, rank - 1, rank]))
+
+
+def _named(result: str, values: tuple) -> tuple:
+    """``values`` as NumPy's named result ``result`` (``np.linalg``'s ``SVDResult``, ``QRResult``,
+    ``EighResult``, ``SlogdetResult``: ``np.linalg.slogdet(a).logabsdet``), where this NumPy
+    has it; a plain tuple otherwise."""
+    from numpy.linalg import _linalg
+
+    kind = getattr(_linalg, result, None)
+    return kind(*values) if kind is not None else values
 
 
 def _outputs(b: IRBuilder, kind: str, inputs: list, like: Value, ranks: list[int],
@@ -149,7 +160,7 @@ def qr(b: IRBuilder, a: Item, mode: Item = "reduced") -> Value | tuple[Value, Va
         raise b.error(f"{what} needs a 2-D array (or a stack of matrices)")
     q, r = _outputs(b, "aten::linalg_qr", [a, "reduced" if name == "r" else name], a,
                     [rank, rank])
-    return r if name == "r" else (q, r)
+    return r if name == "r" else _named("QRResult", (q, r))
 
 
 def pinv(b: IRBuilder, a: Item, rcond: Item = None, hermitian: Item = False) -> Value:
@@ -231,7 +242,8 @@ def eigh(b: IRBuilder, a: Item, UPLO: Item = "L") -> tuple[Value, Value]:  # noq
     what = "np.linalg.eigh"
     a = _symmetric(b, a, UPLO, what)
     rank = a.type.rank
-    return _outputs(b, "aten::linalg_eigh", [a, UPLO], a, [rank - 1, rank])
+    return _named("EighResult", _outputs(b, "aten::linalg_eigh", [a, UPLO], a,
+                                         [rank - 1, rank]))
 
 
 def cholesky(b: IRBuilder, a: Item, upper: Item = False) -> Value:
@@ -354,7 +366,8 @@ def slogdet(b: IRBuilder, a: Item) -> tuple[Value, Value]:
     rank = _rank(b, a, what)
     if rank < 2:
         raise b.error(f"{what} needs a 2-D array (or a stack of matrices)")
-    return _outputs(b, "aten::linalg_slogdet", [a], a, [rank - 2, rank - 2])
+    return _named("SlogdetResult", _outputs(b, "aten::linalg_slogdet", [a], a,
+                                            [rank - 2, rank - 2]))
 
 
 

@@ -56,6 +56,7 @@ from .builder import (
     Item,
     describe,
     is_tensor,
+    rebuilt,
     remove_unused_constants,
     scalar_type_of,
 )
@@ -633,7 +634,7 @@ class StatementEmitter(LoopStatements, ContainerStatements, InPlaceStatements,
     def materialize(self, item: Item) -> Any:
         """Literals in ``item`` as constants (so a variable is always a graph value)."""
         if isinstance(item, (tuple, list)):
-            return type(item)(self.materialize(i) for i in item)
+            return rebuilt(item, [self.materialize(i) for i in item])
         if isinstance(item, Masked):
             return item  # x[mask], until it is reduced (masked.py)
         if isinstance(item, dict):
@@ -765,7 +766,7 @@ class StatementEmitter(LoopStatements, ContainerStatements, InPlaceStatements,
         if isinstance(template, dict):
             return {k: StatementEmitter.unflatten(t, values) for k, t in template.items()}
         if isinstance(template, (tuple, list)):
-            return type(template)(StatementEmitter.unflatten(t, values) for t in template)
+            return rebuilt(template, [StatementEmitter.unflatten(t, values) for t in template])
         return next(values)
 
 

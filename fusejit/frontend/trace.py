@@ -41,7 +41,7 @@ from ..ir.graph import Graph, Value
 from ..ir.symbols import aten
 from ..ir.types import TensorType
 from ..oplib.dtypes import DEFAULT_FLOAT, result_type
-from .builder import IRBuilder, Location, remove_unused_constants
+from .builder import IRBuilder, Location, rebuilt, remove_unused_constants
 from .calls import CALLEES, METHODS, Callee
 from .lowering import transpose
 from .numpy_lowering import index as _index
@@ -138,7 +138,7 @@ class _TraceState:
         if isinstance(obj, np.ndarray):  # an array the function closes over: a constant
             return self.b.value_const(obj)
         if isinstance(obj, (tuple, list)):
-            return type(obj)(self.item(o) for o in obj)
+            return rebuilt(obj, [self.item(o) for o in obj])
         raise self.b.error(f"a {type(obj).__name__} cannot be traced")
 
     def record(self, callee: Callee, eager: Callable, args: tuple, kwargs: dict) -> Any:
@@ -191,7 +191,7 @@ def _unwrap(obj: Any) -> Any:
     if isinstance(obj, TracerArray):
         return obj._value
     if isinstance(obj, (tuple, list)):
-        return type(obj)(_unwrap(o) for o in obj)
+        return rebuilt(obj, [_unwrap(o) for o in obj])
     if isinstance(obj, dict):
         return {k: _unwrap(v) for k, v in obj.items()}
     return obj

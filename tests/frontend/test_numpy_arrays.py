@@ -116,6 +116,10 @@ CASES = {
  "trim_zeros back": (lambda t: np.trim_zeros(t, trim="b"), (np.array([0.0, 1.0, 2.0, 0.0]),)),
  "trim_zeros all zero": (lambda t: np.trim_zeros(t * 0.0), (np.array([0.0, 1.0]),)),
  "slice bounds of 0-d arrays": (lambda a, i: a[0, i[0, 0]:i[0, 1] + 1], (a, i2)),
+ "slogdet field": (lambda c: np.linalg.slogdet(c[:, :, :3]).logabsdet, (c,)),
+ "eigh field": (lambda a: np.linalg.eigh(a[:, :3].T @ a[:, :3]).eigenvalues, (a,)),
+ "svd field": (lambda a: np.linalg.svd(a).S, (a,)),
+ "qr field": (lambda a: np.linalg.qr(a).R, (a,)),
  "tensordot every axis": (lambda a: np.tensordot(a, a, axes=([0, 1], [0, 1])), (a,)),
  "tensordot vectors": (lambda a: np.tensordot(a[0], a[1], axes=1), (a,)),
  "inner 1d 2d": (lambda a: np.inner(a[0], a), (a,)),
@@ -127,8 +131,8 @@ CASES = {
 def test_matches_numpy(name: str) -> None:
     f, args = CASES[name]
     got, want = fusejit.jit(f)(*args), f(*args)
-    # (a 0-d array stays one, a NumPy scalar one; NumPy's named tuples come back as tuples)
-    assert type(got) is (tuple if isinstance(want, tuple) else type(want))
+    # (a 0-d array stays one, a NumPy scalar one, NumPy's named tuple its own: SlogdetResult)
+    assert type(got) is type(want)
     assert np.shape(got) == np.shape(want)
     assert np.asarray(got).dtype == np.asarray(want).dtype
     np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
@@ -140,6 +144,34 @@ def gather(x, i):
 
 def wrong_output(x):
     return np.einsum('ij,jk->iz', x, x)
+
+
+def _slogdet(s):
+    return np.linalg.slogdet(s)
+
+
+def _eigh(s):
+    return np.linalg.eigh(s)
+
+
+def _svd(x):
+    return np.linalg.svd(x)
+
+
+def _qr(x):
+    return np.linalg.qr(x)
+
+
+def test_linalg_results_are_numpys_named_tuples() -> None:
+    """np.linalg.slogdet, eigh, svd and qr return NumPy's named tuples (SlogdetResult...),
+    whose fields read by name outside the function and inside it."""
+    s = a[:, :3].T @ a[:, :3] + np.eye(3)
+    for f, args in ((_slogdet, (s,)), (_eigh, (s,)), (_svd, (a,)), (_qr, (a,))):
+        got, want = fusejit.jit(f)(*args), f(*args)
+        assert type(got) is type(want) and got._fields == want._fields
+        for field in want._fields:
+            np.testing.assert_allclose(np.abs(getattr(got, field)), np.abs(getattr(want, field)),
+                                       rtol=1e-10, atol=1e-12)
 
 
 def test_moveaxis_and_geomspace_refuse_as_numpy_does() -> None:
@@ -292,3 +324,19 @@ def test_cbrt_is_numpys_exactly():
         assert type(g) is type(w) and np.asarray(g).dtype == np.asarray(w).dtype
         np.testing.assert_array_equal(g, w)
         np.testing.assert_array_equal(np.signbit(g), np.signbit(w))
+
+
+def _eigh_either(s, c):
+    if c > 0:
+        r = np.linalg.eigh(s)
+    else:
+        r = np.linalg.eigh(s * 2)
+    return r
+
+
+def test_a_named_result_keeps_its_type_through_an_if() -> None:
+    s = a[:, :3].T @ a[:, :3] + np.eye(3)
+    for c in (1.0, -1.0):
+        got, want = fusejit.jit(_eigh_either)(s, c), _eigh_either(s, c)
+        assert type(got) is type(want)
+        np.testing.assert_allclose(got.eigenvalues, want.eigenvalues, rtol=1e-10)
