@@ -436,7 +436,8 @@ CALLEES.update({
                          lambda b, x, v, d: numpy_lowering.like(b, "full_like", x, v, d)),
     np.arange: Callee("np.arange", "start, stop=None, step=1, dtype=None",
                       numpy_lowering.arange),
-    np.linspace: Callee("np.linspace", "start, stop, num=50, endpoint=True, dtype=None",
+    np.linspace: Callee("np.linspace", "start, stop, num=50, endpoint=True, retstep=False, "
+                        "dtype=None, axis=0",
                         numpy_lowering.linspace),
     np.eye: Callee("np.eye", "N, M=None, k=0, dtype=None", numpy_lowering.eye),
     np.identity: Callee("np.identity", "n, dtype=None",
@@ -495,6 +496,8 @@ CALLEES.update({
     np.take: Callee("np.take", "a, indices, axis=None", numpy_arrays.take),
     np.take_along_axis: Callee("np.take_along_axis", "arr, indices, axis",
                                numpy_arrays.take_along_axis),
+    np.put_along_axis: Callee("np.put_along_axis", "arr, indices, values, axis",
+                              numpy_arrays.put_along_axis),
     np.linalg.inv: Callee("np.linalg.inv", "a", numpy_linalg.linalg("inv")),
     np.linalg.det: Callee("np.linalg.det", "a", numpy_linalg.linalg("det")),
     np.linalg.slogdet: Callee("np.linalg.slogdet", "a", numpy_linalg.slogdet),

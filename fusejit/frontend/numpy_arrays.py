@@ -468,6 +468,37 @@ def take_along_axis(b: IRBuilder, arr: Item, indices: Item, axis: Item) -> Value
     return advanced_index(b, arr, items)
 
 
+def put_along_axis(b: IRBuilder, arr: Item, indices: Item, values: Item, axis: Item) -> None:
+    """``np.put_along_axis``: ``arr[idx] = values`` through the index ``take_along_axis``
+    reads (``indices`` along ``axis``, each other axis's positions), written into ``arr``
+    itself; NumPy returns None. ``axis=None`` (NumPy's ``arr.flat``) takes a vector."""
+    from .lowering import size
+    from .numpy_lowering import arange, store
+
+    what = "np.put_along_axis"
+    arr = _array(b, arr, what)
+    rank = _rank(b, arr, what)
+    if is_none(axis):
+        if rank != 1:
+            raise b.error(f"{what}(axis=None) is supported for a vector only; write "
+                          f"{what}(a, indices, values, axis) along one axis")
+        axis = 0
+    along = _axis(b, rank, axis, f"{what}'s axis")
+    index = _array(b, indices, what)
+    if _rank(b, index, what) != rank:
+        raise b.error(f"{what}: indices must have as many dimensions as the array")
+    if dtype_of(index) is not None and dtype_of(index).kind not in "iu":
+        raise b.error(f"{what}: indices must be integers, got {dtype_of(index)}")
+    items: list[Item] = []
+    for d in range(rank):
+        if d == along:
+            items.append(index)
+        else:
+            positions = arange(b, 0, size(b, arr, d), 1, np.int64)
+            items.append(reshape(b, positions, [-1 if k == d else 1 for k in range(rank)]))
+    store(b, arr, tuple(items), values)
+
+
 def unpack_rows(b: IRBuilder, x: Value, count: int) -> tuple[Value, ...]:
     """``a, b, c = x``: x's rows, after a run-time check that it has ``count`` of them
     (NumPy's ValueError, here a JITException naming the line)."""

@@ -444,7 +444,40 @@ def _weak(b: IRBuilder, item: Item) -> Any:
 
 
 def linspace(b: IRBuilder, start: Item, stop: Item, num: Item = 50, endpoint: Item = True,
-             dtype: Any = None) -> Value:
+             retstep: Item = False, dtype: Any = None, axis: Item = 0) -> Item:
+    """``np.linspace``'s points (``_points``); with ``retstep=True`` and number bounds, also
+    its step as NumPy computes it, ``(stop - start) / div`` (``div``: ``num - 1``, or ``num``
+    without the endpoint), an ``np.float64``; the Python float NaN where ``div`` is 0."""
+    from .numpy_dtypes import numpy_scalar
+
+    if b.static(axis) != 0:
+        raise b.error("np.linspace: axis= is not supported (the points are a vector)")
+    points = _points(b, start, stop, num, endpoint, dtype)
+    if not b.static_bool(retstep, "np.linspace(retstep=...)"):
+        return points
+    if is_tensor(start) or is_tensor(stop):
+        raise b.error("np.linspace(retstep=True) takes number bounds here; compute the step "
+                      "as (stop - start) / (num - 1)")
+    count = b.static_int(num, "np.linspace's num with retstep=True")
+    div = count - 1 if b.static_bool(endpoint, "np.linspace(endpoint=...)") else count
+    if div <= 0:
+        return points, float("nan")     # (NumPy's step here is the Python float nan)
+    step = binary(b, "div", binary(b, "sub", stop, start), float(div))
+    return points, numpy_scalar(b, to_float_item(b, step), np.dtype(np.float64))
+
+
+def to_float_item(b: IRBuilder, item: Item) -> Item:
+    """A number item as a float (an int difference of int bounds made float)."""
+    from .lowering import to_float
+
+    static = b.static(item)
+    if isinstance(static, (bool, int, float)):
+        return float(static)
+    return to_float(b, item)
+
+
+def _points(b: IRBuilder, start: Item, stop: Item, num: Item = 50, endpoint: Item = True,
+            dtype: Any = None) -> Value:
     """``np.linspace``; ``endpoint=False`` is the first ``num`` of ``num + 1`` points (NumPy's
     step, ``(stop - start) / num``). 0-d arrays as bounds (``x.min()``) are read as floats;
     float32 ones give float32 points, computed in float32 as NumPy does."""

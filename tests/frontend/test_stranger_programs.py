@@ -909,3 +909,43 @@ def test_a_memmap_argument_runs_as_the_array_it_maps(tmp_path):
     got = fusejit.jit(squared)(mapped)
     assert type(got) is np.ndarray
     np.testing.assert_array_equal(got, np.arange(6.0) ** 2)
+
+
+def put_largest_to_zero(a):
+    np.put_along_axis(a, np.argmax(a, axis=1)[:, None], 0.0, axis=1)
+    b = np.zeros_like(a)
+    r = np.put_along_axis(b, np.argsort(a, axis=0)[:2], -1.0, axis=0)
+    v = a[0].copy()
+    np.put_along_axis(v, np.array([0, 3]), 9.0, axis=None)
+    return a, b, v, r is None
+
+
+def test_put_along_axis_writes_into_the_array_as_numpy_does():
+    """Through take_along_axis' index, into the array itself (the argument too), returning
+    None; axis=None of a vector."""
+    rng = np.random.default_rng(47)
+    for _ in range(3):
+        x = rng.standard_normal((5, 7))
+        y = x.copy()
+        assert_same(fusejit.jit(put_largest_to_zero)(x), put_largest_to_zero(y))
+        np.testing.assert_array_equal(x, y)
+
+
+def spaced(x):
+    pts, dx = np.linspace(-1, 1, 21, retstep=True)
+    return (np.linspace(0.0, 1.0, 5, retstep=True), np.linspace(0, 10, 4, endpoint=False,
+                                                                 retstep=True),
+            (pts ** 2).sum() * dx, np.linspace(0.0, float(x[0]), 6, retstep=True)[1])
+
+
+def one_point(x):
+    return np.linspace(2.0, float(x[0]), 1, retstep=True)
+
+
+def test_linspace_returns_its_step_with_retstep():
+    """NumPy's step, an np.float64: (stop - start) / (num - 1), / num without the endpoint;
+    for one point with it, NumPy's Python float NaN."""
+    _every_tier(spaced, np.array([3.0]))
+    points, step = fusejit.jit(one_point)(np.array([3.0]))
+    assert type(step) is float and math.isnan(step)
+    np.testing.assert_array_equal(points, [2.0])
