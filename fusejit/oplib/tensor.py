@@ -463,7 +463,23 @@ def _item(self: np.ndarray) -> bool | int | float:
 
 
 def _tensor_to_int(a: np.ndarray) -> int:
+    # (a 0-d integer or bool array, a count: int() at once, 0.07 against 0.4 us; a float one
+    # is checked finite and in range)
+    if type(a) is np.ndarray and a.ndim == 0 and a.dtype.kind in "iub":
+        return int(a)
     return to_int64(_item(a))
+
+
+def _tensor_to_float(a: np.ndarray) -> float:
+    if type(a) is np.ndarray and a.ndim == 0:
+        return float(a)
+    return float(_item(a))
+
+
+def _tensor_to_bool(a: np.ndarray) -> bool:
+    if type(a) is np.ndarray and a.ndim == 0:
+        return bool(a)
+    return bool(_item(a))
 
 
 def _num_to_tensor(value: bool | int | float) -> np.ndarray:
@@ -511,8 +527,8 @@ def _ones_like(self: np.ndarray) -> np.ndarray:
 
 register("aten::item(Tensor self) -> Scalar", _item)
 register("aten::Int(Tensor a) -> int", _tensor_to_int)
-register("aten::Float(Tensor a) -> float", lambda a: float(_item(a)))
-register("aten::Bool(Tensor a) -> bool", lambda a: bool(_item(a)))
+register("aten::Float(Tensor a) -> float", _tensor_to_float)
+register("aten::Bool(Tensor a) -> bool", _tensor_to_bool)
 register("prim::NumToTensor", _num_to_tensor)
 register("prim::ImplicitTensorToNum", _implicit_tensor_to_num, binds=("output_types",))
 register("aten::tensor(t[] data, *, ScalarType? dtype=None, Device? device=None, "

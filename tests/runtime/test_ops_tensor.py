@@ -285,3 +285,22 @@ def test_a_gather_by_an_int_array_is_numpys_indexing(shape, count) -> None:
     bad = np.array([0, shape[0]])
     with pytest.raises(IndexError, match=f"index {shape[0]} is out of bounds"):
         _index(x, [bad])
+
+
+@pytest.mark.parametrize("value", [np.array(5), np.array(-3, np.int8), np.array(200, np.uint8),
+                                   np.array(True), np.array(2.5), np.array(-0.0, np.float32),
+                                   np.array([7]), np.array([[1.5]])])
+def test_tensor_to_number_conversions_are_pythons_of_the_element(value) -> None:
+    """aten::Int/Float/Bool of a one-element array: Python's int/float/bool of its element
+    (0-d arrays take a shorter path); a float Int truncates, and a non-finite one raises."""
+    from fusejit.oplib.tensor import _tensor_to_bool, _tensor_to_float, _tensor_to_int
+
+    element = value.reshape(()).item()
+    got = _tensor_to_int(value)
+    assert type(got) is int and got == int(element)
+    got = _tensor_to_float(value)
+    assert type(got) is float and got == float(element)
+    assert math.copysign(1.0, got) == math.copysign(1.0, float(element))
+    assert _tensor_to_bool(value) is bool(element)
+    with pytest.raises(ValueError):
+        _tensor_to_int(np.array(np.inf))
