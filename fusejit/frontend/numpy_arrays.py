@@ -551,15 +551,49 @@ def repeat(b: IRBuilder, a: Item, repeats: Item, axis: Item = None) -> Value:
     (``a`` flattened first without an axis)."""
     x = _array(b, a, "np.repeat")
     k = b.static(repeats)
+    if isinstance(repeats, (list, tuple)) or is_tensor(repeats) and repeats.type.rank == 1:
+        return _repeat_each(b, x, repeats, axis)
     if not isinstance(k, int) or isinstance(k, bool) or k < 0:
-        raise b.error(f"np.repeat: repeats must be a constant non-negative int (per-element "
-                      f"counts are not supported), got {describe(repeats)}")
+        raise b.error(f"np.repeat: repeats must be a non-negative int, or one count per "
+                      f"element, got {describe(repeats)}")
     if is_none(axis):
         x, along, rank = reshape(b, x, [-1]), 0, 1
     else:
         rank = _rank(b, x, "np.repeat")
         along = _axis(b, rank, axis, "np.repeat's axis")
     return _copies(b, x, [k if d == along else 1 for d in range(rank)], True, "np.repeat")
+
+
+def _repeat_each(b: IRBuilder, x: Value, repeats: Item, axis: Item) -> Value:
+    """``np.repeat(a, counts, axis)`` with a count per element along the axis: the element
+    at each output position is the first whose running count passes it
+    (``searchsorted(cumsum(counts), arange(total), side="right")``), taken along the axis.
+    A negative count, or a count vector of another length, is NumPy's ValueError."""
+    from .lowering import binary, size, to_int
+    from .numpy_linalg import searchsorted
+    from .numpy_lowering import arange, array, cumsum, rank_of
+
+    what = "np.repeat"
+    counts = repeats if is_tensor(repeats) else array(b, list(repeats), copies=False)
+    if dtype_of(counts) is None or dtype_of(counts).kind not in "iub":
+        raise b.error(f"{what}: the counts must be integers, got {describe(repeats)}")
+    if is_none(axis):
+        x, axis = reshape(b, x, [-1]), 0
+    rank = _rank(b, x, what)
+    along = _axis(b, rank, axis, f"{what}'s axis")
+    if rank_of(counts) != 1:
+        raise b.error(f"{what}: the counts must be a vector, one per element")
+    b.raise_unless(binary(b, "eq", size(b, counts, 0), size(b, x, along)),
+                   "ValueError: np.repeat: the counts must have the length of the repeated axis")
+    negative = b.emit("aten::Bool", [b.emit("aten::any", [binary(b, "lt", counts, 0), None,
+                                                         False], what)], what)
+    b.raise_unless(b.emit("aten::__not__", [negative], what),
+                   "ValueError: repeats may not contain negative values.")
+    ends = cumsum(b, counts, 0, np.int64)
+    total = to_int(b, b.emit("aten::sum", [counts, None], what))    # (0 for no counts)
+    positions = arange(b, 0, total, 1, np.int64)
+    picks = searchsorted(b, ends, positions, "right")
+    return take(b, x, picks, along)
 
 
 # -- integer-array indexing -----------------------------------------------------------------

@@ -120,6 +120,11 @@ CASES = {
  "eigh field": (lambda a: np.linalg.eigh(a[:, :3].T @ a[:, :3]).eigenvalues, (a,)),
  "svd field": (lambda a: np.linalg.svd(a).S, (a,)),
  "qr field": (lambda a: np.linalg.qr(a).R, (a,)),
+ "repeat counts list": (lambda a: np.repeat(a[0], [1, 0, 2, 3]), (a,)),
+ "repeat counts array along an axis": (lambda a, i: np.repeat(a, i[0] + 1, axis=1), (a, np.array([[0, 2, 1, 0]]))),
+ "repeat counts rows": (lambda a: np.repeat(a, [2, 0, 1], axis=0), (a,)),
+ "repeat counts flattened": (lambda a: np.repeat(a, np.arange(12) % 3), (a,)),
+ "repeat zero counts": (lambda a: np.repeat(a[0], [0, 0, 0, 0]), (a,)),
  "tensordot every axis": (lambda a: np.tensordot(a, a, axes=([0, 1], [0, 1])), (a,)),
  "tensordot vectors": (lambda a: np.tensordot(a[0], a[1], axes=1), (a,)),
  "inner 1d 2d": (lambda a: np.inner(a[0], a), (a,)),
@@ -185,6 +190,10 @@ def test_moveaxis_and_geomspace_refuse_as_numpy_does() -> None:
         fusejit.jit(lambda a: np.delete(a[0], 4))(a)
     with pytest.raises(fusejit.FusejitError):
         fusejit.jit(lambda i: np.ravel_multi_index((i[0], i[1]), (2, 2)))(i2 + 1)
+    with pytest.raises(fusejit.FusejitError, match="length of the repeated axis"):
+        fusejit.jit(lambda a: np.repeat(a[0], [1, 2]))(a)
+    with pytest.raises(fusejit.FusejitError, match="negative"):
+        fusejit.jit(lambda a: np.repeat(a[0], [1, -1, 2, 0]))(a)
     with pytest.raises(fusejit.FusejitError, match="cannot include zero"):
         fusejit.jit(lambda a: np.geomspace(a[0, 0] * 0.0, 8.0, 3))(a)
 
