@@ -612,8 +612,8 @@ class StatementEmitter(LoopStatements, ContainerStatements, InPlaceStatements,
                 if isinstance(item, list):      # (in place: other names may hold the list)
                     item[:] = [kept(i, copies) for i in item]
                     return item
-                if isinstance(item, tuple):
-                    return tuple(kept(i, copies) for i in item)
+                if isinstance(item, tuple):     # (a named one too: NumPy's EighResult)
+                    return rebuilt(item, [kept(i, copies) for i in item])
                 if not isinstance(item, Value):
                     return item
                 item = copies.get(item, item)

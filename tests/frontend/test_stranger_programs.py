@@ -876,8 +876,16 @@ def a_list_held_beside_a_write(x):
     return y[idx]
 
 
+def a_named_result_held_beside_a_write(x):
+    s = np.outer(x, x) + np.eye(5)
+    r = np.linalg.eigh(s)
+    s[0, 0] = 9.0
+    return r.eigenvalues, r.eigenvectors[:, -1] ** 2
+
+
 @pytest.mark.parametrize("fn", [elements_in_a_tuple, elements_in_a_list,
-                                a_list_held_beside_a_write])
+                                a_list_held_beside_a_write,
+                                a_named_result_held_beside_a_write])
 def test_elements_read_into_a_tuple_or_list_keep_their_values_after_a_write(fn):
     """NumPy's x[0] is a scalar, read when it is: a tuple or list of them keeps what was
     read when the array is written later (they read the new values, silently); a name bound
