@@ -447,9 +447,6 @@ def sliding_window_view(b: IRBuilder, x: Item, window_shape: Item, axis: Item = 
 def take_along_axis(b: IRBuilder, arr: Item, indices: Item, axis: Item) -> Value:
     """``np.take_along_axis``: ``aten::index`` with ``indices`` along ``axis`` and, along each
     other axis, its positions (an ``arange`` shaped to broadcast)."""
-    from .lowering import size
-    from .numpy_lowering import arange
-
     arr = _array(b, arr, "np.take_along_axis")
     rank = _rank(b, arr, "np.take_along_axis")
     if is_none(axis):
@@ -458,6 +455,16 @@ def take_along_axis(b: IRBuilder, arr: Item, indices: Item, axis: Item) -> Value
         along = _axis(b, rank, axis, "np.take_along_axis's axis")
     if _rank(b, _array(b, indices, "np.take_along_axis"), "np.take_along_axis") != rank:
         raise b.error("np.take_along_axis: indices must have as many dimensions as the array")
+    return advanced_index(b, arr, _along_axis(b, arr, rank, indices, along))
+
+
+def _along_axis(b: IRBuilder, arr: Value, rank: int, indices: Item, along: int) -> list[Item]:
+    """The index ``np.take_along_axis`` and ``np.put_along_axis`` read ``arr`` through:
+    ``indices`` along ``along`` and, along each other axis, its positions (an ``arange``
+    shaped to broadcast)."""
+    from .lowering import size
+    from .numpy_lowering import arange
+
     items: list[Item] = []
     for d in range(rank):
         if d == along:
@@ -465,15 +472,14 @@ def take_along_axis(b: IRBuilder, arr: Item, indices: Item, axis: Item) -> Value
         else:
             positions = arange(b, 0, size(b, arr, d), 1, np.int64)
             items.append(reshape(b, positions, [-1 if k == d else 1 for k in range(rank)]))
-    return advanced_index(b, arr, items)
+    return items
 
 
 def put_along_axis(b: IRBuilder, arr: Item, indices: Item, values: Item, axis: Item) -> None:
     """``np.put_along_axis``: ``arr[idx] = values`` through the index ``take_along_axis``
     reads (``indices`` along ``axis``, each other axis's positions), written into ``arr``
     itself; NumPy returns None. ``axis=None`` (NumPy's ``arr.flat``) takes a vector."""
-    from .lowering import size
-    from .numpy_lowering import arange, store
+    from .numpy_lowering import store
 
     what = "np.put_along_axis"
     arr = _array(b, arr, what)
@@ -489,14 +495,7 @@ def put_along_axis(b: IRBuilder, arr: Item, indices: Item, values: Item, axis: I
         raise b.error(f"{what}: indices must have as many dimensions as the array")
     if dtype_of(index) is not None and dtype_of(index).kind not in "iu":
         raise b.error(f"{what}: indices must be integers, got {dtype_of(index)}")
-    items: list[Item] = []
-    for d in range(rank):
-        if d == along:
-            items.append(index)
-        else:
-            positions = arange(b, 0, size(b, arr, d), 1, np.int64)
-            items.append(reshape(b, positions, [-1 if k == d else 1 for k in range(rank)]))
-    store(b, arr, tuple(items), values)
+    store(b, arr, tuple(_along_axis(b, arr, rank, index, along)), values)
 
 
 def unpack_rows(b: IRBuilder, x: Value, count: int) -> tuple[Value, ...]:

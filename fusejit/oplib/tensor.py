@@ -496,9 +496,9 @@ def _implicit_tensor_to_num(a: np.ndarray, *, output_types: tuple[Type, ...]) ->
     if isinstance(kind, IntType):
         return _tensor_to_int(a)
     if isinstance(kind, FloatType):
-        return float(_item(a))
+        return _tensor_to_float(a)
     if isinstance(kind, BoolType):
-        return bool(_item(a))
+        return _tensor_to_bool(a)
     return _item(a)
 
 

@@ -35,6 +35,7 @@ from ...ir.constants import constant_value
 from ...ir.graph import Graph, Node
 from ...ir.symbols import aten, prim
 from ...ir.types import TensorType
+from ...oplib.table import REUSES
 from ...passes.reduction_fusion import _FLOATS, _dtype_name
 from ..forks import serial_only
 from . import plan as plans
@@ -53,10 +54,6 @@ _PLAN_LIMIT = 256
 # are at least this big: below, a new array costs no page faults, and the output loop keeps
 # its vector form.
 REUSE_MIN_BYTES = 1 << 22
-
-
-def _big_enough(x) -> bool:
-    return type(x) is np.ndarray and x.nbytes >= REUSE_MIN_BYTES
 # Rows shorter than this run the column kernel (one lane a row) where it can: a row kernel
 # pays ~20 ns a row around its loops. 4M float32 in rows of n, (x * w).sum(-1), one thread,
 # ms row/column kernel: n = 2: 51/9.3, 4: 32/9.0, 8: 20/8.5, 16: 9.8/9.4, 32: 6.3/8.4;
@@ -64,6 +61,10 @@ def _big_enough(x) -> bool:
 _SHORT_ROW = 16
 # Estimated ns of one core per element and pass (a load, a few ops, an accumulation).
 _COST_PER_PASS = 1.0
+
+
+def _big_enough(x) -> bool:
+    return type(x) is np.ndarray and x.nbytes >= REUSE_MIN_BYTES
 
 
 class _RowPlan:
@@ -213,8 +214,8 @@ class RowKernel:
         self.reuses: int | None = None
         if isinstance(group, Node):
             axis = "column" if group.kind == prim.ColumnReductionGroup else "row"
-            if axis == "row" and group.has_attribute("reuses"):
-                self.reuses = group.i("reuses")
+            if axis == "row" and group.has_attribute(REUSES):
+                self.reuses = group.i(REUSES)
             group = group.g("Subgraph")
         self.group = RowGroup(group, axis)
         self.layout = self.group          # (what FusedKernel's argument checks read)
