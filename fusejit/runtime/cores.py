@@ -278,6 +278,18 @@ def spare_cores() -> float:
     return _free[0]
 
 
+def stalled() -> None:
+    """A parallel call just waited for a core the last sample took as free: act as on a busy
+    machine until the next sample (an assumed count stands). The sample cannot see the threads
+    of this process that are not fusejit's: OpenBLAS's, which spin on the other cores for a
+    while after each product NumPy runs (``fusion/compiler.STALL_FACTOR``)."""
+    if not _assumed:
+        _assumed.append(_env_free_cores())
+    if _assumed[0] is None:
+        _free[0] = 0.0
+        _taken[0] = time.monotonic()
+
+
 __all__ = ["CORES", "HYSTERESIS", "QUOTA", "SAMPLE_S", "assume_free_cores", "count_as_own",
            "forget", "free_cores", "free_cores_assumed", "quota_cores", "quota_threads",
-           "settle", "spare_cores"]
+           "settle", "spare_cores", "stalled"]

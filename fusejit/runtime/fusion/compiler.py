@@ -22,6 +22,7 @@ serially, has a function written for it that repeats the call for inputs exactly
 from __future__ import annotations
 
 import operator
+from time import perf_counter
 from typing import Any
 
 import numpy as np
@@ -30,6 +31,7 @@ from numpy.lib.stride_tricks import as_strided
 
 from ...errors import InterpreterError
 from ...ir.graph import Graph, Node
+from .. import cores
 from ..native.kernel_entry import ENTRY_SIGNATURE, NUMEL, OUTPUT_WIDTH
 from ..native.registers import MAX_RANK
 from .cache import load_module, reload_module
@@ -106,6 +108,16 @@ def _check_tensor(pos: int, x, xp) -> None:
 
 class _Recorded(Exception):
     """Where a dry run (``FusedKernel.uncompiled``) stops."""
+
+
+# A parallel call that takes this many times its signature's fastest, and STALL_S seconds
+# more, waited for a core the load sample took as free (``cores.stalled``): for a while after
+# each product NumPy runs, OpenBLAS's idle threads spin on the other cores, and a parallel
+# kernel's threads wait their turn there. The sample counts them as this process's own time.
+# (x.sum() of 10^6 float64, split over 2 threads, right after an np.dot: 600 us a call where
+# it takes 56, and the serial kernel 97.)
+STALL_FACTOR = 3.0
+STALL_S = 100e-6
 
 
 class _Variant:
@@ -341,10 +353,18 @@ class FusedKernel:
         """Run the serial or parallel kernel of ``call`` on ``args`` (whose last is the status
         flag): through its entry point once known, else through Numba's dispatcher."""
         entry = call.entries[serial]
-        if entry is not None:
+        if entry is None:
+            self._dispatch(call, serial, args)
+        elif serial:
             entry(*args)
         else:
-            self._dispatch(call, serial, args)
+            start = perf_counter()
+            entry(*args)
+            took = perf_counter() - start
+            if took < call.fastest:
+                call.fastest = took
+            elif took > STALL_FACTOR * call.fastest + STALL_S:
+                cores.stalled()
         if not serial and call.variant.deferred and args[-1][1:].any():
             # (strips the parallel kernel marked: the serial one computes them again)
             self._run(call, True, args)
@@ -605,7 +625,7 @@ class _Call:
     becomes an argument (``hows``; None: the call's own, remembered nowhere), the outputs."""
 
     __slots__ = ("plan", "variant", "direct", "order", "steps", "out_shapes", "out_dtypes",
-                 "pooled", "single", "flat_outs", "entries", "quick")
+                 "pooled", "single", "flat_outs", "entries", "quick", "fastest")
 
     def __init__(self, plan: Plan, variant: _Variant, hows: list[int] | None,
                  kinds: list[str]):
@@ -624,6 +644,7 @@ class _Call:
         self.single = None if self.pooled or len(self.out_shapes) != 1 else \
             (self.out_shapes[0], self.out_dtypes[0])
         self.entries: list = [None, None]       # (parallel, serial) kernel entry points
+        self.fastest = float("inf")     # (seconds: its fastest parallel call, ``_run``)
         # the shapes outputs are reshaped to for the kernel (None: all are 1-d already)
         one_d = all(len(shape) == 1 for shape in self.out_shapes)
         self.flat_outs = None if one_d else (-1,) * len(self.out_shapes)

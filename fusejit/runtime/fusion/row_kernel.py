@@ -59,6 +59,9 @@ REUSE_MIN_BYTES = 1 << 22
 # ms row/column kernel: n = 2: 51/9.3, 4: 32/9.0, 8: 20/8.5, 16: 9.8/9.4, 32: 6.3/8.4;
 # x.std(-1): n = 4: 39/20, 8: 18/13, 16: 12/16 (NumPy 52, 30, 21, 14; 82, 53, 33).
 _SHORT_ROW = 16
+# A single row this long or longer may run on several threads, its blocks shared among them
+# (``_RowPlan.split``); the work rules of ``plan.py`` decide whether a call does.
+SPLIT_MIN = 1 << 14
 # Estimated ns of one core per element and pass (a load, a few ops, an accumulation).
 _COST_PER_PASS = 1.0
 
@@ -70,11 +73,15 @@ def _big_enough(x) -> bool:
 class _RowPlan:
     __slots__ = ("n", "rows", "bases", "steps", "classes", "out_shapes", "serial", "linear",
                  "block", "work", "threads", "free_block", "batch", "columns", "short",
-                 "_heads")
+                 "split", "_heads")
 
     def __init__(self, n, rows, bases, steps, classes, out_shapes, serial, linear, block=0,
-                 work=0.0, threads=1, free_block=None, batch=1, columns=False, short=0):
+                 work=0.0, threads=1, free_block=None, batch=1, columns=False, short=0,
+                 split=False):
         self.linear = linear
+        # a row kernel for one long row: its parallel kernel shares the row's blocks among
+        # the threads (``rows.RowGenerator.split``), where that of many rows shares the rows
+        self.split = split
         # the traversal: a column kernel's (sweeps down the rows of blocks of columns), else
         # a row kernel's (``RowKernel._make_plan`` picks it by the inputs' strides)
         self.columns = columns
@@ -235,7 +242,8 @@ class RowKernel:
                 self._plans.clear()
             plan = self._plans[key] = self._make_plan(specs, shapes, strides)
         return specs, flats, scalars, plan, (tuple(s.key() for s in specs), plan.classes,
-                                             plan.linear, plan.columns, plan.short)
+                                             plan.linear, plan.columns, plan.short,
+                                             plan.split)
 
     def _make_plan(self, specs: list[ArgSpec], shapes: list, strides: list) -> _RowPlan:
         group = self.group
@@ -359,11 +367,14 @@ class RowKernel:
             bases = np.array([np.asarray(st, np.int64) @ index for st in outer_strides])
         work = rows * n * group.passes * _COST_PER_PASS
         threads = plans.num_threads()
-        serial = threads == 1 or work < plans.SERIAL_WORK_NS or rows == 1
-        free_block = 0 if plans.wants_free_split(serial, threads, work) and rows > 1 else None
+        # (one row: in parallel only by its blocks, where the group's kernel can share them)
+        split = rows == 1 and n >= SPLIT_MIN and group.splits and NESTED not in classes
+        serial = threads == 1 or work < plans.SERIAL_WORK_NS or (rows == 1 and not split)
+        free_block = 0 if plans.wants_free_split(serial, threads, work) and \
+            (rows > 1 or split) else None
         return _RowPlan(n, rows, bases.reshape(len(shapes), -1), steps, tuple(classes),
                         out_shapes, serial, linear, 0, work, threads, free_block,
-                        columns=False)
+                        columns=False, split=split)
 
     def _axes_plan(self, full: tuple, shapes: list, strides: list, out_shapes: list,
                    dims: tuple) -> _RowPlan:
@@ -445,7 +456,8 @@ class RowKernel:
         if plan.columns:
             return generate_columns(self.group, specs, list(plan.classes), self.precise,
                                     plan.linear, rows=plan.short)
-        return generate_rows(self.group, specs, list(plan.classes), self.precise, plan.linear)
+        return generate_rows(self.group, specs, list(plan.classes), self.precise, plan.linear,
+                             plan.split)
 
     def __call__(self, *inputs) -> tuple[np.ndarray, ...]:
         quick = self._quick

@@ -26,6 +26,9 @@ Softmax, ``e = exp(x - x.max(-1)); e / e.sum(-1)``::
             t2 = keep_t2[c]
             w0[c] = np.float32(t2 / t3)
 
+The parallel kernel of a call with one long row (a reduction of a whole array) shares out the
+row's blocks instead (``split``): chunks of blocks, one thread each, keep each block's partials,
+which are then combined in block order.
 Tensor inputs are read from where their rows start (a constant step per input, or a table
 ``bases`` the caller fills from any strides and broadcasts) with one step along the row,
 specialised as unit, zero or strided. Element expressions come from the fused kernels'
@@ -260,6 +263,14 @@ class RowGroup:
         return max((r.level for r in self.reductions), default=0) + 1
 
     @property
+    def splits(self) -> bool:
+        """May one long row run as blocks on several threads (``RowGenerator.split``)? Not
+        with running sums (they carry from block to block), arg reductions (their index and
+        early stop) or per-row views (which read elements of other blocks)."""
+        return not self.scans and all(r.kind not in ARG_KINDS for r in self.reductions) \
+            and not any(node.kind in VIEWS for node in self.graph.nodes())
+
+    @property
     def sources(self) -> list[Value]:
         """The element values the group reduces or scans (all of the iteration shape)."""
         return [r.source for r in self.reductions] + [n.input(0) for n in self.scans]
@@ -293,6 +304,9 @@ class RowGenerator(_Generator):
         self.modules: set[str] = set()
         self.exps: dict[Node, str] = {}          # softmax node -> the name of its exp(x - max)
         self.scan_starts: dict[Node, str] = {}   # scan node -> its accumulator's start
+        # Does the parallel kernel split each row's blocks among the threads, for a call of
+        # one long row (``row_kernel._row_plan``), rather than share out the rows?
+        self.split = False
 
     def row_base(self, k: int, index: str) -> str:
         """Where row ``index`` of tensor input ``k`` starts."""
@@ -488,7 +502,9 @@ class RowGenerator(_Generator):
         args = (["n", "rows", "bases", "steps"] + [f"x{i}" for i in range(n_tensors)]
                 + [f"s{i}" for i in range(len(group.scalar_index))]
                 + [f"o{j}" for j in range(len(group.outputs))] + ["status"])
-        loop = "prange" if parallel else "range"
+        # (a split kernel runs its rows one by one, each row's blocks on every thread)
+        split = parallel and self.split and group.splits and NESTED not in self.classes
+        loop = "prange" if parallel and not split else "range"
         lines = [f'@njit(parallel={parallel}, cache=True, error_model="numpy")',
                  f"def {name}({', '.join(args)}):"]
         body: list[str] = []
@@ -524,7 +540,7 @@ class RowGenerator(_Generator):
             head.append(f"keep_{name} = np.empty(n, np.{np.dtype(self.dtypes[name]).name})")
         for level in range(1, group.passes):
             body += self._pass([r for r in group.reductions if r.level == level], loads,
-                               names if level == last else [])
+                               names if level == last else [], split)
             for node in row_nodes:
                 if group.levels[node.output()] == level:
                     body += self._scalar_lines(node)
@@ -536,7 +552,9 @@ class RowGenerator(_Generator):
                 writes.append(f"w{j}[c] = {expr}")
             else:
                 body.append(f"o{j}[row] = {expr}")
-        if writes:
+        if writes and split:
+            body += self._split_writes(element_outputs, kept, soft, names, loads)
+        elif writes:
             computed = self._closure(element_outputs, frozenset(kept), soft)
             body += [self.scan_starts[n] for n in computed if n in self.scan_starts]
             reads = dict(loads)
@@ -547,13 +565,36 @@ class RowGenerator(_Generator):
             body += allocs + loops
         # The serial kernel allocates its row buffers once (1024 allocations of a row cost
         # about a tenth of a 1024 x 1024 softmax).
-        if parallel:
+        if parallel and not split:
             body = head + body
         else:
             lines += ["    " + line for line in head]
         lines.append(f"    for row in {loop}(rows):")
         lines += ["        " + line for line in body]
         return lines
+
+    def _split_writes(self, element_outputs: list[Value], kept: list[Value],
+                      soft: frozenset, names: list[str], loads: dict[str, str]) -> list[str]:
+        """The output pass of a split kernel: its blocks shared among the threads, each
+        reading its block of the operands and of the row buffers, and writing its block of
+        every element output (``w{j}``, the output's row)."""
+        computed = self._closure(element_outputs, frozenset(kept), soft)
+        reads = {name: f"{name} = q{name[1:]}[c]" for name in loads}
+        for name in names:
+            reads[name] = f"{name} = kq_{name}[c]"
+        writes = [f"v{j}[c] = {self.values[value].expr}"
+                  for j, value in enumerate(self.group.outputs)
+                  if self.group.classes[value] == ELEMENT]
+        allocs, loops = self._loop(computed, reads, writes,
+                                   frozenset(self.exps[n] for n in soft))
+        used = {word for line in loops for word in _NAMES.findall(line)}
+        inner = [line for name in loads if name in used for line in self._block_slice(name)]
+        inner += [f"kq_{name} = keep_{name}[c0:c1]" for name in names]
+        inner += [f"v{j} = w{j}[c0:c1]" for j, value in enumerate(self.group.outputs)
+                  if self.group.classes[value] == ELEMENT]
+        inner += [_in_block(line) for line in loops]
+        return _split_blocks("BLOCK", [_block_buffer(a, "BLOCK") for a in allocs], inner, [],
+                             {})
 
     def _kept(self, final: list[Node], last: list[Reduction]) -> list[Value]:
         """Element values the last reduction pass computes that the output pass would compute
@@ -570,9 +611,10 @@ class RowGenerator(_Generator):
         return kept
 
     def _pass(self, reductions: list[Reduction], loads: dict[str, str],
-              kept: list[str]) -> list[str]:
+              kept: list[str], split: bool = False) -> list[str]:
         """One pass over the row accumulating ``reductions`` (and storing the ``kept`` values),
-        and their per-row results."""
+        and their per-row results; with ``split``, its blocks shared among the threads
+        (``_split_blocks``)."""
         lines = [f"# pass: {', '.join(str(r.node.kind) for r in reductions)}"]
         if len(reductions) == 1 and reductions[0].kind in ARG_KINDS and not kept:
             r = reductions[0]
@@ -588,6 +630,7 @@ class RowGenerator(_Generator):
         # (``rm.add``'s let LLVM vectorise the lanes back into vectors filled by scalar loads)
         combines: dict[str, str] = {}
         plain: dict[int, list[str]] = {}
+        part_types: dict[str, str] = {}     # (each partial accumulator's dtype: ``split``)
         for r in reductions:
             dtype = np.dtype(self.dtypes[r.name]).name
             acc, part = f"acc_{r.name}_{r.kind}", f"part_{r.name}_{r.kind}"
@@ -610,6 +653,7 @@ class RowGenerator(_Generator):
                 updates.append(arg.update())
                 finals.append(arg.final())
                 continue
+            part_types[part] = f"np.{dtype}"
             if r.kind in ("max", "min"):
                 fn = "rm.maximum" if r.kind == "max" else "rm.minimum"
                 start = _extremum_start(r.kind, np.dtype(dtype))
@@ -658,6 +702,7 @@ class RowGenerator(_Generator):
                     value = self.exps[r.node]
                     exps.append(self.code[r.node][1])      # (its line ``tE = exp(x - max)``)
                 if np.dtype(dtype).kind == "i":   # (int64: exact, wrapping as NumPy's)
+                    part_types[part] = "np.int64"
                     lines.append(f"{acc} = np.int64(0)")
                     updates.append((f"{part} = np.int64(0)",
                                     [f"{part} += np.int64({value})"], f"{acc} += {part}"))
@@ -685,10 +730,9 @@ class RowGenerator(_Generator):
         if any(arg.stops for arg in args):
             block = "SEARCH_BLOCK"
         # (the buffers of a cut loop hold one block, made once a row)
-        lines += [_block_buffer(a, block) for a in allocs]
-        lines += [f"for c0 in range(0, n, {block}):", f"    c1 = min(c0 + {block}, n)"]
-        lines += ["    " + line for name in used for line in self._block_slice(name)]
-        lines += [f"    kq_{name} = keep_{name}[c0:c1]" for name in kept]
+        buffers = [_block_buffer(a, block) for a in allocs]
+        inner = [line for name in used for line in self._block_slice(name)]
+        inner += [f"kq_{name} = keep_{name}[c0:c1]" for name in kept]
         strided = any(self.classes[int(name[1:])] == STRIDED for name in used)
         lanes = None
         # (lanes of scalars where the elements are cheap: a sum of exp(x) of x[:, ::2] ran
@@ -702,16 +746,22 @@ class RowGenerator(_Generator):
                 lanes = _lanes([u[0] for u in updates],
                                ["    " + _in_block(line) for line in body], combines)
         if lanes is not None:
-            lines += ["    " + line for line in lanes]
+            inner += lanes
         else:
-            lines += ["    " + u[0] for u in updates] + loops
+            inner += [u[0] for u in updates] + [line[4:] for line in loops]
         for r, part, start, exact, odd in redos:
-            lines += [f"    if {odd} or {part} == 0.0:", f"        {part} = {start}"]
+            inner += [f"if {odd} or {part} == 0.0:", f"    {part} = {start}"]
             allocs, loops = self._loop(self._closure([r.source]), blocked, [exact])
-            lines += ["        " + _block_buffer(a, block) for a in allocs]
-            lines += ["        " + _in_block(line) for line in loops]
-        lines += ["    " + line for arg in args for line in arg.block_end(blocked)]
-        lines += ["    " + u[2] for u in updates if u[2]]
+            inner += ["    " + _block_buffer(a, block) for a in allocs]
+            inner += ["    " + _in_block(line) for line in loops]
+        inner += [line for arg in args for line in arg.block_end(blocked)]
+        combined = [u[2] for u in updates if u[2]]
+        if split:
+            lines += _split_blocks(block, buffers, inner, combined, part_types)
+        else:
+            lines += buffers + [f"for c0 in range(0, n, {block}):",
+                                f"    c1 = min(c0 + {block}, n)"]
+            lines += ["    " + line for line in inner + combined]
         slices = {name: "\n".join(self._block_slice(name)) for name in loads}
         lines += [line for arg in args for line in arg.after(block, slices, blocked)]
         return lines + aliases + [f for f in finals if f]
@@ -832,6 +882,40 @@ def _lanes(starts: list[str], loops: list[str], combines: dict[str, str]) -> lis
     return text
 
 
+# A split row (``RowGenerator.split``) is cut into at most this many chunks of blocks, each
+# run by one thread with its own block buffers: several a thread (on up to 16 threads) even
+# out a thread that starts late on a busy machine. (A constant: Numba's get_num_threads() in
+# a kernel is a dynamic global, which its disk cache refuses.)
+CHUNKS = 64
+_PARTIAL = re.compile(r"\bpart_\w+")
+
+
+def _split_blocks(block: str, buffers: list[str], inner: list[str], combined: list[str],
+                  part_types: dict[str, str]) -> list[str]:
+    """A pass's loop over the blocks of a row (``inner``: one block's lines, after its
+    ``c0``, ``c1``; ``buffers``: its cut loops' block buffers) as chunks of blocks the threads
+    share, each block's partials (``part_types``: name -> dtype) kept in an array, and then
+    combined in block order as ``combined`` says, as the serial kernel combines them: the
+    result does not depend on the thread count or on which thread ran a block. (It may differ
+    from the serial kernel's in the last bit: LLVM may vectorise a block's reassociated sum
+    another way in each kernel.)"""
+    count = f"(n + {block} - 1) // {block}"
+    parts = [p for line in combined for p in _PARTIAL.findall(line)]
+    lines = [f"nb = {count}", f"nchunks = min(nb, {CHUNKS})"]
+    lines += [f"pp_{p} = np.empty(nb, {part_types[p]})" for p in parts]
+    lines += ["for chunk in prange(nchunks):"]
+    lines += ["    " + line for line in buffers]
+    lines += ["    for blk in range(chunk * nb // nchunks, (chunk + 1) * nb // nchunks):",
+              f"        c0 = blk * {block}", f"        c1 = min(c0 + {block}, n)"]
+    lines += ["        " + line for line in inner]
+    lines += [f"        pp_{p}[blk] = {p}" for p in parts]
+    if combined:
+        lines += ["for blk in range(nb):"]
+        lines += ["    " + _PARTIAL.sub(lambda m: f"pp_{m.group(0)}[blk]", line)
+                  for line in combined]
+    return lines
+
+
 def _in_block(line: str) -> str:
     """A line of a loop over the row (``_loop``) as a line of the loop over a block, the
     fix-up loops under ``if fix:`` too (over the whole row, they made a row of 4M float32
@@ -848,11 +932,16 @@ def _block_buffer(line: str, block: str) -> str:
 
 
 def generate_rows(group: RowGroup, specs: list[ArgSpec], classes: list[str],
-                  precise: bool = False, linear: bool = False) -> tuple[str, list[np.dtype]]:
+                  precise: bool = False, linear: bool = False,
+                  split: bool = False) -> tuple[str, list[np.dtype]]:
     """The kernel module's source and the outputs' dtypes, for inputs described by ``specs``
     whose steps along the row are ``classes`` (unit, zero or strided, per tensor input), and
-    whose rows start at a constant step (``linear``) or anywhere (a table of offsets)."""
-    return module_text(RowGenerator(group, specs, classes, precise, linear), "row-reduction")
+    whose rows start at a constant step (``linear``) or anywhere (a table of offsets); with
+    ``split``, a parallel kernel that shares each row's blocks among the threads, where the
+    group allows (``RowGroup.splits``)."""
+    gen = RowGenerator(group, specs, classes, precise, linear)
+    gen.split = split
+    return module_text(gen, "row-reduction")
 
 
 # The line a kernel reading a strided operand runs first: LLVM then reads it with scalar

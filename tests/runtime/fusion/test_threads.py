@@ -288,3 +288,51 @@ def test_free_cores_environment_variable(monkeypatch, free_cores):
         for _ in range(2):
             with pytest.raises(fusejit.FusejitError, match="FUSEJIT_FREE_CORES"):
                 blas.refresh()
+
+
+def test_a_stalled_parallel_call_counts_the_cores_busy(fake_machine, monkeypatch):
+    """A parallel call that waited for a core the sample took as free (NumPy's OpenBLAS
+    threads spin on it for a while after each product) makes the cores count as busy until
+    the next sample; then the measurement decides again. An assumed count stands."""
+    monkeypatch.setattr(cores, "_assumed", [None])
+    monkeypatch.setattr(cores, "_held", [None])
+    monkeypatch.setattr(cores, "_taken", [0.0])
+    cores.free_cores()
+    fake_machine(cores.SAMPLE_S, own=0.2, others=0.0)
+    assert cores.spare_cores() == 1.0
+    cores.stalled()
+    assert cores.spare_cores() == 0.0
+    fake_machine(cores.SAMPLE_S / 2, own=0.1, others=0.0)
+    assert cores.spare_cores() == 0.0              # (until the next sample is due)
+    fake_machine(cores.SAMPLE_S, own=0.2, others=0.0)
+    assert cores.spare_cores() == 1.0
+    monkeypatch.setattr(cores, "_assumed", [1.0])
+    cores.stalled()
+    assert cores.spare_cores() == 1.0
+
+
+def test_a_parallel_call_much_slower_than_its_fastest_is_a_stall(monkeypatch):
+    """``FusedKernel._run`` times each parallel call of a signature against the fastest one:
+    STALL_FACTOR times it and STALL_S more is a stall (``cores.stalled``); serial calls are
+    not timed."""
+    from fusejit.runtime.fusion import compiler
+
+    class Call:
+        entries = [lambda *args: None, lambda *args: None]
+        fastest = float("inf")
+        variant = type("V", (), {"deferred": False, "guarded": False})()
+
+    stalls = []
+    monkeypatch.setattr(cores, "stalled", lambda: stalls.append(1))
+    clock = iter([0.0, 1e-3, 1.0, 1.0 + 3e-3, 2.0, 2.0 + 0.2e-3, 3.0, 3.0 + 3.5e-3])
+    monkeypatch.setattr(compiler, "perf_counter", lambda: next(clock))
+    kernel = object.__new__(compiler.FusedKernel)
+    call = Call()
+    took = []
+    for _ in range(4):
+        before = len(stalls)
+        kernel._run(call, False, (None,))
+        took.append((call.fastest, len(stalls) - before))
+    # 1 ms (the fastest), 3 ms (under 3 x 1 ms + 0.1 ms), 0.2 ms (the new fastest), 3.5 ms
+    assert took == [(1e-3, 0), (1e-3, 0), (pytest.approx(0.2e-3), 0), (pytest.approx(0.2e-3), 1)]
+    kernel._run(call, True, (None,))        # (serial: no clock read; the iterator is spent)
