@@ -5,11 +5,15 @@ products (``blas.py``) read to choose between one thread and several.
 from ``/proc/stat`` at most every ``SAMPLE_S`` seconds (cheap between samples): the busy time of
 the cores this process may run on, less this process's own CPU time (its threads, Numba's
 spinning workers included) and that of the helper processes it waits for (the kernel compile
-child, ``count_as_own``), over the time since the last sample. A cgroup CPU quota lowers the
-cores counted (``quota_cores``): a process over its quota is stopped until the next period,
-which stalls a parallel call as a busy core does. The answer is a whole number of cores that
-moves only when a measurement is ``HYSTERESIS`` past the halfway point (``settle``), so a load
-near it does not flip kernels between one thread and several from one sample to the next.
+child, ``count_as_own``), over the time since the last sample. The threads that ran before
+fusejit was imported (OpenBLAS's pool, which spins for a while after each product NumPy runs)
+count as another process (``_foreign``); where a parallel call was far slower than its fastest
+while one of them ran, the cores count as busy until the next sample (``slow_parallel_call``).
+A cgroup CPU quota lowers the cores counted (``quota_cores``): a process over its quota is
+stopped until the next period, which stalls a parallel call as a busy core does. The answer is
+a whole number of cores that moves only when a measurement is ``HYSTERESIS`` past the halfway
+point (``settle``), so a load near it does not flip kernels between one thread and several from
+one sample to the next.
 Where ``/proc/stat`` is missing the answer is 0 (busy). ``$FUSEJIT_FREE_CORES`` or
 ``assume_free_cores`` put a value in place of the measurement (tests pin 0, so that no code
 path depends on the machine's load).
@@ -26,6 +30,7 @@ from __future__ import annotations
 import contextlib
 import math
 import os
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -137,21 +142,46 @@ _helpers: dict[int, float] = {}
 _retired = [0.0]
 
 
-def _process_seconds(pid: int) -> float | None:
-    """CPU seconds (user and system) process ``pid`` has used, from /proc (None: gone)."""
+def _process_seconds(pid: int, where: str = "/proc") -> float | None:
+    """CPU seconds (user and system) process ``pid`` has used, from /proc (None: gone); with
+    ``where="/proc/self/task"``, thread ``pid`` of this process."""
     try:
-        with open(f"/proc/{pid}/stat", "rb") as stat:
+        with open(f"{where}/{pid}/stat", "rb") as stat:
             fields = stat.read().rsplit(b")", 1)[1].split()
         return (int(fields[11]) + int(fields[12])) * _TICK_S    # (utime, stime)
     except (OSError, IndexError, ValueError):
         return None
 
 
+def _foreign_threads() -> dict[int, float]:
+    """The threads of this process other than the calling one (the importing thread: this
+    module is imported after NumPy), each with 0.0 CPU seconds seen: OpenBLAS's pool, which
+    starts when NumPy loads the library, and whatever else ran before fusejit (a notebook
+    kernel's threads)."""
+    try:
+        tids = [int(t) for t in os.listdir("/proc/self/task")]
+    except (OSError, ValueError):
+        return {}
+    return {tid: 0.0 for tid in tids if tid != threading.get_native_id()}
+
+
+# Threads of this process whose CPU time counts as another process's load (``_foreign_threads``):
+# tid -> CPU seconds as last read. For a while after each product NumPy runs, OpenBLAS's idle
+# threads spin on the other cores: taken as this process's own time, those cores looked free,
+# and a parallel kernel's threads waited there for their turn (x.sum() of 10^6 float64 over 2
+# threads, each call right after an np.dot: 600 us, where alone it takes 56, and on one thread
+# 97). Threads started later (Numba's workers, a caller's) are this process's own.
+_foreign = _foreign_threads()
+
+
 def _own_seconds() -> float:
-    """CPU seconds of this process and of its helpers, those forgotten included."""
+    """CPU seconds of this process and of its helpers, those forgotten included, less those of
+    the foreign threads (``_foreign``)."""
     for pid, seen in list(_helpers.items()):
         _helpers[pid] = max(seen, _process_seconds(pid) or 0.0)
-    return time.process_time() + _retired[0] + sum(_helpers.values())
+    for tid, seen in list(_foreign.items()):
+        _foreign[tid] = max(seen, _process_seconds(tid, "/proc/self/task") or 0.0)
+    return time.process_time() + _retired[0] + sum(_helpers.values()) - sum(_foreign.values())
 
 
 def count_as_own(pid: int) -> None:
@@ -205,6 +235,7 @@ def _after_fork_in_child() -> None:
     """A forked child has its own CPU time from 0 and none of its parent's helpers."""
     _sample[:] = [0.0, 0.0, 0.0]
     _helpers.clear()
+    _foreign.clear()            # (the child has only the thread that forked)
     _retired[0] = 0.0
 
 
@@ -278,18 +309,28 @@ def spare_cores() -> float:
     return _free[0]
 
 
-def stalled() -> None:
-    """A parallel call just waited for a core the last sample took as free: act as on a busy
-    machine until the next sample (an assumed count stands). The sample cannot see the threads
-    of this process that are not fusejit's: OpenBLAS's, which spin on the other cores for a
-    while after each product NumPy runs (``fusion/compiler.STALL_FACTOR``)."""
+def _running(tid: int) -> bool:
+    """Is thread ``tid`` of this process running (or ready to) now?"""
+    try:
+        with open(f"/proc/self/task/{tid}/stat", "rb") as stat:
+            return stat.read().rsplit(b")", 1)[1].split()[0] == b"R"
+    except (OSError, IndexError):
+        return False
+
+
+def slow_parallel_call() -> None:
+    """A parallel call just took far longer than its fastest (``fusion/compiler.SLOW_FACTOR``).
+    Where a foreign thread (``_foreign``) is running, it waited for that thread's core (the
+    sample, at most every ``SAMPLE_S``, sees OpenBLAS's spin only when it fills most of a
+    period): act as on a busy machine until the next sample. Else (page faults, say) nothing
+    changes. An assumed count stands."""
     if not _assumed:
         _assumed.append(_env_free_cores())
-    if _assumed[0] is None:
+    if _assumed[0] is None and any(_running(tid) for tid in _foreign):
         _free[0] = 0.0
         _taken[0] = time.monotonic()
 
 
 __all__ = ["CORES", "HYSTERESIS", "QUOTA", "SAMPLE_S", "assume_free_cores", "count_as_own",
            "forget", "free_cores", "free_cores_assumed", "quota_cores", "quota_threads",
-           "settle", "spare_cores", "stalled"]
+           "settle", "slow_parallel_call", "spare_cores"]

@@ -110,14 +110,11 @@ class _Recorded(Exception):
     """Where a dry run (``FusedKernel.uncompiled``) stops."""
 
 
-# A parallel call that takes this many times its signature's fastest, and STALL_S seconds
-# more, waited for a core the load sample took as free (``cores.stalled``): for a while after
-# each product NumPy runs, OpenBLAS's idle threads spin on the other cores, and a parallel
-# kernel's threads wait their turn there. The sample counts them as this process's own time.
-# (x.sum() of 10^6 float64, split over 2 threads, right after an np.dot: 600 us a call where
-# it takes 56, and the serial kernel 97.)
-STALL_FACTOR = 3.0
-STALL_S = 100e-6
+# A parallel call that takes this many times its signature's fastest, and SLOW_S seconds more,
+# may have waited for a core that a thread of this process outside fusejit holds
+# (``cores.slow_parallel_call`` looks).
+SLOW_FACTOR = 3.0
+SLOW_S = 100e-6
 
 
 class _Variant:
@@ -363,8 +360,8 @@ class FusedKernel:
             took = perf_counter() - start
             if took < call.fastest:
                 call.fastest = took
-            elif took > STALL_FACTOR * call.fastest + STALL_S:
-                cores.stalled()
+            elif took > SLOW_FACTOR * call.fastest + SLOW_S:
+                cores.slow_parallel_call()
         if not serial and call.variant.deferred and args[-1][1:].any():
             # (strips the parallel kernel marked: the serial one computes them again)
             self._run(call, True, args)
