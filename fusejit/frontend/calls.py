@@ -496,6 +496,8 @@ CALLEES.update({
     np.take: Callee("np.take", "a, indices, axis=None", numpy_arrays.take),
     np.take_along_axis: Callee("np.take_along_axis", "arr, indices, axis",
                                numpy_arrays.take_along_axis),
+    np.fill_diagonal: Callee("np.fill_diagonal", "a, val, wrap=False",
+                             numpy_arrays.fill_diagonal),
     np.put_along_axis: Callee("np.put_along_axis", "arr, indices, values, axis",
                               numpy_arrays.put_along_axis),
     np.linalg.inv: Callee("np.linalg.inv", "a", numpy_linalg.linalg("inv")),
@@ -561,6 +563,11 @@ CALLEES.update({
                             lambda b, a, shape, subok: numpy_more.broadcast_to(b, a, shape)),
     np.ix_: Callee("np.ix_", "*args", numpy_arrays.ix_),
     np.add.at: Callee("np.add.at", "a, indices, b=None, /", numpy_arrays.add_at),
+    **{getattr(np, name).at: Callee(
+        f"np.{name}.at", "a, indices, b=None, /",
+        lambda b, a, indices, values, name=name: numpy_arrays.ufunc_at(b, name, a, indices,
+                                                                       values))
+       for name in ("subtract", "multiply", "maximum", "minimum", "fmax", "fmin")},
     np.copyto: Callee("np.copyto", "dst, src, casting='same_kind', where=True",
                       numpy_arrays.copyto),
     np.lib.stride_tricks.sliding_window_view: Callee(

@@ -498,6 +498,44 @@ def put_along_axis(b: IRBuilder, arr: Item, indices: Item, values: Item, axis: I
     store(b, arr, tuple(_along_axis(b, arr, rank, index, along)), values)
 
 
+def fill_diagonal(b: IRBuilder, a: Item, val: Item, wrap: Item = False) -> None:
+    """``np.fill_diagonal(a, val, wrap=False)``: ``val`` written into ``a``'s main diagonal,
+    in place (NumPy returns None). 2-D: positions ``(i, i)`` for ``i < min(rows, cols)``; with
+    ``wrap``, NumPy's ``a.flat[::cols + 1]``, which in a tall matrix starts the diagonal again
+    below. More dimensions: all of one length (NumPy's ValueError otherwise), ``(i, ..., i)``.
+    ``val`` is a number or an array of one value per position (NumPy repeats a shorter one;
+    here its length is an error when it runs)."""
+    from .lowering import size
+    from .numpy_lowering import arange, store
+
+    what = "np.fill_diagonal"
+    x = _array(b, a, what)
+    rank = _rank(b, x, what)
+    if rank < 2:
+        raise b.error(f"{what}: array must be at least 2-d")
+    wrapped = b.static(wrap)
+    if not isinstance(wrapped, bool):
+        raise b.error(f"{what}: wrap must be True or False known while scripting, got "
+                      f"{describe(wrap)}")
+    if rank == 2:
+        rows, cols = size(b, x, 0), size(b, x, 1)
+        if wrapped:
+            flat = arange(b, 0, binary(b, "mul", rows, cols), binary(b, "add", cols, 1),
+                          np.int64)
+            index: tuple = (binary(b, "floordiv", flat, cols),
+                            binary(b, "remainder", flat, cols))
+        else:
+            steps = arange(b, 0, extreme("min")(b, (rows, cols)), 1, np.int64)
+            index = (steps, steps)
+    else:
+        length = size(b, x, 0)
+        for d in range(1, rank):
+            b.raise_unless(binary(b, "eq", size(b, x, d), length),
+                           "ValueError: All dimensions of input must be of equal length")
+        index = (arange(b, 0, length, 1, np.int64),) * rank
+    store(b, x, index, val)
+
+
 def unpack_rows(b: IRBuilder, x: Value, count: int) -> tuple[Value, ...]:
     """``a, b, c = x``: x's rows, after a run-time check that it has ``count`` of them
     (NumPy's ValueError, here a JITException naming the line)."""
@@ -633,7 +671,18 @@ def add_at(b: IRBuilder, a: Item, indices: Item, values: Item = None) -> None:
     """``np.add.at(a, idx, v)``: ``v`` added into ``a`` at ``idx``, every repeat of an index
     counted (``aten::index_put_`` with ``accumulate``: the gather's gradient's scatter);
     ``idx`` an integer array or list, or a tuple of them over the leading axes."""
-    what = "np.add.at"
+    ufunc_at(b, "add", a, indices, values)
+
+
+def ufunc_at(b: IRBuilder, ufunc: str, a: Item, indices: Item, values: Item = None) -> None:
+    """``np.<ufunc>.at(a, idx, v)`` (add, or one of ``UFUNCS_AT``): ``a`` updated in place at
+    ``idx`` with ``v``, every repeat of an index applied in turn, as ``add_at`` says."""
+    from ..oplib.array_ops import UFUNCS_AT
+
+    what = f"np.{ufunc}.at"
+    if ufunc != "add" and ufunc not in UFUNCS_AT:
+        raise b.error(f"{what} is not supported; np.add.at and the .at of "
+                      f"{', '.join(f'np.{name}' for name in UFUNCS_AT)} are")
     x = _array(b, a, what)
     items = list(indices) if isinstance(indices, tuple) else [indices]
     if not all(is_int_array(b, i) or isinstance(i, slice) for i in items) or not any(
@@ -641,12 +690,15 @@ def add_at(b: IRBuilder, a: Item, indices: Item, values: Item = None) -> None:
         raise b.error(f"{what}: the indices must be integer arrays (or a tuple of them and "
                       f"slices), got {describe(indices)}")
     if values is None:
-        raise b.error(f"{what} of a binary ufunc takes the values to add")
+        raise b.error(f"{what} of a binary ufunc takes the values to apply")
     view, found = _index_list(b, x, items)
     value = as_tensor(b, values, what, dtype_of(x))
     if dtype_of(x) is not None:
         value = cast(b, value, dtype_of(x), what)   # (NumPy's unsafe cast into a)
-    b.emit("aten::index_put_", [view, found, value, True], what)
+    if ufunc == "add":
+        b.emit("aten::index_put_", [view, found, value, True], what)
+    else:
+        b.emit("fusejit::ufunc_at_", [view, found, value, b.value_const(ufunc)], what)
 
 
 def copyto(b: IRBuilder, dst: Item, src: Item, casting: Item = "same_kind",

@@ -499,6 +499,10 @@ def searchsorted(b: IRBuilder, a: Item, v: Item, side: Item = "left",
         raise b.error(f"np.searchsorted: side must be 'left' or 'right', got {describe(side)}")
     # (a number is made as np.searchsorted's np.asarray makes it, float64 or int64, not as
     # a weak scalar: 0.1 is compared with a float32 array in float64)
+    if isinstance(v, (tuple, list)):    # (made an array as np.asarray makes it)
+        from .numpy_lowering import array
+
+        v = array(b, v)
     number = b.static(v)
     known = isinstance(number, (int, float)) and not isinstance(number, bool)
     values = as_tensor(b, v, "np.searchsorted", np.asarray(number).dtype if known else None)

@@ -555,7 +555,8 @@ class StatementEmitter(LoopStatements, ContainerStatements, InPlaceStatements,
             return
         if isinstance(target, (ast.Tuple, ast.List)):
             if any(isinstance(t, ast.Starred) for t in target.elts):
-                raise self.unsupported(target, "starred unpacking")
+                self.assign_starred(target, value)
+                return
             if is_tensor(value):   # a, b = x: x's rows, as NumPy iterates it
                 self.at(target)
                 value = numpy_arrays.unpack_rows(self.b, value, len(target.elts))
@@ -597,6 +598,27 @@ class StatementEmitter(LoopStatements, ContainerStatements, InPlaceStatements,
                 numpy_lowering.store(self.b, base, index, value)
             return
         raise self.unsupported(target, "assignment to an attribute")
+
+    def assign_starred(self, target: ast.Tuple | ast.List, value: Item) -> None:
+        """``a, *rest, z = t`` of a tuple or list (``coef, *_ = np.linalg.lstsq(...)``): the
+        starred name gets the items between as a list, as in Python."""
+        self.at(target)
+        # (one star: Python's compiler refuses more)
+        star = next(k for k, t in enumerate(target.elts) if isinstance(t, ast.Starred))
+        if not isinstance(value, (tuple, list)):
+            raise self.b.error(f"starred unpacking of a {describe(value)} is not supported "
+                               f"(of a tuple or list it is); index it instead")
+        after = len(target.elts) - star - 1
+        if len(value) < len(target.elts) - 1:
+            raise self.b.error(f"not enough values to unpack (expected at least "
+                               f"{len(target.elts) - 1}, got {len(value)})")
+        items = list(value)
+        middle = items[star:len(items) - after]
+        for t, v in zip(target.elts[:star], items[:star]):
+            self.assign(t, v)
+        self.assign(target.elts[star].value, middle)
+        for t, v in zip(target.elts[star + 1:], items[len(items) - after:]):
+            self.assign(t, v)
 
     def keep_read_elements(self, written: Value) -> None:
         """Before a write into ``written``'s array: a name bound to one of its elements

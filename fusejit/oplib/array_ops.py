@@ -184,6 +184,21 @@ def _index_put_(self: np.ndarray, indices: list, values: np.ndarray,
     return self
 
 
+# The ufuncs whose ``.at`` method ``fusejit::ufunc_at_`` runs (``np.add.at`` is
+# ``index_put_`` with accumulate).
+UFUNCS_AT = {"subtract": np.subtract, "multiply": np.multiply, "maximum": np.maximum,
+             "minimum": np.minimum, "fmax": np.fmax, "fmin": np.fmin}
+
+
+def _ufunc_at_(self: np.ndarray, indices: list, values: np.ndarray, ufunc: str) -> np.ndarray:
+    """``np.<ufunc>.at(self, idx, v)`` through ``self``, a view too: every repeat of an index
+    applied in turn; ``v`` cast to ``self``'s dtype as NumPy's unsafe cast does."""
+    if ufunc not in UFUNCS_AT:
+        raise RuntimeError(f"fusejit::ufunc_at_: unknown ufunc {ufunc!r}")
+    UFUNCS_AT[ufunc].at(self, _key(indices), values.astype(self.dtype, copy=False))
+    return self
+
+
 def _select_scatter(self: np.ndarray, src: np.ndarray, dim: int, index: int) -> np.ndarray:
     out = self.copy()
     dim = wrap_dim(dim, self.ndim)
@@ -476,6 +491,8 @@ register("aten::index_put(Tensor self, Tensor?[] indices, Tensor values, bool ac
          "-> Tensor", _index_put)
 register("aten::index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, "
          "bool accumulate=False) -> Tensor(a!)", _index_put_, pure=False)
+register("fusejit::ufunc_at_(Tensor(a!) self, Tensor?[] indices, Tensor values, str ufunc) "
+         "-> Tensor(a!)", _ufunc_at_, pure=False)
 register("aten::select_scatter(Tensor self, Tensor src, int dim, int index) -> Tensor",
          _select_scatter)
 register("aten::slice_scatter(Tensor self, Tensor src, int dim=0, int? start=None, "

@@ -1,0 +1,209 @@
+"""``np.<ufunc>.at`` beyond ``np.add.at`` (``fusejit::ufunc_at_``: NumPy's own, every repeat
+of an index applied in turn), ``np.fill_diagonal`` (a write through the diagonal's positions)
+and ``np.searchsorted`` of a list, against NumPy: values, dtypes, writes into the arguments,
+and NumPy's errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import fusejit
+
+rng = np.random.default_rng(12)
+LAB = rng.integers(0, 5, 300)
+X = rng.standard_normal(300)
+INTS = rng.integers(-9, 9, 300)
+
+
+def group_max(lab, x):
+    out = np.full(5, -np.inf)
+    np.maximum.at(out, lab, x)
+    return out
+
+
+def group_min_ints(lab, ints):
+    out = np.zeros(5, np.int64)
+    np.minimum.at(out, lab, ints)
+    return out
+
+
+def group_product(lab, x):
+    out = np.ones(5)
+    np.multiply.at(out, lab, 1 + x * 0.01)
+    return out
+
+
+def group_subtract(lab, x):
+    out = np.zeros(5)
+    np.subtract.at(out, lab, x)
+    return out
+
+
+def nan_rules(lab, x):
+    z = x.copy()
+    z[3] = np.nan
+    kept = np.full(5, np.nan)
+    np.fmax.at(kept, lab, z)          # (fmax skips the NaN, maximum spreads it)
+    spread = np.zeros(5)
+    np.maximum.at(spread, lab, z)
+    low = np.full(5, np.nan)
+    np.fmin.at(low, lab, z)
+    return kept, spread, low
+
+
+def rows_and_pairs(lab, x):
+    m = np.zeros((4, 3))
+    np.maximum.at(m, (np.array([0, 0, 2]),), x[:9].reshape(3, 3))
+    np.minimum.at(m, ([1, 1], [2, 2]), -5.0)
+    return m
+
+
+def through_views(lab, x):
+    m = np.zeros((2, 5))
+    np.maximum.at(m[1], lab, x)
+    t = np.zeros((3, 5)).T
+    np.minimum.at(t, lab, x[:, None] * np.ones(3))
+    return m, t
+
+
+def floats_into_ints(lab, x):
+    out = np.zeros(5, np.int64)
+    np.maximum.at(out, lab, x * 10)
+    return out
+
+
+def square(x):
+    a = np.zeros((4, 4))
+    np.fill_diagonal(a, 3.0)
+    return a
+
+
+def tall_and_wide(x):
+    tall = np.ones((5, 3))
+    np.fill_diagonal(tall, x[:3])
+    wide = np.ones((3, 5), np.int64)
+    np.fill_diagonal(wide, 7.9)         # (cast as NumPy casts into ints)
+    return tall, wide
+
+
+def wrapped(x):
+    b = np.zeros((7, 3))
+    np.fill_diagonal(b, 2.0, wrap=True)
+    c = np.zeros((3, 7))
+    np.fill_diagonal(c, 2.0, wrap=True)
+    return b, c
+
+
+def cube(x):
+    a = np.zeros((3, 3, 3))
+    np.fill_diagonal(a, x[0])
+    return a
+
+
+def listed(x):
+    s = np.sort(x)
+    return np.searchsorted(s, [-1.0, 0.0, 1.0]), np.searchsorted(s, (0.5, 2), side="right")
+
+
+CASES = [(group_max, (LAB, X)), (group_min_ints, (LAB, INTS)), (group_product, (LAB, X)),
+         (group_subtract, (LAB, X)), (nan_rules, (LAB, X)), (rows_and_pairs, (LAB, X)),
+         (through_views, (LAB, X)), (floats_into_ints, (LAB, X)), (square, (X,)),
+         (tall_and_wide, (X,)), (wrapped, (X,)), (cube, (X,)), (listed, (X,))]
+
+
+@pytest.mark.filterwarnings("ignore:invalid value:RuntimeWarning")    # (NaN in np.maximum.at)
+@pytest.mark.parametrize("fn,args", CASES, ids=[c[0].__name__ for c in CASES])
+def test_matches_numpy(fn, args):
+    want = fn(*args)
+    got = fusejit.jit(fn)(*args)
+    got, want = (got, want) if isinstance(want, tuple) else ((got,), (want,))
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype and g.shape == w.shape
+        np.testing.assert_array_equal(g, w)
+
+
+def test_the_argument_is_written():
+    """The writes reach the caller's arrays, a transposed one too, as NumPy's do."""
+    def zero_diagonal(a, out, lab, x):
+        np.fill_diagonal(a.T, 0.0)
+        np.maximum.at(out, lab, x)
+
+    a, out = rng.standard_normal((5, 5)), np.zeros(5)
+    want_a, want_out = a.copy(), out.copy()
+    zero_diagonal(want_a, want_out, LAB, X)
+    assert fusejit.jit(zero_diagonal)(a, out, LAB, X) is None
+    np.testing.assert_array_equal(a, want_a)
+    np.testing.assert_array_equal(out, want_out)
+
+
+def test_errors():
+    def out_of_bounds(x):
+        out = np.zeros(3)
+        np.maximum.at(out, [0, 5], 1.0)
+        return out
+
+    def unequal(x):
+        a = np.zeros((3, 4, 3))
+        np.fill_diagonal(a, 1.0)
+        return a
+
+    def vector(x):
+        np.fill_diagonal(x, 1.0)
+        return x
+
+    def other_ufunc(x):
+        out = np.zeros(3, bool)
+        np.logical_or.at(out, [0, 1], True)
+        return out
+
+    with pytest.raises(fusejit.FusejitError, match="index 5 is out of bounds"):
+        fusejit.jit(out_of_bounds)(X)
+    with pytest.raises(fusejit.FusejitError, match="All dimensions of input must be of equal"):
+        fusejit.jit(unequal)(X)
+    with pytest.raises(fusejit.FusejitError, match="at least 2-d"):
+        fusejit.jit(vector)(X.copy())
+    with pytest.raises(fusejit.FusejitError, match="np.logical_or.at"):
+        fusejit.jit(other_ufunc)(X)
+
+
+def fitted(x, y):
+    design = np.column_stack([np.ones_like(x), x, x ** 2])
+    coef, *_ = np.linalg.lstsq(design, y, rcond=None)
+    return coef
+
+
+def ends(x):
+    first, *middle, last = (x[0], x[1], x[2], x[3])
+    *head, tail = [x.sum(), x.max(), x.min()]
+    alone, *nothing = (x[4],)
+    return first + last, len(middle), middle[1] * 2, head[1] - tail, alone, len(nothing)
+
+
+@pytest.mark.parametrize("fn", [fitted, ends])
+def test_starred_unpacking_of_tuples_and_lists(fn):
+    """``a, *rest = t`` of a tuple or list known while scripting: the starred name gets a
+    list of the items between, as in Python."""
+    args = (X[:40], X[40:80])[:fn.__code__.co_argcount]
+    want = fn(*args)
+    got = fusejit.jit(fn)(*args)
+    want, got = (want, got) if isinstance(want, tuple) else ((want,), (got,))
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-12)
+        assert type(g) is type(w) or isinstance(w, np.ndarray) and isinstance(g, np.ndarray)
+
+
+def test_starred_unpacking_errors():
+    def too_few(x):
+        a, b, *c = (x[0],)
+        return a, b, c
+
+    def of_an_array(x):
+        a, *rest = x
+        return a
+
+    for fn, message in ((too_few, "expected at least 2, got 1"),
+                        (of_an_array, "starred unpacking of a Tensor")):
+        with pytest.raises(fusejit.FusejitError, match=message):
+            fusejit.jit(fn)(X)
