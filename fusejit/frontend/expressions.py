@@ -67,7 +67,7 @@ from .lowering import (
 )
 from .masked import FUNCTIONS as MASKED_FUNCTIONS
 from .masked import REDUCTIONS as MASK_REDUCTIONS
-from .masked import Masked, mask_among, split_mask
+from .masked import Masked, mask_among, masked_after_slices, split_mask
 from .masked import call as masked_call
 from .masked import count as masked_count
 from .masked import select as masked_select
@@ -493,8 +493,7 @@ class ExpressionEmitter(StaticConditions):
         at = mask_among(self.b, index) if is_tensor(base) else None
         if at is not None:
             if any(isinstance(i, slice) for i in index[:at]):
-                raise self.b.error("x[:, mask] (a mask after a sliced axis) is not supported "
-                                   "as a value; write x.T[mask] or np.where")
+                return masked_after_slices(self.b, base, index, at)
             return masked_select(self.b, *split_mask(self.b, base, index, at, False))
         if is_tensor(base):
             return numpy_lowering.index(self.b, base, index)

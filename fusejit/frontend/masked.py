@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from ..ir.constants import constant_value
 from ..ir.graph import Value
 from ..ir.symbols import aten, prim
 from ..ir.types import TENSOR, ListType, OptionalType
@@ -91,6 +92,33 @@ def split_mask(b: IRBuilder, x: Value, index: tuple, at: int, numbers_only: bool
     return view, mask
 
 
+def masked_after_slices(b: IRBuilder, x: Value, index: tuple, at: int) -> Value:
+    """``x[:, mask]`` (``x[1:, :, m, ::2]``: slices around the mask) as a value: NumPy's own
+    selection of the mask's axes in place, by ``aten::index`` of ``None``s and the mask.
+    With an int too NumPy would move the selected axis first (two advanced indices apart),
+    which is refused."""
+    from .numpy_lowering import index as basic_index
+
+    mask = index[at]
+    if not all(isinstance(i, slice) for k, i in enumerate(index) if k != at):
+        raise b.error("x[:, mask] takes slices beside the mask; with an int as well (NumPy "
+                      "then moves the selected axis first) it is not supported")
+    rank, mask_rank = rank_of(x), rank_of(mask)
+    if rank is None or mask_rank is None or at + mask_rank > rank:
+        raise b.error("a boolean mask must index axes of an array of known rank")
+    items = list(index)
+    items[at] = slice(None)
+    view = basic_index(b, x, tuple(items))
+    for axis in range(mask_rank):
+        b.raise_unless(binary(b, "eq", size(b, mask, axis), size(b, view, at + axis)),
+                       f"IndexError: boolean index did not match indexed array along axis "
+                       f"{at + axis}")
+    indices = [b.value_const(None)] * at + [mask]
+    node = b.create(prim.ListConstruct, indices)
+    node.output().set_type(ListType(OptionalType(TENSOR)))
+    return b.emit(aten.index, [view, node.output()], "x[:, mask]")
+
+
 def _check_sizes(b: IRBuilder, array: Value, mask: Value, mask_rank: int) -> None:
     """NumPy's IndexError, at run time, where the mask's size along an axis is not the array's
     (the lowerings broadcast the mask: a mask of one row over four would select in each).
@@ -125,27 +153,59 @@ def _spread(b: IRBuilder, masked: Masked) -> Value:
 
 
 def store(b: IRBuilder, x: Value, mask: Value, value: Item) -> None:
-    """``x[mask] = value``: ``where(mask, value, x)`` written into ``x``, the mask over the
-    leading axes of ``x``. ``value`` is a number, an array of ``x``'s trailing axes (one
-    value for every selected row), or ``y[mask]`` with the same mask and ``y`` of ``x``'s
-    rank; an array over the selected axes needs as many values as the data selects, which
-    is refused."""
+    """``x[mask] = value``, the mask over the leading axes of ``x``: ``where(mask, value, x)``
+    written into ``x`` where ``value`` is a number, an array of ``x``'s trailing axes (one
+    value for every selected row), or ``y[mask]`` with the same mask (``same_mask``) and
+    ``y`` of ``x``'s rank. Other values (an array of one value per selected element or row,
+    ``y[other_mask]``) go to NumPy's own ``x[mask] = values`` (``aten::index_put_``), whose
+    error names the counts where they differ."""
     refuse_reversed_target(b, x)
     rank, mask_rank = rank_of(x), rank_of(mask)
     if rank is None or mask_rank is None or mask_rank > rank or mask_rank == 0:
         raise b.error("a boolean mask must index the leading axes of an array of known rank")
     _check_sizes(b, x, mask, mask_rank)
     if isinstance(value, Masked):
-        if value.mask is not mask or rank_of(value.array) != rank:
-            raise b.error("x[mask] = y[mask] takes the same mask on both sides and arrays of "
-                          "one rank; write x = np.where(mask, y, x)")
+        if not same_mask(value.mask, mask) or rank_of(value.array) != rank:
+            _put(b, x, mask, values(b, value))
+            return
         value = value.array
     elif is_tensor(value) and (rank_of(value) or 0) > rank - mask_rank:
-        raise b.error("x[mask] = v takes a number or an array of x's trailing axes (NumPy "
-                      "needs one value per selected element, a data-dependent count); "
-                      "write x = np.where(mask, v, x)")
+        _put(b, x, mask, value)
+        return
     spread = _spread(b, Masked(x, mask))
     b.emit(aten.copy_, [x, where(b, spread, value, x), False], "assignment")
+
+
+def _put(b: IRBuilder, x: Value, mask: Value, value: Value) -> None:
+    """NumPy's ``x[mask] = value`` (``value`` cast to ``x``'s dtype as NumPy casts it)."""
+    if dtype_of(x) is not None:
+        value = cast(b, value, dtype_of(x), "assignment")
+    node = b.create(prim.ListConstruct, [mask])
+    node.output().set_type(ListType(OptionalType(TENSOR)))
+    b.emit("aten::index_put_", [x, node.output(), value, False], "assignment")
+
+
+# Ops a mask is made with whose result two nodes of the same inputs share (no state).
+_MASK_OPS = frozenset(f"aten::{name}" for name in (
+    "eq", "ne", "lt", "le", "gt", "ge", "isnan", "isinf", "isfinite", "logical_and",
+    "logical_or", "logical_xor", "logical_not", "__and__", "__or__", "__xor__",
+    "bitwise_not", "signbit"))
+
+
+def same_mask(a: Value, c: Value, depth: int = 4) -> bool:
+    """Are two masks the same by construction: one value, or one comparison or logical op
+    of the same inputs (``z[x > 0] = y[x > 0]``: each side its own ``x > 0``), to ``depth``
+    levels of such ops?"""
+    if a is c:
+        return True
+    na, nc = a.node, c.node
+    if na.kind == prim.Constant and nc.kind == prim.Constant:
+        u, v = constant_value(na), constant_value(nc)
+        return type(u) is type(v) and isinstance(u, (bool, int, float)) and u == v
+    if depth == 0 or na.kind != nc.kind or str(na.kind) not in _MASK_OPS or \
+            len(na.inputs) != len(nc.inputs):
+        return False
+    return all(same_mask(u, v, depth - 1) for u, v in zip(na.inputs, nc.inputs))
 
 
 def _axis(b: IRBuilder, masked: Masked, axis: Item) -> list[int] | None:

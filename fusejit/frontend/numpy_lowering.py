@@ -431,9 +431,26 @@ def arange(b: IRBuilder, start: Item, stop: Item = None, step: Item = 1,
            dtype: Any = None) -> Value:
     if is_none(stop):
         start, stop = 0, start
+    # (0-d arrays as bounds, np.arange(n) for n = mask.sum(): their numbers, as NumPy reads
+    # them)
+    start, stop, step = (_bound(b, v) for v in (start, stop, step))
     default = np.arange(*[_weak(b, v) for v in (start, stop, step)]).dtype
     code = dtype_code(b, dtype, default, "np.arange")
     return b.emit("aten::arange", [start, stop, step, code, None, None, None], "np.arange")
+
+
+def _bound(b: IRBuilder, item: Item) -> Item:
+    """An ``np.arange`` bound: a 0-d array as its Python number (a float for a float array);
+    an array of more dimensions is NumPy's TypeError."""
+    from .lowering import to_float, to_int
+
+    if not is_tensor(item):
+        return item
+    if rank_of(item) != 0:
+        raise b.error("np.arange: a bound must be a number or a 0-d array (NumPy's "
+                      "TypeError: only 0-d arrays convert to a number)")
+    dtype = dtype_of(item)
+    return to_float(b, item) if dtype is not None and dtype.kind == "f" else to_int(b, item)
 
 
 def _weak(b: IRBuilder, item: Item) -> Any:

@@ -207,3 +207,61 @@ def test_starred_unpacking_errors():
                         (of_an_array, "starred unpacking of a Tensor")):
         with pytest.raises(fusejit.FusejitError, match=message):
             fusejit.jit(fn)(X)
+
+
+def other_values(x, y):
+    z = x.copy()
+    z[x > 0] = y[x > 0]                             # (each side its own x > 0)
+    w = x.copy()
+    w[x > 0.5] = y[y > 0.5][:(x > 0.5).sum()]       # (another mask's selection)
+    v = np.zeros(x.shape[0], np.int64)
+    v[(x > 0) & (y < 0)] = y[(x > 0) & (y < 0)] * 10
+    return z, w, v
+
+
+def rows_of_values(a):
+    b = a.copy()
+    m = a[:, 0] > 0
+    b[m] = np.arange(3.0 * m.sum()).reshape(-1, 3)    # (np.arange of a 0-d array)
+    return b
+
+
+def masks_after_slices(a, t):
+    return a[:, a[0] > 0], a[::2, a[0] > 0].sum(axis=1), t[1:, :, t[0, 0] > 0], \
+        t[:, t[0] > 0]
+
+
+@pytest.mark.parametrize("fn,args", [
+    (other_values, (X, X[::-1].copy())),
+    (rows_of_values, (rng.standard_normal((20, 3)),)),
+    (masks_after_slices, (rng.standard_normal((6, 7)), rng.standard_normal((3, 4, 5)))),
+], ids=["other_values", "rows_of_values", "masks_after_slices"])
+def test_masked_selections_and_writes(fn, args):
+    """``x[mask] = values`` with one value per selected element or row (NumPy's own write),
+    and ``x[:, mask]`` with slices beside the mask, against NumPy."""
+    want = fn(*args)
+    got = fusejit.jit(fn)(*args)
+    for g, w in zip(got if isinstance(want, tuple) else (got,),
+                    want if isinstance(want, tuple) else (want,)):
+        assert g.dtype == w.dtype and g.shape == w.shape
+        np.testing.assert_array_equal(g, w)
+
+
+def test_masked_errors():
+    def too_few(x):
+        z = x.copy()
+        z[x > 0] = x[:3]
+        return z
+
+    def wrong_length(a):
+        return a[:, a[:, 0] > 0]
+
+    def beside_an_int(t):
+        return t[0, :, t[0, 0] > 0]
+
+    with pytest.raises(fusejit.FusejitError, match="cannot assign 3 input values"):
+        fusejit.jit(too_few)(X)
+    with pytest.raises(fusejit.FusejitError, match="boolean index did not match"):
+        fusejit.jit(wrong_length)(rng.standard_normal((6, 7)))
+    with pytest.raises(fusejit.FusejitError, match="with an int as well"):
+        fusejit.jit(beside_an_int)(rng.standard_normal((3, 4, 5)))
