@@ -336,7 +336,7 @@ class Plan:
 
     def straight(self) -> Any:
         """The plan's code as one Python function of its inputs, made on first use, where it
-        has no jumps, calls or forks (``runtime/straight.py``); else None."""
+        has no calls, forks or waits (``runtime/straight.py``); else None."""
         if self._straight is False:
             self._straight = straight_line(self.code)
         return self._straight

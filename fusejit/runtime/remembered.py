@@ -180,7 +180,7 @@ def runner(fn: Any, plan: Any, engine: str, inputs: tuple, timings: Any,
         body = single.outputs       # (one fused group: its outputs, without a stack)
         group, pick = single.group(), single.take
     elif engine == "reference" and plan.straight() is not None:
-        body = plan.straight()      # (no jumps: no loop)
+        body = plan.straight()      # (no calls or forks)
 
     def run(args: tuple) -> Any:
         for i in ints:

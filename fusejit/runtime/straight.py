@@ -1,4 +1,5 @@
-"""Straight-line code run as one generated Python function instead of the reference loop.
+"""Straight-line code (its ifs and loops too) run as one generated Python function instead of
+the reference loop.
 
 The reference loop (``InterpreterState``) costs about 0.5-1 us an instruction around the
 operation it calls, and 1-2 us a run to set up: on small arrays more than NumPy takes for
@@ -46,9 +47,10 @@ _JUMPS = (int(Opcode.JUMP), int(Opcode.JUMPZ), int(Opcode.JUMPNZ))
 def straight_line(code: Code) -> Callable[[Sequence], tuple] | None:
     """``code`` as a function of its inputs (exactly ``code.n_inputs`` of them: the caller
     tests the count) returning its outputs; None unless ``code`` is Load, then operations,
-    constants, assigns, drops and the forward jumps of ``prim::If``s (written as Python's
-    ``if``/``else``: ``_structured``), then Store (with drops after it). A loop's backward
-    jump leaves it to the loop."""
+    constants, assigns, drops, the forward jumps of ``prim::If``s (written as Python's
+    ``if``/``else``: ``_structured``) and the jumps of ``prim::Loop``s (a ``while``), then
+    Store (with drops after it). A loop ran 2-3x faster so: ``[row.sum() for row in A[:5]]``
+    61 -> 26 us a call, where the reference loop took ~1.8 us an instruction."""
     from .reference import _count_error, node_failure
 
     rows = code.rows
@@ -83,6 +85,18 @@ def straight_line(code: Code) -> Callable[[Sequence], tuple] | None:
 
     def write(steps: list, indent: str) -> None:
         for step in steps:
+            if len(step) == 4:      # (a loop: its entry test's pc, body, back jump's pc)
+                pc, _loop, body, back = step
+                ((entry, _moved),) = operands[pc][0]
+                ((again, _moved),) = operands[back][0]
+                lines.append(f"{indent}pc = {pc}")
+                lines.append(f"{indent}if r{entry}:")
+                lines.append(f"{indent}    while True:")
+                write(body, indent + "        ")
+                lines.append(f"{indent}        pc = {back}")
+                lines.append(f"{indent}        if not r{again}:")
+                lines.append(f"{indent}            break")
+                continue
             if len(step) == 3:      # (a branch: its jump's pc, the code when it is taken, not)
                 pc, taken, fallen = step
                 (opcode, *_rest), ((condition, _moved),) = rows[pc], operands[pc][0]
@@ -133,7 +147,11 @@ def straight_line(code: Code) -> Callable[[Sequence], tuple] | None:
                  f"{',' if len(ins) == 1 else ''})")
     lines += ["    except Exception as error:", "        FAIL(error, pc)"]
     text = "\n".join(lines) + "\n"
-    exec(compile(text, f"<fusejit straight-line code {next(_count)}>", "exec"), names)
+    try:
+        compiled = compile(text, f"<fusejit straight-line code {next(_count)}>", "exec")
+    except (SyntaxError, RecursionError, MemoryError):
+        return None     # (blocks nested past Python's limit of 20: the loop runs it)
+    exec(compiled, names)
     return names["run"]
 
 
@@ -148,14 +166,16 @@ def _single(operation: Any, out_size: int) -> bool:
 def _structured(rows: list, start: int, end: int) -> list | None:
     """The instructions ``start`` to ``end`` (exclusive) as steps: ``(pc,)`` for an
     instruction, ``(pc, taken, fallen)`` for a conditional jump forward and the steps run when
-    it is taken and when it is not, as the lowering of a ``prim::If`` lays them out::
+    it is taken and when it is not, as the lowering of a ``prim::If`` lays them out, and
+    ``(p, "loop", body, q)`` for a loop (``p``: its JumpZ past the loop, ``q``: its JumpNZ
+    back to ``p + 1``)::
 
         p:      JumpNZ c -> t           (JumpZ likewise, the test negated)
         p+1..:  the steps run when c is false
         t-1:    Jump -> e               (absent for an If without an else)
         t..e-1: the steps run when c is true
 
-    None where a jump leaves that shape (a loop's backward jump, a jump out of its region)."""
+    None where a jump leaves that shape (a jump out of its region)."""
     steps: list = []
     pc = start
     while pc < end:
@@ -170,6 +190,15 @@ def _structured(rows: list, start: int, end: int) -> list | None:
         if not pc < target <= end:
             return None
         last = target - 1
+        if opcode == Opcode.JUMPZ and last > pc and rows[last][0] == Opcode.JUMPNZ and \
+                last + 1 + int(rows[last][1]) == pc + 1:
+            # a loop (``Code.insert_loop``): JumpZ c -> end; body; JumpNZ c -> body's start
+            body = _structured(rows, pc + 1, last)
+            if body is None:
+                return None
+            steps.append((pc, "loop", body, last))
+            pc = target
+            continue
         if last > pc and rows[last][0] == Opcode.JUMP:
             after = last + 1 + int(rows[last][1])
             if not target <= after <= end:

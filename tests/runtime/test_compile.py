@@ -386,7 +386,7 @@ BRANCHED = """graph(%x : Tensor, %c : bool, %d : bool):
 def test_branched_plans_run_as_python_ifs_as_the_loop_does():
     """Forward jumps of ``prim::If`` (nested, one with no else branch) are written as
     Python's if/else: every path gives the loop's outputs, and an error inside a branch the
-    loop's error; a loop's backward jump leaves the plan to the loop."""
+    loop's error."""
     from fusejit.runtime.reference import InterpreterState
     from fusejit.runtime.straight import straight_line
 
@@ -411,15 +411,58 @@ def test_branched_plans_run_as_python_ifs_as_the_loop_does():
             runs((x, True, True))        # (the inner branch computes; then the mm fails)
         errors.append(str(info.value))
     assert errors[0] == errors[1]
-    looped = compile(parse_ir("""graph(%x : Tensor, %n : int):
+
+
+LOOPED = """graph(%x : Tensor, %n : int, %m : int):
   %true : bool = prim::Constant[value=1]()
-  %y : Tensor = prim::Loop(%n, %true, %x)
-    block0(%i : int, %a : Tensor):
+  %zero : int = prim::Constant[value=0]()
+  %one : int = prim::Constant[value=1]()
+  %three : int = prim::Constant[value=3]()
+  %y : Tensor, %t : int = prim::Loop(%n, %true, %x, %zero)
+    block0(%i : int, %a : Tensor, %c : int):
       %b : Tensor = aten::neg(%a)
-      -> (%true, %b)
-  return (%y)
-"""))._unfused.code
-    assert straight_line(looped) is None       # (a backward jump: the loop runs it)
+      %inner : Tensor = prim::Loop(%m, %true, %b)
+        block0(%j : int, %e : Tensor):
+          %odd : bool = aten::lt(%j, %one)
+          %f : Tensor = prim::If(%odd)
+            block0():
+              %g : Tensor = aten::add(%e, %x, %one)
+              -> (%g)
+            block1():
+              %h : Tensor = aten::mm(%e, %e)
+              -> (%h)
+          -> (%true, %f)
+      %d : int = aten::add(%c, %i)
+      %more : bool = aten::lt(%d, %three)
+      -> (%more, %inner, %d)
+  return (%y, %t)
+"""
+
+
+def test_loops_run_as_python_while_loops_as_the_loop_does():
+    """A loop (JumpZ into it, JumpNZ back: ``Code.insert_loop``) is written as Python's
+    ``while``, nested loops and ifs inside it too: every trip count, an early exit by the
+    condition, and an error in an iteration give the loop's outputs and errors."""
+    from fusejit.runtime.reference import InterpreterState
+    from fusejit.runtime.straight import straight_line
+
+    code = compile(parse_ir(LOOPED))._unfused.code
+    run = straight_line(code)
+    assert run is not None
+    x = np.arange(4.0).reshape(2, 2)
+    for n, m in ((0, 0), (1, 1), (2, 1), (5, 1), (7, 0), (3, 2)):
+        stack = [x, n, m]
+        InterpreterState(code).run(stack)
+        got = run((x, n, m))
+        assert len(got) == len(stack) == 2 and got[1] == stack[1]
+        np.testing.assert_array_equal(got[0], stack[0])
+    bad = np.arange(6.0).reshape(2, 3)            # (the second inner trip's mm fails)
+    errors = []
+    for runs in (run, lambda args: InterpreterState(code).run(list(args))):
+        with pytest.raises(InterpreterError, match="aten::mm") as info:
+            runs((bad, 2, 2))
+        errors.append(str(info.value))
+    assert errors[0] == errors[1]
 
 
 def test_auto_engine_runs_all_native_plans_natively_and_others_on_the_reference():
@@ -486,3 +529,29 @@ def test_copies_of_compiled_functions_are_the_functions_themselves():
 
 def lambda_free_add(x, y):
     return x + y
+
+
+def test_loops_nested_past_pythons_limit_are_left_to_the_loop():
+    """Python compiles at most 20 nested blocks: deeper loops keep the interpreter's loop
+    (``straight_line`` gives None), which runs them."""
+    from fusejit.runtime.reference import InterpreterState
+    from fusejit.runtime.straight import straight_line
+
+    depth = 22
+    lines = ["graph(%x : Tensor, %n : int):", "  %true : bool = prim::Constant[value=1]()"]
+    for k in range(depth):
+        pad = "  " + "    " * k
+        lines += [f"{pad}%y{k} : Tensor = prim::Loop(%n, %true, %{'x' if k == 0 else f'a{k - 1}'})",
+                  f"{pad}  block0(%i{k} : int, %a{k} : Tensor):"]
+    pad = "  " + "    " * depth
+    lines.append(f"{pad}%b : Tensor = aten::neg(%a{depth - 1})")
+    lines.append(f"{pad}-> (%true, %b)")
+    for k in reversed(range(depth - 1)):
+        pad = "  " + "    " * (k + 1)
+        lines.append(f"{pad}-> (%true, %y{k + 1})")
+    lines.append("  return (%y0)")
+    code = compile(parse_ir("\n".join(lines) + "\n"))._unfused.code
+    assert straight_line(code) is None
+    stack = [np.ones(2), 1]
+    InterpreterState(code).run(stack)
+    np.testing.assert_array_equal(stack[0], -np.ones(2))       # (the innermost negates)
