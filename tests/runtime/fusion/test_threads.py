@@ -370,6 +370,10 @@ def test_the_running_state_of_a_thread_is_read_from_proc():
     finally:
         stop.set()
         thread.join()
+    # (join returns before the thread has left the kernel: its task may run a moment more)
+    deadline = time.monotonic() + 5.0
+    while cores._running(seen[0]) and time.monotonic() < deadline:
+        time.sleep(0.01)
     assert not cores._running(seen[0])
 
 
