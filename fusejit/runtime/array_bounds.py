@@ -44,6 +44,8 @@ _BROADCASTING = (_ARITHMETIC | _PREDICATES | frozenset(_CONVERT) | frozenset({
 # Ops whose result is their first operand, written (its shape).
 _UPDATES = frozenset(_INPLACE) | _WRITES | frozenset({"type_as"})
 _ONE: frozenset = frozenset()      # a dimension of length 1
+# The "argument" of a dimension bounded by a number: ``(_CONSTANT, n)`` is at most ``n`` long.
+_CONSTANT = -1
 
 
 class _Unbounded(Exception):
@@ -164,7 +166,7 @@ def _op_dims(node: Node, out: Value, dims: dict[Value, Dims]) -> Dims | None:
                               "view"):
         return None     # (an array of a rank known only when it runs: no bound)
     if name == "slice":
-        return x
+        return _sliced(node, x)
     if name == "select":
         axis = _axis(node.input(1), len(x))
         return None if axis is None else x[:axis] + x[axis + 1:]
@@ -191,6 +193,23 @@ def _op_dims(node: Node, out: Value, dims: dict[Value, Dims]) -> Dims | None:
     if name in ("zeros", "ones", "full"):
         return _sized(node.input(0), dims)
     return None
+
+
+def _sliced(node: Node, x: Dims) -> Dims:
+    """A slice's result: at most the constant count of ``x[a:b:s]`` for constant bounds from
+    0 (``pts[:3]``: 3, where the argument's dimension bounded it at 40, and the distances of
+    40 points to 3 centres at 40 x 40 x 3), else ``x``'s dimension."""
+    axis = _axis(node.input(1), len(x))
+    bounds = node.inputs[2:5]
+    if axis is None or len(bounds) != 3 or any(v.node.kind != prim.Constant for v in bounds):
+        return x
+    start, end, step = (_static(v) for v in bounds)
+    start = 0 if start is None else start
+    if not all(type(v) is int for v in (start, end, step)) or start < 0 or end < 0 or \
+            step < 1:
+        return x
+    count = max(0, -(-(end - start) // step))
+    return x[:axis] + (frozenset({(_CONSTANT, count)}),) + x[axis + 1:]
 
 
 def _reduced(node: Node, out: Value, x: Dims) -> Dims | None:
@@ -292,18 +311,20 @@ def _bound_function(made: set[Dims]) -> Callable[..., int]:
     for shape in sorted(made, key=repr):
         factors = []
         for axis in shape:
-            sizes = [f"a{int(i)}.shape[{int(d)}]" for i, d in sorted(axis)]
+            sizes = [f"a{int(i)}.shape[{int(d)}]" if i != _CONSTANT else str(int(d))
+                     for i, d in sorted(axis)]
             if len(sizes) == 1:
                 factors.append(sizes[0])
             elif sizes:
                 factors.append(f"max({', '.join(sizes)})")
         products.append(" * ".join(factors) or "1")
         if len(factors) == 1 and len(shape) == 1:     # (one axis: its sizes, each a term)
-            terms.update(dict.fromkeys(f"a{int(i)}.shape[{int(d)}]"
-                                       for i, d in sorted(next(iter(shape)))))
+            terms.update(dict.fromkeys(f"a{int(i)}.shape[{int(d)}]" if i != _CONSTANT
+                                       else str(int(d)) for i, d in sorted(next(iter(shape)))))
         else:
             terms[products[-1]] = None
-    arguments = sorted({i for shape in made for axis in shape for i, _ in axis})
+    arguments = sorted({i for shape in made for axis in shape for i, _ in axis
+                        if i != _CONSTANT})
     params = "".join(f"a{i}, " for i in range(max(arguments, default=-1) + 1))
     # (a product of sizes is never negative: max only to choose among several)
     body = (products[0] if len(products) == 1 else f"max({', '.join(products)})") \

@@ -156,6 +156,37 @@ def test_made_elements_follow_index_shapes_and_counted_ranges():
     assert made_elements(_graph(ranks, (labels,)))(labels) == 50
 
 
+def test_a_slice_with_constant_bounds_bounds_its_dimension_by_their_count():
+    """``pts[:3]`` has at most 3 rows whatever ``pts`` has: the distances of 40 points to
+    those 3 centres are 40 x 3 x 3, where the argument's dimension alone gave 40 x 40 x 3
+    (over WHOLE_GRAPH_MAX_ELEMENTS: a k-means step ran interpreted at 0.3x NumPy). Bounds
+    from a run-time value or a negative one keep the argument's dimension."""
+    def centres(pts):
+        c = pts[:3]
+        return ((pts[:, None, :] - c[None]) ** 2).sum(-1)
+
+    def stepped(pts):
+        return pts[1:8:3] * 2.0        # (rows 1, 4, 7: 3)
+
+    def from_the_end(pts):
+        return pts[:-1] * 2.0
+
+    def run_time(pts, k):
+        return pts[:k] * 2.0
+
+    pts = np.random.default_rng(4).standard_normal((40, 3))
+    assert made_elements(_graph(centres, (pts,)))(pts) == 40 * 3 * 3
+    assert made_elements(_graph(stepped, (pts,)))(pts) == 40 * 3    # (the argument itself)
+    tall = np.zeros((400, 3))
+    assert made_elements(_graph(stepped, (tall,)))(tall) == 400 * 3
+    assert made_elements(_graph(from_the_end, (pts,)))(pts) == 40 * 3
+    assert made_elements(_graph(run_time, (pts, 5)))(pts, 5) == 40 * 3
+    few = np.zeros((2, 3))              # (fewer rows than the bound: still a bound)
+    assert made_elements(_graph(centres, (few,)))(few) >= 2 * 2 * 3
+    for fn, args in ((centres, (pts,)), (stepped, (pts,)), (centres, (few,))):
+        _same(fusejit.jit(fn)(*args), fn(*args))
+
+
 @pytest.mark.parametrize("bad", [9, -10])
 def test_an_index_out_of_range_is_numpys_error_and_writes_nothing(bad):
     def put(x, idx):
