@@ -37,6 +37,7 @@ from ..ir.types import (
     IntType,
     ListType,
     NoneType,
+    OptionalType,
     TensorType,
     Type,
 )
@@ -285,6 +286,12 @@ class IRBuilder:
         node = self.create(prim.ListConstruct, values)
         node.output().set_type(ListType(TENSOR))
         self.refine(node)
+        return node.output()
+
+    def index_list(self, indices: list[Value]) -> Value:
+        """The ``Tensor?[]`` of an ``aten::index``/``index_put_`` (None: a whole dimension)."""
+        node = self.create(prim.ListConstruct, indices)
+        node.output().set_type(ListType(OptionalType(TENSOR)))
         return node.output()
 
     def value_const(self, value: Any) -> Value:

@@ -26,6 +26,7 @@ import numpy as np
 from .. import ops as F
 from ..ir.graph import Value
 from ..ir.types import ListType, ScalarType
+from ..oplib.array_ops import UFUNCS_AT
 from . import numpy_arrays, numpy_linalg, numpy_lowering, numpy_more
 from . import numpy_ufuncs as U
 from .builder import IRBuilder, Item, describe, is_none, is_tensor
@@ -567,7 +568,7 @@ CALLEES.update({
         f"np.{name}.at", "a, indices, b=None, /",
         lambda b, a, indices, values, name=name: numpy_arrays.ufunc_at(b, name, a, indices,
                                                                        values))
-       for name in ("subtract", "multiply", "maximum", "minimum", "fmax", "fmin")},
+       for name in UFUNCS_AT},
     np.copyto: Callee("np.copyto", "dst, src, casting='same_kind', where=True",
                       numpy_arrays.copyto),
     np.lib.stride_tricks.sliding_window_view: Callee(

@@ -30,7 +30,6 @@ import numpy as np
 from ..ir.constants import constant_value
 from ..ir.graph import Value
 from ..ir.symbols import aten, prim
-from ..ir.types import TENSOR, ListType, OptionalType
 from ..passes.more_maps import computed_from
 from .builder import IRBuilder, Item, is_tensor
 from .lowering import binary, size, to_int, where
@@ -109,28 +108,24 @@ def masked_after_slices(b: IRBuilder, x: Value, index: tuple, at: int) -> Value:
     items = list(index)
     items[at] = slice(None)
     view = basic_index(b, x, tuple(items))
-    for axis in range(mask_rank):
-        b.raise_unless(binary(b, "eq", size(b, mask, axis), size(b, view, at + axis)),
-                       f"IndexError: boolean index did not match indexed array along axis "
-                       f"{at + axis}")
+    _check_sizes(b, view, mask, mask_rank, at)
     indices = [b.value_const(None)] * at + [mask]
-    node = b.create(prim.ListConstruct, indices)
-    node.output().set_type(ListType(OptionalType(TENSOR)))
-    return b.emit(aten.index, [view, node.output()], "x[:, mask]")
+    return b.emit(aten.index, [view, b.index_list(indices)], "x[:, mask]")
 
 
-def _check_sizes(b: IRBuilder, array: Value, mask: Value, mask_rank: int) -> None:
+def _check_sizes(b: IRBuilder, array: Value, mask: Value, mask_rank: int,
+                 at: int = 0) -> None:
     """NumPy's IndexError, at run time, where the mask's size along an axis is not the array's
-    (the lowerings broadcast the mask: a mask of one row over four would select in each).
-    None for a mask computed from the array and numbers by maps (``x[x < 0]``), of the
-    array's shape: the checks, which read the mask's sizes, would keep its computation out
-    of the kernel computing the ``where``."""
-    if computed_from(mask, array):
+    along the axes from ``at`` (the lowerings broadcast the mask: a mask of one row over four
+    would select in each). None for a mask over the leading axes computed from the array and
+    numbers by maps (``x[x < 0]``), of the array's shape: the checks, which read the mask's
+    sizes, would keep its computation out of the kernel computing the ``where``."""
+    if at == 0 and computed_from(mask, array):
         return
     for axis in range(mask_rank):
-        b.raise_unless(binary(b, "eq", size(b, mask, axis), size(b, array, axis)),
+        b.raise_unless(binary(b, "eq", size(b, mask, axis), size(b, array, at + axis)),
                        f"IndexError: boolean index did not match indexed array along axis "
-                       f"{axis}")
+                       f"{at + axis}")
 
 
 def values(b: IRBuilder, masked: Masked) -> Value:
@@ -138,9 +133,7 @@ def values(b: IRBuilder, masked: Masked) -> Value:
     on): the selected elements (rows, for a mask over the leading axes) in C order, NumPy's
     own selection (``aten::index`` with the bool mask), an array whose length is known when
     it runs."""
-    node = b.create(prim.ListConstruct, [masked.mask])
-    node.output().set_type(ListType(OptionalType(TENSOR)))
-    return b.emit(aten.index, [masked.array, node.output()], "x[mask]")
+    return b.emit(aten.index, [masked.array, b.index_list([masked.mask])], "x[mask]")
 
 
 def _spread(b: IRBuilder, masked: Masked) -> Value:
@@ -180,9 +173,7 @@ def _put(b: IRBuilder, x: Value, mask: Value, value: Value) -> None:
     """NumPy's ``x[mask] = value`` (``value`` cast to ``x``'s dtype as NumPy casts it)."""
     if dtype_of(x) is not None:
         value = cast(b, value, dtype_of(x), "assignment")
-    node = b.create(prim.ListConstruct, [mask])
-    node.output().set_type(ListType(OptionalType(TENSOR)))
-    b.emit("aten::index_put_", [x, node.output(), value, False], "assignment")
+    b.emit("aten::index_put_", [x, b.index_list([mask]), value, False], "assignment")
 
 
 # Ops a mask is made with whose result two nodes of the same inputs share (no state).

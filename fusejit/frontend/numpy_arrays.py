@@ -30,7 +30,7 @@ import numpy as np
 
 from ..ir.graph import Value
 from ..ir.symbols import aten, prim
-from ..ir.types import INT, TENSOR, ListType, OptionalType, TensorType
+from ..ir.types import INT, TensorType
 from .builder import IRBuilder, Item, describe, is_none, is_tensor, scalar_type_of
 from .lowering import _array, as_tensor, binary, reshape, transpose
 from .numpy_dtypes import cast, conform, dtype_of
@@ -675,14 +675,10 @@ def add_at(b: IRBuilder, a: Item, indices: Item, values: Item = None) -> None:
 
 
 def ufunc_at(b: IRBuilder, ufunc: str, a: Item, indices: Item, values: Item = None) -> None:
-    """``np.<ufunc>.at(a, idx, v)`` (add, or one of ``UFUNCS_AT``): ``a`` updated in place at
-    ``idx`` with ``v``, every repeat of an index applied in turn, as ``add_at`` says."""
-    from ..oplib.array_ops import UFUNCS_AT
-
+    """``np.<ufunc>.at(a, idx, v)`` (add, or one of ``oplib.array_ops.UFUNCS_AT``, which
+    ``calls.py`` registers): ``a`` updated in place at ``idx`` with ``v``, every repeat of an
+    index applied in turn, as ``add_at`` says."""
     what = f"np.{ufunc}.at"
-    if ufunc != "add" and ufunc not in UFUNCS_AT:
-        raise b.error(f"{what} is not supported; np.add.at and the .at of "
-                      f"{', '.join(f'np.{name}' for name in UFUNCS_AT)} are")
     x = _array(b, a, what)
     items = list(indices) if isinstance(indices, tuple) else [indices]
     if not all(is_int_array(b, i) or isinstance(i, slice) for i in items) or not any(
@@ -755,9 +751,7 @@ def _index_list(b: IRBuilder, x: Value, items: list[Item]) -> tuple[Value, Value
                           f"{describe(item)}")
     while indices and indices[-1].node.kind == prim.Constant and is_none(indices[-1]):
         indices.pop()
-    node = b.create(prim.ListConstruct, indices)
-    node.output().set_type(ListType(OptionalType(TENSOR)))
-    return x, node.output()
+    return x, b.index_list(indices)
 
 
 __all__ = ["advanced_index", "atleast", "clip", "diag", "diagonal", "extreme", "index_store",

@@ -303,6 +303,12 @@ def _is_array(value: Value) -> bool:
     return isinstance(value.type, TensorType) and bool(_rank(value))
 
 
+def _size_text(i: int, d: int) -> str:
+    """The text of one dimension's bound: argument ``i``'s axis ``d``, or the number ``d``
+    (``_CONSTANT``)."""
+    return str(int(d)) if i == _CONSTANT else f"a{int(i)}.shape[{int(d)}]"
+
+
 def _bound_function(made: set[Dims]) -> Callable[..., int]:
     """The function computing ``made``'s most elements from the arguments: generated source
     holding only argument positions and axes (numbers this module made)."""
@@ -311,16 +317,14 @@ def _bound_function(made: set[Dims]) -> Callable[..., int]:
     for shape in sorted(made, key=repr):
         factors = []
         for axis in shape:
-            sizes = [f"a{int(i)}.shape[{int(d)}]" if i != _CONSTANT else str(int(d))
-                     for i, d in sorted(axis)]
+            sizes = [_size_text(i, d) for i, d in sorted(axis)]
             if len(sizes) == 1:
                 factors.append(sizes[0])
             elif sizes:
                 factors.append(f"max({', '.join(sizes)})")
         products.append(" * ".join(factors) or "1")
         if len(factors) == 1 and len(shape) == 1:     # (one axis: its sizes, each a term)
-            terms.update(dict.fromkeys(f"a{int(i)}.shape[{int(d)}]" if i != _CONSTANT
-                                       else str(int(d)) for i, d in sorted(next(iter(shape)))))
+            terms.update(dict.fromkeys(_size_text(i, d) for i, d in sorted(next(iter(shape)))))
         else:
             terms[products[-1]] = None
     arguments = sorted({i for shape in made for axis in shape for i, _ in axis

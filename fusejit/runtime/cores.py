@@ -142,14 +142,23 @@ _helpers: dict[int, float] = {}
 _retired = [0.0]
 
 
+def _stat_fields(pid: int, where: str = "/proc") -> list[bytes] | None:
+    """The fields after the name in ``{where}/{pid}/stat`` (the state first), None where it
+    cannot be read (gone)."""
+    try:
+        with open(f"{where}/{pid}/stat", "rb") as stat:
+            return stat.read().rsplit(b")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+
+
 def _process_seconds(pid: int, where: str = "/proc") -> float | None:
     """CPU seconds (user and system) process ``pid`` has used, from /proc (None: gone); with
     ``where="/proc/self/task"``, thread ``pid`` of this process."""
+    fields = _stat_fields(pid, where)
     try:
-        with open(f"{where}/{pid}/stat", "rb") as stat:
-            fields = stat.read().rsplit(b")", 1)[1].split()
         return (int(fields[11]) + int(fields[12])) * _TICK_S    # (utime, stime)
-    except (OSError, IndexError, ValueError):
+    except (TypeError, IndexError, ValueError):
         return None
 
 
@@ -292,15 +301,21 @@ def free_cores_assumed(free: float) -> Iterator[None]:
         _taken[0] = 0.0
 
 
+def _assumed_count() -> float | None:
+    """The count taken instead of measuring (``assume_free_cores``, else
+    ``$FUSEJIT_FREE_CORES``, read once), None where the cores are measured."""
+    if not _assumed:
+        _assumed.append(_env_free_cores())
+    return _assumed[0]
+
+
 def spare_cores() -> float:
     """The cores beyond the caller's own that other processes left idle, as last measured (at
     most ``SAMPLE_S`` seconds ago) and settled (``settle``); 0.0 when busy or not known."""
     now = time.monotonic()
     if now - _taken[0] < SAMPLE_S:
         return _free[0]
-    if not _assumed:
-        _assumed.append(_env_free_cores())
-    if _assumed[0] is None:
+    if _assumed_count() is None:
         _held[0] = settle(_held[0], free_cores())
         _free[0] = _held[0] or 0.0
     else:
@@ -311,11 +326,8 @@ def spare_cores() -> float:
 
 def _running(tid: int) -> bool:
     """Is thread ``tid`` of this process running (or ready to) now?"""
-    try:
-        with open(f"/proc/self/task/{tid}/stat", "rb") as stat:
-            return stat.read().rsplit(b")", 1)[1].split()[0] == b"R"
-    except (OSError, IndexError):
-        return False
+    fields = _stat_fields(tid, "/proc/self/task")
+    return bool(fields) and fields[0] == b"R"
 
 
 def slow_parallel_call() -> None:
@@ -324,9 +336,7 @@ def slow_parallel_call() -> None:
     sample, at most every ``SAMPLE_S``, sees OpenBLAS's spin only when it fills most of a
     period): act as on a busy machine until the next sample. Else (page faults, say) nothing
     changes. An assumed count stands."""
-    if not _assumed:
-        _assumed.append(_env_free_cores())
-    if _assumed[0] is None and any(_running(tid) for tid in _foreign):
+    if _assumed_count() is None and any(_running(tid) for tid in _foreign):
         _free[0] = 0.0
         _taken[0] = time.monotonic()
 

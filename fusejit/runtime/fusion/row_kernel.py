@@ -368,7 +368,7 @@ class RowKernel:
         work = rows * n * group.passes * _COST_PER_PASS
         threads = plans.num_threads()
         # (one row: in parallel only by its blocks, where the group's kernel can share them)
-        split = rows == 1 and n >= SPLIT_MIN and group.splits and NESTED not in classes
+        split = rows == 1 and n >= SPLIT_MIN and group.splits(classes)
         serial = threads == 1 or work < plans.SERIAL_WORK_NS or (rows == 1 and not split)
         free_block = 0 if plans.wants_free_split(serial, threads, work) and \
             (rows > 1 or split) else None

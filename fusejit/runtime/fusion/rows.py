@@ -262,13 +262,14 @@ class RowGroup:
     def passes(self) -> int:
         return max((r.level for r in self.reductions), default=0) + 1
 
-    @property
-    def splits(self) -> bool:
-        """May one long row run as blocks on several threads (``RowGenerator.split``)? Not
-        with running sums (they carry from block to block), arg reductions (their index and
-        early stop) or per-row views (which read elements of other blocks)."""
+    def splits(self, classes: list[str] | tuple[str, ...]) -> bool:
+        """May one long row, its inputs read as ``classes`` say, run as blocks on several
+        threads (``RowGenerator.split``)? Not with running sums (they carry from block to
+        block), arg reductions (their index and early stop), per-row views (which read
+        elements of other blocks) or an input read by runs (its buffer is the row's)."""
         return not self.scans and all(r.kind not in ARG_KINDS for r in self.reductions) \
-            and not any(node.kind in VIEWS for node in self.graph.nodes())
+            and not any(node.kind in VIEWS for node in self.graph.nodes()) \
+            and NESTED not in classes
 
     @property
     def sources(self) -> list[Value]:
@@ -503,7 +504,7 @@ class RowGenerator(_Generator):
                 + [f"s{i}" for i in range(len(group.scalar_index))]
                 + [f"o{j}" for j in range(len(group.outputs))] + ["status"])
         # (a split kernel runs its rows one by one, each row's blocks on every thread)
-        split = parallel and self.split and group.splits and NESTED not in self.classes
+        split = parallel and self.split and group.splits(self.classes)
         loop = "prange" if parallel and not split else "range"
         lines = [f'@njit(parallel={parallel}, cache=True, error_model="numpy")',
                  f"def {name}({', '.join(args)}):"]
@@ -582,16 +583,15 @@ class RowGenerator(_Generator):
         reads = {name: f"{name} = q{name[1:]}[c]" for name in loads}
         for name in names:
             reads[name] = f"{name} = kq_{name}[c]"
-        writes = [f"v{j}[c] = {self.values[value].expr}"
-                  for j, value in enumerate(self.group.outputs)
-                  if self.group.classes[value] == ELEMENT]
+        outs = [j for j, value in enumerate(self.group.outputs)
+                if self.group.classes[value] == ELEMENT]
+        writes = [f"v{j}[c] = {self.values[self.group.outputs[j]].expr}" for j in outs]
         allocs, loops = self._loop(computed, reads, writes,
                                    frozenset(self.exps[n] for n in soft))
         used = {word for line in loops for word in _NAMES.findall(line)}
         inner = [line for name in loads if name in used for line in self._block_slice(name)]
         inner += [f"kq_{name} = keep_{name}[c0:c1]" for name in names]
-        inner += [f"v{j} = w{j}[c0:c1]" for j, value in enumerate(self.group.outputs)
-                  if self.group.classes[value] == ELEMENT]
+        inner += [f"v{j} = w{j}[c0:c1]" for j in outs]
         inner += [_in_block(line) for line in loops]
         return _split_blocks("BLOCK", [_block_buffer(a, "BLOCK") for a in allocs], inner, [],
                              {})
@@ -938,7 +938,7 @@ def generate_rows(group: RowGroup, specs: list[ArgSpec], classes: list[str],
     whose steps along the row are ``classes`` (unit, zero or strided, per tensor input), and
     whose rows start at a constant step (``linear``) or anywhere (a table of offsets); with
     ``split``, a parallel kernel that shares each row's blocks among the threads, where the
-    group allows (``RowGroup.splits``)."""
+    group allows (``RowGroup.splits``: the plan asks it too)."""
     gen = RowGenerator(group, specs, classes, precise, linear)
     gen.split = split
     return module_text(gen, "row-reduction")
