@@ -20,6 +20,7 @@ and put back before that rerun, so running twice is safe. Which graphs qualify:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
@@ -651,10 +652,12 @@ def element_source(graph: Graph, passed: list[tuple[int, int]] | None = None) ->
     """The module source whose ``element_fn`` computes ``graph``; with a list ``passed``, it
     leaves out of its results the outputs that are array parameters, which it appends to
     ``passed`` (``function_source``; ``rejoined`` puts them back)."""
-    return function_source(_ElementWriter(), graph, "element_fn",
-                           "import numpy as np\n" + blas_import(graph) + _PRELUDE
-                           + import_line() + _ELEMENT_JIT + "\n\n",
-                           "@element_jit\n", passed)
+    writer = _ElementWriter()
+    body = function_source(writer, graph, "element_fn", "", "", passed)
+    loops = any(_LOOP.match(line) for line in writer.lines)
+    return ("import numpy as np\n" + blas_import(graph) + _PRELUDE + import_line()
+            + _ELEMENT_JIT + "\n\n"
+            + ("@element_jit\n" if loops else "@element_jit(vectorise=True)\n") + body)
 
 
 def rejoined(passed: list[tuple[int, int]], count: int) -> Callable[[Any, tuple], Any]:
@@ -676,8 +679,10 @@ def rejoined(passed: list[tuple[int, int]], count: int) -> Callable[[Any, tuple]
     return rejoin
 
 
-# (LLVM's loop vectoriser off: ``element_jit.py`` says which miscompiled loops it avoids)
+# (LLVM's loop vectoriser off where the function has loops of its own, which ``_LOOP`` finds
+# in its lines: ``element_jit.py`` says which miscompiled loops it avoids)
 _ELEMENT_JIT = "from fusejit.runtime.element_jit import element_jit\n"
+_LOOP = re.compile(r"\s*(for|while)\b")
 
 
 _COLUMN_REDUCTIONS = frozenset({"sum", "mean", "amax", "amin"})

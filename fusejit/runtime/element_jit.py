@@ -10,7 +10,12 @@ a compile without the index checks, which a user's loop needs.
 
 Whole-graph functions run user loops on arrays of a few thousand elements at most
 (``frontend/fastcall.py``'s limit), where vectorised loops gain little; fused kernels, which
-keep the vectoriser, have no loop that leaves early. Numba reads ``config.LOOP_VECTORIZE`` when
+keep the vectoriser, have no loop that leaves early. A whole-graph function whose text has no
+loop of its own (no user loop, no indexing written as loops: ``element_source``) keeps the
+vectoriser (``element_jit(vectorise=True)``): its loops are Numba's array expressions and
+library code, compiled as Numba compiles them for anyone, and on a few thousand elements
+their vectors are most of its time (``img8.astype(np.float32) / 255.0`` of 48 x 64: 4.6 us a
+call scalar, against NumPy's 1.9). Numba reads ``config.LOOP_VECTORIZE`` when
 it builds each optimisation pipeline, so the switch holds for this function's compile only:
 it is made under Numba's global compiler lock, which every compile in the process takes.
 
@@ -52,6 +57,13 @@ class ElementDispatcher(_VectoriserDispatcher):
     VECTORISE = False
 
 
+class VectorisedElementDispatcher(_VectoriserDispatcher):
+    """A CPU dispatcher of whole-graph functions without loops of their own: the vectoriser
+    stays on."""
+
+    VECTORISE = True
+
+
 class HelperDispatcher(_VectoriserDispatcher):
     """A CPU dispatcher whose compiles run with LLVM's loop vectoriser, inside an
     ``ElementDispatcher``'s compile too."""
@@ -74,13 +86,18 @@ def helper_jit(fn: Callable | None = None, *, cache: bool = False,
     return wrap if fn is None else wrap(fn)
 
 
-def element_jit(fn: Callable) -> ElementDispatcher:
+def element_jit(fn: Callable | None = None, *, vectorise: bool = False):
     """``fn`` compiled as ``njit(cache=True, boundscheck=True)`` would, without the loop
-    vectoriser (see the module's docstring)."""
-    dispatcher = ElementDispatcher(py_func=fn, locals={},
-                                   targetoptions={"nopython": True, "boundscheck": True})
-    dispatcher.enable_caching()
-    return dispatcher
+    vectoriser unless ``vectorise`` (see the module's docstring). Used bare or with the
+    option, as ``njit`` is."""
+    def wrap(fn: Callable) -> _VectoriserDispatcher:
+        kind = VectorisedElementDispatcher if vectorise else ElementDispatcher
+        dispatcher = kind(py_func=fn, locals={},
+                          targetoptions={"nopython": True, "boundscheck": True})
+        dispatcher.enable_caching()
+        return dispatcher
+    return wrap if fn is None else wrap(fn)
 
 
-__all__ = ["ElementDispatcher", "HelperDispatcher", "element_jit", "helper_jit"]
+__all__ = ["ElementDispatcher", "HelperDispatcher", "VectorisedElementDispatcher", "element_jit",
+           "helper_jit"]

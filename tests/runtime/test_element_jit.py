@@ -1,0 +1,58 @@
+"""Which whole-graph functions compile with LLVM's loop vectoriser (``runtime/element_jit.py``):
+those whose text has no loop of its own keep it, so their array expressions run in vector
+instructions; those with a user loop or an indexing loop compile without it (the loops LLVM 22
+miscompiled). Each compiled function is checked against NumPy."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from fusejit.frontend.jit import argument_ir_type
+from fusejit.frontend.script import script
+from fusejit.runtime.element_function import compile_element_graph, element_source
+from fusejit.runtime.element_jit import ElementDispatcher, VectorisedElementDispatcher
+
+
+def _refuse(*args):
+    raise AssertionError("the compiled function fell back to the interpreter")
+
+
+def _compiled(fn, *args):
+    graph = script(fn, [argument_ir_type(f"a{i}", a) for i, a in enumerate(args)])
+    return element_source(graph), compile_element_graph(graph, _refuse)
+
+
+def scaled(img8):
+    return img8.astype(np.float32) / 255.0 + 0.5
+
+
+def running(x):
+    total = x * 0.0
+    for i in range(3):
+        total = total + x / (i + 1.0)
+    return total
+
+
+def gathered(x, idx):
+    return x[idx] * 2.0
+
+
+def test_a_function_without_loops_compiles_with_vectors():
+    img8 = (np.arange(48 * 64) % 251).astype(np.uint8).reshape(48, 64)
+    source, run = _compiled(scaled, img8)
+    assert "@element_jit(vectorise=True)\n" in source, source
+    np.testing.assert_array_equal(run(img8), scaled(img8))
+    assert type(run.compiled) is VectorisedElementDispatcher
+    llvm = "".join(run.compiled.inspect_llvm().values())
+    assert re.search(r"<(4|8|16) x float>", llvm), "no float32 vector in the compiled function"
+
+
+def test_functions_with_loops_of_their_own_compile_without_the_vectoriser():
+    x = np.linspace(-1.0, 1.0, 50)
+    for fn, args in ((running, (x,)), (gathered, (x, np.array([3, 0, 49, 7])))):
+        source, run = _compiled(fn, *args)
+        assert "@element_jit\n" in source and "vectorise" not in source, source
+        assert type(run.compiled) is ElementDispatcher
+        np.testing.assert_allclose(run(*args), fn(*args), rtol=1e-15)
