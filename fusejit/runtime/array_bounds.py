@@ -10,7 +10,7 @@ dimensions they are, so that a call can compute the exact most (``40 * 30``).
 Each dimension of an array the graph makes is a set of argument dimensions, ``(argument,
 axis)``: the array's dimension is at most the longest of them (broadcasting makes a dimension
 of the operands' equal ones, or of the one that is not 1); the empty set stands for 1. Ops that
-could make a dimension of another length (``reshape`` to another rank, ``np.arange(n)``,
+could make a dimension of another length (``reshape`` of a matrix to a vector, ``np.arange(n)``,
 ``np.concatenate``, a product of stacked matrices) leave the graph without a bound. A loop's
 variables take the union of what enters the loop and what each iteration gives back.
 """
@@ -184,7 +184,7 @@ def _op_dims(node: Node, out: Value, dims: dict[Value, Dims]) -> Dims | None:
             swapped[a], swapped[b] = swapped[b], swapped[a]
         return tuple(swapped)
     if name in ("reshape", "view"):
-        return x if len(x) == 1 == _rank(out) else None
+        return _reshaped(node.input(1), x, _rank(out))
     if name in ("mm", "matmul"):
         a, b = dims[node.input(0)], dims[node.input(1)]
         if len(a) > 2 or len(b) > 2:
@@ -210,6 +210,25 @@ def _sliced(node: Node, x: Dims) -> Dims:
         return x
     count = max(0, -(-(end - start) // step))
     return x[:axis] + (frozenset({(_CONSTANT, count)}),) + x[axis + 1:]
+
+
+def _reshaped(sizes: Value, x: Dims, rank: int) -> Dims | None:
+    """``x.reshape(shape)``: ``x``'s dimension where both have one, else for a constant shape
+    its numbers, and for its -1 the one dimension of ``x`` longer than 1 where ``x`` has at
+    most one (``x[:5].reshape(-1, 1)``, as ``np.outer`` makes its operands: 5, where the
+    graph had no bound)."""
+    if len(x) == 1 == rank:
+        return x
+    shape = _static(sizes)
+    if not isinstance(shape, list) or len(shape) != rank or shape.count(-1) > 1 or any(
+            type(s) is not int or s < -1 for s in shape):
+        return None
+    long = [d for d in x if d != _ONE]
+    if -1 in shape and len(long) > 1:
+        return None
+    rest = long[0] if long else _ONE        # (what the -1 stands for: at most x's elements)
+    return tuple(rest if s == -1 else _ONE if s == 1 else frozenset({(_CONSTANT, s)})
+                 for s in shape)
 
 
 def _reduced(node: Node, out: Value, x: Dims) -> Dims | None:

@@ -187,6 +187,39 @@ def test_a_slice_with_constant_bounds_bounds_its_dimension_by_their_count():
         _same(fusejit.jit(fn)(*args), fn(*args))
 
 
+def test_a_reshape_to_a_constant_shape_bounds_its_dimensions():
+    """``x[:5].reshape(-1, 1) * y[:6].reshape(1, -1)`` (``np.outer``'s form) makes 5 x 6
+    elements: the -1 stands for the one long dimension of the reshaped array, the numbers
+    bound theirs. With no such bound (a matrix's -1, a run-time shape) the graph has none."""
+    def outer(x, y):
+        return np.outer(x[:5], y[:6])
+
+    def numbered(x):
+        return x[:12].reshape(3, 4) + 1.0
+
+    def column(x):
+        return x.reshape(-1, 1) * x.reshape(1, -1)
+
+    def flattened(m):
+        return m.reshape(-1) * 2.0
+
+    def run_time(x, k):
+        return x.reshape(k, -1) * 2.0
+
+    x, y, m = np.arange(100.0), np.arange(200.0), np.ones((10, 10))
+    assert made_elements(_graph(outer, (x, y)))(x, y) == 200      # (the arguments)
+    assert made_elements(_graph(outer, (x[:9], y[:9])))(x[:9], y[:9]) == 5 * 6
+    assert made_elements(_graph(numbered, (x,)))(x) == 100
+    assert made_elements(_graph(column, (x[:30],)))(x[:30]) == 30 * 30
+    assert made_elements(_graph(flattened, (m,))) is None
+    assert made_elements(_graph(run_time, (x, 4))) is None
+    for fn, args in ((outer, (x, y)), (numbered, (x,)), (column, (x[:30],))):
+        compiled = _compiled(fn, args)
+        for _ in range(2):
+            _same(compiled(*args), fn(*args))
+        _same(fusejit.jit(fn)(*args), fn(*args))
+
+
 @pytest.mark.parametrize("bad", [9, -10])
 def test_an_index_out_of_range_is_numpys_error_and_writes_nothing(bad):
     def put(x, idx):

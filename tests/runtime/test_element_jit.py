@@ -45,7 +45,11 @@ def test_a_function_without_loops_compiles_with_vectors():
     assert "@element_jit(vectorise=True)\n" in source, source
     np.testing.assert_array_equal(run(img8), scaled(img8))
     assert type(run.compiled) is VectorisedElementDispatcher
-    llvm = "".join(run.compiled.inspect_llvm().values())
+    # (compiled anew: a function Numba loads from its disk cache has no LLVM text to show)
+    fresh = VectorisedElementDispatcher(py_func=run.compiled.py_func, locals={},
+                                        targetoptions={"nopython": True, "boundscheck": True})
+    fresh.compile(run.compiled.signatures[0])
+    llvm = "".join(fresh.inspect_llvm().values())
     assert re.search(r"<(4|8|16) x float>", llvm), "no float32 vector in the compiled function"
 
 
