@@ -181,11 +181,12 @@ def outer(a, b):
 
 
 def test_a_graph_without_a_made_bound_is_timed_by_its_arguments(monkeypatch):
-    """``np.outer``'s made arrays have no ``made_elements`` bound: its size is the biggest
-    argument to its growth degree (100-element vectors: 10^4, over the limit)."""
+    """``np.outer`` of two matrices (each flattened: a reshape to -1 of two long dimensions)
+    makes arrays with no ``made_elements`` bound: its size is the biggest argument to its
+    growth degree (10 x 10 matrices: 10^4, over the limit)."""
     clock = ScriptedClock(1.0, 10.0)
     f = _jitted(monkeypatch, clock, outer)
-    a, b = np.linspace(0.0, 1.0, 100), np.linspace(-1.0, 2.0, 100)
+    a, b = np.linspace(0.0, 1.0, 100).reshape(10, 10), np.linspace(-1.0, 2.0, 100).reshape(10, 10)
     f(a, b)
     f(a, b)
     whole = _installed(f).whole
