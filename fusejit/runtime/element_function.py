@@ -30,6 +30,7 @@ from numba.core.errors import NumbaError
 from ..ir.graph import Graph, Node, Value
 from ..ir.symbols import prim
 from ..ir.types import BoolType, FloatType, IntType, ListType, NoneType, TensorType
+from ..oplib.array_ops import CONVOLVE_MODES
 from ..oplib.dtypes import result_type_from, scalar_dtype
 from .array_bounds import made_elements
 from .blas import numpy_blas, refresh
@@ -38,6 +39,7 @@ from .element_support import (
     _ALIASING,
     _ARRAY_CALLS,
     _CONVERT,
+    _FUSEJIT_OPS,
     _INPLACE,
     _PREDICATES,
     _WHOLE_REDUCTIONS,
@@ -112,8 +114,8 @@ class _ElementWriter(_Writer):
         if kind == prim.ListUnpack:  # of a chunk (element_support._chunked_list)
             self._unpack_chunks(node, depth)
             return
-        if kind.ns != "aten" or not any(isinstance(v.type, TensorType)
-                                        for v in [*node.inputs, *node.outputs]):
+        if kind.ns != "aten" and kind not in _FUSEJIT_OPS or not any(
+                isinstance(v.type, TensorType) for v in [*node.inputs, *node.outputs]):
             super().node(node, depth)
             return
         if kind.name in _WHOLE_REDUCTIONS:
@@ -426,6 +428,44 @@ class _ElementWriter(_Writer):
         start, end, step = (self.name(v) for v in node.inputs[:3])
         self.assign(out, f"np.arange({start}, {end}, {step}).astype(np.{_dtype(out).name})",
                     depth)
+
+    def _convolve(self, node: Node, out: Value, depth: int) -> None:
+        # (``_convolve`` is the full one, whichever operand is longer: the mode's part is
+        # sliced from it where NumPy places it; an empty operand raises, as NumPy's. Its sums
+        # run in another order than NumPy's BLAS dot: floats may differ in the last bits,
+        # float32 the least computed in float64)
+        dtype = _dtype(out)
+        wide = np.dtype(np.float64) if dtype == np.float32 else dtype
+        a, v, full = self.fresh("signal"), self.fresh("kernel"), self.fresh("full")
+        self.emit(depth, f"{a} = {self.operand(node.input(0), wide)}")
+        self.emit(depth, f"{v} = {self.operand(node.input(1), wide)}")
+        narrow = "" if wide == dtype else f".astype({_np(dtype)})"
+        self.emit(depth, f"{full} = _convolve({a}, {v}){narrow}")
+        mode = CONVOLVE_MODES[_static(node.input(2))]
+        if mode == "full":
+            self.assign(out, full, depth)
+            return
+        short = f"min({a}.shape[0], {v}.shape[0])"
+        start, length = (f"{short} - 1", f"max({a}.shape[0], {v}.shape[0]) - {short} + 1") \
+            if mode == "valid" else (f"({short} - 1) // 2", f"max({a}.shape[0], {v}.shape[0])")
+        self.assign(out, f"{full}[{start}:{start} + {length}]", depth)
+
+    def _flatnonzero(self, node: Node, out: Value, depth: int) -> None:
+        self.assign(out, f"np.flatnonzero({self.name(node.input(0))})", depth)
+
+    def _nonzero(self, node: Node, out: Value, depth: int) -> None:
+        self.assign(out, f"np.argwhere({self.name(node.input(0))})", depth)
+
+    def _bincount(self, node: Node, out: Value, depth: int) -> None:
+        x, weights, minlength = (self.name(v) for v in node.inputs[:3])
+        if weights != "None":
+            weights = f"{weights}.astype(np.float64)"
+        self.assign(out, f"np.bincount({x}, {weights}, {minlength})", depth)
+
+    def _diagonal(self, node: Node, out: Value, depth: int) -> None:
+        x = self.name(node.input(0))
+        offset, dim1 = _static(node.input(1)), _static(node.input(2)) % 2
+        self.assign(out, f"np.diag({x if dim1 == 0 else f'{x}.T'}, {int(offset)})", depth)
 
     def _eye(self, node: Node, out: Value, depth: int) -> None:
         n, m = (self.name(v) for v in node.inputs[:2])

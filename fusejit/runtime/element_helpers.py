@@ -229,6 +229,29 @@ def _accumulate(acc, x):
 
 """
 
+# np.convolve's full convolution (Numba's own took 4.2 us for 50 by 10 elements, NumPy's 1.2):
+# each element of the shorter operand adds its multiple of the longer into its stretch of the
+# output, an inner loop LLVM vectorises; NumPy's errors for an empty operand. (The operands come
+# in the result's dtype.)
+_CONVOLVE = """@njit(cache=True)
+def _convolve(a, v):
+    if a.shape[0] == 0:
+        raise ValueError("a cannot be empty")
+    if v.shape[0] == 0:
+        raise ValueError("v cannot be empty")
+    if a.shape[0] < v.shape[0]:
+        a, v = v, a
+    n = a.shape[0]
+    out = np.zeros(n + v.shape[0] - 1, a.dtype)
+    for j in range(v.shape[0]):
+        vj = v[j]
+        for i in range(n):
+            out[i + j] += a[i] * vj
+    return out
+
+
+"""
+
 # NumPy's float floor division (npy_floor_divide: from fmod, rounded to the nearest integer
 # quotient), which Numba's np.floor_divide is not: it takes floor(a / b), so float32
 # 3 // 0.3 is 10 there (NumPy and Python: 9) and inf // 0.3 is inf (NumPy: nan). One per
@@ -373,7 +396,8 @@ HELPERS_TEXT = (
     "import numpy as np\nfrom numba import vectorize\n"
     "from fusejit.runtime.element_jit import helper_jit as njit\n"
     "from fusejit.runtime.fusion import rowmath as rm\n" + MATH_IMPORTS + "\n\n"
-    + _AXIS_HELPERS + _LIST_HELPERS + _SUM_LEAD + _ACCUMULATE + _FLOOR_DIVIDE + _PAIRWISE
+    + _AXIS_HELPERS + _LIST_HELPERS + _SUM_LEAD + _ACCUMULATE + _CONVOLVE + _FLOOR_DIVIDE
+    + _PAIRWISE
     + "".join(_sum_to_size_helper(i, o) for i in range(1, MAX_RANK + 1)
               for o in range(1, i + 1))
     + _MAP_HELPERS)

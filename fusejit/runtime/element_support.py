@@ -270,9 +270,14 @@ def _supported(block: Block, arguments: set,
             continue
         if kind == prim.ListUnpack and _chunked_list(node.input(0)):
             continue
-        if kind.ns != "aten" or not _supported_op(node, arguments):
+        if kind.ns != "aten" and kind not in _FUSEJIT_OPS or \
+                not _supported_op(node, arguments):
             return False
     return True
+
+
+# fusejit's own ops the writer knows (``np.convolve``, ``np.flatnonzero``)
+_FUSEJIT_OPS = frozenset({"fusejit::convolve", "fusejit::flatnonzero"})
 
 
 def _supported_op(node: Node, arguments: set) -> bool:
@@ -336,6 +341,21 @@ def _supported_op(node: Node, arguments: set) -> bool:
         return name not in _CONVERT or not arrays
     if name in _REDUCTIONS:
         return _reduction_supported(node)
+    if name == "convolve":      # (two vectors, by a constant mode)
+        return _rank(node.input(0)) == 1 == _rank(node.input(1)) and \
+            _constant_int(node.input(2))
+    if name in ("flatnonzero", "nonzero"):
+        return (_rank(node.input(0)) or 0) >= 1
+    if name == "bincount":      # (of integers NumPy casts to its index type safely)
+        x = node.input(0)
+        return _rank(x) == 1 and _dtype(x).kind in "iu" and _dtype(x).name != "uint64" and \
+            all(v.node.kind == prim.Constant or _rank(v) == 1 for v in node.inputs[1:2]) \
+            and _constant_int(node.input(2))
+    if name == "diagonal":      # (of a matrix; a copy: only in a graph that writes nothing)
+        return _rank(node.input(0)) == 2 and all(_constant_int(v) for v in node.inputs[1:4]) \
+            and sorted(_static(v) % 2 for v in node.inputs[2:4]) == [0, 1] and not any(
+                n.kind.ns == "aten" and (n.kind.name in _INPLACE or n.kind.name in _WRITES)
+                for n in node.graph.all_nodes())
     if name in ("mm", "matmul"):
         a, b = node.input(0), node.input(1)
         return _dtype(a) == _dtype(b) and _dtype(a).kind == "f" and _rank(a) in (1, 2) \

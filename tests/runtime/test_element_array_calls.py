@@ -1,0 +1,153 @@
+"""NumPy calls a whole-graph function makes with Numba's own (``element_function``):
+``np.convolve`` and ``np.correlate`` in every mode, ``np.bincount``, ``np.flatnonzero``,
+``np.nonzero`` / ``np.argwhere``, ``np.diagonal`` / ``np.diag`` / ``np.trace``. Each program is
+compiled with a fallback that fails the test, so every value checked is the compiled
+function's, against NumPy's."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import fusejit
+from fusejit.frontend.jit import argument_ir_type
+from fusejit.frontend.script import script
+from fusejit.runtime.element_function import compile_element_graph
+from fusejit.runtime.element_support import is_element_graph
+
+
+def _refuse(*args):
+    raise AssertionError("the compiled function fell back to the interpreter")
+
+
+def _compiled(fn, *args):
+    graph = script(fn, [argument_ir_type(f"a{i}", a) for i, a in enumerate(args)])
+    assert is_element_graph(graph), graph
+    return compile_element_graph(graph, _refuse)
+
+
+def convolve_modes(a, v):
+    return np.convolve(a, v), np.convolve(a, v, "valid"), np.convolve(a, v, "same")
+
+
+def correlate_modes(a, v):
+    return np.correlate(a, v, "full"), np.correlate(a, v), np.correlate(a, v, "same")
+
+
+def _close_to(got, want, a, v):
+    """Equal up to rounding: the sums run in another order than NumPy's BLAS dot, so each
+    element may differ by a few ulps of the sum of its terms' magnitudes."""
+    assert got.dtype == want.dtype and got.shape == want.shape
+    if want.dtype.kind in "iu":
+        np.testing.assert_array_equal(got, want)
+        return
+    scale = np.convolve(np.abs(a.astype(np.float64)), np.abs(v.astype(np.float64)), "full")
+    scale = scale.max() if scale.size else 1.0
+    assert np.max(np.abs(got.astype(np.float64) - want), initial=0.0) <= \
+        4 * np.finfo(want.dtype).eps * scale
+
+
+@pytest.mark.parametrize("fn", [convolve_modes, correlate_modes])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64])
+def test_convolve_and_correlate_in_every_mode_and_length(fn, dtype):
+    rng = np.random.default_rng(5)
+    lengths = range(1, 9)
+    compiled = None
+    for n in lengths:
+        for m in lengths:        # (either operand the longer; odd and even lengths)
+            a = (rng.standard_normal(n) * 10).astype(dtype)
+            v = (rng.standard_normal(m) * 10).astype(dtype)
+            compiled = compiled or _compiled(fn, a, v)
+            for got, want in zip(compiled(a, v), fn(a, v)):
+                _close_to(got, want, a, v)
+
+
+def test_a_convolution_of_mixed_dtypes_and_an_empty_operand():
+    rng = np.random.default_rng(6)
+    a32, v = rng.standard_normal(30).astype(np.float32), rng.standard_normal(5)
+
+    def mixed(a, v):
+        return np.convolve(a, v, "valid") * 2.0
+
+    _close_to(_compiled(mixed, a32, v)(a32, v), mixed(a32, v), a32, v)
+
+    def smoothed(x):
+        return np.convolve(x, np.ones(4) / 4, mode="same")
+
+    x = rng.standard_normal(50)
+    _close_to(_compiled(smoothed, x)(x), smoothed(x), x, np.ones(4) / 4)
+    f = fusejit.jit(mixed)
+    for _ in range(3):      # (interpreted, then compiled: NumPy's error either way)
+        with pytest.raises(Exception, match="cannot be empty"):
+            f(a32[:0], v)
+
+
+def counts(labels, weights):
+    return (np.bincount(labels), np.bincount(labels, weights),
+            np.bincount(labels, minlength=9), np.bincount(labels, weights, 2))
+
+
+def test_bincount_counts_and_weighted_sums():
+    rng = np.random.default_rng(7)
+    for dtype in (np.int64, np.int32, np.uint8, np.int16):
+        labels = rng.integers(0, 6, 40).astype(dtype)
+        for weights in (rng.random(40), rng.random(40).astype(np.float32)):
+            got, want = _compiled(counts, labels, weights)(labels, weights), \
+                counts(labels, weights)
+            for g, w in zip(got, want):
+                assert g.dtype == w.dtype
+                np.testing.assert_array_equal(g, w)
+    f = fusejit.jit(counts)
+    labels, weights = np.array([1, -1, 2]), np.ones(3)
+    for _ in range(3):
+        with pytest.raises(Exception, match="negative"):
+            f(labels, weights)
+
+
+def positions(x):
+    return np.flatnonzero(x > 0.2), np.argwhere(x < 0), np.nonzero(x > 0.5)
+
+
+def test_nonzero_positions_of_vectors_and_matrices():
+    rng = np.random.default_rng(8)
+    for x in (rng.standard_normal(30), rng.standard_normal((5, 7)), np.full(4, -1.0)):
+        got, want = _compiled(positions, x)(x), positions(x)
+        want = want[:2] + want[2]       # (the graph's outputs: np.nonzero's arrays flat)
+        assert len(got) == len(want)
+        for g, w in zip(got, want):
+            assert g.dtype == w.dtype
+            np.testing.assert_array_equal(g, w)
+        np.testing.assert_equal(fusejit.jit(positions)(x), positions(x))
+
+
+def diagonals(a):
+    return (np.diag(a), np.diagonal(a, 2), np.diagonal(a, -3), np.diagonal(a, 30),
+            np.diagonal(a, 1, 1, 0), np.diagonal(a, -2, axis1=-1, axis2=-2), np.trace(a),
+            np.trace(a, 1))
+
+
+def test_diagonals_and_traces_of_wide_and_tall_matrices():
+    rng = np.random.default_rng(9)
+    for a in (rng.standard_normal((4, 7)), rng.standard_normal((7, 4)),
+              rng.integers(-9, 9, (5, 5))):
+        got, want = _compiled(diagonals, a)(a), diagonals(a)
+        for g, w in zip(got, want):
+            np.testing.assert_array_equal(g, w)
+            assert np.asarray(g).dtype == np.asarray(w).dtype
+
+
+def diagonal_then_written(a):
+    d = np.diagonal(a)
+    a += 1.0
+    return d * 1.0
+
+
+def test_a_diagonal_of_a_graph_that_writes_stays_a_view():
+    """The compiled diagonal is a copy: a graph that writes memory keeps the interpreter's
+    view (NumPy's diagonal reads the matrix as it is when used)."""
+    a = np.arange(9.0).reshape(3, 3)
+    graph = script(diagonal_then_written, [argument_ir_type("a", a)])
+    assert not is_element_graph(graph)
+    f = fusejit.jit(diagonal_then_written)
+    for _ in range(3):
+        np.testing.assert_array_equal(f(a.copy()), diagonal_then_written(a.copy()))
