@@ -97,6 +97,7 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
 def correlate(a, v, mode="valid"):
     # the full correlation is the convolution with v reversed; but where v is the longer,
     # NumPy centres 'same' by a's length rounded down (correlating v with a, reversed), not up
+    a, v = np.asarray(a), np.asarray(v)
     if mode == "same" and v.shape[0] > a.shape[0]:
         return np.convolve(a, v[::-1], "full")[a.shape[0] // 2:a.shape[0] // 2 + v.shape[0]]
     return np.convolve(a, v[::-1], mode)
