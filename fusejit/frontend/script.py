@@ -71,7 +71,7 @@ from .expressions import (
 )
 from .inplace import InPlaceStatements
 from .local_functions import LocalFunction, LocalFunctions
-from .loops import INT64_MAX, LoopStatements, _reads
+from .loops import INT64_MAX, LoopStatements, _exposed_reads
 from .lowering import as_tensor
 from .masked import Masked, mask_among, split_mask
 from .masked import store as masked_store
@@ -399,7 +399,8 @@ class StatementEmitter(LoopStatements, ContainerStatements, InPlaceStatements,
                                                 else [*branch, *rest])
             if isinstance(stmt, ast.If) and _returns(stmt):
                 return self.emit_returning_if(stmt, rest)
-            self.live_after.append(self.live_after[-1] | _reads(rest))
+            # (the names the statements after it may read before they assign them)
+            self.live_after.append(self.live_after[-1] | _exposed_reads(rest, set()))
             try:
                 self.emit_statement(stmt)
             finally:

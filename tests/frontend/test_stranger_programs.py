@@ -814,6 +814,26 @@ def test_a_range_loops_name_is_read_after_it_on_every_call(fn, make):
         fusejit.jit(unrun_index)(0)
 
 
+def reused_row_name(m):
+    total = 0.0
+    for row in m:
+        total += row.sum()
+    for row in m:            # (binds row before its body reads it: the first loop's is dead)
+        total -= row.max()
+    return total
+
+
+def test_a_loop_name_that_the_next_loop_binds_anew_is_not_read_after_the_first():
+    """``row`` of the first loop is never read: the second loop binds it before its body
+    reads it. On zero rows each loop runs zero times and Python returns 0.0; the second loop's
+    reads made ``row`` look live, and the first loop raised UnboundLocalError. (On zero rows
+    the total is a NumPy float64, where Python's stays a float: its type as the loop makes
+    it.)"""
+    jitted = fusejit.jit(reused_row_name)
+    for m in (np.zeros((0, 3)), np.arange(6.0).reshape(2, 3), np.zeros((0, 3))):
+        assert jitted(m) == reused_row_name(m)
+
+
 # -- NumPy scalars made arrays, 0-d arrays indexed with None, np.diff's prepend/append -------
 
 def numpy_scalar_arrays(x):
