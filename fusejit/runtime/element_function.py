@@ -97,9 +97,9 @@ class _ElementWriter(_Writer):
             self.emit(depth, f"{self.name(out)} = ({items})")
             return
         if kind == prim.ListConstruct and not isinstance(out.type.elem, IntType) \
-                and not node.inputs:  # hs = []: a list of arrays of the appended type
+                and not node.inputs:  # hs = []: a list of arrays (or numbers) as appended
             dtype, rank = list_element(out)
-            empty = f"np.empty({(0,) * rank!r}, {_np(dtype)})"
+            empty = f"np.empty({(0,) * rank!r}, {_np(dtype)})" if rank else _cast("0", dtype)
             self.emit(depth, f"{self.name(out)} = [{empty}][:0]")
             return
         if kind == prim.ListConstruct and not isinstance(out.type.elem, IntType):
@@ -232,6 +232,9 @@ class _ElementWriter(_Writer):
     def _stack(self, node: Node, out: Value, depth: int) -> None:
         if node.input(0).node.inputs or node.input(0).node.kind != prim.ListConstruct:
             self._cat(node, out, depth, "stack")
+        elif _rank(out) == 1:   # an appended list of numbers (0-d arrays)
+            zero = _cast("0", _dtype(out))
+            self.assign(out, f"_stack_numbers({self.name(node.input(0))}, {zero})", depth)
         else:  # an appended list (an empty one fails: the interpreter gives the error)
             self.assign(out, f"_stack_list({self.name(node.input(0))})", depth)
 
@@ -252,9 +255,12 @@ class _ElementWriter(_Writer):
             self.assign(piece, f"{self.name(x)}[{':, ' * dim}{bounds}]", depth)
 
     def _append(self, node: Node, out: Value, depth: int) -> None:
-        # (a C-contiguous array is appended itself, as NumPy's list holds it)
-        items = self.name(node.input(0))
-        self.emit(depth, f"{items}.append(np.ascontiguousarray({self.name(node.input(1))}))")
+        # (a C-contiguous array is appended itself, as NumPy's list holds it; a number in
+        # the list's dtype)
+        items, item = self.name(node.input(0)), node.input(1)
+        value = f"np.ascontiguousarray({self.name(item)})" if _rank(item) else \
+            _cast(self.name(item), _dtype(item))
+        self.emit(depth, f"{items}.append({value})")
         self.exprs[out] = items
 
     def _full_like(self, node: Node, out: Value, depth: int) -> None:
@@ -504,7 +510,8 @@ class _ElementWriter(_Writer):
         # a cast to the same dtype would only copy (a lone x.max(axis=0) of 4 x 10^6 float32
         # paid 30% for it)
         made = np.dtype(np.int64) if fn.startswith("arg") else \
-            _dtype(x) if fn in ("max", "min") else None
+            _dtype(x) if fn in ("max", "min") else \
+            np.dtype(np.bool_) if fn in ("any", "all") else None
         if made != _dtype(out):
             expr = f"{expr}.astype(np.{_dtype(out).name})"
         self.assign(out, expr, depth)
@@ -564,8 +571,8 @@ class _ElementWriter(_Writer):
                                _dtype(out)), depth)
 
     def _reduce(self, node: Node, out: Value, depth: int) -> None:
-        """max/min/argmax/argmin of the whole array or over one axis of a 2-d one; any, all,
-        var, std of the whole array (the moments accumulate in 64 bits)."""
+        """max/min/argmax/argmin/any/all/var/std of the whole array or over one axis of a
+        2-d one (the moments accumulate in 64 bits)."""
         name = node.kind.name
         fn = _WHOLE_REDUCTIONS[name]
         if _rank(out) != 0:

@@ -151,12 +151,31 @@ def _{fn}2(a, axis, ddof):
     return out
 
 
-''' for fn in ("var", "std"))
+''' for fn in ("var", "std")) + "".join(f'''@njit(cache=True)
+def _{fn}2(a, axis):
+    b = a if axis == 1 else a.T
+    out = np.empty(b.shape[0], np.bool_)
+    for i in range(b.shape[0]):
+        out[i] = np.{fn}(b[i])
+    return out
+
+
+''' for fn in ("any", "all"))
 
 
 _LIST_HELPERS = """@njit(cache=True)
 def _stack_list(items):
     out = np.empty((len(items),) + items[0].shape, items[0].dtype)
+    for i in range(len(items)):
+        out[i] = items[i]
+    return out
+
+
+@njit(cache=True)
+def _stack_numbers(items, zero):
+    if len(items) == 0:
+        raise ValueError("need at least one array to stack")
+    out = np.empty(len(items), type(zero))
     for i in range(len(items)):
         out[i] = items[i]
     return out

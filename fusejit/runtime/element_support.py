@@ -103,7 +103,7 @@ def _appended_list(value: Value) -> bool:
     if len(kinds) != 1:
         return False
     dtype, rank = next(iter(kinds))  # (np.dtype("float64") == None is True: test "is")
-    return dtype is not None and rank is not None and rank > 0
+    return dtype is not None and rank is not None      # (rank 0: a list of numbers)
 
 
 def _chunked_list(value: Value) -> bool:
@@ -428,8 +428,10 @@ def _reduction_supported(node: Node) -> bool:
         return args[0] == [] and args[1] is False or _rank(x) == 2 and len(args[0]) == 1
     if name in ("argmax", "argmin"):
         return args[0] is None and args[1] is False or _rank(x) == 2 and args[0] is not None
-    if name in ("any", "all"):
-        return args[0] is None and args[1] is False
+    if name in ("any", "all"):     # (of the whole array, or over one axis of a matrix)
+        axis = args[0][0] if isinstance(args[0], list) and len(args[0]) == 1 else args[0]
+        return args[0] is None and args[1] is False or _rank(x) == 2 and \
+            isinstance(axis, int) and not isinstance(axis, bool)
     if name in ("var", "std"):
         whole = args[0] is None and args[1] == 0 and args[2] is False
         return whole or _rank(x) == 2 and isinstance(args[0], list) and len(args[0]) == 1 \

@@ -151,3 +151,52 @@ def test_a_diagonal_of_a_graph_that_writes_stays_a_view():
     f = fusejit.jit(diagonal_then_written)
     for _ in range(3):
         np.testing.assert_array_equal(f(a.copy()), diagonal_then_written(a.copy()))
+
+
+def truth_along(a, b):
+    return (np.any(a > 0.5, axis=0), np.all(a > -1.0, axis=1), a.any(axis=-1, keepdims=True),
+            np.all(b, axis=0), np.any(b, 1), np.any(a, axis=0))
+
+
+def test_any_and_all_along_an_axis_of_a_matrix():
+    """NaN is true (not zero), an empty axis gives False for any and True for all."""
+    rng = np.random.default_rng(10)
+    a = rng.standard_normal((6, 5))
+    a[2, 3] = np.nan
+    b = rng.integers(-1, 2, (6, 5))
+    compiled = _compiled(truth_along, a, b)
+    for x, y in ((a, b), (a[:0], b[:0]), (a[:, :0], b[:, :0]), (np.zeros((3, 4)), b[:3, :4])):
+        for g, w in zip(compiled(x, y), truth_along(x, y)):
+            assert g.dtype == w.dtype
+            np.testing.assert_array_equal(g, w)
+
+
+def paired_products(m):
+    return sum(a @ b for a, b in zip(m[:4], m[4:8]))
+
+
+def row_maxima(m):
+    found = []
+    for row in m:
+        found.append(row.max() > 0)
+    tops = []
+    for row in m:
+        tops.append(row.max())
+    return np.stack(found), np.stack(tops)
+
+
+def test_lists_of_numbers_appended_in_a_loop_and_stacked():
+    """Scalars a loop appends (0-d arrays: ``a @ b`` of vectors, ``row.max()``) make a list of
+    numbers in the compiled function, stacked into a vector; an empty one is NumPy's error."""
+    rng = np.random.default_rng(11)
+    m, ints = rng.standard_normal((9, 6)), rng.integers(-5, 5, (7, 3))
+    np.testing.assert_allclose(_compiled(paired_products, m)(m), paired_products(m),
+                               rtol=1e-14)
+    for x in (m, ints):
+        for g, w in zip(_compiled(row_maxima, x)(x), row_maxima(x)):
+            assert g.dtype == w.dtype
+            np.testing.assert_array_equal(g, w)
+    f = fusejit.jit(row_maxima)
+    for _ in range(3):
+        with pytest.raises(Exception, match="non-empty|at least one array"):
+            f(m[:0])
