@@ -267,7 +267,8 @@ def _shaped(fn: Any, structure: Any, scalars: dict[int, type] | None = None,
         post, fallback = getattr(fn, "post", None), fn.fallback
         zero_d = getattr(fn, "zero_d", None)
         if post is not None and zero_d is not None:
-            run.post = _shaped_at_once(zero_d, structure, scalars or {}, count)
+            run.post = _shaped_at_once(zero_d, structure, scalars or {}, count,
+                                       getattr(fn, "numbers", ()))
         else:
             run.post = shape if post is None else (lambda out: shape(post(out)))
         run.fallback = lambda *args: shape(fallback(*args))
@@ -372,11 +373,13 @@ def _made(make: Any, value: Any, outputs: Any) -> Any:
 
 
 def _shaped_at_once(zero_d: tuple, structure: Any, scalars: dict[int, type],
-                    count: int) -> Callable[[Any], Any]:
+                    count: int, lists: tuple = ()) -> Callable[[Any], Any]:
     """What ``_shaped``'s ``shape`` of a compiled tier's ``post`` gives, from the compiled
     function's results directly: its 0-d outputs (``zero_d``: position and dtype) made
     NumPy scalars (``scalars``) or 0-d arrays in one step, not a 0-d array each first
-    (~0.3 us a call of ``x.max()``)."""
+    (~0.3 us a call of ``x.max()``); its lists of numbers (``lists``: position and NumPy
+    scalar type) lists of NumPy scalars, as its ``post`` makes them, before the returned
+    structure's own conversion of their items (``int(row.argmax())``: Python ints)."""
     if structure is not None:
         count = max(count, len(_leaves(structure)))
     makes = tuple((i, scalars.get(i), dtype) for i, dtype in zero_d)
@@ -390,6 +393,8 @@ def _shaped_at_once(zero_d: tuple, structure: Any, scalars: dict[int, type],
         for i, make, dtype in makes:
             flat[i] = np.asarray(flat[i], dtype) if make is None else _made(make, flat[i],
                                                                              outputs)
+        for i, scalar in lists:     # (first: the structure's makes take the list's items)
+            flat[i] = list(map(scalar, flat[i]))
         for i, make in numbers:
             flat[i] = _made(make, flat[i], outputs)
         if structure is not None:

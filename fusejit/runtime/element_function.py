@@ -787,17 +787,28 @@ def compile_element_graph(graph: Graph, fallback: Callable[..., Any],
         bound = max_elements
         max_elements = argument_limit(graph, max_elements)
     zero_d = tuple((i, _dtype(v)) for i, v in enumerate(graph.outputs) if _rank(v) == 0)
+    # (lists of numbers a loop appended: Python numbers from Numba, NumPy scalars from the
+    # interpreter, as NumPy's list holds them: ``[row.sum() for row in A]``)
+    numbers = tuple((i, list_element(v)[0].type) for i, v in enumerate(graph.outputs)
+                    if isinstance(v.type, ListType) and not isinstance(v.type.elem, IntType))
     post = None
     if zero_d and len(graph.outputs) == 1:
         dtype = zero_d[0][1]
 
         def post(results: Any) -> Any:  # a 0-d result: a NumPy 0-d array, as the graph's
             return np.asarray(results, dtype)
-    elif zero_d:
+    elif numbers and len(graph.outputs) == 1:
+        scalar = numbers[0][1]
+
+        def post(results: Any) -> Any:
+            return list(map(scalar, results))
+    elif zero_d or numbers:
         def post(results: Any) -> Any:
             results = list(results)
             for i, dtype in zero_d:
                 results[i] = np.asarray(results[i], dtype)
+            for i, scalar in numbers:
+                results[i] = list(map(scalar, results[i]))
             return tuple(results)
 
     refused: list[BaseException] = []  # Numba could not compile it: the interpreter from now
@@ -839,6 +850,7 @@ def compile_element_graph(graph: Graph, fallback: Callable[..., Any],
     run.post, run.written, run.saved = post, written, saved  # type: ignore[attr-defined]
     run.rejoin = rejoin  # type: ignore[attr-defined]  # (before post: the outputs it left out)
     run.zero_d = zero_d  # type: ignore[attr-defined]  # (what post converts: jit's shaping)
+    run.numbers = numbers  # type: ignore[attr-defined]  # (... and the lists of numbers)
     run.max_elements, run.fallback = max_elements, fallback  # type: ignore[attr-defined]
     # (what frontend/fastcall.py tests where the arguments are bigger than max_elements)
     run.made_elements, run.made_limit = made, bound  # type: ignore[attr-defined]

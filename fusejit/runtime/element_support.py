@@ -85,15 +85,20 @@ def _joined_list(value: Value) -> bool:
 
 def _appended_list(value: Value) -> bool:
     """``hs = []; for ...: hs.append(h)``, then ``np.stack(hs)``: an empty list that only
-    ``append`` (arrays of one dtype and rank) and ``stack`` along axis 0 use."""
+    ``append`` (arrays of one dtype and rank) and ``stack`` along axis 0 use; a list of
+    numbers (0-d arrays) may also be returned (``[row.sum() for row in A]``)."""
     while value.node.kind == "aten::append":
         value = value.node.input(0)
     node = value.node
     if node.kind != prim.ListConstruct or node.inputs:
         return False
     kinds = set()
+    returned = False
     for use in value.uses:
         user = use.user
+        if user.kind == prim.Return:
+            returned = True
+            continue
         if use.offset != 0 or user.kind not in ("aten::append", "aten::stack"):
             return False
         if user.kind == "aten::stack" and _static(user.input(1)) != 0:
@@ -103,7 +108,7 @@ def _appended_list(value: Value) -> bool:
     if len(kinds) != 1:
         return False
     dtype, rank = next(iter(kinds))  # (np.dtype("float64") == None is True: test "is")
-    return dtype is not None and rank is not None      # (rank 0: a list of numbers)
+    return dtype is not None and rank is not None and (rank == 0 or not returned)
 
 
 def _chunked_list(value: Value) -> bool:

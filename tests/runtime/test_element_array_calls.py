@@ -200,3 +200,32 @@ def test_lists_of_numbers_appended_in_a_loop_and_stacked():
     for _ in range(3):
         with pytest.raises(Exception, match="non-empty|at least one array"):
             f(m[:0])
+
+
+def row_sums(m):
+    return [row.sum() for row in m[:5]]
+
+
+def row_facts(m):
+    return [row.max() > 0 for row in m], [int(row.argmax()) for row in m], m.shape[0]
+
+
+def test_a_returned_list_of_numbers_holds_numpy_scalars_on_every_tier():
+    """``[row.sum() for row in A]`` compiled whole: Numba returns Python numbers, which the
+    call makes NumPy scalars of the list's dtype, as NumPy's list (and the interpreter's)
+    holds; empty when the loop ran zero times. (Quarters: every order of a row's sum gives
+    the same bits, which the fused row kernel of the first call and NumPy need not.)"""
+    rng = np.random.default_rng(12)
+    m, ints = rng.integers(-40, 40, (7, 4)) / 4.0, rng.integers(-5, 5, (6, 3))
+    compiled = _compiled(row_sums, m)
+    for x in (m, m[:0]):
+        got = compiled(x)
+        assert [type(v) for v in got] == [type(v) for v in row_sums(x)]
+        assert got == row_sums(x)
+    for fn, x in ((row_sums, m), (row_sums, ints), (row_sums, m[:0]), (row_facts, m),
+                  (row_facts, ints)):
+        f = fusejit.jit(fn)
+        want = fn(x)
+        for _ in range(3):      # (interpreted, then compiled whole: the fast call's path)
+            got = f(x)
+            assert repr(got) == repr(want)
