@@ -128,6 +128,11 @@ def _node(node: Node, dims: dict[Value, Dims], made: set[Dims]) -> None:
         raise _Unbounded
     out = outs[0]
     shape = _op_dims(node, out, dims)
+    if shape is None and node.kind in ("aten::reshape", "aten::view") and \
+            node.input(0) in dims and all(use.user.kind == prim.Return for use in out.uses):
+        # (a returned reshape to sizes computed at run time, np.kron's last step: as many
+        # elements as the array it reshapes, which counts already; nothing reads its shape)
+        return
     if shape is None or len(shape) != _rank(out):
         raise _Unbounded
     dims[out] = shape
@@ -192,7 +197,16 @@ def _op_dims(node: Node, out: Value, dims: dict[Value, Dims]) -> Dims | None:
         return a[:-1] + b[1:]
     if name in ("zeros", "ones", "full"):
         return _sized(node.input(0), dims)
+    if name == "eye":       # (np.eye(n, m) of constant sizes)
+        sizes = [_static(v) for v in node.inputs[:2]]
+        return tuple(_counted_by(n) for n in sizes) if all(
+            type(n) is int and n >= 0 for n in sizes) else None
     return None
+
+
+def _counted_by(n: int) -> frozenset:
+    """A dimension of the constant length ``n``."""
+    return _ONE if n == 1 else frozenset({(_CONSTANT, n)})
 
 
 def _sliced(node: Node, x: Dims) -> Dims:
@@ -227,8 +241,7 @@ def _reshaped(sizes: Value, x: Dims, rank: int) -> Dims | None:
     if -1 in shape and len(long) > 1:
         return None
     rest = long[0] if long else _ONE        # (what the -1 stands for: at most x's elements)
-    return tuple(rest if s == -1 else _ONE if s == 1 else frozenset({(_CONSTANT, s)})
-                 for s in shape)
+    return tuple(rest if s == -1 else _counted_by(s) for s in shape)
 
 
 def _reduced(node: Node, out: Value, x: Dims) -> Dims | None:
@@ -272,6 +285,9 @@ def _sized(sizes: Value, dims: dict[Value, Dims]) -> Dims | None:
     node = sizes.node
     if node.kind == "aten::size" and len(node.inputs) == 1:
         return dims.get(node.input(0))
+    constant = _static(sizes) if node.kind == prim.Constant else None
+    if isinstance(constant, list) and all(type(n) is int and n >= 0 for n in constant):
+        return tuple(map(_counted_by, constant))        # (np.ones(5), np.zeros((3, 4)))
     if node.kind != prim.ListConstruct:
         return None
     shape = []

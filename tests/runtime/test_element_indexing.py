@@ -220,6 +220,34 @@ def test_a_reshape_to_a_constant_shape_bounds_its_dimensions():
         _same(fusejit.jit(fn)(*args), fn(*args))
 
 
+def test_constant_shapes_and_a_returned_reshape_are_bounded():
+    """``np.eye(2)``, ``np.ones(5)`` and ``np.zeros((3, 4))`` are as long as their numbers;
+    ``np.kron`` ends in a reshape to sizes it computes at run time, which nothing reads after:
+    as many elements as the product it reshapes (9 x 4 for a 3 x 3 block by np.eye(2)). The
+    same reshape read by another op leaves the graph without a bound."""
+    def kron(a):
+        return np.kron(np.eye(2), a[:3, :3])
+
+    def made_here(a):
+        return np.ones(5) * a[0, 0] + np.zeros((3, 4)).sum()
+
+    def reshaped_then_read(a):
+        b = a[:3, :3]
+        return (np.kron(np.eye(2), b) * 2.0).sum()
+
+    a = np.arange(900.0).reshape(30, 30)
+    assert made_elements(_graph(kron, (a,)))(a) == 900               # (the argument)
+    small = np.arange(9.0).reshape(3, 3)
+    assert made_elements(_graph(kron, (small,)))(small) == 4 * 9
+    assert made_elements(_graph(made_here, (small,)))(small) == 12
+    assert made_elements(_graph(reshaped_then_read, (a,))) is None
+    for fn in (kron, made_here, reshaped_then_read):
+        compiled = _compiled(fn, (a,))
+        for _ in range(2):
+            _same(compiled(a), fn(a))
+        _same(fusejit.jit(fn)(a), fn(a))
+
+
 @pytest.mark.parametrize("bad", [9, -10])
 def test_an_index_out_of_range_is_numpys_error_and_writes_nothing(bad):
     def put(x, idx):
