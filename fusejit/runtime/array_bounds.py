@@ -197,6 +197,20 @@ def _op_dims(node: Node, out: Value, dims: dict[Value, Dims]) -> Dims | None:
         return a[:-1] + b[1:]
     if name in ("zeros", "ones", "full"):
         return _sized(node.input(0), dims)
+    if name == "argsort":
+        return x
+    if name == "linspace":  # (np.linspace(a, b, n): n of a constant or an array's length)
+        steps = _length(node.input(2), dims)
+        return None if steps is None else (steps,)
+    if name == "stack":     # (of a fixed list of arrays of one shape, along a constant axis)
+        items = node.input(0).node
+        axis = _axis(node.input(1), _rank(out))
+        shapes = [() if _rank(v) == 0 else dims.get(v) for v in items.inputs]
+        if items.kind != prim.ListConstruct or axis is None or None in shapes:
+            return None
+        joined = _broadcast(shapes, _rank(out) - 1)
+        return None if joined is None else \
+            joined[:axis] + (_counted_by(len(items.inputs)),) + joined[axis:]
     if name == "eye":       # (np.eye(n, m) of constant sizes)
         sizes = [_static(v) for v in node.inputs[:2]]
         return tuple(_counted_by(n) for n in sizes) if all(
@@ -207,6 +221,24 @@ def _op_dims(node: Node, out: Value, dims: dict[Value, Dims]) -> Dims | None:
 def _counted_by(n: int) -> frozenset:
     """A dimension of the constant length ``n``."""
     return _ONE if n == 1 else frozenset({(_CONSTANT, n)})
+
+
+def _length(value: Value, dims: dict[Value, Dims]) -> frozenset | None:
+    """The dimension an int gives a length of: a constant, ``x.shape[d]``, or the size of
+    a vector (``x.size``); None for others."""
+    n = _static(value)
+    if type(n) is int and n >= 0:
+        return _counted_by(n)
+    source = value.node
+    x = dims.get(source.input(0)) if source.inputs else None
+    if x is None:
+        return None
+    if source.kind == "aten::size" and len(source.inputs) == 2:
+        axis = _axis(source.input(1), len(x))
+        return None if axis is None else x[axis]
+    if source.kind == "aten::numel" and len(x) == 1:
+        return x[0]
+    return None
 
 
 def _sliced(node: Node, x: Dims) -> Dims:

@@ -177,6 +177,9 @@ class _ElementWriter(_Writer):
         return depth + len(loops)
 
     def _index(self, node: Node, out: Value, depth: int) -> None:
+        if _value_sort(node):   # (a sort of values, not of positions: Numba's np.sort)
+            self.assign(out, f"np.sort({self.name(node.input(0))})", depth)
+            return
         walk = self._indexed(node, depth)
         name = self.name(out)
         if not walk.loops:   # (every index 0-d: an element, or a copy of a part)
@@ -230,7 +233,12 @@ class _ElementWriter(_Writer):
         self.assign(out, f"np.{fn}(({parts}), axis={axis})", depth)
 
     def _stack(self, node: Node, out: Value, depth: int) -> None:
-        if node.input(0).node.inputs or node.input(0).node.kind != prim.ListConstruct:
+        items = node.input(0).node.inputs
+        if items and _rank(out) == 1:   # numbers in a fixed list
+            dtype = _dtype(out)
+            parts = "".join(f"{self.operand(v, dtype)}, " for v in items)
+            self.assign(out, f"np.array([{parts}], {_np(dtype)})", depth)
+        elif items or node.input(0).node.kind != prim.ListConstruct:
             self._cat(node, out, depth, "stack")
         elif _rank(out) == 1:   # an appended list of numbers (0-d arrays)
             zero = _cast("0", _dtype(out))
@@ -434,6 +442,14 @@ class _ElementWriter(_Writer):
         start, end, step = (self.name(v) for v in node.inputs[:3])
         self.assign(out, f"np.arange({start}, {end}, {step}).astype(np.{_dtype(out).name})",
                     depth)
+
+    def _argsort(self, node: Node, out: Value, depth: int) -> None:
+        # (Numba's mergesort: NumPy's stable order, NaN last; checked in the tests)
+        users = [use.user for use in out.uses]
+        if len(users) == 1 and users[0].kind == prim.ListConstruct and all(
+                _value_sort(use.user) for use in users[0].output().uses):
+            return      # (read only by the sort of values below)
+        self.assign(out, f"np.argsort({self.name(node.input(0))}, kind=\"mergesort\")", depth)
 
     def _convolve(self, node: Node, out: Value, depth: int) -> None:
         # (``_convolve`` is the full one, whichever operand is longer: the mode's part is
@@ -674,6 +690,20 @@ def _compute_dtype(operands: list[Value]) -> np.dtype:
     return result_type_from(kinds)
 
 
+def _value_sort(node: Node) -> bool:
+    """Is ``node`` ``x[np.argsort(x)]`` of a vector, the order read by it alone: ``np.sort(x)``
+    as scripting writes it? (Numba's np.sort puts NaN last, as NumPy's; equal values are
+    equal, but for -0.0 and 0.0, whose order NumPy's own sort leaves to its algorithm.)"""
+    if node.kind != "aten::index" or _rank(node.input(0)) != 1:
+        return False
+    listed = index_list(node.input(1))
+    if listed is None or listed[0] != 0 or len(listed[1]) != 1:
+        return False
+    order = listed[1][0]
+    return order.node.kind == "aten::argsort" and order.node.input(0) is node.input(0) and \
+        len(order.uses) == 1 and len(node.input(1).uses) == 1
+
+
 def _np(dtype: np.dtype) -> str:
     return "np.bool_" if dtype.name == "bool" else f"np.{dtype.name}"
 
@@ -775,8 +805,13 @@ def compile_element_graph(graph: Graph, fallback: Callable[..., Any],
     ``max_elements``, ``made_elements`` and ``made_limit``, ``fallback`` and ``before`` (what
     to call before the Numba function, or None: ``blas.refresh`` for a graph with products,
     whose compiled code reads the thread rule it sets)."""
+    from ..passes import eliminate_common_subexpression, eliminate_dead_code
     from .fusion.cache import load_module
 
+    # (computed once: np.percentile(x, [5, 50, 95]) sorts x once for its three quantiles)
+    graph = graph.copy()
+    eliminate_common_subexpression(graph)
+    eliminate_dead_code(graph)
     passed: list[tuple[int, int]] = []
     compiled = load_module(element_source(graph, passed)).element_fn
     rejoin = rejoined(passed, len(graph.outputs)) if passed else None

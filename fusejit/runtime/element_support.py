@@ -76,11 +76,15 @@ def _known(value: Value) -> bool:
 
 def _joined_list(value: Value) -> bool:
     """``np.concatenate([a, b])``: a fixed list of arrays that only ``cat``/``stack`` read
-    (written out as a tuple in their call)."""
+    (written out as a tuple in their call); or of numbers (0-d arrays) that only ``stack``
+    reads (``np.percentile(x, [5, 50, 95])``'s three results)."""
     node = value.node
-    return node.kind == prim.ListConstruct and bool(node.inputs) and all(
-        _dtype(v) is not None and (_rank(v) or 0) > 0 for v in node.inputs) and all(
-        use.user.kind in ("aten::cat", "aten::stack") and use.offset == 0 for use in value.uses)
+    if node.kind != prim.ListConstruct or not node.inputs or any(
+            _dtype(v) is None or _rank(v) is None for v in node.inputs):
+        return False
+    joins = ("aten::stack",) if any(_rank(v) == 0 for v in node.inputs) else \
+        ("aten::cat", "aten::stack")
+    return all(use.user.kind in joins and use.offset == 0 for use in value.uses)
 
 
 def _appended_list(value: Value) -> bool:
@@ -281,8 +285,8 @@ def _supported(block: Block, arguments: set,
     return True
 
 
-# fusejit's own ops the writer knows (``np.convolve``, ``np.flatnonzero``)
-_FUSEJIT_OPS = frozenset({"fusejit::convolve", "fusejit::flatnonzero"})
+# fusejit's own ops the writer knows (``np.convolve``, ``np.flatnonzero``, ``np.argsort``)
+_FUSEJIT_OPS = frozenset({"fusejit::convolve", "fusejit::flatnonzero", "fusejit::argsort"})
 
 
 def _supported_op(node: Node, arguments: set) -> bool:
@@ -346,6 +350,12 @@ def _supported_op(node: Node, arguments: set) -> bool:
         return name not in _CONVERT or not arrays
     if name in _REDUCTIONS:
         return _reduction_supported(node)
+    if name == "argsort":       # (a vector's stable order, ascending: np.sort's; fusejit's
+        # np.argsort of kind "mergesort" or "stable", SORT_KINDS' 2 and 4)
+        stable = _static(node.input(2)) in (2, 4) if node.kind.ns == "fusejit" else \
+            _static(node.input(2)) is False
+        return _rank(node.input(0)) == 1 and _constant_int(node.input(1)) and \
+            _static(node.input(1)) in (0, -1) and stable
     if name == "convolve":      # (two vectors, by a constant mode)
         return _rank(node.input(0)) == 1 == _rank(node.input(1)) and \
             _constant_int(node.input(2))

@@ -229,3 +229,53 @@ def test_a_returned_list_of_numbers_holds_numpy_scalars_on_every_tier():
         for _ in range(3):      # (interpreted, then compiled whole: the fast call's path)
             got = f(x)
             assert repr(got) == repr(want)
+
+
+def orders(x):
+    return np.argsort(x, kind="stable"), np.sort(x), np.sort(x)[-3:] * 2.0
+
+
+def test_sorts_in_numpys_stable_order_with_nan_last():
+    """``np.argsort(kind="stable")`` is Numba's mergesort, NumPy's order of ties and NaN last;
+    ``np.sort`` (``x[argsort(x)]`` as scripted) sorts the values themselves. Ties of equal
+    values, -0.0 and 0.0 among them, and NaNs, in floats, ints and bools."""
+    rng = np.random.default_rng(13)
+    for _ in range(20):
+        x = rng.integers(-3, 3, rng.integers(3, 40)).astype(np.float64)
+        x[rng.random(x.size) < 0.2] = np.nan
+        x[rng.random(x.size) < 0.2] = -0.0
+        got, want = _compiled(orders, x)(x), orders(x)
+        np.testing.assert_array_equal(got[0], want[0])
+        for g, w in zip(got[1:], want[1:]):    # (the values; zeros' signs by position)
+            np.testing.assert_array_equal(g, w)
+    for x in (rng.integers(-5, 5, 30), rng.random(25) < 0.5, rng.standard_normal(9)):
+        for g, w in zip(_compiled(orders, x)(x), orders(x)):
+            assert g.dtype == w.dtype
+            np.testing.assert_array_equal(g, w)
+
+
+def quantiles(x):
+    return (np.percentile(x, [5, 50, 95]), np.median(x),
+            [np.quantile(x, 0.37, method=m) for m in ("lower", "higher", "nearest", "midpoint")])
+
+
+def test_quantiles_of_one_sort_against_numpy():
+    """np.percentile of a list makes one quantile per item, each of the sorted values: the
+    compiled function sorts once (common subexpressions are merged before it is written)."""
+    from fusejit.runtime.element_function import element_source
+
+    rng = np.random.default_rng(14)
+    x = rng.standard_normal(301)
+    graph = script(quantiles, [argument_ir_type("a0", x)])
+    compiled = compile_element_graph(graph, _refuse)
+    for data in (x, x[:8], np.where(x > 1.5, np.nan, x)):
+        got, want = compiled(data), quantiles(data)
+        np.testing.assert_array_equal(got[0], want[0])
+        assert got[1] == want[1] or np.isnan(got[1]) and np.isnan(want[1])
+        np.testing.assert_array_equal(got[2:], want[2])
+    from fusejit.passes import eliminate_common_subexpression, eliminate_dead_code
+
+    graph = graph.copy()
+    eliminate_common_subexpression(graph)
+    eliminate_dead_code(graph)
+    assert element_source(graph).count("np.sort(") == 1

@@ -248,6 +248,26 @@ def test_constant_shapes_and_a_returned_reshape_are_bounded():
         _same(fusejit.jit(fn)(a), fn(a))
 
 
+def test_linspace_and_stacked_numbers_are_bounded():
+    """``np.linspace(a, b, n)`` is ``n`` long, for a constant ``n``, ``x.shape[0]`` or a
+    vector's ``x.size``; ``np.stack`` of a fixed list counts its items (three quantiles)."""
+    def spaced(x):
+        return np.linspace(0.0, 1.0, x.size) * x + np.linspace(0.0, 1.0, 7).sum()
+
+    def three(x):
+        return np.stack([x.min(), x.max(), x.mean()]) * 2.0
+
+    def rows(m):
+        return np.stack([m[0], m[1], m[0]], axis=1) * 2.0
+
+    x, m = np.arange(50.0), np.ones((2, 6))
+    assert made_elements(_graph(spaced, (x,)))(x) == 50
+    assert made_elements(_graph(three, (x[:2],)))(x[:2]) == 3
+    assert made_elements(_graph(rows, (m,)))(m) == 6 * 3       # (more than m's 12)
+    for fn, arg in ((spaced, x), (three, x), (rows, m)):
+        _same(_compiled(fn, (arg,))(arg), fn(arg))
+
+
 @pytest.mark.parametrize("bad", [9, -10])
 def test_an_index_out_of_range_is_numpys_error_and_writes_nothing(bad):
     def put(x, idx):
