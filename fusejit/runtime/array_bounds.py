@@ -206,8 +206,9 @@ def _op_dims(node: Node, out: Value, dims: dict[Value, Dims]) -> Dims | None:
         items = node.input(0).node
         axis = _axis(node.input(1), _rank(out))
         shapes = [() if _rank(v) == 0 else dims.get(v) for v in items.inputs]
-        if items.kind != prim.ListConstruct or axis is None or None in shapes:
-            return None
+        if items.kind != prim.ListConstruct or not shapes or axis is None or None in shapes \
+                or any(use.user.kind != node.kind for use in node.input(0).uses):
+            return None     # (not a fixed list: one a loop appends to has no count here)
         joined = _broadcast(shapes, _rank(out) - 1)
         return None if joined is None else \
             joined[:axis] + (_counted_by(len(items.inputs)),) + joined[axis:]
