@@ -404,6 +404,16 @@ class _ElementWriter(_Writer):
         dtype = _dtype(out)
         base = self.operand(node.input(0), dtype)
         exponent = _cast(self.name(node.input(1)), dtype)
+        if dtype.kind != "f":
+            # integers by a constant 0 to 4 (element_support): products, which wrap as
+            # NumPy's power does (Numba's np.power of int64 went through doubles)
+            k = _static(node.input(1))
+            if not _rank(out):      # (a number: the product cast back, wrapping)
+                self.assign(out, _cast(" * ".join([base] * k) or "1", dtype), depth)
+            else:                   # (x ** 1 a new array, as NumPy's)
+                self.assign(out, " * ".join([base] * k) if k > 1 else f"{base}.copy()"
+                            if k else f"np.ones_like({base})", depth)
+            return
         # NumPy's power is sqrt for 0.5 (nan at -inf, -0 at -0); C's pow, which Numba's
         # calls, gives inf and 0 there
         self.assign(out, f"(np.sqrt({base}) if {exponent} == 0.5 else "

@@ -375,9 +375,10 @@ def _supported_op(node: Node, arguments: set) -> bool:
         a, b = node.input(0), node.input(1)
         return _dtype(a) == _dtype(b) and _dtype(a).kind == "f" and _rank(a) in (1, 2) \
             and _rank(b) in (1, 2)
-    if name == "pow":
-        return _dtype(node.output(0)).kind == "f" and not isinstance(
-            node.input(1).type, TensorType)
+    if name == "pow":   # (floats by a number; integers by a constant 0 to 4, as products)
+        exponent, kind = _static(node.input(1)), _dtype(node.output(0)).kind
+        return not isinstance(node.input(1).type, TensorType) and (kind == "f" or (
+            kind in "iu" and type(exponent) is int and 0 <= exponent <= 4))
     if name in _ARITHMETIC:
         if arrays and (name not in _ARRAY_SAFE or _dtype(node.outputs[0]).name == "bool"
                        and name not in _PREDICATES):

@@ -279,3 +279,21 @@ def test_quantiles_of_one_sort_against_numpy():
     eliminate_common_subexpression(graph)
     eliminate_dead_code(graph)
     assert element_source(graph).count("np.sort(") == 1
+
+
+def int_powers(a):
+    return a ** 0, a ** 1, a ** 2, a ** 3, a ** 4, a[1] ** 3, (a[:2] ** 2)[1]
+
+
+@pytest.mark.parametrize("dtype", [np.int16, np.int64, np.uint8])
+def test_integer_powers_by_small_constants_wrap_as_numpys(dtype):
+    """``a ** k`` of integers for k = 0..4 is written as products, which wrap as NumPy's power
+    does (int16 cubes of hundreds, int64 fourth powers of millions); ``a ** 1`` is a new array."""
+    rng = np.random.default_rng(15)
+    a = rng.integers(-3_000_000, 3_000_000, 40).astype(dtype)
+    compiled = _compiled(int_powers, a)
+    got, want = compiled(a), int_powers(a)
+    for g, w in zip(got, want):
+        assert np.asarray(g).dtype == np.asarray(w).dtype
+        np.testing.assert_array_equal(g, w)
+    assert not np.shares_memory(got[1], a)
