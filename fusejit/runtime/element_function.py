@@ -482,6 +482,17 @@ class _ElementWriter(_Writer):
             if mode == "valid" else (f"({short} - 1) // 2", f"max({a}.shape[0], {v}.shape[0])")
         self.assign(out, f"{full}[{start}:{start} + {length}]", depth)
 
+    def _unique_all(self, node: Node, out: Value, depth: int) -> None:
+        x = self.name(node.input(0))
+        values, index, inverse, counts = (self.name(v) for v in node.outputs)
+        if node.outputs[1].uses or node.outputs[2].uses:
+            self.emit(depth, f"{values}, {index}, {inverse}, {counts} = _unique_all({x})")
+        else:
+            self.emit(depth, f"{values}, {counts} = _unique_counts({x})")
+
+    def _unique_values(self, node: Node, out: Value, depth: int) -> None:
+        self.assign(out, f"_unique_counts({self.name(node.input(0))})[0]", depth)
+
     def _flatnonzero(self, node: Node, out: Value, depth: int) -> None:
         self.assign(out, f"np.flatnonzero({self.name(node.input(0))})", depth)
 

@@ -271,6 +271,58 @@ def _convolve(a, v):
 
 """
 
+# np.unique's values, first positions, inverse (in the array's shape, as NumPy 2's) and
+# counts: the flattened array in its stable order (NumPy's with return_index), each run of equal
+# values one entry, NaNs one run (NumPy's equal_nan). Numba's np.unique keeps every NaN and has
+# none of the others. Without positions (values, counts): the values sorted as they are, as
+# NumPy sorts them then, about twice as fast as the stable order of positions.
+_UNIQUE = """@njit(cache=True)
+def _unique_all(a):
+    flat = a.ravel()
+    order = np.argsort(flat, kind="mergesort")
+    n = flat.size
+    runs = 0
+    for i in range(n):
+        v, u = flat[order[i]], flat[order[i - 1]]      # (u: flat[order[-1]] at i = 0)
+        if i == 0 or not (v == u or v != v and u != u):
+            runs += 1
+    values = np.empty(runs, flat.dtype)
+    index = np.empty(runs, np.int64)
+    counts = np.zeros(runs, np.int64)
+    inverse = np.empty(n, np.int64)
+    run = -1
+    for i in range(n):
+        v, u = flat[order[i]], flat[order[i - 1]]      # (u: flat[order[-1]] at i = 0)
+        if i == 0 or not (v == u or v != v and u != u):
+            run += 1
+            values[run] = v
+            index[run] = order[i]
+        counts[run] += 1
+        inverse[order[i]] = run
+    return values, index, inverse.reshape(a.shape), counts
+
+
+@njit(cache=True)
+def _unique_counts(a):
+    s = np.sort(a.ravel())
+    n = s.size
+    runs = 0
+    for i in range(n):
+        if i == 0 or not (s[i] == s[i - 1] or s[i] != s[i] and s[i - 1] != s[i - 1]):
+            runs += 1
+    values = np.empty(runs, s.dtype)
+    counts = np.zeros(runs, np.int64)
+    run = -1
+    for i in range(n):
+        if i == 0 or not (s[i] == s[i - 1] or s[i] != s[i] and s[i - 1] != s[i - 1]):
+            run += 1
+            values[run] = s[i]
+        counts[run] += 1
+    return values, counts
+
+
+"""
+
 # NumPy's float floor division (npy_floor_divide: from fmod, rounded to the nearest integer
 # quotient), which Numba's np.floor_divide is not: it takes floor(a / b), so float32
 # 3 // 0.3 is 10 there (NumPy and Python: 9) and inf // 0.3 is inf (NumPy: nan). One per
@@ -415,8 +467,8 @@ HELPERS_TEXT = (
     "import numpy as np\nfrom numba import vectorize\n"
     "from fusejit.runtime.element_jit import helper_jit as njit\n"
     "from fusejit.runtime.fusion import rowmath as rm\n" + MATH_IMPORTS + "\n\n"
-    + _AXIS_HELPERS + _LIST_HELPERS + _SUM_LEAD + _ACCUMULATE + _CONVOLVE + _FLOOR_DIVIDE
-    + _PAIRWISE
+    + _AXIS_HELPERS + _LIST_HELPERS + _SUM_LEAD + _ACCUMULATE + _CONVOLVE + _UNIQUE
+    + _FLOOR_DIVIDE + _PAIRWISE
     + "".join(_sum_to_size_helper(i, o) for i in range(1, MAX_RANK + 1)
               for o in range(1, i + 1))
     + _MAP_HELPERS)

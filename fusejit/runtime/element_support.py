@@ -285,8 +285,10 @@ def _supported(block: Block, arguments: set,
     return True
 
 
-# fusejit's own ops the writer knows (``np.convolve``, ``np.flatnonzero``, ``np.argsort``)
-_FUSEJIT_OPS = frozenset({"fusejit::convolve", "fusejit::flatnonzero", "fusejit::argsort"})
+# fusejit's own ops the writer knows (``np.convolve``, ``np.flatnonzero``, ``np.argsort``,
+# ``np.unique``)
+_FUSEJIT_OPS = frozenset({"fusejit::convolve", "fusejit::flatnonzero", "fusejit::argsort",
+                          "fusejit::unique_all", "fusejit::unique_values"})
 
 
 def _supported_op(node: Node, arguments: set) -> bool:
@@ -359,6 +361,8 @@ def _supported_op(node: Node, arguments: set) -> bool:
     if name == "convolve":      # (two vectors, by a constant mode)
         return _rank(node.input(0)) == 1 == _rank(node.input(1)) and \
             _constant_int(node.input(2))
+    if name in ("unique_all", "unique_values"):
+        return (_rank(node.input(0)) or 0) >= 1
     if name in ("flatnonzero", "nonzero"):
         return (_rank(node.input(0)) or 0) >= 1
     if name == "bincount":      # (of integers NumPy casts to its index type safely)

@@ -297,3 +297,27 @@ def test_integer_powers_by_small_constants_wrap_as_numpys(dtype):
         assert np.asarray(g).dtype == np.asarray(w).dtype
         np.testing.assert_array_equal(g, w)
     assert not np.shares_memory(got[1], a)
+
+
+def distinct(a):
+    values, index, inverse, counts = np.unique(a, return_index=True, return_inverse=True,
+                                               return_counts=True)
+    return values, index, inverse, counts, np.unique(a), np.unique(a, return_counts=True)
+
+
+def test_unique_values_positions_inverse_and_counts():
+    """NaNs are one value (NumPy's equal_nan), the first positions those of the stable order,
+    the inverse in the array's shape; values and counts alone come from a sort of the values."""
+    rng = np.random.default_rng(16)
+    floats = rng.integers(0, 6, 50).astype(np.float64)
+    floats[[3, 9, 30]] = np.nan
+    cases = (rng.integers(0, 5, 200), floats, rng.integers(-2, 3, (5, 7)),
+             rng.random(20) < 0.5, rng.integers(0, 9, 30).astype(np.float32),
+             np.zeros(0, np.int64))
+    for a in cases:
+        got, want = _compiled(distinct, a)(a), distinct(a)
+        got, want = got[:5] + got[5:], want[:5] + want[5]
+        assert len(got) == len(want)
+        for g, w in zip(got, want):
+            assert g.dtype == w.dtype and g.shape == w.shape
+            np.testing.assert_array_equal(g, w)
