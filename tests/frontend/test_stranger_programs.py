@@ -988,3 +988,24 @@ def test_linspace_returns_its_step_with_retstep():
     points, step = fusejit.jit(one_point)(np.array([3.0]))
     assert type(step) is float and math.isnan(step)
     np.testing.assert_array_equal(points, [2.0])
+
+
+def written_literals(x):
+    c = np.array([1.0, 2.0, 3.0])
+    c[0] = x[0]
+    rows = []
+    for i in range(3):
+        r = np.asarray([0.0, 0.0])       # (a new array each iteration, as NumPy makes it)
+        r[1] = x[i]
+        r += 1.0
+        rows.append(r)
+    m = np.array([[1.0, 2.0], [3.0, 4.0]])
+    m[:, 0] = x[:2]
+    return c, np.stack(rows), m
+
+
+def test_an_array_made_from_numbers_may_be_written():
+    """``np.array([1.0, 2.0, 3.0])`` is a new array, which NumPy lets the program write; it
+    was a read-only constant ("assignment destination is read-only")."""
+    x = np.linspace(-1.0, 1.0, 5)
+    _every_tier(written_literals, x)
