@@ -124,6 +124,10 @@ def _node(node: Node, dims: dict[Value, Dims], made: set[Dims]) -> None:
     if node.kind == prim.Uninitialized:        # (a loop's variable before the loop)
         dims[outs[0]] = (_ONE,) * _rank(outs[0])
         return
+    if node.kind == prim.Constant:            # (an array written into the source: its shape)
+        dims[outs[0]] = tuple(map(_counted_by, _static(outs[0]).shape))
+        made.add(dims[outs[0]])
+        return
     if node.kind.ns != "aten" or len(outs) != 1:
         raise _Unbounded
     out = outs[0]
@@ -199,6 +203,9 @@ def _op_dims(node: Node, out: Value, dims: dict[Value, Dims]) -> Dims | None:
         return _sized(node.input(0), dims)
     if name == "argsort":
         return x
+    if name == "searchsorted":  # (a position per value)
+        values = node.input(1)
+        return () if _rank(values) == 0 else dims.get(values)
     if name == "linspace":  # (np.linspace(a, b, n): n of a constant or an array's length)
         steps = _length(node.input(2), dims)
         return None if steps is None else (steps,)

@@ -89,8 +89,17 @@ class _ElementWriter(_Writer):
             self.exprs[out] = "None"
             return
         if kind == prim.Constant and isinstance(out.type, TensorType):
-            value = np.asarray(_static(out))  # 0-d (see _supported): a formatted number
-            self.exprs[out] = _cast(_literal(value.item()), value.dtype)
+            value = np.asarray(_static(out))  # 0-d, or small (see _supported): numbers
+            if value.ndim == 0:
+                self.exprs[out] = _cast(_literal(value.item()), value.dtype)
+            elif value.size == 0:
+                self.emit(depth, f"{self.name(out)} = np.empty({value.shape!r}, "
+                                 f"{_np(value.dtype)})")
+            else:
+                items = "".join(f"{_literal(v)}, " for v in value.ravel().tolist())
+                shape = f".reshape({value.shape!r})" if value.ndim > 1 else ""
+                self.emit(depth, f"{self.name(out)} = np.array([{items}], "
+                                 f"{_np(value.dtype)}){shape}")
             return
         if kind == prim.Constant and isinstance(out.type, ListType):
             items = "".join(f"{int(i)}, " for i in _static(out))
@@ -481,6 +490,17 @@ class _ElementWriter(_Writer):
         start, length = (f"{short} - 1", f"max({a}.shape[0], {v}.shape[0]) - {short} + 1") \
             if mode == "valid" else (f"({short} - 1) // 2", f"max({a}.shape[0], {v}.shape[0])")
         self.assign(out, f"{full}[{start}:{start} + {length}]", depth)
+
+    def _searchsorted(self, node: Node, out: Value, depth: int) -> None:
+        # (Numba's, NaN last as NumPy's; the side is one of two words written here)
+        boundaries, values = (self.name(v) for v in node.inputs[:2])
+        right = _static(node.input(4)) == "right" or bool(_static(node.input(3)))
+        found = f"np.searchsorted({boundaries}, {values}, side={'right' if right else 'left'!r})"
+        if _rank(out) == 0:
+            found = _cast(found, _dtype(out))
+        elif _dtype(out) != np.int64:       # (out_int32; Numba's positions are int64)
+            found = f"{found}.astype({_np(_dtype(out))})"
+        self.assign(out, found, depth)
 
     def _unique_all(self, node: Node, out: Value, depth: int) -> None:
         x = self.name(node.input(0))

@@ -74,6 +74,20 @@ def _known(value: Value) -> bool:
     return isinstance(t, TensorType) and t.scalar_type is not None and t.rank is not None
 
 
+# The most elements of a constant array written into a whole-graph function's source, a
+# formatted number each (``np.array([-1.0, 0.0, 1.0])`` as a program writes it)
+CONSTANT_MAX_ELEMENTS = 64
+
+
+def written_constant(value: Value) -> bool:
+    """Is ``value`` (a ``prim::Constant`` array) small enough, and of a dtype, to be written as
+    numbers into the function's source (each a number this module formats, never user text)?
+    A fresh array each call, as the interpreter's copy is."""
+    array = _static(value)
+    return isinstance(array, np.ndarray) and array.size <= CONSTANT_MAX_ELEMENTS and \
+        array.dtype.kind in "biuf" and array.dtype.name != "uint64"
+
+
 def _joined_list(value: Value) -> bool:
     """``np.concatenate([a, b])``: a fixed list of arrays that only ``cat``/``stack`` read
     (written out as a tuple in their call); or of numbers (0-d arrays) that only ``stack``
@@ -272,8 +286,9 @@ def _supported(block: Block, arguments: set,
             continue  # (a loop's variable before the loop; the error if it never ran)
         if kind == prim.Constant:
             out = node.output()
-            if isinstance(out.type, TensorType) and out.type.rank != 0:
-                return False  # arrays are never written into the source
+            if isinstance(out.type, TensorType) and out.type.rank != 0 and \
+                    not written_constant(out):
+                return False  # (big arrays are never written into the source)
             continue
         if kind in (prim.ListConstruct, prim.NumToTensor):
             continue
@@ -361,6 +376,13 @@ def _supported_op(node: Node, arguments: set) -> bool:
     if name == "convolve":      # (two vectors, by a constant mode)
         return _rank(node.input(0)) == 1 == _rank(node.input(1)) and \
             _constant_int(node.input(2))
+    if name == "searchsorted":  # (of a vector of boundaries of the values' dtype; a side)
+        boundaries, values = node.input(0), node.input(1)
+        side = _static(node.input(4))
+        return _rank(boundaries) == 1 and _dtype(boundaries) == _dtype(values) and \
+            all(v.node.kind == prim.Constant for v in node.inputs[2:6]) and \
+            _static(node.input(5)) is None and side in (None, "left", "right") and \
+            not (side == "left" and _static(node.input(3)))
     if name in ("unique_all", "unique_values"):
         return (_rank(node.input(0)) or 0) >= 1
     if name in ("flatnonzero", "nonzero"):

@@ -321,3 +321,33 @@ def test_unique_values_positions_inverse_and_counts():
         for g, w in zip(got, want):
             assert g.dtype == w.dtype and g.shape == w.shape
             np.testing.assert_array_equal(g, w)
+
+
+def placed(s, v, x):
+    return (np.searchsorted(s, v), np.searchsorted(s, v, side="right"),
+            np.searchsorted(s, 0.5), np.digitize(x, np.array([-1.0, 0.0, 1.0])))
+
+
+def test_searchsorted_and_small_constant_arrays():
+    """``np.searchsorted`` (Numba's: NaN last, as NumPy's, and -0.0 equal to 0.0) of both
+    sides; a literal array (``np.array([-1.0, 0.0, 1.0])``) is written into the source as its
+    numbers, a new array each call."""
+    rng = np.random.default_rng(17)
+    s = np.sort(rng.integers(-3, 3, 40).astype(np.float64))
+    s[-3:] = np.nan
+    v = rng.integers(-4, 4, 25).astype(np.float64)
+    v[[2, 7]], v[5] = np.nan, -0.0
+    x = rng.standard_normal(30) * 2
+    compiled = _compiled(placed, s, v, x)
+    for g, w in zip(compiled(s, v, x), placed(s, v, x)):
+        assert np.asarray(g).dtype == np.asarray(w).dtype
+        np.testing.assert_array_equal(g, w)
+
+    def literal(x):
+        return x[:3] * np.array([1.5, -0.0, np.inf]), np.array([[1, 2], [3, 4]])
+
+    first = _compiled(literal, x)(x)
+    np.testing.assert_array_equal(first[0], literal(x)[0])
+    np.testing.assert_array_equal(first[1], literal(x)[1])
+    first[1][0, 0] = 9        # (its own array: the next call's is new)
+    assert _compiled(literal, x)(x)[1][0, 0] == 1
