@@ -594,14 +594,16 @@ def array(b: IRBuilder, obj: Item, dtype: Any = None, copies: bool = True) -> Va
         else:
             result = cast(b, as_tensor(b, obj, "np.array"), kind, "np.array")
     elif isinstance(obj, (list, tuple)) and obj and _numbers_only(b, obj):
-        result = _fresh(b, _from_numbers(b, obj))
+        result = _from_numbers(b, obj)
+        result = _fresh(b, result) if copies else result
     elif isinstance(obj, Value) or isinstance(obj, (list, tuple)) and any(
             is_tensor(i) for i in obj):
         items = b.tensor_list(obj, "np.array")
         result = typed_from_appends(b.emit(aten.stack, [items, 0], "np.array"), items, 1)
     elif isinstance(obj, (list, tuple)) and obj and all(
             isinstance(b.static(i), (bool, int, float)) for i in obj):
-        result = _fresh(b, b.value_const(np.array([b.static(i) for i in obj])))
+        result = b.value_const(np.array([b.static(i) for i in obj]))
+        result = _fresh(b, result) if copies else result
     elif isinstance(b.static(obj), (bool, int, float)):
         result = b.value_const(np.array(b.static(obj)))
     else:
@@ -626,9 +628,11 @@ def contiguous(b: IRBuilder, a: Item, dtype: Any = None) -> Value:
 
 
 def _fresh(b: IRBuilder, x: Value) -> Value:
-    """An array made from a list of numbers: a new array at each evaluation, as NumPy makes it,
+    """``np.array`` of a list of numbers: a new array at each evaluation, as NumPy makes it,
     which the program may write (``c = np.array([1.0, 2.0]); c[0] = x``: a constant is
-    read-only); a copy only read is dropped again for plans (``passes/fresh_stores.py``)."""
+    read-only); a copy only read is dropped again for plans (``passes/fresh_stores.py``).
+    ``np.asarray`` of one stays the constant, whose sizes fold while scripting (the shims
+    read them: ``np.polyval``'s loop over its coefficients is unrolled in plans)."""
     if x.node.kind != prim.Constant:
         return x
     return copy(b, x)

