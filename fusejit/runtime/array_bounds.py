@@ -238,15 +238,10 @@ def _length(value: Value, dims: dict[Value, Dims]) -> frozenset | None:
     if type(n) is int and n >= 0:
         return _counted_by(n)
     source = value.node
-    x = dims.get(source.input(0)) if source.inputs else None
-    if x is None:
-        return None
-    if source.kind == "aten::size" and len(source.inputs) == 2:
-        axis = _axis(source.input(1), len(x))
-        return None if axis is None else x[axis]
-    if source.kind == "aten::numel" and len(x) == 1:
-        return x[0]
-    return None
+    if source.kind == "aten::numel":
+        x = dims.get(source.input(0))
+        return x[0] if x is not None and len(x) == 1 else None
+    return _dimension(value, dims)
 
 
 def _sliced(node: Node, x: Dims) -> Dims:
@@ -310,13 +305,19 @@ def _counted(node: Node, dims: dict[Value, Dims]) -> Dims | None:
     if count > 1 and (bounds[0] != 0 or isinstance(bounds[0], bool)) or \
             count == 3 and (bounds[2] != 1 or isinstance(bounds[2], bool)):
         return None
-    end = node.input(min(count, 2) - 1)
-    source = end.node
+    end = _dimension(node.input(min(count, 2) - 1), dims)
+    return None if end is None else (end,)
+
+
+def _dimension(value: Value, dims: dict[Value, Dims]) -> frozenset | None:
+    """The dimension an int is the length of, where it is ``x.shape[d]`` of an array whose
+    dimensions are known; else None."""
+    source = value.node
     if source.kind != "aten::size" or len(source.inputs) != 2:
         return None
     x = dims.get(source.input(0))
     axis = None if x is None else _axis(source.input(1), len(x))
-    return None if axis is None else (x[axis],)
+    return None if axis is None else x[axis]
 
 
 def _sized(sizes: Value, dims: dict[Value, Dims]) -> Dims | None:
@@ -332,13 +333,11 @@ def _sized(sizes: Value, dims: dict[Value, Dims]) -> Dims | None:
         return None
     shape = []
     for item in node.inputs:
-        source = item.node
-        if source.kind == "aten::size" and len(source.inputs) == 2:
-            x = dims.get(source.input(0))
-            axis = None if x is None else _axis(source.input(1), len(x))
-            if axis is None:
+        if item.node.kind == "aten::size" and len(item.node.inputs) == 2:
+            length = _dimension(item, dims)
+            if length is None:
                 return None
-            shape.append(x[axis])
+            shape.append(length)
         elif _static(item) in (0, 1) and not isinstance(_static(item), bool):
             shape.append(_ONE)
         else:
