@@ -273,52 +273,42 @@ def _convolve(a, v):
 
 # np.unique's values, first positions, inverse (in the array's shape, as NumPy 2's) and
 # counts: the flattened array in its stable order (NumPy's with return_index), each run of equal
-# values one entry, NaNs one run (NumPy's equal_nan). Numba's np.unique keeps every NaN and has
-# none of the others. Without positions (values, counts): the values sorted as they are, as
-# NumPy sorts them then, about twice as fast as the stable order of positions.
+# values one entry (``_run_starts``), NaNs one run (NumPy's equal_nan). Numba's np.unique keeps
+# every NaN and has none of the others. Without positions (values, counts): the values sorted
+# as they are, as NumPy sorts them then, about twice as fast as the stable order of positions.
 _UNIQUE = """@njit(cache=True)
-def _unique_all(a):
-    flat = a.ravel()
-    order = np.argsort(flat, kind="mergesort")
-    n = flat.size
-    runs = 0
-    for i in range(n):
-        v, u = flat[order[i]], flat[order[i - 1]]      # (u: flat[order[-1]] at i = 0)
-        if i == 0 or not (v == u or v != v and u != u):
-            runs += 1
-    values = np.empty(runs, flat.dtype)
-    index = np.empty(runs, np.int64)
-    counts = np.zeros(runs, np.int64)
-    inverse = np.empty(n, np.int64)
-    run = -1
-    for i in range(n):
-        v, u = flat[order[i]], flat[order[i - 1]]      # (u: flat[order[-1]] at i = 0)
-        if i == 0 or not (v == u or v != v and u != u):
-            run += 1
-            values[run] = v
-            index[run] = order[i]
-        counts[run] += 1
-        inverse[order[i]] = run
-    return values, index, inverse.reshape(a.shape), counts
-
-
-@njit(cache=True)
-def _unique_counts(a):
-    s = np.sort(a.ravel())
+def _run_starts(s):
     n = s.size
     runs = 0
     for i in range(n):
         if i == 0 or not (s[i] == s[i - 1] or s[i] != s[i] and s[i - 1] != s[i - 1]):
             runs += 1
-    values = np.empty(runs, s.dtype)
-    counts = np.zeros(runs, np.int64)
-    run = -1
+    starts = np.empty(runs, np.int64)
+    run = 0
     for i in range(n):
         if i == 0 or not (s[i] == s[i - 1] or s[i] != s[i] and s[i - 1] != s[i - 1]):
+            starts[run] = i
             run += 1
-            values[run] = s[i]
-        counts[run] += 1
-    return values, counts
+    return starts
+
+
+@njit(cache=True)
+def _unique_all(a):
+    flat = a.ravel()
+    order = np.argsort(flat, kind="mergesort")
+    s = flat[order]
+    starts = _run_starts(s)
+    counts = np.diff(np.append(starts, s.size))
+    inverse = np.empty(s.size, np.int64)
+    inverse[order] = np.repeat(np.arange(starts.size), counts)
+    return s[starts], order[starts], inverse.reshape(a.shape), counts
+
+
+@njit(cache=True)
+def _unique_counts(a):
+    s = np.sort(a.ravel())
+    starts = _run_starts(s)
+    return s[starts], np.diff(np.append(starts, s.size))
 
 
 """
