@@ -71,32 +71,31 @@ class HelperDispatcher(_VectoriserDispatcher):
     VECTORISE = True
 
 
-def helper_jit(fn: Callable | None = None, *, cache: bool = False,
-               error_model: str | None = None):
-    """``njit(cache=..., error_model=...)`` for the fixed helpers: the loop vectoriser stays on
-    (see the module's docstring). Used bare or with options, as ``njit`` is."""
-    def wrap(fn: Callable) -> HelperDispatcher:
-        options = {"nopython": True}
-        if error_model is not None:
-            options["error_model"] = error_model
-        dispatcher = HelperDispatcher(py_func=fn, locals={}, targetoptions=options)
+def _decorator(kind: type, fn: Callable | None, options: dict, cache: bool):
+    """A ``kind`` dispatcher of ``fn`` with Numba's target ``options``, or the decorator
+    making one where ``fn`` is None (``@helper_jit`` bare or with options, as ``njit``)."""
+    def wrap(fn: Callable) -> _VectoriserDispatcher:
+        dispatcher = kind(py_func=fn, locals={}, targetoptions={"nopython": True, **options})
         if cache:
             dispatcher.enable_caching()
         return dispatcher
     return wrap if fn is None else wrap(fn)
 
 
+def helper_jit(fn: Callable | None = None, *, cache: bool = False,
+               error_model: str | None = None):
+    """``njit(cache=..., error_model=...)`` for the fixed helpers: the loop vectoriser stays on
+    (see the module's docstring). Used bare or with options, as ``njit`` is."""
+    options = {} if error_model is None else {"error_model": error_model}
+    return _decorator(HelperDispatcher, fn, options, cache)
+
+
 def element_jit(fn: Callable | None = None, *, vectorise: bool = False):
     """``fn`` compiled as ``njit(cache=True, boundscheck=True)`` would, without the loop
     vectoriser unless ``vectorise`` (see the module's docstring). Used bare or with the
     option, as ``njit`` is."""
-    def wrap(fn: Callable) -> _VectoriserDispatcher:
-        kind = VectorisedElementDispatcher if vectorise else ElementDispatcher
-        dispatcher = kind(py_func=fn, locals={},
-                          targetoptions={"nopython": True, "boundscheck": True})
-        dispatcher.enable_caching()
-        return dispatcher
-    return wrap if fn is None else wrap(fn)
+    kind = VectorisedElementDispatcher if vectorise else ElementDispatcher
+    return _decorator(kind, fn, {"boundscheck": True}, cache=True)
 
 
 __all__ = ["ElementDispatcher", "HelperDispatcher", "VectorisedElementDispatcher", "element_jit",
