@@ -405,10 +405,18 @@ def test_branched_plans_run_as_python_ifs_as_the_loop_does():
         stack = [square, c, True]
         InterpreterState(plan.code).run(stack)
         np.testing.assert_array_equal(run((square, c, True))[0], stack[0])
+    _same_mm_error(plan.code, run, (x, True, True))   # (the inner branch, then the mm)
+
+
+def _same_mm_error(code, run, args) -> None:
+    """``run`` (the straight-line function of ``code``) raises on ``args`` the error the
+    interpreter's loop raises, from an ``aten::mm``."""
+    from fusejit.runtime.reference import InterpreterState
+
     errors = []
-    for runs in (run, lambda args: InterpreterState(plan.code).run(list(args))):
+    for runs in (run, lambda args: InterpreterState(code).run(list(args))):
         with pytest.raises(InterpreterError, match="aten::mm") as info:
-            runs((x, True, True))        # (the inner branch computes; then the mm fails)
+            runs(args)
         errors.append(str(info.value))
     assert errors[0] == errors[1]
 
@@ -457,12 +465,7 @@ def test_loops_run_as_python_while_loops_as_the_loop_does():
         assert len(got) == len(stack) == 2 and got[1] == stack[1]
         np.testing.assert_array_equal(got[0], stack[0])
     bad = np.arange(6.0).reshape(2, 3)            # (the second inner trip's mm fails)
-    errors = []
-    for runs in (run, lambda args: InterpreterState(code).run(list(args))):
-        with pytest.raises(InterpreterError, match="aten::mm") as info:
-            runs((bad, 2, 2))
-        errors.append(str(info.value))
-    assert errors[0] == errors[1]
+    _same_mm_error(code, run, (bad, 2, 2))
 
 
 def test_auto_engine_runs_all_native_plans_natively_and_others_on_the_reference():
