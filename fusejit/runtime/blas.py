@@ -51,13 +51,14 @@ from .cores import SAMPLE_S, free_cores, quota_threads, spare_cores
 _log = logging.getLogger("fusejit")
 
 # CBLAS's enumerations (C ints).
-_ROW_MAJOR, _NO_TRANS, _TRANS = 101, 111, 112
+_ROW_MAJOR, _NO_TRANS, _TRANS, _UPPER = 101, 111, 112, 121
 # The symbol names NumPy's wheels and common builds use, as (prefix, suffix): scipy-openblas64
 # (NumPy 2 wheels, 64-bit integers), openblas64_ (NumPy 1.22-1.26 wheels), scipy-openblas32,
 # and a plain CBLAS (its integer width read from OpenBLAS's configuration).
 _SCHEMES = (("scipy_", "64_"), ("", "64_"), ("scipy_", ""), ("", ""))
 _FUNCTIONS = ("cblas_sgemm", "cblas_dgemm", "cblas_sgemv", "cblas_dgemv", "cblas_sdot",
-              "cblas_ddot", "openblas_get_num_threads", "openblas_set_num_threads")
+              "cblas_ddot", "cblas_ssyrk", "cblas_dsyrk", "openblas_get_num_threads",
+              "openblas_set_num_threads")
 _REGISTERED_PREFIX = "fusejit_"
 # The time of one multiply-add in a serial float32 / float64 gemm (measured here: 256x128 @
 # 128x256 took 112 us and 231 us on one thread of a busy 2-core machine).
@@ -252,10 +253,16 @@ def _gemv(real: types.Type) -> types.Signature:
     return types.void(_ENUM, _ENUM, _INT, _INT, real, _PTR, _INT, _PTR, _INT, real, _PTR, _INT)
 
 
+def _syrk(real: types.Type) -> types.Signature:
+    return types.void(_ENUM, _ENUM, _ENUM, _INT, _INT, real, _PTR, _INT, real, _PTR, _INT)
+
+
 _sgemm = _external("cblas_sgemm", _gemm(types.float32))
 _dgemm = _external("cblas_dgemm", _gemm(types.float64))
 _sgemv = _external("cblas_sgemv", _gemv(types.float32))
 _dgemv = _external("cblas_dgemv", _gemv(types.float64))
+_ssyrk = _external("cblas_ssyrk", _syrk(types.float32))
+_dsyrk = _external("cblas_dsyrk", _syrk(types.float64))
 _sdot = _external("cblas_sdot", types.float32(_INT, _PTR, _INT, _PTR, _INT))
 _ddot = _external("cblas_ddot", types.float64(_INT, _PTR, _INT, _PTR, _INT))
 _get_threads = _external("openblas_get_num_threads", types.intc())
@@ -358,6 +365,19 @@ def _gemm_call(ta, tb, m, n, k, a, lda, b, ldb, beta, c):
 
 
 @njit(cache=True)
+def _syrk_call(ta, n, k, a, lda, c):
+    """c = op(A) op(A)^T, ``n`` x ``n`` C-contiguous, as NumPy's matmul computes ``a @ a.T``:
+    BLAS's upper triangle, copied into the lower one."""
+    if a.itemsize == 4:
+        _ssyrk(_ROW_MAJOR, _UPPER, ta, n, k, 1.0, a.ctypes, lda, 0.0, c.ctypes, n)
+    else:
+        _dsyrk(_ROW_MAJOR, _UPPER, ta, n, k, 1.0, a.ctypes, lda, 0.0, c.ctypes, n)
+    for i in range(n):
+        for j in range(i + 1, n):
+            c[j, i] = c[i, j]
+
+
+@njit(cache=True)
 def _gemv_call(trans, rows, cols, a, lda, x, incx, out):
     """out = op(A) x, A stored row-major as ``rows`` x ``cols``."""
     if a.itemsize == 4:
@@ -373,13 +393,18 @@ def mm(a, b):
     """``a @ b`` of 2-D float arrays of one dtype, through NumPy's BLAS as NumPy's matmul
     calls it: one row or one column by gemv, one of each by dot, else gemm (the same bits as
     NumPy's wherever NumPy passes the operands to BLAS; an operand it cannot pass, negative
-    or zero strides say, is copied here, where NumPy sums in a loop of its own)."""
+    or zero strides say, is copied here, where NumPy sums in a loop of its own). A matrix
+    times its own transpose is syrk's, as in NumPy's matmul."""
     m, k = a.shape
     n = b.shape[1]
     if b.shape[0] != k:
         raise ValueError("matmul: the operands' inner sizes differ")
     if m == 0 or n == 0 or k == 0:
         return np.zeros((m, n), a.dtype)
+    # (a matrix times its own transpose: NumPy's matmul then calls syrk, whose sums may round
+    # otherwise than gemm's)
+    mirrored = a.ctypes.data == b.ctypes.data and m == n and \
+        a.strides[0] == b.strides[1] and a.strides[1] == b.strides[0]
     a, ta, lda = _operand(a)
     b, tb, ldb = _operand(b)
     out = np.empty((m, n), a.dtype)
@@ -405,6 +430,8 @@ def mm(a, b):
             _gemv_call(_NO_TRANS, m, k, a, lda, b, inc_b, out)
         else:
             _gemv_call(_TRANS, k, m, a, lda, b, inc_b, out)
+    elif mirrored and ta != tb:
+        _syrk_call(ta, n, k, a, lda, out)
     else:
         _gemm_call(ta, tb, m, n, k, a, lda, b, ldb, 0.0, out)
     _restore(before)

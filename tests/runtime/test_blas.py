@@ -95,6 +95,22 @@ def test_products_equal_numpys_matmul(dtype) -> None:
 
 
 @needs_blas
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_a_matrix_times_its_own_transpose_has_numpys_bits(dtype) -> None:
+    """NumPy's matmul computes ``a @ a.T`` (and ``a.T @ a``) by syrk, one triangle mirrored,
+    whose sums round otherwise than gemm's: so does ``mm`` (small products, on one thread in
+    both). A copy of the transpose is another array: gemm in both."""
+    for rows, cols in [(20, 30), (9, 4), (2, 17), (33, 8)]:
+        m = RNG.standard_normal((rows, cols)).astype(dtype)
+        for a, b in [(m, m.T), (m.T, m), (m[:, ::2], m[:, ::2].T), (m, m.T.copy())]:
+            u = np.ones(b.shape[0], dtype)
+            got = _driver()(a, b, u, u)[0]
+            np.testing.assert_array_equal(got, a @ b)
+            if b.base is a or a.base is b:
+                np.testing.assert_array_equal(got, got.T)
+
+
+@needs_blas
 def test_products_refuse_mismatched_sizes() -> None:
     a = np.ones((2, 3))
     with pytest.raises(ValueError, match="inner sizes"):
