@@ -17,21 +17,26 @@ variables take the union of what enters the loop and what each iteration gives b
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 from ..ir.graph import Block, Graph, Node, Value
 from ..ir.symbols import prim
 from ..ir.types import TensorType
+from .element_helpers import FAST_MAPS
 from .element_support import (
     _ALIASING,
     _ARITHMETIC,
     _CONVERT,
+    _FLOAT_UFUNCS,
     _INPLACE,
     _PREDICATES,
     _REDUCTIONS,
+    _SHIFTS,
     _WRITES,
     _rank,
     _static,
+    expand_sizes,
     index_list,
 )
 
@@ -40,12 +45,16 @@ Dims = tuple[frozenset, ...]
 # Ops whose result has their tensor operands' shape, broadcast.
 _BROADCASTING = (_ARITHMETIC | _PREDICATES | frozenset(_CONVERT) | frozenset({
     "where", "clamp", "pow", "clone", "reciprocal", "floor_divide", "remainder",
-    "__and__", "__or__", "__xor__", "full_like", "cumsum"}))
+    "__and__", "__or__", "__xor__", "full_like", "cumsum", "cumprod"}) | frozenset(FAST_MAPS)
+    | frozenset(_FLOAT_UFUNCS) | frozenset(_SHIFTS))
 # Ops whose result is their first operand, written (its shape).
 _UPDATES = frozenset(_INPLACE) | _WRITES | frozenset({"type_as"})
 _ONE: frozenset = frozenset()      # a dimension of length 1
 # The "argument" of a dimension bounded by a number: ``(_CONSTANT, n)`` is at most ``n`` long.
 _CONSTANT = -1
+# A dimension holding ``(_TIMES, k)`` is at most ``k`` times as long as the longest of its
+# other members (a concatenation along it: the sum of its parts' lengths).
+_TIMES = -2
 
 
 class _Unbounded(Exception):
@@ -219,11 +228,51 @@ def _op_dims(node: Node, out: Value, dims: dict[Value, Dims]) -> Dims | None:
         joined = _broadcast(shapes, _rank(out) - 1)
         return None if joined is None else \
             joined[:axis] + (_counted_by(len(items.inputs)),) + joined[axis:]
+    if name == "cat":       # (a fixed list of arrays joined along a constant axis)
+        items = node.input(0).node
+        axis = _axis(node.input(1), _rank(out))
+        shapes = [dims.get(v) for v in items.inputs]
+        if items.kind != prim.ListConstruct or not shapes or axis is None or any(
+                shape is None or len(shape) != _rank(out) for shape in shapes) or any(
+                use.user.kind != node.kind for use in node.input(0).uses):
+            return None
+        joined = _broadcast(shapes, _rank(out))
+        # (each part at most its multiple of the longest: their sum, of the sum of multiples)
+        times = sum(_times(shape[axis]) for shape in shapes)
+        along = frozenset(m for m in joined[axis] if m[0] != _TIMES) | {(_TIMES, times)}
+        return joined[:axis] + (along,) + joined[axis + 1:]
+    if name == "diagonal" and x is not None:    # (no longer than either dimension it walks)
+        a, b = (_axis(v, len(x)) for v in node.inputs[2:4])
+        if a is None or b is None or a == b:
+            return None
+        return tuple(d for k, d in enumerate(x) if k not in (a, b)) + (x[a],)
+    if name == "expand" and x is not None:      # (np.broadcast_to: sizes made here)
+        items = expand_sizes(node.input(1))
+        if items is None or len(items) < len(x):
+            return None
+        lead = len(items) - len(x)
+        shape = []
+        for k, item in enumerate(items):
+            n = _static(item) if isinstance(item, Value) else item
+            if n == -1 and k >= lead:
+                shape.append(x[k - lead])
+            elif type(n) is int and n >= 0:
+                shape.append(_counted_by(n))
+            elif isinstance(item, Value) and _length(item, dims) is not None:
+                shape.append(_length(item, dims))
+            else:
+                return None
+        return tuple(shape)
     if name == "eye":       # (np.eye(n, m) of constant sizes)
         sizes = [_static(v) for v in node.inputs[:2]]
         return tuple(_counted_by(n) for n in sizes) if all(
             type(n) is int and n >= 0 for n in sizes) else None
     return None
+
+
+def _times(axis: frozenset) -> int:
+    """The multiple of its longest member a dimension is at most (``_TIMES``)."""
+    return max((k for i, k in axis if i == _TIMES), default=1)
 
 
 def _counted_by(n: int) -> frozenset:
@@ -391,18 +440,21 @@ def _bound_function(made: set[Dims]) -> Callable[..., int]:
     for shape in sorted(made, key=repr):
         factors = []
         for axis in shape:
-            sizes = [_size_text(i, d) for i, d in sorted(axis)]
-            if len(sizes) == 1:
-                factors.append(sizes[0])
-            elif sizes:
-                factors.append(f"max({', '.join(sizes)})")
+            sizes = [_size_text(i, d) for i, d in sorted(axis) if i != _TIMES]
+            times = _times(axis)
+            if len(sizes) > 1:
+                sizes = [f"max({', '.join(sizes)})"]
+            if times > 1:
+                sizes = [f"{times} * {sizes[0]}" if sizes else str(times)]
+            factors += sizes
         products.append(" * ".join(factors) or "1")
-        if len(factors) == 1 and len(shape) == 1:     # (one axis: its sizes, each a term)
+        if len(factors) == 1 and len(shape) == 1 and _times(shape[0]) == 1:
+            # (one axis: its sizes, each a term)
             terms.update(dict.fromkeys(_size_text(i, d) for i, d in sorted(next(iter(shape)))))
         else:
             terms[products[-1]] = None
     arguments = sorted({i for shape in made for axis in shape for i, _ in axis
-                        if i != _CONSTANT})
+                        if i not in (_CONSTANT, _TIMES)})
     params = "".join(f"a{i}, " for i in range(max(arguments, default=-1) + 1))
     # (a product of sizes is never negative: max only to choose among several)
     body = (products[0] if len(products) == 1 else f"max({', '.join(products)})") \
@@ -414,6 +466,9 @@ def _bound_function(made: set[Dims]) -> Callable[..., int]:
     # (the fast call writes its test into its own text, as "each term <= limit": no call,
     # no max, ~0.35 us a call of two vectors)
     fn.source, fn.terms = source, tuple(terms)
+    # (the most a made array's multiples of argument sizes multiply to: an argument limit from
+    # the growth degree alone would let a concatenation of two arguments at it past the bound)
+    fn.times = max((math.prod(map(_times, shape)) for shape in made), default=1)
     return fn
 
 

@@ -39,9 +39,11 @@ from .element_support import (
     _ALIASING,
     _ARRAY_CALLS,
     _CONVERT,
+    _FLOAT_UFUNCS,
     _FUSEJIT_OPS,
     _INPLACE,
     _PREDICATES,
+    _SHIFTS,
     _WHOLE_REDUCTIONS,
     _dtype,
     _rank,
@@ -412,6 +414,9 @@ class _ElementWriter(_Writer):
     def _pow(self, node: Node, out: Value, depth: int) -> None:
         dtype = _dtype(out)
         base = self.operand(node.input(0), dtype)
+        if (_rank(node.input(1)) or 0) > 0:    # (an array of exponents)
+            self.assign(out, f"np.power({base}, {self.operand(node.input(1), dtype)})", depth)
+            return
         exponent = _cast(self.name(node.input(1)), dtype)
         if dtype.kind != "f":
             # integers by a constant 0 to 4 (element_support): products, which wrap as
@@ -454,8 +459,20 @@ class _ElementWriter(_Writer):
 
     def _cumsum(self, node: Node, out: Value, depth: int) -> None:
         # (floats in their own dtype, one by one from the first element: NumPy's order)
-        self.assign(out, f"_cumsum({self._wide(node.input(0), floats=False)}).astype("
-                         f"np.{_dtype(out).name})", depth)
+        x, name = node.input(0), node.kind.name
+        if _rank(x) == 2:
+            axis = _static(node.input(1)) % 2
+            expr = f"_cum2({self._wide(x, floats=False)}, {axis}, {name == 'cumprod'})"
+        else:
+            expr = f"_{name}({self._wide(x, floats=False)})"
+        self.assign(out, f"{expr}.astype(np.{_dtype(out).name})", depth)
+
+    _cumprod = _cumsum
+
+    def _prod(self, node: Node, out: Value, depth: int) -> None:
+        # (one by one, as NumPy multiplies; integers and bools in int64)
+        self.assign(out, _cast(f"np.prod({self._wide(node.input(0), floats=False)})",
+                               _dtype(out)), depth)
 
     def _arange(self, node: Node, out: Value, depth: int) -> None:
         start, end, step = (self.name(v) for v in node.inputs[:3])
@@ -657,11 +674,23 @@ class _ElementWriter(_Writer):
 
     def _arithmetic(self, node: Node, out: Value, depth: int) -> None:
         name = node.kind.name
-        if name in FAST_MAPS and _rank(out) != 0 and _dtype(out) == _dtype(node.input(0)):
+        if name in FAST_MAPS and _rank(out) != 0:
             # (the vectorisable form fused kernels use: Numba's np.exp of an array calls libm
             # per element, ~2.9 ns for float32 against ~0.3)
-            self.assign(out, f"{map_name(name, _dtype(out))}({self.name(node.input(0))})",
-                        depth)
+            self.assign(out, f"{map_name(name, _dtype(out))}("
+                             f"{self.operand(node.input(0), _dtype(out))})", depth)
+            return
+        if name in _FLOAT_UFUNCS and (name != "floor" and name != "ceil"
+                                      or _dtype(node.input(0)).kind == "f"):
+            dtype = _dtype(out)
+            args = [self.operand(v, None if name == "signbit" else dtype) for v in node.inputs]
+            expr = f"{_FLOAT_UFUNCS[name]}({', '.join(args)})"
+            self.assign(out, expr if _rank(out) != 0 else _cast(expr, dtype), depth)
+            return
+        if name in _SHIFTS:
+            x = node.input(0)
+            self.assign(out, f"({self.name(x)} {_SHIFTS[name]} "
+                             f"{_cast(self.name(node.input(1)), _dtype(x))})", depth)
             return
         if name in _CONVERT:
             self.assign(out, f"{_CONVERT[name]}({self.name(node.input(0))})", depth)
@@ -861,7 +890,7 @@ def compile_element_graph(graph: Graph, fallback: Callable[..., Any],
     if max_elements is not None:
         made = made_elements(graph)
         bound = max_elements
-        max_elements = argument_limit(graph, max_elements)
+        max_elements = argument_limit(graph, max_elements // (made.times if made else 1))
     zero_d = tuple((i, _dtype(v)) for i, v in enumerate(graph.outputs) if _rank(v) == 0)
     # (lists of numbers a loop appended: Python numbers from Numba, NumPy scalars from the
     # interpreter, as NumPy's list holds them: ``[row.sum() for row in A]``)

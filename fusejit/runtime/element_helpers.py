@@ -30,7 +30,10 @@ from .fusion.templates import fast_name, math_imports, math_modules
 MAX_RANK = 4
 # Unary maps on arrays written as loops over the kernels' vectorisable forms (``fast_name``):
 # Numba's np.tanh calls libm element by element, ~10x NumPy's own SIMD loops.
-FAST_MAPS = ("exp", "log", "tanh", "sigmoid", "expm1", "log1p")
+# (not sin, cos, tan: their fast forms hold for |x| up to a limit, and fused kernels recompute
+# larger arguments with libm in a loop of their own)
+FAST_MAPS = ("exp", "log", "tanh", "sigmoid", "expm1", "log1p", "log2", "log10", "sinh", "cosh",
+             "asin", "acos", "atan")
 
 
 
@@ -415,6 +418,36 @@ def _sum_rows_pw(a):
     for i in range(rows.shape[0]):
         if rows.shape[1]:
             out[i] += _pairwise(rows[i], 0, rows.shape[1])
+    return out
+
+
+@njit(cache=True, error_model="numpy")
+def _cumprod(a):
+    flat = np.ascontiguousarray(a).reshape(a.size)
+    out = np.empty(a.size, flat.dtype)
+    if a.size:
+        out[0] = flat[0]
+    for i in range(1, a.size):
+        out[i] = out[i - 1] * flat[i]
+    return out
+
+
+# Running sums and products along one axis of a matrix, one by one along it: NumPy's order
+@njit(cache=True, error_model="numpy")
+def _cum2(a, axis, product):
+    out = np.empty(a.shape, a.dtype)
+    rows, cols = a.shape
+    if axis == 0:
+        if rows:
+            out[0] = a[0]
+        for i in range(1, rows):
+            out[i] = out[i - 1] * a[i] if product else out[i - 1] + a[i]
+    else:
+        for i in range(rows):
+            if cols:
+                out[i, 0] = a[i, 0]
+            for j in range(1, cols):
+                out[i, j] = out[i, j - 1] * a[i, j] if product else out[i, j - 1] + a[i, j]
     return out
 
 

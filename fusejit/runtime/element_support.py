@@ -26,6 +26,7 @@ from ..ir.types import (
     StringType,
     TensorType,
 )
+from .element_helpers import FAST_MAPS
 from .scalar_function import _CALLS, _INFIX
 
 _SCALAR = (IntType, FloatType, BoolType)
@@ -48,6 +49,13 @@ _INPLACE = {"add_": "+", "sub_": "-", "mul_": "*", "div_": "/"}
 _WHOLE_REDUCTIONS = {"amax": "max", "amin": "min", "argmax": "argmax", "argmin": "argmin",
                      "any": "any", "all": "all", "var": "var", "std": "std"}
 _PREDICATES = frozenset({"eq", "ne", "lt", "le", "gt", "ge"})
+# Float maps of float arrays as NumPy's ufuncs in Numba (same values: C's functions, and rint
+# rounds halves to even as NumPy's round), and of 0-d values as the same calls on numbers.
+_FLOAT_UFUNCS = {"tan": "np.tan", "floor": "np.floor", "ceil": "np.ceil", "round": "np.rint",
+                 "trunc": "np.trunc", "signbit": "np.signbit", "hypot": "np.hypot",
+                 "atan2": "np.arctan2"}
+# Integer shifts by a constant count below the dtype's width (C's shifts are undefined past it)
+_SHIFTS = {"__lshift__": "<<", "__rshift__": ">>"}
 _WRITES = frozenset({"copy_", "fill_", "index_put_"})
 _CREATE = frozenset({"full_like", "zeros", "ones", "full"})
 _CONVERT = {"Bool": "bool", "Float": "float", "Int": "_to_int"}
@@ -322,9 +330,30 @@ def _supported_op(node: Node, arguments: set) -> bool:
         return all(_dtype(v).kind in "biu" for v in tensors)
     if name == "reciprocal":
         return _dtype(node.output(0)).kind == "f"
-    if name == "cumsum":
-        return _rank(node.input(0)) == 1 and isinstance(_static(node.input(2)), type(None)) \
+    if name in ("cumsum", "cumprod"):   # (a vector, or along a constant axis of a matrix)
+        return (_rank(node.input(0)) == 1 or _rank(node.input(0)) == 2 and _constant_int(
+            node.input(1))) and isinstance(_static(node.input(2)), type(None)) \
             and node.input(2).node.kind == prim.Constant
+    if name == "prod":          # (of the whole array, in NumPy's dtype)
+        return _rank(node.output(0)) == 0 and _static(node.input(1)) is None and \
+            node.input(1).node.kind == prim.Constant
+    if name in FAST_MAPS and len(node.inputs) == 1 or name in _FLOAT_UFUNCS:
+        # (a float result; the rounding ones and signbit of float arrays only, as NumPy
+        # keeps an integer array's dtype there)
+        out = _dtype(node.output(0))
+        if name in FAST_MAPS and arrays:
+            return out.kind == "f"
+        if (arrays or name in _FLOAT_UFUNCS or name in _CALLS) and (
+                out.kind == "f" or name == "signbit") and (
+                name in ("hypot", "atan2") and len(node.inputs) == 2 or len(node.inputs) == 1
+                and (name in FAST_MAPS or _dtype(node.input(0)).kind == "f")):
+            return True
+    if name in _SHIFTS:
+        count, dtype = _static(node.input(1)), _dtype(node.output(0))
+        if isinstance(count, np.ndarray) and count.ndim == 0 and count.dtype.kind in "iu":
+            count = int(count)
+        return dtype.kind in "iu" and _dtype(node.input(0)) == dtype and \
+            type(count) is int and 0 <= count < 8 * dtype.itemsize
     if name == "arange":   # (start, end, step, dtype, ...: the writer's form)
         return len(node.inputs) == 7 and all(v.node.kind == prim.Constant
                                               for v in node.inputs[3:])
@@ -403,6 +432,8 @@ def _supported_op(node: Node, arguments: set) -> bool:
             and _rank(b) in (1, 2)
     if name == "pow":   # (floats by a number; integers by a constant 0 to 4, as products)
         exponent, kind = _static(node.input(1)), _dtype(node.output(0)).kind
+        if kind == "f" and (_rank(node.input(1)) or 0) > 0:
+            return True         # (by an array of exponents: C's pow, as NumPy's)
         return not isinstance(node.input(1).type, TensorType) and (kind == "f" or (
             kind in "iu" and type(exponent) is int and 0 <= exponent <= 4))
     if name in _ARITHMETIC:
@@ -533,8 +564,21 @@ def growth_degree(graph: Graph) -> int:
                 degree, ones = max(d for d, _, _ in operands), True
             elif name in _PRODUCTS:
                 degree, ones = sum(d for d, _, _ in operands), True
+            elif name == "index" and _element_gather(node) and \
+                    index_list(node.input(1))[0] == 0:
+                # (x[idx], x[rows, cols] reaching every dimension: an element per index, the
+                # indices broadcast together)
+                picks = [(*info.get(v, (highest, True)), _rank(v))
+                         for v in index_list(node.input(1))[1]]
+                ranks = {r for _, _, r in picks}
+                degree = max(d for d, _, _ in picks) if len(ranks) == 1 and not any(
+                    flagged for _, flagged, _ in picks) else sum(d for d, _, _ in picks)
+                ones = any(flagged for _, flagged, _ in picks)
             elif name == "index":             # (x[idx]: up to an element per index each)
                 degree, ones = sum(d for d, _, _ in operands), True
+            elif rank == 1 and name not in ("cat", "stack"):
+                # (vectors broadcast to the longest of them: no outer product at rank 1)
+                degree, ones = max(d for d, _, _ in operands), any(f for _, f, _ in operands)
             elif len(operands) == 1:          # (a view or a reduction of one array)
                 degree, flagged, had = operands[0]
                 ones = flagged or name in _ADDS_ONES or rank > (had or 0) or (
