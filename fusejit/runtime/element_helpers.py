@@ -23,7 +23,7 @@ import types
 import numpy as np
 
 from ..ir.symbols import aten
-from .fusion.templates import fast_name, math_imports, math_modules
+from .fusion.templates import fast_name, math_imports, math_modules, vector_function
 
 # The highest rank the helpers cover (``_grad_sum_to_size`` from each rank to each lower one):
 # stages take arrays up to it (``element_stage``).
@@ -32,6 +32,8 @@ MAX_RANK = 4
 # Numba's np.tanh calls libm element by element, ~10x NumPy's own SIMD loops.
 # (not sin, cos, tan: their fast forms hold for |x| up to a limit, and fused kernels recompute
 # larger arguments with libm in a loop of their own)
+# Binary ones (by NumPy's name for the ufunc)
+BINARY_MAPS = {"atan2": "arctan2"}
 FAST_MAPS = ("exp", "log", "tanh", "sigmoid", "expm1", "log1p", "log2", "log10", "sinh", "cosh",
              "asin", "acos", "atan")
 
@@ -482,8 +484,29 @@ def _{fn[:3]}_nan0(a, b):
 
 """ for fn, op in (("maximum", ">"), ("minimum", "<")))
 
+def _binary_map_helper(kind: str, dtype: np.dtype) -> str:
+    """``kind`` of two arrays of one rank and dtype, element by element through its
+    vectorisable form where their shapes are equal, else NumPy's broadcasting ufunc (Numba's
+    np.arctan2 of 500 float64 pairs took 6.9 us, NumPy's 1.5)."""
+    fn = vector_function(f"{kind}_{'f32' if dtype == np.float32 else 'f64'}")
+    return f"""@njit(cache=True, error_model="numpy")
+def {map_name(kind, dtype)}(y, x):
+    if y.shape != x.shape:
+        return np.{BINARY_MAPS[kind]}(y, x)
+    a = np.ascontiguousarray(y).reshape(y.size)
+    b = np.ascontiguousarray(x).reshape(x.size)
+    out = np.empty(y.size, a.dtype)
+    for i in range(y.size):
+        out[i] = {fn}(a[i], b[i])
+    return out.reshape(y.shape)
+
+
+"""
+
+
 _MAP_HELPERS = "".join(_map_helper(k, np.dtype(d)) for k in FAST_MAPS
-                       for d in ("float32", "float64"))
+                       for d in ("float32", "float64")) + "".join(
+    _binary_map_helper(k, np.dtype(d)) for k in BINARY_MAPS for d in ("float32", "float64"))
 # The imports of the maps' math (stage modules import them too: their Regions call it)
 MATH_IMPORTS = "".join(f"{line}\n" for line in math_imports(math_modules(_MAP_HELPERS)))
 HELPERS_TEXT = (
@@ -527,5 +550,5 @@ def __getattr__(name: str):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-__all__ = ["FAST_MAPS", "HELPERS_TEXT", "MATH_IMPORTS", "MAX_RANK", "NAMES", "helpers_module",
-           "import_line", "map_name"]
+__all__ = ["BINARY_MAPS", "FAST_MAPS", "HELPERS_TEXT", "MATH_IMPORTS", "MAX_RANK", "NAMES",
+           "helpers_module", "import_line", "map_name"]
