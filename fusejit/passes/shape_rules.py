@@ -246,6 +246,12 @@ def _node_integers(node, known: Known) -> list[int]:
             found.extend(x for x in item if isinstance(x, int))
         elif isinstance(item, int):
             found.append(item)
+        for part in list_items(v) or ():   # (constant index arrays: x[[0, 2, 4]] mentions 4)
+            if part.node.kind == prim.Constant and isinstance(part.type, TensorType) and \
+                    part.type.scalar_type is not None and part.type.dtype.kind in "iu":
+                data = constant_value(part.node)
+                if isinstance(data, np.ndarray) and 0 < data.size <= MAX_FILL:
+                    found.append(int(np.abs(data.astype(np.int64)).max()))
     return [abs(int(x)) for x in found if not isinstance(x, bool)]
 
 

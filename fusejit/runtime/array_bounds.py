@@ -180,8 +180,8 @@ def _op_dims(node: Node, out: Value, dims: dict[Value, Dims]) -> Dims | None:
         return None if middle is None else x[:p] + middle + x[p + len(indices):]
     if name == "arange":    # (np.arange(len(x)): from 0 by 1 to a dimension)
         return _counted(node, dims)
-    if x is None and name in ("slice", "select", "unsqueeze", "t", "transpose", "reshape",
-                              "view"):
+    if x is None and name in ("slice", "select", "unsqueeze", "t", "transpose", "permute",
+                              "reshape", "view"):
         return None     # (an array of a rank known only when it runs: no bound)
     if name == "slice":
         return _sliced(node, x)
@@ -193,6 +193,10 @@ def _op_dims(node: Node, out: Value, dims: dict[Value, Dims]) -> Dims | None:
         return None if axis is None else x[:axis] + (_ONE,) + x[axis:]
     if name == "t":
         return x[::-1]
+    if name == "permute":
+        order = _static(node.input(1))
+        return tuple(x[d % len(x)] for d in order) if isinstance(order, list) and x and \
+            len(order) == len(x) else None
     if name == "transpose":
         a, b = (_axis(v, len(x)) if x else 0 for v in node.inputs[1:3])
         if a is None or b is None:

@@ -335,6 +335,15 @@ class _ElementWriter(_Writer):
         self.assign(out, f"{self.name(x)}.transpose(({''.join(f'{d}, ' for d in axes)}))",
                     depth)
 
+    def _permute(self, node: Node, out: Value, depth: int) -> None:
+        x = node.input(0)
+        rank = _rank(x)
+        if rank == 0:
+            self.assign(out, self.name(x), depth)
+            return
+        axes = "".join(f"{d % rank}, " for d in _static(node.input(1)))
+        self.assign(out, f"{self.name(x)}.transpose(({axes}))", depth)
+
     def _flip(self, node: Node, out: Value, depth: int) -> None:
         # A reversed view where only arithmetic reads it in a graph that writes nothing (so no
         # write can reach it, nor it the caller); else a copy, as aten's flip makes
@@ -563,6 +572,8 @@ class _ElementWriter(_Writer):
         expr = f"np.{fn}({x}, {y})"
         if fn == "floor_divide" and dtype.kind == "f":
             expr = f"_floor_divide_{dtype.name}({x}, {y})"   # (NumPy's, not Numba's)
+        elif dtype.kind != "f" and _rank(out) == 0:
+            expr = f"{'_int_floordiv' if fn == 'floor_divide' else '_int_mod'}({x}, {y})"
         self.assign(out, expr if _rank(out) != 0 else _cast(expr, dtype), depth)
 
     _remainder = _floor_divide
@@ -649,7 +660,9 @@ class _ElementWriter(_Writer):
         2-d one (the moments accumulate in 64 bits)."""
         name = node.kind.name
         fn = _WHOLE_REDUCTIONS[name]
-        if _rank(out) != 0:
+        if _rank(node.input(0)) == 0:       # (any/all of a number: whether it is nonzero)
+            self.assign(out, f"({self.name(node.input(0))} != 0)", depth)
+        elif _rank(out) != 0:
             self._axis2(fn, node, out, depth)
         else:
             self._whole(fn, node, out, depth, wide=name in ("var", "std"))

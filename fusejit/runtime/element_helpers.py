@@ -341,6 +341,29 @@ def _floor_divide_{t}(a, b):
 
 """ for t in ("float32", "float64"))
 
+# Integer floor division and remainder of two numbers by a divisor known only when it runs:
+# by 0 the interpreter's error (raised here, and the call reruns there); by -1 the negation
+# (C's INT_MIN / -1 traps) and 0; else Python's floor and the divisor's sign, as NumPy's.
+_INT_DIVIDE = """@njit(cache=True)
+def _int_floordiv(a, b):
+    if b == 0:
+        raise ZeroDivisionError("integer division by zero")
+    if b == -1:
+        return -a
+    return a // b
+
+
+@njit(cache=True)
+def _int_mod(a, b):
+    if b == 0:
+        raise ZeroDivisionError("integer modulo by zero")
+    if b == -1:
+        return a - a
+    return a % b
+
+
+"""
+
 # NumPy's float sums (pairwise_sum in loops_utils.h): under 8 elements one by one, up to 128
 # in 8 running sums, above that the two halves (cut at a multiple of 8) summed alike; a
 # whole-array sum is 0 plus that of the C-ordered elements, a row sum 0 plus that of the row.
@@ -514,7 +537,7 @@ HELPERS_TEXT = (
     "from fusejit.runtime.element_jit import helper_jit as njit\n"
     "from fusejit.runtime.fusion import rowmath as rm\n" + MATH_IMPORTS + "\n\n"
     + _AXIS_HELPERS + _LIST_HELPERS + _SUM_LEAD + _ACCUMULATE + _CONVOLVE + _UNIQUE
-    + _FLOOR_DIVIDE + _PAIRWISE
+    + _FLOOR_DIVIDE + _INT_DIVIDE + _PAIRWISE
     + "".join(_sum_to_size_helper(i, o) for i in range(1, MAX_RANK + 1)
               for o in range(1, i + 1))
     + _MAP_HELPERS)

@@ -179,7 +179,7 @@ def list_element(value: Value) -> tuple[np.dtype, int]:
 
 # Ops whose result is (or may be) their first input, or a view of it.
 _ALIASING = frozenset({"aten::select", "aten::slice", "aten::unsqueeze", "aten::t",
-                       "aten::transpose", "aten::expand",
+                       "aten::transpose", "aten::permute", "aten::expand",
                        "aten::reshape", "aten::view", "aten::type_as", "aten::copy_",
                        "aten::fill_", "aten::add_", "aten::sub_", "aten::mul_", "aten::div_",
                        "aten::index_put_"})
@@ -365,9 +365,13 @@ def _supported_op(node: Node, arguments: set) -> bool:
         divisor = _static(node.input(1))
         return _dtype(node.outputs[0]).kind == "f" or (
             isinstance(divisor, (int, float)) and not isinstance(divisor, bool)
-            and divisor not in (0, -1))
+            and divisor not in (0, -1)) or not arrays   # (numbers: _int_floordiv, _int_mod)
     if name in ("select", "unsqueeze"):
         return _constant_int(node.input(1))
+    if name == "permute":       # (np.transpose(x, axes), np.moveaxis: a constant order)
+        order, rank = _static(node.input(1)), _rank(node.input(0))
+        return isinstance(order, list) and rank is not None and len(order) == rank and \
+            sorted(d % max(rank, 1) for d in order) == list(range(rank))
     if name == "transpose":     # (np.swapaxes(x, a, b) by constant axes)
         rank = _rank(node.input(0))
         return all(_constant_int(v) and -max(rank, 1) <= _static(v) < max(rank, 1)
@@ -488,7 +492,8 @@ def _indexing_supported(node: Node, arguments: set) -> bool:
 
 def _reduction_supported(node: Node) -> bool:
     name, x = node.kind.name, node.input(0)
-    if _rank(x) == 0 or any(v.node.kind != prim.Constant for v in node.inputs[1:]):
+    if _rank(x) == 0 and name not in ("any", "all") or any(
+            v.node.kind != prim.Constant for v in node.inputs[1:]):
         return False
     args = [_static(v) for v in node.inputs[1:]]
     if name in ("sum", "mean"):
@@ -501,6 +506,8 @@ def _reduction_supported(node: Node) -> bool:
         return args[0] == [] and args[1] is False or _rank(x) == 2 and len(args[0]) == 1
     if name in ("argmax", "argmin"):
         return args[0] is None and args[1] is False or _rank(x) == 2 and args[0] is not None
+    if name in ("any", "all") and _rank(x) == 0:
+        return args[0] is None
     if name in ("any", "all"):     # (of the whole array, or over one axis of a matrix)
         axis = args[0][0] if isinstance(args[0], list) and len(args[0]) == 1 else args[0]
         return args[0] is None and args[1] is False or _rank(x) == 2 and \

@@ -1,0 +1,113 @@
+"""Array forms a whole-graph function writes itself (``element_function``): ``np.transpose``
+with an order of axes and ``np.moveaxis`` (``aten::permute``), rows and elements picked by
+constant lists (``M[[0, 2]]``, ``M[[1, 2], [3, 4]]``), ``np.unravel_index`` (integer floor
+division and remainder by a size known only when it runs, ``any`` of a number). Each program
+is compiled with a fallback that fails the test, so every value checked is the compiled
+function's, against NumPy's; the errors are checked through ``fusejit.jit``, whose fallback
+is the interpreter."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import fusejit
+from fusejit.frontend.jit import argument_ir_type
+from fusejit.frontend.script import script
+from fusejit.runtime.element_function import compile_element_graph
+from fusejit.runtime.element_support import is_element_graph
+
+RNG = np.random.default_rng(17)
+
+
+def _refuse(*args):
+    raise AssertionError("the compiled function fell back to the interpreter")
+
+
+def _compiled(fn, *args):
+    graph = script(fn, [argument_ir_type(f"a{i}", a) for i, a in enumerate(args)])
+    assert is_element_graph(graph), graph
+    return compile_element_graph(graph, _refuse)
+
+
+def _same(got, want):
+    got = got if isinstance(got, tuple) else (got,)
+    want = want if isinstance(want, tuple) else (want,)
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        g, w = np.asarray(g), np.asarray(w)
+        assert g.dtype == w.dtype and g.shape == w.shape
+        np.testing.assert_array_equal(g, w)
+
+
+def orders(t):
+    return np.transpose(t, (2, 0, 1)), np.moveaxis(t, 0, -1), t.transpose(1, 2, 0).sum(axis=0), \
+        np.transpose(t[0])
+
+
+def test_axes_in_any_order_are_views_of_the_same_elements():
+    t = RNG.standard_normal((3, 4, 5))
+    compiled = _compiled(orders, t)
+    for args in [(t,), (t[:, ::2, ::-1],), (np.zeros((2, 0, 3)),)]:
+        _same(compiled(*args), orders(*args))
+
+
+def written_through_a_permutation(t):
+    u = t.copy()
+    v = np.transpose(u, (1, 0, 2))
+    v[0] = -1.0                      # (writes u[:, 0], as NumPy's view does)
+    return u
+
+
+def test_a_write_through_a_permuted_view_reaches_the_array():
+    t = RNG.standard_normal((2, 3, 4))
+    _same(_compiled(written_through_a_permutation, t)(t), written_through_a_permutation(t))
+
+
+def picked(m):
+    return m[[0, 2, 4]], m[:, [1, 3]], m[[1, 2], [3, 4]]
+
+
+def from_the_end(m):
+    return m[[-1, 0]], m[:, [-2]]
+
+
+def test_rows_columns_and_elements_picked_by_constant_lists():
+    m = RNG.standard_normal((6, 5))
+    _same(_compiled(picked, m)(m), picked(m))
+    f, g = fusejit.jit(picked), fusejit.jit(from_the_end)
+    for _ in range(3):  # (negative indices: the interpreter's, where the loops raise)
+        _same(g(m), from_the_end(m))
+    small = m[:4]       # (row 4 is past its end: NumPy's IndexError, from the interpreter)
+    for _ in range(3):
+        with pytest.raises(fusejit.errors.InterpreterError, match="out of bounds"):
+            f(small)
+
+
+def located(m):
+    return np.unravel_index(m.argmax(), m.shape), np.unravel_index(int(m.argmin()), m.shape)
+
+
+def test_unravel_index_divides_by_sizes_known_when_it_runs():
+    for shape in [(4, 7), (1, 9), (9, 1), (3, 3)]:
+        m = RNG.standard_normal(shape)
+        _same(_compiled(located, m)(m), sum(located(m), ()))   # (its outputs, flat)
+
+
+def divided(i, k):
+    return i[0] // k, i[0] % k, i[1] // k, i[1] % k
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.int32, np.int8])
+def test_integer_division_by_a_number_known_when_it_runs(dtype):
+    info = np.iinfo(dtype)
+    i = np.array([info.min, 7], dtype=dtype)
+    compiled = _compiled(divided, i, 3)
+    for k in [3, -3, 1, -1, 2, info.max]:
+        with np.errstate(over="ignore"):   # (min // -1 wraps in NumPy, with a warning)
+            want = divided(i, k)
+        _same(compiled(i, k), want)
+    f = fusejit.jit(divided)
+    for _ in range(3):  # (by zero: the interpreter's error, on the compiled path too)
+        with pytest.raises(fusejit.errors.InterpreterError, match="by zero"):
+            f(i, 0)
