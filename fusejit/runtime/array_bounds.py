@@ -137,6 +137,12 @@ def _node(node: Node, dims: dict[Value, Dims], made: set[Dims]) -> None:
         dims[outs[0]] = tuple(map(_counted_by, _static(outs[0]).shape))
         made.add(dims[outs[0]])
         return
+    if node.kind == "aten::linalg_eigh" and node.input(0) in dims and len(outs) == 2:
+        # (eigenvalues, one per row; eigenvectors, the matrix's shape)
+        a = dims[node.input(0)]
+        dims[outs[0]], dims[outs[1]] = a[:1], a
+        made.update((a[:1], a))
+        return
     if node.kind.ns != "aten" or len(outs) != 1:
         raise _Unbounded
     out = outs[0]
@@ -214,7 +220,7 @@ def _op_dims(node: Node, out: Value, dims: dict[Value, Dims]) -> Dims | None:
         return a[:-1] + b[1:]
     if name in ("zeros", "ones", "full"):
         return _sized(node.input(0), dims)
-    if name == "argsort":
+    if name in ("argsort", "flip"):
         return x
     if name == "searchsorted":  # (a position per value)
         values = node.input(1)
@@ -267,10 +273,13 @@ def _op_dims(node: Node, out: Value, dims: dict[Value, Dims]) -> Dims | None:
             else:
                 return None
         return tuple(shape)
-    if name == "eye":       # (np.eye(n, m) of constant sizes)
-        sizes = [_static(v) for v in node.inputs[:2]]
-        return tuple(_counted_by(n) for n in sizes) if all(
-            type(n) is int and n >= 0 for n in sizes) else None
+    if name in ("linalg_solve", "linalg_inv", "linalg_cholesky"):
+        return dims.get(node.inputs[1 if name == "linalg_solve" else 0])  # (b's, or a's)
+    if name == "linalg_eigvalsh" and x is not None:
+        return x[:1]
+    if name == "eye":       # (np.eye(n, m) of constant sizes, or of an array's dimensions)
+        sizes = [_length(v, dims) for v in node.inputs[:2]]
+        return None if None in sizes else tuple(sizes)
     return None
 
 

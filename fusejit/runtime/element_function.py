@@ -45,6 +45,7 @@ from .element_support import (
     _PREDICATES,
     _SHIFTS,
     _WHOLE_REDUCTIONS,
+    LINALG,
     _dtype,
     _rank,
     _static,
@@ -420,6 +421,56 @@ class _ElementWriter(_Writer):
 
     _matmul = _mm
 
+    # -- np.linalg: NumPy's LAPACK calls in float64 (``lapack.py``), results in their dtype --
+
+    def _float64(self, value: Value) -> str:
+        return self.operand(value, np.dtype(np.float64))
+
+    def _linalg_result(self, expr: str, out: Value) -> str:
+        dtype = _dtype(out)
+        if dtype == np.float64:
+            return expr
+        return f"{expr}.astype(np.{dtype.name})" if _rank(out) else _cast(expr, dtype)
+
+    def _linalg_solve(self, node: Node, out: Value, depth: int) -> None:
+        a, b = node.input(0), node.input(1)
+        fn = "solve_vector" if _rank(b) == 1 else "solve"
+        self.assign(out, self._linalg_result(
+            f"_lapack.{fn}({self._float64(a)}, {self._float64(b)})", out), depth)
+
+    def _linalg_inv(self, node: Node, out: Value, depth: int) -> None:
+        self.assign(out, self._linalg_result(f"_lapack.inv({self._float64(node.input(0))})",
+                                             out), depth)
+
+    def _linalg_cholesky(self, node: Node, out: Value, depth: int) -> None:
+        self.assign(out, self._linalg_result(
+            f"_lapack.cholesky({self._float64(node.input(0))})", out), depth)
+
+    def _linalg_det(self, node: Node, out: Value, depth: int) -> None:
+        self.assign(out, self._linalg_result(f"_lapack.det({self._float64(node.input(0))})",
+                                             out), depth)
+
+    def _linalg_eigvalsh(self, node: Node, out: Value, depth: int) -> None:
+        lower = _static(node.input(1)) == "L"
+        self.assign(out, self._linalg_result(
+            f"_lapack.eigvalsh({self._float64(node.input(0))}, {lower})", out), depth)
+
+    def _linalg_slogdet(self, node: Node, out: Value, depth: int) -> None:
+        self._pair(node, f"_lapack.slogdet({self._float64(node.input(0))})", depth)
+
+    def _linalg_eigh(self, node: Node, out: Value, depth: int) -> None:
+        lower = _static(node.input(1)) == "L"
+        self._pair(node, f"_lapack.eigh({self._float64(node.input(0))}, {lower})", depth)
+
+    def _pair(self, node: Node, expr: str, depth: int) -> None:
+        """A call giving two values in float64: each in its output's dtype."""
+        first, second = (self.name(v) for v in node.outputs)
+        self.emit(depth, f"{first}, {second} = {expr}")
+        for value in node.outputs:
+            converted = self._linalg_result(self.name(value), value)
+            if converted != self.name(value):
+                self.emit(depth, f"{self.name(value)} = {converted}")
+
     def _pow(self, node: Node, out: Value, depth: int) -> None:
         dtype = _dtype(out)
         base = self.operand(node.input(0), dtype)
@@ -494,7 +545,11 @@ class _ElementWriter(_Writer):
         if len(users) == 1 and users[0].kind == prim.ListConstruct and all(
                 _value_sort(use.user) for use in users[0].output().uses):
             return      # (read only by the sort of values below)
-        self.assign(out, f"np.argsort({self.name(node.input(0))}, kind=\"mergesort\")", depth)
+        x = self.name(node.input(0))
+        if node.kind.ns == "fusejit" and _static(node.input(2)) not in (2, 4):
+            self.assign(out, f"_argsort_distinct({x})", depth)
+        else:
+            self.assign(out, f"np.argsort({x}, kind=\"mergesort\")", depth)
 
     def _convolve(self, node: Node, out: Value, depth: int) -> None:
         # (``_convolve`` is the full one, whichever operand is longer: the mode's part is
@@ -815,6 +870,13 @@ def blas_import(graph: Graph) -> str:
         numpy_blas() is not None else ""
 
 
+def lapack_import(graph: Graph) -> str:
+    """The import line of ``lapack`` for a module computing ``graph``, if it calls np.linalg."""
+    calls = any(node.kind.ns == "aten" and node.kind.name in LINALG
+                for node in graph.all_nodes())
+    return "from fusejit.runtime import lapack as _lapack\n" if calls else ""
+
+
 def element_source(graph: Graph, passed: list[tuple[int, int]] | None = None) -> str:
     """The module source whose ``element_fn`` computes ``graph``; with a list ``passed``, it
     leaves out of its results the outputs that are array parameters, which it appends to
@@ -822,7 +884,8 @@ def element_source(graph: Graph, passed: list[tuple[int, int]] | None = None) ->
     writer = _ElementWriter()
     body = function_source(writer, graph, "element_fn", "", "", passed)
     loops = any(_LOOP.match(line) for line in writer.lines)
-    return ("import numpy as np\n" + blas_import(graph) + _PRELUDE + import_line()
+    return ("import numpy as np\n" + blas_import(graph) + lapack_import(graph) + _PRELUDE
+            + import_line()
             + _ELEMENT_JIT + "\n\n"
             + ("@element_jit\n" if loops else "@element_jit(vectorise=True)\n") + body)
 

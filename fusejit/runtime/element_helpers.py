@@ -341,6 +341,22 @@ def _floor_divide_{t}(a, b):
 
 """ for t in ("float32", "float64"))
 
+# np.argsort of a float vector by NumPy's default kind (or heapsort), whose order of equal
+# values is its algorithm's: the stable order where all values differ (then the only order;
+# one NaN goes last, as NumPy puts it), else an error, and the call reruns on the interpreter
+# (NumPy's own sort: equal values, -0.0 and 0.0, several NaN).
+_ARGSORT_DISTINCT = """@njit(cache=True)
+def _argsort_distinct(x):
+    order = np.argsort(x, kind="mergesort")
+    for i in range(1, order.size):
+        a, b = x[order[i - 1]], x[order[i]]
+        if not (a < b or b != b and a == a):
+            raise ValueError("equal values: NumPy's sort orders them")
+    return order
+
+
+"""
+
 # Integer floor division and remainder of two numbers by a divisor known only when it runs:
 # by 0 the interpreter's error (raised here, and the call reruns there); by -1 the negation
 # (C's INT_MIN / -1 traps) and 0; else Python's floor and the divisor's sign, as NumPy's.
@@ -537,7 +553,7 @@ HELPERS_TEXT = (
     "from fusejit.runtime.element_jit import helper_jit as njit\n"
     "from fusejit.runtime.fusion import rowmath as rm\n" + MATH_IMPORTS + "\n\n"
     + _AXIS_HELPERS + _LIST_HELPERS + _SUM_LEAD + _ACCUMULATE + _CONVOLVE + _UNIQUE
-    + _FLOOR_DIVIDE + _INT_DIVIDE + _PAIRWISE
+    + _FLOOR_DIVIDE + _INT_DIVIDE + _ARGSORT_DISTINCT + _PAIRWISE
     + "".join(_sum_to_size_helper(i, o) for i in range(1, MAX_RANK + 1)
               for o in range(1, i + 1))
     + _MAP_HELPERS)

@@ -404,8 +404,12 @@ def _supported_op(node: Node, arguments: set) -> bool:
         # np.argsort of kind "mergesort" or "stable", SORT_KINDS' 2 and 4)
         stable = _static(node.input(2)) in (2, 4) if node.kind.ns == "fusejit" else \
             _static(node.input(2)) is False
+        # (NumPy's default and heapsort order equal values by their algorithms: of floats,
+        # ``_argsort_distinct``, which leaves ties and NaN to the interpreter)
+        distinct = node.kind.ns == "fusejit" and _static(node.input(2)) in (0, 1, 3) and \
+            _dtype(node.input(0)).kind == "f"
         return _rank(node.input(0)) == 1 and _constant_int(node.input(1)) and \
-            _static(node.input(1)) in (0, -1) and stable
+            _static(node.input(1)) in (0, -1) and (stable or distinct)
     if name == "convolve":      # (two vectors, by a constant mode)
         return _rank(node.input(0)) == 1 == _rank(node.input(1)) and \
             _constant_int(node.input(2))
@@ -430,6 +434,8 @@ def _supported_op(node: Node, arguments: set) -> bool:
             and sorted(_static(v) % 2 for v in node.inputs[2:4]) == [0, 1] and not any(
                 n.kind.ns == "aten" and (n.kind.name in _INPLACE or n.kind.name in _WRITES)
                 for n in node.graph.all_nodes())
+    if name in LINALG:
+        return _linalg_supported(node)
     if name in ("mm", "matmul"):
         a, b = node.input(0), node.input(1)
         return _dtype(a) == _dtype(b) and _dtype(a).kind == "f" and _rank(a) in (1, 2) \
@@ -447,6 +453,28 @@ def _supported_op(node: Node, arguments: set) -> bool:
         return not (name in ("add", "sub") and len(node.inputs) == 3
                     and _static(node.input(2)) != 1)
     return False
+
+
+# np.linalg's calls on one matrix that ``lapack.py`` makes as NumPy does (in float64)
+LINALG = frozenset({"linalg_solve", "linalg_inv", "linalg_det", "linalg_slogdet",
+                    "linalg_eigvalsh", "linalg_eigh", "linalg_cholesky"})
+
+
+def _linalg_supported(node: Node) -> bool:
+    from .lapack import numpy_lapack
+
+    name, a = node.kind.name, node.input(0)
+    if not numpy_lapack() or _rank(a) != 2 or not all(
+            isinstance(v.type, TensorType) and _dtype(v).kind == "f" for v in node.outputs):
+        return False
+    if name == "linalg_solve":
+        return _rank(node.input(1)) in (1, 2) and _static(node.input(2)) is True and \
+            node.input(2).node.kind == prim.Constant
+    if name in ("linalg_eigvalsh", "linalg_eigh"):
+        return _static(node.input(1)) in ("L", "U")
+    if name == "linalg_cholesky":   # (the lower factor, np.linalg.cholesky's)
+        return _static(node.input(1)) is False and node.input(1).node.kind == prim.Constant
+    return True
 
 
 def _expandable(node: Node) -> bool:

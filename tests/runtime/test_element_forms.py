@@ -111,3 +111,87 @@ def test_integer_division_by_a_number_known_when_it_runs(dtype):
     for _ in range(3):  # (by zero: the interpreter's error, on the compiled path too)
         with pytest.raises(fusejit.errors.InterpreterError, match="by zero"):
             f(i, 0)
+
+
+def ranked(x):
+    return np.argsort(x), x[np.argsort(x)[-3:]], np.argsort(x, kind="heapsort")[:2]
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_argsort_by_numpys_default_kind_where_the_order_is_unique(dtype):
+    """Distinct values (one NaN among them goes last) have one order, which the compiled
+    function gives; equal values, -0.0 and 0.0, or several NaN have NumPy's algorithm's, and
+    the call reruns on the fallback."""
+    x = RNG.standard_normal(300).astype(dtype)
+    reran = []
+
+    def fallback(*args):
+        reran.append(args)
+        return ranked(*args)
+
+    graph = script(ranked, [argument_ir_type("x", x)])
+    assert is_element_graph(graph)
+    compiled = compile_element_graph(graph, fallback)
+    one_nan = x.copy()
+    one_nan[7] = np.nan
+    for case in (x, x[::-2], one_nan, x[:1], x[:0]):
+        _same(compiled(case), ranked(case))
+    assert not reran
+    tied, zeros, nans = x.copy(), x.copy(), x.copy()
+    tied[[3, 9]] = 0.5
+    zeros[[3, 9]] = [0.0, -0.0]
+    nans[[3, 9]] = np.nan
+    f = fusejit.jit(ranked)
+    for case in (tied, zeros, nans):
+        compiled(case)
+        for _ in range(3):
+            _same(f(case), ranked(case))
+    assert len(reran) == 3
+
+
+def linear_algebra(a, b):
+    s = a @ a.T + np.eye(a.shape[0])
+    return np.linalg.solve(a, b), np.linalg.solve(a, b[:, 0]), np.linalg.inv(a), \
+        np.linalg.det(a), np.linalg.cholesky(s), np.linalg.slogdet(a), np.linalg.eigvalsh(s), \
+        np.linalg.eigvalsh(s, "U"), np.linalg.eigh(s)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, pytest.param(np.float32,
+                                                              marks=pytest.mark.exhaustive)])
+def test_linear_algebra_has_numpys_bits(dtype):
+    """NumPy's own LAPACK routines on Fortran-ordered float64 copies, as NumPy calls them
+    (``runtime/lapack.py``): the same values to the last bit, and float32 results as NumPy
+    casts them."""
+    compiled = None
+    for n in (1, 3, 8, 20):
+        a = RNG.standard_normal((n, n)).astype(dtype)
+        b = RNG.standard_normal((n, 2)).astype(dtype)
+        compiled = compiled or _compiled(linear_algebra, a, b)
+        want = linear_algebra(a, b)
+        flat = want[:5] + tuple(want[5]) + want[6:8] + tuple(want[8])
+        _same(compiled(a, b), flat)
+        _same(compiled(a.T, b[::-1])[:5], linear_algebra(a.T, b[::-1])[:5])   # (any layout)
+
+
+def test_singular_matrices_are_numpys_answers_and_errors():
+    def det_and_solve(a, b):
+        return np.linalg.det(a), np.linalg.slogdet(a)[1]
+
+    a = np.ones((3, 3))
+    _same(_compiled(det_and_solve, a, a)(a, a), det_and_solve(a, a))   # (0.0 and -inf)
+
+    def solved(a, b):
+        return np.linalg.solve(a, b)
+
+    f = fusejit.jit(solved)
+    for _ in range(3):   # (the compiled call raises, and reruns on the interpreter: NumPy's)
+        with pytest.raises(fusejit.errors.InterpreterError, match="[Ss]ingular"):
+            f(a, np.ones(3))
+
+    def factor(a):
+        return np.linalg.cholesky(a) * 2
+
+    g = fusejit.jit(factor)
+    for _ in range(3):
+        with pytest.raises(fusejit.errors.InterpreterError, match="positive-definite"):
+            g(-np.eye(3))
