@@ -305,16 +305,22 @@ def distinct(a):
     return values, index, inverse, counts, np.unique(a), np.unique(a, return_counts=True)
 
 
-def test_unique_values_positions_inverse_and_counts():
-    """NaNs are one value (NumPy's equal_nan), the first positions those of the stable order,
-    the inverse in the array's shape; values and counts alone come from a sort of the values."""
+def _unique_cases():
     rng = np.random.default_rng(16)
     floats = rng.integers(0, 6, 50).astype(np.float64)
     floats[[3, 9, 30]] = np.nan
-    cases = (rng.integers(0, 5, 200), floats, rng.integers(-2, 3, (5, 7)),
-             rng.random(20) < 0.5, rng.integers(0, 9, 30).astype(np.float32),
-             np.zeros(0, np.int64))
-    for a in cases:
+    return {"ints": (rng.integers(0, 5, 200), np.zeros(0, np.int64)), "floats": (floats,),
+            "matrix": (rng.integers(-2, 3, (5, 7)),), "bools": (rng.random(20) < 0.5,),
+            "float32": (rng.integers(0, 9, 30).astype(np.float32),)}
+
+
+@pytest.mark.parametrize("kind", ["ints", "floats", "matrix",   # (a compile each: the rest
+                                  *(pytest.param(k, marks=pytest.mark.exhaustive)  # exhaustive)
+                                    for k in ("bools", "float32"))])
+def test_unique_values_positions_inverse_and_counts(kind):
+    """NaNs are one value (NumPy's equal_nan), the first positions those of the stable order,
+    the inverse in the array's shape; values and counts alone come from a sort of the values."""
+    for a in _unique_cases()[kind]:
         got, want = _compiled(distinct, a)(a), distinct(a)
         got, want = got[:5] + got[5:], want[:5] + want[5]
         assert len(got) == len(want)
