@@ -220,7 +220,7 @@ def _op_dims(node: Node, out: Value, dims: dict[Value, Dims]) -> Dims | None:
         return a[:-1] + b[1:]
     if name in ("zeros", "ones", "full"):
         return _sized(node.input(0), dims)
-    if name in ("argsort", "flip"):
+    if name in ("argsort", "flip", "triu", "tril"):
         return x
     if name == "searchsorted":  # (a position per value)
         values = node.input(1)

@@ -336,6 +336,12 @@ class _ElementWriter(_Writer):
         self.assign(out, f"{self.name(x)}.transpose(({''.join(f'{d}, ' for d in axes)}))",
                     depth)
 
+    def _triu(self, node: Node, out: Value, depth: int) -> None:
+        self.assign(out, f"np.{node.kind.name}({self.name(node.input(0))}, "
+                         f"{int(_static(node.input(1)))})", depth)
+
+    _tril = _triu
+
     def _permute(self, node: Node, out: Value, depth: int) -> None:
         x = node.input(0)
         rank = _rank(x)

@@ -368,6 +368,8 @@ def _supported_op(node: Node, arguments: set) -> bool:
             and divisor not in (0, -1)) or not arrays   # (numbers: _int_floordiv, _int_mod)
     if name in ("select", "unsqueeze"):
         return _constant_int(node.input(1))
+    if name in ("triu", "tril"):    # (of a matrix, by a constant diagonal: a copy)
+        return _rank(node.input(0)) == 2 and _constant_int(node.input(1))
     if name == "permute":       # (np.transpose(x, axes), np.moveaxis: a constant order)
         order, rank = _static(node.input(1)), _rank(node.input(0))
         return isinstance(order, list) and rank is not None and len(order) == rank and \

@@ -64,6 +64,18 @@ def test_a_write_through_a_permuted_view_reaches_the_array():
     _same(_compiled(written_through_a_permutation, t)(t), written_through_a_permutation(t))
 
 
+def triangles(m, b):
+    return np.triu(m), np.tril(m, -1), np.triu(m, 2), np.tril(b, 1), np.triu(m.T, -1)
+
+
+def test_triangles_of_matrices_by_constant_diagonals():
+    m = RNG.standard_normal((5, 7))
+    b = RNG.random((4, 3)) < 0.5
+    compiled = _compiled(triangles, m, b)
+    for args in [(m, b), (m[:, ::-2], b[::2]), (m[:0], b[:, :0])]:
+        _same(compiled(*args), triangles(*args))
+
+
 def picked(m):
     return m[[0, 2, 4]], m[:, [1, 3]], m[[1, 2], [3, 4]]
 
