@@ -38,6 +38,7 @@ from .element_support import (
     _static,
     expand_sizes,
     index_list,
+    masked_gather,
 )
 
 Dims = tuple[frozenset, ...]
@@ -174,6 +175,8 @@ def _op_dims(node: Node, out: Value, dims: dict[Value, Dims]) -> Dims | None:
     if x is None and node.inputs and isinstance(node.input(0).type, TensorType) and \
             _rank(node.input(0)) == 0:
         x = ()      # (a 0-d array: no dimensions; np.asarray(t)[None] is one element)
+    if name == "index" and masked_gather(node):     # (no more than a vector's elements)
+        return x if x is not None and len(x) == 1 else None
     if name == "index":     # (x[:, rows, cols]: the indices' broadcast shape in their place)
         listed = index_list(node.input(1))
         if x is None or listed is None:

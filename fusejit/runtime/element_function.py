@@ -55,6 +55,7 @@ from .element_support import (
     index_list,
     is_element_graph,
     list_element,
+    masked_gather,
     raises_before_writes,
     written_arguments,
 )
@@ -191,6 +192,11 @@ class _ElementWriter(_Writer):
     def _index(self, node: Node, out: Value, depth: int) -> None:
         if _value_sort(node):   # (a sort of values, not of positions: Numba's np.sort)
             self.assign(out, f"np.sort({self.name(node.input(0))})", depth)
+            return
+        if masked_gather(node):
+            mask = node.input(1).node.input(0)
+            self.assign(out, f"_mask_gather({self.name(node.input(0))}, {self.name(mask)})",
+                        depth)
             return
         walk = self._indexed(node, depth)
         name = self.name(out)

@@ -357,6 +357,29 @@ def _argsort_distinct(x):
 
 """
 
+# x[mask] for a bool mask of x's shape: the elements where it is true, in C order (a mask of
+# another shape is NumPy's IndexError: raised here, and the call reruns on the interpreter)
+_MASK_GATHER = """@njit(cache=True)
+def _mask_gather(x, mask):
+    if x.shape != mask.shape:
+        raise IndexError("boolean index did not match indexed array")
+    flat = np.ascontiguousarray(x).reshape(x.size)
+    picks = np.ascontiguousarray(mask).reshape(mask.size)
+    count = 0
+    for i in range(picks.size):
+        if picks[i]:
+            count += 1
+    out = np.empty(count, flat.dtype)
+    k = 0
+    for i in range(picks.size):
+        if picks[i]:
+            out[k] = flat[i]
+            k += 1
+    return out
+
+
+"""
+
 # Integer floor division and remainder of two numbers by a divisor known only when it runs:
 # by 0 the interpreter's error (raised here, and the call reruns there); by -1 the negation
 # (C's INT_MIN / -1 traps) and 0; else Python's floor and the divisor's sign, as NumPy's.
@@ -553,7 +576,7 @@ HELPERS_TEXT = (
     "from fusejit.runtime.element_jit import helper_jit as njit\n"
     "from fusejit.runtime.fusion import rowmath as rm\n" + MATH_IMPORTS + "\n\n"
     + _AXIS_HELPERS + _LIST_HELPERS + _SUM_LEAD + _ACCUMULATE + _CONVOLVE + _UNIQUE
-    + _FLOOR_DIVIDE + _INT_DIVIDE + _ARGSORT_DISTINCT + _PAIRWISE
+    + _FLOOR_DIVIDE + _INT_DIVIDE + _ARGSORT_DISTINCT + _MASK_GATHER + _PAIRWISE
     + "".join(_sum_to_size_helper(i, o) for i in range(1, MAX_RANK + 1)
               for o in range(1, i + 1))
     + _MAP_HELPERS)

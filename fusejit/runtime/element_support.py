@@ -78,7 +78,8 @@ def _known(value: Value) -> bool:
         return True
     if isinstance(t, ListType):
         return isinstance(t.elem, IntType) or _joined_list(value) or _appended_list(value) \
-            or _chunked_list(value) or index_list(value) is not None
+            or _chunked_list(value) or index_list(value) is not None or (
+                len(value.uses) == 1 and masked_gather(value.uses[0].user))
     return isinstance(t, TensorType) and t.scalar_type is not None and t.rank is not None
 
 
@@ -169,6 +170,20 @@ def index_list(value: Value) -> tuple[int, list[Value]] | None:
             and _rank(v) is not None for v in indices):
         return None
     return p, indices
+
+
+def masked_gather(node: Node) -> bool:
+    """Is ``node`` ``x[mask]``: an ``aten::index`` by one bool array of ``x``'s rank (the
+    elements where it is true, in C order), whose list only it reads?"""
+    if node.kind != "aten::index":
+        return False
+    items = node.input(1).node
+    if items.kind != prim.ListConstruct or len(items.inputs) != 1 or len(
+            node.input(1).uses) != 1:
+        return False
+    mask, x = items.input(0), node.input(0)
+    return isinstance(mask.type, TensorType) and _dtype(mask) is not None and \
+        _dtype(mask).kind == "b" and (_rank(x) or 0) >= 1 and _rank(mask) == _rank(x)
 
 
 def list_element(value: Value) -> tuple[np.dtype, int]:
@@ -378,6 +393,8 @@ def _supported_op(node: Node, arguments: set) -> bool:
         rank = _rank(node.input(0))
         return all(_constant_int(v) and -max(rank, 1) <= _static(v) < max(rank, 1)
                    for v in node.inputs[1:3])
+    if name == "index" and masked_gather(node):
+        return True
     if name in ("index", "index_put_"):
         return _indexing_supported(node, arguments)
     if name in _WRITES:
@@ -611,6 +628,8 @@ def growth_degree(graph: Graph) -> int:
                 degree = max(d for d, _, _ in picks) if len(ranks) == 1 and not any(
                     flagged for _, flagged, _ in picks) else sum(d for d, _, _ in picks)
                 ones = any(flagged for _, flagged, _ in picks)
+            elif name == "index" and masked_gather(node):    # (at most x's elements)
+                degree, ones = info.get(node.input(0), (highest, True))[0], False
             elif name == "index":             # (x[idx]: up to an element per index each)
                 degree, ones = sum(d for d, _, _ in operands), True
             elif rank == 1 and name not in ("cat", "stack"):
