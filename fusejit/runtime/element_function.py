@@ -339,8 +339,15 @@ class _ElementWriter(_Writer):
             self.assign(out, self.name(x), depth)
             return
         axes[a], axes[b] = axes[b], axes[a]
-        self.assign(out, f"{self.name(x)}.transpose(({''.join(f'{d}, ' for d in axes)}))",
-                    depth)
+        self._transposed(x, axes, out, depth)
+
+    def _transposed(self, x: Value, axes: list[int], out: Value, depth: int) -> None:
+        """``x`` with its axes in the order ``axes``: a view (a 0-d value is itself)."""
+        if _rank(x) == 0:
+            self.assign(out, self.name(x), depth)
+        else:
+            self.assign(out, f"{self.name(x)}.transpose(({''.join(f'{d}, ' for d in axes)}))",
+                        depth)
 
     def _triu(self, node: Node, out: Value, depth: int) -> None:
         self.assign(out, f"np.{node.kind.name}({self.name(node.input(0))}, "
@@ -350,12 +357,8 @@ class _ElementWriter(_Writer):
 
     def _permute(self, node: Node, out: Value, depth: int) -> None:
         x = node.input(0)
-        rank = _rank(x)
-        if rank == 0:
-            self.assign(out, self.name(x), depth)
-            return
-        axes = "".join(f"{d % rank}, " for d in _static(node.input(1)))
-        self.assign(out, f"{self.name(x)}.transpose(({axes}))", depth)
+        rank = max(_rank(x), 1)
+        self._transposed(x, [d % rank for d in _static(node.input(1))], out, depth)
 
     def _flip(self, node: Node, out: Value, depth: int) -> None:
         # A reversed view where only arithmetic reads it in a graph that writes nothing (so no
@@ -450,38 +453,25 @@ class _ElementWriter(_Writer):
         self.assign(out, self._linalg_result(
             f"_lapack.{fn}({self._float64(a)}, {self._float64(b)})", out), depth)
 
-    def _linalg_inv(self, node: Node, out: Value, depth: int) -> None:
-        self.assign(out, self._linalg_result(f"_lapack.inv({self._float64(node.input(0))})",
-                                             out), depth)
-
-    def _linalg_cholesky(self, node: Node, out: Value, depth: int) -> None:
-        self.assign(out, self._linalg_result(
-            f"_lapack.cholesky({self._float64(node.input(0))})", out), depth)
-
-    def _linalg_det(self, node: Node, out: Value, depth: int) -> None:
-        self.assign(out, self._linalg_result(f"_lapack.det({self._float64(node.input(0))})",
-                                             out), depth)
-
-    def _linalg_eigvalsh(self, node: Node, out: Value, depth: int) -> None:
-        lower = _static(node.input(1)) == "L"
-        self.assign(out, self._linalg_result(
-            f"_lapack.eigvalsh({self._float64(node.input(0))}, {lower})", out), depth)
-
-    def _linalg_slogdet(self, node: Node, out: Value, depth: int) -> None:
-        self._pair(node, f"_lapack.slogdet({self._float64(node.input(0))})", depth)
-
-    def _linalg_eigh(self, node: Node, out: Value, depth: int) -> None:
-        lower = _static(node.input(1)) == "L"
-        self._pair(node, f"_lapack.eigh({self._float64(node.input(0))}, {lower})", depth)
-
-    def _pair(self, node: Node, expr: str, depth: int) -> None:
-        """A call giving two values in float64: each in its output's dtype."""
+    def _linalg_of_one(self, node: Node, out: Value, depth: int) -> None:
+        """``_lapack.<name>`` of one matrix (and eigvalsh's and eigh's triangle): one value,
+        or two (slogdet, eigh), each in its output's dtype."""
+        args = self._float64(node.input(0))
+        if node.kind.name in ("linalg_eigvalsh", "linalg_eigh"):
+            args += f", {_static(node.input(1)) == 'L'}"
+        call = f"_lapack.{node.kind.name[len('linalg_'):]}({args})"
+        if len(node.outputs) == 1:
+            self.assign(out, self._linalg_result(call, out), depth)
+            return
         first, second = (self.name(v) for v in node.outputs)
-        self.emit(depth, f"{first}, {second} = {expr}")
+        self.emit(depth, f"{first}, {second} = {call}")
         for value in node.outputs:
             converted = self._linalg_result(self.name(value), value)
             if converted != self.name(value):
                 self.emit(depth, f"{self.name(value)} = {converted}")
+
+    _linalg_inv = _linalg_cholesky = _linalg_det = _linalg_eigvalsh = _linalg_of_one
+    _linalg_slogdet = _linalg_eigh = _linalg_of_one
 
     def _pow(self, node: Node, out: Value, depth: int) -> None:
         dtype = _dtype(out)

@@ -32,10 +32,10 @@ MAX_RANK = 4
 # Numba's np.tanh calls libm element by element, ~10x NumPy's own SIMD loops.
 # (not sin, cos, tan: their fast forms hold for |x| up to a limit, and fused kernels recompute
 # larger arguments with libm in a loop of their own)
-# Binary ones (by NumPy's name for the ufunc)
-BINARY_MAPS = {"atan2": "arctan2"}
 FAST_MAPS = ("exp", "log", "tanh", "sigmoid", "expm1", "log1p", "log2", "log10", "sinh", "cosh",
              "asin", "acos", "atan")
+# Binary ones (by NumPy's name for the ufunc)
+BINARY_MAPS = {"atan2": "arctan2"}
 
 
 
@@ -485,17 +485,6 @@ def _sum_rows_pw(a):
     return out
 
 
-@njit(cache=True, error_model="numpy")
-def _cumprod(a):
-    flat = np.ascontiguousarray(a).reshape(a.size)
-    out = np.empty(a.size, flat.dtype)
-    if a.size:
-        out[0] = flat[0]
-    for i in range(1, a.size):
-        out[i] = out[i - 1] * flat[i]
-    return out
-
-
 # Running sums and products along one axis of a matrix, one by one along it: NumPy's order
 @njit(cache=True, error_model="numpy")
 def _cum2(a, axis, product):
@@ -512,17 +501,6 @@ def _cum2(a, axis, product):
                 out[i, 0] = a[i, 0]
             for j in range(1, cols):
                 out[i, j] = out[i, j - 1] * a[i, j] if product else out[i, j - 1] + a[i, j]
-    return out
-
-
-@njit(cache=True, error_model="numpy")
-def _cumsum(a):
-    flat = np.ascontiguousarray(a).reshape(a.size)
-    out = np.empty(a.size, flat.dtype)
-    if a.size:
-        out[0] = flat[0]     # (not 0 + x[0]: NumPy's cumsum of -0.0 is -0.0)
-    for i in range(1, a.size):
-        out[i] = out[i - 1] + flat[i]
     return out
 
 
@@ -545,6 +523,22 @@ def _{fn[:3]}_nan0(a, b):
 
 
 """ for fn, op in (("maximum", ">"), ("minimum", "<")))
+
+
+# A vector's running sum and product, one by one from the first element (NumPy's order)
+_RUNNING = "".join(f"""@njit(cache=True, error_model="numpy")
+def _{fn}(a):
+    flat = np.ascontiguousarray(a).reshape(a.size)
+    out = np.empty(a.size, flat.dtype)
+    if a.size:
+        out[0] = flat[0]     # (not 0 + x[0]: NumPy's cumsum of -0.0 is -0.0)
+    for i in range(1, a.size):
+        out[i] = out[i - 1] {op} flat[i]
+    return out
+
+
+""" for fn, op in (("cumsum", "+"), ("cumprod", "*")))
+
 
 def _binary_map_helper(kind: str, dtype: np.dtype) -> str:
     """``kind`` of two arrays of one rank and dtype, element by element through its
@@ -576,7 +570,7 @@ HELPERS_TEXT = (
     "from fusejit.runtime.element_jit import helper_jit as njit\n"
     "from fusejit.runtime.fusion import rowmath as rm\n" + MATH_IMPORTS + "\n\n"
     + _AXIS_HELPERS + _LIST_HELPERS + _SUM_LEAD + _ACCUMULATE + _CONVOLVE + _UNIQUE
-    + _FLOOR_DIVIDE + _INT_DIVIDE + _ARGSORT_DISTINCT + _MASK_GATHER + _PAIRWISE
+    + _FLOOR_DIVIDE + _INT_DIVIDE + _ARGSORT_DISTINCT + _MASK_GATHER + _PAIRWISE + _RUNNING
     + "".join(_sum_to_size_helper(i, o) for i in range(1, MAX_RANK + 1)
               for o in range(1, i + 1))
     + _MAP_HELPERS)
