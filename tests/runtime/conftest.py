@@ -1,5 +1,6 @@
 """Fixtures for the runtime tests: Numba's NRT allocation counters must balance; every fused
-kernel's plan made parallel for a while."""
+kernel's plan made parallel for a while; whole-graph functions compiled with a fallback that
+fails the test."""
 
 from __future__ import annotations
 
@@ -8,6 +9,30 @@ import time
 from contextlib import contextmanager
 
 import pytest
+
+
+def refuse(*args):
+    """A fallback that fails the test: the values checked are the compiled function's."""
+    raise AssertionError("the compiled function fell back to the interpreter")
+
+
+def scripted(fn, *args):
+    """``fn``'s graph, scripted for arguments like ``args``."""
+    from fusejit.frontend.jit import argument_ir_type
+    from fusejit.frontend.script import script
+
+    return script(fn, [argument_ir_type(f"a{i}", a) for i, a in enumerate(args)])
+
+
+def compiled_whole(fn, *args):
+    """``fn`` compiled as one whole-graph function for arguments like ``args``, whose fallback
+    fails the test (``refuse``)."""
+    from fusejit.runtime.element_function import compile_element_graph
+    from fusejit.runtime.element_support import is_element_graph
+
+    graph = scripted(fn, *args)
+    assert is_element_graph(graph), graph
+    return compile_element_graph(graph, refuse)
 
 
 def nrt_live() -> tuple[int, int]:

@@ -10,20 +10,9 @@ import numpy as np
 import pytest
 
 import fusejit
-from fusejit.frontend.jit import argument_ir_type
-from fusejit.frontend.script import script
 from fusejit.runtime.element_function import compile_element_graph
 from fusejit.runtime.element_support import is_element_graph
-
-
-def _refuse(*args):
-    raise AssertionError("the compiled function fell back to the interpreter")
-
-
-def _compiled(fn, *args):
-    graph = script(fn, [argument_ir_type(f"a{i}", a) for i, a in enumerate(args)])
-    assert is_element_graph(graph), graph
-    return compile_element_graph(graph, _refuse)
+from tests.runtime.conftest import compiled_whole, refuse, scripted
 
 
 def convolve_modes(a, v):
@@ -57,7 +46,7 @@ def test_convolve_and_correlate_in_every_mode_and_length(fn, dtype):
         for m in lengths:        # (either operand the longer; odd and even lengths)
             a = (rng.standard_normal(n) * 10).astype(dtype)
             v = (rng.standard_normal(m) * 10).astype(dtype)
-            compiled = compiled or _compiled(fn, a, v)
+            compiled = compiled or compiled_whole(fn, a, v)
             for got, want in zip(compiled(a, v), fn(a, v)):
                 _close_to(got, want, a, v)
 
@@ -69,13 +58,13 @@ def test_a_convolution_of_mixed_dtypes_and_an_empty_operand():
     def mixed(a, v):
         return np.convolve(a, v, "valid") * 2.0
 
-    _close_to(_compiled(mixed, a32, v)(a32, v), mixed(a32, v), a32, v)
+    _close_to(compiled_whole(mixed, a32, v)(a32, v), mixed(a32, v), a32, v)
 
     def smoothed(x):
         return np.convolve(x, np.ones(4) / 4, mode="same")
 
     x = rng.standard_normal(50)
-    _close_to(_compiled(smoothed, x)(x), smoothed(x), x, np.ones(4) / 4)
+    _close_to(compiled_whole(smoothed, x)(x), smoothed(x), x, np.ones(4) / 4)
     f = fusejit.jit(mixed)
     for _ in range(3):      # (interpreted, then compiled: NumPy's error either way)
         with pytest.raises(Exception, match="cannot be empty"):
@@ -92,7 +81,7 @@ def test_bincount_counts_and_weighted_sums():
     for dtype in (np.int64, np.int32, np.uint8, np.int16):
         labels = rng.integers(0, 6, 40).astype(dtype)
         for weights in (rng.random(40), rng.random(40).astype(np.float32)):
-            got, want = _compiled(counts, labels, weights)(labels, weights), \
+            got, want = compiled_whole(counts, labels, weights)(labels, weights), \
                 counts(labels, weights)
             for g, w in zip(got, want):
                 assert g.dtype == w.dtype
@@ -111,7 +100,7 @@ def positions(x):
 def test_nonzero_positions_of_vectors_and_matrices():
     rng = np.random.default_rng(8)
     for x in (rng.standard_normal(30), rng.standard_normal((5, 7)), np.full(4, -1.0)):
-        got, want = _compiled(positions, x)(x), positions(x)
+        got, want = compiled_whole(positions, x)(x), positions(x)
         want = want[:2] + want[2]       # (the graph's outputs: np.nonzero's arrays flat)
         assert len(got) == len(want)
         for g, w in zip(got, want):
@@ -130,7 +119,7 @@ def test_diagonals_and_traces_of_wide_and_tall_matrices():
     rng = np.random.default_rng(9)
     for a in (rng.standard_normal((4, 7)), rng.standard_normal((7, 4)),
               rng.integers(-9, 9, (5, 5))):
-        got, want = _compiled(diagonals, a)(a), diagonals(a)
+        got, want = compiled_whole(diagonals, a)(a), diagonals(a)
         for g, w in zip(got, want):
             np.testing.assert_array_equal(g, w)
             assert np.asarray(g).dtype == np.asarray(w).dtype
@@ -146,7 +135,7 @@ def test_a_diagonal_of_a_graph_that_writes_stays_a_view():
     """The compiled diagonal is a copy: a graph that writes memory keeps the interpreter's
     view (NumPy's diagonal reads the matrix as it is when used)."""
     a = np.arange(9.0).reshape(3, 3)
-    graph = script(diagonal_then_written, [argument_ir_type("a", a)])
+    graph = scripted(diagonal_then_written, a)
     assert not is_element_graph(graph)
     f = fusejit.jit(diagonal_then_written)
     for _ in range(3):
@@ -164,7 +153,7 @@ def test_any_and_all_along_an_axis_of_a_matrix():
     a = rng.standard_normal((6, 5))
     a[2, 3] = np.nan
     b = rng.integers(-1, 2, (6, 5))
-    compiled = _compiled(truth_along, a, b)
+    compiled = compiled_whole(truth_along, a, b)
     for x, y in ((a, b), (a[:0], b[:0]), (a[:, :0], b[:, :0]), (np.zeros((3, 4)), b[:3, :4])):
         for g, w in zip(compiled(x, y), truth_along(x, y)):
             assert g.dtype == w.dtype
@@ -190,10 +179,10 @@ def test_lists_of_numbers_appended_in_a_loop_and_stacked():
     numbers in the compiled function, stacked into a vector; an empty one is NumPy's error."""
     rng = np.random.default_rng(11)
     m, ints = rng.standard_normal((9, 6)), rng.integers(-5, 5, (7, 3))
-    np.testing.assert_allclose(_compiled(paired_products, m)(m), paired_products(m),
+    np.testing.assert_allclose(compiled_whole(paired_products, m)(m), paired_products(m),
                                rtol=1e-14)
     for x in (m, ints):
-        for g, w in zip(_compiled(row_maxima, x)(x), row_maxima(x)):
+        for g, w in zip(compiled_whole(row_maxima, x)(x), row_maxima(x)):
             assert g.dtype == w.dtype
             np.testing.assert_array_equal(g, w)
     f = fusejit.jit(row_maxima)
@@ -217,7 +206,7 @@ def test_a_returned_list_of_numbers_holds_numpy_scalars_on_every_tier():
     the same bits, which the fused row kernel of the first call and NumPy need not.)"""
     rng = np.random.default_rng(12)
     m, ints = rng.integers(-40, 40, (7, 4)) / 4.0, rng.integers(-5, 5, (6, 3))
-    compiled = _compiled(row_sums, m)
+    compiled = compiled_whole(row_sums, m)
     for x in (m, m[:0]):
         got = compiled(x)
         assert [type(v) for v in got] == [type(v) for v in row_sums(x)]
@@ -244,12 +233,12 @@ def test_sorts_in_numpys_stable_order_with_nan_last():
         x = rng.integers(-3, 3, rng.integers(3, 40)).astype(np.float64)
         x[rng.random(x.size) < 0.2] = np.nan
         x[rng.random(x.size) < 0.2] = -0.0
-        got, want = _compiled(orders, x)(x), orders(x)
+        got, want = compiled_whole(orders, x)(x), orders(x)
         np.testing.assert_array_equal(got[0], want[0])
         for g, w in zip(got[1:], want[1:]):    # (the values; zeros' signs by position)
             np.testing.assert_array_equal(g, w)
     for x in (rng.integers(-5, 5, 30), rng.random(25) < 0.5, rng.standard_normal(9)):
-        for g, w in zip(_compiled(orders, x)(x), orders(x)):
+        for g, w in zip(compiled_whole(orders, x)(x), orders(x)):
             assert g.dtype == w.dtype
             np.testing.assert_array_equal(g, w)
 
@@ -266,8 +255,8 @@ def test_quantiles_of_one_sort_against_numpy():
 
     rng = np.random.default_rng(14)
     x = rng.standard_normal(301)
-    graph = script(quantiles, [argument_ir_type("a0", x)])
-    compiled = compile_element_graph(graph, _refuse)
+    graph = scripted(quantiles, x)
+    compiled = compile_element_graph(graph, refuse)
     for data in (x, x[:8], np.where(x > 1.5, np.nan, x)):
         got, want = compiled(data), quantiles(data)
         np.testing.assert_array_equal(got[0], want[0])
@@ -291,7 +280,7 @@ def test_integer_powers_by_small_constants_wrap_as_numpys(dtype):
     does (int16 cubes of hundreds, int64 fourth powers of millions); ``a ** 1`` is a new array."""
     rng = np.random.default_rng(15)
     a = rng.integers(-3_000_000, 3_000_000, 40).astype(dtype)
-    compiled = _compiled(int_powers, a)
+    compiled = compiled_whole(int_powers, a)
     got, want = compiled(a), int_powers(a)
     for g, w in zip(got, want):
         assert np.asarray(g).dtype == np.asarray(w).dtype
@@ -321,7 +310,7 @@ def test_unique_values_positions_inverse_and_counts(kind):
     """NaNs are one value (NumPy's equal_nan), the first positions those of the stable order,
     the inverse in the array's shape; values and counts alone come from a sort of the values."""
     for a in _unique_cases()[kind]:
-        got, want = _compiled(distinct, a)(a), distinct(a)
+        got, want = compiled_whole(distinct, a)(a), distinct(a)
         got, want = got[:5] + got[5:], want[:5] + want[5]
         assert len(got) == len(want)
         for g, w in zip(got, want):
@@ -344,7 +333,7 @@ def test_searchsorted_and_small_constant_arrays():
     v = rng.integers(-4, 4, 25).astype(np.float64)
     v[[2, 7]], v[5] = np.nan, -0.0
     x = rng.standard_normal(30) * 2
-    compiled = _compiled(placed, s, v, x)
+    compiled = compiled_whole(placed, s, v, x)
     for g, w in zip(compiled(s, v, x), placed(s, v, x)):
         assert np.asarray(g).dtype == np.asarray(w).dtype
         np.testing.assert_array_equal(g, w)
@@ -352,8 +341,8 @@ def test_searchsorted_and_small_constant_arrays():
     def literal(x):
         return x[:3] * np.array([1.5, -0.0, np.inf]), np.array([[1, 2], [3, 4]])
 
-    first = _compiled(literal, x)(x)
+    first = compiled_whole(literal, x)(x)
     np.testing.assert_array_equal(first[0], literal(x)[0])
     np.testing.assert_array_equal(first[1], literal(x)[1])
     first[1][0, 0] = 9        # (its own array: the next call's is new)
-    assert _compiled(literal, x)(x)[1][0, 0] == 1
+    assert compiled_whole(literal, x)(x)[1][0, 0] == 1

@@ -12,22 +12,11 @@ import numpy as np
 import pytest
 
 import fusejit
-from fusejit.frontend.jit import argument_ir_type
-from fusejit.frontend.script import script
 from fusejit.runtime.element_function import compile_element_graph
 from fusejit.runtime.element_support import is_element_graph
+from tests.runtime.conftest import compiled_whole, scripted
 
 RNG = np.random.default_rng(17)
-
-
-def _refuse(*args):
-    raise AssertionError("the compiled function fell back to the interpreter")
-
-
-def _compiled(fn, *args):
-    graph = script(fn, [argument_ir_type(f"a{i}", a) for i, a in enumerate(args)])
-    assert is_element_graph(graph), graph
-    return compile_element_graph(graph, _refuse)
 
 
 def _same(got, want):
@@ -47,7 +36,7 @@ def orders(t):
 
 def test_axes_in_any_order_are_views_of_the_same_elements():
     t = RNG.standard_normal((3, 4, 5))
-    compiled = _compiled(orders, t)
+    compiled = compiled_whole(orders, t)
     for args in [(t,), (t[:, ::2, ::-1],), (np.zeros((2, 0, 3)),)]:
         _same(compiled(*args), orders(*args))
 
@@ -61,7 +50,7 @@ def written_through_a_permutation(t):
 
 def test_a_write_through_a_permuted_view_reaches_the_array():
     t = RNG.standard_normal((2, 3, 4))
-    _same(_compiled(written_through_a_permutation, t)(t), written_through_a_permutation(t))
+    _same(compiled_whole(written_through_a_permutation, t)(t), written_through_a_permutation(t))
 
 
 def triangles(m, b):
@@ -71,7 +60,7 @@ def triangles(m, b):
 def test_triangles_of_matrices_by_constant_diagonals():
     m = RNG.standard_normal((5, 7))
     b = RNG.random((4, 3)) < 0.5
-    compiled = _compiled(triangles, m, b)
+    compiled = compiled_whole(triangles, m, b)
     for args in [(m, b), (m[:, ::-2], b[::2]), (m[:0], b[:, :0])]:
         _same(compiled(*args), triangles(*args))
 
@@ -86,8 +75,8 @@ def from_the_end(m):
 
 def test_rows_columns_and_elements_picked_by_constant_lists():
     m = RNG.standard_normal((6, 5))
-    _same(_compiled(picked, m)(m), picked(m))
-    _same(_compiled(from_the_end, m)(m), from_the_end(m))    # (Numba's indexing wraps them)
+    _same(compiled_whole(picked, m)(m), picked(m))
+    _same(compiled_whole(from_the_end, m)(m), from_the_end(m))    # (Numba's indexing wraps them)
     f = fusejit.jit(picked)
     small = m[:4]       # (row 4 is past its end: NumPy's IndexError, from the interpreter)
     for _ in range(3):
@@ -102,7 +91,7 @@ def located(m):
 def test_unravel_index_divides_by_sizes_known_when_it_runs():
     for shape in [(4, 7), (1, 9), (9, 1), (3, 3)]:
         m = RNG.standard_normal(shape)
-        _same(_compiled(located, m)(m), sum(located(m), ()))   # (its outputs, flat)
+        _same(compiled_whole(located, m)(m), sum(located(m), ()))   # (its outputs, flat)
 
 
 def divided(i, k):
@@ -113,7 +102,7 @@ def divided(i, k):
 def test_integer_division_by_a_number_known_when_it_runs(dtype):
     info = np.iinfo(dtype)
     i = np.array([info.min, 7], dtype=dtype)
-    compiled = _compiled(divided, i, 3)
+    compiled = compiled_whole(divided, i, 3)
     for k in [3, -3, 1, -1, 2, info.max]:
         with np.errstate(over="ignore"):   # (min // -1 wraps in NumPy, with a warning)
             want = divided(i, k)
@@ -140,7 +129,7 @@ def test_argsort_by_numpys_default_kind_where_the_order_is_unique(dtype):
         reran.append(args)
         return ranked(*args)
 
-    graph = script(ranked, [argument_ir_type("x", x)])
+    graph = scripted(ranked, x)
     assert is_element_graph(graph)
     compiled = compile_element_graph(graph, fallback)
     one_nan = x.copy()
@@ -177,7 +166,7 @@ def test_linear_algebra_has_numpys_bits(dtype):
     for n in (1, 3, 8, 20):
         a = RNG.standard_normal((n, n)).astype(dtype)
         b = RNG.standard_normal((n, 2)).astype(dtype)
-        compiled = compiled or _compiled(linear_algebra, a, b)
+        compiled = compiled or compiled_whole(linear_algebra, a, b)
         want = linear_algebra(a, b)
         flat = want[:5] + tuple(want[5]) + want[6:8] + tuple(want[8])
         _same(compiled(a, b), flat)
@@ -189,7 +178,7 @@ def test_singular_matrices_are_numpys_answers_and_errors():
         return np.linalg.det(a), np.linalg.slogdet(a)[1]
 
     a = np.ones((3, 3))
-    _same(_compiled(det_and_solve, a, a)(a, a), det_and_solve(a, a))   # (0.0 and -inf)
+    _same(compiled_whole(det_and_solve, a, a)(a, a), det_and_solve(a, a))   # (0.0 and -inf)
 
     def solved(a, b):
         return np.linalg.solve(a, b)
@@ -216,7 +205,7 @@ def test_boolean_masks_of_the_arrays_shape_pick_in_c_order():
     x = RNG.standard_normal(40)
     m = RNG.random((5, 6))
     m[1, 2] = np.inf
-    compiled = _compiled(masked, x, m)
+    compiled = compiled_whole(masked, x, m)
     for args in [(x, m), (x[::-3], m.T), (np.abs(x), m[:0])]:
         with np.errstate(invalid="ignore"):  # (the mean of nothing picked is NaN, as NumPy's)
             got, want = compiled(*args), masked(*args)

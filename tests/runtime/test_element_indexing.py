@@ -12,25 +12,10 @@ import numpy as np
 import pytest
 
 import fusejit
-from fusejit.frontend.jit import argument_ir_type
-from fusejit.frontend.script import script
 from fusejit.runtime.array_bounds import made_elements
 from fusejit.runtime.element_function import compile_element_graph
 from fusejit.runtime.element_support import computes_arrays, is_element_graph
-
-
-def _refuse(*args):
-    raise AssertionError("the compiled function fell back to the interpreter")
-
-
-def _graph(fn, args):
-    return script(fn, [argument_ir_type(f"a{i}", a) for i, a in enumerate(args)])
-
-
-def _compiled(fn, args):
-    graph = _graph(fn, args)
-    assert is_element_graph(graph), graph
-    return compile_element_graph(graph, _refuse)
+from tests.runtime.conftest import compiled_whole, refuse, scripted
 
 
 def _same(got, want) -> None:
@@ -62,7 +47,7 @@ def _gather_args(rng, n, m):
 
 def test_gathers_are_numpys():
     rng = np.random.default_rng(0)
-    run = _compiled(gathers, _gather_args(rng, 9, 6))
+    run = compiled_whole(gathers, *_gather_args(rng, 9, 6))
     for n, m in ((9, 6), (1, 1), (40, 13)):
         args = _gather_args(rng, n, m)
         _same(run(*args), gathers(*args))
@@ -93,7 +78,7 @@ def _store_args(rng, n):
 
 def test_stores_are_numpys():
     rng = np.random.default_rng(1)
-    run = _compiled(stores, _store_args(rng, 5))
+    run = compiled_whole(stores, *_store_args(rng, 5))
     for n in (5, 1, 17):
         args = _store_args(rng, n)
         _same(run(*args), stores(*args))
@@ -117,7 +102,7 @@ def test_scatters_in_loops_are_numpys():
         return (rng.integers(-k, k, n), rng.standard_normal(n).astype(np.float32),
                 rng.integers(0, k, (n, 2)), k)
 
-    run = _compiled(counts_in_a_loop, args(10, 3))
+    run = compiled_whole(counts_in_a_loop, *args(10, 3))
     for n, k in ((10, 3), (0, 2), (500, 7)):
         a = args(n, k)
         _same(run(*a), counts_in_a_loop(*a))
@@ -131,9 +116,9 @@ def one_hot(labels, k):
 
 def test_one_hot_is_compiled_whole_at_any_size():
     labels = np.array([2, 0, 1, 2])
-    graph = _graph(one_hot, (labels, 3))
+    graph = scripted(one_hot, labels, 3)
     assert is_element_graph(graph) and not computes_arrays(graph)
-    run = compile_element_graph(graph, _refuse)
+    run = compile_element_graph(graph, refuse)
     for n, k in ((4, 3), (20000, 10)):
         labels = np.random.default_rng(n).integers(0, k, n)
         _same(run(labels, k), one_hot(labels, k))
@@ -142,18 +127,18 @@ def test_one_hot_is_compiled_whole_at_any_size():
 def test_made_elements_follow_index_shapes_and_counted_ranges():
     rng = np.random.default_rng(3)
     args = _gather_args(rng, 9, 6)
-    bound = made_elements(_graph(gathers, args))
+    bound = made_elements(scripted(gathers, *args))
     # the biggest array made: X[rows[:, None], cols] (5 x 4) or the arguments themselves
     assert bound(*args) == 9 * 6
     big_rows = rng.integers(0, 9, 100)
     args = args[:3] + (big_rows,) + args[4:]
     assert bound(*args) == 100 * 6      # X[rows]: a row per index
     labels = np.zeros(50, np.int64)
-    assert made_elements(_graph(one_hot, (labels, 3))) is None   # (k: any number)
+    assert made_elements(scripted(one_hot, labels, 3)) is None   # (k: any number)
 
     def ranks(x):
         return x[np.arange(x.shape[0])] * 2.0
-    assert made_elements(_graph(ranks, (labels,)))(labels) == 50
+    assert made_elements(scripted(ranks, labels))(labels) == 50
 
 
 def test_a_slice_with_constant_bounds_bounds_its_dimension_by_their_count():
@@ -175,14 +160,14 @@ def test_a_slice_with_constant_bounds_bounds_its_dimension_by_their_count():
         return pts[:k] * 2.0
 
     pts = np.random.default_rng(4).standard_normal((40, 3))
-    assert made_elements(_graph(centres, (pts,)))(pts) == 40 * 3 * 3
-    assert made_elements(_graph(stepped, (pts,)))(pts) == 40 * 3    # (the argument itself)
+    assert made_elements(scripted(centres, pts))(pts) == 40 * 3 * 3
+    assert made_elements(scripted(stepped, pts))(pts) == 40 * 3    # (the argument itself)
     tall = np.zeros((400, 3))
-    assert made_elements(_graph(stepped, (tall,)))(tall) == 400 * 3
-    assert made_elements(_graph(from_the_end, (pts,)))(pts) == 40 * 3
-    assert made_elements(_graph(run_time, (pts, 5)))(pts, 5) == 40 * 3
+    assert made_elements(scripted(stepped, tall))(tall) == 400 * 3
+    assert made_elements(scripted(from_the_end, pts))(pts) == 40 * 3
+    assert made_elements(scripted(run_time, pts, 5))(pts, 5) == 40 * 3
     few = np.zeros((2, 3))              # (fewer rows than the bound: still a bound)
-    assert made_elements(_graph(centres, (few,)))(few) >= 2 * 2 * 3
+    assert made_elements(scripted(centres, few))(few) >= 2 * 2 * 3
     for fn, args in ((centres, (pts,)), (stepped, (pts,)), (centres, (few,))):
         _same(fusejit.jit(fn)(*args), fn(*args))
 
@@ -207,14 +192,14 @@ def test_a_reshape_to_a_constant_shape_bounds_its_dimensions():
         return x.reshape(k, -1) * 2.0
 
     x, y, m = np.arange(100.0), np.arange(200.0), np.ones((10, 10))
-    assert made_elements(_graph(outer, (x, y)))(x, y) == 200      # (the arguments)
-    assert made_elements(_graph(outer, (x[:9], y[:9])))(x[:9], y[:9]) == 5 * 6
-    assert made_elements(_graph(numbered, (x,)))(x) == 100
-    assert made_elements(_graph(column, (x[:30],)))(x[:30]) == 30 * 30
-    assert made_elements(_graph(flattened, (m,))) is None
-    assert made_elements(_graph(run_time, (x, 4))) is None
+    assert made_elements(scripted(outer, x, y))(x, y) == 200      # (the arguments)
+    assert made_elements(scripted(outer, x[:9], y[:9]))(x[:9], y[:9]) == 5 * 6
+    assert made_elements(scripted(numbered, x))(x) == 100
+    assert made_elements(scripted(column, x[:30]))(x[:30]) == 30 * 30
+    assert made_elements(scripted(flattened, m)) is None
+    assert made_elements(scripted(run_time, x, 4)) is None
     for fn, args in ((outer, (x, y)), (numbered, (x,)), (column, (x[:30],))):
-        compiled = _compiled(fn, args)
+        compiled = compiled_whole(fn, *args)
         for _ in range(2):
             _same(compiled(*args), fn(*args))
         _same(fusejit.jit(fn)(*args), fn(*args))
@@ -236,13 +221,13 @@ def test_constant_shapes_and_a_returned_reshape_are_bounded():
         return (np.kron(np.eye(2), b) * 2.0).sum()
 
     a = np.arange(900.0).reshape(30, 30)
-    assert made_elements(_graph(kron, (a,)))(a) == 900               # (the argument)
+    assert made_elements(scripted(kron, a))(a) == 900               # (the argument)
     small = np.arange(9.0).reshape(3, 3)
-    assert made_elements(_graph(kron, (small,)))(small) == 4 * 9
-    assert made_elements(_graph(made_here, (small,)))(small) == 12
-    assert made_elements(_graph(reshaped_then_read, (a,))) is None
+    assert made_elements(scripted(kron, small))(small) == 4 * 9
+    assert made_elements(scripted(made_here, small))(small) == 12
+    assert made_elements(scripted(reshaped_then_read, a)) is None
     for fn in (kron, made_here, reshaped_then_read):
-        compiled = _compiled(fn, (a,))
+        compiled = compiled_whole(fn, a)
         for _ in range(2):
             _same(compiled(a), fn(a))
         _same(fusejit.jit(fn)(a), fn(a))
@@ -261,11 +246,11 @@ def test_linspace_and_stacked_numbers_are_bounded():
         return np.stack([m[0], m[1], m[0]], axis=1) * 2.0
 
     x, m = np.arange(50.0), np.ones((2, 6))
-    assert made_elements(_graph(spaced, (x,)))(x) == 50
-    assert made_elements(_graph(three, (x[:2],)))(x[:2]) == 3
-    assert made_elements(_graph(rows, (m,)))(m) == 6 * 3       # (more than m's 12)
+    assert made_elements(scripted(spaced, x))(x) == 50
+    assert made_elements(scripted(three, x[:2]))(x[:2]) == 3
+    assert made_elements(scripted(rows, m))(m) == 6 * 3       # (more than m's 12)
     for fn, arg in ((spaced, x), (three, x), (rows, m)):
-        _same(_compiled(fn, (arg,))(arg), fn(arg))
+        _same(compiled_whole(fn, arg)(arg), fn(arg))
 
 
 @pytest.mark.parametrize("bad", [9, -10])
@@ -299,7 +284,7 @@ def test_stores_cast_values_to_the_arrays_dtype():
         return (np.arange(5), np.zeros(5, np.float32), np.array([1, -1]),
                 np.array([1 / 3, 1e39]))
 
-    run = _compiled(casting_stores, args())
+    run = compiled_whole(casting_stores, *args())
     with np.errstate(over="ignore"):
         _same(run(*args()), casting_stores(*args()))
 
@@ -309,7 +294,7 @@ def test_only_graphs_that_move_elements_run_whole_at_any_size():
     codes, table = np.array([1, 0], np.uint8), np.arange(4.0)
 
     def moves(fn, *args):
-        return not computes_arrays(_graph(fn, args))
+        return not computes_arrays(scripted(fn, *args))
 
     def copy_and_fix(x, idx):
         y = x.copy()
@@ -339,7 +324,7 @@ def test_running_extremes_through_swapaxes_compile_whole():
         x[0] = -0.0
         return x, X
 
-    run = _compiled(running_extremes, args(6, 3))
+    run = compiled_whole(running_extremes, *args(6, 3))
     for n, m in ((6, 3), (1, 1), (300, 7)):
         a = args(n, m)
         got, want = run(*a), running_extremes(*a)
@@ -357,7 +342,7 @@ def broadcast_copies(v, M, x):
 def test_broadcast_copies_compile_whole():
     rng = np.random.default_rng(3)
     args = (rng.standard_normal(5), rng.standard_normal((2, 3)), rng.standard_normal(4))
-    compiled = _compiled(broadcast_copies, args)
+    compiled = compiled_whole(broadcast_copies, *args)
     for _ in range(2):
         _same(compiled(*args), broadcast_copies(*args))
 
@@ -379,7 +364,7 @@ def test_reversals_compile_whole_and_return_copies(fn):
     rng = np.random.default_rng(4)
     args = (rng.standard_normal(6), rng.standard_normal(6), rng.standard_normal((3, 4)))
     args = args[:1] if fn is reversal_where_the_graph_writes else args
-    compiled = _compiled(fn, args)
+    compiled = compiled_whole(fn, *args)
     for _ in range(2):
         got = compiled(*args)
         _same(got, fn(*args))

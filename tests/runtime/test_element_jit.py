@@ -9,19 +9,14 @@ import re
 
 import numpy as np
 
-from fusejit.frontend.jit import argument_ir_type
-from fusejit.frontend.script import script
 from fusejit.runtime.element_function import compile_element_graph, element_source
 from fusejit.runtime.element_jit import ElementDispatcher, VectorisedElementDispatcher
-
-
-def _refuse(*args):
-    raise AssertionError("the compiled function fell back to the interpreter")
+from tests.runtime.conftest import refuse, scripted
 
 
 def _compiled(fn, *args):
-    graph = script(fn, [argument_ir_type(f"a{i}", a) for i, a in enumerate(args)])
-    return element_source(graph), compile_element_graph(graph, _refuse)
+    graph = scripted(fn, *args)
+    return element_source(graph), compile_element_graph(graph, refuse)
 
 
 def scaled(img8):

@@ -11,20 +11,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from fusejit.frontend.jit import argument_ir_type
-from fusejit.frontend.script import script
-from fusejit.runtime.element_function import compile_element_graph
 from fusejit.runtime.element_support import is_element_graph
-
-
-def _refuse(*args):
-    raise AssertionError("the compiled function fell back to the interpreter")
-
-
-def _compiled(fn, *args):
-    graph = script(fn, [argument_ir_type(f"a{i}", a) for i, a in enumerate(args)])
-    assert is_element_graph(graph), graph
-    return compile_element_graph(graph, _refuse)
+from tests.runtime.conftest import compiled_whole, scripted
 
 
 def _agrees(got, want, ulps=8, what=""):
@@ -140,7 +128,7 @@ def every_map(x):
 def test_float_maps_of_arrays_agree_with_numpy(dtype):
     """(One function of every map, compiled once a dtype: the suite's compile time.)"""
     x = _values(dtype)
-    compiled = _compiled(every_map, x)
+    compiled = compiled_whole(every_map, x)
     with np.errstate(all="ignore"):
         for fn, got, want in zip(MAPS, compiled(x), every_map(x)):
             _agrees(got, want, what=fn.__name__)
@@ -152,7 +140,7 @@ def some_maps(x):
 
 def test_maps_of_strided_matrices_keep_their_shape():
     x = _values(np.float64)[:48].reshape(4, 12)
-    compiled = _compiled(some_maps, x)
+    compiled = compiled_whole(some_maps, x)
     for y in (x, x[:, ::2], x.T[::-1]):     # (any rank, layout and stride)
         with np.errstate(all="ignore"):
             for got, want in zip(compiled(y), some_maps(y)):
@@ -166,7 +154,7 @@ def test_float_maps_of_0d_values_agree_with_numpy(fn):
         return fn(x[3]) + fn(x[0]) * 0    # (0-d values: Numba numbers in the function)
 
     x = np.array([0.25, -1.5, 2.5, 3.5, 1e-3])
-    _agrees(_compiled(of_element, x)(x), of_element(x))
+    _agrees(compiled_whole(of_element, x)(x), of_element(x))
 
 
 def test_maps_of_integer_arrays_are_float64():
@@ -174,7 +162,7 @@ def test_maps_of_integer_arrays_are_float64():
         return np.log1p(i), np.arctan(i), np.hypot(i, i), np.arctan2(i, 3)
 
     i = np.arange(-3, 40).astype(np.int32)[3:]
-    for got, want in zip(_compiled(of_ints, i)(i), of_ints(i)):
+    for got, want in zip(compiled_whole(of_ints, i)(i), of_ints(i)):
         _agrees(got, want)
 
 
@@ -188,7 +176,7 @@ def test_hypot_and_arctan2_agree_with_numpy(dtype):
     # (hypot: C's, as NumPy's; arctan2 of two arrays: the fast form, 2 ulps, against NumPy's
     # own SIMD one)
     with np.errstate(all="ignore"):
-        for got, want, ulps in zip(_compiled(binary, x, y)(x, y), binary(x, y), (2, 4, 2, 4)):
+        for got, want, ulps in zip(compiled_whole(binary, x, y)(x, y), binary(x, y), (2, 4, 2, 4)):
             _agrees(got, want, ulps)
 
 
@@ -199,7 +187,7 @@ def test_shifts_by_constants_wrap_as_numpy_does(dtype):
 
     info = np.iinfo(dtype)
     i = np.array([0, 1, 3, info.max, info.min, info.max // 3, info.min // 5 + 1], dtype=dtype)
-    for got, want in zip(_compiled(shifts, i)(i), shifts(i)):
+    for got, want in zip(compiled_whole(shifts, i)(i), shifts(i)):
         _agrees(got, want)
 
 
@@ -207,7 +195,7 @@ def test_a_shift_past_the_width_is_left_to_the_interpreter():
     def too_far(i):
         return i << 40
 
-    graph = script(too_far, [argument_ir_type("i", np.arange(3, dtype=np.int32))])
+    graph = scripted(too_far, np.arange(3, dtype=np.int32))
     assert not is_element_graph(graph)
 
 
@@ -224,7 +212,7 @@ def test_prod_and_running_products_in_numpys_order_and_dtype(dtype):
         rng.integers(0, 3, 300)
     x = x.astype(dtype)
     m = x[:48].reshape(6, 8)
-    compiled = _compiled(products, x, m)
+    compiled = compiled_whole(products, x, m)
     # (contiguous operands, then strided ones: two layouts, two compiles)
     for args in [(x, m), (x[:0], m[:0]), (x[:1], m[:1]), (x[::-3], m[:, ::-2]),
                  (x[1::2], m.T[:, :5])]:
@@ -241,5 +229,5 @@ def test_powers_by_an_array_of_exponents(dtype):
     x = _values(dtype)
     with np.errstate(all="ignore"):
         e = np.roll(x, 5) % 7
-        for got, want in zip(_compiled(powers, x, e)(x, e), powers(x, e)):
+        for got, want in zip(compiled_whole(powers, x, e)(x, e), powers(x, e)):
             _agrees(got, want, ulps=2)

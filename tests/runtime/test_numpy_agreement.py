@@ -12,9 +12,8 @@ import numpy as np
 import pytest
 
 import fusejit
-from fusejit.frontend.jit import argument_ir_type
-from fusejit.frontend.script import script
 from fusejit.runtime.element_function import compile_element_graph
+from tests.runtime.conftest import refuse, scripted
 
 
 def _identical(got, want) -> None:
@@ -22,10 +21,6 @@ def _identical(got, want) -> None:
     assert (got.dtype, got.shape) == (want.dtype, want.shape)
     np.testing.assert_array_equal(got, want)
     np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
-
-
-def _refuse(*args):
-    raise AssertionError("the compiled function fell back to the interpreter")
 
 
 def sums_and_ties(x, y, m, d, u, lo):
@@ -48,8 +43,8 @@ def _inputs(n: int, seed: int):
 
 def test_whole_graph_sums_and_ties_are_numpys():
     args = _inputs(8, 0) + (-3,)
-    graph = script(sums_and_ties, [argument_ir_type(f"a{i}", a) for i, a in enumerate(args)])
-    run = compile_element_graph(graph, _refuse)
+    graph = scripted(sums_and_ties, *args)
+    run = compile_element_graph(graph, refuse)
     for n, lo in ((4, -300), (9, -3), (131, 0), (1000, 5), (70001, -1)):
         args = _inputs(n, n) + (lo,)
         for got, want in zip(run(*args), sums_and_ties(*args), strict=True):
