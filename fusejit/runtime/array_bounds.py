@@ -231,23 +231,17 @@ def _op_dims(node: Node, out: Value, dims: dict[Value, Dims]) -> Dims | None:
     if name == "linspace":  # (np.linspace(a, b, n): n of a constant or an array's length)
         steps = _length(node.input(2), dims)
         return None if steps is None else (steps,)
-    if name == "stack":     # (of a fixed list of arrays of one shape, along a constant axis)
-        items = node.input(0).node
-        axis = _axis(node.input(1), _rank(out))
-        shapes = [() if _rank(v) == 0 else dims.get(v) for v in items.inputs]
-        if items.kind != prim.ListConstruct or not shapes or axis is None or None in shapes \
-                or any(use.user.kind != node.kind for use in node.input(0).uses):
-            return None     # (not a fixed list: one a loop appends to has no count here)
+    if name in ("stack", "cat"):
+        joining = _fixed_join(node, out, dims)
+        if joining is None:
+            return None
+        shapes, axis = joining
+    if name == "stack":     # (of arrays of one shape: a new axis as long as the list)
         joined = _broadcast(shapes, _rank(out) - 1)
         return None if joined is None else \
-            joined[:axis] + (_counted_by(len(items.inputs)),) + joined[axis:]
-    if name == "cat":       # (a fixed list of arrays joined along a constant axis)
-        items = node.input(0).node
-        axis = _axis(node.input(1), _rank(out))
-        shapes = [dims.get(v) for v in items.inputs]
-        if items.kind != prim.ListConstruct or not shapes or axis is None or any(
-                shape is None or len(shape) != _rank(out) for shape in shapes) or any(
-                use.user.kind != node.kind for use in node.input(0).uses):
+            joined[:axis] + (_counted_by(len(shapes)),) + joined[axis:]
+    if name == "cat":       # (arrays joined along an axis they have)
+        if any(len(shape) != _rank(out) for shape in shapes):
             return None
         joined = _broadcast(shapes, _rank(out))
         # (each part at most its multiple of the longest: their sum, of the sum of multiples)
@@ -267,14 +261,12 @@ def _op_dims(node: Node, out: Value, dims: dict[Value, Dims]) -> Dims | None:
         shape = []
         for k, item in enumerate(items):
             n = _static(item) if isinstance(item, Value) else item
-            if n == -1 and k >= lead:
-                shape.append(x[k - lead])
-            elif type(n) is int and n >= 0:
-                shape.append(_counted_by(n))
-            elif isinstance(item, Value) and _length(item, dims) is not None:
-                shape.append(_length(item, dims))
-            else:
+            length = x[k - lead] if n == -1 and k >= lead else \
+                _length(item, dims) if isinstance(item, Value) else \
+                _counted_by(n) if type(n) is int and n >= 0 else None
+            if length is None:
                 return None
+            shape.append(length)
         return tuple(shape)
     if name in ("linalg_solve", "linalg_inv", "linalg_cholesky"):
         return dims.get(node.inputs[1 if name == "linalg_solve" else 0])  # (b's, or a's)
@@ -284,6 +276,19 @@ def _op_dims(node: Node, out: Value, dims: dict[Value, Dims]) -> Dims | None:
         sizes = [_length(v, dims) for v in node.inputs[:2]]
         return None if None in sizes else tuple(sizes)
     return None
+
+
+def _fixed_join(node: Node, out: Value, dims: dict[Value, Dims]) -> tuple[list, int] | None:
+    """(the parts' dimensions, the constant axis) of ``np.stack`` / ``np.concatenate`` of a
+    list made here and read by the join alone; None for others (a list a loop appends to has no
+    count here)."""
+    items = node.input(0).node
+    axis = _axis(node.input(1), _rank(out))
+    if items.kind != prim.ListConstruct or not items.inputs or axis is None or any(
+            use.user.kind != node.kind for use in node.input(0).uses):
+        return None
+    shapes = [() if _rank(v) == 0 else dims.get(v) for v in items.inputs]
+    return None if None in shapes else (shapes, axis)
 
 
 def _times(axis: frozenset) -> int:
