@@ -144,6 +144,19 @@ def _node(node: Node, dims: dict[Value, Dims], made: set[Dims]) -> None:
         dims[outs[0]], dims[outs[1]] = a[:1], a
         made.update((a[:1], a))
         return
+    if node.kind == "fusejit::lstsq" and node.input(0) in dims and node.input(1) in dims:
+        # (x: a's columns by b's; residuals: one per column of b, or one; singular values)
+        (_, n), b = dims[node.input(0)], dims[node.input(1)]
+        shapes = ((n, *b[1:]), b[1:] or (_ONE,), (n,))
+        for out, shape in zip(outs, shapes):
+            dims[out] = shape
+        made.update(shapes)
+        return
+    if node.kind == "fusejit::polyfit" and node.input(1) in dims and \
+            type(_static(node.input(2))) is int:
+        dims[outs[0]] = (_counted_by(_static(node.input(2)) + 1), *dims[node.input(1)][1:])
+        made.add(dims[outs[0]])
+        return
     if node.kind.ns != "aten" or len(outs) != 1:
         raise _Unbounded
     out = outs[0]

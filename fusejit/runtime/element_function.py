@@ -473,6 +473,28 @@ class _ElementWriter(_Writer):
     _linalg_inv = _linalg_cholesky = _linalg_det = _linalg_eigvalsh = _linalg_of_one
     _linalg_slogdet = _linalg_eigh = _linalg_of_one
 
+    def _lstsq(self, node: Node, out: Value, depth: int) -> None:
+        """``np.linalg.lstsq``: its four results in their dtypes (the rank NumPy's int32)."""
+        a, b, rcond = node.inputs
+        default = rcond.node.kind == prim.Constant and _static(rcond) is None
+        cutoff = "0.0" if default else f"float({self.name(rcond)})"
+        fn = "lstsq_vector" if _rank(b) == 1 else "lstsq"
+        names = [self.name(v) for v in node.outputs]
+        self.emit(depth, f"{', '.join(names)} = _lapack.{fn}({self._float64(a)}, "
+                         f"{self._float64(b)}, {cutoff}, {default})")
+        for value in node.outputs:
+            converted = self._linalg_result(self.name(value), value)
+            if converted != self.name(value):
+                self.emit(depth, f"{self.name(value)} = {converted}")
+
+    def _polyfit(self, node: Node, out: Value, depth: int) -> None:
+        """``np.polyfit(x, y, deg)`` (float64), with float32's cut-off for a float32 ``x``."""
+        x, y, deg = node.inputs
+        fn = "polyfit_vector" if _rank(y) == 1 else "polyfit"
+        single = _dtype(x) == np.float32
+        self.assign(out, f"_lapack.{fn}({self._float64(x)}, {self._float64(y)}, "
+                         f"{int(_static(deg))}, {single})", depth)
+
     def _pow(self, node: Node, out: Value, depth: int) -> None:
         dtype = _dtype(out)
         base = self.operand(node.input(0), dtype)
@@ -874,7 +896,7 @@ def blas_import(graph: Graph) -> str:
 
 def lapack_import(graph: Graph) -> str:
     """The import line of ``lapack`` for a module computing ``graph``, if it calls np.linalg."""
-    calls = any(node.kind.ns == "aten" and node.kind.name in LINALG
+    calls = any(node.kind.ns in ("aten", "fusejit") and node.kind.name in LINALG
                 for node in graph.all_nodes())
     return "from fusejit.runtime import lapack as _lapack\n" if calls else ""
 

@@ -326,7 +326,8 @@ def _supported(block: Block, arguments: set,
 # fusejit's own ops the writer knows (``np.convolve``, ``np.flatnonzero``, ``np.argsort``,
 # ``np.unique``)
 _FUSEJIT_OPS = frozenset({"fusejit::convolve", "fusejit::flatnonzero", "fusejit::argsort",
-                          "fusejit::unique_all", "fusejit::unique_values"})
+                          "fusejit::unique_all", "fusejit::unique_values", "fusejit::lstsq",
+                          "fusejit::polyfit"})
 
 
 def _supported_op(node: Node, arguments: set) -> bool:
@@ -474,16 +475,30 @@ def _supported_op(node: Node, arguments: set) -> bool:
     return False
 
 
-# np.linalg's calls on one matrix that ``lapack.py`` makes as NumPy does (in float64)
+# np.linalg's calls on one matrix that ``lapack.py`` makes as NumPy does (in float64), and
+# np.polyfit (fusejit::lstsq and fusejit::polyfit)
 LINALG = frozenset({"linalg_solve", "linalg_inv", "linalg_det", "linalg_slogdet",
-                    "linalg_eigvalsh", "linalg_eigh", "linalg_cholesky"})
+                    "linalg_eigvalsh", "linalg_eigh", "linalg_cholesky", "lstsq", "polyfit"})
 
 
 def _linalg_supported(node: Node) -> bool:
     from .lapack import numpy_lapack
 
     name, a = node.kind.name, node.input(0)
-    if not numpy_lapack() or _rank(a) != 2 or not all(
+    if not numpy_lapack():
+        return False
+    if name == "polyfit":   # (x's dtype picks the cut-off: float32's precision, or float64's)
+        return _rank(a) == 1 and _rank(node.input(1)) in (1, 2) and \
+            _constant_int(node.input(2)) and _static(node.input(2)) >= 0 and all(
+                _dtype(v).kind in "biuf" and _dtype(v).name != "float16" for v in node.inputs[:2])
+    if name == "lstsq":     # (the rank an int32 number; rcond None or a number)
+        rcond = node.input(2)
+        return _rank(a) == 2 and _rank(node.input(1)) in (1, 2) and all(
+            _dtype(v).kind in "biuf" for v in node.inputs[:2]) and all(
+                _dtype(v).kind == "f" for k, v in enumerate(node.outputs) if k != 2) and (
+            isinstance(rcond.type, FloatType) or rcond.node.kind == prim.Constant
+            and _static(rcond) is None)
+    if _rank(a) != 2 or not all(
             isinstance(v.type, TensorType) and _dtype(v).kind == "f" for v in node.outputs):
         return False
     if name == "linalg_solve":

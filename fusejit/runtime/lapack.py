@@ -1,17 +1,18 @@
 """NumPy's own LAPACK, called from compiled code: ``np.linalg.solve``, ``inv``, ``det``,
-``slogdet``, ``eigvalsh``, ``eigh`` and ``cholesky`` of one matrix, as NumPy's
-``umath_linalg`` computes them, so that a whole-graph function (``element_function``) gives
-NumPy's bits.
+``slogdet``, ``eigvalsh``, ``eigh``, ``cholesky`` and ``lstsq`` of one matrix, as NumPy's
+``umath_linalg`` computes them, and ``np.polyfit`` as NumPy's Python code computes it, so that
+a whole-graph function (``element_function``) gives NumPy's bits.
 
 NumPy copies each matrix into a Fortran-ordered buffer and calls one routine of the LAPACK in
 the OpenBLAS its wheel ships (the library ``blas.py`` finds): ``dgesv`` for solve (and for inv,
 of the identity), ``dgetrf`` for det and slogdet (the sign from the pivots and the diagonal,
 ``log|det|`` a sum of logs, and det ``sign * exp(logdet)``), ``dsyevd`` for eigvalsh and eigh
-(its workspace sizes queried first), ``dpotrf`` for cholesky. The functions here do the same
-with the same library, on float64 matrices: NumPy computes float32 ones in float64 too and
-casts the results (the writer does the same). Numba's own ``np.linalg`` calls SciPy's LAPACK
-instead, a second OpenBLAS with its own thread pool (see ``blas.py``) whose results may differ
-in the last bits.
+(its workspace sizes queried first), ``dpotrf`` for cholesky, ``dgelsd`` for lstsq (its
+workspace queried too; the residuals summed one square at a time, as NumPy does). The
+functions here do the same with the same library, on float64 matrices: NumPy computes float32
+ones in float64 too and casts the results (the writer does the same). Numba's own
+``np.linalg`` calls SciPy's LAPACK instead, a second OpenBLAS with its own thread pool (see
+``blas.py``) whose results may differ in the last bits.
 
 Where NumPy raises (a singular matrix, eigenvalues that do not converge, a matrix that is not
 square or not positive definite), these raise ``ValueError``; the whole-graph function's caller
@@ -33,7 +34,7 @@ from numba import njit, types
 from . import compile_cache  # noqa: F401  (caches the functions below with fusejit's own)
 from .blas import _REGISTERED_PREFIX, numpy_blas
 
-_ROUTINES = ("dgesv", "dgetrf", "dsyevd", "dpotrf")
+_ROUTINES = ("dgesv", "dgetrf", "dsyevd", "dpotrf", "dgelsd")
 
 
 @functools.lru_cache(maxsize=1)
@@ -69,6 +70,7 @@ _dgesv = _external("dgesv", 8)
 _dgetrf = _external("dgetrf", 6)
 _dsyevd = _external("dsyevd", 11)
 _dpotrf = _external("dpotrf", 5)
+_dgelsd = _external("dgelsd", 14)
 
 
 @njit(cache=True)
@@ -236,5 +238,123 @@ def eigh(a, lower):
     return w, np.ascontiguousarray(z)
 
 
-__all__ = ["cholesky", "det", "eigh", "eigvalsh", "inv", "numpy_lapack", "slogdet", "solve",
-           "solve_vector"]
+@njit(cache=True)
+def _gelsd(a, b, rcond):
+    """(solution n x k, residuals, rank, singular values) of the least squares ``a x = b``, ``b``
+    a matrix: ``dgelsd`` on Fortran copies, NumPy's ``lstsq`` gufunc. The residuals, one sum of
+    squares per column of ``b``, only where NumPy's ``lstsq`` keeps them (more rows than columns
+    and full rank); else none. Empty operands are left to NumPy (ValueError)."""
+    m, n, k = a.shape[0], a.shape[1], b.shape[1]
+    if b.shape[0] != m:
+        raise ValueError("Incompatible dimensions")
+    if m == 0 or n == 0 or k == 0:
+        raise ValueError("lstsq: an empty operand (NumPy's own handling)")
+    if not (np.isfinite(a).all() and np.isfinite(b).all()):
+        # (LAPACK prints its complaints about NaN and infinities: NumPy's call alone does)
+        raise ValueError("lstsq: values that are not finite (NumPy's own handling)")
+    rows = max(m, n)
+    af = _fortran(a)
+    bf = np.zeros((k, rows), np.float64).T
+    bf[:m, :] = b
+    s = np.empty(min(m, n), np.float64)
+    ints = np.empty(9, _INT)            # m, n, k, lda, ldb, rank, lwork, info, the iwork query
+    ints[0], ints[1], ints[2], ints[3], ints[4] = m, n, k, m, rows
+    ints[6] = -1
+    reals = np.empty(1, np.float64)     # rcond
+    reals[0] = rcond
+    query = np.empty(1, np.float64)
+    for attempt in range(2):            # (the workspace sizes, then the call)
+        if attempt:
+            work = np.empty(max(int(query[0]), 1), np.float64)
+            iwork = np.empty(max(int(ints[8]), 1), _INT)
+            ints[6] = work.size
+        else:
+            work, iwork = query, ints[8:]
+        _dgelsd(ints[0:].ctypes, ints[1:].ctypes, ints[2:].ctypes, af.ctypes, ints[3:].ctypes,
+                bf.ctypes, ints[4:].ctypes, s.ctypes, reals.ctypes, ints[5:].ctypes,
+                work.ctypes, ints[6:].ctypes, iwork.ctypes, ints[7:].ctypes)
+        if ints[7] != 0:
+            raise ValueError("SVD did not converge in Linear Least Squares")
+    rank = ints[5]
+    residuals = np.empty(k if m > n and rank == n else 0, np.float64)
+    for j in range(residuals.size):
+        total = 0.0
+        for i in range(n, m):
+            total += bf[i, j] * bf[i, j]
+        residuals[j] = total
+    return np.ascontiguousarray(bf[:n, :]), residuals, np.int32(rank), s
+
+
+@njit(cache=True)
+def _cutoff(a, rcond, default):
+    """``rcond``, or NumPy's default (rcond=None): the machine precision times the larger
+    dimension."""
+    return 2.220446049250313e-16 * max(a.shape[0], a.shape[1]) if default else rcond
+
+
+@njit(cache=True)
+def lstsq(a, b, rcond, default):
+    """``np.linalg.lstsq(a, b, rcond)`` of a matrix ``b``: (x, residuals, rank, singular
+    values); ``default``: rcond=None."""
+    return _gelsd(a, b, _cutoff(a, rcond, default))
+
+
+@njit(cache=True)
+def lstsq_vector(a, b, rcond, default):
+    """``np.linalg.lstsq(a, b, rcond)`` of a vector ``b``: x a vector, the residuals (1,) or
+    (0,) as NumPy's."""
+    column = np.empty((b.shape[0], 1), b.dtype)
+    column[:, 0] = b
+    x, residuals, rank, s = _gelsd(a, column, _cutoff(a, rcond, default))
+    return x[:, 0].copy(), residuals, rank, s
+
+
+@njit(cache=True)
+def polyfit(x, y, deg, single):
+    """``np.polyfit(x, y, deg)`` of float64 ``x`` and ``y`` (a vector or a matrix of columns),
+    NumPy's steps: the Vandermonde matrix by repeated products, its columns scaled by their
+    norms (sums of squares down each column, in row order), ``lstsq`` with the cut-off
+    ``len(x)`` times the machine precision of ``x``'s dtype (float32's where ``single``, in
+    float32 arithmetic), the coefficients unscaled. Where NumPy warns (a rank below
+    ``deg + 1``) or raises, ValueError: the caller reruns the graph on NumPy's own."""
+    m, order = x.shape[0], deg + 1
+    if deg < 0 or m == 0 or y.shape[0] != m:
+        raise ValueError("polyfit: arguments NumPy refuses")
+    lhs = np.empty((m, order), np.float64)
+    for i in range(m):
+        power = 1.0
+        lhs[i, order - 1] = power
+        for j in range(order - 2, -1, -1):
+            power = x[i] if j == order - 2 else power * x[i]
+            lhs[i, j] = power
+    scale = np.zeros(order, np.float64)
+    for i in range(m):
+        for j in range(order):
+            scale[j] += lhs[i, j] * lhs[i, j]
+    scale = np.sqrt(scale)
+    for i in range(m):
+        for j in range(order):
+            lhs[i, j] /= scale[j]
+    if single:
+        rcond = np.float64(np.float32(m) * np.float32(1.1920928955078125e-07))
+    else:
+        rcond = m * 2.220446049250313e-16
+    c, _, rank, _ = _gelsd(lhs, y, rcond)
+    if rank != order:
+        raise ValueError("Polyfit may be poorly conditioned (NumPy warns)")
+    for i in range(order):
+        for j in range(c.shape[1]):
+            c[i, j] /= scale[i]
+    return c
+
+
+@njit(cache=True)
+def polyfit_vector(x, y, deg, single):
+    """``np.polyfit(x, y, deg)`` of a vector ``y``: the coefficients, highest power first."""
+    column = np.empty((y.shape[0], 1), np.float64)
+    column[:, 0] = y
+    return polyfit(x, column, deg, single)[:, 0].copy()
+
+
+__all__ = ["cholesky", "det", "eigh", "eigvalsh", "inv", "lstsq", "lstsq_vector", "numpy_lapack",
+           "polyfit", "polyfit_vector", "slogdet", "solve", "solve_vector"]

@@ -1,7 +1,8 @@
 """Array forms a whole-graph function writes itself (``element_function``): ``np.transpose``
 with an order of axes and ``np.moveaxis`` (``aten::permute``), rows and elements picked by
 constant lists (``M[[0, 2]]``, ``M[[1, 2], [3, 4]]``), ``np.unravel_index`` (integer floor
-division and remainder by a size known only when it runs, ``any`` of a number). Each program
+division and remainder by a size known only when it runs, ``any`` of a number), ``np.linalg``
+and ``np.polyfit`` through NumPy's LAPACK. Each program
 is compiled with a fallback that fails the test, so every value checked is the compiled
 function's, against NumPy's; the errors are checked through ``fusejit.jit``, whose fallback
 is the interpreter."""
@@ -195,6 +196,59 @@ def test_singular_matrices_are_numpys_answers_and_errors():
     for _ in range(3):
         with pytest.raises(fusejit.errors.InterpreterError, match="positive-definite"):
             g(-np.eye(3))
+
+
+def least_squares(a, b, y):
+    x, residuals, rank, s = np.linalg.lstsq(a, y, rcond=None)
+    return x, residuals, rank, s, np.linalg.lstsq(a, b)[0], np.linalg.lstsq(a, y, rcond=0.1)[0]
+
+
+def fitted(t, y, ys):
+    return np.polyfit(t, y, 3), np.polyfit(t, ys, 1), np.polyfit(t, y, 0)
+
+
+@pytest.mark.parametrize("shape", [(30, 4), (4, 4), (3, 7), (200, 1)])
+def test_least_squares_and_polynomial_fits_have_numpys_bits(shape):
+    """``np.linalg.lstsq`` through NumPy's own ``dgelsd`` (its workspace, its residuals only
+    where NumPy keeps them: more rows than columns, full rank) and ``np.polyfit`` in NumPy's
+    steps (the Vandermonde matrix, its scaled columns, the cut-off from ``x``'s dtype): the
+    same values to the last bit, and NumPy's dtypes (the rank an int32)."""
+    m, n = shape
+    a, b, y = RNG.standard_normal((m, n)), RNG.standard_normal((m, 3)), RNG.standard_normal(m)
+    compiled = compiled_whole(least_squares, a, b, y)
+    for args in [(a, b, y), (a[::-1], b[:, ::2], y), (np.asfortranarray(a), b, y * 1e6)]:
+        _same(compiled(*args), least_squares(*args))
+    t = np.sort(RNG.uniform(-2.0, 3.0, m))
+    y = t ** 3 - 2.0 * t + RNG.standard_normal(m)
+    ys = np.stack([y, 3.0 * y + 1.0], axis=1)
+    if m > 4:
+        for args in [(t, y, ys), (t.astype(np.float32), y.astype(np.float32), ys)]:
+            _same(compiled_whole(fitted, *args)(*args), fitted(*args))
+        k = np.arange(m)            # (integers: float64 as NumPy's x + 0.0)
+        _same(compiled_whole(fitted, k, y, ys)(k, y, ys), fitted(k, y, ys))
+
+
+def test_deficient_fits_warn_and_bad_values_raise_as_numpy():
+    """Where NumPy warns (a fit of lower rank than its degree) or raises (NaN: the SVD does
+    not converge), the compiled call reruns on NumPy's own: the same warning, the same
+    error."""
+    def fit(t, y):
+        return np.polyfit(t, y, 3)
+
+    def solved(a, y):
+        return np.linalg.lstsq(a, y)[0]
+
+    f, g = fusejit.jit(fit), fusejit.jit(solved)
+    t, y = np.array([1.0, 1.0, 1.0, 2.0, 2.0]), np.arange(5.0)
+    a = np.ones((4, 2))
+    a[0, 0] = np.nan
+    for _ in range(3):
+        with pytest.warns(np.exceptions.RankWarning):
+            got = f(t, y)
+        with pytest.warns(np.exceptions.RankWarning):
+            _same(got, np.polyfit(t, y, 3))
+        with pytest.raises(fusejit.errors.InterpreterError, match="did not converge"):
+            g(a, np.ones(4))
 
 
 def masked(x, m):
