@@ -13,6 +13,9 @@
     %l = aten::logaddexp(%a, %b)            d%a = d%l / (1 + exp(%b - %a))
     %r = aten::hypot(%a, %b)                d%a = d%l * %a / %r
     %c = fusejit::convolve(%a, %v, %mode)   d%a = fusejit::convolve_grad(d%c, %v, len(%a), %mode)
+    %y = fusejit::interp(%x, %xp, %fp, %l, %r)
+                                            d%x, d%xp, d%fp, d%l, d%r =
+                                                fusejit::interp_backward(d%y, %x, %xp, %fp, ...)
 
 The gather's gradient adds where indices repeat (``index_put`` with ``accumulate``): an
 embedding row used twice gets both rows' gradients.
@@ -22,7 +25,7 @@ from __future__ import annotations
 
 from ..ir.constants import constant_value
 from ..ir.graph import Node, Value
-from ..ir.types import TensorType
+from ..ir.types import TENSOR, TensorType
 from ..oplib.table import DTYPE_CODES
 from .rules import _times, derivative
 
@@ -48,6 +51,20 @@ def _convolve(ctx, node: Node, grads: list) -> dict:
                         ctx.saved_size_at(a, first), ctx.saved(mode)),
             v: ctx.emit("fusejit::convolve_grad", grads[0], ctx.saved(a),
                         ctx.saved_size_at(v, first), ctx.saved(mode))}
+
+
+@derivative("fusejit::interp(Tensor x, Tensor xp, Tensor fp, Tensor? left=None, "
+            "Tensor? right=None) -> Tensor")
+def _interp(ctx, node: Node, grads: list) -> dict:
+    # the line through each point's interval: its slope for x, the weights (1 - t, t) for fp's
+    # two ends, and their derivatives by the ends' positions for xp (one backward op)
+    saved = [ctx.saved(v) for v in node.inputs]
+    backward = ctx.graph.insert("fusejit::interp_backward", [grads[0], *saved], 5)
+    backward.source_range = node.source_range
+    for out, value in zip(backward.outputs, node.inputs):
+        out.set_type(value.type if isinstance(value.type, TensorType) else TENSOR)
+    return {v: out for v, out in zip(node.inputs, backward.outputs)
+            if isinstance(v.type, TensorType)}
 
 
 @derivative("aten::diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)")

@@ -449,6 +449,8 @@ CALLEES.update({
     np.asarray: Callee("np.asarray", "a, dtype=None", lambda b, a, dtype: numpy_lowering.array(
         b, a, dtype, copies=False)),
     np.convolve: Callee("np.convolve", "a, v, mode='full'", numpy_more.convolve),
+    np.interp: Callee("np.interp", "x, xp, fp, left=None, right=None, period=None",
+                      numpy_more.interp),
     np.ascontiguousarray: Callee("np.ascontiguousarray", "a, dtype=None",
                                  numpy_lowering.contiguous),
     np.outer: Callee("np.outer", "a, b", numpy_lowering.outer),

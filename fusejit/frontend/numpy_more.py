@@ -323,6 +323,33 @@ def convolve(b: IRBuilder, a: Item, v: Item, mode: Item = "full") -> Value:
     return _typed(out, x, np.result_type(dtype_of(x), dtype_of(k)), 1)
 
 
+def interp(b: IRBuilder, x: Item, xp: Item, fp: Item, left: Item = None, right: Item = None,
+           period: Item = None) -> Value:
+    """``np.interp``: ``fusejit::interp``, NumPy's own walk (float64 of ``x``'s shape, a NumPy
+    scalar for a number); its gradient reaches all five operands
+    (``fusejit::interp_backward``)."""
+    from .numpy_linalg import _typed
+    from .numpy_lowering import array
+
+    what = "np.interp"
+    if not is_none(period):
+        raise b.error(f"{what}: period= is not supported")
+    x, xp, fp = (array(b, item, None, False) if isinstance(item, (list, tuple)) else item
+                 for item in (x, xp, fp))
+    x = as_tensor(b, x, what, np.float64)
+    points, values = _array(b, xp, what), _array(b, fp, what)
+    if rank_of(points) not in (None, 1) or rank_of(values) not in (None, 1):
+        raise b.error(f"{what}: xp and fp must be 1-D")
+    for item in (x, points, values):
+        dtype = dtype_of(item)
+        if dtype is not None and dtype.kind not in "biuf":
+            raise b.error(f"{what}: {dtype} values are not supported (real numbers only)")
+    ends = [None if is_none(end) else as_tensor(b, end, what, np.float64)
+            for end in (left, right)]
+    out = b.emit("fusejit::interp", [x, points, values, *ends], what)
+    return _typed(out, x, np.float64, rank_of(x) if rank_of(x) is not None else 0)
+
+
 def broadcast_to(b: IRBuilder, array: Item, shape: Item) -> Value:
     """``np.broadcast_to(x, shape)``: ``aten::expand`` (a read-only view in NumPy too; its
     gradient sums over the copies)."""

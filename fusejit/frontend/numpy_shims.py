@@ -270,20 +270,6 @@ def multiply_accumulate(a, axis=0):
     return np.cumprod(a, axis=axis)
 
 
-def interp(x, xp, fp, left=None, right=None, period=None):
-    # NumPy's: fp[j] + slope * (x - xp[j]) in the interval [xp[j], xp[j + 1]] holding x,
-    # fp[-1] at xp[-1], left/right (fp's ends) outside; the interval is found by counting
-    if period is not None:
-        unsupported("np.interp: period= is not supported")
-    x, xp, fp = np.asarray(x), np.asarray(xp), np.asarray(fp)
-    j = np.clip(np.sum(x[..., None] >= xp, axis=-1) - 1, 0, xp.shape[0] - 2)
-    slope = (fp[j + 1] - fp[j]) / (xp[j + 1] - xp[j])
-    inside = np.where(x == xp[-1], fp[-1], slope * (x - xp[j]) + fp[j])
-    low = fp[0] if left is None else left
-    high = fp[-1] if right is None else right
-    return np.where(x < xp[0], low, np.where(x > xp[-1], high, inside))
-
-
 def digitize(x, bins, right=False):
     # NumPy's: which bin each x falls in, by searchsorted on bins that increase, on the
     # reversed bins where they decrease; neither is NumPy's ValueError
@@ -851,7 +837,7 @@ SHIMS = {np.cov: cov, np.corrcoef: corrcoef, np.polyval: polyval, np.kron: kron,
          np.rot90: rot90, np.add.reduce: add_reduce, np.multiply.reduce: multiply_reduce,
          np.maximum.reduce: maximum_reduce, np.minimum.reduce: minimum_reduce,
          np.logaddexp.reduce: logaddexp_reduce, np.add.accumulate: add_accumulate,
-         np.multiply.accumulate: multiply_accumulate, np.interp: interp,
+         np.multiply.accumulate: multiply_accumulate,
          np.allclose: allclose, np.array_equal: array_equal, np.nansum: nansum, np.nanmean: nanmean,
          np.maximum.accumulate: maximum_accumulate, np.minimum.accumulate: minimum_accumulate,
          np.quantile: quantile, np.percentile: percentile, np.digitize: digitize,

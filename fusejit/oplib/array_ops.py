@@ -27,6 +27,8 @@ the same list in a loop) gives where each element of a ``cat`` starts.
 kind (``aten::argsort``, stable, orders ``np.sort``'s values).
 ``fusejit::convolve(%a, %v, %mode)`` is ``np.convolve`` itself (a NumPy function PyTorch has no
 1-D form of), ``fusejit::convolve_grad`` its gradient for either operand.
+``fusejit::interp(%x, %xp, %fp, %left, %right)`` is ``np.interp`` (NumPy's walk, threaded on big
+arrays: ``runtime/interpolate.py``), ``fusejit::interp_backward`` its gradient for all five.
 ``fusejit::partition(%x, [%k, ...], %dim)`` and ``fusejit::argpartition`` are ``np.partition``
 and ``np.argpartition`` themselves (their arrangement off the ``k``-th positions is NumPy's,
 which the order ``argpartition`` gives need not reproduce); ``fusejit::partition_backward``
@@ -312,6 +314,75 @@ def _convolve_grad(grad: np.ndarray, other: np.ndarray, length: int, mode: int) 
     return as_tensor(np.correlate(full, other, "valid"))
 
 
+def _interp(x: np.ndarray, xp: np.ndarray, fp: np.ndarray, left: np.ndarray | None = None,
+            right: np.ndarray | None = None) -> np.ndarray:
+    """``np.interp(x, xp, fp, left, right)`` (float64; ``xp`` and ``fp`` vectors): NumPy's own
+    on small arrays, its walk split among threads on big ones (the same values)."""
+    if xp.ndim != 1 or fp.ndim != 1:
+        raise RuntimeError(f"np.interp: xp and fp must be 1-D, got {xp.ndim}-D and {fp.ndim}-D")
+    if x.size < 4096 or xp.size < 2 or fp.size != xp.size:
+        return as_tensor(np.interp(x, xp, fp, left, right))
+    from ..runtime.fusion.plan import num_threads, parallel_now
+    from ..runtime.interpolate import interp_threaded
+
+    threads = num_threads()
+    work = x.size * (5.0 + 2.0 * np.log2(xp.size))       # (ns: a search and a line)
+    chunks = threads if parallel_now(work, threads) else 1
+    f64 = np.float64
+    return as_tensor(interp_threaded(
+        x.astype(f64, copy=False), xp.astype(f64, copy=False), fp.astype(f64, copy=False),
+        0.0 if left is None else float(left), 0.0 if right is None else float(right),
+        left is not None, right is not None, chunks))
+
+
+def _interp_backward(grad: np.ndarray, x: np.ndarray, xp: np.ndarray, fp: np.ndarray,
+                     left: np.ndarray | None = None, right: np.ndarray | None = None) -> tuple:
+    """The gradients of ``np.interp(x, xp, fp, left, right)`` for its five operands (each in its
+    own dtype and shape; zeros for a missing ``left`` / ``right``). Inside ``[xp[0], xp[-1])``
+    the value is ``fp[j] + (fp[j + 1] - fp[j]) * (x - xp[j]) / (xp[j + 1] - xp[j])``, with
+    ``xp[j] <= x`` the last such point; at ``xp[-1]`` it is ``fp[-1]``; outside, ``left`` /
+    ``right`` or ``fp``'s ends; NaN points have none."""
+    g = np.asarray(grad, np.float64).reshape(-1)
+    v = np.asarray(x, np.float64).reshape(-1)
+    xs, fs = xp.astype(np.float64), fp.astype(np.float64)
+    n = xs.shape[0]
+    dx, dxp, dfp = np.zeros_like(v), np.zeros(n), np.zeros(n)
+    dleft = dright = 0.0
+    if n:
+        j = np.searchsorted(xs, v, side="right") - 1
+        below, above = v < xs[0], v > xs[-1]
+        at_end = (j == n - 1) & ~above
+        inside = (j >= 0) & (j < n - 1) & ~np.isnan(v)
+        k = np.clip(j, 0, max(n - 2, 0))[inside]
+        gi, vi = g[inside], v[inside]
+        if n > 1 and k.size:
+            h = xs[k + 1] - xs[k]
+            t = (vi - xs[k]) / h
+            slope = (fs[k + 1] - fs[k]) / h
+            dx[inside] = gi * slope
+            np.add.at(dfp, k, gi * (1.0 - t))
+            np.add.at(dfp, k + 1, gi * t)
+            np.add.at(dxp, k, gi * slope * (t - 1.0))
+            np.add.at(dxp, k + 1, -gi * slope * t)
+        dfp[n - 1] += g[at_end].sum()
+        if left is None:
+            dfp[0] += g[below].sum()
+        else:
+            dleft = g[below].sum()
+        if right is None:
+            dfp[n - 1] += g[above].sum()
+        else:
+            dright = g[above].sum()
+
+    def shaped(d: np.ndarray | float, like: np.ndarray | None) -> np.ndarray:
+        like = np.asarray(0.0 if like is None else like)
+        dtype = like.dtype if like.dtype.kind == "f" else np.float64
+        return as_tensor(np.asarray(d, dtype).reshape(like.shape))
+
+    return (shaped(dx, x), shaped(dxp, xp), shaped(dfp, fp), shaped(dleft, left),
+            shaped(dright, right))
+
+
 def _partition_axis(what: str, self: np.ndarray, kth: list[int], dim: int) -> int:
     if self.ndim == 0:
         raise RuntimeError(f"{what}: a 0-d array has no axis to partition")
@@ -526,6 +597,11 @@ register("fusejit::argsort(Tensor self, int dim, int kind=0) -> Tensor", _numpy_
 register("fusejit::convolve(Tensor a, Tensor v, int mode) -> Tensor", _convolve)
 register("fusejit::convolve_grad(Tensor grad, Tensor other, int length, int mode) -> Tensor",
          _convolve_grad)
+register("fusejit::interp(Tensor x, Tensor xp, Tensor fp, Tensor? left=None, "
+         "Tensor? right=None) -> Tensor", _interp)
+register("fusejit::interp_backward(Tensor grad, Tensor x, Tensor xp, Tensor fp, "
+         "Tensor? left=None, Tensor? right=None) -> (Tensor, Tensor, Tensor, Tensor, Tensor)",
+         _interp_backward, multiple=True)
 register("fusejit::sort_values(Tensor self, int dim) -> Tensor", _sort_values)
 register("fusejit::partition(Tensor self, int[] kth, int dim) -> Tensor", _partition)
 register("fusejit::argpartition(Tensor self, int[] kth, int dim) -> Tensor", _argpartition)

@@ -152,6 +152,10 @@ def _node(node: Node, dims: dict[Value, Dims], made: set[Dims]) -> None:
             dims[out] = shape
         made.update(shapes)
         return
+    if node.kind == "fusejit::interp" and node.input(0) in dims:    # (x's shape)
+        dims[outs[0]] = dims[node.input(0)]
+        made.add(dims[outs[0]])
+        return
     if node.kind == "fusejit::polyfit" and node.input(1) in dims and \
             type(_static(node.input(2))) is int:
         dims[outs[0]] = (_counted_by(_static(node.input(2)) + 1), *dims[node.input(1)][1:])

@@ -487,6 +487,17 @@ class _ElementWriter(_Writer):
             if converted != self.name(value):
                 self.emit(depth, f"{self.name(value)} = {converted}")
 
+    def _interp(self, node: Node, out: Value, depth: int) -> None:
+        """``np.interp``: NumPy's walk (``interpolate.py``), float64; a number as one point."""
+        x, xp, fp, *ends = node.inputs
+        given = [not (v.node.kind == prim.Constant and _static(v) is None) for v in ends]
+        numbers = ", ".join(f"float({self.name(v)})" if g else "0.0"
+                            for v, g in zip(ends, given))
+        points = self._float64(x) if _rank(x) else f"np.full(1, float({self.name(x)}))"
+        call = f"_interpolate.interp({points}, {self._float64(xp)}, {self._float64(fp)}, " \
+               f"{numbers}, {given[0]}, {given[1]})"
+        self.assign(out, call if _rank(x) else f"{call}[0]", depth)
+
     def _polyfit(self, node: Node, out: Value, depth: int) -> None:
         """``np.polyfit(x, y, deg)`` (float64), with float32's cut-off for a float32 ``x``."""
         x, y, deg = node.inputs
@@ -895,10 +906,13 @@ def blas_import(graph: Graph) -> str:
 
 
 def lapack_import(graph: Graph) -> str:
-    """The import line of ``lapack`` for a module computing ``graph``, if it calls np.linalg."""
-    calls = any(node.kind.ns in ("aten", "fusejit") and node.kind.name in LINALG
-                for node in graph.all_nodes())
-    return "from fusejit.runtime import lapack as _lapack\n" if calls else ""
+    """The import lines of ``lapack`` and ``interpolate`` for a module computing ``graph``,
+    where it calls np.linalg or np.interp."""
+    kinds = {(node.kind.ns, node.kind.name) for node in graph.all_nodes()}
+    calls = any(ns in ("aten", "fusejit") and name in LINALG for ns, name in kinds)
+    return ("from fusejit.runtime import lapack as _lapack\n" if calls else "") + (
+        "from fusejit.runtime import interpolate as _interpolate\n"
+        if ("fusejit", "interp") in kinds else "")
 
 
 def element_source(graph: Graph, passed: list[tuple[int, int]] | None = None) -> str:

@@ -327,7 +327,7 @@ def _supported(block: Block, arguments: set,
 # ``np.unique``)
 _FUSEJIT_OPS = frozenset({"fusejit::convolve", "fusejit::flatnonzero", "fusejit::argsort",
                           "fusejit::unique_all", "fusejit::unique_values", "fusejit::lstsq",
-                          "fusejit::polyfit"})
+                          "fusejit::polyfit", "fusejit::interp"})
 
 
 def _supported_op(node: Node, arguments: set) -> bool:
@@ -456,6 +456,11 @@ def _supported_op(node: Node, arguments: set) -> bool:
                 for n in node.graph.all_nodes())
     if name in LINALG:
         return _linalg_supported(node)
+    if name == "interp":        # (real points and values; the ends None or numbers)
+        return _rank(node.input(1)) == 1 and _rank(node.input(2)) == 1 and all(
+            _dtype(v).kind in "biuf" for v in node.inputs[:3]) and all(
+                _rank(v) == 0 or v.node.kind == prim.Constant and _static(v) is None
+                for v in node.inputs[3:])
     if name in ("mm", "matmul"):
         a, b = node.input(0), node.input(1)
         return _dtype(a) == _dtype(b) and _dtype(a).kind == "f" and _rank(a) in (1, 2) \

@@ -2,7 +2,7 @@
 with an order of axes and ``np.moveaxis`` (``aten::permute``), rows and elements picked by
 constant lists (``M[[0, 2]]``, ``M[[1, 2], [3, 4]]``), ``np.unravel_index`` (integer floor
 division and remainder by a size known only when it runs, ``any`` of a number), ``np.linalg``
-and ``np.polyfit`` through NumPy's LAPACK. Each program
+and ``np.polyfit`` through NumPy's LAPACK, ``np.interp`` by NumPy's walk. Each program
 is compiled with a fallback that fails the test, so every value checked is the compiled
 function's, against NumPy's; the errors are checked through ``fusejit.jit``, whose fallback
 is the interpreter."""
@@ -249,6 +249,77 @@ def test_deficient_fits_warn_and_bad_values_raise_as_numpy():
             _same(got, np.polyfit(t, y, 3))
         with pytest.raises(fusejit.errors.InterpreterError, match="did not converge"):
             g(a, np.ones(4))
+
+
+def interpolated(x, xp, fp):
+    return np.interp(x, xp, fp), np.interp(x, xp, fp, left=-1.0, right=2.5), \
+        np.interp(0.25, xp, fp)
+
+
+def _interp_cases():
+    """(x, xp, fp) with NaN and infinite points, points on the samples, repeated and unsorted
+    samples, NaN among them, infinite values, 1 to 100 samples and more or fewer points than
+    samples (NumPy computes the slopes first where there are fewer)."""
+    for n in (1, 2, 3, 4, 5, 9, 100):
+        xp = np.sort(RNG.uniform(-1.0, 1.0, n))
+        fp = RNG.standard_normal(n)
+        for m in (0, 3, 40, 300):
+            x = RNG.uniform(-1.5, 1.5, m)
+            x[::5] = xp[RNG.integers(0, n, x[::5].size)]
+            x[1:4] = [np.nan, np.inf, -np.inf][:len(x[1:4])]
+            nan_xp, inf_fp = xp.copy(), fp.copy()
+            nan_xp[n // 2] = np.nan
+            inf_fp[0] = np.inf
+            yield from [(x, xp, fp), (np.sort(x), xp, fp), (x, np.repeat(xp, 2), np.repeat(fp, 2)),
+                        (x, RNG.uniform(-1.0, 1.0, n), fp), (x, nan_xp, fp), (x, xp, inf_fp)]
+
+
+def test_interp_is_numpys_walk():
+    """``np.interp`` as NumPy's ``arr_interp`` computes it (``runtime/interpolate.py``): each
+    search from the last interval, the other end's form where one gives NaN, NumPy's branches
+    with NaN among the samples, so the same values to the last bit for any samples."""
+    x, xp, fp = next(_interp_cases())
+    compiled = compiled_whole(interpolated, x, xp, fp)
+    for args in _interp_cases():
+        _same(compiled(*args), interpolated(*args))
+    grid = RNG.uniform(0.0, 1.0, (6, 7))        # (any shape of points; integer samples)
+    _same(compiled_whole(interpolated, grid, xp, fp)(grid, xp, fp), interpolated(grid, xp, fp))
+    k, values = np.arange(12), RNG.standard_normal(4)
+    _same(compiled_whole(interpolated, k, k[::3], values)(k, k[::3], values),
+          interpolated(k, k[::3], values))
+
+
+def test_interp_on_big_arrays_is_threaded_with_numpys_values():
+    """The interpreter's ``fusejit::interp`` splits the points of a big call among threads where
+    the samples increase (each chunk's search its own), and runs NumPy's single walk where
+    they do not: NumPy's values either way."""
+    from fusejit.oplib.array_ops import _interp
+    from fusejit.runtime.interpolate import interp_threaded
+
+    xp = np.sort(RNG.uniform(0.0, 100.0, 5000))
+    xp[10:14] = xp[10]                          # (repeated samples)
+    fp = RNG.standard_normal(5000)
+    x = RNG.uniform(-5.0, 105.0, 50_000)
+    x[::97] = np.nan
+    for samples in (xp, RNG.permutation(xp)):
+        want = np.interp(x, samples, fp)
+        for chunks in (1, 2, 7):
+            _same(interp_threaded(x, samples, fp, 0.0, 0.0, False, False, chunks), want)
+        _same(_interp(x, samples, fp), want)
+        _same(_interp(np.sort(x)[::-1], samples, fp, np.array(-3.0), None),
+              np.interp(np.sort(x)[::-1], samples, fp, -3.0))
+
+
+def test_interp_errors_are_numpys():
+    def f(x, xp, fp):
+        return np.interp(x, xp, fp)
+
+    g = fusejit.jit(f)
+    for _ in range(3):
+        with pytest.raises(fusejit.errors.InterpreterError, match="same length"):
+            g(np.ones(3), np.arange(4.0), np.ones(3))
+        with pytest.raises(fusejit.errors.InterpreterError, match="empty"):
+            g(np.ones(3), np.ones(0), np.ones(0))
 
 
 def masked(x, m):
