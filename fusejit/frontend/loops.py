@@ -363,7 +363,10 @@ class LoopStatements:
                 placeholder.output().set_type(body_env[name].type)
                 self.env[name] = placeholder.output()
             self.emit_loop(stmt, trip, cond, index, breaks)
-            self._raise_unless_ran(stmt, trip, cond, defined_in_body)
+            # (a returned value is read only where the loop returned: it ran)
+            named = [n for n in defined_in_body if not n.startswith("$value")]
+            if named:
+                self._raise_unless_ran(stmt, trip, cond, named)
             return None
         wider = self._numbers_that_widened(carried, initial, body_env)
         if wider:

@@ -71,7 +71,7 @@ from .expressions import (
 )
 from .inplace import InPlaceStatements
 from .local_functions import LocalFunction, LocalFunctions
-from .loops import INT64_MAX, LoopStatements, _exposed_reads
+from .loops import INT64_MAX, LoopStatements, _exposed_reads, exit_kinds, name_node, set_flag
 from .lowering import as_tensor
 from .masked import Masked, mask_among, split_mask
 from .masked import store as masked_store
@@ -379,6 +379,8 @@ class StatementEmitter(LoopStatements, ContainerStatements, InPlaceStatements,
         """Emit ``stmts``; returns the returned item, or ``_FELL_OFF``."""
         for i, stmt in enumerate(stmts):
             rest = stmts[i + 1:]
+            if isinstance(stmt, (ast.For, ast.While)) and _returns(stmt):
+                return self.emit_statements(self._returns_as_breaks(stmt, rest))
             if self.loop_depth and isinstance(stmt, (ast.Return, ast.If)) and _returns(stmt):
                 raise self.unsupported(stmt, "return inside a loop (write the result to a "
                                              "variable and break, then return after the loop)")
@@ -406,6 +408,66 @@ class StatementEmitter(LoopStatements, ContainerStatements, InPlaceStatements,
             finally:
                 self.live_after.pop()
         return _FELL_OFF
+
+    def _returns_as_breaks(self, loop: ast.For | ast.While, rest: list[ast.stmt]
+                           ) -> list[ast.stmt]:
+        """A loop that returns from inside, and the statements after it, as TorchScript's exit
+        transform writes them: each ``return v`` stores ``v`` in hidden names, sets a flag and
+        breaks (out of every loop it is in), and after the loop ``if $returned: return v``
+        comes before the rest (a ``while True`` without a break of its own only ends by
+        returning: then the return alone). Every return inside must give the same number of
+        values (one, or a tuple of k)."""
+        self.loop_count += 1
+        flag = f"$returned{self.loop_count}"
+        returns = [n for n in ast.walk(loop) if isinstance(n, ast.Return)]
+        arity = {len(n.value.elts) if isinstance(n.value, ast.Tuple) else
+                 0 if n.value is None else -1 for n in returns}
+        if len(arity) != 1:
+            raise self.unsupported(returns[0], "returns of different numbers of values inside "
+                                               "a loop (make every return in it give as many "
+                                               "values, a tuple of the same length)")
+        (count,) = arity
+        names = [f"{RETURNED_VALUE}{self.loop_count}_{k}" for k in range(max(count, 1))] \
+            if count else []
+
+        def stored(node: ast.Return) -> list[ast.stmt]:
+            parts = node.value.elts if count > 0 else [node.value] if count else []
+            out = [ast.copy_location(ast.Assign([name_node(n, node, store=True)], part), node)
+                   for n, part in zip(names, parts)]
+            return [*out, set_flag(flag, True, node), ast.copy_location(ast.Break(), node)]
+
+        def rewritten(stmts: list[ast.stmt]) -> list[ast.stmt]:
+            out: list[ast.stmt] = []
+            for stmt in stmts:
+                if isinstance(stmt, ast.Return):
+                    return out + stored(stmt)       # (what follows never runs)
+                if not _returns(stmt):
+                    out.append(stmt)
+                elif isinstance(stmt, ast.If):
+                    out.append(ast.copy_location(
+                        ast.If(stmt.test, rewritten(stmt.body), rewritten(stmt.orelse)), stmt))
+                elif isinstance(stmt, (ast.For, ast.While)):
+                    inner = type(stmt)(**{**{f: getattr(stmt, f) for f in stmt._fields},
+                                          "body": rewritten(stmt.body),
+                                          "orelse": rewritten(stmt.orelse)})
+                    out.append(ast.copy_location(inner, stmt))
+                    out.append(ast.copy_location(   # (and out of the loop around it)
+                        ast.If(name_node(flag, stmt), [ast.copy_location(ast.Break(), stmt)],
+                               []), stmt))
+                else:
+                    raise self.unsupported(stmt, "return inside this statement in a loop")
+            return out
+
+        new = type(loop)(**{**{f: getattr(loop, f) for f in loop._fields},
+                            "body": rewritten(loop.body), "orelse": rewritten(loop.orelse)})
+        value = None if not count else name_node(names[0], loop) if count < 0 else \
+            ast.copy_location(ast.Tuple([name_node(n, loop) for n in names], ast.Load()), loop)
+        done = ast.copy_location(ast.Return(value), loop)
+        forever = isinstance(loop, ast.While) and isinstance(loop.test, ast.Constant) and \
+            bool(loop.test.value) and ast.Break not in exit_kinds(loop.body)
+        after = [done] if forever else [
+            ast.copy_location(ast.If(name_node(flag, loop), [done], []), loop), *rest]
+        return [set_flag(flag, False, loop), ast.copy_location(new, loop), *after]
 
     def emit_returning_if(self, stmt: ast.If, rest: list[ast.stmt]) -> Item:
         """``if c: ... return a`` + rest: the rest goes into each branch that can fall through."""
@@ -692,7 +754,15 @@ class StatementEmitter(LoopStatements, ContainerStatements, InPlaceStatements,
                     self.at(stmt)
                     self.env[name] = self._merge_one_side(node, name, live, k)
                 continue
-            if t is None or e is None or isinstance(t, Undefined) or isinstance(e, Undefined):
+            missing = [v is None or isinstance(v, Undefined) for v in (t, e)]
+            if name.startswith(RETURNED_VALUE) and missing.count(True) == 1:
+                # (a loop's return stores its value in one branch, read only where it ran:
+                # the other branch gives placeholders, TorchScript's exit transform's)
+                self.at(stmt)
+                self.env[name] = self._merge_one_side(node, name, (t, e)[missing.index(False)],
+                                                      missing.index(True))
+                continue
+            if any(missing):
                 self.env[name] = Undefined(f"it is assigned in only one branch of the if at "
                                            f"line {stmt.lineno + self.src.line_offset} "
                                            f"(assign it before the if, or in both branches)")
@@ -810,6 +880,10 @@ def _changed(before: dict, *after: dict) -> list[str]:
             if before.get(name) is not item:
                 names[name] = None
     return list(names)
+
+
+# The hidden names holding what a return inside a loop returns (``_returns_as_breaks``).
+RETURNED_VALUE = "$value"
 
 
 def _returns(stmt: ast.stmt) -> bool:

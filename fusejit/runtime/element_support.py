@@ -687,8 +687,10 @@ def computes_arrays(graph: Graph) -> bool:
     kernels (vectorised math, threads) would beat Numba's NumPy on big arrays? ``np.zeros``
     and a scatter into it (a one-hot encoding), a gather of elements (``table[codes]``), a
     copy of a vector, do not. (A gather of rows, ``X[idx]``, does: NumPy copies each row as
-    one block, Numba's loop ran 1.45x its time for 1000 rows of 1000 float64.)"""
-    return any(node.kind.ns == "aten" and node.kind.name not in _MOVES and any(
+    one block, Numba's loop ran 1.45x its time for 1000 rows of 1000 float64.) fusejit's own
+    ops do too: on big arrays the interpreter runs NumPy's functions, or threads
+    (``np.interp`` of 200k points: 28 ms whole, 14 ms on the interpreter's two threads)."""
+    return any(node.kind.ns in ("aten", "fusejit") and node.kind.name not in _MOVES and any(
         (_rank(v) or 0) > 0 for v in [*node.inputs, *node.outputs])
         and not _element_gather(node)
         and not (node.kind == "aten::clone" and _rank(node.output()) == 1)

@@ -303,3 +303,63 @@ def test_dtype_tests_and_their_and_or_are_decided_while_scripting():
                     (np.ones(2), (True, False))):
         got = fusejit.jit(_as_float)(x)
         assert tuple(map(bool, got)) == want == _as_float(x)
+
+
+def newton_until_close(a, tol):
+    x = a.copy()
+    it = 0
+    while True:                             # (ends only by returning)
+        x_new = 0.5 * (x + a / x)
+        it += 1
+        if np.max(np.abs(x_new - x)) < tol or it > 100:
+            return x_new, it
+        x = x_new
+
+
+def first_above(x, t):
+    for i in range(len(x)):
+        if x[i] > t:
+            return i
+    return -1
+
+
+def find_in_grid(m, target):
+    for i in range(m.shape[0]):
+        for j in range(m.shape[1]):         # (out of both loops)
+            if m[i, j] == target:
+                return i, j
+    return -1, -1
+
+
+def sum_until_negative(x):
+    s = 0.0
+    for v in x:
+        if v < 0:
+            return s
+        s += v
+    s = s * 2
+    return s
+
+
+def test_returns_inside_loops_end_the_function_as_python_does():
+    """A ``return`` inside a loop (nested loops, ``while True``, code after the loop) is
+    TorchScript's exit transform: the value stored, a flag set, breaks out of every loop, and
+    the return after them; a loop that never runs or never returns goes on to what follows."""
+    rng = np.random.default_rng(3)
+    a = rng.uniform(0.5, 5.0, 50)
+    grid = np.arange(12.0).reshape(3, 4)
+    cases = [(newton_until_close, a, 1e-12), (first_above, a, 4.0), (first_above, a, 9.0),
+             (first_above, a[:0], 1.0), (find_in_grid, grid, 7.0), (find_in_grid, grid, 70.0),
+             (find_in_grid, grid[:0], 1.0), (sum_until_negative, np.array([1.0, 2.0, -1.0])),
+             (sum_until_negative, np.array([1.0, 2.0]))]
+    for fn, *args in cases:
+        f = fusejit.jit(fn)
+        want = fn(*args)
+        for _ in range(3):                  # (the interpreter, then the whole-graph function)
+            got = f(*args)
+            assert type(got) is type(want)
+            for g, w in zip(got if isinstance(got, tuple) else (got,),
+                            want if isinstance(want, tuple) else (want,)):
+                assert type(g) is type(w) and np.array_equal(g, w), (fn.__name__, got, want)
+    loop = next(n for n in script(first_above).nodes() if n.kind == "prim::Loop")
+    assert len(loop.outputs) >= 2       # (the flag and the value leave the loop)

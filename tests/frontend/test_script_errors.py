@@ -107,7 +107,9 @@ def mismatched_branches(x, flag: bool):
 
 def returns_in_loop(x, n: int):
     for _i in range(n):
-        return x
+        if n > 3:
+            return x
+        return x, x
     return x
 
 
@@ -137,7 +139,7 @@ CASES = [
     (one_branch_only, "assigned in only one branch", "return y"),
     (recursive, "recursive call", "recursive(x)"),
     (mismatched_branches, "different types", "if flag"),
-    (returns_in_loop, "return inside a loop", "return x"),
+    (returns_in_loop, "different numbers of values", "return x, x"),
     (string_constant, "does not take a str operand", '"a"'),
     (item_call, "float(x), int(x) or bool(x)", "x.item()"),
 ]
