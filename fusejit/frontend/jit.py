@@ -124,8 +124,36 @@ def argument_ir_type(name: str, value: Any) -> Type:
         return scalar
     cls = type(value)
     what = cls.__name__ if cls.__module__ == "builtins" else f"{cls.__module__}.{cls.__name__}"
+    if cls is list:
+        raise FusejitError(f"argument {name!r}: a list is supported when it holds at most "
+                           f"{LIST_ARGUMENT_MAX} Python numbers (its values are then constants "
+                           f"of the call); pass np.asarray(...) of it instead")
     raise FusejitError(f"argument {name!r}: a {what} is not supported (pass NumPy or CuPy "
                        f"arrays of bool, int or float dtypes, Python numbers or None)")
+
+
+# A list of numbers passed for a parameter is the tuple it holds (a constant of the call's
+# signature, as a tuple of numbers is) up to this many numbers; longer ones are refused (an
+# array, np.asarray(...), is one value however long: the tuple's loops are unrolled).
+LIST_ARGUMENT_MAX = 256
+
+
+def _listed(value: list) -> Any:
+    """A list of numbers (nested lists too, at most ``LIST_ARGUMENT_MAX`` numbers) as the
+    tuple it holds; other lists as they are (refused by the slow path)."""
+    def frozen(v: Any) -> Any:
+        return tuple(map(frozen, v)) if type(v) is list else v
+
+    made = frozen(value)
+    count = [0]
+
+    def numbers(v: Any) -> bool:
+        if type(v) is tuple:
+            return all(map(numbers, v))
+        count[0] += 1
+        return type(v) in _SCALARS
+
+    return made if numbers(made) and count[0] <= LIST_ARGUMENT_MAX else value
 
 
 def _numbers(value: Any) -> bool:
@@ -728,6 +756,12 @@ class JitFunction(Portable):
     def _call_bound(self, args: tuple) -> Any:
         """Run on ``args``, one value per parameter (keyword-only ones included)."""
         types = tuple(map(type, args))  # call_key, inlined: this runs on every call
+        if list in types:   # (a list of numbers: the tuple it holds; others refused)
+            args = tuple(_listed(a) if type(a) is list else a for a in args)
+            types = tuple(map(type, args))
+            for name, a in zip(self._names, args):
+                if type(a) is list:
+                    argument_ir_type(name, a)
         key = (tuple(map(argument_key, args)) if _NDARRAY in types or self._device_arrays
                else types)
         if self._constant_params:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import inspect
 
 import numpy as np
+import pytest
 
 import fusejit
 from fusejit import ops as F
@@ -363,3 +364,24 @@ def test_returns_inside_loops_end_the_function_as_python_does():
                 assert type(g) is type(w) and np.array_equal(g, w), (fn.__name__, got, want)
     loop = next(n for n in script(first_above).nodes() if n.kind == "prim::Loop")
     assert len(loop.outputs) >= 2       # (the flag and the value leave the loop)
+
+
+def horner(coeffs, x):
+    result = np.zeros_like(x)
+    for c in coeffs:
+        result = result * x + c
+    return result
+
+
+def test_a_list_of_numbers_is_a_constant_of_the_call():
+    """A list of Python numbers passed for a parameter is scripted as the tuple it holds
+    (keyed by its values, as a tuple is); too long a list, or one of other things, is refused
+    with what to pass instead."""
+    f = fusejit.jit(horner)
+    x = np.linspace(-1.0, 1.0, 7)
+    for coeffs in ([1.0, -2.0, 0.5], [3, 1], [1.0, -2.0, 0.5], [[2.0][0], 4.0]):
+        np.testing.assert_array_equal(f(coeffs, x), horner(coeffs, x))
+    assert len(f._specialised) == 3         # (one signature per list of values)
+    for bad in (list(range(300)), ["a"]):
+        with pytest.raises(fusejit.FusejitError, match="argument 'coeffs'.*np.asarray"):
+            f(bad, x)
