@@ -45,7 +45,8 @@ _STATEMENT_TEXT = {
     "While": "`while` with `break`/`continue`",
     "For": "`for` over `range(...)`, an array's rows, a list, a tuple (unrolled), "
            "`enumerate(...)`, `zip(...)`, `enumerate(zip(...))`; `break`/`continue`; names "
-           "first assigned in a loop are read after it (an error if it ran zero times)",
+           "first assigned in a loop are read after it (an error if it ran zero times); "
+           "`return` inside loops (out of every loop, as TorchScript's exit transform)",
     "Expr": "expression statements, `list.append(v)`, `print(...)`",
     "FunctionDef": "`def` and `lambda` inside the function (inlined where called; they read "
                    "the enclosing names)",
@@ -68,8 +69,9 @@ _ROWS_BY_HAND = [
                   "(scalars, specialised per call); NumPy scalars (`np.int64(3)`, "
                   "`np.float32(x)`: strong scalars of their dtype, usable as bounds and "
                   "sizes); `None`; defaults; keyword-only "
-                  "parameters; an int/bool used as an axis and a string option "
-                  "(`method=\"minmax\"`) are constants of their signature. complex, float16 "
+                  "parameters; an int/bool used as an axis, a string option "
+                  "(`method=\"minmax\"`) and a tuple or list of up to 256 numbers are "
+                  "constants of their signature. complex, float16 "
                   "and object arrays are refused naming the argument"),
     ("dtypes", "NumPy's rules (NEP 50: Python numbers are weak, NumPy scalars strong): "
                "`int / int` is float64, `float32 * 0.5` stays float32, `float32 / "
