@@ -708,6 +708,39 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
     return np.where(np.isnan(s[-1]), np.nan, result)
 
 
+def quantile_of_vector(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+                       keepdims=False):
+    # an array q (a vector), NumPy's "linear" method for each (as quantile's for one number):
+    # one result per q, ahead of the other axes
+    if keepdims or out is not None or method != "linear" or q.ndim != 1:
+        unsupported("np.quantile/np.percentile: an array q is supported as a vector, with "
+                    "method='linear' (no keepdims, no out); pass a list of numbers otherwise")
+    a = np.asarray(a)
+    if axis is None:
+        s = np.sort(a.reshape(-1))
+    else:
+        s = np.swapaxes(np.sort(a, axis=axis), axis, 0)
+    if s.ndim > 2:
+        unsupported("np.quantile/np.percentile: an array q is supported for a vector, or "
+                    "along an axis of a matrix")
+    n = s.shape[0]
+    virtual = (n - 1) * q
+    below = np.minimum(np.floor(virtual).astype(np.int64), n - 1)
+    above = np.minimum(below + 1, n - 1)
+    t = virtual - below
+    if s.ndim == 2:
+        t = t[:, None]
+    lo, hi = s[below], s[above]
+    d = hi - lo
+    result = np.where(t >= 0.5, hi - d * (1 - t), lo + d * t)
+    return np.where(np.isnan(s[-1]), np.nan, result)
+
+
+def percentile_of_vector(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+                         keepdims=False):
+    return quantile_of_vector(a, q / 100, axis, out, overwrite_input, method, keepdims)
+
+
 def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
                keepdims=False):
     return quantile(a, q / 100, axis, out, overwrite_input, method, keepdims)
@@ -856,8 +889,10 @@ SHIMS = {np.cov: cov, np.corrcoef: corrcoef, np.polyval: polyval, np.kron: kron,
 # array_like: mapped over its items, the results stacked (np.percentile(x, [5, 95])).
 OVER_ITEMS = {quantile: (1, "q"), percentile: (1, "q"), nanquantile: (1, "q"),
               nanpercentile: (1, "q")}
+# ... and the stand-ins for an array of those items (np.quantile(x, np.linspace(0, 1, 5)))
+OVER_ARRAY = {quantile: quantile_of_vector, percentile: percentile_of_vector}
 
 # (the file the scripted stand-ins' nodes are first located in, named as scripting names it)
 SHIMS_FILE = inspect.getsourcefile(cov) or __file__
 
-__all__ = ["OVER_ITEMS", "SHIMS", "SHIMS_FILE", "unsupported"]
+__all__ = ["OVER_ARRAY", "OVER_ITEMS", "SHIMS", "SHIMS_FILE", "unsupported"]

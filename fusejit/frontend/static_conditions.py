@@ -21,7 +21,7 @@ import numpy as np
 from ..errors import ScriptError
 from .builder import Item, is_tensor
 from .numpy_dtypes import dtype_of
-from .numpy_shims import OVER_ITEMS, SHIMS_FILE
+from .numpy_shims import OVER_ARRAY, OVER_ITEMS, SHIMS_FILE
 
 _STATIC_COMPARE = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt,
                    ast.LtE: operator.le, ast.Gt: operator.gt, ast.GtE: operator.ge}
@@ -111,7 +111,13 @@ class StaticConditions:
         position, keyword = OVER_ITEMS.get(shim, (None, None))
         items = args[position] if position is not None and len(args) > position else \
             kwargs.get(keyword) if keyword is not None else None
-        if isinstance(items, (list, tuple)) and items:
+        if is_tensor(items) and items.type.rank != 0 and position is not None:
+            # (an array of items: its own stand-in where there is one)
+            if shim not in OVER_ARRAY:
+                raise self.b.error(f"{name}: an array {keyword} is not supported here; pass a "
+                                   f"list of numbers")
+            shim = OVER_ARRAY[shim]
+        elif isinstance(items, (list, tuple)) and items:
             # (an array_like of numbers: the shim on each of its elements, 0-d arrays of the
             # dtype np.asarray gives it (strong, as NumPy's array q), stacked)
             from .lowering import _array, stack

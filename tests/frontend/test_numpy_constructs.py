@@ -321,6 +321,15 @@ def array_likes_of_numbers(x, x32):
             np.percentile(x, (10, 90), axis=0))
 
 
+@case(F64, F32, np.array([0.0, 0.1, 0.5, 0.5, 0.99, 1.0]))
+def quantiles_at_an_array(x, x32, q):
+    # (an array q: one result per item, ahead of the other axes, in NumPy's linear method)
+    edges = np.quantile(x, np.linspace(0, 1, 5))
+    return (edges, np.percentile(x32, q * 100), np.quantile(x.reshape(-1, 3), q, axis=0),
+            np.searchsorted(edges[1:-1], x.reshape(-1), side="right"),
+            np.quantile(np.where(x > 1.5, np.nan, x), q))
+
+
 TIES = np.random.default_rng(5).integers(0, 10, 400)
 
 
