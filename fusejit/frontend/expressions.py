@@ -472,8 +472,13 @@ class ExpressionEmitter(StaticConditions):
         if isinstance(base, Masked):     # (x[mask][:5], x[mask][0]: the selected values)
             base = masked_values(self.b, base)
         if isinstance(base, ShapeOf):
-            if isinstance(index, slice):
-                raise self.b.error("slicing x.shape is not supported; index it with an int")
+            if isinstance(index, slice):    # (h, w = img.shape[:2]: the sizes of known rank)
+                rank = base.array.type.rank
+                bounds = [self.b.static(v) for v in (index.start, index.stop, index.step)]
+                if rank is None or any(v is ... for v in bounds):
+                    raise self.b.error("slicing x.shape is supported with constant bounds on "
+                                       "an array of known rank; index it with an int instead")
+                return tuple(size(self.b, base.array, d) for d in range(rank))[slice(*bounds)]
             return size(self.b, base.array, index)
         if isinstance(base, (tuple, list)):
             if isinstance(index, slice):

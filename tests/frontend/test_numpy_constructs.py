@@ -330,6 +330,18 @@ def quantiles_at_an_array(x, x32, q):
             np.quantile(np.where(x > 1.5, np.nan, x), q))
 
 
+@case(F64)
+def slices_of_a_shape(img):
+    # (img.shape[:2] of an array of known rank: its sizes, a tuple)
+    h, w = img.shape[:2]
+    p = np.pad(img, ((1, 1), (1, 1), (0, 0)), mode="edge")
+    acc = np.zeros(img.shape)
+    for dy in range(3):
+        for dx in range(3):
+            acc += p[dy:dy + h, dx:dx + w]
+    return acc / 9.0, np.zeros(img.shape[1:]) + img[0], np.ones(img.shape[::-2])
+
+
 TIES = np.random.default_rng(5).integers(0, 10, 400)
 
 
