@@ -375,6 +375,9 @@ def _store(b: IRBuilder, x: Value, index_item: Item, value: Item) -> None:
         b.emit(aten.copy_, [view, value, False], "assignment")
     elif scalar_type_of(value) is not None:
         b.emit("aten::fill_", [view, value], "assignment")
+    elif isinstance(value, (tuple, list)) and value:
+        # (joints[i] = (x, y): the array NumPy makes of it, cast as the assignment casts)
+        b.emit(aten.copy_, [view, array(b, value), False], "assignment")
     else:
         raise b.error(f"cannot assign a {describe(value)} into an array")
 

@@ -342,6 +342,22 @@ def slices_of_a_shape(img):
     return acc / 9.0, np.zeros(img.shape[1:]) + img[0], np.ones(img.shape[::-2])
 
 
+@case(F64[0, :, 0], F32)
+def tuples_written_into_rows(thetas, m):
+    # (a tuple or list of numbers written into a row: the array NumPy makes of it, cast)
+    joints = np.zeros((thetas.shape[0] + 1, 2))
+    x = y = phi = 0.0
+    for i in range(thetas.shape[0]):
+        phi += thetas[i]
+        x += np.cos(phi)
+        y += np.sin(phi)
+        joints[i + 1] = (x, y)
+    out = np.zeros((3, 3), dtype=np.int32)
+    out[0] = [1.7, 2, -3.5]
+    out[1, :2] = (m[0, 0] * 10, m[1, 1])
+    return joints, out
+
+
 TIES = np.random.default_rng(5).integers(0, 10, 400)
 
 
