@@ -29,7 +29,7 @@ import numpy as np
 from ..ir.graph import Value
 from ..ir.symbols import aten
 from ..ir.types import ScalarType, TensorType
-from .builder import IRBuilder, Item, describe, is_none
+from .builder import IRBuilder, Item, describe, is_none, is_tensor
 from .lowering import _array, binary, reshape
 from .numpy_arrays import _axis, _rank, take_along_axis
 from .numpy_dtypes import conform, dtype_of
@@ -518,6 +518,13 @@ def bincount(b: IRBuilder, x: Item, weights: Item = None, minlength: Item = 0) -
         raise b.error("np.bincount: x must be a 1-D array of non-negative ints")
     if not is_none(weights):
         weights = _array(b, weights, "np.bincount's weights")
+    if is_tensor(minlength):    # (n = keys.max() + 1: a NumPy integer)
+        if minlength.type.rank != 0 or dtype_of(minlength) is None or \
+                dtype_of(minlength).kind not in "iu":
+            raise b.error("np.bincount: minlength must be an integer")
+        from .lowering import to_int
+
+        minlength = to_int(b, minlength)
     counted = b.emit("aten::bincount", [x, None if is_none(weights) else weights, minlength],
                      "np.bincount")
     return _typed(counted, x, np.int64 if is_none(weights) else np.float64, 1)

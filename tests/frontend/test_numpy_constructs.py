@@ -358,6 +358,14 @@ def tuples_written_into_rows(thetas, m):
     return joints, out
 
 
+@case(np.random.default_rng(8).integers(0, 5, 60), F64.reshape(-1)[:60])
+def bincounts_as_long_as_a_computed_length(keys, w):
+    # (minlength a NumPy integer computed from the data)
+    n = keys.max() + 3
+    sw = np.bincount(keys, weights=w, minlength=n)
+    return sw, np.bincount(keys, minlength=keys.size // 10 + keys.min())
+
+
 TIES = np.random.default_rng(5).integers(0, 10, 400)
 
 
