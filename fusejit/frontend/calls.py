@@ -287,7 +287,7 @@ CALLEES.update({
        for _m, _a in (("sin", "sin"), ("cos", "cos"), ("tan", "tan"), ("asin", "asin"),
                       ("acos", "acos"), ("atan", "atan"), ("sinh", "sinh"), ("cosh", "cosh"),
                       ("log1p", "log1p"), ("expm1", "expm1"), ("log2", "log2"),
-                      ("log10", "log10"))},
+                      ("log10", "log10"), ("erf", "erf"), ("erfc", "erfc"))},
     math.ceil: Callee("math.ceil", "x, /", _math("ceil", "math.ceil")),
     **{fn: Callee(f"math.{fn.__name__}", spec, _math_of(lower, f"math.{fn.__name__}"))
        for fn, (spec, lower) in _MATH_MORE.items()},

@@ -142,7 +142,10 @@ UNARY: dict[str, Callable[[Number], Any]] = {
 # Python's math functions of one float (NumPy-spelled code calls them on scalars too).
 MATH = {"sin": np.sin, "cos": np.cos, "tan": np.tan, "asin": np.arcsin, "acos": np.arccos,
         "atan": np.arctan, "sinh": np.sinh, "cosh": np.cosh, "log1p": np.log1p,
-        "expm1": np.expm1, "log2": np.log2, "log10": np.log10}
+        "expm1": np.expm1, "log2": np.log2, "log10": np.log10,
+        # (Python's own, the C library's, as compiled code calls it: not lgamma, which
+        # CPython computes itself)
+        "erf": math.erf, "erfc": math.erfc}
 UNARY.update({name: functools.partial(_ieee, fn) for name, fn in MATH.items()})
 
 # TorchScript's scalar overloads, registered before the run-time-kind ones below (a node

@@ -42,7 +42,8 @@ _CALLS = {"min": "min", "max": "max", "abs": "abs", "Float": "float", "floor": "
           "tanh": "math.tanh", "sin": "math.sin", "cos": "math.cos", "tan": "math.tan",
           "asin": "math.asin", "acos": "math.acos", "atan": "math.atan", "sinh": "math.sinh",
           "cosh": "math.cosh", "log1p": "math.log1p", "expm1": "math.expm1",
-          "log2": "math.log2", "log10": "math.log10", "Int": "_to_int"}
+          "log2": "math.log2", "log10": "math.log10", "erf": "math.erf", "erfc": "math.erfc",
+          "Int": "_to_int"}
 
 # int() is an int64 (Numba's int() of a uint8 element is unsigned: int(a[0]) - int(a[1])
 # wrapped to 2**64 - 158). Float to int conversions raise where the int would not fit int64

@@ -4,6 +4,7 @@ forms (kinds, input types, block structure, names, source locations)."""
 from __future__ import annotations
 
 import inspect
+import math
 
 import numpy as np
 import pytest
@@ -385,3 +386,25 @@ def test_a_list_of_numbers_is_a_constant_of_the_call():
     for bad in (list(range(300)), ["a"]):
         with pytest.raises(fusejit.FusejitError, match="argument 'coeffs'.*np.asarray"):
             f(bad, x)
+
+
+def normal_cdfs(xs, mu, sigma):
+    out = np.empty((2, len(xs)))
+    for i, x in enumerate(xs):
+        out[0, i] = 0.5 * (1.0 + math.erf((x - mu) / (sigma * math.sqrt(2.0))))
+        out[1, i] = 0.5 * math.erfc(-(x - mu) / (sigma * math.sqrt(2.0)))
+    return out, math.erf(mu), math.erfc(sigma)
+
+
+def test_math_erf_and_erfc_of_numbers_are_pythons():
+    """``math.erf`` / ``math.erfc`` of a number: the C library's, as Python's own, on the
+    interpreter (its first call) and compiled (the later ones), to the last bit."""
+    rng = np.random.default_rng(4)
+    xs = np.concatenate([rng.standard_normal(2000) * 4.0,
+                         [0.0, -0.0, 1e-300, 6.0, -6.0, 27.0, 30.0, np.inf, -np.inf, np.nan]])
+    f = fusejit.jit(normal_cdfs)
+    want = normal_cdfs(xs, 0.3, 1.7)
+    for _ in range(3):
+        got = f(xs, 0.3, 1.7)
+        np.testing.assert_array_equal(got[0], want[0])
+        assert got[1:] == want[1:] and all(type(g) is float for g in got[1:])
