@@ -262,12 +262,24 @@ def logaddexp_reduce(a, axis=0, keepdims=False):
     return np.squeeze(out, axis=axis)
 
 
-def add_accumulate(a, axis=0):
-    return np.cumsum(a, axis=axis)
+def _into(out, result):
+    # NumPy's out=: the result written into out (which broadcasts it), and out returned
+    if out is None:
+        return result
+    out[...] = result
+    return out
 
 
-def multiply_accumulate(a, axis=0):
-    return np.cumprod(a, axis=axis)
+def add_accumulate(a, axis=0, dtype=None, out=None):
+    if dtype is not None:
+        unsupported("ufunc.accumulate: dtype= is not supported; cast the array first")
+    return _into(out, np.cumsum(a, axis=axis))
+
+
+def multiply_accumulate(a, axis=0, dtype=None, out=None):
+    if dtype is not None:
+        unsupported("ufunc.accumulate: dtype= is not supported; cast the array first")
+    return _into(out, np.cumprod(a, axis=axis))
 
 
 def digitize(x, bins, right=False):
@@ -646,12 +658,16 @@ def _accumulate(a, axis, largest):
     return np.swapaxes(out, axis, 0)
 
 
-def maximum_accumulate(a, axis=0):
-    return _accumulate(a, axis, True)
+def maximum_accumulate(a, axis=0, dtype=None, out=None):
+    if dtype is not None:
+        unsupported("ufunc.accumulate: dtype= is not supported; cast the array first")
+    return _into(out, _accumulate(a, axis, True))
 
 
-def minimum_accumulate(a, axis=0):
-    return _accumulate(a, axis, False)
+def minimum_accumulate(a, axis=0, dtype=None, out=None):
+    if dtype is not None:
+        unsupported("ufunc.accumulate: dtype= is not supported; cast the array first")
+    return _into(out, _accumulate(a, axis, False))
 
 
 def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",

@@ -366,6 +366,17 @@ def bincounts_as_long_as_a_computed_length(keys, w):
     return sw, np.bincount(keys, minlength=keys.size // 10 + keys.min())
 
 
+@case(np.where(F64.reshape(-1) > 0.8, np.nan, F64.reshape(-1)), F32)
+def accumulations_into_out(x, m):
+    # (ufunc.accumulate(..., out=o): the result written into o, and o returned)
+    idx = np.where(~np.isnan(x), np.arange(len(x)), 0)
+    np.maximum.accumulate(idx, out=idx)
+    o = np.zeros_like(m)
+    r = np.add.accumulate(m, axis=1, out=o)
+    r[0, 0] = 5.0                       # (r is o)
+    return x[idx], o, np.minimum.accumulate(m, 0, None, np.empty((6, 4)))
+
+
 TIES = np.random.default_rng(5).integers(0, 10, 400)
 
 
