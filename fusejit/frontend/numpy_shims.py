@@ -410,21 +410,73 @@ def unravel_index(indices, shape, order="C"):
 
 
 def gradient(f, spacing=None, axis=None):
-    # NumPy's for a vector, unit spacing and edge_order=1: central differences inside,
-    # one-sided ones at the two ends (its spacings are *varargs, which the stand-ins cannot
-    # take: one here; edge_order=2 is refused as an unknown argument)
-    if spacing is not None:
-        unsupported("np.gradient: spacings are not supported (unit spacing only)")
-    if axis is not None:
-        unsupported("np.gradient: axis= is not supported (vectors only)")
+    # NumPy's with edge_order=1: central differences inside, one-sided ones at the two ends,
+    # along every axis (a tuple of arrays for more than one) or along axis; the spacing a
+    # number, or for one axis the coordinates (non-uniform differences unless their steps
+    # are all equal, as NumPy decides); integers in float64. Its spacings are *varargs,
+    # which the stand-ins cannot take: one here; edge_order=2 is refused as an unknown
+    # argument.
     f = np.asarray(f)
-    if f.ndim != 1:
-        unsupported("np.gradient of an array of more than one dimension is not supported")
-    if f.shape[0] < 2:
+    if f.dtype != np.float32 and f.dtype != np.float64:
+        f = f.astype(np.float64)
+    if axis is None:
+        if f.ndim == 1:
+            return _gradient_along(f, spacing, 0)
+        if f.ndim != 2:
+            unsupported("np.gradient of an array of more than two dimensions needs axis=")
+        if spacing is not None:
+            given = np.asarray(spacing)
+            if given.ndim != 0:
+                unsupported("np.gradient: coordinates need axis= (or a vector)")
+        return _gradient_along(f, spacing, 0), _gradient_along(f, spacing, 1)
+    return _gradient_along(f, spacing, axis)
+
+
+def _gradient_along(f, spacing, axis):
+    g = np.swapaxes(f, axis, 0)
+    if g.shape[0] < 2:
         raise ValueError("Shape of array too small to calculate a numerical gradient, at "
                          "least (edge_order + 1) elements are required.")
-    return np.concatenate(((f[1:2] - f[:1]) / 1.0, (f[2:] - f[:-2]) / 2.0,
-                           (f[-1:] - f[-2:-1]) / 1.0))
+    if spacing is None:
+        return np.swapaxes(_uniform_gradient(g, 1.0), axis, 0)
+    x = np.asarray(spacing)
+    if x.ndim == 0:
+        out = _uniform_gradient(g, spacing)
+    else:
+        if x.ndim != 1:
+            unsupported("np.gradient: distances must be either scalars or 1d")
+        if x.shape[0] != g.shape[0]:
+            raise ValueError("when 1d, distances must match the length of the corresponding "
+                             "dimension")
+        if x.dtype != np.float32 and x.dtype != np.float64:
+            x = x.astype(np.float64)
+        steps = np.diff(x)
+        if np.all(steps == steps[0]):
+            out = _uniform_gradient(g, steps[0])
+        else:
+            out = _varying_gradient(g, steps)
+    return np.swapaxes(out, axis, 0)
+
+
+def _uniform_gradient(g, dx):
+    # (each part as NumPy's expression computes it, then stored in the array's dtype)
+    return np.concatenate(((g[1:2] - g[:1]) / dx, (g[2:] - g[:-2]) / (2. * dx),
+                           (g[-1:] - g[-2:-1]) / dx)).astype(g.dtype)
+
+
+def _varying_gradient(g, steps):
+    dx1 = steps[0:-1]
+    dx2 = steps[1:]
+    a = -(dx2) / (dx1 * (dx1 + dx2))
+    b = (dx2 - dx1) / (dx1 * dx2)
+    c = dx1 / (dx2 * (dx1 + dx2))
+    if g.ndim == 2:
+        a, b, c = a[:, None], b[:, None], c[:, None]
+    elif g.ndim != 1:
+        unsupported("np.gradient with coordinates: vectors and matrices only")
+    inside = a * g[:-2] + b * g[1:-1] + c * g[2:]
+    return np.concatenate(((g[1:2] - g[:1]) / steps[0], inside,
+                           (g[-1:] - g[-2:-1]) / steps[-1])).astype(g.dtype)
 
 
 def intersect1d(ar1, ar2, assume_unique=False, return_indices=False):

@@ -377,6 +377,15 @@ def accumulations_into_out(x, m):
     return x[idx], o, np.minimum.accumulate(m, 0, None, np.empty((6, 4)))
 
 
+@case(np.sort(F64.reshape(-1)), F32, np.arange(6.0) ** 1.5, np.arange(7) * 3)
+def gradients_by_spacing_and_axis(t, m, x, k):
+    # (np.gradient: a spacing, coordinates uneven or even, each axis of a matrix, integers)
+    y = np.sin(t)
+    return (np.gradient(y, t), np.gradient(m, x, axis=0), *np.gradient(m), *np.gradient(m, 0.5),
+            np.gradient(m, 2.0, axis=-1), np.gradient(k, k), np.gradient(y[:2]),
+            np.gradient(m[:, 0], np.linspace(0.0, 1.0, 6)))
+
+
 TIES = np.random.default_rng(5).integers(0, 10, 400)
 
 
