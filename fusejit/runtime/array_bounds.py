@@ -46,7 +46,8 @@ Dims = tuple[frozenset, ...]
 # Ops whose result has their tensor operands' shape, broadcast.
 _BROADCASTING = (_ARITHMETIC | _PREDICATES | frozenset(_CONVERT) | frozenset({
     "where", "clamp", "pow", "clone", "reciprocal", "floor_divide", "remainder",
-    "__and__", "__or__", "__xor__", "full_like", "cumsum", "cumprod"}) | frozenset(FAST_MAPS)
+    "__and__", "__or__", "__xor__", "full_like", "cumsum", "cumprod", "logical_not",
+    "bitwise_not"}) | frozenset(FAST_MAPS)
     | frozenset(_FLOAT_UFUNCS) | frozenset(_SHIFTS))
 # Ops whose result is their first operand, written (its shape).
 _UPDATES = frozenset(_INPLACE) | _WRITES | frozenset({"type_as"})
@@ -289,6 +290,18 @@ def _op_dims(node: Node, out: Value, dims: dict[Value, Dims]) -> Dims | None:
         return dims.get(node.inputs[1 if name == "linalg_solve" else 0])  # (b's, or a's)
     if name == "linalg_eigvalsh" and x is not None:
         return x[:1]
+    if name == "constant_pad_nd" and x is not None and isinstance(_static(node.input(1)), list):
+        # (a padded dimension: its length plus a constant e, at most (k + 1) times the longest
+        # of its members and e, where k times its longest member bounded it)
+        pads = _static(node.input(1))
+        grown = list(x)
+        for k in range(len(pads) // 2):
+            extra, d = pads[2 * k] + pads[2 * k + 1], len(x) - 1 - k
+            if extra and 0 <= d:
+                grown[d] = _counted_by(extra + 1) if not x[d] else frozenset(
+                    m for m in x[d] if m[0] != _TIMES) | {(_CONSTANT, extra),
+                                                          (_TIMES, _times(x[d]) + 1)}
+        return tuple(grown)
     if name == "eye":       # (np.eye(n, m) of constant sizes, or of an array's dimensions)
         sizes = [_length(v, dims) for v in node.inputs[:2]]
         return None if None in sizes else tuple(sizes)

@@ -473,6 +473,32 @@ class _ElementWriter(_Writer):
     _linalg_inv = _linalg_cholesky = _linalg_det = _linalg_eigvalsh = _linalg_of_one
     _linalg_slogdet = _linalg_eigh = _linalg_of_one
 
+    def _constant_pad_nd(self, node: Node, out: Value, depth: int) -> None:
+        """``np.pad(x, widths, constant_values=v)``: ``v`` everywhere, then ``x`` inside."""
+        x, rank = self.name(node.input(0)), _rank(node.input(0))
+        pads = _static(node.input(1))
+        widths = [(0, 0)] * rank
+        for k in range(len(pads) // 2):     # (from the last dimension back)
+            widths[rank - 1 - k] = (pads[2 * k], pads[2 * k + 1])
+        shape = "".join(f"{x}.shape[{d}] + {lo + hi}, " for d, (lo, hi) in enumerate(widths))
+        name = self.name(out)
+        self.emit(depth, f"{name} = np.full(({shape}), {_static(node.input(2))!r}, "
+                         f"np.{_dtype(out).name})")
+        inside = ", ".join(f"{lo}:{lo} + {x}.shape[{d}]" for d, (lo, _) in enumerate(widths))
+        self.emit(depth, f"{name}[{inside}] = {x}")
+
+    def _logical_not(self, node: Node, out: Value, depth: int) -> None:
+        x = self.name(node.input(0))
+        self.assign(out, f"np.logical_not({x})" if _rank(node.input(0)) else f"(not {x})",
+                    depth)
+
+    def _bitwise_not(self, node: Node, out: Value, depth: int) -> None:
+        x, bools = self.name(node.input(0)), _dtype(node.input(0)).kind == "b"
+        if _rank(node.input(0)):
+            self.assign(out, f"np.logical_not({x})" if bools else f"np.invert({x})", depth)
+        else:       # (a number: Python's ~ of an int, cast back to its dtype)
+            self.assign(out, f"(not {x})" if bools else _cast(f"(~{x})", _dtype(out)), depth)
+
     def _lstsq(self, node: Node, out: Value, depth: int) -> None:
         """``np.linalg.lstsq``: its four results in their dtypes (the rank NumPy's int32)."""
         a, b, rcond = node.inputs

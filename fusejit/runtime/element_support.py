@@ -265,6 +265,17 @@ def _owned(value: Value, seen: frozenset = frozenset()) -> bool:
     while value.node.kind in _ALIASING:
         value = value.node.input(0)
     node = value.node
+    if node.kind in (prim.Loop, prim.If):
+        # (a loop's result: its value before the loop and after the body; an if's: each
+        # branch's; total += p[...] in nested loops; a cycle already being checked is)
+        if value in seen:
+            return True
+        k = node.outputs.index(value)
+        seen = seen | {value}
+        if node.kind == prim.Loop:
+            return _owned(node.input(k + 2), seen) and _owned(node.blocks[0].outputs[k + 1],
+                                                                seen)
+        return all(_owned(block.outputs[k], seen) for block in node.blocks)
     if node.kind != prim.Param:
         return node.kind.ns == "aten"
     block = node.owning_block
@@ -344,6 +355,15 @@ def _supported_op(node: Node, arguments: set) -> bool:
                                               or _static(node.input(2)) == 1)
     if name in ("__and__", "__or__", "__xor__"):
         return all(_dtype(v).kind in "biu" for v in tensors)
+    if name == "constant_pad_nd":   # (np.pad by constant widths and value)
+        pads, value = _static(node.input(1)), _static(node.input(2))
+        return isinstance(pads, list) and all(type(p) is int and p >= 0 for p in pads) and \
+            len(pads) <= 2 * (_rank(node.input(0)) or 0) and \
+            type(value) in (int, float, bool) and node.input(2).node.kind == prim.Constant
+    if name == "logical_not":   # (of any real dtype: bool)
+        return _dtype(node.input(0)).kind in "biuf"
+    if name == "bitwise_not":   # (~x of integers and bools)
+        return _dtype(node.input(0)).kind in "biu"
     if name == "reciprocal":
         return _dtype(node.output(0)).kind == "f"
     if name in ("cumsum", "cumprod"):   # (a vector, or along a constant axis of a matrix)

@@ -322,6 +322,37 @@ def test_interp_errors_are_numpys():
             g(np.ones(3), np.ones(0), np.ones(0))
 
 
+def padded_and_negated(m, v, b):
+    return np.pad(m, 1), np.pad(v, (2, 3), constant_values=-1.5), \
+        np.pad(m, ((0, 0), (1, 2)), constant_values=7), np.pad(b, 1), ~b, np.logical_not(v), \
+        ~m.astype(np.int32), np.pad(v[:0], 2)
+
+
+def neighbour_counts(mask):
+    p = np.pad(mask.astype(np.int64), 1)
+    h, w = mask.shape
+    total = np.zeros((h, w), dtype=np.int64)
+    for dy in range(3):
+        for dx in range(3):
+            if dy == 1 and dx == 1:
+                continue
+            total += p[dy:dy + h, dx:dx + w]     # (into an array the loops carry)
+    counts = total.astype(np.int32)
+    counts[mask] = -1
+    return counts
+
+
+def test_pads_negations_and_writes_through_nested_loops():
+    """``np.pad`` by constant widths (``np.full``, then the array inside), ``~`` and
+    ``np.logical_not``, and in-place updates of an array carried by nested loops (memory the
+    graph made, through each loop's result): compiled whole, NumPy's values and dtypes."""
+    m, v = RNG.integers(-5, 5, (4, 5)), RNG.standard_normal(6)
+    b = RNG.random((3, 3)) > 0.5
+    _same(compiled_whole(padded_and_negated, m, v, b)(m, v, b), padded_and_negated(m, v, b))
+    mines = RNG.random((6, 7)) > 0.7
+    _same(compiled_whole(neighbour_counts, mines)(mines), neighbour_counts(mines))
+
+
 def masked(x, m):
     return x[x > 0], x[x > 0].mean(), m[m < 0.5], m[np.isfinite(m)].sum(), x[x > 99]
 
