@@ -27,8 +27,9 @@ the same list in a loop) gives where each element of a ``cat`` starts.
 kind (``aten::argsort``, stable, orders ``np.sort``'s values).
 ``fusejit::convolve(%a, %v, %mode)`` is ``np.convolve`` itself (a NumPy function PyTorch has no
 1-D form of), ``fusejit::convolve_grad`` its gradient for either operand.
-``fusejit::interp(%x, %xp, %fp, %left, %right)`` is ``np.interp`` (NumPy's walk, threaded on big
-arrays: ``runtime/interpolate.py``), ``fusejit::interp_backward`` its gradient for all five.
+``fusejit::interp(%x, %xp, %fp, %left, %right)`` is ``np.interp`` (NumPy's own; the runtime
+threads big calls: ``runtime/interpolate.py``), ``fusejit::interp_backward`` its gradient for
+all five.
 ``fusejit::partition(%x, [%k, ...], %dim)`` and ``fusejit::argpartition`` are ``np.partition``
 and ``np.argpartition`` themselves (their arrangement off the ``k``-th positions is NumPy's,
 which the order ``argpartition`` gives need not reproduce); ``fusejit::partition_backward``
@@ -316,23 +317,11 @@ def _convolve_grad(grad: np.ndarray, other: np.ndarray, length: int, mode: int) 
 
 def _interp(x: np.ndarray, xp: np.ndarray, fp: np.ndarray, left: np.ndarray | None = None,
             right: np.ndarray | None = None) -> np.ndarray:
-    """``np.interp(x, xp, fp, left, right)`` (float64; ``xp`` and ``fp`` vectors): NumPy's own
-    on small arrays, its walk split among threads on big ones (the same values)."""
+    """``np.interp(x, xp, fp, left, right)`` (float64; ``xp`` and ``fp`` vectors), NumPy's own
+    (the runtime splits big calls among threads: ``runtime/interpolate.threaded_body``)."""
     if xp.ndim != 1 or fp.ndim != 1:
         raise RuntimeError(f"np.interp: xp and fp must be 1-D, got {xp.ndim}-D and {fp.ndim}-D")
-    if x.size < 4096 or xp.size < 2 or fp.size != xp.size:
-        return as_tensor(np.interp(x, xp, fp, left, right))
-    from ..runtime.fusion.plan import num_threads, parallel_now
-    from ..runtime.interpolate import interp_threaded
-
-    threads = num_threads()
-    work = x.size * (5.0 + 2.0 * np.log2(xp.size))       # (ns: a search and a line)
-    chunks = threads if parallel_now(work, threads) else 1
-    f64 = np.float64
-    return as_tensor(interp_threaded(
-        x.astype(f64, copy=False), xp.astype(f64, copy=False), fp.astype(f64, copy=False),
-        0.0 if left is None else float(left), 0.0 if right is None else float(right),
-        left is not None, right is not None, chunks))
+    return as_tensor(np.interp(x, xp, fp, left, right))
 
 
 def _interp_backward(grad: np.ndarray, x: np.ndarray, xp: np.ndarray, fp: np.ndarray,

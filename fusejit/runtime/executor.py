@@ -86,7 +86,7 @@ from ..ir.types import (
     TupleType,
     Type,
 )
-from . import blas, remembered, tiering
+from . import blas, interpolate, remembered, tiering  # noqa: F401  (interpolate: np.interp's body)
 from .code import Code
 from .devices import CpuDevice, CudaDevice, get_device
 from .fusion.outputs import host_sized

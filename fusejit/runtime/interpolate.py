@@ -12,7 +12,9 @@ its values are NumPy's bits, whatever ``xp`` holds.
 
 Where ``xp`` increases (ties allowed, no NaN), the interval a point falls in does not depend on
 the guess, so ``interp_threaded`` splits the points among threads, each chunk searching from its
-own start, with the same values; elsewhere it runs NumPy's single walk.
+own start, with the same values; elsewhere it runs NumPy's single walk. Imported, this module
+makes it the interpreter's body of ``fusejit::interp`` for big calls (``threaded_body``; the
+operator library, below the runtime, has NumPy's own).
 """
 
 from __future__ import annotations
@@ -163,4 +165,33 @@ def interp_threaded(x, xp, fp, left, right, has_left, has_right, chunks):
     return out.reshape(x.shape)
 
 
-__all__ = ["interp", "interp_threaded"]
+def threaded_body(x: np.ndarray, xp: np.ndarray, fp: np.ndarray, left=None, right=None):
+    """The interpreter's body of ``fusejit::interp`` (set on its overload when this module is
+    imported, as the runtime does): NumPy's own below 4096 points, else NumPy's walk split
+    among threads where the free-core rule gives them (the same values)."""
+    from ..oplib.array_ops import _interp
+    from ..oplib.table import as_tensor
+    from .fusion.plan import num_threads, parallel_now
+
+    if x.size < 4096 or xp.ndim != 1 or fp.ndim != 1 or xp.size < 2 or fp.size != xp.size:
+        return _interp(x, xp, fp, left, right)
+    threads = num_threads()
+    work = x.size * (5.0 + 2.0 * np.log2(xp.size))       # (ns: a search and a line)
+    chunks = threads if parallel_now(work, threads) else 1
+    f64 = np.float64
+    return as_tensor(interp_threaded(
+        x.astype(f64, copy=False), xp.astype(f64, copy=False), fp.astype(f64, copy=False),
+        0.0 if left is None else float(left), 0.0 if right is None else float(right),
+        left is not None, right is not None, chunks))
+
+
+def _install() -> None:
+    from ..oplib.table import ENTRIES
+
+    for overload in ENTRIES["fusejit::interp"].overloads:
+        overload.numpy_body = threaded_body
+
+
+_install()
+
+__all__ = ["interp", "interp_threaded", "threaded_body"]

@@ -1,6 +1,6 @@
 """The rules of ``array_rules`` (permute, diagonal and its backward, diag_embed, triu/tril,
 logaddexp, hypot, cbrt, convolve, index, index_put, select_scatter, slice_scatter, squeeze,
-constant_pad_nd, partition, linalg_inv/det/slogdet/solve, cumprod, and ``linalg_rules``/``remainder_rules``:
+constant_pad_nd, interp, partition, linalg_inv/det/slogdet/solve, cumprod, and ``linalg_rules``/``remainder_rules``:
 cholesky, svdvals, eigvalsh, eigh, remainder, fmod) against float64 central finite differences of the IR itself, over offsets,
 dims, broadcast patterns and repeated indices; and in float32 (the gradient keeps the input's
 dtype and agrees with float64's). The reference engine runs them: no kernel is compiled.
@@ -83,6 +83,14 @@ CASES = [
     (graph("%x : Tensor, %v : Tensor",
            "%y : Tensor = aten::slice_scatter(%x, %v, %z, %one, %none, %two)"),
      [(normal(5, 2), normal(2, 2))]),
+    # (np.interp: points inside the samples' intervals, on neither side of one, outside on
+    # both sides; fp's ends or given values outside)
+    *[(graph("%x : Tensor, %p : Tensor, %v : Tensor" + ends,
+             f"%y : Tensor = fusejit::interp(%x, %p, %v, {given})"),
+       [(np.array([-0.5, 0.3, 1.2, 1.9, 2.2, 3.1, 4.5, 0.7]), np.array([0.0, 1.0, 1.5, 2.5, 4.0]),
+         normal(5), *extra)])
+      for ends, given, extra in [("", "%none, %none", ()),
+                                 (", %l : Tensor, %r : Tensor", "%l, %r", (normal(), normal()))]],
     (on_x("%y : Tensor = aten::squeeze(%x)"), [(normal(3, 1, 4),), (normal(1, 1),)]),
     (on_x(ints("p", [1, 2]) + "%y : Tensor = aten::constant_pad_nd(%x, %p, %two)"),
      [(normal(2, 3),)]),

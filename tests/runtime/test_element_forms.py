@@ -293,8 +293,12 @@ def test_interp_on_big_arrays_is_threaded_with_numpys_values():
     """The interpreter's ``fusejit::interp`` splits the points of a big call among threads where
     the samples increase (each chunk's search its own), and runs NumPy's single walk where
     they do not: NumPy's values either way."""
-    from fusejit.oplib.array_ops import _interp
-    from fusejit.runtime.interpolate import interp_threaded
+    from fusejit.oplib.table import ENTRIES
+    from fusejit.runtime.interpolate import interp_threaded, threaded_body
+
+    (overload,) = ENTRIES["fusejit::interp"].overloads
+    assert overload.numpy_body is threaded_body     # (the runtime's, over the library's)
+    _interp = threaded_body
 
     xp = np.sort(RNG.uniform(0.0, 100.0, 5000))
     xp[10:14] = xp[10]                          # (repeated samples)
