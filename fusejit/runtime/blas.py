@@ -540,6 +540,26 @@ def dot(x, y):
 
 
 @njit(cache=True)
+def stacked_mv(a, x):
+    """``a @ x`` of a 3-D and a 1-D float array (``img @ weights``): a product for each matrix
+    of the stack, as NumPy's matmul loops over it (gemv each)."""
+    out = np.empty((a.shape[0], a.shape[1]), a.dtype)
+    for i in range(a.shape[0]):
+        out[i] = mm(a[i], x[:, None])[:, 0]
+    return out
+
+
+@njit(cache=True)
+def stacked_mm(a, b):
+    """``a @ b`` of a 3-D and a 2-D float array: each matrix of the stack times ``b``, as
+    NumPy's matmul loops over it."""
+    out = np.empty((a.shape[0], a.shape[1], b.shape[1]), a.dtype)
+    for i in range(a.shape[0]):
+        out[i] = mm(a[i], b)
+    return out
+
+
+@njit(cache=True)
 def _numba_dot(a, b):
     return np.dot(a, b)
 
@@ -550,4 +570,5 @@ product = mm if _FOUND is not None else _numba_dot
 
 __all__ = ["NumpyBlas", "PARALLEL_WORK_NS", "SAMPLE_S", "blas_identity", "dot",
            "fallback_reason", "find_numpy_blas", "free_cores", "matmul", "max_threads", "mm",
-           "mm_add", "mv", "numpy_blas", "product", "refresh", "set_max_threads", "vm"]
+           "mm_add", "mv", "numpy_blas", "product", "refresh", "set_max_threads",
+           "stacked_mm", "stacked_mv", "vm"]

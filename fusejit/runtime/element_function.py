@@ -921,7 +921,8 @@ def _cast(expr: str, dtype: np.dtype | None) -> str:
 
 
 # The products of NumPy's BLAS by the operands' ranks (``blas``; rank 1 or 2, see _supported).
-_PRODUCTS = {(2, 2): "_blas.mm", (2, 1): "_blas.mv", (1, 2): "_blas.vm", (1, 1): "_blas.dot"}
+_PRODUCTS = {(2, 2): "_blas.mm", (2, 1): "_blas.mv", (1, 2): "_blas.vm", (1, 1): "_blas.dot",
+             (3, 1): "_blas.stacked_mv", (3, 2): "_blas.stacked_mm"}
 
 
 def blas_import(graph: Graph) -> str:

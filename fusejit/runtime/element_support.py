@@ -481,9 +481,12 @@ def _supported_op(node: Node, arguments: set) -> bool:
             _dtype(v).kind in "biuf" for v in node.inputs[:3]) and all(
                 _rank(v) == 0 or v.node.kind == prim.Constant and _static(v) is None
                 for v in node.inputs[3:])
-    if name in ("mm", "matmul"):
+    if name in ("mm", "matmul"):    # (a stack of matrices by NumPy's BLAS, matrix by matrix)
         a, b = node.input(0), node.input(1)
-        return _dtype(a) == _dtype(b) and _dtype(a).kind == "f" and _rank(a) in (1, 2) \
+        from .blas import numpy_blas
+
+        return _dtype(a) == _dtype(b) and _dtype(a).kind == "f" and (_rank(a) in (1, 2) or (
+            _rank(a) == 3 and name == "matmul" and numpy_blas() is not None)) \
             and _rank(b) in (1, 2)
     if name == "pow":   # (floats by a number; integers by a constant 0 to 4, as products)
         exponent, kind = _static(node.input(1)), _dtype(node.output(0)).kind

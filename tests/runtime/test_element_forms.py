@@ -357,6 +357,23 @@ def test_pads_negations_and_writes_through_nested_loops():
     _same(compiled_whole(neighbour_counts, mines)(mines), neighbour_counts(mines))
 
 
+def stacked_products(img, w, x, m):
+    return img @ w, (img.astype(np.float32) @ w.astype(np.float32)), x @ m
+
+
+@pytest.mark.parametrize("h, w", [(1, 1), (8, 9), (17, 4)])
+def test_stacks_of_matrices_times_a_vector_or_matrix_have_numpys_bits(h, w):
+    """``img @ weights`` and ``x @ W`` of a 3-D array: NumPy's matmul loops over the stack,
+    one BLAS product per matrix, and so does the compiled product (``blas.stacked_mv``,
+    ``stacked_mm``): the same bits, for strided and transposed stacks too."""
+    img, weights = RNG.uniform(0.0, 1.0, (h, w, 3)), np.array([0.299, 0.587, 0.114])
+    x, m = RNG.standard_normal((h, w, 5)), RNG.standard_normal((5, 7))
+    compiled = compiled_whole(stacked_products, img, weights, x, m)
+    for args in [(img, weights, x, m), (img[:, ::2], weights, x[::-1], m[:, ::2]),
+                 (np.transpose(img, (1, 0, 2)), weights, np.transpose(x, (1, 0, 2)), m.T.T)]:
+        _same(compiled(*args), stacked_products(*args))
+
+
 def masked(x, m):
     return x[x > 0], x[x > 0].mean(), m[m < 0.5], m[np.isfinite(m)].sum(), x[x > 99]
 
