@@ -401,14 +401,25 @@ def mm(a, b):
         raise ValueError("matmul: the operands' inner sizes differ")
     if m == 0 or n == 0 or k == 0:
         return np.zeros((m, n), a.dtype)
+    out = np.empty((m, n), a.dtype)
+    before = _serially(_macs(m, n, k), a.itemsize)
+    _product_into(a, b, out)
+    _restore(before)
+    return out
+
+
+@njit(cache=True)
+def _product_into(a, b, out):
+    """``out[:] = a @ b`` (mm's BLAS call) for non-empty ``a`` (m x k), ``b`` (k x n) and a
+    C-contiguous ``out`` (m x n), the thread count already chosen."""
+    m, k = a.shape
+    n = b.shape[1]
     # (a matrix times its own transpose: NumPy's matmul then calls syrk, whose sums may round
     # otherwise than gemm's)
     mirrored = a.ctypes.data == b.ctypes.data and m == n and \
         a.strides[0] == b.strides[1] and a.strides[1] == b.strides[0]
     a, ta, lda = _operand(a)
     b, tb, ldb = _operand(b)
-    out = np.empty((m, n), a.dtype)
-    before = _serially(_macs(m, n, k), a.itemsize)
     # (a's one row steps by 1, or by lda when it is a column of a stored transpose; b's one
     # column steps by ldb, or by 1 in a stored transpose)
     if m == 1 and n == 1:
@@ -434,8 +445,6 @@ def mm(a, b):
         _syrk_call(ta, n, k, a, lda, out)
     else:
         _gemm_call(ta, tb, m, n, k, a, lda, b, ldb, 0.0, out)
-    _restore(before)
-    return out
 
 
 def _openblas_threads() -> int:
@@ -540,23 +549,32 @@ def dot(x, y):
 
 
 @njit(cache=True)
-def stacked_mv(a, x):
-    """``a @ x`` of a 3-D and a 1-D float array (``img @ weights``): a product for each matrix
-    of the stack, as NumPy's matmul loops over it (gemv each)."""
-    out = np.empty((a.shape[0], a.shape[1]), a.dtype)
-    for i in range(a.shape[0]):
-        out[i] = mm(a[i], x[:, None])[:, 0]
+def stacked_mm(a, b):
+    """``a @ b`` of a 3-D and a 2-D float array: each matrix of the stack times ``b`` (mm's
+    call, into its place in the result), as NumPy's matmul loops over the stack; the thread
+    count chosen once, for one matrix's product, as each of mm's calls would choose it."""
+    h, m, k = a.shape
+    n = b.shape[1]
+    if b.shape[0] != k:
+        raise ValueError("matmul: the operands' inner sizes differ")
+    out = np.empty((h, m, n), a.dtype)
+    if h == 0 or m == 0 or n == 0:
+        return out
+    if k == 0:
+        out[...] = 0
+        return out
+    before = _serially(_macs(m, n, k), a.itemsize)
+    for i in range(h):
+        _product_into(a[i], b, out[i])
+    _restore(before)
     return out
 
 
 @njit(cache=True)
-def stacked_mm(a, b):
-    """``a @ b`` of a 3-D and a 2-D float array: each matrix of the stack times ``b``, as
-    NumPy's matmul loops over it."""
-    out = np.empty((a.shape[0], a.shape[1], b.shape[1]), a.dtype)
-    for i in range(a.shape[0]):
-        out[i] = mm(a[i], b)
-    return out
+def stacked_mv(a, x):
+    """``a @ x`` of a 3-D and a 1-D float array (``img @ weights``): gemv for each matrix of
+    the stack, as NumPy's matmul loops over it."""
+    return stacked_mm(a, x[:, None]).reshape(a.shape[0], a.shape[1])
 
 
 @njit(cache=True)
