@@ -464,11 +464,12 @@ def _supported_op(node: Node, arguments: set) -> bool:
         return (_rank(node.input(0)) or 0) >= 1
     if name in ("flatnonzero", "nonzero"):
         return (_rank(node.input(0)) or 0) >= 1
-    if name == "bincount":      # (of integers NumPy casts to its index type safely)
+    if name == "bincount":      # (of integers NumPy casts to its index type safely; minlength
+        # any int: the counts are as long as the data's largest value anyway)
         x = node.input(0)
         return _rank(x) == 1 and _dtype(x).kind in "iu" and _dtype(x).name != "uint64" and \
             all(v.node.kind == prim.Constant or _rank(v) == 1 for v in node.inputs[1:2]) \
-            and _constant_int(node.input(2))
+            and isinstance(node.input(2).type, IntType)
     if name == "diagonal":      # (of a matrix; a copy: only in a graph that writes nothing)
         return _rank(node.input(0)) == 2 and all(_constant_int(v) for v in node.inputs[1:4]) \
             and sorted(_static(v) % 2 for v in node.inputs[2:4]) == [0, 1] and not any(

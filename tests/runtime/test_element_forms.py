@@ -382,6 +382,33 @@ def test_stacks_of_matrices_times_a_vector_or_matrix_have_numpys_bits(h, w):
           stacked_products32(img, weights))
 
 
+def group_spread(keys, vals, w):
+    n = keys.max() + 1
+    sw = np.bincount(keys, weights=w, minlength=n)
+    m = np.bincount(keys, weights=w * vals, minlength=n) / sw
+    var = np.bincount(keys, weights=w * (vals - m[keys]) ** 2, minlength=n) / sw
+    return np.sqrt(var), np.bincount(keys, minlength=keys.size // 3)
+
+
+def test_bincounts_as_long_as_a_length_computed_when_it_runs():
+    """``np.bincount`` with weights and a ``minlength`` computed from the data: compiled whole,
+    NumPy's sums (one by one, in order) and lengths; a negative one is NumPy's error."""
+    for n in (5, 300):
+        args = (RNG.integers(0, 4, n), RNG.standard_normal(n), RNG.uniform(0.5, 1.0, n))
+        with np.errstate(invalid="ignore"):
+            got, want = compiled_whole(group_spread, *args)(*args), group_spread(*args)
+        for g, w in zip(got, want):
+            assert g.dtype == w.dtype and np.array_equal(g, w, equal_nan=True)
+
+    def shorter(keys, k):
+        return np.bincount(keys, minlength=k - 10)
+
+    f = fusejit.jit(shorter)
+    for _ in range(3):
+        with pytest.raises(fusejit.errors.InterpreterError, match="minlength"):
+            f(np.array([1, 2]), 3)
+
+
 def masked(x, m):
     return x[x > 0], x[x > 0].mean(), m[m < 0.5], m[np.isfinite(m)].sum(), x[x > 99]
 
