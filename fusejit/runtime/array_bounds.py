@@ -302,6 +302,13 @@ def _op_dims(node: Node, out: Value, dims: dict[Value, Dims]) -> Dims | None:
                     m for m in x[d] if m[0] != _TIMES) | {(_CONSTANT, extra),
                                                           (_TIMES, _times(x[d]) + 1)}
         return tuple(grown)
+    if name == "diag_embed" and x is not None and len(x) == 1 and \
+            type(_static(node.input(1))) is int:
+        # (np.diag(v, k): a square of len(v) + |k|, at most twice the longer of the two)
+        k = abs(_static(node.input(1)))
+        side = x[0] if not k else _counted_by(k + 1) if not x[0] else frozenset(
+            m for m in x[0] if m[0] != _TIMES) | {(_CONSTANT, k), (_TIMES, _times(x[0]) + 1)}
+        return (side, side)
     if name == "eye":       # (np.eye(n, m) of constant sizes, or of an array's dimensions)
         sizes = [_length(v, dims) for v in node.inputs[:2]]
         return None if None in sizes else tuple(sizes)

@@ -667,6 +667,10 @@ class _ElementWriter(_Writer):
             weights = f"{weights}.astype(np.float64)"
         self.assign(out, f"np.bincount({x}, {weights}, {minlength})", depth)
 
+    def _diag_embed(self, node: Node, out: Value, depth: int) -> None:
+        v = self.name(node.input(0))
+        self.assign(out, f"np.diag({v}, {int(_static(node.input(1)))})", depth)
+
     def _diagonal(self, node: Node, out: Value, depth: int) -> None:
         x = self.name(node.input(0))
         offset, dim1 = _static(node.input(1)), _static(node.input(2)) % 2

@@ -470,6 +470,9 @@ def _supported_op(node: Node, arguments: set) -> bool:
         return _rank(x) == 1 and _dtype(x).kind in "iu" and _dtype(x).name != "uint64" and \
             all(v.node.kind == prim.Constant or _rank(v) == 1 for v in node.inputs[1:2]) \
             and isinstance(node.input(2).type, IntType)
+    if name == "diag_embed":    # (np.diag(v, k) of a vector by a constant k)
+        return _rank(node.input(0)) == 1 and all(_constant_int(v) for v in node.inputs[1:4]) \
+            and [_static(v) % 2 for v in node.inputs[2:4]] == [0, 1]
     if name == "diagonal":      # (of a matrix; a copy: only in a graph that writes nothing)
         return _rank(node.input(0)) == 2 and all(_constant_int(v) for v in node.inputs[1:4]) \
             and sorted(_static(v) % 2 for v in node.inputs[2:4]) == [0, 1] and not any(

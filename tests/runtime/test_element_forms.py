@@ -409,6 +409,20 @@ def test_bincounts_as_long_as_a_length_computed_when_it_runs():
             f(np.array([1, 2]), 3)
 
 
+def tridiagonal(d, off):
+    a = np.diag(d) + np.diag(off, 1) + np.diag(off, -1)
+    return a, np.diag(d[:2], 3), np.diag(off.astype(np.float32), -2), np.linalg.solve(a, d)
+
+
+def test_diagonal_matrices_of_vectors():
+    """``np.diag(v, k)`` of a vector by a constant ``k`` (Numba's np.diag, a square of
+    ``len(v) + |k|``): compiled whole, NumPy's matrices (and a solve of the tridiagonal
+    one)."""
+    for n in (1, 4, 9):
+        d, off = RNG.standard_normal(n) + 4.0, RNG.standard_normal(n - 1)
+        _same(compiled_whole(tridiagonal, d, off)(d, off), tridiagonal(d, off))
+
+
 def masked(x, m):
     return x[x > 0], x[x > 0].mean(), m[m < 0.5], m[np.isfinite(m)].sum(), x[x > 99]
 
