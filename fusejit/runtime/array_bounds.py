@@ -153,6 +153,9 @@ def _node(node: Node, dims: dict[Value, Dims], made: set[Dims]) -> None:
             dims[out] = shape
         made.update(shapes)
         return
+    if node.kind == "fusejit::ufunc_at_" and node.input(0) in dims:  # (x itself, updated)
+        dims[outs[0]] = dims[node.input(0)]
+        return
     if node.kind == "fusejit::interp" and node.input(0) in dims:    # (x's shape)
         dims[outs[0]] = dims[node.input(0)]
         made.add(dims[outs[0]])

@@ -46,6 +46,7 @@ from .element_support import (
     _SHIFTS,
     _WHOLE_REDUCTIONS,
     LINALG,
+    UFUNCS_AT_CALLS,
     _dtype,
     _rank,
     _static,
@@ -218,13 +219,19 @@ class _ElementWriter(_Writer):
             if walk.loops:
                 value += walk.target
         inner = self._nest(walk.loops, depth)
+        if node.kind.name == "ufunc_at_":   # (np.maximum.at ...: each repeat in turn)
+            update = UFUNCS_AT_CALLS[_static(node.input(3))]
+        else:
+            update = "({a} + {v})" if accumulate else "{v}"
         if not walk.part:   # (an element; accumulating, each repeated index adds)
-            self.emit(inner, f"{walk.source} {'+' if accumulate else ''}= {value}")
+            self.emit(inner, f"{walk.source} = " + update.format(a=walk.source, v=value))
         else:               # (a part of x: its view, written in place)
             view = self.fresh("part")
             self.emit(inner, f"{view} = {walk.source}")
-            self.emit(inner, f"{view}[...] = {f'{view} + ' if accumulate else ''}{value}")
+            self.emit(inner, f"{view}[...] = " + update.format(a=view, v=value))
         self.exprs[out] = self.name(x)
+
+    _ufunc_at_ = _index_put_
 
     def _size(self, node: Node, out: Value, depth: int) -> None:
         index = f"[{self.name(node.input(1))}]" if len(node.inputs) == 2 else ""

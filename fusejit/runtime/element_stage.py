@@ -34,13 +34,12 @@ from .element_function import _cast, _ElementWriter, blas_import, lapack_import
 from .element_helpers import FAST_MAPS, MATH_IMPORTS, MAX_RANK, import_line
 from .element_loops import LOOP_KINDS, SHAPES_CHANGED, Elements, Region, decide, shape_checks
 from .element_support import (
-    _INPLACE,
-    _WRITES,
     _dtype,
     _known,
     _rank,
     _static,
     _supported,
+    writes_into,
     written_arguments,
 )
 from .fusion.templates import fast_name
@@ -124,8 +123,7 @@ class _StageWriter(_ElementWriter):
         self.shapes = shapes or {}   # each value's shape in the example (autodiff/whole.py)
         self._by_name: dict[str, tuple] = {}
         # (an in-place write between a value and its reader would change an inlined operand)
-        self.pure = not any(node.kind.name in _INPLACE or node.kind.name in _WRITES
-                            for node in graph.all_nodes() if node.kind.ns == "aten")
+        self.pure = not any(writes_into(node) for node in graph.all_nodes())
         self.elements = Elements(self.shape_of)
         self.products: dict[Value, tuple[str, str]] = {}   # summed by mm_add (_accumulated)
         self.members: set[Node] = set()      # nodes computed in a Region

@@ -157,7 +157,8 @@ def index_list(value: Value) -> tuple[int, list[Value]] | None:
     broadcast dimensions first) or one read by anything else."""
     node = value.node
     if node.kind != prim.ListConstruct or not node.inputs or not all(
-            use.offset == 1 and use.user.kind in ("aten::index", "aten::index_put_")
+            use.offset == 1 and use.user.kind in ("aten::index", "aten::index_put_",
+                                                  "fusejit::ufunc_at_")
             for use in value.uses):
         return None
     items = list(node.inputs)
@@ -197,7 +198,14 @@ _ALIASING = frozenset({"aten::select", "aten::slice", "aten::unsqueeze", "aten::
                        "aten::transpose", "aten::permute", "aten::expand",
                        "aten::reshape", "aten::view", "aten::type_as", "aten::copy_",
                        "aten::fill_", "aten::add_", "aten::sub_", "aten::mul_", "aten::div_",
-                       "aten::index_put_"})
+                       "aten::index_put_", "fusejit::ufunc_at_"})
+
+
+def writes_into(node: Node) -> bool:
+    """Does ``node`` write its first input in place (``x += v``, ``x[i] = v``,
+    ``np.maximum.at(x, i, v)``)?"""
+    return node.kind.ns == "aten" and (node.kind.name in _INPLACE or node.kind.name in _WRITES) \
+        or node.kind == "fusejit::ufunc_at_"
 
 
 def _root(value: Value, seen: frozenset = frozenset()) -> Value:
@@ -223,9 +231,7 @@ def _writable(target: Value, arguments: set) -> bool:
 
 def written_arguments(graph: Graph) -> list[int]:
     """The positions of the inputs that ``graph`` writes in place (directly or via views)."""
-    written = {_root(node.input(0)) for node in graph.all_nodes()
-               if node.kind.ns == "aten" and (node.kind.name in _INPLACE
-                                               or node.kind.name in _WRITES)}
+    written = {_root(node.input(0)) for node in graph.all_nodes() if writes_into(node)}
     return [i for i, v in enumerate(graph.inputs) if v in written]
 
 
@@ -241,9 +247,8 @@ def raises_before_writes(graph: Graph) -> bool:
     nodes = list(graph.block.nodes())
     if any(node.blocks for node in nodes):
         return False
-    first = next((i for i, node in enumerate(nodes) if node.kind.ns == "aten" and (
-        node.kind.name in _INPLACE or node.kind.name in _WRITES)
-        and _root(node.input(0)) in inputs), None)
+    first = next((i for i, node in enumerate(nodes) if writes_into(node)
+                  and _root(node.input(0)) in inputs), None)
     if first is None:
         return True
     node = nodes[first]
@@ -338,7 +343,7 @@ def _supported(block: Block, arguments: set,
 # ``np.unique``)
 _FUSEJIT_OPS = frozenset({"fusejit::convolve", "fusejit::flatnonzero", "fusejit::argsort",
                           "fusejit::unique_all", "fusejit::unique_values", "fusejit::lstsq",
-                          "fusejit::polyfit", "fusejit::interp"})
+                          "fusejit::polyfit", "fusejit::interp", "fusejit::ufunc_at_"})
 
 
 def _supported_op(node: Node, arguments: set) -> bool:
@@ -418,6 +423,9 @@ def _supported_op(node: Node, arguments: set) -> bool:
         return True
     if name in ("index", "index_put_"):
         return _indexing_supported(node, arguments)
+    if name == "ufunc_at_":     # (np.maximum.at(out, idx, v) ...: index_put_'s walk)
+        return _static(node.input(3)) in UFUNCS_AT_CALLS and \
+            _indexing_supported(node, arguments)
     if name in _WRITES:
         target, rank = node.input(0), _rank(node.input(0))
         return _writable(target, arguments) and (
@@ -476,8 +484,7 @@ def _supported_op(node: Node, arguments: set) -> bool:
     if name == "diagonal":      # (of a matrix; a copy: only in a graph that writes nothing)
         return _rank(node.input(0)) == 2 and all(_constant_int(v) for v in node.inputs[1:4]) \
             and sorted(_static(v) % 2 for v in node.inputs[2:4]) == [0, 1] and not any(
-                n.kind.ns == "aten" and (n.kind.name in _INPLACE or n.kind.name in _WRITES)
-                for n in node.graph.all_nodes())
+                writes_into(n) for n in node.graph.all_nodes())
     if name in LINALG:
         return _linalg_supported(node)
     if name == "interp":        # (real points and values; the ends None or numbers)
@@ -563,6 +570,12 @@ def expand_sizes(sizes: Value) -> list | None:
     if sizes.node.kind == prim.Constant and isinstance(_static(sizes), list):
         return list(_static(sizes))
     return None
+
+
+# np.<ufunc>.at's update of one element (or part) ``a`` by ``v``, as Numba writes it
+UFUNCS_AT_CALLS = {"subtract": "({a} - {v})", "multiply": "({a} * {v})",
+                   "maximum": "np.maximum({a}, {v})", "minimum": "np.minimum({a}, {v})",
+                   "fmax": "np.fmax({a}, {v})", "fmin": "np.fmin({a}, {v})"}
 
 
 def _indexing_supported(node: Node, arguments: set) -> bool:

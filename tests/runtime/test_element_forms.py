@@ -423,6 +423,41 @@ def test_diagonal_matrices_of_vectors():
         _same(compiled_whole(tridiagonal, d, off)(d, off), tridiagonal(d, off))
 
 
+def ufuncs_at(keys, vals, m):
+    a = np.full(6, -np.inf)
+    np.maximum.at(a, keys, vals)
+    b = np.ones(6)
+    np.multiply.at(b, keys, vals)
+    c = np.zeros(6)
+    np.subtract.at(c, keys, vals)
+    d = np.full(6, np.nan)
+    np.fmax.at(d, keys, vals)
+    e = m.copy()
+    np.minimum.at(e, keys % 3, vals[:, None])      # (rows, each repeat in turn)
+    return a, b, c, d, e
+
+
+def test_ufunc_at_updates_each_repeat_in_turn():
+    """``np.maximum.at`` and the other ``ufunc.at`` fusejit runs (``fusejit::ufunc_at_``):
+    compiled whole as ``index_put_``'s walk with the ufunc's update, NumPy's values (NaN
+    propagated by maximum, ignored by fmax); into an argument, the argument written."""
+    keys, vals, m = RNG.integers(0, 6, 40), RNG.standard_normal(40), RNG.standard_normal((3, 4))
+    vals[3] = np.nan
+    with np.errstate(invalid="ignore"):
+        got, want = compiled_whole(ufuncs_at, keys, vals, m)(keys, vals, m), ufuncs_at(keys, vals, m)
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype and np.array_equal(g, w, equal_nan=True)
+
+    def into(out, keys, vals):
+        np.maximum.at(out, keys, vals)
+        return out.sum()
+
+    mine, theirs = np.zeros(6), np.zeros(6)
+    compiled_whole(into, mine, keys, vals[4:])(mine, keys[4:], vals[4:])
+    into(theirs, keys[4:], vals[4:])
+    np.testing.assert_array_equal(mine, theirs)
+
+
 def masked(x, m):
     return x[x > 0], x[x > 0].mean(), m[m < 0.5], m[np.isfinite(m)].sum(), x[x > 99]
 
