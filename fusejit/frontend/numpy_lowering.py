@@ -746,7 +746,14 @@ def square(b: IRBuilder, x: Item) -> Value:
 
 
 def dot(b: IRBuilder, x: Item, y: Item) -> Value:
-    if rank_of(_array(b, x, "np.dot")) == 1 and rank_of(_array(b, y, "np.dot")) == 1:
+    """``np.dot``: a product (``matmul``), as NumPy's BLAS computes it for floats (of two
+    vectors too: ``ddot``, not a sum of the products in NumPy's pairwise order); of integer
+    or bool vectors the sum of the products (NumPy's own loop, which wraps the same way)."""
+    floats = all(dtype_of(v) is not None and dtype_of(v).kind == "f" for v in (x, y)) or (
+        dtype_of(x) is not None and dtype_of(y) is not None
+        and np.result_type(dtype_of(x), dtype_of(y)).kind == "f")
+    if rank_of(_array(b, x, "np.dot")) == 1 and rank_of(_array(b, y, "np.dot")) == 1 and \
+            not floats:
         product = binary(b, "mul", x, y)
         total = b.emit(aten.sum, [product, None], "np.dot")
         # (aten::sum of ints or bools gives int64; NumPy's dot keeps the product's dtype)

@@ -408,3 +408,23 @@ def test_math_erf_and_erfc_of_numbers_are_pythons():
         got = f(xs, 0.3, 1.7)
         np.testing.assert_array_equal(got[0], want[0])
         assert got[1:] == want[1:] and all(type(g) is float for g in got[1:])
+
+
+def dots(x, y, i, f32):
+    return (np.dot(x, y), np.dot(x[::-1], y), np.dot(i, i), np.dot(i, x[:5]), np.dot(f32, f32),
+            np.dot(x > 0, y > 0), np.dot(x[::2], y[::2]))
+
+
+def test_np_dot_of_vectors_is_numpys_product():
+    """``np.dot`` of float vectors is the product NumPy's BLAS computes (``ddot``, as ``x @ y``),
+    not a sum of the products in NumPy's pairwise order (it differed in the last bits); of
+    integer and bool vectors, the sum of the products in their dtype."""
+    rng = np.random.default_rng(6)
+    x, y = rng.standard_normal(1001), rng.standard_normal(1001)
+    args = (x, y, np.arange(5), x.astype(np.float32))
+    f = fusejit.jit(dots)
+    want = dots(*args)
+    for _ in range(3):      # (the interpreter, then the whole-graph function)
+        got = f(*args)
+        for g, w in zip(got, want):
+            assert type(g) is type(w) and g == w
