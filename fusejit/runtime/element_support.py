@@ -644,6 +644,20 @@ _ADDS_ONES = frozenset({"unsqueeze", "reshape", "view"})
 _PRODUCTS = frozenset({"mm", "matmul"})
 
 
+# Ops whose result has their operands' broadcast shape (and slices): operands that are all
+# slices of one array make no more elements than it has.
+_ELEMENTWISE = _ARITHMETIC | _PREDICATES | frozenset(FAST_MAPS) | frozenset(_FLOAT_UFUNCS) | \
+    frozenset({"where", "clamp", "pow", "__and__", "__or__", "__xor__", "logical_not",
+               "bitwise_not", "remainder", "floor_divide", "reciprocal", "slice", "clone"})
+
+
+def _sliced_from(value: Value) -> Value:
+    """The array ``value`` is a slice of (through ``aten::slice`` nodes), or ``value``."""
+    while value.node.kind == "aten::slice":
+        value = value.node.input(0)
+    return value
+
+
 def growth_degree(graph: Graph) -> int:
     """The least ``d`` found such that no array the graph makes has more than ``S ** d``
     elements, ``S`` the most elements of an array argument (at least 1).
@@ -671,7 +685,15 @@ def growth_degree(graph: Graph) -> int:
             if not rank:
                 continue
             same = [d for d, ones, r in operands if not ones and r == rank]
-            if not operands:                  # (created from numbers: np.zeros(n))
+            bases = {_sliced_from(v) for v in node.inputs if (_rank(v) or 0) > 0}
+            if writes_into(node) and node.input(0) in info:
+                # (x[idx] += v, np.add.at(x, ...): x itself, updated)
+                degree, ones = info[node.input(0)]
+            elif len(bases) == 1 and _rank(next(iter(bases))) == rank and \
+                    next(iter(bases)) in info and name in _ELEMENTWISE:
+                # (s[:, 1:] != s[:, :-1]: slices of one array broadcast to no more than it)
+                degree, ones = info[next(iter(bases))]
+            elif not operands:                # (created from numbers: np.zeros(n))
                 degree, ones = 1, rank > 1
             elif name in _PRODUCTS and any(r == 1 for _, _, r in operands):
                 # (a product with a vector, X @ w: no more elements than its matrix has)

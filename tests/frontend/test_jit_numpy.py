@@ -436,8 +436,22 @@ def _logistic_gradient(w, x):
     return x.T @ (x @ w)
 
 
+def _frame_changes(x):
+    s = np.signbit(x[:6].reshape(2, 3))
+    return np.count_nonzero(s[:, 1:] != s[:, :-1], axis=1)
+
+
+def _scattered(keys, v):
+    t = np.zeros((5, 5))
+    k = keys.astype(np.int64) % 5
+    np.add.at(t, (k, k), v)
+    return t.sum(axis=0)
+
+
 @pytest.mark.parametrize("fn, shapes, degree", [
     (_rows_mean, [(8, 4), (4,)], 1),          # a keepdims mean against its own rows
+    (_frame_changes, [(8,)], 1),              # slices of one reshaped array against each other
+    (_scattered, [(8,), (8,)], 1),            # an update: the array written
     (_self_distance, [(8,)], 2),              # one argument, broadcast against itself
     (_outer_times, [(8,), (5,)], 2),          # a new axis against a vector
     (_gram, [(8, 4)], 2),                     # a product
