@@ -238,3 +238,59 @@ def test_division_by_an_int_argument_uses_a_magic_number_and_is_numpys():
             np.testing.assert_array_equal(q, np.floor_divide(t, np.int64(p)), err_msg=str(p))
             np.testing.assert_array_equal(r, np.remainder(t, np.int64(p)), err_msg=str(p))
             np.testing.assert_array_equal(f, np.fmod(t, np.int64(p)), err_msg=str(p))
+
+
+def _ulps(got, want):
+    """Units in the last place between ``got`` and ``want`` (finite, of one float dtype)."""
+    kind = np.int32 if got.dtype == np.float32 else np.int64
+    a, b = got.view(kind).astype(np.int64), want.view(kind).astype(np.int64)
+    a = np.where(a < 0, np.iinfo(kind).min - a, a)
+    b = np.where(b < 0, np.iinfo(kind).min - b, b)
+    return np.abs(a - b)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_logaddexp_kernel_is_numpys_formula(dtype):
+    """``np.logaddexp`` in a kernel (``@fusejit.jit``'s own fusion; PyTorch's list has none):
+    NumPy's ``npy_logaddexp`` with the vectorisable exp and log1p, so special values (equal
+    infinities, NaN, one infinity, signed zeros) are NumPy's exactly and the rest within a few
+    ulps (a held-out softplus mean of 300k float64 went 4.6 -> 0.41 ms)."""
+    ty = "Float" if dtype == np.float32 else "Double"
+    graph = parse_ir(f"""graph(%x : {ty}(*), %y : {ty}(*)):
+  %l : {ty}(*) = aten::logaddexp(%x, %y)
+  return (%l)
+""")
+    special = [0.0, -0.0, 1.0, -1.0, 30.0, -30.0, 1e-40, 700.0, -745.0, 88.0, np.inf, -np.inf,
+               np.nan]
+    x, y = (np.array(v, dtype) for v in zip(*[(a, b) for a in special for b in special]))
+    x = np.concatenate([x, RNG.uniform(-60, 60, 3000).astype(dtype)])
+    y = np.concatenate([y, RNG.uniform(-60, 60, 3000).astype(dtype)])
+    (got,) = FusedKernel(graph)(x, y)
+    with np.errstate(all="ignore"):
+        want = np.logaddexp(x, y)
+    assert got.dtype == dtype
+    exact = ~np.isfinite(want) | (x == y) | ~np.isfinite(x) | ~np.isfinite(y)
+    np.testing.assert_array_equal(got[exact], want[exact])
+    assert _ulps(got[~exact], want[~exact]).max() <= 4
+
+
+def test_a_fix_up_recomputes_the_whole_expression_of_its_node():
+    """Where a strip holds an element outside a fast form's domain (log1p of inf, from NaN or
+    an infinity among the values), its fix-up computes the node's whole expression with the
+    exact form (softplus's threshold and division by beta included): it computed the bare
+    log1p(exp(beta x)) for every element of the strip, 1999 of 2000 values off by beta."""
+    from fusejit.oplib.unary import _softplus
+
+    graph = parse_ir("""graph(%x : Double(*)):
+  %b : float = prim::Constant[value=2.]()
+  %t : float = prim::Constant[value=20.]()
+  %l : Double(*) = aten::softplus(%x, %b, %t)
+  return (%l)
+""")
+    x = np.linspace(-30.0, 30.0, 2000)
+    x[5], x[1500] = np.nan, np.inf
+    (got,) = FusedKernel(graph)(x)
+    want = _softplus(x, 2.0, 20.0)
+    finite = np.isfinite(want)
+    np.testing.assert_array_equal(got[~finite], want[~finite])
+    np.testing.assert_allclose(got[finite], want[finite], rtol=4e-16, atol=0)

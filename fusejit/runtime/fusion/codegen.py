@@ -183,33 +183,62 @@ class _Generator(Emitter):
         self.guards.append(condition)
         self.has_guards = True
 
+    def pend(self, cut: ScalarPass, fast: str | None = None) -> None:
+        """The node being rendered needs ``cut``: a loop of its own (no ``when``), or a fix-up
+        where ``cut.when`` holds that computes the node's expression with the text ``fast``
+        replaced by ``cut.expr``. Several in one expression (an exp and a log1p in
+        logaddexp's) join: one fix-up where any holds, each replacement made (every exact text
+        is right for every element); a loop of its own takes the node whole."""
+        cut.replaces = [] if fast is None else [(fast, cut.expr)]
+        old = self.pending
+        if old is None:
+            self.pending = cut
+        elif old.when is None or cut.when is None:
+            self.pending = ScalarPass("", "")
+        else:
+            merged = ScalarPass("", "", f"({old.when}) | ({cut.when})", old.total and cut.total)
+            merged.replaces = old.replaces + cut.replaces
+            self.pending = merged
+
     def checked(self, fast: str, exact: str, when: str) -> str:
         if not self.fast:
             return exact
         # (a fix-up, as for sine beyond its limit: loops.inner_loops reruns a strip with one)
-        self.pending = ScalarPass("", exact, when)
+        self.pend(ScalarPass("", exact, when), fast)
         return fast
 
     def math(self, kind: str, libm: str, x: str, dtype: np.dtype) -> str:
         fast = fast_name(kind, dtype) if self.fast else None
         if fast is None:
             return libm
-        if kind in _SEPARATE:
-            self.pending = ScalarPass("", "")       # (a vectorised loop of its own)
+        inside = inside_form(kind, dtype)
         if kind in _TRIG:
             # fast only for |x| up to the limit: a fix-up loop recomputes the rest with libm
-            self.pending = ScalarPass("", libm, f"abs({x}) > {trig_limit(dtype)}")
-        inside = inside_form(kind, dtype)
+            text = f"{fast}({x})"
+            self.pend(ScalarPass("", libm, f"abs({x}) > {trig_limit(dtype)}"), text)
+            return text
         if inside is not None:
             short, outside = inside
             return self.short_form(f"{short}({x})", f"{fast}({x})", f"{outside}({x})")
+        if kind in _SEPARATE:
+            self.pend(ScalarPass("", ""))       # (a vectorised loop of its own)
         return f"{fast}({x})"
 
     def short_form(self, short: str, full: str, outside: str) -> str:
         """``short``, valid where ``outside`` is false; a fix-up computes the strips holding an
         element where it is true again with ``full`` (vectorised too)."""
-        self.pending = ScalarPass("", full, outside, total=True)
+        self.pend(ScalarPass("", full, outside, total=True), short)
         return short
+
+    def fixed_up(self, node, expr: str, cut: ScalarPass) -> str:
+        """The node's expression ``expr`` for its fix-up ``cut``: each fast text replaced by
+        its exact one (all of ``expr`` where a renderer returns the fast text alone)."""
+        for fast, exact in cut.replaces:
+            if fast not in expr:
+                raise IRError(f"{node.kind}: its renderer's expression lacks the fast form it "
+                              f"asked for ({fast})")
+            expr = expr.replace(fast, exact)
+        return expr
 
     def vectorised(self, name: str) -> str | None:
         return vector_function(name, self.host_forms) if self.fast else None
@@ -225,7 +254,7 @@ class _Generator(Emitter):
         # Numba gives each thread of a parallel loop its own generator state. The generator's
         # call keeps LLVM from vectorising a loop: the samples are drawn in a loop of their own.
         if self.fast:
-            self.pending = ScalarPass("", "")
+            self.pend(ScalarPass("", ""))
         return "np.random.random()"
 
     def hoist(self, expr: str) -> str | None:
@@ -309,18 +338,20 @@ class _Generator(Emitter):
         for condition in self.guards:
             self.body.append(f"if {condition}:")
             self.body.append("    status[0] = 1")
+        cut = self.pending
+        slow = self.fixed_up(node, expr, cut) if cut is not None and cut.when is not None \
+            else None
         if dtype != BOOL:
             expr = f"np.{dtype.name}({expr})"
+            slow = slow and f"np.{dtype.name}({slow})"
         self.dtypes[name] = dtype
-        cut = self.pending
         if cut is not None and cut.when is None:
             self.body.append(ScalarPass(name, expr))
         else:
             self.body.append(f"{name} = {expr}")
-        if cut is not None and cut.when is not None:
-            slow = cut.expr if dtype == BOOL else f"np.{dtype.name}({cut.expr})"
+        if slow is not None:
             self.body.append(ScalarPass(name, slow, cut.when, cut.total))
-        self.math_used |= math_modules(expr)
+        self.math_used |= math_modules(expr if slow is None else f"{expr} {slow}")
         kinds = [op.kind for op in ops if op.is_tensor]
         kind = "tensor" if "tensor" in kinds else "zero_dim"
         self.values[node.output()] = Operand(name, dtype, kind)

@@ -52,9 +52,11 @@ class ScalarPass:
     of the value the vectorised loop computed). ``targets``: the output rows a fix-up writes
     instead of a buffer (set by ``inner_loops`` where the value is only written out).
     ``total``: ``expr`` is right for every element (the full form of a short one), so a strip
-    computed again takes it for all of them, without a branch (``_rerun_loops``)."""
+    computed again takes it for all of them, without a branch (``_rerun_loops``).
+    ``replaces``: while a node is rendered (``codegen._Generator.pend``), the (fast text, exact
+    text) pairs its fix-up substitutes in the node's whole expression."""
 
-    __slots__ = ("name", "expr", "when", "targets", "total")
+    __slots__ = ("name", "expr", "when", "targets", "total", "replaces")
 
     def __init__(self, name: str, expr: str, when: str | None = None, total: bool = False):
         self.name = name
@@ -62,6 +64,7 @@ class ScalarPass:
         self.when = when
         self.targets: list[str] = []
         self.total = total
+        self.replaces: list[tuple[str, str]] = []
 
     def used(self) -> set[str]:
         found = set(_NAME.findall(self.expr))

@@ -437,18 +437,20 @@ class RowGenerator(_Generator):
         lines: list = [f"# {name} : {_type_name(dtype)} = {node.kind}({shown})"]
         for condition in self.guards:
             lines += [f"if {condition}:", "    status[0] = 1"]
+        cut = self.pending
+        slow = self.fixed_up(node, expr, cut) if cut is not None and cut.when is not None \
+            else None
         if dtype != BOOL:
             expr = f"np.{dtype.name}({expr})"
-        cut = self.pending
+            slow = slow and f"np.{dtype.name}({slow})"
         if cut is not None and cut.when is None:
             lines.append(ScalarPass(name, expr))
         else:
             lines.append(f"{name} = {expr}")
-        if cut is not None and cut.when is not None:
-            slow = cut.expr if dtype == BOOL else f"np.{dtype.name}({cut.expr})"
+        if slow is not None:
             lines.append(ScalarPass(name, slow, cut.when, cut.total))
         # (a fix-up's test names its limit's module: vm.TRIG_LIMIT, vt.TRIG_LIMIT_F32)
-        texts = expr if cut is None else f"{expr} {cut.expr} {cut.when}"
+        texts = expr if slow is None else f"{expr} {slow} {cut.when}"
         self.modules |= math_modules(texts)
         self.dtypes[name] = dtype
         self.code[node] = lines
