@@ -44,11 +44,14 @@ Their derivatives are in ``fusejit/autodiff/array_rules.py``.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .dtypes import DEFAULT_FLOAT, category, result_type
 from .pointwise import inplace
-from .table import as_tensor, register, wrap_dim
+from .render import Emitter, Operand, floating
+from .table import as_tensor, define, register, wrap_dim
 
 
 def _permute(self: np.ndarray, dims: list[int]) -> np.ndarray:
@@ -540,7 +543,23 @@ register("aten::diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) 
          _diag_embed)
 register("aten::triu(Tensor self, int diagonal=0) -> Tensor", _triangle(np.triu))
 register("aten::tril(Tensor self, int diagonal=0) -> Tensor", _triangle(np.tril))
-register("aten::logaddexp(Tensor self, Tensor other) -> Tensor", _logaddexp)
+def _render_logaddexp(cx: Emitter, node, ops: list[Operand], dtype: np.dtype) -> str:
+    """NumPy's ``npy_logaddexp``: ``x + log(2)`` where the two are equal (infinities of one
+    sign), else the larger plus ``log1p(exp(-|x - y|))``, and ``x - y`` where that is NaN;
+    exp and log1p in their vectorisable forms (one of each per element)."""
+    x, y = cx.cast(ops[0], dtype), cx.cast(ops[1], dtype)
+    d = f"({x} - {y})"
+    below = f"(-abs{d})"
+    exp = cx.math("aten::exp", f"math.exp{below}", below, dtype)
+    log1p = cx.math("aten::log1p", f"math.log1p({exp})", exp, dtype)
+    larger = f"({x} if {d} > 0 else {y})"
+    return f"(({x} + {cx.literal(math.log(2.0), dtype)}) if {x} == {y} else " \
+           f"({larger} + {log1p}) if {d} == {d} else {d})"
+
+
+_LOGADDEXP = "aten::logaddexp(Tensor self, Tensor other) -> Tensor"
+register(_LOGADDEXP, _logaddexp)
+define("aten::logaddexp", dtype=floating(0, 2), render=_render_logaddexp, extends=(_LOGADDEXP,))
 register("aten::hypot(Tensor self, Tensor other) -> Tensor", _hypot)
 # (runtime/direct.py calls np.cbrt where the array is already float)
 register("fusejit::cbrt(Tensor self) -> Tensor", _cbrt, ufunc=np.cbrt)
