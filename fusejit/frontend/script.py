@@ -419,7 +419,7 @@ class StatementEmitter(LoopStatements, ContainerStatements, InPlaceStatements,
         values (one, or a tuple of k)."""
         self.loop_count += 1
         flag = f"$returned{self.loop_count}"
-        returns = [n for n in ast.walk(loop) if isinstance(n, ast.Return)]
+        returns = _own_returns(loop)
         arity = {len(n.value.elts) if isinstance(n.value, ast.Tuple) else
                  0 if n.value is None else -1 for n in returns}
         if len(arity) != 1:
@@ -886,12 +886,18 @@ def _changed(before: dict, *after: dict) -> list[str]:
 RETURNED_VALUE = "$value"
 
 
+def _own_returns(stmt: ast.AST) -> list[ast.Return]:
+    """The ``return`` statements in ``stmt``, outside functions and classes defined in it."""
+    if isinstance(stmt, ast.Return):
+        return [stmt]
+    if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+        return []
+    return [r for child in ast.iter_child_nodes(stmt) for r in _own_returns(child)]
+
+
 def _returns(stmt: ast.stmt) -> bool:
     """Does ``stmt`` contain a ``return`` (outside nested functions)?"""
-    for node in ast.walk(stmt):
-        if isinstance(node, ast.Return):
-            return True
-    return False
+    return bool(_own_returns(stmt))
 
 
 def _always_returns(stmts: list[ast.stmt]) -> bool:

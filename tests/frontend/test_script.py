@@ -343,6 +343,15 @@ def sum_until_negative(x):
     return s
 
 
+def squares_by_a_helper(x):
+    total = 0.0
+    for i in range(3):
+        def square(v):          # (its return is its own, not the loop's)
+            return v * v
+        total += square(x[i])
+    return total
+
+
 def test_returns_inside_loops_end_the_function_as_python_does():
     """A ``return`` inside a loop (nested loops, ``while True``, code after the loop) is
     TorchScript's exit transform: the value stored, a flag set, breaks out of every loop, and
@@ -353,7 +362,7 @@ def test_returns_inside_loops_end_the_function_as_python_does():
     cases = [(newton_until_close, a, 1e-12), (first_above, a, 4.0), (first_above, a, 9.0),
              (first_above, a[:0], 1.0), (find_in_grid, grid, 7.0), (find_in_grid, grid, 70.0),
              (find_in_grid, grid[:0], 1.0), (sum_until_negative, np.array([1.0, 2.0, -1.0])),
-             (sum_until_negative, np.array([1.0, 2.0]))]
+             (sum_until_negative, np.array([1.0, 2.0])), (squares_by_a_helper, a)]
     for fn, *args in cases:
         f = fusejit.jit(fn)
         want = fn(*args)
