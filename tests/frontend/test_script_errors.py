@@ -139,7 +139,7 @@ CASES = [
     (one_branch_only, "assigned in only one branch", "return y"),
     (recursive, "recursive call", "recursive(x)"),
     (mismatched_branches, "different types", "if flag"),
-    (returns_in_loop, "different numbers of values", "return x, x"),
+    (returns_in_loop, "different numbers of values", "return x"),
     (string_constant, "does not take a str operand", '"a"'),
     (item_call, "float(x), int(x) or bool(x)", "x.item()"),
 ]
