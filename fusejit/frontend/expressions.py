@@ -486,6 +486,19 @@ class ExpressionEmitter(StaticConditions):
                 if any(v is ... for v in bounds):
                     raise self.b.error("a tuple can only be sliced with constant bounds")
                 return base[slice(*bounds)]
+            numbers = [self.b.static(v) for v in base]
+            kinds = {type(n) for n in numbers}
+            if isinstance(index, Value) and index.type == INT and base and \
+                    len(kinds) == 1 and kinds <= {int, float}:
+                # (c[i] of a tuple of numbers by an int known when it runs: the list of them,
+                # indexed; Python's number, weak beside arrays)
+                items = self.b.value_const(numbers)
+                return self.b.emit(aten["__getitem__"], [items, index], "indexing")
+            if isinstance(index, Value) and index.type == INT:
+                raise self.b.error("a tuple (or a list passed as an argument) indexed by an int "
+                                   "known only when it runs must hold numbers of one type, "
+                                   "all ints or all floats; make an array of it "
+                                   "(np.asarray(...)) to index it otherwise")
             i = self.b.static_int(index, "a tuple index")
             if not -len(base) <= i < len(base):
                 raise self.b.error(f"index {i} is out of range for a tuple of {len(base)}")

@@ -437,3 +437,24 @@ def test_np_dot_of_vectors_is_numpys_product():
         got = f(*args)
         for g, w in zip(got, want):
             assert type(g) is type(w) and g == w
+
+
+def horner_by_index(coeffs, x):
+    r = np.zeros_like(x)
+    for i in range(len(coeffs)):
+        r = r * x + coeffs[i]       # (an index known when the loop runs)
+    return r
+
+
+def test_a_tuple_of_numbers_indexed_by_a_loop_variable():
+    """A tuple (or a list argument) of numbers of one type indexed by an int known only when
+    it runs reads the list of them: Python's number, weak beside arrays (float32 stays
+    float32); a mix of types is refused, saying to make an array."""
+    f = fusejit.jit(horner_by_index)
+    x = np.linspace(-1.0, 1.0, 7, dtype=np.float32)
+    for coeffs in ([1.5, -2.0, 0.25], (3, 1, 4), [2.0]):
+        got, want = f(coeffs, x), horner_by_index(coeffs, x)
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
+    with pytest.raises(fusejit.ScriptError, match="numbers of one type"):
+        f([1, 2.5], x)
