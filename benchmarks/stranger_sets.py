@@ -1,0 +1,148 @@
+"""Programs written by people who did not know fusejit (``benchmarks/stranger_sets/``: two
+helpers were asked for everyday NumPy the way users write it, and were not shown fusejit),
+run through ``fusejit.jit`` and compared with NumPy; with ``--time``, warm calls timed against
+NumPy eager in the same process.
+
+    python benchmarks/stranger_sets.py [--set a|b|all] [--only NAME,...] [--time]
+
+Each program is called three times (the interpreter, then the compiled forms), and its
+results are compared with NumPy's: dtype and shape, integers and bools exactly, float64 to
+a relative 1e-9 and float32 to 1e-4 of the largest value. A line per program: ``ok`` (with
+``--time``: microseconds a call for NumPy and fusejit, and NumPy's time over fusejit's, > 1:
+fusejit is faster; the better of two medians of 7 rounds of calls filling ~20 ms),
+``REFUSED`` with the error's first line, or ``WRONG`` with what differs; then the counts, the
+number below NumPy and the median ratio. ``FUSEJIT_TIERING=0`` is set: steady state. The
+machine is shared and noisy: compare ratios of one run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import statistics
+import sys
+import time
+import warnings
+from pathlib import Path
+
+os.environ.setdefault("FUSEJIT_TIERING", "0")
+
+import numpy as np  # noqa: E402
+
+import fusejit  # noqa: E402
+
+SETS = {"a": "set_a.py", "b": "set_b.py"}
+
+
+def load(name: str):
+    path = Path(__file__).resolve().parent / "stranger_sets" / SETS[name]
+    spec = importlib.util.spec_from_file_location(f"stranger_set_{name}", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def leaves(value) -> list:
+    return [x for v in value for x in leaves(v)] if isinstance(value, tuple) else [value]
+
+
+def differs(got, want) -> str | None:
+    """What differs between fusejit's results and NumPy's (None: nothing)."""
+    g, w = leaves(got), leaves(want)
+    if len(g) != len(w):
+        return f"{len(g)} results, NumPy {len(w)}"
+    for a, b in zip(g, w):
+        if isinstance(a, np.ndarray) != isinstance(b, np.ndarray):
+            return f"a {type(a).__name__}, NumPy a {type(b).__name__}"
+        a, b = np.asarray(a), np.asarray(b)
+        if a.shape != b.shape or a.dtype != b.dtype:
+            return f"{a.dtype}{a.shape}, NumPy {b.dtype}{b.shape}"
+        if a.dtype.kind in "fc":
+            tol = 1e-4 if a.dtype in (np.float32, np.complex64) else 1e-9
+            finite = np.isfinite(b)
+            scale = float(np.abs(b[finite]).max()) if finite.any() else 1.0
+            if not np.allclose(a, b, rtol=tol, atol=tol * max(1.0, scale), equal_nan=True):
+                return "values"
+        elif not np.array_equal(a, b):
+            return "values"
+    return None
+
+
+def copied(args: tuple) -> tuple:
+    return tuple(a.copy() if isinstance(a, np.ndarray) else a for a in args)
+
+
+def per_call(fn, args: tuple, budget: float = 0.02, rounds: int = 7) -> float:
+    """Median seconds a call, over ``rounds`` rounds of as many calls as fill ``budget``."""
+    fn(*args)
+    n = 1
+    while True:
+        start = time.perf_counter()
+        for _ in range(n):
+            fn(*args)
+        spent = time.perf_counter() - start
+        if spent > budget / 4 or n > 100_000:
+            break
+        n *= 4
+    n = max(1, int(n * budget / 4 / max(spent, 1e-9)))
+    times = []
+    for _ in range(rounds):
+        start = time.perf_counter()
+        for _ in range(n):
+            fn(*args)
+        times.append((time.perf_counter() - start) / n)
+    return statistics.median(times)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--set", default="all", choices=["a", "b", "all"])
+    parser.add_argument("--only", default="", help="comma-separated program names")
+    parser.add_argument("--time", action="store_true", help="time warm calls against NumPy")
+    options = parser.parse_args()
+    only = set(filter(None, options.only.split(",")))
+    for name in (["a", "b"] if options.set == "all" else [options.set]):
+        counts = {"ok": 0, "refused": 0, "wrong": 0}
+        ratios = []
+        print(f"set {name}")
+        for label, fn, args in load(name).progs:
+            if only and label not in only:
+                continue
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                want = fn(*copied(args))
+                jitted = fusejit.jit(fn)
+                try:
+                    for _ in range(3):
+                        got = jitted(*copied(args))
+                except Exception as error:  # noqa: BLE001 - reported, not raised
+                    counts["refused"] += 1
+                    first = str(error).splitlines()[0] if str(error) else ""
+                    print(f"  {label:24s} REFUSED {type(error).__name__}: {first}"[:200])
+                    continue
+                why = differs(got, want)
+                if why:
+                    counts["wrong"] += 1
+                    print(f"  {label:24s} WRONG {why}")
+                    continue
+                counts["ok"] += 1
+                if not options.time:
+                    print(f"  {label:24s} ok")
+                    continue
+                mine, theirs = copied(args), copied(args)
+                numpy_s = min(per_call(fn, theirs), per_call(fn, theirs))
+                ours_s = min(per_call(jitted, mine), per_call(jitted, mine))
+            ratios.append(numpy_s / ours_s)
+            print(f"  {label:24s} ok  numpy {numpy_s * 1e6:10.1f} us  fusejit "
+                  f"{ours_s * 1e6:10.1f} us  ratio {numpy_s / ours_s:6.2f}", flush=True)
+        summary = ", ".join(f"{k} {v}" for k, v in counts.items())
+        if ratios:
+            summary += (f"; below NumPy {sum(r < 1 for r in ratios)} of {len(ratios)}, median "
+                        f"ratio {statistics.median(ratios):.2f}")
+        print(f"set {name}: {summary}")
+
+
+if __name__ == "__main__":
+    main()
