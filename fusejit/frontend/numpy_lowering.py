@@ -307,8 +307,7 @@ def refuse_stale_reversals(graph: Graph) -> None:
         last = max((_read_until(use.user, flip, order) for value in _views_of(flip.output())
                     for use in value.uses), default=-1)
         for write in nodes[order[flip] + 1:last]:
-            if write.kind.ns == "aten" and write.kind.name.endswith("_") and write.inputs \
-                    and _memory_of(write.input(0)) is memory:
+            if _writes_first(write) and _memory_of(write.input(0)) is memory:
                 raise ScriptError(
                     f"{write.location}: this writes into an array after np.flip or a "
                     f"negative-step slice of it was taken ({flip.location}), and the "
@@ -316,6 +315,14 @@ def refuse_stale_reversals(graph: Graph) -> None:
                     f"sees the write, here a copy made before it; take the reversal after "
                     f"the write, or write np.flip(x).copy() if the values before the write "
                     f"are meant")
+
+
+def _writes_first(node: Node) -> bool:
+    """Does ``node`` write into its first input: an in-place aten op (``x += v``,
+    ``x[i] = v``), or any op whose schema says so (``Tensor(a!) self``: ``np.maximum.at``)?"""
+    schema = node.schema
+    return bool(node.inputs) and (node.kind.ns == "aten" and node.kind.name.endswith("_") or
+                                  schema is not None and 0 in schema.written)
 
 
 def _views_of(value: Value) -> list[Value]:

@@ -710,6 +710,12 @@ def slice_reversed_read_after_view_write(x):
     return y * 2
 
 
+def flip_read_after_ufunc_at(x):
+    y = np.flip(x)
+    np.maximum.at(x, np.array([0, 1]), 5.0)     # (fusejit's op, writing x in place)
+    return y * 1.0
+
+
 def flip_read_in_loop_after_write(x):
     y = np.flip(x)
     out = np.zeros_like(x)
@@ -720,7 +726,7 @@ def flip_read_in_loop_after_write(x):
 
 
 @pytest.mark.parametrize("fn", [flip_read_after_write, slice_reversed_read_after_view_write,
-                                flip_read_in_loop_after_write])
+                                flip_read_in_loop_after_write, flip_read_after_ufunc_at])
 def test_a_reversal_read_after_a_write_into_its_array_is_refused(fn):
     """NumPy's reversal is a view that sees a later write; here it is a copy made before it:
     refused at the write, where the result would otherwise silently differ."""
