@@ -58,6 +58,7 @@ from .element_support import (
     list_element,
     masked_gather,
     raises_before_writes,
+    writes_into,
     written_arguments,
 )
 from .scalar_function import _CALLS, _INFIX, _PRELUDE, _literal, _Writer, function_source
@@ -376,7 +377,8 @@ class _ElementWriter(_Writer):
         view = f"{self.name(x)}[{''.join('::-1, ' if d in dims else ':, ' for d in range(rank))}]"
         read_only = all(use.user.kind not in _ALIASING and use.user.kind != prim.Return
                         for use in out.uses) and not any(
-            n.kind.ns == "aten" and n.kind.name.endswith("_") for n in node.graph.all_nodes())
+            n.kind.ns == "aten" and n.kind.name.endswith("_") or writes_into(n)
+            for n in node.graph.all_nodes())
         self.assign(out, view if read_only else f"{view}.copy()", depth)
 
     def _expand(self, node: Node, out: Value, depth: int) -> None:

@@ -202,10 +202,12 @@ _ALIASING = frozenset({"aten::select", "aten::slice", "aten::unsqueeze", "aten::
 
 
 def writes_into(node: Node) -> bool:
-    """Does ``node`` write its first input in place (``x += v``, ``x[i] = v``,
-    ``np.maximum.at(x, i, v)``)?"""
-    return node.kind.ns == "aten" and (node.kind.name in _INPLACE or node.kind.name in _WRITES) \
-        or node.kind == "fusejit::ufunc_at_"
+    """Does ``node`` write its first input in place (``x += v``, ``x[i] = v``, and any op whose
+    schema says so, ``Tensor(a!) self``: ``np.maximum.at(x, i, v)``)?"""
+    if node.kind.ns == "aten" and (node.kind.name in _INPLACE or node.kind.name in _WRITES):
+        return True
+    schema = node.schema
+    return schema is not None and 0 in schema.written
 
 
 def _root(value: Value, seen: frozenset = frozenset()) -> Value:
