@@ -202,12 +202,14 @@ _ALIASING = frozenset({"aten::select", "aten::slice", "aten::unsqueeze", "aten::
 
 
 def writes_into(node: Node) -> bool:
-    """Does ``node`` write its first input in place (``x += v``, ``x[i] = v``, and any op whose
-    schema says so, ``Tensor(a!) self``: ``np.maximum.at(x, i, v)``)?"""
+    """Does ``node`` write its first input, an array, in place (``x += v``, ``x[i] = v``, and
+    any op whose schema says so, ``Tensor(a!) self``: ``np.maximum.at(x, i, v)``; not a list's
+    ``append``)?"""
     if node.kind.ns == "aten" and (node.kind.name in _INPLACE or node.kind.name in _WRITES):
         return True
     schema = node.schema
-    return schema is not None and 0 in schema.written
+    return schema is not None and 0 in schema.written and \
+        isinstance(node.input(0).type, TensorType)
 
 
 def _root(value: Value, seen: frozenset = frozenset()) -> Value:
