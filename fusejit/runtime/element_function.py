@@ -471,9 +471,12 @@ class _ElementWriter(_Writer):
         call = f"_lapack.{node.kind.name[len('linalg_'):]}({args})"
         if len(node.outputs) == 1:
             self.assign(out, self._linalg_result(call, out), depth)
-            return
-        first, second = (self.name(v) for v in node.outputs)
-        self.emit(depth, f"{first}, {second} = {call}")
+        else:
+            self._linalg_results(node, call, depth)
+
+    def _linalg_results(self, node: Node, call: str, depth: int) -> None:
+        """``call``'s several results into the node's outputs, each in its dtype."""
+        self.emit(depth, f"{', '.join(self.name(v) for v in node.outputs)} = {call}")
         for value in node.outputs:
             converted = self._linalg_result(self.name(value), value)
             if converted != self.name(value):
@@ -502,11 +505,13 @@ class _ElementWriter(_Writer):
                     depth)
 
     def _bitwise_not(self, node: Node, out: Value, depth: int) -> None:
-        x, bools = self.name(node.input(0)), _dtype(node.input(0)).kind == "b"
-        if _rank(node.input(0)):
-            self.assign(out, f"np.logical_not({x})" if bools else f"np.invert({x})", depth)
-        else:       # (a number: Python's ~ of an int, cast back to its dtype)
-            self.assign(out, f"(not {x})" if bools else _cast(f"(~{x})", _dtype(out)), depth)
+        if _dtype(node.input(0)).kind == "b":     # (~ of bools: their logical not)
+            self._logical_not(node, out, depth)
+            return
+        x = self.name(node.input(0))
+        # (a number: Python's ~ of an int, cast back to its dtype)
+        self.assign(out, f"np.invert({x})" if _rank(node.input(0)) else
+                    _cast(f"(~{x})", _dtype(out)), depth)
 
     def _lstsq(self, node: Node, out: Value, depth: int) -> None:
         """``np.linalg.lstsq``: its four results in their dtypes (the rank NumPy's int32)."""
@@ -514,13 +519,8 @@ class _ElementWriter(_Writer):
         default = rcond.node.kind == prim.Constant and _static(rcond) is None
         cutoff = "0.0" if default else f"float({self.name(rcond)})"
         fn = "lstsq_vector" if _rank(b) == 1 else "lstsq"
-        names = [self.name(v) for v in node.outputs]
-        self.emit(depth, f"{', '.join(names)} = _lapack.{fn}({self._float64(a)}, "
-                         f"{self._float64(b)}, {cutoff}, {default})")
-        for value in node.outputs:
-            converted = self._linalg_result(self.name(value), value)
-            if converted != self.name(value):
-                self.emit(depth, f"{self.name(value)} = {converted}")
+        self._linalg_results(node, f"_lapack.{fn}({self._float64(a)}, {self._float64(b)}, "
+                                   f"{cutoff}, {default})", depth)
 
     def _interp(self, node: Node, out: Value, depth: int) -> None:
         """``np.interp``: NumPy's walk (``interpolate.py``), float64; a number as one point."""
@@ -945,7 +945,7 @@ def blas_import(graph: Graph) -> str:
         numpy_blas() is not None else ""
 
 
-def lapack_import(graph: Graph) -> str:
+def library_imports(graph: Graph) -> str:
     """The import lines of ``lapack`` and ``interpolate`` for a module computing ``graph``,
     where it calls np.linalg or np.interp."""
     kinds = {(node.kind.ns, node.kind.name) for node in graph.all_nodes()}
@@ -962,7 +962,7 @@ def element_source(graph: Graph, passed: list[tuple[int, int]] | None = None) ->
     writer = _ElementWriter()
     body = function_source(writer, graph, "element_fn", "", "", passed)
     loops = any(_LOOP.match(line) for line in writer.lines)
-    return ("import numpy as np\n" + blas_import(graph) + lapack_import(graph) + _PRELUDE
+    return ("import numpy as np\n" + blas_import(graph) + library_imports(graph) + _PRELUDE
             + import_line()
             + _ELEMENT_JIT + "\n\n"
             + ("@element_jit\n" if loops else "@element_jit(vectorise=True)\n") + body)

@@ -30,7 +30,7 @@ from ..ir.graph import Block, Graph, Node, Value
 from ..ir.symbols import prim
 from ..ir.types import FloatType, IntType, ListType, NoneType, TensorType, TupleType
 from .blas import numpy_blas
-from .element_function import _cast, _ElementWriter, blas_import, lapack_import
+from .element_function import _cast, _ElementWriter, blas_import, library_imports
 from .element_helpers import FAST_MAPS, MATH_IMPORTS, MAX_RANK, import_line
 from .element_loops import LOOP_KINDS, SHAPES_CHANGED, Elements, Region, decide, shape_checks
 from .element_support import (
@@ -536,7 +536,7 @@ def stage_source(graph: Graph, name: str, shapes: dict[Value, tuple] | None = No
     writer = _StageWriter(graph, shapes)
     source = function_source(writer, graph, name,
                              "import numpy as np\n" + blas_import(graph)
-                             + lapack_import(graph) + _PRELUDE
+                             + library_imports(graph) + _PRELUDE
                              + "from numba.typed import List\n" + MATH_IMPORTS + import_line()
                              + "\n\n",
                              "@njit(cache=True, boundscheck=True)\n")
