@@ -230,15 +230,30 @@ class _Generator(Emitter):
         self.pend(ScalarPass("", full, outside, total=True), short)
         return short
 
-    def fixed_up(self, node, expr: str, cut: ScalarPass) -> str:
-        """The node's expression ``expr`` for its fix-up ``cut``: each fast text replaced by
-        its exact one (all of ``expr`` where a renderer returns the fast text alone)."""
-        for fast, exact in cut.replaces:
-            if fast not in expr:
-                raise IRError(f"{node.kind}: its renderer's expression lacks the fast form it "
-                              f"asked for ({fast})")
-            expr = expr.replace(fast, exact)
-        return expr
+    def assigned(self, node, name: str, expr: str, dtype: np.dtype) -> tuple[list, str]:
+        """The loop's items computing ``name``, the node's rendered ``expr`` in ``dtype``: its
+        assignment (or a loop of its own), and the fix-up ``pending`` asks for, the expression
+        with each fast text replaced by its exact one (all of it where a renderer returns the
+        fast text alone); and the text of both, whose math modules the kernel imports (the
+        fix-up's test names its limit's: vm.TRIG_LIMIT)."""
+        cut = self.pending
+        slow = None
+        if cut is not None and cut.when is not None:
+            slow = expr
+            for fast, exact in cut.replaces:
+                if fast not in slow:
+                    raise IRError(f"{node.kind}: its renderer's expression lacks the fast form "
+                                  f"it asked for ({fast})")
+                slow = slow.replace(fast, exact)
+        if dtype != BOOL:
+            expr = f"np.{dtype.name}({expr})"
+            slow = slow and f"np.{dtype.name}({slow})"
+        items: list = [ScalarPass(name, expr) if cut is not None and cut.when is None
+                       else f"{name} = {expr}"]
+        if slow is None:
+            return items, expr
+        items.append(ScalarPass(name, slow, cut.when, cut.total))
+        return items, f"{expr} {slow} {cut.when}"
 
     def vectorised(self, name: str) -> str | None:
         return vector_function(name, self.host_forms) if self.fast else None
@@ -338,20 +353,10 @@ class _Generator(Emitter):
         for condition in self.guards:
             self.body.append(f"if {condition}:")
             self.body.append("    status[0] = 1")
-        cut = self.pending
-        slow = self.fixed_up(node, expr, cut) if cut is not None and cut.when is not None \
-            else None
-        if dtype != BOOL:
-            expr = f"np.{dtype.name}({expr})"
-            slow = slow and f"np.{dtype.name}({slow})"
         self.dtypes[name] = dtype
-        if cut is not None and cut.when is None:
-            self.body.append(ScalarPass(name, expr))
-        else:
-            self.body.append(f"{name} = {expr}")
-        if slow is not None:
-            self.body.append(ScalarPass(name, slow, cut.when, cut.total))
-        self.math_used |= math_modules(expr if slow is None else f"{expr} {slow}")
+        items, texts = self.assigned(node, name, expr, dtype)
+        self.body += items
+        self.math_used |= math_modules(texts)
         kinds = [op.kind for op in ops if op.is_tensor]
         kind = "tensor" if "tensor" in kinds else "zero_dim"
         self.values[node.output()] = Operand(name, dtype, kind)

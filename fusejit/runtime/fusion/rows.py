@@ -50,7 +50,7 @@ from ...ir.constants import constant_value
 from ...ir.graph import Graph, Node, Value
 from ...ir.symbols import aten, prim
 from ...ir.types import BoolType, FloatType, IntType, NumberType, TensorType
-from ...oplib.render import BOOL, Operand
+from ...oplib.render import Operand
 from ...passes.reduction_fusion import (
     SCANS,
     VIEWS,
@@ -437,20 +437,8 @@ class RowGenerator(_Generator):
         lines: list = [f"# {name} : {_type_name(dtype)} = {node.kind}({shown})"]
         for condition in self.guards:
             lines += [f"if {condition}:", "    status[0] = 1"]
-        cut = self.pending
-        slow = self.fixed_up(node, expr, cut) if cut is not None and cut.when is not None \
-            else None
-        if dtype != BOOL:
-            expr = f"np.{dtype.name}({expr})"
-            slow = slow and f"np.{dtype.name}({slow})"
-        if cut is not None and cut.when is None:
-            lines.append(ScalarPass(name, expr))
-        else:
-            lines.append(f"{name} = {expr}")
-        if slow is not None:
-            lines.append(ScalarPass(name, slow, cut.when, cut.total))
-        # (a fix-up's test names its limit's module: vm.TRIG_LIMIT, vt.TRIG_LIMIT_F32)
-        texts = expr if slow is None else f"{expr} {slow} {cut.when}"
+        items, texts = self.assigned(node, name, expr, dtype)
+        lines += items
         self.modules |= math_modules(texts)
         self.dtypes[name] = dtype
         self.code[node] = lines
