@@ -294,23 +294,16 @@ def _op_dims(node: Node, out: Value, dims: dict[Value, Dims]) -> Dims | None:
     if name == "linalg_eigvalsh" and x is not None:
         return x[:1]
     if name == "constant_pad_nd" and x is not None and isinstance(_static(node.input(1)), list):
-        # (a padded dimension: its length plus a constant e, at most (k + 1) times the longest
-        # of its members and e, where k times its longest member bounded it)
-        pads = _static(node.input(1))
+        pads = _static(node.input(1))       # (each padded dimension: its length + its pads)
         grown = list(x)
         for k in range(len(pads) // 2):
-            extra, d = pads[2 * k] + pads[2 * k + 1], len(x) - 1 - k
-            if extra and 0 <= d:
-                grown[d] = _counted_by(extra + 1) if not x[d] else frozenset(
-                    m for m in x[d] if m[0] != _TIMES) | {(_CONSTANT, extra),
-                                                          (_TIMES, _times(x[d]) + 1)}
+            d = len(x) - 1 - k
+            if d >= 0:
+                grown[d] = _plus(x[d], pads[2 * k] + pads[2 * k + 1])
         return tuple(grown)
     if name == "diag_embed" and x is not None and len(x) == 1 and \
             type(_static(node.input(1))) is int:
-        # (np.diag(v, k): a square of len(v) + |k|, at most twice the longer of the two)
-        k = abs(_static(node.input(1)))
-        side = x[0] if not k else _counted_by(k + 1) if not x[0] else frozenset(
-            m for m in x[0] if m[0] != _TIMES) | {(_CONSTANT, k), (_TIMES, _times(x[0]) + 1)}
+        side = _plus(x[0], abs(_static(node.input(1))))  # (np.diag(v, k): len(v) + |k|)
         return (side, side)
     if name == "eye":       # (np.eye(n, m) of constant sizes, or of an array's dimensions)
         sizes = [_length(v, dims) for v in node.inputs[:2]]
@@ -329,6 +322,17 @@ def _fixed_join(node: Node, out: Value, dims: dict[Value, Dims]) -> tuple[list, 
         return None
     shapes = [() if _rank(v) == 0 else dims.get(v) for v in items.inputs]
     return None if None in shapes else (shapes, axis)
+
+
+def _plus(axis: frozenset, extra: int) -> frozenset:
+    """A dimension ``extra`` longer than ``axis``: at most (k + 1) times the longest of its
+    members and ``extra``, where k times its longest member bounded ``axis``."""
+    if not extra:
+        return axis
+    if not axis:                        # (a length of 1)
+        return _counted_by(extra + 1)
+    return frozenset(m for m in axis if m[0] != _TIMES) | {(_CONSTANT, extra),
+                                                           (_TIMES, _times(axis) + 1)}
 
 
 def _times(axis: frozenset) -> int:
