@@ -97,18 +97,27 @@ def test_fuse_graph_alone_leaves_them_as_pytorch_does():
     assert _top(graph) == [prim.FusionGroup]
 
 
+def _binary_graph(op: str, dtype):
+    """``aten::<op>(%x, %y)`` of two arrays of ``dtype``."""
+    ty = "Float" if dtype == np.float32 else "Double"
+    return parse_ir(f"""graph(%x : {ty}(*), %y : {ty}(*)):
+  %r : {ty}(*) = aten::{op}(%x, %y)
+  return (%r)
+""")
+
+
+def _every_pair(special, dtype, x_range, y_range, n):
+    """Every pair of ``special`` values, then ``n`` uniform pairs from the two ranges."""
+    x, y = (np.array(v, dtype) for v in zip(*[(a, b) for a in special for b in special]))
+    return (np.concatenate([x, RNG.uniform(*x_range, n).astype(dtype)]),
+            np.concatenate([y, RNG.uniform(*y_range, n).astype(dtype)]))
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_float_floor_division_kernel_is_numpys(dtype):
-    ty = "Float" if dtype == np.float32 else "Double"
-    graph = parse_ir(f"""graph(%x : {ty}(*), %y : {ty}(*)):
-  %q : {ty}(*) = aten::floor_divide(%x, %y)
-  return (%q)
-""")
     special = [0.0, -0.0, 1.0, -1.0, 0.5, -7.25, 3.0, 1e30, -1e-30, np.inf, -np.inf, np.nan]
-    x, y = (np.array(v, dtype) for v in zip(*[(a, b) for a in special for b in special]))
-    x = np.concatenate([x, RNG.uniform(-1e3, 1e3, 500).astype(dtype)])
-    y = np.concatenate([y, RNG.uniform(-9, 9, 500).astype(dtype)])
-    (got,) = FusedKernel(graph)(x, y)
+    x, y = _every_pair(special, dtype, (-1e3, 1e3), (-9, 9), 500)
+    (got,) = FusedKernel(_binary_graph("floor_divide", dtype))(x, y)
     with np.errstate(all="ignore"):
         want = np.floor_divide(x, y)
     assert got.dtype == dtype
@@ -255,17 +264,10 @@ def test_logaddexp_kernel_is_numpys_formula(dtype):
     NumPy's ``npy_logaddexp`` with the vectorisable exp and log1p, so special values (equal
     infinities, NaN, one infinity, signed zeros) are NumPy's exactly and the rest within a few
     ulps (a held-out softplus mean of 300k float64 went 4.6 -> 0.41 ms)."""
-    ty = "Float" if dtype == np.float32 else "Double"
-    graph = parse_ir(f"""graph(%x : {ty}(*), %y : {ty}(*)):
-  %l : {ty}(*) = aten::logaddexp(%x, %y)
-  return (%l)
-""")
     special = [0.0, -0.0, 1.0, -1.0, 30.0, -30.0, 1e-40, 700.0, -745.0, 88.0, np.inf, -np.inf,
                np.nan]
-    x, y = (np.array(v, dtype) for v in zip(*[(a, b) for a in special for b in special]))
-    x = np.concatenate([x, RNG.uniform(-60, 60, 3000).astype(dtype)])
-    y = np.concatenate([y, RNG.uniform(-60, 60, 3000).astype(dtype)])
-    (got,) = FusedKernel(graph)(x, y)
+    x, y = _every_pair(special, dtype, (-60, 60), (-60, 60), 3000)
+    (got,) = FusedKernel(_binary_graph("logaddexp", dtype))(x, y)
     with np.errstate(all="ignore"):
         want = np.logaddexp(x, y)
     assert got.dtype == dtype
