@@ -32,7 +32,7 @@ import numpy as np  # noqa: E402
 
 import fusejit  # noqa: E402
 
-SETS = {"a": "set_a.py", "b": "set_b.py"}
+SETS = {"a": "set_a.py", "b": "set_b.py", "c": "set_c.py", "d": "set_d.py"}
 
 
 def load(name: str):
@@ -98,12 +98,12 @@ def per_call(fn, args: tuple, budget: float = 0.02, rounds: int = 7) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--set", default="all", choices=["a", "b", "all"])
+    parser.add_argument("--set", default="all", choices=[*SETS, "all"])
     parser.add_argument("--only", default="", help="comma-separated program names")
     parser.add_argument("--time", action="store_true", help="time warm calls against NumPy")
     options = parser.parse_args()
     only = set(filter(None, options.only.split(",")))
-    for name in (["a", "b"] if options.set == "all" else [options.set]):
+    for name in (list(SETS) if options.set == "all" else [options.set]):
         counts = {"ok": 0, "refused": 0, "wrong": 0}
         ratios = []
         print(f"set {name}")
