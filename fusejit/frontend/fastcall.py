@@ -127,6 +127,13 @@ def _test(index: int, key: Any, names: dict[str, Any]) -> str | None:
     return None
 
 
+def _array_rank(key: Any) -> int:
+    """The rank an argument key gives an array (0 for other keys)."""
+    if isinstance(key, tuple) and len(key) == 2 and isinstance(key[0], np.dtype):
+        return int(key[1])
+    return 0
+
+
 def fast_call_source(n_positional: int, n_required: int, n_keyword_only: int,
                      signatures: list[tuple[tuple, Any]], names: dict[str, Any]) -> str:
     """The text of ``__call__`` for a function of ``n_positional`` positional parameters (the
@@ -159,6 +166,13 @@ def fast_call_source(n_positional: int, n_required: int, n_keyword_only: int,
         written = getattr(run, "written", None) or ()
         limit = getattr(run, "max_elements", None) if hasattr(run, "fallback") else None
         sizes = [f"a{i}.size <= {int(limit)}" for i in arrays if limit is not None]
+        shaped = [i for i in arrays if _array_rank(key[i]) > 1]
+        if sizes and shaped:
+            # (an argument with a size-1 dimension broadcasts against the others, as the
+            # run's too_big says: the product of the sizes then stays within the limit)
+            flat = " and ".join(f"1 not in a{i}.shape" for i in shaped)
+            product = " * ".join(f"a{i}.size" for i in arrays)
+            sizes.append(f"({flat} or {product} <= {int(limit)})")
         made = getattr(run, "made_elements", None) if sizes else None
         if made is not None:     # (or no array the graph makes bigger than its limit)
             # (``array_bounds``' terms, of the parameters a0...: positions, axes, max; the

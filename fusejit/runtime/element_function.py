@@ -1086,11 +1086,25 @@ def compile_element_graph(graph: Graph, fallback: Callable[..., Any],
     ndarray = np.ndarray
 
     def too_big(args: tuple) -> bool:
-        """Do ``args`` go to ``fallback`` for their size (with a ``max_elements``)?"""
+        """Do ``args`` go to ``fallback`` for their size (with a ``max_elements``)? An
+        argument with a size-1 dimension broadcasts against the others (``t`` of (4000,)
+        times ``w`` of (64, 1): 256000 elements), which ``growth_degree``, typed by ranks,
+        does not see: then the product of the arguments' sizes must stay within the limit,
+        or ``made`` bound it."""
+        flat = True
         for a in args:
-            if type(a) is ndarray and a.size > max_elements:
-                return made is None or made(*args) > bound
-        return False
+            if type(a) is ndarray:
+                if a.size > max_elements:
+                    return made is None or made(*args) > bound
+                if flat and a.ndim > 1 and 1 in a.shape:
+                    flat = False
+        if flat:
+            return False
+        product = 1
+        for a in args:
+            if type(a) is ndarray:
+                product *= a.size
+        return product > max_elements and (made is None or made(*args) > bound)
 
     def run(*args: Any) -> Any:
         if refused or max_elements is not None and too_big(args):

@@ -549,6 +549,31 @@ def test_whole_graph_runs_where_the_arrays_it_makes_are_small(m):
         type(interpreted).__call__ = original
 
 
+def _waves(t, w):
+    return np.cos(w * t).sum(axis=1)
+
+
+@pytest.mark.parametrize("n, m", [(50, 40), (4000, 64)])
+def test_arguments_with_size_1_dimensions_are_held_to_what_they_broadcast_to(n, m):
+    """``t`` of (n,) times ``w`` of (m, 1) makes n * m elements though each argument is within
+    the whole form's limit (its growth degree, typed by ranks, is 1): whole for 2000, the
+    interpreter's fused kernel for 256000 (Numba's NumPy, an op at a time with libm's cos,
+    ran it at 0.6x NumPy), by the fast call and the general path."""
+    t, w = np.linspace(0.0, 20.0, n), np.linspace(0.5, 5.0, m).reshape(m, 1)
+    fn = fusejit.jit(_waves)
+    for _ in range(3):
+        np.testing.assert_allclose(fn(t, w), _waves(t, w), rtol=1e-12)
+    compiled = fn._compiled     # (the interpreter's calls, on every path to it, counted)
+
+    def calls():
+        return sum(timings.calls for timings in compiled._timings.values())
+
+    before = calls()
+    np.testing.assert_allclose(fn(t, w), _waves(t, w), rtol=1e-12)          # (fast call)
+    np.testing.assert_allclose(fn._call_bound((t, w)), _waves(t, w), rtol=1e-12)
+    assert calls() - before == (2 if n * m > 4096 else 0)
+
+
 def _euler(x, v, dt):
     for _ in range(3):
         v = v - dt * x
