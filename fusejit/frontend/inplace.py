@@ -4,6 +4,8 @@ for arrays, as NumPy and TorchScript write them::
     x += 1               aten::add_(%x, %1, %1)        the caller's array is updated
     x[1:] += x[:-1]      aten::add_(slice(%x), aten::clone(slice(%x)))   NumPy reads first
     x[mask] *= 2         x where not mask, x * 2 where it is (masked.store)
+    x[m] -= d[m]         the same, with x - d
+    x[m] /= v            x[m] = x[m] / v: the selection, updated and put back
     n += 1               a number: rebound
 
 NumPy's casting rule holds: ``x op= v`` is refused where the result's dtype does not cast
@@ -22,11 +24,12 @@ from ..ir.symbols import aten
 from . import numpy_lowering
 from .builder import Item, describe, is_tensor, scalar_type_of
 from .lowering import _SYMBOL, NUMPY_BINARY, binary
-from .masked import Masked, mask_among, split_mask
+from .masked import Masked, mask_among, same_mask, split_mask
 from .masked import store as masked_store
+from .masked import values as masked_values
 from .numpy_arrays import is_int_array
 from .numpy_dtypes import dtype_of, numpy_dtype
-from .numpy_lowering import refuse_reversed_target, viewed
+from .numpy_lowering import rank_of, refuse_reversed_target, viewed
 
 
 class InPlaceStatements:
@@ -47,7 +50,10 @@ class InPlaceStatements:
                 return self._masked_update(stmt, base, index)
             at = mask_among(self.b, index)
             if at is not None:      # (x[mask, 1] += v: the mask over the view x[:, 1])
-                return self._masked_update(stmt, *split_mask(self.b, base, index, at, True))
+                # (x[:, mask] op= v: the view transposed, its mask first, for numbers only)
+                moved = any(isinstance(i, slice) for i in index[:at])
+                return self._masked_update(stmt, *split_mask(self.b, base, index, at, True),
+                                           numbers_only=moved)
             items = index if isinstance(index, tuple) else (index,)
             if any(is_int_array(self.b, i) or isinstance(i, slice)
                    and numpy_lowering.negative_step(self.b, i) for i in items):
@@ -123,23 +129,43 @@ class InPlaceStatements:
                                f"the {target} array in place (casting rule 'same_kind'); "
                                f"write x = x {symbol} v for a new array")
 
-    def _masked_update(self, stmt: ast.AugAssign, base: Value, mask: Value) -> None:
-        """``x[mask] += v`` for a number ``v``: ``x[mask] = x[mask] + v`` (``store``)."""
+    def _masked_update(self, stmt: ast.AugAssign, base: Value, mask: Value,
+                       numbers_only: bool = False) -> None:
+        """``x[mask] op= v``: ``x[mask] = x[mask] op v``, as NumPy runs it.
+
+        A number ``v``, or ``y[mask]`` under the same mask with ``y`` of ``x``'s rank for an
+        op defined everywhere (``+ - * & | ^``): the op over all of ``x``, kept where the
+        mask holds (``store``: no selection made, fused with what computes the mask). Any
+        other array (one value per selected element, ``y[other_mask]``, a division that
+        could fail outside the mask): the selection made, updated and put back
+        (``aten::index_put_``, whose error names the counts where they differ)."""
         from .expressions import _BINOPS
 
-        operand = self.eval_value(stmt.value)
+        operand = self.eval_value(stmt.value, masked=True)
         self.at(stmt)
         op = _BINOPS.get(type(stmt.op))
-        if op is None or not (scalar_type_of(operand) is not None
-                              or is_tensor(operand) and operand.type.rank == 0):
-            raise self.b.error("x[mask] op= v takes a number v; for arrays write "
-                               "x = np.where(mask, x op v, x)")
-        updated = binary(self.b, op, base, operand)
+        if op is None or op == "matmul":
+            raise self.unsupported(stmt, f"in-place {type(stmt.op).__name__} of a selection")
+        number = scalar_type_of(operand) is not None or (
+            is_tensor(operand) and operand.type.rank == 0)
+        whole = isinstance(operand, Masked) and op in _EVERYWHERE \
+            and same_mask(operand.mask, mask) and rank_of(operand.array) == rank_of(base)
+        if numbers_only and not number:
+            raise self.b.error("x[:, mask] op= v takes a number v; for arrays write "
+                               "x = np.where(mask, x op v, x) with the mask broadcast")
+        if number or whole:
+            updated = binary(self.b, op, base, operand.array if whole else operand)
+        else:
+            if isinstance(operand, Masked):
+                operand = masked_values(self.b, operand)
+            if not (is_tensor(operand) or scalar_type_of(operand) is not None):
+                raise self.b.error(f"x[mask] op= v: v must be a number or an array, got a "
+                                   f"{describe(operand)}")
+            updated = binary(self.b, op, masked_values(self.b, Masked(base, mask)), operand)
         if not np.can_cast(dtype_of(updated), dtype_of(base), "same_kind"):
             raise self.b.error(f"x[mask] op= v: the result ({dtype_of(updated)}) cannot be "
                                f"cast to the array's dtype ({dtype_of(base)}), as in NumPy")
-        masked_store(self.b, base, mask, Masked(updated, mask))
-
+        masked_store(self.b, base, mask, Masked(updated, mask) if number or whole else updated)
 
     def _indexed_update(self, stmt: ast.AugAssign, base: Value, index: Item) -> None:
         """``x[idx] += v`` with an integer-array index (``counts[a[i]] += 1`` too) or a
@@ -163,3 +189,7 @@ class InPlaceStatements:
 
 
 _INPLACE = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div"}
+
+# The ops ``x[mask] op= y[mask]`` computes over the whole arrays (then keeps where the mask
+# holds): defined for every pair of elements, so the ones outside the mask cannot fail.
+_EVERYWHERE = frozenset({"add", "sub", "mul", "and", "or", "xor"})

@@ -160,6 +160,39 @@ def masked_updates(counts, x):
     return counts, x
 
 
+@case(F64[:, :, 0].copy(), F64[:, :, 1].copy(), (np.arange(20).reshape(4, 5) % 7 - 2).astype(np.int32),
+      F64[:, :, 2] > -0.5)
+def masked_updates_by_arrays(hp, damage, counts, alive):
+    active = (damage > 0) & alive
+    hp[active] -= damage[active]                   # y[mask], the same mask: over the arrays
+    hp[alive] *= 1.0 + damage[alive]
+    counts[alive] += counts[alive]                 # the updated array itself
+    hp[hp < 0] /= damage[hp < 0]                   # a division: the selection, put back
+    counts[counts > 2] //= np.arange(1, 1 + int((counts > 2).sum()), dtype=np.int32)
+    rows = active.any(axis=1)
+    hp[rows, 0] += damage[rows, 1]                 # a mask beside an int: the view's rows
+    return hp, counts
+
+
+@case(F64[:, :, 0].copy(), 2)
+def exits_from_loops_over_tuples(x, n):
+    total = np.zeros_like(x)
+    for i in (-1, 0, 1):
+        for j in (-1, 0, 1):
+            if i == 0 and j == 0:                  # decided while scripting
+                continue
+            total += np.roll(np.roll(x, i, axis=0), j, axis=1)
+    for k, w in enumerate((0.5, 2.0, 4.0)):
+        if total.sum() > n * w:                    # decided when it runs
+            break
+        total = total * w + k
+    for a, b in zip((1, 2, 3), (x, x * 2, x * 3)):
+        if b.max() < a:
+            continue
+        total -= b
+    return total
+
+
 @case(F32, 3)
 def defined_in_the_loop(x, n):
     for k in range(n):
