@@ -19,7 +19,8 @@ statement emitter only ever sees ``for name in range(...)`` and ``while`` loops:
                                         if not ($break or $continue):
                                             b
 
-A loop over a tuple or a Python list known while scripting is unrolled instead.
+A loop over a tuple or a Python list known while scripting is unrolled instead (its
+break/continue lowered the same way, in each copy of the body).
 """
 
 from __future__ import annotations
@@ -186,18 +187,36 @@ class LoopStatements:
             else ast.While(stmt.test, body, [])
         return ast.copy_location(new, stmt), breaks
 
+    def _unrolled_body(self, stmt: ast.For) -> list[ast.stmt]:
+        """The body a loop over a tuple or list repeats for each item: with break/continue
+        lowered to flags, ``$continue`` cleared first, and the whole of it guarded by ``if not
+        $break`` (set False before the loop). A flag known while scripting (``if i == 0:
+        continue`` with i a number of the tuple) leaves out what it skips."""
+        kinds = exit_kinds(stmt.body)
+        if not kinds:
+            return stmt.body
+        self.loop_count += 1
+        flags = {kind: f"${kind.__name__.lower()}{self.loop_count}" for kind in kinds}
+        body = lower_exits(stmt.body, flags, self.unsupported)
+        if ast.Continue in flags:
+            body.insert(0, set_flag(flags[ast.Continue], False, stmt))
+        breaks = flags.get(ast.Break)
+        if breaks is not None:
+            self.at(stmt)
+            self.env[breaks] = False
+            body = [ast.copy_location(ast.If(not_flag(breaks, stmt), body, []), stmt)]
+        return body
+
     def _for_over_zip(self, stmt: ast.For, call: ast.Call, enumerated: bool = False) -> None:
         """``for a, b in zip(xs, ys)`` (``call`` is the zip; ``for i, (a, b) in
         enumerate(zip(xs, ys))`` when ``enumerated``): unrolled over tuples and lists, else
         indexed by ``range(min(len(xs), len(ys)))``."""
         sequences = [self.eval_value(arg) for arg in call.args]
         if all(isinstance(s, (tuple, list)) for s in sequences):
-            if exit_kinds(stmt.body):
-                raise self.unsupported(stmt, "break or continue in a loop over tuples (write "
-                                             "an if around the rest of the body)")
+            body = self._unrolled_body(stmt)
             for i, items in enumerate(zip(*sequences)):
                 self.assign(stmt.target, (i, tuple(items)) if enumerated else tuple(items))
-                self.emit_statements(stmt.body)
+                self.emit_statements(body)
             return
         self.loop_count += 1
         names = [f"$zip{self.loop_count}_{k}" for k in range(len(sequences))]
@@ -235,10 +254,7 @@ class LoopStatements:
         source = stmt.iter.args[0] if is_enumerate(stmt.iter) else stmt.iter
         sequence = self.eval_value(source)
         if isinstance(sequence, (tuple, list)):
-            if exit_kinds(stmt.body):
-                raise self.unsupported(stmt, "break or continue in a loop over a tuple or list "
-                                             "(write an if around the rest of the body, or "
-                                             "stack the items and loop over the rows)")
+            body = self._unrolled_body(stmt)
             for i, item in enumerate(sequence):
                 if is_enumerate(stmt.iter):
                     index_target, target = stmt.target.elts
@@ -246,7 +262,7 @@ class LoopStatements:
                 else:
                     target = stmt.target
                 self.assign(target, item)
-                self.emit_statements(stmt.body)
+                self.emit_statements(body)
             return
         self.at(source)
         if not (is_tensor(sequence) or isinstance(getattr(sequence, "type", None), ListType)):

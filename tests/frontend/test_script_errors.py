@@ -77,12 +77,6 @@ def slicing(x):
     return x[x > 0]
 
 
-def uses_break(x, n: int):
-    for _w in (x, x):
-        break
-    return x
-
-
 def python_object(x):
     return x + ALLOWED
 
@@ -134,7 +128,6 @@ CASES = [
     (star_args, "star-args", "*parts"),
     (bad_keyword, "unexpected keyword argument 'initial'", "np.mean(x, initial=1.0)"),
     (slicing, "data-dependent shape", "x[x > 0]"),
-    (uses_break, "break or continue in a loop over a tuple", "for _w in (x, x):"),
     (python_object, "is a Python set", "ALLOWED"),
     (one_branch_only, "assigned in only one branch", "return y"),
     (recursive, "recursive call", "recursive(x)"),
