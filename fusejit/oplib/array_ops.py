@@ -560,7 +560,17 @@ def _render_logaddexp(cx: Emitter, node, ops: list[Operand], dtype: np.dtype) ->
 _LOGADDEXP = "aten::logaddexp(Tensor self, Tensor other) -> Tensor"
 register(_LOGADDEXP, _logaddexp)
 define("aten::logaddexp", dtype=floating(0, 2), render=_render_logaddexp, extends=(_LOGADDEXP,))
-register("aten::hypot(Tensor self, Tensor other) -> Tensor", _hypot)
+def _render_hypot(cx: Emitter, node, ops: list[Operand], dtype: np.dtype) -> str:
+    """sqrt(x**2 + y**2) without overflow: the vectorisable form (``vecmath.hypot_f32`` and
+    ``hypot_f64``) where the target has one, else C's hypot."""
+    x, y = cx.cast(ops[0], dtype), cx.cast(ops[1], dtype)
+    fast = cx.vectorised(f"hypot_{'f32' if dtype == np.float32 else 'f64'}")
+    return f"{fast}({x}, {y})" if fast is not None else f"math.hypot({x}, {y})"
+
+
+_HYPOT = "aten::hypot(Tensor self, Tensor other) -> Tensor"
+register(_HYPOT, _hypot)
+define("aten::hypot", dtype=floating(0, 2), render=_render_hypot, extends=(_HYPOT,))
 # (runtime/direct.py calls np.cbrt where the array is already float)
 register("fusejit::cbrt(Tensor self) -> Tensor", _cbrt, ufunc=np.cbrt)
 register("fusejit::cbrt_(Tensor(a!) self) -> Tensor(a!)", inplace("cbrt_", _cbrt), pure=False)

@@ -32,8 +32,9 @@ from ..ir.graph import Block, Graph, Node
 from ..ir.symbols import aten, prim
 from ..ir.types import ScalarType, TensorType
 from ..oplib.binary import POW_SPECIAL
-from .graph_fuser import GraphFuser, is_simple_map
+from .graph_fuser import is_simple_map
 from .inplace_fusion import foldable_update
+from .more_maps import JitMapsFuser, jit_map
 from .pass_checks import graph_pass
 from .view_inputs import view_step
 
@@ -42,7 +43,8 @@ from .view_inputs import view_step
 COSTLY = frozenset({
     aten.exp, aten.expm1, aten.log, aten.log1p, aten.log2, aten.log10, aten.sin, aten.cos,
     aten.tan, aten.asin, aten.acos, aten.atan, aten.atan2, aten.sinh, aten.cosh, aten.tanh,
-    aten.sigmoid, aten.erf, aten.erfc, aten.lgamma, aten.sqrt, aten.rsqrt, aten.pow})
+    aten.sigmoid, aten.erf, aten.erfc, aten.lgamma, aten.sqrt, aten.rsqrt, aten.pow,
+    aten.hypot, aten.logaddexp})
 # pow exponents the kernels compute by products or a square root, as NumPy does
 # (``POW_SPECIAL``), and the trivial ones: those stay NumPy's.
 _CHEAP_EXPONENTS = frozenset(POW_SPECIAL) | {0.0, 1.0}
@@ -67,7 +69,7 @@ def costly_map(node: Node) -> bool:
         exponent = constant_value(node.input(1).node)
         if isinstance(exponent, (int, float)) and float(exponent) in _CHEAP_EXPONENTS:
             return False
-    return is_simple_map(node)
+    return jit_map(node)     # (hypot and logaddexp: maps of @fusejit.jit's own fusion)
 
 
 def _feeds_update(node: Node) -> bool:
@@ -82,7 +84,7 @@ def _feeds_update(node: Node) -> bool:
 
 def _fuse_block(block: Block, graph: Graph, top: bool = True) -> bool:
     changed = False
-    fuser = GraphFuser(block, graph)
+    fuser = JitMapsFuser(block, graph)
     for node in list(block.nodes()):
         for sub in node.blocks:
             changed |= _fuse_block(sub, graph, False)

@@ -108,7 +108,9 @@ def computed_from(value: Value, array: Value, depth: int = 8) -> bool:
         all(computed_from(v, array, depth - 1) for v in node.inputs)
 
 
-class _MoreMapsFuser(GraphFuser):
+class JitMapsFuser(GraphFuser):
+    """The fuser taking ``@fusejit.jit``'s maps (``jit_map``) in its block."""
+
     def is_fusable_map(self, node: Node) -> bool:
         if super().is_fusable_map(node):
             return True
@@ -119,7 +121,7 @@ class _MoreMapsFuser(GraphFuser):
 def fuse_more_maps(graph: Graph) -> None:
     """The fuser again, with the maps PyTorch's list leaves out (``is_extra_map``)."""
     if any(is_extra_map(node) for node in graph.all_nodes()):
-        _MoreMapsFuser(graph.block, graph).run()
+        JitMapsFuser(graph.block, graph).run()
         # (fuse_graph's own tail: the fuser leaves size expressions for the shapes of the
         # groups' outputs, which would keep a group's output in use outside it)
         eliminate_common_subexpression(graph)
@@ -127,4 +129,5 @@ def fuse_more_maps(graph: Graph) -> None:
         peephole_optimize_shape_expressions(graph.block)
 
 
-__all__ = ["computed_from", "fuse_more_maps", "is_extra_map", "is_map", "jit_map"]
+__all__ = ["JitMapsFuser", "computed_from", "fuse_more_maps", "is_extra_map", "is_map",
+           "jit_map"]

@@ -196,9 +196,12 @@ def element_cost(layout) -> float:
                 cost += _COST_LONG
             elif node.kind == aten.pow:
                 cost += _COST_ARITHMETIC if _product_pow(node) else _COST_POW
-            elif node.kind in _VEC or node.kind in (aten.atan2, aten.fmod, aten.remainder):
+            elif node.kind in _VEC or node.kind in (aten.atan2, aten.fmod, aten.remainder,
+                                                    aten.hypot):
                 # (float fmod: helpers.fmod_wide, 0.93 ns/element; libm's only on a fix-up)
                 cost += _COST_TRANSCENDENTAL
+            elif node.kind == aten.logaddexp:       # (an exp and a log1p)
+                cost += 2 * _COST_TRANSCENDENTAL
             elif node.kind not in STRUCTURAL:
                 cost += _COST_ARITHMETIC
         layout.element_cost = cost

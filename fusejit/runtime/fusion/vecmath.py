@@ -83,6 +83,10 @@ here (float64 asin, acos, atan, atan2: ``vecinverse``). float32 tan's worst case
 at 62604.2) is a large argument just below the fast range's limit; below 64 it stays under
 2.5 ulp (``vectrig``'s table).
 lgamma: ``veclgamma`` (its own table; computed in a vectorised loop of its own).
+hypot (``hypot_f32``, ``hypot_f64``; not on the fuser's list, ``@fusejit.jit``'s own): 0.500
+ulp for both against long double, 4 x 2^22 random pairs of magnitudes 2^-1000 to 2^1000 and
+the special values (glibc's float64 hypot: 0.566, so 0.5% of results differ from NumPy's;
+float32: NumPy's bits, both computed in float64); 1.2 ns an element against libm's 16.7.
 """
 
 from __future__ import annotations
@@ -747,6 +751,49 @@ def sigmoid_f64(x):
     """1 / (1 + e**-x) for float64: 0 below -709.78, where e**-x overflows, as in the reference
     and in PyTorch (and as ``fastmath.sigmoid_f32``)."""
     return 1.0 / (1.0 + exp_f64(-x))
+
+
+# hypot's scaling: above _HYPOT_HIGH a square could overflow, below _HYPOT_LOW the residual of
+# one would fall below the normal range; by 2**-600 or 2**600 (exact) the larger stays inside.
+_HYPOT_HIGH = 2.0 ** 500
+_HYPOT_LOW = 2.0 ** -450
+_HYPOT_DOWN = 2.0 ** -600
+_HYPOT_UP = 2.0 ** 600
+
+
+@njit(**_BIG)
+def hypot_f64(x, y):
+    """sqrt(x**2 + y**2) for float64 with no overflow or underflow on the way: h, the square
+    root of the sum of squares fused once, corrected by its residual, h - (h**2 - a**2 - b**2)
+    / 2h, the residual exact in fused multiply-adds (C. F. Borges, "An improved algorithm for
+    hypot(a, b)", 2019), a the larger of |x|, |y| and both scaled by a power of two where a is
+    huge or tiny. |x| where y is 0; +inf where either is infinite, a NaN beside it too (C's
+    hypot); NaN where either is otherwise."""
+    ax = abs(x)
+    ay = abs(y)
+    a = ax if ax >= ay else ay
+    b = ay if ax >= ay else ax
+    s = _HYPOT_DOWN if a > _HYPOT_HIGH else (_HYPOT_UP if a < _HYPOT_LOW else 1.0)
+    a = a * s
+    b = b * s
+    h = np.sqrt(_fma(a, a, b * b))
+    hh = h * h
+    aa = a * a
+    residual = _fma(-b, b, hh - aa) + _fma(h, h, -hh) - _fma(a, a, -aa)
+    result = (h - residual / (h + h)) / s
+    result = a / s if b == 0.0 else result
+    return _INF if (ax == _INF) | (ay == _INF) else result
+
+
+@njit(**_BIG)
+def hypot_f32(x, y):
+    """sqrt(x**2 + y**2) for float32, computed in float64, where the squares are exact and
+    their sum and root round far below float32's ulp; +inf where either is infinite, a NaN
+    beside it too (C's hypotf)."""
+    a = _D(x)
+    b = _D(y)
+    result = np.float32(np.sqrt(a * a + b * b))
+    return np.float32(_INF) if (abs(a) == _INF) | (abs(b) == _INF) else result
 
 
 @njit(**_OPTS)
