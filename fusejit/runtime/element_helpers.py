@@ -35,7 +35,7 @@ MAX_RANK = 4
 FAST_MAPS = ("exp", "log", "tanh", "sigmoid", "expm1", "log1p", "log2", "log10", "sinh", "cosh",
              "asin", "acos", "atan")
 # Binary ones (by NumPy's name for the ufunc)
-BINARY_MAPS = {"atan2": "arctan2"}
+BINARY_MAPS = {"atan2": "arctan2", "hypot": "hypot"}
 
 
 
@@ -380,6 +380,33 @@ def _mask_gather(x, mask):
 
 """
 
+# x[mask] = values for a bool mask of x's shape: the elements where it is true, in C order,
+# take the values, one each (or the one value, all); a mask of another shape, or a count of
+# values neither that nor 1, is NumPy's error: raised here, and the call reruns on the
+# interpreter, which raises it
+_MASK_PUT = """@njit(cache=True)
+def _mask_put(x, mask, values):
+    if x.shape != mask.shape:
+        raise IndexError("boolean index did not match indexed array")
+    picks = np.ascontiguousarray(mask).reshape(mask.size)
+    count = 0
+    for i in range(picks.size):
+        if picks[i]:
+            count += 1
+    if values.size != count and values.size != 1:
+        raise ValueError("NumPy boolean array indexing assignment cannot assign")
+    step = 1 if values.size == count else 0
+    k = 0
+    i = 0
+    for index in np.ndindex(x.shape):
+        if picks[i]:
+            x[index] = values[k]
+            k += step
+        i += 1
+
+
+"""
+
 # Integer floor division and remainder of two numbers by a divisor known only when it runs:
 # by 0 the interpreter's error (raised here, and the call reruns there); by -1 the negation
 # (C's INT_MIN / -1 traps) and 0; else Python's floor and the divisor's sign, as NumPy's.
@@ -570,7 +597,8 @@ HELPERS_TEXT = (
     "from fusejit.runtime.element_jit import helper_jit as njit\n"
     "from fusejit.runtime.fusion import rowmath as rm\n" + MATH_IMPORTS + "\n\n"
     + _AXIS_HELPERS + _LIST_HELPERS + _SUM_LEAD + _ACCUMULATE + _CONVOLVE + _UNIQUE
-    + _FLOOR_DIVIDE + _INT_DIVIDE + _ARGSORT_DISTINCT + _MASK_GATHER + _PAIRWISE + _RUNNING
+    + _FLOOR_DIVIDE + _INT_DIVIDE + _ARGSORT_DISTINCT + _MASK_GATHER + _MASK_PUT + _PAIRWISE
+    + _RUNNING
     + "".join(_sum_to_size_helper(i, o) for i in range(1, MAX_RANK + 1)
               for o in range(1, i + 1))
     + _MAP_HELPERS)
