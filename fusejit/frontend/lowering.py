@@ -119,8 +119,10 @@ def _binary(b: IRBuilder, op: str, lhs: Item, rhs: Item, ufunc: Any = None) -> V
         return binary(b, _MIRRORED[op], rhs, lhs)
     if op == "sub":
         return b.emit(aten.add, [b.emit(aten.neg, [rhs]), lhs, 1], what)
-    if op == "div":
-        return b.emit(aten.mul, [b.emit(aten.reciprocal, [rhs]), lhs], what)
+    if op == "div" and b.static(lhs) == 1:
+        return b.emit(aten.reciprocal, [rhs], what)
+    # (c / x: NumPy divides once; the reciprocal times c rounds twice, and 1.0857 / x of
+    # float32 was an ulp off in a quarter of the elements. The number becomes a 0-d array below)
     if op == "pow":
         return b.emit(aten.pow, [lhs, rhs], what)
     # ``10 // a``, ``1.0 % x``: no Scalar-first overloads, so the number becomes a 0-d array

@@ -119,8 +119,8 @@ def scalar_on_left(x):
 
 def test_scalar_on_the_left_uses_torchscript_builtins():
     g = script(scalar_on_left)
-    assert kinds(g) == ["aten::mul", "aten::neg", "aten::add", "aten::reciprocal", "aten::mul",
-                        "aten::pow"]
+    # (1 / x is the reciprocal; c / x another number's one division, NumPy's)
+    assert kinds(g) == ["aten::mul", "aten::neg", "aten::add", "aten::reciprocal", "aten::pow"]
     mul = next(g.nodes().__iter__())
     while mul.kind != "aten::mul":
         mul = mul.next
