@@ -11,7 +11,8 @@ Each dimension of an array the graph makes is a set of argument dimensions, ``(a
 axis)``: the array's dimension is at most the longest of them (broadcasting makes a dimension
 of the operands' equal ones, or of the one that is not 1); the empty set stands for 1. Ops that
 could make a dimension of another length (``reshape`` of a matrix to a vector, ``np.arange(n)``,
-``np.concatenate``, a product of stacked matrices) leave the graph without a bound. A loop's
+``np.concatenate``, a product of stacked matrices) leave the graph without a bound; a length
+that is an int argument itself (``np.zeros(n_steps)``) is bounded by its value. A loop's
 variables take the union of what enters the loop and what each iteration gives back.
 """
 
@@ -22,7 +23,7 @@ from collections.abc import Callable
 
 from ..ir.graph import Block, Graph, Node, Value
 from ..ir.symbols import prim
-from ..ir.types import TensorType
+from ..ir.types import IntType, TensorType
 from .element_helpers import FAST_MAPS
 from .element_support import (
     _ALIASING,
@@ -54,6 +55,8 @@ _UPDATES = frozenset(_INPLACE) | _WRITES | frozenset({"type_as"})
 _ONE: frozenset = frozenset()      # a dimension of length 1
 # The "argument" of a dimension bounded by a number: ``(_CONSTANT, n)`` is at most ``n`` long.
 _CONSTANT = -1
+# ``(_NUMBER, i)``: at most as long as the int argument ``i`` (``np.zeros(n_steps)``).
+_NUMBER = -3
 # A dimension holding ``(_TIMES, k)`` is at most ``k`` times as long as the longest of its
 # other members (a concatenation along it: the sum of its parts' lengths).
 _TIMES = -2
@@ -425,8 +428,11 @@ def _counted(node: Node, dims: dict[Value, Dims]) -> Dims | None:
 
 def _dimension(value: Value, dims: dict[Value, Dims]) -> frozenset | None:
     """The dimension an int is the length of, where it is ``x.shape[d]`` of an array whose
-    dimensions are known; else None."""
+    dimensions are known, or an int argument of the graph itself; else None."""
     source = value.node
+    if source.kind == prim.Param and source.owning_block is not None and \
+            source.owning_block.owning_node is None and isinstance(value.type, IntType):
+        return frozenset({(_NUMBER, source.outputs.index(value))})
     if source.kind != "aten::size" or len(source.inputs) != 2:
         return None
     x = dims.get(source.input(0))
@@ -447,10 +453,8 @@ def _sized(sizes: Value, dims: dict[Value, Dims]) -> Dims | None:
         return None
     shape = []
     for item in node.inputs:
-        if item.node.kind == "aten::size" and len(item.node.inputs) == 2:
-            length = _dimension(item, dims)
-            if length is None:
-                return None
+        length = _dimension(item, dims)
+        if length is not None:
             shape.append(length)
         elif _static(item) in (0, 1) and not isinstance(_static(item), bool):
             shape.append(_ONE)
@@ -492,8 +496,10 @@ def _is_array(value: Value) -> bool:
 
 
 def _size_text(i: int, d: int) -> str:
-    """The text of one dimension's bound: argument ``i``'s axis ``d``, or the number ``d``
-    (``_CONSTANT``)."""
+    """The text of one dimension's bound: argument ``i``'s axis ``d``, the number ``d``
+    (``_CONSTANT``), or the int argument ``d`` (``_NUMBER``)."""
+    if i == _NUMBER:
+        return f"a{int(d)}"
     return str(int(d)) if i == _CONSTANT else f"a{int(i)}.shape[{int(d)}]"
 
 
@@ -518,8 +524,8 @@ def _bound_function(made: set[Dims]) -> Callable[..., int]:
             terms.update(dict.fromkeys(_size_text(i, d) for i, d in sorted(next(iter(shape)))))
         else:
             terms[products[-1]] = None
-    arguments = sorted({i for shape in made for axis in shape for i, _ in axis
-                        if i not in (_CONSTANT, _TIMES)})
+    arguments = sorted({d if i == _NUMBER else i for shape in made for axis in shape
+                        for i, d in axis if i not in (_CONSTANT, _TIMES)})
     params = "".join(f"a{i}, " for i in range(max(arguments, default=-1) + 1))
     # (a product of sizes is never negative: max only to choose among several)
     body = (products[0] if len(products) == 1 else f"max({', '.join(products)})") \

@@ -57,6 +57,7 @@ from .element_support import (
     is_element_graph,
     list_element,
     masked_gather,
+    masked_put,
     raises_before_writes,
     writes_into,
     written_arguments,
@@ -211,6 +212,12 @@ class _ElementWriter(_Writer):
     def _index_put_(self, node: Node, out: Value, depth: int) -> None:
         x, values = node.input(0), node.input(2)
         dtype, accumulate = _dtype(x), bool(_static(node.input(3)))
+        if masked_put(node):    # (x[mask] = values: a copy in x's dtype, written in order)
+            mask = node.input(1).node.input(0)
+            self.emit(depth, f"_mask_put({self.name(x)}, {self.name(mask)}, "
+                             f"{self.name(values)}.astype({_np(dtype)}))")
+            self.exprs[out] = self.name(x)
+            return
         walk = self._indexed(node, depth)
         value = _cast(self.name(values), dtype)
         if _rank(values):   # (a copy in x's dtype: it may be a view of x itself)

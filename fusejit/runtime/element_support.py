@@ -79,7 +79,8 @@ def _known(value: Value) -> bool:
     if isinstance(t, ListType):
         return isinstance(t.elem, IntType) or _joined_list(value) or _appended_list(value) \
             or _chunked_list(value) or index_list(value) is not None or (
-                len(value.uses) == 1 and masked_gather(value.uses[0].user))
+                bool(value.uses) and all(masked_gather(use.user) or masked_put(use.user)
+                                         for use in value.uses))
     return isinstance(t, TensorType) and t.scalar_type is not None and t.rank is not None
 
 
@@ -173,18 +174,44 @@ def index_list(value: Value) -> tuple[int, list[Value]] | None:
     return p, indices
 
 
+def _mask_list(value: Value) -> bool:
+    """Is the index list ``value`` read only as the index of ``aten::index`` and
+    ``aten::index_put_`` nodes (one, or several by one mask that common subexpression
+    elimination joined: ``y[m] = x[m]``)?"""
+    return bool(value.uses) and all(
+        use.offset == 1 and use.user.kind in ("aten::index", "aten::index_put_")
+        for use in value.uses)
+
+
 def masked_gather(node: Node) -> bool:
     """Is ``node`` ``x[mask]``: an ``aten::index`` by one bool array of ``x``'s rank (the
-    elements where it is true, in C order), whose list only it reads?"""
+    elements where it is true, in C order), whose list only such nodes read?"""
     if node.kind != "aten::index":
         return False
     items = node.input(1).node
-    if items.kind != prim.ListConstruct or len(items.inputs) != 1 or len(
-            node.input(1).uses) != 1:
+    if items.kind != prim.ListConstruct or len(items.inputs) != 1 or not _mask_list(
+            node.input(1)):
         return False
     mask, x = items.input(0), node.input(0)
     return isinstance(mask.type, TensorType) and _dtype(mask) is not None and \
         _dtype(mask).kind == "b" and (_rank(x) or 0) >= 1 and _rank(mask) == _rank(x)
+
+
+def masked_put(node: Node) -> bool:
+    """Is ``node`` ``x[mask] = values``: an ``aten::index_put_`` by one bool array of ``x``'s
+    rank, not accumulating, whose list only such nodes read, of a vector of values?"""
+    if node.kind != "aten::index_put_" or _static(node.input(3)) is not False:
+        return False
+    items = node.input(1).node
+    if items.kind != prim.ListConstruct or len(items.inputs) != 1 or not _mask_list(
+            node.input(1)):
+        return False
+    mask, x, values = items.input(0), node.input(0), node.input(2)
+    return isinstance(mask.type, TensorType) and _dtype(mask) is not None and \
+        _dtype(mask).kind == "b" and (_rank(x) or 0) >= 1 and _rank(mask) == _rank(x) and \
+        isinstance(values.type, TensorType) and _rank(values) == 1 and \
+        _dtype(values) is not None and _dtype(x) is not None and \
+        np.can_cast(_dtype(values), _dtype(x), "same_kind")
 
 
 def list_element(value: Value) -> tuple[np.dtype, int]:
@@ -425,6 +452,8 @@ def _supported_op(node: Node, arguments: set) -> bool:
                    for v in node.inputs[1:3])
     if name == "index" and masked_gather(node):
         return True
+    if name == "index_put_" and masked_put(node):
+        return _writable(node.input(0), arguments)
     if name in ("index", "index_put_"):
         return _indexing_supported(node, arguments)
     if name == "ufunc_at_":     # (np.maximum.at(out, idx, v) ...: index_put_'s walk)
@@ -505,10 +534,10 @@ def _supported_op(node: Node, arguments: set) -> bool:
             and _rank(b) in (1, 2)
     if name == "pow":   # (floats by a number; integers by a constant 0 to 4, as products)
         exponent, kind = _static(node.input(1)), _dtype(node.output(0)).kind
-        if kind == "f" and (_rank(node.input(1)) or 0) > 0:
-            return True         # (by an array of exponents: C's pow, as NumPy's)
-        return not isinstance(node.input(1).type, TensorType) and (kind == "f" or (
-            kind in "iu" and type(exponent) is int and 0 <= exponent <= 4))
+        if kind == "f":
+            return True         # (by an array of exponents, or a 0-d one: C's pow, as NumPy's)
+        return not isinstance(node.input(1).type, TensorType) and (
+            kind in "iu" and type(exponent) is int and 0 <= exponent <= 4)
     if name in _ARITHMETIC:
         if arrays and (name not in _ARRAY_SAFE or _dtype(node.outputs[0]).name == "bool"
                        and name not in _PREDICATES):

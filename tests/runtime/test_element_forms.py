@@ -484,3 +484,31 @@ def test_boolean_masks_of_the_arrays_shape_pick_in_c_order():
     for _ in range(3):     # (a mask of another length: the graph checks it, NumPy's message)
         with pytest.raises(fusejit.errors.JITException, match="boolean index did not match"):
             f(x, x[:10] > 0)
+
+
+def masked_writes(x, v, hit, k):
+    out = np.full(x.shape, np.nan)
+    out[hit] = x[hit] * k              # (x[mask] = values: the picked elements, in C order)
+    x[hit] += v[hit] / k               # (the selection updated and put back)
+    v[v > 0] = v[v < 0][:1].sum() + v[v > 0]      # (one mask twice: a list CSE joins)
+    return out, x, v, 10.0 ** (x.sum() / 400.0)   # (a number to a 0-d power)
+
+
+def test_boolean_mask_writes_put_values_in_c_order():
+    x, v = RNG.standard_normal((4, 5)), RNG.standard_normal((4, 5))
+    hit = RNG.random((4, 5)) > 0.5
+    compiled = compiled_whole(masked_writes, x, v, hit, 3.0)
+    for args in [(x, v, hit), (x.T, v.T, hit.T), (x[:0], v[:0], hit[:0])]:
+        mine = tuple(a.copy() for a in args)
+        theirs = tuple(a.copy() for a in args)
+        _same(compiled(*mine, 3.0), masked_writes(*theirs, 3.0))
+        _same(mine, theirs)
+
+    def too_many(x, hit, values):
+        x[hit] = values
+        return x
+
+    f = fusejit.jit(too_many)
+    for _ in range(3):     # (a count of values that is not the mask's: NumPy's own error)
+        with pytest.raises(fusejit.errors.FusejitError, match="cannot assign"):
+            f(x.copy(), hit, np.ones(int(hit.sum()) + 1))

@@ -134,7 +134,9 @@ def test_made_elements_follow_index_shapes_and_counted_ranges():
     args = args[:3] + (big_rows,) + args[4:]
     assert bound(*args) == 100 * 6      # X[rows]: a row per index
     labels = np.zeros(50, np.int64)
-    assert made_elements(scripted(one_hot, labels, 3)) is None   # (k: any number)
+    # (k: an int argument, which bounds its dimension by its value)
+    assert made_elements(scripted(one_hot, labels, 3))(labels, 3) == 50 * 3
+    assert made_elements(scripted(one_hot, labels, 3))(labels, 7) == 50 * 7
 
     def ranks(x):
         return x[np.arange(x.shape[0])] * 2.0
