@@ -57,6 +57,9 @@ _ONE: frozenset = frozenset()      # a dimension of length 1
 _CONSTANT = -1
 # ``(_NUMBER, i)``: at most as long as the int argument ``i`` (``np.zeros(n_steps)``).
 _NUMBER = -3
+# ``(_FLAT, dims)``: at most as long as an array of the dimensions ``dims`` has elements
+# (``x[mask]`` of a matrix and a mask of its shape: a vector of at most x.size).
+_FLAT = -4
 # A dimension holding ``(_TIMES, k)`` is at most ``k`` times as long as the longest of its
 # other members (a concatenation along it: the sum of its parts' lengths).
 _TIMES = -2
@@ -199,8 +202,10 @@ def _op_dims(node: Node, out: Value, dims: dict[Value, Dims]) -> Dims | None:
     if x is None and node.inputs and isinstance(node.input(0).type, TensorType) and \
             _rank(node.input(0)) == 0:
         x = ()      # (a 0-d array: no dimensions; np.asarray(t)[None] is one element)
-    if name == "index" and masked_gather(node):     # (no more than a vector's elements)
-        return x if x is not None and len(x) == 1 else None
+    if name == "index" and masked_gather(node):     # (no more than x's elements)
+        if x is None:
+            return None
+        return x if len(x) == 1 else (frozenset({(_FLAT, x)}),)
     if name == "index":     # (x[:, rows, cols]: the indices' broadcast shape in their place)
         listed = index_list(node.input(1))
         if x is None or listed is None:
@@ -495,12 +500,41 @@ def _is_array(value: Value) -> bool:
     return isinstance(value.type, TensorType) and bool(_rank(value))
 
 
-def _size_text(i: int, d: int) -> str:
+def _size_text(i: int, d) -> str:
     """The text of one dimension's bound: argument ``i``'s axis ``d``, the number ``d``
-    (``_CONSTANT``), or the int argument ``d`` (``_NUMBER``)."""
+    (``_CONSTANT``), the int argument ``d`` (``_NUMBER``), or the elements of an array of
+    the dimensions ``d`` (``_FLAT``)."""
     if i == _NUMBER:
         return f"a{int(d)}"
+    if i == _FLAT:
+        return f"({' * '.join(_axis_text(axis) or '1' for axis in d)})"
     return str(int(d)) if i == _CONSTANT else f"a{int(i)}.shape[{int(d)}]"
+
+
+def _axis_text(axis: frozenset) -> str:
+    """The text of a dimension's bound: the longest of its members, times its multiple
+    (empty for a dimension of length 1)."""
+    sizes = [_size_text(i, d) for i, d in sorted(axis, key=repr) if i != _TIMES]
+    times = _times(axis)
+    if len(sizes) > 1:
+        sizes = [f"max({', '.join(sizes)})"]
+    if times > 1:
+        sizes = [f"{times} * {sizes[0]}" if sizes else str(times)]
+    return sizes[0] if sizes else ""
+
+
+def _arguments(axis: frozenset) -> set[int]:
+    """The positions of the arguments a dimension's bound reads."""
+    found = set()
+    for i, d in axis:
+        if i == _NUMBER:
+            found.add(d)
+        elif i == _FLAT:
+            for inner in d:
+                found |= _arguments(inner)
+        elif i not in (_CONSTANT, _TIMES):
+            found.add(i)
+    return found
 
 
 def _bound_function(made: set[Dims]) -> Callable[..., int]:
@@ -509,23 +543,15 @@ def _bound_function(made: set[Dims]) -> Callable[..., int]:
     products = []
     terms: dict[str, None] = {}     # (what the most is the most of: a size each, in order)
     for shape in sorted(made, key=repr):
-        factors = []
-        for axis in shape:
-            sizes = [_size_text(i, d) for i, d in sorted(axis) if i != _TIMES]
-            times = _times(axis)
-            if len(sizes) > 1:
-                sizes = [f"max({', '.join(sizes)})"]
-            if times > 1:
-                sizes = [f"{times} * {sizes[0]}" if sizes else str(times)]
-            factors += sizes
+        factors = [text for text in map(_axis_text, shape) if text]
         products.append(" * ".join(factors) or "1")
         if len(factors) == 1 and len(shape) == 1 and _times(shape[0]) == 1:
             # (one axis: its sizes, each a term)
-            terms.update(dict.fromkeys(_size_text(i, d) for i, d in sorted(next(iter(shape)))))
+            terms.update(dict.fromkeys(_size_text(i, d)
+                                       for i, d in sorted(shape[0], key=repr)))
         else:
             terms[products[-1]] = None
-    arguments = sorted({d if i == _NUMBER else i for shape in made for axis in shape
-                        for i, d in axis if i not in (_CONSTANT, _TIMES)})
+    arguments = sorted(set().union(*(_arguments(axis) for shape in made for axis in shape)))
     params = "".join(f"a{i}, " for i in range(max(arguments, default=-1) + 1))
     # (a product of sizes is never negative: max only to choose among several)
     body = (products[0] if len(products) == 1 else f"max({', '.join(products)})") \

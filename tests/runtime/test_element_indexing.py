@@ -142,6 +142,12 @@ def test_made_elements_follow_index_shapes_and_counted_ranges():
         return x[np.arange(x.shape[0])] * 2.0
     assert made_elements(scripted(ranks, labels))(labels) == 50
 
+    def picked(x, y):
+        return -x[x > 0], y[y < 1] * 2.0     # (a matrix's mask: at most its elements)
+    x, y = np.ones((6, 7)), np.ones((2, 3, 4))
+    assert made_elements(scripted(picked, x, y))(x, y) == 6 * 7
+    assert made_elements(scripted(picked, x, y))(x[:2], np.ones((5, 5, 5))) == 125
+
 
 def test_a_slice_with_constant_bounds_bounds_its_dimension_by_their_count():
     """``pts[:3]`` has at most 3 rows whatever ``pts`` has: the distances of 40 points to
