@@ -58,15 +58,15 @@ _VIEWS = frozenset({aten.slice, aten.select, aten.unsqueeze, aten.squeeze, aten.
 
 @graph_pass
 def fuse_inplace_updates(graph: Graph) -> bool:
-    """Fold each ``x op= <FusionGroup output>`` of ``graph``'s top block into the group (see
-    the module docstring); True if any was."""
+    """Fold each ``x op= <FusionGroup output>`` of ``graph`` (its loops' and branches' blocks
+    too: a time step's update) into the group (see the module docstring); True if any was."""
     changed = False
-    for node in list(graph.block.nodes()):
+    for node in list(graph.all_nodes()):
         group = _foldable_group(node)
         if group is not None:
             _fold(node, group)
             changed = True
-    for node in list(graph.block.nodes()):
+    for node in list(graph.all_nodes()):
         group = _scalar_update_group(node)
         if group is not None:
             _fold_scalar(node, group)

@@ -359,3 +359,30 @@ def test_masked_stores_write_where_numpy_writes(fn, make, monkeypatch):
         fn(*want_args)
         np.testing.assert_array_equal(args[0], want_args[0])
     assert stores and all(stores)
+
+
+def stepped(x, v, dt, n):
+    for _ in range(n):
+        x += v * dt + 1.0
+        v *= 0.99
+    return x, v
+
+
+def test_updates_inside_a_loop_join_their_groups():
+    """A time step's ``x += <expression>`` is one kernel writing into ``x`` too (the loop's
+    body was left two passes: the group's new array, then NumPy's add_); the caller's arrays
+    end as NumPy leaves them, and ``kernel_source`` shows the update's kernel."""
+    compiled = fusejit.jit(stepped)
+    x, v = np.random.default_rng(2).random((2, 5000))
+    graph = compiled.graph_for(x, v, 0.1, 3)
+    loop = next(n for n in graph.block.nodes() if n.kind == prim.Loop)
+    body = list(loop.blocks[0].nodes())
+    assert aten.add_ not in [n.kind for n in body]
+    assert any(n.kind == prim.FusionGroup and n.has_attribute("written_into") for n in body)
+    mine, theirs = (x.copy(), v.copy()), (x.copy(), v.copy())
+    for _ in range(2):
+        got, want = compiled(*mine, 0.1, 3), stepped(*theirs, 0.1, 3)
+        assert got[0] is mine[0] and got[1] is mine[1]
+        np.testing.assert_array_equal(got[0], want[0])
+        np.testing.assert_array_equal(got[1], want[1])
+    assert "# kernel 0" in str(fusejit.kernel_source(compiled, x, v, 0.1, 3))

@@ -56,6 +56,10 @@ class WrittenInto:
             n.kind in _CHEAP for n in subgraph.block.nodes())
         self.masked, self.value_at = _masked_store(subgraph, self.index, kernel)
 
+    def source(self, *inputs) -> str:
+        """The generated source of the kernel computing the update (``kernel_source``)."""
+        return self.kernel.source(*inputs)
+
     def uncompiled(self, *inputs) -> list:
         """``FusedKernel.uncompiled`` of a call of this one."""
         kernel = self.masked if self.masked is not None else self.kernel
