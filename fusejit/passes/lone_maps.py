@@ -82,13 +82,13 @@ def _feeds_update(node: Node) -> bool:
     return use.offset == 1 and foldable_update(use.user) and is_simple_map(node)
 
 
-def _fuse_block(block: Block, graph: Graph, top: bool = True) -> bool:
+def _fuse_block(block: Block, graph: Graph) -> bool:
     changed = False
     fuser = JitMapsFuser(block, graph)
     for node in list(block.nodes()):
         for sub in node.blocks:
-            changed |= _fuse_block(sub, graph, False)
-        if (costly_map(node) or top and _feeds_update(node) or _reads_views(node)) \
+            changed |= _fuse_block(sub, graph)
+        if (costly_map(node) or _feeds_update(node) or _reads_views(node)) \
                 and fuser.is_fusable(node):
             fuser.create_singleton_fusion_group(node)
             changed = True
@@ -105,7 +105,7 @@ def _reads_views(node: Node) -> bool:
 @graph_pass
 def fuse_lone_maps(graph: Graph) -> bool:
     """Give each lone costly map (``COSTLY``, on float tensors), each lone map that an
-    in-place update of the graph's top block takes (``_feeds_update``) and each lone map of
+    in-place update takes (``_feeds_update``, in a loop's body too) and each lone map of
     views (``_reads_views``) a fusion group of its own; whether any changed."""
     return _fuse_block(graph.block, graph)
 

@@ -386,3 +386,21 @@ def test_updates_inside_a_loop_join_their_groups():
         np.testing.assert_array_equal(got[0], want[0])
         np.testing.assert_array_equal(got[1], want[1])
     assert "# kernel 0" in str(fusejit.kernel_source(compiled, x, v, 0.1, 3))
+
+
+def fall(y, vy, dt, n):
+    for _ in range(n):
+        y += vy * dt            # (a lone multiplication: cheap alone, one pass with the add)
+    return y
+
+
+def test_a_lone_map_an_update_in_a_loop_takes_joins_it():
+    compiled = fusejit.jit(fall)
+    y, vy = np.random.default_rng(3).random((2, 5000))
+    graph = compiled.graph_for(y, vy, 0.01, 4)
+    loop = next(n for n in graph.block.nodes() if n.kind == prim.Loop)
+    kinds = [n.kind for n in loop.blocks[0].nodes()]
+    assert aten.mul not in kinds and aten.add_ not in kinds
+    mine, theirs = y.copy(), y.copy()
+    np.testing.assert_array_equal(compiled(mine, vy, 0.01, 4), fall(theirs, vy, 0.01, 4))
+    np.testing.assert_array_equal(mine, theirs)
