@@ -553,7 +553,10 @@ for _name, _fn in BITWISE.items():
 # -- in-place forms: compute out of place, check the cast, write through (views included) --------
 
 def _copy_(self: np.ndarray, src: np.ndarray, non_blocking: bool = False) -> np.ndarray:
-    np.copyto(self, np.broadcast_to(src, self.shape), casting="unsafe")
+    # (a source of the target's shape needs no broadcast view: ~2 us a call less, in a time
+    # step's masked store)
+    same = type(src) is np.ndarray and src.shape == self.shape
+    np.copyto(self, src if same else np.broadcast_to(src, self.shape), casting="unsafe")
     return self
 
 
