@@ -63,7 +63,8 @@ def fuse_inplace_updates(graph: Graph) -> bool:
     changed = False
     for node in list(graph.all_nodes()):
         group = _foldable_group(node)
-        if group is not None:
+        if group is not None and (node.owning_block is graph.block
+                                  or not _reads_elsewhere(group, node.input(0))):
             _fold(node, group)
             changed = True
     for node in list(graph.all_nodes()):
@@ -112,6 +113,23 @@ def _foldable_group(node: Node) -> Node | None:
             return None
         between = between.next
     return group
+
+
+def _viewed(value: Value) -> Value:
+    """The array ``value`` is a view of (through ``_VIEWS``)."""
+    while value.node.kind in _VIEWS:
+        value = value.node.input(0)
+    return value
+
+
+def _reads_elsewhere(group: Node, target: Value) -> bool:
+    """Does ``group`` read another view of ``target``'s array (a stencil, ``u[1:-1] +=
+    f(u[2:], u[:-2])``)? The runtime then always computes into a new array and copies it in:
+    in a loop's body, each step (a 1-d heat equation ran 12 or 17 ms a call by the machine's
+    load, against 12 with NumPy's add_), so such an update stays NumPy's there."""
+    base = _viewed(target)
+    return any(v is not target and isinstance(v.type, TensorType) and _viewed(v) is base
+               for v in group.inputs)
 
 
 def _compute_update(subgraph: Graph, node: Node, operands: list[Value]) -> None:

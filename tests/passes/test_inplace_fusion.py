@@ -404,3 +404,22 @@ def test_a_lone_map_an_update_in_a_loop_takes_joins_it():
     mine, theirs = y.copy(), y.copy()
     np.testing.assert_array_equal(compiled(mine, vy, 0.01, 4), fall(theirs, vy, 0.01, 4))
     np.testing.assert_array_equal(mine, theirs)
+
+
+def stencil(u, a, n):
+    for _ in range(n):
+        u[1:-1] += a * (u[2:] - 2.0 * u[1:-1] + u[:-2])
+    return u
+
+
+def test_a_stencil_update_in_a_loop_stays_numpys():
+    """An update whose group reads other views of the array (``u[2:]``, ``u[:-2]``) would
+    always be computed into a new array and copied in at run time: in a loop it stays the
+    group's new array and NumPy's add_. NumPy's values either way."""
+    compiled = fusejit.jit(stencil)
+    u = np.random.default_rng(4).random(5000)
+    loop = next(n for n in compiled.graph_for(u, 0.2, 3).block.nodes() if n.kind == prim.Loop)
+    assert aten.add_ in [n.kind for n in loop.blocks[0].nodes()]
+    mine, theirs = u.copy(), u.copy()
+    np.testing.assert_array_equal(compiled(mine, 0.2, 3), stencil(theirs, 0.2, 3))
+    np.testing.assert_array_equal(mine, theirs)
