@@ -1,16 +1,19 @@
-"""Programs written by people who did not know fusejit (``benchmarks/stranger_sets/``: two
-helpers were asked for everyday NumPy the way users write it, and were not shown fusejit),
-run through ``fusejit.jit`` and compared with NumPy; with ``--time``, warm calls timed against
-NumPy eager in the same process.
+"""Programs written by people who did not know fusejit (``benchmarks/stranger_sets/``:
+helpers were asked for NumPy the way users write it, and were not shown fusejit: sets A and
+B everyday programs, C elementwise-heavy ones, D everyday ones of other domains, E
+elementwise chains, time-stepping loops and small broadcasts), run through ``fusejit.jit``
+and compared with NumPy; with ``--time``, warm calls timed against NumPy eager in the same
+process.
 
-    python benchmarks/stranger_sets.py [--set a|b|all] [--only NAME,...] [--time]
+    python benchmarks/stranger_sets.py [--set a|b|c|d|e|all] [--only NAME,...] [--time]
 
 Each program is called three times (the interpreter, then the compiled forms), and its
 results are compared with NumPy's: dtype and shape, integers and bools exactly, float64 to
 a relative 1e-9 and float32 to 1e-4 of the largest value. A line per program: ``ok`` (with
 ``--time``: microseconds a call for NumPy and fusejit, and NumPy's time over fusejit's, > 1:
 fusejit is faster; the better of two medians of 7 rounds of calls filling ~20 ms),
-``REFUSED`` with the error's first line, or ``WRONG`` with what differs; then the counts, the
+``REFUSED`` with the error's first line, or ``WRONG`` with what differs (for values: how many
+elements, and the largest relative difference); then the counts, the
 number below NumPy and the median ratio. ``FUSEJIT_TIERING=0`` is set: steady state. The
 machine is shared and noisy: compare ratios of one run.
 """
@@ -64,7 +67,13 @@ def differs(got, want) -> str | None:
             finite = np.isfinite(b)
             scale = float(np.abs(b[finite]).max()) if finite.any() else 1.0
             if not np.allclose(a, b, rtol=tol, atol=tol * max(1.0, scale), equal_nan=True):
-                return "values"
+                both = np.isfinite(a) & np.isfinite(b)
+                if not np.array_equal(np.isfinite(a), np.isfinite(b)) or not both.any():
+                    return "values (not finite where NumPy's are, or the other way)"
+                gap = np.abs(a[both].astype(np.float64) - b[both]) / np.maximum(
+                    np.abs(b[both].astype(np.float64)), np.finfo(b.dtype).tiny)
+                return f"values ({int(np.sum(gap > tol))} of {b.size} beyond the tolerance; " \
+                       f"largest relative difference {gap.max():.2g})"
         elif not np.array_equal(a, b):
             return "values"
     return None
