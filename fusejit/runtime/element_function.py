@@ -64,6 +64,29 @@ from .element_support import (
 )
 from .scalar_function import _CALLS, _INFIX, _PRELUDE, _literal, _Writer, function_source
 
+# Ops whose result the writer always computes into a new array (never a view of an operand).
+_FRESH = frozenset({"where", "add", "sub", "mul", "div", "neg"})
+
+
+def _masked_store(node: Node) -> tuple[Value, Value] | None:
+    """``(mask, v)`` where ``node`` is ``x[...] = np.where(mask, v, x)``: an ``aten::copy_``
+    into an array ``x`` of the where, read by nothing else, of a bool mask of x's rank and
+    of values ``v`` of x's dtype (an array, or a number or 0-d value cast to it); else None."""
+    if node.kind != "aten::copy_" or not _rank(node.input(0)):
+        return None
+    target, value = node.input(0), node.input(1)
+    where = value.node
+    if where.kind != "aten::where" or len(value.uses) != 1 or where.input(2) is not target:
+        return None
+    mask, v = where.input(0), where.input(1)
+    if _dtype(mask) != np.dtype(np.bool_) or _rank(mask) != _rank(target) or \
+            _dtype(value) != _dtype(target):
+        return None
+    if _rank(v):
+        return (mask, v) if _dtype(v) == _dtype(target) else None
+    return (mask, v) if isinstance(v.type, TensorType) or _dtype(target).kind in "fiu" \
+        else None
+
 
 class _Indexing(NamedTuple):
     """The walk of an indexing node (``_ElementWriter._indexed``): nested loop headers, the
@@ -248,11 +271,25 @@ class _ElementWriter(_Writer):
     def _copy_(self, node: Node, out: Value, depth: int) -> None:
         target, value = node.input(0), node.input(1)
         name, dtype = self.name(target), _dtype(target)
+        store = _masked_store(node)
+        if store is not None:     # (x[...] = np.where(mask, v, x): x[mask] = v, in one pass)
+            mask, v = store
+            if _rank(v):
+                self.emit(depth, f"_masked_copy({name}, {self.name(mask)}, {self.name(v)})")
+            else:
+                self.emit(depth, f"_masked_fill({name}, {self.name(mask)}, "
+                                 f"{_cast(self.name(v), dtype)})")
+            self.exprs[out] = name
+            return
         if _rank(target) == 0:  # an element: ``base[i]``
             self.emit(depth, f"{name} = {_cast(self.name(value), dtype)}")
         elif _rank(value) not in (None, 0):
-            # astype copies: the source may overlap the target (x[1:] = x[:-1])
-            self.emit(depth, f"{name}[...] = {self.name(value)}.astype({_np(dtype)})")
+            # astype copies: the source may overlap the target (x[1:] = x[:-1]); a new array
+            # of the target's dtype (np.where's, a sum's: x[m] = v[m] in a loop) cannot
+            fresh = value.node.kind.ns == "aten" and value.node.kind.name in _FRESH and \
+                _dtype(value) == dtype
+            self.emit(depth, f"{name}[...] = {self.name(value)}"
+                             + ("" if fresh else f".astype({_np(dtype)})"))
         else:
             self.emit(depth, f"{name}[...] = {_cast(self.name(value), dtype)}")
         self.exprs[out] = name
@@ -418,6 +455,8 @@ class _ElementWriter(_Writer):
     def _where(self, node: Node, out: Value, depth: int) -> None:
         c, x, y = node.inputs
         dtype = _dtype(out)
+        if len(out.uses) == 1 and _masked_store(out.uses[0].user) is not None:
+            return      # (written by the copy_ it feeds: _masked_copy)
         self.assign(out, f"np.where({self.name(c)}, {self.operand(x, dtype)}, "
                          f"{self.operand(y, dtype)})", depth)
 

@@ -512,3 +512,30 @@ def test_boolean_mask_writes_put_values_in_c_order():
     for _ in range(3):     # (a count of values that is not the mask's: NumPy's own error)
         with pytest.raises(fusejit.errors.FusejitError, match="cannot assign"):
             f(x.copy(), hit, np.ones(int(hit.sum()) + 1))
+
+
+def peak_tracking(level, peak, when, grid, n):
+    for t in range(n):
+        level = level * 1.01 - 0.5
+        higher = level > peak
+        peak[higher] = level[higher]          # (x[...] = where(m, v, x): one masked pass)
+        when[higher] = t + 1                  # (a number)
+    grid[grid < 0] = 0.0                      # (a 2-d mask)
+    shifted = grid[:, 1:]
+    shifted[shifted > 0.5] = grid[:, :-1][shifted > 0.5]   # (values overlapping the target)
+    return peak, when, grid
+
+
+def test_masked_stores_write_only_where_the_mask_holds():
+    level, grid = RNG.uniform(0, 10, 50), RNG.standard_normal((6, 7))
+    from fusejit.runtime.element_function import element_source
+
+    args = (level, np.zeros(50), np.zeros(50, np.int64), grid, 4)
+    source = element_source(scripted(peak_tracking, *args), [])
+    assert source.count("_masked_copy(") == 2 and source.count("_masked_fill(") == 2
+    compiled = compiled_whole(peak_tracking, *args)
+    for case in [args, (level[::-2], np.zeros(50)[::2], np.zeros(25, np.int64), grid.T, 3)]:
+        mine = tuple(a.copy() if isinstance(a, np.ndarray) else a for a in case)
+        theirs = tuple(a.copy() if isinstance(a, np.ndarray) else a for a in case)
+        _same(compiled(*mine), peak_tracking(*theirs))
+        _same(mine[1:4], theirs[1:4])
