@@ -423,3 +423,39 @@ def test_a_stencil_update_in_a_loop_stays_numpys():
     mine, theirs = u.copy(), u.copy()
     np.testing.assert_array_equal(compiled(mine, 0.2, 3), stencil(theirs, 0.2, 3))
     np.testing.assert_array_equal(mine, theirs)
+
+
+def flip_above(x, n):
+    for _ in range(n):
+        x += 0.1
+        x[x > 0.5] *= -1.0
+    return x
+
+
+def test_a_dense_masked_store_writes_in_one_pass_a_sparse_one_through_numpy(monkeypatch):
+    """A masked store's mask is sampled every ``_SAMPLE_EVERY`` calls: dense (over
+    ``_DENSE`` of it set), the group writes the array in one pass (NumPy's masked
+    assignment branches per element: 731 us for 200k float64 a third set, against ~100);
+    sparse, NumPy's masked assignment writes only where it holds. NumPy's values both ways,
+    over steps whose masks go from dense to sparse."""
+    from fusejit.runtime.fusion.compiler import FusedKernel
+
+    calls = {"one pass": 0, "store": 0}
+    write_into, store = FusedKernel.write_into, written_into.WrittenInto._store
+
+    def counted_store(self, *args):
+        calls["store"] += 1
+        return store(self, *args)
+
+    def counted_write(kernel, *args):
+        calls["one pass"] += 1
+        return write_into(kernel, *args)
+
+    monkeypatch.setattr(written_into.WrittenInto, "_store", counted_store)
+    monkeypatch.setattr(FusedKernel, "write_into", counted_write)
+    x = np.random.default_rng(5).standard_normal(20_000) * 0.1 + 0.45   # (half above 0.5)
+    compiled = fusejit.jit(flip_above)
+    mine, theirs = x.copy(), x.copy()
+    np.testing.assert_array_equal(compiled(mine, 60), flip_above(theirs, 60))
+    np.testing.assert_array_equal(mine, theirs)
+    assert calls["one pass"] and calls["store"]
