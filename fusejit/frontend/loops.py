@@ -169,17 +169,26 @@ class LoopStatements:
                                                []), stmt)
         self.emit_loop(stmt, trip, cond, None)
 
-    def _lower_exits(self, stmt):
-        """``stmt`` with break/continue lowered to flags (see ``loops``), and its break flag."""
+    def _flagged_body(self, stmt) -> tuple[list[ast.stmt], str | None] | None:
+        """``stmt``'s body with break/continue lowered to flags (see ``loops``), ``$continue``
+        cleared first, and the name of its break flag (None without a break); None where the
+        body has neither."""
         kinds = exit_kinds(stmt.body)
         if not kinds:
-            return stmt, None
+            return None
         self.loop_count += 1
         flags = {kind: f"${kind.__name__.lower()}{self.loop_count}" for kind in kinds}
         body = lower_exits(stmt.body, flags, self.unsupported)
         if ast.Continue in flags:
             body.insert(0, set_flag(flags[ast.Continue], False, stmt))
-        breaks = flags.get(ast.Break)
+        return body, flags.get(ast.Break)
+
+    def _lower_exits(self, stmt):
+        """``stmt`` with break/continue lowered to flags (see ``loops``), and its break flag."""
+        flagged = self._flagged_body(stmt)
+        if flagged is None:
+            return stmt, None
+        body, breaks = flagged
         if breaks is not None:
             self.at(stmt)
             self.env[breaks] = self.b.value(False)
@@ -188,19 +197,14 @@ class LoopStatements:
         return ast.copy_location(new, stmt), breaks
 
     def _unrolled_body(self, stmt: ast.For) -> list[ast.stmt]:
-        """The body a loop over a tuple or list repeats for each item: with break/continue
-        lowered to flags, ``$continue`` cleared first, and the whole of it guarded by ``if not
-        $break`` (set False before the loop). A flag known while scripting (``if i == 0:
-        continue`` with i a number of the tuple) leaves out what it skips."""
-        kinds = exit_kinds(stmt.body)
-        if not kinds:
+        """The body a loop over a tuple or list repeats for each item (``_flagged_body``),
+        guarded whole by ``if not $break`` (set False before the loop). A flag known while
+        scripting (``if i == 0: continue`` with i a number of the tuple) leaves out what it
+        skips."""
+        flagged = self._flagged_body(stmt)
+        if flagged is None:
             return stmt.body
-        self.loop_count += 1
-        flags = {kind: f"${kind.__name__.lower()}{self.loop_count}" for kind in kinds}
-        body = lower_exits(stmt.body, flags, self.unsupported)
-        if ast.Continue in flags:
-            body.insert(0, set_flag(flags[ast.Continue], False, stmt))
-        breaks = flags.get(ast.Break)
+        body, breaks = flagged
         if breaks is not None:
             self.at(stmt)
             self.env[breaks] = False
