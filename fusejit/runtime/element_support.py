@@ -183,33 +183,34 @@ def _mask_list(value: Value) -> bool:
         for use in value.uses)
 
 
-def masked_gather(node: Node) -> bool:
-    """Is ``node`` ``x[mask]``: an ``aten::index`` by one bool array of ``x``'s rank (the
-    elements where it is true, in C order), whose list only such nodes read?"""
-    if node.kind != "aten::index":
-        return False
+def boolean_mask(node: Node) -> Value | None:
+    """The mask of ``node``, an ``aten::index`` or ``aten::index_put_`` of ``x`` by one bool
+    array of ``x``'s rank, whose list only such nodes read; else None."""
     items = node.input(1).node
     if items.kind != prim.ListConstruct or len(items.inputs) != 1 or not _mask_list(
             node.input(1)):
-        return False
+        return None
     mask, x = items.input(0), node.input(0)
-    return isinstance(mask.type, TensorType) and _dtype(mask) is not None and \
-        _dtype(mask).kind == "b" and (_rank(x) or 0) >= 1 and _rank(mask) == _rank(x)
+    if isinstance(mask.type, TensorType) and _dtype(mask) is not None and \
+            _dtype(mask).kind == "b" and (_rank(x) or 0) >= 1 and _rank(mask) == _rank(x):
+        return mask
+    return None
+
+
+def masked_gather(node: Node) -> bool:
+    """Is ``node`` ``x[mask]``: an ``aten::index`` by a ``boolean_mask`` (the elements where
+    it is true, in C order)?"""
+    return node.kind == "aten::index" and boolean_mask(node) is not None
 
 
 def masked_put(node: Node) -> bool:
-    """Is ``node`` ``x[mask] = values``: an ``aten::index_put_`` by one bool array of ``x``'s
-    rank, not accumulating, whose list only such nodes read, of a vector of values?"""
-    if node.kind != "aten::index_put_" or _static(node.input(3)) is not False:
+    """Is ``node`` ``x[mask] = values``: an ``aten::index_put_`` by a ``boolean_mask``, not
+    accumulating, of a vector of values that casts to x's dtype?"""
+    if node.kind != "aten::index_put_" or _static(node.input(3)) is not False or \
+            boolean_mask(node) is None:
         return False
-    items = node.input(1).node
-    if items.kind != prim.ListConstruct or len(items.inputs) != 1 or not _mask_list(
-            node.input(1)):
-        return False
-    mask, x, values = items.input(0), node.input(0), node.input(2)
-    return isinstance(mask.type, TensorType) and _dtype(mask) is not None and \
-        _dtype(mask).kind == "b" and (_rank(x) or 0) >= 1 and _rank(mask) == _rank(x) and \
-        isinstance(values.type, TensorType) and _rank(values) == 1 and \
+    x, values = node.input(0), node.input(2)
+    return isinstance(values.type, TensorType) and _rank(values) == 1 and \
         _dtype(values) is not None and _dtype(x) is not None and \
         np.can_cast(_dtype(values), _dtype(x), "same_kind")
 
