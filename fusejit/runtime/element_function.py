@@ -51,6 +51,7 @@ from .element_support import (
     _rank,
     _static,
     argument_limit,
+    boolean_mask,
     expand_sizes,
     growth_degree,
     index_list,
@@ -76,7 +77,8 @@ def _masked_store(node: Node) -> tuple[Value, Value] | None:
         return None
     target, value = node.input(0), node.input(1)
     where = value.node
-    if where.kind != "aten::where" or len(value.uses) != 1 or where.input(2) is not target:
+    if where.kind != "aten::where" or len(value.uses) != 1 or where.input(2) is not target \
+            or where.next is not node:     # (nothing between may write what the where read)
         return None
     mask, v = where.input(0), where.input(1)
     if _dtype(mask) != np.dtype(np.bool_) or _rank(mask) != _rank(target) or \
@@ -220,7 +222,7 @@ class _ElementWriter(_Writer):
             self.assign(out, f"np.sort({self.name(node.input(0))})", depth)
             return
         if masked_gather(node):
-            mask = node.input(1).node.input(0)
+            mask = boolean_mask(node)
             self.assign(out, f"_mask_gather({self.name(node.input(0))}, {self.name(mask)})",
                         depth)
             return
@@ -236,7 +238,7 @@ class _ElementWriter(_Writer):
         x, values = node.input(0), node.input(2)
         dtype, accumulate = _dtype(x), bool(_static(node.input(3)))
         if masked_put(node):    # (x[mask] = values: a copy in x's dtype, written in order)
-            mask = node.input(1).node.input(0)
+            mask = boolean_mask(node)
             self.emit(depth, f"_mask_put({self.name(x)}, {self.name(mask)}, "
                              f"{self.name(values)}.astype({_np(dtype)}))")
             self.exprs[out] = self.name(x)
