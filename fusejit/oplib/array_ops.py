@@ -543,6 +543,8 @@ register("aten::diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) 
          _diag_embed)
 register("aten::triu(Tensor self, int diagonal=0) -> Tensor", _triangle(np.triu))
 register("aten::tril(Tensor self, int diagonal=0) -> Tensor", _triangle(np.tril))
+
+
 def _render_logaddexp(cx: Emitter, node, ops: list[Operand], dtype: np.dtype) -> str:
     """NumPy's ``npy_logaddexp``: ``x + log(2)`` where the two are equal (infinities of one
     sign), else the larger plus ``log1p(exp(-|x - y|))``, and ``x - y`` where that is NaN;
@@ -560,6 +562,8 @@ def _render_logaddexp(cx: Emitter, node, ops: list[Operand], dtype: np.dtype) ->
 _LOGADDEXP = "aten::logaddexp(Tensor self, Tensor other) -> Tensor"
 register(_LOGADDEXP, _logaddexp)
 define("aten::logaddexp", dtype=floating(0, 2), render=_render_logaddexp, extends=(_LOGADDEXP,))
+
+
 def _render_hypot(cx: Emitter, node, ops: list[Operand], dtype: np.dtype) -> str:
     """sqrt(x**2 + y**2) without overflow: the vectorisable form (``vecmath.hypot_f32`` and
     ``hypot_f64``) where the target has one, else C's hypot."""
