@@ -35,7 +35,8 @@ import numpy as np  # noqa: E402
 
 import fusejit  # noqa: E402
 
-SETS = {"a": "set_a.py", "b": "set_b.py", "c": "set_c.py", "d": "set_d.py", "e": "set_e.py"}
+SETS = {"a": "set_a.py", "b": "set_b.py", "c": "set_c.py", "d": "set_d.py", "e": "set_e.py",
+        "f": "set_f.py"}
 
 
 def load(name: str):
