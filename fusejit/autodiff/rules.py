@@ -174,6 +174,12 @@ _unary("asin", lambda c, g, x, y: _times(c, g, c.emit("aten::rsqrt", _one_minus(
     c, _times(c, c.saved(x), c.saved(x))))))
 _unary("acos", lambda c, g, x, y: c.emit("aten::neg", _times(c, g, c.emit("aten::rsqrt", _one_minus(
     c, _times(c, c.saved(x), c.saved(x)))))))
+_unary("asinh", lambda c, g, x, y: _times(c, g, c.emit("aten::rsqrt", c.emit(
+    "aten::add", _times(c, c.saved(x), c.saved(x)), c.const(1), c.const(1)))))
+_unary("acosh", lambda c, g, x, y: _times(c, g, c.emit("aten::rsqrt", c.emit(
+    "aten::sub", _times(c, c.saved(x), c.saved(x)), c.const(1), c.const(1)))))
+_unary("atanh", lambda c, g, x, y: c.emit("aten::div", g, _one_minus(
+    c, _times(c, c.saved(x), c.saved(x)))))
 _unary("abs", lambda c, g, x, y: _times(c, g, c.emit("aten::sign", c.saved(x))))
 _unary("erf", lambda c, g, x, y: _times(c, _scalar_mul(c, g, 2.0 / math.sqrt(math.pi)), c.emit(
     "aten::exp", c.emit("aten::neg", _times(c, c.saved(x), c.saved(x))))))

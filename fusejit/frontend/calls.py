@@ -165,7 +165,26 @@ _MATH_MORE = {
     math.fabs: ("x, /", lambda b, x: unary(b, "abs", to_float(b, x))),
     math.radians: ("x, /", lambda b, x: binary(b, "mul", x, math.pi / 180)),
     math.degrees: ("x, /", lambda b, x: binary(b, "mul", x, 180 / math.pi)),
+    math.trunc: ("x, /", lambda b, x: to_int(b, x)),
+    math.pow: ("x, y, /", lambda b, x, y: binary(b, "pow", to_float(b, x), to_float(b, y))),
+    math.fmod: ("x, y, /", lambda b, x, y: to_float(b, binary(b, "fmod", _float64(b, x), y))),
+    math.exp2: ("x, /", lambda b, x: binary(b, "pow", 2.0, to_float(b, x))),
+    math.cbrt: ("x, /", lambda b, x: numpy_arrays.own_unary("fusejit::cbrt", np.cbrt)(
+        b, to_float(b, x))),
+    math.isqrt: ("n, /", lambda b, n: _isqrt(b, n)),
 }
+
+
+def _isqrt(b: IRBuilder, n: Item) -> Item:
+    """``math.isqrt(n)``: the float square root's integer part, one step down or up where
+    rounding crossed a square (for int64 it is at most one off; the step up compares
+    r + 1 with n // (r + 1), which cannot overflow); ValueError below 0."""
+    n = to_int(b, n)
+    b.raise_unless(binary(b, "ge", n, 0), "ValueError: isqrt() argument must be nonnegative")
+    r = to_int(b, unary(b, "sqrt", to_float(b, n)))
+    r = binary(b, "sub", r, to_int(b, binary(b, "gt", binary(b, "mul", r, r), n)))
+    up = binary(b, "add", r, 1)
+    return binary(b, "add", r, to_int(b, binary(b, "le", up, binary(b, "floordiv", n, up))))
 
 
 def _binary(op: str, ufunc: Any = None) -> Callable[..., Item]:
@@ -209,7 +228,8 @@ _UNARY_UFUNCS: dict[Any, tuple[str, str]] = {
     np.sqrt: ("sqrt", "float"), np.tanh: ("tanh", "float"), np.sin: ("sin", "float"),
     np.cos: ("cos", "float"), np.tan: ("tan", "float"), np.arcsin: ("asin", "float"),
     np.arccos: ("acos", "float"), np.arctan: ("atan", "float"), np.sinh: ("sinh", "float"),
-    np.cosh: ("cosh", "float"), np.abs: ("abs", "same"), np.floor: ("floor", "same"),
+    np.cosh: ("cosh", "float"), np.arcsinh: ("asinh", "float"), np.arccosh: ("acosh", "float"),
+    np.arctanh: ("atanh", "float"), np.abs: ("abs", "same"), np.floor: ("floor", "same"),
     np.ceil: ("ceil", "same"), np.trunc: ("trunc", "same"), np.rint: ("round", "same"),
     np.negative: ("neg", "same"),
     np.logical_not: ("logical_not", "bool"),
@@ -279,7 +299,9 @@ CALLEES.update({
     tuple: Callee("tuple", "iterable=None, /", _sequence(tuple)),
     list: Callee("list", "iterable=None, /", _sequence(list)),
     math.exp: Callee("math.exp", "x, /", _math("exp", "math.exp")),
-    math.log: Callee("math.log", "x, /", _math("log", "math.log")),
+    math.log: Callee("math.log", "x, base=None, /", lambda b, x, base: _math("log", "math.log")(
+        b, x) if base is None else binary(b, "div", _math("log", "math.log")(b, x),
+                                          _math("log", "math.log")(b, base))),
     math.sqrt: Callee("math.sqrt", "x, /", _math("sqrt", "math.sqrt")),
     math.tanh: Callee("math.tanh", "x, /", _math("tanh", "math.tanh")),
     math.floor: Callee("math.floor", "x, /", _math("floor", "math.floor")),
@@ -287,7 +309,9 @@ CALLEES.update({
        for _m, _a in (("sin", "sin"), ("cos", "cos"), ("tan", "tan"), ("asin", "asin"),
                       ("acos", "acos"), ("atan", "atan"), ("sinh", "sinh"), ("cosh", "cosh"),
                       ("log1p", "log1p"), ("expm1", "expm1"), ("log2", "log2"),
-                      ("log10", "log10"), ("erf", "erf"), ("erfc", "erfc"))},
+                      ("log10", "log10"), ("erf", "erf"), ("erfc", "erfc"),
+                      ("asinh", "asinh"), ("acosh", "acosh"), ("atanh", "atanh"),
+                      ("lgamma", "lgamma"))},
     math.ceil: Callee("math.ceil", "x, /", _math("ceil", "math.ceil")),
     **{fn: Callee(f"math.{fn.__name__}", spec, _math_of(lower, f"math.{fn.__name__}"))
        for fn, (spec, lower) in _MATH_MORE.items()},
@@ -612,8 +636,8 @@ def _divmod(b: IRBuilder, x: Item, y: Item) -> tuple[Value, Value]:
 # Methods and attributes of arrays (the receiver is the first argument).
 METHODS: dict[str, Callee] = {
     "reshape": Callee("reshape", "self, *shape, order='C'", _reshape_method),
-    "clip": Callee("clip", "self, min=None, max=None", lambda b, x, lo, hi: numpy_arrays.clip(
-        b, x, lo, hi), "same"),
+    "clip": Callee("clip", "self, min=None, max=None, out=None",
+                   lambda b, x, lo, hi, out: numpy_arrays.clip(b, x, lo, hi, out), "same"),
     "transpose": Callee("transpose", "self, *axes", numpy_arrays.transpose_axes),
     "round": Callee("round", "self, decimals=0", numpy_more.round_, "same"),
     "squeeze": Callee("squeeze", "self, axis=None", numpy_arrays.squeeze),

@@ -201,7 +201,7 @@ NUMPY_UNARY = {
     "tan": np.tan, "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan, "sinh": np.sinh,
     "cosh": np.cosh, "abs": np.abs, "floor": np.floor, "ceil": np.ceil, "trunc": np.trunc,
     "round": np.rint, "sign": np.sign, "neg": np.negative, "logical_not": np.logical_not,
-    "reciprocal": np.reciprocal,
+    "reciprocal": np.reciprocal, "asinh": np.arcsinh, "acosh": np.arccosh, "atanh": np.arctanh,
 }
 
 

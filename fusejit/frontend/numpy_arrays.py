@@ -228,10 +228,19 @@ def signbit(b: IRBuilder, x: Item) -> Value:
 def clip(b: IRBuilder, a: Item, a_min: Item = None, a_max: Item = None, out: Item = None,
          min: Item = None, max: Item = None) -> Value:   # noqa: A002  (NumPy's names)
     """``np.clip(a, a_min, a_max)``, ``np.clip(a, min=..., max=...)``, ``x.clip(lo, hi)``:
-    number bounds clamp with ``aten::clamp``, array bounds with its Tensor overload."""
+    number bounds clamp with ``aten::clamp``, array bounds with its Tensor overload;
+    ``out=`` writes the result into an array (cast as NumPy's "same_kind" allows)."""
+    result = _clipped(b, a, a_min, a_max, min, max)
+    if is_none(out):
+        return result
+    from .numpy_ufuncs import written_out
+
+    return written_out(b, out, result, "np.clip")
+
+
+def _clipped(b: IRBuilder, a: Item, a_min: Item, a_max: Item, min: Item,  # noqa: A002
+             max: Item) -> Value:   # noqa: A002
     x = _array(b, a, "np.clip")
-    if not is_none(out):
-        raise b.error("np.clip: the out= argument is not supported")
     if not (is_none(min) and is_none(max)):
         if not (is_none(a_min) and is_none(a_max)):
             raise b.error("np.clip: pass the bounds as a_min/a_max or as min/max, not both")

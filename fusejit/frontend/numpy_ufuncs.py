@@ -181,20 +181,25 @@ def with_out_and_dtype(lower, ufunc: np.ufunc, name: str):
         if dtype is not None:
             xs = _in_loop_dtypes(b, ufunc, name, xs, dtype, casting)
         result = lower(b, *xs)
-        if out is None:
-            return result
-        if isinstance(out, tuple) and len(out) == 1:
-            out = out[0]
-        if not is_tensor(out) or not is_tensor(result):
-            raise b.error(f"{name}(out=...) takes an array to write an array result into, "
-                          f"got {describe(out)}")
-        refuse_reversed_target(b, out)      # (a copy here: the write would be lost)
-        have, want = dtype_of(result), dtype_of(out)
-        if have is not None and want is not None and not np.can_cast(have, want, casting):
-            raise b.error(f"{name}: cannot cast the {have} result to the {want} out array "
-                          f"(casting rule {casting!r}), as NumPy refuses")
-        return b.emit(aten.copy_, [out, result, False], f"{name}(out=...)")
+        return result if out is None else written_out(b, out, result, name, casting)
     return call
+
+
+def written_out(b: IRBuilder, out: Item, result: Item, name: str,
+                casting: str = "same_kind") -> Value:
+    """NumPy's ``out=``: ``result`` written into the array ``out`` (cast by ``casting``, as
+    NumPy allows), which is returned."""
+    if isinstance(out, tuple) and len(out) == 1:
+        out = out[0]
+    if not is_tensor(out) or not is_tensor(result):
+        raise b.error(f"{name}(out=...) takes an array to write an array result into, "
+                      f"got {describe(out)}")
+    refuse_reversed_target(b, out)      # (a copy here: the write would be lost)
+    have, want = dtype_of(result), dtype_of(out)
+    if have is not None and want is not None and not np.can_cast(have, want, casting):
+        raise b.error(f"{name}: cannot cast the {have} result to the {want} out array "
+                      f"(casting rule {casting!r}), as NumPy refuses")
+    return b.emit(aten.copy_, [out, result, False], f"{name}(out=...)")
 
 
 def _in_loop_dtypes(b: IRBuilder, ufunc: np.ufunc, name: str, xs: list[Item],

@@ -145,7 +145,8 @@ MATH = {"sin": np.sin, "cos": np.cos, "tan": np.tan, "asin": np.arcsin, "acos": 
         "expm1": np.expm1, "log2": np.log2, "log10": np.log10,
         # (Python's own, the C library's, as compiled code calls it: not lgamma, which
         # CPython computes itself)
-        "erf": math.erf, "erfc": math.erfc}
+        "erf": math.erf, "erfc": math.erfc,
+        "asinh": np.arcsinh, "acosh": np.arccosh, "atanh": np.arctanh}
 UNARY.update({name: functools.partial(_ieee, fn) for name, fn in MATH.items()})
 
 # TorchScript's scalar overloads, registered before the run-time-kind ones below (a node

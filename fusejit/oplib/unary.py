@@ -136,6 +136,14 @@ for _name, (_fn, _text, _native) in FLOAT_FUNCTIONS.items():
     unary_entry(_name, unary_body(_name, _fn, FLOAT), dtype=floating(), render=_render_math(_text),
                 native=_native, ufunc=_fn if isinstance(_fn, np.ufunc) else None)
 
+# NumPy's inverse hyperbolic functions (np.arcsinh ...), PyTorch's asinh, acosh, atanh: not in
+# the fuser's list, and with no vectorised form here, so no kernel takes them (a libm call would
+# stop the rest of a kernel vectorising): NumPy computes them.
+INVERSE_HYPERBOLIC = {"asinh": np.arcsinh, "acosh": np.arccosh, "atanh": np.arctanh}
+for _name, _fn in INVERSE_HYPERBOLIC.items():
+    register(f"aten::{_name}(Tensor self) -> Tensor", unary_body(_name, _fn, FLOAT), ufunc=_fn)
+    register_inplace(_name, unary_body(_name, _fn, FLOAT))
+
 
 # -- ops that keep the dtype --------------------------------------------------------------------
 

@@ -349,3 +349,32 @@ def test_a_named_result_keeps_its_type_through_an_if() -> None:
         got, want = fusejit.jit(_eigh_either)(s, c), _eigh_either(s, c)
         assert type(got) is type(want)
         np.testing.assert_allclose(got.eigenvalues, want.eigenvalues, rtol=1e-10)
+
+
+def clipped_in_place(x, v, vmax, steps):
+    for _ in range(steps):
+        v += -0.1 * x
+        np.clip(v, -vmax, vmax, out=v)
+        x += 0.1 * v
+    y = np.empty_like(x)
+    r = np.clip(x, -0.5, 0.5, out=y)
+    x.clip(-0.2, 0.2, out=x)
+    return x, v, y, r
+
+
+def test_clip_writes_into_its_out_array_as_numpys():
+    rng = np.random.default_rng(5)
+    args = (rng.standard_normal(300), rng.standard_normal(300), 0.8, 12)
+    want = clipped_in_place(*(np.copy(a) for a in args[:2]), *args[2:])
+    got = fusejit.jit(clipped_in_place)(*args)
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype and np.array_equal(g, w)
+    assert np.array_equal(args[0], want[0]) and np.array_equal(args[1], want[1])  # (in place)
+    assert got[2] is got[3]
+
+
+def test_clip_into_an_out_array_it_cannot_cast_to_is_refused_as_numpy_refuses():
+    def into_ints(x):
+        return np.clip(x, 0, 1, out=np.empty(x.shape, np.int64))
+    with pytest.raises(fusejit.ScriptError, match=r"np.clip: cannot cast the float64 result"):
+        fusejit.jit(into_ints)(np.ones(3))

@@ -4,6 +4,8 @@ shapes and dtypes. One program holds them all, so each dtype compiles once."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -189,3 +191,51 @@ def test_signed_zeros_and_extremes_are_numpys(n):
     for g, w in zip(got, want):
         np.testing.assert_array_equal(g, w)
         np.testing.assert_array_equal(np.signbit(g), np.signbit(w))
+
+
+def inverse_hyperbolic(x, i, s):
+    return (np.arcsinh(x), np.arccosh(x), np.arctanh(x), np.arcsinh(i), np.arctanh(i / 8),
+            math.asinh(s) + math.acosh(s + 1.0) + math.atanh(s / 4), math.lgamma(s))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_inverse_hyperbolic_functions_and_lgamma_of_numbers_are_numpys(dtype):
+    """np.arcsinh, np.arccosh, np.arctanh (NumPy's own loops: bit for bit, the domain edges
+    and NaN included; integers in float64) and math's asinh, acosh, atanh of numbers (the C
+    library's, as Python's); lgamma within a few ulp of Python's (CPython computes its own,
+    compiled code calls the C library's)."""
+    x = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0, -1.0, 0.5, -0.999, 1.5, 1e300,
+                  -1e-310, 3.0], dtype)
+    i = np.arange(-7, 8)
+    with np.errstate(all="ignore"):
+        want = inverse_hyperbolic(x, i, 1.75)
+        got = fusejit.jit(inverse_hyperbolic)(x, i, 1.75)
+    for k, (g, w) in enumerate(zip(got, want)):
+        assert type(g) is type(w) and np.asarray(g).dtype == np.asarray(w).dtype, k
+        assert np.array_equal(g, w, equal_nan=True) if k < 6 else abs(g - w) < 4e-16 * abs(w), k
+
+
+def math_of_numbers(n, x, y):
+    return (math.isqrt(n), math.trunc(x), math.trunc(-x), math.pow(x, y), math.fmod(-x, y),
+            math.exp2(y), math.cbrt(-x), math.log(x, 2), math.log(x, abs(y) + 1.0))
+
+
+@pytest.mark.parametrize("n, x, y", [(0, 2.5, 1.5), (1, 3.7, 0.3), (15, 8.0, 3.0),
+                                     (16, 1e-3, 2.0), (10**18 - 1, 12.5, 5.0),
+                                     (2**62 - 1, 7.25, -1.5), (2**63 - 1, 1.0, 2.0)])
+def test_math_functions_of_numbers_are_pythons(n, x, y):
+    """math.isqrt (exact near squares and at the int64 extremes), trunc, pow, fmod, exp2, cbrt
+    and log with a base: Python's values and types."""
+    got, want = fusejit.jit(math_of_numbers)(n, x, y), math_of_numbers(n, x, y)
+    for k, (g, w) in enumerate(zip(got, want)):
+        assert type(g) is type(w) and (g == w or abs(g - w) <= 4e-16 * abs(w)), k
+
+
+def test_isqrt_is_exact_around_every_square_and_refuses_negatives():
+    root = fusejit.jit(lambda n: math.isqrt(n))
+    for r in (*range(40), 3037000499, 2**31, 10**9 + 7):
+        for n in (r * r - 1, r * r, r * r + 1):
+            if 0 <= n < 2**63:
+                assert root(n) == math.isqrt(n), n
+    with pytest.raises(Exception, match="isqrt.. argument must be nonnegative"):
+        root(-4)
