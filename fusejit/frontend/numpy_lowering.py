@@ -165,6 +165,11 @@ def index(b: IRBuilder, x: Value, index: Item) -> Value:
 def _slice(b: IRBuilder, x: Value, dim: int, s: slice) -> Value:
     s = slice(*(_bound(b, v) for v in (s.start, s.stop, s.step)))
     step = _step(b, s)
+    if isinstance(step, Value):
+        b.raise_unless(binary(b, "gt", step, 0), "ValueError: a slice step known only at run "
+                       "time must be positive (a constant negative step reverses)")
+        start, stop = (None if is_none(v) else v for v in (s.start, s.stop))
+        return b.emit(aten.slice, [x, dim, start, stop, step], "indexing")
     if is_none(s.start) and is_none(s.stop) and step == 1:
         return x
     if step < 0:
@@ -189,10 +194,16 @@ def _bound(b: IRBuilder, v: Any) -> Any:
     return to_int(b, v)
 
 
-def _step(b: IRBuilder, s: slice) -> int:
+def _step(b: IRBuilder, s: slice) -> int | Value:
+    """A slice's step: a constant int, or an int known at run time (``x[i * i::i]``), which
+    must then be positive (checked where it runs: a negative step reverses, and reversing
+    takes constant bounds, ``_mirrored``)."""
     step = 1 if is_none(s.step) else b.static(s.step)
+    if step is ... and isinstance(s.step, Value) and s.step.type == INT:
+        return s.step
     if not isinstance(step, int) or isinstance(step, bool) or step == 0:
-        raise b.error("a slice step must be a constant non-zero int")
+        raise b.error("a slice step must be a non-zero int (a constant, or a positive int "
+                      "known at run time)")
     return step
 
 
@@ -211,7 +222,8 @@ def _mirrored(b: IRBuilder, x: Value, dim: int, s: slice) -> slice:
 
 
 def negative_step(b: IRBuilder, s: slice) -> bool:
-    return _step(b, s) < 0
+    step = _step(b, s)
+    return not isinstance(step, Value) and step < 0
 
 
 def _reversing(b: IRBuilder, items: list[Item]) -> bool:
@@ -227,7 +239,7 @@ def _store_reversed(b: IRBuilder, x: Value, items: list[Item], value: Item) -> N
                       "supported; write the axes out with ':'")
     dims, mirrored, dim = [], [], 0
     for i in items:
-        if isinstance(i, slice) and _step(b, i) < 0:
+        if isinstance(i, slice) and negative_step(b, i):
             dims.append(dim)
             i = _mirrored(b, x, dim, i)
         mirrored.append(i)

@@ -7,6 +7,8 @@ and the errors that name the line. Their gradients are checked in
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -378,3 +380,31 @@ def test_clip_into_an_out_array_it_cannot_cast_to_is_refused_as_numpy_refuses():
         return np.clip(x, 0, 1, out=np.empty(x.shape, np.int64))
     with pytest.raises(fusejit.ScriptError, match=r"np.clip: cannot cast the float64 result"):
         fusejit.jit(into_ints)(np.ones(3))
+
+
+def sieve(limit):
+    is_prime = np.ones(limit + 1, dtype=bool)
+    is_prime[:2] = False
+    for i in range(2, int(math.isqrt(limit)) + 1):
+        if is_prime[i]:
+            is_prime[i * i::i] = False
+    return np.flatnonzero(is_prime)
+
+
+def strided(x, k, j):
+    return x[j::k].sum(), x[:, ::k] * 2, x[1:-1:k, j:]
+
+
+def test_slice_steps_known_at_run_time_read_and_write_as_numpys():
+    for n in (10, 97, 1000):
+        assert np.array_equal(fusejit.jit(sieve)(n), sieve(n))
+    x = np.arange(48.0).reshape(6, 8)
+    run = fusejit.jit(strided)
+    for k, j in ((1, 0), (2, 1), (3, 2), (9, 0)):
+        for g, w in zip(run(x, k, j), strided(x, k, j)):
+            assert g.shape == w.shape and np.array_equal(g, w)
+    for k in (0, -2):    # (a run-time step must be positive: a negative one reverses)
+        with pytest.raises(Exception, match="slice step known only at run time must be "
+                                            "positive"):
+            run(x, k, 0)
+
