@@ -24,7 +24,8 @@ from ..ir.symbols import aten
 from . import numpy_lowering
 from .builder import Item, describe, is_tensor, scalar_type_of
 from .lowering import _SYMBOL, NUMPY_BINARY, binary
-from .masked import Masked, mask_among, same_mask, split_mask
+from .masked import Masked, mask_among, same_mask, split_mask, unmasked
+from .masked import check as masked_check
 from .masked import store as masked_store
 from .masked import values as masked_values
 from .numpy_arrays import is_int_array
@@ -141,13 +142,20 @@ class InPlaceStatements:
         (``aten::index_put_``, whose error names the counts where they differ)."""
         from .expressions import _BINOPS
 
-        operand = self.eval_value(stmt.value, masked=True)
-        self.at(stmt)
         op = _BINOPS.get(type(stmt.op))
         if op is None or op == "matmul":
             raise self.unsupported(stmt, f"in-place {type(stmt.op).__name__} of a selection")
+        # (the sizes first, as Python reads x[mask] before v: a check placed after the update
+        # is computed would stand between it and the where keeping it, apart in two kernels)
+        masked_check(self.b, base, mask)
+        operand = self.eval_value(stmt.value, masked=True)
+        self.at(stmt)
         number = scalar_type_of(operand) is not None or (
             is_tensor(operand) and operand.type.rank == 0)
+        if not number and is_tensor(operand) and op in _EVERYWHERE and not numbers_only:
+            # (computed from selections by the mask, ``x[m] += dt * v[m]``: over all of v)
+            spread = unmasked(self.b, operand, mask, rank_of(base))
+            operand = operand if spread is None else Masked(spread, mask)
         whole = isinstance(operand, Masked) and op in _EVERYWHERE \
             and same_mask(operand.mask, mask) and rank_of(operand.array) == rank_of(base)
         if numbers_only and not number:
@@ -165,7 +173,8 @@ class InPlaceStatements:
         if not np.can_cast(dtype_of(updated), dtype_of(base), "same_kind"):
             raise self.b.error(f"x[mask] op= v: the result ({dtype_of(updated)}) cannot be "
                                f"cast to the array's dtype ({dtype_of(base)}), as in NumPy")
-        masked_store(self.b, base, mask, Masked(updated, mask) if number or whole else updated)
+        masked_store(self.b, base, mask, Masked(updated, mask) if number or whole else updated,
+                     checked=True)
 
     def _indexed_update(self, stmt: ast.AugAssign, base: Value, index: Item) -> None:
         """``x[idx] += v`` with an integer-array index (``counts[a[i]] += 1`` too) or a

@@ -30,7 +30,7 @@ import numpy as np
 from ..ir.constants import constant_value
 from ..ir.graph import Value
 from ..ir.symbols import aten, prim
-from ..passes.more_maps import computed_from
+from ..passes.more_maps import computed_from, is_map
 from .builder import IRBuilder, Item, is_tensor
 from .lowering import binary, size, to_int, where
 from .numpy_dtypes import cast, dtype_of
@@ -145,28 +145,87 @@ def _spread(b: IRBuilder, masked: Masked) -> Value:
     return mask
 
 
-def store(b: IRBuilder, x: Value, mask: Value, value: Item) -> None:
-    """``x[mask] = value``, the mask over the leading axes of ``x``: ``where(mask, value, x)``
-    written into ``x`` where ``value`` is a number, an array of ``x``'s trailing axes (one
-    value for every selected row), or ``y[mask]`` with the same mask (``same_mask``) and
-    ``y`` of ``x``'s rank. Other values (an array of one value per selected element or row,
-    ``y[other_mask]``) go to NumPy's own ``x[mask] = values`` (``aten::index_put_``), whose
-    error names the counts where they differ."""
+def check(b: IRBuilder, x: Value, mask: Value) -> None:
+    """What a write ``x[mask] = ...`` takes: a mask over the leading axes of ``x`` (not a
+    reversed view), of their sizes (checked when it runs: ``_check_sizes``)."""
     refuse_reversed_target(b, x)
     rank, mask_rank = rank_of(x), rank_of(mask)
     if rank is None or mask_rank is None or mask_rank > rank or mask_rank == 0:
         raise b.error("a boolean mask must index the leading axes of an array of known rank")
     _check_sizes(b, x, mask, mask_rank)
+
+
+def store(b: IRBuilder, x: Value, mask: Value, value: Item, checked: bool = False) -> None:
+    """``x[mask] = value``, the mask over the leading axes of ``x``: ``where(mask, value, x)``
+    written into ``x`` where ``value`` is a number, an array of ``x``'s trailing axes (one
+    value for every selected row), or ``y[mask]`` with the same mask (``same_mask``) and
+    ``y`` of ``x``'s rank. Other values (an array of one value per selected element or row,
+    ``y[other_mask]``) go to NumPy's own ``x[mask] = values`` (``aten::index_put_``), whose
+    error names the counts where they differ. ``checked``: ``check`` ran already."""
+    if not checked:
+        check(b, x, mask)
+    rank, mask_rank = rank_of(x), rank_of(mask)
     if isinstance(value, Masked):
         if not same_mask(value.mask, mask) or rank_of(value.array) != rank:
             _put(b, x, mask, values(b, value))
             return
         value = value.array
     elif is_tensor(value) and (rank_of(value) or 0) > rank - mask_rank:
-        _put(b, x, mask, value)
-        return
+        whole = unmasked(b, value, mask, rank)
+        if whole is None:
+            _put(b, x, mask, value)
+            return
+        value = whole
     spread = _spread(b, Masked(x, mask))
     b.emit(aten.copy_, [x, where(b, spread, value, x), False], "assignment")
+
+
+# Maps that can fail on integers outside the mask (``//`` and ``%`` by zero raise, as in
+# PyTorch; a negative integer power too): computed over the selection only.
+_FAILING_ON_INTEGERS = frozenset(f"aten::{name}" for name in (
+    "floor_divide", "remainder", "fmod", "pow", "div", "__lshift__", "__rshift__"))
+
+
+def unmasked(b: IRBuilder, value: Value, mask: Value, rank: int) -> Value | None:
+    """``value`` computed from selections by ``mask`` (``-y[m] * r``, ``y[m] + dt * v[m]``)
+    computed again over the whole arrays, where it is a tree of maps whose leaves are
+    ``a[m]`` (``same_mask``, ``a`` of rank ``rank``), numbers, 0-d arrays and arrays of the
+    trailing axes: kept where the mask holds, the whole value has the selection's elements
+    (``x[m] = -y[m] * r`` is ``x = where(m, -y * r, x)``: one kernel, no selection made).
+    None for anything else, and for maps that could fail outside the mask (an integer
+    ``//``). Every size was checked when the selections were made (``select``)."""
+    trailing = rank - rank_of(mask)
+    built: dict[Value, Value] = {}
+
+    def whole(v: Item) -> tuple[Item, bool] | None:
+        if not isinstance(v, Value) or not is_tensor(v) or (rank_of(v) or 0) == 0:
+            return v, False
+        if v in built:
+            return built[v], True
+        node = v.node
+        if node.kind == aten.index and len(node.inputs) == 2:
+            items = node.input(1).node
+            if items.kind != prim.ListConstruct or len(items.inputs) != 1 or \
+                    not same_mask(items.input(0), mask) or rank_of(node.input(0)) != rank:
+                return None
+            return node.input(0), True
+        if rank_of(v) is None:
+            return None
+        if not is_map(node) or len(node.outputs) != 1 or str(node.kind) in _FAILING_ON_INTEGERS \
+                and any(is_tensor(i) and dtype_of(i) is not None and dtype_of(i).kind in "iub"
+                        for i in node.inputs):
+            return (v, False) if rank_of(v) <= trailing else None
+        parts = [whole(i) for i in node.inputs]
+        if any(p is None for p in parts):
+            return None
+        if not any(selected for _, selected in parts):
+            return (v, False) if rank_of(v) <= trailing else None
+        out = b.emit(node.kind, [p for p, _ in parts], "assignment")
+        built[v] = out
+        return out, True
+
+    found = whole(value)
+    return found[0] if found is not None and found[1] else None
 
 
 def _put(b: IRBuilder, x: Value, mask: Value, value: Value) -> None:

@@ -408,3 +408,60 @@ def test_slice_steps_known_at_run_time_read_and_write_as_numpys():
                                             "positive"):
             run(x, k, 0)
 
+
+def bounce(height, vel, g, r, dt, steps):
+    y = height.copy()
+    vy = vel.copy()
+    bounces = np.zeros(y.shape, dtype=np.int64)
+    for _ in range(steps):
+        vy -= g * dt
+        y += vy * dt
+        below = y < 0
+        y[below] = -y[below] * r
+        vy[below] *= -r
+        bounces += below
+    return y, vy, bounces
+
+
+def selected_updates(x, v, w, k):
+    m = x > 0.3
+    x[m] += 0.5 * v[m] - w[m]
+    x[m] = np.sqrt(x[m]) + w[m] * k
+    v[m] -= 2 * x[m]
+    i = (np.abs(x) * 100).astype(np.int64)
+    j = np.arange(x.size) % 7
+    mi = i > 10
+    i[mi] = i[mi] // (j[mi] + 1) - j[mi]     # (// computed on the selection only)
+    i[mi] += j[mi] * 3
+    return x, v, i
+
+
+def selected_rows(a, w):
+    m = a[:, 0] > 0
+    a[m] = a[m] * w + 1.0
+    a[m] -= w
+    return a
+
+
+def test_values_computed_from_selections_by_the_mask_are_stored_with_a_where():
+    """``y[m] = -y[m] * r``, ``x[m] += dt * v[m]``: maps of selections by the store's own
+    mask (rows too, with arrays of the trailing axes) are computed over the whole arrays and
+    kept where the mask holds, no selection made; an integer // stays on the selection
+    (outside it the divisor could be 0). NumPy's values, NaN where NumPy has it."""
+    rng = np.random.default_rng(8)
+    cases = [(bounce, (rng.uniform(1, 10, 500).astype(np.float32),
+                       rng.standard_normal(500).astype(np.float32), 9.81, 0.8, 0.005, 200)),
+             (selected_updates, (rng.random(300), rng.random(300), rng.random(300), 0.25)),
+             (selected_rows, (rng.standard_normal((40, 4)), rng.standard_normal(4)))]
+    with np.errstate(invalid="ignore"):
+        for fn, args in cases:
+            mine = [np.copy(a) if isinstance(a, np.ndarray) else a for a in args]
+            theirs = [np.copy(a) if isinstance(a, np.ndarray) else a for a in args]
+            got, want = fusejit.jit(fn)(*mine), fn(*theirs)
+            for g, w in zip(got if isinstance(got, tuple) else (got,),
+                            want if isinstance(want, tuple) else (want,)):
+                assert g.dtype == w.dtype and np.array_equal(g, w, equal_nan=True), fn.__name__
+    kinds = {n.kind for n in fusejit.jit(bounce).graph_for(*cases[0][1]).all_nodes()}
+    assert "aten::index" not in kinds and "aten::index_put_" not in kinds
+    kinds = [n.kind for n in fusejit.jit(selected_updates).graph_for(*cases[1][1]).all_nodes()]
+    assert kinds.count("aten::index_put_") == 1        # (the // store)
