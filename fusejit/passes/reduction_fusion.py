@@ -58,7 +58,7 @@ from __future__ import annotations
 from ..ir.constants import constant_value
 from ..ir.graph import Block, Graph, Node, Value
 from ..ir.symbols import aten, prim
-from ..ir.types import TensorType
+from ..ir.types import BoolType, FloatType, IntType, TensorType
 from .alias_analysis import AliasDb, _same_block_ancestor
 from .more_maps import jit_map
 from .pass_checks import graph_pass
@@ -336,6 +336,8 @@ def _fuse_block(graph: Graph, block: Block) -> bool:
         return False
     if any(_drop_flattening(n) for n in nodes):
         nodes = list(block.nodes())
+    if _sink_scalar_reads(graph, block):
+        nodes = list(block.nodes())
     group_of: dict[Node, _Group] = {}
     db = AliasDb(graph)
     for node in nodes:
@@ -358,6 +360,38 @@ def _fuse_block(graph: Graph, block: Block) -> bool:
     for group in groups:
         make_group(graph, group.members, ROW_GROUP if group.axis == "row" else COLUMN_GROUP)
     return bool(groups)
+
+
+# Nodes that turn a 0-d tensor into a number: pure, one tensor read.
+_SCALAR_READS = (aten.Int, aten.Float, aten.Bool)
+_NUMBERS = (IntType, FloatType, BoolType)
+
+
+def _sink_scalar_reads(graph: Graph, block: Block) -> bool:
+    """Move each ``int(t)``/``float(t)``/``bool(t)`` of a 0-d tensor or a number down
+    towards its first use, past nodes that write nothing and hold no blocks (no write and no
+    branch moves to the other side of it). Such a read placed between two reductions keeps
+    them apart (``placeable``): ``n = int(np.count_nonzero(m)); s = loss.sum()`` are one
+    sweep once ``int`` sits after the sum."""
+    db = None
+    moved = False
+    for node in reversed(list(block.nodes())):     # (the last first: int(int(t)) moves whole)
+        if node.kind not in _SCALAR_READS or len(node.inputs) != 1 or len(node.outputs) != 1 \
+                or not node.output().uses or _rank(node.input(0)) not in (0, None) \
+                or not isinstance(node.input(0).type, (TensorType, *_NUMBERS)):
+            continue
+        users = {_same_block_ancestor(u.user, block) for u in node.output().uses}
+        if None in users or node.next in users:
+            continue
+        db = db or AliasDb(graph)
+        first = node.next
+        while first not in users and first is not block.return_node and not first.blocks \
+                and not db.get_writes(first):
+            first = first.next
+        if first is not node.next:
+            node.move_before(first)
+            moved = True
+    return moved
 
 
 def _drop_flattening(node: Node) -> bool:

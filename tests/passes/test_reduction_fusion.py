@@ -189,3 +189,39 @@ def test_a_group_does_not_move_its_reads_past_a_write():
     mine = a.copy()
     np.testing.assert_allclose(fusejit.jit(read_then_other_array_written)(mine, b, mine), want,
                                rtol=1e-13)
+
+
+def huber_and_outliers(pred, target, delta):
+    d = pred - target
+    ad = np.abs(d)
+    loss = np.where(ad <= delta, 0.5 * d * d, delta * (ad - 0.5 * delta))
+    n_outliers = int(np.count_nonzero(ad > delta))     # a number, read before the next sum
+    return loss.sum(), n_outliers
+
+
+def count_then_written(x, y):
+    n = int(np.count_nonzero(x > 0.5))
+    y += 1.0                             # a write: the int stays before it
+    return x.sum(), n
+
+
+def test_a_number_read_of_a_reduction_moves_down_so_the_next_reduction_joins_it():
+    """``int(count)`` between two reductions of one sweep kept them in two groups (and the
+    loss array made whole between them); it moves down to its first use, so one group
+    computes both. It moves past nothing that writes memory."""
+    rng = np.random.default_rng(3)
+    pred, target = rng.standard_normal((2, 1000)).astype(np.float32)
+    jitted = fusejit.jit(huber_and_outliers)
+    graph = jitted.graph_for(pred, target, 1.0)
+    groups = [n for n in graph.nodes() if n.kind == prim.RowReductionGroup]
+    assert len(groups) == 1 and len(groups[0].outputs) == 2
+    got, want = jitted(pred, target, 1.0), huber_and_outliers(pred, target, 1.0)
+    np.testing.assert_allclose(got[0], want[0], rtol=1e-5)
+    assert got[1] == want[1] and type(got[1]) is int
+    x, y = rng.random((2, 100))
+    graph = fusejit.jit(count_then_written).graph_for(x, y)
+    kinds = [n.kind for n in graph.nodes() if n.kind != prim.Constant]
+    assert kinds.index(aten.Int) < kinds.index(aten.add_)
+    mine = y.copy()
+    got = fusejit.jit(count_then_written)(x, mine)
+    assert got == count_then_written(x, y.copy()) and np.array_equal(mine, y + 1.0)
