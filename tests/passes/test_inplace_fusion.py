@@ -117,11 +117,15 @@ def test_update_joins_the_group():
     assert aten.add_ not in _kinds(graph)
     assert len(groups) == 1 and groups[0].has_attribute("written_into")
     assert groups[0].inputs[groups[0].i("written_into")] is graph.inputs[0]
-    # adds and multiplications write straight into x; a division computes and copies in
-    assert written_into.WrittenInto(None, groups[0]).direct
+    # adds and multiplications write straight into an x bigger than the caches (in them,
+    # their loop into a new array, vectorised, and the copy cost less); a division computes
+    # and copies in
+    big, small = np.empty(written_into._STRAIGHT_FROM // 8), np.empty(1000)
+    assert written_into.WrittenInto(None, groups[0]).straight(big)
+    assert not written_into.WrittenInto(None, groups[0]).straight(small)
     div_graph = _DIV.graph_for(x, v)
     div_group = [n for n in div_graph.block.nodes() if n.kind == prim.FusionGroup][0]
-    assert not written_into.WrittenInto(None, div_group).direct
+    assert not written_into.WrittenInto(None, div_group).straight(big)
 
 
 def test_group_reading_the_target_writes_into_it():
@@ -161,7 +165,7 @@ def test_lone_maps_and_slices_of_the_target_join_the_update(monkeypatch):
     assert aten.copy_ not in _kinds(graph) and aten.add_ not in _kinds(graph)
     groups = [n for n in graph.block.nodes() if n.kind == prim.FusionGroup]
     assert len(groups) == 2 and all(g.has_attribute("written_into") for g in groups)
-    assert written_into.WrittenInto(None, groups[0]).direct      # (d not read: a division)
+    assert written_into.WrittenInto(None, groups[0]).unread      # (d not read: a division)
     np.testing.assert_allclose(compiled(x, 0.1), slice_written(x, 0.1), rtol=1e-13)
     assert not copies
 
@@ -248,7 +252,7 @@ def test_successive_updates_of_a_new_array_are_one_kernel(shape, dtype):
     (group,) = _updates(graph)
     assert not group.g("Subgraph").inputs[group.i("written_into")].uses
     assert aten.full_like not in _kinds(graph) and aten.empty_like in _kinds(graph)
-    assert written_into.WrittenInto(None, group).direct
+    assert written_into.WrittenInto(None, group).unread
     for _ in range(2):
         np.testing.assert_allclose(compiled(x, y, 0.7), out_chain(x, y, 0.7),
                                    rtol=2e-6 if dtype == np.float32 else 1e-13)
@@ -454,6 +458,14 @@ def test_a_dense_masked_store_writes_in_one_pass_a_sparse_one_through_numpy(monk
     monkeypatch.setattr(written_into.WrittenInto, "_store", counted_store)
     monkeypatch.setattr(FusedKernel, "write_into", counted_write)
     x = np.random.default_rng(5).standard_normal(20_000) * 0.1 + 0.45   # (half above 0.5)
+    compiled = fusejit.jit(flip_above)
+    mine, theirs = x.copy(), x.copy()
+    np.testing.assert_array_equal(compiled(mine, 60), flip_above(theirs, 60))
+    np.testing.assert_array_equal(mine, theirs)
+    # (an array this small takes the dense steps' whole where into a new array, copied in:
+    # its loop into x itself would not vectorise)
+    assert calls["store"] and not calls["one pass"]
+    monkeypatch.setattr(written_into, "_STRAIGHT_FROM", 0)     # (as an array beyond the caches)
     compiled = fusejit.jit(flip_above)
     mine, theirs = x.copy(), x.copy()
     np.testing.assert_array_equal(compiled(mine, 60), flip_above(theirs, 60))

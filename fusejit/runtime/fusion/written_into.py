@@ -7,8 +7,9 @@ A kernel that writes into memory it also reads loses LLVM's vector loop: the loo
 overlap check sees the input and output windows overlap and takes the scalar loop. That costs
 nothing where the loop is memory-bound and much where it computes (measured on 2^22 float32,
 ``p -= lr * m / (sqrt(v) + eps)``: 4.5 ms into another array, 34 ms into ``p``). So a group of
-adds, subtractions and multiplications writes straight into the array (``verlet``'s
-``x += v * dt + 0.5 * a * dt * dt`` on 2^22 float64: 0.86x NumPy -> 1.38x); any other group
+adds, subtractions and multiplications writes straight into an array bigger than the caches
+(``_STRAIGHT_FROM``; ``verlet``'s ``x += v * dt + 0.5 * a * dt * dt`` on 2^22 float64: 0.86x
+NumPy -> 1.38x: in the caches its loop computes, and loses 2-3x); any other group
 computes into a new array, vectorised, and copies it in (one pass more, still two fewer than
 the kernel's result added by ``aten::add_`` and copied: 0.9x -> 2x NumPy for that ``p``). A
 group that does not read the array (``x[...] = expr``, ``d[1:-1] = expr``) writes into it
@@ -38,6 +39,14 @@ from ...passes.dead_code_elimination import eliminate_dead_code
 
 # Ops whose loop stays memory-bound on the scalar path (see above).
 _CHEAP = {aten.add, aten.sub, aten.mul, aten.neg, prim.Constant}
+# ... for arrays bigger than the caches only: a group that reads the array it writes goes
+# straight into it from this many bytes. Below, its vectorised loop into a new array and the
+# copy cost less: x += v * dt + 0.5 * a * dt * dt, us a call straight -> through a copy
+# (medians, 2 runs each): float32 10^4 3.0 -> 1.1, 2 * 10^5 24 -> 15, 10^6 (4 MB) 111 -> 49,
+# 4 * 10^6 (16 MB) 185-200 -> 347-356; float64 10^6 (8 MB) 117-134 -> 137, 4 * 10^6 (32 MB)
+# 492-523 -> 910-1017. (set F's damped_spring_ensemble, 10^5 float32 updated 300 times:
+# 37-39 ms -> 24 ms, NumPy 31 ms.) A masked store's dense path likewise.
+_STRAIGHT_FROM = 1 << 23
 
 
 # A masked store writes through its group in one pass where more than this share of its
@@ -50,7 +59,7 @@ class WrittenInto:
     """A ``FusedKernel`` whose one output is its input ``index``. It has no native entry: the
     native loop runs it through the host (a few hundred ns, next to a pass over the data)."""
 
-    __slots__ = ("kernel", "index", "direct", "masked", "value_at", "dense", "since")
+    __slots__ = ("kernel", "index", "unread", "cheap", "masked", "value_at", "dense", "since")
 
     def __init__(self, kernel: Any, group: Node):
         self.kernel = kernel
@@ -58,8 +67,8 @@ class WrittenInto:
         subgraph = group.g("Subgraph")
         # (a group that does not read the array, ``d[1:-1] = expr``, has no overlap to lose
         # its vector loop to: the checks below keep its inputs out of the array's memory)
-        self.direct = not subgraph.inputs[self.index].uses or all(
-            n.kind in _CHEAP for n in subgraph.block.nodes())
+        self.unread = not subgraph.inputs[self.index].uses
+        self.cheap = all(n.kind in _CHEAP for n in subgraph.block.nodes())
         self.masked, self.value_at = _masked_store(subgraph, self.index, kernel)
         # (whether a masked store's mask held for more than _DENSE of its elements when last
         # sampled, and the calls since: ``__call__``)
@@ -85,13 +94,15 @@ class WrittenInto:
             # pass costs ~100 us. The mask's density, sampled every _SAMPLE_EVERY calls, picks.
             self.since += 1
             sample = self.since > _SAMPLE_EVERY
-            if self.dense and not sample and self._apart(target, inputs):
-                return (self.kernel.write_into(target, inputs),)
-            if sample:
-                self.since = 0
-            if self._store(target, inputs, sample):
-                return (target,)
-        if self.direct and self._apart(target, inputs):
+            if self.dense and not sample:
+                if self.straight(target, masked=True) and self._apart(target, inputs):
+                    return (self.kernel.write_into(target, inputs),)
+            else:       # (a dense mask in a small array: copied in whole, below)
+                if sample:
+                    self.since = 0
+                if self._store(target, inputs, sample):
+                    return (target,)
+        if self.straight(target) and self._apart(target, inputs):
             return (self.kernel.write_into(target, inputs),)
         # (into a new array, then copied in: every input is read before the array is written)
         result = self.kernel(*inputs)[0]
@@ -100,6 +111,12 @@ class WrittenInto:
                                    "and dtype")
         np.copyto(target, result)
         return (target,)
+
+    def straight(self, target: np.ndarray, masked: bool = False) -> bool:
+        """Does the kernel write straight into ``target`` (where it is apart from the other
+        inputs)? Where the group does not read it; where it reads it, for a group of cheap
+        ops (or a dense masked store: ``masked``) and an array beyond ``_STRAIGHT_FROM``."""
+        return self.unread or (self.cheap or masked) and target.nbytes >= _STRAIGHT_FROM
 
     def _apart(self, target: np.ndarray, inputs: tuple) -> bool:
         """Is ``target`` C-contiguous and apart from the other inputs' memory?"""
