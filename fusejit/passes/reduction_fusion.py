@@ -426,12 +426,15 @@ def _place(node: Node, group_of: dict[Node, _Group], db: AliasDb) -> None:
     """Put ``node`` into the group of its producers (merging them) when the classes and
     convexity allow; else with one producer's group; else into a group of its own."""
     producers = list(dict.fromkeys(group_of[v.node] for v in node.inputs if v.node in group_of))
+    cousins: list[_Group] = []
     if reduction_axis(node):
         # Reductions of the same value share their sweeps (mean, std, min, max of columns).
         siblings = [group_of[u.user] for u in node.input(0).uses
                     if u.user in group_of and reduction_axis(u.user)]
         producers = list(dict.fromkeys(producers + siblings))
-    options = [producers] + ([[g] for g in producers] if len(producers) > 1 else [])
+        cousins = _cousins(node, producers, group_of)
+    options = ([producers + cousins] if cousins else []) + [producers] + \
+        ([[g] for g in producers] if len(producers) > 1 else [])
     if producers:
         options.append([])
     for take in options:
@@ -444,6 +447,27 @@ def _place(node: Node, group_of: dict[Node, _Group], db: AliasDb) -> None:
         for m in members:
             group_of[m] = group
         return
+
+
+def _cousins(node: Node, producers: list[_Group], group_of: dict[Node, _Group]) -> list[_Group]:
+    """The reduction groups that read an array from outside which the reduction ``node`` (or
+    its producers' groups) reads too, of the rank it reduces: one sweep can compute both
+    (``loss.mean()``, ``correct.mean()`` and ``log_sig.sum()`` of the same ``z``, each of
+    its own pointwise chain, read ``z`` once instead of three times)."""
+    rank = _rank(node.input(0))
+    members = [node] + [m for g in producers for m in g.members]
+    inside = set(members)
+    read = {v for m in members for v in m.inputs
+            if v.node not in inside and _rank(v) == rank and rank}
+    if not read:
+        return []
+    found = []
+    for v in read:
+        for use in v.uses:
+            group = group_of.get(use.user)
+            if group is not None and group.axis is not None and group not in producers:
+                found.append(group)
+    return list(dict.fromkeys(found))
 
 
 def _position(node: Node) -> int:

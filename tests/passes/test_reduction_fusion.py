@@ -225,3 +225,25 @@ def test_a_number_read_of_a_reduction_moves_down_so_the_next_reduction_joins_it(
     mine = y.copy()
     got = fusejit.jit(count_then_written)(x, mine)
     assert got == count_then_written(x, y.copy()) and np.array_equal(mine, y + 1.0)
+
+
+def three_means_of_one_array(z, y):
+    loss = np.maximum(z, 0) - z * y + np.log1p(np.exp(-np.abs(z)))
+    log_sig = np.minimum(z, 0) - np.log1p(np.exp(-np.abs(z)))
+    p = np.reciprocal(1.0 + np.exp(-z))
+    correct = (p > 0.5) == (y > 0.5)
+    return loss.mean(), correct.mean(), log_sig.sum()
+
+
+def test_reductions_of_separate_chains_of_one_array_share_its_sweep():
+    """Three reductions, each of its own chain, all reading z (and y): one group, which
+    reads z once; NumPy's values."""
+    rng = np.random.default_rng(21)
+    z = (rng.standard_normal(4000) * 3).astype(np.float32)
+    y = (rng.random(4000) < 0.4).astype(np.float32)
+    jitted = fusejit.jit(three_means_of_one_array)
+    groups = [n for n in jitted.graph_for(z, y).nodes() if n.kind == prim.RowReductionGroup]
+    assert len(groups) == 1 and len(groups[0].outputs) == 3
+    for got, want in zip(jitted(z, y), three_means_of_one_array(z, y)):
+        assert np.asarray(got).dtype == np.asarray(want).dtype
+        np.testing.assert_allclose(got, want, rtol=2e-6)
