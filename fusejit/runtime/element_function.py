@@ -751,6 +751,11 @@ class _ElementWriter(_Writer):
             expr = f"_floor_divide_{dtype.name}({x}, {y})"   # (NumPy's, not Numba's)
         elif dtype.kind != "f" and _rank(out) == 0:
             expr = f"{'_int_floordiv' if fn == 'floor_divide' else '_int_mod'}({x}, {y})"
+        elif dtype.kind != "f":
+            divisor = _static(node.input(1))
+            if not isinstance(divisor, int) or isinstance(divisor, bool) or divisor in (0, -1):
+                check = "_int_divisors" if _rank(node.input(1)) else "_int_divisor"
+                expr = f"np.{fn}({x}, {check}({y}))"
         self.assign(out, expr if _rank(out) != 0 else _cast(expr, dtype), depth)
 
     _remainder = _floor_divide
@@ -913,6 +918,13 @@ class _ElementWriter(_Writer):
         self.assign(out, expr if array else _cast(expr, _dtype(out)), depth)
 
 
+# Readers of a small integer array (int8 to int32) that may take it unwrapped, as Numba's array
+# expressions compute it (in int64): wrapping their result gives the wrapped operand's.
+# ``(a * 3) // 7`` of int8 must divide the wrapped product: the product is made first.
+_WRAPPING = frozenset({"add", "sub", "mul", "neg", "__and__", "__or__", "__xor__",
+                       "bitwise_not"})
+
+
 def _inlined(value: Value) -> bool:
     """Is ``value`` an array that its one reader computes in its own expression: made and read
     by nodes that write nothing, in one block, with only such nodes between? Numba evaluates
@@ -926,6 +938,10 @@ def _inlined(value: Value) -> bool:
     if reader.owning_block is not made.owning_block or not _writes_nothing(made) \
             or not _writes_nothing(reader):
         return False
+    dtype = _dtype(value)
+    if dtype is not None and dtype.kind in "iu" and dtype.itemsize < 8 and \
+            reader.kind.name not in _WRAPPING:
+        return False    # (an array expression computes int8 * int8 in int64, unwrapped)
     between = made.next
     while between is not reader:
         if not _writes_nothing(between):

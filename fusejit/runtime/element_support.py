@@ -433,12 +433,10 @@ def _supported_op(node: Node, arguments: set) -> bool:
     if name in ("eye", "linspace"):
         return all(v.node.kind == prim.Constant for v in node.inputs[3:])
     if name in ("floor_divide", "remainder"):
-        # Numba's integer division by zero gives 0 where the interpreter raises, and its
-        # int8 -128 // -1 gives 0 where NumPy's wraps to -128
-        divisor = _static(node.input(1))
-        return _dtype(node.outputs[0]).kind == "f" or (
-            isinstance(divisor, (int, float)) and not isinstance(divisor, bool)
-            and divisor not in (0, -1)) or not arrays   # (numbers: _int_floordiv, _int_mod)
+        # (Numba's integer division by zero gives 0 where the interpreter raises, and its
+        # int8 -128 // -1 gives 0 where NumPy's wraps to -128: divisors known only when they
+        # run are checked there, _int_divisor(s), numbers by _int_floordiv and _int_mod)
+        return True
     if name in ("select", "unsqueeze"):
         return _constant_int(node.input(1))
     if name in ("triu", "tril"):    # (of a matrix, by a constant diagonal: a copy)

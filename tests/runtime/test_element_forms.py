@@ -539,3 +539,41 @@ def test_masked_stores_write_only_where_the_mask_holds():
         theirs = tuple(a.copy() if isinstance(a, np.ndarray) else a for a in case)
         _same(compiled(*mine), peak_tracking(*theirs))
         _same(mine[1:4], theirs[1:4])
+
+
+def integer_quotients(a, b, k):
+    q, r = a // b, a % b
+    return q, r, (a * 3) // k, (a - 5) % k, np.floor_divide(b, a.max() - 1)
+
+
+def gcd_steps(a, b):
+    x = a.copy()
+    y = b.copy()
+    while (y != 0).any():
+        nz = y != 0
+        x[nz], y[nz] = y[nz], x[nz] % y[nz]
+    return x, a // x * b
+
+
+def test_integer_division_of_arrays_by_run_time_divisors_is_compiled_whole():
+    """Integer // and % of arrays by divisors known only when they run (an array, a number,
+    a 0-d result): NumPy's floors and signs, compiled whole; a 0 or -1 among the divisors
+    runs the call on the interpreter (its ZeroDivisionError; NumPy's negation and 0)."""
+    rng = np.random.default_rng(31)
+    a = rng.integers(-50, 50, 200)
+    b = rng.choice([-7, -3, -2, 2, 3, 5, 9], 200)
+    for dtype in (np.int64, np.int32, np.int8):
+        args = (a.astype(dtype), b.astype(dtype), 7)
+        for got, want in zip(compiled_whole(integer_quotients, *args)(*args),
+                             integer_quotients(*args), strict=True):
+            assert got.dtype == want.dtype and np.array_equal(got, want)
+    u, v = rng.integers(1, 10_000, (2, 300))
+    for got, want in zip(compiled_whole(gcd_steps, u, v)(u, v), gcd_steps(u, v), strict=True):
+        assert np.array_equal(got, want)
+    jitted = fusejit.jit(integer_quotients)
+    minus = b.copy()
+    minus[::7] = -1
+    for got, want in zip(jitted(a, minus, 7), integer_quotients(a, minus, 7), strict=True):
+        assert np.array_equal(got, want)
+    with pytest.raises(fusejit.FusejitError, match="ZeroDivisionError"):
+        jitted(a, np.where(b == 5, 0, b), 7)
