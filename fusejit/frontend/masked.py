@@ -212,7 +212,7 @@ def unmasked(b: IRBuilder, value: Value, mask: Value, rank: int) -> Value | None
         if rank_of(v) is None:
             return None
         if not is_map(node) or len(node.outputs) != 1 or str(node.kind) in _FAILING_ON_INTEGERS \
-                and any(is_tensor(i) and dtype_of(i) is not None and dtype_of(i).kind in "iub"
+                and any(is_tensor(i) and (dtype_of(i) is None or dtype_of(i).kind in "iub")
                         for i in node.inputs):
             return (v, False) if rank_of(v) <= trailing else None
         parts = [whole(i) for i in node.inputs]

@@ -457,8 +457,8 @@ def _cousins(node: Node, producers: list[_Group], group_of: dict[Node, _Group]) 
     rank = _rank(node.input(0))
     members = [node] + [m for g in producers for m in g.members]
     inside = set(members)
-    read = {v for m in members for v in m.inputs
-            if v.node not in inside and _rank(v) == rank and rank}
+    read = list(dict.fromkeys(v for m in members for v in m.inputs
+                              if v.node not in inside and _rank(v) == rank and rank))
     if not read:
         return []
     found = []
