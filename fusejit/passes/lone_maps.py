@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from ..ir.constants import constant_value
 from ..ir.graph import Block, Graph, Node
-from ..ir.symbols import aten, prim
+from ..ir.symbols import Symbol, aten, prim
 from ..ir.types import ScalarType, TensorType
 from ..oplib.binary import POW_SPECIAL
 from .graph_fuser import is_simple_map
@@ -44,7 +44,7 @@ COSTLY = frozenset({
     aten.exp, aten.expm1, aten.log, aten.log1p, aten.log2, aten.log10, aten.sin, aten.cos,
     aten.tan, aten.asin, aten.acos, aten.atan, aten.atan2, aten.sinh, aten.cosh, aten.tanh,
     aten.sigmoid, aten.erf, aten.erfc, aten.lgamma, aten.sqrt, aten.rsqrt, aten.pow,
-    aten.hypot, aten.logaddexp})
+    aten.hypot, aten.logaddexp, Symbol("fusejit::cbrt")})
 # pow exponents the kernels compute by products or a square root, as NumPy does
 # (``POW_SPECIAL``), and the trivial ones: those stay NumPy's.
 _CHEAP_EXPONENTS = frozenset(POW_SPECIAL) | {0.0, 1.0}

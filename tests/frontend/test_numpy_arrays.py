@@ -324,16 +324,21 @@ def cube_roots(x, f, i, n):
     return np.cbrt(x), np.cbrt(f), np.cbrt(i), np.cbrt(n), np.cbrt(-8), np.cbrt(f[0])
 
 
-def test_cbrt_is_numpys_exactly():
-    """np.cbrt is NumPy's own call: exact at cubes (cbrt(-27.0) is -3.0, which x ** (1/3)
-    misses by an ulp), at the specials, in float32, of integers (float64) and of numbers."""
+def test_cbrt_is_exact_at_cubes_and_specials_and_within_numpys_ulp():
+    """np.cbrt: exact at cubes (cbrt(-27.0) is -3.0, which x ** (1/3) misses by an ulp) and
+    at the specials, in float32, of integers (float64) and of numbers; elsewhere the fused
+    form is correctly rounded where NumPy's (the C library's) may be an ulp off
+    (tests/passes/test_more_maps.py measures both against the exact root)."""
     x = np.concatenate([np.arange(-30.0, 31.0) ** 3, R.standard_normal(200) * 50,
                         [np.inf, -np.inf, np.nan, -0.0, 5e-324]])
     args = (x, x[:60].astype(np.float32), np.arange(-9, 10), 27.0)
     got, want = fusejit.jit(cube_roots)(*args), cube_roots(*args)
     for g, w in zip(got, want):
         assert type(g) is type(w) and np.asarray(g).dtype == np.asarray(w).dtype
-        np.testing.assert_array_equal(g, w)
+        g, w = np.atleast_1d(g), np.atleast_1d(w)
+        exact = (np.round(w) == w) | ~np.isfinite(w)       # (the cubes' roots, the specials)
+        np.testing.assert_array_equal(g[exact], w[exact])
+        np.testing.assert_allclose(g, w, rtol=2 * np.finfo(w.dtype).eps, atol=0)
         np.testing.assert_array_equal(np.signbit(g), np.signbit(w))
 
 

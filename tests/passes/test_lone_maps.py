@@ -58,13 +58,13 @@ def test_costly_lone_maps_get_groups_of_their_own():
 
 def test_costly_maps_are_those_kernels_compute_with_vectorised_math():
     """A lone map takes a kernel only for an op with a vectorised form, and every op with one
-    (``templates._VEC``) counts as costly (hypot and logaddexp: maps of ``@fusejit.jit``'s
-    own fusion, with vectorised forms)."""
+    (``templates._VEC``) counts as costly (hypot, logaddexp and cbrt: maps of
+    ``@fusejit.jit``'s own fusion, with vectorised forms)."""
     from fusejit.runtime.fusion import templates
 
     assert set(templates._VEC) <= COSTLY <= templates.VECTOR_MATH
     assert all(kind in templates._VEC or kind in (aten.atan2, aten.sqrt, aten.rsqrt, aten.pow,
-                                                  aten.hypot, aten.logaddexp)
+                                                  aten.hypot, aten.logaddexp, "fusejit::cbrt")
                for kind in COSTLY)
 
 

@@ -307,6 +307,50 @@ def test_hypot_kernel_is_correctly_rounded_without_overflow(dtype):
         assert error.max() <= 0.5 + 1e-6
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_cbrt_kernel_is_correctly_rounded(dtype):
+    """``np.cbrt`` in a kernel (``vecmath.cbrt_f32``/``cbrt_f64``, vectorised; it was
+    NumPy's call between two kernels): NumPy's special values (the sign of -0.0 kept), exact
+    at cubes, magnitudes from the smallest subnormal to the largest float, within half an ulp
+    of the exact root (float64: where long double can tell; float32: of the float64 root).
+    NumPy's (the C library's) are not: its float32 roots are off by up to 1.92 ulp (35% of
+    them differ from these), its float64 ones misrounded in 0.6% of a random sample."""
+    finfo = np.finfo(dtype)
+    ty = "Float" if dtype == np.float32 else "Double"
+    kernel = FusedKernel(parse_ir(f"""graph(%x : {ty}(*)):
+  %r : {ty}(*) = fusejit::cbrt(%x)
+  return (%r)
+"""))
+    special = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, finfo.tiny, finfo.smallest_subnormal,
+                        finfo.max, -finfo.max, 1.0, -1.0], dtype)
+    (got,) = kernel(special)
+    assert np.array_equal(got[:5], np.cbrt(special[:5]), equal_nan=True)
+    assert np.signbit(got[1]) and not np.signbit(got[0])
+    assert np.all(_ulps(got[5:], np.cbrt(special[5:])) <= 1)
+    roots = np.arange(1, 300, dtype=dtype) * RNG.choice([-1, 1], 299)
+    (got,) = kernel(roots ** 3)
+    np.testing.assert_array_equal(got, roots)
+    x = np.exp2(RNG.uniform(finfo.minexp - finfo.nmant, finfo.maxexp - 1, 20000)).astype(dtype)
+    x *= RNG.choice([-1, 1], x.size).astype(dtype)
+    (got,) = kernel(x)
+    assert got.dtype == dtype
+    assert _ulps(got, np.cbrt(x)).max() <= (2 if dtype == np.float32 else 1)
+    if dtype == np.float32:
+        ref = np.cbrt(x.astype(np.float64))
+    elif np.finfo(np.longdouble).nmant >= 63:
+        ref = np.cbrt(x.astype(np.longdouble))
+    else:
+        return
+    error = np.abs(got - ref) / np.spacing(np.abs(got)).astype(ref.dtype)
+    assert error.max() <= 0.5 + 1e-6
+    # (precise kernels call the same form per element: the same values)
+    precise = FusedKernel(parse_ir(f"""graph(%x : {ty}(*)):
+  %r : {ty}(*) = fusejit::cbrt(%x)
+  return (%r)
+"""), precise=True)
+    np.testing.assert_array_equal(precise(x)[0], got)
+
+
 def test_a_fix_up_recomputes_the_whole_expression_of_its_node():
     """Where a strip holds an element outside a fast form's domain (log1p of inf, from NaN or
     an infinity among the values), its fix-up computes the node's whole expression with the

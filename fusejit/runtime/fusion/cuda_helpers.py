@@ -11,8 +11,8 @@ is ``truncf`` there); the multi-line helpers are ``helpers``' own Python bodies 
 the device, so both targets share one definition of each op's semantics. Under Numba's
 simulator (``NUMBA_ENABLE_CUDASIM=1``) kernels are plain Python over NumPy scalars, where
 ``math.trunc`` would return a Python int and ``libdevice`` does not run, so the five
-primitives are NumPy's there. Importing this module imports ``numba.cuda``: only CUDA kernel
-modules do.
+primitives (and cbrt) are NumPy's there. Importing this module imports ``numba.cuda``: only
+CUDA kernel modules do.
 """
 
 from __future__ import annotations
@@ -46,6 +46,12 @@ if config.ENABLE_CUDASIM:
     @_device
     def fmod(a, b):
         return np.fmod(a, b)
+
+    @_device
+    def cbrt_f32(x):
+        return np.cbrt(x)
+
+    cbrt_f64 = cbrt_f32
 else:  # pragma: no cover - needs a CUDA device
     from numba.cuda import libdevice
 
@@ -70,6 +76,14 @@ else:  # pragma: no cover - needs a CUDA device
     @_device
     def fmod(a, b):
         return math.fmod(a, b)
+
+    @_device
+    def cbrt_f32(x):
+        return libdevice.cbrtf(x)
+
+    @_device
+    def cbrt_f64(x):
+        return libdevice.cbrt(x)
 
 
 @_device

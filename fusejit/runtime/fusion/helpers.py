@@ -18,7 +18,11 @@ from llvmlite import ir
 from numba import njit, types
 from numba.extending import intrinsic
 
-from .vecmath import _fma  # (llvm.fma: one instruction, vectorised)
+from .vecmath import (  # noqa: F401  (np.cbrt where a kernel does not vectorise)
+    _fma,  # (llvm.fma: one instruction, vectorised)
+    cbrt_f32,
+    cbrt_f64,
+)
 
 
 @njit(cache=True, error_model="numpy")
