@@ -222,10 +222,23 @@ def test_least_squares_and_polynomial_fits_have_numpys_bits(shape):
     y = t ** 3 - 2.0 * t + RNG.standard_normal(m)
     ys = np.stack([y, 3.0 * y + 1.0], axis=1)
     if m > 4:
-        for args in [(t, y, ys), (t.astype(np.float32), y.astype(np.float32), ys)]:
-            _same(compiled_whole(fitted, *args)(*args), fitted(*args))
-        k = np.arange(m)            # (integers: float64 as NumPy's x + 0.0)
-        _same(compiled_whole(fitted, k, y, ys)(k, y, ys), fitted(k, y, ys))
+        _same(compiled_whole(fitted, t, y, ys)(t, y, ys), fitted(t, y, ys))
+
+
+# (each x dtype is a whole-graph compile of its own, ~7 s cold: float64's runs in the default
+# suite, above, these with FUSEJIT_FULL_SUITE=1)
+@pytest.mark.exhaustive
+@pytest.mark.parametrize("kind", ["float32", "int64"])
+def test_polynomial_fits_of_float32_and_integer_x_have_numpys_bits(kind):
+    """``np.polyfit`` of float32 ``x`` (the cut-off from its dtype) and of integers (float64
+    as NumPy's x + 0.0): NumPy's values to the last bit."""
+    m = 30
+    t = np.sort(RNG.uniform(-2.0, 3.0, m))
+    y = t ** 3 - 2.0 * t + RNG.standard_normal(m)
+    ys = np.stack([y, 3.0 * y + 1.0], axis=1)
+    args = (t.astype(np.float32), y.astype(np.float32), ys) if kind == "float32" else \
+        (np.arange(m), y, ys)
+    _same(compiled_whole(fitted, *args)(*args), fitted(*args))
 
 
 def test_deficient_fits_warn_and_bad_values_raise_as_numpy():
