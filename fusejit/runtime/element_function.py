@@ -751,11 +751,8 @@ class _ElementWriter(_Writer):
             expr = f"_floor_divide_{dtype.name}({x}, {y})"   # (NumPy's, not Numba's)
         elif dtype.kind != "f" and _rank(out) == 0:
             expr = f"{'_int_floordiv' if fn == 'floor_divide' else '_int_mod'}({x}, {y})"
-        elif dtype.kind != "f":
-            divisor = _static(node.input(1))
-            if not isinstance(divisor, int) or isinstance(divisor, bool) or divisor in (0, -1):
-                check = "_int_divisors" if _rank(node.input(1)) else "_int_divisor"
-                expr = f"np.{fn}({x}, {check}({y}))"
+        elif dtype.kind != "f" and _rank(node.input(1)):    # (an array of divisors)
+            expr = f"np.{fn}({x}, _int_divisors({y}))"
         self.assign(out, expr if _rank(out) != 0 else _cast(expr, dtype), depth)
 
     _remainder = _floor_divide

@@ -465,8 +465,8 @@ def _masked_fill(x, mask, value):
 # Integer floor division and remainder of two numbers by a divisor known only when it runs:
 # by 0 the interpreter's error (raised here, and the call reruns there); by -1 the negation
 # (C's INT_MIN / -1 traps) and 0; else Python's floor and the divisor's sign, as NumPy's.
-# Arrays divided by a divisor or divisors known only when they run: NumPy's floor_divide and
-# remainder (Numba's compute NumPy's values) of the divisors checked first (_int_divisor(s)):
+# Arrays divided by arrays of divisors: NumPy's floor_divide and remainder (Numba's compute
+# NumPy's values) of the divisors checked first (_int_divisors):
 # a 0 or a -1 among them raises, and the call reruns on the interpreter, which raises or
 # computes them as NumPy does.
 _INT_DIVIDE = """@njit(cache=True)
@@ -485,13 +485,6 @@ def _int_mod(a, b):
     if b == -1:
         return a - a
     return a % b
-
-
-@njit(cache=True)
-def _int_divisor(b):
-    if b == 0 or b == -1:
-        raise ZeroDivisionError("integer division by zero or -1")
-    return b
 
 
 @njit(cache=True)

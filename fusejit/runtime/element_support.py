@@ -434,15 +434,18 @@ def _supported_op(node: Node, arguments: set) -> bool:
         return all(v.node.kind == prim.Constant for v in node.inputs[3:])
     if name in ("floor_divide", "remainder"):
         # (Numba's integer division by zero gives 0 where the interpreter raises, and its
-        # int8 -128 // -1 gives 0 where NumPy's wraps to -128: divisors known only when they
-        # run are checked there, _int_divisor(s), numbers by _int_floordiv and _int_mod.)
+        # int8 -128 // -1 gives 0 where NumPy's wraps to -128: arrays of divisors are checked
+        # where they run, _int_divisors, numbers by _int_floordiv and _int_mod; a constant 0
+        # or -1 stays the interpreter's.)
         # An integer array by a number known only when it runs stays NumPy's, which divides
         # by libdivide's multiply and shift (Numba's loop divides: set F's digit sums,
         # 10^4 int64 by a base, ran 0.65x NumPy whole against 0.78x interpreted); by a
         # constant LLVM multiplies too, and by an array both divide.
         divisor = _static(node.input(1))
-        return _dtype(node.outputs[0]).kind == "f" or not arrays or _rank(node.input(1)) or (
-            isinstance(divisor, (int, float)) and not isinstance(divisor, bool))
+        return _dtype(node.outputs[0]).kind == "f" or not arrays or \
+            (_rank(node.input(1)) or 0) > 0 or (isinstance(divisor, (int, float)) and
+                                               not isinstance(divisor, bool)
+                                               and divisor not in (0, -1))
     if name in ("select", "unsqueeze"):
         return _constant_int(node.input(1))
     if name in ("triu", "tril"):    # (of a matrix, by a constant diagonal: a copy)
