@@ -155,6 +155,9 @@ def _sequence(kind: type) -> Callable[..., Item]:
     return make
 
 
+# (np.cbrt and math.cbrt: NumPy's cbrt, a number through a 0-d float64 array)
+_cbrt = numpy_arrays.own_unary("fusejit::cbrt", np.cbrt)
+
 _MATH_MORE = {
     math.atan2: ("y, x, /", lambda b, y, x: binary(b, "atan2", _float64(b, y), x)),
     math.hypot: ("x, y, /", lambda b, x, y: numpy_arrays.smooth("hypot", np.hypot)(
@@ -169,10 +172,15 @@ _MATH_MORE = {
     math.pow: ("x, y, /", lambda b, x, y: binary(b, "pow", to_float(b, x), to_float(b, y))),
     math.fmod: ("x, y, /", lambda b, x, y: to_float(b, binary(b, "fmod", _float64(b, x), y))),
     math.exp2: ("x, /", lambda b, x: binary(b, "pow", 2.0, to_float(b, x))),
-    math.cbrt: ("x, /", lambda b, x: numpy_arrays.own_unary("fusejit::cbrt", np.cbrt)(
-        b, to_float(b, x))),
+    math.cbrt: ("x, /", lambda b, x: _cbrt(b, to_float(b, x))),
     math.isqrt: ("n, /", lambda b, n: _isqrt(b, n)),
 }
+
+
+def _log(b: IRBuilder, x: Item, base: Item) -> Item:
+    """``math.log(x)``, and ``math.log(x, base)`` as log(x) / log(base), as Python."""
+    log = _math("log", "math.log")
+    return log(b, x) if base is None else binary(b, "div", log(b, x), log(b, base))
 
 
 def _isqrt(b: IRBuilder, n: Item) -> Item:
@@ -299,9 +307,7 @@ CALLEES.update({
     tuple: Callee("tuple", "iterable=None, /", _sequence(tuple)),
     list: Callee("list", "iterable=None, /", _sequence(list)),
     math.exp: Callee("math.exp", "x, /", _math("exp", "math.exp")),
-    math.log: Callee("math.log", "x, base=None, /", lambda b, x, base: _math("log", "math.log")(
-        b, x) if base is None else binary(b, "div", _math("log", "math.log")(b, x),
-                                          _math("log", "math.log")(b, base))),
+    math.log: Callee("math.log", "x, base=None, /", _log),
     math.sqrt: Callee("math.sqrt", "x, /", _math("sqrt", "math.sqrt")),
     math.tanh: Callee("math.tanh", "x, /", _math("tanh", "math.tanh")),
     math.floor: Callee("math.floor", "x, /", _math("floor", "math.floor")),
@@ -508,8 +514,7 @@ CALLEES.update({
     np.logaddexp: Callee("np.logaddexp", "x1, x2, /", numpy_arrays.smooth("logaddexp",
                                                                            np.logaddexp)),
     np.hypot: Callee("np.hypot", "x1, x2, /", numpy_arrays.smooth("hypot", np.hypot)),
-    np.cbrt: Callee("np.cbrt", "x, /", numpy_arrays.own_unary("fusejit::cbrt", np.cbrt),
-                    "float"),
+    np.cbrt: Callee("np.cbrt", "x, /", _cbrt, "float"),
     np.signbit: Callee("np.signbit", "x, /", numpy_arrays.signbit),
     np.squeeze: Callee("np.squeeze", "a, axis=None", numpy_arrays.squeeze),
     np.atleast_1d: Callee("np.atleast_1d", "a", numpy_arrays.atleast(1)),

@@ -141,8 +141,9 @@ for _name, (_fn, _text, _native) in FLOAT_FUNCTIONS.items():
 # stop the rest of a kernel vectorising): NumPy computes them.
 INVERSE_HYPERBOLIC = {"asinh": np.arcsinh, "acosh": np.arccosh, "atanh": np.arctanh}
 for _name, _fn in INVERSE_HYPERBOLIC.items():
-    register(f"aten::{_name}(Tensor self) -> Tensor", unary_body(_name, _fn, FLOAT), ufunc=_fn)
-    register_inplace(_name, unary_body(_name, _fn, FLOAT))
+    _body = unary_body(_name, _fn, FLOAT)
+    register(f"aten::{_name}(Tensor self) -> Tensor", _body, ufunc=_fn)
+    register_inplace(_name, _body)
 
 
 # -- ops that keep the dtype --------------------------------------------------------------------
