@@ -53,10 +53,13 @@ __all__ = [
 ]
 
 # What the executor runs on a graph after specialising its types to the inputs (PyTorch's
-# legacy executor, optimised path), before lowering it to Code. Loop-invariant code motion is
-# fusejit's own step, kept out of fuse_graph (whose result is checked against PyTorch's).
+# legacy executor, optimised path), before lowering it to Code. As PyTorch's runOptimization,
+# common subexpressions go before the fuser: otherwise a computation written twice
+# (``np.log1p(np.exp(-np.abs(z)))`` in two expressions) lands in two groups, and a pass that
+# later joins them computes it twice. Loop-invariant code motion is fusejit's own step, kept
+# out of fuse_graph (whose result is checked against PyTorch's).
 FUSION_PIPELINE = [canonicalize_graph_fuser_ops, eliminate_dead_code,
-                   loop_invariant_code_motion, fuse_graph]
+                   eliminate_common_subexpression, loop_invariant_code_motion, fuse_graph]
 # The same for differentiated graphs: their _grad_sum_to_size nodes join groups (the seed's rule;
 # autodiff.fused_sums sums a group's outputs after its kernel).
 BACKWARD_FUSION_PIPELINE = [canonicalize_graph_fuser_ops, eliminate_dead_code, fuse_backward_graph]

@@ -247,3 +247,34 @@ def test_reductions_of_separate_chains_of_one_array_share_its_sweep():
     for got, want in zip(jitted(z, y), three_means_of_one_array(z, y)):
         assert np.asarray(got).dtype == np.asarray(want).dtype
         np.testing.assert_allclose(got, want, rtol=2e-6)
+
+
+def hypot_terms(x, w):
+    a = np.sqrt(x * x + 1.0) * w
+    b = np.sqrt(x * x + 1.0) - w
+    return a.sum(), b.max(), np.sqrt(x * x + 1.0).mean(), np.exp(-np.abs(w)) + np.exp(-np.abs(w))
+
+
+def _inner_kinds(graph) -> list:
+    kinds = []
+    for node in graph.nodes():
+        for name in node.attribute_names():
+            if node.kind_of(name) == "g":
+                kinds += _inner_kinds(node.g(name))
+        kinds.append(node.kind)
+    return kinds
+
+
+def test_an_expression_written_again_is_computed_once():
+    """``sqrt(x * x + 1)`` written three times, ``exp(-|w|)`` twice: the executor eliminates
+    common subexpressions before it fuses (PyTorch's order), so each op is computed once in
+    the kernels, where the groups would otherwise hold a copy each; NumPy's values."""
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal(3000)
+    w = rng.standard_normal(3000)
+    jitted = fusejit.jit(hypot_terms)
+    kinds = _inner_kinds(jitted.graph_for(x, w))
+    assert kinds.count(aten.sqrt) == 1 and kinds.count(aten.exp) == 1
+    assert kinds.count(aten.abs) == 1 and kinds.count(aten.mul) == 2
+    for got, want in zip(jitted(x, w), hypot_terms(x, w)):
+        np.testing.assert_allclose(got, want, rtol=1e-12)

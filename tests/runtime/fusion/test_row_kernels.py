@@ -629,9 +629,11 @@ def test_rows_at_no_single_step(kernels_only):
 
 
 def energy(m, v):
-    """Reductions of every axis of a product with an input broadcast inside the rows."""
+    """Reductions of every axis of a product with an input broadcast inside the rows (the
+    column sum's product is written ``v * m``, which CSE does not take for ``e``: its group
+    reads both inputs)."""
     e = m * v
-    return np.sum(e * v), np.argmax(e), (m * v).sum(axis=0)
+    return np.sum(e * v), np.argmax(e), (v * m).sum(axis=0)
 
 
 ENERGY = fusejit.compile(fusejit.script(energy), fuse=True, reductions=True)
