@@ -522,16 +522,24 @@ class RowGenerator(_Generator):
         element_outputs = [v for v in group.outputs if group.classes[v] == ELEMENT]
         final = self._closure(element_outputs)
         last = group.passes - 1
-        kept = self._kept(final, [r for r in group.reductions if r.level == last])
+        # Element outputs that no reduction's result reaches are written by the last
+        # reduction pass, which then makes the output pass (and its row buffers) unneeded.
+        early = {j: v for j, v in enumerate(group.outputs)
+                 if v in element_outputs} if self._early(element_outputs) else {}
+        kept = [] if early else self._kept(final, [r for r in group.reductions
+                                                   if r.level == last])
         # a softmax whose sum is in the last pass keeps its exponentials for the output pass
-        soft = frozenset(n for n in final if n in self.exps and any(
+        soft = frozenset() if early else frozenset(n for n in final if n in self.exps and any(
             r.node is n and r.kind == "sumexp" and r.level == last for r in group.reductions))
         names = [self.values[v].expr for v in kept] + [self.exps[n] for n in soft]
         for name in names:
             head.append(f"keep_{name} = np.empty(n, np.{np.dtype(self.dtypes[name]).name})")
         for level in range(1, group.passes):
+            if level == last:
+                body += [f"w{j} = o{j}[row * n:row * n + n]" for j in early]
             body += self._pass([r for r in group.reductions if r.level == level], loads,
-                               names if level == last else [], split)
+                               names if level == last else [], split,
+                               early if level == last else {})
             for node in row_nodes:
                 if group.levels[node.output()] == level:
                     body += self._scalar_lines(node)
@@ -539,8 +547,9 @@ class RowGenerator(_Generator):
         for j, value in enumerate(group.outputs):
             expr = self.values[value].expr
             if group.classes[value] == ELEMENT:
-                body.append(f"w{j} = o{j}[row * n:row * n + n]")
-                writes.append(f"w{j}[c] = {expr}")
+                if j not in early:
+                    body.append(f"w{j} = o{j}[row * n:row * n + n]")
+                    writes.append(f"w{j}[c] = {expr}")
             else:
                 body.append(f"o{j}[row] = {expr}")
         if writes and split:
@@ -586,6 +595,19 @@ class RowGenerator(_Generator):
         return _split_blocks("BLOCK", [_block_buffer(a, "BLOCK") for a in allocs], inner, [],
                              {})
 
+    def _early(self, element_outputs: list[Value]) -> bool:
+        """May the last reduction pass write every element output? Where none depends on a
+        reduction's result of that pass or later (``y = f(x)`` beside ``g(x).max()``): it
+        computes them beside that pass's sources, where an output pass would read the inputs
+        again (a 4M float64 chain with its max wrote its two outputs 2.2x slower so). Not
+        with running sums (they are the output pass's) or arg reductions in that pass (a
+        search may stop early)."""
+        group = self.group
+        last = group.passes - 1
+        return bool(element_outputs) and last >= 1 and not group.scans and all(
+            group.levels[v] < last for v in element_outputs) and not any(
+            r.kind in ARG_KINDS for r in group.reductions if r.level == last)
+
     def _kept(self, final: list[Node], last: list[Reduction]) -> list[Value]:
         """Element values the last reduction pass computes that the output pass would compute
         again: that pass keeps them in a row buffer (softmax's exp) instead."""
@@ -601,10 +623,13 @@ class RowGenerator(_Generator):
         return kept
 
     def _pass(self, reductions: list[Reduction], loads: dict[str, str],
-              kept: list[str], split: bool = False) -> list[str]:
-        """One pass over the row accumulating ``reductions`` (and storing the ``kept`` values),
-        and their per-row results; with ``split``, its blocks shared among the threads
+              kept: list[str], split: bool = False,
+              outputs: dict[int, Value] | None = None) -> list[str]:
+        """One pass over the row accumulating ``reductions`` (and storing the ``kept`` values,
+        and writing ``outputs``, output position -> value, into their rows ``w{j}``), and
+        their per-row results; with ``split``, its blocks shared among the threads
         (``_split_blocks``)."""
+        outputs = outputs or {}
         lines = [f"# pass: {', '.join(str(r.node.kind) for r in reductions)}"]
         if len(reductions) == 1 and reductions[0].kind in ARG_KINDS and not kept:
             r = reductions[0]
@@ -706,11 +731,12 @@ class RowGenerator(_Generator):
                     combines[part] = "({a} + {b})"
                     plain[len(updates) - 1] = [f"{part} = {part} + np.{dtype}({value})"]
             finals.append(self._final(r, acc))
-        nodes = self._closure([r.source for r in reductions])
+        nodes = self._closure([r.source for r in reductions] + list(outputs.values()))
         # Within a block the operands are read through block slices ``q0`` (indexing the row
         # slices from c0 kept LLVM from vectorising: 3.6 ms against 1.5 ms a sum of exp).
         blocked = {name: f"{name} = q{name[1:]}[c]" for name in loads}
         stores = [f"kq_{name}[c] = {name}" for name in kept]
+        stores += [f"v{j}[c] = {self.values[v].expr}" for j, v in outputs.items()]
         steps = [line for u in updates for line in u[1]]
         allocs, loops = self._loop(nodes, blocked, exps + steps + stores)
         used = sorted({name for line in loops for name in _NAMES.findall(line)} & set(loads))
@@ -723,12 +749,13 @@ class RowGenerator(_Generator):
         buffers = [_block_buffer(a, block) for a in allocs]
         inner = [line for name in used for line in self._block_slice(name)]
         inner += [f"kq_{name} = keep_{name}[c0:c1]" for name in kept]
+        inner += [f"v{j} = w{j}[c0:c1]" for j in outputs]
         strided = any(self.classes[int(name[1:])] == STRIDED for name in used)
         lanes = None
         # (lanes of scalars where the elements are cheap: a sum of exp(x) of x[:, ::2] ran
         # 0.79x NumPy in scalar lanes, 3.1x with its exp in vectors)
         cheap = not any(node.kind in VECTOR_MATH for node in nodes)
-        if strided and cheap and not (args or kept or exps or allocs) and \
+        if strided and cheap and not (args or kept or outputs or exps or allocs) and \
                 len(plain) == len(updates):
             steps = [line for k in range(len(updates)) for line in plain[k]]
             unrolled, body = self._loop(nodes, blocked, steps)

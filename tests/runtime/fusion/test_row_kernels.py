@@ -779,3 +779,35 @@ def test_float_powers_of_per_row_values(dtype, kernels_only):
     assert [n.kind for n in graph.nodes() if n.kind != prim.Constant] == \
         [prim.RowReductionGroup]
     _rel_close(f(x), standardised_moments(x), dtype)
+
+
+def maps_beside_their_extremum(x, m):
+    """Two element outputs no reduction reaches, and the max of each row of a third map."""
+    y = np.sqrt(x * x + 1.0) * m
+    return y, x - m, np.abs(np.log1p(x * x)).max(axis=-1)
+
+
+@pytest.mark.parametrize("shape", [(50_000,), (40, 700)])
+@pytest.mark.parametrize("parallel", [False, True])
+def test_element_outputs_no_reduction_reaches_are_written_by_its_pass(
+        shape, parallel, monkeypatch, kernels_only):
+    """The pass computing the max writes ``y`` and ``x - m`` too: no output pass reading the
+    inputs again, no row buffer; NumPy's values, with a NaN (the max's exact pass again over
+    its block) and -0.0, on one long row (split among the threads) and on many rows."""
+    if parallel:
+        monkeypatch.setattr(plans, "SERIAL_WORK_NS", 0)
+    rng = np.random.default_rng(12)
+    x = rng.standard_normal(shape)
+    m = rng.uniform(0.5, 2.0, shape[-1])
+    x.flat[7] = np.nan
+    x.flat[x.size // 2] = -0.0
+    fused = fusejit.compile(fusejit.script(maps_beside_their_extremum), fuse=True,
+                            reductions=True)
+    (_group,) = [n for n in fused.graph_for(x, m).all_nodes()
+                 if n.kind == prim.RowReductionGroup]
+    source = str(fusejit.kernel_source(fusejit.script(maps_beside_their_extremum), x, m))
+    assert "keep_" not in source and "w0[c] =" not in source and "v0[c] = " in source
+    got, want = fused(x, m), maps_beside_their_extremum(x, m)
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(np.isnan(g), np.isnan(w))
+        np.testing.assert_allclose(g, w, rtol=1e-14)
