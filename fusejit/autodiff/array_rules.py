@@ -253,6 +253,15 @@ def _linalg_solve(ctx, node: Node, grads: list) -> list:
     return [(a, ctx.emit("aten::neg", g_a)), (b, g_b)]
 
 
+@derivative("fusejit::maximum_accumulate(Tensor self, int dim) -> Tensor",
+            "fusejit::minimum_accumulate(Tensor self, int dim) -> Tensor")
+def _running_extreme(ctx, node: Node, grads: list) -> dict:
+    # each running extreme's gradient to the element it is (fusejit::running_backward)
+    self, dim = node.inputs
+    return {self: ctx.emit("fusejit::running_backward", grads[0], ctx.saved(self),
+                           ctx.saved(node.output()), ctx.saved(dim))}
+
+
 @derivative("aten::cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor")
 def _cumprod(ctx, node: Node, grads: list) -> dict:
     # cumprod_backward(grad.to(self.scalar_type()), self, dim, result): exact where self has

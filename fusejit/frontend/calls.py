@@ -448,6 +448,12 @@ CALLEES.update({
                           U.nan_to_num, "same"),
     np.ptp: Callee("np.ptp", "a, axis=None, out=None, keepdims=False", U.ptp),
     np.cumsum: Callee("np.cumsum", "a, axis=None, dtype=None", numpy_lowering.cumsum),
+    np.maximum.accumulate: Callee("np.maximum.accumulate", "a, axis=0, dtype=None, out=None",
+                                  numpy_lowering.running_extreme("fusejit::maximum_accumulate",
+                                                                 "np.maximum.accumulate")),
+    np.minimum.accumulate: Callee("np.minimum.accumulate", "a, axis=0, dtype=None, out=None",
+                                  numpy_lowering.running_extreme("fusejit::minimum_accumulate",
+                                                                 "np.minimum.accumulate")),
     np.square: Callee("np.square", "x, /", numpy_lowering.square),
     np.dot: Callee("np.dot", "a, b, /", numpy_lowering.dot),
     np.zeros: Callee("np.zeros", "shape, dtype=None", lambda b, s, d: numpy_lowering.filled(

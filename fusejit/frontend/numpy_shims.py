@@ -693,35 +693,6 @@ def ediff1d(ary, to_end=None, to_begin=None):
     return d
 
 
-def _accumulate(a, axis, largest):
-    # out[i] = maximum (or minimum) of out[i - 1] and a[i] along axis, one slice at a time
-    # (the running value carried in a variable: not read back from out, a store and a load
-    # on the loop's chain of dependences)
-    a = np.swapaxes(np.asarray(a), axis, 0)
-    out = np.empty_like(a)
-    m = a[0]
-    out[0] = m
-    for i in range(1, a.shape[0]):
-        if largest:
-            m = np.maximum(m, a[i])
-        else:
-            m = np.minimum(m, a[i])
-        out[i] = m
-    return np.swapaxes(out, axis, 0)
-
-
-def maximum_accumulate(a, axis=0, dtype=None, out=None):
-    if dtype is not None:
-        unsupported("ufunc.accumulate: dtype= is not supported; cast the array first")
-    return _into(out, _accumulate(a, axis, True))
-
-
-def minimum_accumulate(a, axis=0, dtype=None, out=None):
-    if dtype is not None:
-        unsupported("ufunc.accumulate: dtype= is not supported; cast the array first")
-    return _into(out, _accumulate(a, axis, False))
-
-
 def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
              keepdims=False):
     # NumPy's "linear" method for a number q: the sorted values at floor and ceil of
@@ -940,7 +911,6 @@ SHIMS = {np.cov: cov, np.corrcoef: corrcoef, np.polyval: polyval, np.kron: kron,
          np.logaddexp.reduce: logaddexp_reduce, np.add.accumulate: add_accumulate,
          np.multiply.accumulate: multiply_accumulate,
          np.allclose: allclose, np.array_equal: array_equal, np.nansum: nansum, np.nanmean: nanmean,
-         np.maximum.accumulate: maximum_accumulate, np.minimum.accumulate: minimum_accumulate,
          np.quantile: quantile, np.percentile: percentile, np.digitize: digitize,
          np.histogram: histogram, np.isin: isin, np.logspace: logspace,
          np.unravel_index: unravel_index, np.gradient: gradient, np.intersect1d: intersect1d,

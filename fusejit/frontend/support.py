@@ -93,6 +93,9 @@ _ROWS_BY_HAND = [
 
 
 def _display(obj: Any, name: str) -> str:
+    owner = getattr(obj, "__self__", None)
+    if isinstance(owner, np.ufunc):     # (np.maximum.accumulate)
+        return f"np.{owner.__name__}.{obj.__name__}"
     if is_numpy_function(obj):
         return f"np.{obj.__name__}"
     if obj in vars(F).values():
@@ -116,10 +119,7 @@ def support_rows() -> list[tuple[str, str]]:
         if group is not None:   # (None: a user's own fusejit.python_op, not fusejit's)
             groups[group].add(f"`{name}`")
     for obj in SHIMS:   # (written in scripted NumPy: numpy_shims.py)
-        owner = getattr(obj, "__self__", None)
-        name = f"np.{owner.__name__}.{obj.__name__}" if isinstance(owner, np.ufunc) else \
-            _display(obj, obj.__name__)
-        groups["NumPy functions"].add(f"`{name}`")
+        groups["NumPy functions"].add(f"`{_display(obj, obj.__name__)}`")
     rows = [(group, ", ".join(sorted(names))) for group, names in groups.items()]
     rows.append(("array methods", ", ".join(f"`x.{m}()`" for m in sorted(METHODS))))
     rows.append(("array attributes", ", ".join(f"`x.{a}`" for a in sorted(ATTRIBUTES))))

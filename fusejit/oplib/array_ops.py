@@ -15,6 +15,9 @@ slice writes, and two smooth binary maps, with PyTorch's schemas and semantics::
 
 ``fusejit::cumprod_backward`` is cumprod's gradient without divisions (exact at zeros, as
 PyTorch's ``cumprod_backward``; quadratic in the length of the axis).
+``fusejit::maximum_accumulate(%x, %dim)`` and ``fusejit::minimum_accumulate`` are
+``np.maximum.accumulate`` and ``np.minimum.accumulate`` themselves (PyTorch's ``cummax`` makes
+indices too), ``fusejit::running_backward`` their gradient.
 ``fusejit::cat_offsets(%list, %dim)`` (not PyTorch's: its TorchScript ``cat`` gradient builds
 the same list in a loop) gives where each element of a ``cat`` starts.
 ``fusejit::cbrt(%x)`` is ``np.cbrt`` itself (PyTorch has none), its derivative in
@@ -509,6 +512,31 @@ def _cumprod(self: np.ndarray, dim: int, dtype: int | None = None) -> np.ndarray
     return as_tensor(np.cumprod(self, axis=wrap_dim(dim, self.ndim), dtype=out_dtype))
 
 
+def _running(ufunc: np.ufunc):
+    def body(self: np.ndarray, dim: int) -> np.ndarray:
+        if self.ndim == 0:
+            raise RuntimeError(f"np.{ufunc.__name__}.accumulate: cannot accumulate on a scalar")
+        return as_tensor(ufunc.accumulate(self, axis=wrap_dim(dim, self.ndim)))
+    return body
+
+
+def _running_backward(grad: np.ndarray, self: np.ndarray, result: np.ndarray,
+                      dim: int) -> np.ndarray:
+    """Each running extreme's gradient to the element it is: the last one equal to it so far
+    (NumPy's maximum and minimum return the second of two equal operands), or the NaN that
+    made it NaN."""
+    axis = wrap_dim(dim, self.ndim)
+    x, r, g = (np.moveaxis(a, axis, -1) for a in (self, result, grad))
+    n = x.shape[-1]
+    taken = (x == r) | ((x != x) & (r != r))
+    source = np.maximum.accumulate(np.where(taken, np.arange(n), 0), axis=-1)
+    out = np.zeros(x.shape, dtype=np.result_type(x.dtype, g.dtype))
+    lines = out.reshape(-1, n)
+    np.add.at(lines, (np.arange(lines.shape[0])[:, None], source.reshape(-1, n)),
+              np.broadcast_to(g, x.shape).reshape(-1, n))
+    return np.moveaxis(out, -1, axis).astype(self.dtype, copy=False)
+
+
 def _cumprod_backward(grad: np.ndarray, self: np.ndarray, dim: int) -> np.ndarray:
     """d(cumprod)_k / dx_i is the cumulative product to k with x_i left out (zeros included:
     no division), so dx_i = sum over k >= i of grad_k times that product."""
@@ -624,6 +652,10 @@ register("aten::cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tens
 register("fusejit::cumprod_backward(Tensor grad, Tensor self, int dim) -> Tensor",
          _cumprod_backward)
 register("fusejit::cat_offsets(Tensor[] tensors, int dim) -> int[]", _cat_offsets)
+register("fusejit::maximum_accumulate(Tensor self, int dim) -> Tensor", _running(np.maximum))
+register("fusejit::minimum_accumulate(Tensor self, int dim) -> Tensor", _running(np.minimum))
+register("fusejit::running_backward(Tensor grad, Tensor self, Tensor result, int dim) -> Tensor",
+         _running_backward)
 register("aten::bincount(Tensor self, Tensor? weights=None, int minlength=0) -> Tensor",
          _bincount)
 register("fusejit::unique_values(Tensor self) -> Tensor", _unique_values)

@@ -647,6 +647,16 @@ class _ElementWriter(_Writer):
 
     _cumprod = _cumsum
 
+    def _maximum_accumulate(self, node: Node, out: Value, depth: int) -> None:
+        x, largest = node.input(0), node.kind.name == "maximum_accumulate"
+        if _rank(x) == 2:
+            expr = f"_running2({self.name(x)}, {_static(node.input(1)) % 2}, {largest})"
+        else:
+            expr = f"_running1({self.name(x)}, {largest})"
+        self.assign(out, expr, depth)
+
+    _minimum_accumulate = _maximum_accumulate
+
     def _prod(self, node: Node, out: Value, depth: int) -> None:
         # (one by one, as NumPy multiplies; integers and bools in int64)
         self.assign(out, _cast(f"np.prod({self._wide(node.input(0), floats=False)})",

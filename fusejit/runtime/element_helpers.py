@@ -598,6 +598,38 @@ def _cum2(a, axis, product):
     return out
 
 
+# np.maximum.accumulate and np.minimum.accumulate of a vector, or along one axis of a matrix:
+# NumPy's maximum keeps the second operand unless the first is greater (so of equal values the
+# later, -0.0 or 0.0) or NaN (then NaN from there on); minimum likewise
+@njit(cache=True, error_model="numpy")
+def _running1(a, largest):
+    out = np.empty(a.shape, a.dtype)
+    if a.shape[0]:
+        m = a[0]
+        out[0] = m
+        for i in range(1, a.shape[0]):
+            x = a[i]
+            if m == m and not (m > x if largest else m < x):
+                m = x
+            out[i] = m
+    return out
+
+
+@njit(cache=True, error_model="numpy")
+def _running2(a, axis, largest):
+    out = np.empty(a.shape, a.dtype)
+    if axis == 1:
+        for r in range(a.shape[0]):
+            out[r] = _running1(a[r], largest)
+    elif a.shape[0]:
+        out[0] = a[0]
+        for i in range(1, a.shape[0]):
+            for j in range(a.shape[1]):
+                m, x = out[i - 1, j], a[i, j]
+                out[i, j] = x if m == m and not (m > x if largest else m < x) else m
+    return out
+
+
 # NumPy's maximum/minimum of 0-d values (below): NaN from either operand, and b where they
 # are equal (np.maximum(-0.0, 0.0) is 0.0; Python's max gives a, and drops a NaN b).
 #

@@ -371,9 +371,10 @@ def _supported(block: Block, arguments: set,
     return True
 
 
-# fusejit's own ops the writer knows (``np.convolve``, ``np.flatnonzero``, ``np.argsort``,
-# ``np.unique``)
-_FUSEJIT_OPS = frozenset({"fusejit::convolve", "fusejit::flatnonzero", "fusejit::argsort",
+# fusejit's own ops the writer knows (``np.maximum.accumulate``, ``np.convolve``,
+# ``np.flatnonzero``, ``np.argsort``, ``np.unique``)
+_FUSEJIT_OPS = frozenset({"fusejit::maximum_accumulate", "fusejit::minimum_accumulate",
+                          "fusejit::convolve", "fusejit::flatnonzero", "fusejit::argsort",
                           "fusejit::unique_all", "fusejit::unique_values", "fusejit::lstsq",
                           "fusejit::polyfit", "fusejit::interp", "fusejit::ufunc_at_"})
 
@@ -499,6 +500,9 @@ def _supported_op(node: Node, arguments: set) -> bool:
             _dtype(node.input(0)).kind == "f"
         return _rank(node.input(0)) == 1 and _constant_int(node.input(1)) and \
             _static(node.input(1)) in (0, -1) and (stable or distinct)
+    if name in ("maximum_accumulate", "minimum_accumulate"):   # (a vector, or a matrix along
+        # a constant axis)
+        return _rank(node.input(0)) in (1, 2) and _constant_int(node.input(1))
     if name == "convolve":      # (two vectors, by a constant mode)
         return _rank(node.input(0)) == 1 == _rank(node.input(1)) and \
             _constant_int(node.input(2))

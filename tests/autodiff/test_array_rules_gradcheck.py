@@ -118,6 +118,11 @@ def with_zeros(*shape: int) -> np.ndarray:
 CASES += [
     (on_x("%y : Tensor = aten::cumprod(%x, %one, %none)"), [(normal(3, 4),), (with_zeros(3, 4),)]),
     (on_x("%y : Tensor = aten::cumprod(%x, %z, %none)"), [(normal(5),), (normal(),)]),
+    # (np.maximum.accumulate and np.minimum.accumulate: each running extreme's gradient to the
+    # element it is, along either axis; distinct values, so no tie moves under a difference)
+    (on_x("%y : Tensor = fusejit::maximum_accumulate(%x, %z)"), [(normal(9),), (normal(4, 3),)]),
+    (on_x("%y : Tensor = fusejit::maximum_accumulate(%x, %m1)"), [(normal(3, 5),)]),
+    (on_x("%y : Tensor = fusejit::minimum_accumulate(%x, %one)"), [(normal(2, 6),)]),
     (on_x("%y : Tensor = aten::linalg_inv(%x)"), [(conditioned(3, 3),), (conditioned(2, 3, 3),)]),
     (on_x("%y : Tensor = aten::linalg_det(%x)"), [(conditioned(3, 3),), (conditioned(2, 2, 2),)]),
     # (np.partition: each output's gradient back where its value came from, along either

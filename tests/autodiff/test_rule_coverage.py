@@ -20,6 +20,7 @@ BACKWARD_ONLY = {
     "aten::slice_backward": "slice's gradient; no double backward",
     "aten::digamma": "lgamma's gradient; its own (polygamma) would serve double backward only",
     "fusejit::cumprod_backward": "cumprod's gradient; no double backward",
+    "fusejit::running_backward": "np.maximum.accumulate's gradient; no double backward",
     "fusejit::svdvals_backward": "svdvals' gradient; no double backward",
     "fusejit::eigvalsh_backward": "eigvalsh's gradient; no double backward",
     "fusejit::partition_backward": "np.partition's gradient; no double backward",

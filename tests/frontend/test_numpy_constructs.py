@@ -410,6 +410,27 @@ def accumulations_into_out(x, m):
     return x[idx], o, np.minimum.accumulate(m, 0, None, np.empty((6, 4)))
 
 
+def _running_data():
+    rng = np.random.default_rng(8)
+    x = rng.standard_normal((400, 300)).round(1)        # (many ties)
+    x[rng.random(x.shape) < 0.3] = 0.0
+    x[rng.random(x.shape) < 0.3] *= -1.0                # (-0.0 beside 0.0)
+    x[7, 5] = x[200, 9] = np.nan                        # (NaN from there on)
+    return x, (x * 10).astype(np.int8), x > 0.5
+
+
+@case(*_running_data())
+def running_extremes_of_each_dtype_and_axis(x, k, b):
+    # (np.maximum.accumulate and np.minimum.accumulate: NumPy's own op along any axis; the
+    # later of two equal values, so -0.0 or 0.0 as NumPy's; NaN on from where it is)
+    o = np.empty_like(x)
+    np.minimum.accumulate(x, axis=1, out=o)
+    return (np.maximum.accumulate(x), np.minimum.accumulate(x, axis=-1), o,
+            np.maximum.accumulate(x[:, 3]), np.maximum.accumulate(k, 1),
+            np.minimum.accumulate(k), np.maximum.accumulate(b, axis=1),
+            np.signbit(np.maximum.accumulate(x, axis=0)), np.signbit(o))
+
+
 @case(np.sort(F64.reshape(-1)), F32, np.arange(6.0) ** 1.5, np.arange(7) * 3)
 def gradients_by_spacing_and_axis(t, m, x, k):
     # (np.gradient: a spacing, coordinates uneven or even, each axis of a matrix, integers)
@@ -585,6 +606,9 @@ def test_calling_another_jit_function():
     ("x.prod(axis=(1, -1))", "duplicate value in 'axis'", "prod"),
     ("np.squeeze(x[None], axis=(0, 0))", "duplicate value in 'axis'", "squeeze"),
     ("np.apply_along_axis(np.cumsum, 0, x)", "takes one of NumPy's reductions", "np.stack"),
+    ("np.maximum.accumulate(x, dtype=np.float64)", "dtype= is not supported", "cast the array"),
+    ("np.minimum.accumulate(x, axis=None)", "axis=None takes a 1-D array", "multiple axes"),
+    ("np.maximum.accumulate(x.sum())", "cannot accumulate on a scalar", "accumulate"),
 ])
 def test_unsupported_constructs_name_the_line_and_the_alternative(tmp_path, source, what, hint):
     import importlib.util
