@@ -48,7 +48,9 @@ Dims = tuple[frozenset, ...]
 _BROADCASTING = (_ARITHMETIC | _PREDICATES | frozenset(_CONVERT) | frozenset({
     "where", "clamp", "pow", "clone", "reciprocal", "floor_divide", "remainder",
     "__and__", "__or__", "__xor__", "full_like", "cumsum", "cumprod", "logical_not",
-    "bitwise_not"}) | frozenset(FAST_MAPS)
+    "bitwise_not", "logaddexp", "logaddexp2", "copysign", "fmod", "maximum", "minimum",
+    "fmax", "fmin", "heaviside", "sign", "isnan", "isinf", "isfinite", "lerp", "addcmul",
+    "softplus", "threshold", "frac", "exp2", "sigmoid"}) | frozenset(FAST_MAPS)
     | frozenset(_FLOAT_UFUNCS) | frozenset(_SHIFTS))
 # Ops whose result is their first operand, written (its shape).
 _UPDATES = frozenset(_INPLACE) | _WRITES | frozenset({"type_as"})
@@ -79,13 +81,33 @@ def made_elements(graph: Graph) -> Callable[..., int] | None:
         rank = _rank(value)
         if isinstance(value.type, TensorType) and rank:
             dims[value] = tuple(frozenset({(i, axis)}) for axis in range(rank))
-    # (the arguments count too: a copy or an update of one has its elements)
-    made: set[Dims] = set(dims.values())
+    # (the arguments count too: a copy or an update of one has its elements; not one only
+    # multiplied, whose products BLAS computes whole or interpreted: a gradient descent's data
+    # matrix of 2000 x 20, its vectors of 2000 elements)
+    made: set[Dims] = {d for v, d in dims.items() if not _only_multiplied(v)}
     try:
         _walk(graph.block, dims, made)
     except _Unbounded:
         return None
     return _bound_function(made)
+
+
+_PRODUCTS = frozenset({"aten::matmul", "aten::mm", "aten::mv", "aten::dot"})
+_TRANSPOSES = frozenset({"aten::t", "aten::transpose", "aten::permute"})
+_SIZES = frozenset({"aten::size", "aten::dim", "aten::len"})
+
+
+def _only_multiplied(value: Value) -> bool:
+    """Is ``value`` (an argument) read only by matrix products (through transposes: ``X.T @
+    e``) and for its sizes?"""
+    for use in value.uses:
+        user = use.user
+        if user.kind in _TRANSPOSES and use.offset == 0:
+            if not _only_multiplied(user.output()):
+                return False
+        elif user.kind not in _PRODUCTS and user.kind not in _SIZES:
+            return False
+    return bool(value.uses)
 
 
 def _walk(block: Block, dims: dict[Value, Dims], made: set[Dims]) -> None:

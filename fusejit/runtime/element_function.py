@@ -459,6 +459,10 @@ class _ElementWriter(_Writer):
         dtype = _dtype(out)
         if len(out.uses) == 1 and _masked_store(out.uses[0].user) is not None:
             return      # (written by the copy_ it feeds: _masked_copy)
+        if _rank(out) == 0:     # (of numbers: Numba's np.where makes a 0-d array of them)
+            self.assign(out, f"({self.operand(x, dtype)} if {self.name(c)} else "
+                             f"{self.operand(y, dtype)})", depth)
+            return
         self.assign(out, f"np.where({self.name(c)}, {self.operand(x, dtype)}, "
                          f"{self.operand(y, dtype)})", depth)
 

@@ -501,8 +501,27 @@ def _kmeans_step(points, centers):
     return centers
 
 
+def _descent(A, t):
+    # (A only multiplied, through its transpose too: BLAS's either way, so it does not count)
+    w = np.zeros(A.shape[1])
+    for _ in range(3):
+        r = A @ w - t
+        w -= 0.1 * (A.T @ r)
+    return w, np.logaddexp(0.0, r).sum()
+
+
+def _descent_scaled(A, t):
+    # (... unless something else reads it: A * 2.0 makes an array of its elements)
+    w = np.zeros(A.shape[1])
+    for _ in range(3):
+        w -= 0.1 * ((A * 2.0).T @ (A @ w - t))
+    return w
+
+
 @pytest.mark.parametrize("fn, shapes, most", [
     (_rbf, [(40, 3), (30, 3)], 40 * 30),     # rows x rows, not (40 * 3) * (30 * 3)
+    (_descent, [(50, 4), (50,)], 50),
+    (_descent_scaled, [(50, 4), (50,)], 50 * 4),
     (_gram, [(8, 4)], 8 * 8),
     (_self_distance, [(8,)], 8 * 8),
     (_outer_times, [(8,), (5,)], 8 * 5),

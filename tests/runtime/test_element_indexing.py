@@ -317,6 +317,23 @@ def test_only_graphs_that_move_elements_run_whole_at_any_size():
     assert not moves(lambda x, idx: x[idx] * 2.0, x, idx)
 
 
+def middle_or_nan(x):
+    # (np.where of numbers: a number, where Numba's np.where would make a 0-d array)
+    s = np.sort(x)
+    m = 0.5 * (s[0] + s[-1])
+    return float(np.where(s[-1] != s[-1], np.nan, m)), np.where(m > 0.0, s[0], s[1]) * 2.0
+
+
+def test_where_of_numbers_compiles_whole():
+    x = np.random.default_rng(2).standard_normal(9)
+    run = compiled_whole(middle_or_nan, x)
+    for a in (x, -x, np.append(x, np.nan)):
+        got, want = run(a), middle_or_nan(a)
+        assert type(got[0]) is float
+        np.testing.assert_equal(got[0], want[0])
+        np.testing.assert_equal(np.asarray(got[1]), want[1])
+
+
 def running_extremes(x, X):
     # (fusejit::maximum_accumulate and minimum_accumulate, and an aten::transpose)
     return (np.maximum.accumulate(x), np.minimum.accumulate(X, axis=1),
