@@ -44,7 +44,7 @@ NONDIFFERENTIABLE = frozenset(
     "aten::searchsorted aten::bincount fusejit::unique_values aten::nonzero "
     "fusejit::argsort fusejit::argpartition fusejit::flatnonzero fusejit::unique_all "
     "fusejit::matrix_rank fusejit::lexsort fusejit::histogram2d aten::signbit "
-    "fusejit::ufunc_at_".split())
+    "fusejit::ufunc_at_ aten::gcd aten::lcm".split())
 
 
 def derivative(*schemas: str) -> Callable[[Rule], Rule]:

@@ -520,6 +520,8 @@ CALLEES.update({
     np.logaddexp: Callee("np.logaddexp", "x1, x2, /", numpy_arrays.smooth("logaddexp",
                                                                            np.logaddexp)),
     np.hypot: Callee("np.hypot", "x1, x2, /", numpy_arrays.smooth("hypot", np.hypot)),
+    np.gcd: Callee("np.gcd", "x1, x2, /", numpy_arrays.integer_pair("gcd", np.gcd)),
+    np.lcm: Callee("np.lcm", "x1, x2, /", numpy_arrays.integer_pair("lcm", np.lcm)),
     np.cbrt: Callee("np.cbrt", "x, /", _cbrt, "float"),
     np.signbit: Callee("np.signbit", "x, /", numpy_arrays.signbit),
     np.squeeze: Callee("np.squeeze", "a, axis=None", numpy_arrays.squeeze),

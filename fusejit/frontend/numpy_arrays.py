@@ -199,6 +199,24 @@ def smooth(name: str, fn):
     return lower
 
 
+def integer_pair(name: str, fn):
+    """``np.gcd``/``np.lcm``: ``aten::gcd``/``lcm`` of integer arrays or numbers (NumPy has no
+    loop for floats or bools: refused here, as NumPy raises)."""
+    smooth_lower = smooth(name, fn)
+
+    def lower(b: IRBuilder, x1: Item, x2: Item) -> Value:
+        what = f"np.{fn.__name__}"
+        for x in (x1, x2):
+            dtype = dtype_of(x) if is_tensor(x) else None
+            if dtype is not None and dtype.kind not in "iu" or not is_tensor(x) and \
+                    scalar_type_of(x) not in (None, INT):
+                got = f"a {dtype.name} array" if dtype is not None else describe(x)
+                raise b.error(f"{what} takes integers, got {got} (NumPy has no "
+                              f"{fn.__name__} loop for it)")
+        return smooth_lower(b, x1, x2)
+    return lower
+
+
 def own_unary(kind: str, fn):
     """A NumPy ufunc of one array that is ``kind``, NumPy's own call (``np.cbrt``): the
     argument cast as NumPy computes it."""

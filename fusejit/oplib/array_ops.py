@@ -10,6 +10,7 @@ slice writes, and two smooth binary maps, with PyTorch's schemas and semantics::
     x[idx] = v                  aten::index_put_(%x, [%idx], %v)  (functionalised: index_put)
     out[t] = h                  %o = aten::select_scatter(%out, %h, 0, %t)   (functionalised)
     np.logaddexp(a, b)          %l = aten::logaddexp(%a, %b)
+    np.gcd(a, b), np.lcm(a, b)  aten::gcd(%a, %b), aten::lcm(%a, %b)   (integers)
     np.linalg.inv/det/solve     aten::linalg_inv(%a), aten::linalg_det, aten::linalg_solve
     np.linalg.slogdet           %sign, %logabsdet = aten::linalg_slogdet(%a)
 
@@ -127,6 +128,18 @@ def _logaddexp(self: np.ndarray, other: np.ndarray) -> np.ndarray:
     dtype = _floating(self, other)
     return as_tensor(np.logaddexp(self.astype(dtype, copy=False),
                                   other.astype(dtype, copy=False)))
+
+
+def _integer_ufunc(ufunc: np.ufunc):
+    """``np.gcd``/``np.lcm`` of integer tensors (PyTorch's ``gcd``, ``lcm``): NumPy's own, in
+    the operands' promoted dtype."""
+    def body(self: np.ndarray, other: np.ndarray) -> np.ndarray:
+        dtype = result_type(self, other)
+        if np.dtype(dtype).kind not in "iu":
+            raise RuntimeError(f"{ufunc.__name__} is only defined for integer tensors, got "
+                               f"{np.dtype(dtype).name}")
+        return as_tensor(ufunc(self.astype(dtype, copy=False), other.astype(dtype, copy=False)))
+    return body
 
 
 def _cbrt(self: np.ndarray) -> np.ndarray:
@@ -652,6 +665,8 @@ register("aten::cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tens
 register("fusejit::cumprod_backward(Tensor grad, Tensor self, int dim) -> Tensor",
          _cumprod_backward)
 register("fusejit::cat_offsets(Tensor[] tensors, int dim) -> int[]", _cat_offsets)
+register("aten::gcd(Tensor self, Tensor other) -> Tensor", _integer_ufunc(np.gcd))
+register("aten::lcm(Tensor self, Tensor other) -> Tensor", _integer_ufunc(np.lcm))
 register("fusejit::maximum_accumulate(Tensor self, int dim) -> Tensor", _running(np.maximum))
 register("fusejit::minimum_accumulate(Tensor self, int dim) -> Tensor", _running(np.minimum))
 register("fusejit::running_backward(Tensor grad, Tensor self, Tensor result, int dim) -> Tensor",

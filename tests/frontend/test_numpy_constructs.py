@@ -431,6 +431,14 @@ def running_extremes_of_each_dtype_and_axis(x, k, b):
             np.signbit(np.maximum.accumulate(x, axis=0)), np.signbit(o))
 
 
+@case(np.random.default_rng(9).integers(-500, 500, 300),
+      np.random.default_rng(10).integers(0, 60, 300).astype(np.int32))
+def gcds_and_lcms(a, b):
+    # (np.gcd and np.lcm: NumPy's own, in the promoted dtype; signs dropped; gcd(0, 0) is 0)
+    g = np.gcd(a, b)
+    return g, np.lcm(a, b), np.gcd(b, 12), np.lcm(b, b[::-1]), np.mean(g == 1), np.gcd(a, 0)
+
+
 @case(np.sort(F64.reshape(-1)), F32, np.arange(6.0) ** 1.5, np.arange(7) * 3)
 def gradients_by_spacing_and_axis(t, m, x, k):
     # (np.gradient: a spacing, coordinates uneven or even, each axis of a matrix, integers)
@@ -607,6 +615,8 @@ def test_calling_another_jit_function():
     ("np.squeeze(x[None], axis=(0, 0))", "duplicate value in 'axis'", "squeeze"),
     ("np.apply_along_axis(np.cumsum, 0, x)", "takes one of NumPy's reductions", "np.stack"),
     ("np.maximum.accumulate(x, dtype=np.float64)", "dtype= is not supported", "cast the array"),
+    ("np.gcd(x, 2)", "np.gcd takes integers, got a float32 array", "no gcd loop"),
+    ("np.lcm(x.astype(np.int64), 2.5)", "np.lcm takes integers, got float", "no lcm loop"),
     ("np.minimum.accumulate(x, axis=None)", "axis=None takes a 1-D array", "multiple axes"),
     ("np.maximum.accumulate(x.sum())", "cannot accumulate on a scalar", "accumulate"),
 ])
