@@ -69,7 +69,9 @@ class WrittenInto:
         # its vector loop to: the checks below keep its inputs out of the array's memory)
         self.unread = not subgraph.inputs[self.index].uses
         self.cheap = all(n.kind in _CHEAP for n in subgraph.block.nodes())
-        self.masked, self.value_at = _masked_store(subgraph, self.index, kernel)
+        # (a kernel picking by exponent, ``exponents.ByExponent``: the mask's from its general)
+        self.masked, self.value_at = _masked_store(subgraph, self.index,
+                                                   getattr(kernel, "general", kernel))
         # (whether a masked store's mask held for more than _DENSE of its elements when last
         # sampled, and the calls since: ``__call__``)
         self.dense, self.since = False, _SAMPLE_EVERY

@@ -151,3 +151,27 @@ def test_a_float32_logarithm_has_a_loop_apart_from_float64_work(kernels_only):
     jitted = _fused(weighted_focal, p, labels, 0.25, 2.0)
     for got, want in zip(jitted(p, labels, 0.25, 2.0), weighted_focal(p, labels, 0.25, 2.0)):
         np.testing.assert_allclose(got, want, rtol=1e-5)
+
+
+def powered_below(x, g):
+    x[x < 0.5] = np.abs(x[x < 0.5]) ** g
+    return x
+
+
+def test_a_masked_store_keeps_its_mask_kernel(kernels_only):
+    """``x[m] = |x[m]| ** g``: the group writing into x picks by exponent and keeps the
+    masked store's own path (NumPy's assignment where the mask holds); NumPy's values."""
+    from fusejit.runtime.devices import CpuDevice
+    from fusejit.runtime.fusion.written_into import WrittenInto
+
+    rng = np.random.default_rng(9)
+    x = rng.standard_normal(20000)
+    jitted = _fused(powered_below, x, 2.0)
+    (group,) = _kernels(jitted, x, 2.0)
+    kernel = CpuDevice().group_kernel(group, False)
+    assert isinstance(kernel, WrittenInto) and isinstance(kernel.kernel, ByExponent)
+    assert kernel.masked is not None
+    for g in (2.0, 1.5):
+        a = rng.standard_normal(20000)
+        want = powered_below(a.copy(), g)
+        np.testing.assert_allclose(jitted(a, g), want, rtol=1e-15)
