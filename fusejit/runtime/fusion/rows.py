@@ -599,9 +599,9 @@ class RowGenerator(_Generator):
         """May the last reduction pass write every element output? Where none depends on a
         reduction's result of that pass or later (``y = f(x)`` beside ``g(x).max()``): it
         computes them beside that pass's sources, where an output pass would read the inputs
-        again (a 4M float64 chain with its max wrote its two outputs 2.2x slower so). Not
-        with running sums (they are the output pass's) or arg reductions in that pass (a
-        search may stop early)."""
+        again (a 4M float64 chain with its max and two outputs: 54.9 ms so, 15.8 ms in the
+        pass). Not with running sums (they are the output pass's) or arg reductions in that
+        pass (a search may stop early)."""
         group = self.group
         last = group.passes - 1
         return bool(element_outputs) and last >= 1 and not group.scans and all(
