@@ -143,7 +143,11 @@ def running_extreme(kind: str, display: str):
                 raise b.error(f"{display}: axis=None takes a 1-D array (NumPy: accumulate "
                               f"does not allow multiple axes)")
             axis = 0
-        result = b.emit(kind, [x, b.static_int(axis, f"{display}'s axis")], display)
+        dim = b.static_int(axis, f"{display}'s axis")
+        if rank is not None and not -rank <= dim < rank:
+            raise b.error(f"{display}: axis {dim} is out of bounds for array of dimension "
+                          f"{rank}")
+        result = b.emit(kind, [x, dim], display)
         return result if is_none(out) else written_out(b, out, result, display)
     return lower
 

@@ -502,7 +502,9 @@ def _supported_op(node: Node, arguments: set) -> bool:
             _static(node.input(1)) in (0, -1) and (stable or distinct)
     if name in ("maximum_accumulate", "minimum_accumulate"):   # (a vector, or a matrix along
         # a constant axis)
-        return _rank(node.input(0)) in (1, 2) and _constant_int(node.input(1))
+        rank = _rank(node.input(0))
+        return rank in (1, 2) and _constant_int(node.input(1)) and \
+            -rank <= _static(node.input(1)) < rank
     if name == "convolve":      # (two vectors, by a constant mode)
         return _rank(node.input(0)) == 1 == _rank(node.input(1)) and \
             _constant_int(node.input(2))

@@ -619,6 +619,8 @@ def test_calling_another_jit_function():
     ("np.lcm(x.astype(np.int64), 2.5)", "np.lcm takes integers, got float", "no lcm loop"),
     ("np.minimum.accumulate(x, axis=None)", "axis=None takes a 1-D array", "multiple axes"),
     ("np.maximum.accumulate(x.sum())", "cannot accumulate on a scalar", "accumulate"),
+    ("np.maximum.accumulate(x, axis=2)", "axis 2 is out of bounds for array of dimension 2",
+     "maximum.accumulate"),
 ])
 def test_unsupported_constructs_name_the_line_and_the_alternative(tmp_path, source, what, hint):
     import importlib.util

@@ -366,6 +366,20 @@ def test_running_extremes_compile_whole():
                 np.testing.assert_array_equal(np.signbit(g), np.signbit(w))
 
 
+@pytest.mark.parametrize("dim", [2, -3, 5])
+def test_running_extremes_along_no_axis_stay_the_interpreters(dim):
+    """An IR graph's running maximum along an axis the matrix has not (the frontend refuses
+    it at the call's line): not compiled whole, where the axis would be taken modulo the
+    rank; the interpreter raises NumPy's error."""
+    graph = fusejit.parse_ir(f"""graph(%x : Double(*, *, device=cpu)):
+  %d : int = prim::Constant[value={dim}]()
+  %y : Double(*, *, device=cpu) = fusejit::maximum_accumulate(%x, %d)
+  return (%y)""")
+    assert not is_element_graph(graph)
+    with pytest.raises(fusejit.FusejitError, match="out of range|out of bounds"):
+        fusejit.compile(graph)(np.ones((3, 4)))
+
+
 def broadcast_copies(v, M, x):
     # np.tile and np.repeat (aten::expand of a reshape, copied by the reshape after), and a
     # broadcast read (a read-only view, summed)
