@@ -599,8 +599,8 @@ def _cum2(a, axis, product):
 
 
 # np.maximum.accumulate and np.minimum.accumulate of a vector, or along one axis of a matrix:
-# NumPy's maximum keeps the second operand unless the first is greater (so of equal values the
-# later, -0.0 or 0.0) or NaN (then NaN from there on); minimum likewise
+# each step NumPy's maximum (or minimum) of the running value and the next element
+# (_max_nan0, _min_nan0 below: of equal values the later, -0.0 or 0.0; NaN from there on)
 @njit(cache=True, error_model="numpy")
 def _running1(a, largest):
     out = np.empty(a.shape, a.dtype)
@@ -608,9 +608,7 @@ def _running1(a, largest):
         m = a[0]
         out[0] = m
         for i in range(1, a.shape[0]):
-            x = a[i]
-            if m == m and not (m > x if largest else m < x):
-                m = x
+            m = _max_nan0(m, a[i]) if largest else _min_nan0(m, a[i])
             out[i] = m
     return out
 
@@ -626,7 +624,7 @@ def _running2(a, axis, largest):
         for i in range(1, a.shape[0]):
             for j in range(a.shape[1]):
                 m, x = out[i - 1, j], a[i, j]
-                out[i, j] = x if m == m and not (m > x if largest else m < x) else m
+                out[i, j] = _max_nan0(m, x) if largest else _min_nan0(m, x)
     return out
 
 

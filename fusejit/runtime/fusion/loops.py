@@ -117,10 +117,9 @@ def _widths_apart(pieces: list, dtypes: dict[str, np.dtype]) -> list:
         after = pieces[k + 1] if k + 1 < len(pieces) else None
         if isinstance(piece, list) and isinstance(after, ScalarPass) and \
                 after.when is not None and after.name in dtypes:
-            at = next((i for i, line in enumerate(piece) if _DEF.match(line)
-                       and _DEF.match(line).group(1) == after.name), None)
-            widths = {np.dtype(dtypes[m.group(1)]) for line in piece[:at or 0]
-                      if (m := _DEF.match(line)) and m.group(1) in dtypes}
+            names = [m.group(1) if (m := _DEF.match(line)) else None for line in piece]
+            at = names.index(after.name) if after.name in names else None
+            widths = {np.dtype(dtypes[name]) for name in names[:at or 0] if name in dtypes}
             own = np.dtype(dtypes[after.name])
             if at and any(w.kind == "f" and w != own for w in widths) and own.kind == "f":
                 while at > 0 and piece[at - 1].startswith("#"):
