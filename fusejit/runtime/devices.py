@@ -67,34 +67,36 @@ class CpuDevice:
     check_arrays = None
     make_operation = None
 
-    def group_kernel(self, group: Node, precise: bool, exponents: bool = True) -> Any:
+    def group_kernel(self, group: Node, precise: bool) -> Any:
         """A fusion group's ``FusedKernel``; a row- or column-reduction group's ``RowKernel``;
-        with ``exponents``, one that raises to a number known at run time picks per call
+        for a group that raises to a number known at run time, one that picks per call
         between that and the kernel of its copy squaring where the number is 2.0
         (``fusion/exponents.py``)."""
-        from .fusion import FusedKernel
         from .fusion.exponents import ByExponent, squared_exponents, squared_group
-        from .fusion.row_kernel import RowKernel
         from .fusion.written_into import WrittenInto
 
-        if group.kind in (prim.RowReductionGroup, prim.ColumnReductionGroup):
-            kernel = RowKernel(group, precise=precise)
-        else:
-            kernel = FusedKernel(group, precise=precise)
-        positions = squared_exponents(group) if exponents and not precise else ()
+        kernel = _kernel_of(group, precise)
+        positions = squared_exponents(group) if not precise else ()
         if positions:
-            def make(squared: tuple[int, ...]) -> Any:
-                copy = squared_group(group, squared)
-                made = self.group_kernel(copy, precise, exponents=False)
-                return made.kernel if isinstance(made, WrittenInto) else made
-
-            kernel = ByExponent(kernel, positions, make)
+            kernel = ByExponent(kernel, positions, lambda squared: _kernel_of(
+                squared_group(group, squared), precise))
         if group.has_attribute("written_into"):
             return WrittenInto(kernel, group)
         return kernel
 
     def place_constants(self, code: Any) -> None:
         """Tensor constants stay where the parser put them: in host memory."""
+
+
+def _kernel_of(group: Node, precise: bool) -> Any:
+    """The kernel computing ``group``'s subgraph: a ``RowKernel`` for a row- or
+    column-reduction group, else a ``FusedKernel``."""
+    from .fusion import FusedKernel
+    from .fusion.row_kernel import RowKernel
+
+    if group.kind in (prim.RowReductionGroup, prim.ColumnReductionGroup):
+        return RowKernel(group, precise=precise)
+    return FusedKernel(group, precise=precise)
 
 
 class CudaDevice:
