@@ -590,7 +590,7 @@ CALLEES.update({
     np.cumprod: Callee("np.cumprod", "a, axis=None", numpy_more.cumprod),
     **{t: Callee(f"np.{t.__name__}", "x=0, /", numpy_more.scalar_of(t))
        for t in (np.float64, np.float32, np.int64, np.int32, np.int16, np.int8, np.uint8,
-                 np.bool_)},
+                 np.uint16, np.uint32, np.uint64, np.bool_)},
     np.column_stack: Callee("np.column_stack", "tup", numpy_more.column_stack),
     np.hsplit: Callee("np.hsplit", "ary, indices_or_sections",
                       numpy_more.split_along(1, "np.hsplit")),

@@ -29,7 +29,7 @@ from .masked import check as masked_check
 from .masked import store as masked_store
 from .masked import values as masked_values
 from .numpy_arrays import is_int_array
-from .numpy_dtypes import dtype_of, numpy_dtype
+from .numpy_dtypes import dtype_of, numpy_dtype, wide_literal
 from .numpy_lowering import rank_of, refuse_reversed_target, viewed
 
 
@@ -80,6 +80,8 @@ class InPlaceStatements:
                 raise self.b.error(f"cannot add a {describe(operand)} to an array in place")
             if op is None:
                 return self._written_back(stmt, current, operand)
+            if dtype_of(current) == np.dtype(np.uint64):
+                operand = wide_literal(self.b, operand)      # (h *= 0xC2B2AE3D27D4EB4F)
             self._check_inplace_cast(op, current, operand)
             if is_tensor(operand) and operand is not current \
                     and viewed(operand) is viewed(current):
@@ -122,7 +124,11 @@ class InPlaceStatements:
         """NumPy writes ``x op= v`` into ``x`` only where its result dtype casts to ``x``'s
         "same_kind" (an int array's ``x /= 2`` and ``x += 1.5`` raise UFuncTypeError)."""
         target = dtype_of(current)
-        result = numpy_dtype(NUMPY_BINARY[op], [current, operand], self.b.numpy_scalars)
+        try:
+            result = numpy_dtype(NUMPY_BINARY[op], [current, operand], self.b.numpy_scalars)
+        except OverflowError as error:      # (uint8_array += -1)
+            raise self.b.error(f"'{_SYMBOL[op]}=': {error} (NumPy 2 refuses a Python int out "
+                               f"of the array's range)") from None
         if target is not None and result is not None and not np.can_cast(result, target,
                                                                          "same_kind"):
             symbol = _SYMBOL[op]

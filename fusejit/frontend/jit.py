@@ -57,7 +57,8 @@ _count = itertools.count()
 
 # Array dtypes a jitted function takes; others are refused naming the argument.
 SUPPORTED_DTYPES = frozenset(np.dtype(t) for t in (
-    np.bool_, np.uint8, np.int8, np.int16, np.int32, np.int64, np.float32, np.float64))
+    np.bool_, np.uint8, np.int8, np.int16, np.int32, np.int64, np.uint16, np.uint32, np.uint64,
+    np.float32, np.float64))
 _SCALARS = {bool: BOOL, int: INT, float: FLOAT}
 
 
@@ -110,7 +111,6 @@ def argument_ir_type(name: str, value: Any) -> Type:
             hint = (f"convert it with .astype(np.{native.name})"
                     if not value.dtype.isnative and native in SUPPORTED_DTYPES
                     else "convert it with .astype(np.float32)" if kind == "f"
-                    else "convert it with .astype(np.int64)" if kind in "iu"
                     else "take its .real or np.abs() first" if kind == "c"
                     else "pass an array of bool, int or float dtype")
             raise FusejitError(f"argument {name!r}: arrays of dtype {value.dtype} are not "

@@ -39,6 +39,7 @@ from ..errors import DTypeError
 from ..ir.graph import Value
 from ..ir.symbols import aten
 from ..ir.types import BoolType, FloatType, IntType, ScalarType, TensorType
+from ..oplib.table import DTYPE_CODES
 from .builder import IRBuilder, Item, is_tensor, scalar_type_of
 
 # What a run-time scalar of each IR type stands for when NumPy is asked (weak, like a literal).
@@ -105,7 +106,12 @@ def numpy_scalar(b: IRBuilder, item: Item, dtype: np.dtype, shared: bool = False
     if dtype.kind not in "biuf" or dtype.itemsize > 8:
         return item
     if isinstance(item, (bool, int, float)):
-        item = b.value_const(dtype.type(item).item())
+        number = dtype.type(item).item()
+        if type(number) is int and number > _INT64_MAX:
+            # (a uint64 beyond the IR's int64 ints: a 0-d array, which NumPy 2 promotes as it
+            # does the scalar)
+            return b.value_const(np.array(number, dtype))
+        item = b.value_const(number)
     elif shared or b.numpy_scalars.get(item, dtype) != dtype:
         name = {"b": "Bool", "f": "Float"}.get(dtype.kind, "Int")
         item = b.emit(aten[name], [item], f"np.{dtype.name}")
@@ -116,6 +122,8 @@ def numpy_scalar(b: IRBuilder, item: Item, dtype: np.dtype, shared: bool = False
 
 
 _FLOAT32 = np.dtype(np.float32)
+_INT64_MAX = (1 << 63) - 1
+_UINT64 = np.dtype(np.uint64)
 
 
 def _holds_float32(item: Value) -> bool:
@@ -191,6 +199,22 @@ def cast(b: IRBuilder, x: Value, dtype: np.dtype, what: str) -> Value:
     return b.emit(aten.type_as, [x, b.value_const(np.zeros((), dtype))], what)
 
 
+def wide_literal(b: IRBuilder, item: Item) -> Item:
+    """``item``, or a Python int beside a uint64 array that the IR's int64 ints cannot hold
+    (``x > 2**63``) as a 0-d uint64 array, which NumPy 2 promotes with the array as it does
+    the int."""
+    if type(item) is int and _INT64_MAX < item < 1 << 64:
+        return b.value_const(np.array(item, _UINT64))
+    return item
+
+
+def unsigned_total(x: Value) -> int | None:
+    """The ``dtype`` argument a sum, product or running sum or product of ``x`` (already in
+    NumPy's dtype for it) needs: uint64's ScalarType code for a uint64 ``x``, since PyTorch's
+    ops add ints up in int64 unless told, else None."""
+    return DTYPE_CODES[_UINT64] if dtype_of(x) == _UINT64 else None
+
+
 def conform(b: IRBuilder, fn: Callable, items: list[Item], what: str,
             result: bool = True) -> list[Item]:
     """``items`` with every array cast to the dtype NumPy's ``fn`` computes in.
@@ -203,6 +227,8 @@ def conform(b: IRBuilder, fn: Callable, items: list[Item], what: str,
     arrays = [i for i in items if is_tensor(i)]
     if not arrays:
         return items
+    if any(dtype_of(a) == _UINT64 for a in arrays):
+        items = [wide_literal(b, i) for i in items]
     if result:
         try:
             target = numpy_dtype(fn, items, b.numpy_scalars)
@@ -223,4 +249,4 @@ def conform(b: IRBuilder, fn: Callable, items: list[Item], what: str,
 
 
 __all__ = ["cast", "conform", "dtype_of", "is_numpy_function", "numpy_dtype", "numpy_scalar",
-           "numpy_scalar_result"]
+           "numpy_scalar_result", "unsigned_total", "wide_literal"]

@@ -26,7 +26,7 @@ from ..oplib.table import DTYPE_CODES
 from .builder import IRBuilder, Item, describe, is_none, is_tensor, scalar_type_of
 from .lowering import _array, as_tensor, binary, concatenate, reshape, typed_from_appends
 from .numpy_arrays import advanced_index, index_store, is_int_array
-from .numpy_dtypes import cast, conform, dtype_of, numpy_dtype
+from .numpy_dtypes import cast, conform, dtype_of, numpy_dtype, unsigned_total
 
 # name -> (NumPy function for the result dtype, aten op, its argument form)
 _REDUCTIONS: dict[str, tuple[Any, str, str]] = {
@@ -69,6 +69,7 @@ def reduce(b: IRBuilder, name: str, x: Item, axis: Item = None, keepdims: Item =
     fn, kind, form = _REDUCTIONS[name]
     if fn is not None and not (name == "sum" and _sum_widens(x)):
         (x,) = conform(b, fn, [x], what)
+    code = unsigned_total(x) if name in ("sum", "prod") else None
     axes = _axes(b, axis, what)
     if axes == [] and form != "arg":
         # NumPy reduces over no axis at all (the result has x's shape, in the reduction's
@@ -81,7 +82,7 @@ def reduce(b: IRBuilder, name: str, x: Item, axis: Item = None, keepdims: Item =
         return b.emit(kind, [x, None if axes is None else axes[0], keep], what)
     if form == "each":  # prod reduces one dim at a time (PyTorch's prod takes one dim)
         if axes is None:
-            out = b.emit(kind, [x, None], what)
+            out = b.emit(kind, [x, code], what)
             rank = rank_of(x)
             if keep and rank is None:
                 raise b.error(f"{what}(keepdims=True) without an axis needs an array of known "
@@ -97,13 +98,13 @@ def reduce(b: IRBuilder, name: str, x: Item, axis: Item = None, keepdims: Item =
                 raise b.error(f"{what}: duplicate value in 'axis'")
         order = sorted((a % rank for a in axes), reverse=True) if rank is not None else axes
         for a in order:
-            x = b.emit(kind, [x, a, keep, None], what)
+            x = b.emit(kind, [x, a, keep, code], what)
         return x
     dims = b.value_const(axes) if axes is not None else None
     if form == "dims":
         if dims is None and not keep:
-            return b.emit(kind, [x, None], what)
-        return b.emit(kind, [x, dims, keep, None], what)
+            return b.emit(kind, [x, code], what)
+        return b.emit(kind, [x, dims, keep, code], what)
     if form == "list":
         return b.emit(kind, [x, dims if dims is not None else b.value_const([]), keep], what)
     if form == "moment":
@@ -117,6 +118,7 @@ def cumsum(b: IRBuilder, x: Item, axis: Item = None, dtype: Any = None) -> Value
     code = None
     if is_none(dtype):
         (x,) = conform(b, np.cumsum, [x], "cumsum")
+        code = unsigned_total(x)
     else:
         code = dtype_code(b, dtype, None, "cumsum")
         x = cast(b, x, np.dtype(dtype), "cumsum")

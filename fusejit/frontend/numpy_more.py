@@ -37,7 +37,7 @@ from .lowering import (
     to_int,
     unary,
 )
-from .numpy_dtypes import cast, conform, dtype_of, numpy_scalar
+from .numpy_dtypes import cast, conform, dtype_of, numpy_scalar, unsigned_total
 from .numpy_lowering import _slice, rank_of, reduce
 
 
@@ -214,7 +214,8 @@ def cumprod(b: IRBuilder, x: Item, axis: Item = None) -> Value:
     (x,) = conform(b, np.cumprod, [x], "cumprod")
     if axis is None:
         x, axis = reshape(b, x, (-1,)), 0
-    return b.emit("aten::cumprod", [x, b.static_int(axis, "cumprod's axis"), None], "cumprod")
+    return b.emit("aten::cumprod", [x, b.static_int(axis, "cumprod's axis"),
+                                    unsigned_total(x)], "cumprod")
 
 
 def finfo(b: IRBuilder, dtype: Item) -> np.finfo:

@@ -65,7 +65,8 @@ _ROWS_BY_HAND = [
                  "`.all()`, `len()`, `axis=0` of a row mask, with the mask broadcast; any "
                  "other use makes NumPy's selection, an array whose length is known when it "
                  "runs)"),
-    ("arguments", "arrays of bool, uint8, int8/16/32/64, float32/64; Python `int`/`float`/`bool` "
+    ("arguments", "arrays of bool, int8/16/32/64, uint8/16/32/64, float32/64; Python "
+                  "`int`/`float`/`bool` "
                   "(scalars, specialised per call); NumPy scalars (`np.int64(3)`, "
                   "`np.float32(x)`: strong scalars of their dtype, usable as bounds and "
                   "sizes); `None`; defaults; keyword-only "
@@ -75,9 +76,13 @@ _ROWS_BY_HAND = [
                   "and object arrays are refused naming the argument"),
     ("dtypes", "NumPy's rules (NEP 50: Python numbers are weak, NumPy scalars strong): "
                "`int / int` is float64, `float32 * 0.5` stays float32, `float32 / "
-               "np.sqrt(n)` is float64; `dtype=np.float32`, `float`, `x.dtype`. Where "
-               "NumPy's result dtype is one fusejit has no arrays of (`uint8_array.sum()`: "
-               "uint64) the call is refused at its line"),
+               "np.sqrt(n)` is float64; `dtype=np.float32`, `float`, `x.dtype`. "
+               "Unsigned arrays wrap as NumPy's (`uint32` "
+               "products, logical shifts), their sums and products are uint64 "
+               "(`uint8_array.sum()`), a uint64 compares with any Python int exactly "
+               "(`uint64_array > -1` is all True), and uint64 numbers beyond int64 "
+               "(`np.uint64(0x9E3779B97F4A7C15)`, `x > 2**63`) are 0-d uint64 arrays, as "
+               "NumPy 2 promotes them"),
     ("scipy.special", "`expit`, `logit`, `logsumexp` (`axis`, `keepdims`), `softmax`, "
                       "`log_softmax`, `xlogy`, `erf`, `erfc`, `gammaln`"),
     ("calls", "plain Python functions and other `@fusejit.jit` functions (inlined); "

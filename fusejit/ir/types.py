@@ -34,6 +34,9 @@ class ScalarType(Enum):
     Float = "float32"
     Double = "float64"
     Bool = "bool"
+    UInt16 = "uint16"
+    UInt32 = "uint32"
+    UInt64 = "uint64"
 
     @property
     def dtype(self) -> np.dtype:

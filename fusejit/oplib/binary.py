@@ -476,10 +476,10 @@ def _compare_body(name: str, fn: Callable) -> Callable:
             return as_tensor(fn(a, b))
         dtype = result_type(self, other)
         if dtype.kind in "iu" and type(other) is int and not _fits(other, dtype):
-            # NumPy compares an int array with any Python int exactly (uint8_array < 300 is
-            # all True), where converting it to the array's dtype would overflow
-            dtype = np.dtype(np.int64) if _fits(other, np.dtype(np.int64)) else np.dtype(object)
-            return as_tensor(fn(to(self, dtype), to(other, dtype)).astype(BOOL))
+            # NumPy 2 compares an int array with any Python int exactly (uint8_array < 300
+            # and uint64_array > -1 are all True), where converting it to the array's dtype
+            # would overflow
+            return as_tensor(np.asarray(fn(to(self, dtype), other)))
         return as_tensor(fn(to(self, dtype), to(other, dtype)))
 
     body.__name__ = name
@@ -493,14 +493,36 @@ def _fits(value: int, dtype: np.dtype) -> bool:
 
 def _render_compare(cx: Emitter, node, ops: list[Operand], dtype: np.dtype) -> str:
     compute = promote_operands(ops)
+    name = node.kind.removeprefix("aten::")
+    if compute == _UINT64 and any(op.kind == "scalar" and not (
+            op.is_constant and type(op.value) is int and op.value >= 0) for op in ops):
+        return _unsigned_compare(cx, name, ops)
     if compute.kind in "iu" and any(
             op.kind == "scalar" and not (op.is_constant and type(op.value) is int
                                          and _fits(op.value, compute)) for op in ops):
         # (a Python int beyond the array's dtype, see the body; a constant that fits, as in
         # image > 128, keeps the narrow compare)
         compute = np.dtype(np.int64)
-    symbol = COMPARISONS[node.kind.removeprefix("aten::")][1]
+    symbol = COMPARISONS[name][1]
     return f"({cx.cast(ops[0], compute)} {symbol} {cx.cast(ops[1], compute)})"
+
+
+_UINT64 = np.dtype(np.uint64)
+# (a comparison read from the other side: k < u is u > k)
+_MIRRORED = {"eq": "eq", "ne": "ne", "lt": "gt", "le": "ge", "gt": "lt", "ge": "le"}
+
+
+def _unsigned_compare(cx: Emitter, name: str, ops: list[Operand]) -> str:
+    """A uint64 ``u`` compared with an int ``k`` that may be negative, exactly as NumPy
+    does: int64 would wrap the uint64s of 2**63 and up, so ``k`` below 0 decides alone (every
+    uint64 is greater than it), and one of 0 or more compares in uint64."""
+    if ops[0].kind == "scalar":
+        name, ops = _MIRRORED[name], ops[::-1]
+    u, k = cx.cast(ops[0], _UINT64), cx.cast(ops[1], np.dtype(np.int64))
+    compared = f"({u} {COMPARISONS[name][1]} {cx.cast(ops[1], _UINT64)})"
+    if name in ("gt", "ge", "ne"):
+        return f"(({k} < 0) | {compared})"
+    return f"(({k} >= 0) & {compared})"
 
 
 for _name, (_fn, _symbol, _native) in COMPARISONS.items():

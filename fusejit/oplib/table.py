@@ -265,7 +265,8 @@ def _no_match_message(node) -> str:
 SCALAR_TYPE_CODES: dict[int, np.dtype] = {
     0: np.dtype(np.uint8), 1: np.dtype(np.int8), 2: np.dtype(np.int16), 3: np.dtype(np.int32),
     4: np.dtype(np.int64), 5: np.dtype(np.float16), 6: np.dtype(np.float32),
-    7: np.dtype(np.float64), 11: np.dtype(np.bool_),
+    7: np.dtype(np.float64), 11: np.dtype(np.bool_), 27: np.dtype(np.uint16),
+    28: np.dtype(np.uint32), 29: np.dtype(np.uint64),
 }
 DTYPE_CODES: dict[np.dtype, int] = {dtype: code for code, dtype in SCALAR_TYPE_CODES.items()}
 

@@ -44,6 +44,7 @@ from .element_support import (
     _INPLACE,
     _PREDICATES,
     _SHIFTS,
+    _UINT64,
     _WHOLE_REDUCTIONS,
     LINALG,
     UFUNCS_AT_CALLS,
@@ -344,9 +345,13 @@ class _ElementWriter(_Writer):
         self.exprs[out] = items
 
     def _full_like(self, node: Node, out: Value, depth: int) -> None:
+        fill = self.name(node.input(1))
+        if _rank(out) == 0:      # (like a number, an element: ``x[0] > 300`` of uint8s)
+            self.emit(depth, f"{self.name(out)} = {_cast(fill, _dtype(out))}")
+            return
         like = self.name(node.input(0))
-        self.emit(depth, f"{self.name(out)} = np.full({like}.shape, "
-                         f"{self.name(node.input(1))}, np.{_dtype(out).name})")
+        self.emit(depth, f"{self.name(out)} = np.full({like}.shape, {fill}, "
+                         f"np.{_dtype(out).name})")
 
     def _zeros(self, node: Node, out: Value, depth: int, fill: str = "0") -> None:
         shape = node.input(0)
@@ -799,7 +804,7 @@ class _ElementWriter(_Writer):
     def _wide(self, x: Value, floats: bool = True) -> str:
         dtype = _dtype(x)
         wide = "float64" if dtype.kind == "f" and floats else \
-            "int64" if dtype.kind in "iub" else None
+            "int64" if dtype.kind in "iub" and dtype.name != "uint64" else None
         return f"{self.name(x)}.astype(np.{wide})" if wide and dtype.name != wide \
             else self.name(x)
 
@@ -825,7 +830,8 @@ class _ElementWriter(_Writer):
             # row by row, in the input's float dtype: NumPy's order and rounding (it sums
             # columns so, not pairwise), with no float64 copy of the array
             kind = _dtype(x).kind
-            zero = f"np.{_dtype(x).name}(0)" if kind == "f" else "np.int64(0)"
+            zero = f"np.{_dtype(x).name}(0)" if kind == "f" or _dtype(x) == _UINT64 \
+                else "np.int64(0)"
             expr = f"_sum0({self.name(x)}, {zero})"
             fresh = kind == "f" or not mean
         if mean:
@@ -910,9 +916,11 @@ class _ElementWriter(_Writer):
             return
         operands = node.inputs[:2] if name in ("add", "sub") else node.inputs
         compute = _compute_dtype(operands) if name in _PREDICATES else _dtype(out)
-        if name in _PREDICATES and compute.kind in "iu" and any(
+        if name in _PREDICATES and compute.kind in "iu" and compute.name != "uint64" and any(
                 isinstance(v.type, IntType) for v in operands):
-            compute = np.dtype(np.int64)   # (NumPy's uint8_array < 300: exact, all True)
+            # (NumPy's uint8_array < 300: exact, all True; a uint64 is compared with an int
+            # constant of 0 or more only, element_support's _UINT64, in uint64)
+            compute = np.dtype(np.int64)
         args = [self.operand(v, compute) for v in operands]
         array = _rank(out) != 0
         if name in _INFIX:

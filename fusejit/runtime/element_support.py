@@ -26,6 +26,7 @@ from ..ir.types import (
     StringType,
     TensorType,
 )
+from ..oplib.table import DTYPE_CODES
 from .element_helpers import FAST_MAPS
 from .scalar_function import _CALLS, _INFIX
 
@@ -49,6 +50,11 @@ _INPLACE = {"add_": "+", "sub_": "-", "mul_": "*", "div_": "/"}
 _WHOLE_REDUCTIONS = {"amax": "max", "amin": "min", "argmax": "argmax", "argmin": "argmin",
                      "any": "any", "all": "all", "var": "var", "std": "std"}
 _PREDICATES = frozenset({"eq", "ne", "lt", "le", "gt", "ge"})
+# A uint64 array compared with an int compiles whole only where the int is a constant of 0 or
+# more: Numba compares a uint64 and an int64 as floats, and an int64 compare wraps the uint64s
+# of 2**63 and up, where NumPy compares the values (``uint64_array > -1`` is all True).
+_UINT64 = np.dtype(np.uint64)
+_UINT64_CODE = DTYPE_CODES[_UINT64]
 # Float maps of float arrays as NumPy's ufuncs in Numba (same values: C's functions, and rint
 # rounds halves to even as NumPy's round), and of 0-d values as the same calls on numbers.
 _FLOAT_UFUNCS = {"tan": "np.tan", "floor": "np.floor", "ceil": "np.ceil", "round": "np.rint",
@@ -552,6 +558,10 @@ def _supported_op(node: Node, arguments: set) -> bool:
             return True         # (by an array of exponents, or a 0-d one: C's pow, as NumPy's)
         return not isinstance(node.input(1).type, TensorType) and (
             kind in "iu" and type(exponent) is int and 0 <= exponent <= 4)
+    if name in _PREDICATES and any(_dtype(v) == _UINT64 for v in tensors) and not all(
+            not isinstance(v.type, IntType) or type(_static(v)) is int and _static(v) >= 0
+            for v in node.inputs):
+        return False    # (a uint64 array and an int that may be negative: see _UINT64)
     if name in _ARITHMETIC:
         if arrays and (name not in _ARRAY_SAFE or _dtype(node.outputs[0]).name == "bool"
                        and name not in _PREDICATES):
@@ -652,9 +662,12 @@ def _reduction_supported(node: Node) -> bool:
     args = [_static(v) for v in node.inputs[1:]]
     if name in ("sum", "mean"):
         if len(args) == 1:
-            return args[0] is None
+            return args[0] is None or name == "sum" and args[0] == _UINT64_CODE and \
+                _dtype(x) == _UINT64
         dims, keep, dtype = args
-        return dtype is None and (dims is None and not keep or dims is not None
+        # (NumPy's uint64 sum of uint64s, which the frontend asks for with uint64's code)
+        same = dtype is None or name == "sum" and dtype == _UINT64_CODE and _dtype(x) == _UINT64
+        return same and (dims is None and not keep or dims is not None
                                   and len(dims) == 1)
     if name in ("amax", "amin"):
         return args[0] == [] and args[1] is False or _rank(x) == 2 and len(args[0]) == 1

@@ -39,7 +39,10 @@ def _arrays() -> dict[str, np.ndarray]:
     return {"f32": (rng.standard_normal((3, 4)) * 3).astype(np.float32),
             "f64": rng.standard_normal((3, 4)) * 3, "i32": ints.astype(np.int32),
             "i64": ints, "i8": ints.astype(np.int8), "u8": np.abs(ints).astype(np.uint8),
-            "b": ints > 0}
+            "b": ints > 0, "u16": rng.integers(0, 1 << 16, (3, 4)).astype(np.uint16),
+            "u32": rng.integers(0, 1 << 32, (3, 4), dtype=np.uint32),
+            # (half of them 2**63 or more: int64 would see them negative)
+            "u64": rng.integers(0, 1 << 64, (3, 4), dtype=np.uint64)}
 
 
 ARRAYS = _arrays()
@@ -90,6 +93,20 @@ CASES += [(e, d) for d in ("f32", "i32", "i8", "b") for e in (
     # comparisons with NumPy scalars are made in their common dtype, Python numbers' not
     "np.full(a.shape, np.float32(0.1)) == np.float64(0.1)",
     "np.full(a.shape, np.float32(0.1)) == 0.1", "a < np.float32(2.5)")]
+
+# unsigned arrays: wrapping arithmetic, NumPy's uint64 sums and products, shifts, uint64 numbers
+# beyond int64, comparisons with any Python int (exact), and mixed with signed and float arrays
+CASES += [(e, d) for d in ("u8", "u16", "u32", "u64") for e in (
+    "a + 1", "a - 1", "a * 3", "a // 3", "a % 7", "a / 2", "a * 2.5", "a >> 2", "a << 3",
+    "a & 0xF", "a | 1", "~a", "-a", "abs(a)", "a ** 2", "a.sum()", "a.sum(axis=0)", "a.prod()",
+    "a.prod(axis=1)", "np.cumsum(a)", "a.cumsum(axis=1)", "np.cumprod(a, axis=0)", "a.mean()",
+    "a.std()", "a.max(axis=1)", "a.argmax()", "a > 2", "a > -1", "a <= -3", "a == 2 ** 40",
+    "a != 2 ** 63", "a < 2 ** 64", "np.maximum(a, 7)", "np.where(a > 9, a, 0)",
+    "a.astype(np.float32)", "a.astype(np.int64)", "np.sort(a, axis=1)", "a + a.shape[0]",
+    "a * np.uint64(0x9E3779B97F4A7C15)", "a ^ np.uint32(0xDEADBEEF)", "a > 2 ** 63",
+    "a + np.uint8(200)", "a[0, 1] + 1", "a[1, 2] > 5", "a[2, 3] * np.uint64(3)")]
+CASES += [(f"a {op} b", (d, e)) for d in ("u16", "u32", "u64")
+          for e in ("u8", "i64", "f32", "u64") for op in ("+", "*", "//", ">", "==")]
 
 
 @pytest.mark.parametrize("expression, dtypes", CASES, ids=[f"{e} {d}" for e, d in CASES])

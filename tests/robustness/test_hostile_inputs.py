@@ -133,7 +133,7 @@ def test_warmup_steps_run_and_size_the_parallel_call(monkeypatch):
 
 
 @pytest.mark.parametrize("dtype, hint", [
-    (">f8", "astype(np.float64)"), (">i4", "astype(np.int32)"), ("uint32", "astype(np.int64)"),
+    (">f8", "astype(np.float64)"), (">i4", "astype(np.int32)"), (">u4", "astype(np.uint32)"),
     ("complex64", ".real or np.abs()"), ("float16", "astype(np.float32)"),
     ("V8", "bool, int or float"),
 ])

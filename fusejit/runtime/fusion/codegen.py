@@ -74,7 +74,8 @@ CUDA_HOISTED_META = 8
 # Inner-stride classes of an operand, after the caller has coalesced dimensions.
 UNIT, ZERO, STRIDED = "unit", "zero", "strided"
 
-_SUPPORTED = {np.dtype(t) for t in ("bool", "int8", "uint8", "int16", "int32", "int64",
+_SUPPORTED = {np.dtype(t) for t in ("bool", "int8", "uint8", "int16", "int32", "int64", "uint16",
+                                    "uint32", "uint64",
                                     "float32", "float64")}
 
 

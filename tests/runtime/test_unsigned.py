@@ -1,0 +1,93 @@
+"""Unsigned arrays (uint16, uint32, uint64 beside uint8) in fused kernels, the whole-graph
+function and ``fusejit.jit``, bit for bit against NumPy.
+
+The cases that differ from signed ints: arithmetic wraps at the dtype's width, shifts are
+logical, uint64 values of 2**63 and more are not negative, NumPy compares them with any
+Python int exactly, and sums and products of unsigned ints are uint64.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import fusejit
+from fusejit.runtime.element_support import is_element_graph
+from fusejit.runtime.executor import compile as compile_graph
+
+from .conftest import compiled_whole, scripted
+
+# (every other value 2**63 or more, and the ends)
+U64 = np.concatenate([np.random.default_rng(3).integers(0, 1 << 64, 997, dtype=np.uint64),
+                      np.array([0, 1, (1 << 63) - 1, 1 << 63, (1 << 64) - 1], np.uint64)])
+
+
+def splitmix64(z):
+    z = z + np.uint64(0x9E3779B97F4A7C15)
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    z = z ^ (z >> np.uint64(31))
+    return z, (z >> np.uint64(11)) * (1.0 / 2 ** 53)
+
+
+def xorshift32(x, rounds):
+    for _ in range(rounds):
+        x = x ^ (x << np.uint32(13))
+        x = x ^ (x >> np.uint32(17))
+        x = x ^ (x << np.uint32(5))
+    return x, x % 10, x.sum()
+
+
+def compared(x, k):
+    return x >= k, x < k, k > x, x == k, x != k, x > 2 ** 63, x <= 5
+
+
+def _same(got, want):
+    for g, w in zip(got, want, strict=True):
+        g, w = np.asarray(g), np.asarray(w)
+        assert g.dtype == w.dtype and g.shape == w.shape
+        np.testing.assert_array_equal(g, w)
+
+
+@pytest.mark.parametrize("engine", ["reference", "native"])
+def test_uint64_hash_in_a_fused_kernel_is_numpys_bit_for_bit(engine):
+    """Wrapping uint64 products by constants beyond int64's range, logical shifts, and the
+    conversion to float64 of values of 2**63 and more."""
+    fn = compile_graph(scripted(splitmix64, U64), fuse=True, engine=engine, reductions=True)
+    _same(fn(U64), splitmix64(U64))
+
+
+def test_uint32_rounds_wrap_at_32_bits_through_jit():
+    x = np.random.default_rng(4).integers(1, 1 << 32, 5000, dtype=np.uint32)
+    want = xorshift32(x.copy(), 3)
+    assert want[2].dtype == np.uint64        # (NumPy sums unsigned ints in uint64)
+    jitted = fusejit.jit(xorshift32)
+    for _ in range(3):
+        _same(jitted(x.copy(), 3), want)
+
+
+@pytest.mark.parametrize("k", [-2, 0, 3, (1 << 63) - 1])
+@pytest.mark.parametrize("engine", ["reference", "native"])
+def test_uint64_compared_with_a_runtime_int_is_exact(engine, k):
+    """An int64 compare would take the uint64s of 2**63 and up for negative numbers: with
+    ``k = -2`` every element is greater than ``k``."""
+    fn = compile_graph(scripted(compared, U64, k), fuse=True, engine=engine)
+    _same(fn(U64, k), compared(U64, k))
+
+
+def constant_compared(x):
+    return x > 5, x[-1] > 5, 7 < x[-2], x != 2 ** 40, x.sum(), x * np.uint64(3)
+
+
+def test_whole_graph_compares_uint64_with_nonnegative_constants_in_uint64():
+    """The whole-graph function compares a uint64 with an int constant of 0 or more in
+    uint64, and does not take a comparison with an int that may be negative (Numba would
+    compare the two as floats or wrap the uint64)."""
+    _same(compiled_whole(constant_compared, U64)(U64), constant_compared(U64))
+    assert not is_element_graph(scripted(compared, U64, 3))
+    # (a negative constant: the frontend knows the answer, an array of it)
+    _same(compiled_whole(negative_compared, U64)(U64), negative_compared(U64))
+
+
+def negative_compared(x):
+    return x > -1, x <= -3, x[-1] != -1
