@@ -599,6 +599,9 @@ CALLEES.update({
     np.flipud: Callee("np.flipud", "m", lambda b, m: numpy_more.flip(b, m, 0)),
     np.fliplr: Callee("np.fliplr", "m", lambda b, m: numpy_more.flip(b, m, 1)),
     np.roll: Callee("np.roll", "a, shift, axis=None", numpy_more.roll),
+    np.packbits: Callee("np.packbits", "a, /, axis=None, bitorder='big'", numpy_more.packbits),
+    np.unpackbits: Callee("np.unpackbits", "a, /, axis=None, count=None, bitorder='big'",
+                          numpy_more.unpackbits),
     np.broadcast_to: Callee("np.broadcast_to", "array, shape, subok=False",
                             lambda b, a, shape, subok: numpy_more.broadcast_to(b, a, shape)),
     np.ix_: Callee("np.ix_", "*args", numpy_arrays.ix_),
@@ -677,7 +680,7 @@ METHODS: dict[str, Callee] = {
 for _name in numpy_lowering.REDUCTION_NAMES:
     METHODS[_name] = Callee(_name, _reduction_spec(_name, "self"),
                             _no_out(_reduction(_name), _name))
-ATTRIBUTES = frozenset({"T", "shape", "ndim", "dtype", "size"})
+ATTRIBUTES = frozenset({"T", "shape", "ndim", "dtype", "size", "itemsize", "nbytes"})
 
 
 # scipy.special's, looked up only when the program's module imported it (importing SciPy for

@@ -78,6 +78,8 @@ from .numpy_shims import SHIMS
 from .numpy_shims import unsupported as shim_unsupported
 from .static_conditions import StaticConditions
 
+# A dtype's attributes read while scripting (what each is for the dtype known then)
+_DTYPE_ATTRIBUTES = frozenset({"itemsize", "kind", "name", "char", "str", "alignment"})
 _BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.Pow: "pow",
            ast.Mod: "remainder", ast.FloorDiv: "floordiv", ast.MatMult: "matmul",
            ast.BitAnd: "and", ast.BitOr: "or", ast.BitXor: "xor", ast.LShift: "lshift",
@@ -271,6 +273,8 @@ class ExpressionEmitter(StaticConditions):
             return getattr(base, node.attr)    # (np.linalg.eigh(a).eigenvalues)
         if isinstance(base, np.finfo) and hasattr(base, node.attr):
             return self.from_python(node, getattr(base, node.attr), name)   # np.finfo(f).eps
+        if isinstance(base, np.dtype) and node.attr in _DTYPE_ATTRIBUTES:
+            return getattr(base, node.attr)      # x.dtype.itemsize, x.dtype.kind == "u"
         if isinstance(base, Masked):
             self.at(node)
             if node.attr in MASK_REDUCTIONS:
@@ -290,6 +294,12 @@ class ExpressionEmitter(StaticConditions):
                 return dtype_of(base)
             if node.attr == "size":
                 return self.b.emit(aten.numel, [base], ".size")
+            if node.attr in ("itemsize", "nbytes") and dtype_of(base) is not None:
+                itemsize = dtype_of(base).itemsize
+                if node.attr == "itemsize":
+                    return itemsize
+                return binary(self.b, "mul", self.b.emit(aten.numel, [base], ".nbytes"),
+                              itemsize)
             if node.attr in METHODS:
                 return BoundMethod(base, node.attr)
         self.at(node)

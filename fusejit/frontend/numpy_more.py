@@ -25,6 +25,7 @@ import numpy as np
 from ..ir.graph import Value
 from ..ir.symbols import aten
 from ..ir.types import BOOL, FLOAT, INT, ListType, TensorType
+from ..oplib.table import DTYPE_CODES
 from .builder import IRBuilder, Item, describe, is_none, is_tensor, scalar_type_of
 from .lowering import (
     LIST_NUMBER_DTYPES,
@@ -301,6 +302,78 @@ def roll(b: IRBuilder, a: Item, shift: Item, axis: Item = None) -> Value:
     if isinstance(given.type, TensorType):   # (the argument's shape: what later ops fuse on)
         rolled.set_type(given.type.with_(strides=None))
     return rolled
+
+
+_UINT8 = np.dtype(np.uint8)
+
+
+def _bit_axis(b: IRBuilder, x: Value, axis: Item, what: str) -> Value:
+    """``x`` flattened (``axis=None``), or as it is where ``axis`` is its last; other axes are
+    refused (the bits of one run along the last)."""
+    from .lowering import reshape
+
+    if is_none(axis):
+        return reshape(b, x, (-1,))
+    if _axis(b, x, axis) != rank_of(x) - 1:
+        raise b.error(f"{what}: only axis=None or the last axis is supported; move the axis "
+                      f"last first (np.moveaxis)")
+    return x
+
+
+def _bit_weights(b: IRBuilder, bitorder: Item, what: str) -> np.ndarray:
+    """The eight bits' positions in a byte, in ``bitorder``: 7 to 0 (``'big'``) or 0 to 7."""
+    order = b.static(bitorder)
+    if order not in ("big", "little"):
+        raise b.error(f"{what}: bitorder must be 'big' or 'little', got {describe(bitorder)}")
+    shifts = np.arange(8, dtype=np.uint8)
+    return shifts[::-1].copy() if order == "big" else shifts
+
+
+def packbits(b: IRBuilder, a: Item, axis: Item = None, bitorder: Item = "big") -> Value:
+    """``np.packbits``: each eight elements (nonzero or not) along the flattened array or its
+    last axis as the bits of one uint8, the last byte padded with zeros."""
+    from .lowering import reshape, size
+
+    what = "np.packbits"
+    x = _array(b, a, what)
+    if dtype_of(x) is None or dtype_of(x).kind not in "biu":
+        raise b.error(f"{what}: expected an array of integer or boolean dtype, got "
+                      f"{describe(x)} (NumPy's TypeError)")
+    shifts = _bit_weights(b, bitorder, what)
+    x = _bit_axis(b, x, axis, what)
+    rank = rank_of(x)
+    bits = cast(b, binary(b, "ne", x, 0), _UINT8, what)
+    pad = binary(b, "remainder", binary(b, "sub", 0, size(b, bits, rank - 1)), 8)
+    bits = b.emit(aten.constant_pad_nd, [bits, [0, pad], 0], what)
+    groups = reshape(b, bits, (*(size(b, bits, d) for d in range(rank - 1)), -1, 8))
+    weighted = binary(b, "mul", groups, b.value_const(np.left_shift(1, shifts).astype(_UINT8)))
+    return b.emit(aten.sum, [weighted, [-1], False, DTYPE_CODES[_UINT8]], what)
+
+
+def unpackbits(b: IRBuilder, a: Item, axis: Item = None, count: Item = None,
+               bitorder: Item = "big") -> Value:
+    """``np.unpackbits``: the eight bits of each uint8, along the flattened array or its last
+    axis, as uint8 zeros and ones; ``count`` keeps that many (zeros after the last byte's), or
+    drops ``-count`` from the end."""
+    from .lowering import reshape, size
+
+    what = "np.unpackbits"
+    x = _array(b, a, what)
+    if dtype_of(x) != _UINT8:
+        raise b.error(f"{what}: expected an input array of unsigned byte data type, got "
+                      f"{describe(x)} (NumPy's TypeError)")
+    shifts = _bit_weights(b, bitorder, what)
+    x = _bit_axis(b, x, axis, what)
+    rank = rank_of(x)
+    bits = binary(b, "and", binary(b, "rshift", b.emit(aten.unsqueeze, [x, -1], what),
+                                   b.value_const(shifts)), 1)
+    bits = reshape(b, bits, (*(size(b, x, d) for d in range(rank - 1)), -1))
+    if is_none(count):
+        return bits
+    n = b.static_int(count, f"{what}'s count")
+    if n >= 0:     # (NumPy pads with zeros past the last byte)
+        bits = b.emit(aten.constant_pad_nd, [bits, [0, n], 0], what)
+    return _slice(b, bits, rank - 1, slice(None, n))
 
 
 def convolve(b: IRBuilder, a: Item, v: Item, mode: Item = "full") -> Value:

@@ -76,7 +76,8 @@ _ROWS_BY_HAND = [
                   "and object arrays are refused naming the argument"),
     ("dtypes", "NumPy's rules (NEP 50: Python numbers are weak, NumPy scalars strong): "
                "`int / int` is float64, `float32 * 0.5` stays float32, `float32 / "
-               "np.sqrt(n)` is float64; `dtype=np.float32`, `float`, `x.dtype`. "
+               "np.sqrt(n)` is float64; `dtype=np.float32`, `float`, `x.dtype` (and its "
+               "`itemsize`, `kind`, `name`). "
                "Unsigned arrays wrap as NumPy's (`uint32` "
                "products, logical shifts), their sums and products are uint64 "
                "(`uint8_array.sum()`), a uint64 compares with any Python int exactly "

@@ -31,6 +31,24 @@ def case(*args):
     return register
 
 
+@case(RNG.integers(0, 1 << 32, (3, 4), dtype=np.uint32))
+def dtype_attributes(x):
+    # (the width a generic bit trick reads; kind and name tested while scripting)
+    bits = 8 * x.dtype.itemsize
+    top = x >> (bits - 4)
+    unsigned = x.dtype.kind == "u" and x.dtype.name == "uint32" and x.dtype.char == "I"
+    return top, x.nbytes, x.itemsize, unsigned, F32.nbytes, x.dtype.str == "<u4"
+
+
+@case(RNG.random(21) < 0.5, RNG.integers(0, 3, (3, 13)).astype(np.int32))
+def packed_bits(a, m):
+    # (21 and 13 bits: the last byte padded; counts past the end pad with zeros)
+    p = np.packbits(a)
+    q = np.packbits(m, axis=-1, bitorder="little")
+    return p, q, np.unpackbits(p), np.unpackbits(p, count=30), \
+        np.unpackbits(q, axis=1, count=-3, bitorder="little"), np.unpackbits(p).sum()
+
+
 # -- reductions -----------------------------------------------------------------------------
 
 @case(F64)
