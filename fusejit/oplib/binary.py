@@ -543,7 +543,8 @@ BITWISE: dict[str, Callable] = {
 def _bitwise_body(name: str, fn: Callable) -> Callable:
     def body(self: np.ndarray, other: Any) -> np.ndarray:
         dtype = result_type(self, other)
-        if category(dtype) == 2:
+        if category(dtype) == 2 or category(dtype) == 0 and name not in _BITWISE_SYMBOLS:
+            # (PyTorch shifts no bools; NumPy's shift of bools is int8, not their dtype)
             raise RuntimeError(f"{name} is not implemented for {dtype_name(dtype)} tensors")
         return as_tensor(fn(to(self, dtype), to(other, dtype)))
 
@@ -561,15 +562,31 @@ def _render_bitwise(cx: Emitter, node, ops: list[Operand], dtype: np.dtype) -> s
     return f"({cx.cast(ops[0], dtype)} {_BITWISE_SYMBOLS[name]} {cx.cast(ops[1], dtype)})"
 
 
-# Not in the fuser's list (PyTorch's neither): fuse_graph leaves them alone. And, or and xor
-# have a kernel form, which @fusejit.jit's own fusion (passes/more_maps.py) uses: a mask made
-# of comparisons, (x >= lo) & (x < hi), is one kernel. (Shifts: bodies only, NumPy's rules
-# for shifts by the width or more are not C's.)
+def _render_shift(cx: Emitter, node, ops: list[Operand], dtype: np.dtype) -> str:
+    """A shift as NumPy's: by a count of 0 to the width less one as C's; by more, or a
+    negative count, 0, or -1 for a negative number shifted right (C leaves those undefined).
+    The test is of the count alone: a kernel argument or constant, tested once per loop."""
+    name = node.kind.removeprefix("aten::")
+    if dtype.kind not in "iu":
+        raise fail(node, f"{name} is not implemented for {dtype_name(dtype)} tensors")
+    x, count = cx.cast(ops[0], dtype), cx.cast(ops[1], dtype)
+    width = cx.literal(8 * dtype.itemsize, dtype)
+    fits = f"({count} < {width})" if dtype.kind == "u" else \
+        f"(({count} >= {cx.literal(0, dtype)}) & ({count} < {width}))"
+    if name == "__rshift__" and dtype.kind == "i":     # (by the width less one: 0 or -1)
+        return f"({x} >> ({count} if {fits} else {cx.literal(8 * dtype.itemsize - 1, dtype)}))"
+    symbol = "<<" if name == "__lshift__" else ">>"
+    return f"(({x} {symbol} {count}) if {fits} else {cx.literal(0, dtype)})"
+
+
+# Not in the fuser's list (PyTorch's neither): fuse_graph leaves them alone. They have a kernel
+# form, which @fusejit.jit's own fusion (passes/more_maps.py) uses: a mask made of comparisons,
+# (x >= lo) & (x < hi), is one kernel, and so is a hash's chain of shifts, xors and products.
 for _name, _fn in BITWISE.items():
     _schema = f"aten::{_name}(Tensor self, Tensor other) -> Tensor"
     register(_schema, _bitwise_body(_name, _fn))
-    if _name in _BITWISE_SYMBOLS:
-        define(f"aten::{_name}", dtype=promoted(), render=_render_bitwise, extends=(_schema,))
+    define(f"aten::{_name}", dtype=promoted(), extends=(_schema,),
+           render=_render_bitwise if _name in _BITWISE_SYMBOLS else _render_shift)
 
 
 # -- in-place forms: compute out of place, check the cast, write through (views included) --------

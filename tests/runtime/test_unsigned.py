@@ -91,3 +91,23 @@ def test_whole_graph_compares_uint64_with_nonnegative_constants_in_uint64():
 
 def negative_compared(x):
     return x > -1, x <= -3, x[-1] != -1
+
+
+def shifted(x, k, y):
+    return x << k, x >> k, (x << y) ^ (x >> y)
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint32, np.int64, np.uint64])
+def test_shifts_in_fused_kernels_are_numpys_by_any_count(dtype):
+    """A shift by the width or more, or by a negative count, is 0 (-1 for a negative number
+    shifted right) in NumPy and undefined in C: the kernel tests the count. Counts as a run-time
+    int and as an array of them, below, at and beyond the width."""
+    info, width = np.iinfo(dtype), 8 * np.dtype(dtype).itemsize
+    rng = np.random.default_rng(6)
+    x = rng.integers(info.min, info.max, 600, dtype=dtype, endpoint=True)
+    y = rng.integers(max(info.min, -3), width + 4, 600).astype(dtype)
+    graph = scripted(shifted, x, 3, y)
+    fn = compile_graph(graph, fuse=True, engine="native", reductions=True)
+    assert fusejit.kernel_source(fn, x, 3, y).count("aten::__rshift__") >= 2   # (fused)
+    for k in (0, 3, width - 1, width, width + 6):
+        _same(fn(x, k, y), shifted(x, k, y))
