@@ -576,6 +576,8 @@ def unique(b: IRBuilder, ar: Item, return_index: Item = False, return_inverse: I
         found = b.emit("fusejit::unique_values", [x], "np.unique")
         return found if dtype_of(x) is None else _typed(found, x, dtype_of(x), 1)
     rank = _rank(b, x, "np.unique")
+    if wanted == [False, False, True]:
+        return _outputs(b, "fusejit::unique_counts", [x], x, [1, 1], [None, np.int64])
     values, index, inverse, counts = _outputs(b, "fusejit::unique_all", [x], x,
                                               [1, 1, rank, 1], [None, *[np.int64] * 3])
     return (values, *(out for out, keep in zip((index, inverse, counts), wanted) if keep))

@@ -728,6 +728,10 @@ class _ElementWriter(_Writer):
         else:
             self.emit(depth, f"{values}, {counts} = _unique_counts({x})")
 
+    def _unique_counts(self, node: Node, out: Value, depth: int) -> None:
+        values, counts = (self.name(v) for v in node.outputs)
+        self.emit(depth, f"{values}, {counts} = _unique_counts({self.name(node.input(0))})")
+
     def _unique_values(self, node: Node, out: Value, depth: int) -> None:
         self.assign(out, f"_unique_counts({self.name(node.input(0))})[0]", depth)
 
