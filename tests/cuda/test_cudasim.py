@@ -275,6 +275,29 @@ def test_jit_on_cuda_runs_cuda_kernels(device):
     assert plan.kernels and all(isinstance(op.kernel, CudaFusedKernel) for op in plan.kernels)
 
 
+def test_jit_on_cuda_hashes_unsigned_arrays_as_numpy(device):
+    """uint64 products by constants beyond int64, shifts by any count (0 past the width)
+    and uint32 wraparound, in CUDA kernels, bit for bit against NumPy."""
+    import fusejit
+
+    @fusejit.jit(device="cuda")
+    def mix(z, w, k):
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        w = w * np.uint32(2654435761) + np.uint32(12345)
+        return z ^ (z >> np.uint64(31)), w >> k, w << 40
+
+    rng = np.random.default_rng(9)
+    z = rng.integers(0, 1 << 64, 257, dtype=np.uint64)
+    w = rng.integers(0, 1 << 32, 257, dtype=np.uint32)
+    for k in (3, 31, 32, 70):
+        for got, want in zip(mix(z, w, k), mix.__wrapped__(z, w, k), strict=True):
+            assert got.dtype == want.dtype
+            np.testing.assert_array_equal(got, want)
+    compiled, args = mix._specialise((z, w, 3))
+    plan = compiled.plan_for(compiled.check_inputs(args))
+    assert plan.kernels and all(isinstance(op.kernel, CudaFusedKernel) for op in plan.kernels)
+
+
 @pytest.mark.parametrize("case", conformance2.KERNEL_CASES)
 def test_conformance2_kernels_on_cuda(device, case):
     """The second PyTorch corpus's kernel cases (chunk of a chunk piece, concatenations,
