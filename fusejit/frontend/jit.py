@@ -232,6 +232,16 @@ def _fuses(interpreted: Any, args: tuple) -> bool:
         return True
 
 
+def _kernels_ready(interpreted: Any, args: tuple) -> bool:
+    """Does the interpreter's plan for ``args`` run its fused kernels already (compiled, none
+    still compiling in the background)? (False where that cannot be told.)"""
+    try:
+        kernels = interpreted.plan_for(interpreted.check_inputs(list(args))).kernels
+    except Exception:  # noqa: BLE001 - not a CompiledFunction, or arguments it refuses
+        return False
+    return all(getattr(op, "ready", False) for op in kernels)
+
+
 def _scalar_if_0d(value: Any) -> Any:
     """An output of a rank known only when it runs: a NumPy scalar where it is 0-d."""
     return value[()] if isinstance(value, np.ndarray) and value.ndim == 0 else value
@@ -693,9 +703,11 @@ class JitFunction(Portable):
             if calls == 1:
                 if not (sized and timed_choice()):
                     return settle(whole(graph, interpreted, *limit), args)
-                # (beyond the limit only where the interpreter fuses nothing: its kernels
-                # may still be compiling while it is timed, and would win once compiled)
-                wide = TIMED_MAX_ELEMENTS if not _fuses(interpreted, args) else limit[0]
+                # (beyond the limit only where the interpreter fuses nothing, or its kernels
+                # are compiled: timed while they compile in the background, it lost sizes it
+                # wins once they run)
+                wide = TIMED_MAX_ELEMENTS if not _fuses(interpreted, args) or \
+                    _kernels_ready(interpreted, args) else limit[0]
                 first_calls.whole = whole(graph, interpreted, wide)
                 return first_calls.whole(*args)     # (Numba compiles it here)
             return measured(args)

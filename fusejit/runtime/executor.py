@@ -637,6 +637,12 @@ class GroupOperation:
                     self._kernel = self._compile()
         return self._kernel or None
 
+    @property
+    def ready(self) -> bool:
+        """Does the group run its kernel now (or know it has none), with no compile left to
+        wait for? (Timings of its calls before then are of the interpreted subgraph.)"""
+        return self._kernel is not None
+
     def _compile(self):
         try:
             return self.device.group_kernel(self.node, self.precise)

@@ -157,9 +157,10 @@ def test_sizes_beyond_the_limit_are_timed_where_nothing_fuses(monkeypatch, whole
     assert whole_size(run, (bigger,)) is None
 
 
-def test_sizes_beyond_the_limit_keep_it_where_the_interpreter_fuses(monkeypatch):
+def test_sizes_beyond_the_limit_keep_it_while_the_interpreters_kernels_compile(monkeypatch):
     """escape_time's plan has kernels: timed while they compile in the background, the
     interpreter would lose sizes it wins once they have; beyond the limit nothing is timed."""
+    monkeypatch.setattr(jit_module, "_kernels_ready", lambda interpreted, args: False)
     clock = ScriptedClock(1.0, 10.0)
     f = _jitted(monkeypatch, clock)
     args = _grid(80)                     # 6400 elements
@@ -167,6 +168,22 @@ def test_sizes_beyond_the_limit_keep_it_where_the_interpreter_fuses(monkeypatch)
         np.testing.assert_array_equal(f(*args), escape_time(*args))
     assert clock.readings == 0
     assert _installed(f).made_limit == jit_module.WHOLE_GRAPH_MAX_ELEMENTS
+
+
+@pytest.mark.parametrize("whole, interpreted", [(1.0, 10.0), (10.0, 1.0)])
+def test_sizes_beyond_the_limit_are_timed_once_the_interpreters_kernels_run(
+        monkeypatch, whole, interpreted):
+    """Compiled kernels (no background compile: FUSEJIT_TIERING=0, or compiled already), the
+    timing is of what each form runs from then on: the faster keeps the size (an Adler-32
+    checksum of 10^4 bytes ran 7.9 us whole, 27 us interpreted, held to the limit before)."""
+    clock = ScriptedClock(whole, interpreted)
+    f = _jitted(monkeypatch, clock)
+    args = _grid(80)                     # 6400 elements
+    for _ in range(2 + 2 * jit_module.TIMED_CALLS):
+        np.testing.assert_array_equal(f(*args), escape_time(*args))
+    assert clock.readings == 4 * jit_module.TIMED_CALLS
+    whole_size = fusejit.runtime.element_function.whole_size
+    assert (whole_size(_installed(f), args) is not None) == (whole < interpreted)
 
 
 def test_sizes_beyond_timing_are_not_timed(monkeypatch):
