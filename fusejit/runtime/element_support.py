@@ -411,10 +411,12 @@ def _supported_op(node: Node, arguments: set) -> bool:
         return _dtype(node.input(0)).kind in "biu"
     if name == "reciprocal":
         return _dtype(node.output(0)).kind == "f"
-    if name in ("cumsum", "cumprod"):   # (a vector, or along a constant axis of a matrix)
+    if name in ("cumsum", "cumprod"):   # (a vector, or along a constant axis of a matrix;
+        # in its own dtype, or a uint64 one in uint64, NumPy's)
+        dtype = _static(node.input(2))
         return (_rank(node.input(0)) == 1 or _rank(node.input(0)) == 2 and _constant_int(
-            node.input(1))) and isinstance(_static(node.input(2)), type(None)) \
-            and node.input(2).node.kind == prim.Constant
+            node.input(1))) and node.input(2).node.kind == prim.Constant and (
+                dtype is None or dtype == _UINT64_CODE and _dtype(node.input(0)) == _UINT64)
     if name == "prod":          # (of the whole array, in NumPy's dtype)
         return _rank(node.output(0)) == 0 and _static(node.input(1)) is None and \
             node.input(1).node.kind == prim.Constant

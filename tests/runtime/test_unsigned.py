@@ -111,3 +111,15 @@ def test_shifts_in_fused_kernels_are_numpys_by_any_count(dtype):
     assert fusejit.kernel_source(fn, x, 3, y).count("aten::__rshift__") >= 2   # (fused)
     for k in (0, 3, width - 1, width, width + 6):
         _same(fn(x, k, y), shifted(x, k, y))
+
+
+def running_totals(x, m):
+    return np.cumsum(x), np.cumprod(x % 3 + 1), m.cumsum(axis=0), np.cumsum(m, axis=1)
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint64])
+def test_whole_graph_running_sums_of_unsigned_are_uint64(dtype):
+    rng = np.random.default_rng(8)
+    x = rng.integers(0, np.iinfo(dtype).max, 50, dtype=dtype, endpoint=True)
+    m = rng.integers(0, np.iinfo(dtype).max, (4, 5), dtype=dtype, endpoint=True)
+    _same(compiled_whole(running_totals, x, m)(x, m), running_totals(x, m))
