@@ -587,6 +587,7 @@ CALLEES.update({
                       "keepdims=False", lambda b, a, axis, out, overwrite, keep:
                       numpy_linalg.median(b, a, axis, keep)),
     np.finfo: Callee("np.finfo", "dtype", numpy_more.finfo),
+    np.iinfo: Callee("np.iinfo", "int_type", numpy_more.iinfo),
     np.cumprod: Callee("np.cumprod", "a, axis=None", numpy_more.cumprod),
     **{t: Callee(f"np.{t.__name__}", "x=0, /", numpy_more.scalar_of(t))
        for t in (np.float64, np.float32, np.int64, np.int32, np.int16, np.int8, np.uint8,

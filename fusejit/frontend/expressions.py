@@ -273,6 +273,8 @@ class ExpressionEmitter(StaticConditions):
             return getattr(base, node.attr)    # (np.linalg.eigh(a).eigenvalues)
         if isinstance(base, np.finfo) and hasattr(base, node.attr):
             return self.from_python(node, getattr(base, node.attr), name)   # np.finfo(f).eps
+        if isinstance(base, np.iinfo) and node.attr in ("min", "max", "bits"):
+            return getattr(base, node.attr)     # np.iinfo(np.uint16).max: a Python int
         if isinstance(base, np.dtype) and node.attr in _DTYPE_ATTRIBUTES:
             return getattr(base, node.attr)      # x.dtype.itemsize, x.dtype.kind == "u"
         if isinstance(base, Masked):

@@ -12,7 +12,7 @@ Each is NumPy's own definition spelled in ops fusejit has, so values and dtypes 
     np.isclose(a, b)             |a - b| <= atol + rtol * |b| for a finite float b, or a == b
     np.round(x, d)               rint(x * 10**d) / 10**d, as NumPy computes it
     sum(x)                       x.sum(axis=0) for an array, a + b + ... for a tuple
-    np.finfo(float).eps          NumPy's number, read while scripting
+    np.finfo(float).eps          NumPy's number, read while scripting (np.iinfo's too)
     np.float64(v)                a cast of an array; a number converted
     np.column_stack, np.hsplit   1-D arrays as columns then cat; np.split along axis 1
     np.roll(x, k, axis)          cat of the last k % n elements and the others
@@ -226,6 +226,15 @@ def finfo(b: IRBuilder, dtype: Item) -> np.finfo:
         return np.finfo(np.dtype(b.static(dtype)))
     except (TypeError, ValueError):
         raise b.error(f"np.finfo takes a float dtype, got {describe(dtype)}") from None
+
+
+def iinfo(b: IRBuilder, dtype: Item) -> np.iinfo:
+    """``np.iinfo(np.uint16).max``, ``np.iinfo(x.dtype).bits``: NumPy's own object, read
+    while scripting (its attributes are Python ints, weak as NumPy makes them)."""
+    try:
+        return np.iinfo(np.dtype(b.static(dtype)))
+    except (TypeError, ValueError):
+        raise b.error(f"np.iinfo takes an integer dtype, got {describe(dtype)}") from None
 
 
 def scalar_of(dtype: type):

@@ -37,7 +37,11 @@ def dtype_attributes(x):
     bits = 8 * x.dtype.itemsize
     top = x >> (bits - 4)
     unsigned = x.dtype.kind == "u" and x.dtype.name == "uint32" and x.dtype.char == "I"
-    return top, x.nbytes, x.itemsize, unsigned, F32.nbytes, x.dtype.str == "<u4"
+    # (np.iinfo's numbers: weak Python ints, uint64's max beyond int64)
+    saturated = np.minimum(x.astype(np.uint64) * 2, np.iinfo(x.dtype).max)
+    near_top = x.astype(np.uint64) > np.iinfo(np.uint64).max - 5
+    return top, x.nbytes, x.itemsize, unsigned, F32.nbytes, x.dtype.str == "<u4", saturated, \
+        near_top, np.iinfo(np.int8).min, np.iinfo(np.int16).bits
 
 
 @case(RNG.random(21) < 0.5, RNG.integers(0, 3, (3, 13)).astype(np.int32))
