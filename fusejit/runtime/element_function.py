@@ -888,6 +888,26 @@ class _ElementWriter(_Writer):
         else:
             self.emit(depth, f"{self.name(out)} = {expr}")
 
+    def _shift(self, node: Node, out: Value) -> str:
+        """A shift by a number, as NumPy's: by a count known to be 0 to the width less one,
+        as Numba's; by one known only when it runs, tested first (by the width or more, or a
+        negative count, NumPy gives 0, or -1 for a negative number shifted right, where C
+        leaves it undefined). A number's shift is cast back to its dtype (Numba shifts small
+        ints as int64: a uint8 element << 4 was 3200)."""
+        x, dtype = self.name(node.input(0)), _dtype(out)
+        count = _cast(self.name(node.input(1)), dtype)
+        width = 8 * dtype.itemsize
+        expr = f"({x} {_SHIFTS[node.kind.name]} {count})"
+        if not _fixed_count(node.input(1), width):
+            fits = f"({count} < {width})" if dtype.kind == "u" else \
+                f"({count} >= 0 and {count} < {width})"
+            if node.kind.name == "__rshift__" and dtype.kind == "i":
+                expr = f"({x} >> ({count} if {fits} else {_cast(str(width - 1), dtype)}))"
+            else:
+                zero = f"np.zeros_like({x})" if _rank(out) != 0 else _cast("0", dtype)
+                expr = f"({expr} if {fits} else {zero})"
+        return expr if _rank(out) != 0 else _cast(expr, dtype)
+
     def _arithmetic(self, node: Node, out: Value, depth: int) -> None:
         name = node.kind.name
         if name in FAST_MAPS and _rank(out) != 0:
@@ -911,9 +931,7 @@ class _ElementWriter(_Writer):
             self.assign(out, expr if _rank(out) != 0 else _cast(expr, dtype), depth)
             return
         if name in _SHIFTS:
-            x = node.input(0)
-            self.assign(out, f"({self.name(x)} {_SHIFTS[name]} "
-                             f"{_cast(self.name(node.input(1)), _dtype(x))})", depth)
+            self.assign(out, self._shift(node, out), depth)
             return
         if name in _CONVERT:
             self.assign(out, f"{_CONVERT[name]}({self.name(node.input(0))})", depth)
@@ -1012,6 +1030,14 @@ def _value_sort(node: Node) -> bool:
 
 def _np(dtype: np.dtype) -> str:
     return "np.bool_" if dtype.name == "bool" else f"np.{dtype.name}"
+
+
+def _fixed_count(count: Value, width: int) -> bool:
+    """Is ``count`` a constant of 0 to ``width`` less one (a shift C and NumPy agree on)?"""
+    value = _static(count)
+    if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "iu":
+        value = int(value)
+    return type(value) is int and 0 <= value < width
 
 
 def _cast(expr: str, dtype: np.dtype | None) -> str:

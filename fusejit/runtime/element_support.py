@@ -431,12 +431,10 @@ def _supported_op(node: Node, arguments: set) -> bool:
                 name in ("hypot", "atan2") and len(node.inputs) == 2 or len(node.inputs) == 1
                 and (name in FAST_MAPS or _dtype(node.input(0)).kind == "f")):
             return True
-    if name in _SHIFTS:
-        count, dtype = _static(node.input(1)), _dtype(node.output(0))
-        if isinstance(count, np.ndarray) and count.ndim == 0 and count.dtype.kind in "iu":
-            count = int(count)
-        return dtype.kind in "iu" and _dtype(node.input(0)) == dtype and \
-            type(count) is int and 0 <= count < 8 * dtype.itemsize
+    if name in _SHIFTS:     # (by a number: a constant, or one tested when it runs)
+        count, dtype = node.input(1), _dtype(node.output(0))
+        return dtype.kind in "iu" and _dtype(node.input(0)) == dtype and (
+            isinstance(count.type, IntType) or _rank(count) == 0 and _dtype(count) == dtype)
     if name == "arange":   # (start, end, step, dtype, ...: the writer's form)
         return len(node.inputs) == 7 and all(v.node.kind == prim.Constant
                                               for v in node.inputs[3:])

@@ -123,3 +123,21 @@ def test_whole_graph_running_sums_of_unsigned_are_uint64(dtype):
     x = rng.integers(0, np.iinfo(dtype).max, 50, dtype=dtype, endpoint=True)
     m = rng.integers(0, np.iinfo(dtype).max, (4, 5), dtype=dtype, endpoint=True)
     _same(compiled_whole(running_totals, x, m)(x, m), running_totals(x, m))
+
+
+def shifted_numbers(x, k):
+    y = x << 3
+    return y >> 3, x[1] << 4, x >> k, x << k, x[2] >> k, x[0] << k
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.int8, np.uint64])
+def test_whole_graph_shifts_wrap_and_take_any_count(dtype):
+    """A uint8 element << 4 was 3200 (Numba shifts small ints as int64), and a count known
+    only when it runs was refused; by the width or more NumPy gives 0 (-1 for a negative
+    number shifted right)."""
+    info, width = np.iinfo(dtype), 8 * np.dtype(dtype).itemsize
+    x = np.random.default_rng(10).integers(info.min, info.max, 64, dtype=dtype, endpoint=True)
+    x[:2] = info.max, info.min
+    run = compiled_whole(shifted_numbers, x, 3)
+    for k in (0, 3, width - 1, width, width + 9):
+        _same(run(x, k), shifted_numbers(x, k))
