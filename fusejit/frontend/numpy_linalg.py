@@ -514,7 +514,9 @@ def bincount(b: IRBuilder, x: Item, weights: Item = None, minlength: Item = 0) -
     """``np.bincount``: ``aten::bincount`` (NumPy's counts, int64, or sums of the weights,
     float64; an array as long as the largest value + 1, so its length is known at run time)."""
     x = _array(b, x, "np.bincount")
-    if _rank(b, x, "np.bincount") != 1 or dtype_of(x) is None or dtype_of(x).kind not in "iub":
+    # (a rank or dtype known only when it runs, as a loop's variable whose dtype changes in
+    # its first iteration has: NumPy's bincount checks them then, naming this line)
+    if x.type.rank not in (None, 1) or dtype_of(x) is not None and dtype_of(x).kind not in "iub":
         raise b.error("np.bincount: x must be a 1-D array of non-negative ints")
     if not is_none(weights):
         weights = _array(b, weights, "np.bincount's weights")

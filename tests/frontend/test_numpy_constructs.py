@@ -53,6 +53,13 @@ def packed_bits(a, m):
         np.unpackbits(q, axis=1, count=-3, bitorder="little"), np.unpackbits(p).sum()
 
 
+@case(np.arange(6, dtype=np.int32), 3, np.array([1, -1, 2, 0, 1, 3]))
+def bincount_of_a_loop_variable(x, steps, d):
+    for _ in range(steps):
+        x = np.clip(x + d, 0, 9)       # (int32, then int64: its dtype known when it runs)
+    return np.bincount(x, minlength=10)
+
+
 # -- reductions -----------------------------------------------------------------------------
 
 @case(F64)
