@@ -252,13 +252,15 @@ def _fold_scalar(node: Node, group: Node) -> None:
 #
 # The merged group reads the second's other inputs before anything is written, where the second
 # read them after the first wrote ``z``: so none of them may share memory with ``z``. That is
-# known only for a ``z`` the graph made itself (a new array, not a view), which nothing before
-# the second group has made a view of or an alias of: its earlier uses are groups and ops whose
-# results are new arrays (or, for groups writing into ``z``, unused).
+# known where they are numbers and constants (``x ^= x << 13; x ^= x >> 17`` in a time step's
+# loop, ``x`` whatever array the loop carries), or for a ``z`` the graph made itself (a new
+# array, not a view), which nothing before the second group has made a view of or an alias of:
+# its earlier uses are groups and ops whose results are new arrays (or, for groups writing into
+# ``z``, unused).
 
 def _merge_updates_of_one_array(graph: Graph) -> bool:
     changed = False
-    for node in list(graph.block.nodes()):
+    for node in list(graph.all_nodes()):
         first = _earlier_update(node)
         if first is not None:
             _merge(first, node, graph)
@@ -278,13 +280,20 @@ def _earlier_update(second: Node) -> Node | None:
     array, written = first.inputs[first.i(WRITTEN_INTO)], first.output()
     if any(v is array or v is written for i, v in enumerate(second.inputs) if i != index):
         return None     # (reads the array as another input too)
-    if not _unaliased(array, first, second):
+    if not (_reads_no_other_arrays(second, index) or _unaliased(array, first, second)):
         return None
     if any(n.kind in _SHIFTED for g in (first, second) for n in g.g("Subgraph").block.nodes()):
         return None
     if len({*first.inputs, *second.inputs}) > FUSION_KERNEL_ARGS_LIMIT:
         return None
     return first
+
+
+def _reads_no_other_arrays(group: Node, index: int) -> bool:
+    """Does ``group`` read, beside the array it writes into (input ``index``), numbers and
+    constants only, none of which can share memory with that array?"""
+    return all(i == index or not isinstance(v.type, TensorType) or v.node.kind == prim.Constant
+               for i, v in enumerate(group.inputs))
 
 
 def _unaliased(target: Value, writer: Node, before: Node) -> bool:
@@ -336,7 +345,7 @@ def _merge(first: Node, second: Node, graph: Graph) -> None:
     inner_written = subgraph.add_input(type=inner_target.type)
     second.add_input(written)
     inner_target.replace_all_uses_with(inner_written)
-    GraphFuser(graph.block, graph).merge_fusion_groups(second, first)
+    GraphFuser(second.owning_block, graph).merge_fusion_groups(second, first)
     second.i_(WRITTEN_INTO, second.inputs.index(target))
 
 

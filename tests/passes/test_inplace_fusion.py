@@ -471,3 +471,47 @@ def test_a_dense_masked_store_writes_in_one_pass_a_sparse_one_through_numpy(monk
     np.testing.assert_array_equal(compiled(mine, 60), flip_above(theirs, 60))
     np.testing.assert_array_equal(mine, theirs)
     assert calls["one pass"] and calls["store"]
+
+
+def scrambled(x, steps):
+    for _ in range(steps):
+        x ^= x << 13
+        x ^= x >> 17
+        x ^= x << 5
+    return x
+
+
+def scaled_then_added(x, y, steps):
+    for _ in range(steps):
+        x -= 0.5 * x * x
+        x += 0.25 * y       # (y may be x: the caller passes one array twice)
+    return x
+
+
+def _loop_updates(compiled, *args):
+    graph = compiled.graph_for(*args)
+    loop = next(n for n in graph.block.nodes() if n.kind == prim.Loop)
+    return [n for n in loop.blocks[0].nodes()
+            if n.kind == prim.FusionGroup and n.has_attribute("written_into")]
+
+
+def test_successive_updates_by_numbers_in_a_loop_are_one_kernel():
+    """A time step's ``x ^= x << 13; x ^= x >> 17; x ^= x << 5`` (a xorshift generator's
+    step) is one group writing into ``x`` (three, each a pass, before): the later updates read
+    numbers only, which cannot share the memory of ``x``, whatever array the loop carries. One
+    reading another array (which may be ``x`` itself) stays apart."""
+    x = np.random.default_rng(11).integers(1, 1 << 32, 5000, dtype=np.uint32)
+    compiled = fusejit.jit(scrambled)
+    assert len(_loop_updates(compiled, x, 4)) == 1
+    mine, theirs = x.copy(), x.copy()
+    for _ in range(2):
+        got = compiled(mine, 4)
+        assert got is mine
+        np.testing.assert_array_equal(got, scrambled(theirs, 4))
+    compiled = fusejit.jit(scaled_then_added)
+    z = np.random.default_rng(12).random(5000)
+    assert len(_loop_updates(compiled, z, z, 3)) == 2
+    mine, theirs = z.copy(), z.copy()
+    for _ in range(2):
+        np.testing.assert_allclose(compiled(mine, mine, 3), scaled_then_added(theirs, theirs, 3),
+                                   rtol=1e-13)
