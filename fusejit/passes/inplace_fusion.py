@@ -185,8 +185,9 @@ def _previous_tensor_node(node: Node) -> Node:
 
 
 def _scalar_update_group(node: Node) -> Node | None:
-    """The group just before ``node`` (an update of a float array by a number) whose written
-    array ``node`` updates, which may take ``node`` in, else None."""
+    """The group just before ``node`` (an update of a float array by a number, or of an integer
+    array by a constant int: ``h *= 0x85EBCA6B`` of a hash) whose written array ``node``
+    updates, which may take ``node`` in, else None."""
     if node.kind not in _UPDATES or node.kind == aten.copy_ or len(node.inputs) not in (2, 3):
         return None
     target, number = node.input(0), node.input(1)
@@ -198,9 +199,13 @@ def _scalar_update_group(node: Node) -> Node | None:
     if not (isinstance(number.type, FloatType) or constant and isinstance(number.type, IntType)):
         return None     # (an int that is not a constant, a bool: left to the update)
     types = (target.type, node.output().type)
-    if not all(isinstance(t, TensorType) and t.dtype is not None and t.dtype.kind == "f"
-               for t in types) or types[0].dtype != types[1].dtype:
+    if not all(isinstance(t, TensorType) and t.dtype is not None for t in types) or \
+            types[0].dtype != types[1].dtype:
         return None
+    kind = types[0].dtype.kind
+    if not (kind == "f" or kind in "iu" and constant and isinstance(number.type, IntType)
+            and node.kind != aten.div_):
+        return None     # (an integer array by a constant int: wrapping as the update's body)
     group = _previous_tensor_node(node)
     if not _writes_before(group, target) and not _makes(group, target):
         return None

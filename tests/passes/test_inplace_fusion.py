@@ -515,3 +515,29 @@ def test_successive_updates_by_numbers_in_a_loop_are_one_kernel():
     for _ in range(2):
         np.testing.assert_allclose(compiled(mine, mine, 3), scaled_then_added(theirs, theirs, 3),
                                    rtol=1e-13)
+
+
+def fmix(keys):
+    h = keys.copy()
+    h ^= h >> 16
+    h *= 0x85EBCA6B         # (wraps: NumPy's uint32 product)
+    h ^= h >> 13
+    h += 7
+    h -= 3
+    return h
+
+
+@pytest.mark.parametrize("dtype", [np.uint32, np.int64])
+def test_integer_updates_by_constant_ints_join_the_group(dtype):
+    """A hash finaliser's ``h *= 0x85EBCA6B`` joined no group (only float arrays' updates by
+    numbers did): a pass each. Integer products wrap in the kernel as in NumPy's update."""
+    info = np.iinfo(dtype)
+    keys = np.random.default_rng(13).integers(info.min, info.max, 5000, dtype=dtype)
+    compiled = fusejit.jit(fmix)
+    kinds = _kinds(compiled.graph_for(keys))
+    assert kinds.count(prim.FusionGroup) == 1 and aten.mul_ not in kinds \
+        and aten.add_ not in kinds and aten.sub_ not in kinds
+    for _ in range(2):
+        got = compiled(keys)
+        assert got.dtype == dtype
+        np.testing.assert_array_equal(got, fmix(keys))
