@@ -295,6 +295,10 @@ class IRBuilder:
         return node.output()
 
     def value_const(self, value: Any) -> Value:
+        if type(value) is int and not -(1 << 63) <= value < 1 << 63:
+            raise self.error(f"the int {value} is beyond the 64-bit range of the IR's ints "
+                             f"(beside a uint64 array it is NumPy's uint64; elsewhere write it "
+                             f"as np.uint64(...) or a float)")
         node = self.graph.create_constant(value)
         self.graph.insert_node(node)
         if self.loc is not None:

@@ -239,6 +239,9 @@ def _scalar_binary(b: IRBuilder, op: str, lhs: Item, rhs: Item, what: str) -> It
             result = b.emit(aten.mul, [result, lhs], what)
         return result
     strong = any(x in b.numpy_scalars for x in (lhs, rhs) if isinstance(x, Value))
+    if strong and op in _UNSIGNED_READ and any(
+            b.numpy_scalars.get(x) == _UINT64 for x in (lhs, rhs) if isinstance(x, Value)):
+        return _unsigned_scalars(b, op, lhs, rhs, what)
     items = [lhs, rhs]
     if op in _ARITHMETIC:
         # Python arithmetic treats bools as ints; TorchScript's schemas do not.
@@ -247,6 +250,30 @@ def _scalar_binary(b: IRBuilder, op: str, lhs: Item, rhs: Item, what: str) -> It
     if strong and op in NUMPY_BINARY:   # np.float32(2) * n: a NumPy scalar as well
         return numpy_scalar_result(b, NUMPY_BINARY[op], items, result)
     return result
+
+
+# Ops on a np.uint64 number whose result depends on its being unsigned: the IR's int64 holds
+# its bits, which are right for +, -, *, &, | and ^ (they wrap alike), but one of 2**63 or
+# more is negative there.
+_UNSIGNED_READ = _PREDICATES | frozenset({"div", "floordiv", "remainder", "rshift", "pow"})
+_UINT64 = np.dtype(np.uint64)
+
+
+def _unsigned_scalars(b: IRBuilder, op: str, lhs: Item, rhs: Item, what: str) -> Item:
+    """``op`` of np.uint64 numbers (held as int64 bits) computed on 0-d uint64 arrays of them,
+    with NumPy's rules for the other operand; a number again (a uint64's bits as int64)."""
+    from .numpy_dtypes import numpy_scalar
+
+    tensors = [as_tensor(b, x, what, _UINT64)
+               if isinstance(x, Value) and b.numpy_scalars.get(x) == _UINT64 else x
+               for x in (lhs, rhs)]
+    result = binary(b, op, *tensors)
+    dtype = dtype_of(result)
+    if dtype == np.dtype(np.bool_):
+        return numpy_scalar(b, to_bool(b, result), dtype)
+    if dtype is not None and dtype.kind == "f":
+        return numpy_scalar(b, to_float(b, result), dtype)
+    return numpy_scalar(b, b.emit(aten.Int, [result], what), dtype or _UINT64)
 
 
 _BITS_FOLDED = {"and": operator.and_, "or": operator.or_, "xor": operator.xor,
@@ -258,7 +285,9 @@ def _integer_bits(b: IRBuilder, op: str, lhs: Item, rhs: Item, what: str,
     """``n & m``, ``n << k`` ... of numbers, not both bools: folded for two literals (``1 <<
     20``), else NumPy's op on 0-d arrays of NumPy's result dtype (aten's scalar ``__and__``
     and the others are logical ops of bools, and there is no scalar shift)."""
-    if literals and not (op == "lshift" and rhs > 62):
+    if literals and (op != "lshift" or 0 <= rhs < 64 and lhs << rhs < 1 << 64):
+        # (1 << 63 is Python's 2**63, a np.uint64 or a uint64 array's operand as NumPy takes
+        # it, where an int64 shift gave -2**63)
         return _BITS_FOLDED[op](lhs, rhs)
     dtype = numpy_dtype(NUMPY_BINARY[op], [lhs, rhs], b.numpy_scalars) or np.dtype(np.int64)
     tensors = [as_tensor(b, x, what, dtype) for x in (lhs, rhs)]

@@ -353,6 +353,11 @@ def array_power(a, b):
     return np.power(a, b)
 
 
+def int_beyond_int64(a):
+    m = 1 << 63         # (Python's 2**63: an int64 shift made it -2**63)
+    return a.sum() + 0, m
+
+
 def add_out_of_range(a):
     a += -1
     return a
@@ -376,10 +381,11 @@ def copy_float_into_int(a, f):
     (array_power, (np.arange(1, 4), np.array([1, -1, 2])), "negative integer powers"),
     (floor_division, (np.arange(3), np.array([1, 0, 2])), "floor_divide"),
     (add_out_of_range, (np.arange(3, dtype=np.uint8),), "-1 out of bounds for uint8"),
+    (int_beyond_int64, (np.arange(3),), "9223372036854775808 is beyond the 64-bit range"),
     (nan_argmax, (_nan_rows(_r(35, 3, 4)),), "All-NaN slice encountered"),
     (copy_float_into_int, (np.zeros(3, np.int64), np.ones(3)), "cannot cast array data"),
 ], ids=["int_negative_literal_power", "int_array_power", "int_floor_div_zero",
-        "uint8_inplace_add_negative",
+        "uint8_inplace_add_negative", "int_literal_beyond_int64",
         "nanargmax_all_nan_row", "copyto_float_into_int"])
 def test_refused_with_a_clear_error(fn, args, match):
     with pytest.raises(fusejit.FusejitError, match=match) as error:

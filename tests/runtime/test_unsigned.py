@@ -141,3 +141,24 @@ def test_whole_graph_shifts_wrap_and_take_any_count(dtype):
     run = compiled_whole(shifted_numbers, x, 3)
     for k in (0, 3, width - 1, width, width + 9):
         _same(run(x, k), shifted_numbers(x, k))
+
+
+def scalar_hash(a, b, x):
+    s = np.uint64(a) * np.uint64(b)          # 2**63 and more: negative as the IR's int64
+    h = np.uint64(14695981039346656037)      # FNV-1a over a few elements, as numbers
+    for v in x[:4]:
+        h = (h ^ v) * np.uint64(1099511628211)
+    return s > 5, s // 3, s % 1000, s >> 60, s / 2, h, h > np.uint64(1 << 63), h % 97
+
+
+def test_uint64_numbers_of_2_to_63_and_more_compare_and_divide_as_numpy():
+    """np.uint64 numbers are the IR's int64 bits, right for products and xors; comparisons,
+    divisions and right shifts read them as uint64 (0-d arrays), as NumPy does."""
+    x = np.arange(1, 9, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+    args = (1 << 40, (1 << 23) + 1, x)
+    want = scalar_hash(*args)
+    jitted = fusejit.jit(scalar_hash)
+    for _ in range(3):
+        got = jitted(*args)
+        for g, w in zip(got, want, strict=True):
+            assert type(g) is type(w) and g == w, (g, w)
