@@ -239,7 +239,8 @@ def _scalar_binary(b: IRBuilder, op: str, lhs: Item, rhs: Item, what: str) -> It
             result = b.emit(aten.mul, [result, lhs], what)
         return result
     strong = any(x in b.numpy_scalars for x in (lhs, rhs) if isinstance(x, Value))
-    if strong and op in _UNSIGNED_READ and any(
+    if strong and (op in _UNSIGNED_READ or op in _ARITHMETIC and FLOAT in (
+            scalar_type_of(lhs), scalar_type_of(rhs))) and any(
             b.numpy_scalars.get(x) == _UINT64 for x in (lhs, rhs) if isinstance(x, Value)):
         return _unsigned_scalars(b, op, lhs, rhs, what)
     items = [lhs, rhs]
@@ -254,7 +255,7 @@ def _scalar_binary(b: IRBuilder, op: str, lhs: Item, rhs: Item, what: str) -> It
 
 # Ops on a np.uint64 number whose result depends on its being unsigned: the IR's int64 holds
 # its bits, which are right for +, -, *, &, | and ^ (they wrap alike), but one of 2**63 or
-# more is negative there.
+# more is negative there (so is its arithmetic with a float, and float() of it).
 _UNSIGNED_READ = _PREDICATES | frozenset({"div", "floordiv", "remainder", "rshift", "pow"})
 _UINT64 = np.dtype(np.uint64)
 
@@ -637,6 +638,9 @@ def numbers_as_0d(b: IRBuilder, values: list[tuple[Any, Value]]) -> list[Value]:
 
 
 def to_float(b: IRBuilder, x: Item) -> Item:
+    if isinstance(x, Value) and b.numpy_scalars.get(x) == _UINT64:
+        # (its int64 bits read as uint64: 2**63 and more are not negative)
+        x = as_tensor(b, x, "float()", _UINT64)
     return _convert(b, x, "Float", FLOAT, float)
 
 

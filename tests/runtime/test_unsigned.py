@@ -148,12 +148,13 @@ def scalar_hash(a, b, x):
     h = np.uint64(14695981039346656037)      # FNV-1a over a few elements, as numbers
     for v in x[:4]:
         h = (h ^ v) * np.uint64(1099511628211)
-    return s > 5, s // 3, s % 1000, s >> 60, s / 2, h, h > np.uint64(1 << 63), h % 97
+    return s > 5, s // 3, s % 1000, s >> 60, s / 2, h, h > np.uint64(1 << 63), h % 97, \
+        float(s), s * 2.5
 
 
 def test_uint64_numbers_of_2_to_63_and_more_compare_and_divide_as_numpy():
     """np.uint64 numbers are the IR's int64 bits, right for products and xors; comparisons,
-    divisions and right shifts read them as uint64 (0-d arrays), as NumPy does."""
+    divisions, right shifts and floats read them as uint64 (0-d arrays), as NumPy does."""
     x = np.arange(1, 9, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
     args = (1 << 40, (1 << 23) + 1, x)
     want = scalar_hash(*args)
