@@ -565,7 +565,8 @@ def _render_bitwise(cx: Emitter, node, ops: list[Operand], dtype: np.dtype) -> s
 def _render_shift(cx: Emitter, node, ops: list[Operand], dtype: np.dtype) -> str:
     """A shift as NumPy's: by a count of 0 to the width less one as C's; by more, or a
     negative count, 0, or -1 for a negative number shifted right (C leaves those undefined).
-    The test is of the count alone: a kernel argument or constant, tested once per loop."""
+    The test is of the count alone: of a kernel argument or constant, once per loop (LLVM
+    hoists it); of an array of counts, per element, as a select."""
     name = node.kind.removeprefix("aten::")
     if dtype.kind not in "iu":
         raise fail(node, f"{name} is not implemented for {dtype_name(dtype)} tensors")
