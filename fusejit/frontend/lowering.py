@@ -82,6 +82,11 @@ def _binary(b: IRBuilder, op: str, lhs: Item, rhs: Item, ufunc: Any = None) -> V
             b, _MIRRORED[op], rhs, lhs)
         if decided is not None:
             return decided
+    if op in _PREDICATES and lt and rt:
+        kinds = [(dtype_of(x).kind, dtype_of(x).itemsize) if dtype_of(x) is not None else None
+                 for x in (lhs, rhs)]
+        if ("u", 8) in kinds and any(k is not None and k[0] == "i" for k in kinds):
+            return _unsigned_against_signed(b, op, lhs, rhs, what)
     if (lt or rt) and op in NUMPY_BINARY:
         lhs, rhs = conform(b, ufunc or NUMPY_BINARY[op], [lhs, rhs], what,
                            op not in _PREDICATES)
@@ -132,6 +137,21 @@ def _binary(b: IRBuilder, op: str, lhs: Item, rhs: Item, ufunc: Any = None) -> V
     if isinstance(static, (int, float)) and dtype is not None:
         lhs = b.value_const(np.array(static, dtype))   # (not a cast constant: folded)
     return b.emit(_kind(op), [as_tensor(b, lhs, what, dtype), rhs], what)
+
+
+def _unsigned_against_signed(b: IRBuilder, op: str, lhs: Value, rhs: Value,
+                             what: str) -> Value:
+    """A uint64 array compared with a signed int array, exactly as NumPy 2 compares them
+    (their common dtype is float64, which would make 2**53 + 1 > 2**53 False): where the
+    signed one is negative the order is known, elsewhere both compare as uint64."""
+    if dtype_of(lhs).kind == "i":
+        op, lhs, rhs = _MIRRORED[op], rhs, lhs
+    negative = b.emit(aten.lt, [rhs, 0], what)
+    compared = b.emit(aten[op], [lhs, cast(b, rhs, _UINT64, what)], what)
+    if op in ("gt", "ge", "ne"):        # (every uint64 is above a negative int)
+        return b.emit(aten["__or__"], [negative, compared], what)
+    return b.emit(aten["__and__"], [b.emit(aten.logical_not, [negative], what), compared],
+                  what)
 
 
 def _is_float(x: Item) -> bool:

@@ -163,3 +163,18 @@ def test_uint64_numbers_of_2_to_63_and_more_compare_and_divide_as_numpy():
         got = jitted(*args)
         for g, w in zip(got, want, strict=True):
             assert type(g) is type(w) and g == w, (g, w)
+
+
+def against_signed(x, y):
+    return x > y, x >= y, x < y, x <= y, x == y, x != y, y > x, y <= x
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.int8])
+def test_uint64_arrays_compare_with_signed_arrays_exactly(dtype):
+    """NumPy 2 compares uint64 with int64 exactly; their common dtype, float64, made
+    2**53 + 1 > 2**53 False (and a negative int is below every uint64)."""
+    x = np.array([2**53 + 1, 0, 5, 2**63 + 7, 3, 2**64 - 1], np.uint64)
+    y = np.array([2**53 if dtype == np.int64 else 100, -1, 5, -128, 4, -1], dtype)
+    jitted = fusejit.jit(against_signed)
+    for _ in range(3):
+        _same(jitted(x, y), against_signed(x, y))
