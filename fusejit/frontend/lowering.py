@@ -584,6 +584,11 @@ def where(b: IRBuilder, condition: Item, x: Item, y: Item) -> Value:
     """``np.where(c, x, y)``: ``aten::where``; scalar branches become 0-D tensors."""
     if not is_tensor(condition):
         raise b.error(f"np.where's condition must be an array, got {describe(condition)}")
+    kind = dtype_of(condition)     # (not "in (None, bool)": float64 == None is True)
+    if kind is not None and kind != np.dtype(np.bool_):
+        # (NumPy takes any array as its truth: np.where(c & 1, ...) of uint32s; aten::where
+        # takes bools, its result's type unknown for others)
+        condition = b.emit(aten.ne, [condition, 0], "np.where")
     x, y = conform(b, _where_dtype, [x, y], "np.where")
     # a number branch is made in NumPy's result dtype (np.where(c, 1.0, 0.0): float64;
     # np.where(c, x64, 0.1): float64's 0.1, not float32's widened)

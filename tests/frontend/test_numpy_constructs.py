@@ -60,6 +60,15 @@ def bincount_of_a_loop_variable(x, steps, d):
     return np.bincount(x, minlength=10)
 
 
+@case(np.array([0, 1, 2, 3, 0, 7], np.uint32), np.array([0.0, np.nan, -0.0, 2.5, 0.0, 1e-300]))
+def where_of_numbers(c, f):
+    # (any array is NumPy's truth: nonzero, NaN included; a loop's table of a CRC)
+    table = np.arange(8, dtype=np.uint32)
+    for _ in range(3):
+        table = np.where(table & 1, 0xEDB88320 ^ (table >> 1), table >> 1)
+    return np.where(c & 1, f, -f), np.where(c, 1.0, 0.0), np.where(f, c, 9), table
+
+
 # -- reductions -----------------------------------------------------------------------------
 
 @case(F64)
