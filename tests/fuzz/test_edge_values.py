@@ -1,5 +1,6 @@
 """Edge values through the three paths of the differential harness: every pair of int64
-extremes (overflow wraps; remainder and fmod by zero raise a FusejitError everywhere) and of
+extremes (overflow wraps; remainder and fmod by zero raise a FusejitError everywhere), of
+uint64's (2**63 and more, which int64 would read as negative) and of
 float specials (NaN, +-inf, -0.0, denormals, the float32 maximum) in float32 and float64,
 for binary and unary ops, each inside a two-op fusion group so the kernel runs too (each float op
 in one dtype by default, both with FUSEJIT_FULL_SUITE=1)."""
@@ -21,7 +22,10 @@ FLOAT_BINARY = ["add", "sub", "mul", "div", "remainder", "fmod", "max", "min", "
 UNARY = ["exp", "log", "tanh", "sigmoid", "sqrt", "reciprocal", "floor", "ceil", "round",
          "trunc", "frac", "abs", "neg", "relu", "expm1", "log1p", "erf", "sin"]
 TYPES = {np.dtype(np.int64): "Long", np.dtype(np.float32): "Float",
-         np.dtype(np.float64): "Double"}
+         np.dtype(np.float64): "Double", np.dtype(np.uint64): "UInt64"}
+# uint64's: 2**63 and more are negative as int64, so any step that went through int64 shows
+UINTS = np.array([0, 1, 7, (1 << 63) - 1, 1 << 63, (1 << 64) - 1], np.uint64)
+UINT_BINARY = ["add", "mul", "div", "remainder", "max", "lt"]
 
 
 def _binary_case(op: str, x: np.ndarray, y: np.ndarray) -> FuzzCase:
@@ -60,6 +64,14 @@ def test_int64_extremes(op):
     x, y = INTS[:, None], INTS[None, :]
     if op in ("remainder", "fmod"):
         y = INTS[INTS != 0][None, :]       # by zero: below
+    _assert_agree(_binary_case(op, x.copy(), y.copy()))
+
+
+@pytest.mark.parametrize("op", UINT_BINARY)
+def test_uint64_extremes(op):
+    x, y = UINTS[:, None], UINTS[None, :]
+    if op == "remainder":
+        y = UINTS[UINTS != 0][None, :]
     _assert_agree(_binary_case(op, x.copy(), y.copy()))
 
 
