@@ -223,18 +223,10 @@ _VIEWS_OF_ANY_RANK = _ARRAY_MAKERS | {
     "aten::flatten", "aten::copy_", "aten::type_as", "aten::to"}
 
 
-def _fuses(interpreted: Any, args: tuple) -> bool:
-    """Does the interpreter's plan for ``args`` run a fused kernel? (True where that cannot
-    be told.)"""
-    try:
-        return bool(interpreted.plan_for(interpreted.check_inputs(list(args))).kernels)
-    except Exception:  # noqa: BLE001 - not a CompiledFunction, or arguments it refuses
-        return True
-
-
 def _kernels_ready(interpreted: Any, args: tuple) -> bool:
     """Does the interpreter's plan for ``args`` run its fused kernels already (compiled, none
-    still compiling in the background)? (False where that cannot be told.)"""
+    still compiling in the background), or no kernel at all? (False where that cannot be
+    told.)"""
     try:
         kernels = interpreted.plan_for(interpreted.check_inputs(list(args))).kernels
     except Exception:  # noqa: BLE001 - not a CompiledFunction, or arguments it refuses
@@ -706,8 +698,7 @@ class JitFunction(Portable):
                 # (beyond the limit only where the interpreter fuses nothing, or its kernels
                 # are compiled: timed while they compile in the background, it lost sizes it
                 # wins once they run)
-                wide = TIMED_MAX_ELEMENTS if not _fuses(interpreted, args) or \
-                    _kernels_ready(interpreted, args) else limit[0]
+                wide = TIMED_MAX_ELEMENTS if _kernels_ready(interpreted, args) else limit[0]
                 first_calls.whole = whole(graph, interpreted, wide)
                 return first_calls.whole(*args)     # (Numba compiles it here)
             return measured(args)

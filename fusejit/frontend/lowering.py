@@ -26,7 +26,14 @@ from ..ir.symbols import aten, prim
 from ..ir.types import BOOL, FLOAT, INT, TENSOR, BoolType, FloatType, IntType, ListType, TensorType
 from ..oplib.table import DTYPE_CODES
 from .builder import IRBuilder, Item, describe, is_none, is_tensor, scalar_type_of
-from .numpy_dtypes import cast, conform, dtype_of, numpy_dtype, numpy_scalar_result
+from .numpy_dtypes import (
+    cast,
+    conform,
+    dtype_of,
+    numpy_dtype,
+    numpy_scalar,
+    numpy_scalar_result,
+)
 
 # Binary operators whose operands can be swapped (with the comparison mirrored).
 _MIRRORED = {"add": "add", "mul": "mul", "eq": "eq", "ne": "ne", "lt": "gt", "gt": "lt",
@@ -283,8 +290,6 @@ _UINT64 = np.dtype(np.uint64)
 def _unsigned_scalars(b: IRBuilder, op: str, lhs: Item, rhs: Item, what: str) -> Item:
     """``op`` of np.uint64 numbers (held as int64 bits) computed on 0-d uint64 arrays of them,
     with NumPy's rules for the other operand; a number again (a uint64's bits as int64)."""
-    from .numpy_dtypes import numpy_scalar
-
     tensors = [as_tensor(b, x, what, _UINT64)
                if isinstance(x, Value) and b.numpy_scalars.get(x) == _UINT64 else x
                for x in (lhs, rhs)]

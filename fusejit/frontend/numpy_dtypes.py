@@ -107,10 +107,9 @@ def numpy_scalar(b: IRBuilder, item: Item, dtype: np.dtype, shared: bool = False
         return item
     if isinstance(item, (bool, int, float)):
         number = dtype.type(item).item()
-        if type(number) is int and number > _INT64_MAX:
-            # (a uint64 beyond the IR's int64 ints: a 0-d array, which NumPy 2 promotes as it
-            # does the scalar)
-            return b.value_const(np.array(number, dtype))
+        wide = wide_literal(b, number)       # (a uint64 beyond the IR's int64 ints)
+        if wide is not number:
+            return wide
         item = b.value_const(number)
     elif shared or b.numpy_scalars.get(item, dtype) != dtype:
         name = {"b": "Bool", "f": "Float"}.get(dtype.kind, "Int")
