@@ -56,6 +56,10 @@ OPS = {
     "cosh": (np.cosh, (-5, 5), "aten::cosh(%x)"),
     "tanh": (np.tanh, (-5, 5), "aten::tanh(%x)"),
     "sigmoid": (_sigmoid, (-10, 10), "aten::sigmoid(%x)"),
+    # NumPy's inverse hyperbolic functions (``@fusejit.jit``'s own maps, not PyTorch's list)
+    "asinh": (np.arcsinh, (-10, 10), "aten::asinh(%x)"),
+    "acosh": (np.arccosh, (1, 10), "aten::acosh(%x)"),
+    "atanh": (np.arctanh, (-0.99, 0.99), "aten::atanh(%x)"),
     "erf": (special.erf if special else None, (-3, 3), "aten::erf(%x)"),
     "erfc": (special.erfc if special else None, (-3, 3), "aten::erfc(%x)"),
     "lgamma": (special.gammaln if special else None, (0.1, 10), "aten::lgamma(%x)"),

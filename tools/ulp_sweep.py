@@ -81,12 +81,13 @@ ORACLE = {"exp": math.exp, "expm1": math.expm1, "log": math.log, "log1p": math.l
           "tan": math.tan, "asin": math.asin, "acos": math.acos, "atan": math.atan,
           "sinh": math.sinh, "cosh": math.cosh, "tanh": math.tanh, "sigmoid": None,
           "erf": math.erf, "erfc": math.erfc, "lgamma": math.lgamma, "rsqrt": None,
-          "reciprocal": None}
+          "reciprocal": None, "asinh": math.asinh, "acosh": math.acosh, "atanh": math.atanh}
 NUMPY64 = {"exp": np.exp, "expm1": np.expm1, "log": np.log, "log1p": np.log1p, "log2": np.log2,
            "log10": np.log10, "sin": np.sin, "cos": np.cos, "tan": np.tan, "asin": np.arcsin,
            "acos": np.arccos, "atan": np.arctan, "sinh": np.sinh, "cosh": np.cosh,
            "tanh": np.tanh, "sigmoid": lambda x: 1 / (1 + np.exp(-x)),
-           "rsqrt": lambda x: 1 / np.sqrt(x), "reciprocal": lambda x: 1 / x}
+           "rsqrt": lambda x: 1 / np.sqrt(x), "reciprocal": lambda x: 1 / x,
+           "asinh": np.arcsinh, "acosh": np.arccosh, "atanh": np.arctanh}
 BINARY = ("atan2", "pow")
 # float32 pow's strip form (``templates.STRIP_FORMS``: a kernel whose whole work is pow), where
 # this host has one; swept with ``binary`` too, float32 only

@@ -159,43 +159,6 @@ def divide_outer(a, b):
     return a / b
 
 
-def _asinh_of_magnitude(a):
-    # (beyond 2^28, log(2a) to within 1/(4a^2): libm's form; a * a would overflow near 1e154
-    # in float64, 1e19 in float32, and the quotient be NaN)
-    return np.where(a > 268435456.0, np.log(a) + 0.6931471805599453,
-                    np.log1p(a + a * a / (1 + np.sqrt(1 + a * a))))
-
-
-def arcsinh(x):
-    # (odd: the accurate form for x >= 0 mirrored, -0.0 too; log(x + sqrt(x^2 + 1)) cancels
-    # for x < 0)
-    return np.copysign(_asinh_of_magnitude(np.abs(x)), x)
-
-
-def arccosh(x):
-    # (beyond 2^28, log(2x), as libm: t * t overflows for the largest x)
-    t = x - 1
-    return np.where(x > 268435456.0, np.log(x) + 0.6931471805599453,
-                    np.log1p(t + np.sqrt(2 * t + t * t)))
-
-
-def arctanh(x):
-    # (odd, as arcsinh: for x near -1, 1 + 2x / (1 - x) cancels in log1p's argument)
-    a = np.abs(x)
-    return np.copysign(0.5 * np.log1p(2 * a / (1 - a)), x)
-
-
-
-
-
-
-
-
-
-
-
-
-
 def copysign(x1, x2):
     # (NumPy's dtype: x1's and x2's promoted as floats; np.copysign(1.0, f32) is float32,
     # which np.where of two Python floats is not; the magnitude in it before its sign is
@@ -904,7 +867,6 @@ SHIMS = {np.cov: cov, np.corrcoef: corrcoef, np.polyval: polyval, np.kron: kron,
          np.correlate: correlate, np.select: select, np.linalg.matrix_power: matrix_power,
          np.vdot: vdot, np.add.outer: add_outer, np.subtract.outer: subtract_outer,
          np.multiply.outer: multiply_outer, np.divide.outer: divide_outer,
-         np.arcsinh: arcsinh, np.arccosh: arccosh, np.arctanh: arctanh,
          np.copysign: copysign, np.trapezoid: trapezoid, np.linalg.multi_dot: multi_dot,
          np.rot90: rot90, np.add.reduce: add_reduce, np.multiply.reduce: multiply_reduce,
          np.maximum.reduce: maximum_reduce, np.minimum.reduce: minimum_reduce,

@@ -137,13 +137,12 @@ for _name, (_fn, _text, _native) in FLOAT_FUNCTIONS.items():
                 native=_native, ufunc=_fn if isinstance(_fn, np.ufunc) else None)
 
 # NumPy's inverse hyperbolic functions (np.arcsinh ...), PyTorch's asinh, acosh, atanh: not in
-# the fuser's list, and with no vectorised form here, so no kernel takes them (a libm call would
-# stop the rest of a kernel vectorising): NumPy computes them.
+# the fuser's list, so ``@fusejit.jit``'s own maps (``extends``), which kernels compute with
+# ``vecmath``'s vectorised forms (libm's where ``precise``).
 INVERSE_HYPERBOLIC = {"asinh": np.arcsinh, "acosh": np.arccosh, "atanh": np.arctanh}
 for _name, _fn in INVERSE_HYPERBOLIC.items():
-    _body = unary_body(_name, _fn, FLOAT)
-    register(f"aten::{_name}(Tensor self) -> Tensor", _body, ufunc=_fn)
-    register_inplace(_name, _body)
+    unary_entry(_name, unary_body(_name, _fn, FLOAT), dtype=floating(),
+                render=_render_math(f"math.{_name}({{x}})"), fuses=False, ufunc=_fn)
 
 
 # -- ops that keep the dtype --------------------------------------------------------------------

@@ -45,7 +45,7 @@ COSTLY = frozenset({
     aten.exp, aten.expm1, aten.log, aten.log1p, aten.log2, aten.log10, aten.sin, aten.cos,
     aten.tan, aten.asin, aten.acos, aten.atan, aten.atan2, aten.sinh, aten.cosh, aten.tanh,
     aten.sigmoid, aten.erf, aten.erfc, aten.lgamma, aten.sqrt, aten.rsqrt, aten.pow,
-    aten.hypot, aten.logaddexp, _CBRT})
+    aten.hypot, aten.logaddexp, _CBRT, aten.asinh, aten.acosh, aten.atanh})
 # pow exponents the kernels compute by products or a square root, as NumPy does
 # (``POW_SPECIAL``), and the trivial ones: those stay NumPy's.
 _CHEAP_EXPONENTS = frozenset(POW_SPECIAL) | {0.0, 1.0}

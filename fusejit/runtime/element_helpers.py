@@ -33,7 +33,7 @@ MAX_RANK = 4
 # (not sin, cos, tan: their fast forms hold for |x| up to a limit, and fused kernels recompute
 # larger arguments with libm in a loop of their own)
 FAST_MAPS = ("exp", "log", "tanh", "sigmoid", "expm1", "log1p", "log2", "log10", "sinh", "cosh",
-             "asin", "acos", "atan")
+             "asin", "acos", "atan", "asinh", "acosh", "atanh")
 # Binary ones (by NumPy's name for the ufunc)
 BINARY_MAPS = {"atan2": "arctan2", "hypot": "hypot"}
 

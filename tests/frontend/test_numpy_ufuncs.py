@@ -200,9 +200,10 @@ def inverse_hyperbolic(x, i, s):
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_inverse_hyperbolic_functions_and_lgamma_of_numbers_are_numpys(dtype):
-    """np.arcsinh, np.arccosh, np.arctanh (NumPy's own loops: bit for bit, the domain edges
-    and NaN included; integers in float64) and math's asinh, acosh, atanh of numbers (the C
-    library's, as Python's); lgamma within a few ulp of Python's (CPython computes its own,
+    """np.arcsinh, np.arccosh, np.arctanh (kernels' vectorised forms: the domain edges, NaN,
+    signed zeros and infinities as NumPy's, the rest within their documented ulp bounds;
+    integers in float64) and math's asinh, acosh, atanh of numbers (the C library's, as
+    Python's: bit for bit); lgamma within a few ulp of Python's (CPython computes its own,
     compiled code calls the C library's)."""
     x = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0, -1.0, 0.5, -0.999, 1.5, 1e300,
                   -1e-310, 3.0], dtype)
@@ -212,7 +213,15 @@ def test_inverse_hyperbolic_functions_and_lgamma_of_numbers_are_numpys(dtype):
         got = fusejit.jit(inverse_hyperbolic)(x, i, 1.75)
     for k, (g, w) in enumerate(zip(got, want)):
         assert type(g) is type(w) and np.asarray(g).dtype == np.asarray(w).dtype, k
-        assert np.array_equal(g, w, equal_nan=True) if k < 6 else abs(g - w) < 4e-16 * abs(w), k
+        if k < 5:
+            exact = ~np.isfinite(w) | (w == 0)
+            assert np.array_equal(g[exact], w[exact], equal_nan=True), k
+            signed = exact & ~np.isnan(w)       # (zeros and infinities; a NaN's sign is the CPU's)
+            assert np.array_equal(np.signbit(g[signed]), np.signbit(w[signed])), k
+            # (vecmath.F64_ULPS: 2; fastmath.ULP_BOUNDS: up to 2.05, float32)
+            assert np.all(np.abs(g[~exact] - w[~exact]) <= 2.1 * np.spacing(np.abs(w[~exact]))), k
+        else:
+            assert g == w if k == 5 else abs(g - w) < 4e-16 * abs(w), k
 
 
 def math_of_numbers(n, x, y):

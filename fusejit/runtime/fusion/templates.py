@@ -37,12 +37,14 @@ _FAST32 = {aten.exp: "fm.exp_f32", aten.tanh: "fm.tanh_f32", aten.log: "fm.log_f
            aten.cos: "vt.cos_f32", aten.log2: "fm.log2_f32", aten.log10: "fm.log10_f32",
            aten.expm1: "fm.expm1_f32", aten.tan: "vt.tan_f32", aten.sinh: "fm.sinh_f32",
            aten.cosh: "fm.cosh_f32", aten.asin: "vt.asin_f32", aten.acos: "vt.acos_f32",
-           aten.atan: "vt.atan_f32"}
+           aten.atan: "vt.atan_f32", aten.asinh: "fm.asinh_f32", aten.acosh: "fm.acosh_f32",
+           aten.atanh: "fm.atanh_f32"}
 _VEC = {aten.exp: "exp", aten.expm1: "expm1", aten.log: "log", aten.log1p: "log1p",
         aten.log2: "log2", aten.log10: "log10", aten.sin: "sin", aten.cos: "cos",
         aten.tan: "tan", aten.asin: "asin", aten.acos: "acos", aten.atan: "atan",
         aten.sinh: "sinh", aten.cosh: "cosh", aten.tanh: "tanh", aten.sigmoid: "sigmoid",
-        aten.erf: "erf", aten.erfc: "erfc", aten.lgamma: "lgamma"}
+        aten.erf: "erf", aten.erfc: "erfc", aten.lgamma: "lgamma", aten.asinh: "asinh",
+        aten.acosh: "acosh", aten.atanh: "atanh"}
 # The ops a kernel computes with vectorised math (a loop of them wants vectors, not scalars):
 # those a lone map gets a kernel for (``passes/lone_maps.py``: ``_VEC``'s, atan2, sqrt, rsqrt,
 # pow), and fmod and remainder.

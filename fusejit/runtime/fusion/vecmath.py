@@ -83,6 +83,11 @@ here (float64 asin, acos, atan, atan2: ``vecinverse``). float32 tan's worst case
 at 62604.2) is a large argument just below the fast range's limit; below 64 it stays under
 2.5 ulp (``vectrig``'s table).
 lgamma: ``veclgamma`` (its own table; computed in a vectorised loop of its own).
+asinh, acosh, atanh (``asinh_f64``... below; PyTorch's fuser has none, ``@fusejit.jit``'s own
+maps; float32: ``fastmath``'s, 1.878, 2.018 and 1.716 ulp over all 2^32): 2 ulp each against
+NumPy's, 10^8 samples plus the special values (AMD EPYC, AVX2 + FMA), within 2 of the exact
+value on mpmath's check of the worst; one ``log1p_f64`` and one square root or division
+each, ~1.5-2 ns an element on one core (NumPy's 1.7-2.2).
 hypot (``hypot_f32``, ``hypot_f64``; not on the fuser's list, ``@fusejit.jit``'s own): 0.500
 ulp for both against long double, 4 x 2^22 random pairs of magnitudes 2^-1000 to 2^1000 and
 the special values (glibc's float64 hypot: 0.566, so 0.5% of results differ from NumPy's;
@@ -114,7 +119,8 @@ _OPTS = {"cache": True, "error_model": "numpy", "fastmath": _FM}
 F32_ULPS = {"pow": 0.53, "erf": 1.25, "erfc": 3.7}
 F64_ULPS = {"exp": 1, "expm1": 2, "log": 1, "log1p": 1, "log2": 2, "log10": 2, "sin": 1,
             "cos": 1, "tan": 3, "asin": 2, "acos": 2, "atan": 1, "atan2": 2, "sinh": 3,
-            "cosh": 3, "tanh": 3, "sigmoid": 4, "erf": 1, "erfc": 5}
+            "cosh": 3, "tanh": 3, "sigmoid": 4, "erf": 1, "erfc": 5, "asinh": 2, "acosh": 2,
+            "atanh": 2}
 POW_F64_ULPS = 1        # (vecpow.pow_f64, binary)
 # The functions kernels call: each is compiled once (and cached on disk) and carries LLVM's
 # ``alwaysinline``, since LLVM's inliner would leave the bigger ones (or several calls of one)
@@ -851,6 +857,62 @@ def cbrt_f32(x):
     t = np.float32(_halley_cbrt(_halley_cbrt(_cbrt_guess(a), a), a))
     t = -t if x < 0 else t
     return x if (a == 0.0) | (a == _INF) | (x != x) else t
+
+
+# Inverse hyperbolic functions, each one log1p of an argument built without cancellation
+# (fdlibm's and glibc's split of the ranges): near 0 the argument is about |x|, so log1p keeps
+# its relative accuracy; past 2 the argument is 2|x| less a small correction, less 1; past 2**28
+# the correction is below an ulp and log(2|x|) = log1p(|x| - 1) + ln 2 (|x| - 1 is exact up to
+# 2**53 and rounds to |x| beyond, where log1p(|x|) - log|x| = 1/|x| is far below an ulp), so
+# nothing overflows. Every branch is a select.
+_HYPER_BIG = 2.0 ** 28
+_LN2 = 0.6931471805599453
+
+
+@njit(**_BIG)
+def asinh_f64(x):
+    """The inverse hyperbolic sine of a float64 (NumPy's np.arcsinh: odd, so -0.0 and the
+    sign kept; +-inf and NaN their own). Up to 2: log1p(t + t**2 / (1 + sqrt(1 + t**2))), past
+    it log1p(2t + 1 / (sqrt(t**2 + 1) + t) - 1), t = |x|: one square root and one division,
+    the ranges' numerators and denominators chosen before it."""
+    t = abs(x)
+    r = np.sqrt(_fma(t, t, 1.0))
+    small = t <= 2.0
+    d = (t * t if small else 1.0) / ((1.0 + r) if small else (r + t))
+    w = (t + d) if small else (((t + t) + d - 1.0) if t <= _HYPER_BIG else t - 1.0)
+    v = log1p_f64(w)
+    return np.copysign(v + _LN2 if t > _HYPER_BIG else v, x)
+
+
+@njit(**_BIG)
+def acosh_f64(x):
+    """The inverse hyperbolic cosine of a float64 (np.arccosh): NaN below 1 and for NaN, 0 at
+    1, +inf at +inf. Up to 2: log1p(t + sqrt(2t + t**2)), t = x - 1 (exact there); past it
+    log1p(2x - 1 / (x + sqrt(x**2 - 1)) - 1): one square root (its argument chosen first)."""
+    t = x - 1.0
+    small = x <= 2.0
+    s = np.sqrt(_fma(t, t, t + t) if small else _fma(x, x, -1.0))
+    w = (t + s) if small else (((x + x) - 1.0 / (x + s) - 1.0) if x <= _HYPER_BIG else t)
+    v = log1p_f64(w)
+    v = v + _LN2 if x > _HYPER_BIG else v
+    return v if x >= 1.0 else np.nan            # (NaN in: the compare fails too)
+
+
+@njit(**_BIG)
+def _atanh_arg(t):
+    """w with atanh(t) = log1p(w) / 2, 0 <= t: 2t / (1 - t) = 2q (1 - t exact for t >= 1/2),
+    below 1/2 as 2t + 2t q, q = t / (1 - t), accurate as t -> 0."""
+    q = t / (1.0 - t)
+    return _fma(t + t, q, t + t) if t < 0.5 else q + q
+
+
+@njit(**_BIG)
+def atanh_f64(x):
+    """The inverse hyperbolic tangent of a float64 (np.arctanh): odd, +-inf at +-1, NaN beyond
+    and for NaN."""
+    t = abs(x)
+    v = 0.5 * log1p_f64(_atanh_arg(t))
+    return np.copysign(v if t <= 1.0 else np.nan, x)
 
 
 @njit(**_OPTS)

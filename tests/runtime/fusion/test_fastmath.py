@@ -47,11 +47,13 @@ SPECIAL = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, -np.nan, 1e-45, -1e-45, 
                     5.877472e-39, 1.17549435e-38, -1.17549435e-38, 1e-30, 1.0, -1.0, 2.0, 0.5,
                     -1.0000001, -0.99999994, 88.72283, 88.72284, 89.0, 89.41598, 89.416, 90.0,
                     -87.33654, -88.8, -89.5, -103.97208, -104.0, -17.3, -18.0, -18.1, 9.01,
-                    20.0, 3.4028235e38, -3.4028235e38, 2.4e-4, -2.4e-4, 6e-8, -6e-8],
+                    20.0, 3.4028235e38, -3.4028235e38, 2.4e-4, -2.4e-4, 6e-8, -6e-8,
+                    4096.0, 4096.0005, 16777216.0, 0.49999997, -0.49999997, 1.0000001],
                    dtype=np.float32)
 _NUMPY = {"exp": np.exp, "expm1": np.expm1, "log": np.log, "log1p": np.log1p,
           "log2": np.log2, "log10": np.log10, "sinh": np.sinh, "cosh": np.cosh,
-          "tanh": np.tanh, "sigmoid": lambda x: np.float32(1) / (np.float32(1) + np.exp(-x))}
+          "tanh": np.tanh, "sigmoid": lambda x: np.float32(1) / (np.float32(1) + np.exp(-x)),
+          "asinh": np.arcsinh, "acosh": np.arccosh, "atanh": np.arctanh}
 
 
 @pytest.mark.parametrize("name", sorted(_NUMPY))

@@ -14,7 +14,7 @@ from .oracle import run_subgraph
 
 UNARY = ["exp", "expm1", "log", "log1p", "log2", "log10", "sin", "cos", "tan", "asin", "acos",
          "atan", "sinh", "cosh", "tanh", "sigmoid", "erf", "erfc", "lgamma", "rsqrt",
-         "reciprocal", "sqrt"]
+         "reciprocal", "sqrt", "asinh", "acosh", "atanh"]
 _TYPE = {"float32": "Float", "float64": "Double"}
 
 
@@ -32,7 +32,10 @@ def special_values(dtype) -> np.ndarray:
              0.34657359027997264, 1.0397207708399179, 18.37, 36.8, 708.3964185322641,
              710.4758600739439, 710.475860073944, 744.44, 7.0e-17,
              # float32 erfc: its last subnormals and the clamp of its tail form
-             10.05, 10.0708, 10.1]
+             10.05, 10.0708, 10.1,
+             # asinh, acosh: where float32's (2**12) and float64's (2**28) argument changes,
+             # and where |x| - 1 stops being exact
+             4096.0, 2.0 ** 28, 2.0 ** 53]
     values = np.array(edges, np.float64)
     with np.errstate(over="ignore"):
         values = values.astype(dtype)
