@@ -98,6 +98,7 @@ OPS = {
     "lerp": (lambda x, y: x + 0.5 * (y - x), (-10, 10), "aten::lerp(%x, %y, %h)"),
     "fmod": (np.fmod, (0.5, 10), "aten::fmod(%x, %y)"),
     "remainder": (np.remainder, (0.5, 10), "aten::remainder(%x, %y)"),
+    "floor_divide": (np.floor_divide, (0.5, 10), "aten::floor_divide(%x, %y)"),
 }
 _TYPE = {np.float32: "Float", np.float64: "Double"}
 

@@ -257,10 +257,13 @@ register("aten::floor_divide.Scalar(Tensor self, Scalar other) -> Tensor", _floo
 
 def _render_floor_divide(cx: Emitter, node, ops: list[Operand], dtype: np.dtype) -> str:
     if dtype.kind == "f":
-        # (libm's fmod, one call an element: passes/more_maps.py fuses only the integer form,
-        # which keeps a float kernel vectorised)
+        # NumPy's steps from the exact fmod, which ``helpers.fmod_wide`` computes with no libm
+        # call (so the loop vectorises) where ``fmod_wide_fails`` is False; libm's fmod in a
+        # fix-up for the rest (as ``_render_remainder``)
         a, b = cx.cast(ops[0], dtype), cx.cast(ops[1], dtype)
-        return f"np.{dtype.name}(h.floor_divide_f({a}, {b}))"
+        mod = f"np.{dtype.name}(h.fmod_wide({a}, {b}))"
+        fast = f"h.floor_divide_of({mod}, {a}, {b}, {cx.literal(1.0, dtype)})"
+        return cx.checked(fast, f"h.floor_divide_f({a}, {b})", f"h.fmod_wide_fails({a}, {b})")
     if dtype.kind == "b":
         raise fail(node, "not defined for Bool tensors")     # (as remainder)
     a, b = cx.cast(ops[0], dtype), cx.cast(ops[1], dtype)
@@ -271,7 +274,7 @@ def _render_floor_divide(cx: Emitter, node, ops: list[Operand], dtype: np.dtype)
     return f"h.floor_divide_i({a}, {b})"
 
 
-# Not in PyTorch's list; @fusejit.jit's own fusion takes the integer form (x // 2).
+# Not in PyTorch's list; @fusejit.jit's own fusion takes it (x // 2, t // period).
 define("aten::floor_divide", dtype=promoted(), render=_render_floor_divide,
        extends=("aten::floor_divide(Tensor self, Tensor other) -> Tensor",
                 "aten::floor_divide.Scalar(Tensor self, Scalar other) -> Tensor"))

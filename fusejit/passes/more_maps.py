@@ -9,7 +9,7 @@ comparisons stays three NumPy calls and a kernel for each comparison alone::
 
 This pass runs the fuser again over the graph that ``fuse_graph`` made, taking also the ops
 of the operator library that have a kernel form but no place in PyTorch's list: each entry's
-``extends`` (``&``, ``|``, ``^``, ``x % 7`` and ``fmod`` by a number, integer ``//``,
+``extends`` (``&``, ``|``, ``^``, ``x % 7`` and ``fmod`` by a number, ``//``,
 ``hardsigmoid``, ``softplus``), and maps of an int argument or other computed int, which
 PyTorch's fuser takes only as constants (``(c[w:] - c[:-w]) / w``, ``t % period``: kernel
 arguments; on int64 and float tensors, ``_int_scalars``). Their
@@ -46,9 +46,6 @@ def _extra_schemas() -> dict[str, list]:
 
 
 _EXTRA = _extra_schemas()
-# Kinds whose kernel form is for integer tensors only (NumPy's float floor division is an
-# algorithm of its own, which the interpreter's body runs).
-_INTEGER_ONLY = frozenset({"aten::floor_divide"})
 
 
 # Tensor dtypes a map may combine with an int that is not a constant (``_int_scalars``).
@@ -59,12 +56,7 @@ def is_extra_map(node: Node) -> bool:
     """Is ``node`` one of the maps with a kernel form that PyTorch's fuser does not take, with
     only constant non-float scalars (as the fuser requires of its own maps); or a map of
     either list that takes an int which is not a constant (``_int_scalars``)?"""
-    if not matches_map(node, _EXTRA) and not _int_scalars(node):
-        return False
-    if node.kind in _INTEGER_ONLY:
-        out = node.output().type
-        return isinstance(out, TensorType) and out.dtype is not None and out.dtype.kind in "iu"
-    return True
+    return matches_map(node, _EXTRA) or _int_scalars(node)
 
 
 def _int_scalars(node: Node) -> bool:

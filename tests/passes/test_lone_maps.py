@@ -64,7 +64,8 @@ def test_costly_maps_are_those_kernels_compute_with_vectorised_math():
 
     assert set(templates._VEC) <= COSTLY <= templates.VECTOR_MATH
     assert all(kind in templates._VEC or kind in (aten.atan2, aten.sqrt, aten.rsqrt, aten.pow,
-                                                  aten.hypot, aten.logaddexp, "fusejit::cbrt")
+                                                  aten.hypot, aten.logaddexp, "fusejit::cbrt",
+                                                  aten.fmod, aten.remainder, aten.floor_divide)
                for kind in COSTLY)
 
 
@@ -167,3 +168,40 @@ def test_inverse_hyperbolic_maps_fuse_and_run_as_kernels(dtype, kernels_only):
 
 def lone_arctanh(v):
     return np.arctanh(v)
+
+
+def float_division(x, y):
+    return x // y
+
+
+def float_division_chain(x, y):
+    return np.floor_divide(x * 2.0, y) - 1.0, np.fmod(x, y)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_float_floor_division_and_fmod_run_as_kernels_with_numpys_bits(dtype, kernels_only):
+    """Float ``//`` (alone, and fused with what is around it) and a lone np.fmod are kernels
+    (NumPy's loops call C's fmod, 9-20 ns an element) with NumPy's bits: every pair of special
+    values (zero divisors, infinities, NaN, signed zeros, subnormals, quotients past 2^52) and
+    random pairs of every magnitude, integral ones included."""
+    special = np.array([0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, np.nan, 0.5, -3.0, 7.0, 0.1,
+                        1e-40, 1e30, -1e30, 2.0 ** 60, 5e-324], dtype)
+    a, b = (v.ravel() for v in np.meshgrid(special, special))
+    rng = np.random.default_rng(12)
+    r = (rng.standard_normal((2, 20000)) * 10.0 ** rng.integers(-5, 8, (2, 20000))).astype(dtype)
+    x = np.concatenate([a, r[0], np.round(r[0])])
+    y = np.concatenate([b, r[1], np.round(r[1]) + 1])
+    for fn in (float_division, float_division_chain, lone_fmod):
+        jitted = fusejit.jit(fn)
+        assert prim.FusionGroup in _kinds(jitted.graph_for(x, y)), fn.__name__
+        with np.errstate(all="ignore"):
+            got, want = jitted(x, y), fn(x, y)
+        for g, w in zip(got if isinstance(got, tuple) else (got,),
+                        want if isinstance(want, tuple) else (want,)):
+            assert g.dtype == w.dtype
+            np.testing.assert_array_equal(g, w)
+            assert np.array_equal(np.signbit(g), np.signbit(w) | np.isnan(w) & np.signbit(g))
+
+
+def lone_fmod(x, y):
+    return np.fmod(x, y)

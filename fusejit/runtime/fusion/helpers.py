@@ -113,6 +113,18 @@ def floor_divide_f(a, b):
 
 
 @njit(cache=True, error_model="numpy")
+def floor_divide_of(mod, a, b, one):
+    """``floor_divide_f`` given the exact fmod ``mod`` of a and b (``fmod_wide``, where
+    ``fmod_wide_fails`` is False: b finite and non-zero), in the dtype of ``one`` (1 in a's
+    type), with selects only, so that it vectorises: the same steps and roundings as NumPy's."""
+    div = (a - mod) / b
+    div = div - one if (mod != 0) & ((b < 0) != (mod < 0)) else div
+    whole = np.floor(div)
+    whole = whole + one if div - whole > 0.5 else whole
+    return whole if div != 0 else np.copysign(div - div, a / b)
+
+
+@njit(cache=True, error_model="numpy")
 def fmod_i(a, b):
     """C ``fmod`` on integers: the result has the dividend's sign."""
     if b == 0:

@@ -47,8 +47,8 @@ _VEC = {aten.exp: "exp", aten.expm1: "expm1", aten.log: "log", aten.log1p: "log1
         aten.acosh: "acosh", aten.atanh: "atanh"}
 # The ops a kernel computes with vectorised math (a loop of them wants vectors, not scalars):
 # those a lone map gets a kernel for (``passes/lone_maps.py``: ``_VEC``'s, atan2, sqrt, rsqrt,
-# pow), and fmod and remainder.
-VECTOR_MATH = COSTLY | {aten.fmod, aten.remainder}
+# pow, fmod, remainder, floor division).
+VECTOR_MATH = COSTLY
 # Fast only for |x| <= the dtype's limit (``trig_limit``): a fix-up loop recomputes larger
 # arguments with libm.
 _TRIG = frozenset({aten.sin, aten.cos, aten.tan})
@@ -199,7 +199,7 @@ def element_cost(layout) -> float:
             elif node.kind == aten.pow:
                 cost += _COST_ARITHMETIC if _product_pow(node) else _COST_POW
             elif node.kind in _VEC or node.kind in (aten.atan2, aten.fmod, aten.remainder,
-                                                    aten.hypot):
+                                                    aten.floor_divide, aten.hypot):
                 # (float fmod: helpers.fmod_wide, 0.93 ns/element; libm's only on a fix-up)
                 cost += _COST_TRANSCENDENTAL
             elif node.kind == aten.logaddexp:       # (an exp and a log1p)
