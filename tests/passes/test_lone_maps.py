@@ -205,3 +205,38 @@ def test_float_floor_division_and_fmod_run_as_kernels_with_numpys_bits(dtype, ke
 
 def lone_fmod(x, y):
     return np.fmod(x, y)
+
+
+def cube(x):
+    return x ** 3
+
+
+def inverse_square(x):
+    return x ** -2
+
+
+def square(x):
+    return x ** 2
+
+
+def root(x):
+    return x ** 0.5
+
+
+def test_a_lone_pow_by_3_or_minus_2_gets_a_kernel_and_by_2_or_half_stays_numpys():
+    """NumPy computes x ** 2 and x ** 0.5 with one ufunc each, but calls C's pow for 3 and -2
+    (~60 ns an element for negative bases): those two take kernels, within 2 ulp of NumPy's
+    (two products, as in a fused chain), with its special values."""
+    rng = np.random.default_rng(13)
+    x = rng.uniform(-5.0, 5.0, 3000)
+    x[:5] = [0.0, -0.0, np.inf, -np.inf, np.nan]
+    for fn, kernel in ((cube, True), (inverse_square, True), (square, False), (root, False)):
+        jitted = fusejit.jit(fn)
+        assert (prim.FusionGroup in _kinds(jitted.graph_for(x))) is kernel, fn.__name__
+        with np.errstate(all="ignore"):
+            got, want = jitted(x), fn(x)
+        finite = np.isfinite(want) & (want != 0)
+        np.testing.assert_array_equal(got[~finite], want[~finite])
+        signed = ~finite & ~np.isnan(want)
+        assert np.array_equal(np.signbit(got[signed]), np.signbit(want[signed]))
+        assert np.all(np.abs(got[finite] - want[finite]) <= 2 * np.spacing(np.abs(want[finite])))
