@@ -249,3 +249,27 @@ def test_filled_arrays_are_numpys_bit_for_bit(fill):
     like = _full_like(np.ones((2, 2), np.float32), fill)
     assert like.dtype == np.float32
     assert like.tobytes() == np.full((2, 2), fill, np.float32).tobytes()
+
+
+# -- pow by a number ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("exponent", [2, 2.0, 0.5, -1.0, np.float32(2.0)])
+def test_pow_by_two_half_and_minus_one_is_np_powers_bits(dtype, exponent):
+    """The interpreter's pow by 2, 0.5 or -1 (one ufunc: square, square root, reciprocal, as
+    NumPy's ``x ** 2``) gives np.power's bits: every special value, subnormals, the largest
+    floats (overflow to inf), signed zeros, and random values of every magnitude."""
+    info = np.finfo(dtype)
+    special = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0, 3.0, info.max, -info.max,
+                        info.tiny, info.smallest_subnormal, -info.smallest_subnormal], dtype)
+    rng = np.random.default_rng(7)
+    bits = rng.integers(0, 2 ** (8 * info.dtype.itemsize) - 1, 50000, dtype=np.uint64,
+                        endpoint=True)
+    random = bits.astype(np.uint32 if dtype == np.float32 else np.uint64).view(dtype)
+    x = np.concatenate([special, random])
+    body = OPS["aten::pow(Tensor self, Scalar exponent) -> Tensor"]
+    with np.errstate(all="ignore"):
+        got, want = np.asarray(body.numpy_body(x, exponent)), np.power(x, dtype(exponent))
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)
+    assert np.array_equal(np.signbit(got), np.signbit(want) | np.isnan(want) & np.signbit(got))
