@@ -56,7 +56,7 @@ about 15-30 vector instructions per 16 elements, which keeps a kernel close to m
   (float32 arithmetic, one square root and/or one division; ``vecmath``'s float64 forms give
   the ranges). Computing the argument in float64 instead took the worst case from 1.5 to 1.44
   ulp (sampled) at 1.5-1.7x the cost; NumPy's own float32 forms ran 0.5-0.7 ns an element on
-  one core of an AMD EPYC (AVX2), these 0.65-0.87.
+  one core of an AMD EPYC (Zen 4, AVX-512), these 0.65-0.87.
 Measured accuracy, against float64 libm (NumPy's float64 function), unrounded, in ulps of the
 float32 result, over all 2^32 float32 inputs (``python tools/ulp_sweep.py f32 NAME``; the tests
 run a sparser sample plus the special values). The
@@ -82,7 +82,7 @@ acosh_f32   2.018      1.007264494895935      NaN below 1, 0 at 1, inf at inf
 atanh_f32   1.716      0.2219821661710739     odd; +-inf at +-1, NaN beyond
 ==========  =========  =====================  ===================================================
 
-(asinh, acosh and atanh measured on an AMD EPYC AVX2 + FMA host.)
+(asinh, acosh and atanh measured on an AMD EPYC (Zen 4) AVX-512 + FMA host.)
 (``ULP_BOUNDS`` below holds the bounds the tests assert.) ``precise=True`` on a kernel keeps
 libm for all of these.
 """

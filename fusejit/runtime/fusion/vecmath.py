@@ -85,9 +85,9 @@ at 62604.2) is a large argument just below the fast range's limit; below 64 it s
 lgamma: ``veclgamma`` (its own table; computed in a vectorised loop of its own).
 asinh, acosh, atanh (``asinh_f64``... below; PyTorch's fuser has none, ``@fusejit.jit``'s own
 maps; float32: ``fastmath``'s, 1.878, 2.018 and 1.716 ulp over all 2^32): 2 ulp each against
-NumPy's, 10^8 samples plus the special values (AMD EPYC, AVX2 + FMA), within 2 of the exact
-value on mpmath's check of the worst; one ``log1p_f64`` and one square root or division
-each, ~1.5-2 ns an element on one core (NumPy's 1.7-2.2).
+NumPy's, 10^8 samples plus the special values (AMD EPYC Zen 4, AVX-512 + FMA), within 2 of
+the exact value on mpmath's check of the worst; one ``log1p_f64`` and one square root or
+division each, ~1.5-2 ns an element on one core (NumPy's 1.7-2.2).
 hypot (``hypot_f32``, ``hypot_f64``; not on the fuser's list, ``@fusejit.jit``'s own): 0.500
 ulp for both against long double, 4 x 2^22 random pairs of magnitudes 2^-1000 to 2^1000 and
 the special values (glibc's float64 hypot: 0.566, so 0.5% of results differ from NumPy's;
