@@ -75,11 +75,14 @@ def divide_plus_one(a, b):
     return a // b + 1
 
 
-def test_float_floor_division_stays_out_and_matches_numpy():
+def test_float_floor_division_fuses_with_numpys_bits():
+    """NumPy's float floor division from the exact fmod (``helpers.floor_divide_of``), in the
+    group with what is around it (exp: within its ulp; the quotients' bits are
+    test_lone_maps's)."""
     f = fusejit.jit(float_floor)
     with np.errstate(all="ignore"):
-        np.testing.assert_allclose(f(X, Y), float_floor(X, Y), rtol=1e-12)
-    assert aten.floor_divide in _top(f.graph_for(X, Y))
+        np.testing.assert_allclose(f(X, Y), float_floor(X, Y), rtol=1e-15)
+    assert _top(f.graph_for(X, Y)) == [prim.FusionGroup]
 
 
 def test_fuse_graph_alone_leaves_them_as_pytorch_does():
