@@ -574,6 +574,39 @@ def _cumprod_backward(grad: np.ndarray, self: np.ndarray, dim: int) -> np.ndarra
     return np.moveaxis(out, -1, axis).astype(self.dtype, copy=False)
 
 
+def _wrap_pad(self: np.ndarray, pad: list[int]) -> np.ndarray:
+    """``np.pad(self, ((pad[0], pad[1]), (pad[2], pad[3]), ...), mode="wrap")``: each
+    dimension with, before it, its last ``pad[2d]`` elements and, after it, its first
+    ``pad[2d + 1]`` (``passes/rolls_as_views.py``: rolls as windows of it). A fresh array
+    always. One concatenation a padded dimension (``np.pad`` took ~15 us a call on a
+    100 x 100 board); ``np.pad`` itself where a pad passes the dimension's length (it wraps
+    round again); zeros along an empty dimension (no window reads them)."""
+    widths = [(pad[2 * d], pad[2 * d + 1]) for d in range(self.ndim)]
+    if len(pad) != 2 * self.ndim or any(w < 0 for pair in widths for w in pair):
+        raise RuntimeError(f"wrap_pad: {len(pad)} pad widths for an array of rank "
+                           f"{self.ndim}, or a negative one")
+    shape = tuple(n + lo + hi for n, (lo, hi) in zip(self.shape, widths))
+    if 0 in self.shape:
+        return as_tensor(np.zeros(shape, self.dtype))
+    if any(lo > n or hi > n for n, (lo, hi) in zip(self.shape, widths)):
+        return as_tensor(np.pad(self, widths, mode="wrap"))
+    out = self
+    for d, (lo, hi) in enumerate(widths):
+        if lo or hi:
+            n = out.shape[d]
+            index = [slice(None)] * out.ndim
+            parts = []
+            if lo:
+                index[d] = slice(n - lo, n)
+                parts.append(out[tuple(index)])
+            parts.append(out)
+            if hi:
+                index[d] = slice(0, hi)
+                parts.append(out[tuple(index)])
+            out = np.concatenate(parts, axis=d)
+    return as_tensor(out if out is not self else self.copy())
+
+
 def _cat_offsets(tensors: list, dim: int) -> list[int]:
     """Where each of ``tensors`` starts in their ``cat`` along ``dim``, and where the last
     ends (the forward saves it for the gradient of a ``cat`` of an appended list)."""
@@ -673,6 +706,7 @@ register("aten::cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tens
 register("fusejit::cumprod_backward(Tensor grad, Tensor self, int dim) -> Tensor",
          _cumprod_backward)
 register("fusejit::cat_offsets(Tensor[] tensors, int dim) -> int[]", _cat_offsets)
+register("fusejit::wrap_pad(Tensor self, int[] pad) -> Tensor", _wrap_pad)
 register("aten::gcd(Tensor self, Tensor other) -> Tensor", _integer_ufunc(np.gcd))
 register("aten::lcm(Tensor self, Tensor other) -> Tensor", _integer_ufunc(np.lcm))
 register("fusejit::maximum_accumulate(Tensor self, int dim) -> Tensor", _running(np.maximum))

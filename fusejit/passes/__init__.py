@@ -32,6 +32,7 @@ from .maps_over_cat import distribute_maps_over_cat
 from .more_maps import fuse_more_maps
 from .reduction_fusion import fuse_row_reductions
 from .reused_temporaries import reuse_dead_temporaries
+from .rolls_as_views import rolls_as_views
 from .shape_analysis import argument_type, propagate_input_shapes
 from .sibling_maps import fuse_sibling_maps
 from .sorted_values import sort_values_only
@@ -49,7 +50,7 @@ __all__ = [
     "move_views_into_groups",
     "fuse_row_reductions", "loop_invariant_code_motion",
     "peephole_optimize_shape_expressions", "propagate_input_shapes", "reuse_dead_temporaries",
-    "sort_values_only", "unroll_constant_loops",
+    "rolls_as_views", "sort_values_only", "unroll_constant_loops",
 ]
 
 # What the executor runs on a graph after specialising its types to the inputs (PyTorch's

@@ -24,6 +24,7 @@ from collections.abc import Callable
 from ..ir.graph import Block, Graph, Node, Value
 from ..ir.symbols import prim
 from ..ir.types import IntType, TensorType
+from ..passes.rolls_as_views import roll_of
 from .element_helpers import FAST_MAPS
 from .element_support import (
     _ALIASING,
@@ -282,6 +283,8 @@ def _op_dims(node: Node, out: Value, dims: dict[Value, Dims]) -> Dims | None:
     if name == "linspace":  # (np.linspace(a, b, n): n of a constant or an array's length)
         steps = _length(node.input(2), dims)
         return None if steps is None else (steps,)
+    if name == "cat" and roll_of(node) is not None:   # (np.roll: the array's own shape; as a
+        return dims.get(roll_of(node)[0])           # join, a loop's rolls would double it)
     if name in ("stack", "cat"):
         joining = _fixed_join(node, out, dims)
         if joining is None:

@@ -524,7 +524,8 @@ def _optimise(graph: Graph, inputs: Sequence[Any], device: CpuDevice | CudaDevic
     """Specialise types to ``inputs``, then canonicalise and fuse (PyTorch's optimised path);
     with ``reductions`` (CPU only), first write out loops of a few constant trips
     (``passes/loop_unrolling.py``), make masked stores into fresh arrays values
-    (``passes/fresh_stores.py``), sort only for the values read (``passes/sorted_values.py``)
+    (``passes/fresh_stores.py``), sort only for the values read (``passes/sorted_values.py``),
+    read the rolls of an array as windows of one wrapped copy (``passes/rolls_as_views.py``)
     and map the pieces of a concatenation (``passes/maps_over_cat.py``), then after the
     fuser fuse the maps PyTorch's list leaves out
     (``passes/more_maps.py``) and the maps of one array that feed nothing of each other
@@ -548,6 +549,7 @@ def _optimise(graph: Graph, inputs: Sequence[Any], device: CpuDevice | CudaDevic
         move_views_into_groups,
         propagate_input_shapes,
         reuse_dead_temporaries,
+        rolls_as_views,
         sort_values_only,
         unroll_constant_loops,
     )
@@ -561,6 +563,8 @@ def _optimise(graph: Graph, inputs: Sequence[Any], device: CpuDevice | CudaDevic
         functionalize_fresh_stores(graph)
         broadcast_read_fills(graph)
         sort_values_only(graph)
+        if rolls_as_views(graph):
+            eliminate_dead_code(graph)      # (the rolls' slices and cuts)
         distribute_maps_over_cat(graph)
     for run_pass in FUSION_PIPELINE:
         run_pass(graph)
