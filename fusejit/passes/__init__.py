@@ -7,6 +7,7 @@ functions here, after their modules, makes ``fusejit.passes.constant_pooling`` t
 
 from __future__ import annotations
 
+from .accumulations import sum_fresh_accumulations
 from .alias_analysis import AliasDb
 from .canonicalize_graph_fuser_ops import canonicalize_graph_fuser_ops
 from .common_subexpression_elimination import eliminate_common_subexpression
@@ -50,7 +51,7 @@ __all__ = [
     "move_views_into_groups",
     "fuse_row_reductions", "loop_invariant_code_motion",
     "peephole_optimize_shape_expressions", "propagate_input_shapes", "reuse_dead_temporaries",
-    "rolls_as_views", "sort_values_only", "unroll_constant_loops",
+    "rolls_as_views", "sort_values_only", "sum_fresh_accumulations", "unroll_constant_loops",
 ]
 
 # What the executor runs on a graph after specialising its types to the inputs (PyTorch's

@@ -525,7 +525,8 @@ def _optimise(graph: Graph, inputs: Sequence[Any], device: CpuDevice | CudaDevic
     with ``reductions`` (CPU only), first write out loops of a few constant trips
     (``passes/loop_unrolling.py``), make masked stores into fresh arrays values
     (``passes/fresh_stores.py``), sort only for the values read (``passes/sorted_values.py``),
-    read the rolls of an array as windows of one wrapped copy (``passes/rolls_as_views.py``)
+    read the rolls of an array as windows of one wrapped copy (``passes/rolls_as_views.py``),
+    add up the terms of ``+=`` into zeros first (``passes/accumulations.py``)
     and map the pieces of a concatenation (``passes/maps_over_cat.py``), then after the
     fuser fuse the maps PyTorch's list leaves out
     (``passes/more_maps.py``) and the maps of one array that feed nothing of each other
@@ -551,6 +552,7 @@ def _optimise(graph: Graph, inputs: Sequence[Any], device: CpuDevice | CudaDevic
         reuse_dead_temporaries,
         rolls_as_views,
         sort_values_only,
+        sum_fresh_accumulations,
         unroll_constant_loops,
     )
 
@@ -565,6 +567,7 @@ def _optimise(graph: Graph, inputs: Sequence[Any], device: CpuDevice | CudaDevic
         sort_values_only(graph)
         if rolls_as_views(graph):
             eliminate_dead_code(graph)      # (the rolls' slices and cuts)
+        sum_fresh_accumulations(graph)
         distribute_maps_over_cat(graph)
     for run_pass in FUSION_PIPELINE:
         run_pass(graph)
