@@ -33,6 +33,8 @@ EXECUTION_ONLY = {
     "fusejit::sort_values": "passes/sorted_values.py; np.sort's own graph (argsort and a "
                             "gather) carries its gradient",
     "fusejit::select_sorted": "passes/sorted_values.py, for np.median and np.percentile",
+    "fusejit::wrap_pad": "passes/rolls_as_views.py; np.roll's own graph (slices and a cat) "
+                         "carries its gradient",
 }
 
 # Overloads without a rule yet: differentiating a graph with one raises AutodiffError naming
