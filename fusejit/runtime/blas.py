@@ -72,12 +72,13 @@ _VECTOR_PRODUCT_FACTOR = 4
 # thread, a fused kernel its serial entry (fusion/plan.py, which imports this value and says how
 # it was chosen).
 SERIAL_WORK_NS = 16_000_000
-# Serial work (ns) from which a product uses the cores other processes leave free: about 2M
-# float64 multiply-adds (128^3). Waking OpenBLAS's pool costs some microseconds, and OpenBLAS
-# itself keeps products under 256K multiply-adds on one thread; on an idle 2-core machine
-# NumPy's two threads made the 256x128-256-10 MLP step (two products of 8.4M) 0.77 ms against
-# 0.93 ms on one thread (last session's benchmark).
-PARALLEL_WORK_NS = 60_000
+# Serial work (ns) from which a product uses the cores other processes leave free: about 256K
+# float64 multiply-adds, where OpenBLAS itself starts splitting a gemm for NumPy (it keeps
+# smaller ones on one thread). At 60 us (2M, the value before) the products between ran on one
+# thread where NumPy's call used two: on an idle 2-core AMD EPYC, 1024x1024 @ 1024 float32
+# 54.8 us against NumPy's 27.3 (0.50x), 128^3 float64 90.5 against 54.5 (0.60x), float32
+# 0.64x; at 8 us 0.91x, 0.96x and 0.93x (the rest is the ~2 us this wrapper costs a call).
+PARALLEL_WORK_NS = 8_000
 
 
 class NumpyBlas:
