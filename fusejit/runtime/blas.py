@@ -505,6 +505,8 @@ def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     # (at most 2**62: a size NumPy refuses must reach np.matmul, not overflow Numba's int64)
     macs = batches * rows * k * cols * (_VECTOR_PRODUCT_FACTOR if rows == 1 or cols == 1 else 1)
     before = _serially(min(macs, 1 << 62), a.itemsize)
+    if not before:                      # (the count stays as it is)
+        return np.matmul(a, b)
     try:
         return np.matmul(a, b)
     finally:
