@@ -295,7 +295,10 @@ def histogram(a, bins=10, range=None, density=None, weights=None):  # noqa: A002
         if first == last:
             first = first - 0.5
             last = last + 0.5
-        edges = np.arange(bins + 1).astype(zero.dtype) * ((last - first) / bins) + first
+        # (a number: the edges' own map and the bins' map then share no array producer, which
+        # the fuser would put in one group with outputs of two shapes; exact, of the dtype)
+        step = float((last - first) / bins)
+        edges = np.arange(bins + 1).astype(zero.dtype) * step + first
         edges[-1] = last
     else:
         start = range[0] * 1.0
@@ -307,7 +310,8 @@ def histogram(a, bins=10, range=None, density=None, weights=None):  # noqa: A002
         if start == stop:
             start = start - 0.5
             stop = stop + 0.5
-        wide = np.arange(bins + 1) * ((stop - start) / bins) + start
+        step = (stop - start) / bins
+        wide = np.arange(bins + 1) * step + start
         wide[-1] = stop
         edges = wide.astype(zero.dtype)
         first = zero + start
@@ -316,8 +320,19 @@ def histogram(a, bins=10, range=None, density=None, weights=None):  # noqa: A002
     keep = (x >= first) & (x <= last)
     i = np.where(keep, (x - first) / (last - first) * bins, 0.0).astype(np.int64)
     i = np.where(i >= bins, bins - 1, i)
-    i = np.where(x < edges[i], i - 1, i)
-    i = np.where((x >= edges[i + 1]) & (i != bins - 1), i + 1, i)
+    # (edges[i] and edges[i + 1] by the arithmetic that made the edges, element by element:
+    # the same values, and no gather to split the maps into three kernels)
+    if range is None:
+        below = i.astype(zero.dtype) * step + first
+    else:
+        below = (i * step + start).astype(zero.dtype)
+    i = np.where(x < below, i - 1, i)
+    j = i + 1
+    if range is None:
+        above = np.where(j == bins, last, j.astype(zero.dtype) * step + first)
+    else:
+        above = np.where(j == bins, last, (j * step + start).astype(zero.dtype))
+    i = np.where((x >= above) & (i != bins - 1), i + 1, i)
     i = np.where(keep, i, bins)
     if weights is None:
         n = np.bincount(i, minlength=bins + 1)[:bins]
