@@ -229,6 +229,10 @@ def _call(node: Node, text: dict[Value, str], names: dict[str, Any]
             name = f"C{len(names)}"
             names[name] = number
             args.append(name)
+    if ufunc is np.not_equal and dtype.kind == "f" and node.inputs[0] is node.inputs[1]:
+        # (np.isnan(x), which the frontend writes x != x: the same bools, NumPy's isnan loop,
+        # 0.86x through not_equal at 2^20 float64)
+        ufunc, args = np.isnan, args[:1]
     if not read or not _exact(ufunc, dtype, overload.reduces, out_dtype):
         return None
     name = f"U{len(names)}"
