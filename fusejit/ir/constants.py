@@ -90,5 +90,13 @@ def constant_value(node) -> Any:
     return value
 
 
+def constant_int(value) -> int | None:
+    """The int ``value`` holds where a ``prim::Constant`` makes it (not a bool), else None."""
+    if value.node.kind != prim.Constant:
+        return None
+    v = constant_value(value.node)
+    return v if isinstance(v, int) and not isinstance(v, bool) else None
+
+
 def type_name(value: Any) -> str:
     return type(value).__name__

@@ -53,7 +53,7 @@ def _step(node: Node, target: np.dtype) -> bool:
             node.input(2).node.kind != prim.Constant or constant_value(node.input(2).node) != 1:
         return False
     term = _dtype(node.input(1))
-    if term is None or not isinstance(node.input(1).type, TensorType):
+    if term is None:
         return False
     if target.kind in "iu":
         return term.kind in "iub"
@@ -111,6 +111,12 @@ def _rewrite(graph: Graph, zeros: Value, chain: list[Node]) -> None:
     last = chain[-1]
     target = _dtype(zeros)
     like = zeros.type
+
+    def as_target(value: Value) -> Value:
+        cast = graph.insert(aten.type_as, [value, zeros])
+        _typed(cast.output(), target, value.type.rank, like)
+        return cast.output()
+
     with graph.inserting_before(last):
         one = graph.insert_constant(1)
         total = None
@@ -119,9 +125,7 @@ def _rewrite(graph: Graph, zeros: Value, chain: list[Node]) -> None:
             rank = term.type.rank
             if total is None:
                 if _dtype(term) != target:
-                    cast = graph.insert(aten.type_as, [term, zeros])
-                    _typed(cast.output(), target, rank, like)
-                    term = cast.output()
+                    term = as_target(term)
                 if update.kind == aten.sub_:    # (a bool term is cast above: bools do not negate)
                     negated = graph.insert(aten.neg, [term])
                     _typed(negated.output(), target, rank, like)
@@ -129,9 +133,7 @@ def _rewrite(graph: Graph, zeros: Value, chain: list[Node]) -> None:
                 total = term
                 continue
             if update.kind == aten.sub_ and _dtype(term).kind == "b":     # (bool - is refused)
-                cast = graph.insert(aten.type_as, [term, zeros])
-                _typed(cast.output(), target, rank, like)
-                term = cast.output()
+                term = as_target(term)
             op = graph.insert(_STEPS[update.kind], [total, term, one])
             ranks = [total.type.rank, rank]
             _typed(op.output(), np.result_type(_dtype(total), _dtype(term)),
@@ -139,9 +141,7 @@ def _rewrite(graph: Graph, zeros: Value, chain: list[Node]) -> None:
             op.source_range, op.text_line = update.source_range, update.text_line
             total = op.output()
         if _dtype(total) != target:     # (wider integer terms: the sum wraps into the array's)
-            cast = graph.insert(aten.type_as, [total, zeros])
-            _typed(cast.output(), target, total.type.rank, like)
-            total = cast.output()
+            total = as_target(total)
         added = graph.insert(aten.add_, [zeros, total, one])
         added.output().type = last.output().type
         added.source_range, added.text_line = last.source_range, last.text_line

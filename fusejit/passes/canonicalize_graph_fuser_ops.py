@@ -15,7 +15,7 @@ statically). Dead-code elimination runs afterwards to drop the old nodes.
 
 from __future__ import annotations
 
-from ..ir.constants import constant_value
+from ..ir.constants import constant_int
 from ..ir.graph import Block, Graph, Node, Value
 from ..ir.symbols import prim
 from .dead_code_elimination import eliminate_dead_code
@@ -31,13 +31,6 @@ def canonicalize_graph_fuser_ops(graph: Graph) -> None:
     """Turn ``aten::chunk`` + ``prim::ListUnpack`` into ``prim::ConstantChunk``; then DCE."""
     _canonicalize_block(graph.block)
     eliminate_dead_code(graph)
-
-
-def _constant_int(v: Value) -> int | None:
-    if v.node.kind != prim.Constant:
-        return None
-    value = constant_value(v.node)
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def _chunk_outputs(node: Node, chunks: int) -> list[list[Value]] | None:
@@ -56,7 +49,7 @@ def _canonicalize_block(block: Block) -> None:
             _canonicalize_block(sub)
         if not node.matches(_CHUNK):
             continue
-        chunks, dim = _constant_int(node.input(1)), _constant_int(node.input(2))
+        chunks, dim = constant_int(node.input(1)), constant_int(node.input(2))
         if chunks is None or dim is None or chunks < 1:
             continue
         groups = _chunk_outputs(node, chunks)

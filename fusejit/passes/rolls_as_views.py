@@ -35,21 +35,13 @@ executor runs this first, on CPU plans of ``@fusejit.jit``.
 
 from __future__ import annotations
 
-from ..ir.constants import constant_value
+from ..ir.constants import constant_int, constant_value
 from ..ir.graph import Block, Graph, Node, Value
 from ..ir.symbols import Symbol, aten, prim
 from ..ir.types import TensorType
 from .pass_checks import graph_pass
 
 WRAP_PAD = Symbol("fusejit::wrap_pad")
-
-
-def _constant_int(value: Value) -> int | None:
-    node = value.node
-    if node.kind != prim.Constant:
-        return None
-    v = constant_value(node)
-    return v if isinstance(v, int) and not isinstance(v, bool) else None
 
 
 def _is_none(value: Value) -> bool:
@@ -62,7 +54,7 @@ def roll_of(cat: Node) -> tuple[Value, int, int] | None:
     if cat.kind != aten.cat or len(cat.inputs) != 2 or len(cat.outputs) != 1:
         return None
     listed = cat.input(0).node
-    dim = _constant_int(cat.input(1))
+    dim = constant_int(cat.input(1))
     if listed.kind != prim.ListConstruct or len(listed.inputs) != 2 or dim is None:
         return None
     tail, head = (v.node for v in listed.inputs)
@@ -74,7 +66,7 @@ def roll_of(cat: Node) -> tuple[Value, int, int] | None:
     if not isinstance(t, TensorType) or t.rank is None or not 0 <= dim < t.rank:
         return None
     cut = tail.input(2)
-    if any(_constant_int(n.input(1)) != dim or _constant_int(n.input(4)) != 1
+    if any(constant_int(n.input(1)) != dim or constant_int(n.input(4)) != 1
            for n in (tail, head)) or not _is_none(tail.input(3)) \
             or not _is_none(head.input(2)) or head.input(3) is not cut:
         return None
@@ -83,11 +75,11 @@ def roll_of(cat: Node) -> tuple[Value, int, int] | None:
         return None
     size, rest = sub.input(0).node, sub.input(1).node
     if size.kind != aten.size or len(size.inputs) != 2 or size.input(0) is not x \
-            or _constant_int(size.input(1)) != dim:
+            or constant_int(size.input(1)) != dim:
         return None
     if rest.kind != aten.remainder or rest.input(1) is not sub.input(0):
         return None
-    shift = _constant_int(rest.input(0))
+    shift = constant_int(rest.input(0))
     if shift is None:
         return None
     # (the slices and the list must be the roll's own: nothing else may read them)
@@ -151,15 +143,11 @@ def _only_read(roll: _Roll, cats: set[Node]) -> bool:
 
 @graph_pass
 def rolls_as_views(graph: Graph) -> bool:
-    """Rewrite the rolls of each array that maps read as views of one wrapped copy of it (the
-    module's docstring); whether any was."""
-    return _rewrite_block(graph, graph.block)
-
-
-def _rewrite_block(graph: Graph, block: Block) -> bool:
-    rolls = _rolls(block)
+    """Rewrite the rolls of each array that only get read as views of one wrapped copy of it
+    (the module's docstring); whether any was."""
+    rolls = _rolls(graph.block)
     cats = {r.cat for r in rolls}
-    # (a roll of a roll is taken where the outer one is: the inner one is read by it)
+    # (a roll that only another roll reads is not taken: the outer one's window replaces both)
     taken = [r for r in rolls if _only_read(r, cats)]
     by_root: dict[tuple[Value, Block], list[_Roll]] = {}
     for roll in taken:

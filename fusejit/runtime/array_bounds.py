@@ -283,8 +283,8 @@ def _op_dims(node: Node, out: Value, dims: dict[Value, Dims]) -> Dims | None:
     if name == "linspace":  # (np.linspace(a, b, n): n of a constant or an array's length)
         steps = _length(node.input(2), dims)
         return None if steps is None else (steps,)
-    if name == "cat" and roll_of(node) is not None:   # (np.roll: the array's own shape; as a
-        return dims.get(roll_of(node)[0])           # join, a loop's rolls would double it)
+    if name == "cat" and (rolled := roll_of(node)) is not None:
+        return dims.get(rolled[0])   # (np.roll: its array's shape; as a join, a loop doubled it)
     if name in ("stack", "cat"):
         joining = _fixed_join(node, out, dims)
         if joining is None:

@@ -77,7 +77,7 @@ SERIAL_WORK_NS = 16_000_000
 # smaller ones on one thread). At 60 us (2M, the value before) the products between ran on one
 # thread where NumPy's call used two: on an idle 2-core AMD EPYC, 1024x1024 @ 1024 float32
 # 54.8 us against NumPy's 27.3 (0.50x), 128^3 float64 90.5 against 54.5 (0.60x), float32
-# 0.64x; at 8 us 0.91x, 0.96x and 0.93x (the rest is the ~2 us this wrapper costs a call).
+# 0.64x; at 8 us 0.91x, 0.96x and 0.93x (the rest is what ``matmul`` below costs a call).
 PARALLEL_WORK_NS = 8_000
 
 
@@ -505,12 +505,11 @@ def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     # (at most 2**62: a size NumPy refuses must reach np.matmul, not overflow Numba's int64)
     macs = batches * rows * k * cols * (_VECTOR_PRODUCT_FACTOR if rows == 1 or cols == 1 else 1)
     before = _serially(min(macs, 1 << 62), a.itemsize)
-    if not before:                      # (the count stays as it is)
-        return np.matmul(a, b)
     try:
         return np.matmul(a, b)
     finally:
-        _restore(before)
+        if before:                      # (0: the count was left as it is)
+            _restore(before)
 
 
 @njit(cache=True)
