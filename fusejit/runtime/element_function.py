@@ -628,7 +628,9 @@ class _ElementWriter(_Writer):
     def _inplace(self, node: Node, out: Value, depth: int) -> None:
         target, dtype = node.input(0), _dtype(node.input(0))
         symbol = _INPLACE[node.kind.name]
-        other = self.operand(node.input(1), dtype)
+        # (computed in the op's own dtype, then cast into the target's: a float32 x += a
+        # float64 array adds in float64, as NumPy's loop does, not the term rounded first)
+        other = self.operand(node.input(1), _compute_dtype([target, node.input(1)]))
         name = self.name(target)
         if _rank(target) == 0:
             self.emit(depth, f"{name} = {_cast(f'({name} {symbol} {other})', dtype)}")

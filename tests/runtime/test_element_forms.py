@@ -591,3 +591,23 @@ def test_integer_division_of_arrays_by_run_time_divisors_is_compiled_whole():
         assert np.array_equal(got, want)
     with pytest.raises(fusejit.FusejitError, match="ZeroDivisionError"):
         jitted(a, np.where(b == 5, 0, b))
+
+
+def wider_updates(x0, f):
+    x = x0.copy()
+    x += f * 0.01                   # (a float64 array into float32)
+    t = x[0]
+    t += f[1]                       # (a float32 element, a float64 one)
+    return x, t
+
+
+def test_in_place_updates_compute_in_the_ops_dtype_then_cast():
+    """``x += v`` of a float32 ``x`` by float64 values adds in float64 and rounds the sum
+    into float32, as NumPy's loop does (the whole-graph form had rounded ``v`` first: a
+    different float32 for about one element in ten)."""
+    rng = np.random.default_rng(32)
+    args = (rng.standard_normal(1000).astype(np.float32), rng.standard_normal(1000))
+    for got, want in zip(compiled_whole(wider_updates, *args)(*args), wider_updates(*args),
+                         strict=True):
+        assert np.asarray(got).dtype == np.asarray(want).dtype
+        assert np.array_equal(got, want)
