@@ -607,6 +607,16 @@ def _wrap_pad(self: np.ndarray, pad: list[int]) -> np.ndarray:
     return as_tensor(out if out is not self else self.copy())
 
 
+def _kept_shape(self: np.ndarray, other: np.ndarray) -> np.ndarray:
+    """``self``, the value a loop's in-place updates of ``other`` left, where it kept
+    ``other``'s shape (``passes/carried_arrays.py``); else the in-place op's error (an update
+    whose operand broadcast the array to a larger shape)."""
+    if self.shape != other.shape:
+        raise RuntimeError(f"output with shape {list(other.shape)} doesn't match the "
+                           f"broadcast shape {list(self.shape)}")
+    return self
+
+
 def _cat_offsets(tensors: list, dim: int) -> list[int]:
     """Where each of ``tensors`` starts in their ``cat`` along ``dim``, and where the last
     ends (the forward saves it for the gradient of a ``cat`` of an appended list)."""
@@ -707,6 +717,8 @@ register("fusejit::cumprod_backward(Tensor grad, Tensor self, int dim) -> Tensor
          _cumprod_backward)
 register("fusejit::cat_offsets(Tensor[] tensors, int dim) -> int[]", _cat_offsets)
 register("fusejit::wrap_pad(Tensor self, int[] pad) -> Tensor", _wrap_pad)
+register("fusejit::kept_shape(Tensor(a) self, Tensor other) -> Tensor(a)", _kept_shape,
+         pure=False)
 register("aten::gcd(Tensor self, Tensor other) -> Tensor", _integer_ufunc(np.gcd))
 register("aten::lcm(Tensor self, Tensor other) -> Tensor", _integer_ufunc(np.lcm))
 register("fusejit::maximum_accumulate(Tensor self, int dim) -> Tensor", _running(np.maximum))

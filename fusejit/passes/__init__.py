@@ -10,6 +10,7 @@ from __future__ import annotations
 from .accumulations import sum_fresh_accumulations
 from .alias_analysis import AliasDb
 from .canonicalize_graph_fuser_ops import canonicalize_graph_fuser_ops
+from .carried_arrays import functionalize_carried_arrays
 from .common_subexpression_elimination import eliminate_common_subexpression
 from .constant_pooling import constant_pooling
 from .constant_propagation import constant_propagation
@@ -45,7 +46,8 @@ __all__ = [
     "canonicalize_graph_fuser_ops", "constant_pooling", "constant_propagation",
     "custom_fuse_graph", "desugar_trip_counts", "distribute_maps_over_cat", "drop_unused",
     "eliminate_common_subexpression",
-    "eliminate_dead_code", "find_last_uses", "flatten_io", "functionalize_fresh_stores",
+    "eliminate_dead_code", "find_last_uses", "flatten_io", "functionalize_carried_arrays",
+    "functionalize_fresh_stores",
     "fuse_backward_graph", "fuse_graph",
     "fuse_inplace_updates", "fuse_lone_maps", "fuse_more_maps", "fuse_sibling_maps",
     "move_views_into_groups",

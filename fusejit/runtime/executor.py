@@ -541,6 +541,7 @@ def _optimise(graph: Graph, inputs: Sequence[Any], device: CpuDevice | CudaDevic
         constant_propagation,
         distribute_maps_over_cat,
         eliminate_dead_code,
+        functionalize_carried_arrays,
         functionalize_fresh_stores,
         fuse_inplace_updates,
         fuse_lone_maps,
@@ -563,6 +564,7 @@ def _optimise(graph: Graph, inputs: Sequence[Any], device: CpuDevice | CudaDevic
         if unroll_constant_loops(graph):
             constant_propagation(graph, numbers_only=True)   # (the trips' counters)
         functionalize_fresh_stores(graph)
+        functionalize_carried_arrays(graph)
         broadcast_read_fills(graph)
         sort_values_only(graph)
         if rolls_as_views(graph):

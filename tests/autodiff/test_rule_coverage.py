@@ -35,6 +35,8 @@ EXECUTION_ONLY = {
     "fusejit::select_sorted": "passes/sorted_values.py, for np.median and np.percentile",
     "fusejit::wrap_pad": "passes/rolls_as_views.py; np.roll's own graph (slices and a cat) "
                          "carries its gradient",
+    "fusejit::kept_shape": "passes/carried_arrays.py; the loop's in-place updates it checks "
+                           "carry their own gradients",
 }
 
 # Overloads without a rule yet: differentiating a graph with one raises AutodiffError naming

@@ -1,0 +1,437 @@
+"""Arrays a loop updates in place, carried as values (for ``@fusejit.jit``, beyond PyTorch).
+
+A time-stepping loop keeps its state in arrays it made and updates them in place::
+
+    y, vy = y0.copy(), vy0.copy()
+    for _ in range(steps):
+        vy -= g * dt                  # aten::sub_(%vy, ...)
+        y += vy * dt                  # aten::add_(%y, aten::mul(%vy, %dt))
+        hit = y < 0.0
+        y[hit] = -y[hit]              # aten::copy_(%y, aten::where(%hit, -%y, %y))
+        vy[hit] *= -restitution       # aten::copy_(%vy, aten::where(%hit, %vy * -r, %vy))
+
+Each update writes one array, so the fuser's groups end at each of them, and a step is five
+passes over memory (``inplace_fusion`` folds each update into the group that computes its
+operand, no further). But nothing outside the loop can see these arrays while it runs: each was
+made for it (a copy, a fill, a map), and no view, list or other name holds it. Then its updates
+change only what the loop's later reads of it see, and each can be a new value instead::
+
+    %vy1 = aten::sub(%vy, ...)            # the updates' out-of-place ops, in order;
+    %y1 = aten::add(%y, aten::mul(%vy1, %dt))     # each read of the array reads the value
+    %hit = aten::lt(%y1, 0.)                      # its updates have made so far
+    %y2 = aten::where(%hit, aten::neg(%y1), %y1)
+    %vy2 = aten::where(%hit, aten::mul(%vy1, -r), %vy1)
+    -> (%vy2, %y2)                         # (the loop carries the last values)
+
+which the fuser makes one kernel reading ``vy`` and ``y`` and writing their next values. An
+array qualifies (``_carried``) where:
+
+* the loop's initial value is made for it (``_MADE``, a clone, a map: a new array) and read
+  by nothing else but ops before the loop that neither write it nor keep a view of it; an
+  array made before the loop and updated in it without being rebound (``vx[out] *= -1``)
+  is made a value the loop carries first (``_carry``), the code after the loop reading the
+  loop's result;
+* in the loop's body, each update of it (``+= -= *= /=``, ``x[...] = v`` as ``aten::copy_``) is
+  a node of the body itself (not of a branch), and every other use of it, at any depth, is an
+  op that neither writes it nor keeps a view or list of it, or the body's result for its
+  own place in the loop (once); the body's result is the array, or a new array the body
+  makes and only reads (``x = np.clip(x, 0, L)`` after ``x += v``);
+* each update's result casts to the array's dtype as the in-place op would (a cast of the same
+  kind: ``aten::type_as`` after it, where its dtype differs), and a stored ``v`` is computed
+  by maps from the array itself, so that it is at least the array's shape.
+
+An in-place update never changes the array's shape: ``x += v`` raises where ``v`` would
+broadcast ``x`` to a larger one. A value computed by maps from ``x`` and numbers keeps its
+shape; any other operand (another array of the loop) might not, so the body's last value is
+checked against the shape it began with (``fusejit::kept_shape``, raising as the update would,
+at the first such update's line; a shape that grew at one update cannot shrink back at a
+later one: each value is a map of the one before). ``fuse_graph`` is unchanged; the executor
+runs this before it, on CPU plans of ``@fusejit.jit``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..ir.graph import Block, Graph, Node, Value
+from ..ir.symbols import SIDE_EFFECTS, Symbol, aten, prim
+from ..ir.types import BoolType, FloatType, IntType, ScalarType, TensorType
+from ..oplib.dtypes import category, result_type_from
+from .alias_analysis import AliasDb, _same_block_ancestor
+from .dead_code_elimination import eliminate_dead_code
+from .fresh_stores import _is_fresh
+from .more_maps import is_map
+from .pass_checks import graph_pass
+
+KEPT_SHAPE = Symbol("fusejit::kept_shape")
+
+# in-place op -> its out-of-place op (None: the stored value itself)
+_UPDATES = {aten.add_: aten.add, aten.sub_: aten.sub, aten.mul_: aten.mul, aten.div_: aten.div,
+            aten.copy_: None}
+# Ops that always make a new array, shared with nothing, besides a clone and the maps.
+_MADE = frozenset({aten.zeros, aten.zeros_like, aten.ones, aten.ones_like, aten.full,
+                   aten.full_like, aten.empty, aten.empty_like})
+# Reads of an array's shape alone.
+_SHAPE_READS = frozenset({aten.size, aten.dim, aten.numel, aten.len})
+# Maps that give their input back where its dtype is the one asked for.
+_SAME_ARRAY = frozenset({aten.type_as, aten._cast_Float})
+
+
+@graph_pass
+def functionalize_carried_arrays(graph: Graph) -> bool:
+    """Carry as values the arrays each loop of ``graph`` updates in place, where only the loop
+    can see them (the module's docstring); True if any was."""
+    changed = False
+    for loop in [n for n in graph.all_nodes() if n.kind == prim.Loop]:
+        body = loop.blocks[0]
+        if len(loop.inputs) != len(loop.outputs) + 2 or \
+                len(body.inputs) != len(loop.outputs) + 1:
+            continue
+        db = AliasDb(graph)
+        here = False
+        for array in _mutated_within(loop):
+            updates = _updated_outside(loop, array, db)
+            if updates:
+                _carry(loop, array)
+                _rewrite(graph, loop, len(loop.outputs) - 1, updates)
+                here = True
+                db = AliasDb(graph)
+        for k in range(len(loop.outputs)):
+            updates = _carried(loop, k, db)
+            if updates:
+                _rewrite(graph, loop, k, updates)
+                here = True
+                db = AliasDb(graph)
+        if here:
+            _hoist_checks(body)
+            changed = True
+    if changed:
+        eliminate_dead_code(graph)
+    return changed
+
+
+def _fresh(init: Value) -> bool:
+    """Is ``init`` a new array, a tensor of known dtype and rank?"""
+    return _dtype(init) is not None and init.node.kind not in _SAME_ARRAY and \
+        (init.node.kind in _MADE or _is_fresh(init.node))
+
+
+def _carried(loop: Node, k: int, db: AliasDb) -> list[Node] | None:
+    """The updates, in order, of the array ``loop`` carries at ``k``, where it qualifies."""
+    body = loop.blocks[0]
+    init, param, result = loop.inputs[2 + k], body.inputs[1 + k], body.outputs[1 + k]
+    if not _fresh(init) or _dtype(param) != _dtype(init):
+        return None
+    for use in init.uses:
+        if use.user is loop:
+            if use.offset != 2 + k:
+                return None
+            continue
+        before = _same_block_ancestor(use.user, loop.owning_block)
+        if before is None or not loop.is_after(before) or not _only_reads(use.user, init, db):
+            return None
+    found = _updates(param, body, db, 1 + k)
+    if found is None or result not in found[1] and not _fresh_result(result, body, k, db):
+        return None
+    return found[0]
+
+
+def _fresh_result(result: Value, body: Block, k: int, db: AliasDb) -> bool:
+    """Is ``result`` a new array the body makes (``x = np.clip(x, lo, hi)`` after ``x += v``),
+    read only, but as the body's result at ``k`` (so the next step's array is again one that
+    only the loop holds)?"""
+    if result.node.owning_block is not body or not _fresh(result):
+        return False
+    return all(use.offset == 1 + k if use.user is body.return_node
+               else _only_reads(use.user, result, db) for use in result.uses)
+
+
+def _mutated_within(loop: Node) -> list[Value]:
+    """The arrays made before ``loop`` in its block (not among its inputs) that an update at
+    the top of its body writes."""
+    body = loop.blocks[0]
+    arrays = []
+    for node in body.nodes():
+        if node.kind in _UPDATES and node.inputs:
+            array = node.input(0)
+            if array.node.owning_block is loop.owning_block and array not in arrays and \
+                    array not in loop.inputs and loop.is_after(array.node):
+                arrays.append(array)
+    return arrays
+
+
+def _updated_outside(loop: Node, array: Value, db: AliasDb) -> list[Node] | None:
+    """The updates, in order, of ``array`` (a new array made before ``loop``, not carried) in
+    the loop's body, where it qualifies: before the loop, only reads; after it, anything (the
+    loop's result then)."""
+    if not _fresh(array):
+        return None
+    body = loop.blocks[0]
+    for use in array.uses:
+        at = _same_block_ancestor(use.user, loop.owning_block)
+        if at is None or at is not loop and not at.is_after(loop) and \
+                not _only_reads(use.user, array, db):
+            return None
+    found = _updates(array, body, db, None)
+    return found[0] if found is not None else None
+
+
+def _updates(start: Value, body: Block, db: AliasDb, result_at: int | None
+             ) -> tuple[list[Node], set[Value]] | None:
+    """The updates of the array ``start`` names in ``body``, in order, and its names there
+    (``start`` and their results), where each update is a node of the body itself that casts
+    as the in-place op would (``_casts``), and each other use in the body reads it only or is
+    the body's result at ``result_at``; else None. Uses outside the body are not looked at."""
+    target = _dtype(start)
+    updates: list[Node] = []
+    members, pending = {start}, [start]
+    while pending:
+        value = pending.pop()
+        for use in value.uses:
+            user = use.user
+            if _same_block_ancestor(user, body) is None:
+                continue
+            if user is body.return_node:
+                if use.offset != result_at:
+                    return None
+            elif user.kind in _UPDATES and use.offset == 0:
+                if user.owning_block is not body or len(user.outputs) != 1:
+                    return None
+                updates.append(user)
+                members.add(user.output())
+                pending.append(user.output())
+            elif not _only_reads(user, value, db):
+                return None
+    if not updates or not all(_casts(u, target, members) for u in updates):
+        return None
+    order = {node: i for i, node in enumerate(body.nodes())}
+    return sorted(updates, key=order.__getitem__), members
+
+
+def _carry(loop: Node, array: Value) -> None:
+    """Make ``loop`` carry ``array`` (its last place): the body reads its parameter, the code
+    after the loop the loop's result."""
+    body = loop.blocks[0]
+    param = body.add_input(type=array.type)
+    for use in list(array.uses):
+        if _same_block_ancestor(use.user, body) is not None:
+            use.user.replace_input(use.offset, param)
+    body.register_output(param)
+    result = loop.add_output(type=array.type)
+    for use in list(array.uses):
+        at = _same_block_ancestor(use.user, loop.owning_block)
+        if at is not None and at.is_after(loop):
+            use.user.replace_input(use.offset, result)
+    loop.add_input(array)
+
+
+def _only_reads(user: Node, value: Value, db: AliasDb) -> bool:
+    """Does ``user`` read ``value`` without writing it or letting it out (an op with a schema
+    that writes none of its arguments, none of its results ``value`` itself or a view of it)?"""
+    schema = user.schema
+    return schema is not None and not schema.written and user.kind not in _SAME_ARRAY and \
+        not any(db.may_alias(out, value) for out in user.outputs)
+
+
+def _dtype(value: Value) -> np.dtype | None:
+    t = value.type
+    return t.dtype if isinstance(t, TensorType) and t.scalar_type is not None and \
+        t.rank is not None else None
+
+
+def _operand_kind(value: Value) -> tuple[np.dtype, str] | None:
+    t = value.type
+    if isinstance(t, TensorType):
+        dtype = _dtype(value)
+        return None if dtype is None else (dtype, "zero_dim" if t.rank == 0 else "tensor")
+    for number, dtype in ((BoolType, np.bool_), (IntType, np.int64), (FloatType, np.float64)):
+        if isinstance(t, number):
+            return np.dtype(dtype), "scalar"
+    return None
+
+
+def _result_dtype(update: Node, target: np.dtype) -> np.dtype | None:
+    """The dtype of ``update``'s out-of-place op (its stored value's for a copy), or None."""
+    if update.kind == aten.copy_:
+        return _dtype(update.input(1))
+    kinds = [(target, "tensor"), _operand_kind(update.input(1))]
+    return None if kinds[1] is None else result_type_from(kinds)
+
+
+def _casts(update: Node, target: np.dtype, members: set[Value]) -> bool:
+    """Does ``update``'s value go into the array as the in-place op writes it: an op's result
+    of the array's category (its dtype, or one it casts to: a result of a higher category
+    raises), a stored value of any dtype (cast as ``x[...] = v`` casts) but at least the
+    array's shape (``_covers``)?"""
+    dtype = _result_dtype(update, target)
+    if dtype is None:
+        return False
+    if update.kind == aten.copy_:
+        return _covers(update.input(1), members, 8)
+    return category(dtype) == category(target)
+
+
+def _covers(value: Value, members: set[Value], depth: int) -> bool:
+    """Is ``value`` the array, or a map with such an operand (its shape, maybe broadcast)?"""
+    if value in members:
+        return True
+    node = value.node
+    return depth > 0 and node is not None and is_map(node) and \
+        any(_covers(v, members, depth - 1) for v in node.inputs if isinstance(v.type, TensorType))
+
+
+def _within(value: Value, members: set[Value], depth: int = 8) -> bool:
+    """Is ``value`` a number, the array, or a map of such values (no larger than the array)?"""
+    t = value.type
+    if value in members or not isinstance(t, TensorType) or t.rank == 0:
+        return True
+    node = value.node
+    return depth > 0 and node is not None and is_map(node) and \
+        all(_within(v, members, depth - 1) for v in node.inputs)
+
+
+def _rewrite(graph: Graph, loop: Node, k: int, updates: list[Node]) -> None:
+    body = loop.blocks[0]
+    param = body.inputs[1 + k]
+    target = _dtype(param)
+    members = {param} | {u.output() for u in updates}
+    unproven = next((u for u in updates if not _within(u.input(1), members)), None)
+    todo = set(updates)
+    current, values = param, {param}
+    for node in list(body.nodes()):
+        _read_current(node, members, current)
+        if node in todo:
+            with graph.inserting_before(node):
+                current = _value_of(graph, node, current, target)
+            values.add(current)
+    if unproven is not None:
+        with graph.inserting_before(body.return_node):
+            check = graph.insert(KEPT_SHAPE, [current, param])
+        check.output().type = param.type       # (its shape, or it raises)
+        check.source_range, check.text_line = unproven.source_range, unproven.text_line
+        current = check.output()
+        values.add(current)
+    body.return_node.replace_input(1 + k, current)
+    for node in reversed(updates):
+        node.destroy()
+    _read_shape_at_start(body, param, values)
+
+
+def _read_shape_at_start(block: Block, param: Value, values: set[Value]) -> None:
+    """Point the shape reads (``_SHAPE_READS``) of the array's values in ``block``, and of
+    maps of them and numbers of its rank, at ``param``: each has its shape (where one grew,
+    the body's last value has grown too, and ``kept_shape`` raises before the step ends). A
+    mask's size check then waits for no kernel (``_hoist_checks``)."""
+    rank = param.type.rank
+    for node in block.nodes():
+        if node.kind in _SHAPE_READS and node.inputs and node.input(0) is not param and \
+                isinstance(node.input(0).type, TensorType) and \
+                node.input(0).type.rank == rank and _within(node.input(0), values):
+            node.replace_input(0, param)
+        for inner in node.blocks:
+            _read_shape_at_start(inner, param, values)
+
+
+def _hoist_checks(body: Block) -> None:
+    """Move each check of the loop's body (an ``If`` of no results whose blocks only raise)
+    whose condition is computed from numbers and shapes known when the step starts to the
+    step's start, where every node it passes writes nothing and has no side effects: it then
+    stands between no two kernels (``vy[hit] *= r`` checks ``hit``'s size against ``vy``'s
+    between the kernel computing ``hit`` and the one updating ``vy``). A check that fails
+    raises before those nodes run instead of after: nothing outside the call can tell."""
+    anchor: Node | None = None
+    moved: set[Node] = set()
+    passed: list[Node] = []
+    for node in list(body.nodes()):
+        if node in moved:
+            continue
+        deps = _check_inputs(node, body) if _is_check(node) else None
+        if deps is None or not all(_harmless(n) for n in passed if n not in deps):
+            passed.append(node)
+            continue
+        for dep in sorted(deps - moved, key=_order(body)) + [node]:
+            if anchor is None:
+                dep.move_before(next(iter(body.nodes())))
+            else:
+                dep.move_after(anchor)
+            anchor = dep
+            moved.add(dep)
+
+
+def _order(block: Block):
+    order = {node: i for i, node in enumerate(block.nodes())}
+    return order.__getitem__
+
+
+def _is_check(node: Node) -> bool:
+    return node.kind == prim.If and not node.outputs and all(
+        all(n.kind == prim.RaiseException for n in block.nodes()) for block in node.blocks)
+
+
+def _check_inputs(check: Node, body: Block) -> set[Node] | None:
+    """The nodes of ``body`` that ``check``'s condition is computed by, where each makes
+    numbers only (no tensor, no block, no write), and its blocks read nothing of ``body``."""
+    deps: set[Node] = set()
+    pending = list(check.inputs)
+    for block in check.blocks:
+        for inner in block.nodes():
+            if any(_same_block_ancestor(v.node, body) is not None for v in inner.inputs):
+                return None
+    while pending:
+        value = pending.pop()
+        node = value.node
+        if node is None or node is body.param_node or node.owning_block is not body or \
+                node in deps:
+            continue
+        if node.blocks or node.schema is None or node.schema.written or \
+                any(isinstance(out.type, TensorType) for out in node.outputs):
+            return None
+        deps.add(node)
+        pending.extend(node.inputs)
+    return deps
+
+
+def _harmless(node: Node) -> bool:
+    """Does ``node`` (and every node in its blocks) write nothing, with no side effects?"""
+    if node.kind in SIDE_EFFECTS or node.schema is not None and node.schema.written:
+        return False
+    return all(_harmless(n) for block in node.blocks for n in block.nodes())
+
+
+def _read_current(node: Node, members: set[Value], current: Value) -> None:
+    """Point ``node``'s reads of the array (in its blocks too) at ``current``."""
+    for i, value in enumerate(node.inputs):
+        if value in members and value is not current:
+            node.replace_input(i, current)
+    for block in node.blocks:
+        for inner in block.nodes():
+            _read_current(inner, members, current)
+
+
+def _value_of(graph: Graph, update: Node, current: Value, target: np.dtype) -> Value:
+    """The value ``update`` (its reads of the array at ``current``) leaves in the array: its
+    out-of-place op, cast to the array's dtype where that differs."""
+    op = _UPDATES[update.kind]
+    if op is None:
+        value = update.input(1)
+    else:
+        node = graph.insert(op, [current, *update.inputs[1:]])
+        node.source_range, node.text_line = update.source_range, update.text_line
+        ranks = [current.type.rank] + [v.type.rank for v in update.inputs[1:2]
+                                       if isinstance(v.type, TensorType)]
+        node.output().type = _typed(current, _result_dtype(update, target), max(ranks))
+        value = node.output()
+    if _dtype(value) != target:
+        cast = graph.insert(aten.type_as, [value, current])
+        cast.source_range, cast.text_line = update.source_range, update.text_line
+        cast.output().type = _typed(current, target, value.type.rank)
+        value = cast.output()
+    return value
+
+
+def _typed(like: Value, dtype: np.dtype, rank: int) -> TensorType:
+    return TensorType(ScalarType.from_dtype(dtype), (None,) * rank, None, None,
+                      like.type.device)
+
+
+__all__ = ["KEPT_SHAPE", "functionalize_carried_arrays"]

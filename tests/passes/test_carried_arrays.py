@@ -1,0 +1,206 @@
+"""``functionalize_carried_arrays``: the arrays a time-stepping loop made for itself and updates
+in place (``+=``, masked stores, arrays updated but never rebound) become values the loop
+carries, so that a step is one kernel, with NumPy's values to the bit; arrays someone else can
+see (an argument, another name, a view, an update in a branch) keep their in-place updates and
+their values; an update that would grow the array, and a mask of the wrong size, still raise."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import fusejit
+from fusejit.ir.symbols import aten, prim
+
+_IN_PLACE = {aten.add_, aten.sub_, aten.mul_, aten.div_, aten.copy_}
+
+
+def _loop_body(graph):
+    [loop] = [n for n in graph.all_nodes() if n.kind == prim.Loop]
+    return [n.kind for n in loop.blocks[0].nodes()]
+
+
+def _in_place(graph) -> list:
+    """The in-place updates left, and the groups that write into an array."""
+    return [n.kind for n in graph.all_nodes()
+            if n.kind in _IN_PLACE or n.has_attribute("written_into")]
+
+
+def bouncing(y0, vy0, g, r, dt, steps):
+    y = y0.copy()
+    vy = vy0.copy()
+    bounces = np.zeros(y.shape, dtype=np.int64)
+    for _ in range(steps):
+        vy -= g * dt
+        y += vy * dt
+        hit = y < 0.0
+        y[hit] = -y[hit]
+        vy[hit] *= -r
+        bounces += hit
+    return y, vy, bounces
+
+
+def walls(x0, vx0, size, dt, steps):
+    x = x0.copy()
+    vx = vx0.copy()                 # (updated in the loop, never rebound: not carried)
+    for _ in range(steps):
+        x += vx * dt
+        out = (x < 0.0) | (x > size)
+        vx[out] *= -1.0
+        x = np.clip(x, 0.0, size)
+    return x, vx
+
+
+def lcg(seeds, steps):
+    x = seeds.copy()
+    acc = np.zeros_like(x)
+    for _ in range(steps):
+        x = x * 1664525 + 1013904223
+        acc ^= x >> 16
+    return x, acc
+
+
+def float32_state(x0, f, steps):
+    x = x0.copy()
+    for _ in range(steps):
+        x += f * 0.01               # (a float64 term: each step rounds into float32)
+        x *= np.float32(0.999)
+    return x
+
+
+def old_name_read(x0, steps):
+    y = x0.copy()
+    total = 0.0
+    for _ in range(steps):
+        a = y
+        y += 1.0
+        total += a.sum()            # (a is y: it sees the update)
+    return y, total
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_a_time_step_is_one_kernel_with_numpys_bits(dtype):
+    rng = np.random.default_rng(3)
+    args = (rng.uniform(0.5, 10.0, 2000).astype(dtype), rng.uniform(-2.0, 5.0, 2000).astype(dtype),
+            9.81, 0.85, 0.005, 400)
+    jitted = fusejit.jit(bouncing)
+    for _ in range(2):
+        got = jitted(*args)
+    for a, b in zip(got, bouncing(*args)):
+        assert a.dtype == b.dtype
+        np.testing.assert_array_equal(a, b)
+    graph = jitted.graph_for(*args)
+    assert _in_place(graph) == []
+    assert _loop_body(graph).count(prim.FusionGroup) == 1
+
+
+def test_arrays_updated_but_not_rebound_are_carried():
+    rng = np.random.default_rng(4)
+    args = (rng.uniform(0.0, 1.0, 3000), rng.standard_normal(3000), 1.0, 0.01, 300)
+    jitted = fusejit.jit(walls)
+    for _ in range(2):
+        got = jitted(*args)
+    for a, b in zip(got, walls(*args)):
+        np.testing.assert_array_equal(a, b)
+    graph = jitted.graph_for(*args)
+    assert _in_place(graph) == []
+    assert _loop_body(graph).count(prim.FusionGroup) == 1
+
+
+@pytest.mark.parametrize("fn, make", [
+    (lcg, lambda rng: (rng.integers(0, 2**32, 1000, dtype=np.uint64).astype(np.uint32), 50)),
+    (float32_state, lambda rng: (rng.standard_normal(1000).astype(np.float32),
+                                 rng.standard_normal(1000), 60)),
+    (old_name_read, lambda rng: (rng.standard_normal(500), 20)),
+])
+def test_carried_values_are_numpys(fn, make):
+    args = make(np.random.default_rng(5))
+    jitted = fusejit.jit(fn)
+    for _ in range(2):
+        got = jitted(*args)
+    expected = fn(*args)
+    for a, b in zip(got if isinstance(got, tuple) else (got,),
+                    expected if isinstance(expected, tuple) else (expected,)):
+        assert np.asarray(a).dtype == np.asarray(b).dtype
+        np.testing.assert_array_equal(a, b)
+    assert _in_place(jitted.graph_for(*args)) == []
+
+
+def argument_updated(x, steps):
+    for _ in range(steps):
+        x += 1.0                    # (the caller's array)
+    return x.sum()
+
+
+def other_name(x0, steps):
+    y = x0.copy()
+    z = y
+    for _ in range(steps):
+        y += 1.0
+    return z                        # (z is y)
+
+
+def view_before(x0, steps):
+    y = x0.copy()
+    v = y[1:]
+    for _ in range(steps):
+        y *= 2.0
+    return v                        # (a view of y: it sees the updates)
+
+
+def in_a_branch(x0, steps):
+    y = x0.copy()
+    for i in range(steps):
+        if i % 2 == 0:
+            y += 1.0
+        y *= 0.5
+    return y
+
+
+@pytest.mark.parametrize("fn", [argument_updated, other_name, view_before, in_a_branch])
+def test_arrays_others_can_see_keep_their_updates(fn):
+    x = np.random.default_rng(6).standard_normal(100)
+    jitted = fusejit.jit(fn)
+    for _ in range(2):
+        mine, theirs = x.copy(), x.copy()
+        got, expected = jitted(mine, 5), fn(theirs, 5)
+        np.testing.assert_array_equal(got, expected)
+        np.testing.assert_array_equal(mine, theirs)       # (the argument, as NumPy leaves it)
+    assert _in_place(jitted.graph_for(x.copy(), 5)) != []
+
+
+def grows(m, steps):
+    x = np.zeros(3)
+    for _ in range(steps):
+        x += m
+    return x
+
+
+def mask_of_another_size(y0, v0, steps):
+    y = y0.copy()
+    v = v0.copy()
+    for _ in range(steps):
+        y -= 1.0
+        hit = y < 0
+        v[hit] *= -1.0
+    return y, v
+
+
+def test_an_update_that_would_grow_the_array_raises():
+    jitted = fusejit.jit(grows)
+    with pytest.raises(ValueError, match="broadcast"):
+        grows(np.ones((2, 3)), 3)
+    for _ in range(2):
+        with pytest.raises(Exception, match=r"doesn't match the broadcast shape \[2, 3\]"):
+            jitted(np.ones((2, 3)), 3)
+    np.testing.assert_array_equal(jitted(np.ones(3), 4), grows(np.ones(3), 4))
+
+
+def test_a_mask_of_another_size_raises_numpys_index_error():
+    jitted = fusejit.jit(mask_of_another_size)
+    for _ in range(2):
+        with pytest.raises(Exception, match="IndexError: boolean index did not match"):
+            jitted(np.ones(4), np.ones(5), 3)
+    for a, b in zip(jitted(np.ones(4), np.ones(4), 3), mask_of_another_size(np.ones(4),
+                                                                           np.ones(4), 3)):
+        np.testing.assert_array_equal(a, b)
