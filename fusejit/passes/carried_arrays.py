@@ -350,9 +350,10 @@ def _hoist_checks(body: Block) -> None:
             passed.append(node)
             continue
         for dep in sorted(deps - moved, key=_order(body)) + [node]:
-            if anchor is None:
-                dep.move_before(next(iter(body.nodes())))
-            else:
+            first = next(iter(body.nodes()))
+            if anchor is None and dep is not first:
+                dep.move_before(first)
+            elif anchor is not None and dep.prev is not anchor:
                 dep.move_after(anchor)
             anchor = dep
             moved.add(dep)

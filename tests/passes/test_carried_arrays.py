@@ -68,6 +68,18 @@ def float32_state(x0, f, steps):
     return x
 
 
+def collatz(starts):
+    n = starts.astype(np.int64)
+    steps = np.zeros_like(n)
+    active = n > 1
+    while active.any():
+        x = n[active]               # (its size check first in the body: it stays there)
+        n[active] = np.where((x & 1) == 0, x >> 1, 3 * x + 1)
+        steps[active] += 1
+        active = n > 1
+    return steps, n
+
+
 def old_name_read(x0, steps):
     y = x0.copy()
     total = 0.0
@@ -112,6 +124,7 @@ def test_arrays_updated_but_not_rebound_are_carried():
     (float32_state, lambda rng: (rng.standard_normal(1000).astype(np.float32),
                                  rng.standard_normal(1000), 60)),
     (old_name_read, lambda rng: (rng.standard_normal(500), 20)),
+    (collatz, lambda rng: (rng.integers(1, 10_000, 300),)),
 ])
 def test_carried_values_are_numpys(fn, make):
     args = make(np.random.default_rng(5))
