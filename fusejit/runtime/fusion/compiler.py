@@ -42,7 +42,7 @@ from .isolated import ensure_compiled
 from .layout import GroupLayout, analyse
 from .loops import DEFER, marks_size
 from .native_entry import RowLayout
-from .outputs import pooled, take
+from .outputs import pooled_together, take_all
 from .plan import KernelDeclined, Plan, make_plan, num_threads
 from .quick import quick_call
 
@@ -289,7 +289,7 @@ class FusedKernel:
             outs = (_empty(*call.single),)
         else:
             # (big outputs: pooled memory, which skips the page faults of a fresh allocation)
-            outs = tuple(map(take if call.pooled else _empty, call.out_shapes,
+            outs = tuple(map(take_all if call.pooled else _empty, call.out_shapes,
                              call.out_dtypes))
         plan = call.plan
         if not plan.numel:
@@ -636,7 +636,7 @@ class _Call:
         self.order = None if order == sorted(order) else operator.itemgetter(*order)
         self.out_shapes = plan.out_shapes
         self.out_dtypes = variant.out_dtypes
-        self.pooled = any(map(pooled, self.out_shapes, self.out_dtypes))
+        self.pooled = pooled_together(self.out_shapes, self.out_dtypes)
         # (shape, dtype) of the one output of a call that does not pool it
         self.single = None if self.pooled or len(self.out_shapes) != 1 else \
             (self.out_shapes[0], self.out_dtypes[0])

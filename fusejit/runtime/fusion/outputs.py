@@ -99,12 +99,30 @@ def host_sized(inputs) -> bool:
     return False
 
 
-def take(shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
+def pooled_together(shapes, dtypes) -> bool:
+    """Do the outputs of one call, of ``shapes`` and ``dtypes``, come from the pool
+    (``take_all``): together at least ``MIN_BYTES``? Freed together, they are what glibc
+    trims: a time step's kernel making two 2^21-element float64 arrays a step (16 MiB each)
+    took fresh pages for both every step (~800 faults a call)."""
+    total = 0
+    for shape, dtype in zip(shapes, dtypes):
+        total += _nbytes(shape, np.dtype(dtype))
+    return total >= MIN_BYTES and _limit_bytes() > 0
+
+
+def take_all(shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
+    """``take``, from the pool whatever the size (one of the outputs ``pooled_together``
+    pools)."""
+    return take(shape, dtype, 0)
+
+
+def take(shape: tuple[int, ...], dtype: np.dtype, least: int | None = None) -> np.ndarray:
     """An uninitialised C-contiguous array of ``shape`` and ``dtype``, like ``np.empty``
-    (page-aligned when it comes from the pool)."""
+    (page-aligned when it comes from the pool: from ``least`` bytes, ``MIN_BYTES`` unless
+    given)."""
     dtype = np.dtype(dtype)
     nbytes = _nbytes(shape, dtype)
-    if nbytes < MIN_BYTES or not _limit_bytes():
+    if nbytes < (MIN_BYTES if least is None else least) or not nbytes or not _limit_bytes():
         return np.empty(shape, dtype)
     size = -(-(nbytes + _ALIGN) // _ROUND) * _ROUND
     with _lock:

@@ -54,7 +54,7 @@ def quick_call(call: Any, inputs: tuple, head: tuple | None) -> Callable[[tuple]
         _VIEW,
         _flat,
     )
-    from .outputs import take
+    from .outputs import take_all
 
     entry = call.entries[True]
     if head is None or entry is None or call.variant.guarded or not call.steps:
@@ -94,7 +94,7 @@ def quick_call(call: Any, inputs: tuple, head: tuple | None) -> Callable[[tuple]
             return None
     outs = []
     for j, (shape, dtype) in enumerate(zip(call.out_shapes, call.out_dtypes)):
-        names[f"ALLOC{j}"] = take if call.pooled else np.empty
+        names[f"ALLOC{j}"] = take_all if call.pooled else np.empty
         names[f"S_{j}"], names[f"D_{j}"] = tuple(shape), np.dtype(dtype)
         lines.append(f"    o{j} = ALLOC{j}(S_{j}, D_{j})")
         outs.append(f"o{j}" if call.flat_outs is None else f"o{j}.reshape(-1)")

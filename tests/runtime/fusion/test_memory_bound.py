@@ -363,3 +363,33 @@ def test_streaming_is_bit_identical_on_chunks_and_concats(monkeypatch):
     assert "st." not in plain._variants[next(iter(plain._variants))].source
     for g, w in zip(got, want):
         assert g.shape == w.shape and np.array_equal(g.view(np.int32), w.view(np.int32))
+
+
+def test_outputs_big_together_come_from_the_pool(monkeypatch):
+    """A kernel's outputs come from the pool where together they reach ``MIN_BYTES`` (two
+    arrays of half of it each: a time step's two state arrays, which freed together glibc
+    gives back and faults in again), with the values of one computed by NumPy; one output
+    of half of it is NumPy's own."""
+    monkeypatch.setattr(pool, "_held", [])
+    monkeypatch.setattr(pool, "MIN_BYTES", 1 << 20)
+    two = FusedKernel(fusejit.parse_ir("graph(%x : Float(*), %v : Float(*)):\n"
+                                       "  %k : float = prim::Constant[value=0.5]()\n"
+                                       "  %one : int = prim::Constant[value=1]()\n"
+                                       "  %a : Float(*) = aten::mul(%x, %k)\n"
+                                       "  %b : Float(*) = aten::sub(%v, %a, %one)\n"
+                                       "  %c : Float(*) = aten::add(%x, %b, %one)\n"
+                                       "  return (%c, %b)\n"))
+    one = FusedKernel(fusejit.parse_ir("graph(%x : Float(*), %v : Float(*)):\n"
+                                       "  %k : float = prim::Constant[value=0.5]()\n"
+                                       "  %one : int = prim::Constant[value=1]()\n"
+                                       "  %a : Float(*) = aten::mul(%x, %k)\n"
+                                       "  %b : Float(*) = aten::sub(%v, %a, %one)\n"
+                                       "  return (%b)\n"))
+    x, v = np.random.default_rng(8).standard_normal((2, pool.MIN_BYTES // 8), np.float32)
+    b = v - x * np.float32(0.5)
+    for kernel, expected, pooled in ((two, (x + b, b), True), (one, (b,), False)):
+        for _ in range(2):
+            got = kernel(x, v)
+            for a, e in zip(got, expected, strict=True):
+                assert np.array_equal(a, e)
+                assert (not a.flags.owndata) == pooled
