@@ -828,10 +828,14 @@ def _element_gather(node: Node) -> bool:
 
 
 def makes_arrays_in_loops(graph: Graph) -> bool:
-    """Does a loop of ``graph`` make new arrays (``for _ in range(5): v = v - dt * x``), not
-    only views, in-place updates and elements (``out[i] = a * x[i] + out[i - 1]``)?"""
+    """Does a loop of ``graph`` compute whole arrays: make new ones (``for _ in range(5):
+    v = v - dt * x``) or update them by arithmetic (``x *= 0.999``), not only make views,
+    store and update elements (``out[i] = a * x[i] + out[i - 1]``)? (Numba's ``x *= 0.999``
+    of 10^6 float32 took ~280 us, NumPy's ~45: such a loop ran whole at 0.16-0.38x NumPy.)"""
     def in_block(block: Block, looped: bool) -> bool:
         for node in block.nodes():
+            if looped and node.kind.name in _INPLACE and _rank(node.input(0)) != 0:
+                return True
             if looped and node.kind not in _PASSES_ON and node.kind not in _ALIASING and any(
                     isinstance(v.type, TensorType) and _rank(v) != 0 for v in node.outputs):
                 return True

@@ -605,6 +605,14 @@ def _euler(x, v, dt):
     return x, v
 
 
+def _decay_in_place(x):
+    x = x.copy()
+    for _ in range(3):
+        x *= 0.999                  # (whole arrays updated by arithmetic: array work too)
+        x += 0.001
+    return x
+
+
 def _running(x):
     out = np.zeros_like(x)
     for i in range(1, x.shape[0]):
@@ -621,10 +629,12 @@ def _stacked(x, v, dt):
 
 
 @pytest.mark.parametrize("fn, makes_arrays, sized", [
-    (_euler, True, True), (_running, False, False), (_stacked, True, False)])
+    (_euler, True, True), (_decay_in_place, True, True), (_running, False, False),
+    (_stacked, True, False)])
 def test_loops_that_make_arrays_leave_big_arrays_to_the_fused_kernels(fn, makes_arrays,
                                                                       sized):
-    """A loop that makes arrays (``v = v - dt * x``) runs whole only on small arrays, as
+    """A loop that makes arrays (``v = v - dt * x``) or updates them by arithmetic
+    (``x *= 0.999``: 0.16x NumPy whole on 10^6 float32) runs whole only on small arrays, as
     straight-line array code does (on 2^22 float64 elements, whole: 0.21x NumPy; fused
     kernels: 4.5x); a loop over elements runs whole at any size, and so does one whose arrays
     have no bound from the arguments' dimensions (a stack of arrays appended in the loop)."""
@@ -635,7 +645,7 @@ def test_loops_that_make_arrays_leave_big_arrays_to_the_fused_kernels(fn, makes_
 
     jit_module = importlib.import_module("fusejit.frontend.jit")
     x, v = np.random.default_rng(2).random((2, jit_module.WHOLE_GRAPH_MAX_ELEMENTS + 1))
-    args = [x, v, 0.1] if fn is not _running else [x]
+    args = [x] if fn in (_running, _decay_in_place) else [x, v, 0.1]
     jitted = fusejit.jit(fn)
     graph = jitted._script([argument_ir_type(f"a{i}", a) for i, a in enumerate(args)], args)
     assert makes_arrays_in_loops(graph) == makes_arrays
