@@ -35,6 +35,9 @@ from ...errors import FusejitError
 # 0.30 plain (NumPy 0.41 and 0.28 in those runs): a pooled buffer is memory NumPy's own
 # outputs cannot reuse, so more of it competes for the caches.
 MIN_BYTES = 32 << 20
+# ... and the outputs of a call that makes several, from this many bytes together (at 2.4 MB,
+# two outputs of a leaky integrate-and-fire step, np.empty's were as fast).
+MIN_SEVERAL_BYTES = 4 << 20
 _ROUND = 2 << 20            # buffer sizes are rounded up to this (a huge page)
 # Outputs start on a page. An output a little ahead of its input in the page (NumPy's big
 # arrays start 16 bytes into one) makes the loop's loads wait on its stores to the same address
@@ -101,13 +104,17 @@ def host_sized(inputs) -> bool:
 
 def pooled_together(shapes, dtypes) -> bool:
     """Do the outputs of one call, of ``shapes`` and ``dtypes``, come from the pool
-    (``take_all``): together at least ``MIN_BYTES``? Freed together, they are what glibc
-    trims: a time step's kernel making two 2^21-element float64 arrays a step (16 MiB each)
-    took fresh pages for both every step (~800 faults a call)."""
-    total = 0
+    (``take_all``): one of at least ``MIN_BYTES``, or several of at least
+    ``MIN_SEVERAL_BYTES`` together? Several freed together are what glibc gives back to the
+    system (its trim threshold is twice the mmap threshold, which rises only to the biggest
+    block freed), and the next call faults them in again: a kernel making two float64
+    arrays of 10^6 elements took 2.4-10 ms a call (~800 faults) against 0.4 pooled, and an
+    SIR step writing three of 2 * 10^5 (4.8 MB) ran at 0.48x NumPy, 3.6x pooled."""
+    total = count = 0
     for shape, dtype in zip(shapes, dtypes):
         total += _nbytes(shape, np.dtype(dtype))
-    return total >= MIN_BYTES and _limit_bytes() > 0
+        count += 1
+    return total >= (MIN_BYTES if count == 1 else MIN_SEVERAL_BYTES) and _limit_bytes() > 0
 
 
 def take_all(shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:

@@ -43,7 +43,7 @@ from .cache import load_module
 from .codegen import STRIDED, UNIT, ZERO, ArgSpec
 from .columns import SHORT_ROWS, column_block, column_layout, generate_columns
 from .compiler import _NO_STATUS, FusedKernel, _Call, _Declined, _reshape, _Variant
-from .outputs import take
+from .outputs import take_all
 from .plan import KernelDeclined
 from .rows import ELEMENT, FLAT, KEEPDIM_AT, NESTED, ROW, VIEWS, RowGroup, generate_rows
 from .segments import axes_layout, generate_segments, per_row_only
@@ -472,7 +472,7 @@ class RowKernel:
         elif call.single is not None:
             outs: tuple = (np.empty(*call.single),)
         else:
-            outs = tuple(map(take if call.pooled else np.empty, call.out_shapes,
+            outs = tuple(map(take_all if call.pooled else np.empty, call.out_shapes,
                              call.out_dtypes))
         variant = call.variant
         status = np.zeros(1, np.int64) if variant.guarded else _NO_STATUS
@@ -502,7 +502,7 @@ class RowKernel:
                        if self.group.classes[value] == ELEMENT and
                        call.out_shapes[j] == target.shape and
                        call.out_dtypes[j] == target.dtype), None)
-        new = take if call.pooled else np.empty
+        new = take_all if call.pooled else np.empty
         return tuple(target if j == at else new(shape, dtype)
                      for j, (shape, dtype) in enumerate(zip(call.out_shapes, call.out_dtypes)))
 

@@ -366,12 +366,13 @@ def test_streaming_is_bit_identical_on_chunks_and_concats(monkeypatch):
 
 
 def test_outputs_big_together_come_from_the_pool(monkeypatch):
-    """A kernel's outputs come from the pool where together they reach ``MIN_BYTES`` (two
-    arrays of half of it each: a time step's two state arrays, which freed together glibc
-    gives back and faults in again), with the values of one computed by NumPy; one output
-    of half of it is NumPy's own."""
+    """A kernel's several outputs come from the pool where together they reach
+    ``MIN_SEVERAL_BYTES`` (two arrays of half of it each: a time step's two state arrays,
+    which freed together glibc gives back and faults in again), with the values of one
+    computed by NumPy; one output of that size, below ``MIN_BYTES``, is NumPy's own."""
     monkeypatch.setattr(pool, "_held", [])
-    monkeypatch.setattr(pool, "MIN_BYTES", 1 << 20)
+    monkeypatch.setattr(pool, "MIN_BYTES", 4 << 20)
+    monkeypatch.setattr(pool, "MIN_SEVERAL_BYTES", 1 << 20)
     two = FusedKernel(fusejit.parse_ir("graph(%x : Float(*), %v : Float(*)):\n"
                                        "  %k : float = prim::Constant[value=0.5]()\n"
                                        "  %one : int = prim::Constant[value=1]()\n"
@@ -385,7 +386,8 @@ def test_outputs_big_together_come_from_the_pool(monkeypatch):
                                        "  %a : Float(*) = aten::mul(%x, %k)\n"
                                        "  %b : Float(*) = aten::sub(%v, %a, %one)\n"
                                        "  return (%b)\n"))
-    x, v = np.random.default_rng(8).standard_normal((2, pool.MIN_BYTES // 8), np.float32)
+    x, v = np.random.default_rng(8).standard_normal((2, pool.MIN_SEVERAL_BYTES // 8),
+                                                    np.float32)
     b = v - x * np.float32(0.5)
     for kernel, expected, pooled in ((two, (x + b, b), True), (one, (b,), False)):
         for _ in range(2):
