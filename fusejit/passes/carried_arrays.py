@@ -111,9 +111,15 @@ def functionalize_carried_arrays(graph: Graph) -> bool:
 
 
 def _fresh(init: Value) -> bool:
-    """Is ``init`` a new array, a tensor of known dtype and rank?"""
-    return _dtype(init) is not None and init.node.kind not in _SAME_ARRAY and \
-        (init.node.kind in _MADE or _is_fresh(init.node))
+    """Is ``init`` a new array, a tensor of known dtype and rank (a cast to another dtype,
+    ``a0.astype(np.float32)`` of a float64 ``a0``, is one)?"""
+    node, dtype = init.node, _dtype(init)
+    if dtype is None:
+        return False
+    if node.kind in _SAME_ARRAY:
+        source = _dtype(node.input(0)) if node.inputs else None
+        return source is not None and source != dtype
+    return node.kind in _MADE or _is_fresh(node)
 
 
 def _carried(loop: Node, k: int, db: AliasDb) -> list[Node] | None:
@@ -291,30 +297,48 @@ def _within(value: Value, members: set[Value], depth: int = 8) -> bool:
 
 
 def _rewrite(graph: Graph, loop: Node, k: int, updates: list[Node]) -> None:
+    """Replace ``updates`` by their values (``_value_of``), each read of the array by the value
+    its updates have made so far, and the body's result, where it is the array, by the last
+    value. Where an update's operand might have grown the array (``unproven``), that value
+    is checked (``kept_shape``): at the body's end, where its result is the last value or a
+    map of it and numbers (of its shape); else (``x = x + y`` after the updates, which may
+    grow ``x`` as NumPy would) right after the last update."""
     body = loop.blocks[0]
-    param = body.inputs[1 + k]
+    param, result = body.inputs[1 + k], body.outputs[1 + k]
     target = _dtype(param)
     members = {param} | {u.output() for u in updates}
     unproven = next((u for u in updates if not _within(u.input(1), members)), None)
-    todo = set(updates)
+    at_end = result in members or _within(result, members)
     current, values = param, {param}
     for node in list(body.nodes()):
         _read_current(node, members, current)
-        if node in todo:
+        if node in updates:
             with graph.inserting_before(node):
                 current = _value_of(graph, node, current, target)
             values.add(current)
-    if unproven is not None:
+            if node is updates[-1] and unproven is not None and not at_end:
+                with graph.inserting_before(node):
+                    current = _kept(graph, current, param, unproven)
+                values.add(current)
+    end = current if result in members else body.outputs[1 + k]
+    if unproven is not None and at_end:
         with graph.inserting_before(body.return_node):
-            check = graph.insert(KEPT_SHAPE, [current, param])
-        check.output().type = param.type       # (its shape, or it raises)
-        check.source_range, check.text_line = unproven.source_range, unproven.text_line
-        current = check.output()
-        values.add(current)
-    body.return_node.replace_input(1 + k, current)
+            end = _kept(graph, end, param, unproven)
+        values.add(end)
+    body.return_node.replace_input(1 + k, end)
     for node in reversed(updates):
         node.destroy()
     _read_shape_at_start(body, param, values)
+
+
+def _kept(graph: Graph, value: Value, param: Value, unproven: Node) -> Value:
+    """``value``, checked to have ``param``'s shape (``fusejit::kept_shape``, raising at the
+    line of ``unproven``, the first update whose operand might have grown the array)."""
+    check = graph.insert(KEPT_SHAPE, [value, param])
+    check.output().type = value.type.with_(sizes=param.type.sizes, strides=None) \
+        if isinstance(value.type, TensorType) else value.type
+    check.source_range, check.text_line = unproven.source_range, unproven.text_line
+    return check.output()
 
 
 def _read_shape_at_start(block: Block, param: Value, values: set[Value]) -> None:
