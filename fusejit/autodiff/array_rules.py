@@ -190,6 +190,14 @@ def _constant_pad_nd(ctx, node: Node, grads: list) -> dict:
     return {self: ctx.emit("aten::constant_pad_nd", grads[0], crop, ctx.const(0))}
 
 
+
+@derivative("fusejit::pad(Tensor self, int[] pad, str mode) -> Tensor")
+def _pad(ctx, node: Node, grads: list) -> dict:
+    # each padded place's gradient added into the element it copies
+    self = node.input(0)
+    return {self: ctx.emit("fusejit::pad_backward", grads[0], ctx.saved(self),
+                           ctx.saved(node.input(1)), ctx.saved(node.input(2)))}
+
 # -- inverse, determinant, solve (square matrices) -----------------------------------------------
 
 def _mT(ctx, v: Value) -> Value:

@@ -12,7 +12,7 @@ helpers::
     np.clip(x, a_min=, a_max=)   aten::clamp (number bounds) or clamp(Tensor) (array bounds)
     max(a, b, c), min((a, b))    a chain of max/min
     np.squeeze, np.atleast_2d    aten::squeeze / a reshape to the other dims; unsqueeze
-    np.pad(x, w)                 aten::constant_pad_nd(%x, [w...])
+    np.pad(x, w)                 aten::constant_pad_nd(%x, [w...]); fusejit::pad in other modes
     np.tile, np.repeat           reshape, expand, reshape (copies as blocks / element-wise)
     np.take, take_along_axis     aten::index, with aranges along the other axes
     a, b = x                     aten::select(%x, 0, 0), aten::select(%x, 0, 1) (length checked)
@@ -31,6 +31,7 @@ import numpy as np
 from ..ir.graph import Value
 from ..ir.symbols import aten, prim
 from ..ir.types import INT, TensorType
+from ..oplib.array_ops import PAD_MODES
 from .builder import IRBuilder, Item, describe, is_none, is_tensor, scalar_type_of
 from .lowering import _array, as_tensor, binary, reshape, transpose
 from .numpy_dtypes import cast, conform, dtype_of
@@ -339,7 +340,7 @@ def pad(b: IRBuilder, x: Item, pad_width: Item, mode: Item = None,
     (``_padded_positions``)."""
     x = _array(b, x, "np.pad")
     kind = b.static(mode)
-    if kind not in (None, "constant", *_PAD_MODES):
+    if kind not in (None, "constant", *PAD_MODES):
         raise b.error(f"np.pad: mode must be 'constant', 'edge', 'wrap', 'reflect' or "
                       f"'symmetric', got {describe(mode)}")
     rank = _rank(b, x, "np.pad")
@@ -354,49 +355,17 @@ def pad(b: IRBuilder, x: Item, pad_width: Item, mode: Item = None,
         widths = widths * rank
     if len(widths) != rank or any(len(w) != 2 or min(w) < 0 for w in widths):
         raise b.error(f"np.pad: pad_width {widths} does not fit an array of dimension {rank}")
-    if kind in _PAD_MODES:
+    if kind in PAD_MODES:
         if b.static(constant_values) != 0:
             raise b.error(f"np.pad: constant_values is for mode='constant', not {kind!r}")
-        for axis, (before, after) in enumerate(widths):
-            if before or after:
-                x = take(b, x, _padded_positions(b, x, axis, before, after, kind), axis)
-        return x
+        return b.emit("fusejit::pad", [x, [w for pair in widths for w in pair],
+                                       b.value_const(kind)],
+                      "np.pad")
     pads = [p for before, after in reversed(widths) for p in (before, after)]
     value = b.static(constant_values)
     if not isinstance(value, (int, float)) or isinstance(value, bool):
         raise b.error("np.pad: constant_values must be a constant number")
     return b.emit("aten::constant_pad_nd", [x, pads, value], "np.pad")
-
-
-_PAD_MODES = ("edge", "wrap", "reflect", "symmetric")
-
-
-def _padded_positions(b: IRBuilder, x: Value, axis: int, before: int, after: int,
-                      kind: str) -> Value:
-    """The positions along ``axis`` (of length ``n``) that np.pad copies into each place of
-    the padded axis, from ``i`` in ``-before .. n + after - 1``: ``'edge'`` clips ``i`` to the
-    axis, ``'wrap'`` takes it modulo ``n``, ``'symmetric'`` reflects it with the edge repeated
-    (period ``2n``) and ``'reflect'`` without (period ``2n - 2``; an axis of one element
-    repeats it). An empty axis raises at run time, as NumPy's ValueError."""
-    from .lowering import size, where
-    from .numpy_lowering import arange
-
-    n = size(b, x, axis)
-    b.raise_unless(binary(b, "gt", n, 0),
-                   f"ValueError: np.pad: can't extend an empty axis {axis} using mode {kind!r}")
-    i = arange(b, -before, binary(b, "add", n, after), 1, np.int64)
-    if kind == "edge":
-        return clip(b, i, 0, binary(b, "sub", n, 1))
-    if kind == "wrap":
-        return binary(b, "remainder", i, n)
-    if kind == "symmetric":
-        period = binary(b, "mul", n, 2)
-        j = binary(b, "remainder", i, period)
-        return where(b, binary(b, "lt", j, n), j,
-                     binary(b, "sub", binary(b, "sub", period, 1), j))
-    period = binary(b, "max", binary(b, "mul", binary(b, "sub", n, 1), 2), 1)
-    j = binary(b, "remainder", i, period)
-    return where(b, binary(b, "lt", j, n), j, binary(b, "sub", period, j))
 
 
 def take(b: IRBuilder, a: Item, indices: Item, axis: Item = None) -> Value:

@@ -574,37 +574,93 @@ def _cumprod_backward(grad: np.ndarray, self: np.ndarray, dim: int) -> np.ndarra
     return np.moveaxis(out, -1, axis).astype(self.dtype, copy=False)
 
 
-def _wrap_pad(self: np.ndarray, pad: list[int]) -> np.ndarray:
-    """``np.pad(self, ((pad[0], pad[1]), (pad[2], pad[3]), ...), mode="wrap")``: each
-    dimension with, before it, its last ``pad[2d]`` elements and, after it, its first
-    ``pad[2d + 1]`` (``passes/rolls_as_views.py``: rolls as windows of it). A fresh array
-    always. One concatenation a padded dimension (``np.pad`` took ~15 us a call on a
-    100 x 100 board); ``np.pad`` itself where a pad passes the dimension's length (it wraps
-    round again); zeros along an empty dimension (no window reads them)."""
-    widths = [(pad[2 * d], pad[2 * d + 1]) for d in range(self.ndim)]
-    if len(pad) != 2 * self.ndim or any(w < 0 for pair in widths for w in pair):
-        raise RuntimeError(f"wrap_pad: {len(pad)} pad widths for an array of rank "
-                           f"{self.ndim}, or a negative one")
-    shape = tuple(n + lo + hi for n, (lo, hi) in zip(self.shape, widths))
-    if 0 in self.shape:
-        return as_tensor(np.zeros(shape, self.dtype))
-    if any(lo > n or hi > n for n, (lo, hi) in zip(self.shape, widths)):
-        return as_tensor(np.pad(self, widths, mode="wrap"))
-    out = self
+PAD_MODES = ("edge", "wrap", "reflect", "symmetric")
+
+
+def _pad_widths(self: np.ndarray, pad: list[int], what: str) -> list[tuple[int, int]]:
+    if len(pad) != 2 * self.ndim or any(w < 0 for w in pad):
+        raise RuntimeError(f"{what}: {len(pad)} pad widths for an array of rank {self.ndim}, "
+                           f"or a negative one")
+    return [(pad[2 * d], pad[2 * d + 1]) for d in range(self.ndim)]
+
+
+def _pad(self: np.ndarray, pad: list[int], mode: str) -> np.ndarray:
+    """``np.pad(self, ((pad[0], pad[1]), (pad[2], pad[3]), ...), mode=mode)`` for the modes
+    that copy the array's own elements (``PAD_MODES``). A fresh array, the middle copied in
+    once and each padded dimension's ends filled from it by slices, one dimension after the
+    other as np.pad does (the corners from the ends of the dimensions before); ``np.pad``
+    itself where an end is wider than what it mirrors or wraps (it repeats the pattern). On
+    512 x 512 float64 with ``mode="edge"``: ~2.9 ms as the two gathers it was, NumPy 80 us."""
+    if mode not in PAD_MODES:
+        raise RuntimeError(f"pad: mode must be one of {', '.join(PAD_MODES)}, got {mode!r}")
+    widths = _pad_widths(self, pad, "pad")
     for d, (lo, hi) in enumerate(widths):
-        if lo or hi:
-            n = out.shape[d]
-            index = [slice(None)] * out.ndim
-            parts = []
-            if lo:
-                index[d] = slice(n - lo, n)
-                parts.append(out[tuple(index)])
-            parts.append(out)
-            if hi:
-                index[d] = slice(0, hi)
-                parts.append(out[tuple(index)])
-            out = np.concatenate(parts, axis=d)
-    return as_tensor(out if out is not self else self.copy())
+        if (lo or hi) and not self.shape[d]:
+            raise ValueError(f"can't extend empty axis {d} using modes other than "
+                             f"'constant' or 'empty'")
+    room = {"edge": lambda n: n, "wrap": lambda n: n, "symmetric": lambda n: n,
+            "reflect": lambda n: n - 1}[mode]
+    if any(max(lo, hi) > room(n) for n, (lo, hi) in zip(self.shape, widths)):
+        return as_tensor(np.pad(self, widths, mode=mode))
+    out = np.empty(tuple(n + lo + hi for n, (lo, hi) in zip(self.shape, widths)), self.dtype)
+    out[tuple(slice(lo, lo + n) for n, (lo, _) in zip(self.shape, widths))] = self
+    for d, (lo, hi) in enumerate(widths):
+        if not (lo or hi):
+            continue
+        n = self.shape[d]
+
+        def along(start: int, stop: int, flip: bool = False, d: int = d) -> tuple:
+            return (slice(None),) * d + (slice(start, stop, None) if not flip else
+                                         slice(stop - 1, start - 1 if start else None, -1),)
+
+        first, last = lo, lo + n        # (the array's own elements along d: [first, last))
+        skip = 1 if mode == "reflect" else 0    # (reflect leaves the edge out)
+        if lo:
+            out[along(0, lo)] = out[along(first, first + 1) if mode == "edge" else
+                                    along(last - lo, last) if mode == "wrap" else
+                                    along(first + skip, first + skip + lo, flip=True)]
+        if hi:
+            out[along(last, last + hi)] = out[along(last - 1, last) if mode == "edge" else
+                                              along(first, first + hi) if mode == "wrap" else
+                                              along(last - skip - hi, last - skip, flip=True)]
+    return as_tensor(out)
+
+
+def _pad_backward(grad: np.ndarray, self: np.ndarray, pad: list[int],
+                  mode: str) -> np.ndarray:
+    """The gradient of ``_pad``: each padded place's gradient added into the element it
+    copies (``np.add.at``), dimension by dimension from the last padded back."""
+    widths = _pad_widths(self, pad, "pad_backward")
+    out = grad
+    for d in reversed(range(self.ndim)):
+        lo, hi = widths[d]
+        if not (lo or hi):
+            continue
+        n = self.shape[d]
+        positions = np.arange(-lo, n + hi)
+        if mode == "edge":
+            positions = np.clip(positions, 0, n - 1)
+        elif mode == "wrap":
+            positions = positions % n
+        else:
+            period = 2 * n if mode == "symmetric" else max(2 * n - 2, 1)
+            j = positions % period
+            positions = np.where(j < n, j, period - j - (1 if mode == "symmetric" else 0))
+        summed = np.zeros(out.shape[:d] + (n,) + out.shape[d + 1:], dtype=out.dtype)
+        np.add.at(summed, (slice(None),) * d + (positions,), out)
+        out = summed
+    return as_tensor(out.astype(np.result_type(grad.dtype, self.dtype), copy=False))
+
+
+def _wrap_pad(self: np.ndarray, pad: list[int]) -> np.ndarray:
+    """``np.pad(self, ((pad[0], pad[1]), (pad[2], pad[3]), ...), mode="wrap")``
+    (``passes/rolls_as_views.py``: rolls as windows of it; ``_pad``), but zeros along an
+    empty dimension (no window reads them) where np.pad raises. A fresh array always."""
+    widths = _pad_widths(self, pad, "wrap_pad")
+    if 0 in self.shape:
+        return as_tensor(np.zeros(tuple(n + lo + hi for n, (lo, hi) in zip(self.shape, widths)),
+                                  self.dtype))
+    return _pad(self, pad, "wrap") if any(pad) else as_tensor(self.copy())
 
 
 def _kept_shape(self: np.ndarray, other: np.ndarray) -> np.ndarray:
@@ -717,6 +773,9 @@ register("fusejit::cumprod_backward(Tensor grad, Tensor self, int dim) -> Tensor
          _cumprod_backward)
 register("fusejit::cat_offsets(Tensor[] tensors, int dim) -> int[]", _cat_offsets)
 register("fusejit::wrap_pad(Tensor self, int[] pad) -> Tensor", _wrap_pad)
+register("fusejit::pad(Tensor self, int[] pad, str mode) -> Tensor", _pad)
+register("fusejit::pad_backward(Tensor grad, Tensor self, int[] pad, str mode) -> Tensor",
+         _pad_backward)
 register("fusejit::kept_shape(Tensor(a) self, Tensor other) -> Tensor(a)", _kept_shape,
          pure=False)
 register("aten::gcd(Tensor self, Tensor other) -> Tensor", _integer_ufunc(np.gcd))

@@ -194,7 +194,8 @@ def _node(node: Node, dims: dict[Value, Dims], made: set[Dims]) -> None:
         dims[outs[0]] = (_counted_by(_static(node.input(2)) + 1), *dims[node.input(1)][1:])
         made.add(dims[outs[0]])
         return
-    if node.kind.ns != "aten" or len(outs) != 1:
+    if node.kind.ns != "aten" and node.kind not in ("fusejit::pad", "fusejit::wrap_pad") or \
+            len(outs) != 1:
         raise _Unbounded
     out = outs[0]
     shape = _op_dims(node, out, dims)
@@ -334,6 +335,11 @@ def _op_dims(node: Node, out: Value, dims: dict[Value, Dims]) -> Dims | None:
             if d >= 0:
                 grown[d] = _plus(x[d], pads[2 * k] + pads[2 * k + 1])
         return tuple(grown)
+    if name in ("pad", "wrap_pad") and x is not None and \
+            isinstance(_static(node.input(1)), list) and \
+            len(_static(node.input(1))) == 2 * len(x):
+        pads = _static(node.input(1))       # (from the first dimension on: before, after)
+        return tuple(_plus(n, pads[2 * d] + pads[2 * d + 1]) for d, n in enumerate(x))
     if name == "diag_embed" and x is not None and len(x) == 1 and \
             type(_static(node.input(1))) is int:
         side = _plus(x[0], abs(_static(node.input(1))))  # (np.diag(v, k): len(v) + |k|)

@@ -28,6 +28,7 @@ SLICE = ("aten::slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymI
 FLIP = "aten::flip(Tensor self, int[] dims) -> Tensor"
 CUMSUM = "aten::cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor"
 GETITEM = "aten::__getitem__(t[] list, int idx) -> t"
+PAD = "fusejit::pad(Tensor self, int[] pad, str mode) -> Tensor"
 
 
 def graph(body: str) -> str:
@@ -110,6 +111,11 @@ MORE_CASES = [
                     "  %one : int = prim::Constant[value=1]()\n"
                     "  %b : Tensor = aten::__getitem__(%l, %one)\n"
                     "  %y : Tensor = aten::mul(%a, %b)"), [(normal(3, 4),)]),
+    # (np.pad's copying modes: ends wider than the array repeat its pattern)
+    *((PAD, graph(dims(widths) + f'%s : str = prim::Constant[value="{mode}"]()\n'
+                  "  %y : Tensor = fusejit::pad(%x, %d, %s)"), [(normal(*shape),)])
+      for mode in ("edge", "wrap", "reflect", "symmetric")
+      for shape, widths in (((4,), [2, 3]), ((3, 4), [1, 0, 2, 5]), ((2, 3, 2), [0, 1, 3, 0, 1, 1]))),
 ]
 
 PARAMS = [pytest.param(ir, args, id=f"{schema.split('(')[0]}-{i}-{j}")

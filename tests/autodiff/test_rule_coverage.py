@@ -26,6 +26,8 @@ BACKWARD_ONLY = {
     "fusejit::partition_backward": "np.partition's gradient; no double backward",
     "fusejit::eigh_backward": "eigh's gradient; no double backward",
     "fusejit::convolve_grad": "np.convolve's gradient; no double backward",
+    "fusejit::pad_backward": "np.pad's gradient (edge, wrap, reflect, symmetric); no double "
+                             "backward",
 }
 
 # Ops that only the plans @fusejit.jit runs hold, put there after any gradient was taken.

@@ -320,6 +320,26 @@ def test_a_padded_arrays_gradient_adds_up_where_each_element_was_copied():
                                np.bincount(sources, weights=w, minlength=5), rtol=1e-12)
 
 
+def edge_blur(img):
+    p = np.pad(img, 1, mode="edge")
+    return (p[:-2, 1:-1] + p[2:, 1:-1] + p[1:-1, :-2] + p[1:-1, 2:]) / 4.0
+
+
+def test_np_pad_in_a_copying_mode_is_one_copy_with_numpys_values():
+    """np.pad in 'edge', 'wrap', 'reflect', 'symmetric' is one fusejit::pad (the array
+    copied in once, the ends filled from it), not a gather per padded axis (512 x 512 'edge'
+    had taken ~2.9 ms against NumPy's 80 us); an empty axis raises NumPy's ValueError."""
+    img = R.random((40, 30))
+    jitted = fusejit.jit(edge_blur)
+    for _ in range(3):
+        np.testing.assert_array_equal(jitted(img), edge_blur(img))
+    kinds = [n.kind for n in jitted.graph_for(img).all_nodes()]
+    assert kinds.count("fusejit::pad") == 1 and "aten::index" not in kinds
+    with pytest.raises(ValueError, match="empty axis"):
+        np.pad(np.zeros((0, 3)), 1, mode="edge")
+    with pytest.raises(fusejit.FusejitError, match="can't extend empty axis 0"):
+        jitted(np.zeros((0, 3)))
+
 def cube_roots(x, f, i, n):
     return np.cbrt(x), np.cbrt(f), np.cbrt(i), np.cbrt(n), np.cbrt(-8), np.cbrt(f[0])
 
