@@ -345,12 +345,17 @@ def histogram(a, bins=10, range=None, density=None, weights=None):  # noqa: A002
 
 
 def isin(element, test_elements, assume_unique=False, invert=False, *, kind=None):
-    # NumPy's answer (== against each test element: NaN is in nothing), by a binary search
-    # of the sorted test elements: n log m, not an n x m comparison
+    # NumPy's answer (== against each test element: NaN is in nothing). A few test elements:
+    # each compared, the comparisons and their any() one row kernel over the elements (a
+    # binary search of 160K int16 codes in 5 int64 vowels took 1.6 ms, 10 ns an element);
+    # more: a binary search of the sorted test elements, n log m, not an n x m comparison
     element = np.asarray(element)
     tests = np.sort(np.asarray(test_elements).reshape(-1))
     if tests.shape[0] == 0:
         return np.zeros(element.shape, np.bool_) != invert
+    if tests.shape[0] <= 8:
+        found = (element.reshape(-1, 1) == tests.reshape(1, -1)).sum(axis=1) > 0
+        return (found != invert).reshape(element.shape)
     at = np.minimum(np.searchsorted(tests, element), tests.shape[0] - 1)
     # (reshaped to element's shape: the gather from a constant list has no known rank)
     return ((tests[at] == element) != invert).reshape(element.shape)

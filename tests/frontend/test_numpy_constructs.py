@@ -374,6 +374,26 @@ def membership_and_log_grids(labels, tests, none):
             np.logspace(0, 2, 5), np.logspace(-1.0, 1.0, 4, base=2.0))
 
 
+def test_isin_of_a_few_test_elements_counts_matches_in_one_row_kernel():
+    """np.isin of at most 8 test elements compares each element with each and counts (one row
+    kernel), not a binary search (160K int16 codes in 5 int64 vowels: 1.6 ms searched, 10 ns
+    an element); more test elements search; NumPy's values either way, NaN in nothing."""
+    rng = np.random.default_rng(12)
+    codes = rng.integers(90, 125, 5000).astype(np.int16)
+    many = rng.integers(0, 200, 50)
+
+    def vowels(codes, many):
+        return (np.isin(codes, np.array([97, 101, 105, 111, 117])),
+                np.isin(codes, many, invert=True), np.isin(codes * 0.5, [48.5, np.nan]))
+
+    jitted = fusejit.jit(vowels)
+    for _ in range(3):
+        for got, want in zip(jitted(codes, many), vowels(codes, many), strict=True):
+            assert got.dtype == want.dtype and np.array_equal(got, want)
+    kinds = [n.kind for n in jitted.graph_for(codes, many).all_nodes()]
+    assert "prim::RowReductionGroup" in kinds and "aten::searchsorted" in kinds
+
+
 @case(F64)
 def contiguous_arrays(x):
     t = np.ascontiguousarray(x.T)       # (a copy: writing it leaves x alone)
