@@ -232,11 +232,18 @@ def _carry(loop: Node, array: Value) -> None:
 
 
 def _only_reads(user: Node, value: Value, db: AliasDb) -> bool:
-    """Does ``user`` read ``value`` without writing it or letting it out (an op with a schema
-    that writes none of its arguments, none of its results ``value`` itself or a view of it)?"""
+    """Does ``user`` read ``value`` without writing it or letting it out: an op with a schema
+    that writes none of the arguments ``value`` is (it may write another: ``traj[t] = x``
+    copies ``x`` into a row of ``traj``), none of its results ``value`` itself or a view of
+    it, nor something that may alias it?"""
     schema = user.schema
-    return schema is not None and not schema.written and user.kind not in _SAME_ARRAY and \
-        not any(db.may_alias(out, value) for out in user.outputs)
+    if schema is None or user.kind in _SAME_ARRAY:
+        return False
+    for i in schema.written:
+        if i < len(user.inputs) and (user.inputs[i] is value
+                                     or db.may_alias(user.inputs[i], value)):
+            return False
+    return not any(db.may_alias(out, value) for out in user.outputs)
 
 
 def _dtype(value: Value) -> np.dtype | None:
