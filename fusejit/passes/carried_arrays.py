@@ -233,15 +233,16 @@ def _carry(loop: Node, array: Value) -> None:
 
 def _only_reads(user: Node, value: Value, db: AliasDb) -> bool:
     """Does ``user`` read ``value`` without writing it or letting it out: an op with a schema
-    that writes none of the arguments ``value`` is (it may write another: ``traj[t] = x``
-    copies ``x`` into a row of ``traj``), none of its results ``value`` itself or a view of
-    it, nor something that may alias it?"""
+    whose arguments that ``value`` is (or may alias) carry no alias annotation (it may write
+    another: ``traj[t] = x`` copies ``x`` into a row of ``traj``), none of its results
+    ``value`` itself or a view of it?"""
     schema = user.schema
-    if schema is None or user.kind in _SAME_ARRAY:
+    if schema is None or user.kind in _SAME_ARRAY or schema.is_vararg:
         return False
-    for i in schema.written:
-        if i < len(user.inputs) and (user.inputs[i] is value
-                                     or db.may_alias(user.inputs[i], value)):
+    for i, argument in enumerate(schema.arguments[:len(user.inputs)]):
+        # (an annotated argument is written, or kept: ``hist.append(x)`` puts x in a list)
+        if argument.alias is not None and (user.inputs[i] is value
+                                           or db.may_alias(user.inputs[i], value)):
             return False
     return not any(db.may_alias(out, value) for out in user.outputs)
 
@@ -275,12 +276,16 @@ def _casts(update: Node, target: np.dtype, members: set[Value]) -> bool:
     """Does ``update``'s value go into the array as the in-place op writes it: an op's result
     of the array's category (its dtype, or one it casts to: a result of a higher category
     raises), a stored value of any dtype (cast as ``x[...] = v`` casts) but at least the
-    array's shape (``_covers``)?"""
+    array's shape (``_covers``) and read by the store alone, a new array (``x[...] = y`` of
+    another array ``y`` copies it: carried as ``y`` itself, a later update of either would
+    write both)?"""
     dtype = _result_dtype(update, target)
     if dtype is None:
         return False
     if update.kind == aten.copy_:
-        return _covers(update.input(1), members, 8)
+        stored = update.input(1)
+        return stored in members or len(stored.uses) == 1 and stored.node is not None and \
+            is_map(stored.node) and _covers(stored, members, 8)
     return category(dtype) == category(target)
 
 

@@ -191,11 +191,31 @@ def in_a_branch(x0, steps):
     return y
 
 
-@pytest.mark.parametrize("fn", [argument_updated, other_name, view_before, in_a_branch])
+def appended(x0, steps):
+    y = x0.copy()
+    hist = []
+    for _ in range(steps):
+        hist.append(y)              # (the same array each time: it sees every update)
+        y += 1.0
+    return hist[0], hist[-1]
+
+
+def copied_from_another(x0, steps):
+    x = np.ones_like(x0)
+    y = x0.copy()
+    for _ in range(steps):
+        y = y + x * 0.5
+        x[...] = y                  # (a copy of y: x and y stay two arrays)
+    x += 1.0
+    return x, y
+
+
+@pytest.mark.parametrize("fn", [argument_updated, other_name, view_before, in_a_branch,
+                                appended, copied_from_another])
 def test_arrays_others_can_see_keep_their_updates(fn):
     x = np.random.default_rng(6).standard_normal(100)
     jitted = fusejit.jit(fn)
-    for _ in range(2):
+    for _ in range(3):
         mine, theirs = x.copy(), x.copy()
         got, expected = jitted(mine, 5), fn(theirs, 5)
         np.testing.assert_array_equal(got, expected)
