@@ -45,8 +45,13 @@ broadcast ``x`` to a larger one. A value computed by maps from ``x`` and numbers
 shape; any other operand (another array of the loop) might not, so the body's last value is
 checked against the shape it began with (``fusejit::kept_shape``, raising as the update would,
 at the first such update's line; a shape that grew at one update cannot shrink back at a
-later one: each value is a map of the one before). ``fuse_graph`` is unchanged; the executor
-runs this before it, on CPU plans of ``@fusejit.jit``.
+later one: each value is a map of the one before), or the update's own value where something
+after it writes an array the caller can see. Every update's value is read (by the next one,
+by the loop's result after the loop), so none is removed as dead code with the error NumPy's
+update would raise. A mask's size check, computed from the shapes the step starts with,
+moves to the step's start (a step that would raise twice may then raise the check's error
+first). ``fuse_graph`` is unchanged; the executor runs this before it, on CPU plans of
+``@fusejit.jit``.
 """
 
 from __future__ import annotations
@@ -54,10 +59,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..ir.graph import Block, Graph, Node, Value
-from ..ir.symbols import SIDE_EFFECTS, Symbol, aten, prim
+from ..ir.symbols import Symbol, aten, prim
 from ..ir.types import BoolType, FloatType, IntType, ScalarType, TensorType
 from ..oplib.dtypes import category, result_type_from
-from .alias_analysis import AliasDb, _same_block_ancestor
+from .alias_analysis import AliasDb, _same_block_ancestor, has_side_effects
 from .dead_code_elimination import eliminate_dead_code
 from .fresh_stores import _is_fresh
 from .more_maps import is_map
@@ -136,10 +141,24 @@ def _carried(loop: Node, k: int, db: AliasDb) -> list[Node] | None:
         before = _same_block_ancestor(use.user, loop.owning_block)
         if before is None or not loop.is_after(before) or not _only_reads(use.user, init, db):
             return None
+    if not loop.outputs[k].uses:
+        return None     # (its updates' values unused: their errors, NumPy's, would go with them)
     found = _updates(param, body, db, 1 + k)
-    if found is None or result not in found[1] and not _fresh_result(result, body, k, db):
+    if found is None or result not in found[1] and not (
+            _fresh_result(result, body, k, db) and _reads_last(result, found[0][-1], found[1])):
         return None
     return found[0]
+
+
+def _reads_last(result: Value, last: Node, members: set[Value], depth: int = 8) -> bool:
+    """Is ``result`` computed by maps from the array as the body's ``last`` update leaves it
+    (a read of it placed after that update)? Else that update's value would be unused, and
+    removed with the error NumPy's update raises (``y = x * 2; x += m; x = y``)."""
+    node = result.node
+    if depth <= 0 or node is None or not is_map(node) or not node.is_after(last):
+        return False
+    return any(v in members or _reads_last(v, last, members, depth - 1) for v in node.inputs
+               if isinstance(v.type, TensorType))
 
 
 def _fresh_result(result: Value, body: Block, k: int, db: AliasDb) -> bool:
@@ -178,6 +197,9 @@ def _updated_outside(loop: Node, array: Value, db: AliasDb) -> list[Node] | None
         if at is None or at is not loop and not at.is_after(loop) and \
                 not _only_reads(use.user, array, db):
             return None
+    if not any(_same_block_ancestor(use.user, loop.owning_block) is not loop
+               for use in array.uses):
+        return None     # (read by nothing after the loop: see _carried)
     found = _updates(array, body, db, None)
     return found[0] if found is not None else None
 
@@ -311,16 +333,19 @@ def _within(value: Value, members: set[Value], depth: int = 8) -> bool:
 def _rewrite(graph: Graph, loop: Node, k: int, updates: list[Node]) -> None:
     """Replace ``updates`` by their values (``_value_of``), each read of the array by the value
     its updates have made so far, and the body's result, where it is the array, by the last
-    value. Where an update's operand might have grown the array (``unproven``), that value
-    is checked (``kept_shape``): at the body's end, where its result is the last value or a
-    map of it and numbers (of its shape); else (``x = x + y`` after the updates, which may
-    grow ``x`` as NumPy would) right after the last update."""
+    value. Where an update's operand might have grown the array (``unproven``), a value is
+    checked (``kept_shape``): the body's result at its end, where it is the last value or a
+    map of it and numbers (of its shape) and nothing after the update writes an array the
+    caller can see or has side effects (``_harmless``); else the value right after the update
+    (such a write after it; ``x = x + y`` after the updates, which may grow ``x`` as NumPy
+    would)."""
     body = loop.blocks[0]
     param, result = body.inputs[1 + k], body.outputs[1 + k]
     target = _dtype(param)
     members = {param} | {u.output() for u in updates}
     unproven = next((u for u in updates if not _within(u.input(1), members)), None)
-    at_end = result in members or _within(result, members)
+    at_end = unproven is not None and (result in members or _within(result, members)) and \
+        all(_harmless(n) for n in body.nodes() if n.is_after(unproven))
     current, values = param, {param}
     for node in list(body.nodes()):
         _read_current(node, members, current)
@@ -328,12 +353,12 @@ def _rewrite(graph: Graph, loop: Node, k: int, updates: list[Node]) -> None:
             with graph.inserting_before(node):
                 current = _value_of(graph, node, current, target)
             values.add(current)
-            if node is updates[-1] and unproven is not None and not at_end:
+            if node is unproven and not at_end:
                 with graph.inserting_before(node):
                     current = _kept(graph, current, param, unproven)
                 values.add(current)
-    end = current if result in members else body.outputs[1 + k]
-    if unproven is not None and at_end:
+    end = current if result in members else result
+    if at_end:
         with graph.inserting_before(body.return_node):
             end = _kept(graph, end, param, unproven)
         values.add(end)
@@ -371,10 +396,13 @@ def _read_shape_at_start(block: Block, param: Value, values: set[Value]) -> None
 def _hoist_checks(body: Block) -> None:
     """Move each check of the loop's body (an ``If`` of no results whose blocks only raise)
     whose condition is computed from numbers and shapes known when the step starts to the
-    step's start, where every node it passes writes nothing and has no side effects: it then
-    stands between no two kernels (``vy[hit] *= r`` checks ``hit``'s size against ``vy``'s
-    between the kernel computing ``hit`` and the one updating ``vy``). A check that fails
-    raises before those nodes run instead of after: nothing outside the call can tell."""
+    step's start, where every node it passes writes nothing the caller can see and has no
+    side effects (``_harmless``): it then stands between no two kernels (``vy[hit] *= r``
+    checks ``hit``'s size against ``vy``'s between the kernel computing ``hit`` and the one
+    updating ``vy``). A check that fails raises before those nodes run instead of after:
+    nothing outside the call can tell, but for which error a step that has two raises (an
+    op it passes that would raise first: ``w[i]`` past the end, before a mask of the wrong
+    size)."""
     anchor: Node | None = None
     moved: set[Node] = set()
     passed: list[Node] = []
@@ -407,7 +435,8 @@ def _is_check(node: Node) -> bool:
 
 def _check_inputs(check: Node, body: Block) -> set[Node] | None:
     """The nodes of ``body`` that ``check``'s condition is computed by, where each makes
-    numbers only (no tensor, no block, no write), and its blocks read nothing of ``body``."""
+    numbers only (no tensor, no block, no write) from shapes and values the loop does not
+    change (a size check, not ``if i == 3: raise``), and its blocks read nothing of ``body``."""
     deps: set[Node] = set()
     pending = list(check.inputs)
     for block in check.blocks:
@@ -417,22 +446,65 @@ def _check_inputs(check: Node, body: Block) -> set[Node] | None:
     while pending:
         value = pending.pop()
         node = value.node
+        if node is body.param_node and not isinstance(value.type, TensorType):
+            return None     # (the step's counter, a number the loop carries: not a shape)
         if node is None or node is body.param_node or node.owning_block is not body or \
                 node in deps:
             continue
         if node.blocks or node.schema is None or node.schema.written or \
                 any(isinstance(out.type, TensorType) for out in node.outputs):
             return None
+        if node.kind in _SHAPE_READS:
+            # (the shape of an array the step starts with, or one made before the loop)
+            array = node.input(0).node
+            if array is not body.param_node and array.owning_block is body:
+                return None
+            pending.extend(node.inputs[1:])
+        else:
+            pending.extend(node.inputs)
         deps.add(node)
-        pending.extend(node.inputs)
     return deps
 
 
 def _harmless(node: Node) -> bool:
-    """Does ``node`` (and every node in its blocks) write nothing, with no side effects?"""
-    if node.kind in SIDE_EFFECTS or node.schema is not None and node.schema.written:
+    """Could an error raised after ``node`` instead of before it go unnoticed: does it (and
+    each node in its blocks) have no side effects but a check's raise (the error's kind may
+    then differ, no state), and write only the function's own new arrays (``_local``: they
+    die with the error), never one the caller can see?"""
+    if _is_check(node):
+        return True
+    if has_side_effects(node):
         return False
+    schema = node.schema
+    if schema is not None:
+        return all(_local(node.inputs[i]) for i in schema.written if i < len(node.inputs))
     return all(_harmless(n) for block in node.blocks for n in block.nodes())
+
+
+def _local(value: Value, seen: frozenset = frozenset(), depth: int = 8) -> bool:
+    """Is ``value`` (or the array it views or updates) one the function made, not an argument
+    nor anything an argument could be: a new array (``_fresh``), or a loop's variable that
+    starts as one and is one at the end of each step (``seen``: the variables already being
+    asked about, which stay local if nothing else says otherwise)?"""
+    node = value.node
+    if depth <= 0 or node is None:
+        return False
+    if node.kind == prim.Param:
+        owner = node.owning_block.owning_node if node.owning_block is not None else None
+        if owner is None or owner.kind != prim.Loop:
+            return False        # (an argument)
+        if value in seen:
+            return True
+        k, seen = value.offset - 1, seen | {value}
+        return k >= 0 and _local(owner.inputs[2 + k], seen, depth - 1) and \
+            _local(node.owning_block.outputs[1 + k], seen, depth - 1)
+    if _fresh(value):
+        return True
+    schema = node.schema
+    aliased = node.inputs and schema is not None and schema.returns and \
+        node.kind in (*_UPDATES, aten.slice, aten.select, aten.reshape, aten.view,
+                      aten.unsqueeze, aten.squeeze, aten.t, aten.transpose, aten.permute)
+    return bool(aliased) and _local(node.input(0), seen, depth - 1)
 
 
 def _read_current(node: Node, members: set[Value], current: Value) -> None:

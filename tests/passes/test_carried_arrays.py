@@ -100,6 +100,15 @@ def trajectory(x0, v0, dt, steps):
     return out, x, v
 
 
+def counted(x0, steps):
+    count = np.zeros(x0.shape, dtype=np.int64)
+    y = x0.copy()
+    for _ in range(steps):
+        y = 3.9 * y * (1.0 - y)
+        count[y > 0.5] += 1         # (the mask's size check reads a mask the step makes)
+    return count, y
+
+
 def old_name_read(x0, steps):
     y = x0.copy()
     total = np.zeros_like(x0)
@@ -143,6 +152,7 @@ def test_arrays_updated_but_not_rebound_are_carried():
                                  rng.standard_normal(1000), 60)),
     (old_name_read, lambda rng: (rng.standard_normal(500), 20)),
     (collatz, lambda rng: (rng.integers(1, 10_000, 300),)),
+    (counted, lambda rng: (rng.random(500), 40)),
     (trajectory, lambda rng: (rng.standard_normal(400), rng.standard_normal(400), 0.01, 30)),
     (relax_cast, lambda rng: (rng.standard_normal(800), rng.random(800, np.float32), 30)),
 ])
@@ -284,3 +294,65 @@ def test_an_array_rebound_to_a_larger_shape_after_its_updates():
     with pytest.raises(Exception, match="doesn't match the broadcast shape"):
         jitted(*bad)
     assert _in_place(jitted.graph_for(*args)) == []
+
+
+def rebound_before_use(m, steps):
+    x = np.zeros(3)
+    for _ in range(steps):
+        y = x * 2.0
+        x += m                      # (its value unused: the error must stay)
+        x = y
+    return x
+
+
+def never_read_after(m, steps):
+    x = np.zeros(3)
+    for _ in range(steps):
+        x += m
+    return m.sum()
+
+
+def index_past_the_end(w, steps):
+    x = np.zeros(3)
+    for i in range(steps):
+        x += w[i]
+    return w.sum()
+
+
+def grow_then_write(m, out, steps):
+    x = np.zeros(3)
+    for _ in range(steps):
+        x += m                      # (raises before out is written)
+        out += 1.0
+    return x
+
+
+def late_raise(x0, w, steps):
+    x = x0.copy()
+    for i in range(steps):
+        x += w[i]                   # (IndexError at i == 3, before the KeyError)
+        if i == 3:
+            raise KeyError("late")
+    return x
+
+
+@pytest.mark.parametrize("fn, make, error", [
+    (rebound_before_use, lambda: (np.ones((2, 3)), 3), "broadcast shape"),
+    (never_read_after, lambda: (np.ones((2, 3)), 3), "broadcast shape"),
+    (index_past_the_end, lambda: (np.ones(3), 5), "out of (range|bounds)"),
+    (grow_then_write, lambda: (np.ones((2, 3)), np.zeros(4), 3), "broadcast shape"),
+    (late_raise, lambda: (np.ones(50), np.ones(3), 5), "out of (range|bounds)"),
+])
+def test_the_updates_error_comes_first_as_in_numpy(fn, make, error):
+    """An update NumPy's loop raises at (an array it would grow, an index past the end) still
+    raises, with nothing after it run: its value unused (and so removed), a write after it
+    (the caller's ``out`` stays as it was), a raise of the program's own after it."""
+    with pytest.raises((ValueError, IndexError)):
+        fn(*make())
+    jitted = fusejit.jit(fn)
+    for _ in range(3):
+        args = make()
+        with pytest.raises(fusejit.FusejitError, match=error):
+            jitted(*args)
+        if fn is grow_then_write:
+            np.testing.assert_array_equal(args[1], np.zeros(4))
