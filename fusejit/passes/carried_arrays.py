@@ -64,7 +64,7 @@ from ..ir.types import BoolType, FloatType, IntType, ScalarType, TensorType
 from ..oplib.dtypes import category, result_type_from
 from .alias_analysis import AliasDb, _same_block_ancestor, has_side_effects
 from .dead_code_elimination import eliminate_dead_code
-from .fresh_stores import _is_fresh
+from .fresh_stores import _SAME_ARRAY, _is_fresh
 from .more_maps import is_map
 from .pass_checks import graph_pass
 
@@ -78,8 +78,6 @@ _MADE = frozenset({aten.zeros, aten.zeros_like, aten.ones, aten.ones_like, aten.
                    aten.full_like, aten.empty, aten.empty_like})
 # Reads of an array's shape alone.
 _SHAPE_READS = frozenset({aten.size, aten.dim, aten.numel, aten.len})
-# Maps that give their input back where its dtype is the one asked for.
-_SAME_ARRAY = frozenset({aten.type_as, aten._cast_Float})
 
 
 @graph_pass
@@ -232,8 +230,7 @@ def _updates(start: Value, body: Block, db: AliasDb, result_at: int | None
                 return None
     if not updates or not all(_casts(u, target, members) for u in updates):
         return None
-    order = {node: i for i, node in enumerate(body.nodes())}
-    return sorted(updates, key=order.__getitem__), members
+    return sorted(updates, key=_order(body)), members
 
 
 def _carry(loop: Node, array: Value) -> None:
