@@ -38,7 +38,11 @@ array qualifies (``_carried``) where:
   makes and only reads (``x = np.clip(x, 0, L)`` after ``x += v``);
 * each update's result casts to the array's dtype as the in-place op would (a cast of the same
   kind: ``aten::type_as`` after it, where its dtype differs), and a stored ``v`` is computed
-  by maps from the array itself, so that it is at least the array's shape.
+  by maps from the array itself, so that it is at least the array's shape, and read by the
+  store alone (``x[...] = y`` of another array ``y`` copies it: carried as ``y``, the two
+  would be one array);
+* the loop's value of it is read after the loop, and a result made after the updates reads
+  the last of them (``_reads_last``).
 
 An in-place update never changes the array's shape: ``x += v`` raises where ``v`` would
 broadcast ``x`` to a larger one. A value computed by maps from ``x`` and numbers keeps its
