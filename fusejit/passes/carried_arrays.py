@@ -68,7 +68,7 @@ from ..ir.types import BoolType, FloatType, IntType, ScalarType, TensorType
 from ..oplib.dtypes import category, result_type_from
 from .alias_analysis import AliasDb, _same_block_ancestor, has_side_effects
 from .dead_code_elimination import eliminate_dead_code
-from .fresh_stores import _SAME_ARRAY, _is_fresh
+from .fresh_stores import _SAME_ARRAY, _is_fresh, reads_only
 from .more_maps import is_map
 from .pass_checks import graph_pass
 
@@ -141,7 +141,7 @@ def _carried(loop: Node, k: int, db: AliasDb) -> list[Node] | None:
                 return None
             continue
         before = _same_block_ancestor(use.user, loop.owning_block)
-        if before is None or not loop.is_after(before) or not _only_reads(use.user, init, db):
+        if before is None or not loop.is_after(before) or not reads_only(use.user, init, db):
             return None
     if not loop.outputs[k].uses:
         return None     # (its updates' values unused: their errors, NumPy's, would go with them)
@@ -170,7 +170,7 @@ def _fresh_result(result: Value, body: Block, k: int, db: AliasDb) -> bool:
     if result.node.owning_block is not body or not _fresh(result):
         return False
     return all(use.offset == 1 + k if use.user is body.return_node
-               else _only_reads(use.user, result, db) for use in result.uses)
+               else reads_only(use.user, result, db) for use in result.uses)
 
 
 def _mutated_within(loop: Node) -> list[Value]:
@@ -197,7 +197,7 @@ def _updated_outside(loop: Node, array: Value, db: AliasDb) -> list[Node] | None
     for use in array.uses:
         at = _same_block_ancestor(use.user, loop.owning_block)
         if at is None or at is not loop and not at.is_after(loop) and \
-                not _only_reads(use.user, array, db):
+                not reads_only(use.user, array, db):
             return None
     if not any(_same_block_ancestor(use.user, loop.owning_block) is not loop
                for use in array.uses):
@@ -230,7 +230,7 @@ def _updates(start: Value, body: Block, db: AliasDb, result_at: int | None
                 updates.append(user)
                 members.add(user.output())
                 pending.append(user.output())
-            elif not _only_reads(user, value, db):
+            elif not reads_only(user, value, db):
                 return None
     if not updates or not all(_casts(u, target, members) for u in updates):
         return None
@@ -252,22 +252,6 @@ def _carry(loop: Node, array: Value) -> None:
         if at is not None and at.is_after(loop):
             use.user.replace_input(use.offset, result)
     loop.add_input(array)
-
-
-def _only_reads(user: Node, value: Value, db: AliasDb) -> bool:
-    """Does ``user`` read ``value`` without writing it or letting it out: an op with a schema
-    whose arguments that ``value`` is (or may alias) carry no alias annotation (it may write
-    another: ``traj[t] = x`` copies ``x`` into a row of ``traj``), none of its results
-    ``value`` itself or a view of it?"""
-    schema = user.schema
-    if schema is None or user.kind in _SAME_ARRAY or schema.is_vararg:
-        return False
-    for i, argument in enumerate(schema.arguments[:len(user.inputs)]):
-        # (an annotated argument is written, or kept: ``hist.append(x)`` puts x in a list)
-        if argument.alias is not None and (user.inputs[i] is value
-                                           or db.may_alias(user.inputs[i], value)):
-            return False
-    return not any(db.may_alias(out, value) for out in user.outputs)
 
 
 def _dtype(value: Value) -> np.dtype | None:

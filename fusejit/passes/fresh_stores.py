@@ -103,9 +103,25 @@ def _functional(store: Node, db: AliasDb) -> bool:
             continue
         if _after(user, store):
             continue        # (it will read the where, whatever it does with it)
-        if user.schema is None or any(db.may_alias(out, y) for out in user.outputs):
+        if not reads_only(user, y, db):
             return False    # (a view or container of y made before the store sees it)
     return True
+
+
+def reads_only(user: Node, value: Value, db: AliasDb) -> bool:
+    """Does ``user`` read ``value`` without writing it or letting it out: an op with a schema
+    whose arguments that ``value`` is (or may alias) carry no alias annotation (it may write
+    another: ``traj[t] = x`` copies ``x`` into a row of ``traj``), none of its results
+    ``value`` itself or a view of it?"""
+    schema = user.schema
+    if schema is None or user.kind in _SAME_ARRAY or schema.is_vararg:
+        return False
+    for i, argument in enumerate(schema.arguments[:len(user.inputs)]):
+        # (an annotated argument is written, or kept: ``hist.append(x)`` puts x in a list)
+        if argument.alias is not None and (user.inputs[i] is value
+                                           or db.may_alias(user.inputs[i], value)):
+            return False
+    return not any(db.may_alias(out, value) for out in user.outputs)
 
 
 def _only_read(copy: Node, db: AliasDb) -> bool:
@@ -269,4 +285,4 @@ def _replace(store: Node) -> None:
     store.destroy()
 
 
-__all__ = ["functionalize_fresh_stores"]
+__all__ = ["functionalize_fresh_stores", "reads_only"]

@@ -76,6 +76,15 @@ def store_in_a_loop(x):
     return y
 
 
+def appended_then_stored(x):
+    hist = []
+    for _ in range(2):
+        y = x * 1.0
+        hist.append(y)              # (the list holds y: it sees the store)
+        y[y > 0] = 0.0
+    return hist[0]
+
+
 def cast_then_store(x):
     y = x.astype(np.float32)
     y[y < 0] = 0
@@ -146,10 +155,11 @@ def test_updates_of_a_masked_selection_of_a_fresh_array():
 @pytest.mark.parametrize("fn", [store_into_argument, store_seen_through_a_view,
                                 copy_then_change_the_original,
                                 read_copy_after_the_original_changes, store_in_a_loop,
-                                cast_then_store])
+                                cast_then_store, appended_then_stored])
 def test_stores_others_may_see_stay_stores(fn):
     graph = _check(fn, X)
-    if fn in (store_into_argument, store_seen_through_a_view, store_in_a_loop):
+    if fn in (store_into_argument, store_seen_through_a_view, store_in_a_loop,
+              appended_then_stored):
         assert any(n.kind in (aten.copy_, prim.FusionGroup, prim.Loop)
                    for n in graph.all_nodes())
 
