@@ -661,7 +661,8 @@ def array(b: IRBuilder, obj: Item, dtype: Any = None, copies: bool = True) -> Va
         raise b.error(f"np.array takes an array, or a list or tuple of arrays or of constant "
                       f"numbers, got {describe(obj)}; for numbers computed here write "
                       f"np.stack([np.asarray(a), ...]) of arrays")
-    return result if dtype is None else astype(b, result, dtype)
+    # (np.asarray(x, dtype) is x itself where x has that dtype, as NumPy's; np.array copies)
+    return result if dtype is None else astype(b, result, dtype, copies=copies)
 
 
 def contiguous(b: IRBuilder, a: Item, dtype: Any = None) -> Value:

@@ -394,6 +394,28 @@ def test_isin_of_a_few_test_elements_counts_matches_in_one_row_kernel():
     assert "prim::RowReductionGroup" in kinds and "aten::searchsorted" in kinds
 
 
+def test_asarray_of_its_own_dtype_is_the_array_itself():
+    """``np.asarray(x, dtype=x.dtype)`` is ``x`` itself, as in NumPy: an update of it writes
+    the caller's array (fusejit had copied it, and the caller's array stayed as it was); of
+    another dtype it is a new array, and ``np.array`` always copies."""
+    def bump(x, i):
+        y = np.asarray(x, dtype=np.float64)
+        y += 1.0
+        z = np.asarray(i, dtype=np.float64)
+        z += 1.0
+        w = np.array(x, dtype=np.float64)
+        w += 1.0
+        return y, z, w
+
+    jitted = fusejit.jit(bump)
+    for _ in range(3):
+        mine, theirs = (np.zeros(4), np.arange(4)), (np.zeros(4), np.arange(4))
+        for got, want in zip(jitted(*mine), bump(*theirs), strict=True):
+            assert got.dtype == want.dtype and np.array_equal(got, want)
+        for got, want in zip(mine, theirs, strict=True):
+            assert got.dtype == want.dtype and np.array_equal(got, want)
+
+
 @case(F64)
 def contiguous_arrays(x):
     t = np.ascontiguousarray(x.T)       # (a copy: writing it leaves x alone)
