@@ -14,6 +14,7 @@ the operand is cast first (``numpy_dtypes``)::
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -294,6 +295,24 @@ def store(b: IRBuilder, x: Value, index_item: Item, value: Item) -> None:
     refuse_reversed_target(b, x)
     _store(b, x, index_item, value)
 
+
+
+def check_stored_number(b: IRBuilder, x: Value, value: Item) -> None:
+    """``x[...] = v`` of a Python number an integer ``x`` cannot hold raises NumPy's error
+    when it runs (``uint8_array[m] = 300``: OverflowError; ``int_array[m] = np.nan``:
+    ValueError); the store would have cast it, as a cast of arrays does (300 -> 44)."""
+    number, dtype = b.static(value), dtype_of(x)
+    if dtype is None or dtype.kind not in "iu" or type(number) not in (int, float):
+        return
+    if isinstance(number, int):
+        info = np.iinfo(dtype)
+        if not info.min <= number <= info.max:
+            b.raise_unless(False, f"OverflowError: Python integer {number} out of bounds "
+                                  f"for {dtype.name}")
+    elif math.isnan(number):
+        b.raise_unless(False, "ValueError: cannot convert float NaN to integer")
+    elif math.isinf(number):
+        b.raise_unless(False, "OverflowError: cannot convert float infinity to integer")
 
 # The ops whose result shares its input's memory, in NumPy's terms and aten's.
 VIEW_KINDS = frozenset(f"aten::{name}" for name in (

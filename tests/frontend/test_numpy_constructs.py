@@ -945,3 +945,34 @@ def test_returned_constant_arrays_are_new_writeable_arrays():
     for array in first:
         array[0] = 99.0
     _same(jitted(x), constant_arrays(x))
+
+
+def test_a_stored_number_an_integer_array_cannot_hold_raises_numpys_error():
+    """``x[m] = 300`` into uint8, ``x[...] = -1`` into uint8 and ``x[m] = np.nan`` into int64
+    raise NumPy's error when they run (the store had cast them: 300 became 44), and not in a
+    branch that does not run; numbers that fit store as NumPy's do."""
+    def store(x, m, i, which):
+        x[m] = 255
+        x[0] = 7
+        if which == 1:
+            x[m] = 300
+        if which == 2:
+            x[...] = -1
+        if which == 3:
+            i[m] = np.nan
+        return x, i
+
+    jitted = fusejit.jit(store)
+    m = np.array([True, False, True, False])
+    for _ in range(3):
+        for got, want in zip(jitted(np.zeros(4, np.uint8), m, np.zeros(4, np.int64), 0),
+                             store(np.zeros(4, np.uint8), m, np.zeros(4, np.int64), 0),
+                             strict=True):
+            assert got.dtype == want.dtype and np.array_equal(got, want)
+    for which, error, text in ((1, OverflowError, "Python integer 300 out of bounds for uint8"),
+                               (2, OverflowError, "Python integer -1 out of bounds for uint8"),
+                               (3, ValueError, "cannot convert float NaN to integer")):
+        with pytest.raises(error, match=text):
+            store(np.zeros(4, np.uint8), m, np.zeros(4, np.int64), which)
+        with pytest.raises(fusejit.FusejitError, match=text):
+            jitted(np.zeros(4, np.uint8), m, np.zeros(4, np.int64), which)
