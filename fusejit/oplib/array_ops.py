@@ -598,9 +598,8 @@ def _pad(self: np.ndarray, pad: list[int], mode: str) -> np.ndarray:
         if (lo or hi) and not self.shape[d]:
             raise ValueError(f"can't extend empty axis {d} using modes other than "
                              f"'constant' or 'empty'")
-    room = {"edge": lambda n: n, "wrap": lambda n: n, "symmetric": lambda n: n,
-            "reflect": lambda n: n - 1}[mode]
-    if any(max(lo, hi) > room(n) for n, (lo, hi) in zip(self.shape, widths)):
+    skip = 1 if mode == "reflect" else 0    # (reflect leaves the edge out: n - 1 to mirror)
+    if any(max(lo, hi) > n - skip for n, (lo, hi) in zip(self.shape, widths)):
         return as_tensor(np.pad(self, widths, mode=mode))
     out = np.empty(tuple(n + lo + hi for n, (lo, hi) in zip(self.shape, widths)), self.dtype)
     out[tuple(slice(lo, lo + n) for n, (lo, _) in zip(self.shape, widths))] = self
@@ -614,7 +613,6 @@ def _pad(self: np.ndarray, pad: list[int], mode: str) -> np.ndarray:
                                          slice(stop - 1, start - 1 if start else None, -1),)
 
         first, last = lo, lo + n        # (the array's own elements along d: [first, last))
-        skip = 1 if mode == "reflect" else 0    # (reflect leaves the edge out)
         if lo:
             out[along(0, lo)] = out[along(first, first + 1) if mode == "edge" else
                                     along(last - lo, last) if mode == "wrap" else

@@ -69,7 +69,7 @@ from ..oplib.dtypes import category, result_type_from
 from .alias_analysis import AliasDb, _same_block_ancestor, has_side_effects
 from .dead_code_elimination import eliminate_dead_code
 from .fresh_stores import _SAME_ARRAY, _is_fresh, reads_only
-from .more_maps import is_map
+from .more_maps import computed_from_any, is_map
 from .pass_checks import graph_pass
 
 KEPT_SHAPE = Symbol("fusejit::kept_shape")
@@ -305,16 +305,6 @@ def _covers(value: Value, members: set[Value], depth: int) -> bool:
         any(_covers(v, members, depth - 1) for v in node.inputs if isinstance(v.type, TensorType))
 
 
-def _within(value: Value, members: set[Value], depth: int = 8) -> bool:
-    """Is ``value`` a number, the array, or a map of such values (no larger than the array)?"""
-    t = value.type
-    if value in members or not isinstance(t, TensorType) or t.rank == 0:
-        return True
-    node = value.node
-    return depth > 0 and node is not None and is_map(node) and \
-        all(_within(v, members, depth - 1) for v in node.inputs)
-
-
 def _rewrite(graph: Graph, loop: Node, k: int, updates: list[Node]) -> None:
     """Replace ``updates`` by their values (``_value_of``), each read of the array by the value
     its updates have made so far, and the body's result, where it is the array, by the last
@@ -328,8 +318,8 @@ def _rewrite(graph: Graph, loop: Node, k: int, updates: list[Node]) -> None:
     param, result = body.inputs[1 + k], body.outputs[1 + k]
     target = _dtype(param)
     members = {param} | {u.output() for u in updates}
-    unproven = next((u for u in updates if not _within(u.input(1), members)), None)
-    at_end = unproven is not None and (result in members or _within(result, members)) and \
+    unproven = next((u for u in updates if not computed_from_any(u.input(1), members)), None)
+    at_end = unproven is not None and computed_from_any(result, members) and \
         all(_harmless(n) for n in body.nodes() if n.is_after(unproven))
     current, values = param, {param}
     for node in list(body.nodes()):
@@ -372,7 +362,7 @@ def _read_shape_at_start(block: Block, param: Value, values: set[Value]) -> None
     for node in block.nodes():
         if node.kind in _SHAPE_READS and node.inputs and node.input(0) is not param and \
                 isinstance(node.input(0).type, TensorType) and \
-                node.input(0).type.rank == rank and _within(node.input(0), values):
+                node.input(0).type.rank == rank and computed_from_any(node.input(0), values):
             node.replace_input(0, param)
         for inner in node.blocks:
             _read_shape_at_start(inner, param, values)

@@ -92,12 +92,17 @@ def is_map(node: Node) -> bool:
 def computed_from(value: Value, array: Value, depth: int = 8) -> bool:
     """Is ``value`` ``array``, a number, a 0-d tensor, or a map of such values (``is_map``,
     to ``depth`` levels), so that it is no larger than ``array`` (``x < 0``, ``x * 2 + 1``)?"""
+    return computed_from_any(value, {array}, depth)
+
+
+def computed_from_any(value: Value, arrays: set[Value], depth: int = 8) -> bool:
+    """``computed_from`` where any of ``arrays`` (the names of one array) may stand for it."""
     t = value.type
-    if value is array or not isinstance(t, TensorType) or t.rank == 0:
+    if value in arrays or not isinstance(t, TensorType) or t.rank == 0:
         return True
     node = value.node
     return depth > 0 and node is not None and is_map(node) and \
-        all(computed_from(v, array, depth - 1) for v in node.inputs)
+        all(computed_from_any(v, arrays, depth - 1) for v in node.inputs)
 
 
 class JitMapsFuser(GraphFuser):
