@@ -203,7 +203,7 @@ def _slice(b: IRBuilder, x: Value, dim: int, s: slice) -> Value:
     if is_none(s.start) and is_none(s.stop) and step == 1:
         return x
     if step < 0:
-        s = _mirrored(b, x, dim, s)
+        s = _mirrored(b, s)
         x = b.emit(aten.flip, [x, [dim]], "indexing")
         step = s.step
         if step == 1 and s.start is None and s.stop is None:
@@ -237,7 +237,7 @@ def _step(b: IRBuilder, s: slice) -> int | Value:
     return step
 
 
-def _mirrored(b: IRBuilder, x: Value, dim: int, s: slice) -> slice:
+def _mirrored(b: IRBuilder, s: slice) -> slice:
     """The slice of ``flip(x, dim)`` that holds ``x[s]`` (``s`` of negative step), in
     order: ``x[a:b:-k]`` is ``flip(x)[n-1-a : n-1-b : k]``, Python's clamping kept."""
     start, stop = (None if is_none(v) else v for v in (s.start, s.stop))
@@ -245,9 +245,7 @@ def _mirrored(b: IRBuilder, x: Value, dim: int, s: slice) -> slice:
     if any(isinstance(v, bool) or not isinstance(v, int) for v in bounds):
         raise b.error("a negative slice step needs constant bounds (x[5:1:-2]); write "
                       "np.flip(x[b + 1:a + 1], axis)[::k] instead")
-    n = b.emit(aten.size, [x, dim], "indexing") if bounds else None
-    start, stop = (_flipped(b, n, b.static(v)) if v is not None else None
-                   for v in (start, stop))
+    start, stop = (_flipped(b.static(v)) if v is not None else None for v in (start, stop))
     return slice(start, stop, -_step(b, s))
 
 
@@ -271,7 +269,7 @@ def _store_reversed(b: IRBuilder, x: Value, items: list[Item], value: Item) -> N
     for i in items:
         if isinstance(i, slice) and negative_step(b, i):
             dims.append(dim)
-            i = _mirrored(b, x, dim, i)
+            i = _mirrored(b, i)
         mirrored.append(i)
         dim += i is not None
     flipped = b.emit(aten.flip, [x, dims], "assignment")
@@ -280,13 +278,13 @@ def _store_reversed(b: IRBuilder, x: Value, items: list[Item], value: Item) -> N
            "assignment")
 
 
-def _flipped(b: IRBuilder, n: Value, bound: int) -> Item:
-    """Where a bound of a negative-step slice lands once the axis (of size ``n``) is
-    flipped: ``n - 1 - bound``, at least 0 (a bound past the end means the last element)."""
-    if bound < 0:
-        return -1 - bound  # (n + bound) from the start is -1 - bound from the end
-    return b.emit("aten::max", [binary(b, "sub", binary(b, "sub", n, 1), bound), 0],
-                  "indexing")
+def _flipped(bound: int) -> int:
+    """Where a bound of a negative-step slice lands once its axis (of size ``n``) is flipped:
+    ``n - 1 - bound`` from the start, which is ``-1 - bound`` counted as Python counts (from
+    the end where it is negative, clamped as Python clamps), so a constant: ``x[:0:-1]`` is
+    ``flip(x)[:-1]``, ``x[-2::-1]`` is ``flip(x)[1:]``, and a bound past either end stays past
+    it."""
+    return -1 - bound
 
 
 def store(b: IRBuilder, x: Value, index_item: Item, value: Item) -> None:

@@ -28,16 +28,17 @@ this after the other passes beyond PyTorch, on CPU plans.
 from __future__ import annotations
 
 from ..ir.constants import constant_value
-from ..ir.graph import Graph, Node
+from ..ir.graph import Graph, Node, Value
 from ..ir.symbols import aten, prim
 from ..ir.types import TensorType
+from .alias_analysis import has_side_effects
 from .constant_pooling import constant_pooling
 from .dead_code_elimination import eliminate_dead_code
 from .inplace_fusion import WRITTEN_INTO
 from .pass_checks import graph_pass
 
 # The views a group may take in, with constant arguments (``view_step``).
-VIEWS = frozenset({aten.slice, aten.select, aten.t, aten.transpose, aten.permute})
+VIEWS = frozenset({aten.slice, aten.select, aten.t, aten.transpose, aten.permute, aten.flip})
 
 
 def view_step(node: Node) -> tuple | None:
@@ -66,6 +67,9 @@ def view_step(node: Node) -> tuple | None:
         return ("select", *args)
     if node.kind == aten.t:
         return ("t",) if not args else None
+    if node.kind == aten.flip:
+        ok = len(args) == 1 and isinstance(args[0], (list, tuple)) and all(map(_is_int, args[0]))
+        return ("flip", tuple(args[0])) if ok else None
     if node.kind == aten.transpose:
         return ("transpose", *args) if len(args) == 2 and all(map(_is_int, args)) else None
     if len(args) == 1 and isinstance(args[0], (list, tuple)) and all(map(_is_int, args[0])):
@@ -91,6 +95,25 @@ def move_views_into_groups(graph: Graph) -> bool:
     return moved
 
 
+def _reads_unwritten(flip: Node, group: Node, written: Value | None) -> bool:
+    """May ``group`` read ``flip``'s array itself, reversed? ``aten::flip`` is a copy, where
+    the other ``VIEWS`` are views: the group reads the array when it runs, so nothing between
+    the flip and the group may write (a node of the same block, with no blocks, no side
+    effects and no array it writes), and the group must not write into the flipped array (its
+    kernel would read elements it has already written)."""
+    if flip.owning_block is not group.owning_block or not group.is_after(flip) \
+            or flip.input(0) is written:
+        return False
+    node = flip.next
+    while node is not group:
+        if node.blocks or has_side_effects(node) or node.kind.name.endswith("_") \
+                or node.schema is not None and node.schema.written \
+                or node.has_attribute(WRITTEN_INTO):
+            return False
+        node = node.next
+    return True
+
+
 def _take_views(group: Node) -> bool:
     subgraph = group.g("Subgraph")
     written = group.inputs[group.i(WRITTEN_INTO)] if group.has_attribute(WRITTEN_INTO) \
@@ -100,7 +123,8 @@ def _take_views(group: Node) -> bool:
     while i < len(group.inputs):
         value = group.inputs[i]
         view = value.node
-        if value is written or view_step(view) is None:
+        if value is written or view_step(view) is None \
+                or view.kind == aten.flip and not _reads_unwritten(view, group, written):
             i += 1
             continue
         base = view.input(0)

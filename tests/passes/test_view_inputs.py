@@ -5,9 +5,13 @@ groups read it; one left for its other readers), the values against NumPy for st
 differences, strided and transposed views of inputs of every layout, random slices of random
 shapes against the unfused interpreter (including the native loop, which binds a kernel's
 plan to its inputs' sizes and strides), an update written into a view that overlaps the views
-read, and the errors of views that do not fit the call's shapes."""
+read, and the errors of views that do not fit the call's shapes. Reversed views (``aten::flip``,
+a copy in the IR) move in too, read backwards: checked against NumPy for every layout and axis,
+and left outside where the array is written between the flip and the group."""
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 import pytest
@@ -247,3 +251,137 @@ def test_the_kernels_plan_names_the_cut_of_a_view_that_does_not_fit():
     np.testing.assert_array_equal(kernel(x)[0], x[:, 4] * x[:, 4])
     with pytest.raises(fusejit.FusejitError, match=r"group input 0 \(%x, index 4 along dim 1\)"):
         kernel(RNG.standard_normal((3, 4)))
+
+
+def symmetric_part(x):
+    return (x + x[::-1]) * 0.5
+
+
+def mirror_columns(a):
+    return a[:, ::-1] - a
+
+
+def flipped_all(a):
+    return np.flip(a) * a + 1
+
+
+def flipped_rows_cut(a):
+    return np.flip(a, 0)[1:] * 2 - a[-2::-1] + a[:0:-1]
+
+
+def stepped_backwards(a):
+    return a[::-2] + a[::2] * 3
+
+
+def reversed_update(x):
+    x += x[::-1]
+    return x
+
+
+@pytest.mark.parametrize("program", [symmetric_part, mirror_columns, flipped_all,
+                                     flipped_rows_cut, stepped_backwards])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64, np.uint8])
+@pytest.mark.parametrize("layout", ["c", "f", "strided", "broadcast"])
+def test_reversed_views_are_read_backwards_by_the_group(program, dtype, layout):
+    f = fusejit.jit(program)
+    for shape in ((7, 5), (1, 1), (2, 300), (33, 64)):
+        a = (_layouts(shape, dtype)[layout] * 50).astype(dtype)
+        if layout == "broadcast":
+            a = np.broadcast_to(a[0], shape)
+        if program is symmetric_part and layout != "c":
+            a = a[:, 0] if layout != "broadcast" else np.broadcast_to(a[0, :1], (shape[0],))
+        want = program(a)
+        for _ in range(3):      # (the interpreter, then the compiled plan)
+            got = f(a)
+            assert got.dtype == want.dtype and got.shape == want.shape
+            np.testing.assert_array_equal(got, want)
+    assert aten.flip not in _top(f.graph_for(a))
+
+
+def test_an_update_of_the_reversed_array_reads_it_before_writing():
+    f = fusejit.jit(reversed_update)
+    for n in (1, 6, 1001, 1 << 21):      # (2^21 float64: past written_into's straight writes)
+        x = RNG.standard_normal(n)
+        want = reversed_update(x.copy())
+        for _ in range(3):
+            np.testing.assert_array_equal(f(x.copy()), want)
+
+
+def test_a_flip_stays_outside_where_its_array_is_written_before_the_group():
+    text = """graph(%x : Double(*, device=cpu), %y : Double(*, device=cpu)):
+  %d : int[] = prim::Constant[value=[0]]()
+  %one : int = prim::Constant[value=1]()
+  %r : Double(*, device=cpu) = aten::flip(%x, %d)
+  %x2 : Double(*, device=cpu) = aten::add_(%x, %y, %one)
+  %s : Double(*, device=cpu) = aten::mul(%r, %y)
+  %t : Double(*, device=cpu) = aten::add(%s, %one, %one)
+  return (%t, %x2)
+"""
+    plain = CompiledFunction(fusejit.parse_ir(text), engine="reference")
+    fused = CompiledFunction(fusejit.parse_ir(text), fuse=True, reductions=True)
+    for n in (0, 5, 1000):
+        x, y = RNG.standard_normal(n), RNG.standard_normal(n)
+        want = plain(x.copy(), y)
+        for _ in range(3):
+            for got, expected in zip(fused(x.copy(), y), want):
+                np.testing.assert_array_equal(got, expected)
+    assert _top(fused.graph_for(x.copy(), y))[0] == aten.flip
+
+
+def test_the_kernels_plan_names_a_reversed_view():
+    graph = fusejit.parse_ir("""graph(%x : Double(*, *, device=cpu), %y : Double(*, *, device=cpu)):
+  %d : int[] = prim::Constant[value=[0, 1]]()
+  %r : Double(*, *, device=cpu) = aten::flip(%x, %d)
+  %b : Double(*, *, device=cpu) = aten::mul(%r, %y)
+  return (%b)
+""")
+    kernel = FusedKernel(graph)
+    x, y = RNG.standard_normal((3, 5)), RNG.standard_normal((3, 5))
+    np.testing.assert_array_equal(kernel(x, y)[0], x[::-1, ::-1] * y)
+    with pytest.raises(fusejit.FusejitError, match=r"%x, reversed along dims \[0, 1\]"):
+        kernel(RNG.standard_normal((3, 4)), y)
+
+
+def negative_step_slices(x):
+    return (x[3:0:-2] * 2, x[:1:-1] + 1, x[2::-1] - x[:3][::-1], x[-1:-4:-2] * x[-1:-4:-2],
+            x[9:0:-1] + 0.5, x[1:3:-1] * 3, x[-2::-1] + x[:-1], x[:-20:-3] * 2,
+            x[20:-20:-1] - 1, x[-20::-1] + 1)
+
+
+def test_negative_step_slices_of_every_bound_against_numpy():
+    f = fusejit.jit(negative_step_slices)
+    for n in range(13):
+        x = RNG.standard_normal(n)
+        want = negative_step_slices(x)
+        for _ in range(2):
+            for got, expected in zip(f(x), want, strict=True):
+                assert got.shape == expected.shape
+                np.testing.assert_array_equal(got, expected)
+    assert aten.flip not in _top(f.graph_for(RNG.standard_normal(12)))
+
+
+REVERSED_MATH = """graph(%x : Double(*, device=cpu), %y : Double(*, device=cpu)):
+  %d : int[] = prim::Constant[value=[0]]()
+  %one : int = prim::Constant[value=1]()
+  %r : Double(*, device=cpu) = aten::flip(%x, %d)
+  %a : Double(*, device=cpu) = aten::{op}(%r)
+  %c : Double(*, device=cpu) = aten::mul(%a, %y)
+  %e : Double(*, device=cpu) = aten::add(%c, %r, %one)
+  return (%e)
+"""
+
+
+@pytest.mark.parametrize("op, exact", [
+    ("neg", np.negative),                              # (one pass; streamed stores when big)
+    ("sin", np.sin),                                   # (a fix-up rerun beyond its limit)
+    ("lgamma", np.vectorize(math.lgamma, otypes=[float])),   # (a loop of its own)
+])
+def test_a_reversed_view_in_every_loop_form_of_the_kernel(op, exact):
+    kernel = FusedKernel(fusejit.parse_ir(REVERSED_MATH.format(op=op)))
+    for n in (1, 1000, 1 << 21):
+        x = RNG.uniform(0.1, 30, n)
+        x[::97] *= 1e6          # (sine's fix-up: beyond the fast form's limit)
+        y = RNG.standard_normal(n)
+        want = exact(x[::-1]) * y + x[::-1]
+        for _ in range(2):
+            np.testing.assert_allclose(kernel(x, y)[0], want, rtol=1e-12, atol=1e-12)

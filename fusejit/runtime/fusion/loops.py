@@ -298,16 +298,20 @@ def _strip_loops(loops: list[str]) -> list[str]:
     views = sorted({m for line in loops for m in _STRIP_VIEW.findall(line)},
                    key=lambda name: (name[1], int(name[2:])))
     strips = [f"for s in range(0, n, {STRIP}):", f"    m = min({STRIP}, n - s)"]
-    strips += [f"    {view} = {view[1:]}[s:s + m]" for view in views]
+    strips += [f"    {view} = {view[1:]}[n - s - m:n - s]" if view[1] == "v" else
+               f"    {view} = {view[1:]}[s:s + m]" for view in views]
     return strips + ["    " + line for line in loops]
 
 
 _ROW = re.compile(r"\b([rw]\d+)\[c\]")
+# (a reversed row, ``codegen``'s REVERSED: the tile's slice read from its end)
+_REVERSED_ROW = re.compile(r"\b(v\d+)\[np\.uint64\(n - 1 - c\)\]")
 # (any use: a strip form takes the views whole, ``fix = vp.pow_strip_f32(sr0, sr1, sw2)``)
-_STRIP_VIEW = re.compile(r"\b(s[rw]\d+)\b")
+_STRIP_VIEW = re.compile(r"\b(s[rvw]\d+)\b")
 
 
 def _in_strip(line: str) -> str:
-    """A load (``a0 = r0[c]``) or output write (``w3[c] = t2``) of the tile, moved to the
-    strip's slice of that row (``sr0``, ``sw3``)."""
+    """A load (``a0 = r0[c]``, ``a1 = v1[np.uint64(n - 1 - c)]``) or output write (``w3[c] =
+    t2``) of the tile, moved to the strip's slice of that row (``sr0``, ``sv1``, ``sw3``)."""
+    line = _REVERSED_ROW.sub(r"s\1[np.uint64(m - 1 - c)]", line)
     return _ROW.sub(r"s\1[c]", line)

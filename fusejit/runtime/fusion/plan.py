@@ -32,7 +32,7 @@ from ...errors import FusejitError, InterpreterError
 from ...oplib.table import wrap_dim
 from .. import blas, cores
 from ..forks import serial_only
-from .codegen import STRIDED, UNIT, ZERO
+from .codegen import REVERSED, STRIDED, UNIT, ZERO
 from .layout import GroupLayout
 from .loops import STRIP
 from .templates import element_cost
@@ -220,6 +220,8 @@ def _step_text(step: tuple) -> str:
         return f"index {step[2]} along dim {step[1]}"
     if kind == "t":
         return "transposed"
+    if kind == "flip":
+        return f"reversed along dims {list(step[1])}"
     return f"{kind} of dims {list(step[1:]) if kind == 'transpose' else list(step[1])}"
 
 
@@ -301,7 +303,8 @@ def make_plan(layout: GroupLayout, shapes: list[tuple[int, ...]],
     classes = []
     for st in operand_strides:
         inner = st[-1]
-        classes.append(UNIT if cols == 1 or inner == 1 else ZERO if inner == 0 else STRIDED)
+        classes.append(UNIT if cols == 1 or inner == 1 else ZERO if inner == 0
+                       else REVERSED if inner == -1 else STRIDED)
     threads = num_threads()
     work = numel * element_cost(layout)
     serial = threads == 1 or work < SERIAL_WORK_NS
@@ -454,6 +457,16 @@ def _cut(shape: list[int], st: list[int], step: tuple) -> int:
                              f"dimension {dim}")
         offset = (index % shape[dim]) * st[dim]
         del shape[dim], st[dim]
+        return offset
+    if kind == "flip":      # (the last element first: a negative stride)
+        dims = [wrap_dim(d, ndim) for d in step[1]] if ndim else []
+        if len(set(dims)) != len(dims):
+            raise ValueError(f"flip dims {list(step[1])} repeat a dim")
+        offset = 0
+        for d in dims:
+            if shape[d]:
+                offset += (shape[d] - 1) * st[d]
+                st[d] = -st[d]
         return offset
     if kind == "t":
         if ndim > 2:
