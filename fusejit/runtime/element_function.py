@@ -378,8 +378,12 @@ class _ElementWriter(_Writer):
     def _slice(self, node: Node, out: Value, depth: int) -> None:
         x, dim, start, end, step = node.inputs
         rank = _rank(x)
+        # (a step of 1 left out: Numba types x[a:b] of a contiguous array as contiguous, and
+        # x[a:b:s] as any layout, whose loops are scalar: (x[2:] - x[:-2]) / d on 10^4
+        # float64 took 7.4 us, with the steps 17.9)
+        unit = not isinstance(step.type, NoneType) and _static(step) == 1
         bounds = ":".join("" if isinstance(v.type, NoneType) else self.name(v)
-                          for v in (start, end, step))
+                          for v in ((start, end) if unit else (start, end, step)))
         self.assign(out, f"{self.name(x)}[{':, ' * (_static(dim) % rank)}{bounds}]", depth)
 
     def _unsqueeze(self, node: Node, out: Value, depth: int) -> None:
