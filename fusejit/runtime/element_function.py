@@ -639,7 +639,12 @@ class _ElementWriter(_Writer):
         if _rank(target) == 0:
             self.emit(depth, f"{name} = {_cast(f'({name} {symbol} {other})', dtype)}")
         else:
-            if _rank(node.input(1)):
+            if _rank(node.input(1)) and _dtype(node.input(1)) == dtype \
+                    and _compute_dtype([target, node.input(1)]) == dtype:
+                # (an array of the target's dtype: in place, where it fits and is apart from
+                # the target, ``element_helpers._update_helper``)
+                self.emit(depth, f"_{node.kind.name[:-1]}_into({name}, {other})")
+            elif _rank(node.input(1)):
                 # An array: written as a new value stored into the target, whose store
                 # checks the shapes (Numba's ``x += v`` broadcast a (6, n) v into a (1, n) x
                 # without an error, where NumPy raises) and which may overlap the target.

@@ -611,3 +611,50 @@ def test_in_place_updates_compute_in_the_ops_dtype_then_cast():
                          strict=True):
         assert np.asarray(got).dtype == np.asarray(want).dtype
         assert np.array_equal(got, want)
+
+
+def array_updates(x0, row, col, k):
+    x = x0.copy()
+    x += row                        # (broadcast along rows)
+    x -= col                        # (along columns)
+    x *= x0[::-1]                   # (a reversed view of another array)
+    x /= x0 + 2.0                   # (a new array)
+    y = x0.copy()
+    y[1:] += y[:-1]                 # (overlapping: NumPy reads y[:-1] before writing)
+    y[:, ::-1] -= y                 # (the same elements, backwards)
+    z = x0[:, 0].copy()
+    z += z[::-1]
+    n = (x0 * 10).astype(np.int64)
+    n -= k[:, None]                 # (integers of the target's dtype)
+    return x, y, z, n
+
+
+def test_in_place_updates_of_arrays_are_numpys_with_broadcasts_and_overlaps():
+    """``x += v`` of an array ``v`` of ``x``'s dtype runs Numba's in-place operator where
+    ``v`` broadcasts to ``x`` and is apart from it; an overlapping ``v`` is read before ``x``
+    is written, as NumPy buffers it."""
+    rng = np.random.default_rng(33)
+    for m, n in ((6, 5), (1, 1), (0, 3), (40, 17)):
+        args = (rng.uniform(1, 2, (m, n)), rng.standard_normal(n), rng.standard_normal((m, 1)),
+                rng.integers(-5, 5, m))
+        fn = compiled_whole(array_updates, *args)
+        for got, want in zip(fn(*args), array_updates(*args), strict=True):
+            assert got.dtype == want.dtype and got.shape == want.shape
+            np.testing.assert_array_equal(got, want)
+
+
+def grows_the_target(x, v):
+    y = x.copy()
+    y += v
+    return y
+
+
+def test_an_update_that_would_grow_its_target_raises():
+    x, v = np.ones((1, 4)), np.ones((6, 4))
+    with pytest.raises(ValueError, match="non-broadcastable output"):
+        grows_the_target(x, v)
+    with pytest.raises(fusejit.FusejitError, match=r"output with shape \[1, 4\] doesn't match"):
+        fusejit.jit(grows_the_target)(x, v)
+    fn = compiled_whole(grows_the_target, x, x)
+    with pytest.raises(AssertionError, match="fell back"):    # (the compiled form declines)
+        fn(x, v)
