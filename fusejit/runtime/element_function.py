@@ -472,7 +472,9 @@ class _ElementWriter(_Writer):
             self.assign(out, f"({self.operand(x, dtype)} if {self.name(c)} else "
                              f"{self.operand(y, dtype)})", depth)
             return
-        self.assign(out, f"np.where({self.name(c)}, {self.operand(x, dtype)}, "
+        # (a ufunc that fuses with the array expression around it, element_helpers._PICK;
+        # its values both of the result's dtype, so its loop is that dtype's)
+        self.assign(out, f"_pick({self.name(c)}, {self.operand(x, dtype)}, "
                          f"{self.operand(y, dtype)})", depth)
 
     def _clamp(self, node: Node, out: Value, depth: int) -> None:

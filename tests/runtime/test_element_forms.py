@@ -658,3 +658,32 @@ def test_an_update_that_would_grow_its_target_raises():
     fn = compiled_whole(grows_the_target, x, x)
     with pytest.raises(AssertionError, match="fell back"):    # (the compiled form declines)
         fn(x, v)
+
+
+def selects(x, i8, u64, flags, col):
+    s = np.sign(x)                                   # (three nested selects)
+    return (s, np.where(x > 0, x, -0.0), np.where(flags, i8, 2.5),
+            np.where(col > 0, x, i8),                # (three shapes broadcast together)
+            np.where(flags, u64, np.uint64(7)), np.where(x < 0, flags, True),
+            np.where(i8 > 0, i8, np.int8(-3)), np.where(flags[0], x, 1.0))
+
+
+def test_selects_are_numpys_for_every_dtype_and_broadcast():
+    """``np.where`` of arrays is a ufunc in the whole-graph form (``element_helpers._PICK``),
+    fused with the expression around it: its values, dtypes and shapes are NumPy's, NaN and
+    -0.0 included."""
+    rng = np.random.default_rng(34)
+    for m, n in ((5, 7), (1, 1), (40, 3)):
+        x = rng.standard_normal((m, n))
+        x.flat[::4] = 0.0
+        x.flat[1::9] = -0.0
+        x.flat[2::11] = np.nan
+        args = (x, rng.integers(-100, 100, (m, n), dtype=np.int8),
+                rng.integers(0, 2**64, (m, n), dtype=np.uint64), rng.random((m, n)) < 0.5,
+                rng.standard_normal((m, 1)))
+        fn = compiled_whole(selects, *args)
+        for got, want in zip(fn(*args), selects(*args), strict=True):
+            assert got.dtype == want.dtype and got.shape == want.shape
+            np.testing.assert_array_equal(got, want)
+            if want.dtype.kind == "f":
+                assert np.array_equal(np.signbit(got), np.signbit(want))
