@@ -565,6 +565,18 @@ def stacked_mm(a, b):
     if k == 0:
         out[...] = 0
         return out
+    if n == 1 and m > 1 and a.flags.c_contiguous:
+        # (a contiguous stack times a column, ``img @ weights``: NumPy's gemv for each matrix
+        # (of one row: dot, below), the column's layout found once. One gemv over all the
+        # rows would be faster, but its sums differ from the per-matrix ones in OpenBLAS for
+        # some shapes)
+        b, tb, ldb = _operand(b)
+        inc_b = ldb if tb == _NO_TRANS else 1
+        before = _serially(_macs(m, n, k), a.itemsize)
+        for i in range(h):
+            _gemv_call(_NO_TRANS, m, k, a[i], k, b, inc_b, out[i])
+        _restore(before)
+        return out
     before = _serially(_macs(m, n, k), a.itemsize)
     for i in range(h):
         _product_into(a[i], b, out[i])

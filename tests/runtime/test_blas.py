@@ -96,6 +96,23 @@ def test_products_equal_numpys_matmul(dtype) -> None:
 
 @needs_blas
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_a_stack_times_a_vector_has_numpys_bits(dtype) -> None:
+    """``stacked_mv``: NumPy's matmul calls gemv for each matrix of a stack, and so does the
+    compiled product (one gemv over all the stack's rows sums otherwise in OpenBLAS for some
+    shapes: (5, 7, 300) and (200, 3, 4) here), for contiguous, strided and transposed
+    stacks and contiguous and strided vectors (a reversed one NumPy sums without BLAS)."""
+    for shape in ((48, 64, 3), (1, 1, 1), (5, 7, 300), (3, 100, 17), (200, 3, 4)):
+        a = RNG.standard_normal(shape).astype(dtype)
+        x = RNG.standard_normal(2 * shape[2]).astype(dtype)
+        for stack in (a, a[:, ::2], np.swapaxes(np.swapaxes(a, 1, 2).copy(), 1, 2)):
+            for vector in (x[::2], x[: shape[2]]):
+                got = blas.stacked_mv(stack, vector)
+                assert got.dtype == dtype
+                np.testing.assert_array_equal(got, stack @ vector)
+
+
+@needs_blas
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_a_matrix_times_its_own_transpose_has_numpys_bits(dtype) -> None:
     """NumPy's matmul computes ``a @ a.T`` (and ``a.T @ a``) by syrk, one triangle mirrored,
     whose sums round otherwise than gemm's: so does ``mm`` (small products, on one thread in
