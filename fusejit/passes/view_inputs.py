@@ -23,6 +23,11 @@ other nodes read as well stays where it is for them; a view of a view moves in a
 group takes the base array. The input a group writes into (``written_into``) stays a view.
 Groups of ``fuse_graph`` are unchanged (they are checked against PyTorch's); the executor runs
 this after the other passes beyond PyTorch, on CPU plans.
+
+A reversal (``aten::flip``: ``x[::-1]``, ``np.flip(x)``) moves in too, read backwards (negative
+strides; ``(x + x[::-1]) * 0.5`` on 10^6 float64 ran 0.80x NumPy with the flip copied, 3.2x
+read in place). A flip is a copy, not a view: it moves only where the group would read the
+values the flip took (``_reads_unwritten``).
 """
 
 from __future__ import annotations

@@ -465,9 +465,8 @@ class _Generator(Emitter):
             elif cls == REVERSED:
                 # (a row walked backwards, ``x[::-1]``: a contiguous slice read from its end,
                 # which LLVM loads as vectors and reverses in registers; ``loops._in_strip``
-                # knows the form. The index is unsigned:
-                # Numba's wraparound of a negative signed index kept the loop scalar, 58 us
-                # against 26 for 10^5 float64)
+                # knows the form. The index is unsigned: Numba's wraparound of a negative
+                # signed index kept the loop scalar, 58 us against 26 for 10^5 float64)
                 lines.append(f"        v{k} = {source}[b{k} - n + 1:b{k} + 1]")
                 inner[f"a{k}"] = f"a{k} = v{k}[np.uint64(n - 1 - c)]"
             else:

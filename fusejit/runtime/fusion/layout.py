@@ -2,9 +2,10 @@
 
 A tensor *operand* is one strided view the kernel reads: a group input, one piece of a
 ``prim::ConstantChunk`` of a group input (or of such a piece), or a view of a group input with
-constant arguments (``VIEWS``: a slice or a transposition, which ``passes/view_inputs.py``
-moves into groups; or such a view of a view or of a chunk piece). Outputs are plain values or
-``prim::FusedConcat``s, whose pieces are written into slices of one array::
+constant arguments (``VIEWS``: a slice, a transposition or a reversal, which
+``passes/view_inputs.py`` moves into groups; or such a view of a view or of a chunk piece).
+Outputs are plain values or ``prim::FusedConcat``s, whose pieces are written into slices of
+one array::
 
     graph(%x : Tensor, %y : Tensor, %s : float):
       %a, %b = prim::ConstantChunk[chunks=2, dim=1](%x)   operands: x.chunk0, x.chunk1, y
@@ -51,9 +52,10 @@ class TensorOperand:
     ``steps`` lists the cuts applied to the input, outermost first, each a tuple tagged by its
     first item: ``("chunk", chunks, dim, index)`` (a ``prim::ConstantChunk`` of a chunk piece,
     which PyTorch's fuser forms, is a second step on the first one's view), ``("slice", dim,
-    start, end, step)``, ``("select", dim, index)``, ``("t",)``, ``("transpose", dim0, dim1)``
-    or ``("permute", dims)`` (the ops' own arguments, dims maybe negative). ``plan._views``
-    applies them to the input's shape and strides, as the ops would.
+    start, end, step)``, ``("select", dim, index)``, ``("t",)``, ``("transpose", dim0, dim1)``,
+    ``("permute", dims)`` or ``("flip", dims)`` (the ops' own arguments, dims maybe negative;
+    a flip walks its dims backwards: negative strides). ``plan._views`` applies them to the
+    input's shape and strides, as the ops would.
     """
 
     __slots__ = ("input", "steps")
