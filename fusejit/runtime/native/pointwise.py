@@ -29,8 +29,11 @@ from .registers import FORCEINLINE, MAX_RANK, OFFSET, RANK, SIZES, STRIDES
 
 EXACT_UNARY = Group.EXACT_UNARY
 # Measured bound on the difference from NumPy's bodies, in units in the last place, float32 and
-# float64 alike (800,000 points in [-100, 100]; test_native_ops checks it).
-ULP_BOUNDS = {NativeOp.EXP: 2, NativeOp.LOG: 3, NativeOp.TANH: 3, NativeOp.SIGMOID: 4,
+# float64 alike (800,000 points in [-100, 100]; test_native_ops checks it). log's is 4: near 1,
+# NumPy's float32 log is up to 3 ulp from the correctly rounded result (log(0.8049311) is
+# -0.21699859, NumPy's -0.21699855), libm's within 1 (6 million |normal| and [0.7, 1.4]
+# points), so the two differ by up to 4, which a clean CI-like run drew.
+ULP_BOUNDS = {NativeOp.EXP: 2, NativeOp.LOG: 4, NativeOp.TANH: 3, NativeOp.SIGMOID: 4,
               NativeOp.SIN: 1, NativeOp.COS: 1}
 
 _OPTIONS = {"cache": True, "error_model": "numpy", "nogil": True}
