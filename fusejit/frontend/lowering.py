@@ -586,9 +586,14 @@ def typed_from_appends(out: Value, items: Value, extra: int) -> Value:
 
 
 def where(b: IRBuilder, condition: Item, x: Item, y: Item) -> Value:
-    """``np.where(c, x, y)``: ``aten::where``; scalar branches become 0-D tensors."""
+    """``np.where(c, x, y)``: ``aten::where``; scalar branches become 0-D tensors, and so does
+    a number as the condition (``np.where(x.size > 3, x, 0.0)``: its truth, as NumPy takes
+    it)."""
     if not is_tensor(condition):
-        raise b.error(f"np.where's condition must be an array, got {describe(condition)}")
+        if scalar_type_of(condition) is None:
+            raise b.error(f"np.where's condition must be an array or a number, got "
+                          f"{describe(condition)}")
+        condition = as_tensor(b, condition, "np.where", np.dtype(np.bool_))
     kind = dtype_of(condition)     # (not "in (None, bool)": float64 == None is True)
     if kind is not None and kind != np.dtype(np.bool_):
         # (NumPy takes any array as its truth: np.where(c & 1, ...) of uint32s; aten::where

@@ -976,3 +976,21 @@ def test_a_stored_number_an_integer_array_cannot_hold_raises_numpys_error():
             store(np.zeros(4, np.uint8), m, np.zeros(4, np.int64), which)
         with pytest.raises(fusejit.FusejitError, match=text):
             jitted(np.zeros(4, np.uint8), m, np.zeros(4, np.int64), which)
+
+
+def number_conditions(x, y):
+    return (np.where(np.float64(x.size) > 3, x, -y), np.where(x.size > 100, x, 2.0),
+            np.where(3, x, y), np.where(x.sum() * 0.0, x, y), np.where(np.nan, x, y),
+            np.where(True, 1.0, 2.0), np.where(float(x[0]) > 0, x, y.astype(np.float32)))
+
+
+def test_np_where_takes_a_number_as_its_condition():
+    """NumPy takes a number (a Python or NumPy bool, int or float) as ``np.where``'s condition,
+    by its truth: it had been refused ("must be an array")."""
+    f = fusejit.jit(number_conditions)
+    for n in (2, 5, 5000):
+        x, y = RNG.standard_normal(n), RNG.standard_normal(n)
+        for _ in range(3):                   # interpreted, compiled whole or fused
+            _same(f(x, y), number_conditions(x, y))
+    with pytest.raises(fusejit.FusejitError, match="must be an array or a number"):
+        fusejit.jit(lambda x: np.where("yes", x, 0.0))(np.ones(3))
