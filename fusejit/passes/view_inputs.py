@@ -38,7 +38,7 @@ from ..ir.symbols import aten, prim
 from ..ir.types import TensorType
 from .alias_analysis import has_side_effects
 from .constant_pooling import constant_pooling
-from .dead_code_elimination import eliminate_dead_code
+from .dead_code_elimination import _may_write, eliminate_dead_code
 from .inplace_fusion import WRITTEN_INTO
 from .pass_checks import graph_pass
 
@@ -72,13 +72,11 @@ def view_step(node: Node) -> tuple | None:
         return ("select", *args)
     if node.kind == aten.t:
         return ("t",) if not args else None
-    if node.kind == aten.flip:
-        ok = len(args) == 1 and isinstance(args[0], (list, tuple)) and all(map(_is_int, args[0]))
-        return ("flip", tuple(args[0])) if ok else None
     if node.kind == aten.transpose:
         return ("transpose", *args) if len(args) == 2 and all(map(_is_int, args)) else None
+    # (permute and flip: one list of dims)
     if len(args) == 1 and isinstance(args[0], (list, tuple)) and all(map(_is_int, args[0])):
-        return ("permute", tuple(args[0]))
+        return (node.kind.name, tuple(args[0]))
     return None
 
 
@@ -104,16 +102,17 @@ def _reads_unwritten(flip: Node, group: Node, written: Value | None) -> bool:
     """May ``group`` read ``flip``'s array itself, reversed? ``aten::flip`` is a copy, where
     the other ``VIEWS`` are views: the group reads the array when it runs, so nothing between
     the flip and the group may write (a node of the same block, with no blocks, no side
-    effects and no array it writes), and the group must not write into the flipped array (its
-    kernel would read elements it has already written)."""
+    effects and nothing dead-code elimination takes for a write), and the group must not
+    write into the flipped array (its kernel would read elements it has already written)."""
     if flip.owning_block is not group.owning_block or not group.is_after(flip) \
             or flip.input(0) is written:
         return False
     node = flip.next
     while node is not group:
-        if node.blocks or has_side_effects(node) or node.kind.name.endswith("_") \
-                or node.schema is not None and node.schema.written \
-                or node.has_attribute(WRITTEN_INTO):
+        # (and, as before, any op named as an in-place one: that also stops pure ``__and__``s,
+        # which could let a flip move)
+        if node.blocks or has_side_effects(node) or _may_write(node) \
+                or node.kind.name.endswith("_"):
             return False
         node = node.next
     return True

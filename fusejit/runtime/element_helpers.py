@@ -426,15 +426,19 @@ def _extent(a):
 
 
 @njit(cache=True)
+def _apart(a, b):
+    if a.size == 0 or b.size == 0:
+        return True
+    a_lo, a_hi = _extent(a)
+    b_lo, b_hi = _extent(b)
+    return b_hi <= a_lo or a_hi <= b_lo
+
+
+@njit(cache=True)
 def _masked_copy(x, mask, v):
     if x.size == 0:
         return
-    apart = True
-    if v.size:
-        x_lo, x_hi = _extent(x)
-        v_lo, v_hi = _extent(v)
-        apart = v_hi <= x_lo or x_hi <= v_lo
-    if mask.shape != x.shape or v.shape != x.shape or not apart:
+    if mask.shape != x.shape or v.shape != x.shape or not _apart(x, v):
         x[...] = np.where(mask, v, x)
     elif x.ndim == 1:
         for i in range(x.shape[0]):
@@ -697,11 +701,7 @@ def _{name}_into(x, v):
         for k in range(1, v.ndim + 1):
             if v.shape[v.ndim - k] != 1 and v.shape[v.ndim - k] != x.shape[x.ndim - k]:
                 fits = False
-    if fits and x.size and v.size:
-        x_lo, x_hi = _extent(x)
-        v_lo, v_hi = _extent(v)
-        fits = v_hi <= x_lo or x_hi <= v_lo
-    if fits:
+    if fits and _apart(x, v):
         x {symbol}= v
     else:
         x[...] = x {symbol} v
