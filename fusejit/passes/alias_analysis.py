@@ -23,7 +23,7 @@ from collections.abc import Iterable
 
 from ..ir.graph import Block, Graph, Node, Value
 from ..ir.limits import check_depth
-from ..ir.symbols import CONTAINERS, FUSION_GROUPS, SIDE_EFFECTS, aten, prim
+from ..ir.symbols import CONTAINERS, FUSION_GROUPS, SIDE_EFFECTS, prim
 from ..ir.types import (
     AnyType,
     FutureType,
@@ -46,7 +46,9 @@ _PURE_PRIMS = frozenset({
 })
 # kinds whose outputs are views of their (first) tensor inputs.
 _VIEW_PRIMS = frozenset({prim.ConstantChunk, prim.BroadcastingChunk, prim.unchecked_cast})
-_UNPACKS = frozenset({prim.ListUnpack, prim.TupleUnpack, prim.TupleIndex, aten.__getitem__})
+# (``aten::__getitem__`` goes by its schema: its result may be the list's memory, and what that
+# list holds is looked up when asked, so an item appended after the read is seen too)
+_UNPACKS = frozenset({prim.ListUnpack, prim.TupleUnpack, prim.TupleIndex})
 _PACKS = frozenset({prim.ListConstruct, prim.TupleConstruct})
 _IF = prim.If
 _LOOP = prim.Loop

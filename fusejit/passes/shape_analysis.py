@@ -239,6 +239,7 @@ class _ShapePropagator:
     def set_type(self, value, inferred: Type | None) -> None:
         old = self.old.setdefault(value, value.type)
         value.set_type(merge_types(old, inferred, self.stale))
+        self.facts.typed.add(value)
 
     def run_block(self, block) -> None:
         for node in block.nodes():

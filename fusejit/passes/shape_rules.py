@@ -75,17 +75,21 @@ from ..oplib.tensor import broadcast_sizes, chunk_sizes
 class Facts:
     """What the analysis knows about values beyond their types: ``values`` holds compile-time
     values (constants, shape metadata), ``items`` the element types of lists an op returned
-    (``aten::broadcast_tensors``), so that a ``prim::ListUnpack`` of them keeps dtypes and ranks."""
+    (``aten::broadcast_tensors``), so that a ``prim::ListUnpack`` of them keeps dtypes and ranks;
+    ``typed`` the values this analysis has typed so far, in program order (a loop body's are
+    dropped before each round), whose types are therefore current."""
 
-    __slots__ = ("values", "items")
+    __slots__ = ("values", "items", "typed")
 
     def __init__(self):
         self.values: dict[Any, Any] = {}
         self.items: dict[Any, list[Type | None]] = {}
+        self.typed: set[Any] = set()
 
     def forget(self, value) -> None:
         self.values.pop(value, None)
         self.items.pop(value, None)
+        self.typed.discard(value)
 
 
 Known = dict  # Value -> compile-time Python value (``Facts.values``)
@@ -564,7 +568,60 @@ def _getitem(node, facts: Facts) -> list[Type | None]:
             item_types):
         return [item_types[index]]
     t = node.input(0).type
+    if isinstance(t, ListType) and isinstance(t.elem, TensorType) and (
+            t.elem.scalar_type is None or t.elem.rank is None):
+        held = _held_type(node.input(0), facts)
+        if held is not None:
+            return [held]
     return [t.elem if isinstance(t, ListType) else None]
+
+
+# What a list's uses may be for ``_held_type`` to know every item it holds: ops that put an
+# item in (the item at this input), and ops that only read it
+_PUTS = {aten.append: 1, aten._set_item: 2, aten.insert: 2}
+_READS = frozenset({aten["__getitem__"], aten.len, aten.stack, aten.cat, aten.pop})
+
+
+def _held_type(items, facts: Facts) -> TensorType | None:
+    """The type every array in ``items`` has (``details = []``, then ``details.append(d)`` in a
+    loop, then ``for d in details``): the one dtype and rank of the arrays the list was built
+    from and every ``append`` put in, when the list is used only by ops that add an item or
+    read them. Each array put in must already be typed by this analysis (an ``append`` that
+    comes after the read, in program order or later in a loop's body, is not yet): a type
+    from before the analysis could be stale. None where it is not known."""
+    root = items
+    while root.node.kind in _PUTS:
+        root = root.node.input(0)
+    if root.node.kind != prim.ListConstruct:
+        return None
+    held: set[Type] = set()
+    for v in root.node.inputs:
+        held.add(v.type)
+    aliases, seen = [root], {root}
+    while aliases:
+        for use in aliases.pop().uses:
+            user = use.user
+            if user.kind in _PUTS and use.offset == 0:
+                value = user.input(_PUTS[user.kind])
+                if value not in facts.typed:
+                    return None
+                held.add(value.type)
+                for out in user.outputs:
+                    if out not in seen and isinstance(out.type, ListType):
+                        seen.add(out)
+                        aliases.append(out)
+            elif user.kind == prim.Return:   # the graph's result (a block's could be added to)
+                if user is not user.graph.block.return_node:
+                    return None
+            elif user.kind not in _READS or use.offset != 0:
+                return None
+    kinds = {t.dimensioned_only() if isinstance(t, TensorType) else None for t in held}
+    if len(kinds) != 1:
+        return None
+    (kind,) = kinds
+    if kind is None or kind.scalar_type is None or kind.rank is None:
+        return None
+    return kind
 
 
 def _chunk_types(t: Type, chunks: int, dim: int, n: int) -> list[Type | None]:
@@ -625,7 +682,7 @@ _STRUCTURAL: dict[str, Callable[[Any, Facts], list[Type | None]]] = {
     prim.ListUnpack: _unpack,
     prim.TupleUnpack: _unpack,
     prim.TupleIndex: _tuple_index,
-    aten.__getitem__: _getitem,
+    aten["__getitem__"]: _getitem,   # (not aten.__getitem__: the namespace's own method)
     prim.ConstantChunk: _constant_chunk,
     prim.BroadcastingChunk: _broadcasting_chunk,
     aten.wait: _wait,

@@ -595,3 +595,52 @@ def test_fork_subgraph_and_wait():
     propagate_input_shapes(g, [ranked(Long, 2)])
     assert fork.output().type == FutureType(ranked(Float, 2))
     assert g.outputs[0].type == ranked(Float, 2)
+
+
+_APPENDED = """graph(%x : Tensor, %n : int):
+  %true : bool = prim::Constant[value=1]()
+  %zero : int = prim::Constant[value=0]()
+  %one : int = prim::Constant[value=1]()
+  %half : float = prim::Constant[value=0.5]()
+  %hs : Tensor[] = prim::ListConstruct()
+  %last : Tensor = prim::Loop(%n, %true, %x)
+    block0(%i : int, %h : Tensor):
+      %early : Tensor = aten::__getitem__(%hs, %zero)
+      %h2 : Tensor = aten::mul(%h, %half)
+      %put : Tensor[] = aten::append(%hs, %h2)
+      -> (%true, %h2)
+  %k : int = aten::len(%hs)
+  %d : Tensor = aten::__getitem__(%hs, %one)
+  %e : Tensor = aten::add(%d, %one, %one){late}
+  return ({result})
+"""
+
+
+def test_an_item_of_an_appended_list_has_the_type_every_append_put_in():
+    """``for d in details`` after a loop that appended float32 vectors: the item read is a
+    float32 vector, and so is what is computed from it. A read in the loop's body before its
+    append stays untyped: that append's type is not yet current there."""
+    g = parse_ir(_APPENDED.format(late="", result="%e, %k"))
+    propagate_input_shapes(g, [ranked(Float, 1), INT])
+    t = types_of(g)
+    assert t["d"] == ranked(Float, 1) and t["e"] == ranked(Float, 1)
+    assert t["early"].scalar_type is None
+
+
+@pytest.mark.parametrize("late, result", [
+    # an append of another dtype after the read
+    ("\n  %wide : Tensor = aten::to(%x, %seven, %f, %f, %none)\n"
+         "  %put2 : Tensor[] = aten::append(%hs, %wide)", "%e, %put2"),
+    # the list goes to an op that could put anything in it (a function's argument)
+    ("\n  %out : Tensor = aten::cat(%hs, %zero)\n  %t : (Tensor[], int) = "
+         "prim::TupleConstruct(%hs, %k)", "%e, %t"),
+])
+def test_an_item_of_a_list_whose_items_are_not_all_known_stays_untyped(late, result):
+    text = _APPENDED.format(late=late, result=result)
+    text = text.replace("  %hs :", "  %seven : int = prim::Constant[value=7]()\n"
+                                   "  %f : bool = prim::Constant[value=0]()\n"
+                                   "  %none : NoneType = prim::Constant()\n  %hs :")
+    g = parse_ir(text)
+    propagate_input_shapes(g, [ranked(Float, 1), INT])
+    t = types_of(g)
+    assert t["d"].scalar_type is None and t["e"].scalar_type is None
