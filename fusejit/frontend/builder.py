@@ -143,6 +143,13 @@ class IRBuilder:
         self.list_items: dict[Value, Type] = {}
         # The lists of arrays whose every item is a 0-d NumPy scalar (``out.append(x[i])``).
         self.scalar_lists: dict[Value, bool] = {}
+        # What every array put in a list of arrays so far shares: its dtype and rank, on one
+        # device (None: the arrays differ, or one's type is not known); and the type a read of
+        # an item was given from it (``for d in details``: ``lowering.list_element``). With
+        # ``typed_list_reads`` False (``script.py`` scripts again so) reads stay untyped.
+        self.list_types: dict[Value, TensorType | None] = {}
+        self.list_reads: dict[Value, TensorType] = {}
+        self.typed_list_reads = True
         # With typed inputs (``fusejit.jit`` specialises per call), each node's output types are
         # inferred as it is emitted, so lowerings can read dtypes (NumPy's promotion rules).
         self.facts = None

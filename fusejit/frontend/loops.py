@@ -39,6 +39,7 @@ from .lowering import (
     LIST_NUMBER_DTYPES,
     as_tensor,
     binary,
+    note_item_type,
     note_scalar_item,
     scalar_rank,
     widen,
@@ -507,6 +508,7 @@ class LoopStatements:
             for item in items:
                 if is_tensor(item):
                     note_scalar_item(self.b, listed, item)
+                    note_item_type(self.b, listed, item)
             self.env[name] = listed
 
     def _bind_index(self, body: Block, counter: Value, index: tuple | None) -> None:

@@ -339,6 +339,7 @@ def appended(b: IRBuilder, items: Value, value: Item) -> Value:
     held = b.list_items.setdefault(items, kind)
     if kind == TENSOR:
         note_scalar_item(b, items, value)
+        note_item_type(b, items, value)
     if held != kind:
         raise b.error(f"this list holds {_HELD[held]}; appending {_HELD[kind]} to it is not "
                       f"supported (convert it first, e.g. float(v) or np.asarray(v))")
@@ -352,14 +353,40 @@ def note_scalar_item(b: IRBuilder, items: Value, value: Value) -> None:
     b.scalar_lists[items] = b.scalar_lists.get(items, True) and scalar
 
 
+class ListTypeChanged(Exception):
+    """A list of arrays took an array of another dtype or rank after one of its items was
+    read with the type of those before (``list_element``): the function is scripted again
+    with reads of such lists left untyped (``script.scripted``). Never reaches the user."""
+
+
+def note_item_type(b: IRBuilder, items: Value, value: Value) -> None:
+    """Records the type the arrays in ``items`` share, now that ``value`` is put in too."""
+    t = value.type
+    shared = t.dimensioned_only() if isinstance(t, TensorType) and \
+        t.scalar_type is not None and t.rank is not None else None
+    if items in b.list_types and b.list_types[items] != shared:
+        shared = None
+    b.list_types[items] = shared
+    read = b.list_reads.get(items)
+    if read is not None and read != shared:
+        raise ListTypeChanged(f"a list read as {read} took a {t}")
+
+
 _HELD = {TENSOR: "arrays", FLOAT: "floats", INT: "ints", BOOL: "bools"}
 
 
 def list_element(b: IRBuilder, items: Value, element: Value) -> Item:
-    """``element`` read from ``items``: the number again where the list holds numbers."""
+    """``element`` read from ``items``: the number again where the list holds numbers; an
+    array of the type every array put in so far shares (so ``for d in details`` reads typed
+    arrays, which the rest of the function can compile with). Should a later ``append`` put
+    in another type, the function is scripted again without this (``ListTypeChanged``)."""
     kind = b.list_items.get(items)
     if kind in LIST_NUMBER_DTYPES:
         return {FLOAT: to_float, INT: to_int, BOOL: to_bool}[kind](b, element)
+    shared = b.list_types.get(items)
+    if kind == TENSOR and shared is not None and b.typed_list_reads and b.facts is not None:
+        element.set_type(shared)
+        b.list_reads[items] = shared
     return element
 
 

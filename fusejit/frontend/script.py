@@ -72,7 +72,7 @@ from .expressions import (
 from .inplace import InPlaceStatements
 from .local_functions import LocalFunction, LocalFunctions
 from .loops import INT64_MAX, LoopStatements, _exposed_reads, exit_kinds, name_node, set_flag
-from .lowering import as_tensor
+from .lowering import ListTypeChanged, as_tensor
 from .masked import Masked, mask_among, split_mask
 from .masked import store as masked_store
 from .numpy_dtypes import cast, dtype_of, numpy_scalar
@@ -115,9 +115,19 @@ def scripted(fn, arg_types: Sequence[Type] | None = None,
     scalar by the branch taken (``if s < eps: return 0.0``) is one too, its flag a graph
     output after the returned ones (``Branched``); the structure is then never None.
     """
+    try:
+        return _scripted(fn, arg_types, constants, numpy_scalars, branched, True)
+    except ListTypeChanged:   # (a list took another type of array after a typed read)
+        return _scripted(fn, arg_types, constants, numpy_scalars, branched, False)
+
+
+def _scripted(fn, arg_types: Sequence[Type] | None, constants: dict[int, Any] | None,
+              numpy_scalars: dict[int, np.dtype] | None, branched: bool,
+              typed_list_reads: bool) -> tuple[Graph, Any, dict[int, type]]:
     src = load_source(fn)
     graph = Graph()
     b = IRBuilder(graph, typed=arg_types is not None)
+    b.typed_list_reads = typed_list_reads
     if branched and arg_types is not None:
         b.branched = {}
     emitter = StatementEmitter(b, src, inline_stack=(fn,))

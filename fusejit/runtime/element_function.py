@@ -153,6 +153,15 @@ class _ElementWriter(_Writer):
         if kind == prim.NumToTensor:
             self._NumToTensor(node, out, depth)
             return
+        if kind in ("aten::len", "aten::__getitem__") and isinstance(node.input(0).type,
+                                                                      ListType):
+            # (of an appended list: its items, as appended; Numba's list wraps a negative
+            # index and raises on one out of range, and the interpreter gives the error)
+            items = self.name(node.input(0))
+            expr = f"len({items})" if kind == "aten::len" else \
+                f"{items}[{self.name(node.input(1))}]"
+            self.emit(depth, f"{self.name(out)} = {expr}")
+            return
         if kind == prim.ListUnpack:  # of a chunk (element_support._chunked_list)
             self._unpack_chunks(node, depth)
             return

@@ -119,7 +119,8 @@ def _joined_list(value: Value) -> bool:
 
 def _appended_list(value: Value) -> bool:
     """``hs = []; for ...: hs.append(h)``, then ``np.stack(hs)``: an empty list that only
-    ``append`` (arrays of one dtype and rank) and ``stack`` along axis 0 use; a list of
+    ``append`` (arrays of one dtype and rank), ``stack`` along axis 0, ``len`` and reading an
+    item (``for h in hs``) use; a list of
     numbers (0-d arrays) may also be returned (``[row.sum() for row in A]``)."""
     while value.node.kind == "aten::append":
         value = value.node.input(0)
@@ -133,7 +134,8 @@ def _appended_list(value: Value) -> bool:
         if user.kind == prim.Return:
             returned = True
             continue
-        if use.offset != 0 or user.kind not in ("aten::append", "aten::stack"):
+        if use.offset != 0 or user.kind not in ("aten::append", "aten::stack", "aten::len",
+                                                "aten::__getitem__"):
             return False
         if user.kind == "aten::stack" and _static(user.input(1)) != 0:
             return False
@@ -389,6 +391,11 @@ _FUSEJIT_OPS = frozenset({"fusejit::maximum_accumulate", "fusejit::minimum_accum
 def _supported_op(node: Node, arguments: set) -> bool:
     name = node.kind.name
     tensors = [v for v in [*node.inputs, *node.outputs] if isinstance(v.type, TensorType)]
+    if name in ("len", "__getitem__") and isinstance(node.input(0).type, ListType) and \
+            not isinstance(node.input(0).type.elem, IntType):
+        # (``for d in details``: how many arrays a loop appended, and one of them by an int)
+        return _appended_list(node.input(0)) and (
+            name == "len" or isinstance(node.input(1).type, IntType))
     if not tensors:
         return name in _INFIX or name in _CALLS or name in ("neg", "__not__", "Bool", "pow")
     arrays = any(_rank(v) != 0 for v in tensors)

@@ -735,6 +735,46 @@ def test_lists_appended_in_loops_and_loop_updates_of_arguments_compile_whole():
         f(xs, 0, 0.5)
 
 
+def haar_levels(x, levels):
+    approx = x.astype(np.float64)
+    details = []
+    for _ in range(levels):
+        details.append(approx[::2] - approx[1::2])
+        approx = (approx[::2] + approx[1::2]) * 0.5
+    energies = np.array([float((d * d).sum()) for d in details])
+    peak = 0.0
+    for d in details:
+        peak = max(peak, float(np.abs(d).max()))
+    return approx, energies, peak, details[-1] * 2.0, details[0][:3], len(details)
+
+
+def halvings_then_wider(x, n):
+    hs = [x]
+    for _ in range(n):
+        hs.append(hs[-1] * np.float32(0.5))
+    hs.append(x.astype(np.float64) * 0.25)      # (float64, after float32 reads)
+    return np.concatenate(hs), hs[1][:4] + 1.0
+
+
+@pytest.mark.parametrize("size", [64, 1 << 16])
+def test_arrays_read_back_from_an_appended_list_keep_their_type(size):
+    """``for d in details`` over a list a loop appended vectors to: each item is read as the
+    float64 vector it is (whole-graph form for small calls, fused kernels for big ones),
+    NumPy's values at every call. A list that takes a float64 array after float32 items were
+    read is scripted again with untyped reads, still NumPy's values."""
+    x = np.random.default_rng(5).standard_normal(size).astype(np.float32).cumsum()
+    f, g = fusejit.jit(haar_levels), fusejit.jit(halvings_then_wider)
+    for _ in range(3):
+        _same(f(x, 5), haar_levels(x, 5))
+        _same(g(x, 3), halvings_then_wider(x, 3))
+    item = next(n for n in f.graph_for(x, 5).all_nodes() if n.kind == "aten::__getitem__")
+    assert item.output().type.scalar_type is not None and item.output().type.rank == 1
+    if size <= 4096:
+        assert not next(iter(f._specialised.values())).refused
+    with pytest.raises(fusejit.FusejitError, match=f"{__file__}:"):
+        f(x, 0)    # (details[-1] of an empty list: the interpreter's located error)
+
+
 def normalize_by(x, method="zscore", *, axis=0):
     if method == "zscore":
         return (x - x.mean(axis=axis)) / x.std(axis=axis)
