@@ -25,11 +25,11 @@ import numpy as np
 
 from .. import ops as F
 from ..ir.graph import Value
-from ..ir.types import ListType, ScalarType
+from ..ir.types import INT, ListType, ScalarType
 from ..oplib.array_ops import UFUNCS_AT
 from . import numpy_arrays, numpy_linalg, numpy_lowering, numpy_more
 from . import numpy_ufuncs as U
-from .builder import IRBuilder, Item, describe, is_none, is_tensor
+from .builder import IRBuilder, Item, describe, is_none, is_tensor, scalar_type_of
 from .einsum import einsum
 from .lowering import (
     array_split,
@@ -209,6 +209,18 @@ def _len(b: IRBuilder, x: Item) -> Item:
     return size(b, x, 0)
 
 
+def _slice(b: IRBuilder, args: tuple) -> slice:
+    """``slice(stop)``, ``slice(start, stop[, step])``: Python's slice object, of ints (known
+    when it runs or before) and Nones, used as an index as ``x[a:b:c]`` is."""
+    if not 1 <= len(args) <= 3:
+        raise b.error(f"slice() takes 1 to 3 arguments, got {len(args)}")
+    for arg in args:
+        if not is_none(arg) and scalar_type_of(arg) != INT:
+            raise b.error(f"slice()'s arguments are ints or None, got a {describe(arg)}")
+    parts = [None if is_none(arg) else arg for arg in args]
+    return slice(*parts)
+
+
 def _reshape_method(b: IRBuilder, x: Item, shape: tuple, order: Item = "C") -> Item:
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         shape = tuple(shape[0])
@@ -304,6 +316,7 @@ CALLEES.update({
     min: Callee("min", "*args", numpy_arrays.extreme("min"), "promote"),
     max: Callee("max", "*args", numpy_arrays.extreme("max"), "promote"),
     len: Callee("len", "x, /", _len),
+    slice: Callee("slice", "*args", _slice),
     tuple: Callee("tuple", "iterable=None, /", _sequence(tuple)),
     list: Callee("list", "iterable=None, /", _sequence(list)),
     math.exp: Callee("math.exp", "x, /", _math("exp", "math.exp")),

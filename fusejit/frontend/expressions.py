@@ -516,6 +516,8 @@ class ExpressionEmitter(StaticConditions):
                 raise self.b.error(f"index {i} is out of range for a tuple of {len(base)}")
             return base[i]
         if isinstance(base, Value) and isinstance(base.type, ListType):
+            if isinstance(index, slice):   # (levels[:-1] of a list built in a loop)
+                return self.sliced_list(base, index, node)
             return list_element(self.b, base,
                                 self.b.emit(aten["__getitem__"], [base, index], "indexing"))
         if is_tensor(base) and is_tensor(index) and dtype_of(index) == np.dtype(np.bool_):
@@ -634,6 +636,9 @@ class ExpressionEmitter(StaticConditions):
 
     def inline_call(self, fn, args: list[Item], kwargs: dict[str, Item]) -> Item:
         raise NotImplementedError  # provided by the statement emitter
+
+    def sliced_list(self, items: Value, index: slice, node: ast.AST) -> Value:
+        raise NotImplementedError  # provided by the statement emitter (loops.py)
 
     def dict_item(self, items: dict, key: Any) -> Item:
         raise NotImplementedError  # provided by the statement emitter (containers.py)

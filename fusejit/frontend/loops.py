@@ -33,7 +33,7 @@ import numpy as np
 from ..ir.graph import Block, Value
 from ..ir.symbols import prim
 from ..ir.types import INT, TENSOR, ListType
-from .builder import Item, describe, is_tensor, scalar_type_of
+from .builder import Item, describe, is_none, is_tensor, scalar_type_of
 from .expressions import Sugared, Undefined
 from .lowering import (
     LIST_NUMBER_DTYPES,
@@ -42,6 +42,7 @@ from .lowering import (
     note_item_type,
     note_scalar_item,
     scalar_rank,
+    to_int,
     widen,
 )
 from .numpy_dtypes import cast, dtype_of, numpy_scalar
@@ -277,6 +278,55 @@ class LoopStatements:
         self.env[name] = sequence
         self.stmt_For(over_sequence(stmt, name, counter))
 
+    def sliced_list(self, items: Value, index: slice, node: ast.AST) -> Value:
+        """``xs[a:b:c]`` of a list built in a loop (an IR list): a new list, which a loop over
+        ``range`` of the bounds Python's ``slice.indices`` gives appends the items to (the
+        step a constant; the bounds ints, known when it runs or before)."""
+        b = self.b
+        step = 1 if index.step is None else b.static(index.step)
+        if type(step) is not int or step == 0:
+            raise b.error("a list built in a loop is sliced with a constant step other than "
+                          "0 (xs[a:b], xs[::2])")
+        n = b.emit("aten::len", [items], "slicing")
+        self.loop_count += 1
+        k = self.loop_count
+        names = {part: f"$slice{k}_{part}" for part in ("list", "out", "i", "start", "stop")}
+        self.env[names["list"]] = items
+        self.env[names["out"]] = []
+        self.env[names["start"]] = self._list_bound(index.start, n, step, True)
+        self.env[names["stop"]] = self._list_bound(index.stop, n, step, False)
+        at = node
+        bounds = ast.copy_location(ast.Call(name_node("range", at), [
+            name_node(names["start"], at), name_node(names["stop"], at),
+            ast.copy_location(ast.Constant(step), at)], []), at)
+        item = ast.copy_location(ast.Subscript(name_node(names["list"], at),
+                                               name_node(names["i"], at), ast.Load()), at)
+        put = ast.copy_location(ast.Call(ast.copy_location(ast.Attribute(
+            name_node(names["out"], at), "append", ast.Load()), at), [item], []), at)
+        loop = ast.For(name_node(names["i"], at, store=True), bounds,
+                       [ast.copy_location(ast.Expr(put), at)], [])
+        self.stmt_For(ast.copy_location(loop, at))
+        self.at(node)
+        return self.env[names["out"]]
+
+    def _list_bound(self, bound: Item, n: Value, step: int, start: bool) -> Item:
+        """One bound of a slice of a list of ``n`` items, as ``slice.indices`` makes it: None
+        the list's start or end in the step's direction; a negative one counted from the end;
+        then within ``[0, n]`` (a positive step) or ``[-1, n - 1]`` (a negative one)."""
+        b = self.b
+        if bound is None or is_none(bound):
+            return (0 if start else n) if step > 0 else (binary(b, "sub", n, 1) if start else -1)
+        if scalar_type_of(bound) != INT:
+            raise b.error(f"a list's slice bounds are ints, got a {describe(bound)}")
+        fixed = b.static(bound)
+        if isinstance(fixed, int):
+            bound = binary(b, "add", n, fixed) if fixed < 0 else fixed
+        else:
+            below = to_int(b, binary(b, "lt", bound, 0))
+            bound = binary(b, "add", bound, binary(b, "mul", n, below))
+        low, high = (0, n) if step > 0 else (-1, binary(b, "sub", n, 1))
+        return binary(b, "min", binary(b, "max", bound, low), high)
+
     def stmt_For(self, stmt: ast.For) -> None:
         if stmt.orelse:
             raise self.unsupported(stmt.orelse[0], "a for loop's else clause")
@@ -336,8 +386,13 @@ class LoopStatements:
             # (a range loop's name keeps its last value after the loop, as Python's does:
             # for i in range(n): ... break; return i)
             assigned.insert(0, index[0])
+        in_loop = header | _exposed_reads(stmt.body, targets) | ({breaks} if breaks else set())
+        # labels = None, then labels = ... in every iteration, read after the loop: defined in
+        # the loop (below), None only where it ran zero times, which raises (``_none_unless_ran``)
+        nones = {n for n in assigned if n in self.env and is_none(self.env[n])
+                 and n not in in_loop}
         carried = [n for n in assigned if n in self.env and not isinstance(self.env[n], Undefined)
-                   and n in reads]
+                   and n in reads and n not in nones]
         initial = [self.env[n] for n in carried]
         init_values = [v for n, item in zip(carried, initial) for v in self.flatten(item, n)]
         node = self.b.create(prim.Loop, [self.b.value(trip), cond, *init_values], 0)
@@ -373,7 +428,8 @@ class LoopStatements:
         body_env, self.env = self.env, before
         defined_in_body = [n for n in assigned if n not in carried and n in body_env
                            and n in self.live_after[-1] and isinstance(body_env[n], Value)
-                           and not isinstance(self.env.get(n, Undefined("")), Value)]
+                           and (not isinstance(self.env.get(n, Undefined("")), Value)
+                                or n in nones)]
         if defined_in_body:
             # labels = ... in the loop, read after it: defined before it as uninitialised
             # (prim::Uninitialized, as TorchScript does) and checked to have run once.
@@ -387,7 +443,7 @@ class LoopStatements:
             # (a returned value is read only where the loop returned: it ran)
             named = [n for n in defined_in_body if not n.startswith("$value")]
             if named:
-                self._raise_unless_ran(stmt, trip, cond, named)
+                self._raise_unless_ran(stmt, trip, cond, named, nones)
             return None
         wider = self._numbers_that_widened(carried, initial, body_env)
         if wider:
@@ -437,15 +493,27 @@ class LoopStatements:
             if name not in carried and name in body_env:
                 self.env[name] = Undefined(reason + " and not defined before it")
 
-    def _raise_unless_ran(self, stmt, trip: Item, cond: Value, names: list[str]) -> None:
+    def _raise_unless_ran(self, stmt, trip: Item, cond: Value, names: list[str],
+                          nones: set[str] = frozenset()) -> None:
         """An error at run time when a loop that defines ``names`` ran zero times (Python's
-        UnboundLocalError, here a JITException with the loop's line)."""
+        UnboundLocalError, here a JITException with the loop's line). Those of ``nones`` were
+        None before the loop: Python would go on with None, which fusejit does not hold where
+        the loop gives an array, so it says so."""
         b = self.b
         self.at(stmt)
         ran = b.emit("aten::__and__", [cond, binary(b, "gt", trip, 0)], "loop")
-        listed = ", ".join(repr(n) for n in names)
-        b.raise_unless(ran, f"UnboundLocalError: {listed} is assigned only inside the loop at "
-                            f"line {stmt.lineno + self.src.line_offset}, which ran zero times")
+        line = stmt.lineno + self.src.line_offset
+        unbound = [n for n in names if n not in nones]
+        if unbound:
+            listed = ", ".join(repr(n) for n in unbound)
+            message = f"UnboundLocalError: {listed} is assigned only inside the loop at " \
+                      f"line {line}, which ran zero times"
+        else:
+            listed = ", ".join(repr(n) for n in names)
+            message = f"ValueError: {listed} is None before the loop at line {line}, which " \
+                      f"ran zero times; fusejit holds {listed} as what the loop assigns and " \
+                      f"does not go on with None (assign a value of that type before the loop)"
+        b.raise_unless(ran, message)
 
     @staticmethod
     def _numbers_that_widened(carried: list[str], initial: list, body_env: dict) -> dict:

@@ -737,6 +737,9 @@ class StatementEmitter(LoopStatements, ContainerStatements, InPlaceStatements,
             return {k: self.materialize(v) for k, v in item.items()}  # (containers.py)
         if isinstance(item, (str, LocalFunction)):
             return item  # a dict's key, while scripting (for k, v in d.items()); a lambda
+        if isinstance(item, slice):   # (ci = slice(i0, n - 1, 2): an index, its parts values)
+            return slice(*(None if part is None else self.b.value(part)
+                           for part in (item.start, item.stop, item.step)))
         return self.b.value(item)
 
     # -- if -----------------------------------------------------------------------------------

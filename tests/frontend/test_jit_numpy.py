@@ -775,6 +775,87 @@ def test_arrays_read_back_from_an_appended_list_keep_their_type(size):
         f(x, 0)    # (details[-1] of an empty list: the interpreter's located error)
 
 
+def colour_update(u0, rhs, i0, j0):
+    u = u0.copy()
+    n, m = u.shape
+    ci, cj = slice(i0, n - 1, 2), slice(j0, m - 1, 2)
+    up, dn = slice(i0 - 1, n - 2, 2), slice(i0 + 1, n, 2)
+    u[ci, cj] = 0.25 * (u[up, cj] + u[dn, cj] + rhs[ci, cj])
+    return u, u[slice(3)], u[slice(None, None, -1), slice(j0, None)]
+
+
+def test_slice_objects_index_as_the_slices_they_stand_for():
+    """``ci = slice(i0, n - 1, 2)``, then ``u[ci, cj] = ...``: Python's slice objects, with
+    bounds known when it runs, index (and assign) as ``u[i0:n - 1:2]`` would."""
+    rng = np.random.default_rng(8)
+    u, rhs = rng.random((9, 8)), rng.random((9, 8))
+    f = fusejit.jit(colour_update)
+    for i0, j0 in [(1, 2), (2, 1), (1, 1)]:
+        for _ in range(3):
+            _same(f(u, rhs, i0, j0), colour_update(u, rhs, i0, j0))
+
+    def bad(x):
+        return x[slice(0.5, 2)]
+    with pytest.raises(fusejit.FusejitError, match="slice\\(\\)'s arguments are ints or None, got a float"):
+        fusejit.jit(bad)(u)
+
+
+def level_sums(x, a, b, c):
+    levels = [x]
+    cur = x
+    while cur.shape[0] >= 2 and len(levels) < 6:
+        cur = 0.5 * (cur[0::2] + cur[1::2])
+        levels.append(cur)
+    steps = []
+    for fine, coarse in zip(levels[:-1], levels[1:]):
+        steps.append(float(fine.sum() - 2.0 * coarse.sum()))
+    back = [float(lv.sum()) for lv in levels[::-1]]
+    some = [float(lv.max()) for lv in levels[a:b]]
+    down = [float(lv.max()) for lv in levels[-3:c:-1]]
+    return np.array(steps), np.array(back), np.array(some), np.array(down)
+
+
+@pytest.mark.parametrize("size", [64, 1 << 14])
+def test_slices_of_lists_built_in_loops_are_pythons(size):
+    """``levels[:-1]``, ``levels[::-1]``, ``levels[a:b]`` of a list a loop appended to: the
+    items Python's slice of the list holds, for bounds negative, beyond the ends, known when
+    it runs or before, at every call."""
+    x = np.random.default_rng(9).random(size)
+    f = fusejit.jit(level_sums)
+    for a, b, c in [(1, 3, 0), (-4, -1, -6), (0, 100, 2), (-10, 5, -10)]:
+        for _ in range(3):
+            _same(f(x, a, b, c), level_sums(x, a, b, c))
+
+
+def last_labels(x, n):
+    labels = None
+    for i in range(n):
+        labels = np.argmax(x * (i + 1.0), axis=1)
+    return np.bincount(labels, minlength=4)
+
+
+def fits(x, n):
+    coef = None
+    totals = []
+    for d in range(1, n + 1):
+        coef = x[:d] * 2.0
+        totals.append(float(coef.sum()))
+    return np.array(totals), coef
+
+
+def test_a_name_that_is_none_before_a_loop_takes_what_the_loop_assigns():
+    """``labels = None`` before a loop that assigns it an array each iteration, read after
+    it: the loop's array; a loop that ran zero times leaves Python's None, which fusejit
+    says it does not hold (a located error naming the variable), never a wrong value."""
+    x = np.random.default_rng(10).random((50, 4))
+    f, g = fusejit.jit(last_labels), fusejit.jit(fits)
+    for _ in range(3):
+        _same(f(x, 3), last_labels(x, 3))
+        _same(g(x[:, 0], 4), fits(x[:, 0], 4))
+    with pytest.raises(fusejit.FusejitError, match="'labels' is None before the loop at line"):
+        f(x, 0)
+
+
 def normalize_by(x, method="zscore", *, axis=0):
     if method == "zscore":
         return (x - x.mean(axis=axis)) / x.std(axis=axis)
