@@ -147,6 +147,10 @@ class IRBuilder:
         # device (None: the arrays differ, or one's type is not known); and the type a read of
         # an item was given from it (``for d in details``: ``lowering.list_element``). With
         # ``typed_list_reads`` False (``script.py`` scripts again so) reads stay untyped.
+        # Lists of tuples (or lists) built by append (``rows.append((t, p, r))``): one list
+        # per field (``lowering.Records``), by the list as the graph first made it, which
+        # then has no use of its own (``lowering.check_records_unused``).
+        self.records: dict[Value, Any] = {}
         self.list_types: dict[Value, TensorType | None] = {}
         self.list_reads: dict[Value, TensorType] = {}
         self.typed_list_reads = True

@@ -37,6 +37,7 @@ from .lowering import (
     binary,
     concatenate,
     invert,
+    list_length,
     reshape,
     size,
     split,
@@ -203,7 +204,7 @@ def _len(b: IRBuilder, x: Item) -> Item:
     if isinstance(x, (tuple, list)):
         return len(x)
     if isinstance(x, Value) and isinstance(x.type, ListType):
-        return b.emit("aten::len", [x], "len()")
+        return list_length(b, x)
     if not is_tensor(x):
         raise b.error("len() takes an array or a tuple")
     return size(b, x, 0)

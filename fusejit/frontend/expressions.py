@@ -51,12 +51,14 @@ from .constructs import CONSTRUCT_NAMES, INSTEAD
 from .containers import DictMethod, dict_method
 from .local_functions import LocalFunction
 from .lowering import (
-    appended,
+    append_to,
     binary,
     invert,
     list_element,
     ndim,
     numbers_as_0d,
+    record_item,
+    records_of,
     scalar_rank,
     shape,
     size,
@@ -518,6 +520,9 @@ class ExpressionEmitter(StaticConditions):
         if isinstance(base, Value) and isinstance(base.type, ListType):
             if isinstance(index, slice):   # (levels[:-1] of a list built in a loop)
                 return self.sliced_list(base, index, node)
+            records = records_of(self.b, base)
+            if records is not None:     # (rows[i] of a list of tuples)
+                return record_item(self.b, records, index)
             return list_element(self.b, base,
                                 self.b.emit(aten["__getitem__"], [base, index], "indexing"))
         if is_tensor(base) and is_tensor(index) and dtype_of(index) == np.dtype(np.bool_):
@@ -630,7 +635,7 @@ class ExpressionEmitter(StaticConditions):
             items.append(value)
             return None
         if isinstance(items, Value) and isinstance(items.type, ListType):
-            self.b.emit("aten::append", [items, appended(self.b, items, value)], "append")
+            append_to(self.b, items, value)
             return None
         raise self.b.error(f"a {describe(items)} has no append()")
 

@@ -37,8 +37,10 @@ from .builder import Item, describe, is_none, is_tensor, scalar_type_of
 from .expressions import Sugared, Undefined
 from .lowering import (
     LIST_NUMBER_DTYPES,
+    append_to,
     as_tensor,
     binary,
+    list_length,
     note_item_type,
     note_scalar_item,
     scalar_rank,
@@ -287,7 +289,7 @@ class LoopStatements:
         if type(step) is not int or step == 0:
             raise b.error("a list built in a loop is sliced with a constant step other than "
                           "0 (xs[a:b], xs[::2])")
-        n = b.emit("aten::len", [items], "slicing")
+        n = list_length(b, items)
         self.loop_count += 1
         k = self.loop_count
         names = {part: f"$slice{k}_{part}" for part in ("list", "out", "i", "start", "stop")}
@@ -565,6 +567,13 @@ class LoopStatements:
             if not isinstance(items, list):
                 continue
             self.b.loc = None
+            if items and all(isinstance(i, (tuple, list)) for i in items):
+                # rows = [(0.0, 1)], then rows.append((t, n)) in the loop: a list of tuples
+                listed = self.b.tensor_list([], name, allow_empty=True)
+                for item in items:
+                    append_to(self.b, listed, item)
+                self.env[name] = listed
+                continue
             kinds = {TENSOR if is_tensor(i) else scalar_type_of(i) for i in items}
             if len(kinds) > 1 or None in kinds:
                 raise self.b.error(f"{name!r}: only a list of arrays, or of numbers of one "

@@ -25,7 +25,16 @@ from ..ir.graph import Value
 from ..ir.symbols import aten, prim
 from ..ir.types import BOOL, FLOAT, INT, TENSOR, BoolType, FloatType, IntType, ListType, TensorType
 from ..oplib.table import DTYPE_CODES
-from .builder import IRBuilder, Item, describe, is_none, is_tensor, scalar_type_of
+from .builder import (
+    IRBuilder,
+    Item,
+    Location,
+    describe,
+    is_none,
+    is_tensor,
+    scalar_type_of,
+    script_error,
+)
 from .numpy_dtypes import (
     cast,
     conform,
@@ -325,6 +334,78 @@ def _integer_bits(b: IRBuilder, op: str, lhs: Item, rhs: Item, what: str,
 
 LIST_NUMBER_DTYPES = {FLOAT: np.dtype(np.float64), INT: np.dtype(np.int64),
                        BOOL: np.dtype(np.bool_)}
+
+
+class Records:
+    """A list of tuples (or of lists) of one length that a loop appends to (``rows.append((t,
+    precision, recall))``): one list per field, each of arrays or of numbers of one type, as
+    ``appended`` keeps any list. Reading item ``i`` gives the tuple of the fields' items."""
+
+    __slots__ = ("fields", "kind", "at")
+
+    def __init__(self, fields: list[Value], kind: type, at: Location | None):
+        self.fields = fields
+        self.kind = kind    # tuple or list: what an item is read back as
+        self.at = at        # where its first tuple was appended
+
+
+def records_of(b: IRBuilder, items: Item) -> Records | None:
+    return b.records.get(items) if isinstance(items, Value) else None
+
+
+def append_to(b: IRBuilder, items: Value, value: Item) -> None:
+    """``items.append(value)`` on a list built in a loop: ``aten::append`` of the array or
+    number; a tuple or list appends each of its items to its field's list (``Records``)."""
+    records = records_of(b, items)
+    if records is None and isinstance(value, (tuple, list)):
+        if b.list_items.get(items) is not None:
+            raise b.error(f"this list holds {_HELD[b.list_items[items]]}; appending a "
+                          f"{describe(value)} to it is not supported")
+        if items.uses:
+            raise b.error("this list is read before a tuple is first appended to it; build "
+                          "it from tuples from its start (rows = [(a, b)]), or append arrays")
+        with b.graph.inserting_after(items.node):
+            fields = [b.tensor_list([], "append", allow_empty=True) for _ in value]
+        records = b.records[items] = Records(fields, type(value), b.loc)
+    if records is None:
+        b.emit("aten::append", [items, appended(b, items, value)], "append")
+        return
+    if not isinstance(value, (tuple, list)) or len(value) != len(records.fields):
+        held = f"{records.kind.__name__}s of {len(records.fields)} items"
+        raise b.error(f"this list holds {held}; appending a {describe(value)}"
+                      f"{f' of {len(value)}' if isinstance(value, (tuple, list)) else ''} to "
+                      f"it is not supported")
+    for field, item in zip(records.fields, value):
+        b.emit("aten::append", [field, appended(b, field, item)], "append")
+
+
+def record_item(b: IRBuilder, records: Records, index: Item) -> tuple | list:
+    """Item ``index`` of a list of tuples: each field's item, read as any list's is."""
+    return records.kind(list_element(b, f, b.emit(aten["__getitem__"], [f, index], "indexing"))
+                        for f in records.fields)
+
+
+def list_length(b: IRBuilder, items: Value) -> Value:
+    """``len(items)`` of a list built in a loop (of its first field's for a list of tuples)."""
+    records = records_of(b, items)
+    return b.emit("aten::len", [records.fields[0] if records else items], "len()")
+
+
+def check_records_unused(b: IRBuilder) -> None:
+    """A list of tuples is read through its fields' lists only: where anything read the list
+    itself (a use this frontend does not know to take apart), that is refused here, at the
+    use's line, rather than reading the list's never-appended self."""
+    for items, records in b.records.items():
+        if items.uses:
+            user = items.uses[0].user
+            at = user.source_range
+            how = "returned (return np.array(rows), or a tuple of arrays)" \
+                if user.kind == prim.Return else f"used in a way fusejit does not support " \
+                                                 f"({user.kind})"
+            raise script_error(
+                f"a list of tuples built in a loop is {how}; index it, loop over it, take its "
+                f"len(), slice it or make an array of it (np.array(rows))",
+                Location(at.file, at.line, at.col) if at is not None else records.at)
 
 
 def appended(b: IRBuilder, items: Value, value: Item) -> Value:

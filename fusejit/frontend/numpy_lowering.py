@@ -25,7 +25,16 @@ from ..ir.symbols import aten, prim
 from ..ir.types import FLOAT, INT, ListType, TensorType
 from ..oplib.table import DTYPE_CODES
 from .builder import IRBuilder, Item, describe, is_none, is_tensor, scalar_type_of
-from .lowering import _array, as_tensor, binary, concatenate, reshape, typed_from_appends
+from .lowering import (
+    _array,
+    as_tensor,
+    binary,
+    concatenate,
+    records_of,
+    reshape,
+    stack,
+    typed_from_appends,
+)
 from .numpy_arrays import advanced_index, index_store, is_int_array
 from .numpy_dtypes import cast, conform, dtype_of, numpy_dtype, unsigned_total
 
@@ -664,6 +673,9 @@ def array(b: IRBuilder, obj: Item, dtype: Any = None, copies: bool = True) -> Va
     elif isinstance(obj, (list, tuple)) and obj and _numbers_only(b, obj):
         result = _from_numbers(b, obj)
         result = _fresh(b, result) if copies else result
+    elif records_of(b, obj) is not None:    # (np.array(rows) of a list of tuples)
+        columns = [array(b, field, None, False) for field in records_of(b, obj).fields]
+        result = stack(b, columns, 1)   # (NumPy's dtype for them all)
     elif isinstance(obj, Value) or isinstance(obj, (list, tuple)) and any(
             is_tensor(i) for i in obj):
         items = b.tensor_list(obj, "np.array")
@@ -760,6 +772,11 @@ def outer(b: IRBuilder, x: Item, y: Item) -> Value:
 
 def stack_along(b: IRBuilder, name: str, arrays: Item) -> Value:
     """``np.hstack`` (axis 1, or 0 for 1-D arrays) and ``np.vstack`` (1-D arrays as rows)."""
+    shared = b.list_types.get(arrays) if isinstance(arrays, Value) else None
+    if shared is not None and shared.rank:   # (a list of arrays of one type a loop built)
+        if name == "vstack" and shared.rank == 1:
+            return stack(b, arrays, 0)
+        return concatenate(b, arrays, 1 if name == "hstack" and shared.rank > 1 else 0)
     items = list(arrays) if isinstance(arrays, (tuple, list)) else arrays
     if not isinstance(items, list) or not items:
         raise b.error(f"np.{name} takes a non-empty list or tuple of arrays")

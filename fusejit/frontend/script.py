@@ -72,7 +72,7 @@ from .expressions import (
 from .inplace import InPlaceStatements
 from .local_functions import LocalFunction, LocalFunctions
 from .loops import INT64_MAX, LoopStatements, _exposed_reads, exit_kinds, name_node, set_flag
-from .lowering import ListTypeChanged, as_tensor
+from .lowering import ListTypeChanged, as_tensor, check_records_unused
 from .masked import Masked, mask_among, split_mask
 from .masked import store as masked_store
 from .numpy_dtypes import cast, dtype_of, numpy_scalar
@@ -187,6 +187,7 @@ def _scripted(fn, arg_types: Sequence[Type] | None, constants: dict[int, Any] | 
         for flag in flags:
             graph.register_output(flag)
     numpy_lowering.refuse_stale_reversals(graph)
+    check_records_unused(b)
     remove_unused_constants(graph)
     if arg_types is not None:
         # What jit runs: arithmetic on constants folded (1 / 3 a constant exponent, which

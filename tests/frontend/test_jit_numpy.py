@@ -856,6 +856,95 @@ def test_a_name_that_is_none_before_a_loop_takes_what_the_loop_assigns():
         f(x, 0)
 
 
+def _drawdown(r):
+    wealth = np.cumsum(r)
+    gap = np.maximum.accumulate(wealth) - wealth
+    i = int(np.argmax(gap))
+    return float(gap[i]), i
+
+
+def drawdowns(returns):
+    details = [_drawdown(r) for r in returns]
+    depth, where = [], []
+    for d, i in details:
+        depth.append(d)
+        where.append(i)
+    first = details[0]
+    return (np.array(depth), np.array(where, dtype=np.int64), first[0], first[1],
+            len(details), np.array(details), np.array(details[1:][::2]))
+
+
+def sweep(scores, labels, thresholds):
+    hits = labels == 1
+    rows = []
+    for t in thresholds:
+        pred = scores > t
+        tp = int(np.count_nonzero(pred & hits))
+        rows.append([float(t), tp / max(int(np.count_nonzero(pred)), 1), tp])
+    return np.vstack([np.array(r) for r in rows]), np.array(rows), np.hstack(
+        [np.array(r) for r in rows])
+
+
+def windows(x, n):
+    rows = [(x[:3], 0)]
+    for i in range(n):
+        rows.append((x[i:i + 3] * 2.0, i))
+    total = 0.0
+    for part, k in rows[1:]:
+        total += float(part.sum()) * k
+    return total, rows[-1][0], np.array(rows[2][0])
+
+
+@pytest.mark.parametrize("fn, args", [
+    (drawdowns, (np.random.default_rng(11).standard_normal((5, 300)) * 0.01,)),
+    (sweep, (np.random.default_rng(12).random(1000).astype(np.float32),
+             (np.random.default_rng(13).random(1000) < 0.3).astype(np.int64),
+             np.linspace(0.1, 0.9, 9))),
+    (windows, (np.random.default_rng(14).random(50), 5))])
+def test_lists_of_tuples_appended_in_loops(fn, args):
+    """``rows.append((t, precision, tp))``, a comprehension of tuples from a helper, tuples
+    of arrays: each field kept as a list of its own; indexing, unpacking in a for loop,
+    len(), slices, np.array(rows) (NumPy's dtype over the fields) and np.vstack of the rows
+    give NumPy's values at every call."""
+    f = fusejit.jit(fn)
+    for _ in range(3):
+        _same(f(*args), fn(*args))
+
+
+def returned_rows(x, n):
+    rows = []
+    for i in range(n):
+        rows.append((x[i], i))
+    return rows
+
+
+def rows_read_first(x, n):
+    rows = []
+    for i in range(n):
+        if len(rows) > 2:
+            x = x * 2.0
+        rows.append((x[i], i))
+    return x
+
+
+def ragged_rows(x, n):
+    rows = []
+    for i in range(n):
+        rows.append((x[i], i))
+        rows.append((x[i], i, 3))
+    return np.array(rows)
+
+
+@pytest.mark.parametrize("fn, message", [
+    (returned_rows, "a list of tuples built in a loop is returned"),
+    (rows_read_first, "this list is read before a tuple is first appended to it"),
+    (ragged_rows, "this list holds tuples of 2 items; appending a tuple of 3")])
+def test_lists_of_tuples_fusejit_cannot_hold_are_refused_where_they_are_built(fn, message):
+    with pytest.raises(fusejit.FusejitError, match=message) as info:
+        fusejit.jit(fn)(np.arange(5.0), 3)
+    assert f"{__file__}:" in str(info.value)
+
+
 def normalize_by(x, method="zscore", *, axis=0):
     if method == "zscore":
         return (x - x.mean(axis=axis)) / x.std(axis=axis)
