@@ -59,12 +59,13 @@ def leaves(value) -> list:
 
 
 def _from_float32(a: np.ndarray, b: np.ndarray) -> bool:
-    """Are two Python floats (0-d float64 here) both float32 values, ``float(x.mean())`` of a
-    float32 ``x``? Then they are compared at float32's tolerance: a float64 value that is
-    exactly a float32 one, on both sides, is a float32 result passed through ``float()``."""
-    if a.shape or b.shape or a.dtype != np.float64 or not np.isfinite(b):
+    """Are two float64 results (Python floats, 0-d here, or arrays of them) float32 values on
+    both sides, ``float(x.mean())`` of a float32 ``x``, ``np.array([float(...) ...])``? Then
+    they are compared at float32's tolerance: float64 values that are all exactly float32
+    ones, on both sides, are float32 results passed through ``float()``."""
+    if a.dtype != np.float64 or b.dtype != np.float64 or not np.isfinite(b).all():
         return False
-    return all(float(np.float32(v)) == float(v) for v in (a, b))
+    return all(np.array_equal(v.astype(np.float32).astype(np.float64), v) for v in (a, b))
 
 
 def differs(got, want) -> str | None:
