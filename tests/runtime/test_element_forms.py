@@ -687,3 +687,27 @@ def test_selects_are_numpys_for_every_dtype_and_broadcast():
             np.testing.assert_array_equal(got, want)
             if want.dtype.kind == "f":
                 assert np.array_equal(np.signbit(got), np.signbit(want))
+
+
+def windowed_frames(frames, n):
+    window = 0.5 - 0.5 * np.cos(np.arange(n) * (2.0 * np.pi / (n - 1)))
+    weighted = frames * window
+    power = np.mean(weighted * weighted, axis=1)
+    spread = np.mean(np.abs(frames - frames.mean()) + 1.0, axis=1)
+    return power, spread
+
+
+def test_broadcast_operands_and_twice_named_expressions_are_computed_once():
+    """A 1-d window broadcast against a 2-d array is its own array (inlined into the product,
+    Numba's loop computed its cosines again for every row); a mean along an axis of an
+    expression names it once (its sum and its count each computed the expression)."""
+    from fusejit.runtime.element_function import element_source
+
+    frames = RNG.standard_normal((7, 16))
+    lines = element_source(scripted(windowed_frames, frames, 16), []).splitlines()
+    # (v0: the frames; the cosines on a line of their own, not in the product's loop)
+    assert not any("np.cos" in line and "v0" in line for line in lines), lines
+    assert sum(line.count("np.abs") for line in lines) == 1, lines
+    compiled = compiled_whole(windowed_frames, frames, 16)
+    for _ in range(2):
+        _same(compiled(frames, 16), windowed_frames(frames, 16))
