@@ -23,17 +23,24 @@ import types
 import numpy as np
 
 from ..ir.symbols import aten
-from .fusion.templates import fast_name, math_imports, math_modules, vector_function
+from .fusion.templates import (
+    fast_name,
+    math_imports,
+    math_modules,
+    trig_limit,
+    vector_function,
+)
 
 # The highest rank the helpers cover (``_grad_sum_to_size`` from each rank to each lower one):
 # stages take arrays up to it (``element_stage``).
 MAX_RANK = 4
 # Unary maps on arrays written as loops over the kernels' vectorisable forms (``fast_name``):
 # Numba's np.tanh calls libm element by element, ~10x NumPy's own SIMD loops.
-# (not sin, cos, tan: their fast forms hold for |x| up to a limit, and fused kernels recompute
-# larger arguments with libm in a loop of their own)
 FAST_MAPS = ("exp", "log", "tanh", "sigmoid", "expm1", "log1p", "log2", "log10", "sinh", "cosh",
              "asin", "acos", "atan", "asinh", "acosh", "atanh")
+# sin, cos, tan: their fast forms hold for |x| up to a limit (``trig_limit``); the map then
+# recomputes larger arguments with libm in a second loop, as fused kernels' fix-up does.
+TRIG_MAPS = ("sin", "cos", "tan")
 # Binary ones (by NumPy's name for the ufunc)
 BINARY_MAPS = {"atan2": "arctan2", "hypot": "hypot"}
 
@@ -213,15 +220,20 @@ def map_name(kind: str, dtype: np.dtype) -> str:
 
 
 def _map_helper(kind: str, dtype: np.dtype) -> str:
-    """``kind`` of each element of an array, through its vectorisable form."""
+    """``kind`` of each element of an array, through its vectorisable form (for sin, cos and
+    tan, then libm's where |x| is beyond the form's limit)."""
     fn = fast_name(getattr(aten, kind), dtype)
+    fix = f"""    for i in range(x.size):
+        if abs(flat[i]) > {trig_limit(dtype)}:
+            out[i] = math.{kind}(flat[i])
+""" if kind in TRIG_MAPS else ""
     return f"""@njit(cache=True, error_model="numpy")
 def {map_name(kind, dtype)}(x):
     flat = np.ascontiguousarray(x).reshape(x.size)
     out = np.empty(x.size, flat.dtype)
     for i in range(x.size):
         out[i] = {fn}(flat[i])
-    return out.reshape(x.shape)
+{fix}    return out.reshape(x.shape)
 
 
 """
@@ -726,13 +738,13 @@ _UPDATES = "".join(_update_helper(name, symbol) for name, symbol in (
     ("add", "+"), ("sub", "-"), ("mul", "*"), ("div", "/")))
 
 
-_MAP_HELPERS = "".join(_map_helper(k, np.dtype(d)) for k in FAST_MAPS
+_MAP_HELPERS = "".join(_map_helper(k, np.dtype(d)) for k in FAST_MAPS + TRIG_MAPS
                        for d in ("float32", "float64")) + "".join(
     _binary_map_helper(k, np.dtype(d)) for k in BINARY_MAPS for d in ("float32", "float64"))
 # The imports of the maps' math (stage modules import them too: their Regions call it)
 MATH_IMPORTS = "".join(f"{line}\n" for line in math_imports(math_modules(_MAP_HELPERS)))
 HELPERS_TEXT = (
-    "import numpy as np\nfrom numba import vectorize\n"
+    "import math\n\nimport numpy as np\nfrom numba import vectorize\n"
     "from fusejit.runtime.element_jit import helper_jit as njit\n"
     "from fusejit.runtime.fusion import rowmath as rm\n" + MATH_IMPORTS + "\n\n"
     + _AXIS_HELPERS + _LIST_HELPERS + _SUM_LEAD + _ACCUMULATE + _CONVOLVE + _UNIQUE

@@ -6,13 +6,17 @@ miscompiles a loop that can leave early (an index check that raises) and stores 
 one-byte array (bool, uint8, int8) that an enclosing loop reads: the vectorised code crashes
 the process. A sieve of Eratosthenes over a bool array, as a newcomer writes it, segfaulted on
 its compiled call. The vectoriser off (``NUMBA_LOOP_VECTORIZE=0``) gives correct code; so does
-a compile without the index checks, which a user's loop needs.
+a compile without the index checks, which a user's loop needs. (Under llvmlite 0.50 the sieves
+of bool, int8 and uint8 arrays run with the vectoriser on; the rule stays for the llvmlite
+versions the Numba releases pyproject allows bring.)
 
 Whole-graph functions run user loops on arrays of a few thousand elements at most
 (``frontend/fastcall.py``'s limit), where vectorised loops gain little; fused kernels, which
 keep the vectoriser, have no loop that leaves early. A whole-graph function whose text has no
-loop of its own (no user loop, no indexing written as loops: ``element_source``) keeps the
-vectoriser (``element_jit(vectorise=True)``): its loops are Numba's array expressions and
+loop of its own (no user loop, no indexing written as loops: ``element_source``), or whose
+loops can store into no one-byte array (``element_function.byte_stores_in_loops``: none is
+written in place, made in a loop or made by indexing), keeps the vectoriser
+(``element_jit(vectorise=True)``): its loops are Numba's array expressions and
 library code, compiled as Numba compiles them for anyone, and on a few thousand elements
 their vectors are most of its time (``img8.astype(np.float32) / 255.0`` of 48 x 64: 4.6 us a
 call scalar, against NumPy's 1.9). Numba reads ``config.LOOP_VECTORIZE`` when

@@ -773,6 +773,48 @@ def test_a_sieve_over_a_bool_array_runs_compiled_whole():
     _every_tier(sieve, 60)
 
 
+def _multiples_marked(marks):
+    n = marks.shape[0] - 1
+    for i in range(2, n + 1):
+        if marks[i] == 0:
+            for k in range(2 * i, n + 1, i):
+                marks[k] = 1
+    return marks, int(marks.sum())
+
+
+def marked_uint8(n):
+    return _multiples_marked(np.zeros(n + 1, dtype=np.uint8))
+
+
+def marked_int8(n):
+    return _multiples_marked(np.zeros(n + 1, dtype=np.int8))
+
+
+def marked_bool(n):
+    return _multiples_marked(np.zeros(n + 1, dtype=np.bool_))
+
+
+def relaxed(u, f, steps):
+    for _ in range(steps):
+        u = 0.5 * (u + np.tanh(f - u)) + 0.1 * np.abs(u).max()
+    return u
+
+
+def test_whole_graph_loops_keep_the_vectoriser_unless_they_store_one_byte_arrays():
+    """Only a function that could store into a one-byte array in a loop (the stores LLVM's
+    vectoriser miscompiled: bool, int8 and uint8 sieves, every tier) compiles without it; a
+    loop over float arrays keeps it (``element_function.byte_stores_in_loops``)."""
+    from fusejit.runtime.element_function import element_source
+    from tests.runtime.conftest import scripted
+
+    for sieve_of in (marked_uint8, marked_int8, marked_bool):
+        _every_tier(sieve_of, 60)
+        assert "@element_jit\n" in element_source(scripted(sieve_of, 60), [])
+    u, f = _r(43, 50), _r(44, 50)
+    _every_tier(relaxed, u, f, 4)
+    assert "@element_jit(vectorise=True)\n" in element_source(scripted(relaxed, u, f, 4), [])
+
+
 def break_index(x):
     total = 0.0
     for i in range(x.shape[0]):

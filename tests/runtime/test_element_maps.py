@@ -1,6 +1,7 @@
 """Elementwise math a whole-graph function computes itself (``element_function``): the float
 maps with vectorisable forms (``element_helpers.FAST_MAPS``: log1p, expm1, log2, log10, sinh,
-cosh, arcsin, arccos, arctan, ...), NumPy's ufuncs for tan, floor, ceil, rint, trunc, signbit,
+cosh, arcsin, arccos, arctan, ...; ``TRIG_MAPS``: sin, cos, tan, with libm beyond the fast
+forms' limit), NumPy's ufuncs for floor, ceil, rint, trunc, signbit,
 hypot, arctan2, integer shifts, ``np.prod``, ``np.cumsum`` / ``np.cumprod`` (along an axis
 too) and powers by an array of exponents. Each program is compiled with a fallback that fails
 the test, so every value checked is the compiled function's, against NumPy's: special values
@@ -84,6 +85,14 @@ def tan_(x):
     return np.tan(x)
 
 
+def sin_(x):
+    return np.sin(x)
+
+
+def cos_(x):
+    return np.cos(x)
+
+
 def floor_(x):
     return np.floor(x)
 
@@ -112,14 +121,14 @@ def copysign_(x):
     return np.copysign(1.0, x)
 
 
-MAPS = [log1p_, expm1_, log2_, log10_, sinh_, cosh_, arcsin_, arccos_, arctan_, tan_, floor_,
-        ceil_, rint_, round2_, trunc_, signbit_, copysign_]
+MAPS = [log1p_, expm1_, log2_, log10_, sinh_, cosh_, arcsin_, arccos_, arctan_, tan_, sin_, cos_,
+        floor_, ceil_, rint_, round2_, trunc_, signbit_, copysign_]
 
 
 def every_map(x):
     return log1p_(x), expm1_(x), log2_(x), log10_(x), sinh_(x), cosh_(x), arcsin_(x), \
-        arccos_(x), arctan_(x), tan_(x), floor_(x), ceil_(x), rint_(x), round2_(x), trunc_(x), \
-        signbit_(x), copysign_(x)
+        arccos_(x), arctan_(x), tan_(x), sin_(x), cos_(x), floor_(x), ceil_(x), rint_(x), \
+        round2_(x), trunc_(x), signbit_(x), copysign_(x)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, pytest.param(np.float64,
@@ -234,3 +243,16 @@ def test_powers_by_an_array_of_exponents(dtype):
         e = np.roll(x, 5) % 7
         for got, want in zip(compiled_whole(powers, x, e)(x, e), powers(x, e)):
             _agrees(got, want, ulps=2)
+
+
+def test_trig_maps_run_the_vectorisable_forms_and_libm_beyond_their_limit():
+    """sin, cos and tan of arrays call the maps over the fast forms (Numba's np.sin calls
+    libm element by element); arguments beyond the forms' limit (2^60, the largest float)
+    still get libm's values (checked above)."""
+    from fusejit.runtime.element_function import element_source
+    from tests.runtime.conftest import scripted
+
+    for dtype in ("float32", "float64"):
+        source = element_source(scripted(every_map, _values(np.dtype(dtype))), [])
+        for kind in ("sin", "cos", "tan"):
+            assert f"_map_{kind}_{dtype}(" in source, (kind, dtype)
