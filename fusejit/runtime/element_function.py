@@ -889,6 +889,11 @@ class _ElementWriter(_Writer):
 
     def _whole(self, fn: str, node: Node, out: Value, depth: int, wide: bool = False) -> None:
         x = node.input(0)
+        if fn in ("max", "min") and _dtype(x).kind in "iuf":
+            # (NaN-propagating vectorised extrema: Numba's np.max of 4096 x 64 float32 took
+            # 188 us, NumPy's 48)
+            self.assign(out, _cast(f"_{fn}_all({self.name(x)})", _dtype(out)), depth)
+            return
         self.assign(out, _cast(f"np.{fn}({self._wide(x) if wide else self.name(x)})",
                                _dtype(out)), depth)
 

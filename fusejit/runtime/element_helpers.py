@@ -152,18 +152,37 @@ def _{fn}2(a, axis):
     return out
 
 
-''' for fn in ("argmax", "argmin")) + "".join(f'''@njit(cache=True)
+''' for fn in ("argmax", "argmin")) + "".join(f'''@njit(cache=True, error_model="numpy")
 def _{fn}2(a, axis, ddof):
     b = a if axis == 1 else a.T
     out = np.empty(b.shape[0], np.float64)
     n = b.shape[1]
     for i in range(b.shape[0]):
-        row = b[i].astype(np.float64)
-        out[i] = {"np.sqrt" if fn == "std" else ""}(np.var(row) * n / (n - ddof))
+        row = b[i]
+        total = 0.0
+        for j in range(n):
+            total = rm.add(total, np.float64(row[j]))
+        mean = total / n
+        squares = 0.0
+        for j in range(n):
+            d = np.float64(row[j]) - mean
+            squares = rm.add(squares, d * d)
+        out[i] = {"np.sqrt" if fn == "std" else ""}(squares / max(n - ddof, 0))
     return out
 
 
 ''' for fn in ("var", "std")) + "".join(f'''@njit(cache=True)
+def _{fn}_all(a):
+    flat = np.ascontiguousarray(a).reshape(a.size)
+    if flat.size == 0:
+        raise ValueError("zero-size array to reduction operation {fn}imum which has no identity")
+    top = flat[0]
+    for i in range(1, flat.size):     # (NaN wins; of mixed zeros, 0.0 for max, -0.0 for min,
+        top = rm.{fn}imum(top, flat[i])     # as the fused row kernels: NumPy's depends on
+    return top                              # where its SIMD lanes put them)
+
+
+''' for fn in ("max", "min")) + "".join(f'''@njit(cache=True)
 def _{fn}2(a, axis):
     b = a if axis == 1 else a.T
     out = np.empty(b.shape[0], np.bool_)

@@ -711,3 +711,33 @@ def test_broadcast_operands_and_twice_named_expressions_are_computed_once():
     compiled = compiled_whole(windowed_frames, frames, 16)
     for _ in range(2):
         _same(compiled(frames, 16), windowed_frames(frames, 16))
+
+
+def extremes_and_moments(x):
+    return (np.max(x), np.min(x), np.abs(x).max(), x.var(axis=1, ddof=1), x.std(axis=0),
+            np.std(x, axis=1, ddof=1))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.uint8])
+def test_whole_array_extrema_and_axis_moments_are_numpys(dtype):
+    """np.max/np.min of a whole array (a vectorised reduction: NaN wins, as NumPy's) and
+    var/std along an axis, with ddof (float64 sums, two passes), against NumPy: extrema
+    exactly, moments within float64 rounding of NumPy's float64 moments."""
+    rng = np.random.default_rng(45)
+    floats = np.dtype(dtype).kind == "f"
+    x = (rng.standard_normal((37, 23)) * 50).astype(dtype) if floats \
+        else rng.integers(0, 200, (37, 23)).astype(dtype)
+    compiled = compiled_whole(extremes_and_moments, x)
+    cases = [x, x[::2, ::-1], x.T.copy()]
+    if floats:
+        with_nan = x.copy()
+        with_nan[3, 4] = np.nan
+        cases.append(with_nan)
+    for case in cases:
+        got, same = compiled(case), extremes_and_moments(case)
+        want = extremes_and_moments(case.astype(np.float64)) if floats else same
+        for g, w, s in zip(got[:3], want[:3], same[:3]):
+            assert np.asarray(g).dtype == np.asarray(s).dtype
+            np.testing.assert_array_equal(np.float64(g), np.float64(w))
+        for g, w in zip(got[3:], want[3:]):
+            np.testing.assert_allclose(g, w, rtol=1e-6 if dtype == np.float32 else 1e-12)
