@@ -1118,6 +1118,9 @@ def element_source(graph: Graph, passed: list[tuple[int, int]] | None = None) ->
     leaves out of its results the outputs that are array parameters, which it appends to
     ``passed`` (``function_source``; ``rejoined`` puts them back)."""
     writer = _ElementWriter()
+    for value in graph.inputs:      # (0-d parameters: the numbers they hold)
+        if isinstance(value.type, TensorType) and _rank(value) == 0:
+            writer.emit(1, f"{writer.name(value)} = number_of({writer.name(value)})")
     body = function_source(writer, graph, "element_fn", "", "", passed)
     loops = any(_LOOP.match(line) for line in writer.lines)
     return ("import numpy as np\n" + blas_import(graph) + library_imports(graph) + _PRELUDE
@@ -1172,7 +1175,7 @@ def rejoined(passed: list[tuple[int, int]], count: int) -> Callable[[Any, tuple]
 
 # (LLVM's loop vectoriser off where the function has loops of its own, which ``_LOOP`` finds
 # in its lines: ``element_jit.py`` says which miscompiled loops it avoids)
-_ELEMENT_JIT = "from fusejit.runtime.element_jit import element_jit\n"
+_ELEMENT_JIT = "from fusejit.runtime.element_jit import element_jit, number_of\n"
 _LOOP = re.compile(r"\s*(for|while)\b")
 
 

@@ -35,9 +35,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from numba.core import config
+import numpy as np
+from numba.core import config, types
 from numba.core.compiler_lock import global_compiler_lock
 from numba.core.registry import CPUDispatcher
+from numba.extending import overload
 
 
 class _VectoriserDispatcher(CPUDispatcher):
@@ -104,3 +106,18 @@ def element_jit(fn: Callable | None = None, *, vectorise: bool = False):
 
 __all__ = ["ElementDispatcher", "HelperDispatcher", "VectorisedElementDispatcher", "element_jit",
            "helper_jit"]
+
+
+def number_of(x):
+    """The number a 0-d parameter holds: a 0-d array's element (a NumPy scalar argument comes
+    as the caller's 0-d array), or the number itself. Whole-graph functions hold 0-d values as
+    numbers (``float(v)`` of a 0-d array does not compile in Numba)."""
+    return x[()] if isinstance(x, np.ndarray) else x
+
+
+@overload(number_of)
+def _number_of(x):
+    if isinstance(x, types.Array):
+        return lambda x: x[()]
+    return lambda x: x
+

@@ -945,6 +945,29 @@ def test_lists_of_tuples_fusejit_cannot_hold_are_refused_where_they_are_built(fn
     assert f"{__file__}:" in str(info.value)
 
 
+def smoothed(series, alpha, beta, steps):
+    level, trend = series[0].copy(), series[1] - series[0]
+    for t in range(1, steps):
+        new_level = alpha * series[t] + (1 - alpha) * (level + trend)
+        trend = beta * (new_level - level) + (1 - beta) * trend
+        level = new_level
+    return level + trend, float(alpha) * 2.0, int(steps) + 1
+
+
+def test_numpy_scalar_arguments_compile_whole():
+    """np.float32 / np.int64 arguments (0-d arrays in the graph, the numbers they hold in
+    the whole-graph function): compiled whole from the second call on, NumPy's values and
+    dtypes; Numba could not type ``float()`` of the 0-d array, and every call fell back to
+    the interpreter."""
+    series = np.random.default_rng(15).standard_normal((40, 30)).astype(np.float32)
+    args = (series, np.float32(0.3), np.float32(0.1), np.int64(25))
+    f = fusejit.jit(smoothed)
+    for _ in range(3):
+        _same(f(*args), smoothed(*args))
+    run = next(iter(f._specialised.values()))
+    assert hasattr(run, "compiled") and not run.refused, run.refused
+
+
 def normalize_by(x, method="zscore", *, axis=0):
     if method == "zscore":
         return (x - x.mean(axis=axis)) / x.std(axis=axis)
