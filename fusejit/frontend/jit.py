@@ -204,6 +204,13 @@ MEASURED_CALLS = 12
 # beyond WHOLE_GRAPH_MAX_ELEMENTS, where some programs still run faster whole (the
 # interpreter's ~1 us an op and no kernel to gain).
 TIMED_MAX_ELEMENTS = 1 << 16
+# ... and at any size up to this one where the graph's loops run at least ``LOOPED_STEPS``
+# nodes (``loop_steps``) on arrays of at most ``WHOLE_GRAPH_MAX_ELEMENTS`` elements made in
+# them (``made_elements(in_loops=True)``), its big arrays made once outside them: the
+# interpreter pays its cost a node at every step (set J's PageRank, 600-element ranks times a
+# 600 x 600 matrix for 17 steps: 1.24 ms interpreted, NumPy 1.04).
+LOOPED_TIMED_MAX_ELEMENTS = 1 << 24
+LOOPED_STEPS = 1000
 
 
 # Nodes whose 0-d result NumPy returns as a 0-d array too (``np.array(3.0)``,
@@ -665,11 +672,13 @@ class JitFunction(Portable):
         (``element_function.lone_column_reduction``). So does a graph that computes no
         array, only makes, copies and moves elements (``np.zeros`` and a scatter into it:
         ``element_support.computes_arrays``). Graphs held to the size bound time the
-        two forms before keeping one (``measured``; ``tiering.timed_choice``)."""
+        two forms before keeping one (``measured``; ``tiering.timed_choice``), at any size
+        where their loops run many steps on small arrays (``LOOPED_TIMED_MAX_ELEMENTS``)."""
         loops = any(node.kind == "prim::Loop" for node in graph.all_nodes())
         sized = whole is compile_element_graph and not lone_column_reduction(graph) and \
             computes_arrays(graph) and (not loops or makes_arrays_in_loops(graph)
                                         and made_elements(graph) is not None)
+        stepped = made_elements(graph, in_loops=True) if sized and loops else None
 
         limit = (WHOLE_GRAPH_MAX_ELEMENTS,) if sized else ()
 
@@ -699,6 +708,9 @@ class JitFunction(Portable):
                 # are compiled: timed while they compile in the background, it lost sizes it
                 # wins once they run)
                 wide = TIMED_MAX_ELEMENTS if _kernels_ready(interpreted, args) else limit[0]
+                if stepped is not None and stepped(*args) <= WHOLE_GRAPH_MAX_ELEMENTS and \
+                        loop_steps(graph, args) >= LOOPED_STEPS:
+                    wide = max(wide, LOOPED_TIMED_MAX_ELEMENTS)
                 first_calls.whole = whole(graph, interpreted, wide)
                 return first_calls.whole(*args)     # (Numba compiles it here)
             return measured(args)

@@ -217,3 +217,44 @@ def test_a_graph_without_a_made_bound_is_timed_by_its_arguments(monkeypatch):
     assert clock.readings == 4 * jit_module.TIMED_CALLS
     run = _installed(f)
     assert run.made_limit == 100 ** whole.degree and run.max_elements == 100
+
+
+def ranked(adj, steps):
+    p = adj / np.maximum(adj.sum(axis=1), 1.0)[:, None]
+    r = np.full(adj.shape[0], 1.0 / adj.shape[0])
+    for _ in range(steps):
+        r = 0.85 * (r @ p) + 0.15 / adj.shape[0]
+    return r
+
+
+def stepped_big(x, steps):
+    for _ in range(steps):
+        x = 0.5 * x + 1.0
+    return x
+
+
+@pytest.mark.parametrize("whole, interpreted", [(1.0, 10.0), (10.0, 1.0)])
+def test_loops_of_many_steps_on_small_arrays_are_timed_at_any_size(monkeypatch, whole,
+                                                                   interpreted):
+    """A loop of many steps over small arrays (300-element ranks), its big array made once
+    outside it (a 300 x 300 matrix, beyond TIMED_MAX_ELEMENTS): the interpreter pays a node's
+    cost at every step, so both forms are timed, kernels compiled or not, and the faster keeps
+    the size. A loop whose steps make big arrays is not (its kernels may win once compiled)."""
+    monkeypatch.setattr(jit_module, "_kernels_ready", lambda interpreted, args: False)
+    clock = ScriptedClock(whole, interpreted)
+    f = _jitted(monkeypatch, clock, ranked)
+    adj = (np.random.default_rng(3).random((300, 300)) < 0.05).astype(np.float64)
+    assert adj.size > jit_module.TIMED_MAX_ELEMENTS
+    steps = jit_module.LOOPED_STEPS
+    for _ in range(2 + 2 * jit_module.TIMED_CALLS):
+        np.testing.assert_allclose(f(adj, steps), ranked(adj, steps), rtol=1e-12)
+    assert clock.readings == 4 * jit_module.TIMED_CALLS
+    whole_size = fusejit.runtime.element_function.whole_size
+    assert (whole_size(_installed(f), (adj, steps)) is not None) == (whole < interpreted)
+
+    clock = ScriptedClock(1.0, 10.0)
+    g = _jitted(monkeypatch, clock, stepped_big)
+    x = np.linspace(0.0, 1.0, jit_module.TIMED_MAX_ELEMENTS + 1)
+    for _ in range(4):
+        np.testing.assert_allclose(g(x, steps), stepped_big(x, steps))
+    assert clock.readings == 0
