@@ -26,6 +26,7 @@ from ..ir.types import FLOAT, INT, ListType, TensorType
 from ..oplib.table import DTYPE_CODES
 from .builder import IRBuilder, Item, describe, is_none, is_tensor, scalar_type_of
 from .lowering import (
+    LIST_NUMBER_DTYPES,
     _array,
     as_tensor,
     binary,
@@ -676,6 +677,8 @@ def array(b: IRBuilder, obj: Item, dtype: Any = None, copies: bool = True) -> Va
     elif records_of(b, obj) is not None:    # (np.array(rows) of a list of tuples)
         columns = [array(b, field, None, False) for field in records_of(b, obj).fields]
         result = stack(b, columns, 1)   # (NumPy's dtype for them all)
+    elif isinstance(obj, Value) and b.list_items.get(obj) in LIST_NUMBER_DTYPES:
+        result = _from_appended_numbers(b, obj)
     elif isinstance(obj, Value) or isinstance(obj, (list, tuple)) and any(
             is_tensor(i) for i in obj):
         items = b.tensor_list(obj, "np.array")
@@ -706,6 +709,30 @@ def contiguous(b: IRBuilder, a: Item, dtype: Any = None) -> Value:
     if rank == 0:
         return reshape(b, x, (1,))
     return b.emit(aten.contiguous, [x, 0], "np.ascontiguousarray")
+
+
+def _from_appended_numbers(b: IRBuilder, items: Value) -> Value:
+    """``np.array(values)`` of a list of numbers a loop appended: their array, in NumPy's
+    dtype for them. An empty list gives NumPy's empty float64 array; for a list of ints or
+    bools that is another dtype than the list's array, which the graph types once: an empty
+    one raises, saying so, rather than give an int64 array NumPy would not."""
+    count = b.emit("aten::len", [items], "np.array")
+    if b.list_items[items] != FLOAT:
+        b.raise_unless(binary(b, "gt", count, 0),
+                       "ValueError: np.array of an empty list is a float64 array in NumPy; "
+                       "fusejit gives this list of ints or bools its int64 or bool array, "
+                       "and cannot when it is empty (append floats, or test len(values) "
+                       "first)")
+        return typed_from_appends(b.emit(aten.stack, [items, 0], "np.array"), items, 1)
+    node = b.create(prim.If, [b.value(binary(b, "eq", count, 0))], 1)
+    results = []
+    for block in (node.add_block(), node.add_block()):
+        with b.graph.inserting_before(block):
+            results.append(copy(b, b.value_const(np.zeros(0))) if not results else
+                           typed_from_appends(b.emit(aten.stack, [items, 0], "np.array"),
+                                              items, 1))
+        block.register_output(results[-1])
+    return node.output().set_type(results[1].type)
 
 
 def _fresh(b: IRBuilder, x: Value) -> Value:

@@ -968,6 +968,37 @@ def test_numpy_scalar_arguments_compile_whole():
     assert hasattr(run, "compiled") and not run.refused, run.refused
 
 
+def doubled_above(x, t):
+    values = []
+    for v in x:
+        if v > t:
+            values.append(float(v) * 2.0)
+    return np.array(values), len(values)
+
+
+def indices_above(x, t):
+    found = []
+    for i in range(x.shape[0]):
+        if x[i] > t:
+            found.append(i)
+    return np.array(found)
+
+
+@pytest.mark.parametrize("size", [50, 1 << 16])
+def test_arrays_of_appended_numbers_that_may_be_empty(size):
+    """np.array of a list of floats a loop appended is NumPy's empty float64 array when
+    nothing was appended; of ints, whose empty array NumPy makes float64, a located error
+    says so rather than give an int64 one."""
+    x = np.linspace(0.0, 1.0, size)
+    f, g = fusejit.jit(doubled_above), fusejit.jit(indices_above)
+    for t in (0.5, 2.0, 0.5, 2.0, 2.0):
+        _same(f(x, t), doubled_above(x, t))
+        _same(g(x, 0.9), indices_above(x, 0.9))
+    for _ in range(3):
+        with pytest.raises(fusejit.FusejitError, match="np.array of an empty list is a float64"):
+            g(x, 2.0)
+
+
 def normalize_by(x, method="zscore", *, axis=0):
     if method == "zscore":
         return (x - x.mean(axis=axis)) / x.std(axis=axis)
