@@ -306,6 +306,11 @@ class ExpressionEmitter(StaticConditions):
                               itemsize)
             if node.attr in METHODS:
                 return BoundMethod(base, node.attr)
+            if node.attr in ("dtype", "itemsize", "nbytes"):
+                raise self.b.error(f"x.{node.attr} of this array is not known while scripting: "
+                                   f"its dtype is not (an item of a list whose arrays differ "
+                                   f"in dtype or rank, say); convert it first, e.g. "
+                                   f"np.asarray(x, np.float64)")
         self.at(node)
         supported = ", ".join(sorted(ATTRIBUTES | set(METHODS)))
         raise self.b.error(f"attribute {node.attr!r} of a {describe(base)} is not supported "

@@ -999,6 +999,23 @@ def test_arrays_of_appended_numbers_that_may_be_empty(size):
             g(x, 2.0)
 
 
+def dtype_of_mixed_item(x, n):
+    hs = [x]
+    for _ in range(n):
+        hs.append(hs[-1] * np.float32(0.5))
+    hs.append(x.astype(np.float64))
+    return hs[1].dtype == np.float32
+
+
+def test_the_dtype_of_an_item_of_a_mixed_list_is_a_located_error():
+    """An item read from a list whose arrays differ in dtype has no dtype while scripting:
+    x.dtype of it says so (it listed dtype among the attributes arrays have)."""
+    with pytest.raises(fusejit.FusejitError, match="x.dtype of this array is not known "
+                                                   "while scripting") as info:
+        fusejit.jit(dtype_of_mixed_item)(np.ones(4, np.float32), 2)
+    assert f"{__file__}:" in str(info.value)
+
+
 def normalize_by(x, method="zscore", *, axis=0):
     if method == "zscore":
         return (x - x.mean(axis=axis)) / x.std(axis=axis)
