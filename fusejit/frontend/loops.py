@@ -33,7 +33,7 @@ import numpy as np
 from ..ir.graph import Block, Value
 from ..ir.symbols import prim
 from ..ir.types import INT, TENSOR, ListType
-from .builder import Item, describe, is_none, is_tensor, scalar_type_of
+from .builder import Item, describe, is_none, is_tensor, rebuilt, scalar_type_of
 from .expressions import Sugared, Undefined
 from .lowering import (
     LIST_NUMBER_DTYPES,
@@ -572,7 +572,7 @@ class LoopStatements:
                 listed = self.b.tensor_list([], name, allow_empty=True)
                 for item in items:
                     append_to(self.b, listed, item)
-                self.env[name] = listed
+                self._rebind_list(items, listed)
                 continue
             kinds = {TENSOR if is_tensor(i) else scalar_type_of(i) for i in items}
             if len(kinds) > 1 or None in kinds:
@@ -586,7 +586,15 @@ class LoopStatements:
                 if is_tensor(item):
                     note_scalar_item(self.b, listed, item)
                     note_item_type(self.b, listed, item)
-            self.env[name] = listed
+            self._rebind_list(items, listed)
+
+    def _rebind_list(self, old: list, new: Value) -> None:
+        """Every name that holds the Python list ``old``, here and in the functions this one
+        is inlined into, or holds it inside a list, tuple or dict, holds the IR list ``new``
+        from now on: Python's names share one list (``b = a``, a helper's parameter)."""
+        for emitter in (*getattr(self, "callers", ()), self):
+            for name, item in list(emitter.env.items()):
+                emitter.env[name] = _replaced(item, old, new)
 
     def _bind_index(self, body: Block, counter: Value, index: tuple | None) -> None:
         if index is None:
@@ -626,6 +634,25 @@ def _reads(stmts: list[ast.AST]) -> set[str]:
             elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
                 names.add(node.target.id)
     return names
+
+
+def _replaced(item: Any, old: list, new: Value, depth: int = 0) -> Any:
+    """``item`` with the list ``old`` replaced by ``new`` wherever it holds it: lists and
+    dicts changed in place (others may hold them too), tuples rebuilt."""
+    if item is old:
+        return new
+    if depth > 16:
+        return item
+    if isinstance(item, list):
+        item[:] = [_replaced(i, old, new, depth + 1) for i in item]
+    elif isinstance(item, dict):
+        for key, value in item.items():
+            item[key] = _replaced(value, old, new, depth + 1)
+    elif isinstance(item, tuple):
+        parts = [_replaced(i, old, new, depth + 1) for i in item]
+        if any(a is not b for a, b in zip(parts, item)):
+            return rebuilt(item, parts)
+    return item
 
 
 def _exposed_reads(stmts: list[ast.stmt], defined: set[str]) -> set[str]:

@@ -729,8 +729,13 @@ class StatementEmitter(LoopStatements, ContainerStatements, InPlaceStatements,
                 emitter.env[name] = kept(item)
 
     def materialize(self, item: Item) -> Any:
-        """Literals in ``item`` as constants (so a variable is always a graph value)."""
-        if isinstance(item, (tuple, list)):
+        """Literals in ``item`` as constants (so a variable is always a graph value). A list
+        stays the same list, its items made so in place: names bound to it share it, as in
+        Python (``b = a; b.append(v)`` appends to ``a``, and so does a helper given ``a``)."""
+        if isinstance(item, list):
+            item[:] = [self.materialize(i) for i in item]
+            return item
+        if isinstance(item, tuple):
             return rebuilt(item, [self.materialize(i) for i in item])
         if isinstance(item, Masked):
             return item  # x[mask], until it is reduced (masked.py)
@@ -845,10 +850,13 @@ class StatementEmitter(LoopStatements, ContainerStatements, InPlaceStatements,
             if isinstance(item, np.generic):
                 item = item.item()
             if not isinstance(item, (Value, Masked, tuple, list, dict, bool, int, float, str,
-                                     type(None))):
+                                     slice, type(None))):
                 self.b.loc = call_loc
-                raise self.b.error(f"{name}(): the default of {param.arg!r} is a "
-                                   f"{type(item).__name__}; only numbers, strings and None are "
+                given = "the default of" if param.arg not in bound.signature.parameters or \
+                    bound.signature.parameters[param.arg].default is item else "argument"
+                raise self.b.error(f"{name}(): {given} {param.arg!r} is a "
+                                   f"{type(item).__name__}; only arrays, numbers, strings, "
+                                   f"slices, None and tuples, lists and dicts of them are "
                                    f"supported")
             helper.at(param)
             helper.env[param.arg] = helper.materialize(item)

@@ -1016,6 +1016,51 @@ def test_the_dtype_of_an_item_of_a_mixed_list_is_a_located_error():
     assert f"{__file__}:" in str(info.value)
 
 
+def _append_doubled(items, v):
+    items.append(v * 2.0)
+
+
+def shared_lists(x, n):
+    a = [x]
+    b = a
+    b.append(x + 1.0)
+    _append_doubled(a, x)
+    groups = [a, [x * 3.0]]
+    groups[0].append(x - 1.0)
+    built = []
+    alias = built
+    for i in range(n):
+        alias.append(x * i)
+    _grow(built, x, n)
+    return len(a), a[-1], a[1], len(built), np.stack(built)
+
+
+def _grow(items, x, n):
+    for i in range(n):
+        items.append(x + i)
+
+
+def _shifted(x, s):
+    return x[s] + 1.0
+
+
+def sliced_in_helper(x):
+    s = slice(2, None)
+    return _shifted(x, s), _shifted(x, slice(None, 3)), _shifted(x, slice(None, None, -2))
+
+
+def test_names_and_helpers_share_one_list_as_in_python():
+    """``b = a; b.append(v)`` appends to ``a``; so does a helper given ``a``, a loop appending
+    through another name, and a list held in a list: one list, as Python's (each had its
+    own copy, and the appends were lost: a wrong length and last item, silently). Slices
+    pass to helpers as the index they are."""
+    x = np.arange(5.0)
+    f, g = fusejit.jit(shared_lists), fusejit.jit(sliced_in_helper)
+    for _ in range(3):
+        _same(f(x, 3), shared_lists(x, 3))
+        _same(g(x), sliced_in_helper(x))
+
+
 def normalize_by(x, method="zscore", *, axis=0):
     if method == "zscore":
         return (x - x.mean(axis=axis)) / x.std(axis=axis)
