@@ -46,9 +46,11 @@ _PURE_PRIMS = frozenset({
 })
 # kinds whose outputs are views of their (first) tensor inputs.
 _VIEW_PRIMS = frozenset({prim.ConstantChunk, prim.BroadcastingChunk, prim.unchecked_cast})
-# (``aten::__getitem__`` goes by its schema: its result may be the list's memory, and what that
-# list holds is looked up when asked, so an item appended after the read is seen too)
 _UNPACKS = frozenset({prim.ListUnpack, prim.TupleUnpack, prim.TupleIndex})
+# An item read from a list (``aten::__getitem__``, ``aten::pop``) points to the list itself:
+# what the list holds is looked up when asked (``_with_contained``), so an item appended after
+# the read in the program (a loop's next iteration reads it) is seen too
+_LIST_READS = frozenset({"aten::__getitem__", "aten::pop"})
 _PACKS = frozenset({prim.ListConstruct, prim.TupleConstruct})
 _IF = prim.If
 _LOOP = prim.Loop
@@ -148,6 +150,9 @@ class AliasDb:
         elif kind in _VIEW_PRIMS:
             for out in node.outputs:
                 self._set(out, union)
+        elif kind in _LIST_READS and ins and isinstance(node.input(0).type, ListType):
+            for out in node.outputs:
+                self._set(out, ins[0] if is_mutable_type(out.type) else _EMPTY)
         elif kind == _IF:
             for i, out in enumerate(node.outputs):
                 self._set(out, frozenset().union(
@@ -172,6 +177,16 @@ class AliasDb:
             aliased = frozenset().union(*(
                 locs for locs, arg in zip(ins, schema.arguments)
                 if arg.alias and "->" not in arg.alias and "*" not in arg.alias))
+            entering = [locs for locs, arg in zip(ins, schema.arguments)
+                        if arg.alias and "->" in arg.alias]
+            if entering:
+                # (``append(t[](a!) self, t(c -> *) el)``: ``el`` is held by the list it is
+                # written into from now on; an item read from the list may be it)
+                held = frozenset().union(*entering)
+                for locs, arg in zip(ins, schema.arguments):
+                    if arg.alias and "!" in arg.alias:
+                        for loc in locs:
+                            self._contained[loc] = self._contained.get(loc, _EMPTY) | held
             for out in node.outputs:
                 self._set(out, aliased if aliased else self._fresh())
 
@@ -245,7 +260,11 @@ class AliasDb:
                 inputs = node.inputs
                 for i in schema.written:
                     if i < len(inputs):
-                        result |= self.points_to(inputs[i])
+                        # (with what it holds: an item read from a list points to the list,
+                        # so ``d += 1`` of ``for d in items`` writes the arrays appended to
+                        # it; and appending to a list counts as writing what it holds, so an
+                        # array appended in a loop stays fresh in each iteration)
+                        result |= self._with_contained(self.points_to(inputs[i]))
         for b in node.blocks:
             for n in b.nodes():
                 self._writes_into(n, result)

@@ -1061,6 +1061,28 @@ def test_names_and_helpers_share_one_list_as_in_python():
         _same(g(x), sliced_in_helper(x))
 
 
+def bumped_copies(x):
+    copies = []
+    for _ in range(3):
+        copies.append(x * 2.0)
+    for c in copies:
+        c += 1.0
+    copies[0][0] = 100.0
+    return np.stack(copies)
+
+
+@pytest.mark.parametrize("size", [4, 1 << 16])
+def test_arrays_appended_from_one_expression_are_each_their_own(size):
+    """``copies.append(x * 2.0)`` three times is three arrays, as NumPy makes them, then each
+    bumped in place through the list: loop unrolling and CSE made them one array (every
+    item bumped three times, and the element written into all three), as would hoisting
+    the product out of the loop (found by this session's adversarial helper)."""
+    x = np.arange(float(size))
+    f = fusejit.jit(bumped_copies)
+    for _ in range(3):
+        _same(f(x), bumped_copies(x))
+
+
 def normalize_by(x, method="zscore", *, axis=0):
     if method == "zscore":
         return (x - x.mean(axis=axis)) / x.std(axis=axis)

@@ -47,6 +47,31 @@ def test_in_place_op_writes_what_its_self_argument_points_to():
     assert not (db.points_to(by_name(g, "one").output()) & writes)
 
 
+def test_an_appended_array_is_held_by_its_list_and_written_through_its_items():
+    """``items.append(a)``: ``a`` is held by the list, so an item read back may be ``a``, and
+    a write into that item (``items[0] += 1``) writes ``a``: a pass must not share ``a``
+    with another value that looks the same (``x * 2.0`` appended three times, made one by
+    CSE or hoisted from the loop, was one array three times in the list)."""
+    g = parse_ir("""graph(%x : Tensor):
+  %zero : int = prim::Constant[value=0]()
+  %one : int = prim::Constant[value=1]()
+  %two : float = prim::Constant[value=2.]()
+  %items : Tensor[] = prim::ListConstruct()
+  %a : Tensor = aten::mul(%x, %two)
+  %put : Tensor[] = aten::append(%items, %a)
+  %b : Tensor = aten::mul(%x, %two)
+  %d : Tensor = aten::__getitem__(%items, %zero)
+  %w : Tensor = aten::add_(%d, %one, %one)
+  return (%w, %b)
+""")
+    db = AliasDb(g)
+    a, b, d = (by_name(g, n).output() for n in ("a", "b", "d"))
+    assert db.may_alias(d, a) and not db.may_alias(d, b)
+    assert db.points_to(a) <= db.get_writes(by_name(g, "w"))
+    assert db.points_to(a) <= db.written_locations()
+    assert not db.points_to(b) & db.written_locations()
+
+
 BARRIER = """graph(%x : Tensor, %y : Tensor):
   %one : int = prim::Constant[value=1]()
   %a : Tensor = aten::exp(%x)
