@@ -152,6 +152,8 @@ class IRBuilder:
         # then has no use of its own (``lowering.check_records_unused``).
         self.records: dict[Value, Any] = {}
         self.list_types: dict[Value, TensorType | None] = {}
+        # The dtypes of the arrays put in each such list so far (None among them: one unknown)
+        self.list_dtypes: dict[Value, set] = {}
         self.list_reads: dict[Value, TensorType] = {}
         self.typed_list_reads = True
         # With typed inputs (``fusejit.jit`` specialises per call), each node's output types are

@@ -445,6 +445,9 @@ def note_item_type(b: IRBuilder, items: Value, value: Value) -> None:
     t = value.type
     shared = t.dimensioned_only() if isinstance(t, TensorType) and \
         t.scalar_type is not None and t.rank is not None else None
+    b.list_dtypes.setdefault(items, set()).add(
+        t.scalar_type.dtype if isinstance(t, TensorType) and t.scalar_type is not None
+        else None)
     if items in b.list_types and b.list_types[items] != shared:
         shared = None
     b.list_types[items] = shared
@@ -640,8 +643,29 @@ def array_split(b: IRBuilder, x: Item, sections: Item, axis: Item = 0) -> tuple[
                  for i in range(n))
 
 
+def conformed_list(b: IRBuilder, items: Item, what: str) -> Item:
+    """A list a loop built of arrays of several dtypes (float32, then int32), as a new list of
+    them all in NumPy's common dtype, which ``stack`` and ``cat`` of it give (they would
+    promote by PyTorch's rules: float32 and int32 to float32, where NumPy's is float64).
+    Other items are returned as they are."""
+    dtypes = b.list_dtypes.get(items) if isinstance(items, Value) else None
+    if not dtypes or len(dtypes) < 2 or None in dtypes:
+        return items
+    target = np.result_type(*dtypes)
+    out = b.tensor_list([], what, allow_empty=True)
+    loop = b.create(prim.Loop, [b.emit("aten::len", [items], what), b.value(True)], 0)
+    body = loop.add_block()
+    index = body.add_input(type=INT)
+    with b.graph.inserting_before(body):
+        item = b.emit(aten["__getitem__"], [items, index], what)
+        item = b.emit(aten.type_as, [item, b.value_const(np.zeros((), target))], what)
+        b.emit("aten::append", [out, appended(b, out, item)], what)
+        body.register_output(b.value(True))
+    return out
+
+
 def concatenate(b: IRBuilder, arrays: Item, axis: Item = 0) -> Value:
-    arrays = _array_likes(b, arrays)
+    arrays = conformed_list(b, _array_likes(b, arrays), "np.concatenate")
     if is_none(axis):   # (NumPy's: the arrays flattened, then joined)
         if not isinstance(arrays, (tuple, list)):
             raise b.error("np.concatenate(axis=None) takes a list or tuple of arrays")
@@ -653,7 +677,8 @@ def concatenate(b: IRBuilder, arrays: Item, axis: Item = 0) -> Value:
 
 def stack(b: IRBuilder, arrays: Item, axis: Item = 0) -> Value:
     b.static_int(axis, "np.stack's axis")
-    items = b.tensor_list(_common_dtype(b, _array_likes(b, arrays), "np.stack"), "np.stack")
+    arrays = conformed_list(b, _array_likes(b, arrays), "np.stack")
+    items = b.tensor_list(_common_dtype(b, arrays, "np.stack"), "np.stack")
     return typed_from_appends(b.emit(aten.stack, [items, axis], "np.stack"), items, 1)
 
 

@@ -31,6 +31,7 @@ from .lowering import (
     as_tensor,
     binary,
     concatenate,
+    conformed_list,
     records_of,
     reshape,
     stack,
@@ -681,7 +682,7 @@ def array(b: IRBuilder, obj: Item, dtype: Any = None, copies: bool = True) -> Va
         result = _from_appended_numbers(b, obj)
     elif isinstance(obj, Value) or isinstance(obj, (list, tuple)) and any(
             is_tensor(i) for i in obj):
-        items = b.tensor_list(obj, "np.array")
+        items = b.tensor_list(conformed_list(b, obj, "np.array"), "np.array")
         result = typed_from_appends(b.emit(aten.stack, [items, 0], "np.array"), items, 1)
     elif isinstance(obj, (list, tuple)) and obj and all(
             isinstance(b.static(i), (bool, int, float)) for i in obj):

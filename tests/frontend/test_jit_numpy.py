@@ -1083,6 +1083,29 @@ def test_arrays_appended_from_one_expression_are_each_their_own(size):
         _same(f(x), bumped_copies(x))
 
 
+def mixed_appends(x):
+    parts = []
+    for k in range(3):
+        if k == 1:
+            parts.append(x.astype(np.int32))
+        else:
+            parts.append(x.astype(np.float32))
+    return np.stack(parts), np.concatenate(parts), np.array(parts)
+
+
+@pytest.mark.parametrize("size", [3, 1 << 15])
+def test_joining_a_list_of_several_dtypes_takes_numpys_common_dtype(size):
+    """float32 and int32 arrays appended in a loop, then stacked, concatenated or made an
+    array: NumPy's float64 (they were joined by PyTorch's rule, float32: 16777217 became
+    16777216; found by this session's adversarial helper)."""
+    x = np.resize(np.array([1.5, 16777217.0, -2.0]), size)
+    f = fusejit.jit(mixed_appends)
+    for _ in range(3):
+        got, want = f(x), mixed_appends(x)
+        assert [g.dtype for g in got] == [w.dtype for w in want]
+        _same(got, want)
+
+
 def normalize_by(x, method="zscore", *, axis=0):
     if method == "zscore":
         return (x - x.mean(axis=axis)) / x.std(axis=axis)
