@@ -45,7 +45,10 @@ _STATEMENT_TEXT = {
     "While": "`while` with `break`/`continue`",
     "For": "`for` over `range(...)`, an array's rows, a list, a tuple (unrolled), "
            "`enumerate(...)`, `zip(...)`, `enumerate(zip(...))`; `break`/`continue`; names "
-           "first assigned in a loop are read after it (an error if it ran zero times); "
+           "first assigned in a loop are read after it (an error if it ran zero times), "
+           "and so are names set to `None` before a loop that assigns them in every "
+           "iteration (`labels = None; for ...: labels = ...`; an error if it ran zero "
+           "times, where Python would go on with `None`); "
            "`return` inside loops (out of every loop, as TorchScript's exit transform)",
     "Expr": "expression statements, `list.append(v)`, `print(...)`",
     "FunctionDef": "`def` and `lambda` inside the function (inlined where called; they read "
@@ -88,7 +91,11 @@ _ROWS_BY_HAND = [
                       "`log_softmax`, `xlogy`, `erf`, `erfc`, `gammaln`"),
     ("calls", "plain Python functions and other `@fusejit.jit` functions (inlined); "
               "`fusejit.jit(lambda x: ...)`"),
-    ("containers", "tuples; lists (`append`, `np.stack`/`np.array` of them); list "
+    ("containers", "tuples; lists (`append` of arrays, numbers, or tuples/lists of them, "
+                   "`rows.append((t, p))`; read back by `xs[i]`, `for x in xs`, `zip`, `len`, "
+                   "slices `xs[a:b:c]`; `np.stack`/`np.concatenate`/`np.vstack`/`np.hstack`/"
+                   "`np.array` of them, in NumPy's common dtype; names and helpers share one "
+                   "list, as in Python); `slice(a, b, c)` objects as indices; list "
                    "comprehensions, generator expressions (`sum(f(x) for x in xs)`, as lists); "
                    "dicts with constant keys (`d[\"k\"]`, `.items()`), "
                    "while scripting, and returned (`return {\"loss\": l, \"grad\": g}`)"),
