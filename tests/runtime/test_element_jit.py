@@ -1,7 +1,8 @@
 """Which whole-graph functions compile with LLVM's loop vectoriser (``runtime/element_jit.py``):
 those whose text has no loop of its own keep it, so their array expressions run in vector
-instructions; those with a user loop or an indexing loop compile without it (the loops LLVM 22
-miscompiled). Each compiled function is checked against NumPy."""
+instructions, and so do those whose loops store into no one-byte array; those with a user loop
+or an indexing loop that could store into a bool, int8 or uint8 array compile without it (the
+loops LLVM 22 miscompiled). Each compiled function is checked against NumPy."""
 
 from __future__ import annotations
 
@@ -34,6 +35,13 @@ def gathered(x, idx):
     return x[idx] * 2.0
 
 
+def flagged(x, idx):
+    seen = np.zeros(x.shape[0], dtype=np.bool_)
+    for i in range(idx.shape[0]):
+        seen[idx[i]] = True
+    return np.where(seen, x, 0.0)
+
+
 def test_a_function_without_loops_compiles_with_vectors():
     img8 = (np.arange(48 * 64) % 251).astype(np.uint8).reshape(48, 64)
     source, run = _compiled(scaled, img8)
@@ -48,10 +56,15 @@ def test_a_function_without_loops_compiles_with_vectors():
     assert re.search(r"<(4|8|16) x float>", llvm), "no float32 vector in the compiled function"
 
 
-def test_functions_with_loops_of_their_own_compile_without_the_vectoriser():
+def test_functions_with_loops_of_their_own_keep_the_vectoriser_unless_they_store_bytes():
     x = np.linspace(-1.0, 1.0, 50)
-    for fn, args in ((running, (x,)), (gathered, (x, np.array([3, 0, 49, 7])))):
+    idx = np.array([3, 0, 49, 7])
+    for fn, args in ((running, (x,)), (gathered, (x, idx))):
         source, run = _compiled(fn, *args)
-        assert "@element_jit\n" in source and "vectorise" not in source, source
-        assert type(run.compiled) is ElementDispatcher
+        assert "@element_jit(vectorise=True)\n" in source, source
+        assert type(run.compiled) is VectorisedElementDispatcher
         np.testing.assert_allclose(run(*args), fn(*args), rtol=1e-15)
+    source, run = _compiled(flagged, x, idx)
+    assert "@element_jit\n" in source and "vectorise" not in source, source
+    assert type(run.compiled) is ElementDispatcher
+    np.testing.assert_array_equal(run(x, idx), flagged(x, idx))
