@@ -832,6 +832,13 @@ def _convert(b: IRBuilder, x: Item, name: str, target, python_type) -> Item:
 
 
 def _array(b: IRBuilder, x: Item, what: str) -> Value:
+    if isinstance(x, Value) and isinstance(x.type, ListType) and (
+            x in b.list_items or x in b.records):
+        # (a list a loop built, where NumPy takes an array: np.mean(losses) is
+        # np.mean(np.asarray(losses)))
+        from .numpy_lowering import array
+
+        return array(b, x, None, False)
     if not is_tensor(x):
         raise b.error(f"{what} needs an array, got {describe(x)}")
     return x

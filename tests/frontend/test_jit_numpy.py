@@ -1106,6 +1106,25 @@ def test_joining_a_list_of_several_dtypes_takes_numpys_common_dtype(size):
         _same(got, want)
 
 
+def loss_summary(x, n):
+    losses, rows = [], []
+    for i in range(n):
+        losses.append(float((x * i).sum()))
+        rows.append(x * (i + 1.0))
+    return (np.mean(losses), np.max(losses), np.sum(losses), np.std(losses),
+            np.mean(rows, axis=0), np.max(rows))
+
+
+@pytest.mark.parametrize("size", [4, 1 << 15])
+def test_numpy_functions_take_a_list_a_loop_built_as_its_array(size):
+    """np.mean(losses) of a list of floats a loop appended, np.mean(rows, axis=0) of one of
+    arrays: the list's array, as NumPy takes it (they were refused: 'needs an array')."""
+    x = np.linspace(0.0, 1.0, size)
+    f = fusejit.jit(loss_summary)
+    for _ in range(3):
+        _same(f(x, 5), loss_summary(x, 5))
+
+
 def normalize_by(x, method="zscore", *, axis=0):
     if method == "zscore":
         return (x - x.mean(axis=axis)) / x.std(axis=axis)
