@@ -564,6 +564,8 @@ class ExpressionEmitter(StaticConditions):
             return self.eval_print(node)
         if isinstance(func, Sugared) and func.obj is map:
             return self.eval_map(node)
+        if isinstance(func, Sugared) and func.obj is reversed:
+            return self.eval_reversed(node)
         args = []
         for arg in node.args:
             if isinstance(arg, ast.Starred):
@@ -652,6 +654,23 @@ class ExpressionEmitter(StaticConditions):
 
     def dict_item(self, items: dict, key: Any) -> Item:
         raise NotImplementedError  # provided by the statement emitter (containers.py)
+
+    def eval_reversed(self, node: ast.Call) -> Item:
+        """``reversed(xs)``: a tuple or list known while scripting, reversed; a list a loop
+        built, as its slice ``xs[::-1]``; an array's rows from the last, ``x[::-1]`` (what
+        a for loop over it reads)."""
+        if len(node.args) != 1 or node.keywords:
+            raise self.unsupported(node, "reversed() with other than one argument")
+        items = self.eval_value(node.args[0])
+        self.at(node)
+        if isinstance(items, (tuple, list)):
+            return tuple(reversed(items))
+        if isinstance(items, Value) and isinstance(items.type, ListType):
+            return self.sliced_list(items, slice(None, None, -1), node)
+        if is_tensor(items) and rank_of(items) not in (None, 0):
+            return numpy_lowering.index(self.b, items, (slice(None, None, -1),))
+        raise self.b.error(f"reversed() takes a tuple, a list or an array, got "
+                           f"{describe(items)}")
 
     def eval_map(self, node: ast.Call) -> tuple:
         raise NotImplementedError  # provided by the statement emitter (containers.py)

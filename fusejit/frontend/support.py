@@ -123,7 +123,8 @@ def _display(obj: Any, name: str) -> str:
 def support_rows() -> list[tuple[str, str]]:
     """(what, the supported names) rows, from the frontend's tables."""
     groups: dict[str, set[str]] = {"NumPy functions": set(), "fusejit.ops": set(),
-                                   "math": set(), "builtins": {"`map`"}}   # (map: unrolled)
+                                   "math": set(), "builtins": {"`map`", "`reversed`"}}
+    # (map: unrolled; reversed: expressions.eval_reversed)
     for obj, callee in CALLEES.items():
         name = _display(obj, callee.name)
         group = ("NumPy functions" if name.startswith("np.") else "fusejit.ops"

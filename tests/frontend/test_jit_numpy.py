@@ -1125,6 +1125,31 @@ def test_numpy_functions_take_a_list_a_loop_built_as_its_array(size):
         _same(f(x, 5), loss_summary(x, 5))
 
 
+def backward_through_steps(x, n):
+    states = []
+    h = x * 0.0
+    for i in range(n):
+        h = np.tanh(h + x * (i + 1))
+        states.append(h)
+    grad = x * 0.0 + 1.0
+    total = 0.0
+    for h in reversed(states):
+        grad = grad * (1.0 - h * h)
+        total += float(grad.sum())
+    rows = [r.sum() for r in reversed(np.arange(12.0).reshape(3, 4))]
+    return grad, total, np.array(rows), tuple(reversed((1, 2, 3)))[0]
+
+
+@pytest.mark.parametrize("size", [50, 1 << 15])
+def test_reversed_walks_lists_arrays_and_tuples_from_the_end(size):
+    """``for h in reversed(states)`` over a list a loop built (a backward pass), an array's
+    rows and a tuple: Python's order, at every call (reversed() was an unknown function)."""
+    x = np.linspace(-1.0, 1.0, size)
+    f = fusejit.jit(backward_through_steps)
+    for _ in range(3):
+        _same(f(x, 4), backward_through_steps(x, 4))
+
+
 def normalize_by(x, method="zscore", *, axis=0):
     if method == "zscore":
         return (x - x.mean(axis=axis)) / x.std(axis=axis)
