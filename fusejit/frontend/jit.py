@@ -665,20 +665,22 @@ class JitFunction(Portable):
         beat Numba's NumPy, which computes one op at a time (a 12-op chain on 2^22 float32:
         whole 148 ms, fused 16 ms, NumPy 58 ms; equal near 2^10 elements). So does a loop
         that makes arrays, where ``array_bounds.made_elements`` bounds them (a 5-step loop of
-        ``v = v - dt * x`` on 2^22 float64 ran whole at 0.21x NumPy); other loops (over
-        elements, or appending arrays to stack) run whole at any size. A lone column
-        reduction (``x.sum(0)``) runs whole at any size: it reads its input once either way,
-        and the interpreter's path around NumPy's reduction cost more than the reduction
+        ``v = v - dt * x`` on 2^22 float64 ran whole at 0.21x NumPy), and a loop of few
+        steps on arrays the arguments bound whose stack after it has no bound; other loops
+        (over elements, or many steps appending arrays to stack) run whole at any size. A
+        lone column reduction (``x.sum(0)``) runs whole at any size: it reads its input once
+        either way, and the interpreter's path around NumPy's reduction cost more than the
+        reduction
         (``element_function.lone_column_reduction``). So does a graph that computes no
         array, only makes, copies and moves elements (``np.zeros`` and a scatter into it:
         ``element_support.computes_arrays``). Graphs held to the size bound time the
         two forms before keeping one (``measured``; ``tiering.timed_choice``), at any size
         where their loops run many steps on small arrays (``LOOPED_TIMED_MAX_ELEMENTS``)."""
         loops = any(node.kind == "prim::Loop" for node in graph.all_nodes())
-        sized = whole is compile_element_graph and not lone_column_reduction(graph) and \
-            computes_arrays(graph) and (not loops or makes_arrays_in_loops(graph)
-                                        and made_elements(graph) is not None)
-        stepped = made_elements(graph, in_loops=True) if sized and loops else None
+        arrays_made = whole is compile_element_graph and not lone_column_reduction(graph) \
+            and computes_arrays(graph) and (not loops or makes_arrays_in_loops(graph))
+        sized = arrays_made and (not loops or made_elements(graph) is not None)
+        stepped = made_elements(graph, in_loops=True) if arrays_made and loops else None
 
         limit = (WHOLE_GRAPH_MAX_ELEMENTS,) if sized else ()
 
@@ -695,8 +697,17 @@ class JitFunction(Portable):
                 self._refresh_fast_call()
 
         def first_calls(*args: Any) -> Any:
+            nonlocal sized, limit
             calls = first_calls.calls
             first_calls.calls = calls + 1
+            if calls == 0 and arrays_made and not sized and stepped is not None and \
+                    loop_steps(graph, args) < LOOPED_STEPS:
+                # (arrays made whose sizes no argument bounds, a stack of what a loop
+                # appended, but a loop of few steps on arrays an argument bounds: held to the
+                # size limit, the interpreter's kernels take big ones; set J's 4-step
+                # particle update of 1.2 * 10^6 elements, appending energies, ran whole at
+                # 0.42x NumPy, interpreted at 9-12x)
+                sized, limit = True, (WHOLE_GRAPH_MAX_ELEMENTS,)
             if calls == 0 and (sized or loop_steps(graph, args) < FIRST_CALL_WHOLE_STEPS):
                 return interpreted(*args)
             if calls == 0:      # (a loop too long to interpret: compiled whole at once)

@@ -132,14 +132,23 @@ def _walk(block: Block, dims: dict[Value, Dims], made: set[Dims]) -> None:
     for node in block.nodes():
         if node.kind == prim.Loop:
             _loop(node, dims, made)
-        elif node.kind == prim.If:
-            for sub in node.blocks:
+            continue
+        if node.kind == prim.If:
+            for sub in node.blocks:   # (a loop in a branch: its own checks)
                 _walk(sub, dims, made)
-            for k, out in enumerate(node.outputs):
-                if _is_array(out):
-                    dims[out] = _union([dims.get(b.outputs[k]) for b in node.blocks], out)
-        else:
-            _node(node, dims, made)
+        try:
+            if node.kind == prim.If:
+                for k, out in enumerate(node.outputs):
+                    if _is_array(out):
+                        dims[out] = _union([dims.get(b.outputs[k]) for b in node.blocks],
+                                           out)
+            else:
+                _node(node, dims, made)
+        except _Unbounded:
+            # (in_loops: what the graph makes outside its loops need not be bounded, a stack
+            # of what a loop appended; a loop reading such a value is unbounded)
+            if not (isinstance(made, _InLoops) and made.depth == 0):
+                raise
 
 
 def _loop(node: Node, dims: dict[Value, Dims], made: set[Dims]) -> None:
