@@ -670,8 +670,7 @@ class JitFunction(Portable):
         (over elements, or many steps appending arrays to stack) run whole at any size. A
         lone column reduction (``x.sum(0)``) runs whole at any size: it reads its input once
         either way, and the interpreter's path around NumPy's reduction cost more than the
-        reduction
-        (``element_function.lone_column_reduction``). So does a graph that computes no
+        reduction (``element_function.lone_column_reduction``). So does a graph that computes no
         array, only makes, copies and moves elements (``np.zeros`` and a scatter into it:
         ``element_support.computes_arrays``). Graphs held to the size bound time the
         two forms before keeping one (``measured``; ``tiering.timed_choice``), at any size
