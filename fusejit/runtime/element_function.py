@@ -846,10 +846,13 @@ class _ElementWriter(_Writer):
 
     def _sum(self, node: Node, out: Value, depth: int, mean: bool = False) -> None:
         x, dtype = node.input(0), _dtype(out)
-        if mean:
-            self._named_once(x, depth)
         dims = _static(node.input(1)) if len(node.inputs) == 4 else None
         pairwise = _dtype(x).kind == "f"
+        # (np.mean(mask, axis=1): the mask's exact integer row sums, no float copy of it)
+        source = _widened_from(x) if pairwise and dims is not None and _rank(x) == 2 and \
+            dims[0] % 2 == 1 and x in self.exprs else None
+        if mean:
+            self._named_once(x if source is None else source, depth)
         if dims is None:
             expr = f"np.{'mean' if mean else 'sum'}({self._wide(x)})"
             if pairwise:   # (NumPy's mean: that sum over the count, in the array's dtype)
@@ -863,7 +866,8 @@ class _ElementWriter(_Writer):
         # x.mean(axis=0) of 4 x 256000 float32 ran 0.85x NumPy with the copy)
         fresh = False
         if pairwise and _rank(x) == 2 and axis == 1:
-            expr = f"_sum_rows_pw({self.name(x)})"
+            expr = f"_sum_rows_pw({self.name(x)})" if source is None else \
+                f"_count_rows({self.name(source)}).astype(np.{_dtype(x).name})"
         if _rank(x) == 2 and axis == 0:
             # row by row, in the input's float dtype: NumPy's order and rounding (it sums
             # columns so, not pairwise), with no float64 copy of the array
@@ -873,7 +877,7 @@ class _ElementWriter(_Writer):
             expr = f"_sum0({self.name(x)}, {zero})"
             fresh = kind == "f" or not mean
         if mean:
-            count = f"{self.name(x)}.shape[{axis}]"
+            count = f"{self.name(x if source is None else source)}.shape[{axis}]"
             expr = f"({expr} / {f'np.{_dtype(x).name}({count})' if pairwise else count})"
         if _static(node.input(2)):
             expr = f"np.expand_dims({expr}, {axis})"
@@ -1004,6 +1008,20 @@ class _ElementWriter(_Writer):
 # ``(a * 3) // 7`` of int8 must divide the wrapped product: the product is made first.
 _WRAPPING = frozenset({"add", "sub", "mul", "neg", "__and__", "__or__", "__xor__",
                        "bitwise_not"})
+
+
+_SMALL_INTS = frozenset(np.dtype(t) for t in (np.bool_, np.int8, np.uint8, np.int16,
+                                              np.uint16))
+
+
+def _widened_from(value: Value) -> Value | None:
+    """The bool or small-integer array ``value`` is a float cast of (``np.mean(mask, axis=1)``
+    sums ``mask.astype(np.float64)``), whose integer row sums the float holds exactly."""
+    node = value.node
+    if node.kind not in ("aten::type_as", "aten::to") or _dtype(value).kind != "f":
+        return None
+    source = node.input(0)
+    return source if _dtype(source) in _SMALL_INTS and _rank(source) == _rank(value) else None
 
 
 def _inlined(value: Value) -> bool:

@@ -604,6 +604,19 @@ def _sum_pw(a):
     return zero[0] + _pairwise(flat, 0, a.size)
 
 
+@njit(cache=True)
+def _count_rows(a):
+    # (rows of bools or small integers: exact int64 sums, which float64 holds exactly, so
+    # any order is NumPy's pairwise sum of them cast to float64, with no float64 copy)
+    out = np.zeros(a.shape[0], np.int64)
+    for i in range(a.shape[0]):
+        total = 0
+        for j in range(a.shape[1]):
+            total += np.int64(a[i, j])
+        out[i] = total
+    return out
+
+
 @njit(cache=True, error_model="numpy")
 def _sum_rows_pw(a):
     rows = np.ascontiguousarray(a)

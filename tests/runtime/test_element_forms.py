@@ -741,3 +741,27 @@ def test_whole_array_extrema_and_axis_moments_are_numpys(dtype):
             np.testing.assert_array_equal(np.float64(g), np.float64(w))
         for g, w in zip(got[3:], want[3:]):
             np.testing.assert_allclose(g, w, rtol=1e-6 if dtype == np.float32 else 1e-12)
+
+
+def row_fractions(x, codes):
+    crossings = np.signbit(x[:, 1:]) != np.signbit(x[:, :-1])
+    return np.mean(crossings, axis=1), np.mean(codes, axis=1), np.mean(x > 0.5, axis=-1,
+                                                                      keepdims=True)
+
+
+def test_row_means_of_masks_count_without_a_float_copy():
+    """np.mean(mask, axis=1) (and of int8 codes) sums each row as integers, which float64
+    holds exactly: NumPy's values bit for bit, with no float64 copy of the mask."""
+    from fusejit.runtime.element_function import element_source
+
+    rng = np.random.default_rng(46)
+    x = rng.standard_normal((30, 41))
+    codes = rng.integers(-100, 100, (30, 41)).astype(np.int8)
+    source = element_source(scripted(row_fractions, x, codes), [])
+    assert source.count("_count_rows(") == 3 and "astype(np.float64))" not in source, source
+    compiled = compiled_whole(row_fractions, x, codes)
+    for case in [(x, codes), (x[::2, ::-1], codes[1::2]), (x[:0], codes[:0])]:
+        got, want = compiled(*case), row_fractions(*case)
+        for g, w in zip(got, want):
+            assert g.dtype == w.dtype and g.shape == w.shape
+            np.testing.assert_array_equal(g, w)
