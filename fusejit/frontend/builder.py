@@ -143,19 +143,19 @@ class IRBuilder:
         self.list_items: dict[Value, Type] = {}
         # The lists of arrays whose every item is a 0-d NumPy scalar (``out.append(x[i])``).
         self.scalar_lists: dict[Value, bool] = {}
-        # What every array put in a list of arrays so far shares: its dtype and rank, on one
-        # device (None: the arrays differ, or one's type is not known); and the type a read of
-        # an item was given from it (``for d in details``: ``lowering.list_element``). With
-        # ``typed_list_reads`` False (``script.py`` scripts again so) reads stay untyped.
         # Lists of tuples (or lists) built by append (``rows.append((t, p, r))``): one list
         # per field (``lowering.Records``), by the list as the graph first made it, which
         # then has no use of its own (``lowering.check_records_unused``).
         self.records: dict[Value, Any] = {}
+        # What every array put in a list of arrays so far shares: its dtype and rank, on one
+        # device (None: the arrays differ, or one's type is not known); and the type a read of
+        # an item was given from it (``for d in details``: ``lowering.list_element``). With
+        # ``typed_list_reads`` False (``script.py`` scripts again so) reads stay untyped.
         self.list_types: dict[Value, TensorType | None] = {}
-        # The dtypes of the arrays put in each such list so far (None among them: one unknown)
-        self.list_dtypes: dict[Value, set] = {}
         self.list_reads: dict[Value, TensorType] = {}
         self.typed_list_reads = True
+        # The dtypes of the arrays put in each such list so far (None among them: one unknown)
+        self.list_dtypes: dict[Value, set] = {}
         # With typed inputs (``fusejit.jit`` specialises per call), each node's output types are
         # inferred as it is emitted, so lowerings can read dtypes (NumPy's promotion rules).
         self.facts = None

@@ -390,7 +390,7 @@ class LoopStatements:
             assigned.insert(0, index[0])
         in_loop = header | _exposed_reads(stmt.body, targets) | ({breaks} if breaks else set())
         # labels = None, then labels = ... in every iteration, read after the loop: defined in
-        # the loop (below), None only where it ran zero times, which raises (``_none_unless_ran``)
+        # the loop (below), None only where it ran zero times, which raises (``_raise_unless_ran``)
         nones = {n for n in assigned if n in self.env and is_none(self.env[n])
                  and n not in in_loop}
         carried = [n for n in assigned if n in self.env and not isinstance(self.env[n], Undefined)

@@ -675,8 +675,8 @@ def array(b: IRBuilder, obj: Item, dtype: Any = None, copies: bool = True) -> Va
     elif isinstance(obj, (list, tuple)) and obj and _numbers_only(b, obj):
         result = _from_numbers(b, obj)
         result = _fresh(b, result) if copies else result
-    elif records_of(b, obj) is not None:    # (np.array(rows) of a list of tuples)
-        columns = [array(b, field, None, False) for field in records_of(b, obj).fields]
+    elif (records := records_of(b, obj)) is not None:   # (np.array(rows) of tuples)
+        columns = [array(b, field, None, False) for field in records.fields]
         result = stack(b, columns, 1)   # (NumPy's dtype for them all)
     elif isinstance(obj, Value) and b.list_items.get(obj) in LIST_NUMBER_DTYPES:
         result = _from_appended_numbers(b, obj)
@@ -717,6 +717,9 @@ def _from_appended_numbers(b: IRBuilder, items: Value) -> Value:
     dtype for them. An empty list gives NumPy's empty float64 array; for a list of ints or
     bools that is another dtype than the list's array, which the graph types once: an empty
     one raises, saying so, rather than give an int64 array NumPy would not."""
+    def stacked() -> Value:
+        return typed_from_appends(b.emit(aten.stack, [items, 0], "np.array"), items, 1)
+
     count = b.emit("aten::len", [items], "np.array")
     if b.list_items[items] != FLOAT:
         b.raise_unless(binary(b, "gt", count, 0),
@@ -724,16 +727,14 @@ def _from_appended_numbers(b: IRBuilder, items: Value) -> Value:
                        "fusejit gives this list of ints or bools its int64 or bool array, "
                        "and cannot when it is empty (append floats, or test len(values) "
                        "first)")
-        return typed_from_appends(b.emit(aten.stack, [items, 0], "np.array"), items, 1)
+        return stacked()
     node = b.create(prim.If, [b.value(binary(b, "eq", count, 0))], 1)
-    results = []
-    for block in (node.add_block(), node.add_block()):
-        with b.graph.inserting_before(block):
-            results.append(copy(b, b.value_const(np.zeros(0))) if not results else
-                           typed_from_appends(b.emit(aten.stack, [items, 0], "np.array"),
-                                              items, 1))
-        block.register_output(results[-1])
-    return node.output().set_type(results[1].type)
+    empty, full = node.add_block(), node.add_block()
+    with b.graph.inserting_before(empty):
+        empty.register_output(copy(b, b.value_const(np.zeros(0))))
+    with b.graph.inserting_before(full):
+        full.register_output(stacked())
+    return node.output().set_type(full.outputs[0].type)
 
 
 def _fresh(b: IRBuilder, x: Value) -> Value:

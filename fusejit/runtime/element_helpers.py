@@ -176,10 +176,12 @@ def _{fn}_all(a):
     flat = np.ascontiguousarray(a).reshape(a.size)
     if flat.size == 0:
         raise ValueError("zero-size array to reduction operation {fn}imum which has no identity")
+    # (NaN wins; of mixed zeros, 0.0 for max and -0.0 for min, as the fused row kernels give
+    # them: NumPy's depends on where its SIMD lanes put them)
     top = flat[0]
-    for i in range(1, flat.size):     # (NaN wins; of mixed zeros, 0.0 for max, -0.0 for min,
-        top = rm.{fn}imum(top, flat[i])     # as the fused row kernels: NumPy's depends on
-    return top                              # where its SIMD lanes put them)
+    for i in range(1, flat.size):
+        top = rm.{fn}imum(top, flat[i])
+    return top
 
 
 ''' for fn in ("max", "min")) + "".join(f'''@njit(cache=True)
