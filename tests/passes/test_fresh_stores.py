@@ -116,7 +116,12 @@ def _same(got, want):
     want = want if isinstance(want, tuple) else (want,)
     for g, w in zip(got, want):
         assert g.dtype == w.dtype and g.shape == w.shape
-        np.testing.assert_array_equal(g, w)
+        if np.asarray(w).dtype == np.float32 and np.ndim(w) == 0:
+            # (a float32 sum: the row kernel's vector lanes add in another order than
+            # NumPy's pairwise sum, which differs by an ulp on some CPUs)
+            np.testing.assert_allclose(g, w, rtol=4e-7)
+        else:
+            np.testing.assert_array_equal(g, w)
 
 
 def _check(fn, *args):
