@@ -73,12 +73,15 @@ def _big_enough(x) -> bool:
 class _RowPlan:
     __slots__ = ("n", "rows", "bases", "steps", "classes", "out_shapes", "serial", "linear",
                  "block", "work", "threads", "free_block", "batch", "columns", "short",
-                 "split", "_heads")
+                 "split", "per_row", "_heads")
 
     def __init__(self, n, rows, bases, steps, classes, out_shapes, serial, linear, block=0,
                  work=0.0, threads=1, free_block=None, batch=1, columns=False, short=0,
-                 split=False):
+                 split=False, per_row=frozenset()):
         self.linear = linear
+        # element outputs (positions) of a row's shape, written once a row
+        # (``rows.RowGenerator.per_row``)
+        self.per_row = per_row
         # a row kernel for one long row: its parallel kernel shares the row's blocks among
         # the threads (``rows.RowGenerator.split``), where that of many rows shares the rows
         self.split = split
@@ -243,7 +246,7 @@ class RowKernel:
             plan = self._plans[key] = self._make_plan(specs, shapes, strides)
         return specs, flats, scalars, plan, (tuple(s.key() for s in specs), plan.classes,
                                              plan.linear, plan.columns, plan.short,
-                                             plan.split)
+                                             plan.split, plan.per_row)
 
     def _make_plan(self, specs: list[ArgSpec], shapes: list, strides: list) -> _RowPlan:
         group = self.group
@@ -282,11 +285,18 @@ class RowKernel:
             raise KernelDeclined("row kernel: an empty row or no rows")
         want = {ELEMENT: full, ROW: self._reduced(full, True), FLAT: self._reduced(full, False)}
         out_shapes = []
-        for value in group.outputs:
-            if shape_of[value] != want[group.classes[value]]:
-                raise KernelDeclined(f"row kernel: output of shape {shape_of[value]} in "
-                                     f"a group over rows of {full}")
-            out_shapes.append(shape_of[value])
+        # Element outputs of a row's shape (``np.where(too_low, mid, lo)`` of ``(rows, 1)``
+        # values) are written once a row by the row traversal (``RowGenerator.per_row``).
+        per_row = []
+        for j, value in enumerate(group.outputs):
+            shape = shape_of[value]
+            if shape != want[group.classes[value]]:
+                if group.classes[value] != ELEMENT or shape != want[ROW] or \
+                        group.axis != "row" or isinstance(group.dim, tuple):
+                    raise KernelDeclined(f"row kernel: output of shape {shape} in a group "
+                                         f"over rows of {full}")
+                per_row.append(j)
+            out_shapes.append(shape)
         rank = len(full)
         if isinstance(group.dim, tuple):
             return self._axes_plan(full, shapes, strides, out_shapes, group.dim)
@@ -299,7 +309,9 @@ class RowKernel:
                 plan = plan if STRIDED in turned.classes else turned
             return plan
         start = self._start(full)
-        plan = self._row_plan(full, shapes, strides, out_shapes, start)
+        plan = self._row_plan(full, shapes, strides, out_shapes, start, frozenset(per_row))
+        if per_row:
+            return plan
         # (sums of floats only: column kernels do not sum integers exactly, and decline them)
         short = plan.n < _SHORT_ROW and all(
             _dtype_name(r.source) in _FLOATS for r in self.group.reductions if r.kind == "sum")
@@ -324,8 +336,9 @@ class RowKernel:
             all(r.kind != "sumexp" for r in group.reductions)
 
     def _row_plan(self, full: tuple, shapes: list, strides: list, out_shapes: list,
-                  start: int) -> _RowPlan:
-        """The plan of a row kernel over rows of ``full[start:]``."""
+                  start: int, per_row: frozenset[int] = frozenset()) -> _RowPlan:
+        """The plan of a row kernel over rows of ``full[start:]``, writing the element
+        outputs at the positions ``per_row`` once a row."""
         group = self.group
         rank = len(full)
         outer = full[:start]
@@ -354,7 +367,8 @@ class RowKernel:
                     continue
             classes.append(UNIT if n == 1 or steps[k] == 1 else
                            ZERO if steps[k] == 0 else STRIDED)
-        if NESTED in classes and any(group.classes[v] == ELEMENT for v in group.outputs):
+        if NESTED in classes and any(group.classes[v] == ELEMENT and j not in per_row
+                                     for j, v in enumerate(group.outputs)):
             raise KernelDeclined(f"row kernel: element outputs over rows of {full[start:]} "
                                  "that an input does not walk at one step")
         # Rows at one step in every input (contiguous, broadcast, sliced rows) need no table.
@@ -374,7 +388,7 @@ class RowKernel:
             (rows > 1 or split) else None
         return _RowPlan(n, rows, bases.reshape(len(shapes), -1), steps, tuple(classes),
                         out_shapes, serial, linear, 0, work, threads, free_block,
-                        columns=False, split=split)
+                        columns=False, split=split, per_row=per_row)
 
     def _axes_plan(self, full: tuple, shapes: list, strides: list, out_shapes: list,
                    dims: tuple) -> _RowPlan:
@@ -457,7 +471,7 @@ class RowKernel:
             return generate_columns(self.group, specs, list(plan.classes), self.precise,
                                     plan.linear, rows=plan.short)
         return generate_rows(self.group, specs, list(plan.classes), self.precise, plan.linear,
-                             plan.split)
+                             plan.split, plan.per_row)
 
     def __call__(self, *inputs) -> tuple[np.ndarray, ...]:
         quick = self._quick

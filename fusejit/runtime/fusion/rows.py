@@ -74,7 +74,7 @@ from .codegen import (
 )
 from .loops import ScalarPass, inner_loops
 from .rowargs import ARG_KINDS, ArgReduction
-from .templates import RENDERERS, VECTOR_MATH, fast_name, math_imports, math_modules
+from .templates import DTYPE_ONLY, RENDERERS, VECTOR_MATH, fast_name, math_imports, math_modules
 
 ELEMENT, ROW, FLAT = "element", "row", "flat"
 # An input's class in rows it does not walk at one step (``row_kernel._row_split``): read by
@@ -308,6 +308,45 @@ class RowGenerator(_Generator):
         # Does the parallel kernel split each row's blocks among the threads, for a call of
         # one long row (``row_kernel._row_plan``), rather than share out the rows?
         self.split = False
+        # Each value's class in this kernel: the group's, but for the values ``per_row``
+        # finds constant along the rows of these inputs.
+        self.value_classes: dict[Value, str] = group.classes
+        # Outputs (positions) of the ELEMENT class whose arrays are per-row (``per_row``).
+        self.row_outputs: frozenset[int] = frozenset()
+
+    def per_row(self, outputs: frozenset[int]) -> None:
+        """Compute once a row, in registers, the element values that only inputs read at
+        step 0 along the row (``ZERO``: ``lo`` of shape ``(rows, 1)``), per-row values and
+        numbers reach (``mid = 0.5 * (lo + hi)``), and write the element ``outputs``
+        (positions), whose arrays the plan found per-row (``(rows, 1)``), once a row.
+        ``np.where(x.sum(-1, keepdims=True) > k, mid, lo)`` in a bisection's loop so runs in
+        its row kernel, where the plan declined an element output of a row's shape."""
+        group = self.group
+        classes = dict(group.classes)
+        for pos, k in group.tensor_index.items():
+            if self.classes[k] == ZERO:
+                classes[group.graph.inputs[pos]] = ROW
+        for node in group.graph.nodes():
+            if node.kind == prim.Constant or node.kind in SCANS or node.kind in KEEPDIM_AT \
+                    or node.kind in VIEWS or node.kind == aten.softmax:
+                continue
+            out = node.output()
+            skip = DTYPE_ONLY.get(node.kind, ())
+            if classes.get(out) == ELEMENT and all(
+                    classes[v] != ELEMENT for i, v in enumerate(node.inputs)
+                    if isinstance(v.type, TensorType) and i not in skip):
+                classes[out] = ROW
+        for j in outputs:
+            if classes[group.outputs[j]] == ELEMENT:
+                raise IRError(f"row kernel: output {j} is per-row, but its value is computed "
+                              "from elements of the rows")
+        self.value_classes = classes
+        self.row_outputs = outputs
+
+    def written_per_element(self, j: int) -> bool:
+        """Is output ``j`` written element by element (else once a row)?"""
+        return self.group.classes[self.group.outputs[j]] == ELEMENT and \
+            j not in self.row_outputs
 
     def row_base(self, k: int, index: str) -> str:
         """Where row ``index`` of tensor input ``k`` starts."""
@@ -452,14 +491,15 @@ class RowGenerator(_Generator):
         """The element nodes computing ``roots`` from the inputs and the ``given`` values, in
         graph order; the inputs of ``leaves`` are not needed."""
         wanted: set[Node] = set()
-        stack = [v for v in roots if self.group.classes.get(v) == ELEMENT]
+        classes = self.value_classes
+        stack = [v for v in roots if classes.get(v) == ELEMENT]
         while stack:
             value = stack.pop()
             node = value.node
             if value not in given and node in self.code and node not in wanted:
                 wanted.add(node)
                 if node not in leaves:
-                    stack += [v for v in node.inputs if self.group.classes.get(v) == ELEMENT]
+                    stack += [v for v in node.inputs if classes.get(v) == ELEMENT]
         return [n for n in self.group.graph.nodes() if n in wanted]
 
     def _scalar_lines(self, node: Node) -> list[str]:
@@ -518,8 +558,12 @@ class RowGenerator(_Generator):
                 head.append(f"g{k} = np.empty(min(n, max(BLOCK, EXTREMA_BLOCK)), np.{dtype})")
                 loads[f"a{k}"] = f"a{k} = n{k}[c]"      # (only ever read by blocks)
         row_nodes = [n for n in group.graph.nodes()
-                     if n in self.code and group.classes[n.output()] != ELEMENT]
-        element_outputs = [v for v in group.outputs if group.classes[v] == ELEMENT]
+                     if n in self.code and self.value_classes[n.output()] != ELEMENT]
+        # (per-row values of inputs alone, before the first pass)
+        body += [line for n in row_nodes if group.levels[n.output()] == 0
+                 for line in self._scalar_lines(n)]
+        element_outputs = [v for j, v in enumerate(group.outputs)
+                           if self.written_per_element(j)]
         final = self._closure(element_outputs)
         last = group.passes - 1
         # Element outputs that no reduction's result reaches are written by the last
@@ -546,7 +590,7 @@ class RowGenerator(_Generator):
         writes: list[str] = []
         for j, value in enumerate(group.outputs):
             expr = self.values[value].expr
-            if group.classes[value] == ELEMENT:
+            if self.written_per_element(j):
                 if j not in early:
                     body.append(f"w{j} = o{j}[row * n:row * n + n]")
                     writes.append(f"w{j}[c] = {expr}")
@@ -582,8 +626,7 @@ class RowGenerator(_Generator):
         reads = {name: f"{name} = q{name[1:]}[c]" for name in loads}
         for name in names:
             reads[name] = f"{name} = kq_{name}[c]"
-        outs = [j for j, value in enumerate(self.group.outputs)
-                if self.group.classes[value] == ELEMENT]
+        outs = [j for j in range(len(self.group.outputs)) if self.written_per_element(j)]
         writes = [f"v{j}[c] = {self.values[self.group.outputs[j]].expr}" for j in outs]
         allocs, loops = self._loop(computed, reads, writes,
                                    frozenset(self.exps[n] for n in soft))
@@ -949,15 +992,17 @@ def _block_buffer(line: str, block: str) -> str:
 
 
 def generate_rows(group: RowGroup, specs: list[ArgSpec], classes: list[str],
-                  precise: bool = False, linear: bool = False,
-                  split: bool = False) -> tuple[str, list[np.dtype]]:
+                  precise: bool = False, linear: bool = False, split: bool = False,
+                  row_outputs: frozenset[int] = frozenset()) -> tuple[str, list[np.dtype]]:
     """The kernel module's source and the outputs' dtypes, for inputs described by ``specs``
     whose steps along the row are ``classes`` (unit, zero or strided, per tensor input), and
     whose rows start at a constant step (``linear``) or anywhere (a table of offsets); with
     ``split``, a parallel kernel that shares each row's blocks among the threads, where the
-    group allows (``RowGroup.splits``: the plan asks it too)."""
+    group allows (``RowGroup.splits``: the plan asks it too); the element outputs at the
+    positions ``row_outputs`` have per-row arrays (``RowGenerator.per_row``)."""
     gen = RowGenerator(group, specs, classes, precise, linear)
     gen.split = split
+    gen.per_row(row_outputs)
     return module_text(gen, "row-reduction")
 
 

@@ -811,3 +811,43 @@ def test_element_outputs_no_reduction_reaches_are_written_by_its_pass(
     for g, w in zip(got, want):
         np.testing.assert_array_equal(np.isnan(g), np.isnan(w))
         np.testing.assert_allclose(g, w, rtol=1e-14)
+
+
+def bisection_step(x, lo, hi):
+    """One step of a per-row bisection: element outputs whose arrays are per-row (``(rows,
+    1)``), computed from per-row inputs and a row sum, beside an element output."""
+    mid = 0.5 * (lo + hi)
+    above = np.sum(x > mid, axis=-1, keepdims=True)
+    too_low = above > 3
+    return np.where(too_low, mid, lo), np.where(too_low, hi, mid), x - mid, lo * lo + 1.0
+
+
+@pytest.mark.parametrize("shape", [(300, 40), (6, 5, 70), (1, 50_000)])
+@pytest.mark.parametrize("parallel", [False, True])
+def test_element_outputs_of_a_rows_shape_are_written_once_a_row(shape, parallel, monkeypatch,
+                                                                kernels_only):
+    """``np.where(too_low, mid, lo)`` of ``(rows, 1)`` values is an element value of the
+    group, but its array is per-row: the kernel computes it once a row and writes it there
+    (the plan declined such outputs, and the loop ran op by op). NumPy's values on every
+    call, with NaN and -0.0 bounds; and an input broadcast along the rows by its strides
+    (``np.broadcast_to``), whose values are per-row while its output's array is not."""
+    if parallel:
+        monkeypatch.setattr(plans, "SERIAL_WORK_NS", 0)
+    rng = np.random.default_rng(13)
+    x = rng.standard_normal(shape).astype(np.float32)
+    lo = x.min(axis=-1, keepdims=True)
+    hi = x.max(axis=-1, keepdims=True)
+    lo.reshape(-1)[:2] = (np.nan, -0.0)[:lo.size]
+    f = fusejit.compile(fusejit.script(bisection_step), fuse=True, reductions=True)
+    assert prim.RowReductionGroup in [n.kind for n in f.graph_for(x, lo, hi).nodes()]
+    for _ in range(3):
+        got, want = f(x, lo, hi), bisection_step(x, lo, hi)
+        for g, w in zip(got, want):
+            assert g.dtype == w.dtype and g.shape == w.shape
+            np.testing.assert_array_equal(g, w)
+            assert np.array_equal(np.signbit(g), np.signbit(w))
+    wide = np.broadcast_to(lo, shape)         # (step 0 along the rows, shape of the rows)
+    got, want = f(x, wide, hi), bisection_step(x, wide, hi)
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype and g.shape == w.shape
+        np.testing.assert_array_equal(g, w)
