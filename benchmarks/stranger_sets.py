@@ -4,11 +4,12 @@ B everyday programs, C elementwise-heavy ones, D everyday ones of other domains,
 elementwise chains, time-stepping loops and small broadcasts, F and G chains, simulations,
 mid-size and integer programs, H unsigned-integer programs: hashing, bits, images,
 checksums, I programs that lean on views, slicing and axis work, J programs structured as
-software engineers write them: helpers, lists of arrays, convergence loops), run through
+software engineers write them: helpers, lists of arrays, convergence loops, K programs
+that mutate arrays in place: ``out=``, slice and masked stores, buffers, ring buffers), run through
 ``fusejit.jit`` and compared with NumPy; with ``--time``, warm calls timed against NumPy
 eager in the same process.
 
-    python benchmarks/stranger_sets.py [--set a|b|c|d|e|f|g|h|i|j|all] [--only NAME,...] [--time]
+    python benchmarks/stranger_sets.py [--set a|b|c|d|e|f|g|h|i|j|k|all] [--only NAME,...] [--time]
 
 Each program is called three times (the interpreter, then the compiled forms), and its
 results are compared with NumPy's: dtype and shape, integers and bools exactly, float64 to
@@ -42,7 +43,7 @@ import fusejit  # noqa: E402
 
 SETS = {"a": "set_a.py", "b": "set_b.py", "c": "set_c.py", "d": "set_d.py", "e": "set_e.py",
         "f": "set_f.py", "g": "set_g.py", "h": "set_h.py", "i": "set_i.py",
-        "j": "set_j.py"}
+        "j": "set_j.py", "k": "set_k.py"}
 
 
 def load(name: str):
