@@ -91,6 +91,10 @@ class AliasDb:
         self.graph = graph
         self._points_to: dict[Value, frozenset[int]] = {}
         self._contained: dict[int, frozenset[int]] = {}
+        # Locations carried into a loop's body or back to its next iteration, to the
+        # locations of the body's parameter they may then be (``_carry``): a value pointing to
+        # one of them points to those too.
+        self._joins: dict[int, frozenset[int]] = {}
         self._wildcards: dict[str, int] = {}
         self._count = 0
         self._analyze_block(graph.block)
@@ -125,8 +129,14 @@ class AliasDb:
         return frozenset((loc,))
 
     def _analyze_block(self, block: Block) -> None:
+        owner = block.owning_node
         for v in block.inputs:
-            self._set(v, self._wildcard(v.type) if is_mutable_type(v.type) else _EMPTY)
+            if owner is not None and owner.kind == _LOOP and isinstance(v.type, TensorType):
+                # an array a loop carries: a location of its own, which the arrays carried in
+                # and back then join (``_carry``)
+                self._set(v, self._fresh())
+            else:
+                self._set(v, self._wildcard(v.type) if is_mutable_type(v.type) else _EMPTY)
         for node in block.nodes():
             for sub in node.blocks:
                 self._analyze_block(sub)
@@ -163,6 +173,8 @@ class AliasDb:
                 locs = self.points_to(node.input(i + 2)) if i + 2 < len(ins) else _EMPTY
                 if body is not None and i + 1 < len(body.outputs):
                     locs = locs | self.points_to(body.outputs[i + 1])
+                    if i + 1 < len(body.inputs):
+                        self._carry(locs, self.points_to(body.inputs[i + 1]))
                 self._set(out, locs)
         elif kind in _PURE_PRIMS or kind in CONTAINERS:
             for out in node.outputs:
@@ -190,11 +202,30 @@ class AliasDb:
             for out in node.outputs:
                 self._set(out, aliased if aliased else self._fresh())
 
+    def _carry(self, locs: frozenset[int], param: frozenset[int]) -> None:
+        """The memory at ``locs`` enters a loop's body as its parameter pointing to ``param``
+        (carried in, or back from the last iteration): what writes the parameter writes it,
+        and what writes it writes the parameter. (Two ``np.empty_like(q)`` carried by a loop
+        that writes them were one array to common-subexpression elimination: each pointed to
+        its own location, the parameters to another.)"""
+        for loc in locs - param:
+            self._joins[loc] = self._joins.get(loc, _EMPTY) | param
+
+    def _joined(self, locs: frozenset[int]) -> frozenset[int]:
+        """``locs`` with every location they were carried into (``_carry``), transitively."""
+        result, work = set(locs), [loc for loc in locs if loc in self._joins]
+        while work:
+            for loc in self._joins.get(work.pop(), ()):
+                if loc not in result:
+                    result.add(loc)
+                    work.append(loc)
+        return frozenset(result) if len(result) > len(locs) else locs
+
     def points_to(self, v: Value) -> frozenset[int]:
         """The memory locations ``v`` may refer to (empty for ints, floats...)."""
         found = self._points_to.get(v)
         if found is not None:
-            return found
+            return self._joined(found) if self._joins else found
         # A value created after the analysis: analyse its producer (iteratively: chains of
         # new nodes can be long).
         stack = [v.node]
@@ -218,7 +249,8 @@ class AliasDb:
                             self.points_to(out)
                 self._analyze_node(node)
                 stack.pop()
-        return self._points_to[v]
+        found = self._points_to[v]
+        return self._joined(found) if self._joins else found
 
     def _with_contained(self, locs: frozenset[int]) -> set[int]:
         result, work = set(), list(locs)
