@@ -361,9 +361,9 @@ def _reduction_spec(name: str, receiver: str) -> str:
 
 
 def _no_out(lower: Callable[..., Item], name: str) -> Callable[..., Item]:
-    """NumPy's signatures carry ``dtype``/``out``/``where``: ``out`` is refused; ``dtype``
-    casts first (NumPy then accumulates in it); ``where`` leaves elements out (the sum of
-    what is left, its product, its mean)."""
+    """NumPy's signatures carry ``dtype``/``out``/``where``: ``out`` is always None here
+    (``_with_out`` writes the result into it); ``dtype`` casts first (NumPy then accumulates
+    in it); ``where`` leaves elements out (the sum of what is left, its product, its mean)."""
     def call(b: IRBuilder, x: Item, axis: Item, *rest: Item) -> Item:
         mask = None
         if name in ("var", "std"):
@@ -387,9 +387,6 @@ def _no_out(lower: Callable[..., Item], name: str) -> Callable[..., Item]:
         else:
             out, keepdims = rest
             dtype, extra = None, (keepdims,)
-        if out is not None:
-            raise b.error(f"{name}(): the out= argument is not supported; assign the result "
-                          f"(x[...] = {name}(...)) instead")
         if dtype is not None:
             x = numpy_lowering.astype(b, x, dtype, copies=False)
             # (and the result is of it: sum(dtype=np.int32) is int32, not the int64 of ints)
@@ -626,6 +623,7 @@ CALLEES.update({
         lambda b, a, indices, values, name=name: numpy_arrays.ufunc_at(b, name, a, indices,
                                                                        values))
        for name in UFUNCS_AT},
+    np.putmask: Callee("np.putmask", "a, mask, values", numpy_arrays.putmask),
     np.copyto: Callee("np.copyto", "dst, src, casting='same_kind', where=True",
                       numpy_arrays.copyto),
     np.lib.stride_tricks.sliding_window_view: Callee(
@@ -637,14 +635,14 @@ CALLEES.update({
                       lambda b, subscripts, operands, optimize: einsum(b, subscripts, operands)),
 })
 
-# NumPy's out= and dtype= for every ufunc called by name (np.add(x, y, out=z))
+# NumPy's out=, dtype= and where= for every ufunc called by name (np.add(x, y, out=z))
 for _fn, _callee in list(CALLEES.items()):
     _params = _callee.signature.parameters
     if isinstance(_fn, np.ufunc) and not {"out", "dtype"} & set(_params) and all(
             p.kind == _P.POSITIONAL_ONLY for p in _params.values()):
         _name = _callee.name
         CALLEES[_fn] = Callee(_name, ", ".join(_params) + ", /, out=None, *, dtype=None, "
-                              "casting='same_kind'",
+                              "casting='same_kind', where=True",
                               U.with_out_and_dtype(_callee.lower, _fn, _name), _callee.rule)
 
 
@@ -696,6 +694,62 @@ for _name in numpy_lowering.REDUCTION_NAMES:
     METHODS[_name] = Callee(_name, _reduction_spec(_name, "self"),
                             _no_out(_reduction(_name), _name))
 ATTRIBUTES = frozenset({"T", "shape", "ndim", "dtype", "size", "itemsize", "nbytes"})
+
+
+# NumPy's out= for the functions and methods other than ufuncs that take it (np.cumsum(x,
+# out=y), np.dot(A, x, out=y), np.take(t, i, out=row), x.sum(axis=0, out=s)): the result
+# written into ``out``, which is returned. Its casting rule is NumPy's for the function: the
+# dtype of the result itself for np.dot, same_kind for joins and rounding, else unsafe (the
+# accumulations, reductions, np.take). (np.clip and the ufuncs take out= themselves.)
+_OUT_CASTING = {"dot": "no", "concatenate": "same_kind", "stack": "same_kind",
+                "round": "same_kind", "around": "same_kind"}
+_TAKES_OUT_ITSELF = frozenset({"np.clip", "clip"})
+
+
+def _with_out(callee: Callee) -> Callee:
+    """``callee`` taking NumPy's ``out=`` (added to its signature where it lacked it)."""
+    added = "out" not in callee.signature.parameters
+    spec = str(callee.signature)[1:-1]
+    if added:
+        starred = any(p.kind in (_P.VAR_POSITIONAL, _P.KEYWORD_ONLY)
+                      for p in callee.signature.parameters.values())
+        spec += ", out=None" if starred else ", *, out=None"
+    at = list(_signature(spec).parameters).index("out")
+    lower, name = callee.lower, callee.name
+    casting = _OUT_CASTING.get(name.removeprefix("np."), "unsafe")
+
+    def call(b: IRBuilder, *args: Item) -> Item:
+        out = args[at]
+        # (the lowering's own out, where its signature had one, is always None)
+        rest = args[:at] + args[at + 1:] if added else args[:at] + (None,) + args[at + 1:]
+        result = lower(b, *rest)
+        if out is None:
+            return result
+        have = numpy_lowering.rank_of(result) if is_tensor(result) else None
+        want = numpy_lowering.rank_of(out) if is_tensor(out) else None
+        if have is not None and want is not None and have != want:
+            raise b.error(f"{name}(out=...): the out array has {want} dimensions and the "
+                          f"result {have}; NumPy requires the result's shape")
+        return U.written_out(b, out, result, name, casting)
+
+    return Callee(name, spec, call, callee.rule)
+
+
+def _numpy_takes_out(fn: Any) -> bool:
+    try:
+        return "out" in inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+for _fn, _callee in list(CALLEES.items()):
+    if not isinstance(_fn, np.ufunc) and _callee.name not in _TAKES_OUT_ITSELF and (
+            "out" in _callee.signature.parameters or _numpy_takes_out(_fn)):
+        CALLEES[_fn] = _with_out(_callee)
+for _name, _callee in list(METHODS.items()):
+    if _name not in _TAKES_OUT_ITSELF and ("out" in _callee.signature.parameters or
+                                           _numpy_takes_out(getattr(np.ndarray, _name, None))):
+        METHODS[_name] = _with_out(_callee)
 
 
 # scipy.special's, looked up only when the program's module imported it (importing SciPy for

@@ -718,6 +718,29 @@ def copyto(b: IRBuilder, dst: Item, src: Item, casting: Item = "same_kind",
         store(b, x, Ellipsis, select(b, where, src, x))
 
 
+def putmask(b: IRBuilder, a: Item, mask: Item, values: Item) -> None:
+    """``np.putmask(a, mask, values)``: ``a.flat[n] = values.flat[n % values.size]`` where
+    ``mask.flat[n]`` holds, as NumPy's (values repeated over ``a`` in flat order, not
+    broadcast: a ``(rows, 1)`` array of values fills ``a`` row after row). NumPy's casting
+    there is unsafe."""
+    from .lowering import where as select
+    from .numpy_lowering import arange, store
+
+    what = "np.putmask"
+    x = _array(b, a, what)
+    if is_tensor(mask) and dtype_of(mask) is not None and dtype_of(mask) != np.bool_:
+        raise b.error(f"{what} takes a boolean mask, got an array of {dtype_of(mask)}")
+    if is_tensor(values) and not (isinstance(values.type, TensorType) and
+                                  values.type.rank == 0):
+        flat = reshape(b, values, [-1])
+        n = b.emit(aten.numel, [x], what)
+        at = binary(b, "remainder", arange(b, n),
+                    b.emit(aten.numel, [flat], what))
+        values = b.emit(aten.reshape, [advanced_index(b, flat, [at]),
+                                       b.emit(aten.size, [x], what)], what)
+    store(b, x, Ellipsis, select(b, mask, values, x))
+
+
 def _index_list(b: IRBuilder, x: Value, items: list[Item]) -> tuple[Value, Value]:
     """``x`` sliced by the slice items, and the ``Tensor?[]`` of the other items."""
     if any(i is None for i in items):

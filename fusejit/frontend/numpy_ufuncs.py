@@ -171,17 +171,40 @@ def with_out_and_dtype(lower, ufunc: np.ufunc, name: str):
     the result must cast to it by ``casting``, "same_kind" unless given, and broadcast to its
     shape as NumPy requires of the inputs), ``dtype=`` (the inputs cast to the loop NumPy
     resolves for that output dtype, as ``signature=(None, ..., dtype)`` does, each by
-    ``casting`` too) and ``casting=`` ("same_kind", "safe" or "unsafe")."""
+    ``casting`` too), ``casting=`` ("same_kind", "safe" or "unsafe") and ``where=`` (a mask:
+    ``out`` keeps its values where it is False; NumPy leaves them uninitialised without
+    ``out``, which is refused)."""
     def call(b: IRBuilder, *args: Item) -> Item:
-        *xs, out, dtype, casting = args
+        *xs, out, dtype, casting, mask = args
         casting = b.static(casting)
         if casting not in _CASTINGS:
             raise b.error(f"{name}(casting=...) must be a constant 'same_kind', 'safe' or "
-                          f"'unsafe', got {describe(args[-1])}")
+                          f"'unsafe', got {describe(args[-2])}")
         if dtype is not None:
             xs = _in_loop_dtypes(b, ufunc, name, xs, dtype, casting)
         result = lower(b, *xs)
-        return result if out is None else written_out(b, out, result, name, casting)
+        masked = b.static(mask) is not True
+        if masked and out is None:
+            raise b.error(f"{name}(where=...) without out= leaves the other elements "
+                          "uninitialised in NumPy; pass out= (the values to keep there)")
+        if out is None:
+            return result
+        if masked:
+            if isinstance(out, tuple) and len(out) == 1:
+                out = out[0]
+            if not is_tensor(out) or not is_tensor(result):
+                raise b.error(f"{name}(out=...) takes an array to write an array result "
+                              f"into, got {describe(out)}")
+            if not is_tensor(mask) and not isinstance(b.static(mask), bool):
+                raise b.error(f"{name}(where=...) takes a boolean array or a bool, got "
+                              f"{describe(mask)}")
+            if is_tensor(mask) and dtype_of(mask) is not None and dtype_of(mask) != np.bool_:
+                raise b.error(f"{name}(where=...) takes a boolean mask, got an array of "
+                              f"{dtype_of(mask)}")
+            # (out's values where the mask is False: the cast of the promoted values back to
+            # out's dtype gives them unchanged, and the result cast once, as NumPy writes it)
+            result = where(b, mask, result, out)
+        return written_out(b, out, result, name, casting)
     return call
 
 

@@ -77,6 +77,11 @@ _ROWS_BY_HAND = [
                   "(`method=\"minmax\"`) and a tuple or list of up to 256 numbers are "
                   "constants of their signature. complex, float16 "
                   "and object arrays are refused naming the argument"),
+    ("out=", "`out=` of every NumPy function and array method that takes it "
+             "(`np.add(x, y, out=z)`, `np.cumsum(x, out=p[1:])`, `np.dot(A, x, out=y)`, "
+             "`np.take(t, i, out=row)`, `x.sum(axis=0, out=s)`; the array written and "
+             "returned, with NumPy's casting rule for the function); a ufunc's `where=` "
+             "with `out=` (`np.divide(1.0, d, out=inv, where=d > 0)`)"),
     ("dtypes", "NumPy's rules (NEP 50: Python numbers are weak, NumPy scalars strong): "
                "`int / int` is float64, `float32 * 0.5` stays float32, `float32 / "
                "np.sqrt(n)` is float64; `dtype=np.float32`, `float`, `x.dtype` (and its "

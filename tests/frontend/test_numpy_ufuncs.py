@@ -248,3 +248,77 @@ def test_isqrt_is_exact_around_every_square_and_refuses_negatives():
                 assert root(n) == math.isqrt(n), n
     with pytest.raises(Exception, match="isqrt.. argument must be nonnegative"):
         root(-4)
+
+
+def out_everywhere(x, m, t, i):
+    """out= of functions other than ufuncs, ufuncs' where=, np.putmask; every call."""
+    c = np.empty_like(x)
+    np.cumsum(x, out=c)                                   # (float into float: same)
+    prefix = np.zeros(i.size + 1, np.int64)
+    np.cumsum(i, out=prefix[1:])                          # into a view, int32 -> int64
+    y = np.empty(m.shape[0])
+    np.dot(m, x[:m.shape[1]], out=y)
+    rows = np.zeros((3, i.size))
+    for k in range(3):
+        np.take(t, i + k, out=rows[k])                    # a row of a buffer in a loop
+    s = np.empty(m.shape[1], np.float32)
+    m.sum(axis=0, out=s)                                  # a method, float64 -> float32
+    a = np.empty(m.shape[1], np.int64)
+    np.argmax(m, axis=0, out=a)
+    r = np.round(x, 2, out=np.empty_like(x))
+    inv = np.ones_like(x)
+    np.divide(1.0, x, out=inv, where=x > 0)               # keeps 1.0 where x <= 0
+    lo = np.full(x.shape, -5, np.int64)
+    np.floor(x * 3.0, out=lo, where=np.abs(x) < 1.0, casting="unsafe")
+    p = x.copy()
+    np.putmask(p, x < 0, 0.0)
+    q = m.copy()
+    np.putmask(q, m > 0.5, m[:, :1] * 10.0)               # (rows, 1): cycled, not broadcast
+    w = x.copy()
+    np.putmask(w, x > 0, np.array([7.0, 8.0, 9.0]))
+    return c, prefix, y, rows, s, a, r, inv, lo, p, q, w
+
+
+def test_out_where_and_putmask_match_numpy():
+    rng = np.random.default_rng(9)
+    args = (rng.standard_normal(11), rng.random((4, 5)), rng.standard_normal(20),
+            rng.integers(0, 10, 6).astype(np.int32))
+    f = fusejit.jit(out_everywhere)
+    want = out_everywhere(*args)
+    for _ in range(3):
+        got = f(*args)
+        for g, w in zip(got, want):
+            assert g.dtype == w.dtype and g.shape == w.shape
+            np.testing.assert_allclose(g, w, rtol=1e-6)
+
+
+def where_without_out(x):
+    return np.sqrt(x, where=x > 0)
+
+
+def dot_into_float32(m, x):
+    y = np.empty(m.shape[0], np.float32)
+    np.dot(m, x, out=y)
+    return y
+
+
+def cumsum_into_2d(x):
+    out = np.empty((1, x.size))
+    np.cumsum(x, out=out)
+    return out
+
+
+@pytest.mark.parametrize("fn, message", [
+    (where_without_out, r"np\.sqrt\(where=\.\.\.\) without out= leaves"),
+    (dot_into_float32, r"np\.dot: cannot cast the float64 result to the float32 out array "
+                       r"\(casting rule 'no'\)"),
+    (cumsum_into_2d, r"np\.cumsum\(out=\.\.\.\): the out array has 2 dimensions and the "
+                     r"result 1")])
+def test_out_refuses_what_numpy_refuses(fn, message):
+    x = np.ones(4)
+    args = (x,) if fn is not dot_into_float32 else (np.ones((3, 4)), x)
+    if fn is not where_without_out:   # (NumPy runs it, leaving elements uninitialised)
+        with pytest.raises((TypeError, ValueError)):
+            fn(*args)
+    with pytest.raises(fusejit.FusejitError, match=message):
+        fusejit.jit(fn)(*args)
