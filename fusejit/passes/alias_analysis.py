@@ -95,6 +95,7 @@ class AliasDb:
         # locations of the body's parameter they may then be (``_carry``): a value pointing to
         # one of them points to those too.
         self._joins: dict[int, frozenset[int]] = {}
+        self._made: dict[int, Value] = {}       # location -> the result made there
         self._wildcards: dict[str, int] = {}
         self._count = 0
         self._analyze_block(graph.block)
@@ -108,6 +109,20 @@ class AliasDb:
         if inner:
             self._contained[loc] = inner
         return frozenset((loc,))
+
+    def _made_for(self, v: Value) -> frozenset[int]:
+        """A new location for the result ``v``, memory its node makes (``made_here``)."""
+        locs = self._fresh()
+        self._made.update(dict.fromkeys(locs, v))
+        return locs
+
+    def made_here(self, v: Value) -> bool:
+        """Is ``v`` memory its node makes each time it runs (a map's result, a copy)? Then
+        no value that was there before that node ran is ``v`` or a view of it, though a loop
+        may carry ``v`` back to be one of them in its next iteration (``_carry``)."""
+        self.points_to(v)
+        raw = self._points_to[v]
+        return len(raw) == 1 and self._made.get(next(iter(raw))) is v
 
     def _wildcard(self, t: Type) -> frozenset[int]:
         key = _category(t)
@@ -178,7 +193,7 @@ class AliasDb:
                 self._set(out, locs)
         elif kind in _PURE_PRIMS or kind in CONTAINERS:
             for out in node.outputs:
-                self._set(out, self._fresh())
+                self._set(out, self._made_for(out))
         else:
             schema = node.schema
             if schema is None:
@@ -200,7 +215,7 @@ class AliasDb:
                         for loc in locs:
                             self._contained[loc] = self._contained.get(loc, _EMPTY) | held
             for out in node.outputs:
-                self._set(out, aliased if aliased else self._fresh())
+                self._set(out, aliased if aliased else self._made_for(out))
 
     def _carry(self, locs: frozenset[int], param: frozenset[int]) -> None:
         """The memory at ``locs`` enters a loop's body as its parameter pointing to ``param``

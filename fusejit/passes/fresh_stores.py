@@ -121,7 +121,8 @@ def reads_only(user: Node, value: Value, db: AliasDb) -> bool:
         if argument.alias is not None and (user.inputs[i] is value
                                            or db.may_alias(user.inputs[i], value)):
             return False
-    return not any(db.may_alias(out, value) for out in user.outputs)
+    # (a result made by ``user`` is a new array, whichever a loop carries it back to be)
+    return not any(not db.made_here(out) and db.may_alias(out, value) for out in user.outputs)
 
 
 def _only_read(copy: Node, db: AliasDb) -> bool:
@@ -165,7 +166,7 @@ def _readers(value: Value, block, db: AliasDb, depth: int = 0) -> list[Node] | N
         else:
             found = [user]
             for out in user.outputs:        # (a view of it: read in turn)
-                if db.may_alias(out, value):
+                if not db.made_here(out) and db.may_alias(out, value):
                     more = _readers(out, block, db, depth + 1)
                     if more is None:
                         return None

@@ -206,3 +206,41 @@ def test_fresh_arrays_a_loop_writes_stay_two_arrays():
         for _ in range(3):
             for g, w in zip(f(q0, 3), want):
                 np.testing.assert_allclose(g, w, rtol=1e-13, atol=1e-13)
+
+
+def test_an_array_a_loop_carries_back_may_be_its_parameter_but_is_made_each_iteration():
+    """A map's result carried back is the parameter of the next iteration (may alias), and
+    still an array its node makes (``made_here``: no value of its own iteration is it, which
+    the carried-arrays pass asks). The program: the body's new ``buf`` (``x * 2``, as ``a``
+    before the loop) is scaled in place by the next iteration, which must not reach ``a``."""
+    import numpy as np
+
+    import fusejit
+
+    def rebound(x, n):
+        a = x * 2.0
+        buf = x.copy()
+        for _ in range(n):
+            buf *= 3.0
+            buf = x * 2.0
+        return a, buf
+
+    f = fusejit.jit(rebound)
+    x = np.arange(5.0)
+    for _ in range(3):
+        got, want = f(x, 3), rebound(x, 3)
+        for g, w in zip(got, want):
+            np.testing.assert_array_equal(g, w)
+    g = parse_ir("""graph(%x : Tensor, %n : int):
+  %t : bool = prim::Constant[value=1]()
+  %b : Tensor = aten::exp(%x)
+  %r : Tensor = prim::Loop(%n, %t, %b)
+    block0(%i : int, %p : Tensor):
+      %e : Tensor = aten::exp(%p)
+      -> (%t, %e)
+  return (%r)
+""")
+    db = AliasDb(g)
+    e = by_name(g, "e").output()
+    p = by_name(g, "r").blocks[0].inputs[1]
+    assert db.made_here(e) and db.may_alias(e, p) and not db.made_here(p)
