@@ -459,7 +459,14 @@ class _ElementWriter(_Writer):
                     depth)
 
     def _reshape(self, node: Node, out: Value, depth: int) -> None:
-        self.assign(out, f"np.ascontiguousarray({self.name(node.input(0))})"
+        x = node.input(0)
+        if _rank(out) == 0 and _rank(x):
+            # its one element, read at each use and written in place as NumPy's 0-d view of
+            # it is (``v = S[0, 0:1].reshape(()); v[...] = 5``): a 0-d value is a number here
+            self.emit(depth, f"_one_element({self.name(x)})")
+            self.exprs[out] = f"{self.name(x)}[{', '.join(['0'] * _rank(x))}]"
+            return
+        self.assign(out, f"np.ascontiguousarray({self.name(x)})"
                          f".reshape({self.name(node.input(1))})", depth)
 
     _view = _reshape

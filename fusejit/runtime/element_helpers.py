@@ -214,6 +214,12 @@ def _stack_numbers(items, zero):
     return out
 
 
+@njit(cache=True)
+def _one_element(x):
+    if x.size != 1:
+        raise ValueError("cannot reshape an array of another size into shape ()")
+
+
 """
 
 
