@@ -722,6 +722,9 @@ def _with_out(callee: Callee) -> Callee:
         out = args[at]
         # (the lowering's own out, where its signature had one, is always None)
         rest = args[:at] + args[at + 1:] if added else args[:at] + (None,) + args[at + 1:]
+        if out is not None and name in ("np.concatenate", "np.stack") and \
+                isinstance(rest[0], (tuple, list)) and is_tensor(out):
+            return _joined_into(b, name, rest[0], rest[1], out)
         result = lower(b, *rest)
         if out is None:
             return result
@@ -733,6 +736,39 @@ def _with_out(callee: Callee) -> Callee:
         return U.written_out(b, out, result, name, casting)
 
     return Callee(name, spec, call, callee.rule)
+
+
+def _joined_into(b: IRBuilder, name: str, arrays: tuple | list, axis: Item,
+                 out: Value) -> Value:
+    """``np.concatenate(arrays, axis, out=out)`` (``np.stack``): each array written into its
+    slice of ``out`` in turn, as NumPy copies them, so that a piece that overlaps ``out``
+    reads what the pieces before it wrote (``np.concatenate([a[:3], a[:3]], out=a[2:8])``),
+    then a check that they filled ``out`` along the axis."""
+    join = concatenate if name == "np.concatenate" else stack
+    rank = numpy_lowering.rank_of(out)
+    if is_none(axis) or rank is None:
+        return U.written_out(b, out, join(b, arrays, axis), name, "same_kind")
+    pieces = [p if is_tensor(p) else numpy_lowering.array(b, p) for p in arrays]
+    have = [dtype_of(p) for p in pieces]
+    if pieces and None not in have and dtype_of(out) is not None and \
+            not np.can_cast(np.result_type(*have), dtype_of(out), "same_kind"):
+        raise b.error(f"{name}: cannot cast the {np.result_type(*have)} result to the "
+                      f"{dtype_of(out)} out array (casting rule 'same_kind'), as NumPy refuses")
+    along = b.static_int(axis, f"{name}'s axis")
+    if not -rank <= along < rank:
+        raise b.error(f"{name}: axis {along} is out of bounds for the {rank}-d out array")
+    along %= rank
+    offset: Item = 0
+    for piece in pieces:
+        if join is stack:
+            piece = numpy_more.expand_dims(b, piece, along)
+        end = binary(b, "add", offset, size(b, piece, along))
+        numpy_lowering.store(b, out, (slice(None),) * along + (slice(offset, end),), piece)
+        offset = end
+    b.raise_unless(binary(b, "eq", offset, size(b, out, along)),
+                   f"ValueError: {name}(out=...): the arrays do not fill the out array along "
+                   f"axis {along}")
+    return out
 
 
 def _numpy_takes_out(fn: Any) -> bool:

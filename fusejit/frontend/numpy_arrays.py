@@ -720,24 +720,38 @@ def copyto(b: IRBuilder, dst: Item, src: Item, casting: Item = "same_kind",
 
 def putmask(b: IRBuilder, a: Item, mask: Item, values: Item) -> None:
     """``np.putmask(a, mask, values)``: ``a.flat[n] = values.flat[n % values.size]`` where
-    ``mask.flat[n]`` holds, as NumPy's (values repeated over ``a`` in flat order, not
-    broadcast: a ``(rows, 1)`` array of values fills ``a`` row after row). NumPy's casting
-    there is unsafe."""
+    ``mask.flat[n]`` holds, as NumPy's: values repeated over ``a`` in flat order, not
+    broadcast (a ``(rows, 1)`` array of values fills ``a`` row after row), none written where
+    there are none, the mask of ``a``'s size (checked when it runs). An array of values casts
+    to ``a``'s dtype by the safe rule and a number by its value, as NumPy's."""
     from .lowering import where as select
-    from .numpy_lowering import arange, store
+    from .numpy_lowering import arange, check_stored_number, full, store
 
     what = "np.putmask"
     x = _array(b, a, what)
-    if is_tensor(mask) and dtype_of(mask) is not None and dtype_of(mask) != np.bool_:
+    mask = _array(b, mask, what)
+    if dtype_of(mask) is not None and dtype_of(mask) != np.bool_:
         raise b.error(f"{what} takes a boolean mask, got an array of {dtype_of(mask)}")
+    n = b.emit(aten.numel, [x], what)
+    b.raise_unless(binary(b, "eq", b.emit(aten.numel, [mask], what), n),
+                   "ValueError: putmask: mask and data must be the same size")
+    mask = b.emit(aten.reshape, [mask, b.emit(aten.size, [x], what)], what)
     if is_tensor(values) and not (isinstance(values.type, TensorType) and
                                   values.type.rank == 0):
+        have, want = dtype_of(values), dtype_of(x)
+        if have is not None and want is not None and not np.can_cast(have, want, "safe"):
+            raise b.error(f"{what}: cannot cast array data from {have} to {want} according "
+                          "to the rule 'safe' (NumPy's TypeError)")
         flat = reshape(b, values, [-1])
-        n = b.emit(aten.numel, [x], what)
-        at = binary(b, "remainder", arange(b, n),
-                    b.emit(aten.numel, [flat], what))
+        count = b.emit(aten.numel, [flat], what)
+        # (no values: nothing written; the index of element 0 then reads a itself)
+        mask = binary(b, "__and__", mask, as_tensor(b, binary(b, "gt", count, 0), what))
+        flat = b.emit(aten.cat, [b.tensor_list([flat, full(b, [1], 0, have)], what), 0], what)
+        at = binary(b, "remainder", arange(b, n), extreme("max")(b, (count, 1)))
         values = b.emit(aten.reshape, [advanced_index(b, flat, [at]),
                                        b.emit(aten.size, [x], what)], what)
+    else:
+        check_stored_number(b, x, values)
     store(b, x, Ellipsis, select(b, mask, values, x))
 
 

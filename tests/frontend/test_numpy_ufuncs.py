@@ -276,7 +276,17 @@ def out_everywhere(x, m, t, i):
     np.putmask(q, m > 0.5, m[:, :1] * 10.0)               # (rows, 1): cycled, not broadcast
     w = x.copy()
     np.putmask(w, x > 0, np.array([7.0, 8.0, 9.0]))
-    return c, prefix, y, rows, s, a, r, inv, lo, p, q, w
+    e = x.copy()
+    np.putmask(e, x > 0, x[:0])                            # no values: nothing written
+    k = i.copy()
+    np.putmask(k, i > 4, 300)                             # a number by its value
+    j = np.arange(10.0)
+    np.concatenate([j[:3], j[:3]], out=j[2:8])            # each piece in turn, as NumPy
+    st = np.zeros((2, 3, 3))
+    np.stack([m[:3, :3], m[1:4, :3]], axis=0, out=st)
+    cell = np.zeros((2, 2))
+    np.mean(m, out=cell[1, 1:2].reshape(()))              # a 0-d view of a buffer
+    return c, prefix, y, rows, s, a, r, inv, lo, p, q, w, e, k, j, st, cell
 
 
 def test_out_where_and_putmask_match_numpy():
@@ -308,7 +318,15 @@ def cumsum_into_2d(x):
     return out
 
 
+def putmask_float_into_int(x):
+    i = np.zeros(x.shape, np.int64)
+    np.putmask(i, x > 0, x)
+    return i
+
+
 @pytest.mark.parametrize("fn, message", [
+    (putmask_float_into_int, r"np\.putmask: cannot cast array data from float64 to int64 "
+                             r"according to the rule 'safe'"),
     (where_without_out, r"np\.sqrt\(where=\.\.\.\) without out= leaves"),
     (dot_into_float32, r"np\.dot: cannot cast the float64 result to the float32 out array "
                        r"\(casting rule 'no'\)"),
