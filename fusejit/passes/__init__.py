@@ -20,6 +20,7 @@ from .drop_unused import drop_unused
 from .find_last_uses import find_last_uses
 from .flatten_io import flatten_io
 from .fresh_stores import broadcast_read_fills, functionalize_fresh_stores
+from .fresh_updates import functionalize_fresh_updates
 from .graph_fuser import (
     custom_fuse_graph,
     fuse_backward_graph,
@@ -48,6 +49,7 @@ __all__ = [
     "eliminate_common_subexpression",
     "eliminate_dead_code", "find_last_uses", "flatten_io", "functionalize_carried_arrays",
     "functionalize_fresh_stores",
+    "functionalize_fresh_updates",
     "fuse_backward_graph", "fuse_graph",
     "fuse_inplace_updates", "fuse_lone_maps", "fuse_more_maps", "fuse_sibling_maps",
     "move_views_into_groups",

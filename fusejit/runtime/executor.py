@@ -543,6 +543,7 @@ def _optimise(graph: Graph, inputs: Sequence[Any], device: CpuDevice | CudaDevic
         eliminate_dead_code,
         functionalize_carried_arrays,
         functionalize_fresh_stores,
+        functionalize_fresh_updates,
         fuse_inplace_updates,
         fuse_lone_maps,
         fuse_more_maps,
@@ -563,6 +564,7 @@ def _optimise(graph: Graph, inputs: Sequence[Any], device: CpuDevice | CudaDevic
     if reductions and device.name == "cpu":
         if unroll_constant_loops(graph):
             constant_propagation(graph, numbers_only=True)   # (the trips' counters)
+        functionalize_fresh_updates(graph)
         functionalize_fresh_stores(graph)
         functionalize_carried_arrays(graph)
         broadcast_read_fills(graph)

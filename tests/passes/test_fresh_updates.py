@@ -1,0 +1,107 @@
+"""``functionalize_fresh_updates``: a new array updated in place statement by statement (a
+layer norm or softmax written for memory) becomes values, one row kernel, with NumPy's values
+on every call; arrays someone else can see (a view, an argument) keep their updates; a read of
+another name for the array sees the updates made before it; an update that would grow the array
+still raises NumPy's error."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import fusejit
+from fusejit.ir.symbols import aten, prim
+
+_IN_PLACE = {aten.add_, aten.sub_, aten.mul_, aten.div_, aten.copy_}
+
+
+def _in_place(graph) -> list:
+    return [n.kind for n in graph.all_nodes()
+            if n.kind in _IN_PLACE or n.has_attribute("written_into")]
+
+
+def layer_norm_in_place(x, gamma, beta, eps):
+    y = x.copy()
+    y -= y.mean(axis=-1, keepdims=True)
+    var = np.square(y).mean(axis=-1, keepdims=True)
+    var += eps
+    np.sqrt(var, out=var)
+    y /= var
+    y *= gamma
+    y += beta
+    return y
+
+
+def softmax_in_place(logits, t):
+    z = logits / t
+    z -= z.max(axis=1, keepdims=True)
+    np.exp(z, out=z)
+    z /= z.sum(axis=1, keepdims=True)
+    return z
+
+
+def _same(got, want, rtol):
+    got = got if isinstance(got, tuple) else (got,)
+    want = want if isinstance(want, tuple) else (want,)
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype and g.shape == w.shape
+        np.testing.assert_allclose(g, w, rtol=rtol, atol=rtol)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("rows", [8, 3000])
+def test_updates_of_a_new_array_are_one_row_kernel(dtype, rows):
+    rng = np.random.default_rng(0)
+    x = (rng.standard_normal((rows, 300)) * 3 + 1).astype(dtype)
+    gamma, beta = rng.random(300).astype(dtype), rng.random(300).astype(dtype)
+    rtol = 2e-5 if dtype == np.float32 else 1e-12
+    for fn, args in ((layer_norm_in_place, (x, gamma, beta, 1e-5)),
+                     (softmax_in_place, (x, 0.7))):
+        f = fusejit.jit(fn)
+        for _ in range(3):
+            _same(f(*args), fn(*args), rtol)
+        if rows == 3000:        # (small arrays compile whole, as one Numba function)
+            graph = f.graph_for(*args)
+            assert _in_place(graph) == []
+            assert [n.kind for n in graph.nodes() if n.kind == prim.RowReductionGroup] == \
+                [prim.RowReductionGroup]
+
+
+def aliases_and_views(x):
+    y = x.copy()
+    other = y               # another name: reads after the update see it
+    y += 1.0
+    doubled = other * 2.0
+    z = x.copy()
+    view = z[::2]           # a view held: z keeps its update
+    z *= 3.0
+    w = x * 1.0
+    before = w.sum()        # read before the update: the value before it
+    w -= 5.0
+    return doubled, view, w, before
+
+
+def test_other_names_views_and_earlier_reads_keep_numpys_values():
+    x = np.random.default_rng(1).standard_normal(20_000)
+    f = fusejit.jit(aliases_and_views)
+    for _ in range(3):
+        _same(f(x), aliases_and_views(x), 1e-12)
+    assert aten.mul_ in _in_place(f.graph_for(x))       # (the one a view holds)
+
+
+def grows(x, w):
+    y = x.copy()
+    y *= w
+    return y + 1.0
+
+
+@pytest.mark.parametrize("n", [10, 50_000])
+def test_an_update_that_would_grow_the_array_still_raises(n):
+    x, w = np.ones((1, n)), np.ones((3, n))
+    with pytest.raises(ValueError):
+        grows(x, w)
+    f = fusejit.jit(grows)
+    for _ in range(2):
+        with pytest.raises(fusejit.FusejitError):
+            f(x, w)
+    _same(f(w, x), grows(w, x), 1e-12)
