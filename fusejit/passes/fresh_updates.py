@@ -37,6 +37,8 @@ this before it, on CPU plans of ``@fusejit.jit``.
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..ir.constants import constant_value
 from ..ir.graph import Block, Graph, Node, Value
 from ..ir.symbols import aten, prim
@@ -128,6 +130,8 @@ def _chain(start: Value, block: Block, db: AliasDb) -> list[Node] | None:
                 return None
     if not updates or not all(_casts(u, target, members) for u in updates):
         return None
+    if any(u.kind == aten.sub_ and _dtype(u.input(1)) == np.bool_ for u in updates):
+        return None     # (NumPy subtracts a mask from integers in place; aten::sub refuses)
     order = {node: i for i, node in enumerate(block.nodes())}
     updates.sort(key=order.__getitem__)
     unproven = next((u for u in updates if not _no_larger(u.input(1), members)), None)

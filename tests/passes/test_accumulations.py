@@ -67,9 +67,11 @@ def test_accumulations_are_numpys_bits(fn):
         assert g.dtype == w.dtype
         np.testing.assert_array_equal(g, w)
         assert np.array_equal(np.signbit(g), np.signbit(w))
+    # (the updates the sums leave, a float32 += float64 and a read between, are values too:
+    # passes/fresh_updates.py, each rounding as its update does)
     updates = _top(jitted.graph_for(*args)).count(aten.add_) + \
         _top(jitted.graph_for(*args)).count(aten.sub_)
-    assert updates == (0 if fn in (counts, floats) else 2)
+    assert updates == 0
 
 
 def broadcasting_term(x, y):
