@@ -31,8 +31,9 @@ the chain's last value is checked against the array's first shape (``fusejit::ke
 raising at the first such update's line): a value that grew at an update stays grown through
 the maps after it. The check comes after nodes that would otherwise have run before the error,
 so the chain qualifies then only where each of them writes nothing the caller can see and has
-no side effects (``carried_arrays._harmless``). ``fuse_graph`` is unchanged; the executor runs
-this before it, on CPU plans of ``@fusejit.jit``.
+no side effects (``carried_arrays._harmless``), and only where the function returns that last
+value (else the check would be dead code, removed with it). ``fuse_graph`` is unchanged; the
+executor runs this before it, on CPU plans of ``@fusejit.jit``.
 """
 
 from __future__ import annotations
@@ -135,8 +136,14 @@ def _chain(start: Value, block: Block, db: AliasDb) -> list[Node] | None:
     order = {node: i for i, node in enumerate(block.nodes())}
     updates.sort(key=order.__getitem__)
     unproven = next((u for u in updates if not _no_larger(u.input(1), members)), None)
-    if unproven is not None and not all(_harmless(n) for n in block.nodes()
-                                        if n.is_after(unproven) and n.is_before(updates[-1])):
+    if unproven is not None and not (
+            block.owning_node is None and any(u.user is block.return_node
+                                              for u in updates[-1].output().uses)
+            and all(_harmless(n) for n in block.nodes()
+                    if n.is_after(unproven) and n.is_before(updates[-1]))):
+        # (the check reads the last value: where the function does not return it, dead-code
+        # elimination would drop the check with it, and an update that grew the array would
+        # raise nothing)
         return None
     return updates
 
