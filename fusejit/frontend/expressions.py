@@ -36,7 +36,7 @@ from ..ir.types import (
     OptionalType,
     TensorType,
 )
-from . import numpy_lowering
+from . import numpy_lowering, numpy_ufuncs
 from .builder import (
     LITERAL_TYPES,
     IRBuilder,
@@ -348,7 +348,9 @@ class ExpressionEmitter(StaticConditions):
         operand = self.eval_value(node.operand)
         self.at(node)
         if isinstance(node.op, ast.UAdd):
-            return operand
+            # (``+x`` of an array is NumPy's np.positive: a new array, which an update of
+            # ``y = +x`` must not write through to ``x``)
+            return numpy_ufuncs.positive(self.b, operand) if is_tensor(operand) else operand
         if isinstance(node.op, ast.USub):
             if isinstance(operand, (int, float)) and not isinstance(operand, bool):
                 return -operand  # a negative literal such as -1

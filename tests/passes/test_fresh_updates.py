@@ -105,3 +105,38 @@ def test_an_update_that_would_grow_the_array_still_raises(n):
         with pytest.raises(fusejit.FusejitError):
             f(x, w)
     _same(f(w, x), grows(w, x), 1e-12)
+
+
+def grows_unreturned(x, w):
+    y = x.copy()
+    y *= w
+    s = y.sum()         # (of the grown array: NumPy raised before)
+    y += 1.0            # (the last value, not returned)
+    return s
+
+
+def test_an_update_that_would_grow_an_array_not_returned_still_raises():
+    """The shape check reads the chain's last value: where that is not returned, the
+    updates stay in place (the check would be dead code), and NumPy's error comes."""
+    x, w = np.ones((1, 5)), np.ones((3, 5))
+    with pytest.raises(ValueError):
+        grows_unreturned(x, w)
+    f = fusejit.jit(grows_unreturned)
+    for _ in range(3):
+        with pytest.raises(fusejit.FusejitError):
+            f(x, w)
+    assert f(w[:1], x) == grows_unreturned(w[:1], x)
+
+
+def positive_copy(x):
+    y = +x              # (np.positive: a new array)
+    y += 1
+    return y
+
+
+def test_unary_plus_makes_a_new_array():
+    x = np.zeros(4)
+    f = fusejit.jit(positive_copy)
+    for _ in range(3):
+        np.testing.assert_array_equal(f(x), np.ones(4))
+        np.testing.assert_array_equal(x, np.zeros(4))
