@@ -29,7 +29,7 @@ from .masked import check as masked_check
 from .masked import store as masked_store
 from .masked import values as masked_values
 from .numpy_arrays import is_int_array
-from .numpy_dtypes import dtype_of, numpy_dtype, wide_literal
+from .numpy_dtypes import cast, dtype_of, numpy_dtype, wide_literal
 from .numpy_lowering import rank_of, refuse_reversed_target, viewed
 
 
@@ -88,6 +88,11 @@ class InPlaceStatements:
                 # x[1:] += x[:-1]: NumPy reads the operand before writing (a compiled loop
                 # would read what it has just written)
                 operand = self.b.emit("aten::clone", [operand, None], "a copy of the operand")
+            if op == "sub" and is_tensor(operand) and dtype_of(operand) == np.bool_ and \
+                    dtype_of(current) not in (None, np.dtype(np.bool_)):
+                # (x -= mask: NumPy's loop reads the mask as x's dtype, 0 and 1; aten::sub_
+                # refuses a bool operand)
+                operand = cast(self.b, operand, dtype_of(current), "'-='")
             args = [current, operand, 1] if op in ("add", "sub") else [current, operand]
             result = self.b.emit(aten[f"{op}_"], args, f"'{op}='")
             if isinstance(stmt.target, ast.Subscript):

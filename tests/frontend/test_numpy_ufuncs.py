@@ -340,3 +340,21 @@ def test_out_refuses_what_numpy_refuses(fn, message):
             fn(*args)
     with pytest.raises(fusejit.FusejitError, match=message):
         fusejit.jit(fn)(*args)
+
+
+def minus_mask(x, m):
+    y = x.copy()
+    y -= m                  # (NumPy's loop reads the mask as 0 and 1 of y's dtype)
+    z = x.astype(np.float32)
+    z -= m
+    return y, z
+
+
+def test_subtracting_a_mask_in_place_is_numpys():
+    x = np.arange(3, 9, dtype=np.uint8)
+    m = x % 2 == 0
+    f = fusejit.jit(minus_mask)
+    for _ in range(3):
+        for g, w in zip(f(x, m), minus_mask(x, m)):
+            assert g.dtype == w.dtype
+            np.testing.assert_array_equal(g, w)
