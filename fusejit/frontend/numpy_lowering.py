@@ -487,15 +487,24 @@ def filled(b: IRBuilder, name: str, shape: Item, dtype: Any = None) -> Value:
     """``np.zeros``/``np.ones``/``np.empty`` (empty is zero-filled: deterministic)."""
     code = dtype_code(b, dtype, np.float64, f"np.{name}")
     kind = "aten::ones" if name == "ones" else "aten::zeros"
-    return b.emit(kind, [_shape(b, shape, f"np.{name}"), code, None, None, None], f"np.{name}")
+    return _zero_d_array(b, b.emit(kind, [_shape(b, shape, f"np.{name}"), code, None, None,
+                                          None], f"np.{name}"))
+
+
+def _zero_d_array(b: IRBuilder, made: Value) -> Value:
+    """``made``, a new array, noted as a 0-d array (not a NumPy scalar: ``y += v`` writes it
+    in place, another name for it sees that) where it has no dimensions (``np.zeros(())``)."""
+    if isinstance(made.type, TensorType) and made.type.rank == 0:
+        b.zero_d_arrays.add(made)
+    return made
 
 
 def full(b: IRBuilder, shape: Item, fill_value: Item, dtype: Any = None) -> Value:
     # (the fill value's own dtype: an int argument int64, a NumPy scalar its dtype)
     default = numpy_dtype(np.asarray, [fill_value], b.numpy_scalars) or np.dtype(np.float64)
     code = dtype_code(b, dtype, default, "np.full")
-    return b.emit("aten::full", [_shape(b, shape, "np.full"), fill_value, code, None, None,
-                                 None], "np.full")
+    return _zero_d_array(b, b.emit("aten::full", [_shape(b, shape, "np.full"), fill_value,
+                                                  code, None, None, None], "np.full"))
 
 
 def like(b: IRBuilder, name: str, x: Item, fill_value: Item = 0, dtype: Any = None) -> Value:
@@ -503,7 +512,8 @@ def like(b: IRBuilder, name: str, x: Item, fill_value: Item = 0, dtype: Any = No
     x = _array(b, x, f"np.{name}")
     fill = {"zeros_like": 0, "ones_like": 1, "empty_like": 0}.get(name, fill_value)
     code = None if is_none(dtype) else dtype_code(b, dtype, None, f"np.{name}")
-    return b.emit("aten::full_like", [x, fill, code, None, None, None, None], f"np.{name}")
+    return _zero_d_array(b, b.emit("aten::full_like", [x, fill, code, None, None, None, None],
+                                  f"np.{name}"))
 
 
 def arange(b: IRBuilder, start: Item, stop: Item = None, step: Item = 1,

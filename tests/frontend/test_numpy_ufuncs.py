@@ -358,3 +358,21 @@ def test_subtracting_a_mask_in_place_is_numpys():
         for g, w in zip(f(x, m), minus_mask(x, m)):
             assert g.dtype == w.dtype
             np.testing.assert_array_equal(g, w)
+
+
+def zero_d_accumulator(x):
+    y = np.zeros(())
+    z = y                   # (the same 0-d array: it sees the update)
+    y += x.sum()
+    w = np.full((), 2.0)
+    w *= x.max()
+    return z, y, w
+
+
+def test_a_made_0d_array_is_updated_in_place_as_numpys():
+    x = np.arange(6.0)
+    f = fusejit.jit(zero_d_accumulator)
+    for _ in range(3):
+        for g, w in zip(f(x), zero_d_accumulator(x)):
+            assert type(g) is type(w) and g.shape == w.shape
+            np.testing.assert_array_equal(g, w)
