@@ -172,7 +172,7 @@ def _rewrite(graph: Graph, start: Value, block: Block, updates: list[Node]) -> N
     unproven = next((u for u in updates if not _no_larger(u.input(1), members)), None)
     current = start
     for node in list(block.nodes()):
-        if node is not updates[0] and not node.is_after(start.node):
+        if not node.is_after(start.node):
             continue
         _read_current(node, members, current)
         if node in updates:
