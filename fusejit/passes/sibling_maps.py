@@ -9,10 +9,11 @@ each a pass over the array::
 
 This pass puts such siblings in one ``prim::FusionGroup`` with an output each, so one kernel
 reads the array once and writes both. Candidates are fusion groups of maps (no chunks or
-concats) and lone maps; they join when they read the same array and no other array (numbers
-and 0-d tensors aside), so every output has that array's shape and the kernel's iteration
-shape is it. Groups stay convex and run at the last member's place, where nothing in between
-may have written what they read (``reduction_fusion``'s rules). Runs after ``fuse_more_maps``
+concats) and lone maps; they join when they read the same arrays and no others (numbers and
+0-d tensors aside: ``t`` alone above, ``x`` and ``y`` in ``np.minimum(x, y), np.maximum(x,
+y)``), so every output has their broadcast shape and the kernel's iteration shape is it.
+Groups stay convex and run at the last member's place, where nothing in between may have
+written what they read (``reduction_fusion``'s rules). Runs after ``fuse_more_maps``
 and before the reduction groups, which may then take the merged group in.
 """
 
@@ -36,7 +37,7 @@ def fuse_sibling_maps(graph: Graph) -> bool:
     changed = False
     db: AliasDb | None = None
     for block in blocks_within(graph.block):
-        by_array: dict[Value, list[Node]] = {}
+        by_array: dict[frozenset[Value], list[Node]] = {}
         for node in block.nodes():
             array = _only_array(node)
             if array is not None:
@@ -52,9 +53,11 @@ def fuse_sibling_maps(graph: Graph) -> bool:
     return changed
 
 
-def _only_array(node: Node) -> Value | None:
-    """The one array ``node`` reads, when it is a map or a group of maps reading that array
-    and numbers only (0-d tensors count as numbers), with tensor outputs of its rank."""
+def _only_array(node: Node) -> frozenset[Value] | None:
+    """The arrays ``node`` reads, when it is a map or a group of maps reading those arrays
+    and numbers only (0-d tensors count as numbers), with tensor outputs of their broadcast
+    rank: maps reading the same arrays have the same shape (``np.minimum(x, y)`` beside
+    ``np.maximum(x, y)``)."""
     if node.kind == prim.FusionGroup:
         sub = node.g("Subgraph")
         if node.attribute_names() != ["Subgraph"] or \
@@ -62,15 +65,16 @@ def _only_array(node: Node) -> Value | None:
             return None
     elif len(node.outputs) != 1 or not jit_map(node):
         return None
-    arrays = {v for v in node.inputs if isinstance(v.type, TensorType) and v.type.rank != 0}
-    if len(arrays) != 1:
+    arrays = frozenset(v for v in node.inputs
+                       if isinstance(v.type, TensorType) and v.type.rank != 0)
+    ranks = {v.type.rank for v in arrays}
+    if not arrays or None in ranks:
         return None
-    (array,) = arrays
-    rank = array.type.rank
-    if rank is None or not all(isinstance(out.type, TensorType) and out.type.rank == rank
-                               for out in node.outputs):
+    rank = max(ranks)
+    if not all(isinstance(out.type, TensorType) and out.type.rank == rank
+               for out in node.outputs):
         return None
-    return array
+    return arrays
 
 
 __all__ = ["fuse_sibling_maps"]

@@ -87,3 +87,22 @@ def test_maps_of_arrays_of_other_shapes_stay_apart():
     f = fusejit.jit(other_shapes)
     _same(f(X, row), other_shapes(X, row))
     assert 2 not in _group_sizes(f.graph_for(X, row))
+
+
+def envelope(x, y, w):
+    return np.minimum(x, y), np.maximum(x, y), np.maximum(x, w)
+
+
+def test_maps_of_the_same_arrays_are_one_kernel():
+    """Maps reading the same two arrays share a group (their broadcast shape); one reading
+    another pair stays apart. NumPy's values, NaN and -0.0 included, on every call."""
+    rng = np.random.default_rng(9)
+    x, y, w = (rng.standard_normal((300, 400)) for _ in range(3))
+    x[0, :3], y[0, :3] = (np.nan, -0.0, 0.0), (1.0, 0.0, -0.0)
+    f = fusejit.jit(envelope)
+    for _ in range(3):
+        got, want = f(x, y, w), envelope(x, y, w)
+        for g, v in zip(got, want):
+            np.testing.assert_array_equal(g, v)
+            assert np.array_equal(np.signbit(g), np.signbit(v))
+    assert _group_sizes(f.graph_for(x, y, w)) == [2]        # (max(x, w): NumPy's, alone)
