@@ -31,9 +31,10 @@ the chain's last value is checked against the array's first shape (``fusejit::ke
 raising at the first such update's line): a value that grew at an update stays grown through
 the maps after it. The check comes after nodes that would otherwise have run before the error,
 so the chain qualifies then only where each of them writes nothing the caller can see and has
-no side effects (``carried_arrays._harmless``), and only where the function returns that last
-value (else the check would be dead code, removed with it). ``fuse_graph`` is unchanged; the
-executor runs this before it, on CPU plans of ``@fusejit.jit``.
+no side effects (``carried_arrays._harmless``), and only where something the function returns
+comes from that last value (else the check would be dead code, removed with it).
+``fuse_graph`` is unchanged; the executor runs this before it, on CPU plans of
+``@fusejit.jit``.
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ from ..ir.constants import constant_value
 from ..ir.graph import Block, Graph, Node, Value
 from ..ir.symbols import aten, prim
 from ..ir.types import TensorType
-from .alias_analysis import AliasDb, _same_block_ancestor
+from .alias_analysis import AliasDb, _same_block_ancestor, has_side_effects
 from .carried_arrays import (
     _UPDATES,
     _casts,
@@ -137,15 +138,34 @@ def _chain(start: Value, block: Block, db: AliasDb) -> list[Node] | None:
     updates.sort(key=order.__getitem__)
     unproven = next((u for u in updates if not _no_larger(u.input(1), members)), None)
     if unproven is not None and not (
-            block.owning_node is None and any(u.user is block.return_node
-                                              for u in updates[-1].output().uses)
+            block.owning_node is None and _reaches_result(members, updates[-1], block)
             and all(_harmless(n) for n in block.nodes()
                     if n.is_after(unproven) and n.is_before(updates[-1]))):
-        # (the check reads the last value: where the function does not return it, dead-code
-        # elimination would drop the check with it, and an update that grew the array would
-        # raise nothing)
+        # (the check reads the last value: where nothing the function returns comes from it,
+        # dead-code elimination would drop the check with it, and an update that grew the
+        # array would raise nothing)
         return None
     return updates
+
+
+def _reaches_result(members: set[Value], last: Node, block: Block) -> bool:
+    """Does something the function returns, or a node with side effects, come from the array's
+    last value: from a read of any of its names after its ``last`` update (NumPy's ``out=``
+    leaves the name bound to the array, ``np.maximum(c, 0, out=c)`` whose result is unused),
+    through any ops of ``block`` or the nodes holding the blocks that read it? Dead-code
+    elimination then keeps what reads it."""
+    seen: set[Node] = set()
+    pending = [use.user for m in members for use in m.uses]
+    while pending:
+        user = _same_block_ancestor(pending.pop(), block)
+        if user is None or user in seen or user is last or \
+                user is not block.return_node and not user.is_after(last):
+            continue
+        if user is block.return_node or has_side_effects(user):
+            return True
+        seen.add(user)
+        pending += [use.user for out in user.outputs for use in out.uses]
+    return False
 
 
 def _no_larger(value: Value, members: set[Value]) -> bool:

@@ -140,3 +140,25 @@ def test_unary_plus_makes_a_new_array():
     for _ in range(3):
         np.testing.assert_array_equal(f(x), np.ones(4))
         np.testing.assert_array_equal(x, np.zeros(4))
+
+
+def payoff(s, k, d):
+    call = s * d
+    call -= k * d           # (k: an array that might grow call: checked)
+    np.maximum(call, 0.0, out=call)     # (its result unused: call still names the array)
+    put = call - s
+    return call, put
+
+
+def test_a_chain_whose_last_value_is_read_by_its_name_is_values():
+    """``np.maximum(call, 0, out=call)``'s result is unused and later reads name ``call``:
+    they read the chain's last value, which the function returns, so the chain is values and
+    its shape check stays; NumPy's values on every call."""
+    rng = np.random.default_rng(4)
+    s, k, d = (rng.random(50_000) for _ in range(3))
+    f = fusejit.jit(payoff)
+    for _ in range(3):
+        _same(f(s, k, d), payoff(s, k, d), 1e-12)
+    assert _in_place(f.graph_for(s, k, d)) == []
+    with pytest.raises(fusejit.FusejitError):
+        f(s[:1], np.ones((3, 50_000)), d[:1])
