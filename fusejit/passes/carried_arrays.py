@@ -206,12 +206,13 @@ def _updated_outside(loop: Node, array: Value, db: AliasDb) -> list[Node] | None
     return found[0] if found is not None else None
 
 
-def _updates(start: Value, body: Block, db: AliasDb, result_at: int | None
-             ) -> tuple[list[Node], set[Value]] | None:
+def _updates(start: Value, body: Block, db: AliasDb, result_at: int | None,
+             any_result: bool = False) -> tuple[list[Node], set[Value]] | None:
     """The updates of the array ``start`` names in ``body``, in order, and its names there
     (``start`` and their results), where each update is a node of the body itself that casts
     as the in-place op would (``_casts``), and each other use in the body reads it only or is
-    the body's result at ``result_at``; else None. Uses outside the body are not looked at."""
+    the body's result at ``result_at`` (at any place, with ``any_result``: a straight-line
+    block's, ``fresh_updates``); else None. Uses outside the body are not looked at."""
     target = _dtype(start)
     updates: list[Node] = []
     members, pending = {start}, [start]
@@ -222,7 +223,7 @@ def _updates(start: Value, body: Block, db: AliasDb, result_at: int | None
             if _same_block_ancestor(user, body) is None:
                 continue
             if user is body.return_node:
-                if use.offset != result_at:
+                if use.offset != result_at and not any_result:
                     return None
             elif user.kind in _UPDATES and use.offset == 0:
                 if user.owning_block is not body or len(user.outputs) != 1:

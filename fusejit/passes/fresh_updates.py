@@ -48,18 +48,19 @@ from ..ir.types import TensorType
 from .alias_analysis import AliasDb, _same_block_ancestor, has_side_effects
 from .carried_arrays import (
     _UPDATES,
-    _casts,
     _dtype,
     _fresh,
     _harmless,
     _kept,
     _read_current,
+    _updates,
     _value_of,
 )
 from .dead_code_elimination import eliminate_dead_code
-from .fresh_stores import _SAME_ARRAY, reads_only
+from .fresh_stores import _SAME_ARRAY
 from .more_maps import computed_from_any
 from .pass_checks import graph_pass
+from .reduction_fusion import blocks_within
 
 # Reductions whose result with keepdims is no larger than their input.
 _KEEPDIM_REDUCTIONS = {aten.sum: 2, aten.mean: 2, aten.amax: 2, aten.amin: 2, aten.var: 3,
@@ -71,7 +72,7 @@ def functionalize_fresh_updates(graph: Graph) -> bool:
     """Replace the in-place updates of each new array nobody else holds by their values (see
     the module's docstring); True if any was."""
     changed = False
-    for block in _blocks(graph.block):
+    for block in list(blocks_within(graph.block)):
         db = None
         for node in list(block.nodes()):
             if node.owning_block is not block or len(node.outputs) != 1 or not any(
@@ -102,40 +103,14 @@ def _new_array(value: Value, db: AliasDb) -> bool:
         node.kind not in _SAME_ARRAY and db.made_here(value)
 
 
-def _blocks(block: Block) -> list[Block]:
-    found = [block]
-    for node in block.nodes():
-        for inner in node.blocks:
-            found += _blocks(inner)
-    return found
-
-
 def _chain(start: Value, block: Block, db: AliasDb) -> list[Node] | None:
     """The updates, in order, of the new array ``start`` in ``block``, where it qualifies."""
-    target = _dtype(start)
-    members, pending, updates = {start}, [start], []
-    while pending:
-        value = pending.pop()
-        for use in value.uses:
-            user = use.user
-            if _same_block_ancestor(user, block) is None:
-                return None
-            if user is block.return_node:
-                continue
-            if user.kind in _UPDATES and use.offset == 0:
-                if user.owning_block is not block or len(user.outputs) != 1:
-                    return None
-                updates.append(user)
-                members.add(user.output())
-                pending.append(user.output())
-            elif not reads_only(user, value, db):
-                return None
-    if not updates or not all(_casts(u, target, members) for u in updates):
+    found = _updates(start, block, db, None, any_result=True)
+    if found is None:
         return None
+    updates, members = found
     if any(u.kind == aten.sub_ and _dtype(u.input(1)) == np.bool_ for u in updates):
         return None     # (NumPy subtracts a mask from integers in place; aten::sub refuses)
-    order = {node: i for i, node in enumerate(block.nodes())}
-    updates.sort(key=order.__getitem__)
     unproven = next((u for u in updates if not _no_larger(u.input(1), members)), None)
     if unproven is not None and not (
             block.owning_node is None and _reaches_result(members, updates[-1], block)
