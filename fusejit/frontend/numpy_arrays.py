@@ -733,9 +733,10 @@ def putmask(b: IRBuilder, a: Item, mask: Item, values: Item) -> None:
     if dtype_of(mask) is not None and dtype_of(mask) != np.bool_:
         raise b.error(f"{what} takes a boolean mask, got an array of {dtype_of(mask)}")
     n = b.emit(aten.numel, [x], what)
+    shape = b.emit(aten.size, [x], what)
     b.raise_unless(binary(b, "eq", b.emit(aten.numel, [mask], what), n),
                    "ValueError: putmask: mask and data must be the same size")
-    mask = b.emit(aten.reshape, [mask, b.emit(aten.size, [x], what)], what)
+    mask = b.emit(aten.reshape, [mask, shape], what)
     if is_tensor(values) and not (isinstance(values.type, TensorType) and
                                   values.type.rank == 0):
         have, want = dtype_of(values), dtype_of(x)
@@ -748,8 +749,7 @@ def putmask(b: IRBuilder, a: Item, mask: Item, values: Item) -> None:
         mask = binary(b, "__and__", mask, as_tensor(b, binary(b, "gt", count, 0), what))
         flat = b.emit(aten.cat, [b.tensor_list([flat, full(b, [1], 0, have)], what), 0], what)
         at = binary(b, "remainder", arange(b, n), extreme("max")(b, (count, 1)))
-        values = b.emit(aten.reshape, [advanced_index(b, flat, [at]),
-                                       b.emit(aten.size, [x], what)], what)
+        values = b.emit(aten.reshape, [advanced_index(b, flat, [at]), shape], what)
     else:
         check_stored_number(b, x, values)
     store(b, x, Ellipsis, select(b, mask, values, x))

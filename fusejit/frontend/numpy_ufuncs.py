@@ -190,33 +190,29 @@ def with_out_and_dtype(lower, ufunc: np.ufunc, name: str):
         if out is None:
             return result
         if masked:
-            if isinstance(out, tuple) and len(out) == 1:
-                out = out[0]
-            if not is_tensor(out) or not is_tensor(result):
-                raise b.error(f"{name}(out=...) takes an array to write an array result "
-                              f"into, got {describe(out)}")
             if not is_tensor(mask) and not isinstance(b.static(mask), bool):
                 raise b.error(f"{name}(where=...) takes a boolean array or a bool, got "
                               f"{describe(mask)}")
             if is_tensor(mask) and dtype_of(mask) is not None and dtype_of(mask) != np.bool_:
                 raise b.error(f"{name}(where=...) takes a boolean mask, got an array of "
                               f"{dtype_of(mask)}")
-            # (out's values where the mask is False: the cast of the promoted values back to
-            # out's dtype gives them unchanged, and the result cast once, as NumPy writes it)
-            result = where(b, mask, result, out)
-        return written_out(b, out, result, name, casting)
+        return written_out(b, out, result, name, casting, mask if masked else None)
     return call
 
 
 def written_out(b: IRBuilder, out: Item, result: Item, name: str,
-                casting: str = "same_kind") -> Value:
+                casting: str = "same_kind", mask: Item = None) -> Value:
     """NumPy's ``out=``: ``result`` written into the array ``out`` (cast by ``casting``, as
-    NumPy allows), which is returned."""
+    NumPy allows), which is returned; with a ufunc's ``where=`` ``mask``, only where it holds."""
     if isinstance(out, tuple) and len(out) == 1:
         out = out[0]
     if not is_tensor(out) or not is_tensor(result):
         raise b.error(f"{name}(out=...) takes an array to write an array result into, "
                       f"got {describe(out)}")
+    if mask is not None:
+        # (out's values where the mask is False: the cast of the promoted values back to
+        # out's dtype gives them unchanged, and the result cast once, as NumPy writes it)
+        result = where(b, mask, result, out)
     refuse_reversed_target(b, out)      # (a copy here: the write would be lost)
     have, want = dtype_of(result), dtype_of(out)
     if have is not None and want is not None and not np.can_cast(have, want, casting):
