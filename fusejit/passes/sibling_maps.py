@@ -37,12 +37,12 @@ def fuse_sibling_maps(graph: Graph) -> bool:
     changed = False
     db: AliasDb | None = None
     for block in blocks_within(graph.block):
-        by_array: dict[frozenset[Value], list[Node]] = {}
+        by_arrays: dict[frozenset[Value], list[Node]] = {}
         for node in block.nodes():
-            array = _only_array(node)
-            if array is not None:
-                by_array.setdefault(array, []).append(node)
-        for members in by_array.values():
+            arrays = _arrays_read(node)
+            if arrays is not None:
+                by_arrays.setdefault(arrays, []).append(node)
+        for members in by_arrays.values():
             if len(members) < 2:
                 continue
             db = db or AliasDb(graph)
@@ -53,7 +53,7 @@ def fuse_sibling_maps(graph: Graph) -> bool:
     return changed
 
 
-def _only_array(node: Node) -> frozenset[Value] | None:
+def _arrays_read(node: Node) -> frozenset[Value] | None:
     """The arrays ``node`` reads, when it is a map or a group of maps reading those arrays
     and numbers only (0-d tensors count as numbers), with tensor outputs of their broadcast
     rank: maps reading the same arrays have the same shape (``np.minimum(x, y)`` beside
