@@ -5,11 +5,11 @@ elementwise chains, time-stepping loops and small broadcasts, F and G chains, si
 mid-size and integer programs, H unsigned-integer programs: hashing, bits, images,
 checksums, I programs that lean on views, slicing and axis work, J programs structured as
 software engineers write them: helpers, lists of arrays, convergence loops, K programs
-that mutate arrays in place: ``out=``, slice and masked stores, buffers, ring buffers), run through
-``fusejit.jit`` and compared with NumPy; with ``--time``, warm calls timed against NumPy
-eager in the same process.
+that mutate arrays in place: ``out=``, slice and masked stores, buffers, ring buffers,
+L reductions and normalisations along axes), run through ``fusejit.jit`` and compared
+with NumPy; with ``--time``, warm calls timed against NumPy eager in the same process.
 
-    python benchmarks/stranger_sets.py [--set a|b|c|d|e|f|g|h|i|j|k|all] [--only NAME,...] [--time]
+    python benchmarks/stranger_sets.py [--set a|...|l|all] [--only NAME,...] [--time]
 
 Each program is called three times (the interpreter, then the compiled forms), and its
 results are compared with NumPy's: dtype and shape, integers and bools exactly, float64 to
@@ -43,7 +43,7 @@ import fusejit  # noqa: E402
 
 SETS = {"a": "set_a.py", "b": "set_b.py", "c": "set_c.py", "d": "set_d.py", "e": "set_e.py",
         "f": "set_f.py", "g": "set_g.py", "h": "set_h.py", "i": "set_i.py",
-        "j": "set_j.py", "k": "set_k.py"}
+        "j": "set_j.py", "k": "set_k.py", "l": "set_l.py"}
 
 
 def load(name: str):
