@@ -721,7 +721,11 @@ class JitFunction(Portable):
                 if stepped is not None and stepped(*args) <= WHOLE_GRAPH_MAX_ELEMENTS and \
                         loop_steps(graph, args) >= LOOPED_STEPS:
                     wide = max(wide, LOOPED_TIMED_MAX_ELEMENTS)
-                first_calls.whole = whole(graph, interpreted, wide)
+                try:
+                    first_calls.whole = whole(graph, interpreted, wide)
+                except BaseException:
+                    first_calls.calls = calls       # (the next call tries again, not measures)
+                    raise
                 return first_calls.whole(*args)     # (Numba compiles it here)
             return measured(args)
 

@@ -297,9 +297,10 @@ def raises_before_writes(graph: Graph) -> bool:
     for node in nodes[first + 1:]:
         if node.kind == prim.Constant:
             continue
+        if node.kind.ns != "aten" or node.kind.name not in _INPLACE:
+            return False
         operand = node.input(1)
-        if node.kind.ns != "aten" or node.kind.name not in _INPLACE or (
-                isinstance(operand.type, TensorType) and _rank(operand) != 0):
+        if isinstance(operand.type, TensorType) and _rank(operand) != 0:
             return False
     return True
 

@@ -299,6 +299,39 @@ def test_a_call_that_raises_before_writing_copies_nothing_first():
         np.testing.assert_array_equal(a, np.arange(6.0))
 
 
+def halve_then_abs(a, b, c):
+    b /= 0.5
+    t1 = np.abs(a) + c
+    return b % (t1 * t1 + 1)
+
+
+def scale_then_negate(a, b, c):
+    a *= 3.0
+    return -b + c
+
+
+@pytest.mark.parametrize("fn", [halve_then_abs, scale_then_negate])
+@pytest.mark.parametrize("same", [False, True], ids=["apart", "one array twice"])
+def test_a_write_of_an_argument_then_a_one_operand_op_runs_on_every_call(fn, same):
+    """An argument written in place and then an op of one operand (``np.abs``, ``-``): the
+    check of what follows the write (``raises_before_writes``) read an operand such an op does
+    not have, so the second call raised IndexError and every later one AttributeError. Each
+    call is compared with NumPy, the arguments too (``a`` and ``b`` one array or two)."""
+    f = fusejit.jit(fn)
+    for _ in range(3):
+        made = [np.linspace(-3.0, 3.0, 37), np.linspace(-2.0, 2.0, 37),
+                np.linspace(1.0, 2.0, 37)]
+        if same:
+            made[1] = made[0]
+        mine = [made[0].copy(), None, made[2].copy()]
+        mine[1] = mine[0] if same else made[1].copy()
+        want = fn(*mine)
+        got = f(*made)
+        assert_same(got, want)
+        for a, b in zip(made, mine):
+            np.testing.assert_array_equal(a, b)
+
+
 def soft(x, y):
     return np.exp(-x) * y + np.tanh(y)
 
