@@ -479,9 +479,15 @@ def kernel_source(graph_or_group: Graph | Node | Any, *example_inputs: Any,
     calls: list[tuple[Any, tuple]] = []
     for i, op in enumerate(plan.code.operations):
         if op in plan.kernels and op.kernel is not None:
-            def recording(*args, _kernel=op.kernel):
+            def recording(*args, _kernel=op.kernel, _op=op):
+                try:
+                    out = _kernel(*args)
+                except (InterpreterError, IRError):
+                    # Inputs the kernel declines: the group runs as a call runs it (its
+                    # unfused plan or its subgraph interpreted), and has no source to show.
+                    return _op(*args)
                 calls.append((_kernel, args))
-                return _kernel(*args)
+                return out
 
             plan.code.operations[i] = recording
     InterpreterState(plan.code).run(stack)
