@@ -178,7 +178,8 @@ def index(b: IRBuilder, x: Value, index: Item) -> Value:
                       "is not supported; write np.where(mask, x, 0) or take elements with "
                       "integer indices")
     rank = rank_of(x)
-    if any(i is Ellipsis for i in items):
+    ellipsis = any(i is Ellipsis for i in items)
+    if ellipsis:
         if sum(i is Ellipsis for i in items) > 1:
             raise b.error("an index can only have a single ellipsis ('...')")
         if rank is None:
@@ -200,6 +201,10 @@ def index(b: IRBuilder, x: Value, index: Item) -> Value:
             x = b.emit(aten.select, [x, dim, i], "indexing")
         else:
             raise b.error(f"an index must be an int, a slice, None or '...', got {describe(i)}")
+    if ellipsis and rank_of(x) == 0:
+        # (x[..., 0] of a 1-d x, x[0, ...]: NumPy gives a 0-d view, not a scalar; v += 1
+        # writes x)
+        b.zero_d_arrays.add(x)
     return x
 
 

@@ -699,8 +699,9 @@ class StatementEmitter(LoopStatements, ContainerStatements, InPlaceStatements,
         """Before a write into ``written``'s array: a name bound to one of its elements
         (``t = x[0]``: a 0-d view here, a NumPy scalar in NumPy), or to a tuple or list
         holding one (``t = (x[0], x[1])``), keeps the value it read, so ``t = x[0]; x[0] =
-        x[1]; x[1] = t`` swaps. The copy goes right after the read, every use of the read
-        takes it, and so do the names that held it."""
+        x[1]; x[1] = t`` swaps. A 0-d view in NumPy too (``x[..., 0]``, in
+        ``b.zero_d_arrays``) reads the write. The copy goes right after the read, every use of
+        the read takes it, and so do the names that held it."""
         base = numpy_lowering.viewed(written)
         for emitter in (self, *self.callers):
             copies = emitter.element_copies
@@ -715,6 +716,7 @@ class StatementEmitter(LoopStatements, ContainerStatements, InPlaceStatements,
                     return item
                 item = copies.get(item, item)
                 if is_tensor(item) and item.type.rank == 0 and \
+                        item not in self.b.zero_d_arrays and \
                         item.node.kind in numpy_lowering.VIEW_KINDS and \
                         numpy_lowering.viewed(item) is base:
                     with self.b.graph.inserting_after(item.node):

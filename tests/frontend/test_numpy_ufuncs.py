@@ -376,3 +376,49 @@ def test_a_made_0d_array_is_updated_in_place_as_numpys():
         for g, w in zip(f(x), zero_d_accumulator(x)):
             assert type(g) is type(w) and g.shape == w.shape
             np.testing.assert_array_equal(g, w)
+
+
+def ellipsis_view_updated(b):
+    v = b[..., 0]           # a 0-d view of b in NumPy, not a scalar
+    v += 1.0
+    return b
+
+
+def ellipsis_view_read_after_a_write(b):
+    v = b[1, ...]
+    v *= 3.0
+    w = b[..., 2]
+    b[2] = -1.0             # w sees it
+    return b, v + 1.0, w * 2.0, float(v)
+
+
+def reshaped_view_updated(s):
+    v = s[0, 0:1].reshape(())
+    v += 2.0
+    t = s[1, 1:2].reshape(())
+    s[1, 1] = 7.0           # t sees it
+    return s, t + 1.0
+
+
+@pytest.mark.parametrize("fn, shape", [(ellipsis_view_updated, (37,)),
+                                       (ellipsis_view_updated, (5000, 2)),
+                                       (ellipsis_view_read_after_a_write, (6,)),
+                                       (ellipsis_view_read_after_a_write, (5000,)),
+                                       (reshaped_view_updated, (3, 4)),
+                                       (reshaped_view_updated, (80, 70))])
+def test_a_0d_view_is_written_and_read_through_as_numpys(fn, shape):
+    """``x[..., 0]`` and ``x[1:2].reshape(())`` are 0-d views in NumPy: ``v += 1`` writes
+    ``x``, and ``v`` read after a write of ``x`` sees it. They were numbers: the update was
+    lost and the read kept the old element, on every call. Small and big arrays, three calls,
+    the argument after each too."""
+    f = fusejit.jit(fn)
+    for _ in range(3):
+        x = np.arange(float(np.prod(shape))).reshape(shape)
+        mine = x.copy()
+        want = fn(mine)
+        got = f(x)
+        for g, w in zip(got if isinstance(got, tuple) else (got,),
+                        want if isinstance(want, tuple) else (want,)):
+            assert type(g) is type(w) and np.shape(g) == np.shape(w)
+            np.testing.assert_array_equal(g, w)
+        np.testing.assert_array_equal(x, mine)
