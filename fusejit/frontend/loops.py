@@ -51,6 +51,10 @@ from .numpy_dtypes import cast, dtype_of, numpy_scalar
 from .numpy_lowering import copy
 
 INT64_MAX = 9223372036854775807
+# The most iterations emitted before a loop whose body changes a variable's dtype
+# (``_peeled``): one makes ``x = x.astype(np.uint8) + 200`` hold still; dtypes still changing
+# after this many (a variable that alternates between two) are refused.
+_MOST_PEELED = 3
 
 
 def exit_kinds(stmts: list[ast.stmt]) -> set[type]:
@@ -375,7 +379,7 @@ class LoopStatements:
         return binary(b, "floordiv", binary(b, "add", span, abs(step_value) - 1), abs(step_value))
 
     def emit_loop(self, stmt, trip: Item, cond: Value, index: tuple | None,
-                  breaks: str | None = None) -> None:
+                  breaks: str | None = None, peeled: int = 0) -> None:
         self._lists_appended_in(stmt.body)
         # what the loop reads before assigning it (its next iteration among them), and what
         # is read after it: a name assigned before it is read in each iteration is neither
@@ -475,6 +479,13 @@ class LoopStatements:
                 start = cast(self.b, as_tensor(self.b, self.env[name], name), dtype, name)
                 self.env[name] = copy(self.b, start)  # fresh: never a constant's memory
             return self.emit_loop(stmt, trip, cond, index, breaks)
+        changed = self._dtypes_that_changed(carried, initial, body_env)
+        if changed:
+            # x = x.astype(np.uint8) + 200 on a float32 x: each iteration computes in the
+            # dtypes its start holds, as NumPy does, so the first one is emitted on its own
+            # and the loop goes on from the second (until the dtypes hold still)
+            node.destroy()
+            return self._peeled(stmt, trip, cond, index, breaks, peeled, changed, reads)
         for v0, block_input, v1 in zip(init_values, body.inputs[1:], body_values):
             rank0, rank1 = scalar_rank(v0), scalar_rank(v1)
             if rank0 is not None and rank1 is not None and rank1 < rank0:
@@ -494,6 +505,67 @@ class LoopStatements:
         for name in assigned:
             if name not in carried and name in body_env:
                 self.env[name] = Undefined(reason + " and not defined before it")
+
+    def _dtypes_that_changed(self, carried: list[str], initial: list, body_env: dict) -> dict:
+        """Carried names whose array dtype, or NumPy scalar dtype, differs between the value
+        before the loop and the value after its body: {name: (before, after)}."""
+        strong = self.b.numpy_scalars
+        found = {}
+        for name, before in zip(carried, initial):
+            after = body_env.get(name)
+            if not (isinstance(before, Value) and isinstance(after, Value)):
+                continue
+            if is_tensor(before) and is_tensor(after):
+                was, now = dtype_of(before), dtype_of(after)
+                if was is not None and was != now:
+                    found[name] = (was, now)
+            elif before in strong and after in strong and strong[before] != strong[after]:
+                found[name] = (strong[before], strong[after])
+        return found
+
+    def _peeled(self, stmt, trip: Item, cond: Value, index: tuple | None, breaks: str | None,
+                peeled: int, changed: dict, reads: set[str]) -> None:
+        """The loop's first iteration emitted before it, then the loop from its second: a
+        variable whose dtype the body changes (``changed``) then has one dtype in the loop,
+        the one NumPy's iterations give it. The loop must run: where it may run zero times
+        (a trip count known at run time), a call on which it does raises a ValueError saying
+        why, rather than going on with the variable's dtype from before it."""
+        line = stmt.lineno + self.src.line_offset
+        listed = ", ".join(f"{n!r} ({a} before it, {b} after its body)"
+                           for n, (a, b) in changed.items())
+        if peeled >= _MOST_PEELED:
+            self.at(stmt)
+            raise self.b.error(f"the loop at line {line} changes the dtype of {listed} in "
+                               f"each of its first {_MOST_PEELED + 1} iterations; fusejit "
+                               f"gives a loop's variables one dtype from some iteration on: "
+                               f"convert them before the loop (x = x.astype(...))")
+        self.at(stmt)
+        steps = self.b.static(trip)
+        if isinstance(steps, int) and not isinstance(steps, bool) and steps <= 0:
+            return None     # (range(0), or the iterations left after those peeled: none)
+        if not (self.b.static(cond) is True and isinstance(steps, int) and steps > 0):
+            ran = self.b.emit("aten::__and__", [cond, binary(self.b, "gt", trip, 0)], "loop")
+            self.b.raise_unless(ran, f"ValueError: the loop at line {line} ran zero times; "
+                                     f"fusejit types {listed} as its iterations make them, "
+                                     f"and does not go on with the dtypes from before it "
+                                     f"(convert them before the loop)")
+        if index is not None:
+            name, start, step = index
+            self.env[name] = start
+        self.live_after.append(self.live_after[-1] | reads)
+        try:
+            self.emit_statements(stmt.body)
+        finally:
+            self.live_after.pop()
+        self.at(stmt)
+        if isinstance(stmt, ast.While):
+            cond = self.condition(stmt.test)
+        elif breaks is not None:
+            cond = self.condition(not_flag(breaks, stmt))
+        if index is not None:
+            trip = binary(self.b, "sub", trip, 1)
+            index = (name, binary(self.b, "add", start, step), step)
+        return self.emit_loop(stmt, trip, cond, index, breaks, peeled + 1)
 
     def _raise_unless_ran(self, stmt, trip: Item, cond: Value, names: list[str],
                           nones: set[str] = frozenset()) -> None:

@@ -157,3 +157,104 @@ def accumulate(a):
 def test_numpy_scalars_carried_by_loops_and_shims_keep_numpys_dtypes(dtype):
     a = ARRAYS[dtype]
     assert_same(_interpreted(accumulate, (a,)), accumulate(a))
+
+
+def narrowed_in_a_loop(b):
+    for _ in range(3):
+        b = b.astype(np.uint8) + 200        # float32 before the loop, uint8 in it
+    b += b
+    return np.log1p(np.abs(b))              # NumPy: float16 of a uint8
+
+
+def swapped_in_a_loop(a, b):
+    t = 0
+    for _ in range(2):
+        b, a = a, b + a                     # b: bool, then float32
+        t -= b.sum()                        # t: int, np.int64, then np.float64
+    return t, a, b
+
+
+def swapped_then_written(a, b):
+    for _ in range(1):
+        b = a.astype(np.int32) * 100000000
+        b, a = a, b                         # a: float64 before, int32 after
+    a[::-1] += a
+    return a, b
+
+
+def cast_for_n_steps(x, n):
+    for _ in range(n):
+        x = (x * 3).astype(np.int32) % 7     # float64 before, int32 from the first step
+    return x * 0.5, x // 2
+
+
+def cast_while_small(x):
+    k = 0
+    while k < 4:
+        x = x.astype(np.float32) * np.float32(1.5)
+        k += 1
+    return x, x + 1e-8
+
+
+def alternating(x, y, n):
+    for _ in range(n):
+        x, y = y, x                         # float64 and int32, swapped each step
+    return x + 1, y
+
+
+def alternating_twice(x, y):
+    for _ in range(2):
+        x, y = y, x
+    return x + 1, y
+
+
+_CHANGES = [
+    (narrowed_in_a_loop, lambda: (np.linspace(0.0, 40.0, 37, dtype=np.float32),)),
+    (narrowed_in_a_loop, lambda: (np.linspace(0.0, 40.0, 5000, dtype=np.float32),)),
+    (swapped_in_a_loop, lambda: (np.arange(37) % 3 == 0, np.linspace(-2, 2, 37,
+                                                                      dtype=np.float32))),
+    (swapped_in_a_loop, lambda: (np.arange(5000) % 3 == 0, np.linspace(-2, 2, 5000,
+                                                                         dtype=np.float32))),
+    (swapped_then_written, lambda: (np.linspace(-3, 3, 132).reshape(12, 11),
+                                    np.zeros((12, 11)))),
+    (cast_for_n_steps, lambda: (np.linspace(0.0, 9.0, 37), 4)),
+    (cast_for_n_steps, lambda: (np.linspace(0.0, 9.0, 5000), 1)),
+    (cast_while_small, lambda: (np.linspace(0.0, 1.0, 37),)),
+    (alternating_twice, lambda: (np.linspace(0.0, 1.0, 37), np.arange(37, dtype=np.int32))),
+]
+
+
+@pytest.mark.parametrize("fn, make", _CHANGES,
+                         ids=[f"{fn.__name__}-{k}" for k, (fn, _) in enumerate(_CHANGES)])
+def test_a_loop_that_changes_a_dtype_computes_each_iteration_in_numpys_dtypes(fn, make):
+    """A variable whose dtype the loop's body changes (``x = x.astype(np.uint8) + 200`` on a
+    float32 ``x``; arrays of two dtypes swapped; a Python int that the loop makes an
+    np.int64 and then an np.float64): the loop's first iterations are emitted on their own
+    until the dtypes hold still (``loops._peeled``). Before, the loop's value had no dtype
+    after it, and PyTorch's rules typed what followed: float32 where NumPy gives float16 or
+    float64, and a TypeError for ``a[::-1] += a``. Every call compared with NumPy."""
+    f = fusejit.jit(fn)
+    for _ in range(3):
+        args = make()
+        want = fn(*[a.copy() if isinstance(a, np.ndarray) else a for a in args])
+        assert_same(f(*args), want)
+
+
+def test_a_loop_that_changes_a_dtype_and_runs_zero_times_raises_saying_why():
+    """``for i in range(n)`` whose body makes ``x`` int32: fusejit types ``x`` as the loop
+    makes it, so a call with ``n = 0`` (NumPy: ``x`` stays float64) raises a ValueError naming
+    the loop's line and the variable, rather than returning a wrong dtype."""
+    f = fusejit.jit(cast_for_n_steps)
+    x = np.linspace(0.0, 9.0, 37)
+    assert_same(f(x, 2), cast_for_n_steps(x, 2))
+    for _ in range(2):
+        with pytest.raises(fusejit.FusejitError, match="ran zero times.*'x' .float64 before"):
+            f(x, 0)
+
+
+def test_a_loop_whose_dtypes_never_hold_still_is_refused():
+    """Two arrays of different dtypes swapped in each of ``n`` iterations: no iteration on
+    gives them one dtype, so the loop is refused, naming both variables."""
+    f = fusejit.jit(alternating)
+    with pytest.raises(fusejit.FusejitError, match=r"changes the dtype of 'x'.*'y'"):
+        f(np.linspace(0.0, 1.0, 37), np.arange(37, dtype=np.int32), 5)
