@@ -517,7 +517,7 @@ class LoopStatements:
                 continue
             if is_tensor(before) and is_tensor(after):
                 was, now = dtype_of(before), dtype_of(after)
-                if was is not None and was != now:
+                if was is not None and now is not None and was != now:
                     found[name] = (was, now)
             elif before in strong and after in strong and strong[before] != strong[after]:
                 found[name] = (strong[before], strong[after])

@@ -198,6 +198,17 @@ def cast(b: IRBuilder, x: Value, dtype: np.dtype, what: str) -> Value:
     return b.emit(aten.type_as, [x, b.value_const(np.zeros((), dtype))], what)
 
 
+def _unknown_dtype(b: IRBuilder, what: str, x: Value) -> Exception:
+    """The error for an op whose operand ``x`` has no dtype while scripting: the branches of
+    an ``if`` give it different dtypes, so NumPy's result dtype depends on the branch that
+    runs, which fusejit does not follow (PyTorch's rules typed such ops: float32 where NumPy
+    gives float64)."""
+    name = f"{x.debug_name!r} " if x.has_debug_name() else ""
+    return b.error(f"{what}: the array {name}has no one dtype here (the branches of an if "
+                   f"give it different dtypes), and NumPy's result dtype would depend on the "
+                   f"branch that ran; give it one dtype in every branch (x.astype(...))")
+
+
 def wide_literal(b: IRBuilder, item: Item) -> Item:
     """``item``, or a Python int beside a uint64 array that the IR's int64 ints cannot hold
     (``x > 2**63``) as a 0-d uint64 array, which NumPy 2 promotes with the array as it does
@@ -226,6 +237,8 @@ def conform(b: IRBuilder, fn: Callable, items: list[Item], what: str,
     arrays = [i for i in items if is_tensor(i)]
     if not arrays:
         return items
+    if result and b.dtypes_known and any(dtype_of(a) is None for a in arrays):
+        raise _unknown_dtype(b, what, next(a for a in arrays if dtype_of(a) is None))
     if any(dtype_of(a) == _UINT64 for a in arrays):
         items = [wide_literal(b, i) for i in items]
     if result:

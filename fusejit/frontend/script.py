@@ -128,6 +128,10 @@ def _scripted(fn, arg_types: Sequence[Type] | None, constants: dict[int, Any] | 
     graph = Graph()
     b = IRBuilder(graph, typed=arg_types is not None)
     b.typed_list_reads = typed_list_reads
+    # (every array argument of a known dtype, as @fusejit.jit gives them: an array of no dtype
+    # is then one that branches give different dtypes, ``numpy_dtypes._unknown_dtype``)
+    b.dtypes_known = arg_types is not None and all(
+        not isinstance(t, TensorType) or t.scalar_type is not None for t in arg_types)
     if branched and arg_types is not None:
         b.branched = {}
     emitter = StatementEmitter(b, src, inline_stack=(fn,))

@@ -258,3 +258,20 @@ def test_a_loop_whose_dtypes_never_hold_still_is_refused():
     f = fusejit.jit(alternating)
     with pytest.raises(fusejit.FusejitError, match=r"changes the dtype of 'x'.*'y'"):
         f(np.linspace(0.0, 1.0, 37), np.arange(37, dtype=np.int32), 5)
+
+
+def branch_dtypes(x, flag):
+    if flag:
+        x = x.astype(np.int32)
+    return x * 1.5, x
+
+
+@pytest.mark.parametrize("flag", [True, False])
+def test_arithmetic_on_an_array_that_branches_give_two_dtypes_is_refused(flag):
+    """``if flag: x = x.astype(np.int32)``, then ``x * 1.5``: NumPy's dtype depends on the
+    branch that ran (float64 either way here, but PyTorch's rules, which typed the product,
+    give float32 for int32 * 1.5). The op is refused, naming the array, on every call."""
+    f = fusejit.jit(branch_dtypes)
+    for _ in range(2):
+        with pytest.raises(fusejit.FusejitError, match="'\\*': the array 'x' has no one dtype"):
+            f(np.linspace(0.0, 5.0, 37), flag)
