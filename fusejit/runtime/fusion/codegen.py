@@ -400,13 +400,15 @@ class _Generator(Emitter):
         return 128 if streams <= 1 and not self._computes("/", "sqrt(") else 256
 
     def kernel_text(self, name: str, parallel: bool, fixer: bool = False,
-                    stream: bool = False) -> list[str]:
+                    stream: bool = False, short: bool = False) -> list[str]:
         """A CPU kernel's lines. The parallel one defers the second loop of a strip that holds
         an argument outside a fast form's domain (``loops.DEFER``: it marks the strip); the
         serial one, ``fixer``, then computes only the marked strips when its status array
         holds marks (a call's plain status array, of length 1, holds none). ``stream``: a
         call of ``STREAMS_FROM`` elements or more streams its outputs, where the kernel can
-        (``streamed``)."""
+        (``streamed``). ``short``: the short-row kernel (``short_kernel_text``)."""
+        if short:
+            return self.short_kernel_text(name, parallel)
         layout, rank = self.layout, self.rank
         n_tensors = len(layout.tensor_index)
         args = (["meta"] + [f"x{i}" for i in range(n_tensors)]
@@ -496,6 +498,99 @@ class _Generator(Emitter):
             lines.extend("            " + line for line in allocs + loops)
         else:
             lines.extend("        " + line for line in allocs + loops)
+        return lines
+
+    def short_kernel_text(self, name: str, parallel: bool) -> list[str]:
+        """The lines of a kernel for rows shorter than ``plan.SHORT_ROW`` (``plan.short_meta``:
+        ``block`` rows a tile, ``n_blocks`` rows in all). Each row is walked by index from its
+        operands' bases, with no row slices, and each cut pass runs over the whole row (no
+        strips, no deferred marks, no streamed stores)::
+
+            for tile in prange(n_tiles):
+                first = tile * block
+                n = cols
+                for row in range(first, min(n_blocks, first + block)):
+                    ...                                # outer index -> bases b0, b1, q2
+                    a1 = x1[b1]                        # a zero-stride operand: once a row
+                    for c in range(n):
+                        a0 = x0[b0 + c]
+                        t0 = np.float64(a0 - a1)
+                        o0[q2 + c] = t0
+
+        (x - mean) / std over 200000 x 8 float64, one thread: 2.3 ms, against 3.4 ms with a
+        slice per operand and row and 15 ms walking the long dimension (by hand).)"""
+        layout, rank = self.layout, self.rank
+        n_tensors = len(layout.tensor_index)
+        args = (["meta"] + [f"x{i}" for i in range(n_tensors)]
+                + [f"s{i}" for i in range(len(layout.scalar_index))]
+                + [f"o{i}" for i in range(len(layout.outputs))] + ["status"])
+        loop = "prange" if parallel else "range"
+        lines = [f'@njit(parallel={parallel}, cache=True, error_model="numpy")',
+                 f"def {name}({', '.join(args)}):",
+                 "    n_tiles = meta[0]", "    cols = meta[1]", "    block = meta[2]",
+                 "    n_blocks = meta[3]"]
+        lines += [f"    {name} = {expr}" for expr, name in (self.hoisted or {}).items()]
+        for condition in sorted(self.once_guards):
+            lines += [f"    if {condition}:", "        status[0] = 1"]
+        first = 4 + rank - 1
+        outer = rank - 1
+        n_reads = len(layout.operands)
+        walked = sorted(self.loaded) + list(range(n_reads, len(self.classes)))
+        # (each operand's offset and strides read from meta once, into locals: read in the
+        # row loop, they were loaded again for every row, as a store to an output may, for
+        # all Numba tells LLVM, write meta)
+        for k in walked:
+            lines.append(f"    off{k} = meta[{first + k * (rank + 1)}]")
+            lines += [f"    st{k}_{d} = meta[{first + k * (rank + 1) + 1 + d}]"
+                      for d in range(outer)]
+            if self.classes[k] == STRIDED:
+                lines.append(f"    step{k} = meta[{first + k * (rank + 1) + rank}]")
+        lines += [f"    size{d} = meta[{4 + d}]" for d in range(1, outer)]
+        stepped = [k for k in walked if self.classes[k] == STRIDED]
+        lines += [f"    for tile in {loop}(n_tiles):",
+                  "        first = tile * block",
+                  "        n = cols"]
+        bits = self.vector_bits()
+        lines.append(f"        vm.{'wide_vectors' if bits == 512 else f'vectors_{bits}'}()")
+        if stepped:
+            lines.append("        vm.no_gathers()")
+        row_lines = []
+        row_lines.append("rest = row")
+        for d in range(outer - 1, 0, -1):
+            row_lines += [f"i{d} = rest % size{d}", f"rest = rest // size{d}"]
+        if outer:
+            row_lines.append("i0 = rest")
+
+        def base(k: int) -> str:
+            return " + ".join([f"off{k}"] + [f"i{d} * st{k}_{d}" for d in range(outer)])
+
+        def at(k: int, index: str) -> str:
+            cls = self.classes[k]
+            if cls == UNIT:
+                return f"{index} + c"
+            if cls == REVERSED:     # (an unsigned index: no wraparound test)
+                return f"np.uint64({index} - c)"
+            return f"{index} + c * step{k}"
+
+        inner: dict[str, str] = {}
+        for k in sorted(self.loaded):
+            source = f"x{layout.operands[k].input}"
+            row_lines.append(f"b{k} = {base(k)}")
+            if self.classes[k] == ZERO:
+                row_lines.append(f"a{k} = {source}[b{k}]")
+            else:
+                inner[f"a{k}"] = f"a{k} = {source}[{at(k, f'b{k}')}]"
+        writes: list[str] = []
+        k = n_reads
+        for j, out in enumerate(layout.outputs):
+            for value in out.pieces:
+                row_lines.append(f"q{k} = {base(k)}")
+                writes.append(f"o{j}[{at(k, f'q{k}')}] = {self.operand_for(value).expr}")
+                k += 1
+        allocs, loops = inner_loops(self.body, inner, writes, self.dtypes, strips=False)
+        lines += ["        " + line for line in allocs]
+        lines.append("        for row in range(first, min(n_blocks, first + block)):")
+        lines += ["            " + line for line in row_lines + loops]
         return lines
 
     def streamed(self) -> bool:
@@ -607,7 +702,8 @@ class _Generator(Emitter):
 
 
 def generate(layout: GroupLayout, specs: list[ArgSpec], classes: list[str], rank: int,
-             precise: bool = False, stream: bool = False) -> tuple[str, list[np.dtype]]:
+             precise: bool = False, stream: bool = False,
+             short: bool = False) -> tuple[str, list[np.dtype]]:
     """The kernel module's source and the group outputs' dtypes.
 
     ``specs`` describes every group input, ``classes`` gives each operand's inner-stride class
@@ -615,7 +711,8 @@ def generate(layout: GroupLayout, specs: list[ArgSpec], classes: list[str], rank
     ``stream``: the kernels stream the outputs of calls of the module's ``STREAMS_FROM``
     elements or more. A module whose kernels can stream defines that number either way: the
     caller compiles the streaming module, whose loops are twice as long, only for calls of
-    that size (``compiler.FusedKernel._variant``).
+    that size (``compiler.FusedKernel._variant``). ``short``: kernels for rows shorter than
+    ``plan.SHORT_ROW`` (``_Generator.short_kernel_text``), which never stream.
     """
     for spec in specs:
         if spec.dtype not in _SUPPORTED:
@@ -627,9 +724,11 @@ def generate(layout: GroupLayout, specs: list[ArgSpec], classes: list[str], rank
                      host_forms=not inline_pow(cost))
     gen.run()
     out_dtypes = gen.output_dtypes()
-    parallel = gen.kernel_text("kernel_parallel", True, stream=stream)
+    stream = stream and not short
+    parallel = gen.kernel_text("kernel_parallel", True, stream=stream, short=short)
     deferred = any(line.strip() == DEFER for line in parallel)
-    serial = gen.kernel_text("kernel_serial", False, fixer=deferred, stream=stream)
+    serial = gen.kernel_text("kernel_serial", False, fixer=deferred, stream=stream,
+                             short=short)
     head = ["# Generated by fusejit: a fused elementwise kernel. The file name is a hash of",
             "# this text; the file is written once and never edited.",
             f"# fusejit {format_version(__version__)}, numba {format_version(numba.__version__)}",
@@ -638,7 +737,7 @@ def generate(layout: GroupLayout, specs: list[ArgSpec], classes: list[str], rank
             "from fusejit.runtime.fusion import helpers as h"]
     # (vm: the vector width, ``wide``)
     head += math_imports(gen.math_used | ({"vm"} if gen.target == "cpu" else set()))
-    streamed = gen.streamed()
+    streamed = gen.streamed() and not short
     if streamed and stream:
         head.append("from fusejit.runtime.fusion import streams as st")
     entries: list[str] = []

@@ -150,6 +150,7 @@ class FusedKernel:
     # The array module of the tensors a call takes (CuPy, or NumPy, for CUDA kernels).
     xp = np
     _WHAT = "a fused remainder or fmod"       # (where a division by zero was, in its error)
+    SHORT_ROWS = True       # (rows shorter than plan.SHORT_ROW take the short-row kernel)
 
     def __init__(self, group: Node | Graph, *, precise: bool = False):
         self.layout: GroupLayout = analyse(_subgraph(group))
@@ -210,9 +211,9 @@ class FusedKernel:
         if plan is None:
             if len(self._plans) >= _PLAN_LIMIT:
                 self._plans.clear()
-            plan = make_plan(self.layout, shapes, strides)
+            plan = make_plan(self.layout, shapes, strides, self.SHORT_ROWS)
             self._plans[key] = plan
-        return plan, (tuple(s.key() for s in specs), plan.classes, plan.rank)
+        return plan, (tuple(s.key() for s in specs), plan.classes, plan.rank, plan.short)
 
     def _flatten(self, inputs: tuple):
         """Specs, 1-d windows from each tensor's first element, scalars, shapes and element
@@ -245,7 +246,7 @@ class FusedKernel:
         variant = self._variants.get((key, stream))
         if variant is None:
             source, out_dtypes = generate(self.layout, specs, list(plan.classes), plan.rank,
-                                          self.precise, stream)
+                                          self.precise, stream, plan.short)
             variant = _Variant(source, load_module(source), out_dtypes)
             self._variants[(key, stream)] = variant
         return variant

@@ -72,6 +72,8 @@ def _leading_ones(plan: Plan) -> int:
 class CudaFusedKernel(FusedKernel):
     """One fusion group for one CUDA device; ``kernel(*device_arrays) -> tuple``."""
 
+    SHORT_ROWS = False      # (a thread an element: no tiles of rows)
+
     def __init__(self, group: Node | Graph, device: Any):
         super().__init__(group, precise=True)
         self.device = device

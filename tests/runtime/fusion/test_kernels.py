@@ -318,7 +318,7 @@ def test_repeated_calls_follow_each_calls_layout():
     column = rng.standard_normal(6).astype(np.float32)[:, None]    # (6, 1): relaxed strides
     calls = [(base, base), (base, other.T), (base, base), (base[:3], base[:3]),
              (column, base), (base, base), (column, column), (base, np.ascontiguousarray(other.T))]
-    # a short last dimension that does not coalesce runs as the outer one (plan._long_rows)
+    # a short last dimension that does not coalesce: the short-row kernel (plan.short_meta)
     tall = rng.standard_normal((40, 3)).astype(np.float32)
     calls += [(tall, tall[:, :1]), (tall[:, 1:], tall[:, :1])]      # (one kernel variant)
     for x, y in calls:
@@ -329,6 +329,44 @@ def test_repeated_calls_follow_each_calls_layout():
             assert g.shape == np.shape(w)
     with pytest.raises(InterpreterError, match="must be a NumPy array"):
         kernel(base, 1.0)
+
+
+def _short_rows(rng, case):
+    """(x, y) of the CHAIN graph whose last dimension, after coalescing, is short."""
+    x = rng.uniform(-2, 2, (900, 8)).astype(np.float32)
+    if case == "vector":            # (x - mean) / std's broadcast of a row of 8
+        return x, rng.uniform(-2, 2, 8).astype(np.float32)
+    if case == "alpha":             # an image's 3 channels against an alpha of one
+        img = rng.uniform(-2, 2, (30, 40, 3)).astype(np.float32)
+        return img, rng.uniform(0, 1, (30, 40, 1)).astype(np.float32)
+    if case == "3d":                # rows of 5 under two outer dims, y broadcast over two
+        return (rng.uniform(-2, 2, (6, 70, 5)).astype(np.float32),
+                rng.uniform(-2, 2, (70, 1)).astype(np.float32))
+    if case == "strided":           # a column step: strided loads
+        return x[:, :6:2], x[:, 1:7:2]
+    if case == "reversed":          # rows walked backwards
+        return x[:, ::-1], x[:, :1]
+    return x.T.copy().T, x          # an F-ordered x: F-ordered outputs, walked its way
+
+
+@pytest.mark.parametrize("case", ["vector", "alpha", "3d", "strided", "reversed", "fortran"])
+@pytest.mark.parametrize("parallel", [False, True])
+def test_short_rows_run_the_short_row_kernel(case, parallel, monkeypatch):
+    """Rows shorter than ``plan.SHORT_ROW`` (8 columns, an image's 3 channels, rows of 5 of a
+    3-d array, strided and reversed rows) take the short-row kernel, whose tiles are runs of
+    rows walked by index; the serial and the parallel kernel both give the reference's
+    values, shapes and memory order."""
+    monkeypatch.setattr(plans, "SERIAL_WORK_NS", 0 if parallel else 1e30)
+    x, y = _short_rows(np.random.default_rng(5), case)
+    graph = fusejit.parse_ir(CHAIN.replace("Float(*, *)", "Tensor"))
+    kernel = FusedKernel(graph)
+    source = kernel.source(x, y)
+    assert case == "fortran" or "for row in range(first, min(n_blocks, first + block)):" in source
+    got = kernel(x, y)
+    want = run_subgraph(graph, x, y)
+    for g, w in zip(got, want):
+        assert g.shape == np.shape(w) and g.flags.f_contiguous == np.asarray(w).flags.f_contiguous
+        np.testing.assert_allclose(g, w, rtol=4e-6, atol=1e-6)
 
 
 def _chain_numpy(x, y):

@@ -57,9 +57,11 @@ def _loop_probe_ir(kernel: FusedKernel, inputs: tuple, outs: tuple) -> str:
     text = kernel.source(*inputs).replace("cache=True", "cache=False")
     serial = text[text.index("def kernel_serial"):]
     serial = serial[:serial.index("\n\n")].splitlines()
+    # (the short-row kernel's loops sit in its loop over a tile's rows, one level deeper)
     first = next(i for i, line in enumerate(serial)
-                 if line in ("        for c in range(n):", f"        for s in range(0, n, {STRIP}):"))
-    body = [line[4:] for line in serial[first:]]
+                 if line.strip() in ("for c in range(n):", f"for s in range(0, n, {STRIP}):"))
+    depth = len(serial[first]) - len(serial[first].lstrip()) - 4
+    body = [line[depth:] for line in serial[first:]]
     body = [line[4:] for line in serial if line.startswith(("        bt", "        ba"))] + body
     layout = kernel.layout
     n = min(8, plan.numel)
@@ -75,14 +77,15 @@ def _loop_probe_ir(kernel: FusedKernel, inputs: tuple, outs: tuple) -> str:
         args[f"x{op.input}"], args[f"b{k}"] = args[f"r{k}"], 0
     k = len(layout.operands)
     for j, out in enumerate(layout.outputs):
+        args[f"o{j}"] = np.empty(n, outs[j].dtype)     # (the short-row kernel's o0[q2 + c])
         for _piece in out.pieces:
-            args[f"w{k}"] = np.empty(n, outs[j].dtype)
+            args[f"w{k}"], args[f"q{k}"] = np.empty(n, outs[j].dtype), 0
             k += 1
     for i, value in enumerate(scalars):
         args[f"s{i}"] = value
     args["status"] = np.zeros(1, np.int64)
     args["tile"], args["block"] = 0, n      # (a serial kernel's test for strips marked for it)
-    body = [re.sub(r"\bd\d+\b", "1", line) for line in body]
+    body = [re.sub(r"\b(?:d|step)\d+\b", "1", line) for line in body]
     names = [name for name in args if name == "n" or re.search(rf"\b{name}\b", "\n".join(body))]
     source = (f"@njit(cache=False, error_model='numpy')\ndef probe({', '.join(names)}):\n"
               + "\n".join(body) + "\n")
