@@ -76,8 +76,9 @@ ARG_REDUCTIONS = (aten.argmax, aten.argmin)
 SCANS = (aten.cumsum, aten.cumprod)
 ELEMENT, ROW, FLAT = "element", "row", "flat"
 _FLOATS = ("float32", "float64")
-# (the max, min and sum of integers and bools along rows: NumPy's, interpreted, ran 0.88-0.98x
-# NumPy alone at 1024 x 1024, the row kernels 0.95-3.3x: reductions.py --cpu, section dtypes)
+# (the max, min and sum of integers and bools: NumPy's, interpreted, ran 0.88-0.98x NumPy
+# alone at 1024 x 1024, the row kernels 0.95-3.3x: reductions.py --cpu, section dtypes; the
+# column kernels sum them in int64 accumulators)
 _EXTREMA = _FLOATS + ("int8", "int16", "int32", "int64", "uint8", "bool")
 _INT_SUMS = ("int8", "int16", "int32", "int64", "bool")
 # (argmax of int64 rows: NumPy's, interpreted, ran 1.04x NumPy at 1024 x 1024, the row
@@ -136,8 +137,6 @@ def reduction_axis(node: Node) -> str | None:
         "row" if start == rank - 1 or not dims or len(dims) > 1 else "column"
     if known and start is None and several_axes(dims, rank):
         axis = "column"     # (any set of axes: ``several_axes``)
-    if dtype not in _FLOATS and node.kind not in ARG_REDUCTIONS and axis != "row":
-        return None     # (integers and bools along rows only: the row kernels')
     if node.kind in ARG_REDUCTIONS and dtype in _ARG_ROWS_NUMPY and axis == "row":
         return None
     known, keepdim = _constant(node.input(at))

@@ -152,7 +152,6 @@ def column_layout(full: tuple, d: int, shapes: list, strides: list,
 
 class _ColumnGenerator(RowGenerator):
     WHAT = "column"
-    INTEGER_SUMS = False
 
     def __init__(self, *args, rows: int = 0):
         super().__init__(*args)
@@ -365,6 +364,13 @@ class _ColumnGenerator(RowGenerator):
                     firsts[acc] = (updates[-1], f"s_{acc} = {source}")
                     if self.short >= FAST_EXTREMA_ROWS and self._redone(r):
                         fast[acc] = (f"s_{acc} = rm.{r.kind}num(s_{acc}, {source})", source)
+            elif np.dtype(dtype).kind in "iu":
+                # (a sum of integers or bools: NumPy's int64, exact, in int64 accumulators)
+                lines.append(f"{acc} = np.zeros(n, np.int64)")
+                unfilled[lines[-1]] = (acc, f"{acc} = np.empty(n, np.int64)")
+                updates.append(f"s_{acc} += np.int64({source})")
+                accs.append(acc)
+                starts[acc] = "np.int64(0)"
             else:
                 lines.append(f"{acc} = np.zeros(n, np.float64)")
                 unfilled[lines[-1]] = (acc, f"{acc} = np.empty(n, np.float64)")

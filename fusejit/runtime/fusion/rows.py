@@ -281,7 +281,6 @@ class RowGenerator(_Generator):
     """The fused kernels' emitter (literals, casts, guards, cut loops) over a ``RowGroup``."""
 
     WHAT = "row"
-    INTEGER_SUMS = True     # (column kernels sum in float64 columns: integers not exactly)
 
     def __init__(self, group: RowGroup, specs: list[ArgSpec], classes: list[str],
                  precise: bool, linear: bool = False):
@@ -393,12 +392,10 @@ class RowGenerator(_Generator):
     def _reduction(self, node: Node) -> None:
         dtype = self.values[node.input(0)].dtype
         if dtype.kind != "f":
-            extremum = node.kind in (aten.amax, aten.amin) and self.group.axis == "row" \
-                or node.kind in (aten.argmax, aten.argmin)
-            if not (extremum or (node.kind == aten.sum and self.INTEGER_SUMS)) \
-                    or dtype.kind not in "biu":
+            extremum = node.kind in (aten.amax, aten.amin, aten.argmax, aten.argmin)
+            if not (extremum or node.kind == aten.sum) or dtype.kind not in "biu":
                 raise IRError(f"{node.kind} of {dtype} in a {self.WHAT} kernel (floats only, "
-                              "and the max, min and sum of integers and bools along rows)")
+                              "and the max, min and sum of integers and bools)")
             if node.kind == aten.sum:
                 dtype = np.dtype(np.int64)      # (NumPy's sum of int32, int8 or bool)
         if node.kind in (aten.argmax, aten.argmin):

@@ -183,3 +183,29 @@ def test_several_axes_merge_where_the_strides_allow(kernels_only):
     assert found.columns == "segments" and (found.rows, found.n_seg, found.n) == (300, 1, 30)
     _check(over_first_two, y)
     _exact_extrema(COMPILED[over_first_two](y), over_first_two(y))
+
+
+def integer_columns(a):
+    """Sums, maxima, minima and any/all of integers and bools over axis 0."""
+    return (np.count_nonzero(a, axis=0), (a > 5).sum(axis=0), a.sum(axis=0),
+            a.max(axis=0), a.min(axis=0, keepdims=True) - 1, (a > 3).any(axis=0),
+            (a > -100).all(axis=0))
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64, np.uint8, np.int8, np.bool_])
+@pytest.mark.parametrize("shape", [(300, 40), (3000, 3), (20, 30, 40)])
+def test_integer_and_bool_columns_run_in_column_kernels(dtype, shape, kernels_only):
+    """The sums (in int64, exactly, as NumPy gives them), maxima and minima of integer and
+    bool columns are column-kernel reductions: NumPy's values and dtypes on every call (the
+    first one interpreted by design, the kernels after), counts past 2^24 included."""
+    rng = np.random.default_rng(7)
+    a = rng.integers(0 if dtype == np.uint8 else -100, 100, shape).astype(dtype)
+    if dtype == np.int64:
+        a[::2] *= 2**40                     # (sums a float64 accumulator would round)
+    f = fusejit.jit(integer_columns)
+    graph = f.graph_for(a)
+    assert any(n.kind == prim.ColumnReductionGroup for n in graph.nodes())
+    for _ in range(3):
+        for g, w in zip(f(a), integer_columns(a)):
+            assert g.dtype == w.dtype and g.shape == w.shape
+            np.testing.assert_array_equal(g, w)
