@@ -202,6 +202,24 @@ def test_kernel_source_of_a_graph_with_an_unused_string_constant():
     assert FusedKernel(graph).source(x) == source
 
 
+def masked_column_mean(x, groups):
+    m = groups == 2
+    return x[m].mean(axis=0)
+
+
+def test_kernel_source_of_a_function_whose_reduction_group_declines_its_inputs():
+    """``m.sum()`` beside per-column values of 8 (a row group over rows of 2000 that gives an
+    output of shape (8,)) declines the row kernel, and the call runs the group unfused.
+    ``kernel_source`` raised the KernelDeclined; it shows the kernels that ran."""
+    x = np.arange(16000.0).reshape(2000, 8)
+    groups = np.arange(2000) % 5
+    f = fusejit.jit(masked_column_mean)
+    source = str(fusejit.kernel_source(f, x, groups))
+    assert "# kernel 0" in source and "column-reduction kernel" in source
+    for _ in range(3):
+        np.testing.assert_allclose(f(x, groups), masked_column_mean(x, groups), rtol=1e-12)
+
+
 @pytest.mark.parametrize("thing", [None, "graph(%x : Tensor):\n  return (%x)\n", 3])
 def test_kernel_source_of_something_else_is_named(thing):
     """(It raised AttributeError: 'NoneType' object has no attribute 'nodes'.)"""
