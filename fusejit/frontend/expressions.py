@@ -481,6 +481,7 @@ class ExpressionEmitter(StaticConditions):
             block.register_output(value)
         if_node.output().set_type(self.join_types(outs[0], outs[1], "the conditional "
                                                   "expression's branches"))
+        self.note_mixed(if_node.output(), outs[0], outs[1])
         return if_node.output()
 
     def eval_Subscript(self, node: ast.Subscript) -> Item:
@@ -774,6 +775,14 @@ class ExpressionEmitter(StaticConditions):
                     value = self.b.value(widen(self.b, value, target))
             out.append(value)
         return out
+
+    def note_mixed(self, joined: Value, a: Value, b: Value) -> None:
+        """``joined`` (an if's output of the values ``a`` and ``b``) is an array of two dtypes
+        (``b.mixed_dtypes``) where they are arrays of different known dtypes."""
+        if is_tensor(a) and is_tensor(b):
+            da, db = dtype_of(a), dtype_of(b)
+            if da is not None and db is not None and da != db:
+                self.b.mixed_dtypes.add(joined)
 
     def join_types(self, a: Value, b: Value, what: str):
         """The type of a value merged from two definitions (If branches, loop iterations)."""

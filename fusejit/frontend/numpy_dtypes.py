@@ -198,6 +198,12 @@ def cast(b: IRBuilder, x: Value, dtype: np.dtype, what: str) -> Value:
     return b.emit(aten.type_as, [x, b.value_const(np.zeros((), dtype))], what)
 
 
+def _viewed(x: Value) -> Value:
+    from .numpy_lowering import viewed  # (numpy_lowering imports this module)
+
+    return viewed(x)
+
+
 def _unknown_dtype(b: IRBuilder, what: str, x: Value) -> Exception:
     """The error for an op whose operand ``x`` has no dtype while scripting: the branches of
     an ``if`` give it different dtypes, so NumPy's result dtype depends on the branch that
@@ -237,8 +243,9 @@ def conform(b: IRBuilder, fn: Callable, items: list[Item], what: str,
     arrays = [i for i in items if is_tensor(i)]
     if not arrays:
         return items
-    if result and b.dtypes_known and any(dtype_of(a) is None for a in arrays):
-        raise _unknown_dtype(b, what, next(a for a in arrays if dtype_of(a) is None))
+    mixed = [a for a in arrays if result and _viewed(a) in b.mixed_dtypes]
+    if mixed:
+        raise _unknown_dtype(b, what, mixed[0])
     if any(dtype_of(a) == _UINT64 for a in arrays):
         items = [wide_literal(b, i) for i in items]
     if result:

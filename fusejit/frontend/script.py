@@ -128,10 +128,6 @@ def _scripted(fn, arg_types: Sequence[Type] | None, constants: dict[int, Any] | 
     graph = Graph()
     b = IRBuilder(graph, typed=arg_types is not None)
     b.typed_list_reads = typed_list_reads
-    # (every array argument of a known dtype, as @fusejit.jit gives them: an array of no dtype
-    # is then one that branches give different dtypes, ``numpy_dtypes._unknown_dtype``)
-    b.dtypes_known = arg_types is not None and all(
-        not isinstance(t, TensorType) or t.scalar_type is not None for t in arg_types)
     if branched and arg_types is not None:
         b.branched = {}
     emitter = StatementEmitter(b, src, inline_stack=(fn,))
@@ -824,6 +820,7 @@ class StatementEmitter(LoopStatements, ContainerStatements, InPlaceStatements,
             node.blocks[0].register_output(tv)
             node.blocks[1].register_output(ev)
             out = node.add_output(self.join_types(tv, ev, f"the branches' values of {name!r}"))
+            self.note_mixed(out, tv, ev)
             outs.append(out.set_debug_name(name) if not isinstance(t, (tuple, dict)) else out)
         return self.unflatten(t, iter(outs))
 
