@@ -21,9 +21,10 @@ import numpy as np
 
 from ..ir.graph import Value
 from ..ir.symbols import aten
+from ..ir.types import BOOL
 from . import numpy_lowering
 from .builder import Item, describe, is_tensor, scalar_type_of
-from .lowering import _SYMBOL, NUMPY_BINARY, binary
+from .lowering import _SYMBOL, NUMPY_BINARY, binary, to_int
 from .masked import Masked, mask_among, same_mask, split_mask, unmasked
 from .masked import check as masked_check
 from .masked import store as masked_store
@@ -88,11 +89,16 @@ class InPlaceStatements:
                 # x[1:] += x[:-1]: NumPy reads the operand before writing (a compiled loop
                 # would read what it has just written)
                 operand = self.b.emit("aten::clone", [operand, None], "a copy of the operand")
+            # (np.dtype(...) == None holds: the dtype is tested against None with ``is``)
+            numeric = dtype_of(current) is not None and dtype_of(current) != np.bool_
             if op == "sub" and is_tensor(operand) and dtype_of(operand) == np.bool_ and \
-                    dtype_of(current) not in (None, np.dtype(np.bool_)):
+                    numeric:
                 # (x -= mask: NumPy's loop reads the mask as x's dtype, 0 and 1; aten::sub_
                 # refuses a bool operand)
                 operand = cast(self.b, operand, dtype_of(current), "'-='")
+            elif op == "sub" and scalar_type_of(operand) in (BOOL, bool) and numeric:
+                # (x -= True: the same, as 1)
+                operand = int(operand) if isinstance(operand, bool) else to_int(self.b, operand)
             args = [current, operand, 1] if op in ("add", "sub") else [current, operand]
             result = self.b.emit(aten[f"{op}_"], args, f"'{op}='")
             if isinstance(stmt.target, ast.Subscript):

@@ -62,7 +62,10 @@ def _no_empty_axis(self: np.ndarray, axes: tuple[int, ...] | None, name: str) ->
 
 def _extreme(fn, reduce):
     def body(self: np.ndarray, dim: list[int] | None = None, keepdim: bool = False):
-        _no_empty_axis(self, _axes(self, dim), fn.__name__)
+        axes = _axes(self, dim)     # (checked: a 0-d array has axis 0, or -1, as NumPy's)
+        if self.ndim == 0:
+            return as_tensor(np.array(self, copy=True))
+        _no_empty_axis(self, axes, fn.__name__)
         if type(self) is np.ndarray:    # (what fn runs for an ndarray, without its Python)
             return as_tensor(reduce(self, axis=_axes(self, dim), keepdims=keepdim))
         return as_tensor(fn(self, axis=_axes(self, dim), keepdims=keepdim))

@@ -425,3 +425,50 @@ def test_the_fast_call_runs_a_remembered_runner_itself():
         assert_same(fn(*args), positives_and_total(*args))
         assert type(fn(*args)[0]) is np.int64
     assert timings.calls == before + 4      # (the strided calls: a plan of their own)
+
+
+def minus_true(a, s):
+    a -= True               # NumPy: a - 1, in a's dtype
+    a -= s
+    return a
+
+
+def extremes_of_0d(a):
+    return a.min(axis=-1, keepdims=True), a.max(axis=0), np.amax(a, axis=-1)
+
+
+def reversed_then_written(a):
+    t = a[::-1]
+    a += 1.0                # t, a view in NumPy, sees it
+    return t
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64, np.uint8])
+def test_minus_a_bool_number_is_minus_one(dtype):
+    """``a -= True`` raised aten's 'subtraction with a bool tensor' error on every call (the
+    test that casts a bool operand compared the dtype to None with ``in``, which NumPy's
+    dtype equality makes true)."""
+    f = fusejit.jit(minus_true)
+    for n in (37, 5000):
+        for _ in range(3):
+            a = np.arange(n).astype(dtype) + 3
+            want = minus_true(a.copy(), True)
+            assert_same(f(a, True), want)
+            np.testing.assert_array_equal(a, want)
+
+
+def test_extremes_of_a_0d_array_along_its_axis_are_its_value():
+    """NumPy takes axis 0 (or -1) of a 0-d array; aten's amax raised AxisError."""
+    f = fusejit.jit(extremes_of_0d)
+    for a in (np.array(2.5), np.array(7, np.int64)):
+        for _ in range(3):
+            assert_same(f(a), extremes_of_0d(a))
+
+
+def test_a_reversed_view_returned_after_its_array_is_written_is_refused():
+    """``t = a[::-1]; a += 1; return t``: t is a copy here (aten's flip), a view in NumPy;
+    the write before the return made it stale, silently (the check of reversals took a
+    function's result for no read). It is refused, naming the write."""
+    f = fusejit.jit(reversed_then_written)
+    with pytest.raises(fusejit.FusejitError, match="writes into an array after np.flip"):
+        f(np.linspace(-1.0, 1.0, 37))
