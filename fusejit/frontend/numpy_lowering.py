@@ -411,7 +411,10 @@ def _views_of(value: Value) -> list[Value]:
 
 def _read_until(user: Node, flip: Node, order: dict) -> int:
     """Where a read by ``user`` counts as happening: its place, or the end of the outermost
-    loop around it that is not around ``flip``."""
+    loop around it that is not around ``flip``. A block's return (the function's result, an
+    if's or a loop's value, read after it) counts as read at the end."""
+    if user.kind == prim.Return:
+        return len(order)
     until = order.get(user, -1)
     block = user.owning_block
     while block is not None and block.owning_node is not None:
