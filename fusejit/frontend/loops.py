@@ -411,6 +411,8 @@ class LoopStatements:
         for v0, block_input in zip(init_values, body.inputs[1:]):
             if v0 in strong:   # (a NumPy scalar carried: one in every iteration)
                 strong[block_input] = strong[v0]
+            if v0 in self.b.zero_d_arrays:  # (a 0-d array carried: a -= 1 writes it)
+                self.b.zero_d_arrays.add(block_input)
         for name, item in zip(carried, initial):
             self.env[name] = self._named(self.unflatten(item, block_inputs), name)
         with self.b.graph.inserting_before(body):
@@ -498,6 +500,8 @@ class LoopStatements:
             node.add_output(joined)
             if block_input in strong:
                 strong[node.outputs[-1]] = strong[block_input]
+            if block_input in self.b.zero_d_arrays:
+                self.b.zero_d_arrays.add(node.outputs[-1])
         outputs = iter(node.outputs)
         for name, item in zip(carried, initial):
             self.env[name] = self._named(self.unflatten(item, outputs), name)

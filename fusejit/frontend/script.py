@@ -821,6 +821,8 @@ class StatementEmitter(LoopStatements, ContainerStatements, InPlaceStatements,
             node.blocks[1].register_output(ev)
             out = node.add_output(self.join_types(tv, ev, f"the branches' values of {name!r}"))
             self.note_mixed(out, tv, ev)
+            if tv in self.b.zero_d_arrays and ev in self.b.zero_d_arrays:
+                self.b.zero_d_arrays.add(out)       # (a 0-d array either way)
             outs.append(out.set_debug_name(name) if not isinstance(t, (tuple, dict)) else out)
         return self.unflatten(t, iter(outs))
 

@@ -422,3 +422,28 @@ def test_a_0d_view_is_written_and_read_through_as_numpys(fn, shape):
             assert type(g) is type(w) and np.shape(g) == np.shape(w)
             np.testing.assert_array_equal(g, w)
         np.testing.assert_array_equal(x, mine)
+
+
+def halved_in_a_loop(a, x):
+    for _ in range(2):
+        a -= a * 0.5        # a 0-d array argument: written in place on each step
+    acc = np.zeros(())
+    for v in x:
+        acc += v            # a 0-d accumulator the loop carries
+    return a, acc
+
+
+@pytest.mark.parametrize("a", [np.array(2.5), np.array(7, np.int64) * 1.0, np.array([2.5])])
+def test_a_0d_array_a_loop_updates_in_place_stays_an_array(a):
+    """A 0-d array carried by a loop was a number in the loop's body: ``a -= ...`` rebound it,
+    and the caller's array kept its value (on every call); the accumulator came back as a
+    number. Shape (1,) is the control."""
+    f = fusejit.jit(halved_in_a_loop)
+    x = np.arange(5.0)
+    for _ in range(3):
+        mine, theirs = a.copy(), a.copy()
+        got, want = f(mine, x), halved_in_a_loop(theirs, x)
+        for g, w in zip(got, want):
+            assert type(g) is type(w) and np.shape(g) == np.shape(w)
+            np.testing.assert_array_equal(g, w)
+        np.testing.assert_array_equal(mine, theirs)
