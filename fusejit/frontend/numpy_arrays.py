@@ -751,7 +751,7 @@ def putmask(b: IRBuilder, a: Item, mask: Item, values: Item) -> None:
         at = binary(b, "remainder", arange(b, n), extreme("max")(b, (count, 1)))
         values = b.emit(aten.reshape, [advanced_index(b, flat, [at]), shape], what)
     else:
-        check_stored_number(b, x, values)
+        values = check_stored_number(b, x, values)
     store(b, x, Ellipsis, select(b, mask, values, x))
 
 

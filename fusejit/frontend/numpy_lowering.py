@@ -311,22 +311,28 @@ def store(b: IRBuilder, x: Value, index_item: Item, value: Item) -> None:
 
 
 
-def check_stored_number(b: IRBuilder, x: Value, value: Item) -> None:
-    """``x[...] = v`` of a Python number an integer ``x`` cannot hold raises NumPy's error
-    when it runs (``uint8_array[m] = 300``: OverflowError; ``int_array[m] = np.nan``:
-    ValueError); the store would have cast it, as a cast of arrays does (300 -> 44)."""
+def check_stored_number(b: IRBuilder, x: Value, value: Item) -> Item:
+    """The value ``x[...] = value`` stores. A Python number an integer ``x`` cannot hold
+    raises NumPy's error when it runs (``uint8_array[m] = 300``: OverflowError;
+    ``int_array[m] = np.nan``: ValueError); the store would have cast it, as a cast of arrays
+    does (300 -> 44). A NumPy integer scalar is cast as an array is: ``uint8_array[0] =
+    np.int64(-2)`` stores 254, the constant given wrapped (the store raised as for -2)."""
     number, dtype = b.static(value), dtype_of(x)
     if dtype is None or dtype.kind not in "iu" or type(number) not in (int, float):
-        return
+        return value
     if isinstance(number, int):
         info = np.iinfo(dtype)
-        if not info.min <= number <= info.max:
-            b.raise_unless(False, f"OverflowError: Python integer {number} out of bounds "
-                                  f"for {dtype.name}")
+        if info.min <= number <= info.max:
+            return value
+        if value in b.numpy_scalars:
+            return int(np.array(number).astype(dtype))
+        b.raise_unless(False, f"OverflowError: Python integer {number} out of bounds "
+                              f"for {dtype.name}")
     elif math.isnan(number):
         b.raise_unless(False, "ValueError: cannot convert float NaN to integer")
     elif math.isinf(number):
         b.raise_unless(False, "OverflowError: cannot convert float infinity to integer")
+    return value
 
 # The ops whose result shares its input's memory, in NumPy's terms and aten's.
 VIEW_KINDS = frozenset(f"aten::{name}" for name in (

@@ -660,7 +660,7 @@ class StatementEmitter(LoopStatements, ContainerStatements, InPlaceStatements,
             if not is_tensor(base):
                 raise self.b.error(f"a {describe(base)} does not support item assignment")
             self.keep_read_elements(base)
-            numpy_lowering.check_stored_number(self.b, base, value)
+            value = numpy_lowering.check_stored_number(self.b, base, value)
             at = mask_among(self.b, index)
             if isinstance(value, Masked) or is_tensor(index) and \
                     dtype_of(index) == np.dtype(np.bool_):

@@ -472,3 +472,23 @@ def test_a_reversed_view_returned_after_its_array_is_written_is_refused():
     f = fusejit.jit(reversed_then_written)
     with pytest.raises(fusejit.FusejitError, match="writes into an array after np.flip"):
         f(np.linspace(-1.0, 1.0, 37))
+
+
+def numpy_ints_stored(b):
+    b[b > 50] = np.int64(-2)        # NumPy casts a NumPy scalar as it casts arrays: 254
+    b[0] = np.int32(-3)
+    c = b.copy()
+    c[...] = np.int64(300)          # 44
+    return b, c
+
+
+def test_a_numpy_integer_scalar_out_of_an_arrays_range_is_stored_wrapped():
+    """``uint8_array[m] = np.int64(-2)`` stores 254 in NumPy (a Python int -2 raises
+    OverflowError); fusejit raised the Python int's error for it, on every call."""
+    f = fusejit.jit(numpy_ints_stored)
+    for n in (37, 5000):
+        for _ in range(3):
+            b = (np.arange(n) % 100).astype(np.uint8)
+            want = numpy_ints_stored(b.copy())
+            assert_same(f(b), want)
+            np.testing.assert_array_equal(b, want[0])
