@@ -134,9 +134,10 @@ class IRBuilder:
         # The 0-d values made as arrays (``np.array(x.sum())``): NumPy returns them as 0-d
         # arrays, where it returns other 0-d results as NumPy scalars.
         self.zero_d_arrays: set[Value] = set()
-        # Arrays that the branches of an if give different dtypes (``join_types``): NumPy's
-        # dtype for an op on one depends on the branch that ran (``numpy_dtypes.conform``).
-        self.mixed_dtypes: set[Value] = set()
+        # Arrays that the branches of an if give different dtypes, with those dtypes
+        # (``note_mixed``): an op on one computes in NumPy's dtype where every branch gives
+        # the same, and is refused where they differ (``numpy_dtypes.conform``).
+        self.mixed_dtypes: dict[Value, set] = {}
         # Returned values that are a Python number or a NumPy scalar by the branch taken
         # (``script.py``'s ``_branched``): value -> (its flag, True where the number was
         # returned; the number's Python type; the NumPy scalar's dtype). None: not made.

@@ -777,12 +777,14 @@ class ExpressionEmitter(StaticConditions):
         return out
 
     def note_mixed(self, joined: Value, a: Value, b: Value) -> None:
-        """``joined`` (an if's output of the values ``a`` and ``b``) is an array of two dtypes
-        (``b.mixed_dtypes``) where they are arrays of different known dtypes."""
+        """``joined`` (an if's output of the values ``a`` and ``b``) is an array of several
+        dtypes (``b.mixed_dtypes``) where they are arrays of different known dtypes (or such
+        arrays themselves, from inner ifs)."""
         if is_tensor(a) and is_tensor(b):
-            da, db = dtype_of(a), dtype_of(b)
-            if da is not None and db is not None and da != db:
-                self.b.mixed_dtypes.add(joined)
+            found = [self.b.mixed_dtypes.get(v) or {dtype_of(v)} for v in (a, b)]
+            dtypes = found[0] | found[1]
+            if len(dtypes) > 1 and not any(d is None for d in dtypes):
+                self.b.mixed_dtypes[joined] = dtypes
 
     def join_types(self, a: Value, b: Value, what: str):
         """The type of a value merged from two definitions (If branches, loop iterations)."""

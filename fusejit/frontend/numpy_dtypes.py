@@ -54,10 +54,10 @@ def dtype_of(item: Item) -> np.dtype | None:
     return None
 
 
-def _proxy(item: Item, strong: dict[Value, np.dtype]) -> Any:
+def _proxy(item: Item, strong: dict[Value, np.dtype], given: dict | None = None) -> Any:
     if isinstance(item, Value):
         if isinstance(item.type, TensorType):
-            dtype = dtype_of(item)
+            dtype = given.get(item, dtype_of(item)) if given else dtype_of(item)
             # (1-D, not 0-d: NumPy gives a 0-d bool array ** 2 int64, an n-d one int8)
             return None if dtype is None else np.ones(1, dtype)
         known = strong.get(item)
@@ -70,11 +70,12 @@ def _proxy(item: Item, strong: dict[Value, np.dtype]) -> Any:
 
 
 def _numpy_result(fn: Callable, items: list[Item], strong: dict[Value, np.dtype],
-                  kwargs: dict[str, Item] | None = None) -> Any:
+                  kwargs: dict[str, Item] | None = None, given: dict | None = None) -> Any:
     """What NumPy's ``fn`` returns for proxies of these operands (None: unknown, or NumPy
-    refuses them). An OverflowError passes: NumPy refuses a Python int out of an integer
-    array's range (``int8_array + 300``), whatever the values."""
-    proxies = [_proxy(i, strong) for i in items]
+    refuses them; ``given``: dtypes to take for some arrays). An OverflowError passes: NumPy
+    refuses a Python int out of an integer array's range (``int8_array + 300``), whatever the
+    values."""
+    proxies = [_proxy(i, strong, given) for i in items]
     named = {k: _proxy(v, strong) for k, v in (kwargs or {}).items()}
     if any(p is None for p in proxies) or any(p is None for p in named.values()):
         return None
@@ -88,11 +89,12 @@ def _numpy_result(fn: Callable, items: list[Item], strong: dict[Value, np.dtype]
         return None
 
 
-def numpy_dtype(fn: Callable, items: list[Item],
-                strong: dict[Value, np.dtype] | None = None) -> np.dtype | None:
+def numpy_dtype(fn: Callable, items: list[Item], strong: dict[Value, np.dtype] | None = None,
+                given: dict | None = None) -> np.dtype | None:
     """The dtype NumPy's ``fn`` gives for these operands (None: unknown, or NumPy refuses);
-    ``strong``: the dtypes of the scalar values that are NumPy scalars."""
-    result = _numpy_result(fn, items, strong or {})
+    ``strong``: the dtypes of the scalar values that are NumPy scalars; ``given``: dtypes to
+    take for some arrays."""
+    result = _numpy_result(fn, items, strong or {}, given=given)
     if result is None:
         return None
     return result if isinstance(result, np.dtype) else np.asarray(result).dtype
@@ -187,7 +189,7 @@ def is_numpy_function(fn: Any) -> bool:
 
 def cast(b: IRBuilder, x: Value, dtype: np.dtype, what: str) -> Value:
     """``x`` as ``dtype``: ``aten::type_as`` against a 0-d constant of that dtype."""
-    if dtype_of(x) == dtype:
+    if dtype_of(x) is not None and dtype_of(x) == dtype:   # (np.dtype(...) == None holds)
         return x
     try:
         ScalarType.from_dtype(dtype)
@@ -196,6 +198,26 @@ def cast(b: IRBuilder, x: Value, dtype: np.dtype, what: str) -> Value:
                       f"(bool, uint8, int8 to int64, float32, float64); cast the operand "
                       f"first, e.g. x.astype(np.int64)") from None
     return b.emit(aten.type_as, [x, b.value_const(np.zeros((), dtype))], what)
+
+
+def _one_for_every_branch(b: IRBuilder, fn: Callable, items: list[Item], what: str,
+                          mixed: dict[Value, set]) -> np.dtype:
+    """NumPy's result dtype for operands of which some (``mixed``) have one of several
+    dtypes, by the branch that ran: the same for every combination of them (int32 or
+    float64 times 1.5: float64), which every operand is then cast to; where it differs
+    (int32 or float64 plus 1: int32 or float64), the op is refused."""
+    import itertools
+
+    found = set()
+    for combination in itertools.product(*[sorted(d, key=str) for d in mixed.values()]):
+        given = dict(zip(mixed, combination))
+        try:
+            found.add(numpy_dtype(fn, items, b.numpy_scalars, given))
+        except OverflowError:
+            found.add(None)
+    if len(found) != 1 or None in found:
+        raise _unknown_dtype(b, what, next(iter(mixed)))
+    return found.pop()
 
 
 def _viewed(x: Value) -> Value:
@@ -211,7 +233,7 @@ def _unknown_dtype(b: IRBuilder, what: str, x: Value) -> Exception:
     gives float64)."""
     name = f"{x.debug_name!r} " if x.has_debug_name() else ""
     return b.error(f"{what}: the array {name}has no one dtype here (the branches of an if "
-                   f"give it different dtypes), and NumPy's result dtype would depend on the "
+                   f"give it different dtypes), and NumPy's result dtype depends on the "
                    f"branch that ran; give it one dtype in every branch (x.astype(...))")
 
 
@@ -243,12 +265,13 @@ def conform(b: IRBuilder, fn: Callable, items: list[Item], what: str,
     arrays = [i for i in items if is_tensor(i)]
     if not arrays:
         return items
-    mixed = [a for a in arrays if result and _viewed(a) in b.mixed_dtypes]
-    if mixed:
-        raise _unknown_dtype(b, what, mixed[0])
+    mixed = {a: b.mixed_dtypes[_viewed(a)] for a in arrays
+             if result and _viewed(a) in b.mixed_dtypes}
     if any(dtype_of(a) == _UINT64 for a in arrays):
         items = [wide_literal(b, i) for i in items]
-    if result:
+    if mixed:
+        target = _one_for_every_branch(b, fn, items, what, mixed)
+    elif result:
         try:
             target = numpy_dtype(fn, items, b.numpy_scalars)
         except OverflowError as error:

@@ -263,15 +263,25 @@ def test_a_loop_whose_dtypes_never_hold_still_is_refused():
 def branch_dtypes(x, flag):
     if flag:
         x = x.astype(np.int32)
-    return x * 1.5, x
+    return x * 1.5, np.log1p(x), x
 
 
+def branch_dtypes_plus_one(x, flag):
+    if flag:
+        x = x.astype(np.int32)
+    return x + 1
+
+
+@pytest.mark.parametrize("n", [37, 5000])
 @pytest.mark.parametrize("flag", [True, False])
-def test_arithmetic_on_an_array_that_branches_give_two_dtypes_is_refused(flag):
-    """``if flag: x = x.astype(np.int32)``, then ``x * 1.5``: NumPy's dtype depends on the
-    branch that ran (float64 either way here, but PyTorch's rules, which typed the product,
-    give float32 for int32 * 1.5). The op is refused, naming the array, on every call."""
-    f = fusejit.jit(branch_dtypes)
-    for _ in range(2):
-        with pytest.raises(fusejit.FusejitError, match="'\\*': the array 'x' has no one dtype"):
-            f(np.linspace(0.0, 5.0, 37), flag)
+def test_an_array_that_branches_give_two_dtypes(flag, n):
+    """``if flag: x = x.astype(np.int32)`` on a float64 ``x``: ``x * 1.5`` and
+    ``np.log1p(x)`` are float64 whichever branch ran, and compute in it (PyTorch's rules
+    typed them before: int32 * 1.5 gave float32); ``x + 1`` is int32 or float64 by the
+    branch, and is refused, naming the array. Every call."""
+    f, g = fusejit.jit(branch_dtypes), fusejit.jit(branch_dtypes_plus_one)
+    for _ in range(3):
+        x = np.linspace(0.0, 5.0, n)
+        assert_same(f(x, flag), branch_dtypes(x, flag))
+        with pytest.raises(fusejit.FusejitError, match="'\\+': the array 'x' has no one dtype"):
+            g(x, flag)
