@@ -192,8 +192,8 @@ def integer_columns(a):
             (a > -100).all(axis=0))
 
 
-@pytest.mark.parametrize("dtype", [np.int32, np.int64, np.uint8, np.int8, np.bool_])
-@pytest.mark.parametrize("shape", [(300, 40), (3000, 3), (20, 30, 40)])
+@pytest.mark.parametrize("dtype", [np.int64, np.uint8, np.bool_])
+@pytest.mark.parametrize("shape", [(300, 40), (20, 30, 40)])
 def test_integer_and_bool_columns_run_in_column_kernels(dtype, shape, kernels_only):
     """The sums (in int64, exactly, as NumPy gives them), maxima and minima of integer and
     bool columns are column-kernel reductions: NumPy's values and dtypes on every call (the
