@@ -73,9 +73,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=21)
     options = parser.parse_args()
-    # (every case checked, and so compiled, before any is timed: the first case timed in a
-    # fresh process ran 0.42x-0.66x in 3 of 8 runs and 1.8-2.9x in the others, as the
-    # machine settled after the compiles)
+    # (every case checked, and so compiled, before any is timed: checked and timed case by
+    # case, the first case of a fresh process ran 0.42-0.66x in 4 of 9 runs and 1.8-2.1x in
+    # the other 5)
     checked = []
     for label, fn, args in cases():
         jitted = fusejit.jit(fn)
