@@ -101,6 +101,8 @@ def reduce(b: IRBuilder, name: str, x: Item, axis: Item = None, keepdims: Item =
                               f"rank")
             return reshape(b, out, (1,) * rank) if keep else out
         rank = rank_of(x)
+        if rank == 0 and all(a in (0, -1) for a in axes):
+            return b.emit(kind, [x, code], what)    # (a 0-d array has axis 0, as NumPy's)
         if rank is not None:
             for a in axes:      # (NumPy's AxisError: no axis wraps around)
                 if not -rank <= a < rank:

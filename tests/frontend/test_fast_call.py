@@ -437,6 +437,10 @@ def extremes_of_0d(a):
     return a.min(axis=-1, keepdims=True), a.max(axis=0), np.amax(a, axis=-1)
 
 
+def products_of_0d(a):
+    return np.prod(a, axis=-1), a.prod(axis=0, keepdims=True), np.prod(a * 2, axis=0)
+
+
 def reversed_then_written(a):
     t = a[::-1]
     a += 1.0                # t, a view in NumPy, sees it
@@ -457,12 +461,15 @@ def test_minus_a_bool_number_is_minus_one(dtype):
             np.testing.assert_array_equal(a, want)
 
 
-def test_extremes_of_a_0d_array_along_its_axis_are_its_value():
-    """NumPy takes axis 0 (or -1) of a 0-d array; aten's amax raised AxisError."""
-    f = fusejit.jit(extremes_of_0d)
-    for a in (np.array(2.5), np.array(7, np.int64)):
+@pytest.mark.parametrize("fn", [extremes_of_0d, products_of_0d])
+def test_reductions_of_a_0d_array_along_its_axis_are_its_value(fn):
+    """NumPy takes axis 0 (or -1) of a 0-d array: aten's amax raised AxisError, and np.prod
+    was refused, saying the axis was out of bounds. NumPy's values and types (an int32's
+    product is an np.int64), every call."""
+    f = fusejit.jit(fn)
+    for a in (np.array(2.5), np.array(7, np.int64), np.array(3, np.int32)):
         for _ in range(3):
-            assert_same(f(a), extremes_of_0d(a))
+            assert_same(f(a), fn(a))
 
 
 def test_a_reversed_view_returned_after_its_array_is_written_is_refused():
