@@ -410,19 +410,8 @@ class _Generator(Emitter):
         if short:
             return self.short_kernel_text(name, parallel)
         layout, rank = self.layout, self.rank
-        n_tensors = len(layout.tensor_index)
-        args = (["meta"] + [f"x{i}" for i in range(n_tensors)]
-                + [f"s{i}" for i in range(len(layout.scalar_index))]
-                + [f"o{i}" for i in range(len(layout.outputs))] + ["status"])
         loop = "prange" if parallel else "range"
-        flag = "True" if parallel else "False"
-        lines = [f'@njit(parallel={flag}, cache=True, error_model="numpy")',
-                 f"def {name}({', '.join(args)}):",
-                 "    n_tiles = meta[0]", "    cols = meta[1]", "    block = meta[2]",
-                 "    n_blocks = meta[3]"]
-        lines += [f"    {name} = {expr}" for expr, name in (self.hoisted or {}).items()]
-        for condition in sorted(self.once_guards):
-            lines += [f"    if {condition}:", "        status[0] = 1"]
+        lines = self._kernel_head(name, parallel)
         streamed = stream and self.streamed()
         if streamed:
             # (rows * cols elements; a tile shorter than a strip keeps plain stores)
@@ -432,11 +421,8 @@ class _Generator(Emitter):
                  "        row = tile // n_blocks",
                  "        c0 = (tile - row * n_blocks) * block",
                  "        n = min(block, cols - c0)"]
-        bits = self.vector_bits()
-        lines.append(f"        vm.{'wide_vectors' if bits == 512 else f'vectors_{bits}'}()")
-        if any(self.classes[k] == STRIDED for k in self.loaded):
-            # (a strided row slice's loads: scalar loads, not gathers; vm.no_gathers)
-            lines.append("        vm.no_gathers()")
+        # (a strided row slice's loads: scalar loads, not gathers; vm.no_gathers)
+        lines += self._vector_lines(any(self.classes[k] == STRIDED for k in self.loaded))
         outer = rank - 1
         # Decompose the row number into outer indices, innermost outer dimension first.
         lines.append("        rest = row")
@@ -500,6 +486,29 @@ class _Generator(Emitter):
             lines.extend("        " + line for line in allocs + loops)
         return lines
 
+    def _kernel_head(self, name: str, parallel: bool) -> list[str]:
+        """A CPU kernel's decorator and signature, its reads of ``meta``'s tiling, the values
+        it computes once a call (``hoist``) and its once-a-call guards."""
+        layout = self.layout
+        args = (["meta"] + [f"x{i}" for i in range(len(layout.tensor_index))]
+                + [f"s{i}" for i in range(len(layout.scalar_index))]
+                + [f"o{i}" for i in range(len(layout.outputs))] + ["status"])
+        lines = [f'@njit(parallel={parallel}, cache=True, error_model="numpy")',
+                 f"def {name}({', '.join(args)}):",
+                 "    n_tiles = meta[0]", "    cols = meta[1]", "    block = meta[2]",
+                 "    n_blocks = meta[3]"]
+        lines += [f"    {local} = {expr}" for expr, local in (self.hoisted or {}).items()]
+        for condition in sorted(self.once_guards):
+            lines += [f"    if {condition}:", "        status[0] = 1"]
+        return lines
+
+    def _vector_lines(self, strided: bool) -> list[str]:
+        """A tile's first lines: the vector width LLVM is to use, and no gathers where an
+        operand is read (or written) ``strided``."""
+        bits = self.vector_bits()
+        lines = [f"        vm.{'wide_vectors' if bits == 512 else f'vectors_{bits}'}()"]
+        return lines + (["        vm.no_gathers()"] if strided else [])
+
     def short_kernel_text(self, name: str, parallel: bool) -> list[str]:
         """The lines of a kernel for rows shorter than ``plan.SHORT_ROW`` (``plan.short_meta``:
         ``block`` rows a tile, ``n_blocks`` rows in all). Each row is walked by index from its
@@ -520,18 +529,8 @@ class _Generator(Emitter):
         (x - mean) / std over 200000 x 8 float64, one thread: 2.3 ms, against 3.4 ms with a
         slice per operand and row and 15 ms walking the long dimension (by hand).)"""
         layout, rank = self.layout, self.rank
-        n_tensors = len(layout.tensor_index)
-        args = (["meta"] + [f"x{i}" for i in range(n_tensors)]
-                + [f"s{i}" for i in range(len(layout.scalar_index))]
-                + [f"o{i}" for i in range(len(layout.outputs))] + ["status"])
         loop = "prange" if parallel else "range"
-        lines = [f'@njit(parallel={parallel}, cache=True, error_model="numpy")',
-                 f"def {name}({', '.join(args)}):",
-                 "    n_tiles = meta[0]", "    cols = meta[1]", "    block = meta[2]",
-                 "    n_blocks = meta[3]"]
-        lines += [f"    {name} = {expr}" for expr, name in (self.hoisted or {}).items()]
-        for condition in sorted(self.once_guards):
-            lines += [f"    if {condition}:", "        status[0] = 1"]
+        lines = self._kernel_head(name, parallel)
         first = 4 + rank - 1
         outer = rank - 1
         n_reads = len(layout.operands)
@@ -546,16 +545,11 @@ class _Generator(Emitter):
             if self.classes[k] == STRIDED:
                 lines.append(f"    step{k} = meta[{first + k * (rank + 1) + rank}]")
         lines += [f"    size{d} = meta[{4 + d}]" for d in range(1, outer)]
-        stepped = [k for k in walked if self.classes[k] == STRIDED]
         lines += [f"    for tile in {loop}(n_tiles):",
                   "        first = tile * block",
                   "        n = cols"]
-        bits = self.vector_bits()
-        lines.append(f"        vm.{'wide_vectors' if bits == 512 else f'vectors_{bits}'}()")
-        if stepped:
-            lines.append("        vm.no_gathers()")
-        row_lines = []
-        row_lines.append("rest = row")
+        lines += self._vector_lines(any(self.classes[k] == STRIDED for k in walked))
+        row_lines = ["rest = row"]
         for d in range(outer - 1, 0, -1):
             row_lines += [f"i{d} = rest % size{d}", f"rest = rest // size{d}"]
         if outer:
