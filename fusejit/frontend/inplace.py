@@ -98,7 +98,7 @@ class InPlaceStatements:
                 operand = cast(self.b, operand, dtype_of(current), "'-='")
             elif op == "sub" and scalar_type_of(operand) in (BOOL, bool) and numeric:
                 # (x -= True: the same, as 1)
-                operand = int(operand) if isinstance(operand, bool) else to_int(self.b, operand)
+                operand = to_int(self.b, operand)
             args = [current, operand, 1] if op in ("add", "sub") else [current, operand]
             result = self.b.emit(aten[f"{op}_"], args, f"'{op}='")
             if isinstance(stmt.target, ast.Subscript):
