@@ -548,11 +548,10 @@ class LoopStatements:
         if isinstance(steps, int) and not isinstance(steps, bool) and steps <= 0:
             return None     # (range(0), or the iterations left after those peeled: none)
         if not (self.b.static(cond) is True and isinstance(steps, int) and steps > 0):
-            ran = self.b.emit("aten::__and__", [cond, binary(self.b, "gt", trip, 0)], "loop")
-            self.b.raise_unless(ran, f"ValueError: the loop at line {line} ran zero times; "
-                                     f"fusejit types {listed} as its iterations make them, "
-                                     f"and does not go on with the dtypes from before it "
-                                     f"(convert them before the loop)")
+            self._raise_if_it_ran_none(trip, cond, f"ValueError: the loop at line {line} ran "
+                                       f"zero times; fusejit types {listed} as its iterations "
+                                       f"make them, and does not go on with the dtypes from "
+                                       f"before it (convert them before the loop)")
         if index is not None:
             name, start, step = index
             self.env[name] = start
@@ -577,9 +576,7 @@ class LoopStatements:
         UnboundLocalError, here a JITException with the loop's line). Those of ``nones`` were
         None before the loop: Python would go on with None, which fusejit does not hold where
         the loop gives an array, so it says so."""
-        b = self.b
         self.at(stmt)
-        ran = b.emit("aten::__and__", [cond, binary(b, "gt", trip, 0)], "loop")
         line = stmt.lineno + self.src.line_offset
         unbound = [n for n in names if n not in nones]
         if unbound:
@@ -591,7 +588,13 @@ class LoopStatements:
             message = f"ValueError: {listed} is None before the loop at line {line}, which " \
                       f"ran zero times; fusejit holds {listed} as what the loop assigns and " \
                       f"does not go on with None (assign a value of that type before the loop)"
-        b.raise_unless(ran, message)
+        self._raise_if_it_ran_none(trip, cond, message)
+
+    def _raise_if_it_ran_none(self, trip: Item, cond: Value, message: str) -> None:
+        """``message`` raised at run time where a loop of ``trip`` steps, first tested with
+        ``cond``, runs zero times."""
+        ran = self.b.emit("aten::__and__", [cond, binary(self.b, "gt", trip, 0)], "loop")
+        self.b.raise_unless(ran, message)
 
     @staticmethod
     def _numbers_that_widened(carried: list[str], initial: list, body_env: dict) -> dict:
