@@ -138,10 +138,11 @@ class IRBuilder:
         # (``note_mixed``): an op on one computes in NumPy's dtype where every branch gives
         # the same, and is refused where they differ (``numpy_dtypes.conform``).
         self.mixed_dtypes: dict[Value, set] = {}
-        # Returned values that are a Python number or a NumPy scalar by the branch taken
-        # (``script.py``'s ``_branched``): value -> (its flag, True where the number was
-        # returned; the number's Python type; the NumPy scalar's dtype). None: not made.
-        self.branched: dict[Value, tuple[Value, type, np.dtype]] | None = None
+        # Numbers whose kind the branch of an if that ran (or whether a loop ran) decides:
+        # an int or a float, a np.float32 or a np.float64 (``ExpressionEmitter.merged_kinds``):
+        # value -> (the index of its kind, its kinds: Python number types and NumPy scalar
+        # dtypes). None: not followed (PyTorch's rules).
+        self.branched: dict[Value, tuple[Value, tuple]] | None = None
         # What each list built by append holds: arrays (``TENSOR``), or numbers of one type
         # (``FLOAT``, ``INT``, ``BOOL``) held as 0-d arrays and read back as numbers.
         self.list_items: dict[Value, Type] = {}

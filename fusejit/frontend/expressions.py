@@ -52,6 +52,7 @@ from .containers import DictMethod, dict_method
 from .local_functions import LocalFunction
 from .lowering import (
     append_to,
+    as_tensor,
     binary,
     invert,
     list_element,
@@ -74,13 +75,23 @@ from .masked import call as masked_call
 from .masked import count as masked_count
 from .masked import select as masked_select
 from .masked import values as masked_values
-from .numpy_dtypes import dtype_of, is_numpy_function, numpy_scalar, numpy_scalar_result
+from .numpy_dtypes import (
+    cast,
+    dtype_of,
+    is_numpy_function,
+    kind_key,
+    numpy_scalar,
+    numpy_scalar_result,
+    scalar_kinds,
+)
 from .numpy_lowering import rank_of
 from .numpy_shims import SHIMS
 from .numpy_shims import unsupported as shim_unsupported
 from .static_conditions import StaticConditions
 
 # A dtype's attributes read while scripting (what each is for the dtype known then)
+# The dtype a Python number of each type is as a NumPy scalar
+_NUMBER_OF = {float: np.float64, int: np.int64, bool: np.bool_}
 _DTYPE_ATTRIBUTES = frozenset({"itemsize", "kind", "name", "char", "str", "alignment"})
 _BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.Pow: "pow",
            ast.Mod: "remainder", ast.FloorDiv: "floordiv", ast.MatMult: "matmul",
@@ -469,13 +480,18 @@ class ExpressionEmitter(StaticConditions):
             return self.eval_value(node.body if static else node.orelse)
         cond = self.condition(node.test)
         self.at(node)
-        if_node = self.b.create(prim.If, [cond], 1)
+        if_node = self.b.create(prim.If, [cond], 0)
         outs = []
         for expr in (node.body, node.orelse):
             block = if_node.add_block()
             with self.b.graph.inserting_before(block):
                 outs.append((block, self.b.value(self.eval_value(expr))))
         self.at(node)
+        kinded = self.merged_kinds(if_node, [v for _, v in outs], "the conditional "
+                                   "expression's branches")
+        if kinded is not None:
+            return kinded
+        if_node.add_output()
         outs = self.widened(outs)
         for block, value in zip(if_node.blocks, outs):
             block.register_output(value)
@@ -774,6 +790,51 @@ class ExpressionEmitter(StaticConditions):
                 with self.b.graph.inserting_before(block):
                     value = self.b.value(widen(self.b, value, target))
             out.append(value)
+        return out
+
+    def merged_kinds(self, node, values: list[Item], what: str) -> Value | None:
+        """A number that the blocks of the If ``node`` give different kinds (``values``, one a
+        block): an int in one and a float in the other, a np.float32 and a np.float64, a
+        Python float and a NumPy scalar... NumPy's number keeps the kind of the branch that
+        ran. The If gives the number (as ``widened`` merges numbers; a 0-d array of a dtype
+        that holds every branch's exactly where one is a NumPy scalar held as a 0-d array) and
+        the index of its kind among the branches' (``IRBuilder.branched``), which ops on it
+        (``numpy_dtypes``) and the caller it is returned to read. None where the kinds are
+        one, or a value is not a number (or with PyTorch's rules: ``b.branched`` None)."""
+        b = self.b
+        if b.branched is None:
+            return None
+        kinds = [scalar_kinds(b, v) for v in values]
+        if any(k is None for k in kinds) or len({kind_key(k) for ks in kinds for k in ks}) == 1:
+            return None
+        pairs = list(zip(node.blocks, values))
+        if any(is_tensor(v) for v in values):
+            target = np.result_type(*[_NUMBER_OF[k] if isinstance(k, type) else k
+                                      for ks in kinds for k in ks])
+            merged = []
+            for block, value in pairs:
+                with b.graph.inserting_before(block):
+                    value = cast(b, value, target, what) if is_tensor(value) else \
+                        as_tensor(b, value, what, target)
+                    merged.append(b.value(value))
+        else:
+            merged = [b.value(v) if not isinstance(v, Value) else v
+                      for v in self.widened([(block, b.value(v)) for block, v in pairs])]
+        offset, indexes = 0, []
+        for (block, value), found in zip(pairs, kinds):
+            with b.graph.inserting_before(block):
+                index = offset
+                if isinstance(value, Value) and value in b.branched:
+                    index = binary(b, "add", b.branched[value][0], offset) if offset else \
+                        b.branched[value][0]
+                indexes.append(b.value(index))
+            offset += len(found)
+        for block, value in zip(node.blocks, merged):
+            block.register_output(value)
+        out = node.add_output(self.join_types(*merged, what))
+        for block, index in zip(node.blocks, indexes):
+            block.register_output(index)
+        b.branched[out] = (node.add_output(INT), tuple(k for ks in kinds for k in ks))
         return out
 
     def note_mixed(self, joined: Value, a: Value, b: Value) -> None:

@@ -47,7 +47,7 @@ from .lowering import (
     to_int,
     widen,
 )
-from .numpy_dtypes import cast, dtype_of, numpy_scalar
+from .numpy_dtypes import cast, dtype_of, kind_key, numpy_scalar, scalar_kinds
 from .numpy_lowering import copy
 
 INT64_MAX = 9223372036854775807
@@ -453,34 +453,43 @@ class LoopStatements:
             if named:
                 self._raise_unless_ran(stmt, trip, cond, named, nones)
             return None
+        # A number whose type the body changes starts the loop as the type it has after the
+        # body, and the loop is emitted again; where the loop may run zero times, NumPy's
+        # number then keeps its type from before it (``_kinds_where_it_ran_none``).
         wider = self._numbers_that_widened(carried, initial, body_env)
         if wider:
             # x = 1; x = x - f(x) / g(x): the number is a float from the first iteration on
-            # (Numba unifies the types the same way). Start it as one, and emit the loop again.
+            # (Numba unifies the types the same way)
             node.destroy()
+            was = {name: self.env[name] for name in wider}
             for name, rank in wider.items():
                 self.at(stmt)
                 self.env[name] = widen(self.b, self.env[name], rank)
-            return self.emit_loop(stmt, trip, cond, index, breaks)
+            self.emit_loop(stmt, trip, cond, index, breaks)
+            return self._kinds_where_it_ran_none(stmt, trip, cond, was)
         stronger = self._numbers_that_became_numpy_scalars(carried, initial, body_env)
         if stronger:
             # s = 0; s = s + np.float32(x): a float32 NumPy scalar from the first iteration
-            # on (strong beside arrays). Start it as one, and emit the loop again.
+            # on (strong beside arrays)
             node.destroy()
+            was = {name: self.env[name] for name in stronger}
             for name, dtype in stronger.items():
                 self.at(stmt)
                 self.env[name] = numpy_scalar(self.b, self.env[name], dtype, shared=True)
-            return self.emit_loop(stmt, trip, cond, index, breaks)
+            self.emit_loop(stmt, trip, cond, index, breaks)
+            return self._kinds_where_it_ran_none(stmt, trip, cond, was)
         promoted = self._scalars_that_became_arrays(carried, initial, body_env)
         if promoted:
             # s = 0.0; s += x[i]: NumPy makes s a float64 scalar (here a 0-d array) in the
-            # first iteration. Start it as one, and emit the loop again.
+            # first iteration
             node.destroy()
+            was = {name: self.env[name] for name in promoted}
             for name, dtype in promoted.items():
                 self.at(stmt)
                 start = cast(self.b, as_tensor(self.b, self.env[name], name), dtype, name)
                 self.env[name] = copy(self.b, start)  # fresh: never a constant's memory
-            return self.emit_loop(stmt, trip, cond, index, breaks)
+            self.emit_loop(stmt, trip, cond, index, breaks)
+            return self._kinds_where_it_ran_none(stmt, trip, cond, was)
         changed = self._dtypes_that_changed(carried, initial, body_env)
         if changed:
             # x = x.astype(np.uint8) + 200 on a float32 x: each iteration computes in the
@@ -589,6 +598,48 @@ class LoopStatements:
                       f"ran zero times; fusejit holds {listed} as what the loop assigns and " \
                       f"does not go on with None (assign a value of that type before the loop)"
         self._raise_if_it_ran_none(trip, cond, message)
+
+    def _kinds_where_it_ran_none(self, stmt, trip: Item, cond: Value, was: dict) -> None:
+        """After a loop whose body changes the type of numbers (``was``: their values before
+        it), emitted with them in their types after the body: where it may run zero times, a
+        number read after it has its kind from before the loop where it ran none (an int 0
+        after zero runs of ``t = t + 0.5``), as NumPy's keeps it (``IRBuilder.branched``).
+        One that the body makes an array (``t = 0``; ``t = t + x``) cannot be both: a call on
+        which the loop runs zero times raises a ValueError saying so."""
+        b = self.b
+        steps = b.static(trip)
+        if b.branched is None or b.static(cond) is True and isinstance(steps, int) \
+                and not isinstance(steps, bool) and steps > 0:
+            return None
+        line = stmt.lineno + self.src.line_offset
+        ran = None
+        for name, before in was.items():
+            after = self.env.get(name)
+            kinds, now = scalar_kinds(b, before), scalar_kinds(b, after)
+            if name not in self.live_after[-1] or kinds is None:
+                continue
+            self.at(stmt)
+            if now is None:
+                self._raise_if_it_ran_none(trip, cond, f"ValueError: the loop at line {line} "
+                                           f"ran zero times; {name!r} is a number before it "
+                                           f"and an array after its body, and fusejit does "
+                                           f"not go on with the number (start it as an "
+                                           f"array: np.zeros_like(...))")
+                continue
+            if {kind_key(k) for k in now} == {kind_key(k) for k in kinds}:
+                continue
+            if ran is None:
+                ran = b.emit("aten::Int", [b.emit("aten::__and__", [
+                    cond, binary(b, "gt", trip, 0)], "loop")], "loop")
+            # (the index of its kind: after's where it ran, past them before's where not)
+            index_now = b.branched[after][0] if after in b.branched else 0
+            index_was = len(now)
+            if isinstance(before, Value) and before in b.branched:
+                index_was = binary(b, "add", b.branched[before][0], len(now))
+            index = binary(b, "add", index_was, binary(b, "mul", ran, binary(
+                b, "sub", index_now, index_was)))
+            b.branched[after] = (b.value(index), (*now, *kinds))
+        return None
 
     def _raise_if_it_ran_none(self, trip: Item, cond: Value, message: str) -> None:
         """``message`` raised at run time where a loop of ``trip`` steps, first tested with

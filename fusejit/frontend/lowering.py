@@ -275,6 +275,8 @@ def _scalar_binary(b: IRBuilder, op: str, lhs: Item, rhs: Item, what: str) -> It
             result = b.emit(aten.mul, [result, lhs], what)
         return result
     strong = any(x in b.numpy_scalars for x in (lhs, rhs) if isinstance(x, Value))
+    # (an int or a float by the branch that ran: the result's kinds too, numpy_scalar_result)
+    kinded = bool(b.branched) and any(x in b.branched for x in (lhs, rhs) if isinstance(x, Value))
     if strong and (op in _UNSIGNED_READ or op in _ARITHMETIC and FLOAT in (
             scalar_type_of(lhs), scalar_type_of(rhs))) and any(
             b.numpy_scalars.get(x) == _UINT64 for x in (lhs, rhs) if isinstance(x, Value)):
@@ -284,7 +286,7 @@ def _scalar_binary(b: IRBuilder, op: str, lhs: Item, rhs: Item, what: str) -> It
         # Python arithmetic treats bools as ints; TorchScript's schemas do not.
         lhs, rhs = (to_int(b, x) if scalar_type_of(x) == BOOL else x for x in (lhs, rhs))
     result = b.emit(_kind(op, tensor=False), [lhs, rhs], what)
-    if strong and op in NUMPY_BINARY:   # np.float32(2) * n: a NumPy scalar as well
+    if (strong or kinded) and op in NUMPY_BINARY:   # np.float32(2) * n: a NumPy scalar too
         return numpy_scalar_result(b, NUMPY_BINARY[op], items, result)
     return result
 
@@ -500,7 +502,8 @@ def unary(b: IRBuilder, name: str, x: Item, what: str | None = None) -> Value:
     st = scalar_type_of(x)
     if st is None:
         raise b.error(f"{what} takes an array or a number, got {describe(x)}")
-    strong = isinstance(x, Value) and x in b.numpy_scalars
+    strong = isinstance(x, Value) and (x in b.numpy_scalars or bool(b.branched)
+                                       and x in b.branched)
     item = x
     if st != FLOAT and not any(isinstance(s.arguments[0].type, (IntType, BoolType))
                                for s in _schemas(name)):

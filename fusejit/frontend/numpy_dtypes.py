@@ -29,6 +29,7 @@ operators and NumPy scalar globals), and its proxy is a NumPy scalar of that dty
 
 from __future__ import annotations
 
+import itertools
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -55,9 +56,11 @@ def dtype_of(item: Item) -> np.dtype | None:
 
 
 def _proxy(item: Item, strong: dict[Value, np.dtype], given: dict | None = None) -> Any:
+    if given and isinstance(item, Value) and item in given:
+        return given[item]
     if isinstance(item, Value):
         if isinstance(item.type, TensorType):
-            dtype = given.get(item, dtype_of(item)) if given else dtype_of(item)
+            dtype = dtype_of(item)
             # (1-D, not 0-d: NumPy gives a 0-d bool array ** 2 int64, an n-d one int8)
             return None if dtype is None else np.ones(1, dtype)
         known = strong.get(item)
@@ -72,7 +75,7 @@ def _proxy(item: Item, strong: dict[Value, np.dtype], given: dict | None = None)
 def _numpy_result(fn: Callable, items: list[Item], strong: dict[Value, np.dtype],
                   kwargs: dict[str, Item] | None = None, given: dict | None = None) -> Any:
     """What NumPy's ``fn`` returns for proxies of these operands (None: unknown, or NumPy
-    refuses them; ``given``: dtypes to take for some arrays). An OverflowError passes: NumPy
+    refuses them; ``given``: the proxies to take for some values). An OverflowError passes: NumPy
     refuses a Python int out of an integer array's range (``int8_array + 300``), whatever the
     values."""
     proxies = [_proxy(i, strong, given) for i in items]
@@ -92,12 +95,85 @@ def _numpy_result(fn: Callable, items: list[Item], strong: dict[Value, np.dtype]
 def numpy_dtype(fn: Callable, items: list[Item], strong: dict[Value, np.dtype] | None = None,
                 given: dict | None = None) -> np.dtype | None:
     """The dtype NumPy's ``fn`` gives for these operands (None: unknown, or NumPy refuses);
-    ``strong``: the dtypes of the scalar values that are NumPy scalars; ``given``: dtypes to
-    take for some arrays."""
+    ``strong``: the dtypes of the scalar values that are NumPy scalars; ``given``: the proxies
+    to take for some values (``_one_for_every_branch``)."""
     result = _numpy_result(fn, items, strong or {}, given=given)
     if result is None:
         return None
     return result if isinstance(result, np.dtype) else np.asarray(result).dtype
+
+
+_PYTHON_KINDS = {IntType: int, FloatType: float, BoolType: bool}
+_KIND_PROXIES = {int: 1, float: 1.0, bool: True}
+
+
+def scalar_kinds(b: IRBuilder, item: Item) -> tuple | None:
+    """What ``item`` is to NumPy where it is a number: the kinds it may have, each a Python
+    number type (weak in NumPy 2's promotion: ``int``, ``float``, ``bool``) or the dtype of a
+    NumPy scalar; several where the branch of an if that ran, or whether a loop ran, decides
+    (``IRBuilder.branched``). None for arrays, 0-d arrays and other items."""
+    if isinstance(item, Value):
+        if b.branched and item in b.branched:
+            return b.branched[item][1]
+        if item in b.numpy_scalars:
+            return (b.numpy_scalars[item],)
+        python = _PYTHON_KINDS.get(type(item.type))
+        if python is not None:
+            return (python,)
+        if is_tensor(item) and item.type.rank == 0 and item not in b.zero_d_arrays \
+                and dtype_of(item) is not None:
+            return (dtype_of(item),)    # (x.sum(): a NumPy scalar, held as a 0-d array)
+        return None
+    return (type(item),) if type(item) in _KIND_PROXIES else None
+
+
+def kind_key(kind: Any) -> str:
+    """A kind (``scalar_kinds``) as a key: ``np.dtype("float64") == float`` holds."""
+    return kind.__name__ if isinstance(kind, type) else f"np.{kind.name}"
+
+
+def _kind_proxy(kind: Any) -> Any:
+    return _KIND_PROXIES[kind] if isinstance(kind, type) else kind.type(1)
+
+
+def _kinded(b: IRBuilder, items: list[Item]) -> list[Value]:
+    """The items whose kind the branch that ran decides (``IRBuilder.branched``)."""
+    if not b.branched:
+        return []
+    return [i for i in items if isinstance(i, Value) and i in b.branched]
+
+
+def _kinded_result(b: IRBuilder, fn: Callable, items: list[Item], result: Item,
+                   kwargs: dict[str, Item] | None, kinded: list[Value]) -> Item:
+    """``numpy_scalar_result`` where some operands have one of several kinds by the branch
+    that ran: a NumPy scalar (or a Python number) where every branch gives the same kind, else
+    ``result`` with one kind per branch (operands of one if: an int or a float times 2)."""
+    indexes = list(dict.fromkeys(b.branched[i][0] for i in kinded))
+    if len(indexes) == 1:       # (the branches of one if, or one loop's runs)
+        combinations = zip(*[b.branched[i][1] for i in kinded])
+    else:
+        combinations = itertools.product(*[b.branched[i][1] for i in kinded])
+    strong = any(isinstance(i, Value) and i in b.numpy_scalars for i in items)
+    kinds = []
+    for combination in combinations:
+        given = {i: _kind_proxy(k) for i, k in zip(kinded, combination)}
+        value = _numpy_result(fn, items, b.numpy_scalars, kwargs, given)
+        if not isinstance(value, (np.generic, bool, int, float)):
+            return result
+        if strong or not all(isinstance(k, type) for k in combination):
+            kinds.append(np.asarray(value).dtype)
+        else:   # (numbers only: a number, as Python's arithmetic gives; NumPy's is a scalar)
+            kinds.append(type(np.asarray(value).item()))
+    if len({kind_key(k) for k in kinds}) == 1:
+        return result if isinstance(kinds[0], type) else numpy_scalar(
+            b, result, kinds[0], any(result is i for i in items))
+    # (the number is computed once, in the widest kind: a np.float32 or np.int8 kind would
+    # round or wrap each result where that does not)
+    narrow = any(not isinstance(k, type) and k.kind in "iuf" and k.itemsize < 8 for k in kinds)
+    if len(indexes) > 1 or narrow or not isinstance(result, Value):
+        raise _unknown_kind(b, getattr(fn, "__name__", str(fn)), kinded[0])
+    b.branched[result] = (indexes[0], tuple(kinds))
+    return result
 
 
 def numpy_scalar(b: IRBuilder, item: Item, dtype: np.dtype, shared: bool = False) -> Item:
@@ -151,6 +227,9 @@ def numpy_scalar_result(b: IRBuilder, fn: Callable, items: list[Item], result: I
     as they are."""
     if scalar_type_of(result) is None or any(is_tensor(i) for i in items):
         return result
+    kinded = _kinded(b, items)
+    if kinded:
+        return _kinded_result(b, fn, items, result, kwargs, kinded)
     try:
         value = _numpy_result(fn, items, b.numpy_scalars, kwargs)
     except OverflowError as error:   # np.int8(300)
@@ -201,22 +280,24 @@ def cast(b: IRBuilder, x: Value, dtype: np.dtype, what: str) -> Value:
 
 
 def _one_for_every_branch(b: IRBuilder, fn: Callable, items: list[Item], what: str,
-                          mixed: dict[Value, set]) -> np.dtype:
-    """NumPy's result dtype for operands of which some (``mixed``) have one of several
-    dtypes, by the branch that ran: the same for every combination of them (int32 or
-    float64 times 1.5: float64), which every operand is then cast to; where it differs
-    (int32 or float64 plus 1: int32 or float64), the op is refused."""
-    import itertools
-
+                          mixed: dict[Value, list]) -> np.dtype:
+    """NumPy's result dtype for operands of which some (``mixed``: their proxies) have one of
+    several dtypes or kinds, by the branch that ran: the same for every combination of them
+    (int32 or float64 times 1.5: float64; an int or a float plus a float32 array: float32),
+    which every operand is then cast to; where it differs (int32 or float64 plus 1: int32 or
+    float64), the op is refused."""
     found = set()
-    for combination in itertools.product(*[sorted(d, key=str) for d in mixed.values()]):
+    for combination in itertools.product(*mixed.values()):
         given = dict(zip(mixed, combination))
         try:
             found.add(numpy_dtype(fn, items, b.numpy_scalars, given))
         except OverflowError:
             found.add(None)
     if len(found) != 1 or None in found:
-        raise _unknown_dtype(b, what, next(iter(mixed)))
+        first = next(iter(mixed))
+        if not is_tensor(first) or b.branched and first in b.branched:
+            raise _unknown_kind(b, what, first)
+        raise _unknown_dtype(b, what, first)
     return found.pop()
 
 
@@ -235,6 +316,17 @@ def _unknown_dtype(b: IRBuilder, what: str, x: Value) -> Exception:
     return b.error(f"{what}: the array {name}has no one dtype here (the branches of an if "
                    f"give it different dtypes), and NumPy's result dtype depends on the "
                    f"branch that ran; give it one dtype in every branch (x.astype(...))")
+
+
+def _unknown_kind(b: IRBuilder, what: str, x: Value) -> Exception:
+    """The error for an op on a number whose kind (an int or a float, a np.float32 or a
+    np.float64...) depends on the branch of an if that ran, or on whether a loop ran, where
+    NumPy's result dtype then depends on it too."""
+    name = f"{x.debug_name!r}" if x.has_debug_name() else "a number"
+    kinds = " or ".join(dict.fromkeys(kind_key(k) for k in b.branched[x][1]))
+    return b.error(f"{what}: {name} is {kinds} by the branch of an if that ran (or by whether "
+                   f"a loop ran), and NumPy's result dtype depends on which; give it one type "
+                   f"everywhere (float(...), np.float64(...))")
 
 
 def wide_literal(b: IRBuilder, item: Item) -> Item:
@@ -265,8 +357,10 @@ def conform(b: IRBuilder, fn: Callable, items: list[Item], what: str,
     arrays = [i for i in items if is_tensor(i)]
     if not arrays:
         return items
-    mixed = {a: b.mixed_dtypes[_viewed(a)] for a in arrays
-             if result and _viewed(a) in b.mixed_dtypes}
+    mixed = {a: [np.ones(1, d) for d in sorted(b.mixed_dtypes[_viewed(a)], key=str)]
+             for a in arrays if result and _viewed(a) in b.mixed_dtypes}
+    if result:
+        mixed.update({i: [_kind_proxy(k) for k in b.branched[i][1]] for i in _kinded(b, items)})
     if any(dtype_of(a) == _UINT64 for a in arrays):
         items = [wide_literal(b, i) for i in items]
     if mixed:
@@ -290,5 +384,6 @@ def conform(b: IRBuilder, fn: Callable, items: list[Item], what: str,
     return [cast(b, i, target, what) if is_tensor(i) else i for i in items]
 
 
-__all__ = ["cast", "conform", "dtype_of", "is_numpy_function", "numpy_dtype", "numpy_scalar",
-           "numpy_scalar_result", "unsigned_total", "wide_literal"]
+__all__ = ["cast", "conform", "dtype_of", "is_numpy_function", "kind_key", "numpy_dtype",
+           "numpy_scalar", "numpy_scalar_result", "scalar_kinds", "unsigned_total",
+           "wide_literal"]

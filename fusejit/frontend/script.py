@@ -75,7 +75,7 @@ from .loops import INT64_MAX, LoopStatements, _exposed_reads, exit_kinds, name_n
 from .lowering import ListTypeChanged, as_tensor, check_records_unused
 from .masked import Masked, mask_among, split_mask
 from .masked import store as masked_store
-from .numpy_dtypes import cast, dtype_of, numpy_scalar
+from .numpy_dtypes import dtype_of, numpy_scalar
 
 _NUMBER_DTYPES = frozenset(map(np.dtype, (np.float64, np.int64, np.bool_)))
 _FELL_OFF = object()  # a statement list that ends without ``return``
@@ -158,9 +158,9 @@ def _scripted(fn, arg_types: Sequence[Type] | None, constants: dict[int, Any] | 
         for i, value in enumerate(outputs):
             dtype = b.numpy_scalars.get(value) if arg_types is not None else None
             if b.branched and value in b.branched:
-                flag, python, scalar = b.branched[value]
-                kinds[i] = Branched(python, scalar, len(outputs) + len(flags))
-                flags.append(flag)
+                index, found = b.branched[value]
+                kinds[i] = Branched(found, len(outputs) + len(flags))
+                flags.append(index)
             elif dtype is not None and dtype not in _NUMBER_DTYPES:
                 # np.float32(n): a 0-d array of its dtype, as x.sum() is
                 value = as_tensor(b, value, "the returned value", dtype)
@@ -204,23 +204,24 @@ def _scripted(fn, arg_types: Sequence[Type] | None, constants: dict[int, Any] | 
 
 
 class Branched:
-    """What the caller makes of a returned value that is a Python number or a NumPy scalar by
-    the branch taken (``StatementEmitter._branched``): from its 0-d array and its flag (the
-    graph output at ``flag``), the ``python`` number or the ``dtype`` scalar, exactly."""
+    """What the caller makes of a returned number whose kind the branch that ran decides
+    (``ExpressionEmitter.merged_kinds``): from the number (or its 0-d array) and the index of
+    its kind among ``kinds`` (the graph output at ``flag``), the Python number or NumPy
+    scalar NumPy returns."""
 
-    __slots__ = ("python", "dtype", "flag")
+    __slots__ = ("kinds", "flag")
 
-    def __init__(self, python: type, dtype: np.dtype, flag: int):
-        self.python, self.dtype, self.flag = python, np.dtype(dtype), flag
+    def __init__(self, kinds: tuple, flag: int):
+        self.kinds, self.flag = kinds, flag
 
     def __call__(self, value: Any, outputs: Sequence[Any]) -> Any:
         if isinstance(value, np.ndarray):
             value = value[()]
-        return self.python(value) if outputs[self.flag] else self.dtype.type(value)
+        kind = self.kinds[int(outputs[self.flag])]
+        return kind(value) if isinstance(kind, type) else kind.type(value)
 
 
 _PYTHON_NUMBERS = {FLOAT: float, INT: int, BOOL: bool}
-_NUMBER_OF = {float: np.float64, int: np.int64, bool: np.bool_}
 
 
 def _numbers(kind: type, items: list) -> list:
@@ -522,67 +523,15 @@ class StatementEmitter(LoopStatements, ContainerStatements, InPlaceStatements,
         outputs = []
         for t, e in zip(then_values, else_values):
             self.at(stmt)
-            branched = self._branched(node, t, e)
-            if branched is not None:
-                outputs.append(branched)
+            kinded = self.merged_kinds(node, [t, e], "the returned values")
+            if kinded is not None:
+                outputs.append(kinded)
                 continue
             t, e = self.widened([(node.blocks[0], t), (node.blocks[1], e)])
             node.blocks[0].register_output(t)
             node.blocks[1].register_output(e)
             outputs.append(node.add_output(self.join_types(t, e, "the returned values")))
         return self.unflatten(first, iter(outputs))
-
-    def _branched(self, node, *values: Value) -> Value | None:
-        """``if s < eps: return 0.0`` / ``return s`` with ``s`` a float32 NumPy scalar, in the
-        function ``fusejit.jit`` compiles (not a helper it inlines): NumPy returns the Python
-        float from one branch and the ``np.float32`` from the other. Where one branch returns
-        a Python number and the other a NumPy scalar (or such a value itself), the If gives a
-        0-d array of a dtype that holds both exactly (float64 for a float and a float32) and a
-        flag saying which branch ran, which the caller reads to return what NumPy returns
-        (``b.branched``). Else None: the values merge as ``widened`` merges them."""
-        b = self.b
-        if b.branched is None or self.callers:
-            return None
-        kinds = []          # (the branch's kind, its Python number type, its scalar dtype)
-        for value in values:
-            if value in b.branched:
-                kinds.append(("both", *b.branched[value][1:]))
-            elif scalar_type_of(value) in _PYTHON_NUMBERS and value not in b.numpy_scalars:
-                kinds.append(("number", _PYTHON_NUMBERS[scalar_type_of(value)], None))
-            elif is_tensor(value) and value.type.rank == 0 and value not in b.zero_d_arrays \
-                    and dtype_of(value) is not None:
-                kinds.append(("scalar", None, dtype_of(value)))
-            else:
-                return None
-        pythons = {p for _, p, _ in kinds if p is not None}
-        dtypes = {d for _, _, d in kinds if d is not None}
-        if len(pythons) != 1 or len(dtypes) != 1:
-            return None       # (numbers only, scalars only, or of several types)
-        (python,), (dtype,) = pythons, dtypes
-        target = np.result_type(dtype, _NUMBER_OF[python])
-        if not (np.issubdtype(target, np.inexact) or np.issubdtype(dtype, np.integer)
-                and python is not float):
-            return None       # (no dtype holds both exactly)
-        merged = []
-        for block, value, (kind, _, _) in zip(node.blocks, values, kinds):
-            with b.graph.inserting_before(block):
-                flag = b.branched[value][0] if kind == "both" else b.value_const(
-                    kind == "number")
-                static = b.static(value) if kind == "number" else None
-                if isinstance(static, (bool, int, float)):
-                    value = b.value_const(np.array(static, target))   # (exact: not float32)
-                elif kind == "number":
-                    value = as_tensor(b, value, "the returned value")
-                if dtype_of(value) != target:
-                    value = cast(b, value, target, "the returned value")
-                value = b.value(value)
-            block.register_output(value)
-            block.register_output(flag)
-            merged.append(value)
-        out = node.add_output(self.join_types(*merged, "the returned values"))
-        flag = node.add_output(BOOL)
-        b.branched[out] = (flag, python, dtype)
-        return out
 
     # -- statements ---------------------------------------------------------------------------
 
@@ -816,6 +765,11 @@ class StatementEmitter(LoopStatements, ContainerStatements, InPlaceStatements,
             raise self.b.error(f"{name!r} holds values of different shapes in the two branches")
         outs = []
         for tv, ev in zip(then_values, else_values):
+            kinded = self.merged_kinds(node, [tv, ev], f"the branches' values of {name!r}")
+            if kinded is not None:
+                outs.append(kinded.set_debug_name(name) if not isinstance(t, (tuple, dict))
+                            else kinded)
+                continue
             tv, ev = self.widened([(node.blocks[0], tv), (node.blocks[1], ev)])
             node.blocks[0].register_output(tv)
             node.blocks[1].register_output(ev)

@@ -285,3 +285,92 @@ def test_an_array_that_branches_give_two_dtypes(flag, n):
         assert_same(f(x, flag), branch_dtypes(x, flag))
         with pytest.raises(fusejit.FusejitError, match="'\\+': the array 'x' has no one dtype"):
             g(x, flag)
+
+
+def kinds_by_branch(a, flag):
+    if flag:
+        s = np.float32(2.5)
+        t = 0
+        u = a.astype(np.uint8).sum()
+    else:
+        s = np.float64(2.5)
+        t = 1.5
+        u = 0
+    v = np.float32(1.0) if flag else 1
+    return s, t, u, v, t * 2, t + a, s * a.astype(np.float64)
+
+
+def kinds_by_branch_plus_int32(a, flag):
+    t = 0 if flag else 1.5
+    return t + a.astype(np.int32)
+
+
+def kinds_by_branch_times_float(a, flag):
+    s = np.float32(a[1]) if flag else np.float64(a[1])
+    return s * 0.1
+
+
+def kinds_by_runs(a, k):
+    s = 0.0
+    i = 0
+    while i < k:
+        s = s * 0.5 + a.max()       # a np.float32 from the first run on
+        i += 1
+    t = 0
+    for _ in range(k):
+        t = t + 0.5                 # a float from the first run on
+    return s, t, t * a
+
+
+def number_then_array(a, k):
+    t = 0
+    for _ in range(k):
+        t = t + a
+    return t
+
+
+def _same_kinds(got, want):
+    """``assert_same``, and every returned number of NumPy's own type (np.float32 or
+    float, int or np.uint64...)."""
+    assert_same(got, want)
+    assert [type(g) for g in got] == [type(w) for w in want]
+
+
+@pytest.mark.parametrize("n", [37, 5000])
+@pytest.mark.parametrize("flag", [True, False])
+def test_a_number_that_branches_give_two_kinds(flag, n):
+    """A number that the branches of an if give different kinds (np.float32 or np.float64, an
+    int or a float, a np.uint64 sum or an int) is returned as the branch that ran made it,
+    and so is arithmetic on it whose kind the branch decides (``t * 2``: an int or a float);
+    an op whose result dtype is the same either way computes in it (``t + a``: float32).
+    Before, each came back with the merged kind (a float, a np.uint64). Where the result
+    dtype depends on the branch (``t + int32 array``: int32 or float64) the op is refused,
+    naming the number, and so is arithmetic that would round to float32 in one branch only
+    (``s * 0.1``; the number is computed once, in float64). Every call."""
+    f, g = fusejit.jit(kinds_by_branch), fusejit.jit(kinds_by_branch_plus_int32)
+    h = fusejit.jit(kinds_by_branch_times_float)
+    a = np.linspace(0.0, 5.0, n, dtype=np.float32)
+    for _ in range(3):
+        _same_kinds(f(a, flag), kinds_by_branch(a, flag))
+        with pytest.raises(fusejit.FusejitError, match="'t' is int or float by the branch"):
+            g(a, flag)
+        with pytest.raises(fusejit.FusejitError, match="'s' is np.float32 or np.float64 by"):
+            h(a, flag)
+
+
+@pytest.mark.parametrize("k", [0, 3])
+def test_a_number_a_loop_retypes_keeps_its_kind_where_it_runs_zero_times(k):
+    """``s = 0.0`` then ``s = s * 0.5 + a.max()`` in a while loop: a np.float32 after one
+    run, the float 0.0 after none (it came back a np.float32 0.0); ``t = 0`` then
+    ``t = t + 0.5``: the int 0 after none (it came back 0.0). A number that the loop makes
+    an array cannot be both: a call that runs it zero times raises, saying so. Every call."""
+    f, g = fusejit.jit(kinds_by_runs), fusejit.jit(number_then_array)
+    a = np.linspace(0.0, 5.0, 37, dtype=np.float32)
+    for _ in range(3):
+        _same_kinds(f(a, k), kinds_by_runs(a, k))
+        if k:
+            assert_same(g(a, k), number_then_array(a, k))
+        else:
+            with pytest.raises(fusejit.FusejitError, match="'t' is a number before it and an "
+                                                           "array after its body"):
+                g(a, k)
