@@ -94,8 +94,8 @@ def build_shape_expressions(fuser: GraphFuser, group: Node) -> dict[Value, Value
 
 def remove_outputs_used_only_in_size(fuser: GraphFuser, group: Node) -> None:
     """Drop group outputs read only by ``aten::size``; compute those sizes outside instead."""
-    if group.kind != prim.FusionGroup:
-        return
+    if group.kind != prim.FusionGroup or group.has_attribute("written_into"):
+        return    # (a group writing into its input keeps its one output, read or not)
     subgraph = group.g("Subgraph")
     shape_of = build_shape_expressions(fuser, group)
     outputs, soutputs = group.outputs, subgraph.outputs

@@ -220,6 +220,33 @@ def test_kernel_source_of_a_function_whose_reduction_group_declines_its_inputs()
         np.testing.assert_allclose(f(x, groups), masked_column_mean(x, groups), rtol=1e-12)
 
 
+def rows_written_with_out(b, c, a):
+    cp = np.empty_like(b)
+    denom = np.empty(b.shape[1])
+    np.divide(c[0], b[0], out=cp[0])
+    for i in range(1, b.shape[0]):
+        np.multiply(a[i], cp[i - 1], out=denom)
+        np.divide(c[i], b[i] - denom, out=cp[i])
+    return cp
+
+
+def test_a_fused_graph_with_a_group_written_into_an_array_fuses_again():
+    """``np.divide(c[0], b[0], out=cp[0])``: a group written into a row of ``cp`` whose own
+    output nothing reads. Optimised a second time (``kernel_source`` of the function, or
+    ``compile(graph_for(...), fuse=True)``), the pass dropping group outputs read only for
+    their sizes dropped that output too (no use at all), and the group, left with none,
+    raised ValueError / IndexError; it keeps it."""
+    rng = np.random.default_rng(3)
+    b, c, a = (rng.random((6, 5000)) + 2.0 for _ in range(3))
+    f = fusejit.jit(rows_written_with_out)
+    want = rows_written_with_out(b, c, a)
+    for _ in range(3):
+        np.testing.assert_allclose(f(b, c, a), want, rtol=1e-12)
+    assert "# kernel 0" in str(fusejit.kernel_source(f, b, c, a))
+    again = fusejit.compile(f.graph_for(b, c, a).copy(), fuse=True)
+    np.testing.assert_allclose(again(b, c, a), want, rtol=1e-12)
+
+
 @pytest.mark.parametrize("thing", [None, "graph(%x : Tensor):\n  return (%x)\n", 3])
 def test_kernel_source_of_something_else_is_named(thing):
     """(It raised AttributeError: 'NoneType' object has no attribute 'nodes'.)"""
