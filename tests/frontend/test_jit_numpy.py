@@ -690,10 +690,12 @@ def branches_of_two_types(c, v):
 @pytest.mark.parametrize("fn, args, want", [
     (newton_from_int, (2,), newton_from_int(2)),
     (last_index, (5,), 4.0), (last_index, (0,), 0.0),
-    (branches_of_two_types, (True, 3), (1.0, 1)), (branches_of_two_types, (False, 1), (2.5, 3))])
+    (branches_of_two_types, (True, 3), (1, True)), (branches_of_two_types, (False, 1), (2.5, 3))])
 def test_numbers_that_change_type_take_the_wider_type_as_in_numba(fn, args, want):
-    """``x = 1`` then ``x = x / 2`` in a loop, or an int in one branch and a float in the
-    other: Numba unifies to the wider type (bool < int < float); fusejit does the same."""
+    """``x = 1`` then ``x = x / 2`` in a loop, or ``x = 0.0`` then ``x = i``: Numba unifies
+    to the wider type (bool < int < float); fusejit does the same. An int in one branch of an
+    if and a float in the other is the type of the branch that ran, as Python returns it
+    (it was the wider type, as Numba's, before ``merged_kinds``)."""
     f = fusejit.jit(fn)
     for _ in range(3):                      # interpreted, then compiled whole
         got = f(*args)
