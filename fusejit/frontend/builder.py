@@ -138,6 +138,10 @@ class IRBuilder:
         # (``note_mixed``): an op on one computes in NumPy's dtype where every branch gives
         # the same, and is refused where they differ (``numpy_dtypes.conform``).
         self.mixed_dtypes: dict[Value, set] = {}
+        # The arrays that ops emitted so far write in place (``out=``, ``np.copyto``...), which
+        # a NumPy call's emitter reads to keep what names read of them before
+        # (``ExpressionEmitter.eval_Call``).
+        self.writes: list[Value] = []
         # Numbers whose kind the branch of an if that ran (or whether a loop ran) decides:
         # an int or a float, a np.float32 or a np.float64 (``ExpressionEmitter.merged_kinds``):
         # value -> (the index of its kind, its kinds: Python number types and NumPy scalar
@@ -205,6 +209,8 @@ class IRBuilder:
         if len(schema.returns) != 1:
             raise self.error(f"{kind} must have exactly one result")
         node.output().set_type(_return_type(schema.returns[0], values))
+        if 0 in schema.written and isinstance(values[0].type, TensorType):
+            self.writes.append(values[0])
         self.refine(node)
         return node.output()
 

@@ -231,6 +231,8 @@ class ExpressionEmitter(StaticConditions):
             item = self.env[name]
             if isinstance(item, Value):  # (an element read before a write: its copy)
                 item = self.element_copies.get(item, item)
+            elif isinstance(item, Masked) and item.kept is not None:
+                item = item.kept    # (x[mask] read before a write into x: its copy)
             if isinstance(item, Undefined):
                 self.at(node)
                 raise self.b.error(f"{name!r} is not defined here: {item.reason}")
@@ -620,14 +622,19 @@ class ExpressionEmitter(StaticConditions):
         if isinstance(func, BoundMethod):
             if func.name in ("fill", "sort") and hasattr(self, "keep_read_elements"):
                 self.keep_read_elements(func.receiver)   # (x.fill(v) writes x)
-            return METHODS[func.name](self.b, [func.receiver, *args], kwargs)
+            mark = len(self.b.writes)
+            result = METHODS[func.name](self.b, [func.receiver, *args], kwargs)
+            self.keep_what_was_read(mark)
+            return result
         if isinstance(func, LocalFunction):   # (a def or lambda of this function: inlined)
             return self.inline_call(func, args, kwargs)
         if not isinstance(func, Sugared):
             raise self.b.error(f"a {describe(func)} is not callable")
         callee = find_callee(func.obj)
         if callee is not None:
+            mark = len(self.b.writes)
             result = callee(self.b, args, kwargs)
+            self.keep_what_was_read(mark)
             if is_numpy_function(func.obj):   # np.sqrt(n): a NumPy scalar, strong (NEP 50)
                 return numpy_scalar_result(self.b, func.obj, args, result, kwargs)
             return result
@@ -757,6 +764,19 @@ class ExpressionEmitter(StaticConditions):
         if isinstance(item, (bool, int, float, str, tuple, list, dict)) or item is None:
             return type(item)
         return None
+
+    def keep_what_was_read(self, mark: int) -> None:
+        """After a call whose ops write arrays in place (``b.writes`` from ``mark`` on:
+        ``out=``, ``np.copyto``, ``np.add.at``...): what names read of those arrays before it
+        (``t = x[0]``, ``t = x[x > 0]``) keeps the values read, as a write by assignment does
+        (``StatementEmitter.keep_read_elements``, whose copies go where the reads were)."""
+        written = self.b.writes[mark:]
+        if not written:
+            return
+        del self.b.writes[mark:]
+        if hasattr(self, "keep_read_elements"):
+            for target in dict.fromkeys(written):
+                self.keep_read_elements(target)
 
     def eval_print(self, node: ast.Call) -> None:
         raise NotImplementedError  # provided by the statement emitter (containers.py)

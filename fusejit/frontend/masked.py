@@ -38,13 +38,18 @@ from .numpy_lowering import rank_of, reduce, refuse_reversed_target
 
 REDUCTIONS = ("sum", "mean", "max", "min", "any", "all")
 class Masked:
-    """``array[mask]`` before it is reduced or counted."""
+    """``array[mask]`` before it is reduced or counted. ``read_at``: the node after which the
+    selection was read (a name bound to it: ``t = x[x > 0]``); ``kept``: the selection as an
+    array, made there once a write into ``array`` or ``mask`` follows (NumPy's ``x[mask]`` is
+    a copy: ``StatementEmitter.keep_read_elements``)."""
 
-    __slots__ = ("array", "mask")
+    __slots__ = ("array", "mask", "read_at", "kept")
 
-    def __init__(self, array: Value, mask: Value):
+    def __init__(self, array: Value, mask: Value, read_at: Any = None):
         self.array = array
         self.mask = mask
+        self.read_at = read_at
+        self.kept: Value | None = None
 
 
 def select(b: IRBuilder, array: Value, mask: Value) -> Masked:
@@ -53,7 +58,7 @@ def select(b: IRBuilder, array: Value, mask: Value) -> Masked:
     if rank is None or mask_rank is None or mask_rank > rank or mask_rank == 0:
         raise b.error("a boolean mask must index the leading axes of an array of known rank")
     _check_sizes(b, array, mask, mask_rank)
-    return Masked(array, mask)
+    return Masked(array, mask, b.graph.insert_point.prev)
 
 
 def mask_among(b: IRBuilder, index: Any) -> int | None:
@@ -133,6 +138,8 @@ def values(b: IRBuilder, masked: Masked) -> Value:
     on): the selected elements (rows, for a mask over the leading axes) in C order, NumPy's
     own selection (``aten::index`` with the bool mask), an array whose length is known when
     it runs."""
+    if masked.kept is not None:
+        return masked.kept
     return b.emit(aten.index, [masked.array, b.index_list([masked.mask])], "x[mask]")
 
 

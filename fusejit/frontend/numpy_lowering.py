@@ -359,7 +359,7 @@ def refuse_reversed_target(b: IRBuilder, x: Value) -> None:
                       "x = np.flip(...) for a new array")
 
 
-def _memory_of(value: Value) -> Value:
+def memory_of(value: Value) -> Value:
     """The array whose memory ``value`` is, as far as a write can tell: through views,
     in-place results and a loop's variables (taken as their value before the loop, which an
     update in place keeps)."""
@@ -385,11 +385,11 @@ def refuse_stale_reversals(graph: Graph) -> None:
     nodes = list(graph.all_nodes())
     order = {node: i for i, node in enumerate(nodes)}
     for flip in (n for n in nodes if n.kind == "aten::flip"):
-        memory = _memory_of(flip.input(0))
+        memory = memory_of(flip.input(0))
         last = max((_read_until(use.user, flip, order) for value in _views_of(flip.output())
                     for use in value.uses), default=-1)
         for write in nodes[order[flip] + 1:last]:
-            if _writes_first(write) and _memory_of(write.input(0)) is memory:
+            if _writes_first(write) and memory_of(write.input(0)) is memory:
                 raise ScriptError(
                     f"{write.location}: this writes into an array after np.flip or a "
                     f"negative-step slice of it was taken ({flip.location}), and the "

@@ -75,6 +75,7 @@ from .loops import INT64_MAX, LoopStatements, _exposed_reads, exit_kinds, name_n
 from .lowering import ListTypeChanged, as_tensor, check_records_unused
 from .masked import Masked, mask_among, split_mask
 from .masked import store as masked_store
+from .masked import values as masked_values
 from .numpy_dtypes import dtype_of, numpy_scalar
 
 _NUMBER_DTYPES = frozenset(map(np.dtype, (np.float64, np.int64, np.bool_)))
@@ -645,13 +646,15 @@ class StatementEmitter(LoopStatements, ContainerStatements, InPlaceStatements,
             self.assign(t, v)
 
     def keep_read_elements(self, written: Value) -> None:
-        """Before a write into ``written``'s array: a name bound to one of its elements
+        """Before (or right after) a write into ``written``'s array (through views, and a
+        loop's variable updated in place: ``numpy_lowering.memory_of``): a name bound to one of
+        its elements
         (``t = x[0]``: a 0-d view here, a NumPy scalar in NumPy), or to a tuple or list
         holding one (``t = (x[0], x[1])``), keeps the value it read, so ``t = x[0]; x[0] =
         x[1]; x[1] = t`` swaps. A 0-d view in NumPy too (``x[..., 0]``, in
         ``b.zero_d_arrays``) reads the write. The copy goes right after the read, every use of
         the read takes it, and so do the names that held it."""
-        base = numpy_lowering.viewed(written)
+        base = numpy_lowering.memory_of(written)
         for emitter in (self, *self.callers):
             copies = emitter.element_copies
 
@@ -661,13 +664,15 @@ class StatementEmitter(LoopStatements, ContainerStatements, InPlaceStatements,
                     return item
                 if isinstance(item, tuple):     # (a named one too: NumPy's EighResult)
                     return rebuilt(item, [kept(i, copies) for i in item])
+                if isinstance(item, Masked):
+                    return self._kept_selection(item, base)
                 if not isinstance(item, Value):
                     return item
                 item = copies.get(item, item)
                 if is_tensor(item) and item.type.rank == 0 and \
                         item not in self.b.zero_d_arrays and \
                         item.node.kind in numpy_lowering.VIEW_KINDS and \
-                        numpy_lowering.viewed(item) is base:
+                        numpy_lowering.memory_of(item) is base:
                     with self.b.graph.inserting_after(item.node):
                         copy = self.b.emit("aten::clone", [item, None], "a copy of the element")
                     item.replace_all_uses_with(copy)
@@ -678,6 +683,15 @@ class StatementEmitter(LoopStatements, ContainerStatements, InPlaceStatements,
 
             for name, item in list(emitter.env.items()):
                 emitter.env[name] = kept(item)
+
+    def _kept_selection(self, item: Masked, base: Value) -> Any:
+        """``t = x[x > 0]`` before a write into ``x`` (or into the mask): the selection
+        made as an array where it was read, for every name and use that holds it."""
+        if item.kept is None and item.read_at is not None and base in (
+                numpy_lowering.memory_of(item.array), numpy_lowering.memory_of(item.mask)):
+            with self.b.graph.inserting_after(item.read_at):
+                item.kept = masked_values(self.b, item)
+        return item if item.kept is None else item.kept
 
     def materialize(self, item: Item) -> Any:
         """Literals in ``item`` as constants (so a variable is always a graph value). A list

@@ -995,3 +995,90 @@ def test_np_where_takes_a_number_as_its_condition():
             _same(f(x, y), number_conditions(x, y))
     with pytest.raises(fusejit.FusejitError, match="must be an array or a number"):
         fusejit.jit(lambda x: np.where("yes", x, 0.0))(np.ones(3))
+
+
+def selection_then_add(b):
+    t = b[b > 0]
+    b += 100.0
+    return t
+
+
+def selection_then_column_store(b):
+    t = b[b > 0]
+    b[:, 0] = 100.0
+    return t, t.sum()
+
+
+def selection_of_a_slice_then_store(b):
+    t = b[1:][b[1:] > 0]
+    b[1:] = 0.0
+    return t
+
+
+def selection_then_loop_of_adds(b, n):
+    t = b[b > 0]
+    for _ in range(n):
+        b += 1.0
+    return t.mean(), t
+
+
+def selection_then_write_into_the_mask(b, m):
+    t = b[m]
+    m[:] = False
+    return t
+
+
+def selection_of_a_local_then_copyto(a):
+    x = a + 0.0
+    t = x[x > 0]
+    np.copyto(x, 0.0)
+    return t, x
+
+
+def element_then_loop_of_adds(b, n):
+    t = b[0, 1]
+    for _ in range(n):
+        b += 1.0
+    return t
+
+
+def element_then_copyto(b):
+    t = b[1]
+    np.copyto(b, 5.0)
+    return t, b
+
+
+def element_then_out(b):
+    t = b[2, 0]
+    np.multiply(b, 2.0, out=b)
+    return t
+
+
+@pytest.mark.parametrize("n", [12, 6000])
+@pytest.mark.parametrize("fn", [selection_then_add, selection_then_column_store,
+                                selection_of_a_slice_then_store, selection_then_loop_of_adds,
+                                selection_then_write_into_the_mask,
+                                selection_of_a_local_then_copyto, element_then_loop_of_adds,
+                                element_then_copyto, element_then_out])
+def test_a_selection_keeps_the_values_it_read_before_a_write(fn, n):
+    """``t = b[b > 0]`` is a copy in NumPy: a later write into ``b`` (``b += 100``, a column
+    or slice store, a loop of adds, ``np.copyto``), or into the mask, does not show in ``t``.
+    fusejit kept the selection lazy until it was used, after the write, and returned the
+    new values on every call. So is an element ``t = b[0, 1]`` (a NumPy scalar), which a
+    loop's in-place adds, ``np.copyto`` and ``out=`` wrote through. Every call, both sizes."""
+    def arguments():
+        b = np.arange(-n / 2, n / 2, dtype=np.float64).reshape(-1, 3)
+        if fn in (selection_then_add, selection_of_a_local_then_copyto, element_then_copyto):
+            b = b.ravel()
+        if fn in (selection_then_loop_of_adds, element_then_loop_of_adds):
+            return b, 3
+        if fn is selection_then_write_into_the_mask:
+            return b, b > 0
+        return (b,)
+
+    jitted = fusejit.jit(fn)
+    for _ in range(3):
+        want_args, got_args = arguments(), arguments()
+        _same(jitted(*got_args), fn(*want_args))
+        for got, want in zip(got_args, want_args):
+            np.testing.assert_array_equal(got, want)
