@@ -122,3 +122,17 @@ def result_type_from(kinds: list[tuple[np.dtype, str]]) -> np.dtype:
     if result is None:
         raise TypeError("result_type_from needs at least one operand")
     return np.dtype(result)
+
+
+def float_to_int_via(source: np.dtype | None, target: np.dtype | None) -> str | None:
+    """The signed dtype a float converts through on its way to a narrow integer ``target``,
+    as NumPy's casts on x86 do: a float goes to int32 (to int64 for uint32) and is then cut to
+    ``target``'s bits, so -1.7 is 255 as a uint8 and 300.5 is 44 (C leaves a float out of the
+    target's range undefined, and LLVM's direct conversion gave 0 in vector loops and 255 in
+    scalar ones). None where the conversion is direct: not a float, or a target of 32 signed
+    or 64 bits."""
+    if source is None or target is None or source.kind != "f" or target.kind not in "iu":
+        return None
+    if target.itemsize <= 2:
+        return "int32"
+    return "int64" if target == np.dtype(np.uint32) else None

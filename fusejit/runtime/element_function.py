@@ -31,7 +31,7 @@ from ..ir.graph import Graph, Node, Value
 from ..ir.symbols import prim
 from ..ir.types import BoolType, FloatType, IntType, ListType, NoneType, TensorType
 from ..oplib.array_ops import CONVOLVE_MODES
-from ..oplib.dtypes import result_type_from, scalar_dtype
+from ..oplib.dtypes import float_to_int_via, result_type_from, scalar_dtype
 from .array_bounds import made_elements
 from .blas import numpy_blas, refresh
 from .element_helpers import BINARY_MAPS, FAST_MAPS, TRIG_MAPS, import_line, map_name
@@ -300,8 +300,10 @@ class _ElementWriter(_Writer):
             # of the target's dtype (np.where's, a sum's: x[m] = v[m] in a loop) cannot
             fresh = value.node.kind.ns == "aten" and value.node.kind.name in _FRESH and \
                 _dtype(value) == dtype
+            via = float_to_int_via(_dtype(value), dtype)
+            hop = "" if via is None else f".astype(np.{via})"
             self.emit(depth, f"{name}[...] = {self.name(value)}"
-                             + ("" if fresh else f".astype({_np(dtype)})"))
+                             + ("" if fresh else f"{hop}.astype({_np(dtype)})"))
         else:
             self.emit(depth, f"{name}[...] = {_cast(self.name(value), dtype)}")
         self.exprs[out] = name
@@ -924,10 +926,15 @@ class _ElementWriter(_Writer):
 
     def operand(self, value: Value, dtype: np.dtype | None) -> str:
         """``value`` in ``dtype``: arrays converted with astype, numbers and 0-d values cast."""
+        via = float_to_int_via(_dtype(value), dtype)   # (-1.7 to uint8: 255, as NumPy's)
         if _rank(value) not in (None, 0):
             same = dtype is None or _dtype(value) == dtype
-            return self.name(value) if same else f"{self.name(value)}.astype(np.{dtype.name})"
-        return _cast(self.name(value), dtype)
+            if same:
+                return self.name(value)
+            hop = "" if via is None else f".astype(np.{via})"
+            return f"{self.name(value)}{hop}.astype(np.{dtype.name})"
+        return _cast(self.name(value) if via is None else f"np.{via}({self.name(value)})",
+                     dtype)
 
     # (the stage writer, ``element_stage``, inlines by rules of its own: its loop regions)
     inline_arrays = True

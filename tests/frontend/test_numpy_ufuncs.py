@@ -447,3 +447,36 @@ def test_a_0d_array_a_loop_updates_in_place_stays_an_array(a):
             assert type(g) is type(w) and np.shape(g) == np.shape(w)
             np.testing.assert_array_equal(g, w)
         np.testing.assert_array_equal(mine, theirs)
+
+
+def narrowed(x):
+    u8 = x.astype(np.uint8)
+    return u8, x.astype(np.int16), x.astype(np.uint32), int(np.argmax(u8 + x))
+
+
+def narrowed_in_place(x, out):
+    out[...] = x
+    return out
+
+
+@pytest.mark.parametrize("shape, dtype", [((12, 11), np.float32), ((5000,), np.float64)])
+def test_floats_out_of_an_integers_range_wrap_as_numpys(shape, dtype):
+    """``x.astype(np.uint8)`` of -1.7 is 255 in NumPy on x86 (and 300.5 is 44): the float
+    goes to int32 and is cut to 8 bits. C leaves such a conversion undefined; fusejit's
+    compiled forms gave 0 in vector loops (small 2-D arrays whole, the fused kernel under a
+    reduction) where the first call, and scalar loops, gave 255, so a value and its argmax
+    disagreed within one call. Every call; int16, uint32 and a uint8 array written with
+    floats too."""
+    x = np.linspace(-300.7, 300.7, int(np.prod(shape))).astype(dtype).reshape(shape)
+    f, g = fusejit.jit(narrowed), fusejit.jit(narrowed_in_place)
+    with np.errstate(all="ignore"):
+        want = narrowed(x)
+        want_in_place = narrowed_in_place(x, np.zeros(shape, np.uint8))
+    for _ in range(3):
+        with np.errstate(all="ignore"):
+            got = f(x)
+            got_in_place = g(x, np.zeros(shape, np.uint8))
+        for a, b in zip(got, want):
+            assert np.asarray(a).dtype == np.asarray(b).dtype
+            np.testing.assert_array_equal(a, b)
+        np.testing.assert_array_equal(got_in_place, want_in_place)

@@ -42,6 +42,7 @@ from ...errors import IRError
 from ...ir.constants import constant_value
 from ...ir.symbols import prim
 from ...ir.types import ScalarType
+from ...oplib.dtypes import float_to_int_via
 from ...oplib.render import BOOL, Emitter, Operand
 from ..compile_cache import runtime_digest
 from .interleave import NAME as INTERLEAVE
@@ -179,6 +180,9 @@ class _Generator(Emitter):
             return op.expr
         if dtype == BOOL:
             return f"({op.expr} != 0)"
+        via = float_to_int_via(op.dtype, dtype)    # (-1.7 to uint8: 255, as NumPy's)
+        if via is not None:
+            return f"np.{dtype.name}(np.{via}({op.expr}))"
         return f"np.{dtype.name}({op.expr})"
 
     def guard(self, condition: str) -> None:
