@@ -34,7 +34,7 @@ from ..ir.types import INT, TensorType
 from ..oplib.array_ops import PAD_MODES
 from .builder import IRBuilder, Item, describe, is_none, is_tensor, scalar_type_of
 from .lowering import _array, as_tensor, binary, reshape, transpose
-from .numpy_dtypes import cast, conform, dtype_of
+from .numpy_dtypes import cast, conform, dtype_of, numpy_dtype
 
 
 def _rank(b: IRBuilder, x: Value, what: str) -> int:
@@ -684,6 +684,13 @@ def ufunc_at(b: IRBuilder, ufunc: str, a: Item, indices: Item, values: Item = No
     if values is None:
         raise b.error(f"{what} of a binary ufunc takes the values to apply")
     view, found = _index_list(b, x, items)
+    loop = numpy_dtype(getattr(np, ufunc), [x, values], b.numpy_scalars)
+    if dtype_of(x) is not None and loop is not None and loop != dtype_of(x):
+        # (np.add.at(int_array, i, 0.1): NumPy adds each repeat in float64 and casts the sum
+        # back; the values cast to the array's dtype first added nothing)
+        value = cast(b, as_tensor(b, values, what, loop), loop, what)
+        b.emit("fusejit::ufunc_at_", [view, found, value, b.value_const(ufunc)], what)
+        return
     value = as_tensor(b, values, what, dtype_of(x))
     if dtype_of(x) is not None:
         value = cast(b, value, dtype_of(x), what)   # (NumPy's unsafe cast into a)

@@ -208,16 +208,20 @@ def _index_put_(self: np.ndarray, indices: list, values: np.ndarray,
 
 # The ufuncs whose ``.at`` method ``fusejit::ufunc_at_`` runs (``np.add.at`` is
 # ``index_put_`` with accumulate).
-UFUNCS_AT = {"subtract": np.subtract, "multiply": np.multiply, "maximum": np.maximum,
-             "minimum": np.minimum, "fmax": np.fmax, "fmin": np.fmin}
+UFUNCS_AT = {"add": np.add, "subtract": np.subtract, "multiply": np.multiply,
+             "maximum": np.maximum, "minimum": np.minimum, "fmax": np.fmax, "fmin": np.fmin}
 
 
 def _ufunc_at_(self: np.ndarray, indices: list, values: np.ndarray, ufunc: str) -> np.ndarray:
     """``np.<ufunc>.at(self, idx, v)`` through ``self``, a view too: every repeat of an index
-    applied in turn; ``v`` cast to ``self``'s dtype as NumPy's unsafe cast does."""
+    applied in turn; ``v`` cast to ``self``'s dtype as NumPy's unsafe cast does, unless it
+    is of a dtype ``self``'s casts to safely (float values into an int array: the frontend
+    gives them where NumPy computes in their dtype, and each result is cast back)."""
     if ufunc not in UFUNCS_AT:
         raise RuntimeError(f"fusejit::ufunc_at_: unknown ufunc {ufunc!r}")
-    UFUNCS_AT[ufunc].at(self, _key(indices), values.astype(self.dtype, copy=False))
+    if values.dtype != self.dtype and not np.can_cast(self.dtype, values.dtype):
+        values = values.astype(self.dtype)
+    UFUNCS_AT[ufunc].at(self, _key(indices), values)
     return self
 
 

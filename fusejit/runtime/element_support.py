@@ -481,7 +481,9 @@ def _supported_op(node: Node, arguments: set) -> bool:
     if name in ("index", "index_put_"):
         return _indexing_supported(node, arguments)
     if name == "ufunc_at_":     # (np.maximum.at(out, idx, v) ...: index_put_'s walk)
+        # (values of another dtype: each step computes in theirs, cast back: NumPy's)
         return _static(node.input(3)) in UFUNCS_AT_CALLS and \
+            _dtype(node.input(2)) == _dtype(node.input(0)) and \
             _indexing_supported(node, arguments)
     if name in _WRITES:
         target, rank = node.input(0), _rank(node.input(0))

@@ -265,3 +265,35 @@ def test_masked_errors():
         fusejit.jit(wrong_length)(rng.standard_normal((6, 7)))
     with pytest.raises(fusejit.FusejitError, match="with an int as well"):
         fusejit.jit(beside_an_int)(rng.standard_normal((3, 4, 5)))
+
+
+def add_floats_at(b):
+    np.add.at(b, [0, 0, 1], 0.1)
+    return b
+
+
+def subtract_floats_at(b, v):
+    np.subtract.at(b, [0, 0, 1], v)
+    return b
+
+
+def multiply_floats_at(b, i):
+    np.multiply.at(b, i, 1.5)
+    return b
+
+
+@pytest.mark.parametrize("fn, make", [
+    (add_floats_at, lambda: (np.array([-2, 3, 4, 5], np.int32),)),
+    (subtract_floats_at, lambda: (np.array([254, 3, 4, 5], np.uint8), 0.6)),
+    (multiply_floats_at, lambda: (np.arange(6000, dtype=np.int64) % 7, np.arange(3000) * 2))])
+def test_ufunc_at_of_float_values_into_an_int_array_computes_each_step_as_numpy(fn, make):
+    """``np.add.at(int32_array, [0, 0, 1], 0.1)``: NumPy adds each repeat in float64 and
+    casts the sum back (-2 + 0.1 -> -1, then -1 + 0.1 -> 0). fusejit cast 0.1 to the array's
+    dtype first and added nothing, on every call; so did ``subtract.at`` of 0.6 into uint8
+    and ``multiply.at`` by 1.5 into int64. Every call."""
+    jitted = fusejit.jit(fn)
+    want = fn(*make())
+    for _ in range(3):
+        got = jitted(*make())
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
