@@ -269,6 +269,20 @@ def _clipped(b: IRBuilder, a: Item, a_min: Item, a_max: Item, min: Item,  # noqa
         if not is_none(bound) and not is_tensor(bound) and scalar_type_of(bound) is None:
             raise b.error(f"np.clip: bounds must be numbers, arrays or None, got "
                           f"{describe(bound)}")
+    dtype = dtype_of(x)
+    if dtype is not None and dtype.kind in "iu":
+        # (Python int bounds compare by value, as NumPy 2's clip: np.clip(uint8, -2, 2)
+        # leaves 0 and 1; a fused kernel took -2 as the uint8 254 and gave 2 everywhere)
+        info = np.iinfo(dtype)
+        low, high = (b.static(v) if type(b.static(v)) is int else None for v in bounds)
+        for v in (low if low is not None and low > info.max else None,
+                  high if high is not None and high < info.min else None):
+            if v is not None:
+                raise b.error(f"np.clip: Python integer {v} out of bounds for {dtype} "
+                              f"(NumPy's OverflowError)")
+        bounds = [None if low is not None and low < info.min else a_min,
+                  None if high is not None and high > info.max else a_max]
+        a_min, a_max = bounds
     if all(is_none(v) for v in bounds):
         return b.emit("aten::clone", [x, None], "np.clip")
     present = [v for v in bounds if not is_none(v)]

@@ -407,6 +407,35 @@ def test_clip_into_an_out_array_it_cannot_cast_to_is_refused_as_numpy_refuses():
         fusejit.jit(into_ints)(np.ones(3))
 
 
+def clipped_by_wide_ints(a, b):
+    a[...] = np.clip(a, -2, 2)
+    return a, np.clip(b, -200, 50), b.clip(None, 1000)
+
+
+def clipped_above_the_dtype(a):
+    return np.clip(a, 300, 400)
+
+
+@pytest.mark.parametrize("n", [6, 6000])
+def test_clip_of_an_int_array_by_ints_beyond_its_dtype_compares_by_value(n, monkeypatch):
+    """``np.clip(uint8_array, -2, 2)``: NumPy 2 compares the Python int -2 by value (nothing
+    is below it). The fused kernel took it as the uint8 254 and clipped everything to 2 (on
+    the first call with ``FUSEJIT_TIERING=0``, which every call here is: the interpreter's
+    kernels); a bound no element can pass is dropped, and one that leaves nothing in range
+    is NumPy's OverflowError, refused. Every call, int8 too."""
+    a = (np.arange(n) % 256).astype(np.uint8)
+    b = (np.arange(n) % 256 - 128).astype(np.int8)
+    monkeypatch.setenv("FUSEJIT_TIERING", "0")
+    f = fusejit.jit(clipped_by_wide_ints)
+    for _ in range(3):
+        want = clipped_by_wide_ints(a.copy(), b.copy())
+        for got, expected in zip(f(a.copy(), b.copy()), want):
+            assert got.dtype == expected.dtype
+            np.testing.assert_array_equal(got, expected)
+    with pytest.raises(fusejit.ScriptError, match="Python integer 300 out of bounds for uint8"):
+        fusejit.jit(clipped_above_the_dtype)(a)
+
+
 def sieve(limit):
     is_prime = np.ones(limit + 1, dtype=bool)
     is_prime[:2] = False
