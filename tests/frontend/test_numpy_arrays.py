@@ -14,6 +14,8 @@ import pytest
 
 import fusejit
 
+from .numpy_programs import assert_same as _same
+
 R = np.random.default_rng(1)
 a, b, c = R.standard_normal((3, 4)), R.standard_normal((4, 2)), R.standard_normal((2, 3, 4))
 i2, j2 = np.array([[0, 2], [1, 1]]), np.array([3, 0])
@@ -434,6 +436,21 @@ def test_clip_of_an_int_array_by_ints_beyond_its_dtype_compares_by_value(n, monk
             np.testing.assert_array_equal(got, expected)
     with pytest.raises(fusejit.ScriptError, match="Python integer 300 out of bounds for uint8"):
         fusejit.jit(clipped_above_the_dtype)(a)
+
+
+def running_totals_of_a_0d_array(a):
+    return np.cumsum(a, axis=-1), np.cumprod(a, axis=0), a.cumsum(axis=0), np.cumsum(a)
+
+
+def test_running_totals_of_a_0d_array_along_an_axis_are_1d_as_numpys():
+    """``np.cumsum(np.array(2.5), axis=-1)`` is ``array([2.5])``: NumPy runs a 0-d array as
+    1-d. fusejit returned a 0-d result (a NumPy scalar); axis 1 is NumPy's AxisError,
+    refused when scripted (it was an IndexError when the interpreter ran it)."""
+    f = fusejit.jit(running_totals_of_a_0d_array)
+    for _ in range(3):
+        _same(f(np.array(2.5)), running_totals_of_a_0d_array(np.array(2.5)))
+    with pytest.raises(fusejit.ScriptError, match="axis 1 is out of bounds"):
+        fusejit.jit(lambda a: np.cumprod(a, axis=1))(np.array(2.5))
 
 
 def sieve(limit):
