@@ -464,7 +464,8 @@ class LoopStatements:
             was = {name: self.env[name] for name in wider}
             for name, rank in wider.items():
                 self.at(stmt)
-                self.env[name] = widen(self.b, self.env[name], rank)
+                if not self._retyped_placeholder(name, body_env[name].type):
+                    self.env[name] = widen(self.b, self.env[name], rank)
             self.emit_loop(stmt, trip, cond, index, breaks)
             return self._kinds_where_it_ran_none(stmt, trip, cond, was)
         stronger = self._numbers_that_became_numpy_scalars(carried, initial, body_env)
@@ -475,7 +476,10 @@ class LoopStatements:
             was = {name: self.env[name] for name in stronger}
             for name, dtype in stronger.items():
                 self.at(stmt)
-                self.env[name] = numpy_scalar(self.b, self.env[name], dtype, shared=True)
+                if self._retyped_placeholder(name, body_env[name].type):
+                    self.b.numpy_scalars[self.env[name]] = dtype
+                else:
+                    self.env[name] = numpy_scalar(self.b, self.env[name], dtype, shared=True)
             self.emit_loop(stmt, trip, cond, index, breaks)
             return self._kinds_where_it_ran_none(stmt, trip, cond, was)
         promoted = self._scalars_that_became_arrays(carried, initial, body_env)
@@ -486,6 +490,8 @@ class LoopStatements:
             was = {name: self.env[name] for name in promoted}
             for name, dtype in promoted.items():
                 self.at(stmt)
+                if self._retyped_placeholder(name, body_env[name].type):
+                    continue
                 start = cast(self.b, as_tensor(self.b, self.env[name], name), dtype, name)
                 self.env[name] = copy(self.b, start)  # fresh: never a constant's memory
             self.emit_loop(stmt, trip, cond, index, breaks)
@@ -599,6 +605,19 @@ class LoopStatements:
                       f"does not go on with None (assign a value of that type before the loop)"
         self._raise_if_it_ran_none(trip, cond, message)
 
+    def _retyped_placeholder(self, name: str, type_) -> bool:
+        """Where ``name`` is defined only in the loop (its value before it a placeholder,
+        ``prim::Uninitialized``, read only where the loop ran: ``_raise_unless_ran``): a new
+        placeholder of ``type_`` for it, and True; there is nothing to convert (converting
+        one ran ``int(None)``). Else False."""
+        value = self.env[name]
+        if not (isinstance(value, Value) and value.node.kind == prim.Uninitialized):
+            return False
+        placeholder = self.b.create(prim.Uninitialized, [])
+        placeholder.output().set_type(type_)
+        self.env[name] = placeholder.output()
+        return True
+
     def _kinds_where_it_ran_none(self, stmt, trip: Item, cond: Value, was: dict) -> None:
         """After a loop whose body changes the type of numbers (``was``: their values before
         it), emitted with them in their types after the body: where it may run zero times, a
@@ -616,7 +635,8 @@ class LoopStatements:
         for name, before in was.items():
             after = self.env.get(name)
             kinds, now = scalar_kinds(b, before), scalar_kinds(b, after)
-            if name not in self.live_after[-1] or kinds is None:
+            if name not in self.live_after[-1] or kinds is None or \
+                    before.node.kind == prim.Uninitialized:   # (read only where it ran)
                 continue
             self.at(stmt)
             if now is None:

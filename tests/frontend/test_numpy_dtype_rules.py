@@ -374,3 +374,26 @@ def test_a_number_a_loop_retypes_keeps_its_kind_where_it_runs_zero_times(k):
             with pytest.raises(fusejit.FusejitError, match="'t' is a number before it and an "
                                                            "array after its body"):
                 g(a, k)
+
+
+def numpy_scalars_defined_in_a_loop(a, n):
+    i = 0
+    while i < n:
+        a = a + 1
+        t = np.int8(3)
+        u = a.sum()
+        v = np.float32(i) * 2
+        i += 1
+    return t, u, v, a
+
+
+def test_numpy_scalars_first_defined_in_a_loop_that_rebinds_an_array():
+    """``t = np.int8(3)`` defined only in a while loop that also rebinds an array: the first
+    call raised ``TypeError: int() ... not 'NoneType'`` (the placeholder standing for ``t``
+    before the loop was converted to the NumPy scalar's number); later calls ran. Every call
+    returns NumPy's scalars."""
+    f = fusejit.jit(numpy_scalars_defined_in_a_loop)
+    a = np.ones(37, np.float32)
+    for n in (1, 3):
+        for _ in range(3):
+            _same_kinds(f(a, n), numpy_scalars_defined_in_a_loop(a, n))
