@@ -15,7 +15,12 @@ reductions along axis 0 / 1 with keepdims feeding broadcasts, in-place updates (
 assignment, slices, masks, out=, views written in place: ``v = x[:, 1]; v *= 2``,
 ``x[..., 0] += 1``, ``x.reshape(-1)[::3] = 0``), ``for`` and counted ``while`` loops, and
 ``if``/``else`` on scalars computed from reductions, with variables that take different dtypes
-in the two branches or across loop iterations. Shapes: small (<= 4096 elements, run
+in the two branches or across loop iterations; and (``Gen.extra``) scans, sorts and argsorts
+with an axis, argmax / argmin, integer-array and boolean-mask indexing (reads, writes,
+np.take, np.add.at), int8 / int16 / uint8 overflow, bit operations, float16 made by astype,
+logical_and / or / xor, any / all / std / var / mean with axis, ddof or dtype, rounding,
+np.arange / linspace / full / zeros_like, transposes, concatenate / stack, and reshaped views
+written in place. Shapes: small (<= 4096 elements, run
 whole-graph compiled) and big (> 4096, fused kernels), including 2-D arrays with a short last
 dimension ((5000, 3), (2000, 8), (700, 1)).
 
@@ -63,7 +68,7 @@ SHAPES = [  # (kind, shape, weight)
     ("empty2d", (0, 3), 1),
 ]
 DTYPES = [("float64", 30), ("float32", 25), ("int64", 18), ("int32", 12), ("uint8", 6),
-          ("bool", 4)]
+          ("bool", 4), ("int8", 3), ("int16", 3)]  # float16 arguments are refused: made by astype
 # documented divergences with clear messages: int // 0, a loop that re-types its variables
 REFUSAL_WORDS = ("by zero", "ran zero times")
 # scalars of expressions: casts, scales that overflow float32 or underflow, mixed-type addends
@@ -268,6 +273,136 @@ class Gen:
             lines.append(f"{self.A()} += {t}")
         return lines
 
+    def extra(self) -> list[str]:
+        """Wider NumPy: scans, sorts, fancy and mask indexing, small-int overflow, bit ops,
+        float16, logical ops, axis any/all, std/var with ddof, rounding, constructors,
+        transposes, concatenate/stack, reshaped views written in place."""
+        r = self.r
+        A, B, s, ax = self.A(), self.AB(), self.scal(), self.axis()
+        t = self.new()
+        key = self.A() + ("[:, 0]" if self.nd == 2 else "")  # one value a row
+        order = f"np.argsort({key}, kind='stable')"
+        full = [
+            lambda: f"np.cumsum({A}, axis={ax})",
+            lambda: f"np.cumprod({A} * 0.5, axis={ax})",
+            lambda: f"{A}.cumsum(axis={ax}) {r.choice('+-*')} {B}",
+            lambda: (f"np.cumsum({r.choice([A + ' > 0', A + '.astype(np.int8)'])}, "
+                     f"axis={ax})"),
+            lambda: f"np.sort({A}, axis={ax})",
+            lambda: f"np.argsort({A}, axis={ax}, kind='stable')",
+            lambda: f"{A}[{order}]",
+            lambda: f"np.take({A}, {order}, axis=0)",
+            lambda: f"{A}[np.abs({key}.astype(np.int64)) % {A}.shape[0]]",
+            lambda: f"{A}.astype(np.int8) * np.int8({r.choice(['100', '16', '-128', '127'])})",
+            lambda: f"{A}.astype(np.int16) * {r.choice(['3000', 'np.int16(-3000)', '2'])}",
+            lambda: (f"{A}.astype(np.uint8) {r.choice('+-*')} "
+                     f"{r.choice(['200', 'np.uint8(200)', '1', B])}"),
+            lambda: f"np.abs({A}.astype(np.int8) * np.int8(16))",
+            lambda: f"-({A}.astype(np.uint8))",
+            lambda: f"{A}.astype(np.int32) {r.choice(['&', '|', '^'])} {B}.astype(np.int32)",
+            lambda: (f"{A}.astype(np.int64) {r.choice(['<<', '>>'])} "
+                     f"{r.choice(['1', '3', 'np.int32(2)', '63'])}"),
+            lambda: f"~{A}.astype({r.choice(['np.int64', 'np.uint8', 'np.int8', 'bool'])})",
+            lambda: f"({A} > 0) {r.choice(['&', '|', '^'])} ({B} < {s})",
+            lambda: f"~({A} > {B})",
+            lambda: f"{A} {r.choice(['&', '|', '^'])} {B}",
+            lambda: (f"{A}.astype(np.float16) {r.choice('+-*/')} "
+                     f"{r.choice([B, s, '1.5', 'np.float16(0.1)'])}"),
+            lambda: f"np.exp({A}.astype(np.float16))",
+            lambda: (f"np.{r.choice(['logical_and', 'logical_or', 'logical_xor'])}"
+                     f"({A} > 0, {B} < {s})"),
+            lambda: f"np.logical_not({A})",
+            lambda: f"np.{r.choice(['any', 'all'])}({A} > 0, axis={ax}, keepdims=True) * {B}",
+            lambda: (f"{A} - np.{r.choice(['std', 'var'])}({A}, axis={ax}, "
+                     f"ddof={r.choice(['0', '1'])}, keepdims=True)"),
+            lambda: (f"{A} - np.mean({A}, axis={ax}, "
+                     f"dtype=np.{r.choice(['float32', 'float64'])}, keepdims=True)"),
+            lambda: f"np.round({A} * 1.7{r.choice(['', ', 1', ', 2'])})",
+            lambda: f"np.round({A} * 2.5)",
+            lambda: f"np.round({A}.astype(np.int64) * 37, -1)",
+            lambda: (f"np.{r.choice(['floor', 'ceil', 'trunc', 'rint', 'sign'])}"
+                     f"({r.choice([A, A + ' * 1.5', A + ' - 0.5'])})"),
+            lambda: f"{A} * np.arange({A}.shape[-1])" if self.nd else f"{A} + 1",
+            lambda: f"{A} + np.linspace(0, 1, {A}.shape[-1])" if self.nd else f"{A} + 1",
+            lambda: f"np.{r.choice(['zeros_like', 'ones_like'])}({A}) + {B}",
+            lambda: f"np.full_like({A}, {r.choice(['2.5', '-1', 's', 'np.float32(0.5)'])})",
+            lambda: f"np.full({A}.shape, {r.choice(['2.5', '-1', 's', 'np.int8(3)'])})",
+            lambda: (f"np.zeros({A}.shape, dtype=np.{r.choice(['int32', 'float32', 'bool_'])})"
+                     f" + {B}"),
+            lambda: f"({A}.T {r.choice('+-*')} {B}.T).T",
+            lambda: f"np.transpose(np.transpose({A}) * {s})",
+            lambda: f"np.concatenate([{A}[:1], {B}[1:]], axis=0)",
+            lambda: f"np.stack([{A}, {B}]).{r.choice(['sum', 'max', 'mean'])}(axis=0)",
+            lambda: f"np.{r.choice(['sqrt', 'log', 'log1p', 'arcsin'])}({A})",
+            lambda: f"{A} ** {r.choice(['2', '3', '0.5', '-1', 'np.int32(2)', '2.0'])}",
+            lambda: f"np.{r.choice(['isnan', 'isfinite', 'signbit'])}({A})",
+            lambda: f"np.nan_to_num(np.log({A}))",
+            lambda: f"np.diff({A}, axis={ax}, prepend=0)",
+            lambda: f"np.where({A} > 0)[0].sum() + {A}" if self.nd == 1 else f"{A} + 1",
+        ]
+        other = [
+            lambda: f"np.{r.choice(['argmax', 'argmin'])}({A}, axis={ax})",
+            lambda: f"np.{r.choice(['argmax', 'argmin'])}({A})",
+            lambda: f"{A}[{B} > 0]",
+            lambda: f"{A}[{A} > {s}] * 2",
+            lambda: f"np.{r.choice(['any', 'all'])}({A} > 0, axis={ax})",
+            lambda: f"np.{r.choice(['std', 'var'])}({A}, axis={ax}, ddof={r.choice(['0', '1'])})",
+            lambda: f"np.mean({A}, axis={ax}, dtype=np.float32)",
+            lambda: f"{A}.sum(axis={ax}, dtype=np.{r.choice(['int8', 'float32', 'int64'])})",
+            lambda: f"np.count_nonzero({A} > 0, axis={ax})",
+            lambda: f"{A}.T * {s}",
+            lambda: f"{A}.T.copy()",
+            lambda: f"np.concatenate([{A}, {B}], axis={ax})",
+            lambda: f"np.stack([{A}, {B}], axis=-1)",
+            lambda: f"np.arange({r.choice(['5', f'len({A})', '0.5, 3.0, 0.25', '10, 0, -3'])})",
+            lambda: f"np.linspace(-1, 1, {r.choice(['7', '1', '0'])})",
+            lambda: f"np.diff({A}, axis={ax})",
+            lambda: f"{A} @ {B}.T" if self.nd == 2 else f"{A} @ {B}",
+            lambda: f"{A}.reshape(-1)[[0, 2, 1, 2]]",
+            lambda: f"np.sort({A}.ravel())[::-1]",
+        ]
+        scal = [
+            lambda: f"{A}.var(ddof=1)",
+            lambda: f"np.std({A})",
+            lambda: f"int(np.argmax({A}))",
+            lambda: f"{A}[{B} > 0].sum()",
+            lambda: f"np.count_nonzero({A})",
+            lambda: f"bool(np.all({A} > -5))",
+            lambda: f"{A}.astype(np.int8).sum()",
+            lambda: "np.abs(np.int8(-128))",
+            lambda: f"round(float({A}.mean()), 2)",
+        ]
+        inplace = [
+            lambda: [f"{A}[{order}[:3]] = {s}"],
+            lambda: [f"{A}[[0, 2, 0]] {r.choice(['+=', '-=', '*='])} {s}"],
+            lambda: [f"np.add.at({A}, [0, 0, 1], {r.choice(['1', s])})"],
+            lambda: [f"{A}.reshape(-1)[np.argsort({key}.reshape(-1), kind='stable')[:5]] = {s}"],
+            lambda: [f"{t} = {A}.reshape({A}.shape[::-1])",
+                     f"{t}[0] {r.choice(['+=', '*=', '-='])} {s}"],
+            lambda: [f"{t} = {A}.ravel()", f"{t}[:5] = {s}"],
+            lambda: [f"{A}.reshape(-1, 1)[::2, 0] *= {s}"],
+            lambda: [f"{t} = {A}.T", f"{t} {r.choice(['+=', '*=', '-='])} {s}"],
+            lambda: [f"{A}.T[...] = {B}.T"],
+            lambda: [f"np.cumsum({A}, axis={ax}, out={A})"],
+            lambda: [f"{A}[{A} > {s}] *= 2"],
+            lambda: [f"{A}[:] = np.sort({A}, axis={ax})"],
+            lambda: [f"{A} <<= 1"], lambda: [f"{A} &= {B}"], lambda: [f"{A} ^= True"],
+            lambda: [f"np.round({A}, 1, out={A})"],
+            lambda: [f"np.negative({A}, out={A})"],
+            lambda: [f"{A}[...] = np.where({A} > {B}, {A}, {B})"],
+        ]
+        c = r.random()
+        if c < .45:
+            self.full.append(t)
+            return [f"{t} = {r.choice(full)()}"]
+        if c < .65:
+            self.other.append(t)
+            return [f"{t} = {r.choice(other)()}"]
+        if c < .75:
+            self.scalars.append(t)
+            return [f"{t} = {r.choice(scal)()}"]
+        return r.choice(inplace)()
+
     def body(self, n: int) -> list[str]:
         """n statements of a loop body (if/else only one level deep)."""
         out = []
@@ -278,7 +413,9 @@ class Gen:
             elif c < .7:
                 A = self.A()
                 out.append(f"{A} = {self.expr()}")
-            elif c < .85 and self.depth < 1:
+            elif c < .78:
+                out += self.extra()
+            elif c < .88 and self.depth < 1:
                 out += self.branches()
             else:
                 A, B = self.A(), self.A()
@@ -318,11 +455,13 @@ class Gen:
         lines = []
         for _ in range(self.r.randint(3, 9)):
             c = self.r.random()
-            if c < .3:
+            if c < .22:
                 lines += self.assign()
-            elif c < .55:
+            elif c < .5:
+                lines += self.extra()
+            elif c < .65:
                 lines += self.inplace()
-            elif c < .75:
+            elif c < .8:
                 lines += self.branches()
             else:
                 lines += self.loop()
@@ -355,6 +494,8 @@ def make_case(seed: int) -> tuple[str, list, object, dict]:
             x = rs.uniform(-3, 3, size=sh).astype(dt)
         elif dt == "uint8":
             x = rs.randint(0, 256, size=sh).astype(dt)
+        elif dt in ("int8", "int16"):
+            x = rs.randint(-128, 128, size=sh).astype(dt)
         elif dt == "bool":
             x = rs.rand(*sh) < .5
         else:
@@ -421,7 +562,7 @@ def compare(exp, got, what: str) -> str | None:
         if not np.array_equal(inf, np.isinf(ga)) or not np.array_equal(ea[inf], ga[inf]):
             return f"{what}[{i}]: inf positions/signs differ"
         fin = np.isfinite(ea)
-        rtol = 2e-4 if ea.dtype == np.float32 else 1e-9
+        rtol = {np.dtype(np.float32): 2e-4, np.dtype(np.float16): 2e-3}.get(ea.dtype, 1e-9)
         scale = float(np.abs(ea[fin]).max()) if fin.any() else 1.0
         d = np.abs(ea[fin].astype(np.float64) - ga[fin].astype(np.float64))
         ok = d <= rtol * np.abs(ea[fin]) + rtol * max(scale, 1.0) * 1e-2
