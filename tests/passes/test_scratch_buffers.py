@@ -1,0 +1,150 @@
+"""``forward_scratch_buffers``: ``out=`` buffers read back in the same step become values.
+
+Every program runs through ``fusejit.jit`` three times (the interpreter, then the compiled
+forms; small arrays whole, big ones in fused kernels) against NumPy on fresh arguments, and the
+pass is asked directly whether it rewrites the program's scripted graph: the programs it must
+leave alone are those where a read could see another step's value, a value broadcasts into the
+buffer, or the buffer is viewed or returned.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import fusejit
+from fusejit.frontend.jit import argument_ir_type
+from fusejit.frontend.script import scripted
+
+
+def stencil_steps(c0, a, d, steps):
+    c = c0.copy()
+    tmp = np.empty(c.size - 2, dtype=c.dtype)
+    lap = np.empty(c.size - 2, dtype=c.dtype)
+    for _ in range(steps):
+        np.subtract(c[2:], c[:-2], out=tmp)
+        tmp *= -a
+        np.add(c[2:], c[:-2], out=lap)
+        lap -= 2 * c[1:-1]
+        lap *= d
+        tmp += lap
+        c[1:-1] += tmp
+    return c
+
+
+def rows_through_a_buffer(x, y):
+    out = np.empty_like(x)
+    buf = np.empty(x.shape[1])
+    for i in range(x.shape[0]):
+        np.multiply(x[i], 2.0, out=buf)
+        if i % 2:
+            buf += y[i]
+        out[i] = buf * buf
+    return out
+
+
+def wider_buffer(x):
+    buf = np.zeros(x.shape, dtype=np.float64)
+    np.multiply(x, 3, out=buf)         # a float32 value written into float64
+    return buf.sum() + (buf * 0.5).max()
+
+
+def accumulated_across_steps(x, steps):
+    acc = np.zeros_like(x)
+    for _ in range(steps):
+        acc += x                       # reads the step before's value
+        np.multiply(acc, 0.5, out=acc)
+    return acc
+
+
+def broadcast_into_a_buffer(row, m):
+    buf = np.empty((m, row.shape[0]))
+    np.multiply(row, 2.0, out=buf)     # each row of buf: NumPy's broadcast
+    return buf.sum(axis=0) + buf[0]
+
+
+def viewed_buffer(x):
+    buf = np.empty_like(x)
+    np.add(x, 1.0, out=buf)
+    head = buf[:3]
+    return head * 2
+
+
+def returned_buffer(x, y):
+    buf = np.empty_like(x)
+    np.add(x, y, out=buf)
+    return buf, buf + 1
+
+
+_MADE = {"aten::zeros", "aten::empty", "aten::full", "aten::ones", "aten::zeros_like",
+         "aten::empty_like", "aten::full_like", "aten::ones_like"}
+_WRITES = {"aten::copy_", "aten::add_", "aten::sub_", "aten::mul_", "aten::div_"}
+
+
+def _made_buffer(value) -> bool:
+    """Is ``value`` an array the function made, whole (through in-place results and a
+    loop's variables, not views)?"""
+    for _ in range(64):
+        node = value.node
+        if node.kind in _MADE:
+            return True
+        if node.kind in _WRITES:
+            value = node.inputs[0]
+        elif node.kind == "prim::Param" and node.owning_block.owning_node is not None:
+            value = node.owning_block.owning_node.inputs[value.offset + 1]
+        else:
+            return False
+    return False
+
+
+def _writes_into_made_buffers(fn, args) -> int:
+    """How many writes and updates of whole arrays the function made its scripted graph
+    (``fusejit.jit``'s, after ``forward_scratch_buffers``) still holds."""
+    graph, *_ = scripted(fn, [argument_ir_type(f"a{i}", a) for i, a in enumerate(args)],
+                         branched=True)
+    return sum(1 for node in graph.all_nodes()
+               if node.kind in _WRITES and _made_buffer(node.inputs[0]))
+
+
+def _arguments(fn, n):
+    rng = np.random.default_rng(4)
+    if fn is stencil_steps:
+        return (rng.random(n).astype(np.float32), 0.2, 0.1, 5)
+    if fn is rows_through_a_buffer:
+        return rng.random((4, n // 4)), rng.random((4, n // 4))
+    if fn is wider_buffer:
+        return (rng.random(n).astype(np.float32),)
+    if fn is accumulated_across_steps:
+        return rng.random(n), 3
+    if fn is broadcast_into_a_buffer:
+        return rng.random(n // 8), 8
+    if fn in (viewed_buffer, returned_buffer):
+        return rng.random(n), rng.random(n)
+    raise AssertionError(fn)
+
+
+@pytest.mark.parametrize("fn, forwarded", [
+    (stencil_steps, True), (rows_through_a_buffer, True), (wider_buffer, True),
+    (accumulated_across_steps, False), (broadcast_into_a_buffer, False),
+    (viewed_buffer, False), (returned_buffer, False)])
+def test_scratch_buffers_become_values_only_where_every_read_sees_the_step_s_write(
+        fn, forwarded):
+    """The pass (``fusejit.jit`` runs it when it scripts) rewrites the programs whose buffers
+    are written whole and read back in the same step, no write of them left, and leaves the
+    others; every call of every program matches NumPy."""
+    args = _arguments(fn, 64)
+    if fn is viewed_buffer:
+        args = args[:1]
+    assert (_writes_into_made_buffers(fn, args) == 0) == forwarded
+    jitted = fusejit.jit(fn)
+    for n in (64, 8000):
+        args = _arguments(fn, n)
+        if fn is viewed_buffer:
+            args = args[:1]
+        want = fn(*[a.copy() if isinstance(a, np.ndarray) else a for a in args])
+        for _ in range(3):
+            got = jitted(*[a.copy() if isinstance(a, np.ndarray) else a for a in args])
+            for g, w in zip(got if isinstance(got, tuple) else (got,),
+                            want if isinstance(want, tuple) else (want,)):
+                assert np.asarray(g).dtype == np.asarray(w).dtype
+                np.testing.assert_allclose(g, w, rtol=1e-5)
