@@ -47,7 +47,7 @@ import numpy as np
 from ..ir.constants import constant_value
 from ..ir.graph import Block, Graph, Node, Value
 from ..ir.symbols import aten, prim
-from ..ir.types import NoneType, TensorType
+from ..ir.types import BOOL, INT, NoneType, TensorType
 from .graph_fuser import is_simple_map
 from .pass_checks import graph_pass
 
@@ -188,7 +188,9 @@ def _plan(graph: Graph, buffer: Value, members: set) -> dict | None:
         return None
     for node, role in roles.items():
         if role == "write" and not _covers(node.input(1), target, len(target)):
-            return None
+            if _leaves(node.input(1), len(target)) is None:
+                return None
+            roles[node] = "checked write"   # (x * y of two arguments: checked as it runs)
         if role == "update" and not _fits(node.input(1), len(target)):
             return None
     return roles
@@ -247,7 +249,9 @@ def _rewrite(graph: Graph, buffer: Value, members: set, roles: dict) -> None:
                     value = None
                 continue
             role = roles.get(node)
-            if role == "write":
+            if role in ("write", "checked write"):
+                if role == "checked write":
+                    _check_shape(graph, node, node.input(0), node.input(1))
                 value = _as_dtype(graph, node, node.input(1), dtype)
                 gone.append(node)
             elif role == "update":
@@ -267,6 +271,70 @@ def _rewrite(graph: Graph, buffer: Value, members: set, roles: dict) -> None:
     for node in reversed(gone):
         node.output().replace_all_uses_with(node.input(0))
         node.destroy()
+
+
+def _leaves(value: Value, rank: int, depth: int = 0) -> list[Value] | None:
+    """The arrays a written value is a pointwise op of (through the fuser's maps), where
+    each has at most the buffer's ``rank`` dimensions and the value has it; else None."""
+    if depth > 64 or not isinstance(value.type, TensorType) or value.type.rank is None \
+            or value.type.rank > rank:
+        return None
+    node = value.node
+    if not is_simple_map(node, int_scalars=True):
+        return [value] if value.type.rank == rank or depth else None
+    found: list[Value] = []
+    for v in node.inputs:
+        if isinstance(v.type, TensorType) and v.type.rank != 0:
+            inner = _leaves(v, rank, depth + 1)
+            if inner is None:
+                return None
+            found += inner
+    return found if depth or any(v.type.rank == rank for v in found) else None
+
+
+# The error where a value the pass reads back from a buffer does not have its shape.
+SHAPE_MESSAGE = ("ValueError: the value written into an array (out=, or a whole-array "
+                 "store) does not have the array's shape; NumPy broadcasts a smaller one into "
+                 "it (or raises), and fusejit, which reads the array back as the value "
+                 "written, needs them equal: write np.broadcast_to(value, array.shape)")
+
+
+def _check_shape(graph: Graph, at: Node, target: Value, value: Value) -> None:
+    """Before ``at``: raise where the arrays ``value`` is a pointwise op of do not broadcast
+    to exactly ``target``'s shape (each size of each either the target's or 1, and one of
+    them the target's); sizes only, which the fuser reads from its groups' inputs."""
+    rank = target.type.rank
+    leaves = _leaves(value, rank)
+
+    def op(kind, inputs, type_):
+        made = graph.insert(kind, inputs)
+        made.source_range = at.source_range
+        return made.output().set_type(type_)
+
+    with graph.inserting_before(at):
+        one = graph.insert_constant(1)
+        ok = None
+        for d in range(rank):
+            want = op(aten.size, [target, graph.insert_constant(d)], INT)
+            fits = hit = None
+            for leaf in leaves:
+                k = d - (rank - leaf.type.rank)
+                if k < 0:
+                    continue
+                size = op(aten.size, [leaf, graph.insert_constant(k)], INT)
+                same = op(aten.eq, [size, want], BOOL)
+                either = op(aten["__or__"], [same, op(aten.eq, [size, one], BOOL)], BOOL)
+                fits = either if fits is None else op(aten["__and__"], [fits, either], BOOL)
+                hit = same if hit is None else op(aten["__or__"], [hit, same], BOOL)
+            both = op(aten["__and__"], [fits, hit], BOOL)
+            ok = both if ok is None else op(aten["__and__"], [ok, both], BOOL)
+        check = graph.insert(prim.If, [ok], 0)
+        check.source_range = at.source_range
+        check.add_block()
+        fail = check.add_block()
+    with graph.inserting_before(fail.return_node):
+        message = graph.insert_constant(SHAPE_MESSAGE)
+        graph.insert(prim.RaiseException, [message], 0).source_range = at.source_range
 
 
 def _merged(node: Node, values: list[Value]) -> Value:

@@ -49,6 +49,24 @@ def wider_buffer(x):
     return buf.sum() + (buf * 0.5).max()
 
 
+def heun_step(x, v, c, dt, steps):
+    a1 = np.empty_like(x)
+    xp = np.empty_like(x)
+    for _ in range(steps):
+        np.multiply(c, v, out=a1)      # two arguments: their shapes checked as it runs
+        a1 += x
+        np.multiply(v, dt, out=xp)
+        xp += x
+        x += dt * (a1 + xp)
+    return x
+
+
+def rows_broadcast_into_a_buffer(x, y):
+    buf = np.empty((4, x.shape[1]))
+    np.multiply(x, y, out=buf)         # (1, n) values into (4, n): NumPy broadcasts
+    return buf * 2
+
+
 def accumulated_across_steps(x, steps):
     acc = np.zeros_like(x)
     for _ in range(steps):
@@ -114,6 +132,8 @@ def _arguments(fn, n):
         return rng.random((4, n // 4)), rng.random((4, n // 4))
     if fn is wider_buffer:
         return (rng.random(n).astype(np.float32),)
+    if fn is heun_step:
+        return rng.random(n), rng.random(n), rng.random(n), 0.01, 3
     if fn is accumulated_across_steps:
         return rng.random(n), 3
     if fn is broadcast_into_a_buffer:
@@ -125,6 +145,7 @@ def _arguments(fn, n):
 
 @pytest.mark.parametrize("fn, forwarded", [
     (stencil_steps, True), (rows_through_a_buffer, True), (wider_buffer, True),
+    (heun_step, True),
     (accumulated_across_steps, False), (broadcast_into_a_buffer, False),
     (viewed_buffer, False), (returned_buffer, False)])
 def test_scratch_buffers_become_values_only_where_every_read_sees_the_step_s_write(
@@ -148,3 +169,17 @@ def test_scratch_buffers_become_values_only_where_every_read_sees_the_step_s_wri
                             want if isinstance(want, tuple) else (want,)):
                 assert np.asarray(g).dtype == np.asarray(w).dtype
                 np.testing.assert_allclose(g, w, rtol=1e-5)
+
+
+def test_a_value_that_broadcasts_into_a_checked_buffer_is_refused_as_it_runs():
+    """``np.multiply(x, y, out=buf)`` of two arguments whose shapes the graph does not relate
+    to ``buf``'s is read back as the value written, with a check of the sizes when it runs:
+    (1, n) values broadcast into a (4, n) buffer (NumPy's broadcast) raise a ValueError
+    saying so, rather than reading back a (1, n) array."""
+    f = fusejit.jit(rows_broadcast_into_a_buffer)
+    x, y = np.ones((4, 8)), np.full((4, 8), 2.0)
+    for _ in range(3):
+        np.testing.assert_array_equal(f(x, y), rows_broadcast_into_a_buffer(x, y))
+    for _ in range(3):
+        with pytest.raises(fusejit.FusejitError, match="does not have the array's shape"):
+            f(np.ones((1, 8)), np.ones((1, 8)))
