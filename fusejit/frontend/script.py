@@ -50,7 +50,7 @@ from ..ir.types import (
 from ..passes.constant_pooling import constant_pooling
 from ..passes.constant_propagation import constant_propagation
 from ..passes.dead_code_elimination import eliminate_dead_code
-from ..passes.scratch_buffers import forward_scratch_buffers
+from ..passes.scratch_buffers import forward_scratch_buffers, forward_view_stores
 from . import numpy_arrays, numpy_lowering
 from .builder import (
     IRBuilder,
@@ -198,8 +198,9 @@ def _scripted(fn, arg_types: Sequence[Type] | None, constants: dict[int, Any] | 
         constant_propagation(graph, numbers_only=True)
         eliminate_dead_code(graph)
         constant_pooling(graph)
-        # (out= scratch buffers read back in the same step: their values, fusable)
-        if forward_scratch_buffers(graph):
+        # (out= scratch buffers read back in the same step, and views read back after a
+        # store: the values stored, which the fuser sees whole)
+        if forward_scratch_buffers(graph) | forward_view_stores(graph):
             eliminate_dead_code(graph)
     graph.lint()
     structure = returned_structure(result, len(outputs))

@@ -38,6 +38,10 @@ A buffer qualifies when all of these hold, else it is left as it is:
   NumPy refuses for its shapes, a bigger value than the buffer, is not refused here.)
 
 A value of another dtype than the buffer's is cast to it (what the write did).
+
+``forward_view_stores`` does the same for stores into a view of a persistent array within
+one block (``np.multiply(a[i], dp[i - 1], out=dp[i])``, then ``np.subtract(d[i], dp[i],
+out=dp[i])`` and ``dp[i] /= b``: one store of the last value); see its section below.
 """
 
 from __future__ import annotations
@@ -465,3 +469,120 @@ def _constant(value: Value, none: int | None = None) -> int | None:
     if n is None:
         return none if isinstance(value.type, NoneType) else None
     return n if type(n) is int else None
+
+
+# -- stores into views read back in the same block -------------------------------------------
+#
+#     np.multiply(a[i], dp[i - 1], out=dp[i])      copy_(dp[i], a[i] * dp[i-1])
+#     np.subtract(d[i], dp[i], out=dp[i])          copy_(dp[i], d[i] - <that>)
+#     dp[i] /= denom                               dp[i] := <that> / denom
+#
+# Within one block, a read of the elements a view like ``dp[i]`` (the same view: the same ops
+# of the same values) was last given takes the value given, and a store that the next store
+# into the same view overwrites before anything could read it is dropped; the three lines then
+# store once. Reads and writes by anything else that may alias the array (``AliasDb``), and any
+# loop or if between, end what is known.
+
+_VIEW_KINDS = frozenset({aten.select, aten.slice})
+
+
+@graph_pass
+def forward_view_stores(graph: Graph) -> bool:
+    """In each block of ``graph``, reads of a view just stored into take the stored value,
+    updates of it compute theirs, and stores overwritten unread go; True if any did."""
+    from .alias_analysis import AliasDb
+
+    db = AliasDb(graph)
+    changed = False
+    for block in [graph.block, *(b for n in graph.all_nodes() for b in n.blocks)]:
+        changed = _forward_in_block(graph, block, db) or changed
+    return changed
+
+
+def _view_key(value: Value) -> tuple | None:
+    """The same view of the same array has the same key: its ops and their operands (values
+    by identity, constants by value)."""
+    node = value.node
+    if node.kind not in _VIEW_KINDS:
+        return None
+    base = _view_key(node.input(0)) or ("array", node.input(0))
+    parts = []
+    for v in node.inputs[1:]:
+        if v.node.kind == prim.Constant:
+            parts.append(("constant", repr(constant_value(v.node))))
+        else:
+            parts.append(("value", v))
+    return (node.kind, base, *parts)
+
+
+def _forward_in_block(graph: Graph, block: Block, db) -> bool:
+    known: dict[tuple, tuple[Value, Value]] = {}     # key -> (the view, the value stored)
+    last: dict[tuple, tuple[Node, bool]] = {}        # key -> (its last store, read since)
+    dead: list[Node] = []
+    changed = False
+
+    def aliases(a: Value, b: Value) -> bool:
+        return db.may_alias(a, b)
+
+    def forget_aliases_of(view: Value, keep: tuple | None) -> None:
+        for key in [k for k, (v, _) in known.items() if k != keep and aliases(v, view)]:
+            del known[key]
+        for key in [k for k, (n, _) in last.items() if k != keep and aliases(n.input(0), view)]:
+            del last[key]
+
+    for node in list(block.nodes()):
+        if node.blocks:
+            known.clear()
+            last.clear()
+            continue
+        target = node.inputs[0] if node.inputs else None
+        key = _view_key(target) if target is not None else None
+        if key is not None and node.kind in _UPDATES and key in known \
+                and _fits(node.input(1), target.type.rank or 0) \
+                and isinstance(target.type, TensorType):
+            # dp[i] /= x after a store into dp[i]: the store of (stored / x)
+            with graph.inserting_before(node):
+                made = graph.insert(_UPDATES[node.kind], [known[key][1], *node.inputs[1:]])
+                made.source_range = node.source_range
+                _typed(made)
+                value = _as_dtype(graph, node, made.output(), target.type.dtype)
+                store = graph.insert(aten.copy_, [target, value, graph.insert_constant(False)])
+            store.source_range = node.source_range
+            store.output().set_type(target.type)
+            node.output().replace_all_uses_with(target)
+            node.destroy()
+            node, changed = store, True
+        if key is not None and node.kind == aten.copy_ and isinstance(target.type, TensorType) \
+                and not node.output().uses:
+            value = node.input(1)
+            shape = _shape(target)
+            if shape is not None and target.type.rank is not None and \
+                    _covers(value, shape, target.type.rank):
+                if key in last and not last[key][1]:
+                    dead.append(last[key][0])       # (overwritten before any read)
+                forget_aliases_of(target, key)
+                known[key] = (target, _as_dtype(graph, node, value, target.type.dtype))
+                last[key] = (node, False)
+                continue
+        # a read of a view stored into: the stored value
+        if node.kind == aten.copy_ or node.kind in _UPDATES or \
+                is_simple_map(node, int_scalars=True) or node.kind in _READS:
+            first = 1 if node.kind == aten.copy_ or node.kind in _UPDATES else 0
+            for i, v in enumerate(node.inputs):
+                k = _view_key(v) if i >= first else None
+                if k is not None and k in known:
+                    node.replace_input(i, known[k][1])
+                    changed = True
+        if node.kind in _VIEW_KINDS:
+            continue            # (a view reads no elements; its users do)
+        for k in list(last):
+            store, _ = last[k]
+            if any(isinstance(v.type, TensorType) and aliases(v, store.input(0))
+                   for v in node.inputs):
+                last[k] = (store, True)
+        for v in node.inputs:
+            if db.get_writes(node) and isinstance(v.type, TensorType):
+                forget_aliases_of(v, None)
+    for store in dead:
+        store.destroy()
+    return changed or bool(dead)

@@ -183,3 +183,66 @@ def test_a_value_that_broadcasts_into_a_checked_buffer_is_refused_as_it_runs():
     for _ in range(3):
         with pytest.raises(fusejit.FusejitError, match="does not have the array's shape"):
             f(np.ones((1, 8)), np.ones((1, 8)))
+
+
+def row_updates(a, d, b):
+    x = np.empty_like(d)
+    x[0] = d[0]
+    for i in range(1, d.shape[0]):
+        np.multiply(a[i], x[i - 1], out=x[i])     # stored, read back, stored over
+        np.subtract(d[i], x[i], out=x[i])
+        x[i] /= b[i]
+    return x
+
+
+def store_read_between(a, x, i):
+    np.multiply(a, 2.0, out=x[i])
+    total = x.sum()                               # reads the first store
+    np.add(x[i], 1.0, out=x[i])
+    return x, total
+
+
+def stores_into_two_rows(a, x, i, j):
+    np.multiply(a, 2.0, out=x[i])
+    np.multiply(a, 3.0, out=x[j])                 # the same row where i == j
+    return x[i] * 1.0, x
+
+
+def aliased_arguments(a, x, y):
+    np.multiply(a, 2.0, out=x[0])
+    y[0] += 1.0                                   # y may be x
+    return x[0] + 0.0
+
+
+def _views_stored_into(fn, args) -> int:
+    graph, *_ = scripted(fn, [argument_ir_type(f"a{i}", a) for i, a in enumerate(args)],
+                         branched=True)
+    return sum(1 for node in graph.all_nodes() if node.kind == "aten::copy_"
+               and node.inputs[0].node.kind in ("aten::select", "aten::slice"))
+
+
+@pytest.mark.parametrize("n", [16, 6000])
+def test_a_view_stored_into_is_read_back_as_the_value_stored(n):
+    """``np.multiply(a[i], x[i - 1], out=x[i])``, then ``np.subtract(d[i], x[i], out=x[i])``
+    and ``x[i] /= b[i]``: the reads of ``x[i]`` take the value stored, and the two stores
+    the next one overwrites unread go (one store a step, was two and an update). Stores
+    read in between (``x.sum()``), into a row that may be the same (``x[j]``) or into an
+    argument that may be the same array stay; every call of each matches NumPy."""
+    rng = np.random.default_rng(8)
+    a, d, b = rng.random((3, 4, n // 4)) + 1.0
+    args = {row_updates: lambda: (a, d, b),
+            store_read_between: lambda: (a[0], d.copy(), 2),
+            stores_into_two_rows: lambda: (a[0], d.copy(), 1, 1),
+            aliased_arguments: lambda: (a[0], d.copy(), d.copy())}
+    assert _views_stored_into(row_updates, args[row_updates]()) == 2   # (x[0] = d[0], x[i])
+    for fn, make in args.items():
+        jitted = fusejit.jit(fn)
+        want = fn(*make())
+        for _ in range(3):
+            got = jitted(*make())
+            for g, w in zip(got if isinstance(got, tuple) else (got,),
+                            want if isinstance(want, tuple) else (want,)):
+                np.testing.assert_allclose(g, w, rtol=1e-12)
+    x = d.copy()
+    got = fusejit.jit(aliased_arguments)(a[0], x, x)
+    np.testing.assert_allclose(got, aliased_arguments(a[0], d.copy(), d.copy()) + 1.0)
