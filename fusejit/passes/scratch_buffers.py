@@ -191,6 +191,8 @@ def _plan(graph: Graph, buffer: Value, members: set) -> dict | None:
     if target is None:
         return None
     for node, role in roles.items():
+        if role == "write" and not _unwritten_result(node.input(1)):
+            return None
         if role == "write" and not _covers(node.input(1), target, len(target)):
             if _leaves(node.input(1), len(target)) is None:
                 return None
@@ -207,6 +209,38 @@ def _writes_within(node: Node, members: set) -> bool:
             if _is_write(inner, members) or inner.blocks and _writes_within(inner, members):
                 return True
     return False
+
+
+# Ops whose result may be their first input itself, or a view of it
+_ALIASING = frozenset({aten.select, aten.slice, aten.reshape, aten.view, aten.expand,
+                       aten.expand_as, aten.t, aten.transpose, aten.permute, aten.squeeze,
+                       aten.unsqueeze, aten.flatten, aten.type_as, aten.to, aten.contiguous,
+                       aten.view_as, aten.reshape_as, aten.detach, aten.real})
+
+
+def _unwritten_result(value: Value, depth: int = 0) -> bool:
+    """Is ``value`` an array an op computed (not an argument, a view or a write's result)
+    that nothing writes afterwards, through a view either (``t = a * 2; np.copyto(buf, t);
+    t += 1``: a read of ``buf`` must not become a read of ``t``)?"""
+    node = value.node
+    if depth == 0 and (node.kind in (prim.Param, prim.Constant) or node.kind in _ALIASING
+                       or node.kind.ns != "aten" or node.schema is None
+                       or node.schema.written):
+        return False
+    if depth > 64:
+        return False
+    for use in value.uses:
+        user = use.user
+        if user.kind in _ALIASING and use.offset == 0:
+            if not _unwritten_result(user.output(), depth + 1):
+                return False
+            continue
+        if user.kind == prim.Return and user.owning_block.owning_node is None:
+            continue        # (returned: nothing here writes it after)
+        schema = user.schema
+        if schema is None or use.offset in schema.written:
+            return False
+    return True
 
 
 def _fits(operand: Value, rank: int) -> bool:
@@ -557,7 +591,7 @@ def _forward_in_block(graph: Graph, block: Block, db) -> bool:
             value = node.input(1)
             shape = _shape(target)
             if shape is not None and target.type.rank is not None and \
-                    _covers(value, shape, target.type.rank):
+                    _unwritten_result(value) and _covers(value, shape, target.type.rank):
                 if key in last and not last[key][1]:
                     dead.append(last[key][0])       # (overwritten before any read)
                 forget_aliases_of(target, key)

@@ -246,3 +246,28 @@ def test_a_view_stored_into_is_read_back_as_the_value_stored(n):
     x = d.copy()
     got = fusejit.jit(aliased_arguments)(a[0], x, x)
     np.testing.assert_allclose(got, aliased_arguments(a[0], d.copy(), d.copy()) + 1.0)
+
+
+def written_after_the_store(a, x):
+    t = a * 2.0
+    buf = np.empty_like(a)
+    np.copyto(buf, t)
+    t += 1.0                                      # buf keeps the values before
+    np.multiply(a, 3.0, out=x[0])
+    a += 1.0                                      # (an argument stored, then written)
+    np.copyto(x[1], a)
+    a += 1.0
+    return buf * 1.0, x[0] * 1.0, x[1] * 1.0
+
+
+def test_a_value_written_after_its_store_is_not_read_in_its_place():
+    """``np.copyto(buf, t)`` then ``t += 1``: ``buf`` keeps the values before, so its reads
+    must not become reads of ``t``; nor may a view stored with an argument's values (which a
+    later ``a += 1`` changes) be read back as the argument. Every call."""
+    jitted = fusejit.jit(written_after_the_store)
+    for n in (16, 6000):
+        a, x = np.arange(n, dtype=np.float64), np.zeros((2, n))
+        want = written_after_the_store(a.copy(), x.copy())
+        for _ in range(3):
+            for g, w in zip(jitted(a.copy(), x.copy()), want):
+                np.testing.assert_array_equal(g, w)
