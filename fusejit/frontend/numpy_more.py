@@ -164,8 +164,14 @@ def round_(b: IRBuilder, x: Item, decimals: Item = 0) -> Value:
         return unary(b, "round", x, "np.round")
     scale = 10.0 ** digits
     x = _array(b, x, "np.round")
+    if dtype is not None and dtype.kind in "iu":
+        # (np.round(ints, -1): NumPy divides by 10 in float64, rounds half to even,
+        # multiplies back and casts to the array's dtype: 125 as int8 is 120)
+        tens = 10.0 ** -digits
+        rounded = unary(b, "round", binary(b, "div", x, tens), "np.round")
+        return cast(b, binary(b, "mul", rounded, tens), dtype, "np.round")
     if dtype_of(x) is not None and dtype_of(x).kind != "f":
-        raise b.error("np.round with decimals takes a float array; convert it with "
+        raise b.error("np.round with decimals takes a float or int array; convert it with "
                       ".astype(np.float64)")
     return binary(b, "div", unary(b, "round", binary(b, "mul", x, scale), "np.round"), scale)
 

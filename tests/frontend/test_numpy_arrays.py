@@ -453,6 +453,26 @@ def test_running_totals_of_a_0d_array_along_an_axis_are_1d_as_numpys():
         fusejit.jit(lambda a: np.cumprod(a, axis=1))(np.array(2.5))
 
 
+def ints_rounded(x, y, z):
+    return np.round(x, -1), np.round(y, -2), np.round(z, -1), x.round(2)
+
+
+@pytest.mark.parametrize("n", [20, 6000])
+def test_np_round_of_ints_to_tens_is_numpys(n):
+    """``np.round(int_array, -1)``: NumPy divides by 10 in float64, rounds half to even,
+    multiplies back and casts to the array's dtype (5 -> 0, 15 -> 20, int8 125 -> 120). It was
+    refused ("takes a float array"), the fuzzer's commonest refusal. Every call; int64, int8,
+    uint8; a non-negative ``decimals`` of ints is a copy."""
+    rng = np.random.default_rng(0)
+    x = rng.integers(-1000, 1000, n)
+    x[:4] = [5, 15, 25, -35]
+    y = rng.integers(-128, 127, n).astype(np.int8)
+    z = (np.arange(n) * 5 % 256).astype(np.uint8)
+    f = fusejit.jit(ints_rounded)
+    for _ in range(3):
+        _same(f(x, y, z), ints_rounded(x, y, z))
+
+
 def sieve(limit):
     is_prime = np.ones(limit + 1, dtype=bool)
     is_prime[:2] = False
