@@ -330,7 +330,25 @@ def check_stored_number(b: IRBuilder, x: Value, value: Item) -> Item:
     does (300 -> 44). A NumPy integer scalar is cast as an array is: ``uint8_array[0] =
     np.int64(-2)`` stores 254, the constant given wrapped (the store raised as for -2)."""
     number, dtype = b.static(value), dtype_of(x)
-    if dtype is None or dtype.kind not in "iu" or type(number) not in (int, float):
+    if dtype is None or dtype.kind not in "iu":
+        return value
+    strong = b.numpy_scalars.get(value) if isinstance(value, Value) else None
+    if strong is not None and strong.kind == "f":
+        # (a NumPy float scalar is cast as an array is: uint8_array[0] = np.float32(-1.5)
+        # stores 255, the first call raised as for the Python float and later ones skipped
+        # the store)
+        if isinstance(number, float) and math.isfinite(number):
+            return int(np.array(number, strong).astype(dtype))
+        if not isinstance(number, float):
+            return cast(b, as_tensor(b, value, "the stored value", strong), dtype,
+                        "the stored value")
+    if type(number) is float and math.isfinite(number):
+        info = np.iinfo(dtype)
+        if not info.min <= math.trunc(number) <= info.max:  # (NumPy's error for -1.5)
+            b.raise_unless(False, f"OverflowError: Python integer {math.trunc(number)} out "
+                                  f"of bounds for {dtype.name}")
+        return value
+    if type(number) not in (int, float):
         return value
     if isinstance(number, int):
         info = np.iinfo(dtype)

@@ -473,6 +473,32 @@ def test_np_round_of_ints_to_tens_is_numpys(n):
         _same(f(x, y, z), ints_rounded(x, y, z))
 
 
+def numpy_floats_stored_into_ints(a, x):
+    a[int(np.argmax(a))] = np.float32(-1.5)
+    a[3] = np.float32(300.5)
+    a[4] = x.mean() - 10.0          # a np.float64 known when it runs: -7.5 -> 249
+    return a
+
+
+def python_float_out_of_range(a):
+    a[0] = -1.5
+    return a
+
+
+def test_numpy_float_scalars_stored_into_int_elements_wrap_as_numpys():
+    """``uint8_array[k] = np.float32(-1.5)`` stores 255 in NumPy (a NumPy scalar is cast as
+    an array is); fusejit's first call raised the OverflowError of the Python float -1.5, and
+    the compiled calls skipped the store. A Python float out of range is NumPy's
+    OverflowError. Every call."""
+    f = fusejit.jit(numpy_floats_stored_into_ints)
+    x = np.full(8, 2.5)
+    for _ in range(3):
+        a = np.arange(37).astype(np.uint8)
+        np.testing.assert_array_equal(f(a.copy(), x), numpy_floats_stored_into_ints(a, x))
+    with pytest.raises(fusejit.FusejitError, match="Python integer -1 out of bounds for uint8"):
+        fusejit.jit(python_float_out_of_range)(np.zeros(3, np.uint8))
+
+
 def sieve(limit):
     is_prime = np.ones(limit + 1, dtype=bool)
     is_prime[:2] = False
