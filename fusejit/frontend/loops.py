@@ -483,6 +483,16 @@ class LoopStatements:
             self.emit_loop(stmt, trip, cond, index, breaks)
             return self._kinds_where_it_ran_none(stmt, trip, cond, was)
         promoted = self._scalars_that_became_arrays(carried, initial, body_env)
+        grown = {name: ("a number", f"a {dtype} array") for name, dtype in promoted.items()
+                 if body_env[name].type.rank != 0 and not (
+                     isinstance(self.env[name], Value)
+                     and self.env[name].node.kind == prim.Uninitialized)}
+        if grown and peeled < _MOST_PEELED:
+            # acc = 0; acc = acc + x * i: an array from the first iteration on, of the array's
+            # rank (a 0-d start merged with it had no rank, and later ops took it as a
+            # number: float32 + int32 arrays gave float32): the first iteration on its own
+            node.destroy()
+            return self._peeled(stmt, trip, cond, index, breaks, peeled, grown, reads)
         if promoted:
             # s = 0.0; s += x[i]: NumPy makes s a float64 scalar (here a 0-d array) in the
             # first iteration

@@ -371,8 +371,8 @@ def test_a_number_a_loop_retypes_keeps_its_kind_where_it_runs_zero_times(k):
         if k:
             assert_same(g(a, k), number_then_array(a, k))
         else:
-            with pytest.raises(fusejit.FusejitError, match="'t' is a number before it and an "
-                                                           "array after its body"):
+            with pytest.raises(fusejit.FusejitError, match="ran zero times; .*'t' .a number "
+                                                           "before it, a float32 array after"):
                 g(a, k)
 
 
@@ -397,3 +397,25 @@ def test_numpy_scalars_first_defined_in_a_loop_that_rebinds_an_array():
     for n in (1, 3):
         for _ in range(3):
             _same_kinds(f(a, n), numpy_scalars_defined_in_a_loop(a, n))
+
+
+def number_grown_into_an_array(a, c, n):
+    acc = 0
+    for i in range(n):
+        acc = acc + a * i
+    return acc + c, np.where(acc > 0, acc, c)
+
+
+def test_a_number_a_loop_makes_an_array_has_the_array_s_rank_after_it():
+    """``acc = 0``, then ``acc = acc + a * i`` (a float32 array): ``acc`` is a float32 array
+    from the first iteration on, and ``acc + c`` with an int32 ``c`` is float64. The number
+    merged with the array had no rank, later ops took it as a number and gave float32. The
+    first iteration now runs on its own; a call where the loop runs zero times raises, as
+    for the dtypes a loop changes. Every call."""
+    f = fusejit.jit(number_grown_into_an_array)
+    a = np.linspace(-1.0, 1.0, 37, dtype=np.float32)
+    c = np.ones(37, np.int32)
+    for _ in range(3):
+        assert_same(f(a, c, 2), number_grown_into_an_array(a, c, 2))
+    with pytest.raises(fusejit.FusejitError, match="ran zero times"):
+        f(a, c, 0)
