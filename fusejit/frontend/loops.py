@@ -413,6 +413,8 @@ class LoopStatements:
                 strong[block_input] = strong[v0]
             if v0 in self.b.zero_d_arrays:  # (a 0-d array carried: a -= 1 writes it)
                 self.b.zero_d_arrays.add(block_input)
+            if v0 in self.b.mixed_dtypes:   # (an array of one of several dtypes carried)
+                self.b.mixed_dtypes[block_input] = self.b.mixed_dtypes[v0]
         for name, item in zip(carried, initial):
             self.env[name] = self._named(self.unflatten(item, block_inputs), name)
         with self.b.graph.inserting_before(body):
@@ -506,6 +508,15 @@ class LoopStatements:
                 self.env[name] = copy(self.b, start)  # fresh: never a constant's memory
             self.emit_loop(stmt, trip, cond, index, breaks)
             return self._kinds_where_it_ran_none(stmt, trip, cond, was)
+        mixing = self._dtypes_that_mix(carried, initial, body_env)
+        if mixing:
+            # while True: ...; if t > 2: break; a = (b > b) * 2: an array whose dtype after a
+            # step depends on the branch taken is one of several in every step, and after the
+            # loop (ops on it compute in the dtype all give, or are refused)
+            node.destroy()
+            for name, dtypes in mixing.items():
+                self.b.mixed_dtypes[self.env[name]] = dtypes
+            return self.emit_loop(stmt, trip, cond, index, breaks, peeled)
         changed = self._dtypes_that_changed(carried, initial, body_env)
         if changed:
             # x = x.astype(np.uint8) + 200 on a float32 x: each iteration computes in the
@@ -527,6 +538,8 @@ class LoopStatements:
                 strong[node.outputs[-1]] = strong[block_input]
             if block_input in self.b.zero_d_arrays:
                 self.b.zero_d_arrays.add(node.outputs[-1])
+            if block_input in self.b.mixed_dtypes:
+                self.b.mixed_dtypes[node.outputs[-1]] = self.b.mixed_dtypes[block_input]
         outputs = iter(node.outputs)
         for name, item in zip(carried, initial):
             self.env[name] = self._named(self.unflatten(item, outputs), name)
@@ -534,6 +547,21 @@ class LoopStatements:
         for name in assigned:
             if name not in carried and name in body_env:
                 self.env[name] = Undefined(reason + " and not defined before it")
+
+    def _dtypes_that_mix(self, carried: list[str], initial: list, body_env: dict) -> dict:
+        """Carried arrays of a known dtype (or several) before the loop whose value after its
+        body is one of several by the branch taken (``b.mixed_dtypes``) not all among them:
+        {name: every dtype it may have}."""
+        mixed, found = self.b.mixed_dtypes, {}
+        for name, before in zip(carried, initial):
+            after = body_env.get(name)
+            if not (is_tensor(before) and is_tensor(after)) or after not in mixed:
+                continue
+            was = mixed.get(before) or {dtype_of(before)}
+            if None in was or mixed[after] <= was:
+                continue
+            found[name] = was | mixed[after]
+        return found
 
     def _dtypes_that_changed(self, carried: list[str], initial: list, body_env: dict) -> dict:
         """Carried names whose array dtype, or NumPy scalar dtype, differs between the value

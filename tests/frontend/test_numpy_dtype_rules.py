@@ -419,3 +419,40 @@ def test_a_number_a_loop_makes_an_array_has_the_array_s_rank_after_it():
         assert_same(f(a, c, 2), number_grown_into_an_array(a, c, 2))
     with pytest.raises(fusejit.FusejitError, match="ran zero times"):
         f(a, c, 0)
+
+
+def retyped_before_a_break(a, b):
+    t = 0
+    while True:
+        t += 1
+        if t > 2:
+            break
+        a = (b > b) * 2
+    return a, a * np.float64(0.5)
+
+
+def read_after_a_retyping_branch(a, b, n):
+    t = 0
+    y = a * 0.5
+    while t < n:
+        t += 1
+        y = a * 0.5                 # a: float32 in the first step, int64 after
+        if t > 3:
+            break
+        a = (b > b) * 2
+    return y
+
+
+def test_an_array_a_loop_step_retypes_by_a_branch_is_of_several_dtypes():
+    """In ``while True: ...; if t > 2: break; a = (b > b) * 2`` the assignment runs only
+    where the step did not break, so ``a`` after a step is float32 or int64. Ops on it read
+    its entry dtype (``(a + a) * 0.5`` float32 where NumPy gives float64, and in the loop
+    ``a * 0.5`` likewise); they now compute in the dtype every possibility gives
+    (``a * np.float64(0.5)``: float64) or are refused, naming it. Every call."""
+    a, b = np.ones((50, 3), np.float32), np.ones((50, 3), np.float32)
+    f = fusejit.jit(retyped_before_a_break)
+    for _ in range(3):
+        got, want = f(a, b), retyped_before_a_break(a, b)
+        assert [g.dtype for g in got] == [w.dtype for w in want]
+    with pytest.raises(fusejit.FusejitError, match="the array 'a' has no one dtype"):
+        fusejit.jit(read_after_a_retyping_branch)(a, b, 5)
