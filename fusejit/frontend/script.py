@@ -825,7 +825,11 @@ class StatementEmitter(LoopStatements, ContainerStatements, InPlaceStatements,
         bound.apply_defaults()
         for param in params:
             item = bound.arguments[param.arg]
-            if isinstance(item, np.generic):
+            if isinstance(item, np.generic) and isinstance(item.item(), (bool, int, float)):
+                # (a NumPy scalar default, k=np.float32(1.5): strong, as NumPy's)
+                helper.at(param)
+                item = numpy_scalar(self.b, item.item(), item.dtype)
+            elif isinstance(item, np.generic):
                 item = item.item()
             if not isinstance(item, (Value, Masked, tuple, list, dict, bool, int, float, str,
                                      slice, type(None))):

@@ -456,3 +456,24 @@ def test_an_array_a_loop_step_retypes_by_a_branch_is_of_several_dtypes():
         assert [g.dtype for g in got] == [w.dtype for w in want]
     with pytest.raises(fusejit.FusejitError, match="the array 'a' has no one dtype"):
         fusejit.jit(read_after_a_retyping_branch)(a, b, 5)
+
+
+_K = np.float32(1.5)
+
+
+def _scaled(x, y, k=_K):
+    return x * k + y
+
+
+def default_numpy_scalar(a, b):
+    return _scaled(a, b), _scaled(a, b, k=np.float32(1.5))
+
+
+def test_a_helper_s_numpy_scalar_default_is_strong_as_numpy_s():
+    """``def h(x, y, k=np.float32(1.5))`` called without ``k``: ``uint8 * k + float32`` is
+    float32 in NumPy (a NumPy scalar is strong); the default was taken as the Python float
+    1.5 (weak), and the result was float64. Every call."""
+    f = fusejit.jit(default_numpy_scalar)
+    a, b = np.arange(37, dtype=np.uint8), np.ones(37, np.float32)
+    for _ in range(3):
+        assert_same(f(a, b), default_numpy_scalar(a, b))
