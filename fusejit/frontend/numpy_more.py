@@ -192,6 +192,12 @@ def builtin_round(b: IRBuilder, x: Item, ndigits: Item = None) -> Item:
 def builtin_sum(b: IRBuilder, items: Item, start: Item = 0) -> Item:
     if isinstance(items, Value) and isinstance(items.type, ListType) and isinstance(
             items.type.elem, TensorType):
+        # (a list appended to in a loop may be empty when it runs: Python's sum is then the
+        # start, 0, which is not what the rows' sum is here)
+        b.raise_unless(binary(b, "gt", b.emit("aten::len", [items], "sum()"), 0),
+                       "ValueError: sum() of a list that is empty when it runs: Python "
+                       "gives its start (0), where fusejit sums the list's items into an "
+                       "array or number of theirs; test that the list is not empty first")
         if b.list_items.get(items) in LIST_NUMBER_DTYPES:   # (numbers: a Python number)
             total = binary(b, "add", reduce(b, "sum", stack(b, items), 0), start)
             return (to_float if b.list_items[items] == FLOAT else to_int)(b, total)

@@ -477,3 +477,22 @@ def test_a_helper_s_numpy_scalar_default_is_strong_as_numpy_s():
     a, b = np.arange(37, dtype=np.uint8), np.ones(37, np.float32)
     for _ in range(3):
         assert_same(f(a, b), default_numpy_scalar(a, b))
+
+
+def sum_of_appended(a, n):
+    rows = []
+    for i in range(n):
+        rows.append(a * i)
+    return sum(rows)
+
+
+def test_sum_of_a_list_empty_when_it_runs_is_a_clear_error():
+    """``sum(rows)`` of arrays appended in a loop that ran zero times: Python's 0. The stack
+    of no arrays raised "stack expects a non-empty TensorList" from inside the interpreter;
+    it is now a ValueError saying why. A list with items sums as Python's. Every call."""
+    f = fusejit.jit(sum_of_appended)
+    a = np.ones(37, np.float32)
+    for _ in range(3):
+        assert_same(f(a, 2), sum_of_appended(a, 2))
+        with pytest.raises(fusejit.FusejitError, match="sum.. of a list that is empty when"):
+            f(a, 0)
