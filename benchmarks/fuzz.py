@@ -5,6 +5,7 @@ compared.
                               [--timeout 90] [--out DIR]
     python benchmarks/fuzz.py --one SEED [--tiering off]   # replay one case in-process
     python benchmarks/fuzz.py --show SEED                  # print a case's program
+    python benchmarks/fuzz.py --mode structure ...         # helpers, loops, lists (SGen)
 
 One function ``f(a, b, [c,] s)`` per case: 3-10 random statements over arrays ``a``, ``b``
 (one full shape) and an optional third operand ``c`` that is either full-shaped or a broadcast
@@ -76,6 +77,7 @@ CASTS = ["float32", "float64", "int32", "int64", "uint8", "bool_"]
 BIG_SMALL = ["np.float32(2.5)", "np.float64(2.5)", "np.float32(1e-3)", "np.float64(1e300)"]
 ADDENDS = ["np.float32(0.1)", "np.float64(0.1)", "0.1", "np.int64(3)", "np.int32(-3)"]
 DEFAULT_OUT = os.path.join(tempfile.gettempdir(), "fusejit-fuzz")
+MODE = os.environ.get("FUSEJIT_FUZZ_MODE", "ops")  # ops | structure (--mode)
 
 
 def wchoice(r: random.Random, items: list):
@@ -470,6 +472,221 @@ class Gen:
         return lines, rets
 
 
+class SGen(Gen):
+    """``--mode structure``: program structure a NumPy user writes: module-level helpers
+    (keyword arguments, defaults, tuples returned, helpers that write their arguments),
+    local ``def`` / lambda helpers, lists built by append then np.stack / sum, row loops
+    (``for row in x``, enumerate, zip), ``while`` with break / continue, nested loops, early
+    returns, ``if`` on ``ndim`` / ``shape`` / ``size``, dicts of arrays, ternaries, slices
+    updated in loops, accumulators that start as Python numbers, builtins (max / min / abs /
+    len / sum / float / int / round) and asserts."""
+
+    def __init__(self, r: random.Random, shape: tuple, cshape: str | None):
+        super().__init__(r, shape, cshape)
+        self.helpers: list[str] = []
+        self.early = False
+
+    def helper(self) -> str:
+        """A module-level helper; its name."""
+        r = self.r
+        h = f"h{len(self.helpers) + 1}"
+        k = r.randrange(8)
+        s = self.r.choice(["2", "0.5", "np.float32(1.5)", "-1", "3.0"])
+        if k == 0:
+            src = [f"def {h}(x, y, k={s}):", "    return x * k + y, x - y"]
+        elif k == 1:
+            src = [f"def {h}(x, k={s}):", "    if x.sum() > 0:", "        return x * k",
+                   "    return x - k"]
+        elif k == 2:
+            src = [f"def {h}(x, n=3):", "    acc = 0", "    for i in range(n):",
+                   "        acc = acc + x * i", "    return acc"]
+        elif k == 3:
+            src = [f"def {h}(x, k={s}):", f"    x {r.choice(['+=', '*=', '-='])} k",
+                   "    return x"]
+        elif k == 4:
+            src = [f"def {h}(x):", "    y = x.copy()", "    y[y < 0] = 0", "    return y",
+                   ]
+        elif k == 5:
+            src = [f"def {h}(x, y=None):", "    if y is None:", "        y = x",
+                   "    return np.maximum(x, y), float(x.sum())"]
+        elif k == 6:
+            src = [f"def {h}(*xs):", "    t = 0", "    for x in xs:", "        t = t + x",
+                   "    return t"]
+        else:
+            prev = f"h{len(self.helpers)}" if self.helpers else None
+            if prev:
+                src = [f"def {h}(x, y):", f"    return {prev}(x + 0, y)"]
+            else:
+                src = [f"def {h}(x, y):", "    return (x + y) * 0.5"]
+        self.helpers.append("\n".join(src))
+        return h
+
+    def call(self) -> list[str]:
+        """A helper call's statements."""
+        r, A, B, s = self.r, self.A(), self.A(), self.scal()
+        h = self.helper()
+        src = self.helpers[-1]
+        t, u = self.new(), self.new()
+        if src.startswith(f"def {h}(x, y, k"):
+            self.full += [t, u]
+            return r.choice([[f"{t}, {u} = {h}({A}, {B}, k={s})"],
+                             [f"{t}, {u} = {h}({A}, y={B})"],
+                             [f"{t} = {h}({A}, {B})[0]", f"{u} = {t}"]])
+        if "*xs" in src:
+            self.full.append(t)
+            return [f"{t} = {h}({A}, {B}, {r.choice([A, B, s])})"]
+        if "y=None" in src:
+            self.full.append(t)
+            self.scalars.append(u)
+            return [f"{t}, {u} = {h}({A}{r.choice(['', ', ' + B, ', y=' + B])})"]
+        if src.startswith(f"def {h}(x, y)"):
+            self.full.append(t)
+            return [f"{t} = {h}({A}, {B})"]
+        if "n=3" in src:
+            self.full.append(t)
+            return [f"{t} = {h}({A}{r.choice(['', ', 2', ', n=1', ', n=0'])})"]
+        self.full.append(t)
+        kw = r.choice(["", f", {s}", f", k={s}"]) if "k=" in src else ""
+        return [f"{t} = {h}({A}{kw})"]
+
+    def rows(self) -> list[str]:
+        """Loops over an array's rows."""
+        r, A, B, s = self.r, self.A(), self.A(), self.scal()
+        t = self.new()
+        it = A if self.nd == 2 else f"{A}[:{r.randint(0, 6)}]"
+        forms = [
+            [f"{t} = 0", f"for row in {it}:", f"    {t} = {t} + row"],
+            [f"{t} = 0.0", f"for row in {it}:",
+             f"    {t} += {r.choice(['row.sum()', 'float(row.max())', 'abs(row.min())'])}"],
+            [f"for i, row in enumerate({it}):", f"    {B}[i] = row * {r.choice(['i', s, '0.5'])}"],
+            [f"for i, row in enumerate({it}):", "    if i % 2 == 0:", "        continue",
+             f"    {B}[i] {r.choice(['+=', '-=', '*='])} row"],
+            [f"{t} = []", f"for x, y in zip({it}, {B}):",
+             f"    {t}.append(x * y {r.choice('+-')} {s})",
+             f"{t} = np.stack({t}) if len({t}) else {A}[:0]"],
+            [f"{t} = 0", f"for x, y in zip({A}, {B}):",
+             f"    {t} = max({t}, "
+             f"{r.choice(['x.max()', 'float((x - y).sum())', 'int(np.argmax(x))'])})"],
+        ]
+        self.other.append(t)
+        return r.choice(forms)
+
+    def lists(self) -> list[str]:
+        r, A, B, s = self.r, self.A(), self.A(), self.scal()
+        t = self.new()
+        k = r.randint(0, 4)
+        item = r.choice([f"{A} * i", f"{A} + {B} * i", f"np.sqrt(np.abs({A})) + i",
+                         f"{A}[::-1] * {s}", f"{A}.astype(np.float32) - i"])
+        build = r.choice([[f"L{t} = []", f"for i in range({k}):", f"    L{t}.append({item})"],
+                          [f"L{t} = [{item} for i in range({k})]"],
+                          [f"L{t} = [{A}, {B}]", f"L{t}.append({item.replace('i', '2')})"]])
+        use = r.choice([f"np.stack(L{t})", f"sum(L{t})", f"np.concatenate(L{t})",
+                        f"L{t}[-1]", f"np.stack(L{t}, axis=-1).sum(axis=-1)",
+                        f"np.array([x.sum() for x in L{t}])", f"len(L{t})"])
+        (self.scalars if use.startswith("len") else self.other).append(t)
+        return build + [f"{t} = {use}"]
+
+    def whiles(self) -> list[str]:
+        r, A, s = self.r, self.A(), self.scal()
+        t = self.new()
+        self.scalars.append(t)
+        k = r.randint(1, 5)
+        body = ["    " + x for x in self.body(r.randint(1, 2))] if self.depth < 1 else []
+        return r.choice([
+            [f"{t} = 0", "while True:", f"    {t} += 1", f"    if {t} > {k}:", "        break",
+             f"    if {t} % 2 == 0:", "        continue", f"    {A} = {A} * {s}"] + body,
+            [f"{t} = 0", f"while {A}.max() > {r.choice(['1', '0.5', '2'])} and {t} < {k}:",
+             f"    {A} = {A} * 0.5", f"    {t} = {t} + 1"],
+            [f"{t} = {r.choice(['0', '0.0', 's'])}", f"for i in range({k}):",
+             f"    for j in range({r.randint(0, 3)}):",
+             f"        {t} = {t} + i * j + {r.choice([A + '.sum()', '1', A + '.max()'])}",
+             f"        if {t} > {r.choice(['10', '3', '100'])}:", "            break"],
+        ])
+
+    def props(self) -> list[str]:
+        r, A, B, _ = self.r, self.A(), self.A(), self.scal()
+        t = self.new()
+        cond = r.choice([f"{A}.ndim == 2", f"{A}.shape[0] > 3", f"{A}.size > 100",
+                         f"len({A}) > 10", f"{A}.ndim >= 1 and {A}.shape[-1] == 3",
+                         f"{A}.dtype == np.float32", f"{A}.dtype.kind == 'f'",
+                         "isinstance(s, float)", f"{A}.shape == {B}.shape"])
+        x, y = r.choice([(f"{A} * 2", f"{A} - 1"), (f"{A}.sum(axis=0)", f"{A}.max(axis=0)"),
+                         (f"{A}.astype(np.float64)", f"{A} + 0.5"), (f"{A}[1:]", f"{A}[:-1]")])
+        self.other.append(t)
+        if r.random() < .5:
+            return [f"{t} = {x} if {cond} else {y}"]
+        return [f"if {cond}:", f"    {t} = {x}", "else:", f"    {t} = {y}"]
+
+    def misc(self) -> list[str]:
+        r, A, B, s = self.r, self.A(), self.A(), self.scal()
+        t, u = self.new(), self.new()
+        k = r.randrange(13)
+        if k == 0:
+            self.full.append(u)
+            return [f"d = {{'x': {A}, 'y': {B} * 2}}", "d['z'] = d['x'] + d['y']",
+                    f"{u} = d['z'] - d[{r.choice(['x', 'y'])!r}]"]
+        if k == 1:
+            self.full.append(t)
+            return r.choice([[f"g = lambda x: x * {s} + 1", f"{t} = g({A}) + g({B})"],
+                             ["def g(x, k=2):", "    return x * k - 1", f"{t} = g({A}, k={s})"],
+                             ["def g(x):", "    if x.ndim == 2:",
+                              "        return x.sum(axis=1, keepdims=True) + x",
+                              "    return x + x.sum()", f"{t} = g({A})"]])
+        if k == 2:
+            self.scalars.append(t)
+            return [f"{t} = " + r.choice([
+                f"max({A}.max(), {s})", f"min(3, len({A}))", f"abs({A}.sum())",
+                f"max(float({A}.sum()), 0.0)", f"int(np.argmax({A}))",
+                f"round(float({A}.mean()), 2)", f"min({A}.min(), {B}.min())", f"abs({s})",
+                f"len({A}) + {s}", f"float({A}.sum()) / max(len({A}), 1)",
+                f"int({A}.size) // 2", f"bool({A}.any())", f"max(1, int(abs({A}.max())))"])]
+        if k == 3:
+            self.other.append(t)
+            return [f"{t} = " + r.choice([f"abs({A})", f"sum({A})",
+                                          f"max({A}.max(), {B}.min()) * {A}",
+                                          f"{A} * len({A})", f"{A} + float({B}.sum())"])]
+        if k == 4:
+            return [r.choice([f"assert {A}.shape[0] > 0", f"assert {A}.ndim >= 1",
+                              f"assert {A}.shape == {B}.shape", f"assert len({A}) > 0, 'empty'"])]
+        if k == 5:
+            n = r.randint(1, 4)
+            return [f"for i in range({n}):",
+                    "    " + r.choice([f"{A}[i::{n + 1}] {r.choice(['+=', '*=', '-='])} {s}",
+                                       f"{A}[:{n} - i] *= 0.5", f"{A}[i] = {A}[i] * 2 + i",
+                                       f"{A}[i:] += {B}[:len({B}) - i]" if self.nd
+                                       else f"{A} += i"])]
+        if k == 6:
+            return [f"{A}.reshape(-1)[int(np.argmax({A}))] = {s}"]
+        if k == 7:
+            self.scalars.append(t)
+            return [f"{t} = 0", f"for i in range(min(len({A}), 4)):",
+                    f"    {t} += float({A}[i].sum())" if self.nd == 2 else f"    {t} += {A}[i]"]
+        if k == 8 and self.nd == 2:
+            self.scalars += [t, u]
+            return [f"{t}, {u} = {A}.shape", f"{A}[{t} - 1, {u} - 1] = {s}"]
+        if k == 9:
+            self.early = True
+            return [f"if {self.cond()}:", "    return __RETS__"]
+        if k == 10:
+            self.full.append(t)
+            return [f"{t} = SCALE * {A} + OFFSET"]
+        if k == 11:
+            return [f"{A}, {B} = {B}, {A}" if A != B else f"{A} = {A}"]
+        self.full.append(t)
+        return [f"{t} = {A}", f"{t} = {t} + 1" if r.random() < .5 else f"{t} += 1"]
+
+    def program(self) -> tuple[list[str], list[str]]:
+        lines = []
+        cons = [(self.call, 5), (self.rows, 3), (self.lists, 3), (self.whiles, 3),
+                (self.props, 3), (self.misc, 6), (self.assign, 2), (self.inplace, 1),
+                (self.loop, 1), (self.branches, 1)]
+        for _ in range(self.r.randint(3, 8)):
+            lines += wchoice(self.r, cons)()
+        pool = self.full + self.other + self.scalars[1:]
+        rets = self.r.sample(pool, min(len(pool), self.r.randint(1, 3)))
+        return lines, rets
+
+
 def make_case(seed: int) -> tuple[str, list, object, dict]:
     """A case's program source, its arrays, its scalar ``s`` and a description."""
     r = random.Random(seed)
@@ -480,10 +697,15 @@ def make_case(seed: int) -> tuple[str, list, object, dict]:
     if cshape:
         dts.append(dts[0] if r.random() < .5 else wchoice(r, DTYPES))
     sval = r.choice([1.5, -0.5, 2, -3, 0, True])
-    lines, rets = Gen(r, shape, cshape).program()
+    g = (SGen if MODE == "structure" else Gen)(r, shape, cshape)
+    lines, rets = g.program()
     params = ", ".join(["a", "b"] + (["c"] if cshape else []) + ["s"])
-    body = "\n".join("    " + line for line in lines)
-    src = f"import numpy as np\n\ndef f({params}):\n{body}\n    return {', '.join(rets)}\n"
+    body = "\n".join("    " + line for line in lines).replace("__RETS__", ", ".join(rets))
+    head = "import numpy as np\n\n"
+    if MODE == "structure":
+        head += "SCALE = 2.0\nOFFSET = np.float32(0.5)\n\n" + "".join(
+            h + "\n\n\n" for h in g.helpers)
+    src = f"{head}def f({params}):\n{body}\n    return {', '.join(rets)}\n"
     rs = np.random.RandomState(seed % (2 ** 32))
     shapes = [shape, shape]
     if cshape:
@@ -646,7 +868,7 @@ def tier_env(mode: str, i: int) -> dict:
 
 def driver(o: argparse.Namespace) -> None:
     """Feed seeds to the workers for ``o.minutes``, log every verdict, print the summary."""
-    base = dict(os.environ, FUSEJIT_TIMED_CHOICE="0", FUSEJIT_QUIET="1")
+    base = dict(os.environ, FUSEJIT_TIMED_CHOICE="0", FUSEJIT_QUIET="1", FUSEJIT_FUZZ_MODE=MODE)
     base.pop("FUSEJIT_TIERING", None)
     os.makedirs(o.out, exist_ok=True)
     results = []
@@ -738,6 +960,7 @@ def summary(results: list[dict]) -> None:
 
 
 def main() -> None:
+    global MODE
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--minutes", type=float, default=20)
     ap.add_argument("--workers", type=int, default=2)
@@ -750,8 +973,13 @@ def main() -> None:
                     help="seconds per case before it counts as a hang")
     ap.add_argument("--out", default=DEFAULT_OUT, metavar="DIR",
                     help=f"where the generated programs and log.jsonl go (default {DEFAULT_OUT})")
+    ap.add_argument("--mode", choices=["ops", "structure"], default=MODE,
+                    help="ops: pointwise / reduction / in-place statements; structure: "
+                    "helpers, list building, row loops, break / continue, early returns")
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     o = ap.parse_args()
+    MODE = o.mode
+    os.environ["FUSEJIT_FUZZ_MODE"] = MODE  # the workers inherit it
     if o.worker:
         worker(o.out)
     elif o.show is not None:
