@@ -564,17 +564,36 @@ def _forward_in_block(graph: Graph, block: Block, db) -> bool:
         for key in [k for k, (n, _) in last.items() if k != keep and aliases(n.input(0), view)]:
             del last[key]
 
+    def mark_reads(values) -> None:
+        for k in list(last):
+            store, _ = last[k]
+            if any(isinstance(v.type, TensorType) and aliases(v, store.input(0))
+                   for v in values):
+                last[k] = (store, True)
+
     for node in list(block.nodes()):
         if node.blocks:
             known.clear()
             last.clear()
             continue
+        # a read of a view stored into takes the value stored (a write's operands, not its
+        # target)
+        if node.kind == aten.copy_ or node.kind in _UPDATES or \
+                is_simple_map(node, int_scalars=True) or node.kind in _READS:
+            first = 1 if node.kind == aten.copy_ or node.kind in _UPDATES else 0
+            for i, v in enumerate(node.inputs):
+                k = _view_key(v) if i >= first else None
+                if k is not None and k in known:
+                    node.replace_input(i, known[k][1])
+                    changed = True
         target = node.inputs[0] if node.inputs else None
         key = _view_key(target) if target is not None else None
         if key is not None and node.kind in _UPDATES and key in known \
                 and _fits(node.input(1), target.type.rank or 0) \
                 and isinstance(target.type, TensorType):
-            # dp[i] /= x after a store into dp[i]: the store of (stored / x)
+            # dp[i] /= x after a store into dp[i]: the store of (stored / x), whose operands
+            # may still read memory a store wrote
+            mark_reads(node.inputs[1:])
             with graph.inserting_before(node):
                 made = graph.insert(_UPDATES[node.kind], [known[key][1], *node.inputs[1:]])
                 made.source_range = node.source_range
@@ -598,25 +617,13 @@ def _forward_in_block(graph: Graph, block: Block, db) -> bool:
                 known[key] = (target, _as_dtype(graph, node, value, target.type.dtype))
                 last[key] = (node, False)
                 continue
-        # a read of a view stored into: the stored value
-        if node.kind == aten.copy_ or node.kind in _UPDATES or \
-                is_simple_map(node, int_scalars=True) or node.kind in _READS:
-            first = 1 if node.kind == aten.copy_ or node.kind in _UPDATES else 0
-            for i, v in enumerate(node.inputs):
-                k = _view_key(v) if i >= first else None
-                if k is not None and k in known:
-                    node.replace_input(i, known[k][1])
-                    changed = True
         if node.kind in _VIEW_KINDS:
             continue            # (a view reads no elements; its users do)
-        for k in list(last):
-            store, _ = last[k]
-            if any(isinstance(v.type, TensorType) and aliases(v, store.input(0))
-                   for v in node.inputs):
-                last[k] = (store, True)
-        for v in node.inputs:
-            if db.get_writes(node) and isinstance(v.type, TensorType):
-                forget_aliases_of(v, None)
+        mark_reads(node.inputs)
+        if db.get_writes(node):
+            for v in node.inputs:
+                if isinstance(v.type, TensorType):
+                    forget_aliases_of(v, None)
     for store in dead:
         store.destroy()
     return changed or bool(dead)

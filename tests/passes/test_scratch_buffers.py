@@ -273,3 +273,23 @@ def test_a_value_written_after_its_store_is_not_read_in_its_place():
         for _ in range(3):
             for g, w in zip(jitted(a.copy(), x.copy()), want):
                 np.testing.assert_array_equal(g, w)
+
+
+def update_by_itself(a, x):
+    np.multiply(x[0], 2.0, out=x[1])
+    x[1] += x[1]                                  # reads the store it updates
+    np.add(x[1], a, out=x[1])
+    return x
+
+
+def test_an_update_of_a_view_by_itself_reads_what_was_stored():
+    """``x[1] += x[1]`` right after a store into ``x[1]``: the update becomes a store of the
+    value stored plus itself (the frontend's copy of the operand reads the value stored),
+    and the last add's operand ``a``, an argument that may be ``x``, keeps that store. Every
+    call matches NumPy."""
+    jitted = fusejit.jit(update_by_itself)
+    for n in (16, 6000):
+        a, x = np.arange(n, dtype=np.float64), np.arange(3.0 * n).reshape(3, n)
+        want = update_by_itself(a, x.copy())
+        for _ in range(3):
+            np.testing.assert_array_equal(jitted(a, x.copy()), want)
