@@ -636,7 +636,8 @@ class ExpressionEmitter(StaticConditions):
             result = callee(self.b, args, kwargs)
             self.keep_what_was_read(mark)
             if is_numpy_function(func.obj):   # np.sqrt(n): a NumPy scalar, strong (NEP 50)
-                return numpy_scalar_result(self.b, func.obj, args, result, kwargs)
+                return numpy_scalar_result(self.b, func.obj, args, result, kwargs,
+                                           operator=False)
             return result
         if func.obj is range:
             raise self.b.error("range() is only supported as the iterable of a for loop")

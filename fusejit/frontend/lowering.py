@@ -39,6 +39,7 @@ from .numpy_dtypes import (
     cast,
     conform,
     dtype_of,
+    kinded_result,
     numpy_dtype,
     numpy_scalar,
     numpy_scalar_result,
@@ -69,6 +70,13 @@ def binary(b: IRBuilder, op: str, lhs: Item, rhs: Item, ufunc: Any = None) -> Va
     """``lhs op rhs`` for tensors and scalars, with TorchScript's overloads; NumPy's result
     dtype is the operator's (``NUMPY_BINARY``), or ``ufunc``'s when it is called by name."""
     result = _binary(b, op, lhs, rhs, ufunc)
+    if b.branched and is_tensor(result) and result.type.rank == 0 and \
+            result not in b.zero_d_arrays and op in NUMPY_BINARY and \
+            any(isinstance(x, Value) and x in b.branched for x in (lhs, rhs)) and \
+            not any(is_tensor(x) and x.type.rank != 0 for x in (lhs, rhs)):
+        # (k * 2 of a k that is a np.float64 or a float by the branch taken, held as a 0-d
+        # array: a np.float64 or a float by the branch too)
+        return kinded_result(b, ufunc or NUMPY_BINARY[op], [lhs, rhs], result)
     if op == "remainder" and is_tensor(result) and _is_float(result):
         # PyTorch's float remainder keeps fmod's zero (-7.0 % 1.0 is -0.0); NumPy's, as
         # Python's, gives a zero the divisor's sign (a divisor of +-0 gives NaN, not a zero)
@@ -269,7 +277,8 @@ def _scalar_binary(b: IRBuilder, op: str, lhs: Item, rhs: Item, what: str) -> It
         except (OverflowError, ZeroDivisionError):
             pass   # (TorchScript's float arithmetic gives inf or nan, as before)
     if python and op == "pow" and scalar_type_of(lhs) == INT and type(rhs) is int \
-            and rhs in _INT_POWERS and lhs not in b.numpy_scalars:
+            and rhs in _INT_POWERS and lhs not in b.numpy_scalars \
+            and not (b.branched and lhs in b.branched):
         result = lhs
         for _ in range(rhs - 1):
             result = b.emit(aten.mul, [result, lhs], what)
@@ -831,9 +840,10 @@ def _convert(b: IRBuilder, x: Item, name: str, target, python_type) -> Item:
         return python_type(x)
     if not isinstance(x, Value):
         raise b.error(f"{python_type.__name__}() takes an array or a number, got {describe(x)}")
-    if x.type == target and x not in b.numpy_scalars:
+    if x.type == target and x not in b.numpy_scalars and not (b.branched and x in b.branched):
         return x
-    # (float(np.sqrt(2)): a Python number again, weak, so a value of its own)
+    # (float(np.sqrt(2)): a Python number again, weak, so a value of its own; float(k) of a
+    # number an int or a float by the branch taken: a float whichever ran)
     return b.emit(aten[name], [x], f"{python_type.__name__}()")
 
 

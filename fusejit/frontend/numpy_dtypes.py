@@ -143,11 +143,15 @@ def _kinded(b: IRBuilder, items: list[Item]) -> list[Value]:
     return [i for i in items if isinstance(i, Value) and i in b.branched]
 
 
-def _kinded_result(b: IRBuilder, fn: Callable, items: list[Item], result: Item,
-                   kwargs: dict[str, Item] | None, kinded: list[Value]) -> Item:
-    """``numpy_scalar_result`` where some operands have one of several kinds by the branch
-    that ran: a NumPy scalar (or a Python number) where every branch gives the same kind, else
-    ``result`` with one kind per branch (operands of one if: an int or a float times 2)."""
+def result_kinds(b: IRBuilder, fn: Callable, items: list[Item],
+                 kwargs: dict[str, Item] | None = None, operator: bool = True
+                 ) -> tuple[list, list | None]:
+    """The kinds ``fn(*items)`` has for the kinds of its operands that the branch taken
+    decides (``IRBuilder.branched``): the indexes of those kinds, and a kind for each of their
+    combinations (one for each branch, where the operands are of one if), or None where one is
+    not known. An ``operator`` of Python numbers gives a Python number, a NumPy function a
+    NumPy scalar."""
+    kinded = _kinded(b, items)
     indexes = list(dict.fromkeys(b.branched[i][0] for i in kinded))
     if len(indexes) == 1:       # (the branches of one if, or one loop's runs)
         combinations = zip(*[b.branched[i][1] for i in kinded])
@@ -158,20 +162,41 @@ def _kinded_result(b: IRBuilder, fn: Callable, items: list[Item], result: Item,
     for combination in combinations:
         given = {i: _kind_proxy(k) for i, k in zip(kinded, combination)}
         value = _numpy_result(fn, items, b.numpy_scalars, kwargs, given)
-        if not isinstance(value, (np.generic, bool, int, float)):
-            return result
-        if strong or not all(isinstance(k, type) for k in combination):
+        if not isinstance(value, (np.generic, np.ndarray, bool, int, float)) or \
+                isinstance(value, np.ndarray) and value.ndim:
+            return indexes, None
+        if strong or not operator or not all(isinstance(k, type) for k in combination):
             kinds.append(np.asarray(value).dtype)
         else:   # (numbers only: a number, as Python's arithmetic gives; NumPy's is a scalar)
             kinds.append(type(np.asarray(value).item()))
+    return indexes, kinds
+
+
+def kinded_result(b: IRBuilder, fn: Callable, items: list[Item], result: Item,
+                  kwargs: dict[str, Item] | None = None, operator: bool = True) -> Item:
+    """``result`` of ``fn(*items)`` (a number, or a 0-d array standing for one), some of whose
+    operands have one of several kinds by the branch taken: of the one kind every branch
+    gives (a Python number, or a NumPy scalar), else with one kind per branch (an int or a
+    float times 2); refused where that cannot be followed (operands of several ifs, or a kind
+    whose arithmetic rounds or wraps where the number held does not)."""
+    indexes, kinds = result_kinds(b, fn, items, kwargs, operator)
+    if kinds is None:
+        return result
     if len({kind_key(k) for k in kinds}) == 1:
-        return result if isinstance(kinds[0], type) else numpy_scalar(
-            b, result, kinds[0], any(result is i for i in items))
+        kind = kinds[0]
+        if is_tensor(result):       # (a 0-d array: the number, or the NumPy scalar)
+            from .lowering import to_bool, to_float, to_int  # (lowering imports this module)
+
+            if not isinstance(kind, type):
+                return cast(b, result, kind, getattr(fn, "__name__", str(fn)))
+            return {float: to_float, int: to_int, bool: to_bool}[kind](b, result)
+        return result if isinstance(kind, type) else numpy_scalar(
+            b, result, kind, any(result is i for i in items))
     # (the number is computed once, in the widest kind: a np.float32 or np.int8 kind would
     # round or wrap each result where that does not)
     narrow = any(not isinstance(k, type) and k.kind in "iuf" and k.itemsize < 8 for k in kinds)
     if len(indexes) > 1 or narrow or not isinstance(result, Value):
-        raise _unknown_kind(b, getattr(fn, "__name__", str(fn)), kinded[0])
+        raise _unknown_kind(b, getattr(fn, "__name__", str(fn)), _kinded(b, items)[0])
     b.branched[result] = (indexes[0], tuple(kinds))
     return result
 
@@ -189,7 +214,8 @@ def numpy_scalar(b: IRBuilder, item: Item, dtype: np.dtype, shared: bool = False
         if wide is not number:
             return wide
         item = b.value_const(number)
-    elif shared or b.numpy_scalars.get(item, dtype) != dtype:
+    elif shared or b.numpy_scalars.get(item, dtype) != dtype or b.branched and \
+            item in b.branched:     # (np.float64(k) of an int-or-float k: a value of its own)
         name = {"b": "Bool", "f": "Float"}.get(dtype.kind, "Int")
         item = b.emit(aten[name], [item], f"np.{dtype.name}")
     if dtype == _FLOAT32 and isinstance(item, Value) and not _holds_float32(item):
@@ -221,15 +247,14 @@ def _rounded_to_float32(b: IRBuilder, item: Value) -> Value:
 
 
 def numpy_scalar_result(b: IRBuilder, fn: Callable, items: list[Item], result: Item,
-                        kwargs: dict[str, Item] | None = None) -> Item:
+                        kwargs: dict[str, Item] | None = None, operator: bool = True) -> Item:
     """``result`` of ``fn(*items)`` marked as the NumPy scalar it is when ``fn`` (a NumPy
     function, or a scalar operator on a NumPy scalar) gives one for numbers; other results
     as they are."""
     if scalar_type_of(result) is None or any(is_tensor(i) for i in items):
         return result
-    kinded = _kinded(b, items)
-    if kinded:
-        return _kinded_result(b, fn, items, result, kwargs, kinded)
+    if _kinded(b, items):
+        return kinded_result(b, fn, items, result, kwargs, operator)
     try:
         value = _numpy_result(fn, items, b.numpy_scalars, kwargs)
     except OverflowError as error:   # np.int8(300)
@@ -384,6 +409,6 @@ def conform(b: IRBuilder, fn: Callable, items: list[Item], what: str,
     return [cast(b, i, target, what) if is_tensor(i) else i for i in items]
 
 
-__all__ = ["cast", "conform", "dtype_of", "is_numpy_function", "kind_key", "numpy_dtype",
-           "numpy_scalar", "numpy_scalar_result", "scalar_kinds", "unsigned_total",
-           "wide_literal"]
+__all__ = ["cast", "conform", "dtype_of", "is_numpy_function", "kind_key", "kinded_result",
+           "numpy_dtype", "numpy_scalar", "numpy_scalar_result", "result_kinds",
+           "scalar_kinds", "unsigned_total", "wide_literal"]

@@ -496,3 +496,29 @@ def test_sum_of_a_list_empty_when_it_runs_is_a_clear_error():
         assert_same(f(a, 2), sum_of_appended(a, 2))
         with pytest.raises(fusejit.FusejitError, match="sum.. of a list that is empty when"):
             f(a, 0)
+
+
+def kinds_of_arithmetic(x):
+    k = x[0] > 0                    # a np.bool_ ...
+    if x[1] > 0:
+        k = 5                       # ... or an int
+    if x[2] > 0:
+        m = x.sum()                 # a np.float64 (a 0-d array here) or a float
+    else:
+        m = 0.0
+    n = int(x.size) if x[3] > 0 else np.int64(3)
+    p = 4 if x[4] > 0 else 2.25
+    return (k * 2, m * 2, n ** 2, float(p), np.float64(p), np.sqrt(p))
+
+
+@pytest.mark.parametrize("sign", [1.0, -1.0])
+def test_arithmetic_and_conversions_of_a_number_that_branches_give_two_kinds(sign):
+    """Ops on a number whose kind the branch decides give the kind NumPy gives for the branch
+    taken: ``k * 2`` of a np.bool_ or an int (held as a 0-d array) is a np.int64 or an int,
+    ``n ** 2`` of an int or a np.int64 an int or a np.int64; ``float(p)`` is a float and
+    ``np.float64(p)`` a np.float64 whichever ran (they returned ``p``'s own kind), and
+    ``np.sqrt(p)`` a np.float64 (a NumPy function of a Python number). Every call."""
+    f = fusejit.jit(kinds_of_arithmetic)
+    x = np.ones(37) * sign
+    for _ in range(3):
+        _same_kinds(f(x), kinds_of_arithmetic(x))
