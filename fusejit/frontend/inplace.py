@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from ..ir.graph import Value
-from ..ir.symbols import aten
+from ..ir.symbols import aten, prim
 from ..ir.types import BOOL
 from . import numpy_lowering
 from .builder import Item, describe, is_tensor, scalar_type_of
@@ -86,9 +86,11 @@ class InPlaceStatements:
             computed = self._check_inplace_cast(op, current, operand)
             target = dtype_of(current)
             if target is not None and target.kind == "f" and computed is not None and \
-                    computed != target:
+                    computed != target and self._an_argument(current):
                 # (float32 += np.float64(0.1): NumPy adds in float64 and rounds once;
-                # aten's add_ rounded 0.1 to float32 first, an ulp off for ~1% of values)
+                # aten's add_ rounded 0.1 to float32 first, an ulp off for ~1% of values.
+                # An array the function made keeps the update, which the executor's passes
+                # make a value rounded as NumPy's: fresh_updates, carried_arrays.)
                 return self._written_back(stmt, current, operand)
             if is_tensor(operand) and operand is not current \
                     and viewed(operand) is viewed(current):
@@ -119,6 +121,11 @@ class InPlaceStatements:
                 raise self.unsupported(stmt, f"the operator {type(stmt.op).__name__}")
             result = binary(self.b, name, current, operand)
         self.assign(stmt.target, result)
+
+    def _an_argument(self, x: Value) -> bool:
+        """Is ``x`` an argument's memory (through views and a loop's variables)?"""
+        root = numpy_lowering.memory_of(x)
+        return root.node.kind == prim.Param and root.node.owning_block is self.b.graph.block
 
     def _written_back(self, stmt: ast.AugAssign, current: Value, operand: Item) -> None:
         """``x //= v``, ``x %= v``, ``x **= v``, ``x &= v`` ... (ops aten has no in-place
