@@ -600,7 +600,7 @@ class LoopStatements:
         steps = self.b.static(trip)
         if isinstance(steps, int) and not isinstance(steps, bool) and steps <= 0:
             return None     # (range(0), or the iterations left after those peeled: none)
-        if not (self.b.static(cond) is True and isinstance(steps, int) and steps > 0):
+        if not self._surely_runs(trip, cond):
             self._raise_if_it_ran_none(trip, cond, f"ValueError: the loop at line {line} ran "
                                        f"zero times; fusejit types {listed} as its iterations "
                                        f"make them, and does not go on with the dtypes from "
@@ -664,9 +664,7 @@ class LoopStatements:
         One that the body makes an array (``t = 0``; ``t = t + x``) cannot be both: a call on
         which the loop runs zero times raises a ValueError saying so."""
         b = self.b
-        steps = b.static(trip)
-        if b.branched is None or b.static(cond) is True and isinstance(steps, int) \
-                and not isinstance(steps, bool) and steps > 0:
+        if b.branched is None or self._surely_runs(trip, cond):
             return None
         line = stmt.lineno + self.src.line_offset
         ran = None
@@ -687,8 +685,7 @@ class LoopStatements:
             if {kind_key(k) for k in now} == {kind_key(k) for k in kinds}:
                 continue
             if ran is None:
-                ran = b.emit("aten::Int", [b.emit("aten::__and__", [
-                    cond, binary(b, "gt", trip, 0)], "loop")], "loop")
+                ran = b.emit("aten::Int", [self._it_ran(trip, cond)], "loop")
             # (the index of its kind: after's where it ran, past them before's where not)
             index_now = b.branched[after][0] if after in b.branched else 0
             index_was = len(now)
@@ -702,8 +699,19 @@ class LoopStatements:
     def _raise_if_it_ran_none(self, trip: Item, cond: Value, message: str) -> None:
         """``message`` raised at run time where a loop of ``trip`` steps, first tested with
         ``cond``, runs zero times."""
-        ran = self.b.emit("aten::__and__", [cond, binary(self.b, "gt", trip, 0)], "loop")
-        self.b.raise_unless(ran, message)
+        self.b.raise_unless(self._it_ran(trip, cond), message)
+
+    def _it_ran(self, trip: Item, cond: Value) -> Value:
+        """Whether a loop of ``trip`` steps, first tested with ``cond``, runs (a bool when it
+        runs)."""
+        return self.b.emit("aten::__and__", [cond, binary(self.b, "gt", trip, 0)], "loop")
+
+    def _surely_runs(self, trip: Item, cond: Value) -> bool:
+        """Does a loop of ``trip`` steps, first tested with ``cond``, run, as far as both are
+        known while scripting (a constant positive trip count, a true condition)?"""
+        steps = self.b.static(trip)
+        return self.b.static(cond) is True and isinstance(steps, int) and \
+            not isinstance(steps, bool) and steps > 0
 
     @staticmethod
     def _numbers_that_widened(carried: list[str], initial: list, body_env: dict) -> dict:
