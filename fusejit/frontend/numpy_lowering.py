@@ -136,19 +136,21 @@ def cumsum(b: IRBuilder, x: Item, axis: Item = None, dtype: Any = None) -> Value
     else:
         code = dtype_code(b, dtype, None, "cumsum")
         x = cast(b, x, np.dtype(dtype), "cumsum")
-    if is_none(axis) or rank_of(x) == 0:   # (a 0-d array runs as 1-d, as NumPy's)
+    x, dim = scanned(b, x, axis, "cumsum")
+    return b.emit(aten.cumsum, [x, dim, code], "cumsum")
+
+
+def scanned(b: IRBuilder, x: Value, axis: Item, what: str) -> tuple[Value, int]:
+    """A running sum's or product's operand and constant axis: ``x`` flattened where there
+    is no axis, or where it is 0-d (NumPy runs a 0-d array as 1-d); the axis within its rank
+    where that is known (NumPy's AxisError, not the interpreter's IndexError when it runs)."""
+    if is_none(axis) or rank_of(x) == 0:
         x = reshape(b, x, (-1,))
         axis = 0 if is_none(axis) else axis
-    return b.emit(aten.cumsum, [x, scan_axis(b, x, axis, "cumsum"), code], "cumsum")
-
-
-def scan_axis(b: IRBuilder, x: Value, axis: Item, what: str) -> int:
-    """A running sum's or product's constant axis, within ``x``'s rank where it is known
-    (NumPy's AxisError, not the interpreter's IndexError when it runs)."""
     dim, rank = b.static_int(axis, f"{what}'s axis"), rank_of(x)
     if rank is not None and not -rank <= dim < rank:
         raise b.error(f"{what}: axis {dim} is out of bounds for array of dimension {rank}")
-    return dim
+    return x, dim
 
 
 def running_extreme(kind: str, display: str):

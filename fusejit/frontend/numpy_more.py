@@ -38,7 +38,7 @@ from .lowering import (
     unary,
 )
 from .numpy_dtypes import cast, conform, dtype_of, numpy_scalar, unsigned_total
-from .numpy_lowering import _slice, rank_of, reduce, scan_axis
+from .numpy_lowering import _slice, rank_of, reduce, scanned
 
 
 def _axis(b: IRBuilder, x: Value, axis: Item, extra: int = 0) -> int:
@@ -220,15 +220,10 @@ def builtin_sum(b: IRBuilder, items: Item, start: Item = 0) -> Item:
 
 def cumprod(b: IRBuilder, x: Item, axis: Item = None) -> Value:
     """``np.cumprod``/``x.cumprod()``: ``aten::cumprod`` (flattened without an axis)."""
-    from .lowering import reshape
-
     x = _array(b, x, "cumprod")
     (x,) = conform(b, np.cumprod, [x], "cumprod")
-    if is_none(axis) or rank_of(x) == 0:   # (a 0-d array runs as 1-d, as NumPy's)
-        x = reshape(b, x, (-1,))
-        axis = 0 if is_none(axis) else axis
-    return b.emit("aten::cumprod", [x, scan_axis(b, x, axis, "cumprod"), unsigned_total(x)],
-                  "cumprod")
+    x, dim = scanned(b, x, axis, "cumprod")
+    return b.emit("aten::cumprod", [x, dim, unsigned_total(x)], "cumprod")
 
 
 def finfo(b: IRBuilder, dtype: Item) -> np.finfo:
