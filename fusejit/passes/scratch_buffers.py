@@ -61,6 +61,7 @@ _MADE_BY_SIZES = frozenset({aten.zeros, aten.ones, aten.empty, aten.full})
 _MADE_LIKE = frozenset({aten.zeros_like, aten.ones_like, aten.empty_like, aten.full_like})
 # In-place updates -> the out-of-place op computing the value they store
 _UPDATES = {aten.add_: aten.add, aten.sub_: aten.sub, aten.mul_: aten.mul, aten.div_: aten.div}
+_WRITES = frozenset({aten.copy_, *_UPDATES})
 _SIZES = frozenset({aten.size, aten.numel, aten.dim, aten.len})
 # Ops that read an array's elements into a new array or a number (besides the fuser's maps)
 _READS = frozenset({aten.sum, aten.mean, aten.amax, aten.amin, aten.prod, aten.any, aten.all,
@@ -88,7 +89,7 @@ def forward_scratch_buffers(graph: Graph) -> bool:
 
 
 def _is_write(node: Node, members: set) -> bool:
-    return (node.kind == aten.copy_ or node.kind in _UPDATES) and node.inputs[0] in members
+    return node.kind in _WRITES and node.inputs[0] in members
 
 
 def _members(buffer: Value) -> set | None:
@@ -107,9 +108,9 @@ def _members(buffer: Value) -> set | None:
             user, k = use.user, use.offset
             if user.kind in _SIZES:
                 continue
-            if k == 0 and (user.kind == aten.copy_ or user.kind in _UPDATES):
+            if k == 0 and user.kind in _WRITES:
                 new = [user.output()]
-            elif k >= 1 and (user.kind == aten.copy_ or user.kind in _UPDATES):
+            elif k >= 1 and user.kind in _WRITES:
                 continue        # (the source of another array's write: a read)
             elif user.kind == prim.Loop and k >= 2:
                 body = user.blocks[0]
@@ -143,9 +144,6 @@ def _members(buffer: Value) -> set | None:
                 body = use.user.owning_block
                 if use.offset < 1 or body.inputs[use.offset] not in members:
                     return None
-            elif use.user.kind == prim.Return and use.user.owning_block.owning_node is not \
-                    None and use.user.owning_block.owning_node.kind != prim.If:
-                return None
             elif _is_write(use.user, members) and any(
                     v in members for v in use.user.inputs[1:]):
                 return None     # (x += x: a read and a write at once)
@@ -293,11 +291,7 @@ def _rewrite(graph: Graph, buffer: Value, members: set, roles: dict) -> None:
                 value = _as_dtype(graph, node, node.input(1), dtype)
                 gone.append(node)
             elif role == "update":
-                with graph.inserting_before(node):
-                    made = graph.insert(_UPDATES[node.kind], [value, *node.inputs[1:]])
-                made.source_range = node.source_range
-                _typed(made)
-                value = _as_dtype(graph, node, made.output(), dtype)
+                value = _updated(graph, node, value, dtype)
                 gone.append(node)
             elif role == "read":
                 for i, v in enumerate(node.inputs):
@@ -379,10 +373,8 @@ def _merged(node: Node, values: list[Value]) -> Value:
     """The value each branch of the if ``node`` left in the buffer, as a new output of it."""
     for block, value in zip(node.blocks, values):
         block.register_output(value)
-    types = {v.type for v in values}
-    out = node.add_output(values[0].type if len(types) == 1 else
-                          values[0].type.dimensioned_only())
-    return out
+    same = len({v.type for v in values}) == 1
+    return node.add_output(values[0].type if same else values[0].type.dimensioned_only())
 
 
 def _typed(node: Node) -> None:
@@ -391,6 +383,16 @@ def _typed(node: Node) -> None:
 
     for out, t in zip(node.outputs, infer_outputs(node, Facts())):
         out.set_type(merge_types(out.type, t, frozenset()))
+
+
+def _updated(graph: Graph, update: Node, value: Value, dtype: np.dtype) -> Value:
+    """The value the in-place ``update`` of an array holding ``value`` leaves in it: its
+    out-of-place op, in the array's ``dtype`` (before ``update``)."""
+    with graph.inserting_before(update):
+        made = graph.insert(_UPDATES[update.kind], [value, *update.inputs[1:]])
+    made.source_range = update.source_range
+    _typed(made)
+    return _as_dtype(graph, update, made.output(), dtype)
 
 
 def _as_dtype(graph: Graph, at: Node, value: Value, dtype: np.dtype) -> Value:
@@ -578,9 +580,9 @@ def _forward_in_block(graph: Graph, block: Block, db) -> bool:
             continue
         # a read of a view stored into takes the value stored (a write's operands, not its
         # target)
-        if node.kind == aten.copy_ or node.kind in _UPDATES or \
-                is_simple_map(node, int_scalars=True) or node.kind in _READS:
-            first = 1 if node.kind == aten.copy_ or node.kind in _UPDATES else 0
+        if node.kind in _WRITES or is_simple_map(node, int_scalars=True) or \
+                node.kind in _READS:
+            first = 1 if node.kind in _WRITES else 0
             for i, v in enumerate(node.inputs):
                 k = _view_key(v) if i >= first else None
                 if k is not None and k in known:
@@ -594,11 +596,8 @@ def _forward_in_block(graph: Graph, block: Block, db) -> bool:
             # dp[i] /= x after a store into dp[i]: the store of (stored / x), whose operands
             # may still read memory a store wrote
             mark_reads(node.inputs[1:])
+            value = _updated(graph, node, known[key][1], target.type.dtype)
             with graph.inserting_before(node):
-                made = graph.insert(_UPDATES[node.kind], [known[key][1], *node.inputs[1:]])
-                made.source_range = node.source_range
-                _typed(made)
-                value = _as_dtype(graph, node, made.output(), target.type.dtype)
                 store = graph.insert(aten.copy_, [target, value, graph.insert_constant(False)])
             store.source_range = node.source_range
             store.output().set_type(target.type)
