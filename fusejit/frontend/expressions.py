@@ -90,9 +90,9 @@ from .numpy_shims import unsupported as shim_unsupported
 from .static_conditions import StaticConditions
 
 # A dtype's attributes read while scripting (what each is for the dtype known then)
+_DTYPE_ATTRIBUTES = frozenset({"itemsize", "kind", "name", "char", "str", "alignment"})
 # The dtype a Python number of each type is as a NumPy scalar
 _NUMBER_OF = {float: np.float64, int: np.int64, bool: np.bool_}
-_DTYPE_ATTRIBUTES = frozenset({"itemsize", "kind", "name", "char", "str", "alignment"})
 _BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.Pow: "pow",
            ast.Mod: "remainder", ast.FloorDiv: "floordiv", ast.MatMult: "matmul",
            ast.BitAnd: "and", ast.BitOr: "or", ast.BitXor: "xor", ast.LShift: "lshift",

@@ -43,8 +43,12 @@ from ..ir.types import BoolType, FloatType, IntType, ScalarType, TensorType
 from ..oplib.table import DTYPE_CODES
 from .builder import IRBuilder, Item, is_tensor, scalar_type_of
 
+# The Python number type of a run-time scalar of each IR type (a "kind", ``scalar_kinds``),
+# and what stands for a number of each kind when NumPy is asked (weak, like a literal).
+_PYTHON_KINDS = {IntType: int, FloatType: float, BoolType: bool}
+_KIND_PROXIES = {int: 1, float: 1.0, bool: True}
 # What a run-time scalar of each IR type stands for when NumPy is asked (weak, like a literal).
-_SCALAR_PROXIES = {IntType: 1, FloatType: 1.0, BoolType: True}
+_SCALAR_PROXIES = {t: _KIND_PROXIES[kind] for t, kind in _PYTHON_KINDS.items()}
 
 
 def dtype_of(item: Item) -> np.dtype | None:
@@ -101,10 +105,6 @@ def numpy_dtype(fn: Callable, items: list[Item], strong: dict[Value, np.dtype] |
     if result is None:
         return None
     return result if isinstance(result, np.dtype) else np.asarray(result).dtype
-
-
-_PYTHON_KINDS = {IntType: int, FloatType: float, BoolType: bool}
-_KIND_PROXIES = {int: 1, float: 1.0, bool: True}
 
 
 def scalar_kinds(b: IRBuilder, item: Item) -> tuple | None:

@@ -653,10 +653,9 @@ class StatementEmitter(LoopStatements, ContainerStatements, InPlaceStatements,
     def keep_read_elements(self, written: Value) -> None:
         """Before (or right after) a write into ``written``'s array (through views, and a
         loop's variable updated in place: ``numpy_lowering.memory_of``): a name bound to one of
-        its elements
-        (``t = x[0]``: a 0-d view here, a NumPy scalar in NumPy), or to a tuple or list
-        holding one (``t = (x[0], x[1])``), keeps the value it read, so ``t = x[0]; x[0] =
-        x[1]; x[1] = t`` swaps. A 0-d view in NumPy too (``x[..., 0]``, in
+        its elements (``t = x[0]``: a 0-d view here, a NumPy scalar in NumPy), or to a tuple
+        or list holding one (``t = (x[0], x[1])``), keeps the value it read, so ``t = x[0];
+        x[0] = x[1]; x[1] = t`` swaps. A 0-d view in NumPy too (``x[..., 0]``, in
         ``b.zero_d_arrays``) reads the write. The copy goes right after the read, every use of
         the read takes it, and so do the names that held it."""
         base = numpy_lowering.memory_of(written)
