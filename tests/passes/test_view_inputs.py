@@ -22,6 +22,7 @@ from fusejit.ir.symbols import aten, prim
 from fusejit.passes import fuse_graph, move_views_into_groups
 from fusejit.runtime.executor import CompiledFunction
 from fusejit.runtime.fusion.compiler import FusedKernel
+from tests.matrix import covered
 
 
 def _top(graph) -> list:
@@ -278,10 +279,9 @@ def reversed_update(x):
     return x
 
 
-@pytest.mark.parametrize("program", [symmetric_part, mirror_columns, flipped_all,
-                                     flipped_rows_cut, stepped_backwards])
-@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64, np.uint8])
-@pytest.mark.parametrize("layout", ["c", "f", "strided", "broadcast"])
+@pytest.mark.parametrize("layout, dtype, program", covered(
+    ["c", "f", "strided", "broadcast"], [np.float32, np.float64, np.int64, np.uint8],
+    [symmetric_part, mirror_columns, flipped_all, flipped_rows_cut, stepped_backwards]))
 def test_reversed_views_are_read_backwards_by_the_group(program, dtype, layout):
     f = fusejit.jit(program)
     for shape in ((7, 5), (1, 1), (2, 300), (33, 64)):

@@ -118,7 +118,8 @@ def ranked(x):
     return np.argsort(x), x[np.argsort(x)[-3:]], np.argsort(x, kind="heapsort")[:2]
 
 
-@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("dtype", [np.float64, pytest.param(np.float32,
+                                                        marks=pytest.mark.exhaustive)])
 def test_argsort_by_numpys_default_kind_where_the_order_is_unique(dtype):
     """Distinct values (one NaN among them goes last) have one order, which the compiled
     function gives; equal values, -0.0 and 0.0, or several NaN have NumPy's algorithm's, and
@@ -718,7 +719,8 @@ def extremes_and_moments(x):
             np.std(x, axis=1, ddof=1))
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.uint8])
+@pytest.mark.parametrize("dtype", [np.float32, np.uint8, *(pytest.param(d, marks=pytest.mark.exhaustive)
+                                                  for d in (np.float64, np.int32))])
 def test_whole_array_extrema_and_axis_moments_are_numpys(dtype):
     """np.max/np.min of a whole array (a vectorised reduction: NaN wins, as NumPy's) and
     var/std along an axis, with ddof (float64 sums, two passes), against NumPy: extrema

@@ -15,6 +15,7 @@ from fusejit.runtime.fusion import columns, row_kernel, rows
 from fusejit.runtime.fusion import plan as plans
 from fusejit.runtime.fusion.row_kernel import RowKernel
 from fusejit.runtime.fusion.rows import EXTREMA_BLOCK
+from tests.matrix import covered
 
 
 def moments(x):
@@ -787,8 +788,8 @@ def maps_beside_their_extremum(x, m):
     return y, x - m, np.abs(np.log1p(x * x)).max(axis=-1)
 
 
-@pytest.mark.parametrize("shape", [(50_000,), (40, 700)])
-@pytest.mark.parametrize("parallel", [False, True])
+@pytest.mark.parametrize("parallel, shape", covered([False, True], [(50_000,), (40, 700)],
+                                                   strength=1))
 def test_element_outputs_no_reduction_reaches_are_written_by_its_pass(
         shape, parallel, monkeypatch, kernels_only):
     """The pass computing the max writes ``y`` and ``x - m`` too: no output pass reading the
@@ -822,8 +823,8 @@ def bisection_step(x, lo, hi):
     return np.where(too_low, mid, lo), np.where(too_low, hi, mid), x - mid, lo * lo + 1.0
 
 
-@pytest.mark.parametrize("shape", [(300, 40), (6, 5, 70), (1, 50_000)])
-@pytest.mark.parametrize("parallel", [False, True])
+@pytest.mark.parametrize("parallel, shape", covered(
+    [False, True], [(300, 40), (6, 5, 70), (1, 50_000)], strength=1))
 def test_element_outputs_of_a_rows_shape_are_written_once_a_row(shape, parallel, monkeypatch,
                                                                 kernels_only):
     """``np.where(too_low, mid, lo)`` of ``(rows, 1)`` values is an element value of the

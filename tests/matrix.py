@@ -1,0 +1,49 @@
+"""Test matrices that the default suite covers rather than runs whole.
+
+``covered(a, b, c)`` gives the parameters of every combination of the axes' values, as stacked
+``parametrize`` decorators would, and marks ``exhaustive`` (``FUSEJIT_FULL_SUITE=1`` runs them)
+those outside a cover: a subset in which every ``strength`` values of any ``strength`` axes
+meet in at least one case. With the default ``strength=2``, every dtype meets every layout and
+every program, and every program every layout, in far fewer cases than the product: 20 of
+5 x 4 x 4. ``strength=1`` runs each value of each axis once. The cover is chosen greedily in
+the product's order, so it is the same on every run and machine.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+
+import pytest
+
+
+def _tuples(combo: tuple, groups: list[tuple]) -> set:
+    return {(group, tuple(combo[i] for i in group)) for group in groups}
+
+
+def cover(*sizes: int, strength: int = 2) -> list[tuple]:
+    """Index tuples into axes of these sizes, in the product's order, whose ``strength``-wise
+    combinations include every one the product has (a greedy choice: each next tuple is the
+    first that covers the most combinations not yet covered)."""
+    combos = list(itertools.product(*(range(n) for n in sizes)))
+    groups = list(itertools.combinations(range(len(sizes)), min(strength, len(sizes))))
+    missing = set().union(*(_tuples(c, groups) for c in combos))
+    chosen = []
+    while missing:
+        best = max(combos, key=lambda c: len(_tuples(c, groups) & missing))
+        chosen.append(best)
+        missing -= _tuples(best, groups)
+    return sorted(chosen)
+
+
+def covered(*axes: Sequence, strength: int = 2) -> list:
+    """``pytest.param`` of every combination of the axes' values (for
+    ``parametrize("a, b, c", covered(a_values, b_values, c_values))``), those outside
+    ``cover``'s choice marked ``exhaustive``."""
+    kept = set(cover(*(len(axis) for axis in axes), strength=strength))
+    return [pytest.param(*(axis[i] for axis, i in zip(axes, combo)),
+                         marks=[] if combo in kept else [pytest.mark.exhaustive])
+            for combo in itertools.product(*(range(len(axis)) for axis in axes))]
+
+
+__all__ = ["cover", "covered"]
