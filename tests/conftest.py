@@ -161,6 +161,11 @@ def _find_corpus() -> Path | None:
 CORPUS = _find_corpus()
 CASES = sorted(p.name for p in CORPUS.iterdir() if p.is_dir()) if CORPUS else []
 IR_FILES = [f"{case}/{name}" for case in CASES for name in ("input.ir", "expected_fused.ir")]
+# The corpus cases whose kernels cost most to compile (130 inputs: 10-13 s cold, a fiftieth of the
+# suite): their kernels run with FUSEJIT_FULL_SUITE=1; the conformance tests check their fusion.
+_COSTLY_KERNELS = {"many_inputs_130"}
+KERNEL_CASES = [pytest.param(c, marks=[pytest.mark.exhaustive] if c in _COSTLY_KERNELS else [])
+                for c in CASES]
 
 
 def corpus_path(rel: str) -> Path:

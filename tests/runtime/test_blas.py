@@ -95,7 +95,8 @@ def test_products_equal_numpys_matmul(dtype) -> None:
 
 
 @needs_blas
-@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("dtype", [np.float32, pytest.param(np.float64,
+                                                            marks=pytest.mark.exhaustive)])
 def test_a_stack_times_a_vector_has_numpys_bits(dtype) -> None:
     """``stacked_mv``: NumPy's matmul calls gemv for each matrix of a stack, and so does the
     compiled product (one gemv over all the stack's rows sums otherwise in OpenBLAS for some

@@ -16,7 +16,7 @@ from fusejit.ir.constants import constant_value
 from fusejit.ir.graph import ElidedTensor
 from fusejit.runtime.fusion import FusedKernel
 from fusejit.runtime.ops import make_operation
-from tests.conftest import CASES, corpus_path, read_corpus
+from tests.conftest import KERNEL_CASES, corpus_path, read_corpus
 
 from .oracle import run_subgraph
 
@@ -73,7 +73,7 @@ def run_corpus_case(case: str, kernel=FusedKernel) -> list:
     return results
 
 
-@pytest.mark.parametrize("case", CASES)
+@pytest.mark.parametrize("case", KERNEL_CASES)
 def test_corpus_groups(case):
     results = run_corpus_case(case)
     with np.load(corpus_path(f"{case}/outputs.npz")) as data:

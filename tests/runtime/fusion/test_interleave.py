@@ -43,7 +43,8 @@ def test_long_kernels_are_interleaved_and_short_ones_left_to_llvm():
     assert interleave.count_for(interleave.FROM_NS - 0.01, True) == 0
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("dtype", [pytest.param(np.float32, marks=pytest.mark.exhaustive),
+                                   np.float64])
 def test_interleaved_kernel_gives_the_same_bits_as_the_plain_one(monkeypatch, dtype):
     """Sizes around the interleaved loop's 4 vectors an iteration (and a strip's 1024): every
     element, the loop's remainder included, is what the kernel LLVM vectorised itself gives."""

@@ -25,7 +25,7 @@ from fusejit import parse_ir
 from fusejit.runtime.fusion import FusedKernel
 from fusejit.runtime.fusion.loops import STRIP
 from tests.conformance import test_fuser_conformance2 as conformance2
-from tests.conftest import CASES
+from tests.conftest import KERNEL_CASES
 
 from .oracle import run_subgraph
 from .test_corpus import _eval_block, run_corpus_case
@@ -127,7 +127,7 @@ def _assert_recorded_groups_vectorise() -> None:
         assert vectorised >= _loops_to_vectorise(body), "\n".join(body)
 
 
-@pytest.mark.parametrize("case", CASES)
+@pytest.mark.parametrize("case", KERNEL_CASES)
 def test_corpus_groups_vectorise(case):
     _Recording.seen = []
     run_corpus_case(case, _Recording)
