@@ -134,6 +134,9 @@ class IRBuilder:
         # The 0-d values made as arrays (``np.array(x.sum())``): NumPy returns them as 0-d
         # arrays, where it returns other 0-d results as NumPy scalars.
         self.zero_d_arrays: set[Value] = set()
+        # The run-time Python ints checked to fit an integer dtype (``check_python_ints``),
+        # with the dtype and the block whose later nodes the check covers.
+        self.checked_ints: set[tuple] = set()
         # Arrays that the branches of an if give different dtypes, with those dtypes
         # (``note_mixed``): an op on one computes in NumPy's dtype where every branch gives
         # the same, and is refused where they differ (``numpy_dtypes.conform``).

@@ -30,7 +30,7 @@ from .masked import check as masked_check
 from .masked import store as masked_store
 from .masked import values as masked_values
 from .numpy_arrays import is_int_array
-from .numpy_dtypes import cast, dtype_of, numpy_dtype, wide_literal
+from .numpy_dtypes import cast, check_python_ints, dtype_of, numpy_dtype, wide_literal
 from .numpy_lowering import rank_of, refuse_reversed_target, viewed
 
 
@@ -160,6 +160,7 @@ class InPlaceStatements:
             raise self.b.error(f"'{symbol}=': NumPy cannot write the {result} result into "
                                f"the {target} array in place (casting rule 'same_kind'); "
                                f"write x = x {symbol} v for a new array")
+        check_python_ints(self.b, [operand], result, f"'{_SYMBOL[op]}='")
         return result
 
     def _masked_update(self, stmt: ast.AugAssign, base: Value, mask: Value,

@@ -227,6 +227,7 @@ def numpy_scalar(b: IRBuilder, item: Item, dtype: np.dtype, shared: bool = False
 _FLOAT32 = np.dtype(np.float32)
 _INT64_MAX = (1 << 63) - 1
 _UINT64 = np.dtype(np.uint64)
+_INT64 = np.dtype(np.int64)
 
 
 def _holds_float32(item: Value) -> bool:
@@ -363,6 +364,29 @@ def wide_literal(b: IRBuilder, item: Item) -> Item:
     return item
 
 
+def check_python_ints(b: IRBuilder, items: list[Item], dtype: np.dtype | None,
+                      what: str) -> None:
+    """NumPy 2 converts a Python int that meets an integer array to the array's (the result's)
+    dtype, and raises OverflowError where it does not fit (``uint8_array + k``, ``k = 300``).
+    A literal is checked where it is scripted (``numpy_dtype``); an int known only at run time
+    is checked when it runs, here, where the compiled forms would otherwise wrap it (300 as 44).
+    NumPy scalars (cast as arrays are) and numbers a branch makes an int or a float pass."""
+    if dtype is None or dtype.kind not in "iu" or dtype == _INT64:
+        return
+    from ..runtime.direct import INT_RANGE_MESSAGE
+    info, block = np.iinfo(dtype), b.graph.insert_point.owning_block
+    for item in items:
+        if not isinstance(item, Value) or not isinstance(item.type, IntType) or \
+                b.static(item) is not ... or item in b.numpy_scalars or \
+                item in (b.branched or ()) or (item, dtype, block) in b.checked_ints:
+            continue
+        b.checked_ints.add((item, dtype, block))
+        message = f"{INT_RANGE_MESSAGE}{dtype.name} ({what})"
+        b.raise_unless(b.emit(aten.ge, [item, info.min]), message)
+        if info.max <= _INT64_MAX:
+            b.raise_unless(b.emit(aten.le, [item, info.max]), message)
+
+
 def unsigned_total(x: Value) -> int | None:
     """The ``dtype`` argument a sum, product or running sum or product of ``x`` (already in
     NumPy's dtype for it) needs: uint64's ScalarType code for a uint64 ``x``, since PyTorch's
@@ -406,9 +430,12 @@ def conform(b: IRBuilder, fn: Callable, items: list[Item], what: str,
         return items
     if target == np.dtype(np.bool_) and any(dtype_of(a) != target for a in arrays):
         return items  # a predicate (logical_not of floats): its input is not cast to bool
+    if result and isinstance(fn, np.ufunc):
+        check_python_ints(b, items, target, what)
     return [cast(b, i, target, what) if is_tensor(i) else i for i in items]
 
 
-__all__ = ["cast", "conform", "dtype_of", "is_numpy_function", "kind_key", "kinded_result",
+__all__ = ["cast", "check_python_ints", "conform", "dtype_of", "is_numpy_function", "kind_key",
+           "kinded_result",
            "numpy_dtype", "numpy_scalar", "numpy_scalar_result", "result_kinds",
            "scalar_kinds", "unsigned_total", "wide_literal"]

@@ -38,7 +38,7 @@ from .lowering import (
     typed_from_appends,
 )
 from .numpy_arrays import advanced_index, index_store, is_int_array
-from .numpy_dtypes import cast, conform, dtype_of, numpy_dtype, unsigned_total
+from .numpy_dtypes import cast, check_python_ints, conform, dtype_of, numpy_dtype, unsigned_total
 
 # name -> (NumPy function for the result dtype, aten op, its argument form)
 _REDUCTIONS: dict[str, tuple[Any, str, str]] = {
@@ -351,6 +351,7 @@ def check_stored_number(b: IRBuilder, x: Value, value: Item) -> Item:
                                   f"of bounds for {dtype.name}")
         return value
     if type(number) not in (int, float):
+        check_python_ints(b, [value], dtype, "the stored value")
         return value
     if isinstance(number, int):
         info = np.iinfo(dtype)

@@ -65,6 +65,27 @@ TEMPORARY_MAX_BYTES = 1 << 16
 MAX_BYTES = MIN_BYTES
 
 
+# The message of the frontend's run-time check that a Python int fits the integer dtype it meets
+# (``numpy_dtypes.check_python_ints``): NumPy's conversion of the int makes the same check.
+INT_RANGE_MESSAGE = "OverflowError: Python integer out of bounds for "
+
+
+def _int_range_check(node: Node) -> bool:
+    """Is ``node`` such a check (an ``If`` that raises that message), or the comparison that
+    only such checks read?"""
+    if node.kind in (aten.ge, aten.le):
+        return all(_int_range_check(use.user) for use in node.output().uses)
+    if node.kind != prim.If or node.outputs or any(True for _ in node.blocks[0].nodes()):
+        return False
+    fails = list(node.blocks[1].nodes())
+    if not fails or fails[-1].kind != prim.RaiseException or \
+            any(n.kind != prim.Constant for n in fails[:-1]):
+        return False
+    message = fails[-1].input(0)
+    return message.node.kind == prim.Constant and \
+        str(constant_value(message.node)).startswith(INT_RANGE_MESSAGE)
+
+
 def direct_function(graph: Graph, scalars: dict[int, Any]) -> Callable[..., Any] | None:
     """``graph`` (typed by a call's arguments: dtypes and ranks) as one Python function of its
     inputs calling NumPy's ufuncs, returning its outputs (one value, or a tuple), or None where
@@ -86,8 +107,8 @@ def direct_function(graph: Graph, scalars: dict[int, Any]) -> Callable[..., Any]
     temporary = False
     itemsize = 1
     for node in graph.nodes():
-        if node.kind == prim.Constant:
-            continue
+        if node.kind == prim.Constant or _int_range_check(node):
+            continue        # (a Python int argument: NumPy's conversion below checks its range)
         if node.kind == aten.slice:       # (x[1:] - x[:-1]: views of the arguments)
             view = _slice_view(node, text)
             if view is None or node.input(0) in computed or node.input(0) in reduced:

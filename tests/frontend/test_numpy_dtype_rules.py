@@ -546,3 +546,32 @@ def test_a_float32_array_updated_by_float64_is_rounded_once_as_numpy(n):
         got = f(a.copy(), b)
         assert got.dtype == want.dtype
         np.testing.assert_array_equal(got, want)
+
+
+def ints_meet_narrow_arrays(a, k):
+    b = a.copy()
+    b[0] = k                    # a store
+    b += k                      # an in-place update
+    return (b.astype(np.int8) & k) + k, a < k    # ufuncs of int8 (a comparison takes any int)
+
+
+@pytest.mark.parametrize("n", [5, 6000])
+def test_a_python_int_known_only_at_run_time_must_fit_the_array_s_dtype(n):
+    """NumPy 2 raises OverflowError where a Python int does not fit the integer dtype it meets
+    (``uint8_array + k``, a store, an in-place update), whatever the values: the first call
+    raised it, the compiled forms wrapped the int (300 as 44). Every call, both sizes; a
+    comparison with any int runs, as NumPy's."""
+    f = fusejit.jit(ints_meet_narrow_arrays)
+    a = np.arange(n, dtype=np.uint8)
+    for k in (3, 100, 127, 128, 255, 256, -1, 2**40, 5):
+        try:
+            want = ints_meet_narrow_arrays(a, k)
+        except OverflowError:
+            want = None
+        for _ in range(3):
+            if want is None:
+                with pytest.raises(fusejit.FusejitError, match="OverflowError: Python integer"):
+                    f(a, k)
+                continue
+            for got, expected in zip(f(a, k), want, strict=True):
+                assert got.dtype == expected.dtype and np.array_equal(got, expected)
