@@ -370,7 +370,9 @@ def check_python_ints(b: IRBuilder, items: list[Item], dtype: np.dtype | None,
     dtype, and raises OverflowError where it does not fit (``uint8_array + k``, ``k = 300``).
     A literal is checked where it is scripted (``numpy_dtype``); an int known only at run time
     is checked when it runs, here, where the compiled forms would otherwise wrap it (300 as 44).
-    NumPy scalars (cast as arrays are) and numbers a branch makes an int or a float pass."""
+    NumPy scalars pass (cast as arrays are). So do the values of a number that a branch makes
+    an int or a NumPy integer (``conform`` refused it unless its every kind gives this dtype,
+    which then holds each NumPy kind's values): the check is of the int's."""
     if dtype is None or dtype.kind not in "iu" or dtype == _INT64:
         return
     from ..runtime.direct import INT_RANGE_MESSAGE
@@ -378,7 +380,7 @@ def check_python_ints(b: IRBuilder, items: list[Item], dtype: np.dtype | None,
     for item in items:
         if not isinstance(item, Value) or not isinstance(item.type, IntType) or \
                 b.static(item) is not ... or item in b.numpy_scalars or \
-                item in (b.branched or ()) or (item, dtype, block) in b.checked_ints:
+                (item, dtype, block) in b.checked_ints:
             continue
         b.checked_ints.add((item, dtype, block))
         message = f"{INT_RANGE_MESSAGE}{dtype.name} ({what})"

@@ -555,23 +555,30 @@ def ints_meet_narrow_arrays(a, k):
     return (b.astype(np.int8) & k) + k, a < k    # ufuncs of int8 (a comparison takes any int)
 
 
+def int_or_uint8_by_branch(a, k):
+    j = k if a[1] > 0 else np.uint8(3)     # (a Python int or a NumPy uint8: uint8 either way)
+    return a + j, a * 2
+
+
 @pytest.mark.parametrize("n", [5, 6000])
 def test_a_python_int_known_only_at_run_time_must_fit_the_array_s_dtype(n):
     """NumPy 2 raises OverflowError where a Python int does not fit the integer dtype it meets
     (``uint8_array + k``, a store, an in-place update), whatever the values: the first call
     raised it, the compiled forms wrapped the int (300 as 44). Every call, both sizes; a
-    comparison with any int runs, as NumPy's."""
-    f = fusejit.jit(ints_meet_narrow_arrays)
+    comparison with any int runs, as NumPy's. So does an int that a branch makes a Python int
+    or a NumPy uint8 (fuzz round 5's bug_02)."""
     a = np.arange(n, dtype=np.uint8)
-    for k in (3, 100, 127, 128, 255, 256, -1, 2**40, 5):
-        try:
-            want = ints_meet_narrow_arrays(a, k)
-        except OverflowError:
-            want = None
-        for _ in range(3):
-            if want is None:
-                with pytest.raises(fusejit.FusejitError, match="OverflowError: Python integer"):
-                    f(a, k)
-                continue
-            for got, expected in zip(f(a, k), want, strict=True):
-                assert got.dtype == expected.dtype and np.array_equal(got, expected)
+    for program in (ints_meet_narrow_arrays, int_or_uint8_by_branch):
+        f = fusejit.jit(program)
+        for k in (3, 100, 127, 128, 255, 256, -1, 2**40, 5):
+            try:
+                want = program(a, k)
+            except OverflowError:
+                want = None
+            for _ in range(3):
+                if want is None:
+                    with pytest.raises(fusejit.FusejitError, match="OverflowError: Python int"):
+                        f(a, k)
+                    continue
+                for got, expected in zip(f(a, k), want, strict=True):
+                    assert got.dtype == expected.dtype and np.array_equal(got, expected)
