@@ -7,6 +7,10 @@ meet in at least one case. With the default ``strength=2``, every dtype meets ev
 every program, and every program every layout, in far fewer cases than the product: 20 of
 5 x 4 x 4. ``strength=1`` runs each value of each axis once. The cover is chosen greedily in
 the product's order, so it is the same on every run and machine.
+
+``halved(cases)`` runs every other case of a long corpus of programs by default: each compiles
+a whole-graph function and kernels of its own, and the corpora together cost a tenth of a cold
+suite.
 """
 
 from __future__ import annotations
@@ -46,4 +50,17 @@ def covered(*axes: Sequence, strength: int = 2) -> list:
             for combo in itertools.product(*(range(len(axis)) for axis in axes))]
 
 
-__all__ = ["cover", "covered"]
+def halved(params: Sequence) -> list:
+    """A corpus of cases (programs, graphs) of which the default suite runs every other one,
+    the first, third, ...: the rest are marked ``exhaustive``. Each item may be a
+    ``pytest.param`` (its marks and id are kept) or the values of one case."""
+    out = []
+    for i, p in enumerate(params):
+        if not isinstance(p, type(pytest.param(None))):
+            p = pytest.param(*(p if isinstance(p, tuple) else (p,)))
+        marks = list(p.marks) + ([pytest.mark.exhaustive] if i % 2 else [])
+        out.append(pytest.param(*p.values, marks=marks, id=p.id))
+    return out
+
+
+__all__ = ["cover", "covered", "halved"]

@@ -6,7 +6,7 @@ import itertools
 
 import pytest
 
-from tests.matrix import cover, covered
+from tests.matrix import cover, covered, halved
 
 
 @pytest.mark.parametrize("sizes", [(5, 4, 4), (2, 3), (3, 1, 2, 4), (1,)])
@@ -25,3 +25,11 @@ def test_the_cover_is_smaller_than_the_product_and_the_rest_is_exhaustive():
     assert [p.values for p in params] == list(itertools.product("abcd", [1, 2, 3]))
     runs = [p for p in params if not p.marks]
     assert len(runs) == 4 and all(m.name == "exhaustive" for p in params for m in p.marks)
+
+
+def test_a_halved_corpus_runs_every_other_case_and_keeps_marks_and_ids():
+    params = halved([pytest.param(1, id="one", marks=pytest.mark.slow), (2, "b"), 3, 4])
+    assert [p.values for p in params] == [(1,), (2, "b"), (3,), (4,)]
+    assert [p.id for p in params] == ["one", None, None, None]
+    assert [sorted(m.name for m in p.marks) for p in params] == [
+        ["slow"], ["exhaustive"], [], ["exhaustive"]]

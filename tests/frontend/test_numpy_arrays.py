@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import fusejit
+from tests.matrix import halved
 
 from .numpy_programs import assert_same as _same
 
@@ -136,7 +137,7 @@ CASES = {
 }
 
 
-@pytest.mark.parametrize("name", list(CASES))
+@pytest.mark.parametrize("name", halved(list(CASES)))
 def test_matches_numpy(name: str) -> None:
     f, args = CASES[name]
     got, want = fusejit.jit(f)(*args), f(*args)
@@ -287,7 +288,7 @@ LINALG = {
 }
 
 
-@pytest.mark.parametrize("name", list(LINALG))
+@pytest.mark.parametrize("name", halved(list(LINALG)))
 def test_results_of_several_arrays_match_numpy(name: str) -> None:
     """NumPy's own calls (np.linalg.svd/qr/lstsq ..., np.unique's extra arrays): each result
     exactly NumPy's, in its dtype and shape (lstsq's rank NumPy's int32)."""

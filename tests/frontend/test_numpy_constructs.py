@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import fusejit
+from tests.matrix import halved
 
 from .numpy_programs import assert_same as _same
 
@@ -597,7 +598,7 @@ def test_a_histogram_bins_in_one_kernel_and_counts():
 
 
 @pytest.mark.filterwarnings("ignore:Mean of empty slice", "ignore:invalid value")
-@pytest.mark.parametrize("fn, args", CASES)
+@pytest.mark.parametrize("fn, args", halved(CASES))
 def test_construct_matches_numpy(fn, args):
     mine = tuple(a.copy() if isinstance(a, np.ndarray) else a for a in args)
     theirs = tuple(a.copy() if isinstance(a, np.ndarray) else a for a in args)

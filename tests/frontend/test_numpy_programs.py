@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import fusejit
+from tests.matrix import halved
 
 from .numpy_programs import PROGRAMS
 
@@ -32,9 +33,9 @@ def _check(got, want) -> None:
         np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6)
 
 
-@pytest.mark.parametrize("name, fn, make", [
+@pytest.mark.parametrize("name, fn, make", halved([
     pytest.param(*p, marks=pytest.mark.xfail(reason=NOT_YET[p[0]], strict=True))
-    if p[0] in NOT_YET else p for p in PROGRAMS], ids=[p[0] for p in PROGRAMS])
+    if p[0] in NOT_YET else p for p in PROGRAMS]), ids=[p[0] for p in PROGRAMS])
 def test_program_matches_numpy(name, fn, make):
     """The first call of a signature runs on the interpreter (see WHOLE for the second)."""
     args = make()

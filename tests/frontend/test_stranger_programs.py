@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 import fusejit
+from tests.matrix import halved
 
 from .numpy_programs import assert_same
 
@@ -331,7 +332,8 @@ PROGRAMS = [
 ]
 
 
-@pytest.mark.parametrize("fn, make", [p[1:] for p in PROGRAMS], ids=[p[0] for p in PROGRAMS])
+@pytest.mark.parametrize("fn, make", halved([p[1:] for p in PROGRAMS]),
+                         ids=[p[0] for p in PROGRAMS])
 def test_program_matches_numpy(fn, make):
     args, want_args = make(), make()
     got = fusejit.jit(fn)(*args)
