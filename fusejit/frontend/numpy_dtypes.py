@@ -41,6 +41,7 @@ from ..ir.graph import Value
 from ..ir.symbols import aten
 from ..ir.types import BoolType, FloatType, IntType, ScalarType, TensorType
 from ..oplib.table import DTYPE_CODES
+from ..runtime.direct import INT_RANGE_MESSAGE
 from .builder import IRBuilder, Item, is_tensor, scalar_type_of
 
 # The Python number type of a run-time scalar of each IR type (a "kind", ``scalar_kinds``),
@@ -375,7 +376,6 @@ def check_python_ints(b: IRBuilder, items: list[Item], dtype: np.dtype | None,
     which then holds each NumPy kind's values): the check is of the int's."""
     if dtype is None or dtype.kind not in "iu" or dtype == _INT64:
         return
-    from ..runtime.direct import INT_RANGE_MESSAGE
     info, block = np.iinfo(dtype), b.graph.insert_point.owning_block
     for item in items:
         if not isinstance(item, Value) or not isinstance(item.type, IntType) or \
@@ -438,6 +438,5 @@ def conform(b: IRBuilder, fn: Callable, items: list[Item], what: str,
 
 
 __all__ = ["cast", "check_python_ints", "conform", "dtype_of", "is_numpy_function", "kind_key",
-           "kinded_result",
-           "numpy_dtype", "numpy_scalar", "numpy_scalar_result", "result_kinds",
+           "kinded_result", "numpy_dtype", "numpy_scalar", "numpy_scalar_result", "result_kinds",
            "scalar_kinds", "unsigned_total", "wide_literal"]
