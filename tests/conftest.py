@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.matrix import halved
+
 _ROOT = Path(__file__).resolve().parent.parent
 
 # Fused calls in the suite run the kernels and engines they test from their first call, and no
@@ -54,8 +56,9 @@ _KERNELS_ONLY = "tests/runtime/fusion/"
 
 # Cases marked ``exhaustive`` repeat, for one more dtype, size or program, what a case the default
 # suite runs already checks the same way (``tests/matrix.py`` marks them for whole matrices and
-# corpora); each compiles kernels of its own, which is most of a cold suite's time. They run with ``FUSEJIT_FULL_SUITE=1`` (or ``-m exhaustive``) and are
-# reported as skipped otherwise, so the default suite stays under 10 minutes on 2 cores.
+# corpora); each compiles kernels of its own, which is most of a cold suite's time. They run with
+# ``FUSEJIT_FULL_SUITE=1`` (or ``-m exhaustive``) and are reported as skipped otherwise, so the
+# default suite stays under 10 minutes on 2 cores.
 FULL_SUITE = os.environ.get("FUSEJIT_FULL_SUITE", "") not in ("", "0")
 
 
@@ -161,13 +164,12 @@ def _find_corpus() -> Path | None:
 CORPUS = _find_corpus()
 CASES = sorted(p.name for p in CORPUS.iterdir() if p.is_dir()) if CORPUS else []
 IR_FILES = [f"{case}/{name}" for case in CASES for name in ("input.ir", "expected_fused.ir")]
-# The corpus cases whose kernels cost most to compile (130 inputs: 10-13 s cold, a fiftieth of the
-# suite): their kernels run with FUSEJIT_FULL_SUITE=1; the conformance tests check every case's
-# fusion.
-# The default suite runs the kernels of every other case besides (``tests/matrix.py``'s halved).
+# The corpus cases whose kernels the default suite runs: every other one (``halved``), and not
+# the costliest to compile (130 inputs: 10-13 s cold, a fiftieth of the suite); the rest with
+# FUSEJIT_FULL_SUITE=1. The conformance tests check every case's fusion.
 _COSTLY_KERNELS = {"many_inputs_130"}
-KERNEL_CASES = [pytest.param(c, marks=[pytest.mark.exhaustive] if c in _COSTLY_KERNELS or i % 2
-                             else []) for i, c in enumerate(CASES)]
+KERNEL_CASES = halved([pytest.param(c, marks=[pytest.mark.exhaustive] * (c in _COSTLY_KERNELS))
+                       for c in CASES])
 
 
 def corpus_path(rel: str) -> Path:

@@ -20,6 +20,8 @@ from collections.abc import Sequence
 
 import pytest
 
+_PARAM = type(pytest.param(None))   # (pytest's ParameterSet, which it does not export)
+
 
 def _tuples(combo: tuple, groups: list[tuple]) -> set:
     return {(group, tuple(combo[i] for i in group)) for group in groups}
@@ -56,7 +58,7 @@ def halved(params: Sequence) -> list:
     ``pytest.param`` (its marks and id are kept) or the values of one case."""
     out = []
     for i, p in enumerate(params):
-        if not isinstance(p, type(pytest.param(None))):
+        if not isinstance(p, _PARAM):
             p = pytest.param(*(p if isinstance(p, tuple) else (p,)))
         marks = list(p.marks) + ([pytest.mark.exhaustive] if i % 2 else [])
         out.append(pytest.param(*p.values, marks=marks, id=p.id))

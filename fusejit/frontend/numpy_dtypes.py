@@ -371,9 +371,9 @@ def check_python_ints(b: IRBuilder, items: list[Item], dtype: np.dtype | None,
     dtype, and raises OverflowError where it does not fit (``uint8_array + k``, ``k = 300``).
     A literal is checked where it is scripted (``numpy_dtype``); an int known only at run time
     is checked when it runs, here, where the compiled forms would otherwise wrap it (300 as 44).
-    NumPy scalars pass (cast as arrays are). So do the values of a number that a branch makes
-    an int or a NumPy integer (``conform`` refused it unless its every kind gives this dtype,
-    which then holds each NumPy kind's values): the check is of the int's."""
+    NumPy scalars are not checked (they are cast, as arrays are). A number that a branch makes
+    an int or a NumPy integer is checked as the int: ``conform`` refused it unless every kind
+    gives this dtype, and then the dtype holds each NumPy kind's values."""
     if dtype is None or dtype.kind not in "iu" or dtype == _INT64:
         return
     info, block = np.iinfo(dtype), b.graph.insert_point.owning_block

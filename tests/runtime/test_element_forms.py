@@ -726,8 +726,9 @@ def extremes_and_moments(x):
             np.std(x, axis=1, ddof=1))
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.uint8, *(pytest.param(d, marks=pytest.mark.exhaustive)
-                                                  for d in (np.float64, np.int32))])
+@pytest.mark.parametrize("dtype", [np.float32, np.uint8,
+                                   *(pytest.param(d, marks=pytest.mark.exhaustive)
+                                     for d in (np.float64, np.int32))])
 def test_whole_array_extrema_and_axis_moments_are_numpys(dtype):
     """np.max/np.min of a whole array (a vectorised reduction: NaN wins, as NumPy's) and
     var/std along an axis, with ddof (float64 sums, two passes), against NumPy: extrema

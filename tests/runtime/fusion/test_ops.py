@@ -154,7 +154,8 @@ COMBOS = [(F32, F32, F32), (F64, F64, F64), (I64, I64, I64), (BOOL, BOOL, BOOL),
 # do not depend on the dtype), and bool kernels run in tests/passes/test_more_maps.py, the
 # corpus's int_bool_tensors and tests/fuzz/test_edge_values.py's comparisons.
 _EXHAUSTIVE = {((I64, I64, I64), "broadcast_noncontig"),   # (int64 ops: mixed_zero_dim)
-               ((F32, I64, BOOL), "broadcast_noncontig"), ((BOOL, BOOL, BOOL), "broadcast_noncontig"),
+               ((F32, I64, BOOL), "broadcast_noncontig"),
+               ((BOOL, BOOL, BOOL), "broadcast_noncontig"),
                ((I64, F64, F32), "broadcast_noncontig"), ((F32, F64, I64), "mixed_zero_dim"),
                ((F32, F32, F32), "zero_dim")}
 CASES = [pytest.param(combo, layout, id=f"{'-'.join(combo)}-{layout}",
