@@ -17,7 +17,8 @@ Softmax, ``e = exp(x - x.max(-1)); e / e.sum(-1)``::
             if odd != odd or part == 0.0: ...  part = rm.maximum(part, a0)  # the block again
         t0 = acc_t0_max
         acc_t3_sum = 0.0                               # pass 2: sum of exp(x - max)
-        for c0 in range(0, n, BLOCK):                  # float32 partial sums per block
+        for blk in range(...):                         # float32 partial sums per block
+            c0 = ...; c1 = ...                         # (of BLOCK; a short last one cut: TAIL)
             ...  t2 = fm.exp_f32(a0 - t0); part = rm.add(part, t2); kq_t2[c] = t2
             acc_t3_sum += np.float64(part)
         t3 = np.float32(acc_t3_sum)
@@ -816,9 +817,9 @@ class RowGenerator(_Generator):
         if split:
             lines += _split_blocks(block, buffers, inner, combined, part_types)
         else:
-            lines += buffers + [f"for c0 in range(0, n, {block}):",
-                                f"    c1 = min(c0 + {block}, n)"]
-            lines += ["    " + line for line in inner + combined]
+            count, edges = _blocks(block)
+            lines += buffers + [f"for blk in range({count}):"]
+            lines += ["    " + line for line in edges + inner + combined]
         slices = {name: "\n".join(self._block_slice(name)) for name in loads}
         lines += [line for arg in args for line in arg.after(block, slices, blocked)]
         return lines + aliases + [f for f in finals if f]
@@ -956,14 +957,14 @@ def _split_blocks(block: str, buffers: list[str], inner: list[str], combined: li
     result does not depend on the thread count or on which thread ran a block. (It may differ
     from the serial kernel's in the last bit: LLVM may vectorise a block's reassociated sum
     another way in each kernel.)"""
-    count = f"(n + {block} - 1) // {block}"
+    count, edges = _blocks(block)
     parts = [p for line in combined for p in _PARTIAL.findall(line)]
     lines = [f"nb = {count}", f"nchunks = min(nb, {CHUNKS})"]
     lines += [f"pp_{p} = np.empty(nb, {part_types[p]})" for p in parts]
     lines += ["for chunk in prange(nchunks):"]
     lines += ["    " + line for line in buffers]
-    lines += ["    for blk in range(chunk * nb // nchunks, (chunk + 1) * nb // nchunks):",
-              f"        c0 = blk * {block}", f"        c1 = min(c0 + {block}, n)"]
+    lines += ["    for blk in range(chunk * nb // nchunks, (chunk + 1) * nb // nchunks):"]
+    lines += ["        " + line for line in edges]
     lines += ["        " + line for line in inner]
     lines += [f"        pp_{p}[blk] = {p}" for p in parts]
     if combined:
@@ -971,6 +972,27 @@ def _split_blocks(block: str, buffers: list[str], inner: list[str], combined: li
         lines += ["    " + _PARTIAL.sub(lambda m: f"pp_{m.group(0)}[blk]", line)
                   for line in combined]
     return lines
+
+
+# Where a sum's last block (shorter than ``BLOCK``) is cut in two. LLVM's vectorised loop steps
+# 64 float32 elements (4 vectors of 16 lanes) and adds the elements past its last whole step
+# one by one to the reduced sum, up to 0.5 ulp of the row's sum each; cut, they are a block of
+# their own. Mean relative error of float32 row sums against float64's (rows of 77, 200, 1000:
+# 5.9e-8, 4.6e-8, 4.1e-8 uncut; 3.7e-8, 3.4e-8, 3.1e-8 cut; NumPy's pairwise sums 6.1e-8,
+# 2.9e-8, 2.8e-8).
+TAIL = 64
+
+
+def _blocks(block: str) -> tuple[str, list[str]]:
+    """A pass's loop over the blocks of a row: its count of blocks, and the lines at the start
+    of block ``blk`` giving its first and past-last elements ``c0`` and ``c1``. Blocks of
+    ``block`` elements; a sum's (``BLOCK``) last one cut where ``TAIL`` says."""
+    if block != "BLOCK":
+        return f"(n + {block} - 1) // {block}", [f"c0 = blk * {block}",
+                                                 f"c1 = min(c0 + {block}, n)"]
+    cut = "n - n % TAIL"
+    return "n // BLOCK + (n % BLOCK >= TAIL) + (n % TAIL > 0)", [
+        f"c0 = min(blk * BLOCK, {cut})", f"c1 = min(c0 + BLOCK, {cut} if c0 < {cut} else n)"]
 
 
 def _in_block(line: str) -> str:
@@ -1028,7 +1050,7 @@ def module_text(gen: RowGenerator, what: str) -> tuple[str, list[np.dtype]]:
             "from fusejit.runtime.fusion import rowmath as rm",
             "from fusejit.runtime.fusion import rowsearch as rs"]
     head += math_imports(gen.modules)
-    head += ["", f"BLOCK = {BLOCK}", f"EXTREMA_BLOCK = {EXTREMA_BLOCK}",
+    head += ["", f"BLOCK = {BLOCK}", f"TAIL = {TAIL}", f"EXTREMA_BLOCK = {EXTREMA_BLOCK}",
              f"SEARCH_BLOCK = {SEARCH_BLOCK}"]
     parallel = gen.kernel_text("kernel_parallel", True)
     serial = gen.kernel_text("kernel_serial", False)

@@ -23,7 +23,7 @@ computes one value per index of the kept axes ``K``. ``axes_layout`` looks at th
                 acc_t0_sum = all_acc_t0_sum[row]
                 b0 = bases[0, row] + segs[0, sg]
                 r0 = x0[b0:b0 + n]
-                for c0 in range(0, n, BLOCK): ...       # (rows.py's pass over a row)
+                for blk in range(...): ...              # (rows.py's pass over a row)
                 all_acc_t0_sum[row] = acc_t0_sum
     for k in prange(n_chunks):
         for row in range(lo, hi):
@@ -178,7 +178,7 @@ def _split_pass(lines: list[str]) -> tuple[list, list[str], list[str], list[str]
     """A pass of ``RowGenerator._pass`` as (its accumulators and their starts, the lines
     before its loop over the row's blocks, that loop, its per-row results); the lines before
     and after count ``total`` elements (the pass's ``n``, the length of one run here)."""
-    first = next(i for i, line in enumerate(lines) if line.startswith("for c0 in range("))
+    first = next(i for i, line in enumerate(lines) if line.startswith("for blk in range("))
     end = first + 1
     while end < len(lines) and lines[end].startswith("    "):
         end += 1
