@@ -66,9 +66,6 @@ from .element_support import (
 )
 from .scalar_function import _CALLS, _INFIX, _PRELUDE, _literal, _Writer, function_source
 
-# Ops whose result the writer always computes into a new array (never a view of an operand).
-_FRESH = frozenset({"where", "add", "sub", "mul", "div", "neg"})
-
 
 def _masked_store(node: Node) -> tuple[Value, Value] | None:
     """``(mask, v)`` where ``node`` is ``x[...] = np.where(mask, v, x)``: an ``aten::copy_``
@@ -296,14 +293,16 @@ class _ElementWriter(_Writer):
         if _rank(target) == 0:  # an element: ``base[i]``
             self.emit(depth, f"{name} = {_cast(self.name(value), dtype)}")
         elif _rank(value) not in (None, 0):
-            # astype copies: the source may overlap the target (x[1:] = x[:-1]); a new array
-            # of the target's dtype (np.where's, a sum's: x[m] = v[m] in a loop) cannot
-            fresh = value.node.kind.ns == "aten" and value.node.kind.name in _FRESH and \
-                _dtype(value) == dtype
+            # An array of the target's dtype is stored as it is: Numba's store copies a source
+            # whose memory may overlap the target's first (x[1:] = x[:-1]). Another dtype's
+            # is converted by astype first, NumPy's conversion (-1.7 to uint8: 255), which
+            # Numba's store would not make. (astype's copy of an image of 2000 x 2000 float32
+            # stored into a padded buffer took 3.4 ms of the store's 5.4)
             via = float_to_int_via(_dtype(value), dtype)
             hop = "" if via is None else f".astype(np.{via})"
+            same = _dtype(value) == dtype
             self.emit(depth, f"{name}[...] = {self.name(value)}"
-                             + ("" if fresh else f"{hop}.astype({_np(dtype)})"))
+                             + ("" if same else f"{hop}.astype({_np(dtype)})"))
         else:
             self.emit(depth, f"{name}[...] = {_cast(self.name(value), dtype)}")
         self.exprs[out] = name

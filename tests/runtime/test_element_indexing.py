@@ -444,3 +444,42 @@ def test_unit_step_slices_are_written_without_a_step():
     for n in (1000, 8, 2):     # (even: x[::2] and x[1::2] of one length)
         args = (rng.standard_normal(n), rng.standard_normal((n, 3)), 0.5)
         _same(fn(*args), unit_step_slices(*args))
+
+
+def overlapping_views(x):
+    # stores whose source is a view of the target's own memory, of its own dtype: stored as
+    # they are, Numba's store copying an overlapping source first (as NumPy's assignment)
+    y = x.copy()
+    y[1:] = y[:-1]
+    y[:, 1:] = y[:, :-1]
+    y[1:, :] = y[:-1, ::-1]
+    y[::-1] = y
+    z = np.zeros((x.shape[0] + 2, x.shape[1] + 2), dtype=x.dtype)
+    z[1:-1, 1:-1] = x
+    z[0] = z[1]
+    z[:, 0] = z[:, 1]
+    z[1:, 1:] = z[:-1, :-1]
+    return y, z
+
+
+def updates_of_views(x):
+    # x += v with v a view of x (overlapping: a new value stored) or of another array
+    y = x.copy()
+    y[1:] += y[:-1]
+    y[:, 1:] *= y[:, :-1]
+    acc = np.zeros((x.shape[0], x.shape[1] - 2), dtype=x.dtype)
+    for k in range(3):
+        acc += x[:, k:k + acc.shape[1]]
+        acc -= y[:, k:k + acc.shape[1]]
+    return y, acc
+
+
+@pytest.mark.parametrize("fn", [overlapping_views, updates_of_views])
+@pytest.mark.parametrize("dtype", [np.float32, np.int64])
+def test_stores_and_updates_from_overlapping_views_match_numpy(fn, dtype):
+    rng = np.random.default_rng(21)
+    x = rng.integers(-9, 10, (7, 6)).astype(dtype)
+    run = compiled_whole(fn, x)
+    for shape in ((7, 6), (40, 9)):
+        x = rng.integers(-9, 10, shape).astype(dtype)
+        _same(run(x.copy()), fn(x.copy()))
