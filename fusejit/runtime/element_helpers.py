@@ -744,9 +744,16 @@ def {map_name(kind, dtype)}(y, x):
 # box sum of 100 x 100 float64, nine acc += img[i:i + h, j:j + w], took 76 us as acc[...] = acc
 # + v, 30 as acc += v; NumPy 41). Numba's operator broadcasts a (6, n) v into a (1, n) x, where
 # NumPy raises, and reads a v overlapping x after writing it: such a v takes the store of a
-# new value (x[...] = x + v), which raises NumPy's ValueError and reads v first.
+# new value (x[...] = x + v), which raises NumPy's ValueError and reads v first. The in-place
+# update is a function of its own: written in ``_add_into`` beside that branch, it ran 1.7x
+# slower (2004 x 2000 float32 += a strided view: 2.2 ms against 1.3; NumPy 1.2).
 def _update_helper(name: str, symbol: str) -> str:
     return f"""@njit(cache=True)
+def _{name}_in_place(x, v):
+    x {symbol}= v
+
+
+@njit(cache=True)
 def _{name}_into(x, v):
     fits = v.ndim <= x.ndim
     if fits:
@@ -754,7 +761,7 @@ def _{name}_into(x, v):
             if v.shape[v.ndim - k] != 1 and v.shape[v.ndim - k] != x.shape[x.ndim - k]:
                 fits = False
     if fits and _apart(x, v):
-        x {symbol}= v
+        _{name}_in_place(x, v)
     else:
         x[...] = x {symbol} v
 
