@@ -27,7 +27,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from numba.core.errors import NumbaError
 
-from ..ir.graph import Graph, Node, Value
+from ..ir.graph import Block, Graph, Node, Value
 from ..ir.symbols import prim
 from ..ir.types import BoolType, FloatType, IntType, ListType, NoneType, TensorType
 from ..oplib.array_ops import CONVOLVE_MODES
@@ -35,6 +35,7 @@ from ..oplib.dtypes import float_to_int_via, result_type_from, scalar_dtype
 from .array_bounds import made_elements
 from .blas import numpy_blas, refresh
 from .element_helpers import BINARY_MAPS, FAST_MAPS, TRIG_MAPS, import_line, map_name
+from .element_runs import Run, run_source, store_runs
 from .element_support import (
     _ALIASING,
     _ARRAY_CALLS,
@@ -103,10 +104,41 @@ class _Indexing(NamedTuple):
 class _ElementWriter(_Writer):
     """A scalar writer that also knows arrays, element expressions and their dtypes."""
 
+    # Runs of pointwise nodes and stores as one loop each (``element_runs``; the stage writer
+    # has loop regions of its own)
+    fuse_runs = True
+
     def __init__(self):
         super().__init__()
         self.exprs: dict[Value, str] = {}
         self.views: dict[Value, tuple[Value, int, str]] = {}   # chunk -> (array, dim, start)
+        self.run_functions: list[str] = []      # the module text of the runs' functions
+
+    def block(self, block: Block, depth: int) -> None:
+        runs = store_runs(block) if self.fuse_runs else {}
+        written: set[Node] = set()
+        for node in block.nodes():
+            run = runs.get(node)
+            if run is not None:
+                self._run(run, depth)
+                written.update(run.nodes)
+            elif node not in written:
+                self.node(node, depth)
+
+    def _run(self, run: Run, depth: int) -> None:
+        """``run`` as a call of its function (``element_runs``), and its nodes one by one
+        where the function declines."""
+        for store in run.stores:    # (a view of a target after its store: of the target)
+            self.exprs[store.output()] = self.name(store.input(0))
+        for node in run.free:
+            self.node(node, depth)
+        fn = f"_run{len(self.run_functions)}"
+        text, args = run_source(run, fn, self.name, lambda v: self.operand(v, run.dtype))
+        self.run_functions.append(text)
+        self.emit(depth, f"if not {fn}({', '.join(args)}):")
+        self.emit(depth + 1, "pass")
+        for node in run.body:
+            self.node(node, depth + 1)
 
     def name(self, value: Value) -> str:
         expr = self.exprs.get(value)
@@ -1154,9 +1186,11 @@ def element_source(graph: Graph, passed: list[tuple[int, int]] | None = None) ->
             writer.emit(1, f"{writer.name(value)} = number_of({writer.name(value)})")
     body = function_source(writer, graph, "element_fn", "", "", passed)
     loops = any(_LOOP.match(line) for line in writer.lines)
+    runs = writer.run_functions
     return ("import numpy as np\n" + blas_import(graph) + library_imports(graph) + _PRELUDE
             + import_line()
-            + _ELEMENT_JIT + "\n\n"
+            + _ELEMENT_JIT + ("from fusejit.runtime.element_jit import helper_jit\n" if runs
+                              else "") + "\n\n" + "".join(runs)
             + ("@element_jit\n" if loops and byte_stores_in_loops(graph)
                else "@element_jit(vectorise=True)\n") + body)
 
@@ -1308,6 +1342,8 @@ def compile_element_graph(graph: Graph, fallback: Callable[..., Any],
         times ``w`` of (64, 1): 256000 elements), which ``growth_degree``, typed by ranks,
         does not see: then the product of the arguments' sizes must stay within the limit,
         or ``made`` bound it."""
+        if max_elements is None:
+            return False
         flat = True
         for a in args:
             if type(a) is ndarray:

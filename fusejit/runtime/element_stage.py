@@ -117,6 +117,7 @@ class _StageWriter(_ElementWriter):
     """The element writer with tuples, lists of tuples and the backward forms."""
 
     inline_arrays = False
+    fuse_runs = False
 
     def __init__(self, graph: Graph, shapes: dict[Value, tuple] | None = None):
         super().__init__()

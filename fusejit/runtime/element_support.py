@@ -837,13 +837,24 @@ def _element_gather(node: Node) -> bool:
     return listed is not None and listed[0] + len(listed[1]) == _rank(node.input(0))
 
 
-def makes_arrays_in_loops(graph: Graph) -> bool:
+def makes_arrays_in_loops(graph: Graph, runs: bool = True) -> bool:
     """Does a loop of ``graph`` compute whole arrays: make new ones (``for _ in range(5):
     v = v - dt * x``) or update them by arithmetic (``x *= 0.999``), not only make views,
     store and update elements (``out[i] = a * x[i] + out[i - 1]``)? (Numba's ``x *= 0.999``
-    of 10^6 float32 took ~280 us, NumPy's ~45: such a loop ran whole at 0.16-0.38x NumPy.)"""
+    of 10^6 float32 took ~280 us, NumPy's ~45: such a loop ran whole at 0.16-0.38x NumPy.)
+    A run of pointwise nodes and stores (``element_runs``) makes none (with ``runs``): it is
+    one loop over the elements, unless its targets may share elements with its other arrays.
+    (``np.minimum(lo, x[k:k + n], out=lo)`` and its maximum, 8 steps on 4 x 10^6 float32:
+    whole, as runs, 28 ms; the interpreter 59; NumPy 48.)"""
+    from .element_runs import overlapping, store_runs
+
     def in_block(block: Block, looped: bool) -> bool:
+        found = store_runs(block).values() if looped and runs else ()
+        # (a run's values are elements of one loop, never arrays: ``element_runs``)
+        looped_over = {node for run in found if not overlapping(run) for node in run.body}
         for node in block.nodes():
+            if node in looped_over:
+                continue
             if looped and node.kind.name in _INPLACE and _rank(node.input(0)) != 0:
                 return True
             if looped and node.kind not in _PASSES_ON and node.kind not in _ALIASING and any(

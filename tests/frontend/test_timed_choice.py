@@ -283,3 +283,44 @@ def test_a_few_steps_on_big_arrays_keep_the_limit_where_a_stack_has_no_bound(mon
     run = _installed(f)
     assert hasattr(run, "compiled") and run.too_big((big, 3))
     assert not run.too_big((big[:100], 3))
+
+
+def decay_in_runs(x, steps):
+    y = x.copy()
+    for _ in range(steps):
+        y *= 0.999              # (one run: a loop over y's elements, no array made)
+        y += 0.001
+    return y
+
+
+@pytest.mark.parametrize("whole, interpreted", [(1.0, 10.0), (10.0, 1.0)])
+def test_loops_of_runs_are_timed_at_any_size(monkeypatch, whole, interpreted):
+    """A loop whose array work is all runs (``element_runs``) makes no array, but a run is one
+    pass on one core: beyond TIMED_MAX_ELEMENTS both forms are timed once the interpreter's
+    kernels run, and the faster keeps the size."""
+    monkeypatch.setattr(jit_module, "_kernels_ready", lambda interpreted, args: True)
+    clock = ScriptedClock(whole, interpreted)
+    f = _jitted(monkeypatch, clock, decay_in_runs)
+    x = np.linspace(-1.0, 1.0, jit_module.TIMED_MAX_ELEMENTS + 1000)
+    for _ in range(2 + 2 * jit_module.TIMED_CALLS):
+        np.testing.assert_array_equal(f(x, 3), decay_in_runs(x, 3))
+    assert clock.readings == 4 * jit_module.TIMED_CALLS
+    whole_size = fusejit.runtime.element_function.whole_size
+    assert (whole_size(_installed(f), (x, 3)) is not None) == (whole < interpreted)
+
+
+def test_loops_of_runs_run_whole_untimed_while_the_interpreters_kernels_compile(monkeypatch):
+    ready = [False]
+    monkeypatch.setattr(jit_module, "_kernels_ready", lambda interpreted, args: ready[0])
+    clock = ScriptedClock(10.0, 1.0)
+    f = _jitted(monkeypatch, clock, decay_in_runs)
+    x = np.linspace(-1.0, 1.0, jit_module.TIMED_MAX_ELEMENTS + 1000)
+    for _ in range(4):      # (the first interpreted, then the whole form, not timed)
+        np.testing.assert_array_equal(f(x, 3), decay_in_runs(x, 3))
+    assert clock.readings == 0 and clock.now == clock.interpreted + 3 * clock.whole
+    ready[0] = True
+    for _ in range(1 + 2 * jit_module.TIMED_CALLS):
+        np.testing.assert_array_equal(f(x, 3), decay_in_runs(x, 3))
+    assert clock.readings == 4 * jit_module.TIMED_CALLS
+    whole_size = fusejit.runtime.element_function.whole_size
+    assert whole_size(_installed(f), (x, 3)) is None         # (the interpreter won)

@@ -436,6 +436,7 @@ def test_unit_step_slices_are_written_without_a_step():
     rng = np.random.default_rng(5)
     args = (rng.standard_normal(1000), rng.standard_normal((40, 30)), 0.1)
     source = element_source(scripted(unit_step_slices, *args))
+    source = source[source.index("def element_fn"):]     # (not the runs' functions)
     # (a slice item with two colons, ``v0[v7::v6]``, ``[:, ::-1]``)
     stepped = re.findall(r"[\[,] *[^\[\],:]*:[^\[\],:]*:[^\[\],]*(?=[\],])", source)
     # (x[::2] (twice), x[1::2] and the reversed X[::-1] keep theirs; no other slice has one)
