@@ -113,9 +113,20 @@ class _ElementWriter(_Writer):
         self.exprs: dict[Value, str] = {}
         self.views: dict[Value, tuple[Value, int, str]] = {}   # chunk -> (array, dim, start)
         self.run_functions: list[str] = []      # the module text of the runs' functions
+        self.looped = 0                         # loops around the block being written
+
+    def loop(self, node: Node, depth: int) -> None:
+        self.looped += 1
+        try:
+            super().loop(node, depth)
+        finally:
+            self.looped -= 1
 
     def block(self, block: Block, depth: int) -> None:
-        runs = store_runs(block) if self.fuse_runs else {}
+        # (in loops only, where they repeat: each is a function Numba compiles, ~0.3 s, and
+        # outside loops stores run whole on small arrays only, where a store's new array
+        # costs microseconds)
+        runs = store_runs(block) if self.fuse_runs and self.looped else {}
         written: set[Node] = set()
         for node in block.nodes():
             run = runs.get(node)

@@ -7,7 +7,7 @@ as pointwise nodes and ``copy_`` stores. Written one by one, each store is a Num
 expression computed into a new array and then copied into its target, and every array a
 statement makes is written out and read back by the next.
 
-A *run* is a sequence of consecutive nodes of one block: pointwise arithmetic (``add``,
+A *run* is a sequence of consecutive nodes of one block in a loop: pointwise arithmetic (``add``,
 ``sub``, ``mul``, ``div``, ``neg``, two-operand ``min``/``max``) and stores into arrays
 (``copy_``, ``add_``, ``sub_``, ``mul_``, ``div_``), all of one float dtype and one rank, with
 the views and numbers they read (``select``, ``slice``, scalar arithmetic) among them: two

@@ -17,6 +17,7 @@ import fusejit
 from fusejit.runtime.array_bounds import made_elements
 from fusejit.runtime.element_function import compile_element_graph, element_source
 from fusejit.runtime.element_support import computes_arrays, is_element_graph
+from tests.matrix import covered
 from tests.runtime.conftest import compiled_whole, refuse, scripted
 
 
@@ -475,8 +476,8 @@ def updates_of_views(x):
     return y, acc
 
 
-@pytest.mark.parametrize("fn", [overlapping_views, updates_of_views])
-@pytest.mark.parametrize("dtype", [np.float32, np.int64])
+@pytest.mark.parametrize("fn, dtype", covered([overlapping_views, updates_of_views],
+                                              [np.float32, np.int64], strength=1))
 def test_stores_and_updates_from_overlapping_views_match_numpy(fn, dtype):
     rng = np.random.default_rng(21)
     x = rng.integers(-9, 10, (7, 6)).astype(dtype)

@@ -89,8 +89,9 @@ def stencil_in_place(u, steps):
 def rows_of_one_array(x, i, j):
     # x[i] and x[j] are two views, one row where i == j
     y = x.copy()
-    y[i] = y[j] * 2.0 + 1.0
-    y[i] -= y[j]
+    for _ in range(2):
+        y[i] = y[j] * 2.0 + 1.0
+        y[i] -= y[j]
     return y
 
 
@@ -123,11 +124,10 @@ def _programs(rng):
     ]
 
 
-@pytest.mark.parametrize("case", range(10))
-def test_runs_match_numpy_where_they_run_and_where_they_decline(case):
+@pytest.mark.parametrize("case", [6, 9])
+def test_runs_that_decline_leave_numpy_s_values_to_their_nodes(case):
     rng = np.random.default_rng(31)
     fn, args = _programs(rng)[case]
-    assert "if not _run" in element_source(scripted(fn, *args))
     run = compiled_whole(fn, *args)
     for _ in range(2):          # (a fresh copy each call: some write their arguments)
         copies = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
@@ -165,6 +165,7 @@ def test_runs_run_unless_a_shape_or_an_overlap_says_otherwise(monkeypatch, case)
 
     monkeypatch.setattr(_ElementWriter, "_run", strict)
     fn, args = _programs(np.random.default_rng(31))[case]
+    assert "if not _run" in element_source(scripted(fn, *args))
     run = compiled_whole(fn, *args)
     copies = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
     if case in RUNNING:
@@ -177,9 +178,10 @@ def test_runs_run_unless_a_shape_or_an_overlap_says_otherwise(monkeypatch, case)
 def divide_and_extremes(x, y):
     out = np.empty_like(x)
     top = np.empty_like(x)
-    out[...] = x / y
-    top[...] = np.maximum(out, -x)
-    top -= np.minimum(y, x)
+    for _ in range(1):
+        out[...] = x / y
+        top[...] = np.maximum(out, -x)
+        top -= np.minimum(y, x)
     return out, top
 
 
@@ -190,6 +192,7 @@ def test_run_elements_are_numpy_s_at_zeros_nans_and_infinities(dtype):
     special = np.array([0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, np.nan, 3.5], dtype)
     x, y = np.meshgrid(special, special)
     x, y = x.ravel().copy(), y.ravel().copy()
+    assert "if not _run" in element_source(scripted(divide_and_extremes, x, y))
     run = compiled_whole(divide_and_extremes, x, y)
     with np.errstate(all="ignore"):
         want = divide_and_extremes(x, y)
@@ -199,18 +202,20 @@ def test_run_elements_are_numpy_s_at_zeros_nans_and_infinities(dtype):
         np.testing.assert_array_equal(np.signbit(g), np.signbit(w))
 
 
-def float32_weak_numbers(x, s):
+def float32_weak_numbers(x, s, steps):
     y = np.empty_like(x)
-    y[...] = x * 0.1 + s
-    y *= 3.3
+    for _ in range(steps):
+        y[...] = x * 0.1 + s
+        y *= 3.3
     return y
 
 
 def test_a_float32_run_computes_in_float32_with_python_numbers_cast_to_it():
     rng = np.random.default_rng(4)
     x = rng.standard_normal(1000).astype(np.float32)
-    run = compiled_whole(float32_weak_numbers, x, 0.7)
-    got, want = run(x, 0.7), float32_weak_numbers(x, 0.7)
+    assert "if not _run" in element_source(scripted(float32_weak_numbers, x, 0.7, 2))
+    run = compiled_whole(float32_weak_numbers, x, 0.7, 2)
+    got, want = run(x, 0.7, 2), float32_weak_numbers(x, 0.7, 2)
     assert got.dtype == np.float32
     np.testing.assert_array_equal(got, want)
 
