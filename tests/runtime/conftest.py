@@ -1,6 +1,6 @@
 """Fixtures for the runtime tests: Numba's NRT allocation counters must balance; every fused
 kernel's plan made parallel for a while; whole-graph functions compiled with a fallback that
-fails the test."""
+fails the test, and their results compared with NumPy's exactly (``same_arrays``)."""
 
 from __future__ import annotations
 
@@ -8,12 +8,25 @@ import gc
 import time
 from contextlib import contextmanager
 
+import numpy as np
 import pytest
 
 
 def refuse(*args):
     """A fallback that fails the test: the values checked are the compiled function's."""
     raise AssertionError("the compiled function fell back to the interpreter")
+
+
+def same_arrays(got, want) -> None:
+    """``got`` is ``want`` (one result or a tuple of them): each of the same dtype and shape,
+    and equal element by element (NaN where NumPy's is)."""
+    got = got if isinstance(got, tuple) else (got,)
+    want = want if isinstance(want, tuple) else (want,)
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        g, w = np.asarray(g), np.asarray(w)
+        assert (g.dtype, g.shape) == (w.dtype, w.shape)
+        np.testing.assert_array_equal(g, w)
 
 
 def scripted(fn, *args):

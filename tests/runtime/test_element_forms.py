@@ -15,19 +15,9 @@ import pytest
 import fusejit
 from fusejit.runtime.element_function import compile_element_graph
 from fusejit.runtime.element_support import is_element_graph
-from tests.runtime.conftest import compiled_whole, scripted
+from tests.runtime.conftest import compiled_whole, same_arrays, scripted
 
 RNG = np.random.default_rng(17)
-
-
-def _same(got, want):
-    got = got if isinstance(got, tuple) else (got,)
-    want = want if isinstance(want, tuple) else (want,)
-    assert len(got) == len(want)
-    for g, w in zip(got, want):
-        g, w = np.asarray(g), np.asarray(w)
-        assert g.dtype == w.dtype and g.shape == w.shape
-        np.testing.assert_array_equal(g, w)
 
 
 def orders(t):
@@ -39,7 +29,7 @@ def test_axes_in_any_order_are_views_of_the_same_elements():
     t = RNG.standard_normal((3, 4, 5))
     compiled = compiled_whole(orders, t)
     for args in [(t,), (t[:, ::2, ::-1],), (np.zeros((2, 0, 3)),)]:
-        _same(compiled(*args), orders(*args))
+        same_arrays(compiled(*args), orders(*args))
 
 
 def written_through_a_permutation(t):
@@ -51,7 +41,7 @@ def written_through_a_permutation(t):
 
 def test_a_write_through_a_permuted_view_reaches_the_array():
     t = RNG.standard_normal((2, 3, 4))
-    _same(compiled_whole(written_through_a_permutation, t)(t), written_through_a_permutation(t))
+    same_arrays(compiled_whole(written_through_a_permutation, t)(t), written_through_a_permutation(t))
 
 
 def triangles(m, b):
@@ -63,7 +53,7 @@ def test_triangles_of_matrices_by_constant_diagonals():
     b = RNG.random((4, 3)) < 0.5
     compiled = compiled_whole(triangles, m, b)
     for args in [(m, b), (m[:, ::-2], b[::2]), (m[:0], b[:, :0])]:
-        _same(compiled(*args), triangles(*args))
+        same_arrays(compiled(*args), triangles(*args))
 
 
 def picked(m):
@@ -76,8 +66,8 @@ def from_the_end(m):
 
 def test_rows_columns_and_elements_picked_by_constant_lists():
     m = RNG.standard_normal((6, 5))
-    _same(compiled_whole(picked, m)(m), picked(m))
-    _same(compiled_whole(from_the_end, m)(m), from_the_end(m))    # (Numba's indexing wraps them)
+    same_arrays(compiled_whole(picked, m)(m), picked(m))
+    same_arrays(compiled_whole(from_the_end, m)(m), from_the_end(m))    # (Numba's indexing wraps them)
     f = fusejit.jit(picked)
     small = m[:4]       # (row 4 is past its end: NumPy's IndexError, from the interpreter)
     for _ in range(3):
@@ -92,7 +82,7 @@ def located(m):
 def test_unravel_index_divides_by_sizes_known_when_it_runs():
     for shape in [(4, 7), (1, 9), (9, 1), (3, 3)]:
         m = RNG.standard_normal(shape)
-        _same(compiled_whole(located, m)(m), sum(located(m), ()))   # (its outputs, flat)
+        same_arrays(compiled_whole(located, m)(m), sum(located(m), ()))   # (its outputs, flat)
 
 
 def divided(i, k):
@@ -107,7 +97,7 @@ def test_integer_division_by_a_number_known_when_it_runs(dtype):
     for k in [3, -3, 1, -1, 2, info.max]:
         with np.errstate(over="ignore"):   # (min // -1 wraps in NumPy, with a warning)
             want = divided(i, k)
-        _same(compiled(i, k), want)
+        same_arrays(compiled(i, k), want)
     f = fusejit.jit(divided)
     for _ in range(3):  # (by zero: the interpreter's error, on the compiled path too)
         with pytest.raises(fusejit.errors.InterpreterError, match="by zero"):
@@ -137,7 +127,7 @@ def test_argsort_by_numpys_default_kind_where_the_order_is_unique(dtype):
     one_nan = x.copy()
     one_nan[7] = np.nan
     for case in (x, x[::-2], one_nan, x[:1], x[:0]):
-        _same(compiled(case), ranked(case))
+        same_arrays(compiled(case), ranked(case))
     assert not reran
     tied, zeros, nans = x.copy(), x.copy(), x.copy()
     tied[[3, 9]] = 0.5
@@ -147,7 +137,7 @@ def test_argsort_by_numpys_default_kind_where_the_order_is_unique(dtype):
     for case in (tied, zeros, nans):
         compiled(case)
         for _ in range(3):
-            _same(f(case), ranked(case))
+            same_arrays(f(case), ranked(case))
     assert len(reran) == 3
 
 
@@ -171,8 +161,8 @@ def test_linear_algebra_has_numpys_bits(dtype):
         compiled = compiled or compiled_whole(linear_algebra, a, b)
         want = linear_algebra(a, b)
         flat = want[:5] + tuple(want[5]) + want[6:8] + tuple(want[8])
-        _same(compiled(a, b), flat)
-        _same(compiled(a.T, b[::-1])[:5], linear_algebra(a.T, b[::-1])[:5])   # (any layout)
+        same_arrays(compiled(a, b), flat)
+        same_arrays(compiled(a.T, b[::-1])[:5], linear_algebra(a.T, b[::-1])[:5])   # (any layout)
 
 
 def test_singular_matrices_are_numpys_answers_and_errors():
@@ -180,7 +170,7 @@ def test_singular_matrices_are_numpys_answers_and_errors():
         return np.linalg.det(a), np.linalg.slogdet(a)[1]
 
     a = np.ones((3, 3))
-    _same(compiled_whole(det_and_solve, a, a)(a, a), det_and_solve(a, a))   # (0.0 and -inf)
+    same_arrays(compiled_whole(det_and_solve, a, a)(a, a), det_and_solve(a, a))   # (0.0 and -inf)
 
     def solved(a, b):
         return np.linalg.solve(a, b)
@@ -218,12 +208,12 @@ def test_least_squares_and_polynomial_fits_have_numpys_bits(shape):
     a, b, y = RNG.standard_normal((m, n)), RNG.standard_normal((m, 3)), RNG.standard_normal(m)
     compiled = compiled_whole(least_squares, a, b, y)
     for args in [(a, b, y), (a[::-1], b[:, ::2], y), (np.asfortranarray(a), b, y * 1e6)]:
-        _same(compiled(*args), least_squares(*args))
+        same_arrays(compiled(*args), least_squares(*args))
     t = np.sort(RNG.uniform(-2.0, 3.0, m))
     y = t ** 3 - 2.0 * t + RNG.standard_normal(m)
     ys = np.stack([y, 3.0 * y + 1.0], axis=1)
     if m > 4:
-        _same(compiled_whole(fitted, t, y, ys)(t, y, ys), fitted(t, y, ys))
+        same_arrays(compiled_whole(fitted, t, y, ys)(t, y, ys), fitted(t, y, ys))
 
 
 # (each x dtype is a whole-graph compile of its own, ~7 s cold: float64's runs in the default
@@ -239,7 +229,7 @@ def test_polynomial_fits_of_float32_and_integer_x_have_numpys_bits(kind):
     ys = np.stack([y, 3.0 * y + 1.0], axis=1)
     args = (t.astype(np.float32), y.astype(np.float32), ys) if kind == "float32" else \
         (np.arange(m), y, ys)
-    _same(compiled_whole(fitted, *args)(*args), fitted(*args))
+    same_arrays(compiled_whole(fitted, *args)(*args), fitted(*args))
 
 
 def test_deficient_fits_warn_and_bad_values_raise_as_numpy():
@@ -260,7 +250,7 @@ def test_deficient_fits_warn_and_bad_values_raise_as_numpy():
         with pytest.warns(np.exceptions.RankWarning):
             got = f(t, y)
         with pytest.warns(np.exceptions.RankWarning):
-            _same(got, np.polyfit(t, y, 3))
+            same_arrays(got, np.polyfit(t, y, 3))
         with pytest.raises(fusejit.errors.InterpreterError, match="did not converge"):
             g(a, np.ones(4))
 
@@ -295,11 +285,11 @@ def test_interp_is_numpys_walk():
     x, xp, fp = next(_interp_cases())
     compiled = compiled_whole(interpolated, x, xp, fp)
     for args in _interp_cases():
-        _same(compiled(*args), interpolated(*args))
+        same_arrays(compiled(*args), interpolated(*args))
     grid = RNG.uniform(0.0, 1.0, (6, 7))        # (any shape of points; integer samples)
-    _same(compiled_whole(interpolated, grid, xp, fp)(grid, xp, fp), interpolated(grid, xp, fp))
+    same_arrays(compiled_whole(interpolated, grid, xp, fp)(grid, xp, fp), interpolated(grid, xp, fp))
     k, values = np.arange(12), RNG.standard_normal(4)
-    _same(compiled_whole(interpolated, k, k[::3], values)(k, k[::3], values),
+    same_arrays(compiled_whole(interpolated, k, k[::3], values)(k, k[::3], values),
           interpolated(k, k[::3], values))
 
 
@@ -322,9 +312,9 @@ def test_interp_on_big_arrays_is_threaded_with_numpys_values():
     for samples in (xp, RNG.permutation(xp)):
         want = np.interp(x, samples, fp)
         for chunks in (1, 2, 7):
-            _same(interp_threaded(x, samples, fp, 0.0, 0.0, False, False, chunks), want)
-        _same(_interp(x, samples, fp), want)
-        _same(_interp(np.sort(x)[::-1], samples, fp, np.array(-3.0), None),
+            same_arrays(interp_threaded(x, samples, fp, 0.0, 0.0, False, False, chunks), want)
+        same_arrays(_interp(x, samples, fp), want)
+        same_arrays(_interp(np.sort(x)[::-1], samples, fp, np.array(-3.0), None),
               np.interp(np.sort(x)[::-1], samples, fp, -3.0))
 
 
@@ -366,9 +356,9 @@ def test_pads_negations_and_writes_through_nested_loops():
     graph made, through each loop's result): compiled whole, NumPy's values and dtypes."""
     m, v = RNG.integers(-5, 5, (4, 5)), RNG.standard_normal(6)
     b = RNG.random((3, 3)) > 0.5
-    _same(compiled_whole(padded_and_negated, m, v, b)(m, v, b), padded_and_negated(m, v, b))
+    same_arrays(compiled_whole(padded_and_negated, m, v, b)(m, v, b), padded_and_negated(m, v, b))
     mines = RNG.random((6, 7)) > 0.7
-    _same(compiled_whole(neighbour_counts, mines)(mines), neighbour_counts(mines))
+    same_arrays(compiled_whole(neighbour_counts, mines)(mines), neighbour_counts(mines))
 
 
 def stacked_products(img, w, x, m):
@@ -391,8 +381,8 @@ def test_stacks_of_matrices_times_a_vector_or_matrix_have_numpys_bits(h, w):
     compiled = compiled_whole(stacked_products, img, weights, x, m)
     for args in [(img, weights, x, m), (img[:, ::2], weights, x[::-1], m[:, :4]),
                  (np.transpose(img, (1, 0, 2)), weights, np.transpose(x, (1, 0, 2)), m.T.T)]:
-        _same(compiled(*args), stacked_products(*args))
-    _same(compiled_whole(stacked_products32, img, weights)(img, weights),
+        same_arrays(compiled(*args), stacked_products(*args))
+    same_arrays(compiled_whole(stacked_products32, img, weights)(img, weights),
           stacked_products32(img, weights))
 
 
@@ -434,7 +424,7 @@ def test_diagonal_matrices_of_vectors():
     one)."""
     for n in (1, 4, 9):
         d, off = RNG.standard_normal(n) + 4.0, RNG.standard_normal(n - 1)
-        _same(compiled_whole(tridiagonal, d, off)(d, off), tridiagonal(d, off))
+        same_arrays(compiled_whole(tridiagonal, d, off)(d, off), tridiagonal(d, off))
 
 
 def ufuncs_at(keys, vals, m):
@@ -485,7 +475,7 @@ def test_boolean_masks_of_the_arrays_shape_pick_in_c_order():
         with np.errstate(invalid="ignore"):  # (the mean of nothing picked is NaN, as NumPy's)
             got, want = compiled(*args), masked(*args)
         picked = [0, 2, 4]
-        _same(tuple(got[k] for k in picked), tuple(want[k] for k in picked))
+        same_arrays(tuple(got[k] for k in picked), tuple(want[k] for k in picked))
         # (a reduction of a masked pick is scripted as one of np.where(mask, x, 0): the same
         # pairwise sum over more terms, which may round otherwise in the last bit)
         for k in (1, 3):
@@ -515,8 +505,8 @@ def test_boolean_mask_writes_put_values_in_c_order():
     for args in [(x, v, hit), (x.T, v.T, hit.T), (x[:0], v[:0], hit[:0])]:
         mine = tuple(a.copy() for a in args)
         theirs = tuple(a.copy() for a in args)
-        _same(compiled(*mine, 3.0), masked_writes(*theirs, 3.0))
-        _same(mine, theirs)
+        same_arrays(compiled(*mine, 3.0), masked_writes(*theirs, 3.0))
+        same_arrays(mine, theirs)
 
     def too_many(x, hit, values):
         x[hit] = values
@@ -551,8 +541,8 @@ def test_masked_stores_write_only_where_the_mask_holds():
     for case in [args, (level[::-2], np.zeros(50)[::2], np.zeros(25, np.int64), grid.T, 3)]:
         mine = tuple(a.copy() if isinstance(a, np.ndarray) else a for a in case)
         theirs = tuple(a.copy() if isinstance(a, np.ndarray) else a for a in case)
-        _same(compiled(*mine), peak_tracking(*theirs))
-        _same(mine[1:4], theirs[1:4])
+        same_arrays(compiled(*mine), peak_tracking(*theirs))
+        same_arrays(mine[1:4], theirs[1:4])
 
 
 def integer_quotients(a, b):
@@ -718,7 +708,7 @@ def test_broadcast_operands_and_twice_named_expressions_are_computed_once():
             windowed_frames(frames, 16)
         assert power.dtype == want_power.dtype and power.shape == want_power.shape
         np.testing.assert_allclose(power, want_power, rtol=1e-15, atol=0)
-        _same(spread, want_spread)
+        same_arrays(spread, want_spread)
 
 
 def extremes_and_moments(x):

@@ -18,17 +18,7 @@ from fusejit.runtime.array_bounds import made_elements
 from fusejit.runtime.element_function import compile_element_graph, element_source
 from fusejit.runtime.element_support import computes_arrays, is_element_graph
 from tests.matrix import covered
-from tests.runtime.conftest import compiled_whole, refuse, scripted
-
-
-def _same(got, want) -> None:
-    got = got if isinstance(got, tuple) else (got,)
-    want = want if isinstance(want, tuple) else (want,)
-    assert len(got) == len(want)
-    for g, w in zip(got, want):
-        g, w = np.asarray(g), np.asarray(w)
-        assert (g.dtype, g.shape) == (w.dtype, w.shape)
-        np.testing.assert_array_equal(g, w)
+from tests.runtime.conftest import compiled_whole, refuse, same_arrays, scripted
 
 
 def gathers(x, X, idx, rows, cols, i32, u8):
@@ -53,7 +43,7 @@ def test_gathers_are_numpys():
     run = compiled_whole(gathers, *_gather_args(rng, 9, 6))
     for n, m in ((9, 6), (1, 1), (40, 13)):
         args = _gather_args(rng, n, m)
-        _same(run(*args), gathers(*args))
+        same_arrays(run(*args), gathers(*args))
 
 
 def stores(x, X, idx, v, rows, cols):
@@ -84,7 +74,7 @@ def test_stores_are_numpys():
     run = compiled_whole(stores, *_store_args(rng, 5))
     for n in (5, 1, 17):
         args = _store_args(rng, n)
-        _same(run(*args), stores(*args))
+        same_arrays(run(*args), stores(*args))
 
 
 def counts_in_a_loop(labels, weights, pairs, k):
@@ -108,7 +98,7 @@ def test_scatters_in_loops_are_numpys():
     run = compiled_whole(counts_in_a_loop, *args(10, 3))
     for n, k in ((10, 3), (0, 2), (500, 7)):
         a = args(n, k)
-        _same(run(*a), counts_in_a_loop(*a))
+        same_arrays(run(*a), counts_in_a_loop(*a))
 
 
 def one_hot(labels, k):
@@ -124,7 +114,7 @@ def test_one_hot_is_compiled_whole_at_any_size():
     run = compile_element_graph(graph, refuse)
     for n, k in ((4, 3), (20000, 10)):
         labels = np.random.default_rng(n).integers(0, k, n)
-        _same(run(labels, k), one_hot(labels, k))
+        same_arrays(run(labels, k), one_hot(labels, k))
 
 
 def test_made_elements_follow_index_shapes_and_counted_ranges():
@@ -180,7 +170,7 @@ def test_a_slice_with_constant_bounds_bounds_its_dimension_by_their_count():
     few = np.zeros((2, 3))              # (fewer rows than the bound: still a bound)
     assert made_elements(scripted(centres, few))(few) >= 2 * 2 * 3
     for fn, args in ((centres, (pts,)), (stepped, (pts,)), (centres, (few,))):
-        _same(fusejit.jit(fn)(*args), fn(*args))
+        same_arrays(fusejit.jit(fn)(*args), fn(*args))
 
 
 def test_a_reshape_to_a_constant_shape_bounds_its_dimensions():
@@ -212,8 +202,8 @@ def test_a_reshape_to_a_constant_shape_bounds_its_dimensions():
     for fn, args in ((outer, (x, y)), (numbered, (x,)), (column, (x[:30],))):
         compiled = compiled_whole(fn, *args)
         for _ in range(2):
-            _same(compiled(*args), fn(*args))
-        _same(fusejit.jit(fn)(*args), fn(*args))
+            same_arrays(compiled(*args), fn(*args))
+        same_arrays(fusejit.jit(fn)(*args), fn(*args))
 
 
 def test_constant_shapes_and_a_returned_reshape_are_bounded():
@@ -240,8 +230,8 @@ def test_constant_shapes_and_a_returned_reshape_are_bounded():
     for fn in (kron, made_here, reshaped_then_read):
         compiled = compiled_whole(fn, a)
         for _ in range(2):
-            _same(compiled(a), fn(a))
-        _same(fusejit.jit(fn)(a), fn(a))
+            same_arrays(compiled(a), fn(a))
+        same_arrays(fusejit.jit(fn)(a), fn(a))
 
 
 def test_linspace_and_stacked_numbers_are_bounded():
@@ -261,7 +251,7 @@ def test_linspace_and_stacked_numbers_are_bounded():
     assert made_elements(scripted(three, x[:2]))(x[:2]) == 3
     assert made_elements(scripted(rows, m))(m) == 6 * 3       # (more than m's 12)
     for fn, arg in ((spaced, x), (three, x), (rows, m)):
-        _same(compiled_whole(fn, arg)(arg), fn(arg))
+        same_arrays(compiled_whole(fn, arg)(arg), fn(arg))
 
 
 @pytest.mark.parametrize("bad", [9, -10])
@@ -274,7 +264,7 @@ def test_an_index_out_of_range_is_numpys_error_and_writes_nothing(bad):
     x = np.arange(9.0)
     idx = np.array([1, 2, 3])
     for _ in range(3):                       # interpreted, compiled whole, the fast path
-        _same(jitted(x.copy(), idx), put(x.copy(), idx))
+        same_arrays(jitted(x.copy(), idx), put(x.copy(), idx))
     idx = np.array([1, bad, 3])
     y = x.copy()
     with pytest.raises(IndexError):
@@ -297,7 +287,7 @@ def test_stores_cast_values_to_the_arrays_dtype():
 
     run = compiled_whole(casting_stores, *args())
     with np.errstate(over="ignore"):
-        _same(run(*args()), casting_stores(*args()))
+        same_arrays(run(*args()), casting_stores(*args()))
 
 
 def test_only_graphs_that_move_elements_run_whole_at_any_size():
@@ -363,7 +353,7 @@ def test_running_extremes_compile_whole():
     for n, m in ((6, 3), (1, 1), (300, 7)):
         a = args(n, m)
         got, want = run(*a), running_extremes(*a)
-        _same(got, want)
+        same_arrays(got, want)
         for g, w in zip(got, want):
             if w.dtype.kind == "f":
                 np.testing.assert_array_equal(np.signbit(g), np.signbit(w))
@@ -395,7 +385,7 @@ def test_broadcast_copies_compile_whole():
     args = (rng.standard_normal(5), rng.standard_normal((2, 3)), rng.standard_normal(4))
     compiled = compiled_whole(broadcast_copies, *args)
     for _ in range(2):
-        _same(compiled(*args), broadcast_copies(*args))
+        same_arrays(compiled(*args), broadcast_copies(*args))
 
 
 def reversals(x, y, M):
@@ -418,7 +408,7 @@ def test_reversals_compile_whole_and_return_copies(fn):
     compiled = compiled_whole(fn, *args)
     for _ in range(2):
         got = compiled(*args)
-        _same(got, fn(*args))
+        same_arrays(got, fn(*args))
         for g in got if isinstance(got, tuple) else (got,):
             assert not any(np.shares_memory(g, a) for a in args)
 
@@ -445,7 +435,7 @@ def test_unit_step_slices_are_written_without_a_step():
     fn = compiled_whole(unit_step_slices, *args)
     for n in (1000, 8, 2):     # (even: x[::2] and x[1::2] of one length)
         args = (rng.standard_normal(n), rng.standard_normal((n, 3)), 0.5)
-        _same(fn(*args), unit_step_slices(*args))
+        same_arrays(fn(*args), unit_step_slices(*args))
 
 
 def overlapping_views(x):
@@ -484,4 +474,4 @@ def test_stores_and_updates_from_overlapping_views_match_numpy(fn, dtype):
     run = compiled_whole(fn, x)
     for shape in ((7, 6), (40, 9)):
         x = rng.integers(-9, 10, shape).astype(dtype)
-        _same(run(x.copy()), fn(x.copy()))
+        same_arrays(run(x.copy()), fn(x.copy()))

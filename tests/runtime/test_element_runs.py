@@ -11,17 +11,7 @@ import pytest
 from fusejit.runtime.element_function import _ElementWriter, element_source
 from fusejit.runtime.element_runs import overlapping, store_runs
 from fusejit.runtime.element_support import makes_arrays_in_loops
-from tests.runtime.conftest import compiled_whole, scripted
-
-
-def _same(got, want) -> None:
-    got = got if isinstance(got, tuple) else (got,)
-    want = want if isinstance(want, tuple) else (want,)
-    assert len(got) == len(want)
-    for g, w in zip(got, want):
-        g, w = np.asarray(g), np.asarray(w)
-        assert (g.dtype, g.shape) == (w.dtype, w.shape)
-        np.testing.assert_array_equal(g, w)
+from tests.runtime.conftest import compiled_whole, same_arrays, scripted
 
 
 def tridiagonal(a, b, c, d):
@@ -104,6 +94,11 @@ def broadcast_store(x, row):
     return y
 
 
+def _fresh(args: tuple) -> list:
+    """The arguments with each array copied (some programs write theirs)."""
+    return [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+
+
 def _programs(rng):
     m, n = 9, 33
     a, c, d = rng.uniform(-1.0, 1.0, (3, m, n))
@@ -130,10 +125,9 @@ def test_runs_that_decline_leave_numpy_s_values_to_their_nodes(case):
     fn, args = _programs(rng)[case]
     run = compiled_whole(fn, *args)
     for _ in range(2):          # (a fresh copy each call: some write their arguments)
-        copies = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
         with np.errstate(all="ignore"):
-            want = fn(*[a.copy() if isinstance(a, np.ndarray) else a for a in args])
-        _same(run(*copies), want)
+            want = fn(*_fresh(args))
+        same_arrays(run(*_fresh(args)), want)
 
 
 # The programs whose runs run (the others decline: a target sharing some elements with what it
@@ -167,12 +161,11 @@ def test_runs_run_unless_a_shape_or_an_overlap_says_otherwise(monkeypatch, case)
     fn, args = _programs(np.random.default_rng(31))[case]
     assert "if not _run" in element_source(scripted(fn, *args))
     run = compiled_whole(fn, *args)
-    copies = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
     if case in RUNNING:
-        _same(run(*copies), fn(*[a.copy() if isinstance(a, np.ndarray) else a for a in args]))
+        same_arrays(run(*_fresh(args)), fn(*_fresh(args)))
     else:
         with pytest.raises(AssertionError, match="fell back"):
-            run(*copies)
+            run(*_fresh(args))
 
 
 def divide_and_extremes(x, y):
