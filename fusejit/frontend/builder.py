@@ -121,6 +121,12 @@ def _return_type(schema_type: Type, inputs: list[Value]) -> Type:
     return schema_type
 
 
+# The ops whose result shares its input's memory, in NumPy's terms and aten's.
+VIEW_KINDS = frozenset(f"aten::{name}" for name in (
+    "slice", "select", "unsqueeze", "squeeze", "t", "transpose", "permute", "reshape", "view",
+    "expand", "diagonal", "numpy_T", "swapaxes"))
+
+
 class IRBuilder:
     """Creates nodes at the graph's insertion point, located at ``self.loc``."""
 
@@ -215,6 +221,12 @@ class IRBuilder:
         if 0 in schema.written and isinstance(values[0].type, TensorType):
             self.writes.append(values[0])
         self.refine(node)
+        if kind in VIEW_KINDS and kind != "aten::select" and \
+                getattr(node.output().type, "rank", None) == 0 and \
+                (values[0] in self.zero_d_arrays or values[0].type.rank != 0):
+            # (a 0-d view of an array is a 0-d array, not a NumPy scalar: v = x.T or
+            # x.reshape(()); v += 1 writes x. A NumPy scalar's views are scalars, x[i] too)
+            self.zero_d_arrays.add(node.output())
         return node.output()
 
     def refine(self, node: Node) -> None:

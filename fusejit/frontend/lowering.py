@@ -610,10 +610,7 @@ def reduce_sum(b: IRBuilder, x: Item, axis: Item = None, keepdims: Item = False)
 def reshape(b: IRBuilder, x: Item, new_shape: Item) -> Value:
     x = _array(b, x, "reshape")
     dims = new_shape if isinstance(new_shape, (tuple, list)) else (new_shape,)
-    out = b.emit(aten.reshape, [x, b.int_list(dims, "reshape's shape")], "reshape")
-    if not dims:
-        b.zero_d_arrays.add(out)    # (a 0-d array, a view of x: v += 1 writes x)
-    return out
+    return b.emit(aten.reshape, [x, b.int_list(dims, "reshape's shape")], "reshape")
 
 
 def _sections(b: IRBuilder, sections: Item, axis: Item, what: str) -> tuple[int, int]:

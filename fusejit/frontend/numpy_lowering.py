@@ -24,7 +24,15 @@ from ..ir.graph import Graph, Node, Value
 from ..ir.symbols import aten, prim
 from ..ir.types import FLOAT, INT, ListType, TensorType
 from ..oplib.table import DTYPE_CODES
-from .builder import IRBuilder, Item, describe, is_none, is_tensor, scalar_type_of
+from .builder import (
+    VIEW_KINDS,
+    IRBuilder,
+    Item,
+    describe,
+    is_none,
+    is_tensor,
+    scalar_type_of,
+)
 from .lowering import (
     LIST_NUMBER_DTYPES,
     _array,
@@ -366,12 +374,6 @@ def check_stored_number(b: IRBuilder, x: Value, value: Item) -> Item:
     elif math.isinf(number):
         b.raise_unless(False, "OverflowError: cannot convert float infinity to integer")
     return value
-
-# The ops whose result shares its input's memory, in NumPy's terms and aten's.
-VIEW_KINDS = frozenset(f"aten::{name}" for name in (
-    "slice", "select", "unsqueeze", "squeeze", "t", "transpose", "permute", "reshape", "view",
-    "expand", "diagonal", "numpy_T", "swapaxes"))
-
 
 def viewed(value: Value) -> Value:
     """The array ``value`` is a view of (through slices, transposes, reshapes ...)."""

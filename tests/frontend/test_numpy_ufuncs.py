@@ -400,7 +400,33 @@ def reshaped_view_updated(s):
     return s, t + 1.0
 
 
+def views_of_a_0d_array_updated(b):
+    t = b.T                 # a 0-d argument's views are 0-d arrays: both updates write b
+    t += np.uint8(7)
+    w = np.transpose(b)
+    w *= 3.0
+    return b.sum()
+
+
+def a_sums_views_are_numbers(b):
+    s = b.sum()
+    v = s.reshape(())       # a NumPy scalar's "view" is a new scalar: s keeps its value
+    v += 1.0
+    u = s.T
+    u *= 2.0
+    return s, v, u
+
+
+def squeezed_view_updated(b):
+    v = b[0:1, 0:1].squeeze()    # a 0-d view of b
+    v -= 5.0
+    return b
+
+
 @pytest.mark.parametrize("fn, shape", [(ellipsis_view_updated, (37,)),
+                                       (views_of_a_0d_array_updated, ()),
+                                       (a_sums_views_are_numbers, (5,)),
+                                       (squeezed_view_updated, (3, 4)),
                                        (ellipsis_view_updated, (5000, 2)),
                                        (ellipsis_view_read_after_a_write, (6,)),
                                        (ellipsis_view_read_after_a_write, (5000,)),
@@ -409,8 +435,9 @@ def reshaped_view_updated(s):
 def test_a_0d_view_is_written_and_read_through_as_numpys(fn, shape):
     """``x[..., 0]`` and ``x[1:2].reshape(())`` are 0-d views in NumPy: ``v += 1`` writes
     ``x``, and ``v`` read after a write of ``x`` sees it. They were numbers: the update was
-    lost and the read kept the old element, on every call. Small and big arrays, three calls,
-    the argument after each too."""
+    lost and the read kept the old element, on every call. A 0-d argument's ``x.T`` was a
+    number too (its update lost), and a NumPy scalar's ``s.reshape(())`` an array (its
+    update wrote ``s``). Small and big arrays, three calls, the argument after each too."""
     f = fusejit.jit(fn)
     for _ in range(3):
         x = np.arange(float(np.prod(shape))).reshape(shape)
