@@ -353,6 +353,10 @@ class AliasDb:
                 self._writes_into(n, result)
         return result
 
+    def locations(self, v: Value) -> set[int]:
+        """The locations ``v`` may point to, with what they contain."""
+        return self._with_contained(self.points_to(v))
+
     def output_locations(self, node: Node) -> set[int]:
         locs: set[int] = set()
         for out in node.outputs:

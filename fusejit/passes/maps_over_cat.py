@@ -15,8 +15,9 @@ broadcasts along the pieces) is the ``cat`` of the map of each piece::
 
 and the fuser makes one kernel of the maps and the concatenation, writing the result once.
 The ``cat`` stays where other nodes read it. Pieces of another dtype than the result (a
-``cat`` that promotes) are left alone. ``fuse_graph`` is unchanged; the executor runs this
-before it, on CPU plans of ``@fusejit.jit``.
+``cat`` that promotes) are left alone, and so is a ``cat`` whose result or pieces are written
+between it and the map (the maps of the pieces read them where the map was). ``fuse_graph``
+is unchanged; the executor runs this before it, on CPU plans of ``@fusejit.jit``.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from __future__ import annotations
 from ..ir.graph import Graph, Node, Value
 from ..ir.symbols import aten, prim
 from ..ir.types import TensorType
+from .alias_analysis import AliasDb
 from .more_maps import jit_map
 from .pass_checks import graph_pass
 
@@ -35,12 +37,34 @@ def distribute_maps_over_cat(graph: Graph) -> bool:
     # (one pass in program order: a rewrite removes only the map and the cat and list before
     # it, and the map that reads its new cat comes later)
     changed = False
+    db = None
     for node in list(graph.all_nodes()):
         joined = _joined_operand(node)
-        if joined is not None:
-            _distribute(graph, node, joined)
-            changed = True
+        if joined is None:
+            continue
+        if db is None or changed:
+            db = AliasDb(graph)     # (a rewrite adds nodes: asked again after one)
+        if _written_between(db, node.input(joined).node, node):
+            continue
+        _distribute(graph, node, joined)
+        changed = True
     return changed
+
+
+def _written_between(db: AliasDb, cat: Node, node: Node) -> bool:
+    """Is the ``cat``'s result or one of its pieces written after ``cat`` and before
+    ``node``? (``t = np.concatenate([x, y]); np.copyto(t, z); t * 2`` maps what ``z``
+    wrote; ``x += 1`` there would change a piece the maps would read.)"""
+    listed = cat.input(0).node
+    locs = db.locations(cat.output())
+    for piece in listed.inputs:
+        locs |= db.locations(piece)
+    n = cat.next
+    while n is not node:
+        if db.get_writes(n) & locs:
+            return True
+        n = n.next
+    return False
 
 
 def _rank(value: Value) -> int | None:
