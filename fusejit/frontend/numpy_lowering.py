@@ -886,15 +886,21 @@ def isnan(b: IRBuilder, x: Item) -> Value:
     return binary(b, "ne", x, x)
 
 
+def _magnitude(b: IRBuilder, x: Item, name: str) -> Value:
+    """``|x|`` for ``np.isinf`` and ``np.isfinite``; a bool array's as uint8 (aten has no
+    ``abs`` of bools; NumPy's answer is all finite)."""
+    x = _array(b, x, name)
+    if dtype_of(x) == np.bool_:
+        x = cast(b, x, np.dtype(np.uint8), name)
+    return b.emit(aten.abs, [x], name)
+
+
 def isinf(b: IRBuilder, x: Item) -> Value:
-    return binary(b, "eq", b.emit(aten.abs, [_array(b, x, "np.isinf")], "np.isinf"),
-                  float("inf"))
+    return binary(b, "eq", _magnitude(b, x, "np.isinf"), float("inf"))
 
 
 def isfinite(b: IRBuilder, x: Item) -> Value:
-    finite = binary(b, "lt", b.emit(aten.abs, [_array(b, x, "np.isfinite")], "np.isfinite"),
-                    float("inf"))
-    return finite
+    return binary(b, "lt", _magnitude(b, x, "np.isfinite"), float("inf"))
 
 
 def norm(b: IRBuilder, x: Item, ord: Item = None, axis: Item = None,

@@ -507,3 +507,24 @@ def test_floats_out_of_an_integers_range_wrap_as_numpys(shape, dtype):
             assert np.asarray(a).dtype == np.asarray(b).dtype
             np.testing.assert_array_equal(a, b)
         np.testing.assert_array_equal(got_in_place, want_in_place)
+
+
+def classified(x, y):
+    m = np.signbit(x)
+    return (np.isfinite(m), np.isinf(m), np.isnan(m), np.isfinite(y), np.isinf(y),
+            np.isfinite(x > 0).sum())
+
+
+@pytest.mark.parametrize("n", [5, 5000])
+def test_bool_and_int_arrays_are_finite_as_numpys(n):
+    """``np.isfinite`` and ``np.isinf`` of a bool array: NumPy's answer is all finite; here
+    they raised (aten has no ``abs`` of bools; fuzz seed 472226). Int arrays beside them, on
+    every call, small and big."""
+    x = np.linspace(-2.0, 2.0, n)
+    x[1] = np.inf
+    y = np.arange(n).astype(np.int8)
+    f = fusejit.jit(classified)
+    for _ in range(3):
+        for g, w in zip(f(x, y), classified(x, y), strict=True):
+            assert np.asarray(g).dtype == np.asarray(w).dtype
+            np.testing.assert_array_equal(g, w)
