@@ -698,7 +698,13 @@ def ufunc_at(b: IRBuilder, ufunc: str, a: Item, indices: Item, values: Item = No
     if values is None:
         raise b.error(f"{what} of a binary ufunc takes the values to apply")
     view, found = _index_list(b, x, items)
-    loop = numpy_dtype(getattr(np, ufunc), [x, values], b.numpy_scalars)
+    try:
+        loop = numpy_dtype(getattr(np, ufunc), [x, values], b.numpy_scalars)
+    except OverflowError:
+        # (a Python int out of the array's range: NumPy's ufunc.at casts it into the dtype
+        # unsafely, np.add.at(uint8_array, i, -3) subtracting 3 modulo 256, where np.add
+        # raises)
+        loop = dtype_of(x)
     if dtype_of(x) is not None and loop is not None and loop != dtype_of(x):
         # (np.add.at(int_array, i, 0.1): NumPy adds each repeat in float64 and casts the sum
         # back; the values cast to the array's dtype first added nothing)

@@ -297,3 +297,24 @@ def test_ufunc_at_of_float_values_into_an_int_array_computes_each_step_as_numpy(
         got = jitted(*make())
         assert got.dtype == want.dtype
         np.testing.assert_array_equal(got, want)
+
+
+def ints_out_of_range_at(b, i):
+    np.add.at(b, [0, 0, 1], -3)
+    np.subtract.at(b, [2], 300)
+    np.add.at(b, i, 257)
+    return b
+
+
+@pytest.mark.parametrize("n", [5, 5000])
+def test_ufunc_at_of_a_python_int_out_of_the_arrays_range_wraps_as_numpy(n):
+    """``np.add.at(uint8_array, i, -3)``: NumPy's ufunc.at casts the Python int into the
+    array's dtype unsafely (adds 253 modulo 256), where ``np.add`` raises OverflowError;
+    fusejit raised (fuzz seed 480879). Every call, small and big."""
+    jitted = fusejit.jit(ints_out_of_range_at)
+    i = np.array([1, 3, 3])
+    for _ in range(3):
+        b = (np.arange(n) % 250).astype(np.uint8)
+        got, want = jitted(b.copy(), i), ints_out_of_range_at(b.copy(), i)
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
