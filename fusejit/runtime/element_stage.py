@@ -118,6 +118,7 @@ class _StageWriter(_ElementWriter):
 
     inline_arrays = False
     fuse_runs = False
+    flatten = False
 
     def __init__(self, graph: Graph, shapes: dict[Value, tuple] | None = None):
         super().__init__()
