@@ -990,7 +990,8 @@ class _ElementWriter(_Writer):
         leaves = found[0] if found is not None else ()
         if self.inline_arrays and _inlined(out) and (
                 not leaves or self._elementwise(out.uses[0].user)
-                or _widened_from(out) is not None):
+                or _widened_from(out) is not None
+                and out.uses[0].user.kind.name in ("sum", "mean")):
             # (an element-wise reader inlines it; another, a reduction say, reads it
             # computed over its elements in a row where it may be, below; a row mean of a
             # mask's float cast counts the mask, ``_sum``)
