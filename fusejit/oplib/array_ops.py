@@ -25,7 +25,8 @@ the same list in a loop) gives where each element of a ``cat`` starts.
 ``fusejit/autodiff/array_rules.py``.
 ``fusejit::lexsort(%keys)`` is ``np.lexsort`` itself, ``fusejit::histogram2d`` ``np.histogram2d``.
 ``fusejit::flatnonzero(%x)`` is ``np.flatnonzero(x)`` (``np.nonzero`` of a vector).
-``fusejit::unique_all(%x)`` is ``np.unique(x)`` with its index, inverse and counts.
+``fusejit::unique_all(%x)`` is ``np.unique(x)`` with its index, inverse and counts;
+``fusejit::unique_inverse(%x)`` with its inverse and counts (no index: an unstable sort).
 ``fusejit::unique_values(%x)`` is ``np.unique(x)`` (PyTorch's ``_unique2`` has three results).
 ``fusejit::argsort(%x, %dim, %kind)`` is ``np.argsort`` itself, NumPy's order of ties for its
 kind (``aten::argsort``, stable, orders ``np.sort``'s values).
@@ -496,6 +497,14 @@ def _unique_all(self: np.ndarray) -> tuple:
                                  for a in (index, inverse, counts)))
 
 
+def _unique_inverse(self: np.ndarray) -> tuple:
+    """``np.unique(x, return_inverse=True, return_counts=True)``, NumPy's own: without the
+    first positions NumPy's argsort need not be stable (its quicksort, not its mergesort)."""
+    values, inverse, counts = np.unique(self, return_inverse=True, return_counts=True)
+    return (as_tensor(values), *(as_tensor(a.astype(np.int64, copy=False))
+                                 for a in (inverse, counts)))
+
+
 def _unique_counts(self: np.ndarray) -> tuple:
     """``np.unique(x, return_counts=True)``, NumPy's own: without the index and inverse
     ``_unique_all`` makes, NumPy sorts the values in place of an argsort of them (2 million
@@ -796,6 +805,8 @@ register("fusejit::histogram2d(Tensor x, Tensor y, int[] bins) -> (Tensor counts
          "Tensor xedges, Tensor yedges)", _histogram2d, multiple=True)
 register("fusejit::unique_all(Tensor self) -> (Tensor values, Tensor indices, Tensor inverse, "
          "Tensor counts)", _unique_all, multiple=True)
+register("fusejit::unique_inverse(Tensor self) -> (Tensor values, Tensor inverse, "
+         "Tensor counts)", _unique_inverse, multiple=True)
 register("fusejit::unique_counts(Tensor self) -> (Tensor values, Tensor counts)",
          _unique_counts, multiple=True)
 register("aten::searchsorted(Tensor sorted_sequence, Tensor self, *, bool out_int32=False, "

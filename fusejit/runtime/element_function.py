@@ -805,6 +805,11 @@ class _ElementWriter(_Writer):
         else:
             self.emit(depth, f"{values}, {counts} = _unique_counts({x})")
 
+    def _unique_inverse(self, node: Node, out: Value, depth: int) -> None:
+        x = self.name(node.input(0))
+        values, inverse, counts = (self.name(v) for v in node.outputs)
+        self.emit(depth, f"{values}, {inverse}, {counts} = _unique_inverse({x})")
+
     def _unique_counts(self, node: Node, out: Value, depth: int) -> None:
         values, counts = (self.name(v) for v in node.outputs)
         self.emit(depth, f"{values}, {counts} = _unique_counts({self.name(node.input(0))})")

@@ -349,6 +349,18 @@ def _unique_all(a):
 
 
 @njit(cache=True)
+def _unique_inverse(a):
+    flat = a.ravel()
+    order = np.argsort(flat)
+    s = flat[order]
+    starts = _run_starts(s)
+    counts = np.diff(np.append(starts, s.size))
+    inverse = np.empty(s.size, np.int64)
+    inverse[order] = np.repeat(np.arange(starts.size), counts)
+    return s[starts], inverse.reshape(a.shape), counts
+
+
+@njit(cache=True)
 def _unique_counts(a):
     s = np.sort(a.ravel())
     starts = _run_starts(s)

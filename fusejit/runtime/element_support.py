@@ -385,6 +385,7 @@ def _supported(block: Block, arguments: set,
 _FUSEJIT_OPS = frozenset({"fusejit::maximum_accumulate", "fusejit::minimum_accumulate",
                           "fusejit::convolve", "fusejit::flatnonzero", "fusejit::argsort",
                           "fusejit::unique_all", "fusejit::unique_values", "fusejit::unique_counts",
+                          "fusejit::unique_inverse",
                           "fusejit::lstsq", "fusejit::polyfit", "fusejit::interp",
                           "fusejit::ufunc_at_"})
 
@@ -532,7 +533,7 @@ def _supported_op(node: Node, arguments: set) -> bool:
             all(v.node.kind == prim.Constant for v in node.inputs[2:6]) and \
             _static(node.input(5)) is None and side in (None, "left", "right") and \
             not (side == "left" and _static(node.input(3)))
-    if name in ("unique_all", "unique_values", "unique_counts"):
+    if name in ("unique_all", "unique_values", "unique_counts", "unique_inverse"):
         return (_rank(node.input(0)) or 0) >= 1
     if name in ("flatnonzero", "nonzero"):
         return (_rank(node.input(0)) or 0) >= 1
