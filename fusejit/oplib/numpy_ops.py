@@ -100,7 +100,10 @@ def _arg(fn):
 def _logical(fn):
     def body(self: np.ndarray, dim: list[int] | None = None,
              keepdim: bool = False) -> np.ndarray:
-        return as_tensor(fn(self, axis=_axes(self, dim), keepdims=keepdim))
+        axes = _axes(self, dim)     # (checked: a 0-d array has axis 0, or -1, as NumPy's)
+        if self.ndim == 0:
+            return as_tensor(fn(self, keepdims=keepdim))
+        return as_tensor(fn(self, axis=axes, keepdims=keepdim))
     return body
 
 

@@ -441,6 +441,11 @@ def products_of_0d(a):
     return np.prod(a, axis=-1), a.prod(axis=0, keepdims=True), np.prod(a * 2, axis=0)
 
 
+def logicals_of_0d(a):
+    return (np.any(a > 0, axis=-1, keepdims=True) * a, np.all(a > 5, axis=0),
+            (a < 0).any(axis=-1))
+
+
 def reversed_then_written(a):
     t = a[::-1]
     a += 1.0                # t, a view in NumPy, sees it
@@ -461,11 +466,11 @@ def test_minus_a_bool_number_is_minus_one(dtype):
             np.testing.assert_array_equal(a, want)
 
 
-@pytest.mark.parametrize("fn", [extremes_of_0d, products_of_0d])
+@pytest.mark.parametrize("fn", [extremes_of_0d, products_of_0d, logicals_of_0d])
 def test_reductions_of_a_0d_array_along_its_axis_are_its_value(fn):
     """NumPy takes axis 0 (or -1) of a 0-d array: aten's amax raised AxisError, and np.prod
-    was refused, saying the axis was out of bounds. NumPy's values and types (an int32's
-    product is an np.int64), every call."""
+    was refused, saying the axis was out of bounds; so did np.any and np.all (fuzz seed
+    484269). NumPy's values and types (an int32's product is an np.int64), every call."""
     f = fusejit.jit(fn)
     for a in (np.array(2.5), np.array(7, np.int64), np.array(3, np.int32)):
         for _ in range(3):
