@@ -59,7 +59,13 @@ def _check_divisor(b: int) -> None:
 
 
 def _div(a: Number, b: Number) -> float:
-    return _ieee(np.true_divide, a, b)
+    # (Python's float division is IEEE's, as NumPy's float64 one, but for a zero divisor,
+    # where it raises and NumPy gives inf or nan; _ieee's errstate and conversions cost
+    # ~6 us, paid on each step of a loop that divides numbers)
+    try:
+        return float(a) / float(b)
+    except ZeroDivisionError:
+        return _ieee(np.true_divide, a, b)
 
 
 def _floordiv(a: Number, b: Number) -> Number:

@@ -45,6 +45,26 @@ def test_float_ops_follow_ieee() -> None:
     assert call("aten::remainder", -7.5, 2.0) == -7.5 % 2.0
 
 
+_SPECIALS = [0, 3, -7, 2**53 + 1, -(2**62), True, False, 0.0, -0.0, 1.5, -2.25, 0.1, 5e-324,
+             1e-310, 1e308, -1e308, math.inf, -math.inf, math.nan]
+
+
+def test_float_division_is_numpys_float64_division() -> None:
+    """``a / b`` of numbers is NumPy's float64 division on every pair of specials (signed
+    zeros, subnormals, overflow to inf, inf / inf, NaN, a zero divisor, ints past 2**53):
+    Python's own division where it gives a value, NumPy's where Python raises."""
+    import numpy as np
+
+    for a in _SPECIALS:
+        for b in _SPECIALS:
+            got = call("aten::div", a, b)
+            with np.errstate(all="ignore"):
+                want = float(np.true_divide(np.float64(a), np.float64(b)))
+            assert type(got) is float
+            assert got == want or (math.isnan(got) and math.isnan(want)), (a, b)
+            assert math.copysign(1.0, got) == math.copysign(1.0, want), (a, b)
+
+
 def test_int_overflow_wraps_like_int64() -> None:
     big = (1 << 63) - 1
     assert call("aten::add", big, 1) == -(1 << 63)
