@@ -36,6 +36,7 @@ from .builder import (
     script_error,
 )
 from .numpy_dtypes import (
+    branch_dtype,
     cast,
     conform,
     dtype_of,
@@ -747,7 +748,7 @@ def where(b: IRBuilder, condition: Item, x: Item, y: Item) -> Value:
     x, y = conform(b, _where_dtype, [x, y], "np.where")
     # a number branch is made in NumPy's result dtype (np.where(c, 1.0, 0.0): float64;
     # np.where(c, x64, 0.1): float64's 0.1, not float32's widened)
-    dtype = numpy_dtype(_where_dtype, [x, y], b.numpy_scalars)
+    dtype = branch_dtype(b, _where_dtype, [x, y], "np.where")
     return b.emit(aten.where, [condition, as_tensor(b, x, "np.where", dtype),
                                as_tensor(b, y, "np.where", dtype)], "np.where")
 

@@ -328,6 +328,17 @@ def _one_for_every_branch(b: IRBuilder, fn: Callable, items: list[Item], what: s
     return found.pop()
 
 
+def branch_dtype(b: IRBuilder, fn: Callable, items: list[Item], what: str) -> np.dtype | None:
+    """NumPy's result dtype for ``fn`` of ``items`` (``numpy_dtype``), where some may be
+    numbers whose kind the branch that ran decides: the one dtype every branch gives, or an
+    error (``np.where(c, t, 2.5)`` of a ``t`` that is np.float32 or np.float64: float32 or
+    float64 by the branch)."""
+    kinded = {i: [_kind_proxy(k) for k in b.branched[i][1]] for i in _kinded(b, items)}
+    if kinded:
+        return _one_for_every_branch(b, fn, items, what, kinded)
+    return numpy_dtype(fn, items, b.numpy_scalars)
+
+
 def _viewed(x: Value) -> Value:
     from .numpy_lowering import viewed  # (numpy_lowering imports this module)
 
@@ -437,6 +448,7 @@ def conform(b: IRBuilder, fn: Callable, items: list[Item], what: str,
     return [cast(b, i, target, what) if is_tensor(i) else i for i in items]
 
 
-__all__ = ["cast", "check_python_ints", "conform", "dtype_of", "is_numpy_function", "kind_key",
-           "kinded_result", "numpy_dtype", "numpy_scalar", "numpy_scalar_result", "result_kinds",
-           "scalar_kinds", "unsigned_total", "wide_literal"]
+__all__ = ["branch_dtype", "cast", "check_python_ints", "conform", "dtype_of",
+           "is_numpy_function", "kind_key", "kinded_result", "numpy_dtype", "numpy_scalar",
+           "numpy_scalar_result", "result_kinds", "scalar_kinds", "unsigned_total",
+           "wide_literal"]

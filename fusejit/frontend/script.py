@@ -795,6 +795,9 @@ class StatementEmitter(LoopStatements, ContainerStatements, InPlaceStatements,
             self.note_mixed(out, tv, ev)
             if tv in self.b.zero_d_arrays and ev in self.b.zero_d_arrays:
                 self.b.zero_d_arrays.add(out)       # (a 0-d array either way)
+            strong = self.b.numpy_scalars.get(tv)
+            if strong is not None and self.b.numpy_scalars.get(ev) == strong:
+                self.b.numpy_scalars[out] = strong  # (a np.float32 either way: strong)
             outs.append(out.set_debug_name(name) if not isinstance(t, (tuple, dict)) else out)
         return self.unflatten(t, iter(outs))
 

@@ -582,3 +582,44 @@ def test_a_python_int_known_only_at_run_time_must_fit_the_array_s_dtype(n):
                     continue
                 for got, expected in zip(f(a, k), want, strict=True):
                     assert got.dtype == expected.dtype and np.array_equal(got, expected)
+
+
+def where_of_a_float32_by_either_branch(a):
+    if np.any(a < 0):
+        t = np.float32(2.5)
+    else:
+        t = np.float32(1.5)
+    return np.where(a > 0, t, 2.5), t * 2.0
+
+
+def where_of_an_int_or_a_float(a):
+    if np.any(a < 0):
+        t = 1
+    else:
+        t = 2.5
+    return np.where(a > 0, t, 2.5)      # (float64 either way)
+
+
+def where_of_a_float32_or_a_float64(a):
+    if np.any(a < 0):
+        t = np.float32(2.5)
+    else:
+        t = np.float64(2.5)
+    return np.where(a > 0, t, 2.5)
+
+
+@pytest.mark.parametrize("n", [37, 5000])
+def test_np_where_of_a_number_the_branches_make(n):
+    """A np.float32 that both branches make stays one (it became a weak float: np.where's
+    result was float64 where NumPy's is float32), and ``np.where`` of a number whose kind the
+    branch decides is refused where NumPy's dtype depends on it (it gave float64 where NumPy
+    gave float32; fuzz seed 491601), computed where it does not. Both branches, every call."""
+    a = np.linspace(-1.0, 1.0, n, dtype=np.float32)
+    for fn in (where_of_a_float32_by_either_branch, where_of_an_int_or_a_float):
+        f = fusejit.jit(fn)
+        for _ in range(2):
+            for x in (a, a + 2.0):
+                _same_kinds(f(x) if isinstance(fn(x), tuple) else (f(x),),
+                            fn(x) if isinstance(fn(x), tuple) else (fn(x),))
+    with pytest.raises(fusejit.FusejitError, match="'t' is np.float32 or np.float64 by"):
+        fusejit.jit(where_of_a_float32_or_a_float64)(a)
