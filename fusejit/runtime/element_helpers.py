@@ -336,28 +336,29 @@ def _run_starts(s):
     return starts
 
 
+# The distinct values of a from order, an argsort of it flattened: the values, where each
+# starts in the sorted order, the inverse (in a's shape) and the counts.
 @njit(cache=True)
-def _unique_all(a):
-    flat = a.ravel()
-    order = np.argsort(flat, kind="mergesort")
-    s = flat[order]
+def _unique_in_order(a, order):
+    s = a.ravel()[order]
     starts = _run_starts(s)
     counts = np.diff(np.append(starts, s.size))
     inverse = np.empty(s.size, np.int64)
     inverse[order] = np.repeat(np.arange(starts.size), counts)
-    return s[starts], order[starts], inverse.reshape(a.shape), counts
+    return s[starts], starts, inverse.reshape(a.shape), counts
+
+
+@njit(cache=True)
+def _unique_all(a):
+    order = np.argsort(a.ravel(), kind="mergesort")     # (stable: the first positions)
+    values, starts, inverse, counts = _unique_in_order(a, order)
+    return values, order[starts], inverse, counts
 
 
 @njit(cache=True)
 def _unique_inverse(a):
-    flat = a.ravel()
-    order = np.argsort(flat)
-    s = flat[order]
-    starts = _run_starts(s)
-    counts = np.diff(np.append(starts, s.size))
-    inverse = np.empty(s.size, np.int64)
-    inverse[order] = np.repeat(np.arange(starts.size), counts)
-    return s[starts], inverse.reshape(a.shape), counts
+    values, _, inverse, counts = _unique_in_order(a, np.argsort(a.ravel()))
+    return values, inverse, counts
 
 
 @njit(cache=True)
