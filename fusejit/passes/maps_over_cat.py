@@ -42,12 +42,13 @@ def distribute_maps_over_cat(graph: Graph) -> bool:
         joined = _joined_operand(node)
         if joined is None:
             continue
-        if db is None or changed:
-            db = AliasDb(graph)     # (a rewrite adds nodes: asked again after one)
+        if db is None:
+            db = AliasDb(graph)
         if _written_between(db, node.input(joined).node, node):
             continue
         _distribute(graph, node, joined)
         changed = True
+        db = None       # (the rewrite added nodes: analysed again at the next candidate)
     return changed
 
 
