@@ -630,6 +630,10 @@ class ExpressionEmitter(StaticConditions):
             return self.inline_call(func, args, kwargs)
         if not isinstance(func, Sugared):
             raise self.b.error(f"a {describe(func)} is not callable")
+        if func.obj in (max, min) and not kwargs:
+            kinded = self.kinded_extreme(func.obj.__name__, args)
+            if kinded is not None:
+                return kinded
         callee = find_callee(func.obj)
         if callee is not None:
             mark = len(self.b.writes)
@@ -857,6 +861,37 @@ class ExpressionEmitter(StaticConditions):
             block.register_output(index)
         b.branched[out] = (node.add_output(INT), tuple(k for ks in kinds for k in ks))
         return out
+
+    def kinded_extreme(self, op: str, args: list[Item]) -> Value | None:
+        """Builtin ``max``/``min`` of numbers of different kinds (``max(0, x)`` of a float x,
+        ``max(n, x.max())``): Python's is the argument that wins, of its own kind (an int 0
+        where every x is negative), so each step is an if whose result has its kind by the
+        branch taken (``merged_kinds``). A later argument wins where it is strictly greater
+        (smaller), as Python keeps the first of equal ones (and of a NaN). None where the
+        kinds are one (or under PyTorch's rules), or an argument is not a number."""
+        b = self.b
+        items = list(args[0]) if len(args) == 1 and isinstance(args[0], (tuple, list)) \
+            else list(args)
+        kinds = [scalar_kinds(b, i) for i in items] if b.branched is not None else [None]
+        if len(items) < 2 or any(k is None for k in kinds) or \
+                len({kind_key(k) for ks in kinds for k in ks}) == 1:
+            return None
+        what = f"{op}()'s arguments"
+        total = items[0]
+        for item in items[1:]:
+            pair = (*scalar_kinds(b, total), *scalar_kinds(b, item))
+            if len({kind_key(k) for k in pair}) == 1:   # (of one kind: as NumPy's maximum)
+                total = binary(b, op, total, item)
+                continue
+            wins = self.condition_of(binary(b, "gt" if op == "max" else "lt", item, total))
+            node = b.create(prim.If, [wins], 0)
+            values = []
+            for value in (item, total):
+                block = node.add_block()
+                with b.graph.inserting_before(block):
+                    values.append(b.value(value))
+            total = self.merged_kinds(node, values, what)
+        return total
 
     def note_mixed(self, joined: Value, a: Value, b: Value) -> None:
         """``joined`` (an if's output of the values ``a`` and ``b``) is an array of several

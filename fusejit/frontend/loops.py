@@ -32,7 +32,7 @@ import numpy as np
 
 from ..ir.graph import Block, Value
 from ..ir.symbols import prim
-from ..ir.types import INT, TENSOR, ListType
+from ..ir.types import BOOL, FLOAT, INT, TENSOR, ListType, ScalarType, TensorType
 from .builder import Item, describe, is_none, is_tensor, rebuilt, scalar_type_of
 from .expressions import Sugared, Undefined
 from .lowering import (
@@ -51,6 +51,7 @@ from .numpy_dtypes import cast, dtype_of, kind_key, numpy_scalar, scalar_kinds
 from .numpy_lowering import copy
 
 INT64_MAX = 9223372036854775807
+_NUMBER_DTYPES = {float: np.dtype(np.float64), int: np.dtype(np.int64), bool: np.dtype(np.bool_)}
 # The most iterations emitted before a loop whose body changes a variable's dtype
 # (``_peeled``): one makes ``x = x.astype(np.uint8) + 200`` hold still; dtypes still changing
 # after this many (a variable that alternates between two) are refused.
@@ -379,7 +380,12 @@ class LoopStatements:
         return binary(b, "floordiv", binary(b, "add", span, abs(step_value) - 1), abs(step_value))
 
     def emit_loop(self, stmt, trip: Item, cond: Value, index: tuple | None,
-                  breaks: str | None = None, peeled: int = 0) -> None:
+                  breaks: str | None = None, peeled: int = 0, kinds: dict | None = None
+                  ) -> None:
+        """The loop ``stmt`` as a ``prim::Loop``. ``kinds``: carried numbers whose kind (int or
+        float, a Python number or a NumPy scalar) the iterations that ran decide, {name: (the
+        kinds it may have, the rank of the type that holds them)}: each is carried with the
+        index of its kind (``_kinds_to_carry``)."""
         self._lists_appended_in(stmt.body)
         # what the loop reads before assigning it (its next iteration among them), and what
         # is read after it: a name assigned before it is read in each iteration is neither
@@ -399,14 +405,44 @@ class LoopStatements:
                  and n not in in_loop}
         carried = [n for n in assigned if n in self.env and not isinstance(self.env[n], Undefined)
                    and n in reads and n not in nones]
+        kinds = dict(kinds or {})
+        for name in carried:
+            start = self.env[name]
+            if name not in kinds and isinstance(start, Value) and self.b.branched and \
+                    start in self.b.branched:
+                # (of several kinds before the loop: carried so from the first emission on,
+                # so that the body sees them)
+                kinds[name] = (self.b.branched[start][1], dtype_of(start) if is_tensor(start)
+                               else scalar_rank(start))
+        starts = {name: self.env[name] for name in kinds}   # (before the kinded start)
+        kind_starts = []
+        for name, (found, holder) in kinds.items():
+            self.at(stmt)
+            start = self.env[name]
+            if isinstance(start, Value) and start.node.kind == prim.Uninitialized:
+                # (a placeholder, read only where the loop assigned it: of the holder's type)
+                kind_starts.append(self.b.value(0))
+                placeholder = self.b.create(prim.Uninitialized, [])
+                placeholder.output().set_type(
+                    TensorType(ScalarType.from_dtype(holder), ()) if isinstance(holder, np.dtype)
+                    else {0: BOOL, 1: INT, 2: FLOAT}[holder])
+                self.env[name] = placeholder.output()
+                continue
+            kind_starts.append(self.b.value(self._kind_index(start, found)))
+            start = self._held(start, holder, name)
+            if isinstance(holder, np.dtype):
+                start = copy(self.b, start)     # (fresh: never a constant's memory)
+            self.env[name] = start
         initial = [self.env[n] for n in carried]
         init_values = [v for n, item in zip(carried, initial) for v in self.flatten(item, n)]
-        node = self.b.create(prim.Loop, [self.b.value(trip), cond, *init_values], 0)
+        node = self.b.create(prim.Loop, [self.b.value(trip), cond, *init_values, *kind_starts],
+                             0)
         body = node.add_block()
         counter = body.add_input(type=INT)
         before = self.env
         self.env = dict(before)
         block_inputs = iter([body.add_input(type=v.type) for v in init_values])
+        kind_inputs = [body.add_input(type=INT) for _ in kinds]
         strong = self.b.numpy_scalars
         for v0, block_input in zip(init_values, body.inputs[1:]):
             if v0 in strong:   # (a NumPy scalar carried: one in every iteration)
@@ -417,6 +453,9 @@ class LoopStatements:
                 self.b.mixed_dtypes[block_input] = self.b.mixed_dtypes[v0]
         for name, item in zip(carried, initial):
             self.env[name] = self._named(self.unflatten(item, block_inputs), name)
+        for (name, (found, _)), kind_input in zip(kinds.items(), kind_inputs):
+            strong.pop(self.env[name], None)    # (of one kind or another in each iteration)
+            self.b.branched[self.env[name]] = (kind_input, found)
         with self.b.graph.inserting_before(body):
             self._bind_index(body, counter, index)
             self.live_after.append(self.live_after[-1] | reads)
@@ -434,8 +473,21 @@ class LoopStatements:
                 next_cond = cond
             self.at(stmt)
             body.register_output(next_cond)
+            kinds_after = self._kinds_to_carry(stmt, kinds, carried, initial, self.env)
+            kind_outputs = []
+            if kinds_after is None:
+                for name, (found, holder) in kinds.items():
+                    kind_outputs.append(self.b.value(self._kind_index(self.env[name], found)))
+                    self.env[name] = self._held(self.env[name], holder, name)
             body_values = [v for n in carried for v in self.flatten(self.env[n], n)]
         body_env, self.env = self.env, before
+        self.env.update(starts)     # (a loop emitted again starts from them)
+        if kinds_after is not None:
+            # a number whose kind an iteration decides (k = k * 2 if x[i] > 0 else k + 0.5:
+            # an int while every step doubles it), or a kind not yet among those carried:
+            # carried with the index of its kind, from the kinds found so far
+            node.destroy()
+            return self.emit_loop(stmt, trip, cond, index, breaks, peeled, kinds_after)
         defined_in_body = [n for n in assigned if n not in carried and n in body_env
                            and n in self.live_after[-1] and isinstance(body_env[n], Value)
                            and (not isinstance(self.env.get(n, Undefined("")), Value)
@@ -449,7 +501,7 @@ class LoopStatements:
                 placeholder = self.b.create(prim.Uninitialized, [])
                 placeholder.output().set_type(body_env[name].type)
                 self.env[name] = placeholder.output()
-            self.emit_loop(stmt, trip, cond, index, breaks)
+            self.emit_loop(stmt, trip, cond, index, breaks, kinds=kinds)
             # (a returned value is read only where the loop returned: it ran)
             named = [n for n in defined_in_body if not n.startswith("$value")]
             if named:
@@ -458,7 +510,10 @@ class LoopStatements:
         # A number whose type the body changes starts the loop as the type it has after the
         # body, and the loop is emitted again; where the loop may run zero times, NumPy's
         # number then keeps its type from before it (``_kinds_where_it_ran_none``).
-        wider = self._numbers_that_widened(carried, initial, body_env)
+        # (a number carried with its kind is of several types from the first iteration on)
+        unkinded = [n for n in carried if n not in kinds]
+        initial = [self.env[n] for n in unkinded]
+        wider = self._numbers_that_widened(unkinded, initial, body_env)
         if wider:
             # x = 1; x = x - f(x) / g(x): the number is a float from the first iteration on
             # (Numba unifies the types the same way)
@@ -468,9 +523,9 @@ class LoopStatements:
                 self.at(stmt)
                 if not self._retyped_placeholder(name, body_env[name].type):
                     self.env[name] = widen(self.b, self.env[name], rank)
-            self.emit_loop(stmt, trip, cond, index, breaks)
+            self.emit_loop(stmt, trip, cond, index, breaks, kinds=kinds)
             return self._kinds_where_it_ran_none(stmt, trip, cond, was)
-        stronger = self._numbers_that_became_numpy_scalars(carried, initial, body_env)
+        stronger = self._numbers_that_became_numpy_scalars(unkinded, initial, body_env)
         if stronger:
             # s = 0; s = s + np.float32(x): a float32 NumPy scalar from the first iteration
             # on (strong beside arrays)
@@ -482,9 +537,9 @@ class LoopStatements:
                     self.b.numpy_scalars[self.env[name]] = dtype
                 else:
                     self.env[name] = numpy_scalar(self.b, self.env[name], dtype, shared=True)
-            self.emit_loop(stmt, trip, cond, index, breaks)
+            self.emit_loop(stmt, trip, cond, index, breaks, kinds=kinds)
             return self._kinds_where_it_ran_none(stmt, trip, cond, was)
-        promoted = self._scalars_that_became_arrays(carried, initial, body_env)
+        promoted = self._scalars_that_became_arrays(unkinded, initial, body_env)
         grown = {name: ("a number", f"a {dtype} array") for name, dtype in promoted.items()
                  if body_env[name].type.rank != 0 and not (
                      isinstance(self.env[name], Value)
@@ -494,7 +549,7 @@ class LoopStatements:
             # rank (a 0-d start merged with it had no rank, and later ops took it as a
             # number: float32 + int32 arrays gave float32): the first iteration on its own
             node.destroy()
-            return self._peeled(stmt, trip, cond, index, breaks, peeled, grown, reads)
+            return self._peeled(stmt, trip, cond, index, breaks, peeled, grown, reads, kinds)
         if promoted:
             # s = 0.0; s += x[i]: NumPy makes s a float64 scalar (here a 0-d array) in the
             # first iteration
@@ -506,9 +561,9 @@ class LoopStatements:
                     continue
                 start = cast(self.b, as_tensor(self.b, self.env[name], name), dtype, name)
                 self.env[name] = copy(self.b, start)  # fresh: never a constant's memory
-            self.emit_loop(stmt, trip, cond, index, breaks)
+            self.emit_loop(stmt, trip, cond, index, breaks, kinds=kinds)
             return self._kinds_where_it_ran_none(stmt, trip, cond, was)
-        mixing = self._dtypes_that_mix(carried, initial, body_env)
+        mixing = self._dtypes_that_mix(unkinded, initial, body_env)
         if mixing:
             # while True: ...; if t > 2: break; a = (b > b) * 2: an array whose dtype after a
             # step depends on the branch taken is one of several in every step, and after the
@@ -516,14 +571,14 @@ class LoopStatements:
             node.destroy()
             for name, dtypes in mixing.items():
                 self.b.mixed_dtypes[self.env[name]] = dtypes
-            return self.emit_loop(stmt, trip, cond, index, breaks, peeled)
-        changed = self._dtypes_that_changed(carried, initial, body_env)
+            return self.emit_loop(stmt, trip, cond, index, breaks, peeled, kinds)
+        changed = self._dtypes_that_changed(unkinded, initial, body_env)
         if changed:
             # x = x.astype(np.uint8) + 200 on a float32 x: each iteration computes in the
             # dtypes its start holds, as NumPy does, so the first one is emitted on its own
             # and the loop goes on from the second (until the dtypes hold still)
             node.destroy()
-            return self._peeled(stmt, trip, cond, index, breaks, peeled, changed, reads)
+            return self._peeled(stmt, trip, cond, index, breaks, peeled, changed, reads, kinds)
         for v0, block_input, v1 in zip(init_values, body.inputs[1:], body_values):
             rank0, rank1 = scalar_rank(v0), scalar_rank(v1)
             if rank0 is not None and rank1 is not None and rank1 < rank0:
@@ -541,12 +596,83 @@ class LoopStatements:
             if block_input in self.b.mixed_dtypes:
                 self.b.mixed_dtypes[node.outputs[-1]] = self.b.mixed_dtypes[block_input]
         outputs = iter(node.outputs)
-        for name, item in zip(carried, initial):
-            self.env[name] = self._named(self.unflatten(item, outputs), name)
+        for name in carried:
+            self.env[name] = self._named(self.unflatten(before[name], outputs), name)
+        for (name, (found, _)), kind_output in zip(kinds.items(), kind_outputs):
+            body.register_output(kind_output)
+            self.b.branched[self.env[name]] = (node.add_output(INT), found)
         reason = f"it is assigned inside the loop at line {stmt.lineno + self.src.line_offset}"
         for name in assigned:
             if name not in carried and name in body_env:
                 self.env[name] = Undefined(reason + " and not defined before it")
+
+    def _kinds_to_carry(self, stmt, kinds: dict, carried: list[str], initial: list,
+                        body_env: dict) -> dict | None:
+        """The carried numbers of the loop ``stmt`` (jit's NumPy rules only) whose kind the
+        iterations that ran decide: those of several kinds before it, or after its body (a
+        branch of it, or an inner loop, decided), and those of ``kinds`` (carried so, its
+        kinds before the body): {name: (the kinds it may have, in an order kept from each
+        emission to the next; the rank of the number type holding them)}. None where that is
+        ``kinds``: the loop as emitted carries them."""
+        b = self.b
+        if b.branched is None:
+            return None
+        found = {}
+        for name, start in zip(carried, initial):
+            after = body_env.get(name)
+            several = name in kinds or any(isinstance(v, Value) and v in b.branched
+                                           for v in (start, after))
+            if not several:
+                continue
+            # (a start carried with its kind is held as the kinds' holder: its kinds are
+            # those carried)
+            was = () if name in kinds else scalar_kinds(b, start)
+            now = scalar_kinds(b, after)
+            if was is None or now is None or not isinstance(after, Value):
+                if name not in kinds:
+                    continue    # (an array after its body, or before it: not a number's kind)
+                self.at(stmt)
+                raise self.b.error(f"{name!r} is a number of several kinds in the loop at line "
+                                   f"{stmt.lineno + self.src.line_offset} and an array after "
+                                   f"its body; make it one type before the loop")
+            old, holder = kinds.get(name, ((), 0))
+            merged = tuple({kind_key(k): k for k in (*old, *was, *now)}.values())
+            if isinstance(holder, np.dtype) or is_tensor(start) or is_tensor(after):
+                # (a NumPy scalar held as a 0-d array: one of a dtype that holds each kind's
+                # numbers exactly, as an if's merge makes it)
+                holder = np.result_type(*[_NUMBER_DTYPES.get(k, k) for k in merged])
+            else:
+                holder = max(holder, scalar_rank(b.value(start)), scalar_rank(after))
+            found[name] = (merged, holder)
+        return None if found == kinds else found
+
+    def _held(self, item: Item, holder: int | np.dtype, name: str) -> Value:
+        """A number of several kinds (``_kinds_to_carry``) as the value that holds it in the
+        loop: a number of the type of rank ``holder``, or a 0-d array of dtype ``holder``."""
+        value = self.b.value(item)
+        if isinstance(holder, np.dtype):
+            return cast(self.b, value, holder, name) if is_tensor(value) else \
+                as_tensor(self.b, value, name, holder)
+        return value if scalar_rank(value) == holder else self.b.value(
+            widen(self.b, value, holder))
+
+    def _kind_index(self, item: Item, kinds: tuple) -> Item:
+        """The index among ``kinds`` of the kind ``item`` has (``scalar_kinds``): a number, or
+        a value where the branch that ran decides it (``IRBuilder.branched``)."""
+        b = self.b
+        keys = [kind_key(k) for k in kinds]
+        positions = [keys.index(kind_key(k)) for k in scalar_kinds(b, item)]
+        if len(set(positions)) == 1:
+            return positions[0]
+        index = b.branched[item][0]
+        if positions == list(range(len(positions))):
+            return index
+        out: Item = 0
+        for j, position in enumerate(positions):
+            if position:
+                picked = to_int(b, binary(b, "eq", index, j))
+                out = binary(b, "add", out, binary(b, "mul", picked, position))
+        return out
 
     def _dtypes_that_mix(self, carried: list[str], initial: list, body_env: dict) -> dict:
         """Carried arrays of a known dtype (or several) before the loop whose value after its
@@ -581,7 +707,7 @@ class LoopStatements:
         return found
 
     def _peeled(self, stmt, trip: Item, cond: Value, index: tuple | None, breaks: str | None,
-                peeled: int, changed: dict, reads: set[str]) -> None:
+                peeled: int, changed: dict, reads: set[str], kinds: dict) -> None:
         """The loop's first iteration emitted before it, then the loop from its second: a
         variable whose dtype the body changes (``changed``) then has one dtype in the loop,
         the one NumPy's iterations give it. The loop must run: where it may run zero times
@@ -621,7 +747,7 @@ class LoopStatements:
         if index is not None:
             trip = binary(self.b, "sub", trip, 1)
             index = (name, binary(self.b, "add", start, step), step)
-        return self.emit_loop(stmt, trip, cond, index, breaks, peeled + 1)
+        return self.emit_loop(stmt, trip, cond, index, breaks, peeled + 1, kinds)
 
     def _raise_unless_ran(self, stmt, trip: Item, cond: Value, names: list[str],
                           nones: set[str] = frozenset()) -> None:

@@ -77,7 +77,8 @@ def binary(b: IRBuilder, op: str, lhs: Item, rhs: Item, ufunc: Any = None) -> Va
             not any(is_tensor(x) and x.type.rank != 0 for x in (lhs, rhs)):
         # (k * 2 of a k that is a np.float64 or a float by the branch taken, held as a 0-d
         # array: a np.float64 or a float by the branch too)
-        return kinded_result(b, ufunc or NUMPY_BINARY[op], [lhs, rhs], result)
+        return kinded_result(b, ufunc or NUMPY_BINARY[op], [lhs, rhs], result,
+                             again=lambda operands: binary(b, op, *operands, ufunc))
     if op == "remainder" and is_tensor(result) and _is_float(result):
         # PyTorch's float remainder keeps fmod's zero (-7.0 % 1.0 is -0.0); NumPy's, as
         # Python's, gives a zero the divisor's sign (a divisor of +-0 gives NaN, not a zero)
@@ -114,7 +115,7 @@ def _binary(b: IRBuilder, op: str, lhs: Item, rhs: Item, ufunc: Any = None) -> V
             return _unsigned_against_signed(b, op, lhs, rhs, what)
     if (lt or rt) and op in NUMPY_BINARY:
         lhs, rhs = conform(b, ufunc or NUMPY_BINARY[op], [lhs, rhs], what,
-                           op not in _PREDICATES)
+                           op not in _PREDICATES, kinded=True)
     if op == "pow":
         _refuse_negative_int_powers(b, lhs, rhs, what)
     if op == "matmul":

@@ -146,41 +146,52 @@ def _kinded(b: IRBuilder, items: list[Item]) -> list[Value]:
 
 def result_kinds(b: IRBuilder, fn: Callable, items: list[Item],
                  kwargs: dict[str, Item] | None = None, operator: bool = True
-                 ) -> tuple[list, list | None]:
+                 ) -> tuple[list, list[int], list | None, list]:
     """The kinds ``fn(*items)`` has for the kinds of its operands that the branch taken
-    decides (``IRBuilder.branched``): the indexes of those kinds, and a kind for each of their
-    combinations (one for each branch, where the operands are of one if), or None where one is
-    not known. An ``operator`` of Python numbers gives a Python number, a NumPy function a
-    NumPy scalar."""
+    decides (``IRBuilder.branched``): the indexes of those kinds (one for each if, or loop,
+    that decides some) and how many kinds each picks; a kind for each combination of them
+    (the first index varying slowest), or None where one is not known; and each
+    combination's kinds of the operands. An ``operator`` of Python numbers gives a Python
+    number, a NumPy function a NumPy scalar."""
     kinded = _kinded(b, items)
     indexes = list(dict.fromkeys(b.branched[i][0] for i in kinded))
-    if len(indexes) == 1:       # (the branches of one if, or one loop's runs)
-        combinations = zip(*[b.branched[i][1] for i in kinded])
-    else:
-        combinations = itertools.product(*[b.branched[i][1] for i in kinded])
-    strong = any(isinstance(i, Value) and i in b.numpy_scalars for i in items)
-    kinds = []
-    for combination in combinations:
-        given = {i: _kind_proxy(k) for i, k in zip(kinded, combination)}
+    counts = [len(b.branched[next(i for i in kinded if b.branched[i][0] is index)][1])
+              for index in indexes]
+    if any(len(b.branched[i][1]) != counts[indexes.index(b.branched[i][0])] for i in kinded):
+        return indexes, counts, None, []
+    # (a NumPy scalar held as a 0-d array, x.max(): a scalar to NumPy, not an array)
+    scalars = {i: _kind_proxy(scalar_kinds(b, i)[0]) for i in items
+               if is_tensor(i) and i not in kinded and scalar_kinds(b, i) is not None}
+    strong = bool(scalars) or any(isinstance(i, Value) and i in b.numpy_scalars for i in items)
+    kinds, combinations = [], []
+    for positions in itertools.product(*[range(n) for n in counts]):
+        combination = {i: b.branched[i][1][positions[indexes.index(b.branched[i][0])]]
+                       for i in kinded}
+        given = {**scalars, **{i: _kind_proxy(k) for i, k in combination.items()}}
         value = _numpy_result(fn, items, b.numpy_scalars, kwargs, given)
         if not isinstance(value, (np.generic, np.ndarray, bool, int, float)) or \
                 isinstance(value, np.ndarray) and value.ndim:
-            return indexes, None
-        if strong or not operator or not all(isinstance(k, type) for k in combination):
+            return indexes, counts, None, []
+        if strong or not operator or not all(isinstance(k, type)
+                                             for k in combination.values()):
             kinds.append(np.asarray(value).dtype)
         else:   # (numbers only: a number, as Python's arithmetic gives; NumPy's is a scalar)
             kinds.append(type(np.asarray(value).item()))
-    return indexes, kinds
+        combinations.append(combination)
+    return indexes, counts, kinds, combinations
 
 
 def kinded_result(b: IRBuilder, fn: Callable, items: list[Item], result: Item,
-                  kwargs: dict[str, Item] | None = None, operator: bool = True) -> Item:
+                  kwargs: dict[str, Item] | None = None, operator: bool = True,
+                  again: Callable | None = None) -> Item:
     """``result`` of ``fn(*items)`` (a number, or a 0-d array standing for one), some of whose
     operands have one of several kinds by the branch taken: of the one kind every branch
-    gives (a Python number, or a NumPy scalar), else with one kind per branch (an int or a
-    float times 2); refused where that cannot be followed (operands of several ifs, or a kind
-    whose arithmetic rounds or wraps where the number held does not)."""
-    indexes, kinds = result_kinds(b, fn, items, kwargs, operator)
+    gives (a Python number, or a NumPy scalar), else with one kind per combination of the
+    branches taken (an int or a float times 2; an int or a float minus another of another
+    if: the index of the combination from theirs); refused where that cannot be followed (a
+    kind whose arithmetic rounds or wraps where the number held does not, unless ``again``
+    computes the op again for operands of that kind: ``_in_each_narrow_kind``)."""
+    indexes, counts, kinds, combinations = result_kinds(b, fn, items, kwargs, operator)
     if kinds is None:
         return result
     if len({kind_key(k) for k in kinds}) == 1:
@@ -194,11 +205,69 @@ def kinded_result(b: IRBuilder, fn: Callable, items: list[Item], result: Item,
         return result if isinstance(kind, type) else numpy_scalar(
             b, result, kind, any(result is i for i in items))
     # (the number is computed once, in the widest kind: a np.float32 or np.int8 kind would
-    # round or wrap each result where that does not)
-    narrow = any(not isinstance(k, type) and k.kind in "iuf" and k.itemsize < 8 for k in kinds)
-    if len(indexes) > 1 or narrow or not isinstance(result, Value):
-        raise _unknown_kind(b, getattr(fn, "__name__", str(fn)), _kinded(b, items)[0])
-    b.branched[result] = (indexes[0], tuple(kinds))
+    # round or wrap each result where that does not, so those are computed again)
+    what = getattr(fn, "__name__", str(fn))
+    narrow = any(_narrow(k) for k in kinds)
+    if not isinstance(result, Value) or len(kinds) > _MOST_KINDS or narrow and (
+            again is None or not is_tensor(result) or result.type.rank != 0):
+        raise _unknown_kind(b, what, _kinded(b, items)[0])
+    index = _combined_index(b, indexes, counts)
+    if narrow:
+        result = _in_each_narrow_kind(b, result, index, kinds, combinations, again, items,
+                                      what)
+    b.branched[result] = (index, tuple(kinds))
+    return result
+
+
+# The most kinds an op's result follows (the combinations of its operands' branches)
+_MOST_KINDS = 16
+
+
+def _combined_index(b: IRBuilder, indexes: list, counts: list[int]) -> Item:
+    """The index of the combination of branches taken, in ``result_kinds``' order (the first
+    index varying slowest), from the index of each (``counts``: how many kinds each picks)."""
+    from .lowering import binary  # (lowering imports this module)
+
+    out, stride = None, 1
+    for index, count in zip(reversed(indexes), reversed(counts)):
+        term = index if stride == 1 else binary(b, "mul", index, stride)
+        out = term if out is None else binary(b, "add", out, term)
+        stride *= count
+    return out
+
+
+def _narrow(kind: Any) -> bool:
+    """A NumPy scalar kind narrower than the 64-bit ones that hold numbers of several."""
+    return not isinstance(kind, type) and kind.kind in "iuf" and kind.itemsize < 8
+
+
+def _in_each_narrow_kind(b: IRBuilder, result: Value, index: Item, kinds: list,
+                         combinations: list[dict], again: Callable, items: list[Item],
+                         what: str) -> Value:
+    """``result`` (a 0-d array of the dtype holding every kind, the op computed there), where
+    the branches taken give a narrow kind (``kinds[j]``, a np.float32 or np.int32...): the op
+    computed ``again`` for the operands as those branches have them (``combinations[j]``: a
+    np.float32 m times 0.1 rounds 0.1 to float32 first, and the product too, as NumPy
+    does), held in that dtype."""
+    from .lowering import as_tensor, binary, to_bool, to_float, to_int, where
+
+    held = dtype_of(result)
+    for j, kind in enumerate(kinds):
+        if not _narrow(kind):
+            continue
+        operands = []
+        for item in items:
+            was = combinations[j].get(item) if isinstance(item, Value) else None
+            if was is None:
+                operands.append(item)
+            elif isinstance(was, type):
+                operands.append({float: to_float, int: to_int, bool: to_bool}[was](b, item))
+            else:
+                operands.append(cast(b, item, was, what) if is_tensor(item)
+                                else as_tensor(b, item, what, was))
+        alt = again(operands)
+        alt = cast(b, alt, held, what) if is_tensor(alt) else as_tensor(b, alt, what, held)
+        result = where(b, binary(b, "eq", index, j), alt, result)
     return result
 
 
@@ -307,12 +376,13 @@ def cast(b: IRBuilder, x: Value, dtype: np.dtype, what: str) -> Value:
 
 
 def _one_for_every_branch(b: IRBuilder, fn: Callable, items: list[Item], what: str,
-                          mixed: dict[Value, list]) -> np.dtype:
+                          mixed: dict[Value, list], kinded: bool = False) -> np.dtype:
     """NumPy's result dtype for operands of which some (``mixed``: their proxies) have one of
     several dtypes or kinds, by the branch that ran: the same for every combination of them
     (int32 or float64 times 1.5: float64; an int or a float plus a float32 array: float32),
     which every operand is then cast to; where it differs (int32 or float64 plus 1: int32 or
-    float64), the op is refused."""
+    float64), the op is refused, unless ``kinded``: the caller gives a result of numbers
+    (no arrays) its kind by the branch (``kinded_result``), held in a dtype that holds each."""
     found = set()
     for combination in itertools.product(*mixed.values()):
         given = dict(zip(mixed, combination))
@@ -320,6 +390,12 @@ def _one_for_every_branch(b: IRBuilder, fn: Callable, items: list[Item], what: s
             found.add(numpy_dtype(fn, items, b.numpy_scalars, given))
         except OverflowError:
             found.add(None)
+    if kinded and len(found) > 1 and None not in found and all(
+            b.branched and m in b.branched for m in mixed) and \
+            all(not is_tensor(i) or i.type.rank == 0 for i in items):
+        # (numbers: k - 1 of a k that is an int or a np.float64 by the branch taken is an int
+        # or a np.float64 by it too, held in the dtype that holds both, ``kinded_result``)
+        return np.result_type(*found)
     if len(found) != 1 or None in found:
         first = next(iter(mixed))
         if not is_tensor(first) or b.branched and first in b.branched:
@@ -408,13 +484,16 @@ def unsigned_total(x: Value) -> int | None:
 
 
 def conform(b: IRBuilder, fn: Callable, items: list[Item], what: str,
-            result: bool = True) -> list[Item]:
+            result: bool = True, kinded: bool = False) -> list[Item]:
     """``items`` with every array cast to the dtype NumPy's ``fn`` computes in.
 
     ``result=True``: that is NumPy's result dtype (arithmetic, ``sqrt``...). For ops whose
     result is bool (comparisons) the arrays are cast to the common NumPy dtype of the arrays
     and the NumPy scalars instead, and only when they differ (``f32 == np.float64(0.1)``
     compares in float64: False for float32's 0.1, which ``f32 == 0.1`` finds).
+
+    ``kinded``: numbers of several kinds by the branch taken (``IRBuilder.branched``) may give
+    several result dtypes, which the caller follows (``kinded_result``).
     """
     arrays = [i for i in items if is_tensor(i)]
     if not arrays:
@@ -426,7 +505,7 @@ def conform(b: IRBuilder, fn: Callable, items: list[Item], what: str,
     if any(dtype_of(a) == _UINT64 for a in arrays):
         items = [wide_literal(b, i) for i in items]
     if mixed:
-        target = _one_for_every_branch(b, fn, items, what, mixed)
+        target = _one_for_every_branch(b, fn, items, what, mixed, kinded)
     elif result:
         try:
             target = numpy_dtype(fn, items, b.numpy_scalars)
