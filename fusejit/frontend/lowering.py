@@ -298,7 +298,8 @@ def _scalar_binary(b: IRBuilder, op: str, lhs: Item, rhs: Item, what: str) -> It
         lhs, rhs = (to_int(b, x) if scalar_type_of(x) == BOOL else x for x in (lhs, rhs))
     result = b.emit(_kind(op, tensor=False), [lhs, rhs], what)
     if (strong or kinded) and op in NUMPY_BINARY:   # np.float32(2) * n: a NumPy scalar too
-        return numpy_scalar_result(b, NUMPY_BINARY[op], items, result)
+        return numpy_scalar_result(b, NUMPY_BINARY[op], items, result, again=lambda operands:
+                                   binary(b, op, *operands))
     return result
 
 

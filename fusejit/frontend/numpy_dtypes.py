@@ -208,11 +208,19 @@ def kinded_result(b: IRBuilder, fn: Callable, items: list[Item], result: Item,
     # round or wrap each result where that does not, so those are computed again)
     what = getattr(fn, "__name__", str(fn))
     narrow = any(_narrow(k) for k in kinds)
+    number = _NUMBER_TYPES.get(type(result.type)) if isinstance(result, Value) else None
     if not isinstance(result, Value) or len(kinds) > _MOST_KINDS or narrow and (
-            again is None or not is_tensor(result) or result.type.rank != 0):
+            again is None or not (is_tensor(result) and result.type.rank == 0 or number)):
         raise _unknown_kind(b, what, _kinded(b, items)[0])
     index = _combined_index(b, indexes, counts)
-    if narrow:
+    if narrow and number is not None:
+        # (a number: its narrow kinds picked on a 0-d array of the number type's dtype)
+        from .lowering import as_tensor, to_float, to_int  # (lowering imports this module)
+
+        result = _in_each_narrow_kind(b, as_tensor(b, result, what, number), index, kinds,
+                                      combinations, again, items, what)
+        result = to_float(b, result) if number.kind == "f" else to_int(b, result)
+    elif narrow:
         result = _in_each_narrow_kind(b, result, index, kinds, combinations, again, items,
                                       what)
     b.branched[result] = (index, tuple(kinds))
@@ -221,6 +229,7 @@ def kinded_result(b: IRBuilder, fn: Callable, items: list[Item], result: Item,
 
 # The most kinds an op's result follows (the combinations of its operands' branches)
 _MOST_KINDS = 16
+_NUMBER_TYPES = {FloatType: np.dtype(np.float64), IntType: np.dtype(np.int64)}
 
 
 def _combined_index(b: IRBuilder, indexes: list, counts: list[int]) -> Item:
@@ -318,14 +327,15 @@ def _rounded_to_float32(b: IRBuilder, item: Value) -> Value:
 
 
 def numpy_scalar_result(b: IRBuilder, fn: Callable, items: list[Item], result: Item,
-                        kwargs: dict[str, Item] | None = None, operator: bool = True) -> Item:
+                        kwargs: dict[str, Item] | None = None, operator: bool = True,
+                        again: Callable | None = None) -> Item:
     """``result`` of ``fn(*items)`` marked as the NumPy scalar it is when ``fn`` (a NumPy
     function, or a scalar operator on a NumPy scalar) gives one for numbers; other results
-    as they are."""
+    as they are. ``again``: as ``kinded_result``'s."""
     if scalar_type_of(result) is None or any(is_tensor(i) for i in items):
         return result
     if _kinded(b, items):
-        return kinded_result(b, fn, items, result, kwargs, operator)
+        return kinded_result(b, fn, items, result, kwargs, operator, again)
     try:
         value = _numpy_result(fn, items, b.numpy_scalars, kwargs)
     except OverflowError as error:   # np.int8(300)

@@ -430,7 +430,18 @@ def two_ifs(a):
     return t + u, t * u, u - t
 
 
+def held_as_numbers(a):
+    s, t = 0.0, 1
+    for i in range(a.shape[0]):
+        if a[i] > 0.5:
+            s = np.float32(a[i])    # (NumPy scalars held as numbers: float32 rounds)
+            t = np.int8(100)        # (int8 wraps)
+    return s * 0.1, s / 3, s - 0.7, t * 3, t + 100, t - 1
+
+
 _KIND_CASES = [
+    (held_as_numbers, lambda n, dtype: (np.linspace(0.0, 1.0, n) * 1.7).astype(dtype)),
+    (held_as_numbers, lambda n, dtype: np.zeros(n, dtype)),
     (paid_down, lambda n, dtype: np.linspace(0.0, 5.0, n).astype(dtype)),
     (paid_down, lambda n, dtype: np.full(n, 100, dtype)),
     (two_ifs, lambda n, dtype: (np.arange(n) % 3 - 1).astype(dtype)),
