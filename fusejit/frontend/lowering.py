@@ -341,8 +341,12 @@ def _integer_bits(b: IRBuilder, op: str, lhs: Item, rhs: Item, what: str,
     dtype = numpy_dtype(NUMPY_BINARY[op], [lhs, rhs], b.numpy_scalars) or np.dtype(np.int64)
     tensors = [as_tensor(b, x, what, dtype) for x in (lhs, rhs)]
     result = b.emit(_kind(op), tensors, what)
-    if any(x in b.numpy_scalars for x in (lhs, rhs) if isinstance(x, Value)):
-        return numpy_scalar_result(b, NUMPY_BINARY[op], [lhs, rhs], to_int(b, result))
+    if any(x in b.numpy_scalars or b.branched and x in b.branched
+           for x in (lhs, rhs) if isinstance(x, Value)):
+        # (k & 3 of a k that is an int or a np.int8 by the branch taken: either, and an
+        # int8's bits where it is one)
+        return numpy_scalar_result(b, NUMPY_BINARY[op], [lhs, rhs], to_int(b, result),
+                                   again=lambda operands: binary(b, op, *operands))
     return to_int(b, result)
 
 

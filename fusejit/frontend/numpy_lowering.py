@@ -46,7 +46,14 @@ from .lowering import (
     typed_from_appends,
 )
 from .numpy_arrays import advanced_index, index_store, is_int_array
-from .numpy_dtypes import cast, check_python_ints, conform, dtype_of, numpy_dtype, unsigned_total
+from .numpy_dtypes import (
+    branch_dtype,
+    cast,
+    check_python_ints,
+    conform,
+    dtype_of,
+    unsigned_total,
+)
 
 # name -> (NumPy function for the result dtype, aten op, its argument form)
 _REDUCTIONS: dict[str, tuple[Any, str, str]] = {
@@ -550,7 +557,7 @@ def _zero_d_array(b: IRBuilder, made: Value) -> Value:
 
 def full(b: IRBuilder, shape: Item, fill_value: Item, dtype: Any = None) -> Value:
     # (the fill value's own dtype: an int argument int64, a NumPy scalar its dtype)
-    default = numpy_dtype(np.asarray, [fill_value], b.numpy_scalars) or np.dtype(np.float64)
+    default = branch_dtype(b, np.asarray, [fill_value], "np.full") or np.dtype(np.float64)
     code = dtype_code(b, dtype, default, "np.full")
     return _zero_d_array(b, b.emit("aten::full", [_shape(b, shape, "np.full"), fill_value,
                                                   code, None, None, None], "np.full"))
@@ -572,7 +579,13 @@ def arange(b: IRBuilder, start: Item, stop: Item = None, step: Item = 1,
     # (0-d arrays as bounds, np.arange(n) for n = mask.sum(): their numbers, as NumPy reads
     # them)
     start, stop, step = (_bound(b, v) for v in (start, stop, step))
-    default = np.arange(*[_weak(b, v) for v in (start, stop, step)]).dtype
+    if any(isinstance(v, Value) and b.branched and v in b.branched for v in (start, stop, step)):
+        # (a bound that is an int or a float by the branch taken: one dtype either way, or
+        # refused)
+        default = branch_dtype(b, lambda *v: np.arange(*v).dtype, [start, stop, step],
+                               "np.arange")
+    else:
+        default = np.arange(*[_weak(b, v) for v in (start, stop, step)]).dtype
     code = dtype_code(b, dtype, default, "np.arange")
     return b.emit("aten::arange", [start, stop, step, code, None, None, None], "np.arange")
 
@@ -726,6 +739,8 @@ def array(b: IRBuilder, obj: Item, dtype: Any = None, copies: bool = True) -> Va
         # NumPy scalar's own (np.asarray(np.float32(1.5)) is float32)
         kind = b.numpy_scalars.get(obj) or np.dtype(
             {FLOAT: np.float64, INT: np.int64}.get(scalar_type_of(obj), np.bool_))
+        if b.branched and obj in b.branched:   # (an int or a float by the branch taken)
+            kind = branch_dtype(b, np.asarray, [obj], "np.array")
         static = b.static(obj)
         if isinstance(static, (bool, int, float)):
             result = b.value_const(np.array(static, dtype=kind))
@@ -828,6 +843,11 @@ def _from_numbers(b: IRBuilder, obj: Item) -> Value:
     dtype = np.result_type(*(dtype_of(v) if is_tensor(v) else b.numpy_scalars.get(
         v, np.dtype({FLOAT: np.float64, INT: np.int64}.get(scalar_type_of(v), np.bool_)))
         for v in leaves))
+    if any(isinstance(v, Value) and b.branched and v in b.branched for v in leaves):
+        # (a number that is an int or a float by the branch taken: one dtype either way, or
+        # refused)
+        dtype = branch_dtype(b, lambda *v: np.result_type(*[np.asarray(x) for x in v]),
+                             leaves, "np.array")
     return _stacked(b, obj, dtype)
 
 

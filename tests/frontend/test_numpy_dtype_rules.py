@@ -439,7 +439,14 @@ def held_as_numbers(a):
     return s * 0.1, s / 3, s - 0.7, t * 3, t + 100, t - 1
 
 
+def bits_of_kinds(a):
+    k = 6 if a[0] > 0 else np.int8(6)
+    return k & 3, k << 1, k | 9
+
+
 _KIND_CASES = [
+    (bits_of_kinds, lambda n, dtype: np.ones(n, dtype)),
+    (bits_of_kinds, lambda n, dtype: np.zeros(n, dtype)),
     (held_as_numbers, lambda n, dtype: (np.linspace(0.0, 1.0, n) * 1.7).astype(dtype)),
     (held_as_numbers, lambda n, dtype: np.zeros(n, dtype)),
     (paid_down, lambda n, dtype: np.linspace(0.0, 5.0, n).astype(dtype)),
@@ -478,6 +485,33 @@ def test_a_number_whose_kind_the_iterations_decide(n, dtype):
         for _ in range(3):
             got = f(a.copy())
             assert repr(got) == repr(want), (fn.__name__, got, want)
+
+
+def full_of_a_kind(a):
+    k = 1 if a[0] > 0 else 1.5
+    return np.full(3, k)
+
+
+def array_of_a_kind(a):
+    k = 1 if a[0] > 0 else 1.5
+    return np.array([k, k])
+
+
+def arange_to_a_kind(a):
+    k = 3 if a[0] > 0 else 3.0
+    return np.arange(k)
+
+
+def test_an_array_of_a_number_whose_kind_the_branch_decides_is_refused():
+    """``np.full(3, k)``, ``np.array([k, k])``, ``np.arange(k)`` of a k that is an int or a
+    float by the branch taken: NumPy's array is int64 or float64 by it, and an array has one
+    dtype here, so each is refused, naming k (each gave a float64 array where NumPy's was
+    int64)."""
+    a = np.ones(5)
+    for fn in (full_of_a_kind, array_of_a_kind, arange_to_a_kind):
+        assert fn(a).dtype == np.int64      # (NumPy's, where the int branch runs)
+        with pytest.raises(fusejit.FusejitError, match="'k' is int or float by the branch"):
+            fusejit.jit(fn)(a)
 
 
 @pytest.mark.parametrize("n", [0, 3])
