@@ -334,7 +334,8 @@ def _op_dims(node: Node, out: Value, dims: dict[Value, Dims]) -> Dims | None:
         joined = _broadcast(shapes, _rank(out))
         # (each part at most its multiple of the longest: their sum, of the sum of multiples)
         times = sum(_times(shape[axis]) for shape in shapes)
-        along = frozenset(m for m in joined[axis] if m[0] != _TIMES) | {(_TIMES, times)}
+        along = frozenset(m for m in joined[axis] if m[0] != _TIMES) | (
+            {(_TIMES, times)} if times > 1 else set())     # (of one part: as long as it)
         return joined[:axis] + (along,) + joined[axis + 1:]
     if name == "diagonal" and x is not None:    # (no longer than either dimension it walks)
         a, b = (_axis(v, len(x)) for v in node.inputs[2:4])
@@ -612,7 +613,7 @@ def _bound_function(made: set[Dims]) -> Callable[..., int]:
         if len(factors) == 1 and len(shape) == 1 and _times(shape[0]) == 1:
             # (one axis: its sizes, each a term)
             terms.update(dict.fromkeys(_size_text(i, d)
-                                       for i, d in sorted(shape[0], key=repr)))
+                                       for i, d in sorted(shape[0], key=repr) if i != _TIMES))
         else:
             terms[products[-1]] = None
     arguments = sorted(set().union(*(_arguments(axis) for shape in made for axis in shape)))
