@@ -754,6 +754,8 @@ def array(b: IRBuilder, obj: Item, dtype: Any = None, copies: bool = True) -> Va
         result = stack(b, columns, 1)   # (NumPy's dtype for them all)
     elif isinstance(obj, Value) and b.list_items.get(obj) in LIST_NUMBER_DTYPES:
         result = _from_appended_numbers(b, obj)
+    elif isinstance(obj, Value) and isinstance(obj.type, ListType):
+        result = _from_appended_arrays(b, obj)
     elif isinstance(obj, Value) or isinstance(obj, (list, tuple)) and any(
             is_tensor(i) for i in obj):
         items = b.tensor_list(conformed_list(b, obj, "np.array"), "np.array")
@@ -784,6 +786,31 @@ def contiguous(b: IRBuilder, a: Item, dtype: Any = None) -> Value:
     if rank == 0:
         return reshape(b, x, (1,))
     return b.emit(aten.contiguous, [x, 0], "np.ascontiguousarray")
+
+
+def _from_appended_arrays(b: IRBuilder, obj: Value) -> Value:
+    """``np.array(rows)`` of a list of arrays (or of NumPy scalars, ``x.sum()``) a loop
+    appended: them stacked. An empty list is NumPy's empty float64 vector: given where the
+    items are float64 scalars, which make a float64 vector too; for others the graph's array
+    is of another dtype or rank, and an empty list raises, saying so (``aten::stack`` raised
+    "stack expects a non-empty TensorList")."""
+    items = b.tensor_list(conformed_list(b, obj, "np.array"), "np.array")
+    stacked = typed_from_appends(b.emit(aten.stack, [items, 0], "np.array"), items, 1)
+    count = b.emit("aten::len", [items], "np.array")
+    if dtype_of(stacked) == np.dtype(np.float64) and rank_of(stacked) == 1:
+        node = b.create(prim.If, [b.value(binary(b, "eq", count, 0))], 1)
+        empty, full = node.add_block(), node.add_block()
+        with b.graph.inserting_before(empty):
+            empty.register_output(copy(b, b.value_const(np.zeros(0))))
+        stacked.node.move_before(full.return_node)
+        full.register_output(stacked)
+        return node.output().set_type(stacked.type)
+    b.raise_unless(binary(b, "gt", count, 0),
+                   "ValueError: np.array of an empty list is a float64 vector in NumPy; "
+                   "fusejit gives this list's arrays their stacked array, of another dtype "
+                   "or rank, and cannot when it is empty (test len(items) first)")
+    stacked.node.move_before(b.graph.insert_point)      # (after the test)
+    return stacked
 
 
 def _from_appended_numbers(b: IRBuilder, items: Value) -> Value:

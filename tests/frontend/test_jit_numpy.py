@@ -1015,6 +1015,40 @@ def test_arrays_of_appended_numbers_that_may_be_empty(size):
             g(x, 2.0)
 
 
+def sums_of_scaled(x, n):
+    rows = []
+    for i in range(n):
+        rows.append(x * i)
+    return np.array([r.sum() for r in rows])
+
+
+def scaled_rows(x, n):
+    rows = []
+    for i in range(n):
+        rows.append(x * i)
+    return np.array(rows)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.int64])
+def test_arrays_of_appended_arrays_that_may_be_empty(dtype):
+    """np.array of a list of float64 scalars (x.sum()) a loop appended is NumPy's empty
+    float64 vector when nothing was appended; of int64 scalars, or of arrays (a matrix
+    otherwise), a located error says so. Both raised the stack's internal "stack expects a
+    non-empty TensorList" (fuzz seed 520368)."""
+    x = np.arange(5).astype(dtype)
+    f, g = fusejit.jit(sums_of_scaled), fusejit.jit(scaled_rows)
+    for n in (3, 0, 2, 0):
+        _same(f(x, 3), sums_of_scaled(x, 3))
+        _same(g(x, 2), scaled_rows(x, 2))
+        if dtype is np.float64:
+            _same(f(x, n), sums_of_scaled(x, n))
+        elif n == 0:
+            with pytest.raises(fusejit.FusejitError, match="np.array of an empty list is a f"):
+                f(x, n)
+        with pytest.raises(fusejit.FusejitError, match="np.array of an empty list is a f"):
+            g(x, 0)
+
+
 def dtype_of_mixed_item(x, n):
     hs = [x]
     for _ in range(n):
