@@ -300,6 +300,14 @@ def _cat(tensors: list[np.ndarray], dim: int = 0) -> np.ndarray:
 def _stack(tensors: list[np.ndarray], dim: int = 0) -> np.ndarray:
     if not tensors:
         raise RuntimeError("stack expects a non-empty TensorList")
+    first = tensors[0]
+    if type(first) is np.ndarray and dim in (0, -first.ndim - 1):
+        # (arrays of one dtype and shape along a new first axis, the common case: np.array
+        # builds it in ~0.2-0.8 us where np.stack takes 2-3)
+        shape, dtype = first.shape, first.dtype
+        if all(type(t) is np.ndarray and t.dtype is dtype and t.shape == shape
+               for t in tensors):
+            return np.array(tensors)
     for i, t in enumerate(tensors):
         if t.shape != tensors[0].shape:
             raise RuntimeError(f"stack expects each tensor to be equal size, but got "
