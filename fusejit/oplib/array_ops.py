@@ -312,7 +312,7 @@ def _numpy_argsort(self: np.ndarray, dim: int, kind: int = 0) -> np.ndarray:
     each kind (its default sort is not stable: it orders tied keys otherwise than ``stable``)."""
     if self.ndim == 0:
         return np.zeros((), np.int64)
-    return np.argsort(self, axis=wrap_dim(dim, self.ndim), kind=SORT_KINDS[kind]).astype(
+    return self.argsort(axis=wrap_dim(dim, self.ndim), kind=SORT_KINDS[kind]).astype(
         np.int64, copy=False)
 
 
@@ -416,7 +416,7 @@ def _partition(self: np.ndarray, kth: list[int], dim: int) -> np.ndarray:
 def _argpartition(self: np.ndarray, kth: list[int], dim: int) -> np.ndarray:
     """``np.argpartition(self, kth, axis=dim)``, NumPy's own (int64)."""
     axis = _partition_axis("np.argpartition", self, kth, dim)
-    return as_tensor(np.argpartition(self, kth, axis=axis).astype(np.int64, copy=False))
+    return as_tensor(self.argpartition(kth, axis=axis).astype(np.int64, copy=False))
 
 
 def _partition_backward(grad: np.ndarray, self: np.ndarray, kth: list[int],

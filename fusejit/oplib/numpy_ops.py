@@ -146,7 +146,12 @@ def _unsqueeze(self: np.ndarray, dim: int) -> np.ndarray:
 
 
 def _flip(self: np.ndarray, dims: list[int]) -> np.ndarray:
-    return np.flip(self, tuple(wrap_dim(d, self.ndim) for d in dims)).copy()
+    # (a reversed slice on each axis flipped: np.flip's axis checks cost ~2 us a call)
+    axes = {wrap_dim(d, self.ndim) for d in dims}
+    return self[tuple(_REVERSED if d in axes else _WHOLE for d in range(self.ndim))].copy()
+
+
+_REVERSED, _WHOLE = slice(None, None, -1), slice(None)
 
 
 # -- creation -----------------------------------------------------------------------------------
