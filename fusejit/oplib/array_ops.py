@@ -437,7 +437,9 @@ def _partition_backward(grad: np.ndarray, self: np.ndarray, kth: list[int],
 def _sort_values(self: np.ndarray, dim: int) -> np.ndarray:
     if self.ndim == 0:
         return self.copy()
-    return as_tensor(np.sort(self, axis=wrap_dim(dim, self.ndim)))
+    out = self.copy()     # (np.sort's own steps, less its wrappers' ~1 us)
+    out.sort(axis=wrap_dim(dim, self.ndim))
+    return as_tensor(out)
 
 
 def _select_sorted(self: np.ndarray, positions: list[int]) -> np.ndarray:
@@ -471,7 +473,7 @@ def _searchsorted(sorted_sequence: np.ndarray, self: np.ndarray, out_int32: bool
     if sorted_sequence.ndim != 1:
         raise RuntimeError("searchsorted: only 1-D boundaries are supported, got "
                            f"{sorted_sequence.ndim}-D")
-    found = np.searchsorted(sorted_sequence, self, side="right" if right else "left")
+    found = sorted_sequence.searchsorted(self, side="right" if right else "left")
     return as_tensor(np.asarray(found, np.int32 if out_int32 else np.int64))
 
 
