@@ -29,13 +29,18 @@ A case is rejection-sampled until NumPy runs it. Then ``fusejit.jit(f)`` is call
 fresh copies of the inputs (call 1: the interpreter, calls 2-3: the compiled forms). Every
 call's results must match NumPy's exactly in dtype and shape, integers and bools exactly,
 floats to a small relative tolerance (NaN / inf positions exactly), and the arguments after
-the call must match the arguments NumPy left (in-place effects). An exception is a *refusal*
+the call must match the arguments NumPy left (in-place effects). Values that differ are
+compared with the program run one float width up (``stranger_sets.rounding``: float32
+arguments as float64, float64 as long double): where fusejit's are no farther from it than
+twice NumPy's, the case is *rounding* (a float32 sum added up in another order), counted apart
+from the failures. An exception is a *refusal*
 when it is a ``fusejit.ScriptError`` / ``SchemaError`` or names a documented divergence; any
 other exception, a wrong result, a dead worker or a case over ``--timeout`` is a *failure*.
 
 Cases run in ``--workers`` worker processes (``--tiering mixed``: half of them with
-``FUSEJIT_TIERING=0``); each failure is printed as it comes, then a table of passed / refused /
-failed / invalid cases by shape kind, the commonest refusals and the next seed to start from.
+``FUSEJIT_TIERING=0``); each failure is printed as it comes, then a table of passed /
+rounding / refused / failed / invalid cases by shape kind, the commonest refusals and the next
+seed to start from.
 The generated programs (``progs/``) and a JSON line per case (``log.jsonl``) are written under
 ``--out`` (default: ``fusejit-fuzz`` in the system's temporary directory).
 """
@@ -807,7 +812,7 @@ def is_refusal(ex: BaseException) -> bool:
 
 
 def run_case(seed: int, out: str) -> dict:
-    """One case: a verdict dict (status ok / refused / fail / invalid)."""
+    """One case: a verdict dict (status ok / rounding / refused / fail / invalid)."""
     import fusejit
 
     for attempt in range(40):  # rejection-sample a program NumPy runs
@@ -815,7 +820,8 @@ def run_case(seed: int, out: str) -> dict:
         src, arrs, sval, meta = make_case(sub)
         try:
             ref_args = build_inputs(arrs, sval)
-            exp = quiet_call(load(src, f"np_{sub}", out), ref_args)
+            numpy_fn = load(src, f"np_{sub}", out)
+            exp = quiet_call(numpy_fn, ref_args)
         except Exception:
             continue
         break
@@ -843,8 +849,30 @@ def run_case(seed: int, out: str) -> dict:
         d = (compare(exp, got, "result")
              or compare(tuple(ref_args[:nargs]), tuple(args[:nargs]), "args-after"))
         if d:
+            near = rounding_only(numpy_fn, arrs, sval, (exp, ref_args[:nargs]),
+                                 (got, args[:nargs])) if "values differ" in d else None
+            if near:
+                return dict(verdict, status="rounding", call=call, msg=f"{d}; {near}")
             return dict(verdict, status="fail", call=call, msg=d)
     return dict(verdict, status="ok")
+
+
+def rounding_only(numpy_fn, arrs: list, sval, want: tuple, got: tuple) -> str | None:
+    """Where fusejit's results (and arguments after the call) differ from NumPy's ``want`` in
+    value: how far each is from the program run one float width up, if fusejit's are no
+    farther than twice NumPy's (``stranger_sets.rounding``); else None (NumPy has no wider
+    form of the program, or fusejit's are farther: a failure)."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from stranger_sets import rounding, widened
+
+    wide = list(widened(tuple(build_inputs(arrs, sval))))
+    try:
+        exact = quiet_call(numpy_fn, wide)
+    except Exception:  # noqa: BLE001 - no wider form: not judged
+        return None
+    nargs = len(arrs)
+    flat = [tuple(flatten(result)) + tuple(after) for result, after in (want, got)]
+    return rounding(flat[1], flat[0], tuple(flatten(exact)) + tuple(wide[:nargs]))
 
 
 def worker(out: str) -> None:
@@ -944,12 +972,15 @@ def summary(results: list[dict]) -> None:
     """Counts by shape kind, then the five commonest refusals."""
     table = {}
     for v in results:
-        row = table.setdefault(v.get("kind", "?"), dict(ok=0, refused=0, fail=0, invalid=0))
+        row = table.setdefault(v.get("kind", "?"),
+                               dict(ok=0, rounding=0, refused=0, fail=0, invalid=0))
         row[v["status"]] += 1
-    print(f"{'kind':10} {'passed':>7} {'refused':>8} {'failed':>7} {'invalid':>8}")
+    print(f"{'kind':10} {'passed':>7} {'rounding':>9} {'refused':>8} {'failed':>7} "
+          f"{'invalid':>8}")
     for k in sorted(table):
         r = table[k]
-        print(f"{k:10} {r['ok']:7} {r['refused']:8} {r['fail']:7} {r['invalid']:8}")
+        print(f"{k:10} {r['ok']:7} {r['rounding']:9} {r['refused']:8} {r['fail']:7} "
+              f"{r['invalid']:8}")
     msgs = {}
     for v in results:
         if v["status"] == "refused":
