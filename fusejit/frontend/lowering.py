@@ -510,11 +510,19 @@ def unary(b: IRBuilder, name: str, x: Item, what: str | None = None) -> Value:
     """A pointwise function of one argument (``aten::exp`` ...), on an array or a scalar."""
     what = what or name
     if is_tensor(x):
+        # (a number of several kinds held as a 0-d array: its result's kinds by the branch
+        # taken, a narrow kind computed again in it: kinded_result)
+        kinded = bool(b.branched) and x in b.branched and name in NUMPY_UNARY
+        operand = x
         if name in NUMPY_UNARY:
-            (x,) = conform(b, NUMPY_UNARY[name], [x], what)
+            (x,) = conform(b, NUMPY_UNARY[name], [x], what, kinded=kinded)
         if name in _IDENTITY_ON_BOOLS and dtype_of(x) == np.dtype(np.bool_):
             return b.emit("aten::clone", [x, None], what)   # (NumPy's: aten's refuse bools)
-        return b.emit(aten[name], [x], what)
+        result = b.emit(aten[name], [x], what)
+        if kinded:
+            return kinded_result(b, NUMPY_UNARY[name], [operand], result,
+                                 again=lambda operands: unary(b, name, operands[0], what))
+        return result
     st = scalar_type_of(x)
     if st is None:
         raise b.error(f"{what} takes an array or a number, got {describe(x)}")
@@ -532,7 +540,8 @@ def unary(b: IRBuilder, name: str, x: Item, what: str | None = None) -> Value:
     else:
         result = b.emit(aten[name], [x], what)
     if strong and name in NUMPY_UNARY:    # -np.float32(2): a NumPy scalar as well
-        return numpy_scalar_result(b, NUMPY_UNARY[name], [item], result)
+        return numpy_scalar_result(b, NUMPY_UNARY[name], [item], result, again=lambda
+                                   operands: unary(b, name, operands[0], what))
     return result
 
 

@@ -194,6 +194,15 @@ def kinded_result(b: IRBuilder, fn: Callable, items: list[Item], result: Item,
     indexes, counts, kinds, combinations = result_kinds(b, fn, items, kwargs, operator)
     if kinds is None:
         return result
+    if isinstance(result, Value) and b.branched and result in b.branched and \
+            not any(result is i for i in items) and \
+            len(b.branched[result][1]) == len(kinds) and len(indexes) == 1 and \
+            b.branched[result][0] is indexes[0]:
+        # (given its kinds already, as an operator's: np.sqrt(k) lowered as sqrt, whose
+        # result for an int k is a np.float64 where the operator's was a float; a narrow
+        # kind's result was computed in it then)
+        b.branched[result] = (indexes[0], tuple(kinds))
+        return result
     if len({kind_key(k) for k in kinds}) == 1:
         kind = kinds[0]
         if is_tensor(result):       # (a 0-d array: the number, or the NumPy scalar)
@@ -332,6 +341,9 @@ def numpy_scalar_result(b: IRBuilder, fn: Callable, items: list[Item], result: I
     """``result`` of ``fn(*items)`` marked as the NumPy scalar it is when ``fn`` (a NumPy
     function, or a scalar operator on a NumPy scalar) gives one for numbers; other results
     as they are. ``again``: as ``kinded_result``'s."""
+    if isinstance(result, Value) and b.branched and result in b.branched and \
+            _kinded(b, items):  # (np.sqrt(k) of a k held as a 0-d array: a NumPy scalar)
+        return kinded_result(b, fn, items, result, kwargs, operator, again)
     if scalar_type_of(result) is None or any(is_tensor(i) for i in items):
         return result
     if _kinded(b, items):

@@ -444,7 +444,16 @@ def bits_of_kinds(a):
     return k & 3, k << 1, k | 9
 
 
+def functions_of_kinds(a):
+    k = 4 if a[0] > 0 else np.float32(4.1)      # (a number: an int or a np.float32)
+    m = a[1] if a[0] > 0 else 2                 # (a 0-d array: a's scalar or an int)
+    # (correctly rounded functions only: NumPy's float32 exp may be an ulp off)
+    return np.sqrt(k), abs(k), -k, np.negative(k), np.abs(k), np.sqrt(m), -m, np.abs(m)
+
+
 _KIND_CASES = [
+    (functions_of_kinds, lambda n, dtype: (np.arange(n) % 3 + 1).astype(dtype)),
+    (functions_of_kinds, lambda n, dtype: -(np.arange(n) % 3 + 1).astype(dtype)),
     (bits_of_kinds, lambda n, dtype: np.ones(n, dtype)),
     (bits_of_kinds, lambda n, dtype: np.zeros(n, dtype)),
     (held_as_numbers, lambda n, dtype: (np.linspace(0.0, 1.0, n) * 1.7).astype(dtype)),
@@ -475,7 +484,8 @@ def test_a_number_whose_kind_the_iterations_decide(n, dtype):
     float32 elements, 8.0 for 8), or arithmetic on it was refused. Arithmetic that rounds or
     wraps in a narrow kind (``m * 0.1`` of a np.float32, ``s * 100`` of a np.int8) is
     computed in that kind, to the bit. Builtin ``max``/``min`` of numbers of different kinds
-    is the argument that wins. Numbers of two ifs' kinds give one of each combination.
+    is the argument that wins. Numbers of two ifs' kinds give one of each combination, and
+    functions of one (``np.sqrt(k)``: a np.float64 for an int, a np.float32 for one).
     Every call: the interpreter, then the compiled forms."""
     for fn, make in _KIND_CASES:
         a = make(n, dtype)
