@@ -75,8 +75,9 @@ SHAPES = [  # (kind, shape, weight)
 ]
 DTYPES = [("float64", 30), ("float32", 25), ("int64", 18), ("int32", 12), ("uint8", 6),
           ("bool", 4), ("int8", 3), ("int16", 3)]  # float16 arguments are refused: made by astype
-# documented divergences with clear messages: int // 0, a loop that re-types its variables
-REFUSAL_WORDS = ("by zero", "ran zero times")
+# documented divergences with clear messages: int // 0, a loop that re-types its variables,
+# sum() of a list and np.array of a list (of ints, or of arrays) that are empty when they run
+REFUSAL_WORDS = ("by zero", "ran zero times", "empty when it runs", "array of an empty list")
 # scalars of expressions: casts, scales that overflow float32 or underflow, mixed-type addends
 CASTS = ["float32", "float64", "int32", "int64", "uint8", "bool_"]
 BIG_SMALL = ["np.float32(2.5)", "np.float64(2.5)", "np.float32(1e-3)", "np.float64(1e300)"]
@@ -803,7 +804,8 @@ def compare(exp, got, what: str) -> str | None:
 def is_refusal(ex: BaseException) -> bool:
     """A ScriptError / SchemaError (refused when scripting), or a runtime error that names a
     documented divergence (integer // or % by zero, a loop that re-types its variables and ran
-    zero times); any other exception where NumPy succeeds is a failure."""
+    zero times, an empty list summed or made an array); any other exception where NumPy
+    succeeds is a failure."""
     import fusejit
 
     if isinstance(ex, (fusejit.ScriptError, fusejit.SchemaError)):
