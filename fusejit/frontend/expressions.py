@@ -499,7 +499,7 @@ class ExpressionEmitter(StaticConditions):
             block.register_output(value)
         if_node.output().set_type(self.join_types(outs[0], outs[1], "the conditional "
                                                   "expression's branches"))
-        self.note_mixed(if_node.output(), outs[0], outs[1])
+        self.note_merged(if_node.output(), outs[0], outs[1])
         return if_node.output()
 
     def eval_Subscript(self, node: ast.Subscript) -> Item:
@@ -892,6 +892,18 @@ class ExpressionEmitter(StaticConditions):
                     values.append(b.value(value))
             total = self.merged_kinds(node, values, what)
         return total
+
+    def note_merged(self, joined: Value, a: Value, b: Value) -> None:
+        """What ``joined`` (an if's output of ``a`` and ``b``, one a branch) is to NumPy where
+        both branches agree: a 0-d array either way (a write through it is seen), a NumPy
+        scalar of one dtype either way (np.float32: strong beside arrays), or an array of
+        several dtypes (``note_mixed``)."""
+        self.note_mixed(joined, a, b)
+        if a in self.b.zero_d_arrays and b in self.b.zero_d_arrays:
+            self.b.zero_d_arrays.add(joined)
+        strong = self.b.numpy_scalars.get(a)
+        if strong is not None and self.b.numpy_scalars.get(b) == strong:
+            self.b.numpy_scalars[joined] = strong
 
     def note_mixed(self, joined: Value, a: Value, b: Value) -> None:
         """``joined`` (an if's output of the values ``a`` and ``b``) is an array of several

@@ -537,6 +537,7 @@ class StatementEmitter(LoopStatements, ContainerStatements, InPlaceStatements,
             node.blocks[0].register_output(t)
             node.blocks[1].register_output(e)
             outputs.append(node.add_output(self.join_types(t, e, "the returned values")))
+            self.note_merged(outputs[-1], t, e)     # (np.float32 either way: one returned)
         return self.unflatten(first, iter(outputs))
 
     # -- statements ---------------------------------------------------------------------------
@@ -792,12 +793,7 @@ class StatementEmitter(LoopStatements, ContainerStatements, InPlaceStatements,
             node.blocks[0].register_output(tv)
             node.blocks[1].register_output(ev)
             out = node.add_output(self.join_types(tv, ev, f"the branches' values of {name!r}"))
-            self.note_mixed(out, tv, ev)
-            if tv in self.b.zero_d_arrays and ev in self.b.zero_d_arrays:
-                self.b.zero_d_arrays.add(out)       # (a 0-d array either way)
-            strong = self.b.numpy_scalars.get(tv)
-            if strong is not None and self.b.numpy_scalars.get(ev) == strong:
-                self.b.numpy_scalars[out] = strong  # (a np.float32 either way: strong)
+            self.note_merged(out, tv, ev)
             outs.append(out.set_debug_name(name) if not isinstance(t, (tuple, dict)) else out)
         return self.unflatten(t, iter(outs))
 

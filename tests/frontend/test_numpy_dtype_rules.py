@@ -497,6 +497,31 @@ def test_a_number_whose_kind_the_iterations_decide(n, dtype):
             assert repr(got) == repr(want), (fn.__name__, got, want)
 
 
+def returned_from_either_branch(a, c):
+    t = np.float32(a[0]) + 1
+    if c > 0.1:
+        return t, np.int8(3)
+    return t, np.int8(4)
+
+
+def chosen_by_a_conditional(a, c):
+    t = np.float32(a[0]) if c > 0.1 else np.float32(a[1])
+    return t, t * 0.1
+
+
+def test_a_numpy_scalar_either_branch_returns_stays_one():
+    """``return t`` in both branches of an if, t a np.float32 (or np.int8) either way, and
+    ``np.float32(x) if c else np.float32(y)``: the NumPy scalar, as NumPy returns it (the
+    return came back a Python float 0.0, and ``np.asarray`` of it float64; fuzz seed
+    541701). Both branches, every call."""
+    a = np.linspace(0.5, 2.0, 5)
+    for fn in (returned_from_either_branch, chosen_by_a_conditional):
+        f = fusejit.jit(fn)
+        for _ in range(2):
+            for c in (1.0, 0.0):
+                assert repr(f(a, c)) == repr(fn(a, c))
+
+
 def full_of_a_kind(a):
     k = 1 if a[0] > 0 else 1.5
     return np.full(3, k)
