@@ -91,7 +91,11 @@ _ROWS_BY_HAND = [
                "(`uint8_array.sum()`), a uint64 compares with any Python int exactly "
                "(`uint64_array > -1` is all True), and uint64 numbers beyond int64 "
                "(`np.uint64(0x9E3779B97F4A7C15)`, `x > 2**63`) are 0-d uint64 arrays, as "
-               "NumPy 2 promotes them"),
+               "NumPy 2 promotes them. A number whose type the branch taken or a loop's "
+               "iterations decide (`best = 0`, then `best = x` for a larger float32 element; "
+               "`max(0, x)`) keeps, and computes in, NumPy's type for what ran (the int 0, "
+               "or a `np.float32`); an array made from one (`np.full(3, k)`), or an op whose "
+               "array dtype depends on it, is refused"),
     ("scipy.special", "`expit`, `logit`, `logsumexp` (`axis`, `keepdims`), `softmax`, "
                       "`log_softmax`, `xlogy`, `erf`, `erfc`, `gammaln`"),
     ("calls", "plain Python functions and other `@fusejit.jit` functions (inlined); "
