@@ -105,6 +105,12 @@ _ALONG_AXIS = frozenset({np.sum, np.mean, np.max, np.min, np.prod, np.std, np.va
                          np.any, np.all, np.argmax, np.argmin, np.ptp, np.amax, np.amin,
                          np.nansum, np.nanmean, np.nanmax, np.nanmin, np.count_nonzero})
 
+def assigned_flag(name: str) -> str:
+    """The name of the flag that says whether ``name``, first assigned in a loop, has been
+    (``LoopStatements._assignment_flags``): no Python source can spell it."""
+    return f"$assigned_{name}"
+
+
 class Sugared:
     """A compile-time-only value: a module, function or other Python object from the scope."""
 
@@ -236,6 +242,15 @@ class ExpressionEmitter(StaticConditions):
             if isinstance(item, Undefined):
                 self.at(node)
                 raise self.b.error(f"{name!r} is not defined here: {item.reason}")
+            assigned = self.env.get(assigned_flag(name))
+            if assigned is not None and assigned is not True and \
+                    not isinstance(assigned, Undefined):
+                # (first assigned in a loop, where a break/continue test or an if may skip
+                # the assignment: LoopStatements._assignment_flags)
+                self.at(node)
+                self.b.raise_unless(self.b.value(assigned), f"UnboundLocalError: {name!r} is "
+                                    f"read at line {node.lineno + self.src.line_offset}, "
+                                    f"where no assignment of it ran")
             return item
         for scope in (self.src.closure, self.src.globals):
             if name in scope:

@@ -34,7 +34,7 @@ from ..ir.graph import Block, Value
 from ..ir.symbols import prim
 from ..ir.types import BOOL, FLOAT, INT, TENSOR, ListType, ScalarType, TensorType
 from .builder import Item, describe, is_none, is_tensor, rebuilt, scalar_type_of
-from .expressions import Sugared, Undefined
+from .expressions import Sugared, Undefined, assigned_flag
 from .lowering import (
     LIST_NUMBER_DTYPES,
     append_to,
@@ -387,12 +387,13 @@ class LoopStatements:
         kinds it may have, the rank of the type that holds them)}: each is carried with the
         index of its kind (``_kinds_to_carry``)."""
         self._lists_appended_in(stmt.body)
+        flags = self._assignment_flags(stmt)
         # what the loop reads before assigning it (its next iteration among them), and what
         # is read after it: a name assigned before it is read in each iteration is neither
         header = _reads([stmt.iter if isinstance(stmt, ast.For) else stmt.test])
         targets = set(_assigned([stmt.target])) if isinstance(stmt, ast.For) else set()
         reads = (header | _exposed_reads(stmt.body, targets) | self.live_after[-1]
-                 | ({breaks} if breaks else set()))
+                 | ({breaks} if breaks else set()) | flags)
         assigned = _assigned(stmt.body)
         if index is not None and index[0] not in assigned:
             # (a range loop's name keeps its last value after the loop, as Python's does:
@@ -605,6 +606,29 @@ class LoopStatements:
         for name in assigned:
             if name not in carried and name in body_env:
                 self.env[name] = Undefined(reason + " and not defined before it")
+
+    def _assignment_flags(self, stmt) -> set[str]:
+        """Names the loop ``stmt`` assigns, read after it and not defined before it, whose
+        assignment a ``break``/``continue`` test or an ``if`` may skip (``for ...: if c:
+        continue; t = ...``, then ``return t``): each gets a flag, False before the loop and
+        set True after each assignment of the name (``set_flag``, added to the body once), so
+        that an if assigning it in one branch only gives a placeholder in the other
+        (``StatementEmitter.stmt_If``) and a read where no assignment ran raises Python's
+        UnboundLocalError (``ExpressionEmitter.eval_Name``). The flags' names."""
+        every_step = set(_assigned([t for x in stmt.body if isinstance(x, ast.Assign)
+                                    for t in x.targets]))   # (each iteration assigns them)
+        names = [n for n in _assigned(stmt.body) if not n.startswith("$")
+                 and n in self.live_after[-1] and n not in every_step
+                 and (n not in self.env or isinstance(self.env[n], Undefined))]
+        if not hasattr(stmt, "_fusejit_flagged"):
+            stmt.body = _flag_assignments(stmt.body, set(names))
+            stmt._fusejit_flagged = True
+        # (the body's flags: on the loop emitted again, the names have placeholders)
+        flags = {n for n in _assigned(stmt.body) if n.startswith(assigned_flag(""))}
+        for flag in flags:
+            if flag not in self.env or isinstance(self.env[flag], Undefined):
+                self.env[flag] = False
+        return flags
 
     def _kinds_to_carry(self, stmt, kinds: dict, carried: list[str], initial: list,
                         body_env: dict) -> dict | None:
@@ -1002,6 +1026,25 @@ def _exposed_reads(stmts: list[ast.stmt], defined: set[str]) -> set[str]:
         else:
             exposed |= _reads([stmt]) - defined
     return exposed
+
+
+def _flag_assignments(stmts: list[ast.stmt], names: set[str]) -> list[ast.stmt]:
+    """``stmts`` with ``$assigned_n = True`` after each assignment of a name ``n`` of
+    ``names``, in nested blocks too (not in nested functions)."""
+    out = []
+    for stmt in stmts:
+        for field in ("body", "orelse", "finalbody"):
+            inner = getattr(stmt, field, None)
+            if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt) and \
+                    not isinstance(stmt, (ast.FunctionDef, ast.Lambda)):
+                setattr(stmt, field, _flag_assignments(inner, names))
+        out.append(stmt)
+        if isinstance(stmt, (ast.Assign, ast.AnnAssign)):
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            for name in dict.fromkeys(_assigned(targets)):
+                if name in names:
+                    out.append(set_flag(assigned_flag(name), True, stmt))
+    return out
 
 
 def _assigned(stmts: list[ast.stmt]) -> list[str]:

@@ -45,7 +45,9 @@ _STATEMENT_TEXT = {
     "While": "`while` with `break`/`continue`",
     "For": "`for` over `range(...)`, an array's rows, a list, a tuple (unrolled), "
            "`enumerate(...)`, `zip(...)`, `enumerate(zip(...))`; `break`/`continue`; names "
-           "first assigned in a loop are read after it (an error if it ran zero times), "
+           "first assigned in a loop are read after it (an error if it ran zero times; "
+           "also where a `break`/`continue` test or an `if` may skip the assignment: "
+           "Python's UnboundLocalError, as a `fusejit.JITException`, where none ran), "
            "and so are names set to `None` before a loop that assigns them in every "
            "iteration (`labels = None; for ...: labels = ...`; an error if it ran zero "
            "times, where Python would go on with `None`); "
