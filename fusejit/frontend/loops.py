@@ -619,16 +619,25 @@ class LoopStatements:
                                     for t in x.targets]))   # (each iteration assigns them)
         names = [n for n in _assigned(stmt.body) if not n.startswith("$")
                  and n in self.live_after[-1] and n not in every_step
-                 and (n not in self.env or isinstance(self.env[n], Undefined))]
-        if not hasattr(stmt, "_fusejit_flagged"):
-            stmt.body = _flag_assignments(stmt.body, set(names))
+                 and (n not in self.env or isinstance(self.env[n], Undefined)
+                      or self._retyped_placeholder_of(n))]
+        if names and not hasattr(stmt, "_fusejit_flagged"):
+            # (once: a name defined before the loop in another scripting of this body, where
+            # a test decided while scripting defines it, sets a flag nothing reads)
+            stmt.body = _flag_assignments(stmt.body, {n for n in _assigned(stmt.body)
+                                                      if not n.startswith("$")})
             stmt._fusejit_flagged = True
-        # (the body's flags: on the loop emitted again, the names have placeholders)
-        flags = {n for n in _assigned(stmt.body) if n.startswith(assigned_flag(""))}
+        flags = {assigned_flag(n) for n in names}
         for flag in flags:
             if flag not in self.env or isinstance(self.env[flag], Undefined):
                 self.env[flag] = False
         return flags
+
+    def _retyped_placeholder_of(self, name: str) -> bool:
+        """Is ``name``'s value a placeholder (``prim::Uninitialized``: the loop emitted
+        again for a name it defines, ``emit_loop``)?"""
+        value = self.env.get(name)
+        return isinstance(value, Value) and value.node.kind == prim.Uninitialized
 
     def _kinds_to_carry(self, stmt, kinds: dict, carried: list[str], initial: list,
                         body_env: dict) -> dict | None:

@@ -896,6 +896,28 @@ def tripled_positive(a):
     return y
 
 
+def last_kept(x):
+    if x.ndim == 2:                 # (decided while scripting: defined before the loop or not)
+        t = 0.0
+    for v in x.ravel():
+        if v < 0:
+            continue
+        t = v
+    return t
+
+
+def test_a_name_defined_before_the_loop_in_one_scripting_only_keeps_its_value():
+    """``last_kept`` scripted for a vector (t first assigned in the loop: flagged) and then for
+    a matrix (t = 0.0 before it): the matrix's t keeps 0.0 where the loop assigns nothing,
+    with no UnboundLocalError from the flags the first scripting added to the loop."""
+    f = fusejit.jit(last_kept)
+    for _ in range(2):
+        with pytest.raises(fusejit.JITException, match="UnboundLocalError: 't'"):
+            f(-np.ones(3))
+        _same(f(-np.ones((2, 2))), last_kept(-np.ones((2, 2))))
+        _same(f(np.array([[1.0, 3.0]])), last_kept(np.array([[1.0, 3.0]])))
+
+
 @pytest.mark.parametrize("n", [4, 5000])
 def test_a_name_a_loop_may_skip_assigning_is_read_after_it_as_python_reads_it(n):
     """A name first assigned in a loop after a continue or break test, or in one branch of
