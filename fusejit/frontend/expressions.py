@@ -242,9 +242,8 @@ class ExpressionEmitter(StaticConditions):
             if isinstance(item, Undefined):
                 self.at(node)
                 raise self.b.error(f"{name!r} is not defined here: {item.reason}")
-            assigned = self.env.get(assigned_flag(name))
-            if assigned is not None and assigned is not True and \
-                    not isinstance(assigned, Undefined):
+            assigned = self.assignment_flag(name)
+            if assigned is not None and assigned is not True:
                 # (first assigned in a loop, where a break/continue test or an if may skip
                 # the assignment: LoopStatements._assignment_flags)
                 self.at(node)
@@ -260,6 +259,12 @@ class ExpressionEmitter(StaticConditions):
         self.at(node)
         raise self.b.error(f"name {name!r} is not defined; define it before this line, "
                            f"in the function or its module")
+
+    def assignment_flag(self, name: str) -> Item:
+        """Whether ``name``, first assigned in a loop, has been (a bool, or a value of one),
+        where such a flag follows it here (``LoopStatements._assignment_flags``); else None."""
+        flag = self.env.get(assigned_flag(name))
+        return None if isinstance(flag, Undefined) else flag
 
     def from_python(self, node: ast.AST, obj: Any, name: str) -> Any:
         """A Python object found in the scope: numbers become literals, others stay sugared."""

@@ -420,14 +420,12 @@ class LoopStatements:
         for name, (found, holder) in kinds.items():
             self.at(stmt)
             start = self.env[name]
-            if isinstance(start, Value) and start.node.kind == prim.Uninitialized:
+            if _is_placeholder(start):
                 # (a placeholder, read only where the loop assigned it: of the holder's type)
                 kind_starts.append(self.b.value(0))
-                placeholder = self.b.create(prim.Uninitialized, [])
-                placeholder.output().set_type(
+                self.env[name] = self._placeholder(
                     TensorType(ScalarType.from_dtype(holder), ()) if isinstance(holder, np.dtype)
                     else {0: BOOL, 1: INT, 2: FLOAT}[holder])
-                self.env[name] = placeholder.output()
                 continue
             kind_starts.append(self.b.value(self._kind_index(start, found)))
             start = self._held(start, holder, name)
@@ -499,9 +497,7 @@ class LoopStatements:
             node.destroy()
             self.at(stmt)
             for name in defined_in_body:
-                placeholder = self.b.create(prim.Uninitialized, [])
-                placeholder.output().set_type(body_env[name].type)
-                self.env[name] = placeholder.output()
+                self.env[name] = self._placeholder(body_env[name].type)
             self.emit_loop(stmt, trip, cond, index, breaks, kinds=kinds)
             # (a returned value is read only where the loop returned: it ran)
             named = [n for n in defined_in_body if not n.startswith("$value")]
@@ -542,9 +538,7 @@ class LoopStatements:
             return self._kinds_where_it_ran_none(stmt, trip, cond, was)
         promoted = self._scalars_that_became_arrays(unkinded, initial, body_env)
         grown = {name: ("a number", f"a {dtype} array") for name, dtype in promoted.items()
-                 if body_env[name].type.rank != 0 and not (
-                     isinstance(self.env[name], Value)
-                     and self.env[name].node.kind == prim.Uninitialized)}
+                 if body_env[name].type.rank != 0 and not _is_placeholder(self.env[name])}
         if grown and peeled < _MOST_PEELED:
             # acc = 0; acc = acc + x * i: an array from the first iteration on, of the array's
             # rank (a 0-d start merged with it had no rank, and later ops took it as a
@@ -617,27 +611,20 @@ class LoopStatements:
         UnboundLocalError (``ExpressionEmitter.eval_Name``). The flags' names."""
         every_step = set(_assigned([t for x in stmt.body if isinstance(x, ast.Assign)
                                     for t in x.targets]))   # (each iteration assigns them)
-        names = [n for n in _assigned(stmt.body) if not n.startswith("$")
-                 and n in self.live_after[-1] and n not in every_step
+        assigned = [n for n in _assigned(stmt.body) if not n.startswith("$")]
+        names = [n for n in assigned if n in self.live_after[-1] and n not in every_step
                  and (n not in self.env or isinstance(self.env[n], Undefined)
-                      or self._retyped_placeholder_of(n))]
+                      or _is_placeholder(self.env[n]))]
         if names and not hasattr(stmt, "_fusejit_flagged"):
             # (once: a name defined before the loop in another scripting of this body, where
             # a test decided while scripting defines it, sets a flag nothing reads)
-            stmt.body = _flag_assignments(stmt.body, {n for n in _assigned(stmt.body)
-                                                      if not n.startswith("$")})
+            stmt.body = _flag_assignments(stmt.body, set(assigned))
             stmt._fusejit_flagged = True
         flags = {assigned_flag(n) for n in names}
         for flag in flags:
             if flag not in self.env or isinstance(self.env[flag], Undefined):
                 self.env[flag] = False
         return flags
-
-    def _retyped_placeholder_of(self, name: str) -> bool:
-        """Is ``name``'s value a placeholder (``prim::Uninitialized``: the loop emitted
-        again for a name it defines, ``emit_loop``)?"""
-        value = self.env.get(name)
-        return isinstance(value, Value) and value.node.kind == prim.Uninitialized
 
     def _kinds_to_carry(self, stmt, kinds: dict, carried: list[str], initial: list,
                         body_env: dict) -> dict | None:
@@ -807,13 +794,16 @@ class LoopStatements:
         ``prim::Uninitialized``, read only where the loop ran: ``_raise_unless_ran``): a new
         placeholder of ``type_`` for it, and True; there is nothing to convert (converting
         one ran ``int(None)``). Else False."""
-        value = self.env[name]
-        if not (isinstance(value, Value) and value.node.kind == prim.Uninitialized):
+        if not _is_placeholder(self.env[name]):
             return False
-        placeholder = self.b.create(prim.Uninitialized, [])
-        placeholder.output().set_type(type_)
-        self.env[name] = placeholder.output()
+        self.env[name] = self._placeholder(type_)
         return True
+
+    def _placeholder(self, type_) -> Value:
+        """A value of ``type_`` defined only where it is assigned (``prim::Uninitialized``,
+        TorchScript's)."""
+        placeholder = self.b.create(prim.Uninitialized, [])
+        return placeholder.output().set_type(type_)
 
     def _kinds_where_it_ran_none(self, stmt, trip: Item, cond: Value, was: dict) -> None:
         """After a loop whose body changes the type of numbers (``was``: their values before
@@ -831,7 +821,7 @@ class LoopStatements:
             after = self.env.get(name)
             kinds, now = scalar_kinds(b, before), scalar_kinds(b, after)
             if name not in self.live_after[-1] or kinds is None or \
-                    before.node.kind == prim.Uninitialized:   # (read only where it ran)
+                    _is_placeholder(before):   # (read only where it ran)
                 continue
             self.at(stmt)
             if now is None:
@@ -1035,6 +1025,11 @@ def _exposed_reads(stmts: list[ast.stmt], defined: set[str]) -> set[str]:
         else:
             exposed |= _reads([stmt]) - defined
     return exposed
+
+
+def _is_placeholder(item: Item) -> bool:
+    """Is ``item`` a placeholder (``prim::Uninitialized``) for a name defined in a loop?"""
+    return isinstance(item, Value) and item.node.kind == prim.Uninitialized
 
 
 def _flag_assignments(stmts: list[ast.stmt], names: set[str]) -> list[ast.stmt]:

@@ -69,7 +69,6 @@ from .expressions import (
     FunctionSource,
     Sugared,
     Undefined,
-    assigned_flag,
 )
 from .inplace import InPlaceStatements
 from .local_functions import LocalFunction, LocalFunctions
@@ -746,17 +745,11 @@ class StatementEmitter(LoopStatements, ContainerStatements, InPlaceStatements,
                     self.env[name] = self._merge_one_side(node, name, live, k)
                 continue
             missing = [v is None or isinstance(v, Undefined) for v in (t, e)]
-            if name.startswith(RETURNED_VALUE) and missing.count(True) == 1:
-                # (a loop's return stores its value in one branch, read only where it ran:
-                # the other branch gives placeholders, TorchScript's exit transform's)
-                self.at(stmt)
-                self.env[name] = self._merge_one_side(node, name, (t, e)[missing.index(False)],
-                                                      missing.index(True))
-                continue
-            if missing.count(True) == 1 and assigned_flag(name) in self.env and \
-                    not isinstance(self.env[assigned_flag(name)], Undefined):
-                # (first assigned in a loop, with a flag that it was: reads test the flag,
-                # so the other branch gives a placeholder of its type)
+            if missing.count(True) == 1 and (name.startswith(RETURNED_VALUE)
+                                             or self.assignment_flag(name) is not None):
+                # (a loop's return stores its value in one branch, read only where it ran,
+                # TorchScript's exit transform's; a name first assigned in a loop, with a flag
+                # that it was, which its reads test: the other branch gives placeholders)
                 self.at(stmt)
                 self.env[name] = self._merge_one_side(node, name, (t, e)[missing.index(False)],
                                                       missing.index(True))
