@@ -78,6 +78,7 @@ from .masked import values as masked_values
 from .numpy_dtypes import (
     cast,
     dtype_of,
+    holding_dtype,
     is_numpy_function,
     kind_key,
     numpy_scalar,
@@ -92,7 +93,6 @@ from .static_conditions import StaticConditions
 # A dtype's attributes read while scripting (what each is for the dtype known then)
 _DTYPE_ATTRIBUTES = frozenset({"itemsize", "kind", "name", "char", "str", "alignment"})
 # The dtype a Python number of each type is as a NumPy scalar
-_NUMBER_OF = {float: np.float64, int: np.int64, bool: np.bool_}
 _BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.Pow: "pow",
            ast.Mod: "remainder", ast.FloorDiv: "floordiv", ast.MatMult: "matmul",
            ast.BitAnd: "and", ast.BitOr: "or", ast.BitXor: "xor", ast.LShift: "lshift",
@@ -854,8 +854,7 @@ class ExpressionEmitter(StaticConditions):
             return None
         pairs = list(zip(node.blocks, values))
         if any(is_tensor(v) for v in values):
-            target = np.result_type(*[_NUMBER_OF[k] if isinstance(k, type) else k
-                                      for ks in kinds for k in ks])
+            target = holding_dtype([k for ks in kinds for k in ks])
             merged = []
             for block, value in pairs:
                 with b.graph.inserting_before(block):

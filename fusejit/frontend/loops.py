@@ -47,11 +47,10 @@ from .lowering import (
     to_int,
     widen,
 )
-from .numpy_dtypes import cast, dtype_of, kind_key, numpy_scalar, scalar_kinds
+from .numpy_dtypes import cast, dtype_of, holding_dtype, kind_key, numpy_scalar, scalar_kinds
 from .numpy_lowering import copy
 
 INT64_MAX = 9223372036854775807
-_NUMBER_DTYPES = {float: np.dtype(np.float64), int: np.dtype(np.int64), bool: np.dtype(np.bool_)}
 # The most iterations emitted before a loop whose body changes a variable's dtype
 # (``_peeled``): one makes ``x = x.astype(np.uint8) + 200`` hold still; dtypes still changing
 # after this many (a variable that alternates between two) are refused.
@@ -660,7 +659,7 @@ class LoopStatements:
             if isinstance(holder, np.dtype) or is_tensor(start) or is_tensor(after):
                 # (a NumPy scalar held as a 0-d array: one of a dtype that holds each kind's
                 # numbers exactly, as an if's merge makes it)
-                holder = np.result_type(*[_NUMBER_DTYPES.get(k, k) for k in merged])
+                holder = holding_dtype(merged)
             else:
                 holder = max(holder, scalar_rank(b.value(start)), scalar_rank(after))
             found[name] = (merged, holder)

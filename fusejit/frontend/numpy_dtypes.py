@@ -133,6 +133,22 @@ def kind_key(kind: Any) -> str:
     return kind.__name__ if isinstance(kind, type) else f"np.{kind.name}"
 
 
+def holding_dtype(kinds) -> np.dtype:
+    """The dtype of a 0-d array that holds a number of any of ``kinds`` (``scalar_kinds``)
+    exactly: a Python int an int64, a float a float64, with the NumPy scalars' dtypes."""
+    return np.result_type(*[_PYTHON_DTYPES[k] if isinstance(k, type) else k for k in kinds])
+
+
+_PYTHON_DTYPES = {float: np.dtype(np.float64), int: np.dtype(np.int64), bool: np.dtype(np.bool_)}
+
+
+def _as_python(b: IRBuilder, item: Item, kind: type) -> Item:
+    """``item`` (a number or a 0-d array) as the Python number of ``kind``."""
+    from .lowering import to_bool, to_float, to_int  # (lowering imports this module)
+
+    return {float: to_float, int: to_int, bool: to_bool}[kind](b, item)
+
+
 def _kind_proxy(kind: Any) -> Any:
     return _KIND_PROXIES[kind] if isinstance(kind, type) else kind.type(1)
 
@@ -206,11 +222,9 @@ def kinded_result(b: IRBuilder, fn: Callable, items: list[Item], result: Item,
     if len({kind_key(k) for k in kinds}) == 1:
         kind = kinds[0]
         if is_tensor(result):       # (a 0-d array: the number, or the NumPy scalar)
-            from .lowering import to_bool, to_float, to_int  # (lowering imports this module)
-
             if not isinstance(kind, type):
                 return cast(b, result, kind, getattr(fn, "__name__", str(fn)))
-            return {float: to_float, int: to_int, bool: to_bool}[kind](b, result)
+            return _as_python(b, result, kind)
         return result if isinstance(kind, type) else numpy_scalar(
             b, result, kind, any(result is i for i in items))
     # (the number is computed once, in the widest kind: a np.float32 or np.int8 kind would
@@ -267,7 +281,7 @@ def _in_each_narrow_kind(b: IRBuilder, result: Value, index: Item, kinds: list,
     computed ``again`` for the operands as those branches have them (``combinations[j]``: a
     np.float32 m times 0.1 rounds 0.1 to float32 first, and the product too, as NumPy
     does), held in that dtype."""
-    from .lowering import as_tensor, binary, to_bool, to_float, to_int, where
+    from .lowering import as_tensor, binary, where  # (lowering imports this module)
 
     held = dtype_of(result)
     for j, kind in enumerate(kinds):
@@ -279,7 +293,7 @@ def _in_each_narrow_kind(b: IRBuilder, result: Value, index: Item, kinds: list,
             if was is None:
                 operands.append(item)
             elif isinstance(was, type):
-                operands.append({float: to_float, int: to_int, bool: to_bool}[was](b, item))
+                operands.append(_as_python(b, item, was))
             else:
                 operands.append(cast(b, item, was, what) if is_tensor(item)
                                 else as_tensor(b, item, what, was))
@@ -549,7 +563,7 @@ def conform(b: IRBuilder, fn: Callable, items: list[Item], what: str,
     return [cast(b, i, target, what) if is_tensor(i) else i for i in items]
 
 
-__all__ = ["branch_dtype", "cast", "check_python_ints", "conform", "dtype_of",
+__all__ = ["branch_dtype", "cast", "check_python_ints", "conform", "dtype_of", "holding_dtype",
            "is_numpy_function", "kind_key", "kinded_result", "numpy_dtype", "numpy_scalar",
            "numpy_scalar_result", "result_kinds", "scalar_kinds", "unsigned_total",
            "wide_literal"]
