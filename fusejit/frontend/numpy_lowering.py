@@ -798,13 +798,7 @@ def _from_appended_arrays(b: IRBuilder, obj: Value) -> Value:
     stacked = typed_from_appends(b.emit(aten.stack, [items, 0], "np.array"), items, 1)
     count = b.emit("aten::len", [items], "np.array")
     if dtype_of(stacked) == np.dtype(np.float64) and rank_of(stacked) == 1:
-        node = b.create(prim.If, [b.value(binary(b, "eq", count, 0))], 1)
-        empty, full = node.add_block(), node.add_block()
-        with b.graph.inserting_before(empty):
-            empty.register_output(copy(b, b.value_const(np.zeros(0))))
-        stacked.node.move_before(full.return_node)
-        full.register_output(stacked)
-        return node.output().set_type(stacked.type)
+        return _empty_float64_or(b, count, stacked)
     b.raise_unless(binary(b, "gt", count, 0),
                    "ValueError: np.array of an empty list is a float64 vector in NumPy; "
                    "fusejit gives this list's arrays their stacked array, of another dtype "
@@ -829,13 +823,20 @@ def _from_appended_numbers(b: IRBuilder, items: Value) -> Value:
                        "and cannot when it is empty (append floats, or test len(values) "
                        "first)")
         return stacked()
+    return _empty_float64_or(b, count, stacked())
+
+
+def _empty_float64_or(b: IRBuilder, count: Value, made: Value) -> Value:
+    """``made`` (just emitted: the stack of a list's items) where the list has items
+    (``count``), NumPy's empty float64 vector where it has none: an if whose second branch
+    ``made``'s node moves into."""
     node = b.create(prim.If, [b.value(binary(b, "eq", count, 0))], 1)
     empty, full = node.add_block(), node.add_block()
     with b.graph.inserting_before(empty):
         empty.register_output(copy(b, b.value_const(np.zeros(0))))
-    with b.graph.inserting_before(full):
-        full.register_output(stacked())
-    return node.output().set_type(full.outputs[0].type)
+    made.node.move_before(full.return_node)
+    full.register_output(made)
+    return node.output().set_type(made.type)
 
 
 def _fresh(b: IRBuilder, x: Value) -> Value:
