@@ -193,12 +193,19 @@ WHOLE_GRAPH_MAX_ELEMENTS = 1 << 12
 # compiling whole 1-3 s.
 FIRST_CALL_WHOLE_STEPS = 500_000
 # Where both may run a signature's size, its calls after the compiling one time the whole form
-# and the interpreter, TIMED_CALLS each, on arguments of one size; the interpreter takes that
-# size and bigger ones when its fastest call was this much faster (else the whole form keeps
-# that size and smaller ones). A signature whose calls keep changing size stops measuring
-# after MEASURED_CALLS calls and keeps the whole form (see JitFunction._tiered).
+# and the interpreter on arguments of one size, a call each in turn, until each form has had
+# TIMED_CALLS calls and the timed calls have taken TIMED_SECONDS together, or each has had
+# MOST_TIMED_CALLS: a form's first calls run slower (caches, the interpreter's straight-line
+# code), so its fastest call counts, and cheap calls are timed more often (3 calls each of the
+# parity of 10^4 uint64 words kept the whole form, 45 us a call, in 1 of 5 runs, against the
+# interpreter's 25 us; its timed calls took 35-47 us). The interpreter takes that size and
+# bigger ones when its fastest call was INTERPRETER_MARGIN times faster (else the whole form
+# keeps that size and smaller ones). A signature whose calls keep changing size stops
+# measuring after MEASURED_CALLS sizes and keeps the whole form (see JitFunction._tiered).
 INTERPRETER_MARGIN = 1.1
 TIMED_CALLS = 3
+TIMED_SECONDS = 0.002
+MOST_TIMED_CALLS = 32
 MEASURED_CALLS = 12
 # ... and on arguments up to this many elements (made arrays, ``array_bounds.made_elements``)
 # beyond WHOLE_GRAPH_MAX_ELEMENTS, where some programs still run faster whole (the
@@ -755,8 +762,9 @@ class JitFunction(Portable):
             100-element vectors: whole 3.8 us, interpreted 13.0, NumPy 7.0). A plan with a
             kernel keeps the limit: timed while its kernels compile in the background, it lost
             sizes it then wins (a masked ``where`` on 10^4 elements: 14.5 us whole, 2.8
-            interpreted). Calls on arguments of one size alternate between the two,
-            ``TIMED_CALLS`` each (their first calls run slower: the fastest counts). The
+            interpreted). Calls on arguments of one size alternate between the two, at least
+            ``TIMED_CALLS`` each and more where they are cheap (``TIMED_SECONDS``,
+            ``MOST_TIMED_CALLS``): their first calls run slower, so the fastest counts. The
             faster keeps that size: the whole form every size up to it (at least the limit),
             or the interpreter every size from it (at most the limit). Sizes never timed keep
             the limit."""
@@ -764,20 +772,27 @@ class JitFunction(Portable):
             size = whole_size(compiled, args)
             if compiled.refused:
                 return settle(compiled, args)
-            if size is None or first_calls.calls > MEASURED_CALLS:
+            if size is None:
                 # (the usual limit: bigger arguments go to the interpreter, as sizes above it
                 # that were never timed; the module is the one compiled, its limit another)
                 return settle(whole(graph, interpreted, *limit), args)
             timed = first_calls.timed
             if timed.get("size") != size:
+                first_calls.sizes += 1
+                if first_calls.sizes > MEASURED_CALLS:
+                    return settle(whole(graph, interpreted, *limit), args)
                 timed.clear()
                 timed.update(size=size, whole=[], interpreted=[])
-            form = "whole" if len(timed["whole"]) <= len(timed["interpreted"]) else "interpreted"
+            wholes, interpreteds = timed["whole"], timed["interpreted"]
+            run, times = ((compiled, wholes) if len(wholes) <= len(interpreteds) else
+                          (interpreted, interpreteds))
             start = time.perf_counter()
-            result = (compiled if form == "whole" else interpreted)(*args)
-            timed[form].append(time.perf_counter() - start)
-            if len(timed["interpreted"]) == TIMED_CALLS:
-                if min(timed["interpreted"]) * INTERPRETER_MARGIN < min(timed["whole"]):
+            result = run(*args)
+            times.append(time.perf_counter() - start)
+            timed_enough = sum(wholes) + sum(interpreteds) >= TIMED_SECONDS
+            if len(interpreteds) == len(wholes) >= TIMED_CALLS and \
+                    (timed_enough or len(wholes) >= MOST_TIMED_CALLS):
+                if min(interpreteds) * INTERPRETER_MARGIN < min(wholes):
                     kept = min(size - 1, WHOLE_GRAPH_MAX_ELEMENTS)
                 else:
                     kept = max(size, WHOLE_GRAPH_MAX_ELEMENTS)
@@ -787,6 +802,7 @@ class JitFunction(Portable):
 
         first_calls.calls = 0  # type: ignore[attr-defined]
         first_calls.waits = 0  # type: ignore[attr-defined]
+        first_calls.sizes = 0  # type: ignore[attr-defined]
         first_calls.whole = None  # type: ignore[attr-defined]
         first_calls.timed = {}  # type: ignore[attr-defined]
         first_calls.graph_for = interpreted.graph_for  # type: ignore[attr-defined]

@@ -29,11 +29,20 @@ def escape_time(c_re, c_im):
 
 class ScriptedClock:
     """``time`` for jit.py: a timed call of the whole form takes ``whole`` seconds, one of the
-    interpreter ``interpreted`` seconds (told apart by what ran between the two readings)."""
+    interpreter ``interpreted`` seconds (told apart by what ran between the two readings),
+    its first ``warming`` calls ``first`` seconds each."""
 
-    def __init__(self, whole: float, interpreted: float):
+    def __init__(self, whole: float, interpreted: float, warming: int = 0, first: float = 0.0):
         self.whole, self.interpreted = whole, interpreted
+        self.warming, self.first = warming, first
         self.now, self.readings = 0.0, 0
+
+    def interpreter_call(self) -> None:
+        if self.warming:
+            self.warming -= 1
+            self.advance(self.first)
+        else:
+            self.advance(self.interpreted)
 
     def perf_counter(self) -> float:
         self.readings += 1
@@ -71,7 +80,7 @@ def _jitted(monkeypatch, clock: ScriptedClock, fn=escape_time):
     def tiered(key, graph, interpreted, whole, *rest):
         class Timed:       # (the interpreter, timed; what jit reads of it passed through)
             def __call__(self, *args):
-                clock.advance(clock.interpreted)
+                clock.interpreter_call()
                 return interpreted(*args)
 
             def __getattr__(self, name):
@@ -109,10 +118,37 @@ def test_the_faster_form_runs_the_size_it_was_timed_on(monkeypatch, whole, inter
     assert (fusejit.runtime.element_function.whole_size(run, args) is not None) == keeps_whole
 
 
+@pytest.mark.parametrize("whole, interpreted, keeps_whole", [
+    (40e-6, 25e-6, False),    # the interpreter faster once warm: it takes this size
+    (40e-6, 50e-6, True)])    # ... or slower: the whole form stays
+def test_cheap_calls_are_timed_past_their_first_calls(monkeypatch, whole, interpreted,
+                                                      keeps_whole):
+    """The interpreter's first calls run slower (its straight-line code is built; caches):
+    calls of some microseconds are timed until ``TIMED_SECONDS`` or ``MOST_TIMED_CALLS``, and
+    each form's fastest call counts (3 calls each kept the slower whole form of a 10^4-word
+    parity in 1 of 5 runs)."""
+    # (every interpreter call up to the third timed one runs slow: the first, untimed, too)
+    clock = ScriptedClock(whole, interpreted, warming=1 + jit_module.TIMED_CALLS, first=200e-6)
+    f = _jitted(monkeypatch, clock)
+    args = _grid(24)
+    want = escape_time(*args)
+    calls = 0
+    while calls == 0 or not hasattr(_installed(f), "compiled"):
+        np.testing.assert_array_equal(f(*args), want)
+        calls += 1
+        assert calls <= 2 + 2 * jit_module.MOST_TIMED_CALLS
+    each = clock.readings // 4       # (two readings a timed call)
+    assert calls == 2 + 2 * each and jit_module.TIMED_CALLS < each
+    np.testing.assert_array_equal(f(*args), want)
+    assert (fusejit.runtime.element_function.whole_size(_installed(f), args) is not None) \
+        == keeps_whole
+
+
 def test_calls_that_keep_changing_size_stop_timing_and_keep_the_whole_form(monkeypatch):
     clock = ScriptedClock(10.0, 1.0)
     f = _jitted(monkeypatch, clock)
-    sizes = [10 + k for k in range(jit_module.MEASURED_CALLS + 1)]
+    # (the first call interprets, the second compiles; then each size is timed once)
+    sizes = [10 + k for k in range(jit_module.MEASURED_CALLS + 3)]
     for n in sizes:
         args = _grid(n)
         np.testing.assert_array_equal(f(*args), escape_time(*args))
