@@ -395,9 +395,14 @@ class AliasDb:
             return False
         ws = _WorkingSet(to_move, self)
         while cur is not move_point:
-            if has_side_effects(cur):
+            # (as PyTorch's Node::hasSideEffects: a node's own kind, not its blocks', so pure
+            # nodes pass an ``if`` that raises, a check of shapes between a producer and its
+            # consumer; such an ``if`` never travels with the nodes that move)
+            if cur.kind in SIDE_EFFECTS:
                 return False
             if ws.depends_on(cur):
+                if has_side_effects(cur):
+                    return False
                 ws.add(cur)
             cur = cur.next if forward else cur.prev
         split = on_move_side

@@ -1401,3 +1401,47 @@ def test_a_number_divided_by_an_array_is_one_division(n):
         for got, want in zip(fn(x, i, y), _numbers_over_arrays(x, i, y), strict=True):
             assert got.dtype == want.dtype
             np.testing.assert_array_equal(got, want)
+
+
+def heun_in_place(x, v, w2, c, dt, steps):
+    x = x.copy()
+    v = v.copy()
+    amp = np.abs(x)
+    a1 = np.empty_like(x)
+    xp = np.empty_like(x)
+    vp = np.empty_like(x)
+    for k in range(steps):
+        np.multiply(c, v, out=a1)
+        a1 += w2 * x
+        np.subtract(np.cos(k * dt), a1, out=a1)
+        np.multiply(v, dt, out=xp)
+        xp += x
+        np.multiply(a1, dt, out=vp)
+        vp += v
+        x += (0.5 * dt) * vp
+        v += (0.5 * dt) * a1
+        np.maximum(amp, np.abs(x), out=amp)
+    return x, v, amp
+
+
+@pytest.mark.parametrize("n", [100, 5000])
+def test_a_loop_of_out_updates_is_one_fused_group_past_its_shape_checks(n):
+    """The frontend checks each ``out=`` target's shape against the operands with an ``if``
+    that raises, between a producer and its consumer: the fuser moves pure nodes past it (as
+    PyTorch's does), so the loop body's pointwise work is one kernel (set K's driven
+    oscillators, 10^5 float64: 0.92x NumPy before, 5.3x after), and the checks still run."""
+    f = fusejit.jit(heun_in_place)
+    r = np.random.default_rng(5)
+    x, v, w2, c = (r.normal(size=n) for _ in range(4))
+    for steps in (3, 4, 3):
+        want = heun_in_place(x.copy(), v.copy(), w2, c, 0.01, steps)
+        _same(f(x.copy(), v.copy(), w2, c, 0.01, steps), want)
+    (loop,) = [node for node in f.graph_for(x, v, w2, c, 0.01, 3).nodes()
+               if node.kind == "prim::Loop"]
+    body = list(loop.blocks[0].nodes())
+    groups = [node for node in body if node.kind.startswith("prim::FusionGroup")]
+    assert len(groups) == 1, str(loop)
+    assert any(node.kind == "prim::If" for node in body)         # (the shape checks)
+
+    with pytest.raises(fusejit.FusejitError, match="does not have the array's shape"):
+        f(x.copy(), v.copy(), w2, c[:-1], 0.01, 3)      # (NumPy: a ValueError too)

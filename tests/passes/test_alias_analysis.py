@@ -147,6 +147,43 @@ def test_side_effects_block_moves_and_blocks_never_cross():
     assert not db.could_move_before_topologically(inner, d)
 
 
+CHECKED = """graph(%x : Tensor, %y : Tensor, %n : int):
+  %one : int = prim::Constant[value=1]()
+  %zero : int = prim::Constant[value=0]()
+  %a : Tensor = aten::exp(%x)
+  %k : int = aten::size({sized}, %zero)
+  %ok : bool = aten::eq(%k, %n)
+   = prim::If(%ok)
+    block0():
+      -> ()
+    block1():
+      %msg : str = prim::Constant[value="ValueError: shapes differ"]()
+       = prim::RaiseException(%msg)
+      -> ()
+  %d : Tensor = aten::mul(%a, %y)
+  return (%d)
+"""
+
+
+def test_a_pure_node_moves_past_an_if_that_raises_but_never_drags_it():
+    """As PyTorch's ``Node::hasSideEffects``: an ``if`` whose block raises (a frontend shape
+    check between a producer and its consumer) has no side effects of its own kind, so pure
+    nodes pass it; where it depends on what moves, it would have to travel along, and never
+    does (fusejit moves no node whose blocks have side effects)."""
+    g = parse_ir(CHECKED.format(sized="%y"))
+    db = AliasDb(g)
+    a, d = by_name(g, "a"), by_name(g, "d")
+    assert db.move_before_topologically_valid(a, d)
+    assert order(g) == ["one", "zero", "k", "ok", "prim::If", "a", "d"]
+    g.lint()
+
+    g = parse_ir(CHECKED.format(sized="%a"))       # (the check reads exp's result)
+    db = AliasDb(g)
+    before = order(g)
+    assert not db.move_before_topologically_valid(by_name(g, "a"), by_name(g, "d"))
+    assert order(g) == before
+
+
 def test_arrays_a_loop_carries_are_what_its_body_writes():
     """A loop's parameter may be the array carried in or the one its body carried back: a
     write to the parameter writes both, and a write to either reaches the parameter. Two
