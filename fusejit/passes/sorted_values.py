@@ -35,7 +35,7 @@ from __future__ import annotations
 from ..ir.graph import Graph, Node, Value
 from ..ir.symbols import prim
 from ..ir.types import BoolType, FloatType, IntType, ListType, TensorType
-from .alias_analysis import _same_block_ancestor
+from .alias_analysis import AliasDb, _same_block_ancestor
 from .pass_checks import graph_pass
 
 SORT_VALUES = "fusejit::sort_values"
@@ -51,28 +51,30 @@ def sort_values_only(graph: Graph) -> bool:
         if node.kind == "aten::index" and _sorted_gather(node):
             _sort_values(graph, node)
             changed = True
-    _share_sorts([node for node in graph.all_nodes() if node.kind == SORT_VALUES])
+    sorts = [node for node in graph.all_nodes() if node.kind == SORT_VALUES]
+    if len(sorts) > 1:
+        _share_sorts(sorts, AliasDb(graph))
     for node in [node for node in graph.all_nodes() if node.kind == SORT_VALUES]:
         changed |= _select_sorted(graph, node)
     return changed
 
 
-def _share_sorts(sorts: list[Node]) -> None:
+def _share_sorts(sorts: list[Node], db: AliasDb) -> None:
     """Later sorts of a vector one sort already made, in its block, read that one instead
     (``np.percentile(x, [5, 95])``: one sort per q as written; one partition at every position
-    read then), where the graph writes nothing and every position the reads of both take is
-    available before their first read (else each keeps its own partition)."""
-    graph_writes = sorts and any(n.kind.ns == "aten" and n.kind.name.endswith("_")
-                                 for n in sorts[0].graph.all_nodes())
-    if graph_writes:
-        return
+    read then), where nothing between the two writes what either sorts (``_unwritten``:
+    ``img -= lo`` after the percentiles of ``img``, or before both, leaves them one) and every
+    position the reads of both take is available before their first read (else each keeps its
+    own partition)."""
     first: dict[tuple, Node] = {}
     for sort in sorts:
         if not _vector(sort.input(0)):
             continue
-        key = (_flattened_from(sort.input(0)), _constant(sort.input(1)), sort.owning_block)
+        source = _flattened_from(sort.input(0))
+        key = (source, _constant(sort.input(1)), sort.owning_block)
         kept = first.setdefault(key, sort)
-        if kept is sort:
+        if kept is sort or not _unwritten(kept, sort, {source, kept.input(0), sort.input(0)},
+                                          db):
             continue
         reads = _reads(sort)
         for size in reads[1] if reads is not None else ():  # (the kept sort's input's length)
@@ -80,6 +82,20 @@ def _share_sorts(sorts: list[Node]) -> None:
         if _readable_together([kept, sort]):
             sort.output().replace_all_uses_with(kept.output())
             sort.destroy()
+
+
+def _unwritten(kept: Node, sort: Node, values: set[Value], db: AliasDb) -> bool:
+    """Does no node from ``kept`` to ``sort`` (of one block; their blocks' nodes included)
+    write memory any of ``values`` may use?"""
+    locations: set[int] = set()
+    for value in values:
+        locations |= db.locations(value)
+    node = kept.next
+    while node is not sort:
+        if db.get_writes(node) & locations:
+            return False
+        node = node.next
+    return True
 
 
 def _flattened_from(value: Value) -> Value:

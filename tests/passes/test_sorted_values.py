@@ -163,3 +163,34 @@ def test_sorts_of_one_vector_share_one_partition():
         for g, w in zip(jitted(arg), clipped_at_percentiles(arg), strict=True):
             assert (g.dtype, g.shape) == (w.dtype, w.shape)
             np.testing.assert_array_equal(g, w)
+
+
+def stretched_in_place(x):
+    img = x.copy()
+    img -= img.min()
+    lo, hi = np.percentile(img, [1.0, 99.0])
+    img -= lo
+    img *= 1.0 / (hi - lo)
+    np.clip(img, 0.0, 1.0, out=img)
+    return img, np.median(img)
+
+
+def median_before_and_after(x):
+    img = x.copy()
+    before = np.median(img)
+    img *= -1.0                 # (between the two sorts of img: each keeps its own)
+    return before, np.median(img)
+
+
+def test_writes_elsewhere_leave_sorts_shared_and_a_write_between_them_does_not():
+    """Sorts of one vector share a partition where nothing between them writes it (writes
+    before both, or after both, as in an image stretched in place between its percentiles),
+    and keep their own where something does."""
+    x = np.random.default_rng(15).standard_normal((40, 51))
+    for fn, partitions in ((stretched_in_place, 2), (median_before_and_after, 2)):
+        jitted = fusejit.jit(fn)
+        for _ in range(3):
+            for g, w in zip(jitted(x), fn(x), strict=True):
+                _same(g, w)
+        kinds = [n.kind for n in jitted.graph_for(x).all_nodes()]
+        assert kinds.count(SELECT_SORTED) == partitions, fn.__name__
