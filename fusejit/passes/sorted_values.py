@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from ..ir.graph import Graph, Node, Value
 from ..ir.symbols import prim
-from ..ir.types import BoolType, FloatType, IntType, ListType, TensorType
+from ..ir.types import BoolType, FloatType, IntType, ListType, ScalarType, TensorType
 from .alias_analysis import AliasDb, _same_block_ancestor
 from .pass_checks import graph_pass
 
@@ -244,20 +244,67 @@ def _select_sorted(graph: Graph, sort: Node) -> bool:
             return False
         if user.input(2) not in positions:
             positions.append(user.input(2))
+    widened = _widened(x)
     for size in sizes:              # (the sorted array's length is the vector's)
         size.replace_input(0, x)
+    if widened:                     # (... and the other array's: no read keeps the cast)
+        for use in list(x.uses):
+            if use.user.kind == "aten::size" and use.offset == 0:
+                use.user.replace_input(0, widened[0])
     with graph.inserting_before(first):
         listed = graph.insert(prim.ListConstruct, positions)
         listed.output().type = ListType(IntType())
-        picked = graph.insert(SELECT_SORTED, [x, listed.output()])
-    picked.output().type = s.type
+        picked = graph.insert(SELECT_SORTED, [widened[0] if widened else x, listed.output()])
+    picked.output().type = widened[0].type if widened else s.type
     picked.source_range, picked.text_line = sort.source_range, sort.text_line
     s.replace_all_uses_with(picked.output())
     sort.destroy()
+    if widened:
+        for user in selects:        # (each value read, widened as the whole vector was)
+            value = user.output()
+            narrow = value.type
+            with graph.inserting_after(user):
+                cast = graph.insert(widened[1].kind, [value, widened[1].input(1)])
+            cast.output().type = narrow.with_(scalar_type=s.type.scalar_type)
+            cast.source_range, cast.text_line = user.source_range, user.text_line
+            value.replace_all_uses_with(cast.output())
+            cast.replace_input(0, value)
+            value.type = narrow.with_(scalar_type=widened[0].type.scalar_type)
     return True
 
 
+def _widened(x: Value) -> tuple[Value, Node] | None:
+    """Where the vector ``x`` is another array cast to float64 (``aten::type_as``: an array
+    ``np.percentile`` of a list of q reads as float64, as NumPy computes) and flattened, that
+    array flattened (a new ``reshape`` beside ``x``'s), and the cast: a cast to float64 keeps
+    the order (each value exactly, or an int64 rounded, never reordered; NaNs last), so the
+    sorted values at some positions are the other array's there, cast, and its partition
+    moves half the bytes (or fewer), with no cast copy of the whole array."""
+    flat = x.node
+    if flat.kind != "aten::reshape" or _constant(flat.input(1)) != [-1]:
+        return None
+    cast = flat.input(0).node
+    if cast.kind != "aten::type_as" or len(cast.inputs) != 2:
+        return None
+    source = cast.input(0)
+    if not isinstance(source.type, TensorType) or source.type.scalar_type is None or \
+            source.type.scalar_type not in _WIDENS or \
+            x.type.scalar_type != _FLOAT64:
+        return None
+    with flat.graph.inserting_after(flat):
+        minus_one = flat.graph.insert_constant([-1])
+        shaped = flat.graph.insert(flat.kind, [source, minus_one])
+    shaped.output().type = x.type.with_(scalar_type=source.type.scalar_type)
+    shaped.source_range, shaped.text_line = flat.source_range, flat.text_line
+    return shaped.output(), cast
+
+
 _SCALARS = (IntType, FloatType, BoolType)
+# The element types a cast to float64 keeps in order (exactly, or int64 and uint64 rounded).
+_WIDENS = frozenset({ScalarType.Byte, ScalarType.Char, ScalarType.Short, ScalarType.Int,
+                     ScalarType.Long, ScalarType.Half, ScalarType.Float, ScalarType.UInt16,
+                     ScalarType.UInt32, ScalarType.UInt64})
+_FLOAT64 = ScalarType.Double
 
 
 def _available(value: Value, node: Node, depth: int = 0) -> bool:
