@@ -244,7 +244,7 @@ def _select_sorted(graph: Graph, sort: Node) -> bool:
             return False
         if user.input(2) not in positions:
             positions.append(user.input(2))
-    widened = _widened(x)
+    widened = _widened(x, first)
     for size in sizes:              # (the sorted array's length is the vector's)
         size.replace_input(0, x)
     if widened:                     # (... and the other array's: no read keeps the cast)
@@ -273,13 +273,15 @@ def _select_sorted(graph: Graph, sort: Node) -> bool:
     return True
 
 
-def _widened(x: Value) -> tuple[Value, Node] | None:
+def _widened(x: Value, first: Node) -> tuple[Value, Node] | None:
     """Where the vector ``x`` is another array cast to float64 (``aten::type_as``: an array
-    ``np.percentile`` of a list of q reads as float64, as NumPy computes) and flattened, that
-    array flattened (a new ``reshape`` beside ``x``'s), and the cast: a cast to float64 keeps
-    the order (each value exactly, or an int64 rounded, never reordered; NaNs last), so the
-    sorted values at some positions are the other array's there, cast, and its partition
-    moves half the bytes (or fewer), with no cast copy of the whole array."""
+    ``np.percentile`` of a list of q reads as float64, as NumPy computes) and flattened, and
+    nothing writes that array from the cast to ``first`` (where the partition runs: the cast
+    copied the values it had then), that array flattened (a new ``reshape`` beside ``x``'s),
+    and the cast: a cast to float64 keeps the order (each value exactly, or an int64
+    rounded, never reordered; NaNs last), so the sorted values at some positions are the
+    other array's there, cast, and its partition moves half the bytes (or fewer), with no
+    cast copy of the whole array."""
     flat = x.node
     if flat.kind != "aten::reshape" or _constant(flat.input(1)) != [-1]:
         return None
@@ -291,6 +293,18 @@ def _widened(x: Value) -> tuple[Value, Node] | None:
             source.type.scalar_type not in _WIDENS or \
             x.type.scalar_type != _FLOAT64:
         return None
+    stop = _same_block_ancestor(first, cast.owning_block)
+    if stop is None:
+        return None
+    db = AliasDb(flat.graph)
+    written = db.locations(source)
+    node = cast.next
+    while True:     # (the node holding ``first`` too: its blocks may write before it)
+        if node is not first and db.get_writes(node) & written:
+            return None
+        if node is stop:
+            break
+        node = node.next
     with flat.graph.inserting_after(flat):
         minus_one = flat.graph.insert_constant([-1])
         shaped = flat.graph.insert(flat.kind, [source, minus_one])

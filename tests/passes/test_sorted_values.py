@@ -225,3 +225,20 @@ def test_percentiles_of_a_list_partition_the_array_not_a_float64_copy(dtype):
         widened = [n for n in graph.all_nodes() if n.kind == "aten::type_as"
                    and n.output().type.rank and n.output().type.dtype == np.float64]
         assert not widened, str(graph)
+
+
+def percentiles_then_written(x):
+    img = x.astype(np.float32)
+    p = np.percentile(img, [10.0, 90.0])
+    img *= 2.0
+    return p, np.percentile(img, [10.0, 90.0]), np.median(img)
+
+
+def test_a_write_after_the_float64_copy_keeps_the_values_it_copied():
+    """The percentiles of a list read the array as its float64 copy made at the call; a
+    write after the call changes the array, not what the partition of that call reads."""
+    x = np.random.default_rng(17).standard_normal(501)
+    jitted = fusejit.jit(percentiles_then_written)
+    for _ in range(2):
+        for g, w in zip(jitted(x), percentiles_then_written(x), strict=True):
+            _same(g, w)
