@@ -262,14 +262,14 @@ def _select_sorted(graph: Graph, sort: Node) -> bool:
     if widened:
         for user in selects:        # (each value read, widened as the whole vector was)
             value = user.output()
-            narrow = value.type
+            wide = value.type
             with graph.inserting_after(user):
                 cast = graph.insert(widened[1].kind, [value, widened[1].input(1)])
-            cast.output().type = narrow.with_(scalar_type=s.type.scalar_type)
+            cast.output().type = wide
             cast.source_range, cast.text_line = user.source_range, user.text_line
             value.replace_all_uses_with(cast.output())
             cast.replace_input(0, value)
-            value.type = narrow.with_(scalar_type=widened[0].type.scalar_type)
+            value.type = wide.with_(scalar_type=widened[0].type.scalar_type)
     return True
 
 
