@@ -276,15 +276,20 @@ def test_a_gather_by_an_int_array_is_numpys_indexing(shape, count) -> None:
 
     rng = np.random.default_rng(5)
     x = rng.standard_normal(shape)
-    for dtype in (np.int64, np.int32, np.uint8):
-        idx = rng.integers(-shape[0] if dtype != np.uint8 else 0, min(shape[0], 255),
-                           count).astype(dtype)
+    for dtype in (np.int64, np.int32, np.int16, np.int8, np.uint8, np.uint16, np.uint32,
+                  np.uint64):
+        signed = np.dtype(dtype).kind == "i"
+        top = min(shape[0], np.iinfo(dtype).max)
+        idx = rng.integers(-top if signed else 0, top, count).astype(dtype)
         got = _index(x, [idx])
         np.testing.assert_array_equal(got, x[idx])
         assert got.flags.c_contiguous and not np.shares_memory(got, x)
-    bad = np.array([0, shape[0]])
-    with pytest.raises(IndexError, match=f"index {shape[0]} is out of bounds"):
-        _index(x, [bad])
+        if shape[0] <= np.iinfo(dtype).max:
+            bad = np.array([0, shape[0]], dtype)
+            with pytest.raises(IndexError, match=f"index {shape[0]} is out of bounds"):
+                _index(x, [bad])
+    huge = np.array([2**64 - 1], np.uint64)     # (NumPy's indexing reads it as -1)
+    np.testing.assert_array_equal(_index(x, [huge]), x[huge])
 
 
 @pytest.mark.parametrize("value", [np.array(5), np.array(-3, np.int8), np.array(200, np.uint8),
