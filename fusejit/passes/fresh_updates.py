@@ -44,7 +44,7 @@ import numpy as np
 from ..ir.constants import constant_value
 from ..ir.graph import Block, Graph, Node, Value
 from ..ir.symbols import aten, prim
-from ..ir.types import TensorType
+from ..ir.types import BOOL, INT, TensorType
 from .alias_analysis import AliasDb, _same_block_ancestor, has_side_effects
 from .carried_arrays import (
     _UPDATES,
@@ -58,10 +58,14 @@ from .carried_arrays import (
 )
 from .dead_code_elimination import eliminate_dead_code
 from .fresh_stores import _SAME_ARRAY
-from .more_maps import computed_from_any
+from .more_maps import computed_from_any, is_map
 from .pass_checks import graph_pass
 from .reduction_fusion import blocks_within
 
+# The error of an in-place update whose operand would broadcast the array to a larger shape
+# (NumPy's ValueError, its shapes left out: the check reads sizes, not the arrays).
+GROWS_MESSAGE = ("ValueError: non-broadcastable output operand: an operand of an in-place "
+                 "update would broadcast the array to a larger shape")
 # Reductions whose result with keepdims is no larger than their input.
 _KEEPDIM_REDUCTIONS = {aten.sum: 2, aten.mean: 2, aten.amax: 2, aten.amin: 2, aten.var: 3,
                        aten.std: 3}
@@ -112,15 +116,76 @@ def _chain(start: Value, block: Block, db: AliasDb) -> list[Node] | None:
     if any(u.kind == aten.sub_ and _dtype(u.input(1)) == np.bool_ for u in updates):
         return None     # (NumPy subtracts a mask from integers in place; aten::sub refuses)
     unproven = next((u for u in updates if not _no_larger(u.input(1), members)), None)
-    if unproven is not None and not (
-            block.owning_node is None and _reaches_result(members, updates[-1], block)
-            and all(_harmless(n) for n in block.nodes()
-                    if n.is_after(unproven) and n.is_before(updates[-1]))):
+    if unproven is None:
+        return updates
+    if not all(_harmless(n) for n in block.nodes()
+               if n.is_after(unproven) and n.is_before(updates[-1])):
+        return None
+    if _growths(start, updates, members) is not None:
+        return updates      # (checked on shapes alone: an if that raises, which DCE keeps)
+    if block.owning_node is None and _reaches_result(members, updates[-1], block):
         # (the check reads the last value: where nothing the function returns comes from it,
         # dead-code elimination would drop the check with it, and an update that grew the
         # array would raise nothing)
+        return updates
+    return None
+
+
+def _growths(start: Value, updates: list[Node], members: set[Value]) \
+        -> tuple[list[Value], list[Value]] | None:
+    """Where ``start`` is a map (``gs = u[:-2] + u[2:]``), its shape is its tensor operands'
+    broadcast: (those operands, the updates' operands that might grow it), when every one of
+    those is of no higher rank, so that a check of their sizes alone (``_check_growths``)
+    tells whether one grows the array; else None."""
+    node = start.node
+    leaves = [v for v in node.inputs if isinstance(v.type, TensorType)]
+    rank = start.type.rank
+    if not leaves or not is_map(node) or rank is None or \
+            any(v.type.rank is None for v in leaves):
         return None
-    return updates
+    grows = [u.input(1) for u in updates if not _no_larger(u.input(1), members)]
+    if any(not isinstance(v.type, TensorType) or v.type.rank is None or v.type.rank > rank
+           for v in grows):
+        return None
+    return leaves, grows
+
+
+def _check_growths(graph: Graph, at: Node, leaves: list[Value], grows: list[Value],
+                   rank: int) -> None:
+    """Before ``at``: raise NumPy's error unless each of ``grows`` broadcasts into the shape
+    ``leaves`` broadcast to (of ``rank`` dims): along each of its dims, its size is 1 or one
+    of the leaves' (the leaves broadcast already, so any size of theirs but 1 is the
+    array's)."""
+    def op(kind, inputs, type_):
+        made = graph.insert(kind, inputs)
+        made.source_range, made.text_line = at.source_range, at.text_line
+        return made.output().set_type(type_)
+
+    with graph.inserting_before(at):
+        one = graph.insert_constant(1)
+        ok = None
+        for grow in grows:
+            for k in range(grow.type.rank):
+                d = k + rank - grow.type.rank
+                size = op(aten.size, [grow, graph.insert_constant(k)], INT)
+                fits = op(aten.eq, [size, one], BOOL)
+                for leaf in leaves:
+                    j = d - (rank - leaf.type.rank)
+                    if j >= 0:
+                        theirs = op(aten.size, [leaf, graph.insert_constant(j)], INT)
+                        fits = op(aten["__or__"], [fits, op(aten.eq, [size, theirs], BOOL)],
+                                  BOOL)
+                ok = fits if ok is None else op(aten["__and__"], [ok, fits], BOOL)
+        if ok is None:
+            return          # (0-d operands: nothing can grow)
+        check = graph.insert(prim.If, [ok], 0)
+        check.source_range, check.text_line = at.source_range, at.text_line
+        check.add_block()
+        fail = check.add_block()
+    with graph.inserting_before(fail.return_node):
+        message = graph.insert_constant(GROWS_MESSAGE)
+        raised = graph.insert(prim.RaiseException, [message], 0)
+        raised.source_range, raised.text_line = at.source_range, at.text_line
 
 
 def _reaches_result(members: set[Value], last: Node, block: Block) -> bool:
@@ -165,6 +230,7 @@ def _rewrite(graph: Graph, start: Value, block: Block, updates: list[Node]) -> N
     target = _dtype(start)
     members = {start} | {u.output() for u in updates}
     unproven = next((u for u in updates if not _no_larger(u.input(1), members)), None)
+    growths = _growths(start, updates, members) if unproven is not None else None
     current = start
     for node in list(block.nodes()):
         if not node.is_after(start.node):
@@ -173,7 +239,9 @@ def _rewrite(graph: Graph, start: Value, block: Block, updates: list[Node]) -> N
         if node in updates:
             with graph.inserting_before(node):
                 current = _value_of(graph, node, current, target)
-            if node is updates[-1] and unproven is not None:
+            if node is updates[-1] and unproven is not None and growths is not None:
+                _check_growths(graph, node, *growths, start.type.rank)
+            elif node is updates[-1] and unproven is not None:
                 with graph.inserting_before(node):
                     shape = start.node.input(0) if start.node.kind == aten.clone else start
                     current = _kept(graph, current, shape, unproven)

@@ -65,7 +65,7 @@ def reuse_dead_temporaries(graph: Graph) -> bool:
         elif node.kind == prim.RowReductionGroup and all(
                 n.kind in _CHEAP_IN_ROWS for n in node.g("Subgraph").nodes()):
             position = next((i for i, value in enumerate(node.inputs)
-                             if _temporary(value, node, _SHAPE_READS)), None)
+                             if _temporary(value, node, once=True)), None)
         else:
             continue
         if position is not None:
@@ -82,14 +82,16 @@ def _dead_temporary(node: Node) -> int | None:
     return None
 
 
-def _temporary(value: Value, node: Node, also: frozenset = frozenset()) -> bool:
-    """Is ``value`` a new array made in ``node``'s block, read by ``node`` alone (and by nodes
-    of the kinds ``also``)?"""
+def _temporary(value: Value, node: Node, once: bool = False) -> bool:
+    """Is ``value`` a new array made in ``node``'s block, read by ``node`` alone (``once``:
+    as one of its inputs), and else only for its shape (``_SHAPE_READS``: a check of sizes
+    before an in-place update, ``passes/fresh_updates.py``; the map writing into it keeps
+    its shape)?"""
     made = value.node
     return (isinstance(value.type, TensorType) and made is not None
             and made.kind in _FRESH and made.owning_block is node.owning_block
-            and all(use.user is node or use.user.kind in also for use in value.uses)
-            and (not also or sum(use.user is node for use in value.uses) == 1))
+            and all(use.user is node or use.user.kind in _SHAPE_READS for use in value.uses)
+            and (not once or sum(use.user is node for use in value.uses) == 1))
 
 
 __all__ = ["reuse_dead_temporaries"]

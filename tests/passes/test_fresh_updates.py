@@ -155,3 +155,53 @@ def test_a_chain_whose_last_value_is_read_by_its_name_is_values():
     assert _in_place(f.graph_for(s, k, d)) == []
     with pytest.raises(fusejit.FusejitError):
         f(s[:1], np.ones((3, 50_000)), d[:1])
+
+
+def sums_in_a_loop(x, a, b, c, steps):
+    for _ in range(steps):
+        acc = a * b         # (a map: its shape is a's and b's broadcast)
+        acc += c            # (c might grow it)
+        acc *= 0.5
+        x += acc
+    return x
+
+
+def sums_at_top(a, b, c):
+    acc = a * b
+    acc += c
+    acc *= 0.5
+    return acc
+
+
+@pytest.mark.parametrize("shapes, grows", [
+    (((4, 6), (4, 6), (1, 6)), False),
+    (((4, 6), (1, 6), (4, 1)), False),
+    (((4, 1), (1, 6), (4, 6)), False),     # (the broadcast of a and b is (4, 6))
+    (((1, 6), (1, 6), (4, 6)), True),      # (c grows acc: NumPy raises)
+    (((4, 1), (4, 1), (4, 6)), True)])
+def test_a_chain_on_a_map_is_checked_on_sizes_alone(shapes, grows):
+    """A new array made by a map and updated by an operand that might grow it: the chain is
+    values (in a loop's body too), and the check reads the sizes of the map's operands and of
+    the update's, an ``if`` that raises, so the fused group writes no other array and the
+    value goes straight on (``x += acc`` takes the group). Each call equals NumPy's, or
+    raises where NumPy does."""
+    rng = np.random.default_rng(18)
+    a, b, c = (rng.standard_normal(s) for s in shapes)
+    x_shape = np.broadcast_shapes(*shapes)
+    for fn, args in ((sums_at_top, (a, b, c)), (sums_in_a_loop, (None, a, b, c, 3))):
+        f = fusejit.jit(fn)
+        for _ in range(3):
+            call = args if fn is sums_at_top else (np.zeros(x_shape), *args[1:])
+            if grows:
+                with pytest.raises(ValueError):
+                    fn(*(v.copy() if isinstance(v, np.ndarray) else v for v in call))
+                with pytest.raises(fusejit.FusejitError, match="non-broadcastable"):
+                    f(*call)
+            else:
+                want = fn(*(v.copy() if isinstance(v, np.ndarray) else v for v in call))
+                _same(f(*call), want, 1e-12)
+        graph = f.graph_for(*call)
+        kinds = [n.kind for n in graph.all_nodes()]
+        assert "fusejit::kept_shape" not in kinds
+        groups = [n for n in graph.all_nodes() if n.kind.startswith("prim::FusionGroup")]
+        assert groups and all(len(g.outputs) == 1 for g in groups), str(graph)
