@@ -353,6 +353,17 @@ class AliasDb:
                 self._writes_into(n, result)
         return result
 
+    def writes_between(self, first: Node, last: Node, locations: set[int] | frozenset[int],
+                       skip: frozenset[Node] | set[Node] = frozenset()) -> bool:
+        """Does a node after ``first`` and before ``last`` (of one block; their blocks'
+        nodes included), but those in ``skip``, write any of ``locations``?"""
+        node = first.next
+        while node is not last:
+            if node not in skip and self.get_writes(node) & locations:
+                return True
+            node = node.next
+        return False
+
     def locations(self, v: Value) -> set[int]:
         """The locations ``v`` may point to, with what they contain."""
         return self._with_contained(self.points_to(v))

@@ -142,12 +142,7 @@ def _only_read(copy: Node, db: AliasDb) -> bool:
     for reader in readers:
         if reader.is_after(last):
             last = reader
-    at, x_locations = copy.next, db.points_to(x)
-    while at is not last:
-        if db.get_writes(at) & x_locations:
-            return False
-        at = at.next
-    return True
+    return not db.writes_between(copy, last, db.points_to(x))
 
 
 def _readers(value: Value, block, db: AliasDb, depth: int = 0) -> list[Node] | None:

@@ -60,12 +60,7 @@ def _written_between(db: AliasDb, cat: Node, node: Node) -> bool:
     locs = db.locations(cat.output())
     for piece in listed.inputs:
         locs |= db.locations(piece)
-    n = cat.next
-    while n is not node:
-        if db.get_writes(n) & locs:
-            return True
-        n = n.next
-    return False
+    return db.writes_between(cat, node, locs)
 
 
 def _rank(value: Value) -> int | None:

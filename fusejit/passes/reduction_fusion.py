@@ -610,16 +610,10 @@ def unwritten(members: list[Node], db: AliasDb) -> bool:
     """Does nothing between the first of ``members`` and the last write memory a member
     reads? The group runs at the last member's place, so its early members read their
     inputs there: ``p = a * b; a += 1; p.sum()`` must not sum ``(a + 1) * b``."""
-    inside = set(members)
     reads: set[int] = set()
     for m in members:
         reads |= db.get_reads(m)
-    between = members[0].next
-    while between is not members[-1]:
-        if between not in inside and db.get_writes(between) & reads:
-            return False
-        between = between.next
-    return True
+    return not db.writes_between(members[0], members[-1], reads, set(members))
 
 
 def make_group(graph: Graph, members: list[Node], kind: str) -> Node:

@@ -62,10 +62,9 @@ def sort_values_only(graph: Graph) -> bool:
 def _share_sorts(sorts: list[Node], db: AliasDb) -> None:
     """Later sorts of a vector one sort already made, in its block, read that one instead
     (``np.percentile(x, [5, 95])``: one sort per q as written; one partition at every position
-    read then), where nothing between the two writes what either sorts (``_unwritten``:
-    ``img -= lo`` after the percentiles of ``img``, or before both, leaves them one) and every
-    position the reads of both take is available before their first read (else each keeps its
-    own partition)."""
+    read then), where nothing between the two writes what either sorts (``img -= lo`` after
+    the percentiles of ``img``, or before both, leaves them one) and every position the reads
+    of both take is available before their first read (else each keeps its own partition)."""
     first: dict[tuple, Node] = {}
     for sort in sorts:
         if not _vector(sort.input(0)):
@@ -73,8 +72,9 @@ def _share_sorts(sorts: list[Node], db: AliasDb) -> None:
         source = _flattened_from(sort.input(0))
         key = (source, _constant(sort.input(1)), sort.owning_block)
         kept = first.setdefault(key, sort)
-        if kept is sort or not _unwritten(kept, sort, {source, kept.input(0), sort.input(0)},
-                                          db):
+        sorted_memory = set().union(*(db.locations(v)
+                                      for v in (source, kept.input(0), sort.input(0))))
+        if kept is sort or db.writes_between(kept, sort, sorted_memory):
             continue
         reads = _reads(sort)
         for size in reads[1] if reads is not None else ():  # (the kept sort's input's length)
@@ -82,20 +82,6 @@ def _share_sorts(sorts: list[Node], db: AliasDb) -> None:
         if _readable_together([kept, sort]):
             sort.output().replace_all_uses_with(kept.output())
             sort.destroy()
-
-
-def _unwritten(kept: Node, sort: Node, values: set[Value], db: AliasDb) -> bool:
-    """Does no node from ``kept`` to ``sort`` (of one block; their blocks' nodes included)
-    write memory any of ``values`` may use?"""
-    locations: set[int] = set()
-    for value in values:
-        locations |= db.locations(value)
-    node = kept.next
-    while node is not sort:
-        if db.get_writes(node) & locations:
-            return False
-        node = node.next
-    return True
 
 
 def _flattened_from(value: Value) -> Value:
@@ -298,13 +284,10 @@ def _widened(x: Value, first: Node) -> tuple[Value, Node] | None:
         return None
     db = AliasDb(flat.graph)
     written = db.locations(source)
-    node = cast.next
-    while True:     # (the node holding ``first`` too: its blocks may write before it)
-        if node is not first and db.get_writes(node) & written:
-            return None
-        if node is stop:
-            break
-        node = node.next
+    # (the node holding ``first`` too: its blocks may write before it)
+    if db.writes_between(cast, stop, written) or \
+            stop is not first and db.get_writes(stop) & written:
+        return None
     with flat.graph.inserting_after(flat):
         minus_one = flat.graph.insert_constant([-1])
         shaped = flat.graph.insert(flat.kind, [source, minus_one])
