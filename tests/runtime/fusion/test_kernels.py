@@ -407,6 +407,38 @@ def test_cached_plans_follow_strides_offsets_and_dtypes():
         assert not np.shares_memory(got[0], got[1])
 
 
+@pytest.mark.parametrize("dtype", [np.bool_, np.int8, np.uint16, np.int64, np.float32,
+                                   np.float64])
+def test_windows_of_strided_views_are_numpys(dtype):
+    """A strided view's window (``compiler._window``, compiled) holds what NumPy's
+    ``as_strided`` gives for it: the elements from its first to the last it reaches, of unit
+    stride, of its dtype, read-only where the view is; empty for an empty view. It keeps the
+    view's memory alive after every other reference is gone."""
+    import gc
+
+    from numpy.lib.stride_tricks import as_strided
+
+    from fusejit.runtime.fusion.compiler import _window
+
+    base = (np.arange(7 * 9 * 5) % 11).astype(dtype).reshape(7, 9, 5)
+    frozen = base[1:, ::2]
+    frozen.flags.writeable = False
+    views = [base[1:6, 2:7], base[::2, 1:, ::3], base[:, :0], base[2:3, 4:5, 1:2],
+             base.transpose(2, 0, 1)[1:], base[3, 1:, 2:], base[:, 2], frozen]
+    for view in views:
+        item = view.itemsize
+        span = 1 + sum((n - 1) * s // item for n, s in zip(view.shape, view.strides)) \
+            if view.size else 0
+        want = as_strided(view, shape=(span,), strides=(item,))
+        got = _window(view)
+        assert got.dtype == view.dtype and got.shape == want.shape and got.flags.c_contiguous
+        assert np.array_equal(got, want) and got.flags.writeable == want.flags.writeable
+    window = _window(np.arange(1000.0).reshape(10, 100)[2:5, 3:50])
+    gc.collect()
+    _ = [np.full(1000, -1.0) for _ in range(50)]
+    assert np.array_equal(window, np.arange(203.0, 203.0 + 2 * 100 + 47))
+
+
 def test_cached_plan_does_not_admit_declined_arrays():
     """A plan cached for native float32 arrays is not reused for arrays with the same shape and
     strides that the kernel must decline: another byte order, an ndarray subclass."""
