@@ -298,6 +298,8 @@ class _ElementWriter(_Writer):
             self.exprs[out] = self.name(x)
             return
         walk = self._indexed(node, depth)
+        if not accumulate:
+            self._check_int_store(values, dtype, depth)
         value = _cast(self.name(values), dtype)
         if _rank(values):   # (a copy in x's dtype: it may be a view of x itself)
             value = self.fresh("values")
@@ -337,6 +339,7 @@ class _ElementWriter(_Writer):
                                  f"{_cast(self.name(v), dtype)})")
             self.exprs[out] = name
             return
+        self._check_int_store(value, dtype, depth)
         if _rank(target) == 0:  # an element: ``base[i]``
             self.emit(depth, f"{name} = {_cast(self.name(value), dtype)}")
         elif _rank(value) not in (None, 0):
@@ -355,6 +358,20 @@ class _ElementWriter(_Writer):
         self.exprs[out] = name
 
     _fill_ = _copy_
+
+    def _check_int_store(self, value: Value, dtype: np.dtype, depth: int) -> None:
+        """Raise where an int (a Python int to NumPy) stored into an integer array is out of
+        its dtype's range (``x.fill(-1)`` of uint8), as NumPy does, where Numba's cast would
+        wrap it; the interpreter, which the call then falls back to, says which."""
+        if not isinstance(value.type, IntType) or dtype is None or dtype.kind not in "iu":
+            return
+        info = np.iinfo(dtype)
+        lo, hi = max(info.min, -(1 << 63)), min(info.max, (1 << 63) - 1)
+        if (lo, hi) == (-(1 << 63), (1 << 63) - 1):
+            return
+        v = self.name(value)
+        self.emit(depth, f"if {v} < {lo} or {v} > {hi}:")
+        self.emit(depth + 1, "raise OverflowError(\"an integer out of the array's range\")")
 
     def _cat(self, node: Node, out: Value, depth: int, fn: str = "concatenate") -> None:
         dtype = _dtype(out)

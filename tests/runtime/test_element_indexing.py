@@ -290,6 +290,53 @@ def test_stores_cast_values_to_the_arrays_dtype():
         same_arrays(run(*args()), casting_stores(*args()))
 
 
+def filled(x, idx, v):
+    x.fill(v)
+    return x
+
+
+def stored(x, idx, v):
+    x[...] = v
+    return x
+
+
+def put_at(x, idx, v):
+    x[idx] = v
+    return x
+
+
+def element_at(x, idx, v):
+    x[1] = v
+    return x
+
+
+@pytest.mark.parametrize("fn", [filled, stored, put_at, element_at])
+@pytest.mark.parametrize("dtype, v", [(np.uint8, 255), (np.uint8, -1), (np.uint8, 256),
+                                      (np.int8, -128), (np.int8, 128), (np.uint64, -1),
+                                      (np.int32, -(1 << 31) - 1)])
+def test_an_int_stored_out_of_its_arrays_range_raises(fn, dtype, v):
+    """An int stored into an integer array (a fill, a part, indices, an element) is NumPy's
+    Python int: out of the dtype's range NumPy raises, where Numba's cast would wrap it (-1
+    into uint8: 255). The compiled function raises too, and the jitted function's fallback,
+    the interpreter, gives NumPy's error at every call."""
+    def args():
+        return np.zeros(4, dtype), np.array([0, 3]), v
+
+    try:
+        want = fn(*args())
+    except OverflowError:
+        want = None
+    if want is not None:
+        same_arrays(compiled_whole(fn, *args())(*args()), want)
+        return
+    with pytest.raises(AssertionError, match="fell back"):
+        compiled_whole(fn, *args())(*args())
+    jitted = fusejit.jit(fn)
+    for _ in range(3):
+        with pytest.raises(fusejit.FusejitError, match="OverflowError"):
+            jitted(*args())
+
+
 def test_only_graphs_that_move_elements_run_whole_at_any_size():
     x, X, idx = np.arange(6.0), np.ones((3, 4)), np.array([0, 2])
     codes, table = np.array([1, 0], np.uint8), np.arange(4.0)
