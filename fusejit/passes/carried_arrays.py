@@ -62,21 +62,23 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..ir.constants import constant_value
 from ..ir.graph import Block, Graph, Node, Value
 from ..ir.symbols import Symbol, aten, prim
 from ..ir.types import BoolType, FloatType, IntType, ScalarType, TensorType
 from ..oplib.dtypes import category, result_type_from
 from .alias_analysis import AliasDb, _same_block_ancestor, has_side_effects
-from .dead_code_elimination import eliminate_dead_code
+from .dead_code_elimination import _may_write, eliminate_dead_code
 from .fresh_stores import _SAME_ARRAY, _is_fresh, reads_only
 from .more_maps import computed_from_any, is_map
 from .pass_checks import graph_pass
 
 KEPT_SHAPE = Symbol("fusejit::kept_shape")
 
-# in-place op -> its out-of-place op (None: the stored value itself)
+# in-place op -> its out-of-place op (None: the stored value itself; a fill, the array full
+# of its number: ``_filled``)
 _UPDATES = {aten.add_: aten.add, aten.sub_: aten.sub, aten.mul_: aten.mul, aten.div_: aten.div,
-            aten.copy_: None}
+            aten.copy_: None, aten.fill_: aten.full_like}
 # Ops that always make a new array, shared with nothing, besides a clone and the maps.
 _MADE = frozenset({aten.zeros, aten.zeros_like, aten.ones, aten.ones_like, aten.full,
                    aten.full_like, aten.empty, aten.empty_like})
@@ -143,13 +145,28 @@ def _carried(loop: Node, k: int, db: AliasDb) -> list[Node] | None:
         before = _same_block_ancestor(use.user, loop.owning_block)
         if before is None or not loop.is_after(before) or not reads_only(use.user, init, db):
             return None
-    if not loop.outputs[k].uses:
-        return None     # (its updates' values unused: their errors, NumPy's, would go with them)
     found = _updates(param, body, db, 1 + k)
     if found is None or result not in found[1] and not (
             _fresh_result(result, body, k, db) and _reads_last(result, found[0][-1], found[1])):
         return None
+    if not loop.outputs[k].uses and (found[0][0].kind == aten.copy_ or
+                                     not _kept_alive(loop, found[0])):
+        # (the loop's value unused after it: its updates' values, and the errors NumPy's
+        # raise, live on only where dead-code elimination keeps the loop, and this value
+        # carried: the first update reads the array the step starts with, which a store does
+        # not)
+        return None
     return found[0]
+
+
+def _kept_alive(loop: Node, updates: list[Node]) -> bool:
+    """Will dead-code elimination keep ``loop`` once ``updates`` are values: is another of
+    its results read after it, or does its body write memory or have side effects besides
+    them (``out[k] = acc.sum()``)?"""
+    def writes(block: Block) -> bool:
+        return any(node not in updates and (has_side_effects(node) or _may_write(node))
+                   or any(writes(b) for b in node.blocks) for node in block.nodes())
+    return any(out.uses for out in loop.outputs) or writes(loop.blocks[0])
 
 
 def _reads_last(result: Value, last: Node, members: set[Value], depth: int = 8) -> bool:
@@ -226,7 +243,8 @@ def _updates(start: Value, body: Block, db: AliasDb, result_at: int | None,
                 if use.offset != result_at and not any_result:
                     return None
             elif user.kind in _UPDATES and use.offset == 0:
-                if user.owning_block is not body or len(user.outputs) != 1:
+                if user.owning_block is not body or len(user.outputs) != 1 or \
+                        user.kind == aten.fill_ and _filled(user, target) is None:
                     return None
                 updates.append(user)
                 members.add(user.output())
@@ -276,6 +294,8 @@ def _result_dtype(update: Node, target: np.dtype) -> np.dtype | None:
     """The dtype of ``update``'s out-of-place op (its stored value's for a copy), or None."""
     if update.kind == aten.copy_:
         return _dtype(update.input(1))
+    if update.kind == aten.fill_:
+        return target if _filled(update, target) is not None else None
     kinds = [(target, "tensor"), _operand_kind(update.input(1))]
     return None if kinds[1] is None else result_type_from(kinds)
 
@@ -312,16 +332,16 @@ def _rewrite(graph: Graph, loop: Node, k: int, updates: list[Node]) -> None:
     value. Where an update's operand might have grown the array (``unproven``), a value is
     checked (``kept_shape``): the body's result at its end, where it is the last value or a
     map of it and numbers (of its shape) and nothing after the update writes an array the
-    caller can see or has side effects (``_harmless``); else the value right after the update
-    (such a write after it; ``x = x + y`` after the updates, which may grow ``x`` as NumPy
-    would)."""
+    caller can see or has side effects (``_harmless``; the later updates become values); else
+    the value right after the update (such a write after it; ``x = x + y`` after the updates,
+    which may grow ``x`` as NumPy would)."""
     body = loop.blocks[0]
     param, result = body.inputs[1 + k], body.outputs[1 + k]
     target = _dtype(param)
     members = {param} | {u.output() for u in updates}
     unproven = next((u for u in updates if not computed_from_any(u.input(1), members)), None)
     at_end = unproven is not None and computed_from_any(result, members) and \
-        all(_harmless(n) for n in body.nodes() if n.is_after(unproven))
+        all(_harmless(n) for n in body.nodes() if n.is_after(unproven) and n not in updates)
     current, values = param, {param}
     for node in list(body.nodes()):
         _read_current(node, members, current)
@@ -499,6 +519,14 @@ def _value_of(graph: Graph, update: Node, current: Value, target: np.dtype) -> V
     op = _UPDATES[update.kind]
     if op is None:
         value = update.input(1)
+    elif update.kind == aten.fill_:
+        # (np.full_like(x, v) of x's dtype; broadcast_read_fills makes one that is only read
+        # a view of one element)
+        none = graph.insert_constant(None)
+        node = graph.insert(op, [current, update.input(1), none, none, none, none, none])
+        node.source_range, node.text_line = update.source_range, update.text_line
+        node.output().type = _typed(current, target, current.type.rank)
+        value = node.output()
     else:
         node = graph.insert(op, [current, *update.inputs[1:]])
         node.source_range, node.text_line = update.source_range, update.text_line
@@ -512,6 +540,24 @@ def _value_of(graph: Graph, update: Node, current: Value, target: np.dtype) -> V
         cast.output().type = _typed(current, target, value.type.rank)
         value = cast.output()
     return value
+
+
+def _filled(fill: Node, target: np.dtype) -> int | float | bool | None:
+    """The number ``fill`` (``aten::fill_``: ``x.fill(v)``, ``x[...] = v``, ``x[:] = v``)
+    writes into an array of dtype ``target``, where it is a constant that dtype holds exactly
+    (so every way of writing it agrees: NumPy raises for -1 into uint8, where a full_like
+    would wrap it); else None."""
+    if len(fill.inputs) != 2 or fill.input(1).node.kind != prim.Constant:
+        return None
+    value = constant_value(fill.input(1).node)
+    if type(value) not in (bool, int, float):
+        return None
+    try:
+        held = np.array(value, dtype=target)
+    except (OverflowError, ValueError, TypeError):
+        return None
+    same = held.item() == value or value != value and held.item() != held.item()
+    return value if same else None
 
 
 def _typed(like: Value, dtype: np.dtype, rank: int) -> TensorType:

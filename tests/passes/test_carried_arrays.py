@@ -356,3 +356,131 @@ def test_the_updates_error_comes_first_as_in_numpy(fn, make, error):
             jitted(*args)
         if fn is grow_then_write:
             np.testing.assert_array_equal(args[1], np.zeros(4))
+
+
+def neighbours(board, steps):
+    b = board.copy()
+    nb = np.empty(b.shape, dtype=np.uint8)
+    alive = np.empty(steps, dtype=np.int64)
+    for t in range(steps):
+        nb.fill(0)                  # (a buffer reset each step: the counts start at 0)
+        for dy in (-1, 0, 1):
+            for dx in (-1, 0, 1):
+                if dy or dx:
+                    nb += np.roll(np.roll(b, dy, axis=0), dx, axis=1)
+        b = (nb == 3) | (b & (nb == 2))
+        alive[t] = np.count_nonzero(b)
+    return b, alive
+
+
+def step_sums(x, steps):
+    acc = np.zeros_like(x)
+    out = np.empty(steps)
+    for k in range(steps):
+        acc[...] = 0.5              # (acc itself is never read after the loop)
+        acc += x * k
+        acc *= np.sin(x)
+        out[k] = acc.sum()
+    return out
+
+
+def refilled(x, steps):
+    acc = np.zeros_like(x)
+    for _ in range(steps):
+        acc += x
+        acc[:] = 2.0                # (the last update a fill: the loop's value a new array)
+    return acc
+
+
+def filled_with_nan(x, steps):
+    acc = np.zeros_like(x)
+    for _ in range(steps):
+        acc.fill(np.nan)
+        acc += x
+    return acc
+
+
+def truncated(x, steps):
+    acc = np.zeros(x.shape, dtype=np.int64)
+    for _ in range(steps):
+        acc.fill(2.7)               # (2: a value int64 cannot hold, which stays a fill)
+        acc += x
+    return acc
+
+
+def filled_with_the_step(x, steps):
+    acc = np.zeros_like(x)
+    for t in range(steps):
+        acc.fill(t)                 # (not a constant: stays a fill)
+        acc += x
+    return acc
+
+
+@pytest.mark.parametrize("fn, make, fills_left", [
+    (neighbours, lambda rng: (rng.random((40, 50)) < 0.3, 12), 0),
+    (step_sums, lambda rng: (rng.standard_normal(3000), 20), 0),
+    (refilled, lambda rng: (rng.standard_normal(300), 4), 0),
+    (filled_with_nan, lambda rng: (rng.standard_normal(300), 4), 0),
+    (truncated, lambda rng: (rng.integers(0, 9, 300), 4), 1),
+    (filled_with_the_step, lambda rng: (rng.standard_normal(300), 4), 1),
+])
+def test_a_fill_of_a_carried_array_is_a_value(fn, make, fills_left):
+    """``x.fill(v)``, ``x[...] = v`` and ``x[:] = v`` of a constant the array's dtype holds
+    exactly start the array's values again: the loop carries them (a Game of Life's neighbour
+    counts are one kernel a step, with no update left in place), with NumPy's values and
+    dtypes at every call, and a fill as the step's last update leaves a new array of its own
+    (writeable, not a broadcast view). Other fills stay as they are."""
+    args = make(np.random.default_rng(8))
+    jitted = fusejit.jit(fn)
+    expected = fn(*args)
+    for _ in range(3):
+        got = jitted(*args)
+        for a, b in zip(got if isinstance(got, tuple) else (got,),
+                        expected if isinstance(expected, tuple) else (expected,), strict=True):
+            assert a.dtype == b.dtype and a.shape == b.shape
+            # (step_sums: the sum in the step's one row kernel, in its own order)
+            np.testing.assert_allclose(a, b, rtol=1e-13 if fn is step_sums else 0, atol=0)
+    if fn is refilled:
+        assert got.flags.writeable and got.strides == expected.strides
+        got[0] = 7.0
+        assert got[1] == 2.0
+    graph = jitted.graph_for(*args)
+    fills = [n for n in graph.all_nodes() if n.kind == aten.fill_ and n.input(0).type.rank]
+    assert len(fills) == fills_left         # (alive[t] = count: a fill of one element)
+    if fills_left == 0:
+        assert _in_place(graph) == [aten.copy_] * (fn is step_sums)   # (out[k] = ...)
+
+
+def grows_after_a_fill(m, steps):
+    x = np.zeros(3)
+    total = 0.0
+    for _ in range(steps):
+        x.fill(1.0)
+        x += m                      # (would broadcast x to m's shape: NumPy raises)
+        total += x.sum()
+    return total
+
+
+def negative_into_bytes(x, steps):
+    acc = np.zeros(x.shape, dtype=np.uint8)
+    for _ in range(steps):
+        acc.fill(-1)                # (NumPy raises: -1 is out of bounds for uint8)
+        acc += x
+    return acc
+
+
+def test_a_fill_keeps_numpys_errors():
+    with pytest.raises(ValueError):
+        grows_after_a_fill(np.ones((2, 3)), 2)
+    jitted = fusejit.jit(grows_after_a_fill)
+    for _ in range(2):
+        with pytest.raises(fusejit.FusejitError, match="broadcast shape"):
+            jitted(np.ones((2, 3)), 2)
+    assert jitted(np.ones(3), 4) == grows_after_a_fill(np.ones(3), 4)
+    x = np.ones(5, np.uint8)
+    with pytest.raises(OverflowError):
+        negative_into_bytes(x, 2)
+    jitted = fusejit.jit(negative_into_bytes)
+    for _ in range(2):
+        with pytest.raises((OverflowError, fusejit.FusejitError), match="out of bounds|-1"):
+            jitted(x, 2)
