@@ -31,7 +31,9 @@ array qualifies (``_carried``) where:
   array made before the loop and updated in it without being rebound (``vx[out] *= -1``)
   is made a value the loop carries first (``_carry``), the code after the loop reading the
   loop's result;
-* in the loop's body, each update of it (``+= -= *= /=``, ``x[...] = v`` as ``aten::copy_``) is
+* in the loop's body, each update of it (``+= -= *= /=``, ``x[...] = v`` as ``aten::copy_``,
+  ``x.fill(c)`` or ``x[:] = c`` of a constant its dtype holds exactly, whose value is
+  ``np.full_like(x, c)``: a buffer reset each step) is
   a node of the body itself (not of a branch), and every other use of it, at any depth, is an
   op that neither writes it nor keeps a view or list of it, or the body's result for its
   own place in the loop (once); the body's result is the array, or a new array the body
@@ -41,8 +43,10 @@ array qualifies (``_carried``) where:
   by maps from the array itself, so that it is at least the array's shape, and read by the
   store alone (``x[...] = y`` of another array ``y`` copies it: carried as ``y``, the two
   would be one array);
-* the loop's value of it is read after the loop, and a result made after the updates reads
-  the last of them (``_reads_last``).
+* the loop's value of it is read after the loop (or the loop stays for another reason: another
+  of its results read, a write in its body, ``out[k] = acc.sum()``; and the first update
+  reads the array, which keeps it carried: ``_kept_alive``), and a result made after the
+  updates reads the last of them (``_reads_last``).
 
 An in-place update never changes the array's shape: ``x += v`` raises where ``v`` would
 broadcast ``x`` to a larger one. A value computed by maps from ``x`` and numbers keeps its
