@@ -253,3 +253,82 @@ def test_cov_of_long_vectors_matches_numpy_with_the_arguments_kept():
             np.testing.assert_allclose(g, w, rtol=1e-10)
     np.testing.assert_array_equal(x, keep[0])
     np.testing.assert_array_equal(y, keep[1])
+
+
+# -- an array a loop carries, made anew each step ---------------------------------------------
+
+_CARRIED = """
+graph(%x : Double(*), %v : Double(*), %n : int):
+  %true : bool = prim::Constant[value=1]()
+  %one : int = prim::Constant[value=1]()
+  %none : NoneType = prim::Constant()
+  %z : Double(*) = aten::zeros_like(%x)
+  %acc : Double(*) = prim::Loop(%n, %true, {start})
+    block0(%i : int, %a : Double(*)):
+      %s : Double(*) = aten::add(%a, %v, %one)
+      %k : Double(*) = fusejit::kept_shape(%s, %a)
+      {more}
+      -> (%true, {result})
+  return (%acc{extra})"""
+
+
+@pytest.mark.parametrize("start, more, result, extra, marked", [
+    ("%z", "", "%k", "", True),
+    ("%x", "", "%k", "", False),                  # (the caller's array)
+    ("%z", "", "%k", ", %z", False),              # (the start read after the loop)
+    ("%z", "%w : Double(*) = aten::mul(%a, %v)", "%k", "", False),   # (read again)
+    ("%z", "%w : Double(*) = aten::slice(%k, %one, %one, %none, %one)", "%w", "", False),
+    ("%z", "%w : Double(*) = aten::slice(%k, %one, %one, %none, %one)", "%k", "", False),
+], ids=["made", "argument", "start-read-after", "read-again", "a-view-carried",
+        "a-view-taken"])
+def test_an_array_a_loop_carries_is_a_temporary_where_only_the_loop_holds_it(
+        start, more, result, extra, marked):
+    """The step's add may write into the array the step starts with where the loop started it
+    as a new array only the loop reads, each step ends it as a new array it made (through a
+    shape check), and nothing but the add reads it in the step; not where it is the caller's
+    array, the start is read elsewhere, the step reads it again, or a view of the step's new
+    array is carried or taken."""
+    graph = parse_ir(_CARRIED.format(start=start, more=more, result=result, extra=extra))
+    assert reuse_dead_temporaries(graph) == marked
+    assert _marked(graph) == ({"aten::add": 0} if marked else {})
+
+
+def shifted_sums(x, k, n):
+    acc = np.zeros(n)
+    for j in range(k):
+        acc += x[j:j + n]           # (a value the loop carries: carried_arrays)
+    return acc
+
+
+def argument_accumulated(x, y, k):
+    acc = x
+    for _ in range(k):
+        acc = acc + y               # (the first step's acc is the caller's x)
+    return acc
+
+
+def history_kept(x, y, k):
+    acc = np.zeros_like(x)
+    history = []
+    for _ in range(k):
+        acc = acc + y
+        history.append(acc)         # (each step's array kept: none may be written)
+    return acc, history[0]
+
+
+@pytest.mark.parametrize("fn, args, reuses", [
+    (shifted_sums, (RNG.standard_normal(BIG + 9), 9, BIG), True),
+    (argument_accumulated, (RNG.standard_normal(BIG), RNG.standard_normal(BIG), 5), False),
+    (history_kept, (RNG.standard_normal(BIG), RNG.standard_normal(BIG), 5), False),
+], ids=["shifted-sums", "argument", "history"])
+def test_loops_accumulating_a_new_array_match_numpy(fn, args, reuses):
+    jitted = fusejit.jit(fn)
+    copies = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    for _ in range(3):
+        got, want = jitted(*args), fn(*copies)
+        for g, w in zip(got if isinstance(got, tuple) else (got,),
+                        want if isinstance(want, tuple) else (want,), strict=True):
+            np.testing.assert_array_equal(g, w)
+        for a, c in zip(args, copies, strict=True):
+            np.testing.assert_array_equal(a, c)
+    assert bool(_marked(jitted.graph_for(*args))) == reuses
