@@ -484,7 +484,7 @@ def refresh() -> None:
     """Set the rule compiled products read from the cores other processes leave free
     (``cores.spare_cores``: measured at most every ``SAMPLE_S`` seconds, cheap between: the
     Python entry points of compiled stages and the host products call this on every call)."""
-    free = spare_cores()
+    free = spare_cores(products=True)
     if free < 0.5:                   # busy, or not known: small products on one thread
         threads, work = _cap[0], SERIAL_WORK_NS
     else:

@@ -314,6 +314,34 @@ def test_a_thread_outside_fusejit_is_another_process(fake_machine, monkeypatch):
     assert cores.free_cores() == pytest.approx(1.0)
 
 
+def test_openblas_spinning_is_a_load_to_kernels_but_not_to_products(fake_machine, monkeypatch):
+    """OpenBLAS's pool spinning after a product (a foreign thread's CPU time) leaves no core
+    free for a kernel's threads, which would wait for it, but is no load to a BLAS product,
+    whose work those threads take: ``blas.refresh`` then lets products use both cores. Another
+    process's load counts for both."""
+    monkeypatch.setattr(cores, "_assumed", [None])
+    for name in ("_held", "_held_products"):
+        monkeypatch.setattr(cores, name, [None])
+    monkeypatch.setattr(cores, "_taken", [0.0])
+    monkeypatch.setattr(cores, "_foreign", {42: 0.0})
+    monkeypatch.setattr(cores, "_foreign_then", [0.0])
+    thread = {"seconds": 0.0}
+    monkeypatch.setattr(cores, "_process_seconds", lambda tid, where="/proc": (
+        thread["seconds"] if (tid, where) == (42, "/proc/self/task") else None))
+    cores.free_cores()
+    fake_machine(cores.SAMPLE_S, own=0.2 + 0.2, others=0.0)     # (the pool's 0.2 s included)
+    thread["seconds"] += 0.2
+    assert (cores.spare_cores(), cores.spare_cores(products=True)) == (0.0, 1.0)
+    blas.refresh()
+    assert blas._STATE[0] == min(blas._cap[0], 2) and blas._STATE[1] == blas.PARALLEL_WORK_NS
+    fake_machine(cores.SAMPLE_S, own=0.2, others=0.0)
+    assert (cores.spare_cores(), cores.spare_cores(products=True)) == (1.0, 1.0)
+    fake_machine(cores.SAMPLE_S, own=0.2, others=0.25)           # (another process)
+    assert (cores.spare_cores(), cores.spare_cores(products=True)) == (0.0, 0.0)
+    blas.refresh()
+    assert blas._STATE[1] == blas.SERIAL_WORK_NS
+
+
 def test_a_slow_parallel_call_beside_a_running_foreign_thread_counts_the_cores_busy(
         fake_machine, monkeypatch):
     """A parallel call far slower than its fastest, while a thread from outside fusejit runs
