@@ -154,11 +154,15 @@ def fast_call_source(n_positional: int, n_required: int, n_keyword_only: int,
     call = f"({', '.join(everything)})"
     for s, (key, run) in enumerate(signatures):
         # (a key goes on with (position, value, types) of the parameters scripted as
-        # constants; the types are the position's own test, or a tuple's, which has none)
+        # constants; the types are the position's own test, or a tuple's, which has none; or
+        # (position, type) where the call passed what cannot be a constant, an array, which
+        # the position's own test tells)
         tests = [_test(i, k, names) for i, k in enumerate(key[:len(everything)])]
-        for i, value, _types in key[len(everything):]:
-            names[f"V{s}_{i}"] = value
-            tests.append(f"a{i} == V{s}_{i}")
+        for constant in key[len(everything):]:
+            if len(constant) == 3:
+                i, value, _types = constant
+                names[f"V{s}_{i}"] = value
+                tests.append(f"a{i} == V{s}_{i}")
         if len(key) < len(everything) or None in tests:
             continue
         entry = _entry_point(run, key[:len(everything)])

@@ -162,6 +162,20 @@ def _numbers(value: Any) -> bool:
         type(v) in _SCALARS or _numbers(v) for v in value)
 
 
+def _constant_key(i: int, value: Any) -> tuple:
+    """Parameter ``i``, scripted as a constant, in a signature's key: its value and the types
+    in it where the value can be a constant (a str, an int or bool, a tuple of numbers), else
+    its type alone (an array where an earlier call passed a tuple: then an input, of a
+    signature of its own)."""
+    if _can_be_constant(value):
+        return (i, value, _types_of(value))
+    return (i, type(value))
+
+
+def _can_be_constant(value: Any) -> bool:
+    return type(value) in (str, int, bool) or _numbers(value)
+
+
 def _types_of(value: Any) -> Any:
     """What tells ``(1, 2)`` from ``(1.0, 2.0)`` and ``(True,)`` in a key (they are equal)."""
     return tuple(map(_types_of, value)) if type(value) is tuple else type(value)
@@ -625,7 +639,7 @@ class JitFunction(Portable):
             key = tuple(("numpy scalar", k[0]) if i in scalars else k
                         for i, k in enumerate(key))
         if self._constant_params:
-            key += tuple((i, args[i], _types_of(args[i])) for i in self._constant_params)
+            key += tuple(_constant_key(i, args[i]) for i in self._constant_params)
         return key
 
     def _script(self, types: list[Type], args: tuple, strings: tuple = ()) -> Graph:
@@ -640,7 +654,8 @@ class JitFunction(Portable):
         each signature (their values are part of the key from then on), as JAX's static
         arguments and Numba's literals are. Also returns the returned value's structure and
         its NumPy scalars held as numbers (``scripted``)."""
-        constants = {i: args[i] for i in (*self._constant_params, *strings)}
+        constants = {i: args[i] for i in (*self._constant_params, *strings)
+                     if _can_be_constant(args[i])}
         while True:
             try:
                 graph, structure, kinds = scripted(self.fn, types, constants, scalars,
@@ -651,7 +666,9 @@ class JitFunction(Portable):
                 if i in constants or type(args[i]) not in (int, bool):
                     raise
                 constants[i] = args[i]
-        self._constant_params = tuple(sorted(constants))
+        # (once a constant, in every signature's key: by value, or by type where a call
+        # passes what cannot be one)
+        self._constant_params = tuple(sorted({*self._constant_params, *constants}))
         return graph, structure, kinds
 
     def _refresh_fast_call(self) -> None:
@@ -829,7 +846,7 @@ class JitFunction(Portable):
         key = (tuple(map(argument_key, args)) if _NDARRAY in types or self._device_arrays
                else types)
         if self._constant_params:
-            key += tuple((i, args[i], _types_of(args[i])) for i in self._constant_params)
+            key += tuple(_constant_key(i, args[i]) for i in self._constant_params)
         compiled = self._specialised.get(key)
         if compiled is None:
             if has_dask_arrays(args):

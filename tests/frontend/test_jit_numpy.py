@@ -1311,6 +1311,28 @@ def test_tuples_of_numbers_are_constants_of_the_signature():
         f(x, (1, "a"))
 
 
+def horner(coeffs, x):
+    result = np.zeros_like(x)
+    for c in coeffs:
+        result = result * x + c
+    return result
+
+
+def test_a_parameter_once_a_constant_may_take_an_array():
+    """A parameter scripted as a constant for one call (a tuple of numbers, a list) may take
+    an array in another: that call is a signature of its own (the array an input), and each
+    kind of argument keeps its own, in any order, with NumPy's values (an array there had
+    made the key unhashable: a TypeError from inside fusejit)."""
+    f = fusejit.jit(horner)
+    x = np.linspace(-2.0, 2.0, 50)
+    calls = [(2.0, -3.0), np.array([2.0, -3.0]), [5.0], np.array([1.0, 2.0, 3.0]), (1, 2),
+             np.arange(4).astype(np.float32)]
+    for _ in range(2):
+        for coeffs in calls:
+            _same(f(coeffs, x), horner(coeffs, x))
+    assert len(f._specialised) == 5      # (three constants; float64 and float32 vectors)
+
+
 _CHAIN_IR = """graph(%a : Double(*, *), %b : Double(*, *), %c : Double(*, *)):
   %one : int = prim::Constant[value=1]()
   %p : Double(*, *) = aten::mul(%a, %b)
