@@ -127,6 +127,28 @@ def _test(index: int, key: Any, names: dict[str, Any]) -> str | None:
     return None
 
 
+# The most numbers a tuple (or list) argument scripted as a constant may hold for the fast call
+# to test it element by element (a longer one takes the slow path's key).
+_NUMBERS_TESTED = 8
+
+
+def _numbers_test(index: int, value: Any, prefix: str, names: dict[str, Any]) -> str | None:
+    """The Python test that argument ``index`` is the flat tuple of numbers ``value``, or a
+    list of them (which the slow path would make that tuple), each of the same type (``(1, 2)``
+    and ``(1.0, 2.0)`` are equal, and two signatures; a NaN is equal to nothing, and takes the
+    slow path): None for another value. The numbers are globals ``prefix_j``."""
+    if type(value) is not tuple or len(value) > _NUMBERS_TESTED or \
+            any(type(v) not in _SCALARS for v in value):
+        return None
+    arg = f"a{index}"
+    tests = [f"(type({arg}) is tuple or type({arg}) is list)", f"len({arg}) == {len(value)}"]
+    for j, v in enumerate(value):
+        names[f"T_{type(v).__name__}"] = type(v)
+        names[f"{prefix}_{j}"] = v
+        tests.append(f"type({arg}[{j}]) is T_{type(v).__name__} and {arg}[{j}] == {prefix}_{j}")
+    return " and ".join(tests)
+
+
 def _array_rank(key: Any) -> int:
     """The rank an argument key gives an array (0 for other keys)."""
     if isinstance(key, tuple) and len(key) == 2 and isinstance(key[0], np.dtype):
@@ -161,6 +183,9 @@ def fast_call_source(n_positional: int, n_required: int, n_keyword_only: int,
         for constant in key[len(everything):]:
             if len(constant) == 3:
                 i, value, _types = constant
+                if tests[i] is None:        # (a tuple, or a list the slow path makes one)
+                    tests[i] = _numbers_test(i, value, f"V{s}_{i}", names)
+                    continue
                 names[f"V{s}_{i}"] = value
                 tests.append(f"a{i} == V{s}_{i}")
         if len(key) < len(everything) or None in tests:

@@ -119,6 +119,31 @@ def test_int_and_bool_arguments_used_as_axes_are_constants_of_the_signature():
         f(x, 1.5)
 
 
+def weighted(coeffs, x):
+    return sum(c * x ** k for k, c in enumerate(coeffs))
+
+
+def test_a_tuple_or_list_of_numbers_scripted_as_a_constant_takes_the_fast_call():
+    """A short tuple of numbers (or a list of them, which the slow path makes that tuple) is a
+    constant of its signature that the fast call tests number by number, each by type and
+    value, the values globals of the text, not text; a longer one, another value, a NaN or
+    a number of another type take the slow path, which keys it."""
+    f = fusejit.jit(weighted)
+    x = np.linspace(-1.0, 1.0, 9)
+    for coeffs in [(0.5, 2.0), [0.5, 2.0], (1, 2), [1.0, 2], (0.5, np.nan)] * 3:
+        assert_same(f(coeffs, x), weighted(coeffs, x))
+    key = next(k for k in f._specialised if (0, (0.5, 2.0), (float, float)) in k)
+    names: dict = {}
+    text = fast_call_source(2, 2, 0, [(key, f._specialised[key])], names)
+    assert "0.5" not in text and "2.0" not in text
+    assert "type(a0[1]) is T_float" in text and sorted(
+        v for k, v in names.items() if k.startswith("V0_0_")) == [0.5, 2.0]
+    long = tuple(float(k) for k in range(12))
+    assert_same(f(long, x), weighted(long, x))
+    key = next(k for k in f._specialised if (0, long, (float,) * 12) in k)
+    assert "a0[" not in fast_call_source(2, 2, 0, [(key, f._specialised[key])], {})
+
+
 def smooth(x, a):
     return (x[1:] * a + x[:-1] * (1 - a)).sum(), x * 2.0
 

@@ -1326,11 +1326,12 @@ def test_a_parameter_once_a_constant_may_take_an_array():
     f = fusejit.jit(horner)
     x = np.linspace(-2.0, 2.0, 50)
     calls = [(2.0, -3.0), np.array([2.0, -3.0]), [5.0], np.array([1.0, 2.0, 3.0]), (1, 2),
-             np.arange(4).astype(np.float32)]
-    for _ in range(2):
+             np.arange(4).astype(np.float32), [1.0, 2.0], [1, 2.0], (np.nan, 1.0), [2.0, -3.0]]
+    for _ in range(3):      # (the later calls through the fast call, which tests each number)
         for coeffs in calls:
             _same(f(coeffs, x), horner(coeffs, x))
-    assert len(f._specialised) == 5      # (three constants; float64 and float32 vectors)
+    # (six constants, (2.0, -3.0) and [2.0, -3.0] one; float64 and float32 vectors)
+    assert len(f._specialised) == 8
 
 
 _CHAIN_IR = """graph(%a : Double(*, *), %b : Double(*, *), %c : Double(*, *)):
