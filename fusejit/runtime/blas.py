@@ -46,7 +46,7 @@ from numba import njit, types
 from numba.extending import intrinsic
 
 from . import compile_cache  # noqa: F401  (caches the functions below with fusejit's own)
-from .cores import SAMPLE_S, free_cores, quota_threads, spare_cores
+from .cores import SAMPLE_S, free_cores, pool_spinning, quota_threads, spare_cores
 
 _log = logging.getLogger("fusejit")
 
@@ -510,6 +510,9 @@ def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     finally:
         if before:                      # (0: the count was left as it is)
             _restore(before)
+        elif _STATE[0] > 1 and macs * (_NS_PER_MAC_F32 if a.itemsize == 4 else
+                                        _NS_PER_MAC_F64) >= _STATE[1]:
+            pool_spinning()             # (its threads spin now: kernels run serially)
 
 
 @njit(cache=True)

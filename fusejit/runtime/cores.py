@@ -348,6 +348,18 @@ def _running(tid: int) -> bool:
     return bool(fields) and fields[0] == b"R"
 
 
+def pool_spinning() -> None:
+    """A product just ran on several of OpenBLAS's threads, which spin on their cores for a
+    while after it: a kernel's threads would wait there (``slow_parallel_call``), so act as on
+    a busy machine for kernels until the next sample, which sees the spin. Products, which the
+    spinning threads take, are not held back (``spare_cores(products=True)``). An assumed
+    count stands."""
+    if _assumed_count() is None:
+        spare_cores()               # (a sample due now is taken first, and then overruled)
+        _free[0] = 0.0
+        _taken[0] = time.monotonic()
+
+
 def slow_parallel_call() -> None:
     """A parallel call just took far longer than its fastest (``fusion/compiler.SLOW_FACTOR``).
     Where a foreign thread (``_foreign``) is running, it waited for that thread's core (the
@@ -360,5 +372,5 @@ def slow_parallel_call() -> None:
 
 
 __all__ = ["CORES", "HYSTERESIS", "QUOTA", "SAMPLE_S", "assume_free_cores", "count_as_own",
-           "forget", "free_cores", "free_cores_assumed", "quota_cores", "quota_threads",
-           "settle", "slow_parallel_call", "spare_cores"]
+           "forget", "free_cores", "free_cores_assumed", "pool_spinning", "quota_cores",
+           "quota_threads", "settle", "slow_parallel_call", "spare_cores"]

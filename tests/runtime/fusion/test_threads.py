@@ -9,6 +9,7 @@ import os
 import time
 
 import numba
+import numpy as np
 import pytest
 
 import fusejit
@@ -340,6 +341,30 @@ def test_openblas_spinning_is_a_load_to_kernels_but_not_to_products(fake_machine
     assert (cores.spare_cores(), cores.spare_cores(products=True)) == (0.0, 0.0)
     blas.refresh()
     assert blas._STATE[1] == blas.SERIAL_WORK_NS
+
+
+def test_after_a_product_on_several_threads_kernels_run_serially_until_the_next_sample(
+        fake_machine, monkeypatch):
+    """A host product that used several of OpenBLAS's threads leaves them spinning: kernels
+    (whose threads would wait for those cores) act as on a busy machine until the next sample;
+    products do not. A product on one thread changes nothing."""
+    if not blas._SWITCH_THREADS or blas._cap[0] < 2:
+        pytest.skip("needs NumPy's OpenBLAS with two threads or more")
+    monkeypatch.setattr(cores, "_assumed", [None])
+    for name in ("_held", "_held_products"):
+        monkeypatch.setattr(cores, name, [None])
+    monkeypatch.setattr(cores, "_taken", [0.0])
+    monkeypatch.setattr(cores, "_foreign_then", [0.0])
+    cores.free_cores()
+    fake_machine(cores.SAMPLE_S, own=0.2, others=0.0)
+    small = np.ones((4, 4))
+    big = np.ones((300, 300))
+    np.testing.assert_array_equal(blas.matmul(small, small), small @ small)
+    assert (cores.spare_cores(), cores.spare_cores(products=True)) == (1.0, 1.0)
+    np.testing.assert_array_equal(blas.matmul(big, big), big @ big)
+    assert (cores.spare_cores(), cores.spare_cores(products=True)) == (0.0, 1.0)
+    fake_machine(cores.SAMPLE_S, own=0.2, others=0.0)
+    assert cores.spare_cores() == 1.0
 
 
 def test_a_slow_parallel_call_beside_a_running_foreign_thread_counts_the_cores_busy(
