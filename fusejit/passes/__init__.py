@@ -37,6 +37,7 @@ from .reduction_fusion import fuse_row_reductions
 from .reused_temporaries import reuse_dead_temporaries
 from .rolls_as_views import rolls_as_views
 from .shape_analysis import argument_type, propagate_input_shapes
+from .short_products import expand_short_products
 from .sibling_maps import fuse_sibling_maps
 from .sorted_values import sort_values_only
 from .view_inputs import move_views_into_groups
@@ -47,7 +48,8 @@ __all__ = [
     "canonicalize_graph_fuser_ops", "constant_pooling", "constant_propagation",
     "custom_fuse_graph", "desugar_trip_counts", "distribute_maps_over_cat", "drop_unused",
     "eliminate_common_subexpression",
-    "eliminate_dead_code", "find_last_uses", "flatten_io", "functionalize_carried_arrays",
+    "eliminate_dead_code", "expand_short_products", "find_last_uses", "flatten_io",
+    "functionalize_carried_arrays",
     "functionalize_fresh_stores",
     "functionalize_fresh_updates",
     "fuse_backward_graph", "fuse_graph",

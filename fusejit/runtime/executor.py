@@ -533,7 +533,8 @@ def _optimise(graph: Graph, inputs: Sequence[Any], device: CpuDevice | CudaDevic
     (``passes/fresh_stores.py``), sort only for the values read (``passes/sorted_values.py``),
     read the rolls of an array as windows of one wrapped copy (``passes/rolls_as_views.py``),
     add up the terms of ``+=`` into zeros first (``passes/accumulations.py``)
-    and map the pieces of a concatenation (``passes/maps_over_cat.py``), then after the
+    and map the pieces of a concatenation (``passes/maps_over_cat.py``), write products with
+    a short constant vector as their terms (``passes/short_products.py``), then after the
     fuser fuse the maps PyTorch's list leaves out
     (``passes/more_maps.py``) and the maps of one array that feed nothing of each other
     (``passes/sibling_maps.py``), form row-reduction groups, groups of one costly map
@@ -547,6 +548,7 @@ def _optimise(graph: Graph, inputs: Sequence[Any], device: CpuDevice | CudaDevic
         constant_propagation,
         distribute_maps_over_cat,
         eliminate_dead_code,
+        expand_short_products,
         functionalize_carried_arrays,
         functionalize_fresh_stores,
         functionalize_fresh_updates,
@@ -579,6 +581,7 @@ def _optimise(graph: Graph, inputs: Sequence[Any], device: CpuDevice | CudaDevic
             eliminate_dead_code(graph)      # (the rolls' slices and cuts)
         sum_fresh_accumulations(graph)
         distribute_maps_over_cat(graph)
+        expand_short_products(graph)
     for run_pass in FUSION_PIPELINE:
         run_pass(graph)
     if reductions and device.name == "cpu":
