@@ -168,8 +168,19 @@ def _constant_key(i: int, value: Any) -> tuple:
     its type alone (an array where an earlier call passed a tuple: then an input, of a
     signature of its own)."""
     if _can_be_constant(value):
-        return (i, value, _types_of(value))
+        return (i, _nan_free(value), _types_of(value))
     return (i, type(value))
+
+
+class _NaN:
+    """A NaN in a key: equal to every other (a float NaN equals nothing, so a tuple holding a
+    new NaN object at each call missed every key, and each call scripted and compiled anew)."""
+
+
+def _nan_free(value: Any) -> Any:
+    if type(value) is tuple:
+        return tuple(map(_nan_free, value))
+    return _NaN if type(value) is float and value != value else value
 
 
 def _can_be_constant(value: Any) -> bool:

@@ -1334,6 +1334,18 @@ def test_a_parameter_once_a_constant_may_take_an_array():
     assert len(f._specialised) == 8
 
 
+def test_a_constant_tuple_holding_a_nan_is_one_signature():
+    """A NaN equals nothing, not even itself: a tuple of numbers holding a new NaN object at
+    each call is still one signature (it had missed every key, and each call scripted and
+    compiled anew), with NumPy's values."""
+    f = fusejit.jit(horner)
+    x = np.linspace(-2.0, 2.0, 20)
+    for k in range(4):
+        coeffs = (float("nan") if k % 2 else float(np.float64(np.nan)), 1.0, 2.0)
+        _same(f(coeffs, x), horner(coeffs, x))
+    assert len(f._specialised) == 1
+
+
 _CHAIN_IR = """graph(%a : Double(*, *), %b : Double(*, *), %c : Double(*, *)):
   %one : int = prim::Constant[value=1]()
   %p : Double(*, *) = aten::mul(%a, %b)
