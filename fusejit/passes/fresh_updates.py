@@ -60,6 +60,7 @@ from .dead_code_elimination import eliminate_dead_code
 from .fresh_stores import _SAME_ARRAY
 from .more_maps import computed_from_any, is_map
 from .pass_checks import graph_pass
+from .raising import located, raise_unless
 from .reduction_fusion import blocks_within
 
 # The error of an in-place update whose operand would broadcast the array to a larger shape
@@ -157,9 +158,7 @@ def _check_growths(graph: Graph, at: Node, leaves: list[Value], grows: list[Valu
     of the leaves' (the leaves broadcast already, so any size of theirs but 1 is the
     array's)."""
     def op(kind, inputs, type_):
-        made = graph.insert(kind, inputs)
-        made.source_range, made.text_line = at.source_range, at.text_line
-        return made.output().set_type(type_)
+        return located(graph, at, kind, inputs, type_)
 
     with graph.inserting_before(at):
         one = graph.insert_constant(1)
@@ -176,16 +175,8 @@ def _check_growths(graph: Graph, at: Node, leaves: list[Value], grows: list[Valu
                         fits = op(aten["__or__"], [fits, op(aten.eq, [size, theirs], BOOL)],
                                   BOOL)
                 ok = fits if ok is None else op(aten["__and__"], [ok, fits], BOOL)
-        if ok is None:
-            return          # (0-d operands: nothing can grow)
-        check = graph.insert(prim.If, [ok], 0)
-        check.source_range, check.text_line = at.source_range, at.text_line
-        check.add_block()
-        fail = check.add_block()
-    with graph.inserting_before(fail.return_node):
-        message = graph.insert_constant(GROWS_MESSAGE)
-        raised = graph.insert(prim.RaiseException, [message], 0)
-        raised.source_range, raised.text_line = at.source_range, at.text_line
+    if ok is not None:      # (0-d operands: nothing can grow)
+        raise_unless(graph, at, ok, GROWS_MESSAGE)
 
 
 def _reaches_result(members: set[Value], last: Node, block: Block) -> bool:

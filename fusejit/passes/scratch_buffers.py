@@ -54,6 +54,7 @@ from ..ir.symbols import aten, prim
 from ..ir.types import BOOL, INT, NoneType, TensorType
 from .graph_fuser import is_simple_map
 from .pass_checks import graph_pass
+from .raising import located, raise_unless
 
 # Ops making a new array, and which of their inputs gives its shape: a size list, or an
 # array whose shape it copies.
@@ -339,9 +340,7 @@ def _check_shape(graph: Graph, at: Node, target: Value, value: Value) -> None:
     leaves = _leaves(value, rank)
 
     def op(kind, inputs, type_):
-        made = graph.insert(kind, inputs)
-        made.source_range = at.source_range
-        return made.output().set_type(type_)
+        return located(graph, at, kind, inputs, type_)
 
     with graph.inserting_before(at):
         one = graph.insert_constant(1)
@@ -360,13 +359,7 @@ def _check_shape(graph: Graph, at: Node, target: Value, value: Value) -> None:
                 hit = same if hit is None else op(aten["__or__"], [hit, same], BOOL)
             both = op(aten["__and__"], [fits, hit], BOOL)
             ok = both if ok is None else op(aten["__and__"], [ok, both], BOOL)
-        check = graph.insert(prim.If, [ok], 0)
-        check.source_range = at.source_range
-        check.add_block()
-        fail = check.add_block()
-    with graph.inserting_before(fail.return_node):
-        message = graph.insert_constant(SHAPE_MESSAGE)
-        graph.insert(prim.RaiseException, [message], 0).source_range = at.source_range
+    raise_unless(graph, at, ok, SHAPE_MESSAGE)
 
 
 def _merged(node: Node, values: list[Value]) -> Value:

@@ -35,6 +35,7 @@ from ..ir.types import BOOL, INT, TensorType
 from .dead_code_elimination import eliminate_dead_code
 from .more_maps import is_map
 from .pass_checks import graph_pass
+from .raising import located, raise_unless
 
 # The most elements a constant vector may have to be taken as its terms.
 MAX_TERMS = 8
@@ -126,9 +127,7 @@ def _expand(graph: Graph, node: Node, weights: np.ndarray) -> None:
     source, maps = _maps_from(a)
 
     def op(kind: str, inputs: list[Value], type_) -> Value:
-        made = graph.insert(kind, inputs)
-        made.source_range, made.text_line = node.source_range, node.text_line
-        return made.output().set_type(type_)
+        return located(graph, node, kind, inputs, type_)
 
     def column_type(value: Value) -> TensorType:
         return value.type.with_(sizes=value.type.sizes[:-1], strides=None)
@@ -137,14 +136,7 @@ def _expand(graph: Graph, node: Node, weights: np.ndarray) -> None:
         last = graph.insert_constant(-1)
         size = op(aten.size, [source, last], INT)
         fits = op(aten.eq, [size, graph.insert_constant(weights.size)], BOOL)
-        check = graph.insert(prim.If, [fits], 0)
-        check.source_range, check.text_line = node.source_range, node.text_line
-        check.add_block()
-        fail = check.add_block()
-    with graph.inserting_before(fail.return_node):
-        message = graph.insert_constant(MISMATCH_MESSAGE.format(k=weights.size))
-        raised = graph.insert(prim.RaiseException, [message], 0)
-        raised.source_range, raised.text_line = node.source_range, node.text_line
+    raise_unless(graph, node, fits, MISMATCH_MESSAGE.format(k=weights.size))
     with graph.inserting_before(node):
         term_type = out.type.with_(strides=None)
         one, total = graph.insert_constant(1), None
