@@ -311,6 +311,14 @@ def _state(typingctx, index):
 
 
 @njit(cache=True)
+def _allowed_threads(macs, itemsize):
+    """The threads the rule lets a product of ``macs`` multiply-adds of ``itemsize``-byte
+    floats use now: one under the serial work in force, else the count in force."""
+    cost = _NS_PER_MAC_F32 if itemsize == 4 else _NS_PER_MAC_F64
+    return _state(0) if macs * cost >= _state(1) else 1
+
+
+@njit(cache=True)
 def _serially(macs, itemsize):
     """Before a BLAS call of ``macs`` multiply-adds: set OpenBLAS's thread count for it by the
     rule (one thread, or the free cores), and return the count to put back after the call (0:
@@ -321,8 +329,7 @@ def _serially(macs, itemsize):
     OpenBLAS's own pthreads are switched."""
     if not _SWITCH_THREADS:
         return 0
-    cost = _NS_PER_MAC_F32 if itemsize == 4 else _NS_PER_MAC_F64
-    allowed = _state(0) if macs * cost >= _state(1) else 1
+    allowed = _allowed_threads(macs, itemsize)
     before = _get_threads()
     if before <= allowed:
         return 0
@@ -503,15 +510,15 @@ def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     cols = b.shape[-1] if b.ndim > 1 else 1
     batches = max(a.size // max(rows * k, 1), b.size // max(k * cols, 1), 1)
     # (at most 2**62: a size NumPy refuses must reach np.matmul, not overflow Numba's int64)
-    macs = batches * rows * k * cols * (_VECTOR_PRODUCT_FACTOR if rows == 1 or cols == 1 else 1)
-    before = _serially(min(macs, 1 << 62), a.itemsize)
+    macs = min(batches * rows * k * cols * (_VECTOR_PRODUCT_FACTOR if rows == 1 or cols == 1
+                                             else 1), 1 << 62)
+    before = _serially(macs, a.itemsize)
     try:
         return np.matmul(a, b)
     finally:
         if before:                      # (0: the count was left as it is)
             _restore(before)
-        elif _STATE[0] > 1 and macs * (_NS_PER_MAC_F32 if a.itemsize == 4 else
-                                        _NS_PER_MAC_F64) >= _STATE[1]:
+        elif _allowed_threads(macs, a.itemsize) > 1:
             pool_spinning()             # (its threads spin now: kernels run serially)
 
 
