@@ -15,6 +15,7 @@ from fusejit.ir.parser import parse_ir
 from fusejit.oplib.binary import REUSE_MIN_BYTES
 from fusejit.oplib.table import REUSES, make_operation
 from fusejit.passes.reused_temporaries import reuse_dead_temporaries
+from tests.runtime.conftest import same_arrays
 
 
 def _marked(graph: Graph) -> dict[str, int]:
@@ -325,10 +326,7 @@ def test_loops_accumulating_a_new_array_match_numpy(fn, args, reuses):
     jitted = fusejit.jit(fn)
     copies = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
     for _ in range(3):
-        got, want = jitted(*args), fn(*copies)
-        for g, w in zip(got if isinstance(got, tuple) else (got,),
-                        want if isinstance(want, tuple) else (want,), strict=True):
-            np.testing.assert_array_equal(g, w)
+        same_arrays(jitted(*args), fn(*copies))
         for a, c in zip(args, copies, strict=True):
             np.testing.assert_array_equal(a, c)
     assert bool(_marked(jitted.graph_for(*args))) == reuses
