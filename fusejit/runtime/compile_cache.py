@@ -383,6 +383,8 @@ class FusejitLocator(caching._CacheLocator):
 
     def __init__(self, py_func, root: Path | None, parts: tuple[str, ...]):
         self._lineno = py_func.__code__.co_firstlineno
+        # (Numba's warning that a compile result cannot be cached names this file and line)
+        self._py_file = py_func.__code__.co_filename
         self._path = str((root or configured_root()).joinpath(*parts))
         _places[self._path] = (root, parts)
 

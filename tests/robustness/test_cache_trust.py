@@ -299,6 +299,26 @@ def test_users_own_numba_functions_are_left_alone(tmp_path, monkeypatch):
     assert not list(tmp_path.rglob("*.sha256"))
 
 
+def test_a_result_that_cannot_be_cached_warns_naming_its_file(private_cache):
+    # Numba declines to cache a compile result with lifted code or dynamic globals (every
+    # whole-graph function has them under NUMBA_OPT=0): it warns, naming the function's file
+    # and line, and the function runs uncached. The warning read a locator attribute that
+    # fusejit's locator lacked, and the compile raised AttributeError instead.
+    from types import SimpleNamespace
+
+    from numba.core.errors import NumbaWarning
+
+    from fusejit.runtime import lapack
+
+    impl = lapack.solve._cache._impl
+    assert isinstance(impl.locator, cc.FusejitLocator)
+    result = SimpleNamespace(lifted=[], library=SimpleNamespace(has_dynamic_globals=True),
+                             fndesc=SimpleNamespace(qualname="solve"))
+    with pytest.warns(NumbaWarning, match="Cannot cache compiled function .solve.") as seen:
+        assert impl.check_cachable(result) is False
+    assert seen[0].filename == lapack.__file__
+
+
 def test_digest_covers_every_module_compiled_code_reads(tmp_path, monkeypatch, request):
     import shutil
 
