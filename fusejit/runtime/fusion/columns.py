@@ -61,7 +61,6 @@ from .rowargs import _start as _arg_start
 from .rows import (
     _NAMES,
     ELEMENT,
-    NO_GATHERS,
     VIEWS,
     Reduction,
     RowGenerator,
@@ -177,8 +176,7 @@ class _ColumnGenerator(RowGenerator):
                  "        b = t // n_blocks",
                  "        j0 = (t - b * n_blocks) * block",
                  "        n = min(block, cols - j0)"]
-        if STRIDED in self.classes:
-            lines.append(f"        {NO_GATHERS}")
+        lines += ["        " + line for line in self.directives()]
         lines += [f"        ob{j} = bases[{n_tensors + j}, b]" for j in range(len(group.outputs))]
         # per-column outputs are written through slices of the block's columns (an indexed
         # store ``o0[ob0 + j0 + c]`` may wrap around and did not vectorise: x.mean(axis=0) of
@@ -528,8 +526,8 @@ def _only_returned(value) -> bool:
 
 
 def generate_columns(group, specs, classes, precise: bool = False, linear: bool = False,
-                     rows: int = 0):
+                     rows: int = 0, long_rows: bool = False):
     """The column kernel module's source and the outputs' dtypes (see ``rows.generate_rows``);
     ``rows``: a kernel for exactly that many rows, 1 to ``SHORT_ROWS`` (0: for any number)."""
     return module_text(_ColumnGenerator(group, specs, classes, precise, linear, rows=rows),
-                       "column-reduction")
+                       "column-reduction", long_rows)

@@ -45,7 +45,17 @@ from .columns import SHORT_ROWS, column_block, column_layout, generate_columns
 from .compiler import _NO_STATUS, FusedKernel, _Call, _Declined, _reshape, _Variant
 from .outputs import take_all
 from .plan import KernelDeclined
-from .rows import ELEMENT, FLAT, KEEPDIM_AT, NESTED, ROW, VIEWS, RowGroup, generate_rows
+from .rows import (
+    ELEMENT,
+    FLAT,
+    KEEPDIM_AT,
+    NESTED,
+    ROW,
+    VIEWS,
+    WIDE_ROW,
+    RowGroup,
+    generate_rows,
+)
 from .segments import axes_layout, generate_segments, per_row_only
 from .templates import DTYPE_ONLY
 
@@ -246,7 +256,7 @@ class RowKernel:
             plan = self._plans[key] = self._make_plan(specs, shapes, strides)
         return specs, flats, scalars, plan, (tuple(s.key() for s in specs), plan.classes,
                                              plan.linear, plan.columns, plan.short,
-                                             plan.split, plan.per_row)
+                                             plan.split, plan.per_row, plan.n >= WIDE_ROW)
 
     def _make_plan(self, specs: list[ArgSpec], shapes: list, strides: list) -> _RowPlan:
         group = self.group
@@ -464,14 +474,15 @@ class RowKernel:
         return self._generate(specs, plan)[0]
 
     def _generate(self, specs: list[ArgSpec], plan: _RowPlan) -> tuple[str, list]:
+        long_rows = plan.n >= WIDE_ROW      # (the length of the kernel's vectorised loop)
         if plan.columns == "segments":
             return generate_segments(self.group, specs, list(plan.classes), self.precise,
-                                     plan.linear)
+                                     plan.linear, long_rows)
         if plan.columns:
             return generate_columns(self.group, specs, list(plan.classes), self.precise,
-                                    plan.linear, rows=plan.short)
+                                    plan.linear, rows=plan.short, long_rows=long_rows)
         return generate_rows(self.group, specs, list(plan.classes), self.precise, plan.linear,
-                             plan.split, plan.per_row)
+                             plan.split, plan.per_row, long_rows)
 
     def __call__(self, *inputs) -> tuple[np.ndarray, ...]:
         quick = self._quick

@@ -146,7 +146,8 @@ class _SegmentGenerator(RowGenerator):
         per = f"max(1, (rows + {self.CHUNKS - 1}) // {self.CHUNKS})" if parallel else "rows"
         loop = "prange" if parallel else "range"
         top = ["total = n * n_seg", f"per = {per}", "n_chunks = (rows + per - 1) // per"]
-        chunk = [f"for k in {loop}(n_chunks):", "    lo = k * per", "    hi = min(lo + per, rows)"]
+        chunk = ([f"for k in {loop}(n_chunks):"] + ["    " + line for line in self.directives()]
+                 + ["    lo = k * per", "    hi = min(lo + per, rows)"])
         row_nodes = [n for n in group.graph.nodes()
                      if n in self.code and group.classes[n.output()] != ELEMENT]
         restore: list[str] = []     # a row's per-row values of the passes made so far
@@ -192,11 +193,12 @@ def _split_pass(lines: list[str]) -> tuple[list, list[str], list[str], list[str]
     return starts, before, lines[first:end], [_COUNT.sub("total", line) for line in lines[end:]]
 
 
-def generate_segments(group, specs, classes, precise: bool = False, linear: bool = False):
+def generate_segments(group, specs, classes, precise: bool = False, linear: bool = False,
+                      long_rows: bool = False):
     """The segmented row kernel module's source and the outputs' dtypes (see
     ``rows.generate_rows``)."""
     return module_text(_SegmentGenerator(group, specs, classes, precise, linear),
-                       "segmented row-reduction")
+                       "segmented row-reduction", long_rows)
 
 
 __all__ = ["axes_layout", "generate_segments", "per_row_only"]

@@ -144,6 +144,12 @@ STRIP_FORMS = ({"vp.pow_simd_f32": ("vp.pow_strip_f32", "vp.pow_outside_simd_f32
                if simd.HOST_AVX512 else {})
 
 
+# Hand-written vector functions (``simd``) that only LLVM's loop vectoriser reaches: a loop it
+# leaves scalar calls them for one lane at a time, 16 lanes' work (a kernel calling one asks
+# for the vectors they take: ``rows.module_text``).
+WIDENED_CALLS = ("vp.pow_simd_f32(",) if simd.HOST_AVX512 else ()
+
+
 def vector_function(name: str, host: bool = True) -> str:
     """The qualified name of vectorised function ``name`` in a kernel module: this host's form
     of it (``HOST_FORMS``), or with ``host`` false the portable one."""

@@ -4,6 +4,9 @@ broadcast inputs, 1-d and 3-d inputs, rows of one element, and empty inputs (int
 
 from __future__ import annotations
 
+import re
+
+import numba
 import numpy as np
 import pytest
 
@@ -11,7 +14,7 @@ import fusejit
 from fusejit.examples import layer_norm, log_sum_exp, softmax
 from fusejit.ir.symbols import prim
 from fusejit.runtime import cores, executor
-from fusejit.runtime.fusion import columns, row_kernel, rows
+from fusejit.runtime.fusion import columns, row_kernel, rows, simd
 from fusejit.runtime.fusion import plan as plans
 from fusejit.runtime.fusion.row_kernel import RowKernel
 from fusejit.runtime.fusion.rows import EXTREMA_BLOCK
@@ -870,3 +873,80 @@ def test_element_outputs_of_a_rows_shape_are_written_once_a_row(shape, parallel,
     for g, w in zip(got, want):
         assert g.dtype == w.dtype and g.shape == w.shape
         np.testing.assert_array_equal(g, w)
+
+
+def row_means_of_a_power(x, p: float):
+    return (x ** p).mean(axis=-1)
+
+
+def column_means_of_a_power(x, p: float):
+    return (x ** p).mean(axis=0)
+
+
+def mean_of_a_power(x, p: float):
+    return (x ** p).mean()
+
+
+def _kernel_function_ir(variant) -> str:
+    """The optimised LLVM IR of ``variant``'s serial kernel itself (not its Python wrapper, nor
+    the functions it calls), compiled once more from its text uncached: Numba does not show
+    the IR of code loaded from its cache."""
+    namespace: dict = {}
+    exec(compile(variant.source.replace("cache=True", "cache=False"), "<probe>", "exec"),
+         namespace)
+    probe = namespace["kernel_serial"]
+    (signature,) = variant.serial.signatures
+    probe.compile(signature)
+    text = probe.inspect_llvm(signature)
+    functions = re.findall(r"^define [^\n]*@(\S+)\([^\n]*\n(.*?)^}", text, re.M | re.S)
+    (body,) = [body for name, body in functions
+               if "kernel_serial" in name and "cpython" not in name and
+               not name.startswith("cfunc.")]
+    return body
+
+
+@pytest.mark.skipif(not simd.HOST_AVX512, reason="the hand-written pow is AVX-512's")
+@pytest.mark.parametrize("fn, shape", [(row_means_of_a_power, (8, 3000)),
+                                       (column_means_of_a_power, (3000, 40)),
+                                       (mean_of_a_power, (50_001,))])
+def test_kernels_of_rows_and_columns_call_the_vector_pow(fn, shape, monkeypatch):
+    """A row or column kernel calling vectorised math asks LLVM for 512-bit vectors, as the
+    element-wise kernels do (``RowGenerator.directives``): without them LLVM left the loop
+    calling ``vp.pow_simd_f32`` scalar, the hand-written 16-lane pow run for one lane at a
+    time (``(x ** (1 / g)).mean()`` of 8M float32 at a quarter of NumPy's speed). The serial
+    kernel's own loop calls a vector variant of the pow; the parallel kernel of one long row
+    (its blocks shared among the threads, each chunk a function of its own) asks in each
+    chunk; NumPy's values on every call."""
+    x = np.random.default_rng(5).uniform(0.0, 2.0, shape).astype(np.float32)
+    kernel = RowKernel(_group_of(fn, x, 0.45))
+    for _ in range(2):
+        (got,) = kernel(x, 0.45)
+        np.testing.assert_allclose(got, fn(x, np.float32(0.45)), rtol=1e-5)
+    (variant,) = kernel._variants.values()
+    assert re.search(r"call (fastcc )?<\d+ x float> @fj_powf_v\d+", _kernel_function_ir(variant))
+    if fn is mean_of_a_power and numba.config.NUMBA_NUM_THREADS > 1:
+        monkeypatch.setattr(plans, "SERIAL_WORK_NS", 0)
+        source = RowKernel(_group_of(fn, x, 0.45)).source(x, 0.45)
+        parallel = source[source.index("def kernel_parallel"):source.index("def kernel_serial")]
+        assert re.search(r"for chunk in prange\(nchunks\):\n\s+vm\.wide_vectors\(\)", parallel)
+
+
+def _group_of(fn, *args):
+    fused = fusejit.compile(fusejit.script(fn), fuse=True, reductions=True)
+    (group,) = [n for n in fused.graph_for(*args).all_nodes()
+                if n.kind in (prim.RowReductionGroup, prim.ColumnReductionGroup)]
+    return group
+
+
+@pytest.mark.parametrize("cols, wide", [(10, False), (rows.WIDE_ROW - 1, False),
+                                        (rows.WIDE_ROW, True), (3000, True)])
+def test_vectorised_math_over_long_rows_asks_for_wide_vectors(cols, wide, kernels_only):
+    """Softmax's kernel (exp: vectorised math, no function that needs the widening) asks for
+    512-bit vectors over rows of ``WIDE_ROW`` elements or more only (rows of 10 took twice
+    the time so); its text for the other rows is the kernel it was before, and both give
+    NumPy's values."""
+    x = np.random.default_rng(2).standard_normal((40, cols)).astype(np.float32)
+    (group,) = _row_groups(softmax, x)
+    kernel = RowKernel(group)
+    assert ("vm.wide_vectors()" in kernel.source(x)) == wide
+    _rel_close(kernel(x), (softmax(x),), np.float32)
