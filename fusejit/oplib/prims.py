@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import JITException
+from ..errors import JITException, builtin_kind, make
 from .table import DTYPE_CODES, as_tensor, declare, register
 
 
@@ -95,7 +95,8 @@ register("aten::__isnot__(t1 self, t2 obj) -> bool", lambda self, obj: not _is(s
 
 
 def _raise_exception(message: Any = "Exception", *rest: Any) -> tuple:
-    raise JITException(str(message))
+    # (a JITException that is also the builtin class the message names: ValueError, ...)
+    raise make(JITException, builtin_kind(str(message)), str(message))
 
 
 def _warn(message: str, stacklevel: int = 2) -> tuple:

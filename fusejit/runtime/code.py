@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import FusejitError, InterpreterError
+from ..errors import FusejitError, InterpreterError, kind_of, make
 from ..ir.constants import constant_value
 from ..ir.graph import Block, ElidedTensor, Graph, Node, SourceRange, Value
 from ..ir.symbols import prim
@@ -394,7 +394,8 @@ def _node_error(cls: type[FusejitError], what: str, node: Node | None,
     if "ZeroDivisionError" in f"{type(cause).__name__}: {cause}":
         hint = ("\n(an integer // or % by zero: NumPy returns 0 there with a RuntimeWarning; "
                 "fusejit raises, as PyTorch does: check the divisor, or divide floats)")
-    error = cls(f"{what} (at {location}):\n  {shown}\n{type(cause).__name__}: {cause}{hint}")
+    error = make(cls, kind_of(cause),
+                 f"{what} (at {location}):\n  {shown}\n{type(cause).__name__}: {cause}{hint}")
     error.node = node
     error.source_range = source_range
     return error
