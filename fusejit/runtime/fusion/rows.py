@@ -972,10 +972,10 @@ def _split_blocks(block: str, buffers: list[str], inner: list[str], combined: li
     ``c0``, ``c1``; ``buffers``: its cut loops' block buffers) as chunks of blocks the threads
     share (each chunk's body, a function of its own, opening with the kernel's
     ``directives``), each block's partials (``part_types``: name -> dtype) kept in an array,
-    and then combined in block order as ``combined`` says, as the serial kernel combines them: the
-    result does not depend on the thread count or on which thread ran a block. (It may differ
-    from the serial kernel's in the last bit: LLVM may vectorise a block's reassociated sum
-    another way in each kernel.)"""
+    and then combined in block order as ``combined`` says, as the serial kernel combines
+    them: the result does not depend on the thread count or on which thread ran a block. (It
+    may differ from the serial kernel's in the last bit: LLVM may vectorise a block's
+    reassociated sum another way in each kernel.)"""
     count, edges = _blocks(block)
     parts = [p for line in combined for p in _PARTIAL.findall(line)]
     lines = [f"nb = {count}", f"nchunks = min(nb, {CHUNKS})"]
@@ -1055,11 +1055,11 @@ NO_GATHERS = "vm.no_gathers()"
 
 # Rows (of a row kernel; the columns of a column kernel, the runs of a segment kernel: its
 # vectorised loop's length) of this many elements or more run in 512-bit vectors where their
-# kernel calls vectorised math, as the element-wise kernels do (``codegen.wide``). Softmax of
-# rows of 10 elements took 2.2x the time so (LLVM's loop of 16 lanes never ran; with 256 bits
-# the loop of 8 did), of 100 float32 1.5x; over rows of 256, 1000 and 4096, float32 and
-# float64, softmax and log-sum-exp took 0.72-0.89x the time they take in the host's default
-# vectors (200,000-262,144 elements a call, two alternated rounds).
+# kernel calls vectorised math, as the element-wise kernels do (``codegen.wide``). In 512-bit
+# vectors softmax over rows of 10 elements took 2.2x the time (LLVM's loop of 16 lanes never
+# ran; the host's loop of 8 did), over rows of 100 float32 1.5x; over rows of 256, 1000 and
+# 4096, float32 and float64, softmax and log-sum-exp took 0.72-0.89x the time they take in
+# the host's default vectors (200,000-262,144 elements a call, two alternated rounds).
 WIDE_ROW = 256
 
 
