@@ -57,6 +57,14 @@ class JITException(FusejitError):
     """Raised by ``prim::RaiseException`` in a running graph."""
 
 
+class ShapeMismatch(RuntimeError, ValueError):
+    """Operands whose shapes an operation cannot take: a reshape to another number of
+    elements, arrays to broadcast, concatenate, stack or multiply whose sizes differ. The
+    ``RuntimeError`` PyTorch raises, and the ``ValueError`` NumPy raises for the same mistake
+    (an operation's error, which the running function's ``InterpreterError`` is an instance
+    of: ``kinded``)."""
+
+
 class InterpreterError(FusejitError):
     """An operation failed while a graph was running; the message names the node and its source."""
 

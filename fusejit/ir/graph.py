@@ -283,6 +283,7 @@ class Graph:
         new.copy_attributes(node)
         new.source_range = node.source_range
         new.text_line = node.text_line
+        new.origin = node.origin
         for value in node.inputs:
             new.add_input(value_map(value))
         for out in node.outputs:

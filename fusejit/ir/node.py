@@ -37,7 +37,7 @@ class Node:
 
     __slots__ = ("kind", "graph", "owning_block", "prev", "next", "_topo", "_inputs",
                  "_outputs", "_blocks", "_attrs", "_attr_text", "source_range", "text_line",
-                 "_schema_memo", "__weakref__")
+                 "origin", "_schema_memo", "__weakref__")
 
     def __init__(self, graph: Graph, kind: str):
         self.kind = Symbol(kind)
@@ -55,6 +55,9 @@ class Node:
         # The line of the IR text the node was parsed from (not printed): where errors point
         # when the text gave no source comment.
         self.text_line: int | None = None
+        # Where a node a pass made in place of others came from (the ``aten::cat`` a
+        # ``prim::FusedConcat`` replaced), not printed: PyTorch's pass gives it no source range.
+        self.origin: str | None = None
         # (registry version, kind, input types, schema): the passes ask for a node's schema
         # again and again, and the answer depends on nothing else.
         self._schema_memo: tuple | None = None
@@ -361,9 +364,12 @@ class Node:
 
     @property
     def location(self) -> str:
-        """Where the node came from: its source range, else its line in the parsed IR text."""
+        """Where the node came from: its source range, else the place of the node a pass made
+        it from (``origin``), else its line in the parsed IR text."""
         if self.source_range is not None:
             return str(self.source_range)
+        if self.origin is not None:
+            return self.origin
         if self.text_line is not None:
             return f"line {self.text_line} of the IR text"
         return "unknown"

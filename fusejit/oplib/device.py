@@ -20,6 +20,7 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
+from ..errors import ShapeMismatch
 from . import prims, tensor  # noqa: F401  (the overloads whose slots are filled here)
 from .dtypes import category
 from .table import OPS, wrap_dim
@@ -73,7 +74,7 @@ def _mm(xp, self, mat2):
     if self.ndim != 2 or mat2.ndim != 2:
         raise RuntimeError("self must be a matrix" if self.ndim != 2 else "mat2 must be a matrix")
     if self.shape[1] != mat2.shape[0]:
-        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({self.shape[0]}x"
+        raise ShapeMismatch(f"mat1 and mat2 shapes cannot be multiplied ({self.shape[0]}x"
                            f"{self.shape[1]} and {mat2.shape[0]}x{mat2.shape[1]})")
     tensor._check_matmul_dtypes(self, mat2)
     return xp.matmul(self, mat2)

@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import ShapeMismatch
 from ..ir.types import BoolType, FloatType, IntType, Type
 from .dtypes import DEFAULT_FLOAT, category, promote_types
 from .scalar import to_int64
@@ -51,13 +52,13 @@ def infer_size(shape: list[int], numel: int) -> tuple[int, ...]:
         raise RuntimeError(f"invalid shape dimension {min(shape)}")
     if infer:
         if known == 0 or numel % known != 0:
-            raise RuntimeError(f"shape '{_shape_text(shape)}' is invalid for input of size "
+            raise ShapeMismatch(f"shape '{_shape_text(shape)}' is invalid for input of size "
                                f"{numel}")
         sizes = list(shape)
         sizes[inferred] = numel // known
         return tuple(sizes)
     if known != numel:
-        raise RuntimeError(f"shape '{_shape_text(shape)}' is invalid for input of size {numel}")
+        raise ShapeMismatch(f"shape '{_shape_text(shape)}' is invalid for input of size {numel}")
     return tuple(shape)
 
 
@@ -159,7 +160,7 @@ def broadcast_sizes(*sizes: list[int]) -> list[int]:
             if result[i] == 1:
                 result[i] = s
             elif s != 1 and s != result[i]:
-                raise RuntimeError(f"The size of tensor a ({result[i]}) must match the size of "
+                raise ShapeMismatch(f"The size of tensor a ({result[i]}) must match the size of "
                                    f"tensor b ({s}) at non-singleton dimension {i}")
     return [int(s) for s in result]
 
@@ -291,7 +292,7 @@ def _cat(tensors: list[np.ndarray], dim: int = 0) -> np.ndarray:
     for i, t in enumerate(kept):
         if t.shape != first.shape and (t.ndim != first.ndim or any(a != b for d, (a, b) in
                                        enumerate(zip(t.shape, first.shape)) if d != dim)):
-            raise RuntimeError(f"Sizes of tensors must match except in dimension {dim}. "
+            raise ShapeMismatch(f"Sizes of tensors must match except in dimension {dim}. "
                                f"Expected {_shape_text(first.shape)} but got "
                                f"{_shape_text(t.shape)} for tensor number {i} in the list.")
     return np.concatenate([t.astype(dtype, copy=False) for t in kept], axis=dim)
@@ -310,7 +311,7 @@ def _stack(tensors: list[np.ndarray], dim: int = 0) -> np.ndarray:
             return np.array(tensors)
     for i, t in enumerate(tensors):
         if t.shape != tensors[0].shape:
-            raise RuntimeError(f"stack expects each tensor to be equal size, but got "
+            raise ShapeMismatch(f"stack expects each tensor to be equal size, but got "
                                f"{_shape_text(tensors[0].shape)} at entry 0 and "
                                f"{_shape_text(t.shape)} at entry {i}")
     dtype = _join_dtype(tensors)
@@ -444,7 +445,7 @@ def _mm(self: np.ndarray, mat2: np.ndarray) -> np.ndarray:
     if mat2.ndim != 2:
         raise RuntimeError("mat2 must be a matrix")
     if self.shape[1] != mat2.shape[0]:
-        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({self.shape[0]}x"
+        raise ShapeMismatch(f"mat1 and mat2 shapes cannot be multiplied ({self.shape[0]}x"
                            f"{self.shape[1]} and {mat2.shape[0]}x{mat2.shape[1]})")
     _check_matmul_dtypes(self, mat2)
     return _host_matmul(self, mat2)

@@ -398,6 +398,7 @@ class GraphFuser:
         fused.i_("dim", int(constant_value(cat.input(1).node)))
         fused.insert_before(list_construct)
         fused.output().copy_metadata(cat.output())
+        fused.origin = None if cat.location == "unknown" else cat.location
         return self.create_singleton_fusion_group(fused)
 
     def fuse_concats(self) -> None:

@@ -385,10 +385,11 @@ def _node_error(cls: type[FusejitError], what: str, node: Node | None,
     """``cls`` with PyTorch's wording: what failed, the node, its source location, the cause."""
     location = node.location if node is not None else "unknown"
     source_range = node.source_range if node is not None else None
-    inner = getattr(cause, "source_range", None) if isinstance(cause, FusejitError) else None
-    if location == "unknown" and inner is not None:
+    if location == "unknown" and isinstance(cause, FusejitError):
         # (a node the passes made, a FusionGroup: where its failing member came from)
-        location, source_range = str(inner), inner
+        inner = getattr(cause, "source_range", None)
+        location = str(inner) if inner is not None else getattr(cause, "located_at", location)
+        source_range = inner
     shown = str(node).strip() if node is not None else "?"
     hint = ""
     if "ZeroDivisionError" in f"{type(cause).__name__}: {cause}":
@@ -398,4 +399,5 @@ def _node_error(cls: type[FusejitError], what: str, node: Node | None,
                  f"{what} (at {location}):\n  {shown}\n{type(cause).__name__}: {cause}{hint}")
     error.node = node
     error.source_range = source_range
+    error.located_at = location
     return error
