@@ -20,6 +20,11 @@ from typing import Any
 
 import numpy as np
 
+try:
+    from numpy.exceptions import AxisError
+except ImportError:     # (NumPy 1.24)
+    from numpy import AxisError
+
 from ..errors import SchemaError
 from ..ir.schema import registry
 from ..ir.symbols import aten, prim
@@ -291,9 +296,10 @@ def as_tensor(value: Any) -> np.ndarray:
 
 
 def wrap_dim(dim: int, rank: int, what: str = "dim") -> int:
-    """A possibly negative dimension index made positive, PyTorch's range check included."""
+    """A possibly negative dimension index made positive, PyTorch's range check included: its
+    error is NumPy's ``AxisError``, an ``IndexError`` (PyTorch's class) and a ``ValueError``."""
     bound = max(rank, 1)  # a 0-dim tensor accepts dim 0 and -1
     if not -bound <= dim < bound:
-        raise IndexError(f"Dimension out of range (expected to be in range of "
-                         f"[{-bound}, {bound - 1}], but got {dim})")
+        raise AxisError(f"Dimension out of range (expected to be in range of "
+                        f"[{-bound}, {bound - 1}], but got {dim})")
     return dim + bound if dim < 0 else dim

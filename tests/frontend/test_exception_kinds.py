@@ -69,6 +69,10 @@ def product(a, b):
     return (a @ b) * 2.0
 
 
+def summed_along(a):
+    return a.sum(axis=3) + 1.0
+
+
 CASES = [
     (past_the_end, lambda: (np.arange(5.0), 7)),
     (mismatched, lambda: (np.ones(3), np.ones(4))),
@@ -81,6 +85,8 @@ CASES = [
     (joined, lambda: (np.ones((2, 3)), np.ones((2, 4)))),
     (stacked, lambda: (np.ones(3), np.ones(4))),
     (product, lambda: (np.ones((2, 3)), np.ones((4, 2)))),
+    # (an axis out of range: NumPy's AxisError, also PyTorch's IndexError)
+    (summed_along, lambda: (np.ones((2, 2)),)),
 ]
 
 
