@@ -281,9 +281,7 @@ class Graph:
             check_depth(node)  # clone_from recurses once per level
         new = Node(self, node.kind)
         new.copy_attributes(node)
-        new.source_range = node.source_range
-        new.text_line = node.text_line
-        new.origin = node.origin
+        new.copy_location(node)
         for value in node.inputs:
             new.add_input(value_map(value))
         for out in node.outputs:

@@ -362,6 +362,13 @@ class Node:
                              tuple(v.type for v in self._inputs), schema)
         return schema
 
+    def copy_location(self, other: Node) -> Node:
+        """Take ``other``'s place in the source (its source range, IR text line and
+        ``origin``), as a node a pass makes in its stead does; returns this node."""
+        self.source_range, self.text_line, self.origin = \
+            other.source_range, other.text_line, other.origin
+        return self
+
     @property
     def location(self) -> str:
         """Where the node came from: its source range, else the place of the node a pass made

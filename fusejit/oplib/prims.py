@@ -96,7 +96,8 @@ register("aten::__isnot__(t1 self, t2 obj) -> bool", lambda self, obj: not _is(s
 
 def _raise_exception(message: Any = "Exception", *rest: Any) -> tuple:
     # (a JITException that is also the builtin class the message names: ValueError, ...)
-    raise make(JITException, builtin_kind(str(message)), str(message))
+    text = str(message)
+    raise make(JITException, builtin_kind(text), text)
 
 
 def _warn(message: str, stacklevel: int = 2) -> tuple:

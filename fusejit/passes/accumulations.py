@@ -138,13 +138,13 @@ def _rewrite(graph: Graph, zeros: Value, chain: list[Node]) -> None:
             ranks = [total.type.rank, rank]
             _typed(op.output(), np.result_type(_dtype(total), _dtype(term)),
                    None if None in ranks else max(ranks), like)
-            op.source_range, op.text_line = update.source_range, update.text_line
+            op.copy_location(update)
             total = op.output()
         if _dtype(total) != target:     # (wider integer terms: the sum wraps into the array's)
             total = as_target(total)
         added = graph.insert(aten.add_, [zeros, total, one])
         added.output().type = last.output().type
-        added.source_range, added.text_line = last.source_range, last.text_line
+        added.copy_location(last)
     last.output().replace_all_uses_with(added.output())
     for update in reversed(chain):
         update.destroy()

@@ -374,7 +374,7 @@ def _kept(graph: Graph, value: Value, param: Value, unproven: Node) -> Value:
     check = graph.insert(KEPT_SHAPE, [value, param])
     check.output().type = value.type.with_(sizes=param.type.sizes, strides=None) \
         if isinstance(value.type, TensorType) else value.type
-    check.source_range, check.text_line = unproven.source_range, unproven.text_line
+    check.copy_location(unproven)
     return check.output()
 
 
@@ -528,19 +528,19 @@ def _value_of(graph: Graph, update: Node, current: Value, target: np.dtype) -> V
         # a view of one element)
         none = graph.insert_constant(None)
         node = graph.insert(op, [current, update.input(1), none, none, none, none, none])
-        node.source_range, node.text_line = update.source_range, update.text_line
+        node.copy_location(update)
         node.output().type = _typed(current, target, current.type.rank)
         value = node.output()
     else:
         node = graph.insert(op, [current, *update.inputs[1:]])
-        node.source_range, node.text_line = update.source_range, update.text_line
+        node.copy_location(update)
         ranks = [current.type.rank] + [v.type.rank for v in update.inputs[1:2]
                                        if isinstance(v.type, TensorType)]
         node.output().type = _typed(current, _result_dtype(update, target), max(ranks))
         value = node.output()
     if _dtype(value) != target:
         cast = graph.insert(aten.type_as, [value, current])
-        cast.source_range, cast.text_line = update.source_range, update.text_line
+        cast.copy_location(update)
         cast.output().type = _typed(current, target, value.type.rank)
         value = cast.output()
     return value

@@ -202,7 +202,7 @@ def broadcast_read_fills(graph: Graph) -> bool:
             false = graph.insert_constant(False)
             expanded = graph.insert(aten.expand, [filled, sizes, false])
         expanded.output().type = out.type.with_(strides=None)
-        expanded.source_range, expanded.text_line = node.source_range, node.text_line
+        expanded.copy_location(node)
         out.replace_all_uses_with(expanded.output())
         node.destroy()
         changed = True

@@ -112,7 +112,7 @@ def _distribute(graph: Graph, node: Node, position: int) -> None:
         joined.output().type = listed.output().type
         new_cat = graph.insert(aten.cat, [joined.output(), cat.input(1)])
         new_cat.output().type = out.type.dimensioned_only()
-        new_cat.source_range, new_cat.text_line = cat.source_range, cat.text_line
+        new_cat.copy_location(cat)
     out.replace_all_uses_with(new_cat.output())
     node.destroy()
     if not cat.output().uses:

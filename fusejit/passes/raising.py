@@ -17,7 +17,7 @@ def located(graph: Graph, at: Node, kind: str, inputs: list[Value], type_: Type)
     """``kind`` of ``inputs``, inserted where ``graph`` inserts now, located at ``at``: its
     output, typed ``type_``."""
     made = graph.insert(kind, inputs)
-    made.source_range, made.text_line = at.source_range, at.text_line
+    made.copy_location(at)
     return made.output().set_type(type_)
 
 
@@ -26,13 +26,13 @@ def raise_unless(graph: Graph, at: Node, ok: Value, message: str) -> None:
     error's type first: ``"ValueError: ..."``), both located at ``at``."""
     with graph.inserting_before(at):
         check = graph.insert(prim.If, [ok], 0)
-        check.source_range, check.text_line = at.source_range, at.text_line
+        check.copy_location(at)
         check.add_block()
         fail = check.add_block()
     with graph.inserting_before(fail.return_node):
         text = graph.insert_constant(message)
         raised = graph.insert(prim.RaiseException, [text], 0)
-        raised.source_range, raised.text_line = at.source_range, at.text_line
+        raised.copy_location(at)
 
 
 __all__ = ["located", "raise_unless"]

@@ -169,7 +169,7 @@ def _rewrite(graph: Graph, root: Value, rolls: list[_Roll]) -> None:
     with graph.inserting_before(first):
         pad = graph.insert(WRAP_PAD, [root, graph.insert_constant(pads)])
         pad.output().type = root.type.dimensioned_only()
-        pad.source_range, pad.text_line = first.source_range, first.text_line
+        pad.copy_location(first)
         for roll in rolls:
             with graph.inserting_before(roll.cat):
                 view = pad.output()
@@ -181,7 +181,7 @@ def _rewrite(graph: Graph, root: Value, rolls: list[_Roll]) -> None:
                         graph.insert_constant(end if end else None),
                         graph.insert_constant(1)])
                     cut.output().type = roll.cat.output().type.dimensioned_only()
-                    cut.source_range, cut.text_line = roll.cat.source_range, roll.cat.text_line
+                    cut.copy_location(roll.cat)
                     view = cut.output()
                 out = roll.cat.output()
                 for use in list(out.uses):

@@ -146,9 +146,7 @@ def _expand(graph: Graph, node: Node, weights: np.ndarray) -> None:
             for m in maps:          # (the operand's maps, on the column)
                 inputs = [column if isinstance(v.type, TensorType) and v.type.rank else v
                           for v in m.inputs]
-                copy = graph.insert(m.kind, inputs)
-                copy.source_range, copy.text_line = m.source_range, m.text_line
-                column = copy.output().set_type(column_type(m.output()))
+                column = located(graph, m, m.kind, inputs, column_type(m.output()))
             if column.type.dtype != out.type.dtype:    # (float32 by a float64 vector)
                 column = op(aten.type_as, [column, node.input(1)],
                             column.type.with_(scalar_type=out.type.scalar_type))

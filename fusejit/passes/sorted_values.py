@@ -207,7 +207,7 @@ def _sort_values(graph: Graph, gather: Node) -> Node:
         dim = graph.insert_constant(along)
         sort = graph.insert(SORT_VALUES, [x, dim])
     sort.output().type = gather.output().type
-    sort.source_range, sort.text_line = gather.source_range, gather.text_line
+    sort.copy_location(gather)
     gather.output().replace_all_uses_with(sort.output())
     gather.destroy()
     listed.destroy()        # (the positions along the other axes: dead code now)
@@ -242,7 +242,7 @@ def _select_sorted(graph: Graph, sort: Node) -> bool:
         listed.output().type = ListType(IntType())
         picked = graph.insert(SELECT_SORTED, [widened[0] if widened else x, listed.output()])
     picked.output().type = widened[0].type if widened else s.type
-    picked.source_range, picked.text_line = sort.source_range, sort.text_line
+    picked.copy_location(sort)
     s.replace_all_uses_with(picked.output())
     sort.destroy()
     if widened:
@@ -252,7 +252,7 @@ def _select_sorted(graph: Graph, sort: Node) -> bool:
             with graph.inserting_after(user):
                 cast = graph.insert(widened[1].kind, [value, widened[1].input(1)])
             cast.output().type = wide
-            cast.source_range, cast.text_line = user.source_range, user.text_line
+            cast.copy_location(user)
             value.replace_all_uses_with(cast.output())
             cast.replace_input(0, value)
             value.type = wide.with_(scalar_type=widened[0].type.scalar_type)
@@ -292,7 +292,7 @@ def _widened(x: Value, first: Node) -> tuple[Value, Node] | None:
         minus_one = flat.graph.insert_constant([-1])
         shaped = flat.graph.insert(flat.kind, [source, minus_one])
     shaped.output().type = x.type.with_(scalar_type=source.type.scalar_type)
-    shaped.source_range, shaped.text_line = flat.source_range, flat.text_line
+    shaped.copy_location(flat)
     return shaped.output(), cast
 
 
