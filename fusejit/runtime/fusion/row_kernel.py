@@ -119,6 +119,12 @@ class _RowPlan:
         self.serial = serial     # (by the busy rule)
         self._heads: dict[int, tuple] = {}
 
+    @property
+    def long_rows(self) -> bool:
+        """Are the kernel's vectorised loops (rows; a column kernel's columns, a segment
+        kernel's runs) ``WIDE_ROW`` elements or longer (``rows.module_text``)?"""
+        return self.n >= WIDE_ROW
+
     def launch(self) -> tuple[bool, int]:
         """(run the serial kernel?, columns per block) for a call now (``plan.Plan.launch``)."""
         if self.free_block is not None and plans.parallel_now(self.work, self.threads):
@@ -256,7 +262,7 @@ class RowKernel:
             plan = self._plans[key] = self._make_plan(specs, shapes, strides)
         return specs, flats, scalars, plan, (tuple(s.key() for s in specs), plan.classes,
                                              plan.linear, plan.columns, plan.short,
-                                             plan.split, plan.per_row, plan.n >= WIDE_ROW)
+                                             plan.split, plan.per_row, plan.long_rows)
 
     def _make_plan(self, specs: list[ArgSpec], shapes: list, strides: list) -> _RowPlan:
         group = self.group
@@ -474,15 +480,14 @@ class RowKernel:
         return self._generate(specs, plan)[0]
 
     def _generate(self, specs: list[ArgSpec], plan: _RowPlan) -> tuple[str, list]:
-        long_rows = plan.n >= WIDE_ROW      # (the length of the kernel's vectorised loop)
         if plan.columns == "segments":
             return generate_segments(self.group, specs, list(plan.classes), self.precise,
-                                     plan.linear, long_rows)
+                                     plan.linear, plan.long_rows)
         if plan.columns:
             return generate_columns(self.group, specs, list(plan.classes), self.precise,
-                                    plan.linear, rows=plan.short, long_rows=long_rows)
+                                    plan.linear, rows=plan.short, long_rows=plan.long_rows)
         return generate_rows(self.group, specs, list(plan.classes), self.precise, plan.linear,
-                             plan.split, plan.per_row, long_rows)
+                             plan.split, plan.per_row, plan.long_rows)
 
     def __call__(self, *inputs) -> tuple[np.ndarray, ...]:
         quick = self._quick
