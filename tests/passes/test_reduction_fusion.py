@@ -222,8 +222,10 @@ def test_a_number_read_of_a_reduction_moves_down_so_the_next_reduction_joins_it(
     kinds = [n.kind for n in graph.nodes() if n.kind != prim.Constant]
     assert kinds.index(aten.Int) < kinds.index(aten.add_)
     mine = y.copy()
-    got = fusejit.jit(count_then_written)(x, mine)
-    assert got == count_then_written(x, y.copy()) and np.array_equal(mine, y + 1.0)
+    got, want = fusejit.jit(count_then_written)(x, mine), count_then_written(x, y.copy())
+    # (the row kernel's sum is blocked as the host's vectors say, not in NumPy's order)
+    np.testing.assert_allclose(got[0], want[0], rtol=1e-14)
+    assert got[1] == want[1] and np.array_equal(mine, y + 1.0)
 
 
 def three_means_of_one_array(z, y):
