@@ -12,6 +12,7 @@ import pytest
 import fusejit
 from fusejit.runtime.element_function import compile_element_graph
 from fusejit.runtime.element_support import is_element_graph
+from tests.matrix import covered
 from tests.runtime.conftest import compiled_whole, refuse, scripted
 
 
@@ -36,9 +37,9 @@ def _close_to(got, want, a, v):
         4 * np.finfo(want.dtype).eps * scale
 
 
-@pytest.mark.parametrize("fn", [convolve_modes, correlate_modes])
-@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64])
-def test_convolve_and_correlate_in_every_mode_and_length(fn, dtype):
+@pytest.mark.parametrize("dtype, fn", covered([np.float64, np.float32, np.int64],
+                                               [convolve_modes, correlate_modes], strength=1))
+def test_convolve_and_correlate_in_every_mode_and_length(dtype, fn):
     rng = np.random.default_rng(5)
     lengths = range(1, 9)
     compiled = None
@@ -76,11 +77,16 @@ def counts(labels, weights):
             np.bincount(labels, minlength=9), np.bincount(labels, weights, 2))
 
 
-def test_bincount_counts_and_weighted_sums():
+# (one source for every dtype of labels, a compile each: the narrower ints are exhaustive)
+@pytest.mark.parametrize("dtype", [np.int64, *(pytest.param(d, marks=pytest.mark.exhaustive)
+                                               for d in (np.int32, np.uint8, np.int16))])
+def test_bincount_counts_and_weighted_sums(dtype):
     rng = np.random.default_rng(7)
-    for dtype in (np.int64, np.int32, np.uint8, np.int16):
-        labels = rng.integers(0, 6, 40).astype(dtype)
+    for each in (np.int64, np.int32, np.uint8, np.int16):     # (the same draws for each)
+        labels = rng.integers(0, 6, 40).astype(each)
         for weights in (rng.random(40), rng.random(40).astype(np.float32)):
+            if each is not dtype:
+                continue
             got, want = compiled_whole(counts, labels, weights)(labels, weights), \
                 counts(labels, weights)
             for g, w in zip(got, want):
@@ -229,18 +235,33 @@ def test_sorts_in_numpys_stable_order_with_nan_last():
     ``np.sort`` (``x[argsort(x)]`` as scripted) sorts the values themselves. Ties of equal
     values, -0.0 and 0.0 among them, and NaNs, in floats, ints and bools."""
     rng = np.random.default_rng(13)
+    compiled = None         # (one function for every float64 vector)
     for _ in range(20):
         x = rng.integers(-3, 3, rng.integers(3, 40)).astype(np.float64)
         x[rng.random(x.size) < 0.2] = np.nan
         x[rng.random(x.size) < 0.2] = -0.0
-        got, want = compiled_whole(orders, x)(x), orders(x)
+        compiled = compiled or compiled_whole(orders, x)
+        got, want = compiled(x), orders(x)
         np.testing.assert_array_equal(got[0], want[0])
         for g, w in zip(got[1:], want[1:]):    # (the values; zeros' signs by position)
             np.testing.assert_array_equal(g, w)
-    for x in (rng.integers(-5, 5, 30), rng.random(25) < 0.5, rng.standard_normal(9)):
-        for g, w in zip(compiled_whole(orders, x)(x), orders(x)):
-            assert g.dtype == w.dtype
-            np.testing.assert_array_equal(g, w)
+    ints = rng.integers(-5, 5, 30)
+    rng.random(25)      # (the bools' draw: bools sort in an exhaustive case, below)
+    for x in (ints, rng.standard_normal(9)):
+        _same_orders(x)
+
+
+def _same_orders(x):
+    for g, w in zip(compiled_whole(orders, x)(x), orders(x)):
+        assert g.dtype == w.dtype
+        np.testing.assert_array_equal(g, w)
+
+
+@pytest.mark.exhaustive
+def test_bools_sort_in_numpys_stable_order():
+    """Bools: the ints' source of the test above, compiled with Numba's sorts of bools."""
+    rng = np.random.default_rng(13)
+    _same_orders(rng.random(25) < 0.5)
 
 
 def quantiles(x):
@@ -274,7 +295,8 @@ def int_powers(a):
     return a ** 0, a ** 1, a ** 2, a ** 3, a ** 4, a[1] ** 3, (a[:2] ** 2)[1]
 
 
-@pytest.mark.parametrize("dtype", [np.int16, np.int64, np.uint8])
+@pytest.mark.parametrize("dtype", [np.int16, np.int64,
+                                   pytest.param(np.uint8, marks=pytest.mark.exhaustive)])
 def test_integer_powers_by_small_constants_wrap_as_numpys(dtype):
     """``a ** k`` of integers for k = 0..4 is written as products, which wrap as NumPy's power
     does (int16 cubes of hundreds, int64 fourth powers of millions); ``a ** 1`` is a new array."""

@@ -9,6 +9,8 @@ is the interpreter."""
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 
@@ -18,6 +20,17 @@ from fusejit.runtime.element_support import is_element_graph
 from tests.runtime.conftest import compiled_whole, same_arrays, scripted
 
 RNG = np.random.default_rng(17)
+
+
+def kept_where(keep, *axes):
+    """``pytest.param`` of every combination of the axes' values, those for which ``keep`` is
+    false marked ``exhaustive`` (a strided or transposed layout of a program's arguments is a
+    compile of its own, of the same source as the contiguous one's)."""
+    return [pytest.param(*combo, marks=[] if keep(*combo) else [pytest.mark.exhaustive])
+            for combo in itertools.product(*axes)]
+
+
+LAYOUTS = ["contiguous", pytest.param("strided", marks=pytest.mark.exhaustive)]
 
 
 def orders(t):
@@ -48,11 +61,13 @@ def triangles(m, b):
     return np.triu(m), np.tril(m, -1), np.triu(m, 2), np.tril(b, 1), np.triu(m.T, -1)
 
 
-def test_triangles_of_matrices_by_constant_diagonals():
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_triangles_of_matrices_by_constant_diagonals(layout):
     m = RNG.standard_normal((5, 7))
     b = RNG.random((4, 3)) < 0.5
     compiled = compiled_whole(triangles, m, b)
-    for args in [(m, b), (m[:, ::-2], b[::2]), (m[:0], b[:, :0])]:
+    cases = [(m[:, ::-2], b[::2])] if layout == "strided" else [(m, b), (m[:0], b[:, :0])]
+    for args in cases:
         same_arrays(compiled(*args), triangles(*args))
 
 
@@ -108,9 +123,10 @@ def ranked(x):
     return np.argsort(x), x[np.argsort(x)[-3:]], np.argsort(x, kind="heapsort")[:2]
 
 
-@pytest.mark.parametrize("dtype", [np.float64, pytest.param(np.float32,
-                                                        marks=pytest.mark.exhaustive)])
-def test_argsort_by_numpys_default_kind_where_the_order_is_unique(dtype):
+@pytest.mark.parametrize("dtype, layout", kept_where(
+    lambda dtype, layout: dtype == np.float64 and layout == "contiguous",
+    [np.float64, np.float32], ["contiguous", "strided"]))
+def test_argsort_by_numpys_default_kind_where_the_order_is_unique(dtype, layout):
     """Distinct values (one NaN among them goes last) have one order, which the compiled
     function gives; equal values, -0.0 and 0.0, or several NaN have NumPy's algorithm's, and
     the call reruns on the fallback."""
@@ -126,9 +142,12 @@ def test_argsort_by_numpys_default_kind_where_the_order_is_unique(dtype):
     compiled = compile_element_graph(graph, fallback)
     one_nan = x.copy()
     one_nan[7] = np.nan
-    for case in (x, x[::-2], one_nan, x[:1], x[:0]):
+    strided = layout == "strided"
+    for case in (x[::-2],) if strided else (x, one_nan, x[:1], x[:0]):
         same_arrays(compiled(case), ranked(case))
     assert not reran
+    if strided:     # (the ties below are copies of x: the contiguous case's)
+        return
     tied, zeros, nans = x.copy(), x.copy(), x.copy()
     tied[[3, 9]] = 0.5
     zeros[[3, 9]] = [0.0, -0.0]
@@ -148,9 +167,10 @@ def linear_algebra(a, b):
         np.linalg.eigvalsh(s, "U"), np.linalg.eigh(s)
 
 
-@pytest.mark.parametrize("dtype", [np.float64, pytest.param(np.float32,
-                                                              marks=pytest.mark.exhaustive)])
-def test_linear_algebra_has_numpys_bits(dtype):
+@pytest.mark.parametrize("dtype, layout", kept_where(
+    lambda dtype, layout: dtype == np.float64 and layout == "contiguous",
+    [np.float64, np.float32], ["contiguous", "transposed"]))
+def test_linear_algebra_has_numpys_bits(dtype, layout):
     """NumPy's own LAPACK routines on Fortran-ordered float64 copies, as NumPy calls them
     (``runtime/lapack.py``): the same values to the last bit, and float32 results as NumPy
     casts them."""
@@ -159,10 +179,12 @@ def test_linear_algebra_has_numpys_bits(dtype):
         a = RNG.standard_normal((n, n)).astype(dtype)
         b = RNG.standard_normal((n, 2)).astype(dtype)
         compiled = compiled or compiled_whole(linear_algebra, a, b)
+        if layout == "transposed":      # (any layout)
+            same_arrays(compiled(a.T, b[::-1])[:5], linear_algebra(a.T, b[::-1])[:5])
+            continue
         want = linear_algebra(a, b)
         flat = want[:5] + tuple(want[5]) + want[6:8] + tuple(want[8])
         same_arrays(compiled(a, b), flat)
-        same_arrays(compiled(a.T, b[::-1])[:5], linear_algebra(a.T, b[::-1])[:5])   # (any layout)
 
 
 def test_singular_matrices_are_numpys_answers_and_errors():
@@ -198,8 +220,11 @@ def fitted(t, y, ys):
     return np.polyfit(t, y, 3), np.polyfit(t, ys, 1), np.polyfit(t, y, 0)
 
 
-@pytest.mark.parametrize("shape", [(30, 4), (4, 4), (3, 7), (200, 1)])
-def test_least_squares_and_polynomial_fits_have_numpys_bits(shape):
+@pytest.mark.parametrize("shape, layout", kept_where(
+    lambda shape, layout: layout == "contiguous",
+    [(30, 4), (4, 4), (3, 7), (200, 1)], ["contiguous", "strided", "fortran"]),
+    ids=lambda v: "x".join(map(str, v)) if isinstance(v, tuple) else None)
+def test_least_squares_and_polynomial_fits_have_numpys_bits(shape, layout):
     """``np.linalg.lstsq`` through NumPy's own ``dgelsd`` (its workspace, its residuals only
     where NumPy keeps them: more rows than columns, full rank) and ``np.polyfit`` in NumPy's
     steps (the Vandermonde matrix, its scaled columns, the cut-off from ``x``'s dtype): the
@@ -207,8 +232,11 @@ def test_least_squares_and_polynomial_fits_have_numpys_bits(shape):
     m, n = shape
     a, b, y = RNG.standard_normal((m, n)), RNG.standard_normal((m, 3)), RNG.standard_normal(m)
     compiled = compiled_whole(least_squares, a, b, y)
-    for args in [(a, b, y), (a[::-1], b[:, ::2], y), (np.asfortranarray(a), b, y * 1e6)]:
-        same_arrays(compiled(*args), least_squares(*args))
+    args = {"contiguous": (a, b, y), "strided": (a[::-1], b[:, ::2], y),
+            "fortran": (np.asfortranarray(a), b, y * 1e6)}[layout]
+    same_arrays(compiled(*args), least_squares(*args))
+    if layout != "contiguous":      # (the fits take no layout: the contiguous case's)
+        return
     t = np.sort(RNG.uniform(-2.0, 3.0, m))
     y = t ** 3 - 2.0 * t + RNG.standard_normal(m)
     ys = np.stack([y, 3.0 * y + 1.0], axis=1)
@@ -559,7 +587,11 @@ def gcd_steps(a, b):
     return x, a // x * b
 
 
-def test_integer_division_of_arrays_by_run_time_divisors_is_compiled_whole():
+# (int32: a compile of its own, between int64's and int8's, which wraps)
+@pytest.mark.parametrize("dtypes", [(np.int64, np.int8),
+                                    pytest.param((np.int32,), marks=pytest.mark.exhaustive)],
+                         ids=["int64-int8", "int32"])
+def test_integer_division_of_arrays_by_run_time_divisors_is_compiled_whole(dtypes):
     """Integer // and % of arrays by arrays of divisors known only when they run: NumPy's
     floors and signs, compiled whole (an int8 product wrapped before it is divided); a 0 or
     -1 among the divisors runs the call on the interpreter (its ZeroDivisionError; NumPy's
@@ -567,7 +599,7 @@ def test_integer_division_of_arrays_by_run_time_divisors_is_compiled_whole():
     rng = np.random.default_rng(31)
     a = rng.integers(-50, 50, 200)
     b = rng.choice([-7, -3, -2, 2, 3, 5, 9], 200)
-    for dtype in (np.int64, np.int32, np.int8):
+    for dtype in dtypes:
         args = (a.astype(dtype), b.astype(dtype))
         for got, want in zip(compiled_whole(integer_quotients, *args)(*args),
                              integer_quotients(*args), strict=True):
@@ -720,10 +752,10 @@ def extremes_and_moments(x):
             np.std(x, axis=1, ddof=1))
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.uint8,
-                                   *(pytest.param(d, marks=pytest.mark.exhaustive)
-                                     for d in (np.float64, np.int32))])
-def test_whole_array_extrema_and_axis_moments_are_numpys(dtype):
+@pytest.mark.parametrize("dtype, layout", kept_where(
+    lambda dtype, layout: dtype in (np.float32, np.uint8) and layout == "contiguous",
+    [np.float32, np.uint8, np.float64, np.int32], ["contiguous", "strided"]))
+def test_whole_array_extrema_and_axis_moments_are_numpys(dtype, layout):
     """np.max/np.min of a whole array (a vectorised reduction: NaN wins, as NumPy's) and
     var/std along an axis, with ddof (float64 sums, two passes), against NumPy: extrema
     exactly, moments within float64 rounding of NumPy's float64 moments."""
@@ -732,8 +764,8 @@ def test_whole_array_extrema_and_axis_moments_are_numpys(dtype):
     x = (rng.standard_normal((37, 23)) * 50).astype(dtype) if floats \
         else rng.integers(0, 200, (37, 23)).astype(dtype)
     compiled = compiled_whole(extremes_and_moments, x)
-    cases = [x, x[::2, ::-1], x.T.copy()]
-    if floats:
+    cases = [x[::2, ::-1]] if layout == "strided" else [x, x.T.copy()]
+    if floats and layout == "contiguous":
         with_nan = x.copy()
         with_nan[3, 4] = np.nan
         cases.append(with_nan)
@@ -753,7 +785,8 @@ def row_fractions(x, codes):
                                                                       keepdims=True)
 
 
-def test_row_means_of_masks_count_without_a_float_copy():
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_row_means_of_masks_count_without_a_float_copy(layout):
     """np.mean(mask, axis=1) (and of int8 codes) sums each row as integers, which float64
     holds exactly: NumPy's values bit for bit, with no float64 copy of the mask."""
     from fusejit.runtime.element_function import element_source
@@ -764,7 +797,9 @@ def test_row_means_of_masks_count_without_a_float_copy():
     source = element_source(scripted(row_fractions, x, codes), [])
     assert source.count("_count_rows(") == 3 and "astype(np.float64))" not in source, source
     compiled = compiled_whole(row_fractions, x, codes)
-    for case in [(x, codes), (x[::2, ::-1], codes[1::2]), (x[:0], codes[:0])]:
+    cases = [(x[::2, ::-1], codes[1::2])] if layout == "strided" else \
+        [(x, codes), (x[:0], codes[:0])]
+    for case in cases:
         got, want = compiled(*case), row_fractions(*case)
         for g, w in zip(got, want):
             assert g.dtype == w.dtype and g.shape == w.shape
@@ -778,7 +813,11 @@ def short_rows(p, v, w, dt):
     return moved, speed, scaled, (p.astype(np.float32) * 2).astype(np.int16)
 
 
-@pytest.mark.parametrize("layout", ["contiguous", "strided", "transposed", "broadcast"])
+# (strided and transposed views both take the array expression: the transposed compile is
+# exhaustive)
+@pytest.mark.parametrize("layout", ["contiguous", "strided",
+                                    pytest.param("transposed", marks=pytest.mark.exhaustive),
+                                    "broadcast"])
 def test_element_wise_expressions_over_short_rows_are_numpys(layout):
     """Over arrays of 2 or more dimensions an element-wise statement is also written over
     the elements in a row, taken where its arrays are C-contiguous and of one shape (Numba's

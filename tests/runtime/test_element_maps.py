@@ -174,7 +174,8 @@ def test_maps_of_integer_arrays_are_float64():
         _agrees(got, want)
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("dtype", [np.float32, pytest.param(np.float64,
+                                                              marks=pytest.mark.exhaustive)])
 def test_hypot_and_arctan2_agree_with_numpy(dtype):
     def binary(x, y):
         return np.hypot(x, y), np.arctan2(y, x), np.hypot(x, 2.0), np.arctan2(1.0, x)
@@ -188,7 +189,8 @@ def test_hypot_and_arctan2_agree_with_numpy(dtype):
             _agrees(got, want, ulps)
 
 
-@pytest.mark.parametrize("dtype", [np.int8, np.int16, np.int32, np.int64, np.uint8])
+@pytest.mark.parametrize("dtype", [np.int8, *(pytest.param(d, marks=pytest.mark.exhaustive)
+                                              for d in (np.int16, np.int32)), np.int64, np.uint8])
 def test_shifts_by_constants_wrap_as_numpy_does(dtype):
     def shifts(i):
         return i << 1, i >> 2, i << 7, (i >> 1) + (i << 3)
@@ -211,10 +213,15 @@ def test_a_shift_past_the_width_is_numpys():
         _agrees(got, want)
 
 
-@pytest.mark.parametrize("dtype", [
-    np.float64, np.bool_, *(pytest.param(d, marks=pytest.mark.exhaustive)
-                            for d in (np.float32, np.int32))])
-def test_prod_and_running_products_in_numpys_order_and_dtype(dtype):
+# (each layout of the operands is a compile of its own: the default suite runs float64's
+# contiguous and strided ones, and bool's, whose products are int64, contiguous)
+@pytest.mark.parametrize("dtype, layout", [
+    pytest.param(dtype, layout, marks=[] if (dtype, layout) in {
+        (np.float64, "contiguous"), (np.float64, "strided"), (np.bool_, "contiguous")}
+        else [pytest.mark.exhaustive])
+    for dtype in (np.float64, np.bool_, np.float32, np.int32)
+    for layout in ("contiguous", "strided", "transposed")])
+def test_prod_and_running_products_in_numpys_order_and_dtype(dtype, layout):
     def products(x, m):
         return x.prod(), np.cumprod(x), np.cumsum(m, axis=0), np.cumprod(m, axis=1), \
             np.cumsum(m, axis=-1)
@@ -225,9 +232,9 @@ def test_prod_and_running_products_in_numpys_order_and_dtype(dtype):
     x = x.astype(dtype)
     m = x[:48].reshape(6, 8)
     compiled = compiled_whole(products, x, m)
-    # (contiguous operands, then strided ones: two layouts, two compiles)
-    for args in [(x, m), (x[:0], m[:0]), (x[:1], m[:1]), (x[::-3], m[:, ::-2]),
-                 (x[1::2], m.T[:, :5])]:
+    cases = {"contiguous": [(x, m), (x[:0], m[:0]), (x[:1], m[:1])],
+             "strided": [(x[::-3], m[:, ::-2])], "transposed": [(x[1::2], m.T[:, :5])]}
+    for args in cases[layout]:
         for got, want in zip(compiled(*args), products(*args)):
             np.testing.assert_array_equal(got, want)     # (sequential: exactly NumPy's)
             assert np.asarray(got).dtype == np.asarray(want).dtype
