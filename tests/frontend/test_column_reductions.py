@@ -49,7 +49,9 @@ def _calls(fn, x):
 @pytest.mark.parametrize("fn,numpy_form,dtype", [
     (col_sum, lambda x: x.sum(0), np.float32),
     (col_mean, lambda x: x.mean(axis=-2, keepdims=True), np.float64),
-    (col_mean_flat, lambda x: x.mean(axis=0), np.float32),
+    # (col_mean's float64 takes the float mean's path: an exhaustive case)
+    pytest.param(col_mean_flat, lambda x: x.mean(axis=0), np.float32,
+                 marks=pytest.mark.exhaustive),
     (col_mean_flat, lambda x: x.mean(axis=0), np.int32),
     (col_max, lambda x: x.max(axis=0), np.float32),
     (col_min, lambda x: np.min(x, axis=0), np.int64),
@@ -70,9 +72,10 @@ def test_lone_column_reductions_match_numpy_past_the_whole_graph_size(fn, numpy_
         assert np.array_equal(got, want, equal_nan=True)
 
 
+# (col_min reads its rows as col_max does: an exhaustive case, compiling its float32 form)
 @pytest.mark.parametrize("fn,numpy_form", [
     (col_sum, lambda x: x.sum(0)), (col_max, lambda x: x.max(axis=0)),
-    (col_min, lambda x: np.min(x, axis=0))])
+    pytest.param(col_min, lambda x: np.min(x, axis=0), marks=pytest.mark.exhaustive)])
 def test_lone_column_reductions_of_any_row_count(fn, numpy_form):
     """The compiled form reads up to 4 rows a pass, then 3 a pass, then the 2 or 1 left: at
     every row count NumPy's values, its maxima and minima to the bit (a NaN in the first or
@@ -96,8 +99,8 @@ def test_lone_column_reductions_of_any_row_count(fn, numpy_form):
 def test_lone_column_reduction_strided_and_empty():
     x = np.random.default_rng(8).random((70, 90)).astype(np.float32)
     col_max(x.T.copy())
-    for view in (x.T, x[::2]):          # not C-contiguous
-        assert np.array_equal(col_max(view), view.max(axis=0))
+    view = x[::2]                       # not C-contiguous
+    assert np.array_equal(col_max(view), view.max(axis=0))
     # down the contiguous columns of x.T, 8 at a time: each summed in the rows' order, as
     # row by row (NumPy sums contiguous columns pairwise: close, not equal)
     col_sum(x.T)
@@ -106,6 +109,15 @@ def test_lone_column_reduction_strided_and_empty():
     np.testing.assert_allclose(got, x.T.sum(axis=0), rtol=1e-5)
     with pytest.raises(fusejit.FusejitError, match=r"(?s)amax.*zero-size array"):
         col_max(np.zeros((0, 5000), np.float32))
+
+
+@pytest.mark.exhaustive
+def test_lone_column_max_of_a_transposed_view():
+    """The contiguous columns of x.T, 8 at a time, as the max reads them (col_sum's read them
+    in test_lone_column_reduction_strided_and_empty)."""
+    x = np.random.default_rng(8).random((70, 90)).astype(np.float32)
+    col_max(x.T.copy())
+    assert np.array_equal(col_max(x.T), x.T.max(axis=0))
 
 
 @fusejit.jit

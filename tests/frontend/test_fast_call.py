@@ -289,7 +289,9 @@ def count_in_range(x, lo, hi):
     return inside.sum(), np.count_nonzero(x == 0), inside
 
 
-@pytest.mark.parametrize("fn, extra", [(count_and_total, ()), (count_in_range, (0, 10))])
+# (count_in_range's count and sums are NumPy scalars as count_and_total's are: an exhaustive case)
+@pytest.mark.parametrize("fn, extra", [
+    pytest.param(count_and_total, (), marks=pytest.mark.exhaustive), (count_in_range, (0, 10))])
 def test_numpy_scalars_held_as_numbers_keep_their_type_on_every_call(fn, extra):
     """``np.count_nonzero(x)`` is a number in the graph, an ``np.int64`` in NumPy: every call
     (interpreted, compiled whole, the fast path) returns the same types as NumPy does."""
@@ -335,7 +337,10 @@ def scale_then_negate(a, b, c):
     return -b + c
 
 
-@pytest.mark.parametrize("fn", [halve_then_abs, scale_then_negate])
+# (scale_then_negate's minus is an op of one operand after a write, as halve_then_abs's np.abs
+# is: exhaustive cases)
+@pytest.mark.parametrize("fn", [halve_then_abs,
+                                pytest.param(scale_then_negate, marks=pytest.mark.exhaustive)])
 @pytest.mark.parametrize("same", [False, True], ids=["apart", "one array twice"])
 def test_a_write_of_an_argument_then_a_one_operand_op_runs_on_every_call(fn, same):
     """An argument written in place and then an op of one operand (``np.abs``, ``-``): the

@@ -831,7 +831,7 @@ def level_sums(x, a, b, c):
     return np.array(steps), np.array(back), np.array(some), np.array(down)
 
 
-@pytest.mark.parametrize("size", [64, 1 << 14])
+@pytest.mark.parametrize("size", [64, pytest.param(1 << 14, marks=pytest.mark.exhaustive)])
 def test_slices_of_lists_built_in_loops_are_pythons(size):
     """``levels[:-1]``, ``levels[::-1]``, ``levels[a:b]`` of a list a loop appended to: the
     items Python's slice of the list holds, for bounds negative, beyond the ends, known when
@@ -918,7 +918,7 @@ def test_a_name_defined_before_the_loop_in_one_scripting_only_keeps_its_value():
         _same(f(np.array([[1.0, 3.0]])), last_kept(np.array([[1.0, 3.0]])))
 
 
-@pytest.mark.parametrize("n", [4, 5000])
+@pytest.mark.parametrize("n", [4, pytest.param(5000, marks=pytest.mark.exhaustive)])
 def test_a_name_a_loop_may_skip_assigning_is_read_after_it_as_python_reads_it(n):
     """A name first assigned in a loop after a continue or break test, or in one branch of
     an if, and read after the loop: the value of its last assignment, and Python's
@@ -1071,7 +1071,7 @@ def indices_above(x, t):
     return np.array(found)
 
 
-@pytest.mark.parametrize("size", [50, 1 << 16])
+@pytest.mark.parametrize("size", [50, pytest.param(1 << 16, marks=pytest.mark.exhaustive)])
 def test_arrays_of_appended_numbers_that_may_be_empty(size):
     """np.array of a list of floats a loop appended is NumPy's empty float64 array when
     nothing was appended; of ints, whose empty array NumPy makes float64, a located error
@@ -1459,7 +1459,9 @@ def heun_in_place(x, v, w2, c, dt, steps):
     return x, v, amp
 
 
-@pytest.mark.parametrize("n", [100, 5000])
+# (the loop's one group and its shape checks are the graph's at any size; 100 elements run
+# the group's kernel on the first call, interpreted, and the whole form after it)
+@pytest.mark.parametrize("n", [100, pytest.param(5000, marks=pytest.mark.exhaustive)])
 def test_a_loop_of_out_updates_is_one_fused_group_past_its_shape_checks(n):
     """The frontend checks each ``out=`` target's shape against the operands with an ``if``
     that raises, between a producer and its consumer: the fuser moves pure nodes past it (as

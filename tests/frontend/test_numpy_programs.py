@@ -33,9 +33,24 @@ def _check(got, want) -> None:
         np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6)
 
 
-@pytest.mark.parametrize("name, fn, make", halved([
-    pytest.param(*p, marks=pytest.mark.xfail(reason=NOT_YET[p[0]], strict=True))
-    if p[0] in NOT_YET else p for p in PROGRAMS]), ids=[p[0] for p in PROGRAMS])
+# Programs of the halved corpus that others it runs cover, kind for kind, are exhaustive cases
+# too: column means and deviations (normalize), a loop of np.where over a grid (mandelbrot),
+# products in a loop and broadcast (power_iter, logistic_step, dist_matrix), row reductions
+# (softmax, logsumexp), arithmetic with numbers (horner, projectile, standardize), nested
+# np.where (isnan_fix), integer division and casts (dtype_mixing).
+_COVERED = {"column_stats", "column_zscore", "count_weights", "mandelbrot_grid", "rbf_gram",
+            "logreg_train", "log_softmax", "softmax_rows_eye", "gaussian", "tax", "mse"}
+
+
+def _marked(p: tuple):
+    marks = [pytest.mark.exhaustive] if p[0] in _COVERED else []
+    if p[0] in NOT_YET:
+        marks.append(pytest.mark.xfail(reason=NOT_YET[p[0]], strict=True))
+    return pytest.param(*p, marks=marks)
+
+
+@pytest.mark.parametrize("name, fn, make", halved([_marked(p) for p in PROGRAMS]),
+                         ids=[p[0] for p in PROGRAMS])
 def test_program_matches_numpy(name, fn, make):
     """The first call of a signature runs on the interpreter (see WHOLE for the second)."""
     args = make()
@@ -52,14 +67,16 @@ def test_program_matches_numpy(name, fn, make):
 
 # Programs called twice: the second call runs the whole-graph Numba function (scalar graphs,
 # element loops, small array code). Every program takes that path where it can; this subset
-# (one of each kind) keeps the cold-cache compile time of the suite small. Two repeat a kind
-# another covers (lstm_cell and rnn_sequence the loop over time steps, softmax and logsumexp the
-# row reductions) and are exhaustive cases (tests/conftest.py): 8 s of a cold suite.
+# (one of each kind) keeps the cold-cache compile time of the suite small. Four repeat a kind
+# others cover and are exhaustive cases (tests/conftest.py): lstm and lstm_cell (the products,
+# tanh and slices of rnn_sequence and image_gradient), softmax_temperature (the row reductions
+# of softmax and logsumexp), rbf_kernel (rnn_sequence's products, norm_rows's row sums
+# broadcast): 11 s of a cold suite.
 WHOLE = ["collatz", "newton_sqrt", "ewma", "running_max", "first_above", "softmax",
          "row_norms", "logsumexp", "mandelbrot", "loop_len", "mse", "norm_rows", "rbf_kernel",
          "normalize_inplace", "image_gradient", "lstm_cell", "softmax_temperature", "lstm",
          "rnn_sequence"]
-_REPEATED_KIND = {"lstm", "softmax_temperature"}
+_REPEATED_KIND = {"lstm", "softmax_temperature", "lstm_cell", "rbf_kernel"}
 
 
 @pytest.mark.parametrize("name", [

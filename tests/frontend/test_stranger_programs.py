@@ -802,14 +802,18 @@ def relaxed(u, f, steps):
     return u
 
 
-def test_whole_graph_loops_keep_the_vectoriser_unless_they_store_one_byte_arrays():
+# (int8's sieve stores one byte as uint8's does)
+@pytest.mark.parametrize("sieves", [
+    pytest.param((marked_uint8, marked_bool), id="uint8_bool"),
+    pytest.param((marked_int8,), id="int8", marks=pytest.mark.exhaustive)])
+def test_whole_graph_loops_keep_the_vectoriser_unless_they_store_one_byte_arrays(sieves):
     """Only a function that could store into a one-byte array in a loop (the stores LLVM's
     vectoriser miscompiled: bool, int8 and uint8 sieves, every tier) compiles without it; a
     loop over float arrays keeps it (``element_function.byte_stores_in_loops``)."""
     from fusejit.runtime.element_function import element_source
     from tests.runtime.conftest import scripted
 
-    for sieve_of in (marked_uint8, marked_int8, marked_bool):
+    for sieve_of in sieves:
         _every_tier(sieve_of, 60)
         assert "@element_jit\n" in element_source(scripted(sieve_of, 60), [])
     u, f = _r(43, 50), _r(44, 50)
