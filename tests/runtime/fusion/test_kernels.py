@@ -47,7 +47,8 @@ def _check(graph_text, *inputs, rtol=4e-6):
         np.testing.assert_allclose(g, w, rtol=rtol, atol=1e-6)
 
 
-@pytest.mark.parametrize("shape", [(3, 8), (1, 2), (5, 0)])
+@pytest.mark.parametrize("shape", [(3, 8), pytest.param((1, 2), marks=pytest.mark.exhaustive),
+                                   (5, 0)])
 def test_chunk_and_inner_concat(shape):
     rng = np.random.default_rng(1)
     x = rng.standard_normal(shape).astype(np.float32)
@@ -55,7 +56,13 @@ def test_chunk_and_inner_concat(shape):
     _check(CHUNK_CONCAT, x, y, 1.5)
 
 
-@pytest.mark.parametrize("layout", ["contiguous", "transposed", "row_broadcast", "step2"])
+# The parallel kernel's loops over a strip are the serial one's, whose strided and zero inner
+# strides test_cached_plans_follow_strides_offsets_and_dtypes reads (and the parallel short-row
+# kernel's strided rows, test_short_rows_run_the_short_row_kernel): each layout here compiles a
+# parallel variant of its own (about 2 s), so the default suite runs the contiguous one.
+@pytest.mark.parametrize("layout", ["contiguous"] + [
+    pytest.param(layout, marks=pytest.mark.exhaustive)
+    for layout in ("transposed", "row_broadcast", "step2")])
 def test_parallel_path(layout, monkeypatch):
     """The parallel kernel (any work is enough here); the layouts give unit, strided and zero
     inner strides."""
@@ -227,8 +234,9 @@ TYPE_AS_OTHER = """graph(%x : Tensor, %like : Tensor):
 """
 
 
-@pytest.mark.parametrize("x_shape,like_shape", [((3,), (2,)), ((6,), (1, 1)), ((2, 3), (4, 5, 6)),
-                                                ((4,), ()), ((), (7,))])
+@pytest.mark.parametrize("x_shape,like_shape", [
+    ((3,), (2,)), pytest.param((6,), (1, 1), marks=pytest.mark.exhaustive), ((2, 3), (4, 5, 6)),
+    pytest.param((4,), (), marks=pytest.mark.exhaustive), ((), (7,))])
 def test_type_as_other_gives_only_a_dtype(x_shape, like_shape):
     """``other`` (and what is computed from it alone) neither broadcasts nor is read."""
     x = np.linspace(-1, 1, int(np.prod(x_shape))).reshape(x_shape)
@@ -250,7 +258,8 @@ OWN_SHAPES = """graph(%x : Tensor, %s : Tensor, %r : Tensor):
 
 
 @pytest.mark.parametrize("x_shape,s_shape,r_shape", [
-    ((1,), (), (1,)), ((1, 1), (1,), ()), ((1, 5), (5,), (1, 1, 5)), ((2, 3), (2, 3), (3,))])
+    ((1,), (), (1,)), pytest.param((1, 1), (1,), (), marks=pytest.mark.exhaustive),
+    ((1, 5), (5,), (1, 1, 5)), pytest.param((2, 3), (2, 3), (3,), marks=pytest.mark.exhaustive)])
 def test_each_output_keeps_its_own_shape(x_shape, s_shape, r_shape):
     rng = np.random.default_rng(3)
     x, s, r = (rng.standard_normal(sh).astype(np.float32) for sh in (x_shape, s_shape, r_shape))
@@ -277,7 +286,8 @@ CONCAT_OWN_RANK = """graph(%s : Tensor, %t : Tensor, %a : Tensor):
 
 
 @pytest.mark.parametrize("s_shape,t_shape,a_shape", [
-    ((), (1,), (1, 1)), ((3,), (3,), (1, 1, 3)), ((2, 1), (1, 4), (1, 2, 4))])
+    ((), (1,), (1, 1)), pytest.param((3,), (3,), (1, 1, 3), marks=pytest.mark.exhaustive),
+    ((2, 1), (1, 4), (1, 2, 4))])
 def test_concat_output_keeps_its_pieces_rank(s_shape, t_shape, a_shape):
     rng = np.random.default_rng(4)
     s, t, a = (rng.standard_normal(sh).astype(np.float32) for sh in (s_shape, t_shape, a_shape))
@@ -296,8 +306,9 @@ CONCAT_INNER = """graph(%x : Tensor):
 """
 
 
-@pytest.mark.parametrize("shape,dim", [((2, 1), 1), ((2, 1), -1), ((3, 1, 1), 1), ((2, 3, 1), 1),
-                                       ((2, 3, 1), 2), ((1, 4), 0), ((300, 1), 1)])
+@pytest.mark.parametrize("shape,dim", [((2, 1), 1), ((2, 1), -1),
+                                       pytest.param((3, 1, 1), 1, marks=pytest.mark.exhaustive),
+                                       ((2, 3, 1), 1), ((2, 3, 1), 2), ((1, 4), 0), ((300, 1), 1)])
 def test_concat_along_a_dim_followed_by_ones(shape, dim):
     """The pieces' writes step over each other's elements: a strided inner walk."""
     x = np.linspace(-1, 1, int(np.prod(shape)), dtype=np.float32).reshape(shape)
@@ -349,9 +360,13 @@ def _short_rows(rng, case):
     return x.T.copy().T, x          # an F-ordered x: F-ordered outputs, walked its way
 
 
+# (the parallel kernel: its loop is the same, so strided rows run in it alone by default, and
+# vector's rows in the serial one; alpha's y is broadcast along its rows as 3d's is)
 @pytest.mark.parametrize("case, parallel", [
-    *[(case, False) for case in ("vector", "alpha", "3d", "strided", "reversed", "fortran")],
-    ("vector", True), ("strided", True)])     # (the parallel kernel: its loop is the same)
+    ("vector", False), pytest.param("alpha", False, marks=pytest.mark.exhaustive),
+    ("3d", False), pytest.param("strided", False, marks=pytest.mark.exhaustive),
+    ("reversed", False), ("fortran", False),
+    pytest.param("vector", True, marks=pytest.mark.exhaustive), ("strided", True)])
 def test_short_rows_run_the_short_row_kernel(case, parallel, monkeypatch):
     """Rows shorter than ``plan.SHORT_ROW`` (8 columns, an image's 3 channels, rows of 5 of a
     3-d array, strided and reversed rows) take the short-row kernel, whose tiles are runs of
@@ -407,8 +422,11 @@ def test_cached_plans_follow_strides_offsets_and_dtypes():
         assert not np.shares_memory(got[0], got[1])
 
 
-@pytest.mark.parametrize("dtype", [np.bool_, np.int8, np.uint16, np.int64, np.float32,
-                                   np.float64])
+# (the window depends on the dtype's itemsize alone: bool's one byte and float64's eight run by
+# default)
+@pytest.mark.parametrize("dtype", [
+    np.bool_, *[pytest.param(dtype, marks=pytest.mark.exhaustive)
+                for dtype in (np.int8, np.uint16, np.int64, np.float32)], np.float64])
 def test_windows_of_strided_views_are_numpys(dtype):
     """A strided view's window (``compiler._window``, compiled) holds what NumPy's
     ``as_strided`` gives for it: the elements from its first to the last it reaches, of unit

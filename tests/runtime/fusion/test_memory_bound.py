@@ -63,7 +63,9 @@ def _special(n: int, dtype, rng) -> tuple[np.ndarray, np.ndarray]:
     return x, y
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+# (float64's loops are float32's, with half the lanes: an exhaustive case)
+@pytest.mark.parametrize("dtype", [np.float32,
+                                   pytest.param(np.float64, marks=pytest.mark.exhaustive)])
 def test_cheap_maps_match_numpy_on_every_layout(dtype):
     rng = np.random.default_rng(15)
     for n in (1, 3, 17, 1000):                       # tiny, and one with a vector loop
@@ -197,7 +199,10 @@ def _fmod_values(dtype, rng) -> tuple[np.ndarray, np.ndarray]:
         return x.astype(dtype), y.astype(dtype)
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+# (float32's fmod is float64's, of its operands widened: an exhaustive case; float64 has the
+# quotients of 2^52 and more, and the rounded ones past the truncated quotient)
+@pytest.mark.parametrize("dtype", [pytest.param(np.float32, marks=pytest.mark.exhaustive),
+                                   np.float64])
 def test_fmod_and_remainder_are_exact(dtype):
     ty = _TYPE[dtype]
     kernel = FusedKernel(fusejit.parse_ir(
@@ -227,8 +232,11 @@ def _streaming_kernel(monkeypatch, text: str, threshold: int) -> FusedKernel:
     return FusedKernel(fusejit.parse_ir(text))
 
 
-_STREAMED = [("Float", np.float32), ("Double", np.float64), ("Long", np.int64),
-             ("Int", np.int32)]
+# (a stream copies elements of 4 and of 8 bytes, whatever their kind: Double and Int, the same
+# sizes as Long and Float, are exhaustive cases)
+_STREAMED = [("Float", np.float32),
+             pytest.param("Double", np.float64, marks=pytest.mark.exhaustive),
+             ("Long", np.int64), pytest.param("Int", np.int32, marks=pytest.mark.exhaustive)]
 
 
 @pytest.mark.parametrize("ty,dtype", _STREAMED)

@@ -12,6 +12,7 @@ import pytest
 import fusejit
 from fusejit.runtime.fusion import FusedKernel
 from fusejit.runtime.fusion import plan as plans
+from tests.matrix import covered
 
 UNARY = """graph(%x : Tensor):
   %half : float = prim::Constant[value=0.5]()
@@ -97,8 +98,8 @@ def _layouts(dtype) -> dict[str, np.ndarray]:
 _CASES = list(_layouts(np.float64))
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.float64])
-@pytest.mark.parametrize("case", _CASES)
+# (each layout in one dtype: the order of the output does not depend on it)
+@pytest.mark.parametrize("case, dtype", covered(_CASES, [np.float32, np.float64], strength=1))
 def test_unary_output_in_input_order(case, dtype):
     x = _layouts(dtype)[case]
     kernel = _kernel(UNARY)
@@ -123,8 +124,8 @@ _PAIRS = {
 }
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.float64])
-@pytest.mark.parametrize("case", list(_PAIRS))
+@pytest.mark.parametrize("case, dtype", covered(list(_PAIRS), [np.float32, np.float64],
+                                                 strength=1))
 def test_two_inputs_follow_numpy(case, dtype):
     rng = np.random.default_rng(1)
     a, b = (rng.standard_normal((30, 20)).astype(dtype) for _ in range(2))
@@ -157,12 +158,15 @@ def _random_view(rng, shape):
                                       for _ in shape)], shape)
 
 
-def test_random_layouts_match_numpy_add():
+# (each new layout compiles its plan's variant: 12-15 s for 60 pairs; the exhaustive case
+# goes on past the default's 20 with the same pairs)
+@pytest.mark.parametrize("pairs", [20, pytest.param(40, marks=pytest.mark.exhaustive)])
+def test_random_layouts_match_numpy_add(pairs):
     """np.add's own layout for pairs of random layouts (ties, conflicts and broadcasts among
     them): the kernel makes the same for dimensions longer than 1."""
     rng = np.random.default_rng(7)
     kernel = _kernel(ADD)
-    for _ in range(40):       # (each new layout compiles its plan's variant: 12-15 s for 60)
+    for _ in range(pairs):
         shape = tuple(rng.choice([1, 3, 4, 7], size=rng.integers(2, 5)))
         x, y = _random_view(rng, shape), _random_view(rng, shape)
         (got,) = kernel(x, y)

@@ -82,7 +82,10 @@ def _check(fn, *args, kind=prim.ColumnReductionGroup):
         np.testing.assert_allclose(g, w, rtol=3e-5, atol=3e-5)
 
 
-@pytest.mark.parametrize("layout", ["contiguous", "strided"])
+# (strided: batches and columns at steps, which test_first_axis_of_more_dims_matches_numpy's
+# batches and test_several_axes_match_numpy's layouts read too)
+@pytest.mark.parametrize("layout", ["contiguous",
+                                    pytest.param("strided", marks=pytest.mark.exhaustive)])
 def test_middle_axis_matches_numpy(layout, kernels_only):
     x = np.random.default_rng(1).standard_normal((6, 33, 150)).astype(np.float32)
     if layout == "strided":
@@ -90,7 +93,10 @@ def test_middle_axis_matches_numpy(layout, kernels_only):
     _check(middle, x)
 
 
-@pytest.mark.parametrize("shape", [(9, 20, 70), (5, 3, 4, 70)])
+# (4-d: the same column layout of batches as 3-d, another rank of the arrays; the layout of
+# its axes is test_layout_coalesces_what_every_operand_allows's)
+@pytest.mark.parametrize("shape", [(9, 20, 70),
+                                   pytest.param((5, 3, 4, 70), marks=pytest.mark.exhaustive)])
 def test_first_axis_of_more_dims_matches_numpy(shape, kernels_only):
     x = np.random.default_rng(2).standard_normal(shape).astype(np.float32) * 3 + 1
     _check(standardize, x)                      # one batch: the columns coalesce
@@ -154,7 +160,9 @@ def _cube(seed: int) -> np.ndarray:
     return x
 
 
-@pytest.mark.parametrize("layout", ["C", "F", "T", "reversed", "slice"])
+# (slice: runs at a step of 2, another layout of the segments' strided reads)
+@pytest.mark.parametrize("layout", ["C", "F", "T", "reversed",
+                                    pytest.param("slice", marks=pytest.mark.exhaustive)])
 def test_several_axes_match_numpy(layout, kernels_only):
     x = _cube(7)
     x = {"C": x, "F": np.asfortranarray(x), "T": np.ascontiguousarray(x.T).T,

@@ -62,8 +62,10 @@ def _row_groups(fn, *args) -> list:
     return [n for n in graph.all_nodes() if n.kind == prim.RowReductionGroup]
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.float64])
-@pytest.mark.parametrize("fn", [softmax, log_sum_exp, moments])
+# (each program in one dtype, each dtype in some program: softmax and moments in float32,
+# log_sum_exp in float64)
+@pytest.mark.parametrize("fn, dtype", covered([softmax, log_sum_exp, moments],
+                                              [np.float32, np.float64], strength=1))
 def test_matches_numpy(fn, dtype, kernels_only):
     rng = np.random.default_rng(0)
     x = (rng.standard_normal((37, 1500)) * 4).astype(dtype)   # rows longer than a block
@@ -195,7 +197,10 @@ def strided_rows(x):
         (x * 2 - 1).mean(axis=-1)
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32])
+# (float64: float32's lanes and exact passes, in another width)
+@pytest.mark.parametrize("dtype", [np.float32,
+                                   pytest.param(np.float64, marks=pytest.mark.exhaustive),
+                                   np.int32])
 def test_passes_over_strided_rows_run_in_lanes(dtype, kernels_only):
     """A pass of cheap elements over strided rows runs as ``rows.LANES`` lanes of scalars with
     partials of their own (sums, and maxima and minima whose NaN and zeros the exact pass
@@ -411,8 +416,11 @@ def wider_columns(a):
     return np.concatenate((a[:, :1] * 2.0, a[:, 1:] * 3.0 + a[:, :-1]), axis=1)
 
 
-@pytest.mark.parametrize("fn, shape", [(ends_and_middle, (1000,)), (central_gradient, (1000,)),
-                                       (wider_columns, (40, 30))])
+# (np.gradient: a 1-d concat of differences of pieces, as ends_and_middle)
+@pytest.mark.parametrize("fn, shape", [
+    (ends_and_middle, (1000,)),
+    pytest.param(central_gradient, (1000,), marks=pytest.mark.exhaustive),
+    (wider_columns, (40, 30))])
 def test_a_concat_of_pieces_of_different_lengths_runs_each_piece_fused(monkeypatch, fn, shape):
     """One group computes every piece of a concatenation (``prim::FusedConcat``); a kernel
     iterates one shape, so pieces of different lengths are declined, and each piece then
@@ -469,7 +477,8 @@ COLUMNS = {f: fusejit.compile(fusejit.script(f), fuse=True, reductions=True)
 @pytest.mark.parametrize(("layout", "dtype"), [
     ("contiguous", np.float32),
     pytest.param("contiguous", np.float64, marks=pytest.mark.exhaustive),   # ("nan" is float64)
-    ("strided", np.float32),
+    # (strided columns: test_strided_rows_and_columns_are_read_without_gathers's column kernel)
+    pytest.param("strided", np.float32, marks=pytest.mark.exhaustive),
     ("fortran", np.float32), ("one_row", np.float32), ("nan", np.float64)])
 def test_columns_match_numpy(layout, dtype, kernels_only):
     rng = np.random.default_rng(6)
@@ -730,8 +739,8 @@ def softmax_op(x, w):
 
 
 @pytest.mark.parametrize(("shape", "dtype"), [
-    ((5, 1300), np.float32), ((5, 1300), np.float64), ((1300,), np.float32),
-    ((2, 3, 40), np.float32), ((4, 1), np.float32)])
+    ((5, 1300), np.float32), pytest.param((5, 1300), np.float64, marks=pytest.mark.exhaustive),
+    ((1300,), np.float32), ((2, 3, 40), np.float32), ((4, 1), np.float32)])
 def test_softmax_op_is_one_kernel(shape, dtype, kernels_only):
     rng = np.random.default_rng(10)
     x = (rng.standard_normal(shape) * 5).astype(dtype)
@@ -793,7 +802,10 @@ def standardised_moments(x):
     return m, var, (d ** 3).mean() / var ** 1.5, (d ** 4).mean() / (var * var) - 3.0
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+# (float64: the same generator's choice of host forms for float64's pow, which
+# test_vecmath.py's float64 kernels run)
+@pytest.mark.parametrize("dtype", [np.float32, pytest.param(np.float64,
+                                                            marks=pytest.mark.exhaustive)])
 def test_float_powers_of_per_row_values(dtype, kernels_only):
     x = np.random.default_rng(12).uniform(-2, 3, 5000).astype(dtype)
     f = fusejit.compile(fusejit.script(standardised_moments), fuse=True, reductions=True)
@@ -844,8 +856,15 @@ def bisection_step(x, lo, hi):
     return np.where(too_low, mid, lo), np.where(too_low, hi, mid), x - mid, lo * lo + 1.0
 
 
-@pytest.mark.parametrize("parallel, shape", covered(
-    [False, True], [(300, 40), (6, 5, 70), (1, 50_000)], strength=1))
+# (by default the serial kernel over one row of many blocks, the parallel one over many short
+# rows of 3-d: the kernels' loops are the same, and 2-d rows are 3-d ones of one batch)
+@pytest.mark.parametrize("parallel, shape", [
+    pytest.param(False, (300, 40), marks=pytest.mark.exhaustive),
+    pytest.param(False, (6, 5, 70), marks=pytest.mark.exhaustive),
+    (False, (1, 50_000)),
+    pytest.param(True, (300, 40), marks=pytest.mark.exhaustive),
+    (True, (6, 5, 70)),
+    pytest.param(True, (1, 50_000), marks=pytest.mark.exhaustive)])
 def test_element_outputs_of_a_rows_shape_are_written_once_a_row(shape, parallel, monkeypatch,
                                                                 kernels_only):
     """``np.where(too_low, mid, lo)`` of ``(rows, 1)`` values is an element value of the
@@ -906,9 +925,10 @@ def _kernel_function_ir(variant) -> str:
 
 
 @pytest.mark.skipif(not simd.HOST_AVX512, reason="the hand-written pow is AVX-512's")
-@pytest.mark.parametrize("fn, shape", [(row_means_of_a_power, (8, 3000)),
-                                       (column_means_of_a_power, (3000, 40)),
-                                       (mean_of_a_power, (50_001,))])
+# (rows of 3000: the row kernel, whose directive mean_of_a_power's one long row checks too)
+@pytest.mark.parametrize("fn, shape", [
+    pytest.param(row_means_of_a_power, (8, 3000), marks=pytest.mark.exhaustive),
+    (column_means_of_a_power, (3000, 40)), (mean_of_a_power, (50_001,))])
 def test_kernels_of_rows_and_columns_call_the_vector_pow(fn, shape, monkeypatch):
     """A row or column kernel calling vectorised math asks LLVM for 512-bit vectors, as the
     element-wise kernels do (``RowGenerator.directives``): without them LLVM left the loop

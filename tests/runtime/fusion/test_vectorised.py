@@ -6,9 +6,11 @@ to prevent that. Numba disables inspection of code loaded from its cache, so eac
 serial kernel is compiled here once more, uncached, and its optimised LLVM IR is searched for
 vector arithmetic on floats (or on integers, for integer-only groups).
 
-Corpora: ``tests/data/conformance`` (every case), and ``tests/data/conformance2`` (188 cases,
-mostly one op each): by default the 65 cases of ``COVER2``, whose groups hold every (op kind,
-result dtype) pair that any group of that corpus holds (a test checks that they still do);
+Corpora: ``tests/data/conformance`` (the cases of ``KERNEL_CASES``), and
+``tests/data/conformance2`` (188 cases, mostly one op each): the 65 cases of ``COVER2``, whose
+groups hold every (op kind, result dtype) pair that any group of that corpus holds, of which
+the default suite runs those holding a pair that the default cases of the first corpus do not
+(``_IN_CORPUS`` lists the others; a test checks that the default cases hold every pair);
 all of them with ``FUSEJIT_VECTORISE_ALL=1``. Compiling a probe costs about a second a group on
 this project's 2-core machine, and the suite must stay under 10 minutes (``slow`` only labels:
 the default run still runs it)."""
@@ -22,10 +24,12 @@ import numpy as np
 import pytest
 
 from fusejit import parse_ir
+from fusejit.ir.constants import constant_value
+from fusejit.ir.graph import ElidedTensor
 from fusejit.runtime.fusion import FusedKernel
 from fusejit.runtime.fusion.loops import STRIP
 from tests.conformance import test_fuser_conformance2 as conformance2
-from tests.conftest import KERNEL_CASES
+from tests.conftest import KERNEL_CASES, read_corpus
 
 from .oracle import run_subgraph
 from .test_corpus import _eval_block, run_corpus_case
@@ -153,11 +157,37 @@ COVER2 = ["if_branches", "chunk_of_chunk_used", "compare_int_scalar", "type_as_f
           "unary_tan", "unary_trunc", "rand_like_zeroed"]
 
 
-def _kinds_and_dtypes(case: str) -> set[tuple[str, str]]:
-    graph = parse_ir(conformance2._read(case, "expected_fused.ir"))
+# COVER2 cases each of whose pairs a default case of the conformance corpus holds too
+# (test_corpus_groups_vectorise: binary_tensor_ops, unary_rounding_special_chain, ...), or
+# another default case of COVER2: exhaustive cases
+_IN_CORPUS = {"if_branches", "scalar_div_float_param", "compare_bool_returned_and_used",
+              "compare_eq_tensor", "cat_with_mm", "where_two_scalars", "compare_le_scalar",
+              "compare_lt_scalar", "pow_param_exponent", "atan2_broadcast", "binary_fmod",
+              "binary_max", "binary_min", "binary_remainder", "unary_ceil", "unary_erf",
+              "unary_erfc", "unary_floor", "unary_frac", "unary_lgamma", "unary_neg",
+              "unary_relu", "unary_round", "unary_trunc"}
+
+
+def _pairs(groups) -> set[tuple[str, str]]:
     return {(str(node.kind), str(node.outputs[0].type).split("(")[0])
-            for group in graph.all_nodes() if group.kind == "prim::FusionGroup"
+            for group in groups if group.kind == "prim::FusionGroup"
             for node in group.g("Subgraph").nodes() if node.outputs}
+
+
+def _kinds_and_dtypes(case: str) -> set[tuple[str, str]]:
+    return _pairs(parse_ir(conformance2._read(case, "expected_fused.ir")).all_nodes())
+
+
+def _corpus_kinds_and_dtypes(case: str) -> set[tuple[str, str]]:
+    """The pairs of the groups a case of the conformance corpus runs whatever its inputs: not
+    those in a block (of prim::If, one runs), none where a group reads an elided tensor
+    constant (``run_corpus_case`` skips the case)."""
+    graph = parse_ir(read_corpus(f"{case}/expected_fused.ir"))
+    groups = [n for n in graph.block.nodes() if n.kind == "prim::FusionGroup"]
+    if any(v.node.kind == "prim::Constant" and isinstance(constant_value(v.node), ElidedTensor)
+           for group in groups for v in group.inputs):
+        return set()
+    return _pairs(groups)
 
 
 def test_cover2_holds_every_kind_and_dtype_of_the_corpus():
@@ -165,12 +195,20 @@ def test_cover2_holds_every_kind_and_dtype_of_the_corpus():
     covered = set().union(*(_kinds_and_dtypes(case) for case in COVER2))
     assert everything - covered == set()
     assert len(everything) > 50          # (the corpus was read: ops in float, double, int, bool)
+    # (the default suite's cases of both corpora hold every pair too)
+    default = set().union(*(_kinds_and_dtypes(case) for case in COVER2
+                            if case not in _IN_CORPUS))
+    default |= set().union(*(_corpus_kinds_and_dtypes(p.values[0]) for p in KERNEL_CASES
+                             if not any(m.name == "exhaustive" for m in p.marks)))
+    assert everything - default == set()
+    assert _IN_CORPUS < set(COVER2)
 
 
 _ALL2 = os.environ.get("FUSEJIT_VECTORISE_ALL") == "1"
 
 
-@pytest.mark.parametrize("case", conformance2.CASES if _ALL2 else COVER2)
+@pytest.mark.parametrize("case", conformance2.CASES if _ALL2 else [
+    pytest.param(case, marks=[pytest.mark.exhaustive] * (case in _IN_CORPUS)) for case in COVER2])
 def test_conformance2_groups_vectorise(case):
     graph = parse_ir(conformance2._read(case, "expected_fused.ir"))
     if not any(node.kind == "prim::FusionGroup" for node in graph.all_nodes()):
