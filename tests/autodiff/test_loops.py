@@ -61,13 +61,20 @@ def _loops_per_stage(staged: StagedCode) -> list[int]:
     return [kinds[:split].count(prim.Loop), kinds[split:].count(prim.Loop)]
 
 
-@pytest.mark.parametrize("fuse", [False, True])
-@pytest.mark.parametrize("fn, shapes, steps", [
-    (rnn, [(2, 3), (2, 4), (3, 4), (4, 4)], 5),
-    (two_carried, [(2, 3), (3,)], 4),
-    (nested_loops, [(2, 3), (1, 3)], None),
-    (loop_with_if, [(2, 3), (2, 3)], 4),
-], ids=["rnn", "two-carried", "nested", "if-inside"])
+_LOOPS = [("rnn", rnn, [(2, 3), (2, 4), (3, 4), (4, 4)], 5),
+          ("two-carried", two_carried, [(2, 3), (3,)], 4),
+          ("nested", nested_loops, [(2, 3), (1, 3)], None),
+          ("if-inside", loop_with_if, [(2, 3), (2, 3)], 4)]
+# Fused, the RNN and the two carried values are exhaustive cases (4 s cold each): the nested
+# loops and the loop around an if run fused loops by default, and
+# test_lstm_loop_stays_a_loop_in_both_stages a fused loop of products. Unfused, every program.
+_FUSED_REPEATS = {"rnn", "two-carried"}
+
+
+@pytest.mark.parametrize("fn, shapes, steps, fuse", [
+    pytest.param(fn, shapes, steps, fuse, id=f"{name}-{fuse}",
+                 marks=[pytest.mark.exhaustive] * (fuse and name in _FUSED_REPEATS))
+    for fuse in (False, True) for name, fn, shapes, steps in _LOOPS])
 def test_loop_gradients_match_finite_differences(fn, shapes, steps, fuse: bool) -> None:
     args = [RNG.standard_normal(s) for s in shapes]
     extra = () if steps is None else (steps,)

@@ -20,7 +20,7 @@ from fusejit.ir.graph import ElidedTensor
 from fusejit.ir.symbols import prim
 from fusejit.runtime.executor import ENGINES
 from fusejit.runtime.executor import compile as compile_graph
-from tests.conftest import IR_FILES, corpus_path, read_corpus
+from tests.conftest import IR_FILES, KERNEL_CASES, corpus_path, read_corpus
 from tests.runtime.conftest import nrt_balanced  # noqa: F401  (a fixture)
 
 pytestmark = pytest.mark.usefixtures("nrt_balanced")
@@ -95,8 +95,17 @@ def test_corpus_graph_matches_pytorch(rel, engine):
     _check_case(rel, fuse=False, engine=engine)
 
 
-@pytest.mark.parametrize("engine", ENGINES)
-@pytest.mark.parametrize("rel", [r for r in IR_FILES if r.endswith("input.ir")])
+# The cases whose kernels the default suite runs (``KERNEL_CASES``: every other one, not
+# many_inputs_130), on both engines, which run the same kernels; the rest, exhaustive cases.
+# test_compile_forms_pytorchs_groups_and_compiles_each checks every case's fusion.
+_KERNELS_RUN = {p.values[0] for p in KERNEL_CASES
+                if not any(m.name == "exhaustive" for m in p.marks)}
+
+
+@pytest.mark.parametrize("rel, engine", [
+    pytest.param(rel, engine,
+                 marks=[] if rel.split("/")[0] in _KERNELS_RUN else [pytest.mark.exhaustive])
+    for rel in IR_FILES if rel.endswith("input.ir") for engine in ENGINES])
 def test_corpus_graph_fused_by_compile_matches_pytorch(rel, engine):
     # compile(fuse=True) specialises to the inputs, runs fusejit's own fuser and compiles every
     # group into a kernel.

@@ -49,9 +49,11 @@ def _same(got, want, rtol):
 
 
 @pytest.mark.parametrize("dtype, rows", [
-    (np.float32, 8), (np.float32, 3000), (np.float64, 3000),
-    # (the few-rows kernel in float64: float32's rows, float64's dtype already covered;
-    # 6 s of a cold suite's compiles)
+    (np.float32, 3000), (np.float64, 3000),
+    # (few rows: the same graphs' values, compiled whole as one Numba function, which other
+    # tests of in-place updates compile too; 11 s of a cold suite's compiles in float32, 6 in
+    # float64)
+    pytest.param(np.float32, 8, marks=pytest.mark.exhaustive),
     pytest.param(np.float64, 8, marks=pytest.mark.exhaustive)])
 def test_updates_of_a_new_array_are_one_row_kernel(dtype, rows):
     rng = np.random.default_rng(0)
@@ -175,10 +177,11 @@ def sums_at_top(a, b, c):
 
 @pytest.mark.parametrize("shapes, grows", [
     (((4, 6), (4, 6), (1, 6)), False),
-    (((4, 6), (1, 6), (4, 1)), False),
+    # (more broadcasts of the operands: the first case's and the third's checks)
+    pytest.param(((4, 6), (1, 6), (4, 1)), False, marks=pytest.mark.exhaustive),
     (((4, 1), (1, 6), (4, 6)), False),     # (the broadcast of a and b is (4, 6))
     (((1, 6), (1, 6), (4, 6)), True),      # (c grows acc: NumPy raises)
-    (((4, 1), (4, 1), (4, 6)), True)])
+    pytest.param(((4, 1), (4, 1), (4, 6)), True, marks=pytest.mark.exhaustive)])
 def test_a_chain_on_a_map_is_checked_on_sizes_alone(shapes, grows):
     """A new array made by a map and updated by an operand that might grow it: the chain is
     values (in a loop's body too), and the check reads the sizes of the map's operands and of

@@ -10,6 +10,7 @@ import fusejit
 from fusejit.errors import FusejitError
 from fusejit.ir.symbols import aten, prim
 from fusejit.runtime.fusion import written_into
+from tests.matrix import covered
 
 
 def add_update(x, v, dt):
@@ -184,10 +185,13 @@ def _x_v(case):
     raise AssertionError(case)
 
 
-@pytest.mark.parametrize("case", ["1-d", "strided x", "2-d, v broadcast", "float32"])
-@pytest.mark.parametrize("fn,compiled,extra", [(add_update, _ADD, (0.1,)),
-                                               (div_update, _DIV, ())],
-                         ids=["add", "div"])
+# (each update and each case once: the division's other cases, the addition's strided x, are
+# the same writes into the caller's array)
+@pytest.mark.parametrize("fn, compiled, extra, case", [
+    pytest.param(*update, case, marks=p.marks, id=f"{update[0].__name__[:3]}-{case}")
+    for p in covered([(add_update, _ADD, (0.1,)), (div_update, _DIV, ())],
+                     ["1-d", "strided x", "2-d, v broadcast", "float32"], strength=1)
+    for update, case in [p.values]])
 def test_caller_array_updated_as_numpy(case, fn, compiled, extra, monkeypatch):
     copies, copy_into = [], written_into.copy_into
     monkeypatch.setattr(written_into, "copy_into",
@@ -240,8 +244,13 @@ def _updates(graph):
             or n.kind in (aten.add_, aten.mul_, aten.div_, aten.copy_)]
 
 
-@pytest.mark.parametrize("shape", [(10000,), (300, 40), (7,)])
-@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+_SHAPES = [(10000,), (300, 40), (7,)]
+
+
+@pytest.mark.parametrize("dtype, shape", [
+    pytest.param(*p.values, marks=p.marks,
+                 id=f"{p.values[0].__name__}-shape{_SHAPES.index(p.values[1])}")
+    for p in covered([np.float32, np.float64], _SHAPES, strength=1)])
 def test_successive_updates_of_a_new_array_are_one_kernel(shape, dtype):
     """``np.empty_like`` then ``out=`` and ``op=`` updates, by arrays and numbers: one group
     writing into the array, which it does not read, and no zero fill (``aten::empty_like``)."""
@@ -277,7 +286,8 @@ def test_numbers_updating_a_new_array_join_its_group():
             np.testing.assert_allclose(got, want, rtol=1e-13)
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("dtype", [pytest.param(np.float32, marks=pytest.mark.exhaustive),
+                                   np.float64])
 def test_an_empty_array_written_whole_is_not_filled(dtype):
     rng = np.random.default_rng(8)
     x, y = rng.random((300, 40)).astype(dtype), rng.random(40).astype(dtype)
@@ -342,7 +352,9 @@ def cap_rows(x, caps):
 
 @pytest.mark.parametrize("fn, make", [
     (relu_in_place, lambda r: (r.standard_normal((300, 40)).astype(np.float32),)),
-    (relu_in_place, lambda r: (r.integers(-5, 5, 9000),)),
+    # (an int array: the same mask and masked store as the float arrays')
+    pytest.param(relu_in_place, lambda r: (r.integers(-5, 5, 9000),),
+                 marks=pytest.mark.exhaustive),
     (clip_in_place, lambda r: (r.standard_normal(9000) * 3, -1.0, 1.5)),
     (take_where_larger, lambda r: (r.standard_normal(9000), r.standard_normal(9000))),
     (cap_rows, lambda r: (r.standard_normal((200, 50)), r.standard_normal(50))),
@@ -533,7 +545,8 @@ def fmix(keys):
     return h
 
 
-@pytest.mark.parametrize("dtype", [np.uint32, np.int64])
+@pytest.mark.parametrize("dtype", [np.uint32,
+                                   pytest.param(np.int64, marks=pytest.mark.exhaustive)])
 def test_integer_updates_by_constant_ints_join_the_group(dtype):
     """A hash finaliser's ``h *= 0x85EBCA6B`` joined no group (only float arrays' updates by
     numbers did): a pass each. Integer products wrap in the kernel as in NumPy's update."""

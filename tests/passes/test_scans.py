@@ -120,9 +120,16 @@ def test_a_running_sum_after_a_row_mean_reads_it_in_the_last_pass():
     assert _top(f.graph_for(x)) == [prim.RowReductionGroup]
 
 
+# Each layout once, and float32 (rounded in its own dtype), int8 (summed as int64, as int32
+# is), int64 and bool (one byte read) once: float64 and int32, in every layout, are exhaustive
+# cases, their scans float32's and int8's.
+_LAYOUTS = ["c", "f", "strided", "broadcast"]
+
+
 @pytest.mark.parametrize("layout, dtype", covered(
-    ["c", "f", "strided", "broadcast"], [np.float32, np.float64, np.int8, np.int32, np.int64,
-                                         np.bool_], strength=1))
+    _LAYOUTS, [np.float32, np.int8, np.int64, np.bool_], strength=1) + [
+    pytest.param(layout, dtype, marks=pytest.mark.exhaustive)
+    for layout in _LAYOUTS for dtype in (np.float64, np.int32)])
 def test_sums_and_products_of_every_dtype_and_layout_match_numpy_bit_for_bit(dtype, layout):
     x = _layouts((5, 37), dtype)[layout]
     f = fusejit.jit(running_both)

@@ -143,11 +143,22 @@ def _arguments(fn, n):
     raise AssertionError(fn)
 
 
+_PROGRAMS = [(stencil_steps, True), (rows_through_a_buffer, True), (wider_buffer, True),
+             (heun_step, True),
+             (accumulated_across_steps, False), (broadcast_into_a_buffer, False),
+             (viewed_buffer, False), (returned_buffer, False)]
+# Programs whose runs repeat another's, exhaustive cases (the pass's choice for each is
+# test_the_pass_rewrites_or_leaves_every_program's): heun_step's buffers, written from two
+# arguments checked as it runs, are stencil_steps' and
+# test_a_value_that_broadcasts_into_a_checked_buffer_is_refused_as_it_runs's; a loop's buffer
+# the pass leaves runs as returned_buffer's does, a value broadcast into out= as
+# tests/frontend/test_numpy_ufuncs.py's.
+_RUNS_REPEATED = {heun_step, accumulated_across_steps, broadcast_into_a_buffer}
+
+
 @pytest.mark.parametrize("fn, forwarded", [
-    (stencil_steps, True), (rows_through_a_buffer, True), (wider_buffer, True),
-    (heun_step, True),
-    (accumulated_across_steps, False), (broadcast_into_a_buffer, False),
-    (viewed_buffer, False), (returned_buffer, False)])
+    pytest.param(fn, forwarded, marks=[pytest.mark.exhaustive] * (fn in _RUNS_REPEATED))
+    for fn, forwarded in _PROGRAMS])
 def test_scratch_buffers_become_values_only_where_every_read_sees_the_step_s_write(
         fn, forwarded):
     """The pass (``fusejit.jit`` runs it when it scripts) rewrites the programs whose buffers
@@ -171,6 +182,16 @@ def test_scratch_buffers_become_values_only_where_every_read_sees_the_step_s_wri
                             want if isinstance(want, tuple) else (want,)):
                 assert np.asarray(g).dtype == np.asarray(w).dtype
                 np.testing.assert_allclose(g, w, rtol=1e-5)
+
+
+def test_the_pass_rewrites_or_leaves_every_program():
+    """The pass's choice alone (scripting compiles nothing), every program of
+    test_scratch_buffers_become_values_only_where_every_read_sees_the_step_s_write."""
+    for fn, forwarded in _PROGRAMS:
+        args = _arguments(fn, 64)
+        if fn is viewed_buffer:
+            args = args[:1]
+        assert (_writes_into_made_buffers(fn, args) == 0) == forwarded, fn.__name__
 
 
 def test_a_value_that_broadcasts_into_a_checked_buffer_is_refused_as_it_runs():

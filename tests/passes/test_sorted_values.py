@@ -96,7 +96,9 @@ def ordered_by_other(X, Y):
     return np.take_along_axis(X, np.argsort(Y, axis=0), axis=0)
 
 
-@pytest.mark.parametrize("shape", [(6, 9), (3, 4, 5)])
+# (a matrix's two axes are the first and last of the 3-D case's three: an exhaustive case)
+@pytest.mark.parametrize("shape", [pytest.param((6, 9), marks=pytest.mark.exhaustive),
+                                   (3, 4, 5)])
 def test_sorts_along_any_axis_are_numpys_sort(shape):
     rng = np.random.default_rng(13)
     X = rng.standard_normal(shape)
@@ -200,7 +202,9 @@ def listed_percentiles(x):
     return np.percentile(x, [0.0, 3.5, 50.0, 99.0, 100.0]), np.quantile(x, [0.25, 0.75])
 
 
-@pytest.mark.parametrize("dtype", ["float32", "int64", "int32", "uint8"])
+# (int32: a narrow int, each value read cast, as uint8, the one the default suite runs)
+@pytest.mark.parametrize("dtype", ["float32", "int64",
+                                   pytest.param("int32", marks=pytest.mark.exhaustive), "uint8"])
 def test_percentiles_of_a_list_partition_the_array_not_a_float64_copy(dtype):
     """NumPy computes a list of q in float64: the frontend reads the array cast to float64,
     and the partition takes the array itself, each value it reads cast (a cast to float64
