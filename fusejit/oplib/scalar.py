@@ -111,17 +111,27 @@ BINARY: dict[str, Callable[[Number, Number], Any]] = {
 def _int64_of(value: float, rounded: int) -> int:
     """``rounded`` (an integral float ``value`` rounded), refused unless it is an int64: the
     int that Python would give does not fit, and wrapping it around would give a number
-    unrelated to ``value`` (1e300 would be 0)."""
+    unrelated to ``value`` (1e300 would be 0). An OverflowError, as Python's for an int that
+    does not fit a C integer."""
     if not _INT_MIN <= rounded < -_INT_MIN:
-        raise ValueError(f"cannot convert float {value!r} to integer: beyond the 64-bit range")
+        raise OverflowError(f"cannot convert float {value!r} to integer: beyond the 64-bit "
+                            f"range")
     return rounded
+
+
+def _refuse_non_finite(value: float) -> None:
+    """Python's error for ``int()`` of a NaN (a ValueError) or an infinity (an OverflowError),
+    with this module's message."""
+    if math.isnan(value):
+        raise ValueError(f"cannot convert float {value} to integer")
+    if math.isinf(value):
+        raise OverflowError(f"cannot convert float {value} to integer")
 
 
 def to_int64(value: Number) -> int:
     """``int(value)``, refused for a non-finite float or one beyond int64."""
     if isinstance(value, float):
-        if not math.isfinite(value):
-            raise ValueError(f"cannot convert float {value} to integer")
+        _refuse_non_finite(value)
         return _int64_of(value, int(value))
     return int(value)
 
@@ -129,8 +139,7 @@ def to_int64(value: Number) -> int:
 def _rounding(fn: Callable[[float], int]) -> Callable[[Number], int]:
     def body(a: Number) -> int:
         if isinstance(a, float):
-            if not math.isfinite(a):
-                raise ValueError(f"cannot convert float {a} to integer")
+            _refuse_non_finite(a)
             return _int64_of(a, fn(a))
         return fn(a)
 

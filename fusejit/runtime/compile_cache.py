@@ -53,7 +53,8 @@ _SEEDS = ("runtime/native/*.py", "runtime/fusion/helpers.py", "runtime/fusion/fa
           "runtime/fusion/vecpow.py", "runtime/fusion/vectrig.py", "runtime/fusion/veclgamma.py",
           "runtime/fusion/vecinverse.py", "runtime/fusion/cuda_helpers.py",
           "runtime/fusion/rowmath.py", "runtime/fusion/rowsearch.py", "runtime/fusion/streams.py",
-          "runtime/blas.py", "runtime/lapack.py", "runtime/interpolate.py")
+          "runtime/blas.py", "runtime/lapack.py", "runtime/interpolate.py",
+          "runtime/scalar_helpers.py")
 _IMPORT = re.compile(r"^\s*from\s+([.\w]+)\s+import\s+(\([^)]*\)|[^\n]*)"
                      r"|^\s*import\s+(fusejit[.\w]*)", re.MULTILINE)
 _KERNEL_FILE = re.compile(r"fk_[0-9a-f]{32}\.py")

@@ -45,11 +45,8 @@ _CALLS = {"min": "min", "max": "max", "abs": "abs", "Float": "float", "floor": "
           "log2": "math.log2", "log10": "math.log10", "erf": "math.erf", "erfc": "math.erfc",
           "Int": "_to_int"}
 
-# int() is an int64 (Numba's int() of a uint8 element is unsigned: int(a[0]) - int(a[1])
-# wrapped to 2**64 - 158). Float to int conversions raise where the int would not fit int64
-# (Numba's int() of 1e300 or nan is whatever the CPU gives); the interpreter then reruns the call
-# and gives its error. (An int operand near 2**63 compares as a float and is refused too: the
-# rerun gives its value.)
+# The generated module's imports; the int conversions it calls are scalar_helpers' (compiled
+# once, not once per module).
 _PRELUDE = '''\
 import math
 
@@ -57,30 +54,8 @@ import numpy as np
 from numba import njit
 
 from fusejit.runtime.interrupts import check_signals
-
-
-@njit(cache=True)
-def _int64_range(x):
-    if not -9223372036854775808.0 <= x < 9223372036854775808.0:
-        raise ValueError("cannot convert the float to an int64")
-
-
-@njit(cache=True)
-def _to_int(x):
-    _int64_range(x)
-    return np.int64(x)
-
-
-@njit(cache=True)
-def _floor_int(x):
-    _int64_range(x)
-    return math.floor(x)
-
-
-@njit(cache=True)
-def _ceil_int(x):
-    _int64_range(x)
-    return math.ceil(x)
+from fusejit.runtime.scalar_helpers import ceil_int as _ceil_int, floor_int as _floor_int
+from fusejit.runtime.scalar_helpers import to_int as _to_int
 
 
 '''

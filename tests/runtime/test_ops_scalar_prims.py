@@ -89,8 +89,17 @@ def test_pow_of_ints_is_float_and_rounding_gives_int() -> None:
     assert call("aten::pow", 2, -1) == 0.5
     assert call("aten::floor", -2.5) == -3 and type(call("aten::floor", -2.5)) is int
     assert call("aten::ceil", -2.5) == -2
-    with pytest.raises(ValueError):
-        call("aten::floor", math.inf)
+    for x in (math.inf, math.nan):   # Python's classes: an OverflowError, a ValueError
+        with pytest.raises(type(_error_of(math.floor, x))):
+            call("aten::floor", x)
+
+
+def _error_of(fn, *args) -> BaseException:
+    try:
+        fn(*args)
+    except Exception as error:
+        return error
+    raise AssertionError(f"{fn.__name__}{args} raised nothing")
 
 
 def test_conversions_and_bool_logic() -> None:
