@@ -81,7 +81,10 @@ def _decorator(kind: type, fn: Callable | None, options: dict, cache: bool):
     """A ``kind`` dispatcher of ``fn`` with Numba's target ``options``, or the decorator
     making one where ``fn`` is None (``@helper_jit`` bare or with options, as ``njit``)."""
     def wrap(fn: Callable) -> _VectoriserDispatcher:
-        dispatcher = kind(py_func=fn, locals={}, targetoptions={"nopython": True, **options})
+        # (no C function wrapper: nothing takes these as first-class functions, and each
+        # wrapper is lowered and compiled with the function, some 5% of a small one's compile)
+        dispatcher = kind(py_func=fn, locals={},
+                          targetoptions={"nopython": True, "no_cfunc_wrapper": True, **options})
         if cache:
             dispatcher.enable_caching()
         return dispatcher

@@ -541,7 +541,7 @@ def stage_source(graph: Graph, name: str, shapes: dict[Value, tuple] | None = No
                              + library_imports(graph) + _PRELUDE
                              + "from numba.typed import List\n" + MATH_IMPORTS + import_line()
                              + "\n\n",
-                             "@njit(cache=True, boundscheck=True)\n")
+                             "@njit(cache=True, boundscheck=True, no_cfunc_wrapper=True)\n")
     return source + "\n\n" + "".join(writer.helpers)
 
 

@@ -255,7 +255,8 @@ def passed_kind(value: Value) -> bool:
 
 def scalar_source(graph: Graph) -> str:
     """The module source whose ``scalar_fn`` computes ``graph``."""
-    return function_source(_Writer(), graph, "scalar_fn", _PRELUDE, "@njit(cache=True)\n")
+    return function_source(_Writer(), graph, "scalar_fn", _PRELUDE,
+                           "@njit(cache=True, no_cfunc_wrapper=True)\n")
 
 
 def compile_scalar_graph(graph: Graph, fallback: Callable[..., Any]) -> Callable[..., Any]:

@@ -59,6 +59,7 @@ from .templates import (
     element_cost,
     fast_name,
     inside_form,
+    kernel_decorator,
     math_imports,
     math_modules,
     trig_limit,
@@ -497,7 +498,7 @@ class _Generator(Emitter):
         args = (["meta"] + [f"x{i}" for i in range(len(layout.tensor_index))]
                 + [f"s{i}" for i in range(len(layout.scalar_index))]
                 + [f"o{i}" for i in range(len(layout.outputs))] + ["status"])
-        lines = [f'@njit(parallel={parallel}, cache=True, error_model="numpy")',
+        lines = [kernel_decorator(parallel),
                  f"def {name}({', '.join(args)}):",
                  "    n_tiles = meta[0]", "    cols = meta[1]", "    block = meta[2]",
                  "    n_blocks = meta[3]"]

@@ -68,6 +68,7 @@ from .rows import (
     module_text,
     shared_with,
 )
+from .templates import kernel_decorator
 
 # The most columns per block (the caller picks the width, see row_kernel.py): the
 # accumulators (8 bytes a column each) stay in L1.
@@ -170,7 +171,7 @@ class _ColumnGenerator(RowGenerator):
                 + [f"s{i}" for i in range(len(group.scalar_index))]
                 + [f"o{j}" for j in range(len(group.outputs))] + ["status"])
         loop = "prange" if parallel else "range"
-        lines = [f'@njit(parallel={parallel}, cache=True, error_model="numpy")',
+        lines = [kernel_decorator(parallel),
                  f"def {name}({', '.join(args)}):",
                  f"    for t in {loop}(n_batch * n_blocks):",
                  "        b = t // n_blocks",

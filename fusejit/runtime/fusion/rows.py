@@ -81,6 +81,7 @@ from .templates import (
     VECTOR_MATH,
     WIDENED_CALLS,
     fast_name,
+    kernel_decorator,
     math_imports,
     math_modules,
 )
@@ -545,7 +546,7 @@ class RowGenerator(_Generator):
         # (a split kernel runs its rows one by one, each row's blocks on every thread)
         split = parallel and self.split and group.splits(self.classes)
         loop = "prange" if parallel and not split else "range"
-        lines = [f'@njit(parallel={parallel}, cache=True, error_model="numpy")',
+        lines = [kernel_decorator(parallel),
                  f"def {name}({', '.join(args)}):"]
         body: list[str] = []
         head: list[str] = []     # per call (serial) or per row (parallel: per thread's row)

@@ -44,6 +44,7 @@ import numpy as np
 from ...errors import InterpreterError
 from .codegen import STRIDED, UNIT, ZERO
 from .rows import ELEMENT, RowGenerator, module_text
+from .templates import kernel_decorator
 
 _COUNT = re.compile(r"\bn\b")
 
@@ -167,7 +168,7 @@ class _SegmentGenerator(RowGenerator):
         outs = [f"o{j}[row] = {self.values[v].expr}" for j, v in enumerate(group.outputs)]
         body += chunk + ["    for row in range(lo, hi):"]
         body += ["        " + line for line in restore + outs]
-        return ([f'@njit(parallel={parallel}, cache=True, error_model="numpy")',
+        return ([kernel_decorator(parallel),
                  f"def {name}({', '.join(args)}):"]
                 + ["    " + line for line in top + body])
 
