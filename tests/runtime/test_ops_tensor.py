@@ -307,5 +307,8 @@ def test_tensor_to_number_conversions_are_pythons_of_the_element(value) -> None:
     assert type(got) is float and got == float(element)
     assert math.copysign(1.0, got) == math.copysign(1.0, float(element))
     assert _tensor_to_bool(value) is bool(element)
-    with pytest.raises(ValueError):
+    # (Python's classes: int() of an infinity is an OverflowError, of a NaN a ValueError)
+    with pytest.raises(OverflowError):
         _tensor_to_int(np.array(np.inf))
+    with pytest.raises(ValueError):
+        _tensor_to_int(np.array(np.nan))
