@@ -3,16 +3,21 @@
 (``harness.py``); results agree per ``tolerances.py``.
 
 Bugs the fuzzer found are pinned in ``test_regressions.py``.
+
+The default suite fuzzes half of the fuzz-ci profile's graphs; an exhaustive test
+(tests/conftest.py) fuzzes the profile's whole count, in a draw of its own. A profile named on
+the command line (``--hypothesis-profile=long``) runs whole in the default test.
 """
 
 from __future__ import annotations
 
 import random
 
-from hypothesis import given, note
+import pytest
+from hypothesis import given, note, settings
 from hypothesis import strategies as st
 
-from .conftest import fuzz_settings, progress
+from .conftest import CHOSEN, fuzz_settings, progress
 from .graphs import FuzzCase, build_case
 from .harness import check_case
 
@@ -29,9 +34,16 @@ def fuzz_cases(draw, blocks: bool = True) -> FuzzCase:
     return build_case(rnd, seed, typed, hostile, n_ops, blocks)
 
 
-@fuzz_settings()
-@given(case=fuzz_cases())
-def test_fused_paths_match_the_reference(case: FuzzCase) -> None:
+def _half_of_fuzz_ci() -> settings:
+    """fuzz-ci with half its graphs (each compiles kernels of its own, most of the test's
+    time); a profile named on the command line, whole."""
+    chosen = fuzz_settings()
+    if CHOSEN["profile"] is not None:
+        return chosen
+    return settings(chosen, max_examples=chosen.max_examples // 2)
+
+
+def _check(case: FuzzCase) -> None:
     note(repr(case))
     problems, stats = check_case(case)
     TOTALS["graphs"] += 1
@@ -39,6 +51,21 @@ def test_fused_paths_match_the_reference(case: FuzzCase) -> None:
         TOTALS[key] = TOTALS.get(key, 0) + n
     progress("differential", TOTALS)
     assert not problems, "\n".join(problems)
+
+
+@_half_of_fuzz_ci()
+@given(case=fuzz_cases())
+def test_fused_paths_match_the_reference(case: FuzzCase) -> None:
+    _check(case)
+
+
+@pytest.mark.exhaustive
+@pytest.mark.skipif(CHOSEN["profile"] is not None,
+                    reason="the default test runs the named profile whole")
+@fuzz_settings()
+@given(case=fuzz_cases())
+def test_fused_paths_match_the_reference_on_every_fuzz_ci_graph(case: FuzzCase) -> None:
+    _check(case)
 
 
 def test_generator_is_deterministic_and_valid() -> None:
