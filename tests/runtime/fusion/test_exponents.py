@@ -53,8 +53,11 @@ def decayed(w, g):
     return w
 
 
+# (float64 picks by the same rule: its square runs by default in the in-place update and masked
+# store below, within 1e-15 of NumPy's; float32 stays, where narrow rounding shows)
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")    # (NumPy's NaN of negative ** 2.5)
-@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("dtype", [np.float32, pytest.param(np.float64,
+                                                            marks=pytest.mark.exhaustive)])
 def test_a_number_of_two_squares_as_numpy_does(dtype, kernels_only):
     """Calls alternating 2.0, 2.5 and 2.0 again (and a negative base): the 2.0 calls are
     NumPy's squares exactly, the others NumPy's powers; one fused group, whose kernel picks."""
