@@ -97,7 +97,8 @@ def test_a_lone_map_in_a_loop_body_is_grouped_and_fuse_graph_alone_leaves_it():
     assert prim.FusionGroup not in _kinds(loop.blocks[0])
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("dtype", [np.float32,
+                                   pytest.param(np.float64, marks=pytest.mark.exhaustive)])
 def test_lone_maps_run_as_kernels_with_numpy_values(dtype, kernels_only):
     """Kernels (not NumPy) compute them, on C-ordered, strided and transposed inputs, with
     NumPy's values to a few ulp, NaN, inf and -0.0 included."""
@@ -140,7 +141,8 @@ def inverse_hyperbolic(x, v):
     return np.arcsinh(x), np.arccosh(np.abs(x) + 1.0), np.arctanh(v)
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("dtype", [pytest.param(np.float32, marks=pytest.mark.exhaustive),
+                                   np.float64])
 def test_inverse_hyperbolic_maps_fuse_and_run_as_kernels(dtype, kernels_only):
     """np.arcsinh, np.arccosh and np.arctanh (not on PyTorch's list) join the groups around
     them, with no NumPy call left, and a lone one gets a kernel; NumPy's values within a few
@@ -178,7 +180,9 @@ def float_division_chain(x, y):
     return np.floor_divide(x * 2.0, y) - 1.0, np.fmod(x, y)
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+# (float64 floor division's bits: also test_more_maps.py's kernel test, by default)
+@pytest.mark.parametrize("dtype", [np.float32,
+                                   pytest.param(np.float64, marks=pytest.mark.exhaustive)])
 def test_float_floor_division_and_fmod_run_as_kernels_with_numpys_bits(dtype, kernels_only):
     """Float ``//`` (alone, and fused with what is around it) and a lone np.fmod are kernels
     (NumPy's loops call C's fmod, 9-20 ns an element) with NumPy's bits: every pair of special

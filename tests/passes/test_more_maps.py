@@ -261,7 +261,8 @@ def _ulps(got, want):
     return np.abs(a - b)
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("dtype", [np.float32,
+                                   pytest.param(np.float64, marks=pytest.mark.exhaustive)])
 def test_logaddexp_kernel_is_numpys_formula(dtype):
     """``np.logaddexp`` in a kernel (``@fusejit.jit``'s own fusion; PyTorch's list has none):
     NumPy's ``npy_logaddexp`` with the vectorisable exp and log1p, so special values (equal

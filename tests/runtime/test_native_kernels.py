@@ -51,7 +51,8 @@ def rand(*shape, dtype=np.float32, seed=0):
     return np.random.default_rng(seed).standard_normal(shape).astype(dtype)
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("dtype", [np.float32,
+                                   pytest.param(np.float64, marks=pytest.mark.exhaustive)])
 def test_a_bound_kernel_runs_inside_the_loop_and_matches_the_reference(dtype):
     fn = compile_graph(fusejit.parse_ir(LOOP), fuse=True)
     x, y = rand(4, 8, dtype=dtype), rand(8, dtype=dtype, seed=1)
@@ -98,20 +99,31 @@ def test_a_parallel_kernel_bound_in_the_loop_matches_the_serial_reference(parall
         assert np.array_equal(got, want, equal_nan=True)
 
 
-def test_other_shapes_after_binding_run_on_the_host_and_stay_right():
+def _other_shapes_after_binding_stay_right(others: list) -> None:
     fn = compile_graph(fusejit.parse_ir(LOOP), fuse=True)
     reference = compile_graph(fusejit.parse_ir(LOOP), fuse=True, engine="reference")
     x, y = rand(4, 8), rand(8, seed=1)
     native_run(fn, x, y, 2)
-    transposed = rand(8, 4, seed=3).T            # same shape, other strides: not the bound plan
-    for xs in [rand(6, 8, seed=2), rand(8, seed=2), rand(1, 8, seed=2), rand(3, 2, 8, seed=2),
-               transposed]:
+    for xs in others:
         out, calls = native_run(fn, xs, y, 3)
         assert calls > 2
         np.testing.assert_array_equal(out[0], reference(xs, y, 3))
         np.testing.assert_allclose(out[0], loop_numpy(xs, y, 3), rtol=1e-5, atol=1e-6)
     out, calls = native_run(fn, x, y, 3)          # the bound shape still runs natively
     assert calls == 2
+
+
+def test_other_shapes_after_binding_run_on_the_host_and_stay_right():
+    transposed = rand(8, 4, seed=3).T            # same shape, other strides: not the bound plan
+    _other_shapes_after_binding_stay_right([rand(6, 8, seed=2), transposed])
+
+
+@pytest.mark.exhaustive
+def test_other_ranks_after_binding_run_on_the_host_and_stay_right():
+    """The other shapes of test_other_shapes_after_binding_run_on_the_host_and_stay_right
+    (other ranks, a dimension of 1): not the bound plan either, as 6 x 8 is not."""
+    _other_shapes_after_binding_stay_right([rand(8, seed=2), rand(1, 8, seed=2),
+                                            rand(3, 2, 8, seed=2)])
 
 
 def test_a_group_run_once_compiles_no_entry():

@@ -21,9 +21,17 @@ from tests.runtime.native_safety_cases import CASES
 _ROOT = Path(__file__).resolve().parents[2]
 
 
+# The subprocess runs the cases, then the compiled graph of
+# test_a_compiled_graph_rejects_wrapping_sizes_in_its_own_process (``COMPILED``, one more JSON
+# line): one start of Python, fusejit and the native loop for both (each start cost ~1.4 s).
+_CHILD = ("import sys\n"
+          "from tests.runtime.native_safety_cases import main\n"
+          "main(sys.argv[1:])\n")
+
+
 @pytest.fixture(scope="module")
 def outcomes() -> dict:
-    proc = subprocess.run([sys.executable, "-m", "tests.runtime.native_safety_cases", *CASES],
+    proc = subprocess.run([sys.executable, "-c", _CHILD + COMPILED, *CASES],
                           cwd=_ROOT, env=dict(os.environ), capture_output=True, text=True,
                           timeout=600)
     results = {}
@@ -71,25 +79,32 @@ EIGHT_NODES = """graph(%x : Tensor, %a : int, %b : int, %i : int):
 """
 
 
-def test_a_compiled_graph_rejects_wrapping_sizes_in_its_own_process():
+# (run by ``outcomes``' subprocess, after the cases)
+COMPILED = (
+    "import json\n"
+    "import numpy as np, fusejit\n"
+    "from tests.runtime.test_native_safety import EIGHT_NODES\n"
+    "words = []\n"
+    "fn = fusejit.compile(fusejit.parse_ir(EIGHT_NODES), engine='native')\n"
+    "x = np.arange(12, dtype=np.float32).reshape(3, 4)\n"
+    "words += ['engine', str(fn.engine)]\n"
+    "words += ['ok', str(fn(x, 6, 2, 5).tolist() == [-200.0, -242.0])]\n"
+    "for i in (1, 2, 2**40):\n"
+    "    try:\n"
+    "        fn(x, 2**62 + 3, 4, i)\n"
+    "    except fusejit.FusejitError as e:\n"
+    "        words += ['error', str('is invalid for input of size 12' in str(e))]\n"
+    "words += ['untouched', str((x == np.arange(12).reshape(3, 4)).all())]\n"
+    "print(json.dumps({'case': 'compiled_graph', 'words': words}), flush=True)\n")
+
+
+def test_a_compiled_graph_rejects_wrapping_sizes_in_its_own_process(outcomes):
     """This all-native graph of 8 nodes on the native loop (which plain ``fusejit.compile``
-    takes from 16 nodes without a loop: ``executor.NATIVE_MIN_OPS``): the wrapped view must
-    raise the reference's error, not read rows past the 3 x 4 input."""
-    script = (
-        "import numpy as np, fusejit\n"
-        "from tests.runtime.test_native_safety import EIGHT_NODES\n"
-        "fn = fusejit.compile(fusejit.parse_ir(EIGHT_NODES), engine='native')\n"
-        "x = np.arange(12, dtype=np.float32).reshape(3, 4)\n"
-        "print('engine', fn.engine)\n"
-        "print('ok', fn(x, 6, 2, 5).tolist() == [-200.0, -242.0])\n"
-        "for i in (1, 2, 2**40):\n"
-        "    try:\n"
-        "        fn(x, 2**62 + 3, 4, i)\n"
-        "    except fusejit.FusejitError as e:\n"
-        "        print('error', 'is invalid for input of size 12' in str(e))\n"
-        "print('untouched', (x == np.arange(12).reshape(3, 4)).all())\n")
-    proc = subprocess.run([sys.executable, "-c", script], cwd=_ROOT, capture_output=True,
-                          text=True, timeout=600)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    assert proc.stdout.split() == ["engine", "native", "ok", "True", "error", "True", "error",
-                                   "True", "error", "True", "untouched", "True"], proc.stdout
+    takes from 16 nodes without a loop: ``executor.NATIVE_MIN_OPS``), compiled in the cases'
+    process: the wrapped view must raise the reference's error, not read rows past the 3 x 4
+    input."""
+    result = outcomes.get("compiled_graph")
+    code, stderr = outcomes["_exit"]
+    assert result is not None, f"the case process died (exit {code}) before the graph:\n{stderr}"
+    assert result["words"] == ["engine", "native", "ok", "True", "error", "True", "error",
+                               "True", "error", "True", "untouched", "True"], result
