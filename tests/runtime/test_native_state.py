@@ -168,7 +168,11 @@ def test_an_allocation_failing_inside_the_loop_is_reported_like_the_reference():
     assert "aten::mul" in str(native) and isinstance(native.__cause__, MemoryError)
     # Numba does not release what a function holds when it raises. Here that is one small
     # allocation per failure (measured), and references that keep the pooled register file
-    # alive (emptied all the same) once the Code is gone.
+    # alive (emptied all the same) once the Code is gone. (The counts need the NRT's
+    # statistics, which only the nrt_balanced fixture turned on: run alone, this test had none.)
+    from numba.core.runtime import _nrt_python
+
+    _nrt_python.memsys_enable_stats()
     gc.collect()
     before = nrt_live()
     for _ in range(10):
