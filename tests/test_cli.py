@@ -85,6 +85,18 @@ def test_run_refuses_a_base_name_two_inputs_share(capsys, tmp_path):
     assert code == 1 and "no array for %x.1, %x.2" in out.err
 
 
+@pytest.fixture
+def short_warm_up(monkeypatch):
+    """The demo calls each case until it has run 1.5 x ``PROMOTE_SECONDS`` (or 1000 times) so
+    that it times the tier the case settles on; with tiering off, as in the suite
+    (tests/conftest.py), a case runs there from its first call, and those 1000 calls of tiny
+    cases were most of a demo's time once compiled: two calls each."""
+    from fusejit.runtime import tiering
+
+    monkeypatch.setattr(tiering, "PROMOTE_SECONDS", 0.0)
+
+
+@pytest.mark.usefixtures("short_warm_up")
 def test_demo_is_short_and_reports_each_case_against_numpy(capsys):
     assert main(["demo", "--batch", "4", "--hidden", "8", "--repeat", "1"]) == 0
     out = capsys.readouterr().out
@@ -97,6 +109,7 @@ def test_demo_is_short_and_reports_each_case_against_numpy(capsys):
     assert "(--verbose shows them)" in out
 
 
+@pytest.mark.usefixtures("short_warm_up")
 def test_demo_verbose_prints_the_instructions(capsys):
     assert main(["demo", "--batch", "4", "--hidden", "8", "--repeat", "1", "--verbose"]) == 0
     out = capsys.readouterr().out
