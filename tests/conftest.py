@@ -27,12 +27,14 @@ os.environ.setdefault("FUSEJIT_TIMED_CHOICE", "0")
 # test's code path (nor which kernels it compiles) depends on it. Tests of the free-core rule
 # set the measurement themselves (``runtime.cores.assume_free_cores``).
 os.environ.setdefault("FUSEJIT_FREE_CORES", "0")
-# A worker compiles its first 256 kernels itself rather than its first 32 (the default): a
-# kernel the compile child makes is compiled there and then loaded here, which a cold suite of
-# some 1200 kernels paid for in its time (506 s against 484 s with every kernel compiled in the
-# worker, one run each). tests/robustness/test_cache_trust.py and test_tiering.py run the child
-# themselves, with limits of their own.
-os.environ.setdefault("FUSEJIT_COMPILE_IN_PROCESS", "256")
+# A worker compiles its first 1024 kernels itself rather than its first 32 (the default): a
+# kernel the compile child makes is compiled there and then loaded here, which a cold suite paid
+# for in its time (some 650 kernels a worker: 572 s with 256 compiled in the worker, 534 s with
+# all, one run each on a 2-core AMD EPYC; 506 against 484 s in an earlier suite). The price is
+# memory, ~1.5 MiB a kernel compiled in process (runtime/fusion/isolated.py): ~1 GiB a worker.
+# tests/robustness/test_cache_trust.py and test_tiering.py run the child themselves, with
+# limits of their own.
+os.environ.setdefault("FUSEJIT_COMPILE_IN_PROCESS", "1024")
 
 
 def pytest_configure(config):
