@@ -103,12 +103,21 @@ def _matches(numba_type: Any, key: Any) -> bool:
     from numba.core import types
     from numba.np.numpy_support import from_dtype
 
+    if _numpy_scalar(key):      # (passed as the 0-d array the slow path makes of it)
+        return isinstance(numba_type, types.Array) and numba_type.layout == "C" \
+            and numba_type.ndim == 0 and numba_type.dtype == from_dtype(key[1])
     if isinstance(key, tuple):
         return isinstance(numba_type, types.Array) and numba_type.layout == "C" \
             and numba_type.ndim == key[1] and numba_type.dtype == from_dtype(key[0])
     expected = {int: types.int64, float: types.float64, bool: types.boolean,
                 type(None): types.none}.get(key)
     return expected is not None and numba_type == expected
+
+
+def _numpy_scalar(key: Any) -> bool:
+    """Is ``key`` a NumPy scalar argument's (``("numpy scalar", dtype)``, ``jit._key``)?"""
+    return isinstance(key, tuple) and len(key) == 2 and isinstance(key[0], str) \
+        and key[0] == "numpy scalar"
 
 
 def _test(index: int, key: Any, names: dict[str, Any]) -> str | None:
@@ -119,6 +128,10 @@ def _test(index: int, key: Any, names: dict[str, Any]) -> str | None:
     if key in _SCALARS:
         names[f"T_{key.__name__}"] = key
         return f"type({arg}) is T_{key.__name__}"
+    if _numpy_scalar(key):
+        name = f"ST{len(names)}"
+        names[name] = key[1].type       # (np.float32, ...: the exact type, as the key's)
+        return f"type({arg}) is {name}"
     if isinstance(key, tuple) and len(key) == 2 and isinstance(key[0], np.dtype):
         dtype, rank = key
         name = f"DT{len(names)}"
@@ -191,7 +204,9 @@ def fast_call_source(n_positional: int, n_required: int, n_keyword_only: int,
         if len(key) < len(everything) or None in tests:
             continue
         entry = _entry_point(run, key[:len(everything)])
-        arrays = [i for i, k in enumerate(key[:len(everything)]) if isinstance(k, tuple)]
+        arrays = [i for i, k in enumerate(key[:len(everything)])
+                  if isinstance(k, tuple) and not _numpy_scalar(k)]
+        scalars = [i for i, k in enumerate(key[:len(everything)]) if _numpy_scalar(k)]
         written = getattr(run, "written", None) or ()
         limit = getattr(run, "max_elements", None) if hasattr(run, "fallback") else None
         sizes = [f"a{i}.size <= {int(limit)}" for i in arrays if limit is not None]
@@ -218,6 +233,8 @@ def fast_call_source(n_positional: int, n_required: int, n_keyword_only: int,
             # (the entry writes where its signature says the array is writeable)
             tests += [f"a{i}.flags.writeable" for i in written]
         lines.append(f"    if {' and '.join(tests) or 'True'}:")
+        # (NumPy scalars go on as the 0-d arrays the slow path makes of them, ``jit._convert``)
+        lines += [f"        a{i} = ASARRAY(a{i})" for i in scalars]
         direct = _direct_lines(s, run, arrays, names)
         if sizes:
             # bigger arrays: straight to the interpreter (its fused kernels), as ``run``
@@ -345,7 +362,7 @@ def install_fast_call(fn: Any, slow: Any, bound: Any,
     original; an unknown keyword is a ``FusejitError`` naming it, the general path's error:
     ``**unknown`` costs a positional call ~25 ns, an empty dict)."""
     names: dict[str, Any] = {"MISSING": MISSING, "SLOW": slow, "BOUND": bound,
-                             "NDARRAY": np.ndarray, "COPYTO": np.copyto,
+                             "NDARRAY": np.ndarray, "COPYTO": np.copyto, "ASARRAY": np.asarray,
                              "UNBOUND": functools.partial(_unbound, slow),
                              "KEYWORDS": _keywords}
     n_keyword_only = fn._total - fn._positional

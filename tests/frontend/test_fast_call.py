@@ -534,3 +534,43 @@ def test_a_numpy_integer_scalar_out_of_an_arrays_range_is_stored_wrapped():
             want = numpy_ints_stored(b.copy())
             assert_same(f(b), want)
             np.testing.assert_array_equal(b, want[0])
+
+
+def scaled_exp(x, g, k):
+    return np.exp(x) * g + k
+
+
+def scaled_count(x, lo, flag):
+    return np.count_nonzero(x > lo) if flag else x.sum() * lo
+
+
+@pytest.mark.parametrize("fn, make", [
+    (scaled_exp, lambda: (np.linspace(0.0, 1.0, 300, dtype=np.float32), np.float32(0.37),
+                          np.float64(2.5))),
+    (scaled_exp, lambda: (np.linspace(0.0, 1.0, 50), np.int8(-3), np.float32(0.5))),
+    (scaled_count, lambda: (np.arange(20), np.int64(7), np.bool_(True))),
+    (scaled_count, lambda: (np.arange(20, dtype=np.uint8), np.uint8(3), np.bool_(False))),
+], ids=["float32-float64", "int8-float32", "int64-bool", "uint8-bool"])
+def test_numpy_scalar_arguments_take_the_fast_call(fn, make, monkeypatch):
+    """A NumPy scalar argument (``g = np.float32(0.37)``) is tested by its exact type in the
+    fast call and passed on as the 0-d array the slow path makes of it: warm calls no longer
+    bind, key and look up every time (5.9 us a call of ``np.exp(x) * g`` on 1000 float32,
+    against NumPy's 1.3; 1.2 us now). Values and types are NumPy's on every call."""
+    f = fusejit.jit(fn)
+    args = make()
+    for _ in range(3):
+        got, want = f(*args), fn(*args)
+        assert type(got) is type(want)
+        assert_same(got, want)
+
+    def refused(*_args):
+        raise AssertionError("a warm call with NumPy scalars took the slow path")
+
+    # (the slow path specialises a call with a NumPy scalar anew each time: jit._call_bound)
+    monkeypatch.setattr(f, "_specialise", refused)
+    for _ in range(2):
+        assert_same(f(*args), fn(*args))
+    # (a Python float where the signature has a np.float32 is another signature: slow path)
+    monkeypatch.undo()
+    other = tuple(a.item() if isinstance(a, np.generic) else a for a in args)
+    assert_same(f(*other), fn(*other))
