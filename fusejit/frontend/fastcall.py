@@ -68,6 +68,8 @@ from ..errors import FusejitError
 MAX_SIGNATURES = 8
 
 _SCALARS = (bool, int, float)
+# The first item of a NumPy scalar argument's key (``jit._key``): it is passed on as a 0-d array
+NUMPY_SCALAR = "numpy scalar"
 _count = itertools.count()
 
 
@@ -103,21 +105,25 @@ def _matches(numba_type: Any, key: Any) -> bool:
     from numba.core import types
     from numba.np.numpy_support import from_dtype
 
-    if _numpy_scalar(key):      # (passed as the 0-d array the slow path makes of it)
+    if _array_key(key) or _numpy_scalar(key):
+        # (a NumPy scalar is passed as the 0-d array the slow path makes of it)
+        dtype, rank = (key[1], 0) if _numpy_scalar(key) else key
         return isinstance(numba_type, types.Array) and numba_type.layout == "C" \
-            and numba_type.ndim == 0 and numba_type.dtype == from_dtype(key[1])
-    if isinstance(key, tuple):
-        return isinstance(numba_type, types.Array) and numba_type.layout == "C" \
-            and numba_type.ndim == key[1] and numba_type.dtype == from_dtype(key[0])
+            and numba_type.ndim == rank and numba_type.dtype == from_dtype(dtype)
     expected = {int: types.int64, float: types.float64, bool: types.boolean,
                 type(None): types.none}.get(key)
     return expected is not None and numba_type == expected
 
 
 def _numpy_scalar(key: Any) -> bool:
-    """Is ``key`` a NumPy scalar argument's (``("numpy scalar", dtype)``, ``jit._key``)?"""
+    """Is ``key`` a NumPy scalar argument's (``(NUMPY_SCALAR, dtype)``, ``jit._key``)?"""
     return isinstance(key, tuple) and len(key) == 2 and isinstance(key[0], str) \
-        and key[0] == "numpy scalar"
+        and key[0] == NUMPY_SCALAR
+
+
+def _array_key(key: Any) -> bool:
+    """Is ``key`` an array argument's (``(dtype, rank)``, ``argument_key``)?"""
+    return isinstance(key, tuple) and len(key) == 2 and isinstance(key[0], np.dtype)
 
 
 def _test(index: int, key: Any, names: dict[str, Any]) -> str | None:
@@ -132,7 +138,7 @@ def _test(index: int, key: Any, names: dict[str, Any]) -> str | None:
         name = f"ST{len(names)}"
         names[name] = key[1].type       # (np.float32, ...: the exact type, as the key's)
         return f"type({arg}) is {name}"
-    if isinstance(key, tuple) and len(key) == 2 and isinstance(key[0], np.dtype):
+    if _array_key(key):
         dtype, rank = key
         name = f"DT{len(names)}"
         names[name] = dtype
@@ -164,7 +170,7 @@ def _numbers_test(index: int, value: Any, prefix: str, names: dict[str, Any]) ->
 
 def _array_rank(key: Any) -> int:
     """The rank an argument key gives an array (0 for other keys)."""
-    if isinstance(key, tuple) and len(key) == 2 and isinstance(key[0], np.dtype):
+    if _array_key(key):
         return int(key[1])
     return 0
 
@@ -204,8 +210,7 @@ def fast_call_source(n_positional: int, n_required: int, n_keyword_only: int,
         if len(key) < len(everything) or None in tests:
             continue
         entry = _entry_point(run, key[:len(everything)])
-        arrays = [i for i, k in enumerate(key[:len(everything)])
-                  if isinstance(k, tuple) and not _numpy_scalar(k)]
+        arrays = [i for i, k in enumerate(key[:len(everything)]) if _array_key(k)]
         scalars = [i for i, k in enumerate(key[:len(everything)]) if _numpy_scalar(k)]
         written = getattr(run, "written", None) or ()
         limit = getattr(run, "max_elements", None) if hasattr(run, "fallback") else None

@@ -50,7 +50,7 @@ from ..runtime.portable import Portable
 from ..runtime.scalar_function import compile_scalar_graph, is_scalar_graph
 from ..runtime.tiering import timed_choice
 from .builder import NeedsConstant, rebuilt
-from .fastcall import install_fast_call
+from .fastcall import NUMPY_SCALAR, install_fast_call
 from .script import Branched, script, scripted
 
 _count = itertools.count()
@@ -647,7 +647,7 @@ class JitFunction(Portable):
         the positions of the NumPy scalars ``args`` had (as 0-d arrays now)."""
         key = call_key(args)
         if scalars:   # (no fast-call test: their calls convert them on the slow path)
-            key = tuple(("numpy scalar", k[0]) if i in scalars else k
+            key = tuple((NUMPY_SCALAR, k[0]) if i in scalars else k
                         for i, k in enumerate(key))
         if self._constant_params:
             key += tuple(_constant_key(i, args[i]) for i in self._constant_params)
