@@ -48,7 +48,8 @@ SPECIAL = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, -np.nan, 1e-45, -1e-45, 
                     -1.0000001, -0.99999994, 88.72283, 88.72284, 89.0, 89.41598, 89.416, 90.0,
                     -87.33654, -88.8, -89.5, -103.97208, -104.0, -17.3, -18.0, -18.1, 9.01,
                     20.0, 3.4028235e38, -3.4028235e38, 2.4e-4, -2.4e-4, 6e-8, -6e-8,
-                    4096.0, 4096.0005, 16777216.0, 0.49999997, -0.49999997, 1.0000001],
+                    4096.0, 4096.0005, 16777216.0, 0.49999997, -0.49999997, 1.0000001,
+                    4.2535293e37, 4.2535296e37, -4.2535296e37, 4.25353e37],
                    dtype=np.float32)
 _NUMPY = {"exp": np.exp, "expm1": np.expm1, "log": np.log, "log1p": np.log1p,
           "log2": np.log2, "log10": np.log10, "sinh": np.sinh, "cosh": np.cosh,
@@ -84,7 +85,16 @@ _INSIDE = {"log": (fastmath.log_inside_f32, fastmath.log_f32, fastmath.log_outsi
            # kernel test below runs them)
            "log_f64": (vecmath.log_inside_f64, vecmath.log_f64, vecmath.log_outside_f64),
            "log1p_f64": (vecmath.log1p_inside_f64, vecmath.log1p_f64,
-                         vecmath.log1p_outside_f64)}
+                         vecmath.log1p_outside_f64),
+           "asinh": (fastmath.asinh_inside_f32, fastmath.asinh_f32, fastmath.asinh_outside),
+           "acosh": (fastmath.acosh_inside_f32, fastmath.acosh_f32, fastmath.acosh_outside),
+           "atanh": (fastmath.atanh_inside_f32, fastmath.atanh_f32, fastmath.atanh_outside),
+           "asinh_f64": (vecmath.asinh_inside_f64, vecmath.asinh_f64,
+                         vecmath.asinh_outside_f64),
+           "acosh_f64": (vecmath.acosh_inside_f64, vecmath.acosh_f64,
+                         vecmath.acosh_outside_f64),
+           "atanh_f64": (vecmath.atanh_inside_f64, vecmath.atanh_f64,
+                         vecmath.atanh_outside_f64)}
 
 
 @njit(cache=False)
@@ -127,7 +137,11 @@ def test_inside_forms_are_the_full_forms_on_their_domain(name):
     with np.errstate(invalid="ignore", over="ignore"):
         # (log1p: 1 + x below the bits where 2**-e stops being normal; expm1: 2**n normal)
         top = np.array(module._LOG1P_HI, uint).view(x.dtype)
-        domain = {"log1p": (x > -1) & (x + 1 < top), "expm1": np.abs(x) <= 88}.get(
+        # (asinh, acosh: where the argument of log1p stops being 2|x| - 1 and a correction)
+        big = 2.0 ** (125 if x.dtype == np.float32 else 28)
+        below = np.abs(x) < big if x.dtype == np.float32 else np.abs(x) <= big
+        domain = {"log1p": (x > -1) & (x + 1 < top), "expm1": np.abs(x) <= 88,
+                  "asinh": below, "acosh": (x >= 1) & below, "atanh": np.abs(x) < 1}.get(
             name, (x >= np.finfo(x.dtype).tiny) & (x < np.inf))
     assert np.array_equal(~outside, domain)
     assert np.array_equal(a[domain].view(uint), b[domain].view(uint))
@@ -163,6 +177,53 @@ def test_log_kernels_fix_up_the_strips_with_special_arguments(dtype):
         assert np.array_equal(np.signbit(g[want == 0]), np.signbit(want[want == 0])), name
         if dtype == "float32":
             assert ulp_errors(name, x, g).max() <= ULP_BOUNDS[name], name
+        else:
+            ok = ~exact
+            err = np.abs(g[ok] - want[ok]) / np.spacing(np.abs(want[ok]))
+            assert err.max() <= vecmath.F64_ULPS[name], name
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_inverse_hyperbolic_kernels_fix_up_the_strips_with_special_arguments(dtype):
+    """asinh, acosh and atanh in one kernel: the short forms in the loop, the full forms where a
+    strip of 1024 holds NaN, an infinity, |x| >= 1 (atanh), x < 1 (acosh) or a huge x; against
+    NumPy."""
+    ty = "Float" if dtype == "float32" else "Double"
+    graph = fusejit.parse_ir(f"graph(%x : {ty}(*), %y : {ty}(*), %z : {ty}(*)):\n"
+                             "  %a : Tensor = aten::asinh(%x)\n  %b : Tensor = aten::acosh(%y)\n"
+                             "  %c : Tensor = aten::atanh(%z)\n  return (%a, %b, %c)\n")
+    rng = np.random.default_rng(8)
+    n = 14 * 1024 + 100
+    big = 2.0 ** (125 if dtype == "float32" else 28)
+    x = rng.uniform(-30.0, 30.0, n).astype(dtype)
+    y = rng.uniform(1.0, 30.0, n).astype(dtype)
+    z = rng.uniform(-0.999, 0.999, n).astype(dtype)
+    huge = [big, -big, big * 4, float(np.finfo(dtype).max)]
+    # the special values in strips 2 and 3; from strip 4 on, one argument a strip outside only
+    # the short form's domain of one op (no NaN or infinity beside it, none in the other
+    # inputs' strip); in strip 0 the largest inside it
+    strip = 4
+    for a, alone, last in ((x, huge, np.nextafter(big, 0)), (y, huge, np.nextafter(big, 0)),
+                           (z, [1.0, -1.0], np.nextafter(1.0, 0))):
+        a[rng.choice(2048, SPECIAL.size, replace=False) + 2048] = SPECIAL
+        a[1024 * (strip + np.arange(len(alone))) + 500] = alone
+        strip += len(alone)
+        a[700] = last
+    kernel = FusedKernel(graph)
+    source = kernel.source(x, y, z)
+    suffix = "f32" if dtype == "float32" else "f64"
+    for name in ("asinh", "acosh", "atanh"):
+        assert f"{name}_inside_{suffix}(" in source, name
+    got = kernel(x, y, z)
+    for name, arg, g in zip(("asinh", "acosh", "atanh"), (x, y, z), got):
+        with np.errstate(all="ignore"):
+            want = _NUMPY[name](arg)
+        assert np.array_equal(np.isnan(g), np.isnan(want)), name
+        exact = ~np.isfinite(want) | (want == 0)
+        assert np.array_equal(g[exact], want[exact], equal_nan=True), name
+        assert np.array_equal(np.signbit(g[want == 0]), np.signbit(want[want == 0])), name
+        if dtype == "float32":
+            assert ulp_errors(name, arg, g).max() <= ULP_BOUNDS[name], name
         else:
             ok = ~exact
             err = np.abs(g[ok] - want[ok]) / np.spacing(np.abs(want[ok]))

@@ -34,9 +34,9 @@ def special_values(dtype) -> np.ndarray:
              710.4758600739439, 710.475860073944, 744.44, 7.0e-17,
              # float32 erfc: its last subnormals and the clamp of its tail form
              10.05, 10.0708, 10.1,
-             # asinh, acosh: where float32's (2**12) and float64's (2**28) argument changes,
-             # and where |x| - 1 stops being exact
-             4096.0, 2.0 ** 28, 2.0 ** 53]
+             # asinh, acosh: where float32's (2**125) and float64's (2**28) argument changes
+             # (and the kernels' short forms end), where |x| - 1 stops being exact
+             4096.0, 2.0 ** 28, 2.0 ** 53, 2.0 ** 125]
     values = np.array(edges, np.float64)
     with np.errstate(over="ignore"):
         values = values.astype(dtype)
