@@ -605,23 +605,27 @@ def counts(x):
     return np.histogram(x, bins=32)[0], np.histogram(x, bins=20, range=(-1.0, 2.5))[0]
 
 
-def test_a_histogram_bins_in_one_kernel_and_counts():
+# (float32 is an exhaustive case: the same lowering and groups; float32's edges, values on
+# them included, are checked exactly by test_histograms_are_numpys_exactly[histograms])
+@pytest.mark.parametrize("x", [
+    pytest.param(np.concatenate([np.random.default_rng(4).standard_normal(5000), ON_EDGES]),
+                 id="float64"),
+    pytest.param(ON_EDGES.astype(np.float32), id="float32", marks=pytest.mark.exhaustive)])
+def test_a_histogram_bins_in_one_kernel_and_counts(x):
     """The bin of each value (edges[i] and edges[i + 1] by the arithmetic that made the edges,
     not gathers, which split the maps into three kernels: 0.66x NumPy at 2^20 float64) is one
     fusion group, then np.bincount; NumPy's counts, values on the edges included."""
     from fusejit.ir.symbols import aten, prim
 
-    for x in (np.concatenate([np.random.default_rng(4).standard_normal(5000), ON_EDGES]),
-              ON_EDGES.astype(np.float32)):
-        jitted = fusejit.jit(counts)
-        graph = jitted.graph_for(x)
-        kinds = [n.kind for n in graph.nodes()]
-        assert aten.index not in kinds and kinds.count(aten.bincount) == 2
-        readers = [n for n in graph.nodes() if any(v is graph.inputs[0] for v in n.inputs)]
-        # (one group of x's maps for each histogram, besides its min and max)
-        assert [n.kind for n in readers].count(prim.FusionGroup) == 2
-        for got, want in zip(jitted(x), counts(x)):
-            np.testing.assert_array_equal(got, want)
+    jitted = fusejit.jit(counts)
+    graph = jitted.graph_for(x)
+    kinds = [n.kind for n in graph.nodes()]
+    assert aten.index not in kinds and kinds.count(aten.bincount) == 2
+    readers = [n for n in graph.nodes() if any(v is graph.inputs[0] for v in n.inputs)]
+    # (one group of x's maps for each histogram, besides its min and max)
+    assert [n.kind for n in readers].count(prim.FusionGroup) == 2
+    for got, want in zip(jitted(x), counts(x)):
+        np.testing.assert_array_equal(got, want)
 
 
 @pytest.mark.filterwarnings("ignore:Mean of empty slice", "ignore:invalid value")

@@ -329,8 +329,10 @@ def test_parallel_kernel(monkeypatch, kernels_only):
     _rel_close(kernel(x)[0], softmax(x), np.float32)
 
 
+# ((0,): one empty row of a 1-d input, declined as (3, 0)'s empty rows are: an exhaustive case)
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")     # (means of empty rows)
-@pytest.mark.parametrize("shape", [(0, 4), (3, 0), (0,)])
+@pytest.mark.parametrize("shape", [(0, 4), (3, 0),
+                                   pytest.param((0,), marks=pytest.mark.exhaustive)])
 def test_empty_inputs_are_interpreted(shape):
     """Empty rows or no rows: the kernel declines and the ops give NumPy's answer."""
     x = np.zeros(shape, np.float32)
