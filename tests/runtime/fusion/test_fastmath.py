@@ -147,6 +147,24 @@ def test_inside_forms_are_the_full_forms_on_their_domain(name):
     assert np.array_equal(a[domain].view(uint), b[domain].view(uint))
 
 
+def _assert_numpys(name: str, x: np.ndarray, got: np.ndarray) -> None:
+    """A kernel's ``name`` of ``x`` against NumPy's: NaN where NumPy's is, infinities and zeros
+    (their signs too) exact, the rest within the documented bound (float32: ``ULP_BOUNDS`` in
+    ulps of the exact value; float64: ``vecmath.F64_ULPS`` in ulps of NumPy's)."""
+    with np.errstate(all="ignore"):
+        want = _NUMPY[name](x)
+    assert np.array_equal(np.isnan(got), np.isnan(want)), name
+    exact = ~np.isfinite(want) | (want == 0)
+    assert np.array_equal(got[exact], want[exact], equal_nan=True), name
+    assert np.array_equal(np.signbit(got[want == 0]), np.signbit(want[want == 0])), name
+    if x.dtype == np.float32:
+        assert ulp_errors(name, x, got).max() <= ULP_BOUNDS[name], name
+    else:
+        ok = ~exact
+        err = np.abs(got[ok] - want[ok]) / np.spacing(np.abs(want[ok]))
+        assert err.max() <= vecmath.F64_ULPS[name], name
+
+
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_log_kernels_fix_up_the_strips_with_special_arguments(dtype):
     """A kernel of the four logs (short forms in the loop, the full forms where a strip of 1024
@@ -169,18 +187,7 @@ def test_log_kernels_fix_up_the_strips_with_special_arguments(dtype):
     assert source in kernel.source(x)
     got = kernel(x)
     for name, g in zip(("log", "log2", "log10", "log1p"), got):
-        with np.errstate(all="ignore"):
-            want = _NUMPY[name](x)
-        assert np.array_equal(np.isnan(g), np.isnan(want)), name
-        exact = ~np.isfinite(want) | (want == 0)
-        assert np.array_equal(g[exact], want[exact], equal_nan=True), name
-        assert np.array_equal(np.signbit(g[want == 0]), np.signbit(want[want == 0])), name
-        if dtype == "float32":
-            assert ulp_errors(name, x, g).max() <= ULP_BOUNDS[name], name
-        else:
-            ok = ~exact
-            err = np.abs(g[ok] - want[ok]) / np.spacing(np.abs(want[ok]))
-            assert err.max() <= vecmath.F64_ULPS[name], name
+        _assert_numpys(name, x, g)
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
@@ -216,15 +223,4 @@ def test_inverse_hyperbolic_kernels_fix_up_the_strips_with_special_arguments(dty
         assert f"{name}_inside_{suffix}(" in source, name
     got = kernel(x, y, z)
     for name, arg, g in zip(("asinh", "acosh", "atanh"), (x, y, z), got):
-        with np.errstate(all="ignore"):
-            want = _NUMPY[name](arg)
-        assert np.array_equal(np.isnan(g), np.isnan(want)), name
-        exact = ~np.isfinite(want) | (want == 0)
-        assert np.array_equal(g[exact], want[exact], equal_nan=True), name
-        assert np.array_equal(np.signbit(g[want == 0]), np.signbit(want[want == 0])), name
-        if dtype == "float32":
-            assert ulp_errors(name, arg, g).max() <= ULP_BOUNDS[name], name
-        else:
-            ok = ~exact
-            err = np.abs(g[ok] - want[ok]) / np.spacing(np.abs(want[ok]))
-            assert err.max() <= vecmath.F64_ULPS[name], name
+        _assert_numpys(name, arg, g)
