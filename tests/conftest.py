@@ -23,6 +23,9 @@ os.environ.setdefault("FUSEJIT_BACKGROUND_COMPILE", "0")
 # Which form runs a call never depends on the machine's load: a signature compiled whole keeps
 # the whole form from its second call (tests/frontend/test_timed_choice.py turns timing on).
 os.environ.setdefault("FUSEJIT_TIMED_CHOICE", "0")
+# ... nor on a race against NumPy eager: the compiled forms run every call they test
+# (tests/frontend/test_race.py turns the race on).
+os.environ.setdefault("FUSEJIT_NUMPY_RACE", "0")
 # Kernels and products choose threads as on a busy machine, whatever the machine's load: no
 # test's code path (nor which kernels it compiles) depends on it. Tests of the free-core rule
 # set the measurement themselves (``runtime.cores.assume_free_cores``).

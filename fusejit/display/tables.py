@@ -188,6 +188,10 @@ def jit_html(jit_fn, compiled) -> str:
     device = f" device={_e(jit_fn.device)}" if jit_fn.device else ""
     head = (f"<p><b>@fusejit.jit</b> <code>{_e(jit_fn.fn.__qualname__)}"
             f"{_e(inspect.signature(jit_fn.fn))}</code>{device}</p>")
+    races = getattr(jit_fn, "races", [])
+    if races:      # (the race against NumPy: frontend/race.py)
+        head += "<p>Raced against NumPy:</p><ul>" + "".join(
+            f"<li><code>{_e(str(result))}</code></li>" for result in races) + "</ul>"
     if compiled is not None:
         shown = getattr(compiled, "_repr_html_", None)
         return head + (shown() if shown is not None else f"<pre>{_e(repr(compiled))}</pre>")

@@ -11,6 +11,7 @@
     newton.graph_for(2.0)    # the optimised graph that runs for these arguments
     newton.code_for(2.0)     # its instruction dump
     newton.__wrapped__(2.0)  # the original function, plain NumPy
+    newton.races             # what the race against NumPy decided (``race.py``)
 
 Like Numba and JAX, a call is specialised on its arguments' types: a Python ``int``, ``float``
 or ``bool`` is a scalar of that type, an array is a tensor of its dtype and rank (never its
@@ -19,6 +20,8 @@ sizes). Knowing dtypes while scripting is what lets the frontend give NumPy's re
 ``float`` or ``bool`` keep their annotated type. Scripting happens on first use of each
 signature (not at decoration), so helpers defined later in the module are found.
 ``jit(device="cpu")`` takes options; a device the executor does not offer is an error.
+A settled signature's calls are timed against the function as written, which takes the sizes
+it runs faster (``race.py``).
 """
 
 from __future__ import annotations
@@ -51,6 +54,7 @@ from ..runtime.scalar_function import compile_scalar_graph, is_scalar_graph
 from ..runtime.tiering import timed_choice
 from .builder import NeedsConstant, rebuilt
 from .fastcall import NUMPY_SCALAR, install_fast_call
+from .race import Race, RaceResult, raceable
 from .script import Branched, script, scripted
 
 _count = itertools.count()
@@ -489,6 +493,13 @@ def _filled(structure: Any, outputs: tuple) -> Any:
     return outputs[structure]
 
 
+def _shown_type(value: Any) -> str:
+    """An argument's type as ``JitFunction.races`` shows it: ``float32 2-d``, ``int``."""
+    if type(value) is _NDARRAY:
+        return f"{value.dtype} {value.ndim}-d"
+    return type(value).__name__
+
+
 def _without(fn: Any, positions: tuple) -> Any:
     """``fn`` called with the arguments at ``positions`` left out (string arguments, which
     the graph holds as constants); ``fn`` itself when there are none."""
@@ -545,6 +556,8 @@ class JitFunction(Portable):
         # The NumPy calls each signature runs directly on small arrays (runtime/direct.py).
         self._direct: dict[tuple, Any] = {}
         self._constant_params: tuple[int, ...] = ()   # (see _script)
+        # Each raced signature's race (``race.py``), kept after it ends for ``races``.
+        self._races: dict[tuple, Race] = {}
 
     @property
     def graph(self) -> Graph:
@@ -624,6 +637,8 @@ class JitFunction(Portable):
                 made = {}   # (CuPy returns 0-d device arrays where NumPy returns scalars)
             shape = (structure, made, len(graph.outputs))
             direct = None
+            race = self.device in (None, "cpu") and not self._device_arrays and \
+                self._total >= 0 and raceable(self.fn, graph, args)
             if self.device in (None, "cpu") and [v.type for v in graph.inputs] == kept:
                 if not strings and not self._constant_params and structure is None:
                     direct = self._direct[key] = direct_function(graph, made)
@@ -634,10 +649,14 @@ class JitFunction(Portable):
                          compile_element_graph if is_element_graph(graph) and (
                              direct is None or direct.temporary) else None)
                 if whole is not None:
-                    compiled = self._tiered(key, graph, compiled, whole, strings, shape)
+                    compiled = self._tiered(key, graph, compiled, whole, strings, shape,
+                                            (args, tuple(scalars)) if race else None)
+                    race = False    # (the tier races the form it settles on)
             compiled = _shaped(_without(compiled, strings), *shape)
             if direct is not None:
                 compiled = _with_direct(compiled, direct)
+            if race:
+                compiled = self._raced(key, compiled, args, tuple(scalars))
             self._specialised[key] = compiled
             self._refresh_fast_call()
         return compiled, args
@@ -690,8 +709,44 @@ class JitFunction(Portable):
             install_fast_call(self, JitFunction.__call__, JitFunction._call_bound,
                               list(self._specialised.items()))
 
+    def _raced(self, key: tuple, form: Any, args: tuple, scalars: tuple = ()) -> Any:
+        """``form`` (a signature's settled callable) raced against the function as written
+        (``race.py``); ``form`` goes in alone once the race ends. ``scalars``: the positions
+        of NumPy scalar arguments (0-d arrays here: the function as written gets them back
+        as the scalars they were)."""
+        positional = self._positional
+        keyword_only = self._names[positional:]
+        fn = self.fn
+        if keyword_only or scalars:
+            def numpy(*args: Any) -> Any:
+                if scalars:
+                    args = tuple(a[()] if i in scalars else a for i, a in enumerate(args))
+                return fn(*args[:positional], **dict(zip(keyword_only, args[positional:])))
+        else:
+            numpy = fn
+
+        def done(form: Any) -> None:
+            if self._specialised.get(key) is run:
+                self._specialised[key] = form
+                self._refresh_fast_call()
+
+        shown = ", ".join(f"{name}: " + (f"numpy.{a.dtype}" if i in scalars else _shown_type(a))
+                          for i, (name, a) in enumerate(zip(self._names, args)))
+        arrays = tuple(i for i, a in enumerate(args) if type(a) is _NDARRAY)
+        race = self._races[key] = Race(form, numpy, f"{self.fn.__qualname__}({shown})",
+                                       arrays, done)
+        run = race.runner(len(args))
+        return run
+
+    @property
+    def races(self) -> list[RaceResult]:
+        """What the race against NumPy (``frontend/race.py``) decided so far, per signature
+        and size class: which side runs those calls, and each side's fastest call."""
+        return [result for race in self._races.values() for result in race.results]
+
     def _tiered(self, key: tuple, graph: Graph, interpreted: Any, whole: Callable,
-                strings: tuple = (), shape: tuple = (None,)) -> Any:
+                strings: tuple = (), shape: tuple = (None,),
+                race: tuple[tuple, tuple] | None = None) -> Any:
         """Interpret the first call; compile the whole graph when the signature is called
         again (a function called once never waits for Numba), or at once where the first
         call's loops would run longer interpreted than the compile takes
@@ -709,7 +764,9 @@ class JitFunction(Portable):
         array, only makes, copies and moves elements (``np.zeros`` and a scatter into it:
         ``element_support.computes_arrays``). Graphs held to the size bound time the
         two forms before keeping one (``measured``; ``tiering.timed_choice``), at any size
-        where their loops run many steps on small arrays (``LOOPED_TIMED_MAX_ELEMENTS``)."""
+        where their loops run many steps on small arrays (``LOOPED_TIMED_MAX_ELEMENTS``).
+        ``race`` (the signature's arguments and NumPy scalar positions, where it is raced):
+        the form this settles on is raced against NumPy (``_raced``)."""
         loops = any(node.kind == "prim::Loop" for node in graph.all_nodes())
         computes = whole is compile_element_graph and not lone_column_reduction(graph) \
             and computes_arrays(graph)
@@ -728,8 +785,9 @@ class JitFunction(Portable):
         limit = (WHOLE_GRAPH_MAX_ELEMENTS,) if sized else ()
 
         def install(compiled: Any) -> None:
-            self._specialised[key] = _with_direct(
-                _shaped(_without(compiled, strings), *shape), self._direct.get(key))
+            form = _with_direct(_shaped(_without(compiled, strings), *shape),
+                                self._direct.get(key))
+            self._specialised[key] = form if race is None else self._raced(key, form, *race)
 
         def settle(compiled: Any, args: tuple) -> Any:
             """Install ``compiled`` for good and run this call on it."""
