@@ -10,6 +10,7 @@ L reductions and normalisations along axes), run through ``fusejit.jit`` and com
 with NumPy; with ``--time``, warm calls timed against NumPy eager in the same process.
 
     python benchmarks/stranger_sets.py [--set a|...|l|all] [--only NAME,...] [--time]
+                                       [--no-race]
 
 Each program is called three times (``FUSEJIT_TIERING=0`` is set: the compiled forms from
 the first call, the steady state), and each call's results are compared with NumPy's: dtype
@@ -22,7 +23,10 @@ and bools equal to it in no fewer places), the difference is rounding (a float32
 up in another order, a logarithm an ulp apart) and the line says ``ROUNDING``, with both
 distances. A line per program: ``ok`` (with ``--time``: microseconds a call for NumPy and
 fusejit, and NumPy's time over fusejit's, > 1: fusejit is faster; the better of two medians
-of 7 rounds of calls filling ~20 ms), ``REFUSED`` with the error's first line, or ``WRONG``
+of 7 rounds of calls filling ~20 ms; the checked calls run with the race against NumPy off,
+``frontend/race.py``, and the timed ones on a new ``fusejit.jit`` of the program with it on,
+as a user's run, unless ``--no-race``: "(NumPy's side)" where the race gave the size to the
+function as written), ``REFUSED`` with the error's first line, or ``WRONG``
 with what differs (for values: how many elements, and the largest relative difference); then
 the counts, the number below NumPy and the median ratio. The machine is shared and noisy:
 compare ratios of one run.
@@ -196,11 +200,14 @@ def main() -> None:
     parser.add_argument("--set", default="all", choices=[*SETS, "all"])
     parser.add_argument("--only", default="", help="comma-separated program names")
     parser.add_argument("--time", action="store_true", help="time warm calls against NumPy")
+    parser.add_argument("--no-race", dest="race", action="store_false",
+                        help="time fusejit's compiled forms alone (FUSEJIT_NUMPY_RACE=0)")
     options = parser.parse_args()
     only = set(filter(None, options.only.split(",")))
     for name in (list(SETS) if options.set == "all" else [options.set]):
         counts = {"ok": 0, "rounding": 0, "refused": 0, "wrong": 0}
         ratios = []
+        numpy_side = 0
         print(f"set {name}")
         for label, fn, args in load(name).progs:
             if only and label not in only:
@@ -208,6 +215,7 @@ def main() -> None:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 want = fn(*copied(args))
+                os.environ["FUSEJIT_NUMPY_RACE"] = "0"     # (the checked calls: fusejit's)
                 jitted = fusejit.jit(fn)
                 try:
                     calls = [jitted(*copied(args)) for _ in range(3)]
@@ -227,17 +235,25 @@ def main() -> None:
                     if kind == "ok":
                         print(f"  {label:24s} ok")
                     continue
+                if options.race:       # (timed as a user runs it: a new function, raced)
+                    os.environ["FUSEJIT_NUMPY_RACE"] = "1"
+                    jitted = fusejit.jit(fn)
                 mine, theirs = copied(args), copied(args)
                 numpy_s = min(per_call(fn, theirs), per_call(fn, theirs))
                 ours_s = min(per_call(jitted, mine), per_call(jitted, mine))
             ratios.append(numpy_s / ours_s)
             tag = "ok" if kind == "ok" else "~ "       # (~: rounding, its line above)
+            sides = {r.runs for r in jitted.races}
+            side = "  (NumPy's side)" if sides == {"numpy"} else \
+                "  (both sides)" if len(sides) > 1 else ""
+            numpy_side += bool(side)
             print(f"  {label:24s} {tag}  numpy {numpy_s * 1e6:10.1f} us  fusejit "
-                  f"{ours_s * 1e6:10.1f} us  ratio {numpy_s / ours_s:6.2f}", flush=True)
+                  f"{ours_s * 1e6:10.1f} us  ratio {numpy_s / ours_s:6.2f}{side}", flush=True)
         summary = ", ".join(f"{k} {v}" for k, v in counts.items())
         if ratios:
             summary += (f"; below NumPy {sum(r < 1 for r in ratios)} of {len(ratios)}, median "
-                        f"ratio {statistics.median(ratios):.2f}")
+                        f"ratio {statistics.median(ratios):.2f}; the race gave NumPy's side "
+                        f"{numpy_side}")
         print(f"set {name}: {summary}")
 
 
