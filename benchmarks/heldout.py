@@ -27,10 +27,12 @@ to ``jax.numpy``, all measured in the same run.
 Every result is checked against NumPy's (max relative difference printed). A NumPy spelling
 that fusejit, numba or jax rejects prints as ``refused`` with the first line of the error.
 Ratios are NumPy-eager time / that time (higher is faster), medians of ``--repeat`` calls after
-one warm-up call. numba and jax compile before timing. The machine is shared: single rows move
-by several percent between runs. ``--cpu`` measures the process's CPU time with every runtime
-on one thread (fusejit, numba, XLA), the figure that holds on a busy machine where wall times
-follow the load (a 1024 x 1024 NumPy layer norm took 5 to 200 ms within one run at load 15).
+one warm-up call (fusejit's race against NumPy, ``frontend/race.py``, runs among them: "NumPy's
+side" where it gave the size to the function as written). numba and jax compile before
+timing. The machine is shared: single rows move by several percent between runs. ``--cpu``
+measures the process's CPU time with every runtime on one thread (fusejit, numba, XLA), the
+figure that holds on a busy machine where wall times follow the load (a 1024 x 1024 NumPy
+layer norm took 5 to 200 ms within one run at load 15).
 """
 
 from __future__ import annotations
@@ -465,7 +467,11 @@ def measure(fn, data: tuple, repeat: int, others: tuple) -> dict[str, str | floa
             continue
         calls[name] = lambda c=call, a=args: c(*a)
         row[name + " diff"] = rel_diff(got, want)
+        if name == "fusejit":
+            jitted = call
     row.update(median_times(calls, repeat))
+    if "fusejit" in calls and any(r.runs == "numpy" for r in jitted.races):
+        row["fusejit side"] = "numpy"    # (the race against NumPy: frontend/race.py)
     return row
 
 
@@ -479,7 +485,8 @@ def show(title: str, row: dict, file=sys.stdout) -> None:
         if isinstance(value, str):
             cells.append(f"{name} {value[:70]}")
         else:
-            cells.append(f"{name} {base / value:6.2f}x (diff {row[name + ' diff']:.1e})")
+            side = " NumPy's side" if row.get(name + " side") == "numpy" else ""
+            cells.append(f"{name} {base / value:6.2f}x (diff {row[name + ' diff']:.1e}){side}")
     print(" | ".join(cells), file=file, flush=True)
 
 
