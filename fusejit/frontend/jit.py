@@ -642,6 +642,8 @@ class JitFunction(Portable):
             if self.device in (None, "cpu") and [v.type for v in graph.inputs] == kept:
                 if not strings and not self._constant_params and structure is None:
                     direct = self._direct[key] = direct_function(graph, made)
+                # (NumPy's own ufunc calls already, written into the fast call: not raced)
+                race = race and direct is None
                 # Scalars only, or element loops and small array code: one Numba function
                 # for the whole graph (the interpreter's per-step cost would dominate);
                 # not for NumPy calls with no temporary, faster than it at any size.

@@ -21,13 +21,15 @@ the native loop by then, ``runtime/tiering.py``), and a size NumPy holds is race
 ``RECHECK_SECONDS``, doubling, in case a background compile landed since.
 
 What is raced: CPU signatures whose arguments are arrays, numbers and None (at least one array),
-of a plain function (no ``*args`` or ``**kwargs``) whose graph has nothing that could differ
-between the two (random numbers, printing, warnings, calls back into Python) and that reads no
-global array, list or dict (the compiled forms read those once, when scripted, as Numba and JAX
-do; the function as written reads them at each call). Results are NumPy's own where NumPy runs:
-its values, its warnings, its errors (with the user's source line). ``FUSEJIT_NUMPY_RACE=0``
-turns the race off (the test suite does, so that which form runs a call never depends on the
-machine's load); ``JitFunction.races`` lists what each signature decided.
+but for graphs of a few NumPy ufunc calls (``runtime/direct.py``: the fast call makes those
+calls itself on small arrays), of a plain function (no ``*args`` or ``**kwargs``) whose graph
+has nothing that could differ between the two (random numbers, printing, warnings, calls back
+into Python) and that reads no global array, list or dict (the compiled forms read those once,
+when scripted, as Numba and JAX do; the function as written reads them at each call). Results
+are NumPy's own where NumPy runs: its values, its warnings, its errors (with the user's source
+line). ``FUSEJIT_NUMPY_RACE=0`` turns the race off (the test suite does, so that which form
+runs a call never depends on the machine's load); ``JitFunction.races`` lists what each
+signature decided.
 """
 
 from __future__ import annotations

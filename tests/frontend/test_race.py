@@ -155,7 +155,7 @@ def weighted(x):
 
 
 def scaled(x):
-    return x * SCALE
+    return np.sort(x) * SCALE
 
 
 def _offset(x):
@@ -227,14 +227,18 @@ def test_functions_whose_forms_could_differ_from_numpy_are_not_raced(monkeypatch
         assert f._races == {}, fn
     assert not reads_mutable_globals(scaled)       # (a number: scripted, raced)
     f = fusejit.jit(scaled)
-    f(x)
+    f(x), f(x)          # (compiled whole on its second call: then raced)
     assert len(f._races) == 1
     # an argument the function as written would see otherwise: a list (a tuple here)
     g = fusejit.jit(lambda v, s: np.asarray(v) * s)
     g([1.0, 2.0], 2.0)
     assert g._races == {}
+    # a graph of NumPy ufunc calls, which the fast call makes itself on small arrays
+    u = fusejit.jit(lambda v, w: v * w + 1.0)
+    u(x, x)
+    assert u._races == {}
     # and the switch
     monkeypatch.setenv("FUSEJIT_NUMPY_RACE", "0")
     h = fusejit.jit(scaled)
-    h(x)
+    h(x), h(x)
     assert h._races == {}
