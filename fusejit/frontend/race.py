@@ -14,10 +14,11 @@ bit length: 1000 and 1023 elements are one size, 1024 the next). When the form w
 installed alone, with no cost left on its calls (the fast call enters it directly,
 ``fastcall.py``); a closer win keeps racing new sizes (``MAX_SIZES`` at most).
 
-When a form has settled: with ``FUSEJIT_TIERING=0``, from the second call of the form installed
-last (its first call compiles or loads it). With tiering on, once the signature's calls have
-taken ``RACE_AFTER_SECONDS`` on its form (its kernels have compiled and its plan has moved to
-the native loop by then, ``runtime/tiering.py``), and a size NumPy holds is raced again after
+When a form has settled: with ``FUSEJIT_TIERING=0``, once the form installed last has run
+``WARM_CALLS`` calls (its first one compiles or loads it, and the next ones run slower). With
+tiering on, once the signature's calls have taken ``RACE_AFTER_SECONDS`` on its form (its
+kernels have compiled and its plan has moved to the native loop by then,
+``runtime/tiering.py``), and a size NumPy holds is raced again after
 ``RECHECK_SECONDS``, doubling, in case a background compile landed since.
 
 What is raced: CPU signatures whose arguments are arrays, numbers and None (at least one array),
@@ -50,10 +51,14 @@ from ..runtime import tiering
 
 # Calls of each side at a size before deciding, and more while their times add up to less
 # than RACE_SECONDS, up to MOST_RACE_CALLS each: a first call after a switch runs slower (its
-# caches are cold), so each side's fastest call counts.
+# caches are cold), so each side's fastest call counts. And the form's calls before any race
+# (tiering off): a form's first calls after its compile run slower (a whole form of a sort, a
+# median and masks over 2 * 10^4 float64: 244 us at best in its first 8 raced calls, 185 us
+# after; NumPy 175-195).
 RACE_CALLS = 3
-RACE_SECONDS = 0.005
+RACE_SECONDS = 0.02
 MOST_RACE_CALLS = 16
+WARM_CALLS = 4
 # NumPy takes a size where its fastest call beat the form's by this factor.
 MARGIN = 1.05
 # A form this much faster than NumPy (fastest calls) ends the race: after RACE_CALLS each, or
@@ -180,7 +185,7 @@ class Race:
         self._runs: dict[int, Callable] = {}     # (decided sizes: who runs them)
         self._tiered = tiering.enabled()
         self._recheck_at = float("inf")          # (tiering on: the next size raced again)
-        self._warm = 0          # calls of the form before racing (its first one compiles)
+        self._warm = 0          # the form's calls before racing (WARM_CALLS)
         self._form_seconds = 0.0
 
     def runner(self, count: int) -> Callable:
@@ -238,7 +243,7 @@ class Race:
     def _settled(self) -> bool:
         if self._tiered:
             return self._form_seconds >= RACE_AFTER_SECONDS
-        return self._warm >= 1
+        return self._warm >= WARM_CALLS
 
     def _raced(self, bits: int, state: _Size, args: tuple) -> Any:
         forms, numpys = state.form, state.numpy
