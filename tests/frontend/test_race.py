@@ -103,18 +103,28 @@ def test_a_clear_win_installs_the_form_alone(monkeypatch, numpy_s, calls_each):
     assert race.results[0].runs == "fusejit"
 
 
-def test_a_close_win_keeps_racing_new_sizes(monkeypatch):
-    """The form 10% faster: it keeps the size, and the race stays for other sizes, up to
-    MAX_SIZES of them; later new sizes run the form untimed."""
+def test_a_close_win_ends_the_race_and_numpys_sizes_keep_it_going(monkeypatch):
+    """The form 10% faster: it keeps the size, and the race ends (the form alone, entered by
+    the fast call); where NumPy holds a size the race stays for other sizes, up to MAX_SIZES of
+    them, and later new sizes run the form untimed."""
     race, run, form, numpy, done, clock = _race(monkeypatch, 0.9e-4, 1e-4)
     for _ in range(WARM_CALLS):
         run(np.zeros(3), 0)
-    for bits in range(1, MAX_SIZES + 3):
+    while not done:
+        run(np.zeros(3), 0)
+        assert numpy.calls <= MOST_RACE_CALLS
+    assert done == [form] and race.results[0].runs == "fusejit"
+
+    race, run, form, numpy, done, clock = _race(
+        monkeypatch, lambda n: 2e-4 if n < 4 else 0.9e-4, 1e-4)
+    for _ in range(WARM_CALLS):
+        run(np.zeros(3), 0)
+    for bits in range(2, MAX_SIZES + 4):
         x = np.zeros((1 << bits) - 1)
         for _ in range(2 * MOST_RACE_CALLS):   # (cheap calls: up to MOST_RACE_CALLS each)
             run(x, 0)
     assert done == [] and len(race.results) == MAX_SIZES
-    assert {r.runs for r in race.results} == {"fusejit"}
+    assert [r.runs for r in race.results] == ["numpy"] + ["fusejit"] * (MAX_SIZES - 1)
     calls, before = numpy.calls, clock.now
     assert run(np.zeros(1 << 20), 0)[0] == "form" and numpy.calls == calls
     assert clock.now - before == pytest.approx(0.9e-4)
