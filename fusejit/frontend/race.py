@@ -1,19 +1,21 @@
 """Never slower than the function as written: a signature's compiled form timed against NumPy.
 
 Fusion and whole-graph compilation win on arithmetic; some programs have none to win on. A lone
-``np.interp`` of 500 points runs through fusejit's layers in 6.2 us against NumPy's 3.2, a loop
-of ``np.roll`` and a table lookup on 4000 cells in 8.3 ms against 5.1, and Numba's sort or
-``argpartition`` can trail NumPy's by a third. Where that happens the user would have been better
-off without the decorator, so the decorator measures it: once a signature's form has settled, its
-calls on arguments of one size alternate between the form and the Python function itself
-(NumPy eager), ``RACE_CALLS`` each and more where they are cheap (``RACE_SECONDS``, at most
-``MOST_RACE_CALLS``), and where NumPy's fastest call beats the form's by ``MARGIN`` that size runs
-the function as written from then on. Sizes are classes of the arrays' total element count (its
-bit length: 1000 and 1023 elements are one size, 1024 the next). When the form wins a size and
-NumPy holds none, the race ends for the signature: the form is installed alone, with no cost
-left on its calls (the fast call enters a whole form's Numba entry point itself, ``fastcall.py``:
-n ^ (n >> 1) on 64 int64 ran 0.62 us a call so, 0.94 through the race's runner, NumPy 0.68).
-Sizes other than the first are raced only while NumPy holds one (``MAX_SIZES`` at most).
+``np.interp`` of 1000 points at 200 runs through fusejit's layers in 5.7 us against NumPy's 3.1,
+a loop of ``np.roll`` and a table lookup on 4000 cells in 9.0 ms against 5.7, and
+``np.argpartition`` then ``np.argsort`` of 1000 values in 9.1 us against 5.8 (Numba's forms of
+them trail NumPy's C). Where that happens the user would have been better off without the
+decorator, so the decorator measures it: once a signature's form has settled, its calls on
+arguments of one size alternate between the form and the Python function itself (NumPy eager),
+``RACE_CALLS`` each and more where they are cheap (``RACE_SECONDS``, at most
+``MOST_RACE_CALLS``), and where NumPy's fastest call (plus ``DISPATCH_SECONDS``) beats the
+form's by ``MARGIN`` that size runs the function as written from then on. Sizes are classes of
+the arrays' total element count (its bit length: 1000 and 1023 elements are one size, 1024 the
+next). When the form wins a size and NumPy holds none, the race ends for the signature: the form
+is installed alone, with no cost left on its calls (the fast call enters a whole form's Numba
+entry point itself, ``fastcall.py``: n ^ (n >> 1) on 64 int64 ran 0.62 us a call so, 0.94
+through the race's runner, NumPy 0.68). Sizes other than the first are raced only while NumPy
+holds one (``MAX_SIZES`` at most).
 
 When a form has settled: with ``FUSEJIT_TIERING=0``, once the form installed last has run
 ``WARM_CALLS`` calls (its first one compiles or loads it, and the next ones run slower). With
@@ -60,8 +62,14 @@ RACE_CALLS = 3
 RACE_SECONDS = 0.02
 MOST_RACE_CALLS = 16
 WARM_CALLS = 4
-# NumPy takes a size where its fastest call beat the form's by this factor.
+# NumPy takes a size where its fastest call beat the form's by this factor, with
+# DISPATCH_SECONDS added to it: once NumPy holds a size its calls go through the fast call's
+# general path and the race's runner (np.interp of 1000 points at 200: 3.09 us alone, 3.50
+# through the jitted function), where a form that won is entered alone (a whole form at its
+# Numba entry point). (apply_gain_db, x * 10.0 ** (db / 20.0) on 4000 float32, ran 0.8 us
+# compiled and in NumPy, and 1.1 us once the race without it gave NumPy the size.)
 MARGIN = 1.05
+DISPATCH_SECONDS = 0.3e-6
 # A form this much faster than NumPy (fastest calls) wins its size after RACE_CALLS each
 # whatever their time, or after one each where NumPy's took CLEAR_AFTER_ONE_SECONDS or more (a
 # function's first call runs cold: np.interp of 300 points took 8.8 us once, then 2.2; a 12-op
@@ -261,8 +269,8 @@ class Race:
             self._decide(bits, state, "fusejit")
         elif len(forms) >= RACE_CALLS and (sum(forms) + sum(numpys) >= RACE_SECONDS
                                            or len(forms) >= MOST_RACE_CALLS):
-            self._decide(bits, state,
-                         "numpy" if min(numpys) * MARGIN < min(forms) else "fusejit")
+            numpy_s = (min(numpys) + DISPATCH_SECONDS) * MARGIN
+            self._decide(bits, state, "numpy" if numpy_s < min(forms) else "fusejit")
         return result
 
     def _decide(self, bits: int, state: _Size, runs: str) -> None:

@@ -130,6 +130,18 @@ def test_a_close_win_ends_the_race_and_numpys_sizes_keep_it_going(monkeypatch):
     assert clock.now - before == pytest.approx(0.9e-4)
 
 
+def test_numpy_wins_a_size_by_more_than_the_dispatch_its_calls_then_take(monkeypatch):
+    """A call of a microsecond: NumPy's 0.8 us beats the form's 1.0 by 20%, less than the
+    runner and the fast call's general path then add to its calls (DISPATCH_SECONDS)."""
+    race, run, form, numpy, done, _ = _race(monkeypatch, 1.0e-6, 0.8e-6)
+    for _ in range(WARM_CALLS):
+        run(np.zeros(10), 0)
+    while not done:
+        run(np.zeros(10), 0)
+        assert numpy.calls <= MOST_RACE_CALLS
+    assert race.results[0].runs == "fusejit"
+
+
 def test_with_tiering_the_race_waits_for_the_form_and_numpys_sizes_are_raced_again(
         monkeypatch):
     race, run, form, numpy, done, clock = _race(monkeypatch, 2e-3, 1e-3, tiered=True)
