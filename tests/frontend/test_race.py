@@ -89,7 +89,7 @@ def test_numpy_takes_a_size_it_wins_and_only_that_size(monkeypatch):
 
 
 @pytest.mark.parametrize("numpy_s, calls_each", [
-    (CLEAR_AFTER_ONE_SECONDS, 1),      # a costly NumPy call: one each is enough
+    (CLEAR_AFTER_ONE_SECONDS * 1.5, 1),      # a costly NumPy call: one each is enough
     (CLEAR_AFTER_ONE_SECONDS / 2, RACE_CALLS)])
 def test_a_clear_win_installs_the_form_alone(monkeypatch, numpy_s, calls_each):
     race, run, form, numpy, done, _ = _race(monkeypatch, numpy_s / 4, numpy_s)
