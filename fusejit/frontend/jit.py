@@ -522,13 +522,14 @@ def _without(fn: Any, positions: tuple) -> Any:
 class JitFunction(Portable):
     """A scripted function: call it like the original; ``graph``, ``graph_for``, ``code_for``."""
 
-    def __init__(self, fn: Callable, device: str | None = None):
+    def __init__(self, fn: Callable, device: str | None = None, race: bool | None = None):
         if not inspect.isfunction(fn):
             raise FusejitError(f"fusejit.jit needs a Python function, got {type(fn).__name__}")
         functools.update_wrapper(self, fn)
         self.fn = fn
         self.__fusejit_function__ = fn  # what a jitted caller inlines
         self.device = device
+        self.race = race        # (None: FUSEJIT_NUMPY_RACE decides; race.py)
         # (CuPy arrays are keyed by dtype and rank as NumPy arrays are, on every call)
         self._device_arrays = device not in (None, "cpu")
         self._signature = inspect.signature(fn)
@@ -638,7 +639,7 @@ class JitFunction(Portable):
             shape = (structure, made, len(graph.outputs))
             direct = None
             race = self.device in (None, "cpu") and not self._device_arrays and \
-                self._total >= 0 and raceable(self.fn, graph, args)
+                self._total >= 0 and raceable(self.fn, graph, args, self.race)
             if self.device in (None, "cpu") and [v.type for v in graph.inputs] == kept:
                 if not strings and not self._constant_params and structure is None:
                     direct = self._direct[key] = direct_function(graph, made)
@@ -959,11 +960,15 @@ class JitFunction(Portable):
         return jit_html(self, self._compiled)
 
 
-def jit(fn: Callable | None = None, *, device: str | None = None) -> Any:
-    """Script ``fn`` and run it through the executor; ``@jit`` or ``@jit(device=...)``."""
+def jit(fn: Callable | None = None, *, device: str | None = None,
+        race: bool | None = None) -> Any:
+    """Script ``fn`` and run it through the executor; ``@jit`` or ``@jit(device=...)``.
+    ``race``: time the compiled forms against ``fn`` as written and run the faster
+    (``race.py``): None (the default) unless ``FUSEJIT_NUMPY_RACE=0``, False never, True
+    always (where the signature can be raced)."""
     if fn is None:
-        return lambda f: JitFunction(f, device=device)
-    return JitFunction(fn, device=device)
+        return lambda f: JitFunction(f, device=device, race=race)
+    return JitFunction(fn, device=device, race=race)
 
 
 __all__ = ["JitFunction", "SUPPORTED_DTYPES", "argument_ir_type", "argument_key", "call_key",

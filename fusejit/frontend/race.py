@@ -32,8 +32,9 @@ into Python) and that reads no global array, list or dict (the compiled forms re
 when scripted, as Numba and JAX do; the function as written reads them at each call). Results
 are NumPy's own where NumPy runs: its values, its warnings, its errors (with the user's source
 line). ``FUSEJIT_NUMPY_RACE=0`` turns the race off (the test suite does, so that which form
-runs a call never depends on the machine's load); ``JitFunction.races`` lists what each
-signature decided.
+runs a call never depends on the machine's load), and ``fusejit.jit(race=False)`` or
+``race=True`` decides for one function whatever the variable says; ``JitFunction.races`` lists
+what each signature decided.
 """
 
 from __future__ import annotations
@@ -71,15 +72,16 @@ WARM_CALLS = 4
 MARGIN = 1.05
 DISPATCH_SECONDS = 0.3e-6
 # A form this much faster than NumPy (fastest calls) wins its size after RACE_CALLS each
-# whatever their time, or after one each where NumPy's took CLEAR_AFTER_ONE_SECONDS or more.
-# A function's first call runs cold (np.interp of 300 points took 8.8 us once, then 2.2), so
-# a cheap call needs more; a dearer one shows a 2x win at once, and a mistaken win only keeps
-# the form the signature ran before the race. Every NumPy call of the race is one the form would
-# have run faster: with three of them, heldout.py's rows (NumPy 0.4-1.8 ms a call, a median of
-# 7 calls after one) timed 1.17-8.52x NumPy against 1.38-9.69x without the race, layer norm
-# 1024 x 1024 4.64 against 7.29x.
+# whatever their time, or after CLEAR_CALLS each where NumPy's took CLEAR_SECONDS or more.
+# Every NumPy call of the race is one the form would have run faster: with three of them,
+# heldout.py's rows (NumPy 0.4-1.8 ms a call, a median of 7 calls after one) timed 1.17-8.52x
+# NumPy against 1.38-9.69x without the race (layer norm 1024 x 1024: 4.64 against 7.29x). But
+# a function's first call runs cold (np.interp of 300 points took 8.8 us once, then 2.2), and
+# one call each let a cold NumPy call hand the form a size NumPy wins (a 37 us Planck spectrum,
+# compiled 44 us).
 CLEAR_WIN = 2.0
-CLEAR_AFTER_ONE_SECONDS = 50e-6
+CLEAR_CALLS = 2
+CLEAR_SECONDS = 50e-6
 # Sizes raced per signature; later new sizes run the form.
 MAX_SIZES = 12
 # With tiering on: the form's own time before any race, and the first wait before a size
@@ -120,9 +122,12 @@ class RaceResult:
                 f"(fusejit {self.fusejit_s * 1e6:.1f} us, NumPy {self.numpy_s * 1e6:.1f} us)")
 
 
-def raceable(fn: Callable, graph: Graph, args: tuple) -> bool:
-    """May calls of this signature (``args``: one value per parameter) be raced?"""
-    if not enabled() or not any(type(a) is _NDARRAY for a in args):
+def raceable(fn: Callable, graph: Graph, args: tuple, wanted: bool | None = None) -> bool:
+    """May calls of this signature (``args``: one value per parameter) be raced? ``wanted``:
+    ``fusejit.jit``'s ``race`` option (None: ``enabled()``)."""
+    if not (enabled() if wanted is None else wanted):
+        return False
+    if not any(type(a) is _NDARRAY for a in args):
         return False
     if not all(type(a) in _RACED_ARGUMENTS for a in args):
         return False
@@ -267,8 +272,8 @@ class Race:
         times.append(time.perf_counter() - start)
         if len(forms) != len(numpys):
             return result
-        if min(forms) * CLEAR_WIN <= min(numpys) and (
-                len(forms) >= RACE_CALLS or min(numpys) >= CLEAR_AFTER_ONE_SECONDS):
+        if min(forms) * CLEAR_WIN <= min(numpys) and len(forms) >= CLEAR_CALLS and (
+                len(forms) >= RACE_CALLS or min(numpys) >= CLEAR_SECONDS):
             self._decide(bits, state, "fusejit")
         elif len(forms) >= RACE_CALLS and (sum(forms) + sum(numpys) >= RACE_SECONDS
                                            or len(forms) >= MOST_RACE_CALLS):

@@ -104,10 +104,11 @@ def reduce_jit(fn) -> tuple | str:
     if found is fn and fn.__module__ != "__main__":
         return fn.__qualname__
     file = load_source(fn.fn).file     # (a ScriptError here if the source cannot be read)
-    return jit_from_source, (fn.fn, fn.device, file, linecache.getlines(file))
+    return jit_from_source, (fn.fn, fn.device, file, linecache.getlines(file), fn.race)
 
 
-def jit_from_source(fn: Any, device: str | None, file: str, lines: list[str]):
+def jit_from_source(fn: Any, device: str | None, file: str, lines: list[str],
+                    race: bool | None = None):
     """A ``@fusejit.jit`` function rebuilt in another process: where its source file cannot be
     read there, the sent text stands in for it (Python's linecache, which ``inspect`` reads)."""
     from ..frontend.jit import JitFunction
@@ -115,7 +116,7 @@ def jit_from_source(fn: Any, device: str | None, file: str, lines: list[str]):
     if file and not os.path.exists(file) and file not in linecache.cache:
         text = "".join(lines)
         linecache.cache[file] = (len(text), None, list(lines), file)
-    return JitFunction(fn, device=device)
+    return JitFunction(fn, device=device, race=race)
 
 
 def _all_nodes(graph: Graph):

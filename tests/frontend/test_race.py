@@ -14,7 +14,8 @@ import pytest
 
 import fusejit
 from fusejit.frontend.race import (
-    CLEAR_AFTER_ONE_SECONDS,
+    CLEAR_CALLS,
+    CLEAR_SECONDS,
     MAX_SIZES,
     MOST_RACE_CALLS,
     RACE_AFTER_SECONDS,
@@ -79,18 +80,18 @@ def test_numpy_takes_a_size_it_wins_and_only_that_size(monkeypatch):
     calls = form.calls
     assert [run(np.zeros(1000), 2)[0] for _ in range(5)] == ["numpy"] * 5   # (same class)
     assert form.calls == calls
-    # another size class is raced on its own: the form wins it by 5x (after one call each:
-    # NumPy's took a millisecond), NumPy keeps the first
-    sides = [run(big, 0)[0] for _ in range(5)]
-    assert sides == ["form", "numpy", "form", "form", "form"]
+    # another size class is raced on its own: the form wins it by 5x (after CLEAR_CALLS each:
+    # NumPy's took milliseconds), NumPy keeps the first
+    sides = [run(big, 0)[0] for _ in range(2 * CLEAR_CALLS + 3)]
+    assert sides == ["form", "numpy"] * CLEAR_CALLS + ["form"] * 3
     assert [r.runs for r in race.results] == ["numpy", "fusejit"]
     assert done == []        # (NumPy holds a size: the race stays installed)
     assert run(small, 1)[0] == "numpy"
 
 
 @pytest.mark.parametrize("numpy_s, calls_each", [
-    (CLEAR_AFTER_ONE_SECONDS * 1.5, 1),      # a costly NumPy call: one each is enough
-    (CLEAR_AFTER_ONE_SECONDS / 2, RACE_CALLS)])
+    (CLEAR_SECONDS * 1.5, CLEAR_CALLS),      # costly NumPy calls: fewer are enough
+    (CLEAR_SECONDS / 2, RACE_CALLS)])
 def test_a_clear_win_installs_the_form_alone(monkeypatch, numpy_s, calls_each):
     race, run, form, numpy, done, _ = _race(monkeypatch, numpy_s / 4, numpy_s)
     x = np.zeros(100)
@@ -264,8 +265,20 @@ def test_functions_whose_forms_could_differ_from_numpy_are_not_raced(monkeypatch
     u = fusejit.jit(lambda v, w: v * w + 1.0)
     u(x, x)
     assert u._races == {}
-    # and the switch
+    # and the switches: the variable, and fusejit.jit's option, which overrides it (and
+    # travels with the function to another process)
+    assert _raced_with(scaled, None) and not _raced_with(scaled, False)
     monkeypatch.setenv("FUSEJIT_NUMPY_RACE", "0")
-    h = fusejit.jit(scaled)
-    h(x), h(x)
-    assert h._races == {}
+    assert not _raced_with(scaled, None) and _raced_with(scaled, True)
+
+    def local(x):
+        return np.sort(x)
+    maker, args = fusejit.jit(local, race=False).__reduce__()
+    assert maker(*args).race is False
+
+
+def _raced_with(fn, race) -> bool:
+    f = fusejit.jit(fn, race=race)
+    x = np.ones(3)
+    f(x), f(x)
+    return bool(f._races)
