@@ -72,16 +72,19 @@ WARM_CALLS = 4
 MARGIN = 1.05
 DISPATCH_SECONDS = 0.3e-6
 # A form this much faster than NumPy (fastest calls) wins its size after RACE_CALLS each
-# whatever their time, or after CLEAR_CALLS each where NumPy's took CLEAR_SECONDS or more.
-# Every NumPy call of the race is one the form would have run faster: with three of them,
-# heldout.py's rows (NumPy 0.4-1.8 ms a call, a median of 7 calls after one) timed 1.17-8.52x
-# NumPy against 1.38-9.69x without the race (layer norm 1024 x 1024: 4.64 against 7.29x). But
-# a function's first call runs cold (np.interp of 300 points took 8.8 us once, then 2.2), and
-# one call each let a cold NumPy call hand the form a size NumPy wins (a 37 us Planck spectrum,
-# compiled 44 us).
+# whatever their time, after CLEAR_CALLS each where NumPy's took CLEAR_SECONDS or more, and
+# after one each where NumPy's took ONE_CALL_SECONDS or more. Every NumPy call of the race is
+# one the form would have run faster: with three of them, heldout.py's rows (NumPy 0.4-1.8 ms a
+# call, a median of 7 calls after one) timed 1.17-8.52x NumPy against 1.38-9.69x without the
+# race (layer norm 1024 x 1024: 4.64 against 7.29x). But a function's first call runs cold
+# (np.interp of 300 points took 8.8 us once, then 2.2), and one call each let a cold NumPy call
+# hand the form a size NumPy wins (a 37 us Planck spectrum, compiled 44 us); on calls of
+# milliseconds a cold call costs a smaller part, and a mistaken win only keeps the form the
+# signature ran before the race.
 CLEAR_WIN = 2.0
 CLEAR_CALLS = 2
 CLEAR_SECONDS = 50e-6
+ONE_CALL_SECONDS = 1e-3
 # Sizes raced per signature; later new sizes run the form.
 MAX_SIZES = 12
 # With tiering on: the form's own time before any race, and the first wait before a size
@@ -272,8 +275,10 @@ class Race:
         times.append(time.perf_counter() - start)
         if len(forms) != len(numpys):
             return result
-        if min(forms) * CLEAR_WIN <= min(numpys) and len(forms) >= CLEAR_CALLS and (
-                len(forms) >= RACE_CALLS or min(numpys) >= CLEAR_SECONDS):
+        numpy_best = min(numpys)
+        calls = (1 if numpy_best >= ONE_CALL_SECONDS else
+                 CLEAR_CALLS if numpy_best >= CLEAR_SECONDS else RACE_CALLS)
+        if min(forms) * CLEAR_WIN <= numpy_best and len(forms) >= calls:
             self._decide(bits, state, "fusejit")
         elif len(forms) >= RACE_CALLS and (sum(forms) + sum(numpys) >= RACE_SECONDS
                                            or len(forms) >= MOST_RACE_CALLS):
