@@ -264,9 +264,9 @@ def test_functions_whose_forms_could_differ_from_numpy_are_not_raced(monkeypatch
     g([1.0, 2.0], 2.0)
     assert g._races == {}
     # a graph of NumPy ufunc calls, which the fast call makes itself on small arrays
-    u = fusejit.jit(lambda v, w: v * w + 1.0)
-    u(x, x)
-    assert u._races == {}
+    u = fusejit.jit(lambda v: v + 1.0)
+    u(x), u(x)
+    assert u._races == {} and u._direct
     # and the switches: the variable, and fusejit.jit's option, which overrides it (and
     # travels with the function to another process)
     assert _raced_with(scaled, None) and not _raced_with(scaled, False)
