@@ -24,8 +24,9 @@ kernels have compiled and its plan has moved to the native loop by then,
 ``runtime/tiering.py``), and a size NumPy holds is raced again after
 ``RECHECK_SECONDS``, doubling, in case a background compile landed since.
 
-What is raced: CPU signatures whose arguments are arrays, numbers and None (at least one array),
-but for graphs of a few NumPy ufunc calls (``runtime/direct.py``: the fast call makes those
+What is raced: CPU signatures whose arguments are arrays, numbers, NumPy scalars (passed back to
+the function as the scalars they were) and None, at least one array, but for graphs of a few
+NumPy ufunc calls (``runtime/direct.py``: the fast call makes those
 calls itself on small arrays), of a plain function (no ``*args`` or ``**kwargs``) whose graph
 has nothing that could differ between the two (random numbers, printing, warnings, calls back
 into Python) and that reads no global array, list or dict (the compiled forms read those once,
