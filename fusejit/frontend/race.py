@@ -247,7 +247,7 @@ class Race:
             if time.perf_counter() < state.recheck_at:
                 return self.numpy(*args)
             state.runs, state.form, state.numpy = None, [], []     # (raced again)
-            del self._runs[bits]
+            self._runs.pop(bits, None)     # (another thread may have raced it first)
             self._recheck_at = min((s.recheck_at for s in self._sizes.values()
                                     if s.runs == "numpy"), default=float("inf"))
         if not self._settled():
