@@ -159,9 +159,16 @@ def test_with_tiering_the_race_waits_for_the_form_and_numpys_sizes_are_raced_aga
     for _ in range(10):
         assert run(x, 0)[0] == "numpy"
     assert form.calls == calls
+    # a size the form won runs the form while NumPy's size is due to be raced again
+    big = np.zeros(5000)
+    form.seconds = lambda n: 1e-4 if n > 1000 else 2e-3
+    while len(race.results) < 2:
+        run(big, 0)
+    clock.now += RECHECK_SECONDS
+    calls = numpy.calls
+    assert [run(big, 0)[0] for _ in range(8)] == ["form"] * 8 and numpy.calls == calls
     # a background compile landed meanwhile: raced again after RECHECK_SECONDS, the form wins
     form.seconds = 1e-4
-    clock.now += RECHECK_SECONDS
     sides = [run(x, 0)[0] for _ in range(2 * RACE_CALLS + 2)]
     assert sides[0] == "form" and sides[-2:] == ["form", "form"]
     assert race.results[0].runs == "fusejit"
