@@ -638,8 +638,8 @@ class JitFunction(Portable):
                 made = {}   # (CuPy returns 0-d device arrays where NumPy returns scalars)
             shape = (structure, made, len(graph.outputs))
             direct = None
-            race = self.device in (None, "cpu") and not self._device_arrays and \
-                self._total >= 0 and raceable(self.fn, graph, args, self.race)
+            race = not self._device_arrays and self._total >= 0 and \
+                raceable(self.fn, graph, args, self.race)
             if self.device in (None, "cpu") and [v.type for v in graph.inputs] == kept:
                 if not strings and not self._constant_params and structure is None:
                     direct = self._direct[key] = direct_function(graph, made)

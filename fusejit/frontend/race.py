@@ -278,15 +278,15 @@ class Race:
         times.append(time.perf_counter() - start)
         if len(forms) != len(numpys):
             return result
-        numpy_best = min(numpys)
+        form_best, numpy_best = min(forms), min(numpys)
         calls = (1 if numpy_best >= ONE_CALL_SECONDS else
                  CLEAR_CALLS if numpy_best >= CLEAR_SECONDS else RACE_CALLS)
-        if min(forms) * CLEAR_WIN <= numpy_best and len(forms) >= calls:
+        if form_best * CLEAR_WIN <= numpy_best and len(forms) >= calls:
             self._decide(bits, state, "fusejit")
         elif len(forms) >= RACE_CALLS and (sum(forms) + sum(numpys) >= RACE_SECONDS
                                            or len(forms) >= MOST_RACE_CALLS):
-            numpy_s = (min(numpys) + DISPATCH_SECONDS) * MARGIN
-            self._decide(bits, state, "numpy" if numpy_s < min(forms) else "fusejit")
+            numpy_wins = (numpy_best + DISPATCH_SECONDS) * MARGIN < form_best
+            self._decide(bits, state, "numpy" if numpy_wins else "fusejit")
         return result
 
     def _decide(self, bits: int, state: _Size, runs: str) -> None:
