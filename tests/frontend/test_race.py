@@ -65,6 +65,16 @@ def _race(monkeypatch, form_s, numpy_s, tiered: bool = False):
     return race, race.runner(2), form, numpy, done, clock
 
 
+def _raced_to_the_end(run, x, numpy, done, most_numpy_calls: int) -> None:
+    """The form's warm calls on ``x``, then calls until the race ends (``done``), NumPy's side
+    running at most ``most_numpy_calls`` of them."""
+    for _ in range(WARM_CALLS):
+        run(x, 0)
+    while not done:
+        run(x, 0)
+        assert numpy.calls <= most_numpy_calls
+
+
 def test_numpy_takes_a_size_it_wins_and_only_that_size(monkeypatch):
     race, run, form, numpy, done, _ = _race(
         monkeypatch, lambda n: 6e-3 if n < 1000 else 6e-4, 3e-3)
@@ -96,12 +106,7 @@ def test_numpy_takes_a_size_it_wins_and_only_that_size(monkeypatch):
     (CLEAR_SECONDS / 2, RACE_CALLS)])
 def test_a_clear_win_installs_the_form_alone(monkeypatch, numpy_s, calls_each):
     race, run, form, numpy, done, _ = _race(monkeypatch, numpy_s / 4, numpy_s)
-    x = np.zeros(100)
-    for _ in range(WARM_CALLS):
-        run(x, 0)
-    while not done:
-        run(x, 0)
-        assert numpy.calls <= calls_each
+    _raced_to_the_end(run, np.zeros(100), numpy, done, calls_each)
     assert numpy.calls == calls_each and done == [form]
     assert race.results[0].runs == "fusejit"
 
@@ -111,11 +116,7 @@ def test_a_close_win_ends_the_race_and_numpys_sizes_keep_it_going(monkeypatch):
     the fast call); where NumPy holds a size the race stays for other sizes, up to MAX_SIZES of
     them, and later new sizes run the form untimed."""
     race, run, form, numpy, done, clock = _race(monkeypatch, 0.9e-4, 1e-4)
-    for _ in range(WARM_CALLS):
-        run(np.zeros(3), 0)
-    while not done:
-        run(np.zeros(3), 0)
-        assert numpy.calls <= MOST_RACE_CALLS
+    _raced_to_the_end(run, np.zeros(3), numpy, done, MOST_RACE_CALLS)
     assert done == [form] and race.results[0].runs == "fusejit"
 
     race, run, form, numpy, done, clock = _race(
@@ -137,11 +138,7 @@ def test_numpy_wins_a_size_by_more_than_the_dispatch_its_calls_then_take(monkeyp
     """A call of a microsecond: NumPy's 0.8 us beats the form's 1.0 by 20%, less than the
     runner and the fast call's general path then add to its calls (DISPATCH_SECONDS)."""
     race, run, form, numpy, done, _ = _race(monkeypatch, 1.0e-6, 0.8e-6)
-    for _ in range(WARM_CALLS):
-        run(np.zeros(10), 0)
-    while not done:
-        run(np.zeros(10), 0)
-        assert numpy.calls <= MOST_RACE_CALLS
+    _raced_to_the_end(run, np.zeros(10), numpy, done, MOST_RACE_CALLS)
     assert race.results[0].runs == "fusejit"
 
 
