@@ -358,28 +358,55 @@ def pad(b: IRBuilder, x: Item, pad_width: Item, mode: Item = None,
         raise b.error(f"np.pad: mode must be 'constant', 'edge', 'wrap', 'reflect' or "
                       f"'symmetric', got {describe(mode)}")
     rank = _rank(b, x, "np.pad")
-    widths = b.static(pad_width)
-    if isinstance(widths, int):
-        widths = ((widths, widths),)
-    if not isinstance(widths, tuple) or not widths:
-        raise b.error(f"np.pad: pad_width must be constant ints, got {describe(pad_width)}")
-    if all(isinstance(w, int) for w in widths):
-        widths = (tuple(widths) * 2 if len(widths) == 1 else tuple(widths),)
-    if len(widths) == 1:
-        widths = widths * rank
-    if len(widths) != rank or any(len(w) != 2 or min(w) < 0 for w in widths):
-        raise b.error(f"np.pad: pad_width {widths} does not fit an array of dimension {rank}")
+    widths = _pad_widths(b, pad_width, rank)
     if kind in PAD_MODES:
         if b.static(constant_values) != 0:
             raise b.error(f"np.pad: constant_values is for mode='constant', not {kind!r}")
-        return b.emit("fusejit::pad", [x, [w for pair in widths for w in pair],
+        return b.emit("fusejit::pad", [x, b.int_list([w for pair in widths for w in pair],
+                                                     "np.pad's pad_width"),
                                        b.value_const(kind)],
                       "np.pad")
-    pads = [p for before, after in reversed(widths) for p in (before, after)]
+    pads = b.int_list([p for before, after in reversed(widths) for p in (before, after)],
+                      "np.pad's pad_width")
     value = b.static(constant_values)
     if not isinstance(value, (int, float)) or isinstance(value, bool):
         raise b.error("np.pad: constant_values must be a constant number")
     return b.emit("aten::constant_pad_nd", [x, pads, value], "np.pad")
+
+
+def _pad_widths(b: IRBuilder, pad_width: Item, rank: int) -> list[tuple[Item, Item]]:
+    """``np.pad``'s ``pad_width`` as (before, after) for each of ``rank`` axes, NumPy's
+    forms broadcast (``n``, ``(n,)``, ``(before, after)``, ``((before, after),)``, one pair
+    per axis). Each width is a constant int or an int known when it runs (``k // 2`` of a
+    kernel's shape), which is checked then: a negative one is NumPy's ValueError (the pad
+    ops would crop)."""
+    def width(item: Item) -> Item:
+        value = b.static(item)
+        if isinstance(value, int) and not isinstance(value, bool):
+            if value < 0:
+                raise b.error(f"np.pad: pad_width holds a negative width ({value})")
+            return value
+        if isinstance(item, Value) and item.type == INT:
+            b.raise_unless(binary(b, "ge", item, 0),
+                           "ValueError: index can't contain negative values")
+            return item
+        raise b.error(f"np.pad: pad_width must hold ints, got {describe(item)}")
+
+    items = pad_width if isinstance(pad_width, (tuple, list)) else (pad_width,)
+    if not items:
+        raise b.error("np.pad: pad_width is empty")
+    if not any(isinstance(i, (tuple, list)) for i in items):
+        pairs = [tuple(items) * 2 if len(items) == 1 else tuple(items)]
+    elif all(isinstance(i, (tuple, list)) for i in items) and len({len(i) for i in items}) == 1:
+        pairs = [tuple(i) * 2 if len(i) == 1 else tuple(i) for i in items]
+    else:
+        raise b.error("np.pad: pad_width mixes ints and pairs, or pairs of two lengths")
+    if len(pairs) == 1:
+        pairs = pairs * rank
+    if len(pairs) != rank or any(len(pair) != 2 for pair in pairs):
+        raise b.error(f"np.pad: pad_width of {len(pairs)} pairs does not fit an array of "
+                      f"dimension {rank}")
+    return [(width(before), width(after)) for before, after in pairs]
 
 
 def take(b: IRBuilder, a: Item, indices: Item, axis: Item = None) -> Value:
@@ -424,10 +451,19 @@ def sliding_window_view(b: IRBuilder, x: Item, window_shape: Item, axis: Item = 
     rank = _rank(b, x, what)
     if b.static(writeable) is not False:
         raise b.error(f"{what}: writeable=True is not supported (the windows are a copy here)")
-    shape = b.static(window_shape)
-    shape = list(shape) if isinstance(shape, (tuple, list)) else [shape]
-    if not all(isinstance(w, int) and not isinstance(w, bool) and w >= 0 for w in shape):
-        raise b.error(f"{what}: window_shape must be constant non-negative ints")
+    shape = list(window_shape) if isinstance(window_shape, (tuple, list)) else [window_shape]
+    for i, w in enumerate(shape):
+        # (a constant, or an int known when it runs: ``w.shape[0]``, checked then)
+        value = b.static(w)
+        if isinstance(value, int) and not isinstance(value, bool):
+            if value < 0:
+                raise b.error(f"{what}: window_shape cannot contain negative values")
+            shape[i] = value
+        elif isinstance(w, Value) and w.type == INT:
+            b.raise_unless(binary(b, "ge", w, 0),
+                           f"ValueError: {what}: window_shape cannot contain negative values")
+        else:
+            raise b.error(f"{what}: window_shape must hold ints, got {describe(w)}")
     if is_none(axis):
         if len(shape) != rank:
             raise b.error(f"{what}: window_shape has {len(shape)} entries for an array of "
@@ -442,7 +478,7 @@ def sliding_window_view(b: IRBuilder, x: Item, window_shape: Item, axis: Item = 
     for along, w in zip(axes, shape):
         n = size(b, x, along)
         starts = binary(b, "add", binary(b, "sub", n, w), 1)
-        b.raise_unless(binary(b, "ge", starts, 0),
+        b.raise_unless(binary(b, "ge", n, w),
                        f"ValueError: {what}: window shape cannot be larger than input array "
                        "shape")
         offsets = binary(b, "add", reshape(b, arange(b, 0, starts, 1, np.int64), [-1, 1]),
