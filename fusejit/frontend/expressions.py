@@ -522,6 +522,24 @@ class ExpressionEmitter(StaticConditions):
         self.note_merged(if_node.output(), outs[0], outs[1])
         return if_node.output()
 
+    def tensor_item(self, arrays: tuple | list, index: Value) -> Value:
+        """``masks[c]`` of a tuple or list of arrays by an int known only when it runs: the
+        list of them, indexed (Python's IndexError past its end). The arrays must share a
+        dtype and a rank, so that what follows compiles for the one the index picks."""
+        kinds = {(dtype_of(a), rank_of(a)) for a in arrays}
+        if len(kinds) != 1 or any(v is None for v in next(iter(kinds))):
+            listed = ", ".join(sorted({f"{d} {r}-d" for d, r in kinds}, key=str))
+            raise self.b.error(f"a tuple of arrays indexed by an int known only when it runs "
+                               f"must hold arrays of one dtype and rank, got {listed}; index "
+                               f"it with a constant, or stack the arrays (np.stack) and "
+                               f"index that")
+        items = self.b.tensor_list(list(arrays), "indexing")
+        item = self.b.emit(aten["__getitem__"], [items, index], "indexing")
+        types = {a.type for a in arrays}
+        if len(types) == 1:
+            item.set_type(next(iter(types)))
+        return item
+
     def eval_Subscript(self, node: ast.Subscript) -> Item:
         base = self.eval(node.value)
         if isinstance(base, dict):
@@ -554,6 +572,9 @@ class ExpressionEmitter(StaticConditions):
                 # indexed; Python's number, weak beside arrays)
                 items = self.b.value_const(numbers)
                 return self.b.emit(aten["__getitem__"], [items, index], "indexing")
+            if isinstance(index, Value) and index.type == INT and base and all(
+                    is_tensor(v) for v in base):
+                return self.tensor_item(base, index)
             if isinstance(index, Value) and index.type == INT:
                 raise self.b.error("a tuple (or a list passed as an argument) indexed by an int "
                                    "known only when it runs must hold numbers of one type, "

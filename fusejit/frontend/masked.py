@@ -89,10 +89,13 @@ def split_mask(b: IRBuilder, x: Value, index: tuple, at: int, numbers_only: bool
     view = basic_index(b, x, tuple(items))
     axis = sum(1 for i in index[:at] if isinstance(i, slice))
     if axis:
-        if not numbers_only or rank_of(mask) != 1:
+        k, rank = rank_of(mask), rank_of(view)
+        if not numbers_only or k is None or rank is None or axis + k > rank:
             raise b.error("a boolean mask after a sliced axis (x[:, mask]) takes a number "
                           "here; write x = np.where(mask, v, x) with the mask broadcast")
-        view = b.emit(aten.transpose, [view, 0, axis], "indexing")
+        # (the mask's axes moved to the front, the sliced ones after them: a view)
+        order = [*range(axis, axis + k), *range(axis), *range(axis + k, rank)]
+        view = b.emit(aten.permute, [view, order], "indexing")
     return view, mask
 
 

@@ -557,8 +557,15 @@ def _zero_d_array(b: IRBuilder, made: Value) -> Value:
 
 def full(b: IRBuilder, shape: Item, fill_value: Item, dtype: Any = None) -> Value:
     # (the fill value's own dtype: an int argument int64, a NumPy scalar its dtype)
-    default = branch_dtype(b, np.asarray, [fill_value], "np.full") or np.dtype(np.float64)
+    if is_tensor(fill_value):
+        default = dtype_of(fill_value)
+    else:
+        default = branch_dtype(b, np.asarray, [fill_value], "np.full") or np.dtype(np.float64)
     code = dtype_code(b, dtype, default, "np.full")
+    if is_tensor(fill_value):
+        made = b.emit("aten::full", [_shape(b, shape, "np.full"), 0, code, None, None, None],
+                      "np.full")
+        return _filled_with(b, made, fill_value, "np.full")
     return _zero_d_array(b, b.emit("aten::full", [_shape(b, shape, "np.full"), fill_value,
                                                   code, None, None, None], "np.full"))
 
@@ -568,8 +575,21 @@ def like(b: IRBuilder, name: str, x: Item, fill_value: Item = 0, dtype: Any = No
     x = _array(b, x, f"np.{name}")
     fill = {"zeros_like": 0, "ones_like": 1, "empty_like": 0}.get(name, fill_value)
     code = None if is_none(dtype) else dtype_code(b, dtype, None, f"np.{name}")
+    if is_tensor(fill):
+        made = b.emit("aten::full_like", [x, 0, code, None, None, None, None], f"np.{name}")
+        return _filled_with(b, made, fill, f"np.{name}")
     return _zero_d_array(b, b.emit("aten::full_like", [x, fill, code, None, None, None, None],
                                   f"np.{name}"))
+
+
+def _filled_with(b: IRBuilder, made: Value, fill: Value, what: str) -> Value:
+    """``made`` (a new array) with the array ``fill`` written into it: broadcast to its shape
+    and cast as NumPy's ``copyto(..., casting="unsafe")`` (``np.full_like(x, p[0])``, a fill
+    value that is a 0-d array, or a row broadcast down the result)."""
+    if dtype_of(fill) is None:
+        raise b.error(f"{what}: the fill value is an array whose dtype is not known here")
+    b.emit(aten.copy_, [made, fill, False], what)
+    return _zero_d_array(b, made)
 
 
 def arange(b: IRBuilder, start: Item, stop: Item = None, step: Item = 1,
