@@ -851,6 +851,12 @@ def to_bool(b: IRBuilder, x: Item) -> Item:
 def _convert(b: IRBuilder, x: Item, name: str, target, python_type) -> Item:
     if isinstance(x, (bool, int, float)):
         return python_type(x)
+    if isinstance(x, str) and python_type in (int, float):
+        # (a constant string: float("inf"), int("10"), parsed as Python parses it)
+        try:
+            return python_type(x)
+        except ValueError as error:
+            raise b.error(f"{python_type.__name__}({x!r}): {error}") from None
     if not isinstance(x, Value):
         raise b.error(f"{python_type.__name__}() takes an array or a number, got {describe(x)}")
     if x.type == target and x not in b.numpy_scalars and not (b.branched and x in b.branched):

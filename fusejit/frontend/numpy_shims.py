@@ -13,6 +13,7 @@ refused naming the caller's line (``expressions.eval_Call``).
 from __future__ import annotations
 
 import inspect
+import math
 
 import numpy as np
 
@@ -882,6 +883,87 @@ def trim_zeros(filt, trim="fb"):
     return a[start:stop]
 
 
+def vander(x, N=None, increasing=False):
+    # NumPy's: columns x**0, x**1, ... (decreasing by default) in x's dtype promoted with
+    # int64, each power the running product of the one before (multiply.accumulate)
+    x = np.asarray(x)
+    if x.ndim != 1:
+        raise ValueError("x must be a one-dimensional array or sequence.")
+    if N is None:
+        N = x.shape[0]
+    if N < 0:
+        raise ValueError("negative dimensions are not allowed")
+    xv = x * np.ones(1, dtype=np.int64)
+    powers = np.multiply.accumulate(np.broadcast_to(xv[:, None], (x.shape[0], max(N - 1, 0))),
+                                    axis=1)
+    v = np.concatenate((np.ones_like(xv)[:, None], powers), axis=1)[:, :N]
+    if not increasing:
+        v = v[:, ::-1]
+    return v
+
+
+# --- math's integer functions (Python's, for int64: a result past int64 is an OverflowError,
+# where Python's ints would grow) ----------------------------------------------------------------
+
+_INT64_MAX = 9223372036854775807
+
+
+def factorial(n, /):
+    if n < 0:
+        raise ValueError("factorial() not defined for negative values")
+    if n > 20:
+        raise OverflowError("factorial(): n! for n > 20 does not fit a 64-bit int")
+    result = 1
+    for i in range(2, n + 1):
+        result = result * i
+    return result
+
+
+def perm(n, k=None, /):
+    if k is None:
+        return factorial(n)
+    if n < 0:
+        raise ValueError("n must be a non-negative integer")
+    if k < 0:
+        raise ValueError("k must be a non-negative integer")
+    result = 0 if k > n else 1
+    for i in range(n - k + 1 if k <= n else 1, n + 1 if k <= n else 1):
+        if result > _INT64_MAX // i:
+            raise OverflowError("perm(): the result does not fit a 64-bit int")
+        result = result * i
+    return result
+
+
+def comb(n, k, /):
+    # (the product (n - k + 1) ... n over 1 ... k, one factor at a time: each partial
+    # quotient is itself a binomial coefficient, so every division is exact)
+    if n < 0:
+        raise ValueError("n must be a non-negative integer")
+    if k < 0:
+        raise ValueError("k must be a non-negative integer")
+    result = 0 if k > n else 1
+    k = min(k, n - k)
+    for i in range(1, k + 1):
+        factor = n - k + i
+        if result > _INT64_MAX // factor:
+            raise OverflowError("comb(): an intermediate product does not fit a 64-bit int")
+        result = result * factor // i
+    return result
+
+
+def gcd(a=0, b=0, /):
+    a, b = abs(a), abs(b)
+    while b != 0:
+        a, b = b, a % b
+    return a
+
+
+def lcm(a=1, b=1, /):
+    if a == 0 or b == 0:
+        return 0
+    return abs(a // gcd(a, b) * b)
+
+
 SHIMS = {np.cov: cov, np.corrcoef: corrcoef, np.polyval: polyval, np.kron: kron,
          np.meshgrid: meshgrid, np.tri: tri, np.cross: cross,
          np.correlate: correlate, np.select: select, np.linalg.matrix_power: matrix_power,
@@ -903,7 +985,9 @@ SHIMS = {np.cov: cov, np.corrcoef: corrcoef, np.polyval: polyval, np.kron: kron,
          np.append: append, np.linalg.cond: cond, np.nanquantile: nanquantile,
          np.nanpercentile: nanpercentile, np.dstack: dstack,
          np.fix: fix, np.geomspace: geomspace, np.delete: delete, np.insert: insert, np.modf: modf,
-         np.ravel_multi_index: ravel_multi_index, np.trim_zeros: trim_zeros}
+         np.ravel_multi_index: ravel_multi_index, np.trim_zeros: trim_zeros,
+         math.factorial: factorial, math.perm: perm, math.comb: comb, math.gcd: gcd,
+         math.lcm: lcm, np.vander: vander}
 
 # Shims whose argument (position, name) may be a list or tuple of numbers, as NumPy's may be
 # array_like: mapped over its items, the results stacked (np.percentile(x, [5, 95])).

@@ -144,7 +144,8 @@ def support_rows() -> list[tuple[str, str]]:
         if group is not None:   # (None: a user's own fusejit.python_op, not fusejit's)
             groups[group].add(f"`{name}`")
     for obj in SHIMS:   # (written in scripted NumPy: numpy_shims.py)
-        groups["NumPy functions"].add(f"`{_display(obj, obj.__name__)}`")
+        name = _display(obj, obj.__name__)
+        groups["math" if name.startswith("math.") else "NumPy functions"].add(f"`{name}`")
     rows = [(group, ", ".join(sorted(names))) for group, names in groups.items()]
     rows.append(("array methods", ", ".join(f"`x.{m}()`" for m in sorted(METHODS))))
     rows.append(("array attributes", ", ".join(f"`x.{a}`" for a in sorted(ATTRIBUTES))))
