@@ -1,15 +1,17 @@
-"""Programs written by people who did not know fusejit (``benchmarks/stranger_sets/``:
-helpers were asked for NumPy the way users write it, and were not shown fusejit: sets A and
-B everyday programs, C elementwise-heavy ones, D everyday ones of other domains, E
-elementwise chains, time-stepping loops and small broadcasts, F and G chains, simulations,
-mid-size and integer programs, H unsigned-integer programs: hashing, bits, images,
-checksums, I programs that lean on views, slicing and axis work, J programs structured as
-software engineers write them: helpers, lists of arrays, convergence loops, K programs
-that mutate arrays in place: ``out=``, slice and masked stores, buffers, ring buffers,
-L reductions and normalisations along axes), run through ``fusejit.jit`` and compared
-with NumPy; with ``--time``, warm calls timed against NumPy eager in the same process.
+"""Programs written by people who did not know fusejit (``benchmarks/stranger_sets/``: helpers
+were asked for NumPy the way users write it, and were not shown fusejit: sets A and B everyday
+programs, C elementwise-heavy ones, D everyday ones of other domains, E elementwise chains,
+time-stepping loops and small broadcasts, F and G chains, simulations, mid-size and integer
+programs, H unsigned-integer programs: hashing, bits, images, checksums, I programs that lean
+on views, slicing and axis work, J programs structured as software engineers write them:
+helpers, lists of arrays, convergence loops, K programs that mutate arrays in place: ``out=``,
+slice and masked stores, buffers, ring buffers, L reductions and normalisations along axes, M
+simulations and numerical methods as notebooks write them, N machine learning from scratch, O
+mixed dtypes and data wrangling: images in uint8, audio in int16, timestamps, NaN-aware
+statistics, float16 and complex inputs), run through ``fusejit.jit`` and compared with NumPy;
+with ``--time``, warm calls timed against NumPy eager in the same process.
 
-    python benchmarks/stranger_sets.py [--set a|...|l|all] [--only NAME,...] [--time]
+    python benchmarks/stranger_sets.py [--set a|...|o|all] [--only NAME,...] [--time]
                                        [--no-race]
 
 Each program is called three times (``FUSEJIT_TIERING=0`` is set: the compiled forms from
@@ -51,7 +53,8 @@ import fusejit  # noqa: E402
 
 SETS = {"a": "set_a.py", "b": "set_b.py", "c": "set_c.py", "d": "set_d.py", "e": "set_e.py",
         "f": "set_f.py", "g": "set_g.py", "h": "set_h.py", "i": "set_i.py",
-        "j": "set_j.py", "k": "set_k.py", "l": "set_l.py"}
+        "j": "set_j.py", "k": "set_k.py", "l": "set_l.py", "m": "set_m.py",
+        "n": "set_n.py", "o": "set_o.py"}
 
 
 def load(name: str):
