@@ -19,6 +19,8 @@ from typing import Any
 import numpy as np
 
 from ..errors import ScriptError
+from ..ir.graph import Value
+from ..ir.types import FloatType, IntType
 from .builder import Item, is_tensor
 from .numpy_dtypes import dtype_of
 from .numpy_shims import OVER_ARRAY, OVER_ITEMS, SHIMS_FILE
@@ -125,8 +127,15 @@ class StaticConditions:
             from .numpy_lowering import array
 
             numbers = [self.b.static(i) for i in items]
+            # (a number known when it runs, a Python float or int argument, is one too: its
+            # positions are computed from numbers alone, so the partition can take them with
+            # the others' before the first read)
+            numbers = [i if v is ... and isinstance(i, Value) and isinstance(
+                i.type, (FloatType, IntType)) and i not in self.b.numpy_scalars else v
+                for i, v in zip(items, numbers)]
             x = _array(self.b, args[0], name) if args and position != 0 else None
-            if x is not None and all(type(v) in (int, float) for v in numbers) and \
+            if x is not None and all(type(v) in (int, float) or isinstance(v, Value)
+                                     for v in numbers) and \
                     dtype_of(x) is not None and dtype_of(x).kind in "iuf":
                 # (numbers, with the array in float64 as NumPy computes for an array q: the
                 # same values, and positions computed from numbers, which one partition of
