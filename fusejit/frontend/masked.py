@@ -15,9 +15,12 @@ no selection and fuses with what computes the mask::
 
 A mask indexes the leading ``mask.ndim`` axes of ``x`` (NumPy's rule); ``axis=0`` reduces the
 selected axis of a row selection, ``axis=None`` everything. ``max``/``min`` of an empty
-selection give -inf/+inf (the dtype's extremes for integers) where NumPy raises. Any other
-use (``x[x > 0] * 2``, ``np.sort(x[m])``, returning it) makes the selection itself, an array
-whose length is known when it runs (``values``: NumPy's selection).
+selection give -inf/+inf (the dtype's extremes for integers) where NumPy raises. In a loop,
+a mask over fewer axes than the array's (``for j in range(k): X[labels == j].mean(axis=0)``)
+selects the rows and reduces them, as NumPy does: the where form would read all of ``X`` in
+each iteration. Any other use (``x[x > 0] * 2``, ``np.sort(x[m])``, returning it) makes the
+selection itself, an array whose length is known when it runs (``values``: NumPy's
+selection).
 """
 
 from __future__ import annotations
@@ -304,6 +307,11 @@ def reduction(b: IRBuilder, name: str, masked: Masked, axis: Item = None,
     if b.static(keepdims) not in (False, None):
         raise b.error(f"{name}() of x[mask] does not take keepdims")
     axes = _axis(b, masked, axis)
+    if rank_of(masked.mask) < rank_of(masked.array) and _in_loop(b):
+        # (rows selected by a mask that changes from one iteration to the next, ``for j in
+        # range(k): X[labels == j].mean(axis=0)``: NumPy's selection, then the reduction; the
+        # where form read all of X in each iteration, k times NumPy's work)
+        return reduce(b, name, values(b, masked), None if axes is None else [0])
     x, mask = masked.array, _spread(b, masked)
     dtype = dtype_of(x)
     if name in ("sum", "mean"):
@@ -323,6 +331,16 @@ def reduction(b: IRBuilder, name: str, masked: Masked, axis: Item = None,
         return reduce(b, "any", binary(b, "and", truth, mask), axes)
     return reduce(b, "all", binary(b, "or", truth, b.emit(
         "aten::logical_not", [mask], "indexing")), axes)
+
+
+def _in_loop(b: IRBuilder) -> bool:
+    """Is the builder emitting into the body of a loop?"""
+    block = b.graph.insert_point.owning_block
+    while block is not None and block.owning_node is not None:
+        if block.owning_node.kind == prim.Loop:
+            return True
+        block = block.owning_node.owning_block
+    return False
 
 
 def _reduction_signature(axis=None, keepdims=False):  # what a reduction of x[mask] takes

@@ -217,3 +217,38 @@ def test_float_and_int_of_a_constant_string_are_pythons():
 
     with pytest.raises(fusejit.ScriptError, match="could not convert string to float"):
         fusejit.jit(bad, race=False)(np.ones(2))
+
+
+def group_means(x, labels, k):
+    out = np.zeros((k, x.shape[1]))
+    for j in range(k):
+        out[j] = x[labels == j].mean(axis=0)
+    return out
+
+
+def group_extremes(x, labels, k):
+    top = np.zeros((k, x.shape[1]), x.dtype)
+    for j in range(k):
+        top[j] = x[labels == j].max(axis=0) - x[labels == j].sum(axis=0)
+    return top
+
+
+def test_masked_row_reductions_in_a_loop_select_the_rows():
+    """In a loop over groups, ``x[labels == j].mean(axis=0)`` selects the rows, as NumPy
+    does, rather than reading all of ``x`` in every iteration (the where form did k times
+    NumPy's work: 16 groups of 200000 x 8 ran 0.59x NumPy); an empty group's max is NumPy's
+    error, as its selection is NumPy's."""
+    rng = np.random.default_rng(19)
+    x, labels = rng.standard_normal((300, 4)), rng.integers(0, 5, 300)
+    _check(group_means, x, labels, 5)
+    ints = rng.integers(-9, 9, (300, 4)).astype(np.int32)
+    _check(group_means, ints, labels, 5)
+    _check(group_extremes, ints, labels, 5)
+    jitted = fusejit.jit(group_means, race=False)
+    loop = next(n for n in jitted.graph_for(x, labels, 5).nodes() if n.kind == "prim::Loop")
+    kinds = [str(n.kind) for n in loop.blocks[0].nodes()]
+    assert "aten::index" in kinds and "aten::where" not in kinds, kinds
+    with pytest.raises(ValueError):
+        group_extremes(ints, labels, 6)         # (group 5 is empty)
+    with pytest.raises(fusejit.FusejitError):
+        fusejit.jit(group_extremes, race=False)(ints, labels, 6)
