@@ -73,12 +73,15 @@ _VECTOR_PRODUCT_FACTOR = 4
 # it was chosen).
 SERIAL_WORK_NS = 16_000_000
 # Serial work (ns) from which a product uses the cores other processes leave free: about 256K
-# float64 multiply-adds, where OpenBLAS itself starts splitting a gemm for NumPy (it keeps
-# smaller ones on one thread). At 60 us (2M, the value before) the products between ran on one
-# thread where NumPy's call used two: on an idle 2-core AMD EPYC, 1024x1024 @ 1024 float32
-# 54.8 us against NumPy's 27.3 (0.50x), 128^3 float64 90.5 against 54.5 (0.60x), float32
-# 0.64x; at 8 us 0.91x, 0.96x and 0.93x (the rest is what ``matmul`` below costs a call).
-PARALLEL_WORK_NS = 8_000
+# float32 multiply-adds, where OpenBLAS itself starts splitting a gemm for NumPy (m n k past
+# 65536 * 4, whatever the dtype; it keeps smaller ones on one thread, so a float64 product
+# allowed threads under its own threshold still runs on one). At 60 us (2M, the value before
+# 8 us) the products between ran on one thread where NumPy's call used two: on an idle 2-core
+# AMD EPYC, 1024x1024 @ 1024 float32 54.8 us against NumPy's 27.3 (0.50x), 128^3 float64 90.5
+# against 54.5 (0.60x), float32 0.64x; at 8 us 0.91x, 0.96x and 0.93x (the rest is what
+# ``matmul`` below costs a call). At 8 us (256K float64 multiply-adds, 571K float32) a
+# (4096, 16) @ (16, 8) float32 product ran on one thread in 13.8 us, NumPy's on two in 7.8.
+PARALLEL_WORK_NS = 3_600
 
 
 class NumpyBlas:

@@ -367,6 +367,28 @@ def test_openmp_threads_spin_briefly_unless_the_user_chose(given, want) -> None:
 
 
 @needs_blas
+def test_free_cores_take_the_products_openblas_itself_splits() -> None:
+    """With the other cores free, a float32 gemm past OpenBLAS's own split (m n k over
+    65536 * 4, whatever the dtype) may use them, as NumPy's call does: a (4096, 16) @ (16, 8)
+    float32 product ran on one thread in 13.8 us, NumPy's on two in 7.8. Under the split it
+    stays on one."""
+    assumed = list(cores._assumed)
+    try:
+        cores.assume_free_cores(1.0)
+        blas.refresh()
+        threads = blas._STATE[0]
+        assert blas._allowed_threads(4096 * 16 * 8, 4) == threads
+        assert blas._allowed_threads(65536 * 4 + 4096, 4) == threads
+        assert blas._allowed_threads(65536 * 3, 4) == 1
+        assert blas._allowed_threads(65536 * 4 + 4096, 8) == threads
+        cores.assume_free_cores(0.0)
+        blas.refresh()
+        assert blas._allowed_threads(4096 * 16 * 8, 4) == 1     # (busy: serial work rules)
+    finally:
+        cores._assumed[:] = assumed
+        blas.refresh()
+
+
 def test_a_product_with_a_vector_weighs_its_memory_reads() -> None:
     """gemv reads a matrix element per multiply-add (memory-bound, ~4x gemm's time for one):
     1000x100 @ 100 float64 uses the free cores, as NumPy's call does, where gemm's rate would
