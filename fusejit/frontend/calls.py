@@ -26,7 +26,7 @@ import numpy as np
 from .. import ops as F
 from ..ir.graph import Value
 from ..ir.types import INT, ListType, ScalarType
-from ..oplib.array_ops import UFUNCS_AT
+from ..oplib.array_ops import REDUCEAT_UFUNCS, UFUNCS_AT
 from . import numpy_arrays, numpy_linalg, numpy_lowering, numpy_more
 from . import numpy_ufuncs as U
 from .builder import IRBuilder, Item, describe, is_none, is_tensor, scalar_type_of
@@ -115,8 +115,20 @@ def _where_or_nonzero(b: IRBuilder, condition: Item, x: Item, y: Item) -> Item:
     return where(b, condition, x, y)
 
 
+def _array_like(b: IRBuilder, x: Item, display: str) -> Item:
+    """A ufunc's operand: a list or tuple (a literal, or a list a loop built) as the array
+    NumPy makes of it (``np.log(rs)`` of a list of means); anything else as it is."""
+    listed = isinstance(x, Value) and isinstance(x.type, ListType) and (
+        x in b.list_items or x in b.records)
+    if listed or isinstance(x, (tuple, list)) and x:
+        from .lowering import _array
+
+        return _array(b, x, display)
+    return x
+
+
 def _unary(name: str, display: str) -> Callable[..., Item]:
-    return lambda b, x: unary(b, name, x, display)
+    return lambda b, x: unary(b, name, _array_like(b, x, display), display)
 
 
 def _math(name: str, display: str) -> Callable[..., Item]:
@@ -197,7 +209,9 @@ def _isqrt(b: IRBuilder, n: Item) -> Item:
 
 
 def _binary(op: str, ufunc: Any = None) -> Callable[..., Item]:
-    return lambda b, x1, x2: binary(b, op, x1, x2, ufunc)
+    what = f"np.{ufunc.__name__}" if ufunc is not None else op
+    return lambda b, x1, x2: binary(b, op, _array_like(b, x1, what), _array_like(b, x2, what),
+                                    ufunc)
 
 
 def _len(b: IRBuilder, x: Item) -> Item:
@@ -623,6 +637,9 @@ CALLEES.update({
         lambda b, a, indices, values, name=name: numpy_arrays.ufunc_at(b, name, a, indices,
                                                                        values))
        for name in UFUNCS_AT},
+    **{getattr(np, name).reduceat: Callee(
+        f"np.{name}.reduceat", "array, indices, axis=0, dtype=None, out=None",
+        numpy_more.reduceat(name)) for name in REDUCEAT_UFUNCS},
     np.putmask: Callee("np.putmask", "a, mask, values", numpy_arrays.putmask),
     np.copyto: Callee("np.copyto", "dst, src, casting='same_kind', where=True",
                       numpy_arrays.copyto),

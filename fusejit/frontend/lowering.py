@@ -874,6 +874,12 @@ def _array(b: IRBuilder, x: Item, what: str) -> Value:
         from .numpy_lowering import array
 
         return array(b, x, None, False)
+    if isinstance(x, (tuple, list)) and x:
+        # (a list or tuple of numbers or arrays where NumPy takes an array_like:
+        # np.diag([1.0, 1.0, d]) is np.diag(np.asarray([1.0, 1.0, d]))
+        from .numpy_lowering import array
+
+        return array(b, x, None, False)
     if not is_tensor(x):
         raise b.error(f"{what} needs an array, got {describe(x)}")
     return x
