@@ -56,6 +56,7 @@ from .lowering import (
     binary,
     invert,
     list_element,
+    list_length,
     ndim,
     numbers_as_0d,
     record_item,
@@ -110,6 +111,17 @@ def assigned_flag(name: str) -> str:
     (``LoopStatements._assignment_flags``): no Python source can spell it."""
     return f"$assigned_{name}"
 
+
+
+def _mask_then_basic(index: Any) -> bool:
+    """Is ``index`` a tuple of a boolean array first, then only basic items (slices, ints,
+    ``None``, ``...``)?"""
+    if not isinstance(index, tuple) or len(index) < 2 or not is_tensor(index[0]) or \
+            dtype_of(index[0]) != np.dtype(np.bool_):
+        return False
+    return all(i is None or i is Ellipsis or isinstance(i, slice)
+               or isinstance(i, int) and not isinstance(i, bool)
+               or isinstance(i, Value) and i.type == INT for i in index[1:])
 
 class Sugared:
     """A compile-time-only value: a module, function or other Python object from the scope."""
@@ -294,7 +306,7 @@ class ExpressionEmitter(StaticConditions):
         base = self.eval(node.value)
         name = f"{_dotted(node.value)}.{node.attr}"
         if isinstance(base, Sugared) and isinstance(base.obj, np.ufunc) and \
-                node.attr in ("outer", "reduce", "accumulate", "at"):
+                node.attr in ("outer", "reduce", "accumulate", "at", "reduceat"):
             return Sugared(getattr(base.obj, node.attr), name)   # np.add.outer (numpy_shims)
         if isinstance(base, Sugared) and isinstance(base.obj, types.ModuleType):
             if not hasattr(base.obj, node.attr):
@@ -599,6 +611,11 @@ class ExpressionEmitter(StaticConditions):
             if any(isinstance(i, slice) for i in index[:at]):
                 return masked_after_slices(self.b, base, index, at)
             return masked_select(self.b, *split_mask(self.b, base, index, at, False))
+        if is_tensor(base) and _mask_then_basic(index):
+            # (x[mask, None], x[mask, ..., 0]: the rows the mask selects, then the rest of the
+            # index over their remaining axes, as NumPy reads it)
+            rows = masked_values(self.b, masked_select(self.b, base, index[0]))
+            return numpy_lowering.index(self.b, rows, (slice(None), *index[1:]))
         if is_tensor(base):
             return numpy_lowering.index(self.b, base, index)
         raise self.b.error(f"a {describe(base)} cannot be indexed")
@@ -835,7 +852,13 @@ class ExpressionEmitter(StaticConditions):
         return self.condition_of(item)
 
     def condition_of(self, item: Item) -> Value:
-        """A ``bool`` value for ``if``/``while``/``and``: arrays and numbers via ``aten::Bool``."""
+        """A ``bool`` value for ``if``/``while``/``and``: arrays and numbers via ``aten::Bool``;
+        a list built in a loop is true while it holds an item (``while stack:``), as in
+        Python."""
+        if isinstance(item, Value) and isinstance(item.type, ListType):
+            return self.b.value(binary(self.b, "ne", list_length(self.b, item), 0))
+        if isinstance(item, (tuple, list)):     # (a literal: its length is known now)
+            return self.b.value(bool(item))
         if not is_tensor(item) and scalar_type_of(item) is None:
             raise self.b.error(f"a {describe(item)} cannot be used as a condition")
         return self.b.value(to_bool(self.b, item))
