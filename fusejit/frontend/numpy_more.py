@@ -459,3 +459,35 @@ def broadcast_to(b: IRBuilder, array: Item, shape: Item) -> Value:
 __all__ = ["broadcast_to", "builtin_sum", "column_stack", "convolve", "count_nonzero",
            "cumprod", "diff", "exp2", "expand_dims", "finfo", "isclose", "logical", "roll",
            "round_", "scalar_of", "split_along", "swapaxes"]
+
+
+def reduceat(name: str):
+    """``np.add.reduceat(x, indices, axis=0)`` (and ``multiply``, ``maximum``, ``minimum``):
+    ``fusejit::reduceat``, NumPy's own (each segment from one index to the next, in order),
+    in the dtype NumPy's gives; ``indices`` an integer array, list or tuple."""
+    what = f"np.{name}.reduceat"
+
+    def lower(b: IRBuilder, array: Item, indices: Item, axis: Item = 0, dtype: Item = None,
+              out: Item = None) -> Value:
+        from .numpy_linalg import _typed
+        from .numpy_lowering import array as made_array
+
+        if not is_none(dtype) or not is_none(out):
+            raise b.error(f"{what}: dtype= and out= are not supported")
+        x = _array(b, array, what)
+        idx = made_array(b, indices, None, False) if isinstance(indices, (list, tuple)) \
+            else indices
+        if not is_tensor(idx) or dtype_of(idx) is None or dtype_of(idx).kind not in "iu" or \
+                rank_of(idx) != 1:
+            raise b.error(f"{what}: indices must be a 1-D integer array, list or tuple, got "
+                          f"{describe(indices)}")
+        rank = rank_of(x)
+        if rank is None or rank == 0 or dtype_of(x) is None:
+            raise b.error(f"{what} takes an array of known rank and dtype, of 1 or more "
+                          f"dimensions")
+        dim = _axis(b, x, axis)
+        result = getattr(np, name).reduceat(np.zeros((1,) * rank, dtype_of(x)), [0],
+                                            axis=dim).dtype
+        made = b.emit("fusejit::reduceat", [x, idx, dim, b.value_const(name)], what)
+        return _typed(made, x, result, rank)
+    return lower

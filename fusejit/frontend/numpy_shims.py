@@ -902,6 +902,50 @@ def vander(x, N=None, increasing=False):
     return v
 
 
+# --- window functions (NumPy's definitions: M as a float64, points 1 - M, 3 - M, ..., M - 1)
+
+def _window_points(M):
+    return np.arange(1 - M, M, 2.0)
+
+
+def hanning(M):
+    M = float(M)
+    if M < 1:
+        return np.zeros(0)
+    if M == 1:
+        return np.ones(1)
+    return 0.5 + 0.5 * np.cos(np.pi * _window_points(M) / (M - 1))
+
+
+def hamming(M):
+    M = float(M)
+    if M < 1:
+        return np.zeros(0)
+    if M == 1:
+        return np.ones(1)
+    return 0.54 + 0.46 * np.cos(np.pi * _window_points(M) / (M - 1))
+
+
+def blackman(M):
+    M = float(M)
+    if M < 1:
+        return np.zeros(0)
+    if M == 1:
+        return np.ones(1)
+    n = _window_points(M)
+    return 0.42 + 0.5 * np.cos(np.pi * n / (M - 1)) + 0.08 * np.cos(2.0 * np.pi * n / (M - 1))
+
+
+def bartlett(M):
+    M = float(M)
+    if M < 1:
+        return np.zeros(0)
+    if M == 1:
+        return np.ones(1)
+    n = _window_points(M)
+    return np.where(n <= 0, 1 + n / (M - 1), 1 - n / (M - 1))
+
+
 # --- math's integer functions (Python's, for int64: a result past int64 is an OverflowError,
 # where Python's ints would grow) ----------------------------------------------------------------
 
@@ -987,7 +1031,8 @@ SHIMS = {np.cov: cov, np.corrcoef: corrcoef, np.polyval: polyval, np.kron: kron,
          np.fix: fix, np.geomspace: geomspace, np.delete: delete, np.insert: insert, np.modf: modf,
          np.ravel_multi_index: ravel_multi_index, np.trim_zeros: trim_zeros,
          math.factorial: factorial, math.perm: perm, math.comb: comb, math.gcd: gcd,
-         math.lcm: lcm, np.vander: vander}
+         math.lcm: lcm, np.vander: vander, np.hanning: hanning, np.hamming: hamming,
+         np.blackman: blackman, np.bartlett: bartlett}
 
 # Shims whose argument (position, name) may be a list or tuple of numbers, as NumPy's may be
 # array_like: mapped over its items, the results stacked (np.percentile(x, [5, 95])).

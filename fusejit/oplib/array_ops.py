@@ -495,6 +495,19 @@ def _select_sorted(self: np.ndarray, positions: list[int]) -> np.ndarray:
     return as_tensor(out)
 
 
+REDUCEAT_UFUNCS = ("add", "multiply", "maximum", "minimum")
+
+
+def _reduceat(self: np.ndarray, indices: np.ndarray, dim: int, ufunc: str) -> np.ndarray:
+    """``np.<ufunc>.reduceat(self, indices, axis=dim)``, NumPy's own (each segment from one
+    index to the next reduced in order; a segment whose next index is not past it is the
+    element at its index)."""
+    if ufunc not in REDUCEAT_UFUNCS:
+        raise RuntimeError(f"reduceat: ufunc must be one of {', '.join(REDUCEAT_UFUNCS)}, "
+                           f"got {ufunc!r}")
+    return as_tensor(getattr(np, ufunc).reduceat(self, indices, axis=dim))
+
+
 def _searchsorted(sorted_sequence: np.ndarray, self: np.ndarray, out_int32: bool = False,
                   right: bool = False, side: str | None = None,
                   sorter: np.ndarray | None = None) -> np.ndarray:
@@ -865,3 +878,5 @@ register("fusejit::argpartition(Tensor self, int[] kth, int dim) -> Tensor", _ar
 register("fusejit::partition_backward(Tensor grad, Tensor self, int[] kth, int dim) -> Tensor",
          _partition_backward)
 register("fusejit::select_sorted(Tensor self, int[] positions) -> Tensor", _select_sorted)
+register("fusejit::reduceat(Tensor self, Tensor indices, int dim, str ufunc) -> Tensor",
+         _reduceat)
