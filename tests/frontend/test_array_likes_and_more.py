@@ -1,0 +1,99 @@
+"""NumPy spellings stranger sets P and Q (time series, geometry) found refused, each against
+NumPy itself: lists and tuples where NumPy takes an array (``np.diag([1.0, 1.0, d])``, a ufunc
+of a list a loop built), a mask followed by ``None`` or ``...`` in an index, a list's truth in
+``if``/``while``, NumPy's window functions and ``ufunc.reduceat``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import fusejit
+
+from .numpy_programs import assert_same
+
+R = np.random.default_rng(23)
+
+
+def _check(fn, *args):
+    assert_same(fusejit.jit(fn, race=False)(*args), fn(*args))
+
+
+def reflection_fixed(v, d):
+    return np.diag([1.0, 1.0, d]) @ v, np.diag((1, 2, 3)), np.cumsum([d, 2.0, 3.0]), \
+        np.sort([3, 1, d])
+
+
+def logs_of_a_built_list(x, n):
+    means = []
+    for w in range(2, n):
+        means.append(np.mean(x[:w]))
+    return np.log(means), np.exp([0.5, 1.0]), np.add([1, 2, 3], x[:3]), \
+        np.maximum((0.1, 0.2, 0.3), x[:3])
+
+
+def test_lists_and_tuples_where_numpy_takes_an_array():
+    _check(reflection_fixed, R.standard_normal(3), -1.0)
+    _check(logs_of_a_built_list, R.random(20) + 0.1, 8)
+
+
+def frustum(clip, w):
+    inside = (w > 0) & np.all(np.abs(clip[:, :3]) <= w[:, None], axis=1)
+    ndc = clip[inside, :3] / w[inside, None]
+    return ndc, ndc.mean(axis=0), clip[inside, ..., 1], clip[inside, None, 1:]
+
+
+def test_a_mask_then_none_or_an_ellipsis_indexes_the_selected_rows():
+    _check(frustum, R.standard_normal((60, 4)), R.random(60) + 0.5)
+
+
+def drained(x, n):
+    todo = []
+    for i in range(n):
+        todo.append(float(x[i]))
+    seen = 0
+    while todo:                          # (a list a loop built: true while it holds one)
+        seen += 1
+        todo = todo[1:]
+    empty = []
+    return seen, (1 if empty else 2), (3 if (1, 2) else 4)
+
+
+def test_the_truth_of_a_list_is_whether_it_holds_an_item():
+    for n in (0, 1, 7):
+        _check(drained, R.standard_normal(9), n)
+
+
+def windows(m, x):
+    taps = np.hamming(m)
+    return np.hanning(m), taps, np.blackman(m), np.bartlett(m), \
+        np.convolve(x, taps / taps.sum(), mode="same")
+
+
+@pytest.mark.parametrize("m", [1, 2, 5, 32])
+def test_window_functions_are_numpys(m):
+    _check(windows, m, R.standard_normal(40))
+
+
+def test_window_functions_of_no_points_are_empty():
+    def empty(m):
+        return np.hanning(m), np.hamming(m), np.blackman(m), np.bartlett(m)
+
+    for m in (0, -3):
+        _check(empty, m)
+
+
+def segments(x, idx, m):
+    return (np.add.reduceat(x, idx), np.maximum.reduceat(x, [0, 3, 3, 7]),
+            np.minimum.reduceat(m, idx, axis=1), np.multiply.reduceat(m, (0, 2), axis=0),
+            np.add.reduceat(m.astype(np.int32), idx, axis=1))
+
+
+def test_reduceat_is_numpys():
+    """Each segment from one index to the next reduced in order; an index not below the next
+    gives its element; the dtype NumPy's gives (int32 stays int32)."""
+    x, m = R.standard_normal(10), R.standard_normal((4, 10))
+    _check(segments, x, np.array([0, 2, 5, 4, 9]), m)
+    with pytest.raises(fusejit.FusejitError, match="out-of-bounds"):
+        fusejit.jit(segments, race=False)(x, np.array([0, 12]), m)
