@@ -113,6 +113,12 @@ def assigned_flag(name: str) -> str:
 
 
 
+def _a_list(item: Any) -> bool:
+    """A Python list, or a list of the IR that a loop built (not of tuples)?"""
+    return isinstance(item, list) or isinstance(item, Value) and isinstance(
+        item.type, ListType)
+
+
 def _mask_then_basic(index: Any) -> bool:
     """Is ``index`` a tuple of a boolean array first, then only basic items (slices, ints,
     ``None``, ``...``)?"""
@@ -387,6 +393,12 @@ class ExpressionEmitter(StaticConditions):
         self.at(node)
         if op is None:
             raise self.unsupported(node, f"the operator {type(node.op).__name__}")
+        if op == "add" and _a_list(lhs) and _a_list(rhs):
+            # (list concatenation, as in Python: of two lists known now, now; else a new list
+            # of the IR, ``cols + [np.ones(n)]``)
+            if isinstance(lhs, list) and isinstance(rhs, list):
+                return lhs + rhs
+            return self.joined_lists(lhs, rhs, node)
         return binary(self.b, op, lhs, rhs)
 
     def eval_UnaryOp(self, node: ast.UnaryOp) -> Item:
@@ -739,6 +751,9 @@ class ExpressionEmitter(StaticConditions):
         raise NotImplementedError  # provided by the statement emitter
 
     def sliced_list(self, items: Value, index: slice, node: ast.AST) -> Value:
+        raise NotImplementedError  # provided by the statement emitter (loops.py)
+
+    def joined_lists(self, first: Item, second: Item, node: ast.AST) -> Item:
         raise NotImplementedError  # provided by the statement emitter (loops.py)
 
     def dict_item(self, items: dict, key: Any) -> Item:

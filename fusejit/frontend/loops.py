@@ -315,6 +315,52 @@ class LoopStatements:
         self.at(node)
         return self.env[names["out"]]
 
+    def joined_lists(self, first: Item, second: Item, node: ast.AST) -> Item:
+        """``xs + ys`` where either is a list a loop built (an IR list), the other one too or a
+        Python list: a new list, ``first``'s items then ``second``'s, each list of the IR
+        appended by a loop over its indices (``cols + [np.ones(n)]``)."""
+        self.loop_count += 1
+        k = self.loop_count
+        out = f"$join{k}_out"
+        self.env[out] = []
+        at = node
+        for part, items in (("a", first), ("b", second)):
+            if isinstance(items, list):
+                current = self.env[out]
+                if isinstance(current, list):
+                    current.extend(items)
+                else:
+                    for item in items:
+                        append_to(self.b, current, item)
+                continue
+            source, index = f"$join{k}_{part}", f"$join{k}_{part}i"
+            self.env[source] = items
+            count = ast.copy_location(ast.Call(name_node("len", at), [name_node(source, at)],
+                                               []), at)
+            bounds = ast.copy_location(ast.Call(name_node("range", at), [count], []), at)
+            item = ast.copy_location(ast.Subscript(name_node(source, at), name_node(index, at),
+                                                   ast.Load()), at)
+            put = ast.copy_location(ast.Call(ast.copy_location(ast.Attribute(
+                name_node(out, at), "append", ast.Load()), at), [item], []), at)
+            loop = ast.For(name_node(index, at, store=True), bounds,
+                           [ast.copy_location(ast.Expr(put), at)], [])
+            self.stmt_For(ast.copy_location(loop, at))
+        self.at(node)
+        joined = self.env[out]
+        if isinstance(joined, Value):
+            # (the arrays both lists hold share a type where each list's do, and the Python
+            # list's items have it too: the reads in the loops above were untyped)
+            types = [self.b.list_types.get(items) if isinstance(items, Value) else
+                     (item.type.dimensioned_only() if is_tensor(item) and isinstance(
+                         item.type, TensorType) and item.type.rank is not None else None)
+                     for items in (first, second)
+                     for item in (items if isinstance(items, list) else [items])]
+            kinds = {(t.scalar_type, t.rank) if t is not None else None for t in types}
+            if len(kinds) == 1 and None not in kinds:
+                self.b.list_types[joined] = next(
+                    self.b.list_types[v] for v in (first, second) if isinstance(v, Value))
+        return joined
+
     def _list_bound(self, bound: Item, n: Value, step: int, start: bool) -> Item:
         """One bound of a slice of a list of ``n`` items, as ``slice.indices`` makes it: None
         the list's start or end in the step's direction; a negative one counted from the end;

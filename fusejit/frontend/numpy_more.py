@@ -263,6 +263,17 @@ def column_stack(b: IRBuilder, arrays: Item) -> Value:
     """``np.column_stack``: 1-D arrays as columns, beside 2-D ones."""
     from .lowering import concatenate, reshape
 
+    if isinstance(arrays, Value) and isinstance(arrays.type, ListType):
+        # (a list a loop built: its arrays share one type, so one rank)
+        shared = b.list_types.get(arrays)
+        rank = shared.rank if isinstance(shared, TensorType) else None
+        if rank in (1, 2):
+            joined = stack(b, arrays, 1) if rank == 1 else concatenate(b, arrays, 1)
+            if isinstance(joined, Value) and isinstance(joined.type, TensorType):
+                joined.set_type(shared.with_(sizes=(None, None), strides=None))
+            return joined
+        raise b.error("np.column_stack of a list a loop built takes 1-D or 2-D arrays of one "
+                      "type")
     if not isinstance(arrays, (tuple, list)) or not arrays:
         raise b.error("np.column_stack takes a non-empty list or tuple of arrays")
     columns = [reshape(b, a, (-1, 1)) if rank_of(_array(b, a, "np.column_stack")) == 1 else a

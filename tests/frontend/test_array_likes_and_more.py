@@ -97,3 +97,24 @@ def test_reduceat_is_numpys():
     _check(segments, x, np.array([0, 2, 5, 4, 9]), m)
     with pytest.raises(fusejit.FusejitError, match="out-of-bounds"):
         fusejit.jit(segments, race=False)(x, np.array([0, 12]), m)
+
+
+def lagged_design(x, n_lags):
+    n = x.shape[0]
+    cols = [x[n_lags - k - 1: n - k - 1] for k in range(n_lags)]
+    design = np.column_stack(cols + [np.ones(n - n_lags)])
+    return design, np.linalg.solve(design.T @ design, design.T @ x[n_lags:])
+
+
+def joined_numbers(n):
+    fixed = [1, 2] + [3]
+    built = [i * 2 for i in range(n)] + [i for i in range(n)] + [7]
+    return len(fixed), len(built), np.array(built), np.array(fixed)
+
+
+def test_lists_join_with_plus():
+    """``cols + [np.ones(n)]`` of a list a loop built: a new list of both lists' items, which
+    keeps the arrays' shared type (``np.column_stack`` of it, then a solve, compile)."""
+    _check(lagged_design, R.standard_normal(60), 4)
+    for n in (0, 3):
+        _check(joined_numbers, n)
