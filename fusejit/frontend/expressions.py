@@ -36,7 +36,7 @@ from ..ir.types import (
     OptionalType,
     TensorType,
 )
-from . import numpy_lowering, numpy_ufuncs
+from . import numpy_lowering, numpy_more, numpy_ufuncs
 from .builder import (
     LITERAL_TYPES,
     IRBuilder,
@@ -291,6 +291,8 @@ class ExpressionEmitter(StaticConditions):
         if isinstance(obj, np.generic) and isinstance(obj.item(), (bool, int, float)):
             self.at(node)
             return numpy_scalar(self.b, obj.item(), obj.dtype)  # (strong, as NumPy's)
+        if obj is np.mgrid or obj is np.ogrid:
+            return numpy_more.IndexGrid(obj is np.ogrid)
         if isinstance(obj, types.ModuleType) or callable(obj):
             return Sugared(obj, name)  # resolved when called (or rejected as a value)
         # Global lists and arrays are read once, when the function is scripted for a
@@ -571,6 +573,8 @@ class ExpressionEmitter(StaticConditions):
             return self.dict_item(base, self.dict_key(node.slice))
         index = self.eval_index(node.slice)
         self.at(node)
+        if isinstance(base, numpy_more.IndexGrid):
+            return numpy_more.index_grid(self.b, base, index)
         if isinstance(base, Masked):     # (x[mask][:5], x[mask][0]: the selected values)
             base = masked_values(self.b, base)
         if isinstance(base, ShapeOf):

@@ -502,3 +502,64 @@ def reduceat(name: str):
         made = b.emit("fusejit::reduceat", [x, idx, dim, b.value_const(name)], what)
         return _typed(made, x, result, rank)
     return lower
+
+
+class IndexGrid:
+    """``np.mgrid`` (dense) or ``np.ogrid`` (sparse) while scripting: indexed by slices
+    (``index_grid``)."""
+
+    __slots__ = ("sparse",)
+
+    def __init__(self, sparse: bool):
+        self.sparse = sparse
+
+
+def index_grid(b: IRBuilder, grid: IndexGrid, index: Item) -> Item:
+    """``np.mgrid[a:b:s, c:d]`` and ``np.ogrid[...]`` with real steps, as NumPy's grids:
+    along axis k the points ``i * step + start`` for ``i < ceil((stop - start) / step)`` (a
+    negative count is NumPy's ValueError), in the dtype of all of them (int64, or float64
+    where any bound or step is a float); dense, each broadcast to the whole grid and stacked;
+    sparse, each shaped to its axis. One slice is ``np.arange``'s points, as in NumPy."""
+    from .lowering import reshape, stack
+    from .numpy_lowering import arange
+
+    what = "np.ogrid" if grid.sparse else "np.mgrid"
+    items = index if isinstance(index, tuple) else (index,)
+    if not items or not all(isinstance(i, slice) for i in items):
+        raise b.error(f"{what} is indexed by slices (start:stop:step)")
+    numbers = []
+    for part in items:
+        for value in (part.start, part.stop, part.step):
+            if value is None:
+                continue
+            if isinstance(value, complex) or scalar_type_of(value) not in (INT, FLOAT):
+                raise b.error(f"{what}: the bounds and steps must be real numbers (a complex "
+                              f"step, a number of points, is not supported: use np.linspace), "
+                              f"got {describe(value)}")
+            numbers.append(value)
+    kinds = {scalar_type_of(v) for v in numbers}
+    dtype = np.dtype(np.float64) if FLOAT in kinds else np.dtype(np.int64)
+    if not isinstance(index, tuple):    # (NumPy's own np.arange)
+        part = items[0]
+        return arange(b, 0 if part.start is None else part.start, part.stop,
+                      1 if part.step is None else part.step, dtype)
+    lines = []
+    for part in items:
+        # (NumPy's grid: i * step + start for i < max(ceil((stop - start) / step), 0))
+        start = 0 if part.start is None else part.start
+        step = 1 if part.step is None else part.step
+        count = binary(b, "div", binary(b, "sub", part.stop, start), to_float(b, step))
+        count = to_int(b, unary(b, "ceil", count))
+        b.raise_unless(binary(b, "ge", count, 0),
+                       "ValueError: negative dimensions are not allowed")
+        points = arange(b, 0, count, 1, dtype)
+        lines.append(binary(b, "add", binary(b, "mul", points, step), start))
+    rank = len(lines)
+    shaped = [reshape(b, line, tuple(-1 if a == k else 1 for a in range(rank)))
+              for k, line in enumerate(lines)]
+    if grid.sparse:
+        return tuple(shaped)
+    from .lowering import size
+
+    full = tuple(size(b, line, 0) for line in lines)
+    return stack(b, [broadcast_to(b, line, full) for line in shaped], 0)

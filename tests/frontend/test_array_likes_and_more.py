@@ -118,3 +118,25 @@ def test_lists_join_with_plus():
     _check(lagged_design, R.standard_normal(60), 4)
     for n in (0, 3):
         _check(joined_numbers, n)
+
+
+def grids(h, w, s, a):
+    ys, xs = np.mgrid[0:h, 0:w]
+    oy, ox = np.ogrid[0:h, 2:w + 2]
+    return ys, xs, np.mgrid[1:h:2, 0.5:w], oy, ox, np.mgrid[0:h], np.mgrid[-1.0:1.0:s], \
+        np.mgrid[a:3.3:0.3, 0:2], ys * ox
+
+
+@pytest.mark.parametrize("h, w, s, a", [(4, 5, 0.25, 0.5), (1, 3, 0.5, -1.7), (0, 2, 0.3, 0.1)])
+def test_mgrid_and_ogrid_are_numpys(h, w, s, a):
+    """np.mgrid and np.ogrid over int and float slices: NumPy's points exactly (i * step +
+    start for a grid, np.arange's for one slice), dtypes and shapes; a negative count is
+    NumPy's ValueError."""
+    _check(grids, h, w, s, a)
+    for got, want in zip(fusejit.jit(grids, race=False)(h, w, s, a), grids(h, w, s, a),
+                         strict=True):
+        np.testing.assert_array_equal(got, want)        # (the same points, bit for bit)
+    with pytest.raises(ValueError):
+        grids(-1, w, s, a)
+    with pytest.raises(fusejit.FusejitError, match="negative dimensions"):
+        fusejit.jit(grids, race=False)(-1, w, s, a)
