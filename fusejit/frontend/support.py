@@ -104,7 +104,8 @@ _ROWS_BY_HAND = [
               "`fusejit.jit(lambda x: ...)`"),
     ("containers", "tuples; lists (`append` of arrays, numbers, or tuples/lists of them, "
                    "`rows.append((t, p))`; read back by `xs[i]`, `for x in xs`, `zip`, `len`, "
-                   "slices `xs[a:b:c]`; `np.stack`/`np.concatenate`/`np.vstack`/`np.hstack`/"
+                   "slices `xs[a:b:c]`, `xs + ys`, truth (`while xs:`); "
+                   "`np.stack`/`np.concatenate`/`np.vstack`/`np.hstack`/`np.column_stack`/"
                    "`np.array` of them, in NumPy's common dtype; names and helpers share one "
                    "list, as in Python); `slice(a, b, c)` objects as indices; list "
                    "comprehensions, generator expressions (`sum(f(x) for x in xs)`, as lists); "
@@ -133,7 +134,8 @@ def _display(obj: Any, name: str) -> str:
 
 def support_rows() -> list[tuple[str, str]]:
     """(what, the supported names) rows, from the frontend's tables."""
-    groups: dict[str, set[str]] = {"NumPy functions": set(), "fusejit.ops": set(),
+    groups: dict[str, set[str]] = {"NumPy functions": {"`np.mgrid[...]`", "`np.ogrid[...]`"},
+                                   "fusejit.ops": set(),
                                    "math": set(), "builtins": {"`map`", "`reversed`"}}
     # (map: unrolled; reversed: expressions.eval_reversed)
     for obj, callee in CALLEES.items():
