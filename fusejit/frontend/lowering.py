@@ -70,6 +70,15 @@ def _kind(op: str, tensor: bool = True) -> str:
 def binary(b: IRBuilder, op: str, lhs: Item, rhs: Item, ufunc: Any = None) -> Value:
     """``lhs op rhs`` for tensors and scalars, with TorchScript's overloads; NumPy's result
     dtype is the operator's (``NUMPY_BINARY``), or ``ufunc``'s when it is called by name."""
+    if op == "pow" and ufunc is None and all(
+            scalar_type_of(x) == INT and not isinstance(x, bool) and not is_tensor(x)
+            and not (isinstance(x, Value) and (x in b.numpy_scalars or b.branched and
+                                               x in b.branched)) for x in (lhs, rhs)):
+        # (Python's int ** int: an int for an exponent of 0 or more, where TorchScript's is
+        # a float: ``2 ** zoom`` is 4096, not 4096.0, in what it then sizes or clips)
+        if isinstance(lhs, int) and isinstance(rhs, int):
+            return lhs ** rhs
+        return b.emit("fusejit::int_pow", [lhs, rhs], "'**'")
     result = _binary(b, op, lhs, rhs, ufunc)
     if b.branched and is_tensor(result) and result.type.rank == 0 and \
             result not in b.zero_d_arrays and op in NUMPY_BINARY and \

@@ -252,3 +252,22 @@ def _register_scalar_overloads() -> None:
 
 
 _register_scalar_overloads()
+
+
+def int_power(a: int, b: int) -> int:
+    """Python's ``a ** b`` of two ints with ``b >= 0``: an int (TorchScript's ``aten::pow`` of
+    ints gives a float, where ``2 ** zoom`` in Python is the int ``4096``). A negative ``b``
+    (Python's result is then a float) and a result beyond int64 are errors, not another
+    type or a wrapped-around number."""
+    if b < 0:
+        raise ValueError(f"{a} ** {b}: an int to a negative int power is a float in Python; "
+                         f"write {a} ** float({b}) or float({a}) ** {b}")
+    if a not in (-1, 0, 1) and b > 64:
+        raise OverflowError(f"{a} ** {b} is beyond the 64-bit int range")
+    result = a ** b
+    if not _INT_MIN <= result < -_INT_MIN:
+        raise OverflowError(f"{a} ** {b} is beyond the 64-bit int range")
+    return result
+
+
+register("fusejit::int_pow(int a, int b) -> int", int_power)

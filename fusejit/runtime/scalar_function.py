@@ -43,7 +43,7 @@ _CALLS = {"min": "min", "max": "max", "abs": "abs", "Float": "float", "floor": "
           "asin": "math.asin", "acos": "math.acos", "atan": "math.atan", "sinh": "math.sinh",
           "cosh": "math.cosh", "log1p": "math.log1p", "expm1": "math.expm1",
           "log2": "math.log2", "log10": "math.log10", "erf": "math.erf", "erfc": "math.erfc",
-          "Int": "_to_int"}
+          "Int": "_to_int", "int_pow": "_int_pow"}
 
 # The generated module's imports; the int conversions it calls are scalar_helpers' (compiled
 # once, not once per module).
@@ -55,7 +55,7 @@ from numba import njit
 
 from fusejit.runtime.interrupts import check_signals
 from fusejit.runtime.scalar_helpers import ceil_int as _ceil_int, floor_int as _floor_int
-from fusejit.runtime.scalar_helpers import to_int as _to_int
+from fusejit.runtime.scalar_helpers import int_pow as _int_pow, to_int as _to_int
 
 
 '''
@@ -86,7 +86,7 @@ def _supported_block(block: Block) -> bool:
                 return False
         elif node.kind == prim.Uninitialized:
             pass
-        elif node.kind.ns != "aten" or not (
+        elif node.kind.ns != "aten" and str(node.kind) != "fusejit::int_pow" or not (
                 node.kind.name in _INFIX or node.kind.name in _CALLS
                 or node.kind.name in ("neg", "__not__", "Bool", "pow")):
             return False

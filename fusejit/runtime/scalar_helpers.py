@@ -44,4 +44,26 @@ def ceil_int(x):
     return math.ceil(x)
 
 
-__all__ = ["ceil_int", "floor_int", "int64_range", "to_int"]
+@njit(cache=True)
+def int_pow(a, b):
+    """Python's ``a ** b`` of two int64s, ``b >= 0`` (``oplib.scalar.int_power``): raises
+    where ``b`` is negative or the result is beyond int64 (the interpreter then gives the
+    error)."""
+    if b < 0:
+        raise ValueError("an int to a negative int power")
+    if a == 0 or a == 1:
+        return np.int64(1) if b == 0 else np.int64(a)
+    if a == -1:
+        return np.int64(1) if b % 2 == 0 else np.int64(-1)
+    if b > 64:
+        raise ValueError("beyond int64")
+    result = np.int64(1)
+    limit = np.int64(9223372036854775807) // abs(a)
+    for _ in range(b):
+        if abs(result) > limit:
+            raise ValueError("beyond int64")
+        result *= a
+    return result
+
+
+__all__ = ["ceil_int", "floor_int", "int64_range", "int_pow", "to_int"]

@@ -140,3 +140,37 @@ def test_mgrid_and_ogrid_are_numpys(h, w, s, a):
         grids(-1, w, s, a)
     with pytest.raises(fusejit.FusejitError, match="negative dimensions"):
         fusejit.jit(grids, race=False)(-1, w, s, a)
+
+
+def tile_ids(lon, zoom):
+    n = 2 ** zoom                        # (an int, as in Python: it bounds an int clip)
+    tx = np.floor((lon + 180.0) / 360.0 * n).astype(np.int64)
+    return np.clip(tx, 0, n - 1), n, zoom ** 3, 3 ** 4
+
+
+def powers_in_a_loop(n):
+    total = 0
+    for k in range(n):
+        total += 2 ** (k % 10) + k ** 3
+    return total
+
+
+def test_an_int_to_an_int_power_is_pythons_int():
+    """``2 ** zoom`` of two ints is an int, as in Python (TorchScript's pow of ints is a
+    float: the clip above then gave float64 tiles where NumPy's are int64), compiled whole in
+    a loop; a negative exponent (Python's float) and a result beyond int64 are errors."""
+    _check(tile_ids, np.linspace(-180.0, 179.0, 9), 12)
+    got = fusejit.jit(tile_ids, race=False)(np.linspace(-180.0, 179.0, 9), 12)
+    assert got[0].dtype == np.int64 and type(got[1]) is int
+    jitted = fusejit.jit(powers_in_a_loop, race=False)
+    for _ in range(3):
+        assert jitted(500) == powers_in_a_loop(500)
+
+    def power(a, b):
+        return a ** b
+
+    with pytest.raises(fusejit.FusejitError, match="negative int power is a float"):
+        fusejit.jit(power, race=False)(2, -1)
+    with pytest.raises(fusejit.FusejitError, match="beyond the 64-bit int range"):
+        fusejit.jit(power, race=False)(3, 41)
+    assert fusejit.jit(power, race=False)(-3, 3) == -27
