@@ -98,14 +98,15 @@ def rounding(got, want, exact) -> str | None:
     run one width up; floats: the largest distance over its largest value), if each of
     fusejit's is no farther from it than twice NumPy's (largest and mean distance of floats,
     not finite only where NumPy's are not; integers and bools equal to it in no fewer
-    places); else None."""
+    places); else None, and None where a result's dtype is not NumPy's (the same values in
+    float64 where NumPy's are int64 are a wrong result, not rounding)."""
     g, w, e = leaves(got), leaves(want), leaves(exact)
     if not len(g) == len(w) == len(e):
         return None
     said = []
     for a, b, x in zip(g, w, e):
         a, b, x = np.asarray(a), np.asarray(b), np.asarray(x)
-        if x.shape != b.shape:
+        if x.shape != b.shape or a.dtype != b.dtype:     # (another dtype is no rounding)
             return None
         if a.dtype.kind not in "fc":
             if a.dtype.kind != x.dtype.kind and x.dtype.kind in "fc":
