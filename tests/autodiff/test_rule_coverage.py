@@ -51,6 +51,7 @@ NO_RULE_YET: set[str] = {
     "fusejit::lstsq(Tensor a, Tensor b, float? rcond) -> (Tensor solution, Tensor residuals, "
     "Tensor rank, Tensor singular_values)",
     "fusejit::polyfit(Tensor x, Tensor y, int deg) -> Tensor",
+    "fusejit::reduceat(Tensor self, Tensor indices, int dim, str ufunc) -> Tensor",
 }
 
 # (one array, or a tuple of them: linalg_svd's U, S, Vh)
