@@ -43,7 +43,8 @@ NONDIFFERENTIABLE = frozenset(
     "aten::any aten::floor_divide aten::full_like aten::empty_like aten::argsort "
     "aten::searchsorted aten::bincount fusejit::unique_values aten::nonzero "
     "fusejit::argsort fusejit::argpartition fusejit::flatnonzero fusejit::unique_all "
-    "fusejit::unique_counts fusejit::unique_inverse fusejit::matrix_rank fusejit::lexsort "
+    "fusejit::unique_counts fusejit::unique_inverse fusejit::unique_along fusejit::matrix_rank "
+    "fusejit::lexsort "
     "fusejit::histogram2d aten::signbit fusejit::ufunc_at_ aten::gcd aten::lcm".split())
 
 

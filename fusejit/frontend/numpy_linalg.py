@@ -567,13 +567,26 @@ def unique(b: IRBuilder, ar: Item, return_index: Item = False, return_inverse: I
     """``np.unique(x)``: the sorted distinct values of the flattened array (its length known
     at run time); with ``return_index``, ``return_inverse``, ``return_counts``, the tuple of
     those NumPy returns (int64 positions and counts; the inverse in ``x``'s shape, as NumPy
-    2's); not ``axis``."""
+    2's); with ``axis``, the distinct slices along it (the inverse one per slice)."""
     x = _array(b, ar, "np.unique")
     wanted = [b.static_bool(flag, f"np.unique's {name}") for flag, name in (
         (return_index, "return_index"), (return_inverse, "return_inverse"),
         (return_counts, "return_counts"))]
-    if not is_none(axis) or not b.static_bool(equal_nan, "np.unique's equal_nan"):
-        raise b.error("np.unique: axis= and equal_nan=False are not supported")
+    if not b.static_bool(equal_nan, "np.unique's equal_nan"):
+        raise b.error("np.unique: equal_nan=False is not supported")
+    if not is_none(axis):
+        # (the distinct slices along an axis, np.unique(points, axis=0): NumPy's own call,
+        # each result NumPy's, picked as the flags ask)
+        rank = _rank(b, x, "np.unique")
+        dim = b.static_int(axis, "np.unique's axis")
+        if not -rank <= dim < rank:
+            raise b.error(f"np.unique: axis {dim} is out of bounds for an array of dimension "
+                          f"{rank}")
+        values, index, inverse, counts = _outputs(
+            b, "fusejit::unique_along", [x, dim % rank], x, [rank, 1, 1, 1],
+            [None, *[np.int64] * 3])
+        picked = tuple(out for out, keep in zip((index, inverse, counts), wanted) if keep)
+        return (values, *picked) if picked else values
     if not any(wanted):
         found = b.emit("fusejit::unique_values", [x], "np.unique")
         return found if dtype_of(x) is None else _typed(found, x, dtype_of(x), 1)

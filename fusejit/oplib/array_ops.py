@@ -549,6 +549,16 @@ def _unique_all(self: np.ndarray) -> tuple:
                                  for a in (index, inverse, counts)))
 
 
+def _unique_along(self: np.ndarray, dim: int) -> tuple:
+    """``np.unique(x, axis=dim, return_index=True, return_inverse=True, return_counts=True)``,
+    NumPy's own: the distinct slices along ``dim`` (rows of a matrix, in lexicographic order)
+    and the int64 positions, inverse (one per slice) and counts."""
+    values, index, inverse, counts = np.unique(self, axis=dim, return_index=True,
+                                               return_inverse=True, return_counts=True)
+    return (as_tensor(values), *(as_tensor(a.reshape(-1).astype(np.int64, copy=False))
+                                 for a in (index, inverse, counts)))
+
+
 def _unique_inverse(self: np.ndarray) -> tuple:
     """``np.unique(x, return_inverse=True, return_counts=True)``, NumPy's own: without the
     first positions NumPy's argsort need not be stable (its quicksort, not its mergesort)."""
@@ -859,6 +869,8 @@ register("fusejit::unique_all(Tensor self) -> (Tensor values, Tensor indices, Te
          "Tensor counts)", _unique_all, multiple=True)
 register("fusejit::unique_inverse(Tensor self) -> (Tensor values, Tensor inverse, "
          "Tensor counts)", _unique_inverse, multiple=True)
+register("fusejit::unique_along(Tensor self, int dim) -> (Tensor values, Tensor indices, "
+         "Tensor inverse, Tensor counts)", _unique_along, multiple=True)
 register("fusejit::unique_counts(Tensor self) -> (Tensor values, Tensor counts)",
          _unique_counts, multiple=True)
 register("aten::searchsorted(Tensor sorted_sequence, Tensor self, *, bool out_int32=False, "

@@ -174,3 +174,25 @@ def test_an_int_to_an_int_power_is_pythons_int():
     with pytest.raises(fusejit.FusejitError, match="beyond the 64-bit int range"):
         fusejit.jit(power, race=False)(3, 41)
     assert fusejit.jit(power, race=False)(-3, 3) == -27
+
+
+def voxel_means(points, size):
+    keys = np.floor(points / size).astype(np.int64)
+    cells, inverse, counts = np.unique(keys, axis=0, return_inverse=True, return_counts=True)
+    sums = np.zeros((cells.shape[0], points.shape[1]))
+    np.add.at(sums, inverse, points)
+    columns, first = np.unique(keys, axis=1, return_index=True)
+    return cells, sums / counts[:, None], np.unique(keys, axis=0), columns, first, \
+        np.unique(points, axis=-1)
+
+
+def test_unique_along_an_axis_is_numpys():
+    """np.unique(x, axis=0): the distinct rows in NumPy's order, with the positions, inverse
+    and counts the flags ask for (voxel downsampling, set Q)."""
+    _check(voxel_means, R.random((400, 3)), 0.25)
+
+    def beyond(x):
+        return np.unique(x, axis=2)
+
+    with pytest.raises(fusejit.ScriptError, match="out of bounds"):
+        fusejit.jit(beyond, race=False)(R.random((4, 3)))
