@@ -32,6 +32,8 @@ from . import numpy_ufuncs as U
 from .builder import IRBuilder, Item, describe, is_none, is_tensor, scalar_type_of
 from .einsum import einsum
 from .lowering import (
+    _array,
+    array_like,
     array_split,
     as_tensor,
     binary,
@@ -118,13 +120,7 @@ def _where_or_nonzero(b: IRBuilder, condition: Item, x: Item, y: Item) -> Item:
 def _array_like(b: IRBuilder, x: Item, display: str) -> Item:
     """A ufunc's operand: a list or tuple (a literal, or a list a loop built) as the array
     NumPy makes of it (``np.log(rs)`` of a list of means); anything else as it is."""
-    listed = isinstance(x, Value) and isinstance(x.type, ListType) and (
-        x in b.list_items or x in b.records)
-    if listed or isinstance(x, (tuple, list)) and x:
-        from .lowering import _array
-
-        return _array(b, x, display)
-    return x
+    return _array(b, x, display) if array_like(b, x) else x
 
 
 def _unary(name: str, display: str) -> Callable[..., Item]:

@@ -875,17 +875,16 @@ def _convert(b: IRBuilder, x: Item, name: str, target, python_type) -> Item:
     return b.emit(aten[name], [x], f"{python_type.__name__}()")
 
 
-def _array(b: IRBuilder, x: Item, what: str) -> Value:
-    if isinstance(x, Value) and isinstance(x.type, ListType) and (
-            x in b.list_items or x in b.records):
-        # (a list a loop built, where NumPy takes an array: np.mean(losses) is
-        # np.mean(np.asarray(losses)))
-        from .numpy_lowering import array
+def array_like(b: IRBuilder, x: Item) -> bool:
+    """Is ``x`` what NumPy makes an array of where it takes an array_like: a list a loop built
+    (``np.mean(losses)``), or a non-empty list or tuple (``np.diag([1.0, 1.0, d])``)?"""
+    if isinstance(x, Value):
+        return isinstance(x.type, ListType) and (x in b.list_items or x in b.records)
+    return isinstance(x, (tuple, list)) and bool(x)
 
-        return array(b, x, None, False)
-    if isinstance(x, (tuple, list)) and x:
-        # (a list or tuple of numbers or arrays where NumPy takes an array_like:
-        # np.diag([1.0, 1.0, d]) is np.diag(np.asarray([1.0, 1.0, d]))
+
+def _array(b: IRBuilder, x: Item, what: str) -> Value:
+    if array_like(b, x):
         from .numpy_lowering import array
 
         return array(b, x, None, False)

@@ -556,18 +556,15 @@ def _zero_d_array(b: IRBuilder, made: Value) -> Value:
 
 
 def full(b: IRBuilder, shape: Item, fill_value: Item, dtype: Any = None) -> Value:
-    # (the fill value's own dtype: an int argument int64, a NumPy scalar its dtype)
-    if is_tensor(fill_value):
-        default = dtype_of(fill_value)
-    else:
-        default = branch_dtype(b, np.asarray, [fill_value], "np.full") or np.dtype(np.float64)
+    # (the fill value's own dtype: an int argument int64, a NumPy scalar its dtype, an array
+    # its dtype; an array is copied in after the fill)
+    filled = is_tensor(fill_value)
+    default = dtype_of(fill_value) if filled else \
+        branch_dtype(b, np.asarray, [fill_value], "np.full") or np.dtype(np.float64)
     code = dtype_code(b, dtype, default, "np.full")
-    if is_tensor(fill_value):
-        made = b.emit("aten::full", [_shape(b, shape, "np.full"), 0, code, None, None, None],
-                      "np.full")
-        return _filled_with(b, made, fill_value, "np.full")
-    return _zero_d_array(b, b.emit("aten::full", [_shape(b, shape, "np.full"), fill_value,
-                                                  code, None, None, None], "np.full"))
+    made = b.emit("aten::full", [_shape(b, shape, "np.full"), 0 if filled else fill_value,
+                                 code, None, None, None], "np.full")
+    return _filled_with(b, made, fill_value, "np.full") if filled else _zero_d_array(b, made)
 
 
 def like(b: IRBuilder, name: str, x: Item, fill_value: Item = 0, dtype: Any = None) -> Value:
@@ -575,11 +572,10 @@ def like(b: IRBuilder, name: str, x: Item, fill_value: Item = 0, dtype: Any = No
     x = _array(b, x, f"np.{name}")
     fill = {"zeros_like": 0, "ones_like": 1, "empty_like": 0}.get(name, fill_value)
     code = None if is_none(dtype) else dtype_code(b, dtype, None, f"np.{name}")
-    if is_tensor(fill):
-        made = b.emit("aten::full_like", [x, 0, code, None, None, None, None], f"np.{name}")
-        return _filled_with(b, made, fill, f"np.{name}")
-    return _zero_d_array(b, b.emit("aten::full_like", [x, fill, code, None, None, None, None],
-                                  f"np.{name}"))
+    filled = is_tensor(fill)        # (an array: copied in after the fill)
+    made = b.emit("aten::full_like", [x, 0 if filled else fill, code, None, None, None, None],
+                  f"np.{name}")
+    return _filled_with(b, made, fill, f"np.{name}") if filled else _zero_d_array(b, made)
 
 
 def _filled_with(b: IRBuilder, made: Value, fill: Value, what: str) -> Value:
