@@ -381,16 +381,8 @@ def _pad_widths(b: IRBuilder, pad_width: Item, rank: int) -> list[tuple[Item, It
     kernel's shape), which is checked then: a negative one is NumPy's ValueError (the pad
     ops would crop)."""
     def width(item: Item) -> Item:
-        value = b.static(item)
-        if isinstance(value, int) and not isinstance(value, bool):
-            if value < 0:
-                raise b.error(f"np.pad: pad_width holds a negative width ({value})")
-            return value
-        if isinstance(item, Value) and item.type == INT:
-            b.raise_unless(binary(b, "ge", item, 0),
-                           "ValueError: index can't contain negative values")
-            return item
-        raise b.error(f"np.pad: pad_width must hold ints, got {describe(item)}")
+        return _count(b, item, "np.pad: pad_width", "np.pad: pad_width holds a negative width "
+                      "({})", "index can't contain negative values")
 
     items = pad_width if isinstance(pad_width, (tuple, list)) else (pad_width,)
     if not items:
@@ -407,6 +399,21 @@ def _pad_widths(b: IRBuilder, pad_width: Item, rank: int) -> list[tuple[Item, It
         raise b.error(f"np.pad: pad_width of {len(pairs)} pairs does not fit an array of "
                       f"dimension {rank}")
     return [(width(before), width(after)) for before, after in pairs]
+
+
+def _count(b: IRBuilder, item: Item, what: str, refused: str, raised: str) -> Item:
+    """A width or length NumPy takes as a non-negative int: a constant (a negative one
+    refused now, ``refused`` formatted with it), or an int known when it runs (``k // 2`` of
+    a kernel's shape), checked then: NumPy's ValueError ``raised`` where it is below 0."""
+    value = b.static(item)
+    if isinstance(value, int) and not isinstance(value, bool):
+        if value < 0:
+            raise b.error(refused.format(value))
+        return value
+    if isinstance(item, Value) and item.type == INT:
+        b.raise_unless(binary(b, "ge", item, 0), f"ValueError: {raised}")
+        return item
+    raise b.error(f"{what} must hold ints, got {describe(item)}")
 
 
 def take(b: IRBuilder, a: Item, indices: Item, axis: Item = None) -> Value:
@@ -452,18 +459,8 @@ def sliding_window_view(b: IRBuilder, x: Item, window_shape: Item, axis: Item = 
     if b.static(writeable) is not False:
         raise b.error(f"{what}: writeable=True is not supported (the windows are a copy here)")
     shape = list(window_shape) if isinstance(window_shape, (tuple, list)) else [window_shape]
-    for i, w in enumerate(shape):
-        # (a constant, or an int known when it runs: ``w.shape[0]``, checked then)
-        value = b.static(w)
-        if isinstance(value, int) and not isinstance(value, bool):
-            if value < 0:
-                raise b.error(f"{what}: window_shape cannot contain negative values")
-            shape[i] = value
-        elif isinstance(w, Value) and w.type == INT:
-            b.raise_unless(binary(b, "ge", w, 0),
-                           f"ValueError: {what}: window_shape cannot contain negative values")
-        else:
-            raise b.error(f"{what}: window_shape must hold ints, got {describe(w)}")
+    negative = f"{what}: window_shape cannot contain negative values"
+    shape = [_count(b, w, f"{what}: window_shape", negative, negative) for w in shape]
     if is_none(axis):
         if len(shape) != rank:
             raise b.error(f"{what}: window_shape has {len(shape)} entries for an array of "
