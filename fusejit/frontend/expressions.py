@@ -112,7 +112,6 @@ def assigned_flag(name: str) -> str:
     return f"$assigned_{name}"
 
 
-
 def _a_list(item: Any) -> bool:
     """A Python list, or a list of the IR that a loop built (not of tuples)?"""
     return isinstance(item, list) or isinstance(item, Value) and isinstance(
@@ -128,6 +127,7 @@ def _mask_then_basic(index: Any) -> bool:
     return all(i is None or i is Ellipsis or isinstance(i, slice)
                or isinstance(i, int) and not isinstance(i, bool)
                or isinstance(i, Value) and i.type == INT for i in index[1:])
+
 
 class Sugared:
     """A compile-time-only value: a module, function or other Python object from the scope."""

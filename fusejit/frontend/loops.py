@@ -350,15 +350,13 @@ class LoopStatements:
         if isinstance(joined, Value):
             # (the arrays both lists hold share a type where each list's do, and the Python
             # list's items have it too: the reads in the loops above were untyped)
-            types = [self.b.list_types.get(items) if isinstance(items, Value) else
-                     (item.type.dimensioned_only() if is_tensor(item) and isinstance(
-                         item.type, TensorType) and item.type.rank is not None else None)
-                     for items in (first, second)
-                     for item in (items if isinstance(items, list) else [items])]
-            kinds = {(t.scalar_type, t.rank) if t is not None else None for t in types}
+            shared = [self.b.list_types.get(v) for v in (first, second) if isinstance(v, Value)]
+            held = [getattr(item, "type", None) for v in (first, second) if isinstance(v, list)
+                    for item in v]
+            kinds = {(t.scalar_type, t.rank) if isinstance(t, TensorType) else None
+                     for t in shared + held}
             if len(kinds) == 1 and None not in kinds:
-                self.b.list_types[joined] = next(
-                    self.b.list_types[v] for v in (first, second) if isinstance(v, Value))
+                self.b.list_types[joined] = shared[0]
         return joined
 
     def _list_bound(self, bound: Item, n: Value, step: int, start: bool) -> Item:

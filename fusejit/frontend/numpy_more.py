@@ -467,9 +467,6 @@ def broadcast_to(b: IRBuilder, array: Item, shape: Item) -> Value:
                   "np.broadcast_to")
 
 
-__all__ = ["broadcast_to", "builtin_sum", "column_stack", "convolve", "count_nonzero",
-           "cumprod", "diff", "exp2", "expand_dims", "finfo", "isclose", "logical", "roll",
-           "round_", "scalar_of", "split_along", "swapaxes"]
 
 
 def reduceat(name: str):
@@ -520,7 +517,7 @@ def index_grid(b: IRBuilder, grid: IndexGrid, index: Item) -> Item:
     negative count is NumPy's ValueError), in the dtype of all of them (int64, or float64
     where any bound or step is a float); dense, each broadcast to the whole grid and stacked;
     sparse, each shaped to its axis. One slice is ``np.arange``'s points, as in NumPy."""
-    from .lowering import reshape, stack
+    from .lowering import reshape, size, stack
     from .numpy_lowering import arange
 
     what = "np.ogrid" if grid.sparse else "np.mgrid"
@@ -545,7 +542,7 @@ def index_grid(b: IRBuilder, grid: IndexGrid, index: Item) -> Item:
                       1 if part.step is None else part.step, dtype)
     lines = []
     for part in items:
-        # (NumPy's grid: i * step + start for i < max(ceil((stop - start) / step), 0))
+        # (NumPy's grid: i * step + start for i < ceil((stop - start) / step))
         start = 0 if part.start is None else part.start
         step = 1 if part.step is None else part.step
         count = binary(b, "div", binary(b, "sub", part.stop, start), to_float(b, step))
@@ -559,7 +556,11 @@ def index_grid(b: IRBuilder, grid: IndexGrid, index: Item) -> Item:
               for k, line in enumerate(lines)]
     if grid.sparse:
         return tuple(shaped)
-    from .lowering import size
-
     full = tuple(size(b, line, 0) for line in lines)
     return stack(b, [broadcast_to(b, line, full) for line in shaped], 0)
+
+
+__all__ = ["IndexGrid", "broadcast_to", "builtin_sum", "column_stack", "convolve",
+           "count_nonzero", "cumprod", "diff", "exp2", "expand_dims", "finfo", "index_grid",
+           "isclose", "logical", "reduceat", "roll", "round_", "scalar_of", "split_along",
+           "swapaxes"]

@@ -902,38 +902,33 @@ def vander(x, N=None, increasing=False):
     return v
 
 
-# --- window functions (NumPy's definitions: M as a float64, points 1 - M, 3 - M, ..., M - 1)
+# --- window functions (NumPy's definitions: M as a float64, points 1 - M, 3 - M, ..., M - 1;
+# no points for M < 1, a single 1 for M == 1)
 
-def _window_points(M):
-    return np.arange(1 - M, M, 2.0)
+def _cosine_window(M, a, b, c):
+    # a + b cos(pi n / (M - 1)) (+ c cos(2 pi n / (M - 1)), blackman's: c a constant, the
+    # term left out where it is 0, so hanning's and hamming's sums are NumPy's own)
+    M = float(M)
+    if M < 1:
+        return np.zeros(0)
+    if M == 1:
+        return np.ones(1)
+    n = np.arange(1 - M, M, 2.0)
+    if c == 0.0:
+        return a + b * np.cos(np.pi * n / (M - 1))
+    return a + b * np.cos(np.pi * n / (M - 1)) + c * np.cos(2.0 * np.pi * n / (M - 1))
 
 
 def hanning(M):
-    M = float(M)
-    if M < 1:
-        return np.zeros(0)
-    if M == 1:
-        return np.ones(1)
-    return 0.5 + 0.5 * np.cos(np.pi * _window_points(M) / (M - 1))
+    return _cosine_window(M, 0.5, 0.5, 0.0)
 
 
 def hamming(M):
-    M = float(M)
-    if M < 1:
-        return np.zeros(0)
-    if M == 1:
-        return np.ones(1)
-    return 0.54 + 0.46 * np.cos(np.pi * _window_points(M) / (M - 1))
+    return _cosine_window(M, 0.54, 0.46, 0.0)
 
 
 def blackman(M):
-    M = float(M)
-    if M < 1:
-        return np.zeros(0)
-    if M == 1:
-        return np.ones(1)
-    n = _window_points(M)
-    return 0.42 + 0.5 * np.cos(np.pi * n / (M - 1)) + 0.08 * np.cos(2.0 * np.pi * n / (M - 1))
+    return _cosine_window(M, 0.42, 0.5, 0.08)
 
 
 def bartlett(M):
@@ -942,7 +937,7 @@ def bartlett(M):
         return np.zeros(0)
     if M == 1:
         return np.ones(1)
-    n = _window_points(M)
+    n = np.arange(1 - M, M, 2.0)
     return np.where(n <= 0, 1 + n / (M - 1), 1 - n / (M - 1))
 
 
