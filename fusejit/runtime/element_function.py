@@ -35,6 +35,7 @@ from ..oplib.dtypes import float_to_int_via, result_type_from, scalar_dtype
 from .array_bounds import made_elements
 from .blas import numpy_blas, refresh
 from .element_helpers import BINARY_MAPS, FAST_MAPS, TRIG_MAPS, import_line, map_name
+from .element_jit import COMPILE_SETTINGS
 from .element_runs import Run, run_source, store_runs
 from .element_support import (
     _ALIASING,
@@ -1354,7 +1355,8 @@ def rejoined(passed: list[tuple[int, int]], count: int) -> Callable[[Any, tuple]
 
 # (LLVM's loop vectoriser off where the function has loops of its own, which ``_LOOP`` finds
 # in its lines: ``element_jit.py`` says which miscompiled loops it avoids)
-_ELEMENT_JIT = "from fusejit.runtime.element_jit import element_jit, number_of\n"
+_ELEMENT_JIT = ("from fusejit.runtime.element_jit import element_jit, number_of"
+                f"  # {COMPILE_SETTINGS}\n")
 _LOOP = re.compile(r"\s*(for|while)\b")
 
 
