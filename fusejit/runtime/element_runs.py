@@ -193,6 +193,8 @@ def _grow(nodes: list[Node], start: int) -> Run | None:
     dtype, rank = _kind(nodes[start])
     end = start
     made: set[Value] = set()        # the values of the run's pointwise nodes
+    alias: dict[Value, Value] = {}  # a store's result -> its target
+    targets: list[object] = []      # the view keys of the run's targets
     while end < len(nodes):
         node = nodes[end]
         role = _role(node)
@@ -202,6 +204,17 @@ def _grow(nodes: list[Node], start: int) -> Run | None:
             break       # (a view of a value the run never makes)
         if role == "store" and node.input(0) in made:
             break       # (a store into a value the run never makes)
+        if role == "store":
+            # Another view of an array the run already stores into (np.gradient's ends and
+            # middle, ``o[:1] = ...; o[1:-1] = ...``) ends the run: such views rarely share
+            # a shape, and the run's function would decline every call (``overlapping``),
+            # its stores then each an array made and copied; apart, each run computes its
+            # elements into its target.
+            target = _view_key(node.input(0), alias)
+            if any(t != target and _base(t) == _base(target) for t in targets):
+                break
+            targets.append(target)
+            alias[node.output()] = node.input(0)
         if role == "element":
             made.add(node.output())
         end += 1
