@@ -417,35 +417,49 @@ def gradient(f, spacing=None, axis=None):
 
 
 def _gradient_along(f, spacing, axis):
-    g = np.swapaxes(f, axis, 0)
+    g = np.swapaxes(f, axis, 0)     # (NumPy's AxisError for an axis f has not)
     if g.shape[0] < 2:
         raise ValueError("Shape of array too small to calculate a numerical gradient, at "
                          "least (edge_order + 1) elements are required.")
     if spacing is None:
-        return np.swapaxes(_uniform_gradient(g, 1.0), axis, 0)
+        return _uniform_gradient(f, 1.0, axis)
     x = np.asarray(spacing)
     if x.ndim == 0:
-        out = _uniform_gradient(g, spacing)
+        return _uniform_gradient(f, spacing, axis)
+    if x.ndim != 1:
+        unsupported("np.gradient: distances must be either scalars or 1d")
+    if x.shape[0] != g.shape[0]:
+        raise ValueError("when 1d, distances must match the length of the corresponding "
+                         "dimension")
+    if x.dtype != np.float32 and x.dtype != np.float64:
+        x = x.astype(np.float64)
+    steps = np.diff(x)
+    if np.all(steps == steps[0]):
+        return _uniform_gradient(f, steps[0], axis)
+    return np.swapaxes(_varying_gradient(g, steps), axis, 0)
+
+
+def _uniform_gradient(f, dx, axis):
+    # Written into the result by parts, as NumPy's own: each part as NumPy's expression
+    # computes it, then stored in the array's dtype. Along the first or last axis the parts
+    # are slices of f and the result in their own order (a swapped view's stores run across
+    # its rows: a loop of np.gradient(u, axis=1) of 700 x 700 took 2.5x NumPy's time).
+    out = np.empty(f.shape, f.dtype)
+    if axis == 0 or axis == -f.ndim:
+        out[:1] = (f[1:2] - f[:1]) / dx
+        out[1:-1] = (f[2:] - f[:-2]) / (2. * dx)
+        out[-1:] = (f[-1:] - f[-2:-1]) / dx
+    elif axis == f.ndim - 1 or axis == -1:
+        out[..., :1] = (f[..., 1:2] - f[..., :1]) / dx
+        out[..., 1:-1] = (f[..., 2:] - f[..., :-2]) / (2. * dx)
+        out[..., -1:] = (f[..., -1:] - f[..., -2:-1]) / dx
     else:
-        if x.ndim != 1:
-            unsupported("np.gradient: distances must be either scalars or 1d")
-        if x.shape[0] != g.shape[0]:
-            raise ValueError("when 1d, distances must match the length of the corresponding "
-                             "dimension")
-        if x.dtype != np.float32 and x.dtype != np.float64:
-            x = x.astype(np.float64)
-        steps = np.diff(x)
-        if np.all(steps == steps[0]):
-            out = _uniform_gradient(g, steps[0])
-        else:
-            out = _varying_gradient(g, steps)
-    return np.swapaxes(out, axis, 0)
-
-
-def _uniform_gradient(g, dx):
-    # (each part as NumPy's expression computes it, then stored in the array's dtype)
-    return np.concatenate(((g[1:2] - g[:1]) / dx, (g[2:] - g[:-2]) / (2. * dx),
-                           (g[-1:] - g[-2:-1]) / dx)).astype(g.dtype)
+        g = np.swapaxes(f, axis, 0)
+        o = np.swapaxes(out, axis, 0)
+        o[:1] = (g[1:2] - g[:1]) / dx
+        o[1:-1] = (g[2:] - g[:-2]) / (2. * dx)
+        o[-1:] = (g[-1:] - g[-2:-1]) / dx
+    return out
 
 
 def _varying_gradient(g, steps):

@@ -639,6 +639,43 @@ def test_construct_matches_numpy(fn, args):
             np.testing.assert_allclose(m, t, rtol=1e-6)
 
 
+def gradients_along_axes(a, coords, h):
+    b = a[0].astype(np.float64)
+    return (np.gradient(a, axis=-1), np.gradient(a, axis=1), np.gradient(a, 0.5, axis=0),
+            np.gradient(a, axis=-3), np.gradient(b, coords, axis=0), np.gradient(b, h, axis=1),
+            np.gradient(b[:, :2], axis=1), *np.gradient(b))
+
+
+def gradient_steps(u, v, n):
+    for _ in range(n):
+        gx = np.gradient(u, axis=1)
+        gy = np.gradient(u, axis=0)
+        v = v + 0.01 * (gx * gx + gy * gy)
+        u = u + 0.01 * v
+    return u, v
+
+
+def test_np_gradient_is_numpys_along_every_axis_its_parts_stored_into_the_result():
+    """np.gradient's stand-in writes its three parts (the two ends and the middle) into one
+    result, along the first or last axis by slices in the result's own order, not as a
+    concatenation transposed back; its values, dtypes and layout are NumPy's, alone and in
+    a loop (which runs whole)."""
+    a = np.cos(np.arange(60.0)).reshape(3, 4, 5).astype(np.float32)
+    coords = np.array([0.0, 0.1, 0.3, 0.4])
+    got = fusejit.jit(gradients_along_axes, race=False)(a, coords, 0.25)
+    want = gradients_along_axes(a, coords, 0.25)
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype and g.flags.c_contiguous
+        np.testing.assert_array_equal(g, w)
+    jitted = fusejit.jit(gradients_along_axes, race=False)
+    kinds = {n.kind for n in jitted.graph_for(a, coords, 0.25).all_nodes()}
+    assert "aten::cat" not in kinds
+    u = np.sin(np.arange(48.0) * 0.3).reshape(6, 8)
+    v = np.cos(np.arange(48.0)).reshape(6, 8)
+    _same(fusejit.jit(gradient_steps, race=False)(u, v, 3), gradient_steps(u, v, 3))
+
+
 def checked_sqrt(x):
     if x.min() < 0:
         raise ValueError("negative input")
