@@ -292,7 +292,7 @@ def split_along(axis: int, name: str):
 
 
 def roll(b: IRBuilder, a: Item, shift: Item, axis: Item = None) -> Value:
-    """``np.roll`` by a constant shift: the last ``shift % n`` elements moved to the front;
+    """``np.roll`` by an int shift: the last ``shift % n`` elements moved to the front;
     shifts and axes as tuples roll along each pair in turn (one of them broadcast to the
     other's length, as NumPy's)."""
     from .lowering import concatenate, reshape, size
@@ -312,7 +312,14 @@ def roll(b: IRBuilder, a: Item, shift: Item, axis: Item = None) -> Value:
             x = roll(b, x, one_shift, one_axis)
         return x
     x = given = _array(b, a, "np.roll")
-    steps = b.static_int(shift, "np.roll's shift")
+    steps = b.static(shift)
+    if not isinstance(shift, Value) or shift.type != INT or shift in b.graph.inputs or \
+            isinstance(steps, int):
+        # (a constant; a parameter becomes one, each value a signature: rolls of one array
+        # by constant shifts are windows of one wrapped copy, passes/rolls_as_views.py)
+        steps = b.static_int(shift, "np.roll's shift")
+    else:
+        steps = shift       # (an int known when it runs: a loop's ``np.roll(f, dy, axis=0)``)
     flat = axis is None and rank_of(x) != 1       # (a vector rolls along its one axis)
     if flat:
         original = b.emit(aten.size, [x], "np.roll")
@@ -320,7 +327,8 @@ def roll(b: IRBuilder, a: Item, shift: Item, axis: Item = None) -> Value:
     else:
         dim = _axis(b, x, 0 if axis is None else axis)
     n = size(b, x, dim)
-    cut = binary(b, "sub", n, binary(b, "remainder", steps, n))
+    # (modulo 1 along an empty axis: NumPy rolls it into itself, where % 0 would raise)
+    cut = binary(b, "sub", n, binary(b, "remainder", steps, binary(b, "max", n, 1)))
     rolled = concatenate(b, [_slice(b, x, dim, slice(cut, None)),
                              _slice(b, x, dim, slice(None, cut))], dim)
     if not flat:

@@ -3,7 +3,8 @@
 The frontend writes ``np.roll(x, s, d)`` as the concatenation of two slices of ``x``::
 
     %n = aten::size(%x, %d)
-    %r = aten::remainder(%s, %n)
+    %m = aten::max(%n, 1)                   # (an empty axis: rolled into itself)
+    %r = aten::remainder(%s, %m)
     %cut = aten::sub(%n, %r)
     %a = aten::slice(%x, %d, %cut, None, 1)
     %b = aten::slice(%x, %d, None, %cut, 1)
@@ -77,7 +78,10 @@ def roll_of(cat: Node) -> tuple[Value, int, int] | None:
     if size.kind != aten.size or len(size.inputs) != 2 or size.input(0) is not x \
             or constant_int(size.input(1)) != dim:
         return None
-    if rest.kind != aten.remainder or rest.input(1) is not sub.input(0):
+    if rest.kind != aten.remainder or rest.input(1) is not sub.input(0) and not (
+            rest.input(1).node.kind == aten.max and len(rest.input(1).node.inputs) == 2
+            and rest.input(1).node.input(0) is sub.input(0)
+            and constant_int(rest.input(1).node.input(1)) == 1):
         return None
     shift = constant_int(rest.input(0))
     if shift is None:

@@ -1,7 +1,8 @@
 """Forms that once needed a constant while scripting and now take values known only when the
 function runs, as NumPy code writes them: ``np.pad`` widths and ``sliding_window_view``
 windows from a kernel's shape or an int argument, ``np.full_like(x, p[0])`` of an array, a
-tuple of arrays indexed by a loop variable, ``x[:, :, mask] = v`` with a 2-d mask; and
+tuple of arrays indexed by a loop variable, ``x[:, :, mask] = v`` with a 2-d mask,
+``np.roll`` by a loop's variable; and
 ``math``'s integer functions, ``np.vander`` and ``float("inf")``. Each against NumPy (or
 Python) itself, and each refusal or run-time error against theirs.
 """
@@ -252,3 +253,32 @@ def test_masked_row_reductions_in_a_loop_select_the_rows():
         group_extremes(ints, labels, 6)         # (group 5 is empty)
     with pytest.raises(fusejit.FusejitError):
         fusejit.jit(group_extremes, race=False)(ints, labels, 6)
+
+
+def box_blur_by_rolls(img, radius):
+    acc = np.zeros_like(img)
+    for dy in range(-radius, radius + 1):
+        rows = np.roll(img, dy, axis=0)
+        for dx in range(-radius, radius + 1):
+            acc += np.roll(rows, dx * 3 + 100, axis=-1)
+    return acc, np.roll(img, radius - 5), np.roll(img[:, :0], radius, axis=1)
+
+
+def rolled_by_a_parameter(x, k):
+    return np.roll(x, k, axis=0) + np.roll(x, -k, axis=0)
+
+
+def test_np_roll_by_a_shift_known_when_it_runs():
+    """``np.roll(img, dy, axis=0)`` by a loop's variable (any sign, past the axis' length,
+    flattened, along an empty axis: NumPy rolls that into itself); a shift that is a
+    parameter is still a constant of each signature, so the rolls of one array stay windows of
+    one wrapped copy (``passes/rolls_as_views.py``)."""
+    img = R.standard_normal((6, 7)).astype(np.float32)
+    _check(box_blur_by_rolls, img, 2)
+    x = R.standard_normal((9, 4))
+    _check(rolled_by_a_parameter, x, 3)
+    jitted = fusejit.jit(rolled_by_a_parameter, race=False)
+    kinds = [n.kind for n in jitted.graph_for(x, 3).all_nodes()]
+    assert "fusejit::wrap_pad" in kinds and "aten::cat" not in kinds
+    empty = np.zeros((0, 3))
+    _check(rolled_by_a_parameter, empty, 2)
