@@ -9,10 +9,11 @@ slice and masked stores, buffers, ring buffers, L reductions and normalisations 
 simulations and numerical methods as notebooks write them, N machine learning from scratch, O
 mixed dtypes and data wrangling: images in uint8, audio in int16, timestamps, NaN-aware
 statistics, float16 and complex inputs, P time series and finance without pandas, Q geometry,
-graphics, robotics and GIS), run through ``fusejit.jit`` and compared with NumPy; with
-``--time``, warm calls timed against NumPy eager in the same process.
+graphics, robotics and GIS, R time-stepping loops, stencils and image filters), run through
+``fusejit.jit`` and compared with NumPy; with ``--time``, warm calls timed against NumPy eager in
+the same process.
 
-    python benchmarks/stranger_sets.py [--set a|...|q|all] [--only NAME,...] [--time]
+    python benchmarks/stranger_sets.py [--set a|...|r|all] [--only NAME,...] [--time]
                                        [--no-race]
 
 Each program is called three times (``FUSEJIT_TIERING=0`` is set: the compiled forms from
@@ -56,7 +57,7 @@ SETS = {"a": "set_a.py", "b": "set_b.py", "c": "set_c.py", "d": "set_d.py", "e":
         "f": "set_f.py", "g": "set_g.py", "h": "set_h.py", "i": "set_i.py",
         "j": "set_j.py", "k": "set_k.py", "l": "set_l.py", "m": "set_m.py",
         "n": "set_n.py", "o": "set_o.py",
-        "p": "set_p.py", "q": "set_q.py"}
+        "p": "set_p.py", "q": "set_q.py", "r": "set_r.py"}
 
 
 def load(name: str):
