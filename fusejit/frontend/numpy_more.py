@@ -447,8 +447,6 @@ def interp(b: IRBuilder, x: Item, xp: Item, fp: Item, left: Item = None, right: 
     from .numpy_lowering import array
 
     what = "np.interp"
-    if not is_none(period):
-        raise b.error(f"{what}: period= is not supported")
     x, xp, fp = (array(b, item, None, False) if isinstance(item, (list, tuple)) else item
                  for item in (x, xp, fp))
     x = as_tensor(b, x, what, np.float64)
@@ -461,8 +459,40 @@ def interp(b: IRBuilder, x: Item, xp: Item, fp: Item, left: Item = None, right: 
             raise b.error(f"{what}: {dtype} values are not supported (real numbers only)")
     ends = [None if is_none(end) else as_tensor(b, end, what, np.float64)
             for end in (left, right)]
+    if not is_none(period):
+        x, points, values = _periodic(b, x, points, values, period)
+        ends = [None, None]     # (NumPy ignores left and right with a period)
     out = b.emit("fusejit::interp", [x, points, values, *ends], what)
     return _typed(out, x, np.float64, rank_of(x) if rank_of(x) is not None else 0)
+
+
+def _periodic(b: IRBuilder, x: Value, points: Value, values: Value,
+              period: Item) -> tuple[Value, Value, Value]:
+    """NumPy's ``np.interp(..., period=p)`` as a plain one: ``x`` and the points modulo
+    ``|p|`` (NumPy's ValueError for a period of 0), the points sorted with their values, and
+    each end wrapped around to the other (the last point less ``p`` before the first, the
+    first plus ``p`` after the last)."""
+    from .lowering import concatenate
+    from .numpy_arrays import advanced_index
+    from .numpy_linalg import argsort
+
+    what = "np.interp"
+    if scalar_type_of(period) not in (INT, FLOAT) or is_tensor(period) and \
+            period.type.rank not in (None, 0):
+        raise b.error(f"{what}: period must be a number, got {describe(period)}")
+    b.raise_unless(binary(b, "ne", period, 0), "ValueError: period must be a non-zero value")
+    p = unary(b, "abs", as_tensor(b, period, what, np.float64))
+    x = binary(b, "remainder", x, p)
+    points = binary(b, "remainder", as_tensor(b, points, what, np.float64), p)
+    order = argsort(b, points)
+    points = advanced_index(b, points, [order])
+    values = advanced_index(b, values, [order])
+    points = concatenate(b, [binary(b, "sub", _slice(b, points, 0, slice(-1, None)), p),
+                             points,
+                             binary(b, "add", _slice(b, points, 0, slice(0, 1)), p)], 0)
+    values = concatenate(b, [_slice(b, values, 0, slice(-1, None)), values,
+                             _slice(b, values, 0, slice(0, 1))], 0)
+    return x, points, values
 
 
 def broadcast_to(b: IRBuilder, array: Item, shape: Item) -> Value:

@@ -1,7 +1,8 @@
-"""NumPy spellings stranger sets P and Q (time series, geometry) found refused, each against
-NumPy itself: lists and tuples where NumPy takes an array (``np.diag([1.0, 1.0, d])``, a ufunc
-of a list a loop built), a mask followed by ``None`` or ``...`` in an index, a list's truth in
-``if``/``while``, NumPy's window functions and ``ufunc.reduceat``.
+"""NumPy spellings stranger sets P, Q and R (time series, geometry, stencils) found refused,
+each against NumPy itself: lists and tuples where NumPy takes an array (``np.diag([1.0, 1.0,
+d])``, a ufunc of a list a loop built), a mask followed by ``None`` or ``...`` in an index, a
+list's truth in ``if``/``while``, NumPy's window functions, ``ufunc.reduceat`` and
+``np.interp`` with a period.
 """
 
 from __future__ import annotations
@@ -196,3 +197,21 @@ def test_unique_along_an_axis_is_numpys():
 
     with pytest.raises(fusejit.ScriptError, match="out of bounds"):
         fusejit.jit(beyond, race=False)(R.random((4, 3)))
+
+
+def periodic_interp(x, xp, fp, p):
+    return (np.interp(x, xp, fp, period=p), np.interp(x, xp, fp, period=360),
+            np.interp(x.astype(np.float32), xp, fp, left=-5, right=7, period=-360.0),
+            np.interp(3.5, xp, fp, period=p))
+
+
+def test_interp_with_a_period_is_numpys():
+    """``np.interp(..., period=p)`` (as set R's Lax-Wendroff advection on a ring writes it): the points
+    modulo the period, sorted, each end wrapped to the other; NumPy's ValueError for 0."""
+    xp = np.array([190.0, -190.0, 350.0, -350.0, 10.0, -10.0, 100.0])
+    fp = np.arange(7.0) ** 2
+    x = np.linspace(-720.0, 720.0, 41)
+    _check(periodic_interp, x, xp, fp, 360.0)
+    _check(periodic_interp, x[::3], xp[:4], fp[:4] * -1.5, 2 * np.pi)
+    with pytest.raises(ValueError, match="period must be a non-zero value"):
+        fusejit.jit(periodic_interp, race=False)(x, xp, fp, 0.0)
