@@ -50,6 +50,7 @@ from .element_support import (
     _WHOLE_REDUCTIONS,
     LINALG,
     UFUNCS_AT_CALLS,
+    _appended_list,
     _dtype,
     _rank,
     _static,
@@ -184,10 +185,16 @@ class _ElementWriter(_Writer):
             self.emit(depth, f"{self.name(out)} = ({items})")
             return
         if kind == prim.ListConstruct and not isinstance(out.type.elem, IntType) \
-                and not node.inputs:  # hs = []: a list of arrays (or numbers) as appended
+                and (not node.inputs or _appended_list(out)):
+            # hs = [] (or history = [1.0]): a list of arrays (or numbers) as appended, its
+            # first items appended as the loop's are
             dtype, rank = list_element(out)
             empty = f"np.empty({(0,) * rank!r}, {_np(dtype)})" if rank else _cast("0", dtype)
             self.emit(depth, f"{self.name(out)} = [{empty}][:0]")
+            for item in node.inputs:
+                value = f"np.ascontiguousarray({self.name(item)})" if rank else \
+                    _cast(self.name(item), dtype)
+                self.emit(depth, f"{self.name(out)}.append({value})")
             return
         if kind == prim.ListConstruct and not isinstance(out.type.elem, IntType):
             return  # arrays to join: read by ``_cat`` from this node's inputs
@@ -381,7 +388,8 @@ class _ElementWriter(_Writer):
         self.assign(out, f"np.{fn}(({parts}), axis={axis})", depth)
 
     def _stack(self, node: Node, out: Value, depth: int) -> None:
-        items = node.input(0).node.inputs
+        # (an appended list's first items are in it, appended: ``history = [1.0]``)
+        items = [] if _appended_list(node.input(0)) else node.input(0).node.inputs
         if items and _rank(out) == 1:   # numbers in a fixed list
             dtype = _dtype(out)
             parts = "".join(f"{self.operand(v, dtype)}, " for v in items)

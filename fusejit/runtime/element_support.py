@@ -118,16 +118,19 @@ def _joined_list(value: Value) -> bool:
 
 
 def _appended_list(value: Value) -> bool:
-    """``hs = []; for ...: hs.append(h)``, then ``np.stack(hs)``: an empty list that only
-    ``append`` (arrays of one dtype and rank), ``stack`` along axis 0, ``len`` and reading an
-    item (``for h in hs``) use; a list of
-    numbers (0-d arrays) may also be returned (``[row.sum() for row in A]``)."""
+    """``hs = []; for ...: hs.append(h)``, then ``np.stack(hs)``: a list that only ``append``
+    (arrays of one dtype and rank), ``stack`` along axis 0, ``len`` and reading an item (``for
+    h in hs``) use, empty or made with items of that dtype and rank (``history = [1.0]``,
+    ``snapshots = [u.copy()]``); a list of numbers (0-d arrays) may also be returned
+    (``[row.sum() for row in A]``)."""
     while value.node.kind == "aten::append":
         value = value.node.input(0)
     node = value.node
-    if node.kind != prim.ListConstruct or node.inputs:
+    if node.kind != prim.ListConstruct:
         return False
-    kinds = set()
+    kinds = {(_dtype(v), _rank(v)) for v in node.inputs}
+    if node.inputs and not any(use.user.kind == "aten::append" for use in value.uses):
+        return False    # (a list made whole: _joined_list's)
     returned = False
     for use in value.uses:
         user = use.user

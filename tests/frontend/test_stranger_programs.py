@@ -1064,3 +1064,28 @@ def test_an_array_made_from_numbers_may_be_written():
     list still is one.)"""
     x = np.linspace(-1.0, 1.0, 5)
     _every_tier(written_literals, x)
+
+
+# -- lists made with their first items, then appended (a convergence history) --------------
+
+def convergence_history(x, n):
+    history = [1.0]
+    snapshots = [x.copy()]
+    for k in range(n):
+        x = 0.5 * (x + 2.0 / x)
+        history.append(math.sqrt(np.sum((x * x - 2.0) ** 2)) / history[0])
+        if k % 2 == 0:
+            snapshots.append(x.copy())
+    return np.array(history), np.array(snapshots), len(history)
+
+
+def test_a_list_made_with_items_then_appended_runs_compiled_whole():
+    """``history = [1.0]`` and ``snapshots = [u.copy()]``, appended in a loop and stacked:
+    compiled whole (the interpreter ran them before, a conjugate gradient's loop at 0.45x
+    NumPy), each stack holding the first items and the appended ones."""
+    from tests.runtime.conftest import compiled_whole
+
+    x = 1.0 + _r(45, 6)
+    got = compiled_whole(convergence_history, x, 5)(x, 5)
+    _same(tuple(got), convergence_history(x, 5))
+    _every_tier(convergence_history, x, 5)
