@@ -477,10 +477,13 @@ def _periodic(b: IRBuilder, x: Value, points: Value, values: Value,
     from .numpy_linalg import argsort
 
     what = "np.interp"
-    if scalar_type_of(period) not in (INT, FLOAT) or is_tensor(period) and \
-            period.type.rank not in (None, 0):
+    if is_tensor(period) and (period.type.rank != 0 or dtype_of(period) is None or
+                              dtype_of(period).kind not in "iuf") or \
+            not is_tensor(period) and scalar_type_of(period) not in (INT, FLOAT):
         raise b.error(f"{what}: period must be a number, got {describe(period)}")
-    b.raise_unless(binary(b, "ne", period, 0), "ValueError: period must be a non-zero value")
+    nonzero = binary(b, "ne", period, 0)
+    b.raise_unless(to_bool(b, nonzero) if is_tensor(nonzero) else nonzero,
+                   "ValueError: period must be a non-zero value")
     p = unary(b, "abs", as_tensor(b, period, what, np.float64))
     x = binary(b, "remainder", x, p)
     points = binary(b, "remainder", as_tensor(b, points, what, np.float64), p)

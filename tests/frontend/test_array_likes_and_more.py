@@ -205,6 +205,11 @@ def periodic_interp(x, xp, fp, p):
             np.interp(3.5, xp, fp, period=p))
 
 
+def period_from_the_grid(x, xp, fp):
+    length = x[-1] - x[0] + (x[1] - x[0])           # (a period computed from x: 0-d)
+    return np.interp(x * 0.5, xp, fp, period=length)
+
+
 def test_interp_with_a_period_is_numpys():
     """``np.interp(..., period=p)`` (as set R's Lax-Wendroff advection on a ring writes it): the points
     modulo the period, sorted, each end wrapped to the other; NumPy's ValueError for 0."""
@@ -213,5 +218,7 @@ def test_interp_with_a_period_is_numpys():
     x = np.linspace(-720.0, 720.0, 41)
     _check(periodic_interp, x, xp, fp, 360.0)
     _check(periodic_interp, x[::3], xp[:4], fp[:4] * -1.5, 2 * np.pi)
+    _check(periodic_interp, x, xp, fp, np.float32(90.0))    # (a NumPy scalar: a 0-d array)
+    _check(period_from_the_grid, x, xp, fp)
     with pytest.raises(ValueError, match="period must be a non-zero value"):
         fusejit.jit(periodic_interp, race=False)(x, xp, fp, 0.0)
