@@ -1314,7 +1314,8 @@ def element_source(graph: Graph, passed: list[tuple[int, int]] | None = None) ->
             + import_line()
             + _ELEMENT_JIT + ("from fusejit.runtime.element_jit import helper_jit\n" if runs
                               else "") + "\n\n" + "".join(runs)
-            + ("@element_jit\n" if loops and byte_stores_in_loops(graph)
+            + ("@element_jit(loops=True)\n" if loops and byte_stores_in_loops(graph)
+               else "@element_jit(vectorise=True, loops=True)\n" if loops
                else "@element_jit(vectorise=True)\n") + body)
 
 

@@ -42,7 +42,10 @@ not the second. Set J's first check with an empty cache took 82-94 s at LLVM's b
 runs), 94 s at 300, 93 s at 500 and 110 s at 1000. The budget holds for the outermost such
 compile and the helpers compiled inside it, and is put back to LLVM's default after; it is a
 setting of LLVM's, so the generated module text names it (``COMPILE_SETTINGS``), and a cached
-function compiled under another budget is not reused.
+function compiled under another budget is not reused. Only a function with loops of its own
+takes it (``element_jit(loops=True)``): the budget made a least-squares test that compiles
+loop-free whole forms take 18.1-20.3 s against 13.3-14.4, and the suite's whole-form tests
+1.5-2x as long.
 """
 
 from __future__ import annotations
@@ -65,24 +68,27 @@ _depth = 0      # compiles of these dispatchers in progress (they nest: helpers 
 
 
 class _VectoriserDispatcher(CPUDispatcher):
-    """A CPU dispatcher whose compiles run with LLVM's loop vectoriser set to ``VECTORISE``
-    and the larger loop-unswitching budget."""
+    """A CPU dispatcher whose compiles run with LLVM's loop vectoriser set to ``VECTORISE``;
+    one whose ``loops`` is set (a whole-graph function with loops of its own) with the larger
+    loop-unswitching budget too, as do the helpers compiled inside its compile."""
 
     VECTORISE: bool
+    loops = False
 
     def compile(self, sig):
         global _depth
         with global_compiler_lock:
             before = config.LOOP_VECTORIZE
             config.LOOP_VECTORIZE = self.VECTORISE
-            if _depth == 0:
+            raised = _depth == 0 and self.loops
+            if raised:
                 llvm.set_option("", f"-unswitch-threshold={UNSWITCH_THRESHOLD}")
             _depth += 1
             try:
                 return super().compile(sig)
             finally:
                 _depth -= 1
-                if _depth == 0:
+                if raised:
                     llvm.set_option("", f"-unswitch-threshold={_LLVM_UNSWITCH_THRESHOLD}")
                 config.LOOP_VECTORIZE = before
 
@@ -107,7 +113,8 @@ class HelperDispatcher(_VectoriserDispatcher):
     VECTORISE = True
 
 
-def _decorator(kind: type, fn: Callable | None, options: dict, cache: bool):
+def _decorator(kind: type, fn: Callable | None, options: dict, cache: bool,
+               loops: bool = False):
     """A ``kind`` dispatcher of ``fn`` with Numba's target ``options``, or the decorator
     making one where ``fn`` is None (``@helper_jit`` bare or with options, as ``njit``)."""
     def wrap(fn: Callable) -> _VectoriserDispatcher:
@@ -115,6 +122,7 @@ def _decorator(kind: type, fn: Callable | None, options: dict, cache: bool):
         # wrapper is lowered and compiled with the function, some 5% of a small one's compile)
         dispatcher = kind(py_func=fn, locals={},
                           targetoptions={"nopython": True, "no_cfunc_wrapper": True, **options})
+        dispatcher.loops = loops
         if cache:
             dispatcher.enable_caching()
         return dispatcher
@@ -129,12 +137,13 @@ def helper_jit(fn: Callable | None = None, *, cache: bool = False,
     return _decorator(HelperDispatcher, fn, options, cache)
 
 
-def element_jit(fn: Callable | None = None, *, vectorise: bool = False):
+def element_jit(fn: Callable | None = None, *, vectorise: bool = False, loops: bool = False):
     """``fn`` compiled as ``njit(cache=True, boundscheck=True)`` would, without the loop
-    vectoriser unless ``vectorise`` (see the module's docstring). Used bare or with the
-    option, as ``njit`` is."""
+    vectoriser unless ``vectorise``, and with the larger loop-unswitching budget where it has
+    ``loops`` of its own (see the module's docstring). Used bare or with options, as ``njit``
+    is."""
     kind = VectorisedElementDispatcher if vectorise else ElementDispatcher
-    return _decorator(kind, fn, {"boundscheck": True}, cache=True)
+    return _decorator(kind, fn, {"boundscheck": True}, cache=True, loops=loops)
 
 
 __all__ = ["COMPILE_SETTINGS", "ElementDispatcher", "HelperDispatcher",

@@ -815,10 +815,11 @@ def test_whole_graph_loops_keep_the_vectoriser_unless_they_store_one_byte_arrays
 
     for sieve_of in sieves:
         _every_tier(sieve_of, 60)
-        assert "@element_jit\n" in element_source(scripted(sieve_of, 60), [])
+        assert "@element_jit(loops=True)\n" in element_source(scripted(sieve_of, 60), [])
     u, f = _r(43, 50), _r(44, 50)
     _every_tier(relaxed, u, f, 4)
-    assert "@element_jit(vectorise=True)\n" in element_source(scripted(relaxed, u, f, 4), [])
+    assert "@element_jit(vectorise=True, loops=True)\n" in element_source(
+        scripted(relaxed, u, f, 4), [])
 
 
 def break_index(x):
