@@ -312,14 +312,13 @@ def roll(b: IRBuilder, a: Item, shift: Item, axis: Item = None) -> Value:
             x = roll(b, x, one_shift, one_axis)
         return x
     x = given = _array(b, a, "np.roll")
-    steps = b.static(shift)
-    if not isinstance(shift, Value) or shift.type != INT or shift in b.graph.inputs or \
-            isinstance(steps, int):
+    if isinstance(shift, Value) and shift.type == INT and b.static(shift) is ... and \
+            shift not in b.graph.inputs:
+        steps = shift       # (an int known when it runs: a loop's ``np.roll(f, dy, axis=0)``)
+    else:
         # (a constant; a parameter becomes one, each value a signature: rolls of one array
         # by constant shifts are windows of one wrapped copy, passes/rolls_as_views.py)
         steps = b.static_int(shift, "np.roll's shift")
-    else:
-        steps = shift       # (an int known when it runs: a loop's ``np.roll(f, dy, axis=0)``)
     flat = axis is None and rank_of(x) != 1       # (a vector rolls along its one axis)
     if flat:
         original = b.emit(aten.size, [x], "np.roll")
@@ -481,10 +480,9 @@ def _periodic(b: IRBuilder, x: Value, points: Value, values: Value,
                               dtype_of(period).kind not in "iuf") or \
             not is_tensor(period) and scalar_type_of(period) not in (INT, FLOAT):
         raise b.error(f"{what}: period must be a number, got {describe(period)}")
-    nonzero = binary(b, "ne", period, 0)
-    b.raise_unless(to_bool(b, nonzero) if is_tensor(nonzero) else nonzero,
-                   "ValueError: period must be a non-zero value")
-    p = unary(b, "abs", as_tensor(b, period, what, np.float64))
+    p = as_tensor(b, period, what, np.float64)
+    b.raise_unless(to_bool(b, binary(b, "ne", p, 0)), "ValueError: period must be a non-zero value")
+    p = unary(b, "abs", p)
     x = binary(b, "remainder", x, p)
     points = binary(b, "remainder", as_tensor(b, points, what, np.float64), p)
     order = argsort(b, points)

@@ -49,6 +49,14 @@ def _is_none(value: Value) -> bool:
     return value.node.kind == prim.Constant and constant_value(value.node) is None
 
 
+def _length_or_one(divisor: Value, n: Value) -> bool:
+    """Is ``divisor`` the axis length ``n``, or ``max(n, 1)`` (the frontend's, so that an
+    empty axis rolls into itself)?"""
+    node = divisor.node
+    return divisor is n or node.kind == aten.max and len(node.inputs) == 2 and \
+        node.input(0) is n and constant_int(node.input(1)) == 1
+
+
 def roll_of(cat: Node) -> tuple[Value, int, int] | None:
     """(x, d, s) where ``cat`` is the frontend's ``np.roll(x, s, d)`` (the module's
     docstring), ``d`` its dimension counted from the front, else None."""
@@ -78,10 +86,7 @@ def roll_of(cat: Node) -> tuple[Value, int, int] | None:
     if size.kind != aten.size or len(size.inputs) != 2 or size.input(0) is not x \
             or constant_int(size.input(1)) != dim:
         return None
-    if rest.kind != aten.remainder or rest.input(1) is not sub.input(0) and not (
-            rest.input(1).node.kind == aten.max and len(rest.input(1).node.inputs) == 2
-            and rest.input(1).node.input(0) is sub.input(0)
-            and constant_int(rest.input(1).node.input(1)) == 1):
+    if rest.kind != aten.remainder or not _length_or_one(rest.input(1), sub.input(0)):
         return None
     shift = constant_int(rest.input(0))
     if shift is None:

@@ -192,9 +192,7 @@ class _ElementWriter(_Writer):
             empty = f"np.empty({(0,) * rank!r}, {_np(dtype)})" if rank else _cast("0", dtype)
             self.emit(depth, f"{self.name(out)} = [{empty}][:0]")
             for item in node.inputs:
-                value = f"np.ascontiguousarray({self.name(item)})" if rank else \
-                    _cast(self.name(item), dtype)
-                self.emit(depth, f"{self.name(out)}.append({value})")
+                self.emit(depth, f"{self.name(out)}.append({self._list_item(item)})")
             return
         if kind == prim.ListConstruct and not isinstance(out.type.elem, IntType):
             return  # arrays to join: read by ``_cat`` from this node's inputs
@@ -418,13 +416,15 @@ class _ElementWriter(_Writer):
             self.views[piece] = (x, dim, f"{i} * {size}")
             self.assign(piece, f"{self.name(x)}[{':, ' * dim}{bounds}]", depth)
 
-    def _append(self, node: Node, out: Value, depth: int) -> None:
-        # (a C-contiguous array is appended itself, as NumPy's list holds it; a number in
-        # the list's dtype)
-        items, item = self.name(node.input(0)), node.input(1)
-        value = f"np.ascontiguousarray({self.name(item)})" if _rank(item) else \
+    def _list_item(self, item: Value) -> str:
+        # (what a list holds: a C-contiguous array itself, as NumPy's list holds it; a
+        # number in the list's dtype)
+        return f"np.ascontiguousarray({self.name(item)})" if _rank(item) else \
             _cast(self.name(item), _dtype(item))
-        self.emit(depth, f"{items}.append({value})")
+
+    def _append(self, node: Node, out: Value, depth: int) -> None:
+        items = self.name(node.input(0))
+        self.emit(depth, f"{items}.append({self._list_item(node.input(1))})")
         self.exprs[out] = items
 
     def _full_like(self, node: Node, out: Value, depth: int) -> None:
